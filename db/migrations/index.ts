@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as initial from './2026-11-22-0001-initial.ts';
+
+/**
+ * Every migration, in order. Listed statically (not read from the directory) so that the set that
+ * runs is exactly the set that was reviewed, whatever files happen to lie beside this one.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026-11-22-0001-initial': initial,
+};

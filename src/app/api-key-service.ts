@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ApiKeyScope,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+} from '../domain/api-key.ts';
+import { AppError } from '../domain/errors.ts';
+import * as keys from '../data/api-key-repository.ts';
+import type { Db } from '../data/database.ts';
+import { findOrganisationBySlug } from '../data/organisation-repository.ts';
+
+/** Who is calling: the organisation and scope resolved from an API key. */
+export interface Principal {
+  apiKeyId: string;
+  scope: ApiKeyScope;
+  rateLimitPerMinute: number | null;
+  organisation: {
+    id: string;
+    slug: string;
+    currency: string;
+    locale: string;
+    bookingReferencePrefix: string;
+  };
+}
+
+export interface ApiKeySummary {
+  id: string;
+  label: string;
+  scope: ApiKeyScope;
+  /** `bk_…` and the last four characters: enough to tell keys apart, useless to an attacker. */
+  hint: string;
+  rate_limit_per_minute: number | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** last_used_at is written at most this often per key, so reads stay reads. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface CreatedApiKey extends ApiKeySummary {
+  /** The plaintext key: shown once, never stored. */
+  key: string;
+}
+
+export async function createApiKey(
+  db: Db,
+  input: { organisationSlug: string; label: string; scope: ApiKeyScope; rateLimitPerMinute?: number | null },
+  now: number,
+): Promise<CreatedApiKey> {
+  const organisation = await findOrganisationBySlug(db, input.organisationSlug);
+  if (!organisation) throw new AppError('not_found', `No organisation has the slug "${input.organisationSlug}".`);
+  const label = input.label.trim();
+  if (label === '' || label.length > 100) throw new AppError('invalid_request', 'A key label is 1 to 100 characters.');
+  const rate = input.rateLimitPerMinute ?? null;
+  if (rate !== null && (!Number.isInteger(rate) || rate < 1)) {
+    throw new AppError('invalid_request', 'A rate limit is a whole number of requests per minute, at least 1.');
+  }
+  const key = generateApiKey();
+  const row: keys.ApiKeyRow = {
+    id: randomUUID(),
+    organisation_id: organisation.id,
+    label,
+    scope: input.scope,
+    key_hash: hashApiKey(key),
+    key_last4: key.slice(-4),
+    rate_limit_per_minute: rate,
+    created_at: now,
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await keys.insertApiKey(db, row);
+  return { ...toSummary(row), key };
+}
+
+export async function listApiKeys(db: Db, organisationSlug: string): Promise<ApiKeySummary[]> {
+  const organisation = await findOrganisationBySlug(db, organisationSlug);
+  if (!organisation) throw new AppError('not_found', `No organisation has the slug "${organisationSlug}".`);
+  return (await keys.listApiKeys(db, organisation.id)).map(toSummary);
+}
+
+export async function revokeApiKey(db: Db, id: string, now: number): Promise<void> {
+  const existing = await keys.findApiKeyById(db, id);
+  if (!existing) throw new AppError('not_found', `No API key has the id "${id}".`);
+  if (existing.revoked_at !== null) return;
+  await keys.revokeApiKey(db, id, now);
+}
+
+/**
+ * The principal for a presented key, or null when the key is malformed, unknown or revoked. A
+ * malformed key never reaches the database. The lookup is by hash on a unique index, so there is no
+ * comparison of secrets whose timing could leak anything.
+ */
+export async function authenticateApiKey(db: Db, presented: string, now: number): Promise<Principal | null> {
+  if (!isWellFormedApiKey(presented)) return null;
+  const row = await keys.findApiKeyByHash(db, hashApiKey(presented));
+  if (!row || row.revoked_at !== null) return null;
+  if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
+    await keys.recordApiKeyUse(db, row.id, now);
+  }
+  return {
+    apiKeyId: row.id,
+    scope: row.scope,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    organisation: {
+      id: row.organisation_id,
+      slug: row.organisation_slug,
+      currency: row.currency,
+      locale: row.locale,
+      bookingReferencePrefix: row.booking_reference_prefix,
+    },
+  };
+}
+
+function toSummary(row: keys.ApiKeyRow): ApiKeySummary {
+  return {
+    id: row.id,
+    label: row.label,
+    scope: row.scope,
+    hint: `bk_…${row.key_last4}`,
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  };
+}

@@ -1,0 +1,351 @@
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import { DateTime, IANAZone } from 'luxon';
+import { z } from 'zod';
+import { isUuid } from '../domain/ids.ts';
+import {
+  type CatalogueProblem,
+  checkCatalogue,
+  formatPath,
+  type PathSegment,
+  WEEKDAYS,
+} from './catalogue-checks.ts';
+
+export type { CatalogueProblem, PathSegment };
+export { formatPath, WEEKDAYS };
+
+/**
+ * The catalogue file (design.md section 5) as zod schemas. Objects are strict so that a misspelt key
+ * is reported instead of silently ignored; values are normalised on the way in (phones to E.164,
+ * e-mails lower-cased, names trimmed, defaults filled) so the importer only ever sees canonical data.
+ */
+
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
+const CLOCK_TIME = /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/;
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+
+/** E.164 form of an international number, or undefined when it is not a valid one. */
+export function normalisePhone(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (!trimmed.startsWith('+')) return undefined;
+  try {
+    const phone = parsePhoneNumberWithError(trimmed);
+    return phone.isValid() ? phone.number : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const uuid = z.string().refine(isUuid, 'must be a lowercase RFC 4122 UUID');
+const ref = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(100)
+  .refine((value) => value.trim() === value, 'must not start or end with spaces');
+const slug = z.string().regex(SLUG_PATTERN, 'must be URL-safe: lowercase letters, digits and single hyphens');
+const requiredText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
+/** Absent, null and blank all mean "not set", stored as null. */
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((value) => value || null);
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three uppercase letters');
+const minutes = (min: number, max: number) => z.int().min(min).max(max);
+
+const phone = z.string().transform((value, ctx) => {
+  const e164 = normalisePhone(value);
+  if (e164 === undefined) {
+    ctx.issues.push({
+      code: 'custom',
+      input: value,
+      message: 'must be a valid international phone number starting with +, e.g. +442071234567',
+    });
+    return z.NEVER;
+  }
+  return e164;
+});
+const optionalPhone = phone.nullish().transform((value) => value ?? null);
+const optionalEmail = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email('must be a valid e-mail address'))
+  .nullish()
+  .transform((value) => value ?? null);
+
+const calendarDate = z
+  .string()
+  .regex(LOCAL_DATE, 'must be a date YYYY-MM-DD')
+  .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real calendar date');
+const localDateTime = z
+  .string()
+  .regex(LOCAL_DATE_TIME, 'must be a local date-time without offset, e.g. 2026-12-24T09:00')
+  .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real date and time');
+const clockTime = z.string().regex(CLOCK_TIME, 'must be a time HH:MM between 00:00 and 24:00');
+
+export const moneySchema = z.strictObject({
+  amount: z.int().min(0, 'must not be negative'),
+  currency,
+});
+
+export const organisationSchema = z.strictObject({
+  id: uuid.optional(),
+  slug,
+  name: requiredText(200),
+  currency,
+  booking_reference_prefix: z.string().regex(/^[A-Z0-9]{1,8}$/, 'must be 1 to 8 uppercase letters or digits'),
+  locale: z
+    .string()
+    .regex(/^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?$/, 'must be a locale such as en-GB'),
+});
+
+const policySchema = z.strictObject({
+  slot_interval_minutes: minutes(1, 1440).default(15),
+  min_notice_minutes: minutes(0, 525_600).default(60),
+  max_advance_days: z.int().min(0).max(3660).default(60),
+  cancellation_window_hours: z.int().min(0).max(8784).default(24),
+  late_cancellation: z.enum(['allow', 'forbid']).default('allow'),
+  late_reschedule: z.enum(['allow', 'forbid']).default('allow'),
+  pending_confirmation_hold_minutes: minutes(1, 10_080).default(15),
+  pending_payment_hold_minutes: minutes(1, 10_080).default(30),
+});
+
+const percentage = z.int().min(0).max(100).nullish();
+const protectionSchema = z.strictObject({
+  applies: z.boolean(),
+  late_cancellation_fee_percentage: percentage,
+  no_show_fee_percentage: percentage,
+});
+
+export const locationSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  slug,
+  name: requiredText(200),
+  timezone: z
+    .string()
+    .refine((value) => IANAZone.isValidZone(value), 'must be a valid IANA time zone, e.g. Europe/London'),
+  street_address: optionalText(200),
+  city: optionalText(100),
+  postal_code: optionalText(20),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
+    .refine((value) => regionNames.of(value) !== value, 'is not an ISO 3166-1 country code')
+    .nullish()
+    .transform((value) => value ?? null),
+  phone: optionalPhone,
+  active: z.boolean().default(true),
+  closures: z.array(z.strictObject({ date: calendarDate, reason: optionalText(200) })).default([]),
+  policy: policySchema.prefault({}),
+  booking_protection: protectionSchema.prefault({ applies: false }),
+});
+
+const serviceDuration = minutes(1, 1440);
+const overrideSchema = z.strictObject({
+  duration_minutes: serviceDuration.optional(),
+  price: moneySchema.optional(),
+  /** null means "no deposit at this location"; absent means the service's deposit applies. */
+  deposit: moneySchema.nullable().optional(),
+  online_bookable: z.boolean().optional(),
+});
+
+export const serviceSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  name: requiredText(200),
+  category: optionalText(100),
+  duration_minutes: serviceDuration,
+  buffer_after_minutes: minutes(0, 1440).default(0),
+  price: moneySchema,
+  deposit: moneySchema.nullish().transform((value) => value ?? null),
+  online_bookable: z.boolean().default(true),
+  locations: z.array(ref),
+  overrides: z.record(z.string(), overrideSchema).default({}),
+});
+
+const daySchema = z.array(z.tuple([clockTime, clockTime])).optional();
+const weekSchema = z.strictObject({
+  mon: daySchema,
+  tue: daySchema,
+  wed: daySchema,
+  thu: daySchema,
+  fri: daySchema,
+  sat: daySchema,
+  sun: daySchema,
+});
+
+export const staffSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  name: requiredText(200),
+  active: z.boolean().default(true),
+  services: z.array(ref).default([]),
+  working_hours: z.record(z.string(), weekSchema).default({}),
+  time_off: z
+    .array(
+      z.strictObject({
+        id: uuid.optional(),
+        start: localDateTime,
+        end: localDateTime,
+        reason: optionalText(200),
+      }),
+    )
+    .default([]),
+});
+
+export const clientSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  first_name: requiredText(60),
+  last_name: requiredText(60),
+  phone: optionalPhone,
+  email: optionalEmail,
+  marketing_consent: z.boolean().default(false),
+});
+
+export const catalogueSchema = z.strictObject({
+  organisation: organisationSchema,
+  locations: z.array(locationSchema).min(1, 'must list at least one location'),
+  services: z.array(serviceSchema).default([]),
+  staff: z.array(staffSchema).default([]),
+  clients: z.array(clientSchema).default([]),
+  /** Accepted only when empty: importing existing bookings arrives in a later release. */
+  bookings: z.array(z.unknown()).optional(),
+});
+
+export type Catalogue = z.output<typeof catalogueSchema>;
+export type CatalogueOrganisation = z.output<typeof organisationSchema>;
+export type CatalogueLocation = z.output<typeof locationSchema>;
+export type CatalogueService = z.output<typeof serviceSchema>;
+export type CatalogueStaff = z.output<typeof staffSchema>;
+export type CatalogueClient = z.output<typeof clientSchema>;
+export type CatalogueMoney = z.output<typeof moneySchema>;
+
+/** An entity that passed its shape check, with its position in the file for problem paths. */
+export interface Indexed<T> {
+  index: number;
+  value: T;
+}
+
+/** What parsed, part by part, so the semantic checks can run even when some entities are malformed. */
+export interface ParsedCatalogue {
+  raw: Record<string, unknown>;
+  organisation: CatalogueOrganisation | undefined;
+  locations: Indexed<CatalogueLocation>[];
+  services: Indexed<CatalogueService>[];
+  staff: Indexed<CatalogueStaff>[];
+  clients: Indexed<CatalogueClient>[];
+}
+
+export interface CatalogueValidation {
+  problems: CatalogueProblem[];
+  /** Present only when there are no problems. */
+  catalogue: Catalogue | undefined;
+}
+
+const COLLECTIONS = {
+  locations: locationSchema,
+  services: serviceSchema,
+  staff: staffSchema,
+  clients: clientSchema,
+} as const;
+
+const errorMap = (issue: { code?: string; input?: unknown }) =>
+  issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined;
+
+function pushIssues(
+  problems: CatalogueProblem[],
+  prefix: PathSegment[],
+  issues: readonly z.core.$ZodIssue[],
+) {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path.map((s) => (typeof s === 'number' ? s : String(s)))];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys)
+        problems.push({ path: formatPath([...path, key]), message: 'unknown key' });
+    } else {
+      problems.push({ path: formatPath(path), message: issue.message });
+    }
+  }
+}
+
+function parsePart<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: PathSegment[],
+  problems: CatalogueProblem[],
+): T | undefined {
+  const result = schema.safeParse(value, { error: errorMap });
+  if (result.success) return result.data;
+  pushIssues(problems, path, result.error.issues);
+  return undefined;
+}
+
+/**
+ * Checks a whole catalogue and reports every problem at once: each entity is shape-checked on its own,
+ * so one malformed entry does not hide the semantic problems (unknown refs, overlaps, currency) of the rest.
+ */
+export function validateCatalogue(input: unknown): CatalogueValidation {
+  const problems: CatalogueProblem[] = [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { problems: [{ path: '$', message: 'must be a JSON object' }], catalogue: undefined };
+  }
+  const raw = input as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!(key in catalogueSchema.shape)) problems.push({ path: formatPath([key]), message: 'unknown key' });
+  }
+  const parsed: ParsedCatalogue = {
+    raw,
+    organisation: parsePart(organisationSchema, raw.organisation, ['organisation'], problems),
+    locations: [],
+    services: [],
+    staff: [],
+    clients: [],
+  };
+  for (const kind of Object.keys(COLLECTIONS) as (keyof typeof COLLECTIONS)[]) {
+    const items = raw[kind];
+    if (items === undefined && kind !== 'locations') continue;
+    if (!Array.isArray(items)) {
+      problems.push({
+        path: formatPath([kind]),
+        message: items === undefined ? 'is required' : 'must be an array',
+      });
+      continue;
+    }
+    if (kind === 'locations' && items.length === 0) {
+      problems.push({ path: '$.locations', message: 'must list at least one location' });
+    }
+    const schema: z.ZodType<unknown> = COLLECTIONS[kind];
+    items.forEach((item, index) => {
+      const value = parsePart(schema, item, [kind, index], problems);
+      if (value !== undefined) (parsed[kind] as Indexed<unknown>[]).push({ index, value });
+    });
+  }
+  if (raw.bookings !== undefined && !Array.isArray(raw.bookings)) {
+    problems.push({ path: '$.bookings', message: 'must be an array' });
+  } else if (Array.isArray(raw.bookings) && raw.bookings.length > 0) {
+    problems.push({
+      path: '$.bookings',
+      message:
+        'importing existing bookings is not supported by this version yet; remove them or leave the array empty',
+    });
+  }
+  problems.push(...checkCatalogue(parsed));
+  if (problems.length > 0 || parsed.organisation === undefined) return { problems, catalogue: undefined };
+  return {
+    problems,
+    catalogue: {
+      organisation: parsed.organisation,
+      locations: parsed.locations.map((l) => l.value),
+      services: parsed.services.map((s) => s.value),
+      staff: parsed.staff.map((s) => s.value),
+      clients: parsed.clients.map((c) => c.value),
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { DEFAULT_DATABASE_URL } from '../data/database.ts';
+
+/** Everything the service reads from the environment, parsed once at start-up. */
+export interface Config {
+  databaseUrl: string;
+  port: number;
+  host: string;
+  tls: { certFile: string; keyFile: string } | null;
+  /** Fastify's trustProxy: false, true (any), a hop count, or a list of addresses/CIDRs. */
+  trustProxy: boolean | number | string;
+  /** Signs pagination cursors; when unset a random one is generated and stored in the database. */
+  secret: string | null;
+  logLevel: string;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const certFile = env.TLS_CERT?.trim();
+  const keyFile = env.TLS_KEY?.trim();
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    throw new Error('TLS_CERT and TLS_KEY must be set together.');
+  }
+  return {
+    databaseUrl: env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL,
+    port: parsePort(env.PORT),
+    host: env.HOST?.trim() || '127.0.0.1',
+    tls: certFile && keyFile ? { certFile, keyFile } : null,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    secret: env.BOOKING_SECRET?.trim() || null,
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+  };
+}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 8080;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be 0..65535, got "${raw}".`);
+  return port;
+}
+
+/** TRUST_PROXY: unset/false, true, a hop count, or comma-separated addresses and CIDRs. */
+export function parseTrustProxy(raw: string | undefined): boolean | number | string {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

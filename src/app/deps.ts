@@ -1,0 +1,23 @@
+import type { Db } from '../data/database.ts';
+import type { Clock } from './clock.ts';
+import type { RateLimitStore } from './rate-limiter.ts';
+
+/** Limits of the platform, with the contract's values as defaults. */
+export interface Limits {
+  /** Requests per key per 60-second window, unless the key has its own. */
+  requestsPerMinute: number;
+  /** Failed authentications per client address per window before that address is refused. */
+  failedAuthPerMinute: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { requestsPerMinute: 120, failedAuthPerMinute: 30 };
+
+/** What every face of the engine (REST, MCP, CLI) is built from. */
+export interface AppDeps {
+  db: Db;
+  clock: Clock;
+  /** Signs pagination cursors. */
+  secret: string;
+  limits: Limits;
+  rateLimitStore: RateLimitStore;
+}

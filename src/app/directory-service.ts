@@ -1,0 +1,61 @@
+import type { Location, NameKey, OfferedService, Page, StaffRef } from '../domain/catalogue.ts';
+import { AppError } from '../domain/errors.ts';
+import type { Db } from '../data/database.ts';
+import { findActiveLocationBySlug, listActiveLocations } from '../data/location-repository.ts';
+import { listOfferedServices, staffDeliveringAt } from '../data/service-repository.ts';
+import { listStaffAt, servicesDeliveredAt } from '../data/staff-repository.ts';
+
+/**
+ * The read side of the catalogue: locations, the services offered at each and the staff working
+ * there. Every function is scoped to one organisation.
+ */
+export interface PageRequest {
+  after: NameKey | null;
+  limit: number;
+}
+
+export type ServiceWithStaff = OfferedService & { staff: StaffRef[] };
+export type StaffWithServices = StaffRef & { serviceIds: string[] };
+
+export function listLocations(db: Db, organisationId: string, page: PageRequest): Promise<Page<Location>> {
+  return listActiveLocations(db, organisationId, page.after, page.limit);
+}
+
+/** 404 not_found unless the slug names an active location of the organisation. */
+export async function requireLocation(db: Db, organisationId: string, slug: string): Promise<Location> {
+  const location = await findActiveLocationBySlug(db, organisationId, slug);
+  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, 'slug');
+  return location;
+}
+
+export async function listServicesAt(
+  db: Db,
+  organisationId: string,
+  location: Location,
+  page: PageRequest,
+): Promise<Page<ServiceWithStaff>> {
+  const services = await listOfferedServices(db, organisationId, location.id, page.after, page.limit);
+  const staff = await staffDeliveringAt(
+    db,
+    organisationId,
+    location.id,
+    services.items.map((s) => s.id),
+  );
+  return { ...services, items: services.items.map((s) => ({ ...s, staff: staff.get(s.id) ?? [] })) };
+}
+
+export async function listStaffWorkingAt(
+  db: Db,
+  organisationId: string,
+  location: Location,
+  page: PageRequest,
+): Promise<Page<StaffWithServices>> {
+  const staff = await listStaffAt(db, organisationId, location.id, page.after, page.limit);
+  const services = await servicesDeliveredAt(
+    db,
+    organisationId,
+    location.id,
+    staff.items.map((s) => s.id),
+  );
+  return { ...staff, items: staff.items.map((s) => ({ ...s, serviceIds: services.get(s.id) ?? [] })) };
+}

@@ -1,0 +1,74 @@
+/**
+ * Fixed-window request counting.
+ *
+ * Windows are aligned to the epoch (minute 0, 1, 2, ... since 1970), not to a key's first request, so
+ * every instance agrees on when a window resets and the counter can live in any shared store. The
+ * clock comes from the caller, so tests can step through windows without waiting.
+ */
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Epoch milliseconds at which the current window ends. */
+  resetAt: number;
+}
+
+/** Where counters live: in memory for one instance, a shared store for several. */
+export interface RateLimitStore {
+  /** Adds one hit to `key` in the window ending at `windowEnd` and returns the new count. */
+  increment(key: string, windowEnd: number): number;
+  /** The count of `key` in the window ending at `windowEnd`, without adding a hit. */
+  get(key: string, windowEnd: number): number;
+}
+
+/** Counters of the current windows in process memory; expired windows are dropped as they pass. */
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly #counts = new Map<string, { windowEnd: number; count: number }>();
+  #lastSweep = 0;
+
+  increment(key: string, windowEnd: number): number {
+    if (windowEnd !== this.#lastSweep) this.#sweep(windowEnd);
+    const entry = this.#counts.get(key);
+    if (entry && entry.windowEnd === windowEnd) {
+      entry.count += 1;
+      return entry.count;
+    }
+    this.#counts.set(key, { windowEnd, count: 1 });
+    return 1;
+  }
+
+  get(key: string, windowEnd: number): number {
+    const entry = this.#counts.get(key);
+    return entry && entry.windowEnd === windowEnd ? entry.count : 0;
+  }
+
+  #sweep(currentWindowEnd: number): void {
+    this.#lastSweep = currentWindowEnd;
+    for (const [key, entry] of this.#counts) if (entry.windowEnd < currentWindowEnd) this.#counts.delete(key);
+  }
+}
+
+export class FixedWindowRateLimiter {
+  readonly #store: RateLimitStore;
+  readonly #windowMs: number;
+
+  constructor(store: RateLimitStore, windowMs = 60_000) {
+    this.#store = store;
+    this.#windowMs = windowMs;
+  }
+
+  hit(key: string, limit: number, nowMs: number): RateLimitDecision {
+    const resetAt = this.windowEnd(nowMs);
+    const count = this.#store.increment(key, resetAt);
+    return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetAt };
+  }
+
+  /** Whether `key` has used up `limit` in the current window (counts nothing). */
+  isExhausted(key: string, limit: number, nowMs: number): boolean {
+    return this.#store.get(key, this.windowEnd(nowMs)) >= limit;
+  }
+
+  windowEnd(nowMs: number): number {
+    return (Math.floor(nowMs / this.#windowMs) + 1) * this.#windowMs;
+  }
+}

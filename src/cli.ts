@@ -1,0 +1,93 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { systemClock, type Clock } from './app/clock.ts';
+import { readConfig } from './app/config.ts';
+import type { Db } from './data/database.ts';
+import { isDatabaseEmpty } from './data/organisation-repository.ts';
+import { importCatalogueFile, installDemo, printDemoKey, printImportReport } from './cli/catalogue-commands.ts';
+import { addKeysCommands } from './cli/keys-commands.ts';
+import { CommandError, err, out } from './cli/output.ts';
+import { serve } from './cli/serve-command.ts';
+import { openRuntime } from './runtime.ts';
+
+/**
+ * The `booking` command: the operator's console for what the REST contract leaves to staff. Every
+ * command goes through the same service layer as the API.
+ */
+async function withDb<T>(work: (db: Db, clock: Clock) => Promise<T>): Promise<T> {
+  const runtime = await openRuntime(readConfig(), systemClock);
+  try {
+    return await work(runtime.deps.db, runtime.deps.clock);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function portNumber(value: string): string {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('a port is 0..65535');
+  return value;
+}
+
+const program = new Command('booking')
+  .description('Booking engine for salons and shops: REST /v1, MCP tools for voice agents, operator console.')
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    '\nConfiguration comes from the environment: DATABASE_URL (default sqlite:db/booking.sqlite), PORT, HOST,\n' +
+      'TLS_CERT/TLS_KEY, TRUST_PROXY, BOOKING_SECRET, LOG_LEVEL. See README.md.',
+  );
+
+program
+  .command('serve')
+  .description('Serve REST under /v1 on one port; prints "listening on <url>" when ready')
+  .option('--port <port>', 'port to listen on (default $PORT or 8080)', portNumber)
+  .option('--host <host>', 'address to bind (default $HOST or 127.0.0.1)')
+  .option('--demo', 'on an empty database, import the demo catalogue and print a read_write key first')
+  .action(async (options: { port?: string; host?: string; demo?: boolean }) => {
+    const config = readConfig();
+    if (options.port !== undefined) config.port = Number(options.port);
+    if (options.host !== undefined) config.host = options.host;
+    await serve(config, { demo: options.demo ?? false });
+  });
+
+program
+  .command('migrate')
+  .description('Bring the database schema up to date')
+  .action(async () => {
+    await withDb(async () => undefined);
+    out('Database schema is up to date.');
+  });
+
+program
+  .command('import')
+  .description('Import (idempotently upsert) a catalogue file; an invalid file changes nothing')
+  .argument('<catalogue.json>', 'catalogue file (see README, "Catalogue format")')
+  .action(async (file: string) => {
+    printImportReport(await withDb((db, clock) => importCatalogueFile(db, file, clock)));
+  });
+
+program
+  .command('demo')
+  .description('Import the demo catalogue and print a read_write API key')
+  .action(async () => {
+    await withDb(async (db, clock) => {
+      const empty = await isDatabaseEmpty(db);
+      const { report, key } = await installDemo(db, clock);
+      if (!empty) out('(The demo catalogue was re-imported over existing data.)');
+      printDemoKey(report.organisation.slug, key);
+    });
+  });
+
+addKeysCommands(program, withDb);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommandError) {
+    err(`error: ${error.message}`);
+    for (const line of error.details) err(`  ${line}`);
+  } else {
+    err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) err(error.stack);
+  }
+  process.exitCode = 1;
+}

@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApiKey, type CreatedApiKey } from '../app/api-key-service.ts';
+import type { Clock } from '../app/clock.ts';
+import {
+  CatalogueValidationError,
+  type ImportReport,
+  importCatalogue,
+  readCatalogueFile,
+} from '../data/catalogue-import.ts';
+import type { Db } from '../data/database.ts';
+import { CommandError, out } from './output.ts';
+
+/** The demo catalogue shipped with the project (no dependency on anything outside the repository). */
+export const DEMO_CATALOGUE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../db/demo-catalogue.json');
+
+/** Imports a catalogue file; an invalid file becomes a CommandError listing every problem. */
+export async function importCatalogueFile(db: Db, file: string, clock: Clock): Promise<ImportReport> {
+  try {
+    return await importCatalogue(db, readCatalogueFile(file), clock.now().toMillis());
+  } catch (error) {
+    if (error instanceof CatalogueValidationError) {
+      throw new CommandError(
+        `${file} was not imported: ${error.problems.length} problem(s); nothing was changed.`,
+        error.problems.map((p) => `${p.path}: ${p.message}`),
+      );
+    }
+    throw error;
+  }
+}
+
+export function printImportReport(report: ImportReport): void {
+  const org = report.organisation;
+  out(`organisation ${org.slug} (${org.id}) ${org.created ? 'created' : 'updated'}`);
+  for (const [kind, c] of Object.entries(report.counts)) {
+    out(`  ${kind}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`);
+  }
+}
+
+/** Imports the demo catalogue and issues a read_write key for it. */
+export async function installDemo(db: Db, clock: Clock): Promise<{ report: ImportReport; key: CreatedApiKey }> {
+  const report = await importCatalogueFile(db, DEMO_CATALOGUE, clock);
+  const key = await createApiKey(
+    db,
+    { organisationSlug: report.organisation.slug, label: 'demo', scope: 'read_write' },
+    clock.now().toMillis(),
+  );
+  return { report, key };
+}
+
+export function printDemoKey(organisationSlug: string, key: CreatedApiKey): void {
+  out(`Demo organisation "${organisationSlug}" is ready.`);
+  out(`API key (scope read_write, shown only once): ${key.key}`);
+}

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
+import type { Config } from '../app/config.ts';
+import { isDatabaseEmpty } from '../data/organisation-repository.ts';
+import { buildApp } from '../http/build-app.ts';
+import { openRuntime } from '../runtime.ts';
+import { installDemo, printDemoKey } from './catalogue-commands.ts';
+import { out } from './output.ts';
+
+/**
+ * Log lines are JSON on stderr: stdout carries only what the command prints for people and scripts
+ * (the listening line, a demo key). Redaction is a second line of defence; the code never logs
+ * bodies, queries or headers in the first place.
+ */
+export function createLogger(level: string) {
+  return pino(
+    {
+      level,
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', '*.phone', '*.email', '*.first_name', '*.last_name', '*.notes', '*.key'],
+        censor: '[redacted]',
+      },
+    },
+    pino.destination(2),
+  );
+}
+
+/** `booking serve`: REST under /v1 (MCP endpoints join later) on one port. */
+export async function serve(config: Config, options: { demo: boolean }): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config);
+  const { db, clock } = runtime.deps;
+  if (options.demo) {
+    if (await isDatabaseEmpty(db)) {
+      const { report, key } = await installDemo(db, clock);
+      printDemoKey(report.organisation.slug, key);
+    } else {
+      out('The database already holds data, so no demo key is printed; issue one with');
+      out('  npx booking keys create --org <slug> --label <text> --scope read_write');
+    }
+  }
+  const https = config.tls
+    ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
+    : null;
+  const app = await buildApp(runtime.deps, { trustProxy: config.trustProxy, https, logger });
+  const address = await app.listen({ port: config.port, host: config.host });
+  out(`listening on ${address}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await app.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { type CatalogueProblem, validateCatalogue } from '../app/catalogue-schema.ts';
+import { planIdentities } from './catalogue-identities.ts';
+import { type CatalogueCounts, CatalogueWriteConflict, writeCatalogue } from './catalogue-upsert.ts';
+import type { Db } from './database.ts';
+
+export type { CatalogueProblem };
+
+/**
+ * Carries every problem of a rejected catalogue at once, so an operator can fix the file in one pass
+ * instead of discovering mistakes one import at a time.
+ */
+export class CatalogueValidationError extends Error {
+  readonly problems: CatalogueProblem[];
+
+  constructor(problems: CatalogueProblem[]) {
+    const lines = problems.map((p) => `  ${p.path}: ${p.message}`);
+    const noun = problems.length === 1 ? 'problem' : 'problems';
+    super(`The catalogue was not imported (${problems.length} ${noun}):\n${lines.join('\n')}`);
+    this.name = 'CatalogueValidationError';
+    this.problems = problems;
+  }
+}
+
+export interface ImportReport {
+  organisation: { id: string; slug: string; created: boolean };
+  counts: CatalogueCounts;
+}
+
+/**
+ * Reads a catalogue file for `importCatalogue`. A JSON syntax error is a problem with the file, not a
+ * crash, so it comes back as a CatalogueValidationError like any other mistake in it.
+ */
+export function readCatalogueFile(path: string): unknown {
+  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new CatalogueValidationError([{ path: '$', message: `invalid JSON: ${error.message}` }]);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Imports one organisation's catalogue as an idempotent upsert: all or nothing, matched by ref so ids
+ * stay stable across re-imports, and never deleting what the file leaves out (bookings may refer to it).
+ * `now` (epoch ms) stamps created_at/updated_at of the rows that actually change.
+ */
+export async function importCatalogue(db: Db, input: unknown, now: number): Promise<ImportReport> {
+  const { problems, catalogue } = validateCatalogue(input);
+  if (catalogue === undefined) throw new CatalogueValidationError(problems);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const planned = await planIdentities(trx, catalogue);
+      if ('problems' in planned) throw new CatalogueValidationError(planned.problems);
+      const { plan } = planned;
+      const counts = await writeCatalogue(trx, catalogue, plan, now);
+      return {
+        organisation: {
+          id: plan.organisationId,
+          slug: catalogue.organisation.slug,
+          created: plan.existingOrganisation === undefined,
+        },
+        counts,
+      };
+    });
+  } catch (error) {
+    if (error instanceof CatalogueWriteConflict) {
+      throw new CatalogueValidationError([
+        { path: error.path, message: `conflicts with data already in the database: ${error.message}` },
+      ]);
+    }
+    throw error;
+  }
+}

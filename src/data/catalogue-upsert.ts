@@ -1,0 +1,238 @@
+import type { Catalogue, CatalogueService } from '../app/catalogue-schema.ts';
+import type { IdentityPlan } from './catalogue-identities.ts';
+import { writeStaff } from './catalogue-upsert-staff.ts';
+import {
+  atPath,
+  type CatalogueCounts,
+  type Context,
+  differs,
+  type EntityCounts,
+  emptyCounts,
+  flag,
+  groupBy,
+  insertAll,
+  sameRows,
+  upsert,
+} from './catalogue-write-support.ts';
+import type { Db } from './database.ts';
+import type { ServiceLocationsTable } from './tables.ts';
+
+export {
+  type CatalogueCounts,
+  CatalogueWriteConflict,
+  type EntityCounts,
+} from './catalogue-write-support.ts';
+
+/**
+ * Writes a validated catalogue row by row, comparing with what is stored so that a re-import of the
+ * same file touches nothing (no updated_at moves) and an edit bumps only the rows it changes. Owned
+ * collections are replaced whole, and only when they differ from the file.
+ */
+
+export async function writeCatalogue(
+  trx: Db,
+  catalogue: Catalogue,
+  plan: IdentityPlan,
+  now: number,
+): Promise<CatalogueCounts> {
+  const ctx: Context = { trx, catalogue, plan, orgId: plan.organisationId, now };
+  const { id: _explicitId, ...organisation } = catalogue.organisation;
+  const stored = plan.existingOrganisation;
+  await atPath(['organisation'], async () => {
+    if (stored === undefined) {
+      await trx
+        .insertInto('organisations')
+        .values({ ...organisation, id: ctx.orgId, created_at: now, updated_at: now })
+        .execute();
+    } else if (differs(stored, organisation)) {
+      await trx
+        .updateTable('organisations')
+        .set({ ...organisation, updated_at: now })
+        .where('id', '=', ctx.orgId)
+        .execute();
+    }
+  });
+  const counts = emptyCounts();
+  await writeLocations(ctx, counts.locations);
+  await writeServices(ctx, counts.services);
+  await writeStaff(ctx, counts.staff);
+  await writeClients(ctx, counts.clients);
+  return counts;
+}
+
+async function writeLocations(
+  { trx, catalogue, plan, orgId, now }: Context,
+  counts: EntityCounts,
+): Promise<void> {
+  const rows = await trx.selectFrom('locations').selectAll().where('organisation_id', '=', orgId).execute();
+  const storedById = new Map(rows.map((row) => [row.id, row]));
+  const closures = groupBy(
+    await trx.selectFrom('location_closures').selectAll().where('organisation_id', '=', orgId).execute(),
+    'location_id',
+  );
+  for (const [i, location] of catalogue.locations.entries()) {
+    const id = plan.locations[i]!;
+    const { policy, booking_protection: protection } = location;
+    const wanted = {
+      ref: location.ref,
+      slug: location.slug,
+      name: location.name,
+      timezone: location.timezone,
+      street_address: location.street_address,
+      city: location.city,
+      postal_code: location.postal_code,
+      country: location.country,
+      phone: location.phone,
+      active: flag(location.active),
+      ...policy,
+      protection_applies: flag(protection.applies),
+      late_cancellation_fee_percentage: protection.late_cancellation_fee_percentage ?? null,
+      no_show_fee_percentage: protection.no_show_fee_percentage ?? null,
+    };
+    const wantedClosures = location.closures.map((c) => ({
+      organisation_id: orgId,
+      location_id: id,
+      date: c.date,
+      reason: c.reason,
+    }));
+    const closuresChanged = !sameRows(closures.get(id) ?? [], wantedClosures, ['date', 'reason']);
+    await atPath(['locations', i], () =>
+      upsert(counts, storedById.get(id), wanted, closuresChanged, {
+        insert: async () => {
+          await trx
+            .insertInto('locations')
+            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
+            .execute();
+          await insertAll(trx, 'location_closures', wantedClosures);
+        },
+        update: async () => {
+          await trx
+            .updateTable('locations')
+            .set({ ...wanted, updated_at: now })
+            .where('id', '=', id)
+            .execute();
+          if (!closuresChanged) return;
+          await trx.deleteFrom('location_closures').where('location_id', '=', id).execute();
+          await insertAll(trx, 'location_closures', wantedClosures);
+        },
+      }),
+    );
+  }
+}
+
+const SERVICE_LOCATION_COLUMNS = [
+  'location_id',
+  'duration_minutes',
+  'price_minor',
+  'deposit_overridden',
+  'deposit_minor',
+  'online_bookable',
+] as const;
+
+function serviceLocations(
+  service: CatalogueService,
+  serviceId: string,
+  ctx: Context,
+): ServiceLocationsTable[] {
+  const locationIds = new Map(ctx.catalogue.locations.map((l, i) => [l.ref, ctx.plan.locations[i]!]));
+  return service.locations.map((ref) => {
+    const override = service.overrides[ref];
+    return {
+      organisation_id: ctx.orgId,
+      service_id: serviceId,
+      location_id: locationIds.get(ref)!,
+      duration_minutes: override?.duration_minutes ?? null,
+      price_minor: override?.price?.amount ?? null,
+      deposit_overridden: flag(override?.deposit !== undefined),
+      deposit_minor: override?.deposit?.amount ?? null,
+      online_bookable: override?.online_bookable === undefined ? null : flag(override.online_bookable),
+    };
+  });
+}
+
+async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> {
+  const { trx, catalogue, plan, orgId, now } = ctx;
+  const rows = await trx.selectFrom('services').selectAll().where('organisation_id', '=', orgId).execute();
+  const storedById = new Map(rows.map((row) => [row.id, row]));
+  const offered = groupBy(
+    await trx.selectFrom('service_locations').selectAll().where('organisation_id', '=', orgId).execute(),
+    'service_id',
+  );
+  for (const [i, service] of catalogue.services.entries()) {
+    const id = plan.services[i]!;
+    const wanted = {
+      ref: service.ref,
+      name: service.name,
+      category: service.category,
+      duration_minutes: service.duration_minutes,
+      buffer_after_minutes: service.buffer_after_minutes,
+      price_minor: service.price.amount,
+      deposit_minor: service.deposit?.amount ?? null,
+      online_bookable: flag(service.online_bookable),
+    };
+    const wantedOffered = serviceLocations(service, id, ctx);
+    const offeredChanged = !sameRows(offered.get(id) ?? [], wantedOffered, SERVICE_LOCATION_COLUMNS);
+    await atPath(['services', i], () =>
+      upsert(counts, storedById.get(id), wanted, offeredChanged, {
+        insert: async () => {
+          await trx
+            .insertInto('services')
+            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
+            .execute();
+          await insertAll(trx, 'service_locations', wantedOffered);
+        },
+        update: async () => {
+          await trx
+            .updateTable('services')
+            .set({ ...wanted, updated_at: now })
+            .where('id', '=', id)
+            .execute();
+          if (!offeredChanged) return;
+          await trx.deleteFrom('service_locations').where('service_id', '=', id).execute();
+          await insertAll(trx, 'service_locations', wantedOffered);
+        },
+      }),
+    );
+  }
+}
+
+async function writeClients(
+  { trx, catalogue, plan, orgId, now }: Context,
+  counts: EntityCounts,
+): Promise<void> {
+  const rows = await trx.selectFrom('clients').selectAll().where('organisation_id', '=', orgId).execute();
+  const storedById = new Map(rows.map((row) => [row.id, row]));
+  const entries = [...catalogue.clients.entries()];
+  // Updates before inserts: an adopted client may hand a phone or e-mail over to a new one.
+  entries.sort(
+    ([a], [b]) => Number(storedById.has(plan.clients[b]!)) - Number(storedById.has(plan.clients[a]!)),
+  );
+  for (const [i, client] of entries) {
+    const id = plan.clients[i]!;
+    const wanted = {
+      ref: client.ref,
+      first_name: client.first_name,
+      last_name: client.last_name,
+      phone: client.phone,
+      email: client.email,
+      marketing_consent: flag(client.marketing_consent),
+    };
+    await atPath(['clients', i], () =>
+      upsert(counts, storedById.get(id), wanted, false, {
+        insert: async () => {
+          await trx
+            .insertInto('clients')
+            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
+            .execute();
+        },
+        update: async () => {
+          await trx
+            .updateTable('clients')
+            .set({ ...wanted, updated_at: now })
+            .where('id', '=', id)
+            .execute();
+        },
+      }),
+    );
+  }
+}

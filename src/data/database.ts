@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteAdapter,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
+import type { Database } from './tables.ts';
+
+export type Db = Kysely<Database>;
+export type DialectName = 'sqlite';
+
+export interface DatabaseHandle {
+  db: Db;
+  dialect: DialectName;
+  /** Where the data lives, for messages; never contains credentials. */
+  description: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
+
+/**
+ * Opens the database named by a DATABASE_URL.
+ *
+ * `sqlite:<path>` (relative paths are resolved against the working directory) or `sqlite::memory:`.
+ * Every dialect-specific setting lives here so the rest of the code is plain Kysely.
+ */
+export function openDatabase(url: string = DEFAULT_DATABASE_URL): DatabaseHandle {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    throw new Error('PostgreSQL is not supported by this version yet; use DATABASE_URL=sqlite:<path>.');
+  }
+  throw new Error(`Unsupported DATABASE_URL scheme: expected sqlite:<path>.`);
+}
+
+function openSqlite(file: string): DatabaseHandle {
+  if (file === '') throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:db/booking.sqlite');
+  const inMemory = file === ':memory:';
+  const resolved = inMemory ? file : path.resolve(file);
+  if (!inMemory) mkdirSync(path.dirname(resolved), { recursive: true });
+  const sqlite = new SqliteDatabase(resolved);
+  configureSqlite(sqlite);
+  const db = new Kysely<Database>({ dialect: new EmbeddedSqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    description: inMemory ? 'SQLite in memory' : `SQLite ${resolved}`,
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * WAL lets readers run beside the single writer; FULL synchronous makes a committed booking survive a
+ * power cut (WAL's default NORMAL may lose the last transactions); the busy timeout lets a second
+ * process wait for the write lock instead of failing at once.
+ */
+export function configureSqlite(sqlite: SqliteDatabase.Database): void {
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('trusted_schema = OFF');
+}
+
+/**
+ * Kysely's SQLite dialect with two corrections:
+ * - transactions start with BEGIN IMMEDIATE, taking the write lock up front. Every transaction here
+ *   writes; a deferred one that reads first fails with SQLITE_BUSY (without waiting) when another
+ *   process commits in between, while an immediate one waits out busy_timeout and then sees fresh data;
+ * - DDL is declared transactional (SQLite supports it), so a failed migration leaves nothing behind.
+ */
+class EmbeddedSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateTransactionSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+class ImmediateTransactionSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}

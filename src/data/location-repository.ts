@@ -1,0 +1,68 @@
+import type { Location, NameKey, Page } from '../domain/catalogue.ts';
+import type { Db } from './database.ts';
+import { afterNameKey, toPage } from './page-query.ts';
+import type { LocationsTable } from './tables.ts';
+
+/** The one mapper from a locations row to the domain Location. */
+export function toLocation(row: LocationsTable): Location {
+  const applies = row.protection_applies === 1;
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    slug: row.slug,
+    name: row.name,
+    timezone: row.timezone,
+    streetAddress: row.street_address,
+    city: row.city,
+    postalCode: row.postal_code,
+    country: row.country,
+    phone: row.phone,
+    active: row.active === 1,
+    policy: {
+      slotIntervalMinutes: row.slot_interval_minutes,
+      minNoticeMinutes: row.min_notice_minutes,
+      maxAdvanceDays: row.max_advance_days,
+      cancellationWindowHours: row.cancellation_window_hours,
+      lateCancellation: row.late_cancellation,
+      lateReschedule: row.late_reschedule,
+      pendingConfirmationHoldMinutes: row.pending_confirmation_hold_minutes,
+      pendingPaymentHoldMinutes: row.pending_payment_hold_minutes,
+    },
+    protection: {
+      applies,
+      late_cancellation_fee_percentage: applies ? row.late_cancellation_fee_percentage : null,
+      no_show_fee_percentage: applies ? row.no_show_fee_percentage : null,
+    },
+  };
+}
+
+export async function listActiveLocations(
+  db: Db,
+  organisationId: string,
+  after: NameKey | null,
+  limit: number,
+): Promise<Page<Location>> {
+  const query = db
+    .selectFrom('locations')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('active', '=', 1);
+  const rows = await afterNameKey(query, 'locations.name', 'locations.id', after, limit).execute();
+  return toPage(rows, limit, toLocation);
+}
+
+/** An active location of the organisation; inactive ones are not visible through the API. */
+export async function findActiveLocationBySlug(
+  db: Db,
+  organisationId: string,
+  slug: string,
+): Promise<Location | undefined> {
+  const row = await db
+    .selectFrom('locations')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('slug', '=', slug)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+  return row ? toLocation(row) : undefined;
+}

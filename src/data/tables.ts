@@ -1,0 +1,303 @@
+/**
+ * Row types of every table, as Kysely sees them.
+ *
+ * Storage conventions, chosen so the same queries run on SQLite and PostgreSQL:
+ * - every `*_at` column is an instant in epoch milliseconds (UTC) stored as an integer;
+ * - booleans are integers 0/1 guarded by CHECK constraints (better-sqlite3 cannot bind JS booleans);
+ * - money is an integer amount in minor units, the currency is the organisation's;
+ * - local calendar dates are 'YYYY-MM-DD' text, local times of day are minutes since local midnight;
+ * - every organisation-owned row carries `organisation_id`, and references between such rows are
+ *   composite foreign keys `(organisation_id, x_id)`, so no row can point into another organisation.
+ */
+
+export type Flag = 0 | 1;
+export type ApiKeyScope = 'read' | 'read_write';
+export type BookingStatus =
+  | 'pending_payment'
+  | 'pending_confirmation'
+  | 'confirmed'
+  | 'needs_checkout'
+  | 'completed'
+  | 'no_show'
+  | 'cancelled'
+  | 'expired';
+export type ChangePolicy = 'allow' | 'forbid';
+
+export interface OrganisationsTable {
+  id: string;
+  slug: string;
+  name: string;
+  currency: string;
+  booking_reference_prefix: string;
+  locale: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Instance-wide settings (the generated cursor secret); not organisation data. */
+export interface InstanceSettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organisation_id: string;
+  label: string;
+  scope: ApiKeyScope;
+  /** SHA-256 of the plaintext key, hex. The plaintext is never stored. */
+  key_hash: string;
+  /** The last four characters of the key, to tell keys apart in listings. */
+  key_last4: string;
+  rate_limit_per_minute: number | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface LocationsTable {
+  id: string;
+  organisation_id: string;
+  ref: string;
+  slug: string;
+  name: string;
+  timezone: string;
+  street_address: string | null;
+  city: string | null;
+  postal_code: string | null;
+  country: string | null;
+  phone: string | null;
+  active: Flag;
+  slot_interval_minutes: number;
+  min_notice_minutes: number;
+  max_advance_days: number;
+  cancellation_window_hours: number;
+  late_cancellation: ChangePolicy;
+  late_reschedule: ChangePolicy;
+  pending_confirmation_hold_minutes: number;
+  pending_payment_hold_minutes: number;
+  protection_applies: Flag;
+  late_cancellation_fee_percentage: number | null;
+  no_show_fee_percentage: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LocationClosuresTable {
+  organisation_id: string;
+  location_id: string;
+  date: string;
+  reason: string | null;
+}
+
+export interface ServicesTable {
+  id: string;
+  organisation_id: string;
+  ref: string;
+  name: string;
+  category: string | null;
+  duration_minutes: number;
+  buffer_after_minutes: number;
+  price_minor: number;
+  deposit_minor: number | null;
+  online_bookable: Flag;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Where a service is offered, with the location's overrides (null = the service's default). */
+export interface ServiceLocationsTable {
+  organisation_id: string;
+  service_id: string;
+  location_id: string;
+  duration_minutes: number | null;
+  price_minor: number | null;
+  /** 1 when the override sets the deposit, so that "no deposit here" (null) differs from "inherit". */
+  deposit_overridden: Flag;
+  deposit_minor: number | null;
+  online_bookable: Flag | null;
+}
+
+export interface StaffTable {
+  id: string;
+  organisation_id: string;
+  ref: string;
+  name: string;
+  active: Flag;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StaffServicesTable {
+  organisation_id: string;
+  staff_id: string;
+  service_id: string;
+}
+
+export interface StaffLocationsTable {
+  organisation_id: string;
+  staff_id: string;
+  location_id: string;
+}
+
+/** A weekly working interval in the location's local time. weekday: 1 = Monday .. 7 = Sunday. */
+export interface StaffWorkingHoursTable {
+  organisation_id: string;
+  staff_id: string;
+  location_id: string;
+  weekday: number;
+  start_minute: number;
+  end_minute: number;
+}
+
+export interface StaffTimeOffTable {
+  id: string;
+  organisation_id: string;
+  staff_id: string;
+  starts_at: number;
+  ends_at: number;
+  reason: string | null;
+}
+
+export interface ClientsTable {
+  id: string;
+  organisation_id: string;
+  ref: string | null;
+  first_name: string;
+  last_name: string;
+  phone: string | null;
+  email: string | null;
+  marketing_consent: Flag;
+  created_at: number;
+  updated_at: number;
+}
+
+export type DepositStatus = 'not_required' | 'pending' | 'paid' | 'refunded' | 'retained';
+export type ProtectionSetupStatus = 'pending' | 'failed' | 'succeeded';
+
+export interface BookingsTable {
+  id: string;
+  organisation_id: string;
+  reference: string;
+  location_id: string;
+  staff_id: string;
+  client_id: string;
+  status: BookingStatus;
+  starts_at: number;
+  ends_at: number;
+  /** ends_at plus the last service's buffer: the staff member is busy until then. */
+  blocked_until: number;
+  currency: string;
+  total_price_minor: number;
+  deposit_minor: number | null;
+  deposit_status: DepositStatus;
+  notes: string | null;
+  /** When a pending hold lapses; null for bookings that hold nothing. */
+  hold_expires_at: number | null;
+  /** JSON array of outstanding pending_confirmation steps (deposit, protection_setup). */
+  pending_requirements: string | null;
+  protection_applies: Flag;
+  late_cancellation_fee_percentage: number | null;
+  no_show_fee_percentage: number | null;
+  protection_setup_status: ProtectionSetupStatus | null;
+  payment_method_saved: Flag;
+  protection_setup_completed_at: number | null;
+  cancelled_at: number | null;
+  cancel_reason: string | null;
+  deposit_refunded: Flag | null;
+  source: 'api' | 'mcp' | 'import' | 'staff';
+  created_at: number;
+  updated_at: number;
+}
+
+/** One service of a booking, with the duration and price in force when it was booked. */
+export interface BookingServicesTable {
+  organisation_id: string;
+  booking_id: string;
+  position: number;
+  service_id: string;
+  starts_at: number;
+  ends_at: number;
+  duration_minutes: number;
+  buffer_after_minutes: number;
+  price_minor: number;
+  deposit_minor: number | null;
+}
+
+export type CheckoutStatus = 'open' | 'paid' | 'abandoned' | 'expired';
+
+export interface CheckoutSessionsTable {
+  id: string;
+  organisation_id: string;
+  booking_id: string;
+  status: CheckoutStatus;
+  amount_minor: number;
+  currency: string;
+  success_url: string | null;
+  cancel_url: string | null;
+  expires_at: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+export type FeeKind = 'late_cancellation' | 'no_show';
+export type FeeStatus = 'charged' | 'waived' | 'deposit_covered' | 'failed';
+
+export interface BookingFeesTable {
+  organisation_id: string;
+  booking_id: string;
+  kind: FeeKind;
+  status: FeeStatus | null;
+  currency: string;
+  fee_percentage: number;
+  amount_minor: number;
+  deposit_credit_minor: number;
+  charge_amount_minor: number;
+  failure_reason: string | null;
+  processed_at: number | null;
+  created_at: number;
+}
+
+export interface IdempotencyRecordsTable {
+  organisation_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  status_code: number;
+  response_body: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Append-only: triggers refuse UPDATE and DELETE. */
+export interface BookingEventsTable {
+  organisation_id: string;
+  booking_id: string;
+  seq: number;
+  from_status: BookingStatus | null;
+  to_status: BookingStatus;
+  actor: string;
+  occurred_at: number;
+  details: string | null;
+}
+
+export interface Database {
+  organisations: OrganisationsTable;
+  instance_settings: InstanceSettingsTable;
+  api_keys: ApiKeysTable;
+  locations: LocationsTable;
+  location_closures: LocationClosuresTable;
+  services: ServicesTable;
+  service_locations: ServiceLocationsTable;
+  staff: StaffTable;
+  staff_services: StaffServicesTable;
+  staff_locations: StaffLocationsTable;
+  staff_working_hours: StaffWorkingHoursTable;
+  staff_time_off: StaffTimeOffTable;
+  clients: ClientsTable;
+  bookings: BookingsTable;
+  booking_services: BookingServicesTable;
+  checkout_sessions: CheckoutSessionsTable;
+  booking_fees: BookingFeesTable;
+  idempotency_records: IdempotencyRecordsTable;
+  booking_events: BookingEventsTable;
+}

@@ -1,0 +1,85 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateApiKey, type Principal } from '../app/api-key-service.ts';
+import type { AppDeps } from '../app/deps.ts';
+import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
+import { type ApiKeyScope, scopeAllows } from '../domain/api-key.ts';
+import { AppError } from '../domain/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, once authenticate() has run; null on routes that need no key. */
+    principal: Principal | null;
+  }
+}
+
+/** read permits GET (and HEAD); everything else needs read_write. */
+export function scopeNeededFor(method: string): ApiKeyScope {
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'read_write';
+}
+
+/**
+ * The onRequest hook of every /v1 endpoint that needs a key, in this order:
+ * 1. an address with too many failed authentications in the window is refused (429) before its key
+ *    is even looked at, which makes key guessing pointless;
+ * 2. the Bearer key is resolved (401 missing_api_key / invalid_api_key, param Authorization);
+ * 3. the key's request is counted in its window and the three X-RateLimit headers are set, so they
+ *    appear on every authenticated response, errors included (429 rate_limited with Retry-After);
+ * 4. the key's scope is checked against the method (403 insufficient_scope).
+ */
+export function createAuthenticator(deps: AppDeps) {
+  const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
+
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const now = deps.clock.now().toMillis();
+    const failureKey = `auth-failures:${request.ip}`;
+    if (limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
+      reply.header('retry-after', secondsUntil(limiter.windowEnd(now), now));
+      throw new AppError('rate_limited', 'Too many failed authentication attempts from this address; wait and retry.');
+    }
+
+    const principal = await resolvePrincipal(deps, request.headers.authorization, now);
+    if (principal instanceof AppError) {
+      limiter.hit(failureKey, deps.limits.failedAuthPerMinute, now);
+      throw principal;
+    }
+    request.principal = principal;
+
+    const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
+    const decision = limiter.hit(`key:${principal.apiKeyId}`, limit, now);
+    reply.header('x-ratelimit-limit', decision.limit);
+    reply.header('x-ratelimit-remaining', decision.remaining);
+    reply.header('x-ratelimit-reset', Math.ceil(decision.resetAt / 1000));
+    if (!decision.allowed) {
+      reply.header('retry-after', secondsUntil(decision.resetAt, now));
+      throw new AppError('rate_limited', `More than ${limit} requests in a minute for this key; wait and retry.`);
+    }
+
+    const needed = scopeNeededFor(request.method);
+    if (!scopeAllows(principal.scope, needed)) {
+      throw new AppError('insufficient_scope', `This key has scope ${principal.scope}; ${needed} is needed.`, 'Authorization');
+    }
+  };
+}
+
+async function resolvePrincipal(
+  deps: AppDeps,
+  header: string | undefined,
+  now: number,
+): Promise<Principal | AppError> {
+  if (header === undefined) {
+    return new AppError('missing_api_key', 'Send the header Authorization: Bearer <API key>.', 'Authorization');
+  }
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  const principal = match ? await authenticateApiKey(deps.db, match[1]!, now) : null;
+  return principal ?? new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
+}
+
+function secondsUntil(epochMs: number, now: number): number {
+  return Math.max(1, Math.ceil((epochMs - now) / 1000));
+}
+
+/** The principal of an authenticated request; a programming error if authenticate() did not run. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('Route registered without authentication');
+  return request.principal;
+}

@@ -1,0 +1,80 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../app/deps.ts';
+import { createAuthenticator } from './authenticate.ts';
+import { CursorCodec } from './cursor.ts';
+import { installErrorEnvelope } from './error-envelope.ts';
+import { assertSecureTransport } from './https-guard.ts';
+import { registerOpenApi, serveOpenApi } from './openapi.ts';
+import { requestIdFor } from './request-id.ts';
+import { healthRoutes } from './routes/health.ts';
+import { locationRoutes } from './routes/locations.ts';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface HttpOptions {
+  /** Fastify's trustProxy (TRUST_PROXY). */
+  trustProxy?: boolean | number | string;
+  /** PEM certificate and key: the server speaks HTTPS. */
+  https?: { cert: string | Buffer; key: string | Buffer } | null;
+  /** A pino logger; silent when absent. */
+  logger?: FastifyBaseLogger;
+}
+
+/**
+ * Builds the HTTP face of the engine without listening: tests drive it with inject(), `booking serve`
+ * calls listen(). Everything a request meets on its way is set up here, in order.
+ */
+export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.https ? { https: options.https } : {}),
+    // Fastify's own request lines carry the URL, whose query may hold a phone or e-mail; our onResponse
+    // hook logs the route pattern instead.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdFor,
+    // A hop count is valid for Fastify (proxy-addr) though its typings omit it.
+    trustProxy: (options.trustProxy ?? false) as boolean | string,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 500 },
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.removeContentTypeParser(['text/plain']);
+  app.decorateRequest('principal', null);
+  installErrorEnvelope(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.routeOptions.url !== '/healthz') assertSecureTransport(request);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+        key_id: request.principal?.apiKeyId,
+      },
+      'request completed',
+    );
+  });
+
+  await registerOpenApi(app);
+  const cursors = new CursorCodec(deps.secret);
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  await typed.register(healthRoutes(deps.db));
+  serveOpenApi(app);
+  await typed.register(
+    async (v1) => {
+      v1.addHook('onRequest', createAuthenticator(deps));
+      await v1.register(locationRoutes(deps, cursors));
+    },
+    { prefix: '/v1' },
+  );
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,100 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { AppError, ERROR_CATALOGUE, isAppError } from '../domain/errors.ts';
+
+/**
+ * Every error leaves the service in the contract's envelope {error: {code, message, param?}}: our own
+ * AppErrors, request validation, Fastify's body-parsing failures, unknown paths, wrong methods and
+ * faults alike. Nothing else ever reaches a client.
+ */
+export function installErrorEnvelope(app: FastifyInstance): void {
+  const routeTable = trackRoutes(app);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error, request);
+    if (appError.code === 'server_error') {
+      request.log.error({ err: error }, 'request failed');
+    }
+    return sendError(reply, appError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ALL_METHODS.filter((method) => routeTable.find(method, path) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(
+        reply,
+        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`),
+      );
+    }
+    return sendError(reply, new AppError('not_found', `No endpoint matches ${request.method} on this path.`));
+  });
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  const body = {
+    error: { code: error.code, message: error.message, ...(error.param !== undefined && { param: error.param }) },
+  };
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+const ALL_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** A shadow router of every registered path, to tell "wrong method" (405) from "no such path" (404). */
+function trackRoutes(app: FastifyInstance) {
+  const table = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]) as HTTPMethod[];
+    for (const method of methods) {
+      if (table.find(method, route.url) === null) table.on(method, route.url, () => {});
+    }
+  });
+  return table;
+}
+
+/** Translates whatever was thrown into one of the catalogue's codes. */
+export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (isAppError(error)) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const first = error.validation[0]!;
+    const param = paramOf(error.validationContext, first.instancePath, first.params);
+    return new AppError('invalid_request', `${param}: ${first.message}`, param);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError('invalid_request', 'A request body must be sent as application/json.', 'Content-Type');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'The body is empty; send a JSON object.', 'body');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_request', 'The body is not valid JSON.', 'body');
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    return new AppError('invalid_request', 'The body is not valid JSON.', 'body');
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
+  if (status >= 400 && status < 500) {
+    return new AppError('invalid_request', `The request could not be processed (${safeMessage(error)}).`);
+  }
+  request.log.debug({ code: error.code }, 'unexpected error');
+  return new AppError('server_error', 'Something went wrong on our side; idempotent requests are safe to retry.');
+}
+
+/** "body.service_ids[0]" style names become the contract's param: the field itself. */
+function paramOf(context: string | undefined, instancePath: string, params: Record<string, unknown>): string {
+  const segments = instancePath.split('/').filter((s) => s !== '');
+  const unknownKeys = params.keys;
+  if (Array.isArray(unknownKeys) && typeof unknownKeys[0] === 'string') segments.push(unknownKeys[0]);
+  if (segments.length === 0) return context === 'body' ? 'body' : (context ?? 'request');
+  return segments.reduce((name, segment) => (/^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment), '');
+}
+
+/** Fastify's own 4xx messages describe the request, never its content, so they are safe to echo. */
+function safeMessage(error: FastifyError): string {
+  return error.code ?? ERROR_CATALOGUE.invalid_request.summary;
+}

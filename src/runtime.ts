@@ -1,0 +1,36 @@
+import { systemClock, type Clock } from './app/clock.ts';
+import type { Config } from './app/config.ts';
+import { type AppDeps, DEFAULT_LIMITS } from './app/deps.ts';
+import { resolveInstanceSecret } from './app/instance-secret.ts';
+import { MemoryRateLimitStore } from './app/rate-limiter.ts';
+import { type DatabaseHandle, openDatabase } from './data/database.ts';
+import { migrateToLatest } from './data/migrate.ts';
+
+export interface Runtime {
+  database: DatabaseHandle;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database, brings its schema up to date and assembles the dependencies every
+ * face of the engine is built from.
+ */
+export async function openRuntime(config: Config, clock: Clock = systemClock): Promise<Runtime> {
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+    const secret = await resolveInstanceSecret(database.db, config.secret);
+    const deps: AppDeps = {
+      db: database.db,
+      clock,
+      secret,
+      limits: DEFAULT_LIMITS,
+      rateLimitStore: new MemoryRateLimitStore(),
+    };
+    return { database, deps, close: () => database.close() };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
