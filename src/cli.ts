@@ -1,12 +1,17 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { systemClock, type Clock } from './app/clock.ts';
+import { type Clock, systemClock } from './app/clock.ts';
 import { readConfig } from './app/config.ts';
-import type { Db } from './data/database.ts';
-import { isDatabaseEmpty } from './data/organisation-repository.ts';
-import { importCatalogueFile, installDemo, printDemoKey, printImportReport } from './cli/catalogue-commands.ts';
+import {
+  importCatalogueFile,
+  installDemo,
+  printDemoKey,
+  printImportReport,
+} from './cli/catalogue-commands.ts';
 import { addKeysCommands } from './cli/keys-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
+import type { Db } from './data/database.ts';
+import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
 
 /**

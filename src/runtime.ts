@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './app/clock.ts';
+import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
 import { type AppDeps, DEFAULT_LIMITS } from './app/deps.ts';
 import { resolveInstanceSecret } from './app/instance-secret.ts';

@@ -74,7 +74,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('late_cancellation', 'text', (c) =>
       c.notNull().check(sql`late_cancellation in ('allow', 'forbid')`),
     )
-    .addColumn('late_reschedule', 'text', (c) => c.notNull().check(sql`late_reschedule in ('allow', 'forbid')`))
+    .addColumn('late_reschedule', 'text', (c) =>
+      c.notNull().check(sql`late_reschedule in ('allow', 'forbid')`),
+    )
     .addColumn('pending_confirmation_hold_minutes', 'integer', (c) =>
       c.notNull().check(sql`pending_confirmation_hold_minutes > 0`),
     )
@@ -85,7 +87,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('late_cancellation_fee_percentage', 'integer', (c) =>
       c.check(sql`late_cancellation_fee_percentage between 0 and 100`),
     )
-    .addColumn('no_show_fee_percentage', 'integer', (c) => c.check(sql`no_show_fee_percentage between 0 and 100`))
+    .addColumn('no_show_fee_percentage', 'integer', (c) =>
+      c.check(sql`no_show_fee_percentage between 0 and 100`),
+    )
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('locations_org_id', ['organisation_id', 'id'])
@@ -133,7 +137,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('price_minor', 'integer', (c) => c.check(sql`price_minor >= 0`))
     .addColumn('deposit_overridden', 'integer', (c) => c.notNull().check(flag('deposit_overridden')))
     .addColumn('deposit_minor', 'integer', (c) => c.check(sql`deposit_minor > 0`))
-    .addColumn('online_bookable', 'integer', (c) => c.check(sql`online_bookable is null or online_bookable in (0, 1)`))
+    .addColumn('online_bookable', 'integer', (c) =>
+      c.check(sql`online_bookable is null or online_bookable in (0, 1)`),
+    )
     .addPrimaryKeyConstraint('service_locations_pk', ['service_id', 'location_id'])
     .addForeignKeyConstraint('service_locations_service', ['organisation_id', 'service_id'], 'services', [
       'organisation_id',
@@ -178,7 +184,11 @@ export async function up(db: AnyDb): Promise<void> {
       'id',
     ])
     .execute();
-  await db.schema.createIndex('staff_services_service').on('staff_services').columns(['service_id']).execute();
+  await db.schema
+    .createIndex('staff_services_service')
+    .on('staff_services')
+    .columns(['service_id'])
+    .execute();
 
   await db.schema
     .createTable('staff_locations')
@@ -196,7 +206,11 @@ export async function up(db: AnyDb): Promise<void> {
       'id',
     ])
     .execute();
-  await db.schema.createIndex('staff_locations_location').on('staff_locations').columns(['location_id']).execute();
+  await db.schema
+    .createIndex('staff_locations_location')
+    .on('staff_locations')
+    .columns(['location_id'])
+    .execute();
 
   await db.schema
     .createTable('staff_working_hours')
@@ -285,22 +299,26 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('late_cancellation_fee_percentage', 'integer')
     .addColumn('no_show_fee_percentage', 'integer')
     .addColumn('protection_setup_status', 'text', (c) =>
-      c.check(sql`protection_setup_status is null or protection_setup_status in ('pending', 'failed', 'succeeded')`),
+      c.check(
+        sql`protection_setup_status is null or protection_setup_status in ('pending', 'failed', 'succeeded')`,
+      ),
     )
     .addColumn('payment_method_saved', 'integer', (c) => c.notNull().check(flag('payment_method_saved')))
     .addColumn('protection_setup_completed_at', 'bigint')
     .addColumn('cancelled_at', 'bigint')
-    .addColumn('cancel_reason', 'text', (c) => c.check(sql`cancel_reason is null or length(cancel_reason) <= 1000`))
-    .addColumn('deposit_refunded', 'integer', (c) => c.check(sql`deposit_refunded is null or deposit_refunded in (0, 1)`))
+    .addColumn('cancel_reason', 'text', (c) =>
+      c.check(sql`cancel_reason is null or length(cancel_reason) <= 1000`),
+    )
+    .addColumn('deposit_refunded', 'integer', (c) =>
+      c.check(sql`deposit_refunded is null or deposit_refunded in (0, 1)`),
+    )
     .addColumn('source', 'text', (c) => c.notNull().check(sql`source in ('api', 'mcp', 'import', 'staff')`))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addCheckConstraint('bookings_times', sql`starts_at < ends_at and ends_at <= blocked_until`)
     .addCheckConstraint(
       'bookings_hold',
-      sql.raw(
-        `status not in ('pending_payment', 'pending_confirmation') or hold_expires_at is not null`,
-      ),
+      sql.raw(`status not in ('pending_payment', 'pending_confirmation') or hold_expires_at is not null`),
     )
     .addCheckConstraint('bookings_cancelled', sql`(status = 'cancelled') = (cancelled_at is not null)`)
     .addUniqueConstraint('bookings_org_id', ['organisation_id', 'id'])
@@ -309,7 +327,10 @@ export async function up(db: AnyDb): Promise<void> {
       'organisation_id',
       'id',
     ])
-    .addForeignKeyConstraint('bookings_staff', ['organisation_id', 'staff_id'], 'staff', ['organisation_id', 'id'])
+    .addForeignKeyConstraint('bookings_staff', ['organisation_id', 'staff_id'], 'staff', [
+      'organisation_id',
+      'id',
+    ])
     .addForeignKeyConstraint('bookings_client', ['organisation_id', 'client_id'], 'clients', [
       'organisation_id',
       'id',
@@ -363,7 +384,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('organisation_id', 'text', (c) => c.notNull())
     .addColumn('booking_id', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('open', 'paid', 'abandoned', 'expired')`))
+    .addColumn('status', 'text', (c) =>
+      c.notNull().check(sql`status in ('open', 'paid', 'abandoned', 'expired')`),
+    )
     .addColumn('amount_minor', 'integer', (c) => c.notNull().check(sql`amount_minor > 0`))
     .addColumn('currency', 'text', (c) => c.notNull())
     .addColumn('success_url', 'text')
@@ -431,7 +454,9 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('organisation_id', 'text', (c) => c.notNull())
     .addColumn('booking_id', 'text', (c) => c.notNull())
     .addColumn('seq', 'integer', (c) => c.notNull().check(sql`seq >= 1`))
-    .addColumn('from_status', 'text', (c) => c.check(sql.raw(`from_status is null or from_status in ${STATUSES}`)))
+    .addColumn('from_status', 'text', (c) =>
+      c.check(sql.raw(`from_status is null or from_status in ${STATUSES}`)),
+    )
     .addColumn('to_status', 'text', (c) => c.notNull().check(sql.raw(`to_status in ${STATUSES}`)))
     .addColumn('actor', 'text', (c) => c.notNull())
     .addColumn('occurred_at', 'bigint', (c) => c.notNull())

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ApiKeyScope,
-  generateApiKey,
-  hashApiKey,
-  isWellFormedApiKey,
-} from '../domain/api-key.ts';
-import { AppError } from '../domain/errors.ts';
 import * as keys from '../data/api-key-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
+import { type ApiKeyScope, generateApiKey, hashApiKey, isWellFormedApiKey } from '../domain/api-key.ts';
+import { AppError } from '../domain/errors.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
 export interface Principal {
@@ -50,12 +45,17 @@ export async function createApiKey(
   now: number,
 ): Promise<CreatedApiKey> {
   const organisation = await findOrganisationBySlug(db, input.organisationSlug);
-  if (!organisation) throw new AppError('not_found', `No organisation has the slug "${input.organisationSlug}".`);
+  if (!organisation)
+    throw new AppError('not_found', `No organisation has the slug "${input.organisationSlug}".`);
   const label = input.label.trim();
-  if (label === '' || label.length > 100) throw new AppError('invalid_request', 'A key label is 1 to 100 characters.');
+  if (label === '' || label.length > 100)
+    throw new AppError('invalid_request', 'A key label is 1 to 100 characters.');
   const rate = input.rateLimitPerMinute ?? null;
   if (rate !== null && (!Number.isInteger(rate) || rate < 1)) {
-    throw new AppError('invalid_request', 'A rate limit is a whole number of requests per minute, at least 1.');
+    throw new AppError(
+      'invalid_request',
+      'A rate limit is a whole number of requests per minute, at least 1.',
+    );
   }
   const key = generateApiKey();
   const row: keys.ApiKeyRow = {

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import type {
   CatalogueClient,
   CatalogueLocation,
@@ -89,8 +89,10 @@ export function checkCatalogue(parsed: ParsedCatalogue): CatalogueProblem[] {
   for (const { index, value } of parsed.services) {
     checkService(value, ['services', index], currency, locationRefs, report);
   }
-  const zoneByRef = new Map(parsed.locations.map(({ value }) => [value.ref, value.timezone]));
-  const firstZone = parsed.locations.find((l) => l.index === 0)?.value.timezone;
+  // Zones come from the raw file so that a location failing on another field still dates its staff's time off.
+  const zones = rawZones(parsed.raw.locations);
+  const zoneByRef = new Map(zones.flatMap((z) => (z.ref === undefined ? [] : [[z.ref, z.zone] as const])));
+  const firstZone = zones.find((z) => z.index === 0)?.zone;
   for (const { index, value } of parsed.staff) {
     const zone = staffTimeZone(value, zoneByRef, firstZone);
     checkStaff(value, ['staff', index], { locationRefs, serviceRefs, zone }, report);
@@ -107,6 +109,15 @@ function rawRefs(items: unknown): Set<string> {
     if (typeof ref === 'string') refs.add(ref);
   }
   return refs;
+}
+
+function rawZones(items: unknown): { index: number; ref: string | undefined; zone: string }[] {
+  if (!Array.isArray(items)) return [];
+  return items.flatMap((item, index) => {
+    const { ref, timezone } = (item ?? {}) as { ref?: unknown; timezone?: unknown };
+    if (typeof timezone !== 'string' || !IANAZone.isValidZone(timezone)) return [];
+    return [{ index, ref: typeof ref === 'string' ? ref : undefined, zone: timezone }];
+  });
 }
 
 /** Runs on the raw file so that duplicates are found even among entities that failed their shape check. */

@@ -1,17 +1,10 @@
-import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
+import { NAME_MAX_LENGTH, normaliseEmail, normaliseName, normalisePhone } from '../domain/contact.ts';
 import { isUuid } from '../domain/ids.ts';
-import {
-  type CatalogueProblem,
-  checkCatalogue,
-  formatPath,
-  type PathSegment,
-  WEEKDAYS,
-} from './catalogue-checks.ts';
+import { type CatalogueProblem, checkCatalogue, formatPath, type PathSegment } from './catalogue-checks.ts';
 
-export type { CatalogueProblem, PathSegment };
-export { formatPath, WEEKDAYS };
+export type { CatalogueProblem };
 
 /**
  * The catalogue file (design.md section 5) as zod schemas. Objects are strict so that a misspelt key
@@ -24,18 +17,6 @@ const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
 const CLOCK_TIME = /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/;
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
-
-/** E.164 form of an international number, or undefined when it is not a valid one. */
-export function normalisePhone(value: string): string | undefined {
-  const trimmed = value.trim();
-  if (!trimmed.startsWith('+')) return undefined;
-  try {
-    const phone = parsePhoneNumberWithError(trimmed);
-    return phone.isValid() ? phone.number : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const uuid = z.string().refine(isUuid, 'must be a lowercase RFC 4122 UUID');
 const ref = z
@@ -56,27 +37,28 @@ const optionalText = (max: number) =>
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three uppercase letters');
 const minutes = (min: number, max: number) => z.int().min(min).max(max);
 
-const phone = z.string().transform((value, ctx) => {
-  const e164 = normalisePhone(value);
-  if (e164 === undefined) {
-    ctx.issues.push({
-      code: 'custom',
-      input: value,
-      message: 'must be a valid international phone number starting with +, e.g. +442071234567',
-    });
-    return z.NEVER;
-  }
-  return e164;
-});
+/** Shares the API's normalisation, so a client imported here is found again by phone or e-mail there. */
+const normalised = (normalise: (value: string) => string | undefined, message: string) =>
+  z.string().transform((value, ctx) => {
+    const result = normalise(value);
+    if (result === undefined) {
+      ctx.issues.push({ code: 'custom', input: value, message });
+      return z.NEVER;
+    }
+    return result;
+  });
+const phone = normalised(
+  (value) => normalisePhone(value),
+  'must be a valid international phone number starting with +, e.g. +442071234567',
+);
 const optionalPhone = phone.nullish().transform((value) => value ?? null);
-const optionalEmail = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254)
-  .pipe(z.email('must be a valid e-mail address'))
+const optionalEmail = normalised(normaliseEmail, 'must be a valid e-mail address')
   .nullish()
   .transform((value) => value ?? null);
+const personName = normalised(
+  normaliseName,
+  `must be 1 to ${NAME_MAX_LENGTH} characters, without control characters`,
+);
 
 const calendarDate = z
   .string()
@@ -202,8 +184,8 @@ export const staffSchema = z.strictObject({
 export const clientSchema = z.strictObject({
   id: uuid.optional(),
   ref,
-  first_name: requiredText(60),
-  last_name: requiredText(60),
+  first_name: personName,
+  last_name: personName,
   phone: optionalPhone,
   email: optionalEmail,
   marketing_consent: z.boolean().default(false),

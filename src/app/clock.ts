@@ -24,7 +24,13 @@ export class ManualClock implements Clock {
     this.#now = typeof to === 'string' ? DateTime.fromISO(to, { setZone: true }) : to;
   }
 
-  advance(duration: { milliseconds?: number; seconds?: number; minutes?: number; hours?: number; days?: number }): void {
+  advance(duration: {
+    milliseconds?: number;
+    seconds?: number;
+    minutes?: number;
+    hours?: number;
+    days?: number;
+  }): void {
     this.#now = this.#now.plus(duration);
   }
 }

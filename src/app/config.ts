@@ -33,7 +33,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 8080;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be 0..65535, got "${raw}".`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be 0..65535, got "${raw}".`);
   return port;
 }
 

@@ -1,9 +1,9 @@
-import type { Location, NameKey, OfferedService, Page, StaffRef } from '../domain/catalogue.ts';
-import { AppError } from '../domain/errors.ts';
 import type { Db } from '../data/database.ts';
 import { findActiveLocationBySlug, listActiveLocations } from '../data/location-repository.ts';
 import { listOfferedServices, staffDeliveringAt } from '../data/service-repository.ts';
 import { listStaffAt, servicesDeliveredAt } from '../data/staff-repository.ts';
+import type { Location, NameKey, OfferedService, Page, StaffRef } from '../domain/catalogue.ts';
+import { AppError } from '../domain/errors.ts';
 
 /**
  * The read side of the catalogue: locations, the services offered at each and the staff working

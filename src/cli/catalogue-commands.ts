@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiKey, type CreatedApiKey } from '../app/api-key-service.ts';
+import { type CreatedApiKey, createApiKey } from '../app/api-key-service.ts';
 import type { Clock } from '../app/clock.ts';
 import {
   CatalogueValidationError,
@@ -12,7 +12,10 @@ import type { Db } from '../data/database.ts';
 import { CommandError, out } from './output.ts';
 
 /** The demo catalogue shipped with the project (no dependency on anything outside the repository). */
-export const DEMO_CATALOGUE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../db/demo-catalogue.json');
+export const DEMO_CATALOGUE = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../db/demo-catalogue.json',
+);
 
 /** Imports a catalogue file; an invalid file becomes a CommandError listing every problem. */
 export async function importCatalogueFile(db: Db, file: string, clock: Clock): Promise<ImportReport> {
@@ -38,7 +41,10 @@ export function printImportReport(report: ImportReport): void {
 }
 
 /** Imports the demo catalogue and issues a read_write key for it. */
-export async function installDemo(db: Db, clock: Clock): Promise<{ report: ImportReport; key: CreatedApiKey }> {
+export async function installDemo(
+  db: Db,
+  clock: Clock,
+): Promise<{ report: ImportReport; key: CreatedApiKey }> {
   const report = await importCatalogueFile(db, DEMO_CATALOGUE, clock);
   const key = await createApiKey(
     db,

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey } from '../app/api-key-service.ts';
 import type { Clock } from '../app/clock.ts';
-import { API_KEY_SCOPES, type ApiKeyScope } from '../domain/api-key.ts';
 import type { Db } from '../data/database.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../domain/api-key.ts';
 import { CommandError, formatTime, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock) => Promise<T>) => Promise<T>;
@@ -19,34 +19,36 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
     .requiredOption('--scope <scope>', 'read or read_write')
     .option('--rate-limit <per-minute>', 'requests per minute for this key (default 120)')
     .option('--json', 'print {"id","label","scope","key","created_at"} as JSON')
-    .action(async (options: { org: string; label: string; scope: string; rateLimit?: string; json?: boolean }) => {
-      if (!API_KEY_SCOPES.includes(options.scope as ApiKeyScope)) {
-        throw new CommandError(`--scope must be read or read_write, not "${options.scope}".`);
-      }
-      const rateLimit = options.rateLimit === undefined ? null : Number(options.rateLimit);
-      if (rateLimit !== null && (!Number.isInteger(rateLimit) || rateLimit < 1)) {
-        throw new CommandError('--rate-limit must be a whole number of requests per minute, at least 1.');
-      }
-      const created = await withDb((db, clock) =>
-        createApiKey(
-          db,
-          {
-            organisationSlug: options.org,
-            label: options.label,
-            scope: options.scope as ApiKeyScope,
-            rateLimitPerMinute: rateLimit,
-          },
-          clock.now().toMillis(),
-        ),
-      );
-      if (options.json) {
-        const { id, label, scope, key } = created;
-        out(JSON.stringify({ id, label, scope, key, created_at: formatTime(created.created_at) }));
-      } else {
-        out(`Created key ${created.id} (${created.scope}) "${created.label}".`);
-        out(`Key (shown only once): ${created.key}`);
-      }
-    });
+    .action(
+      async (options: { org: string; label: string; scope: string; rateLimit?: string; json?: boolean }) => {
+        if (!API_KEY_SCOPES.includes(options.scope as ApiKeyScope)) {
+          throw new CommandError(`--scope must be read or read_write, not "${options.scope}".`);
+        }
+        const rateLimit = options.rateLimit === undefined ? null : Number(options.rateLimit);
+        if (rateLimit !== null && (!Number.isInteger(rateLimit) || rateLimit < 1)) {
+          throw new CommandError('--rate-limit must be a whole number of requests per minute, at least 1.');
+        }
+        const created = await withDb((db, clock) =>
+          createApiKey(
+            db,
+            {
+              organisationSlug: options.org,
+              label: options.label,
+              scope: options.scope as ApiKeyScope,
+              rateLimitPerMinute: rateLimit,
+            },
+            clock.now().toMillis(),
+          ),
+        );
+        if (options.json) {
+          const { id, label, scope, key } = created;
+          out(JSON.stringify({ id, label, scope, key, created_at: formatTime(created.created_at) }));
+        } else {
+          out(`Created key ${created.id} (${created.scope}) "${created.label}".`);
+          out(`Key (shown only once): ${created.key}`);
+        }
+      },
+    );
 
   keys
     .command('list')
@@ -56,7 +58,16 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
     .action(async (options: { org: string; json?: boolean }) => {
       const list = await withDb((db) => listApiKeys(db, options.org));
       if (options.json) {
-        out(JSON.stringify(list.map((k) => ({ ...k, created_at: formatTime(k.created_at), last_used_at: k.last_used_at && formatTime(k.last_used_at), revoked_at: k.revoked_at && formatTime(k.revoked_at) }))));
+        out(
+          JSON.stringify(
+            list.map((k) => ({
+              ...k,
+              created_at: formatTime(k.created_at),
+              last_used_at: k.last_used_at && formatTime(k.last_used_at),
+              revoked_at: k.revoked_at && formatTime(k.revoked_at),
+            })),
+          ),
+        );
         return;
       }
       if (list.length === 0) out('No keys.');

@@ -17,7 +17,16 @@ export function createLogger(level: string) {
     {
       level,
       redact: {
-        paths: ['req.headers.authorization', 'headers.authorization', '*.phone', '*.email', '*.first_name', '*.last_name', '*.notes', '*.key'],
+        paths: [
+          'req.headers.authorization',
+          'headers.authorization',
+          '*.phone',
+          '*.email',
+          '*.first_name',
+          '*.last_name',
+          '*.notes',
+          '*.key',
+        ],
         censor: '[redacted]',
       },
     },

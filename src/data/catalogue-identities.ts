@@ -1,5 +1,5 @@
-import type { Catalogue, CatalogueClient, CatalogueProblem, PathSegment } from '../app/catalogue-schema.ts';
-import { formatPath } from '../app/catalogue-schema.ts';
+import { type CatalogueProblem, formatPath, type PathSegment } from '../app/catalogue-checks.ts';
+import type { Catalogue, CatalogueClient } from '../app/catalogue-schema.ts';
 import { catalogueId } from '../domain/ids.ts';
 import type { Db } from './database.ts';
 import type { OrganisationsTable } from './tables.ts';

@@ -70,6 +70,18 @@ async function writeLocations(
     await trx.selectFrom('location_closures').selectAll().where('organisation_id', '=', orgId).execute(),
     'location_id',
   );
+  // Two locations may swap slugs; park each changing slug on a unique placeholder first.
+  for (const [i, location] of catalogue.locations.entries()) {
+    const stored = storedById.get(plan.locations[i]!);
+    if (stored === undefined || stored.slug === location.slug) continue;
+    await atPath(['locations', i, 'slug'], () =>
+      trx
+        .updateTable('locations')
+        .set({ slug: `~${stored.id}` })
+        .where('id', '=', stored.id)
+        .execute(),
+    );
+  }
   for (const [i, location] of catalogue.locations.entries()) {
     const id = plan.locations[i]!;
     const { policy, booking_protection: protection } = location;
@@ -207,6 +219,19 @@ async function writeClients(
   entries.sort(
     ([a], [b]) => Number(storedById.has(plan.clients[b]!)) - Number(storedById.has(plan.clients[a]!)),
   );
+  // Clients may swap phones or e-mails; park each changing contact on a unique placeholder first.
+  for (const [i, client] of entries) {
+    const stored = storedById.get(plan.clients[i]!);
+    if (stored === undefined) continue;
+    const parked = {
+      ...(stored.phone !== null && stored.phone !== client.phone ? { phone: `+~${stored.id}` } : {}),
+      ...(stored.email !== null && stored.email !== client.email ? { email: `~${stored.id}` } : {}),
+    };
+    if (Object.keys(parked).length === 0) continue;
+    await atPath(['clients', i], () =>
+      trx.updateTable('clients').set(parked).where('id', '=', stored.id).execute(),
+    );
+  }
   for (const [i, client] of entries) {
     const id = plan.clients[i]!;
     const wanted = {

@@ -22,7 +22,10 @@ export function afterNameKey<DB extends Database, TB extends keyof DB & string, 
       ]),
     );
   }
-  return q.orderBy(sql.ref(nameColumn)).orderBy(sql.ref(idColumn)).limit(limit + 1);
+  return q
+    .orderBy(sql.ref(nameColumn))
+    .orderBy(sql.ref(idColumn))
+    .limit(limit + 1);
 }
 
 /** Cuts the extra row fetched by afterNameKey and says where the next page starts. */

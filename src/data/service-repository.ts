@@ -101,7 +101,9 @@ export async function staffDeliveringAt(
     .selectFrom('staff_services')
     .innerJoin('staff', 'staff.id', 'staff_services.staff_id')
     .innerJoin('staff_locations', (join) =>
-      join.onRef('staff_locations.staff_id', '=', 'staff.id').on('staff_locations.location_id', '=', locationId),
+      join
+        .onRef('staff_locations.staff_id', '=', 'staff.id')
+        .on('staff_locations.location_id', '=', locationId),
     )
     .select(['staff_services.service_id', 'staff.id', 'staff.name'])
     .where('staff_services.organisation_id', '=', organisationId)

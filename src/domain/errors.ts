@@ -63,7 +63,8 @@ export const ERROR_CATALOGUE = {
   },
   rate_limited: {
     status: 429,
-    summary: 'Too many requests for the key (or failed authentications from one address); Retry-After tells the seconds to wait.',
+    summary:
+      'Too many requests for the key (or failed authentications from one address); Retry-After tells the seconds to wait.',
     hint: 'The booking system is busy; ask the caller to hold for a few seconds, then try again.',
   },
   server_error: {

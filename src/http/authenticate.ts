@@ -34,7 +34,10 @@ export function createAuthenticator(deps: AppDeps) {
     const failureKey = `auth-failures:${request.ip}`;
     if (limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
       reply.header('retry-after', secondsUntil(limiter.windowEnd(now), now));
-      throw new AppError('rate_limited', 'Too many failed authentication attempts from this address; wait and retry.');
+      throw new AppError(
+        'rate_limited',
+        'Too many failed authentication attempts from this address; wait and retry.',
+      );
     }
 
     const principal = await resolvePrincipal(deps, request.headers.authorization, now);
@@ -51,12 +54,19 @@ export function createAuthenticator(deps: AppDeps) {
     reply.header('x-ratelimit-reset', Math.ceil(decision.resetAt / 1000));
     if (!decision.allowed) {
       reply.header('retry-after', secondsUntil(decision.resetAt, now));
-      throw new AppError('rate_limited', `More than ${limit} requests in a minute for this key; wait and retry.`);
+      throw new AppError(
+        'rate_limited',
+        `More than ${limit} requests in a minute for this key; wait and retry.`,
+      );
     }
 
     const needed = scopeNeededFor(request.method);
     if (!scopeAllows(principal.scope, needed)) {
-      throw new AppError('insufficient_scope', `This key has scope ${principal.scope}; ${needed} is needed.`, 'Authorization');
+      throw new AppError(
+        'insufficient_scope',
+        `This key has scope ${principal.scope}; ${needed} is needed.`,
+        'Authorization',
+      );
     }
   };
 }
@@ -67,11 +77,18 @@ async function resolvePrincipal(
   now: number,
 ): Promise<Principal | AppError> {
   if (header === undefined) {
-    return new AppError('missing_api_key', 'Send the header Authorization: Bearer <API key>.', 'Authorization');
+    return new AppError(
+      'missing_api_key',
+      'Send the header Authorization: Bearer <API key>.',
+      'Authorization',
+    );
   }
   const match = /^Bearer +(\S+) *$/i.exec(header);
   const principal = match ? await authenticateApiKey(deps.db, match[1]!, now) : null;
-  return principal ?? new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
+  return (
+    principal ??
+    new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization')
+  );
 }
 
 function secondsUntil(epochMs: number, now: number): number {

@@ -7,6 +7,7 @@ import { installErrorEnvelope } from './error-envelope.ts';
 import { assertSecureTransport } from './https-guard.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
+import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
 
@@ -22,8 +23,9 @@ export interface HttpOptions {
 }
 
 /**
- * Builds the HTTP face of the engine without listening: tests drive it with inject(), `booking serve`
- * calls listen(). Everything a request meets on its way is set up here, in order.
+ * Builds the HTTP face of the engine without listening (nor readying, so a caller may still add
+ * hooks): tests drive it with inject(), `booking serve` calls listen(). Everything a request meets on
+ * its way is set up here, in order.
  */
 export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -72,9 +74,9 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));
       await v1.register(locationRoutes(deps, cursors));
+      await v1.register(clientRoutes(deps));
     },
     { prefix: '/v1' },
   );
-  await app.ready();
   return app;
 }

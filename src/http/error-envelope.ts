@@ -26,7 +26,10 @@ export function installErrorEnvelope(app: FastifyInstance): void {
       reply.header('allow', allowed.join(', '));
       return sendError(
         reply,
-        new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`),
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.join(' or ')}.`,
+        ),
       );
     }
     return sendError(reply, new AppError('not_found', `No endpoint matches ${request.method} on this path.`));
@@ -35,7 +38,11 @@ export function installErrorEnvelope(app: FastifyInstance): void {
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   const body = {
-    error: { code: error.code, message: error.message, ...(error.param !== undefined && { param: error.param }) },
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.param !== undefined && { param: error.param }),
+    },
   };
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
 }
@@ -65,7 +72,11 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
-      return new AppError('invalid_request', 'A request body must be sent as application/json.', 'Content-Type');
+      return new AppError(
+        'invalid_request',
+        'A request body must be sent as application/json.',
+        'Content-Type',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -82,7 +93,10 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
     return new AppError('invalid_request', `The request could not be processed (${safeMessage(error)}).`);
   }
   request.log.debug({ code: error.code }, 'unexpected error');
-  return new AppError('server_error', 'Something went wrong on our side; idempotent requests are safe to retry.');
+  return new AppError(
+    'server_error',
+    'Something went wrong on our side; idempotent requests are safe to retry.',
+  );
 }
 
 /** "body.service_ids[0]" style names become the contract's param: the field itself. */
@@ -91,7 +105,11 @@ function paramOf(context: string | undefined, instancePath: string, params: Reco
   const unknownKeys = params.keys;
   if (Array.isArray(unknownKeys) && typeof unknownKeys[0] === 'string') segments.push(unknownKeys[0]);
   if (segments.length === 0) return context === 'body' ? 'body' : (context ?? 'request');
-  return segments.reduce((name, segment) => (/^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment), '');
+  return segments.reduce(
+    (name, segment) =>
+      /^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment,
+    '',
+  );
 }
 
 /** Fastify's own 4xx messages describe the request, never its content, so they are safe to echo. */

@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import type { OpenAPIV3_1 } from 'openapi-types';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { OpenAPIV3_1 } from 'openapi-types';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
@@ -20,7 +20,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Locations, services, staff, availability, clients and bookings of one organisation, for AI phone ' +
           'receptionists and integrations. Every error uses the envelope {error: {code, message, param?}}.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'bk_…' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'bk_…' } },
+      },
       security: [{ bearerAuth: [] }],
     },
     transform: jsonSchemaTransform,

@@ -6,7 +6,9 @@ export const ServiceResource = z
   .object({
     id: Uuid,
     name: z.string(),
-    duration_minutes: z.int().describe('May differ from the organisation default through a per-location override.'),
+    duration_minutes: z
+      .int()
+      .describe('May differ from the organisation default through a per-location override.'),
     price: Money,
     deposit: Money.nullable().describe('null when no deposit is needed.'),
     category: z.string().nullable(),

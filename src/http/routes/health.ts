@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../data/database.ts';
 import { ErrorEnvelope } from '../resources/common.ts';
@@ -9,14 +9,18 @@ export function healthRoutes(db: Db): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/healthz',
-      { schema: { hide: true, response: { 200: z.object({ status: z.literal('ok') }), 503: ErrorEnvelope } } },
+      {
+        schema: { hide: true, response: { 200: z.object({ status: z.literal('ok') }), 503: ErrorEnvelope } },
+      },
       async (request, reply) => {
         try {
           await sql`select 1`.execute(db);
           return { status: 'ok' as const };
         } catch (error) {
           request.log.error({ err: error }, 'health check failed');
-          return reply.code(503).send({ error: { code: 'server_error', message: 'The database is not reachable.' } });
+          return reply
+            .code(503)
+            .send({ error: { code: 'server_error', message: 'The database is not reachable.' } });
         }
       },
     );

@@ -1,6 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
-import { listLocations, listServicesAt, listStaffWorkingAt, requireLocation } from '../../app/directory-service.ts';
+import {
+  listLocations,
+  listServicesAt,
+  listStaffWorkingAt,
+  requireLocation,
+} from '../../app/directory-service.ts';
 import { principalOf } from '../authenticate.ts';
 import type { CursorCodec } from '../cursor.ts';
 import { pageBody, readPageRequest } from '../pagination.ts';
@@ -22,14 +27,22 @@ export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPlug
           tags: ['Locations'],
           summary: 'List the active locations of the organisation',
           querystring: PageQuery,
-          response: { 200: listOf(LocationResource, 'A page of active locations, sorted by name.'), 400: BAD_REQUEST, ...AUTHENTICATED_ERRORS },
+          response: {
+            200: listOf(LocationResource, 'A page of active locations, sorted by name.'),
+            400: BAD_REQUEST,
+            ...AUTHENTICATED_ERRORS,
+          },
         },
       },
       async (request) => {
         const organisationId = principalOf(request).organisation.id;
         const now = deps.clock.now().toMillis();
         const listing = `${organisationId}:locations`;
-        const page = await listLocations(deps.db, organisationId, readPageRequest(cursors, listing, request.query, now));
+        const page = await listLocations(
+          deps.db,
+          organisationId,
+          readPageRequest(cursors, listing, request.query, now),
+        );
         return pageBody(cursors, listing, page, presentLocation, now);
       },
     );
@@ -42,7 +55,12 @@ export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPlug
           summary: 'List the services offered at a location, with the staff who deliver each',
           params: SlugParams,
           querystring: PageQuery,
-          response: { 200: listOf(ServiceResource, 'A page of the services offered here, sorted by name.'), 400: BAD_REQUEST, 404: NOT_FOUND, ...AUTHENTICATED_ERRORS },
+          response: {
+            200: listOf(ServiceResource, 'A page of the services offered here, sorted by name.'),
+            400: BAD_REQUEST,
+            404: NOT_FOUND,
+            ...AUTHENTICATED_ERRORS,
+          },
         },
       },
       async (request) => {
@@ -64,7 +82,12 @@ export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPlug
           summary: 'List the active staff working at a location',
           params: SlugParams,
           querystring: PageQuery,
-          response: { 200: listOf(StaffResource, 'A page of the active staff working here, sorted by name.'), 400: BAD_REQUEST, 404: NOT_FOUND, ...AUTHENTICATED_ERRORS },
+          response: {
+            200: listOf(StaffResource, 'A page of the active staff working here, sorted by name.'),
+            400: BAD_REQUEST,
+            404: NOT_FOUND,
+            ...AUTHENTICATED_ERRORS,
+          },
         },
       },
       async (request) => {

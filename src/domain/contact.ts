@@ -1,0 +1,44 @@
+import { type CountryCode, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { z } from 'zod';
+
+/**
+ * Phone numbers are kept in E.164 and e-mail addresses trimmed and lower-cased, so that "the same
+ * client" means the same stored value whoever typed it.
+ */
+
+/**
+ * E.164 for a valid number, or undefined. Without a country the number must be international
+ * (leading +); with one (the location's, for a caller reading out a national number) it may be national.
+ */
+export function normalisePhone(value: string, defaultCountry?: CountryCode): string | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.length > 40) return undefined;
+  if (!defaultCountry && !trimmed.startsWith('+')) return undefined;
+  try {
+    const phone = parsePhoneNumberWithError(trimmed, defaultCountry);
+    return phone.isValid() ? phone.number : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const emailShape = z.email();
+
+/** Trimmed and lower-cased, or undefined when it is not an e-mail address. */
+export function normaliseEmail(value: string): string | undefined {
+  const normalised = value.trim().toLowerCase();
+  if (normalised.length > 254) return undefined;
+  return emailShape.safeParse(normalised).success ? normalised : undefined;
+}
+
+export const NAME_MAX_LENGTH = 60;
+
+/** A first or last name trimmed, or undefined when empty, too long or holding control characters. */
+export function normaliseName(value: string): string | undefined {
+  const trimmed = value.trim();
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
+  if (trimmed.length < 1 || [...trimmed].length > NAME_MAX_LENGTH || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+    return undefined;
+  }
+  return trimmed;
+}

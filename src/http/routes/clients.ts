@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { findClient, registerClient } from '../../app/client-service.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import { principalOf } from '../authenticate.ts';
+import { ClientQuery, ClientResource, NewClientBody, presentClient } from '../resources/client.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope } from '../resources/common.ts';
+
+/** GET /clients (lookup by phone or e-mail) and POST /clients (register or return the existing one). */
+export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/clients',
+      {
+        schema: {
+          tags: ['Clients'],
+          summary: 'Find the client with a phone number or e-mail address (phone first)',
+          querystring: ClientQuery,
+          response: {
+            200: dataOf(ClientResource).describe('The matching client.'),
+            400: ErrorEnvelope.describe('invalid_request: neither phone nor email, or one is not valid.'),
+            404: ErrorEnvelope.describe('not_found: no client matches.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const client = await findClient(deps.db, principalOf(request).organisation.id, request.query);
+        return { data: presentClient(client) };
+      },
+    );
+
+    app.post(
+      '/clients',
+      {
+        schema: {
+          tags: ['Clients'],
+          summary: 'Register a client, or get the existing one with the same phone or e-mail',
+          body: NewClientBody,
+          response: {
+            200: dataOf(ClientResource).describe(
+              'A client with this phone or e-mail already exists: returned unchanged.',
+            ),
+            201: dataOf(ClientResource).describe('Created.'),
+            400: ErrorEnvelope.describe('invalid_request, naming the field.'),
+            413: ErrorEnvelope.describe('payload_too_large.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const { client, created } = await registerClient(
+          deps.db,
+          principalOf(request).organisation.id,
+          {
+            firstName: body.first_name,
+            lastName: body.last_name,
+            phone: body.phone,
+            email: body.email,
+            marketingConsent: body.marketing_consent,
+          },
+          deps.clock.now().toMillis(),
+        );
+        return reply.code(created ? 201 : 200).send({ data: presentClient(client) });
+      },
+    );
+  };
+}

@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/app/api-key-service.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+function expectAuthError(response: { statusCode: number; json(): unknown }, status: number, code: string) {
+  expect(response.statusCode).toBe(status);
+  expect(response.json()).toEqual({ error: { code, message: expect.any(String), param: 'Authorization' } });
+}
+
+describe('authentication', () => {
+  it('answers missing_api_key without an Authorization header', async () => {
+    const response = await t.request({ method: 'GET', url: '/v1/locations', key: null });
+    expectAuthError(response, 401, 'missing_api_key');
+    expect(response.headers['x-request-id']).toBeTruthy();
+  });
+
+  it.each([
+    ['an empty header', ''],
+    ['another scheme', `Basic ${Buffer.from('a:b').toString('base64')}`],
+    ['Bearer without a key', 'Bearer'],
+    ['two tokens', 'Bearer bk_a bk_b'],
+    ['a key of the wrong shape', 'Bearer sk_live_1234567890'],
+    ['a key one character short', `Bearer bk_${'a'.repeat(39)}`],
+    ['a well-formed unknown key', `Bearer bk_${'A'.repeat(40)}`],
+  ])('answers invalid_api_key for %s', async (_, header) => {
+    const response = await t.request({
+      method: 'GET',
+      url: '/v1/locations',
+      key: null,
+      headers: { authorization: header },
+    });
+    expectAuthError(response, 401, 'invalid_api_key');
+  });
+
+  it('accepts the Bearer scheme in any case', async () => {
+    const response = await t.request({
+      method: 'GET',
+      url: '/v1/locations',
+      key: null,
+      headers: { authorization: `bearer ${t.keys.read}` },
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('refuses a revoked key at once, while other keys of the organisation keep working', async () => {
+    const other = await t.keyFor('acme-hair', 'read');
+    expect((await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read })).statusCode).toBe(200);
+    const row = await t.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('scope', '=', 'read')
+      .executeTakeFirstOrThrow();
+    await revokeApiKey(t.database.db, row.id, t.clock.now().toMillis());
+    expectAuthError(
+      await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read }),
+      401,
+      'invalid_api_key',
+    );
+    expect((await t.request({ method: 'GET', url: '/v1/locations', key: other })).statusCode).toBe(200);
+  });
+
+  it('records last_used_at at most once a minute per key', async () => {
+    const lastUsed = async () =>
+      (
+        await t.database.db
+          .selectFrom('api_keys')
+          .select('last_used_at')
+          .where('key_last4', '=', t.keys.read.slice(-4))
+          .executeTakeFirstOrThrow()
+      ).last_used_at;
+    expect(await lastUsed()).toBeNull();
+    const first = t.clock.now().toMillis();
+    await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read });
+    expect(await lastUsed()).toBe(first);
+    t.clock.advance({ seconds: 59 });
+    await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read });
+    expect(await lastUsed()).toBe(first);
+    t.clock.advance({ seconds: 1 });
+    await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read });
+    expect(await lastUsed()).toBe(first + 60_000);
+  });
+
+  it('stores only the hash of a key', async () => {
+    const rows = await t.database.db.selectFrom('api_keys').selectAll().execute();
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(t.keys.read);
+    expect(dump).not.toContain(t.keys.readWrite);
+  });
+});
+
+describe('scopes', () => {
+  it('lets a read key read', async () => {
+    expect(
+      (await t.request({ method: 'GET', url: '/v1/locations/soho/staff', key: t.keys.read })).statusCode,
+    ).toBe(200);
+  });
+
+  it('refuses a read key on a write endpoint with insufficient_scope', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      key: t.keys.read,
+      payload: { first_name: 'Al', last_name: 'Smith', phone: '+447400123456' },
+    });
+    expectAuthError(response, 403, 'insufficient_scope');
+    const count = await t.database.db
+      .selectFrom('clients')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(1);
+  });
+
+  it('lets a read_write key write', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      key: t.keys.readWrite,
+      payload: { first_name: 'Al', last_name: 'Smith', phone: '+447400123456' },
+    });
+    expect(response.statusCode).toBe(201);
+  });
+});
+
+describe('failed authentication per client address', () => {
+  it('refuses an address after too many failures, whatever key it then presents', async () => {
+    const app = await startTestApp({ limits: { failedAuthPerMinute: 5 } });
+    try {
+      const bad = { authorization: `Bearer bk_${'B'.repeat(40)}` };
+      for (let i = 0; i < 5; i++) {
+        const r = await app.request({
+          method: 'GET',
+          url: '/v1/locations',
+          key: null,
+          headers: bad,
+          remoteAddress: '127.0.0.9',
+        });
+        expect(r.statusCode).toBe(401);
+      }
+      const locked = await app.request({ method: 'GET', url: '/v1/locations', remoteAddress: '127.0.0.9' });
+      expect(locked.statusCode).toBe(429);
+      expect(locked.json().error.code).toBe('rate_limited');
+      expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+      // Another address is unaffected, and the lock lifts with the window.
+      expect(
+        (await app.request({ method: 'GET', url: '/v1/locations', remoteAddress: '127.0.0.10' })).statusCode,
+      ).toBe(200);
+      app.clock.advance({ minutes: 1 });
+      expect(
+        (await app.request({ method: 'GET', url: '/v1/locations', remoteAddress: '127.0.0.9' })).statusCode,
+      ).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});

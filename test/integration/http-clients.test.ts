@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const newClient = (fields: Record<string, unknown>) =>
+  t.request({ method: 'POST', url: '/v1/clients', payload: fields });
+
+describe('POST /clients', () => {
+  it('creates a client with normalised contact details', async () => {
+    const response = await newClient({
+      first_name: '  Zoë ',
+      last_name: "O'Brien",
+      phone: '+44 7400 123456',
+      email: ' Zoe.OBrien@Example.COM ',
+      marketing_consent: true,
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      first_name: 'Zoë',
+      last_name: "O'Brien",
+      phone: '+447400123456',
+      email: 'zoe.obrien@example.com',
+      marketing_consent: true,
+      created_at: '2026-11-23T09:00:00Z',
+    });
+  });
+
+  it('defaults marketing_consent to false and accepts e-mail alone', async () => {
+    const response = await newClient({ first_name: 'A', last_name: 'B', email: 'a@example.com' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ phone: null, marketing_consent: false });
+  });
+
+  it('returns the existing client unchanged when the phone matches', async () => {
+    const response = await newClient({ first_name: 'Other', last_name: 'Name', phone: '+447911123456' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      first_name: 'Jo',
+      last_name: 'Bloggs',
+      email: 'jo@example.com',
+    });
+  });
+
+  it('returns the existing client when the e-mail matches in another case', async () => {
+    const response = await newClient({ first_name: 'Jo', last_name: 'B', email: 'JO@EXAMPLE.COM' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.phone).toBe('+447911123456');
+  });
+
+  it('makes one client of simultaneous registrations of one phone', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        newClient({ first_name: 'Sam', last_name: 'Lee', phone: '+447400123457' }),
+      ),
+    );
+    expect(responses.map((r) => r.statusCode).sort()).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200, 200, 201,
+    ]);
+    expect(new Set(responses.map((r) => r.json().data.id)).size).toBe(1);
+  });
+
+  it.each([
+    [{ first_name: 'A', last_name: 'B' }, 'phone'],
+    [{ first_name: 'A', last_name: 'B', phone: '07911123456' }, 'phone'],
+    [{ first_name: 'A', last_name: 'B', phone: '+44123' }, 'phone'],
+    [{ first_name: 'A', last_name: 'B', email: 'not-an-email' }, 'email'],
+    [{ first_name: '   ', last_name: 'B', email: 'a@example.com' }, 'first_name'],
+    [{ first_name: 'A', last_name: 'x'.repeat(61), email: 'a@example.com' }, 'last_name'],
+    [{ first_name: 'A\u0007', last_name: 'B', email: 'a@example.com' }, 'first_name'],
+    [{ last_name: 'B', email: 'a@example.com' }, 'first_name'],
+    [{ first_name: 5, last_name: 'B', email: 'a@example.com' }, 'first_name'],
+    [
+      { first_name: 'A', last_name: 'B', email: 'a@example.com', marketing_consent: 'yes' },
+      'marketing_consent',
+    ],
+  ])('refuses %j naming %s', async (body, param) => {
+    const response = await newClient(body);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
+  });
+
+  it('accepts a 60-character name counted in characters, not bytes', async () => {
+    const response = await newClient({ first_name: 'é'.repeat(60), last_name: 'B', email: 'e@example.com' });
+    expect(response.statusCode).toBe(201);
+  });
+});
+
+describe('GET /clients', () => {
+  it('finds a client by phone and by e-mail', async () => {
+    const byPhone = await t.request({
+      method: 'GET',
+      url: `/v1/clients?phone=${encodeURIComponent('+447911123456')}`,
+    });
+    expect(byPhone.statusCode).toBe(200);
+    expect(byPhone.json().data.first_name).toBe('Jo');
+    const byEmail = await t.request({ method: 'GET', url: '/v1/clients?email=Jo%40Example.com' });
+    expect(byEmail.json().data.id).toBe(byPhone.json().data.id);
+  });
+
+  it('uses the phone first when both are given, then the e-mail', async () => {
+    await newClient({ first_name: 'Em', last_name: 'Ail', email: 'em@example.com' });
+    const phoneWins = await t.request({
+      method: 'GET',
+      url: `/v1/clients?phone=${encodeURIComponent('+447911123456')}&email=em%40example.com`,
+    });
+    expect(phoneWins.json().data.first_name).toBe('Jo');
+    const emailFallback = await t.request({
+      method: 'GET',
+      url: `/v1/clients?phone=${encodeURIComponent('+447400123456')}&email=em%40example.com`,
+    });
+    expect(emailFallback.json().data.first_name).toBe('Em');
+  });
+
+  it('answers 404 not_found when nobody matches', async () => {
+    const response = await t.request({
+      method: 'GET',
+      url: `/v1/clients?phone=${encodeURIComponent('+447400123456')}`,
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe('not_found');
+  });
+
+  it('answers 400 without phone or email, or with a national number', async () => {
+    expect((await t.request({ method: 'GET', url: '/v1/clients' })).json().error).toMatchObject({
+      code: 'invalid_request',
+    });
+    const national = await t.request({ method: 'GET', url: '/v1/clients?phone=07911123456' });
+    expect(national.json().error).toMatchObject({ code: 'invalid_request', param: 'phone' });
+  });
+
+  it('is allowed with a read key', async () => {
+    const response = await t.request({
+      method: 'GET',
+      url: '/v1/clients?email=jo%40example.com',
+      key: t.keys.read,
+    });
+    expect(response.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,204 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const json = { 'content-type': 'application/json' };
+
+function expectEnvelope(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  status: number,
+  code: string,
+  param?: string,
+) {
+  expect(response.statusCode).toBe(status);
+  expect(response.headers['x-request-id']).toEqual(expect.any(String));
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  const expected: Record<string, unknown> = { code, message: expect.any(String) };
+  if (param !== undefined) expected.param = param;
+  expect(response.json()).toEqual({ error: expected });
+}
+
+describe('the error envelope', () => {
+  it('answers an unknown path with 404 not_found', async () => {
+    expectEnvelope(await t.request({ method: 'GET', url: '/v1/nothing-here' }), 404, 'not_found');
+    expectEnvelope(await t.request({ method: 'GET', url: '/' }), 404, 'not_found');
+  });
+
+  it('answers a wrong method with 405 and an Allow header', async () => {
+    const response = await t.request({ method: 'DELETE', url: '/v1/locations' });
+    expectEnvelope(response, 405, 'method_not_allowed');
+    expect(response.headers.allow).toBe('GET, HEAD');
+    const onParam = await t.request({ method: 'PUT', url: '/v1/locations/soho/services' });
+    expectEnvelope(onParam, 405, 'method_not_allowed');
+  });
+
+  it('answers malformed JSON with invalid_request', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      headers: json,
+      payload: '{"first_name": "A",',
+    });
+    expectEnvelope(response, 400, 'invalid_request', 'body');
+  });
+
+  it('answers an empty JSON body with invalid_request', async () => {
+    expectEnvelope(
+      await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload: '' }),
+      400,
+      'invalid_request',
+      'body',
+    );
+  });
+
+  it('answers a body that is not an object with invalid_request', async () => {
+    expectEnvelope(
+      await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload: '[1,2]' }),
+      400,
+      'invalid_request',
+      'body',
+    );
+    expectEnvelope(
+      await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload: 'null' }),
+      400,
+      'invalid_request',
+      'body',
+    );
+  });
+
+  it.each([
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/xml',
+    'multipart/form-data; boundary=x',
+  ])('answers a %s body with invalid_request naming Content-Type', async (type) => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      headers: { 'content-type': type },
+      payload: 'first_name=A',
+    });
+    expectEnvelope(response, 400, 'invalid_request', 'Content-Type');
+  });
+
+  it('answers a body without a content type with invalid_request naming Content-Type', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/clients',
+      headers: { authorization: `Bearer ${t.keys.readWrite}` },
+      payload: Buffer.from('{"first_name":"A"}'),
+    });
+    expectEnvelope(response, 400, 'invalid_request', 'Content-Type');
+  });
+
+  it('accepts application/json with a charset', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      payload: JSON.stringify({ first_name: 'Al', last_name: 'Smith', email: 'al@example.com' }),
+    });
+    expect(response.statusCode).toBe(201);
+  });
+
+  it('answers a body over 64 KiB with 413 payload_too_large', async () => {
+    const payload = JSON.stringify({
+      first_name: 'A',
+      last_name: 'B',
+      email: 'a@example.com',
+      pad: 'x'.repeat(70_000),
+    });
+    expectEnvelope(
+      await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload }),
+      413,
+      'payload_too_large',
+    );
+  });
+
+  it('names an unknown body field', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'A', last_name: 'B', email: 'a@example.com', nickname: 'Z' },
+    });
+    expectEnvelope(response, 400, 'invalid_request', 'nickname');
+  });
+
+  it('refuses prototype poisoning', async () => {
+    const payload = '{"first_name":"A","last_name":"B","email":"a@example.com","__proto__":{"admin":true}}';
+    const response = await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe('invalid_request');
+  });
+
+  it('names an invalid query parameter, and an unknown one', async () => {
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/locations?limit=abc' }),
+      400,
+      'invalid_request',
+      'limit',
+    );
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/locations?limit=101' }),
+      400,
+      'invalid_request',
+      'limit',
+    );
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/locations?limt=5' }),
+      400,
+      'invalid_request',
+      'limt',
+    );
+  });
+
+  it('answers a fault with 500 server_error and no detail', async () => {
+    await t.database.db.schema
+      .dropTable('staff_locations')
+      .execute()
+      .catch(() => undefined);
+    await t.database.db.schema.alterTable('staff').renameTo('staff_gone').execute();
+    const response = await t.request({ method: 'GET', url: '/v1/locations/soho/staff' });
+    expectEnvelope(response, 500, 'server_error');
+    expect(response.body).not.toMatch(/staff_gone|sqlite|no such table/i);
+  });
+
+  it('keeps a caller’s plain X-Request-Id and replaces anything else', async () => {
+    const kept = await t.request({
+      method: 'GET',
+      url: '/v1/locations',
+      headers: { 'x-request-id': 'call-42.a_b' },
+    });
+    expect(kept.headers['x-request-id']).toBe('call-42.a_b');
+    const replaced = await t.request({
+      method: 'GET',
+      url: '/v1/locations',
+      headers: { 'x-request-id': 'bad id\twith spaces' },
+    });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('gives every response a distinct request id', async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 5; i++)
+      ids.add(String((await t.request({ method: 'GET', url: '/v1/locations' })).headers['x-request-id']));
+    expect(ids.size).toBe(5);
+  });
+});
+
+describe('health', () => {
+  it('answers 200 while the database is reachable and 503 when it is not', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    await t.database.close();
+    const down = await t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json().error.code).toBe('server_error');
+  });
+});

@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp({ catalogues: [smallCatalogue({ extraServices: 125 })] });
+});
+afterEach(async () => {
+  await t.close();
+});
+
+async function walk(url: string, limit?: number) {
+  const items: { id: string; name: string }[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const params = new URLSearchParams();
+    if (limit) params.set('limit', String(limit));
+    if (cursor) params.set('cursor', cursor);
+    const response = await t.request({ method: 'GET', url: `${url}?${params}` });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    items.push(...body.data);
+    cursor = body.next_cursor;
+    pages++;
+  } while (cursor);
+  return { items, pages };
+}
+
+describe('pagination', () => {
+  it('walks 128 services in pages of 50 with no duplicates or gaps, sorted by name then id', async () => {
+    const { items, pages } = await walk('/v1/locations/soho/services');
+    expect(pages).toBe(3);
+    expect(items).toHaveLength(128);
+    expect(new Set(items.map((s) => s.id)).size).toBe(128);
+    const offered = await t.database.db
+      .selectFrom('service_locations')
+      .innerJoin('services', 'services.id', 'service_locations.service_id')
+      .innerJoin('locations', 'locations.id', 'service_locations.location_id')
+      .select(['services.id', 'services.name'])
+      .where('locations.slug', '=', 'soho')
+      .execute();
+    const expected = offered.sort((a, b) =>
+      a.name === b.name ? (a.id < b.id ? -1 : 1) : a.name < b.name ? -1 : 1,
+    );
+    expect(items.map((s) => s.id)).toEqual(expected.map((s) => s.id));
+  });
+
+  it('walks the same items with any page size', async () => {
+    const all = (await walk('/v1/locations/soho/services', 100)).items.map((s) => s.id);
+    const small = await walk('/v1/locations/soho/services', 7);
+    expect(small.pages).toBe(Math.ceil(128 / 7));
+    expect(small.items.map((s) => s.id)).toEqual(all);
+  });
+
+  it('omits next_cursor on the last page', async () => {
+    const response = await t.request({ method: 'GET', url: '/v1/locations?limit=100' });
+    expect(response.json()).not.toHaveProperty('next_cursor');
+  });
+
+  it('keeps its place when items are added before it', async () => {
+    const first = await t.request({ method: 'GET', url: '/v1/locations/soho/services?limit=10' });
+    const firstIds = first.json().data.map((s: { id: string }) => s.id);
+    // A service sorting first ("AAA") appears between the two pages: the walk neither repeats nor skips.
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const location = await t.database.db
+      .selectFrom('locations')
+      .select('id')
+      .where('slug', '=', 'soho')
+      .executeTakeFirstOrThrow();
+    const id = '00000000-0000-4000-8000-000000000001';
+    await t.database.db
+      .insertInto('services')
+      .values({
+        id,
+        organisation_id: org.id,
+        ref: 'aaa',
+        name: 'AAA',
+        category: null,
+        duration_minutes: 10,
+        buffer_after_minutes: 0,
+        price_minor: 1,
+        deposit_minor: null,
+        online_bookable: 1,
+        created_at: 0,
+        updated_at: 0,
+      })
+      .execute();
+    await t.database.db
+      .insertInto('service_locations')
+      .values({
+        organisation_id: org.id,
+        service_id: id,
+        location_id: location.id,
+        duration_minutes: null,
+        price_minor: null,
+        deposit_overridden: 0,
+        deposit_minor: null,
+        online_bookable: null,
+      })
+      .execute();
+    const second = await t.request({
+      method: 'GET',
+      url: `/v1/locations/soho/services?limit=10&cursor=${first.json().next_cursor}`,
+    });
+    const secondIds = second.json().data.map((s: { id: string }) => s.id);
+    expect(secondIds).not.toContain(id);
+    expect(secondIds.some((s: string) => firstIds.includes(s))).toBe(false);
+  });
+});
+
+describe('cursors', () => {
+  async function firstCursor(url = '/v1/locations/soho/services?limit=5') {
+    return (await t.request({ method: 'GET', url })).json().next_cursor as string;
+  }
+
+  const expectCursorError = (response: { statusCode: number; json(): { error: unknown } }) => {
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+  };
+
+  it('refuses a tampered cursor', async () => {
+    const cursor = await firstCursor();
+    const [body, signature] = cursor.split('.') as [string, string];
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString());
+    payload.k.name = 'A';
+    const forged = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${signature}`;
+    expectCursorError(
+      await t.request({ method: 'GET', url: `/v1/locations/soho/services?cursor=${forged}` }),
+    );
+    const flipped = `${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`;
+    expectCursorError(
+      await t.request({ method: 'GET', url: `/v1/locations/soho/services?cursor=${flipped}` }),
+    );
+    expectCursorError(await t.request({ method: 'GET', url: '/v1/locations/soho/services?cursor=garbage' }));
+  });
+
+  it('refuses a cursor after an hour', async () => {
+    const cursor = await firstCursor();
+    t.clock.advance({ minutes: 59 });
+    expect(
+      (await t.request({ method: 'GET', url: `/v1/locations/soho/services?cursor=${cursor}` })).statusCode,
+    ).toBe(200);
+    t.clock.advance({ minutes: 1 });
+    expectCursorError(
+      await t.request({ method: 'GET', url: `/v1/locations/soho/services?cursor=${cursor}` }),
+    );
+  });
+
+  it('refuses a cursor from another listing', async () => {
+    const cursor = await firstCursor();
+    expectCursorError(
+      await t.request({ method: 'GET', url: `/v1/locations/kings-cross/services?cursor=${cursor}` }),
+    );
+    expectCursorError(await t.request({ method: 'GET', url: `/v1/locations/soho/staff?cursor=${cursor}` }));
+    expectCursorError(await t.request({ method: 'GET', url: `/v1/locations?cursor=${cursor}` }));
+  });
+});
