@@ -1,0 +1,58 @@
+import type { BaselineInfo, BaselineInit } from '../baseline-server.ts';
+import type { BenchContext } from './benchmark.ts';
+import { type Comparison, compareSideBySide } from './compare.ts';
+import { startServerProcess } from './server-process.ts';
+
+const BASELINE_SERVER = new URL('../baseline-server.ts', import.meta.url);
+
+export interface AgainstBaseline {
+  /** Origin of the full-stack server, already listening. */
+  origin: string;
+  /** The route pattern, which the baseline registers too so both routers do the same work. */
+  route: string;
+  /** The concrete path requested. */
+  path: string;
+  /** Sent to both sides (the baseline ignores them), so both parse the same request. */
+  headers: Record<string, string>;
+  /** Throws unless the full stack's body is the realistic response the benchmark is meant to measure. */
+  check(body: unknown): void;
+}
+
+/**
+ * Fetches the response once from the full stack, starts a bare baseline that returns the same JSON,
+ * checks that both send the very same bytes, and measures them side by side.
+ */
+export async function measureAgainstBaseline(
+  spec: AgainstBaseline,
+  context: BenchContext,
+): Promise<Comparison> {
+  const full = `${spec.origin}${spec.path}`;
+  const body = await fetchJsonText(full, spec.headers);
+  spec.check(JSON.parse(body));
+
+  const baseline = await startServerProcess<BaselineInfo>(BASELINE_SERVER, {
+    route: spec.route,
+    body: JSON.parse(body),
+  } satisfies BaselineInit);
+  try {
+    const baselineUrl = `${baseline.info.origin}${spec.path}`;
+    if ((await fetchJsonText(baselineUrl, spec.headers)) !== body) {
+      throw new Error('The baseline does not return the same bytes as the full stack.');
+    }
+    return await compareSideBySide(
+      { full: { url: full, headers: spec.headers }, baseline: { url: baselineUrl, headers: spec.headers } },
+      context.durationS,
+      context.progress,
+    );
+  } finally {
+    await baseline.stop();
+  }
+}
+
+async function fetchJsonText(url: string, headers: Record<string, string>): Promise<string> {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  if (response.status !== 200)
+    throw new Error(`GET ${url} answered ${response.status}: ${text.slice(0, 300)}`);
+  return text;
+}

@@ -1,0 +1,5 @@
+import type { Benchmark } from './lib/benchmark.ts';
+import { servicesEndpoint } from './services-endpoint.ts';
+
+/** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
+export const BENCHMARKS: readonly Benchmark[] = [servicesEndpoint];

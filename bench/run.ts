@@ -1,0 +1,72 @@
+/**
+ * `npm run bench [-- --only <id>] [-- --duration <s>] [-- --cpu-prof-dir <dir>]`: runs the benchmarks of
+ * bench/registry.ts one after the other, shows progress on stderr, prints the verdicts and rewrites
+ * docs/benchmarks.md. A missed target is a finding, not an error: the exit code is 0 unless a
+ * benchmark could not run at all. With --cpu-prof-dir the full-stack servers write CPU profiles there,
+ * and the (profiler-slowed) figures are printed but not written to the report.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { BenchContext } from './lib/benchmark.ts';
+import { describeMachine } from './lib/machine.ts';
+import { type Measured, renderReport } from './lib/report.ts';
+import { BENCHMARKS } from './registry.ts';
+
+const REPORT = new URL('../docs/benchmarks.md', import.meta.url);
+const DEFAULT_DURATION_S = 10;
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', multiple: true },
+    duration: { type: 'string' },
+    'cpu-prof-dir': { type: 'string' },
+  },
+});
+
+const durationS = Number(values.duration ?? DEFAULT_DURATION_S);
+if (!Number.isFinite(durationS) || durationS <= 0) throw new Error(`--duration: not a number of seconds.`);
+const unknown = (values.only ?? []).filter((id) => !BENCHMARKS.some((b) => b.id === id));
+if (unknown.length > 0) {
+  throw new Error(`--only: unknown ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
+}
+const selected = BENCHMARKS.filter((b) => !values.only || values.only.includes(b.id));
+const cpuProfileDir = values['cpu-prof-dir'];
+
+const machine = describeMachine();
+const measured: Measured[] = [];
+let failedToRun = false;
+for (const [index, benchmark] of selected.entries()) {
+  const context: BenchContext = {
+    durationS,
+    cpuProfileDir,
+    progress: (message) =>
+      process.stderr.write(`[${index + 1}/${selected.length}] ${benchmark.id}: ${message}\n`),
+  };
+  try {
+    const result = await benchmark.run(context);
+    measured.push({ benchmark, result, durationS });
+    const { full, baseline, ratio } = result.comparison;
+    console.log(`${benchmark.id}: ${result.request}`);
+    console.log(`  full stack ${perSide(full)}`);
+    console.log(`  baseline   ${perSide(baseline)}`);
+    console.log(`  ratio      ${ratio.toFixed(2)}`);
+    for (const t of result.targets)
+      console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.description}: ${t.measured}`);
+  } catch (error) {
+    failedToRun = true;
+    console.error(`${benchmark.id}: could not run:`, error);
+  }
+}
+
+if (cpuProfileDir) {
+  console.log(`CPU profiles written to ${cpuProfileDir}; ${REPORT.pathname} left as it was.`);
+} else if (measured.length > 0) {
+  const previous = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
+  writeFileSync(REPORT, renderReport(BENCHMARKS, measured, machine, previous));
+  console.log(`Report written to docs/benchmarks.md`);
+}
+process.exitCode = failedToRun ? 1 : 0;
+
+function perSide(s: Measured['result']['comparison']['full']): string {
+  return `${Math.round(s.requestsPerSecond)} req/s  p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  (${s.non2xx} non-2xx, ${s.errors} errors)`;
+}

@@ -1,0 +1,183 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, startServer } from '../helpers/cli.ts';
+
+const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
+
+let dir: string;
+let env: Record<string, string>;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'booking-cli-'));
+  env = { DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}` };
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const demoKeyIn = (text: string) => /(bk_[0-9A-Za-z]{40})/.exec(text)?.[1];
+
+describe('booking (the operator command)', () => {
+  it('has --help on every command', () => {
+    for (const args of [
+      ['--help'],
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['import', '--help'],
+      ['demo', '--help'],
+      ['keys', '--help'],
+      ['keys', 'create', '--help'],
+      ['keys', 'list', '--help'],
+      ['keys', 'revoke', '--help'],
+    ]) {
+      const result = runCli(args, env);
+      expect(result.status, args.join(' ')).toBe(0);
+      expect(result.stdout).toMatch(/Usage: booking/);
+    }
+  });
+
+  it('migrates, imports idempotently and manages keys', () => {
+    expect(runCli(['migrate'], env)).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining('up to date'),
+    });
+    const first = runCli(['import', 'db/demo-catalogue.json'], env);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain('services: 4 created, 0 updated, 0 unchanged');
+    const again = runCli(['import', 'db/demo-catalogue.json'], env);
+    expect(again.stdout).toContain('services: 0 created, 0 updated, 4 unchanged');
+
+    const created = runCli(
+      [
+        'keys',
+        'create',
+        '--org',
+        'northside-hair',
+        '--label',
+        'Voice agent',
+        '--scope',
+        'read',
+        '--rate-limit',
+        '300',
+        '--json',
+      ],
+      env,
+    );
+    expect(created.status).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(Object.keys(key).sort()).toEqual(['created_at', 'id', 'key', 'label', 'scope']);
+    expect(key).toMatchObject({
+      label: 'Voice agent',
+      scope: 'read',
+      key: expect.stringMatching(/^bk_[0-9A-Za-z]{40}$/),
+    });
+    expect(key.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    const listed = runCli(['keys', 'list', '--org', 'northside-hair'], env);
+    expect(listed.stdout).toContain(key.id);
+    expect(listed.stdout).toContain('Voice agent');
+    expect(listed.stdout).not.toContain(key.key);
+
+    expect(runCli(['keys', 'revoke', key.id], env).status).toBe(0);
+    expect(runCli(['keys', 'list', '--org', 'northside-hair'], env).stdout).toMatch(/revoked/);
+    expect(runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], env).status).toBe(1);
+  });
+
+  it('refuses bad key options and unknown organisations', () => {
+    runCli(['import', 'db/demo-catalogue.json'], env);
+    const badScope = runCli(
+      ['keys', 'create', '--org', 'northside-hair', '--label', 'x', '--scope', 'admin'],
+      env,
+    );
+    expect(badScope.status).toBe(1);
+    expect(badScope.stderr).toMatch(/read or read_write/);
+    const noOrg = runCli(['keys', 'create', '--org', 'nobody', '--label', 'x', '--scope', 'read'], env);
+    expect(noOrg.status).toBe(1);
+    expect(noOrg.stderr).toMatch(/No organisation/);
+  });
+
+  it.skipIf(!existsSync(EXAMPLE))('imports the shared catalogue example unchanged', () => {
+    const result = runCli(['import', EXAMPLE], env);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('locations: 2 created');
+  });
+
+  it('rejects an invalid catalogue whole, listing every problem by path', () => {
+    const file = path.join(dir, 'bad.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        organisation: {
+          slug: 'x',
+          name: 'X',
+          currency: 'GBP',
+          booking_reference_prefix: 'X',
+          locale: 'en-GB',
+        },
+        locations: [{ ref: 'a', slug: 'a', name: 'A', timezone: 'Mars/Olympus' }],
+        services: [
+          {
+            ref: 's',
+            name: 'S',
+            duration_minutes: 0,
+            price: { amount: 100, currency: 'GBP' },
+            locations: ['a'],
+          },
+          {
+            ref: 't',
+            name: 'T',
+            duration_minutes: 10,
+            price: { amount: 100, currency: 'EUR' },
+            locations: ['zz'],
+          },
+        ],
+      }),
+    );
+    const result = runCli(['import', file], env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('nothing was changed');
+    expect(result.stderr).toContain('$.locations[0].timezone');
+    expect(result.stderr).toContain('$.services[0].duration_minutes');
+    expect(result.stderr).toContain('$.services[1].price.currency');
+    expect(result.stderr).toContain('$.services[1].locations[0]');
+    expect(result.stderr).toContain('4 problem(s)');
+    expect(runCli(['keys', 'list', '--org', 'x'], env).stderr).toMatch(/No organisation/);
+    const demo = runCli(['demo'], env);
+    expect(demo.stdout).toContain('Demo organisation "northside-hair"');
+  });
+
+  it('reports a file that is not JSON', () => {
+    const file = path.join(dir, 'broken.json');
+    writeFileSync(file, '{ "organisation": ');
+    const result = runCli(['import', file], env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('$:');
+  });
+
+  it('serves the demo with a printed key on an empty database, and stops on SIGTERM', async () => {
+    const server = await startServer(['--demo', '--port', '0'], env);
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const key = demoKeyIn(server.stdout());
+      expect(key).toBeDefined();
+      const response = await fetch(`${server.url}/v1/locations/camden/services`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(response.status).toBe(200);
+      expect((await response.json()).data.map((s: { name: string }) => s.name)).toContain('Cut & blow-dry');
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${server.url}/v1/openapi.json`)).status).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    // A second start finds data and prints no new key.
+    const again = await startServer(['--demo', '--port', '0'], env);
+    try {
+      expect(demoKeyIn(again.stdout())).toBeUndefined();
+      expect(again.stdout()).toContain('keys create');
+    } finally {
+      await again.stop();
+    }
+  });
+});
