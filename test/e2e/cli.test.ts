@@ -165,7 +165,8 @@ describe('booking (the operator command)', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(response.status).toBe(200);
-      expect((await response.json()).data.map((s: { name: string }) => s.name)).toContain('Cut & blow-dry');
+      const body = (await response.json()) as { data: { name: string }[] };
+      expect(body.data.map((s) => s.name)).toContain('Cut & blow-dry');
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${server.url}/v1/openapi.json`)).status).toBe(200);
     } finally {

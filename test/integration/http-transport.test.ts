@@ -39,14 +39,15 @@ describe('plain HTTP', () => {
   });
 
   it('is refused when an untrusted proxy relays a client, whatever it claims', async () => {
-    for (const headers of [
+    const relays: Record<string, string>[] = [
       { 'x-forwarded-proto': 'https' },
       { 'x-forwarded-for': '198.51.100.4' },
       { forwarded: 'for=198.51.100.4;proto=https' },
-    ]) {
+    ];
+    for (const headers of relays) {
       const response = await get('/v1/locations', headers);
       expect(response.status).toBe(403);
-      expect((await response.json()).error.code).toBe('https_required');
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('https_required');
     }
   });
 
