@@ -33,7 +33,7 @@ describe('the error catalogue', () => {
   it('is the README’s error table, row for row', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.split('## Errors')[1]?.split('\n## ')[0] ?? '';
-    const rows = [...section.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map(([, code, status]) => [
+    const rows = [...section.matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|/gm)].map(([, code, status]) => [
       code,
       Number(status),
     ]);
