@@ -24,11 +24,9 @@ const { values } = parseArgs({
 });
 
 const durationS = Number(values.duration ?? DEFAULT_DURATION_S);
-if (!Number.isFinite(durationS) || durationS <= 0) throw new Error(`--duration: not a number of seconds.`);
+if (!Number.isFinite(durationS) || durationS <= 0) usageError('--duration takes a number of seconds.');
 const unknown = (values.only ?? []).filter((id) => !BENCHMARKS.some((b) => b.id === id));
-if (unknown.length > 0) {
-  throw new Error(`--only: unknown ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
-}
+if (unknown.length > 0) usageError(`--only: no benchmark ${unknown.join(', ')}.`);
 const selected = BENCHMARKS.filter((b) => !values.only || values.only.includes(b.id));
 const cpuProfileDir = values['cpu-prof-dir'];
 
@@ -69,4 +67,12 @@ process.exitCode = failedToRun ? 1 : 0;
 
 function perSide(s: Measured['result']['comparison']['full']): string {
   return `${Math.round(s.requestsPerSecond)} req/s  p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  (${s.non2xx} non-2xx, ${s.errors} errors)`;
+}
+
+function usageError(message: string): never {
+  console.error(
+    `${message}\nUsage: npm run bench [-- --only <id>]… [--duration <seconds>] [--cpu-prof-dir <dir>]`,
+  );
+  console.error(`Benchmarks: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
+  process.exit(2);
 }

@@ -15,7 +15,7 @@ export interface Comparison {
 
 /**
  * Measures the full stack against a baseline on the same machine, in the same run. Each side is warmed
- * up first (JIT, connection pools, SQLite page cache); then the sides alternate, baseline first, so
+ * up first (JIT, SQLite page cache); then the sides alternate, baseline first, so
  * that noise from other work on the machine lands on both sides rather than on one.
  */
 export async function compareSideBySide(

@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { AppError, ERROR_CATALOGUE, isAppError } from '../domain/errors.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
 
 /**
  * Every error leaves the service in the contract's envelope {error: {code, message, param?}}: our own
@@ -12,7 +12,7 @@ export function installErrorEnvelope(app: FastifyInstance): void {
   const routeTable = trackRoutes(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error, request);
+    const appError = toAppError(error);
     if (appError.code === 'server_error') {
       request.log.error({ err: error }, 'request failed');
     }
@@ -62,7 +62,7 @@ function trackRoutes(app: FastifyInstance) {
 }
 
 /** Translates whatever was thrown into one of the catalogue's codes. */
-export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+export function toAppError(error: FastifyError): AppError {
   if (isAppError(error)) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const first = error.validation[0]!;
@@ -84,15 +84,14 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('invalid_request', 'The body is not valid JSON.', 'body');
   }
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+  if (error instanceof SyntaxError)
     return new AppError('invalid_request', 'The body is not valid JSON.', 'body');
-  }
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
   if (status >= 400 && status < 500) {
-    return new AppError('invalid_request', `The request could not be processed (${safeMessage(error)}).`);
+    // Fastify's own 4xx codes describe the request, never its content, so they are safe to echo.
+    return new AppError('invalid_request', `The request could not be processed (${error.code ?? status}).`);
   }
-  request.log.debug({ code: error.code }, 'unexpected error');
   return new AppError(
     'server_error',
     'Something went wrong on our side; idempotent requests are safe to retry.',
@@ -110,9 +109,4 @@ function paramOf(context: string | undefined, instancePath: string, params: Reco
       /^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment,
     '',
   );
-}
-
-/** Fastify's own 4xx messages describe the request, never its content, so they are safe to echo. */
-function safeMessage(error: FastifyError): string {
-  return error.code ?? ERROR_CATALOGUE.invalid_request.summary;
 }
