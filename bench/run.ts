@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './lib/benchmark.ts';
+import { LOAD_CPU, PINNING, pinProcess } from './lib/cpu-pinning.ts';
 import { describeMachine } from './lib/machine.ts';
 import { type Measured, renderReport } from './lib/report.ts';
 import { BENCHMARKS } from './registry.ts';
@@ -30,6 +31,7 @@ if (unknown.length > 0) usageError(`--only: no benchmark ${unknown.join(', ')}.`
 const selected = BENCHMARKS.filter((b) => !values.only || values.only.includes(b.id));
 const cpuProfileDir = values['cpu-prof-dir'];
 
+if (PINNING) pinProcess(process.pid, LOAD_CPU);
 const machine = describeMachine();
 const measured: Measured[] = [];
 let failedToRun = false;

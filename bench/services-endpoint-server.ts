@@ -17,7 +17,7 @@ export interface FullStackInfo {
 }
 
 serveFromChild<null, FullStackInfo>(async () => {
-  const { database, readKey } = await createBenchDatabase(systemClock.now().toMillis());
+  const { database, readKey } = await createBenchDatabase(systemClock.nowMs());
   const deps: AppDeps = {
     db: database.db,
     clock: systemClock,

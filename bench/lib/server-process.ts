@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PINNING, pinProcess, SERVER_CPU } from './cpu-pinning.ts';
 import type { FromChild, ToChild } from './ipc.ts';
 
 const START_TIMEOUT_MS = 60_000;
@@ -33,6 +34,7 @@ export async function startServerProcess<Info>(
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  if (PINNING && child.pid !== undefined) pinProcess(child.pid, SERVER_CPU);
   try {
     const info = (await handshake(child, init)) as Info;
     return { info, stop: () => stop(child) };

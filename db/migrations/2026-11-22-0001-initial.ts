@@ -13,6 +13,19 @@ type AnyDb = Kysely<any>;
 const LIVE = `('pending_payment','pending_confirmation','confirmed')`;
 const STATUSES = `('pending_payment','pending_confirmation','confirmed','needs_checkout','completed','no_show','cancelled','expired')`;
 
+/** The tables whose rows the catalogue listings (locations, services, staff) are made of. */
+const CATALOGUE_TABLES = [
+  'locations',
+  'location_closures',
+  'services',
+  'service_locations',
+  'staff',
+  'staff_services',
+  'staff_locations',
+  'staff_working_hours',
+  'staff_time_off',
+] as const;
+
 const flag = (column: string) => sql`${sql.ref(column)} in (0, 1)`;
 
 export async function up(db: AnyDb): Promise<void> {
@@ -24,6 +37,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('currency', 'text', (c) => c.notNull().check(sql`length(currency) = 3`))
     .addColumn('booking_reference_prefix', 'text', (c) => c.notNull())
     .addColumn('locale', 'text', (c) => c.notNull())
+    .addColumn('catalogue_version', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
@@ -476,6 +490,30 @@ export async function up(db: AnyDb): Promise<void> {
  * request, carried in NEW.updated_at) no longer blocks the slot, matching the lazy expiry rule.
  */
 async function createSqliteTriggers(db: AnyDb): Promise<void> {
+  // Any change to what the catalogue listings show bumps the organisation's catalogue_version, which
+  // keys the listing caches of every process: whoever writes, no reader serves a stale page.
+  for (const table of CATALOGUE_TABLES) {
+    for (const [operation, row] of [
+      ['INSERT', 'NEW'],
+      ['UPDATE', 'NEW'],
+      ['DELETE', 'OLD'],
+    ] as const) {
+      await sql
+        .raw(
+          `CREATE TRIGGER ${table}_bumps_catalogue_${operation.toLowerCase()} AFTER ${operation} ON ${table}
+           BEGIN UPDATE organisations SET catalogue_version = catalogue_version + 1 WHERE id = ${row}.organisation_id; END`,
+        )
+        .execute(db);
+    }
+  }
+  await sql
+    .raw(
+      `CREATE TRIGGER organisations_currency_bumps_catalogue AFTER UPDATE OF currency ON organisations
+       WHEN OLD.currency <> NEW.currency
+       BEGIN UPDATE organisations SET catalogue_version = catalogue_version + 1 WHERE id = NEW.id; END`,
+    )
+    .execute(db);
+
   for (const operation of ['UPDATE', 'DELETE']) {
     await sql
       .raw(

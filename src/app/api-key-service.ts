@@ -16,6 +16,8 @@ export interface Principal {
     currency: string;
     locale: string;
     bookingReferencePrefix: string;
+    /** Changes whenever the organisation's catalogue does (read with the key, so always current). */
+    catalogueVersion: number;
   };
 }
 
@@ -109,6 +111,7 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
       currency: row.currency,
       locale: row.locale,
       bookingReferencePrefix: row.booking_reference_prefix,
+      catalogueVersion: row.catalogue_version,
     },
   };
 }

@@ -20,7 +20,7 @@ export const DEMO_CATALOGUE = path.resolve(
 /** Imports a catalogue file; an invalid file becomes a CommandError listing every problem. */
 export async function importCatalogueFile(db: Db, file: string, clock: Clock): Promise<ImportReport> {
   try {
-    return await importCatalogue(db, readCatalogueFile(file), clock.now().toMillis());
+    return await importCatalogue(db, readCatalogueFile(file), clock.nowMs());
   } catch (error) {
     if (error instanceof CatalogueValidationError) {
       throw new CommandError(
@@ -49,7 +49,7 @@ export async function installDemo(
   const key = await createApiKey(
     db,
     { organisationSlug: report.organisation.slug, label: 'demo', scope: 'read_write' },
-    clock.now().toMillis(),
+    clock.nowMs(),
   );
   return { report, key };
 }

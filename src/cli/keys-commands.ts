@@ -37,7 +37,7 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
               scope: options.scope as ApiKeyScope,
               rateLimitPerMinute: rateLimit,
             },
-            clock.now().toMillis(),
+            clock.nowMs(),
           ),
         );
         if (options.json) {
@@ -84,7 +84,7 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
     .description('Revoke a key; requests with it fail at once')
     .argument('<id>', 'key id (from keys list)')
     .action(async (id: string) => {
-      await withDb((db, clock) => revokeApiKey(db, id, clock.now().toMillis()));
+      await withDb((db, clock) => revokeApiKey(db, id, clock.nowMs()));
       out(`Revoked key ${id}.`);
     });
 }

@@ -2,7 +2,7 @@ import { type CatalogueProblem, formatPath, type PathSegment } from '../app/cata
 import type { Catalogue, CatalogueClient } from '../app/catalogue-schema.ts';
 import { catalogueId } from '../domain/ids.ts';
 import type { Db } from './database.ts';
-import type { OrganisationsTable } from './tables.ts';
+import type { Organisation } from './organisation-repository.ts';
 
 /**
  * Decides which database row each catalogue entity becomes, before anything is written, so that an id
@@ -12,7 +12,7 @@ import type { OrganisationsTable } from './tables.ts';
 
 export interface IdentityPlan {
   organisationId: string;
-  existingOrganisation: OrganisationsTable | undefined;
+  existingOrganisation: Organisation | undefined;
   /** Row id per entity, in file order. */
   locations: string[];
   services: string[];

@@ -6,6 +6,7 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
+  type SqliteDatabase as KyselySqliteDatabase,
   SqliteAdapter,
   SqliteDialect,
   type SqliteDialectConfig,
@@ -47,7 +48,9 @@ function openSqlite(file: string): DatabaseHandle {
   if (!inMemory) mkdirSync(path.dirname(resolved), { recursive: true });
   const sqlite = new SqliteDatabase(resolved);
   configureSqlite(sqlite);
-  const db = new Kysely<Database>({ dialect: new EmbeddedSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -67,6 +70,31 @@ export function configureSqlite(sqlite: SqliteDatabase.Database): void {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every statement anew on each execution, which costs more than running most of our
+ * queries. The same SQL text always gets the same prepared statement here (SQLite re-prepares it by
+ * itself after a schema change). Kysely's single-connection mutex means a statement is never used by
+ * two queries at once. The cache is bounded: the queries are built from a fixed set of shapes, but
+ * `in (...)` lists of varying length make distinct texts.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = sqlite.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
+import type { Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { OrganisationsTable } from './tables.ts';
 
-export type Organisation = OrganisationsTable;
+export type Organisation = Selectable<OrganisationsTable>;
 
 export async function findOrganisationBySlug(db: Db, slug: string): Promise<Organisation | undefined> {
   return db.selectFrom('organisations').selectAll().where('slug', '=', slug).executeTakeFirst();

@@ -10,6 +10,8 @@
  *   composite foreign keys `(organisation_id, x_id)`, so no row can point into another organisation.
  */
 
+import type { Generated } from 'kysely';
+
 export type Flag = 0 | 1;
 export type ApiKeyScope = 'read' | 'read_write';
 export type BookingStatus =
@@ -30,6 +32,8 @@ export interface OrganisationsTable {
   currency: string;
   booking_reference_prefix: string;
   locale: string;
+  /** Bumped by triggers on every change to the catalogue tables; keys the listing caches. */
+  catalogue_version: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -30,7 +30,7 @@ export function createAuthenticator(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const now = deps.clock.now().toMillis();
+    const now = deps.clock.nowMs();
     const failureKey = `auth-failures:${request.ip}`;
     if (limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
       reply.header('retry-after', secondsUntil(limiter.windowEnd(now), now));

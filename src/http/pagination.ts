@@ -1,27 +1,62 @@
+import type { FastifyReply } from 'fastify';
 import type { PageRequest } from '../app/directory-service.ts';
 import { isNameKey, type NameKey, type Page } from '../domain/catalogue.ts';
 import type { CursorCodec } from './cursor.ts';
+import type { CachedPage, ListPageCache } from './list-page-cache.ts';
 import { DEFAULT_PAGE_SIZE } from './resources/common.ts';
+
+/** A paginated listing of one organisation, e.g. "services at soho". */
+export interface Listing {
+  organisationId: string;
+  catalogueVersion: number;
+  /** Names the listing within the organisation; cursors are bound to it. */
+  name: string;
+}
 
 /** Turns the cursor and limit of a list request into a page request for the service layer. */
 export function readPageRequest(
   codec: CursorCodec,
-  listing: string,
+  listing: Listing,
   query: { cursor?: string | undefined; limit?: number | undefined },
   nowMs: number,
 ): PageRequest {
-  const after = query.cursor ? codec.decode<NameKey>(listing, query.cursor, nowMs, isNameKey) : null;
+  const after = query.cursor
+    ? codec.decode<NameKey>(cursorScope(listing), query.cursor, nowMs, isNameKey)
+    : null;
   return { after, limit: query.limit ?? DEFAULT_PAGE_SIZE };
 }
 
-/** The list response body: data, plus next_cursor when another page exists. */
-export function pageBody<T, R>(
-  codec: CursorCodec,
-  listing: string,
-  page: Page<T>,
+/**
+ * Answers a list request: {data, next_cursor?}. The page comes from the cache when this version of
+ * the catalogue has been listed before; only the cursor (which carries its own expiry) is made anew.
+ */
+export async function sendPage<T, R>(
+  reply: FastifyReply,
+  deps: { cursors: CursorCodec; pages: ListPageCache; nowMs: number },
+  listing: Listing,
+  pageRequest: PageRequest,
+  load: () => Promise<Page<T>>,
   present: (item: T) => R,
-  nowMs: number,
-): { data: R[]; next_cursor?: string } {
-  const data = page.items.map(present);
-  return page.next ? { data, next_cursor: codec.encode(listing, page.next, nowMs) } : { data };
+): Promise<FastifyReply> {
+  const key = [
+    listing.organisationId,
+    listing.catalogueVersion,
+    listing.name,
+    pageRequest.limit,
+    pageRequest.after?.name ?? '',
+    pageRequest.after?.id ?? '',
+  ].join('\u0000');
+  const page = await deps.pages.getOrLoad(key, async (): Promise<CachedPage> => {
+    const loaded = await load();
+    return { dataJson: JSON.stringify(loaded.items.map(present)), next: loaded.next };
+  });
+  const cursor = page.next ? deps.cursors.encode(cursorScope(listing), page.next, deps.nowMs) : null;
+  const body = cursor
+    ? `{"data":${page.dataJson},"next_cursor":${JSON.stringify(cursor)}}`
+    : `{"data":${page.dataJson}}`;
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+function cursorScope(listing: Listing): string {
+  return `${listing.organisationId}:${listing.name}`;
 }

@@ -37,7 +37,7 @@ export async function startTestApp(
   const database = await createTempDatabase();
   const clock = new ManualClock(options.now ?? TEST_START);
   const catalogues = options.catalogues ?? [smallCatalogue()];
-  for (const catalogue of catalogues) await importCatalogue(database.db, catalogue, clock.now().toMillis());
+  for (const catalogue of catalogues) await importCatalogue(database.db, catalogue, clock.nowMs());
   const deps: AppDeps = {
     db: database.db,
     clock,
@@ -58,7 +58,7 @@ export async function startTestApp(
       await createApiKey(
         database.db,
         { organisationSlug: slug, label: `test ${scope}`, scope, rateLimitPerMinute: rate ?? null },
-        clock.now().toMillis(),
+        clock.nowMs(),
       )
     ).key;
   const firstSlug = (catalogues[0] as { organisation: { slug: string } }).organisation.slug;

@@ -58,7 +58,7 @@ describe('authentication', () => {
       .select('id')
       .where('scope', '=', 'read')
       .executeTakeFirstOrThrow();
-    await revokeApiKey(t.database.db, row.id, t.clock.now().toMillis());
+    await revokeApiKey(t.database.db, row.id, t.clock.nowMs());
     expectAuthError(
       await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read }),
       401,
@@ -77,7 +77,7 @@ describe('authentication', () => {
           .executeTakeFirstOrThrow()
       ).last_used_at;
     expect(await lastUsed()).toBeNull();
-    const first = t.clock.now().toMillis();
+    const first = t.clock.nowMs();
     await t.request({ method: 'GET', url: '/v1/locations', key: t.keys.read });
     expect(await lastUsed()).toBe(first);
     t.clock.advance({ seconds: 59 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/data/database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -134,5 +135,55 @@ describe('GET /locations/{slug}/staff', () => {
 
   it('answers 404 for an unknown location', async () => {
     expect((await t.request({ method: 'GET', url: '/v1/locations/nowhere/staff' })).statusCode).toBe(404);
+  });
+});
+
+describe('listing cache', () => {
+  it('serves the current catalogue after a change made by another process', async () => {
+    const before = await get('/v1/locations/soho/services');
+    expect(before.find((s: { name: string }) => s.name === 'Cut').price.amount).toBe(4000);
+    expect(await get('/v1/locations/soho/services')).toEqual(before);
+
+    // A second connection to the same file stands in for another process (or `booking import`).
+    const other = openDatabase(t.database.url);
+    try {
+      await other.db.updateTable('services').set({ price_minor: 4200 }).where('name', '=', 'Cut').execute();
+      const after = await get('/v1/locations/soho/services');
+      expect(after.find((s: { name: string }) => s.name === 'Cut').price.amount).toBe(4200);
+
+      await other.db.updateTable('staff').set({ active: 0 }).where('name', '=', 'Bo').execute();
+      const cut = (await get('/v1/locations/soho/services')).find((s: { name: string }) => s.name === 'Cut');
+      expect(cut.staff.map((s: { name: string }) => s.name)).toEqual(['Ana']);
+      expect((await get('/v1/locations/soho/staff')).map((s: { name: string }) => s.name)).toEqual(['Ana']);
+
+      await other.db.updateTable('locations').set({ active: 0 }).where('slug', '=', 'kings-cross').execute();
+      expect((await get('/v1/locations')).map((l: { slug: string }) => l.slug)).toEqual(['soho']);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('bumps the catalogue version only when the catalogue changes', async () => {
+    const version = async () =>
+      (
+        await t.database.db
+          .selectFrom('organisations')
+          .select('catalogue_version')
+          .where('slug', '=', 'acme-hair')
+          .executeTakeFirstOrThrow()
+      ).catalogue_version;
+    const start = await version();
+    await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'A', last_name: 'B', email: 'cache@example.com' },
+    });
+    expect(await version()).toBe(start);
+    await t.database.db
+      .updateTable('staff_working_hours')
+      .set({ end_minute: 1000 })
+      .where('weekday', '=', 1)
+      .execute();
+    expect(await version()).toBeGreaterThan(start);
   });
 });

@@ -59,7 +59,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             email: body.email,
             marketingConsent: body.marketing_consent,
           },
-          deps.clock.now().toMillis(),
+          deps.clock.nowMs(),
         );
         return reply.code(created ? 201 : 200).send({ data: presentClient(client) });
       },

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
 import {
@@ -8,7 +9,8 @@ import {
 } from '../../app/directory-service.ts';
 import { principalOf } from '../authenticate.ts';
 import type { CursorCodec } from '../cursor.ts';
-import { pageBody, readPageRequest } from '../pagination.ts';
+import type { ListPageCache } from '../list-page-cache.ts';
+import { type Listing, readPageRequest, sendPage } from '../pagination.ts';
 import { AUTHENTICATED_ERRORS, ErrorEnvelope, listOf, PageQuery, SlugParams } from '../resources/common.ts';
 import { LocationResource, presentLocation } from '../resources/location.ts';
 import { presentService, ServiceResource } from '../resources/service.ts';
@@ -18,7 +20,22 @@ const BAD_REQUEST = ErrorEnvelope.describe('invalid_request: a bad query paramet
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no active location has this slug.');
 
 /** GET /locations, /locations/{slug}/services and /locations/{slug}/staff. */
-export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPluginAsyncZod {
+export function locationRoutes(
+  deps: AppDeps,
+  cursors: CursorCodec,
+  pages: ListPageCache,
+): FastifyPluginAsyncZod {
+  /** The listing a request reads, and what sendPage needs to answer it. */
+  const begin = (request: FastifyRequest, name: string) => {
+    const { organisation } = principalOf(request);
+    const listing: Listing = {
+      organisationId: organisation.id,
+      catalogueVersion: organisation.catalogueVersion,
+      name,
+    };
+    return { organisation, listing, context: { cursors, pages, nowMs: deps.clock.nowMs() } };
+  };
+
   return async (app) => {
     app.get(
       '/locations',
@@ -34,16 +51,17 @@ export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPlug
           },
         },
       },
-      async (request) => {
-        const organisationId = principalOf(request).organisation.id;
-        const now = deps.clock.now().toMillis();
-        const listing = `${organisationId}:locations`;
-        const page = await listLocations(
-          deps.db,
-          organisationId,
-          readPageRequest(cursors, listing, request.query, now),
+      async (request, reply) => {
+        const { organisation, listing, context } = begin(request, 'locations');
+        const page = readPageRequest(cursors, listing, request.query, context.nowMs);
+        return sendPage(
+          reply,
+          context,
+          listing,
+          page,
+          () => listLocations(deps.db, organisation.id, page),
+          presentLocation,
         );
-        return pageBody(cursors, listing, page, presentLocation, now);
       },
     );
 
@@ -63,14 +81,18 @@ export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPlug
           },
         },
       },
-      async (request) => {
-        const { organisation } = principalOf(request);
-        const now = deps.clock.now().toMillis();
-        const location = await requireLocation(deps.db, organisation.id, request.params.slug);
-        const listing = `${organisation.id}:services:${location.id}`;
-        const pageRequest = readPageRequest(cursors, listing, request.query, now);
-        const page = await listServicesAt(deps.db, organisation.id, location, pageRequest);
-        return pageBody(cursors, listing, page, (s) => presentService(s, organisation.currency), now);
+      async (request, reply) => {
+        const { slug } = request.params;
+        const { organisation, listing, context } = begin(request, `services:${slug}`);
+        const page = readPageRequest(cursors, listing, request.query, context.nowMs);
+        const load = async () =>
+          listServicesAt(
+            deps.db,
+            organisation.id,
+            await requireLocation(deps.db, organisation.id, slug),
+            page,
+          );
+        return sendPage(reply, context, listing, page, load, (s) => presentService(s, organisation.currency));
       },
     );
 
@@ -90,14 +112,18 @@ export function locationRoutes(deps: AppDeps, cursors: CursorCodec): FastifyPlug
           },
         },
       },
-      async (request) => {
-        const organisationId = principalOf(request).organisation.id;
-        const now = deps.clock.now().toMillis();
-        const location = await requireLocation(deps.db, organisationId, request.params.slug);
-        const listing = `${organisationId}:staff:${location.id}`;
-        const pageRequest = readPageRequest(cursors, listing, request.query, now);
-        const page = await listStaffWorkingAt(deps.db, organisationId, location, pageRequest);
-        return pageBody(cursors, listing, page, presentStaff, now);
+      async (request, reply) => {
+        const { slug } = request.params;
+        const { organisation, listing, context } = begin(request, `staff:${slug}`);
+        const page = readPageRequest(cursors, listing, request.query, context.nowMs);
+        const load = async () =>
+          listStaffWorkingAt(
+            deps.db,
+            organisation.id,
+            await requireLocation(deps.db, organisation.id, slug),
+            page,
+          );
+        return sendPage(reply, context, listing, page, load, presentStaff);
       },
     );
   };
