@@ -2,14 +2,16 @@ import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../app/cata
 import type { CatalogueStaff } from '../app/catalogue-schema.ts';
 import { catalogueId } from '../domain/ids.ts';
 import {
-  atPath,
   type Context,
   type EntityCounts,
   flag,
   groupBy,
   insertAll,
+  type OwnedRows,
+  rowsOfOrganisation,
   sameRows,
-  upsert,
+  storedById,
+  upsertEntity,
 } from './catalogue-write-support.ts';
 import type { Db } from './database.ts';
 import type {
@@ -23,6 +25,8 @@ import type {
  * Staff are written with everything they own (services, locations, weekly hours, time off), replaced
  * together whenever any of it differs from the file, because working hours hang off staff_locations.
  */
+
+type StaffOwnedTable = 'staff_services' | 'staff_locations' | 'staff_working_hours' | 'staff_time_off';
 
 interface StaffOwned {
   services: StaffServicesTable[];
@@ -68,76 +72,56 @@ function staffOwned(staff: CatalogueStaff, staffId: string, ctx: Context): Staff
   };
 }
 
-function staffOwnedChanged(stored: StaffOwned, wanted: StaffOwned): boolean {
-  return !(
-    sameRows(stored.services, wanted.services, ['service_id']) &&
-    sameRows(stored.locations, wanted.locations, ['location_id']) &&
-    sameRows(stored.hours, wanted.hours, ['location_id', 'weekday', 'start_minute', 'end_minute']) &&
-    sameRows(stored.timeOff, wanted.timeOff, ['id', 'starts_at', 'ends_at', 'reason'])
-  );
-}
-
-async function replaceStaffOwned(trx: Db, staffId: string, owned: StaffOwned): Promise<void> {
-  // Working hours reference staff_locations, so they go first and come back last.
-  await trx.deleteFrom('staff_working_hours').where('staff_id', '=', staffId).execute();
-  await trx.deleteFrom('staff_locations').where('staff_id', '=', staffId).execute();
-  await trx.deleteFrom('staff_services').where('staff_id', '=', staffId).execute();
-  await trx.deleteFrom('staff_time_off').where('staff_id', '=', staffId).execute();
-  await insertAll(trx, 'staff_services', owned.services);
-  await insertAll(trx, 'staff_locations', owned.locations);
-  await insertAll(trx, 'staff_working_hours', owned.hours);
-  await insertAll(trx, 'staff_time_off', owned.timeOff);
+/** The four collections count as one: any difference in one replaces them all. */
+function ownedByStaff(trx: Db, staffId: string, stored: StaffOwned, wanted: StaffOwned): OwnedRows {
+  return {
+    changed: !(
+      sameRows(stored.services, wanted.services, ['service_id']) &&
+      sameRows(stored.locations, wanted.locations, ['location_id']) &&
+      sameRows(stored.hours, wanted.hours, ['location_id', 'weekday', 'start_minute', 'end_minute']) &&
+      sameRows(stored.timeOff, wanted.timeOff, ['id', 'starts_at', 'ends_at', 'reason'])
+    ),
+    // Working hours reference staff_locations, so they go first and come back last.
+    remove: async () => {
+      await trx.deleteFrom('staff_working_hours').where('staff_id', '=', staffId).execute();
+      await trx.deleteFrom('staff_locations').where('staff_id', '=', staffId).execute();
+      await trx.deleteFrom('staff_services').where('staff_id', '=', staffId).execute();
+      await trx.deleteFrom('staff_time_off').where('staff_id', '=', staffId).execute();
+    },
+    insert: async () => {
+      await insertAll(trx, 'staff_services', wanted.services);
+      await insertAll(trx, 'staff_locations', wanted.locations);
+      await insertAll(trx, 'staff_working_hours', wanted.hours);
+      await insertAll(trx, 'staff_time_off', wanted.timeOff);
+    },
+  };
 }
 
 /** Staff come after services and locations, whose ids their owned rows point at. */
 export async function writeStaff(ctx: Context, counts: EntityCounts): Promise<void> {
-  const { trx, catalogue, plan, orgId, now } = ctx;
-  const rows = await trx.selectFrom('staff').selectAll().where('organisation_id', '=', orgId).execute();
-  const storedById = new Map(rows.map((row) => [row.id, row]));
-  const byOrg = <T extends 'staff_services' | 'staff_locations' | 'staff_working_hours' | 'staff_time_off'>(
-    table: T,
-  ) =>
-    trx
-      .selectFrom(table as 'staff_time_off')
-      .selectAll()
-      .where('organisation_id', '=', orgId)
-      .execute();
-  const services = groupBy((await byOrg('staff_services')) as unknown as StaffServicesTable[], 'staff_id');
-  const locations = groupBy((await byOrg('staff_locations')) as unknown as StaffLocationsTable[], 'staff_id');
-  const hours = groupBy(
-    (await byOrg('staff_working_hours')) as unknown as StaffWorkingHoursTable[],
-    'staff_id',
-  );
-  const timeOff = groupBy(await byOrg('staff_time_off'), 'staff_id');
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'staff', orgId);
+  const ofStaff = async <T extends StaffOwnedTable>(table: T) =>
+    groupBy(await rowsOfOrganisation(trx, table, orgId), 'staff_id');
+  const services = await ofStaff('staff_services');
+  const locations = await ofStaff('staff_locations');
+  const hours = await ofStaff('staff_working_hours');
+  const timeOff = await ofStaff('staff_time_off');
   for (const [i, staff] of catalogue.staff.entries()) {
     const id = plan.staff[i]!;
-    const wanted = { ref: staff.ref, name: staff.name, active: flag(staff.active) };
-    const owned = staffOwned(staff, id, ctx);
-    const stored: StaffOwned = {
+    const storedOwned: StaffOwned = {
       services: services.get(id) ?? [],
       locations: locations.get(id) ?? [],
       hours: hours.get(id) ?? [],
       timeOff: timeOff.get(id) ?? [],
     };
-    const ownedChanged = staffOwnedChanged(stored, owned);
-    await atPath(['staff', i], () =>
-      upsert(counts, storedById.get(id), wanted, ownedChanged, {
-        insert: async () => {
-          await trx
-            .insertInto('staff')
-            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
-            .execute();
-          await replaceStaffOwned(trx, id, owned);
-        },
-        update: async () => {
-          await trx
-            .updateTable('staff')
-            .set({ ...wanted, updated_at: now })
-            .where('id', '=', id)
-            .execute();
-          if (ownedChanged) await replaceStaffOwned(trx, id, owned);
-        },
-      }),
-    );
+    await upsertEntity(ctx, counts, {
+      path: ['staff', i],
+      table: 'staff',
+      id,
+      stored: stored.get(id),
+      wanted: { ref: staff.ref, name: staff.name, active: flag(staff.active) },
+      owned: ownedByStaff(trx, id, storedOwned, staffOwned(staff, id, ctx)),
+    });
   }
 }

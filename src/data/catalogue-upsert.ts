@@ -11,8 +11,10 @@ import {
   flag,
   groupBy,
   insertAll,
+  rowsOfOrganisation,
   sameRows,
-  upsert,
+  storedById,
+  upsertEntity,
 } from './catalogue-write-support.ts';
 import type { Db } from './database.ts';
 import type { ServiceLocationsTable } from './tables.ts';
@@ -60,75 +62,58 @@ export async function writeCatalogue(
   return counts;
 }
 
-async function writeLocations(
-  { trx, catalogue, plan, orgId, now }: Context,
-  counts: EntityCounts,
-): Promise<void> {
-  const rows = await trx.selectFrom('locations').selectAll().where('organisation_id', '=', orgId).execute();
-  const storedById = new Map(rows.map((row) => [row.id, row]));
-  const closures = groupBy(
-    await trx.selectFrom('location_closures').selectAll().where('organisation_id', '=', orgId).execute(),
-    'location_id',
-  );
+async function writeLocations(ctx: Context, counts: EntityCounts): Promise<void> {
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'locations', orgId);
+  const closures = groupBy(await rowsOfOrganisation(trx, 'location_closures', orgId), 'location_id');
   // Two locations may swap slugs; park each changing slug on a unique placeholder first.
   for (const [i, location] of catalogue.locations.entries()) {
-    const stored = storedById.get(plan.locations[i]!);
-    if (stored === undefined || stored.slug === location.slug) continue;
+    const row = stored.get(plan.locations[i]!);
+    if (row === undefined || row.slug === location.slug) continue;
     await atPath(['locations', i, 'slug'], () =>
       trx
         .updateTable('locations')
-        .set({ slug: `~${stored.id}` })
-        .where('id', '=', stored.id)
+        .set({ slug: `~${row.id}` })
+        .where('id', '=', row.id)
         .execute(),
     );
   }
   for (const [i, location] of catalogue.locations.entries()) {
     const id = plan.locations[i]!;
     const { policy, booking_protection: protection } = location;
-    const wanted = {
-      ref: location.ref,
-      slug: location.slug,
-      name: location.name,
-      timezone: location.timezone,
-      street_address: location.street_address,
-      city: location.city,
-      postal_code: location.postal_code,
-      country: location.country,
-      phone: location.phone,
-      active: flag(location.active),
-      ...policy,
-      protection_applies: flag(protection.applies),
-      late_cancellation_fee_percentage: protection.late_cancellation_fee_percentage ?? null,
-      no_show_fee_percentage: protection.no_show_fee_percentage ?? null,
-    };
     const wantedClosures = location.closures.map((c) => ({
       organisation_id: orgId,
       location_id: id,
       date: c.date,
       reason: c.reason,
     }));
-    const closuresChanged = !sameRows(closures.get(id) ?? [], wantedClosures, ['date', 'reason']);
-    await atPath(['locations', i], () =>
-      upsert(counts, storedById.get(id), wanted, closuresChanged, {
-        insert: async () => {
-          await trx
-            .insertInto('locations')
-            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
-            .execute();
-          await insertAll(trx, 'location_closures', wantedClosures);
-        },
-        update: async () => {
-          await trx
-            .updateTable('locations')
-            .set({ ...wanted, updated_at: now })
-            .where('id', '=', id)
-            .execute();
-          if (!closuresChanged) return;
-          await trx.deleteFrom('location_closures').where('location_id', '=', id).execute();
-          await insertAll(trx, 'location_closures', wantedClosures);
-        },
-      }),
-    );
+    await upsertEntity(ctx, counts, {
+      path: ['locations', i],
+      table: 'locations',
+      id,
+      stored: stored.get(id),
+      wanted: {
+        ref: location.ref,
+        slug: location.slug,
+        name: location.name,
+        timezone: location.timezone,
+        street_address: location.street_address,
+        city: location.city,
+        postal_code: location.postal_code,
+        country: location.country,
+        phone: location.phone,
+        active: flag(location.active),
+        ...policy,
+        protection_applies: flag(protection.applies),
+        late_cancellation_fee_percentage: protection.late_cancellation_fee_percentage ?? null,
+        no_show_fee_percentage: protection.no_show_fee_percentage ?? null,
+      },
+      owned: {
+        changed: !sameRows(closures.get(id) ?? [], wantedClosures, ['date', 'reason']),
+        remove: () => trx.deleteFrom('location_closures').where('location_id', '=', id).execute(),
+        insert: () => insertAll(trx, 'location_closures', wantedClosures),
+      },
+    });
   }
 }
 
@@ -163,101 +148,70 @@ function serviceLocations(
 }
 
 async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> {
-  const { trx, catalogue, plan, orgId, now } = ctx;
-  const rows = await trx.selectFrom('services').selectAll().where('organisation_id', '=', orgId).execute();
-  const storedById = new Map(rows.map((row) => [row.id, row]));
-  const offered = groupBy(
-    await trx.selectFrom('service_locations').selectAll().where('organisation_id', '=', orgId).execute(),
-    'service_id',
-  );
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'services', orgId);
+  const offered = groupBy(await rowsOfOrganisation(trx, 'service_locations', orgId), 'service_id');
   for (const [i, service] of catalogue.services.entries()) {
     const id = plan.services[i]!;
-    const wanted = {
-      ref: service.ref,
-      name: service.name,
-      category: service.category,
-      duration_minutes: service.duration_minutes,
-      buffer_after_minutes: service.buffer_after_minutes,
-      price_minor: service.price.amount,
-      deposit_minor: service.deposit?.amount ?? null,
-      online_bookable: flag(service.online_bookable),
-    };
     const wantedOffered = serviceLocations(service, id, ctx);
-    const offeredChanged = !sameRows(offered.get(id) ?? [], wantedOffered, SERVICE_LOCATION_COLUMNS);
-    await atPath(['services', i], () =>
-      upsert(counts, storedById.get(id), wanted, offeredChanged, {
-        insert: async () => {
-          await trx
-            .insertInto('services')
-            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
-            .execute();
-          await insertAll(trx, 'service_locations', wantedOffered);
-        },
-        update: async () => {
-          await trx
-            .updateTable('services')
-            .set({ ...wanted, updated_at: now })
-            .where('id', '=', id)
-            .execute();
-          if (!offeredChanged) return;
-          await trx.deleteFrom('service_locations').where('service_id', '=', id).execute();
-          await insertAll(trx, 'service_locations', wantedOffered);
-        },
-      }),
-    );
+    await upsertEntity(ctx, counts, {
+      path: ['services', i],
+      table: 'services',
+      id,
+      stored: stored.get(id),
+      wanted: {
+        ref: service.ref,
+        name: service.name,
+        category: service.category,
+        duration_minutes: service.duration_minutes,
+        buffer_after_minutes: service.buffer_after_minutes,
+        price_minor: service.price.amount,
+        deposit_minor: service.deposit?.amount ?? null,
+        online_bookable: flag(service.online_bookable),
+      },
+      owned: {
+        changed: !sameRows(offered.get(id) ?? [], wantedOffered, SERVICE_LOCATION_COLUMNS),
+        remove: () => trx.deleteFrom('service_locations').where('service_id', '=', id).execute(),
+        insert: () => insertAll(trx, 'service_locations', wantedOffered),
+      },
+    });
   }
 }
 
-async function writeClients(
-  { trx, catalogue, plan, orgId, now }: Context,
-  counts: EntityCounts,
-): Promise<void> {
-  const rows = await trx.selectFrom('clients').selectAll().where('organisation_id', '=', orgId).execute();
-  const storedById = new Map(rows.map((row) => [row.id, row]));
+async function writeClients(ctx: Context, counts: EntityCounts): Promise<void> {
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'clients', orgId);
   const entries = [...catalogue.clients.entries()];
   // Updates before inserts: an adopted client may hand a phone or e-mail over to a new one.
-  entries.sort(
-    ([a], [b]) => Number(storedById.has(plan.clients[b]!)) - Number(storedById.has(plan.clients[a]!)),
-  );
+  entries.sort(([a], [b]) => Number(stored.has(plan.clients[b]!)) - Number(stored.has(plan.clients[a]!)));
   // Clients may swap phones or e-mails; park each changing contact on a unique placeholder first.
   for (const [i, client] of entries) {
-    const stored = storedById.get(plan.clients[i]!);
-    if (stored === undefined) continue;
+    const row = stored.get(plan.clients[i]!);
+    if (row === undefined) continue;
     const parked = {
-      ...(stored.phone !== null && stored.phone !== client.phone ? { phone: `+~${stored.id}` } : {}),
-      ...(stored.email !== null && stored.email !== client.email ? { email: `~${stored.id}` } : {}),
+      ...(row.phone !== null && row.phone !== client.phone ? { phone: `+~${row.id}` } : {}),
+      ...(row.email !== null && row.email !== client.email ? { email: `~${row.id}` } : {}),
     };
     if (Object.keys(parked).length === 0) continue;
     await atPath(['clients', i], () =>
-      trx.updateTable('clients').set(parked).where('id', '=', stored.id).execute(),
+      trx.updateTable('clients').set(parked).where('id', '=', row.id).execute(),
     );
   }
   for (const [i, client] of entries) {
     const id = plan.clients[i]!;
-    const wanted = {
-      ref: client.ref,
-      first_name: client.first_name,
-      last_name: client.last_name,
-      phone: client.phone,
-      email: client.email,
-      marketing_consent: flag(client.marketing_consent),
-    };
-    await atPath(['clients', i], () =>
-      upsert(counts, storedById.get(id), wanted, false, {
-        insert: async () => {
-          await trx
-            .insertInto('clients')
-            .values({ ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now })
-            .execute();
-        },
-        update: async () => {
-          await trx
-            .updateTable('clients')
-            .set({ ...wanted, updated_at: now })
-            .where('id', '=', id)
-            .execute();
-        },
-      }),
-    );
+    await upsertEntity(ctx, counts, {
+      path: ['clients', i],
+      table: 'clients',
+      id,
+      stored: stored.get(id),
+      wanted: {
+        ref: client.ref,
+        first_name: client.first_name,
+        last_name: client.last_name,
+        phone: client.phone,
+        email: client.email,
+        marketing_consent: flag(client.marketing_consent),
+      },
+    });
   }
 }

@@ -105,26 +105,112 @@ export function emptyCounts(): CatalogueCounts {
   return { locations: counts(), services: counts(), staff: counts(), clients: counts() };
 }
 
+/** The catalogue's entity tables: rows with their own id, owned by an organisation, stamped on write. */
+export type EntityTable = 'locations' | 'services' | 'staff' | 'clients';
+
+/** Columns the writer sets itself rather than taking from the file. */
+type StampedColumn = 'id' | 'organisation_id' | 'created_at' | 'updated_at';
+
 /**
- * Upserts one entity: inserts it, or updates it when its row or an owned collection differs from the
- * file, and counts which; an unchanged entity is not written at all, so its updated_at stays put.
+ * Rows an entity owns in other tables (closures, offered locations, staff assignments). They carry no
+ * timestamps of their own, so they are replaced whole, and only when they differ from the file.
  */
-export async function upsert<Row extends { id: string }>(
+export interface OwnedRows {
+  changed: boolean;
+  remove: () => Promise<unknown>;
+  insert: () => Promise<void>;
+}
+
+/** What sets one entity kind apart from the others: everything else about writing it is shared. */
+export interface EntityWrite<T extends EntityTable> {
+  /** Where the entity stands in the file, so a refused constraint points the operator at it. */
+  path: PathSegment[];
+  table: T;
+  id: string;
+  stored: Database[T] | undefined;
+  /** Every column the file sets; compared with `stored` and written as is. */
+  wanted: Omit<Database[T], StampedColumn>;
+  owned?: OwnedRows;
+}
+
+/**
+ * Upserts one entity: inserts it, or updates it when its row or its owned rows differ from the file,
+ * and counts which; an unchanged entity is not written at all, so its updated_at stays put.
+ */
+export async function upsertEntity<T extends EntityTable>(
+  ctx: Context,
   counts: EntityCounts,
-  stored: Row | undefined,
-  wanted: Partial<Row>,
-  ownedChanged: boolean,
-  write: { insert: () => Promise<void>; update: () => Promise<void> },
+  entity: EntityWrite<T>,
 ): Promise<void> {
+  const { path, stored, wanted, owned } = entity;
+  const ownedChanged = owned?.changed ?? false;
   if (stored === undefined) {
-    await write.insert();
+    await atPath(path, () => insertEntity(ctx, entity));
     counts.created += 1;
-    return;
-  }
-  if (!differs(stored, wanted) && !ownedChanged) {
+  } else if (ownedChanged || differs(stored, wanted as Partial<Database[T]>)) {
+    await atPath(path, () => updateEntity(ctx, entity, ownedChanged));
+    counts.updated += 1;
+  } else {
     counts.unchanged += 1;
-    return;
   }
-  await write.update();
-  counts.updated += 1;
+}
+
+async function insertEntity<T extends EntityTable>(
+  { trx, orgId, now }: Context,
+  { table, id, wanted, owned }: EntityWrite<T>,
+): Promise<void> {
+  const row = { ...wanted, id, organisation_id: orgId, created_at: now, updated_at: now };
+  await trx
+    .insertInto(table)
+    .values(row as Insertable<Database[T]>)
+    .execute();
+  await owned?.insert();
+}
+
+async function updateEntity<T extends EntityTable>(
+  { trx, now }: Context,
+  { table, id, wanted, owned }: EntityWrite<T>,
+  ownedChanged: boolean,
+): Promise<void> {
+  // Kysely cannot type a WHERE on a table left generic; every entity table has an id column.
+  await trx
+    .updateTable(table as EntityTable)
+    .set({ ...wanted, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+  if (!ownedChanged) return;
+  await owned?.remove();
+  await owned?.insert();
+}
+
+/** Organisation tables: every one whose rows carry an organisation_id. */
+type OrganisationTable = {
+  [T in keyof Database]: Database[T] extends { organisation_id: string } ? T : never;
+}[keyof Database];
+
+/**
+ * One organisation's stored rows of a table, read once per import rather than once per entity. These
+ * tables have no generated columns, so a selected row is the table's row type itself.
+ */
+export function rowsOfOrganisation<T extends OrganisationTable>(
+  trx: Db,
+  table: T,
+  orgId: string,
+): Promise<Database[T][]> {
+  // Kysely cannot type a WHERE on a table left generic; the query is the same for any of them.
+  return trx
+    .selectFrom(table as 'clients')
+    .selectAll()
+    .where('organisation_id', '=', orgId)
+    .execute() as Promise<Database[T][]>;
+}
+
+/** One organisation's stored entities of a table, by id. */
+export async function storedById<T extends EntityTable>(
+  trx: Db,
+  table: T,
+  orgId: string,
+): Promise<Map<string, Database[T]>> {
+  const rows = await rowsOfOrganisation(trx, table, orgId);
+  return new Map(rows.map((row) => [row.id, row]));
 }

@@ -85,6 +85,20 @@ export async function listOfferedServices(
   return toPage(rows, limit, toOfferedService);
 }
 
+/** The given services as offered at the location (overrides applied); services not offered there are absent. */
+export async function offeredServicesByIds(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  serviceIds: readonly string[],
+): Promise<OfferedService[]> {
+  if (serviceIds.length === 0) return [];
+  const rows = await offeredAt(db, organisationId, locationId)
+    .where('services.id', 'in', serviceIds)
+    .execute();
+  return rows.map(toOfferedService);
+}
+
 /**
  * For each given service, the active staff working at the location who deliver it, sorted by name.
  * One query for the whole page, however many services it holds.

@@ -1,0 +1,126 @@
+import type { BusyBooking, Interval, WorkingInterval } from '../domain/availability/types.ts';
+import type { OfferedService } from '../domain/catalogue.ts';
+import type { Db } from './database.ts';
+import { offeredServicesByIds } from './service-repository.ts';
+
+/** Statuses whose bookings hold their slot (a pending one only until its hold lapses). */
+export const LIVE_STATUSES = ['pending_payment', 'pending_confirmation', 'confirmed'] as const;
+
+export interface StaffCandidate {
+  id: string;
+  name: string;
+}
+
+export type { OfferedService };
+export { offeredServicesByIds };
+
+/**
+ * Active staff working at the location who deliver every one of the services: the only staff who
+ * can take a booking of them there. One query, however many services.
+ */
+export async function eligibleStaff(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  serviceIds: readonly string[],
+): Promise<StaffCandidate[]> {
+  if (serviceIds.length === 0) return [];
+  return db
+    .selectFrom('staff')
+    .innerJoin('staff_locations', 'staff_locations.staff_id', 'staff.id')
+    .innerJoin('staff_services', 'staff_services.staff_id', 'staff.id')
+    .select(['staff.id', 'staff.name'])
+    .where('staff.organisation_id', '=', organisationId)
+    .where('staff.active', '=', 1)
+    .where('staff_locations.location_id', '=', locationId)
+    .where('staff_services.service_id', 'in', serviceIds)
+    .groupBy(['staff.id', 'staff.name'])
+    .having((eb) => eb.fn.count('staff_services.service_id'), '=', serviceIds.length)
+    .orderBy('staff.name')
+    .orderBy('staff.id')
+    .execute();
+}
+
+/** What the engine needs of each staff member over a window of instants, in three queries. */
+export interface ScheduleData {
+  workingHours: Map<string, WorkingInterval[]>;
+  timeOff: Map<string, Interval[]>;
+  bookings: Map<string, BusyBooking[]>;
+}
+
+export async function schedulesOf(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  staffIds: readonly string[],
+  window: Interval,
+): Promise<ScheduleData> {
+  const data: ScheduleData = { workingHours: new Map(), timeOff: new Map(), bookings: new Map() };
+  for (const id of staffIds) {
+    data.workingHours.set(id, []);
+    data.timeOff.set(id, []);
+    data.bookings.set(id, []);
+  }
+  if (staffIds.length === 0) return data;
+  const [hours, timeOff, bookings] = await Promise.all([
+    db
+      .selectFrom('staff_working_hours')
+      .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
+      .where('organisation_id', '=', organisationId)
+      .where('location_id', '=', locationId)
+      .where('staff_id', 'in', staffIds)
+      .execute(),
+    db
+      .selectFrom('staff_time_off')
+      .select(['staff_id', 'starts_at', 'ends_at'])
+      .where('organisation_id', '=', organisationId)
+      .where('staff_id', 'in', staffIds)
+      .where('starts_at', '<', window.end)
+      .where('ends_at', '>', window.start)
+      .execute(),
+    // At any location: a staff member busy elsewhere is busy.
+    db
+      .selectFrom('bookings')
+      .select(['staff_id', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
+      .where('organisation_id', '=', organisationId)
+      .where('staff_id', 'in', staffIds)
+      .where('status', 'in', LIVE_STATUSES)
+      .where('starts_at', '<', window.end)
+      .where('blocked_until', '>', window.start)
+      .execute(),
+  ]);
+  for (const h of hours) {
+    data.workingHours
+      .get(h.staff_id)
+      ?.push({ weekday: h.weekday, startMinute: h.start_minute, endMinute: h.end_minute });
+  }
+  for (const t of timeOff) data.timeOff.get(t.staff_id)?.push({ start: t.starts_at, end: t.ends_at });
+  for (const b of bookings) {
+    data.bookings.get(b.staff_id)?.push({
+      startsAt: b.starts_at,
+      endsAt: b.ends_at,
+      blockedUntil: b.blocked_until,
+      holdExpiresAt: b.hold_expires_at,
+    });
+  }
+  return data;
+}
+
+/** The local dates in [from, to] on which the location is closed. */
+export async function closedDatesBetween(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  from: string,
+  to: string,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('location_closures')
+    .select('date')
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', locationId)
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .execute();
+  return new Set(rows.map((r) => r.date));
+}

@@ -1,0 +1,134 @@
+import { feasibleStarts, normalise } from './intervals.ts';
+import type { AvailabilityQuery, BusyBooking, Interval, Slot, StaffSchedule } from './types.ts';
+import { addDays, type LocalDay, ZoneCalendar } from './zone-calendar.ts';
+
+const MINUTE = 60_000;
+
+/**
+ * The availability engine: every bookable slot of a query, by the rules in types.ts. Pure: no clock,
+ * no database; `now` is part of the query.
+ *
+ * Per local day, each staff member's feasible starts are computed as intervals (working hours minus
+ * time off and booking blocks, shrunk by the slot's length), then the day's wall-clock grid is swept
+ * against them; with several staff, each start goes to the first free one in the any-staff order.
+ */
+export function findSlots(query: AvailabilityQuery): Slot[] {
+  const calendar = calendarFor(query.timezone);
+  const length = query.services.reduce((total, s) => total + s.durationMinutes, 0) * MINUTE;
+  const buffer = (query.services[query.services.length - 1]?.bufferAfterMinutes ?? 0) * MINUTE;
+  if (length <= 0 || query.staff.length === 0) return [];
+  const earliest = query.now + query.minNoticeMinutes * MINUTE;
+  const lastDate = addDays(calendar.localDateOf(query.now), query.maxAdvanceDays);
+  const schedules = query.staff.map((staff) => prepare(staff, query.now));
+
+  const slots: Slot[] = [];
+  for (let offset = 0; offset < query.days; offset++) {
+    const date = addDays(query.fromDate, offset);
+    if (date > lastDate) break;
+    if (query.closedDates.has(date)) continue;
+    const day = calendar.day(date);
+    if (day.end <= earliest) continue;
+
+    const candidates = schedules
+      .map((staff) => ({
+        staff,
+        bookedMinutes: bookedMinutesOn(staff.live, day),
+        starts: feasibleStarts(
+          workingIntervals(calendar, day, staff.source),
+          staff.busy,
+          length,
+          length + buffer,
+        ),
+        cursor: 0,
+      }))
+      .filter((c) => c.starts.length > 0)
+      .sort(
+        (a, b) =>
+          a.bookedMinutes - b.bookedMinutes ||
+          compare(a.staff.source.name, b.staff.source.name) ||
+          compare(a.staff.source.id, b.staff.source.id),
+      );
+    if (candidates.length === 0) continue;
+
+    for (const start of calendar.grid(day, query.slotIntervalMinutes)) {
+      if (start < earliest) continue;
+      for (const candidate of candidates) {
+        const { starts } = candidate;
+        while (candidate.cursor < starts.length && starts[candidate.cursor]!.end <= start) candidate.cursor++;
+        const window = starts[candidate.cursor];
+        if (window && window.start <= start) {
+          slots.push({ startsAt: start, endsAt: start + length, staffId: candidate.staff.source.id });
+          break;
+        }
+      }
+    }
+  }
+  return slots;
+}
+
+/**
+ * The slot starting exactly at `startsAt`, as findSlots would offer it, or null. Booking and
+ * rescheduling ask this, so they can never disagree with what availability offered: with one staff
+ * member in the query it says whether they are free then; with several it applies the any-staff rule.
+ */
+export function findSlotAt(
+  query: Omit<AvailabilityQuery, 'fromDate' | 'days'>,
+  startsAt: number,
+): Slot | null {
+  const fromDate = calendarFor(query.timezone).localDateOf(startsAt);
+  return findSlots({ ...query, fromDate, days: 1 }).find((slot) => slot.startsAt === startsAt) ?? null;
+}
+
+interface PreparedStaff {
+  source: StaffSchedule;
+  /** Bookings that block: confirmed ones and holds that have not lapsed. */
+  live: BusyBooking[];
+  /** Time off and live booking blocks, normalised. */
+  busy: Interval[];
+}
+
+function prepare(staff: StaffSchedule, now: number): PreparedStaff {
+  const live = staff.bookings.filter((b) => b.holdExpiresAt === null || b.holdExpiresAt > now);
+  const busy = normalise([
+    ...staff.timeOff,
+    ...live.map((b) => ({ start: b.startsAt, end: b.blockedUntil })),
+  ]);
+  return { source: staff, live, busy };
+}
+
+/** The staff member's working intervals on `day` as instants, touching ones merged. */
+function workingIntervals(calendar: ZoneCalendar, day: LocalDay, staff: StaffSchedule): Interval[] {
+  const intervals: Interval[] = [];
+  for (const hours of staff.workingHours) {
+    if (hours.weekday !== day.weekday) continue;
+    intervals.push({
+      start: calendar.boundary(day, hours.startMinute),
+      end: calendar.boundary(day, hours.endMinute),
+    });
+  }
+  return normalise(intervals);
+}
+
+/** Minutes of appointments (buffers excluded) starting on `day`. */
+function bookedMinutesOn(bookings: readonly BusyBooking[], day: LocalDay): number {
+  let total = 0;
+  for (const b of bookings)
+    if (b.startsAt >= day.start && b.startsAt < day.end) total += b.endsAt - b.startsAt;
+  return total / MINUTE;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Calendars cache their days; one per zone is kept for the life of the process (a pure memo). */
+const calendars = new Map<string, ZoneCalendar>();
+
+function calendarFor(zone: string): ZoneCalendar {
+  let calendar = calendars.get(zone);
+  if (!calendar) {
+    calendar = new ZoneCalendar(zone);
+    calendars.set(zone, calendar);
+  }
+  return calendar;
+}

@@ -1,0 +1,92 @@
+/**
+ * Inputs and outputs of the availability engine. Everything is a plain value; instants are epoch
+ * milliseconds, local calendar dates are 'YYYY-MM-DD' in the location's time zone, and times of day
+ * are minutes since local midnight.
+ *
+ * The rules (design.md section 6 and docs/decisions.md, "Availability"):
+ * - Starts lie on the local wall-clock grid: minute-of-day m with m % slotIntervalMinutes === 0,
+ *   counted from local midnight. A wall-clock time that does not exist (spring forward) is never
+ *   offered; one that exists twice (fall back) is offered at both instants.
+ * - A slot [start, end) is the services back to back in the order given: end = start + the sum of
+ *   their durations, in elapsed time. The staff member is busy over the block [start, end + buffer),
+ *   buffer being the last service's buffer_after.
+ * - [start, end) lies inside one of the staff member's working intervals of the slot's local date (a
+ *   day's touching intervals count as one). The buffer may run past the end of working hours.
+ *   A working interval's endpoints become instants like this: a wall-clock time that exists once is
+ *   that instant; one that does not exist (in a spring-forward gap) is the first instant after the gap
+ *   (the transition itself); one that exists twice (fall back) is its FIRST (earlier) instant; and
+ *   endMinute 1440 is the first instant of the next local date. (Do not rely on luxon's fromObject for
+ *   this: it picks the later instant in some zones and the earlier in others.)
+ * - The block overlaps no time off of the staff member and no live booking's block
+ *   [starts_at, blocked_until) of theirs. Live: confirmed, or a pending hold that has not lapsed
+ *   (holdExpiresAt > now).
+ * - No slot on a local date the location is closed.
+ * - start >= now + minNoticeMinutes; the start's local date <= today (local) + maxAdvanceDays.
+ * - Any staff (no staffId): one slot per start instant, carrying the eligible free staff member with the
+ *   fewest booked minutes on that local date (live bookings' end - start, buffers excluded, at any
+ *   location, by the start's local date), ties broken by name, then id.
+ * - Slots are sorted by start (and, for one staff member, there is one slot per start).
+ */
+
+export interface WorkingInterval {
+  /** 1 = Monday .. 7 = Sunday. */
+  weekday: number;
+  startMinute: number;
+  /** Exclusive; up to 1440 (midnight at the end of the day). */
+  endMinute: number;
+}
+
+export interface Interval {
+  start: number;
+  end: number;
+}
+
+export interface BusyBooking {
+  startsAt: number;
+  endsAt: number;
+  /** endsAt plus the buffer after the booking's last service. */
+  blockedUntil: number;
+  /** Null when the booking holds nothing (confirmed); a lapsed hold no longer blocks. */
+  holdExpiresAt: number | null;
+}
+
+/** A staff member who may deliver every requested service at the location (eligibility is decided by the caller). */
+export interface StaffSchedule {
+  id: string;
+  name: string;
+  /** Weekly hours at this location, in its local time. */
+  workingHours: WorkingInterval[];
+  timeOff: Interval[];
+  /** Live bookings of this staff member at any location (pending holds included; lapsed ones are ignored). */
+  bookings: BusyBooking[];
+}
+
+export interface ServiceSpec {
+  id: string;
+  durationMinutes: number;
+  bufferAfterMinutes: number;
+}
+
+export interface AvailabilityQuery {
+  timezone: string;
+  slotIntervalMinutes: number;
+  minNoticeMinutes: number;
+  maxAdvanceDays: number;
+  /** Local dates ('YYYY-MM-DD') on which the location is closed. */
+  closedDates: ReadonlySet<string>;
+  /** In booking order. */
+  services: ServiceSpec[];
+  staff: StaffSchedule[];
+  /** First local date searched. */
+  fromDate: string;
+  /** 1..14 local days from fromDate. */
+  days: number;
+  /** The instant "now". */
+  now: number;
+}
+
+export interface Slot {
+  startsAt: number;
+  endsAt: number;
+  staffId: string;
+}

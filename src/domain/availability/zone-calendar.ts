@@ -1,0 +1,145 @@
+import { DateTime, IANAZone } from 'luxon';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** Days are asked for again and again (each query covers up to 14); a few years' worth is plenty. */
+const MAX_CACHED_DAYS = 2000;
+
+/** A local calendar day of a zone, as instants. */
+export interface LocalDay {
+  date: string;
+  /** 1 = Monday .. 7 = Sunday. */
+  weekday: number;
+  /** The first instant whose local date is this day (local midnight, unless midnight does not exist). */
+  start: number;
+  /** The first instant of the next local day. */
+  end: number;
+  /** Date.UTC of the date at 00:00: wall-clock time written as if it were UTC. */
+  wallMidnight: number;
+  /** The offset (ms) in force all day, or null on a day near an offset change. */
+  steadyOffset: number | null;
+  /** Offsets (ms) in force around the day: one on ordinary days, two near a change. */
+  offsets: number[];
+}
+
+/**
+ * Turns local wall-clock times of one IANA zone into instants, exactly, DST included.
+ *
+ * A wall-clock time W (as ms since the epoch if it were UTC) happens at W - offset for every offset
+ * in force around it for which that instant really has that offset: none in a spring-forward gap, two
+ * in a fall-back overlap. Days far from an offset change take a shortcut (one offset, plain
+ * arithmetic), because asking the time-zone database is slow and most days never change offset.
+ */
+export class ZoneCalendar {
+  readonly #zone: IANAZone;
+  readonly #days = new Map<string, LocalDay>();
+
+  constructor(zoneName: string) {
+    const zone = IANAZone.create(zoneName);
+    if (!zone.isValid) throw new Error(`Unknown time zone: ${zoneName}`);
+    this.#zone = zone;
+  }
+
+  offsetAt(instant: number): number {
+    return this.#zone.offset(instant) * MINUTE;
+  }
+
+  day(date: string): LocalDay {
+    const cached = this.#days.get(date);
+    if (cached) return cached;
+    const wallMidnight = wallMidnightOf(date);
+    // The day's instants lie within [W - 14 h, W + 24 h + 12 h] whatever the offset; offset changes are
+    // months apart, so equal offsets at both ends mean none in between.
+    const first = this.offsetAt(wallMidnight - 14 * HOUR);
+    const last = this.offsetAt(wallMidnight + 36 * HOUR);
+    const offsets = first === last ? [first] : [first, last];
+    const steadyOffset = first === last ? first : null;
+    const partial = { wallMidnight, offsets, steadyOffset };
+    const start =
+      steadyOffset === null ? this.#firstInstantAtOrAfter(partial, wallMidnight) : wallMidnight - first;
+    const end =
+      steadyOffset === null
+        ? this.#firstInstantAtOrAfter(partial, wallMidnight + DAY)
+        : wallMidnight + DAY - first;
+    const day: LocalDay = { date, weekday: weekdayOf(wallMidnight), start, end, ...partial };
+    if (this.#days.size >= MAX_CACHED_DAYS) this.#days.clear();
+    this.#days.set(date, day);
+    return day;
+  }
+
+  /** The instants whose local wall clock reads minute `minute` of `day`: none, one, or two (in order). */
+  instantsAt(day: LocalDay, minute: number): number[] {
+    const wall = day.wallMidnight + minute * MINUTE;
+    if (day.steadyOffset !== null) return [wall - day.steadyOffset];
+    const instants: number[] = [];
+    for (const offset of day.offsets) {
+      const instant = wall - offset;
+      if (this.offsetAt(instant) === offset) instants.push(instant);
+    }
+    return instants.sort((a, b) => a - b);
+  }
+
+  /**
+   * The instant a working-hours boundary means (types.ts): the wall time's first instant, the end of
+   * the gap when the wall time does not exist, and the next day's start for minute 1440.
+   */
+  boundary(day: LocalDay, minute: number): number {
+    if (minute >= 1440) return day.end;
+    return this.#firstInstantAtOrAfter(day, day.wallMidnight + minute * MINUTE);
+  }
+
+  /** Every instant of `day` whose local minute-of-day is a multiple of `interval`, in order. */
+  grid(day: LocalDay, interval: number): number[] {
+    const starts: number[] = [];
+    for (let minute = 0; minute < 1440; minute += interval) {
+      for (const instant of this.instantsAt(day, minute)) {
+        if (instant >= day.start && instant < day.end) starts.push(instant);
+      }
+    }
+    // Around a fall-back change a later wall time can come before an earlier one's second instant.
+    return day.steadyOffset === null ? starts.sort((a, b) => a - b) : starts;
+  }
+
+  localDateOf(instant: number): string {
+    return DateTime.fromMillis(instant, { zone: this.#zone }).toISODate()!;
+  }
+
+  /** The first instant whose local wall clock reads `wall` or later. */
+  #firstInstantAtOrAfter(day: Pick<LocalDay, 'offsets' | 'steadyOffset'>, wall: number): number {
+    if (day.steadyOffset !== null) return wall - day.steadyOffset;
+    const exact = day.offsets
+      .map((offset) => wall - offset)
+      .filter((instant, index) => this.offsetAt(instant) === day.offsets[index])
+      .sort((a, b) => a - b);
+    if (exact.length > 0) return exact[0]!;
+    // In a gap: the wall time read with the earlier offset lands after the change, with the later
+    // offset before it. The change happens on a whole minute between the two.
+    const before = day.offsets[0]!;
+    let lo = wall - Math.max(...day.offsets);
+    let hi = wall - Math.min(...day.offsets);
+    const isBefore = (instant: number) => this.offsetAt(instant) === before;
+    if (!isBefore(lo)) [lo, hi] = [hi, lo];
+    while (hi - lo > MINUTE) {
+      const mid = lo + Math.floor((hi - lo) / 2 / MINUTE) * MINUTE;
+      if (isBefore(mid)) lo = mid;
+      else hi = mid;
+    }
+    return hi;
+  }
+}
+
+export function wallMidnightOf(date: string): number {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return Date.UTC(year, month - 1, day);
+}
+
+/** The calendar date `days` after `date` (both 'YYYY-MM-DD'). */
+export function addDays(date: string, days: number): string {
+  return new Date(wallMidnightOf(date) + days * DAY).toISOString().slice(0, 10);
+}
+
+function weekdayOf(wallMidnight: number): number {
+  const sundayZero = new Date(wallMidnight).getUTCDay();
+  return sundayZero === 0 ? 7 : sundayZero;
+}

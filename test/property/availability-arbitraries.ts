@@ -1,0 +1,152 @@
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
+import type {
+  AvailabilityQuery,
+  BusyBooking,
+  Interval,
+  ServiceSpec,
+  StaffSchedule,
+  WorkingInterval,
+} from '../../src/domain/availability/types.ts';
+import { addDays } from '../helpers/availability-oracle.ts';
+
+const MINUTE = 60_000;
+
+export const ZONES = [
+  'Europe/London',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'America/Santiago',
+  'Pacific/Chatham',
+  'UTC',
+  'Asia/Kolkata',
+  'America/St_Johns',
+] as const;
+
+/** Local dates in 2026/2027 on which the zone's offset changes (found by scanning, not hard-coded). */
+function offsetChangeDates(zone: string): string[] {
+  const dates: string[] = [];
+  for (let day = 0; day < 730; day++) {
+    const t = Date.UTC(2026, 0, 1 + day);
+    const before = DateTime.fromMillis(t, { zone }).offset;
+    for (let h = 1; h <= 24; h++) {
+      const local = DateTime.fromMillis(t + h * 60 * MINUTE, { zone });
+      if (local.offset !== before) {
+        dates.push(local.toISODate()!);
+        break;
+      }
+    }
+  }
+  return [...new Set(dates)];
+}
+
+const CHANGES = new Map<string, string[]>(ZONES.map((z) => [z, offsetChangeDates(z)]));
+
+const randomDate = fc.integer({ min: 0, max: 729 }).map((d) => addDays('2026-01-01', d));
+
+function fromDateArb(zone: string): fc.Arbitrary<string> {
+  const changes = CHANGES.get(zone) ?? [];
+  if (changes.length === 0) return randomDate;
+  const nearChange = fc
+    .tuple(fc.constantFrom(...changes), fc.integer({ min: -3, max: 3 }))
+    .map(([d, n]) => addDays(d, n));
+  return fc.oneof(nearChange, randomDate);
+}
+
+const five = (min: number, max: number) => fc.integer({ min, max }).map((n) => n * 5);
+
+const workingInterval = (weekday: number): fc.Arbitrary<WorkingInterval> =>
+  fc
+    .tuple(
+      fc.oneof(
+        fc.constant(0),
+        fc.integer({ min: 0, max: 23 }).map((h) => h * 60),
+        five(0, 287),
+      ),
+      fc.oneof(
+        fc.constant(1440),
+        fc.integer({ min: 1, max: 12 }).map((h) => h * 60),
+        five(1, 200),
+      ),
+    )
+    .map(([startMinute, length]) => ({
+      weekday,
+      startMinute,
+      endMinute: Math.min(1440, startMinute + length),
+    }));
+
+const weeklyHours: fc.Arbitrary<WorkingInterval[]> = fc
+  .tuple(...[1, 2, 3, 4, 5, 6, 7].map((wd) => fc.array(workingInterval(wd), { maxLength: 3 })))
+  .map((days) => days.flat());
+
+const NAMES = ['Ana', 'ana', 'Ben', 'Zoë', 'Émile', 'ben'];
+const IDS = ['st-b', 'st-a', 'St-c', 'st-d', 'st-0', 'st-e'];
+
+function staffArb(base: number, now: number): fc.Arbitrary<StaffSchedule[]> {
+  // Instants on a 5-minute lattice, which is on every listed zone's 5-minute wall-clock lattice.
+  const instant = fc.integer({ min: -288, max: 6 * 288 }).map((n) => base + n * 5 * MINUTE);
+  const timeOff: fc.Arbitrary<Interval> = fc
+    .tuple(instant, five(1, 120))
+    .map(([start, len]) => ({ start, end: start + len * MINUTE }));
+  const hold = fc.oneof(
+    { arbitrary: fc.constant(null), weight: 3 },
+    fc.integer({ min: 0, max: 600 }).map((m) => now - m * MINUTE), // lapsed (now itself is lapsed)
+    fc.integer({ min: 1, max: 600 }).map((m) => now + m * MINUTE), // live
+    fc.constant(now + 1),
+  );
+  const booking: fc.Arbitrary<BusyBooking> = fc
+    .tuple(instant, five(1, 48), fc.integer({ min: 0, max: 30 }), hold)
+    .map(([startsAt, len, buffer, holdExpiresAt]) => {
+      const endsAt = startsAt + len * MINUTE;
+      return { startsAt, endsAt, blockedUntil: endsAt + buffer * MINUTE, holdExpiresAt };
+    });
+  return fc.uniqueArray(
+    fc.record({
+      id: fc.constantFrom(...IDS),
+      name: fc.constantFrom(...NAMES),
+      workingHours: weeklyHours,
+      timeOff: fc.array(timeOff, { maxLength: 3 }),
+      bookings: fc.array(booking, { maxLength: 6 }),
+    }),
+    { minLength: 1, maxLength: 4, selector: (s) => s.id },
+  );
+}
+
+const servicesArb: fc.Arbitrary<ServiceSpec[]> = fc
+  .array(
+    fc.record({
+      durationMinutes: fc.oneof(five(1, 36), fc.integer({ min: 5, max: 180 })),
+      bufferAfterMinutes: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 30 })),
+    }),
+    { minLength: 1, maxLength: 3 },
+  )
+  .map((list) => list.map((s, i) => ({ id: `svc-${i + 1}`, ...s })));
+
+export const queryArb: fc.Arbitrary<AvailabilityQuery> = fc
+  .constantFrom(...ZONES)
+  .chain((zone) => fc.tuple(fc.constant(zone), fromDateArb(zone), fc.integer({ min: 1, max: 4 })))
+  .chain(([timezone, fromDate, days]) => {
+    const base = Date.parse(`${fromDate}T00:00:00Z`);
+    return fc
+      .tuple(
+        fc.integer({ min: -2 * 288, max: 288 }),
+        fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, fc.integer({ min: 1, max: 4 * MINUTE })),
+      )
+      .chain(([steps, jitter]) => {
+        const now = base + steps * 5 * MINUTE + jitter;
+        const dates = Array.from({ length: days + 2 }, (_, i) => addDays(fromDate, i - 1));
+        return fc.record({
+          timezone: fc.constant(timezone),
+          slotIntervalMinutes: fc.constantFrom(5, 10, 15, 20, 30, 45, 60),
+          minNoticeMinutes: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 240 })),
+          maxAdvanceDays: fc.oneof(fc.integer({ min: 0, max: 3 }), { arbitrary: fc.integer({ min: 0, max: 30 }), weight: 3 }),
+          closedDates: fc.subarray(dates, { maxLength: 2 }).map((d) => new Set(d) as ReadonlySet<string>),
+          services: servicesArb,
+          staff: staffArb(base, now),
+          fromDate: fc.constant(fromDate),
+          days: fc.constant(days),
+          now: fc.constant(now),
+        });
+      });
+  });
