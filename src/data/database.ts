@@ -33,23 +33,33 @@ export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
  * `sqlite:<path>` (relative paths are resolved against the working directory) or `sqlite::memory:`.
  * Every dialect-specific setting lives here so the rest of the code is plain Kysely.
  */
-export function openDatabase(url: string = DEFAULT_DATABASE_URL): DatabaseHandle {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+export interface DatabaseOptions {
+  /** Called with the SQL of every query run (never its parameters): for tests that count queries. */
+  onQuery?: (sql: string) => void;
+}
+
+export function openDatabase(
+  url: string = DEFAULT_DATABASE_URL,
+  options: DatabaseOptions = {},
+): DatabaseHandle {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options);
   if (/^postgres(ql)?:\/\//.test(url)) {
     throw new Error('PostgreSQL is not supported by this version yet; use DATABASE_URL=sqlite:<path>.');
   }
   throw new Error(`Unsupported DATABASE_URL scheme: expected sqlite:<path>.`);
 }
 
-function openSqlite(file: string): DatabaseHandle {
+function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   if (file === '') throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:db/booking.sqlite');
   const inMemory = file === ':memory:';
   const resolved = inMemory ? file : path.resolve(file);
   if (!inMemory) mkdirSync(path.dirname(resolved), { recursive: true });
   const sqlite = new SqliteDatabase(resolved);
   configureSqlite(sqlite);
+  const onQuery = options.onQuery;
   const db = new Kysely<Database>({
     dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite) }),
+    ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
   return {
     db,

@@ -8,6 +8,7 @@ import { assertSecureTransport } from './https-guard.ts';
 import { ListPageCache } from './list-page-cache.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
+import { availabilityRoutes } from './routes/availability.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));
       await v1.register(locationRoutes(deps, cursors, new ListPageCache()));
+      await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));
     },
     { prefix: '/v1' },

@@ -98,15 +98,14 @@ export function toAppError(error: FastifyError): AppError {
   );
 }
 
-/** "body.service_ids[0]" style names become the contract's param: the field itself. */
+/**
+ * The contract's param is the field, parameter or header at fault: the first segment of the
+ * validation path ("service_ids" for a bad service_ids[2]), or the unknown key itself.
+ */
 function paramOf(context: string | undefined, instancePath: string, params: Record<string, unknown>): string {
-  const segments = instancePath.split('/').filter((s) => s !== '');
+  const field = instancePath.split('/').find((segment) => segment !== '');
+  if (field !== undefined) return field;
   const unknownKeys = params.keys;
-  if (Array.isArray(unknownKeys) && typeof unknownKeys[0] === 'string') segments.push(unknownKeys[0]);
-  if (segments.length === 0) return context === 'body' ? 'body' : (context ?? 'request');
-  return segments.reduce(
-    (name, segment) =>
-      /^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment,
-    '',
-  );
+  if (Array.isArray(unknownKeys) && typeof unknownKeys[0] === 'string') return unknownKeys[0];
+  return context === 'body' ? 'body' : (context ?? 'request');
 }

@@ -143,3 +143,19 @@ function weekdayOf(wallMidnight: number): number {
   const sundayZero = new Date(wallMidnight).getUTCDay();
   return sundayZero === 0 ? 7 : sundayZero;
 }
+
+/**
+ * Instants that cover `days` local days from `fromDate` in any zone (offsets stay within ±14 h) with
+ * room to spare, for loading what can affect them: bookings whose blocks reach in, and time off.
+ */
+export function searchWindow(fromDate: string, days: number): { start: number; end: number } {
+  return {
+    start: wallMidnightOf(fromDate) - 2 * DAY,
+    end: wallMidnightOf(addDays(fromDate, days)) + 2 * DAY,
+  };
+}
+
+/** The local calendar date of an instant in a zone. */
+export function localDateIn(zone: string, instant: number): string {
+  return DateTime.fromMillis(instant, { zone }).toISODate()!;
+}

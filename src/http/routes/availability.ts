@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { getAvailability } from '../../app/availability-service.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import { requireLocation } from '../../app/directory-service.ts';
+import { principalOf } from '../authenticate.ts';
+import { AvailabilityQuery, AvailabilityResource, presentAvailability } from '../resources/availability.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, SlugParams } from '../resources/common.ts';
+
+/** GET /locations/{slug}/availability. */
+export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/locations/:slug/availability',
+      {
+        schema: {
+          tags: ['Availability'],
+          summary: 'Free slots for one or more services, any staff or one, over 1 to 14 local days',
+          description:
+            'Starts lie on the local wall-clock grid of the location; every time carries the offset in force at ' +
+            'that instant. Lead times (min notice, max advance), closures, time off and existing bookings with ' +
+            'their buffers are honoured. Without staff_id each start is offered once, with the staff member a ' +
+            'booking would be assigned.',
+          params: SlugParams,
+          querystring: AvailabilityQuery,
+          response: {
+            200: dataOf(AvailabilityResource).describe('The free slots, sorted by start.'),
+            400: ErrorEnvelope.describe(
+              'invalid_request naming the parameter (service_ids, date, days, staff_id).',
+            ),
+            404: ErrorEnvelope.describe('not_found: no active location has this slug.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const organisationId = principalOf(request).organisation.id;
+        const { service_ids, date, days, staff_id } = request.query;
+        const location = await requireLocation(deps.db, organisationId, request.params.slug);
+        const availability = await getAvailability(
+          deps.db,
+          organisationId,
+          {
+            location,
+            serviceIds: service_ids,
+            staffId: staff_id?.toLowerCase(),
+            fromDate: date,
+            days: days ?? 1,
+          },
+          deps.clock.nowMs(),
+        );
+        return { data: presentAvailability(location, availability) };
+      },
+    );
+  };
+}

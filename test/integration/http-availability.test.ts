@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/app/clock.ts';
+import { DEFAULT_LIMITS } from '../../src/app/deps.ts';
+import { MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
+import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { openDatabase } from '../../src/data/database.ts';
+import { buildApp } from '../../src/http/build-app.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The fixture (London, GMT in November): Ana works Mon/Tue 09:00-17:00 at Soho and delivers cut
+ * (45 min + 15 buffer), colour (90) and the in-person patch test; Bo works Wed at Soho and Thu at
+ * Kings Cross and delivers cuts; Cy is inactive. Soho: 15-minute grid, 60 minutes' notice, 60 days ahead.
+ * The clock starts Monday 2026-11-23 09:00.
+ */
+let t: TestApp;
+let ids: { ana: string; bo: string; cy: string; cut: string; colour: string; patch: string };
+beforeAll(async () => {
+  t = await startTestApp();
+  const db = t.database.db;
+  const staff = Object.fromEntries(
+    (await db.selectFrom('staff').select(['ref', 'id']).execute()).map((r) => [r.ref, r.id]),
+  );
+  const services = Object.fromEntries(
+    (await db.selectFrom('services').select(['ref', 'id']).execute()).map((r) => [r.ref, r.id]),
+  );
+  ids = {
+    ana: staff.ana!,
+    bo: staff.bo!,
+    cy: staff.cy!,
+    cut: services.cut!,
+    colour: services.colour!,
+    patch: services['patch-test']!,
+  };
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function availability(query: string, slug = 'soho') {
+  return t.request({ method: 'GET', url: `/v1/locations/${slug}/availability?${query}`, key: t.keys.read });
+}
+
+async function slotsOf(query: string, slug = 'soho') {
+  const response = await availability(query, slug);
+  expect(response.statusCode).toBe(200);
+  return response.json().data;
+}
+
+const times = (slots: { starts_at: string }[]) => slots.map((s) => s.starts_at.slice(11, 16));
+
+describe('GET /locations/{slug}/availability', () => {
+  it('offers the grid inside working hours, after the notice period, with the result shape', async () => {
+    const data = await slotsOf(`service_ids=${ids.cut}&date=2026-11-23`);
+    expect(data).toMatchObject({
+      location_slug: 'soho',
+      timezone: 'Europe/London',
+      service_ids: [ids.cut],
+      duration: { minutes: 45, display: '45 minutes' },
+    });
+    // Now 09:00 + 60 min notice; a 45-minute cut must end by 17:00.
+    expect(times(data.slots)[0]).toBe('10:00');
+    expect(times(data.slots).at(-1)).toBe('16:15');
+    expect(data.slots).toHaveLength(26);
+    expect(data.slots[0]).toEqual({
+      starts_at: '2026-11-23T10:00:00+00:00',
+      ends_at: '2026-11-23T10:45:00+00:00',
+      staff_id: ids.ana,
+    });
+  });
+
+  it('keeps clear of a live booking and its buffer, and of the new slot’s own buffer', async () => {
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const location = await t.database.db
+      .selectFrom('locations')
+      .select('id')
+      .where('slug', '=', 'soho')
+      .executeTakeFirstOrThrow();
+    const client = await t.database.db.selectFrom('clients').select('id').executeTakeFirstOrThrow();
+    const at = (hhmm: string) => Date.parse(`2026-11-24T${hhmm}:00Z`);
+    await t.database.db
+      .insertInto('bookings')
+      .values({
+        id: randomUUID(),
+        organisation_id: org.id,
+        reference: 'AC-BKNG01',
+        location_id: location.id,
+        staff_id: ids.ana,
+        client_id: client.id,
+        status: 'confirmed',
+        starts_at: at('11:00'),
+        ends_at: at('11:45'),
+        blocked_until: at('12:00'),
+        currency: 'GBP',
+        total_price_minor: 4000,
+        deposit_minor: null,
+        deposit_status: 'not_required',
+        notes: null,
+        hold_expires_at: null,
+        pending_requirements: null,
+        protection_applies: 0,
+        late_cancellation_fee_percentage: null,
+        no_show_fee_percentage: null,
+        protection_setup_status: null,
+        payment_method_saved: 0,
+        protection_setup_completed_at: null,
+        cancelled_at: null,
+        cancel_reason: null,
+        deposit_refunded: null,
+        source: 'api',
+        created_at: 0,
+        updated_at: 0,
+      })
+      .execute();
+    const slots = times((await slotsOf(`service_ids=${ids.cut}&date=2026-11-24`)).slots);
+    // A cut at 10:15 would end at 11:00 but its buffer would run to 11:15: refused. 10:00 ends its block at 11:00.
+    expect(slots).toContain('10:00');
+    for (const blocked of ['10:15', '10:30', '11:00', '11:45']) expect(slots).not.toContain(blocked);
+    expect(slots).toContain('12:00');
+  });
+
+  it('runs several services back to back with one staff member who delivers them all', async () => {
+    const data = await slotsOf(`service_ids=${ids.colour},${ids.cut}&date=2026-11-23`);
+    expect(data.duration).toEqual({ minutes: 135, display: '2 hours 15 minutes' });
+    expect(data.service_ids).toEqual([ids.colour, ids.cut]);
+    expect(new Set(data.slots.map((s: { staff_id: string }) => s.staff_id))).toEqual(new Set([ids.ana]));
+    expect(times(data.slots).at(-1)).toBe('14:45');
+  });
+
+  it('searches up to 14 days and filters by staff member', async () => {
+    const data = await slotsOf(`service_ids=${ids.cut}&date=2026-11-23&days=14`);
+    const dates = new Set(data.slots.map((s: { starts_at: string }) => s.starts_at.slice(0, 10)));
+    // Mondays and Tuesdays (Ana) and Wednesdays (Bo at Soho) of two weeks.
+    expect([...dates]).toEqual([
+      '2026-11-23',
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-30',
+      '2026-12-01',
+      '2026-12-02',
+    ]);
+    const bo = await slotsOf(`service_ids=${ids.cut}&date=2026-11-23&days=14&staff_id=${ids.bo}`);
+    expect(new Set(bo.slots.map((s: { starts_at: string }) => s.starts_at.slice(0, 10)))).toEqual(
+      new Set(['2026-11-25', '2026-12-02']),
+    );
+    expect(new Set(bo.slots.map((s: { staff_id: string }) => s.staff_id))).toEqual(new Set([ids.bo]));
+  });
+
+  it('answers 200 with no slots beyond max advance, and carries the offset in force', async () => {
+    expect((await slotsOf(`service_ids=${ids.cut}&date=2027-01-25`)).slots).toEqual([]);
+    const summer = await startTestApp({ now: '2027-03-26T12:00:00Z' });
+    try {
+      const cut = (
+        await summer.database.db
+          .selectFrom('services')
+          .select('id')
+          .where('ref', '=', 'cut')
+          .executeTakeFirstOrThrow()
+      ).id;
+      const response = await summer.request({
+        method: 'GET',
+        url: `/v1/locations/soho/availability?service_ids=${cut}&date=2027-03-29`,
+      });
+      expect(response.json().data.slots[0].starts_at).toBe('2027-03-29T09:00:00+01:00');
+    } finally {
+      await summer.close();
+    }
+  });
+
+  it.each([
+    ['', 'service_ids'],
+    ['service_ids=abc&date=2026-11-23', 'service_ids'],
+    ['service_ids=&date=2026-11-23', 'service_ids'],
+    [
+      `service_ids=${Array.from({ length: 11 }, () => randomUUID()).join(',')}&date=2026-11-23`,
+      'service_ids',
+    ],
+    ['service_ids=CUT,CUT&date=2026-11-23', 'service_ids'],
+    ['service_ids=CUT', 'date'],
+    ['service_ids=CUT&date=2026-02-30', 'date'],
+    ['service_ids=CUT&date=23/11/2026', 'date'],
+    ['service_ids=CUT&date=2026-11-23&days=0', 'days'],
+    ['service_ids=CUT&date=2026-11-23&days=15', 'days'],
+    ['service_ids=CUT&date=2026-11-23&days=1.5', 'days'],
+    ['service_ids=CUT&date=2026-11-23&staff_id=ana', 'staff_id'],
+    ['service_ids=CUT&date=2026-11-23&staff=x', 'staff'],
+  ])('refuses %s naming %s', async (query, param) => {
+    const response = await availability(query.replaceAll('CUT', ids.cut));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
+  });
+
+  it('refuses services not offered or not bookable online there, and ineligible staff', async () => {
+    const cases: [string, string, string][] = [
+      [`service_ids=${ids.colour}&date=2026-11-26`, 'kings-cross', 'service_ids'],
+      [`service_ids=${ids.patch}&date=2026-11-23`, 'soho', 'service_ids'],
+      [`service_ids=${randomUUID()}&date=2026-11-23`, 'soho', 'service_ids'],
+      [`service_ids=${ids.cut}&date=2026-11-23&staff_id=${ids.cy}`, 'soho', 'staff_id'],
+      [`service_ids=${ids.colour}&date=2026-11-23&staff_id=${ids.bo}`, 'soho', 'staff_id'],
+      [`service_ids=${ids.cut}&date=2026-11-23&staff_id=${ids.ana}`, 'kings-cross', 'staff_id'],
+    ];
+    for (const [query, slug, param] of cases) {
+      const response = await availability(query, slug);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
+    }
+  });
+
+  it('answers 404 for an unknown location', async () => {
+    const response = await availability(`service_ids=${ids.cut}&date=2026-11-23`, 'nowhere');
+    expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('loading', () => {
+  it('uses the same number of queries for one staff member and one day as for many over 14 days', async () => {
+    const catalogue = smallCatalogue();
+    for (let i = 0; i < 12; i++) {
+      catalogue.staff.push({
+        ref: `extra-${i}`,
+        name: `Extra ${i}`,
+        services: ['cut'],
+        working_hours: { soho: { mon: [['09:00', '17:00']], thu: [['09:00', '17:00']] } },
+      } as never);
+    }
+    const sqls: string[] = [];
+    const first = openDatabase(t.database.url.replace('booking.sqlite', 'queries.sqlite'), {
+      onQuery: (sql) => sqls.push(sql),
+    });
+    try {
+      const { migrateToLatest } = await import('../../src/data/migrate.ts');
+      await migrateToLatest(first.db);
+      const report = await importCatalogue(first.db, catalogue, t.clock.nowMs());
+      const { createApiKey } = await import('../../src/app/api-key-service.ts');
+      const key = (
+        await createApiKey(
+          first.db,
+          { organisationSlug: report.organisation.slug, label: 'q', scope: 'read' },
+          t.clock.nowMs(),
+        )
+      ).key;
+      const app = await buildApp({
+        db: first.db,
+        clock: new ManualClock('2026-11-23T09:00:00Z'),
+        secret: 's',
+        limits: DEFAULT_LIMITS,
+        rateLimitStore: new MemoryRateLimitStore(),
+      });
+      const cut = (
+        await first.db.selectFrom('services').select('id').where('ref', '=', 'cut').executeTakeFirstOrThrow()
+      ).id;
+      const ana = (
+        await first.db.selectFrom('staff').select('id').where('ref', '=', 'ana').executeTakeFirstOrThrow()
+      ).id;
+      const count = async (query: string) => {
+        sqls.length = 0;
+        const response = await app.inject({
+          method: 'GET',
+          url: `/v1/locations/soho/availability?${query}`,
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(response.statusCode).toBe(200);
+        return { queries: sqls.length, slots: response.json().data.slots.length };
+      };
+      await count(`service_ids=${cut}&date=2026-11-23`); // the key's first use also records last_used_at
+      const small = await count(`service_ids=${cut}&date=2026-11-23&staff_id=${ana}`);
+      const large = await count(`service_ids=${cut}&date=2026-11-23&days=14`);
+      expect(large.slots).toBeGreaterThan(small.slots * 4);
+      expect(large.queries).toBe(small.queries);
+      expect(large.queries).toBeLessThanOrEqual(10);
+      await app.close();
+    } finally {
+      await first.close();
+    }
+  });
+});
