@@ -40,6 +40,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/clients',
       '/v1/locations',
+      '/v1/locations/{slug}/availability',
       '/v1/locations/{slug}/services',
       '/v1/locations/{slug}/staff',
     ]);

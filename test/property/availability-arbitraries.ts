@@ -59,25 +59,22 @@ function fromDateArb(zone: string, nearChangeOnly: boolean): fc.Arbitrary<string
 
 const five = (min: number, max: number) => fc.integer({ min, max }).map((n) => n * 5);
 
+/** Minutes where offsets change in the listed zones (small hours, and late evening for Santiago). */
+const nearChangeMinute = fc.oneof(fc.constant(0), fc.constant(1440), five(0, 48), five(270, 288));
+
 const workingInterval = (weekday: number): fc.Arbitrary<WorkingInterval> =>
-  fc
-    .tuple(
-      fc.oneof(
-        fc.constant(0),
-        fc.integer({ min: 0, max: 23 }).map((h) => h * 60),
-        five(0, 287),
-      ),
-      fc.oneof(
-        fc.constant(1440),
-        fc.integer({ min: 1, max: 12 }).map((h) => h * 60),
-        five(1, 200),
-      ),
-    )
-    .map(([startMinute, length]) => ({
-      weekday,
-      startMinute,
-      endMinute: Math.min(1440, startMinute + length),
-    }));
+  fc.oneof(
+    fc
+      .tuple(
+        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 23 }).map((h) => h * 60), five(0, 287)),
+        fc.oneof(fc.constant(1440), fc.integer({ min: 1, max: 12 }).map((h) => h * 60), five(1, 200)),
+      )
+      .map(([startMinute, length]) => ({ weekday, startMinute, endMinute: Math.min(1440, startMinute + length) })),
+    fc
+      .tuple(nearChangeMinute, nearChangeMinute)
+      .filter(([a, b]) => a !== b)
+      .map(([a, b]) => ({ weekday, startMinute: Math.min(a, b), endMinute: Math.max(a, b) })),
+  );
 
 const weeklyHours: fc.Arbitrary<WorkingInterval[]> = fc
   .tuple(...[1, 2, 3, 4, 5, 6, 7].map((wd) => fc.array(workingInterval(wd), { maxLength: 3 })))
@@ -96,6 +93,7 @@ function staffArb(base: number, now: number): fc.Arbitrary<StaffSchedule[]> {
     { arbitrary: fc.constant(null), weight: 3 },
     fc.integer({ min: 0, max: 600 }).map((m) => now - m * MINUTE), // lapsed (now itself is lapsed)
     fc.integer({ min: 1, max: 600 }).map((m) => now + m * MINUTE), // live
+    fc.constant(now),
     fc.constant(now + 1),
   );
   const booking: fc.Arbitrary<BusyBooking> = fc
