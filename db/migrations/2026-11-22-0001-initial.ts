@@ -266,7 +266,7 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema
     .createIndex('staff_time_off_staff_time')
     .on('staff_time_off')
-    .columns(['staff_id', 'ends_at'])
+    .columns(['organisation_id', 'staff_id', 'ends_at'])
     .execute();
 
   await db.schema
@@ -350,11 +350,13 @@ export async function up(db: AnyDb): Promise<void> {
       'id',
     ])
     .execute();
-  // Availability reads a staff member's bookings over a time range; the range scan needs this index.
+  // Availability reads the bookings of some staff over a time range, scoped to the organisation: an
+  // index led by organisation_id serves it whole (one led by staff_id loses to the unique
+  // (organisation_id, reference) index in the planner, which then scans every booking of the organisation).
   await db.schema
     .createIndex('bookings_staff_time')
     .on('bookings')
-    .columns(['staff_id', 'starts_at', 'blocked_until'])
+    .columns(['organisation_id', 'staff_id', 'starts_at', 'blocked_until'])
     .execute();
   await db.schema
     .createIndex('bookings_location_time')
