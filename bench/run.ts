@@ -7,10 +7,12 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { BenchContext } from './lib/benchmark.ts';
+import type { BenchContext, Timing } from './lib/benchmark.ts';
 import { LOAD_CPU, PINNING, pinProcess } from './lib/cpu-pinning.ts';
+import type { LoadStats } from './lib/load.ts';
 import { describeMachine } from './lib/machine.ts';
 import { type Measured, renderReport } from './lib/report.ts';
+import { formatMs } from './lib/timing.ts';
 import { BENCHMARKS } from './registry.ts';
 
 const REPORT = new URL('../docs/benchmarks.md', import.meta.url);
@@ -45,11 +47,20 @@ for (const [index, benchmark] of selected.entries()) {
   try {
     const result = await benchmark.run(context);
     measured.push({ benchmark, result, durationS });
-    const { full, baseline, ratio } = result.comparison;
-    console.log(`${benchmark.id}: ${result.request}`);
-    console.log(`  full stack ${perSide(full)}`);
-    console.log(`  baseline   ${perSide(baseline)}`);
-    console.log(`  ratio      ${ratio.toFixed(2)}`);
+    if (result.kind === 'http') {
+      const { full, baseline, ratio, latencyRate, fullAtRate, baselineAtRate } = result.comparison;
+      console.log(`${benchmark.id}: ${result.request}`);
+      console.log(`  full stack ${perSide(full)}`);
+      console.log(`  baseline   ${perSide(baseline)}`);
+      console.log(`  ratio      ${ratio.toFixed(2)}`);
+      console.log(
+        `  at ${latencyRate} req/s: full stack ${atRate(fullAtRate)}, baseline ${atRate(baselineAtRate)}`,
+      );
+    } else {
+      console.log(`${benchmark.id}: ${result.subject}`);
+      for (const t of result.timings) console.log(`  ${perTiming(t)}`);
+      for (const r of result.ratios) console.log(`  ${r.label}: ${r.value}`);
+    }
     for (const t of result.targets)
       console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.description}: ${t.measured}`);
   } catch (error) {
@@ -67,8 +78,16 @@ if (cpuProfileDir) {
 }
 process.exitCode = failedToRun ? 1 : 0;
 
-function perSide(s: Measured['result']['comparison']['full']): string {
+function perSide(s: LoadStats): string {
   return `${Math.round(s.requestsPerSecond)} req/s  p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  (${s.non2xx} non-2xx, ${s.errors} errors)`;
+}
+
+function atRate(s: LoadStats): string {
+  return `p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms`;
+}
+
+function perTiming(t: Timing): string {
+  return `${t.label}: ${t.calls} calls  p50 ${formatMs(t.p50)} ms  p99 ${formatMs(t.p99)} ms  mean ${formatMs(t.mean)} ms`;
 }
 
 function usageError(message: string): never {

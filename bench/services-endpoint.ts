@@ -33,6 +33,7 @@ export const servicesEndpoint: Benchmark = {
         context,
       );
       return {
+        kind: 'http',
         request: `GET ${PATH}`,
         method: [
           `Full stack: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\`: system clock, in-memory rate-limit store, default limits; no logger) on a migrated SQLite file holding the demo catalogue plus ${EXTRA_SERVICES} generated services, so Camden offers ${PAGE_SIZE}: one full default page, each service with 1–2 staff. Every request is checked against the HTTPS rule, authenticates a read key with one SQLite query (key hash joined to its organisation; the key's own limit is far above the load, so it is counted but never refused), is rate-limited, has its parameters validated by zod, and is answered from the listing cache: pages are cached serialised, keyed by the organisation's catalogue version, which that same query reads (database triggers bump it on any catalogue change). The first request of a catalogue version reads the location, the page and its staff from SQLite.`,

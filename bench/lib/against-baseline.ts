@@ -16,6 +16,8 @@ export interface AgainstBaseline {
   headers: Record<string, string>;
   /** Throws unless the full stack's body is the realistic response the benchmark is meant to measure. */
   check(body: unknown): void;
+  /** Requests/s of the latency phase, for endpoints slower than LATENCY_RATE (bench/lib/compare.ts) allows. */
+  latencyRate?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function measureAgainstBaseline(
       { full: { url: full, headers: spec.headers }, baseline: { url: baselineUrl, headers: spec.headers } },
       context.durationS,
       context.progress,
+      spec.latencyRate,
     );
   } finally {
     await baseline.stop();

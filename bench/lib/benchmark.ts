@@ -18,13 +18,43 @@ export interface Target {
   pass: boolean;
 }
 
-export interface BenchmarkResult {
+/** What a benchmark measured: an HTTP endpoint against its baseline, or calls timed in process. */
+export type BenchmarkResult = HttpBenchmarkResult | TimingBenchmarkResult;
+
+export interface HttpBenchmarkResult {
+  kind: 'http';
   /** The request measured, e.g. "GET /v1/locations/camden/services". */
   request: string;
   /** Markdown paragraphs: what the full stack does and what the data looks like. */
   method: string[];
   comparison: Comparison;
   targets: Target[];
+}
+
+/** Calls timed one by one in the runner process, e.g. a pure function against a slower reference. */
+export interface TimingBenchmarkResult {
+  kind: 'timing';
+  /** What is timed, e.g. "findSlots(query)". */
+  subject: string;
+  /** Markdown paragraphs: what is timed, on what data, against which baseline. */
+  method: string[];
+  /** One row per thing timed, the subject first. */
+  timings: Timing[];
+  /** Lines under the table, e.g. "Speed-up (oracle p50 / engine p50): ×1,200". */
+  ratios: { label: string; value: string }[];
+  targets: Target[];
+}
+
+/** The per-call times of one thing timed, in milliseconds. */
+export interface Timing {
+  label: string;
+  calls: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
 }
 
 /** One entry of bench/registry.ts. */

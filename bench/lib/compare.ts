@@ -7,8 +7,9 @@ export const CONNECTIONS = 50;
 /** Each side runs this many interleaved rounds of duration / ROUNDS seconds. */
 export const ROUNDS = 2;
 /**
- * The offered load of the latency phase: well below either side's capacity on the 2-core machines
- * this runs on, so the percentiles measure the time a request takes, not the length of a queue.
+ * The offered load of the latency phase unless a benchmark gives its own: well below either side's
+ * capacity on the 2-core machines this runs on, so the percentiles measure the time a request takes,
+ * not the length of a queue. An endpoint that cannot serve this many gives a lower rate.
  */
 export const LATENCY_RATE = 2000;
 /**
@@ -24,7 +25,9 @@ export interface Comparison {
   baseline: LoadStats;
   /** full requests/s over baseline requests/s. */
   ratio: number;
-  /** At LATENCY_RATE requests/s over the same connections. */
+  /** Requests/s offered in the latency phase (LATENCY_RATE unless the benchmark gave its own). */
+  latencyRate: number;
+  /** At latencyRate requests/s over the same connections. */
   fullAtRate: LoadStats;
   baselineAtRate: LoadStats;
 }
@@ -38,9 +41,10 @@ export async function compareSideBySide(
   sides: { full: LoadTarget; baseline: LoadTarget },
   durationS: number,
   progress: (message: string) => void,
+  latencyRate: number = LATENCY_RATE,
 ): Promise<Comparison> {
   const settings = (seconds: number) => ({ connections: CONNECTIONS, durationS: seconds });
-  const paced = (seconds: number) => ({ ...settings(seconds), rate: LATENCY_RATE });
+  const paced = (seconds: number) => ({ ...settings(seconds), rate: latencyRate });
   progress(`warming up baseline and full stack (${WARM_UP_S} s each)…`);
   await runPacedLoad(sides.baseline, paced(WARM_UP_S));
   await runPacedLoad(sides.full, paced(WARM_UP_S));
@@ -53,7 +57,7 @@ export async function compareSideBySide(
     for (const side of ['baseline', 'full'] as const) {
       const name = side === 'full' ? 'full stack' : 'baseline';
       progress(
-        `latency at ${LATENCY_RATE} req/s, round ${round}/${LATENCY_ROUNDS}: measuring ${name} ${formatSeconds(durationS / ROUNDS)} s…`,
+        `latency at ${latencyRate} req/s, round ${round}/${LATENCY_ROUNDS}: measuring ${name} ${formatSeconds(durationS / ROUNDS)} s…`,
       );
       atRate[side].push(await runPacedLoad(sides[side], paced(durationS / ROUNDS)));
     }
@@ -81,6 +85,7 @@ export async function compareSideBySide(
     full,
     baseline,
     ratio: full.requestsPerSecond / baseline.requestsPerSecond,
+    latencyRate,
     fullAtRate,
     baselineAtRate,
   };

@@ -50,7 +50,8 @@ export async function runPacedLoad(
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
       const elapsed = performance.now() - start;
-      const dueCount = Math.min(total, Math.floor((elapsed / 1000) * settings.rate));
+      // Request k is due at k / rate seconds: at `elapsed`, requests 0 .. floor(elapsed × rate) are.
+      const dueCount = Math.min(total, Math.floor((elapsed / 1000) * settings.rate) + 1);
       for (; sent < dueCount; sent += 1) send(start + (sent * 1000) / settings.rate);
       if (sent >= total) {
         clearInterval(tick);

@@ -1,8 +1,15 @@
-import type { Benchmark, BenchmarkResult } from './benchmark.ts';
+import type {
+  Benchmark,
+  BenchmarkResult,
+  HttpBenchmarkResult,
+  Timing,
+  TimingBenchmarkResult,
+} from './benchmark.ts';
 import { CONNECTIONS, LATENCY_RATE, LATENCY_ROUNDS, ROUNDS, WARM_UP_S } from './compare.ts';
 import { LOAD_CPU, PINNING, SERVER_CPU } from './cpu-pinning.ts';
 import type { LoadStats } from './load.ts';
 import { type Machine, machineSummary } from './machine.ts';
+import { formatMs } from './timing.ts';
 
 export interface Measured {
   benchmark: Benchmark;
@@ -48,17 +55,34 @@ Reproduce with \`npm run bench\` (options: \`-- --only <id>\` to run one benchma
 
 ## How each benchmark is measured
 
+HTTP benchmarks (an endpoint through the whole stack against a bare baseline):
+
 - The server under test runs in a child process with \`NODE_ENV=production\` and no logger; autocannon drives it from the runner process, so load generator and server never share an event loop.
 - ${CONNECTIONS} connections, pipelining 1, against 127.0.0.1.
 - ${PINNING ? `Servers are pinned to core ${SERVER_CPU} and the load generator to core ${LOAD_CPU} (taskset), so they do not preempt each other.` : 'Nothing is pinned to a core (taskset missing or one core): server and load generator share the cores.'}
 - Each side (full stack and baseline) is warmed up for ${WARM_UP_S} s, then the sides alternate, baseline first, in ${ROUNDS} rounds of half the duration each (baseline, full, baseline, full), so noise from the shared machine falls on both sides.
 - Requests/s is the total of completed requests over the total measuring time of both rounds. Latency percentiles come from the merged histograms of both rounds (autocannon records 2xx latencies in whole milliseconds).
-- Before those rounds (after a warm-up at the same rate), the sides alternate in ${LATENCY_ROUNDS} rounds of half the duration each at a fixed offered load of ${LATENCY_RATE} requests/s over the same ${CONNECTIONS} keep-alive connections, sent evenly spaced by an open-loop generator (\`bench/lib/paced-load.ts\`; latency is timed from when each request was due, and percentiles are exact, in fractions of a millisecond; each percentile reported is its median over the rounds, max the maximum, because one stall of the shared machine in a round is that round's whole p99). Latency at saturation is only the queue (connections ÷ throughput: the bare baseline itself shows double-digit p99 there on 2 cores shared with the load generator); at a fixed load below capacity the percentiles show what a request costs under load. The p99 target is judged there.
-- A side with any non-2xx response or socket error fails: it would have measured refusals, not work.`;
+- Before those rounds (after a warm-up at the same rate), the sides alternate in ${LATENCY_ROUNDS} rounds of half the duration each at a fixed offered load of ${LATENCY_RATE} requests/s (or the lower rate a section names, for an endpoint that cannot serve that many) over the same ${CONNECTIONS} keep-alive connections, sent evenly spaced by an open-loop generator (\`bench/lib/paced-load.ts\`; latency is timed from when each request was due, and percentiles are exact, in fractions of a millisecond; each percentile reported is its median over the rounds, max the maximum, because one stall of the shared machine in a round is that round's whole p99). Latency at saturation is only the queue (connections ÷ throughput: the bare baseline itself shows double-digit p99 there on 2 cores shared with the load generator); at a fixed load below capacity the percentiles show what a request costs under load. The p99 target is judged there.
+- A side with any non-2xx response or socket error fails: it would have measured refusals, not work.
+
+In-process benchmarks (a function timed in the runner process, no HTTP):
+
+- Inputs are loaded once, before timing; each call is timed on its own with \`performance.now()\` after untimed warm-up calls, so the figures include garbage collection that happens during a call. Percentiles are nearest-rank over every timed call.
+- The baseline, a slower reference implementation, is timed in the same process in the same run, and both must return the same answer on the benchmark's input or the benchmark does not run.`;
 }
 
-function renderSection({ benchmark, result, durationS }: Measured, machine: Machine): string {
-  const { full, baseline, ratio, fullAtRate, baselineAtRate } = result.comparison;
+function renderSection(measured: Measured, machine: Machine): string {
+  const { result } = measured;
+  return result.kind === 'http'
+    ? renderHttpSection({ ...measured, result }, machine)
+    : renderTimingSection({ ...measured, result }, machine);
+}
+
+function renderHttpSection(
+  { benchmark, result, durationS }: Measured & { result: HttpBenchmarkResult },
+  machine: Machine,
+): string {
+  const { full, baseline, ratio, latencyRate, fullAtRate, baselineAtRate } = result.comparison;
   const times = (a: number, b: number) => (b === 0 ? '—' : `×${(a / b).toFixed(2)}`);
   return `<!-- benchmark:${benchmark.id} -->
 ## ${benchmark.id}: \`${result.request}\`
@@ -72,8 +96,8 @@ ${result.method.join('\n\n')}
 ${statsRow('Full stack', full)}
 ${statsRow('Baseline', baseline)}
 | Full / baseline | ${ratio.toFixed(2)} | ${times(full.p50, baseline.p50)} | ${times(full.p90, baseline.p90)} | ${times(full.p99, baseline.p99)} | | | | |
-${statsRow(`Full stack at ${LATENCY_RATE} req/s`, fullAtRate)}
-${statsRow(`Baseline at ${LATENCY_RATE} req/s`, baselineAtRate)}
+${statsRow(`Full stack at ${latencyRate} req/s`, fullAtRate)}
+${statsRow(`Baseline at ${latencyRate} req/s`, baselineAtRate)}
 
 Response size: ${Math.round(full.bytesPerRequest).toLocaleString('en-GB')} bytes, headers included.
 
@@ -81,6 +105,34 @@ Response size: ${Math.round(full.bytesPerRequest).toLocaleString('en-GB')} bytes
 | --- | --- | --- |
 ${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
 <!-- /benchmark:${benchmark.id} -->`;
+}
+
+function renderTimingSection(
+  { benchmark, result }: Measured & { result: TimingBenchmarkResult },
+  machine: Machine,
+): string {
+  return `<!-- benchmark:${benchmark.id} -->
+## ${benchmark.id}: \`${result.subject}\` in process
+
+Measured ${machine.date} on ${machineSummary(machine)}; in the runner process.
+
+${result.method.join('\n\n')}
+
+| Timed | Calls | p50 (ms) | p90 (ms) | p99 (ms) | Mean (ms) | Min (ms) | Max (ms) |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${result.timings.map(timingRow).join('\n')}
+
+${result.ratios.map((r) => `${r.label}: ${r.value}.`).join('\n\n')}
+
+| Target | Measured | Verdict |
+| --- | --- | --- |
+${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
+<!-- /benchmark:${benchmark.id} -->`;
+}
+
+function timingRow(t: Timing): string {
+  const ms = [t.p50, t.p90, t.p99, t.mean, t.min, t.max].map(formatMs).join(' | ');
+  return `| ${t.label} | ${t.calls.toLocaleString('en-GB')} | ${ms} |`;
 }
 
 function statsRow(label: string, s: LoadStats): string {

@@ -1,10 +1,8 @@
 import type { BusyBooking, Interval, WorkingInterval } from '../domain/availability/types.ts';
+import { LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
 import type { Db } from './database.ts';
 import { offeredServicesByIds } from './service-repository.ts';
-
-/** Statuses whose bookings hold their slot (a pending one only until its hold lapses). */
-export const LIVE_STATUSES = ['pending_payment', 'pending_confirmation', 'confirmed'] as const;
 
 export interface StaffCandidate {
   id: string;

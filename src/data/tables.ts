@@ -11,18 +11,11 @@
  */
 
 import type { Generated } from 'kysely';
+import type { BookingStatus } from '../domain/booking/state-machine.ts';
 
 export type Flag = 0 | 1;
 export type ApiKeyScope = 'read' | 'read_write';
-export type BookingStatus =
-  | 'pending_payment'
-  | 'pending_confirmation'
-  | 'confirmed'
-  | 'needs_checkout'
-  | 'completed'
-  | 'no_show'
-  | 'cancelled'
-  | 'expired';
+export type { BookingStatus };
 export type ChangePolicy = 'allow' | 'forbid';
 
 export interface OrganisationsTable {

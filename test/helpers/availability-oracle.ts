@@ -108,15 +108,15 @@ export function oracleSlots(query: AvailabilityQuery): Slot[] {
   const lastBookableDate = addDays(localDateOf(now, zone), query.maxAdvanceDays);
   const totalMinutes = query.services.reduce((sum, s) => sum + s.durationMinutes, 0);
   const buffer = query.services[query.services.length - 1]?.bufferAfterMinutes ?? 0;
+  // Per staff member (by position) and local date: working blocks and booked minutes.
   const memo = new Map<string, { blocks: Interval[]; booked: number }>();
-  const dayOf = (s: StaffSchedule, i: number, date: string) => {
-    const key = `${i}|${date}`;
-    let day = memo.get(key);
-    if (!day)
-      memo.set(
-        key,
-        (day = { blocks: workingBlocks(table, s, date), booked: bookedMinutes(s, date, zone, now) }),
-      );
+  const dayOf = (s: StaffSchedule, date: string) => {
+    const key = `${query.staff.indexOf(s)}|${date}`;
+    const day = memo.get(key) ?? {
+      blocks: workingBlocks(table, s, date),
+      booked: bookedMinutes(s, date, zone, now),
+    };
+    memo.set(key, day);
     return day;
   };
   const slots: Slot[] = [];
@@ -127,15 +127,15 @@ export function oracleSlots(query: AvailabilityQuery): Slot[] {
     const end = t + totalMinutes * MINUTE;
     const blockEnd = end + buffer * MINUTE;
     const free = query.staff.filter(
-      (s, i) =>
-        dayOf(s, i, date).blocks.some((w) => w.start <= t && end <= w.end) &&
+      (s) =>
+        dayOf(s, date).blocks.some((w) => w.start <= t && end <= w.end) &&
         !s.timeOff.some((off) => overlaps(t, blockEnd, off.start, off.end)) &&
         !s.bookings.some(
           (b) => isLive(b.holdExpiresAt, now) && overlaps(t, blockEnd, b.startsAt, b.blockedUntil),
         ),
     );
     const ranked = free
-      .map((s) => ({ s, booked: dayOf(s, query.staff.indexOf(s), date).booked }))
+      .map((s) => ({ s, booked: dayOf(s, date).booked }))
       .sort((a, b) => a.booked - b.booked || compare(a.s.name, b.s.name) || compare(a.s.id, b.s.id));
     const chosen = ranked[0];
     if (chosen) slots.push({ startsAt: t, endsAt: end, staffId: chosen.s.id });

@@ -66,10 +66,22 @@ const workingInterval = (weekday: number): fc.Arbitrary<WorkingInterval> =>
   fc.oneof(
     fc
       .tuple(
-        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 23 }).map((h) => h * 60), five(0, 287)),
-        fc.oneof(fc.constant(1440), fc.integer({ min: 1, max: 12 }).map((h) => h * 60), five(1, 200)),
+        fc.oneof(
+          fc.constant(0),
+          fc.integer({ min: 0, max: 23 }).map((h) => h * 60),
+          five(0, 287),
+        ),
+        fc.oneof(
+          fc.constant(1440),
+          fc.integer({ min: 1, max: 12 }).map((h) => h * 60),
+          five(1, 200),
+        ),
       )
-      .map(([startMinute, length]) => ({ weekday, startMinute, endMinute: Math.min(1440, startMinute + length) })),
+      .map(([startMinute, length]) => ({
+        weekday,
+        startMinute,
+        endMinute: Math.min(1440, startMinute + length),
+      })),
     fc
       .tuple(nearChangeMinute, nearChangeMinute)
       .filter(([a, b]) => a !== b)
@@ -85,7 +97,7 @@ const IDS = ['st-b', 'st-a', 'St-c', 'st-d', 'st-0', 'st-e'];
 
 function staffArb(base: number, now: number): fc.Arbitrary<StaffSchedule[]> {
   // Instants on a 5-minute lattice, which is on every listed zone's 5-minute wall-clock lattice.
-  const instant = fc.integer({ min: -288, max: 6 * 288 }).map((n) => base + n * 5 * MINUTE);
+  const instant = fc.integer({ min: -144, max: 4 * 288 }).map((n) => base + n * 5 * MINUTE);
   const timeOff: fc.Arbitrary<Interval> = fc
     .tuple(instant, five(1, 120))
     .map(([start, len]) => ({ start, end: start + len * MINUTE }));
@@ -97,7 +109,12 @@ function staffArb(base: number, now: number): fc.Arbitrary<StaffSchedule[]> {
     fc.constant(now + 1),
   );
   const booking: fc.Arbitrary<BusyBooking> = fc
-    .tuple(instant, five(1, 48), fc.integer({ min: 0, max: 30 }), hold)
+    .tuple(
+      instant,
+      fc.oneof(fc.constantFrom(30, 60), five(1, 48)),
+      fc.oneof(fc.constantFrom(0, 15), fc.integer({ min: 0, max: 30 })),
+      hold,
+    )
     .map(([startsAt, len, buffer, holdExpiresAt]) => {
       const endsAt = startsAt + len * MINUTE;
       return { startsAt, endsAt, blockedUntil: endsAt + buffer * MINUTE, holdExpiresAt };
@@ -108,7 +125,7 @@ function staffArb(base: number, now: number): fc.Arbitrary<StaffSchedule[]> {
       name: fc.constantFrom(...NAMES),
       workingHours: weeklyHours,
       timeOff: fc.array(timeOff, { maxLength: 3 }),
-      bookings: fc.array(booking, { maxLength: 6 }),
+      bookings: fc.array(booking, { maxLength: 8 }),
     }),
     { minLength: 1, maxLength: 4, selector: (s) => s.id },
   );

@@ -1,0 +1,107 @@
+export type BookingStatus =
+  | 'pending_payment'
+  | 'pending_confirmation'
+  | 'confirmed'
+  | 'needs_checkout'
+  | 'completed'
+  | 'no_show'
+  | 'cancelled'
+  | 'expired';
+
+/**
+ * The booking lifecycle as one table (contract section 3 and design.md section 6). Every status change
+ * anywhere goes through `transition`, and every change is written to the event log by the caller.
+ */
+export type BookingEvent =
+  /** The payment provider confirms the deposit. */
+  | 'deposit_paid'
+  /** The customer finished every outstanding step on the hosted booking page. */
+  | 'requirements_completed'
+  /** A pending hold lapsed unpaid or unfinished. */
+  | 'hold_lapsed'
+  | 'cancel'
+  | 'reschedule'
+  /** Staff: the appointment took place but has not been paid at the till. */
+  | 'check_out'
+  /** Staff: the appointment was delivered (and paid). */
+  | 'complete'
+  /** Staff: the client did not come. */
+  | 'no_show';
+
+export const LIVE_STATUSES: readonly BookingStatus[] = [
+  'pending_payment',
+  'pending_confirmation',
+  'confirmed',
+];
+
+/**
+ * When, relative to the appointment, the event may happen. Holds need no timing of their own: a lapsed
+ * hold makes the booking effectively expired, which no event but hold_lapsed starts from.
+ */
+type Timing = 'before_start' | 'after_start' | null;
+
+interface Rule {
+  from: readonly BookingStatus[];
+  /** null: the status does not change (a reschedule keeps it). */
+  to: BookingStatus | null;
+  timing: Timing;
+}
+
+export const TRANSITIONS: Readonly<Record<BookingEvent, Rule>> = {
+  deposit_paid: { from: ['pending_payment'], to: 'confirmed', timing: null },
+  requirements_completed: { from: ['pending_confirmation'], to: 'confirmed', timing: null },
+  hold_lapsed: { from: ['pending_payment', 'pending_confirmation'], to: 'expired', timing: null },
+  cancel: { from: LIVE_STATUSES, to: 'cancelled', timing: 'before_start' },
+  reschedule: { from: LIVE_STATUSES, to: null, timing: 'before_start' },
+  check_out: { from: ['confirmed'], to: 'needs_checkout', timing: 'after_start' },
+  complete: { from: ['confirmed', 'needs_checkout'], to: 'completed', timing: 'after_start' },
+  no_show: { from: ['confirmed'], to: 'no_show', timing: 'after_start' },
+};
+
+export interface BookingClock {
+  status: BookingStatus;
+  startsAt: number;
+  holdExpiresAt: number | null;
+}
+
+export type TransitionResult =
+  | { ok: true; from: BookingStatus; to: BookingStatus }
+  | { ok: false; reason: string };
+
+/**
+ * The status `booking` moves to on `event` at `now`, or why it cannot. A pending booking whose hold has
+ * lapsed counts as expired even before the sweeper has written that (lazy expiry), so it can be neither
+ * paid nor cancelled.
+ */
+export function transition(booking: BookingClock, event: BookingEvent, now: number): TransitionResult {
+  const rule = TRANSITIONS[event];
+  const status = effectiveStatus(booking, now);
+  if (event === 'hold_lapsed') {
+    const lapsed = status === 'expired' && booking.status !== 'expired';
+    return lapsed
+      ? { ok: true, from: booking.status, to: 'expired' }
+      : { ok: false, reason: 'the hold has not lapsed' };
+  }
+  if (!rule.from.includes(status)) {
+    return { ok: false, reason: `the booking is ${status.replace('_', ' ')}` };
+  }
+  if (rule.timing === 'before_start' && now >= booking.startsAt) {
+    return { ok: false, reason: 'the appointment has already started' };
+  }
+  if (rule.timing === 'after_start' && now < booking.startsAt) {
+    return { ok: false, reason: 'the appointment has not started yet' };
+  }
+  return { ok: true, from: status, to: rule.to ?? status };
+}
+
+/** The status as of `now`: a pending booking past its hold is expired, written or not. */
+export function effectiveStatus(booking: BookingClock, now: number): BookingStatus {
+  const pending = booking.status === 'pending_payment' || booking.status === 'pending_confirmation';
+  return pending && booking.holdExpiresAt !== null && booking.holdExpiresAt <= now
+    ? 'expired'
+    : booking.status;
+}
+
+export function isLive(booking: BookingClock, now: number): boolean {
+  return LIVE_STATUSES.includes(effectiveStatus(booking, now));
+}
