@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../src/app/clock.ts';
 import { type AppDeps, DEFAULT_LIMITS } from '../src/app/deps.ts';
+import { localCheckout } from '../src/app/payments.ts';
 import { MemoryRateLimitStore } from '../src/app/rate-limiter.ts';
 import { buildApp } from '../src/http/build-app.ts';
 import { AVAILABILITY_SCENARIO, createAvailabilityDatabase } from './lib/availability-database.ts';
@@ -30,6 +31,7 @@ serveFromChild<null, AvailabilityStackInfo>(async () => {
     secret: randomBytes(32).toString('base64url'),
     limits: DEFAULT_LIMITS,
     rateLimitStore: new MemoryRateLimitStore(),
+    payments: localCheckout,
   };
   const app = await buildApp(deps);
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -2,6 +2,7 @@ import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
 import { type AppDeps, DEFAULT_LIMITS } from './app/deps.ts';
 import { resolveInstanceSecret } from './app/instance-secret.ts';
+import { localCheckout } from './app/payments.ts';
 import { MemoryRateLimitStore } from './app/rate-limiter.ts';
 import { type DatabaseHandle, openDatabase } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
@@ -27,6 +28,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock): P
       secret,
       limits: DEFAULT_LIMITS,
       rateLimitStore: new MemoryRateLimitStore(),
+      payments: localCheckout,
     };
     return { database, deps, close: () => database.close() };
   } catch (error) {

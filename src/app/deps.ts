@@ -1,5 +1,6 @@
 import type { Db } from '../data/database.ts';
 import type { Clock } from './clock.ts';
+import type { PaymentProvider } from './payments.ts';
 import type { RateLimitStore } from './rate-limiter.ts';
 
 /** Limits of the platform, with the contract's values as defaults. */
@@ -20,4 +21,5 @@ export interface AppDeps {
   secret: string;
   limits: Limits;
   rateLimitStore: RateLimitStore;
+  payments: PaymentProvider;
 }

@@ -11,11 +11,12 @@
  */
 
 import type { Generated } from 'kysely';
+import type { DepositStatus, FeeKind, FeeStatus, ProtectionSetupStatus } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 
 export type Flag = 0 | 1;
 export type ApiKeyScope = 'read' | 'read_write';
-export type { BookingStatus };
+export type { BookingStatus, DepositStatus, FeeKind, FeeStatus, ProtectionSetupStatus };
 export type ChangePolicy = 'allow' | 'forbid';
 
 export interface OrganisationsTable {
@@ -169,9 +170,6 @@ export interface ClientsTable {
   updated_at: number;
 }
 
-export type DepositStatus = 'not_required' | 'pending' | 'paid' | 'refunded' | 'retained';
-export type ProtectionSetupStatus = 'pending' | 'failed' | 'succeeded';
-
 export interface BookingsTable {
   id: string;
   organisation_id: string;
@@ -236,9 +234,6 @@ export interface CheckoutSessionsTable {
   created_at: number;
   completed_at: number | null;
 }
-
-export type FeeKind = 'late_cancellation' | 'no_show';
-export type FeeStatus = 'charged' | 'waived' | 'deposit_covered' | 'failed';
 
 export interface BookingFeesTable {
   organisation_id: string;

@@ -95,6 +95,17 @@ export class AppError extends Error {
   get status(): number {
     return ERROR_CATALOGUE[this.code].status;
   }
+
+  /** The contract's error envelope. */
+  envelope(): { error: { code: ErrorCode; message: string; param?: string } } {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.param !== undefined && { param: this.param }),
+      },
+    };
+  }
 }
 
 export function isAppError(value: unknown): value is AppError {

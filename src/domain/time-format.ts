@@ -1,16 +1,58 @@
-import { DateTime } from 'luxon';
+import { IANAZone } from 'luxon';
 
-const toWholeSecond = (epochMs: number) => Math.floor(epochMs / 1000) * 1000;
+const HOUR = 3_600_000;
 
 /**
  * RFC 3339 with seconds and no fractions, in UTC with a Z suffix: the contract's form for system
  * metadata times (created_at, updated_at, cancelled_at, ...).
  */
 export function formatUtc(epochMs: number): string {
-  return DateTime.fromMillis(toWholeSecond(epochMs), { zone: 'utc' }).toISO({ suppressMilliseconds: true })!;
+  return `${new Date(toWholeSecond(epochMs)).toISOString().slice(0, 19)}Z`;
 }
 
 /** RFC 3339 with seconds and no fractions, in an IANA zone, carrying the offset in force at that instant. */
 export function formatLocal(epochMs: number, zone: string): string {
-  return DateTime.fromMillis(toWholeSecond(epochMs), { zone }).toISO({ suppressMilliseconds: true })!;
+  const instant = toWholeSecond(epochMs);
+  const offsetMinutes = offsetAt(zone, instant);
+  const local = new Date(instant + offsetMinutes * 60_000).toISOString().slice(0, 19);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
+
+/**
+ * The zone's offset (minutes) at an instant. Asking the time-zone database costs microseconds and a
+ * response formats hundreds of times, so a UTC hour whose offset is the same at both ends is
+ * remembered as steady (no zone changes offset twice within an hour); an hour with a change in it is
+ * asked afresh each time, so the answer is always exact.
+ */
+function offsetAt(zoneName: string, instant: number): number {
+  const hour = Math.floor(instant / HOUR);
+  const key = `${zoneName}|${hour}`;
+  const steady = steadyHours.get(key);
+  if (steady !== undefined) return steady;
+  const zone = zoneFor(zoneName);
+  const atStart = zone.offset(hour * HOUR);
+  const atEnd = zone.offset((hour + 1) * HOUR - 1);
+  if (atStart !== atEnd) return zone.offset(instant);
+  if (steadyHours.size >= MAX_REMEMBERED_HOURS) steadyHours.clear();
+  steadyHours.set(key, atStart);
+  return atStart;
+}
+
+const MAX_REMEMBERED_HOURS = 100_000;
+const steadyHours = new Map<string, number>();
+const zones = new Map<string, IANAZone>();
+
+function zoneFor(name: string): IANAZone {
+  let zone = zones.get(name);
+  if (!zone) {
+    zone = IANAZone.create(name);
+    if (!zone.isValid) throw new Error(`Unknown time zone: ${name}`);
+    zones.set(name, zone);
+  }
+  return zone;
+}
+
+const toWholeSecond = (epochMs: number) => Math.floor(epochMs / 1000) * 1000;
+const pad = (n: number) => String(n).padStart(2, '0');

@@ -37,14 +37,7 @@ export function installErrorEnvelope(app: FastifyInstance): void {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  const body = {
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.param !== undefined && { param: error.param }),
-    },
-  };
-  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.envelope());
 }
 
 const ALL_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

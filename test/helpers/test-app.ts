@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { ManualClock } from '../../src/app/clock.ts';
 import { type AppDeps, DEFAULT_LIMITS, type Limits } from '../../src/app/deps.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import { MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { buildApp, type HttpOptions } from '../../src/http/build-app.ts';
@@ -44,6 +45,7 @@ export async function startTestApp(
     secret: 'test-secret',
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     rateLimitStore: new MemoryRateLimitStore(),
+    payments: localCheckout,
   };
   const app = await buildApp(deps, options.http);
   const routeOf = new Map<string, string | undefined>();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/app/clock.ts';
 import { DEFAULT_LIMITS } from '../../src/app/deps.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import { MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { openDatabase } from '../../src/data/database.ts';
@@ -247,6 +248,7 @@ describe('loading', () => {
         secret: 's',
         limits: DEFAULT_LIMITS,
         rateLimitStore: new MemoryRateLimitStore(),
+        payments: localCheckout,
       });
       const cut = (
         await first.db.selectFrom('services').select('id').where('ref', '=', 'cut').executeTakeFirstOrThrow()

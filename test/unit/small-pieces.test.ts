@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parseTrustProxy, readConfig } from '../../src/app/config.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../../src/domain/contact.ts';
@@ -22,6 +24,47 @@ describe('time formats', () => {
     expect(formatLocal(Date.parse('2026-10-04T15:00:00Z'), 'Australia/Lord_Howe')).toBe(
       '2026-10-05T02:00:00+11:00',
     );
+  });
+});
+
+describe('formatLocal agrees with luxon', () => {
+  it('at any whole second of 2026-2027 in zones with odd offsets and DST changes', () => {
+    const zones = [
+      'Europe/London',
+      'America/New_York',
+      'Australia/Lord_Howe',
+      'Asia/Kathmandu',
+      'America/Santiago',
+      'Pacific/Chatham',
+      'America/St_Johns',
+      'UTC',
+    ];
+    const from = Date.parse('2026-01-01T00:00:00Z') / 1000;
+    const to = Date.parse('2028-01-01T00:00:00Z') / 1000;
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), fc.integer({ min: from, max: to }), (zone, seconds) => {
+        // Appointment times always carry a numeric offset; luxon writes Z for the zone named UTC.
+        const expected = DateTime.fromMillis(seconds * 1000, { zone })
+          .toISO({ suppressMilliseconds: true })!
+          .replace(/Z$/, '+00:00');
+        expect(formatLocal(seconds * 1000, zone)).toBe(expected);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('around every offset change, minute by minute', () => {
+    for (const [zone, iso] of [
+      ['Europe/London', '2026-03-29T01:00:00Z'],
+      ['Australia/Lord_Howe', '2026-10-03T15:30:00Z'],
+      ['America/Santiago', '2026-04-05T03:00:00Z'],
+    ] as const) {
+      for (let t = Date.parse(iso) - 7_200_000; t <= Date.parse(iso) + 7_200_000; t += 60_000) {
+        expect(formatLocal(t, zone)).toBe(
+          DateTime.fromMillis(t, { zone }).toISO({ suppressMilliseconds: true }),
+        );
+      }
+    }
   });
 });
 

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { appendEvent, findBookingByReference, insertBooking } from '../data/booking-repository.ts';
+import { findClientById } from '../data/client-repository.ts';
+import type { Db } from '../data/database.ts';
+import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
+import type { Booking } from '../domain/booking/booking.ts';
+import { generateReference, normaliseReference } from '../domain/booking/reference.ts';
+import { AppError } from '../domain/errors.ts';
+import { getSlotAt } from './availability-service.ts';
+import { requireLocation } from './directory-service.ts';
+import type { PaymentProvider } from './payments.ts';
+
+/** Who is booking: the organisation (from the API key) and how the event log names them. */
+export interface Caller {
+  organisationId: string;
+  currency: string;
+  referencePrefix: string;
+  /** e.g. `api_key:<id>`. */
+  actor: string;
+  source: BookingsTable['source'];
+}
+
+export interface NewBooking {
+  locationSlug: string;
+  serviceIds: string[];
+  staffId?: string | undefined;
+  clientId: string;
+  startsAt: number;
+  notes?: string | undefined;
+  successUrl?: string | undefined;
+  cancelUrl?: string | undefined;
+}
+
+export interface CreatedBooking {
+  booking: Booking;
+  deposit: { amount: number; currency: string } | null;
+  paymentUrl: string | null;
+}
+
+export interface CheckoutContext {
+  payments: PaymentProvider;
+  /** Scheme, host and port the customer reaches this server at, for payment_url. */
+  publicBaseUrl: string;
+}
+
+/**
+ * Books a slot, inside the caller's write transaction: the slot is re-checked with the same engine
+ * that offered it, under the write lock, then written; the database's overlap trigger is the last
+ * guard. No deposit: confirmed. A deposit: pending_payment with a hosted checkout, held for the
+ * location's pending_payment_hold_minutes.
+ */
+export async function createBooking(
+  trx: Db,
+  caller: Caller,
+  input: NewBooking,
+  now: number,
+  checkout: CheckoutContext,
+): Promise<CreatedBooking> {
+  const location = await requireLocation(trx, caller.organisationId, input.locationSlug);
+  if (location.protection.applies) {
+    throw new AppError(
+      'booking_protection_required',
+      'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',
+    );
+  }
+  if (!(await findClientById(trx, caller.organisationId, input.clientId))) {
+    throw new AppError('not_found', 'No client has this id.', 'client_id');
+  }
+  await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+  const { services, slot } = await getSlotAt(
+    trx,
+    caller.organisationId,
+    { location, serviceIds: input.serviceIds, staffId: input.staffId },
+    input.startsAt,
+    now,
+  );
+  if (!slot) {
+    throw new AppError('conflict', 'That time is not available; ask for availability again.', 'starts_at');
+  }
+
+  const id = randomUUID();
+  const depositMinor = services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
+  const status = depositMinor ? 'pending_payment' : 'confirmed';
+  const holdExpiresAt = depositMinor ? now + location.policy.pendingPaymentHoldMinutes * 60_000 : null;
+  const last = services[services.length - 1]!;
+  const row: BookingsTable = {
+    id,
+    organisation_id: caller.organisationId,
+    reference: '',
+    location_id: location.id,
+    staff_id: slot.staffId,
+    client_id: input.clientId,
+    status,
+    starts_at: slot.startsAt,
+    ends_at: slot.endsAt,
+    blocked_until: slot.endsAt + last.bufferAfterMinutes * 60_000,
+    currency: caller.currency,
+    total_price_minor: services.reduce((total, s) => total + s.priceMinor, 0),
+    deposit_minor: depositMinor,
+    deposit_status: depositMinor ? 'pending' : 'not_required',
+    notes: input.notes ?? null,
+    hold_expires_at: holdExpiresAt,
+    pending_requirements: null,
+    protection_applies: 0,
+    late_cancellation_fee_percentage: null,
+    no_show_fee_percentage: null,
+    protection_setup_status: null,
+    payment_method_saved: 0,
+    protection_setup_completed_at: null,
+    cancelled_at: null,
+    cancel_reason: null,
+    deposit_refunded: null,
+    source: caller.source,
+    created_at: now,
+    updated_at: now,
+  };
+  let start = slot.startsAt;
+  const segments: BookingServicesTable[] = services.map((service, position) => {
+    const segment = {
+      organisation_id: caller.organisationId,
+      booking_id: id,
+      position,
+      service_id: service.id,
+      starts_at: start,
+      ends_at: start + service.durationMinutes * 60_000,
+      duration_minutes: service.durationMinutes,
+      buffer_after_minutes: service.bufferAfterMinutes,
+      price_minor: service.priceMinor,
+      deposit_minor: service.depositMinor,
+    };
+    start = segment.ends_at;
+    return segment;
+  });
+  row.reference = await unusedReference(trx, caller);
+  await insertBooking(trx, row, segments);
+  await appendEvent(trx, {
+    organisationId: caller.organisationId,
+    bookingId: id,
+    from: null,
+    to: status,
+    actor: caller.actor,
+    at: now,
+  });
+
+  let paymentUrl: string | null = null;
+  if (depositMinor && holdExpiresAt) {
+    const sessionId = randomUUID();
+    await trx
+      .insertInto('checkout_sessions')
+      .values({
+        id: sessionId,
+        organisation_id: caller.organisationId,
+        booking_id: id,
+        status: 'open',
+        amount_minor: depositMinor,
+        currency: caller.currency,
+        success_url: input.successUrl ?? null,
+        cancel_url: input.cancelUrl ?? null,
+        expires_at: holdExpiresAt,
+        created_at: now,
+        completed_at: null,
+      })
+      .execute();
+    paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
+  }
+  const booking = (await findBookingByReference(trx, caller.organisationId, row.reference))!;
+  return {
+    booking,
+    deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,
+    paymentUrl,
+  };
+}
+
+/** The booking with this reference (any case, spaces ignored), or 404. */
+export async function getBooking(db: Db, organisationId: string, reference: string): Promise<Booking> {
+  const booking = await findBookingByReference(db, organisationId, normaliseReference(reference));
+  if (!booking) throw new AppError('not_found', 'No booking has this reference.', 'reference');
+  return booking;
+}
+
+/** 404 (param service_ids) for an id that is no service of the organisation at all. */
+async function requireExistingServices(
+  trx: Db,
+  organisationId: string,
+  serviceIds: readonly string[],
+): Promise<void> {
+  const rows = await trx
+    .selectFrom('services')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('id', 'in', serviceIds)
+    .execute();
+  const known = new Set(rows.map((r) => r.id));
+  const unknown = serviceIds.find((id) => !known.has(id));
+  if (unknown) throw new AppError('not_found', `No service has the id ${unknown}.`, 'service_ids');
+}
+
+/** A fresh reference: collisions are rare (31^6 per prefix) but checked, never assumed away. */
+async function unusedReference(trx: Db, caller: Caller): Promise<string> {
+  for (;;) {
+    const reference = generateReference(caller.referencePrefix);
+    const taken = await trx
+      .selectFrom('bookings')
+      .select('id')
+      .where('organisation_id', '=', caller.organisationId)
+      .where('reference', '=', reference)
+      .executeTakeFirst();
+    if (!taken) return reference;
+  }
+}

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../data/database.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
+
+/** A response as stored for replay. */
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** SHA-256 of method, path and the body in canonical JSON (keys sorted), so key order does not matter. */
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export interface IdempotencyScope {
+  organisationId: string;
+  /** The Idempotency-Key header, or undefined for a request without one. */
+  key: string | undefined;
+  fingerprint: string;
+  now: number;
+}
+
+/**
+ * Runs `work` in one write transaction, exactly once per organisation and key within 24 hours.
+ *
+ * The stored response is written in the same transaction as whatever `work` wrote, so a crash leaves
+ * both or neither. A replay with the same fingerprint returns the stored response; another body gets
+ * 409 idempotency_key_reused. Expected failures (4xx) are stored too, in a transaction of their own
+ * since `work`'s was rolled back; faults (5xx) are not, so a retry may succeed. Concurrent requests
+ * with one key queue on the write lock, and the later ones find the first one's record.
+ */
+export async function runIdempotently(
+  db: Db,
+  scope: IdempotencyScope,
+  work: (trx: Db) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const replay = await storedResponse(trx, scope);
+      if (replay) return replay;
+      const response = await work(trx);
+      await store(trx, scope, response);
+      return response;
+    });
+  } catch (error) {
+    if (scope.key === undefined || !isAppError(error) || error.status >= 500) throw error;
+    if (error.code === 'idempotency_key_reused') throw error;
+    const response = { status: error.status, body: error.envelope() };
+    await db.transaction().execute(async (trx) => {
+      if (!(await storedResponse(trx, scope))) await store(trx, scope, response);
+    });
+    throw error;
+  }
+}
+
+async function storedResponse(trx: Db, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
+  if (scope.key === undefined) return undefined;
+  const record = await trx
+    .selectFrom('idempotency_records')
+    .selectAll()
+    .where('organisation_id', '=', scope.organisationId)
+    .where('idempotency_key', '=', scope.key)
+    .where('expires_at', '>', scope.now)
+    .executeTakeFirst();
+  if (!record) return undefined;
+  if (record.fingerprint !== scope.fingerprint) {
+    throw new AppError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used with a different request body in the last 24 hours.',
+      'Idempotency-Key',
+    );
+  }
+  return { status: record.status_code, body: JSON.parse(record.response_body) };
+}
+
+async function store(trx: Db, scope: IdempotencyScope, response: StoredResponse): Promise<void> {
+  if (scope.key === undefined) return;
+  const row = {
+    organisation_id: scope.organisationId,
+    idempotency_key: scope.key,
+    fingerprint: scope.fingerprint,
+    status_code: response.status,
+    response_body: JSON.stringify(response.body),
+    created_at: scope.now,
+    expires_at: scope.now + IDEMPOTENCY_WINDOW_MS,
+  };
+  // A record past its window may still be there: the key is free again, so it is overwritten.
+  await trx
+    .insertInto('idempotency_records')
+    .values(row)
+    .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row))
+    .execute();
+}

@@ -1,0 +1,169 @@
+import type { Updateable } from 'kysely';
+import type { Booking, Fee } from '../domain/booking/booking.ts';
+import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import type { Db } from './database.ts';
+import type { BookingFeesTable, BookingServicesTable, BookingsTable } from './tables.ts';
+
+/** Bookings with their service segments, fees and event log. Every function is organisation-scoped. */
+
+export async function insertBooking(
+  trx: Db,
+  row: BookingsTable,
+  segments: BookingServicesTable[],
+): Promise<void> {
+  await trx.insertInto('bookings').values(row).execute();
+  await trx.insertInto('booking_services').values(segments).execute();
+}
+
+export async function updateBooking(
+  trx: Db,
+  organisationId: string,
+  id: string,
+  changes: Updateable<BookingsTable> & { updated_at: number },
+): Promise<void> {
+  await trx
+    .updateTable('bookings')
+    .set(changes)
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export interface BookingEvent {
+  organisationId: string;
+  bookingId: string;
+  from: BookingStatus | null;
+  to: BookingStatus;
+  /** Who: `api_key:<id>`, `mcp:<key id>`, `staff`, `system:sweeper`, `payment`, `import`. */
+  actor: string;
+  at: number;
+  details?: Record<string, unknown>;
+}
+
+/** Appends to the append-only log; the sequence number is the booking's next, inside the caller's transaction. */
+export async function appendEvent(trx: Db, event: BookingEvent): Promise<void> {
+  const last = await trx
+    .selectFrom('booking_events')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('booking_id', '=', event.bookingId)
+    .executeTakeFirst();
+  await trx
+    .insertInto('booking_events')
+    .values({
+      organisation_id: event.organisationId,
+      booking_id: event.bookingId,
+      seq: Number(last?.seq ?? 0) + 1,
+      from_status: event.from,
+      to_status: event.to,
+      actor: event.actor,
+      occurred_at: event.at,
+      details: event.details ? JSON.stringify(event.details) : null,
+    })
+    .execute();
+}
+
+export async function upsertFee(trx: Db, fee: BookingFeesTable): Promise<void> {
+  await trx
+    .insertInto('booking_fees')
+    .values(fee)
+    .onConflict((oc) =>
+      oc.columns(['booking_id', 'kind']).doUpdateSet({
+        status: fee.status,
+        fee_percentage: fee.fee_percentage,
+        amount_minor: fee.amount_minor,
+        deposit_credit_minor: fee.deposit_credit_minor,
+        charge_amount_minor: fee.charge_amount_minor,
+        failure_reason: fee.failure_reason,
+        processed_at: fee.processed_at,
+      }),
+    )
+    .execute();
+}
+
+/** The booking with this reference (already normalised), with what presenting it needs. */
+export async function findBookingByReference(
+  db: Db,
+  organisationId: string,
+  reference: string,
+): Promise<Booking | undefined> {
+  const row = await db
+    .selectFrom('bookings')
+    .innerJoin('locations', 'locations.id', 'bookings.location_id')
+    .selectAll('bookings')
+    .select(['locations.slug as location_slug', 'locations.timezone'])
+    .where('bookings.organisation_id', '=', organisationId)
+    .where('bookings.reference', '=', reference)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const [segments, fees] = await Promise.all([
+    db
+      .selectFrom('booking_services')
+      .select('service_id')
+      .where('booking_id', '=', row.id)
+      .orderBy('position')
+      .execute(),
+    db.selectFrom('booking_fees').selectAll().where('booking_id', '=', row.id).execute(),
+  ]);
+  return toBooking(
+    row,
+    segments.map((s) => s.service_id),
+    fees,
+  );
+}
+
+/** The one mapper from a bookings row (with its location's slug and zone) to the domain Booking. */
+export function toBooking(
+  row: BookingsTable & { location_slug: string; timezone: string },
+  serviceIds: string[],
+  fees: BookingFeesTable[],
+): Booking {
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    reference: row.reference,
+    status: row.status,
+    locationId: row.location_id,
+    locationSlug: row.location_slug,
+    timezone: row.timezone,
+    staffId: row.staff_id,
+    clientId: row.client_id,
+    serviceIds,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    blockedUntil: row.blocked_until,
+    currency: row.currency,
+    totalPriceMinor: row.total_price_minor,
+    depositMinor: row.deposit_minor,
+    depositStatus: row.deposit_status,
+    notes: row.notes,
+    holdExpiresAt: row.hold_expires_at,
+    pendingRequirements: row.pending_requirements ? (JSON.parse(row.pending_requirements) as string[]) : [],
+    protection: {
+      applies: row.protection_applies === 1,
+      lateCancellationFeePercentage: row.late_cancellation_fee_percentage,
+      noShowFeePercentage: row.no_show_fee_percentage,
+      setupStatus: row.protection_setup_status,
+      paymentMethodSaved: row.payment_method_saved === 1,
+      setupCompletedAt: row.protection_setup_completed_at,
+    },
+    fees: Object.fromEntries(fees.map((f) => [f.kind, toFee(f)])),
+    cancelledAt: row.cancelled_at,
+    depositRefunded: row.deposit_refunded === null ? null : row.deposit_refunded === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toFee(row: BookingFeesTable): Fee {
+  return {
+    kind: row.kind,
+    status: row.status,
+    currency: row.currency,
+    feePercentage: row.fee_percentage,
+    amountMinor: row.amount_minor,
+    depositCreditMinor: row.deposit_credit_minor,
+    chargeAmountMinor: row.charge_amount_minor,
+    failureReason: row.failure_reason,
+    processedAt: row.processed_at,
+  };
+}
