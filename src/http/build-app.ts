@@ -9,6 +9,7 @@ import { ListPageCache } from './list-page-cache.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
+import { bookingRoutes } from './routes/bookings.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       await v1.register(locationRoutes(deps, cursors, new ListPageCache()));
       await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));
+      await v1.register(bookingRoutes(deps));
     },
     { prefix: '/v1' },
   );

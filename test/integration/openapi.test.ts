@@ -38,6 +38,8 @@ describe('the OpenAPI document', () => {
 
   it('documents every endpoint implemented so far, with the bearer scheme', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/bookings',
+      '/v1/bookings/{reference}',
       '/v1/clients',
       '/v1/locations',
       '/v1/locations/{slug}/availability',

@@ -1,0 +1,144 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { type Caller, createBooking, getBooking } from '../../app/booking-service.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import { fingerprint, runIdempotently } from '../../app/idempotency.ts';
+import { AppError } from '../../domain/errors.ts';
+import { principalOf } from '../authenticate.ts';
+import {
+  BookingResource,
+  CreatedBookingResource,
+  NewBookingBody,
+  presentBooking,
+  presentCreatedBooking,
+  ReferenceParams,
+} from '../resources/booking.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope } from '../resources/common.ts';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** POST /bookings and GET /bookings/{reference}. */
+export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/bookings',
+      {
+        schema: {
+          tags: ['Bookings'],
+          summary: 'Book a slot offered by availability',
+          description:
+            'Without a deposit the booking is confirmed. With one it is pending_payment, with deposit and ' +
+            'payment_url, until the hosted checkout is paid (or the hold lapses). Send Idempotency-Key to make ' +
+            'retries safe: the same key and body within 24 hours replay the stored response.',
+          headers: IdempotencyHeaders,
+          body: NewBookingBody,
+          response: {
+            201: dataOf(CreatedBookingResource).describe('Booked.'),
+            400: ErrorEnvelope.describe(
+              'invalid_request naming the field (service not bookable online, staff not eligible, ...).',
+            ),
+            404: ErrorEnvelope.describe('not_found: unknown location, service or client.'),
+            409: ErrorEnvelope.describe(
+              'conflict (param starts_at), booking_protection_required or idempotency_key_reused.',
+            ),
+            413: ErrorEnvelope.describe('payload_too_large.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const body = request.body;
+        const now = deps.clock.nowMs();
+        const caller: Caller = {
+          organisationId: principal.organisation.id,
+          currency: principal.organisation.currency,
+          referencePrefix: principal.organisation.bookingReferencePrefix,
+          actor: `api_key:${principal.apiKeyId}`,
+          source: 'api',
+        };
+        const outcome = await runIdempotently(
+          deps.db,
+          {
+            organisationId: caller.organisationId,
+            key: idempotencyKeyOf(request),
+            fingerprint: fingerprint('POST', '/v1/bookings', body),
+            now,
+          },
+          async (trx) => {
+            const created = await createBooking(
+              trx,
+              caller,
+              {
+                locationSlug: body.location_slug,
+                serviceIds: body.service_ids.map((id) => id.toLowerCase()),
+                staffId: body.staff_id?.toLowerCase(),
+                clientId: body.client_id.toLowerCase(),
+                startsAt: Date.parse(body.starts_at),
+                notes: body.notes,
+                successUrl: body.checkout_success_url,
+                cancelUrl: body.checkout_cancel_url,
+              },
+              now,
+              { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
+            );
+            return { status: 201, body: { data: presentCreatedBooking(created, now) } };
+          },
+        );
+        // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope.
+        return reply.code(outcome.status as 201).send(outcome.body as never);
+      },
+    );
+
+    app.get(
+      '/bookings/:reference',
+      {
+        schema: {
+          tags: ['Bookings'],
+          summary: 'A booking with its current status, pending confirmation and fee state',
+          params: ReferenceParams,
+          response: {
+            200: dataOf(BookingResource),
+            400: ErrorEnvelope.describe('invalid_request: the reference is not one.'),
+            404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const booking = await getBooking(
+          deps.db,
+          principalOf(request).organisation.id,
+          request.params.reference,
+        );
+        return { data: presentBooking(booking, deps.clock.nowMs()) };
+      },
+    );
+  };
+}
+
+const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe('Any unique string (a UUID v4 is ideal), 1 to 255 printable characters.'),
+});
+
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+    throw new AppError(
+      'invalid_request',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+      'Idempotency-Key',
+    );
+  }
+  return key;
+}
+
+/** Where the customer reaches this server, for links such as payment_url (honours a trusted proxy). */
+function publicBaseUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
