@@ -21,6 +21,8 @@ export interface AvailabilityRequest {
   serviceIds: string[];
   /** Restricts the search to one staff member; absent means any staff. */
   staffId?: string | undefined;
+  /** A booking whose own time does not count as busy (the one being rescheduled). */
+  excludeBookingId?: string | undefined;
 }
 
 export interface Availability {
@@ -114,7 +116,7 @@ async function loadQuery(
   const window = searchWindow(fromDate, days);
   const ids = staff.map((s) => s.id);
   const [schedules, closedDates] = await Promise.all([
-    schedulesOf(db, organisationId, location.id, ids, window),
+    schedulesOf(db, organisationId, location.id, ids, window, request.excludeBookingId),
     closedDatesBetween(db, organisationId, location.id, fromDate, addDays(fromDate, days - 1)),
   ]);
   const staffSchedules: StaffSchedule[] = staff.map((s) => ({

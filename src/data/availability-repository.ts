@@ -52,6 +52,7 @@ export async function schedulesOf(
   locationId: string,
   staffIds: readonly string[],
   window: Interval,
+  excludeBookingId?: string,
 ): Promise<ScheduleData> {
   const data: ScheduleData = { workingHours: new Map(), timeOff: new Map(), bookings: new Map() };
   for (const id of staffIds) {
@@ -85,6 +86,7 @@ export async function schedulesOf(
       .where('status', 'in', LIVE_STATUSES)
       .where('starts_at', '<', window.end)
       .where('blocked_until', '>', window.start)
+      .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
       .execute(),
   ]);
   for (const h of hours) {

@@ -66,3 +66,18 @@ export async function findActiveLocationBySlug(
     .executeTakeFirst();
   return row ? toLocation(row) : undefined;
 }
+
+/** A location by id, active or not: a booking keeps its location whatever happens to it later. */
+export async function findLocationById(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<Location | undefined> {
+  const row = await db
+    .selectFrom('locations')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toLocation(row) : undefined;
+}

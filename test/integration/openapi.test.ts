@@ -40,6 +40,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/bookings',
       '/v1/bookings/{reference}',
+      '/v1/bookings/{reference}/cancel',
       '/v1/clients',
       '/v1/locations',
       '/v1/locations/{slug}/availability',

@@ -223,3 +223,41 @@ function protectionOf(booking: Booking): z.infer<typeof BookingProtection> {
     no_show_fee: outcome('no_show'),
   };
 }
+
+export const RescheduleBody = z
+  .strictObject({
+    starts_at: z.iso
+      .datetime({ offset: true })
+      .describe('A start availability offers for the same services, with its offset.'),
+    staff_id: z.uuid().optional().describe('Another eligible staff member; omitted keeps the current one.'),
+  })
+  .meta({ id: 'Reschedule' });
+
+export const CancelBody = z
+  .strictObject({ reason: z.string().max(1000).optional().describe('Shown to staff.') })
+  // The body is optional; Fastify hands a POST without one to validation as null.
+  .nullish()
+  .meta({ id: 'Cancel' });
+
+export const CancellationResource = z
+  .object({
+    reference: z.string(),
+    status: z.literal('cancelled'),
+    cancelled_at: z.string().describe('UTC.'),
+    deposit_refunded: z
+      .boolean()
+      .describe('Whether a paid deposit was refunded (cancelled inside the policy window: no).'),
+  })
+  .meta({ id: 'Cancellation' });
+
+export function presentCancellation(
+  booking: Booking,
+  depositRefunded: boolean,
+): z.infer<typeof CancellationResource> {
+  return {
+    reference: booking.reference,
+    status: 'cancelled',
+    cancelled_at: formatUtc(booking.cancelledAt ?? booking.updatedAt),
+    deposit_refunded: depositRefunded,
+  };
+}

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { cancelBooking, rescheduleBooking } from '../../app/booking-changes.ts';
 import { type Caller, createBooking, getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { fingerprint, runIdempotently } from '../../app/idempotency.ts';
@@ -8,11 +9,15 @@ import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import {
   BookingResource,
+  CancelBody,
+  CancellationResource,
   CreatedBookingResource,
   NewBookingBody,
   presentBooking,
+  presentCancellation,
   presentCreatedBooking,
   ReferenceParams,
+  RescheduleBody,
 } from '../resources/booking.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope } from '../resources/common.ts';
 
@@ -113,6 +118,82 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           request.params.reference,
         );
         return { data: presentBooking(booking, deps.clock.nowMs()) };
+      },
+    );
+
+    app.patch(
+      '/bookings/:reference',
+      {
+        schema: {
+          tags: ['Bookings'],
+          summary: 'Move a booking to another slot (and optionally another staff member)',
+          params: ReferenceParams,
+          body: RescheduleBody,
+          response: {
+            200: dataOf(BookingResource),
+            400: ErrorEnvelope.describe('invalid_request naming the field.'),
+            404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
+            409: ErrorEnvelope.describe(
+              'conflict: the slot is not available, the booking is not live, or the policy window forbids the change.',
+            ),
+            413: ErrorEnvelope.describe('payload_too_large.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        const now = deps.clock.nowMs();
+        const booking = await deps.db
+          .transaction()
+          .execute((trx) =>
+            rescheduleBooking(
+              trx,
+              { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+              request.params.reference,
+              { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
+              now,
+            ),
+          );
+        return { data: presentBooking(booking, now) };
+      },
+    );
+
+    app.post(
+      '/bookings/:reference/cancel',
+      {
+        schema: {
+          tags: ['Bookings'],
+          summary: 'Cancel a booking; the policy window decides whether a paid deposit is refunded',
+          params: ReferenceParams,
+          body: CancelBody,
+          response: {
+            200: dataOf(CancellationResource),
+            400: ErrorEnvelope.describe('invalid_request naming the field.'),
+            404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
+            409: ErrorEnvelope.describe(
+              'conflict: the booking is not live, has started, or the policy forbids a late cancellation.',
+            ),
+            413: ErrorEnvelope.describe('payload_too_large.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        const now = deps.clock.nowMs();
+        const result = await deps.db
+          .transaction()
+          .execute((trx) =>
+            cancelBooking(
+              trx,
+              { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+              request.params.reference,
+              request.body?.reason,
+              now,
+            ),
+          );
+        return { data: presentCancellation(result.booking, result.depositRefunded) };
       },
     );
   };

@@ -1,0 +1,181 @@
+import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+import { findLocationById } from '../data/location-repository.ts';
+import type { Booking } from '../domain/booking/booking.ts';
+import { computeFee } from '../domain/booking/fees.ts';
+import { type BookingEvent, transition } from '../domain/booking/state-machine.ts';
+import type { Location } from '../domain/catalogue.ts';
+import { AppError } from '../domain/errors.ts';
+import { getSlotAt } from './availability-service.ts';
+import { getBooking } from './booking-service.ts';
+
+/** Who is changing the booking, as the event log names them. */
+export interface Changer {
+  organisationId: string;
+  actor: string;
+}
+
+/**
+ * Moves a live booking to another start (and optionally another staff member; without one it stays
+ * with the same). The new time must be a slot availability offers for the same services, the
+ * booking's own current time not counting as busy. A change less than cancellation_window_hours
+ * before the current start is late: refused with 409 when the location's late_reschedule is forbid.
+ */
+export async function rescheduleBooking(
+  trx: Db,
+  changer: Changer,
+  reference: string,
+  change: { startsAt: number; staffId?: string | undefined },
+  now: number,
+): Promise<Booking> {
+  const booking = await getBooking(trx, changer.organisationId, reference);
+  allowed(booking, 'reschedule', now);
+  const location = await locationOf(trx, booking);
+  if (isLate(booking, location, now) && location.policy.lateReschedule === 'forbid') {
+    throw new AppError(
+      'conflict',
+      `Changes less than ${location.policy.cancellationWindowHours} hours before the appointment are not allowed here.`,
+      'starts_at',
+    );
+  }
+  const { services, slot } = await getSlotAt(
+    trx,
+    changer.organisationId,
+    {
+      location,
+      serviceIds: booking.serviceIds,
+      staffId: change.staffId ?? booking.staffId,
+      excludeBookingId: booking.id,
+    },
+    change.startsAt,
+    now,
+  );
+  if (!slot)
+    throw new AppError('conflict', 'That time is not available; ask for availability again.', 'starts_at');
+
+  const last = services[services.length - 1]!;
+  await updateBooking(trx, changer.organisationId, booking.id, {
+    staff_id: slot.staffId,
+    starts_at: slot.startsAt,
+    ends_at: slot.endsAt,
+    blocked_until: slot.endsAt + last.bufferAfterMinutes * 60_000,
+    updated_at: now,
+  });
+  // Each service keeps its price snapshot; its times (and length, if the catalogue changed) follow the slot.
+  let start = slot.startsAt;
+  for (const [position, service] of services.entries()) {
+    const end = start + service.durationMinutes * 60_000;
+    await trx
+      .updateTable('booking_services')
+      .set({
+        starts_at: start,
+        ends_at: end,
+        duration_minutes: service.durationMinutes,
+        buffer_after_minutes: service.bufferAfterMinutes,
+      })
+      .where('booking_id', '=', booking.id)
+      .where('position', '=', position)
+      .execute();
+    start = end;
+  }
+  await appendEvent(trx, {
+    organisationId: changer.organisationId,
+    bookingId: booking.id,
+    from: booking.status,
+    to: booking.status,
+    actor: changer.actor,
+    at: now,
+    details: { rescheduled: { from: booking.startsAt, to: slot.startsAt, staff_id: slot.staffId } },
+  });
+  return getBooking(trx, changer.organisationId, booking.reference);
+}
+
+export interface CancellationResult {
+  booking: Booking;
+  depositRefunded: boolean;
+}
+
+/**
+ * Cancels a live booking before it starts. On time: a paid deposit is refunded. Late (inside the
+ * cancellation window): refused when late_cancellation is forbid; otherwise a paid deposit is retained
+ * and, when the booking's protection snapshot applies, the late-cancellation fee is recorded (status
+ * null until staff process it), credited with the retained deposit.
+ */
+export async function cancelBooking(
+  trx: Db,
+  changer: Changer,
+  reference: string,
+  reason: string | undefined,
+  now: number,
+): Promise<CancellationResult> {
+  const booking = await getBooking(trx, changer.organisationId, reference);
+  allowed(booking, 'cancel', now);
+  const location = await locationOf(trx, booking);
+  const late = isLate(booking, location, now);
+  if (late && location.policy.lateCancellation === 'forbid') {
+    throw new AppError(
+      'conflict',
+      `Cancellations less than ${location.policy.cancellationWindowHours} hours before the appointment are not allowed here.`,
+    );
+  }
+  const paid = booking.depositStatus === 'paid';
+  const depositRefunded = paid && !late;
+  await updateBooking(trx, changer.organisationId, booking.id, {
+    status: 'cancelled',
+    cancelled_at: now,
+    cancel_reason: reason ?? null,
+    deposit_refunded: depositRefunded ? 1 : 0,
+    deposit_status: paid ? (late ? 'retained' : 'refunded') : booking.depositStatus,
+    updated_at: now,
+  });
+  const percentage = booking.protection.lateCancellationFeePercentage;
+  if (late && booking.protection.applies && percentage !== null) {
+    const retained = paid ? (booking.depositMinor ?? 0) : 0;
+    const fee = computeFee(booking.totalPriceMinor, percentage, retained);
+    await upsertFee(trx, {
+      organisation_id: changer.organisationId,
+      booking_id: booking.id,
+      kind: 'late_cancellation',
+      status: null,
+      currency: booking.currency,
+      fee_percentage: percentage,
+      amount_minor: fee.amountMinor,
+      deposit_credit_minor: fee.depositCreditMinor,
+      charge_amount_minor: fee.chargeAmountMinor,
+      failure_reason: null,
+      processed_at: null,
+      created_at: now,
+    });
+  }
+  await appendEvent(trx, {
+    organisationId: changer.organisationId,
+    bookingId: booking.id,
+    from: booking.status,
+    to: 'cancelled',
+    actor: changer.actor,
+    at: now,
+    details: { late, deposit_refunded: depositRefunded },
+  });
+  return { booking: await getBooking(trx, changer.organisationId, booking.reference), depositRefunded };
+}
+
+/** 409 conflict naming why, when the state machine refuses the event. */
+function allowed(booking: Booking, event: BookingEvent, now: number): void {
+  const result = transition(booking, event, now);
+  if (!result.ok)
+    throw new AppError(
+      'conflict',
+      `This booking cannot be ${event === 'cancel' ? 'cancelled' : 'changed'}: ${result.reason}.`,
+    );
+}
+
+/** Less than cancellation_window_hours before the (current) start. */
+function isLate(booking: Booking, location: Location, now: number): boolean {
+  return booking.startsAt - now < location.policy.cancellationWindowHours * 3_600_000;
+}
+
+async function locationOf(trx: Db, booking: Booking): Promise<Location> {
+  const location = await findLocationById(trx, booking.organisationId, booking.locationId);
+  if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
+  return location;
+}

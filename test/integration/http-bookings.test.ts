@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/data/database.ts';
+import { buildApp } from '../../src/http/build-app.ts';
+import {
+  type CatalogueIds,
+  catalogueIds,
+  countBookings,
+  getBooking,
+  offeredStarts,
+  postBooking,
+} from '../helpers/booking-fixtures.ts';
+import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The small catalogue (London, GMT): Ana works Mon/Tue 09:00-17:00 at Soho (cut 45+15 min, colour
+ * 90 min with a £20 deposit); Kings Cross has Booking Protection. The clock starts Monday 2026-11-23
+ * 09:00Z and is put back after every test; each test books its own slots (mostly Tuesday 24th).
+ */
+let t: TestApp;
+let ids: CatalogueIds;
+beforeAll(async () => {
+  t = await startTestApp({ limits: { requestsPerMinute: 100_000 } });
+  ids = await catalogueIds(t.database.db);
+});
+afterEach(() => t.clock.set(TEST_START));
+afterAll(async () => {
+  await t.close();
+});
+
+const tue = (hhmm: string) => `2026-11-24T${hhmm}:00+00:00`;
+const cut = (startsAt: string, extra: Record<string, unknown> = {}) => ({
+  location_slug: 'soho',
+  service_ids: [ids.services.cut],
+  client_id: ids.jo,
+  starts_at: startsAt,
+  ...extra,
+});
+const REFERENCE = /^AC-[2-9A-HJKMNP-Z]{6}$/;
+const UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
+describe('POST /bookings', () => {
+  it('confirms a booking without deposit, assigns staff by the any-staff rule and takes the slot', async () => {
+    const response = await postBooking(t, cut(tue('10:00'), { notes: 'Fringe only' }));
+    expect(response.statusCode).toBe(201);
+    const booking = response.json().data;
+    expect(booking).toEqual({
+      reference: expect.stringMatching(REFERENCE),
+      status: 'confirmed',
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
+      ends_at: '2026-11-24T10:45:00+00:00',
+      notes: 'Fringe only',
+      created_at: '2026-11-23T09:00:00Z',
+      updated_at: expect.stringMatching(UTC),
+      pending_confirmation: null,
+      late_cancellation_fee: null,
+      no_show_fee: null,
+      booking_protection: { applies: false },
+      deposit: null,
+      payment_url: null,
+    });
+    const spelled = [
+      booking.reference,
+      booking.reference.toLowerCase(),
+      ` ${booking.reference.replace('-', ' - ')} `,
+    ];
+    for (const reference of spelled) {
+      const found = await getBooking(t, reference);
+      expect(found.statusCode, reference).toBe(200);
+      const { deposit: _d, payment_url: _p, ...plain } = booking;
+      expect(found.json().data).toEqual(plain);
+    }
+    const starts = await offeredStarts(t, { serviceId: ids.services.cut, date: '2026-11-24' });
+    expect(starts).not.toContain(tue('10:00'));
+    expect(starts).toContain(tue('11:00'));
+  });
+
+  it('holds a deposit booking as pending_payment with a checkout link, then lets the hold lapse', async () => {
+    const colour = { ...cut(tue('12:00')), service_ids: [ids.services.colour] };
+    const response = await postBooking(t, colour, { host: 'salon.example:8443' });
+    expect(response.statusCode).toBe(201);
+    const booking = response.json().data;
+    expect(booking).toMatchObject({
+      status: 'pending_payment',
+      ends_at: '2026-11-24T13:30:00+00:00',
+      deposit: { amount: 2000, currency: 'GBP' },
+      payment_url: expect.stringMatching(/^http:\/\/salon\.example:8443\/checkout\/\S+$/),
+    });
+    const offered = () => offeredStarts(t, { serviceId: ids.services.colour, date: '2026-11-24' });
+    expect(await offered()).not.toContain(tue('12:00'));
+
+    t.clock.advance({ minutes: 29, seconds: 59 });
+    expect((await getBooking(t, booking.reference)).json().data.status).toBe('pending_payment');
+    t.clock.advance({ seconds: 1 });
+    expect((await getBooking(t, booking.reference)).json().data).toMatchObject({
+      status: 'expired',
+      pending_confirmation: null,
+    });
+    expect(await offered()).toContain(tue('12:00'));
+  });
+
+  it('writes exactly one event for a new booking, from nothing to confirmed, naming the key', async () => {
+    const response = await postBooking(t, cut(tue('16:00')));
+    const key = await t.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('scope', '=', 'read_write')
+      .executeTakeFirstOrThrow();
+    const events = await t.database.db
+      .selectFrom('booking_events')
+      .innerJoin('bookings', 'bookings.id', 'booking_events.booking_id')
+      .select(['seq', 'from_status', 'to_status', 'actor', 'occurred_at'])
+      .where('bookings.reference', '=', response.json().data.reference)
+      .execute();
+    expect(events).toEqual([
+      {
+        seq: 1,
+        from_status: null,
+        to_status: 'confirmed',
+        actor: `api_key:${key.id}`,
+        occurred_at: Date.parse(TEST_START),
+      },
+    ]);
+  });
+});
+
+describe('POST /bookings refusals (nothing is written)', () => {
+  const refuses = async (
+    payload: Record<string, unknown>,
+    expected: { status: number; code: string; param?: string },
+    options: Parameters<typeof postBooking>[2] = {},
+  ) => {
+    const before = await countBookings(t.database.db);
+    const response = await postBooking(t, payload, options);
+    expect(response.statusCode, response.body).toBe(expected.status);
+    expect(response.json().error).toMatchObject({ code: expected.code, param: expected.param });
+    expect(await countBookings(t.database.db)).toBe(before);
+  };
+  const without = (field: string) => {
+    const { [field]: _, ...rest } = cut(tue('09:00'));
+    return rest;
+  };
+
+  it.each([
+    ['location_slug missing', () => without('location_slug'), 'location_slug'],
+    ['service_ids missing', () => without('service_ids'), 'service_ids'],
+    ['client_id missing', () => without('client_id'), 'client_id'],
+    ['starts_at missing', () => without('starts_at'), 'starts_at'],
+    ['an unknown field', () => cut(tue('09:00'), { colour: 'red' }), 'colour'],
+    ['starts_at without offset', () => cut('2026-11-24T09:00:00'), 'starts_at'],
+    ['a bad client uuid', () => cut(tue('09:00'), { client_id: 'jo' }), 'client_id'],
+    ['a bad staff uuid', () => cut(tue('09:00'), { staff_id: 'ana' }), 'staff_id'],
+    [
+      'duplicate service_ids',
+      () => cut(tue('09:00'), { service_ids: [ids.services.cut, ids.services.cut] }),
+      'service_ids',
+    ],
+    [
+      '11 service_ids',
+      () => cut(tue('09:00'), { service_ids: Array.from({ length: 11 }, randomUUID) }),
+      'service_ids',
+    ],
+    ['no service_ids', () => cut(tue('09:00'), { service_ids: [] }), 'service_ids'],
+    ['notes of 1001 chars', () => cut(tue('09:00'), { notes: 'x'.repeat(1001) }), 'notes'],
+    [
+      'a bad success URL',
+      () => cut(tue('09:00'), { checkout_success_url: 'ftp://x.example/' }),
+      'checkout_success_url',
+    ],
+    [
+      'a bad cancel URL',
+      () => cut(tue('09:00'), { checkout_cancel_url: 'not a url' }),
+      'checkout_cancel_url',
+    ],
+    [
+      'a service not bookable online',
+      () => cut(tue('09:00'), { service_ids: [ids.services['patch-test']] }),
+      'service_ids',
+    ],
+    [
+      'a staff member not delivering colour',
+      () => ({ ...cut(tue('09:00'), { staff_id: ids.staff.bo }), service_ids: [ids.services.colour] }),
+      'staff_id',
+    ],
+    ['an inactive staff member', () => cut(tue('09:00'), { staff_id: ids.staff.cy }), 'staff_id'],
+  ])('400 invalid_request for %s', async (_, payload, param) => {
+    await refuses(payload(), { status: 400, code: 'invalid_request', param });
+  });
+
+  it('400 for an Idempotency-Key that is too long', async () => {
+    const expected = { status: 400, code: 'invalid_request', param: 'Idempotency-Key' };
+    await refuses(cut(tue('09:00')), expected, { idempotencyKey: 'k'.repeat(300) });
+  });
+
+  it('404 not_found for an unknown location, service or client', async () => {
+    await refuses(cut(tue('09:00'), { location_slug: 'nowhere' }), {
+      status: 404,
+      code: 'not_found',
+      param: 'location_slug',
+    });
+    const service = cut(tue('09:00'), { service_ids: [randomUUID()] });
+    await refuses(service, { status: 404, code: 'not_found', param: 'service_ids' });
+    const client = cut(tue('09:00'), { client_id: randomUUID() });
+    await refuses(client, { status: 404, code: 'not_found', param: 'client_id' });
+  });
+
+  it.each([
+    ['off the grid', '2026-11-24T10:05:00+00:00'],
+    ['outside working hours', '2026-11-24T17:30:00+00:00'],
+    ['before the minimum notice', '2026-11-23T09:45:00+00:00'],
+    ['the same time written in another offset, off the grid', '2026-11-24T11:05:00+01:00'],
+  ])('409 conflict for a time %s', async (_, startsAt) => {
+    await refuses(cut(startsAt), { status: 409, code: 'conflict', param: 'starts_at' });
+  });
+
+  it('409 conflict for a slot already booked', async () => {
+    expect((await postBooking(t, cut(tue('14:00')))).statusCode).toBe(201);
+    await refuses(cut(tue('14:00')), { status: 409, code: 'conflict', param: 'starts_at' });
+    await refuses(cut(tue('14:30')), { status: 409, code: 'conflict', param: 'starts_at' });
+  });
+
+  it('409 booking_protection_required at a protected location', async () => {
+    const body = cut('2026-11-26T10:00:00+00:00', { location_slug: 'kings-cross' });
+    await refuses(body, { status: 409, code: 'booking_protection_required' });
+  });
+
+  it('403 insufficient_scope for a read key and 401 without a key', async () => {
+    const scope = { status: 403, code: 'insufficient_scope', param: 'Authorization' };
+    await refuses(cut(tue('09:00')), scope, { key: t.keys.read });
+    const missing = { status: 401, code: 'missing_api_key', param: 'Authorization' };
+    await refuses(cut(tue('09:00')), missing, { key: null });
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the stored 201 for the same body in any key order, without a second booking', async () => {
+    const key = randomUUID();
+    const first = await postBooking(t, cut(tue('15:00')), { idempotencyKey: key });
+    expect(first.statusCode).toBe(201);
+    const before = await countBookings(t.database.db);
+    t.clock.advance({ minutes: 5 });
+    const reordered = Object.fromEntries(Object.entries(cut(tue('15:00'))).reverse());
+    const again = await postBooking(t, reordered, { idempotencyKey: key });
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    expect(await countBookings(t.database.db)).toBe(before);
+  });
+
+  it('refuses the same key with another body: 409 idempotency_key_reused', async () => {
+    const key = randomUUID();
+    expect((await postBooking(t, cut(tue('11:00')), { idempotencyKey: key })).statusCode).toBe(201);
+    const other = await postBooking(t, cut(tue('11:00'), { notes: 'changed' }), { idempotencyKey: key });
+    expect(other.statusCode).toBe(409);
+    expect(other.json().error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+  });
+
+  it('replays a stored 409 even after the slot has become free', async () => {
+    const colour = { ...cut(tue('13:45')), service_ids: [ids.services.colour] };
+    expect((await postBooking(t, colour)).json().data.status).toBe('pending_payment');
+    const key = randomUUID();
+    const refused = await postBooking(t, cut(tue('13:45')), { idempotencyKey: key });
+    expect(refused.statusCode).toBe(409);
+    t.clock.advance({ minutes: 31 }); // the colour's hold lapses: the slot is free again
+    const replay = await postBooking(t, cut(tue('13:45')), { idempotencyKey: key });
+    expect(replay.statusCode).toBe(409);
+    expect(replay.json()).toEqual(refused.json());
+    expect((await postBooking(t, cut(tue('13:45')), { idempotencyKey: randomUUID() })).statusCode).toBe(201);
+  });
+
+  it('frees the key after 24 hours', async () => {
+    const key = randomUUID();
+    const first = await postBooking(t, cut(tue('12:00')), { idempotencyKey: key });
+    expect(first.statusCode).toBe(201);
+    t.clock.advance({ hours: 24, milliseconds: 1 });
+    const later = await postBooking(t, cut('2026-11-30T12:00:00+00:00'), { idempotencyKey: key });
+    expect(later.statusCode).toBe(201);
+    expect(later.json().data.reference).not.toBe(first.json().data.reference);
+  });
+
+  it('replays the stored response after a restart on the same database file', async () => {
+    const r = await startTestApp();
+    const rIds = await catalogueIds(r.database.db);
+    const body = { ...cut(tue('10:00')), service_ids: [rIds.services.cut], client_id: rIds.jo };
+    const headers = { authorization: `Bearer ${r.keys.readWrite}`, 'idempotency-key': 'restart-1' };
+    const first = await r.app.inject({ method: 'POST', url: '/v1/bookings', payload: body, headers });
+    expect(first.statusCode).toBe(201);
+    await r.app.close();
+    await r.database.close();
+
+    const reopened = openDatabase(r.database.url);
+    const app = await buildApp({ ...r.deps, db: reopened.db });
+    try {
+      const again = await app.inject({ method: 'POST', url: '/v1/bookings', payload: body, headers });
+      expect(again.statusCode).toBe(201);
+      expect(again.json()).toEqual(first.json());
+      expect(await countBookings(reopened.db)).toBe(1);
+    } finally {
+      await app.close();
+      await reopened.close();
+      rmSync(r.database.dir, { recursive: true, force: true });
+    }
+  });
+});
