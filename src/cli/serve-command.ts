@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Config } from '../app/config.ts';
+import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
 import { openRuntime } from '../runtime.ts';
@@ -53,6 +54,9 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     : null;
   const app = await buildApp(runtime.deps, { trustProxy: config.trustProxy, https, logger });
   const address = await app.listen({ port: config.port, host: config.host });
+  const stopSweeper = startHoldSweeper(db, clock, (error) =>
+    logger.error({ err: error }, 'hold sweep failed'),
+  );
   out(`listening on ${address}`);
 
   let stopping = false;
@@ -60,6 +64,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    stopSweeper();
     await app.close();
     await runtime.close();
     process.exit(0);

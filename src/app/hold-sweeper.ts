@@ -1,0 +1,74 @@
+import { appendEvent } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+
+/** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
+const BATCH = 200;
+
+/**
+ * Writes down what lazy expiry already implies: pending bookings whose hold has lapsed become
+ * expired (each with its event) and their open checkouts expire too. Readers never depend on this
+ * having run; it keeps the stored status honest for reports, exports and the event log.
+ *
+ * Safe with several processes or instances: each booking is moved by a conditional update inside the
+ * write transaction, and only the process whose update changed the row writes its event.
+ */
+export async function expireLapsedHolds(db: Db, now: number, actor = 'system:sweeper'): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const lapsed = await trx
+      .selectFrom('bookings')
+      .select(['id', 'organisation_id', 'status'])
+      .where('status', 'in', ['pending_payment', 'pending_confirmation'])
+      .where('hold_expires_at', '<=', now)
+      .orderBy('hold_expires_at')
+      .limit(BATCH)
+      .execute();
+    let expired = 0;
+    for (const booking of lapsed) {
+      const result = await trx
+        .updateTable('bookings')
+        .set({ status: 'expired', pending_requirements: null, updated_at: now })
+        .where('id', '=', booking.id)
+        .where('status', '=', booking.status)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) continue;
+      expired += 1;
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ status: 'expired', completed_at: now })
+        .where('booking_id', '=', booking.id)
+        .where('status', '=', 'open')
+        .execute();
+      await appendEvent(trx, {
+        organisationId: booking.organisation_id,
+        bookingId: booking.id,
+        from: booking.status,
+        to: 'expired',
+        actor,
+        at: now,
+        details: { reason: 'hold lapsed' },
+      });
+    }
+    return expired;
+  });
+}
+
+/** Runs expireLapsedHolds every `intervalMs` until stopped; failures are reported, never fatal. */
+export function startHoldSweeper(
+  db: Db,
+  clock: { nowMs(): number },
+  onError: (error: unknown) => void,
+  intervalMs = 30_000,
+): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    expireLapsedHolds(db, clock.nowMs())
+      .catch(onError)
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/** Holds expire lazily (reads) and are persisted by the sweeper; both by the injected clock. */
+let t: TestApp;
+let reference: string;
+beforeEach(async () => {
+  t = await startTestApp();
+  const db = t.database.db;
+  const colour = (
+    await db.selectFrom('services').select('id').where('ref', '=', 'colour').executeTakeFirstOrThrow()
+  ).id;
+  const client = (await db.selectFrom('clients').select('id').executeTakeFirstOrThrow()).id;
+  const created = await t.request({
+    method: 'POST',
+    url: '/v1/bookings',
+    payload: {
+      location_slug: 'soho',
+      service_ids: [colour],
+      client_id: client,
+      starts_at: '2026-11-24T10:00:00+00:00',
+    },
+  });
+  expect(created.json().data.status).toBe('pending_payment');
+  reference = created.json().data.reference;
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const status = async () =>
+  (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data.status;
+const stored = () =>
+  t.database.db
+    .selectFrom('bookings')
+    .select('status')
+    .where('reference', '=', reference)
+    .executeTakeFirstOrThrow();
+
+describe('hold expiry', () => {
+  it('shows a lapsed hold as expired at once, and frees its slot, before anything is written', async () => {
+    t.clock.advance({ minutes: 29, seconds: 59 });
+    expect(await status()).toBe('pending_payment');
+    t.clock.advance({ seconds: 1 });
+    expect(await status()).toBe('expired');
+    expect((await stored()).status).toBe('pending_payment');
+    const colour = (
+      await t.database.db
+        .selectFrom('services')
+        .select('id')
+        .where('ref', '=', 'colour')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const slots = (
+      await t.request({
+        method: 'GET',
+        url: `/v1/locations/soho/availability?service_ids=${colour}&date=2026-11-24`,
+      })
+    ).json().data.slots;
+    expect(slots.map((s: { starts_at: string }) => s.starts_at)).toContain('2026-11-24T10:00:00+00:00');
+  });
+
+  it('is persisted by the sweeper once, with an event and the checkout expired', async () => {
+    expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBe(0);
+    t.clock.advance({ minutes: 30 });
+    expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBe(1);
+    expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBe(0);
+    expect((await stored()).status).toBe('expired');
+    const events = await t.database.db
+      .selectFrom('booking_events')
+      .select(['seq', 'from_status', 'to_status', 'actor'])
+      .orderBy('seq')
+      .execute();
+    expect(events).toEqual([
+      { seq: 1, from_status: null, to_status: 'pending_payment', actor: expect.stringMatching(/^api_key:/) },
+      { seq: 2, from_status: 'pending_payment', to_status: 'expired', actor: 'system:sweeper' },
+    ]);
+    const session = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('status')
+      .executeTakeFirstOrThrow();
+    expect(session.status).toBe('expired');
+  });
+
+  it('lets a new booking take the slot of a lapsed hold the sweeper has not reached yet', async () => {
+    t.clock.advance({ minutes: 31 });
+    const db = t.database.db;
+    const cut = (
+      await db.selectFrom('services').select('id').where('ref', '=', 'cut').executeTakeFirstOrThrow()
+    ).id;
+    const client = (await db.selectFrom('clients').select('id').executeTakeFirstOrThrow()).id;
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [cut],
+        client_id: client,
+        starts_at: '2026-11-24T10:00:00+00:00',
+      },
+    });
+    expect(response.statusCode).toBe(201);
+  });
+});
