@@ -56,7 +56,7 @@ export async function createBooking(
   now: number,
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
-  const location = await requireLocation(trx, caller.organisationId, input.locationSlug);
+  const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
   if (location.protection.applies) {
     throw new AppError(
       'booking_protection_required',

@@ -21,10 +21,18 @@ export function listLocations(db: Db, organisationId: string, page: PageRequest)
   return listActiveLocations(db, organisationId, page.after, page.limit);
 }
 
-/** 404 not_found unless the slug names an active location of the organisation. */
-export async function requireLocation(db: Db, organisationId: string, slug: string): Promise<Location> {
+/**
+ * 404 not_found unless the slug names an active location of the organisation. `param` is the name
+ * the caller gave the slug: `slug` in paths, `location_slug` in a booking's body.
+ */
+export async function requireLocation(
+  db: Db,
+  organisationId: string,
+  slug: string,
+  param = 'slug',
+): Promise<Location> {
   const location = await findActiveLocationBySlug(db, organisationId, slug);
-  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, 'slug');
+  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
   return location;
 }
 

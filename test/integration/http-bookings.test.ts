@@ -16,7 +16,8 @@ import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 /**
  * The small catalogue (London, GMT): Ana works Mon/Tue 09:00-17:00 at Soho (cut 45+15 min, colour
  * 90 min with a £20 deposit); Kings Cross has Booking Protection. The clock starts Monday 2026-11-23
- * 09:00Z and is put back after every test; each test books its own slots (mostly Tuesday 24th).
+ * 09:00Z and is put back after every test (which revives lapsed holds), so each test books slots of
+ * its own that no other test touches.
  */
 let t: TestApp;
 let ids: CatalogueIds;
@@ -41,7 +42,7 @@ const REFERENCE = /^AC-[2-9A-HJKMNP-Z]{6}$/;
 const UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 describe('POST /bookings', () => {
-  it('confirms a booking without deposit, assigns staff by the any-staff rule and takes the slot', async () => {
+  it('confirms a booking without deposit, assigns staff by the any-staff rule, takes the slot', async () => {
     const response = await postBooking(t, cut(tue('10:00'), { notes: 'Fringe only' }));
     expect(response.statusCode).toBe(201);
     const booking = response.json().data;
@@ -75,12 +76,12 @@ describe('POST /bookings', () => {
       const { deposit: _d, payment_url: _p, ...plain } = booking;
       expect(found.json().data).toEqual(plain);
     }
-    const starts = await offeredStarts(t, { serviceId: ids.services.cut, date: '2026-11-24' });
+    const starts = await offeredStarts(t, { serviceId: ids.services.cut!, date: '2026-11-24' });
     expect(starts).not.toContain(tue('10:00'));
     expect(starts).toContain(tue('11:00'));
   });
 
-  it('holds a deposit booking as pending_payment with a checkout link, then lets the hold lapse', async () => {
+  it('holds a deposit booking as pending_payment with a checkout link until the hold lapses', async () => {
     const colour = { ...cut(tue('12:00')), service_ids: [ids.services.colour] };
     const response = await postBooking(t, colour, { host: 'salon.example:8443' });
     expect(response.statusCode).toBe(201);
@@ -91,7 +92,7 @@ describe('POST /bookings', () => {
       deposit: { amount: 2000, currency: 'GBP' },
       payment_url: expect.stringMatching(/^http:\/\/salon\.example:8443\/checkout\/\S+$/),
     });
-    const offered = () => offeredStarts(t, { serviceId: ids.services.colour, date: '2026-11-24' });
+    const offered = () => offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-11-24' });
     expect(await offered()).not.toContain(tue('12:00'));
 
     t.clock.advance({ minutes: 29, seconds: 59 });
@@ -138,56 +139,47 @@ describe('POST /bookings refusals (nothing is written)', () => {
     const before = await countBookings(t.database.db);
     const response = await postBooking(t, payload, options);
     expect(response.statusCode, response.body).toBe(expected.status);
-    expect(response.json().error).toMatchObject({ code: expected.code, param: expected.param });
+    const { code, param } = expected;
+    expect(response.json().error).toMatchObject(param === undefined ? { code } : { code, param });
     expect(await countBookings(t.database.db)).toBe(before);
   };
   const without = (field: string) => {
-    const { [field]: _, ...rest } = cut(tue('09:00'));
-    return rest;
+    const body: Record<string, unknown> = cut(tue('09:00'));
+    delete body[field];
+    return body;
   };
 
+  const at9 = (extra: Record<string, unknown>) => cut(tue('09:00'), extra);
   it.each([
     ['location_slug missing', () => without('location_slug'), 'location_slug'],
     ['service_ids missing', () => without('service_ids'), 'service_ids'],
     ['client_id missing', () => without('client_id'), 'client_id'],
     ['starts_at missing', () => without('starts_at'), 'starts_at'],
-    ['an unknown field', () => cut(tue('09:00'), { colour: 'red' }), 'colour'],
+    ['an unknown field', () => at9({ colour: 'red' }), 'colour'],
     ['starts_at without offset', () => cut('2026-11-24T09:00:00'), 'starts_at'],
-    ['a bad client uuid', () => cut(tue('09:00'), { client_id: 'jo' }), 'client_id'],
-    ['a bad staff uuid', () => cut(tue('09:00'), { staff_id: 'ana' }), 'staff_id'],
+    ['a bad client uuid', () => at9({ client_id: 'jo' }), 'client_id'],
+    ['a bad staff uuid', () => at9({ staff_id: 'ana' }), 'staff_id'],
     [
       'duplicate service_ids',
-      () => cut(tue('09:00'), { service_ids: [ids.services.cut, ids.services.cut] }),
+      () => at9({ service_ids: [ids.services.cut, ids.services.cut] }),
       'service_ids',
     ],
-    [
-      '11 service_ids',
-      () => cut(tue('09:00'), { service_ids: Array.from({ length: 11 }, randomUUID) }),
-      'service_ids',
-    ],
-    ['no service_ids', () => cut(tue('09:00'), { service_ids: [] }), 'service_ids'],
-    ['notes of 1001 chars', () => cut(tue('09:00'), { notes: 'x'.repeat(1001) }), 'notes'],
-    [
-      'a bad success URL',
-      () => cut(tue('09:00'), { checkout_success_url: 'ftp://x.example/' }),
-      'checkout_success_url',
-    ],
-    [
-      'a bad cancel URL',
-      () => cut(tue('09:00'), { checkout_cancel_url: 'not a url' }),
-      'checkout_cancel_url',
-    ],
+    ['11 service_ids', () => at9({ service_ids: Array.from({ length: 11 }, randomUUID) }), 'service_ids'],
+    ['no service_ids', () => at9({ service_ids: [] }), 'service_ids'],
+    ['notes of 1001 chars', () => at9({ notes: 'x'.repeat(1001) }), 'notes'],
+    ['a bad success URL', () => at9({ checkout_success_url: 'ftp://x.example/' }), 'checkout_success_url'],
+    ['a bad cancel URL', () => at9({ checkout_cancel_url: 'not a url' }), 'checkout_cancel_url'],
     [
       'a service not bookable online',
-      () => cut(tue('09:00'), { service_ids: [ids.services['patch-test']] }),
+      () => at9({ service_ids: [ids.services['patch-test']] }),
       'service_ids',
     ],
     [
-      'a staff member not delivering colour',
-      () => ({ ...cut(tue('09:00'), { staff_id: ids.staff.bo }), service_ids: [ids.services.colour] }),
+      'Bo for a colour',
+      () => at9({ staff_id: ids.staff.bo, service_ids: [ids.services.colour] }),
       'staff_id',
     ],
-    ['an inactive staff member', () => cut(tue('09:00'), { staff_id: ids.staff.cy }), 'staff_id'],
+    ['an inactive staff member', () => at9({ staff_id: ids.staff.cy }), 'staff_id'],
   ])('400 invalid_request for %s', async (_, payload, param) => {
     await refuses(payload(), { status: 400, code: 'invalid_request', param });
   });
@@ -197,12 +189,12 @@ describe('POST /bookings refusals (nothing is written)', () => {
     await refuses(cut(tue('09:00')), expected, { idempotencyKey: 'k'.repeat(300) });
   });
 
-  it('404 not_found for an unknown location, service or client', async () => {
-    await refuses(cut(tue('09:00'), { location_slug: 'nowhere' }), {
-      status: 404,
-      code: 'not_found',
-      param: 'location_slug',
-    });
+  it('404 not_found naming location_slug for an unknown location', async () => {
+    const body = cut(tue('09:00'), { location_slug: 'nowhere' });
+    await refuses(body, { status: 404, code: 'not_found', param: 'location_slug' });
+  });
+
+  it('404 not_found for an unknown service or client', async () => {
     const service = cut(tue('09:00'), { service_ids: [randomUUID()] });
     await refuses(service, { status: 404, code: 'not_found', param: 'service_ids' });
     const client = cut(tue('09:00'), { client_id: randomUUID() });
@@ -213,7 +205,6 @@ describe('POST /bookings refusals (nothing is written)', () => {
     ['off the grid', '2026-11-24T10:05:00+00:00'],
     ['outside working hours', '2026-11-24T17:30:00+00:00'],
     ['before the minimum notice', '2026-11-23T09:45:00+00:00'],
-    ['the same time written in another offset, off the grid', '2026-11-24T11:05:00+01:00'],
   ])('409 conflict for a time %s', async (_, startsAt) => {
     await refuses(cut(startsAt), { status: 409, code: 'conflict', param: 'starts_at' });
   });
@@ -260,21 +251,22 @@ describe('Idempotency-Key', () => {
   });
 
   it('replays a stored 409 even after the slot has become free', async () => {
-    const colour = { ...cut(tue('13:45')), service_ids: [ids.services.colour] };
+    const monday = '2026-11-23T13:00:00+00:00';
+    const colour = { ...cut(monday), service_ids: [ids.services.colour] };
     expect((await postBooking(t, colour)).json().data.status).toBe('pending_payment');
     const key = randomUUID();
-    const refused = await postBooking(t, cut(tue('13:45')), { idempotencyKey: key });
+    const refused = await postBooking(t, cut(monday), { idempotencyKey: key });
     expect(refused.statusCode).toBe(409);
     t.clock.advance({ minutes: 31 }); // the colour's hold lapses: the slot is free again
-    const replay = await postBooking(t, cut(tue('13:45')), { idempotencyKey: key });
+    const replay = await postBooking(t, cut(monday), { idempotencyKey: key });
     expect(replay.statusCode).toBe(409);
     expect(replay.json()).toEqual(refused.json());
-    expect((await postBooking(t, cut(tue('13:45')), { idempotencyKey: randomUUID() })).statusCode).toBe(201);
+    expect((await postBooking(t, cut(monday), { idempotencyKey: randomUUID() })).statusCode).toBe(201);
   });
 
   it('frees the key after 24 hours', async () => {
     const key = randomUUID();
-    const first = await postBooking(t, cut(tue('12:00')), { idempotencyKey: key });
+    const first = await postBooking(t, cut('2026-11-23T10:00:00+00:00'), { idempotencyKey: key });
     expect(first.statusCode).toBe(201);
     t.clock.advance({ hours: 24, milliseconds: 1 });
     const later = await postBooking(t, cut('2026-11-30T12:00:00+00:00'), { idempotencyKey: key });

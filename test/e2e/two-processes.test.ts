@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DateTime } from 'luxon';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { type RunningServer, runCli, startServer } from '../helpers/cli.ts';
+
+/**
+ * Two `booking serve` processes on one SQLite file race for one slot: SQLite's write lock (BEGIN
+ * IMMEDIATE with a busy timeout) serialises them across processes, so exactly one booking is written.
+ * The servers run on the real clock, so the slot is taken from availability a week or two ahead.
+ */
+let dir: string;
+let env: Record<string, string>;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'booking-two-'));
+  env = { DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}` };
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function setUp(): string {
+  const file = path.join(dir, 'catalogue.json');
+  writeFileSync(file, JSON.stringify(smallCatalogue()));
+  const imported = runCli(['import', file], env);
+  expect(imported.status, imported.stderr).toBe(0);
+  const args = ['keys', 'create', '--org', 'acme-hair', '--label', 'e2e', '--scope', 'read_write', '--json'];
+  const created = runCli(args, env);
+  expect(created.status, created.stderr).toBe(0);
+  return JSON.parse(created.stdout).key;
+}
+
+interface Service {
+  id: string;
+  name: string;
+  staff: { id: string; name: string }[];
+}
+
+/** A Monday 7 to 13 days ahead in London, where Ana works all day. */
+function mondayAhead(): string {
+  const inAWeek = DateTime.now().setZone('Europe/London').plus({ days: 7 });
+  return inAWeek.plus({ days: (8 - inAWeek.weekday) % 7 }).toISODate()!;
+}
+
+describe('two server processes on one database', () => {
+  it('book one slot exactly once when 50 requests race across both', async () => {
+    const key = setUp();
+    const servers: RunningServer[] = [];
+    try {
+      servers.push(await startServer(['--port', '0'], env));
+      servers.push(await startServer(['--port', '0'], env));
+      const call = async <T>(server: RunningServer, method: string, url: string, body?: unknown) => {
+        const response = await fetch(`${server.url}/v1${url}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, json: (await response.json()) as T };
+      };
+      const get = async <T>(url: string) => (await call<{ data: T }>(servers[0]!, 'GET', url)).json.data;
+      const services = await get<Service[]>('/locations/soho/services');
+      const cut = services.find((s) => s.name === 'Cut')!;
+      const ana = cut.staff.find((s) => s.name === 'Ana')!.id;
+      const client = await get<{ id: string }>('/clients?phone=%2B447911123456');
+      const query = `service_ids=${cut.id}&date=${mondayAhead()}&staff_id=${ana}`;
+      const { slots } = await get<{ slots: { starts_at: string }[] }>(
+        `/locations/soho/availability?${query}`,
+      );
+      expect(slots.length).toBeGreaterThan(0);
+
+      const body = {
+        location_slug: 'soho',
+        service_ids: [cut.id],
+        staff_id: ana,
+        client_id: client.id,
+        starts_at: slots[0]!.starts_at,
+      };
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          call<{ error?: { code: string } }>(servers[i % 2]!, 'POST', '/bookings', body),
+        ),
+      );
+      const statuses = responses.map((r) => r.status);
+      expect(
+        statuses.filter((s) => s === 201),
+        JSON.stringify(statuses),
+      ).toHaveLength(1);
+      const conflicts = responses.filter((r) => r.status === 409 && r.json.error?.code === 'conflict');
+      expect(conflicts, JSON.stringify(responses.filter((r) => r.status !== 201))).toHaveLength(49);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+
+    const sqlite = new Database(path.join(dir, 'booking.sqlite'), { readonly: true });
+    try {
+      const rows = sqlite.prepare('SELECT status FROM bookings').all();
+      expect(rows).toEqual([{ status: 'confirmed' }]);
+    } finally {
+      sqlite.close();
+    }
+  }, 90_000);
+});
