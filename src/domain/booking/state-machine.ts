@@ -1,12 +1,16 @@
-export type BookingStatus =
-  | 'pending_payment'
-  | 'pending_confirmation'
-  | 'confirmed'
-  | 'needs_checkout'
-  | 'completed'
-  | 'no_show'
-  | 'cancelled'
-  | 'expired';
+/** Every booking status of the contract (section 3). */
+export const BOOKING_STATUSES = [
+  'pending_payment',
+  'pending_confirmation',
+  'confirmed',
+  'needs_checkout',
+  'completed',
+  'no_show',
+  'cancelled',
+  'expired',
+] as const;
+
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 /**
  * The booking lifecycle as one table (contract section 3 and design.md section 6). Every status change

@@ -2,21 +2,11 @@ import { z } from 'zod';
 import type { CreatedBooking } from '../../app/booking-service.ts';
 import type { Booking, Fee, FeeKind } from '../../domain/booking/booking.ts';
 import { computeFee } from '../../domain/booking/fees.ts';
-import { effectiveStatus } from '../../domain/booking/state-machine.ts';
+import { BOOKING_STATUSES, effectiveStatus } from '../../domain/booking/state-machine.ts';
 import { formatLocal, formatUtc } from '../../domain/time-format.ts';
 import { MAX_SERVICE_IDS } from './availability.ts';
 import { Money, Uuid } from './common.ts';
 
-const STATUSES = [
-  'pending_payment',
-  'pending_confirmation',
-  'confirmed',
-  'needs_checkout',
-  'completed',
-  'no_show',
-  'cancelled',
-  'expired',
-] as const;
 const FEE_STATUSES = ['charged', 'waived', 'deposit_covered', 'failed'] as const;
 
 const FeeResource = z
@@ -67,7 +57,7 @@ const BookingProtection = z
 export const BookingResource = z
   .object({
     reference: z.string().describe('PREFIX-XXXXXX; matched case-insensitively.'),
-    status: z.enum(STATUSES),
+    status: z.enum(BOOKING_STATUSES),
     location_slug: z.string(),
     service_ids: z.array(Uuid),
     staff_id: Uuid,
