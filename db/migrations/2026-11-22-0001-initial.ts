@@ -531,7 +531,7 @@ async function createSqliteTriggers(db: AnyDb): Promise<void> {
       WHERE b.staff_id = NEW.staff_id
         AND b.id <> NEW.id
         AND b.status IN ${LIVE}
-        AND (b.hold_expires_at IS NULL OR b.hold_expires_at > NEW.updated_at)
+        AND (b.status = 'confirmed' OR b.hold_expires_at IS NULL OR b.hold_expires_at > NEW.updated_at)
         AND b.starts_at < NEW.blocked_until
         AND NEW.starts_at < b.blocked_until
     );`;

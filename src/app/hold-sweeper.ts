@@ -6,7 +6,7 @@ const BATCH = 200;
 
 /**
  * Writes down what lazy expiry already implies: pending bookings whose hold has lapsed become
- * expired (each with its event) and their open checkouts expire too. Readers never depend on this
+ * expired (each with its event) and their unpaid checkouts (open or abandoned) expire too. Readers never depend on this
  * having run; it keeps the stored status honest for reports, exports and the event log.
  *
  * Safe with several processes or instances: each booking is moved by a conditional update inside the
@@ -36,7 +36,7 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
         .updateTable('checkout_sessions')
         .set({ status: 'expired', completed_at: now })
         .where('booking_id', '=', booking.id)
-        .where('status', '=', 'open')
+        .where('status', 'in', ['open', 'abandoned'])
         .execute();
       await appendEvent(trx, {
         organisationId: booking.organisation_id,

@@ -80,7 +80,7 @@ export async function schedulesOf(
     // At any location: a staff member busy elsewhere is busy.
     db
       .selectFrom('bookings')
-      .select(['staff_id', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
+      .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
       .where('organisation_id', '=', organisationId)
       .where('staff_id', 'in', staffIds)
       .where('status', 'in', LIVE_STATUSES)
@@ -100,7 +100,8 @@ export async function schedulesOf(
       startsAt: b.starts_at,
       endsAt: b.ends_at,
       blockedUntil: b.blocked_until,
-      holdExpiresAt: b.hold_expires_at,
+      // Only a pending booking is a hold; a confirmed one blocks whatever its old hold said.
+      holdExpiresAt: b.status === 'confirmed' ? null : b.hold_expires_at,
     });
   }
   return data;

@@ -10,6 +10,7 @@ import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { bookingRoutes } from './routes/bookings.ts';
+import { checkoutRoutes } from './routes/checkout.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   const cursors = new CursorCodec(deps.secret);
   const typed = app.withTypeProvider<ZodTypeProvider>();
   await typed.register(healthRoutes(deps.db));
+  await typed.register(checkoutRoutes(deps));
   serveOpenApi(app);
   await typed.register(
     async (v1) => {

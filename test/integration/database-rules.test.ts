@@ -226,3 +226,12 @@ describe('the booking event log', () => {
     await expect(t.db.deleteFrom('booking_events').execute()).rejects.toThrow(/append-only/);
   });
 });
+
+describe('a confirmed booking', () => {
+  it('blocks its slot even when an old hold expiry is still on the row', async () => {
+    await insert(booking({ status: 'confirmed', hold_expires_at: t0 - hour }));
+    await expect(insert(booking({ created_at: t0 + hour, updated_at: t0 + hour }))).rejects.toThrow(
+      /booking_overlap/,
+    );
+  });
+});

@@ -102,4 +102,28 @@ describe('hold expiry', () => {
     });
     expect(response.statusCode).toBe(201);
   });
+
+  it('stops treating a booking as a hold once it is confirmed, whatever its old hold expiry says', async () => {
+    await t.database.db
+      .updateTable('bookings')
+      .set({ status: 'confirmed', deposit_status: 'paid' })
+      .where('reference', '=', reference)
+      .execute();
+    t.clock.advance({ hours: 2 });
+    expect(await status()).toBe('confirmed');
+    const colour = (
+      await t.database.db
+        .selectFrom('services')
+        .select('id')
+        .where('ref', '=', 'colour')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const slots = (
+      await t.request({
+        method: 'GET',
+        url: `/v1/locations/soho/availability?service_ids=${colour}&date=2026-11-24`,
+      })
+    ).json().data.slots;
+    expect(slots.map((s: { starts_at: string }) => s.starts_at)).not.toContain('2026-11-24T10:00:00+00:00');
+  });
 });

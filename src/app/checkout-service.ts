@@ -1,0 +1,264 @@
+import { appendEvent, updateBooking } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+import type { CheckoutStatus } from '../data/tables.ts';
+import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
+import { AppError } from '../domain/errors.ts';
+
+/**
+ * The built-in local payment provider's hosted checkout (payments.ts): what the page at
+ * /checkout/{session} shows, and its two actions. The session id is the customer's capability: whoever
+ * holds the payment_url may look at the checkout, pay it or leave it, and nothing else.
+ *
+ * Leaving (abandon) releases nothing by itself: the booking stays pending_payment and keeps its slot
+ * until the hold lapses, and the checkout stays payable until then, so a customer who changes their
+ * mind can come back and pay. An unpaid checkout expires with the hold (lazily, like the booking).
+ */
+
+/**
+ * open / abandoned: payable. paid: done. expired: the hold lapsed (or the sweeper wrote it).
+ * closed: the booking left pending_payment some other way (cancelled, for example).
+ */
+export type CheckoutState = 'open' | 'abandoned' | 'paid' | 'expired' | 'closed';
+
+export interface CheckoutView {
+  sessionId: string;
+  state: CheckoutState;
+  /** The deposit due on this checkout (minor units). */
+  amountMinor: number;
+  currency: string;
+  expiresAt: number;
+  completedAt: number | null;
+  organisation: { name: string; locale: string };
+  location: { slug: string; name: string; timezone: string };
+  booking: {
+    reference: string;
+    /** As of now (lazy expiry applied). */
+    status: BookingStatus;
+    startsAt: number;
+    endsAt: number;
+    totalPriceMinor: number;
+  };
+  services: { name: string; priceMinor: number }[];
+}
+
+export interface CheckoutOutcome {
+  reference: string;
+  locationSlug: string;
+  /** Where to send the customer: the configured URL with placeholders substituted, or our default page. */
+  redirectUrl: string;
+}
+
+/** The page the customer lands on after paying when no checkout_success_url was given. */
+export function defaultSuccessPath(sessionId: string): string {
+  return `${checkoutPath(sessionId)}/done`;
+}
+
+/** The checkout page itself, where a customer who left without paying lands by default. */
+export function checkoutPath(sessionId: string): string {
+  return `/checkout/${encodeURIComponent(sessionId)}`;
+}
+
+/**
+ * The configured redirect with `{booking_reference}` and `{location_slug}` substituted (URL-encoded;
+ * percent-encoded braces are recognised too), or `fallback` when none was configured.
+ */
+export function redirectUrl(
+  template: string | null | undefined,
+  fallback: string,
+  values: { reference: string; slug: string },
+): string {
+  if (!template) return fallback;
+  return template
+    .replace(/\{booking_reference\}|%7Bbooking_reference%7D/gi, () => encodeURIComponent(values.reference))
+    .replace(/\{location_slug\}|%7Blocation_slug%7D/gi, () => encodeURIComponent(values.slug));
+}
+
+/** The checkout with everything its page shows, or 404 not_found. Reads only. */
+export async function getCheckout(db: Db, sessionId: string, now: number): Promise<CheckoutView> {
+  const row = await findSession(db, sessionId);
+  const services = await db
+    .selectFrom('booking_services')
+    .innerJoin('services', 'services.id', 'booking_services.service_id')
+    .select(['services.name', 'booking_services.price_minor'])
+    .where('booking_services.organisation_id', '=', row.organisation_id)
+    .where('booking_services.booking_id', '=', row.booking_id)
+    .orderBy('booking_services.position')
+    .execute();
+  return {
+    sessionId: row.session_id,
+    state: stateOf(row, now),
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    expiresAt: row.expires_at,
+    completedAt: row.completed_at,
+    organisation: { name: row.organisation_name, locale: row.locale },
+    location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
+    booking: {
+      reference: row.reference,
+      status: effectiveStatus(bookingClock(row), now),
+      startsAt: row.starts_at,
+      endsAt: row.ends_at,
+      totalPriceMinor: row.total_price_minor,
+    },
+    services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
+  };
+}
+
+/**
+ * The payment provider confirms the deposit: in one write transaction the booking moves
+ * pending_payment -> confirmed (deposit paid, hold cleared so it blocks its slot for good), the
+ * checkout becomes paid and the event is logged. 404 for an unknown session; 409 conflict when it is
+ * not payable (already paid, expired with the hold, or the booking is no longer pending_payment).
+ */
+export function payDeposit(
+  db: Db,
+  sessionId: string,
+  now: number,
+  actor = 'payment:local',
+): Promise<CheckoutOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const row = await findSession(trx, sessionId);
+    refuseUnlessPayable(row, now);
+    const moved = transition(bookingClock(row), 'deposit_paid', now);
+    if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
+    // hold_expires_at must go: availability and the overlap trigger treat a booking whose hold has
+    // passed as free, whatever its status.
+    await updateBooking(trx, row.organisation_id, row.booking_id, {
+      status: moved.to,
+      deposit_status: 'paid',
+      hold_expires_at: null,
+      updated_at: now,
+    });
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ status: 'paid', completed_at: now })
+      .where('id', '=', row.session_id)
+      .execute();
+    await appendEvent(trx, {
+      organisationId: row.organisation_id,
+      bookingId: row.booking_id,
+      from: moved.from,
+      to: moved.to,
+      actor,
+      at: now,
+      details: { deposit_minor: row.amount_minor, currency: row.currency },
+    });
+    return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
+  });
+}
+
+/**
+ * The customer leaves without paying: an open checkout is marked abandoned (again: a no-op). Nothing
+ * is released; the booking keeps its hold and the checkout stays payable until the hold lapses.
+ * 404 for an unknown session; 409 conflict when it is paid, expired or closed.
+ */
+export function abandonCheckout(db: Db, sessionId: string, now: number): Promise<CheckoutOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const row = await findSession(trx, sessionId);
+    refuseUnlessPayable(row, now);
+    if (row.status === 'open') {
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ status: 'abandoned' })
+        .where('id', '=', row.session_id)
+        .where('status', '=', 'open')
+        .execute();
+    }
+    return outcome(row, redirectUrl(row.cancel_url, checkoutPath(row.session_id), valuesOf(row)));
+  });
+}
+
+type SessionRow = Awaited<ReturnType<typeof findSession>>;
+
+async function findSession(db: Db, sessionId: string) {
+  // Session ids are UUIDs; anything else cannot be one, so it is not looked up.
+  const id = sessionId.toLowerCase();
+  const row = UUID.test(id)
+    ? await db
+        .selectFrom('checkout_sessions as s')
+        .innerJoin('bookings as b', (join) =>
+          join.onRef('b.organisation_id', '=', 's.organisation_id').onRef('b.id', '=', 's.booking_id'),
+        )
+        .innerJoin('locations as l', (join) =>
+          join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
+        )
+        .innerJoin('organisations as o', 'o.id', 's.organisation_id')
+        .select([
+          's.id as session_id',
+          's.organisation_id',
+          's.booking_id',
+          's.status',
+          's.amount_minor',
+          's.currency',
+          's.success_url',
+          's.cancel_url',
+          's.expires_at',
+          's.completed_at',
+          'b.reference',
+          'b.status as booking_status',
+          'b.starts_at',
+          'b.ends_at',
+          'b.hold_expires_at',
+          'b.total_price_minor',
+          'l.slug as location_slug',
+          'l.name as location_name',
+          'l.timezone',
+          'o.name as organisation_name',
+          'o.locale',
+        ])
+        .where('s.id', '=', id)
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw new AppError('not_found', 'No checkout has this id; check the link you were given.');
+  return row;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function stateOf(
+  row: {
+    status: CheckoutStatus;
+    expires_at: number;
+    booking_status: BookingStatus;
+    starts_at: number;
+    hold_expires_at: number | null;
+  },
+  now: number,
+): CheckoutState {
+  if (row.status === 'paid') return 'paid';
+  if (row.status === 'expired' || row.expires_at <= now) return 'expired';
+  const status = effectiveStatus(bookingClock(row), now);
+  if (status === 'expired') return 'expired';
+  if (status !== 'pending_payment') return 'closed';
+  return row.status;
+}
+
+function refuseUnlessPayable(row: SessionRow, now: number): void {
+  const state = stateOf(row, now);
+  if (state === 'paid') throw new AppError('conflict', 'This deposit has already been paid.');
+  if (state === 'expired') {
+    throw new AppError('conflict', 'This checkout has expired: the booking was not paid in time.');
+  }
+  if (state === 'closed') {
+    throw new AppError(
+      'conflict',
+      `This booking is no longer awaiting payment (it is ${effectiveStatus(bookingClock(row), now).replace('_', ' ')}).`,
+    );
+  }
+}
+
+function bookingClock(row: {
+  booking_status: BookingStatus;
+  starts_at: number;
+  hold_expires_at: number | null;
+}) {
+  return { status: row.booking_status, startsAt: row.starts_at, holdExpiresAt: row.hold_expires_at };
+}
+
+function valuesOf(row: SessionRow) {
+  return { reference: row.reference, slug: row.location_slug };
+}
+
+function outcome(row: SessionRow, url: string): CheckoutOutcome {
+  return { reference: row.reference, locationSlug: row.location_slug, redirectUrl: url };
+}
