@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { type Clock, systemClock } from './app/clock.ts';
 import { readConfig } from './app/config.ts';
+import { addBookingCommands } from './cli/booking-commands.ts';
 import {
   importCatalogueFile,
   installDemo,
@@ -83,6 +84,7 @@ program
   });
 
 addKeysCommands(program, withDb);
+addBookingCommands(program, withDb);
 
 try {
   await program.parseAsync(process.argv);

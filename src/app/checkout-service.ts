@@ -106,8 +106,8 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
 
 /**
  * The payment provider confirms the deposit: in one write transaction the booking moves
- * pending_payment -> confirmed (deposit paid, hold cleared so it blocks its slot for good), the
- * checkout becomes paid and the event is logged. 404 for an unknown session; 409 conflict when it is
+ * pending_payment -> confirmed (deposit paid, hold cleared), the checkout becomes paid and the event
+ * is logged. 404 for an unknown session; 409 conflict when it is
  * not payable (already paid, expired with the hold, or the booking is no longer pending_payment).
  */
 export function payDeposit(
@@ -121,19 +121,8 @@ export function payDeposit(
     refuseUnlessPayable(row, now);
     const moved = transition(bookingClock(row), 'deposit_paid', now);
     if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
-    // hold_expires_at must go: availability and the overlap trigger treat a booking whose hold has
-    // passed as free, whatever its status.
-    await updateBooking(trx, row.organisation_id, row.booking_id, {
-      status: moved.to,
-      deposit_status: 'paid',
-      hold_expires_at: null,
-      updated_at: now,
-    });
-    await trx
-      .updateTable('checkout_sessions')
-      .set({ status: 'paid', completed_at: now })
-      .where('id', '=', row.session_id)
-      .execute();
+    await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
+    await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
     await appendEvent(trx, {
       organisationId: row.organisation_id,
       bookingId: row.booking_id,
@@ -145,6 +134,31 @@ export function payDeposit(
     });
     return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
   });
+}
+
+/**
+ * What a paid deposit changes, whoever reports it (the checkout, or staff at the till): the deposit is
+ * paid, the booking holds nothing any more (a confirmed booking is not a hold), and its unpaid
+ * checkouts are closed as paid. The caller moves the status and logs the event.
+ */
+export async function recordDepositPaid(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  now: number,
+): Promise<void> {
+  await updateBooking(trx, organisationId, bookingId, {
+    deposit_status: 'paid',
+    hold_expires_at: null,
+    updated_at: now,
+  });
+  await trx
+    .updateTable('checkout_sessions')
+    .set({ status: 'paid', completed_at: now })
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('status', 'in', ['open', 'abandoned'])
+    .execute();
 }
 
 /**

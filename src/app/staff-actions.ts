@@ -1,0 +1,217 @@
+import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
+import { computeFee, processedStatus } from '../domain/booking/fees.ts';
+import { normaliseReference } from '../domain/booking/reference.ts';
+import { type BookingEvent, type BookingStatus, transition } from '../domain/booking/state-machine.ts';
+import { AppError } from '../domain/errors.ts';
+import { getBooking } from './booking-service.ts';
+import { recordDepositPaid } from './checkout-service.ts';
+
+/**
+ * Staff-console actions the REST contract leaves to staff (design.md sections 4 and 6): each runs in
+ * one write transaction, goes through the state machine and appends to the event log as `staff`.
+ */
+const ACTOR = 'staff';
+
+export const FEE_KINDS: readonly FeeKind[] = ['late_cancellation', 'no_show'];
+
+export interface StatusChange {
+  booking: Booking;
+  from: BookingStatus;
+  to: BookingStatus;
+}
+
+export interface ProcessedFee {
+  booking: Booking;
+  fee: Fee;
+}
+
+/** confirmed -> needs_checkout: the appointment took place but is not paid at the till yet. */
+export function checkOut(db: Db, organisationId: string, reference: string, now: number) {
+  return changeStatus(db, organisationId, reference, 'check_out', now);
+}
+
+/** confirmed | needs_checkout -> completed, once the appointment has started. */
+export function complete(db: Db, organisationId: string, reference: string, now: number) {
+  return changeStatus(db, organisationId, reference, 'complete', now);
+}
+
+/**
+ * confirmed -> no_show, once the appointment has started. A paid deposit is retained; when the
+ * booking's protection snapshot has a no-show percentage, the fee is recorded (status null until
+ * staff charge or waive it), credited with the retained deposit.
+ */
+export function markNoShow(db: Db, organisationId: string, reference: string, now: number) {
+  return changeStatus(db, organisationId, reference, 'no_show', now, async (trx, booking) => {
+    const paid = booking.depositStatus === 'paid';
+    if (paid)
+      await updateBooking(trx, organisationId, booking.id, { deposit_status: 'retained', updated_at: now });
+    const percentage = booking.protection.noShowFeePercentage;
+    if (!booking.protection.applies || percentage === null) return;
+    const fee = computeFee(booking.totalPriceMinor, percentage, paid ? (booking.depositMinor ?? 0) : 0);
+    await upsertFee(trx, {
+      organisation_id: organisationId,
+      booking_id: booking.id,
+      kind: 'no_show',
+      status: null,
+      currency: booking.currency,
+      fee_percentage: percentage,
+      amount_minor: fee.amountMinor,
+      deposit_credit_minor: fee.depositCreditMinor,
+      charge_amount_minor: fee.chargeAmountMinor,
+      failure_reason: null,
+      processed_at: null,
+      created_at: now,
+    });
+  });
+}
+
+/** pending_payment -> confirmed: staff took the deposit (at the desk); an open checkout is closed as paid. */
+export function payDepositByStaff(db: Db, organisationId: string, reference: string, now: number) {
+  return changeStatus(db, organisationId, reference, 'deposit_paid', now, (trx, booking) =>
+    recordDepositPaid(trx, organisationId, booking.id, now),
+  );
+}
+
+/**
+ * Charges the booking's pending fee: wholly covered by the retained deposit -> deposit_covered;
+ * otherwise the saved card is charged for the rest (failed when none is saved).
+ */
+export function chargeFee(db: Db, organisationId: string, reference: string, now: number, kind?: FeeKind) {
+  return processFee(db, organisationId, reference, now, kind, (booking, fee) => {
+    const figures = {
+      amountMinor: fee.amountMinor,
+      depositCreditMinor: fee.depositCreditMinor,
+      chargeAmountMinor: fee.chargeAmountMinor,
+    };
+    // Nothing to take from the card cannot fail for want of one.
+    const succeeded = booking.protection.paymentMethodSaved || fee.chargeAmountMinor === 0;
+    const status = processedStatus(figures, succeeded);
+    return { status, failureReason: status === 'failed' ? 'no payment method saved' : null };
+  });
+}
+
+/** Waives the booking's pending fee. */
+export function waiveFee(db: Db, organisationId: string, reference: string, now: number, kind?: FeeKind) {
+  return processFee(db, organisationId, reference, now, kind, () => ({
+    status: 'waived',
+    failureReason: null,
+  }));
+}
+
+/**
+ * The organisations holding a booking with this reference (references are unique per organisation
+ * only), for callers such as the CLI that have a reference but no API key.
+ */
+export async function organisationsWithReference(
+  db: Db,
+  reference: string,
+): Promise<{ id: string; slug: string }[]> {
+  return db
+    .selectFrom('bookings')
+    .innerJoin('organisations', 'organisations.id', 'bookings.organisation_id')
+    .select(['organisations.id', 'organisations.slug'])
+    .where('bookings.reference', '=', normaliseReference(reference))
+    .orderBy('organisations.slug')
+    .execute();
+}
+
+const VERB: Partial<Record<BookingEvent, string>> = {
+  check_out: 'checked out',
+  complete: 'completed',
+  no_show: 'marked as a no-show',
+  deposit_paid: 'marked as paid',
+};
+
+async function changeStatus(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  event: BookingEvent,
+  now: number,
+  also?: (trx: Db, booking: Booking) => Promise<void>,
+): Promise<StatusChange> {
+  return db.transaction().execute(async (trx) => {
+    const booking = await getBooking(trx, organisationId, reference);
+    const result = transition(booking, event, now);
+    if (!result.ok)
+      throw new AppError('conflict', `This booking cannot be ${VERB[event]}: ${result.reason}.`);
+    await updateBooking(trx, organisationId, booking.id, { status: result.to, updated_at: now });
+    await also?.(trx, booking);
+    await appendEvent(trx, {
+      organisationId,
+      bookingId: booking.id,
+      from: result.from,
+      to: result.to,
+      actor: ACTOR,
+      at: now,
+    });
+    return {
+      booking: await getBooking(trx, organisationId, booking.reference),
+      from: result.from,
+      to: result.to,
+    };
+  });
+}
+
+/** Which fee a booking in this status can owe. */
+const FEE_OF_STATUS: Partial<Record<BookingStatus, FeeKind>> = {
+  cancelled: 'late_cancellation',
+  no_show: 'no_show',
+};
+
+async function processFee(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  requested: FeeKind | undefined,
+  decide: (
+    booking: Booking,
+    fee: Fee,
+  ) => { status: NonNullable<Fee['status']>; failureReason: string | null },
+): Promise<ProcessedFee> {
+  return db.transaction().execute(async (trx) => {
+    const booking = await getBooking(trx, organisationId, reference);
+    const kind = requested ?? FEE_OF_STATUS[booking.status];
+    const fee = kind && booking.fees[kind];
+    if (!kind || !fee) {
+      const what = kind ? `${kind.replace('_', ' ')} fee` : 'fee';
+      throw new AppError('conflict', `This booking has no ${what} to process (it is ${booking.status}).`);
+    }
+    if (fee.status !== null) {
+      throw new AppError(
+        'conflict',
+        `The ${kind.replace('_', ' ')} fee was already processed (${fee.status}).`,
+      );
+    }
+    const outcome = decide(booking, fee);
+    await upsertFee(trx, {
+      organisation_id: organisationId,
+      booking_id: booking.id,
+      kind,
+      status: outcome.status,
+      currency: fee.currency,
+      fee_percentage: fee.feePercentage,
+      amount_minor: fee.amountMinor,
+      deposit_credit_minor: fee.depositCreditMinor,
+      charge_amount_minor: fee.chargeAmountMinor,
+      failure_reason: outcome.failureReason,
+      processed_at: now,
+      created_at: now,
+    });
+    await updateBooking(trx, organisationId, booking.id, { updated_at: now });
+    await appendEvent(trx, {
+      organisationId,
+      bookingId: booking.id,
+      from: booking.status,
+      to: booking.status,
+      actor: ACTOR,
+      at: now,
+      details: { fee: kind, outcome: outcome.status, charge_amount_minor: fee.chargeAmountMinor },
+    });
+    const processed = await getBooking(trx, organisationId, booking.reference);
+    return { booking: processed, fee: processed.fees[kind]! };
+  });
+}

@@ -1,0 +1,106 @@
+import { Argument, type Command, Option } from 'commander';
+import type { Clock } from '../app/clock.ts';
+import {
+  chargeFee,
+  checkOut,
+  complete,
+  FEE_KINDS,
+  markNoShow,
+  organisationsWithReference,
+  payDepositByStaff,
+  waiveFee,
+} from '../app/staff-actions.ts';
+import type { Db } from '../data/database.ts';
+import type { Fee, FeeKind } from '../domain/booking/booking.ts';
+import { normaliseReference } from '../domain/booking/reference.ts';
+import { CommandError, out } from './output.ts';
+
+type WithDb = <T>(work: (db: Db, clock: Clock) => Promise<T>) => Promise<T>;
+
+const ACTIONS = {
+  complete: 'the appointment was delivered and paid (confirmed or needs_checkout -> completed)',
+  'no-show': 'the client did not come (confirmed -> no_show; records the no-show fee under protection)',
+  checkout: 'the appointment took place, not yet paid at the till (confirmed -> needs_checkout)',
+  'pay-deposit': 'the deposit was paid (pending_payment -> confirmed)',
+  'charge-fee':
+    'charge the pending late-cancellation or no-show fee (deposit credit first, then the saved card)',
+  'waive-fee': 'waive the pending late-cancellation or no-show fee',
+} as const;
+type Action = keyof typeof ACTIONS;
+
+/** `booking bookings <reference> <action>`: staff-console actions, through the same service layer. */
+export function addBookingCommands(program: Command, withDb: WithDb): void {
+  program
+    .command('bookings')
+    .description('Staff actions on one booking the REST API does not offer')
+    .argument('<reference>', 'booking reference, e.g. NHC-7K3M9P (any case)')
+    .addArgument(new Argument('<action>', 'what to do').choices(Object.keys(ACTIONS)))
+    .addOption(
+      new Option(
+        '--fee <kind>',
+        'which fee charge-fee/waive-fee process (default: the booking status decides)',
+      ).choices(FEE_KINDS),
+    )
+    .option('--org <slug>', 'organisation slug, when several organisations have this reference')
+    .addHelpText(
+      'after',
+      `\nActions:\n${Object.entries(ACTIONS)
+        .map(([name, text]) => `  ${name.padEnd(12)} ${text}`)
+        .join('\n')}`,
+    )
+    .action(async (reference: string, action: Action, options: { fee?: FeeKind; org?: string }) => {
+      if (options.fee !== undefined && action !== 'charge-fee' && action !== 'waive-fee') {
+        throw new CommandError('--fee applies only to charge-fee and waive-fee.');
+      }
+      const line = await withDb(async (db, clock) => {
+        const organisationId = await organisationOf(db, reference, options.org);
+        const now = clock.nowMs();
+        switch (action) {
+          case 'charge-fee':
+          case 'waive-fee': {
+            const run = action === 'charge-fee' ? chargeFee : waiveFee;
+            const { booking, fee } = await run(db, organisationId, reference, now, options.fee);
+            return `${booking.reference}: ${describeFee(fee)}`;
+          }
+          default: {
+            const run = {
+              complete,
+              'no-show': markNoShow,
+              checkout: checkOut,
+              'pay-deposit': payDepositByStaff,
+            }[action];
+            const { booking, from, to } = await run(db, organisationId, reference, now);
+            return `${booking.reference}: ${from} -> ${to}`;
+          }
+        }
+      });
+      out(line);
+    });
+}
+
+async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
+  const holders = (await organisationsWithReference(db, reference)).filter((o) => !slug || o.slug === slug);
+  const shown = normaliseReference(reference);
+  if (holders.length === 0) {
+    throw new CommandError(`No booking has the reference ${shown}${slug ? ` in ${slug}` : ''}.`);
+  }
+  if (holders.length > 1) {
+    throw new CommandError(
+      `Several organisations have a booking ${shown} (${holders.map((o) => o.slug).join(', ')}); name one with --org.`,
+    );
+  }
+  return holders[0]!.id;
+}
+
+function describeFee(fee: Fee): string {
+  const money = (minor: number) => formatMoney(minor, fee.currency);
+  const figures = `fee ${money(fee.amountMinor)}, deposit credit ${money(fee.depositCreditMinor)}, card ${money(fee.chargeAmountMinor)}`;
+  const reason = fee.failureReason ? ` (${fee.failureReason})` : '';
+  return `${fee.kind} fee ${fee.status}${reason}: ${figures}`;
+}
+
+function formatMoney(minor: number, currency: string): string {
+  const digits =
+    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return `${currency} ${(minor / 10 ** digits).toFixed(digits)}`;
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertBooking } from '../../src/data/booking-repository.ts';
+import { openDatabase } from '../../src/data/database.ts';
+import type { BookingsTable } from '../../src/data/tables.ts';
+import { runCli } from '../helpers/cli.ts';
+
+/**
+ * `booking bookings <reference> <action>` through the real command, on the demo catalogue. The command
+ * reads the system clock, so the appointments are inserted directly around the real "now" (v1 only
+ * books the future, and Islington takes no v1 bookings at all: it has Booking Protection).
+ */
+let dir: string;
+let env: Record<string, string>;
+const refs = { past: '', protectedPast: '', future: '' };
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'booking-cli-bookings-'));
+  env = { DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}` };
+  expect(runCli(['import', 'db/demo-catalogue.json'], env).status).toBe(0);
+  const key = runCli(
+    ['keys', 'create', '--org', 'northside-hair', '--label', 'Desk', '--scope', 'read_write'],
+    env,
+  );
+  expect(key.status).toBe(0);
+
+  const { db, close } = openDatabase(env.DATABASE_URL);
+  try {
+    const idOf = async (table: 'locations' | 'staff' | 'services' | 'clients', ref: string) =>
+      (await db.selectFrom(table).select('id').where('ref', '=', ref).executeTakeFirstOrThrow()).id;
+    const org = (await db.selectFrom('organisations').select('id').executeTakeFirstOrThrow()).id;
+    const cut = await idOf('services', 'cut');
+    const client = await idOf('clients', 'jo');
+    const hour = 3_600_000;
+    const now = Date.now();
+    const insert = async (reference: string, startsAt: number, extra: Partial<BookingsTable>) => {
+      const id = randomUUID();
+      await insertBooking(
+        db,
+        {
+          id,
+          organisation_id: org,
+          reference,
+          location_id: await idOf('locations', 'camden'),
+          staff_id: await idOf('staff', 'amara'),
+          client_id: client,
+          status: 'confirmed',
+          starts_at: startsAt,
+          ends_at: startsAt + hour,
+          blocked_until: startsAt + hour,
+          currency: 'GBP',
+          total_price_minor: 5500,
+          deposit_minor: null,
+          deposit_status: 'not_required',
+          notes: null,
+          hold_expires_at: null,
+          pending_requirements: null,
+          protection_applies: 0,
+          late_cancellation_fee_percentage: null,
+          no_show_fee_percentage: null,
+          protection_setup_status: null,
+          payment_method_saved: 0,
+          protection_setup_completed_at: null,
+          cancelled_at: null,
+          cancel_reason: null,
+          deposit_refunded: null,
+          source: 'staff',
+          created_at: now - 48 * hour,
+          updated_at: now - 48 * hour,
+          ...extra,
+        },
+        [
+          {
+            organisation_id: org,
+            booking_id: id,
+            position: 0,
+            service_id: cut,
+            starts_at: startsAt,
+            ends_at: startsAt + hour,
+            duration_minutes: 60,
+            buffer_after_minutes: 0,
+            price_minor: 5500,
+            deposit_minor: extra.deposit_minor ?? null,
+          },
+        ],
+      );
+      return reference;
+    };
+    refs.past = await insert('NHC-7K3M9P', now - 2 * hour, {});
+    refs.future = await insert('NHC-7K3M9Q', now + 24 * hour, {});
+    refs.protectedPast = await insert('NHC-7K3M9R', now - 3 * hour, {
+      location_id: await idOf('locations', 'islington'),
+      staff_id: await idOf('staff', 'chloe'),
+      deposit_minor: 2000,
+      deposit_status: 'paid',
+      protection_applies: 1,
+      late_cancellation_fee_percentage: 50,
+      no_show_fee_percentage: 100,
+      protection_setup_status: 'succeeded',
+      payment_method_saved: 1,
+      protection_setup_completed_at: now - 48 * hour,
+    });
+  } finally {
+    await close();
+  }
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('booking bookings <reference> <action>', () => {
+  it('lists the actions in --help', () => {
+    const help = runCli(['bookings', '--help'], env);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/Usage: booking bookings \[options\] <reference> <action>/);
+    for (const action of ['complete', 'no-show', 'checkout', 'pay-deposit', 'charge-fee', 'waive-fee']) {
+      expect(help.stdout).toContain(`  ${action} `);
+    }
+    expect(help.stdout).toContain('--fee <kind>');
+  });
+
+  it('completes a past appointment, then refuses to mark it a no-show', () => {
+    const done = runCli(['bookings', refs.past.toLowerCase(), 'complete'], env);
+    expect(done).toMatchObject({ status: 0, stdout: `${refs.past}: confirmed -> completed\n` });
+    const again = runCli(['bookings', refs.past, 'no-show'], env);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toBe(
+      'error: This booking cannot be marked as a no-show: the booking is completed.\n',
+    );
+  });
+
+  it('refuses an appointment that has not started and an unknown reference', () => {
+    const early = runCli(['bookings', refs.future, 'checkout'], env);
+    expect(early.status).toBe(1);
+    expect(early.stderr).toMatch(/^error: .*has not started yet/);
+    const unknown = runCli(['bookings', 'NHC-ZZZZZZ', 'complete'], env);
+    expect(unknown).toMatchObject({ status: 1, stderr: 'error: No booking has the reference NHC-ZZZZZZ.\n' });
+  });
+
+  it('refuses a bad action and --fee on an action without a fee', () => {
+    const bad = runCli(['bookings', refs.future, 'finish'], env);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("error: command-argument value 'finish' is invalid");
+    const misplaced = runCli(['bookings', refs.future, 'complete', '--fee', 'no_show'], env);
+    expect(misplaced.status).toBe(1);
+    expect(misplaced.stderr).toContain('--fee applies only to charge-fee and waive-fee');
+  });
+
+  it('marks a protected no-show and charges its fee once, the deposit credited first', () => {
+    expect(runCli(['bookings', refs.protectedPast, 'no-show'], env)).toMatchObject({
+      status: 0,
+      stdout: `${refs.protectedPast}: confirmed -> no_show\n`,
+    });
+    expect(runCli(['bookings', refs.protectedPast, 'charge-fee', '--fee', 'no_show'], env)).toMatchObject({
+      status: 0,
+      stdout: `${refs.protectedPast}: no_show fee charged: fee GBP 55.00, deposit credit GBP 20.00, card GBP 35.00\n`,
+    });
+    const again = runCli(['bookings', refs.protectedPast, 'waive-fee'], env);
+    expect(again).toMatchObject({
+      status: 1,
+      stderr: 'error: The no show fee was already processed (charged).\n',
+    });
+  });
+});
