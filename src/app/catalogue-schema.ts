@@ -1,5 +1,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
+import { normaliseReference, REFERENCE_ALPHABET } from '../domain/booking/reference.ts';
+import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import { NAME_MAX_LENGTH, normaliseEmail, normaliseName, normalisePhone } from '../domain/contact.ts';
 import { isUuid } from '../domain/ids.ts';
 import { type CatalogueProblem, checkCatalogue, formatPath, type PathSegment } from './catalogue-checks.ts';
@@ -191,14 +193,59 @@ export const clientSchema = z.strictObject({
   marketing_consent: z.boolean().default(false),
 });
 
+const BOOKING_STATUSES = [
+  'pending_payment',
+  'pending_confirmation',
+  'confirmed',
+  'needs_checkout',
+  'completed',
+  'no_show',
+  'cancelled',
+  'expired',
+] as const satisfies readonly BookingStatus[];
+const REFERENCE_SHAPE = new RegExp(`^[A-Z0-9]{1,8}-[${REFERENCE_ALPHABET}]{6}$`);
+
+/**
+ * An existing appointment brought over from another system. References are matched like the API
+ * matches them (any case, spaces ignored) and stored in their canonical upper-case form; whether the
+ * prefix is the organisation's is a cross-entity check.
+ */
+export const bookingSchema = z.strictObject({
+  id: uuid.optional(),
+  reference: z
+    .string()
+    .transform(normaliseReference)
+    .refine(
+      (value) => REFERENCE_SHAPE.test(value),
+      `must be the organisation's prefix, a hyphen and 6 characters of ${REFERENCE_ALPHABET}`,
+    )
+    .optional(),
+  location: ref,
+  services: z.array(ref).min(1, 'must list at least one service').max(10, 'must list at most 10 services'),
+  staff: ref,
+  client: ref,
+  starts_at: localDateTime,
+  status: z.enum(BOOKING_STATUSES),
+  notes: optionalText(1000),
+  deposit_paid: z.boolean().default(false),
+  protection: z
+    .strictObject({
+      setup_status: z
+        .enum(['pending', 'failed', 'succeeded'])
+        .nullish()
+        .transform((value) => value ?? null),
+      payment_method_saved: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
 export const catalogueSchema = z.strictObject({
   organisation: organisationSchema,
   locations: z.array(locationSchema).min(1, 'must list at least one location'),
   services: z.array(serviceSchema).default([]),
   staff: z.array(staffSchema).default([]),
   clients: z.array(clientSchema).default([]),
-  /** Accepted only when empty: importing existing bookings arrives in a later release. */
-  bookings: z.array(z.unknown()).optional(),
+  bookings: z.array(bookingSchema).default([]),
 });
 
 export type Catalogue = z.output<typeof catalogueSchema>;
@@ -208,6 +255,7 @@ export type CatalogueService = z.output<typeof serviceSchema>;
 export type CatalogueStaff = z.output<typeof staffSchema>;
 export type CatalogueClient = z.output<typeof clientSchema>;
 export type CatalogueMoney = z.output<typeof moneySchema>;
+export type CatalogueBooking = z.output<typeof bookingSchema>;
 
 /** An entity that passed its shape check, with its position in the file for problem paths. */
 export interface Indexed<T> {
@@ -223,6 +271,7 @@ export interface ParsedCatalogue {
   services: Indexed<CatalogueService>[];
   staff: Indexed<CatalogueStaff>[];
   clients: Indexed<CatalogueClient>[];
+  bookings: Indexed<CatalogueBooking>[];
 }
 
 export interface CatalogueValidation {
@@ -236,6 +285,7 @@ const COLLECTIONS = {
   services: serviceSchema,
   staff: staffSchema,
   clients: clientSchema,
+  bookings: bookingSchema,
 } as const;
 
 const errorMap = (issue: { code?: string; input?: unknown }) =>
@@ -289,6 +339,7 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
     services: [],
     staff: [],
     clients: [],
+    bookings: [],
   };
   for (const kind of Object.keys(COLLECTIONS) as (keyof typeof COLLECTIONS)[]) {
     const items = raw[kind];
@@ -309,15 +360,6 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
       if (value !== undefined) (parsed[kind] as Indexed<unknown>[]).push({ index, value });
     });
   }
-  if (raw.bookings !== undefined && !Array.isArray(raw.bookings)) {
-    problems.push({ path: '$.bookings', message: 'must be an array' });
-  } else if (Array.isArray(raw.bookings) && raw.bookings.length > 0) {
-    problems.push({
-      path: '$.bookings',
-      message:
-        'importing existing bookings is not supported by this version yet; remove them or leave the array empty',
-    });
-  }
   problems.push(...checkCatalogue(parsed));
   if (problems.length > 0 || parsed.organisation === undefined) return { problems, catalogue: undefined };
   return {
@@ -328,6 +370,7 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
       services: parsed.services.map((s) => s.value),
       staff: parsed.staff.map((s) => s.value),
       clients: parsed.clients.map((c) => c.value),
+      bookings: parsed.bookings.map((b) => b.value),
     },
   };
 }

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { type CatalogueProblem, validateCatalogue } from '../app/catalogue-schema.ts';
+import { planBookings, writeBookings } from './catalogue-bookings.ts';
 import { planIdentities } from './catalogue-identities.ts';
-import { type CatalogueCounts, CatalogueWriteConflict, writeCatalogue } from './catalogue-upsert.ts';
+import {
+  type CatalogueCounts,
+  CatalogueWriteConflict,
+  type EntityCounts,
+  writeCatalogue,
+} from './catalogue-upsert.ts';
 import type { Db } from './database.ts';
 
 export type { CatalogueProblem };
@@ -24,7 +30,8 @@ export class CatalogueValidationError extends Error {
 
 export interface ImportReport {
   organisation: { id: string; slug: string; created: boolean };
-  counts: CatalogueCounts;
+  /** `bookings` is there when the file lists any. */
+  counts: CatalogueCounts & { bookings?: EntityCounts };
 }
 
 /**
@@ -56,7 +63,12 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
       const planned = await planIdentities(trx, catalogue);
       if ('problems' in planned) throw new CatalogueValidationError(planned.problems);
       const { plan } = planned;
-      const counts = await writeCatalogue(trx, catalogue, plan, now);
+      const bookings = await planBookings(trx, catalogue, plan, now);
+      if ('problems' in bookings) throw new CatalogueValidationError(bookings.problems);
+      const counts: ImportReport['counts'] = await writeCatalogue(trx, catalogue, plan, now);
+      if (catalogue.bookings.length > 0) {
+        counts.bookings = await writeBookings(trx, catalogue, plan, bookings.bookings, now);
+      }
       return {
         organisation: {
           id: plan.organisationId,
@@ -68,9 +80,11 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
     });
   } catch (error) {
     if (error instanceof CatalogueWriteConflict) {
-      throw new CatalogueValidationError([
-        { path: error.path, message: `conflicts with data already in the database: ${error.message}` },
-      ]);
+      const message =
+        error.message === 'booking_overlap'
+          ? 'overlaps a live booking of the same staff member already in the database (buffers included)'
+          : `conflicts with data already in the database: ${error.message}`;
+      throw new CatalogueValidationError([{ path: error.path, message }]);
     }
     throw error;
   }

@@ -281,12 +281,16 @@ describe('importCatalogue', () => {
     expect(await rowsOf(db, 'organisations')).toEqual([]);
   });
 
-  it('rejects existing bookings until a later release, but accepts an empty list', async () => {
+  it('checks existing bookings field by field, and accepts an empty list', async () => {
     const withBookings = { ...minimalCatalogue(), bookings: [{ reference: 'FL-ABCDEF' }] };
     const problems = await problemsOf(importCatalogue(db, withBookings, T0));
-    expect(problems).toEqual([{ path: '$.bookings', message: expect.stringMatching(/not supported/) }]);
+    expect(problems.map((p) => p.path).sort()).toEqual(
+      ['client', 'location', 'services', 'staff', 'starts_at', 'status'].map((f) => `$.bookings[0].${f}`),
+    );
+    expect(await rowsOf(db, 'organisations')).toEqual([]);
     const report = await importCatalogue(db, { ...minimalCatalogue(), bookings: [] }, T0);
     expect(report.organisation.created).toBe(true);
+    expect(report.counts.bookings).toBeUndefined();
   });
 
   it('turns a JSON syntax error into a problem at $', () => {
