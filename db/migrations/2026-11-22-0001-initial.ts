@@ -488,7 +488,9 @@ export async function up(db: AnyDb): Promise<void> {
 }
 
 /**
- * SQLite triggers. A pending hold whose hold_expires_at has passed (by the clock of the writing
+ * SQLite triggers. The overlap guard names the organisation so that bookings_staff_time (led by
+ * organisation_id) serves its lookup; without it every insert would scan the whole table.
+ * A pending hold whose hold_expires_at has passed (by the clock of the writing
  * request, carried in NEW.updated_at) no longer blocks the slot, matching the lazy expiry rule.
  */
 async function createSqliteTriggers(db: AnyDb): Promise<void> {
@@ -528,7 +530,8 @@ async function createSqliteTriggers(db: AnyDb): Promise<void> {
     SELECT RAISE(ABORT, 'booking_overlap')
     WHERE EXISTS (
       SELECT 1 FROM bookings b
-      WHERE b.staff_id = NEW.staff_id
+      WHERE b.organisation_id = NEW.organisation_id
+        AND b.staff_id = NEW.staff_id
         AND b.id <> NEW.id
         AND b.status IN ${LIVE}
         AND (b.status = 'confirmed' OR b.hold_expires_at IS NULL OR b.hold_expires_at > NEW.updated_at)

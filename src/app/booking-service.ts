@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { appendEvent, findBookingByReference, insertBooking } from '../data/booking-repository.ts';
+import { appendEvent, findBookingByReference, insertBooking, toBooking } from '../data/booking-repository.ts';
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
@@ -66,14 +66,19 @@ export async function createBooking(
   if (!(await findClientById(trx, caller.organisationId, input.clientId))) {
     throw new AppError('not_found', 'No client has this id.', 'client_id');
   }
-  await requireExistingServices(trx, caller.organisationId, input.serviceIds);
   const { services, slot } = await getSlotAt(
     trx,
     caller.organisationId,
     { location, serviceIds: input.serviceIds, staffId: input.staffId },
     input.startsAt,
     now,
-  );
+  ).catch(async (error: unknown) => {
+    // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
+    if (error instanceof AppError && error.param === 'service_ids') {
+      await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+    }
+    throw error;
+  });
   if (!slot) {
     throw new AppError('conflict', 'That time is not available; ask for availability again.', 'starts_at');
   }

@@ -40,13 +40,22 @@ export interface BookingEvent {
   details?: Record<string, unknown>;
 }
 
-/** Appends to the append-only log; the sequence number is the booking's next, inside the caller's transaction. */
-export async function appendEvent(trx: Db, event: BookingEvent): Promise<void> {
-  const last = await trx
-    .selectFrom('booking_events')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .where('booking_id', '=', event.bookingId)
-    .executeTakeFirst();
+/**
+ * Appends to the append-only log; the sequence number is the booking's next, inside the caller's
+ * transaction (a new booking's first event is 1 without asking).
+ */
+export async function appendEvent(
+  trx: Db,
+  event: BookingEvent,
+  options: { first?: boolean } = {},
+): Promise<void> {
+  const last = options.first
+    ? undefined
+    : await trx
+        .selectFrom('booking_events')
+        .select((eb) => eb.fn.max('seq').as('seq'))
+        .where('booking_id', '=', event.bookingId)
+        .executeTakeFirst();
   await trx
     .insertInto('booking_events')
     .values({
