@@ -1,7 +1,13 @@
 import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
+import { bookingsEndpoint } from './bookings-endpoint.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 
 /** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
-export const BENCHMARKS: readonly Benchmark[] = [servicesEndpoint, availabilityEngine, availabilityEndpoint];
+export const BENCHMARKS: readonly Benchmark[] = [
+  servicesEndpoint,
+  availabilityEngine,
+  availabilityEndpoint,
+  bookingsEndpoint,
+];

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { BenchContext, Timing } from './lib/benchmark.ts';
+import type { BenchContext, ThroughputRow, Timing } from './lib/benchmark.ts';
 import { LOAD_CPU, PINNING, pinProcess } from './lib/cpu-pinning.ts';
 import type { LoadStats } from './lib/load.ts';
 import { describeMachine } from './lib/machine.ts';
@@ -56,6 +56,10 @@ for (const [index, benchmark] of selected.entries()) {
       console.log(
         `  at ${latencyRate} req/s: full stack ${atRate(fullAtRate)}, baseline ${atRate(baselineAtRate)}`,
       );
+    } else if (result.kind === 'throughput') {
+      console.log(`${benchmark.id}: ${result.subject}`);
+      for (const r of result.rows) console.log(`  ${perRow(r)}`);
+      for (const r of result.ratios) console.log(`  ${r.label}: ${r.value}`);
     } else {
       console.log(`${benchmark.id}: ${result.subject}`);
       for (const t of result.timings) console.log(`  ${perTiming(t)}`);
@@ -88,6 +92,10 @@ function atRate(s: LoadStats): string {
 
 function perTiming(t: Timing): string {
   return `${t.label}: ${t.calls} calls  p50 ${formatMs(t.p50)} ms  p99 ${formatMs(t.p99)} ms  mean ${formatMs(t.mean)} ms`;
+}
+
+function perRow(r: ThroughputRow): string {
+  return `${r.label}: ${Math.round(r.perSecond)}/s  p50 ${formatMs(r.p50)} ms  p99 ${formatMs(r.p99)} ms  (${r.count} writes, ${r.failures} failed)`;
 }
 
 function usageError(message: string): never {

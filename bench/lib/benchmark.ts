@@ -18,8 +18,11 @@ export interface Target {
   pass: boolean;
 }
 
-/** What a benchmark measured: an HTTP endpoint against its baseline, or calls timed in process. */
-export type BenchmarkResult = HttpBenchmarkResult | TimingBenchmarkResult;
+/**
+ * What a benchmark measured: an HTTP endpoint against its baseline, calls timed in process, or a write
+ * path's sustained rate against raw writes of the same rows.
+ */
+export type BenchmarkResult = HttpBenchmarkResult | TimingBenchmarkResult | ThroughputBenchmarkResult;
 
 export interface HttpBenchmarkResult {
   kind: 'http';
@@ -43,6 +46,38 @@ export interface TimingBenchmarkResult {
   /** Lines under the table, e.g. "Speed-up (oracle p50 / engine p50): ×1,200". */
   ratios: { label: string; value: string }[];
   targets: Target[];
+}
+
+/**
+ * Sustained writes: an endpoint through the whole stack against the same rows written straight to the
+ * database, each side in its own process, in the same run.
+ */
+export interface ThroughputBenchmarkResult {
+  kind: 'throughput';
+  /** What is written, e.g. "POST /v1/bookings". */
+  subject: string;
+  /** Markdown paragraphs: what each side does, on what data, how it is driven. */
+  method: string[];
+  /** One row per side and phase, the full stack first. */
+  rows: ThroughputRow[];
+  /** Lines under the table, e.g. "POST / raw (saturation): 0.62". */
+  ratios: { label: string; value: string }[];
+  targets: Target[];
+}
+
+export interface ThroughputRow {
+  label: string;
+  /** Writes completed per second of measuring time. */
+  perSecond: number;
+  /** Latency percentiles in milliseconds. */
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Writes completed. */
+  count: number;
+  /** Writes that failed (any other status than the one expected, socket errors). */
+  failures: number;
 }
 
 /** The per-call times of one thing timed, in milliseconds. */

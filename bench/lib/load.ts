@@ -1,9 +1,18 @@
-import autocannon, { type RawResult } from 'autocannon';
+import autocannon, { type RawResult, type RequestSpec } from 'autocannon';
 
 /** One HTTP endpoint to put under load. */
 export interface LoadTarget {
   url: string;
   headers?: Record<string, string>;
+  /** GET unless given. */
+  method?: 'GET' | 'POST';
+  /**
+   * A fresh body for every request, called once per request built (for writes that must never repeat,
+   * such as bookings of distinct slots). A request built but not sent when a run ends wastes its body.
+   */
+  body?: () => string;
+  /** Sees the status code of every response, e.g. to count anything but the one status expected. */
+  onStatus?: (status: number) => void;
 }
 
 export interface LoadSettings {
@@ -35,15 +44,26 @@ export interface LoadStats {
  * can later be merged exactly (latency histograms added, not percentiles averaged).
  */
 export function runLoad(target: LoadTarget, settings: LoadSettings): Promise<RawResult> {
+  const { body, onStatus } = target;
   return Promise.resolve(
     autocannon({
       url: target.url,
+      method: target.method ?? 'GET',
       headers: target.headers ?? {},
       connections: settings.connections,
       pipelining: 1,
       duration: settings.durationS,
       timeout: 10,
       skipAggregateResult: true,
+      // autocannon calls setupRequest for every request it sends (and onResponse for every answer).
+      ...((body || onStatus) && {
+        requests: [
+          {
+            ...(body && { setupRequest: (request: RequestSpec) => ({ ...request, body: body() }) }),
+            ...(onStatus && { onResponse: (status: number) => onStatus(status) }),
+          },
+        ],
+      }),
     }),
   );
 }

@@ -22,12 +22,18 @@ export async function runPacedLoad(
   const inFlight = new Set<Promise<void>>();
 
   const send = (due: number) => {
+    const body = target.body?.();
+    const headers =
+      body === undefined
+        ? target.headers
+        : { ...target.headers, 'content-length': String(Buffer.byteLength(body)) };
     const done = new Promise<void>((resolve) => {
-      const req = request(url, { agent, headers: target.headers }, (res) => {
+      const req = request(url, { agent, method: target.method ?? 'GET', headers }, (res) => {
         res.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
         });
         res.on('end', () => {
+          target.onStatus?.(res.statusCode ?? 0);
           if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) {
             latencies.push(performance.now() - due);
           } else non2xx += 1;
@@ -38,7 +44,7 @@ export async function runPacedLoad(
         errors += 1;
         resolve();
       });
-      req.end();
+      req.end(body);
     });
     inFlight.add(done);
     void done.then(() => inFlight.delete(done));

@@ -2,6 +2,8 @@ import type {
   Benchmark,
   BenchmarkResult,
   HttpBenchmarkResult,
+  ThroughputBenchmarkResult,
+  ThroughputRow,
   Timing,
   TimingBenchmarkResult,
 } from './benchmark.ts';
@@ -68,14 +70,19 @@ HTTP benchmarks (an endpoint through the whole stack against a bare baseline):
 In-process benchmarks (a function timed in the runner process, no HTTP):
 
 - Inputs are loaded once, before timing; each call is timed on its own with \`performance.now()\` after untimed warm-up calls, so the figures include garbage collection that happens during a call. Percentiles are nearest-rank over every timed call.
-- The baseline, a slower reference implementation, is timed in the same process in the same run, and both must return the same answer on the benchmark's input or the benchmark does not run.`;
+- The baseline, a slower reference implementation, is timed in the same process in the same run, and both must return the same answer on the benchmark's input or the benchmark does not run.
+
+Write benchmarks (a write endpoint through the whole stack against raw writes of the same rows):
+
+- The full stack runs as an HTTP benchmark's does (child process, \`NODE_ENV=production\`, no logger, driven by autocannon from the runner); the raw side is a second child process that writes the same rows with better-sqlite3 in a loop, one transaction per write. ${PINNING ? `Both are pinned to core ${SERVER_CPU} (they never run at the same time) and the load generator to core ${LOAD_CPU}.` : 'Nothing is pinned to a core.'}
+- Every write goes to a row nothing else has written (a booking of a distinct free slot, say), so each must succeed; any other answer fails the run. The section says how the sides are interleaved and how many writes each made.`;
 }
 
 function renderSection(measured: Measured, machine: Machine): string {
   const { result } = measured;
-  return result.kind === 'http'
-    ? renderHttpSection({ ...measured, result }, machine)
-    : renderTimingSection({ ...measured, result }, machine);
+  if (result.kind === 'http') return renderHttpSection({ ...measured, result }, machine);
+  if (result.kind === 'throughput') return renderThroughputSection({ ...measured, result }, machine);
+  return renderTimingSection({ ...measured, result }, machine);
 }
 
 function renderHttpSection(
@@ -128,6 +135,34 @@ ${result.ratios.map((r) => `${r.label}: ${r.value}.`).join('\n\n')}
 | --- | --- | --- |
 ${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
 <!-- /benchmark:${benchmark.id} -->`;
+}
+
+function renderThroughputSection(
+  { benchmark, result, durationS }: Measured & { result: ThroughputBenchmarkResult },
+  machine: Machine,
+): string {
+  return `<!-- benchmark:${benchmark.id} -->
+## ${benchmark.id}: \`${result.subject}\`
+
+Measured ${machine.date} on ${machineSummary(machine)}; ${durationS} s per side at saturation.
+
+${result.method.join('\n\n')}
+
+| Side and phase | Writes/s | p50 (ms) | p90 (ms) | p99 (ms) | Max (ms) | Writes | Failed |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${result.rows.map(throughputRow).join('\n')}
+
+${result.ratios.map((r) => `${r.label}: ${r.value}.`).join('\n\n')}
+
+| Target | Measured | Verdict |
+| --- | --- | --- |
+${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
+<!-- /benchmark:${benchmark.id} -->`;
+}
+
+function throughputRow(r: ThroughputRow): string {
+  const ms = [r.p50, r.p90, r.p99, r.max].map(formatMs).join(' | ');
+  return `| ${r.label} | ${Math.round(r.perSecond).toLocaleString('en-GB')} | ${ms} | ${r.count.toLocaleString('en-GB')} | ${r.failures} |`;
 }
 
 function timingRow(t: Timing): string {

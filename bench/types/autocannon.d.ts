@@ -15,6 +15,20 @@ declare module 'autocannon' {
     timeout?: number;
     /** Return the raw per-run result so several runs can be merged with aggregateResult(). */
     skipAggregateResult?: boolean;
+    /** Requests each connection sends in turn; fields left out come from the options above. */
+    requests?: RequestSpec[];
+  }
+
+  /** One entry of Options.requests. */
+  export interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    /** Called before every send of this request: returns the request to send (a fresh body, say). */
+    setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec | null;
+    /** Called with every response to this request. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
 
   /** A run started with skipAggregateResult: histograms still encoded, counters as counted. */
