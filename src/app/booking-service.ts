@@ -138,14 +138,18 @@ export async function createBooking(
   });
   row.reference = await unusedReference(trx, caller);
   await insertBooking(trx, row, segments);
-  await appendEvent(trx, {
-    organisationId: caller.organisationId,
-    bookingId: id,
-    from: null,
-    to: status,
-    actor: caller.actor,
-    at: now,
-  });
+  await appendEvent(
+    trx,
+    {
+      organisationId: caller.organisationId,
+      bookingId: id,
+      from: null,
+      to: status,
+      actor: caller.actor,
+      at: now,
+    },
+    { first: true },
+  );
 
   let paymentUrl: string | null = null;
   if (depositMinor && holdExpiresAt) {
@@ -168,7 +172,12 @@ export async function createBooking(
       .execute();
     paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
   }
-  const booking = (await findBookingByReference(trx, caller.organisationId, row.reference))!;
+  // Built from what was just written: reading it back would cost three queries on the hot path.
+  const booking = toBooking(
+    { ...row, location_slug: location.slug, timezone: location.timezone },
+    input.serviceIds,
+    [],
+  );
   return {
     booking,
     deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,

@@ -1,4 +1,4 @@
-import { type CatalogueProblem, formatPath, type PathSegment } from '../app/catalogue-checks.ts';
+import { type CatalogueProblem, formatPath, type PathSegment } from '../app/catalogue-check-support.ts';
 import type { Catalogue, CatalogueClient } from '../app/catalogue-schema.ts';
 import { catalogueId } from '../domain/ids.ts';
 import type { Db } from './database.ts';

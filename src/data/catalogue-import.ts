@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { type CatalogueProblem, validateCatalogue } from '../app/catalogue-schema.ts';
-import { planBookings, writeBookings } from './catalogue-bookings.ts';
+import { type CatalogueProblem, validateCatalogue } from '../app/catalogue-validation.ts';
+import { planBookings } from './catalogue-booking-plan.ts';
+import { writeBookings } from './catalogue-booking-write.ts';
 import { planIdentities } from './catalogue-identities.ts';
 import {
   type CatalogueCounts,

@@ -1,4 +1,4 @@
-import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../app/catalogue-checks.ts';
+import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../app/catalogue-local-times.ts';
 import type { CatalogueStaff } from '../app/catalogue-schema.ts';
 import { catalogueId } from '../domain/ids.ts';
 import {

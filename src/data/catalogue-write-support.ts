@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { formatPath, type PathSegment } from '../app/catalogue-checks.ts';
+import { formatPath, type PathSegment } from '../app/catalogue-check-support.ts';
 import type { Catalogue } from '../app/catalogue-schema.ts';
 import type { IdentityPlan } from './catalogue-identities.ts';
 import type { Db } from './database.ts';
