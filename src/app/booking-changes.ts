@@ -1,7 +1,7 @@
 import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findLocationById } from '../data/location-repository.ts';
-import type { Booking } from '../domain/booking/booking.ts';
+import type { Booking, FeeKind } from '../domain/booking/booking.ts';
 import { computeFee } from '../domain/booking/fees.ts';
 import { type BookingEvent, transition } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
@@ -128,25 +128,8 @@ export async function cancelBooking(
     deposit_status: paid ? (late ? 'retained' : 'refunded') : booking.depositStatus,
     updated_at: now,
   });
-  const percentage = booking.protection.lateCancellationFeePercentage;
-  if (late && booking.protection.applies && percentage !== null) {
-    const retained = paid ? (booking.depositMinor ?? 0) : 0;
-    const fee = computeFee(booking.totalPriceMinor, percentage, retained);
-    await upsertFee(trx, {
-      organisation_id: changer.organisationId,
-      booking_id: booking.id,
-      kind: 'late_cancellation',
-      status: null,
-      currency: booking.currency,
-      fee_percentage: percentage,
-      amount_minor: fee.amountMinor,
-      deposit_credit_minor: fee.depositCreditMinor,
-      charge_amount_minor: fee.chargeAmountMinor,
-      failure_reason: null,
-      processed_at: null,
-      created_at: now,
-    });
-  }
+  if (late)
+    await recordPendingFee(trx, booking, 'late_cancellation', paid ? (booking.depositMinor ?? 0) : 0, now);
   await appendEvent(trx, {
     organisationId: changer.organisationId,
     bookingId: booking.id,
@@ -157,6 +140,38 @@ export async function cancelBooking(
     details: { late, deposit_refunded: depositRefunded },
   });
   return { booking: await getBooking(trx, changer.organisationId, booking.reference), depositRefunded };
+}
+
+/**
+ * Records the fee a late cancellation or a no-show owes, when the booking's protection snapshot has a
+ * percentage for it: computed now (credited with the retained deposit), processed later by staff.
+ */
+export async function recordPendingFee(
+  trx: Db,
+  booking: Booking,
+  kind: FeeKind,
+  retainedDepositMinor: number,
+  now: number,
+): Promise<void> {
+  const { protection } = booking;
+  const percentage =
+    kind === 'late_cancellation' ? protection.lateCancellationFeePercentage : protection.noShowFeePercentage;
+  if (!protection.applies || percentage === null) return;
+  const fee = computeFee(booking.totalPriceMinor, percentage, retainedDepositMinor);
+  await upsertFee(trx, {
+    organisation_id: booking.organisationId,
+    booking_id: booking.id,
+    kind,
+    status: null,
+    currency: booking.currency,
+    fee_percentage: percentage,
+    amount_minor: fee.amountMinor,
+    deposit_credit_minor: fee.depositCreditMinor,
+    charge_amount_minor: fee.chargeAmountMinor,
+    failure_reason: null,
+    processed_at: null,
+    created_at: now,
+  });
 }
 
 /** 409 conflict naming why, when the state machine refuses the event. */

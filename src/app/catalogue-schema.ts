@@ -1,7 +1,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { normaliseReference, REFERENCE_ALPHABET } from '../domain/booking/reference.ts';
-import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import { BOOKING_STATUSES } from '../domain/booking/state-machine.ts';
 import { NAME_MAX_LENGTH, normaliseEmail, normaliseName, normalisePhone } from '../domain/contact.ts';
 import { isUuid } from '../domain/ids.ts';
 
@@ -190,16 +190,6 @@ export const clientSchema = z.strictObject({
   marketing_consent: z.boolean().default(false),
 });
 
-const BOOKING_STATUSES = [
-  'pending_payment',
-  'pending_confirmation',
-  'confirmed',
-  'needs_checkout',
-  'completed',
-  'no_show',
-  'cancelled',
-  'expired',
-] as const satisfies readonly BookingStatus[];
 const REFERENCE_SHAPE = new RegExp(`^[A-Z0-9]{1,8}-[${REFERENCE_ALPHABET}]{6}$`);
 
 /**

@@ -1,10 +1,11 @@
 import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
-import { computeFee, processedStatus } from '../domain/booking/fees.ts';
+import { processedStatus } from '../domain/booking/fees.ts';
 import { normaliseReference } from '../domain/booking/reference.ts';
 import { type BookingEvent, type BookingStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { recordPendingFee } from './booking-changes.ts';
 import { getBooking } from './booking-service.ts';
 import { recordDepositPaid } from './checkout-service.ts';
 
@@ -47,23 +48,7 @@ export function markNoShow(db: Db, organisationId: string, reference: string, no
     const paid = booking.depositStatus === 'paid';
     if (paid)
       await updateBooking(trx, organisationId, booking.id, { deposit_status: 'retained', updated_at: now });
-    const percentage = booking.protection.noShowFeePercentage;
-    if (!booking.protection.applies || percentage === null) return;
-    const fee = computeFee(booking.totalPriceMinor, percentage, paid ? (booking.depositMinor ?? 0) : 0);
-    await upsertFee(trx, {
-      organisation_id: organisationId,
-      booking_id: booking.id,
-      kind: 'no_show',
-      status: null,
-      currency: booking.currency,
-      fee_percentage: percentage,
-      amount_minor: fee.amountMinor,
-      deposit_credit_minor: fee.depositCreditMinor,
-      charge_amount_minor: fee.chargeAmountMinor,
-      failure_reason: null,
-      processed_at: null,
-      created_at: now,
-    });
+    await recordPendingFee(trx, booking, 'no_show', paid ? (booking.depositMinor ?? 0) : 0, now);
   });
 }
 
