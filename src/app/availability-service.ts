@@ -90,7 +90,12 @@ export async function getSlotAt(
   return { services, slot: query ? findSlotAt(query, startsAt) : null };
 }
 
-async function loadQuery(
+/**
+ * Everything the engine needs for `days` local days from `fromDate`, loaded in a fixed number of
+ * queries; null when nobody can deliver these services there. Exported for the engine benchmark, which
+ * times findSlots on exactly what the service would pass it.
+ */
+export async function loadQuery(
   db: Db,
   organisationId: string,
   request: AvailabilityRequest,
