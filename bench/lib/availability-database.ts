@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import type { BookingServicesTable, BookingsTable } from '../../src/data/tables.ts';
+import { bookingRow } from '../../test/helpers/booking-row.ts';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';
 
 /**
@@ -120,37 +121,26 @@ export async function createAvailabilityDatabase(): Promise<AvailabilityBenchDat
       const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
       const services = p.refs.map((ref) => SERVICES.find((s) => s.ref === ref)!);
       const ends = p.start + services.reduce((n, s) => n + s.duration, 0) * MINUTE;
-      bookings.push({
-        id,
-        organisation_id: organisation.id,
-        reference: `FS-${String(i + 1).padStart(5, '0')}`,
-        location_id: location.id,
-        staff_id: staffId.get(p.staff)!,
-        client_id: client.id,
-        status: 'confirmed',
-        starts_at: p.start,
-        ends_at: ends,
-        blocked_until: ends + services[services.length - 1]!.buffer * MINUTE,
-        currency: 'GBP',
-        total_price_minor: services.reduce((n, s) => n + s.price, 0),
-        deposit_minor: null,
-        deposit_status: 'not_required',
-        notes: null,
-        hold_expires_at: null,
-        pending_requirements: null,
-        protection_applies: 0,
-        late_cancellation_fee_percentage: null,
-        no_show_fee_percentage: null,
-        protection_setup_status: null,
-        payment_method_saved: 0,
-        protection_setup_completed_at: null,
-        cancelled_at: null,
-        cancel_reason: null,
-        deposit_refunded: null,
-        source: 'api',
-        created_at: now - 7 * 24 * 60 * MINUTE,
-        updated_at: now - 7 * 24 * 60 * MINUTE,
-      });
+      bookings.push(
+        bookingRow(
+          {
+            organisationId: organisation.id,
+            locationId: location.id,
+            staffId: staffId.get(p.staff)!,
+            clientId: client.id,
+            startsAt: p.start,
+            endsAt: ends,
+            blockedUntil: ends + services[services.length - 1]!.buffer * MINUTE,
+          },
+          {
+            id,
+            reference: `FS-${String(i + 1).padStart(5, '0')}`,
+            total_price_minor: services.reduce((n, s) => n + s.price, 0),
+            created_at: now - 7 * 24 * 60 * MINUTE,
+            updated_at: now - 7 * 24 * 60 * MINUTE,
+          },
+        ),
+      );
       let at = p.start;
       services.forEach((s, position) => {
         lines.push({

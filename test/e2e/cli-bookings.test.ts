@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertBooking } from '../../src/data/booking-repository.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
 import { runCli } from '../helpers/cli.ts';
 
 /**
@@ -40,38 +41,25 @@ beforeAll(async () => {
       const id = randomUUID();
       await insertBooking(
         db,
-        {
-          id,
-          organisation_id: org,
-          reference,
-          location_id: await idOf('locations', 'camden'),
-          staff_id: await idOf('staff', 'amara'),
-          client_id: client,
-          status: 'confirmed',
-          starts_at: startsAt,
-          ends_at: startsAt + hour,
-          blocked_until: startsAt + hour,
-          currency: 'GBP',
-          total_price_minor: 5500,
-          deposit_minor: null,
-          deposit_status: 'not_required',
-          notes: null,
-          hold_expires_at: null,
-          pending_requirements: null,
-          protection_applies: 0,
-          late_cancellation_fee_percentage: null,
-          no_show_fee_percentage: null,
-          protection_setup_status: null,
-          payment_method_saved: 0,
-          protection_setup_completed_at: null,
-          cancelled_at: null,
-          cancel_reason: null,
-          deposit_refunded: null,
-          source: 'staff',
-          created_at: now - 48 * hour,
-          updated_at: now - 48 * hour,
-          ...extra,
-        },
+        bookingRow(
+          {
+            organisationId: org,
+            locationId: await idOf('locations', 'camden'),
+            staffId: await idOf('staff', 'amara'),
+            clientId: client,
+            startsAt,
+            endsAt: startsAt + hour,
+          },
+          {
+            id,
+            reference,
+            total_price_minor: 5500,
+            source: 'staff',
+            created_at: now - 48 * hour,
+            updated_at: now - 48 * hour,
+            ...extra,
+          },
+        ),
         [
           {
             organisation_id: org,

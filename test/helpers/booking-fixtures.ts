@@ -1,18 +1,30 @@
 import type { Db } from '../../src/data/database.ts';
 import type { TestApp } from './test-app.ts';
 
-/** Ids of the small catalogue's rows, by ref (staff and services) plus the client Jo. */
+/**
+ * Ids of the small catalogue's rows: locations by slug, staff and services by ref, the client Jo and
+ * Jo's organisation.
+ */
 export interface CatalogueIds {
+  organisation: string;
+  locations: Record<string, string>;
   staff: Record<string, string>;
   services: Record<string, string>;
   jo: string;
 }
 
 export async function catalogueIds(db: Db): Promise<CatalogueIds> {
+  const locations = await db.selectFrom('locations').select(['slug', 'id']).execute();
   const staff = await db.selectFrom('staff').select(['ref', 'id']).execute();
   const services = await db.selectFrom('services').select(['ref', 'id']).execute();
-  const jo = await db.selectFrom('clients').select('id').where('ref', '=', 'jo').executeTakeFirstOrThrow();
+  const jo = await db
+    .selectFrom('clients')
+    .select(['id', 'organisation_id'])
+    .where('ref', '=', 'jo')
+    .executeTakeFirstOrThrow();
   return {
+    organisation: jo.organisation_id,
+    locations: Object.fromEntries(locations.map((r) => [r.slug, r.id])),
     staff: Object.fromEntries(staff.map((r) => [r.ref, r.id])),
     services: Object.fromEntries(services.map((r) => [r.ref, r.id])),
     jo: jo.id,

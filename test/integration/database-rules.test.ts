@@ -5,6 +5,8 @@ import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
 
@@ -17,57 +19,31 @@ const t0 = Date.parse('2026-11-23T09:00:00Z');
 beforeEach(async () => {
   t = await createTempDatabase();
   await importCatalogue(t.db, smallCatalogue(), t0);
-  const org = await t.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-  const location = await t.db
-    .selectFrom('locations')
-    .select('id')
-    .where('slug', '=', 'soho')
-    .executeTakeFirstOrThrow();
-  const staff = await t.db
-    .selectFrom('staff')
-    .select('id')
-    .where('ref', '=', 'ana')
-    .executeTakeFirstOrThrow();
-  const client = await t.db.selectFrom('clients').select('id').executeTakeFirstOrThrow();
-  ids = { org: org.id, location: location.id, staff: staff.id, client: client.id };
+  const catalogue = await catalogueIds(t.db);
+  ids = {
+    org: catalogue.organisation,
+    location: catalogue.locations.soho!,
+    staff: catalogue.staff.ana!,
+    client: catalogue.jo,
+  };
 });
 afterEach(async () => {
   await t.dispose();
 });
 
 function booking(overrides: Partial<BookingsTable> = {}): BookingsTable {
-  return {
-    id: randomUUID(),
-    organisation_id: ids.org,
-    reference: `AC-${randomUUID().slice(0, 6).toUpperCase()}`,
-    location_id: ids.location,
-    staff_id: ids.staff,
-    client_id: ids.client,
-    status: 'confirmed',
-    starts_at: t0 + 24 * hour,
-    ends_at: t0 + 25 * hour,
-    blocked_until: t0 + 25 * hour + 15 * 60_000,
-    currency: 'GBP',
-    total_price_minor: 4000,
-    deposit_minor: null,
-    deposit_status: 'not_required',
-    notes: null,
-    hold_expires_at: null,
-    pending_requirements: null,
-    protection_applies: 0,
-    late_cancellation_fee_percentage: null,
-    no_show_fee_percentage: null,
-    protection_setup_status: null,
-    payment_method_saved: 0,
-    protection_setup_completed_at: null,
-    cancelled_at: null,
-    cancel_reason: null,
-    deposit_refunded: null,
-    source: 'api',
-    created_at: t0,
-    updated_at: t0,
-    ...overrides,
-  };
+  return bookingRow(
+    {
+      organisationId: ids.org,
+      locationId: ids.location,
+      staffId: ids.staff,
+      clientId: ids.client,
+      startsAt: t0 + 24 * hour,
+      endsAt: t0 + 25 * hour,
+      blockedUntil: t0 + 25 * hour + 15 * 60_000,
+    },
+    { created_at: t0, updated_at: t0, ...overrides },
+  );
 }
 
 const insert = (row: BookingsTable) => t.db.insertInto('bookings').values(row).execute();

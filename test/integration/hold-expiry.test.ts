@@ -1,26 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
+import { type CatalogueIds, catalogueIds, offeredStarts, postBooking } from '../helpers/booking-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /** Holds expire lazily (reads) and are persisted by the sweeper; both by the injected clock. */
 let t: TestApp;
+let ids: CatalogueIds;
 let reference: string;
 beforeEach(async () => {
   t = await startTestApp();
-  const db = t.database.db;
-  const colour = (
-    await db.selectFrom('services').select('id').where('ref', '=', 'colour').executeTakeFirstOrThrow()
-  ).id;
-  const client = (await db.selectFrom('clients').select('id').executeTakeFirstOrThrow()).id;
-  const created = await t.request({
-    method: 'POST',
-    url: '/v1/bookings',
-    payload: {
-      location_slug: 'soho',
-      service_ids: [colour],
-      client_id: client,
-      starts_at: '2026-11-24T10:00:00+00:00',
-    },
+  ids = await catalogueIds(t.database.db);
+  const created = await postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services.colour],
+    client_id: ids.jo,
+    starts_at: '2026-11-24T10:00:00+00:00',
   });
   expect(created.json().data.status).toBe('pending_payment');
   reference = created.json().data.reference;
@@ -45,20 +39,8 @@ describe('hold expiry', () => {
     t.clock.advance({ seconds: 1 });
     expect(await status()).toBe('expired');
     expect((await stored()).status).toBe('pending_payment');
-    const colour = (
-      await t.database.db
-        .selectFrom('services')
-        .select('id')
-        .where('ref', '=', 'colour')
-        .executeTakeFirstOrThrow()
-    ).id;
-    const slots = (
-      await t.request({
-        method: 'GET',
-        url: `/v1/locations/soho/availability?service_ids=${colour}&date=2026-11-24`,
-      })
-    ).json().data.slots;
-    expect(slots.map((s: { starts_at: string }) => s.starts_at)).toContain('2026-11-24T10:00:00+00:00');
+    const starts = await offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-11-24' });
+    expect(starts).toContain('2026-11-24T10:00:00+00:00');
   });
 
   it('is persisted by the sweeper once, with an event and the checkout expired', async () => {
@@ -85,20 +67,11 @@ describe('hold expiry', () => {
 
   it('lets a new booking take the slot of a lapsed hold the sweeper has not reached yet', async () => {
     t.clock.advance({ minutes: 31 });
-    const db = t.database.db;
-    const cut = (
-      await db.selectFrom('services').select('id').where('ref', '=', 'cut').executeTakeFirstOrThrow()
-    ).id;
-    const client = (await db.selectFrom('clients').select('id').executeTakeFirstOrThrow()).id;
-    const response = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [cut],
-        client_id: client,
-        starts_at: '2026-11-24T10:00:00+00:00',
-      },
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
     });
     expect(response.statusCode).toBe(201);
   });
@@ -111,19 +84,7 @@ describe('hold expiry', () => {
       .execute();
     t.clock.advance({ hours: 2 });
     expect(await status()).toBe('confirmed');
-    const colour = (
-      await t.database.db
-        .selectFrom('services')
-        .select('id')
-        .where('ref', '=', 'colour')
-        .executeTakeFirstOrThrow()
-    ).id;
-    const slots = (
-      await t.request({
-        method: 'GET',
-        url: `/v1/locations/soho/availability?service_ids=${colour}&date=2026-11-24`,
-      })
-    ).json().data.slots;
-    expect(slots.map((s: { starts_at: string }) => s.starts_at)).not.toContain('2026-11-24T10:00:00+00:00');
+    const starts = await offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-11-24' });
+    expect(starts).not.toContain('2026-11-24T10:00:00+00:00');
   });
 });

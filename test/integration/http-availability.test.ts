@@ -7,6 +7,8 @@ import { MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { buildApp } from '../../src/http/build-app.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -17,17 +19,24 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  * The clock starts Monday 2026-11-23 09:00.
  */
 let t: TestApp;
-let ids: { ana: string; bo: string; cy: string; cut: string; colour: string; patch: string };
+let ids: {
+  org: string;
+  soho: string;
+  jo: string;
+  ana: string;
+  bo: string;
+  cy: string;
+  cut: string;
+  colour: string;
+  patch: string;
+};
 beforeAll(async () => {
   t = await startTestApp();
-  const db = t.database.db;
-  const staff = Object.fromEntries(
-    (await db.selectFrom('staff').select(['ref', 'id']).execute()).map((r) => [r.ref, r.id]),
-  );
-  const services = Object.fromEntries(
-    (await db.selectFrom('services').select(['ref', 'id']).execute()).map((r) => [r.ref, r.id]),
-  );
+  const { organisation, locations, staff, services, jo } = await catalogueIds(t.database.db);
   ids = {
+    org: organisation,
+    soho: locations.soho!,
+    jo,
     ana: staff.ana!,
     bo: staff.bo!,
     cy: staff.cy!,
@@ -73,47 +82,23 @@ describe('GET /locations/{slug}/availability', () => {
   });
 
   it('keeps clear of a live booking and its buffer, and of the new slot’s own buffer', async () => {
-    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-    const location = await t.database.db
-      .selectFrom('locations')
-      .select('id')
-      .where('slug', '=', 'soho')
-      .executeTakeFirstOrThrow();
-    const client = await t.database.db.selectFrom('clients').select('id').executeTakeFirstOrThrow();
     const at = (hhmm: string) => Date.parse(`2026-11-24T${hhmm}:00Z`);
     await t.database.db
       .insertInto('bookings')
-      .values({
-        id: randomUUID(),
-        organisation_id: org.id,
-        reference: 'AC-BKNG01',
-        location_id: location.id,
-        staff_id: ids.ana,
-        client_id: client.id,
-        status: 'confirmed',
-        starts_at: at('11:00'),
-        ends_at: at('11:45'),
-        blocked_until: at('12:00'),
-        currency: 'GBP',
-        total_price_minor: 4000,
-        deposit_minor: null,
-        deposit_status: 'not_required',
-        notes: null,
-        hold_expires_at: null,
-        pending_requirements: null,
-        protection_applies: 0,
-        late_cancellation_fee_percentage: null,
-        no_show_fee_percentage: null,
-        protection_setup_status: null,
-        payment_method_saved: 0,
-        protection_setup_completed_at: null,
-        cancelled_at: null,
-        cancel_reason: null,
-        deposit_refunded: null,
-        source: 'api',
-        created_at: 0,
-        updated_at: 0,
-      })
+      .values(
+        bookingRow(
+          {
+            organisationId: ids.org,
+            locationId: ids.soho,
+            staffId: ids.ana,
+            clientId: ids.jo,
+            startsAt: at('11:00'),
+            endsAt: at('11:45'),
+            blockedUntil: at('12:00'),
+          },
+          { reference: 'AC-BKNG01' },
+        ),
+      )
       .execute();
     const slots = times((await slotsOf(`service_ids=${ids.cut}&date=2026-11-24`)).slots);
     // A cut at 10:15 would end at 11:00 but its buffer would run to 11:15: refused. 10:00 ends its block at 11:00.
@@ -153,13 +138,7 @@ describe('GET /locations/{slug}/availability', () => {
     expect((await slotsOf(`service_ids=${ids.cut}&date=2027-01-25`)).slots).toEqual([]);
     const summer = await startTestApp({ now: '2027-03-26T12:00:00Z' });
     try {
-      const cut = (
-        await summer.database.db
-          .selectFrom('services')
-          .select('id')
-          .where('ref', '=', 'cut')
-          .executeTakeFirstOrThrow()
-      ).id;
+      const cut = (await catalogueIds(summer.database.db)).services.cut;
       const response = await summer.request({
         method: 'GET',
         url: `/v1/locations/soho/availability?service_ids=${cut}&date=2027-03-29`,
@@ -250,12 +229,9 @@ describe('loading', () => {
         rateLimitStore: new MemoryRateLimitStore(),
         payments: localCheckout,
       });
-      const cut = (
-        await first.db.selectFrom('services').select('id').where('ref', '=', 'cut').executeTakeFirstOrThrow()
-      ).id;
-      const ana = (
-        await first.db.selectFrom('staff').select('id').where('ref', '=', 'ana').executeTakeFirstOrThrow()
-      ).id;
+      const { services, staff } = await catalogueIds(first.db);
+      const cut = services.cut;
+      const ana = staff.ana;
       const count = async (query: string) => {
         sqls.length = 0;
         const response = await app.inject({

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -63,18 +64,13 @@ describe('pagination', () => {
     const first = await t.request({ method: 'GET', url: '/v1/locations/soho/services?limit=10' });
     const firstIds = first.json().data.map((s: { id: string }) => s.id);
     // A service sorting first ("AAA") appears between the two pages: the walk neither repeats nor skips.
-    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-    const location = await t.database.db
-      .selectFrom('locations')
-      .select('id')
-      .where('slug', '=', 'soho')
-      .executeTakeFirstOrThrow();
+    const { organisation, locations } = await catalogueIds(t.database.db);
     const id = '00000000-0000-4000-8000-000000000001';
     await t.database.db
       .insertInto('services')
       .values({
         id,
-        organisation_id: org.id,
+        organisation_id: organisation,
         ref: 'aaa',
         name: 'AAA',
         category: null,
@@ -90,9 +86,9 @@ describe('pagination', () => {
     await t.database.db
       .insertInto('service_locations')
       .values({
-        organisation_id: org.id,
+        organisation_id: organisation,
         service_id: id,
-        location_id: location.id,
+        location_id: locations.soho!,
         duration_minutes: null,
         price_minor: null,
         deposit_overridden: 0,

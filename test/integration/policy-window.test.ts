@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -37,14 +38,12 @@ afterEach(async () => {
 
 async function bookPaidColour(slug: string, startsAt = start): Promise<string> {
   const db = t.database.db;
-  const colour = (
-    await db.selectFrom('services').select('id').where('ref', '=', 'colour').executeTakeFirstOrThrow()
-  ).id;
-  const client = (await db.selectFrom('clients').select('id').executeTakeFirstOrThrow()).id;
-  const created = await t.request({
-    method: 'POST',
-    url: '/v1/bookings',
-    payload: { location_slug: slug, service_ids: [colour], client_id: client, starts_at: startsAt },
+  const ids = await catalogueIds(db);
+  const created = await postBooking(t, {
+    location_slug: slug,
+    service_ids: [ids.services.colour],
+    client_id: ids.jo,
+    starts_at: startsAt,
   });
   expect(created.statusCode).toBe(201);
   const reference = created.json().data.reference as string;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   chargeFee,
@@ -10,8 +9,8 @@ import {
   waiveFee,
 } from '../../src/app/staff-actions.ts';
 import { insertBooking } from '../../src/data/booking-repository.ts';
-import type { BookingsTable } from '../../src/data/tables.ts';
 import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -23,18 +22,10 @@ import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 let t: TestApp;
 let ids: CatalogueIds;
 let org: string;
-let kingsCross: string;
 beforeAll(async () => {
   t = await startTestApp({ limits: { requestsPerMinute: 100_000 } });
   ids = await catalogueIds(t.database.db);
-  org = (await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow()).id;
-  kingsCross = (
-    await t.database.db
-      .selectFrom('locations')
-      .select('id')
-      .where('slug', '=', 'kings-cross')
-      .executeTakeFirstOrThrow()
-  ).id;
+  org = ids.organisation;
 });
 afterEach(() => t.clock.set(TEST_START));
 afterAll(async () => {
@@ -67,7 +58,7 @@ async function events(reference: string) {
     .execute();
 }
 
-async function bookingRow(reference: string) {
+async function storedBooking(reference: string) {
   return t.database.db
     .selectFrom('bookings')
     .selectAll()
@@ -91,46 +82,36 @@ async function protectedBooking(options: {
   cardSaved: boolean;
 }): Promise<{ reference: string; startsAt: number }> {
   const startsAt = Date.parse(`2026-11-26T${String(nextHour++).padStart(2, '0')}:00:00Z`);
-  const id = randomUUID();
   const deposit = options.depositMinor ?? null;
-  const row: BookingsTable = {
-    id,
-    organisation_id: org,
-    reference: `AC-${randomUUID()
-      .replace(/[^2-9]/g, '')
-      .padEnd(6, '2')
-      .slice(0, 6)}`,
-    location_id: kingsCross,
-    staff_id: ids.staff.bo!,
-    client_id: ids.jo,
-    status: 'confirmed',
-    starts_at: startsAt,
-    ends_at: startsAt + 3_600_000,
-    blocked_until: startsAt + 3_600_000 + 15 * 60_000,
-    currency: 'GBP',
-    total_price_minor: 4500,
-    deposit_minor: deposit,
-    deposit_status: deposit ? 'paid' : 'not_required',
-    notes: null,
-    hold_expires_at: null,
-    pending_requirements: null,
-    protection_applies: 1,
-    late_cancellation_fee_percentage: 50,
-    no_show_fee_percentage: 100,
-    protection_setup_status: 'succeeded',
-    payment_method_saved: options.cardSaved ? 1 : 0,
-    protection_setup_completed_at: Date.parse(TEST_START),
-    cancelled_at: null,
-    cancel_reason: null,
-    deposit_refunded: null,
-    source: 'staff',
-    created_at: Date.parse(TEST_START),
-    updated_at: Date.parse(TEST_START),
-  };
+  const row = bookingRow(
+    {
+      organisationId: org,
+      locationId: ids.locations['kings-cross']!,
+      staffId: ids.staff.bo!,
+      clientId: ids.jo,
+      startsAt,
+      endsAt: startsAt + 3_600_000,
+      blockedUntil: startsAt + 3_600_000 + 15 * 60_000,
+    },
+    {
+      total_price_minor: 4500,
+      deposit_minor: deposit,
+      deposit_status: deposit ? 'paid' : 'not_required',
+      protection_applies: 1,
+      late_cancellation_fee_percentage: 50,
+      no_show_fee_percentage: 100,
+      protection_setup_status: 'succeeded',
+      payment_method_saved: options.cardSaved ? 1 : 0,
+      protection_setup_completed_at: Date.parse(TEST_START),
+      source: 'staff',
+      created_at: Date.parse(TEST_START),
+      updated_at: Date.parse(TEST_START),
+    },
+  );
   await insertBooking(t.database.db, row, [
     {
       organisation_id: org,
-      booking_id: id,
+      booking_id: row.id,
       position: 0,
       service_id: ids.services.cut!,
       starts_at: startsAt,
@@ -244,7 +225,7 @@ describe('pay-deposit', () => {
     t.clock.advance({ minutes: 5 });
     const paid = await payDepositByStaff(t.deps.db, org, reference, now());
     expect(paid).toMatchObject({ from: 'pending_payment', to: 'confirmed' });
-    expect(await bookingRow(reference)).toMatchObject({
+    expect(await storedBooking(reference)).toMatchObject({
       status: 'confirmed',
       deposit_status: 'paid',
       hold_expires_at: null,
@@ -403,7 +384,7 @@ describe('Booking Protection fees', () => {
       status: 'waived',
       deposit_credit_minor: 2000,
     });
-    expect(await bookingRow(reference)).toMatchObject({ deposit_status: 'retained', deposit_refunded: 0 });
+    expect(await storedBooking(reference)).toMatchObject({ deposit_status: 'retained', deposit_refunded: 0 });
     await expect(chargeFee(t.deps.db, org, reference, now())).rejects.toEqual(
       conflict(/already processed \(waived\)/),
     );
@@ -414,7 +395,7 @@ describe('Booking Protection fees', () => {
     t.clock.set(new Date(startsAt + 10 * 60_000).toISOString());
     const result = await markNoShow(t.deps.db, org, reference, now());
     expect(result).toMatchObject({ from: 'confirmed', to: 'no_show' });
-    expect(await bookingRow(reference)).toMatchObject({ status: 'no_show', deposit_status: 'retained' });
+    expect(await storedBooking(reference)).toMatchObject({ status: 'no_show', deposit_status: 'retained' });
     expect(await fees(reference)).toEqual([
       {
         kind: 'no_show',
