@@ -6,12 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../src/app/clock.ts';
-import { type AppDeps, DEFAULT_LIMITS } from '../src/app/deps.ts';
-import { localCheckout } from '../src/app/payments.ts';
-import { MemoryRateLimitStore } from '../src/app/rate-limiter.ts';
-import { buildApp } from '../src/http/build-app.ts';
+import { createAppDeps } from '../src/app/deps.ts';
 import { AVAILABILITY_SCENARIO, createAvailabilityDatabase } from './lib/availability-database.ts';
 import { serveFromChild } from './lib/child.ts';
+import { listenFullStack } from './lib/full-stack.ts';
 
 export interface AvailabilityStackInfo {
   origin: string;
@@ -24,22 +22,12 @@ export interface AvailabilityStackInfo {
 
 serveFromChild<null, AvailabilityStackInfo>(async () => {
   const { database, readKey, serviceIds, bookings } = await createAvailabilityDatabase();
-  const deps: AppDeps = {
+  const deps = createAppDeps({
     db: database.db,
     // Fixed, so every request searches the same fortnight from the same "now".
     clock: new ManualClock(AVAILABILITY_SCENARIO.now),
     secret: randomBytes(32).toString('base64url'),
-    limits: DEFAULT_LIMITS,
-    rateLimitStore: new MemoryRateLimitStore(),
-    payments: localCheckout,
-  };
-  const app = await buildApp(deps);
-  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    info: { origin, readKey, serviceIds, bookings },
-    close: async () => {
-      await app.close();
-      await database.dispose();
-    },
-  };
+  });
+  const { origin, close } = await listenFullStack(deps, () => database.dispose());
+  return { info: { origin, readKey, serviceIds, bookings }, close };
 });

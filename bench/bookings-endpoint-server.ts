@@ -7,12 +7,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../src/app/clock.ts';
-import { type AppDeps, DEFAULT_LIMITS } from '../src/app/deps.ts';
-import { localCheckout } from '../src/app/payments.ts';
-import { MemoryRateLimitStore } from '../src/app/rate-limiter.ts';
-import { buildApp } from '../src/http/build-app.ts';
+import { createAppDeps } from '../src/app/deps.ts';
 import { BOOKINGS_SCENARIO, createBookingsDatabase } from './lib/bookings-database.ts';
 import { serveFromChild } from './lib/child.ts';
+import { listenFullStack } from './lib/full-stack.ts';
 
 export interface BookingsStackInfo {
   origin: string;
@@ -25,22 +23,12 @@ export interface BookingsStackInfo {
 
 serveFromChild<null, BookingsStackInfo>(async () => {
   const { database, writeKey, serviceId, clientId, staffIds } = await createBookingsDatabase();
-  const deps: AppDeps = {
+  const deps = createAppDeps({
     db: database.db,
     // Fixed before every slot booked, so each one stays within notice and advance limits.
     clock: new ManualClock(BOOKINGS_SCENARIO.now),
     secret: randomBytes(32).toString('base64url'),
-    limits: DEFAULT_LIMITS,
-    rateLimitStore: new MemoryRateLimitStore(),
-    payments: localCheckout,
-  };
-  const app = await buildApp(deps);
-  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    info: { origin, writeKey, serviceId, clientId, staffIds },
-    close: async () => {
-      await app.close();
-      await database.dispose();
-    },
-  };
+  });
+  const { origin, close } = await listenFullStack(deps, () => database.dispose());
+  return { info: { origin, writeKey, serviceId, clientId, staffIds }, close };
 });

@@ -5,12 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { systemClock } from '../src/app/clock.ts';
-import { type AppDeps, DEFAULT_LIMITS } from '../src/app/deps.ts';
-import { localCheckout } from '../src/app/payments.ts';
-import { MemoryRateLimitStore } from '../src/app/rate-limiter.ts';
-import { buildApp } from '../src/http/build-app.ts';
+import { createAppDeps } from '../src/app/deps.ts';
 import { createBenchDatabase } from './lib/bench-database.ts';
 import { serveFromChild } from './lib/child.ts';
+import { listenFullStack } from './lib/full-stack.ts';
 
 export interface FullStackInfo {
   origin: string;
@@ -19,21 +17,11 @@ export interface FullStackInfo {
 
 serveFromChild<null, FullStackInfo>(async () => {
   const { database, readKey } = await createBenchDatabase(systemClock.nowMs());
-  const deps: AppDeps = {
+  const deps = createAppDeps({
     db: database.db,
     clock: systemClock,
     secret: randomBytes(32).toString('base64url'),
-    limits: DEFAULT_LIMITS,
-    rateLimitStore: new MemoryRateLimitStore(),
-    payments: localCheckout,
-  };
-  const app = await buildApp(deps);
-  const origin = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    info: { origin, readKey },
-    close: async () => {
-      await app.close();
-      await database.dispose();
-    },
-  };
+  });
+  const { origin, close } = await listenFullStack(deps, () => database.dispose());
+  return { info: { origin, readKey }, close };
 });

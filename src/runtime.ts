@@ -1,9 +1,7 @@
 import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
-import { type AppDeps, DEFAULT_LIMITS } from './app/deps.ts';
+import { type AppDeps, createAppDeps } from './app/deps.ts';
 import { resolveInstanceSecret } from './app/instance-secret.ts';
-import { localCheckout } from './app/payments.ts';
-import { MemoryRateLimitStore } from './app/rate-limiter.ts';
 import { type DatabaseHandle, openDatabase } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
 
@@ -22,14 +20,11 @@ export async function openRuntime(config: Config, clock: Clock = systemClock): P
   try {
     await migrateToLatest(database.db);
     const secret = await resolveInstanceSecret(database.db, config.secret);
-    const deps: AppDeps = {
+    const deps = createAppDeps({
       db: database.db,
       clock,
       secret,
-      limits: DEFAULT_LIMITS,
-      rateLimitStore: new MemoryRateLimitStore(),
-      payments: localCheckout,
-    };
+    });
     return { database, deps, close: () => database.close() };
   } catch (error) {
     await database.close();

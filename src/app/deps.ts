@@ -1,7 +1,9 @@
 import type { Db } from '../data/database.ts';
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
+import { localCheckout } from './payments.ts';
 import type { RateLimitStore } from './rate-limiter.ts';
+import { MemoryRateLimitStore } from './rate-limiter.ts';
 
 /** Limits of the platform, with the contract's values as defaults. */
 export interface Limits {
@@ -22,4 +24,19 @@ export interface AppDeps {
   limits: Limits;
   rateLimitStore: RateLimitStore;
   payments: PaymentProvider;
+}
+
+/**
+ * The dependencies with the production defaults (contract limits, an in-process rate-limit store, the
+ * built-in checkout); callers override only what differs, so a new default lands everywhere at once.
+ */
+export function createAppDeps(
+  base: Pick<AppDeps, 'db' | 'clock' | 'secret'> & Partial<Omit<AppDeps, 'db' | 'clock' | 'secret'>>,
+): AppDeps {
+  return {
+    limits: DEFAULT_LIMITS,
+    rateLimitStore: new MemoryRateLimitStore(),
+    payments: localCheckout,
+    ...base,
+  };
 }

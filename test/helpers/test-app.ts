@@ -1,9 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { ManualClock } from '../../src/app/clock.ts';
-import { type AppDeps, DEFAULT_LIMITS, type Limits } from '../../src/app/deps.ts';
-import { localCheckout } from '../../src/app/payments.ts';
-import { MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
+import { type AppDeps, createAppDeps, DEFAULT_LIMITS, type Limits } from '../../src/app/deps.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { buildApp, type HttpOptions } from '../../src/http/build-app.ts';
 import { smallCatalogue } from './catalogue-fixtures.ts';
@@ -39,14 +37,12 @@ export async function startTestApp(
   const clock = new ManualClock(options.now ?? TEST_START);
   const catalogues = options.catalogues ?? [smallCatalogue()];
   for (const catalogue of catalogues) await importCatalogue(database.db, catalogue, clock.nowMs());
-  const deps: AppDeps = {
+  const deps = createAppDeps({
     db: database.db,
     clock,
     secret: 'test-secret',
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    rateLimitStore: new MemoryRateLimitStore(),
-    payments: localCheckout,
-  };
+  });
   const app = await buildApp(deps, options.http);
   const routeOf = new Map<string, string | undefined>();
   app.addHook('onResponse', async (request) => {

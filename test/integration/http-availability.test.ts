@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/app/clock.ts';
-import { DEFAULT_LIMITS } from '../../src/app/deps.ts';
-import { localCheckout } from '../../src/app/payments.ts';
-import { MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
+import { createAppDeps } from '../../src/app/deps.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { buildApp } from '../../src/http/build-app.ts';
@@ -221,14 +219,13 @@ describe('loading', () => {
           t.clock.nowMs(),
         )
       ).key;
-      const app = await buildApp({
-        db: first.db,
-        clock: new ManualClock('2026-11-23T09:00:00Z'),
-        secret: 's',
-        limits: DEFAULT_LIMITS,
-        rateLimitStore: new MemoryRateLimitStore(),
-        payments: localCheckout,
-      });
+      const app = await buildApp(
+        createAppDeps({
+          db: first.db,
+          clock: new ManualClock('2026-11-23T09:00:00Z'),
+          secret: 's',
+        }),
+      );
       const { services, staff } = await catalogueIds(first.db);
       const cut = services.cut;
       const ana = staff.ana;
