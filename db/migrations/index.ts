@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as initial from './2026-11-22-0001-initial.ts';
+import * as bookingSpan from './2026-11-23-0001-booking-span.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -7,4 +8,5 @@ import * as initial from './2026-11-22-0001-initial.ts';
  */
 export const migrations: Record<string, Migration> = {
   '2026-11-22-0001-initial': initial,
+  '2026-11-23-0001-booking-span': bookingSpan,
 };

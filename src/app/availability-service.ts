@@ -8,6 +8,7 @@ import type { Db } from '../data/database.ts';
 import { findSlotAt, findSlots } from '../domain/availability/find-slots.ts';
 import type { AvailabilityQuery, Slot, StaffSchedule } from '../domain/availability/types.ts';
 import { addDays, localDateIn, searchWindow } from '../domain/availability/zone-calendar.ts';
+import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 
@@ -41,7 +42,7 @@ export async function requireBookableServices(
   const found = new Map(
     (await offeredServicesByIds(db, organisationId, location.id, serviceIds)).map((s) => [s.id, s]),
   );
-  return serviceIds.map((id) => {
+  const services = serviceIds.map((id) => {
     const service = found.get(id);
     if (!service)
       throw new AppError(
@@ -54,6 +55,14 @@ export async function requireBookableServices(
     }
     return service;
   });
+  if (bookingSpanMinutes(services) > MAX_BOOKING_SPAN_MINUTES) {
+    throw new AppError(
+      'invalid_request',
+      `These services together take longer than ${MAX_BOOKING_SPAN_MINUTES / 60} hours; book them as separate appointments.`,
+      'service_ids',
+    );
+  }
+  return services;
 }
 
 /** The slots of `days` local days from `fromDate` (1..14), any staff or one. */
@@ -86,13 +95,14 @@ export async function getSlotAt(
   now: number,
 ): Promise<{ services: OfferedService[]; slot: Slot | null }> {
   const date = localDateIn(request.location.timezone, startsAt);
-  const { services, query } = await loadQuery(db, organisationId, request, date, 1, now);
+  const { services, query } = await loadQuery(db, organisationId, request, date, 1, now, startsAt);
   return { services, slot: query ? findSlotAt(query, startsAt) : null };
 }
 
 /**
  * Everything the engine needs for `days` local days from `fromDate`, loaded in a fixed number of
- * queries; null when nobody can deliver these services there. Exported for the engine benchmark, which
+ * queries; null when nobody can deliver these services there. With `onlyAt`, only the slot starting
+ * then will be asked about, so less may be loaded. Exported for the engine benchmark, which
  * times findSlots on exactly what the service would pass it.
  */
 export async function loadQuery(
@@ -102,12 +112,12 @@ export async function loadQuery(
   fromDate: string,
   days: number,
   now: number,
+  onlyAt?: number,
 ): Promise<{ services: OfferedService[]; query: AvailabilityQuery | null }> {
   const { location } = request;
   const services = await requireBookableServices(db, organisationId, location, request.serviceIds);
-  let staff = await eligibleStaff(db, organisationId, location.id, request.serviceIds);
+  const staff = await eligibleStaff(db, organisationId, location.id, request.serviceIds, request.staffId);
   if (request.staffId !== undefined) {
-    staff = staff.filter((s) => s.id === request.staffId);
     if (staff.length === 0) {
       throw new AppError(
         'invalid_request',
@@ -119,9 +129,16 @@ export async function loadQuery(
   if (staff.length === 0) return { services, query: null };
 
   const window = searchWindow(fromDate, days);
+  // Whether one staff member is free at one start depends only on the bookings overlapping that
+  // booking's block; with several staff, the any-staff rule also weighs each one's booked minutes that
+  // day, so the whole day is needed.
+  const bookingsWindow =
+    onlyAt !== undefined && staff.length === 1
+      ? { start: onlyAt, end: onlyAt + bookingSpanMinutes(services) * 60_000 }
+      : window;
   const ids = staff.map((s) => s.id);
   const [schedules, closedDates] = await Promise.all([
-    schedulesOf(db, organisationId, location.id, ids, window, request.excludeBookingId),
+    schedulesOf(db, organisationId, location.id, ids, { window, bookingsWindow }, request.excludeBookingId),
     closedDatesBetween(db, organisationId, location.id, fromDate, addDays(fromDate, days - 1)),
   ]);
   const staffSchedules: StaffSchedule[] = staff.map((s) => ({

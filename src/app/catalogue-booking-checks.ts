@@ -1,3 +1,4 @@
+import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import { LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
 import { type BookingOutline, offeredAt, outlineBooking } from './catalogue-booking-figures.ts';
@@ -118,6 +119,12 @@ function checkBooking(
   const location = context.locations.get(booking.location);
   if (location === undefined || offered.length !== booking.services.length) return undefined;
   const outline = outlineBooking(booking, offered, location.booking_protection, startsAt ?? 0);
+  if (outline.blockedUntil - outline.startsAt > MAX_BOOKING_SPAN_MS) {
+    report(
+      [...path, 'services'],
+      `together (with the last buffer) must not take longer than ${MAX_BOOKING_SPAN_MS / 3_600_000} hours`,
+    );
+  }
   const status = [...path, 'status'];
   if (booking.status === 'pending_payment' && outline.depositMinor === null) {
     report(status, `pending_payment needs a deposit, but no service carries one at "${booking.location}"`);

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
 import { checkBookings } from './catalogue-booking-checks.ts';
 import {
   type CatalogueProblem,
@@ -99,8 +100,12 @@ function checkService(
     if (!locationRefs.has(ref)) report([...path, 'locations', index], `unknown location ref "${ref}"`);
   });
   checkDuplicates(service.locations, [...path, 'locations'], 'location', report);
+  checkSpan(service.duration_minutes, service.buffer_after_minutes, [...path, 'duration_minutes'], report);
   for (const [ref, override] of Object.entries(service.overrides)) {
     const at = [...path, 'overrides', ref];
+    if (override.duration_minutes !== undefined) {
+      checkSpan(override.duration_minutes, service.buffer_after_minutes, [...at, 'duration_minutes'], report);
+    }
     if (!locationRefs.has(ref)) report(at, `unknown location ref "${ref}"`);
     else if (!service.locations.includes(ref)) report(at, `"${ref}" is not one of this service's locations`);
     if (override.price) checkMoney(override.price, [...at, 'price'], currency, report);
@@ -111,6 +116,16 @@ function checkService(
     else if (override.price && deposit && deposit.amount > price.amount) {
       report([...at, 'price', 'amount'], "must not be below the service's deposit");
     }
+  }
+}
+
+/** A service alone must fit in one booking, buffer included. */
+function checkSpan(durationMinutes: number, bufferMinutes: number, path: Path, report: Report): void {
+  if (durationMinutes + bufferMinutes > MAX_BOOKING_SPAN_MINUTES) {
+    report(
+      path,
+      `with buffer_after_minutes, must not exceed ${MAX_BOOKING_SPAN_MINUTES} (a booking spans at most a day)`,
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 import { appendEvent, updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 
@@ -116,7 +117,7 @@ export function payDeposit(
   now: number,
   actor = 'payment:local',
 ): Promise<CheckoutOutcome> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const row = await findSession(trx, sessionId);
     refuseUnlessPayable(row, now);
     const moved = transition(bookingClock(row), 'deposit_paid', now);
@@ -167,7 +168,7 @@ export async function recordDepositPaid(
  * 404 for an unknown session; 409 conflict when it is paid, expired or closed.
  */
 export function abandonCheckout(db: Db, sessionId: string, now: number): Promise<CheckoutOutcome> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const row = await findSession(trx, sessionId);
     refuseUnlessPayable(row, now);
     if (row.status === 'open') {

@@ -6,6 +6,7 @@ import {
   insertClient,
 } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../domain/contact.ts';
 import { AppError } from '../domain/errors.ts';
 
@@ -100,7 +101,7 @@ export async function registerClient(
   const lastName = normaliseName(input.lastName);
   if (!lastName) throw new AppError('invalid_request', 'last_name must be 1 to 60 characters.', 'last_name');
   const contact = normaliseContact(input);
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const existing = await findMatch(trx, organisationId, contact);
     if (existing) return { client: toClient(existing), created: false };
     const row: ClientRow = {

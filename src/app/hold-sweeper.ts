@@ -1,5 +1,6 @@
 import { appendEvent } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;
@@ -13,7 +14,7 @@ const BATCH = 200;
  * write transaction, and only the process whose update changed the row writes its event.
  */
 export async function expireLapsedHolds(db: Db, now: number, actor = 'system:sweeper'): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const lapsed = await trx
       .selectFrom('bookings')
       .select(['id', 'organisation_id', 'status'])

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../data/database.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 
 /** A response as stored for replay. */
@@ -51,7 +52,7 @@ export async function runIdempotently(
   work: (trx: Db) => Promise<StoredResponse>,
 ): Promise<StoredResponse> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await writeTransaction(db, async (trx) => {
       const replay = await storedResponse(trx, scope);
       if (replay) return replay;
       const response = await work(trx);
@@ -62,7 +63,7 @@ export async function runIdempotently(
     if (scope.key === undefined || !isAppError(error) || error.status >= 500) throw error;
     if (error.code === 'idempotency_key_reused') throw error;
     const response = { status: error.status, body: error.envelope() };
-    await db.transaction().execute(async (trx) => {
+    await writeTransaction(db, async (trx) => {
       if (!(await storedResponse(trx, scope))) await store(trx, scope, response);
     });
     throw error;

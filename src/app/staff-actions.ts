@@ -1,5 +1,6 @@
 import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
 import { processedStatus } from '../domain/booking/fees.ts';
 import { normaliseReference } from '../domain/booking/reference.ts';
@@ -117,7 +118,7 @@ async function changeStatus(
   now: number,
   also?: (trx: Db, booking: Booking) => Promise<void>,
 ): Promise<StatusChange> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
     const result = transition(booking, event, now);
     if (!result.ok)
@@ -157,7 +158,7 @@ async function processFee(
     fee: Fee,
   ) => { status: NonNullable<Fee['status']>; failureReason: string | null },
 ): Promise<ProcessedFee> {
-  return db.transaction().execute(async (trx) => {
+  return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
     const kind = requested ?? FEE_OF_STATUS[booking.status];
     const fee = kind && booking.fees[kind];

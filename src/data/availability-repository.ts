@@ -1,4 +1,5 @@
 import type { BusyBooking, Interval, WorkingInterval } from '../domain/availability/types.ts';
+import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import { LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
 import type { Db } from './database.ts';
@@ -14,13 +15,15 @@ export { offeredServicesByIds };
 
 /**
  * Active staff working at the location who deliver every one of the services: the only staff who
- * can take a booking of them there. One query, however many services.
+ * can take a booking of them there (or just the one asked about, if eligible). One query, however many
+ * services.
  */
 export async function eligibleStaff(
   db: Db,
   organisationId: string,
   locationId: string,
   serviceIds: readonly string[],
+  onlyStaffId?: string,
 ): Promise<StaffCandidate[]> {
   if (serviceIds.length === 0) return [];
   return db
@@ -32,6 +35,7 @@ export async function eligibleStaff(
     .where('staff.active', '=', 1)
     .where('staff_locations.location_id', '=', locationId)
     .where('staff_services.service_id', 'in', serviceIds)
+    .$if(onlyStaffId !== undefined, (q) => q.where('staff.id', '=', onlyStaffId!))
     .groupBy(['staff.id', 'staff.name'])
     .having((eb) => eb.fn.count('staff_services.service_id'), '=', serviceIds.length)
     .orderBy('staff.name')
@@ -39,7 +43,10 @@ export async function eligibleStaff(
     .execute();
 }
 
-/** What the engine needs of each staff member over a window of instants, in three queries. */
+/**
+ * What the engine needs of each staff member over a window of instants, in three queries; the
+ * bookings may be asked for over a narrower window, when the caller knows nothing outside it matters.
+ */
 export interface ScheduleData {
   workingHours: Map<string, WorkingInterval[]>;
   timeOff: Map<string, Interval[]>;
@@ -51,7 +58,7 @@ export async function schedulesOf(
   organisationId: string,
   locationId: string,
   staffIds: readonly string[],
-  window: Interval,
+  { window, bookingsWindow = window }: { window: Interval; bookingsWindow?: Interval },
   excludeBookingId?: string,
 ): Promise<ScheduleData> {
   const data: ScheduleData = { workingHours: new Map(), timeOff: new Map(), bookings: new Map() };
@@ -84,8 +91,10 @@ export async function schedulesOf(
       .where('organisation_id', '=', organisationId)
       .where('staff_id', 'in', staffIds)
       .where('status', 'in', LIVE_STATUSES)
-      .where('starts_at', '<', window.end)
-      .where('blocked_until', '>', window.start)
+      .where('starts_at', '<', bookingsWindow.end)
+      .where('blocked_until', '>', bookingsWindow.start)
+      // Implied by the line above (no booking spans longer), and what bounds the index range scan.
+      .where('starts_at', '>', bookingsWindow.start - MAX_BOOKING_SPAN_MS)
       .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
       .execute(),
   ]);

@@ -10,6 +10,7 @@ import {
   writeCatalogue,
 } from './catalogue-upsert.ts';
 import type { Db } from './database.ts';
+import { writeTransaction } from './write-transaction.ts';
 
 export type { CatalogueProblem };
 
@@ -60,7 +61,7 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
   const { problems, catalogue } = validateCatalogue(input);
   if (catalogue === undefined) throw new CatalogueValidationError(problems);
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await writeTransaction(db, async (trx) => {
       const planned = await planIdentities(trx, catalogue);
       if ('problems' in planned) throw new CatalogueValidationError(planned.problems);
       const { plan } = planned;

@@ -13,6 +13,7 @@ import {
   SqliteDriver,
 } from 'kysely';
 import type { Database } from './tables.ts';
+import { enableGroupCommit } from './write-transaction.ts';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite';
@@ -61,6 +62,7 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
     dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
+  enableGroupCommit(db);
   return {
     db,
     dialect: 'sqlite',

@@ -20,6 +20,11 @@ export function formatLocal(epochMs: number, zone: string): string {
   return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
+/** The local calendar date ('YYYY-MM-DD') of an instant in an IANA zone. */
+export function localDateAt(epochMs: number, zone: string): string {
+  return new Date(epochMs + offsetAt(zone, epochMs) * 60_000).toISOString().slice(0, 10);
+}
+
 /**
  * The zone's offset (minutes) at an instant. Asking the time-zone database costs microseconds and a
  * response formats hundreds of times, so a UTC hour whose offset is the same at both ends is

@@ -485,6 +485,34 @@ describe('importing existing bookings', () => {
     expect(await rows(db, 'organisations', 'id')).toEqual([]);
   });
 
+  it('refuses services longer than a day with their buffer, alone or booked together', async () => {
+    const catalogue = withBookings();
+    const services = catalogue.services as Json[];
+    const colour = services.find((s) => s.ref === 'colour')!;
+    colour.duration_minutes = 1400; // fine alone; with a cut (45 + 15 buffer) after it, 1460
+    const cut = services.find((s) => s.ref === 'cut')!;
+    cut.overrides['kings-cross'].duration_minutes = 1430; // plus its 15-minute buffer: 1445
+    catalogue.bookings = [
+      {
+        location: 'soho',
+        services: ['colour', 'cut'],
+        staff: 'ana',
+        client: 'jo',
+        starts_at: '2026-11-02T09:00',
+        status: 'completed',
+      },
+    ];
+    const problems = await problemsOf(importCatalogue(db, catalogue, NOW));
+    expect(problems).toEqual([
+      {
+        path: '$.services[0].overrides["kings-cross"].duration_minutes',
+        message: expect.stringMatching(/must not exceed 1440/),
+      },
+      { path: '$.bookings[0].services', message: expect.stringMatching(/longer than 24 hours/) },
+    ]);
+    expect(await rows(db, 'organisations', 'id')).toEqual([]);
+  });
+
   it('takes the first instant of a local time that happens twice', async () => {
     const catalogue = withBookings();
     catalogue.bookings = [

@@ -124,9 +124,16 @@ describe('uniqueness', () => {
         }),
       ),
     ).rejects.toThrow(/UNIQUE/);
-    await expect(insert(booking({ status: 'maybe' as never, starts_at: t0 + 72 * hour }))).rejects.toThrow(
-      /CHECK/,
-    );
+    await expect(
+      insert(
+        booking({
+          status: 'maybe' as never,
+          starts_at: t0 + 72 * hour,
+          ends_at: t0 + 73 * hour,
+          blocked_until: t0 + 73 * hour,
+        }),
+      ),
+    ).rejects.toThrow(/CHECK/);
   });
 });
 
@@ -159,6 +166,42 @@ describe('the double-booking guard', () => {
     // The hold has lapsed by the time of this write: the slot is free again.
     const later = t0 + hour;
     await insert(booking({ created_at: later, updated_at: later }));
+  });
+
+  it('catches an overlap with a booking that started the better part of a day before', async () => {
+    // The guard scans only bookings that start less than a day before the new one; the longest booking
+    // allowed (24 h, buffer included) must still be caught.
+    await insert(booking({ starts_at: t0, ends_at: t0 + 23 * hour, blocked_until: t0 + 24 * hour }));
+    await expect(
+      insert(
+        booking({
+          starts_at: t0 + 24 * hour - 60_000,
+          ends_at: t0 + 25 * hour,
+          blocked_until: t0 + 25 * hour,
+        }),
+      ),
+    ).rejects.toThrow(/booking_overlap/);
+    await insert(
+      booking({ starts_at: t0 + 24 * hour, ends_at: t0 + 25 * hour, blocked_until: t0 + 25 * hour }),
+    );
+  });
+
+  it('refuses a booking blocking its staff member for more than a day, or ending before it starts', async () => {
+    await expect(
+      insert(booking({ starts_at: t0, ends_at: t0 + 24 * hour, blocked_until: t0 + 24 * hour + 60_000 })),
+    ).rejects.toThrow(/booking_span/);
+    await expect(insert(booking({ starts_at: t0, ends_at: t0, blocked_until: t0 - 60_000 }))).rejects.toThrow(
+      /booking_span/,
+    );
+    const row = booking();
+    await insert(row);
+    await expect(
+      t.db
+        .updateTable('bookings')
+        .set({ blocked_until: row.starts_at + 25 * hour })
+        .where('id', '=', row.id)
+        .execute(),
+    ).rejects.toThrow(/booking_span/);
   });
 
   it('guards reschedules (updates) too', async () => {

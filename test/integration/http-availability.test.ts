@@ -186,6 +186,32 @@ describe('GET /locations/{slug}/availability', () => {
     }
   });
 
+  it('refuses services that together would keep a staff member for more than a day', async () => {
+    const catalogue = smallCatalogue();
+    const colour = catalogue.services.find((s) => s.ref === 'colour')!;
+    colour.duration_minutes = 1400; // bookable alone; with a cut (45 + 15 buffer), 1460 minutes
+    const long = await startTestApp({ catalogues: [catalogue] });
+    try {
+      const alone = await long.request({
+        method: 'GET',
+        url: `/v1/locations/soho/availability?service_ids=${ids.colour}&date=2026-11-30`,
+      });
+      expect(alone.statusCode).toBe(200);
+      const together = await long.request({
+        method: 'GET',
+        url: `/v1/locations/soho/availability?service_ids=${ids.colour},${ids.cut}&date=2026-11-30`,
+      });
+      expect(together.statusCode).toBe(400);
+      expect(together.json().error).toMatchObject({
+        code: 'invalid_request',
+        param: 'service_ids',
+        message: expect.stringMatching(/longer than 24 hours/),
+      });
+    } finally {
+      await long.close();
+    }
+  });
+
   it('answers 404 for an unknown location', async () => {
     const response = await availability(`service_ids=${ids.cut}&date=2026-11-23`, 'nowhere');
     expect(response.statusCode).toBe(404);

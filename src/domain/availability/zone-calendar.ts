@@ -1,4 +1,5 @@
-import { DateTime, IANAZone } from 'luxon';
+import { IANAZone } from 'luxon';
+import { localDateAt } from '../time-format.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -102,7 +103,7 @@ export class ZoneCalendar {
   }
 
   localDateOf(instant: number): string {
-    return DateTime.fromMillis(instant, { zone: this.#zone }).toISODate()!;
+    return localDateAt(instant, this.#zone.name);
   }
 
   /** The first instant whose local wall clock reads `wall` or later. */
@@ -157,5 +158,5 @@ export function searchWindow(fromDate: string, days: number): { start: number; e
 
 /** The local calendar date of an instant in a zone. */
 export function localDateIn(zone: string, instant: number): string {
-  return DateTime.fromMillis(instant, { zone }).toISODate()!;
+  return localDateAt(instant, zone);
 }

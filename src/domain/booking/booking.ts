@@ -1,5 +1,23 @@
 import type { BookingStatus } from './state-machine.ts';
 
+/**
+ * The longest a booking may block its staff member: its services back to back plus the last one's
+ * buffer. Salons and shops book appointments of hours, never of days; the bound lets every "what
+ * overlaps this window" lookup (availability, the booking re-check, the database's overlap guard) scan
+ * only the bookings that start within a day before the window instead of a staff member's whole
+ * history. The database refuses a longer booking (migration 2026-11-23-0001).
+ */
+export const MAX_BOOKING_SPAN_MINUTES = 24 * 60;
+export const MAX_BOOKING_SPAN_MS = MAX_BOOKING_SPAN_MINUTES * 60_000;
+
+/** Minutes a booking of these services blocks its staff member: durations plus the last buffer. */
+export function bookingSpanMinutes(
+  services: readonly { durationMinutes: number; bufferAfterMinutes: number }[],
+): number {
+  const last = services[services.length - 1];
+  return services.reduce((total, s) => total + s.durationMinutes, 0) + (last?.bufferAfterMinutes ?? 0);
+}
+
 export type DepositStatus = 'not_required' | 'pending' | 'paid' | 'refunded' | 'retained';
 export type ProtectionSetupStatus = 'pending' | 'failed' | 'succeeded';
 export type FeeKind = 'late_cancellation' | 'no_show';

@@ -5,6 +5,7 @@ import { cancelBooking, rescheduleBooking } from '../../app/booking-changes.ts';
 import { type Caller, createBooking, getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { fingerprint, runIdempotently } from '../../app/idempotency.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import {
@@ -144,17 +145,15 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
-        const booking = await deps.db
-          .transaction()
-          .execute((trx) =>
-            rescheduleBooking(
-              trx,
-              { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
-              request.params.reference,
-              { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
-              now,
-            ),
-          );
+        const booking = await writeTransaction(deps.db, (trx) =>
+          rescheduleBooking(
+            trx,
+            { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+            request.params.reference,
+            { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
+            now,
+          ),
+        );
         return { data: presentBooking(booking, now) };
       },
     );
@@ -182,17 +181,15 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
-        const result = await deps.db
-          .transaction()
-          .execute((trx) =>
-            cancelBooking(
-              trx,
-              { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
-              request.params.reference,
-              request.body?.reason,
-              now,
-            ),
-          );
+        const result = await writeTransaction(deps.db, (trx) =>
+          cancelBooking(
+            trx,
+            { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+            request.params.reference,
+            request.body?.reason,
+            now,
+          ),
+        );
         return { data: presentCancellation(result.booking, result.depositRefunded) };
       },
     );

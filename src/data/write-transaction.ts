@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+
+/** A unit of work that needs the write lock: everything it writes commits together or not at all. */
+export type WriteWork<T> = (trx: Db) => Promise<T>;
+
+/**
+ * Runs `work` in a write transaction of its own, as far as anything it can observe goes: it sees what
+ * committed before it, and its writes commit whole or not at all.
+ *
+ * On a database opened with group commit (embedded SQLite, see `enableGroupCommit`), units of work
+ * that arrive in the same turn of the event loop share one transaction, each inside a savepoint of
+ * its own; otherwise this is a plain transaction.
+ */
+export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
+  const group = groups.get(db);
+  return group ? group.run(work) : db.transaction().execute(work);
+}
+
+/**
+ * Group commit for an embedded database with a single writer connection.
+ *
+ * With `synchronous = FULL` every COMMIT waits for the disk, and that wait, not the work, bounds how
+ * many bookings a second one process can take. Units of work that are queued while the connection is
+ * busy (callers on other keep-alive connections, arriving in the same turn of the event loop) run one
+ * after another in one transaction, each in a savepoint, and the transaction commits once: one disk
+ * sync for the whole group. A unit that fails rolls back to its savepoint, so the others are
+ * untouched; each caller hears about its own unit only after the COMMIT, so nobody is told "booked"
+ * before it is on disk. If the COMMIT fails, every unit in the group fails with it and nothing of any
+ * of them is written.
+ *
+ * The units still run strictly one after another, each seeing the writes of those before it, exactly
+ * as separate transactions would: the availability re-check of one booking sees the booking before it.
+ */
+export function enableGroupCommit(db: Db, maxGroupSize = 64): void {
+  groups.set(db, new GroupCommit(db, maxGroupSize));
+}
+
+const groups = new WeakMap<Db, GroupCommit>();
+
+interface QueuedWork {
+  work: WriteWork<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+class GroupCommit {
+  readonly #db: Db;
+  readonly #maxGroupSize: number;
+  #queue: QueuedWork[] = [];
+  /** A flush is scheduled or running; new work waits for the next one. */
+  #busy = false;
+
+  constructor(db: Db, maxGroupSize: number) {
+    this.#db = db;
+    this.#maxGroupSize = maxGroupSize;
+  }
+
+  run<T>(work: WriteWork<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#busy) this.#schedule();
+    });
+  }
+
+  /**
+   * setImmediate runs after the I/O callbacks of the current turn, so every request that turn read
+   * off its socket has queued its work by the time the group starts.
+   */
+  #schedule(): void {
+    this.#busy = true;
+    setImmediate(() => void this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    const group = this.#queue.splice(0, this.#maxGroupSize);
+    const outcomes = await this.#commit(group);
+    for (const [index, item] of group.entries()) {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    }
+    if (this.#queue.length > 0) this.#schedule();
+    else this.#busy = false;
+  }
+
+  /** One transaction for the group; the outcome of each unit, all failed if the transaction did. */
+  async #commit(group: readonly QueuedWork[]): Promise<Outcome[]> {
+    // A lone unit needs no savepoint: its failure rolls back the transaction, which holds only it.
+    if (group.length === 1) {
+      try {
+        return [{ ok: true, value: await this.#db.transaction().execute(group[0]!.work) }];
+      } catch (error) {
+        return [{ ok: false, error }];
+      }
+    }
+    const outcomes: Outcome[] = [];
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        for (const item of group) outcomes.push(await inSavepoint(trx, item.work));
+      });
+      return outcomes;
+    } catch (error) {
+      // The COMMIT (or a savepoint's rollback) failed: nothing of the group was written.
+      return group.map((_, index) => {
+        const own = outcomes[index];
+        return own && !own.ok ? own : { ok: false, error };
+      });
+    }
+  }
+}
+
+async function inSavepoint(trx: Db, work: WriteWork<unknown>): Promise<Outcome> {
+  await sql`savepoint unit_of_work`.execute(trx);
+  try {
+    const value = await work(trx);
+    await sql`release unit_of_work`.execute(trx);
+    return { ok: true, value };
+  } catch (error) {
+    // If even this fails, the transaction is broken: the error ends the whole group.
+    await sql`rollback to unit_of_work`.execute(trx);
+    await sql`release unit_of_work`.execute(trx);
+    return { ok: false, error };
+  }
+}

@@ -1,0 +1,119 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/data/database.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
+import { writeTransaction } from '../../src/data/write-transaction.ts';
+import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+
+/**
+ * Group commit (src/data/write-transaction.ts) on a real SQLite file: units of work queued in the same
+ * turn of the event loop share one transaction and one COMMIT, yet each one's writes land whole or not
+ * at all, and each caller hears only of its own unit.
+ */
+let t: TempDatabase;
+let counted: DatabaseHandle;
+let statements: string[];
+
+beforeEach(async () => {
+  t = await createTempDatabase();
+  await sql`create table scratch (id integer primary key, parent integer references scratch (id))`.execute(
+    t.db,
+  );
+  statements = [];
+  counted = openDatabase(t.url, { onQuery: (text) => statements.push(text.toLowerCase()) });
+});
+afterEach(async () => {
+  await counted.close();
+  await t.dispose();
+});
+
+const db = () => counted.db as unknown as Db;
+const insert = (trx: Db, id: number, parent: number | null = null) =>
+  sql`insert into scratch (id, parent) values (${id}, ${parent})`.execute(trx);
+const ids = async () =>
+  (await sql<{ id: number }>`select id from scratch order by id`.execute(t.db)).rows.map((r) => r.id);
+const commits = () => statements.filter((s) => s === 'commit').length;
+
+describe('group commit', () => {
+  it('commits units queued in the same turn once, together', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        writeTransaction(db(), async (trx) => {
+          await insert(trx, i + 1);
+          return i + 1;
+        }),
+      ),
+    );
+    expect(results).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(await ids()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(commits()).toBe(1);
+  });
+
+  it('rolls back only the unit that fails, and tells only its caller', async () => {
+    const outcomes = await Promise.allSettled([
+      writeTransaction(db(), (trx) => insert(trx, 1)),
+      writeTransaction(db(), async (trx) => {
+        await insert(trx, 2);
+        throw new Error('changed my mind');
+      }),
+      writeTransaction(db(), (trx) => insert(trx, 3)),
+      // A constraint violation inside a unit is that unit's failure alone.
+      writeTransaction(db(), async (trx) => {
+        await insert(trx, 4);
+        await insert(trx, 1);
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
+    expect((outcomes[3] as PromiseRejectedResult).reason.message).toMatch(/UNIQUE/);
+    expect(await ids()).toEqual([1, 3]);
+    expect(commits()).toBe(1);
+  });
+
+  it('runs the units one after another, each seeing the writes of those before it', async () => {
+    const seen = await Promise.all(
+      [1, 2, 3].map((id) =>
+        writeTransaction(db(), async (trx) => {
+          const before = (await sql<{ n: number }>`select count(*) as n from scratch`.execute(trx)).rows[0]!
+            .n;
+          await insert(trx, id);
+          return before;
+        }),
+      ),
+    );
+    expect(seen).toEqual([0, 1, 2]);
+  });
+
+  it('fails every unit when the COMMIT fails, and writes nothing of any', async () => {
+    const outcomes = await Promise.allSettled([
+      writeTransaction(db(), (trx) => insert(trx, 1)),
+      writeTransaction(db(), async (trx) => {
+        // A deferred foreign key is checked only at COMMIT, which therefore fails for the whole group.
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await insert(trx, 2, 99);
+      }),
+      writeTransaction(db(), (trx) => insert(trx, 3)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason.message).toMatch(/FOREIGN KEY/);
+    }
+    expect(await ids()).toEqual([]);
+    // The connection is usable again afterwards.
+    await writeTransaction(db(), (trx) => insert(trx, 5));
+    expect(await ids()).toEqual([5]);
+  });
+
+  it('starts the next group for units queued while one is running', async () => {
+    let queuedMeanwhile: Promise<unknown> | undefined;
+    await writeTransaction(db(), async (trx) => {
+      await insert(trx, 1);
+      // Another caller queues now: it waits for the next group instead of joining this one.
+      queuedMeanwhile = writeTransaction(db(), (next) => insert(next, 2));
+    });
+    expect(await ids()).toEqual([1]);
+    await queuedMeanwhile;
+    expect(await ids()).toEqual([1, 2]);
+    expect(commits()).toBe(2);
+  });
+});
