@@ -1,11 +1,12 @@
 import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findLocationById } from '../data/location-repository.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, FeeKind } from '../domain/booking/booking.ts';
 import { computeFee } from '../domain/booking/fees.ts';
 import { type BookingEvent, transition } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
-import { AppError } from '../domain/errors.ts';
+import { conflict } from '../domain/errors.ts';
 import { getSlotAt } from './availability-service.ts';
 import { getBooking } from './booking-service.ts';
 
@@ -21,7 +22,17 @@ export interface Changer {
  * booking's own current time not counting as busy. A change less than cancellation_window_hours
  * before the current start is late: refused with 409 when the location's late_reschedule is forbid.
  */
-export async function rescheduleBooking(
+export function rescheduleBooking(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  change: { startsAt: number; staffId?: string | undefined },
+  now: number,
+): Promise<Booking> {
+  return writeTransaction(db, (trx) => reschedule(trx, changer, reference, change, now));
+}
+
+async function reschedule(
   trx: Db,
   changer: Changer,
   reference: string,
@@ -32,8 +43,8 @@ export async function rescheduleBooking(
   allowed(booking, 'reschedule', now);
   const location = await locationOf(trx, booking);
   if (isLate(booking, location, now) && location.policy.lateReschedule === 'forbid') {
-    throw new AppError(
-      'conflict',
+    throw conflict(
+      'late_change',
       `Changes less than ${location.policy.cancellationWindowHours} hours before the appointment are not allowed here.`,
       'starts_at',
     );
@@ -50,8 +61,13 @@ export async function rescheduleBooking(
     change.startsAt,
     now,
   );
-  if (!slot)
-    throw new AppError('conflict', 'That time is not available; ask for availability again.', 'starts_at');
+  if (!slot) {
+    throw conflict(
+      'slot_unavailable',
+      'That time is not available; ask for availability again.',
+      'starts_at',
+    );
+  }
 
   const last = services[services.length - 1]!;
   await updateBooking(trx, changer.organisationId, booking.id, {
@@ -101,7 +117,17 @@ export interface CancellationResult {
  * and, when the booking's protection snapshot applies, the late-cancellation fee is recorded (status
  * null until staff process it), credited with the retained deposit.
  */
-export async function cancelBooking(
+export function cancelBooking(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  reason: string | undefined,
+  now: number,
+): Promise<CancellationResult> {
+  return writeTransaction(db, (trx) => cancel(trx, changer, reference, reason, now));
+}
+
+async function cancel(
   trx: Db,
   changer: Changer,
   reference: string,
@@ -113,8 +139,8 @@ export async function cancelBooking(
   const location = await locationOf(trx, booking);
   const late = isLate(booking, location, now);
   if (late && location.policy.lateCancellation === 'forbid') {
-    throw new AppError(
-      'conflict',
+    throw conflict(
+      'late_change',
       `Cancellations less than ${location.policy.cancellationWindowHours} hours before the appointment are not allowed here.`,
     );
   }
@@ -178,8 +204,8 @@ export async function recordPendingFee(
 function allowed(booking: Booking, event: BookingEvent, now: number): void {
   const result = transition(booking, event, now);
   if (!result.ok)
-    throw new AppError(
-      'conflict',
+    throw conflict(
+      'not_changeable',
       `This booking cannot be ${event === 'cancel' ? 'cancelled' : 'changed'}: ${result.reason}.`,
     );
 }

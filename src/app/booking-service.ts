@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { appendEvent, findBookingByReference, insertBooking, toBooking } from '../data/booking-repository.ts';
+import {
+  appendEvent,
+  findBookingByReference,
+  findBookingsOfClient,
+  insertBooking,
+  toBooking,
+} from '../data/booking-repository.ts';
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { generateReference, normaliseReference } from '../domain/booking/reference.ts';
-import { AppError } from '../domain/errors.ts';
+import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { AppError, conflict } from '../domain/errors.ts';
 import { getSlotAt } from './availability-service.ts';
 import { requireLocation } from './directory-service.ts';
 import type { PaymentProvider } from './payments.ts';
@@ -80,7 +87,11 @@ export async function createBooking(
     throw error;
   });
   if (!slot) {
-    throw new AppError('conflict', 'That time is not available; ask for availability again.', 'starts_at');
+    throw conflict(
+      'slot_unavailable',
+      'That time is not available; ask for availability again.',
+      'starts_at',
+    );
   }
 
   const id = randomUUID();
@@ -190,6 +201,31 @@ export async function getBooking(db: Db, organisationId: string, reference: stri
   const booking = await findBookingByReference(db, organisationId, normaliseReference(reference));
   if (!booking) throw new AppError('not_found', 'No booking has this reference.', 'reference');
   return booking;
+}
+
+/** How many upcoming bookings of one client are listed: a caller has a few, not hundreds. */
+export const UPCOMING_BOOKINGS_LIMIT = 20;
+
+/**
+ * The client's live bookings that have not started yet, soonest first: how a receptionist finds "my
+ * appointment" for a caller who does not know its reference. 404 for an unknown client.
+ */
+export async function listUpcomingBookings(
+  db: Db,
+  organisationId: string,
+  clientId: string,
+  now: number,
+): Promise<Booking[]> {
+  if (!(await findClientById(db, organisationId, clientId))) {
+    throw new AppError('not_found', 'No client has this id.', 'client_id');
+  }
+  const bookings = await findBookingsOfClient(db, organisationId, clientId, {
+    statuses: LIVE_STATUSES,
+    from: now,
+    limit: UPCOMING_BOOKINGS_LIMIT,
+  });
+  // A hold that has lapsed is expired already, whether or not the sweeper has written it down.
+  return bookings.filter((b) => LIVE_STATUSES.includes(effectiveStatus(b, now)));
 }
 
 /** 404 (param service_ids) for an id that is no service of the organisation at all. */

@@ -95,28 +95,64 @@ export async function findBookingByReference(
   organisationId: string,
   reference: string,
 ): Promise<Booking | undefined> {
-  const row = await db
+  const row = await bookingsWithLocation(db, organisationId)
+    .where('bookings.reference', '=', reference)
+    .executeTakeFirst();
+  return row && (await withDetails(db, [row]))[0];
+}
+
+/**
+ * The client's bookings in the given statuses that start at or after `from`, soonest first, at most
+ * `limit`: what a receptionist needs to find "my appointment" without its reference.
+ */
+export async function findBookingsOfClient(
+  db: Db,
+  organisationId: string,
+  clientId: string,
+  options: { statuses: readonly BookingStatus[]; from: number; limit: number },
+): Promise<Booking[]> {
+  const rows = await bookingsWithLocation(db, organisationId)
+    .where('bookings.client_id', '=', clientId)
+    .where('bookings.starts_at', '>=', options.from)
+    .where('bookings.status', 'in', options.statuses)
+    .orderBy('bookings.starts_at')
+    .limit(options.limit)
+    .execute();
+  return withDetails(db, rows);
+}
+
+function bookingsWithLocation(db: Db, organisationId: string) {
+  return db
     .selectFrom('bookings')
     .innerJoin('locations', 'locations.id', 'bookings.location_id')
     .selectAll('bookings')
     .select(['locations.slug as location_slug', 'locations.timezone'])
-    .where('bookings.organisation_id', '=', organisationId)
-    .where('bookings.reference', '=', reference)
-    .executeTakeFirst();
-  if (!row) return undefined;
+    .where('bookings.organisation_id', '=', organisationId);
+}
+
+/** Bookings rows made whole with their services (in order) and fees: two queries however many. */
+async function withDetails(
+  db: Db,
+  rows: (BookingsTable & { location_slug: string; timezone: string })[],
+): Promise<Booking[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
   const [segments, fees] = await Promise.all([
     db
       .selectFrom('booking_services')
-      .select('service_id')
-      .where('booking_id', '=', row.id)
+      .select(['booking_id', 'service_id'])
+      .where('booking_id', 'in', ids)
+      .orderBy('booking_id')
       .orderBy('position')
       .execute(),
-    db.selectFrom('booking_fees').selectAll().where('booking_id', '=', row.id).execute(),
+    db.selectFrom('booking_fees').selectAll().where('booking_id', 'in', ids).execute(),
   ]);
-  return toBooking(
-    row,
-    segments.map((s) => s.service_id),
-    fees,
+  return rows.map((row) =>
+    toBooking(
+      row,
+      segments.filter((s) => s.booking_id === row.id).map((s) => s.service_id),
+      fees.filter((f) => f.booking_id === row.id),
+    ),
   );
 }
 

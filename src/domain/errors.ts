@@ -76,6 +76,22 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * Why a change was refused with 409 conflict, sent as `error.reason` (an optional field added to the
+ * envelope): the code says "not possible", the reason says what to do about it, which a voice agent
+ * needs (offer other times, explain the policy, or look at the booking again).
+ */
+export const CONFLICT_REASONS = {
+  /** The time asked for is not (or no longer) a slot availability offers. */
+  slot_unavailable: 'The time is not (or no longer) available; ask for availability again.',
+  /** The location's policy forbids this change so close to the appointment. */
+  late_change: "The location's policy forbids this change so close to the appointment.",
+  /** The booking is not live (cancelled, completed, ...) or has already started. */
+  not_changeable: 'The booking is no longer live, or has already started.',
+} as const;
+
+export type ConflictReason = keyof typeof CONFLICT_REASONS;
+
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
 /** An expected failure with a contract error code; anything else thrown is a server_error. */
@@ -96,16 +112,29 @@ export class AppError extends Error {
     return ERROR_CATALOGUE[this.code].status;
   }
 
-  /** The contract's error envelope. */
-  envelope(): { error: { code: ErrorCode; message: string; param?: string } } {
+  /** For a 409 conflict: why (see CONFLICT_REASONS). */
+  get reason(): ConflictReason | undefined {
+    const reason = this.details?.reason;
+    return typeof reason === 'string' && reason in CONFLICT_REASONS ? (reason as ConflictReason) : undefined;
+  }
+
+  /** The contract's error envelope (with `reason` for a conflict that has one). */
+  envelope(): { error: { code: ErrorCode; message: string; param?: string; reason?: ConflictReason } } {
+    const reason = this.reason;
     return {
       error: {
         code: this.code,
         message: this.message,
         ...(this.param !== undefined && { param: this.param }),
+        ...(reason !== undefined && { reason }),
       },
     };
   }
+}
+
+/** 409 conflict with its reason. */
+export function conflict(reason: ConflictReason, message: string, param?: string): AppError {
+  return new AppError('conflict', message, param, { reason });
 }
 
 export function isAppError(value: unknown): value is AppError {

@@ -298,3 +298,53 @@ describe('Idempotency-Key', () => {
     }
   });
 });
+
+describe('GET /clients/{client_id}/bookings', () => {
+  it("lists the client's upcoming live bookings, soonest first, without past, cancelled or lapsed ones", async () => {
+    const r = await startTestApp();
+    try {
+      const rIds = await catalogueIds(r.database.db);
+      const book = async (startsAt: string, services = [rIds.services.cut]) => {
+        const response = await postBooking(r, {
+          location_slug: 'soho',
+          service_ids: services,
+          client_id: rIds.jo,
+          starts_at: startsAt,
+          staff_id: rIds.staff.ana,
+        });
+        expect(response.statusCode, response.body).toBe(201);
+        return response.json().data.reference as string;
+      };
+      const later = await book('2026-11-30T14:00:00+00:00');
+      const soon = await book(tue('11:00'));
+      const cancelled = await book(tue('13:00'));
+      await r.request({ method: 'POST', url: `/v1/bookings/${cancelled}/cancel` });
+      // A deposit hold (colour) that lapses before anyone pays it.
+      const lapsing = await book('2026-11-30T10:00:00+00:00', [rIds.services.colour]);
+
+      const list = async () => {
+        const response = await r.request({
+          method: 'GET',
+          url: `/v1/clients/${rIds.jo.toUpperCase()}/bookings`,
+          key: r.keys.read,
+        });
+        expect(response.statusCode).toBe(200);
+        return response.json().data.map((b: { reference: string }) => b.reference);
+      };
+      expect(await list()).toEqual([soon, lapsing, later]);
+      r.clock.advance({ minutes: 31 });
+      expect(await list()).toEqual([soon, later]);
+      r.clock.set('2026-11-24T11:01:00Z');
+      expect(await list()).toEqual([later]);
+
+      const unknown = await r.request({ method: 'GET', url: `/v1/clients/${randomUUID()}/bookings` });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json().error).toMatchObject({ code: 'not_found', param: 'client_id' });
+      const bad = await r.request({ method: 'GET', url: '/v1/clients/not-a-uuid/bookings' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error).toMatchObject({ code: 'invalid_request', param: 'client_id' });
+    } finally {
+      await r.close();
+    }
+  });
+});

@@ -20,6 +20,8 @@ export const ClientQuery = z.strictObject({
   email: z.string().max(254).optional(),
 });
 
+export const ClientIdParams = z.strictObject({ client_id: z.uuid().describe('The client id.') });
+
 export const NewClientBody = z
   .strictObject({
     first_name: z.string().min(1).max(200).describe('1 to 60 characters.'),

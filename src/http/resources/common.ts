@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../../domain/errors.ts';
+import { CONFLICT_REASONS, type ConflictReason, ERROR_CODES } from '../../domain/errors.ts';
 
 /** Schemas shared by several resources. Named ones (`meta({ id })`) become OpenAPI components. */
 
@@ -9,6 +9,13 @@ export const ErrorEnvelope = z
       code: z.enum(ERROR_CODES).describe('Machine-readable identifier; clients branch on it.'),
       message: z.string().describe('Human-readable text.'),
       param: z.string().optional().describe('The offending parameter, field or header.'),
+      reason: z
+        .enum(Object.keys(CONFLICT_REASONS) as [ConflictReason, ...ConflictReason[]])
+        .optional()
+        .describe(
+          'With 409 conflict: slot_unavailable (ask availability again), late_change (the policy window ' +
+            'forbids it) or not_changeable (the booking is not live or has started). An addition to v1.',
+        ),
     }),
   })
   .meta({ id: 'Error' });

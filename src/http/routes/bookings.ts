@@ -2,12 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { cancelBooking, rescheduleBooking } from '../../app/booking-changes.ts';
-import { type Caller, createBooking, getBooking } from '../../app/booking-service.ts';
+import { getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { fingerprint, runIdempotently } from '../../app/idempotency.ts';
-import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
+import { createBookingIdempotently } from '../create-booking.ts';
 import {
   BookingResource,
   CancelBody,
@@ -16,7 +15,6 @@ import {
   NewBookingBody,
   presentBooking,
   presentCancellation,
-  presentCreatedBooking,
   ReferenceParams,
   RescheduleBody,
 } from '../resources/booking.ts';
@@ -54,44 +52,11 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const principal = principalOf(request);
-        const body = request.body;
-        const now = deps.clock.nowMs();
-        const caller: Caller = {
-          organisationId: principal.organisation.id,
-          currency: principal.organisation.currency,
-          referencePrefix: principal.organisation.bookingReferencePrefix,
-          actor: `api_key:${principal.apiKeyId}`,
+        const outcome = await createBookingIdempotently(deps, principalOf(request), request.body, {
+          idempotencyKey: idempotencyKeyOf(request),
+          publicBaseUrl: publicBaseUrl(request),
           source: 'api',
-        };
-        const outcome = await runIdempotently(
-          deps.db,
-          {
-            organisationId: caller.organisationId,
-            key: idempotencyKeyOf(request),
-            fingerprint: fingerprint('POST', '/v1/bookings', body),
-            now,
-          },
-          async (trx) => {
-            const created = await createBooking(
-              trx,
-              caller,
-              {
-                locationSlug: body.location_slug,
-                serviceIds: body.service_ids.map((id) => id.toLowerCase()),
-                staffId: body.staff_id?.toLowerCase(),
-                clientId: body.client_id.toLowerCase(),
-                startsAt: Date.parse(body.starts_at),
-                notes: body.notes,
-                successUrl: body.checkout_success_url,
-                cancelUrl: body.checkout_cancel_url,
-              },
-              now,
-              { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
-            );
-            return { status: 201, body: { data: presentCreatedBooking(created, now) } };
-          },
-        );
+        });
         // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope.
         return reply.code(outcome.status as 201).send(outcome.body as never);
       },
@@ -145,14 +110,12 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
-        const booking = await writeTransaction(deps.db, (trx) =>
-          rescheduleBooking(
-            trx,
-            { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
-            request.params.reference,
-            { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
-            now,
-          ),
+        const booking = await rescheduleBooking(
+          deps.db,
+          { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+          request.params.reference,
+          { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
+          now,
         );
         return { data: presentBooking(booking, now) };
       },
@@ -181,14 +144,12 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
-        const result = await writeTransaction(deps.db, (trx) =>
-          cancelBooking(
-            trx,
-            { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
-            request.params.reference,
-            request.body?.reason,
-            now,
-          ),
+        const result = await cancelBooking(
+          deps.db,
+          { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+          request.params.reference,
+          request.body?.reason,
+          now,
         );
         return { data: presentCancellation(result.booking, result.depositRefunded) };
       },

@@ -1,11 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { listUpcomingBookings } from '../../app/booking-service.ts';
 import { findClient, registerClient } from '../../app/client-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { principalOf } from '../authenticate.ts';
-import { ClientQuery, ClientResource, NewClientBody, presentClient } from '../resources/client.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope } from '../resources/common.ts';
+import { BookingResource, presentBooking } from '../resources/booking.ts';
+import {
+  ClientIdParams,
+  ClientQuery,
+  ClientResource,
+  NewClientBody,
+  presentClient,
+} from '../resources/client.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf } from '../resources/common.ts';
 
-/** GET /clients (lookup by phone or e-mail) and POST /clients (register or return the existing one). */
+/**
+ * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one) and
+ * GET /clients/{client_id}/bookings (upcoming live bookings).
+ */
 export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -26,6 +37,36 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const client = await findClient(deps.db, principalOf(request).organisation.id, request.query);
         return { data: presentClient(client) };
+      },
+    );
+
+    app.get(
+      '/clients/:client_id/bookings',
+      {
+        schema: {
+          tags: ['Clients'],
+          summary: "The client's upcoming live bookings, soonest first (at most 20)",
+          description:
+            'Live means pending_payment, pending_confirmation or confirmed; upcoming means not yet started. ' +
+            "How an agent finds a caller's appointment without its reference. An addition to the v1 contract.",
+          params: ClientIdParams,
+          response: {
+            200: listOf(BookingResource, 'Upcoming live bookings, soonest first.'),
+            400: ErrorEnvelope.describe('invalid_request: client_id is not a UUID.'),
+            404: ErrorEnvelope.describe('not_found: no client has this id.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const now = deps.clock.nowMs();
+        const bookings = await listUpcomingBookings(
+          deps.db,
+          principalOf(request).organisation.id,
+          request.params.client_id.toLowerCase(),
+          now,
+        );
+        return { data: bookings.map((booking) => presentBooking(booking, now)) };
       },
     );
 

@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { AvailabilityResource } from '../http/resources/availability.ts';
+import type {
+  BookingResource,
+  CancellationResource,
+  CreatedBookingResource,
+  NewBookingBody,
+} from '../http/resources/booking.ts';
+import type { ClientResource, NewClientBody } from '../http/resources/client.ts';
+import type { LocationResource } from '../http/resources/location.ts';
+import type { ServiceResource } from '../http/resources/service.ts';
+import type { StaffResource } from '../http/resources/staff.ts';
+
+export type Location = LocationResource;
+export type Service = ServiceResource;
+export type Staff = StaffResource;
+export type Availability = z.infer<typeof AvailabilityResource>;
+export type Client = z.infer<typeof ClientResource>;
+export type Booking = z.infer<typeof BookingResource>;
+export type CreatedBooking = z.infer<typeof CreatedBookingResource>;
+export type Cancellation = z.infer<typeof CancellationResource>;
+export type NewBooking = z.input<typeof NewBookingBody>;
+export type NewClient = z.input<typeof NewClientBody>;
+
+export interface AvailabilityRequest {
+  serviceIds: string[];
+  date: string;
+  days: number;
+  staffId?: string | undefined;
+}
+
+/**
+ * What the MCP tools can ask of one organisation's booking engine: the REST API's operations, in the
+ * REST API's representations, so the tools read the same whether the engine is in this process
+ * (`InProcessBookingApi`, for `booking serve` and `booking mcp`) or a remote instance reached over
+ * HTTPS (`HttpBookingApi`, for `booking mcp --base-url`).
+ *
+ * Failures are AppErrors with the contract's codes (a rate-limited call carries `retryAfterSeconds` in
+ * its details), whichever side produced them.
+ */
+export interface BookingApi {
+  /** The current instant, by the engine's clock (injected in tests; the system clock otherwise). */
+  now(): number;
+  listLocations(): Promise<Location[]>;
+  /** Every service offered at the location, bookable online or not. */
+  listServices(locationSlug: string): Promise<Service[]>;
+  listStaff(locationSlug: string): Promise<Staff[]>;
+  availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability>;
+  /** The client with this phone (E.164) or e-mail; null when none. */
+  findClient(contact: { phone?: string; email?: string }): Promise<Client | null>;
+  registerClient(client: NewClient): Promise<{ client: Client; created: boolean }>;
+  upcomingBookings(clientId: string): Promise<Booking[]>;
+  /** POST /bookings with this Idempotency-Key: the same key and body answer with the same booking. */
+  createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking>;
+  getBooking(reference: string): Promise<Booking>;
+  rescheduleBooking(reference: string, change: { starts_at: string; staff_id?: string }): Promise<Booking>;
+  cancelBooking(reference: string, reason?: string): Promise<Cancellation>;
+}

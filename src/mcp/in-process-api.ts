@@ -1,0 +1,267 @@
+import type { z } from 'zod';
+import { authenticateApiKey, type Principal } from '../app/api-key-service.ts';
+import { getAvailability } from '../app/availability-service.ts';
+import { cancelBooking, rescheduleBooking } from '../app/booking-changes.ts';
+import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
+import { findClient, registerClient } from '../app/client-service.ts';
+import type { AppDeps } from '../app/deps.ts';
+import {
+  listLocations,
+  listServicesAt,
+  listStaffWorkingAt,
+  type PageRequest,
+  requireLocation,
+} from '../app/directory-service.ts';
+import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
+import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
+import type { Page } from '../domain/catalogue.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { createBookingIdempotently } from '../http/create-booking.ts';
+import { presentAvailability } from '../http/resources/availability.ts';
+import { NewBookingBody, presentBooking, presentCancellation } from '../http/resources/booking.ts';
+import { NewClientBody, presentClient } from '../http/resources/client.ts';
+import { presentLocation } from '../http/resources/location.ts';
+import { presentService } from '../http/resources/service.ts';
+import { presentStaff } from '../http/resources/staff.ts';
+import type {
+  Availability,
+  AvailabilityRequest,
+  Booking,
+  BookingApi,
+  Cancellation,
+  Client,
+  CreatedBooking,
+  Location,
+  NewBooking,
+  NewClient,
+  Service,
+  Staff,
+} from './booking-api.ts';
+
+/** How a caller reaches this server, for links such as payment_url. */
+export interface InProcessOptions {
+  publicBaseUrl: string;
+}
+
+/**
+ * The BookingApi of this process: the service layer, as the organisation of one API key, answering in
+ * the REST representations. It adds what the REST routes add around the service layer: the key's
+ * scope per operation, and one request against the key's rate limit per tool call (a tool call is
+ * what a voice agent experiences as one request; `forToolCall` makes one instance per call).
+ */
+export class InProcessBookingApi implements BookingApi {
+  readonly #deps: AppDeps;
+  readonly #principal: Principal;
+  readonly #options: InProcessOptions;
+
+  private constructor(deps: AppDeps, principal: Principal, options: InProcessOptions) {
+    this.#deps = deps;
+    this.#principal = principal;
+    this.#options = options;
+  }
+
+  /**
+   * The API for one tool call by `principal`, counted against its rate limit: 429 rate_limited (with
+   * retryAfterSeconds) when its window is used up.
+   */
+  static forToolCall(deps: AppDeps, principal: Principal, options: InProcessOptions): InProcessBookingApi {
+    const now = deps.clock.nowMs();
+    const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
+    // The same counter the REST API keeps for the key: both faces share its window.
+    const decision = new FixedWindowRateLimiter(deps.rateLimitStore).hit(
+      `key:${principal.apiKeyId}`,
+      limit,
+      now,
+    );
+    if (!decision.allowed) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((decision.resetAt - now) / 1000));
+      throw new AppError(
+        'rate_limited',
+        `More than ${limit} requests in a minute for this key; wait and retry.`,
+        undefined,
+        { retryAfterSeconds },
+      );
+    }
+    return new InProcessBookingApi(deps, principal, options);
+  }
+
+  now(): number {
+    return this.#deps.clock.nowMs();
+  }
+
+  async listLocations(): Promise<Location[]> {
+    const locations = await allPages((page) => listLocations(this.#deps.db, this.#allowed('read'), page));
+    return locations.map(presentLocation);
+  }
+
+  async listServices(locationSlug: string): Promise<Service[]> {
+    const organisationId = this.#allowed('read');
+    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+    const services = await allPages((page) => listServicesAt(this.#deps.db, organisationId, location, page));
+    return services.map((s) => presentService(s, this.#principal.organisation.currency));
+  }
+
+  async listStaff(locationSlug: string): Promise<Staff[]> {
+    const organisationId = this.#allowed('read');
+    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+    const staff = await allPages((page) => listStaffWorkingAt(this.#deps.db, organisationId, location, page));
+    return staff.map(presentStaff);
+  }
+
+  async availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability> {
+    const organisationId = this.#allowed('read');
+    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+    const availability = await getAvailability(
+      this.#deps.db,
+      organisationId,
+      {
+        location,
+        serviceIds: request.serviceIds,
+        staffId: request.staffId,
+        fromDate: request.date,
+        days: request.days,
+      },
+      this.now(),
+    );
+    return presentAvailability(location, availability);
+  }
+
+  async findClient(contact: { phone?: string; email?: string }): Promise<Client | null> {
+    try {
+      return presentClient(await findClient(this.#deps.db, this.#allowed('read'), contact));
+    } catch (error) {
+      if (isAppError(error) && error.code === 'not_found') return null;
+      throw error;
+    }
+  }
+
+  async registerClient(client: NewClient): Promise<{ client: Client; created: boolean }> {
+    const organisationId = this.#allowed('read_write');
+    const body = parse(NewClientBody, client);
+    const registered = await registerClient(
+      this.#deps.db,
+      organisationId,
+      {
+        firstName: body.first_name,
+        lastName: body.last_name,
+        phone: body.phone,
+        email: body.email,
+        marketingConsent: body.marketing_consent,
+      },
+      this.now(),
+    );
+    return { client: presentClient(registered.client), created: registered.created };
+  }
+
+  async upcomingBookings(clientId: string): Promise<Booking[]> {
+    const now = this.now();
+    const bookings = await listUpcomingBookings(this.#deps.db, this.#allowed('read'), clientId, now);
+    return bookings.map((booking) => presentBooking(booking, now));
+  }
+
+  async createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking> {
+    this.#allowed('read_write');
+    const outcome = await createBookingIdempotently(
+      this.#deps,
+      this.#principal,
+      parse(NewBookingBody, booking),
+      {
+        idempotencyKey,
+        publicBaseUrl: this.#options.publicBaseUrl,
+        source: 'mcp',
+      },
+    );
+    // A replayed 4xx comes back as its stored envelope, exactly as REST would answer it.
+    const body = outcome.body as {
+      data?: CreatedBooking;
+      error?: { code: string; message: string; param?: string };
+    };
+    if (body.error)
+      throw new AppError(body.error.code as AppError['code'], body.error.message, body.error.param);
+    return body.data!;
+  }
+
+  async getBooking(reference: string): Promise<Booking> {
+    return presentBooking(await getBooking(this.#deps.db, this.#allowed('read'), reference), this.now());
+  }
+
+  async rescheduleBooking(
+    reference: string,
+    change: { starts_at: string; staff_id?: string },
+  ): Promise<Booking> {
+    const now = this.now();
+    const booking = await rescheduleBooking(
+      this.#deps.db,
+      this.#changer(),
+      reference,
+      { startsAt: Date.parse(change.starts_at), staffId: change.staff_id?.toLowerCase() },
+      now,
+    );
+    return presentBooking(booking, now);
+  }
+
+  async cancelBooking(reference: string, reason?: string): Promise<Cancellation> {
+    const result = await cancelBooking(this.#deps.db, this.#changer(), reference, reason, this.now());
+    return presentCancellation(result.booking, result.depositRefunded);
+  }
+
+  /** The organisation id, once the key's scope is known to allow `needed` (else 403). */
+  #allowed(needed: ApiKeyScope): string {
+    if (!scopeAllows(this.#principal.scope, needed)) {
+      throw new AppError(
+        'insufficient_scope',
+        `This key has scope ${this.#principal.scope}; ${needed} is needed.`,
+        'Authorization',
+      );
+    }
+    return this.#principal.organisation.id;
+  }
+
+  #changer() {
+    return { organisationId: this.#allowed('read_write'), actor: `mcp:${this.#principal.apiKeyId}` };
+  }
+}
+
+/**
+ * The principal of a key given to `booking mcp` (BOOKING_API_KEY), resolved afresh for every tool call
+ * so that a revoked key stops working at once; 401 as the REST API would answer.
+ */
+export async function principalOfKey(deps: AppDeps, key: string | undefined): Promise<Principal> {
+  if (key === undefined || key === '') {
+    throw new AppError(
+      'missing_api_key',
+      'Set BOOKING_API_KEY to an API key of the organisation.',
+      'Authorization',
+    );
+  }
+  const principal = isWellFormedApiKey(key)
+    ? await authenticateApiKey(deps.db, key, deps.clock.nowMs())
+    : null;
+  if (!principal) {
+    throw new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
+  }
+  return principal;
+}
+
+const PAGE_SIZE = 100;
+
+/** Every item of a keyset-paginated listing: voice tools need the whole (small) catalogue at once. */
+async function allPages<T>(load: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let page: PageRequest = { after: null, limit: PAGE_SIZE };
+  for (;;) {
+    const result = await load(page);
+    items.push(...result.items);
+    if (!result.next) return items;
+    page = { after: result.next, limit: PAGE_SIZE };
+  }
+}
+
+/** A body the tools built, checked against the REST schema as REST would check it (400 naming the field). */
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const param = String(issue.path[0] ?? 'body');
+  throw new AppError('invalid_request', `${param}: ${issue.message}`, param);
+}

@@ -1,0 +1,275 @@
+import { describe, expect, it } from 'vitest';
+import {
+  speakDate,
+  speakDateTime,
+  speakDuration,
+  speakPhone,
+  speakPrice,
+  speakTime,
+  speechLocaleFor,
+  spellReference,
+} from '../../src/mcp/speech.ts';
+
+const at = (iso: string) => Date.parse(iso);
+
+describe('speechLocaleFor', () => {
+  it('speaks American English in the United States only', () => {
+    expect(speechLocaleFor('US')).toBe('en-US');
+    expect(speechLocaleFor('us')).toBe('en-US');
+    expect(speechLocaleFor('GB')).toBe('en-GB');
+    expect(speechLocaleFor('IE')).toBe('en-GB');
+    expect(speechLocaleFor(null)).toBe('en-GB');
+    expect(speechLocaleFor(undefined)).toBe('en-GB');
+  });
+});
+
+describe('speakTime', () => {
+  it('uses a 12-hour clock without ":00" on the hour', () => {
+    expect(speakTime(at('2026-11-24T14:30:00Z'), 'Europe/London', 'en-GB')).toBe('2:30 pm');
+    expect(speakTime(at('2026-11-24T09:00:00Z'), 'Europe/London', 'en-GB')).toBe('9 am');
+    expect(speakTime(at('2026-11-24T09:05:00Z'), 'Europe/London', 'en-GB')).toBe('9:05 am');
+    expect(speakTime(at('2026-11-24T12:00:00Z'), 'Europe/London', 'en-GB')).toBe('12 pm');
+    expect(speakTime(at('2026-11-24T00:00:00Z'), 'Europe/London', 'en-GB')).toBe('12 am');
+    expect(speakTime(at('2026-11-24T12:45:00Z'), 'Europe/London', 'en-GB')).toBe('12:45 pm');
+    expect(speakTime(at('2026-11-24T23:59:00Z'), 'Europe/London', 'en-GB')).toBe('11:59 pm');
+  });
+
+  it('writes AM and PM in capitals for en-US', () => {
+    expect(speakTime(at('2026-11-24T19:30:00Z'), 'America/New_York', 'en-US')).toBe('2:30 PM');
+    expect(speakTime(at('2026-11-24T14:00:00Z'), 'America/New_York', 'en-US')).toBe('9 AM');
+    expect(speakTime(at('2026-11-24T17:00:00Z'), 'America/New_York', 'en-US')).toBe('12 PM');
+    expect(speakTime(at('2026-11-24T05:00:00Z'), 'America/New_York', 'en-US')).toBe('12 AM');
+  });
+
+  it('uses GMT in winter and BST in summer in London', () => {
+    expect(speakTime(at('2026-01-15T14:30:00Z'), 'Europe/London', 'en-GB')).toBe('2:30 pm');
+    expect(speakTime(at('2026-07-15T13:30:00Z'), 'Europe/London', 'en-GB')).toBe('2:30 pm');
+  });
+
+  it('follows the spring change in London on 2026-03-29', () => {
+    expect(speakTime(at('2026-03-29T00:30:00Z'), 'Europe/London', 'en-GB')).toBe('12:30 am');
+    expect(speakTime(at('2026-03-29T00:59:00Z'), 'Europe/London', 'en-GB')).toBe('12:59 am');
+    expect(speakTime(at('2026-03-29T01:00:00Z'), 'Europe/London', 'en-GB')).toBe('2 am');
+    expect(speakTime(at('2026-03-29T01:30:00Z'), 'Europe/London', 'en-GB')).toBe('2:30 am');
+  });
+
+  it('speaks both 1:30 am instants of the autumn change in New York on 2026-11-01', () => {
+    expect(speakTime(at('2026-11-01T05:30:00Z'), 'America/New_York', 'en-GB')).toBe('1:30 am');
+    expect(speakTime(at('2026-11-01T06:30:00Z'), 'America/New_York', 'en-GB')).toBe('1:30 am');
+    expect(speakTime(at('2026-11-01T07:30:00Z'), 'America/New_York', 'en-US')).toBe('2:30 AM');
+  });
+
+  it('follows the half-hour change on Lord Howe Island on 2026-10-04', () => {
+    // +10:30 until 02:00 local, then +11:00 from 02:30 local.
+    expect(speakTime(at('2026-10-03T15:29:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('1:59 am');
+    expect(speakTime(at('2026-10-03T15:30:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('2:30 am');
+    expect(speakTime(at('2026-10-04T15:00:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('2 am');
+  });
+
+  it('uses the +05:45 offset in Kathmandu', () => {
+    expect(speakTime(at('2026-11-23T09:00:00Z'), 'Asia/Kathmandu', 'en-GB')).toBe('2:45 pm');
+    expect(speakTime(at('2026-11-23T18:15:00Z'), 'Asia/Kathmandu', 'en-US')).toBe('12 AM');
+  });
+});
+
+describe('speakDate', () => {
+  it('says the weekday, day and month in each locale', () => {
+    expect(speakDate('2026-11-24', 'en-GB')).toBe('Tuesday 24 November');
+    expect(speakDate('2026-11-24', 'en-US')).toBe('Tuesday, November 24');
+    expect(speakDate('2027-01-01', 'en-GB')).toBe('Friday 1 January');
+    expect(speakDate('2027-01-01', 'en-US')).toBe('Friday, January 1');
+  });
+
+  it('never prefixes nor adds the year without today', () => {
+    expect(speakDate('2030-06-03', 'en-GB')).toBe('Monday 3 June');
+    expect(speakDate('2020-02-29', 'en-US')).toBe('Saturday, February 29');
+  });
+
+  it('says today and tomorrow', () => {
+    expect(speakDate('2026-11-24', 'en-GB', '2026-11-24')).toBe('today, Tuesday 24 November');
+    expect(speakDate('2026-11-24', 'en-GB', '2026-11-23')).toBe('tomorrow, Tuesday 24 November');
+    expect(speakDate('2026-11-24', 'en-US', '2026-11-24')).toBe('today, Tuesday, November 24');
+    expect(speakDate('2026-11-24', 'en-US', '2026-11-23')).toBe('tomorrow, Tuesday, November 24');
+    expect(speakDate('2027-01-01', 'en-GB', '2026-12-31')).toBe('tomorrow, Friday 1 January');
+  });
+
+  it('says nothing extra for yesterday or the day after tomorrow', () => {
+    expect(speakDate('2026-11-24', 'en-GB', '2026-11-25')).toBe('Tuesday 24 November');
+    expect(speakDate('2026-11-24', 'en-GB', '2026-11-22')).toBe('Tuesday 24 November');
+  });
+
+  it('adds the year more than 180 days ahead', () => {
+    expect(speakDate('2027-05-23', 'en-GB', '2026-11-24')).toBe('Sunday 23 May');
+    expect(speakDate('2027-05-24', 'en-GB', '2026-11-24')).toBe('Monday 24 May 2027');
+    expect(speakDate('2027-05-24', 'en-US', '2026-11-24')).toBe('Monday, May 24, 2027');
+  });
+
+  it('adds the year more than 180 days behind', () => {
+    expect(speakDate('2026-05-28', 'en-GB', '2026-11-24')).toBe('Thursday 28 May');
+    expect(speakDate('2026-05-27', 'en-GB', '2026-11-24')).toBe('Wednesday 27 May 2026');
+    expect(speakDate('2026-05-27', 'en-US', '2026-11-24')).toBe('Wednesday, May 27, 2026');
+  });
+
+  it('rejects what is not a calendar date', () => {
+    expect(() => speakDate('2026-02-30', 'en-GB')).toThrow(RangeError);
+    expect(() => speakDate('24/11/2026', 'en-GB')).toThrow(RangeError);
+    expect(() => speakDate('2026-11-24', 'en-GB', 'tomorrow')).toThrow(RangeError);
+  });
+});
+
+describe('speakDateTime', () => {
+  const now = at('2026-11-20T10:00:00Z');
+
+  it('joins the date and the time with "at"', () => {
+    expect(speakDateTime(at('2026-11-24T14:30:00Z'), 'Europe/London', 'en-GB', now)).toBe(
+      'Tuesday 24 November at 2:30 pm',
+    );
+    expect(speakDateTime(at('2026-11-24T19:30:00Z'), 'America/New_York', 'en-US', now)).toBe(
+      'Tuesday, November 24 at 2:30 PM',
+    );
+  });
+
+  it('says today and tomorrow relative to now', () => {
+    expect(speakDateTime(at('2026-11-20T16:00:00Z'), 'Europe/London', 'en-GB', now)).toBe(
+      'today, Friday 20 November at 4 pm',
+    );
+    expect(speakDateTime(at('2026-11-21T09:15:00Z'), 'Europe/London', 'en-GB', now)).toBe(
+      'tomorrow, Saturday 21 November at 9:15 am',
+    );
+  });
+
+  it('counts days across a local midnight in the zone, not in UTC', () => {
+    // 23:30 local on Monday; 00:15 local is the next day.
+    expect(
+      speakDateTime(at('2026-11-24T00:15:00Z'), 'Europe/London', 'en-GB', at('2026-11-23T23:30:00Z')),
+    ).toBe('tomorrow, Tuesday 24 November at 12:15 am');
+    // In New York, 04:30Z is still 23:30 on Monday the 23rd, though UTC already says the 24th.
+    expect(
+      speakDateTime(at('2026-11-24T05:15:00Z'), 'America/New_York', 'en-US', at('2026-11-24T04:30:00Z')),
+    ).toBe('tomorrow, Tuesday, November 24 at 12:15 AM');
+    expect(
+      speakDateTime(at('2026-11-24T04:45:00Z'), 'America/New_York', 'en-US', at('2026-11-24T04:30:00Z')),
+    ).toBe('today, Monday, November 23 at 11:45 PM');
+  });
+
+  it('uses local dates in far offsets', () => {
+    // 20:00Z on the 23rd is already 01:45 on the 24th in Kathmandu.
+    expect(
+      speakDateTime(at('2026-11-23T20:00:00Z'), 'Asia/Kathmandu', 'en-GB', at('2026-11-23T10:00:00Z')),
+    ).toBe('tomorrow, Tuesday 24 November at 1:45 am');
+    // On Lord Howe Island 14:00Z is 00:30 (+10:30) on the 4th, the morning the clocks go forward.
+    expect(
+      speakDateTime(at('2026-10-03T15:30:00Z'), 'Australia/Lord_Howe', 'en-GB', at('2026-10-03T14:00:00Z')),
+    ).toBe('today, Sunday 4 October at 2:30 am');
+    expect(
+      speakDateTime(at('2026-10-03T15:30:00Z'), 'Australia/Lord_Howe', 'en-GB', at('2026-10-03T12:00:00Z')),
+    ).toBe('tomorrow, Sunday 4 October at 2:30 am');
+  });
+
+  it('adds the year when the instant is more than 180 days from now', () => {
+    expect(speakDateTime(at('2027-06-01T13:00:00Z'), 'Europe/London', 'en-GB', now)).toBe(
+      'Tuesday 1 June 2027 at 2 pm',
+    );
+    expect(speakDateTime(at('2027-06-01T17:00:00Z'), 'America/New_York', 'en-US', now)).toBe(
+      'Tuesday, June 1, 2027 at 1 PM',
+    );
+  });
+});
+
+describe('speakPrice', () => {
+  it('says free for nothing', () => {
+    expect(speakPrice(0, 'GBP', 'en-GB')).toBe('free');
+    expect(speakPrice(0, 'JPY', 'en-US')).toBe('free');
+  });
+
+  it('says pounds and pence', () => {
+    expect(speakPrice(5500, 'GBP', 'en-GB')).toBe('55 pounds');
+    expect(speakPrice(100, 'GBP', 'en-GB')).toBe('1 pound');
+    expect(speakPrice(5550, 'GBP', 'en-GB')).toBe('55 pounds 50');
+    expect(speakPrice(5, 'GBP', 'en-GB')).toBe('5 pence');
+    expect(speakPrice(1, 'GBP', 'en-GB')).toBe('1 penny');
+    expect(speakPrice(125000, 'GBP', 'en-GB')).toBe('1,250 pounds');
+  });
+
+  it('says dollars and cents', () => {
+    expect(speakPrice(5500, 'USD', 'en-US')).toBe('55 dollars');
+    expect(speakPrice(5550, 'USD', 'en-US')).toBe('55 dollars and 50 cents');
+    expect(speakPrice(101, 'USD', 'en-US')).toBe('1 dollar and 1 cent');
+    expect(speakPrice(50, 'USD', 'en-US')).toBe('50 cents');
+    expect(speakPrice(125050, 'USD', 'en-US')).toBe('1,250 dollars and 50 cents');
+  });
+
+  it('says euros and cents', () => {
+    expect(speakPrice(5500, 'EUR', 'en-GB')).toBe('55 euros');
+    expect(speakPrice(5550, 'EUR', 'en-GB')).toBe('55 euros and 50 cents');
+    expect(speakPrice(100, 'EUR', 'en-GB')).toBe('1 euro');
+    expect(speakPrice(1, 'EUR', 'en-GB')).toBe('1 cent');
+  });
+
+  it('accepts a lower-case currency code', () => {
+    expect(speakPrice(5500, 'gbp', 'en-GB')).toBe('55 pounds');
+  });
+
+  it('uses the names Intl knows for any other currency, in its own minor digits', () => {
+    expect(speakPrice(5500, 'JPY', 'en-GB')).toBe('5,500 Japanese yen');
+    expect(speakPrice(5500, 'JPY', 'en-US')).toBe('5,500 Japanese yen');
+    expect(speakPrice(5500, 'CHF', 'en-GB')).toBe('55 Swiss francs');
+    expect(speakPrice(100, 'CHF', 'en-GB')).toBe('1 Swiss franc');
+    expect(speakPrice(5550, 'CHF', 'en-GB')).toBe('55.50 Swiss francs');
+    expect(speakPrice(1234, 'KWD', 'en-GB')).toBe('1.234 Kuwaiti dinars');
+  });
+
+  it('says minus first for a negative amount', () => {
+    expect(speakPrice(-5550, 'GBP', 'en-GB')).toBe('minus 55 pounds 50');
+  });
+
+  it('rejects fractions of a minor unit and unknown codes', () => {
+    expect(() => speakPrice(10.5, 'GBP', 'en-GB')).toThrow(RangeError);
+    expect(() => speakPrice(100, 'XX', 'en-GB')).toThrow(RangeError);
+  });
+});
+
+describe('spellReference', () => {
+  it('reads a booking reference one character at a time', () => {
+    expect(spellReference('NHC-7KQ2MX')).toBe('N H C dash 7 K Q 2 M X');
+  });
+
+  it('upper-cases letters and ignores surrounding whitespace', () => {
+    expect(spellReference('  nhc-7kq2mx \n')).toBe('N H C dash 7 K Q 2 M X');
+  });
+
+  it('turns every hyphen into dash', () => {
+    expect(spellReference('AB-12-C')).toBe('A B dash 1 2 dash C');
+  });
+});
+
+describe('speakPhone', () => {
+  it('reads a number from the home country in national form', () => {
+    expect(speakPhone('+447911123456', 'GB')).toBe('0 7 9 1 1, 1 2 3 4 5 6');
+    expect(speakPhone('+447400123456', 'gb')).toBe('0 7 4 0 0, 1 2 3 4 5 6');
+    expect(speakPhone('+442079460958', 'GB')).toBe('0 2 0, 7 9 4 6, 0 9 5 8');
+    expect(speakPhone('+14155552671', 'US')).toBe('4 1 5, 5 5 5, 2 6 7 1');
+  });
+
+  it('reads a number from elsewhere in international form with plus', () => {
+    expect(speakPhone('+14155552671', 'GB')).toBe('plus 1, 4 1 5, 5 5 5, 2 6 7 1');
+    expect(speakPhone('+447400123456', 'US')).toBe('plus 4 4, 7 4 0 0, 1 2 3 4 5 6');
+    expect(speakPhone('+447400123456')).toBe('plus 4 4, 7 4 0 0, 1 2 3 4 5 6');
+    expect(speakPhone('+447400123456', null)).toBe('plus 4 4, 7 4 0 0, 1 2 3 4 5 6');
+  });
+
+  it('spells the digits of what it cannot parse as one group', () => {
+    expect(speakPhone('+12')).toBe('plus 1 2');
+    expect(speakPhone('ext 42-7')).toBe('4 2 7');
+    expect(speakPhone('not a number')).toBe('');
+  });
+});
+
+describe('speakDuration', () => {
+  it('says durations as the rest of the engine does', () => {
+    expect(speakDuration(45)).toBe('45 minutes');
+    expect(speakDuration(60)).toBe('1 hour');
+    expect(speakDuration(75)).toBe('1 hour 15 minutes');
+    expect(speakDuration(150)).toBe('2 hours 30 minutes');
+  });
+});
