@@ -9,6 +9,7 @@ import {
   printImportReport,
 } from './cli/catalogue-commands.ts';
 import { addKeysCommands } from './cli/keys-commands.ts';
+import { serveMcpOverStdio } from './cli/mcp-command.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
 import type { Db } from './data/database.ts';
@@ -81,6 +82,19 @@ program
       if (!empty) out('(The demo catalogue was re-imported over existing data.)');
       printDemoKey(report.organisation.slug, key);
     });
+  });
+
+program
+  .command('mcp')
+  .description('Serve the MCP tools over stdio for the organisation of BOOKING_API_KEY (logs on stderr)')
+  .option('--base-url <url>', 'drive a remote instance through its REST API, e.g. https://salon.example/v1')
+  .addHelpText(
+    'after',
+    "\nWithout --base-url the tools run on this machine's database (DATABASE_URL); payment links use\n" +
+      'PUBLIC_BASE_URL. See README.md, "MCP for voice agents".',
+  )
+  .action(async (options: { baseUrl?: string }) => {
+    await serveMcpOverStdio(options);
   });
 
 addKeysCommands(program, withDb);

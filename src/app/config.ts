@@ -1,5 +1,8 @@
 import { DEFAULT_DATABASE_URL } from '../data/database.ts';
 
+/** The names of this machine, which the MCP endpoints always answer to. */
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
+
 /** Everything the service reads from the environment, parsed once at start-up. */
 export interface Config {
   databaseUrl: string;
@@ -11,6 +14,16 @@ export interface Config {
   /** Signs pagination cursors; when unset a random one is generated and stored in the database. */
   secret: string | null;
   logLevel: string;
+  /**
+   * Host names the MCP endpoints answer to (ALLOWED_HOSTS, comma-separated), on top of the loopback
+   * names; a public deployment lists its own name here.
+   */
+  allowedHosts: string[];
+  /**
+   * Where customers reach this service (PUBLIC_BASE_URL), for links made outside an HTTP request, as
+   * `booking mcp` over stdio makes them; by default the address `booking serve` listens on.
+   */
+  publicBaseUrl: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -19,15 +32,29 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(certFile) !== Boolean(keyFile)) {
     throw new Error('TLS_CERT and TLS_KEY must be set together.');
   }
+  const port = parsePort(env.PORT);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const tls = Boolean(certFile && keyFile);
   return {
     databaseUrl: env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL,
-    port: parsePort(env.PORT),
-    host: env.HOST?.trim() || '127.0.0.1',
+    port,
+    host,
     tls: certFile && keyFile ? { certFile, keyFile } : null,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     secret: env.BOOKING_SECRET?.trim() || null,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    allowedHosts: [...LOOPBACK_HOSTS, ...listOf(env.ALLOWED_HOSTS)],
+    publicBaseUrl:
+      env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ||
+      `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`,
   };
+}
+
+function listOf(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
 }
 
 function parsePort(raw: string | undefined): number {

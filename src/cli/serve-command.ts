@@ -35,7 +35,7 @@ export function createLogger(level: string) {
   );
 }
 
-/** `booking serve`: REST under /v1 (MCP endpoints join later) on one port. */
+/** `booking serve`: REST under /v1 and the MCP endpoints (/mcp, /sse) on one port. */
 export async function serve(config: Config, options: { demo: boolean }): Promise<void> {
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config);
@@ -52,7 +52,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const https = config.tls
     ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
     : null;
-  const app = await buildApp(runtime.deps, { trustProxy: config.trustProxy, https, logger });
+  const app = await buildApp(runtime.deps, {
+    trustProxy: config.trustProxy,
+    https,
+    logger,
+    mcpAllowedHosts: config.allowedHosts,
+  });
   const address = await app.listen({ port: config.port, host: config.host });
   const stopSweeper = startHoldSweeper(db, clock, (error) =>
     logger.error({ err: error }, 'hold sweep failed'),

@@ -31,6 +31,11 @@ export const ERROR_CATALOGUE = {
     summary: 'Plain HTTP from a non-loopback client or an untrusted proxy; use HTTPS.',
     hint: 'The booking system must be reached over HTTPS.',
   },
+  invalid_host: {
+    status: 403,
+    summary: 'The MCP endpoints refuse a Host (or browser Origin) they do not serve, against DNS rebinding.',
+    hint: 'The booking system refused this connection; its address must be one it is configured to serve.',
+  },
   not_found: {
     status: 404,
     summary: 'Resource does not exist or is not visible to the organisation.',

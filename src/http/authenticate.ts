@@ -18,18 +18,16 @@ export function scopeNeededFor(method: string): ApiKeyScope {
 }
 
 /**
- * The onRequest hook of every /v1 endpoint that needs a key, in this order:
+ * Resolves the caller of a request from its Bearer key, or throws:
  * 1. an address with too many failed authentications in the window is refused (429) before its key
  *    is even looked at, which makes key guessing pointless;
- * 2. the Bearer key is resolved (401 missing_api_key / invalid_api_key, param Authorization);
- * 3. the key's request is counted in its window and the three X-RateLimit headers are set, so they
- *    appear on every authenticated response, errors included (429 rate_limited with Retry-After);
- * 4. the key's scope is checked against the method (403 insufficient_scope).
+ * 2. the Bearer key is resolved (401 missing_api_key / invalid_api_key, param Authorization).
+ * The REST endpoints and the MCP endpoints share it; what each counts and allows differs.
  */
-export function createAuthenticator(deps: AppDeps) {
+export function createKeyResolver(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
 
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const now = deps.clock.nowMs();
     const failureKey = `auth-failures:${request.ip}`;
     if (limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
@@ -39,14 +37,30 @@ export function createAuthenticator(deps: AppDeps) {
         'Too many failed authentication attempts from this address; wait and retry.',
       );
     }
-
     const principal = await resolvePrincipal(deps, request.headers.authorization, now);
     if (principal instanceof AppError) {
       limiter.hit(failureKey, deps.limits.failedAuthPerMinute, now);
       throw principal;
     }
     request.principal = principal;
+    return principal;
+  };
+}
 
+/**
+ * The onRequest hook of every /v1 endpoint that needs a key, in this order:
+ * 1. the caller is identified (createKeyResolver: failed-authentication limit, 401s);
+ * 2. the key's request is counted in its window and the three X-RateLimit headers are set, so they
+ *    appear on every authenticated response, errors included (429 rate_limited with Retry-After);
+ * 3. the key's scope is checked against the method (403 insufficient_scope).
+ */
+export function createAuthenticator(deps: AppDeps) {
+  const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
+  const identify = createKeyResolver(deps);
+
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const principal = await identify(request, reply);
+    const now = deps.clock.nowMs();
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
     const decision = limiter.hit(`key:${principal.apiKeyId}`, limit, now);
     reply.header('x-ratelimit-limit', decision.limit);

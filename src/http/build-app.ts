@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { LOOPBACK_HOSTS } from '../app/config.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { registerMcpRoutes } from '../mcp/http-transports.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { CursorCodec } from './cursor.ts';
 import { installErrorEnvelope } from './error-envelope.ts';
@@ -24,6 +26,8 @@ export interface HttpOptions {
   https?: { cert: string | Buffer; key: string | Buffer } | null;
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
+  /** Host names the MCP endpoints answer to (DNS rebinding protection); loopback names by default. */
+  mcpAllowedHosts?: readonly string[];
 }
 
 /**
@@ -78,6 +82,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await typed.register(healthRoutes(deps.db));
   await typed.register(checkoutRoutes(deps));
   serveOpenApi(app);
+  registerMcpRoutes(app, deps, { allowedHosts: options.mcpAllowedHosts ?? LOOPBACK_HOSTS });
   await typed.register(
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));

@@ -7,6 +7,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import { createBookingIdempotently } from '../create-booking.ts';
+import { publicBaseUrl } from '../public-base-url.ts';
 import {
   BookingResource,
   CancelBody,
@@ -175,9 +176,4 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
     );
   }
   return key;
-}
-
-/** Where the customer reaches this server, for links such as payment_url (honours a trusted proxy). */
-function publicBaseUrl(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
 }

@@ -1,0 +1,123 @@
+import { ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
+
+/**
+ * What a voice agent should say or ask next, one short sentence per outcome.
+ *
+ * Every error code of the contract has its hint in the error catalogue (src/domain/errors.ts, next to
+ * its HTTP status); the outcomes below are the tools' own, more specific situations. Each carries the
+ * `code` a tool result reports: the REST error code where one exists, else one of the MCP-only codes
+ * `ambiguous` and `no_slots`. A test fails if an error code or an outcome has no hint.
+ */
+export type ToolCode = ErrorCode | 'ambiguous' | 'no_slots';
+
+interface Outcome<P> {
+  code: ToolCode;
+  hint: (params: P) => string;
+}
+
+const outcome = <P = Record<string, never>>(code: ToolCode, hint: (params: P) => string): Outcome<P> => ({
+  code,
+  hint,
+});
+
+export const TOOL_OUTCOMES = {
+  location_needed: outcome<{ names: string[] }>(
+    'ambiguous',
+    ({ names }) => `This business has ${names.length} locations; ask the caller which one: ${either(names)}.`,
+  ),
+  unknown_location: outcome<{ said: string; names: string[] }>(
+    'not_found',
+    ({ said, names }) => `There is no location called "${said}"; the locations are ${both(names)}.`,
+  ),
+  ambiguous: outcome<{ what: string; said: string; names: string[] }>(
+    'ambiguous',
+    ({ what, said, names }) => `"${said}" could be several ${what}; ask the caller which: ${either(names)}.`,
+  ),
+  unknown_service: outcome<{ said: string; location: string }>(
+    'not_found',
+    ({ said, location }) =>
+      `${location} does not offer "${said}"; call list_services and offer what it has, or ask again.`,
+  ),
+  in_person_only: outcome<{ service: string; phone: string | null }>(
+    'invalid_request',
+    ({ service, phone }) =>
+      `${service} can only be booked in person${phone ? `; the salon's number is ${phone}` : ''}.`,
+  ),
+  unknown_staff: outcome<{ said: string; names: string[] }>(
+    'not_found',
+    ({ said, names }) => `Nobody called "${said}" works here; the team is ${both(names)}.`,
+  ),
+  staff_cannot_do: outcome<{ staff: string; service: string; others: string[] }>(
+    'invalid_request',
+    ({ staff, service, others }) =>
+      others.length > 0
+        ? `${staff} does not do ${service}; offer ${either(others)} instead.`
+        : `${staff} does not do ${service}; offer any available stylist instead.`,
+  ),
+  no_slots: outcome<{ when: string; alternatives: number }>('no_slots', ({ when, alternatives }) =>
+    alternatives > 0
+      ? `Nothing is free ${when}; offer the nearest free times in alternatives.`
+      : `Nothing is free ${when} or in the two weeks after; offer to take a message for the salon.`,
+  ),
+  client_not_found: outcome<{ by: 'phone' | 'email' }>(
+    'not_found',
+    ({ by }) =>
+      `No client has that ${by === 'phone' ? 'phone number' : 'e-mail address'} on file; ask for their first and last name to register them.`,
+  ),
+  bad_contact: outcome<{ field: 'phone' | 'email' }>('invalid_request', ({ field }) =>
+    field === 'phone'
+      ? 'That phone number does not look complete; ask the caller to say it again, digit by digit.'
+      : 'That e-mail address does not look right; ask the caller to spell it again.',
+  ),
+  booking_not_found: outcome<{ reference: string }>(
+    'not_found',
+    ({ reference }) =>
+      `No booking has the reference ${reference}; ask the caller to read it again, or find it with lookup_client.`,
+  ),
+  slot_taken: outcome<{ alternatives: number }>('conflict', ({ alternatives }) =>
+    alternatives > 0
+      ? 'That time has just been taken; apologise and offer the nearest free times in alternatives.'
+      : 'That time has just been taken and nothing else is free nearby; offer another day.',
+  ),
+  late_change: outcome<{ detail: string; phone: string | null }>(
+    'conflict',
+    ({ detail, phone }) =>
+      `${detail} The appointment stays as it is; offer to pass a message to the salon${phone ? ` on ${phone}` : ''}.`,
+  ),
+  not_changeable: outcome<{ status: string }>(
+    'conflict',
+    ({ status }) =>
+      `That booking is ${status.replaceAll('_', ' ')} and can no longer be changed; check the details with the caller.`,
+  ),
+  protection_required: outcome<{ location: string; phone: string | null }>(
+    'booking_protection_required',
+    ({ location, phone }) =>
+      `${location} takes bookings only on its online booking page, which secures a card; offer to send the link${phone ? ` or give its number, ${phone}` : ''}.`,
+  ),
+  rate_limited: outcome<{ seconds: number }>(
+    'rate_limited',
+    ({ seconds }) =>
+      `The booking system is busy; ask the caller to hold, wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again.`,
+  ),
+} as const;
+
+export type ToolOutcome = keyof typeof TOOL_OUTCOMES;
+export type OutcomeParams<K extends ToolOutcome> = Parameters<(typeof TOOL_OUTCOMES)[K]['hint']>[0];
+
+/** The hint of a contract error code (from the error catalogue). */
+export function errorHint(code: ErrorCode): string {
+  return ERROR_CATALOGUE[code].hint;
+}
+
+function both(names: readonly string[]): string {
+  return joined(names, 'and');
+}
+
+function either(names: readonly string[]): string {
+  return joined(names, 'or');
+}
+
+function joined(names: readonly string[], word: string): string {
+  if (names.length <= 1) return names[0] ?? 'none';
+  return `${names.slice(0, -1).join(', ')} ${word} ${names[names.length - 1]}`;
+}

@@ -1,0 +1,153 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
+import type { BookingApi } from './booking-api.ts';
+import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
+
+/** What every tool runs with: the engine, as the organisation of the caller's key. */
+export interface ToolContext {
+  api: BookingApi;
+}
+
+/** A slot as the tools show it: ISO times with the offset, the staff member's name, and how to say it. */
+export const SpokenSlot = z.object({
+  starts_at: z.string().describe("ISO 8601 with the location's offset; pass it to book or reschedule as is."),
+  ends_at: z.string(),
+  staff_id: z.string(),
+  staff_name: z.string(),
+  spoken: z.string().describe('How to say it, e.g. "tomorrow, Tuesday 24 November at 2:30 pm".'),
+});
+export type SpokenSlot = z.infer<typeof SpokenSlot>;
+
+/** The members every tool result has besides its own: ok, and on a conversational failure what to say. */
+const OUTCOME_FIELDS = {
+  ok: z
+    .boolean()
+    .describe('true on success; false for a normal outcome that is not one (see code and hint).'),
+  code: z
+    .string()
+    .optional()
+    .describe('With ok false: the REST error code where one exists, else ambiguous or no_slots.'),
+  hint: z.string().optional().describe('One sentence: what to tell or ask the caller next.'),
+  detail: z.string().optional().describe("The booking system's own message, when it adds something."),
+  choices: z
+    .array(z.string())
+    .optional()
+    .describe('With code ambiguous or not_found: the names to choose from.'),
+  alternatives: z.array(SpokenSlot).optional().describe('Free times near the one asked for.'),
+};
+
+/**
+ * A normal conversational outcome that is not a success (nobody on file, nothing free, the slot was
+ * just taken): the tool answers ok false with its code and hint, not an MCP error.
+ */
+export class ToolFailure extends Error {
+  readonly code: ToolCode;
+  readonly hint: string;
+  readonly extra: { detail?: string; choices?: string[]; alternatives?: SpokenSlot[] };
+
+  constructor(code: ToolCode, hint: string, extra: ToolFailure['extra'] = {}) {
+    super(hint);
+    this.code = code;
+    this.hint = hint;
+    this.extra = extra;
+  }
+}
+
+/** One of the catalogue's outcomes, as the failure a tool throws. */
+export function failure<K extends ToolOutcome>(
+  kind: K,
+  params: OutcomeParams<K>,
+  extra: ToolFailure['extra'] = {},
+): ToolFailure {
+  const entry = TOOL_OUTCOMES[kind] as { code: ToolCode; hint: (p: OutcomeParams<K>) => string };
+  return new ToolFailure(entry.code, entry.hint(params), extra);
+}
+
+/** Fails with one of the catalogue's outcomes. */
+export function fail<K extends ToolOutcome>(
+  kind: K,
+  params: OutcomeParams<K>,
+  extra: ToolFailure['extra'] = {},
+): never {
+  throw failure(kind, params, extra);
+}
+
+/**
+ * A bad argument the agent can fix (not the caller): an MCP error result whose text is the hint and
+ * what was wrong, so the agent corrects the call.
+ */
+export class BadArgument extends Error {
+  readonly param: string;
+
+  constructor(param: string, message: string) {
+    super(message);
+    this.param = param;
+  }
+}
+
+/** The full output schema of a tool: the outcome fields and its own payload (absent when ok is false). */
+export function outputSchema<Shape extends z.ZodRawShape>(payload: Shape) {
+  return z.object({ ...OUTCOME_FIELDS, ...z.object(payload).partial().shape });
+}
+
+/** Error codes a tool reports as ok false (normal in a conversation) rather than as an MCP error. */
+const CONVERSATIONAL: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'not_found',
+  'conflict',
+  'booking_protection_required',
+  'rate_limited',
+]);
+
+/**
+ * Runs a tool's work and turns whatever happens into an MCP result: structuredContent plus the same
+ * JSON as text on success and on conversational failures; isError with the hint as text for bad
+ * arguments, authentication and faults. `onFault` hears of unexpected errors (it must not log
+ * arguments: they hold personal data).
+ */
+export async function toolResult(
+  work: () => Promise<Record<string, unknown>>,
+  onFault: (error: unknown) => void,
+): Promise<CallToolResult> {
+  try {
+    return structured({ ok: true, ...(await work()) });
+  } catch (error) {
+    if (error instanceof ToolFailure) {
+      return structured({ ok: false, code: error.code, hint: error.hint, ...error.extra });
+    }
+    if (error instanceof BadArgument) {
+      return mcpError(`${errorHint('invalid_request')} ${error.param}: ${error.message}`);
+    }
+    if (isAppError(error)) return fromAppError(error);
+    onFault(error);
+    return mcpError(errorHint('server_error'));
+  }
+}
+
+function fromAppError(error: AppError): CallToolResult {
+  if (error.code === 'rate_limited') {
+    const seconds = Number(error.details?.retryAfterSeconds ?? 1);
+    const { code, hint } = TOOL_OUTCOMES.rate_limited;
+    return structured({ ok: false, code, hint: hint({ seconds }) });
+  }
+  if (CONVERSATIONAL.has(error.code)) {
+    return structured({ ok: false, code: error.code, hint: errorHint(error.code), detail: error.message });
+  }
+  if (error.code === 'invalid_request') {
+    return mcpError(`${errorHint('invalid_request')} ${error.message}`);
+  }
+  return mcpError(errorHint(error.code));
+}
+
+function structured(content: Record<string, unknown>): CallToolResult {
+  return { structuredContent: content, content: [{ type: 'text', text: JSON.stringify(content) }] };
+}
+
+function mcpError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** An AppError with this code (and conflict reason), for callers that turn some into outcomes. */
+export function isError(error: unknown, code: ErrorCode, reason?: string): error is AppError {
+  return isAppError(error) && error.code === code && (reason === undefined || error.reason === reason);
+}

@@ -1,0 +1,30 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { ToolContext } from './tool-kit.ts';
+
+/**
+ * One MCP tool: its contract (name, input and output schemas, annotations) and its work. The work
+ * returns the success payload; `ok`, failures and the MCP result shape are added by the server.
+ */
+export interface ToolSpec<
+  In extends z.ZodRawShape = z.ZodRawShape,
+  Out extends z.ZodRawShape = z.ZodRawShape,
+> {
+  name: string;
+  title: string;
+  description: string;
+  input: In;
+  /** The payload of a success (outputSchema adds ok, code, hint and the rest). */
+  output: Out;
+  annotations: ToolAnnotations;
+  run(args: z.infer<z.ZodObject<In>>, context: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
+}
+
+/** Keeps a tool's types while listing it among tools of other shapes. */
+export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
+  spec: ToolSpec<In, Out>,
+): ToolSpec {
+  return spec as unknown as ToolSpec;
+}
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };

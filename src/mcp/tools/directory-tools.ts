@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { localDateAt } from '../../domain/time-format.ts';
+import { placeOf, resolveLocation } from '../resolution.ts';
+import { speakDate, speakDuration, speakPrice, speakTime } from '../speech.ts';
+import { defineTool, READ_ONLY } from '../tool-spec.ts';
+
+const Money = z.object({ amount: z.int(), currency: z.string() });
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+export const listLocationsTool = defineTool({
+  name: 'list_locations',
+  title: 'List locations',
+  description:
+    "The business's locations with address, phone and time zone, and each one's local date, weekday and time " +
+    'now (what "today" and "tomorrow" mean there). Tools take a location by slug or name; with one location it may be left out.',
+  input: {},
+  output: {
+    locations: z.array(
+      z.object({
+        slug: z.string(),
+        name: z.string(),
+        address: z.string().nullable(),
+        phone: z.string().nullable(),
+        phone_spoken: z.string().nullable(),
+        timezone: z.string(),
+        booking_protection: z
+          .boolean()
+          .describe('true: bookings are taken only on its online booking page (book answers so).'),
+        local_now: z.object({ date: z.string(), weekday: z.string(), time: z.string(), spoken: z.string() }),
+      }),
+    ),
+  },
+  annotations: READ_ONLY,
+  async run(_args, { api }) {
+    const now = api.now();
+    const locations = await api.listLocations();
+    return {
+      locations: locations.map((location) => {
+        const place = placeOf(location);
+        const date = localDateAt(now, place.zone);
+        const address = [location.street_address, location.city, location.postal_code].filter(Boolean);
+        return {
+          slug: location.slug,
+          name: location.name,
+          address: address.length > 0 ? address.join(', ') : null,
+          phone: location.phone,
+          phone_spoken: place.phoneSpoken,
+          timezone: location.timezone,
+          booking_protection: location.booking_protection_policy.applies,
+          local_now: {
+            date,
+            weekday: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!,
+            time: speakTime(now, place.zone, place.locale),
+            spoken: `${speakDate(date, place.locale)}, ${speakTime(now, place.zone, place.locale)}`,
+          },
+        };
+      }),
+    };
+  },
+});
+
+export const listServicesTool = defineTool({
+  name: 'list_services',
+  title: 'List services',
+  description:
+    'The services a location offers with duration, price and deposit (also as words to say) and who delivers each. ' +
+    'in_person_only names services that cannot be booked by phone.',
+  input: { location: z.string().optional().describe('Slug or name; optional with a single location.') },
+  output: {
+    location: z.object({ slug: z.string(), name: z.string() }),
+    services: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        category: z.string().nullable(),
+        duration_minutes: z.int(),
+        duration_spoken: z.string(),
+        price: Money,
+        price_spoken: z.string(),
+        deposit: Money.nullable(),
+        deposit_spoken: z.string().nullable(),
+        staff: z.array(z.string()).describe('Names of who delivers it here.'),
+      }),
+    ),
+    in_person_only: z.array(z.string()),
+  },
+  annotations: READ_ONLY,
+  async run(args, { api }) {
+    const place = await resolveLocation(api, args.location);
+    const services = await api.listServices(place.location.slug);
+    const price = (money: { amount: number; currency: string }) =>
+      speakPrice(money.amount, money.currency, place.locale);
+    return {
+      location: { slug: place.location.slug, name: place.location.name },
+      services: services
+        .filter((s) => s.online_bookable)
+        .map((s) => ({
+          id: s.id,
+          name: s.name,
+          category: s.category,
+          duration_minutes: s.duration_minutes,
+          duration_spoken: speakDuration(s.duration_minutes),
+          price: s.price,
+          price_spoken: price(s.price),
+          deposit: s.deposit,
+          deposit_spoken: s.deposit ? price(s.deposit) : null,
+          staff: s.staff.map((member) => member.name),
+        })),
+      in_person_only: services.filter((s) => !s.online_bookable).map((s) => s.name),
+    };
+  },
+});

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+import { buildMcpServer } from '../../src/mcp/build-server.ts';
+import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
+import type { TestApp } from './test-app.ts';
+
+/** The project's own demo catalogue (two London locations, Islington with Booking Protection). */
+export function demoCatalogue(): unknown {
+  return JSON.parse(readFileSync(new URL('../../db/demo-catalogue.json', import.meta.url), 'utf8'));
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tool results are JSON; tests read them freely.
+export type Json = any;
+
+export interface McpHarness {
+  client: Client;
+  /** Calls a tool and returns its structuredContent (failing the test on an MCP error result). */
+  call(name: string, args?: Record<string, unknown>): Promise<Json>;
+  /** Calls a tool and returns the whole result (MCP errors included). */
+  raw(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** How many tools/call requests were made so far. */
+  readonly calls: number;
+  close(): Promise<void>;
+}
+
+/** The SDK's client talking to the tools in this process (in-memory transport), as the key's organisation. */
+export async function connectInProcess(t: TestApp, key: string): Promise<McpHarness> {
+  const faults: unknown[] = [];
+  const server = buildMcpServer({
+    apiFor: async () =>
+      InProcessBookingApi.forToolCall(t.deps, await principalOfKey(t.deps, key), {
+        publicBaseUrl: 'http://localhost:8080',
+      }),
+    onFault: (error) => faults.push(error),
+  });
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(clientSide);
+  return harness(client, async () => {
+    await client.close();
+    await server.close();
+    expect(faults).toEqual([]);
+  });
+}
+
+/** A harness around any connected SDK client. */
+export function harness(client: Client, close: () => Promise<void> = () => client.close()): McpHarness {
+  let calls = 0;
+  const raw = async (name: string, args: Record<string, unknown> = {}) => {
+    calls += 1;
+    return (await client.callTool({ name, arguments: args })) as CallToolResult;
+  };
+  return {
+    client,
+    raw,
+    async call(name, args) {
+      const result = await raw(name, args);
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      // The same JSON is given as text, for hosts that only read text.
+      const text = (result.content[0] as { text: string }).text;
+      expect(JSON.parse(text)).toEqual(result.structuredContent);
+      return result.structuredContent as Json;
+    },
+    get calls() {
+      return calls;
+    },
+    close,
+  };
+}
+
+/** The text of an MCP error result (isError true). */
+export function errorText(result: CallToolResult): string {
+  expect(result.isError).toBe(true);
+  return (result.content[0] as { text: string }).text;
+}
