@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import * as keys from '../data/api-key-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
-import { type ApiKeyScope, generateApiKey, hashApiKey, isWellFormedApiKey } from '../domain/api-key.ts';
+import {
+  type ApiKeyScope,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  scopeAllows,
+} from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
@@ -114,6 +120,26 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
       catalogueVersion: row.catalogue_version,
     },
   };
+}
+
+/** The principal of a presented key, or 401 invalid_api_key (malformed, unknown or revoked). */
+export async function requirePrincipal(db: Db, presented: string, now: number): Promise<Principal> {
+  const principal = await authenticateApiKey(db, presented, now);
+  if (!principal) {
+    throw new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
+  }
+  return principal;
+}
+
+/** 403 insufficient_scope unless the key's scope allows what is `needed`. */
+export function requireScope(principal: Principal, needed: ApiKeyScope): void {
+  if (!scopeAllows(principal.scope, needed)) {
+    throw new AppError(
+      'insufficient_scope',
+      `This key has scope ${principal.scope}; ${needed} is needed.`,
+      'Authorization',
+    );
+  }
 }
 
 function toSummary(row: keys.ApiKeyRow): ApiKeySummary {

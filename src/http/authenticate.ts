@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateApiKey, type Principal } from '../app/api-key-service.ts';
+import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
-import { type ApiKeyScope, scopeAllows } from '../domain/api-key.ts';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 
 declare module 'fastify' {
@@ -37,13 +37,13 @@ export function createKeyResolver(deps: AppDeps) {
         'Too many failed authentication attempts from this address; wait and retry.',
       );
     }
-    const principal = await resolvePrincipal(deps, request.headers.authorization, now);
-    if (principal instanceof AppError) {
+    try {
+      request.principal = await principalOfHeader(deps, request.headers.authorization, now);
+      return request.principal;
+    } catch (error) {
       limiter.hit(failureKey, deps.limits.failedAuthPerMinute, now);
-      throw principal;
+      throw error;
     }
-    request.principal = principal;
-    return principal;
   };
 }
 
@@ -74,35 +74,21 @@ export function createAuthenticator(deps: AppDeps) {
       );
     }
 
-    const needed = scopeNeededFor(request.method);
-    if (!scopeAllows(principal.scope, needed)) {
-      throw new AppError(
-        'insufficient_scope',
-        `This key has scope ${principal.scope}; ${needed} is needed.`,
-        'Authorization',
-      );
-    }
+    requireScope(principal, scopeNeededFor(request.method));
   };
 }
 
-async function resolvePrincipal(
-  deps: AppDeps,
-  header: string | undefined,
-  now: number,
-): Promise<Principal | AppError> {
+/** 401 missing_api_key without the header; invalid_api_key for anything but a valid Bearer key. */
+async function principalOfHeader(deps: AppDeps, header: string | undefined, now: number): Promise<Principal> {
   if (header === undefined) {
-    return new AppError(
+    throw new AppError(
       'missing_api_key',
       'Send the header Authorization: Bearer <API key>.',
       'Authorization',
     );
   }
   const match = /^Bearer +(\S+) *$/i.exec(header);
-  const principal = match ? await authenticateApiKey(deps.db, match[1]!, now) : null;
-  return (
-    principal ??
-    new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization')
-  );
+  return requirePrincipal(deps.db, match?.[1] ?? '', now);
 }
 
 function secondsUntil(epochMs: number, now: number): number {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { authenticateApiKey, type Principal } from '../app/api-key-service.ts';
+import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import { getAvailability } from '../app/availability-service.ts';
 import { cancelBooking, rescheduleBooking } from '../app/booking-changes.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
@@ -13,7 +13,7 @@ import {
   requireLocation,
 } from '../app/directory-service.ts';
 import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
-import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Page } from '../domain/catalogue.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createBookingIdempotently } from '../http/create-booking.ts';
@@ -207,13 +207,7 @@ export class InProcessBookingApi implements BookingApi {
 
   /** The organisation id, once the key's scope is known to allow `needed` (else 403). */
   #allowed(needed: ApiKeyScope): string {
-    if (!scopeAllows(this.#principal.scope, needed)) {
-      throw new AppError(
-        'insufficient_scope',
-        `This key has scope ${this.#principal.scope}; ${needed} is needed.`,
-        'Authorization',
-      );
-    }
+    requireScope(this.#principal, needed);
     return this.#principal.organisation.id;
   }
 
@@ -234,13 +228,7 @@ export async function principalOfKey(deps: AppDeps, key: string | undefined): Pr
       'Authorization',
     );
   }
-  const principal = isWellFormedApiKey(key)
-    ? await authenticateApiKey(deps.db, key, deps.clock.nowMs())
-    : null;
-  if (!principal) {
-    throw new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
-  }
-  return principal;
+  return requirePrincipal(deps.db, key, deps.clock.nowMs());
 }
 
 const PAGE_SIZE = 100;

@@ -23,7 +23,7 @@ const BRITISH_SUFFIXES: readonly (readonly [string, string])[] = [
 
 /**
  * The words of a name for comparison: accents dropped ("Chloé" → "chloe"), lower case, "&" read as
- * "and", punctuation and hyphens as spaces, a few American spellings made British and plurals made
+ * "and", punctuation and hyphens as spaces, filler words ("a", "the", "please") dropped, a few American spellings made British and plurals made
  * singular. The same normalisation is applied to the query and to every name, so it only has to be
  * consistent, not linguistically perfect ("series" → "sery" is fine: both sides say "sery").
  */
@@ -34,9 +34,12 @@ export function normaliseForMatching(text: string): string[] {
     .toLowerCase()
     .replace(/&/g, ' and ')
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== '')
+    .filter((word) => word !== '' && !FILLER_WORDS.has(word))
     .map(normaliseWord);
 }
+
+/** Words a caller wraps a name in ("a cut", "my usual colour, please") that never tell names apart. */
+const FILLER_WORDS: ReadonlySet<string> = new Set(['a', 'an', 'the', 'my', 'some', 'please', 'just']);
 
 /**
  * Spelling runs again after the singular, so that plurals the list does not name directly

@@ -13,6 +13,12 @@ describe('normaliseForMatching', () => {
     expect(normaliseForMatching('')).toEqual([]);
   });
 
+  it('drops the filler words a caller wraps a name in', () => {
+    expect(normaliseForMatching('a cut, please')).toEqual(['cut']);
+    expect(normaliseForMatching('just my usual colour')).toEqual(['usual', 'colour']);
+    expect(normaliseForMatching('The Barber Shop')).toEqual(['barber', 'shop']);
+  });
+
   it('makes plurals singular, lightly', () => {
     expect(normaliseForMatching('nails lashes brushes beaches waxes glasses')).toEqual([
       'nail',

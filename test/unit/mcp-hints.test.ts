@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/domain/errors.ts';
+import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolOutcome } from '../../src/mcp/hints.ts';
+
+/** Sample parameters for every outcome: a new outcome without one here fails the test below. */
+const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
+  location_needed: [{ names: ['Camden', 'Islington'] }],
+  unknown_location: [{ said: 'Hackney', names: ['Camden', 'Islington'] }],
+  ambiguous: [{ what: 'services', said: 'colour', names: ['Full colour', 'Colour consultation'] }],
+  unknown_service: [{ said: 'perm', location: 'Northside Camden' }],
+  in_person_only: [
+    { service: 'Colour consultation', phone: '0 2 0, 7 4 8 5, 0 0 0 0' },
+    { service: 'Colour consultation', phone: null },
+  ],
+  unknown_staff: [{ said: 'Zed', names: ['Amara Okafor', 'Ben Carter'] }],
+  staff_cannot_do: [
+    { staff: 'Amara Okafor', service: 'Beard trim', others: ['Ben Carter'] },
+    { staff: 'Amara Okafor', service: 'Beard trim', others: [] },
+  ],
+  no_slots: [
+    { when: 'on Friday 25 December', alternatives: 5 },
+    { when: 'on Friday 25 December', alternatives: 0 },
+  ],
+  client_not_found: [{ by: 'phone' }, { by: 'email' }],
+  bad_contact: [{ field: 'phone' }, { field: 'email' }],
+  booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
+  slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
+  late_change: [
+    { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: '0 2 0' },
+    { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: null },
+  ],
+  not_changeable: [{ status: 'no_show' }],
+  protection_required: [
+    { location: 'Northside Islington', phone: null },
+    { location: 'Northside Islington', phone: '0 2 0' },
+  ],
+  rate_limited: [{ seconds: 1 }, { seconds: 42 }],
+};
+
+function expectSpeakable(hint: string, label: string): void {
+  expect(hint.length, label).toBeGreaterThan(15);
+  expect(hint.length, label).toBeLessThanOrEqual(200);
+  expect(hint, label).toMatch(/^[A-Z"]/);
+  expect(hint, label).toMatch(/\.$/);
+  expect(hint, label).not.toMatch(/undefined|null|\[object/);
+}
+
+describe('hints', () => {
+  it('gives every error code of the contract one short sentence', () => {
+    for (const code of ERROR_CODES) expectSpeakable(errorHint(code), code);
+  });
+
+  it('gives every tool outcome one short sentence for every kind of parameter', () => {
+    for (const kind of Object.keys(TOOL_OUTCOMES) as ToolOutcome[]) {
+      const samples = SAMPLES[kind];
+      expect(samples.length, kind).toBeGreaterThan(0);
+      for (const params of samples) {
+        expectSpeakable((TOOL_OUTCOMES[kind].hint as (p: typeof params) => string)(params), kind);
+      }
+    }
+  });
+
+  it('reports each outcome under a REST error code, or one of the two MCP-only codes', () => {
+    const allowed = new Set<string>([...ERROR_CODES, 'ambiguous', 'no_slots']);
+    for (const [kind, outcome] of Object.entries(TOOL_OUTCOMES))
+      expect(allowed.has(outcome.code), kind).toBe(true);
+  });
+
+  it('says how long to wait when rate limited', () => {
+    expect(TOOL_OUTCOMES.rate_limited.hint({ seconds: 42 })).toMatch(/wait 42 seconds/);
+    expect(TOOL_OUTCOMES.rate_limited.hint({ seconds: 1 })).toMatch(/wait 1 second,/);
+  });
+});
