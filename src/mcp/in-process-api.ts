@@ -53,6 +53,7 @@ export class InProcessBookingApi implements BookingApi {
   readonly #deps: AppDeps;
   readonly #principal: Principal;
   readonly #options: InProcessOptions;
+  readonly #listings = new Map<string, Promise<unknown>>();
 
   private constructor(deps: AppDeps, principal: Principal, options: InProcessOptions) {
     this.#deps = deps;
@@ -89,23 +90,33 @@ export class InProcessBookingApi implements BookingApi {
     return this.#deps.clock.nowMs();
   }
 
-  async listLocations(): Promise<Location[]> {
-    const locations = await allPages((page) => listLocations(this.#deps.db, this.#allowed('read'), page));
-    return locations.map(presentLocation);
+  listLocations(): Promise<Location[]> {
+    return this.#once('locations', async () => {
+      const locations = await allPages((page) => listLocations(this.#deps.db, this.#allowed('read'), page));
+      return locations.map(presentLocation);
+    });
   }
 
-  async listServices(locationSlug: string): Promise<Service[]> {
-    const organisationId = this.#allowed('read');
-    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
-    const services = await allPages((page) => listServicesAt(this.#deps.db, organisationId, location, page));
-    return services.map((s) => presentService(s, this.#principal.organisation.currency));
+  listServices(locationSlug: string): Promise<Service[]> {
+    return this.#once(`services:${locationSlug}`, async () => {
+      const organisationId = this.#allowed('read');
+      const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+      const services = await allPages((page) =>
+        listServicesAt(this.#deps.db, organisationId, location, page),
+      );
+      return services.map((s) => presentService(s, this.#principal.organisation.currency));
+    });
   }
 
-  async listStaff(locationSlug: string): Promise<Staff[]> {
-    const organisationId = this.#allowed('read');
-    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
-    const staff = await allPages((page) => listStaffWorkingAt(this.#deps.db, organisationId, location, page));
-    return staff.map(presentStaff);
+  listStaff(locationSlug: string): Promise<Staff[]> {
+    return this.#once(`staff:${locationSlug}`, async () => {
+      const organisationId = this.#allowed('read');
+      const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+      const staff = await allPages((page) =>
+        listStaffWorkingAt(this.#deps.db, organisationId, location, page),
+      );
+      return staff.map(presentStaff);
+    });
   }
 
   async availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability> {
@@ -203,6 +214,19 @@ export class InProcessBookingApi implements BookingApi {
   async cancelBooking(reference: string, reason?: string): Promise<Cancellation> {
     const result = await cancelBooking(this.#deps.db, this.#changer(), reference, reason, this.now());
     return presentCancellation(result.booking, result.depositRefunded);
+  }
+
+  /**
+   * A catalogue listing read once per tool call: a tool resolves names against it and then names
+   * what it found, and an instance lives for one call, so nothing stale outlives it.
+   */
+  #once<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let listing = this.#listings.get(key) as Promise<T> | undefined;
+    if (!listing) {
+      listing = load();
+      this.#listings.set(key, listing);
+    }
+    return listing;
   }
 
   /** The organisation id, once the key's scope is known to allow `needed` (else 403). */

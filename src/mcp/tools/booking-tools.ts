@@ -232,9 +232,9 @@ export const rescheduleTool = defineTool({
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
     const place = await placeOfSlug(api, booking.location_slug);
-    const services = (await api.listServices(place.location.slug)).filter((s) =>
-      booking.service_ids.includes(s.id),
-    );
+    // In the booking's order: availability takes the services back to back as listed.
+    const offered = await api.listServices(place.location.slug);
+    const services = booking.service_ids.flatMap((id) => offered.filter((s) => s.id === id));
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = resolveStart(args.starts_at, place.zone);
     let moved: Booking;

@@ -1,0 +1,211 @@
+import { rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import Database from 'better-sqlite3';
+import { createApiKey } from '../../src/app/api-key-service.ts';
+import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { REPO_ROOT } from './cli.ts';
+import { demoCatalogue, harness, type McpHarness } from './mcp-harness.ts';
+import { createTempDatabase } from './temp-database.ts';
+import { startTestApp, type TestApp } from './test-app.ts';
+
+/**
+ * Real MCP transports for end-to-end tests: the test app listening on a real port (Streamable HTTP at
+ * /mcp, SSE at /sse), and the `booking mcp` command spawned as a child process (stdio), each driven by
+ * the SDK's own client.
+ */
+
+const CLIENT_INFO = { name: 'e2e-agent', version: '1.0.0' };
+
+/** A harness that also collects the client's transport and protocol errors (e.g. a stray stdout line). */
+export interface ConnectedClient extends McpHarness {
+  errors: Error[];
+}
+
+function track(client: Client, close: () => Promise<void>): ConnectedClient {
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error);
+  return Object.assign(harness(client, close), { errors });
+}
+
+export interface ListeningApp {
+  t: TestApp;
+  /** e.g. http://127.0.0.1:40123 */
+  origin: string;
+  port: number;
+}
+
+/** The demo catalogue's app on a real loopback port, its clock near the real now. */
+export async function startListeningApp(): Promise<ListeningApp> {
+  const t = await startTestApp({
+    catalogues: [demoCatalogue()],
+    now: new Date().toISOString(),
+    limits: { requestsPerMinute: 100_000 },
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('not listening on a port');
+  return { t, origin: `http://127.0.0.1:${address.port}`, port: address.port };
+}
+
+/** The SDK's client over Streamable HTTP (POST /mcp), with the key as a Bearer token. */
+export async function connectStreamableHttp(origin: string, key: string): Promise<ConnectedClient> {
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', origin), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+  const client = new Client(CLIENT_INFO);
+  await client.connect(transport);
+  return track(client, () => client.close());
+}
+
+/** The SDK's client over the legacy SSE transport; `messagesUrl()` is the endpoint the server announced. */
+export async function connectSse(
+  origin: string,
+  key: string,
+): Promise<ConnectedClient & { messagesUrl(): URL }> {
+  const Authorization = `Bearer ${key}`;
+  let messagesUrl: URL | undefined;
+  // Sees every request of the transport: the stream's GET and the POSTs to the announced endpoint.
+  const recordingFetch: typeof fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.pathname === '/messages') messagesUrl = url;
+    return fetch(input, init);
+  };
+  const transport = new SSEClientTransport(new URL('/sse', origin), {
+    // The SDK sends requestInit's headers with the stream's GET as well as with the POSTs.
+    requestInit: { headers: { Authorization } },
+    fetch: recordingFetch,
+  });
+  const client = new Client(CLIENT_INFO);
+  await client.connect(transport);
+  return Object.assign(
+    track(client, () => client.close()),
+    {
+      messagesUrl() {
+        if (!messagesUrl) throw new Error('the client has not posted to /messages yet');
+        return messagesUrl;
+      },
+    },
+  );
+}
+
+/** A request through node:http, which (unlike fetch) lets the test set the Host header. */
+export function rawPost(
+  origin: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      new URL(path, origin),
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(payload)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export interface ChildDatabase {
+  /** DATABASE_URL for the child process. */
+  url: string;
+  file: string;
+  keys: { read: string; readWrite: string };
+  /** Rows of the bookings table, read with a fresh read-only connection. */
+  bookings(): { reference: string; status: string; starts_at: number }[];
+  dispose(): void;
+}
+
+/** A migrated SQLite file with the demo catalogue and two keys of northside-hair, closed for a child. */
+export async function createChildDatabase(): Promise<ChildDatabase> {
+  const database = await createTempDatabase();
+  const now = Date.now();
+  await importCatalogue(database.db, demoCatalogue(), now);
+  const keyOf = async (scope: 'read' | 'read_write') =>
+    (
+      await createApiKey(
+        database.db,
+        { organisationSlug: 'northside-hair', label: `e2e ${scope}`, scope, rateLimitPerMinute: null },
+        now,
+      )
+    ).key;
+  const keys = { read: await keyOf('read'), readWrite: await keyOf('read_write') };
+  await database.close();
+  return {
+    url: database.url,
+    file: database.file,
+    keys,
+    bookings: () => readBookings(database.file),
+    dispose: () => rmSync(database.dir, { recursive: true, force: true }),
+  };
+}
+
+export function readBookings(file: string): { reference: string; status: string; starts_at: number }[] {
+  const sqlite = new Database(file, { readonly: true });
+  try {
+    return sqlite.prepare('SELECT reference, status, starts_at FROM bookings ORDER BY starts_at').all() as {
+      reference: string;
+      status: string;
+      starts_at: number;
+    }[];
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** The SDK's client driving a spawned `booking mcp <args>` over its stdin and stdout. */
+export async function connectStdio(
+  args: string[],
+  env: Record<string, string>,
+): Promise<ConnectedClient & { stderr(): string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['bin/booking.js', 'mcp', ...args],
+    // Only what the command needs (the SDK adds its short list of safe variables such as HOME).
+    env: { PATH: process.env.PATH ?? '', ...env },
+    cwd: REPO_ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  (transport.stderr as Readable).on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client(CLIENT_INFO);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await transport.close();
+    throw new Error(`booking mcp did not start: ${String(error)}\n${stderr}`);
+  }
+  return Object.assign(
+    track(client, () => client.close()),
+    { stderr: () => stderr },
+  );
+}
