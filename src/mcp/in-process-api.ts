@@ -14,7 +14,7 @@ import {
 } from '../app/directory-service.ts';
 import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
-import type { Page } from '../domain/catalogue.ts';
+import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createBookingIdempotently } from '../http/create-booking.ts';
 import { presentAvailability } from '../http/resources/availability.ts';
@@ -98,9 +98,7 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   listServices(locationSlug: string): Promise<Service[]> {
-    return this.#once(`services:${locationSlug}`, async () => {
-      const organisationId = this.#allowed('read');
-      const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+    return this.#listedAt('services', locationSlug, async (organisationId, location) => {
       const services = await allPages((page) =>
         listServicesAt(this.#deps.db, organisationId, location, page),
       );
@@ -109,9 +107,7 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   listStaff(locationSlug: string): Promise<Staff[]> {
-    return this.#once(`staff:${locationSlug}`, async () => {
-      const organisationId = this.#allowed('read');
-      const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
+    return this.#listedAt('staff', locationSlug, async (organisationId, location) => {
       const staff = await allPages((page) =>
         listStaffWorkingAt(this.#deps.db, organisationId, location, page),
       );
@@ -227,6 +223,18 @@ export class InProcessBookingApi implements BookingApi {
       this.#listings.set(key, listing);
     }
     return listing;
+  }
+
+  /** A listing of one location (404 for an unknown slug), read once per tool call. */
+  #listedAt<T>(
+    listing: string,
+    locationSlug: string,
+    load: (organisationId: string, location: LocationRecord) => Promise<T>,
+  ): Promise<T> {
+    return this.#once(`${listing}:${locationSlug}`, async () => {
+      const organisationId = this.#allowed('read');
+      return load(organisationId, await requireLocation(this.#deps.db, organisationId, locationSlug));
+    });
   }
 
   /** The organisation id, once the key's scope is known to allow `needed` (else 403). */

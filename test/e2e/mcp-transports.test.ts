@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { errorText, type Json, type McpHarness } from '../helpers/mcp-harness.ts';
+import { errorText, type Json, type McpHarness, TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import {
   type ChildDatabase,
   type ConnectedClient,
@@ -26,17 +26,6 @@ import {
  * app's REST API. The spawned commands use the system clock, so slots are taken from find_slots for
  * "next tuesday" at Camden (Amara and Ben both work there on Tuesdays) and booked as returned.
  */
-const TOOL_NAMES = [
-  'list_locations',
-  'list_services',
-  'find_slots',
-  'lookup_client',
-  'register_client',
-  'book',
-  'get_booking',
-  'reschedule',
-  'cancel',
-];
 const SLOT_QUERY = { location: 'camden', services: 'cut', date: 'next tuesday' };
 const CALLER = { first_name: 'Sam', last_name: 'Lee', phone: '07911 123457' };
 /** Every way the caller's phone number could appear in a log line. */

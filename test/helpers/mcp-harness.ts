@@ -12,6 +12,19 @@ export function demoCatalogue(): unknown {
   return JSON.parse(readFileSync(new URL('../../db/demo-catalogue.json', import.meta.url), 'utf8'));
 }
 
+/** The tools a client must see, in order (the contract of design.md section 7). */
+export const TOOL_NAMES = [
+  'list_locations',
+  'list_services',
+  'find_slots',
+  'lookup_client',
+  'register_client',
+  'book',
+  'get_booking',
+  'reschedule',
+  'cancel',
+];
+
 // biome-ignore lint/suspicious/noExplicitAny: tool results are JSON; tests read them freely.
 export type Json = any;
 

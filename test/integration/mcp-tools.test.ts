@@ -9,6 +9,7 @@ import {
   errorText,
   type Json,
   type McpHarness,
+  TOOL_NAMES,
 } from '../helpers/mcp-harness.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 
@@ -36,17 +37,7 @@ const localTime = (iso: string) => iso.slice(11, 16);
 describe('tools/list', () => {
   it('lists every tool with input and output schemas and truthful annotations', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'list_locations',
-      'list_services',
-      'find_slots',
-      'lookup_client',
-      'register_client',
-      'book',
-      'get_booking',
-      'reschedule',
-      'cancel',
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     expect(tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     for (const tool of tools) {
