@@ -79,6 +79,11 @@ export const TOOL_OUTCOMES = {
       ? 'That time has just been taken; apologise and offer the nearest free times in alternatives.'
       : 'That time has just been taken and nothing else is free nearby; offer another day.',
   ),
+  time_passed: outcome<{ alternatives: number }>('conflict', ({ alternatives }) =>
+    alternatives > 0
+      ? 'That time has already passed; offer the nearest free times in alternatives.'
+      : 'That time has already passed and nothing is free soon; offer another day.',
+  ),
   late_change: outcome<{ detail: string; phone: string | null }>(
     'conflict',
     ({ detail, phone }) =>

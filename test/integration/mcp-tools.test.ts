@@ -328,6 +328,18 @@ describe('book', () => {
     expect(new Set(result.alternatives.map((s: Json) => s.staff_name))).toEqual(new Set(['Ben Carter']));
   });
 
+  it('says a time has passed rather than that it was taken', async () => {
+    const result = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-23T08:00:00+00:00',
+      client: NEW_CALLER,
+    });
+    expect(result).toMatchObject({ ok: false, code: 'conflict' });
+    expect(result.hint).toBe('That time has already passed; offer the nearest free times in alternatives.');
+    expect(result.alternatives[0].starts_at).toBe('2026-11-23T10:00:00+00:00');
+  });
+
   it('refuses a protected location with what to tell the caller', async () => {
     const slots = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
     expect(slots.ok).toBe(true);

@@ -25,6 +25,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   bad_contact: [{ field: 'phone' }, { field: 'email' }],
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
+  time_passed: [{ alternatives: 3 }, { alternatives: 0 }],
   late_change: [
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: '0 2 0' },
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: null },

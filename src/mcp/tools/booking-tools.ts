@@ -141,11 +141,8 @@ async function explainRefusal(
 ): Promise<unknown> {
   if (isError(error, 'conflict', 'slot_unavailable')) {
     const alternatives = await alternativesNear(api, place, services, startsAt, staffId);
-    return failure(
-      'slot_taken',
-      { alternatives: alternatives.length },
-      { alternatives, detail: error.message },
-    );
+    const kind = Date.parse(startsAt) <= api.now() ? 'time_passed' : 'slot_taken';
+    return failure(kind, { alternatives: alternatives.length }, { alternatives, detail: error.message });
   }
   if (isError(error, 'conflict', 'late_change')) {
     return failure('late_change', { detail: error.message, phone: place.phoneSpoken });

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# End to end with a client written by others: the MCP Inspector CLI lists the tools and calls find_slots
+# and book against `booking mcp` (stdio) and `booking serve` (Streamable HTTP at /mcp).
+#
+# The inspector needs Node >= 22.19 and the project runs on Node 20 (better-sqlite3 is compiled for it),
+# so the inspector and a Node 22 (the npm package "node") live in their own small npm project,
+# test/e2e/inspector, installed here with `npm ci` when it is missing or older than its lock file. Node 22
+# is never put on PATH: it runs the inspector only, and the servers run on the system's node.
+#
+# Usage, from anywhere: bash test/e2e/mcp-inspector.sh   (run by `npm test` after vitest)
+set -euo pipefail
+umask 077
+
+# The system's node, captured before anything could put another one first.
+NODE20=$(command -v node)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT"
+
+INSPECTOR_DIR=$ROOT/test/e2e/inspector
+NODE22=$INSPECTOR_DIR/node_modules/.bin/node
+INSPECTOR_JS=$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
+TOOLS=(list_locations list_services find_slots lookup_client register_client book get_booking reschedule cancel)
+PHONE='07911 123457'
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/booking-mcp-inspector.XXXXXX")
+SERVER_PID=''
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    for _ in {1..50}; do
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Keys and the test phone number never reach the output, whatever a failing step printed.
+redact() {
+  sed -E -e 's/bk_[0-9A-Za-z]{40}/bk_[redacted]/g' \
+    -e 's/(\+[ -]?4[ -]?4[ -]?|0[ -]?)7[ -]?9[ -]?1[ -]?1[ -]?1[ -]?2[ -]?3[ -]?4[ -]?5[ -]?7/[phone redacted]/g'
+}
+
+# fail <message> [file...]: says what failed, shows each non-empty file (redacted), exits 1.
+fail() {
+  local message=$1 file
+  shift
+  printf 'FAIL %s\n' "$message" >&2
+  for file in "$@"; do
+    [[ -s $file ]] || continue
+    printf -- '--- %s:\n' "${file#"$TMP"/}" >&2
+    redact <"$file" >"$file.shown"
+    if (($(wc -c <"$file.shown") <= 8000)); then
+      cat "$file.shown" >&2
+    else
+      { head -c 4000 "$file.shown" && printf '\n[...]\n' && tail -c 4000 "$file.shown"; } >&2
+    fi
+    printf '\n' >&2
+  done
+  exit 1
+}
+
+# --- The inspector's own npm project -------------------------------------------------------------------
+if [[ ! -d $INSPECTOR_DIR/node_modules || $INSPECTOR_DIR/package-lock.json -nt $INSPECTOR_DIR/node_modules ||
+  ! -x $NODE22 || ! -f $INSPECTOR_JS ]]; then
+  started=$SECONDS
+  # npm exports its settings to the scripts it runs (npm test) as npm_config_*; a nested npm in a project
+  # refuses allow-scripts given that way, and reads the npmrc files itself anyway.
+  if ! (cd "$INSPECTOR_DIR" && env -u npm_config_allow_scripts -u NPM_CONFIG_ALLOW_SCRIPTS \
+    npm ci --no-audit --no-fund) >"$TMP/npm-ci.log" 2>&1; then
+    fail 'npm ci in test/e2e/inspector' "$TMP/npm-ci.log"
+  fi
+  [[ -x $NODE22 && -f $INSPECTOR_JS ]] ||
+    fail "npm ci in test/e2e/inspector left no $NODE22 or no inspector CLI" "$TMP/npm-ci.log"
+  echo "PASS install: npm ci in test/e2e/inspector ($((SECONDS - started)) s)"
+fi
+node22_version=$("$NODE22" --version) || fail "$NODE22 does not run"
+node20_version=$("$NODE20" --version)
+[[ $node22_version == v22.* ]] || fail "test/e2e/inspector's node is $node22_version, not 22"
+[[ $("$NODE20" -p 'process.versions.modules') != $("$NODE22" -p 'process.versions.modules') ]] ||
+  fail "the system's node ($NODE20) is the inspector's Node 22"
+
+# inspector <output file> <arguments...>: the inspector's CLI, one JSON object on stdout. HOME and its
+# stores point into the temporary directory (it keeps a catalog and storage under ~/.mcp-inspector), and
+# secrets stay in memory (no OS keychain).
+inspector() {
+  local out=$1
+  shift
+  env -u MCP_INSPECTOR_SECRET_FILE -u MCP_INSPECTOR_OAUTH_STATE_PATH \
+    HOME="$TMP/home" MCP_CATALOG_PATH="$TMP/home/mcp.json" MCP_CLIENT_CONFIG_PATH="$TMP/home/client.json" \
+    MCP_STORAGE_DIR="$TMP/home/storage" MCP_INSPECTOR_SECRET_STORE=memory \
+    timeout -k 5 90 "$NODE22" "$INSPECTOR_JS" --cli --format json --connect-timeout 30000 "$@" \
+    >"$out" 2>"$out.stderr" </dev/null
+}
+
+# Reads the inspector's JSON output. check tools <file> <name...> | slot <file> <index> | booking <file>
+# prints the number of tools, the slot's starts_at (and the slot count) or the booking reference.
+read -r -d '' CHECK_JS <<'JS' || true
+const fs = require('node:fs');
+const [what, file, ...rest] = process.argv.slice(1);
+const die = (message) => {
+  console.error(message);
+  process.exit(1);
+};
+let doc;
+try {
+  doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+} catch (error) {
+  die(`the inspector's output is not JSON: ${error.message}`);
+}
+const result = doc?.result;
+if (!result) die(`the inspector's output has no result${doc?.error ? `: ${JSON.stringify(doc.error)}` : ''}`);
+if (what === 'tools') {
+  const names = (result.tools ?? []).map((tool) => tool.name);
+  const missing = rest.filter((name) => !names.includes(name));
+  if (missing.length > 0) die(`tools/list lacks ${missing.join(', ')} (it lists ${names.join(', ') || 'nothing'})`);
+  console.log(names.length);
+  process.exit(0);
+}
+if (result.isError) die('the tool answered with isError true');
+const answer = result.structuredContent;
+if (answer?.ok !== true) die(`structuredContent.ok is not true (code: ${answer?.code}, hint: ${answer?.hint})`);
+if (what === 'slot') {
+  const slots = answer.slots;
+  if (!Array.isArray(slots) || slots.length === 0) die('find_slots returned no slot');
+  const slot = slots[Number(rest[0])];
+  if (typeof slot?.starts_at !== 'string') die(`find_slots returned no slot ${rest[0]} with a starts_at`);
+  console.log(`${slot.starts_at} ${slots.length}`);
+} else if (what === 'booking') {
+  const reference = answer.booking?.reference;
+  if (typeof reference !== 'string' || !/^NHC-[A-Z0-9]{6}$/.test(reference)) {
+    die(`the booking reference ${JSON.stringify(reference)} does not match ^NHC-[A-Z0-9]{6}$`);
+  }
+  console.log(reference);
+} else {
+  die(`check: unknown ${what}`);
+}
+JS
+
+# call <label> <output file> <check> [check arguments] -- <inspector arguments...>: runs the inspector,
+# checks its output and prints what the check printed; any failure ends the script with the output.
+call() {
+  local label=$1 out=$2 what=$3 status=0 value
+  shift 3
+  local checks=()
+  while [[ $1 != -- ]]; do
+    checks+=("$1")
+    shift
+  done
+  shift
+  inspector "$out" "$@" || status=$?
+  ((status == 0)) || fail "$label: the inspector exited with status $status" "$out" "$out.stderr"
+  value=$("$NODE20" -e "$CHECK_JS" "$what" "$out" "${checks[@]}" 2>"$out.check") ||
+    fail "$label: $(redact <"$out.check")" "$out" "$out.stderr"
+  printf '%s\n' "$value"
+}
+
+# --- A fresh database with the demo catalogue and a read_write key ------------------------------------
+export DATABASE_URL="sqlite:$TMP/booking.sqlite"
+mkdir -p "$TMP/home"
+"$NODE20" bin/booking.js import db/demo-catalogue.json >"$TMP/import.out" 2>&1 ||
+  fail 'booking import db/demo-catalogue.json' "$TMP/import.out"
+"$NODE20" bin/booking.js keys create --org northside-hair --label 'MCP Inspector e2e' --scope read_write --json \
+  >"$TMP/key.json" 2>"$TMP/key.err" || fail 'booking keys create' "$TMP/key.err"
+KEY=$("$NODE20" -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(0, "utf8")).key)' \
+  <"$TMP/key.json") || fail 'reading the key from booking keys create --json' "$TMP/key.json"
+[[ $KEY =~ ^bk_[0-9A-Za-z]{40}$ ]] || fail 'booking keys create --json printed no key in the expected format'
+echo "PASS setup: fresh database, demo catalogue imported, read_write key created" \
+  "(inspector on node $node22_version, servers on node $node20_version)"
+
+client_json() {
+  printf '{"first_name":"Ina","last_name":"Inspector","phone":"%s"}' "$PHONE"
+}
+
+# --- stdio: the inspector starts `booking mcp` itself ------------------------------------------------
+STDIO=("$NODE20" "$ROOT/bin/booking.js" mcp --cwd "$ROOT" -e "DATABASE_URL=$DATABASE_URL" -e "BOOKING_API_KEY=$KEY")
+
+count=$(call 'stdio tools/list' "$TMP/stdio-tools.json" tools "${TOOLS[@]}" -- "${STDIO[@]}" --method tools/list)
+echo "PASS stdio tools/list: $count tools, all ${#TOOLS[@]} expected ones among them"
+
+slot=$(call 'stdio find_slots' "$TMP/stdio-slots.json" slot 0 -- "${STDIO[@]}" \
+  --method tools/call --tool-name find_slots --tool-arg location=camden services=cut 'date=next tuesday')
+read -r starts_at slots <<<"$slot"
+echo "PASS stdio find_slots (camden, cut, next tuesday): $slots slots, the first at $starts_at"
+
+stdio_reference=$(call 'stdio book' "$TMP/stdio-book.json" booking -- "${STDIO[@]}" \
+  --method tools/call --tool-name book \
+  --tool-arg location=camden services=cut "starts_at=$starts_at" "client=$(client_json)")
+echo "PASS stdio book ($starts_at): booking $stdio_reference"
+
+# --- Streamable HTTP: `booking serve` on a free port ----------------------------------------------------
+"$NODE20" bin/booking.js serve --port 0 --host 127.0.0.1 >"$TMP/serve.out" 2>"$TMP/serve.err" </dev/null &
+SERVER_PID=$!
+url=''
+deadline=$((SECONDS + 30))
+while :; do
+  url=$(sed -n 's/^listening on \(http[^ ]*\).*$/\1/p' "$TMP/serve.out" | head -n 1)
+  [[ -z $url ]] || break
+  kill -0 "$SERVER_PID" 2>/dev/null ||
+    fail 'booking serve exited before it was listening' "$TMP/serve.out" "$TMP/serve.err"
+  ((SECONDS < deadline)) ||
+    fail "booking serve printed no 'listening on <url>' within 30 s" "$TMP/serve.out" "$TMP/serve.err"
+  sleep 0.1
+done
+echo "PASS http: booking serve listening on $url"
+# --stored-auth-only: a refused key fails at once instead of the inspector starting an OAuth login.
+HTTP=(--transport http --server-url "$url/mcp" --header "Authorization: Bearer $KEY" --stored-auth-only)
+
+count=$(call 'http tools/list' "$TMP/http-tools.json" tools "${TOOLS[@]}" -- "${HTTP[@]}" --method tools/list)
+echo "PASS http tools/list: $count tools, all ${#TOOLS[@]} expected ones among them"
+
+# Another day than over stdio, so this books another slot (book is idempotent: the same request would
+# answer with the stdio booking).
+slot=$(call 'http find_slots' "$TMP/http-slots.json" slot 0 -- "${HTTP[@]}" \
+  --method tools/call --tool-name find_slots --tool-arg location=camden services=cut 'date=next wednesday')
+read -r starts_at slots <<<"$slot"
+echo "PASS http find_slots (camden, cut, next wednesday): $slots slots, the first at $starts_at"
+
+http_reference=$(call 'http book' "$TMP/http-book.json" booking -- "${HTTP[@]}" \
+  --method tools/call --tool-name book \
+  --tool-arg location=camden services=cut "starts_at=$starts_at" "client=$(client_json)")
+[[ $http_reference != "$stdio_reference" ]] ||
+  fail "http book answered with the stdio booking $stdio_reference instead of a new one" "$TMP/http-book.json"
+echo "PASS http book ($starts_at): booking $http_reference"
+
+echo 'PASS MCP Inspector e2e: stdio and Streamable HTTP'
