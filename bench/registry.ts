@@ -2,6 +2,7 @@ import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
 import type { Benchmark } from './lib/benchmark.ts';
+import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 
 /** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
@@ -10,4 +11,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   availabilityEngine,
   availabilityEndpoint,
   bookingsEndpoint,
+  mcpRoundTrips,
 ];

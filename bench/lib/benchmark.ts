@@ -39,6 +39,11 @@ export interface TimingBenchmarkResult {
   kind: 'timing';
   /** What is timed, e.g. "findSlots(query)". */
   subject: string;
+  /**
+   * Where the calls run, when not all in the runner process: `heading` replaces "in process" after the
+   * subject in the section's title, `detail` replaces "in the runner process" after its date.
+   */
+  setting?: { heading: string; detail: string };
   /** Markdown paragraphs: what is timed, on what data, against which baseline. */
   method: string[];
   /** One row per thing timed, the subject first. */

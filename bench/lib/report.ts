@@ -75,7 +75,12 @@ In-process benchmarks (a function timed in the runner process, no HTTP):
 Write benchmarks (a write endpoint through the whole stack against raw writes of the same rows):
 
 - The full stack runs as an HTTP benchmark's does (child process, \`NODE_ENV=production\`, no logger, driven by autocannon from the runner); the raw side is a second child process that writes the same rows with better-sqlite3 in a loop, one transaction per write. ${PINNING ? `Both are pinned to core ${SERVER_CPU} (they never run at the same time) and the load generator to core ${LOAD_CPU}.` : 'Nothing is pinned to a core.'}
-- Every write goes to a row nothing else has written (a booking of a distinct free slot, say), so each must succeed; any other answer fails the run. The section says how the sides are interleaved and how many writes each made.`;
+- Every write goes to a row nothing else has written (a booking of a distinct free slot, say), so each must succeed; any other answer fails the run. The section says how the sides are interleaved and how many writes each made.
+
+Round-trip benchmarks (tool calls through a protocol and its transport against the same calls in process):
+
+- The server under test runs in a child process as an HTTP benchmark's does (\`NODE_ENV=production\`, no logger${PINNING ? `, pinned to core ${SERVER_CPU}` : ''}); the runner process${PINNING ? `, pinned to core ${LOAD_CPU},` : ''} is the client and makes one call at a time, each timed with \`performance.now()\` from the call to its parsed answer, after untimed warm-up calls: the latency of a single call to an idle server, not under load. Percentiles are nearest-rank over every timed call.
+- The baseline is the same work called in the runner process on its own identical database, without protocol or transport, timed the same way; the sides alternate in blocks, and every answer must succeed (and be the same on both sides where the answers can be compared) or the benchmark does not run.`;
 }
 
 function renderSection(measured: Measured, machine: Machine): string {
@@ -119,9 +124,9 @@ function renderTimingSection(
   machine: Machine,
 ): string {
   return `<!-- benchmark:${benchmark.id} -->
-## ${benchmark.id}: \`${result.subject}\` in process
+## ${benchmark.id}: \`${result.subject}\` ${result.setting?.heading ?? 'in process'}
 
-Measured ${machine.date} on ${machineSummary(machine)}; in the runner process.
+Measured ${machine.date} on ${machineSummary(machine)}; ${result.setting?.detail ?? 'in the runner process'}.
 
 ${result.method.join('\n\n')}
 

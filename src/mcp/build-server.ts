@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { BookingApi } from './booking-api.ts';
 import { outputSchema, toolResult } from './tool-kit.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -41,24 +42,33 @@ export interface McpServerOptions {
   onFault(error: unknown): void;
 }
 
+/**
+ * What registering each tool needs, built once: Streamable HTTP builds a server per request, and
+ * building the output schemas (and the SDK's default JSON Schema validator, used only for elicitation,
+ * which these tools never ask for) cost more than a find_slots.
+ */
+const REGISTRATIONS = TOOLS.map((tool) => ({
+  tool,
+  config: {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.input,
+    outputSchema: outputSchema(tool.output),
+    annotations: { title: tool.title, ...tool.annotations },
+  },
+}));
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** The MCP server with every booking tool, not yet connected to a transport. */
 export function buildMcpServer(options: McpServerOptions): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: outputSchema(tool.output),
-        annotations: { title: tool.title, ...tool.annotations },
-      },
-      (args: Record<string, unknown>, extra: ToolExtra) =>
-        toolResult(
-          async () => tool.run(args as never, { api: await options.apiFor(extra) }),
-          options.onFault,
-        ),
+  const server = new McpServer(SERVER_INFO, {
+    instructions: INSTRUCTIONS,
+    capabilities: { tools: {} },
+    jsonSchemaValidator: SCHEMA_VALIDATOR,
+  });
+  for (const { tool, config } of REGISTRATIONS) {
+    server.registerTool(tool.name, config, (args: Record<string, unknown>, extra: ToolExtra) =>
+      toolResult(async () => tool.run(args as never, { api: await options.apiFor(extra) }), options.onFault),
     );
   }
   return server;

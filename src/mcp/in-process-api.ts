@@ -53,7 +53,6 @@ export class InProcessBookingApi implements BookingApi {
   readonly #deps: AppDeps;
   readonly #principal: Principal;
   readonly #options: InProcessOptions;
-  readonly #listings = new Map<string, Promise<unknown>>();
 
   private constructor(deps: AppDeps, principal: Principal, options: InProcessOptions) {
     this.#deps = deps;
@@ -213,14 +212,23 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   /**
-   * A catalogue listing read once per tool call: a tool resolves names against it and then names
-   * what it found, and an instance lives for one call, so nothing stale outlives it.
+   * A catalogue listing, shared by every tool call of this process until the organisation's catalogue
+   * changes: keyed by its catalogue_version, which database triggers bump on any catalogue change and
+   * which the key's authentication (on every request or call) reads, as the REST listings' cache is. A
+   * voice agent resolves names against these on nearly every call. Callers must not modify them.
    */
   #once<T>(key: string, load: () => Promise<T>): Promise<T> {
-    let listing = this.#listings.get(key) as Promise<T> | undefined;
+    this.#allowed('read');
+    const { organisation } = this.#principal;
+    const cache = listingCacheOf(this.#deps);
+    const versioned = `${organisation.id}|${organisation.catalogueVersion}|${key}`;
+    let listing = cache.get(versioned) as Promise<T> | undefined;
     if (!listing) {
       listing = load();
-      this.#listings.set(key, listing);
+      if (cache.size >= LISTING_CACHE_SIZE) cache.clear();
+      cache.set(versioned, listing);
+      // A failure (an unknown slug, a fault) is answered, never remembered.
+      listing.catch(() => cache.delete(versioned));
     }
     return listing;
   }
@@ -261,6 +269,18 @@ export async function principalOfKey(deps: AppDeps, key: string | undefined): Pr
     );
   }
   return requirePrincipal(deps.db, key, deps.clock.nowMs());
+}
+
+const LISTING_CACHE_SIZE = 1000;
+const listingCaches = new WeakMap<AppDeps['db'], Map<string, Promise<unknown>>>();
+
+function listingCacheOf(deps: AppDeps): Map<string, Promise<unknown>> {
+  let cache = listingCaches.get(deps.db);
+  if (!cache) {
+    cache = new Map();
+    listingCaches.set(deps.db, cache);
+  }
+  return cache;
 }
 
 const PAGE_SIZE = 100;

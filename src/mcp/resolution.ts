@@ -27,8 +27,22 @@ export function placeOf(location: Location): Place {
     location,
     zone: location.timezone,
     locale: speechLocaleFor(location.country),
-    phoneSpoken: location.phone ? speakPhone(location.phone, location.country) : null,
+    phoneSpoken: location.phone ? spokenNumber(location.phone, location.country) : null,
   };
+}
+
+/** Phone numbers as spoken, remembered: parsing with libphonenumber on every tool call showed in profiles. */
+const spokenNumbers = new Map<string, string>();
+
+function spokenNumber(phone: string, country: string | undefined): string {
+  const key = `${phone}|${country ?? ''}`;
+  let spoken = spokenNumbers.get(key);
+  if (spoken === undefined) {
+    spoken = speakPhone(phone, country);
+    if (spokenNumbers.size >= 1000) spokenNumbers.clear();
+    spokenNumbers.set(key, spoken);
+  }
+  return spoken;
 }
 
 /** The location named (slug, name or id, forgivingly); optional when the organisation has only one. */

@@ -94,6 +94,27 @@ describe('list_locations and list_services', () => {
     expect(result.in_person_only).toEqual(['Colour consultation']);
   });
 
+  it('sees a catalogue change at once, though listings are shared between calls', async () => {
+    const price = async () =>
+      (await mcp.call('list_services', { location: 'camden' })).services.find(
+        (s: Json) => s.name === 'Beard trim',
+      ).price_spoken;
+    expect(await price()).toBe('15 pounds');
+    expect(await price()).toBe('15 pounds');
+    await t.database.db
+      .updateTable('services')
+      .set({ price_minor: 1800 })
+      .where('name', '=', 'Beard trim')
+      .execute();
+    expect(await price()).toBe('18 pounds');
+    await t.database.db
+      .updateTable('services')
+      .set({ price_minor: 1500 })
+      .where('name', '=', 'Beard trim')
+      .execute();
+    expect(await price()).toBe('15 pounds');
+  });
+
   it('asks which location when the business has several and none was named', async () => {
     const result = await mcp.call('list_services', {});
     expect(result).toMatchObject({

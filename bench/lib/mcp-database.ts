@@ -1,0 +1,65 @@
+import { fileURLToPath } from 'node:url';
+import { createApiKey } from '../../src/app/api-key-service.ts';
+import { importCatalogue, readCatalogueFile } from '../../src/data/catalogue-import.ts';
+import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';
+
+/**
+ * The MCP scenario: the project's demo catalogue as it is (Northside Hair, Camden and Islington, the
+ * demo client Jo Bloggs), with "now" fixed on a Monday morning in London, so that the full stack in its
+ * child process and the in-process baseline in the runner answer the same questions with the same data.
+ * Catalogue ids are derived from the catalogue's refs, so both databases have the very same ids.
+ */
+export const MCP_SCENARIO = {
+  organisation: 'northside-hair',
+  location: 'camden',
+  /** Camden's time zone, in which find_slots reads its dates. */
+  timezone: 'Europe/London',
+  /** As an agent says it: matches "Cut & blow-dry". */
+  service: 'cut',
+  /** Monday 23 November 2026, 08:00 in London (GMT). */
+  now: '2026-11-23T08:00:00Z',
+  /** The demo client Jo Bloggs, by phone. */
+  clientPhone: '+447911123456',
+} as const;
+
+const DEMO_CATALOGUE = new URL('../../db/demo-catalogue.json', import.meta.url);
+/** High enough that no call is ever refused: the bench measures work, not refusals. */
+const UNLIMITED_PER_MINUTE = 1_000_000_000;
+
+export interface McpBenchDatabase {
+  database: TempDatabase;
+  /** A read_write key of the demo organisation that is never rate limited. */
+  writeKey: string;
+  /** The demo client Jo Bloggs. */
+  clientId: string;
+  /** Epoch milliseconds of MCP_SCENARIO.now. */
+  now: number;
+}
+
+/** A migrated temporary SQLite file with the demo catalogue imported and a read_write key; no bookings. */
+export async function createMcpBenchDatabase(): Promise<McpBenchDatabase> {
+  const now = Date.parse(MCP_SCENARIO.now);
+  const database = await createTempDatabase();
+  try {
+    await importCatalogue(database.db, readCatalogueFile(fileURLToPath(DEMO_CATALOGUE)), now);
+    const key = await createApiKey(
+      database.db,
+      {
+        organisationSlug: MCP_SCENARIO.organisation,
+        label: 'bench',
+        scope: 'read_write',
+        rateLimitPerMinute: UNLIMITED_PER_MINUTE,
+      },
+      now,
+    );
+    const client = await database.db
+      .selectFrom('clients')
+      .select('id')
+      .where('phone', '=', MCP_SCENARIO.clientPhone)
+      .executeTakeFirstOrThrow();
+    return { database, writeKey: key.key, clientId: client.id, now };
+  } catch (error) {
+    await database.dispose();
+    throw error;
+  }
+}

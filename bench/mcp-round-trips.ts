@@ -1,0 +1,386 @@
+import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../src/app/api-key-service.ts';
+import { ManualClock } from '../src/app/clock.ts';
+import { type AppDeps, createAppDeps } from '../src/app/deps.ts';
+import { addDays } from '../src/domain/availability/zone-calendar.ts';
+import { localDateAt } from '../src/domain/time-format.ts';
+import { InProcessBookingApi, principalOfKey } from '../src/mcp/in-process-api.ts';
+import { resolveLocation, resolveServices } from '../src/mcp/resolution.ts';
+import { ToolFailure } from '../src/mcp/tool-kit.ts';
+import type { ToolSpec } from '../src/mcp/tool-spec.ts';
+import { bookTool } from '../src/mcp/tools/booking-tools.ts';
+import { findSlotsTool } from '../src/mcp/tools/find-slots.ts';
+import type { BenchContext, Benchmark, Timing } from './lib/benchmark.ts';
+import { LOAD_CPU, PINNING, SERVER_CPU } from './lib/cpu-pinning.ts';
+import { createMcpBenchDatabase, MCP_SCENARIO } from './lib/mcp-database.ts';
+import { type ServerProcess, startServerProcess } from './lib/server-process.ts';
+import { formatMs, summariseTimes } from './lib/timing.ts';
+import type { McpServerInfo } from './mcp-server.ts';
+
+const SERVER = new URL('./mcp-server.ts', import.meta.url);
+/** Timed calls per row: this many per second of --duration, and never fewer than MIN_CALLS. */
+const CALLS_PER_SECOND = 100;
+const MIN_CALLS = 200;
+/** Untimed find_slots calls per side after the comparison calls (which are untimed too). */
+const FIND_WARM_UP = 100;
+/** Untimed bookings per side before the timed ones (each takes a slot of the plan). */
+const BOOK_WARM_UP = 20;
+/** Each row is timed in this many blocks, the sides alternating, so noise of the machine falls on both. */
+const ROUNDS = 2;
+/** find_slots asks about the afternoons of this many weeks from today (Sundays left out: Camden is shut). */
+const FIND_WEEKS = 4;
+/** The issue's targets for a round trip over Streamable HTTP. */
+const TARGET_P50_MS = 10;
+const TARGET_P99_MS = 50;
+/** availability answers at most this many days at once. */
+const AVAILABILITY_DAYS = 14;
+const CLIENT_INFO = { name: 'bench-agent', version: '1.0.0' };
+
+// biome-ignore lint/suspicious/noExplicitAny: tool answers are JSON; the benchmark reads a few fields.
+type Json = any;
+type Args = Record<string, unknown>;
+
+/** One way of calling a tool: over Streamable HTTP, or its work in this process. */
+interface Side {
+  name: string;
+  /** The tool's answer as an agent reads it: { ok, … }; an MCP error result throws. */
+  call(tool: ToolSpec, args: Args): Promise<Json>;
+}
+
+/**
+ * The issue's MCP benchmark: find_slots and book round trips through the MCP SDK's own client over
+ * Streamable HTTP to the full stack in a child process, one call at a time, against the same tool work
+ * called in this process without MCP or HTTP, on the demo catalogue with a fixed clock.
+ */
+export const mcpRoundTrips: Benchmark = {
+  id: 'mcp-round-trips',
+  async run(context) {
+    const calls = Math.max(MIN_CALLS, Math.round(CALLS_PER_SECOND * context.durationS));
+    context.progress(
+      'importing the demo catalogue into two temporary SQLite databases, starting the server…',
+    );
+    const local = await createMcpBenchDatabase();
+    let server: ServerProcess<McpServerInfo> | undefined;
+    let client: Client | undefined;
+    try {
+      server = await startServerProcess<McpServerInfo>(SERVER, null, {
+        cpuProfileDir: context.cpuProfileDir,
+      });
+      const { origin, writeKey } = server.info;
+      if (server.info.clientId !== local.clientId)
+        throw new Error('The two databases disagree on the demo client’s id.');
+
+      const deps = createAppDeps({
+        db: local.database.db,
+        clock: new ManualClock(MCP_SCENARIO.now),
+        secret: randomBytes(32).toString('base64url'),
+      });
+      const principal = await principalOfKey(deps, local.writeKey);
+      const inProcess: Side = {
+        name: 'in process',
+        async call(tool, args) {
+          try {
+            const api = InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: origin });
+            return { ok: true, ...(await tool.run(args as never, { api })) };
+          } catch (error) {
+            if (error instanceof ToolFailure) return { ok: false, code: error.code, hint: error.hint };
+            throw error;
+          }
+        },
+      };
+
+      client = new Client(CLIENT_INFO);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('/mcp', origin), {
+          requestInit: { headers: { Authorization: `Bearer ${writeKey}` } },
+        }),
+      );
+      // As a host does once connected; the client then checks every answer against its output schema.
+      const listed = await client.listTools();
+      for (const tool of [findSlotsTool, bookTool]) {
+        if (!listed.tools.some((t) => t.name === tool.name)) throw new Error(`No tool ${tool.name} listed.`);
+      }
+      const connected = client;
+      const overHttp: Side = {
+        name: 'over Streamable HTTP',
+        async call(tool, args) {
+          const result = (await connected.callTool({ name: tool.name, arguments: args })) as CallToolResult;
+          if (result.isError) {
+            const text = (result.content[0] as { text?: string } | undefined)?.text;
+            throw new Error(`${tool.name} answered with an MCP error: ${text}`);
+          }
+          return result.structuredContent;
+        },
+      };
+
+      const find = await timeFindSlots(context, overHttp, inProcess, calls);
+      context.progress('book: planning distinct free slots over the advance window…');
+      const planned = await planSlots(deps, principal);
+      const book = await timeBook(context, overHttp, inProcess, calls, planned, local.clientId);
+      const timings = [find.http, find.local, book.http, book.local];
+      const answers = timings.reduce((n, t) => n + t.calls, 0) + find.untimed + book.untimed;
+
+      return {
+        kind: 'timing',
+        subject: 'tools/call find_slots and book',
+        setting: {
+          heading: 'over Streamable HTTP and in process',
+          detail:
+            'the server in a child process, the MCP client and the in-process calls in the runner process',
+        },
+        method: [
+          `Data: the project's demo catalogue (\`db/demo-catalogue.json\`: Northside Hair Co., whose Camden location has two active staff, Amara Okafor Monday to Friday and Ben Carter Tuesday, Thursday and Saturday, a 15-minute grid, 60 minutes' notice and ${book.windowDays} days' advance booking; "Cut & blow-dry" takes 60 minutes plus a ${book.bufferMinutes}-minute buffer), imported into a fresh temporary SQLite file with a \`read_write\` key whose own limit (10⁹ a minute) is far above the load, so every call is counted against it but none is refused. Each side has its own such file (same ids: they derive from the catalogue's refs), and both clocks are fixed at ${MCP_SCENARIO.now.replace('T', ' ').replace(':00Z', ' UTC')}, a Monday morning, so both answer the same questions with the same data.`,
+          `Over Streamable HTTP: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\` but that fixed clock, no logger, \`NODE_ENV=production\`) listens on 127.0.0.1 in a child process (\`bench/mcp-server.ts\`)${PINNING ? ` pinned to core ${SERVER_CPU}` : ''}. In the runner process${PINNING ? `, pinned to core ${LOAD_CPU}` : ''}, the MCP SDK's own \`Client\` with its \`StreamableHTTPClientTransport\` (header \`Authorization: Bearer <key>\`, fetch with keep-alive) connects once (initialize, then \`tools/list\`, as a host does, after which the client checks every answer against the tool's output schema). Each timed call is one \`client.callTool\`, one at a time (latency of a single call on an idle server, not throughput), timed with \`performance.now()\` from the call to its parsed and checked result: a POST /mcp that passes the host check and authenticates the key (one SQLite query), a fresh stateless \`McpServer\` and transport for the request, validation of the arguments, the tool's work, the output schema check, and the JSON response back.`,
+          `In process (the baseline): the very same tool work in the runner process on its own database, without MCP or HTTP: per call, \`InProcessBookingApi.forToolCall\` (the key's rate-limit count) and the tool spec's \`run(args, { api })\` (\`findSlotsTool\`, \`bookTool\` of \`src/mcp/tools/\`) with the same arguments, timed the same way. It leaves out the transport (HTTP, JSON-RPC, serialisation both ways), the key's authentication (the principal is resolved once, before timing), the McpServer built per request, argument and output schema validation and the ok/JSON wrapping of the result. So the difference between the rows is what MCP over Streamable HTTP adds to a call.`,
+          `find_slots: \`{ location: "camden", services: "cut", date, time_of_day: "afternoon" }\`, the date cycling through the ${find.dates} days of the next ${FIND_WEEKS} weeks from today on which Camden opens (every day but Sunday, YYYY-MM-DD), so the answers differ (one or two staff, today's notice, the days of the week) though the diaries are empty. Each call resolves the location, the service and the team by name against catalogue listings read from SQLite for the call, loads the availability query of the day from SQLite, runs the engine and words up to 5 slots for speech. Before timing, each of the ${find.dates} questions is asked of both sides and both answers must be identical (the whole answer, slots and spoken words included: they are); then ${FIND_WARM_UP} untimed calls per side, then ${find.http.calls} timed calls per side in ${ROUNDS} alternating blocks (HTTP, in process, HTTP, in process). Every answer must be ok with at least one slot, or the benchmark does not run.`,
+          `book: each call books a distinct free slot with \`{ location: "camden", services: "cut", starts_at, staff: <first name>, client_id: <the demo client Jo Bloggs> }\`, \`starts_at\` exactly as availability gave it. The slots are planned before timing from the availability of the whole ${book.windowDays}-day advance window (in process, before any booking), staff by staff, in time order, each one starting after the previous one's end and buffer, so each stays free until its turn: ${book.planned} slots. Both sides book the same sequence in their own database, after every find_slots call (which all saw empty diaries): ${BOOK_WARM_UP} untimed bookings each, then ${book.http.calls} timed ones each in ${ROUNDS} alternating blocks${book.capped ? ` (fewer than the ${calls} of the other rows: that is all the demo diaries hold)` : ''}. A call resolves location, services, staff and client, checks the idempotency key and that the slot is still free and writes the booking, its services, its event and its idempotency record in one SQLite transaction (WAL, synchronous FULL), reads the booking back and names its services and staff for the read-back (\`bookOnce\`, \`summarise\`). Every answer must be ok with a new reference for the slot and staff member asked, or the benchmark does not run.`,
+        ],
+        timings,
+        ratios: [
+          {
+            label: 'find_slots, HTTP p50 / in-process p50',
+            value: `×${(find.http.p50 / find.local.p50).toFixed(2)} (MCP over HTTP adds ${formatMs(find.http.p50 - find.local.p50)} ms at p50)`,
+          },
+          {
+            label: 'book, HTTP p50 / in-process p50',
+            value: `×${(book.http.p50 / book.local.p50).toFixed(2)} (MCP over HTTP adds ${formatMs(book.http.p50 - book.local.p50)} ms at p50)`,
+          },
+        ],
+        targets: [
+          ...latencyTargets('find_slots', find.http),
+          ...latencyTargets('book', book.http),
+          {
+            description: 'Every answer ok (find_slots with slots, book with a new reference), both sides',
+            measured: `${answers.toLocaleString('en-GB')} answers, all ok`,
+            pass: true,
+          },
+        ],
+      };
+    } finally {
+      await client?.close().catch(() => undefined);
+      await server?.stop();
+      await local.database.dispose();
+    }
+  },
+};
+
+function latencyTargets(tool: string, http: Timing) {
+  return [
+    {
+      description: `${tool} over Streamable HTTP p50 < ${TARGET_P50_MS} ms`,
+      measured: `${formatMs(http.p50)} ms`,
+      pass: http.p50 < TARGET_P50_MS,
+    },
+    {
+      description: `${tool} over Streamable HTTP p99 < ${TARGET_P99_MS} ms`,
+      measured: `${formatMs(http.p99)} ms`,
+      pass: http.p99 < TARGET_P99_MS,
+    },
+  ];
+}
+
+async function timeFindSlots(context: BenchContext, http: Side, local: Side, calls: number) {
+  const today = localDateAt(Date.parse(MCP_SCENARIO.now), MCP_SCENARIO.timezone);
+  const questions: Args[] = [];
+  for (let day = 0; day < FIND_WEEKS * 7; day += 1) {
+    const date = addDays(today, day);
+    if (new Date(`${date}T12:00:00Z`).getUTCDay() === 0) continue;
+    questions.push({
+      location: MCP_SCENARIO.location,
+      services: MCP_SCENARIO.service,
+      date,
+      time_of_day: 'afternoon',
+    });
+  }
+  const check = (side: Side, args: Args, answer: Json) => {
+    if (answer?.ok !== true || !Array.isArray(answer.slots) || answer.slots.length === 0) {
+      throw new Error(
+        `find_slots ${side.name} for ${JSON.stringify(args)} answered without slots: ${JSON.stringify(answer)}`,
+      );
+    }
+  };
+
+  context.progress(`find_slots: asking both sides the ${questions.length} questions and comparing…`);
+  for (const args of questions) {
+    const overHttp = await http.call(findSlotsTool, args);
+    const inProcess = JSON.parse(JSON.stringify(await local.call(findSlotsTool, args)));
+    check(http, args, overHttp);
+    check(local, args, inProcess);
+    if (!isDeepStrictEqual(overHttp, inProcess)) {
+      throw new Error(
+        `find_slots ${JSON.stringify(args)}: the answers differ.\nOver HTTP: ${JSON.stringify(overHttp)}\nIn process: ${JSON.stringify(inProcess)}`,
+      );
+    }
+  }
+  const argsAt = (i: number) => questions[i % questions.length]!;
+  const sides = await timeAlternating(context, 'find_slots', http, local, {
+    warmUp: FIND_WARM_UP,
+    calls,
+    call: (side, i) => side.call(findSlotsTool, argsAt(i)),
+    check: (side, i, answer) => check(side, argsAt(i), answer),
+  });
+  return { ...sides, dates: questions.length, untimed: 2 * (questions.length + FIND_WARM_UP) };
+}
+
+interface PlannedSlot {
+  startsAt: string;
+  staffId: string;
+  staffName: string;
+}
+
+async function timeBook(
+  context: BenchContext,
+  http: Side,
+  local: Side,
+  calls: number,
+  planned: Awaited<ReturnType<typeof planSlots>>,
+  clientId: string,
+) {
+  const { slots, bufferMinutes, windowDays } = planned;
+  const timed = Math.min(calls, slots.length - BOOK_WARM_UP);
+  if (timed < MIN_CALLS) {
+    throw new Error(`Only ${slots.length} free slots to book: fewer than ${BOOK_WARM_UP} + ${MIN_CALLS}.`);
+  }
+  const argsAt = (i: number) => {
+    const slot = slots[i]!;
+    return {
+      location: MCP_SCENARIO.location,
+      services: MCP_SCENARIO.service,
+      starts_at: slot.startsAt,
+      staff: slot.staffName.split(' ')[0],
+      client_id: clientId,
+    };
+  };
+  const references = new Set<string>();
+  const sides = await timeAlternating(context, 'book', http, local, {
+    warmUp: BOOK_WARM_UP,
+    calls: timed,
+    call: (side, i) => side.call(bookTool, argsAt(i)),
+    check: (side, i, answer) => {
+      const slot = slots[i]!;
+      const booking = answer?.ok === true ? answer.booking : undefined;
+      const reference = `${side.name} ${booking?.reference}`;
+      if (
+        !booking?.reference ||
+        references.has(reference) ||
+        booking.starts_at !== slot.startsAt ||
+        booking.staff_name !== slot.staffName
+      ) {
+        throw new Error(
+          `book ${side.name} of ${JSON.stringify(argsAt(i))} did not make a new booking: ${JSON.stringify(answer)}`,
+        );
+      }
+      references.add(reference);
+    },
+  });
+  return {
+    ...sides,
+    planned: slots.length,
+    capped: timed < calls,
+    bufferMinutes,
+    windowDays,
+    untimed: 2 * BOOK_WARM_UP,
+  };
+}
+
+/**
+ * Free slots of the service at Camden over the whole advance window, staff by staff in time order, each
+ * starting no earlier than the previous one's end plus the service's buffer: booked in this order, each
+ * is still free when its turn comes. Read in process, before any booking.
+ */
+async function planSlots(
+  deps: AppDeps,
+  principal: Principal,
+): Promise<{ slots: PlannedSlot[]; bufferMinutes: number; windowDays: number }> {
+  const api = InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: 'http://127.0.0.1' });
+  const place = await resolveLocation(api, MCP_SCENARIO.location);
+  const [service] = await resolveServices(api, place, MCP_SCENARIO.service);
+  const team = new Map((await api.listStaff(place.location.slug)).map((s) => [s.id, s.name]));
+  const { db } = deps;
+  const { buffer_after_minutes: bufferMinutes } = await db
+    .selectFrom('services')
+    .select('buffer_after_minutes')
+    .where('id', '=', service!.id)
+    .executeTakeFirstOrThrow();
+  const { max_advance_days: windowDays } = await db
+    .selectFrom('locations')
+    .select('max_advance_days')
+    .where('slug', '=', place.location.slug)
+    .executeTakeFirstOrThrow();
+  const today = localDateAt(api.now(), place.zone);
+  const free: { startsAt: string; endsAt: string; staffId: string }[] = [];
+  for (let day = 0; day <= windowDays; day += AVAILABILITY_DAYS) {
+    const found = await api.availability(place.location.slug, {
+      serviceIds: [service!.id],
+      date: addDays(today, day),
+      days: AVAILABILITY_DAYS,
+    });
+    for (const slot of found.slots)
+      free.push({ startsAt: slot.starts_at, endsAt: slot.ends_at, staffId: slot.staff_id });
+  }
+  free.sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
+  const slots: PlannedSlot[] = [];
+  for (const [staffId, staffName] of team) {
+    let freeFrom = Number.NEGATIVE_INFINITY;
+    for (const slot of free) {
+      if (slot.staffId !== staffId || Date.parse(slot.startsAt) < freeFrom) continue;
+      slots.push({ startsAt: slot.startsAt, staffId, staffName });
+      freeFrom = Date.parse(slot.endsAt) + bufferMinutes * 60_000;
+    }
+  }
+  return { slots, bufferMinutes, windowDays };
+}
+
+interface Alternating<T> {
+  warmUp: number;
+  /** Timed calls per side. */
+  calls: number;
+  /** The i-th call of a side (warm-up calls first, then the timed ones). */
+  call(side: Side, i: number): Promise<T>;
+  /** Throws on an answer that is not what the benchmark needs; not timed. */
+  check(side: Side, i: number, answer: T): void;
+}
+
+/**
+ * Warm-up calls on each side, then the timed calls of both sides in ROUNDS blocks, alternating (HTTP
+ * first), each call timed on its own with performance.now() and its answer checked afterwards.
+ */
+async function timeAlternating<T>(
+  context: BenchContext,
+  tool: string,
+  http: Side,
+  local: Side,
+  plan: Alternating<T>,
+): Promise<{ http: Timing; local: Timing }> {
+  context.progress(`${tool}: ${plan.warmUp} warm-up calls per side…`);
+  for (const side of [http, local]) {
+    for (let i = 0; i < plan.warmUp; i += 1) plan.check(side, i, await plan.call(side, i));
+  }
+  const times = new Map<Side, number[]>([
+    [http, []],
+    [local, []],
+  ]);
+  const perRound = Math.ceil(plan.calls / ROUNDS);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const from = plan.warmUp + round * perRound;
+    const to = plan.warmUp + Math.min(plan.calls, (round + 1) * perRound);
+    for (const side of [http, local]) {
+      context.progress(`${tool}: round ${round + 1}/${ROUNDS}, ${to - from} timed calls ${side.name}…`);
+      const sideTimes = times.get(side)!;
+      for (let i = from; i < to; i += 1) {
+        const start = performance.now();
+        const answer = await plan.call(side, i);
+        sideTimes.push(performance.now() - start);
+        plan.check(side, i, answer);
+      }
+    }
+  }
+  return {
+    http: summariseTimes(`${tool} over Streamable HTTP`, times.get(http)!),
+    local: summariseTimes(`${tool} in process (tool run, no MCP, no HTTP)`, times.get(local)!),
+  };
+}
