@@ -39,7 +39,10 @@ export interface AvailabilityRequest {
  * its details), whichever side produced them.
  */
 export interface BookingApi {
-  /** The current instant, by the engine's clock (injected in tests; the system clock otherwise). */
+  /**
+   * The current instant: the engine's clock in process (injected in tests), this machine's over HTTP.
+   * The tools use it only for wording ("today", "tomorrow") and to tell a past start from a taken one.
+   */
   now(): number;
   listLocations(): Promise<Location[]>;
   /** Every service offered at the location, bookable online or not. */
