@@ -17,6 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => database.dispose());
 
+/** What hosts such as Claude Code expand from the environment (a literal here, not a template). */
+const KEY_PLACEHOLDER = ['$', '{BOOKING_API_KEY}'].join('');
+
 interface ServerEntry {
   command: string;
   args: string[];
@@ -29,12 +32,12 @@ describe('mcp.json', () => {
       mcpServers: Record<string, ServerEntry>;
     };
     const entry = config.mcpServers.booking!;
-    expect(entry.env.BOOKING_API_KEY).toBe('${BOOKING_API_KEY}');
+    expect(entry.env.BOOKING_API_KEY).toBe(KEY_PLACEHOLDER);
     expect(entry.env.DATABASE_URL).toMatch(/^sqlite:/);
     const env = Object.fromEntries(
       Object.entries(entry.env).map(([name, value]) => [
         name,
-        value.replace('${BOOKING_API_KEY}', database.keys.read),
+        value.replace(KEY_PLACEHOLDER, database.keys.read),
       ]),
     );
     const transport = new StdioClientTransport({
