@@ -3,7 +3,7 @@ import { getAvailability } from '../src/app/availability-service.ts';
 import { requireLocation } from '../src/app/directory-service.ts';
 import { findSlots } from '../src/domain/availability/find-slots.ts';
 import type { AvailabilityQuery, Slot } from '../src/domain/availability/types.ts';
-import { localDateIn } from '../src/domain/availability/zone-calendar.ts';
+import { localDateAt } from '../src/domain/time-format.ts';
 import { oracleSlots } from '../test/helpers/availability-oracle.ts';
 import { AVAILABILITY_SCENARIO, createAvailabilityDatabase } from './lib/availability-database.ts';
 import { loadAvailabilityQuery } from './lib/availability-query.ts';
@@ -74,7 +74,7 @@ export const availabilityEngine: Benchmark = {
 
     const bookings = query.staff.reduce((n, s) => n + s.bookings.length, 0);
     const timeOff = query.staff.reduce((n, s) => n + s.timeOff.length, 0);
-    const dates = new Set(slots.map((s) => localDateIn(query.timezone, s.startsAt))).size;
+    const dates = new Set(slots.map((s) => localDateAt(s.startsAt, query.timezone))).size;
     return {
       kind: 'timing',
       subject: 'findSlots(query)',

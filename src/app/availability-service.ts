@@ -7,10 +7,11 @@ import {
 import type { Db } from '../data/database.ts';
 import { findSlotAt, findSlots } from '../domain/availability/find-slots.ts';
 import type { AvailabilityQuery, Slot, StaffSchedule } from '../domain/availability/types.ts';
-import { addDays, localDateIn, searchWindow } from '../domain/availability/zone-calendar.ts';
+import { addDays, searchWindow } from '../domain/availability/zone-calendar.ts';
 import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
+import { localDateAt } from '../domain/time-format.ts';
 
 /**
  * Availability for REST, MCP and booking alike: the same loading and the same engine, so a booking can
@@ -94,7 +95,7 @@ export async function getSlotAt(
   startsAt: number,
   now: number,
 ): Promise<{ services: OfferedService[]; slot: Slot | null }> {
-  const date = localDateIn(request.location.timezone, startsAt);
+  const date = localDateAt(startsAt, request.location.timezone);
   const { services, query } = await loadQuery(db, organisationId, request, date, 1, now, startsAt);
   return { services, slot: query ? findSlotAt(query, startsAt) : null };
 }

@@ -155,8 +155,3 @@ export function searchWindow(fromDate: string, days: number): { start: number; e
     end: wallMidnightOf(addDays(fromDate, days)) + 2 * DAY,
   };
 }
-
-/** The local calendar date of an instant in a zone. */
-export function localDateIn(zone: string, instant: number): string {
-  return localDateAt(instant, zone);
-}
