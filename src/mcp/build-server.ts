@@ -25,7 +25,7 @@ export const TOOLS: readonly ToolSpec[] = [
   cancelTool,
 ];
 
-export const SERVER_INFO = { name: 'booking-engine', version: '0.1.0' } as const;
+const SERVER_INFO = { name: 'booking-engine', version: '0.1.0' } as const;
 
 const INSTRUCTIONS = `Tools of a salon's booking system, for a receptionist on the phone.
 A new caller: find_slots, then book with their name and phone (client). A known caller: lookup_client with their

@@ -155,7 +155,7 @@ export function resolveStart(said: string, zone: string): string {
  * A phone number as the caller said it, in E.164: international as given, or national, read with the
  * countries of the organisation's locations (the first that makes it valid). Undefined: not a number.
  */
-export function callerPhone(said: string, countries: readonly (string | undefined)[]): string | undefined {
+function callerPhone(said: string, countries: readonly (string | undefined)[]): string | undefined {
   const text = said.trim();
   if (text.startsWith('+') || text.startsWith('00')) return normalisePhone(text.replace(/^00/, '+'));
   for (const country of new Set(countries)) {

@@ -6,7 +6,7 @@ import { summarise } from '../spoken-bookings.ts';
 import { BadArgument, fail } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 
-export const SpokenClient = z.object({
+const SpokenClient = z.object({
   id: z.string(),
   first_name: z.string(),
   last_name: z.string(),
@@ -37,7 +37,7 @@ const ContactInput = {
 };
 
 /** A client as the tools return it, the phone also digit by digit (national where the shop is). */
-export async function spokenClient(api: BookingApi, client: Client): Promise<z.infer<typeof SpokenClient>> {
+async function spokenClient(api: BookingApi, client: Client): Promise<z.infer<typeof SpokenClient>> {
   const countries = (await api.listLocations()).map((l) => l.country);
   return {
     id: client.id,

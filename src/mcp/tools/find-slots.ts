@@ -100,10 +100,15 @@ interface MinutesWindow {
   to: number;
 }
 
-function minutesWindow(part: TimeOfDay | undefined, earliest?: string, latest?: string): MinutesWindow {
-  const window = part
+/** The starts a part of the day allows (the whole day without one), latest start inclusive. */
+function partOfDay(part: TimeOfDay | undefined): MinutesWindow {
+  return part
     ? { from: TIME_OF_DAY_MINUTES[part].from, to: TIME_OF_DAY_MINUTES[part].to - 1 }
     : { from: 0, to: 1439 };
+}
+
+function minutesWindow(part: TimeOfDay | undefined, earliest?: string, latest?: string): MinutesWindow {
+  const window = partOfDay(part);
   const time = (param: string, said: string | undefined) => {
     if (said === undefined) return undefined;
     const minutes = parseSpokenTime(said);
@@ -158,9 +163,7 @@ function describeRange(
       ? `on ${speakDate(date, place.locale, today)}`
       : `from ${speakDate(date, place.locale, today)} to ${speakDate(addDays(date, days - 1), place.locale, today)}`;
   if (part) when += ` in the ${part}`;
-  const limits = part
-    ? { from: TIME_OF_DAY_MINUTES[part].from, to: TIME_OF_DAY_MINUTES[part].to - 1 }
-    : { from: 0, to: 1439 };
+  const limits = partOfDay(part);
   const clock = (minutes: number) => speakTime(Date.UTC(2000, 0, 1, 0, minutes), 'UTC', place.locale);
   if (window.from > limits.from) when += ` from ${clock(window.from)}`;
   if (window.to < limits.to) when += ` until ${clock(window.to)}`;
