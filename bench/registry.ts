@@ -3,6 +3,8 @@ import { availabilityEngine } from './availability-engine.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { mcpRoundTrips } from './mcp-round-trips.ts';
+import { mixedLoad } from './mixed-load.ts';
+import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 
 /** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
@@ -12,4 +14,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   availabilityEndpoint,
   bookingsEndpoint,
   mcpRoundTrips,
+  mixedLoad,
+  resilience,
 ];

@@ -1,13 +1,22 @@
 /**
- * `npm run bench [-- --only <id>] [-- --duration <s>] [-- --cpu-prof-dir <dir>]`: runs the benchmarks of
+ * `npm run bench [-- --only <id>] [-- --duration <s>] [-- --cpu-prof-dir <dir>] [-- --strict]`: runs the benchmarks of
  * bench/registry.ts one after the other, shows progress on stderr, prints the verdicts and rewrites
- * docs/benchmarks.md. A missed target is a finding, not an error: the exit code is 0 unless a
- * benchmark could not run at all. With --cpu-prof-dir the full-stack servers write CPU profiles there,
- * and the (profiler-slowed) figures are printed but not written to the report.
+ * docs/benchmarks.md, then the figures of docs/benchmarks.json and the chart drawn from them,
+ * docs/benchmarks.svg. A missed target is a finding, not an error: the exit code is 0 unless a
+ * benchmark could not run at all, or, with --strict (`npm run load`), a target was missed. With --cpu-prof-dir the full-stack servers write CPU profiles there,
+ * and the (profiler-slowed) figures are printed but written to none of those files.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { BenchContext, ThroughputRow, Timing } from './lib/benchmark.ts';
+import {
+  type ChartEntry,
+  chartEntry,
+  mergeChartEntries,
+  parseChartJson,
+  renderChart,
+  renderChartJson,
+} from './lib/chart.ts';
 import { LOAD_CPU, PINNING, pinProcess } from './lib/cpu-pinning.ts';
 import type { LoadStats } from './lib/load.ts';
 import { describeMachine } from './lib/machine.ts';
@@ -16,6 +25,8 @@ import { formatMs } from './lib/timing.ts';
 import { BENCHMARKS } from './registry.ts';
 
 const REPORT = new URL('../docs/benchmarks.md', import.meta.url);
+const CHART_FIGURES = new URL('../docs/benchmarks.json', import.meta.url);
+const CHART = new URL('../docs/benchmarks.svg', import.meta.url);
 const DEFAULT_DURATION_S = 10;
 
 const { values } = parseArgs({
@@ -23,6 +34,7 @@ const { values } = parseArgs({
     only: { type: 'string', multiple: true },
     duration: { type: 'string' },
     'cpu-prof-dir': { type: 'string' },
+    strict: { type: 'boolean' },
   },
 });
 
@@ -60,6 +72,12 @@ for (const [index, benchmark] of selected.entries()) {
       console.log(`${benchmark.id}: ${result.subject}`);
       for (const r of result.rows) console.log(`  ${perRow(r)}`);
       for (const r of result.ratios) console.log(`  ${r.label}: ${r.value}`);
+    } else if (result.kind === 'scenario') {
+      console.log(`${benchmark.id}: ${result.subject}`);
+      for (const table of result.tables) {
+        for (const row of table.rows) console.log(`  ${row.join('  ')}`);
+      }
+      for (const fact of result.facts) console.log(`  ${fact.replaceAll('`', '')}`);
     } else {
       console.log(`${benchmark.id}: ${result.subject}`);
       for (const t of result.timings) console.log(`  ${perTiming(t)}`);
@@ -74,13 +92,39 @@ for (const [index, benchmark] of selected.entries()) {
 }
 
 if (cpuProfileDir) {
-  console.log(`CPU profiles written to ${cpuProfileDir}; ${REPORT.pathname} left as it was.`);
+  console.log(
+    `CPU profiles written to ${cpuProfileDir}; docs/benchmarks.md, .json and .svg left as they were.`,
+  );
 } else if (measured.length > 0) {
   const previous = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
   writeFileSync(REPORT, renderReport(BENCHMARKS, measured, machine, previous));
   console.log(`Report written to docs/benchmarks.md`);
+  const fresh = measured.map((m) => chartEntry(m.benchmark.id, m.result, machine));
+  const entries = mergeChartEntries(
+    BENCHMARKS.map((b) => b.id),
+    previousChartEntries(),
+    fresh,
+  );
+  writeFileSync(CHART_FIGURES, renderChartJson(entries));
+  writeFileSync(CHART, renderChart(entries));
+  console.log('Chart written to docs/benchmarks.svg');
 }
-process.exitCode = failedToRun ? 1 : 0;
+const missed = measured.flatMap((m) =>
+  m.result.targets.filter((t) => !t.pass).map((t) => `${m.benchmark.id}: ${t.description}`),
+);
+if (values.strict && missed.length > 0) console.error(`Missed targets (--strict):\n  ${missed.join('\n  ')}`);
+process.exitCode = failedToRun || (values.strict && missed.length > 0) ? 1 : 0;
+
+/** The figures of the benchmarks not run this time, which the chart draws as the report carries them over. */
+function previousChartEntries(): ChartEntry[] {
+  if (!existsSync(CHART_FIGURES)) return [];
+  try {
+    return parseChartJson(readFileSync(CHART_FIGURES, 'utf8'));
+  } catch (error) {
+    console.error(`docs/benchmarks.json unreadable, the chart shows only this run's benchmarks:`, error);
+    return [];
+  }
+}
 
 function perSide(s: LoadStats): string {
   return `${Math.round(s.requestsPerSecond)} req/s  p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  (${s.non2xx} non-2xx, ${s.errors} errors)`;
@@ -100,7 +144,7 @@ function perRow(r: ThroughputRow): string {
 
 function usageError(message: string): never {
   console.error(
-    `${message}\nUsage: npm run bench [-- --only <id>]… [--duration <seconds>] [--cpu-prof-dir <dir>]`,
+    `${message}\nUsage: npm run bench [-- --only <id>]… [--duration <seconds>] [--cpu-prof-dir <dir>] [--strict]`,
   );
   console.error(`Benchmarks: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
   process.exit(2);

@@ -10,6 +10,7 @@ import {
 } from './cli/catalogue-commands.ts';
 import { addKeysCommands } from './cli/keys-commands.ts';
 import { serveMcpOverStdio } from './cli/mcp-command.ts';
+import { addOperationsCommands } from './cli/operations-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
 import type { Db } from './data/database.ts';
@@ -99,6 +100,7 @@ program
 
 addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
+addOperationsCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -22,7 +22,11 @@ export interface Target {
  * What a benchmark measured: an HTTP endpoint against its baseline, calls timed in process, or a write
  * path's sustained rate against raw writes of the same rows.
  */
-export type BenchmarkResult = HttpBenchmarkResult | TimingBenchmarkResult | ThroughputBenchmarkResult;
+export type BenchmarkResult =
+  | HttpBenchmarkResult
+  | TimingBenchmarkResult
+  | ThroughputBenchmarkResult
+  | ScenarioBenchmarkResult;
 
 export interface HttpBenchmarkResult {
   kind: 'http';
@@ -68,6 +72,29 @@ export interface ThroughputBenchmarkResult {
   /** Lines under the table, e.g. "POST / raw (saturation): 0.62". */
   ratios: { label: string; value: string }[];
   targets: Target[];
+}
+
+/**
+ * A scenario run against the real service to prove it holds (mixed load, crash, abuse): its figures as
+ * tables and facts, and its targets, which are pass/fail properties more than speeds.
+ */
+export interface ScenarioBenchmarkResult {
+  kind: 'scenario';
+  /** What was run, e.g. "Mixed load against `booking serve`". */
+  subject: string;
+  /** Markdown paragraphs: what the scenario does and how its outcome is checked. */
+  method: string[];
+  tables: ScenarioTable[];
+  /** Markdown list items under the tables: counts, durations, what was checked afterwards. */
+  facts: string[];
+  targets: Target[];
+}
+
+export interface ScenarioTable {
+  header: string[];
+  rows: string[][];
+  /** Which columns hold numbers (right-aligned). */
+  numeric: boolean[];
 }
 
 export interface ThroughputRow {

@@ -2,6 +2,8 @@ import type {
   Benchmark,
   BenchmarkResult,
   HttpBenchmarkResult,
+  ScenarioBenchmarkResult,
+  Target,
   ThroughputBenchmarkResult,
   ThroughputRow,
   Timing,
@@ -45,6 +47,10 @@ function header(machine: Machine): string {
 
 Reproduce with \`npm run bench\` (options: \`-- --only <id>\` to run one benchmark, \`-- --duration <s>\` to change the measuring time per side, 10 s by default).
 
+![Throughput and latency per benchmark against its baseline](benchmarks.svg)
+
+The chart shows each benchmark's full stack (or code under test) against its baseline, from the figures of the sections below (kept in \`docs/benchmarks.json\`, each benchmark as last measured): throughput at saturation as a share of the baseline's (HTTP and write benchmarks), and latency percentiles in ms on a log scale (HTTP: p50, p90 and p99 at the fixed offered load; writes: p50 and p99 at the fixed rate; timed calls: p50 and p99).
+
 ## Environment of the latest run
 
 | | |
@@ -87,6 +93,7 @@ function renderSection(measured: Measured, machine: Machine): string {
   const { result } = measured;
   if (result.kind === 'http') return renderHttpSection({ ...measured, result }, machine);
   if (result.kind === 'throughput') return renderThroughputSection({ ...measured, result }, machine);
+  if (result.kind === 'scenario') return renderScenarioSection({ ...measured, result }, machine);
   return renderTimingSection({ ...measured, result }, machine);
 }
 
@@ -113,9 +120,7 @@ ${statsRow(`Baseline at ${latencyRate} req/s`, baselineAtRate)}
 
 Response size: ${Math.round(full.bytesPerRequest).toLocaleString('en-GB')} bytes, headers included.
 
-| Target | Measured | Verdict |
-| --- | --- | --- |
-${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
+${targetsTable(result.targets)}
 <!-- /benchmark:${benchmark.id} -->`;
 }
 
@@ -136,9 +141,7 @@ ${result.timings.map(timingRow).join('\n')}
 
 ${result.ratios.map((r) => `${r.label}: ${r.value}.`).join('\n\n')}
 
-| Target | Measured | Verdict |
-| --- | --- | --- |
-${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
+${targetsTable(result.targets)}
 <!-- /benchmark:${benchmark.id} -->`;
 }
 
@@ -159,10 +162,40 @@ ${result.rows.map(throughputRow).join('\n')}
 
 ${result.ratios.map((r) => `${r.label}: ${r.value}.`).join('\n\n')}
 
-| Target | Measured | Verdict |
-| --- | --- | --- |
-${result.targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}
+${targetsTable(result.targets)}
 <!-- /benchmark:${benchmark.id} -->`;
+}
+
+function renderScenarioSection(
+  { benchmark, result }: Measured & { result: ScenarioBenchmarkResult },
+  machine: Machine,
+): string {
+  const tables = result.tables.map((table) =>
+    [
+      `| ${table.header.join(' | ')} |`,
+      `| ${table.numeric.map((numeric) => (numeric ? '---:' : '---')).join(' | ')} |`,
+      ...table.rows.map((row) => `| ${row.join(' | ')} |`),
+    ].join('\n'),
+  );
+  return `<!-- benchmark:${benchmark.id} -->
+## ${benchmark.id}: ${result.subject}
+
+Measured ${machine.date} on ${machineSummary(machine)}.
+
+${result.method.join('\n\n')}
+
+${tables.join('\n\n')}
+
+${result.facts.map((fact) => `- ${fact}`).join('\n')}
+
+${targetsTable(result.targets)}
+<!-- /benchmark:${benchmark.id} -->`;
+}
+
+function targetsTable(targets: readonly Target[]): string {
+  return `| Target | Measured | Verdict |
+| --- | --- | --- |
+${targets.map((t) => `| ${t.description} | ${t.measured} | ${t.pass ? 'PASS' : 'FAIL'} |`).join('\n')}`;
 }
 
 function throughputRow(r: ThroughputRow): string {

@@ -53,23 +53,29 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
   });
 }
 
-/** Runs expireLapsedHolds every `intervalMs` until stopped; failures are reported, never fatal. */
+/**
+ * Runs expireLapsedHolds every `intervalMs` until stopped; failures are reported, never fatal. The
+ * returned stop resolves once a sweep in progress has finished, so a shutdown can close the database
+ * after it without cutting a transaction short.
+ */
 export function startHoldSweeper(
   db: Db,
   clock: { nowMs(): number },
   onError: (error: unknown) => void,
   intervalMs = 30_000,
-): () => void {
-  let running = false;
+): () => Promise<void> {
+  let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
-    running = true;
-    expireLapsedHolds(db, clock.nowMs())
-      .catch(onError)
+    running = expireLapsedHolds(db, clock.nowMs())
+      .then(() => undefined, onError)
       .finally(() => {
-        running = false;
+        running = null;
       });
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

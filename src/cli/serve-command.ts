@@ -35,7 +35,15 @@ export function createLogger(level: string) {
   );
 }
 
-/** `booking serve`: REST under /v1 and the MCP endpoints (/mcp, /sse) on one port. */
+/** How long a shutdown waits for requests in flight before it cuts their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * `booking serve`: REST under /v1 and the MCP endpoints (/mcp, /sse) on one port. On SIGTERM or
+ * SIGINT it stops accepting connections, lets requests in flight finish (a request arriving on an
+ * open keep-alive connection meanwhile is still served, with Connection: close), ends MCP SSE
+ * streams, waits for a running hold sweep, and closes the database (SQLite checkpoints its WAL).
+ */
 export async function serve(config: Config, options: { demo: boolean }): Promise<void> {
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config);
@@ -68,10 +76,19 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    stopSweeper();
+    logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    // A client that keeps a connection busy past the grace period (a stalled upload, say) must not
+    // keep the process alive: its connection is cut, and the database is still closed cleanly.
+    const deadline = setTimeout(() => {
+      logger.warn({ grace_ms: SHUTDOWN_GRACE_MS }, 'closing connections still open after the grace period');
+      app.server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    await stopSweeper();
     await app.close();
+    clearTimeout(deadline);
     await runtime.close();
+    logger.info('stopped');
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

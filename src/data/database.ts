@@ -37,6 +37,11 @@ export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
 export interface DatabaseOptions {
   /** Called with the SQL of every query run (never its parameters): for tests that count queries. */
   onQuery?: (sql: string) => void;
+  /**
+   * Open a SQLite file read-only, as it is, for commands that only look (`booking check`): the file
+   * must exist, and neither its journal mode nor anything else is changed.
+   */
+  readonly?: boolean;
 }
 
 export function openDatabase(
@@ -50,13 +55,25 @@ export function openDatabase(
   throw new Error(`Unsupported DATABASE_URL scheme: expected sqlite:<path>.`);
 }
 
+/**
+ * The file of a `sqlite:<path>` DATABASE_URL, resolved against the working directory; null for another
+ * dialect or an in-memory database (what file-level operations such as backups need to know).
+ */
+export function sqliteFileOf(url: string): string | null {
+  if (!url.startsWith('sqlite:')) return null;
+  const file = url.slice('sqlite:'.length);
+  return file === '' || file === ':memory:' ? null : path.resolve(file);
+}
+
 function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   if (file === '') throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:db/booking.sqlite');
   const inMemory = file === ':memory:';
   const resolved = inMemory ? file : path.resolve(file);
-  if (!inMemory) mkdirSync(path.dirname(resolved), { recursive: true });
-  const sqlite = new SqliteDatabase(resolved);
-  configureSqlite(sqlite);
+  if (!inMemory && !options.readonly) mkdirSync(path.dirname(resolved), { recursive: true });
+  const readonly = options.readonly === true && !inMemory;
+  const sqlite = new SqliteDatabase(resolved, { readonly, fileMustExist: readonly });
+  if (readonly) configureReadonlySqlite(sqlite);
+  else configureSqlite(sqlite);
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
     dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite) }),
@@ -79,6 +96,13 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
 export function configureSqlite(sqlite: SqliteDatabase.Database): void {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('trusted_schema = OFF');
+}
+
+/** The settings of configureSqlite that a read-only connection may set (no journal or sync mode). */
+function configureReadonlySqlite(sqlite: SqliteDatabase.Database): void {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');

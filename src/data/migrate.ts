@@ -1,4 +1,4 @@
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { migrations } from '../../db/migrations/index.ts';
 import type { Db } from './database.ts';
 
@@ -12,4 +12,17 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/**
+ * The migrations this version has that the database has not applied, without applying or creating
+ * anything (read-only connections can ask); null when the database has no migrations table at all.
+ */
+export async function pendingMigrations(db: Db): Promise<string[] | null> {
+  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`
+    .execute(db)
+    .then((result) => new Set(result.rows.map((row) => row.name)))
+    .catch(() => null);
+  if (applied === null) return null;
+  return Object.keys(migrations).filter((name) => !applied.has(name));
 }

@@ -2,11 +2,18 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { LOOPBACK_HOSTS } from '../app/config.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { AppError } from '../domain/errors.ts';
 import { registerMcpRoutes } from '../mcp/http-transports.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { CursorCodec } from './cursor.ts';
-import { installErrorEnvelope } from './error-envelope.ts';
+import {
+  answerClientError,
+  answerFrameworkError,
+  answerUnmetExpectation,
+  installErrorEnvelope,
+} from './error-envelope.ts';
 import { assertSecureTransport } from './https-guard.ts';
+import { parseJsonAsText } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
@@ -38,7 +45,10 @@ export interface HttpOptions {
 export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    ...(options.https ? { https: options.https } : {}),
+    // Node would answer a Host-less HTTP/1.1 request itself, outside the envelope: the onRequest hook does.
+    ...(options.https
+      ? { https: { ...options.https, requireHostHeader: false } }
+      : { http: { requireHostHeader: false } }),
     // Fastify's own request lines carry the URL, whose query may hold a phone or e-mail; our onResponse
     // hook logs the route pattern instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
@@ -46,9 +56,16 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     // A hop count is valid for Fastify (proxy-addr) though its typings omit it.
     trustProxy: (options.trustProxy ?? false) as boolean | string,
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // During a graceful shutdown a request that arrives on an already open connection is served (with
+    // Connection: close) instead of refused with Fastify's own 503 body outside our envelope: it is at
+    // most one request per connection, and a caller's booking should not fail because of a deploy.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 500 },
+    // Requests refused before Fastify's lifecycle get the envelope and a request id too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
+  app.server.on('checkExpectation', answerUnmetExpectation);
 
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by presenters that produce exactly the documented shape (tests check every
@@ -56,12 +73,19 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   // only cost time.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.removeContentTypeParser(['text/plain']);
+  parseJsonAsText(app);
   app.decorateRequest('principal', null);
   installErrorEnvelope(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.routeOptions.url !== '/healthz') assertSecureTransport(request);
+    if (request.routeOptions.url === '/healthz') return;
+    // Links the service makes (payment_url) are built from Host; HTTP/1.0 may omit it, and health
+    // checkers often do, so only /healthz goes without.
+    if (request.headers.host === undefined) {
+      throw new AppError('invalid_request', 'A request must carry a Host header.', 'Host');
+    }
+    assertSecureTransport(request);
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(

@@ -1,7 +1,11 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, isAppError } from '../domain/errors.ts';
+import { requestIdFor } from './request-id.ts';
 
 /**
  * Every error leaves the service in the contract's envelope {error: {code, message, param?}}: our own
@@ -38,6 +42,66 @@ export function installErrorEnvelope(app: FastifyInstance): void {
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.envelope());
+}
+
+/**
+ * Fastify's frameworkErrors: requests its router refuses before any hook runs (a path that is not
+ * valid percent-encoded UTF-8, a path parameter over maxParamLength). Fastify's own answers carry
+ * neither the envelope nor a request id, and echo the path.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  reply.header('x-request-id', request.id);
+  sendError(reply, toAppError(error));
+}
+
+/**
+ * Fastify's clientErrorHandler: bytes Node cannot parse as an HTTP request (broken chunking, raw
+ * non-ASCII in the path, oversized headers, a truncated request) never become a request, and
+ * Fastify's default answer has neither the envelope nor a request id. After a parse error the
+ * connection cannot be reused, so it is closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431
+      ? 'The request headers are too large.'
+      : status === 408
+        ? 'The request did not arrive in time.'
+        : 'The request is not valid HTTP/1.1.';
+  const body = JSON.stringify(new AppError('invalid_request', message).envelope());
+  // As Node does: a response already under way on this connection must not be corrupted by another.
+  const responseUnderWay = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (socket.writable && !responseUnderWay) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nx-request-id: ${randomUUID()}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/**
+ * Node's checkExpectation event: an Expect other than 100-continue, which Node would refuse itself
+ * with a bare 417 (no envelope, no request id).
+ */
+export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify(
+    new AppError('invalid_request', 'Only the expectation 100-continue is supported.', 'Expect').envelope(),
+  );
+  response.writeHead(417, {
+    'x-request-id': requestIdFor(request),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
 }
 
 const ALL_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
@@ -84,7 +85,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
   }
 
   const sessions = new Map<string, { transport: SSEServerTransport; apiKeyId: string }>();
-  app.get('/sse', HIDDEN, async (request, reply) => {
+  // An SSE stream never ends by itself; a graceful shutdown ends them (clients reconnect elsewhere),
+  // or the server would wait for them forever.
+  app.addHook('preClose', async () => {
+    await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
+  });
+  // No automatic HEAD route: a HEAD would open a session whose stream it can never carry.
+  app.get('/sse', { ...HIDDEN, exposeHeadRoute: false }, async (request, reply) => {
     const { principal } = await admit(request, reply);
     const server = serverFor(request);
     reply.hijack();
@@ -103,6 +110,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
     // Another key's session is answered as if it did not exist.
     if (!session || session.apiKeyId !== principal.apiKeyId) {
       throw new AppError('not_found', 'No SSE session has this sessionId; open /sse first.', 'sessionId');
+    }
+    // Checked before the reply is handed to the SDK, whose own refusals are plain text (and, for a
+    // JSON null, an internal "stream is not readable"): a message that is not JSON-RPC gets the envelope.
+    if (!JSONRPCMessageSchema.safeParse(request.body).success) {
+      throw new AppError('invalid_request', 'The body must be one JSON-RPC message.', 'body');
     }
     reply.hijack();
     await session.transport.handlePostMessage(raw, reply.raw, request.body);

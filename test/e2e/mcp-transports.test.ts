@@ -226,7 +226,30 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
       });
       // The refused message never reached the session: the stream still serves its own key.
       expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
+
+      // What is not one JSON-RPC message is refused in the envelope, before the SDK sees it.
+      for (const body of ['null', '{"hello":"world"}', '[1,2]']) {
+        const malformed = await fetch(messages, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.t.keys.readWrite}`, 'content-type': 'application/json' },
+          body,
+        });
+        expect(malformed.status, body).toBe(400);
+        expect(((await malformed.json()) as Json).error).toMatchObject({
+          code: 'invalid_request',
+          param: 'body',
+        });
+      }
+      expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       expectNoErrors(mcp);
+
+      // A HEAD cannot carry a stream, so it opens no session.
+      const head = await fetch(`${server.origin}/sse`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${server.t.keys.readWrite}` },
+      });
+      expect(head.status).toBe(405);
+      expect(head.headers.get('allow')).toBe('GET');
     });
   });
 

@@ -157,6 +157,20 @@ describe('the error envelope', () => {
       'invalid_request',
       'limt',
     );
+    // Endpoints that take no query parameters refuse one too, rather than ignore it.
+    const client = { first_name: 'Query', last_name: 'Tester', phone: '+447700900123' };
+    expectEnvelope(
+      await t.request({ method: 'POST', url: '/v1/clients?dry_run=1', payload: client }),
+      400,
+      'invalid_request',
+      'dry_run',
+    );
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/bookings/AC-AAAAAA?expand=client' }),
+      400,
+      'invalid_request',
+      'expand',
+    );
   });
 
   it('answers a fault with 500 server_error and no detail', async () => {

@@ -35,6 +35,9 @@ export const PageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).'),
 });
 
+/** For endpoints that take no query parameters: any one sent is refused by name, as everywhere else. */
+export const NoQuery = z.strictObject({});
+
 export const DEFAULT_PAGE_SIZE = 50;
 
 export function listOf<T extends z.ZodType>(item: T, description: string) {

@@ -19,7 +19,7 @@ import {
   ReferenceParams,
   RescheduleBody,
 } from '../resources/booking.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope } from '../resources/common.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../resources/common.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -38,6 +38,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'retries safe: the same key and body within 24 hours replay the stored response.',
           headers: IdempotencyHeaders,
           body: NewBookingBody,
+          querystring: NoQuery,
           response: {
             201: dataOf(CreatedBookingResource).describe('Booked.'),
             400: ErrorEnvelope.describe(
@@ -70,6 +71,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['Bookings'],
           summary: 'A booking with its current status, pending confirmation and fee state',
           params: ReferenceParams,
+          querystring: NoQuery,
           response: {
             200: dataOf(BookingResource),
             400: ErrorEnvelope.describe('invalid_request: the reference is not one.'),
@@ -95,6 +97,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['Bookings'],
           summary: 'Move a booking to another slot (and optionally another staff member)',
           params: ReferenceParams,
+          querystring: NoQuery,
           body: RescheduleBody,
           response: {
             200: dataOf(BookingResource),
@@ -129,6 +132,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['Bookings'],
           summary: 'Cancel a booking; the policy window decides whether a paid deposit is refunded',
           params: ReferenceParams,
+          querystring: NoQuery,
           body: CancelBody,
           response: {
             200: dataOf(CancellationResource),

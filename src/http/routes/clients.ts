@@ -11,7 +11,7 @@ import {
   NewClientBody,
   presentClient,
 } from '../resources/client.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf } from '../resources/common.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '../resources/common.ts';
 
 /**
  * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one) and
@@ -50,6 +50,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             'Live means pending_payment, pending_confirmation or confirmed; upcoming means not yet started. ' +
             "How an agent finds a caller's appointment without its reference. An addition to the v1 contract.",
           params: ClientIdParams,
+          querystring: NoQuery,
           response: {
             200: listOf(BookingResource, 'Upcoming live bookings, soonest first.'),
             400: ErrorEnvelope.describe('invalid_request: client_id is not a UUID.'),
@@ -77,6 +78,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['Clients'],
           summary: 'Register a client, or get the existing one with the same phone or e-mail',
           body: NewClientBody,
+          querystring: NoQuery,
           response: {
             200: dataOf(ClientResource).describe(
               'A client with this phone or e-mail already exists: returned unchanged.',

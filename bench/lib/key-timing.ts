@@ -1,0 +1,60 @@
+import { authenticateApiKey, createApiKey } from '../../src/app/api-key-service.ts';
+import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { generateApiKey } from '../../src/domain/api-key.ts';
+import { smallCatalogue } from '../../test/helpers/catalogue-fixtures.ts';
+import { createTempDatabase } from '../../test/helpers/temp-database.ts';
+import type { Timing } from './benchmark.ts';
+import { summariseTimes } from './timing.ts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface KeyTimingFigures {
+  /** A key equal to a real one but for its last character. */
+  nearMiss: Timing;
+  /** A well-formed key sharing nothing on purpose with any real one. */
+  random: Timing;
+  /** nearMiss p50 / random p50: 1 means a guess's closeness cannot be told from its timing. */
+  ratio: number;
+}
+
+/**
+ * Times key resolution (`authenticateApiKey`, the function every request's authentication runs) for
+ * wrong keys that are close to a real key and for random ones, interleaved call by call on one database
+ * so that machine noise falls on both alike. Were keys compared as strings, the near misses would be
+ * slower; compared as hashes, both kinds cost the same. This is a measurement for the report, not a
+ * test: the suite checks the structure instead (the lookup's only parameter is the hash).
+ */
+export async function measureKeyTiming(calls: number): Promise<KeyTimingFigures> {
+  const now = Date.parse('2026-11-23T09:00:00Z');
+  const database = await createTempDatabase();
+  try {
+    await importCatalogue(database.db, smallCatalogue(), now);
+    const { key } = await createApiKey(
+      database.db,
+      { organisationSlug: 'acme-hair', label: 'timing', scope: 'read' },
+      now,
+    );
+    const nearMiss = (i: number) =>
+      key.slice(0, -1) + BASE62[(BASE62.indexOf(key.at(-1)!) + 1 + (i % 61)) % 62];
+    const times = { nearMiss: [] as number[], random: [] as number[] };
+    for (let i = 0; i < calls + 1000; i += 1) {
+      const candidates: [keyof typeof times, string][] = [
+        ['nearMiss', nearMiss(i)],
+        ['random', generateApiKey()],
+      ];
+      if (i % 2 === 1) candidates.reverse();
+      for (const [kind, candidate] of candidates) {
+        const started = performance.now();
+        const principal = await authenticateApiKey(database.db, candidate, now);
+        const elapsed = performance.now() - started;
+        if (principal !== null) throw new Error('a wrong key was accepted');
+        if (i >= 1000) times[kind].push(elapsed);
+      }
+    }
+    const nearMissTiming = summariseTimes('Near miss (last character differs)', times.nearMiss);
+    const randomTiming = summariseTimes('Random well-formed key', times.random);
+    return { nearMiss: nearMissTiming, random: randomTiming, ratio: nearMissTiming.p50 / randomTiming.p50 };
+  } finally {
+    await database.dispose();
+  }
+}

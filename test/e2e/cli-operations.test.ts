@@ -1,0 +1,478 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { DateTime } from 'luxon';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/app/api-key-service.ts';
+import { WEEKDAYS } from '../../src/app/catalogue-local-times.ts';
+import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { openDatabase } from '../../src/data/database.ts';
+import { checkIntegrity, type IntegrityReport } from '../../src/data/integrity-check.ts';
+import { migrateToLatest } from '../../src/data/migrate.ts';
+import type { Database as Tables } from '../../src/data/tables.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { type CliResult, REPO_ROOT, type RunningServer, startServer } from '../helpers/cli.ts';
+
+/**
+ * `booking check`, `booking backup` and `booking restore` as an operator runs them: real processes on
+ * real files, a backup taken from under a `booking serve` that is taking bookings, and a server started
+ * on the restored file. The databases are set up in process (migrate, import, a key) to keep the file
+ * quick; everything under test runs in child processes. Servers use the real clock, so bookings are
+ * taken a week or more ahead.
+ */
+let dir: string;
+let file: string;
+let env: Record<string, string>;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'booking-ops-'));
+  file = path.join(dir, 'booking.sqlite');
+  env = { DATABASE_URL: `sqlite:${file}` };
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Runs `booking <args>` without blocking this process (runCli's spawnSync would stall the HTTP clients
+ * a test keeps busy meanwhile); resolves once it exits.
+ */
+function runCliAsync(args: string[], extraEnv: Record<string, string> = env): Promise<CliResult> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** A catalogue in the import format, validated by the import itself. */
+type Catalogue = Record<string, unknown>;
+
+/** Ana and Bo cut at Soho every day, so two weeks hold a couple of hundred one-hour slots. */
+function everyDayCatalogue(): Catalogue {
+  const catalogue = smallCatalogue();
+  const everyDay = (from: string, to: string) =>
+    Object.fromEntries(WEEKDAYS.map((day) => [day, [[from, to]]]));
+  const [ana, bo, ...others] = catalogue.staff;
+  return {
+    ...catalogue,
+    staff: [
+      { ...ana, working_hours: { soho: everyDay('09:00', '17:00') } },
+      { ...bo, working_hours: { soho: everyDay('10:00', '18:00') } },
+      ...others,
+    ],
+  };
+}
+
+/** Migrates `at`, imports `catalogue` and returns a read_write key without a practical rate limit. */
+async function createBookingDatabase(
+  at: string,
+  catalogue: Catalogue = everyDayCatalogue(),
+): Promise<string> {
+  const handle = openDatabase(`sqlite:${at}`);
+  try {
+    await migrateToLatest(handle.db);
+    await importCatalogue(handle.db, catalogue, Date.now());
+    const input = { organisationSlug: 'acme-hair', label: 'e2e', scope: 'read_write' as const };
+    return (await createApiKey(handle.db, { ...input, rateLimitPerMinute: 100_000 }, Date.now())).key;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Checks a database file without writing to it (openDatabase would switch it to WAL). */
+async function checkFileReadOnly(at: string): Promise<IntegrityReport> {
+  const db = new Kysely<Tables>({
+    dialect: new SqliteDialect({ database: new Database(at, { readonly: true, fileMustExist: true }) }),
+  });
+  try {
+    return await checkIntegrity(db, Date.now());
+  } finally {
+    await db.destroy();
+  }
+}
+
+function readOnly<T>(at: string, read: (sqlite: Database.Database) => T): T {
+  const sqlite = new Database(at, { readonly: true, fileMustExist: true });
+  try {
+    return read(sqlite);
+  } finally {
+    sqlite.close();
+  }
+}
+
+const referencesIn = (at: string) =>
+  readOnly(at, (sqlite) =>
+    (sqlite.prepare('SELECT reference FROM bookings').all() as { reference: string }[]).map(
+      (row) => row.reference,
+    ),
+  );
+
+interface Api {
+  call<T>(method: string, url: string, body?: unknown): Promise<{ status: number; json: T }>;
+  get<T>(url: string): Promise<T>;
+}
+
+function apiOf(server: RunningServer, key: string): Api {
+  const call = async <T>(method: string, url: string, body?: unknown) => {
+    const response = await fetch(`${server.url}/v1${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, json: (await response.json()) as T };
+  };
+  return {
+    call,
+    async get<T>(url: string) {
+      const response = await call<{ data: T }>('GET', url);
+      if (response.status !== 200) throw new Error(`GET ${url}: ${JSON.stringify(response.json)}`);
+      return response.json.data;
+    },
+  };
+}
+
+interface Service {
+  id: string;
+  name: string;
+  staff: { id: string; name: string }[];
+}
+
+interface BookingBody {
+  location_slug: string;
+  service_ids: string[];
+  staff_id: string;
+  client_id: string;
+  starts_at: string;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * One-hour cut slots (45 min plus the 15 min buffer) that do not touch each other, for every staff
+ * member, from a week ahead: each can be booked by a request of its own, in any order.
+ */
+async function freeCutSlots(api: Api): Promise<BookingBody[]> {
+  const services = await api.get<Service[]>('/locations/soho/services');
+  const cut = services.find((service) => service.name === 'Cut')!;
+  const client = await api.get<{ id: string }>('/clients?phone=%2B447911123456');
+  const from = DateTime.now().setZone('Europe/London').plus({ days: 7 }).toISODate();
+  const bodies: BookingBody[] = [];
+  for (const staff of cut.staff) {
+    const query = `service_ids=${cut.id}&date=${from}&days=14&staff_id=${staff.id}`;
+    const { slots } = await api.get<{ slots: { starts_at: string }[] }>(
+      `/locations/soho/availability?${query}`,
+    );
+    let freeFrom = 0;
+    for (const slot of slots) {
+      const startsAt = Date.parse(slot.starts_at);
+      if (startsAt < freeFrom) continue;
+      freeFrom = startsAt + HOUR;
+      bodies.push({
+        location_slug: 'soho',
+        service_ids: [cut.id],
+        staff_id: staff.id,
+        client_id: client.id,
+        starts_at: slot.starts_at,
+      });
+    }
+  }
+  return bodies;
+}
+
+describe('booking check', () => {
+  /** Ana's two imported cuts, and the references the check will name. */
+  const IMPORTED = ['AC-CHK234', 'AC-CHK567'];
+
+  function withTwoBookings(): Catalogue {
+    return {
+      ...smallCatalogue(),
+      bookings: IMPORTED.map((reference, i) => ({
+        reference,
+        location: 'soho',
+        services: ['cut'],
+        staff: 'ana',
+        client: 'jo',
+        starts_at: `2026-11-24T${10 + i}:00`,
+        status: 'confirmed',
+      })),
+    };
+  }
+
+  /**
+   * A second copy of a booking (row, services and creation event) in the same slot, written with the
+   * overlap triggers dropped: the double booking the triggers exist to prevent, complete in every other
+   * respect, so only no_double_booking can see it.
+   */
+  function writeDoubleBooking(reference: string, copyReference: string): void {
+    const sqlite = new Database(file, { fileMustExist: true });
+    try {
+      sqlite.exec('DROP TRIGGER bookings_no_overlap_insert; DROP TRIGGER bookings_no_overlap_update;');
+      const columns = (table: string) =>
+        (sqlite.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map(
+          (column) => column.name,
+        );
+      const parameters = { reference, copyId: randomUUID(), copyReference };
+      const copy = (table: string, idColumn: string, values: Record<string, string>) => {
+        const names = columns(table);
+        const selected = names.map((name) => values[name] ?? name);
+        sqlite
+          .prepare(
+            `INSERT INTO ${table} (${names.join(', ')}) SELECT ${selected.join(', ')} FROM ${table}
+             WHERE ${idColumn} = (SELECT id FROM bookings WHERE reference = @reference)`,
+          )
+          .run(parameters);
+      };
+      sqlite.transaction(() => {
+        copy('bookings', 'id', { id: '@copyId', reference: '@copyReference' });
+        copy('booking_services', 'booking_id', { booking_id: '@copyId' });
+        copy('booking_events', 'booking_id', { booking_id: '@copyId' });
+      })();
+    } finally {
+      sqlite.close();
+    }
+  }
+
+  it('prints ok for every check of an imported database, also as JSON; exits 1 naming a double booking', async () => {
+    await createBookingDatabase(file, withTwoBookings());
+
+    const [text, json] = await Promise.all([runCliAsync(['check']), runCliAsync(['check', '--json'])]);
+    expect(text.status, text.stderr).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toBe('2 bookings, 2 live.');
+    const checks = ['storage', 'no_double_booking', 'booking_segments', 'event_log', 'idempotency_records'];
+    expect(lines.slice(1).map((line) => line.match(/^(\S+)\s+(\w+):/)?.slice(1))).toEqual(
+      checks.map((check) => ['ok', check]),
+    );
+    expect(json.status, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as IntegrityReport;
+    expect(report).toMatchObject({ ok: true, bookings: 2, liveBookings: 2 });
+    expect(
+      report.findings.map(({ check, violations, examples }) => ({ check, violations, examples })),
+    ).toEqual(checks.map((check) => ({ check, violations: 0, examples: [] })));
+
+    writeDoubleBooking(IMPORTED[0]!, 'AC-DXB234');
+    const failedText = await runCliAsync(['check']);
+    expect(failedText.status, failedText.stdout).toBe(1);
+    expect(failedText.stdout).toContain('3 bookings, 3 live.');
+    expect(failedText.stdout).toMatch(/^FAIL no_double_booking: /m);
+    const example = failedText.stdout.split('\n').find((line) => line.includes(' overlap for staff '));
+    expect(example).toContain(IMPORTED[0]);
+    expect(example).toContain('AC-DXB234');
+    for (const check of checks.filter((name) => name !== 'no_double_booking')) {
+      expect(failedText.stdout).toMatch(new RegExp(`^ok\\s+${check}: `, 'm'));
+    }
+    expect(failedText.stderr).toContain('error: The database breaks the invariants listed above.');
+  });
+});
+
+describe('booking backup', () => {
+  /** Clients booking at once, each one request at a time with a pause, until the backup has finished. */
+  const CLIENTS = 3;
+  const PAUSE_MS = 60;
+  /** The backup starts once this many bookings were answered, so it copies a database being written. */
+  const BOOKED_BEFORE_BACKUP = 12;
+
+  it('copies a serving database while bookings are made, into a checked, standalone file', async () => {
+    const key = await createBookingDatabase(file);
+    const backupFile = path.join(dir, 'backup.sqlite');
+    const server = await startServer(['--port', '0'], env);
+    const refused: unknown[] = [];
+    let answeredBeforeBackup: string[] = [];
+    /** Answered 201 to requests sent before the backup process had exited. */
+    const bookedBeforeExit: string[] = [];
+    let answeredWhileBackupRan = 0;
+    let bookedAfterExit: string[] = [];
+    let backup: Promise<CliResult> | undefined;
+    let backupExited = false;
+    try {
+      const api = apiOf(server, key);
+      const slots = await freeCutSlots(api);
+      expect(slots.length).toBeGreaterThan(100);
+      let next = 0;
+      const book = async (body: BookingBody) => {
+        const response = await api.call<{ data?: { reference: string } }>('POST', '/bookings', body);
+        if (response.status !== 201) refused.push(response.json);
+        return response.json.data?.reference;
+      };
+      const client = async () => {
+        while (!backupExited && next < slots.length) {
+          const reference = await book(slots[next++]!);
+          if (reference === undefined) continue;
+          bookedBeforeExit.push(reference);
+          if (backup !== undefined && !backupExited) answeredWhileBackupRan += 1;
+          if (bookedBeforeExit.length === BOOKED_BEFORE_BACKUP) {
+            answeredBeforeBackup = [...bookedBeforeExit];
+            backup = runCliAsync(['backup', backupFile]).finally(() => {
+              backupExited = true;
+            });
+          }
+          await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+        }
+      };
+      await Promise.all(Array.from({ length: CLIENTS }, client));
+      expect(backup).toBeDefined();
+      const result = await backup!;
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^Backed up to \S+: \d+ pages, \d+ KiB, integrity checked\.$/m);
+      expect(result.stdout).toContain(backupFile);
+      // Bookings taken once the backup is over, which it cannot hold.
+      const after = await Promise.all(slots.slice(next, next + CLIENTS).map(book));
+      bookedAfterExit = after.filter((reference) => reference !== undefined);
+    } finally {
+      await server.stop();
+    }
+    expect(refused).toEqual([]);
+    // Bookings went on being made while the backup process ran, not only before it.
+    expect(answeredWhileBackupRan).toBeGreaterThan(0);
+    expect(bookedAfterExit).toHaveLength(CLIENTS);
+
+    // A single self-contained file: rollback journal mode, no WAL, no leftover partial copy beside it.
+    expect(readdirSync(dir).filter((name) => name.startsWith('backup.sqlite'))).toEqual(['backup.sqlite']);
+    expect(readOnly(backupFile, (sqlite) => sqlite.pragma('journal_mode', { simple: true }))).toBe('delete');
+
+    const report = await checkFileReadOnly(backupFile);
+    expect(report.findings.filter((finding) => finding.violations > 0)).toEqual([]);
+    expect(report.ok).toBe(true);
+
+    // One consistent snapshot taken while the backup ran: every booking answered before it started,
+    // and only bookings requested before it exited. (Not "answered before it exited": a booking
+    // committed just before the snapshot may have its 201 read here after the exit.)
+    const inBackup = referencesIn(backupFile);
+    expect(report.bookings).toBe(inBackup.length);
+    expect(inBackup).toEqual(expect.arrayContaining(answeredBeforeBackup));
+    expect(bookedBeforeExit).toEqual(expect.arrayContaining(inBackup));
+    expect(inBackup.filter((reference) => bookedAfterExit.includes(reference))).toEqual([]);
+    // The server's own file holds every booking answered, backup or not.
+    expect(referencesIn(file).sort()).toEqual([...bookedBeforeExit, ...bookedAfterExit].sort());
+
+    // `booking check` on the backup only reads it: no migration, no switch to WAL, not a byte changed.
+    const before = readFileSync(backupFile);
+    const checked = await runCliAsync(['check'], { DATABASE_URL: `sqlite:${backupFile}` });
+    expect(checked.status, checked.stderr).toBe(0);
+    expect(readFileSync(backupFile).equals(before)).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.startsWith('backup.sqlite'))).toEqual(['backup.sqlite']);
+  }, 60_000);
+
+  it('refuses to overwrite an existing file and to write into a missing folder', async () => {
+    await createBookingDatabase(file);
+    const existing = path.join(dir, 'precious.sqlite');
+    writeFileSync(existing, 'an earlier backup');
+    const missingFolder = path.join(dir, 'no-such-folder');
+
+    const [overwrite, nowhere] = await Promise.all([
+      runCliAsync(['backup', existing]),
+      runCliAsync(['backup', path.join(missingFolder, 'backup.sqlite')]),
+    ]);
+    expect(overwrite.status).toBe(1);
+    expect(overwrite.stderr).toContain(`error: ${existing} exists; choose a new file name for the backup.`);
+    expect(readFileSync(existing, 'utf8')).toBe('an earlier backup');
+    expect(nowhere.status).toBe(1);
+    expect(nowhere.stderr).toContain(`error: The folder ${missingFolder} does not exist.`);
+    expect(existsSync(missingFolder)).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['booking.sqlite', 'precious.sqlite']);
+  });
+});
+
+describe('booking restore', () => {
+  it('restores a backup into a new database that a server then serves, and refuses other files', async () => {
+    const key = await createBookingDatabase(file);
+    const backupFile = path.join(dir, 'backup.sqlite');
+    const answered = new Map<string, Record<string, unknown>>();
+    const server = await startServer(['--port', '0'], env);
+    try {
+      const api = apiOf(server, key);
+      const [first, second] = await freeCutSlots(api);
+      const colour = (await api.get<Service[]>('/locations/soho/services')).find((s) => s.name === 'Colour')!;
+      const bodies = [first!, { ...second!, service_ids: [...second!.service_ids, colour.id] }];
+      for (const body of bodies) {
+        const response = await api.call<{ data: Record<string, unknown> }>('POST', '/bookings', body);
+        expect(response.status, JSON.stringify(response.json)).toBe(201);
+        answered.set(response.json.data.reference as string, response.json.data);
+      }
+      const backup = await runCliAsync(['backup', backupFile]);
+      expect(backup.status, backup.stderr).toBe(0);
+    } finally {
+      await server.stop();
+    }
+
+    const restored = path.join(dir, 'restored.sqlite');
+    const restoredEnv = { DATABASE_URL: `sqlite:${restored}` };
+    const restore = await runCliAsync(['restore', backupFile], restoredEnv);
+    expect(restore.status, restore.stderr).toBe(0);
+    expect(restore.stdout).toContain(`Restored ${restored} from ${backupFile}`);
+
+    const restoredServer = await startServer(['--port', '0'], restoredEnv);
+    try {
+      const api = apiOf(restoredServer, key);
+      for (const [reference, booking] of answered) {
+        // GET leaves out what only the creating answer carries (the deposit to pay and where to pay it).
+        const { deposit: _deposit, payment_url: _paymentUrl, ...expected } = booking;
+        expect(await api.get(`/bookings/${reference}`)).toEqual(expected);
+      }
+      expect([...answered.values()].map((booking) => booking.status)).toEqual([
+        'confirmed',
+        'pending_payment',
+      ]);
+    } finally {
+      await restoredServer.stop();
+    }
+
+    const notSqlite = path.join(dir, 'notes.txt');
+    writeFileSync(notSqlite, 'This is not a database, but it is long enough to have a header.\n'.repeat(20));
+    const notBooking = path.join(dir, 'other.sqlite');
+    const other = new Database(notBooking);
+    other.exec('CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES (1);');
+    other.close();
+    const before = readFileSync(restored);
+    const [notSqliteResult, notBookingResult] = await Promise.all([
+      runCliAsync(['restore', notSqlite], restoredEnv),
+      runCliAsync(['restore', notBooking], restoredEnv),
+    ]);
+    expect(notSqliteResult.status).toBe(1);
+    expect(notSqliteResult.stderr).toContain(
+      `error: ${notSqlite} is not a usable SQLite database: file is not a database`,
+    );
+    expect(notBookingResult.status).toBe(1);
+    expect(notBookingResult.stderr).toContain(`error: ${notBooking} is not a booking database`);
+    expect(readFileSync(restored).equals(before)).toBe(true);
+    expect(existsSync(`${restored}-wal`)).toBe(false);
+  }, 60_000);
+});
+
+describe('backup and restore on PostgreSQL', () => {
+  it('point to pg_dump and pg_restore before connecting to anything', async () => {
+    // Nothing listens on port 1: a connection attempt would fail with another message.
+    const postgres = { DATABASE_URL: 'postgres://booking:secret@127.0.0.1:1/booking' };
+    const target = path.join(dir, 'backup.sqlite');
+    const [backup, restore] = await Promise.all([
+      runCliAsync(['backup', target], postgres),
+      runCliAsync(['restore', target], postgres),
+    ]);
+    for (const [command, result] of [
+      ['backup', backup],
+      ['restore', restore],
+    ] as const) {
+      expect(result.status, command).toBe(1);
+      expect(result.stderr).toContain(`error: booking ${command} works on a SQLite file`);
+      expect(result.stderr).toContain(command === 'backup' ? 'pg_dump' : 'pg_restore');
+      expect(result.stderr).not.toContain('ECONNREFUSED');
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
