@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type { IntegrityReport } from '../src/data/integrity-check.ts';
-import { type CliResult, REPO_ROOT, runCli, startServer } from '../test/helpers/cli.ts';
+import { type CliResult, runCli, runCliAsync, startServer } from '../test/helpers/cli.ts';
 import type { Benchmark, ScenarioBenchmarkResult, Target } from './lib/benchmark.ts';
 import { PINNING, pinProcess, SERVER_CPU } from './lib/cpu-pinning.ts';
 import { MIXED_LOAD, mixedLoadCatalogue, regularPhone } from './lib/mixed-load-catalogue.ts';
@@ -73,7 +72,7 @@ async function runScenario(
   const server = await startServer(['--port', '0'], env);
   if (PINNING && server.process.pid !== undefined) pinProcess(server.process.pid, SERVER_CPU);
   let traffic: TrafficReport;
-  let backup: BackupRun | null = null;
+  let backup: Promise<BackupOutcome> | null = null;
   let stopCode: number | null;
   try {
     const get = async <T>(url: string): Promise<T> => {
@@ -106,15 +105,19 @@ async function runScenario(
       },
       atHalfTime: () => {
         progress('taking a backup with `booking backup` while the load goes on');
-        backup = startBackup(backupFile, env);
+        const started = performance.now();
+        backup = runCliAsync(['backup', backupFile], env).then((result) => ({
+          ...result,
+          ms: performance.now() - started,
+          startedAtS: DURATION_S / 2,
+        }));
       },
     });
     progress('load finished; stopping the server with SIGTERM');
   } finally {
     stopCode = await server.stop('SIGTERM');
   }
-  const backupRun = backup as BackupRun | null;
-  const backupOutcome = backupRun ? await backupRun.done : null;
+  const backupOutcome = await (backup as Promise<BackupOutcome> | null);
 
   progress('checking the database and restoring the backup');
   const live = integrityOf(runCli(['check', '--json'], env));
@@ -126,39 +129,6 @@ async function runScenario(
     restored = integrityOf(runCli(['check', '--json'], restoredEnv));
   }
   return present(traffic, { live, stored, restored, stopCode, backup: backupOutcome });
-}
-
-interface BackupRun {
-  done: Promise<{ status: number | null; ms: number; startedAtS: number; output: string }>;
-}
-
-/** `booking backup` in its own process, without blocking this event loop (the load goes on). */
-function startBackup(file: string, env: Record<string, string>): BackupRun {
-  const started = performance.now();
-  const startedAtS = DURATION_S / 2;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'bin/booking.js'), 'backup', file],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  return {
-    done: new Promise((resolve) =>
-      child.once('exit', (status) =>
-        resolve({ status, ms: performance.now() - started, startedAtS, output }),
-      ),
-    ),
-  };
 }
 
 function succeeded(result: CliResult, what: string): string {
@@ -190,12 +160,18 @@ function storedBookings(
   }
 }
 
+/** How `booking backup`, run half-way through the load, went. */
+interface BackupOutcome extends CliResult {
+  ms: number;
+  startedAtS: number;
+}
+
 interface Aftermath {
   live: IntegrityReport;
   stored: { total: number; missing: number };
   restored: IntegrityReport | null;
   stopCode: number | null;
-  backup: { status: number | null; ms: number; startedAtS: number; output: string } | null;
+  backup: BackupOutcome | null;
 }
 
 function present(traffic: TrafficReport, after: Aftermath): ScenarioBenchmarkResult {
@@ -272,7 +248,7 @@ function present(traffic: TrafficReport, after: Aftermath): ScenarioBenchmarkRes
       description: 'Backup taken during the load restores and passes every check',
       measured:
         after.restored === null
-          ? `backup failed: ${backup?.output.trim() ?? 'not taken'}`
+          ? `backup failed: ${`${backup?.stdout ?? ''}${backup?.stderr ?? ''}`.trim() || 'not taken'}`
           : `${count(after.restored.bookings)} bookings restored; ${after.restored.ok ? 'all checks hold' : `broken: ${failedChecks(after.restored).join(', ')}`}`,
       pass: after.restored?.ok === true,
     },
@@ -304,6 +280,7 @@ function present(traffic: TrafficReport, after: Aftermath): ScenarioBenchmarkRes
       },
     ],
     facts: [
+      `The server is saturated at ${CONNECTIONS} connections, so latency here is mostly waiting in line: ${CONNECTIONS} connections ÷ ${count(Math.round(total / traffic.durationS))} requests/s ≈ ${count(Math.round((CONNECTIONS * traffic.durationS * 1000) / Math.max(1, total)))} ms per request; what one request costs is measured by the endpoint benchmarks above, at a fixed load below capacity.`,
       `Bookings: ${count(created)} answered 201, ${count(traffic.endpoints.find((e) => e.kind === 'bookings')?.statuses[409] ?? 0)} answered 409 (slot taken meanwhile); ${count(traffic.bookingsFromSearch)} of the attempts used a slot from an availability answer.`,
       `After the load: ${count(after.live.bookings)} bookings stored, ${count(after.live.liveBookings)} live; \`booking check\`: ${after.live.findings.map((f) => `${f.check} ${f.violations === 0 ? 'ok' : `${f.violations} violations`}`).join(', ')}.`,
       backup

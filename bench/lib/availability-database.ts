@@ -4,6 +4,7 @@ import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import type { BookingServicesTable, BookingsTable } from '../../src/data/tables.ts';
 import { bookingRow } from '../../test/helpers/booking-row.ts';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';
+import { mulberry32 } from './seeded-random.ts';
 
 /**
  * The availability scenario of the issue: one location, 14 days searched, 20 staff, 3 services booked
@@ -397,16 +398,4 @@ function subtract(
     );
   }
   return pieces;
-}
-
-/** A small seeded generator (mulberry32), so the data are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

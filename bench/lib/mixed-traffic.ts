@@ -2,6 +2,7 @@ import http from 'node:http';
 import { DateTime } from 'luxon';
 import type { Timing } from './benchmark.ts';
 import { MIXED_LOAD, regularPhone } from './mixed-load-catalogue.ts';
+import { mulberry32 } from './seeded-random.ts';
 import { summariseTimes } from './timing.ts';
 
 /**
@@ -237,17 +238,5 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
     })),
     createdReferences,
     bookingsFromSearch,
-  };
-}
-
-/** A small seeded generator: every run draws its requests from the same sequence of choices. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }

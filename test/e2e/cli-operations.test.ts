@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import { checkIntegrity, type IntegrityReport } from '../../src/data/integrity-c
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { Database as Tables } from '../../src/data/tables.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { type CliResult, REPO_ROOT, type RunningServer, startServer } from '../helpers/cli.ts';
+import { type CliResult, type RunningServer, runCliAsync as runCliIn, startServer } from '../helpers/cli.ts';
 
 /**
  * `booking check`, `booking backup` and `booking restore` as an operator runs them: real processes on
@@ -36,29 +35,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/**
- * Runs `booking <args>` without blocking this process (runCli's spawnSync would stall the HTTP clients
- * a test keeps busy meanwhile); resolves once it exits.
- */
-function runCliAsync(args: string[], extraEnv: Record<string, string> = env): Promise<CliResult> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+/** `booking <args>` in a child process, on this test's database unless told otherwise. */
+const runCliAsync = (args: string[], extraEnv: Record<string, string> = env) => runCliIn(args, extraEnv);
 
 /** A catalogue in the import format, validated by the import itself. */
 type Catalogue = Record<string, unknown>;

@@ -22,6 +22,30 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliRes
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * Runs `booking <args>` without blocking this process (runCli's spawnSync would stall HTTP clients kept
+ * busy meanwhile, or a load the command runs under); resolves once it exits.
+ */
+export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export interface RunningServer {
   url: string;
   stdout: () => string;
