@@ -1,12 +1,46 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { POSTGRES_ADMIN_URL, postgresReachable } from './test/helpers/postgres-test-server.ts';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    // Each test file builds its own SQLite files under a temporary directory; forks keep native
-    // better-sqlite3 handles out of worker threads.
-    pool: 'forks',
-  },
+/**
+ * The whole suite runs twice: on SQLite (the embedded default) and on PostgreSQL (the multi-instance
+ * option), each test on a fresh database of its own. PostgreSQL is the server at TEST_POSTGRES_URL
+ * (default: the local one); when it does not answer, the PostgreSQL run is skipped and said so in
+ * plain words, and `.ci/run` starts it first so that CI never skips it. TEST_DATABASES=sqlite (or
+ * postgres) runs one of the two.
+ */
+export default defineConfig(async () => {
+  const wanted = (process.env.TEST_DATABASES ?? 'sqlite,postgres').split(',');
+  const postgres = wanted.includes('postgres') && (await postgresReachable());
+  if (wanted.includes('postgres') && !postgres) {
+    const host = new URL(POSTGRES_ADMIN_URL).host;
+    process.stderr.write(
+      `\n*** PostgreSQL is not reachable at ${host}: the PostgreSQL run of the suite is SKIPPED; ` +
+        'only SQLite is tested. Start PostgreSQL (or set TEST_POSTGRES_URL) to run both. ***\n\n',
+    );
+  }
+  const projects: TestProjectInlineConfiguration[] = [];
+  if (wanted.includes('sqlite')) projects.push({ extends: true, test: { name: 'sqlite' } });
+  if (postgres) {
+    projects.push({
+      extends: true,
+      test: {
+        name: 'postgres',
+        // Unit and property tests touch no database: once, in the sqlite project, is enough.
+        exclude: ['test/unit/**', 'test/property/**'],
+        env: { TEST_DATABASE: 'postgres' },
+        globalSetup: ['test/helpers/postgres-global-setup.ts'],
+      },
+    });
+  }
+  return {
+    test: {
+      include: ['test/**/*.test.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      // Each test file builds its own databases; forks keep native better-sqlite3 handles out of
+      // worker threads.
+      pool: 'forks' as const,
+      projects,
+    },
+  };
 });

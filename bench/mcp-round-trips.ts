@@ -84,7 +84,7 @@ export const mcpRoundTrips: Benchmark = {
         name: 'in process',
         async call(tool, args) {
           try {
-            const api = InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: origin });
+            const api = await InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: origin });
             return { ok: true, ...(await tool.run(args as never, { api })) };
           } catch (error) {
             if (error instanceof ToolFailure) return { ok: false, code: error.code, hint: error.hint };
@@ -296,7 +296,7 @@ async function planSlots(
   deps: AppDeps,
   principal: Principal,
 ): Promise<{ slots: PlannedSlot[]; bufferMinutes: number; windowDays: number }> {
-  const api = InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: 'http://127.0.0.1' });
+  const api = await InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: 'http://127.0.0.1' });
   const place = await resolveLocation(api, MCP_SCENARIO.location);
   const [service] = await resolveServices(api, place, MCP_SCENARIO.service);
   const team = new Map((await api.listStaff(place.location.slug)).map((s) => [s.id, s.name]));

@@ -1,6 +1,7 @@
 import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
+import { instances } from './instances.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
@@ -16,4 +17,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   mcpRoundTrips,
   mixedLoad,
   resilience,
+  instances,
 ];

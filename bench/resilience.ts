@@ -33,7 +33,9 @@ export const resilience: Benchmark = {
   async run(context) {
     const dir = mkdtempSync(path.join(tmpdir(), 'booking-resilience-'));
     try {
-      const prepared = prepareCrashDatabase(mkdirSync(path.join(dir, 'template'), { recursive: true })!);
+      const prepared = await prepareCrashDatabase(
+        mkdirSync(path.join(dir, 'template'), { recursive: true })!,
+      );
       const crashes: CrashScenarioReport[] = [];
       for (const [index, round] of CRASH_ROUNDS.entries()) {
         context.progress(
@@ -165,7 +167,7 @@ function present(
           count(c.replayMismatches),
           count(c.missing + c.changed),
           `${count(c.bookingsInDatabase)} = ${count(c.storedResponses)} = ${count(c.keysWith201)}`,
-          `${(c.walBytesAtKill / 1024 / 1024).toFixed(1)} MiB`,
+          c.walBytesAtKill === null ? 'none' : `${(c.walBytesAtKill / 1024 / 1024).toFixed(1)} MiB`,
           formatMs(c.restartMs),
         ]),
         numeric: [false, true, true, true, true, true, true, true, true, true],

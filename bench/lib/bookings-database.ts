@@ -125,7 +125,7 @@ export function bookingSlot(i: number): BookingSlot {
 export const SERVICE_MS = SERVICE.duration * MINUTE;
 export const SERVICE_PRICE_MINOR = SERVICE.price;
 
-function bookingsCatalogue() {
+export function bookingsCatalogue() {
   const { organisation, location, timezone, dayStart, dayEnd, maxAdvanceDays } = BOOKINGS_SCENARIO;
   const hours: [string, string][] = [[clock(dayStart), clock(dayEnd)]];
   return {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { DateTime } from 'luxon';
 import type { Timing } from './benchmark.ts';
+import { sendJson } from './http-request.ts';
 import { MIXED_LOAD, regularPhone } from './mixed-load-catalogue.ts';
 import { mulberry32 } from './seeded-random.ts';
 import { summariseTimes } from './timing.ts';
@@ -87,30 +88,15 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
   let answered = 0;
 
   const send = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = http.request(`${options.origin}${path}`, {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${options.key}`,
-          ...(payload !== undefined && {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(payload),
-          }),
-          ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
-        },
-      });
-      request.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-        );
-        response.on('error', reject);
-      });
-      request.on('error', reject);
-      request.end(payload);
+    sendJson({
+      url: `${options.origin}${path}`,
+      method,
+      agent,
+      headers: {
+        authorization: `Bearer ${options.key}`,
+        ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
+      },
+      body,
     });
 
   const searchAvailability = async () => {

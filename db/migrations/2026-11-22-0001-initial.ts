@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './dialect.ts';
 
 /**
  * The whole data model. Every rule the database can hold is declared here: composite foreign keys
@@ -484,7 +485,8 @@ export async function up(db: AnyDb): Promise<void> {
     ])
     .execute();
 
-  await createSqliteTriggers(db);
+  if (isPostgres(db)) await createPostgresRules(db);
+  else await createSqliteTriggers(db);
 }
 
 /**
@@ -550,6 +552,88 @@ async function createSqliteTriggers(db: AnyDb): Promise<void> {
       `CREATE TRIGGER bookings_no_overlap_update BEFORE UPDATE OF staff_id, starts_at, blocked_until, status ON bookings
        WHEN NEW.status IN ${LIVE}
        BEGIN ${overlap} END`,
+    )
+    .execute(db);
+}
+
+/**
+ * The same rules in PostgreSQL: trigger functions in PL/pgSQL, raising the same messages. The overlap
+ * guard here is the first of two on PostgreSQL: concurrent transactions on several instances do not
+ * see each other's uncommitted bookings, so a later migration adds an exclusion constraint, which
+ * does (2026-11-23-0002-overlap-exclusion).
+ */
+async function createPostgresRules(db: AnyDb): Promise<void> {
+  await sql
+    .raw(
+      `CREATE FUNCTION bump_catalogue_version() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         UPDATE organisations SET catalogue_version = catalogue_version + 1
+         WHERE id = CASE WHEN TG_OP = 'DELETE' THEN OLD.organisation_id ELSE NEW.organisation_id END;
+         RETURN NULL;
+       END $$`,
+    )
+    .execute(db);
+  for (const table of CATALOGUE_TABLES) {
+    await sql
+      .raw(
+        `CREATE TRIGGER ${table}_bumps_catalogue AFTER INSERT OR UPDATE OR DELETE ON ${table}
+         FOR EACH ROW EXECUTE FUNCTION bump_catalogue_version()`,
+      )
+      .execute(db);
+  }
+  await sql
+    .raw(
+      `CREATE FUNCTION bump_catalogue_version_on_currency() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF OLD.currency <> NEW.currency THEN NEW.catalogue_version := NEW.catalogue_version + 1; END IF;
+         RETURN NEW;
+       END $$`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER organisations_currency_bumps_catalogue BEFORE UPDATE OF currency ON organisations
+       FOR EACH ROW EXECUTE FUNCTION bump_catalogue_version_on_currency()`,
+    )
+    .execute(db);
+
+  await sql
+    .raw(
+      `CREATE FUNCTION booking_events_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN RAISE EXCEPTION 'booking_events is append-only'; END $$`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER booking_events_append_only BEFORE UPDATE OR DELETE ON booking_events
+       FOR EACH ROW EXECUTE FUNCTION booking_events_refuse_change()`,
+    )
+    .execute(db);
+
+  await sql
+    .raw(
+      `CREATE FUNCTION bookings_refuse_overlap() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.status IN ${LIVE} AND EXISTS (
+           SELECT 1 FROM bookings b
+           WHERE b.organisation_id = NEW.organisation_id
+             AND b.staff_id = NEW.staff_id
+             AND b.id <> NEW.id
+             AND b.status IN ${LIVE}
+             AND (b.status = 'confirmed' OR b.hold_expires_at IS NULL OR b.hold_expires_at > NEW.updated_at)
+             AND b.starts_at < NEW.blocked_until
+             AND NEW.starts_at < b.blocked_until
+         ) THEN
+           RAISE EXCEPTION 'booking_overlap';
+         END IF;
+         RETURN NEW;
+       END $$`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER bookings_no_overlap BEFORE INSERT OR UPDATE OF staff_id, starts_at, blocked_until, status
+       ON bookings FOR EACH ROW EXECUTE FUNCTION bookings_refuse_overlap()`,
     )
     .execute(db);
 }

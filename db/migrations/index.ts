@@ -1,6 +1,8 @@
 import type { Migration } from 'kysely';
 import * as initial from './2026-11-22-0001-initial.ts';
 import * as bookingSpan from './2026-11-23-0001-booking-span.ts';
+import * as overlapExclusion from './2026-11-23-0002-overlap-exclusion.ts';
+import * as rateLimitCounters from './2026-11-23-0003-rate-limit-counters.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -9,4 +11,6 @@ import * as bookingSpan from './2026-11-23-0001-booking-span.ts';
 export const migrations: Record<string, Migration> = {
   '2026-11-22-0001-initial': initial,
   '2026-11-23-0001-booking-span': bookingSpan,
+  '2026-11-23-0002-overlap-exclusion': overlapExclusion,
+  '2026-11-23-0003-rate-limit-counters': rateLimitCounters,
 };

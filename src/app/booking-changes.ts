@@ -1,14 +1,17 @@
 import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
+import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, FeeKind } from '../domain/booking/booking.ts';
 import { computeFee } from '../domain/booking/fees.ts';
+import { normaliseReference } from '../domain/booking/reference.ts';
 import { type BookingEvent, transition } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { conflict } from '../domain/errors.ts';
 import { getSlotAt } from './availability-service.ts';
-import { getBooking } from './booking-service.ts';
+import { getBooking, slotUnavailable, whileSlotFree } from './booking-service.ts';
 
 /** Who is changing the booking, as the event log names them. */
 export interface Changer {
@@ -39,9 +42,11 @@ async function reschedule(
   change: { startsAt: number; staffId?: string | undefined },
   now: number,
 ): Promise<Booking> {
+  await takeTurn(trx, bookingTurn(changer.organisationId, normaliseReference(reference)));
   const booking = await getBooking(trx, changer.organisationId, reference);
   allowed(booking, 'reschedule', now);
   const location = await locationOf(trx, booking);
+  await takeTurn(trx, bookingsAt(location.id));
   if (isLate(booking, location, now) && location.policy.lateReschedule === 'forbid') {
     throw conflict(
       'late_change',
@@ -61,22 +66,24 @@ async function reschedule(
     change.startsAt,
     now,
   );
-  if (!slot) {
-    throw conflict(
-      'slot_unavailable',
-      'That time is not available; ask for availability again.',
-      'starts_at',
-    );
-  }
+  if (!slot) throw slotUnavailable();
 
   const last = services[services.length - 1]!;
-  await updateBooking(trx, changer.organisationId, booking.id, {
-    staff_id: slot.staffId,
-    starts_at: slot.startsAt,
-    ends_at: slot.endsAt,
-    blocked_until: slot.endsAt + last.bufferAfterMinutes * 60_000,
-    updated_at: now,
-  });
+  const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
+  await expireLapsedHoldsInBlock(
+    trx,
+    { organisationId: changer.organisationId, staffId: slot.staffId, from: slot.startsAt, to: blockedUntil },
+    now,
+  );
+  await whileSlotFree(
+    updateBooking(trx, changer.organisationId, booking.id, {
+      staff_id: slot.staffId,
+      starts_at: slot.startsAt,
+      ends_at: slot.endsAt,
+      blocked_until: blockedUntil,
+      updated_at: now,
+    }),
+  );
   // Each service keeps its price snapshot; its times (and length, if the catalogue changed) follow the slot.
   let start = slot.startsAt;
   for (const [position, service] of services.entries()) {
@@ -134,6 +141,7 @@ async function cancel(
   reason: string | undefined,
   now: number,
 ): Promise<CancellationResult> {
+  await takeTurn(trx, bookingTurn(changer.organisationId, normaliseReference(reference)));
   const booking = await getBooking(trx, changer.organisationId, reference);
   allowed(booking, 'cancel', now);
   const location = await locationOf(trx, booking);

@@ -4,11 +4,14 @@ import {
   findBookingByReference,
   findBookingsOfClient,
   insertBooking,
+  isOverlapRefusal,
   toBooking,
 } from '../data/booking-repository.ts';
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
+import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
+import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { generateReference, normaliseReference } from '../domain/booking/reference.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
@@ -64,6 +67,7 @@ export async function createBooking(
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
   const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
+  await takeTurn(trx, bookingsAt(location.id));
   if (location.protection.applies) {
     throw new AppError(
       'booking_protection_required',
@@ -87,11 +91,7 @@ export async function createBooking(
     throw error;
   });
   if (!slot) {
-    throw conflict(
-      'slot_unavailable',
-      'That time is not available; ask for availability again.',
-      'starts_at',
-    );
+    throw slotUnavailable();
   }
 
   const id = randomUUID();
@@ -148,7 +148,17 @@ export async function createBooking(
     return segment;
   });
   row.reference = await unusedReference(trx, caller);
-  await insertBooking(trx, row, segments);
+  await expireLapsedHoldsInBlock(
+    trx,
+    {
+      organisationId: caller.organisationId,
+      staffId: row.staff_id,
+      from: row.starts_at,
+      to: row.blocked_until,
+    },
+    now,
+  );
+  await whileSlotFree(insertBooking(trx, row, segments));
   await appendEvent(
     trx,
     {
@@ -194,6 +204,24 @@ export async function createBooking(
     deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,
     paymentUrl,
   };
+}
+
+/** 409 conflict: the time asked for is not (or no longer) one availability offers. */
+export function slotUnavailable() {
+  return conflict('slot_unavailable', 'That time is not available; ask for availability again.', 'starts_at');
+}
+
+/**
+ * A write that takes a slot, after the availability re-check saw it free: only a guard in the
+ * database can still disagree (a concurrent instance's booking, see takeTurn), and its refusal means
+ * the slot was taken meanwhile.
+ */
+export async function whileSlotFree<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    throw isOverlapRefusal(error) ? slotUnavailable() : error;
+  }
 }
 
 /** The booking with this reference (any case, spaces ignored), or 404. */

@@ -6,6 +6,7 @@ import {
   insertClient,
 } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
+import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../domain/contact.ts';
 import { AppError } from '../domain/errors.ts';
@@ -102,6 +103,8 @@ export async function registerClient(
   if (!lastName) throw new AppError('invalid_request', 'last_name must be 1 to 60 characters.', 'last_name');
   const contact = normaliseContact(input);
   return writeTransaction(db, async (trx) => {
+    // Simultaneous registrations of one phone or e-mail take turns, so the later ones find the first.
+    for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
     const existing = await findMatch(trx, organisationId, contact);
     if (existing) return { client: toClient(existing), created: false };
     const row: ClientRow = {

@@ -1,4 +1,5 @@
-import type { Db } from '../data/database.ts';
+import { type Db, dialectOf } from '../data/database.ts';
+import { PostgresRateLimitStore } from '../data/rate-limit-counters.ts';
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
 import { localCheckout } from './payments.ts';
@@ -27,15 +28,17 @@ export interface AppDeps {
 }
 
 /**
- * The dependencies with the production defaults (contract limits, an in-process rate-limit store, the
- * built-in checkout); callers override only what differs, so a new default lands everywhere at once.
+ * The dependencies with the production defaults (contract limits, rate-limit windows in process memory
+ * on SQLite and in the shared database on PostgreSQL, the built-in checkout); callers override only
+ * what differs, so a new default lands everywhere at once.
  */
 export function createAppDeps(
   base: Pick<AppDeps, 'db' | 'clock' | 'secret'> & Partial<Omit<AppDeps, 'db' | 'clock' | 'secret'>>,
 ): AppDeps {
   return {
     limits: DEFAULT_LIMITS,
-    rateLimitStore: new MemoryRateLimitStore(),
+    rateLimitStore:
+      dialectOf(base.db) === 'postgres' ? new PostgresRateLimitStore(base.db) : new MemoryRateLimitStore(),
     payments: localCheckout,
     ...base,
   };

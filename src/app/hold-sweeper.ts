@@ -1,5 +1,5 @@
-import { appendEvent } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import { expireHolds, PENDING } from '../data/hold-expiry.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
@@ -18,38 +18,12 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
     const lapsed = await trx
       .selectFrom('bookings')
       .select(['id', 'organisation_id', 'status'])
-      .where('status', 'in', ['pending_payment', 'pending_confirmation'])
+      .where('status', 'in', PENDING)
       .where('hold_expires_at', '<=', now)
       .orderBy('hold_expires_at')
       .limit(BATCH)
       .execute();
-    let expired = 0;
-    for (const booking of lapsed) {
-      const result = await trx
-        .updateTable('bookings')
-        .set({ status: 'expired', pending_requirements: null, updated_at: now })
-        .where('id', '=', booking.id)
-        .where('status', '=', booking.status)
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) continue;
-      expired += 1;
-      await trx
-        .updateTable('checkout_sessions')
-        .set({ status: 'expired', completed_at: now })
-        .where('booking_id', '=', booking.id)
-        .where('status', 'in', ['open', 'abandoned'])
-        .execute();
-      await appendEvent(trx, {
-        organisationId: booking.organisation_id,
-        bookingId: booking.id,
-        from: booking.status,
-        to: 'expired',
-        actor,
-        at: now,
-        details: { reason: 'hold lapsed' },
-      });
-    }
-    return expired;
+    return expireHolds(trx, lapsed, now, actor);
   });
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../data/database.ts';
+import { idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 
@@ -44,7 +45,8 @@ export interface IdempotencyScope {
  * both or neither. A replay with the same fingerprint returns the stored response; another body gets
  * 409 idempotency_key_reused. Expected failures (4xx) are stored too, in a transaction of their own
  * since `work`'s was rolled back; faults (5xx) are not, so a retry may succeed. Concurrent requests
- * with one key queue on the write lock, and the later ones find the first one's record.
+ * with one key take turns (the write lock on SQLite, an advisory lock on PostgreSQL, see takeTurn),
+ * and the later ones find the first one's record.
  */
 export async function runIdempotently(
   db: Db,
@@ -53,6 +55,7 @@ export async function runIdempotently(
 ): Promise<StoredResponse> {
   try {
     return await writeTransaction(db, async (trx) => {
+      if (scope.key !== undefined) await takeTurn(trx, idempotencyKeyTurn(scope.organisationId, scope.key));
       const replay = await storedResponse(trx, scope);
       if (replay) return replay;
       const response = await work(trx);
@@ -64,6 +67,7 @@ export async function runIdempotently(
     if (error.code === 'idempotency_key_reused') throw error;
     const response = { status: error.status, body: error.envelope() };
     await writeTransaction(db, async (trx) => {
+      await takeTurn(trx, idempotencyKeyTurn(scope.organisationId, scope.key as string));
       if (!(await storedResponse(trx, scope))) await store(trx, scope, response);
     });
     throw error;

@@ -13,12 +13,16 @@ export interface RateLimitDecision {
   resetAt: number;
 }
 
-/** Where counters live: in memory for one instance, a shared store for several. */
+/**
+ * Where counters live: in memory for one instance (SQLite), in the shared database for several
+ * (PostgreSQL, see src/data/rate-limit-counters.ts), so a key's window counts its requests to every
+ * instance.
+ */
 export interface RateLimitStore {
   /** Adds one hit to `key` in the window ending at `windowEnd` and returns the new count. */
-  increment(key: string, windowEnd: number): number;
+  increment(key: string, windowEnd: number): Promise<number>;
   /** The count of `key` in the window ending at `windowEnd`, without adding a hit. */
-  get(key: string, windowEnd: number): number;
+  get(key: string, windowEnd: number): Promise<number>;
 }
 
 /** Counters of the current windows in process memory; expired windows are dropped as they pass. */
@@ -26,7 +30,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counts = new Map<string, { windowEnd: number; count: number }>();
   #lastSweep = 0;
 
-  increment(key: string, windowEnd: number): number {
+  async increment(key: string, windowEnd: number): Promise<number> {
     if (windowEnd !== this.#lastSweep) this.#sweep(windowEnd);
     const entry = this.#counts.get(key);
     if (entry && entry.windowEnd === windowEnd) {
@@ -37,7 +41,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return 1;
   }
 
-  get(key: string, windowEnd: number): number {
+  async get(key: string, windowEnd: number): Promise<number> {
     const entry = this.#counts.get(key);
     return entry && entry.windowEnd === windowEnd ? entry.count : 0;
   }
@@ -57,15 +61,15 @@ export class FixedWindowRateLimiter {
     this.#windowMs = windowMs;
   }
 
-  hit(key: string, limit: number, nowMs: number): RateLimitDecision {
+  async hit(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
     const resetAt = this.windowEnd(nowMs);
-    const count = this.#store.increment(key, resetAt);
+    const count = await this.#store.increment(key, resetAt);
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetAt };
   }
 
   /** Whether `key` has used up `limit` in the current window (counts nothing). */
-  isExhausted(key: string, limit: number, nowMs: number): boolean {
-    return this.#store.get(key, this.windowEnd(nowMs)) >= limit;
+  async isExhausted(key: string, limit: number, nowMs: number): Promise<boolean> {
+    return (await this.#store.get(key, this.windowEnd(nowMs))) >= limit;
   }
 
   windowEnd(nowMs: number): number {

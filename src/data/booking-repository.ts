@@ -6,6 +6,17 @@ import type { BookingFeesTable, BookingServicesTable, BookingsTable } from './ta
 
 /** Bookings with their service segments, fees and event log. Every function is organisation-scoped. */
 
+/**
+ * Whether the database refused a write because the booking would overlap a live booking of its staff
+ * member: SQLite's and PostgreSQL's overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion
+ * constraint, which sees concurrent transactions' rows, fails with exclusion_violation (23P01).
+ */
+export function isOverlapRefusal(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return error.message.includes('booking_overlap') || code === '23P01';
+}
+
 export async function insertBooking(
   trx: Db,
   row: BookingsTable,

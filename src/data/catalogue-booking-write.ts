@@ -21,6 +21,7 @@ import {
 import type { IdentityPlan } from './catalogue-identities.ts';
 import { atPath, type EntityCounts, insertAll } from './catalogue-write-support.ts';
 import type { Db } from './database.ts';
+import { expireLapsedHoldsInBlock } from './hold-expiry.ts';
 import type { BookingsTable } from './tables.ts';
 
 type Step = { path: PathSegment[] } & (
@@ -70,6 +71,10 @@ export async function writeBookings(
     } else if (step.kind === 'insert') {
       const { row, segments } = step.wanted;
       await atPath(step.path, async () => {
+        if (LIVE_STATUSES.includes(row.status)) {
+          const block = { organisationId: row.organisation_id, staffId: row.staff_id, from: row.starts_at };
+          await expireLapsedHoldsInBlock(trx, { ...block, to: row.blocked_until }, now);
+        }
         await trx.insertInto('bookings').values(row).execute();
         await insertAll(trx, 'booking_services', segments);
         await logImport(trx, row, null, { import: step.entry });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type CatalogueProblem, validateCatalogue } from '../app/catalogue-validation.ts';
+import { isOverlapRefusal } from './booking-repository.ts';
 import { planBookings } from './catalogue-booking-plan.ts';
 import { writeBookings } from './catalogue-booking-write.ts';
 import { planIdentities } from './catalogue-identities.ts';
@@ -82,10 +83,11 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
     });
   } catch (error) {
     if (error instanceof CatalogueWriteConflict) {
-      const message =
-        error.message === 'booking_overlap'
-          ? 'overlaps a live booking of the same staff member already in the database (buffers included)'
-          : `conflicts with data already in the database: ${error.message}`;
+      // The overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion constraint behind them
+      // fails with exclusion_violation (23P01) instead (see isOverlapRefusal).
+      const message = isOverlapRefusal(error.cause)
+        ? 'overlaps a live booking of the same staff member already in the database (buffers included)'
+        : `conflicts with data already in the database: ${error.message}`;
       throw new CatalogueValidationError([{ path: error.path, message }]);
     }
     throw error;

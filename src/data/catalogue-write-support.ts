@@ -29,10 +29,17 @@ export class CatalogueWriteConflict extends Error {
   }
 }
 
+/**
+ * A refusal by the database's rules: SQLite's constraint codes (its triggers' RAISE included), or
+ * PostgreSQL's integrity violations (23xxx) and the exceptions its rule triggers raise (P0001).
+ */
 function isConstraintError(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || code.startsWith('23'));
+  return (
+    typeof code === 'string' &&
+    (code.startsWith('SQLITE_CONSTRAINT') || code.startsWith('23') || code === 'P0001')
+  );
 }
 
 /** Constraint failures become conflicts located at the entity being written, for the operator. */

@@ -7,16 +7,18 @@ import {
   type Driver,
   Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
+  PostgresAdapter,
   SqliteAdapter,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
+import { openPostgres } from './postgres.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
 
 export type Db = Kysely<Database>;
-export type DialectName = 'sqlite';
+export type DialectName = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
   db: Db;
@@ -28,31 +30,42 @@ export interface DatabaseHandle {
 
 export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
 
-/**
- * Opens the database named by a DATABASE_URL.
- *
- * `sqlite:<path>` (relative paths are resolved against the working directory) or `sqlite::memory:`.
- * Every dialect-specific setting lives here so the rest of the code is plain Kysely.
- */
+/** How a database is opened, beyond its URL. */
 export interface DatabaseOptions {
   /** Called with the SQL of every query run (never its parameters): for tests that count queries. */
   onQuery?: (sql: string) => void;
   /**
-   * Open a SQLite file read-only, as it is, for commands that only look (`booking check`): the file
-   * must exist, and neither its journal mode nor anything else is changed.
+   * For commands that only look (`booking check`): a SQLite file is opened read-only and as it is (it
+   * must exist; not even its journal mode changes); PostgreSQL sessions refuse every write.
    */
   readonly?: boolean;
 }
 
+/**
+ * Opens the database named by a DATABASE_URL.
+ *
+ * `sqlite:<path>` (relative paths are resolved against the working directory), `sqlite::memory:`, or
+ * `postgres://user:password@host:port/database` (see postgres.ts). Every dialect-specific setting lives
+ * in these two files so the rest of the code is plain Kysely.
+ */
 export function openDatabase(
   url: string = DEFAULT_DATABASE_URL,
   options: DatabaseOptions = {},
 ): DatabaseHandle {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options);
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    throw new Error('PostgreSQL is not supported by this version yet; use DATABASE_URL=sqlite:<path>.');
-  }
-  throw new Error(`Unsupported DATABASE_URL scheme: expected sqlite:<path>.`);
+  if (isPostgresUrl(url)) return openPostgres(url, options);
+  throw new Error(
+    'Unsupported DATABASE_URL scheme: expected sqlite:<path> or postgres://user@host:port/database.',
+  );
+}
+
+/** Which dialect a handle speaks, for the few places that must differ (see integrity-check.ts). */
+export function dialectOf(db: Db): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
 }
 
 /**

@@ -272,6 +272,13 @@ export interface BookingEventsTable {
   details: string | null;
 }
 
+/** PostgreSQL only (unlogged): the shared rate-limit windows of every instance. */
+export interface RateLimitCountersTable {
+  key: string;
+  window_end: number;
+  count: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   instance_settings: InstanceSettingsTable;
@@ -292,4 +299,5 @@ export interface Database {
   booking_fees: BookingFeesTable;
   idempotency_records: IdempotencyRecordsTable;
   booking_events: BookingEventsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }

@@ -30,7 +30,7 @@ export function createKeyResolver(deps: AppDeps) {
   return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const now = deps.clock.nowMs();
     const failureKey = `auth-failures:${request.ip}`;
-    if (limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
+    if (await limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
       reply.header('retry-after', secondsUntil(limiter.windowEnd(now), now));
       throw new AppError(
         'rate_limited',
@@ -41,7 +41,7 @@ export function createKeyResolver(deps: AppDeps) {
       request.principal = await principalOfHeader(deps, request.headers.authorization, now);
       return request.principal;
     } catch (error) {
-      limiter.hit(failureKey, deps.limits.failedAuthPerMinute, now);
+      await limiter.hit(failureKey, deps.limits.failedAuthPerMinute, now);
       throw error;
     }
   };
@@ -62,7 +62,7 @@ export function createAuthenticator(deps: AppDeps) {
     const principal = await identify(request, reply);
     const now = deps.clock.nowMs();
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
-    const decision = limiter.hit(`key:${principal.apiKeyId}`, limit, now);
+    const decision = await limiter.hit(`key:${principal.apiKeyId}`, limit, now);
     reply.header('x-ratelimit-limit', decision.limit);
     reply.header('x-ratelimit-remaining', decision.remaining);
     reply.header('x-ratelimit-reset', Math.ceil(decision.resetAt / 1000));

@@ -79,6 +79,10 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No path or query parameter is text with a NUL in it, and PostgreSQL cannot even compare one.
+    if (request.url.includes('%00') || request.url.includes('\u0000')) {
+      throw new AppError('invalid_request', 'The URL holds a NUL character (%00).', 'url');
+    }
     if (request.routeOptions.url === '/healthz') return;
     // Links the service makes (payment_url) are built from Host; HTTP/1.0 may omit it, and health
     // checkers often do, so only /healthz goes without.

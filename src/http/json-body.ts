@@ -7,7 +7,8 @@ import { AppError } from '../domain/errors.ts';
  * would otherwise decode bytes that are not UTF-8 (a Latin-1 "ë") as U+FFFD, and JSON may spell a
  * lone UTF-16 surrogate ("\ud800") that no UTF-8 column can store, so SQLite would keep U+FFFD: either
  * way the caller's data would silently change (while the response still echoed what was sent). Both
- * are refused like any other invalid body.
+ * are refused like any other invalid body. So is U+0000, which PostgreSQL cannot store in text at all
+ * (and SQLite's C strings end at): no name, note or reason needs it.
  */
 export function parseJsonAsText(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -19,6 +20,10 @@ export function parseJsonAsText(app: FastifyInstance): void {
       return;
     }
     const text = bytes.toString('utf8');
+    if (NUL_ESCAPE.test(text)) {
+      done(new AppError('invalid_request', 'The body holds a NUL character (\\u0000).', 'body'), undefined);
+      return;
+    }
     if (hasLoneSurrogateEscape(text)) {
       done(
         new AppError('invalid_request', 'The body holds a lone UTF-16 surrogate escape.', 'body'),
@@ -29,6 +34,9 @@ export function parseJsonAsText(app: FastifyInstance): void {
     parseJson(request, text, done);
   });
 }
+
+/** A JSON \u0000 escape that is not itself an escaped backslash followed by "u0000". */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
 
 /** Whether JSON text has a \uD800-\uDFFF escape that is not half of a surrogate pair. */
 function hasLoneSurrogateEscape(json: string): boolean {

@@ -64,11 +64,15 @@ export class InProcessBookingApi implements BookingApi {
    * The API for one tool call by `principal`, counted against its rate limit: 429 rate_limited (with
    * retryAfterSeconds) when its window is used up.
    */
-  static forToolCall(deps: AppDeps, principal: Principal, options: InProcessOptions): InProcessBookingApi {
+  static async forToolCall(
+    deps: AppDeps,
+    principal: Principal,
+    options: InProcessOptions,
+  ): Promise<InProcessBookingApi> {
     const now = deps.clock.nowMs();
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
     // The same counter the REST API keeps for the key: both faces share its window.
-    const decision = new FixedWindowRateLimiter(deps.rateLimitStore).hit(
+    const decision = await new FixedWindowRateLimiter(deps.rateLimitStore).hit(
       `key:${principal.apiKeyId}`,
       limit,
       now,

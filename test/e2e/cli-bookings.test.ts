@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/data/database.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { runCli } from '../helpers/cli.ts';
+import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 
 /**
  * `booking bookings <reference> <action>` through the real command, on the demo catalogue. The command
@@ -16,11 +17,15 @@ import { runCli } from '../helpers/cli.ts';
  */
 let dir: string;
 let env: Record<string, string>;
+let dropDatabase: () => Promise<void>;
 const refs = { past: '', protectedPast: '', future: '' };
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'booking-cli-bookings-'));
-  env = { DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}` };
+  // An empty database: `booking import` migrates it first.
+  const database = await freshDatabaseUrl(dir);
+  env = { DATABASE_URL: database.url };
+  dropDatabase = database.drop;
   expect(runCli(['import', 'db/demo-catalogue.json'], env).status).toBe(0);
   const key = runCli(
     ['keys', 'create', '--org', 'northside-hair', '--label', 'Desk', '--scope', 'read_write'],
@@ -95,7 +100,8 @@ beforeAll(async () => {
     await close();
   }
 });
-afterAll(() => {
+afterAll(async () => {
+  await dropDatabase?.();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -3,16 +3,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startServer } from '../helpers/cli.ts';
+import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 
 const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
 
 let dir: string;
 let env: Record<string, string>;
-beforeEach(() => {
+let dropDatabase: () => Promise<void>;
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'booking-cli-'));
-  env = { DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}` };
+  // An empty database (on PostgreSQL too): every command must migrate it before its first use.
+  const database = await freshDatabaseUrl(dir);
+  env = { DATABASE_URL: database.url };
+  dropDatabase = database.drop;
 });
-afterEach(() => {
+afterEach(async () => {
+  await dropDatabase();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -8,10 +8,13 @@ import {
   prepareCrashDatabase,
   runCrashScenario,
 } from '../helpers/crash-scenario.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * kill -9 in the middle of a booking load: every 201 survives intact, nothing is half written, retries
- * replay what was stored, and the event log matches the bookings. Each round runs on a fresh file and
+ * replay what was stored, and the event log matches the bookings. On SQLite the restart recovers the
+ * WAL the killed process left; on PostgreSQL the database server outlives the killed process and rolls
+ * back what its connections left open. Each round runs on a fresh copy of one prepared database and
  * kills the server at another moment of the load. In the first, the client reads whatever answers
  * still reach it; in the others it abandons its outstanding requests at the kill, so requests the
  * server committed just before dying are among the unknown ones and must be settled from the store.
@@ -30,12 +33,13 @@ afterEach(() => {
 function expectKeptEveryPromise(report: CrashScenarioReport, round: (typeof ROUNDS)[number]): void {
   const summary = JSON.stringify({ ...report, integrity: undefined, integrityAfterRecovery: undefined });
   expect(report.problems, summary).toEqual([]);
-  // The kill landed in the middle of the load, with the SQLite WAL left behind for the restart.
+  // The kill landed in the middle of the load, with (on SQLite) the WAL left behind for the restart.
   expect(report.answered201).toBeGreaterThanOrEqual(round.killAfterCreated - (round.abandonInFlight ? 1 : 0));
   expect(report.inFlightAtKill, summary).toBeGreaterThan(0);
   // The abandoned 201 that triggered the kill was committed before it was sent: its retry replays it.
   if (round.abandonInFlight) expect(report.committedOfInFlight, summary).toBeGreaterThan(0);
-  expect(report.walBytesAtKill).toBeGreaterThan(0);
+  if (onPostgres) expect(report.walBytesAtKill).toBeNull();
+  else expect(report.walBytesAtKill).toBeGreaterThan(0);
   expect(report.answeredOther, summary).toBe(0);
   // Every 201 is back, unchanged; every retry replayed its answer or settled its unknown request.
   expect(report.missing).toBe(0);
@@ -66,14 +70,18 @@ describe('crash recovery', () => {
     const templateDir = mkdtempSync(path.join(tmpdir(), 'booking-crash-template-'));
     dirs.push(templateDir);
     // The catalogue and key are made once with the command line; each round crashes a copy.
-    const prepared = prepareCrashDatabase(templateDir);
-    for (const round of ROUNDS) {
-      const dir = mkdtempSync(path.join(tmpdir(), 'booking-crash-'));
-      dirs.push(dir);
-      const report = await runCrashScenario({ dir, prepared, ...round });
-      const { integrity, integrityAfterRecovery, problems, ...figures } = report;
-      console.info(`crash round ${JSON.stringify(round)}: ${JSON.stringify(figures)}`);
-      expectKeptEveryPromise(report, round);
+    const prepared = await prepareCrashDatabase(templateDir);
+    try {
+      for (const round of ROUNDS) {
+        const dir = mkdtempSync(path.join(tmpdir(), 'booking-crash-'));
+        dirs.push(dir);
+        const report = await runCrashScenario({ dir, prepared, ...round });
+        const { integrity, integrityAfterRecovery, problems, ...figures } = report;
+        console.info(`crash round ${JSON.stringify(round)}: ${JSON.stringify(figures)}`);
+        expectKeptEveryPromise(report, round);
+      }
+    } finally {
+      await prepared.drop();
     }
   }, 120_000);
 });

@@ -9,7 +9,8 @@ import { type ChildDatabase, createChildDatabase } from '../helpers/mcp-servers.
 /**
  * mcp.json, as an MCP host reads it: its command and arguments started in the project folder, with its
  * environment and the host expanding ${BOOKING_API_KEY}. Only the database is pointed at a temporary
- * file, so the test leaves db/booking.sqlite alone.
+ * one (a file, or a PostgreSQL database in the suite's PostgreSQL run), so the test leaves
+ * db/booking.sqlite alone.
  */
 let database: ChildDatabase;
 beforeAll(async () => {
@@ -33,6 +34,7 @@ describe('mcp.json', () => {
     };
     const entry = config.mcpServers.booking!;
     expect(entry.env.BOOKING_API_KEY).toBe(KEY_PLACEHOLDER);
+    // The shipped file works out of the box, on the embedded database: whatever the suite runs on.
     expect(entry.env.DATABASE_URL).toMatch(/^sqlite:/);
     const env = Object.fromEntries(
       Object.entries(entry.env).map(([name, value]) => [

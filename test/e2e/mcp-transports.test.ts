@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/data/database.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { errorText, type Json, type McpHarness, TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import {
@@ -18,6 +19,7 @@ import {
   rawPost,
   startListeningApp,
 } from '../helpers/mcp-servers.ts';
+import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * The three MCP transports end to end, each driven by the SDK's own client: Streamable HTTP (POST /mcp)
@@ -310,7 +312,7 @@ describe('booking mcp over stdio', () => {
       await mcp.close();
       expect(Date.now() - closing).toBeLessThan(2000);
     }
-    expect(database.bookings()).toEqual([
+    expect(await database.bookings()).toEqual([
       { reference, status: 'confirmed', starts_at: Date.parse(startsAt) },
     ]);
     const stderr = mcp.stderr();
@@ -334,13 +336,15 @@ describe('booking mcp over stdio', () => {
 
 describe('booking mcp --base-url (stdio, driving a remote instance)', () => {
   it('finds and books through the remote REST API, into the remote database', async () => {
-    // Remote mode must not open a local database: point DATABASE_URL into an empty directory.
+    // Remote mode must not open a local database: point DATABASE_URL at a file not yet created in an
+    // empty directory (or, on PostgreSQL, at an empty database, which must stay without tables).
     const localDir = mkdtempSync(path.join(tmpdir(), 'booking-remote-'));
+    const local = await freshDatabaseUrl(localDir);
     const key = server.t.keys.readWrite;
     const caller = { first_name: 'Ria', last_name: 'Shah', phone: '07911 765432' };
     try {
       const mcp = await connectStdio(['--base-url', `${server.origin}/v1`], {
-        DATABASE_URL: `sqlite:${path.join(localDir, 'local.sqlite')}`,
+        DATABASE_URL: local.url,
         BOOKING_API_KEY: key,
       });
       let booked: Json;
@@ -381,7 +385,16 @@ describe('booking mcp --base-url (stdio, driving a remote instance)', () => {
       expect(stderr).not.toContain(key);
       expect(stderr).not.toContain('765432');
       expect(readdirSync(localDir)).toEqual([]);
+      if (onPostgres) {
+        const { db, close } = openDatabase(local.url, { readonly: true });
+        try {
+          expect(await db.introspection.getTables(), 'the local database was not migrated').toEqual([]);
+        } finally {
+          await close();
+        }
+      }
     } finally {
+      await local.drop();
       rmSync(localDir, { recursive: true, force: true });
     }
   });

@@ -1,24 +1,31 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/data/database.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { type RunningServer, runCli, startServer } from '../helpers/cli.ts';
+import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 
 /**
- * Two `booking serve` processes on one SQLite file race for one slot: SQLite's write lock (BEGIN
- * IMMEDIATE with a busy timeout) serialises them across processes, so exactly one booking is written.
+ * Two `booking serve` processes on one database race for one slot, as instances behind a load balancer
+ * do. On SQLite, its write lock (BEGIN IMMEDIATE with a busy timeout) serialises them across processes;
+ * on PostgreSQL, the exclusion constraint on live bookings refuses the second of two concurrent
+ * inserts. Either way exactly one booking is written and every other request is answered 409.
  * The servers run on the real clock, so the slot is taken from availability a week or two ahead.
  */
 let dir: string;
 let env: Record<string, string>;
-beforeEach(() => {
+let dropDatabase: () => Promise<void>;
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'booking-two-'));
-  env = { DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}` };
+  const database = await freshDatabaseUrl(dir);
+  env = { DATABASE_URL: database.url };
+  dropDatabase = database.drop;
 });
-afterEach(() => {
+afterEach(async () => {
+  await dropDatabase();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -94,12 +101,13 @@ describe('two server processes on one database', () => {
       await Promise.all(servers.map((server) => server.stop()));
     }
 
-    const sqlite = new Database(path.join(dir, 'booking.sqlite'), { readonly: true });
+    // The database itself, with both servers gone: one booking, not one per process.
+    const database = openDatabase(env.DATABASE_URL!, { readonly: true });
     try {
-      const rows = sqlite.prepare('SELECT status FROM bookings').all();
+      const rows = await database.db.selectFrom('bookings').select('status').execute();
       expect(rows).toEqual([{ status: 'confirmed' }]);
     } finally {
-      sqlite.close();
+      await database.close();
     }
   }, 90_000);
 });

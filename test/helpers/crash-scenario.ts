@@ -4,22 +4,25 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
 import { DateTime } from 'luxon';
-import { type Db, openDatabase } from '../../src/data/database.ts';
+import { type Db, openDatabase, sqliteFileOf } from '../../src/data/database.ts';
 import { checkIntegrity, type IntegrityReport } from '../../src/data/integrity-check.ts';
 import { type RunningServer, runCli, startServer } from './cli.ts';
+import { copyTestDatabase, databaseNameOf, dropDatabase, postgresUrlOf } from './postgres-test-server.ts';
+import { freshDatabaseUrl, onPostgres } from './temp-database.ts';
 
 /**
  * The crash test as a reusable scenario: a real `booking serve` process takes a booking load, is
- * killed with SIGKILL while requests are in flight (no shutdown handler runs, the WAL is left as it
- * was), is restarted on the same file, and every promise the API made before the kill is checked
- * against what the restarted server and the file hold.
+ * killed with SIGKILL while requests are in flight (no shutdown handler runs: on SQLite, the WAL is
+ * left as it was; on PostgreSQL, the server's connections drop with their transactions open), is
+ * restarted on the same database, and every promise the API made before the kill is checked against
+ * what the restarted server and the database hold.
  *
  * What counts as a promise: a 201 the client received in full. A request whose answer did not arrive
  * (its socket died with the process) has an unknown outcome: it may have been committed or not, and
  * an idempotent retry must settle it either way, with exactly one booking per key in the end.
  */
 export interface CrashScenarioOptions {
-  /** A fresh directory for the database file and the catalogue. */
+  /** A fresh directory for the catalogue and, on SQLite, the database file. */
   dir: string;
   /**
    * Concurrent load workers. Each is one customer registered through POST /v1/clients and keeps one
@@ -41,16 +44,65 @@ export interface CrashScenarioOptions {
    */
   abandonInFlight?: boolean;
   /**
-   * A database made by `prepareCrashDatabase`, copied into `dir` instead of importing the catalogue
+   * A database made by `prepareCrashDatabase`, copied for the round instead of importing the catalogue
    * again: rounds of the scenario then spend their time on the crash, not on the command line.
    */
   prepared?: PreparedDatabase;
+  /** Where the round's database is made; by default, where the test run's databases are. */
+  databases?: CrashDatabases;
 }
 
-export interface PreparedDatabase {
-  /** A SQLite file holding the crash catalogue and a key, closed (no WAL beside it). */
-  file: string;
+/** A database of the scenario: its DATABASE_URL, and how to remove it once done with. */
+export interface CrashDatabase {
+  url: string;
+  /** Removes a PostgreSQL database (a SQLite file goes with its directory). */
+  drop(): Promise<void>;
+}
+
+export interface PreparedDatabase extends CrashDatabase {
+  /** Holds the crash catalogue and this key, and nothing is connected to it (a SQLite file has no WAL). */
   apiKey: string;
+}
+
+/** How the scenario makes its databases: empty ones, and copies of a prepared one for each round. */
+export interface CrashDatabases {
+  empty(dir: string): Promise<CrashDatabase>;
+  copy(prepared: PreparedDatabase, dir: string): Promise<CrashDatabase>;
+}
+
+/** `booking.sqlite` in the directory given; a closed SQLite file is copied as it is. */
+export const sqliteFiles: CrashDatabases = {
+  async empty(dir) {
+    return { url: `sqlite:${path.join(dir, 'booking.sqlite')}`, drop: async () => undefined };
+  },
+  async copy(prepared, dir) {
+    const database = await sqliteFiles.empty(dir);
+    const [from, to] = [sqliteFileOf(prepared.url), sqliteFileOf(database.url)];
+    if (from === null || to === null) throw new Error(`${prepared.url} is not a SQLite file`);
+    if (from !== to) copyFileSync(from, to);
+    return database;
+  },
+};
+
+/**
+ * New databases on the suite's PostgreSQL server (their directory unused), copies made with CREATE
+ * DATABASE ... TEMPLATE. Nothing to recover there after a kill: the server process dies, the database
+ * server does not, and it rolls back the transactions of the connections that went with the process.
+ */
+const postgresDatabases: CrashDatabases = {
+  empty: (dir) => freshDatabaseUrl(dir),
+  async copy(prepared) {
+    const name = await copyTestDatabase(databaseNameOf(prepared.url));
+    return { url: postgresUrlOf(name), drop: () => dropDatabase(name) };
+  },
+};
+
+/**
+ * The databases the test run uses: PostgreSQL in the suite's PostgreSQL run, SQLite files otherwise,
+ * and always outside vitest (the benchmarks), where the PostgreSQL test server is not set up.
+ */
+export function testRunDatabases(): CrashDatabases {
+  return onPostgres ? postgresDatabases : sqliteFiles;
 }
 
 export interface CrashScenarioReport {
@@ -84,13 +136,16 @@ export interface CrashScenarioReport {
   bookingsInDatabase: number;
   /** Stored 2xx responses in `idempotency_records` once everything settled. */
   storedResponses: number;
-  /** The invariants right after the restart recovered the WAL, before any replay wrote anything. */
+  /** The invariants right after the restart (on SQLite, its WAL recovery), before any replay wrote. */
   integrityAfterRecovery: IntegrityReport;
   /** The invariants once everything settled and the server stopped. */
   integrity: IntegrityReport;
-  /** Size of the -wal file the killed server left behind (the restart had to recover it). */
-  walBytesAtKill: number;
-  /** From spawning the second server to its listening line (includes the WAL recovery). */
+  /**
+   * Size of the -wal file the killed server left behind (the restart had to recover it); null on
+   * PostgreSQL, whose write-ahead log belongs to the database server, which was not killed.
+   */
+  walBytesAtKill: number | null;
+  /** From spawning the second server to its listening line (on SQLite, includes the WAL recovery). */
   restartMs: number;
   /** From the start of the load to the SIGKILL. */
   killedAtMs: number;
@@ -107,6 +162,8 @@ const ORG = 'crash-salon';
 const LOCATION = 'crash-street';
 const ZONE = 'Europe/London';
 const MAX_PROBLEMS = 30;
+/** Staff of the crash catalogue, unless told otherwise: about 6,000 free slots in two weeks. */
+const DEFAULT_STAFF = 12;
 /** Free slots kept beyond the kill threshold, so every worker still has a request in flight at the kill. */
 const SLOTS_PER_WORKER_AFTER_KILL = 6;
 
@@ -146,17 +203,32 @@ interface Slot {
 }
 
 export async function runCrashScenario(options: CrashScenarioOptions): Promise<CrashScenarioReport> {
-  const file = path.join(options.dir, 'booking.sqlite');
-  const env = { DATABASE_URL: `sqlite:${file}` };
+  const databases = options.databases ?? testRunDatabases();
   const lap = stopwatch();
+  const database = options.prepared
+    ? await databases.copy(options.prepared, options.dir)
+    : await databases.empty(options.dir);
+  try {
+    const apiKey = options.prepared?.apiKey ?? importCrashCatalogue(database.url, options.dir, DEFAULT_STAFF);
+    return await crashAndVerify(database.url, apiKey, options, lap);
+  } finally {
+    await database.drop();
+  }
+}
+
+async function crashAndVerify(
+  url: string,
+  apiKey: string,
+  options: CrashScenarioOptions,
+  lap: () => number,
+): Promise<CrashScenarioReport> {
+  const env = { DATABASE_URL: url };
+  const file = sqliteFileOf(url);
   const problems: string[] = [];
   const problem = (text: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(text);
   };
 
-  const prepared = options.prepared ?? prepareCrashDatabase(options.dir);
-  if (prepared.file !== file) copyFileSync(prepared.file, file);
-  const apiKey = prepared.apiKey;
   const first = await startServer(['--port', '0'], env);
   let load: LoadOutcome;
   let setUp: number;
@@ -171,15 +243,15 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
     // Whatever went wrong, the first server must not outlive the scenario (a no-op once killed).
     if (first.process.exitCode === null && first.process.signalCode === null) await first.stop('SIGKILL');
   }
-  const walBytesAtKill = existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0;
+  const walBytesAtKill = file === null ? null : existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0;
   const loadMs = lap();
 
-  // The new process recovers the WAL the killed one left when it opens the file.
+  // On SQLite, the new process recovers the WAL the killed one left when it opens the file.
   const second = await startServer(['--port', '0'], env);
   const restartMs = lap();
   const api = apiClient(second.url, apiKey);
-  // A second connection to the file, for what the API cannot show: the recovered state before any
-  // replay writes to it, and which of the unknown requests had been committed.
+  // A second connection to the database, for what the API cannot show: the recovered state before
+  // any replay writes to it, and which of the unknown requests had been committed.
   const probe = openDatabase(env.DATABASE_URL);
   const answered = load.attempts.filter((attempt) => attempt.answer !== undefined);
   const unknown = load.attempts.filter((attempt) => attempt.answer === undefined);
@@ -278,7 +350,7 @@ export async function runCrashScenario(options: CrashScenarioOptions): Promise<C
   }
   const verify = lap();
 
-  // The file on its own, with no server: the invariants, and one booking per key answered 201, each
+  // The database on its own, with no server: the invariants, and one booking per key answered 201, each
   // with its stored response (nothing written halfway: no booking without its record, no record
   // without its booking).
   const final = openDatabase(env.DATABASE_URL);
@@ -425,13 +497,27 @@ export function crashCatalogue(staffCount: number) {
 }
 
 /**
- * A database file in `dir` with the crash catalogue (`staff` staff members: the default 12 give about
- * 6,000 free slots in two weeks) and a key without a practical rate limit, made with the real command
- * line. Each command closes the file, which checkpoints its WAL, so the file can be copied as it is.
+ * A database (a file in `dir` on SQLite) with the crash catalogue of `staff` staff members and a key
+ * without a practical rate limit, made with the real command line. Each command closes the database
+ * (on SQLite, which checkpoints its WAL), so it can be copied as it is.
  */
-export function prepareCrashDatabase(dir: string, staff = 12): PreparedDatabase {
-  const file = path.join(dir, 'booking.sqlite');
-  const env = { DATABASE_URL: `sqlite:${file}` };
+export async function prepareCrashDatabase(
+  dir: string,
+  staff = DEFAULT_STAFF,
+  databases: CrashDatabases = testRunDatabases(),
+): Promise<PreparedDatabase> {
+  const database = await databases.empty(dir);
+  try {
+    return { ...database, apiKey: importCrashCatalogue(database.url, dir, staff) };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}
+
+/** Imports the crash catalogue into an empty database (which the import migrates) and returns a key. */
+function importCrashCatalogue(url: string, dir: string, staff: number): string {
+  const env = { DATABASE_URL: url };
   const catalogue = path.join(dir, 'catalogue.json');
   writeFileSync(catalogue, JSON.stringify(crashCatalogue(staff)));
   const imported = runCli(['import', catalogue], env);
@@ -439,7 +525,7 @@ export function prepareCrashDatabase(dir: string, staff = 12): PreparedDatabase 
   const args = ['keys', 'create', '--org', ORG, '--label', 'crash', '--scope', 'read_write'];
   const created = runCli([...args, '--rate-limit', '1000000', '--json'], env);
   if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-  return { file, apiKey: JSON.parse(created.stdout).key };
+  return JSON.parse(created.stdout).key;
 }
 
 interface ApiClient {

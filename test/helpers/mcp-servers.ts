@@ -1,13 +1,12 @@
-import { rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import Database from 'better-sqlite3';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { openDatabase } from '../../src/data/database.ts';
 import { REPO_ROOT } from './cli.ts';
 import { demoCatalogue, harness, type McpHarness } from './mcp-harness.ts';
 import { createTempDatabase } from './temp-database.ts';
@@ -136,14 +135,17 @@ export function rawPost(
 export interface ChildDatabase {
   /** DATABASE_URL for the child process. */
   url: string;
-  file: string;
   keys: { read: string; readWrite: string };
   /** Rows of the bookings table, read with a fresh read-only connection. */
-  bookings(): { reference: string; status: string; starts_at: number }[];
-  dispose(): void;
+  bookings(): Promise<{ reference: string; status: string; starts_at: number }[]>;
+  /** Removes the database (the child must have exited). */
+  dispose(): Promise<void>;
 }
 
-/** A migrated SQLite file with the demo catalogue and two keys of northside-hair, closed for a child. */
+/**
+ * A migrated database (a SQLite file, or a PostgreSQL database in the suite's PostgreSQL run) with the
+ * demo catalogue and two keys of northside-hair, closed for a child.
+ */
 export async function createChildDatabase(): Promise<ChildDatabase> {
   const database = await createTempDatabase();
   const now = Date.now();
@@ -160,23 +162,25 @@ export async function createChildDatabase(): Promise<ChildDatabase> {
   await database.close();
   return {
     url: database.url,
-    file: database.file,
     keys,
-    bookings: () => readBookings(database.file),
-    dispose: () => rmSync(database.dir, { recursive: true, force: true }),
+    bookings: () => readBookings(database.url),
+    dispose: () => database.dispose(),
   };
 }
 
-export function readBookings(file: string): { reference: string; status: string; starts_at: number }[] {
-  const sqlite = new Database(file, { readonly: true });
+/** The bookings of the database at `url`, read on a connection of their own that writes nothing. */
+export async function readBookings(
+  url: string,
+): Promise<{ reference: string; status: string; starts_at: number }[]> {
+  const { db, close } = openDatabase(url, { readonly: true });
   try {
-    return sqlite.prepare('SELECT reference, status, starts_at FROM bookings ORDER BY starts_at').all() as {
-      reference: string;
-      status: string;
-      starts_at: number;
-    }[];
+    return await db
+      .selectFrom('bookings')
+      .select(['reference', 'status', 'starts_at'])
+      .orderBy('starts_at')
+      .execute();
   } finally {
-    sqlite.close();
+    await close();
   }
 }
 

@@ -1,33 +1,66 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
+import { createTestDatabase, dropDatabase, postgresUrlOf } from './postgres-test-server.ts';
+
+/**
+ * Which database the suite runs on: SQLite by default, PostgreSQL in the `postgres` project of
+ * vitest.config.ts (TEST_DATABASE=postgres). Tests of what only one of them has (a SQLite file, WAL,
+ * pragmas) say so with `describe.skipIf(onPostgres)`.
+ */
+export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 
 export interface TempDatabase extends DatabaseHandle {
   /** The DATABASE_URL of this database, for child processes. */
   url: string;
+  /** The SQLite file (on PostgreSQL, asking for it is a mistake of the test, and throws). */
   file: string;
+  /** A fresh temporary directory, for files the test writes beside the database. */
   dir: string;
-  /** Closes the database and removes its directory. */
+  /** Another handle on the same database, as another process or instance would have. */
+  reopen(): DatabaseHandle;
+  /** Closes the database and removes it and its directory. */
   dispose(): Promise<void>;
 }
 
-/** A real, migrated SQLite file in a fresh temporary directory. */
+/** A real, migrated database: a SQLite file in a fresh temporary directory, or a new PostgreSQL database. */
 export async function createTempDatabase(): Promise<TempDatabase> {
   const dir = mkdtempSync(path.join(tmpdir(), 'booking-test-'));
-  const file = path.join(dir, 'booking.sqlite');
-  const url = `sqlite:${file}`;
+  const { url, drop } = await freshDatabaseUrl(dir, { migrated: true });
   const handle = openDatabase(url);
-  await migrateToLatest(handle.db);
+  if (!onPostgres) await migrateToLatest(handle.db);
+  const sqliteFile = onPostgres ? null : path.join(dir, 'booking.sqlite');
   return {
     ...handle,
     url,
-    file,
     dir,
+    get file(): string {
+      if (sqliteFile === null)
+        throw new Error('This test reads the SQLite file; mark it describe.skipIf(onPostgres).');
+      return sqliteFile;
+    },
+    reopen: () => openDatabase(url),
     async dispose() {
       await handle.close();
+      await drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The DATABASE_URL of a database nothing uses yet, for tests that hand it to `booking` commands: a
+ * SQLite file (not created) in `dir`, or a new PostgreSQL database, empty or (with `migrated`, quicker
+ * than migrating it) a copy of the run's migrated template. `drop` removes a PostgreSQL database.
+ */
+export async function freshDatabaseUrl(
+  dir: string,
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!onPostgres) return { url: `sqlite:${path.join(dir, 'booking.sqlite')}`, drop: async () => undefined };
+  const name = await createTestDatabase(inject('postgresTemplate'), { empty: !options.migrated });
+  return { url: postgresUrlOf(name), drop: () => dropDatabase(name) };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
@@ -8,7 +9,17 @@ import type { BookingsTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+import {
+  expectExclusionRefusal,
+  expectRefusedBy,
+  expectTriggerRefusal,
+} from '../helpers/database-refusal.ts';
+import {
+  createTempDatabase,
+  freshDatabaseUrl,
+  onPostgres,
+  type TempDatabase,
+} from '../helpers/temp-database.ts';
 
 /** The rules the database itself holds, whatever the code above it does. */
 let t: TempDatabase;
@@ -48,31 +59,70 @@ function booking(overrides: Partial<BookingsTable> = {}): BookingsTable {
 
 const insert = (row: BookingsTable) => t.db.insertInto('bookings').values(row).execute();
 
-describe('SQLite settings', () => {
-  it('runs in WAL mode with foreign keys, FULL synchronous and a busy timeout', async () => {
-    const pragma = async (name: string) =>
-      Object.values((await sql.raw(`PRAGMA ${name}`).execute(t.db)).rows[0] as Record<string, unknown>)[0];
-    expect(await pragma('journal_mode')).toBe('wal');
-    expect(await pragma('foreign_keys')).toBe(1);
-    expect(await pragma('synchronous')).toBe(2);
-    expect(await pragma('busy_timeout')).toBe(5000);
-  });
+/**
+ * The span rule (a booking blocks its staff member for at most a day, and not backwards): a trigger
+ * raising 'booking_span' on SQLite, which cannot add a CHECK to an existing table; the CHECK
+ * constraint bookings_span on PostgreSQL.
+ */
+const expectSpanRefused = (write: Promise<unknown>) =>
+  onPostgres
+    ? expectRefusedBy(write, 'check', { constraint: 'bookings_span' })
+    : expectTriggerRefusal(write, 'booking_span');
+
+describe('database settings and migrations', () => {
+  it.skipIf(onPostgres)(
+    'runs SQLite in WAL mode with foreign keys, FULL synchronous and a busy timeout',
+    async () => {
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw(`PRAGMA ${name}`).execute(t.db)).rows[0] as Record<string, unknown>)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('synchronous')).toBe(2);
+      expect(await pragma('busy_timeout')).toBe(5000);
+    },
+  );
+
+  it.runIf(onPostgres)(
+    'holds the overlap exclusion constraint over live bookings, with btree_gist',
+    async () => {
+      // What the PostgreSQL run has instead of one writer at a time (see the double-booking guard below).
+      const extensions = await sql<{ extname: string }>`
+        select extname from pg_extension where extname = 'btree_gist'`.execute(t.db);
+      expect(extensions.rows).toEqual([{ extname: 'btree_gist' }]);
+      const constraints = await sql<{ conname: string; contype: string; definition: string }>`
+        select conname, contype, pg_get_constraintdef(oid) as definition from pg_constraint
+        where conrelid = 'bookings'::regclass and contype = 'x'`.execute(t.db);
+      expect(constraints.rows).toEqual([
+        {
+          conname: 'bookings_no_overlap',
+          contype: 'x',
+          definition: expect.stringMatching(
+            /^EXCLUDE USING gist .*organisation_id WITH =.*staff_id WITH =.*&&/,
+          ),
+        },
+      ]);
+      expect(constraints.rows[0]!.definition).toMatch(
+        /WHERE .*pending_payment.*pending_confirmation.*confirmed/,
+      );
+    },
+  );
 
   it('migrates once; a second run changes nothing', async () => {
     expect((await migrateToLatest(t.db)).applied).toEqual([]);
   });
 
   it('leaves nothing behind when a migration fails', async () => {
-    const other = openDatabase(`sqlite:${t.dir}/half.sqlite`);
+    // An empty database of the run's kind (a SQLite file beside the test's, or a PostgreSQL database).
+    const { url, drop } = await freshDatabaseUrl(path.join(t.dir, 'half'));
+    const other = openDatabase(url);
     try {
       await other.db.schema.createTable('locations').addColumn('id', 'text').execute();
       await expect(migrateToLatest(other.db)).rejects.toThrow(/already exists/);
-      const tables = await sql<{
-        name: string;
-      }>`select name from sqlite_master where type = 'table' order by name`.execute(other.db);
-      expect(tables.rows.map((r) => r.name).filter((n) => !n.startsWith('kysely_'))).toEqual(['locations']);
+      const tables = await other.db.introspection.getTables({ withInternalKyselyTables: false });
+      expect(tables.map((table) => table.name)).toEqual(['locations']);
     } finally {
       await other.close();
+      await drop();
     }
   });
 });
@@ -84,12 +134,14 @@ describe('uniqueness', () => {
       .selectAll()
       .where('id', '=', ids.location)
       .executeTakeFirstOrThrow();
-    await expect(
+    await expectRefusedBy(
       t.db
         .insertInto('locations')
         .values({ ...location, id: randomUUID(), ref: 'other' })
         .execute(),
-    ).rejects.toThrow(/UNIQUE/);
+      'unique',
+      { constraint: 'locations_org_slug' },
+    );
   });
 
   it('refuses a second client with the same phone or e-mail in an organisation', async () => {
@@ -98,23 +150,27 @@ describe('uniqueness', () => {
       .selectAll()
       .where('id', '=', ids.client)
       .executeTakeFirstOrThrow();
-    await expect(
+    await expectRefusedBy(
       t.db
         .insertInto('clients')
         .values({ ...client, id: randomUUID(), ref: null, email: null })
         .execute(),
-    ).rejects.toThrow(/UNIQUE/);
-    await expect(
+      'unique',
+      { constraint: 'clients_org_phone' },
+    );
+    await expectRefusedBy(
       t.db
         .insertInto('clients')
         .values({ ...client, id: randomUUID(), ref: null, phone: null })
         .execute(),
-    ).rejects.toThrow(/UNIQUE/);
+      'unique',
+      { constraint: 'clients_org_email' },
+    );
   });
 
   it('refuses a duplicate booking reference and an unknown status', async () => {
     await insert(booking({ reference: 'AC-ABCDEF' }));
-    await expect(
+    await expectRefusedBy(
       insert(
         booking({
           reference: 'AC-ABCDEF',
@@ -123,8 +179,10 @@ describe('uniqueness', () => {
           blocked_until: t0 + 49 * hour,
         }),
       ),
-    ).rejects.toThrow(/UNIQUE/);
-    await expect(
+      'unique',
+      { constraint: 'bookings_org_reference' },
+    );
+    await expectRefusedBy(
       insert(
         booking({
           status: 'maybe' as never,
@@ -133,16 +191,19 @@ describe('uniqueness', () => {
           blocked_until: t0 + 73 * hour,
         }),
       ),
-    ).rejects.toThrow(/CHECK/);
+      'check',
+      { constraint: 'bookings_status_check' },
+    );
   });
 });
 
 describe('the double-booking guard', () => {
   it('refuses a live booking overlapping another of the same staff member, buffer included', async () => {
     await insert(booking());
-    await expect(
+    await expectTriggerRefusal(
       insert(booking({ starts_at: t0 + 25 * hour, ends_at: t0 + 26 * hour, blocked_until: t0 + 26 * hour })),
-    ).rejects.toThrow(/booking_overlap/);
+      'booking_overlap',
+    );
     // Starting exactly when the buffer ends is fine.
     await insert(
       booking({
@@ -155,24 +216,37 @@ describe('the double-booking guard', () => {
 
   it('ignores cancelled bookings and holds that have lapsed', async () => {
     await insert(booking({ status: 'cancelled', cancelled_at: t0 }));
-    await insert(
-      booking({
-        status: 'pending_payment',
-        hold_expires_at: t0 + 30 * 60_000,
-        deposit_minor: 2000,
-        deposit_status: 'pending',
-      }),
-    );
-    // The hold has lapsed by the time of this write: the slot is free again.
+    const hold = booking({
+      status: 'pending_payment',
+      hold_expires_at: t0 + 30 * 60_000,
+      deposit_minor: 2000,
+      deposit_status: 'pending',
+    });
+    await insert(hold);
+    // The hold has lapsed by the time of this write (the writer's clock is in updated_at): the trigger
+    // lets the slot go again.
     const later = t0 + hour;
-    await insert(booking({ created_at: later, updated_at: later }));
+    const over = booking({ created_at: later, updated_at: later });
+    if (onPostgres) {
+      // PostgreSQL's exclusion constraint, behind the trigger, cannot read a clock: a pending hold
+      // keeps its slot there until its row says `expired`, which the booking paths write before they
+      // book over it (2026-11-23-0002-overlap-exclusion). Refused by the constraint, so the trigger
+      // (which runs first, and would raise booking_overlap) let the write through.
+      await expectExclusionRefusal(insert(over), 'bookings_no_overlap');
+      await t.db
+        .updateTable('bookings')
+        .set({ status: 'expired', updated_at: later })
+        .where('id', '=', hold.id)
+        .execute();
+    }
+    await insert(over);
   });
 
   it('catches an overlap with a booking that started the better part of a day before', async () => {
     // The guard scans only bookings that start less than a day before the new one; the longest booking
     // allowed (24 h, buffer included) must still be caught.
     await insert(booking({ starts_at: t0, ends_at: t0 + 23 * hour, blocked_until: t0 + 24 * hour }));
-    await expect(
+    await expectTriggerRefusal(
       insert(
         booking({
           starts_at: t0 + 24 * hour - 60_000,
@@ -180,28 +254,27 @@ describe('the double-booking guard', () => {
           blocked_until: t0 + 25 * hour,
         }),
       ),
-    ).rejects.toThrow(/booking_overlap/);
+      'booking_overlap',
+    );
     await insert(
       booking({ starts_at: t0 + 24 * hour, ends_at: t0 + 25 * hour, blocked_until: t0 + 25 * hour }),
     );
   });
 
   it('refuses a booking blocking its staff member for more than a day, or ending before it starts', async () => {
-    await expect(
+    await expectSpanRefused(
       insert(booking({ starts_at: t0, ends_at: t0 + 24 * hour, blocked_until: t0 + 24 * hour + 60_000 })),
-    ).rejects.toThrow(/booking_span/);
-    await expect(insert(booking({ starts_at: t0, ends_at: t0, blocked_until: t0 - 60_000 }))).rejects.toThrow(
-      /booking_span/,
     );
+    await expectSpanRefused(insert(booking({ starts_at: t0, ends_at: t0, blocked_until: t0 - 60_000 })));
     const row = booking();
     await insert(row);
-    await expect(
+    await expectSpanRefused(
       t.db
         .updateTable('bookings')
         .set({ blocked_until: row.starts_at + 25 * hour })
         .where('id', '=', row.id)
         .execute(),
-    ).rejects.toThrow(/booking_span/);
+    );
   });
 
   it('guards reschedules (updates) too', async () => {
@@ -212,15 +285,56 @@ describe('the double-booking guard', () => {
       blocked_until: t0 + 31 * hour,
     });
     await insert(second);
-    await expect(
+    await expectTriggerRefusal(
       t.db
         .updateTable('bookings')
         .set({ starts_at: t0 + 24 * hour + 30 * 60_000 })
         .where('id', '=', second.id)
         .execute(),
-    ).rejects.toThrow(/booking_overlap/);
+      'booking_overlap',
+    );
   });
+
+  it.runIf(onPostgres)(
+    'refuses an overlap written by a concurrent transaction, which the trigger cannot see',
+    async () => {
+      // Two instances booking one slot at once: neither trigger sees the other's uncommitted row, and
+      // the exclusion constraint makes the second wait for the first and fail when it commits.
+      const first = await t.db.startTransaction().execute();
+      const second = await t.db.startTransaction().execute();
+      let firstOpen = true;
+      try {
+        await first.insertInto('bookings').values(booking()).execute();
+        const secondPid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(second))
+          .rows[0]!.pid;
+        const racing = second.insertInto('bookings').values(booking()).execute();
+        racing.catch(() => undefined);
+        // Commit only once the second insert waits on the first transaction: had it not started yet,
+        // its trigger would see the committed row and refuse it, and the constraint would go untested.
+        await waitUntil('the second insert waits on the first transaction', async () => {
+          const blocked = await sql<{ n: number }>`
+            select cardinality(pg_blocking_pids(${secondPid})) as n`.execute(t.db);
+          return blocked.rows[0]!.n > 0;
+        });
+        await first.commit().execute();
+        firstOpen = false;
+        await expectExclusionRefusal(racing, 'bookings_no_overlap');
+      } finally {
+        if (firstOpen) await first.rollback().execute();
+        await second.rollback().execute();
+      }
+      expect(await t.db.selectFrom('bookings').select('id').execute()).toHaveLength(1);
+    },
+  );
 });
+
+async function waitUntil(what: string, condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not true after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('the booking event log', () => {
   it('is append-only', async () => {
@@ -239,18 +353,20 @@ describe('the booking event log', () => {
         details: null,
       })
       .execute();
-    await expect(t.db.updateTable('booking_events').set({ actor: 'someone else' }).execute()).rejects.toThrow(
-      /append-only/,
+    await expectTriggerRefusal(
+      t.db.updateTable('booking_events').set({ actor: 'someone else' }).execute(),
+      'booking_events is append-only',
     );
-    await expect(t.db.deleteFrom('booking_events').execute()).rejects.toThrow(/append-only/);
+    await expectTriggerRefusal(t.db.deleteFrom('booking_events').execute(), 'booking_events is append-only');
   });
 });
 
 describe('a confirmed booking', () => {
   it('blocks its slot even when an old hold expiry is still on the row', async () => {
     await insert(booking({ status: 'confirmed', hold_expires_at: t0 - hour }));
-    await expect(insert(booking({ created_at: t0 + hour, updated_at: t0 + hour }))).rejects.toThrow(
-      /booking_overlap/,
+    await expectTriggerRefusal(
+      insert(booking({ created_at: t0 + hour, updated_at: t0 + hour })),
+      'booking_overlap',
     );
   });
 });

@@ -3,12 +3,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/data/database.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { writeTransaction } from '../../src/data/write-transaction.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
 /**
  * Group commit (src/data/write-transaction.ts) on a real SQLite file: units of work queued in the same
  * turn of the event loop share one transaction and one COMMIT, yet each one's writes land whole or not
  * at all, and each caller hears only of its own unit.
+ *
+ * Group commit exists only on embedded SQLite, where one connection writes and every COMMIT waits for
+ * the disk (openDatabase enables it there alone). On PostgreSQL each unit is a plain transaction of
+ * its own, on a connection of the pool: what the last describe block checks instead.
  */
 let t: TempDatabase;
 let counted: DatabaseHandle;
@@ -34,7 +38,7 @@ const ids = async () =>
   (await sql<{ id: number }>`select id from scratch order by id`.execute(t.db)).rows.map((r) => r.id);
 const commits = () => statements.filter((s) => s === 'commit').length;
 
-describe('group commit', () => {
+describe.skipIf(onPostgres)('group commit', () => {
   it('commits units queued in the same turn once, together', async () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
@@ -115,5 +119,29 @@ describe('group commit', () => {
     await queuedMeanwhile;
     expect(await ids()).toEqual([1, 2]);
     expect(commits()).toBe(2);
+  });
+});
+
+describe.runIf(onPostgres)('write transactions on PostgreSQL', () => {
+  it('commits each unit in a transaction of its own, and rolls back only the unit that fails', async () => {
+    const outcomes = await Promise.allSettled([
+      writeTransaction(db(), (trx) => insert(trx, 1)),
+      writeTransaction(db(), async (trx) => {
+        await insert(trx, 2);
+        throw new Error('changed my mind');
+      }),
+      writeTransaction(db(), (trx) => insert(trx, 3)),
+      writeTransaction(db(), async (trx) => {
+        await insert(trx, 4);
+        await insert(trx, 4);
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('changed my mind');
+    expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
+    expect(await ids()).toEqual([1, 3]);
+    // One COMMIT per unit that succeeded, none shared; the two that failed rolled back.
+    expect(commits()).toBe(2);
+    expect(statements.filter((s) => s === 'rollback')).toHaveLength(2);
   });
 });

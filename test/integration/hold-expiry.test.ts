@@ -74,6 +74,36 @@ describe('hold expiry', () => {
       starts_at: '2026-11-24T10:00:00+00:00',
     });
     expect(response.statusCode).toBe(201);
+    // The booking wrote down the expiry it relied on (PostgreSQL's exclusion constraint needs it).
+    expect((await stored()).status).toBe('expired');
+    const lastEvent = await t.database.db
+      .selectFrom('booking_events')
+      .innerJoin('bookings', 'bookings.id', 'booking_events.booking_id')
+      .select(['booking_events.to_status', 'booking_events.actor'])
+      .where('bookings.reference', '=', reference)
+      .orderBy('booking_events.seq', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(lastEvent).toEqual({ to_status: 'expired', actor: 'system:lazy-expiry' });
+  });
+
+  it('is swept once when several instances sweep at the same moment', async () => {
+    const others = await Promise.all([1, 2, 3].map(() => t.database.reopen()));
+    try {
+      t.clock.advance({ minutes: 30 });
+      const now = t.clock.nowMs();
+      const counts = await Promise.all(
+        [t.database.db, ...others.map((other) => other.db)].map((db) => expireLapsedHolds(db, now)),
+      );
+      expect(counts.reduce((sum, n) => sum + n, 0)).toBe(1);
+      const events = await t.database.db
+        .selectFrom('booking_events')
+        .select('to_status')
+        .orderBy('seq')
+        .execute();
+      expect(events.map((e) => e.to_status)).toEqual(['pending_payment', 'expired']);
+    } finally {
+      await Promise.all(others.map((other) => other.close()));
+    }
   });
 
   it('stops treating a booking as a hold once it is confirmed, whatever its old hold expiry says', async () => {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/data/database.ts';
+import { createAppDeps } from '../../src/app/deps.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import {
   type CatalogueIds,
@@ -284,8 +283,9 @@ describe('Idempotency-Key', () => {
     await r.app.close();
     await r.database.close();
 
-    const reopened = openDatabase(r.database.url);
-    const app = await buildApp({ ...r.deps, db: reopened.db });
+    // A new process: new connections, and dependencies (caches, rate-limit store) built afresh on them.
+    const reopened = r.database.reopen();
+    const app = await buildApp(createAppDeps({ db: reopened.db, clock: r.clock, secret: 'test-secret' }));
     try {
       const again = await app.inject({ method: 'POST', url: '/v1/bookings', payload: body, headers });
       expect(again.statusCode).toBe(201);
@@ -294,7 +294,7 @@ describe('Idempotency-Key', () => {
     } finally {
       await app.close();
       await reopened.close();
-      rmSync(r.database.dir, { recursive: true, force: true });
+      await r.database.dispose();
     }
   });
 });

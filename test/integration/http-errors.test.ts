@@ -173,6 +173,43 @@ describe('the error envelope', () => {
     );
   });
 
+  it('refuses a NUL character in the URL or the body, which PostgreSQL cannot store or compare', async () => {
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/bookings/AC-%00' }),
+      400,
+      'invalid_request',
+      'url',
+    );
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/locations/soho%00/services' }),
+      400,
+      'invalid_request',
+      'url',
+    );
+    const withNul = '{"first_name":"A\\u0000","last_name":"B","phone":"+447911123000"}';
+    expectEnvelope(
+      await t.request({
+        method: 'POST',
+        url: '/v1/clients',
+        payload: withNul,
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_request',
+      'body',
+    );
+    // An escaped backslash before "u0000" is plain text, and accepted.
+    const plain = '{"first_name":"A\\\\u0000","last_name":"B","phone":"+447911123001"}';
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: plain,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data.first_name).toBe('A\\u0000');
+  });
+
   it('answers a fault with 500 server_error and no detail', async () => {
     await t.database.db.schema
       .dropTable('staff_locations')

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { expectRefusedBy } from '../helpers/database-refusal.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -130,11 +131,14 @@ describe('organisation isolation', () => {
       .select('id')
       .where('organisation_id', '=', await orgIdOf('org-b'))
       .executeTakeFirstOrThrow();
-    await expect(
+    // The composite foreign key (organisation_id, service_id) finds no service of organisation A.
+    await expectRefusedBy(
       t.database.db
         .insertInto('staff_services')
         .values({ organisation_id: orgA, staff_id: staffA.id, service_id: serviceB.id })
         .execute(),
-    ).rejects.toThrow(/FOREIGN KEY/);
+      'foreign_key',
+      { constraint: 'staff_services_service' },
+    );
   });
 });

@@ -1,0 +1,71 @@
+import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
+import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import { appendEvent } from './booking-repository.ts';
+import type { Db } from './database.ts';
+
+/**
+ * Inside a booking's transaction, before it takes [from, to) of a staff member's diary: the lapsed
+ * holds there are written expired first. Lazy expiry already lets the booking through, and SQLite's
+ * guard agrees; PostgreSQL's exclusion constraint cannot read the clock and would refuse it while the
+ * lapsed hold's row still says pending.
+ */
+export async function expireLapsedHoldsInBlock(
+  trx: Db,
+  block: { organisationId: string; staffId: string; from: number; to: number },
+  now: number,
+): Promise<void> {
+  const lapsed = await trx
+    .selectFrom('bookings')
+    .select(['id', 'organisation_id', 'status'])
+    .where('organisation_id', '=', block.organisationId)
+    .where('staff_id', '=', block.staffId)
+    .where('starts_at', '>', block.from - MAX_BOOKING_SPAN_MS)
+    .where('starts_at', '<', block.to)
+    .where('blocked_until', '>', block.from)
+    .where('status', 'in', PENDING)
+    .where('hold_expires_at', '<=', now)
+    .execute();
+  await expireHolds(trx, lapsed, now, 'system:lazy-expiry');
+}
+
+/** The statuses that hold a slot only until hold_expires_at. */
+export const PENDING = ['pending_payment', 'pending_confirmation'] as const;
+
+/**
+ * Each booking is moved by a conditional update, and only the writer whose update changed the row
+ * writes its event: another instance's sweeper may have got there first.
+ */
+export async function expireHolds(
+  trx: Db,
+  lapsed: { id: string; organisation_id: string; status: BookingStatus }[],
+  now: number,
+  actor: string,
+): Promise<number> {
+  let expired = 0;
+  for (const booking of lapsed) {
+    const result = await trx
+      .updateTable('bookings')
+      .set({ status: 'expired', pending_requirements: null, updated_at: now })
+      .where('id', '=', booking.id)
+      .where('status', '=', booking.status)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) continue;
+    expired += 1;
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ status: 'expired', completed_at: now })
+      .where('booking_id', '=', booking.id)
+      .where('status', 'in', ['open', 'abandoned'])
+      .execute();
+    await appendEvent(trx, {
+      organisationId: booking.organisation_id,
+      bookingId: booking.id,
+      from: booking.status,
+      to: 'expired',
+      actor,
+      at: now,
+      details: { reason: 'hold lapsed' },
+    });
+  }
+  return expired;
+}

@@ -1,0 +1,61 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseHandle, DatabaseOptions } from './database.ts';
+import type { Database } from './tables.ts';
+
+/** PostgreSQL type ids whose text node-postgres leaves as strings by default. */
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * Every number the schema stores is an integer: epoch milliseconds (bigint), money in minor units,
+ * counts. node-postgres returns bigint and numeric (what sum() of a bigint gives) as strings, since
+ * JavaScript numbers lose precision above 2^53; no value here comes near that, and one that did would
+ * be a bug worth stopping on rather than a number to round silently.
+ */
+function exactNumber(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`PostgreSQL returned ${text}, beyond exact numbers.`);
+  return value;
+}
+
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 || oid === NUMERIC
+      ? exactNumber
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Connections per instance; several instances share the server's max_connections (100 by default). */
+const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * A PostgreSQL database for DATABASE_URL=postgres://user:password@host:port/database. Several
+ * `booking serve` instances may share it: what keeps them consistent lives in the database
+ * (constraints, locks taken in transactions), not in any one process. PG_POOL_SIZE sets how many
+ * connections this process keeps.
+ */
+export function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  const parsed = new URL(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.PG_POOL_SIZE ?? DEFAULT_POOL_SIZE),
+    types: TYPES,
+    // `booking check` only reads: the server itself then refuses any write, whatever the code does.
+    ...(options.readonly && { options: '-c default_transaction_read_only=on' }),
+  });
+  // An idle connection the server drops (a restart, a failover) must not take the process down.
+  pool.on('error', () => undefined);
+  const onQuery = options.onQuery;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
+  });
+  return {
+    db,
+    dialect: 'postgres',
+    // Never the password.
+    description: `PostgreSQL ${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,51 @@
+import type { RateLimitStore } from '../app/rate-limiter.ts';
+import type { Db } from './database.ts';
+
+/** How long a passed window's counters are kept before the next new window deletes them. */
+const KEEP_PASSED_WINDOWS_MS = 60_000;
+
+/**
+ * Rate-limit windows in PostgreSQL's unlogged `rate_limit_counters`, shared by every instance: one
+ * upsert per request adds the hit and returns the window's count in one round trip, atomically
+ * however many instances count the same key at once. The first hit of a new window (as this process
+ * sees it) deletes the windows that have passed.
+ */
+export class PostgresRateLimitStore implements RateLimitStore {
+  readonly #db: Db;
+  #currentWindowEnd = 0;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async increment(key: string, windowEnd: number): Promise<number> {
+    if (windowEnd > this.#currentWindowEnd) {
+      this.#currentWindowEnd = windowEnd;
+      await this.#db
+        .deleteFrom('rate_limit_counters')
+        .where('window_end', '<', windowEnd - KEEP_PASSED_WINDOWS_MS)
+        .execute();
+    }
+    const row = await this.#db
+      .insertInto('rate_limit_counters')
+      .values({ key, window_end: windowEnd, count: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['key', 'window_end'])
+          .doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', 1) })),
+      )
+      .returning('count')
+      .executeTakeFirstOrThrow();
+    return row.count;
+  }
+
+  async get(key: string, windowEnd: number): Promise<number> {
+    const row = await this.#db
+      .selectFrom('rate_limit_counters')
+      .select('count')
+      .where('key', '=', key)
+      .where('window_end', '=', windowEnd)
+      .executeTakeFirst();
+    return row?.count ?? 0;
+  }
+}
