@@ -14,7 +14,8 @@ import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
  * Several stateless instances over one PostgreSQL database, as "Scaling out" in the README deploys
  * them: two `booking serve` processes on different ports share nothing but the database, yet parallel
  * bookers on both, all racing for the same few slots, get exactly one booking per slot and staff
- * member, and a key's rate limit counts its requests to both instances in one window. (SQLite has a
+ * member; retries of one Idempotency-Key on both get one booking; and a key's rate limit counts its
+ * requests to both instances in one window. (SQLite has a
  * single-process story: test/e2e/two-processes.test.ts.)
  */
 describe.skipIf(!onPostgres)('two instances over one PostgreSQL database', () => {
@@ -115,6 +116,53 @@ describe.skipIf(!onPostgres)('two instances over one PostgreSQL database', () =>
       const report = await checkIntegrity(database.db, Date.now());
       expect(report.findings.filter((f) => f.violations > 0)).toEqual([]);
       expect(report.liveBookings).toBe(6);
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
+
+  it('answers 20 retries of one Idempotency-Key across both instances with one booking', async () => {
+    const key = keyWith(100_000);
+    const [first] = servers;
+    const services = (await call(first!, key, 'GET', '/locations/soho/services')).json.data;
+    const cut = services.find((s: { name: string }) => s.name === 'Cut');
+    const client = (await call(first!, key, 'GET', '/clients?phone=%2B447911123456')).json.data;
+    // A Tuesday two to three weeks ahead: any staff member who works then (Ana does).
+    const inTwoWeeks = DateTime.now().setZone('Europe/London').plus({ days: 14 });
+    const tuesday = inTwoWeeks.plus({ days: (9 - inTwoWeeks.weekday) % 7 }).toISODate();
+    const { slots } = (
+      await call(first!, key, 'GET', `/locations/soho/availability?service_ids=${cut.id}&date=${tuesday}`)
+    ).json.data;
+    const body = {
+      location_slug: 'soho',
+      service_ids: [cut.id],
+      client_id: client.id,
+      starts_at: slots[0].starts_at,
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const response = await fetch(`${servers[i % 2]!.url}/v1/bookings`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'across-instances-1',
+          },
+          body: JSON.stringify(body),
+        });
+        return { status: response.status, text: await response.text() };
+      }),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    const database = openDatabase(env.DATABASE_URL!, { readonly: true });
+    try {
+      const stored = await database.db
+        .selectFrom('bookings')
+        .select('reference')
+        .where('starts_at', '=', Date.parse(slots[0].starts_at))
+        .execute();
+      expect(stored).toEqual([{ reference: JSON.parse(answers[0]!.text).data.reference }]);
     } finally {
       await database.close();
     }
