@@ -24,7 +24,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  */
 
 const SEED = Number(process.env.ABUSE_SEED ?? DEFAULT_ABUSE_SEED);
-const RUNS = Number(process.env.ABUSE_RUNS ?? 8_000);
+// Most of what the campaign probes is HTTP, the same on both databases; the PostgreSQL run keeps a
+// share of it for what does differ (what text the database accepts, as NUL showed).
+const RUNS = Number(process.env.ABUSE_RUNS ?? (onPostgres ? 3_000 : 8_000));
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const wellFormedKey = fc
   .string({ unit: fc.constantFrom(...BASE62), minLength: 40, maxLength: 40 })
