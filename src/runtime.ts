@@ -1,7 +1,6 @@
 import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
 import { type AppDeps, createAppDeps } from './app/deps.ts';
-import { resolveInstanceSecret } from './app/instance-secret.ts';
 import { type DatabaseHandle, openDatabase } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
 
@@ -19,12 +18,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock): P
   const database = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database.db);
-    const secret = await resolveInstanceSecret(database.db, config.secret);
-    const deps = createAppDeps({
-      db: database.db,
-      clock,
-      secret,
-    });
+    const deps = createAppDeps({ db: database.db, clock, secret: config.secret });
     return { database, deps, close: () => database.close() };
   } catch (error) {
     await database.close();

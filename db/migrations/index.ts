@@ -3,6 +3,7 @@ import * as initial from './2026-11-22-0001-initial.ts';
 import * as bookingSpan from './2026-11-23-0001-booking-span.ts';
 import * as overlapExclusion from './2026-11-23-0002-overlap-exclusion.ts';
 import * as rateLimitCounters from './2026-11-23-0003-rate-limit-counters.ts';
+import * as organisationKeys from './2026-11-23-0004-organisation-keys.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-0001-booking-span': bookingSpan,
   '2026-11-23-0002-overlap-exclusion': overlapExclusion,
   '2026-11-23-0003-rate-limit-counters': rateLimitCounters,
+  '2026-11-23-0004-organisation-keys': organisationKeys,
 };

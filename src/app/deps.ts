@@ -20,8 +20,8 @@ export const DEFAULT_LIMITS: Limits = { requestsPerMinute: 120, failedAuthPerMin
 export interface AppDeps {
   db: Db;
   clock: Clock;
-  /** Signs pagination cursors. */
-  secret: string;
+  /** BOOKING_SECRET: signs every organisation's pagination cursors; null, each has its own (CursorSecrets). */
+  secret: string | null;
   limits: Limits;
   rateLimitStore: RateLimitStore;
   payments: PaymentProvider;

@@ -13,16 +13,38 @@ export interface RateLimitDecision {
   resetAt: number;
 }
 
+/** The organisation of counts made before the caller is known (failed authentications). */
+export const NO_ORGANISATION = '';
+
+/**
+ * One counter: the organisation it belongs to (so shared counters can be distributed with the rest of
+ * the organisation's data) and what it counts within it.
+ */
+export interface RateLimitCounter {
+  organisationId: string;
+  name: string;
+}
+
+/** The requests of one API key, counted the same by the REST and MCP faces. */
+export function keyRequests(principal: { apiKeyId: string; organisation: { id: string } }): RateLimitCounter {
+  return { organisationId: principal.organisation.id, name: `key:${principal.apiKeyId}` };
+}
+
+/** The failed authentications from one client address; no organisation is known yet. */
+export function failedAuthentications(address: string): RateLimitCounter {
+  return { organisationId: NO_ORGANISATION, name: `auth-failures:${address}` };
+}
+
 /**
  * Where counters live: in memory for one instance (SQLite), in the shared database for several
  * (PostgreSQL, see src/data/rate-limit-counters.ts), so a key's window counts its requests to every
  * instance.
  */
 export interface RateLimitStore {
-  /** Adds one hit to `key` in the window ending at `windowEnd` and returns the new count. */
-  increment(key: string, windowEnd: number): Promise<number>;
-  /** The count of `key` in the window ending at `windowEnd`, without adding a hit. */
-  get(key: string, windowEnd: number): Promise<number>;
+  /** Adds one hit to `counter` in the window ending at `windowEnd` and returns the new count. */
+  increment(counter: RateLimitCounter, windowEnd: number): Promise<number>;
+  /** The count of `counter` in the window ending at `windowEnd`, without adding a hit. */
+  get(counter: RateLimitCounter, windowEnd: number): Promise<number>;
 }
 
 /** Counters of the current windows in process memory; expired windows are dropped as they pass. */
@@ -30,8 +52,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counts = new Map<string, { windowEnd: number; count: number }>();
   #lastSweep = 0;
 
-  async increment(key: string, windowEnd: number): Promise<number> {
+  async increment(counter: RateLimitCounter, windowEnd: number): Promise<number> {
     if (windowEnd !== this.#lastSweep) this.#sweep(windowEnd);
+    const key = memoryKey(counter);
     const entry = this.#counts.get(key);
     if (entry && entry.windowEnd === windowEnd) {
       entry.count += 1;
@@ -41,8 +64,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return 1;
   }
 
-  async get(key: string, windowEnd: number): Promise<number> {
-    const entry = this.#counts.get(key);
+  async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {
+    const entry = this.#counts.get(memoryKey(counter));
     return entry && entry.windowEnd === windowEnd ? entry.count : 0;
   }
 
@@ -50,6 +73,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#lastSweep = currentWindowEnd;
     for (const [key, entry] of this.#counts) if (entry.windowEnd < currentWindowEnd) this.#counts.delete(key);
   }
+}
+
+function memoryKey(counter: RateLimitCounter): string {
+  return `${counter.organisationId}\u0000${counter.name}`;
 }
 
 export class FixedWindowRateLimiter {
@@ -61,15 +88,15 @@ export class FixedWindowRateLimiter {
     this.#windowMs = windowMs;
   }
 
-  async hit(key: string, limit: number, nowMs: number): Promise<RateLimitDecision> {
+  async hit(counter: RateLimitCounter, limit: number, nowMs: number): Promise<RateLimitDecision> {
     const resetAt = this.windowEnd(nowMs);
-    const count = await this.#store.increment(key, resetAt);
+    const count = await this.#store.increment(counter, resetAt);
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetAt };
   }
 
-  /** Whether `key` has used up `limit` in the current window (counts nothing). */
-  async isExhausted(key: string, limit: number, nowMs: number): Promise<boolean> {
-    return (await this.#store.get(key, this.windowEnd(nowMs))) >= limit;
+  /** Whether `counter` has used up `limit` in the current window (counts nothing). */
+  async isExhausted(counter: RateLimitCounter, limit: number, nowMs: number): Promise<boolean> {
+    return (await this.#store.get(counter, this.windowEnd(nowMs))) >= limit;
   }
 
   windowEnd(nowMs: number): number {

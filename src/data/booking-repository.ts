@@ -87,7 +87,7 @@ export async function upsertFee(trx: Db, fee: BookingFeesTable): Promise<void> {
     .insertInto('booking_fees')
     .values(fee)
     .onConflict((oc) =>
-      oc.columns(['booking_id', 'kind']).doUpdateSet({
+      oc.columns(['organisation_id', 'booking_id', 'kind']).doUpdateSet({
         status: fee.status,
         fee_percentage: fee.fee_percentage,
         amount_minor: fee.amount_minor,

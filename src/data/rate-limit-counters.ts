@@ -1,4 +1,4 @@
-import type { RateLimitStore } from '../app/rate-limiter.ts';
+import type { RateLimitCounter, RateLimitStore } from '../app/rate-limiter.ts';
 import type { Db } from './database.ts';
 
 /** How long a passed window's counters are kept before the next new window deletes them. */
@@ -18,7 +18,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
     this.#db = db;
   }
 
-  async increment(key: string, windowEnd: number): Promise<number> {
+  async increment(counter: RateLimitCounter, windowEnd: number): Promise<number> {
     if (windowEnd > this.#currentWindowEnd) {
       this.#currentWindowEnd = windowEnd;
       await this.#db
@@ -28,10 +28,10 @@ export class PostgresRateLimitStore implements RateLimitStore {
     }
     const row = await this.#db
       .insertInto('rate_limit_counters')
-      .values({ key, window_end: windowEnd, count: 1 })
+      .values({ organisation_id: counter.organisationId, key: counter.name, window_end: windowEnd, count: 1 })
       .onConflict((oc) =>
         oc
-          .columns(['key', 'window_end'])
+          .columns(['organisation_id', 'key', 'window_end'])
           .doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', 1) })),
       )
       .returning('count')
@@ -39,11 +39,12 @@ export class PostgresRateLimitStore implements RateLimitStore {
     return row.count;
   }
 
-  async get(key: string, windowEnd: number): Promise<number> {
+  async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {
     const row = await this.#db
       .selectFrom('rate_limit_counters')
       .select('count')
-      .where('key', '=', key)
+      .where('organisation_id', '=', counter.organisationId)
+      .where('key', '=', counter.name)
       .where('window_end', '=', windowEnd)
       .executeTakeFirst();
     return row?.count ?? 0;

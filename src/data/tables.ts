@@ -32,10 +32,10 @@ export interface OrganisationsTable {
   updated_at: number;
 }
 
-/** Instance-wide settings (the generated cursor secret); not organisation data. */
-export interface InstanceSettingsTable {
-  key: string;
-  value: string;
+/** The secret that signs an organisation's pagination cursors, generated on first use. */
+export interface CursorSecretsTable {
+  organisation_id: string;
+  secret: string;
 }
 
 export interface ApiKeysTable {
@@ -274,6 +274,8 @@ export interface BookingEventsTable {
 
 /** PostgreSQL only (unlogged): the shared rate-limit windows of every instance. */
 export interface RateLimitCountersTable {
+  /** The counted key's organisation; '' for counts made before the caller is known. */
+  organisation_id: string;
   key: string;
   window_end: number;
   count: number;
@@ -281,7 +283,7 @@ export interface RateLimitCountersTable {
 
 export interface Database {
   organisations: OrganisationsTable;
-  instance_settings: InstanceSettingsTable;
+  cursor_secrets: CursorSecretsTable;
   api_keys: ApiKeysTable;
   locations: LocationsTable;
   location_closures: LocationClosuresTable;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
+import { FixedWindowRateLimiter, failedAuthentications, keyRequests } from '../app/rate-limiter.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 
@@ -29,7 +29,7 @@ export function createKeyResolver(deps: AppDeps) {
 
   return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const now = deps.clock.nowMs();
-    const failureKey = `auth-failures:${request.ip}`;
+    const failureKey = failedAuthentications(request.ip);
     if (await limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
       reply.header('retry-after', secondsUntil(limiter.windowEnd(now), now));
       throw new AppError(
@@ -62,7 +62,7 @@ export function createAuthenticator(deps: AppDeps) {
     const principal = await identify(request, reply);
     const now = deps.clock.nowMs();
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
-    const decision = await limiter.hit(`key:${principal.apiKeyId}`, limit, now);
+    const decision = await limiter.hit(keyRequests(principal), limit, now);
     reply.header('x-ratelimit-limit', decision.limit);
     reply.header('x-ratelimit-remaining', decision.remaining);
     reply.header('x-ratelimit-reset', Math.ceil(decision.resetAt / 1000));

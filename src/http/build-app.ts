@@ -1,11 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { LOOPBACK_HOSTS } from '../app/config.ts';
+import { CursorSecrets } from '../app/cursor-secrets.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { AppError } from '../domain/errors.ts';
 import { registerMcpRoutes } from '../mcp/http-transports.ts';
 import { createAuthenticator } from './authenticate.ts';
-import { CursorCodec } from './cursor.ts';
 import {
   answerClientError,
   answerFrameworkError,
@@ -105,7 +105,6 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   });
 
   await registerOpenApi(app);
-  const cursors = new CursorCodec(deps.secret);
   const typed = app.withTypeProvider<ZodTypeProvider>();
   await typed.register(healthRoutes(deps.db));
   await typed.register(checkoutRoutes(deps));
@@ -114,7 +113,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await typed.register(
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));
-      await v1.register(locationRoutes(deps, cursors, new ListPageCache()));
+      await v1.register(locationRoutes(deps, new CursorSecrets(deps.db, deps.secret), new ListPageCache()));
       await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));
       await v1.register(bookingRoutes(deps));

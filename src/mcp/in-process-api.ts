@@ -12,7 +12,7 @@ import {
   type PageRequest,
   requireLocation,
 } from '../app/directory-service.ts';
-import { FixedWindowRateLimiter } from '../app/rate-limiter.ts';
+import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
@@ -73,7 +73,7 @@ export class InProcessBookingApi implements BookingApi {
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
     // The same counter the REST API keeps for the key: both faces share its window.
     const decision = await new FixedWindowRateLimiter(deps.rateLimitStore).hit(
-      `key:${principal.apiKeyId}`,
+      keyRequests(principal),
       limit,
       now,
     );

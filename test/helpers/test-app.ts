@@ -31,7 +31,14 @@ export interface TestApp {
  * A real app on a real SQLite file with catalogues imported and keys issued, and a steppable clock.
  */
 export async function startTestApp(
-  options: { catalogues?: unknown[]; limits?: Partial<Limits>; now?: string; http?: HttpOptions } = {},
+  options: {
+    catalogues?: unknown[];
+    limits?: Partial<Limits>;
+    now?: string;
+    http?: HttpOptions;
+    /** BOOKING_SECRET; null leaves each organisation its own stored cursor secret. */
+    secret?: string | null;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTempDatabase();
   const clock = new ManualClock(options.now ?? TEST_START);
@@ -40,7 +47,7 @@ export async function startTestApp(
   const deps = createAppDeps({
     db: database.db,
     clock,
-    secret: 'test-secret',
+    secret: options.secret === undefined ? 'test-secret' : options.secret,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
   });
   const app = await buildApp(deps, options.http);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../db/migrations/index.ts';
 import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
@@ -122,6 +123,114 @@ describe('database settings and migrations', () => {
       expect(tables.map((table) => table.name)).toEqual(['locations']);
     } finally {
       await other.close();
+      await drop();
+    }
+  });
+});
+
+/** Tables that stay whole on every node of a distributed deployment: small, and read before the organisation is known. */
+const REFERENCE_TABLES = ['organisations', 'api_keys'];
+
+describe('distribution by organisation', () => {
+  it('gives every table but organisations a NOT NULL organisation_id', async () => {
+    const tables = await t.db.introspection.getTables({ withInternalKyselyTables: false });
+    expect(tables.length).toBeGreaterThan(15);
+    const missing = tables
+      .filter((table) => table.name !== 'organisations')
+      .filter((table) => !table.columns.some((c) => c.name === 'organisation_id' && !c.isNullable))
+      .map((table) => table.name);
+    expect(missing).toEqual([]);
+  });
+
+  it.runIf(onPostgres)(
+    'puts organisation_id in every key and foreign key of the distributed tables (what Citus requires)',
+    async () => {
+      const constraints = await sql<{ table: string; name: string; type: string; columns: string[] }>`
+        select c.conrelid::regclass::text as table, c.conname as name, c.contype as type,
+               array(select a.attname::text from pg_attribute a
+                     where a.attrelid = c.conrelid and a.attnum = any (c.conkey)) as columns
+        from pg_constraint c join pg_class r on r.oid = c.conrelid
+        join pg_namespace n on n.oid = r.relnamespace
+        where n.nspname = current_schema() and c.contype in ('p', 'u', 'x', 'f')
+          and r.relname not like 'kysely_%'`.execute(t.db);
+      const distributed = constraints.rows.filter((c) => !REFERENCE_TABLES.includes(c.table));
+      expect(distributed.filter((c) => c.type === 'p').length).toBeGreaterThan(15);
+      const offending = distributed
+        .filter((c) => !c.columns.includes('organisation_id'))
+        .map((c) => `${c.table}.${c.name}`);
+      expect(offending).toEqual([]);
+      // Foreign keys between distributed tables must join on the distribution column too.
+      const references = await sql<{ name: string; target: string; columns: string[] }>`
+        select c.conname as name, c.confrelid::regclass::text as target,
+               array(select a.attname::text from pg_attribute a
+                     where a.attrelid = c.confrelid and a.attnum = any (c.confkey)) as columns
+        from pg_constraint c join pg_namespace n on n.oid = c.connamespace
+        where n.nspname = current_schema() and c.contype = 'f'`.execute(t.db);
+      const crossing = references.rows
+        .filter((r) => !REFERENCE_TABLES.includes(r.target) && !r.columns.includes('organisation_id'))
+        .map((r) => r.name);
+      expect(crossing).toEqual([]);
+    },
+  );
+
+  it('upgrades a populated database to organisation keys without losing a row', async () => {
+    const { url, drop } = await freshDatabaseUrl(path.join(t.dir, 'upgrade'));
+    const old = openDatabase(url);
+    try {
+      const migrator = new Migrator({ db: old.db, provider: { getMigrations: async () => migrations } });
+      const before = await migrator.migrateTo('2026-11-23-0003-rate-limit-counters');
+      expect(before.error).toBeUndefined();
+      await sql`insert into instance_settings (key, value) values ('cursor_secret', 'old')`.execute(old.db);
+      await importCatalogue(old.db, smallCatalogue(), t0);
+      const catalogue = await catalogueIds(old.db);
+      await old.db
+        .insertInto('bookings')
+        .values(
+          bookingRow(
+            {
+              organisationId: catalogue.organisation,
+              locationId: catalogue.locations.soho!,
+              staffId: catalogue.staff.ana!,
+              clientId: catalogue.jo,
+              startsAt: t0 + 24 * hour,
+              endsAt: t0 + 25 * hour,
+              blockedUntil: t0 + 25 * hour,
+            },
+            { created_at: t0, updated_at: t0 },
+          ),
+        )
+        .execute();
+      const counts = async () => {
+        const result: Record<string, number> = {};
+        for (const table of [
+          'locations',
+          'services',
+          'staff',
+          'staff_working_hours',
+          'clients',
+          'bookings',
+        ]) {
+          const row = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(old.db);
+          result[table] = Number(row.rows[0]!.n);
+        }
+        return result;
+      };
+      const rowsBefore = await counts();
+      expect(rowsBefore.bookings).toBe(1);
+
+      expect((await migrateToLatest(old.db)).applied).toEqual(['2026-11-23-0004-organisation-keys']);
+      expect(await counts()).toEqual(rowsBefore);
+      const tables = await old.db.introspection.getTables({ withInternalKyselyTables: false });
+      expect(tables.map((table) => table.name)).toContain('cursor_secrets');
+      expect(tables.map((table) => table.name)).not.toContain('instance_settings');
+      if (onPostgres) {
+        const key = await sql<{ definition: string }>`
+          select pg_get_constraintdef(oid) as definition from pg_constraint
+          where conname = 'bookings_pkey'`.execute(old.db);
+        expect(key.rows).toEqual([{ definition: 'PRIMARY KEY (id, organisation_id)' }]);
+      }
+    } finally {
+      await old.close();
       await drop();
     }
   });

@@ -1,4 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAppDeps } from '../../src/app/deps.ts';
+import { buildApp } from '../../src/http/build-app.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -151,5 +154,57 @@ describe('cursors', () => {
     );
     expectCursorError(await t.request({ method: 'GET', url: `/v1/locations/soho/staff?cursor=${cursor}` }));
     expectCursorError(await t.request({ method: 'GET', url: `/v1/locations?cursor=${cursor}` }));
+  });
+});
+
+describe('cursor secrets stored per organisation (no BOOKING_SECRET)', () => {
+  it('signs each organisation with its own stored secret, which every instance on the database reads', async () => {
+    const stored = await startTestApp({
+      catalogues: [smallCatalogue({ slug: 'org-a', extraServices: 60 }), smallCatalogue({ slug: 'org-b' })],
+      secret: null,
+    });
+    // A second instance over the same database, started after the first has made its secrets.
+    const other = await buildApp(
+      createAppDeps({ db: stored.database.db, clock: stored.clock, secret: null }),
+    );
+    try {
+      const keyB = await stored.keyFor('org-b', 'read');
+      const first = await stored.request({ method: 'GET', url: '/v1/locations/soho/services?limit=5' });
+      const cursor = first.json().next_cursor as string;
+      expect(cursor).toEqual(expect.any(String));
+      await stored.request({ key: keyB, method: 'GET', url: '/v1/locations' });
+
+      const secrets = await stored.database.db
+        .selectFrom('cursor_secrets')
+        .innerJoin('organisations', 'organisations.id', 'cursor_secrets.organisation_id')
+        .select(['organisations.slug', 'cursor_secrets.secret'])
+        .orderBy('organisations.slug')
+        .execute();
+      expect(secrets.map((s) => s.slug)).toEqual(['org-a', 'org-b']);
+      expect(secrets[0]!.secret).not.toBe(secrets[1]!.secret);
+      expect(secrets[0]!.secret.length).toBeGreaterThanOrEqual(32);
+
+      const next = await other.inject({
+        method: 'GET',
+        url: `/v1/locations/soho/services?limit=5&cursor=${cursor}`,
+        headers: { authorization: `Bearer ${stored.keys.read}` },
+      });
+      expect(next.statusCode).toBe(200);
+      expect(next.json().data).toHaveLength(5);
+
+      // Signed with org-a's secret, so org-b's secret refuses it before the listing is even compared.
+      const [body] = cursor.split('.');
+      const resigned = `${body}.${createHmac('sha256', secrets[1]!.secret).update(body!).digest('base64url')}`;
+      const foreign = await other.inject({
+        method: 'GET',
+        url: `/v1/locations/soho/services?limit=5&cursor=${resigned}`,
+        headers: { authorization: `Bearer ${stored.keys.read}` },
+      });
+      expect(foreign.statusCode).toBe(400);
+      expect(foreign.json().error.param).toBe('cursor');
+    } finally {
+      await other.close();
+      await stored.close();
+    }
   });
 });

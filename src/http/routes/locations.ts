@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { CursorSecrets } from '../../app/cursor-secrets.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import {
   listLocations,
@@ -8,7 +9,7 @@ import {
   requireLocation,
 } from '../../app/directory-service.ts';
 import { principalOf } from '../authenticate.ts';
-import type { CursorCodec } from '../cursor.ts';
+import { CursorCodec } from '../cursor.ts';
 import type { ListPageCache } from '../list-page-cache.ts';
 import { type Listing, readPageRequest, sendPage } from '../pagination.ts';
 import { AUTHENTICATED_ERRORS, ErrorEnvelope, listOf, PageQuery, SlugParams } from '../resources/common.ts';
@@ -22,18 +23,19 @@ const NOT_FOUND = ErrorEnvelope.describe('not_found: no active location has this
 /** GET /locations, /locations/{slug}/services and /locations/{slug}/staff. */
 export function locationRoutes(
   deps: AppDeps,
-  cursors: CursorCodec,
+  secrets: CursorSecrets,
   pages: ListPageCache,
 ): FastifyPluginAsyncZod {
   /** The listing a request reads, and what sendPage needs to answer it. */
-  const begin = (request: FastifyRequest, name: string) => {
+  const begin = async (request: FastifyRequest, name: string) => {
     const { organisation } = principalOf(request);
+    const cursors = new CursorCodec(await secrets.of(organisation.id));
     const listing: Listing = {
       organisationId: organisation.id,
       catalogueVersion: organisation.catalogueVersion,
       name,
     };
-    return { organisation, listing, context: { cursors, pages, nowMs: deps.clock.nowMs() } };
+    return { organisation, listing, cursors, context: { cursors, pages, nowMs: deps.clock.nowMs() } };
   };
 
   return async (app) => {
@@ -52,7 +54,7 @@ export function locationRoutes(
         },
       },
       async (request, reply) => {
-        const { organisation, listing, context } = begin(request, 'locations');
+        const { organisation, listing, cursors, context } = await begin(request, 'locations');
         const page = readPageRequest(cursors, listing, request.query, context.nowMs);
         return sendPage(
           reply,
@@ -83,7 +85,7 @@ export function locationRoutes(
       },
       async (request, reply) => {
         const { slug } = request.params;
-        const { organisation, listing, context } = begin(request, `services:${slug}`);
+        const { organisation, listing, cursors, context } = await begin(request, `services:${slug}`);
         const page = readPageRequest(cursors, listing, request.query, context.nowMs);
         const load = async () =>
           listServicesAt(
@@ -114,7 +116,7 @@ export function locationRoutes(
       },
       async (request, reply) => {
         const { slug } = request.params;
-        const { organisation, listing, context } = begin(request, `staff:${slug}`);
+        const { organisation, listing, cursors, context } = await begin(request, `staff:${slug}`);
         const page = readPageRequest(cursors, listing, request.query, context.nowMs);
         const load = async () =>
           listStaffWorkingAt(
