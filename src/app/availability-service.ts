@@ -1,12 +1,21 @@
 import {
+  busyBookingsOf,
+  calendarsOf,
   closedDatesBetween,
   eligibleStaff,
   offeredServicesByIds,
-  schedulesOf,
+  type StaffCalendars,
+  type StaffCandidate,
 } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findSlotAt, findSlots } from '../domain/availability/find-slots.ts';
-import type { AvailabilityQuery, Slot, StaffSchedule } from '../domain/availability/types.ts';
+import type {
+  AvailabilityQuery,
+  BusyBooking,
+  Interval,
+  Slot,
+  StaffSchedule,
+} from '../domain/availability/types.ts';
 import { addDays, searchWindow } from '../domain/availability/zone-calendar.ts';
 import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
@@ -85,9 +94,40 @@ export async function getAvailability(
 }
 
 /**
- * The slot starting exactly at `startsAt`, as availability offers it, or null: what booking and
- * rescheduling check (inside their transaction) before they write.
+ * The re-check a booking or reschedule makes before it writes, in two steps. `prepareSlotCheck` reads
+ * what the catalogue says (services, staff, working hours, time off, closures); `slot` then reads the
+ * staff's bookings and decides. Only the second must come after the location's turn is taken (see
+ * takeTurn), so a writer does the first before it queues for the turn and holds the turn for fewer
+ * queries. The result is what availability offers: the same loading and the same engine.
  */
+export interface SlotCheck {
+  services: OfferedService[];
+  /** The slot starting at the asked instant as availability offers it, or null. */
+  slot(db: Db): Promise<Slot | null>;
+}
+
+export async function prepareSlotCheck(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  startsAt: number,
+  now: number,
+): Promise<SlotCheck> {
+  const date = localDateAt(startsAt, request.location.timezone);
+  const offer = await loadOffer(db, organisationId, request, date, 1, startsAt);
+  const { services, staff: scope } = offer;
+  if (!scope) return { services, slot: async () => null };
+  const catalogue = await loadCalendars(db, organisationId, request, scope);
+  return {
+    services,
+    slot: async (afterTurn) => {
+      const busy = await loadBusy(afterTurn, organisationId, request, scope);
+      return findSlotAt(assembleQuery(request, services, scope, catalogue, busy, now), startsAt);
+    },
+  };
+}
+
+/** Both steps of the slot check at once, for callers that take no turn in between. */
 export async function getSlotAt(
   db: Db,
   organisationId: string,
@@ -95,9 +135,8 @@ export async function getSlotAt(
   startsAt: number,
   now: number,
 ): Promise<{ services: OfferedService[]; slot: Slot | null }> {
-  const date = localDateAt(startsAt, request.location.timezone);
-  const { services, query } = await loadQuery(db, organisationId, request, date, 1, now, startsAt);
-  return { services, slot: query ? findSlotAt(query, startsAt) : null };
+  const check = await prepareSlotCheck(db, organisationId, request, startsAt, now);
+  return { services: check.services, slot: await check.slot(db) };
 }
 
 /**
@@ -115,6 +154,37 @@ export async function loadQuery(
   now: number,
   onlyAt?: number,
 ): Promise<{ services: OfferedService[]; query: AvailabilityQuery | null }> {
+  const offer = await loadOffer(db, organisationId, request, fromDate, days, onlyAt);
+  const { services, staff: scope } = offer;
+  if (!scope) return { services, query: null };
+  const [catalogue, busy] = await Promise.all([
+    loadCalendars(db, organisationId, request, scope),
+    loadBusy(db, organisationId, request, scope),
+  ]);
+  return { services, query: assembleQuery(request, services, scope, catalogue, busy, now) };
+}
+
+/** The services asked for and the staff who can deliver them (null: nobody), and the windows to read. */
+interface Offer {
+  services: OfferedService[];
+  staff: null | {
+    candidates: StaffCandidate[];
+    fromDate: string;
+    days: number;
+    window: Interval;
+    /** Narrower than `window` when only one start of one staff member will be asked about. */
+    bookingsWindow: Interval;
+  };
+}
+
+async function loadOffer(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  fromDate: string,
+  days: number,
+  onlyAt: number | undefined,
+): Promise<Offer> {
   const { location } = request;
   // Asked at once: on PostgreSQL, outside a transaction, that is one wait for the database, not two.
   const [services, staff] = await Promise.all([
@@ -130,7 +200,7 @@ export async function loadQuery(
       );
     }
   }
-  if (staff.length === 0) return { services, query: null };
+  if (staff.length === 0) return { services, staff: null };
 
   const window = searchWindow(fromDate, days);
   // Whether one staff member is free at one start depends only on the bookings overlapping that
@@ -140,36 +210,74 @@ export async function loadQuery(
     onlyAt !== undefined && staff.length === 1
       ? { start: onlyAt, end: onlyAt + bookingSpanMinutes(services) * 60_000 }
       : window;
-  const ids = staff.map((s) => s.id);
-  const [schedules, closedDates] = await Promise.all([
-    schedulesOf(db, organisationId, location.id, ids, { window, bookingsWindow }, request.excludeBookingId),
-    closedDatesBetween(db, organisationId, location.id, fromDate, addDays(fromDate, days - 1)),
+  return { services, staff: { candidates: staff, fromDate, days, window, bookingsWindow } };
+}
+
+type Scope = NonNullable<Offer['staff']>;
+
+/** What the catalogue says of the candidates over the search window. */
+async function loadCalendars(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  scope: Scope,
+): Promise<StaffCalendars & { closedDates: Set<string> }> {
+  const { location } = request;
+  const ids = scope.candidates.map((s) => s.id);
+  const [calendars, closedDates] = await Promise.all([
+    calendarsOf(db, organisationId, location.id, ids, scope.window),
+    closedDatesBetween(
+      db,
+      organisationId,
+      location.id,
+      scope.fromDate,
+      addDays(scope.fromDate, scope.days - 1),
+    ),
   ]);
-  const staffSchedules: StaffSchedule[] = staff.map((s) => ({
+  return { ...calendars, closedDates };
+}
+
+function loadBusy(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  scope: Scope,
+): Promise<Map<string, BusyBooking[]>> {
+  const ids = scope.candidates.map((s) => s.id);
+  return busyBookingsOf(db, organisationId, ids, scope.bookingsWindow, request.excludeBookingId);
+}
+
+function assembleQuery(
+  request: AvailabilityRequest,
+  services: readonly OfferedService[],
+  scope: Scope,
+  catalogue: StaffCalendars & { closedDates: Set<string> },
+  busy: Map<string, BusyBooking[]>,
+  now: number,
+): AvailabilityQuery {
+  const { location } = request;
+  const staff: StaffSchedule[] = scope.candidates.map((s) => ({
     id: s.id,
     name: s.name,
-    workingHours: schedules.workingHours.get(s.id) ?? [],
-    timeOff: schedules.timeOff.get(s.id) ?? [],
-    bookings: schedules.bookings.get(s.id) ?? [],
+    workingHours: catalogue.workingHours.get(s.id) ?? [],
+    timeOff: catalogue.timeOff.get(s.id) ?? [],
+    bookings: busy.get(s.id) ?? [],
   }));
   return {
-    services,
-    query: {
-      timezone: location.timezone,
-      slotIntervalMinutes: location.policy.slotIntervalMinutes,
-      minNoticeMinutes: location.policy.minNoticeMinutes,
-      maxAdvanceDays: location.policy.maxAdvanceDays,
-      closedDates,
-      services: services.map((s) => ({
-        id: s.id,
-        durationMinutes: s.durationMinutes,
-        bufferAfterMinutes: s.bufferAfterMinutes,
-      })),
-      staff: staffSchedules,
-      fromDate,
-      days,
-      now,
-    },
+    timezone: location.timezone,
+    slotIntervalMinutes: location.policy.slotIntervalMinutes,
+    minNoticeMinutes: location.policy.minNoticeMinutes,
+    maxAdvanceDays: location.policy.maxAdvanceDays,
+    closedDates: catalogue.closedDates,
+    services: services.map((s) => ({
+      id: s.id,
+      durationMinutes: s.durationMinutes,
+      bufferAfterMinutes: s.bufferAfterMinutes,
+    })),
+    staff,
+    fromDate: scope.fromDate,
+    days: scope.days,
+    now,
   };
 }
 

@@ -10,7 +10,7 @@ import { normaliseReference } from '../domain/booking/reference.ts';
 import { type BookingEvent, transition } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { conflict } from '../domain/errors.ts';
-import { getSlotAt } from './availability-service.ts';
+import { prepareSlotCheck } from './availability-service.ts';
 import { getBooking, slotUnavailable, whileSlotFree } from './booking-service.ts';
 
 /** Who is changing the booking, as the event log names them. */
@@ -46,7 +46,6 @@ async function reschedule(
   const booking = await getBooking(trx, changer.organisationId, reference);
   allowed(booking, 'reschedule', now);
   const location = await locationOf(trx, booking);
-  await takeTurn(trx, bookingsAt(location.id));
   if (isLate(booking, location, now) && location.policy.lateReschedule === 'forbid') {
     throw conflict(
       'late_change',
@@ -54,7 +53,7 @@ async function reschedule(
       'starts_at',
     );
   }
-  const { services, slot } = await getSlotAt(
+  const check = await prepareSlotCheck(
     trx,
     changer.organisationId,
     {
@@ -66,6 +65,10 @@ async function reschedule(
     change.startsAt,
     now,
   );
+  // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
+  await takeTurn(trx, bookingsAt(location.id));
+  const { services } = check;
+  const slot = await check.slot(trx);
   if (!slot) throw slotUnavailable();
 
   const last = services[services.length - 1]!;

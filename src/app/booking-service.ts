@@ -16,7 +16,7 @@ import type { Booking } from '../domain/booking/booking.ts';
 import { generateReference, normaliseReference } from '../domain/booking/reference.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, conflict } from '../domain/errors.ts';
-import { getSlotAt } from './availability-service.ts';
+import { prepareSlotCheck } from './availability-service.ts';
 import { requireLocation } from './directory-service.ts';
 import type { PaymentProvider } from './payments.ts';
 
@@ -55,7 +55,7 @@ export interface CheckoutContext {
 
 /**
  * Books a slot, inside the caller's write transaction: the slot is re-checked with the same engine
- * that offered it, under the write lock, then written; the database's overlap trigger is the last
+ * that offered it, its bookings read under the location's turn, then written; the database's overlap trigger is the last
  * guard. No deposit: confirmed. A deposit: pending_payment with a hosted checkout, held for the
  * location's pending_payment_hold_minutes.
  */
@@ -67,7 +67,6 @@ export async function createBooking(
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
   const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
-  await takeTurn(trx, bookingsAt(location.id));
   if (location.protection.applies) {
     throw new AppError(
       'booking_protection_required',
@@ -77,7 +76,7 @@ export async function createBooking(
   if (!(await findClientById(trx, caller.organisationId, input.clientId))) {
     throw new AppError('not_found', 'No client has this id.', 'client_id');
   }
-  const { services, slot } = await getSlotAt(
+  const check = await prepareSlotCheck(
     trx,
     caller.organisationId,
     { location, serviceIds: input.serviceIds, staffId: input.staffId },
@@ -90,6 +89,13 @@ export async function createBooking(
     }
     throw error;
   });
+  const reference = await unusedReference(trx, caller);
+  // Nothing read above is what the location's turn guards (the catalogue, the client, a reference unique
+  // in the whole organisation); from here the location's bookings are decided one at a time (on
+  // PostgreSQL; SQLite has one writer already), so the turn is held for as few queries as can be.
+  await takeTurn(trx, bookingsAt(location.id));
+  const { services } = check;
+  const slot = await check.slot(trx);
   if (!slot) {
     throw slotUnavailable();
   }
@@ -102,7 +108,7 @@ export async function createBooking(
   const row: BookingsTable = {
     id,
     organisation_id: caller.organisationId,
-    reference: '',
+    reference,
     location_id: location.id,
     staff_id: slot.staffId,
     client_id: input.clientId,
@@ -147,7 +153,6 @@ export async function createBooking(
     start = segment.ends_at;
     return segment;
   });
-  row.reference = await unusedReference(trx, caller);
   await expireLapsedHoldsInBlock(
     trx,
     {

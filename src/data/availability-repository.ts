@@ -43,32 +43,26 @@ export async function eligibleStaff(
     .execute();
 }
 
-/**
- * What the engine needs of each staff member over a window of instants, in three queries; the
- * bookings may be asked for over a narrower window, when the caller knows nothing outside it matters.
- */
-export interface ScheduleData {
+/** What the catalogue says of each staff member over a window of instants: hours and time off. */
+export interface StaffCalendars {
   workingHours: Map<string, WorkingInterval[]>;
   timeOff: Map<string, Interval[]>;
-  bookings: Map<string, BusyBooking[]>;
 }
 
-export async function schedulesOf(
+export async function calendarsOf(
   db: Db,
   organisationId: string,
   locationId: string,
   staffIds: readonly string[],
-  { window, bookingsWindow = window }: { window: Interval; bookingsWindow?: Interval },
-  excludeBookingId?: string,
-): Promise<ScheduleData> {
-  const data: ScheduleData = { workingHours: new Map(), timeOff: new Map(), bookings: new Map() };
+  window: Interval,
+): Promise<StaffCalendars> {
+  const calendars: StaffCalendars = { workingHours: new Map(), timeOff: new Map() };
   for (const id of staffIds) {
-    data.workingHours.set(id, []);
-    data.timeOff.set(id, []);
-    data.bookings.set(id, []);
+    calendars.workingHours.set(id, []);
+    calendars.timeOff.set(id, []);
   }
-  if (staffIds.length === 0) return data;
-  const [hours, timeOff, bookings] = await Promise.all([
+  if (staffIds.length === 0) return calendars;
+  const [hours, timeOff] = await Promise.all([
     db
       .selectFrom('staff_working_hours')
       .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
@@ -84,28 +78,43 @@ export async function schedulesOf(
       .where('starts_at', '<', window.end)
       .where('ends_at', '>', window.start)
       .execute(),
-    // At any location: a staff member busy elsewhere is busy.
-    db
-      .selectFrom('bookings')
-      .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
-      .where('organisation_id', '=', organisationId)
-      .where('staff_id', 'in', staffIds)
-      .where('status', 'in', LIVE_STATUSES)
-      .where('starts_at', '<', bookingsWindow.end)
-      .where('blocked_until', '>', bookingsWindow.start)
-      // Implied by the line above (no booking spans longer), and what bounds the index range scan.
-      .where('starts_at', '>', bookingsWindow.start - MAX_BOOKING_SPAN_MS)
-      .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
-      .execute(),
   ]);
   for (const h of hours) {
-    data.workingHours
+    calendars.workingHours
       .get(h.staff_id)
       ?.push({ weekday: h.weekday, startMinute: h.start_minute, endMinute: h.end_minute });
   }
-  for (const t of timeOff) data.timeOff.get(t.staff_id)?.push({ start: t.starts_at, end: t.ends_at });
+  for (const t of timeOff) calendars.timeOff.get(t.staff_id)?.push({ start: t.starts_at, end: t.ends_at });
+  return calendars;
+}
+
+/**
+ * The live bookings of each staff member that overlap the window, at any location (a staff member
+ * busy elsewhere is busy), except `excludeBookingId`.
+ */
+export async function busyBookingsOf(
+  db: Db,
+  organisationId: string,
+  staffIds: readonly string[],
+  window: Interval,
+  excludeBookingId?: string,
+): Promise<Map<string, BusyBooking[]>> {
+  const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
+  if (staffIds.length === 0) return busy;
+  const bookings = await db
+    .selectFrom('bookings')
+    .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
+    .where('organisation_id', '=', organisationId)
+    .where('staff_id', 'in', staffIds)
+    .where('status', 'in', LIVE_STATUSES)
+    .where('starts_at', '<', window.end)
+    .where('blocked_until', '>', window.start)
+    // Implied by the line above (no booking spans longer), and what bounds the index range scan.
+    .where('starts_at', '>', window.start - MAX_BOOKING_SPAN_MS)
+    .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
+    .execute();
   for (const b of bookings) {
-    data.bookings.get(b.staff_id)?.push({
+    busy.get(b.staff_id)?.push({
       startsAt: b.starts_at,
       endsAt: b.ends_at,
       blockedUntil: b.blocked_until,
@@ -113,7 +122,7 @@ export async function schedulesOf(
       holdExpiresAt: b.status === 'confirmed' ? null : b.hold_expires_at,
     });
   }
-  return data;
+  return busy;
 }
 
 /** The local dates in [from, to] on which the location is closed. */

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle, DatabaseOptions } from './database.ts';
 import type { Database } from './tables.ts';
@@ -26,6 +26,49 @@ const TYPES = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * Names for the statements that take parameters, one per SQL text in this process. node-postgres
+ * sends a named statement's text to a connection once and then only its name and values; the server
+ * keeps the parsed statement for that connection, and after a few runs a generic plan, where an
+ * unnamed statement is parsed and planned again on every run. The queries here are few and repeated
+ * on every request, so that is work saved on both sides of every query (the SQLite module caches its
+ * prepared statements the same way). Bounded: texts beyond the first MAX_NAMED_STATEMENTS (IN lists
+ * of every length, the import's chunks) run unnamed, so no connection keeps an unbounded set.
+ */
+const MAX_NAMED_STATEMENTS = 1_000;
+
+class StatementNames {
+  readonly #names = new Map<string, string>();
+
+  nameOf(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (name === undefined && this.#names.size < MAX_NAMED_STATEMENTS) {
+      name = `s${this.#names.size + 1}`;
+      this.#names.set(text, name);
+    }
+    return name;
+  }
+}
+
+/** The pool as Kysely sees it, its parameterised statements named (see StatementNames). */
+function namingStatements(pool: pg.Pool): PostgresPool {
+  const names = new StatementNames();
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      const query = (text: string, values: readonly unknown[]) =>
+        client.query({
+          text,
+          values: [...values],
+          // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
+          ...(values.length > 0 && { name: names.nameOf(text) }),
+        });
+      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}
+
 /** Connections per instance; several instances share the server's max_connections (100 by default). */
 const DEFAULT_POOL_SIZE = 10;
 
@@ -48,7 +91,7 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
   pool.on('error', () => undefined);
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: namingStatements(pool) }),
     ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
   return {
