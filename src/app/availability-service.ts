@@ -115,7 +115,7 @@ export async function prepareSlotCheck(
 ): Promise<SlotCheck> {
   const date = localDateAt(startsAt, request.location.timezone);
   const offer = await loadOffer(db, organisationId, request, date, 1, startsAt);
-  const { services, staff: scope } = offer;
+  const { services, scope } = offer;
   if (!scope) return { services, slot: async () => null };
   const catalogue = await loadCalendars(db, organisationId, request, scope);
   return {
@@ -155,7 +155,7 @@ export async function loadQuery(
   onlyAt?: number,
 ): Promise<{ services: OfferedService[]; query: AvailabilityQuery | null }> {
   const offer = await loadOffer(db, organisationId, request, fromDate, days, onlyAt);
-  const { services, staff: scope } = offer;
+  const { services, scope } = offer;
   if (!scope) return { services, query: null };
   const [catalogue, busy] = await Promise.all([
     loadCalendars(db, organisationId, request, scope),
@@ -164,17 +164,20 @@ export async function loadQuery(
   return { services, query: assembleQuery(request, services, scope, catalogue, busy, now) };
 }
 
-/** The services asked for and the staff who can deliver them (null: nobody), and the windows to read. */
+/** The services asked for, and who can deliver them over which windows (null: nobody can). */
 interface Offer {
   services: OfferedService[];
-  staff: null | {
-    candidates: StaffCandidate[];
-    fromDate: string;
-    days: number;
-    window: Interval;
-    /** Narrower than `window` when only one start of one staff member will be asked about. */
-    bookingsWindow: Interval;
-  };
+  scope: Scope | null;
+}
+
+/** The staff who can deliver the services, and the windows their calendars and bookings are read over. */
+interface Scope {
+  candidates: StaffCandidate[];
+  fromDate: string;
+  days: number;
+  window: Interval;
+  /** Narrower than `window` when only one start of one staff member will be asked about. */
+  bookingsWindow: Interval;
 }
 
 async function loadOffer(
@@ -200,7 +203,7 @@ async function loadOffer(
       );
     }
   }
-  if (staff.length === 0) return { services, staff: null };
+  if (staff.length === 0) return { services, scope: null };
 
   const window = searchWindow(fromDate, days);
   // Whether one staff member is free at one start depends only on the bookings overlapping that
@@ -210,10 +213,8 @@ async function loadOffer(
     onlyAt !== undefined && staff.length === 1
       ? { start: onlyAt, end: onlyAt + bookingSpanMinutes(services) * 60_000 }
       : window;
-  return { services, staff: { candidates: staff, fromDate, days, window, bookingsWindow } };
+  return { services, scope: { candidates: staff, fromDate, days, window, bookingsWindow } };
 }
-
-type Scope = NonNullable<Offer['staff']>;
 
 /** What the catalogue says of the candidates over the search window. */
 async function loadCalendars(
