@@ -509,8 +509,13 @@ function present(
     const two = cpuOf(postgresTwo, phase);
     if (!one || !two) continue;
     const saturated = Math.min(one.machineBusy, two.machineBusy) >= cores - 0.25;
+    const rateOf = (o: SetupOutcome | undefined) => {
+      const measured = phaseOf(o, phase)?.measured;
+      return measured ? measured.succeeded / measured.durationS : 0;
+    };
+    const gained = rateOf(postgresTwo) > rateOf(postgresOne);
     facts.push(
-      `PostgreSQL ${phase}: the machine was ${one.machineBusy.toFixed(2)} of ${cores} cores busy with one instance and ${two.machineBusy.toFixed(2)} with two; this benchmark's own processes used ${ours(one).toFixed(2)} and ${ours(two).toFixed(2)}. ${saturated ? 'Saturated either way: a second instance could only gain CPU by taking it from the first, from PostgreSQL or from other work on the machine (a fair scheduler gives two busy processes a larger share than one), so its ratio is not a scaling factor.' : 'Where one instance left cores idle, the second could use them.'}`,
+      `PostgreSQL ${phase}: the machine was ${one.machineBusy.toFixed(2)} of ${cores} cores busy with one instance and ${two.machineBusy.toFixed(2)} with two; this benchmark's own processes used ${ours(one).toFixed(2)} and ${ours(two).toFixed(2)}. ${saturated ? 'Saturated either way: a second instance could only gain CPU by taking it from the first, from PostgreSQL or from other work on the machine (a fair scheduler gives two busy processes a larger share than one), so its ratio is not a scaling factor.' : gained ? 'Where one instance left cores idle, the second could use them.' : 'One instance left cores idle, yet two answered fewer: on the same cores a second process costs CPU of its own (see CPU per request), and its connections queue for the same database and, for bookings, the same location lock.'}`,
     );
   }
   const others = outcomes.flatMap((o) =>
