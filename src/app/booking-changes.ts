@@ -99,6 +99,7 @@ async function reschedule(
         duration_minutes: service.durationMinutes,
         buffer_after_minutes: service.bufferAfterMinutes,
       })
+      .where('organisation_id', '=', changer.organisationId)
       .where('booking_id', '=', booking.id)
       .where('position', '=', position)
       .execute();

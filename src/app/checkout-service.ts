@@ -175,6 +175,7 @@ export function abandonCheckout(db: Db, sessionId: string, now: number): Promise
       await trx
         .updateTable('checkout_sessions')
         .set({ status: 'abandoned' })
+        .where('organisation_id', '=', row.organisation_id)
         .where('id', '=', row.session_id)
         .where('status', '=', 'open')
         .execute();

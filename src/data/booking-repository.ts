@@ -65,6 +65,7 @@ export async function appendEvent(
     : await trx
         .selectFrom('booking_events')
         .select((eb) => eb.fn.max('seq').as('seq'))
+        .where('organisation_id', '=', event.organisationId)
         .where('booking_id', '=', event.bookingId)
         .executeTakeFirst();
   await trx
@@ -148,15 +149,22 @@ async function withDetails(
 ): Promise<Booking[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
+  const organisations = [...new Set(rows.map((r) => r.organisation_id))];
   const [segments, fees] = await Promise.all([
     db
       .selectFrom('booking_services')
       .select(['booking_id', 'service_id'])
+      .where('organisation_id', 'in', organisations)
       .where('booking_id', 'in', ids)
       .orderBy('booking_id')
       .orderBy('position')
       .execute(),
-    db.selectFrom('booking_fees').selectAll().where('booking_id', 'in', ids).execute(),
+    db
+      .selectFrom('booking_fees')
+      .selectAll()
+      .where('organisation_id', 'in', organisations)
+      .where('booking_id', 'in', ids)
+      .execute(),
   ]);
   return rows.map((row) =>
     toBooking(

@@ -61,7 +61,12 @@ export async function writeBookings(
     if (step.kind !== 'update') continue;
     const { current, changes } = step.update;
     if (!LIVE_STATUSES.includes(current.status) || !TRIGGER_COLUMNS.some((c) => c in changes)) continue;
-    await trx.updateTable('bookings').set({ status: 'expired' }).where('id', '=', current.id).execute();
+    await trx
+      .updateTable('bookings')
+      .set({ status: 'expired' })
+      .where('organisation_id', '=', current.organisation_id)
+      .where('id', '=', current.id)
+      .execute();
     changes.status = changes.status ?? current.status;
   }
   const counts: EntityCounts = { created: 0, updated: 0, unchanged: 0 };
@@ -93,10 +98,15 @@ async function applyUpdate(trx: Db, update: Update, now: number): Promise<void> 
   await trx
     .updateTable('bookings')
     .set({ ...changes, updated_at: now })
+    .where('organisation_id', '=', current.organisation_id)
     .where('id', '=', current.id)
     .execute();
   if (segments) {
-    await trx.deleteFrom('booking_services').where('booking_id', '=', current.id).execute();
+    await trx
+      .deleteFrom('booking_services')
+      .where('organisation_id', '=', current.organisation_id)
+      .where('booking_id', '=', current.id)
+      .execute();
     await insertAll(trx, 'booking_services', segments);
   }
   if (log) {

@@ -11,6 +11,7 @@ import {
   writeCatalogue,
 } from './catalogue-upsert.ts';
 import type { Db } from './database.ts';
+import { CATALOGUE_IMPORT_TURN, takeTurn } from './write-locks.ts';
 import { writeTransaction } from './write-transaction.ts';
 
 export type { CatalogueProblem };
@@ -63,6 +64,10 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
   if (catalogue === undefined) throw new CatalogueValidationError(problems);
   try {
     return await writeTransaction(db, async (trx) => {
+      // Imports take turns across the installation (on PostgreSQL; SQLite has one writer): each checks
+      // that the ids it is given are no other organisation's, which no key enforces across
+      // organisations once keys are per organisation.
+      await takeTurn(trx, CATALOGUE_IMPORT_TURN);
       const planned = await planIdentities(trx, catalogue);
       if ('problems' in planned) throw new CatalogueValidationError(planned.problems);
       const { plan } = planned;

@@ -74,6 +74,7 @@ async function writeLocations(ctx: Context, counts: EntityCounts): Promise<void>
       trx
         .updateTable('locations')
         .set({ slug: `~${row.id}` })
+        .where('organisation_id', '=', orgId)
         .where('id', '=', row.id)
         .execute(),
     );
@@ -194,7 +195,12 @@ async function writeClients(ctx: Context, counts: EntityCounts): Promise<void> {
     };
     if (Object.keys(parked).length === 0) continue;
     await atPath(['clients', i], () =>
-      trx.updateTable('clients').set(parked).where('id', '=', row.id).execute(),
+      trx
+        .updateTable('clients')
+        .set(parked)
+        .where('organisation_id', '=', row.organisation_id)
+        .where('id', '=', row.id)
+        .execute(),
     );
   }
   for (const [i, client] of entries) {

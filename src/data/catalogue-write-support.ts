@@ -175,14 +175,15 @@ async function insertEntity<T extends EntityTable>(
 }
 
 async function updateEntity<T extends EntityTable>(
-  { trx, now }: Context,
+  { trx, now, orgId }: Context,
   { table, id, wanted, owned }: EntityWrite<T>,
   ownedChanged: boolean,
 ): Promise<void> {
-  // Kysely cannot type a WHERE on a table left generic; every entity table has an id column.
+  // Kysely cannot type a WHERE on a table left generic; every entity table has these columns.
   await trx
     .updateTable(table as EntityTable)
     .set({ ...wanted, updated_at: now })
+    .where('organisation_id', '=', orgId)
     .where('id', '=', id)
     .execute();
   if (!ownedChanged) return;

@@ -46,6 +46,7 @@ export async function expireHolds(
     const result = await trx
       .updateTable('bookings')
       .set({ status: 'expired', pending_requirements: null, updated_at: now })
+      .where('organisation_id', '=', booking.organisation_id)
       .where('id', '=', booking.id)
       .where('status', '=', booking.status)
       .executeTakeFirst();
@@ -54,6 +55,7 @@ export async function expireHolds(
     await trx
       .updateTable('checkout_sessions')
       .set({ status: 'expired', completed_at: now })
+      .where('organisation_id', '=', booking.organisation_id)
       .where('booking_id', '=', booking.id)
       .where('status', 'in', ['open', 'abandoned'])
       .execute();

@@ -40,6 +40,9 @@ export const clientContactTurns = (
     .filter((turn): turn is string => turn !== null)
     .sort();
 
+/** The turn of every catalogue import, whichever organisation's (imports are rare and whole). */
+export const CATALOGUE_IMPORT_TURN = 'catalogue-import';
+
 /** The turn of the requests that share one Idempotency-Key. */
 export const idempotencyKeyTurn = (organisationId: string, key: string) =>
   `idempotency:${organisationId}:${key}`;

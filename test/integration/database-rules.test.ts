@@ -170,6 +170,19 @@ describe('distribution by organisation', () => {
         .filter((r) => !REFERENCE_TABLES.includes(r.target) && !r.columns.includes('organisation_id'))
         .map((r) => r.name);
       expect(crossing).toEqual([]);
+      // Unique indexes too, whether or not a constraint owns them (Citus refuses them all alike).
+      const uniqueIndexes = await sql<{ table: string; name: string; columns: string[] }>`
+        select t.relname as table, i.relname as name,
+               array(select a.attname::text from pg_attribute a
+                     where a.attrelid = x.indrelid and a.attnum = any (x.indkey)) as columns
+        from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
+        join pg_namespace n on n.oid = t.relnamespace
+        where n.nspname = current_schema() and x.indisunique and t.relname not like 'kysely_%'`.execute(t.db);
+      expect(uniqueIndexes.rows.length).toBeGreaterThan(30);
+      const unkeyed = uniqueIndexes.rows
+        .filter((i) => !REFERENCE_TABLES.includes(i.table) && !i.columns.includes('organisation_id'))
+        .map((i) => `${i.table}.${i.name}`);
+      expect(unkeyed).toEqual([]);
     },
   );
 
