@@ -1,4 +1,4 @@
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { POSTGRES_ADMIN_URL, postgresReachable } from './test/helpers/postgres-test-server.ts';
 
 /**
@@ -26,7 +26,9 @@ export default defineConfig(async () => {
       test: {
         name: 'postgres',
         // Unit and property tests touch no database: once, in the sqlite project, is enough.
-        exclude: ['test/unit/**', 'test/property/**'],
+        // (A project's exclude replaces the default one, which keeps node_modules out: kept here too,
+        // or the Inspector's own packages under test/e2e/inspector would be run as tests.)
+        exclude: [...configDefaults.exclude, 'test/unit/**', 'test/property/**'],
         env: { TEST_DATABASE: 'postgres' },
         globalSetup: ['test/helpers/postgres-global-setup.ts'],
       },

@@ -68,7 +68,7 @@ program
 program
   .command('import')
   .description('Import (idempotently upsert) a catalogue file; an invalid file changes nothing')
-  .argument('<catalogue.json>', 'catalogue file (see README, "Catalogue format")')
+  .argument('<catalogue.json>', 'catalogue file (see docs/catalogue.md)')
   .action(async (file: string) => {
     printImportReport(await withDb((db, clock) => importCatalogueFile(db, file, clock)));
   });
@@ -92,7 +92,7 @@ program
   .addHelpText(
     'after',
     "\nWithout --base-url the tools run on this machine's database (DATABASE_URL); payment links use\n" +
-      'PUBLIC_BASE_URL. See README.md, "MCP for voice agents".',
+      'PUBLIC_BASE_URL. See docs/mcp.md.',
   )
   .action(async (options: { baseUrl?: string }) => {
     await serveMcpOverStdio(options);

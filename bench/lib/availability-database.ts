@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { createApiKey } from '../../src/app/api-key-service.ts';
-import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { BookingServicesTable, BookingsTable } from '../../src/data/tables.ts';
 import { bookingRow } from '../../test/helpers/booking-row.ts';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';

@@ -1,6 +1,6 @@
+import { generateApiKey } from '../../src/app/api-key-crypto.ts';
 import { authenticateApiKey, createApiKey } from '../../src/app/api-key-service.ts';
-import { importCatalogue } from '../../src/data/catalogue-import.ts';
-import { generateApiKey } from '../../src/domain/api-key.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { smallCatalogue } from '../../test/helpers/catalogue-fixtures.ts';
 import { createTempDatabase } from '../../test/helpers/temp-database.ts';
 import type { Timing } from './benchmark.ts';

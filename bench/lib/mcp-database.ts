@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createApiKey } from '../../src/app/api-key-service.ts';
-import { importCatalogue, readCatalogueFile } from '../../src/data/catalogue-import.ts';
+import { importCatalogue, readCatalogueFile } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';
 
 /**

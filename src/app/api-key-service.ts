@@ -2,14 +2,9 @@ import { randomUUID } from 'node:crypto';
 import * as keys from '../data/api-key-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
-import {
-  type ApiKeyScope,
-  generateApiKey,
-  hashApiKey,
-  isWellFormedApiKey,
-  scopeAllows,
-} from '../domain/api-key.ts';
+import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
+import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
 export interface Principal {

@@ -10,6 +10,7 @@ import {
 import type { Db } from '../data/database.ts';
 import { findSlotAt, findSlots } from '../domain/availability/find-slots.ts';
 import type {
+  Availability,
   AvailabilityQuery,
   BusyBooking,
   Interval,
@@ -34,12 +35,6 @@ export interface AvailabilityRequest {
   staffId?: string | undefined;
   /** A booking whose own time does not count as busy (the one being rescheduled). */
   excludeBookingId?: string | undefined;
-}
-
-export interface Availability {
-  services: OfferedService[];
-  totalMinutes: number;
-  slots: Slot[];
 }
 
 /** The services, in the order asked; 400 (param service_ids) unless each is offered and bookable online here. */

@@ -12,11 +12,12 @@ import type { Db } from '../data/database.ts';
 import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
-import type { Booking } from '../domain/booking/booking.ts';
-import { generateReference, normaliseReference } from '../domain/booking/reference.ts';
+import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
+import { normaliseReference } from '../domain/booking/reference.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, conflict } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
+import { generateReference } from './booking-reference.ts';
 import { requireLocation } from './directory-service.ts';
 import type { PaymentProvider } from './payments.ts';
 
@@ -39,12 +40,6 @@ export interface NewBooking {
   notes?: string | undefined;
   successUrl?: string | undefined;
   cancelUrl?: string | undefined;
-}
-
-export interface CreatedBooking {
-  booking: Booking;
-  deposit: { amount: number; currency: string } | null;
-  paymentUrl: string | null;
 }
 
 export interface CheckoutContext {

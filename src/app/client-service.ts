@@ -8,18 +8,9 @@ import {
 import type { Db } from '../data/database.ts';
 import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { normaliseEmail, normaliseName, normalisePhone } from '../domain/contact.ts';
+import type { Client } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
-
-export interface Client {
-  id: string;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  email: string | null;
-  marketingConsent: boolean;
-  createdAt: number;
-}
+import { normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
 
 export interface ContactQuery {
   phone?: string | null | undefined;

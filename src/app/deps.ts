@@ -1,9 +1,8 @@
 import { type Db, dialectOf } from '../data/database.ts';
-import { PostgresRateLimitStore } from '../data/rate-limit-counters.ts';
+import { PostgresRateLimitStore, type RateLimitStore } from '../data/rate-limit-counters.ts';
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
 import { localCheckout } from './payments.ts';
-import type { RateLimitStore } from './rate-limiter.ts';
 import { MemoryRateLimitStore } from './rate-limiter.ts';
 
 /** Limits of the platform, with the contract's values as defaults. */

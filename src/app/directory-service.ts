@@ -2,7 +2,7 @@ import type { Db } from '../data/database.ts';
 import { findActiveLocationBySlug, listActiveLocations } from '../data/location-repository.ts';
 import { listOfferedServices, staffDeliveringAt } from '../data/service-repository.ts';
 import { listStaffAt, servicesDeliveredAt } from '../data/staff-repository.ts';
-import type { Location, NameKey, OfferedService, Page, StaffRef } from '../domain/catalogue.ts';
+import type { Location, NameKey, Page, ServiceWithStaff, StaffWithServices } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 
 /**
@@ -13,9 +13,6 @@ export interface PageRequest {
   after: NameKey | null;
   limit: number;
 }
-
-export type ServiceWithStaff = OfferedService & { staff: StaffRef[] };
-export type StaffWithServices = StaffRef & { serviceIds: string[] };
 
 export function listLocations(db: Db, organisationId: string, page: PageRequest): Promise<Page<Location>> {
   return listActiveLocations(db, organisationId, page.after, page.limit);

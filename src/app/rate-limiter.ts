@@ -1,3 +1,5 @@
+import { NO_ORGANISATION, type RateLimitCounter, type RateLimitStore } from '../data/rate-limit-counters.ts';
+
 /**
  * Fixed-window request counting.
  *
@@ -13,18 +15,6 @@ export interface RateLimitDecision {
   resetAt: number;
 }
 
-/** The organisation of counts made before the caller is known (failed authentications). */
-export const NO_ORGANISATION = '';
-
-/**
- * One counter: the organisation it belongs to (so shared counters can be distributed with the rest of
- * the organisation's data) and what it counts within it.
- */
-export interface RateLimitCounter {
-  organisationId: string;
-  name: string;
-}
-
 /** The requests of one API key, counted the same by the REST and MCP faces. */
 export function keyRequests(principal: { apiKeyId: string; organisation: { id: string } }): RateLimitCounter {
   return { organisationId: principal.organisation.id, name: `key:${principal.apiKeyId}` };
@@ -33,18 +23,6 @@ export function keyRequests(principal: { apiKeyId: string; organisation: { id: s
 /** The failed authentications from one client address; no organisation is known yet. */
 export function failedAuthentications(address: string): RateLimitCounter {
   return { organisationId: NO_ORGANISATION, name: `auth-failures:${address}` };
-}
-
-/**
- * Where counters live: in memory for one instance (SQLite), in the shared database for several
- * (PostgreSQL, see src/data/rate-limit-counters.ts), so a key's window counts its requests to every
- * instance.
- */
-export interface RateLimitStore {
-  /** Adds one hit to `counter` in the window ending at `windowEnd` and returns the new count. */
-  increment(counter: RateLimitCounter, windowEnd: number): Promise<number>;
-  /** The count of `counter` in the window ending at `windowEnd`, without adding a hit. */
-  get(counter: RateLimitCounter, windowEnd: number): Promise<number>;
 }
 
 /** Counters of the current windows in process memory; expired windows are dropped as they pass. */

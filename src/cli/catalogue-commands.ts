@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CreatedApiKey, createApiKey } from '../app/api-key-service.ts';
-import type { Clock } from '../app/clock.ts';
 import {
   CatalogueValidationError,
   type ImportReport,
   importCatalogue,
   readCatalogueFile,
-} from '../data/catalogue-import.ts';
+} from '../app/catalogue-import/import-catalogue.ts';
+import type { Clock } from '../app/clock.ts';
 import type { Db } from '../data/database.ts';
 import { CommandError, out } from './output.ts';
 

@@ -13,33 +13,14 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
+import type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
 
-export type Db = Kysely<Database>;
-export type DialectName = 'sqlite' | 'postgres';
-
-export interface DatabaseHandle {
-  db: Db;
-  dialect: DialectName;
-  /** Where the data lives, for messages; never contains credentials. */
-  description: string;
-  close(): Promise<void>;
-}
+export type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
-
-/** How a database is opened, beyond its URL. */
-export interface DatabaseOptions {
-  /** Called with the SQL of every query run (never its parameters): for tests that count queries. */
-  onQuery?: (sql: string) => void;
-  /**
-   * For commands that only look (`booking check`): a SQLite file is opened read-only and as it is (it
-   * must exist; not even its journal mode changes); PostgreSQL sessions refuse every write.
-   */
-  readonly?: boolean;
-}
 
 /**
  * Opens the database named by a DATABASE_URL.

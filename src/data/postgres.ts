@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
-import type { DatabaseHandle, DatabaseOptions } from './database.ts';
+import type { DatabaseHandle, DatabaseOptions } from './db.ts';
 import type { Database } from './tables.ts';
 
 /** PostgreSQL type ids whose text node-postgres leaves as strings by default. */

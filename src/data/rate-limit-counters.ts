@@ -1,5 +1,27 @@
-import type { RateLimitCounter, RateLimitStore } from '../app/rate-limiter.ts';
-import type { Db } from './database.ts';
+import type { Db } from './db.ts';
+
+/** The organisation of counts made before the caller is known (failed authentications). */
+export const NO_ORGANISATION = '';
+
+/**
+ * One counter: the organisation it belongs to (so shared counters can be distributed with the rest of
+ * the organisation's data) and what it counts within it.
+ */
+export interface RateLimitCounter {
+  organisationId: string;
+  name: string;
+}
+
+/**
+ * Where counters live: in memory for one instance (SQLite, src/app/rate-limiter.ts), in the shared
+ * database for several (PostgreSQL, below), so a key's window counts its requests to every instance.
+ */
+export interface RateLimitStore {
+  /** Adds one hit to `counter` in the window ending at `windowEnd` and returns the new count. */
+  increment(counter: RateLimitCounter, windowEnd: number): Promise<number>;
+  /** The count of `counter` in the window ending at `windowEnd`, without adding a hit. */
+  get(counter: RateLimitCounter, windowEnd: number): Promise<number>;
+}
 
 /** How long a passed window's counters are kept before the next new window deletes them. */
 const KEEP_PASSED_WINDOWS_MS = 60_000;

@@ -56,7 +56,7 @@ export async function backupSqliteFile(source: string, destination: string): Pro
  * Replaces the database at `target` with the backup, after checking the backup is a whole booking
  * database. The copy goes through SQLite's backup API into the target, so the target's own WAL is
  * handled by SQLite and a crash mid-restore leaves the old or the new database, never a mix. The
- * service must be stopped first (README, "Operating the service"): a running server would go on from
+ * service must be stopped first (docs/operating.md): a running server would go on from
  * the restored data without knowing its caches are stale.
  */
 export async function restoreSqliteFile(backup: string, target: string): Promise<BackupOutcome> {

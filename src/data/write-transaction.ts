@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from './db.ts';
 
 /** A unit of work that needs the write lock: everything it writes commits together or not at all. */
 export type WriteWork<T> = (trx: Db) => Promise<T>;

@@ -79,6 +79,12 @@ export interface StaffRef {
   name: string;
 }
 
+/** A service as listed at a location: as offered there, with the active staff there who deliver it. */
+export type ServiceWithStaff = OfferedService & { staff: StaffRef[] };
+
+/** A staff member as listed at a location, with the services they deliver there. */
+export type StaffWithServices = StaffRef & { serviceIds: string[] };
+
 /** The position of the last item of a page in a listing sorted by name, then id. */
 export interface NameKey {
   name: string;

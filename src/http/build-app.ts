@@ -4,7 +4,6 @@ import { LOOPBACK_HOSTS } from '../app/config.ts';
 import { CursorSecrets } from '../app/cursor-secrets.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { AppError } from '../domain/errors.ts';
-import { registerMcpRoutes } from '../mcp/http-transports.ts';
 import { createAuthenticator } from './authenticate.ts';
 import {
   answerClientError,
@@ -15,6 +14,7 @@ import {
 import { assertSecureTransport } from './https-guard.ts';
 import { parseJsonAsText } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
+import { registerMcpRoutes } from './mcp-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
@@ -106,7 +106,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
 
   await registerOpenApi(app);
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  await typed.register(healthRoutes(deps.db));
+  await typed.register(healthRoutes(deps));
   await typed.register(checkoutRoutes(deps));
   serveOpenApi(app);
   registerMcpRoutes(app, deps, { allowedHosts: options.mcpAllowedHosts ?? LOOPBACK_HOSTS });

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { PageRequest } from '../app/directory-service.ts';
+import { DEFAULT_PAGE_SIZE } from '../contract/common.ts';
 import { isNameKey, type NameKey, type Page } from '../domain/catalogue.ts';
 import type { CursorCodec } from './cursor.ts';
 import type { CachedPage, ListPageCache } from './list-page-cache.ts';
-import { DEFAULT_PAGE_SIZE } from './resources/common.ts';
 
 /** A paginated listing of one organisation, e.g. "services at soho". */
 export interface Listing {

@@ -1,15 +1,15 @@
 import type { z } from 'zod';
-import type { AvailabilityResource } from '../http/resources/availability.ts';
+import type { AvailabilityResource } from '../contract/availability.ts';
 import type {
   BookingResource,
   CancellationResource,
   CreatedBookingResource,
   NewBookingBody,
-} from '../http/resources/booking.ts';
-import type { ClientResource, NewClientBody } from '../http/resources/client.ts';
-import type { LocationResource } from '../http/resources/location.ts';
-import type { ServiceResource } from '../http/resources/service.ts';
-import type { StaffResource } from '../http/resources/staff.ts';
+} from '../contract/booking.ts';
+import type { ClientResource, NewClientBody } from '../contract/client.ts';
+import type { LocationResource } from '../contract/location.ts';
+import type { ServiceResource } from '../contract/service.ts';
+import type { StaffResource } from '../contract/staff.ts';
 
 export type Location = LocationResource;
 export type Service = ServiceResource;

@@ -12,17 +12,17 @@ import {
   type PageRequest,
   requireLocation,
 } from '../app/directory-service.ts';
+import { createBookingIdempotently } from '../app/idempotent-booking.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { presentAvailability } from '../contract/availability.ts';
+import { NewBookingBody, presentBooking, presentCancellation } from '../contract/booking.ts';
+import { NewClientBody, presentClient } from '../contract/client.ts';
+import { presentLocation } from '../contract/location.ts';
+import { presentService } from '../contract/service.ts';
+import { presentStaff } from '../contract/staff.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { createBookingIdempotently } from '../http/create-booking.ts';
-import { presentAvailability } from '../http/resources/availability.ts';
-import { NewBookingBody, presentBooking, presentCancellation } from '../http/resources/booking.ts';
-import { NewClientBody, presentClient } from '../http/resources/client.ts';
-import { presentLocation } from '../http/resources/location.ts';
-import { presentService } from '../http/resources/service.ts';
-import { presentStaff } from '../http/resources/staff.ts';
 import type {
   Availability,
   AvailabilityRequest,

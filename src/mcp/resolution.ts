@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
+import { normaliseEmail, normalisePhone } from '../app/contact.ts';
 import { ZoneCalendar } from '../domain/availability/zone-calendar.ts';
-import { normaliseEmail, normalisePhone } from '../domain/contact.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import { matchByName } from './name-matching.ts';

@@ -11,7 +11,7 @@ import type { Json } from '../helpers/mcp-harness.ts';
 import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
- * Several stateless instances over one PostgreSQL database, as "Scaling out" in the README deploys
+ * Several stateless instances over one PostgreSQL database, as docs/scaling-out.md deploys
  * them: two `booking serve` processes on different ports share nothing but the database, yet parallel
  * bookers on both, all racing for the same few slots, get exactly one booking per slot and staff
  * member; retries of one Idempotency-Key on both get one booking; and a key's rate limit counts its

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { generateReference } from '../../src/app/booking-reference.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';
-import { generateReference } from '../../src/domain/booking/reference.ts';
 
 /** What every bookings row needs and no default can supply (times in epoch milliseconds). */
 export interface BookingRowBasics {

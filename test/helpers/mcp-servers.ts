@@ -5,7 +5,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey } from '../../src/app/api-key-service.ts';
-import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { REPO_ROOT } from './cli.ts';
 import { demoCatalogue, harness, type McpHarness } from './mcp-harness.ts';

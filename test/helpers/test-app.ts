@@ -1,8 +1,8 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApiKey } from '../../src/app/api-key-service.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { ManualClock } from '../../src/app/clock.ts';
 import { type AppDeps, createAppDeps, DEFAULT_LIMITS, type Limits } from '../../src/app/deps.ts';
-import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { buildApp, type HttpOptions } from '../../src/http/build-app.ts';
 import { smallCatalogue } from './catalogue-fixtures.ts';
 import { OpenApiConformance } from './openapi-conformance.ts';

@@ -2,11 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { catalogueId } from '../../src/app/catalogue-import/format/ids.ts';
+import {
+  CatalogueValidationError,
+  importCatalogue,
+} from '../../src/app/catalogue-import/import-catalogue.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
-import { CatalogueValidationError, importCatalogue } from '../../src/data/catalogue-import.ts';
 import type { Db } from '../../src/data/database.ts';
 import { REFERENCE_ALPHABET } from '../../src/domain/booking/reference.ts';
-import { catalogueId } from '../../src/domain/ids.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
 import { startTestApp, TEST_START } from '../helpers/test-app.ts';

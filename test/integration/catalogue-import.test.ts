@@ -2,14 +2,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { catalogueId } from '../../src/app/catalogue-import/format/ids.ts';
 import {
   CatalogueValidationError,
   type ImportReport,
   importCatalogue,
   readCatalogueFile,
-} from '../../src/data/catalogue-import.ts';
+} from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { Db } from '../../src/data/database.ts';
-import { catalogueId } from '../../src/domain/ids.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
 
 const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');

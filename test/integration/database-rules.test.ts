@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
-import { importCatalogue } from '../../src/data/catalogue-import.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';

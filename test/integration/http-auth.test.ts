@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/app/api-key-crypto.ts';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
-import { hashApiKey } from '../../src/domain/api-key.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;

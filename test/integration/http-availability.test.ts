@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { ManualClock } from '../../src/app/clock.ts';
 import { createAppDeps } from '../../src/app/deps.ts';
-import { importCatalogue } from '../../src/data/catalogue-import.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/app/api-key-crypto.ts';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
-import { hashApiKey } from '../../src/domain/api-key.ts';
 import { TOOLS } from '../../src/mcp/build-server.ts';
 import { countBookings } from '../helpers/booking-fixtures.ts';
 import {

@@ -1,11 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/app/clock.ts';
 import { createAppDeps } from '../../src/app/deps.ts';
-import {
-  FixedWindowRateLimiter,
-  failedAuthentications,
-  NO_ORGANISATION,
-} from '../../src/app/rate-limiter.ts';
+import { FixedWindowRateLimiter, failedAuthentications } from '../../src/app/rate-limiter.ts';
+import { NO_ORGANISATION } from '../../src/data/rate-limit-counters.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
 /**

@@ -1,11 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { generateReference } from '../../src/app/booking-reference.ts';
 import { computeFee, processedStatus } from '../../src/domain/booking/fees.ts';
-import {
-  generateReference,
-  normaliseReference,
-  REFERENCE_ALPHABET,
-} from '../../src/domain/booking/reference.ts';
+import { normaliseReference, REFERENCE_ALPHABET } from '../../src/domain/booking/reference.ts';
 
 describe('fee arithmetic', () => {
   it.each([

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FixedWindowRateLimiter,
-  MemoryRateLimitStore,
-  type RateLimitCounter,
-} from '../../src/app/rate-limiter.ts';
+import { FixedWindowRateLimiter, MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
+import type { RateLimitCounter } from '../../src/data/rate-limit-counters.ts';
 
 const t0 = Date.parse('2026-11-23T09:00:00Z');
 const counter = (name: string, organisationId = 'org-1'): RateLimitCounter => ({ organisationId, name });

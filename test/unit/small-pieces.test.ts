@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parseTrustProxy, readConfig } from '../../src/app/config.ts';
-import { normaliseEmail, normaliseName, normalisePhone } from '../../src/domain/contact.ts';
+import { normaliseEmail, normaliseName, normalisePhone } from '../../src/app/contact.ts';
 import { formatLocal, formatUtc } from '../../src/domain/time-format.ts';
 import { isLoopback } from '../../src/http/https-guard.ts';
 

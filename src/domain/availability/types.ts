@@ -1,3 +1,5 @@
+import type { OfferedService } from '../catalogue.ts';
+
 /**
  * Inputs and outputs of the availability engine. Everything is a plain value; instants are epoch
  * milliseconds, local calendar dates are 'YYYY-MM-DD' in the location's time zone, and times of day
@@ -89,4 +91,11 @@ export interface Slot {
   startsAt: number;
   endsAt: number;
   staffId: string;
+}
+
+/** An availability answer: the services as offered at the location, their total length, the slots. */
+export interface Availability {
+  services: OfferedService[];
+  totalMinutes: number;
+  slots: Slot[];
 }

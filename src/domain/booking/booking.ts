@@ -71,3 +71,10 @@ export interface Fee {
   failureReason: string | null;
   processedAt: number | null;
 }
+
+/** A booking just made, with the deposit it needs and where to pay it (both null without a deposit). */
+export interface CreatedBooking {
+  booking: Booking;
+  deposit: { amount: number; currency: string } | null;
+  paymentUrl: string | null;
+}

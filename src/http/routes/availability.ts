@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getAvailability } from '../../app/availability-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { requireLocation } from '../../app/directory-service.ts';
+import { AvailabilityQuery, AvailabilityResource, presentAvailability } from '../../contract/availability.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, SlugParams } from '../../contract/common.ts';
 import { principalOf } from '../authenticate.ts';
-import { AvailabilityQuery, AvailabilityResource, presentAvailability } from '../resources/availability.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, SlugParams } from '../resources/common.ts';
 
 /** GET /locations/{slug}/availability. */
 export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {

@@ -4,10 +4,7 @@ import { z } from 'zod';
 import { cancelBooking, rescheduleBooking } from '../../app/booking-changes.ts';
 import { getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { AppError } from '../../domain/errors.ts';
-import { principalOf } from '../authenticate.ts';
-import { createBookingIdempotently } from '../create-booking.ts';
-import { publicBaseUrl } from '../public-base-url.ts';
+import { createBookingIdempotently } from '../../app/idempotent-booking.ts';
 import {
   BookingResource,
   CancelBody,
@@ -18,8 +15,11 @@ import {
   presentCancellation,
   ReferenceParams,
   RescheduleBody,
-} from '../resources/booking.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../resources/common.ts';
+} from '../../contract/booking.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
+import { AppError } from '../../domain/errors.ts';
+import { principalOf } from '../authenticate.ts';
+import { publicBaseUrl } from '../public-base-url.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 

@@ -2,16 +2,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listUpcomingBookings } from '../../app/booking-service.ts';
 import { findClient, registerClient } from '../../app/client-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { principalOf } from '../authenticate.ts';
-import { BookingResource, presentBooking } from '../resources/booking.ts';
+import { BookingResource, presentBooking } from '../../contract/booking.ts';
 import {
   ClientIdParams,
   ClientQuery,
   ClientResource,
   NewClientBody,
   presentClient,
-} from '../resources/client.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '../resources/common.ts';
+} from '../../contract/client.ts';
+import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '../../contract/common.ts';
+import { principalOf } from '../authenticate.ts';
 
 /**
  * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one) and

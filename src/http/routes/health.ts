@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
-import type { Db } from '../../data/database.ts';
-import { ErrorEnvelope } from '../resources/common.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import { checkDatabase } from '../../app/health-service.ts';
+import { ErrorEnvelope } from '../../contract/common.ts';
 
 /** GET /healthz: 200 when the database answers, 503 otherwise. No key, no HTTPS rule (load balancers). */
-export function healthRoutes(db: Db): FastifyPluginAsyncZod {
+export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/healthz',
@@ -14,7 +14,7 @@ export function healthRoutes(db: Db): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         try {
-          await sql`select 1`.execute(db);
+          await checkDatabase(deps.db);
           return { status: 'ok' as const };
         } catch (error) {
           request.log.error({ err: error }, 'health check failed');

@@ -8,14 +8,14 @@ import {
   listStaffWorkingAt,
   requireLocation,
 } from '../../app/directory-service.ts';
+import { AUTHENTICATED_ERRORS, ErrorEnvelope, listOf, PageQuery, SlugParams } from '../../contract/common.ts';
+import { LocationResource, presentLocation } from '../../contract/location.ts';
+import { presentService, ServiceResource } from '../../contract/service.ts';
+import { presentStaff, StaffResource } from '../../contract/staff.ts';
 import { principalOf } from '../authenticate.ts';
 import { CursorCodec } from '../cursor.ts';
 import type { ListPageCache } from '../list-page-cache.ts';
 import { type Listing, readPageRequest, sendPage } from '../pagination.ts';
-import { AUTHENTICATED_ERRORS, ErrorEnvelope, listOf, PageQuery, SlugParams } from '../resources/common.ts';
-import { LocationResource, presentLocation } from '../resources/location.ts';
-import { presentService, ServiceResource } from '../resources/service.ts';
-import { presentStaff, StaffResource } from '../resources/staff.ts';
 
 const BAD_REQUEST = ErrorEnvelope.describe('invalid_request: a bad query parameter or cursor.');
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no active location has this slug.');

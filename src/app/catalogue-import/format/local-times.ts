@@ -1,0 +1,60 @@
+import { DateTime } from 'luxon';
+import { ZoneCalendar } from '../../../domain/availability/zone-calendar.ts';
+import type { CatalogueStaff } from './schema.ts';
+
+/** The file's wall-clock times (local date-times, "HH:MM", weekdays) read as instants in a zone. */
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+
+const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
+
+/**
+ * The instant of a local date-time in a zone, or undefined when the wall-clock time does not exist
+ * there (the clocks go forward over it). Luxon would silently shift such a time, so it is compared back.
+ */
+export function localInstant(local: string, zone: string): number | undefined {
+  const inZone = DateTime.fromISO(local, { zone });
+  const wall = DateTime.fromISO(local, { zone: 'utc' });
+  if (!inZone.isValid || !wall.isValid || inZone.toFormat(WALL_CLOCK) !== wall.toFormat(WALL_CLOCK)) {
+    return undefined;
+  }
+  return inZone.toMillis();
+}
+
+/**
+ * The zone a staff member's time off is written in: that of the first location of their working hours
+ * (a member working in several zones uses the first one), else the organisation's first location.
+ */
+export function staffTimeZone(
+  staff: Pick<CatalogueStaff, 'working_hours'>,
+  zoneByLocationRef: ReadonlyMap<string, string>,
+  firstLocationZone: string | undefined,
+): string | undefined {
+  const firstRef = Object.keys(staff.working_hours)[0];
+  return firstRef === undefined ? firstLocationZone : zoneByLocationRef.get(firstRef);
+}
+
+/** "HH:MM" (24:00 allowed) to minutes since local midnight. */
+export function clockMinutes(time: string): number {
+  const [hours, mins] = time.split(':').map(Number);
+  return (hours ?? 0) * 60 + (mins ?? 0);
+}
+
+const calendars = new Map<string, ZoneCalendar>();
+
+/**
+ * The instant a booking's local start means in a zone: undefined when the wall-clock time does not
+ * exist (the clocks go forward over it); the first of the two instants when it happens twice (the
+ * clocks go back), the same rule availability applies to its grid.
+ */
+export function firstLocalInstant(local: string, zone: string): number | undefined {
+  let calendar = calendars.get(zone);
+  if (calendar === undefined) {
+    calendar = new ZoneCalendar(zone);
+    calendars.set(zone, calendar);
+  }
+  const [date = '', time = ''] = local.split('T');
+  const [hours = 0, mins = 0, seconds = 0] = time.split(':').map(Number);
+  const first = calendar.instantsAt(calendar.day(date), hours * 60 + mins)[0];
+  return first === undefined ? undefined : first + seconds * 1000;
+}

@@ -1,0 +1,245 @@
+import { DateTime, IANAZone } from 'luxon';
+import { z } from 'zod';
+import { normaliseReference, REFERENCE_ALPHABET } from '../../../domain/booking/reference.ts';
+import { BOOKING_STATUSES } from '../../../domain/booking/state-machine.ts';
+import { isUuid } from '../../../domain/ids.ts';
+import { NAME_MAX_LENGTH, normaliseEmail, normaliseName, normalisePhone } from '../../contact.ts';
+
+/**
+ * The catalogue file (design.md section 5) as zod schemas. Objects are strict so that a misspelt key
+ * is reported instead of silently ignored; values are normalised on the way in (phones to E.164,
+ * e-mails lower-cased, names trimmed, defaults filled) so the importer only ever sees canonical data.
+ */
+
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
+const CLOCK_TIME = /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/;
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+
+const uuid = z.string().refine(isUuid, 'must be a lowercase RFC 4122 UUID');
+const ref = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(100)
+  .refine((value) => value.trim() === value, 'must not start or end with spaces');
+const slug = z.string().regex(SLUG_PATTERN, 'must be URL-safe: lowercase letters, digits and single hyphens');
+const requiredText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
+/** Absent, null and blank all mean "not set", stored as null. */
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((value) => value || null);
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three uppercase letters');
+const minutes = (min: number, max: number) => z.int().min(min).max(max);
+
+/** Shares the API's normalisation, so a client imported here is found again by phone or e-mail there. */
+const normalised = (normalise: (value: string) => string | undefined, message: string) =>
+  z.string().transform((value, ctx) => {
+    const result = normalise(value);
+    if (result === undefined) {
+      ctx.issues.push({ code: 'custom', input: value, message });
+      return z.NEVER;
+    }
+    return result;
+  });
+const phone = normalised(
+  (value) => normalisePhone(value),
+  'must be a valid international phone number starting with +, e.g. +442071234567',
+);
+const optionalPhone = phone.nullish().transform((value) => value ?? null);
+const optionalEmail = normalised(normaliseEmail, 'must be a valid e-mail address')
+  .nullish()
+  .transform((value) => value ?? null);
+const personName = normalised(
+  normaliseName,
+  `must be 1 to ${NAME_MAX_LENGTH} characters, without control characters`,
+);
+
+const calendarDate = z
+  .string()
+  .regex(LOCAL_DATE, 'must be a date YYYY-MM-DD')
+  .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real calendar date');
+const localDateTime = z
+  .string()
+  .regex(LOCAL_DATE_TIME, 'must be a local date-time without offset, e.g. 2026-12-24T09:00')
+  .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real date and time');
+const clockTime = z.string().regex(CLOCK_TIME, 'must be a time HH:MM between 00:00 and 24:00');
+
+export const moneySchema = z.strictObject({
+  amount: z.int().min(0, 'must not be negative'),
+  currency,
+});
+
+export const organisationSchema = z.strictObject({
+  id: uuid.optional(),
+  slug,
+  name: requiredText(200),
+  currency,
+  booking_reference_prefix: z.string().regex(/^[A-Z0-9]{1,8}$/, 'must be 1 to 8 uppercase letters or digits'),
+  locale: z
+    .string()
+    .regex(/^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?$/, 'must be a locale such as en-GB'),
+});
+
+const policySchema = z.strictObject({
+  slot_interval_minutes: minutes(1, 1440).default(15),
+  min_notice_minutes: minutes(0, 525_600).default(60),
+  max_advance_days: z.int().min(0).max(3660).default(60),
+  cancellation_window_hours: z.int().min(0).max(8784).default(24),
+  late_cancellation: z.enum(['allow', 'forbid']).default('allow'),
+  late_reschedule: z.enum(['allow', 'forbid']).default('allow'),
+  pending_confirmation_hold_minutes: minutes(1, 10_080).default(15),
+  pending_payment_hold_minutes: minutes(1, 10_080).default(30),
+});
+
+const percentage = z.int().min(0).max(100).nullish();
+const protectionSchema = z.strictObject({
+  applies: z.boolean(),
+  late_cancellation_fee_percentage: percentage,
+  no_show_fee_percentage: percentage,
+});
+
+export const locationSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  slug,
+  name: requiredText(200),
+  timezone: z
+    .string()
+    .refine((value) => IANAZone.isValidZone(value), 'must be a valid IANA time zone, e.g. Europe/London'),
+  street_address: optionalText(200),
+  city: optionalText(100),
+  postal_code: optionalText(20),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
+    .refine((value) => regionNames.of(value) !== value, 'is not an ISO 3166-1 country code')
+    .nullish()
+    .transform((value) => value ?? null),
+  phone: optionalPhone,
+  active: z.boolean().default(true),
+  closures: z.array(z.strictObject({ date: calendarDate, reason: optionalText(200) })).default([]),
+  policy: policySchema.prefault({}),
+  booking_protection: protectionSchema.prefault({ applies: false }),
+});
+
+const serviceDuration = minutes(1, 1440);
+const overrideSchema = z.strictObject({
+  duration_minutes: serviceDuration.optional(),
+  price: moneySchema.optional(),
+  /** null means "no deposit at this location"; absent means the service's deposit applies. */
+  deposit: moneySchema.nullable().optional(),
+  online_bookable: z.boolean().optional(),
+});
+
+export const serviceSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  name: requiredText(200),
+  category: optionalText(100),
+  duration_minutes: serviceDuration,
+  buffer_after_minutes: minutes(0, 1440).default(0),
+  price: moneySchema,
+  deposit: moneySchema.nullish().transform((value) => value ?? null),
+  online_bookable: z.boolean().default(true),
+  locations: z.array(ref),
+  overrides: z.record(z.string(), overrideSchema).default({}),
+});
+
+const daySchema = z.array(z.tuple([clockTime, clockTime])).optional();
+const weekSchema = z.strictObject({
+  mon: daySchema,
+  tue: daySchema,
+  wed: daySchema,
+  thu: daySchema,
+  fri: daySchema,
+  sat: daySchema,
+  sun: daySchema,
+});
+
+export const staffSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  name: requiredText(200),
+  active: z.boolean().default(true),
+  services: z.array(ref).default([]),
+  working_hours: z.record(z.string(), weekSchema).default({}),
+  time_off: z
+    .array(
+      z.strictObject({
+        id: uuid.optional(),
+        start: localDateTime,
+        end: localDateTime,
+        reason: optionalText(200),
+      }),
+    )
+    .default([]),
+});
+
+export const clientSchema = z.strictObject({
+  id: uuid.optional(),
+  ref,
+  first_name: personName,
+  last_name: personName,
+  phone: optionalPhone,
+  email: optionalEmail,
+  marketing_consent: z.boolean().default(false),
+});
+
+const REFERENCE_SHAPE = new RegExp(`^[A-Z0-9]{1,8}-[${REFERENCE_ALPHABET}]{6}$`);
+
+/**
+ * An existing appointment brought over from another system. References are matched like the API
+ * matches them (any case, spaces ignored) and stored in their canonical upper-case form; whether the
+ * prefix is the organisation's is a cross-entity check.
+ */
+export const bookingSchema = z.strictObject({
+  id: uuid.optional(),
+  reference: z
+    .string()
+    .transform(normaliseReference)
+    .refine(
+      (value) => REFERENCE_SHAPE.test(value),
+      `must be the organisation's prefix, a hyphen and 6 characters of ${REFERENCE_ALPHABET}`,
+    )
+    .optional(),
+  location: ref,
+  services: z.array(ref).min(1, 'must list at least one service').max(10, 'must list at most 10 services'),
+  staff: ref,
+  client: ref,
+  starts_at: localDateTime,
+  status: z.enum(BOOKING_STATUSES),
+  notes: optionalText(1000),
+  deposit_paid: z.boolean().default(false),
+  protection: z
+    .strictObject({
+      setup_status: z
+        .enum(['pending', 'failed', 'succeeded'])
+        .nullish()
+        .transform((value) => value ?? null),
+      payment_method_saved: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
+export const catalogueSchema = z.strictObject({
+  organisation: organisationSchema,
+  locations: z.array(locationSchema).min(1, 'must list at least one location'),
+  services: z.array(serviceSchema).default([]),
+  staff: z.array(staffSchema).default([]),
+  clients: z.array(clientSchema).default([]),
+  bookings: z.array(bookingSchema).default([]),
+});
+
+export type Catalogue = z.output<typeof catalogueSchema>;
+export type CatalogueOrganisation = z.output<typeof organisationSchema>;
+export type CatalogueLocation = z.output<typeof locationSchema>;
+export type CatalogueService = z.output<typeof serviceSchema>;
+export type CatalogueStaff = z.output<typeof staffSchema>;
+export type CatalogueClient = z.output<typeof clientSchema>;
+export type CatalogueMoney = z.output<typeof moneySchema>;
+export type CatalogueBooking = z.output<typeof bookingSchema>;

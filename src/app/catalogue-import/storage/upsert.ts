@@ -1,0 +1,223 @@
+import type { Db } from '../../../data/database.ts';
+import type { ServiceLocationsTable } from '../../../data/tables.ts';
+import type { Catalogue, CatalogueService } from '../format/schema.ts';
+import type { IdentityPlan } from './identities.ts';
+import { writeStaff } from './upsert-staff.ts';
+import {
+  atPath,
+  type CatalogueCounts,
+  type Context,
+  differs,
+  type EntityCounts,
+  emptyCounts,
+  flag,
+  groupBy,
+  insertAll,
+  rowsOfOrganisation,
+  sameRows,
+  storedById,
+  upsertEntity,
+} from './write-support.ts';
+
+export {
+  type CatalogueCounts,
+  CatalogueWriteConflict,
+  type EntityCounts,
+} from './write-support.ts';
+
+/**
+ * Writes a validated catalogue row by row, comparing with what is stored so that a re-import of the
+ * same file touches nothing (no updated_at moves) and an edit bumps only the rows it changes. Owned
+ * collections are replaced whole, and only when they differ from the file.
+ */
+
+export async function writeCatalogue(
+  trx: Db,
+  catalogue: Catalogue,
+  plan: IdentityPlan,
+  now: number,
+): Promise<CatalogueCounts> {
+  const ctx: Context = { trx, catalogue, plan, orgId: plan.organisationId, now };
+  const { id: _explicitId, ...organisation } = catalogue.organisation;
+  const stored = plan.existingOrganisation;
+  await atPath(['organisation'], async () => {
+    if (stored === undefined) {
+      await trx
+        .insertInto('organisations')
+        .values({ ...organisation, id: ctx.orgId, created_at: now, updated_at: now })
+        .execute();
+    } else if (differs(stored, organisation)) {
+      await trx
+        .updateTable('organisations')
+        .set({ ...organisation, updated_at: now })
+        .where('id', '=', ctx.orgId)
+        .execute();
+    }
+  });
+  const counts = emptyCounts();
+  await writeLocations(ctx, counts.locations);
+  await writeServices(ctx, counts.services);
+  await writeStaff(ctx, counts.staff);
+  await writeClients(ctx, counts.clients);
+  return counts;
+}
+
+async function writeLocations(ctx: Context, counts: EntityCounts): Promise<void> {
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'locations', orgId);
+  const closures = groupBy(await rowsOfOrganisation(trx, 'location_closures', orgId), 'location_id');
+  // Two locations may swap slugs; park each changing slug on a unique placeholder first.
+  for (const [i, location] of catalogue.locations.entries()) {
+    const row = stored.get(plan.locations[i]!);
+    if (row === undefined || row.slug === location.slug) continue;
+    await atPath(['locations', i, 'slug'], () =>
+      trx
+        .updateTable('locations')
+        .set({ slug: `~${row.id}` })
+        .where('organisation_id', '=', orgId)
+        .where('id', '=', row.id)
+        .execute(),
+    );
+  }
+  for (const [i, location] of catalogue.locations.entries()) {
+    const id = plan.locations[i]!;
+    const { policy, booking_protection: protection } = location;
+    const wantedClosures = location.closures.map((c) => ({
+      organisation_id: orgId,
+      location_id: id,
+      date: c.date,
+      reason: c.reason,
+    }));
+    await upsertEntity(ctx, counts, {
+      path: ['locations', i],
+      table: 'locations',
+      id,
+      stored: stored.get(id),
+      wanted: {
+        ref: location.ref,
+        slug: location.slug,
+        name: location.name,
+        timezone: location.timezone,
+        street_address: location.street_address,
+        city: location.city,
+        postal_code: location.postal_code,
+        country: location.country,
+        phone: location.phone,
+        active: flag(location.active),
+        ...policy,
+        protection_applies: flag(protection.applies),
+        late_cancellation_fee_percentage: protection.late_cancellation_fee_percentage ?? null,
+        no_show_fee_percentage: protection.no_show_fee_percentage ?? null,
+      },
+      owned: {
+        changed: !sameRows(closures.get(id) ?? [], wantedClosures, ['date', 'reason']),
+        remove: () => trx.deleteFrom('location_closures').where('location_id', '=', id).execute(),
+        insert: () => insertAll(trx, 'location_closures', wantedClosures),
+      },
+    });
+  }
+}
+
+const SERVICE_LOCATION_COLUMNS = [
+  'location_id',
+  'duration_minutes',
+  'price_minor',
+  'deposit_overridden',
+  'deposit_minor',
+  'online_bookable',
+] as const;
+
+function serviceLocations(
+  service: CatalogueService,
+  serviceId: string,
+  ctx: Context,
+): ServiceLocationsTable[] {
+  const locationIds = new Map(ctx.catalogue.locations.map((l, i) => [l.ref, ctx.plan.locations[i]!]));
+  return service.locations.map((ref) => {
+    const override = service.overrides[ref];
+    return {
+      organisation_id: ctx.orgId,
+      service_id: serviceId,
+      location_id: locationIds.get(ref)!,
+      duration_minutes: override?.duration_minutes ?? null,
+      price_minor: override?.price?.amount ?? null,
+      deposit_overridden: flag(override?.deposit !== undefined),
+      deposit_minor: override?.deposit?.amount ?? null,
+      online_bookable: override?.online_bookable === undefined ? null : flag(override.online_bookable),
+    };
+  });
+}
+
+async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> {
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'services', orgId);
+  const offered = groupBy(await rowsOfOrganisation(trx, 'service_locations', orgId), 'service_id');
+  for (const [i, service] of catalogue.services.entries()) {
+    const id = plan.services[i]!;
+    const wantedOffered = serviceLocations(service, id, ctx);
+    await upsertEntity(ctx, counts, {
+      path: ['services', i],
+      table: 'services',
+      id,
+      stored: stored.get(id),
+      wanted: {
+        ref: service.ref,
+        name: service.name,
+        category: service.category,
+        duration_minutes: service.duration_minutes,
+        buffer_after_minutes: service.buffer_after_minutes,
+        price_minor: service.price.amount,
+        deposit_minor: service.deposit?.amount ?? null,
+        online_bookable: flag(service.online_bookable),
+      },
+      owned: {
+        changed: !sameRows(offered.get(id) ?? [], wantedOffered, SERVICE_LOCATION_COLUMNS),
+        remove: () => trx.deleteFrom('service_locations').where('service_id', '=', id).execute(),
+        insert: () => insertAll(trx, 'service_locations', wantedOffered),
+      },
+    });
+  }
+}
+
+async function writeClients(ctx: Context, counts: EntityCounts): Promise<void> {
+  const { trx, catalogue, plan, orgId } = ctx;
+  const stored = await storedById(trx, 'clients', orgId);
+  const entries = [...catalogue.clients.entries()];
+  // Updates before inserts: an adopted client may hand a phone or e-mail over to a new one.
+  entries.sort(([a], [b]) => Number(stored.has(plan.clients[b]!)) - Number(stored.has(plan.clients[a]!)));
+  // Clients may swap phones or e-mails; park each changing contact on a unique placeholder first.
+  for (const [i, client] of entries) {
+    const row = stored.get(plan.clients[i]!);
+    if (row === undefined) continue;
+    const parked = {
+      ...(row.phone !== null && row.phone !== client.phone ? { phone: `+~${row.id}` } : {}),
+      ...(row.email !== null && row.email !== client.email ? { email: `~${row.id}` } : {}),
+    };
+    if (Object.keys(parked).length === 0) continue;
+    await atPath(['clients', i], () =>
+      trx
+        .updateTable('clients')
+        .set(parked)
+        .where('organisation_id', '=', row.organisation_id)
+        .where('id', '=', row.id)
+        .execute(),
+    );
+  }
+  for (const [i, client] of entries) {
+    const id = plan.clients[i]!;
+    await upsertEntity(ctx, counts, {
+      path: ['clients', i],
+      table: 'clients',
+      id,
+      stored: stored.get(id),
+      wanted: {
+        ref: client.ref,
+        first_name: client.first_name,
+        last_name: client.last_name,
+        phone: client.phone,
+        email: client.email,
+        marketing_consent: flag(client.marketing_consent),
+      },
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import type { z } from 'zod';
+import { type CatalogueProblem, formatPath, type PathSegment } from '../format/problems.ts';
+import {
+  bookingSchema,
+  type Catalogue,
+  catalogueSchema,
+  clientSchema,
+  locationSchema,
+  organisationSchema,
+  serviceSchema,
+  staffSchema,
+} from '../format/schema.ts';
+import { checkCatalogue } from './checks.ts';
+import type { Indexed, ParsedCatalogue } from './parsed.ts';
+
+export type { CatalogueProblem };
+
+export interface CatalogueValidation {
+  problems: CatalogueProblem[];
+  /** Present only when there are no problems. */
+  catalogue: Catalogue | undefined;
+}
+
+const COLLECTIONS = {
+  locations: locationSchema,
+  services: serviceSchema,
+  staff: staffSchema,
+  clients: clientSchema,
+  bookings: bookingSchema,
+} as const;
+
+const errorMap = (issue: { code?: string; input?: unknown }) =>
+  issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined;
+
+function pushIssues(
+  problems: CatalogueProblem[],
+  prefix: PathSegment[],
+  issues: readonly z.core.$ZodIssue[],
+) {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path.map((s) => (typeof s === 'number' ? s : String(s)))];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys)
+        problems.push({ path: formatPath([...path, key]), message: 'unknown key' });
+    } else {
+      problems.push({ path: formatPath(path), message: issue.message });
+    }
+  }
+}
+
+function parsePart<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: PathSegment[],
+  problems: CatalogueProblem[],
+): T | undefined {
+  const result = schema.safeParse(value, { error: errorMap });
+  if (result.success) return result.data;
+  pushIssues(problems, path, result.error.issues);
+  return undefined;
+}
+
+/**
+ * Checks a whole catalogue and reports every problem at once: each entity is shape-checked on its own,
+ * so one malformed entry does not hide the semantic problems (unknown refs, overlaps, currency) of the rest.
+ */
+export function validateCatalogue(input: unknown): CatalogueValidation {
+  const problems: CatalogueProblem[] = [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { problems: [{ path: '$', message: 'must be a JSON object' }], catalogue: undefined };
+  }
+  const raw = input as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!(key in catalogueSchema.shape)) problems.push({ path: formatPath([key]), message: 'unknown key' });
+  }
+  const parsed: ParsedCatalogue = {
+    raw,
+    organisation: parsePart(organisationSchema, raw.organisation, ['organisation'], problems),
+    locations: [],
+    services: [],
+    staff: [],
+    clients: [],
+    bookings: [],
+  };
+  for (const kind of Object.keys(COLLECTIONS) as (keyof typeof COLLECTIONS)[]) {
+    const items = raw[kind];
+    if (items === undefined && kind !== 'locations') continue;
+    if (!Array.isArray(items)) {
+      problems.push({
+        path: formatPath([kind]),
+        message: items === undefined ? 'is required' : 'must be an array',
+      });
+      continue;
+    }
+    if (kind === 'locations' && items.length === 0) {
+      problems.push({ path: '$.locations', message: 'must list at least one location' });
+    }
+    const schema: z.ZodType<unknown> = COLLECTIONS[kind];
+    items.forEach((item, index) => {
+      const value = parsePart(schema, item, [kind, index], problems);
+      if (value !== undefined) (parsed[kind] as Indexed<unknown>[]).push({ index, value });
+    });
+  }
+  problems.push(...checkCatalogue(parsed));
+  if (problems.length > 0 || parsed.organisation === undefined) return { problems, catalogue: undefined };
+  return {
+    problems,
+    catalogue: {
+      organisation: parsed.organisation,
+      locations: parsed.locations.map((l) => l.value),
+      services: parsed.services.map((s) => s.value),
+      staff: parsed.staff.map((s) => s.value),
+      clients: parsed.clients.map((c) => c.value),
+      bookings: parsed.bookings.map((b) => b.value),
+    },
+  };
+}

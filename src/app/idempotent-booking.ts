@@ -1,0 +1,58 @@
+import type { z } from 'zod';
+import type { Principal } from '../app/api-key-service.ts';
+import { createBooking } from '../app/booking-service.ts';
+import type { AppDeps } from '../app/deps.ts';
+import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempotency.ts';
+import { type NewBookingBody, presentCreatedBooking } from '../contract/booking.ts';
+import type { BookingsTable } from '../data/tables.ts';
+
+/**
+ * The use case behind POST /bookings, shared by the REST route and the MCP tools in this process: the
+ * body (already validated against the public contract) is booked idempotently and answered with the
+ * 201 body, or a stored response is replayed (the 201, or a stored 4xx envelope). Both faces store and
+ * replay the very same response (the contract's representation, src/contract), so an MCP retry and a
+ * REST retry of one key cannot disagree.
+ */
+export function createBookingIdempotently(
+  deps: AppDeps,
+  principal: Principal,
+  body: z.infer<typeof NewBookingBody>,
+  options: { idempotencyKey: string | undefined; publicBaseUrl: string; source: BookingsTable['source'] },
+): Promise<StoredResponse> {
+  const now = deps.clock.nowMs();
+  const { organisation } = principal;
+  return runIdempotently(
+    deps.db,
+    {
+      organisationId: organisation.id,
+      key: options.idempotencyKey,
+      fingerprint: fingerprint('POST', '/v1/bookings', body),
+      now,
+    },
+    async (trx) => {
+      const created = await createBooking(
+        trx,
+        {
+          organisationId: organisation.id,
+          currency: organisation.currency,
+          referencePrefix: organisation.bookingReferencePrefix,
+          actor: `${options.source === 'mcp' ? 'mcp' : 'api_key'}:${principal.apiKeyId}`,
+          source: options.source,
+        },
+        {
+          locationSlug: body.location_slug,
+          serviceIds: body.service_ids.map((id) => id.toLowerCase()),
+          staffId: body.staff_id?.toLowerCase(),
+          clientId: body.client_id.toLowerCase(),
+          startsAt: Date.parse(body.starts_at),
+          notes: body.notes,
+          successUrl: body.checkout_success_url,
+          cancelUrl: body.checkout_cancel_url,
+        },
+        now,
+        { payments: deps.payments, publicBaseUrl: options.publicBaseUrl },
+      );
+      return { status: 201, body: { data: presentCreatedBooking(created, now) } };
+    },
+  );
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Availability } from '../domain/availability/types.ts';
+import type { Location } from '../domain/catalogue.ts';
+import { describeDuration } from '../domain/duration.ts';
+import { formatLocal } from '../domain/time-format.ts';
+import { Uuid } from './common.ts';
+
+export const MAX_SERVICE_IDS = 10;
+
+/** True for a real calendar date written YYYY-MM-DD (so 2026-02-30 is not one). */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const [year, month, day] = value.split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** Comma-separated UUIDs, 1 to 10, no duplicates; the order is the booking order. */
+export const ServiceIdList = z
+  .string()
+  .max(MAX_SERVICE_IDS * 40)
+  .transform((value) => value.split(',').map((id) => id.trim().toLowerCase()))
+  .pipe(
+    z
+      .array(z.uuid('each of service_ids must be a UUID'))
+      .min(1, 'give at least one service id')
+      .max(MAX_SERVICE_IDS, `at most ${MAX_SERVICE_IDS} service ids`)
+      .refine((ids) => new Set(ids).size === ids.length, 'service_ids holds a duplicate'),
+  );
+
+export const LocalDate = z.string().refine(isCalendarDate, 'must be a calendar date written YYYY-MM-DD');
+
+export const AvailabilityQuery = z.strictObject({
+  service_ids: ServiceIdList.describe(
+    'Comma-separated service UUIDs (1 to 10, no duplicates), in booking order.',
+  ),
+  date: LocalDate.describe("Local date in the location's time zone where the search starts (YYYY-MM-DD)."),
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(14)
+    .optional()
+    .describe('Days searched forward from date, 1 to 14 (default 1).'),
+  staff_id: z.uuid().optional().describe('Only this staff member; omitted means any staff.'),
+});
+
+export const AvailabilityResource = z
+  .object({
+    location_slug: z.string(),
+    timezone: z.string().describe('IANA time zone of the location.'),
+    service_ids: z.array(Uuid),
+    duration: z.object({
+      minutes: z.int().describe('Total slot length.'),
+      display: z.string().describe('Human-readable, e.g. "1 hour 15 minutes".'),
+    }),
+    slots: z.array(
+      z.object({
+        starts_at: z.string().describe("RFC 3339 with the location's offset in force then."),
+        ends_at: z.string(),
+        staff_id: Uuid.describe('Who this slot books (the any-staff choice when staff_id was not given).'),
+      }),
+    ),
+  })
+  .meta({ id: 'Availability' });
+
+export function presentAvailability(
+  location: Location,
+  availability: Availability,
+): z.infer<typeof AvailabilityResource> {
+  return {
+    location_slug: location.slug,
+    timezone: location.timezone,
+    service_ids: availability.services.map((s) => s.id),
+    duration: { minutes: availability.totalMinutes, display: describeDuration(availability.totalMinutes) },
+    slots: availability.slots.map((slot) => ({
+      starts_at: formatLocal(slot.startsAt, location.timezone),
+      ends_at: formatLocal(slot.endsAt, location.timezone),
+      staff_id: slot.staffId,
+    })),
+  };
+}

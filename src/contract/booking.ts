@@ -1,0 +1,252 @@
+import { z } from 'zod';
+import type { Booking, CreatedBooking, Fee, FeeKind } from '../domain/booking/booking.ts';
+import { computeFee } from '../domain/booking/fees.ts';
+import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
+import { formatLocal, formatUtc } from '../domain/time-format.ts';
+import { MAX_SERVICE_IDS } from './availability.ts';
+import { Money, Uuid } from './common.ts';
+
+const FEE_STATUSES = ['charged', 'waived', 'deposit_covered', 'failed'] as const;
+
+const FeeResource = z
+  .object({
+    status: z.enum(FEE_STATUSES).nullable(),
+    currency: z.string(),
+    fee_percentage: z.number().nullable(),
+    amount_minor: z.int(),
+    deposit_credit_minor: z.int(),
+    charge_amount_minor: z.int(),
+    payment_method_saved: z.boolean(),
+    failure_reason: z.string().nullable(),
+    processed_at: z.string().nullable(),
+  })
+  .meta({ id: 'Fee' });
+
+const FeeOutcome = z
+  .object({
+    status: z.enum(FEE_STATUSES),
+    amount_minor: z.int().nullable(),
+    charge_amount_minor: z.int().nullable(),
+    deposit_credit_minor: z.int().nullable(),
+    currency: z.string().nullable(),
+    processed_at: z.string().nullable(),
+  })
+  .meta({ id: 'FeeOutcome' });
+
+const BookingProtection = z
+  .union([
+    z.object({ applies: z.literal(false) }),
+    z.object({
+      applies: z.literal(true),
+      policy: z.object({
+        late_cancellation_fee_percentage: z.int().nullable(),
+        no_show_fee_percentage: z.int().nullable(),
+      }),
+      setup: z.object({
+        status: z.enum(['pending', 'failed', 'succeeded']).nullable(),
+        payment_method_saved: z.boolean(),
+        completed_at: z.string().nullable(),
+      }),
+      late_cancellation_fee: FeeOutcome.nullable(),
+      no_show_fee: FeeOutcome.nullable(),
+    }),
+  ])
+  .meta({ id: 'BookingProtection' });
+
+export const BookingResource = z
+  .object({
+    reference: z.string().describe('PREFIX-XXXXXX; matched case-insensitively.'),
+    status: z.enum(BOOKING_STATUSES),
+    location_slug: z.string(),
+    service_ids: z.array(Uuid),
+    staff_id: Uuid,
+    client_id: Uuid,
+    starts_at: z.string().describe("Local time with the location's offset."),
+    ends_at: z.string(),
+    notes: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    pending_confirmation: z.object({ requirements: z.array(z.string()), expires_at: z.string() }).nullable(),
+    late_cancellation_fee: FeeResource.nullable(),
+    no_show_fee: FeeResource.nullable(),
+    booking_protection: BookingProtection,
+  })
+  .meta({ id: 'Booking' });
+
+export const CreatedBookingResource = BookingResource.extend({
+  deposit: Money.nullable().describe('The deposit due, or null.'),
+  payment_url: z.string().nullable().describe('The hosted checkout for the deposit, or null.'),
+}).meta({ id: 'CreatedBooking' });
+
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .describe('http(s) URL; {booking_reference} and {location_slug} are substituted.');
+
+export const NewBookingBody = z
+  .strictObject({
+    location_slug: z.string().min(1).max(200),
+    service_ids: z
+      .array(z.uuid())
+      .min(1)
+      .max(MAX_SERVICE_IDS)
+      .refine(
+        (ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length,
+        'service_ids holds a duplicate',
+      )
+      .describe('1 to 10 service ids, in booking order, each bookable online at the location.'),
+    staff_id: z.uuid().optional().describe('Omitted: the any-staff rule assigns one.'),
+    client_id: z.uuid(),
+    starts_at: z.iso
+      .datetime({ offset: true })
+      .describe('A start offered by availability, with its offset (a time without one is refused).'),
+    notes: z.string().max(1000).optional(),
+    checkout_success_url: httpUrl.optional(),
+    checkout_cancel_url: httpUrl.optional(),
+  })
+  .meta({ id: 'NewBooking' });
+
+export const ReferenceParams = z.strictObject({ reference: z.string().min(1).max(40) });
+
+export function presentBooking(booking: Booking, now: number): z.infer<typeof BookingResource> {
+  const status = effectiveStatus(booking, now);
+  const zone = booking.timezone;
+  return {
+    reference: booking.reference,
+    status,
+    location_slug: booking.locationSlug,
+    service_ids: booking.serviceIds,
+    staff_id: booking.staffId,
+    client_id: booking.clientId,
+    starts_at: formatLocal(booking.startsAt, zone),
+    ends_at: formatLocal(booking.endsAt, zone),
+    notes: booking.notes,
+    created_at: formatUtc(booking.createdAt),
+    updated_at: formatUtc(booking.updatedAt),
+    pending_confirmation:
+      status === 'pending_confirmation' && booking.holdExpiresAt !== null
+        ? { requirements: booking.pendingRequirements, expires_at: formatUtc(booking.holdExpiresAt) }
+        : null,
+    late_cancellation_fee: feeOf(booking, 'late_cancellation'),
+    no_show_fee: feeOf(booking, 'no_show'),
+    booking_protection: protectionOf(booking),
+  };
+}
+
+export function presentCreatedBooking(
+  created: CreatedBooking,
+  now: number,
+): z.infer<typeof CreatedBookingResource> {
+  return {
+    ...presentBooking(created.booking, now),
+    deposit: created.deposit,
+    payment_url: created.paymentUrl,
+  };
+}
+
+/**
+ * The top-level fee object: null without protection; the processed record once there is one;
+ * before that, what the fee would be (no deposit retained yet, status null).
+ */
+function feeOf(booking: Booking, kind: FeeKind): z.infer<typeof FeeResource> | null {
+  if (!booking.protection.applies) return null;
+  const percentage =
+    kind === 'late_cancellation'
+      ? booking.protection.lateCancellationFeePercentage
+      : booking.protection.noShowFeePercentage;
+  const recorded = booking.fees[kind];
+  const fee: Fee | null =
+    recorded ??
+    (percentage === null
+      ? null
+      : {
+          kind,
+          status: null,
+          currency: booking.currency,
+          feePercentage: percentage,
+          ...computeFee(booking.totalPriceMinor, percentage, 0),
+          failureReason: null,
+          processedAt: null,
+        });
+  if (!fee) return null;
+  return {
+    status: fee.status,
+    currency: fee.currency,
+    fee_percentage: fee.feePercentage,
+    amount_minor: fee.amountMinor,
+    deposit_credit_minor: fee.depositCreditMinor,
+    charge_amount_minor: fee.chargeAmountMinor,
+    payment_method_saved: booking.protection.paymentMethodSaved,
+    failure_reason: fee.failureReason,
+    processed_at: fee.processedAt === null ? null : formatUtc(fee.processedAt),
+  };
+}
+
+function protectionOf(booking: Booking): z.infer<typeof BookingProtection> {
+  const p = booking.protection;
+  if (!p.applies) return { applies: false };
+  const outcome = (kind: FeeKind) => {
+    const fee = booking.fees[kind];
+    if (!fee || fee.status === null) return null;
+    return {
+      status: fee.status,
+      amount_minor: fee.amountMinor,
+      charge_amount_minor: fee.chargeAmountMinor,
+      deposit_credit_minor: fee.depositCreditMinor,
+      currency: fee.currency,
+      processed_at: fee.processedAt === null ? null : formatUtc(fee.processedAt),
+    };
+  };
+  return {
+    applies: true,
+    policy: {
+      late_cancellation_fee_percentage: p.lateCancellationFeePercentage,
+      no_show_fee_percentage: p.noShowFeePercentage,
+    },
+    setup: {
+      status: p.setupStatus,
+      payment_method_saved: p.paymentMethodSaved,
+      completed_at: p.setupCompletedAt === null ? null : formatUtc(p.setupCompletedAt),
+    },
+    late_cancellation_fee: outcome('late_cancellation'),
+    no_show_fee: outcome('no_show'),
+  };
+}
+
+export const RescheduleBody = z
+  .strictObject({
+    starts_at: z.iso
+      .datetime({ offset: true })
+      .describe('A start availability offers for the same services, with its offset.'),
+    staff_id: z.uuid().optional().describe('Another eligible staff member; omitted keeps the current one.'),
+  })
+  .meta({ id: 'Reschedule' });
+
+export const CancelBody = z
+  .strictObject({ reason: z.string().max(1000).optional().describe('Shown to staff.') })
+  // The body is optional; Fastify hands a POST without one to validation as null.
+  .nullish()
+  .meta({ id: 'Cancel' });
+
+export const CancellationResource = z
+  .object({
+    reference: z.string(),
+    status: z.literal('cancelled'),
+    cancelled_at: z.string().describe('UTC.'),
+    deposit_refunded: z
+      .boolean()
+      .describe('Whether a paid deposit was refunded (cancelled inside the policy window: no).'),
+  })
+  .meta({ id: 'Cancellation' });
+
+export function presentCancellation(
+  booking: Booking,
+  depositRefunded: boolean,
+): z.infer<typeof CancellationResource> {
+  return {
+    reference: booking.reference,
+    status: 'cancelled',
+    cancelled_at: formatUtc(booking.cancelledAt ?? booking.updatedAt),
+    deposit_refunded: depositRefunded,
+  };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { CONFLICT_REASONS, type ConflictReason, ERROR_CODES } from '../domain/errors.ts';
+
+/** Schemas shared by several resources. Named ones (`meta({ id })`) become OpenAPI components. */
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES).describe('Machine-readable identifier; clients branch on it.'),
+      message: z.string().describe('Human-readable text.'),
+      param: z.string().optional().describe('The offending parameter, field or header.'),
+      reason: z
+        .enum(Object.keys(CONFLICT_REASONS) as [ConflictReason, ...ConflictReason[]])
+        .optional()
+        .describe(
+          'With 409 conflict: slot_unavailable (ask availability again), late_change (the policy window ' +
+            'forbids it) or not_changeable (the booking is not live or has started). An addition to v1.',
+        ),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const Money = z
+  .object({
+    amount: z.int().describe('Minor units.'),
+    currency: z.string().length(3).describe('ISO 4217 code.'),
+  })
+  .meta({ id: 'Money' });
+
+export const Uuid = z.uuid({ version: undefined }).describe('UUID (RFC 4122, lowercase).');
+
+/** The query of every paginated list endpoint. */
+export const PageQuery = z.strictObject({
+  cursor: z.string().min(1).max(4096).optional().describe('Opaque, time-bound cursor from next_cursor.'),
+  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).'),
+});
+
+/** For endpoints that take no query parameters: any one sent is refused by name, as everywhere else. */
+export const NoQuery = z.strictObject({});
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+export function listOf<T extends z.ZodType>(item: T, description: string) {
+  return z
+    .object({
+      data: z.array(item),
+      next_cursor: z.string().optional().describe('Present when more pages exist; pass it back as cursor.'),
+    })
+    .describe(description);
+}
+
+export function dataOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: item });
+}
+
+/** Errors every authenticated endpoint may answer with, besides its own. */
+export const AUTHENTICATED_ERRORS = {
+  401: ErrorEnvelope.describe('missing_api_key or invalid_api_key (param Authorization).'),
+  403: ErrorEnvelope.describe('insufficient_scope, or https_required for plain HTTP from a remote client.'),
+  429: ErrorEnvelope.describe('rate_limited; Retry-After gives the seconds to wait.'),
+  500: ErrorEnvelope.describe('server_error.'),
+} as const;
+
+export const SlugParams = z.strictObject({ slug: z.string().min(1).max(200).describe('Location slug.') });

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './tables.ts';
+
+/**
+ * The database as every query sees it, and the handle that owns it. Opening one is database.ts's job
+ * (with its two dialect modules); these types live apart so the dialect modules can name them
+ * without importing the module that imports them.
+ */
+export type Db = Kysely<Database>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Db;
+  dialect: DialectName;
+  /** Where the data lives, for messages; never contains credentials. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** How a database is opened, beyond its URL. */
+export interface DatabaseOptions {
+  /** Called with the SQL of every query run (never its parameters): for tests that count queries. */
+  onQuery?: (sql: string) => void;
+  /**
+   * For commands that only look (`booking check`): a SQLite file is opened read-only and as it is (it
+   * must exist; not even its journal mode changes); PostgreSQL sessions refuse every write.
+   */
+  readonly?: boolean;
+}

@@ -1,0 +1,102 @@
+import type { SourceFile } from './import-graph.ts';
+
+/**
+ * The layering of docs/architecture.md as data: which layer each source file belongs to, and which
+ * layers (and, for the pure ones, which packages) it may import. The architecture test checks every
+ * import of src/ against it.
+ */
+export type Layer = 'domain' | 'contract' | 'data' | 'app' | 'mcp' | 'http' | 'cli';
+
+interface Rule {
+  /** Layers this layer may import (itself included). */
+  layers: readonly Layer[];
+  /** Packages it may import; undefined: any package. */
+  packages?: readonly string[];
+}
+
+export const RULES: Readonly<Record<Layer, Rule>> = {
+  // Pure: plain values and functions, luxon for time zones, nothing else (no I/O, not even node:crypto).
+  domain: { layers: ['domain'], packages: ['luxon'] },
+  // The public resource shapes (zod schemas, types, presenters) shared by both faces and the use cases.
+  contract: { layers: ['contract', 'domain'], packages: ['zod'] },
+  // Storage: Kysely over SQLite or PostgreSQL; it never calls up into use cases.
+  data: { layers: ['data', 'domain'] },
+  // The service layer: one function per use case.
+  app: { layers: ['app', 'contract', 'data', 'domain'] },
+  // The faces call the service layer, never storage, and never each other.
+  mcp: { layers: ['mcp', 'app', 'contract', 'domain'] },
+  http: { layers: ['http', 'app', 'contract', 'domain'] },
+  // The composition root: the `booking` command wires everything.
+  cli: { layers: ['cli', 'http', 'mcp', 'app', 'contract', 'data', 'domain'] },
+};
+
+/** The one file of the HTTP face that mounts the MCP endpoints (and so may import src/mcp). */
+export const MCP_MOUNT = 'src/http/mcp-routes.ts';
+
+/** The layer of a repository-relative source path, or undefined outside src/ (db/migrations, packages). */
+export function layerOf(file: string): Layer | undefined {
+  const match = /^src\/([^/]+)(\/|\.ts$)/.exec(file);
+  if (!match) return undefined;
+  const top = match[1]!;
+  if (top === 'cli' || top === 'runtime') return 'cli';
+  return (Object.keys(RULES) as Layer[]).includes(top as Layer) ? (top as Layer) : undefined;
+}
+
+/** Every import of `sources` that crosses a forbidden arrow, as "file -> import (why)". */
+export function layerViolations(sources: readonly SourceFile[]): string[] {
+  const violations: string[] = [];
+  for (const { file, imports } of sources) {
+    const from = layerOf(file);
+    if (!from) {
+      violations.push(`${file} (a file outside every layer: put it in one)`);
+      continue;
+    }
+    const rule = RULES[from];
+    for (const imported of imports) {
+      if (imported.startsWith('src/')) {
+        const to = layerOf(imported);
+        const allowed =
+          (to !== undefined && rule.layers.includes(to)) ||
+          (from === 'http' && to === 'mcp' && file === MCP_MOUNT);
+        if (!allowed) violations.push(`${file} -> ${imported} (${from} may not import ${to ?? 'that'})`);
+      } else if (imported.startsWith('db/')) {
+        if (from !== 'data' && from !== 'cli')
+          violations.push(`${file} -> ${imported} (only data reads the schema)`);
+      } else if (rule.packages && !rule.packages.includes(imported)) {
+        violations.push(`${file} -> ${imported} (${from} may import only ${rule.packages.join(', ')})`);
+      }
+    }
+  }
+  return violations;
+}
+
+/**
+ * The catalogue import's own order (src/app/catalogue-import): format < validation, storage <
+ * import-catalogue.ts; storage never imports validation (nor the use case), validation never storage.
+ */
+const CATALOGUE = 'src/app/catalogue-import/';
+const CATALOGUE_ROLES: Readonly<Record<string, readonly string[]>> = {
+  format: ['format'],
+  validation: ['validation', 'format'],
+  storage: ['storage', 'format'],
+  'import-catalogue.ts': ['import-catalogue.ts', 'validation', 'storage', 'format'],
+};
+
+export function catalogueViolations(sources: readonly SourceFile[]): string[] {
+  const roleOf = (file: string) => file.slice(CATALOGUE.length).split('/')[0]!;
+  const violations: string[] = [];
+  for (const { file, imports } of sources) {
+    if (!file.startsWith(CATALOGUE)) continue;
+    const allowed = CATALOGUE_ROLES[roleOf(file)];
+    if (!allowed) {
+      violations.push(`${file} (not in format/, validation/, storage/ or import-catalogue.ts)`);
+      continue;
+    }
+    for (const imported of imports) {
+      if (imported.startsWith(CATALOGUE) && !allowed.includes(roleOf(imported))) {
+        violations.push(`${file} -> ${imported} (${roleOf(file)} may not import ${roleOf(imported)})`);
+      }
+    }
+  }
+  return violations;
+}

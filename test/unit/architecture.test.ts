@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { importCircles, importsOf, readSources, type SourceFile } from '../helpers/import-graph.ts';
+import { catalogueViolations, layerViolations } from '../helpers/layer-rules.ts';
+
+/** The layering of docs/architecture.md, kept by a test: each arrow a file may not cross fails it. */
+describe('architecture', () => {
+  const sources = readSources('src');
+
+  it('reads the sources', () => {
+    expect(sources.length).toBeGreaterThan(100);
+    expect(sources.find((s) => s.file === 'src/cli.ts')?.imports).toContain('commander');
+  });
+
+  it('keeps every import of src/ inside its layer’s arrows', () => {
+    expect(layerViolations(sources)).toEqual([]);
+  });
+
+  it('keeps the catalogue import’s order: format, then validation and storage, then the use case', () => {
+    expect(catalogueViolations(sources)).toEqual([]);
+  });
+
+  it('has no import circle in src/', () => {
+    expect(importCircles(sources)).toEqual([]);
+  });
+
+  describe('fails on a forbidden arrow', () => {
+    const one = (file: string, text: string): SourceFile[] => [{ file, imports: importsOf(file, text) }];
+
+    it.each([
+      [
+        'src/mcp/tools/x.ts',
+        "import { buildApp } from '../../http/build-app.ts';",
+        'mcp may not import http',
+      ],
+      [
+        'src/data/x.ts',
+        "import type { Principal } from '../app/api-key-service.ts';",
+        'data may not import app',
+      ],
+      ['src/domain/x.ts', "import { z } from 'zod';", 'domain may import only luxon'],
+      ['src/domain/x.ts', "import { randomInt } from 'node:crypto';", 'domain may import only luxon'],
+      ['src/domain/x.ts', "import type { Db } from '../data/database.ts';", 'domain may not import data'],
+      [
+        'src/http/routes/x.ts',
+        "import { TOOLS } from '../../mcp/build-server.ts';",
+        'http may not import mcp',
+      ],
+      [
+        'src/http/x.ts',
+        "export { bookTool } from '../mcp/tools/booking-tools.ts';",
+        'http may not import mcp',
+      ],
+      ['src/mcp/x.ts', "const m = await import('../data/database.ts');", 'mcp may not import data'],
+      ['src/contract/x.ts', "import type { AppDeps } from '../app/deps.ts';", 'contract may not import app'],
+      ['src/app/x.ts', "import { buildApp } from '../http/build-app.ts';", 'app may not import http'],
+    ])('%s: %s', (file, text, why) => {
+      expect(layerViolations(one(file, text)).join('\n')).toContain(why);
+    });
+
+    it('allows the one place that mounts the MCP routes', () => {
+      const mount = one('src/http/mcp-routes.ts', "import { buildMcpServer } from '../mcp/build-server.ts';");
+      expect(layerViolations(mount)).toEqual([]);
+    });
+
+    it('refuses storage code that calls up into the catalogue validation', () => {
+      const file = 'src/app/catalogue-import/storage/x.ts';
+      const storage = one(file, "import { validateCatalogue } from '../validation/validate.ts';");
+      expect(catalogueViolations(storage).join('\n')).toContain('storage may not import validation');
+    });
+
+    it('finds a circle', () => {
+      const circle: SourceFile[] = [
+        { file: 'src/a.ts', imports: ['src/b.ts'] },
+        { file: 'src/b.ts', imports: ['src/c.ts'] },
+        { file: 'src/c.ts', imports: ['src/a.ts'] },
+      ];
+      expect(importCircles(circle)).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts']]);
+    });
+  });
+});
