@@ -10,6 +10,7 @@ import {
 } from './cli/catalogue-commands.ts';
 import { addKeysCommands } from './cli/keys-commands.ts';
 import { serveMcpOverStdio } from './cli/mcp-command.ts';
+import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
@@ -100,6 +101,7 @@ program
 
 addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
+addMessagesCommands(program, withDb);
 addOperationsCommands(program);
 
 try {

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
 import { type AppDeps, createAppDeps } from './app/deps.ts';
-import { type DatabaseHandle, openDatabase } from './data/database.ts';
+import { type DatabaseHandle, type DatabaseOptions, openDatabase } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
 
 export interface Runtime {
@@ -14,8 +14,12 @@ export interface Runtime {
  * Opens the configured database, brings its schema up to date and assembles the dependencies every
  * face of the engine is built from.
  */
-export async function openRuntime(config: Config, clock: Clock = systemClock): Promise<Runtime> {
-  const database = openDatabase(config.databaseUrl);
+export async function openRuntime(
+  config: Config,
+  clock: Clock = systemClock,
+  options: DatabaseOptions = {},
+): Promise<Runtime> {
+  const database = openDatabase(config.databaseUrl, options);
   try {
     await migrateToLatest(database.db);
     const deps = createAppDeps({ db: database.db, clock, secret: config.secret });

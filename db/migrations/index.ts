@@ -4,6 +4,7 @@ import * as bookingSpan from './2026-11-23-0001-booking-span.ts';
 import * as overlapExclusion from './2026-11-23-0002-overlap-exclusion.ts';
 import * as rateLimitCounters from './2026-11-23-0003-rate-limit-counters.ts';
 import * as organisationKeys from './2026-11-23-0004-organisation-keys.ts';
+import * as messages from './2026-11-24-0001-messages.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-0002-overlap-exclusion': overlapExclusion,
   '2026-11-23-0003-rate-limit-counters': rateLimitCounters,
   '2026-11-23-0004-organisation-keys': organisationKeys,
+  '2026-11-24-0001-messages': messages,
 };

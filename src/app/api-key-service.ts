@@ -149,3 +149,9 @@ function toSummary(row: keys.ApiKeyRow): ApiKeySummary {
     revoked_at: row.revoked_at,
   };
 }
+
+/** Whether the key with this id still exists unrevoked: open MCP streams ask it as they go. */
+export async function isApiKeyActive(db: Db, apiKeyId: string): Promise<boolean> {
+  const row = await keys.findApiKeyById(db, apiKeyId);
+  return row !== undefined && row.revoked_at === null;
+}

@@ -14,6 +14,7 @@ import type {
   AvailabilityQuery,
   BusyBooking,
   Interval,
+  ServiceSpec,
   Slot,
   StaffSchedule,
 } from '../domain/availability/types.ts';
@@ -159,6 +160,24 @@ export async function loadQuery(
   return { services, query: assembleQuery(request, services, scope, catalogue, busy, now) };
 }
 
+/**
+ * As loadQuery, but without reading bookings: the calendar alone, everyone free. What explains a
+ * refused start needs no more (see explainNoSlot), and it is read while the location's turn is held.
+ */
+export async function loadCalendarQuery(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  fromDate: string,
+  days: number,
+  now: number,
+): Promise<{ services: OfferedService[]; query: AvailabilityQuery | null }> {
+  const { services, scope } = await loadOffer(db, organisationId, request, fromDate, days, undefined);
+  if (!scope) return { services, query: null };
+  const catalogue = await loadCalendars(db, organisationId, request, scope);
+  return { services, query: assembleQuery(request, services, scope, catalogue, new Map(), now) };
+}
+
 /** The services asked for, and who can deliver them over which windows (null: nobody can). */
 interface Offer {
   services: OfferedService[];
@@ -260,21 +279,35 @@ function assembleQuery(
     bookings: busy.get(s.id) ?? [],
   }));
   return {
-    timezone: location.timezone,
-    slotIntervalMinutes: location.policy.slotIntervalMinutes,
-    minNoticeMinutes: location.policy.minNoticeMinutes,
-    maxAdvanceDays: location.policy.maxAdvanceDays,
+    ...locationRules(location),
     closedDates: catalogue.closedDates,
-    services: services.map((s) => ({
-      id: s.id,
-      durationMinutes: s.durationMinutes,
-      bufferAfterMinutes: s.bufferAfterMinutes,
-    })),
+    services: serviceSpecs(services),
     staff,
     fromDate: scope.fromDate,
     days: scope.days,
     now,
   };
+}
+
+/** What the engine needs of the location: its zone and its slot rules. */
+export function locationRules(
+  location: Location,
+): Pick<AvailabilityQuery, 'timezone' | 'slotIntervalMinutes' | 'minNoticeMinutes' | 'maxAdvanceDays'> {
+  return {
+    timezone: location.timezone,
+    slotIntervalMinutes: location.policy.slotIntervalMinutes,
+    minNoticeMinutes: location.policy.minNoticeMinutes,
+    maxAdvanceDays: location.policy.maxAdvanceDays,
+  };
+}
+
+/** What the engine needs of the services: lengths and buffers, in booking order. */
+export function serviceSpecs(services: readonly OfferedService[]): ServiceSpec[] {
+  return services.map((s) => ({
+    id: s.id,
+    durationMinutes: s.durationMinutes,
+    bufferAfterMinutes: s.bufferAfterMinutes,
+  }));
 }
 
 export function totalMinutes(services: readonly OfferedService[]): number {

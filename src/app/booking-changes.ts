@@ -4,14 +4,22 @@ import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
+import type { Slot } from '../domain/availability/types.ts';
 import type { Booking, FeeKind } from '../domain/booking/booking.ts';
-import { computeFee } from '../domain/booking/fees.ts';
-import { normaliseReference } from '../domain/booking/reference.ts';
-import { type BookingEvent, transition } from '../domain/booking/state-machine.ts';
+import {
+  type ChangeDecision,
+  type ChangeDisclosure,
+  type ChangeKind,
+  decideChange,
+  type FeeDisclosure,
+  pendingFee,
+} from '../domain/booking/change-policy.ts';
 import type { Location } from '../domain/catalogue.ts';
-import { conflict } from '../domain/errors.ts';
-import { prepareSlotCheck } from './availability-service.ts';
-import { getBooking, slotUnavailable, whileSlotFree } from './booking-service.ts';
+import { type Refusal, refusalError } from '../domain/errors.ts';
+import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
+import { canonicalReference } from './booking-reference.ts';
+import { getBooking, whileSlotFree } from './booking-service.ts';
+import { explainNoSlot, slotOrRefusal } from './start-check.ts';
 
 /** Who is changing the booking, as the event log names them. */
 export interface Changer {
@@ -19,57 +27,100 @@ export interface Changer {
   actor: string;
 }
 
+export interface TimeChange {
+  startsAt: number;
+  /** Another staff member; without one the booking stays with its own. */
+  staffId?: string | undefined;
+}
+
+/** A change made, and what it meant for the customer (late, the deposit, a fee), for the caller to say. */
+export interface RescheduleResult {
+  booking: Booking;
+  disclosure: ChangeDisclosure;
+}
+
+/**
+ * What a change would do, without doing it (a dry run): the same decision the change makes. A refusal
+ * the change would answer with 409 conflict (not_changeable, late_change, and for a reschedule every
+ * reason a start can be refused for) is reported here as data; anything else it would refuse (an
+ * unknown reference, a staff member who cannot deliver the services) is thrown, as by the change.
+ */
+export interface ChangePreview {
+  refusal: Refusal | null;
+  disclosure: ChangeDisclosure;
+}
+
+export interface ReschedulePreview extends ChangePreview {
+  /** The slot the booking would move to (with its staff member), or null when refused. */
+  slot: Slot | null;
+}
+
 /**
  * Moves a live booking to another start (and optionally another staff member; without one it stays
  * with the same). The new time must be a slot availability offers for the same services, the
- * booking's own current time not counting as busy. A change less than cancellation_window_hours
- * before the current start is late: refused with 409 when the location's late_reschedule is forbid.
+ * booking's own current time not counting as busy; otherwise 409 conflict with the reason (see
+ * explainNoSlot). A change less than cancellation_window_hours before the current start is late:
+ * refused with 409 when the location's late_reschedule is forbid (see decideChange).
  */
-export function rescheduleBooking(
+export async function rescheduleBooking(
   db: Db,
   changer: Changer,
   reference: string,
-  change: { startsAt: number; staffId?: string | undefined },
+  change: TimeChange,
   now: number,
 ): Promise<Booking> {
+  return (await rescheduleBookingWithDisclosure(db, changer, reference, change, now)).booking;
+}
+
+/** rescheduleBooking, also telling what the change meant: late or not, the deposit, no fee. */
+export function rescheduleBookingWithDisclosure(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  change: TimeChange,
+  now: number,
+): Promise<RescheduleResult> {
   return writeTransaction(db, (trx) => reschedule(trx, changer, reference, change, now));
+}
+
+/** What rescheduling would do now: the decision, and whether the new start is a slot (or why not). */
+export async function previewReschedule(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  change: TimeChange,
+  now: number,
+): Promise<ReschedulePreview> {
+  const { booking, location, decision } = await decide(db, changer, reference, 'reschedule', now);
+  const disclosure = disclosureOf(decision);
+  if (decision.refusal) return { refusal: decision.refusal, disclosure, slot: null };
+  const request = rescheduleRequest(location, booking, change);
+  const { slot, refusal } = await slotOrRefusal(db, changer.organisationId, request, change.startsAt, now);
+  return { refusal, disclosure, slot };
 }
 
 async function reschedule(
   trx: Db,
   changer: Changer,
   reference: string,
-  change: { startsAt: number; staffId?: string | undefined },
+  change: TimeChange,
   now: number,
-): Promise<Booking> {
-  await takeTurn(trx, bookingTurn(changer.organisationId, normaliseReference(reference)));
-  const booking = await getBooking(trx, changer.organisationId, reference);
-  allowed(booking, 'reschedule', now);
-  const location = await locationOf(trx, booking);
-  if (isLate(booking, location, now) && location.policy.lateReschedule === 'forbid') {
-    throw conflict(
-      'late_change',
-      `Changes less than ${location.policy.cancellationWindowHours} hours before the appointment are not allowed here.`,
-      'starts_at',
-    );
-  }
-  const check = await prepareSlotCheck(
+): Promise<RescheduleResult> {
+  await takeTurn(
     trx,
-    changer.organisationId,
-    {
-      location,
-      serviceIds: booking.serviceIds,
-      staffId: change.staffId ?? booking.staffId,
-      excludeBookingId: booking.id,
-    },
-    change.startsAt,
-    now,
+    bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
   );
+  const { booking, location, decision } = await decide(trx, changer, reference, 'reschedule', now);
+  if (decision.refusal) throw refusalError(decision.refusal);
+  const request = rescheduleRequest(location, booking, change);
+  const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
   await takeTurn(trx, bookingsAt(location.id));
   const { services } = check;
   const slot = await check.slot(trx);
-  if (!slot) throw slotUnavailable();
+  if (!slot) {
+    throw refusalError(await explainNoSlot(trx, changer.organisationId, request, change.startsAt, now));
+  }
 
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
@@ -114,12 +165,27 @@ async function reschedule(
     at: now,
     details: { rescheduled: { from: booking.startsAt, to: slot.startsAt, staff_id: slot.staffId } },
   });
-  return getBooking(trx, changer.organisationId, booking.reference);
+  return {
+    booking: await getBooking(trx, changer.organisationId, booking.reference),
+    disclosure: disclosureOf(decision),
+  };
+}
+
+/** The same services at the same location, at the new start, the booking's own time not busy. */
+function rescheduleRequest(location: Location, booking: Booking, change: TimeChange): AvailabilityRequest {
+  return {
+    location,
+    serviceIds: booking.serviceIds,
+    staffId: change.staffId ?? booking.staffId,
+    excludeBookingId: booking.id,
+  };
 }
 
 export interface CancellationResult {
   booking: Booking;
+  /** As REST's Cancellation says it: true only when a paid deposit was refunded. */
   depositRefunded: boolean;
+  disclosure: ChangeDisclosure;
 }
 
 /**
@@ -138,6 +204,17 @@ export function cancelBooking(
   return writeTransaction(db, (trx) => cancel(trx, changer, reference, reason, now));
 }
 
+/** What cancelling would do now (late or not, the deposit, the fee), or why it would be refused. */
+export async function previewCancellation(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  now: number,
+): Promise<ChangePreview> {
+  const { decision } = await decide(db, changer, reference, 'cancel', now);
+  return { refusal: decision.refusal, disclosure: disclosureOf(decision) };
+}
+
 async function cancel(
   trx: Db,
   changer: Changer,
@@ -145,29 +222,24 @@ async function cancel(
   reason: string | undefined,
   now: number,
 ): Promise<CancellationResult> {
-  await takeTurn(trx, bookingTurn(changer.organisationId, normaliseReference(reference)));
-  const booking = await getBooking(trx, changer.organisationId, reference);
-  allowed(booking, 'cancel', now);
-  const location = await locationOf(trx, booking);
-  const late = isLate(booking, location, now);
-  if (late && location.policy.lateCancellation === 'forbid') {
-    throw conflict(
-      'late_change',
-      `Cancellations less than ${location.policy.cancellationWindowHours} hours before the appointment are not allowed here.`,
-    );
-  }
-  const paid = booking.depositStatus === 'paid';
-  const depositRefunded = paid && !late;
+  await takeTurn(
+    trx,
+    bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
+  );
+  const { booking, decision } = await decide(trx, changer, reference, 'cancel', now);
+  if (decision.refusal) throw refusalError(decision.refusal);
+  const { late, depositOutcome } = decision;
+  const depositRefunded = decision.depositRefunded === true;
   await updateBooking(trx, changer.organisationId, booking.id, {
     status: 'cancelled',
     cancelled_at: now,
     cancel_reason: reason ?? null,
     deposit_refunded: depositRefunded ? 1 : 0,
-    deposit_status: paid ? (late ? 'retained' : 'refunded') : booking.depositStatus,
+    deposit_status:
+      depositOutcome === 'refunded' || depositOutcome === 'retained' ? depositOutcome : booking.depositStatus,
     updated_at: now,
   });
-  if (late)
-    await recordPendingFee(trx, booking, 'late_cancellation', paid ? (booking.depositMinor ?? 0) : 0, now);
+  if (decision.fee) await writePendingFee(trx, booking, 'late_cancellation', decision.fee, now);
   await appendEvent(trx, {
     organisationId: changer.organisationId,
     bookingId: booking.id,
@@ -177,7 +249,23 @@ async function cancel(
     at: now,
     details: { late, deposit_refunded: depositRefunded },
   });
-  return { booking: await getBooking(trx, changer.organisationId, booking.reference), depositRefunded };
+  return {
+    booking: await getBooking(trx, changer.organisationId, booking.reference),
+    depositRefunded,
+    disclosure: disclosureOf(decision),
+  };
+}
+
+/** The booking, its location and what the policy decides of the change now (shared with previews). */
+async function decide(db: Db, changer: Changer, reference: string, kind: ChangeKind, now: number) {
+  const booking = await getBooking(db, changer.organisationId, reference);
+  const location = await locationOf(db, booking);
+  return { booking, location, decision: decideChange(booking, location.policy, kind, now) };
+}
+
+function disclosureOf(decision: ChangeDecision): ChangeDisclosure {
+  const { late, depositRefunded, depositOutcome, fee } = decision;
+  return { late, depositRefunded, depositOutcome, fee };
 }
 
 /**
@@ -191,18 +279,24 @@ export async function recordPendingFee(
   retainedDepositMinor: number,
   now: number,
 ): Promise<void> {
-  const { protection } = booking;
-  const percentage =
-    kind === 'late_cancellation' ? protection.lateCancellationFeePercentage : protection.noShowFeePercentage;
-  if (!protection.applies || percentage === null) return;
-  const fee = computeFee(booking.totalPriceMinor, percentage, retainedDepositMinor);
+  const fee = pendingFee(booking, kind, retainedDepositMinor);
+  if (fee) await writePendingFee(trx, booking, kind, fee, now);
+}
+
+async function writePendingFee(
+  trx: Db,
+  booking: Booking,
+  kind: FeeKind,
+  fee: FeeDisclosure,
+  now: number,
+): Promise<void> {
   await upsertFee(trx, {
     organisation_id: booking.organisationId,
     booking_id: booking.id,
     kind,
     status: null,
-    currency: booking.currency,
-    fee_percentage: percentage,
+    currency: fee.currency,
+    fee_percentage: fee.feePercentage,
     amount_minor: fee.amountMinor,
     deposit_credit_minor: fee.depositCreditMinor,
     charge_amount_minor: fee.chargeAmountMinor,
@@ -210,21 +304,6 @@ export async function recordPendingFee(
     processed_at: null,
     created_at: now,
   });
-}
-
-/** 409 conflict naming why, when the state machine refuses the event. */
-function allowed(booking: Booking, event: BookingEvent, now: number): void {
-  const result = transition(booking, event, now);
-  if (!result.ok)
-    throw conflict(
-      'not_changeable',
-      `This booking cannot be ${event === 'cancel' ? 'cancelled' : 'changed'}: ${result.reason}.`,
-    );
-}
-
-/** Less than cancellation_window_hours before the (current) start. */
-function isLate(booking: Booking, location: Location, now: number): boolean {
-  return booking.startsAt - now < location.policy.cancellationWindowHours * 3_600_000;
 }
 
 async function locationOf(trx: Db, booking: Booking): Promise<Location> {

@@ -3,6 +3,7 @@ import {
   appendEvent,
   findBookingByReference,
   findBookingsOfClient,
+  findBookingsOfClientAt,
   insertBooking,
   isOverlapRefusal,
   toBooking,
@@ -12,14 +13,15 @@ import type { Db } from '../data/database.ts';
 import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
+import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
-import { normaliseReference } from '../domain/booking/reference.ts';
-import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
-import { AppError, conflict } from '../domain/errors.ts';
+import { effectiveStatus, isLive, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
-import { generateReference } from './booking-reference.ts';
+import { canonicalReference, generateReference } from './booking-reference.ts';
 import { requireLocation } from './directory-service.ts';
 import type { PaymentProvider } from './payments.ts';
+import { explainNoSlot } from './start-check.ts';
 
 /** Who is booking: the organisation (from the API key) and how the event log names them. */
 export interface Caller {
@@ -71,19 +73,16 @@ export async function createBooking(
   if (!(await findClientById(trx, caller.organisationId, input.clientId))) {
     throw new AppError('not_found', 'No client has this id.', 'client_id');
   }
-  const check = await prepareSlotCheck(
-    trx,
-    caller.organisationId,
-    { location, serviceIds: input.serviceIds, staffId: input.staffId },
-    input.startsAt,
-    now,
-  ).catch(async (error: unknown) => {
-    // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
-    if (error instanceof AppError && error.param === 'service_ids') {
-      await requireExistingServices(trx, caller.organisationId, input.serviceIds);
-    }
-    throw error;
-  });
+  const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
+  const check = await prepareSlotCheck(trx, caller.organisationId, request, input.startsAt, now).catch(
+    async (error: unknown) => {
+      // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
+      if (error instanceof AppError && error.param === 'service_ids') {
+        await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+      }
+      throw error;
+    },
+  );
   const reference = await unusedReference(trx, caller);
   // Nothing read above is what the location's turn guards (the catalogue, the client, a reference unique
   // in the whole organisation); from here the location's bookings are decided one at a time (on
@@ -92,7 +91,7 @@ export async function createBooking(
   const { services } = check;
   const slot = await check.slot(trx);
   if (!slot) {
-    throw slotUnavailable();
+    throw refusalError(await explainNoSlot(trx, caller.organisationId, request, input.startsAt, now));
   }
 
   const id = randomUUID();
@@ -206,9 +205,9 @@ export async function createBooking(
   };
 }
 
-/** 409 conflict: the time asked for is not (or no longer) one availability offers. */
+/** 409 conflict: the time asked for is allowed but not (or no longer) free. */
 export function slotUnavailable() {
-  return conflict('slot_unavailable', 'That time is not available; ask for availability again.', 'starts_at');
+  return refusalError(SLOT_UNAVAILABLE);
 }
 
 /**
@@ -224,9 +223,13 @@ export async function whileSlotFree<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-/** The booking with this reference (any case, spaces ignored), or 404. */
+/** The booking with this reference (as a caller may say it: see readReference), or 404. */
 export async function getBooking(db: Db, organisationId: string, reference: string): Promise<Booking> {
-  const booking = await findBookingByReference(db, organisationId, normaliseReference(reference));
+  const booking = await findBookingByReference(
+    db,
+    organisationId,
+    await canonicalReference(db, organisationId, reference),
+  );
   if (!booking) throw new AppError('not_found', 'No booking has this reference.', 'reference');
   return booking;
 }
@@ -254,6 +257,32 @@ export async function listUpcomingBookings(
   });
   // A hold that has lapsed is expired already, whether or not the sweeper has written it down.
   return bookings.filter((b) => LIVE_STATUSES.includes(effectiveStatus(b, now)));
+}
+
+/**
+ * The client's live booking (a lapsed hold is not) at the location starting exactly at `startsAt`, or
+ * null: a retried or repeated "book" finds the booking the client already holds instead of making a
+ * second one, whatever else (services, staff, notes) differs. 404 for an unknown location slug.
+ */
+export async function findLiveBookingAt(
+  db: Db,
+  organisationId: string,
+  clientId: string,
+  location: { id: string } | { slug: string },
+  startsAt: number,
+  now: number,
+): Promise<Booking | null> {
+  const locationId =
+    'id' in location
+      ? location.id
+      : (await requireLocation(db, organisationId, location.slug, 'location')).id;
+  const bookings = await findBookingsOfClientAt(db, organisationId, {
+    clientId,
+    locationId,
+    startsAt,
+    statuses: LIVE_STATUSES,
+  });
+  return bookings.find((b) => isLive(b, now)) ?? null;
 }
 
 /** 404 (param service_ids) for an id that is no service of the organisation at all. */

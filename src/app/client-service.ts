@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type ClientRow,
   findClientByEmail,
+  findClientById,
   findClientByPhone,
   insertClient,
 } from '../data/client-repository.ts';
@@ -74,6 +75,13 @@ export async function findClient(db: Db, organisationId: string, query: ContactQ
   const match = await findMatch(db, organisationId, normaliseContact(query));
   if (!match) throw new AppError('not_found', 'No client matches that phone number or e-mail address.');
   return toClient(match);
+}
+
+/** The client with this id, or 404. */
+export async function getClient(db: Db, organisationId: string, clientId: string): Promise<Client> {
+  const row = await findClientById(db, organisationId, clientId);
+  if (!row) throw new AppError('not_found', 'No client has this id.', 'client_id');
+  return toClient(row);
 }
 
 /**

@@ -34,10 +34,10 @@ export function normaliseEmail(value: string): string | undefined {
 export const NAME_MAX_LENGTH = 60;
 
 /** A first or last name trimmed, or undefined when empty, too long or holding control characters. */
-export function normaliseName(value: string): string | undefined {
+export function normaliseName(value: string, maxLength = NAME_MAX_LENGTH): string | undefined {
   const trimmed = value.trim();
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
-  if (trimmed.length < 1 || [...trimmed].length > NAME_MAX_LENGTH || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+  if (trimmed.length < 1 || [...trimmed].length > maxLength || /[\u0000-\u001f\u007f]/.test(trimmed)) {
     return undefined;
   }
   return trimmed;

@@ -1,5 +1,6 @@
 import type { Db } from '../data/database.ts';
 import { findActiveLocationBySlug, listActiveLocations } from '../data/location-repository.ts';
+import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { listOfferedServices, staffDeliveringAt } from '../data/service-repository.ts';
 import { listStaffAt, servicesDeliveredAt } from '../data/staff-repository.ts';
 import type { Location, NameKey, Page, ServiceWithStaff, StaffWithServices } from '../domain/catalogue.ts';
@@ -31,6 +32,13 @@ export async function requireLocation(
   const location = await findActiveLocationBySlug(db, organisationId, slug);
   if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
   return location;
+}
+
+/** The id of the organisation with this slug (the operator's commands name it so), or 404. */
+export async function requireOrganisationId(db: Db, slug: string): Promise<string> {
+  const organisation = await findOrganisationBySlug(db, slug);
+  if (!organisation) throw new AppError('not_found', `No organisation has the slug "${slug}".`, 'org');
+  return organisation.id;
 }
 
 export async function listServicesAt(

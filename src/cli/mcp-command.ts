@@ -1,20 +1,28 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from '../app/config.ts';
+import { MissingDatabaseError } from '../data/database.ts';
+import { isDatabaseEmpty } from '../data/organisation-repository.ts';
+import { AppError } from '../domain/errors.ts';
 import type { BookingApi } from '../mcp/booking-api.ts';
 import { buildMcpServer } from '../mcp/build-server.ts';
 import { HttpBookingApi } from '../mcp/http-api.ts';
 import { InProcessBookingApi, principalOfKey } from '../mcp/in-process-api.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
+import { DrainingStdioTransport } from './mcp-stdio-transport.ts';
 import { CommandError } from './output.ts';
 import { createLogger } from './serve-command.ts';
 
 /**
  * `booking mcp`: the MCP tools over stdio for the organisation of BOOKING_API_KEY, for a desktop MCP
- * host that starts the command itself. stdout carries only the protocol; logs go to stderr.
+ * host that starts the command itself. stdout carries only the protocol; logs go to stderr. Both
+ * protocol generations are served (the SDK's serveStdio pins each connection to the one its first
+ * message speaks), and every request read before stdin closes is answered before the process exits.
  *
- * Without --base-url the tools run in this process on DATABASE_URL, the key checked on every call (a
- * revoked key stops at once) and counted against its rate limit as the REST API counts it. With
- * --base-url they call that instance's REST API, so a hosted instance can be driven from a desktop.
+ * Without --base-url the tools run in this process on DATABASE_URL (by default the project's
+ * db/booking.sqlite, wherever the host starts the command), the key checked on every call (a revoked
+ * key stops at once) and counted against its rate limit as the REST API counts it. A database that is
+ * missing or holds no organisation is never created or used: every tool says so. With --base-url
+ * they call that instance's REST API, so a hosted instance can be driven from a desktop.
  */
 export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<void> {
   const config = readConfig();
@@ -33,25 +41,53 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
     }
     apiFor = async () => api;
   } else {
-    const opened = await openRuntime(config);
-    runtime = opened;
-    apiFor = async () =>
-      InProcessBookingApi.forToolCall(opened.deps, await principalOfKey(opened.deps, key), {
-        publicBaseUrl: config.publicBaseUrl,
-      });
+    const unavailable = await openLocalRuntime(config);
+    if (unavailable instanceof AppError) {
+      logger.error(unavailable.message);
+      apiFor = async () => {
+        throw unavailable;
+      };
+    } else {
+      runtime = unavailable;
+      const { deps } = unavailable;
+      apiFor = async () =>
+        InProcessBookingApi.forToolCall(deps, await principalOfKey(deps, key), {
+          publicBaseUrl: config.publicBaseUrl,
+        });
+    }
   }
 
-  const server = buildMcpServer({
-    apiFor,
-    onFault: (error) => logger.error({ err: error }, 'MCP tool failed'),
-  });
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
-  });
-  await server.connect(transport);
-  // The host ends the session by closing stdin.
-  process.stdin.once('end', () => void server.close());
-  await closed;
+  const transport = new DrainingStdioTransport();
+  serveStdio(
+    () => buildMcpServer({ apiFor, onFault: (error) => logger.error({ err: error }, 'MCP tool failed') }),
+    { transport, onerror: (error) => logger.warn({ err: error }, 'MCP stdio transport error') },
+  );
+  await transport.closed;
   await runtime?.close();
+}
+
+/**
+ * The runtime on the configured database, or the database_unavailable error every tool answers with
+ * when there is no database there, or one without an organisation (a key could not be valid anyway).
+ */
+async function openLocalRuntime(config: ReturnType<typeof readConfig>): Promise<Runtime | AppError> {
+  const setUp =
+    'Start the booking engine in its project once (npm start, or npx booking demo), or set DATABASE_URL.';
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime(config, undefined, { mustExist: true });
+  } catch (error) {
+    if (error instanceof MissingDatabaseError) {
+      return new AppError('database_unavailable', `${error.message} ${setUp}`);
+    }
+    throw error;
+  }
+  if (await isDatabaseEmpty(runtime.database.db)) {
+    await runtime.close();
+    return new AppError(
+      'database_unavailable',
+      `The booking database ${runtime.database.description} holds no organisation yet. ${setUp}`,
+    );
+  }
+  return runtime;
 }

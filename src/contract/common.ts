@@ -13,8 +13,12 @@ export const ErrorEnvelope = z
         .enum(Object.keys(CONFLICT_REASONS) as [ConflictReason, ...ConflictReason[]])
         .optional()
         .describe(
-          'With 409 conflict: slot_unavailable (ask availability again), late_change (the policy window ' +
-            'forbids it) or not_changeable (the booking is not live or has started). An addition to v1.',
+          'With 409 conflict, why: too_soon (in the past or inside the minimum notice), too_far_ahead ' +
+            '(beyond max_advance_days), closed (a closure, or nobody works that day), not_on_grid (not one ' +
+            "of the location's start times), staff_not_working (the staff member does not work then; " +
+            'param staff_id), slot_unavailable (otherwise allowed but taken: ask availability again), ' +
+            'late_change (the policy window forbids it) or not_changeable (the booking is not live or has ' +
+            'started). An addition to v1.',
         ),
     }),
   })

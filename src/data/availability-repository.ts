@@ -143,3 +143,22 @@ export async function closedDatesBetween(
     .execute();
   return new Set(rows.map((r) => r.date));
 }
+
+/** The location's closures in [from, to] (local dates), with their reasons, by date. */
+export async function closuresBetween(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  from: string,
+  to: string,
+): Promise<{ date: string; reason: string | null }[]> {
+  return db
+    .selectFrom('location_closures')
+    .select(['date', 'reason'])
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', locationId)
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .orderBy('date')
+    .execute();
+}

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -20,12 +20,31 @@ import { enableGroupCommit } from './write-transaction.ts';
 
 export type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 
+/** The project's own folder (this file is src/data/database.ts), whatever the working directory. */
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The project's db/booking.sqlite. A relative SQLite path is read against the project folder, not the
+ * working directory, so a command started elsewhere (an MCP host starting `booking mcp`) finds the
+ * same database as `npm start` in the project.
+ */
 export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
+
+/** A SQLite database file that was required to exist (DatabaseOptions.mustExist) and does not. */
+export class MissingDatabaseError extends Error {
+  readonly file: string;
+
+  constructor(file: string) {
+    super(`There is no booking database at ${file}.`);
+    this.name = 'MissingDatabaseError';
+    this.file = file;
+  }
+}
 
 /**
  * Opens the database named by a DATABASE_URL.
  *
- * `sqlite:<path>` (relative paths are resolved against the working directory), `sqlite::memory:`, or
+ * `sqlite:<path>` (relative paths are resolved against the project folder), `sqlite::memory:`, or
  * `postgres://user:password@host:port/database` (see postgres.ts). Every dialect-specific setting lives
  * in these two files so the rest of the code is plain Kysely.
  */
@@ -50,21 +69,22 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 /**
- * The file of a `sqlite:<path>` DATABASE_URL, resolved against the working directory; null for another
+ * The file of a `sqlite:<path>` DATABASE_URL, resolved against the project folder; null for another
  * dialect or an in-memory database (what file-level operations such as backups need to know).
  */
 export function sqliteFileOf(url: string): string | null {
   if (!url.startsWith('sqlite:')) return null;
   const file = url.slice('sqlite:'.length);
-  return file === '' || file === ':memory:' ? null : path.resolve(file);
+  return file === '' || file === ':memory:' ? null : path.resolve(PROJECT_ROOT, file);
 }
 
 function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   if (file === '') throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:db/booking.sqlite');
   const inMemory = file === ':memory:';
-  const resolved = inMemory ? file : path.resolve(file);
+  const resolved = inMemory ? file : path.resolve(PROJECT_ROOT, file);
   if (!inMemory && !options.readonly) mkdirSync(path.dirname(resolved), { recursive: true });
   const readonly = options.readonly === true && !inMemory;
+  if (!inMemory && options.mustExist && !existsSync(resolved)) throw new MissingDatabaseError(resolved);
   const sqlite = new SqliteDatabase(resolved, { readonly, fileMustExist: readonly });
   if (readonly) configureReadonlySqlite(sqlite);
   else configureSqlite(sqlite);

@@ -26,4 +26,9 @@ export interface DatabaseOptions {
    * must exist; not even its journal mode changes); PostgreSQL sessions refuse every write.
    */
   readonly?: boolean;
+  /**
+   * A SQLite file must be there already (MissingDatabaseError otherwise) rather than be created: for
+   * `booking mcp`, where a new empty database would only make every tool fail mysteriously.
+   */
+  mustExist?: boolean;
 }

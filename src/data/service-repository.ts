@@ -85,6 +85,15 @@ export async function listOfferedServices(
   return toPage(rows, limit, toOfferedService);
 }
 
+/** Every service offered at the location (overrides applied), bookable online or not. */
+export async function allOfferedServices(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+): Promise<OfferedService[]> {
+  return (await offeredAt(db, organisationId, locationId).execute()).map(toOfferedService);
+}
+
 /** The given services as offered at the location (overrides applied); services not offered there are absent. */
 export async function offeredServicesByIds(
   db: Db,

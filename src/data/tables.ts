@@ -281,6 +281,25 @@ export interface RateLimitCountersTable {
   count: number;
 }
 
+export type MessageStatus = 'open' | 'done';
+
+/** A message for staff a caller left with the receptionist (MCP take_message). */
+export interface MessagesTable {
+  id: string;
+  organisation_id: string;
+  /** The location the call was about, when known. */
+  location_id: string | null;
+  caller_name: string;
+  /** E.164. */
+  phone: string | null;
+  message: string;
+  /** The booking the message is about (its reference, as stored), when there is one. */
+  reference: string | null;
+  status: MessageStatus;
+  created_at: number;
+  done_at: number | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   cursor_secrets: CursorSecretsTable;
@@ -302,4 +321,5 @@ export interface Database {
   idempotency_records: IdempotencyRecordsTable;
   booking_events: BookingEventsTable;
   rate_limit_counters: RateLimitCountersTable;
+  messages: MessagesTable;
 }

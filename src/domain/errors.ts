@@ -72,6 +72,11 @@ export const ERROR_CATALOGUE = {
       'Too many requests for the key (or failed authentications from one address); Retry-After tells the seconds to wait.',
     hint: 'The booking system is busy; ask the caller to hold for a few seconds, then try again.',
   },
+  database_unavailable: {
+    status: 503,
+    summary: 'The booking database is missing, empty or unreachable; the service is not set up yet.',
+    hint: 'The booking system is not set up yet (no booking data); tell the caller bookings cannot be taken right now.',
+  },
   server_error: {
     status: 500,
     summary: 'Fault on the service side; idempotent requests are safe to retry.',
@@ -87,7 +92,18 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
  * needs (offer other times, explain the policy, or look at the booking again).
  */
 export const CONFLICT_REASONS = {
-  /** The time asked for is not (or no longer) a slot availability offers. */
+  /** The start is in the past or inside the location's minimum notice. */
+  too_soon: "The time is in the past or inside the location's minimum notice; offer a later time.",
+  /** The start lies beyond the location's max_advance_days. */
+  too_far_ahead: 'The time is further ahead than the location takes bookings; offer an earlier date.',
+  /** The location is closed that local day: a closure (its reason in details), or nobody eligible works. */
+  closed: 'The location is closed that day; offer another day.',
+  /** The start is not on the location's local wall-clock slot grid (or does not exist there). */
+  not_on_grid: "The time is not one of the location's start times; offer a time on its grid.",
+  /** The named staff member does not work then (details say where and when they do). */
+  staff_not_working:
+    'That staff member does not work at that time; offer their working times or anyone else.',
+  /** Everything else allows the time, but it is not (or no longer) free. */
   slot_unavailable: 'The time is not (or no longer) available; ask for availability again.',
   /** The location's policy forbids this change so close to the appointment. */
   late_change: "The location's policy forbids this change so close to the appointment.",
@@ -137,9 +153,44 @@ export class AppError extends Error {
   }
 }
 
-/** 409 conflict with its reason. */
-export function conflict(reason: ConflictReason, message: string, param?: string): AppError {
-  return new AppError('conflict', message, param, { reason });
+/**
+ * A 409 conflict as data: what a preview (a dry run) reports where the change itself would throw.
+ * `details` carries what a caller needs to answer it (a closure's reason, a staff member's hours).
+ */
+export interface Refusal {
+  reason: ConflictReason;
+  message: string;
+  param?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+/** 409 conflict with its reason (and details beside it). */
+export function conflict(
+  reason: ConflictReason,
+  message: string,
+  param?: string,
+  details?: Record<string, unknown>,
+): AppError {
+  return new AppError('conflict', message, param, { ...details, reason });
+}
+
+/** The 409 conflict a refusal stands for. */
+export function refusalError(refusal: Refusal): AppError {
+  return conflict(refusal.reason, refusal.message, refusal.param, refusal.details);
+}
+
+/** The refusal a 409 conflict with a reason stands for, or undefined for any other error. */
+export function refusalOf(error: unknown): Refusal | undefined {
+  if (!isAppError(error) || error.code !== 'conflict') return undefined;
+  const reason = error.reason;
+  if (reason === undefined) return undefined;
+  const { reason: _, ...details } = error.details ?? {};
+  return {
+    reason,
+    message: error.message,
+    param: error.param,
+    details: Object.keys(details).length > 0 ? details : undefined,
+  };
 }
 
 export function isAppError(value: unknown): value is AppError {

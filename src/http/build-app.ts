@@ -15,6 +15,7 @@ import { assertSecureTransport } from './https-guard.ts';
 import { parseJsonAsText } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
+import type { SseLimits } from './mcp-sse.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
@@ -23,6 +24,7 @@ import { checkoutRoutes } from './routes/checkout.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
+import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -35,6 +37,8 @@ export interface HttpOptions {
   logger?: FastifyBaseLogger;
   /** Host names the MCP endpoints answer to (DNS rebinding protection); loopback names by default. */
   mcpAllowedHosts?: readonly string[];
+  /** Keep-alive, idle timeout and streams per key of the legacy MCP SSE transport. */
+  mcpSse?: Partial<SseLimits>;
 }
 
 /**
@@ -66,6 +70,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
   app.server.on('checkExpectation', answerUnmetExpectation);
+  cutSilentConnectionsOnClose(app);
 
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by presenters that produce exactly the documented shape (tests check every
@@ -109,7 +114,11 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await typed.register(healthRoutes(deps));
   await typed.register(checkoutRoutes(deps));
   serveOpenApi(app);
-  registerMcpRoutes(app, deps, { allowedHosts: options.mcpAllowedHosts ?? LOOPBACK_HOSTS });
+  registerMcpRoutes(app, deps, {
+    allowedHosts: options.mcpAllowedHosts ?? LOOPBACK_HOSTS,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    ...(options.mcpSse && { sse: options.mcpSse }),
+  });
   await typed.register(
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));

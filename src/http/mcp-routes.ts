@@ -1,15 +1,20 @@
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../app/api-key-service.ts';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isApiKeyActive, type Principal } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { AppError } from '../domain/errors.ts';
-import { buildMcpServer, type ToolExtra } from '../mcp/build-server.ts';
+import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { AppError, ERROR_CATALOGUE, isAppError } from '../domain/errors.ts';
+import { buildMcpServer, type CallerOf } from '../mcp/build-server.ts';
 import { InProcessBookingApi } from '../mcp/in-process-api.ts';
 import { createKeyResolver } from './authenticate.ts';
+import { DEFAULT_SSE_LIMITS, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 
 export interface McpHttpOptions {
@@ -18,51 +23,92 @@ export interface McpHttpOptions {
    * browser sends one, names anything else is refused, against DNS rebinding.
    */
   allowedHosts: readonly string[];
+  /** Keep-alive, idle timeout and streams per key of the legacy SSE transport. */
+  sse?: Partial<SseLimits>;
+  /** The largest request body, as the REST API's. */
+  bodyLimitBytes: number;
 }
 
 /** JSON-RPC endpoints, not REST resources: kept out of the OpenAPI document (docs/mcp.md documents them). */
 const HIDDEN = { schema: { hide: true } };
 
+/** What the MCP endpoints learn of a request before the SDK sees it, handed to the tools as AuthInfo.extra. */
+interface Caller {
+  principal: Principal;
+  publicBaseUrl: string;
+  log: FastifyBaseLogger;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The MCP caller, once the endpoint's admission ran. */
+    mcpCaller?: Caller;
+  }
+}
+
 /**
- * The MCP endpoints on the REST server (the one place the HTTP face reaches into src/mcp): Streamable HTTP at /mcp (stateless: every POST carries its
- * own JSON-RPC exchange, so any instance can answer it) and the legacy SSE transport at /sse with its
- * /messages endpoint (stateful: the stream lives in this process). Callers authenticate with the REST
- * API's keys (Bearer); the key's scope and rate limit are applied per tool call by the tools' API, so
- * a read key can call the read-only tools. Faults are logged without arguments (personal data).
+ * The MCP endpoints on the REST server (the one place the HTTP face reaches into src/mcp):
+ *
+ * - Streamable HTTP at POST /mcp, stateless (any instance answers any request), both protocol
+ *   generations: 2026-07-28 requests go to the SDK's `createMcpHandler`, 2025-era ones (no per-request
+ *   envelope) to a stateless Streamable HTTP transport of the SDK's; both answer JSON, whatever the
+ *   Accept header says, since nothing here ever streams.
+ * - the legacy SSE transport at GET /sse and POST /messages (mcp-sse.ts).
+ *
+ * Callers authenticate with the REST API's keys (Bearer), checked as soon as the headers are in, before
+ * the body is read; a refusal is an HTTP error (401 with WWW-Authenticate: Bearer, 403, 429) whose body
+ * is a JSON-RPC error carrying the hint. The key's scope and rate limit are applied per tool call by
+ * the tools' API, so a read key can call the read-only tools. Faults are logged without arguments.
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: McpHttpOptions): void {
   const identify = createKeyResolver(deps);
+  const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-  const serverFor = (request: FastifyRequest) =>
+  const newServer = (): Server =>
     buildMcpServer({
-      apiFor: async (extra) =>
-        InProcessBookingApi.forToolCall(deps, principalOf(extra), { publicBaseUrl: publicBaseUrl(request) }),
-      onFault: (error) => request.log.error({ err: error }, 'MCP tool failed'),
+      apiFor: async (caller) =>
+        InProcessBookingApi.forToolCall(deps, callerOf(caller).principal, {
+          publicBaseUrl: callerOf(caller).publicBaseUrl,
+        }),
+      onFault: (error, caller) => callerOf(caller).log.error({ err: error }, 'MCP tool failed'),
     });
-  /** Host check and key; the raw request for the SDK, carrying the caller to the tools. */
-  const admit = async (request: FastifyRequest, reply: FastifyReply) => {
-    assertAllowedHost(request, allowed);
-    const principal = await identify(request, reply);
-    const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
-    raw.auth = { token: '', clientId: principal.apiKeyId, scopes: [principal.scope], extra: { principal } };
-    reply.raw.setHeader('x-request-id', request.id);
-    return { raw, principal };
+  const modern = createMcpHandler(newServer, {
+    legacy: 'reject',
+    responseMode: 'auto',
+    maxRequestBodySize: options.bodyLimitBytes,
+  });
+  const sessions = new SseSessions({
+    limits: { ...DEFAULT_SSE_LIMITS, ...options.sse },
+    keyIsActive: (apiKeyId) => isApiKeyActive(deps.db, apiKeyId),
+    now: () => deps.clock.nowMs(),
+  });
+
+  /** Host check and key, before the body is read: the caller, or a JSON-RPC refusal already sent. */
+  const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    try {
+      assertAllowedHost(request, allowed);
+      const principal = await identify(request, reply);
+      request.mcpCaller = { principal, publicBaseUrl: publicBaseUrl(request), log: request.log };
+    } catch (error) {
+      return refuse(reply, error, null);
+    }
   };
 
-  app.post('/mcp', HIDDEN, async (request, reply) => {
-    const { raw } = await admit(request, reply);
-    const server = serverFor(request);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(raw, reply.raw, request.body);
+  app.post('/mcp', { ...HIDDEN, onRequest: admit }, async (request, reply) => {
+    if (nestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
+      return refuse(
+        reply,
+        new AppError('invalid_request', `The body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'body'),
+        null,
+      );
+    }
+    const caller = request.mcpCaller!;
+    const webRequest = toWebRequest(request);
+    const authInfo = authInfoOf(caller);
+    const response = (await isLegacyRequest(webRequest, request.body))
+      ? await serveLegacy(newServer(), webRequest, authInfo, request.body)
+      : await modern.fetch(webRequest, { authInfo, parsedBody: request.body });
+    return sendResponse(reply, response);
   });
   // Stateless: there is no session to stream to (GET) or end (DELETE).
   for (const method of ['GET', 'DELETE'] as const) {
@@ -72,59 +118,195 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       ...HIDDEN,
       handler: async (_request, reply) => {
         reply.header('allow', 'POST');
-        return reply.code(405).send({
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: 'Method not allowed: this server is stateless; POST JSON-RPC to /mcp.',
-          },
-          id: null,
-        });
+        return reply.code(405).send(jsonRpcError(null, 'This server is stateless; POST JSON-RPC to /mcp.'));
       },
     });
   }
 
-  const sessions = new Map<string, { transport: SSEServerTransport; apiKeyId: string }>();
   // An SSE stream never ends by itself; a graceful shutdown ends them (clients reconnect elsewhere),
   // or the server would wait for them forever.
-  app.addHook('preClose', async () => {
-    await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
-  });
+  app.addHook('preClose', () => sessions.closeAll());
   // No automatic HEAD route: a HEAD would open a session whose stream it can never carry.
-  app.get('/sse', { ...HIDDEN, exposeHeadRoute: false }, async (request, reply) => {
-    const { principal } = await admit(request, reply);
-    const server = serverFor(request);
+  app.get('/sse', { ...HIDDEN, exposeHeadRoute: false, onRequest: admit }, async (request, reply) => {
+    const { principal } = request.mcpCaller!;
+    // Opening a stream is a request against the key's window, as any REST request is.
+    const now = deps.clock.nowMs();
+    const decision = await limiter.hit(
+      keyRequests(principal),
+      principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute,
+      now,
+    );
+    if (!decision.allowed) {
+      reply.header('retry-after', Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
+      return refuse(reply, new AppError('rate_limited', 'Too many requests for this key.'), null);
+    }
     reply.hijack();
-    const transport = new SSEServerTransport('/messages', reply.raw);
-    sessions.set(transport.sessionId, { transport, apiKeyId: principal.apiKeyId });
-    reply.raw.on('close', () => {
-      sessions.delete(transport.sessionId);
-      void server.close();
-    });
-    await server.connect(transport);
+    reply.raw.setHeader('x-request-id', request.id);
+    await sessions.open(reply.raw, principal.apiKeyId, newServer());
   });
-  app.post('/messages', HIDDEN, async (request, reply) => {
-    const { raw, principal } = await admit(request, reply);
-    const sessionId = (request.query as { sessionId?: unknown }).sessionId;
-    const session = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    // Another key's session is answered as if it did not exist.
-    if (!session || session.apiKeyId !== principal.apiKeyId) {
-      throw new AppError('not_found', 'No SSE session has this sessionId; open /sse first.', 'sessionId');
-    }
-    // Checked before the reply is handed to the SDK, whose own refusals are plain text (and, for a
-    // JSON null, an internal "stream is not readable"): a message that is not JSON-RPC gets the envelope.
-    if (!JSONRPCMessageSchema.safeParse(request.body).success) {
-      throw new AppError('invalid_request', 'The body must be one JSON-RPC message.', 'body');
-    }
-    reply.hijack();
-    await session.transport.handlePostMessage(raw, reply.raw, request.body);
+  app.post(
+    '/messages',
+    {
+      ...HIDDEN,
+      // The session must exist before its body is read; the key is checked once the body is in, so
+      // that a refusal can also answer the refused request on the stream it belongs to.
+      onRequest: async (request, reply) => {
+        try {
+          assertAllowedHost(request, allowed);
+          if (!sessions.touch((request.query as { sessionId?: unknown }).sessionId)) throw noSuchSession();
+        } catch (error) {
+          return refuse(reply, error, null);
+        }
+      },
+    },
+    async (request, reply) => {
+      const session = sessions.touch((request.query as { sessionId?: unknown }).sessionId);
+      const id = requestIdOf(request.body);
+      if (!session) return refuse(reply, noSuchSession(), id);
+      let principal: Principal;
+      try {
+        principal = await identify(request, reply);
+      } catch (error) {
+        // The stream's caller is refused now (a revoked key): the request it sent is answered on the
+        // stream with the refusal, then the stream closes, so no client waits for an answer forever.
+        if (id !== null)
+          await session.transport.send(jsonRpcError(id, hintOf(error)) as never).catch(() => {});
+        await session.transport.close();
+        return refuse(reply, error, id);
+      }
+      // Another key's session is answered as if it did not exist.
+      if (session.apiKeyId !== principal.apiKeyId) return refuse(reply, noSuchSession(), id);
+      if (!isJsonRpcMessage(request.body)) {
+        return refuse(
+          reply,
+          new AppError('invalid_request', 'The body must be one JSON-RPC message.', 'body'),
+          null,
+        );
+      }
+      const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
+      raw.auth = authInfoOf({ principal, publicBaseUrl: publicBaseUrl(request), log: request.log });
+      reply.hijack();
+      reply.raw.setHeader('x-request-id', request.id);
+      await session.transport.handlePostMessage(raw, reply.raw, request.body);
+    },
+  );
+}
+
+/** A 2025-era request, served statelessly by a fresh server over the SDK's Streamable HTTP transport. */
+async function serveLegacy(
+  server: Server,
+  request: Request,
+  authInfo: AuthInfo,
+  body: unknown,
+): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { authInfo, parsedBody: body });
+  } finally {
+    await server.close();
+  }
+}
+
+function authInfoOf(caller: Caller): AuthInfo {
+  const { principal } = caller;
+  return { token: '', clientId: principal.apiKeyId, scopes: [principal.scope], extra: { caller } };
+}
+
+function callerOf(extra: CallerOf): Caller {
+  const caller = extra?.caller as Caller | undefined;
+  if (!caller) throw new Error('MCP request reached a tool without an authenticated caller');
+  return caller;
+}
+
+/**
+ * The request as the SDK's web-standard entries take it. The body was parsed (and checked) by Fastify
+ * and is passed alongside. Accept is widened to both types the transports insist on: this server only
+ * ever answers JSON, so a client that accepts only JSON (or says nothing) is served as well.
+ */
+function toWebRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'content-length') continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  headers.set('accept', 'application/json, text/event-stream');
+  return new Request(`${request.protocol}://${request.host}${request.url}`, {
+    method: request.method,
+    headers,
+    body: JSON.stringify(request.body ?? null),
   });
 }
 
-function principalOf(extra: ToolExtra): Principal {
-  const principal = extra.authInfo?.extra?.principal as Principal | undefined;
-  if (!principal) throw new Error('MCP request reached a tool without an authenticated caller');
-  return principal;
+async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  const text = await response.text();
+  return reply.send(text === '' ? undefined : text);
+}
+
+/** An MCP endpoint's refusal: the HTTP status of the error's code, and a JSON-RPC error with its hint. */
+function refuse(reply: FastifyReply, error: unknown, id: string | number | null): FastifyReply {
+  const appError = isAppError(error)
+    ? error
+    : new AppError('server_error', 'The request could not be served.');
+  if (appError.code === 'server_error') reply.log.error({ err: error }, 'MCP endpoint failed');
+  if (appError.status === 401) reply.header('www-authenticate', 'Bearer realm="booking"');
+  return reply
+    .code(appError.status)
+    .type('application/json; charset=utf-8')
+    .send(
+      jsonRpcError(id, hintOf(appError), {
+        code: appError.code,
+        detail: appError.message,
+        ...(appError.param !== undefined && { param: appError.param }),
+      }),
+    );
+}
+
+function hintOf(error: unknown): string {
+  return ERROR_CATALOGUE[isAppError(error) ? error.code : 'server_error'].hint;
+}
+
+function jsonRpcError(id: string | number | null, message: string, data?: Record<string, unknown>) {
+  return { jsonrpc: '2.0' as const, id, error: { code: -32000, message, ...(data && { data }) } };
+}
+
+function noSuchSession(): AppError {
+  return new AppError('not_found', 'No SSE session has this sessionId; open /sse first.', 'sessionId');
+}
+
+/** No JSON-RPC message nests this deep; a body that does is refused before anything walks it recursively. */
+const MAX_JSON_DEPTH = 64;
+
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function isJsonRpcMessage(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const message = body as Record<string, unknown>;
+  return (
+    message.jsonrpc === '2.0' &&
+    (typeof message.method === 'string' || 'result' in message || 'error' in message)
+  );
 }
 
 /**

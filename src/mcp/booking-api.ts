@@ -16,7 +16,13 @@ export type Service = ServiceResource;
 export type Staff = StaffResource;
 export type Availability = z.infer<typeof AvailabilityResource>;
 export type Client = z.infer<typeof ClientResource>;
-export type Booking = z.infer<typeof BookingResource>;
+/**
+ * The REST Booking; in process also its `total_price` as priced at booking (the REST API does not
+ * carry it, so over HTTP the tools add up the services' current prices instead).
+ */
+export type Booking = z.infer<typeof BookingResource> & {
+  total_price?: { amount: number; currency: string };
+};
 export type CreatedBooking = z.infer<typeof CreatedBookingResource>;
 export type Cancellation = z.infer<typeof CancellationResource>;
 export type NewBooking = z.input<typeof NewBookingBody>;
@@ -52,6 +58,8 @@ export interface BookingApi {
   /** The client with this phone (E.164) or e-mail; null when none. */
   findClient(contact: { phone?: string; email?: string }): Promise<Client | null>;
   registerClient(client: NewClient): Promise<{ client: Client; created: boolean }>;
+  /** The client with this id (404 not_found when there is none). */
+  getClient(clientId: string): Promise<Client>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
   /** POST /bookings with this Idempotency-Key: the same key and body answer with the same booking. */
   createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking>;

@@ -123,6 +123,11 @@ export class HttpBookingApi implements BookingApi {
     return { client: objectData<Client>(answer.data), created: answer.status === 201 };
   }
 
+  async getClient(clientId: string): Promise<Client> {
+    const id = segment(clientId, () => new AppError('not_found', 'No client has this id.', 'client_id'));
+    return objectData<Client>((await this.#send('GET', ['clients', id])).data);
+  }
+
   async upcomingBookings(clientId: string): Promise<Booking[]> {
     const id = segment(clientId, () => new AppError('not_found', 'No client has this id.', 'client_id'));
     return arrayData<Booking>((await this.#send('GET', ['clients', id, 'bookings'])).data);

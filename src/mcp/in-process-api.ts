@@ -3,7 +3,7 @@ import { type Principal, requirePrincipal, requireScope } from '../app/api-key-s
 import { getAvailability } from '../app/availability-service.ts';
 import { cancelBooking, rescheduleBooking } from '../app/booking-changes.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
-import { findClient, registerClient } from '../app/client-service.ts';
+import { findClient, getClient, registerClient } from '../app/client-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import {
   listLocations,
@@ -21,6 +21,7 @@ import { presentLocation } from '../contract/location.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
+import type { Booking as BookingRecord } from '../domain/booking/booking.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import type {
@@ -163,10 +164,14 @@ export class InProcessBookingApi implements BookingApi {
     return { client: presentClient(registered.client), created: registered.created };
   }
 
+  async getClient(clientId: string): Promise<Client> {
+    return presentClient(await getClient(this.#deps.db, this.#allowed('read'), clientId.toLowerCase()));
+  }
+
   async upcomingBookings(clientId: string): Promise<Booking[]> {
     const now = this.now();
     const bookings = await listUpcomingBookings(this.#deps.db, this.#allowed('read'), clientId, now);
-    return bookings.map((booking) => presentBooking(booking, now));
+    return bookings.map((booking) => withTotal(booking, now));
   }
 
   async createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking> {
@@ -192,7 +197,7 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   async getBooking(reference: string): Promise<Booking> {
-    return presentBooking(await getBooking(this.#deps.db, this.#allowed('read'), reference), this.now());
+    return withTotal(await getBooking(this.#deps.db, this.#allowed('read'), reference), this.now());
   }
 
   async rescheduleBooking(
@@ -207,7 +212,7 @@ export class InProcessBookingApi implements BookingApi {
       { startsAt: Date.parse(change.starts_at), staffId: change.staff_id?.toLowerCase() },
       now,
     );
-    return presentBooking(booking, now);
+    return withTotal(booking, now);
   }
 
   async cancelBooking(reference: string, reason?: string): Promise<Cancellation> {
@@ -285,6 +290,14 @@ function listingCacheOf(deps: AppDeps): Map<string, Promise<unknown>> {
     listingCaches.set(deps.db, cache);
   }
   return cache;
+}
+
+/** The REST Booking with the total the booking was priced at. */
+function withTotal(booking: BookingRecord, now: number): Booking {
+  return {
+    ...presentBooking(booking, now),
+    total_price: { amount: booking.totalPriceMinor, currency: booking.currency },
+  };
 }
 
 const PAGE_SIZE = 100;

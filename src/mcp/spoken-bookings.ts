@@ -1,29 +1,43 @@
-import type { Availability, Booking, BookingApi, Staff } from './booking-api.ts';
+import { z } from 'zod';
+import { BookingResource } from '../contract/booking.ts';
+import type { Availability, Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import { type Place, placeOfSlug } from './resolution.ts';
-import { speakDateTime, spellReference } from './speech.ts';
+import { speakDateTime, speakPrice, spellReference } from './speech.ts';
 import type { SpokenSlot } from './tool-kit.ts';
 
-/** A booking as an agent reads it out: names instead of ids, and the words for its time and reference. */
-export interface BookingSummary {
-  reference: string;
+/** The schema of a SpokenBooking, for the tools' output schemas. */
+export const SpokenBookingSchema = BookingResource.extend({
+  reference_spoken: z.string(),
+  location_name: z.string(),
+  service_names: z.array(z.string()),
+  staff_name: z.string(),
+  client_name: z.string(),
+  total_price: z.object({ amount: z.int(), currency: z.string(), spoken: z.string() }),
+  spoken: z.string(),
+});
+
+/**
+ * A booking as the tools return it (design.md 8.2): every field of the REST Booking, plus names
+ * instead of ids and the words to read it back.
+ */
+export type SpokenBooking = Booking & {
+  /** The reference character by character. */
   reference_spoken: string;
-  status: string;
-  location_slug: string;
   location_name: string;
   service_names: string[];
   staff_name: string;
-  starts_at: string;
-  ends_at: string;
+  client_name: string;
+  total_price: { amount: number; currency: string; spoken: string };
   /** "Cut & blow-dry with Amara Okafor at Northside Camden, tomorrow, Tuesday 24 November at 2:30 pm". */
   spoken: string;
-}
+};
 
-/** Summaries of bookings (at any of the organisation's locations), in the order given. */
-export async function summarise(api: BookingApi, bookings: readonly Booking[]): Promise<BookingSummary[]> {
+/** The bookings (at any of the organisation's locations) as the tools return them, in the order given. */
+export async function speakBookings(api: BookingApi, bookings: readonly Booking[]): Promise<SpokenBooking[]> {
   const now = api.now();
   const names = new Map<
     string,
-    Promise<{ place: Place; services: Map<string, string>; staff: Map<string, string> }>
+    Promise<{ place: Place; services: Map<string, Service>; staff: Map<string, string> }>
   >();
   const namesAt = (slug: string) => {
     let entry = names.get(slug);
@@ -36,7 +50,7 @@ export async function summarise(api: BookingApi, bookings: readonly Booking[]): 
         ]);
         return {
           place,
-          services: new Map(services.map((s) => [s.id, s.name])),
+          services: new Map(services.map((s) => [s.id, s])),
           staff: new Map(staff.map((s) => [s.id, s.name])),
         };
       })();
@@ -44,22 +58,37 @@ export async function summarise(api: BookingApi, bookings: readonly Booking[]): 
     }
     return entry;
   };
+  const clients = new Map<string, Promise<string>>();
+  const clientName = (id: string) => {
+    let name = clients.get(id);
+    if (!name) {
+      name = api.getClient(id).then((c) => `${c.first_name} ${c.last_name}`);
+      clients.set(id, name);
+    }
+    return name;
+  };
   return Promise.all(
     bookings.map(async (booking) => {
-      const { place, services, staff } = await namesAt(booking.location_slug);
-      const serviceNames = booking.service_ids.map((id) => services.get(id) ?? 'a service');
+      const [{ place, services, staff }, client] = await Promise.all([
+        namesAt(booking.location_slug),
+        clientName(booking.client_id),
+      ]);
+      const serviceNames = booking.service_ids.map((id) => services.get(id)?.name ?? 'a service');
       const staffName = staff.get(booking.staff_id) ?? 'a member of staff';
       const when = speakDateTime(Date.parse(booking.starts_at), place.zone, place.locale, now);
+      // Over HTTP the REST Booking has no total: the services' current prices stand in for it.
+      const { amount, currency } = booking.total_price ?? {
+        amount: booking.service_ids.reduce((sum, id) => sum + (services.get(id)?.price.amount ?? 0), 0),
+        currency: services.get(booking.service_ids[0] ?? '')?.price.currency ?? '',
+      };
       return {
-        reference: booking.reference,
+        ...booking,
         reference_spoken: spellReference(booking.reference),
-        status: booking.status,
-        location_slug: booking.location_slug,
         location_name: place.location.name,
         service_names: serviceNames,
         staff_name: staffName,
-        starts_at: booking.starts_at,
-        ends_at: booking.ends_at,
+        client_name: client,
+        total_price: { amount, currency, spoken: speakPrice(amount, currency, place.locale) },
         spoken: `${listed(serviceNames)} with ${staffName} at ${place.location.name}, ${when}`,
       };
     }),

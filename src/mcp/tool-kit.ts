@@ -1,8 +1,15 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
+
+/** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
 
 /** What every tool runs with: the engine, as the organisation of the caller's key. */
 export interface ToolContext {
@@ -100,6 +107,16 @@ const CONVERSATIONAL: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 /**
+ * Error codes whose message says what to fix (the argument, or how to set the server up, which a
+ * desktop host shows its user), so the result's text carries it after the hint.
+ */
+const SAYS_WHAT_TO_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_request',
+  'missing_api_key',
+  'database_unavailable',
+]);
+
+/**
  * Runs a tool's work and turns whatever happens into an MCP result: structuredContent plus the same
  * JSON as text on success and on conversational failures; isError with the hint as text for bad
  * arguments, authentication and faults. `onFault` hears of unexpected errors (it must not log
@@ -108,7 +125,7 @@ const CONVERSATIONAL: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export async function toolResult(
   work: () => Promise<Record<string, unknown>>,
   onFault: (error: unknown) => void,
-): Promise<CallToolResult> {
+): Promise<ToolResult> {
   try {
     return structured({ ok: true, ...(await work()) });
   } catch (error) {
@@ -116,15 +133,15 @@ export async function toolResult(
       return structured({ ok: false, code: error.code, hint: error.hint, ...error.extra });
     }
     if (error instanceof BadArgument) {
-      return mcpError(`${errorHint('invalid_request')} ${error.param}: ${error.message}`);
+      return toolErrorResult(`${errorHint('invalid_request')} ${error.param}: ${error.message}`);
     }
     if (isAppError(error)) return fromAppError(error);
     onFault(error);
-    return mcpError(errorHint('server_error'));
+    return toolErrorResult(errorHint('server_error'));
   }
 }
 
-function fromAppError(error: AppError): CallToolResult {
+function fromAppError(error: AppError): ToolResult {
   if (error.code === 'rate_limited') {
     const seconds = Number(error.details?.retryAfterSeconds ?? 1);
     const { code, hint } = TOOL_OUTCOMES.rate_limited;
@@ -133,17 +150,15 @@ function fromAppError(error: AppError): CallToolResult {
   if (CONVERSATIONAL.has(error.code)) {
     return structured({ ok: false, code: error.code, hint: errorHint(error.code), detail: error.message });
   }
-  if (error.code === 'invalid_request') {
-    return mcpError(`${errorHint('invalid_request')} ${error.message}`);
-  }
-  return mcpError(errorHint(error.code));
+  if (SAYS_WHAT_TO_FIX.has(error.code)) return toolErrorResult(`${errorHint(error.code)} ${error.message}`);
+  return toolErrorResult(errorHint(error.code));
 }
 
-function structured(content: Record<string, unknown>): CallToolResult {
+function structured(content: Record<string, unknown>): ToolResult {
   return { structuredContent: content, content: [{ type: 'text', text: JSON.stringify(content) }] };
 }
 
-function mcpError(text: string): CallToolResult {
+export function toolErrorResult(text: string): ToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 

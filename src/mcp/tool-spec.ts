@@ -1,6 +1,17 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ToolContext } from './tool-kit.ts';
+
+/**
+ * Hints to a host about what a tool does (MCP's tool annotations), written here rather than imported
+ * so that the tools do not depend on the SDK's version: only build-server.ts speaks to the SDK.
+ */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
 
 /**
  * One MCP tool: its contract (name, input and output schemas, annotations) and its work. The work

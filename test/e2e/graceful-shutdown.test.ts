@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
@@ -154,9 +155,14 @@ describe('graceful shutdown on SIGTERM', () => {
     }
   }, 60_000);
 
-  it('ends open MCP SSE streams and idle keep-alive connections instead of waiting for them', async () => {
+  it('ends open MCP SSE streams, idle keep-alive connections and silent connections instead of waiting for them', async () => {
     const server = await startServer(['--port', '0'], env);
     const exited = exitOf(server);
+    // A client that connects and sends nothing (an SSE client reconnecting as it closes does that).
+    const { port } = new URL(server.url);
+    const silent = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => silent.once('connect', resolve));
+    const silentClosed = new Promise((resolve) => silent.once('close', resolve));
     const keepAlive = new http.Agent({ keepAlive: true });
     const idle = await new Promise<number>((resolve) =>
       http.get(`${server.url}/healthz`, { agent: keepAlive }, (response) => {
@@ -184,6 +190,7 @@ describe('graceful shutdown on SIGTERM', () => {
     await streamEnded;
     expect(await exited).toBe(0);
     expect(Date.now() - started, 'exit well within the 10 s grace period').toBeLessThan(5_000);
+    await silentClosed;
     keepAlive.destroy();
   }, 60_000);
 });

@@ -1,16 +1,18 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/app/api-key-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { errorText, type Json, type McpHarness, TOOL_NAMES } from '../helpers/mcp-harness.ts';
+import { REPO_ROOT } from '../helpers/cli.ts';
+import { type Era, errorText, type Json, type McpHarness, TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import {
   type ChildDatabase,
   type ConnectedClient,
+  clientFor,
   connectSse,
   connectStdio,
   connectStreamableHttp,
@@ -25,7 +27,8 @@ import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
  * The three MCP transports end to end, each driven by the SDK's own client: Streamable HTTP (POST /mcp)
  * and the legacy SSE transport (/sse, /messages) of a test app listening on a real port, and `booking mcp`
  * over stdio, spawned as a user's MCP host would, on its own database or (--base-url) on the listening
- * app's REST API. The spawned commands use the system clock, so slots are taken from find_slots for
+ * app's REST API. Streamable HTTP and stdio are driven by the 2.x client in both protocol generations
+ * (pinned to 2026-07-28, and the 2025 initialize handshake); SSE by the 1.x client. The spawned commands use the system clock, so slots are taken from find_slots for
  * "next tuesday" at Camden (Amara and Ben both work there on Tuesdays) and booked as returned.
  */
 const SLOT_QUERY = { location: 'camden', services: 'cut', date: 'next tuesday' };
@@ -37,7 +40,7 @@ const INITIALIZE = {
   id: 1,
   method: 'initialize',
   params: {
-    protocolVersion: LATEST_PROTOCOL_VERSION,
+    protocolVersion: '2025-11-25',
     capabilities: {},
     clientInfo: { name: 'raw-http', version: '1.0.0' },
   },
@@ -109,46 +112,133 @@ function expectNoErrors(client: ConnectedClient): void {
   expect(client.errors.map(String)).toEqual([]);
 }
 
-describe('Streamable HTTP (POST /mcp)', () => {
+const ERAS: Era[] = ['modern', 'legacy'];
+
+/** A JSON-RPC refusal of an MCP endpoint: its status, the hint as message, the REST code in data. */
+async function expectRefusal(
+  response: {
+    status: number;
+    json: unknown;
+    headers?: Headers | Record<string, string | string[] | undefined>;
+  },
+  status: number,
+  code: keyof typeof ERROR_CATALOGUE,
+): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(response.json).toMatchObject({
+    jsonrpc: '2.0',
+    error: { code: -32000, message: ERROR_CATALOGUE[code].hint, data: { code } },
+  });
+}
+
+describe.each(ERAS)('Streamable HTTP (POST /mcp), %s protocol', (era) => {
   it('lists the tools, finds slots, answers a failure conversationally, and books once however often retried', async () => {
-    await using(connectStreamableHttp(server.origin, server.t.keys.readWrite), async (mcp) => {
+    await using(connectStreamableHttp(server.origin, server.t.keys.readWrite, era), async (mcp) => {
       await expectAllTools(mcp);
       const slots = await nextTuesdaySlots(mcp);
       expect(await mcp.call('find_slots', { ...SLOT_QUERY, services: 'perm' })).toMatchObject({
         ok: false,
         code: 'not_found',
       });
-
-      const args = { location: 'camden', services: 'cut', starts_at: slots[0].starts_at, client: CALLER };
+      // The slots of each era differ, so each books its own.
+      const slot = era === 'modern' ? slots[0] : slots[1];
+      const args = { location: 'camden', services: 'cut', starts_at: slot.starts_at, client: CALLER };
       const first = await mcp.call('book', args);
       expect(first).toMatchObject({
         ok: true,
         status: 'confirmed',
-        booking: { starts_at: slots[0].starts_at, service_names: ['Cut & blow-dry'] },
+        booking: {
+          starts_at: slot.starts_at,
+          service_names: ['Cut & blow-dry'],
+          // The REST Booking's fields, with the spoken ones beside them (design.md 8.2).
+          service_ids: [expect.any(String)],
+          staff_id: expect.any(String),
+          client_id: expect.any(String),
+          notes: null,
+          created_at: expect.stringMatching(/Z$/),
+          updated_at: expect.stringMatching(/Z$/),
+          booking_protection: { applies: false },
+          client_name: 'Sam Lee',
+          total_price: {
+            amount: expect.any(Number),
+            currency: 'GBP',
+            spoken: expect.stringMatching(/pounds/),
+          },
+        },
       });
       const again = await mcp.call('book', args);
       expect(again.booking.reference).toBe(first.booking.reference);
-      expect(await server.bookingsAt(slots[0].starts_at)).toEqual([
+      expect(await server.bookingsAt(slot.starts_at)).toEqual([
         { reference: first.booking.reference, status: 'confirmed', source: 'mcp' },
       ]);
       expectNoErrors(mcp);
     });
   });
 
-  it('refuses a request without a key with 401 missing_api_key', async () => {
-    const client = new Client({ name: 'keyless', version: '1.0.0' });
-    await expect(
-      client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.origin))),
-    ).rejects.toThrow(/missing_api_key/);
-    await client.close();
-
-    const response = await fetch(`${server.origin}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify(INITIALIZE),
+  it('answers arguments that fail the input schema with a hint naming the argument, and an unknown tool with a JSON-RPC error', async () => {
+    await using(connectStreamableHttp(server.origin, server.t.keys.read, era), async (mcp) => {
+      const missing = errorText(await mcp.raw('find_slots', { location: 'camden', services: 'cut' }));
+      expect(missing).toBe(
+        `${ERROR_CATALOGUE.invalid_request.hint} find_slots: date is missing; expected: YYYY-MM-DD, today, ` +
+          'tomorrow, a weekday ("friday", "next tuesday") or "24 November".',
+      );
+      const wrongType = errorText(await mcp.raw('find_slots', { ...SLOT_QUERY, days: 'three' }));
+      expect(wrongType).toMatch(/find_slots: days is not valid; expected: Days searched from date, 1 to 14/);
+      expect(wrongType).not.toMatch(/Invalid input|expected number|received/);
+      const unknown = mcp.client.callTool({ name: 'make_coffee', arguments: {} });
+      await expect(unknown).rejects.toBeInstanceOf(ProtocolError);
+      await expect(unknown).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/make_coffee/),
+      });
     });
-    expect(response.status).toBe(401);
-    expect(((await response.json()) as Json).error.code).toBe('missing_api_key');
+  });
+});
+
+describe('Streamable HTTP (POST /mcp)', () => {
+  it('answers JSON whatever the Accept header says', async () => {
+    const auth = { authorization: `Bearer ${server.t.keys.read}` };
+    for (const accept of ['application/json', '*/*', undefined, 'application/json, text/event-stream']) {
+      const response = await fetch(`${server.origin}/mcp`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...(accept && { accept }) },
+        body: JSON.stringify(INITIALIZE),
+      });
+      expect(response.status, String(accept)).toBe(200);
+      expect(response.headers.get('content-type'), String(accept)).toMatch(/^application\/json/);
+      expect(((await response.json()) as Json).result.serverInfo.name).toBe('booking-engine');
+      const list = await fetch(`${server.origin}/mcp`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...(accept && { accept }) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      expect(list.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(((await list.json()) as Json).result.tools).toHaveLength(TOOL_NAMES.length);
+    }
+  });
+
+  it('refuses a missing or unusable key with 401, WWW-Authenticate: Bearer and a JSON-RPC error carrying the hint', async () => {
+    for (const era of ERAS) {
+      const client = clientFor(era, 'keyless');
+      // The 2026 client's probe reports the 401 as such; the 2025 client passes the hint on.
+      const connecting = client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.origin)));
+      if (era === 'modern') await expect(connecting).rejects.toMatchObject({ status: 401 });
+      else await expect(connecting).rejects.toThrow(ERROR_CATALOGUE.missing_api_key.hint);
+      await client.close();
+    }
+    for (const [headers, code] of [
+      [{}, 'missing_api_key'],
+      [{ authorization: 'Bearer nope' }, 'invalid_api_key'],
+      [{ authorization: `Bearer bk_${'x'.repeat(40)}` }, 'invalid_api_key'],
+    ] as const) {
+      const response = await fetch(`${server.origin}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(INITIALIZE),
+      });
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+      await expectRefusal({ status: response.status, json: await response.json() }, 401, code);
+    }
   });
 
   it('lets a read key find slots but not book', async () => {
@@ -178,16 +268,14 @@ describe('Streamable HTTP (POST /mcp)', () => {
     expect((own.json as Json).result.serverInfo.name).toBe('booking-engine');
 
     const foreignHost = await rawPost(server.origin, '/mcp', { ...auth, host: 'evil.example' }, INITIALIZE);
-    expect(foreignHost.status).toBe(403);
-    expect((foreignHost.json as Json).error.code).toBe('invalid_host');
+    await expectRefusal(foreignHost, 403, 'invalid_host');
     const foreignOrigin = await rawPost(
       server.origin,
       '/mcp',
       { ...auth, origin: 'https://evil.example' },
       INITIALIZE,
     );
-    expect(foreignOrigin.status).toBe(403);
-    expect((foreignOrigin.json as Json).error.code).toBe('invalid_host');
+    await expectRefusal(foreignOrigin, 403, 'invalid_host');
     // Also when the foreign name merely starts with an allowed one.
     const lookalike = await rawPost(
       server.origin,
@@ -221,26 +309,20 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
         headers: { authorization: `Bearer ${server.t.keys.read}`, 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list' }),
       });
-      expect(otherKey.status).toBe(404);
-      expect(((await otherKey.json()) as Json).error).toMatchObject({
-        code: 'not_found',
-        param: 'sessionId',
-      });
+      await expectRefusal({ status: otherKey.status, json: await otherKey.json() }, 404, 'not_found');
       // The refused message never reached the session: the stream still serves its own key.
       expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
 
-      // What is not one JSON-RPC message is refused in the envelope, before the SDK sees it.
+      // What is not one JSON-RPC message is refused, before the SDK sees it.
       for (const body of ['null', '{"hello":"world"}', '[1,2]']) {
         const malformed = await fetch(messages, {
           method: 'POST',
           headers: { authorization: `Bearer ${server.t.keys.readWrite}`, 'content-type': 'application/json' },
           body,
         });
-        expect(malformed.status, body).toBe(400);
-        expect(((await malformed.json()) as Json).error).toMatchObject({
-          code: 'invalid_request',
-          param: 'body',
-        });
+        const json = (await malformed.json()) as Json;
+        await expectRefusal({ status: malformed.status, json }, 400, 'invalid_request');
+        expect(json.error.data.param).toBe('body');
       }
       expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       expectNoErrors(mcp);
@@ -275,6 +357,91 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
       if (status !== 404) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe(404);
+  });
+
+  it('answers a request whose key was revoked while its stream was open, then closes the stream', async () => {
+    const key = await server.t.keyFor('northside-hair', 'read_write');
+    const mcp = await connectSse(server.origin, key);
+    try {
+      await mcp.client.listTools();
+      const row = await server.t.database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('key_last4', '=', key.slice(-4))
+        .executeTakeFirstOrThrow();
+      await revokeApiKey(server.t.database.db, row.id, Date.now());
+      const started = Date.now();
+      await expect(mcp.client.listTools()).rejects.toThrow(ERROR_CATALOGUE.invalid_api_key.hint);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('legacy SSE streams are watched', () => {
+  let watched: ListeningApp;
+  beforeAll(async () => {
+    watched = await startListeningApp({ mcpSse: { keepAliveMs: 100, idleMs: 60_000, maxStreamsPerKey: 2 } });
+  });
+  afterAll(() => watched?.t.close());
+
+  /** A raw SSE stream: what it has said so far, and whether it has ended. */
+  async function openStream(key: string) {
+    const controller = new AbortController();
+    const response = await fetch(`${watched.origin}/sse`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const stream = { text: '', ended: false, abort: () => controller.abort() };
+    void (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body as AsyncIterable<Uint8Array>)
+          stream.text += decoder.decode(chunk);
+      } catch {
+        // aborted by the test
+      }
+      stream.ended = true;
+    })();
+    return stream;
+  }
+
+  async function until(condition: () => boolean, what: string): Promise<void> {
+    for (let waited = 0; !condition(); waited += 20) {
+      if (waited > 5000) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('sends keep-alives, and closes a stream that stays idle', async () => {
+    const stream = await openStream(watched.t.keys.read);
+    await until(() => stream.text.includes(': keep-alive'), 'a keep-alive');
+    expect(stream.text).toMatch(/^event: endpoint\ndata: \/messages\?sessionId=/);
+    expect(stream.ended).toBe(false);
+    watched.t.clock.advance({ minutes: 11 });
+    await until(() => stream.ended, 'the idle stream to close');
+  });
+
+  it('keeps at most maxStreamsPerKey streams per key, closing the oldest', async () => {
+    const key = await watched.t.keyFor('northside-hair', 'read');
+    const first = await openStream(key);
+    const second = await openStream(key);
+    const third = await openStream(key);
+    await until(() => first.ended, 'the oldest stream to close');
+    expect(second.ended || third.ended).toBe(false);
+    second.abort();
+    third.abort();
+  });
+
+  it('counts opening a stream against the key’s rate limit', async () => {
+    const key = await watched.t.keyFor('northside-hair', 'read', 2);
+    const streams = [await openStream(key), await openStream(key)];
+    const refused = await fetch(`${watched.origin}/sse`, { headers: { authorization: `Bearer ${key}` } });
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    await expectRefusal({ status: refused.status, json: await refused.json() }, 429, 'rate_limited');
+    for (const stream of streams) stream.abort();
   });
 });
 
@@ -318,6 +485,83 @@ describe('booking mcp over stdio', () => {
     const stderr = mcp.stderr();
     expect(stderr).not.toContain(key);
     for (const phone of CALLER_PHONES) expect(stderr).not.toContain(phone);
+  });
+
+  it('speaks the 2025 protocol too', async () => {
+    const mcp = await connectStdio(
+      [],
+      { DATABASE_URL: database.url, BOOKING_API_KEY: database.keys.read },
+      'legacy',
+    );
+    try {
+      await expectAllTools(mcp);
+      await nextTuesdaySlots(mcp);
+      expectNoErrors(mcp);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('answers a book request that arrived just before stdin closed, and makes the booking', async () => {
+    const child = spawn(process.execPath, ['bin/booking.js', 'mcp'], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: database.url,
+        BOOKING_API_KEY: database.keys.readWrite,
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const lines: Json[] = [];
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+        lines.push(JSON.parse(buffered.slice(0, newline)));
+        buffered = buffered.slice(newline + 1);
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const answer = async (id: number) => {
+      for (let waited = 0; waited < 15_000; waited += 20) {
+        const found = lines.find((line) => line.id === id);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no answer to request ${id}`);
+    };
+    send(INITIALIZE);
+    await answer(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'find_slots', arguments: SLOT_QUERY },
+    });
+    const slot = (await answer(2)).result.structuredContent.slots.at(-1);
+    send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: {
+        name: 'book',
+        arguments: { location: 'camden', services: 'cut', starts_at: slot.starts_at, client: CALLER },
+      },
+    });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const booked = lines.find((line) => line.id === 3);
+    expect(booked?.result.structuredContent).toMatchObject({
+      ok: true,
+      booking: { starts_at: slot.starts_at },
+    });
+    expect(await database.bookings()).toContainEqual({
+      reference: booked.result.structuredContent.booking.reference,
+      status: 'confirmed',
+      starts_at: Date.parse(slot.starts_at),
+    });
   });
 
   it('starts without BOOKING_API_KEY and answers every tool call with the missing-key hint', async () => {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { expect } from 'vitest';
 import { buildMcpServer } from '../../src/mcp/build-server.ts';
 import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
@@ -39,26 +38,53 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
-/** The SDK's client talking to the tools in this process (in-memory transport), as the key's organisation. */
-export async function connectInProcess(t: TestApp, key: string): Promise<McpHarness> {
+/**
+ * Which protocol generation an in-process client speaks: `legacy` (2025, the initialize handshake,
+ * over the SDK's in-memory transport) or `modern` (2026-07-28, stateless, through the SDK's
+ * createMcpHandler driven by fetch in process, as the SDK's docs test it).
+ */
+export type Era = 'legacy' | 'modern';
+
+/** The SDK's client talking to the tools in this process, as the key's organisation. */
+export async function connectInProcess(t: TestApp, key: string, era: Era = 'legacy'): Promise<McpHarness> {
   const faults: unknown[] = [];
-  const server = buildMcpServer({
-    apiFor: async () =>
-      InProcessBookingApi.forToolCall(t.deps, await principalOfKey(t.deps, key), {
-        publicBaseUrl: 'http://localhost:8080',
+  const newServer = () =>
+    buildMcpServer({
+      apiFor: async () =>
+        InProcessBookingApi.forToolCall(t.deps, await principalOfKey(t.deps, key), {
+          publicBaseUrl: 'http://localhost:8080',
+        }),
+      onFault: (error) => faults.push(error),
+    });
+  const checkFaults = () => expect(faults).toEqual([]);
+  if (era === 'modern') {
+    const handler = createMcpHandler(newServer, { legacy: 'reject' });
+    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://in-process.test/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
       }),
-    onFault: (error) => faults.push(error),
-  });
+    );
+    expect(client.getProtocolEra()).toBe('modern');
+    return harness(client, async () => {
+      await client.close();
+      await handler.close();
+      checkFaults();
+    });
+  }
+  const server = newServer();
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const client = new Client(CLIENT_INFO);
   await client.connect(clientSide);
   return harness(client, async () => {
     await client.close();
     await server.close();
-    expect(faults).toEqual([]);
+    checkFaults();
   });
 }
+
+const CLIENT_INFO = { name: 'test-agent', version: '1.0.0' };
 
 /** A harness around any connected SDK client. */
 export function harness(client: Client, close: () => Promise<void> = () => client.close()): McpHarness {

@@ -1,21 +1,25 @@
 import { request as httpRequest } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// The SDK's 1.x client, as hosts that still run it connect over the legacy SSE transport.
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { openDatabase } from '../../src/data/database.ts';
+import type { HttpOptions } from '../../src/http/build-app.ts';
 import { REPO_ROOT } from './cli.ts';
-import { demoCatalogue, harness, type McpHarness } from './mcp-harness.ts';
+import { demoCatalogue, type Era, harness, type McpHarness } from './mcp-harness.ts';
 import { createTempDatabase } from './temp-database.ts';
 import { startTestApp, type TestApp } from './test-app.ts';
 
 /**
  * Real MCP transports for end-to-end tests: the test app listening on a real port (Streamable HTTP at
  * /mcp, SSE at /sse), and the `booking mcp` command spawned as a child process (stdio), each driven by
- * the SDK's own client.
+ * the SDK's own client: 2.x, pinned to one protocol generation (Era), on Streamable HTTP and stdio;
+ * 1.x on SSE, as the hosts that still use that transport run it.
  */
 
 const CLIENT_INFO = { name: 'e2e-agent', version: '1.0.0' };
@@ -25,10 +29,16 @@ export interface ConnectedClient extends McpHarness {
   errors: Error[];
 }
 
-function track(client: Client, close: () => Promise<void>): ConnectedClient {
+function track(client: Client | ClientV1, close: () => Promise<void>): ConnectedClient {
   const errors: Error[] = [];
   client.onerror = (error) => errors.push(error);
-  return Object.assign(harness(client, close), { errors });
+  return Object.assign(harness(client as Client, close), { errors });
+}
+
+/** A 2.x client speaking one protocol generation: 2026-07-28 (pinned) or the 2025 handshake. */
+export function clientFor(era: Era, name = CLIENT_INFO.name): Client {
+  const mode = era === 'modern' ? { pin: '2026-07-28' } : 'legacy';
+  return new Client({ ...CLIENT_INFO, name }, { versionNegotiation: { mode } as never });
 }
 
 export interface ListeningApp {
@@ -39,11 +49,12 @@ export interface ListeningApp {
 }
 
 /** The demo catalogue's app on a real loopback port, its clock near the real now. */
-export async function startListeningApp(): Promise<ListeningApp> {
+export async function startListeningApp(http: HttpOptions = {}): Promise<ListeningApp> {
   const t = await startTestApp({
     catalogues: [demoCatalogue()],
     now: new Date().toISOString(),
     limits: { requestsPerMinute: 100_000 },
+    http,
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address();
@@ -52,12 +63,17 @@ export async function startListeningApp(): Promise<ListeningApp> {
 }
 
 /** The SDK's client over Streamable HTTP (POST /mcp), with the key as a Bearer token. */
-export async function connectStreamableHttp(origin: string, key: string): Promise<ConnectedClient> {
+export async function connectStreamableHttp(
+  origin: string,
+  key: string,
+  era: Era = 'modern',
+): Promise<ConnectedClient> {
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', origin), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
   });
-  const client = new Client(CLIENT_INFO);
+  const client = clientFor(era);
   await client.connect(transport);
+  expect(client.getProtocolEra()).toBe(era);
   return track(client, () => client.close());
 }
 
@@ -79,7 +95,7 @@ export async function connectSse(
     requestInit: { headers: { Authorization } },
     fetch: recordingFetch,
   });
-  const client = new Client(CLIENT_INFO);
+  const client = new ClientV1(CLIENT_INFO);
   await client.connect(transport);
   return Object.assign(
     track(client, () => client.close()),
@@ -188,26 +204,33 @@ export async function readBookings(
 export async function connectStdio(
   args: string[],
   env: Record<string, string>,
+  era: Era = 'modern',
+  launch: { command: string; args: string[]; cwd: string } = {
+    command: process.execPath,
+    args: ['bin/booking.js', 'mcp'],
+    cwd: REPO_ROOT,
+  },
 ): Promise<ConnectedClient & { stderr(): string }> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['bin/booking.js', 'mcp', ...args],
+    command: launch.command,
+    args: [...launch.args, ...args],
     // Only what the command needs (the SDK adds its short list of safe variables such as HOME).
     env: { PATH: process.env.PATH ?? '', ...env },
-    cwd: REPO_ROOT,
+    cwd: launch.cwd,
     stderr: 'pipe',
   });
   let stderr = '';
   (transport.stderr as Readable).on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client(CLIENT_INFO);
+  const client = clientFor(era);
   try {
     await client.connect(transport);
   } catch (error) {
     await transport.close();
     throw new Error(`booking mcp did not start: ${String(error)}\n${stderr}`);
   }
+  expect(client.getProtocolEra()).toBe(era);
   return Object.assign(
     track(client, () => client.close()),
     { stderr: () => stderr },

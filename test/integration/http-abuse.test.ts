@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAppDeps, DEFAULT_LIMITS } from '../../src/app/deps.ts';
 import { checkIntegrity } from '../../src/data/integrity-check.ts';
 import type { Database } from '../../src/data/tables.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import {
   DEFAULT_ABUSE_SEED,
@@ -37,10 +38,25 @@ async function listen(t: TestApp): Promise<string> {
   return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 }
 
+/**
+ * The MCP endpoints refuse as JSON-RPC (design.md 8.1): an error whose message is the hint and whose
+ * data carries the REST code and message; a 401 also says how to authenticate.
+ */
+function mcpRefusalOf(
+  response: RawResponse,
+  body: { error: { message: string; data: { code: string; detail: string; param?: string } } },
+): { code: string; message: string; param?: string } {
+  const { code, detail, param } = body.error.data;
+  expect(body.error.message).toBe(ERROR_CATALOGUE[code as ErrorCode].hint);
+  if (response.status === 401) expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+  return { code, message: detail, ...(param !== undefined && { param }) };
+}
+
 function envelopeOf(response: RawResponse): { code: string; message: string; param?: string } {
   expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$|^[A-Za-z0-9._:-]{1,128}$/);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const body = JSON.parse(response.body.toString('utf8'));
+  if (body.jsonrpc === '2.0') return mcpRefusalOf(response, body);
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error).toEqual({
     code: expect.any(String),

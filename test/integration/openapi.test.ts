@@ -42,6 +42,7 @@ describe('the OpenAPI document', () => {
       '/v1/bookings/{reference}',
       '/v1/bookings/{reference}/cancel',
       '/v1/clients',
+      '/v1/clients/{client_id}',
       '/v1/clients/{client_id}/bookings',
       '/v1/locations',
       '/v1/locations/{slug}/availability',

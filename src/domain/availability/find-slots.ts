@@ -97,7 +97,11 @@ function prepare(staff: StaffSchedule, now: number): PreparedStaff {
 }
 
 /** The staff member's working intervals on `day` as instants, touching ones merged. */
-function workingIntervals(calendar: ZoneCalendar, day: LocalDay, staff: StaffSchedule): Interval[] {
+export function workingIntervals(
+  calendar: ZoneCalendar,
+  day: LocalDay,
+  staff: Pick<StaffSchedule, 'workingHours'>,
+): Interval[] {
   const intervals: Interval[] = [];
   for (const hours of staff.workingHours) {
     if (hours.weekday !== day.weekday) continue;
@@ -124,7 +128,7 @@ function compare(a: string, b: string): number {
 /** Calendars cache their days; one per zone is kept for the life of the process (a pure memo). */
 const calendars = new Map<string, ZoneCalendar>();
 
-function calendarFor(zone: string): ZoneCalendar {
+export function calendarFor(zone: string): ZoneCalendar {
   let calendar = calendars.get(zone);
   if (!calendar) {
     calendar = new ZoneCalendar(zone);

@@ -17,3 +17,23 @@ export function referenceFrom(prefix: string, pick: (n: number) => number): stri
 export function normaliseReference(input: string): string {
   return input.toUpperCase().replace(/\s+/g, '');
 }
+
+/**
+ * A reference as a caller says it or a person types it: any case, spaces anywhere, the hyphen or the
+ * word "dash" or neither ("nhc 2dsdkb", "N H C dash 2 D S D K B", "NHC2DSDKB"), with or without the
+ * prefix ("2DSDKB"). The code is always the last REFERENCE_LENGTH characters, so the prefix is
+ * whatever comes before them; null when nothing does (the organisation's own prefix is meant).
+ */
+export function readReference(input: string): { prefix: string | null; code: string } {
+  const compact = input
+    .toUpperCase()
+    .replace(/\bDASH\b/g, '-')
+    .replace(/[^A-Z0-9-]/g, '');
+  const hyphen = compact.lastIndexOf('-');
+  if (hyphen >= 0) {
+    const prefix = compact.slice(0, hyphen).replaceAll('-', '');
+    return { prefix: prefix === '' ? null : prefix, code: compact.slice(hyphen + 1) };
+  }
+  if (compact.length <= REFERENCE_LENGTH) return { prefix: null, code: compact };
+  return { prefix: compact.slice(0, -REFERENCE_LENGTH), code: compact.slice(-REFERENCE_LENGTH) };
+}

@@ -46,7 +46,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             ),
             404: ErrorEnvelope.describe('not_found: unknown location, service or client.'),
             409: ErrorEnvelope.describe(
-              'conflict (param starts_at), booking_protection_required or idempotency_key_reused.',
+              'conflict with its reason: too_soon, too_far_ahead, closed, not_on_grid or slot_unavailable ' +
+                '(param starts_at), staff_not_working (param staff_id); booking_protection_required; ' +
+                'idempotency_key_reused.',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
             ...AUTHENTICATED_ERRORS,
@@ -104,7 +106,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             400: ErrorEnvelope.describe('invalid_request naming the field.'),
             404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
             409: ErrorEnvelope.describe(
-              'conflict: the slot is not available, the booking is not live, or the policy window forbids the change.',
+              'conflict with its reason: not_changeable (the booking is not live or has started), late_change ' +
+                '(the policy window forbids it), too_soon, too_far_ahead, closed, not_on_grid or ' +
+                'slot_unavailable (param starts_at), staff_not_working (param staff_id).',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
             ...AUTHENTICATED_ERRORS,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listUpcomingBookings } from '../../app/booking-service.ts';
-import { findClient, registerClient } from '../../app/client-service.ts';
+import { findClient, getClient, registerClient } from '../../app/client-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { BookingResource, presentBooking } from '../../contract/booking.ts';
 import {
@@ -14,8 +14,9 @@ import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '..
 import { principalOf } from '../authenticate.ts';
 
 /**
- * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one) and
- * GET /clients/{client_id}/bookings (upcoming live bookings).
+ * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one), and
+ * two additions to v1: GET /clients/{client_id} and GET /clients/{client_id}/bookings (upcoming live
+ * bookings).
  */
 export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
@@ -37,6 +38,34 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const client = await findClient(deps.db, principalOf(request).organisation.id, request.query);
         return { data: presentClient(client) };
+      },
+    );
+
+    app.get(
+      '/clients/:client_id',
+      {
+        schema: {
+          tags: ['Clients'],
+          summary: 'A client by id',
+          description:
+            'How an agent names the client of a booking (a booking carries only client_id). An addition to the v1 contract.',
+          params: ClientIdParams,
+          querystring: NoQuery,
+          response: {
+            200: dataOf(ClientResource),
+            400: ErrorEnvelope.describe('invalid_request: client_id is not a UUID.'),
+            404: ErrorEnvelope.describe('not_found: no client has this id.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const organisationId = principalOf(request).organisation.id;
+        return {
+          data: presentClient(
+            await getClient(deps.db, organisationId, request.params.client_id.toLowerCase()),
+          ),
+        };
       },
     );
 

@@ -13,10 +13,16 @@ import {
   resolveStart,
 } from '../resolution.ts';
 import { speakPrice } from '../speech.ts';
-import { nearest, type BookingSummary as Summary, spokenSlots, summarise } from '../spoken-bookings.ts';
+import {
+  nearest,
+  type SpokenBooking,
+  SpokenBookingSchema,
+  speakBookings,
+  spokenSlots,
+} from '../spoken-bookings.ts';
 import { BadArgument, fail, failure, isError, type SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
-import { BookingSummary, NewClientInput, register } from './client-tools.ts';
+import { NewClientInput, register } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
 /** How many free times are offered when the one asked for is taken. */
@@ -26,7 +32,9 @@ const Reference = z.string().min(1).max(40).describe('The booking reference, e.g
 const Money = z.object({ amount: z.int(), currency: z.string() });
 
 const BookingOutput = {
-  booking: BookingSummary.describe('The booking, with names and the words to read it back.'),
+  booking: SpokenBookingSchema.describe(
+    'The booking (the REST Booking), with names and the words to read it back.',
+  ),
   spoken: z.string(),
 };
 
@@ -81,7 +89,7 @@ export const bookTool = defineTool({
     } catch (error) {
       throw await explainRefusal(api, error, place, services, startsAt, staff?.id);
     }
-    const [summary] = await summarise(api, [created]);
+    const [summary] = await speakBookings(api, [created]);
     const deposit = created.deposit;
     return {
       booking: summary!,
@@ -139,9 +147,10 @@ async function explainRefusal(
   staffId: string | undefined,
   booking?: Booking,
 ): Promise<unknown> {
-  if (isError(error, 'conflict', 'slot_unavailable')) {
+  const passed = Date.parse(startsAt) <= api.now();
+  if (isError(error, 'conflict', 'slot_unavailable') || (passed && isError(error, 'conflict', 'too_soon'))) {
     const alternatives = await alternativesNear(api, place, services, startsAt, staffId);
-    const kind = Date.parse(startsAt) <= api.now() ? 'time_passed' : 'slot_taken';
+    const kind = passed ? 'time_passed' : 'slot_taken';
     return failure(kind, { alternatives: alternatives.length }, { alternatives, detail: error.message });
   }
   if (isError(error, 'conflict', 'late_change')) {
@@ -203,7 +212,7 @@ export const getBookingTool = defineTool({
   annotations: READ_ONLY,
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
-    const [summary] = await summarise(api, [booking]);
+    const [summary] = await speakBookings(api, [booking]);
     return {
       booking: summary!,
       spoken: `${summary!.spoken}, ${booking.status.replaceAll('_', ' ')}.`,
@@ -251,7 +260,7 @@ export const rescheduleTool = defineTool({
         booking,
       );
     }
-    const [summary] = await summarise(api, [moved]);
+    const [summary] = await speakBookings(api, [moved]);
     return { booking: summary!, spoken: `Moved: ${summary!.spoken}.` };
   },
 });
@@ -278,7 +287,9 @@ export const cancelTool = defineTool({
     } catch (error) {
       throw await explainRefusal(api, error, place, [], booking.starts_at, booking.staff_id, booking);
     }
-    const [summary] = (await summarise(api, [{ ...booking, status: cancelled.status }])) as [Summary];
+    const [summary] = (await speakBookings(api, [{ ...booking, status: cancelled.status }])) as [
+      SpokenBooking,
+    ];
     return {
       booking: summary,
       spoken: `Cancelled: ${summary.spoken}.${cancelled.deposit_refunded ? ' The deposit will be refunded.' : ''}`,

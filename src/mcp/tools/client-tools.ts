@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { BookingApi, Client } from '../booking-api.ts';
 import { callerContact } from '../resolution.ts';
 import { speakPhone } from '../speech.ts';
-import { summarise } from '../spoken-bookings.ts';
+import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
 import { BadArgument, fail } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 
@@ -13,19 +13,6 @@ const SpokenClient = z.object({
   phone: z.string().nullable(),
   phone_spoken: z.string().nullable().describe('The number digit by digit, to read back.'),
   email: z.string().nullable(),
-});
-
-export const BookingSummary = z.object({
-  reference: z.string(),
-  reference_spoken: z.string().describe('The reference character by character, to read back.'),
-  status: z.string(),
-  location_slug: z.string(),
-  location_name: z.string(),
-  service_names: z.array(z.string()),
-  staff_name: z.string(),
-  starts_at: z.string(),
-  ends_at: z.string(),
-  spoken: z.string(),
 });
 
 const ContactInput = {
@@ -56,7 +43,7 @@ export const lookupClientTool = defineTool({
     'Finds a client by phone (the caller ID works) or e-mail, with their upcoming appointments (soonest first), so a caller can ' +
     'move or cancel one without knowing its reference. ok false with code not_found: nobody on file; register them.',
   input: ContactInput,
-  output: { client: SpokenClient, upcoming_bookings: z.array(BookingSummary) },
+  output: { client: SpokenClient, upcoming_bookings: z.array(SpokenBookingSchema) },
   annotations: READ_ONLY,
   async run(args, { api }) {
     if (!args.phone?.trim() && !args.email?.trim())
@@ -65,7 +52,7 @@ export const lookupClientTool = defineTool({
     const client = await api.findClient(contact);
     if (!client) fail('client_not_found', { by: contact.phone ? 'phone' : 'email' });
     const upcoming = await api.upcomingBookings(client.id);
-    return { client: await spokenClient(api, client), upcoming_bookings: await summarise(api, upcoming) };
+    return { client: await spokenClient(api, client), upcoming_bookings: await speakBookings(api, upcoming) };
   },
 });
 

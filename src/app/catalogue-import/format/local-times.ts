@@ -4,7 +4,7 @@ import type { CatalogueStaff } from './schema.ts';
 
 /** The file's wall-clock times (local date-times, "HH:MM", weekdays) read as instants in a zone. */
 
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export { WEEKDAY_NAMES as WEEKDAYS } from '../../../domain/availability/opening-hours.ts';
 
 const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
 

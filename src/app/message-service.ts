@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { CountryCode } from 'libphonenumber-js';
+import type { Db } from '../data/database.ts';
+import { findLocationById } from '../data/location-repository.ts';
+import {
+  findMessageById,
+  insertMessage,
+  listMessagesOf,
+  markMessageDoneAt,
+  toStaffMessage,
+} from '../data/message-repository.ts';
+import type { MessagesTable } from '../data/tables.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { AppError } from '../domain/errors.ts';
+import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '../domain/message.ts';
+import { getBooking } from './booking-service.ts';
+import { normaliseName, normalisePhone } from './contact.ts';
+import { requireLocation } from './directory-service.ts';
+
+/**
+ * Messages for staff: a caller who wants something the receptionist cannot do (call me back, tell
+ * my stylist ...) leaves a message, which staff list and mark done. A message holds personal data
+ * (a name, a phone number, free text): it is stored, shown to staff, and never logged.
+ */
+export interface NewMessage {
+  callerName: string;
+  /** International (+...), or national in the country of the message's location. */
+  phone?: string | undefined;
+  message: string;
+  /** A booking the message is about (any case, spaces ignored); it must exist. */
+  reference?: string | undefined;
+  /** The location the call is about; without one, the booking's (if a reference is given). */
+  locationSlug?: string | undefined;
+}
+
+export async function takeMessage(
+  db: Db,
+  organisationId: string,
+  input: NewMessage,
+  now: number,
+): Promise<StaffMessage> {
+  const callerName = normaliseName(input.callerName, CALLER_NAME_MAX_LENGTH);
+  if (callerName === undefined) {
+    throw new AppError(
+      'invalid_request',
+      `caller_name must be 1 to ${CALLER_NAME_MAX_LENGTH} characters, without control characters.`,
+      'caller_name',
+    );
+  }
+  const message = normaliseMessage(input.message);
+  if (message === undefined) {
+    throw new AppError(
+      'invalid_request',
+      `message must be 1 to ${MESSAGE_MAX_LENGTH} characters (line breaks and tabs are fine, other control characters are not).`,
+      'message',
+    );
+  }
+  return writeTransaction(db, async (trx) => {
+    const reference = present(input.reference);
+    const booking = reference === undefined ? undefined : await getBooking(trx, organisationId, reference);
+    const slug = present(input.locationSlug);
+    const location =
+      slug !== undefined
+        ? await requireLocation(trx, organisationId, slug, 'location')
+        : booking && (await findLocationById(trx, organisationId, booking.locationId));
+    const row: MessagesTable = {
+      id: randomUUID(),
+      organisation_id: organisationId,
+      location_id: location?.id ?? null,
+      caller_name: callerName,
+      phone: phoneOf(input.phone, location?.country ?? null),
+      message,
+      reference: booking?.reference ?? null,
+      status: 'open',
+      created_at: now,
+      done_at: null,
+    };
+    await insertMessage(trx, row);
+    return toStaffMessage(row);
+  });
+}
+
+/** The organisation's messages, oldest first; only open or done ones with `status`. */
+export function listMessages(
+  db: Db,
+  organisationId: string,
+  options: { status?: StaffMessage['status'] | undefined } = {},
+): Promise<StaffMessage[]> {
+  return listMessagesOf(db, organisationId, options.status);
+}
+
+/** Marks a message done (again: no change); 404 (param id) for an unknown id. */
+export async function markMessageDone(db: Db, messageId: string, now: number): Promise<StaffMessage> {
+  return writeTransaction(db, async (trx) => {
+    const found = await findMessageById(trx, messageId.trim().toLowerCase());
+    if (!found) throw new AppError('not_found', `No message has the id "${messageId}".`, 'id');
+    await markMessageDoneAt(trx, found.organisationId, found.id, now);
+    return found.status === 'done' ? found : { ...found, status: 'done', doneAt: now };
+  });
+}
+
+/** The text trimmed, or undefined when empty, too long or holding control characters but \n and \t. */
+function normaliseMessage(value: string): string | undefined {
+  const trimmed = value.trim();
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
+  const control = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+  if (trimmed === '' || [...trimmed].length > MESSAGE_MAX_LENGTH || control.test(trimmed)) return undefined;
+  return trimmed;
+}
+
+/** E.164, null when none was given, or 400 (param phone). */
+function phoneOf(value: string | undefined, country: string | null): string | null {
+  if (present(value) === undefined) return null;
+  const phone = normalisePhone(value!, (country ?? undefined) as CountryCode | undefined);
+  if (phone === undefined) {
+    throw new AppError(
+      'invalid_request',
+      'phone is not a valid phone number; give it with its country code (e.g. +44 20 7123 4567).',
+      'phone',
+    );
+  }
+  return phone;
+}
+
+/** The value unless it is missing or blank. */
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

@@ -1,0 +1,104 @@
+import { closedDatesBetween, closuresBetween } from '../data/availability-repository.ts';
+import type { Db } from '../data/database.ts';
+import { workingHoursOf } from '../data/staff-repository.ts';
+import { diagnoseStart, type SlotQuery } from '../domain/availability/diagnose-start.ts';
+import { weeklyHours } from '../domain/availability/opening-hours.ts';
+import { SLOT_UNAVAILABLE, startRefusal, type Workplace } from '../domain/availability/start-refusal.ts';
+import type { Slot } from '../domain/availability/types.ts';
+import type { Refusal } from '../domain/errors.ts';
+import { localDateAt } from '../domain/time-format.ts';
+import {
+  type AvailabilityRequest,
+  getSlotAt,
+  loadCalendarQuery,
+  locationRules,
+  serviceSpecs,
+} from './availability-service.ts';
+
+/**
+ * Why a start is not a slot, for the 409 a booking or a reschedule answers (and a preview reports):
+ * too_soon, too_far_ahead, closed, not_on_grid, staff_not_working or slot_unavailable, decided by the
+ * domain's diagnoseStart on the same loading as availability. Asked only once the re-check has found
+ * no slot, so the common path pays nothing for it.
+ */
+export async function explainNoSlot(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  startsAt: number,
+  now: number,
+): Promise<Refusal> {
+  const { location } = request;
+  const date = localDateAt(startsAt, location.timezone);
+  // Everyone eligible, not just the staff member asked for: "closed" means nobody works that day. No
+  // bookings: every reason but slot_unavailable is a rule of the calendar, and a start that would be a
+  // slot were everyone free is one that bookings (or a buffer) block, i.e. slot_unavailable.
+  const { services, query } = await loadCalendarQuery(
+    db,
+    organisationId,
+    { ...request, staffId: undefined },
+    date,
+    1,
+    now,
+  );
+  const slotQuery: SlotQuery = query ?? {
+    ...locationRules(location),
+    closedDates: await closedDatesBetween(db, organisationId, location.id, date, date),
+    services: serviceSpecs(services),
+    staff: [],
+    now,
+  };
+  const diagnosis = diagnoseStart(slotQuery, startsAt, request.staffId);
+  if (diagnosis.ok) return SLOT_UNAVAILABLE;
+  const closure =
+    diagnosis.reason === 'closed' && diagnosis.cause === 'closure'
+      ? (await closuresBetween(db, organisationId, location.id, date, date))[0]
+      : undefined;
+  let staff: { id: string; name: string; workplaces: Workplace[] } | undefined;
+  if (diagnosis.reason === 'staff_not_working') {
+    const name = slotQuery.staff.find((s) => s.id === diagnosis.staffId)?.name ?? 'That staff member';
+    staff = {
+      id: diagnosis.staffId,
+      name,
+      workplaces: await workplacesOf(db, organisationId, diagnosis.staffId),
+    };
+  }
+  return startRefusal(diagnosis, startsAt, {
+    timezone: location.timezone,
+    locationName: location.name,
+    policy: location.policy,
+    closureReason: closure?.reason ?? null,
+    staff,
+  });
+}
+
+/** The slot starting at `startsAt`, or why there is none: the read-only check a preview makes. */
+export async function slotOrRefusal(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  startsAt: number,
+  now: number,
+): Promise<{ slot: Slot; refusal: null } | { slot: null; refusal: Refusal }> {
+  const { slot } = await getSlotAt(db, organisationId, request, startsAt, now);
+  if (slot) return { slot, refusal: null };
+  return { slot: null, refusal: await explainNoSlot(db, organisationId, request, startsAt, now) };
+}
+
+/** Where and when a staff member works: their weekly hours at each active location. */
+export async function workplacesOf(db: Db, organisationId: string, staffId: string): Promise<Workplace[]> {
+  const rows = await workingHoursOf(db, organisationId, staffId);
+  const byLocation = new Map<string, { name: string; rows: typeof rows }>();
+  for (const row of rows) {
+    const entry = byLocation.get(row.location_slug) ?? { name: row.location_name, rows: [] };
+    entry.rows.push(row);
+    byLocation.set(row.location_slug, entry);
+  }
+  return [...byLocation].map(([slug, entry]) => ({
+    locationSlug: slug,
+    locationName: entry.name,
+    hours: weeklyHours(
+      entry.rows.map((r) => ({ weekday: r.weekday, startMinute: r.start_minute, endMinute: r.end_minute })),
+    ).filter((day) => day.intervals.length > 0),
+  }));
+}

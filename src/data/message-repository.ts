@@ -1,0 +1,64 @@
+import type { StaffMessage } from '../domain/message.ts';
+import type { Db } from './database.ts';
+import type { MessageStatus, MessagesTable } from './tables.ts';
+
+/** Messages for staff. Reads and writes name the organisation, except the lookup of one message by id. */
+
+/** The one mapper from a messages row to the domain StaffMessage. */
+export function toStaffMessage(row: MessagesTable): StaffMessage {
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    locationId: row.location_id,
+    callerName: row.caller_name,
+    phone: row.phone,
+    message: row.message,
+    reference: row.reference,
+    status: row.status,
+    createdAt: row.created_at,
+    doneAt: row.done_at,
+  };
+}
+
+export async function insertMessage(db: Db, row: MessagesTable): Promise<void> {
+  await db.insertInto('messages').values(row).execute();
+}
+
+/** The organisation's messages, oldest first, optionally only those of one status. */
+export async function listMessagesOf(
+  db: Db,
+  organisationId: string,
+  status?: MessageStatus,
+): Promise<StaffMessage[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .$if(status !== undefined, (q) => q.where('status', '=', status!))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toStaffMessage);
+}
+
+/** One message by its id alone (the staff console names no organisation); ids are UUIDs. */
+export async function findMessageById(db: Db, id: string): Promise<StaffMessage | undefined> {
+  const row = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toStaffMessage(row);
+}
+
+/** Marks an open message done at `at`; a message already done keeps its first done_at. */
+export async function markMessageDoneAt(
+  db: Db,
+  organisationId: string,
+  id: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ status: 'done', done_at: at })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .execute();
+}

@@ -1,0 +1,123 @@
+import type { LocationPolicy } from '../catalogue.ts';
+import type { Refusal } from '../errors.ts';
+import { formatLocal } from '../time-format.ts';
+import type { StartDiagnosis } from './diagnose-start.ts';
+import type { DayHours } from './opening-hours.ts';
+
+/** Where and when a staff member works: their weekly hours at each active location. */
+export interface Workplace {
+  locationSlug: string;
+  locationName: string;
+  /** Only the days they work there. */
+  hours: DayHours[];
+}
+
+/** What a refusal's words and details need beyond the diagnosis. */
+export interface RefusalContext {
+  timezone: string;
+  locationName: string;
+  policy: Pick<LocationPolicy, 'minNoticeMinutes' | 'maxAdvanceDays' | 'slotIntervalMinutes'>;
+  /** The closure's reason, for a date closed by a closure. */
+  closureReason: string | null;
+  /** The staff member a staff_not_working refusal names. */
+  staff?: { id: string; name: string; workplaces: Workplace[] } | undefined;
+}
+
+/**
+ * The 409 conflict (as data) for a start that is no slot: the diagnosis's reason, a message a person
+ * can act on, `param` (staff_id when the staff member is the problem, else starts_at) and details in
+ * snake_case for the faces (a closure's reason, where and when a staff member works, the limits).
+ */
+export function startRefusal(
+  diagnosis: Exclude<StartDiagnosis, { ok: true }>,
+  startsAt: number,
+  context: RefusalContext,
+): Refusal {
+  const { policy, locationName } = context;
+  switch (diagnosis.reason) {
+    case 'too_soon': {
+      const now = diagnosis.earliest - policy.minNoticeMinutes * 60_000;
+      return {
+        reason: 'too_soon',
+        message:
+          startsAt <= now
+            ? 'That time has already passed.'
+            : `That time is too soon: bookings here need at least ${policy.minNoticeMinutes} minutes' notice.`,
+        param: 'starts_at',
+        details: {
+          min_notice_minutes: policy.minNoticeMinutes,
+          earliest_starts_at: formatLocal(diagnosis.earliest, context.timezone),
+        },
+      };
+    }
+    case 'too_far_ahead':
+      return {
+        reason: 'too_far_ahead',
+        message: `That date is too far ahead: ${locationName} takes bookings up to ${policy.maxAdvanceDays} days ahead (until ${diagnosis.lastDate}).`,
+        param: 'starts_at',
+        details: { max_advance_days: policy.maxAdvanceDays, last_date: diagnosis.lastDate },
+      };
+    case 'closed': {
+      const closure = diagnosis.cause === 'closure';
+      const why = closure
+        ? context.closureReason
+          ? ` (${context.closureReason})`
+          : ''
+        : ': nobody who offers these services works that day';
+      return {
+        reason: 'closed',
+        message: `${locationName} is closed on ${diagnosis.date}${why}.`,
+        param: 'starts_at',
+        details: {
+          date: diagnosis.date,
+          closed_because: diagnosis.cause,
+          closure_reason: closure ? context.closureReason : null,
+        },
+      };
+    }
+    case 'not_on_grid':
+      return {
+        reason: 'not_on_grid',
+        message: `Appointments here start every ${policy.slotIntervalMinutes} minutes from midnight, local time; that time is not one of them.`,
+        param: 'starts_at',
+        details: { slot_interval_minutes: policy.slotIntervalMinutes },
+      };
+    case 'staff_not_working': {
+      const staff = context.staff ?? { id: diagnosis.staffId, name: 'That staff member', workplaces: [] };
+      const where = staff.workplaces.map(
+        (w) =>
+          `at ${w.locationName} ${w.hours.map((d) => `${capitalised(d.weekday)} ${d.intervals.map((i) => `${i.start}-${i.end}`).join(', ')}`).join('; ')}`,
+      );
+      const off = diagnosis.onTimeOff ? ' (time off)' : '';
+      return {
+        reason: 'staff_not_working',
+        message:
+          where.length > 0
+            ? `${staff.name} does not work then${off}; ${staff.name} works ${where.join(', and ')}.`
+            : `${staff.name} does not work then${off}, and has no working hours at the moment.`,
+        param: 'staff_id',
+        details: {
+          staff_id: staff.id,
+          staff_name: staff.name,
+          on_time_off: diagnosis.onTimeOff,
+          works: staff.workplaces.map((w) => ({
+            location_slug: w.locationSlug,
+            location_name: w.locationName,
+            hours: w.hours,
+          })),
+        },
+      };
+    }
+    case 'slot_unavailable':
+      return SLOT_UNAVAILABLE;
+  }
+}
+
+/** The time is allowed by every rule but not (or no longer) free. */
+export const SLOT_UNAVAILABLE: Readonly<Refusal> = {
+  reason: 'slot_unavailable',
+  message: 'That time is not available; ask for availability again.',
+  param: 'starts_at',
+};
+
+const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

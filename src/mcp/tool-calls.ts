@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { errorHint } from './hints.ts';
+import { type ToolContext, type ToolResult, toolErrorResult, toolResult } from './tool-kit.ts';
+import { type ToolDefinition, toolDefinition } from './tool-schemas.ts';
+import type { ToolSpec } from './tool-spec.ts';
+
+/** A tools/call naming no tool of this server: a protocol error (JSON-RPC invalid params), not a result. */
+export class UnknownToolError extends Error {
+  constructor(name: string, known: readonly string[]) {
+    super(`No tool is called "${name}"; the tools are ${known.join(', ')}.`);
+    this.name = 'UnknownToolError';
+  }
+}
+
+/**
+ * The tools of one server, independent of the MCP SDK: what tools/list answers (built once), and a
+ * tools/call that checks the arguments against the tool's input schema itself, so an argument the
+ * agent got wrong is answered with a hint naming it and its expected form rather than a validator's
+ * raw text.
+ */
+export class ToolBox {
+  readonly #tools: ReadonlyMap<string, { spec: ToolSpec; input: z.ZodObject }>;
+  /** The tools/list result, the same object for every request. */
+  readonly listing: { tools: ToolDefinition[] };
+
+  constructor(tools: readonly ToolSpec[]) {
+    this.#tools = new Map(tools.map((spec) => [spec.name, { spec, input: z.object(spec.input) }]));
+    this.listing = { tools: tools.map(toolDefinition) };
+  }
+
+  /**
+   * Runs a tool call: UnknownToolError for a name not served; a result otherwise (the tool's answer,
+   * an argument hint, or a fault's hint). `context` is asked for only once the arguments are sound,
+   * so a malformed call costs no authentication or rate-limit hit. `onFault` hears of unexpected
+   * errors, never of arguments (they hold personal data).
+   */
+  async call(
+    name: string,
+    args: unknown,
+    context: () => Promise<ToolContext>,
+    onFault: (error: unknown) => void,
+  ): Promise<ToolResult> {
+    const tool = this.#tools.get(name);
+    if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, args));
+    return toolResult(async () => tool.spec.run(parsed.data as never, await context()), onFault);
+  }
+}
+
+/** "Something in the request was not valid ... date is missing; expected YYYY-MM-DD, today, ..." */
+function argumentHint(tool: ToolSpec, error: z.ZodError, args: unknown): string {
+  const issue = error.issues[0]!;
+  const param = issue.path.length > 0 ? String(issue.path[0]) : 'arguments';
+  const given =
+    typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[param] : undefined;
+  const problem =
+    issue.path.length === 0
+      ? 'must be an object of named arguments'
+      : given === undefined
+        ? 'is missing'
+        : issue.code === 'too_big'
+          ? 'is too long'
+          : issue.code === 'too_small'
+            ? 'is too short'
+            : 'is not valid';
+  const field = tool.input[param] as z.ZodType | undefined;
+  const form = field?.description ?? (field ? expectedType(field) : undefined);
+  const expected = form ? `; expected: ${form.replace(/\.$/, '')}` : '';
+  return `${errorHint('invalid_request')} ${tool.name}: ${param} ${problem}${expected}.`;
+}
+
+function expectedType(field: z.ZodType): string {
+  const json = z.toJSONSchema(field, { io: 'input' }) as { type?: string; enum?: string[] };
+  if (json.enum) return `one of ${json.enum.join(', ')}`;
+  return json.type ?? 'a value';
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { outputSchema } from './tool-kit.ts';
+import type { ToolSpec } from './tool-spec.ts';
+
+/** A JSON Schema object as tools/list carries it. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** The schema of a tool's arguments or answer: always an object. */
+export type ObjectSchema = JsonSchema & { type: 'object' };
+
+/** A tool as tools/list describes it (MCP's Tool), built once per process from its ToolSpec. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  annotations: ToolSpec['annotations'];
+}
+
+/**
+ * The tools/list entry of a tool. Both schemas are flat and portable (design.md 8.1): no `$ref` or
+ * `$defs`, no `anyOf` at the top, no `type` arrays (nullable values are `anyOf` a type and null), every
+ * subschema constrains something. The input schema keeps every description, since it is what a model
+ * reads to call the tool. The output schema is the shape only, for hosts that validate
+ * `structuredContent`: types one level into nested objects, no descriptions, nothing forbidden
+ * (`booking` carries the REST Booking, whose fields may grow), so the whole list stays small for
+ * models that keep it in their context.
+ */
+export function toolDefinition(tool: ToolSpec): ToolDefinition {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: objectSchema(
+      portable(toJson(z.object(tool.input), 'input'), { full: true, depth: Infinity }),
+    ),
+    outputSchema: objectSchema(
+      portable(toJson(outputSchema(tool.output), 'output'), { full: false, depth: 1 }),
+    ),
+    annotations: tool.annotations,
+  };
+}
+
+function objectSchema(schema: JsonSchema): ObjectSchema {
+  if (schema.type !== 'object') throw new Error('A tool schema must describe an object');
+  return schema as ObjectSchema;
+}
+
+/** JSON Schema of a zod schema, with every named (`.meta({ id })`) part inlined where it is used. */
+function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const {
+    $schema: _dialect,
+    $defs,
+    ...json
+  } = z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as JsonSchema;
+  return inline(json, ($defs ?? {}) as Record<string, JsonSchema>);
+}
+
+function inline(node: unknown, defs: Record<string, JsonSchema>): JsonSchema {
+  if (Array.isArray(node)) return node.map((item) => inline(item, defs)) as unknown as JsonSchema;
+  if (typeof node !== 'object' || node === null) return node as JsonSchema;
+  const { $ref, ...rest } = node as JsonSchema;
+  const base = typeof $ref === 'string' ? { ...defs[$ref.replace('#/$defs/', '')], ...rest } : rest;
+  return Object.fromEntries(Object.entries(base).map(([key, value]) => [key, inline(value, defs)]));
+}
+
+interface Shaping {
+  /** Descriptions and constraints kept (input), or only the shape (output). */
+  full: boolean;
+  /** Object levels whose properties are spelled out; below that an object is just `type: object`. */
+  depth: number;
+}
+
+/** What an output schema keeps: the shape. */
+const SHAPE_KEYWORDS = new Set(['type', 'properties', 'items', 'anyOf', 'enum', 'const', 'required']);
+
+function portable(node: JsonSchema, shaping: Shaping, level = 0): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [keyword, value] of Object.entries(node)) {
+    if (keyword === 'additionalProperties' || keyword === 'oneOf') continue;
+    if (!shaping.full && !SHAPE_KEYWORDS.has(keyword)) continue;
+    if (keyword === 'required' && !shaping.full && level > 0) continue;
+    if (keyword === 'properties') {
+      if (level >= shaping.depth) continue;
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [
+          name,
+          portable(sub, shaping, level + 1),
+        ]),
+      );
+    } else if (keyword === 'items') {
+      out.items = portable(value as JsonSchema, shaping, level);
+    } else if (keyword === 'anyOf') {
+      out.anyOf = (value as JsonSchema[]).map((sub) => portable(sub, shaping, level));
+    } else if (keyword === 'type' && Array.isArray(value)) {
+      out.anyOf = value.map((type) => ({ type }));
+    } else {
+      out[keyword] = value;
+    }
+  }
+  return out;
+}
