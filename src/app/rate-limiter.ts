@@ -72,9 +72,11 @@ export class FixedWindowRateLimiter {
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetAt };
   }
 
-  /** Whether `counter` has used up `limit` in the current window (counts nothing). */
-  async isExhausted(counter: RateLimitCounter, limit: number, nowMs: number): Promise<boolean> {
-    return (await this.#store.get(counter, this.windowEnd(nowMs))) >= limit;
+  /** Where `counter` stands in the current window, counting nothing. */
+  async peek(counter: RateLimitCounter, limit: number, nowMs: number): Promise<RateLimitDecision> {
+    const resetAt = this.windowEnd(nowMs);
+    const count = await this.#store.get(counter, resetAt);
+    return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), resetAt };
   }
 
   windowEnd(nowMs: number): number {

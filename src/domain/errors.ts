@@ -33,7 +33,8 @@ export const ERROR_CATALOGUE = {
   },
   invalid_host: {
     status: 403,
-    summary: 'The MCP endpoints refuse a Host (or browser Origin) they do not serve, against DNS rebinding.',
+    summary:
+      'A Host or browser Origin this server does not serve: the MCP endpoints (against DNS rebinding) and the checkout forms (against cross-site posts).',
     hint: 'The booking system refused this connection; its address must be one it is configured to serve.',
   },
   not_found: {
@@ -45,6 +46,11 @@ export const ERROR_CATALOGUE = {
     status: 405,
     summary: 'The path exists but not with this HTTP method; the Allow header lists the methods.',
     hint: 'That action is not available here.',
+  },
+  request_timeout: {
+    status: 408,
+    summary: 'The request (headers and body) did not arrive within the time the server allows.',
+    hint: 'The request reached the booking system too slowly; try once more.',
   },
   conflict: {
     status: 409,
@@ -66,11 +72,27 @@ export const ERROR_CATALOGUE = {
     summary: 'Request body over 64 KiB.',
     hint: 'The request was too large; shorten the notes and try again.',
   },
+  expectation_failed: {
+    status: 417,
+    summary: 'An Expect header other than 100-continue.',
+    hint: 'The booking system could not meet what the request expected; try again without it.',
+  },
   rate_limited: {
     status: 429,
     summary:
       'Too many requests for the key (or failed authentications from one address); Retry-After tells the seconds to wait.',
     hint: 'The booking system is busy; ask the caller to hold for a few seconds, then try again.',
+  },
+  headers_too_large: {
+    status: 431,
+    summary: 'The request line and headers together exceed 16 KiB.',
+    hint: 'The request was too large for the booking system; try again with less in it.',
+  },
+  payments_unavailable: {
+    status: 503,
+    summary:
+      'The booking needs a deposit and no payment provider is configured (PAYMENT_PROVIDER) to take it.',
+    hint: 'This booking needs a deposit, which cannot be taken online right now; offer to take a message for the salon.',
   },
   database_unavailable: {
     status: 503,

@@ -3,7 +3,8 @@ import { type Principal, requirePrincipal, requireScope } from '../app/api-key-s
 import type { AppDeps } from '../app/deps.ts';
 import { FixedWindowRateLimiter, failedAuthentications, keyRequests } from '../app/rate-limiter.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
+import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,9 +20,11 @@ export function scopeNeededFor(method: string): ApiKeyScope {
 
 /**
  * Resolves the caller of a request from its Bearer key, or throws:
- * 1. an address with too many failed authentications in the window is refused (429) before its key
- *    is even looked at, which makes key guessing pointless;
- * 2. the Bearer key is resolved (401 missing_api_key / invalid_api_key, param Authorization).
+ * - a valid key is always accepted, whatever else comes from its address (NATs and voice platforms
+ *   put many organisations behind one address, and a proxy's X-Forwarded-For can name any);
+ * - a missing or unusable key is a failed authentication, counted for the client address: 401
+ *   missing_api_key / invalid_api_key (param Authorization), or 429 rate_limited once the address
+ *   has failed more than the limit in the window, with the address window's X-RateLimit headers.
  * The REST endpoints and the MCP endpoints share it; what each counts and allows differs.
  */
 export function createKeyResolver(deps: AppDeps) {
@@ -29,27 +32,31 @@ export function createKeyResolver(deps: AppDeps) {
 
   return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const now = deps.clock.nowMs();
-    const failureKey = failedAuthentications(request.ip);
-    if (await limiter.isExhausted(failureKey, deps.limits.failedAuthPerMinute, now)) {
-      reply.header('retry-after', secondsUntil(limiter.windowEnd(now), now));
-      throw new AppError(
-        'rate_limited',
-        'Too many failed authentication attempts from this address; wait and retry.',
-      );
-    }
     try {
       request.principal = await principalOfHeader(deps, request.headers.authorization, now);
       return request.principal;
     } catch (error) {
-      await limiter.hit(failureKey, deps.limits.failedAuthPerMinute, now);
-      throw error;
+      // A fault (the database down) is not the caller's failure to authenticate.
+      if (!isAppError(error)) throw error;
+      const failures = await limiter.hit(
+        failedAuthentications(request.ip),
+        deps.limits.failedAuthPerMinute,
+        now,
+      );
+      setRateLimitHeaders(reply, failures);
+      if (failures.allowed) throw error;
+      reply.header('retry-after', secondsUntil(failures.resetAt, now));
+      throw new AppError(
+        'rate_limited',
+        'Too many failed authentication attempts from this address; wait and retry.',
+      );
     }
   };
 }
 
 /**
  * The onRequest hook of every /v1 endpoint that needs a key, in this order:
- * 1. the caller is identified (createKeyResolver: failed-authentication limit, 401s);
+ * 1. the caller is identified (createKeyResolver: 401s, failed authentications per address);
  * 2. the key's request is counted in its window and the three X-RateLimit headers are set, so they
  *    appear on every authenticated response, errors included (429 rate_limited with Retry-After);
  * 3. the key's scope is checked against the method (403 insufficient_scope).
@@ -63,9 +70,7 @@ export function createAuthenticator(deps: AppDeps) {
     const now = deps.clock.nowMs();
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
     const decision = await limiter.hit(keyRequests(principal), limit, now);
-    reply.header('x-ratelimit-limit', decision.limit);
-    reply.header('x-ratelimit-remaining', decision.remaining);
-    reply.header('x-ratelimit-reset', Math.ceil(decision.resetAt / 1000));
+    setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
       reply.header('retry-after', secondsUntil(decision.resetAt, now));
       throw new AppError(
@@ -89,10 +94,6 @@ async function principalOfHeader(deps: AppDeps, header: string | undefined, now:
   }
   const match = /^Bearer +(\S+) *$/i.exec(header);
   return requirePrincipal(deps.db, match?.[1] ?? '', now);
-}
-
-function secondsUntil(epochMs: number, now: number): number {
-  return Math.max(1, Math.ceil((epochMs - now) / 1000));
 }
 
 /** The principal of an authenticated request; a programming error if authenticate() did not run. */

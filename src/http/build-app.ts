@@ -10,6 +10,7 @@ import {
   answerFrameworkError,
   answerUnmetExpectation,
   installErrorEnvelope,
+  MAX_PARAM_LENGTH,
 } from './error-envelope.ts';
 import { assertSecureTransport } from './https-guard.ts';
 import { parseJsonAsText } from './json-body.ts';
@@ -17,6 +18,7 @@ import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
+import { addressWindow, addressWindowOnUnkeyedResponses, rateLimitHeaders } from './rate-limit-headers.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { bookingRoutes } from './routes/bookings.ts';
@@ -27,6 +29,22 @@ import { locationRoutes } from './routes/locations.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** How long a client may take to send a request, so that slow clients cannot hold connections. */
+export interface RequestTimeouts {
+  /** The request line and headers (Node's headersTimeout). */
+  headersMs: number;
+  /** The whole request, body included (Node's requestTimeout): 408 request_timeout after it. */
+  requestMs: number;
+  /** How often Node checks both; a limit is enforced up to this much late. */
+  checkEveryMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: RequestTimeouts = {
+  headersMs: 10_000,
+  requestMs: 15_000,
+  checkEveryMs: 1_000,
+};
 
 export interface HttpOptions {
   /** Fastify's trustProxy (TRUST_PROXY). */
@@ -39,6 +57,8 @@ export interface HttpOptions {
   mcpAllowedHosts?: readonly string[];
   /** Keep-alive, idle timeout and streams per key of the legacy MCP SSE transport. */
   mcpSse?: Partial<SseLimits>;
+  /** Limits on how slowly a request may arrive (tests shorten them). */
+  timeouts?: Partial<RequestTimeouts>;
 }
 
 /**
@@ -47,29 +67,37 @@ export interface HttpOptions {
  * its way is set up here, in order.
  */
 export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promise<FastifyInstance> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const windowOf = addressWindow(deps);
+  const headersFor = async (address: string) => rateLimitHeaders(await windowOf(address));
+  const server = {
+    // Node would answer a Host-less HTTP/1.1 request itself, outside the envelope: the onRequest hook does.
+    requireHostHeader: false,
+    headersTimeout: timeouts.headersMs,
+    connectionsCheckingInterval: timeouts.checkEveryMs,
+  };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    // Node would answer a Host-less HTTP/1.1 request itself, outside the envelope: the onRequest hook does.
-    ...(options.https
-      ? { https: { ...options.https, requireHostHeader: false } }
-      : { http: { requireHostHeader: false } }),
+    ...(options.https ? { https: { ...options.https, ...server } } : { http: server }),
+    // Fastify's default is no limit at all: a client sending a byte every few seconds would hold its
+    // connection for ever.
+    requestTimeout: timeouts.requestMs,
     // Fastify's own request lines carry the URL, whose query may hold a phone or e-mail; our onResponse
     // hook logs the route pattern instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
-    // A hop count is valid for Fastify (proxy-addr) though its typings omit it.
-    trustProxy: (options.trustProxy ?? false) as boolean | string,
+    trustProxy: trustedProxies(options.trustProxy ?? false),
     bodyLimit: BODY_LIMIT_BYTES,
     // During a graceful shutdown a request that arrives on an already open connection is served (with
     // Connection: close) instead of refused with Fastify's own 503 body outside our envelope: it is at
     // most one request per connection, and a caller's booking should not fail because of a deploy.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 500 },
-    // Requests refused before Fastify's lifecycle get the envelope and a request id too.
-    frameworkErrors: answerFrameworkError,
-    clientErrorHandler: answerClientError,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests refused before Fastify's lifecycle get the envelope, a request id and rate-limit headers.
+    frameworkErrors: answerFrameworkError(headersFor),
+    clientErrorHandler: answerClientError(headersFor),
   }) as unknown as FastifyInstance;
-  app.server.on('checkExpectation', answerUnmetExpectation);
+  app.server.on('checkExpectation', answerUnmetExpectation(headersFor));
   cutSilentConnectionsOnClose(app);
 
   app.setValidatorCompiler(validatorCompiler);
@@ -80,7 +108,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   app.removeContentTypeParser(['text/plain']);
   parseJsonAsText(app);
   app.decorateRequest('principal', null);
-  installErrorEnvelope(app);
+  const refuseUnroutedEarly = installErrorEnvelope(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -95,6 +123,14 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       throw new AppError('invalid_request', 'A request must carry a Host header.', 'Host');
     }
     assertSecureTransport(request);
+  });
+  app.addHook('onRequest', refuseUnroutedEarly);
+  app.addHook('onSend', addressWindowOnUnkeyedResponses(deps));
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Refused before its body was read (no key, an unknown path): the client may still be sending it,
+    // slowly or not at all, and the connection would wait for it. Close it instead.
+    if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close');
+    return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -130,4 +166,17 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     { prefix: '/v1' },
   );
   return app;
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count n means "the n nearest hops are our proxies": Fastify
+ * refuses to trust anything for a bare number (it cannot check the peer), so it gets proxy-addr's
+ * hop-count function, which is what the setting means; the operator vouches that only the proxies can
+ * reach the port.
+ */
+function trustedProxies(
+  setting: boolean | number | string,
+): boolean | string | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
 }

@@ -12,7 +12,7 @@ import { requestIdFor } from './request-id.ts';
  * AppErrors, request validation, Fastify's body-parsing failures, unknown paths, wrong methods and
  * faults alike. Nothing else ever reaches a client.
  */
-export function installErrorEnvelope(app: FastifyInstance): void {
+export function installErrorEnvelope(app: FastifyInstance): UnroutedRefusal {
   const routeTable = trackRoutes(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -23,21 +23,36 @@ export function installErrorEnvelope(app: FastifyInstance): void {
     return sendError(reply, appError);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const allowed = ALL_METHODS.filter((method) => routeTable.find(method, path) !== null);
-    if (allowed.length > 0) {
-      reply.header('allow', allowed.join(', '));
-      return sendError(
-        reply,
-        new AppError(
-          'method_not_allowed',
-          `${request.method} is not allowed here; use ${allowed.join(' or ')}.`,
-        ),
-      );
-    }
-    return sendError(reply, new AppError('not_found', `No endpoint matches ${request.method} on this path.`));
-  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, unroutedError(routeTable, request, reply)));
+  return async (request, reply) => {
+    if (request.is404) throw unroutedError(routeTable, request, reply);
+  };
+}
+
+/**
+ * An onRequest hook that answers a request no route takes as soon as its headers are in: the body of
+ * a request for an unknown path or with a wrong method is never read (QUERY included, which Fastify
+ * would otherwise refuse for a missing Content-Type with its own error code). It goes after the hooks
+ * every answer needs (the request id).
+ */
+export type UnroutedRefusal = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** 405 with Allow when another method serves the path, 404 otherwise. */
+function unroutedError(
+  table: ReturnType<typeof FindMyWay>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): AppError {
+  const path = request.url.split('?')[0] ?? '/';
+  const allowed = ALL_METHODS.filter((method) => table.find(method, path) !== null);
+  if (allowed.length > 0) {
+    reply.header('allow', allowed.join(', '));
+    return new AppError(
+      'method_not_allowed',
+      `${request.method} is not allowed here; use ${allowed.join(' or ')}.`,
+    );
+  }
+  return new AppError('not_found', `No endpoint matches ${request.method} on this path.`);
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
@@ -47,68 +62,103 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 /**
  * Fastify's frameworkErrors: requests its router refuses before any hook runs (a path that is not
  * valid percent-encoded UTF-8, a path parameter over maxParamLength). Fastify's own answers carry
- * neither the envelope nor a request id, and echo the path.
+ * neither the envelope nor a request id, and echo the path; onSend hooks do not run for them, so the
+ * rate-limit headers are set here.
  */
-export function answerFrameworkError(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): void {
-  reply.header('x-request-id', request.id);
-  sendError(reply, toAppError(error));
+export function answerFrameworkError(headersFor: (address: string) => Promise<Record<string, string>>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('x-request-id', request.id);
+    void headersFor(request.ip)
+      .catch(() => ({}))
+      .then((headers) => sendError(reply.headers(headers), toAppError(error)));
+  };
 }
 
 /**
  * Fastify's clientErrorHandler: bytes Node cannot parse as an HTTP request (broken chunking, raw
  * non-ASCII in the path, oversized headers, a truncated request) never become a request, and
- * Fastify's default answer has neither the envelope nor a request id. After a parse error the
- * connection cannot be reused, so it is closed.
+ * Fastify's default answer has neither the envelope nor a request id; nor has Node's answer to a
+ * request that does not arrive in time. After such an error the connection cannot be reused, so it is
+ * closed. `headersFor` gives the rate-limit headers for the peer's address (rate-limit-headers.ts).
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const message =
-    status === 431
-      ? 'The request headers are too large.'
-      : status === 408
-        ? 'The request did not arrive in time.'
-        : 'The request is not valid HTTP/1.1.';
-  const body = JSON.stringify(new AppError('invalid_request', message).envelope());
-  // As Node does: a response already under way on this connection must not be corrupted by another.
-  const responseUnderWay = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-  if (socket.writable && !responseUnderWay) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nx-request-id: ${randomUUID()}\r\n` +
-        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `connection: close\r\n\r\n${body}`,
-    );
+export function answerClientError(headersFor: (address: string) => Promise<Record<string, string>>) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const appError = clientErrorOf(error.code);
+    // As Node does: a response already under way on this connection must not be corrupted by another.
+    const responseUnderWay = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+      ?.headersSent;
+    if (!socket.writable || responseUnderWay) {
+      socket.destroy(error);
+      return;
+    }
+    const body = JSON.stringify(appError.envelope());
+    void headersFor(socket.remoteAddress ?? '')
+      .catch(() => ({}))
+      .then((headers) => {
+        if (!socket.writable) return;
+        const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+        socket.write(
+          `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nx-request-id: ${randomUUID()}\r\n` +
+            lines.join('') +
+            `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+            `connection: close\r\n\r\n${body}`,
+        );
+      })
+      .finally(() => socket.destroy(error));
+  };
+}
+
+function clientErrorOf(code: string | undefined): AppError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('headers_too_large', 'The request line and headers are larger than 16 KiB.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('request_timeout', 'The request did not arrive in time.');
+    default:
+      return new AppError('invalid_request', 'The request is not valid HTTP/1.1.');
   }
-  socket.destroy(error);
 }
 
 /**
  * Node's checkExpectation event: an Expect other than 100-continue, which Node would refuse itself
  * with a bare 417 (no envelope, no request id).
  */
-export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
-  const body = JSON.stringify(
-    new AppError('invalid_request', 'Only the expectation 100-continue is supported.', 'Expect').envelope(),
-  );
-  response.writeHead(417, {
-    'x-request-id': requestIdFor(request),
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  response.end(body);
+export function answerUnmetExpectation(headersFor: (address: string) => Promise<Record<string, string>>) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const body = JSON.stringify(
+      new AppError(
+        'expectation_failed',
+        'Only the expectation 100-continue is supported.',
+        'Expect',
+      ).envelope(),
+    );
+    void headersFor(request.socket.remoteAddress ?? '')
+      .catch(() => ({}))
+      .then((headers) => {
+        response.writeHead(417, {
+          ...headers,
+          'x-request-id': requestIdFor(request),
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          connection: 'close',
+        });
+        response.end(body);
+      });
+  };
 }
 
 const ALL_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
+/**
+ * The longest path parameter the routers take (a longer one is refused as a bad URL). The app's router
+ * and the shadow router below must agree, or a path the app routes would look unknown to the other.
+ */
+export const MAX_PARAM_LENGTH = 500;
+
 /** A shadow router of every registered path, to tell "wrong method" (405) from "no such path" (404). */
 function trackRoutes(app: FastifyInstance) {
-  const table = FindMyWay();
+  const table = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   app.addHook('onRoute', (route) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]) as HTTPMethod[];
     for (const method of methods) {

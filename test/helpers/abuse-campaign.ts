@@ -1,6 +1,6 @@
 import net from 'node:net';
 import fc from 'fast-check';
-import { ERROR_CODES } from '../../src/domain/errors.ts';
+import { ERROR_CATALOGUE, ERROR_CODES, type ErrorCode } from '../../src/domain/errors.ts';
 
 /**
  * An abuse campaign against a listening server, over real sockets (raw bytes, so nothing a client
@@ -249,6 +249,18 @@ function isMcpTransport(target: Bytes): boolean {
 
 const PLAIN_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * The REST API's answers, and anything refused before a route took it, carry the contract's three
+ * rate-limit headers. The MCP transports and the health check are not the REST API; a request to
+ * their paths is judged by them only when a route took it (a wrong method on /healthz is not).
+ */
+function owesRateLimitHeaders(target: Bytes, status: number): boolean {
+  const path = target.toString('latin1');
+  if (isMcpTransport(target)) return false;
+  if (/^\/healthz(\?|$)/.test(path)) return status === 405 || status === 404;
+  return true;
+}
+
 function judge(abuse: AbuseCase, response: RawResponse): string[] {
   const problems: string[] = [];
   const { status, headers } = response;
@@ -259,6 +271,11 @@ function judge(abuse: AbuseCase, response: RawResponse): string[] {
   if (requestId && typeof sentId === 'string' && PLAIN_REQUEST_ID.test(sentId) && requestId !== sentId) {
     problems.push(`the caller's plain X-Request-Id ${sentId} was not kept`);
   }
+  if (owesRateLimitHeaders(abuse.request.target, status)) {
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      if (!/^\d+$/.test(headers[name] ?? '')) problems.push(`no ${name}`);
+    }
+  }
   if (status >= 200 && status < 300) {
     if (abuse.expect === 'rejected') problems.push('a success for an invalid request');
     return problems;
@@ -268,7 +285,7 @@ function judge(abuse: AbuseCase, response: RawResponse): string[] {
   if (status === 429 && !headers['retry-after']) problems.push('429 without Retry-After');
   if (abuse.request.method === 'HEAD') return problems;
   const body = parseJson(response.body);
-  const envelopeProblem = envelopeProblemOf(body, abuse.errorCodes);
+  const envelopeProblem = envelopeProblemOf(body, status, abuse.errorCodes);
   if (envelopeProblem && !(isMcpTransport(abuse.request.target) && isJsonRpcError(body))) {
     problems.push(envelopeProblem);
   }
@@ -278,7 +295,11 @@ function judge(abuse: AbuseCase, response: RawResponse): string[] {
   return problems;
 }
 
-function envelopeProblemOf(body: unknown, allowedCodes: readonly string[] | undefined): string | undefined {
+function envelopeProblemOf(
+  body: unknown,
+  status: number,
+  allowedCodes: readonly string[] | undefined,
+): string | undefined {
   if (!isRecord(body) || Object.keys(body).join() !== 'error' || !isRecord(body.error)) {
     return `not an error envelope: ${describeBody(body)}`;
   }
@@ -290,6 +311,9 @@ function envelopeProblemOf(body: unknown, allowedCodes: readonly string[] | unde
   if (param !== undefined && typeof param !== 'string') return 'error.param is not a string';
   if (reason !== undefined && typeof reason !== 'string') return 'error.reason is not a string';
   if (Object.keys(rest).length > 0) return `the envelope has extra members ${Object.keys(rest).join(', ')}`;
+  if (ERROR_CATALOGUE[code as ErrorCode].status !== status) {
+    return `error.code ${code} with status ${status}, where the catalogue says ${ERROR_CATALOGUE[code as ErrorCode].status}`;
+  }
   if (allowedCodes && !allowedCodes.includes(code)) {
     return `error.code ${code}, expected one of ${allowedCodes.join(', ')}`;
   }
@@ -1764,7 +1788,13 @@ function badAuthorization(context: Context): fc.Arbitrary<AbuseCase> {
           from: 'guessing',
         },
         expect: 'rejected',
-        errorCodes: ['missing_api_key', 'invalid_api_key', 'rate_limited', 'invalid_request'],
+        errorCodes: [
+          'missing_api_key',
+          'invalid_api_key',
+          'rate_limited',
+          'invalid_request',
+          'headers_too_large',
+        ],
       };
     });
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/app/api-key-crypto.ts';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -134,32 +135,85 @@ describe('scopes', () => {
 });
 
 describe('failed authentication per client address', () => {
-  it('refuses an address after too many failures, whatever key it then presents', async () => {
-    const app = await startTestApp({ limits: { failedAuthPerMinute: 5 } });
+  const INITIALIZE = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  };
+  const bad = { authorization: `Bearer bk_${'B'.repeat(40)}` };
+
+  it('throttles failures from an address, but never refuses a valid key of any organisation there', async () => {
+    const app = await startTestApp({
+      catalogues: [smallCatalogue({ slug: 'org-a' }), smallCatalogue({ slug: 'org-b', prefix: 'BB' })],
+      limits: { failedAuthPerMinute: 5 },
+      now: '2026-11-23T09:00:30Z',
+    });
     try {
-      const bad = { authorization: `Bearer bk_${'B'.repeat(40)}` };
-      for (let i = 0; i < 5; i++) {
-        const r = await app.request({
+      const victim = await app.keyFor('org-b', 'read');
+      const from = (remoteAddress: string, headers: Record<string, string>) =>
+        app.request({ method: 'GET', url: '/v1/locations', key: null, headers, remoteAddress });
+      for (let i = 1; i <= 5; i++) {
+        const r = await from('127.0.0.9', bad);
+        expect(r.statusCode).toBe(401);
+        // The address's window is the one that applies to a caller without a usable key.
+        expect(r.headers['x-ratelimit-limit']).toBe('5');
+        expect(r.headers['x-ratelimit-remaining']).toBe(String(5 - i));
+      }
+      const throttled = await from('127.0.0.9', bad);
+      expect(throttled.statusCode).toBe(429);
+      expect(throttled.json().error.code).toBe('rate_limited');
+      expect(throttled.headers['retry-after']).toBe('30');
+      expect(throttled.headers['x-ratelimit-remaining']).toBe('0');
+      expect((await from('127.0.0.9', {})).statusCode).toBe(429);
+
+      // Another organisation's valid key from the very same address: served, on REST and on /mcp,
+      // with its own window.
+      const served = await from('127.0.0.9', { authorization: `Bearer ${victim}` });
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['x-ratelimit-limit']).toBe('120');
+      const mcp = await app.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        remoteAddress: '127.0.0.9',
+        headers: { authorization: `Bearer ${victim}`, 'content-type': 'application/json' },
+        payload: INITIALIZE,
+      });
+      expect(mcp.statusCode).toBe(200);
+      expect(mcp.json().result.serverInfo.name).toBe('booking-engine');
+      const mcpBad = await app.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        remoteAddress: '127.0.0.9',
+        headers: { ...bad, 'content-type': 'application/json' },
+        payload: INITIALIZE,
+      });
+      expect(mcpBad.statusCode).toBe(429);
+
+      // Another address fails afresh, and the throttle lifts with the window.
+      expect((await from('127.0.0.10', bad)).statusCode).toBe(401);
+      app.clock.advance({ minutes: 1 });
+      expect((await from('127.0.0.9', bad)).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('cannot be turned against a victim address through a trusted proxy’s X-Forwarded-For', async () => {
+    const app = await startTestApp({ limits: { failedAuthPerMinute: 3 }, http: { trustProxy: true } });
+    try {
+      const viaProxy = (forwardedFor: string, authorization: string) =>
+        app.request({
           method: 'GET',
           url: '/v1/locations',
           key: null,
-          headers: bad,
-          remoteAddress: '127.0.0.9',
+          remoteAddress: '10.0.0.2',
+          headers: { authorization, 'x-forwarded-for': forwardedFor, 'x-forwarded-proto': 'https' },
         });
-        expect(r.statusCode).toBe(401);
-      }
-      const locked = await app.request({ method: 'GET', url: '/v1/locations', remoteAddress: '127.0.0.9' });
-      expect(locked.statusCode).toBe(429);
-      expect(locked.json().error.code).toBe('rate_limited');
-      expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
-      // Another address is unaffected, and the lock lifts with the window.
-      expect(
-        (await app.request({ method: 'GET', url: '/v1/locations', remoteAddress: '127.0.0.10' })).statusCode,
-      ).toBe(200);
-      app.clock.advance({ minutes: 1 });
-      expect(
-        (await app.request({ method: 'GET', url: '/v1/locations', remoteAddress: '127.0.0.9' })).statusCode,
-      ).toBe(200);
+      for (let i = 0; i < 5; i++) await viaProxy('198.51.100.7', bad.authorization);
+      expect((await viaProxy('198.51.100.7', bad.authorization)).statusCode).toBe(429);
+      const victim = await viaProxy('198.51.100.7', `Bearer ${app.keys.read}`);
+      expect(victim.statusCode).toBe(200);
     } finally {
       await app.close();
     }

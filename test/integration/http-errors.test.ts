@@ -244,12 +244,64 @@ describe('the error envelope', () => {
   });
 });
 
+describe('requests refused before authentication', () => {
+  const expectAddressWindow = (response: { headers: Record<string, unknown> }) => {
+    // No key was read: the window that applies is the address's failed authentications.
+    expect(response.headers['x-ratelimit-limit']).toBe(String(t.deps.limits.failedAuthPerMinute));
+    expect(response.headers['x-ratelimit-remaining']).toBe(String(t.deps.limits.failedAuthPerMinute));
+    expect(response.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+  };
+
+  it('carry the rate-limit headers: an unknown path, a wrong method, a NUL, a missing key', async () => {
+    for (const [method, url, status] of [
+      ['GET', '/v1/nothing-here', 404],
+      ['GET', '/nothing-here', 404],
+      ['DELETE', '/v1/locations', 405],
+      ['GET', '/v1/bookings/AC-%00', 400],
+    ] as const) {
+      const response = await t.request({ method, url, key: null });
+      expect(response.statusCode, `${method} ${url}`).toBe(status);
+      expectAddressWindow(response);
+    }
+    const keyless = await t.request({ method: 'GET', url: '/v1/locations', key: null });
+    expect(keyless.statusCode).toBe(401);
+    expect(keyless.headers['x-ratelimit-remaining']).toBe(String(t.deps.limits.failedAuthPerMinute - 1));
+  });
+
+  it('answer QUERY, which no endpoint takes, with 405 and Allow, without Fastify’s own codes', async () => {
+    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      const response = await t.request({
+        method: 'QUERY' as 'GET',
+        url: '/v1/locations',
+        headers,
+        key: null,
+      });
+      expectEnvelope(response, 405, 'method_not_allowed');
+      expect(response.headers.allow).toBe('GET, HEAD');
+      expect(response.body).not.toContain('FST_');
+      expectAddressWindow(response);
+    }
+  });
+
+  it('tell a wrong method from an unknown path whatever the length of a path parameter', async () => {
+    for (const length of [6, 101, 300, 500]) {
+      const reference = 'A'.repeat(length);
+      const wrong = await t.request({ method: 'DELETE', url: `/v1/bookings/${reference}` });
+      expectEnvelope(wrong, 405, 'method_not_allowed');
+      expect(wrong.headers.allow, String(length)).toBe('GET, HEAD, PATCH');
+      // GET is routed (a reference that long is refused by its own rule, or simply not found).
+      const read = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+      expect(['invalid_request', 'not_found']).toContain(read.json().error.code);
+    }
+  });
+});
+
 describe('health', () => {
   it('answers 200 while the database is reachable and 503 when it is not', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     await t.database.close();
     const down = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(down.statusCode).toBe(503);
-    expect(down.json().error.code).toBe('server_error');
+    expect(down.json().error.code).toBe('database_unavailable');
   });
 });

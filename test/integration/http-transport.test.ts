@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,5 +160,99 @@ describe('HTTPS', () => {
     // inject() cannot carry TLS; the protocol a real TLS socket reports is what the guard checks.
     const response = await t.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '203.0.113.7' });
     expect(response.statusCode).toBe(200);
+  });
+});
+
+/**
+ * A raw connection that sends `parts` with pauses between them and collects what the server says,
+ * until the server closes it or `giveUpMs` passes.
+ */
+async function trickle(
+  port: number,
+  parts: string[],
+  options: { pauseMs: number; giveUpMs: number },
+): Promise<{ text: string; closedAfterMs: number | null }> {
+  const socket = connect({ port, host: '127.0.0.1' });
+  const started = performance.now();
+  let text = '';
+  let closedAfterMs: number | null = null;
+  socket.on('data', (chunk) => {
+    text += chunk.toString('latin1');
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closedAfterMs = performance.now() - started;
+      resolve();
+    }),
+  );
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  for (const part of parts) {
+    if (socket.destroyed) break;
+    socket.write(part);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, options.pauseMs))]);
+  }
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, options.giveUpMs))]);
+  socket.destroy();
+  return { text, closedAfterMs };
+}
+
+describe('slow clients', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await startTestApp({ http: { timeouts: { headersMs: 300, requestMs: 600, checkEveryMs: 50 } } });
+    await listen(t);
+    port = (t.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  const body = JSON.stringify({ first_name: 'Slow', last_name: 'Body', email: 'slow@example.com' });
+  const post = (path: string, authorization: string | null) =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${authorization ? `Authorization: ${authorization}\r\n` : ''}` +
+    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+
+  it('cannot hold a connection by sending its headers a byte at a time', async () => {
+    const head = 'GET /v1/locations HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ';
+    const { text, closedAfterMs } = await trickle(port, [...head, ...'a'.repeat(200)], {
+      pauseMs: 20,
+      giveUpMs: 3_000,
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text).toContain('"code":"request_timeout"');
+    expect(text).toMatch(/x-ratelimit-limit: \d+/);
+    expect(closedAfterMs).not.toBeNull();
+    expect(closedAfterMs!).toBeLessThan(2_000);
+  });
+
+  it('cannot hold a connection by sending a body a byte at a time, even with a valid key', async () => {
+    const { text, closedAfterMs } = await trickle(
+      port,
+      [post('/v1/clients', `Bearer ${t.keys.readWrite}`), ...body],
+      { pauseMs: 50, giveUpMs: 3_000 },
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedAfterMs!).toBeLessThan(2_500);
+    const stored = await t.database.db
+      .selectFrom('clients')
+      .select('id')
+      .where('email', '=', 'slow@example.com')
+      .execute();
+    expect(stored).toEqual([]);
+  });
+
+  it('refuses a slow body without a key at once, before reading it, and closes the connection', async () => {
+    for (const path of ['/v1/clients', '/mcp', '/v1/no-such-endpoint']) {
+      const { text, closedAfterMs } = await trickle(port, [post(path, null), ...body.slice(0, 5)], {
+        pauseMs: 100,
+        giveUpMs: 3_000,
+      });
+      expect(text, path).toMatch(/^HTTP\/1\.1 (401|404) /);
+      expect(text.toLowerCase(), path).toContain('connection: close');
+      // Closed as soon as the refusal was written, long before any timeout could have cut it.
+      expect(closedAfterMs, path).not.toBeNull();
+      expect(closedAfterMs!, path).toBeLessThan(400);
+    }
   });
 });

@@ -28,8 +28,8 @@ describe('the rate-limit store of the database', () => {
     await limiter.hit(inA, 2, t0);
     await limiter.hit(inA, 2, t0);
     await limiter.hit(failedAuthentications('192.0.2.1'), 2, t0);
-    expect(await limiter.isExhausted(inA, 2, t0)).toBe(true);
-    expect(await limiter.isExhausted(inB, 2, t0)).toBe(false);
+    expect((await limiter.peek(inA, 2, t0)).allowed).toBe(false);
+    expect((await limiter.peek(inB, 2, t0)).allowed).toBe(true);
     expect((await limiter.hit(inB, 2, t0)).remaining).toBe(1);
     if (onPostgres) {
       const rows = await t.db

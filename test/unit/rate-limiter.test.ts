@@ -30,17 +30,17 @@ describe('FixedWindowRateLimiter', () => {
     const limiter = new FixedWindowRateLimiter(new MemoryRateLimitStore());
     await limiter.hit(counter('a'), 2, t0);
     await limiter.hit(counter('a'), 2, t0);
-    expect(await limiter.isExhausted(counter('a'), 2, t0)).toBe(true);
-    expect(await limiter.isExhausted(counter('a'), 2, t0)).toBe(true);
-    expect(await limiter.isExhausted(counter('b'), 2, t0)).toBe(false);
-    expect(await limiter.isExhausted(counter('a'), 2, t0 + 60_000)).toBe(false);
+    expect((await limiter.peek(counter('a'), 2, t0)).allowed).toBe(false);
+    expect((await limiter.peek(counter('a'), 2, t0)).allowed).toBe(false);
+    expect((await limiter.peek(counter('b'), 2, t0)).allowed).toBe(true);
+    expect((await limiter.peek(counter('a'), 2, t0 + 60_000)).allowed).toBe(true);
   });
 
   it('keeps the same name in two organisations apart', async () => {
     const limiter = new FixedWindowRateLimiter(new MemoryRateLimitStore());
     await limiter.hit(counter('a', 'org-1'), 1, t0);
-    expect(await limiter.isExhausted(counter('a', 'org-1'), 1, t0)).toBe(true);
-    expect(await limiter.isExhausted(counter('a', 'org-2'), 1, t0)).toBe(false);
+    expect((await limiter.peek(counter('a', 'org-1'), 1, t0)).allowed).toBe(false);
+    expect((await limiter.peek(counter('a', 'org-2'), 1, t0)).allowed).toBe(true);
   });
 
   it('forgets windows that have passed', async () => {

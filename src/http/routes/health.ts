@@ -20,7 +20,7 @@ export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           request.log.error({ err: error }, 'health check failed');
           return reply
             .code(503)
-            .send({ error: { code: 'server_error', message: 'The database is not reachable.' } });
+            .send({ error: { code: 'database_unavailable', message: 'The database is not reachable.' } });
         }
       },
     );
