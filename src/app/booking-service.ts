@@ -45,7 +45,8 @@ export interface NewBooking {
 }
 
 export interface CheckoutContext {
-  payments: PaymentProvider;
+  /** Who takes deposits; null: nobody, and a booking that needs one is refused. */
+  payments: PaymentProvider | null;
   /** Scheme, host and port the customer reaches this server at, for payment_url. */
   publicBaseUrl: string;
 }
@@ -53,8 +54,9 @@ export interface CheckoutContext {
 /**
  * Books a slot, inside the caller's write transaction: the slot is re-checked with the same engine
  * that offered it, its bookings read under the location's turn, then written; the database's overlap trigger is the last
- * guard. No deposit: confirmed. A deposit: pending_payment with a hosted checkout, held for the
- * location's pending_payment_hold_minutes.
+ * guard. No deposit: confirmed. A deposit: pending_payment with a hosted checkout of the configured
+ * payment provider, held for the location's pending_payment_hold_minutes; with no provider, 503
+ * payments_unavailable before anything is written.
  */
 export async function createBooking(
   trx: Db,
@@ -83,6 +85,13 @@ export async function createBooking(
       throw error;
     },
   );
+  const depositMinor = check.services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
+  if (depositMinor && !checkout.payments) {
+    throw new AppError(
+      'payments_unavailable',
+      'This booking needs a deposit, and no payment provider is set up to take it online; book it with the location directly.',
+    );
+  }
   const reference = await unusedReference(trx, caller);
   // Nothing read above is what the location's turn guards (the catalogue, the client, a reference unique
   // in the whole organisation); from here the location's bookings are decided one at a time (on
@@ -95,7 +104,6 @@ export async function createBooking(
   }
 
   const id = randomUUID();
-  const depositMinor = services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
   const status = depositMinor ? 'pending_payment' : 'confirmed';
   const holdExpiresAt = depositMinor ? now + location.policy.pendingPaymentHoldMinutes * 60_000 : null;
   const last = services[services.length - 1]!;
@@ -172,7 +180,7 @@ export async function createBooking(
   );
 
   let paymentUrl: string | null = null;
-  if (depositMinor && holdExpiresAt) {
+  if (depositMinor && holdExpiresAt && checkout.payments) {
     const sessionId = randomUUID();
     await trx
       .insertInto('checkout_sessions')
@@ -190,7 +198,14 @@ export async function createBooking(
         completed_at: null,
       })
       .execute();
-    paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
+    const session = {
+      id: sessionId,
+      bookingReference: reference,
+      amountMinor: depositMinor,
+      currency: caller.currency,
+      expiresAt: holdExpiresAt,
+    };
+    paymentUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
   }
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking = toBooking(

@@ -1,4 +1,5 @@
 import { DEFAULT_DATABASE_URL } from '../data/database.ts';
+import { PAYMENT_PROVIDER_NAMES, type PaymentProviderName } from './payments.ts';
 
 /** The names of this machine, which the MCP endpoints always answer to. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -24,6 +25,13 @@ export interface Config {
    * `booking mcp` over stdio makes them; by default the address `booking serve` listens on.
    */
   publicBaseUrl: string;
+  /**
+   * Whether PUBLIC_BASE_URL was set: then every link the service makes starts with it, whatever the
+   * request's Host says (`booking serve` otherwise makes links for the host names it serves).
+   */
+  publicBaseUrlSet: boolean;
+  /** PAYMENT_PROVIDER: who takes deposits; null, nobody (bookings that need one are refused). */
+  paymentProvider: PaymentProviderName | null;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -35,6 +43,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST?.trim() || '127.0.0.1';
   const tls = Boolean(certFile && keyFile);
+  const publicBaseUrl = parsePublicBaseUrl(env.PUBLIC_BASE_URL);
   return {
     databaseUrl: env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL,
     port,
@@ -45,9 +54,40 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     allowedHosts: [...LOOPBACK_HOSTS, ...listOf(env.ALLOWED_HOSTS)],
     publicBaseUrl:
-      env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ||
+      publicBaseUrl ??
       `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`,
+    publicBaseUrlSet: publicBaseUrl !== null,
+    paymentProvider: parsePaymentProvider(env.PAYMENT_PROVIDER),
   };
+}
+
+/** PUBLIC_BASE_URL: an http(s) origin, optionally with a path prefix; no query, no fragment, no user. */
+function parsePublicBaseUrl(raw: string | undefined): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(
+      `PUBLIC_BASE_URL must be an absolute URL such as https://book.example.com, got "${value}".`,
+    );
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new Error(
+      `PUBLIC_BASE_URL must be an http(s) URL without query, fragment or credentials, got "${value}".`,
+    );
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function parsePaymentProvider(raw: string | undefined): PaymentProviderName | null {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '') return null;
+  if (!(PAYMENT_PROVIDER_NAMES as readonly string[]).includes(value)) {
+    throw new Error(`PAYMENT_PROVIDER must be one of ${PAYMENT_PROVIDER_NAMES.join(', ')}, got "${raw}".`);
+  }
+  return value as PaymentProviderName;
 }
 
 function listOf(raw: string | undefined): string[] {

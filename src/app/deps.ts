@@ -2,7 +2,6 @@ import { type Db, dialectOf } from '../data/database.ts';
 import { PostgresRateLimitStore, type RateLimitStore } from '../data/rate-limit-counters.ts';
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
-import { localCheckout } from './payments.ts';
 import { MemoryRateLimitStore } from './rate-limiter.ts';
 
 /** Limits of the platform, with the contract's values as defaults. */
@@ -23,13 +22,14 @@ export interface AppDeps {
   secret: string | null;
   limits: Limits;
   rateLimitStore: RateLimitStore;
-  payments: PaymentProvider;
+  /** Who takes deposits (PAYMENT_PROVIDER); null: nobody, and bookings that need one are refused. */
+  payments: PaymentProvider | null;
 }
 
 /**
  * The dependencies with the production defaults (contract limits, rate-limit windows in process memory
- * on SQLite and in the shared database on PostgreSQL, the built-in checkout); callers override only
- * what differs, so a new default lands everywhere at once.
+ * on SQLite and in the shared database on PostgreSQL, no payment provider until one is chosen);
+ * callers override only what differs, so a new default lands everywhere at once.
  */
 export function createAppDeps(
   base: Pick<AppDeps, 'db' | 'clock' | 'secret'> & Partial<Omit<AppDeps, 'db' | 'clock' | 'secret'>>,
@@ -38,7 +38,7 @@ export function createAppDeps(
     limits: DEFAULT_LIMITS,
     rateLimitStore:
       dialectOf(base.db) === 'postgres' ? new PostgresRateLimitStore(base.db) : new MemoryRateLimitStore(),
-    payments: localCheckout,
+    payments: null,
     ...base,
   };
 }

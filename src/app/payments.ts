@@ -1,13 +1,60 @@
 /**
- * Where deposits are paid. The engine ships one provider: the local hosted checkout served at
- * /checkout/{session} by this same server. A real provider (Stripe Checkout, Adyen, ...) implements
- * the same interface and reports payment back through the service layer's `payDeposit`.
+ * Where deposits are paid: the seam a payment provider plugs into, chosen by PAYMENT_PROVIDER.
+ *
+ * A booking that needs a deposit opens a checkout session (a row of `checkout_sessions`, written in the
+ * booking's transaction) and answers with the URL the provider gives for it (payment_url). The
+ * provider then reports the payment back through the service layer (checkout-service.ts `payDeposit`),
+ * which confirms the booking. With no provider configured, a booking that needs a deposit is refused
+ * (503 payments_unavailable) and nothing is written; bookings without a deposit are unaffected.
+ *
+ * `local` is the built-in test mode: its checkout pages at /checkout/{session} on this server take
+ * no money (and say so on every page); paying there marks the deposit paid. It runs only when chosen:
+ * PAYMENT_PROVIDER=local, or `booking serve --demo` (`npm start`). A real provider (Stripe Checkout)
+ * implements the same interface.
  */
 export interface PaymentProvider {
-  /** The URL the customer pays a checkout session at. */
-  checkoutUrl(sessionId: string, publicBaseUrl: string): string;
+  /** Its PAYMENT_PROVIDER value. */
+  readonly name: PaymentProviderName;
+  /** False for a test mode that confirms deposits without taking money. */
+  readonly takesMoney: boolean;
+  /** Opens the hosted checkout of a new session; the URL the customer pays it at. */
+  openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string>;
 }
 
+/** What a provider needs to open a checkout for a deposit (stored as `checkout_sessions`). */
+export interface CheckoutSession {
+  id: string;
+  bookingReference: string;
+  amountMinor: number;
+  currency: string;
+  /** Epoch ms; the booking's hold ends then, and an unpaid checkout with it. */
+  expiresAt: number;
+}
+
+export const PAYMENT_PROVIDER_NAMES = ['local', 'stripe'] as const;
+export type PaymentProviderName = (typeof PAYMENT_PROVIDER_NAMES)[number];
+
+/** The built-in test mode: hosted pages on this server that confirm a deposit without taking money. */
 export const localCheckout: PaymentProvider = {
-  checkoutUrl: (sessionId, publicBaseUrl) => `${publicBaseUrl}/checkout/${sessionId}`,
+  name: 'local',
+  takesMoney: false,
+  openCheckout: async (session, publicBaseUrl) =>
+    `${publicBaseUrl}/checkout/${encodeURIComponent(session.id)}`,
 };
+
+/** The providers this version ships, by PAYMENT_PROVIDER name. */
+const PROVIDERS: Partial<Record<PaymentProviderName, PaymentProvider>> = { local: localCheckout };
+
+/**
+ * The provider PAYMENT_PROVIDER names, or null when none is configured. A name this version does not
+ * ship is a configuration error, said at start-up rather than at the first deposit.
+ */
+export function paymentProviderNamed(name: PaymentProviderName | null): PaymentProvider | null {
+  if (name === null) return null;
+  const provider = PROVIDERS[name];
+  if (!provider) {
+    const shipped = Object.keys(PROVIDERS).join(', ');
+    throw new Error(`PAYMENT_PROVIDER=${name} is not available in this version; it ships: ${shipped}.`);
+  }
+  return provider;
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
-import type { Config } from '../app/config.ts';
+import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
@@ -35,6 +35,26 @@ export function createLogger(level: string) {
   );
 }
 
+/**
+ * Says at start what an operator must know about deposits and links: the local provider takes no
+ * money; without a provider, bookings that need a deposit are refused; a server reachable from other
+ * machines needs PUBLIC_BASE_URL (or ALLOWED_HOSTS) for its payment links to name it.
+ */
+function warnAboutPayments(logger: pino.Logger, config: Config): void {
+  if (config.paymentProvider === 'local') {
+    logger.warn(
+      'PAYMENT_PROVIDER=local: the built-in checkout takes no money (test mode); do not use it for real customers',
+    );
+  } else if (config.paymentProvider === null) {
+    logger.info(
+      'no PAYMENT_PROVIDER: bookings that need a deposit are refused with 503 payments_unavailable',
+    );
+  }
+  if (!config.publicBaseUrlSet && !LOOPBACK_HOSTS.includes(config.host as (typeof LOOPBACK_HOSTS)[number])) {
+    logger.warn('PUBLIC_BASE_URL is not set: payment links name this server only for hosts in ALLOWED_HOSTS');
+  }
+}
+
 /** How long a shutdown waits for requests in flight before it cuts their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -46,7 +66,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 export async function serve(config: Config, options: { demo: boolean }): Promise<void> {
   const logger = createLogger(config.logLevel);
+  // The demo takes deposits in the built-in test mode unless another provider was chosen.
+  if (options.demo && config.paymentProvider === null) config.paymentProvider = 'local';
   const runtime = await openRuntime(config);
+  warnAboutPayments(logger, config);
   const { db, clock } = runtime.deps;
   if (options.demo) {
     if (await isDatabaseEmpty(db)) {
@@ -64,7 +87,8 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     trustProxy: config.trustProxy,
     https,
     logger,
-    mcpAllowedHosts: config.allowedHosts,
+    allowedHosts: config.allowedHosts,
+    publicBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : null,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   const stopSweeper = startHoldSweeper(db, clock, (error) =>

@@ -3,6 +3,7 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import { LOOPBACK_HOSTS } from '../app/config.ts';
 import { CursorSecrets } from '../app/cursor-secrets.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { localCheckout } from '../app/payments.ts';
 import { AppError } from '../domain/errors.ts';
 import { createAuthenticator } from './authenticate.ts';
 import {
@@ -18,6 +19,7 @@ import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
+import { installPublicLinks } from './public-base-url.ts';
 import { addressWindow, addressWindowOnUnkeyedResponses, rateLimitHeaders } from './rate-limit-headers.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
@@ -53,8 +55,14 @@ export interface HttpOptions {
   https?: { cert: string | Buffer; key: string | Buffer } | null;
   /** A pino logger; silent when absent. */
   logger?: FastifyBaseLogger;
-  /** Host names the MCP endpoints answer to (DNS rebinding protection); loopback names by default. */
-  mcpAllowedHosts?: readonly string[];
+  /**
+   * Host names this server serves (loopback names and ALLOWED_HOSTS): the MCP endpoints answer only
+   * to them (DNS rebinding protection), links are made for them, and the checkout forms accept posts
+   * from their origins. Loopback names by default.
+   */
+  allowedHosts?: readonly string[];
+  /** PUBLIC_BASE_URL when set: every link the service makes starts with it. */
+  publicBaseUrl?: string | null;
   /** Keep-alive, idle timeout and streams per key of the legacy MCP SSE transport. */
   mcpSse?: Partial<SseLimits>;
   /** Limits on how slowly a request may arrive (tests shorten them). */
@@ -145,13 +153,19 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     );
   });
 
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  installPublicLinks(app, {
+    publicBaseUrl: options.publicBaseUrl ?? null,
+    allowedHosts: new Set(allowedHosts.map((host) => host.toLowerCase())),
+  });
   await registerOpenApi(app);
   const typed = app.withTypeProvider<ZodTypeProvider>();
   await typed.register(healthRoutes(deps));
-  await typed.register(checkoutRoutes(deps));
+  // The built-in checkout exists only while its provider is the one chosen: it takes no money.
+  if (deps.payments?.name === localCheckout.name) await typed.register(checkoutRoutes(deps, deps.payments));
   serveOpenApi(app);
   registerMcpRoutes(app, deps, {
-    allowedHosts: options.mcpAllowedHosts ?? LOOPBACK_HOSTS,
+    allowedHosts,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     ...(options.mcpSse && { sse: options.mcpSse }),
   });

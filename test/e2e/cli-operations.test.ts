@@ -32,7 +32,8 @@ let env: Record<string, string>;
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'booking-ops-'));
   database = await freshDatabaseUrl(dir, { migrated: true });
-  env = { DATABASE_URL: database.url };
+  // The restore test books a colour, which needs a deposit: the built-in checkout takes it.
+  env = { DATABASE_URL: database.url, PAYMENT_PROVIDER: 'local' };
 });
 afterEach(async () => {
   await database.drop();
@@ -407,7 +408,7 @@ describe.skipIf(onPostgres)('booking restore', () => {
     }
 
     const restored = path.join(dir, 'restored.sqlite');
-    const restoredEnv = { DATABASE_URL: `sqlite:${restored}` };
+    const restoredEnv = { DATABASE_URL: `sqlite:${restored}`, PAYMENT_PROVIDER: 'local' };
     const restore = await runCliAsync(['restore', backupFile], restoredEnv);
     expect(restore.status, restore.stderr).toBe(0);
     expect(restore.stdout).toContain(`Restored ${restored} from ${backupFile}`);

@@ -82,7 +82,8 @@ function serialise(request: RawRequest, host: string): Buffer {
   const parts: Buffer[] = [Buffer.from(`${request.method} `), Buffer.from(request.target)];
   parts.push(Buffer.from(' HTTP/1.1\r\n'));
   const names = new Set(request.headers.map(([name]) => name.toLowerCase()));
-  parts.push(Buffer.from(`Host: ${host}\r\n`));
+  // The caller's own Host, when it sends one, is the only one.
+  if (!names.has('host')) parts.push(Buffer.from(`Host: ${host}\r\n`));
   // Connection: close makes the end of every answer unambiguous and keeps no idle sockets around.
   if (!names.has('connection')) parts.push(Buffer.from('Connection: close\r\n'));
   for (const [name, value] of request.headers) {

@@ -3,6 +3,7 @@ import { createApiKey } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { ManualClock } from '../../src/app/clock.ts';
 import { type AppDeps, createAppDeps, DEFAULT_LIMITS, type Limits } from '../../src/app/deps.ts';
+import { localCheckout, type PaymentProvider } from '../../src/app/payments.ts';
 import { buildApp, type HttpOptions } from '../../src/http/build-app.ts';
 import { smallCatalogue } from './catalogue-fixtures.ts';
 import { OpenApiConformance } from './openapi-conformance.ts';
@@ -38,6 +39,8 @@ export async function startTestApp(
     http?: HttpOptions;
     /** BOOKING_SECRET; null leaves each organisation its own stored cursor secret. */
     secret?: string | null;
+    /** PAYMENT_PROVIDER; the built-in test mode unless a test says otherwise (null: none). */
+    payments?: PaymentProvider | null;
   } = {},
 ): Promise<TestApp> {
   const database = await createTempDatabase();
@@ -49,6 +52,7 @@ export async function startTestApp(
     clock,
     secret: options.secret === undefined ? 'test-secret' : options.secret,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
+    payments: options.payments === undefined ? localCheckout : options.payments,
   });
   const app = await buildApp(deps, options.http);
   const routeOf = new Map<string, string | undefined>();

@@ -12,6 +12,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  */
 const STARTS_AT = '2026-11-24T10:00:00+00:00';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** The origin of the pages inject() asks for (its default Host), which their forms post from. */
+const OWN_ORIGIN = 'http://localhost:80';
 const SUCCESS = 'https://shop.example/done?ref={booking_reference}&loc={location_slug}';
 const CANCEL = 'https://shop.example/{location_slug}/book?again={booking_reference}';
 
@@ -44,7 +46,9 @@ async function book(urls: { checkout_success_url?: string; checkout_cancel_url?:
 }
 
 const page = (url: string) => t.app.inject({ method: 'GET', url });
-const post = (url: string, payload = '') => t.app.inject({ method: 'POST', url, headers: FORM, payload });
+/** A form post as a browser sends it from the checkout page. */
+const post = (url: string, payload = '', headers: Record<string, string> = { origin: OWN_ORIGIN }) =>
+  t.app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload });
 const statusOf = async (reference: string) => (await getBooking(t, reference)).json().data.status;
 const sessionRow = (id: string) =>
   t.database.db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -79,6 +83,20 @@ describe('the hosted checkout page', () => {
     expect(response.body).toContain('<time datetime="2026-11-23T09:30:00Z">');
     // Self-contained: nothing loaded from anywhere.
     expect(response.body).not.toMatch(/<script|<link|src=/);
+    // Its forms post with a real Origin (no-referrer would make it "null"), and only to itself.
+    expect(response.headers['referrer-policy']).toBe('same-origin');
+    expect(response.headers['content-security-policy']).toContain("form-action 'self'");
+  });
+
+  it('says on every page, errors included, that it is a test mode that takes no money', async () => {
+    t = await startTestApp();
+    const { path } = await book();
+    const notice = /Test mode:<\/strong> this checkout takes no money/;
+    expect((await page(path)).body).toMatch(notice);
+    expect((await page(`/checkout/${randomUUID()}`)).body).toMatch(notice);
+    expect((await post(`${path}/pay`)).statusCode).toBe(303);
+    expect((await page(`${path}/done`)).body).toMatch(notice);
+    expect((await page(path)).body).toMatch(notice);
   });
 
   it('answers 404 pages for an unknown session, however it is spelled', async () => {
@@ -125,6 +143,14 @@ describe('the hosted checkout page', () => {
     expect(pay.statusCode).toBe(403);
   });
 
+  it('exists only while the local provider is the one chosen', async () => {
+    t = await startTestApp({ payments: null });
+    for (const url of [`/checkout/${randomUUID()}`, `/checkout/${randomUUID()}/done`]) {
+      expect((await page(url)).statusCode, url).toBe(404);
+    }
+    expect((await post(`/checkout/${randomUUID()}/pay`)).statusCode).toBe(404);
+  });
+
   it('leaves the API’s JSON-only rule alone', async () => {
     t = await startTestApp();
     const response = await t.request({
@@ -145,6 +171,7 @@ describe('paying', () => {
     const paid = await post(`${path}/pay`);
     expect(paid.statusCode).toBe(303);
     expect(paid.headers.location).toBe(`${path}/done`);
+    // The redirect leaves for the shop's pages (or our own): no referrer at all.
     expect(paid.headers['referrer-policy']).toBe('no-referrer');
     expect(await statusOf(reference)).toBe('confirmed');
     expect(await eventsOf(reference)).toEqual([
@@ -208,6 +235,41 @@ describe('paying', () => {
     const { path } = await book();
     expect((await post(`${path}/pay`, 'x'.repeat(2048))).statusCode).toBe(413);
     expect((await post(`${path}/pay`, 'submit=Pay')).statusCode).toBe(303);
+  });
+});
+
+describe('the forms', () => {
+  it('are refused from another site, or without Origin and Referer, and accepted from the page itself', async () => {
+    t = await startTestApp();
+    const { reference, path, session } = await book();
+    const refusals: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: 'http://localhost:8080' },
+      { referer: 'https://evil.example/page' },
+      {},
+    ];
+    for (const headers of refusals) {
+      for (const action of ['pay', 'abandon']) {
+        const refused = await post(`${path}/${action}`, '', headers);
+        expect(refused.statusCode, `${action} ${JSON.stringify(headers)}`).toBe(403);
+        expectHtml(refused);
+        expect(refused.body).toContain('Not accepted from here');
+      }
+    }
+    expect(await statusOf(reference)).toBe('pending_payment');
+    expect((await sessionRow(session)).status).toBe('open');
+    // A browser that sends no Origin still sends the page as Referer.
+    expect((await post(`${path}/abandon`, '', { referer: `${OWN_ORIGIN}${path}` })).statusCode).toBe(303);
+    expect((await post(`${path}/pay`)).statusCode).toBe(303);
+    expect(await statusOf(reference)).toBe('confirmed');
+  });
+
+  it('accept the origin of PUBLIC_BASE_URL, where the payment links point', async () => {
+    t = await startTestApp({ http: { publicBaseUrl: 'https://book.salon.example' } });
+    const { path } = await book();
+    expect((await post(`${path}/pay`, '', { origin: 'https://evil.example' })).statusCode).toBe(403);
+    expect((await post(`${path}/pay`, '', { origin: 'https://book.salon.example' })).statusCode).toBe(303);
   });
 });
 

@@ -82,14 +82,14 @@ describe('POST /bookings', () => {
 
   it('holds a deposit booking as pending_payment with a checkout link until the hold lapses', async () => {
     const colour = { ...cut(tue('12:00')), service_ids: [ids.services.colour] };
-    const response = await postBooking(t, colour, { host: 'salon.example:8443' });
+    const response = await postBooking(t, colour, { host: 'localhost:8443' });
     expect(response.statusCode).toBe(201);
     const booking = response.json().data;
     expect(booking).toMatchObject({
       status: 'pending_payment',
       ends_at: '2026-11-24T13:30:00+00:00',
       deposit: { amount: 2000, currency: 'GBP' },
-      payment_url: expect.stringMatching(/^http:\/\/salon\.example:8443\/checkout\/\S+$/),
+      payment_url: expect.stringMatching(/^http:\/\/localhost:8443\/checkout\/\S+$/),
     });
     const offered = () => offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-11-24' });
     expect(await offered()).not.toContain(tue('12:00'));
@@ -345,6 +345,81 @@ describe('GET /clients/{client_id}/bookings', () => {
       expect(bad.json().error).toMatchObject({ code: 'invalid_request', param: 'client_id' });
     } finally {
       await r.close();
+    }
+  });
+});
+
+describe('payment links', () => {
+  let own: TestApp | undefined;
+  afterEach(async () => {
+    await own?.close();
+    own = undefined;
+  });
+  /** Colour at a start no other test here books. */
+  const colourAt = (startsAt: string) => ({ ...cut(startsAt), service_ids: [ids.services.colour] });
+  const linkOf = (response: { statusCode: number; json(): { data: { payment_url: string } } }) => {
+    expect(response.statusCode).toBe(201);
+    return response.json().data.payment_url;
+  };
+
+  it('never name a host the server does not serve, whatever the Host header says', async () => {
+    for (const [host, at] of [
+      ['evil.example/phish?x=', '2026-11-23T11:00:00+00:00'],
+      ['evil.example', '2026-11-23T14:30:00+00:00'],
+      ['localhost@evil.example', '2026-11-30T15:00:00+00:00'],
+    ] as const) {
+      const link = new URL(linkOf(await postBooking(t, colourAt(at), { host })));
+      expect(link.hostname, host).toBe('localhost');
+      expect(link.pathname, host).toMatch(/^\/checkout\/[0-9a-f-]{36}$/);
+      expect(link.search, host).toBe('');
+    }
+  });
+
+  it('name a host the server serves (ALLOWED_HOSTS) as the request reached it', async () => {
+    own = await startTestApp({ http: { allowedHosts: ['localhost', 'salon.example'] } });
+    const ownIds = await catalogueIds(own.database.db);
+    const body = { ...cut(tue('12:00')), client_id: ownIds.jo, service_ids: [ownIds.services.colour] };
+    expect(linkOf(await postBooking(own, body, { host: 'salon.example:8443' }))).toMatch(
+      /^http:\/\/salon\.example:8443\/checkout\/[0-9a-f-]{36}$/,
+    );
+  });
+
+  it('start with PUBLIC_BASE_URL when it is set, stored so with the idempotent answer', async () => {
+    own = await startTestApp({ http: { publicBaseUrl: 'https://book.salon.example/shop' } });
+    const ownIds = await catalogueIds(own.database.db);
+    const body = { ...cut(tue('12:00')), client_id: ownIds.jo, service_ids: [ownIds.services.colour] };
+    const first = linkOf(await postBooking(own, body, { host: 'evil.example', idempotencyKey: 'links-1' }));
+    expect(first).toMatch(/^https:\/\/book\.salon\.example\/shop\/checkout\/[0-9a-f-]{36}$/);
+    const replay = linkOf(await postBooking(own, body, { host: 'localhost', idempotencyKey: 'links-1' }));
+    expect(replay).toBe(first);
+  });
+});
+
+describe('deposits without a payment provider', () => {
+  it('are refused with 503 payments_unavailable and nothing written; bookings without one go through', async () => {
+    const own = await startTestApp({ payments: null });
+    try {
+      const ownIds = await catalogueIds(own.database.db);
+      const body = { ...cut(tue('12:00')), client_id: ownIds.jo, service_ids: [ownIds.services.colour] };
+      const refused = await postBooking(own, body, { idempotencyKey: 'no-provider-1' });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toEqual({
+        error: { code: 'payments_unavailable', message: expect.stringContaining('deposit') },
+      });
+      expect(await countBookings(own.database.db)).toBe(0);
+      const sessions = await own.database.db.selectFrom('checkout_sessions').select('id').execute();
+      expect(sessions).toEqual([]);
+      // Not stored as the key's answer (a 5xx): once a provider is there, the same request can book.
+      const stored = await own.database.db
+        .selectFrom('idempotency_records')
+        .select('idempotency_key')
+        .execute();
+      expect(stored).toEqual([]);
+
+      const cutOnly = { ...cut(tue('12:00')), client_id: ownIds.jo };
+      expect((await postBooking(own, cutOnly)).json().data.status).toBe('confirmed');
+    } finally {
+      await own.close();
     }
   });
 });

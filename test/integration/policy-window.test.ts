@@ -55,7 +55,7 @@ async function bookPaidColour(slug: string, startsAt = start): Promise<string> {
   const paid = await t.app.inject({
     method: 'POST',
     url: `/checkout/${session.id}/pay`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
     payload: '',
   });
   expect(paid.statusCode).toBe(303);

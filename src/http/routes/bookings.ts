@@ -34,8 +34,10 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Book a slot offered by availability',
           description:
             'Without a deposit the booking is confirmed. With one it is pending_payment, with deposit and ' +
-            'payment_url, until the hosted checkout is paid (or the hold lapses). Send Idempotency-Key to make ' +
-            'retries safe: the same key and body within 24 hours replay the stored response.',
+            'payment_url, until the hosted checkout is paid (or the hold lapses); when the installation has no ' +
+            'payment provider, a booking that needs a deposit is refused (503 payments_unavailable). Send ' +
+            'Idempotency-Key to make retries safe: the same key and body within 24 hours replay the stored ' +
+            'response (5xx answers are not stored).',
           headers: IdempotencyHeaders,
           body: NewBookingBody,
           querystring: NoQuery,
@@ -51,6 +53,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
                 'idempotency_key_reused.',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
+            503: ErrorEnvelope.describe(
+              'payments_unavailable: the booking needs a deposit and no payment provider is configured.',
+            ),
             ...AUTHENTICATED_ERRORS,
           },
         },

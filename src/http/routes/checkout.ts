@@ -9,8 +9,11 @@ import {
   payDeposit,
 } from '../../app/checkout-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
+import type { PaymentProvider } from '../../app/payments.ts';
+import { AppError } from '../../domain/errors.ts';
 import { formatUtc } from '../../domain/time-format.ts';
 import { toAppError } from '../error-envelope.ts';
+import { ownOrigins } from '../public-base-url.ts';
 
 /**
  * The local payment provider's hosted checkout, for people in browsers: GET /checkout/{session} (the
@@ -18,8 +21,16 @@ import { toAppError } from '../error-envelope.ts';
  * GET .../done (the default confirmation page). Outside /v1: no API key (the unguessable session id
  * is the capability), hidden from the OpenAPI document, and every answer, failures included, is a
  * self-contained HTML page. The app's HTTPS rule applies as everywhere.
+ *
+ * Mounted only while `provider` is the configured one (PAYMENT_PROVIDER=local, or `serve --demo`):
+ * it takes no money, and every page says so. The forms are accepted only from this server's own pages
+ * (Origin, or Referer when a browser sends no Origin), so another site cannot make a visitor's browser
+ * pay or leave a checkout whose link it has seen.
  */
-export function checkoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): FastifyPluginAsyncZod {
+  const document = pageDocument(provider.takesMoney ? '' : TEST_MODE_NOTICE);
+  const sendPage = (reply: FastifyReply, title: string, body: string) =>
+    securePage(reply).send(document(title, body));
   return async (app) => {
     // HTML forms post application/x-www-form-urlencoded; ours carry no fields, so the body is ignored.
     // Registered inside this plugin only: the API keeps its JSON-only rule.
@@ -34,11 +45,12 @@ export function checkoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error);
       if (appError.code === 'server_error') request.log.error({ err: error }, 'request failed');
-      const title = TITLES[appError.status] ?? 'Something went wrong';
+      const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
       return sendPage(reply.code(appError.status), title, errorBody(title, appError.message, request));
     });
 
     const hidden = { schema: { hide: true } };
+    const form = { ...hidden, onRequest: refuseCrossSiteForm };
 
     app.get<{ Params: SessionParams }>('/checkout/:session', hidden, async (request, reply) => {
       const view = await getCheckout(deps.db, request.params.session, deps.clock.nowMs());
@@ -48,12 +60,12 @@ export function checkoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       return sendPage(reply.code(409), notPayableTitle(view), notPayableBody(view));
     });
 
-    app.post<{ Params: SessionParams }>('/checkout/:session/pay', hidden, async (request, reply) => {
+    app.post<{ Params: SessionParams }>('/checkout/:session/pay', form, async (request, reply) => {
       const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs());
       return redirect(reply, paid.redirectUrl);
     });
 
-    app.post<{ Params: SessionParams }>('/checkout/:session/abandon', hidden, async (request, reply) => {
+    app.post<{ Params: SessionParams }>('/checkout/:session/abandon', form, async (request, reply) => {
       const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs());
       return redirect(reply, left.redirectUrl);
     });
@@ -70,12 +82,40 @@ interface SessionParams {
   session: string;
 }
 
-const TITLES: Record<number, string> = {
-  403: 'HTTPS required',
+const TITLES: Record<string | number, string> = {
+  https_required: 'HTTPS required',
+  invalid_host: 'Not accepted from here',
   404: 'Checkout not found',
   409: 'This checkout cannot be paid',
   413: 'Request too large',
 };
+
+/**
+ * A form post must come from one of this server's own pages. Browsers send Origin with every form
+ * post (our pages' Referrer-Policy: same-origin keeps it from being "null"); a browser that sends
+ * none still sends a Referer. A post with neither is not from our page: refused too.
+ */
+async function refuseCrossSiteForm(request: FastifyRequest): Promise<void> {
+  const claimed = originOf(request.headers.origin ?? request.headers.referer);
+  if (claimed === undefined || !ownOrigins(request).has(claimed)) {
+    throw new AppError(
+      'invalid_host',
+      'This form is accepted only from the checkout page itself. Open the payment link again and use its buttons.',
+      'Origin',
+    );
+  }
+}
+
+/** The serialised origin of a URL or an Origin header (default ports dropped); undefined for none or "null". */
+function originOf(url: string | undefined): string | undefined {
+  if (!url || url === 'null') return undefined;
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
 
 function redirect(reply: FastifyReply, url: string): FastifyReply {
   // no-referrer: the checkout URL (the capability) must not leak to the shop's pages.
@@ -85,25 +125,33 @@ function redirect(reply: FastifyReply, url: string): FastifyReply {
     .redirect(url, 303);
 }
 
-function sendPage(reply: FastifyReply, title: string, body: string): FastifyReply {
+/**
+ * Headers of every page. Referrer-Policy same-origin: the page's URL (the capability) never leaves for
+ * another site, yet its own forms post with a real Origin (no-referrer would make it "null"). The CSP
+ * allows no scripts, no framing, and form posts to this origin only.
+ */
+function securePage(reply: FastifyReply): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
     .header(
       'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-    )
-    .send(document(title, body));
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Pages. Every interpolated value goes through esc(); nothing is loaded from elsewhere.
 
+/** Said on every page of a provider that takes no money. */
+const TEST_MODE_NOTICE = `<p class="test-mode" role="note"><strong>Test mode:</strong> this checkout takes no money. Paying here only marks the deposit as paid; no card is asked for or charged.</p>
+`;
+
 /** The pages' words are English; only money and times follow the organisation's locale. */
-function document(title: string, body: string): string {
-  return `<!doctype html>
+function pageDocument(notice: string) {
+  return (title: string, body: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -114,7 +162,7 @@ function document(title: string, body: string): string {
 </head>
 <body>
 <main>
-${body}
+${notice}${body}
 </main>
 </body>
 </html>
@@ -129,6 +177,7 @@ const STYLE = [
   'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}',
   'td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
   '.notice{padding:.75rem;border-left:4px solid #b35900;background:#fff4e5}',
+  '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
   '.actions{display:flex;gap:1rem;flex-wrap:wrap;margin-top:1.5rem}',
   'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer}',
   'button.primary{background:#0b5394;color:#fff}button.secondary{background:#fff;color:#0b5394}',
