@@ -4,6 +4,7 @@ import { type AppDeps, createAppDeps } from './app/deps.ts';
 import { paymentProviderNamed } from './app/payments.ts';
 import { type DatabaseHandle, type DatabaseOptions, openDatabase } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
+import { holdInUseLock } from './data/postgres.ts';
 
 export interface Runtime {
   database: DatabaseHandle;
@@ -22,12 +23,21 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const payments = paymentProviderNamed(config.paymentProvider);
   const database = openDatabase(config.databaseUrl, options);
+  // PostgreSQL: say this process uses the database for as long as it runs, so that `booking restore`
+  // refuses meanwhile (a SQLite file's open connection says so by itself).
+  let releaseUse = async () => undefined as void;
   try {
+    if (database.dialect === 'postgres') releaseUse = await holdInUseLock(config.databaseUrl);
     await migrateToLatest(database.db);
     const deps = createAppDeps({ db: database.db, clock, secret: config.secret, payments });
-    return { database, deps, close: () => database.close() };
+    const close = async () => {
+      await database.close();
+      await releaseUse();
+    };
+    return { database, deps, close };
   } catch (error) {
     await database.close();
+    await releaseUse();
     throw error;
   }
 }

@@ -1,35 +1,42 @@
 import type { Command } from 'commander';
 import { systemClock } from '../app/clock.ts';
 import { readConfig } from '../app/config.ts';
-import { openDatabase, sqliteFileOf } from '../data/database.ts';
+import { BackupError, type BackupOutcome } from '../data/backup-files.ts';
+import { isPostgresUrl, openDatabase, sqliteFileOf } from '../data/database.ts';
 import { checkIntegrity, type IntegrityReport } from '../data/integrity-check.ts';
 import { pendingMigrations } from '../data/migrate.ts';
-import {
-  BackupError,
-  type BackupOutcome,
-  backupSqliteFile,
-  restoreSqliteFile,
-} from '../data/sqlite-backup.ts';
+import { backupPostgres, restorePostgres } from '../data/postgres-backup.ts';
+import { backupSqliteFile, restoreSqliteFile } from '../data/sqlite-backup.ts';
 import { CommandError, out } from './output.ts';
 
 /** `booking backup`, `booking restore` and `booking check`: keeping the data safe and proving it is. */
 export function addOperationsCommands(program: Command): void {
   program
     .command('backup')
-    .description("Copy the database to <file> with SQLite's online backup, while the server keeps serving")
-    .argument('<file>', 'a new file for the backup (an existing file is never overwritten)')
+    .description(
+      'Copy the database to <file> while the server keeps serving (SQLite online backup, or pg_dump)',
+    )
+    .argument(
+      '<file>',
+      'a new file for the backup, readable by its owner only (an existing file is never overwritten)',
+    )
     .action(async (file: string) => {
-      const outcome = await withBackupErrors(() => backupSqliteFile(configuredSqliteFile('backup'), file));
-      out(`Backed up to ${outcome.file}: ${describe(outcome)}, integrity checked.`);
+      const url = readConfig().databaseUrl;
+      const outcome = await withBackupErrors(() =>
+        isPostgresUrl(url) ? backupPostgres(url, file) : backupSqliteFile(configuredSqliteFile(url), file),
+      );
+      out(`Backed up to ${outcome.file}: ${describe(outcome)}, ${outcome.checked}.`);
     });
 
   program
     .command('restore')
-    .description('Replace the database with a backup; stop the server first')
+    .description('Replace the database with a backup; refused while a server or another command uses it')
     .argument('<file>', 'a file written by `booking backup`')
     .action(async (file: string) => {
-      const target = configuredSqliteFile('restore');
-      const outcome = await withBackupErrors(() => restoreSqliteFile(file, target));
+      const url = readConfig().databaseUrl;
+      const outcome = await withBackupErrors(() =>
+        isPostgresUrl(url) ? restorePostgres(file, url) : restoreSqliteFile(file, configuredSqliteFile(url)),
+      );
       out(`Restored ${outcome.file} from ${file}: ${describe(outcome)}.`);
       out('Start the server again; it applies any newer migrations first.');
     });
@@ -54,11 +61,6 @@ export function addOperationsCommands(program: Command): void {
     });
 }
 
-const POSTGRESQL_TOOL = {
-  backup: 'back up PostgreSQL with pg_dump',
-  restore: 'restore PostgreSQL with pg_restore',
-};
-
 /**
  * Opens the database read-only and as it is, so that checking a backup file leaves it byte for byte
  * unchanged: no migrations, no journal-mode switch. A schema older than this version is refused
@@ -80,17 +82,13 @@ async function checkConfiguredDatabase(): Promise<IntegrityReport> {
   }
 }
 
-function configuredSqliteFile(command: 'backup' | 'restore'): string {
-  const file = sqliteFileOf(readConfig().databaseUrl);
-  if (file === null) {
-    throw new CommandError(
-      `booking ${command} works on a SQLite file (DATABASE_URL=sqlite:<path>); ${POSTGRESQL_TOOL[command]}.`,
-    );
-  }
+function configuredSqliteFile(url: string): string {
+  const file = sqliteFileOf(url);
+  if (file === null) throw new CommandError('An in-memory database has nothing to back up or restore.');
   return file;
 }
 
-async function withBackupErrors(work: () => Promise<BackupOutcome>): Promise<BackupOutcome> {
+async function withBackupErrors<T extends BackupOutcome>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -100,5 +98,5 @@ async function withBackupErrors(work: () => Promise<BackupOutcome>): Promise<Bac
 }
 
 function describe(outcome: BackupOutcome): string {
-  return `${outcome.pages} pages, ${(outcome.bytes / 1024).toFixed(0)} KiB`;
+  return `${outcome.contents}, ${(outcome.bytes / 1024).toFixed(0)} KiB`;
 }

@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 import { openPostgres } from './postgres.ts';
+import { privateDatabaseFile } from './private-files.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
 
@@ -82,9 +83,12 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   if (file === '') throw new Error('DATABASE_URL sqlite: needs a file path, e.g. sqlite:db/booking.sqlite');
   const inMemory = file === ':memory:';
   const resolved = inMemory ? file : path.resolve(PROJECT_ROOT, file);
-  if (!inMemory && !options.readonly) mkdirSync(path.dirname(resolved), { recursive: true });
   const readonly = options.readonly === true && !inMemory;
   if (!inMemory && options.mustExist && !existsSync(resolved)) throw new MissingDatabaseError(resolved);
+  if (!inMemory && !readonly) {
+    mkdirSync(path.dirname(resolved), { recursive: true });
+    privateDatabaseFile(resolved);
+  }
   const sqlite = new SqliteDatabase(resolved, { readonly, fileMustExist: readonly });
   if (readonly) configureReadonlySqlite(sqlite);
   else configureSqlite(sqlite);

@@ -102,3 +102,28 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
     close: () => db.destroy(),
   };
 }
+
+/**
+ * The advisory lock every process working on the database holds, shared, for as long as it runs
+ * (`booking serve`, `booking mcp`, the commands): `booking restore` takes it exclusively, so it is
+ * refused while any of them runs, and a process starting meanwhile waits until the restore is done.
+ */
+export const DATABASE_IN_USE_LOCK = `hashtextextended('booking-engine:database-in-use', 0)`;
+
+/**
+ * Holds the shared in-use lock on a connection of its own (outside the pool, whose connections come
+ * and go) until the returned function is called; a process that dies lets go with its connection.
+ */
+export async function holdInUseLock(url: string): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url });
+  // A dropped connection loses the lock but must not take the process down.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query(`SELECT pg_advisory_lock_shared(${DATABASE_IN_USE_LOCK})`);
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+  return () => client.end().catch(() => undefined);
+}

@@ -1,15 +1,8 @@
-import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-
-export interface BackupOutcome {
-  file: string;
-  pages: number;
-  bytes: number;
-}
-
-/** Thrown for a backup or restore the operator can fix (missing file, not a booking database, ...). */
-export class BackupError extends Error {}
+import { BackupError, type BackupOutcome, newBackupFile } from './backup-files.ts';
+import { createPrivateFile, PRIVATE_FILE_MODE } from './private-files.ts';
 
 /** sqlite3_backup_step's page count: this many means "all remaining pages in one step". */
 const ALL_PAGES = 0x7fffffff;
@@ -20,67 +13,79 @@ const ALL_PAGES = 0x7fffffff;
  *
  * The copy is taken in one backup step, which reads one consistent snapshot: in WAL mode that holds
  * no lock writers wait on, and it cannot be restarted forever by a busy writer, as a page-by-page
- * backup is each time another connection commits. The copy is written beside the destination, checked
- * (integrity_check, and it must hold the schema's migrations), turned into a single self-contained file
- * (rollback journal instead of WAL) and only then linked into place, so a file at `destination` is
- * always a whole, verified backup, and one that appeared there meanwhile is not overwritten.
+ * backup is each time another connection commits. The copy is checked (integrity_check, and it must
+ * hold the schema's migrations) and turned into a single self-contained file (rollback journal instead
+ * of WAL) before it is published (newBackupFile: private, whole, never over an existing file).
  */
-export async function backupSqliteFile(source: string, destination: string): Promise<BackupOutcome> {
+export async function backupSqliteFile(
+  source: string,
+  destination: string,
+): Promise<BackupOutcome & { checked: string }> {
   if (!existsSync(source)) throw new BackupError(`There is no database at ${source}.`);
-  const target = path.resolve(destination);
-  if (existsSync(target)) throw new BackupError(`${target} exists; choose a new file name for the backup.`);
-  if (!existsSync(path.dirname(target)))
-    throw new BackupError(`The folder ${path.dirname(target)} does not exist.`);
-
-  const partial = `${target}.partial-${process.pid}`;
-  const live = new SqliteDatabase(source, { fileMustExist: true });
-  try {
-    live.pragma('busy_timeout = 5000');
-    await live.backup(partial, { progress: () => ALL_PAGES });
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
-  } finally {
-    live.close();
-  }
-  try {
+  return newBackupFile(destination, async (partial) => {
+    const live = new SqliteDatabase(source, { fileMustExist: true });
+    try {
+      live.pragma('busy_timeout = 5000');
+      await live.backup(partial, { progress: () => ALL_PAGES });
+    } finally {
+      live.close();
+    }
     const pages = verifyBookingDatabase(partial, { makeSelfContained: true });
-    publishWithoutOverwriting(partial, target);
-    return { file: target, pages, bytes: statSync(target).size };
-  } finally {
-    rmSync(partial, { force: true });
-  }
+    return { contents: `${pages} pages`, checked: 'integrity checked' };
+  });
 }
 
 /**
  * Replaces the database at `target` with the backup, after checking the backup is a whole booking
- * database. The copy goes through SQLite's backup API into the target, so the target's own WAL is
- * handled by SQLite and a crash mid-restore leaves the old or the new database, never a mix. The
- * service must be stopped first (docs/operating.md): a running server would go on from
- * the restored data without knowing its caches are stale.
+ * database and that nothing has the target open: a running server would go on answering from its own
+ * view of the data (a booking it answered 201 would vanish under it, or be written into the restored
+ * data as if the restore had not happened). The copy goes through SQLite's backup API into the
+ * target, so the target's own WAL is handled by SQLite and a crash mid-restore leaves the old or the
+ * new database, never a mix.
  */
 export async function restoreSqliteFile(backup: string, target: string): Promise<BackupOutcome> {
   if (!existsSync(backup)) throw new BackupError(`There is no backup at ${backup}.`);
   const pages = verifyBookingDatabase(backup, { makeSelfContained: false });
   const resolved = path.resolve(target);
+  if (existsSync(resolved)) refuseIfInUse(resolved);
+  else createPrivateFile(resolved);
   const source = new SqliteDatabase(backup, { readonly: true, fileMustExist: true });
   try {
     await source.backup(resolved, { progress: () => ALL_PAGES });
   } finally {
     source.close();
   }
-  return { file: resolved, pages, bytes: statSync(resolved).size };
+  chmodSync(resolved, PRIVATE_FILE_MODE);
+  return { file: resolved, contents: `${pages} pages`, bytes: statSync(resolved).size };
 }
 
-/** A hard link fails if `target` exists, where a rename would silently replace it. */
-function publishWithoutOverwriting(partial: string, target: string): void {
+/**
+ * Throws when another connection has the database open. Every connection to a WAL database holds a
+ * shared lock as long as it is open, even idle (a `booking serve` keeps one for its whole life), so
+ * an exclusive lock can be had only when nobody else is there. Taken without waiting, and let go at
+ * once: the restore follows immediately.
+ */
+function refuseIfInUse(file: string): void {
+  let probe: SqliteDatabase.Database;
   try {
-    linkSync(partial, target);
+    probe = new SqliteDatabase(file, { fileMustExist: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new BackupError(`${target} appeared while the backup was taken; it was left as it is.`);
+    throw new BackupError(`${file} cannot be opened: ${(error as Error).message}`);
+  }
+  try {
+    probe.pragma('busy_timeout = 0');
+    probe.pragma('locking_mode = EXCLUSIVE');
+    probe.exec('BEGIN EXCLUSIVE');
+    probe.exec('COMMIT');
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+      throw new BackupError(
+        `${file} is in use by another process (a running booking serve, booking mcp or another command); stop it, then restore.`,
+      );
     }
-    throw error;
+    throw new BackupError(`${file} cannot be checked: ${(error as Error).message}`);
+  } finally {
+    probe.close();
   }
 }
 

@@ -1,5 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -22,8 +34,8 @@ import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
  * real files, a backup taken from under a `booking serve` that is taking bookings, and a server started
  * on the restored file. The databases are set up in process (migrate, import, a key) to keep the file
  * quick; everything under test runs in child processes. Servers use the real clock, so bookings are
- * taken a week or more ahead. `booking check` runs on both databases; backup and restore copy SQLite
- * files (PostgreSQL has pg_dump and pg_restore), so their tests run on SQLite only.
+ * taken a week or more ahead. `booking check` runs on both databases; backup and restore are tested on
+ * each database with its own means (SQLite's backup API into files; pg_dump archives).
  */
 let dir: string;
 /** The test's database: a SQLite file in `dir` (not created yet), or a migrated PostgreSQL database. */
@@ -106,6 +118,8 @@ function readOnly<T>(at: string, read: (sqlite: Database.Database) => T): T {
     sqlite.close();
   }
 }
+
+const modeOf = (file: string) => statSync(file).mode & 0o777;
 
 const referencesIn = (at: string) =>
   readOnly(at, (sqlite) =>
@@ -338,8 +352,10 @@ describe.skipIf(onPostgres)('booking backup', () => {
     expect(answeredWhileBackupRan).toBeGreaterThan(0);
     expect(bookedAfterExit).toHaveLength(CLIENTS);
 
-    // A single self-contained file: rollback journal mode, no WAL, no leftover partial copy beside it.
-    expect(readdirSync(dir).filter((name) => name.startsWith('backup.sqlite'))).toEqual(['backup.sqlite']);
+    // A single self-contained file, readable by its owner only: rollback journal mode, no WAL, no
+    // leftover partial copy beside it.
+    expect(readdirSync(dir).filter((name) => name.includes('backup.sqlite'))).toEqual(['backup.sqlite']);
+    expect(modeOf(backupFile)).toBe(0o600);
     expect(readOnly(backupFile, (sqlite) => sqlite.pragma('journal_mode', { simple: true }))).toBe('delete');
 
     const report = await checkFileReadOnly(backupFile);
@@ -383,9 +399,84 @@ describe.skipIf(onPostgres)('booking backup', () => {
     expect(existsSync(missingFolder)).toBe(false);
     expect(readdirSync(dir).sort()).toEqual(['booking.sqlite', 'precious.sqlite']);
   });
+
+  it('writes through no link planted where it works, and leaves a file only its owner can read', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'nightly.sqlite');
+    // Someone who can write to the folder plants links at every name a backup process might use for
+    // its temporary copy (the names of earlier versions: <file>.partial-<pid>, for the next pids).
+    const victims = path.join(dir, 'victims');
+    mkdirSync(victims);
+    const lastPid = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+    for (let pid = lastPid + 1; pid <= lastPid + 400; pid++) {
+      symlinkSync(path.join(victims, `written-through-${pid}`), `${backupFile}.partial-${pid}`);
+    }
+    const result = await runCliAsync(['backup', backupFile]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(readdirSync(victims)).toEqual([]);
+    expect(lstatSync(backupFile).isFile()).toBe(true);
+    expect(modeOf(backupFile)).toBe(0o600);
+    const report = await checkFileReadOnly(backupFile);
+    expect(report.ok).toBe(true);
+  });
+});
+
+describe.skipIf(onPostgres)('the database file', () => {
+  it('is readable by its owner only, with its WAL, and an older one left readable by others is tightened', async () => {
+    const file = databaseFile();
+    const migrated = await runCliAsync(['migrate']);
+    expect(migrated.status, migrated.stderr).toBe(0);
+    expect(modeOf(file)).toBe(0o600);
+
+    const key = await createBookingDatabase();
+    const server = await startServer(['--port', '0'], env);
+    try {
+      await apiOf(server, key).get('/locations');
+      for (const companion of [`${file}-wal`, `${file}-shm`])
+        expect(modeOf(companion), companion).toBe(0o600);
+    } finally {
+      await server.stop();
+    }
+    chmodSync(file, 0o644);
+    expect((await runCliAsync(['keys', 'list', '--org', 'acme-hair'])).status).toBe(0);
+    expect(modeOf(file)).toBe(0o600);
+  });
 });
 
 describe.skipIf(onPostgres)('booking restore', () => {
+  it('refuses a database a server is using, so that nothing it answered is lost, and restores it once stopped', async () => {
+    const key = await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.sqlite');
+    const server = await startServer(['--port', '0'], env);
+    let answeredAfterBackup: string;
+    try {
+      const api = apiOf(server, key);
+      const [first, second] = await freeCutSlots(api);
+      expect((await api.call('POST', '/bookings', first)).status).toBe(201);
+      const backup = await runCliAsync(['backup', backupFile]);
+      expect(backup.status, backup.stderr).toBe(0);
+      const later = await api.call<{ data: { reference: string } }>('POST', '/bookings', second);
+      expect(later.status).toBe(201);
+      answeredAfterBackup = later.json.data.reference;
+
+      const refused = await runCliAsync(['restore', backupFile]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('is in use by another process');
+      // The booking answered 201 is still there, for the server and in its file.
+      expect((await api.call('GET', `/bookings/${answeredAfterBackup}`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    expect(referencesIn(databaseFile())).toContain(answeredAfterBackup);
+
+    // Stopped, the operator restores on purpose: the database is the backup again, and stays private.
+    const restored = await runCliAsync(['restore', backupFile]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(referencesIn(databaseFile())).not.toContain(answeredAfterBackup);
+    expect(referencesIn(databaseFile())).toHaveLength(1);
+    expect(modeOf(databaseFile())).toBe(0o600);
+  }, 60_000);
+
   it('restores a backup into a new database that a server then serves, and refuses other files', async () => {
     const key = await createBookingDatabase();
     const backupFile = path.join(dir, 'backup.sqlite');
@@ -412,6 +503,7 @@ describe.skipIf(onPostgres)('booking restore', () => {
     const restore = await runCliAsync(['restore', backupFile], restoredEnv);
     expect(restore.status, restore.stderr).toBe(0);
     expect(restore.stdout).toContain(`Restored ${restored} from ${backupFile}`);
+    expect(modeOf(restored)).toBe(0o600);
 
     const restoredServer = await startServer(['--port', '0'], restoredEnv);
     try {
@@ -451,24 +543,66 @@ describe.skipIf(onPostgres)('booking restore', () => {
   }, 60_000);
 });
 
-describe('backup and restore on PostgreSQL', () => {
-  it('point to pg_dump and pg_restore before connecting to anything', async () => {
-    // Nothing listens on port 1: a connection attempt would fail with another message.
-    const postgres = { DATABASE_URL: 'postgres://booking:secret@127.0.0.1:1/booking' };
-    const target = path.join(dir, 'backup.sqlite');
-    const [backup, restore] = await Promise.all([
-      runCliAsync(['backup', target], postgres),
-      runCliAsync(['restore', target], postgres),
-    ]);
-    for (const [command, result] of [
-      ['backup', backup],
-      ['restore', restore],
-    ] as const) {
-      expect(result.status, command).toBe(1);
-      expect(result.stderr).toContain(`error: booking ${command} works on a SQLite file`);
-      expect(result.stderr).toContain(command === 'backup' ? 'pg_dump' : 'pg_restore');
-      expect(result.stderr).not.toContain('ECONNREFUSED');
+describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
+  it('backs up a serving database with pg_dump, refuses to restore while it is served, restores once stopped', async () => {
+    const key = await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.dump');
+    const server = await startServer(['--port', '0'], env);
+    let answeredBeforeBackup: string;
+    let answeredAfterBackup: string;
+    try {
+      const api = apiOf(server, key);
+      const [first, second] = await freeCutSlots(api);
+      const before = await api.call<{ data: { reference: string } }>('POST', '/bookings', first);
+      expect(before.status).toBe(201);
+      answeredBeforeBackup = before.json.data.reference;
+      const backup = await runCliAsync(['backup', backupFile]);
+      expect(backup.status, backup.stderr).toBe(0);
+      expect(backup.stdout).toMatch(
+        /^Backed up to \S+: \d+ tables, \d+ KiB, archive read back by pg_restore\.$/m,
+      );
+      expect(modeOf(backupFile)).toBe(0o600);
+      const later = await api.call<{ data: { reference: string } }>('POST', '/bookings', second);
+      expect(later.status).toBe(201);
+      answeredAfterBackup = later.json.data.reference;
+
+      const refused = await runCliAsync(['restore', backupFile]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(/is in use by 1 booking process/);
+      expect((await api.call('GET', `/bookings/${answeredAfterBackup}`)).status).toBe(200);
+    } finally {
+      await server.stop();
     }
-    expect(readdirSync(dir)).toEqual([]);
+
+    const restored = await runCliAsync(['restore', backupFile]);
+    expect(restored.status, restored.stderr).toBe(0);
+    const handle = openDatabase(database.url);
+    try {
+      const references = (await handle.db.selectFrom('bookings').select('reference').execute()).map(
+        (row) => row.reference,
+      );
+      expect(references).toEqual([answeredBeforeBackup]);
+    } finally {
+      await handle.close();
+    }
+    // The restored database serves, and `booking check` finds it whole.
+    const checked = await runCliAsync(['check']);
+    expect(checked.status, checked.stdout).toBe(0);
+    const again = await startServer(['--port', '0'], env);
+    try {
+      expect((await apiOf(again, key).call('GET', `/bookings/${answeredBeforeBackup}`)).status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  }, 90_000);
+
+  it('refuses files that are not a booking database’s pg_dump archive, changing nothing', async () => {
+    await createBookingDatabase();
+    const notArchive = path.join(dir, 'notes.txt');
+    writeFileSync(notArchive, 'not an archive');
+    const result = await runCliAsync(['restore', notArchive]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`error: ${notArchive} is not a pg_dump archive`);
+    expect((await runCliAsync(['check'])).status).toBe(0);
   });
 });
