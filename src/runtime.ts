@@ -1,8 +1,8 @@
 import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
-import { type AppDeps, createAppDeps } from './app/deps.ts';
+import { type AppDeps, createAppDeps, rateLimitStoreFor } from './app/deps.ts';
 import { paymentProviderNamed } from './app/payments.ts';
-import { type DatabaseHandle, type DatabaseOptions, openDatabase } from './data/database.ts';
+import { type DatabaseHandle, type DatabaseOptions, openDatabase, sqliteFileOf } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
 import { holdInUseLock } from './data/postgres.ts';
 
@@ -29,8 +29,10 @@ export async function openRuntime(
   try {
     if (database.dialect === 'postgres') releaseUse = await holdInUseLock(config.databaseUrl);
     await migrateToLatest(database.db);
-    const deps = createAppDeps({ db: database.db, clock, secret: config.secret, payments });
+    const rateLimitStore = rateLimitStoreFor(database.db, sqliteFileOf(config.databaseUrl));
+    const deps = createAppDeps({ db: database.db, clock, secret: config.secret, payments, rateLimitStore });
     const close = async () => {
+      rateLimitStore.close?.();
       await database.close();
       await releaseUse();
     };

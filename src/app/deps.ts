@@ -1,5 +1,6 @@
 import { type Db, dialectOf } from '../data/database.ts';
 import { PostgresRateLimitStore, type RateLimitStore } from '../data/rate-limit-counters.ts';
+import { rateLimitFileOf, SqliteRateLimitStore } from '../data/sqlite-rate-limits.ts';
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
 import { MemoryRateLimitStore } from './rate-limiter.ts';
@@ -27,17 +28,29 @@ export interface AppDeps {
 }
 
 /**
- * The dependencies with the production defaults (contract limits, rate-limit windows in process memory
- * on SQLite and in the shared database on PostgreSQL, no payment provider until one is chosen);
- * callers override only what differs, so a new default lands everywhere at once.
+ * Where the rate-limit windows of a database live, shared by every process on it: PostgreSQL's
+ * unlogged table, or a file beside a SQLite database file (`sqliteFile`); process memory only for a
+ * database no other process can open (in memory).
+ */
+export function rateLimitStoreFor(db: Db, sqliteFile: string | null): RateLimitStore {
+  if (dialectOf(db) === 'postgres') return new PostgresRateLimitStore(db);
+  return sqliteFile === null
+    ? new MemoryRateLimitStore()
+    : new SqliteRateLimitStore(rateLimitFileOf(sqliteFile));
+}
+
+/**
+ * The dependencies with the production defaults (contract limits, rate-limit windows in the shared
+ * database on PostgreSQL and in process memory otherwise, unless the caller passes the store of a
+ * SQLite file: rateLimitStoreFor; no payment provider until one is chosen); callers override only what
+ * differs, so a new default lands everywhere at once.
  */
 export function createAppDeps(
   base: Pick<AppDeps, 'db' | 'clock' | 'secret'> & Partial<Omit<AppDeps, 'db' | 'clock' | 'secret'>>,
 ): AppDeps {
   return {
     limits: DEFAULT_LIMITS,
-    rateLimitStore:
-      dialectOf(base.db) === 'postgres' ? new PostgresRateLimitStore(base.db) : new MemoryRateLimitStore(),
+    rateLimitStore: rateLimitStoreFor(base.db, null),
     payments: null,
     ...base,
   };

@@ -13,14 +13,17 @@ export interface RateLimitCounter {
 }
 
 /**
- * Where counters live: in memory for one instance (SQLite, src/app/rate-limiter.ts), in the shared
- * database for several (PostgreSQL, below), so a key's window counts its requests to every instance.
+ * Where counters live, shared by every process on one database so that a key's window counts its
+ * requests to each of them: PostgreSQL's unlogged table (below), a file beside a SQLite database
+ * (sqlite-rate-limits.ts), or process memory for an in-memory database (src/app/rate-limiter.ts).
  */
 export interface RateLimitStore {
   /** Adds one hit to `counter` in the window ending at `windowEnd` and returns the new count. */
   increment(counter: RateLimitCounter, windowEnd: number): Promise<number>;
   /** The count of `counter` in the window ending at `windowEnd`, without adding a hit. */
   get(counter: RateLimitCounter, windowEnd: number): Promise<number>;
+  /** Lets go of what the store holds open (a file), for stores that hold one. */
+  close?(): void;
 }
 
 /** How long a passed window's counters are kept before the next new window deletes them. */

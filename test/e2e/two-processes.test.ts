@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/app/api-key-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { type RunningServer, runCli, startServer } from '../helpers/cli.ts';
@@ -14,6 +15,8 @@ import { freshDatabaseUrl } from '../helpers/temp-database.ts';
  * on PostgreSQL, the exclusion constraint on live bookings refuses the second of two concurrent
  * inserts. Either way exactly one booking is written and every other request is answered 409.
  * The servers run on the real clock, so the slot is taken from availability a week or two ahead.
+ * They also count one key's requests together: on PostgreSQL in its shared table, on SQLite in the
+ * counters file beside the database.
  */
 let dir: string;
 let env: Record<string, string>;
@@ -108,6 +111,42 @@ describe('two server processes on one database', () => {
       expect(rows).toEqual([{ status: 'confirmed' }]);
     } finally {
       await database.close();
+    }
+  }, 90_000);
+
+  it('allow one key its rate limit once between them, not once each', async () => {
+    setUp();
+    const handle = openDatabase(env.DATABASE_URL!);
+    let key: string;
+    try {
+      const created = await createApiKey(
+        handle.db,
+        { organisationSlug: 'acme-hair', label: 'limited', scope: 'read', rateLimitPerMinute: 10 },
+        Date.now(),
+      );
+      key = created.key;
+    } finally {
+      await handle.close();
+    }
+    const servers: RunningServer[] = [];
+    try {
+      servers.push(await startServer(['--port', '0'], env));
+      servers.push(await startServer(['--port', '0'], env));
+      // One window for all of it: not within the last seconds of a minute.
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+      const statuses: number[] = [];
+      for (let i = 0; i < 14; i++) {
+        const response = await fetch(`${servers[i % 2]!.url}/v1/locations`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        statuses.push(response.status);
+        if (i === 13) expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
+      }
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+      expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
     }
   }, 90_000);
 });

@@ -2,12 +2,18 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { ManualClock } from '../../src/app/clock.ts';
-import { type AppDeps, createAppDeps, DEFAULT_LIMITS, type Limits } from '../../src/app/deps.ts';
+import {
+  type AppDeps,
+  createAppDeps,
+  DEFAULT_LIMITS,
+  type Limits,
+  rateLimitStoreFor,
+} from '../../src/app/deps.ts';
 import { localCheckout, type PaymentProvider } from '../../src/app/payments.ts';
 import { buildApp, type HttpOptions } from '../../src/http/build-app.ts';
 import { smallCatalogue } from './catalogue-fixtures.ts';
 import { OpenApiConformance } from './openapi-conformance.ts';
-import { createTempDatabase, type TempDatabase } from './temp-database.ts';
+import { createTempDatabase, onPostgres, type TempDatabase } from './temp-database.ts';
 
 export const TEST_START = '2026-11-23T09:00:00Z';
 
@@ -53,6 +59,8 @@ export async function startTestApp(
     secret: options.secret === undefined ? 'test-secret' : options.secret,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     payments: options.payments === undefined ? localCheckout : options.payments,
+    // As `booking serve` counts: in the database's shared store (a file beside a SQLite database).
+    rateLimitStore: rateLimitStoreFor(database.db, onPostgres ? null : database.file),
   });
   const app = await buildApp(deps, options.http);
   const routeOf = new Map<string, string | undefined>();
@@ -93,6 +101,7 @@ export async function startTestApp(
     },
     async close() {
       await app.close();
+      deps.rateLimitStore.close?.();
       await database.dispose();
     },
   };

@@ -1,13 +1,15 @@
+import { statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/app/clock.ts';
-import { createAppDeps } from '../../src/app/deps.ts';
+import { rateLimitStoreFor } from '../../src/app/deps.ts';
 import { FixedWindowRateLimiter, failedAuthentications } from '../../src/app/rate-limiter.ts';
 import { NO_ORGANISATION } from '../../src/data/rate-limit-counters.ts';
+import { rateLimitFileOf, SqliteRateLimitStore } from '../../src/data/sqlite-rate-limits.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
 /**
- * The rate-limit store each database gets (in process memory on SQLite, the shared unlogged table on
- * PostgreSQL): counters of one name in two organisations are two counters.
+ * The rate-limit store each database gets (a counters file beside a SQLite database, the shared
+ * unlogged table on PostgreSQL): counters of one name in two organisations are two counters, and two
+ * processes on one database count into the same windows.
  */
 let t: TempDatabase;
 const START = '2026-11-23T09:00:00Z';
@@ -21,8 +23,8 @@ afterEach(async () => {
 
 describe('the rate-limit store of the database', () => {
   it('keeps counters of one name in two organisations apart, and files them by organisation', async () => {
-    const deps = createAppDeps({ db: t.db, clock: new ManualClock(START), secret: 's' });
-    const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
+    const store = rateLimitStoreFor(t.db, onPostgres ? null : t.file);
+    const limiter = new FixedWindowRateLimiter(store);
     const inA = { organisationId: 'org-a', name: 'key:1' };
     const inB = { organisationId: 'org-b', name: 'key:1' };
     await limiter.hit(inA, 2, t0);
@@ -43,6 +45,41 @@ describe('the rate-limit store of the database', () => {
         { organisation_id: 'org-a', key: 'key:1', count: 2 },
         { organisation_id: 'org-b', key: 'key:1', count: 1 },
       ]);
+    }
+    store.close?.();
+  });
+
+  it('counts the hits of two processes on one database into one window', async () => {
+    // Each store stands for a process: its own connection to the database, or to the counters file.
+    const other = onPostgres ? t.reopen() : null;
+    const stores = [
+      rateLimitStoreFor(t.db, onPostgres ? null : t.file),
+      rateLimitStoreFor(other?.db ?? t.db, onPostgres ? null : t.file),
+    ];
+    try {
+      const limiters = stores.map((store) => new FixedWindowRateLimiter(store));
+      const key = { organisationId: 'org-a', name: 'key:shared' };
+      const decisions = [];
+      for (let i = 0; i < 6; i++) decisions.push(await limiters[i % 2]!.hit(key, 5, t0));
+      expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, true, true, false]);
+      expect((await limiters[0]!.peek(key, 5, t0)).remaining).toBe(0);
+    } finally {
+      for (const store of stores) store.close?.();
+      await other?.close();
+    }
+  });
+});
+
+describe.skipIf(onPostgres)('the counters file of a SQLite database', () => {
+  it('is private, and one that cannot be read is started afresh', async () => {
+    const file = rateLimitFileOf(t.file);
+    writeFileSync(file, 'not a database, just bytes that were left here by a crash of the machine');
+    const store = new SqliteRateLimitStore(file);
+    try {
+      expect(await store.increment({ organisationId: 'o', name: 'k' }, t0 + 60_000)).toBe(1);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      store.close();
     }
   });
 });

@@ -1,0 +1,95 @@
+import { rmSync } from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import { privateDatabaseFile } from './private-files.ts';
+import type { RateLimitCounter, RateLimitStore } from './rate-limit-counters.ts';
+
+/** How long a passed window's counters are kept before the next new window deletes them. */
+const KEEP_PASSED_WINDOWS_MS = 60_000;
+
+/** The counters' file beside a SQLite database: `booking.sqlite` counts in `booking.sqlite-limits`. */
+export function rateLimitFileOf(databaseFile: string): string {
+  return `${databaseFile}-limits`;
+}
+
+/**
+ * Rate-limit windows shared by every process on one SQLite database, as PostgreSQL's unlogged table
+ * shares them between instances: two `booking serve` on one file allow a key its limit once, not once
+ * each.
+ *
+ * The counters live in a file of their own beside the database, not in it: every request counts, and
+ * in the database each count would be a write transaction queued behind bookings for the one write
+ * lock, synced to disk (synchronous = FULL) for data worth nothing after a minute. Here a count is one
+ * upsert in WAL mode without syncing: it survives a crash of the process, and a crash of the machine
+ * may lose (or, rarely, corrupt) the file, which is then started afresh: at worst a minute forgiven.
+ */
+export class SqliteRateLimitStore implements RateLimitStore {
+  readonly #sqlite: SqliteDatabase.Database;
+  readonly #increment: SqliteDatabase.Statement<[string, string, number], { count: number }>;
+  readonly #get: SqliteDatabase.Statement<[string, string, number], { count: number }>;
+  readonly #purge: SqliteDatabase.Statement<[number]>;
+  #currentWindowEnd = 0;
+
+  constructor(file: string) {
+    this.#sqlite = openCounters(file);
+    this.#increment = this.#sqlite.prepare(
+      `INSERT INTO rate_limit_counters (organisation_id, key, window_end, count) VALUES (?, ?, ?, 1)
+       ON CONFLICT (organisation_id, key, window_end) DO UPDATE SET count = count + 1
+       RETURNING count`,
+    );
+    this.#get = this.#sqlite.prepare(
+      'SELECT count FROM rate_limit_counters WHERE organisation_id = ? AND key = ? AND window_end = ?',
+    );
+    this.#purge = this.#sqlite.prepare('DELETE FROM rate_limit_counters WHERE window_end < ?');
+  }
+
+  async increment(counter: RateLimitCounter, windowEnd: number): Promise<number> {
+    if (windowEnd > this.#currentWindowEnd) {
+      this.#currentWindowEnd = windowEnd;
+      this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
+    }
+    return this.#increment.get(counter.organisationId, counter.name, windowEnd)!.count;
+  }
+
+  async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {
+    return this.#get.get(counter.organisationId, counter.name, windowEnd)?.count ?? 0;
+  }
+
+  close(): void {
+    this.#sqlite.close();
+  }
+}
+
+function openCounters(file: string): SqliteDatabase.Database {
+  try {
+    return openCountersFile(file);
+  } catch (error) {
+    // Counters of the last minute are all this file holds: one that cannot be read is started afresh.
+    if (!/^SQLITE_(CORRUPT|NOTADB)/.test((error as { code?: string }).code ?? '')) throw error;
+    for (const part of [file, `${file}-wal`, `${file}-shm`]) rmSync(part, { force: true });
+    return openCountersFile(file);
+  }
+}
+
+function openCountersFile(file: string): SqliteDatabase.Database {
+  privateDatabaseFile(file);
+  const sqlite = new SqliteDatabase(file);
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = OFF');
+    // Another process holds the write lock for one upsert at a time: microseconds.
+    sqlite.pragma('busy_timeout = 1000');
+    sqlite.exec(
+      `CREATE TABLE IF NOT EXISTS rate_limit_counters (
+         organisation_id TEXT NOT NULL,
+         key TEXT NOT NULL,
+         window_end INTEGER NOT NULL,
+         count INTEGER NOT NULL,
+         PRIMARY KEY (organisation_id, key, window_end)
+       ) WITHOUT ROWID`,
+    );
+    return sqlite;
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+}
