@@ -100,7 +100,9 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
   const row = await keys.findApiKeyByHash(db, hashApiKey(presented));
   if (!row || row.revoked_at !== null) return null;
   if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
-    await keys.recordApiKeyUse(db, row.id, now);
+    // Bookkeeping: a database that cannot write just now (a full disk) must not refuse the caller a
+    // read. The failure is not lost: the storage's health check has seen it.
+    await keys.recordApiKeyUse(db, row.id, now).catch(() => undefined);
   }
   return {
     apiKeyId: row.id,

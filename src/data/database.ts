@@ -16,6 +16,7 @@ import {
 import type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
+import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
 
@@ -93,11 +94,13 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   if (readonly) configureReadonlySqlite(sqlite);
   else configureSqlite(sqlite);
   const onQuery = options.onQuery;
+  const health = new StorageHealth();
   const db = new Kysely<Database>({
-    dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite, health) }, sqlite),
     ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
   enableGroupCommit(db);
+  trackStorageHealth(db, health);
   return {
     db,
     dialect: 'sqlite',
@@ -133,21 +136,54 @@ const STATEMENT_CACHE_SIZE = 500;
  * queries. The same SQL text always gets the same prepared statement here (SQLite re-prepares it by
  * itself after a schema change). Kysely's single-connection mutex means a statement is never used by
  * two queries at once. The cache is bounded: the queries are built from a fixed set of shapes, but
- * `in (...)` lists of varying length make distinct texts.
+ * `in (...)` lists of varying length make distinct texts. Every statement reports to `health` whether
+ * a write reached the disk or the storage failed (storage-health.ts).
  */
-function withStatementCache(sqlite: SqliteDatabase.Database): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(sqlite: SqliteDatabase.Database, health: StorageHealth): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = sqlite.prepare(sql);
+        statement = reporting(sqlite, sqlite.prepare(sql), /^\s*rollback\b/i.test(sql), health);
         statements.set(sql, statement);
       }
       return statement;
     },
+  };
+}
+
+type SqliteStatement = ReturnType<KyselySqliteDatabase['prepare']>;
+
+/**
+ * A statement that tells `health` how it went: a write has reached the disk when a statement that is
+ * not a read (nor a rollback) leaves the connection outside a transaction (a COMMIT, or a write on its
+ * own); a failure is reported whatever it was, and kept if it is the storage's.
+ */
+function reporting(
+  sqlite: SqliteDatabase.Database,
+  statement: SqliteDatabase.Statement,
+  isRollback: boolean,
+  health: StorageHealth,
+): SqliteStatement {
+  const observe = <T>(run: () => T): T => {
+    let result: T;
+    try {
+      result = run();
+    } catch (error) {
+      health.failed(error);
+      throw error;
+    }
+    if (!statement.reader && !isRollback && !sqlite.inTransaction) health.written();
+    return result;
+  };
+  return {
+    reader: statement.reader,
+    all: (parameters) => observe(() => statement.all(parameters)),
+    run: (parameters) => observe(() => statement.run(parameters)),
+    iterate: (parameters) => observe(() => statement.iterate(parameters)),
   };
 }
 
@@ -160,14 +196,16 @@ function withStatementCache(sqlite: SqliteDatabase.Database): KyselySqliteDataba
  */
 class EmbeddedSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #sqlite: SqliteDatabase.Database;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase.Database) {
     super(config);
     this.#config = config;
+    this.#sqlite = sqlite;
   }
 
   override createDriver(): Driver {
-    return new ImmediateTransactionSqliteDriver(this.#config);
+    return new ImmediateTransactionSqliteDriver(this.#config, this.#sqlite);
   }
 
   override createAdapter(): SqliteAdapter {
@@ -176,8 +214,24 @@ class EmbeddedSqliteDialect extends SqliteDialect {
 }
 
 class ImmediateTransactionSqliteDriver extends SqliteDriver {
+  readonly #sqlite: SqliteDatabase.Database;
+
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase.Database) {
+    super(config);
+    this.#sqlite = sqlite;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * Some failures end the transaction inside SQLite already (a full disk, an I/O error): a ROLLBACK
+   * then fails with "cannot rollback - no transaction is active", and that error, not the real one,
+   * would reach the caller and the log. Nothing is left to roll back, so nothing is asked.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#sqlite.inTransaction) await super.rollbackTransaction(connection);
   }
 }
 

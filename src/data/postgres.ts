@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
+import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 
 /** PostgreSQL type ids whose text node-postgres leaves as strings by default. */
@@ -50,24 +51,41 @@ class StatementNames {
   }
 }
 
-/** The pool as Kysely sees it, its parameterised statements named (see StatementNames). */
-function namingStatements(pool: pg.Pool): PostgresPool {
+/**
+ * The pool as Kysely sees it, its parameterised statements named (see StatementNames), each telling
+ * `health` whether a write went through or the storage failed (storage-health.ts).
+ */
+function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
   const names = new StatementNames();
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       const query = (text: string, values: readonly unknown[]) =>
-        client.query({
-          text,
-          values: [...values],
-          // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
-          ...(values.length > 0 && { name: names.nameOf(text) }),
-        });
+        client
+          .query({
+            text,
+            values: [...values],
+            // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
+            ...(values.length > 0 && { name: names.nameOf(text) }),
+          })
+          .then(
+            (result) => {
+              if (WRITES.test(text)) health.written();
+              return result;
+            },
+            (error: unknown) => {
+              health.failed(error);
+              throw error;
+            },
+          );
       return { query, release: () => client.release() } as unknown as PostgresPoolClient;
     },
     end: () => pool.end(),
   };
 }
+
+/** Statements whose success means the database took a write. */
+const WRITES = /^\s*(commit|insert|update|delete)\b/i;
 
 /** Connections per instance; several instances share the server's max_connections (100 by default). */
 const DEFAULT_POOL_SIZE = 10;
@@ -90,10 +108,12 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
   // An idle connection the server drops (a restart, a failover) must not take the process down.
   pool.on('error', () => undefined);
   const onQuery = options.onQuery;
+  const health = new StorageHealth();
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: namingStatements(pool) }),
+    dialect: new PostgresDialect({ pool: namingStatements(pool, health) }),
     ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
+  trackStorageHealth(db, health);
   return {
     db,
     dialect: 'postgres',

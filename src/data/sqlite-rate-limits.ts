@@ -28,6 +28,8 @@ export class SqliteRateLimitStore implements RateLimitStore {
   readonly #get: SqliteDatabase.Statement<[string, string, number], { count: number }>;
   readonly #purge: SqliteDatabase.Statement<[number]>;
   #currentWindowEnd = 0;
+  /** This process's own counts of the current window, for when the file cannot be written. */
+  readonly #alone = new Map<string, number>();
 
   constructor(file: string) {
     this.#sqlite = openCounters(file);
@@ -42,12 +44,25 @@ export class SqliteRateLimitStore implements RateLimitStore {
     this.#purge = this.#sqlite.prepare('DELETE FROM rate_limit_counters WHERE window_end < ?');
   }
 
+  /**
+   * One more hit. Should the file refuse the write (a full disk), this process counts on alone for the
+   * window rather than refuse every request: the limit then holds per process until the file takes
+   * writes again.
+   */
   async increment(counter: RateLimitCounter, windowEnd: number): Promise<number> {
     if (windowEnd > this.#currentWindowEnd) {
       this.#currentWindowEnd = windowEnd;
-      this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
+      this.#alone.clear();
     }
-    return this.#increment.get(counter.organisationId, counter.name, windowEnd)!.count;
+    const alone = `${windowEnd}\u0000${counter.organisationId}\u0000${counter.name}`;
+    const ownCount = (this.#alone.get(alone) ?? 0) + 1;
+    this.#alone.set(alone, ownCount);
+    try {
+      if (this.#alone.size === 1) this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
+      return this.#increment.get(counter.organisationId, counter.name, windowEnd)!.count;
+    } catch {
+      return ownCount;
+    }
   }
 
   async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {

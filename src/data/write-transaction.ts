@@ -119,9 +119,14 @@ async function inSavepoint(trx: Db, work: WriteWork<unknown>): Promise<Outcome> 
     await sql`release unit_of_work`.execute(trx);
     return { ok: true, value };
   } catch (error) {
-    // If even this fails, the transaction is broken: the error ends the whole group.
-    await sql`rollback to unit_of_work`.execute(trx);
-    await sql`release unit_of_work`.execute(trx);
+    try {
+      await sql`rollback to unit_of_work`.execute(trx);
+      await sql`release unit_of_work`.execute(trx);
+    } catch {
+      // The transaction is broken (SQLite may already have rolled it back, on a full disk say): the
+      // unit's own error, the real cause, ends the whole group.
+      throw error;
+    }
     return { ok: false, error };
   }
 }

@@ -4,7 +4,10 @@ import type { AppDeps } from '../../app/deps.ts';
 import { checkDatabase } from '../../app/health-service.ts';
 import { ErrorEnvelope } from '../../contract/common.ts';
 
-/** GET /healthz: 200 when the database answers, 503 otherwise. No key, no HTTPS rule (load balancers). */
+/**
+ * GET /healthz: 200 when the database answers and can write, 503 otherwise (with the reason logged).
+ * No key, no HTTPS rule (load balancers).
+ */
 export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -18,9 +21,9 @@ export function healthRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           return { status: 'ok' as const };
         } catch (error) {
           request.log.error({ err: error }, 'health check failed');
-          return reply
-            .code(503)
-            .send({ error: { code: 'database_unavailable', message: 'The database is not reachable.' } });
+          return reply.code(503).send({
+            error: { code: 'database_unavailable', message: 'The database cannot be read or written.' },
+          });
         }
       },
     );
