@@ -25,7 +25,7 @@ export async function openRuntime(
   const database = openDatabase(config.databaseUrl, options);
   // PostgreSQL: say this process uses the database for as long as it runs, so that `booking restore`
   // refuses meanwhile (a SQLite file's open connection says so by itself).
-  let releaseUse = async () => undefined as void;
+  let releaseUse: () => Promise<unknown> = async () => undefined;
   try {
     if (database.dialect === 'postgres') releaseUse = await holdInUseLock(config.databaseUrl);
     await migrateToLatest(database.db);

@@ -1,5 +1,6 @@
 import { type CountryCode, parsePhoneNumberWithError } from 'libphonenumber-js';
 import { z } from 'zod';
+import { NAME_MAX_LENGTH } from '../domain/client.ts';
 
 /**
  * Phone numbers are kept in E.164 and e-mail addresses trimmed and lower-cased, so that "the same
@@ -30,8 +31,6 @@ export function normaliseEmail(value: string): string | undefined {
   if (normalised.length > 254) return undefined;
   return emailShape.safeParse(normalised).success ? normalised : undefined;
 }
-
-export const NAME_MAX_LENGTH = 60;
 
 /** A first or last name trimmed, or undefined when empty, too long or holding control characters. */
 export function normaliseName(value: string, maxLength = NAME_MAX_LENGTH): string | undefined {

@@ -7,6 +7,9 @@ import { Uuid } from './common.ts';
 
 export const MAX_SERVICE_IDS = 10;
 
+/** A UUID as text, any case (ids are compared in lower case). */
+const UUID_TEXT = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
+
 /** True for a real calendar date written YYYY-MM-DD (so 2026-02-30 is not one). */
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
@@ -19,6 +22,7 @@ export function isCalendarDate(value: string): boolean {
 export const ServiceIdList = z
   .string()
   .max(MAX_SERVICE_IDS * 40)
+  .meta({ pattern: `^${UUID_TEXT}(,${UUID_TEXT}){0,${MAX_SERVICE_IDS - 1}}$` })
   .transform((value) => value.split(',').map((id) => id.trim().toLowerCase()))
   .pipe(
     z
@@ -28,7 +32,10 @@ export const ServiceIdList = z
       .refine((ids) => new Set(ids).size === ids.length, 'service_ids holds a duplicate'),
   );
 
-export const LocalDate = z.string().refine(isCalendarDate, 'must be a calendar date written YYYY-MM-DD');
+export const LocalDate = z
+  .string()
+  .refine(isCalendarDate, 'must be a calendar date written YYYY-MM-DD')
+  .meta({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
 
 export const AvailabilityQuery = z.strictObject({
   service_ids: ServiceIdList.describe(

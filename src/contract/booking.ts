@@ -4,7 +4,7 @@ import { computeFee } from '../domain/booking/fees.ts';
 import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { MAX_SERVICE_IDS } from './availability.ts';
-import { Money, Uuid } from './common.ts';
+import { Money, textOf, Uuid } from './common.ts';
 
 const FEE_STATUSES = ['charged', 'waived', 'deposit_covered', 'failed'] as const;
 
@@ -81,6 +81,7 @@ export const CreatedBookingResource = BookingResource.extend({
 const httpUrl = z
   .url({ protocol: /^https?$/ })
   .max(2000)
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })
   .describe('http(s) URL; {booking_reference} and {location_slug} are substituted.');
 
 export const NewBookingBody = z
@@ -100,7 +101,7 @@ export const NewBookingBody = z
     starts_at: z.iso
       .datetime({ offset: true })
       .describe('A start offered by availability, with its offset (a time without one is refused).'),
-    notes: z.string().max(1000).optional(),
+    notes: textOf(1000).optional(),
     checkout_success_url: httpUrl.optional(),
     checkout_cancel_url: httpUrl.optional(),
   })
@@ -223,7 +224,7 @@ export const RescheduleBody = z
   .meta({ id: 'Reschedule' });
 
 export const CancelBody = z
-  .strictObject({ reason: z.string().max(1000).optional().describe('Shown to staff.') })
+  .strictObject({ reason: textOf(1000).optional().describe('Shown to staff.') })
   // The body is optional; Fastify hands a POST without one to validation as null.
   .nullish()
   .meta({ id: 'Cancel' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Client } from '../domain/client.ts';
+import { type Client, NAME_MAX_LENGTH } from '../domain/client.ts';
 import { formatUtc } from '../domain/time-format.ts';
 import { Uuid } from './common.ts';
 
@@ -15,19 +15,37 @@ export const ClientResource = z
   })
   .meta({ id: 'Client' });
 
+/**
+ * What the OpenAPI document says of an input the service checks itself (with libphonenumber, zod's
+ * e-mail rule, names counted in code points): never looser than the service. The service may take
+ * more (a phone with spaces, a name with surrounding blanks, trimmed), never less.
+ */
+export const E164 = { pattern: '^\\+[1-9][0-9]{6,14}$' };
+const EMAIL = { format: 'email', maxLength: 254 };
+
+/** No control character, and something besides blanks. */
+const NAME_PATTERN = '^[^\\u0000-\\u001F\\u007F]*[^\\s\\u0000-\\u001F\\u007F][^\\u0000-\\u001F\\u007F]*$';
+
+const Name = z
+  .string()
+  .min(1)
+  .max(200)
+  .meta({ maxLength: NAME_MAX_LENGTH, pattern: NAME_PATTERN })
+  .describe(`1 to ${NAME_MAX_LENGTH} characters (code points), not all blank, no control characters.`);
+
 export const ClientQuery = z.strictObject({
-  phone: z.string().max(40).optional().describe('E.164 with country code, e.g. +447911123456.'),
-  email: z.string().max(254).optional(),
+  phone: z.string().max(40).meta(E164).optional().describe('E.164 with country code, e.g. +447911123456.'),
+  email: z.string().max(254).meta(EMAIL).optional(),
 });
 
 export const ClientIdParams = z.strictObject({ client_id: z.uuid().describe('The client id.') });
 
 export const NewClientBody = z
   .strictObject({
-    first_name: z.string().min(1).max(200).describe('1 to 60 characters.'),
-    last_name: z.string().min(1).max(200).describe('1 to 60 characters.'),
-    phone: z.string().max(40).nullable().optional().describe('E.164; phone or email is required.'),
-    email: z.string().max(254).nullable().optional().describe('phone or email is required.'),
+    first_name: Name,
+    last_name: Name,
+    phone: z.string().max(40).meta(E164).nullable().optional().describe('E.164; phone or email is required.'),
+    email: z.string().max(254).meta(EMAIL).nullable().optional().describe('phone or email is required.'),
     marketing_consent: z.boolean().optional().describe('Default false.'),
   })
   .meta({ id: 'NewClient' });

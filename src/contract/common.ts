@@ -33,6 +33,18 @@ export const Money = z
 
 export const Uuid = z.uuid({ version: undefined }).describe('UUID (RFC 4122, lowercase).');
 
+/**
+ * Free text of at most `max` characters, counted as the OpenAPI document's maxLength counts them (JSON
+ * Schema: code points), where zod's max would count UTF-16 units and refuse an emoji-rich text the
+ * document allows.
+ */
+export function textOf(max: number) {
+  return z
+    .string()
+    .refine((value) => value.length <= max || [...value].length <= max, `at most ${max} characters`)
+    .meta({ maxLength: max });
+}
+
 /** The query of every paginated list endpoint. */
 export const PageQuery = z.strictObject({
   cursor: z.string().min(1).max(4096).optional().describe('Opaque, time-bound cursor from next_cursor.'),

@@ -158,7 +158,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     publicBaseUrl: options.publicBaseUrl ?? null,
     allowedHosts: new Set(allowedHosts.map((host) => host.toLowerCase())),
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, options.publicBaseUrl ?? null);
   const typed = app.withTypeProvider<ZodTypeProvider>();
   await typed.register(healthRoutes(deps));
   // The built-in checkout exists only while its provider is the one chosen: it takes no money.

@@ -2,14 +2,21 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { responseHeaders, responsesEveryOperationMayGive } from './openapi-responses.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas that validate requests, so it cannot
  * drift from what the routes accept. Must be registered before the routes it describes.
+ *
+ * What the generator leaves out is added here, for every operation alike: the answers any request may
+ * get before its route runs (405, 408, 417, 431), the headers every answer carries (X-Request-Id and
+ * the rate-limit headers; Retry-After with 429, Allow with 405), and where the API is served
+ * (PUBLIC_BASE_URL, or this server). The component schemas are plain JSON Schema 2020-12: the
+ * generator's `$id`s ("#/components/schemas/X", a fragment, which 2020-12 forbids) and `$schema`s go.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string | null): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -20,17 +27,53 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Locations, services, staff, availability, clients and bookings of one organisation, for AI phone ' +
           'receptionists and integrations. Every error uses the envelope {error: {code, message, param?}}.',
       },
+      servers: [{ url: publicBaseUrl ?? '/', description: 'This server (paths include /v1).' }],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'bk_…' } },
       },
       security: [{ bearerAuth: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: (input) => withoutUnusedSchemas(jsonSchemaTransformObject(input) as OpenApiDocument),
+    transformObject: (input) =>
+      completed(withoutUnusedSchemas(jsonSchemaTransformObject(input) as OpenApiDocument)),
   });
 }
 
 type OpenApiDocument = Partial<OpenAPIV3_1.Document>;
+type Operation = OpenAPIV3_1.OperationObject;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** Plain component schemas, the shared responses and headers, and both added to every operation. */
+function completed(document: OpenApiDocument): OpenApiDocument {
+  const schemas = Object.fromEntries(
+    Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => {
+      const { $id: _id, $schema: _schema, ...plain } = schema as Record<string, unknown>;
+      return [name, plain];
+    }),
+  );
+  const shared = responsesEveryOperationMayGive();
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = operations?.[method] as Operation | undefined;
+      if (!operation) continue;
+      operation.responses = { ...operation.responses, ...shared.references };
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if ('$ref' in response) continue;
+        response.headers = { ...response.headers, ...responseHeaders(Number(status)) };
+      }
+    }
+  }
+  return {
+    ...document,
+    components: {
+      ...document.components,
+      schemas,
+      responses: { ...document.components?.responses, ...shared.components },
+      headers: { ...document.components?.headers, ...shared.headers },
+    },
+  };
+}
 
 /**
  * The transformer emits an input and an output variant of every named schema; drop those that no

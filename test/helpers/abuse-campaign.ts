@@ -970,10 +970,9 @@ function exampleValue(
 /** Whether a free-text value is one the field accepts, and what the service then stores. */
 function acceptedText(field: string, schema: JsonSchema, value: string): { stored: string } | undefined {
   if (/\p{Cs}/u.test(value)) return undefined;
-  if (
-    value.length < (schema.minLength ?? 0) ||
-    value.length > (schema.maxLength ?? Number.POSITIVE_INFINITY)
-  ) {
+  // JSON Schema counts a string's length in code points, not UTF-16 units.
+  const length = [...value].length;
+  if (length < (schema.minLength ?? 0) || length > (schema.maxLength ?? Number.POSITIVE_INFINITY)) {
     return undefined;
   }
   if (field === 'first_name' || field === 'last_name') {

@@ -1,19 +1,36 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/domain/errors.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
+type Json = Record<string, unknown>;
+interface Response {
+  $ref?: string;
+  description?: string;
+  headers?: Record<string, { $ref: string }>;
+  content: Record<string, { schema: { $ref?: string } }>;
+}
 interface Operation {
-  responses: Record<string, { content: Record<string, { schema: { $ref?: string } }> }>;
+  operationId?: string;
+  parameters?: { in: string; name: string; schema: Json }[];
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<string, Response>;
 }
 interface OpenApiDocument {
   openapi: string;
+  servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
   security: unknown;
   components: {
     securitySchemes: Record<string, unknown>;
-    schemas: { Error: { properties: { error: { properties: { code: { enum: string[] } } } } } };
+    responses: Record<string, Response>;
+    headers: Record<string, Json>;
+    schemas: Record<string, Json> & {
+      Error: { properties: { error: { properties: { code: { enum: string[] } } } } };
+    };
   };
 }
 
@@ -68,5 +85,131 @@ describe('the OpenAPI document', () => {
 
   it('lists every error code in the Error schema', () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(ERROR_CODES);
+  });
+
+  it('has component schemas that are valid JSON Schema 2020-12 (no $id fragments), each compiling strictly', () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats.default(ajv);
+    // Each component under an id of its own, its references to the others pointed at those ids.
+    const idOf = (name: string) => `https://booking.test/schemas/${name}`;
+    const pointed = (schema: unknown) =>
+      JSON.parse(
+        JSON.stringify(schema).replace(/"#\/components\/schemas\/([^"]+)"/g, (_, name) => `"${idOf(name)}"`),
+      );
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      expect(schema, name).not.toHaveProperty('$id');
+      expect(schema, name).not.toHaveProperty('$schema');
+      expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+      ajv.addSchema({ ...pointed(schema), $id: idOf(name) });
+    }
+    for (const name of Object.keys(doc.components.schemas)) {
+      expect(() => ajv.getSchema(idOf(name)), name).not.toThrow();
+    }
+  });
+
+  it('names every operation and where it is served', () => {
+    const ids = Object.values(doc.paths).flatMap((operations) =>
+      Object.values(operations).map((operation) => operation.operationId),
+    );
+    expect(
+      ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)),
+      String(ids),
+    ).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
+  it('documents what any request may be answered before its route runs, and the headers of every answer', () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const status of ['405', '408', '417', '431']) {
+          expect(operation.responses[status]?.$ref, `${method} ${path} ${status}`).toMatch(
+            /^#\/components\/responses\//,
+          );
+        }
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const resolved = response.$ref
+            ? doc.components.responses[response.$ref.split('/').at(-1)!]!
+            : response;
+          const headers = Object.keys(resolved.headers ?? {});
+          expect(headers, `${method} ${path} ${status}`).toEqual(
+            expect.arrayContaining([
+              'X-Request-Id',
+              'X-RateLimit-Limit',
+              'X-RateLimit-Remaining',
+              'X-RateLimit-Reset',
+            ]),
+          );
+          if (status === '429') expect(headers).toContain('Retry-After');
+          if (status === '405') expect(headers).toContain('Allow');
+        }
+      }
+    }
+    expect(Object.keys(doc.components.headers).sort()).toEqual(
+      [
+        'Allow',
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'X-Request-Id',
+      ].sort(),
+    );
+  });
+
+  it('describes inputs no looser than the service takes them', () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    const client = ajv.compile(doc.components.schemas.NewClientInput as Json);
+    const named = (first_name: string) => ({ first_name, last_name: 'Lee', phone: '+447911123456' });
+    expect(client(named('A'.repeat(60)))).toBe(true);
+    expect(client(named('A'.repeat(61)))).toBe(false);
+    expect(client(named('   '))).toBe(false);
+    expect(client(named('A\u0007B'))).toBe(false);
+    expect(client({ ...named('Sam'), phone: '07911 123456' })).toBe(false);
+    expect(client({ ...named('Sam'), phone: '+447911123456' })).toBe(true);
+    expect(client({ first_name: 'Sam', last_name: 'Lee', email: 'not an e-mail' })).toBe(false);
+    expect(client({ first_name: 'Sam', last_name: 'Lee', email: 'sam@example.com' })).toBe(true);
+
+    const parameter = (path: string, method: string, name: string) =>
+      ajv.compile(doc.paths[path]![method]!.parameters!.find((p) => p.name === name)!.schema);
+    const date = parameter('/v1/locations/{slug}/availability', 'get', 'date');
+    expect(date('2026-11-24')).toBe(true);
+    expect(date('24/11/2026')).toBe(false);
+    expect(date('2026-02-30')).toBe(false);
+    const serviceIds = parameter('/v1/locations/{slug}/availability', 'get', 'service_ids');
+    expect(serviceIds('0b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e')).toBe(true);
+    expect(serviceIds('cut')).toBe(false);
+    const phone = parameter('/v1/clients', 'get', 'phone');
+    expect(phone('+447911123456')).toBe(true);
+    expect(phone('07911123456')).toBe(false);
+    const idempotencyKey = parameter('/v1/bookings', 'post', 'idempotency-key');
+    expect(idempotencyKey('2f0c6c9e-8d5d-4a4f-9a5b-1f7c3e9d2b11')).toBe(true);
+    expect(idempotencyKey('has space')).toBe(false);
+    expect(idempotencyKey('x'.repeat(256))).toBe(false);
+    const booking = ajv.compile(doc.components.schemas.NewBookingInput as Json);
+    const body = {
+      location_slug: 'soho',
+      service_ids: ['0b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e'],
+      client_id: '1b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e',
+      starts_at: '2026-11-24T10:00:00+00:00',
+    };
+    expect(booking(body)).toBe(true);
+    expect(booking({ ...body, starts_at: '2026-11-24T10:00:00' })).toBe(false);
+    expect(booking({ ...body, checkout_success_url: 'ftp://shop.example/' })).toBe(false);
+  });
+});
+
+describe('the OpenAPI document behind PUBLIC_BASE_URL', () => {
+  it('names PUBLIC_BASE_URL as its server', async () => {
+    const own = await startTestApp({ http: { publicBaseUrl: 'https://book.salon.example' } });
+    try {
+      const served = (await own.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+      expect(served.servers).toEqual([
+        { url: 'https://book.salon.example', description: expect.any(String) },
+      ]);
+    } finally {
+      await own.close();
+    }
   });
 });

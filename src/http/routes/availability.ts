@@ -14,6 +14,7 @@ export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Availability'],
+          operationId: 'getAvailability',
           summary: 'Free slots for one or more services, any staff or one, over 1 to 14 local days',
           description:
             'Starts lie on the local wall-clock grid of the location; every time carries the offset in force at ' +

@@ -31,6 +31,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Bookings'],
+          operationId: 'createBooking',
           summary: 'Book a slot offered by availability',
           description:
             'Without a deposit the booking is confirmed. With one it is pending_payment, with deposit and ' +
@@ -76,6 +77,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Bookings'],
+          operationId: 'getBooking',
           summary: 'A booking with its current status, pending confirmation and fee state',
           params: ReferenceParams,
           querystring: NoQuery,
@@ -102,6 +104,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Bookings'],
+          operationId: 'rescheduleBooking',
           summary: 'Move a booking to another slot (and optionally another staff member)',
           params: ReferenceParams,
           querystring: NoQuery,
@@ -139,6 +142,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Bookings'],
+          operationId: 'cancelBooking',
           summary: 'Cancel a booking; the policy window decides whether a paid deposit is refunded',
           params: ReferenceParams,
           querystring: NoQuery,
@@ -174,6 +178,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 const IdempotencyHeaders = z.object({
   'idempotency-key': z
     .string()
+    .meta({ pattern: IDEMPOTENCY_KEY.source, minLength: 1, maxLength: 255 })
     .optional()
     .describe('Any unique string (a UUID v4 is ideal), 1 to 255 printable characters.'),
 });

@@ -25,6 +25,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Clients'],
+          operationId: 'findClient',
           summary: 'Find the client with a phone number or e-mail address (phone first)',
           querystring: ClientQuery,
           response: {
@@ -46,6 +47,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Clients'],
+          operationId: 'getClient',
           summary: 'A client by id',
           description:
             'How an agent names the client of a booking (a booking carries only client_id). An addition to the v1 contract.',
@@ -74,6 +76,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Clients'],
+          operationId: 'listClientBookings',
           summary: "The client's upcoming live bookings, soonest first (at most 20)",
           description:
             'Live means pending_payment, pending_confirmation or confirmed; upcoming means not yet started. ' +
@@ -105,6 +108,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Clients'],
+          operationId: 'registerClient',
           summary: 'Register a client, or get the existing one with the same phone or e-mail',
           body: NewClientBody,
           querystring: NoQuery,

@@ -44,6 +44,7 @@ export function locationRoutes(
       {
         schema: {
           tags: ['Locations'],
+          operationId: 'listLocations',
           summary: 'List the active locations of the organisation',
           querystring: PageQuery,
           response: {
@@ -72,6 +73,7 @@ export function locationRoutes(
       {
         schema: {
           tags: ['Locations'],
+          operationId: 'listServices',
           summary: 'List the services offered at a location, with the staff who deliver each',
           params: SlugParams,
           querystring: PageQuery,
@@ -103,6 +105,7 @@ export function locationRoutes(
       {
         schema: {
           tags: ['Locations'],
+          operationId: 'listStaff',
           summary: 'List the active staff working at a location',
           params: SlugParams,
           querystring: PageQuery,

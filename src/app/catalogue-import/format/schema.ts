@@ -2,8 +2,9 @@ import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { normaliseReference, REFERENCE_ALPHABET } from '../../../domain/booking/reference.ts';
 import { BOOKING_STATUSES } from '../../../domain/booking/state-machine.ts';
+import { NAME_MAX_LENGTH } from '../../../domain/client.ts';
 import { isUuid } from '../../../domain/ids.ts';
-import { NAME_MAX_LENGTH, normaliseEmail, normaliseName, normalisePhone } from '../../contact.ts';
+import { normaliseEmail, normaliseName, normalisePhone } from '../../contact.ts';
 
 /**
  * The catalogue file (design.md section 5) as zod schemas. Objects are strict so that a misspelt key
