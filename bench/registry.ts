@@ -7,6 +7,7 @@ import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
+import { slowClients } from './slow-clients.ts';
 
 /** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -17,5 +18,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   mcpRoundTrips,
   mixedLoad,
   resilience,
+  slowClients,
   instances,
 ];
