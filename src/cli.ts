@@ -42,7 +42,8 @@ const program = new Command('booking')
   .addHelpText(
     'after',
     '\nConfiguration comes from the environment: DATABASE_URL (default sqlite:db/booking.sqlite), PORT, HOST,\n' +
-      'TLS_CERT/TLS_KEY, TRUST_PROXY, BOOKING_SECRET, LOG_LEVEL. See README.md.',
+      'TLS_CERT/TLS_KEY, TRUST_PROXY, ALLOWED_HOSTS, PUBLIC_BASE_URL, PAYMENT_PROVIDER, BOOKING_SECRET,\n' +
+      'LOG_LEVEL. See README.md.',
   );
 
 program
@@ -50,7 +51,10 @@ program
   .description('Serve REST under /v1 on one port; prints "listening on <url>" when ready')
   .option('--port <port>', 'port to listen on (default $PORT or 8080)', portNumber)
   .option('--host <host>', 'address to bind (default $HOST or 127.0.0.1)')
-  .option('--demo', 'on an empty database, import the demo catalogue and print a read_write key first')
+  .option(
+    '--demo',
+    'on an empty database, import the demo catalogue and print a read_write key first; deposits in the local test mode',
+  )
   .action(async (options: { port?: string; host?: string; demo?: boolean }) => {
     const config = readConfig();
     if (options.port !== undefined) config.port = Number(options.port);
