@@ -1,40 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendHttp } from '../helpers/abuse-campaign.ts';
-import { type RunningServer, startServer } from '../helpers/cli.ts';
-import { prepareDatabase } from '../helpers/served-database.ts';
-import { freshDatabaseUrl } from '../helpers/temp-database.ts';
+import { startServer } from '../helpers/cli.ts';
+import { eachTestServes, prepareDatabase } from '../helpers/served-database.ts';
 
 /**
  * `booking serve` behind proxies, as configured by TRUST_PROXY: the real process, raw HTTP from
  * loopback addresses standing for the proxy.
  */
-let dir: string;
-let env: Record<string, string>;
-let drop: () => Promise<void>;
-let server: RunningServer | undefined;
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'booking-proxy-'));
-  const database = await freshDatabaseUrl(dir);
-  env = { DATABASE_URL: database.url };
-  drop = database.drop;
-});
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  await drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const served = eachTestServes('booking-proxy-');
 
 describe('TRUST_PROXY as a hop count', () => {
   it('believes the nearest proxy’s https and client address, and nothing a client forged before it', async () => {
-    const [key] = await prepareDatabase(env.DATABASE_URL!);
-    server = await startServer(['--port', '0'], { ...env, TRUST_PROXY: '1' });
+    const [key] = await prepareDatabase(served.env.DATABASE_URL!);
+    served.server = await startServer(['--port', '0'], { ...served.env, TRUST_PROXY: '1' });
+    const server = served.server;
     /** A request as the one proxy in front relays it: it appends the address it saw. */
     const relayed = (client: string, authorization: string, forged = '203.0.113.66') =>
-      sendHttp(server!.url, {
+      sendHttp(server.url, {
         path: '/v1/locations',
         headers: {
           authorization,
@@ -43,8 +25,8 @@ describe('TRUST_PROXY as a hop count', () => {
         },
       });
 
-    const served = await relayed('198.51.100.4', `Bearer ${key}`);
-    expect(served.status).toBe(200);
+    const answered = await relayed('198.51.100.4', `Bearer ${key}`);
+    expect(answered.status).toBe(200);
 
     // Failed authentications count per client the proxy saw, whatever the client put before it.
     const wrong = `Bearer bk_${'W'.repeat(40)}`;

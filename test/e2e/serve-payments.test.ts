@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendHttp } from '../helpers/abuse-campaign.ts';
-import { REPO_ROOT, type RunningServer, startServer } from '../helpers/cli.ts';
-import { prepareDatabase } from '../helpers/served-database.ts';
-import { freshDatabaseUrl } from '../helpers/temp-database.ts';
+import { REPO_ROOT, startServer } from '../helpers/cli.ts';
+import { eachTestServes, prepareDatabase } from '../helpers/served-database.ts';
 
 /**
  * Deposits and payment links of the real `booking serve`: the built-in checkout (which takes no money)
@@ -15,22 +12,7 @@ import { freshDatabaseUrl } from '../helpers/temp-database.ts';
  * from PUBLIC_BASE_URL, never from the Host header. The server runs on the real clock, so the colour
  * (a £20 deposit at Soho, Ana on Mondays and Tuesdays) is booked a week or two ahead.
  */
-let dir: string;
-let env: Record<string, string>;
-let drop: () => Promise<void>;
-let server: RunningServer | undefined;
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'booking-payments-'));
-  const database = await freshDatabaseUrl(dir);
-  env = { DATABASE_URL: database.url };
-  drop = database.drop;
-});
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
-  await drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const served = eachTestServes('booking-payments-');
 
 interface Booked {
   status: number;
@@ -40,7 +22,7 @@ interface Booked {
 /** Books the first colour slot at Soho from a week ahead, as `host` (raw HTTP, so any Host is sent). */
 async function bookColour(key: string, host?: string): Promise<Booked> {
   const api = async (method: string, url: string, body?: unknown) => {
-    const response = await sendHttp(server!.url, {
+    const response = await sendHttp(served.server!.url, {
       method,
       path: `/v1${url}`,
       headers: {
@@ -76,7 +58,7 @@ async function bookColour(key: string, host?: string): Promise<Booked> {
 function serveRefusing(extraEnv: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'serve', '--port', '0'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, ...extraEnv },
+    env: { ...process.env, LOG_LEVEL: 'warn', ...served.env, ...extraEnv },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -94,8 +76,9 @@ function serveRefusing(extraEnv: Record<string, string>): Promise<{ status: numb
 
 describe('booking serve without PAYMENT_PROVIDER', () => {
   it('refuses a booking that needs a deposit and serves no checkout', async () => {
-    const [key] = await prepareDatabase(env.DATABASE_URL!);
-    server = await startServer(['--port', '0'], env);
+    const [key] = await prepareDatabase(served.env.DATABASE_URL!);
+    served.server = await startServer(['--port', '0'], served.env);
+    const server = served.server;
     const refused = await bookColour(key!);
     expect(refused.status).toBe(503);
     expect(refused.body.error?.code).toBe('payments_unavailable');
@@ -106,13 +89,14 @@ describe('booking serve without PAYMENT_PROVIDER', () => {
 
 describe('booking serve with PAYMENT_PROVIDER=local', () => {
   it('links to PUBLIC_BASE_URL whatever the Host, and labels every page as taking no money', async () => {
-    const [key] = await prepareDatabase(env.DATABASE_URL!);
+    const [key] = await prepareDatabase(served.env.DATABASE_URL!);
     const publicBase = 'https://book.salon.example';
-    server = await startServer(['--port', '0'], {
-      ...env,
+    served.server = await startServer(['--port', '0'], {
+      ...served.env,
       PAYMENT_PROVIDER: 'local',
       PUBLIC_BASE_URL: publicBase,
     });
+    const server = served.server;
     const booked = await bookColour(key!, 'evil.example/phish?x=');
     expect(booked.status).toBe(201);
     expect(booked.body.data?.status).toBe('pending_payment');
@@ -141,11 +125,12 @@ describe('booking serve with PAYMENT_PROVIDER=local', () => {
 
 describe('booking serve --demo', () => {
   it('chooses the local provider, linking to the address it listens on', async () => {
-    server = await startServer(['--demo', '--port', '0'], env);
+    served.server = await startServer(['--demo', '--port', '0'], served.env);
+    const server = served.server;
     const key = /(bk_[0-9A-Za-z]{40})/.exec(server.stdout())?.[1];
     expect(key).toBeDefined();
     const api = (url: string, init: RequestInit = {}) =>
-      fetch(`${server!.url}/v1${url}`, {
+      fetch(`${server.url}/v1${url}`, {
         ...init,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       });
@@ -181,7 +166,7 @@ describe('booking serve --demo', () => {
 
 describe('booking serve refuses to start', () => {
   it('with a payment provider this version does not ship, or an unusable PUBLIC_BASE_URL', async () => {
-    await prepareDatabase(env.DATABASE_URL!);
+    await prepareDatabase(served.env.DATABASE_URL!);
     const [stripe, unknown, badBase] = await Promise.all([
       serveRefusing({ PAYMENT_PROVIDER: 'stripe' }),
       serveRefusing({ PAYMENT_PROVIDER: 'paypal' }),
