@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
 import { type AppDeps, createAppDeps, rateLimitStoreFor } from './app/deps.ts';
-import { paymentProviderNamed } from './app/payments.ts';
+import { paymentProviderFor } from './app/payments.ts';
 import { type DatabaseHandle, type DatabaseOptions, openDatabase, sqliteFileOf } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
 import { holdInUseLock } from './data/postgres.ts';
@@ -21,7 +21,7 @@ export async function openRuntime(
   clock: Clock = systemClock,
   options: DatabaseOptions = {},
 ): Promise<Runtime> {
-  const payments = paymentProviderNamed(config.paymentProvider);
+  const payments = paymentProviderFor(config);
   const database = openDatabase(config.databaseUrl, options);
   // PostgreSQL: say this process uses the database for as long as it runs, so that `booking restore`
   // refuses meanwhile (a SQLite file's open connection says so by itself).

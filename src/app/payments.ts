@@ -42,19 +42,34 @@ export const localCheckout: PaymentProvider = {
     `${publicBaseUrl}/checkout/${encodeURIComponent(session.id)}`,
 };
 
-/** The providers this version ships, by PAYMENT_PROVIDER name. */
-const PROVIDERS: Partial<Record<PaymentProviderName, PaymentProvider>> = { local: localCheckout };
+/**
+ * What choosing a provider reads of the configuration (config.ts's Config has it): the name, and
+ * whatever settings a provider needs besides (a real provider's keys join it here).
+ */
+export interface PaymentSettings {
+  paymentProvider: PaymentProviderName | null;
+}
+
+/**
+ * The providers this version ships, by PAYMENT_PROVIDER name, each made from the settings. The HTTP
+ * face mounts what a provider serves itself (the local checkout's pages, a provider's webhook) by its
+ * name (src/http/build-app.ts).
+ */
+const PROVIDERS: Partial<Record<PaymentProviderName, (settings: PaymentSettings) => PaymentProvider>> = {
+  local: () => localCheckout,
+};
 
 /**
  * The provider PAYMENT_PROVIDER names, or null when none is configured. A name this version does not
  * ship is a configuration error, said at start-up rather than at the first deposit.
  */
-export function paymentProviderNamed(name: PaymentProviderName | null): PaymentProvider | null {
+export function paymentProviderFor(settings: PaymentSettings): PaymentProvider | null {
+  const name = settings.paymentProvider;
   if (name === null) return null;
-  const provider = PROVIDERS[name];
-  if (!provider) {
+  const make = PROVIDERS[name];
+  if (!make) {
     const shipped = Object.keys(PROVIDERS).join(', ');
     throw new Error(`PAYMENT_PROVIDER=${name} is not available in this version; it ships: ${shipped}.`);
   }
-  return provider;
+  return make(settings);
 }
