@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,21 @@ interface PhaseSpec {
 
 /** Alternating rounds of the three phases, so that what else the machine does weighs on each alike. */
 const ROUNDS = 3;
+/** The open-files limit of the last phase: a common default (`ulimit -n`). */
+const LIMITED_OPEN_FILES = 1_024;
+
+const count = (n: number) => n.toLocaleString('en-GB');
+
+/** Sets a process's open-files limit (prlimit, util-linux); whether it could. */
+function limitOpenFiles(pid: number | undefined, limit: number): boolean {
+  if (pid === undefined) return false;
+  try {
+    execFileSync('prlimit', ['--pid', String(pid), `--nofile=${limit}:${limit}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * `booking serve` under 1,000 slow-body connections from one address while another organisation's
@@ -97,10 +113,22 @@ export const slowClients: Benchmark = {
           rounds[index]!.push(await runPhase(spec, port, () => victim(durationS)));
         }
       }
+      // Last, once: the server's open files limited to what many systems give a process by default,
+      // where 1,000 connections held open would leave none for anybody else's.
+      const limited = specs[1]!.attack !== null && limitOpenFiles(server.process.pid, LIMITED_OPEN_FILES);
+      if (limited) {
+        const spec = {
+          label: `${specs[1]!.label}, server limited to ${count(LIMITED_OPEN_FILES)} open files`,
+          attack: {},
+        };
+        context.progress(spec.label);
+        specs.push(spec);
+        rounds.push([await runPhase(spec, port, () => victim(durationS))]);
+      }
       const healthy = (await fetch(`${server.url}/healthz`)).status === 200;
       return present(
         specs.map((spec, index) => ({ spec, rounds: rounds[index]! })),
-        { healthy, durationS, load: [loadBefore, loadavg()[0]!] },
+        { healthy, durationS, load: [loadBefore, loadavg()[0]!], limited },
       );
     } finally {
       await server?.stop();
@@ -142,9 +170,8 @@ const median = (values: number[]) => {
 
 function present(
   phases: { spec: PhaseSpec; rounds: PhaseRound[] }[],
-  run: { healthy: boolean; durationS: number; load: [number, number] },
+  run: { healthy: boolean; durationS: number; load: [number, number]; limited: boolean },
 ): ScenarioBenchmarkResult {
-  const count = (n: number) => n.toLocaleString('en-GB');
   const of = (rounds: PhaseRound[], pick: (stats: LoadStats) => number) =>
     median(rounds.map((round) => pick(round.victim)));
   const quietP99 = of(phases[0]!.rounds, (stats) => stats.p99);
@@ -166,7 +193,7 @@ function present(
     const p99 = of(rounds, (stats) => stats.p99);
     const failed = rounds.reduce((n, round) => n + round.victim.non2xx + round.victim.errors, 0);
     return {
-      description: `Other organisation's p99 < ${P99_TARGET_MS} ms under ${spec.label} (median of ${ROUNDS} rounds)`,
+      description: `Other organisation's p99 < ${P99_TARGET_MS} ms, none failed, under ${spec.label}${rounds.length > 1 ? ` (median of ${rounds.length} rounds)` : ''}`,
       measured: `${formatMs(p99)} ms`,
       pass: p99 < P99_TARGET_MS && failed === 0,
     };
@@ -182,6 +209,7 @@ function present(
     method: [
       `The real \`booking serve\` on a SQLite file with two organisations${PINNING ? `, pinned to core ${SERVER_CPU}` : ''}. The other organisation (a read key) asks \`GET /v1/locations/soho/services\` at a steady ${VICTIM_RATE} requests a second over ${VICTIM_CONNECTIONS} keep-alive connections from 127.0.0.1 for ${run.durationS} s per phase (\`bench/lib/paced-load.ts\`: open loop, each latency timed from when the request was due): alone, as the baseline of this run; then while ${count(ATTACKERS)} connections from ${ATTACKER_ADDRESS} (an address of their own on loopback) each send the headers of \`POST /v1/clients\` announcing a 1,000-byte body and then one byte of it every ${BYTE_EVERY_MS / 1000} s (\`bench/lib/slow-clients.ts\`); a connection the server closes is opened again at its next byte's time, so the attack stays slow (one packet per connection per ${BYTE_EVERY_MS / 1000} s) rather than becoming a flood. The attackers ramp up over ${RAMP_MS / 1000} s before measuring starts. The three phases alternate over ${ROUNDS} rounds, so that whatever else runs on the machine weighs on each alike; each figure is the median over the rounds, the attackers' counts their sum.`,
       'Without a key, the server refuses each request when its headers are in (401, then 429 once the address has failed 30 times in the minute) and closes the connection without reading the body. With a valid key of their own organisation (a rate limit far above the attack), the requests are accepted and their bodies awaited, until the request timeout (15 s) answers 408 and closes them: that phase holds most of the 1,000 connections open all the time.',
+      `Last, once, the keyless attack again with the server's open files limited to ${count(LIMITED_OPEN_FILES)} (\`prlimit\`), a common default of \`ulimit -n\`: 1,000 connections held open there would leave no descriptor for anybody else's connection.`,
     ],
     tables: [
       {
@@ -226,6 +254,7 @@ function present(
     ],
     facts: [
       `Per round p99 (ms): ${phases.map(({ spec, rounds }) => `${spec.label}: ${rounds.map((round) => formatMs(round.victim.p99)).join(', ')}`).join('; ')}.`,
+      ...(run.limited ? [] : ['The open-files phase did not run: `prlimit` is missing or was refused.']),
       `Healthy afterwards (\`/healthz\` 200): ${run.healthy ? 'yes' : 'no'}. Load average of the machine (1 min) at the start and the end: ${run.load.map((load) => load.toFixed(2)).join(' and ')}.`,
       ...attacked.map(({ spec, rounds }) => {
         const { bytes } = summed(rounds);
