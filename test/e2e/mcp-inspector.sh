@@ -116,6 +116,9 @@ try {
 const result = doc?.result;
 if (!result) die(`the inspector's output has no result${doc?.error ? `: ${JSON.stringify(doc.error)}` : ''}`);
 if (what === 'tools') {
+  // With --strict the inspector lists every tool-schema portability finding (warnings included) here.
+  const findings = doc.schemaFindings ?? [];
+  if (findings.length > 0) die(`tool-schema portability findings (--strict): ${JSON.stringify(findings)}`);
   const names = (result.tools ?? []).map((tool) => tool.name);
   const missing = rest.filter((name) => !names.includes(name));
   if (missing.length > 0) die(`tools/list lacks ${missing.join(', ')} (it lists ${names.join(', ') || 'nothing'})`);
@@ -180,8 +183,8 @@ client_json() {
 # --- stdio: the inspector starts `booking mcp` itself ------------------------------------------------
 STDIO=("$NODE20" "$ROOT/bin/booking.js" mcp --cwd "$ROOT" -e "DATABASE_URL=$DATABASE_URL" -e "BOOKING_API_KEY=$KEY")
 
-count=$(call 'stdio tools/list' "$TMP/stdio-tools.json" tools "${TOOLS[@]}" -- "${STDIO[@]}" --method tools/list)
-echo "PASS stdio tools/list: $count tools, all ${#TOOLS[@]} expected ones among them"
+count=$(call 'stdio tools/list' "$TMP/stdio-tools.json" tools "${TOOLS[@]}" -- "${STDIO[@]}" --method tools/list --strict)
+echo "PASS stdio tools/list --strict: $count tools, all ${#TOOLS[@]} expected ones among them, no schema findings"
 
 slot=$(call 'stdio find_slots' "$TMP/stdio-slots.json" slot 0 -- "${STDIO[@]}" \
   --method tools/call --tool-name find_slots --tool-arg location=camden services=cut 'date=next tuesday')
@@ -211,8 +214,8 @@ echo "PASS http: booking serve listening on $url"
 # --stored-auth-only: a refused key fails at once instead of the inspector starting an OAuth login.
 HTTP=(--transport http --server-url "$url/mcp" --header "Authorization: Bearer $KEY" --stored-auth-only)
 
-count=$(call 'http tools/list' "$TMP/http-tools.json" tools "${TOOLS[@]}" -- "${HTTP[@]}" --method tools/list)
-echo "PASS http tools/list: $count tools, all ${#TOOLS[@]} expected ones among them"
+count=$(call 'http tools/list' "$TMP/http-tools.json" tools "${TOOLS[@]}" -- "${HTTP[@]}" --method tools/list --strict)
+echo "PASS http tools/list --strict: $count tools, all ${#TOOLS[@]} expected ones among them, no schema findings"
 
 # Another day than over stdio, so this books another slot (book is idempotent: the same request would
 # answer with the stdio booking).

@@ -62,6 +62,49 @@ describe('tools/list', () => {
   });
 });
 
+/** Every subschema of a JSON Schema, with its path, depth first. */
+function* subschemas(node: unknown, path: string): Generator<[string, Json]> {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) yield* subschemas(item, `${path}[${i}]`);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  yield [path, node as Json];
+  for (const [key, value] of Object.entries(node)) {
+    // Property names are not schemas; their values are.
+    if (key === 'properties') {
+      for (const [name, sub] of Object.entries(value as Json)) yield* subschemas(sub, `${path}.${name}`);
+    } else if (typeof value === 'object') yield* subschemas(value, `${path}/${key}`);
+  }
+}
+
+describe('tools/list is small and flat (design.md 8.1)', () => {
+  it('stays under 16,000 characters of JSON, with names a host accepts', async () => {
+    const listing = await mcp.client.listTools();
+    expect(JSON.stringify(listing).length).toBeLessThan(16_000);
+    for (const tool of listing.tools) expect(tool.name).toMatch(/^[a-z][a-z_]{0,39}$/);
+  });
+
+  it('has no $ref, $defs, type arrays, nor anyOf/oneOf/allOf at the top of a schema', async () => {
+    const { tools } = await mcp.client.listTools();
+    for (const tool of tools) {
+      for (const [which, schema] of [
+        ['input', tool.inputSchema],
+        ['output', tool.outputSchema],
+      ] as const) {
+        const at = `${tool.name} ${which}`;
+        expect(schema, at).toBeDefined();
+        for (const keyword of ['anyOf', 'oneOf', 'allOf']) expect(schema, at).not.toHaveProperty(keyword);
+        for (const [path, sub] of subschemas(schema, at)) {
+          expect(sub, path).not.toHaveProperty('$ref');
+          expect(sub, path).not.toHaveProperty('$defs');
+          if ('type' in sub) expect(typeof sub.type, path).toBe('string');
+        }
+      }
+    }
+  });
+});
+
 describe('list_locations and list_services', () => {
   it('gives each location its address, phone digit by digit and local time now', async () => {
     const { locations } = await mcp.call('list_locations');
