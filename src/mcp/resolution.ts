@@ -1,10 +1,10 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { normaliseEmail, normalisePhone } from '../app/contact.ts';
-import { ZoneCalendar } from '../domain/availability/zone-calendar.ts';
-import { formatLocal } from '../domain/time-format.ts';
+import type { DayHours } from '../domain/availability/opening-hours.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import { matchByName } from './name-matching.ts';
 import { type SpeechLocale, speakPhone, speechLocaleFor } from './speech.ts';
+import { readSpokenStart } from './spoken-starts.ts';
 import { BadArgument, fail } from './tool-kit.ts';
 
 /**
@@ -123,32 +123,22 @@ export async function resolveStaff(
   return staff;
 }
 
-const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
-const LOCAL_ISO = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(:00)?$/;
-
 /**
- * A start as the engine takes it (RFC 3339 with the offset in force): as find_slots gave it, or a local
- * time without an offset ("2026-11-24T14:30"), read in the location's zone (a time that happens twice
- * when the clocks go back is its first occurrence; one that does not exist is refused).
+ * A start as the engine takes it (RFC 3339 with the offset in force): as find_slots gave it, a local
+ * time without an offset ("2026-11-24T14:30"), or as the tools say a slot ("Tuesday 24 November at
+ * 2:30 pm", "tomorrow at noon", "1:30 am BST"), read in the location's zone and locale on `now`'s
+ * calendar (spoken-starts.ts). An hour said without am/pm is placed inside `openingHours` when they
+ * are given, and asked about otherwise.
  */
-export function resolveStart(said: string, zone: string): string {
-  const text = said.trim();
-  if (ISO_WITH_OFFSET.test(text)) {
-    const instant = Date.parse(text);
-    if (!Number.isNaN(instant)) return formatLocal(instant, zone);
-  }
-  const local = LOCAL_ISO.exec(text);
-  if (local) {
-    const [, date, hours, minutes] = local as unknown as [string, string, string, string];
-    const calendar = new ZoneCalendar(zone);
-    const instants = calendar.instantsAt(calendar.day(date), Number(hours) * 60 + Number(minutes));
-    if (instants.length > 0) return formatLocal(instants[0]!, zone);
-    throw new BadArgument('starts_at', `${text} does not exist in ${zone} (the clocks go forward then).`);
-  }
-  throw new BadArgument(
-    'starts_at',
-    'give starts_at as find_slots returned it, e.g. 2026-11-24T14:30:00+00:00.',
-  );
+export function resolveStart(
+  said: string,
+  place: Pick<Place, 'zone' | 'locale'>,
+  now: number,
+  openingHours?: readonly DayHours[],
+): string {
+  const reading = readSpokenStart(said, { zone: place.zone, locale: place.locale, now, openingHours });
+  if (!reading.ok) throw new BadArgument('starts_at', `${reading.reason}.`);
+  return reading.startsAt;
 }
 
 /**

@@ -188,7 +188,7 @@ describe('find_slots', () => {
     expect(starts.map(localTime)).toEqual(['12:00', '12:30', '13:00', '13:30', '14:00']);
     expect(starts.every((s: string) => s.startsWith('2026-11-24T') && s.endsWith('+00:00'))).toBe(true);
     expect(result.slots[0]).toMatchObject({
-      spoken: 'tomorrow, Tuesday 24 November at 12 pm',
+      spoken: 'tomorrow, Tuesday 24 November at noon',
       staff_name: expect.stringMatching(/^(Amara Okafor|Ben Carter)$/),
     });
   });

@@ -73,7 +73,7 @@ export const bookTool = defineTool({
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const startsAt = resolveStart(args.starts_at, place.zone);
+    const startsAt = resolveStart(args.starts_at, place, api.now());
     const clientId = await clientOf(api, args);
     const body: NewBooking = {
       location_slug: place.location.slug,
@@ -242,7 +242,7 @@ export const rescheduleTool = defineTool({
     const offered = await api.listServices(place.location.slug);
     const services = booking.service_ids.flatMap((id) => offered.filter((s) => s.id === id));
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const startsAt = resolveStart(args.starts_at, place.zone);
+    const startsAt = resolveStart(args.starts_at, place, api.now());
     let moved: Booking;
     try {
       moved = await api.rescheduleBooking(booking.reference, {

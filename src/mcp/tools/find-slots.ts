@@ -1,11 +1,22 @@
 import { z } from 'zod';
-import { addDays, ZoneCalendar } from '../../domain/availability/zone-calendar.ts';
+import { clockTime, type DayHours, WEEKDAY_NAMES } from '../../domain/availability/opening-hours.ts';
+import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import type { BookingApi, Staff } from '../booking-api.ts';
+import type { Availability, BookingApi, Staff } from '../booking-api.ts';
+import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
-import { speakDate, speakDuration, speakTime } from '../speech.ts';
+import { type SpeechLocale, speakClock, speakDate, speakDuration } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
-import { parseSpokenTime, resolveSpokenDate, TIME_OF_DAY_MINUTES, type TimeOfDay } from '../spoken-dates.ts';
+import { resolveSpokenDate } from '../spoken-dates.ts';
+import {
+  type MinuteSpan,
+  openSpans,
+  parseSpokenTime,
+  readTimeInHours,
+  type SpokenTime,
+  TIME_OF_DAY_MINUTES,
+  type TimeOfDay,
+} from '../spoken-times.ts';
 import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 
@@ -32,14 +43,25 @@ export const findSlotsTool = defineTool({
     services: ServicesArgument,
     date: z
       .string()
-      .describe('YYYY-MM-DD, today, tomorrow, a weekday ("friday", "next tuesday") or "24 November".'),
-    days: z.int().min(1).max(14).optional().describe('Days searched from date, 1 to 14 (default 1).'),
+      .describe(
+        'As said: YYYY-MM-DD, "tomorrow morning", "friday", "next tuesday", "Tuesday 8 December", "the 8th", ' +
+          '"Tuesday week", "next week" (7 days from Monday).',
+      ),
+    days: z
+      .int()
+      .min(1)
+      .max(14)
+      .optional()
+      .describe('Days searched from date, 1 to 14 (default 1, or the span date names).'),
     staff: z.string().optional().describe('A staff member by name (first name is enough) or id.'),
     time_of_day: z
       .enum(['morning', 'afternoon', 'evening'])
       .optional()
       .describe('morning: before 12:00; afternoon: 12:00-17:00; evening: from 17:00.'),
-    earliest: z.string().optional().describe('Earliest start, local time, e.g. "14:00" or "2pm".'),
+    earliest: z
+      .string()
+      .optional()
+      .describe('Earliest start, local time, e.g. "2pm" or "14:00"; "2:30" is read within opening hours.'),
     latest: z.string().optional().describe('Latest start, local time.'),
     limit: z.int().min(1).max(20).optional().describe('How many slots to return (default 5).'),
   },
@@ -58,10 +80,12 @@ export const findSlotsTool = defineTool({
     const services = await resolveServices(api, place, args.services);
     const team = await api.listStaff(place.location.slug);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const resolved = resolveSpokenDate(args.date, place.zone, now);
+    const resolved = resolveSpokenDate(args.date, place.zone, now, place.locale);
     if (!resolved.ok) throw new BadArgument('date', resolved.reason);
-    const window = minutesWindow(args.time_of_day, args.earliest, args.latest);
-    const days = args.days ?? 1;
+    const days = args.days ?? resolved.days ?? 1;
+    const part = args.time_of_day ?? resolved.timeOfDay;
+    const earliest = spokenTime('earliest', args.earliest);
+    const latest = spokenTime('latest', args.latest);
     const limit = args.limit ?? DEFAULT_LIMIT;
 
     const search = (date: string, span: number) =>
@@ -72,10 +96,12 @@ export const findSlotsTool = defineTool({
         staffId: staff?.id,
       });
     const found = await search(resolved.date, days);
+    const open = openSpans(openingHoursSeen(found, place.zone), weekdaysOf(place.zone, resolved.date, days));
+    const window = minutesWindow(part, earliest, latest, open, place.locale);
     const matching = found.slots.filter((slot) => inWindow(slot.starts_at, window));
     if (matching.length === 0) {
       const alternatives = await alternativesFor(search, place, team, resolved.date, window, limit, now);
-      const when = describeRange(place, resolved.date, days, args.time_of_day, window, now);
+      const when = describeRange(place, resolved.date, days, part, window, now);
       fail('no_slots', { when, alternatives: alternatives.length }, { alternatives });
     }
     return {
@@ -107,18 +133,65 @@ function partOfDay(part: TimeOfDay | undefined): MinutesWindow {
     : { from: 0, to: 1439 };
 }
 
-function minutesWindow(part: TimeOfDay | undefined, earliest?: string, latest?: string): MinutesWindow {
+/** A time argument as said, before it is placed on the clock (which needs the opening hours). */
+function spokenTime(param: string, said: string | undefined): { said: string; time: SpokenTime } | undefined {
+  if (said === undefined) return undefined;
+  const time = parseSpokenTime(said);
+  if (!time) throw new BadArgument(param, 'give a time of day such as "2:30pm" or "14:30".');
+  return { said, time };
+}
+
+type SaidTime = ReturnType<typeof spokenTime>;
+
+function minutesWindow(
+  part: TimeOfDay | undefined,
+  earliest: SaidTime,
+  latest: SaidTime,
+  open: readonly MinuteSpan[],
+  locale: SpeechLocale,
+): MinutesWindow {
   const window = partOfDay(part);
-  const time = (param: string, said: string | undefined) => {
-    if (said === undefined) return undefined;
-    const minutes = parseSpokenTime(said);
-    if (minutes === undefined)
-      throw new BadArgument(param, 'give a time of day such as "14:30" or "2:30pm".');
-    return minutes;
+  const place = (param: string, spoken: SaidTime) => {
+    if (spoken === undefined) return undefined;
+    const reading = readTimeInHours(spoken.time, open, part);
+    if (reading.ok) return reading.minute;
+    const [one, other] = reading.readings.map((minute) => speakClock(minute, locale));
+    throw new BadArgument(
+      param,
+      `${spoken.said.trim()} could be ${one} or ${other}, both within opening hours; ask the caller which.`,
+    );
   };
-  const from = time('earliest', earliest);
-  const to = time('latest', latest);
+  const from = place('earliest', earliest);
+  const to = place('latest', latest);
   return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, to ?? 1439) };
+}
+
+/**
+ * The location's opening hours as far as this search shows them: per weekday, from its first free
+ * start to its last, which lie within the hours. A stand-in for the location's real opening hours
+ * (getLocationInfo's `openingHours`) until BookingApi carries them; an hour said without am/pm is
+ * placed inside these, so "2:30" at a salon open 9 to 6 is 2:30 pm.
+ */
+function openingHoursSeen(found: Availability, zone: string): DayHours[] {
+  const spans = new Map<number, { from: number; to: number }>();
+  for (const slot of found.slots) {
+    const weekday = zoneCalendar(zone).day(slot.starts_at.slice(0, 10)).weekday;
+    const minute = localMinute(slot.starts_at);
+    const span = spans.get(weekday);
+    spans.set(weekday, {
+      from: Math.min(span?.from ?? minute, minute),
+      to: Math.max(span?.to ?? minute, minute),
+    });
+  }
+  return WEEKDAY_NAMES.map((weekday, index) => {
+    const span = spans.get(index + 1);
+    return { weekday, intervals: span ? [{ start: clockTime(span.from), end: clockTime(span.to) }] : [] };
+  });
+}
+
+/** The weekdays (1 = Monday .. 7 = Sunday) of `days` local days from `date`. */
+function weekdaysOf(zone: string, date: string, days: number): number[] {
+  return Array.from({ length: days }, (_, i) => zoneCalendar(zone).day(addDays(date, i)).weekday);
 }
 
 /** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */
@@ -142,7 +215,7 @@ async function alternativesFor(
   now: number,
 ) {
   const later = await search(date, ALTERNATIVE_DAYS);
-  const calendar = new ZoneCalendar(place.zone);
+  const calendar = zoneCalendar(place.zone);
   const day = calendar.day(date);
   const target = calendar.instantsAt(day, window.from)[0] ?? day.start;
   return spokenSlots(nearest(later.slots, target, limit, SPREAD_MINUTES), place, team, now);
@@ -164,7 +237,7 @@ function describeRange(
       : `from ${speakDate(date, place.locale, today)} to ${speakDate(addDays(date, days - 1), place.locale, today)}`;
   if (part) when += ` in the ${part}`;
   const limits = partOfDay(part);
-  const clock = (minutes: number) => speakTime(Date.UTC(2000, 0, 1, 0, minutes), 'UTC', place.locale);
+  const clock = (minutes: number) => speakClock(minutes, place.locale);
   if (window.from > limits.from) when += ` from ${clock(window.from)}`;
   if (window.to < limits.to) when += ` until ${clock(window.to)}`;
   return when;
