@@ -1,22 +1,22 @@
 import { z } from 'zod';
-import { clockTime, type DayHours, WEEKDAY_NAMES } from '../../domain/availability/opening-hours.ts';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import type { Availability, BookingApi, Staff } from '../booking-api.ts';
+import type { BookingApi, Staff } from '../booking-api.ts';
 import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
-import { type SpeechLocale, speakClock, speakDate, speakDuration } from '../speech.ts';
+import {
+  inWindow,
+  type MinutesWindow,
+  minutesWindow,
+  openDuring,
+  openingHoursSeen,
+  partOfDay,
+  readTimeArguments,
+} from '../slot-window.ts';
+import { speakClock, speakDate, speakDuration } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
-import {
-  type MinuteSpan,
-  openSpans,
-  parseSpokenTime,
-  readTimeInHours,
-  type SpokenTime,
-  TIME_OF_DAY_MINUTES,
-  type TimeOfDay,
-} from '../spoken-times.ts';
+import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 
@@ -84,8 +84,7 @@ export const findSlotsTool = defineTool({
     if (!resolved.ok) throw new BadArgument('date', resolved.reason);
     const days = args.days ?? resolved.days ?? 1;
     const part = args.time_of_day ?? resolved.timeOfDay;
-    const earliest = spokenTime('earliest', args.earliest);
-    const latest = spokenTime('latest', args.latest);
+    const times = readTimeArguments(part, args.earliest, args.latest);
     const limit = args.limit ?? DEFAULT_LIMIT;
 
     const search = (date: string, span: number) =>
@@ -96,8 +95,8 @@ export const findSlotsTool = defineTool({
         staffId: staff?.id,
       });
     const found = await search(resolved.date, days);
-    const open = openSpans(openingHoursSeen(found, place.zone), weekdaysOf(place.zone, resolved.date, days));
-    const window = minutesWindow(part, earliest, latest, open, place.locale);
+    const open = openDuring(openingHoursSeen(found, place.zone), place.zone, resolved.date, days);
+    const window = minutesWindow(times, open, place.locale);
     const matching = found.slots.filter((slot) => inWindow(slot.starts_at, window));
     if (matching.length === 0) {
       const alternatives = await alternativesFor(search, place, team, resolved.date, window, limit, now);
@@ -119,90 +118,6 @@ export const findSlotsTool = defineTool({
     };
   },
 });
-
-interface MinutesWindow {
-  from: number;
-  /** Inclusive: the latest start accepted. */
-  to: number;
-}
-
-/** The starts a part of the day allows (the whole day without one), latest start inclusive. */
-function partOfDay(part: TimeOfDay | undefined): MinutesWindow {
-  return part
-    ? { from: TIME_OF_DAY_MINUTES[part].from, to: TIME_OF_DAY_MINUTES[part].to - 1 }
-    : { from: 0, to: 1439 };
-}
-
-/** A time argument as said, before it is placed on the clock (which needs the opening hours). */
-function spokenTime(param: string, said: string | undefined): { said: string; time: SpokenTime } | undefined {
-  if (said === undefined) return undefined;
-  const time = parseSpokenTime(said);
-  if (!time) throw new BadArgument(param, 'give a time of day such as "2:30pm" or "14:30".');
-  return { said, time };
-}
-
-type SaidTime = ReturnType<typeof spokenTime>;
-
-function minutesWindow(
-  part: TimeOfDay | undefined,
-  earliest: SaidTime,
-  latest: SaidTime,
-  open: readonly MinuteSpan[],
-  locale: SpeechLocale,
-): MinutesWindow {
-  const window = partOfDay(part);
-  const place = (param: string, spoken: SaidTime) => {
-    if (spoken === undefined) return undefined;
-    const reading = readTimeInHours(spoken.time, open, part);
-    if (reading.ok) return reading.minute;
-    const [one, other] = reading.readings.map((minute) => speakClock(minute, locale));
-    throw new BadArgument(
-      param,
-      `${spoken.said.trim()} could be ${one} or ${other}, both within opening hours; ask the caller which.`,
-    );
-  };
-  const from = place('earliest', earliest);
-  const to = place('latest', latest);
-  return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, to ?? 1439) };
-}
-
-/**
- * The location's opening hours as far as this search shows them: per weekday, from its first free
- * start to its last, which lie within the hours. A stand-in for the location's real opening hours
- * (getLocationInfo's `openingHours`) until BookingApi carries them; an hour said without am/pm is
- * placed inside these, so "2:30" at a salon open 9 to 6 is 2:30 pm.
- */
-function openingHoursSeen(found: Availability, zone: string): DayHours[] {
-  const spans = new Map<number, { from: number; to: number }>();
-  for (const slot of found.slots) {
-    const weekday = zoneCalendar(zone).day(slot.starts_at.slice(0, 10)).weekday;
-    const minute = localMinute(slot.starts_at);
-    const span = spans.get(weekday);
-    spans.set(weekday, {
-      from: Math.min(span?.from ?? minute, minute),
-      to: Math.max(span?.to ?? minute, minute),
-    });
-  }
-  return WEEKDAY_NAMES.map((weekday, index) => {
-    const span = spans.get(index + 1);
-    return { weekday, intervals: span ? [{ start: clockTime(span.from), end: clockTime(span.to) }] : [] };
-  });
-}
-
-/** The weekdays (1 = Monday .. 7 = Sunday) of `days` local days from `date`. */
-function weekdaysOf(zone: string, date: string, days: number): number[] {
-  return Array.from({ length: days }, (_, i) => zoneCalendar(zone).day(addDays(date, i)).weekday);
-}
-
-/** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */
-function localMinute(startsAt: string): number {
-  return Number(startsAt.slice(11, 13)) * 60 + Number(startsAt.slice(14, 16));
-}
-
-function inWindow(startsAt: string, window: MinutesWindow): boolean {
-  const minute = localMinute(startsAt);
-  return minute >= window.from && minute <= window.to;
-}
 
 /** The free times nearest to the start of what was asked, from that day on (any time of day). */
 async function alternativesFor(
