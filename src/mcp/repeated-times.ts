@@ -24,7 +24,8 @@ export function zoneCalendar(zone: string): ZoneCalendar {
 export function wallClockOf(epochMs: number, zone: string): { day: LocalDay; minute: number } {
   const calendar = zoneCalendar(zone);
   const day = calendar.day(localDateAt(epochMs, zone));
-  const minute = Math.floor((epochMs - day.wallMidnight + calendar.offsetAt(epochMs)) / 60_000);
+  const offset = day.steadyOffset ?? calendar.offsetAt(epochMs);
+  const minute = Math.floor((epochMs - day.wallMidnight + offset) / 60_000);
   return { day, minute };
 }
 
@@ -37,6 +38,8 @@ export function occurrenceOf(
   zone: string,
 ): { index: 0 | 1; instants: readonly [number, number] } | null {
   const { day, minute } = wallClockOf(epochMs, zone);
+  // Most days keep one offset all day: no time happens twice in them.
+  if (day.steadyOffset !== null) return null;
   const instants = zoneCalendar(zone).instantsAt(day, minute);
   if (instants.length < 2) return null;
   const [first, second] = instants as [number, number];

@@ -42,6 +42,8 @@ const WEEKDAY_WORDS: ReadonlyMap<string, number> = new Map([
   ['thurs', 4],
 ]);
 
+/** Longer than any date a caller says; the patterns below need not be tried on pages of text. */
+export const MAX_PHRASE = 100;
 const TIME_IN_DATE = 'give the day alone here; a time of day goes in earliest or latest';
 /** "2pm", "14:30", "noon", "at 2": a time of day, which a date does not take. */
 const CLOCK_TIME = /\d ?[ap]\.? ?m\b|\d:\d\d|\b(?:noon|midday|midnight)\b|\bat \d/;
@@ -81,7 +83,7 @@ export function resolveSpokenDate(
 ): DateResolution {
   const reader = new DayReader(localDateAt(now, zone), zone, locale);
   const phrase = normalise(text);
-  if (phrase === '') return { ok: false, reason: ACCEPTED_FORMS };
+  if (phrase === '' || phrase.length > MAX_PHRASE) return { ok: false, reason: ACCEPTED_FORMS };
   if (CLOCK_TIME.test(phrase)) return { ok: false, reason: TIME_IN_DATE };
   if (phrase === 'tonight') return { ok: true, date: reader.today, timeOfDay: 'evening' };
   const part = PART_OF_DAY.exec(phrase);

@@ -2,7 +2,7 @@ import type { DayHours } from '../domain/availability/opening-hours.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts';
 import { type SpeechLocale, speakClock } from './speech.ts';
-import { normalise, resolveSpokenDate } from './spoken-dates.ts';
+import { MAX_PHRASE, normalise, resolveSpokenDate } from './spoken-dates.ts';
 import { openSpans, parseSpokenTime, readTimeInHours } from './spoken-times.ts';
 
 /**
@@ -59,6 +59,7 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   if (local) return atWallTime(local[1]!, Number(local[2]) * 60 + Number(local[3]), {}, text, context);
 
   const phrase = normalise(text);
+  if (phrase.length > MAX_PHRASE) return { ok: false, reason: UNREADABLE };
   const last = TIME_LAST.exec(phrase);
   const first = last ? undefined : TIME_FIRST.exec(phrase);
   if (!last && !first) return { ok: false, reason: UNREADABLE };

@@ -48,6 +48,7 @@ const MERIDIEM = /^(\d{1,2})(?:[:.](\d{2}))? ?([ap])\.? ?m\.?$/;
  */
 export function parseSpokenTime(text: string): SpokenTime | undefined {
   const spoken = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  if (spoken.length > 20) return undefined;
   const named = NAMED_TIMES.get(spoken);
   if (named !== undefined) return { minute: named, halfDay: false };
 

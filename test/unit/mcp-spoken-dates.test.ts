@@ -374,3 +374,18 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
     }
   });
 });
+
+describe('resolveSpokenDate on text no caller says', () => {
+  it('refuses a phrase longer than 100 characters before trying any pattern on it', () => {
+    const weeks = (n: number) => `${'a week on '.repeat(n)}monday`;
+    expect(resolveSpokenDate(weeks(9), 'Europe/London', LONDON_MONDAY)).toEqual({
+      ok: true,
+      date: '2027-01-25',
+    });
+    expect(weeks(10).length).toBeGreaterThan(100);
+    expect(resolveSpokenDate(weeks(10), 'Europe/London', LONDON_MONDAY)).toEqual(REFUSED);
+    expect(resolveSpokenDate(`${'a '.repeat(30_000)}morning`, 'Europe/London', LONDON_MONDAY)).toEqual(
+      REFUSED,
+    );
+  });
+});
