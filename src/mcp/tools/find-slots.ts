@@ -44,7 +44,7 @@ export const findSlotsTool = defineTool({
     date: z
       .string()
       .describe(
-        'As said: YYYY-MM-DD, "tomorrow morning", "friday", "next tuesday", "Tuesday 8 December", "the 8th", ' +
+        'YYYY-MM-DD or as said: "tomorrow morning", "friday", "next tuesday", "Tuesday 8 December", "the 8th", ' +
           '"Tuesday week", "next week" (7 days from Monday).',
       ),
     days: z
