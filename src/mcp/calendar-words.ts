@@ -1,4 +1,5 @@
-import * as chrono from 'chrono-node/en';
+import { createRequire } from 'node:module';
+import type * as chrono from 'chrono-node/en';
 import { wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { zoneCalendar } from './repeated-times.ts';
 import type { SpeechLocale } from './speech.ts';
@@ -27,10 +28,21 @@ export interface CalendarWords {
  * November 2024, which no caller means, so a phrase it leaves without a day is read again the American
  * way (which cannot change a numeric date that the British reading already understood).
  */
-const PARSERS: Readonly<Record<SpeechLocale, readonly chrono.Chrono[]>> = {
-  'en-GB': [chrono.GB, chrono.casual],
-  'en-US': [chrono.casual],
-};
+function parsersFor(locale: SpeechLocale): readonly chrono.Chrono[] {
+  const { GB, casual } = loadChrono();
+  return locale === 'en-GB' ? [GB, casual] : [casual];
+}
+
+let loaded: typeof chrono | undefined;
+
+/**
+ * chrono-node, loaded on first use: every `booking` command starts the MCP modules, and most of them
+ * (and most tool calls: "tomorrow", a weekday) never need a date parser.
+ */
+function loadChrono(): typeof chrono {
+  loaded ??= createRequire(import.meta.url)('chrono-node/en') as typeof chrono;
+  return loaded;
+}
 
 /** Words that may stand around a date without changing it. */
 const FILLER = /^[\s,]*(?:(?:on|for|the|of)[\s,]+)*$/;
@@ -52,7 +64,7 @@ export function readCalendarWords(
   const noon = wallMidnightOf(today) + 12 * 3_600_000;
   const offsetMs = zoneCalendar(zone).offsetAt(noon - zoneCalendar(zone).offsetAt(noon));
   const reference = { instant: new Date(noon - offsetMs), timezone: offsetMs / 60_000 };
-  for (const parser of PARSERS[locale]) {
+  for (const parser of parsersFor(locale)) {
     const results = parser.parse(phrase, reference);
     if (results.length !== 1) continue;
     const [result] = results as [chrono.ParsedResult];
