@@ -172,8 +172,9 @@ export async function createBooking(
   );
 
   let paymentUrl: string | null = null;
+  let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt) {
-    const sessionId = randomUUID();
+    sessionId = randomUUID();
     await trx
       .insertInto('checkout_sessions')
       .values({
@@ -197,6 +198,7 @@ export async function createBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone },
     input.serviceIds,
     [],
+    sessionId,
   );
   return {
     booking,

@@ -166,7 +166,8 @@ async function withDetails(
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const organisations = [...new Set(rows.map((r) => r.organisation_id))];
-  const [segments, fees] = await Promise.all([
+  const pendingPayment = rows.filter((r) => r.status === 'pending_payment').map((r) => r.id);
+  const [segments, fees, sessions] = await Promise.all([
     db
       .selectFrom('booking_services')
       .select(['booking_id', 'service_id'])
@@ -181,12 +182,23 @@ async function withDetails(
       .where('organisation_id', 'in', organisations)
       .where('booking_id', 'in', ids)
       .execute(),
+    // Only a booking waiting for its deposit has a payment link to show.
+    pendingPayment.length === 0
+      ? []
+      : db
+          .selectFrom('checkout_sessions')
+          .select(['booking_id', 'id'])
+          .where('organisation_id', 'in', organisations)
+          .where('booking_id', 'in', pendingPayment)
+          .where('status', 'in', ['open', 'abandoned'])
+          .execute(),
   ]);
   return rows.map((row) =>
     toBooking(
       row,
       segments.filter((s) => s.booking_id === row.id).map((s) => s.service_id),
       fees.filter((f) => f.booking_id === row.id),
+      sessions.find((session) => session.booking_id === row.id)?.id ?? null,
     ),
   );
 }
@@ -196,6 +208,7 @@ export function toBooking(
   row: BookingsTable & { location_slug: string; timezone: string },
   serviceIds: string[],
   fees: BookingFeesTable[],
+  checkoutSessionId: string | null,
 ): Booking {
   return {
     id: row.id,
@@ -217,6 +230,7 @@ export function toBooking(
     depositStatus: row.deposit_status,
     notes: row.notes,
     holdExpiresAt: row.hold_expires_at,
+    checkoutSessionId,
     pendingRequirements: row.pending_requirements ? (JSON.parse(row.pending_requirements) as string[]) : [],
     protection: {
       applies: row.protection_applies === 1,

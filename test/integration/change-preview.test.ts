@@ -216,7 +216,11 @@ describe('previewCancellation, then cancelBooking', () => {
     t.clock.set(now);
     const before = await stored(reference);
     const preview = await previewCancellation(t.database.db, changer, reference, t.clock.nowMs());
-    expect(preview).toEqual({ refusal: null, disclosure: expected });
+    expect(preview).toEqual({
+      booking: expect.objectContaining({ reference }),
+      refusal: null,
+      disclosure: expected,
+    });
     expect(await stored(reference)).toEqual(before);
 
     const done = await outcome(cancelBooking(t.database.db, changer, reference, undefined, t.clock.nowMs()));

@@ -101,7 +101,9 @@ describe('getLocationInfo', () => {
         { date: '2026-12-26', reason: null },
         { date: '2027-01-22', reason: 'Stocktake' },
       ],
-      depositsApply: true,
+      deposits: [
+        { serviceId: ids.services.colour, serviceName: 'Colour', depositMinor: 2000, currency: 'GBP' },
+      ],
       protection: { applies: false, lateCancellationFeePercentage: null, noShowFeePercentage: null },
       policy: {
         slotIntervalMinutes: 15,
@@ -121,7 +123,7 @@ describe('getLocationInfo', () => {
     expect(info).toMatchObject({
       phone: null,
       streetAddress: null,
-      depositsApply: false,
+      deposits: [],
       protection: { applies: true, lateCancellationFeePercentage: 50, noShowFeePercentage: 100 },
       closures: [],
     });

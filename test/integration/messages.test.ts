@@ -52,6 +52,7 @@ describe('takeMessage', () => {
       id: expect.any(String),
       organisationId: ids.organisation,
       locationId: ids.soho,
+      locationSlug: 'soho',
       callerName: 'Jo Bloggs',
       phone: '+447911123456',
       message: 'Please call me back about my colour.\nAfter 5 pm is best.',
@@ -105,8 +106,9 @@ describe('takeMessage', () => {
       'an unknown location',
       { callerName: 'Sam', message: 'Hi', locationSlug: 'nowhere' },
       'not_found',
-      'location',
+      'location_slug',
     ],
+    ['a blank phone', { callerName: 'Sam', message: 'Hi', phone: '  ' }, 'invalid_request', 'phone'],
   ])('refuses %s, naming the field', async (_, input, code, param) => {
     await expect(takeMessage(t.database.db, ids.organisation, input, now())).rejects.toMatchObject({
       code,

@@ -93,6 +93,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'That time has already passed.',
       param: 'starts_at',
       reason: 'too_soon',
+      details: { min_notice_minutes: 60, earliest_starts_at: '2026-11-23T10:00:00+00:00' },
     });
     expect(await refused(cut('2026-11-23T09:45:00+00:00'))).toMatchObject({
       reason: 'too_soon',
@@ -109,6 +110,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'That date is too far ahead: Soho takes bookings up to 60 days ahead (until 2027-01-22).',
       param: 'starts_at',
       reason: 'too_far_ahead',
+      details: { max_advance_days: 60, last_date: '2027-01-22' },
     });
   });
 
@@ -118,6 +120,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'Soho is closed on 2026-12-25 (Christmas Day).',
       param: 'starts_at',
       reason: 'closed',
+      details: { date: '2026-12-25', closed_because: 'closure', closure_reason: 'Christmas Day' },
     });
     // Closed comes before the grid and before the staff member.
     expect(await refused(cut('2026-12-25T10:05:00+00:00', { staff_id: ids.staff.bo }))).toMatchObject({
@@ -149,6 +152,23 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'Bo does not work then; Bo works at Kings Cross Thu 10:00-18:00, and at Soho Wed 10:00-18:00.',
       param: 'staff_id',
       reason: 'staff_not_working',
+      details: {
+        staff_id: ids.staff.bo,
+        staff_name: 'Bo',
+        on_time_off: false,
+        works: [
+          {
+            location_slug: 'kings-cross',
+            location_name: 'Kings Cross',
+            hours: [{ weekday: 'thu', intervals: [{ start: '10:00', end: '18:00' }] }],
+          },
+          {
+            location_slug: 'soho',
+            location_name: 'Soho',
+            hours: [{ weekday: 'wed', intervals: [{ start: '10:00', end: '18:00' }] }],
+          },
+        ],
+      },
     });
     // Working that day, but not that late: the appointment would run past closing.
     expect(await refused(cut('2026-11-24T16:30:00+00:00', { staff_id: ids.staff.ana }))).toMatchObject({

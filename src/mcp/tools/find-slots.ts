@@ -8,6 +8,7 @@ import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { parseSpokenTime, resolveSpokenDate, TIME_OF_DAY_MINUTES, type TimeOfDay } from '../spoken-dates.ts';
 import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
 /** How far ahead alternatives are looked for when nothing is free in the range asked. */
 const ALTERNATIVE_DAYS = 14;
@@ -50,6 +51,7 @@ export const findSlotsTool = defineTool({
     duration_spoken: z.string(),
     slots: z.array(SpokenSlot),
     more_available: z.boolean().describe('More free times match than were returned.'),
+    ...BookingTerms,
   },
   annotations: READ_ONLY,
   async run(args, { api }) {
@@ -75,10 +77,26 @@ export const findSlotsTool = defineTool({
     const matching = found.slots.filter((slot) => inWindow(slot.starts_at, window));
     if (matching.length === 0) {
       const alternatives = await alternativesFor(search, place, team, resolved.date, window, limit, now);
+      // Every day asked for closed: say so, not "nothing free", which sounds fully booked.
+      const closed = found.closed_days;
+      if (closed.length === days) {
+        const today = localDateAt(now, place.zone);
+        const first = speakDate(closed[0]!.date, place.locale, today);
+        const day = days === 1 ? first : `${first} and the ${days - 1} days after`;
+        const why = closed.every((c) => c.reason === 'closure')
+          ? (closed[0]!.closure_reason ?? null)
+          : 'nobody who does that works then';
+        fail(
+          'closed_day',
+          { location: place.location.name, day, why, alternatives: alternatives.length },
+          { alternatives, reason: 'closed' },
+        );
+      }
       const when = describeRange(place, resolved.date, days, args.time_of_day, window, now);
       fail('no_slots', { when, alternatives: alternatives.length }, { alternatives });
     }
     return {
+      ...bookingTerms(place, services),
       location: { slug: place.location.slug, name: place.location.name },
       services: services.map((s) => ({ id: s.id, name: s.name })),
       duration_minutes: found.duration.minutes,
