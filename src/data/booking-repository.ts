@@ -133,22 +133,6 @@ export async function findBookingsOfClient(
   return withDetails(db, rows);
 }
 
-/** The client's bookings in the given statuses at one location starting exactly at `startsAt`. */
-export async function findBookingsOfClientAt(
-  db: Db,
-  organisationId: string,
-  query: { clientId: string; locationId: string; startsAt: number; statuses: readonly BookingStatus[] },
-): Promise<Booking[]> {
-  const rows = await bookingsWithLocation(db, organisationId)
-    .where('bookings.client_id', '=', query.clientId)
-    .where('bookings.location_id', '=', query.locationId)
-    .where('bookings.starts_at', '=', query.startsAt)
-    .where('bookings.status', 'in', query.statuses)
-    .orderBy('bookings.created_at')
-    .execute();
-  return withDetails(db, rows);
-}
-
 function bookingsWithLocation(db: Db, organisationId: string) {
   return db
     .selectFrom('bookings')

@@ -116,7 +116,7 @@ export const TOOL_OUTCOMES = {
   /** find_slots on a day the location is closed: not "nothing free", which sounds fully booked. */
   closed_day: outcome('no_slots', closedHint),
   name_mismatch: outcome<{ said: string; onFile: string }>(
-    'conflict',
+    'ambiguous',
     ({ said, onFile }) =>
       `That phone or e-mail belongs to ${onFile} on file, not ${said}; confirm who is calling before booking (book for ${onFile} with client_id, or ask ${said} for their own number or e-mail).`,
   ),

@@ -96,12 +96,22 @@ describe('POST /bookings', () => {
     const offered = () => offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-11-24' });
     expect(await offered()).not.toContain(tue('12:00'));
 
+    // Read back, it still carries its payment link (for the caller to be sent it again) and its hold.
+    expect((await getBooking(t, booking.reference)).json().data).toMatchObject({
+      status: 'pending_payment',
+      deposit: { amount: 2000, currency: 'GBP' },
+      deposit_status: 'pending',
+      payment_url: booking.payment_url.replace('salon.example:8443', 'localhost:80'),
+      hold_expires_at: '2026-11-23T09:30:00Z',
+    });
     t.clock.advance({ minutes: 29, seconds: 59 });
     expect((await getBooking(t, booking.reference)).json().data.status).toBe('pending_payment');
     t.clock.advance({ seconds: 1 });
     expect((await getBooking(t, booking.reference)).json().data).toMatchObject({
       status: 'expired',
       pending_confirmation: null,
+      payment_url: null,
+      hold_expires_at: null,
     });
     expect(await offered()).toContain(tue('12:00'));
   });

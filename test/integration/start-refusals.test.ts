@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getDayStatus } from '../../src/app/location-info-service.ts';
 import { type CatalogueIds, catalogueIds, countBookings, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
@@ -273,38 +272,32 @@ describe('PATCH /bookings/{reference}: the same reasons, and the policy’s', ()
   });
 });
 
-describe('getDayStatus', () => {
-  const status = (slug: string, date: string, serviceIds?: string[]) =>
-    getDayStatus(t.database.db, ids.organisation, slug, date, { serviceIds });
+describe('GET /availability: closed_days says which days searched are closed, and why', () => {
+  const closedDays = async (date: string, days: number, serviceIds = [ids.services.cut!]) => {
+    const response = await t.request({
+      method: 'GET',
+      url: `/v1/locations/soho/availability?service_ids=${serviceIds.join(',')}&date=${date}&days=${days}`,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().data.closed_days;
+  };
 
-  it('says closed by a closure with its reason, closed when nobody works, open otherwise', async () => {
-    expect(await status('soho', '2026-12-25')).toEqual({
-      date: '2026-12-25',
-      open: false,
-      closedBecause: 'closure',
-      closureReason: 'Christmas Day',
-    });
-    expect(await status('soho', '2026-11-26')).toEqual({
-      date: '2026-11-26',
-      open: false,
-      closedBecause: 'nobody_works',
-    });
-    expect(await status('soho', '2026-11-25')).toEqual({ date: '2026-11-25', open: true });
+  it('names a closure with its reason and a day nobody works, as a booking refusal would', async () => {
+    // Thursday 24th, Saturday 26th and Sunday 27th nobody works at Soho; Christmas is a closure
+    // (on a Friday, when Soho would otherwise open); Monday 28th is open.
+    expect(await closedDays('2026-12-24', 5)).toEqual([
+      { date: '2026-12-24', reason: 'nobody_works', closure_reason: null },
+      { date: '2026-12-25', reason: 'closure', closure_reason: 'Christmas Day' },
+      { date: '2026-12-26', reason: 'nobody_works', closure_reason: null },
+      { date: '2026-12-27', reason: 'nobody_works', closure_reason: null },
+    ]);
+    expect(await closedDays('2026-11-26', 1)).toEqual([
+      { date: '2026-11-26', reason: 'nobody_works', closure_reason: null },
+    ]);
+    expect(await closedDays('2026-11-25', 1)).toEqual([]);
     // Wednesday: Bo works, but does not colour.
-    expect(await status('soho', '2026-11-25', [ids.services.colour!])).toMatchObject({
-      open: false,
-      closedBecause: 'nobody_works',
-    });
-  });
-
-  it('refuses a date that is not one, and an unknown location', async () => {
-    await expect(status('soho', '2026-02-30')).rejects.toMatchObject({
-      code: 'invalid_request',
-      param: 'date',
-    });
-    await expect(status('nowhere', '2026-11-25')).rejects.toMatchObject({
-      code: 'not_found',
-      param: 'location',
-    });
+    expect(await closedDays('2026-11-25', 1, [ids.services.colour!])).toEqual([
+      { date: '2026-11-25', reason: 'nobody_works', closure_reason: null },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveLocation } from '../resolution.ts';
+import { callerContact, resolveLocation } from '../resolution.ts';
 import { defineTool } from '../tool-spec.ts';
 
 export const takeMessageTool = defineTool({
@@ -27,10 +27,12 @@ export const takeMessageTool = defineTool({
       args.location !== undefined || locations.length === 1
         ? await resolveLocation(api, args.location)
         : null;
+    // A national number is read with the countries of the organisation's locations, as lookup_client reads it.
+    const { phone } = await callerContact(api, { phone: args.phone });
     const taken = await api.takeMessage({
       caller_name: args.caller_name,
       message: args.message,
-      ...(args.phone !== undefined && args.phone.trim() !== '' && { phone: args.phone }),
+      ...(phone !== undefined && { phone }),
       ...(args.reference !== undefined && args.reference.trim() !== '' && { reference: args.reference }),
       ...(location && { location_slug: location.location.slug }),
     });
