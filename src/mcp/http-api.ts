@@ -8,8 +8,12 @@ import type {
   Client,
   CreatedBooking,
   Location,
+  LocationInfo,
+  Message,
   NewBooking,
   NewClient,
+  NewMessage,
+  RescheduledBooking,
   Service,
   Staff,
 } from './booking-api.ts';
@@ -154,20 +158,36 @@ export class HttpBookingApi implements BookingApi {
 
   async rescheduleBooking(
     reference: string,
-    change: { starts_at: string; staff_id?: string },
-  ): Promise<Booking> {
+    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
+  ): Promise<RescheduledBooking> {
     const body = {
       starts_at: change.starts_at,
       ...(change.staff_id !== undefined && { staff_id: change.staff_id }),
+      ...(change.dry_run === true && { dry_run: true }),
     };
     const answer = await this.#send('PATCH', ['bookings', referenceSegment(reference)], { body });
-    return objectData<Booking>(answer.data);
+    return objectData<RescheduledBooking>(answer.data);
   }
 
-  async cancelBooking(reference: string, reason?: string): Promise<Cancellation> {
-    const body = reason === undefined ? {} : { reason };
+  async cancelBooking(
+    reference: string,
+    options: { reason?: string; dryRun?: boolean } = {},
+  ): Promise<Cancellation> {
+    const body = {
+      ...(options.reason !== undefined && { reason: options.reason }),
+      ...(options.dryRun === true && { dry_run: true }),
+    };
     const answer = await this.#send('POST', ['bookings', referenceSegment(reference), 'cancel'], { body });
     return objectData<Cancellation>(answer.data);
+  }
+
+  async locationInfo(locationSlug: string): Promise<LocationInfo> {
+    const answer = await this.#send('GET', ['locations', slugSegment(locationSlug), 'info']);
+    return objectData<LocationInfo>(answer.data);
+  }
+
+  async takeMessage(message: NewMessage): Promise<Message> {
+    return objectData<Message>((await this.#send('POST', ['messages'], { body: message })).data);
   }
 
   /**
@@ -281,7 +301,7 @@ function errorOf(response: Response, body: unknown): AppError {
     );
   }
   const code = error.code as ErrorCode;
-  const details: Record<string, unknown> = {};
+  const details: Record<string, unknown> = isRecord(error.details) ? { ...error.details } : {};
   if (typeof error.reason === 'string') details.reason = error.reason;
   if (status === 429 || code === 'rate_limited') {
     details.retryAfterSeconds = retryAfterSeconds(response.headers.get('retry-after'));

@@ -1,6 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { normaliseEmail, normalisePhone } from '../app/contact.ts';
-import type { DayHours } from '../domain/availability/opening-hours.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import { matchByName } from './name-matching.ts';
 import { type SpeechLocale, speakPhone, speechLocaleFor } from './speech.ts';
@@ -126,17 +125,17 @@ export async function resolveStaff(
 /**
  * A start as the engine takes it (RFC 3339 with the offset in force): as find_slots gave it, a local
  * time without an offset ("2026-11-24T14:30"), or as the tools say a slot ("Tuesday 24 November at
- * 2:30 pm", "tomorrow at noon", "1:30 am BST"), read in the location's zone and locale on `now`'s
- * calendar (spoken-starts.ts). An hour said without am/pm is placed inside `openingHours` when they
- * are given, and asked about otherwise.
+ * 2:30 pm", "tomorrow at noon", "1:30 am BST"), read in the location's zone and locale on the engine's
+ * calendar (spoken-starts.ts). An hour said without am/pm ("tomorrow at 2:30") is placed inside the
+ * location's opening hours, which are asked for only then.
  */
-export function resolveStart(
-  said: string,
-  place: Pick<Place, 'zone' | 'locale'>,
-  now: number,
-  openingHours?: readonly DayHours[],
-): string {
-  const reading = readSpokenStart(said, { zone: place.zone, locale: place.locale, now, openingHours });
+export async function resolveStart(api: BookingApi, place: Place, said: string): Promise<string> {
+  const context = { zone: place.zone, locale: place.locale, now: api.now() };
+  let reading = readSpokenStart(said, context);
+  if (!reading.ok && reading.needsOpeningHours) {
+    const { opening_hours } = await api.locationInfo(place.location.slug);
+    reading = readSpokenStart(said, { ...context, openingHours: opening_hours });
+  }
   if (!reading.ok) throw new BadArgument('starts_at', `${reading.reason}.`);
   return reading.startsAt;
 }

@@ -1,6 +1,5 @@
-import { clockTime, type DayHours, WEEKDAY_NAMES } from '../domain/availability/opening-hours.ts';
+import type { DayHours } from '../domain/availability/opening-hours.ts';
 import { addDays } from '../domain/availability/zone-calendar.ts';
-import type { Availability } from './booking-api.ts';
 import { zoneCalendar } from './repeated-times.ts';
 import { speakClock } from './speech.ts';
 import type { SpeechLocale } from './speech-locale.ts';
@@ -101,27 +100,9 @@ export function openDuring(
   return openSpans(hours, weekdays);
 }
 
-/**
- * The location's opening hours as far as a search shows them: per weekday, from its first free start
- * to its last, which lie within the hours. A stand-in for the location's real opening hours
- * (getLocationInfo's `openingHours`) until BookingApi carries them: with them, "2:30" is read the same
- * (2:30 pm at a salon open 9 to 6) on a day whose afternoon is fully booked too.
- */
-export function openingHoursSeen(found: Availability, zone: string): DayHours[] {
-  const spans = new Map<number, MinuteSpan>();
-  for (const slot of found.slots) {
-    const weekday = zoneCalendar(zone).day(slot.starts_at.slice(0, 10)).weekday;
-    const minute = localMinute(slot.starts_at);
-    const span = spans.get(weekday);
-    spans.set(weekday, {
-      from: Math.min(span?.from ?? minute, minute),
-      to: Math.max(span?.to ?? minute, minute),
-    });
-  }
-  return WEEKDAY_NAMES.map((weekday, index) => {
-    const span = spans.get(index + 1);
-    return { weekday, intervals: span ? [{ start: clockTime(span.from), end: clockTime(span.to) }] : [] };
-  });
+/** Whether placing the time arguments needs the opening hours: a time said without am/pm does. */
+export function needsOpeningHours(args: TimeArguments): boolean {
+  return args.earliest?.time.halfDay === true || args.latest?.time.halfDay === true;
 }
 
 /** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */

@@ -20,7 +20,10 @@ export interface StartContext {
   openingHours?: readonly DayHours[] | undefined;
 }
 
-export type StartReading = { ok: true; startsAt: string } | { ok: false; reason: string };
+export type StartReading =
+  | { ok: true; startsAt: string }
+  /** needsOpeningHours: an hour without am/pm that the opening hours (not given) might place. */
+  | { ok: false; reason: string; needsOpeningHours?: true };
 
 const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
 const LOCAL_ISO = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(:00)?$/;
@@ -77,7 +80,8 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   const placed = readTimeInHours(time, open, day.timeOfDay);
   if (!placed.ok) {
     const [one, other] = placed.readings.map((minute) => speakClock(minute, context.locale));
-    return { ok: false, reason: `ask the caller whether ${clock} is ${one} or ${other}` };
+    const reason = `ask the caller whether ${clock} is ${one} or ${other}`;
+    return open === undefined ? { ok: false, reason, needsOpeningHours: true } : { ok: false, reason };
   }
   return atWallTime(day.date, placed.minute, { which, zoneWord }, text, context);
 }

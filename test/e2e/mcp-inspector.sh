@@ -19,7 +19,7 @@ cd "$ROOT"
 INSPECTOR_DIR=$ROOT/test/e2e/inspector
 NODE22=$INSPECTOR_DIR/node_modules/.bin/node
 INSPECTOR_JS=$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
-TOOLS=(list_locations list_services find_slots lookup_client register_client book get_booking reschedule cancel)
+TOOLS=(list_locations get_location_info list_services find_slots lookup_client register_client book get_booking reschedule cancel take_message)
 PHONE='07911 123457'
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/booking-mcp-inspector.XXXXXX")

@@ -1,84 +1,169 @@
 /**
- * One-salon catalogues in other zones, countries and currencies (design.md section 5 format), for
- * tests of what the tools read and say there. Every salon opens 9 to 6 Monday to Wednesday, Friday
- * and Saturday, and 7 am to 9 pm on Thursdays (so "8" is both 8 am and 8 pm inside its hours);
- * closed on Sundays. A cut costs 50 units and 50 minor units (checking how a price is said).
+ * Three small businesses far from London, for calls played in other zones and locales: a barber in
+ * New York (en-US, dollars, DST on the first Sunday of November), a salon in Sydney (en-GB speech,
+ * Australian dollars, summer time UTC+11 in November) and one in Kathmandu (UTC+05:45, Nepalese
+ * rupees with paisa). Each has one location, two services (one with a price in minor units), two
+ * staff and a client on file.
  */
-export interface Salon {
+
+const POLICY = {
+  slot_interval_minutes: 15,
+  min_notice_minutes: 60,
+  max_advance_days: 60,
+  cancellation_window_hours: 24,
+  late_cancellation: 'allow',
+  late_reschedule: 'allow',
+};
+
+const NO_PROTECTION = {
+  applies: false,
+  late_cancellation_fee_percentage: null,
+  no_show_fee_percentage: null,
+};
+
+interface World {
   slug: string;
+  name: string;
   prefix: string;
-  timezone: string;
-  country: string;
   currency: string;
   locale: string;
-  city: string;
-  phone: string;
+  location: { slug: string; name: string; timezone: string; country: string; city: string; phone: string };
+  services: { ref: string; name: string; minutes: number; price: number }[];
+  staff: { ref: string; name: string; days: string[] }[];
+  client: { first_name: string; last_name: string; phone: string };
 }
 
-export const NEW_YORK: Salon = {
-  slug: 'manhattan-cuts',
-  prefix: 'MC',
-  timezone: 'America/New_York',
-  country: 'US',
-  currency: 'USD',
-  locale: 'en-US',
-  city: 'New York',
-  phone: '+12125550100',
-};
-
-export const KATHMANDU: Salon = {
-  slug: 'thamel-salon',
-  prefix: 'TS',
-  timezone: 'Asia/Kathmandu',
-  country: 'NP',
-  currency: 'NPR',
-  locale: 'en-GB',
-  city: 'Kathmandu',
-  phone: '+97714123456',
-};
-
-export const SYDNEY: Salon = {
-  slug: 'bondi-hair',
-  prefix: 'BH',
-  timezone: 'Australia/Sydney',
-  country: 'AU',
-  currency: 'AUD',
-  locale: 'en-GB',
-  city: 'Sydney',
-  phone: '+61291234567',
-};
-
-export function salonCatalogue(salon: Salon) {
-  const day = [['09:00', '18:00']];
-  const hours = { mon: day, tue: day, wed: day, thu: [['07:00', '21:00']], fri: day, sat: day };
-  const price = (amount: number) => ({ amount, currency: salon.currency });
+function catalogue(world: World): unknown {
+  const hours = (days: string[]) =>
+    Object.fromEntries(
+      days.map((day) => [
+        day,
+        [
+          ['09:00', '12:30'],
+          ['13:30', '18:00'],
+        ],
+      ]),
+    );
   return {
     organisation: {
-      slug: salon.slug,
-      name: `${salon.city} salon`,
-      currency: salon.currency,
-      booking_reference_prefix: salon.prefix,
-      locale: salon.locale,
+      slug: world.slug,
+      name: world.name,
+      currency: world.currency,
+      booking_reference_prefix: world.prefix,
+      locale: world.locale,
     },
     locations: [
       {
-        ref: 'main',
-        slug: 'main',
-        name: `${salon.city} main street`,
-        timezone: salon.timezone,
-        city: salon.city,
-        country: salon.country,
-        phone: salon.phone,
+        ref: world.location.slug,
+        slug: world.location.slug,
+        name: world.location.name,
+        timezone: world.location.timezone,
+        street_address: '1 Main Street',
+        city: world.location.city,
+        postal_code: '00000',
+        country: world.location.country,
+        phone: world.location.phone,
         active: true,
+        closures: [],
+        policy: POLICY,
+        booking_protection: NO_PROTECTION,
       },
     ],
-    services: [
-      { ref: 'cut', name: 'Cut', duration_minutes: 45, price: price(5050), locations: ['main'] },
-      { ref: 'colour', name: 'Colour', duration_minutes: 90, price: price(9000), locations: ['main'] },
-    ],
-    staff: [
-      { ref: 'kim', name: 'Kim Lee', services: ['cut', 'colour'], working_hours: { main: hours } },
-      { ref: 'sam', name: 'Sam Rai', services: ['cut'], working_hours: { main: hours } },
-    ],
+    services: world.services.map((s) => ({
+      ref: s.ref,
+      name: s.name,
+      category: 'Hair',
+      duration_minutes: s.minutes,
+      buffer_after_minutes: 0,
+      price: { amount: s.price, currency: world.currency },
+      deposit: null,
+      online_bookable: true,
+      locations: [world.location.slug],
+    })),
+    staff: world.staff.map((s) => ({
+      ref: s.ref,
+      name: s.name,
+      active: true,
+      services: world.services.map((service) => service.ref),
+      working_hours: { [world.location.slug]: hours(s.days) },
+      time_off: [],
+    })),
+    clients: [{ ref: 'regular', ...world.client, email: null, marketing_consent: false }],
+    bookings: [],
   };
 }
+
+export const NEW_YORK = catalogue({
+  slug: 'brooklyn-barbers',
+  name: 'Brooklyn Barbers',
+  prefix: 'BKB',
+  currency: 'USD',
+  locale: 'en-US',
+  location: {
+    slug: 'park-slope',
+    name: 'Park Slope',
+    timezone: 'America/New_York',
+    country: 'US',
+    city: 'Brooklyn',
+    phone: '+17185550100',
+  },
+  services: [
+    { ref: 'cut', name: "Men's cut", minutes: 30, price: 4250 },
+    { ref: 'shave', name: 'Hot towel shave', minutes: 30, price: 3500 },
+  ],
+  staff: [
+    { ref: 'marco', name: 'Marco Rossi', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },
+    { ref: 'dana', name: 'Dana Lee', days: ['tue', 'thu', 'sat'] },
+  ],
+  client: { first_name: 'Chris', last_name: 'Moore', phone: '+17185550199' },
+});
+
+export const SYDNEY = catalogue({
+  slug: 'bondi-beauty',
+  name: 'Bondi Beauty',
+  prefix: 'BB',
+  currency: 'AUD',
+  locale: 'en-AU',
+  location: {
+    slug: 'bondi',
+    name: 'Bondi Beach',
+    timezone: 'Australia/Sydney',
+    country: 'AU',
+    city: 'Sydney',
+    phone: '+61293650100',
+  },
+  services: [
+    { ref: 'cut', name: 'Cut and style', minutes: 45, price: 8950 },
+    { ref: 'brows', name: 'Brow shape', minutes: 15, price: 3000 },
+  ],
+  staff: [
+    { ref: 'mia', name: 'Mia Nguyen', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },
+    { ref: 'jack', name: 'Jack Smith', days: ['wed', 'thu', 'fri', 'sat'] },
+  ],
+  client: { first_name: 'Olivia', last_name: 'Brown', phone: '+61412345678' },
+});
+
+export const KATHMANDU = catalogue({
+  slug: 'thamel-salon',
+  name: 'Thamel Salon',
+  prefix: 'TS',
+  currency: 'NPR',
+  locale: 'en-GB',
+  location: {
+    slug: 'thamel',
+    name: 'Thamel',
+    timezone: 'Asia/Kathmandu',
+    country: 'NP',
+    city: 'Kathmandu',
+    phone: '+97714412345',
+  },
+  services: [
+    { ref: 'cut', name: 'Haircut', minutes: 30, price: 50050 },
+    { ref: 'massage', name: 'Head massage', minutes: 30, price: 80000 },
+  ],
+  staff: [
+    { ref: 'sita', name: 'Sita Sharma', days: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri'] },
+    { ref: 'ram', name: 'Ram Thapa', days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+  ],
+  client: { first_name: 'Anil', last_name: 'Rai', phone: '+9779841234567' },
+});

@@ -222,10 +222,12 @@ describe('find_slots', () => {
     expect(result.slots[0].spoken).toMatch(/^Thursday 26 November at /);
   });
 
-  it('offers the nearest free times when nothing is free (Christmas Day)', async () => {
+  it('says a closed day is closed, with its reason, and offers the nearest free times (Christmas Day)', async () => {
     const result = await mcp.call('find_slots', { location: 'camden', services: 'cut', date: '25 December' });
-    expect(result).toMatchObject({ ok: false, code: 'no_slots' });
-    expect(result.hint).toMatch(/^Nothing is free on Friday 25 December; offer the nearest/);
+    expect(result).toMatchObject({ ok: false, code: 'no_slots', reason: 'closed' });
+    expect(result.hint).toMatch(
+      /^Northside Camden is closed on Friday 25 December \(Christmas Day\); offer the nearest free times/,
+    );
     expect(result.alternatives.length).toBe(5);
     expect(result.alternatives[0].spoken).toMatch(/^Saturday 26 December at/);
   });
@@ -286,7 +288,7 @@ describe('clients', () => {
   it('answers nobody on file, a misheard number and a missing contact', async () => {
     const nobody = await mcp.call('lookup_client', { phone: '+44 7912 345678' });
     expect(nobody).toMatchObject({ ok: false, code: 'not_found' });
-    expect(nobody.hint).toMatch(/ask for their first and last name to register them/);
+    expect(nobody.hint).toMatch(/ask whether they booked with another number or e-mail/);
     const misheard = await mcp.call('lookup_client', { phone: '07911 12' });
     expect(misheard).toMatchObject({ ok: false, code: 'invalid_request' });
     expect(misheard.hint).toMatch(/digit by digit/);
@@ -455,7 +457,7 @@ describe('get_booking, reschedule and cancel', () => {
     const result = await mcp.call('get_booking', { reference: reference.toLowerCase() });
     expect(result.booking).toMatchObject({ reference, staff_name: 'Amara Okafor', status: 'confirmed' });
     expect(result.spoken).toBe(
-      'Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at 9 am, confirmed.',
+      `Booked: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at 9 am. The reference is ${result.booking.reference_spoken}.`,
     );
     const unknown = await mcp.call('get_booking', { reference: 'NHC-ZZZZZZ' });
     expect(unknown).toMatchObject({ ok: false, code: 'not_found' });
@@ -490,7 +492,14 @@ describe('get_booking, reschedule and cancel', () => {
   it('cancels, and says when a booking can no longer be changed', async () => {
     const reference = await bookJo('2026-12-01T09:00:00+00:00');
     const cancelled = await mcp.call('cancel', { reference, reason: 'Caller is unwell' });
-    expect(cancelled).toMatchObject({ ok: true, deposit_refunded: false, booking: { status: 'cancelled' } });
+    expect(cancelled).toMatchObject({
+      ok: true,
+      dry_run: false,
+      late: false,
+      deposit_refunded: null,
+      fee: null,
+      booking: { status: 'cancelled' },
+    });
     expect(cancelled.spoken).toBe(
       'Cancelled: Cut & blow-dry with Amara Okafor at Northside Camden, Tuesday 1 December at 9 am.',
     );

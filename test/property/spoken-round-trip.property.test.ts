@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZoneCalendar } from '../../src/domain/availability/zone-calendar.ts';
 import { formatLocal, localDateAt } from '../../src/domain/time-format.ts';
-import { resolveStart } from '../../src/mcp/resolution.ts';
 import { type SpeechLocale, speakClock, speakDate, speakDateTime } from '../../src/mcp/speech.ts';
 import { resolveSpokenDate } from '../../src/mcp/spoken-dates.ts';
+import { readSpokenStart } from '../../src/mcp/spoken-starts.ts';
 import { parseSpokenTime } from '../../src/mcp/spoken-times.ts';
 
 /**
@@ -72,11 +72,14 @@ const case_ = fc
   );
 
 describe('what the tools say reads back to what they meant', () => {
-  it('a spoken date and time (speakDateTime, the slots’ `spoken`) is the same instant as starts_at', () => {
+  it('a spoken date and time (speakDateTime, the slots’ `spoken`) is the same instant as starts_at (resolveStart reads it so)', () => {
     fc.assert(
       fc.property(case_, ({ zone, locale, instant, now }) => {
         const spoken = speakDateTime(instant, zone, locale, now);
-        expect(resolveStart(spoken, { zone, locale }, now), spoken).toBe(formatLocal(instant, zone));
+        expect(readSpokenStart(spoken, { zone, locale, now }), spoken).toEqual({
+          ok: true,
+          startsAt: formatLocal(instant, zone),
+        });
       }),
       RUNS,
     );

@@ -63,10 +63,11 @@ describe('readSpokenStart', () => {
     );
   });
 
-  it('asks am or pm when nothing places the hour', () => {
+  it('asks am or pm when nothing places the hour, saying when the opening hours might', () => {
     expect(read('tomorrow at 2:30')).toEqual({
       ok: false,
       reason: 'ask the caller whether 2:30 is 2:30 am or 2:30 pm',
+      needsOpeningHours: true,
     });
     const longHours = NINE_TO_SIX.map((day) => ({ ...day, intervals: [{ start: '07:00', end: '21:00' }] }));
     expect(read('tomorrow at 8', { openingHours: longHours })).toEqual({

@@ -8,8 +8,8 @@ import {
   inWindow,
   type MinutesWindow,
   minutesWindow,
+  needsOpeningHours,
   openDuring,
-  openingHoursSeen,
   partOfDay,
   readTimeArguments,
 } from '../slot-window.ts';
@@ -19,6 +19,7 @@ import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
 /** How far ahead alternatives are looked for when nothing is free in the range asked. */
 const ALTERNATIVE_DAYS = 14;
@@ -35,9 +36,9 @@ export const findSlotsTool = defineTool({
   title: 'Find free times',
   description:
     'Free appointment times for one or more services at a location, optionally with one staff member, within a ' +
-    'part of the day or between two times. Dates may be YYYY-MM-DD, today, tomorrow or a weekday name, read in ' +
-    "the location's time zone. When nothing is free, ok is false with code no_slots and the nearest free times " +
-    "in alternatives. Pass a slot's starts_at to book unchanged.",
+    "part of the day or between two times. Dates and times as callers say them, read in the location's time zone " +
+    'and locale. When nothing is free, ok is false with code no_slots and the nearest free times in ' +
+    "alternatives. Pass a slot's starts_at to book unchanged.",
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
@@ -72,6 +73,7 @@ export const findSlotsTool = defineTool({
     duration_spoken: z.string(),
     slots: z.array(SpokenSlot),
     more_available: z.boolean().describe('More free times match than were returned.'),
+    ...BookingTerms,
   },
   annotations: READ_ONLY,
   async run(args, { api }) {
@@ -94,16 +96,37 @@ export const findSlotsTool = defineTool({
         days: span,
         staffId: staff?.id,
       });
-    const found = await search(resolved.date, days);
-    const open = openDuring(openingHoursSeen(found, place.zone), place.zone, resolved.date, days);
-    const window = minutesWindow(times, open, place.locale);
+    const [found, hours] = await Promise.all([
+      search(resolved.date, days),
+      // Asked only when a time without am/pm needs placing inside them.
+      needsOpeningHours(times)
+        ? api.locationInfo(place.location.slug).then((info) => info.opening_hours)
+        : [],
+    ]);
+    const window = minutesWindow(times, openDuring(hours, place.zone, resolved.date, days), place.locale);
     const matching = found.slots.filter((slot) => inWindow(slot.starts_at, window));
     if (matching.length === 0) {
       const alternatives = await alternativesFor(search, place, team, resolved.date, window, limit, now);
+      // Every day asked for closed: say so, not "nothing free", which sounds fully booked.
+      const closed = found.closed_days;
+      if (closed.length === days) {
+        const today = localDateAt(now, place.zone);
+        const first = speakDate(closed[0]!.date, place.locale, today);
+        const day = days === 1 ? first : `${first} and the ${days - 1} days after`;
+        const why = closed.every((c) => c.reason === 'closure')
+          ? (closed[0]!.closure_reason ?? null)
+          : 'nobody who does that works then';
+        fail(
+          'closed_day',
+          { location: place.location.name, day, why, alternatives: alternatives.length },
+          { alternatives, reason: 'closed' },
+        );
+      }
       const when = describeRange(place, resolved.date, days, part, window, now);
       fail('no_slots', { when, alternatives: alternatives.length }, { alternatives });
     }
     return {
+      ...bookingTerms(place, services),
       location: { slug: place.location.slug, name: place.location.name },
       services: services.map((s) => ({ id: s.id, name: s.name })),
       duration_minutes: found.duration.minutes,
