@@ -30,7 +30,7 @@ export function speakTime(epochMs: number, zone: string, locale: SpeechLocale): 
 }
 
 /**
- * A local minute of the day (0..1439) on the 12-hour clock: "2:30 pm", "9 am" (":00" is noise when
+ * A local minute of the day (0..1440) on the 12-hour clock: "2:30 pm", "9 am" (":00" is noise when
  * spoken), and "noon" and "midnight" for 12:00 and 00:00, which "12 pm" and "12 am" leave callers
  * unsure of. British English writes the suffix lower-case, American English upper-case; either reads
  * aloud the same. Midnight is the start of the day it is said with ("Saturday 5 December at
@@ -38,7 +38,8 @@ export function speakTime(epochMs: number, zone: string, locale: SpeechLocale): 
  */
 export function speakClock(minuteOfDay: number, locale: SpeechLocale): string {
   if (minuteOfDay === 720) return 'noon';
-  if (minuteOfDay === 0) return 'midnight';
+  // 1440: the end of the day, as opening hours write it ("24:00").
+  if (minuteOfDay === 0 || minuteOfDay === 1440) return 'midnight';
   const hour = Math.floor(minuteOfDay / 60);
   const minute = minuteOfDay % 60;
   const suffix = hour < 12 ? 'am' : 'pm';

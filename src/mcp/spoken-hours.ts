@@ -1,5 +1,5 @@
 import type { LocationInfo } from './booking-api.ts';
-import type { SpeechLocale } from './speech.ts';
+import { type SpeechLocale, speakClock } from './speech.ts';
 import { listed } from './word-lists.ts';
 
 /**
@@ -21,20 +21,15 @@ const DAY_NAMES: Record<DayHours['weekday'], string> = {
 };
 
 /** A wall-clock "HH:MM" as said: "9 am", "5:30 pm", "noon", "midnight" ("24:00" is the day's end). */
-export function speakClock(time: string, locale: SpeechLocale): string {
+export function speakClockTime(time: string, locale: SpeechLocale): string {
   const [hours, minutes] = time.split(':').map(Number) as [number, number];
-  if (minutes === 0 && hours === 12) return 'noon';
-  if (minutes === 0 && (hours === 0 || hours === 24)) return 'midnight';
-  const suffix = hours % 24 < 12 ? 'am' : 'pm';
-  const clockHour = hours % 12 === 0 ? 12 : hours % 12;
-  const clock = minutes === 0 ? String(clockHour) : `${clockHour}:${String(minutes).padStart(2, '0')}`;
-  return `${clock} ${locale === 'en-US' ? suffix.toUpperCase() : suffix}`;
+  return speakClock(hours * 60 + minutes, locale);
 }
 
 /** One day's intervals: "9 am to 1 pm and 2 pm to 6 pm". */
 function speakIntervals(day: DayHours, locale: SpeechLocale): string {
   return day.intervals
-    .map((i) => `${speakClock(i.start, locale)} to ${speakClock(i.end, locale)}`)
+    .map((i) => `${speakClockTime(i.start, locale)} to ${speakClockTime(i.end, locale)}`)
     .join(' and ');
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  speakClock,
   speakDate,
   speakDateTime,
   speakDuration,
@@ -100,6 +101,19 @@ describe('speakTime', () => {
   it('uses the +05:45 offset in Kathmandu', () => {
     expect(speakTime(at('2026-11-23T09:00:00Z'), 'Asia/Kathmandu', 'en-GB')).toBe('2:45 pm');
     expect(speakTime(at('2026-11-23T18:15:00Z'), 'Asia/Kathmandu', 'en-US')).toBe('midnight');
+  });
+});
+
+describe('speakClock', () => {
+  it('says a minute of the day on the 12-hour clock, noon and midnight by name', () => {
+    expect(speakClock(0, 'en-GB')).toBe('midnight');
+    expect(speakClock(1, 'en-GB')).toBe('12:01 am');
+    expect(speakClock(540, 'en-GB')).toBe('9 am');
+    expect(speakClock(720, 'en-US')).toBe('noon');
+    expect(speakClock(750, 'en-US')).toBe('12:30 PM');
+    expect(speakClock(1439, 'en-GB')).toBe('11:59 pm');
+    // The end of the day, as opening hours write it ("24:00").
+    expect(speakClock(1440, 'en-GB')).toBe('midnight');
   });
 });
 
