@@ -12,7 +12,8 @@ export { normaliseForMatching };
  *
  * Fits, strictest first; the strictest fit any item has decides, so a closer fit is never made
  * ambiguous by looser ones:
- * - `exact`: the query reads as one of the item's names or aliases (spacing and hyphens aside);
+ * - `exact`: the query reads as one of the item's names or aliases (spacing, hyphens and word order
+ *   aside); an alias that is also a word of another item's name ("trim", "Beard trim") is asked about;
  * - `close`: it has the same words as a name, each within a slip ("Amara Okafur");
  * - `partial`: its words are some of a name's words ("Amara", "colour" for "Full colour"), or a
  *   name's words are some of its words ("ladies cut" for the alias "cut").
@@ -50,9 +51,9 @@ export interface MatchOptions<T> {
 }
 
 /** A close fit is taken without asking at this score or above, when nothing else is as close. */
-export const SURE_SCORE = 0.9;
+const SURE_SCORE = 0.9;
 /** Scores within this of the best are equally good: the caller is asked. */
-export const MARGIN = 0.04;
+const MARGIN = 0.04;
 const DEFAULT_LIMIT = 3;
 
 const TIERS = ['exact', 'close', 'partial'] as const;
@@ -89,56 +90,85 @@ export function matchByName<T>(
 ): MatchResult<T> {
   const offerable = options.offerable ?? (() => true);
   const limit = options.limit ?? DEFAULT_LIMIT;
-  const described = items.map((item) => ({ item, ...describe(item) }));
+  const described = items.map((item) => ({ ...describe(item), item }));
   const id = query.trim().toLowerCase();
   const byId = id === '' ? undefined : described.find((entry) => entry.id.toLowerCase() === id);
   if (byId) return { kind: 'match', item: byId.item, fit: 'id' };
 
   const asked = nameOf(query, false);
-  const words = asked.words;
-  const candidates: Candidate<T>[] = described.map((entry, index) => ({
+  if (asked.words.length === 0) return { kind: 'none', closest: [] };
+  const candidates = described.map((entry, index) => candidateOf(entry, index));
+  rateAll(candidates, asked);
+  for (const tier of TIERS) {
+    const decided = decide(tier, candidates, asked, options);
+    if (decided !== undefined) return decided;
+  }
+  const closest = rank(
+    candidates.filter((c) => offerable(c.item)).map((c) => ({ ...c, score: looseScore(c, asked.words) })),
+  );
+  return { kind: 'none', closest: closest.slice(0, limit).map((c) => c.item) };
+}
+
+function candidateOf<T>(entry: Described & { item: T }, index: number): Candidate<T> {
+  const names = [
+    ...entry.names.map((name) => nameOf(name, false)),
+    ...(entry.aliases ?? []).map((alias) => nameOf(alias, true)),
+  ];
+  return {
     item: entry.item,
     index,
-    names: [
-      ...entry.names.map((name) => nameOf(name, false)),
-      ...(entry.aliases ?? []).map((alias) => nameOf(alias, true)),
-    ].filter((name) => name.key !== ''),
+    names: names.filter((name) => name.key !== ''),
     tier: undefined,
     score: 0,
     byAlias: false,
-  }));
-  if (words.length === 0) return { kind: 'none', closest: [] };
-  for (const candidate of candidates) rate(candidate, asked);
+  };
+}
 
-  for (const tier of TIERS) {
-    const fits = rank(candidates.filter((c) => c.tier === tier));
-    if (fits.length === 0) continue;
-    const top = fits[0]!;
-    const offered = fits.filter((c) => offerable(c.item));
-    // A name not to offer (a service booked only in person) answers for itself when the caller
-    // named it more closely than anything that may be offered.
-    if (!offerable(top.item) && (offered.length === 0 || offered[0]!.score < top.score - MARGIN)) {
-      return { kind: 'match', item: top.item, fit: tier };
+/**
+ * Rates every candidate against the query. Exact readings are looked for first: when there are
+ * any, the slower comparisons for slips are not needed.
+ */
+function rateAll<T>(candidates: Candidate<T>[], asked: Name): void {
+  for (const candidate of candidates) {
+    if (candidate.names.some((name) => isExact(asked, name))) {
+      candidate.tier = 'exact';
+      candidate.score = 1;
+      candidate.byAlias = !candidate.names.some((name) => !name.alias && isExact(asked, name));
     }
-    const best = offered[0]!;
-    const alone = fits.length === 1;
-    const clear = offered.length === 1 || offered[1]!.score < best.score - MARGIN;
-    if (tier === 'exact' && alone) {
-      const rivals = best.byAlias ? wordRivals(best, candidates, words, offerable) : [];
-      if (rivals.length === 0) return { kind: 'match', item: best.item, fit: tier };
-      return ambiguous([best, ...rivals], tier, limit);
-    }
-    if (tier === 'close' && clear && best.score >= SURE_SCORE)
-      return { kind: 'match', item: best.item, fit: tier };
-    if (tier === 'partial' && alone && options.partial === 'match') {
-      return { kind: 'match', item: best.item, fit: tier };
-    }
-    return ambiguous(offered, tier, limit);
   }
-  const closest = rank(
-    candidates.filter((c) => offerable(c.item)).map((c) => ({ ...c, score: looseScore(c, words) })),
-  );
-  return { kind: 'none', closest: closest.slice(0, limit).map((c) => c.item) };
+  if (candidates.some((c) => c.tier === 'exact')) return;
+  for (const candidate of candidates) rate(candidate, asked);
+}
+
+/** The answer when some candidates fit at this tier (undefined when none does). */
+function decide<T>(
+  tier: Tier,
+  candidates: readonly Candidate<T>[],
+  asked: Name,
+  options: MatchOptions<T>,
+): MatchResult<T> | undefined {
+  const offerable = options.offerable ?? (() => true);
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const fits = rank(candidates.filter((c) => c.tier === tier));
+  const top = fits[0];
+  if (top === undefined) return undefined;
+  const offered = fits.filter((c) => offerable(c.item));
+  // A name not to offer (a service booked only in person) answers for itself when the caller
+  // named it more closely than anything that may be offered.
+  if (!offerable(top.item) && (offered.length === 0 || offered[0]!.score < top.score - MARGIN)) {
+    return { kind: 'match', item: top.item, fit: tier };
+  }
+  const best = offered[0]!;
+  const alone = fits.length === 1;
+  const clear = offered.length === 1 || offered[1]!.score < best.score - MARGIN;
+  const match: MatchResult<T> = { kind: 'match', item: best.item, fit: tier };
+  if (tier === 'exact' && alone) {
+    const rivals = best.byAlias ? wordRivals(best, candidates, asked.words, offerable) : [];
+    return rivals.length === 0 ? match : ambiguous([best, ...rivals], tier, limit);
+  }
+  if (tier === 'close' && clear && best.score >= SURE_SCORE) return match;
+  if (tier === 'partial' && alone && options.partial === 'match') return match;
+  return ambiguous(offered, tier, limit);
 }
 
 function nameOf(text: string, alias: boolean): Name {
@@ -172,8 +202,13 @@ function rate<T>(candidate: Candidate<T>, query: Name): void {
   }
 }
 
+/** The query reads as the name: the same words, whatever the spacing between them or their order. */
+function isExact(query: Name, name: Name): boolean {
+  return query.key === name.key || query.anyOrder === name.anyOrder;
+}
+
 function fitOf(query: Name, name: Name): { tier: Tier; score: number } | undefined {
-  if (query.key === name.key || query.anyOrder === name.anyOrder) return { tier: 'exact', score: 1 };
+  if (isExact(query, name)) return { tier: 'exact', score: 1 };
   const said = query.words;
   if (said.length === name.words.length) {
     const aligned = alignment(said, name.words);

@@ -124,8 +124,9 @@ export async function resolveServices(
 const JOINS = /\s*(?:,|&|\+|\band\b|\bplus\b|\bthen\b)\s*/i;
 
 /**
- * What one request names: one service when something is called (nearly) that, else each part of
- * "A and B" that fits a service, else the request as a whole (to be asked about or reported).
+ * What one request names: one service when something is called (nearly) that, else the parts of
+ * "A and B" when each fits a service (and one surely, or the whole fits none), else the request as
+ * a whole (to be asked about or reported).
  */
 function servicesIn(request: string, all: readonly Service[]): [string, MatchResult<Service>][] {
   const whole = matchByName(request, all, describeService, SERVICE_MATCHING);
@@ -136,7 +137,11 @@ function servicesIn(request: string, all: readonly Service[]): [string, MatchRes
       part,
       matchByName(part, all, describeService, SERVICE_MATCHING),
     ]);
-    if (each.some(([, match]) => match.kind === 'match' && match.fit !== 'partial')) return each;
+    const sure = ([, match]: [string, MatchResult<Service>]) =>
+      match.kind === 'match' && match.fit !== 'partial';
+    if (each.every(([, match]) => match.kind !== 'none') && (each.some(sure) || whole.kind === 'none')) {
+      return each;
+    }
   }
   return [[request, whole]];
 }
