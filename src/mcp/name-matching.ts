@@ -1,5 +1,5 @@
 import { normaliseForMatching } from '../domain/name-words.ts';
-import { closeness, typoBudget, typos, wordFit } from './word-similarity.ts';
+import { closeness, wordFit } from './word-similarity.ts';
 
 export { normaliseForMatching };
 
@@ -171,9 +171,18 @@ function decide<T>(
   return ambiguous(offered, tier, limit);
 }
 
+/** Names read for comparison, remembered: the same catalogue is matched on every tool call. */
+const readNames = new Map<string, Omit<Name, 'alias'>>();
+
 function nameOf(text: string, alias: boolean): Name {
-  const words = normaliseForMatching(text);
-  return { words, key: words.join(''), anyOrder: [...words].sort().join(' '), alias };
+  let read = readNames.get(text);
+  if (read === undefined) {
+    const words = normaliseForMatching(text);
+    read = { words, key: words.join(''), anyOrder: [...words].sort().join(' ') };
+    if (readNames.size >= 10_000) readNames.clear();
+    readNames.set(text, read);
+  }
+  return { ...read, alias };
 }
 
 function ambiguous<T>(candidates: readonly Candidate<T>[], fit: Fit, limit: number): MatchResult<T> {
@@ -216,9 +225,8 @@ function fitOf(query: Name, name: Name): { tier: Tier; score: number } | undefin
   }
   if (said.length === name.words.length) return undefined;
   // The words run together or apart differently, within a slip: "blowdri", "hair cutt".
-  if (typos(query.key, name.key) <= typoBudget([...query.key].length)) {
-    return { tier: 'close', score: Math.min(closeness(query.key, name.key), 0.99) };
-  }
+  const together = wordFit(query.key, name.key);
+  if (together?.fit === 'slip') return { tier: 'close', score: together.similarity };
   // Some of the name's words ("colour" of "Full colour"), or all of them among others ("ladies cut").
   const [fewer, more] = said.length < name.words.length ? [said, name.words] : [name.words, said];
   const aligned = fewer === said ? alignment(said, name.words) : alignment(name.words, said);

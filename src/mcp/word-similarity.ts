@@ -29,6 +29,9 @@ const PREFIX_SIMILARITY = 0.9;
 /** What sounding the same is worth at least, however the spellings differ. */
 const SOUND_SIMILARITY = 0.85;
 
+/** A typo counts only between words this alike (Jaro-Winkler): fewer shared letters are no slip. */
+const SLIP_MIN_JARO_WINKLER = 0.7;
+
 /** Sounding the same counts only between words that share this much spelling, so "cut" is not "kit". */
 const SOUND_MIN_JARO_WINKLER = 0.65;
 
@@ -85,16 +88,16 @@ export function wordFit(said: string, word: string): { similarity: number; fit: 
     return word.startsWith(said) ? { similarity: INITIAL_SIMILARITY, fit: 'initial' } : undefined;
   if (length >= MIN_PREFIX_LENGTH && word.startsWith(said))
     return { similarity: PREFIX_SIMILARITY, fit: 'part' };
-  // Cheap tests first: most pairs of words differ in length by more than any typo could.
-  const budget = typoBudget(length);
-  const typo = Math.abs(length - [...word].length) <= budget && typos(said, word) <= budget;
   // Words of one or two letters get no slip at all, not even of sound.
-  const sound = !typo && budget > 0 && soundAlike(said, word);
-  if (typo || sound) {
-    const similarity = Math.min(closeness(said, word), 0.99);
-    if (typo) return { similarity, fit: 'slip' };
-    if (similarity >= SOUND_MIN_JARO_WINKLER)
-      return { similarity: Math.max(similarity, SOUND_SIMILARITY), fit: 'slip' };
+  const budget = typoBudget(length);
+  const similarity = budget > 0 ? Math.min(closeness(said, word), 0.99) : 0;
+  // Cheap tests first: the edit distance (the costly one) only for words alike enough to rank as a
+  // slip at all, and of lengths a typo could bridge.
+  if (similarity >= SLIP_MIN_JARO_WINKLER && Math.abs(length - [...word].length) <= budget) {
+    if (typos(said, word) <= budget) return { similarity, fit: 'slip' };
+  }
+  if (similarity >= SOUND_MIN_JARO_WINKLER && soundAlike(said, word)) {
+    return { similarity: Math.max(similarity, SOUND_SIMILARITY), fit: 'slip' };
   }
   if ([...word].length >= MIN_PREFIX_LENGTH && said.includes(word)) {
     return { similarity: COMPOUND_SIMILARITY, fit: 'part' };

@@ -235,6 +235,40 @@ describe('alias tables', () => {
   });
 });
 
+describe('the catalogue version', () => {
+  it('moves on every write to an alias table, whoever writes it, so no cached listing goes stale', async () => {
+    await importCatalogue(db, smallCatalogue(), T0);
+    const cut = await db
+      .selectFrom('services')
+      .select(['id', 'organisation_id'])
+      .where('ref', '=', 'cut')
+      .executeTakeFirstOrThrow();
+    const ana = await db.selectFrom('staff').select('id').where('ref', '=', 'ana').executeTakeFirstOrThrow();
+    const writes = [
+      () =>
+        db
+          .insertInto('service_aliases')
+          .values({ organisation_id: cut.organisation_id, service_id: cut.id, position: 2, alias: 'crop' })
+          .execute(),
+      () =>
+        db.updateTable('service_aliases').set({ alias: 'short crop' }).where('alias', '=', 'crop').execute(),
+      () => db.deleteFrom('service_aliases').where('alias', '=', 'short crop').execute(),
+      () =>
+        db
+          .insertInto('staff_aliases')
+          .values({ organisation_id: cut.organisation_id, staff_id: ana.id, position: 1, alias: 'Anna' })
+          .execute(),
+      () => db.updateTable('staff_aliases').set({ alias: 'Annabel' }).where('alias', '=', 'Anna').execute(),
+      () => db.deleteFrom('staff_aliases').where('alias', '=', 'Annabel').execute(),
+    ];
+    for (const [i, write] of writes.entries()) {
+      const before = await catalogueVersion();
+      await write();
+      expect(await catalogueVersion(), `write ${i}`).toBe(before + 1);
+    }
+  });
+});
+
 describe('REST listings', () => {
   it('show aliases, and show the new ones as soon as an import changes them', async () => {
     const t = await startTestApp();

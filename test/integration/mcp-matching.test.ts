@@ -161,7 +161,10 @@ describe.each<Era>(['legacy', 'modern'])('matching names through the MCP client 
         phone: era === 'legacy' ? '07911 123458' : '07911 123459',
       },
     });
-    expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, booking: { staff_name: 'Amara Okafor' } });
+    expect(booked, JSON.stringify(booked)).toMatchObject({
+      ok: true,
+      booking: { staff_name: 'Amara Okafor' },
+    });
     expect(booked.booking.service_names).toEqual(['Cut & blow-dry']);
   });
 });
