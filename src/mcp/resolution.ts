@@ -57,12 +57,13 @@ export async function resolveLocation(api: BookingApi, said: string | undefined)
     partial: 'match',
   });
   if (match.kind === 'match') return placeOf(match.item);
-  if (match.kind === 'ambiguous')
+  if (match.kind === 'ambiguous') {
     askWhich(
       'locations',
       said,
       match.choices.map((l) => l.name),
     );
+  }
   return fail('unknown_location', { said, names }, { choices: match.closest.map((l) => l.name) });
 }
 
@@ -152,12 +153,13 @@ function settleService(said: string, match: MatchResult<Service>, place: Place):
     if (names.length === 0) fail('unknown_service', { said, location: place.location.name });
     fail('unknown_service_choices', { said, location: place.location.name, names }, { choices: names });
   }
-  if (match.kind === 'ambiguous')
+  if (match.kind === 'ambiguous') {
     askWhich(
       'services',
       said,
       match.choices.map((s) => s.name),
     );
+  }
   if (!match.item.online_bookable) {
     fail('in_person_only', { service: match.item.name, phone: place.phoneSpoken });
   }
