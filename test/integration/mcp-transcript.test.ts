@@ -14,6 +14,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 const DOC = new URL('../../docs/mcp.md', import.meta.url);
 const START = '<!-- transcript:start (written by test/integration/mcp-transcript.test.ts) -->';
 const END = '<!-- transcript:end -->';
+const SAMPLE_REFERENCE = 'NHC-7KQ2MX';
+const SAMPLE_REFERENCE_SPOKEN = 'N H C dash 7 K Q 2 M X';
 
 let t: TestApp;
 let mcp: McpHarness;
@@ -33,7 +35,7 @@ afterAll(async () => {
 /** One exchange: what the caller says, the tool call the agent makes, and the answer's key fields. */
 async function turn(lines: string[], said: string, tool: string, args: Json, show: (answer: Json) => Json) {
   const answer = await mcp.call(tool, args);
-  lines.push(`**Caller:** ${said}`, '');
+  lines.push(said.startsWith('*') ? said : `**Caller:** ${said}`, '');
   lines.push(
     '```text',
     `→ ${tool} ${JSON.stringify(args)}`,
@@ -59,9 +61,10 @@ it('docs/mcp.md shows the two calls exactly as the tools answer them', async () 
     }),
   );
   const slot = found.slots[1];
+  expect([slot.starts_at, slot.staff_name]).toEqual(['2026-11-24T12:30:00+00:00', 'Ben Carter']);
   const booked = await turn(
     lines,
-    `The ${slot.spoken.replace(/^tomorrow, /, '')} one, please. It's Sam Lee, 07911 123457.`,
+    "Half twelve with Ben, please. It's Sam Lee, 07911 123457.",
     'book',
     {
       location: 'camden',
@@ -72,6 +75,12 @@ it('docs/mcp.md shows the two calls exactly as the tools answer them', async () 
     (a) => ({ ok: a.ok, status: a.status, spoken: a.spoken }),
   );
   expect(booked.status).toBe('confirmed');
+  // A new booking's reference is drawn at random: the doc shows a sample one in its place.
+  const drawn = booked.booking as { reference: string; reference_spoken: string };
+  const sample = (text: string) =>
+    text
+      .replaceAll(drawn.reference, SAMPLE_REFERENCE)
+      .replaceAll(drawn.reference_spoken, SAMPLE_REFERENCE_SPOKEN);
 
   t.clock.set('2026-11-23T16:30:00Z');
   lines.push('*Call 2, the same day at 4:30 pm: Jo Bloggs, from her own phone.*', '');
@@ -94,16 +103,22 @@ it('docs/mcp.md shows the two calls exactly as the tools answer them', async () 
     fee: a.fee,
     spoken: a.spoken,
   });
-  const dry = await turn(lines, '(the agent checks first)', 'cancel', { reference, dry_run: true }, change);
+  const dry = await turn(
+    lines,
+    '*Before cancelling, the agent asks what it would mean:*',
+    'cancel',
+    { reference, dry_run: true },
+    change,
+  );
   expect(dry.fee.spoken).toBe('31 pounds');
   await turn(lines, 'Yes, cancel it anyway.', 'cancel', { reference, reason: 'Caller unwell' }, change);
 
-  const transcript = lines.join('\n').trimEnd();
+  const transcript = sample(lines.join('\n').trimEnd());
   const doc = readFileSync(DOC, 'utf8');
   const from = doc.indexOf(START);
   const to = doc.indexOf(END);
   expect(from, `docs/mcp.md has no ${START} … ${END} block`).toBeGreaterThan(-1);
   const written = `${doc.slice(0, from + START.length)}\n\n${transcript}\n\n${doc.slice(to)}`;
   if (process.env.UPDATE_DOCS === '1') writeFileSync(DOC, written);
-  expect(doc).toBe(written);
+  else expect(doc).toBe(written);
 });
