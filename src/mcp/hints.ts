@@ -135,6 +135,21 @@ export const TOOL_OUTCOMES = {
     ({ location, phone }) =>
       `${location} takes bookings only on its online booking page, which secures a card; offer to send the link${phone ? ` or give its number, ${phone}` : ''}.`,
   ),
+  confirm_name: outcome<{ what: string; said: string; name: string }>(
+    'ambiguous',
+    ({ what, said, name }) =>
+      `"${said}" is not quite a name here; ask the caller whether they mean the ${what} ${name}.`,
+  ),
+  unknown_service_choices: outcome<{ said: string; location: string; names: string[] }>(
+    'not_found',
+    ({ said, location, names }) =>
+      `${location} does not offer "${said}"; the closest ${names.length === 1 ? 'is' : 'are'} ${either(names)}: ask whether ${names.length === 1 ? 'that' : 'one of those'} will do.`,
+  ),
+  staff_elsewhere: outcome<{ staff: string; location: string; elsewhere: string[]; others: string[] }>(
+    'not_found',
+    ({ staff, location, elsewhere, others }) =>
+      `${staff} works at ${either(elsewhere)}, not ${location}; offer to book there${others.length > 0 ? `, or with ${either(others)} here` : ''}.`,
+  ),
   rate_limited: outcome<{ seconds: number }>(
     'rate_limited',
     ({ seconds }) =>

@@ -87,14 +87,24 @@ export class HttpBookingApi implements BookingApi {
     return this.#cachedListing<Location>('locations', ['locations']);
   }
 
-  listServices(locationSlug: string): Promise<Service[]> {
+  async listServices(locationSlug: string): Promise<Service[]> {
     const slug = slugSegment(locationSlug);
-    return this.#cachedListing<Service>(`services\u0000${locationSlug}`, ['locations', slug, 'services']);
+    const services = await this.#cachedListing<Service>(`services\u0000${locationSlug}`, [
+      'locations',
+      slug,
+      'services',
+    ]);
+    return services.map(withAliases);
   }
 
-  listStaff(locationSlug: string): Promise<Staff[]> {
+  async listStaff(locationSlug: string): Promise<Staff[]> {
     const slug = slugSegment(locationSlug);
-    return this.#cachedListing<Staff>(`staff\u0000${locationSlug}`, ['locations', slug, 'staff']);
+    const staff = await this.#cachedListing<Staff>(`staff\u0000${locationSlug}`, [
+      'locations',
+      slug,
+      'staff',
+    ]);
+    return staff.map(withAliases);
   }
 
   async availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability> {
@@ -389,4 +399,9 @@ function apiRoot(baseUrl: string): string {
 
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** `aliases` came in v1 later than the rest: an instance from before it lists none. */
+function withAliases<T extends { aliases: string[] }>(item: T): T {
+  return Array.isArray(item.aliases) ? item : { ...item, aliases: [] };
 }

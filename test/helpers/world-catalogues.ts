@@ -28,7 +28,7 @@ interface World {
   currency: string;
   locale: string;
   location: { slug: string; name: string; timezone: string; country: string; city: string; phone: string };
-  services: { ref: string; name: string; minutes: number; price: number }[];
+  services: { ref: string; name: string; minutes: number; price: number; aliases?: string[] }[];
   staff: { ref: string; name: string; days: string[] }[];
   client: { first_name: string; last_name: string; phone: string };
 }
@@ -79,6 +79,7 @@ function catalogue(world: World): unknown {
       deposit: null,
       online_bookable: true,
       locations: [world.location.slug],
+      ...(s.aliases && { aliases: s.aliases }),
     })),
     staff: world.staff.map((s) => ({
       ref: s.ref,
@@ -109,7 +110,7 @@ export const NEW_YORK = catalogue({
   },
   services: [
     { ref: 'cut', name: "Men's cut", minutes: 30, price: 4250 },
-    { ref: 'shave', name: 'Hot towel shave', minutes: 30, price: 3500 },
+    { ref: 'shave', name: 'Hot towel shave', minutes: 30, price: 3500, aliases: ['shave', 'wet shave'] },
   ],
   staff: [
     { ref: 'marco', name: 'Marco Rossi', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listMessages } from '../../src/app/message-service.ts';
 import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { countBookings } from '../helpers/booking-fixtures.ts';
-import { connectInProcess, demoCatalogue, type Json, type McpHarness } from '../helpers/mcp-harness.ts';
+import { demoWithProtectedBooking, PROTECTED_REFERENCE } from '../helpers/live-call-fixtures.ts';
+import { connectInProcess, type Json, type McpHarness } from '../helpers/mcp-harness.ts';
 import { connectStreamableHttp } from '../helpers/mcp-servers.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 import { KATHMANDU, NEW_YORK, SYDNEY } from '../helpers/world-catalogues.ts';
@@ -14,28 +15,6 @@ import { KATHMANDU, NEW_YORK, SYDNEY } from '../helpers/world-catalogues.ts';
  * businesses in New York (en-US), Sydney and Kathmandu. Each call checks the structured answer and the
  * words the agent reads out or acts on.
  */
-
-/** A booking at Islington brought over from the salon's old system: a card on file. */
-const PROTECTED_REFERENCE = 'NHC-2DSDKB';
-
-function demoWithProtectedBooking(): unknown {
-  const catalogue = demoCatalogue() as { bookings: unknown[] };
-  catalogue.bookings = [
-    {
-      reference: PROTECTED_REFERENCE,
-      location: 'islington',
-      services: ['cut'],
-      staff: 'chloe',
-      client: 'jo',
-      starts_at: '2026-11-24T14:00:00',
-      status: 'confirmed',
-      notes: null,
-      deposit_paid: false,
-      protection: { setup_status: 'succeeded', payment_method_saved: true },
-    },
-  ];
-  return catalogue;
-}
 
 const SAM = { first_name: 'Sam', last_name: 'Lee', phone: '07911 123457' };
 

@@ -60,10 +60,10 @@ describe('find_slots reads dates as callers say them', () => {
     expect(dates(await camden({ date: 'Tuesday week' }))).toEqual(['2026-12-01']);
     expect(dates(await camden({ date: 'tomorrow, Tuesday 24 November' }))).toEqual(['2026-11-24']);
     // In New York "12/8" is December 8, and "8/12" August 12 (beyond the 60 days bookable).
-    const american = await newYork.call('find_slots', { services: 'cut', date: '12/8' });
+    const american = await newYork.call('find_slots', { services: "men's cut", date: '12/8' });
     expect(dates(american)).toEqual(['2026-12-08']);
     expect(american.slots[0].spoken).toMatch(/^Tuesday, December 8 at \d+(:\d\d)? (AM|PM)$/);
-    const august = await newYork.call('find_slots', { services: 'cut', date: '8/12' });
+    const august = await newYork.call('find_slots', { services: "men's cut", date: '8/12' });
     expect(august).toMatchObject({ ok: false, code: 'no_slots' });
     expect(august.hint).toContain('Thursday, August 12, 2027');
   });
@@ -109,7 +109,7 @@ describe('find_slots reads dates as callers say them', () => {
 
   it('reads dates in the location’s zone: Sydney’s and Kathmandu’s today are not London’s', async () => {
     // 20:00 on Monday in Sydney: tomorrow is Tuesday there too; at 14:45 in Kathmandu, the same.
-    const aussie = await sydney.call('find_slots', { services: 'cut', date: 'tomorrow morning' });
+    const aussie = await sydney.call('find_slots', { services: 'cut and style', date: 'tomorrow morning' });
     expect(aussie.slots[0]).toMatchObject({
       starts_at: '2026-11-24T09:00:00+11:00',
       spoken: 'tomorrow, Tuesday 24 November at 9 am',
@@ -129,12 +129,12 @@ describe('find_slots reads earliest and latest inside opening hours', () => {
   });
 
   it('asks am or pm when both are open (7 am to 9 pm on Thursdays), unless a part of the day says', async () => {
-    const ask = await newYork.raw('find_slots', { services: 'cut', date: 'thursday', earliest: '8' });
+    const ask = await newYork.raw('find_slots', { services: "men's cut", date: 'thursday', earliest: '8' });
     expect(errorText(ask)).toMatch(
       /earliest: 8 could be 8 AM or 8 PM, both within opening hours; ask the caller which/,
     );
     const evening = await newYork.call('find_slots', {
-      services: 'cut',
+      services: "men's cut",
       date: 'thursday evening',
       earliest: '8',
     });
@@ -186,14 +186,18 @@ describe('book and reschedule take a slot as the tools said it', () => {
 
   it('books "tomorrow at 10:30 am" in New York’s zone; a bare hour inside its hours, else asks', async () => {
     const client = { first_name: 'Lee', last_name: 'Park', phone: '+12125550123' };
-    const booked = await newYork.call('book', { services: 'cut', starts_at: 'tomorrow at 10:30 am', client });
+    const booked = await newYork.call('book', {
+      services: "men's cut",
+      starts_at: 'tomorrow at 10:30 am',
+      client,
+    });
     expect(booked.booking.starts_at).toBe('2026-11-24T10:30:00-05:00');
     expect(booked.booking.spoken).toContain('tomorrow, Tuesday, November 24 at 10:30 AM');
     // Open 9 to 12:30 and 1:30 to 6: "2" is 2 PM.
-    const bare = await newYork.call('book', { services: 'cut', starts_at: 'tomorrow at 2', client });
+    const bare = await newYork.call('book', { services: "men's cut", starts_at: 'tomorrow at 2', client });
     expect(bare.booking.starts_at).toBe('2026-11-24T14:00:00-05:00');
     // Open 7 AM to 9 PM on Thursdays: "8" could be either.
-    const either = await newYork.raw('book', { services: 'cut', starts_at: 'Thursday at 8', client });
+    const either = await newYork.raw('book', { services: "men's cut", starts_at: 'Thursday at 8', client });
     expect(errorText(either)).toMatch(/starts_at: ask the caller whether 8 is 8 AM or 8 PM/);
   });
 });

@@ -235,10 +235,10 @@ describe('find_slots', () => {
   it('answers unknown, ambiguous, in-person-only and staff mismatches conversationally', async () => {
     const ask = (args: Json) => mcp.call('find_slots', { location: 'camden', date: 'tomorrow', ...args });
     expect(await ask({ services: 'perm' })).toMatchObject({ ok: false, code: 'not_found' });
-    expect(await ask({ services: 'colour' })).toMatchObject({
+    expect(await ask({ services: 'trim' })).toMatchObject({
       ok: false,
       code: 'ambiguous',
-      choices: ['Full colour', 'Colour consultation'].sort(),
+      choices: ['Cut & blow-dry', 'Beard trim'],
     });
     const inPerson = await ask({ services: 'consultation' });
     expect(inPerson).toMatchObject({ ok: false, code: 'invalid_request' });

@@ -58,6 +58,20 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { location: 'Northside Islington', phone: '0 2 0' },
   ],
   rate_limited: [{ seconds: 1 }, { seconds: 42 }],
+  confirm_name: [{ what: 'service', said: 'colour', name: 'Full colour' }],
+  unknown_service_choices: [
+    { said: 'perm', location: 'Northside Camden', names: ['Cut & blow-dry', 'Full colour', 'Beard trim'] },
+    { said: 'perm', location: 'Northside Islington', names: ['Cut & blow-dry'] },
+  ],
+  staff_elsewhere: [
+    {
+      staff: 'Chloé Martin',
+      location: 'Northside Camden',
+      elsewhere: ['Northside Islington'],
+      others: ['Amara Okafor', 'Ben Carter', 'Dev Patel'],
+    },
+    { staff: 'Chloé Martin', location: 'Northside Camden', elsewhere: ['Northside Islington'], others: [] },
+  ],
 };
 
 function expectSpeakable(hint: string, label: string): void {
