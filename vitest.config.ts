@@ -8,7 +8,34 @@ import { POSTGRES_ADMIN_URL, postgresReachable } from './test/helpers/postgres-t
  * plain words, and `.ci/run` starts it first so that CI never skips it. TEST_DATABASES=sqlite (or
  * postgres) runs one of the two.
  */
+/**
+ * `npm run test:smoke` (TEST_SUITE=smoke): the part of the suite that meets what differs from one
+ * Node.js version to the next, on both databases: the SQLite driver (a different better-sqlite3 major on
+ * Node 20, see src/data/sqlite-driver.ts) and its backups, the PostgreSQL driver, child processes and
+ * signals, the HTTP and TLS stack, the MCP SDK over HTTP and stdio, and Intl's time zones (the unit and
+ * property tests). CI runs the whole suite on Node 24 and this part on Node 22 and 20 (.ci/run).
+ */
+const SMOKE = [
+  'test/unit/**/*.test.ts',
+  'test/property/**/*.test.ts',
+  'test/integration/sqlite-driver.test.ts',
+  'test/integration/database-rules.test.ts',
+  'test/integration/booking-concurrency.test.ts',
+  'test/integration/group-commit.test.ts',
+  'test/integration/http-transport.test.ts',
+  'test/integration/http-bookings.test.ts',
+  'test/integration/mcp-http-api.test.ts',
+  'test/e2e/mcp-json.test.ts',
+  'test/e2e/two-processes.test.ts',
+  'test/e2e/graceful-shutdown.test.ts',
+  'test/e2e/cli-operations.test.ts',
+];
+const SUITES: Record<string, string[]> = { all: ['test/**/*.test.ts'], smoke: SMOKE };
+
 export default defineConfig(async () => {
+  const suite = process.env.TEST_SUITE ?? 'all';
+  const include = SUITES[suite];
+  if (!include) throw new Error(`TEST_SUITE=${suite}: expected one of ${Object.keys(SUITES).join(', ')}`);
   const wanted = (process.env.TEST_DATABASES ?? 'sqlite,postgres').split(',');
   const postgres = wanted.includes('postgres') && (await postgresReachable());
   if (wanted.includes('postgres') && !postgres) {
@@ -36,7 +63,7 @@ export default defineConfig(async () => {
   }
   return {
     test: {
-      include: ['test/**/*.test.ts'],
+      include,
       testTimeout: 30_000,
       hookTimeout: 60_000,
       // Each test file builds its own databases; forks keep native better-sqlite3 handles out of
