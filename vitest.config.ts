@@ -1,37 +1,16 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { POSTGRES_ADMIN_URL, postgresReachable } from './test/helpers/postgres-test-server.ts';
+import { SMOKE } from './test/helpers/smoke-suite.ts';
+
+const SUITES: Record<string, string[]> = { all: ['test/**/*.test.ts'], smoke: SMOKE };
 
 /**
  * The whole suite runs twice: on SQLite (the embedded default) and on PostgreSQL (the multi-instance
  * option), each test on a fresh database of its own. PostgreSQL is the server at TEST_POSTGRES_URL
  * (default: the local one); when it does not answer, the PostgreSQL run is skipped and said so in
  * plain words, and `.ci/run` starts it first so that CI never skips it. TEST_DATABASES=sqlite (or
- * postgres) runs one of the two.
+ * postgres) runs one of the two. TEST_SUITE=smoke runs the smoke part (test/helpers/smoke-suite.ts) instead.
  */
-/**
- * `npm run test:smoke` (TEST_SUITE=smoke): the part of the suite that meets what differs from one
- * Node.js version to the next, on both databases: the SQLite driver (a different better-sqlite3 major on
- * Node 20, see src/data/sqlite-driver.ts) and its backups, the PostgreSQL driver, child processes and
- * signals, the HTTP and TLS stack, the MCP SDK over HTTP and stdio, and Intl's time zones (the unit and
- * property tests). CI runs the whole suite on Node 24 and this part on Node 22 and 20 (.ci/run).
- */
-const SMOKE = [
-  'test/unit/**/*.test.ts',
-  'test/property/**/*.test.ts',
-  'test/integration/sqlite-driver.test.ts',
-  'test/integration/database-rules.test.ts',
-  'test/integration/booking-concurrency.test.ts',
-  'test/integration/group-commit.test.ts',
-  'test/integration/http-transport.test.ts',
-  'test/integration/http-bookings.test.ts',
-  'test/integration/mcp-http-api.test.ts',
-  'test/e2e/mcp-json.test.ts',
-  'test/e2e/two-processes.test.ts',
-  'test/e2e/graceful-shutdown.test.ts',
-  'test/e2e/cli-operations.test.ts',
-];
-const SUITES: Record<string, string[]> = { all: ['test/**/*.test.ts'], smoke: SMOKE };
-
 export default defineConfig(async () => {
   const suite = process.env.TEST_SUITE ?? 'all';
   const include = SUITES[suite];
