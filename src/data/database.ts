@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -15,6 +14,7 @@ import {
 } from 'kysely';
 import type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 import { openPostgres } from './postgres.ts';
+import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
 
@@ -107,7 +107,7 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
  * power cut (WAL's default NORMAL may lose the last transactions); the busy timeout lets a second
  * process wait for the write lock instead of failing at once.
  */
-export function configureSqlite(sqlite: SqliteDatabase.Database): void {
+export function configureSqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -116,7 +116,7 @@ export function configureSqlite(sqlite: SqliteDatabase.Database): void {
 }
 
 /** The settings of configureSqlite that a read-only connection may set (no journal or sync mode). */
-function configureReadonlySqlite(sqlite: SqliteDatabase.Database): void {
+function configureReadonlySqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');
@@ -131,8 +131,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * two queries at once. The cache is bounded: the queries are built from a fixed set of shapes, but
  * `in (...)` lists of varying length make distinct texts.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(sqlite: SqliteConnection): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {

@@ -1,6 +1,6 @@
 import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import { type SqliteConnection, SqliteDatabase } from './sqlite-driver.ts';
 
 export interface BackupOutcome {
   file: string;
@@ -86,7 +86,7 @@ function publishWithoutOverwriting(partial: string, target: string): void {
 
 /** Opens `file`, checks it page by page and for the schema's migrations; returns its page count. */
 function verifyBookingDatabase(file: string, options: { makeSelfContained: boolean }): number {
-  let copy: SqliteDatabase.Database;
+  let copy: SqliteConnection;
   try {
     copy = new SqliteDatabase(file, { fileMustExist: true, readonly: !options.makeSelfContained });
   } catch (error) {
