@@ -66,6 +66,7 @@ export const mcpRoundTrips: Benchmark = {
     const local = await createMcpBenchDatabase();
     let server: ServerProcess<McpServerInfo> | undefined;
     const clients: Client[] = [];
+    const sizes: AnswerSizes = { toolsList: 0, findSlots: 0, book: 0, held: 0 };
     try {
       server = await startServerProcess<McpServerInfo>(SERVER, null, {
         cpuProfileDir: context.cpuProfileDir,
@@ -107,11 +108,12 @@ export const mcpRoundTrips: Benchmark = {
           if (client.getProtocolEra() !== era) throw new Error(`The ${era} client negotiated another era.`);
           // As a host does once connected; the client then checks every answer against its output schema.
           const listed = await client.listTools();
+          sizes.toolsList = JSON.stringify(listed).length;
           for (const tool of [findSlotsTool, bookTool]) {
             if (!listed.tools.some((t) => t.name === tool.name))
               throw new Error(`No tool ${tool.name} listed.`);
           }
-          return httpSide(client, era);
+          return httpSide(client, era, sizes);
         }),
       );
       const sides = [...overHttp, inProcess];
@@ -120,6 +122,7 @@ export const mcpRoundTrips: Benchmark = {
       context.progress('book: planning distinct free slots over the advance window…');
       const planned = await planSlots(deps, principal);
       const book = await timeBook(context, sides, calls, planned, local.clientId);
+      sizes.held = await heldBookingSize();
       const timings = [...find.timings, ...book.timings];
       const answers = timings.reduce((n, t) => n + t.calls, 0) + find.untimed + book.untimed;
       const [findModern, findLegacy, findLocal] = find.timings as [Timing, Timing, Timing];
@@ -148,6 +151,7 @@ export const mcpRoundTrips: Benchmark = {
         targets: [
           ...latencyTargets(findModern, findLegacy),
           ...latencyTargets(bookModern, bookLegacy),
+          ...sizeTargets(sizes),
           {
             description: 'Every answer ok (find_slots with slots, book with a new reference), every side',
             measured: `${answers.toLocaleString('en-GB')} answers, all ok`,
@@ -185,8 +189,19 @@ function ratioRows(tool: string, modern: Timing, legacy: Timing, local: Timing) 
   }));
 }
 
+/**
+ * The largest answers seen over HTTP, in characters of JSON (what a voice agent keeps in its context):
+ * tools/list, a find_slots answer with five slots, a book answer, and a book answer for a deposit hold.
+ */
+interface AnswerSizes {
+  toolsList: number;
+  findSlots: number;
+  book: number;
+  held: number;
+}
+
 /** A client of one protocol generation as a side: its tools/call answers, MCP errors thrown. */
-function httpSide(client: Client, era: 'modern' | 'legacy'): Side {
+function httpSide(client: Client, era: 'modern' | 'legacy', sizes: AnswerSizes): Side {
   return {
     name: `over Streamable HTTP, protocol ${era === 'modern' ? '2026-07-28' : '2025-11-25'}`,
     era,
@@ -196,9 +211,59 @@ function httpSide(client: Client, era: 'modern' | 'legacy'): Side {
         const text = (result.content[0] as { text?: string } | undefined)?.text;
         throw new Error(`${tool.name} answered with an MCP error: ${text}`);
       }
-      return result.structuredContent;
+      const answer = result.structuredContent as Json;
+      const size = JSON.stringify(answer).length;
+      if (tool === findSlotsTool && answer?.slots?.length === 5)
+        sizes.findSlots = Math.max(sizes.findSlots, size);
+      if (tool === bookTool && answer?.ok) sizes.book = Math.max(sizes.book, size);
+      return answer;
     },
   };
+}
+
+/**
+ * The answer to booking a service with a deposit (a hold), in characters: made in process on a fresh
+ * copy of the demo database (the timed bookings fill the diaries the HTTP sides use). A tool's answer
+ * is the same JSON in process and over HTTP (find_slots compares them whole above).
+ */
+async function heldBookingSize(): Promise<number> {
+  const fresh = await createMcpBenchDatabase();
+  try {
+    const deps = createAppDeps({
+      db: fresh.database.db,
+      clock: new ManualClock(MCP_SCENARIO.now),
+      secret: randomBytes(32).toString('base64url'),
+    });
+    const principal = await principalOfKey(deps, fresh.writeKey);
+    const api = await InProcessBookingApi.forToolCall(deps, principal, {
+      publicBaseUrl: 'http://127.0.0.1:8080',
+    });
+    const args = { location: MCP_SCENARIO.location, services: 'full colour' };
+    const found = await findSlotsTool.run({ ...args, date: 'tomorrow' } as never, { api });
+    const held = await bookTool.run(
+      { ...args, starts_at: (found as Json).slots[0].starts_at, client_id: fresh.clientId } as never,
+      { api },
+    );
+    if ((held as Json).status !== 'pending_payment') throw new Error(`Not held: ${JSON.stringify(held)}`);
+    return JSON.stringify({ ok: true, ...held }).length;
+  } finally {
+    await fresh.database.dispose();
+  }
+}
+
+/** design.md 8.1 and issue "MCP for live calls": answers an agent's context can afford. */
+function sizeTargets(sizes: AnswerSizes) {
+  const target = (description: string, measured: number, limit: number) => ({
+    description: `${description} < ${limit.toLocaleString('en-GB')} characters of JSON`,
+    measured: measured.toLocaleString('en-GB'),
+    pass: measured > 0 && measured < limit,
+  });
+  return [
+    target('tools/list', sizes.toolsList, 16_000),
+    target('Largest five-slot find_slots answer', sizes.findSlots, 1_500),
+    target('Largest book answer', sizes.book, 1_500),
+    target('A book answer for a deposit hold', sizes.held, 1_500),
+  ];
 }
 
 async function timeFindSlots(context: BenchContext, sides: readonly Side[], calls: number) {

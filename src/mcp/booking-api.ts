@@ -64,8 +64,14 @@ export interface BookingApi {
   /** The client with this id (404 not_found when there is none). */
   getClient(clientId: string): Promise<Client>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
-  /** POST /bookings with this Idempotency-Key: the same key and body answer with the same booking. */
-  createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking>;
+  /**
+   * POST /bookings with this Idempotency-Key: the same key and body answer with the same booking;
+   * `replayed` says the answer was stored earlier (nothing was booked now).
+   */
+  createBooking(
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }>;
   getBooking(reference: string): Promise<Booking>;
   /** PATCH /bookings/{reference}; with dry_run nothing changes (the booking as it would be). */
   rescheduleBooking(

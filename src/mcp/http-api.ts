@@ -147,7 +147,10 @@ export class HttpBookingApi implements BookingApi {
     return arrayData<Booking>((await this.#send('GET', ['clients', id, 'bookings'])).data);
   }
 
-  async createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking> {
+  async createBooking(
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }> {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new AppError(
         'invalid_request',
@@ -159,7 +162,7 @@ export class HttpBookingApi implements BookingApi {
       body: booking,
       headers: { 'Idempotency-Key': idempotencyKey },
     });
-    return objectData<CreatedBooking>(answer.data);
+    return { booking: objectData<CreatedBooking>(answer.data), replayed: answer.replayed };
   }
 
   async getBooking(reference: string): Promise<Booking> {
@@ -241,7 +244,7 @@ export class HttpBookingApi implements BookingApi {
     method: 'GET' | 'POST' | 'PATCH',
     path: string[],
     options: { query?: Record<string, string>; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<{ status: number; data: unknown; nextCursor: string | undefined }> {
+  ): Promise<{ status: number; data: unknown; nextCursor: string | undefined; replayed: boolean }> {
     if (this.#apiKey === '') {
       throw new AppError('missing_api_key', 'No API key is set for the booking service.', 'Authorization');
     }
@@ -288,6 +291,7 @@ export class HttpBookingApi implements BookingApi {
         status: response.status,
         data: body.data,
         nextCursor: typeof next === 'string' && next !== '' ? next : undefined,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
       };
     }
     throw errorOf(response, body);

@@ -187,7 +187,10 @@ export class InProcessBookingApi implements BookingApi {
     return bookings.map((booking) => presentBooking(booking, now, this.#links()));
   }
 
-  async createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking> {
+  async createBooking(
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }> {
     this.#allowed('read_write');
     const outcome = await createBookingIdempotently(
       this.#deps,
@@ -206,7 +209,7 @@ export class InProcessBookingApi implements BookingApi {
     };
     if (body.error)
       throw new AppError(body.error.code as AppError['code'], body.error.message, body.error.param);
-    return body.data!;
+    return { booking: body.data!, replayed: outcome.replayed === true };
   }
 
   async getBooking(reference: string): Promise<Booking> {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { BookingResource } from '../contract/booking.ts';
+import { localDateAt } from '../domain/time-format.ts';
 import type { Availability, Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import { type Place, placeOfSlug } from './resolution.ts';
-import { speakDateTime, speakPrice, spellReference } from './speech.ts';
+import { speakDateTime, speakPrice, speakTime, spellReference } from './speech.ts';
 import type { SpokenSlot } from './tool-kit.ts';
 import { listed } from './word-lists.ts';
 
@@ -30,7 +31,7 @@ export type SpokenBooking = Booking & {
   staff_name: string;
   client_name: string;
   total_price: { amount: number; currency: string; spoken: string };
-  /** While pending: when the hold lapses, as said ("today, Tuesday 24 November at 3:15 pm"). */
+  /** While pending: when the hold lapses, as said ("3:15 pm today", or with its date on another day). */
   hold_expires_spoken: string | null;
   /** "Cut & blow-dry with Amara Okafor at Northside Camden, tomorrow, Tuesday 24 November at 2:30 pm". */
   spoken: string;
@@ -90,12 +91,19 @@ export async function speakBookings(api: BookingApi, bookings: readonly Booking[
         staff_name: staffName,
         client_name: client,
         total_price: { amount, currency, spoken: speakPrice(amount, currency, place.locale) },
-        hold_expires_spoken:
-          hold === null ? null : speakDateTime(Date.parse(hold), place.zone, place.locale, now),
+        hold_expires_spoken: hold === null ? null : speakHoldEnd(Date.parse(hold), place, now),
         spoken: `${listed(serviceNames)} with ${staffName} at ${place.location.name}, ${when}`,
       };
     }),
   );
+}
+
+/** When a hold lapses, as said: "3:15 pm today" (a hold is minutes long), else with its date. */
+function speakHoldEnd(at: number, place: Place, now: number): string {
+  const sameDay = localDateAt(at, place.zone) === localDateAt(now, place.zone);
+  return sameDay
+    ? `${speakTime(at, place.zone, place.locale)} today`
+    : speakDateTime(at, place.zone, place.locale, now);
 }
 
 /**
@@ -109,12 +117,12 @@ export function statusSentence(booking: SpokenBooking, locale: Place['locale']):
       return `Booked: ${booking.spoken}.`;
     case 'pending_payment': {
       const deposit = booking.deposit
-        ? `the deposit of ${speakPrice(booking.deposit.amount, booking.deposit.currency, locale)}`
-        : 'the deposit';
-      return `Held${until}, not yet booked: ${booking.spoken}. It is booked once ${deposit} is paid with the payment link.`;
+        ? ` the deposit of ${speakPrice(booking.deposit.amount, booking.deposit.currency, locale)}`
+        : ' the deposit';
+      return `Held${until} for${deposit}, not yet booked: ${booking.spoken}.`;
     }
     case 'pending_confirmation':
-      return `Held${until}, not yet booked: ${booking.spoken}. It is booked once the caller finishes it on the booking page.`;
+      return `Held${until} for the caller to finish online, not yet booked: ${booking.spoken}.`;
     case 'needs_checkout':
       return `Done, awaiting payment at the desk: ${booking.spoken}.`;
     case 'completed':

@@ -250,6 +250,8 @@ describe('Idempotency-Key', () => {
     const again = await postBooking(t, reordered, { idempotencyKey: key });
     expect(again.statusCode).toBe(201);
     expect(again.json()).toEqual(first.json());
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await countBookings(t.database.db)).toBe(before);
   });
 

@@ -185,14 +185,14 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
     expect(held).toMatchObject({
       ok: true,
       status: 'pending_payment',
-      deposit: { amount: 2000 },
       payment_url: expect.stringMatching(/\/checkout\//),
       booking: {
+        deposit: { amount: 2000 },
         hold_expires_at: '2026-11-23T09:30:00Z',
-        hold_expires_spoken: 'today, Monday 23 November at 9:30 am',
+        hold_expires_spoken: '9:30 am today',
       },
     });
-    expect(held.spoken).toMatch(/^Held until today, Monday 23 November at 9:30 am, not yet booked:/);
+    expect(held.spoken).toMatch(/^Held until 9:30 am today for the deposit of 20 pounds, not yet booked:/);
     expect(held.spoken).not.toMatch(/Booked/);
     expect(held.hint).toMatch(/payment link/);
 

@@ -365,11 +365,11 @@ describe('book', () => {
     expect(result).toMatchObject({
       ok: true,
       status: 'pending_payment',
-      deposit: { amount: 2000, currency: 'GBP' },
-      deposit_spoken: '20 pounds',
+      booking: { deposit: { amount: 2000, currency: 'GBP' }, deposit_status: 'pending' },
       payment_url: expect.stringMatching(/^http:\/\/localhost:8080\/checkout\//),
     });
-    expect(result.hint).toMatch(/^A deposit of 20 pounds secures it/);
+    expect(result.spoken).toMatch(/ for the deposit of 20 pounds, not yet booked: /);
+    expect(result.hint).toBe('Give the caller the payment link.');
   });
 
   it('offers the nearest free times when the slot was just taken', async () => {

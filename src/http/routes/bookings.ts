@@ -63,7 +63,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           publicBaseUrl: publicBaseUrl(request),
           source: 'api',
         });
-        // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope.
+        // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope, and says so
+        // (Idempotent-Replayed: true, as Stripe's API does), so a client can tell it made nothing new.
+        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(outcome.status as 201).send(outcome.body as never);
       },
     );

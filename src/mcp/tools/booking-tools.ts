@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
-import type { Booking, BookingApi, CreatedBooking, NewBooking } from '../booking-api.ts';
+import type { Booking, BookingApi, NewBooking } from '../booking-api.ts';
 import { explainRefusal } from '../refusals.ts';
 import {
   type Place,
@@ -12,7 +12,6 @@ import {
   resolveStaff,
   resolveStart,
 } from '../resolution.ts';
-import { speakPrice } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -21,7 +20,6 @@ import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
 const Reference = z.string().min(1).max(40).describe('The booking reference, e.g. NHC-7KQ2MX (any case).');
-const Money = z.object({ amount: z.int(), currency: z.string() });
 
 const BookingOutput = {
   booking: SpokenBookingSchema.describe(
@@ -57,8 +55,6 @@ export const bookTool = defineTool({
     ...BookingOutput,
     status: z.string(),
     existing: z.boolean().describe('true: the caller already held this booking; nothing new was made.'),
-    deposit: Money.nullable(),
-    deposit_spoken: z.string().nullable(),
     payment_url: z
       .string()
       .nullable()
@@ -99,11 +95,9 @@ export const bookTool = defineTool({
       status: booking.status,
       existing: held !== undefined,
       spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.`,
-      deposit: unpaid,
-      deposit_spoken: unpaid ? speakPrice(unpaid.amount, unpaid.currency, place.locale) : null,
       payment_url: booking.payment_url,
       ...(unpaid && {
-        hint: `A deposit of ${speakPrice(unpaid.amount, unpaid.currency, place.locale)} secures it: give the caller the payment link; unpaid by ${summary!.hold_expires_spoken}, the booking lapses.`,
+        hint: 'Give the caller the payment link.',
       }),
     };
   },
@@ -135,10 +129,12 @@ async function heldAt(
 async function bookOnce(api: BookingApi, body: NewBooking): Promise<Booking> {
   let key = `mcp-book-${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
   for (;;) {
-    const created: CreatedBooking = await api.createBooking(body, key);
-    const current = await api.getBooking(created.reference);
+    const { booking, replayed } = await api.createBooking(body, key);
+    // Booked just now: the answer is the booking as it is.
+    if (!replayed) return booking;
+    const current = await api.getBooking(booking.reference);
     if ((LIVE_STATUSES as readonly string[]).includes(current.status)) return current;
-    key = `${key}-after-${created.reference}`;
+    key = `${key}-after-${booking.reference}`;
   }
 }
 
