@@ -1,14 +1,20 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { POSTGRES_ADMIN_URL, postgresReachable } from './test/helpers/postgres-test-server.ts';
+import { SMOKE } from './test/helpers/smoke-suite.ts';
+
+const SUITES: Record<string, string[]> = { all: ['test/**/*.test.ts'], smoke: SMOKE };
 
 /**
  * The whole suite runs twice: on SQLite (the embedded default) and on PostgreSQL (the multi-instance
  * option), each test on a fresh database of its own. PostgreSQL is the server at TEST_POSTGRES_URL
  * (default: the local one); when it does not answer, the PostgreSQL run is skipped and said so in
  * plain words, and `.ci/run` starts it first so that CI never skips it. TEST_DATABASES=sqlite (or
- * postgres) runs one of the two.
+ * postgres) runs one of the two. TEST_SUITE=smoke runs the smoke part (test/helpers/smoke-suite.ts) instead.
  */
 export default defineConfig(async () => {
+  const suite = process.env.TEST_SUITE ?? 'all';
+  const include = SUITES[suite];
+  if (!include) throw new Error(`TEST_SUITE=${suite}: expected one of ${Object.keys(SUITES).join(', ')}`);
   const wanted = (process.env.TEST_DATABASES ?? 'sqlite,postgres').split(',');
   const postgres = wanted.includes('postgres') && (await postgresReachable());
   if (wanted.includes('postgres') && !postgres) {
@@ -36,7 +42,7 @@ export default defineConfig(async () => {
   }
   return {
     test: {
-      include: ['test/**/*.test.ts'],
+      include,
       testTimeout: 30_000,
       hookTimeout: 60_000,
       // Each test file builds its own databases; forks keep native better-sqlite3 handles out of

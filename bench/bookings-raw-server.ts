@@ -15,8 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import SqliteDatabase from 'better-sqlite3';
 import { configureSqlite } from '../src/data/database.ts';
+import { SqliteDatabase } from '../src/data/sqlite-driver.ts';
 import { REFERENCE_ALPHABET } from '../src/domain/booking/reference.ts';
 import {
   bookingSlot,

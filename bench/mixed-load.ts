@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import type { IntegrityReport } from '../src/data/integrity-check.ts';
+import { SqliteDatabase } from '../src/data/sqlite-driver.ts';
 import { type CliResult, runCli, runCliAsync, startServer } from '../test/helpers/cli.ts';
 import type { Benchmark, ScenarioBenchmarkResult, Target } from './lib/benchmark.ts';
 import { PINNING, pinProcess, SERVER_CPU } from './lib/cpu-pinning.ts';

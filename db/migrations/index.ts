@@ -5,6 +5,7 @@ import * as overlapExclusion from './2026-11-23-0002-overlap-exclusion.ts';
 import * as rateLimitCounters from './2026-11-23-0003-rate-limit-counters.ts';
 import * as organisationKeys from './2026-11-23-0004-organisation-keys.ts';
 import * as messages from './2026-11-24-0001-messages.ts';
+import * as catalogueAliases from './2026-11-24-0010-catalogue-aliases.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-0003-rate-limit-counters': rateLimitCounters,
   '2026-11-23-0004-organisation-keys': organisationKeys,
   '2026-11-24-0001-messages': messages,
+  '2026-11-24-0010-catalogue-aliases': catalogueAliases,
 };

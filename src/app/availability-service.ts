@@ -2,17 +2,20 @@ import {
   busyBookingsOf,
   calendarsOf,
   closedDatesBetween,
+  closuresBetween,
   eligibleStaff,
   offeredServicesByIds,
   type StaffCalendars,
   type StaffCandidate,
 } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
+import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
 import { findSlotAt, findSlots } from '../domain/availability/find-slots.ts';
 import type {
   Availability,
   AvailabilityQuery,
   BusyBooking,
+  ClosedDay,
   Interval,
   ServiceSpec,
   Slot,
@@ -86,7 +89,38 @@ export async function getAvailability(
     request.days,
     now,
   );
-  return { services, totalMinutes: totalMinutes(services), slots: query ? findSlots(query) : [] };
+  return {
+    services,
+    totalMinutes: totalMinutes(services),
+    slots: query ? findSlots(query) : [],
+    closedDays: query ? await closedDaysWithReasons(db, organisationId, request.location, query) : [],
+  };
+}
+
+/** The closed days of the search, with a closure's reason (read only when a closure is among them). */
+async function closedDaysWithReasons(
+  db: Db,
+  organisationId: string,
+  location: Location,
+  query: AvailabilityQuery,
+): Promise<ClosedDay[]> {
+  const closed = closedDaysOf(query);
+  const closures = closed.filter((day) => day.cause === 'closure').map((day) => day.date);
+  const reasons =
+    closures.length === 0
+      ? new Map<string, string | null>()
+      : new Map(
+          (
+            await closuresBetween(
+              db,
+              organisationId,
+              location.id,
+              closures[0]!,
+              closures[closures.length - 1]!,
+            )
+          ).map((c) => [c.date, c.reason]),
+        );
+  return closed.map((day) => ({ ...day, closureReason: reasons.get(day.date) ?? null }));
 }
 
 /**

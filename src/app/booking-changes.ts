@@ -4,6 +4,7 @@ import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
+import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
 import type { Booking, FeeKind } from '../domain/booking/booking.ts';
 import {
@@ -46,6 +47,8 @@ export interface RescheduleResult {
  * unknown reference, a staff member who cannot deliver the services) is thrown, as by the change.
  */
 export interface ChangePreview {
+  /** The booking as it is now. */
+  booking: Booking;
   refusal: Refusal | null;
   disclosure: ChangeDisclosure;
 }
@@ -93,10 +96,32 @@ export async function previewReschedule(
 ): Promise<ReschedulePreview> {
   const { booking, location, decision } = await decide(db, changer, reference, 'reschedule', now);
   const disclosure = disclosureOf(decision);
-  if (decision.refusal) return { refusal: decision.refusal, disclosure, slot: null };
+  if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
   const request = rescheduleRequest(location, booking, change);
   const { slot, refusal } = await slotOrRefusal(db, changer.organisationId, request, change.startsAt, now);
-  return { refusal, disclosure, slot };
+  return { booking, refusal, disclosure, slot };
+}
+
+/**
+ * A reschedule as the faces ask for it: made, or with `dryRun` only decided. Either way a refusal is
+ * the same 409 conflict, and the answer is the booking as it is (or would be) with what the change
+ * means for the customer.
+ */
+export async function rescheduleOrPreview(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  change: TimeChange,
+  now: number,
+  dryRun: boolean,
+): Promise<RescheduleResult> {
+  if (!dryRun) return rescheduleBookingWithDisclosure(db, changer, reference, change, now);
+  const { booking, refusal, disclosure, slot } = await previewReschedule(db, changer, reference, change, now);
+  if (refusal || !slot) throw refusalError(refusal ?? SLOT_UNAVAILABLE);
+  return {
+    booking: { ...booking, startsAt: slot.startsAt, endsAt: slot.endsAt, staffId: slot.staffId },
+    disclosure,
+  };
 }
 
 async function reschedule(
@@ -211,8 +236,26 @@ export async function previewCancellation(
   reference: string,
   now: number,
 ): Promise<ChangePreview> {
-  const { decision } = await decide(db, changer, reference, 'cancel', now);
-  return { refusal: decision.refusal, disclosure: disclosureOf(decision) };
+  const { booking, decision } = await decide(db, changer, reference, 'cancel', now);
+  return { booking, refusal: decision.refusal, disclosure: disclosureOf(decision) };
+}
+
+/**
+ * A cancellation as the faces ask for it: made, or with `dryRun` only decided (the booking stays as it
+ * is); a refusal is the same 409 conflict either way.
+ */
+export async function cancelOrPreview(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  reason: string | undefined,
+  now: number,
+  dryRun: boolean,
+): Promise<CancellationResult> {
+  if (!dryRun) return cancelBooking(db, changer, reference, reason, now);
+  const { booking, refusal, disclosure } = await previewCancellation(db, changer, reference, now);
+  if (refusal) throw refusalError(refusal);
+  return { booking, depositRefunded: disclosure.depositRefunded === true, disclosure };
 }
 
 async function cancel(

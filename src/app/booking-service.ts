@@ -3,7 +3,6 @@ import {
   appendEvent,
   findBookingByReference,
   findBookingsOfClient,
-  findBookingsOfClientAt,
   insertBooking,
   isOverlapRefusal,
   toBooking,
@@ -15,7 +14,7 @@ import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
-import { effectiveStatus, isLive, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
@@ -180,8 +179,9 @@ export async function createBooking(
   );
 
   let paymentUrl: string | null = null;
+  let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt && checkout.payments) {
-    const sessionId = randomUUID();
+    sessionId = randomUUID();
     await trx
       .insertInto('checkout_sessions')
       .values({
@@ -212,6 +212,7 @@ export async function createBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone },
     input.serviceIds,
     [],
+    sessionId,
   );
   return {
     booking,
@@ -272,32 +273,6 @@ export async function listUpcomingBookings(
   });
   // A hold that has lapsed is expired already, whether or not the sweeper has written it down.
   return bookings.filter((b) => LIVE_STATUSES.includes(effectiveStatus(b, now)));
-}
-
-/**
- * The client's live booking (a lapsed hold is not) at the location starting exactly at `startsAt`, or
- * null: a retried or repeated "book" finds the booking the client already holds instead of making a
- * second one, whatever else (services, staff, notes) differs. 404 for an unknown location slug.
- */
-export async function findLiveBookingAt(
-  db: Db,
-  organisationId: string,
-  clientId: string,
-  location: { id: string } | { slug: string },
-  startsAt: number,
-  now: number,
-): Promise<Booking | null> {
-  const locationId =
-    'id' in location
-      ? location.id
-      : (await requireLocation(db, organisationId, location.slug, 'location')).id;
-  const bookings = await findBookingsOfClientAt(db, organisationId, {
-    clientId,
-    locationId,
-    startsAt,
-    statuses: LIVE_STATUSES,
-  });
-  return bookings.find((b) => isLive(b, now)) ?? null;
 }
 
 /** 404 (param service_ids) for an id that is no service of the organisation at all. */

@@ -1,3 +1,4 @@
+import { aliasesOf } from '../data/alias-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findActiveLocationBySlug, listActiveLocations } from '../data/location-repository.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
@@ -48,13 +49,17 @@ export async function listServicesAt(
   page: PageRequest,
 ): Promise<Page<ServiceWithStaff>> {
   const services = await listOfferedServices(db, organisationId, location.id, page.after, page.limit);
-  const staff = await staffDeliveringAt(
-    db,
-    organisationId,
-    location.id,
-    services.items.map((s) => s.id),
-  );
-  return { ...services, items: services.items.map((s) => ({ ...s, staff: staff.get(s.id) ?? [] })) };
+  const ids = services.items.map((s) => s.id);
+  const staff = await staffDeliveringAt(db, organisationId, location.id, ids);
+  const aliases = await aliasesOf(db, organisationId, 'services', ids);
+  return {
+    ...services,
+    items: services.items.map((s) => ({
+      ...s,
+      staff: staff.get(s.id) ?? [],
+      aliases: aliases.get(s.id) ?? [],
+    })),
+  };
 }
 
 export async function listStaffWorkingAt(
@@ -64,11 +69,15 @@ export async function listStaffWorkingAt(
   page: PageRequest,
 ): Promise<Page<StaffWithServices>> {
   const staff = await listStaffAt(db, organisationId, location.id, page.after, page.limit);
-  const services = await servicesDeliveredAt(
-    db,
-    organisationId,
-    location.id,
-    staff.items.map((s) => s.id),
-  );
-  return { ...staff, items: staff.items.map((s) => ({ ...s, serviceIds: services.get(s.id) ?? [] })) };
+  const ids = staff.items.map((s) => s.id);
+  const services = await servicesDeliveredAt(db, organisationId, location.id, ids);
+  const aliases = await aliasesOf(db, organisationId, 'staff', ids);
+  return {
+    ...staff,
+    items: staff.items.map((s) => ({
+      ...s,
+      serviceIds: services.get(s.id) ?? [],
+      aliases: aliases.get(s.id) ?? [],
+    })),
+  };
 }

@@ -8,6 +8,8 @@ import { AppError, isAppError } from '../domain/errors.ts';
 export interface StoredResponse {
   status: number;
   body: unknown;
+  /** True when this is a stored response played back, not the work done now. */
+  replayed?: boolean;
 }
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -57,7 +59,7 @@ export async function runIdempotently(
     return await writeTransaction(db, async (trx) => {
       if (scope.key !== undefined) await takeTurn(trx, idempotencyKeyTurn(scope.organisationId, scope.key));
       const replay = await storedResponse(trx, scope);
-      if (replay) return replay;
+      if (replay) return { ...replay, replayed: true };
       const response = await work(trx);
       await store(trx, scope, response);
       return response;

@@ -27,7 +27,7 @@ export interface NewMessage {
   /** International (+...), or national in the country of the message's location. */
   phone?: string | undefined;
   message: string;
-  /** A booking the message is about (any case, spaces ignored); it must exist. */
+  /** A booking the message is about (as a caller says it); it must exist. */
   reference?: string | undefined;
   /** The location the call is about; without one, the booking's (if a reference is given). */
   locationSlug?: string | undefined;
@@ -56,12 +56,11 @@ export async function takeMessage(
     );
   }
   return writeTransaction(db, async (trx) => {
-    const reference = present(input.reference);
-    const booking = reference === undefined ? undefined : await getBooking(trx, organisationId, reference);
-    const slug = present(input.locationSlug);
+    const booking =
+      input.reference === undefined ? undefined : await getBooking(trx, organisationId, input.reference);
     const location =
-      slug !== undefined
-        ? await requireLocation(trx, organisationId, slug, 'location')
+      input.locationSlug !== undefined
+        ? await requireLocation(trx, organisationId, input.locationSlug, 'location_slug')
         : booking && (await findLocationById(trx, organisationId, booking.locationId));
     const row: MessagesTable = {
       id: randomUUID(),
@@ -76,7 +75,7 @@ export async function takeMessage(
       done_at: null,
     };
     await insertMessage(trx, row);
-    return toStaffMessage(row);
+    return toStaffMessage({ ...row, location_slug: location?.slug ?? null });
   });
 }
 
@@ -108,10 +107,10 @@ function normaliseMessage(value: string): string | undefined {
   return trimmed;
 }
 
-/** E.164, null when none was given, or 400 (param phone). */
+/** E.164, null when none was given, or 400 (param phone); a blank number is not a number. */
 function phoneOf(value: string | undefined, country: string | null): string | null {
-  if (present(value) === undefined) return null;
-  const phone = normalisePhone(value!, (country ?? undefined) as CountryCode | undefined);
+  if (value === undefined) return null;
+  const phone = normalisePhone(value, (country ?? undefined) as CountryCode | undefined);
   if (phone === undefined) {
     throw new AppError(
       'invalid_request',
@@ -120,9 +119,4 @@ function phoneOf(value: string | undefined, country: string | null): string | nu
     );
   }
   return phone;
-}
-
-/** The value unless it is missing or blank. */
-function present(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
 }

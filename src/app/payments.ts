@@ -17,8 +17,10 @@ export interface PaymentProvider {
   readonly name: PaymentProviderName;
   /** False for a test mode that confirms deposits without taking money. */
   readonly takesMoney: boolean;
-  /** Opens the hosted checkout of a new session; the URL the customer pays it at. */
+  /** Opens the hosted checkout of a new session (a provider may call its API); the URL it is paid at. */
   openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string>;
+  /** The URL of a session already open, for a booking shown again while its deposit is due. */
+  checkoutUrl(sessionId: string, publicBaseUrl: string): string;
 }
 
 /** What a provider needs to open a checkout for a deposit (stored as `checkout_sessions`). */
@@ -38,8 +40,8 @@ export type PaymentProviderName = (typeof PAYMENT_PROVIDER_NAMES)[number];
 export const localCheckout: PaymentProvider = {
   name: 'local',
   takesMoney: false,
-  openCheckout: async (session, publicBaseUrl) =>
-    `${publicBaseUrl}/checkout/${encodeURIComponent(session.id)}`,
+  openCheckout: async (session, publicBaseUrl) => localCheckout.checkoutUrl(session.id, publicBaseUrl),
+  checkoutUrl: (sessionId, publicBaseUrl) => `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`,
 };
 
 /**

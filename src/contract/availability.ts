@@ -68,6 +68,17 @@ export const AvailabilityResource = z
         staff_id: Uuid.describe('Who this slot books (the any-staff choice when staff_id was not given).'),
       }),
     ),
+    closed_days: z
+      .array(
+        z.object({
+          date: z.string().describe('Local date, YYYY-MM-DD.'),
+          reason: z
+            .enum(['closure', 'nobody_works'])
+            .describe('A closure of the location, or nobody who delivers these services works that day.'),
+          closure_reason: z.string().nullable().describe("The closure's reason, e.g. Christmas Day."),
+        }),
+      )
+      .describe('The days searched on which the location is closed for these services. An addition to v1.'),
   })
   .meta({ id: 'Availability' });
 
@@ -84,6 +95,11 @@ export function presentAvailability(
       starts_at: formatLocal(slot.startsAt, location.timezone),
       ends_at: formatLocal(slot.endsAt, location.timezone),
       staff_id: slot.staffId,
+    })),
+    closed_days: availability.closedDays.map((day) => ({
+      date: day.date,
+      reason: day.cause,
+      closure_reason: day.closureReason,
     })),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Booking, CreatedBooking, Fee, FeeKind } from '../domain/booking/booking.ts';
+import type { ChangeDisclosure } from '../domain/booking/change-policy.ts';
 import { computeFee } from '../domain/booking/fees.ts';
 import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
@@ -70,13 +71,38 @@ export const BookingResource = z
     late_cancellation_fee: FeeResource.nullable(),
     no_show_fee: FeeResource.nullable(),
     booking_protection: BookingProtection,
+    // Additions to v1 (additive fields: clients ignore what they do not know).
+    total_price: Money.describe("The services' total as priced when booked. An addition to v1."),
+    deposit: Money.nullable().describe('The deposit the booking needs, or null. An addition to v1 on reads.'),
+    deposit_status: z
+      .enum(['pending', 'paid', 'refunded', 'retained'])
+      .nullable()
+      .describe('What became of the deposit (null without one). An addition to v1.'),
+    payment_url: z
+      .string()
+      .nullable()
+      .describe(
+        'While pending_payment: the hosted checkout for the deposit; otherwise null. An addition to v1 on reads.',
+      ),
+    hold_expires_at: z
+      .string()
+      .nullable()
+      .describe(
+        'While pending_payment or pending_confirmation: when the hold lapses (UTC); otherwise null. An addition to v1.',
+      ),
   })
   .meta({ id: 'Booking' });
 
+/** The create response: the Booking, whose deposit and payment_url the contract names for it. */
 export const CreatedBookingResource = BookingResource.extend({
   deposit: Money.nullable().describe('The deposit due, or null.'),
   payment_url: z.string().nullable().describe('The hosted checkout for the deposit, or null.'),
 }).meta({ id: 'CreatedBooking' });
+
+/** How a booking's links are made: the hosted checkout of a deposit, where this server is reached. */
+export interface BookingLinks {
+  paymentUrl(checkoutSessionId: string): string;
+}
 
 const httpUrl = z
   .url({ protocol: /^https?$/ })
@@ -109,9 +135,18 @@ export const NewBookingBody = z
 
 export const ReferenceParams = z.strictObject({ reference: z.string().min(1).max(40) });
 
-export function presentBooking(booking: Booking, now: number): z.infer<typeof BookingResource> {
+/**
+ * The REST Booking. `links` makes payment_url; without them (where no request says how the customer
+ * reaches this server) it is null.
+ */
+export function presentBooking(
+  booking: Booking,
+  now: number,
+  links?: BookingLinks,
+): z.infer<typeof BookingResource> {
   const status = effectiveStatus(booking, now);
   const zone = booking.timezone;
+  const pending = status === 'pending_payment' || status === 'pending_confirmation';
   return {
     reference: booking.reference,
     status,
@@ -131,6 +166,15 @@ export function presentBooking(booking: Booking, now: number): z.infer<typeof Bo
     late_cancellation_fee: feeOf(booking, 'late_cancellation'),
     no_show_fee: feeOf(booking, 'no_show'),
     booking_protection: protectionOf(booking),
+    total_price: { amount: booking.totalPriceMinor, currency: booking.currency },
+    deposit:
+      booking.depositMinor === null ? null : { amount: booking.depositMinor, currency: booking.currency },
+    deposit_status: booking.depositStatus === 'not_required' ? null : booking.depositStatus,
+    payment_url:
+      status === 'pending_payment' && booking.checkoutSessionId !== null && links
+        ? links.paymentUrl(booking.checkoutSessionId)
+        : null,
+    hold_expires_at: pending && booking.holdExpiresAt !== null ? formatUtc(booking.holdExpiresAt) : null,
   };
 }
 
@@ -214,40 +258,85 @@ function protectionOf(booking: Booking): z.infer<typeof BookingProtection> {
   };
 }
 
+const DryRun = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: change nothing, answer what the change would do (change.dry_run true). An addition to v1.',
+  );
+
 export const RescheduleBody = z
   .strictObject({
     starts_at: z.iso
       .datetime({ offset: true })
       .describe('A start availability offers for the same services, with its offset.'),
     staff_id: z.uuid().optional().describe('Another eligible staff member; omitted keeps the current one.'),
+    dry_run: DryRun,
   })
   .meta({ id: 'Reschedule' });
 
 export const CancelBody = z
-  .strictObject({ reason: textOf(1000).optional().describe('Shown to staff.') })
+  .strictObject({ reason: textOf(1000).optional().describe('Shown to staff.'), dry_run: DryRun })
   // The body is optional; Fastify hands a POST without one to validation as null.
   .nullish()
   .meta({ id: 'Cancel' });
+
+/**
+ * What a cancellation or a reschedule meant for the customer under the location's policy, so that a
+ * caller can be told before (dry_run) and after: an addition to v1.
+ */
+export const ChangeOutcomeResource = z
+  .object({
+    dry_run: z.boolean().describe('true: nothing was changed; this is what the change would do.'),
+    late: z.boolean().describe('Less than cancellation_window_hours before the appointment.'),
+    deposit_refunded: z
+      .boolean()
+      .nullable()
+      .describe('Whether a paid deposit is refunded (false: the shop keeps it); null when none was paid.'),
+    fee: Money.nullable().describe(
+      'The late-cancellation fee charged to the saved card after any deposit credit; null when none.',
+    ),
+  })
+  .meta({ id: 'ChangeOutcome' });
+
+export type ChangeOutcome = z.infer<typeof ChangeOutcomeResource>;
+
+export const RescheduledBookingResource = BookingResource.extend({
+  change: ChangeOutcomeResource,
+}).meta({ id: 'RescheduledBooking' });
 
 export const CancellationResource = z
   .object({
     reference: z.string(),
     status: z.literal('cancelled'),
-    cancelled_at: z.string().describe('UTC.'),
+    cancelled_at: z.string().describe('UTC (with dry_run: when it would be, now).'),
     deposit_refunded: z
       .boolean()
       .describe('Whether a paid deposit was refunded (cancelled inside the policy window: no).'),
+    change: ChangeOutcomeResource,
   })
   .meta({ id: 'Cancellation' });
 
+/** The outcome of a change as REST and the tools report it, from the service layer's disclosure. */
+export function presentChangeOutcome(disclosure: ChangeDisclosure, dryRun: boolean): ChangeOutcome {
+  const { fee } = disclosure;
+  return {
+    dry_run: dryRun,
+    late: disclosure.late,
+    deposit_refunded: disclosure.depositRefunded,
+    fee: fee && fee.chargeAmountMinor > 0 ? { amount: fee.chargeAmountMinor, currency: fee.currency } : null,
+  };
+}
+
 export function presentCancellation(
   booking: Booking,
-  depositRefunded: boolean,
+  outcome: { depositRefunded: boolean; disclosure: ChangeDisclosure; dryRun: boolean; at: number },
 ): z.infer<typeof CancellationResource> {
   return {
     reference: booking.reference,
     status: 'cancelled',
-    cancelled_at: formatUtc(booking.cancelledAt ?? booking.updatedAt),
-    deposit_refunded: depositRefunded,
+    cancelled_at: formatUtc(outcome.dryRun ? outcome.at : (booking.cancelledAt ?? booking.updatedAt)),
+    deposit_refunded: outcome.depositRefunded,
+    change: presentChangeOutcome(outcome.disclosure, outcome.dryRun),
   };
 }

@@ -20,6 +20,14 @@ export const ErrorEnvelope = z
             'late_change (the policy window forbids it) or not_changeable (the booking is not live or has ' +
             'started). An addition to v1.',
         ),
+      details: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          'With a conflict reason, what answers it: earliest_starts_at (too_soon), last_date ' +
+            '(too_far_ahead), date and closure_reason (closed), slot_interval_minutes (not_on_grid), ' +
+            'staff_name and works (staff_not_working). An addition to v1.',
+        ),
     }),
   })
   .meta({ id: 'Error' });

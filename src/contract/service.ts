@@ -6,6 +6,9 @@ export const ServiceResource = z
   .object({
     id: Uuid,
     name: z.string(),
+    aliases: z
+      .array(z.string())
+      .describe('Everyday names callers use for it ("haircut"), from the catalogue; may be empty.'),
     duration_minutes: z
       .int()
       .describe('May differ from the organisation default through a per-location override.'),
@@ -23,6 +26,7 @@ export function presentService(service: ServiceWithStaff, currency: string): Ser
   return {
     id: service.id,
     name: service.name,
+    aliases: service.aliases,
     duration_minutes: service.durationMinutes,
     price: { amount: service.priceMinor, currency },
     deposit: service.depositMinor === null ? null : { amount: service.depositMinor, currency },

@@ -6,6 +6,7 @@ export const StaffResource = z
   .object({
     id: Uuid,
     name: z.string(),
+    aliases: z.array(z.string()).describe('Nicknames callers use, from the catalogue; may be empty.'),
     service_ids: z.array(Uuid).describe('Services the staff member delivers at this location.'),
   })
   .meta({ id: 'Staff' });
@@ -13,5 +14,5 @@ export const StaffResource = z
 export type StaffResource = z.infer<typeof StaffResource>;
 
 export function presentStaff(staff: StaffWithServices): StaffResource {
-  return { id: staff.id, name: staff.name, service_ids: staff.serviceIds };
+  return { id: staff.id, name: staff.name, aliases: staff.aliases, service_ids: staff.serviceIds };
 }

@@ -133,22 +133,6 @@ export async function findBookingsOfClient(
   return withDetails(db, rows);
 }
 
-/** The client's bookings in the given statuses at one location starting exactly at `startsAt`. */
-export async function findBookingsOfClientAt(
-  db: Db,
-  organisationId: string,
-  query: { clientId: string; locationId: string; startsAt: number; statuses: readonly BookingStatus[] },
-): Promise<Booking[]> {
-  const rows = await bookingsWithLocation(db, organisationId)
-    .where('bookings.client_id', '=', query.clientId)
-    .where('bookings.location_id', '=', query.locationId)
-    .where('bookings.starts_at', '=', query.startsAt)
-    .where('bookings.status', 'in', query.statuses)
-    .orderBy('bookings.created_at')
-    .execute();
-  return withDetails(db, rows);
-}
-
 function bookingsWithLocation(db: Db, organisationId: string) {
   return db
     .selectFrom('bookings')
@@ -166,7 +150,8 @@ async function withDetails(
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const organisations = [...new Set(rows.map((r) => r.organisation_id))];
-  const [segments, fees] = await Promise.all([
+  const pendingPayment = rows.filter((r) => r.status === 'pending_payment').map((r) => r.id);
+  const [segments, fees, sessions] = await Promise.all([
     db
       .selectFrom('booking_services')
       .select(['booking_id', 'service_id'])
@@ -181,12 +166,23 @@ async function withDetails(
       .where('organisation_id', 'in', organisations)
       .where('booking_id', 'in', ids)
       .execute(),
+    // Only a booking waiting for its deposit has a payment link to show.
+    pendingPayment.length === 0
+      ? []
+      : db
+          .selectFrom('checkout_sessions')
+          .select(['booking_id', 'id'])
+          .where('organisation_id', 'in', organisations)
+          .where('booking_id', 'in', pendingPayment)
+          .where('status', 'in', ['open', 'abandoned'])
+          .execute(),
   ]);
   return rows.map((row) =>
     toBooking(
       row,
       segments.filter((s) => s.booking_id === row.id).map((s) => s.service_id),
       fees.filter((f) => f.booking_id === row.id),
+      sessions.find((session) => session.booking_id === row.id)?.id ?? null,
     ),
   );
 }
@@ -196,6 +192,7 @@ export function toBooking(
   row: BookingsTable & { location_slug: string; timezone: string },
   serviceIds: string[],
   fees: BookingFeesTable[],
+  checkoutSessionId: string | null,
 ): Booking {
   return {
     id: row.id,
@@ -217,6 +214,7 @@ export function toBooking(
     depositStatus: row.deposit_status,
     notes: row.notes,
     holdExpiresAt: row.hold_expires_at,
+    checkoutSessionId,
     pendingRequirements: row.pending_requirements ? (JSON.parse(row.pending_requirements) as string[]) : [],
     protection: {
       applies: row.protection_applies === 1,

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -16,6 +15,7 @@ import {
 import type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
+import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
@@ -114,7 +114,7 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
  * power cut (WAL's default NORMAL may lose the last transactions); the busy timeout lets a second
  * process wait for the write lock instead of failing at once.
  */
-export function configureSqlite(sqlite: SqliteDatabase.Database): void {
+export function configureSqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -123,7 +123,7 @@ export function configureSqlite(sqlite: SqliteDatabase.Database): void {
 }
 
 /** The settings of configureSqlite that a read-only connection may set (no journal or sync mode). */
-function configureReadonlySqlite(sqlite: SqliteDatabase.Database): void {
+function configureReadonlySqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');
@@ -139,8 +139,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * `in (...)` lists of varying length make distinct texts. Every statement reports to `health` whether
  * a write reached the disk or the storage failed (storage-health.ts).
  */
-function withStatementCache(sqlite: SqliteDatabase.Database, health: StorageHealth): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
+function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): KyselySqliteDatabase {
+  const statements = new Map<string, KyselyStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
@@ -155,7 +155,7 @@ function withStatementCache(sqlite: SqliteDatabase.Database, health: StorageHeal
   };
 }
 
-type SqliteStatement = ReturnType<KyselySqliteDatabase['prepare']>;
+type KyselyStatement = ReturnType<KyselySqliteDatabase['prepare']>;
 
 /**
  * A statement that tells `health` how it went: a write has reached the disk when a statement that is
@@ -163,11 +163,11 @@ type SqliteStatement = ReturnType<KyselySqliteDatabase['prepare']>;
  * own); a failure is reported whatever it was, and kept if it is the storage's.
  */
 function reporting(
-  sqlite: SqliteDatabase.Database,
-  statement: SqliteDatabase.Statement,
+  sqlite: SqliteConnection,
+  statement: SqliteStatement,
   isRollback: boolean,
   health: StorageHealth,
-): SqliteStatement {
+): KyselyStatement {
   const observe = <T>(run: () => T): T => {
     let result: T;
     try {
@@ -196,9 +196,9 @@ function reporting(
  */
 class EmbeddedSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
-  readonly #sqlite: SqliteDatabase.Database;
+  readonly #sqlite: SqliteConnection;
 
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase.Database) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteConnection) {
     super(config);
     this.#config = config;
     this.#sqlite = sqlite;
@@ -214,9 +214,9 @@ class EmbeddedSqliteDialect extends SqliteDialect {
 }
 
 class ImmediateTransactionSqliteDriver extends SqliteDriver {
-  readonly #sqlite: SqliteDatabase.Database;
+  readonly #sqlite: SqliteConnection;
 
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase.Database) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteConnection) {
     super(config);
     this.#sqlite = sqlite;
   }

@@ -4,12 +4,13 @@ import type { MessageStatus, MessagesTable } from './tables.ts';
 
 /** Messages for staff. Reads and writes name the organisation, except the lookup of one message by id. */
 
-/** The one mapper from a messages row to the domain StaffMessage. */
-export function toStaffMessage(row: MessagesTable): StaffMessage {
+/** The one mapper from a messages row (with its location's slug) to the domain StaffMessage. */
+export function toStaffMessage(row: MessagesTable & { location_slug: string | null }): StaffMessage {
   return {
     id: row.id,
     organisationId: row.organisation_id,
     locationId: row.location_id,
+    locationSlug: row.location_slug,
     callerName: row.caller_name,
     phone: row.phone,
     message: row.message,
@@ -30,21 +31,31 @@ export async function listMessagesOf(
   organisationId: string,
   status?: MessageStatus,
 ): Promise<StaffMessage[]> {
-  const rows = await db
-    .selectFrom('messages')
-    .selectAll()
-    .where('organisation_id', '=', organisationId)
-    .$if(status !== undefined, (q) => q.where('status', '=', status!))
-    .orderBy('created_at')
-    .orderBy('id')
+  const rows = await withLocationSlug(db)
+    .where('messages.organisation_id', '=', organisationId)
+    .$if(status !== undefined, (q) => q.where('messages.status', '=', status!))
+    .orderBy('messages.created_at')
+    .orderBy('messages.id')
     .execute();
   return rows.map(toStaffMessage);
 }
 
 /** One message by its id alone (the staff console names no organisation); ids are UUIDs. */
 export async function findMessageById(db: Db, id: string): Promise<StaffMessage | undefined> {
-  const row = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await withLocationSlug(db).where('messages.id', '=', id).executeTakeFirst();
   return row && toStaffMessage(row);
+}
+
+function withLocationSlug(db: Db) {
+  return db
+    .selectFrom('messages')
+    .leftJoin('locations', (join) =>
+      join
+        .onRef('locations.organisation_id', '=', 'messages.organisation_id')
+        .onRef('locations.id', '=', 'messages.location_id'),
+    )
+    .selectAll('messages')
+    .select('locations.slug as location_slug');
 }
 
 /** Marks an open message done at `at`; a message already done keeps its first done_at. */

@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { BackupError, type BackupOutcome, newBackupFile } from './backup-files.ts';
 import { createPrivateFile, PRIVATE_FILE_MODE } from './private-files.ts';
+import { type SqliteConnection, SqliteDatabase } from './sqlite-driver.ts';
 
 /** sqlite3_backup_step's page count: this many means "all remaining pages in one step". */
 const ALL_PAGES = 0x7fffffff;
@@ -66,7 +66,7 @@ export async function restoreSqliteFile(backup: string, target: string): Promise
  * once: the restore follows immediately.
  */
 function refuseIfInUse(file: string): void {
-  let probe: SqliteDatabase.Database;
+  let probe: SqliteConnection;
   try {
     probe = new SqliteDatabase(file, { fileMustExist: true });
   } catch (error) {
@@ -91,7 +91,7 @@ function refuseIfInUse(file: string): void {
 
 /** Opens `file`, checks it page by page and for the schema's migrations; returns its page count. */
 function verifyBookingDatabase(file: string, options: { makeSelfContained: boolean }): number {
-  let copy: SqliteDatabase.Database;
+  let copy: SqliteConnection;
   try {
     copy = new SqliteDatabase(file, { fileMustExist: true, readonly: !options.makeSelfContained });
   } catch (error) {

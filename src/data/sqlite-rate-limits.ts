@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
-import SqliteDatabase from 'better-sqlite3';
 import { privateDatabaseFile } from './private-files.ts';
 import type { RateLimitCounter, RateLimitStore } from './rate-limit-counters.ts';
+import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
 
 /** How long a passed window's counters are kept before the next new window deletes them. */
 const KEEP_PASSED_WINDOWS_MS = 60_000;
@@ -23,10 +23,10 @@ export function rateLimitFileOf(databaseFile: string): string {
  * may lose (or, rarely, corrupt) the file, which is then started afresh: at worst a minute forgiven.
  */
 export class SqliteRateLimitStore implements RateLimitStore {
-  readonly #sqlite: SqliteDatabase.Database;
-  readonly #increment: SqliteDatabase.Statement<[string, string, number], { count: number }>;
-  readonly #get: SqliteDatabase.Statement<[string, string, number], { count: number }>;
-  readonly #purge: SqliteDatabase.Statement<[number]>;
+  readonly #sqlite: SqliteConnection;
+  readonly #increment: SqliteStatement;
+  readonly #get: SqliteStatement;
+  readonly #purge: SqliteStatement;
   #currentWindowEnd = 0;
   /** This process's own counts of the current window, for when the file cannot be written. */
   readonly #alone = new Map<string, number>();
@@ -59,14 +59,18 @@ export class SqliteRateLimitStore implements RateLimitStore {
     this.#alone.set(alone, ownCount);
     try {
       if (this.#alone.size === 1) this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
-      return this.#increment.get(counter.organisationId, counter.name, windowEnd)!.count;
+      const row = this.#increment.get(counter.organisationId, counter.name, windowEnd) as { count: number };
+      return row.count;
     } catch {
       return ownCount;
     }
   }
 
   async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {
-    return this.#get.get(counter.organisationId, counter.name, windowEnd)?.count ?? 0;
+    const row = this.#get.get(counter.organisationId, counter.name, windowEnd) as
+      | { count: number }
+      | undefined;
+    return row?.count ?? 0;
   }
 
   close(): void {
@@ -74,7 +78,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
   }
 }
 
-function openCounters(file: string): SqliteDatabase.Database {
+function openCounters(file: string): SqliteConnection {
   try {
     return openCountersFile(file);
   } catch (error) {
@@ -85,7 +89,7 @@ function openCounters(file: string): SqliteDatabase.Database {
   }
 }
 
-function openCountersFile(file: string): SqliteDatabase.Database {
+function openCountersFile(file: string): SqliteConnection {
   privateDatabaseFile(file);
   const sqlite = new SqliteDatabase(file);
   try {

@@ -126,6 +126,23 @@ export interface StaffTable {
   updated_at: number;
 }
 
+/** An everyday name of a service ("haircut"), in the catalogue file's order. */
+export interface ServiceAliasesTable {
+  organisation_id: string;
+  service_id: string;
+  /** 0-based place in the service's `aliases[]`. */
+  position: number;
+  alias: string;
+}
+
+/** A nickname of a staff member, in the catalogue file's order. */
+export interface StaffAliasesTable {
+  organisation_id: string;
+  staff_id: string;
+  position: number;
+  alias: string;
+}
+
 export interface StaffServicesTable {
   organisation_id: string;
   staff_id: string;
@@ -308,7 +325,9 @@ export interface Database {
   location_closures: LocationClosuresTable;
   services: ServicesTable;
   service_locations: ServiceLocationsTable;
+  service_aliases: ServiceAliasesTable;
   staff: StaffTable;
+  staff_aliases: StaffAliasesTable;
   staff_services: StaffServicesTable;
   staff_locations: StaffLocationsTable;
   staff_working_hours: StaffWorkingHoursTable;

@@ -79,11 +79,14 @@ export interface StaffRef {
   name: string;
 }
 
-/** A service as listed at a location: as offered there, with the active staff there who deliver it. */
-export type ServiceWithStaff = OfferedService & { staff: StaffRef[] };
+/**
+ * A service as listed at a location: as offered there, with the active staff there who deliver it
+ * and the everyday names the catalogue gives it ("haircut").
+ */
+export type ServiceWithStaff = OfferedService & { staff: StaffRef[]; aliases: string[] };
 
-/** A staff member as listed at a location, with the services they deliver there. */
-export type StaffWithServices = StaffRef & { serviceIds: string[] };
+/** A staff member as listed at a location, with the services they deliver there and their nicknames. */
+export type StaffWithServices = StaffRef & { serviceIds: string[]; aliases: string[] };
 
 /** The position of the last item of a page in a listing sorted by name, then id. */
 export interface NameKey {

@@ -161,15 +161,28 @@ export class AppError extends Error {
     return typeof reason === 'string' && reason in CONFLICT_REASONS ? (reason as ConflictReason) : undefined;
   }
 
-  /** The contract's error envelope (with `reason` for a conflict that has one). */
-  envelope(): { error: { code: ErrorCode; message: string; param?: string; reason?: ConflictReason } } {
+  /**
+   * The contract's error envelope, with `reason` for a conflict that has one and its `details` (what
+   * a caller needs to answer it: a closure's reason, when a staff member works, the limits).
+   */
+  envelope(): {
+    error: {
+      code: ErrorCode;
+      message: string;
+      param?: string;
+      reason?: ConflictReason;
+      details?: Record<string, unknown>;
+    };
+  } {
     const reason = this.reason;
+    const { reason: _, ...details } = reason === undefined ? {} : (this.details ?? {});
     return {
       error: {
         code: this.code,
         message: this.message,
         ...(this.param !== undefined && { param: this.param }),
         ...(reason !== undefined && { reason }),
+        ...(Object.keys(details).length > 0 && { details }),
       },
     };
   }

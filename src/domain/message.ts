@@ -4,6 +4,7 @@ export interface StaffMessage {
   organisationId: string;
   /** The location the call was about, when known. */
   locationId: string | null;
+  locationSlug: string | null;
   callerName: string;
   /** E.164, when the caller gave a number. */
   phone: string | null;

@@ -28,6 +28,7 @@ import { checkoutRoutes } from './routes/checkout.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
+import { messageRoutes } from './routes/messages.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -176,6 +177,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));
       await v1.register(bookingRoutes(deps));
+      await v1.register(messageRoutes(deps));
     },
     { prefix: '/v1' },
   );

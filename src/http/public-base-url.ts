@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../app/deps.ts';
+import type { BookingLinks } from '../contract/booking.ts';
 
 /** How this server may name itself in links it gives out (payment_url) and which origins its forms accept. */
 export interface PublicLinks {
@@ -72,3 +74,14 @@ function listeningOrigin(request: FastifyRequest): string {
 }
 
 const WILDCARDS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
+
+/**
+ * A booking's links (payment_url) as this request's caller should hand them to the customer; none
+ * without a payment provider (nobody could pay).
+ */
+export function bookingLinks(deps: AppDeps, request: FastifyRequest): BookingLinks | undefined {
+  const { payments } = deps;
+  if (!payments) return undefined;
+  const base = publicBaseUrl(request);
+  return { paymentUrl: (sessionId) => payments.checkoutUrl(sessionId, base) };
+}

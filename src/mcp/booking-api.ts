@@ -5,9 +5,12 @@ import type {
   CancellationResource,
   CreatedBookingResource,
   NewBookingBody,
+  RescheduledBookingResource,
 } from '../contract/booking.ts';
 import type { ClientResource, NewClientBody } from '../contract/client.ts';
 import type { LocationResource } from '../contract/location.ts';
+import type { LocationInfoResource } from '../contract/location-info.ts';
+import type { MessageResource, NewMessageBody } from '../contract/message.ts';
 import type { ServiceResource } from '../contract/service.ts';
 import type { StaffResource } from '../contract/staff.ts';
 
@@ -16,15 +19,13 @@ export type Service = ServiceResource;
 export type Staff = StaffResource;
 export type Availability = z.infer<typeof AvailabilityResource>;
 export type Client = z.infer<typeof ClientResource>;
-/**
- * The REST Booking; in process also its `total_price` as priced at booking (the REST API does not
- * carry it, so over HTTP the tools add up the services' current prices instead).
- */
-export type Booking = z.infer<typeof BookingResource> & {
-  total_price?: { amount: number; currency: string };
-};
+export type Booking = z.infer<typeof BookingResource>;
 export type CreatedBooking = z.infer<typeof CreatedBookingResource>;
+export type RescheduledBooking = z.infer<typeof RescheduledBookingResource>;
 export type Cancellation = z.infer<typeof CancellationResource>;
+export type LocationInfo = LocationInfoResource;
+export type Message = z.infer<typeof MessageResource>;
+export type NewMessage = z.input<typeof NewMessageBody>;
 export type NewBooking = z.input<typeof NewBookingBody>;
 export type NewClient = z.input<typeof NewClientBody>;
 
@@ -54,6 +55,8 @@ export interface BookingApi {
   /** Every service offered at the location, bookable online or not. */
   listServices(locationSlug: string): Promise<Service[]>;
   listStaff(locationSlug: string): Promise<Staff[]>;
+  /** Opening hours, closures ahead, deposits, Booking Protection and the policy of a location. */
+  locationInfo(locationSlug: string): Promise<LocationInfo>;
   availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability>;
   /** The client with this phone (E.164) or e-mail; null when none. */
   findClient(contact: { phone?: string; email?: string }): Promise<Client | null>;
@@ -61,9 +64,22 @@ export interface BookingApi {
   /** The client with this id (404 not_found when there is none). */
   getClient(clientId: string): Promise<Client>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
-  /** POST /bookings with this Idempotency-Key: the same key and body answer with the same booking. */
-  createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking>;
+  /**
+   * POST /bookings with this Idempotency-Key: the same key and body answer with the same booking;
+   * `replayed` says the answer was stored earlier (nothing was booked now).
+   */
+  createBooking(
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }>;
   getBooking(reference: string): Promise<Booking>;
-  rescheduleBooking(reference: string, change: { starts_at: string; staff_id?: string }): Promise<Booking>;
-  cancelBooking(reference: string, reason?: string): Promise<Cancellation>;
+  /** PATCH /bookings/{reference}; with dry_run nothing changes (the booking as it would be). */
+  rescheduleBooking(
+    reference: string,
+    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
+  ): Promise<RescheduledBooking>;
+  /** POST /bookings/{reference}/cancel; with dryRun nothing changes (what the cancellation would be). */
+  cancelBooking(reference: string, options?: { reason?: string; dryRun?: boolean }): Promise<Cancellation>;
+  /** POST /messages: a message for staff. */
+  takeMessage(message: NewMessage): Promise<Message>;
 }

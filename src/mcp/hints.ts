@@ -1,4 +1,5 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
+import { listed } from './word-lists.ts';
 
 /**
  * What a voice agent should say or ask next, one short sentence per outcome.
@@ -19,6 +20,12 @@ const outcome = <P = Record<string, never>>(code: ToolCode, hint: (params: P) =>
   code,
   hint,
 });
+
+function closedHint(params: { location: string; day: string; why: string | null; alternatives: number }) {
+  const { location, day, why, alternatives } = params;
+  const next = alternatives > 0 ? 'offer the nearest free times in alternatives' : 'offer another day';
+  return `${location} is closed on ${day}${why ? ` (${why})` : ''}; ${next}.`;
+}
 
 export const TOOL_OUTCOMES = {
   location_needed: outcome<{ names: string[] }>(
@@ -62,7 +69,7 @@ export const TOOL_OUTCOMES = {
   client_not_found: outcome<{ by: 'phone' | 'email' }>(
     'not_found',
     ({ by }) =>
-      `No client has that ${by === 'phone' ? 'phone number' : 'e-mail address'} on file; ask for their first and last name to register them.`,
+      `No client has that ${by === 'phone' ? 'phone number' : 'e-mail address'} on file; ask whether they booked with another number or e-mail and look that up, and only if not, register them.`,
   ),
   bad_contact: outcome<{ field: 'phone' | 'email' }>('invalid_request', ({ field }) =>
     field === 'phone'
@@ -84,6 +91,35 @@ export const TOOL_OUTCOMES = {
       ? 'That time has already passed; offer the nearest free times in alternatives.'
       : 'That time has already passed and nothing is free soon; offer another day.',
   ),
+  too_soon: outcome<{ notice: string; alternatives: number }>('conflict', ({ notice, alternatives }) =>
+    alternatives > 0
+      ? `That is too soon: bookings there need ${notice}' notice; offer the earliest free times in alternatives.`
+      : `That is too soon: bookings there need ${notice}' notice, and nothing is free soon after; offer another day.`,
+  ),
+  too_far_ahead: outcome<{ location: string; until: string }>(
+    'conflict',
+    ({ location, until }) =>
+      `${location} takes bookings only up to ${until}; ask for a date before then, or offer to take a message.`,
+  ),
+  /** A booking or move refused because the location is closed that day. */
+  closed: outcome('conflict', closedHint),
+  not_on_grid: outcome<{ every: number | null; alternatives: number }>(
+    'conflict',
+    ({ every, alternatives }) =>
+      `Appointments there start ${every ? `every ${every} minutes` : 'at set times'}; ${alternatives > 0 ? 'offer the nearest start times in alternatives' : 'ask find_slots for times'}.`,
+  ),
+  staff_not_working: outcome<{ staff: string; works: string | null; alternatives: number }>(
+    'conflict',
+    ({ staff, works, alternatives }) =>
+      `${staff} does not work then${works ? `; ${staff} works ${works}` : ''}; ${alternatives > 0 ? `offer ${staff}'s nearest free times in alternatives, or anyone else` : 'offer another day or anyone else'}.`,
+  ),
+  /** find_slots on a day the location is closed: not "nothing free", which sounds fully booked. */
+  closed_day: outcome('no_slots', closedHint),
+  name_mismatch: outcome<{ said: string; onFile: string }>(
+    'ambiguous',
+    ({ said, onFile }) =>
+      `That phone or e-mail belongs to ${onFile} on file, not ${said}; confirm who is calling before booking (book for ${onFile} with client_id, or ask ${said} for their own number or e-mail).`,
+  ),
   late_change: outcome<{ detail: string; phone: string | null }>(
     'conflict',
     ({ detail, phone }) =>
@@ -98,6 +134,21 @@ export const TOOL_OUTCOMES = {
     'booking_protection_required',
     ({ location, phone }) =>
       `${location} takes bookings only on its online booking page, which secures a card; offer to send the link${phone ? ` or give its number, ${phone}` : ''}.`,
+  ),
+  confirm_name: outcome<{ what: string; said: string; name: string }>(
+    'ambiguous',
+    ({ what, said, name }) =>
+      `"${said}" is not quite a name here; ask the caller whether they mean the ${what} ${name}.`,
+  ),
+  unknown_service_choices: outcome<{ said: string; location: string; names: string[] }>(
+    'not_found',
+    ({ said, location, names }) =>
+      `${location} does not offer "${said}"; the closest ${names.length === 1 ? 'is' : 'are'} ${either(names)}: ask whether ${names.length === 1 ? 'that' : 'one of those'} will do.`,
+  ),
+  staff_elsewhere: outcome<{ staff: string; location: string; elsewhere: string[]; others: string[] }>(
+    'not_found',
+    ({ staff, location, elsewhere, others }) =>
+      `${staff} works at ${either(elsewhere)}, not ${location}; offer to book there${others.length > 0 ? `, or with ${either(others)} here` : ''}.`,
   ),
   rate_limited: outcome<{ seconds: number }>(
     'rate_limited',
@@ -115,14 +166,9 @@ export function errorHint(code: ErrorCode): string {
 }
 
 function both(names: readonly string[]): string {
-  return joined(names, 'and');
+  return names.length === 0 ? 'none' : listed(names, 'and');
 }
 
 function either(names: readonly string[]): string {
-  return joined(names, 'or');
-}
-
-function joined(names: readonly string[], word: string): string {
-  if (names.length <= 1) return names[0] ?? 'none';
-  return `${names.slice(0, -1).join(', ')} ${word} ${names[names.length - 1]}`;
+  return names.length === 0 ? 'none' : listed(names, 'or');
 }

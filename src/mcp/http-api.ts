@@ -8,8 +8,12 @@ import type {
   Client,
   CreatedBooking,
   Location,
+  LocationInfo,
+  Message,
   NewBooking,
   NewClient,
+  NewMessage,
+  RescheduledBooking,
   Service,
   Staff,
 } from './booking-api.ts';
@@ -83,14 +87,24 @@ export class HttpBookingApi implements BookingApi {
     return this.#cachedListing<Location>('locations', ['locations']);
   }
 
-  listServices(locationSlug: string): Promise<Service[]> {
+  async listServices(locationSlug: string): Promise<Service[]> {
     const slug = slugSegment(locationSlug);
-    return this.#cachedListing<Service>(`services\u0000${locationSlug}`, ['locations', slug, 'services']);
+    const services = await this.#cachedListing<Service>(`services\u0000${locationSlug}`, [
+      'locations',
+      slug,
+      'services',
+    ]);
+    return services.map(withAliases);
   }
 
-  listStaff(locationSlug: string): Promise<Staff[]> {
+  async listStaff(locationSlug: string): Promise<Staff[]> {
     const slug = slugSegment(locationSlug);
-    return this.#cachedListing<Staff>(`staff\u0000${locationSlug}`, ['locations', slug, 'staff']);
+    const staff = await this.#cachedListing<Staff>(`staff\u0000${locationSlug}`, [
+      'locations',
+      slug,
+      'staff',
+    ]);
+    return staff.map(withAliases);
   }
 
   async availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability> {
@@ -133,7 +147,10 @@ export class HttpBookingApi implements BookingApi {
     return arrayData<Booking>((await this.#send('GET', ['clients', id, 'bookings'])).data);
   }
 
-  async createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking> {
+  async createBooking(
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }> {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new AppError(
         'invalid_request',
@@ -145,7 +162,7 @@ export class HttpBookingApi implements BookingApi {
       body: booking,
       headers: { 'Idempotency-Key': idempotencyKey },
     });
-    return objectData<CreatedBooking>(answer.data);
+    return { booking: objectData<CreatedBooking>(answer.data), replayed: answer.replayed };
   }
 
   async getBooking(reference: string): Promise<Booking> {
@@ -154,20 +171,36 @@ export class HttpBookingApi implements BookingApi {
 
   async rescheduleBooking(
     reference: string,
-    change: { starts_at: string; staff_id?: string },
-  ): Promise<Booking> {
+    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
+  ): Promise<RescheduledBooking> {
     const body = {
       starts_at: change.starts_at,
       ...(change.staff_id !== undefined && { staff_id: change.staff_id }),
+      ...(change.dry_run === true && { dry_run: true }),
     };
     const answer = await this.#send('PATCH', ['bookings', referenceSegment(reference)], { body });
-    return objectData<Booking>(answer.data);
+    return objectData<RescheduledBooking>(answer.data);
   }
 
-  async cancelBooking(reference: string, reason?: string): Promise<Cancellation> {
-    const body = reason === undefined ? {} : { reason };
+  async cancelBooking(
+    reference: string,
+    options: { reason?: string; dryRun?: boolean } = {},
+  ): Promise<Cancellation> {
+    const body = {
+      ...(options.reason !== undefined && { reason: options.reason }),
+      ...(options.dryRun === true && { dry_run: true }),
+    };
     const answer = await this.#send('POST', ['bookings', referenceSegment(reference), 'cancel'], { body });
     return objectData<Cancellation>(answer.data);
+  }
+
+  async locationInfo(locationSlug: string): Promise<LocationInfo> {
+    const answer = await this.#send('GET', ['locations', slugSegment(locationSlug), 'info']);
+    return objectData<LocationInfo>(answer.data);
+  }
+
+  async takeMessage(message: NewMessage): Promise<Message> {
+    return objectData<Message>((await this.#send('POST', ['messages'], { body: message })).data);
   }
 
   /**
@@ -211,7 +244,7 @@ export class HttpBookingApi implements BookingApi {
     method: 'GET' | 'POST' | 'PATCH',
     path: string[],
     options: { query?: Record<string, string>; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<{ status: number; data: unknown; nextCursor: string | undefined }> {
+  ): Promise<{ status: number; data: unknown; nextCursor: string | undefined; replayed: boolean }> {
     if (this.#apiKey === '') {
       throw new AppError('missing_api_key', 'No API key is set for the booking service.', 'Authorization');
     }
@@ -258,6 +291,7 @@ export class HttpBookingApi implements BookingApi {
         status: response.status,
         data: body.data,
         nextCursor: typeof next === 'string' && next !== '' ? next : undefined,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
       };
     }
     throw errorOf(response, body);
@@ -281,7 +315,7 @@ function errorOf(response: Response, body: unknown): AppError {
     );
   }
   const code = error.code as ErrorCode;
-  const details: Record<string, unknown> = {};
+  const details: Record<string, unknown> = isRecord(error.details) ? { ...error.details } : {};
   if (typeof error.reason === 'string') details.reason = error.reason;
   if (status === 429 || code === 'rate_limited') {
     details.retryAfterSeconds = retryAfterSeconds(response.headers.get('retry-after'));
@@ -369,4 +403,9 @@ function apiRoot(baseUrl: string): string {
 
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** `aliases` came in v1 later than the rest: an instance from before it lists none. */
+function withAliases<T extends { aliases: string[] }>(item: T): T {
+  return Array.isArray(item.aliases) ? item : { ...item, aliases: [] };
 }

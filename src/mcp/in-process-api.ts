@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import { getAvailability } from '../app/availability-service.ts';
-import { cancelBooking, rescheduleBooking } from '../app/booking-changes.ts';
+import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
 import type { AppDeps } from '../app/deps.ts';
@@ -13,15 +13,24 @@ import {
   requireLocation,
 } from '../app/directory-service.ts';
 import { createBookingIdempotently } from '../app/idempotent-booking.ts';
+import { getLocationInfo } from '../app/location-info-service.ts';
+import { takeMessage } from '../app/message-service.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
 import { presentAvailability } from '../contract/availability.ts';
-import { NewBookingBody, presentBooking, presentCancellation } from '../contract/booking.ts';
+import {
+  type BookingLinks,
+  NewBookingBody,
+  presentBooking,
+  presentCancellation,
+  presentChangeOutcome,
+} from '../contract/booking.ts';
 import { NewClientBody, presentClient } from '../contract/client.ts';
 import { presentLocation } from '../contract/location.ts';
+import { presentLocationInfo } from '../contract/location-info.ts';
+import { NewMessageBody, presentMessage } from '../contract/message.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
-import type { Booking as BookingRecord } from '../domain/booking/booking.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import type {
@@ -33,8 +42,12 @@ import type {
   Client,
   CreatedBooking,
   Location,
+  LocationInfo,
+  Message,
   NewBooking,
   NewClient,
+  NewMessage,
+  RescheduledBooking,
   Service,
   Staff,
 } from './booking-api.ts';
@@ -171,10 +184,13 @@ export class InProcessBookingApi implements BookingApi {
   async upcomingBookings(clientId: string): Promise<Booking[]> {
     const now = this.now();
     const bookings = await listUpcomingBookings(this.#deps.db, this.#allowed('read'), clientId, now);
-    return bookings.map((booking) => withTotal(booking, now));
+    return bookings.map((booking) => presentBooking(booking, now, this.#links()));
   }
 
-  async createBooking(booking: NewBooking, idempotencyKey: string): Promise<CreatedBooking> {
+  async createBooking(
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }> {
     this.#allowed('read_write');
     const outcome = await createBookingIdempotently(
       this.#deps,
@@ -193,31 +209,76 @@ export class InProcessBookingApi implements BookingApi {
     };
     if (body.error)
       throw new AppError(body.error.code as AppError['code'], body.error.message, body.error.param);
-    return body.data!;
+    return { booking: body.data!, replayed: outcome.replayed === true };
   }
 
   async getBooking(reference: string): Promise<Booking> {
-    return withTotal(await getBooking(this.#deps.db, this.#allowed('read'), reference), this.now());
+    const booking = await getBooking(this.#deps.db, this.#allowed('read'), reference);
+    return presentBooking(booking, this.now(), this.#links());
   }
 
   async rescheduleBooking(
     reference: string,
-    change: { starts_at: string; staff_id?: string },
-  ): Promise<Booking> {
+    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
+  ): Promise<RescheduledBooking> {
     const now = this.now();
-    const booking = await rescheduleBooking(
+    const dryRun = change.dry_run === true;
+    const { booking, disclosure } = await rescheduleOrPreview(
       this.#deps.db,
       this.#changer(),
       reference,
       { startsAt: Date.parse(change.starts_at), staffId: change.staff_id?.toLowerCase() },
       now,
+      dryRun,
     );
-    return withTotal(booking, now);
+    return {
+      ...presentBooking(booking, now, this.#links()),
+      change: presentChangeOutcome(disclosure, dryRun),
+    };
   }
 
-  async cancelBooking(reference: string, reason?: string): Promise<Cancellation> {
-    const result = await cancelBooking(this.#deps.db, this.#changer(), reference, reason, this.now());
-    return presentCancellation(result.booking, result.depositRefunded);
+  async cancelBooking(
+    reference: string,
+    options: { reason?: string; dryRun?: boolean } = {},
+  ): Promise<Cancellation> {
+    const now = this.now();
+    const dryRun = options.dryRun === true;
+    const result = await cancelOrPreview(
+      this.#deps.db,
+      this.#changer(),
+      reference,
+      options.reason,
+      now,
+      dryRun,
+    );
+    return presentCancellation(result.booking, { ...result, dryRun, at: now });
+  }
+
+  locationInfo(locationSlug: string): Promise<LocationInfo> {
+    return this.#listedAt(
+      `info:${localDateKey(this.now())}`,
+      locationSlug,
+      async (organisationId, location) =>
+        presentLocationInfo(await getLocationInfo(this.#deps.db, organisationId, location.slug, this.now())),
+    );
+  }
+
+  async takeMessage(message: NewMessage): Promise<Message> {
+    const organisationId = this.#allowed('read_write');
+    const body = parse(NewMessageBody, message);
+    const taken = await takeMessage(
+      this.#deps.db,
+      organisationId,
+      {
+        callerName: body.caller_name,
+        phone: body.phone,
+        message: body.message,
+        reference: body.reference,
+        locationSlug: body.location_slug,
+      },
+      this.now(),
+    );
+    return presentMessage(taken);
   }
 
   /**
@@ -260,6 +321,14 @@ export class InProcessBookingApi implements BookingApi {
     return this.#principal.organisation.id;
   }
 
+  /** payment_url as the customer reaches this server; none without a payment provider. */
+  #links(): BookingLinks | undefined {
+    const { payments } = this.#deps;
+    if (!payments) return undefined;
+    const base = this.#options.publicBaseUrl;
+    return { paymentUrl: (sessionId) => payments.checkoutUrl(sessionId, base) };
+  }
+
   #changer() {
     return { organisationId: this.#allowed('read_write'), actor: `mcp:${this.#principal.apiKeyId}` };
   }
@@ -292,12 +361,13 @@ function listingCacheOf(deps: AppDeps): Map<string, Promise<unknown>> {
   return cache;
 }
 
-/** The REST Booking with the total the booking was priced at. */
-function withTotal(booking: BookingRecord, now: number): Booking {
-  return {
-    ...presentBooking(booking, now),
-    total_price: { amount: booking.totalPriceMinor, currency: booking.currency },
-  };
+/**
+ * The UTC date of an instant: location info names "today" and the closures from it, so a cached copy
+ * lasts one day at most (a location's own date may turn a few hours earlier or later; its `today` is
+ * then stale for those hours only, and its closures are still right, since the window is 60 days).
+ */
+function localDateKey(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
 }
 
 const PAGE_SIZE = 100;

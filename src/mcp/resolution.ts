@@ -1,10 +1,9 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { normaliseEmail, normalisePhone } from '../app/contact.ts';
-import { ZoneCalendar } from '../domain/availability/zone-calendar.ts';
-import { formatLocal } from '../domain/time-format.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
-import { matchByName } from './name-matching.ts';
+import { type MatchOptions, type MatchResult, matchByName } from './name-matching.ts';
 import { type SpeechLocale, speakPhone, speechLocaleFor } from './speech.ts';
+import { readSpokenStart } from './spoken-starts.ts';
 import { BadArgument, fail } from './tool-kit.ts';
 
 /**
@@ -45,21 +44,41 @@ function spokenNumber(phone: string, country: string | undefined): string {
   return spoken;
 }
 
-/** The location named (slug, name or id, forgivingly); optional when the organisation has only one. */
+/** The location named (slug, name, city or id, forgivingly); optional when the organisation has only one. */
 export async function resolveLocation(api: BookingApi, said: string | undefined): Promise<Place> {
   const locations = await api.listLocations();
   const names = locations.map((l) => l.name);
   if (said === undefined || said.trim() === '') {
     if (locations.length === 1) return placeOf(locations[0]!);
-    fail('location_needed', { names }, { choices: names });
+    fail('location_needed', { names }, { choices: names.slice(0, MAX_CHOICES) });
   }
-  const match = matchByName(said, locations, (l) => ({ id: l.id, names: [l.name, l.slug, l.city ?? ''] }));
+  const match = matchByName(said, locations, (l) => ({ id: l.id, names: [l.name, l.slug, l.city ?? ''] }), {
+    partial: 'match',
+  });
   if (match.kind === 'match') return placeOf(match.item);
   if (match.kind === 'ambiguous') {
-    const choices = match.choices.map((l) => l.name);
-    fail('ambiguous', { what: 'locations', said, names: choices }, { choices });
+    askWhich(
+      'locations',
+      said,
+      match.choices.map((l) => l.name),
+    );
   }
-  return fail('unknown_location', { said, names }, { choices: names });
+  return fail('unknown_location', { said, names }, { choices: match.closest.map((l) => l.name) });
+}
+
+/** The most `choices` an outcome carries, closest first (design.md 8.2). */
+const MAX_CHOICES = 3;
+
+/**
+ * Fails with the choices the caller is to be asked about: which of several, or, with one choice,
+ * whether that is the one meant.
+ */
+function askWhich(what: 'locations' | 'services' | 'staff members', said: string, choices: string[]): never {
+  if (choices.length === 1) {
+    const noun = { locations: 'location', services: 'service', 'staff members': 'staff member' }[what];
+    fail('confirm_name', { what: noun, said, name: choices[0]! }, { choices });
+  }
+  return fail('ambiguous', { what, said, names: choices }, { choices });
 }
 
 /** The location a booking is at, by its slug. */
@@ -69,9 +88,19 @@ export async function placeOfSlug(api: BookingApi, slug: string): Promise<Place>
   return placeOf(location);
 }
 
+const describeService = (s: Service) => ({ id: s.id, names: [s.name], aliases: s.aliases });
+
+/**
+ * How services are matched: a word of a longer name is offered for confirmation rather than taken
+ * ("trim" might be a beard trim or not), and services booked only in person are never offered,
+ * though a caller who names one is told so.
+ */
+const SERVICE_MATCHING: MatchOptions<Service> = { partial: 'confirm', offerable: (s) => s.online_bookable };
+
 /**
  * The services named, in the order given, each offered at the place and bookable online; a service
- * that exists only in person is answered as such (not as unknown).
+ * that exists only in person is answered as such (not as unknown). One request may name several
+ * ("cut and colour") when no single service is called that.
  */
 export async function resolveServices(
   api: BookingApi,
@@ -82,23 +111,75 @@ export async function resolveServices(
   const asked = (typeof said === 'string' ? [said] : said).filter((s) => s.trim() !== '');
   if (asked.length === 0) throw new BadArgument('services', 'name at least one service.');
   const services: Service[] = [];
-  for (const name of asked) {
-    const match = matchByName(name, all, (s) => ({ id: s.id, names: [s.name] }));
-    if (match.kind === 'none') fail('unknown_service', { said: name, location: place.location.name });
-    if (match.kind === 'ambiguous') {
-      const choices = match.choices.map((s) => s.name);
-      fail('ambiguous', { what: 'services', said: name, names: choices }, { choices });
+  for (const request of asked) {
+    for (const [name, match] of servicesIn(request, all)) {
+      const service = settleService(name, match, place);
+      if (!services.some((s) => s.id === service.id)) services.push(service);
     }
-    const service = match.item;
-    if (!service.online_bookable) {
-      fail('in_person_only', { service: service.name, phone: place.phoneSpoken });
-    }
-    if (!services.some((s) => s.id === service.id)) services.push(service);
   }
   return services;
 }
 
-/** The staff member named, who must deliver every one of the services. */
+/** Words that join two services in one request. */
+const JOINS = /\s*(?:,|&|\+|\band\b|\bplus\b|\bthen\b)\s*/i;
+
+/**
+ * What one request names: one service when something is called (nearly) that, else the parts of
+ * "A and B" when each fits a service (and one surely, or the whole fits none), else the request as
+ * a whole (to be asked about or reported).
+ */
+function servicesIn(request: string, all: readonly Service[]): [string, MatchResult<Service>][] {
+  const whole = matchByName(request, all, describeService, SERVICE_MATCHING);
+  if (whole.kind === 'match' && whole.fit !== 'partial') return [[request, whole]];
+  const parts = request.split(JOINS).filter((part) => part.trim() !== '');
+  if (parts.length > 1) {
+    const each = parts.map((part): [string, MatchResult<Service>] => [
+      part,
+      matchByName(part, all, describeService, SERVICE_MATCHING),
+    ]);
+    const sure = ([, match]: [string, MatchResult<Service>]) =>
+      match.kind === 'match' && match.fit !== 'partial';
+    if (each.every(([, match]) => match.kind !== 'none') && (each.some(sure) || whole.kind === 'none')) {
+      return each;
+    }
+  }
+  return [[request, whole]];
+}
+
+function settleService(said: string, match: MatchResult<Service>, place: Place): Service {
+  if (match.kind === 'none') {
+    const names = match.closest.map((s) => s.name);
+    if (names.length === 0) fail('unknown_service', { said, location: place.location.name });
+    fail('unknown_service_choices', { said, location: place.location.name, names }, { choices: names });
+  }
+  if (match.kind === 'ambiguous') {
+    askWhich(
+      'services',
+      said,
+      match.choices.map((s) => s.name),
+    );
+  }
+  if (!match.item.online_bookable) {
+    fail('in_person_only', { service: match.item.name, phone: place.phoneSpoken });
+  }
+  return match.item;
+}
+
+const describeStaff = (s: Staff) => ({ id: s.id, names: [s.name], aliases: s.aliases });
+
+/** A first or last name alone names a person, when only one person here has it. */
+const STAFF_MATCHING = { partial: 'match' } as const satisfies MatchOptions<unknown>;
+
+/** How strict a fit is, for comparing one location's answer with another's (lower is stricter). */
+function strictness(match: MatchResult<unknown>): number {
+  return match.kind === 'none' ? 4 : ['id', 'exact', 'close', 'partial'].indexOf(match.fit);
+}
+
+/**
+ * The staff member named, who must deliver every one of the services. Someone who works only at
+ * another of the organisation's locations is named with it (and the caller offered to book there),
+ * not reported as unknown.
+ */
 export async function resolveStaff(
   api: BookingApi,
   place: Place,
@@ -106,49 +187,91 @@ export async function resolveStaff(
   services: readonly Service[],
 ): Promise<Staff> {
   const team = await api.listStaff(place.location.slug);
-  const names = team.map((s) => s.name);
-  const match = matchByName(said, team, (s) => ({ id: s.id, names: [s.name] }));
-  if (match.kind === 'none') fail('unknown_staff', { said, names }, { choices: names });
-  if (match.kind === 'ambiguous') {
-    const choices = match.choices.map((s) => s.name);
-    fail('ambiguous', { what: 'staff members', said, names: choices }, { choices });
-  }
-  const staff = match.item;
+  const here = matchByName(said, team, describeStaff, STAFF_MATCHING);
   const delivers = (member: Staff) => services.every((s) => member.service_ids.includes(s.id));
+  // Only a name read exactly here settles it without a look at the other locations.
+  if (here.kind === 'none' || here.fit === 'close' || here.fit === 'partial') {
+    await failIfElsewhere(api, place, said, here, team, team.filter(delivers));
+  }
+  if (here.kind === 'none') {
+    const names = team.map((s) => s.name);
+    fail('unknown_staff', { said, names }, { choices: here.closest.map((s) => s.name) });
+  }
+  if (here.kind === 'ambiguous') {
+    askWhich(
+      'staff members',
+      said,
+      here.choices.map((s) => s.name),
+    );
+  }
+  const staff = here.item;
   if (!delivers(staff)) {
     const missing = services.find((s) => !staff.service_ids.includes(s.id))!;
     const others = team.filter(delivers).map((s) => s.name);
-    fail('staff_cannot_do', { staff: staff.name, service: missing.name, others }, { choices: others });
+    fail(
+      'staff_cannot_do',
+      { staff: staff.name, service: missing.name, others },
+      { choices: others.slice(0, MAX_CHOICES) },
+    );
   }
   return staff;
 }
 
-const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
-const LOCAL_ISO = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(:00)?$/;
+/**
+ * Fails with staff_elsewhere when the name fits someone at the organisation's other locations
+ * more strictly than anyone here ("Chloé Martin" at Camden, who works at Islington).
+ */
+async function failIfElsewhere(
+  api: BookingApi,
+  place: Place,
+  said: string,
+  here: MatchResult<Staff>,
+  team: readonly Staff[],
+  colleagues: readonly Staff[],
+): Promise<void> {
+  const workplaces = new Map<string, { member: Staff; locations: string[] }>();
+  const teamHere = new Set(team.map((s) => s.id));
+  for (const location of await api.listLocations()) {
+    if (location.slug === place.location.slug) continue;
+    for (const member of await api.listStaff(location.slug)) {
+      if (teamHere.has(member.id)) continue;
+      const entry = workplaces.get(member.id) ?? { member, locations: [] };
+      entry.locations.push(location.name);
+      workplaces.set(member.id, entry);
+    }
+  }
+  const pool = [...workplaces.values()];
+  const there = matchByName(said, pool, (entry) => describeStaff(entry.member), STAFF_MATCHING);
+  if (there.kind !== 'match' || strictness(there) >= strictness(here)) return;
+  const { member, locations } = there.item;
+  fail(
+    'staff_elsewhere',
+    {
+      staff: member.name,
+      location: place.location.name,
+      elsewhere: locations,
+      others: colleagues.slice(0, MAX_CHOICES).map((s) => s.name),
+    },
+    { choices: locations.slice(0, MAX_CHOICES) },
+  );
+}
 
 /**
- * A start as the engine takes it (RFC 3339 with the offset in force): as find_slots gave it, or a local
- * time without an offset ("2026-11-24T14:30"), read in the location's zone (a time that happens twice
- * when the clocks go back is its first occurrence; one that does not exist is refused).
+ * A start as the engine takes it (RFC 3339 with the offset in force): as find_slots gave it, a local
+ * time without an offset ("2026-11-24T14:30"), or as the tools say a slot ("Tuesday 24 November at
+ * 2:30 pm", "tomorrow at noon", "1:30 am BST"), read in the location's zone and locale on the engine's
+ * calendar (spoken-starts.ts). An hour said without am/pm ("tomorrow at 2:30") is placed inside the
+ * location's opening hours, which are asked for only then.
  */
-export function resolveStart(said: string, zone: string): string {
-  const text = said.trim();
-  if (ISO_WITH_OFFSET.test(text)) {
-    const instant = Date.parse(text);
-    if (!Number.isNaN(instant)) return formatLocal(instant, zone);
+export async function resolveStart(api: BookingApi, place: Place, said: string): Promise<string> {
+  const context = { zone: place.zone, locale: place.locale, now: api.now() };
+  let reading = readSpokenStart(said, context);
+  if (!reading.ok && reading.needsOpeningHours) {
+    const { opening_hours } = await api.locationInfo(place.location.slug);
+    reading = readSpokenStart(said, { ...context, openingHours: opening_hours });
   }
-  const local = LOCAL_ISO.exec(text);
-  if (local) {
-    const [, date, hours, minutes] = local as unknown as [string, string, string, string];
-    const calendar = new ZoneCalendar(zone);
-    const instants = calendar.instantsAt(calendar.day(date), Number(hours) * 60 + Number(minutes));
-    if (instants.length > 0) return formatLocal(instants[0]!, zone);
-    throw new BadArgument('starts_at', `${text} does not exist in ${zone} (the clocks go forward then).`);
-  }
-  throw new BadArgument(
-    'starts_at',
-    'give starts_at as find_slots returned it, e.g. 2026-11-24T14:30:00+00:00.',
-  );
+  if (!reading.ok) throw new BadArgument('starts_at', `${reading.reason}.`);
+  return reading.startsAt;
 }
 
 /**

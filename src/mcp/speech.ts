@@ -1,6 +1,8 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
 import { describeDuration } from '../domain/duration.ts';
-import { formatLocal, localDateAt } from '../domain/time-format.ts';
+import { localDateAt } from '../domain/time-format.ts';
+import { occurrenceNames, occurrenceOf, wallClockOf } from './repeated-times.ts';
+import type { SpeechLocale } from './speech-locale.ts';
 
 /**
  * Wording a voice receptionist reads aloud on a phone line. A text-to-speech voice reads what it is
@@ -9,31 +11,45 @@ import { formatLocal, localDateAt } from '../domain/time-format.ts';
  * always passed in, so a call's wording is reproducible in tests and in logs.
  */
 
-export type SpeechLocale = 'en-GB' | 'en-US';
-
-/** American English for a location in the United States, British English everywhere else. */
-export function speechLocaleFor(country: string | null | undefined): SpeechLocale {
-  return country?.trim().toUpperCase() === 'US' ? 'en-US' : 'en-GB';
-}
+export { type SpeechLocale, speechLocaleFor } from './speech-locale.ts';
+export { speakPrice } from './spoken-prices.ts';
 
 /**
  * The 12-hour clock a caller expects to hear, in the zone's local time at that instant: "2:30 pm",
- * "9 am" (":00" is noise when spoken), "12 pm" for noon and "12 am" for midnight. British English
- * writes the suffix lower-case, American English upper-case; either reads aloud the same.
+ * "9 am", "noon", "midnight" (see speakClock). A wall time the zone shows twice that day (the clocks
+ * going back) says which of the two it is: by the zone's abbreviation where English has one for both
+ * ("1:30 am BST", "1:30 am GMT"), else "the first 1:30 am" / "the second 1:30 am".
  */
 export function speakTime(epochMs: number, zone: string, locale: SpeechLocale): string {
-  // formatLocal carries the exact offset in force, so the hour and minute are read off its text.
-  const local = formatLocal(epochMs, zone);
-  const hour = Number(local.slice(11, 13));
-  const minute = local.slice(14, 16);
+  const clock = speakClock(wallClockOf(epochMs, zone).minute, locale);
+  const occurrence = occurrenceOf(epochMs, zone);
+  if (!occurrence) return clock;
+  const names = occurrenceNames(occurrence.instants, zone, locale);
+  if (names) return `${clock} ${names[occurrence.index]}`;
+  return `the ${occurrence.index === 0 ? 'first' : 'second'} ${clock}`;
+}
+
+/**
+ * A local minute of the day (0..1440) on the 12-hour clock: "2:30 pm", "9 am" (":00" is noise when
+ * spoken), and "noon" and "midnight" for 12:00 and 00:00, which "12 pm" and "12 am" leave callers
+ * unsure of. British English writes the suffix lower-case, American English upper-case; either reads
+ * aloud the same. Midnight is the start of the day it is said with ("Saturday 5 December at
+ * midnight" is 00:00 on the 5th), as "12 am" was.
+ */
+export function speakClock(minuteOfDay: number, locale: SpeechLocale): string {
+  if (minuteOfDay === 720) return 'noon';
+  // 1440: the end of the day, as opening hours write it ("24:00").
+  if (minuteOfDay === 0 || minuteOfDay === 1440) return 'midnight';
+  const hour = Math.floor(minuteOfDay / 60);
+  const minute = minuteOfDay % 60;
   const suffix = hour < 12 ? 'am' : 'pm';
   const clockHour = hour % 12 === 0 ? 12 : hour % 12;
-  const clock = minute === '00' ? String(clockHour) : `${clockHour}:${minute}`;
+  const clock = minute === 0 ? String(clockHour) : `${clockHour}:${String(minute).padStart(2, '0')}`;
   return `${clock} ${locale === 'en-US' ? suffix.toUpperCase() : suffix}`;
 }
 
 /** Far enough away that a caller could mistake which year is meant. */
-const YEAR_SPOKEN_BEYOND_DAYS = 180;
+export const YEAR_SPOKEN_BEYOND_DAYS = 180;
 
 /**
  * A local calendar date as a caller would say it: "Tuesday 24 November" (en-GB) or "Tuesday,
@@ -67,67 +83,6 @@ export function speakDate(date: string, locale: SpeechLocale, today?: string): s
 export function speakDateTime(epochMs: number, zone: string, locale: SpeechLocale, now: number): string {
   const date = speakDate(localDateAt(epochMs, zone), locale, localDateAt(now, zone));
   return `${date} at ${speakTime(epochMs, zone, locale)}`;
-}
-
-interface CurrencyWords {
-  major: readonly [one: string, many: string];
-  minor: readonly [one: string, many: string];
-  /**
-   * How the minor part follows a non-zero major part. British English says "55 pounds 50", with the
-   * pence left unnamed; dollars and euros read "55 dollars and 50 cents".
-   */
-  minorAfterMajor: 'bare' | 'and-named';
-}
-
-/** The currencies with a spoken form of their own; the rest get the names Intl knows. */
-const CURRENCY_WORDS: Readonly<Record<string, CurrencyWords>> = {
-  GBP: { major: ['pound', 'pounds'], minor: ['penny', 'pence'], minorAfterMajor: 'bare' },
-  USD: { major: ['dollar', 'dollars'], minor: ['cent', 'cents'], minorAfterMajor: 'and-named' },
-  EUR: { major: ['euro', 'euros'], minor: ['cent', 'cents'], minorAfterMajor: 'and-named' },
-};
-
-/**
- * A price in minor units as a caller hears it: "free", "55 pounds", "55 pounds 50", "5 pence",
- * "55 dollars and 50 cents", "5,500 Japanese yen". Never a currency symbol or a ".00", which a
- * speech voice reads out literally. A negative amount (a refund) is said with "minus" first.
- */
-export function speakPrice(amountMinor: number, currency: string, locale: SpeechLocale): string {
-  if (!Number.isSafeInteger(amountMinor))
-    throw new RangeError(`Not a whole number of minor units: ${amountMinor}`);
-  if (amountMinor === 0) return 'free';
-  if (amountMinor < 0) return `minus ${speakPrice(-amountMinor, currency, locale)}`;
-  const code = currency.trim().toUpperCase();
-  const words = CURRENCY_WORDS[code];
-  if (!words) return speakOtherCurrency(amountMinor, code, locale);
-  const major = Math.floor(amountMinor / 100);
-  const minor = amountMinor % 100;
-  const majorPart = `${wholeNumber(major, locale)} ${words.major[major === 1 ? 0 : 1]}`;
-  const minorPart = `${minor} ${words.minor[minor === 1 ? 0 : 1]}`;
-  if (minor === 0) return majorPart;
-  if (major === 0) return minorPart;
-  return words.minorAfterMajor === 'bare' ? `${majorPart} ${minor}` : `${majorPart} and ${minorPart}`;
-}
-
-/**
- * Intl's currency names ("Japanese yen", "Swiss francs") on the major amount, in the currency's own
- * number of minor digits. A whole amount drops its fraction ("55 Swiss francs", not "55.00 ..."),
- * which would otherwise be read aloud as "point zero zero".
- */
-function speakOtherCurrency(amountMinor: number, currency: string, locale: SpeechLocale): string {
-  const options = { style: 'currency', currency, currencyDisplay: 'name' } as const;
-  const digits = new Intl.NumberFormat(locale, options).resolvedOptions().maximumFractionDigits ?? 2;
-  const scale = 10 ** digits;
-  const whole = amountMinor % scale === 0;
-  const format = new Intl.NumberFormat(
-    locale,
-    whole ? { ...options, minimumFractionDigits: 0, maximumFractionDigits: 0 } : options,
-  );
-  return format.format(amountMinor / scale);
-}
-
-/** "1,250": grouped as Intl writes it, which a speech voice reads as one number. */
-function wholeNumber(n: number, locale: SpeechLocale): string {
-  return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(n);
 }
 
 /**

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { BookingResource } from '../contract/booking.ts';
+import { localDateAt } from '../domain/time-format.ts';
 import type { Availability, Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import { type Place, placeOfSlug } from './resolution.ts';
-import { speakDateTime, speakPrice, spellReference } from './speech.ts';
+import { speakDateTime, speakPrice, speakTime, spellReference } from './speech.ts';
 import type { SpokenSlot } from './tool-kit.ts';
+import { listed } from './word-lists.ts';
 
 /** The schema of a SpokenBooking, for the tools' output schemas. */
 export const SpokenBookingSchema = BookingResource.extend({
@@ -13,6 +15,7 @@ export const SpokenBookingSchema = BookingResource.extend({
   staff_name: z.string(),
   client_name: z.string(),
   total_price: z.object({ amount: z.int(), currency: z.string(), spoken: z.string() }),
+  hold_expires_spoken: z.string().nullable(),
   spoken: z.string(),
 });
 
@@ -28,6 +31,8 @@ export type SpokenBooking = Booking & {
   staff_name: string;
   client_name: string;
   total_price: { amount: number; currency: string; spoken: string };
+  /** While pending: when the hold lapses, as said ("3:15 pm today", or with its date on another day). */
+  hold_expires_spoken: string | null;
   /** "Cut & blow-dry with Amara Okafor at Northside Camden, tomorrow, Tuesday 24 November at 2:30 pm". */
   spoken: string;
 };
@@ -76,11 +81,8 @@ export async function speakBookings(api: BookingApi, bookings: readonly Booking[
       const serviceNames = booking.service_ids.map((id) => services.get(id)?.name ?? 'a service');
       const staffName = staff.get(booking.staff_id) ?? 'a member of staff';
       const when = speakDateTime(Date.parse(booking.starts_at), place.zone, place.locale, now);
-      // Over HTTP the REST Booking has no total: the services' current prices stand in for it.
-      const { amount, currency } = booking.total_price ?? {
-        amount: booking.service_ids.reduce((sum, id) => sum + (services.get(id)?.price.amount ?? 0), 0),
-        currency: services.get(booking.service_ids[0] ?? '')?.price.currency ?? '',
-      };
+      const { amount, currency } = booking.total_price;
+      const hold = booking.hold_expires_at;
       return {
         ...booking,
         reference_spoken: spellReference(booking.reference),
@@ -89,10 +91,49 @@ export async function speakBookings(api: BookingApi, bookings: readonly Booking[
         staff_name: staffName,
         client_name: client,
         total_price: { amount, currency, spoken: speakPrice(amount, currency, place.locale) },
+        hold_expires_spoken: hold === null ? null : speakHoldEnd(Date.parse(hold), place, now),
         spoken: `${listed(serviceNames)} with ${staffName} at ${place.location.name}, ${when}`,
       };
     }),
   );
+}
+
+/** When a hold lapses, as said: "3:15 pm today" (a hold is minutes long), else with its date. */
+function speakHoldEnd(at: number, place: Place, now: number): string {
+  const sameDay = localDateAt(at, place.zone) === localDateAt(now, place.zone);
+  return sameDay
+    ? `${speakTime(at, place.zone, place.locale)} today`
+    : speakDateTime(at, place.zone, place.locale, now);
+}
+
+/**
+ * What a booking's status means for the caller, to put before its words: "Booked", or for a hold
+ * what is still to be done and until when. Never "Booked" for a booking that is only held.
+ */
+export function statusSentence(booking: SpokenBooking, locale: Place['locale']): string {
+  const until = booking.hold_expires_spoken ? ` until ${booking.hold_expires_spoken}` : '';
+  switch (booking.status) {
+    case 'confirmed':
+      return `Booked: ${booking.spoken}.`;
+    case 'pending_payment': {
+      const deposit = booking.deposit
+        ? ` the deposit of ${speakPrice(booking.deposit.amount, booking.deposit.currency, locale)}`
+        : ' the deposit';
+      return `Held${until} for${deposit}, not yet booked: ${booking.spoken}.`;
+    }
+    case 'pending_confirmation':
+      return `Held${until} for the caller to finish online, not yet booked: ${booking.spoken}.`;
+    case 'needs_checkout':
+      return `Done, awaiting payment at the desk: ${booking.spoken}.`;
+    case 'completed':
+      return `Completed: ${booking.spoken}.`;
+    case 'no_show':
+      return `Marked as a no-show: ${booking.spoken}.`;
+    case 'cancelled':
+      return `Cancelled: ${booking.spoken}.`;
+    case 'expired':
+      return `Lapsed (the hold expired, nothing is booked): ${booking.spoken}.`;
+  }
 }
 
 /** Availability's slots with the staff member's name and the words for each start. */
@@ -138,9 +179,4 @@ export function nearest<S extends { starts_at: string }>(
     if (!picked.includes(slot)) picked.push(slot);
   }
   return picked.sort((a, b) => Date.parse(a.starts_at) - Date.parse(b.starts_at));
-}
-
-export function listed(names: readonly string[]): string {
-  if (names.length <= 1) return names[0] ?? '';
-  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }

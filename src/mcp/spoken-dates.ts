@@ -1,154 +1,314 @@
 import { addDays, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../domain/time-format.ts';
+import { type CalendarWords, readCalendarWords } from './calendar-words.ts';
+import { type SpeechLocale, speakDate, YEAR_SPOKEN_BEYOND_DAYS } from './speech.ts';
+import type { TimeOfDay } from './spoken-times.ts';
 
 /**
- * A caller says "next Tuesday" or "the 24th of November", and the agent passes the words on; turning
- * them into a date here, in the location's zone, keeps the model from doing calendar arithmetic (which
- * it gets wrong) and from using its own idea of today (which is the server's, or nobody's).
+ * A caller says "next Tuesday", "the 8th", "tomorrow morning" or "Tuesday week", and the agent passes
+ * the words on; turning them into dates here, in the location's zone, keeps the model from doing
+ * calendar arithmetic (which it gets wrong) and from using its own idea of today (which is the
+ * server's, or nobody's). The engine's own rules come first (weekdays, weeks, parts of the day, "the
+ * 8th"); any other wording of a date is read by chrono-node in the location's locale (calendar-words.ts),
+ * and the tools' own wording ("tomorrow, Tuesday 24 November") always reads back to the date it names.
  */
 
-export type DateResolution = { ok: true; date: string } | { ok: false; reason: string };
+export type DateResolution =
+  | {
+      ok: true;
+      /** The first day meant. */
+      date: string;
+      /** How many days were meant, when a span was said ("next week": 7). */
+      days?: number;
+      /** The part of the day, when one was said ("tomorrow morning"). */
+      timeOfDay?: TimeOfDay;
+    }
+  | { ok: false; reason: string };
 
-const ACCEPTED_FORMS = 'say a date as YYYY-MM-DD, today, tomorrow, a weekday or a day and month';
+type DayReading = { ok: true; date: string; days?: number } | { ok: false; reason: string };
 
-/** Values as Date#getUTCDay: 0 = Sunday .. 6 = Saturday. */
-const WEEKDAYS: ReadonlyMap<string, number> = new Map([
-  ['sunday', 0],
-  ['sun', 0],
-  ['monday', 1],
-  ['mon', 1],
-  ['tuesday', 2],
-  ['tue', 2],
+const ACCEPTED_FORMS =
+  'say a date as YYYY-MM-DD, today, tomorrow, a weekday, "the 8th", a day and month, or "next week"';
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+/** Values as Date#getUTCDay: 0 = Sunday .. 6 = Saturday; full names and the usual abbreviations. */
+const WEEKDAY_WORDS: ReadonlyMap<string, number> = new Map([
+  ...WEEKDAYS.map((name, index) => [name, index] as const),
+  ...(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const).map(
+    (name, index) => [name, index] as const,
+  ),
   ['tues', 2],
-  ['wednesday', 3],
-  ['wed', 3],
-  ['thursday', 4],
-  ['thu', 4],
   ['thur', 4],
   ['thurs', 4],
-  ['friday', 5],
-  ['fri', 5],
-  ['saturday', 6],
-  ['sat', 6],
 ]);
 
-const MONTHS: ReadonlyMap<string, number> = new Map([
-  ['january', 1],
-  ['jan', 1],
-  ['february', 2],
-  ['feb', 2],
-  ['march', 3],
-  ['mar', 3],
-  ['april', 4],
-  ['apr', 4],
-  ['may', 5],
-  ['june', 6],
-  ['jun', 6],
-  ['july', 7],
-  ['jul', 7],
-  ['august', 8],
-  ['aug', 8],
-  ['september', 9],
-  ['sep', 9],
-  ['sept', 9],
-  ['october', 10],
-  ['oct', 10],
-  ['november', 11],
-  ['nov', 11],
-  ['december', 12],
-  ['dec', 12],
-]);
-
+/** Longer than any date a caller says; the patterns below need not be tried on pages of text. */
+export const MAX_PHRASE = 100;
+const TIME_IN_DATE = 'give the day alone here; a time of day goes in earliest or latest';
+/** "2pm", "14:30", "noon", "at 2": a time of day, which a date does not take. */
+const CLOCK_TIME = /\d ?[ap]\.? ?m\b|\d:\d\d|\b(?:noon|midday|midnight)\b|\bat \d/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** "24 november", "the 24th of november", "1st jan 2027". */
-const DAY_FIRST = /^(?:the )?(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+)(?: (\d{4}))?$/;
-/** "november 24th", "dec 3", "november the 24th 2027". */
-const MONTH_FIRST = /^([a-z]+) (?:the )?(\d{1,2})(?:st|nd|rd|th)?(?: (\d{4}))?$/;
+const PART_OF_DAY = /^(.*?) ?(?:(?:in|during) the |this )?(morning|afternoon|evening|night)$/;
+/** "tuesday week", "a week on tuesday", "a week today", "tomorrow week": a week after that day. */
+const WEEK_AFTER = [/^a week (?:on |from |after )?(.+)$/, /^(.+) week$/];
+/** "today, Tuesday 24 November", as the tools say it: both halves must name the same day. */
+const ANCHORED = /^(today|tomorrow) (.+)$/;
+/** "the 8th", "8th", "the 8": a day of the month; a bare "8" could be anything. */
+const DAY_OF_MONTH = /^(?:(?:the )?(\d{1,2})(?:st|nd|rd|th)|the (\d{1,2}))$/;
+/** "tuesday the 8th", "tuesday 8th". */
+const WEEKDAY_DAY_OF_MONTH = /^([a-z]+) (?:the )?(\d{1,2})(?:st|nd|rd|th)?$/;
+const MONTH_NAME =
+  /\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b/;
+
+/**
+ * What the words name, where today is the local date of `now` in `zone` (an unknown zone throws: that
+ * is a data fault, not something the caller said), read in the location's `locale` ("8/12" is 8
+ * December in en-GB, August 12 in en-US). Case, spacing and stray punctuation from speech-to-text do
+ * not matter. The rules (docs/decisions.md, "Reading dates and times"):
+ * - a weekday alone or after "this" is the next one from today, today included; "next" skips today;
+ * - a day and month without a year is the first such date not before today; with a weekday, the
+ *   nearest such date on that weekday, the last one before today included, else not ok;
+ * - "the 8th" is the next 8th from today; "Tuesday week" and "a week on Tuesday" a week after Tuesday;
+ * - "this week" is today to Sunday, "next week" the seven days from next Monday, "the weekend" the
+ *   coming Saturday and Sunday (days says how many);
+ * - a trailing part of the day ("tomorrow morning", "tonight") is returned as timeOfDay.
+ * Dates in the past are resolved, not refused: whether they can be booked is for the caller of this
+ * function to say.
+ */
+export function resolveSpokenDate(
+  text: string,
+  zone: string,
+  now: number,
+  locale: SpeechLocale = 'en-GB',
+): DateResolution {
+  const reader = new DayReader(localDateAt(now, zone), zone, locale);
+  const phrase = normalise(text);
+  if (phrase === '' || phrase.length > MAX_PHRASE) return { ok: false, reason: ACCEPTED_FORMS };
+  if (CLOCK_TIME.test(phrase)) return { ok: false, reason: TIME_IN_DATE };
+  if (phrase === 'tonight') return { ok: true, date: reader.today, timeOfDay: 'evening' };
+  const part = PART_OF_DAY.exec(phrase);
+  if (part) {
+    const reading = reader.span(part[1] === '' ? 'today' : part[1]!, text);
+    const timeOfDay = part[2] === 'night' ? 'evening' : (part[2] as TimeOfDay);
+    return reading.ok ? { ...reading, timeOfDay } : reading;
+  }
+  return reader.span(phrase, text);
+}
+
+/** Lower case, single spaces, no commas or sentence dots ("Dec. 3, 2027" -> "dec 3 2027"). */
+export function normalise(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[,;!?]/g, ' ')
+    .replace(/\.(?=\s|$)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^(?:on|for) /, '');
+}
+
+class DayReader {
+  constructor(
+    readonly today: string,
+    private readonly zone: string,
+    private readonly locale: SpeechLocale,
+  ) {}
+
+  /** A day or a span of days. */
+  span(phrase: string, said: string): DayReading {
+    const todayIndex = weekdayOf(this.today);
+    const daysToMonday = (8 - todayIndex) % 7 || 7;
+    switch (phrase) {
+      case 'this week':
+        return { ok: true, date: this.today, days: daysToMonday };
+      case 'next week':
+        return { ok: true, date: addDays(this.today, daysToMonday), days: 7 };
+      case 'week after next':
+      case 'the week after next':
+        return { ok: true, date: addDays(this.today, daysToMonday + 7), days: 7 };
+      case 'weekend':
+      case 'the weekend':
+      case 'this weekend':
+        // On a Sunday, the weekend is what is left of it.
+        if (todayIndex === 0) return { ok: true, date: this.today, days: 1 };
+        return { ok: true, date: onOrAfter(this.today, 6), days: 2 };
+      case 'next weekend': {
+        const saturday = onOrAfter(addDays(this.today, 1), 6);
+        return {
+          ok: false,
+          reason:
+            `"next weekend" could be ${this.#say(saturday)} or ${this.#say(addDays(saturday, 7))}; ` +
+            'ask the caller which and pass that date',
+        };
+      }
+    }
+    return this.day(phrase, said);
+  }
+
+  /** One day. */
+  day(phrase: string, said: string): DayReading {
+    const iso = ISO_DATE.exec(phrase);
+    if (iso) return dateOrUnreal(calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3])), said);
+
+    switch (phrase) {
+      case 'today':
+        return { ok: true, date: this.today };
+      case 'tomorrow':
+        return { ok: true, date: addDays(this.today, 1) };
+      case 'day after tomorrow':
+      case 'the day after tomorrow':
+        return { ok: true, date: addDays(this.today, 2) };
+    }
+
+    for (const form of WEEK_AFTER) {
+      const inner = form.exec(phrase)?.[1];
+      if (inner === undefined) continue;
+      const reading = this.day(inner, said);
+      if (reading.ok) return { ok: true, date: addDays(reading.date, 7) };
+    }
+
+    const anchored = ANCHORED.exec(phrase);
+    if (anchored) return this.#anchored(anchored[1]!, anchored[2]!, said);
+
+    const words = phrase.split(' ');
+    const weekday = WEEKDAY_WORDS.get(words.at(-1)!);
+    if (weekday !== undefined && words.length <= 2) {
+      if (words.length === 1 || words[0] === 'this')
+        return { ok: true, date: onOrAfter(this.today, weekday) };
+      if (words[0] === 'next') return { ok: true, date: onOrAfter(addDays(this.today, 1), weekday) };
+    }
+
+    const dayOfMonth = DAY_OF_MONTH.exec(phrase);
+    if (dayOfMonth) return this.#dayOfMonth(Number(dayOfMonth[1] ?? dayOfMonth[2]), undefined, said);
+    const weekdayDay = WEEKDAY_DAY_OF_MONTH.exec(phrase);
+    const namedWeekday = weekdayDay ? WEEKDAY_WORDS.get(weekdayDay[1]!) : undefined;
+    if (weekdayDay && namedWeekday !== undefined) {
+      return this.#dayOfMonth(Number(weekdayDay[2]), namedWeekday, said);
+    }
+
+    return this.#calendarWords(phrase, said);
+  }
+
+  /** "tomorrow, Tuesday 24 November": the date, when both halves agree. */
+  #anchored(anchor: string, rest: string, said: string): DayReading {
+    const first = this.day(anchor, said);
+    const second = this.day(rest, said);
+    if (!first.ok || !second.ok || first.date === second.date) return second;
+    return {
+      ok: false,
+      reason: `${anchor} is ${this.#say(first.date)}, not ${this.#say(second.date)}; ask the caller which day they mean`,
+    };
+  }
+
+  /** The next `day` of a month from today, or with a weekday the nearest one on that weekday. */
+  #dayOfMonth(day: number, weekday: number | undefined, said: string): DayReading {
+    if (day < 1 || day > 31) return unreal(said);
+    const [year, month] = this.today.split('-').map(Number) as [number, number];
+    const occurrences: string[] = [];
+    // A month has every day up to 28; a 31st can be two months away (after 31 January comes 31 March).
+    for (let step = -3; step <= 3; step += 1) {
+      const date = calendarDate(
+        year + Math.floor((month - 1 + step) / 12),
+        ((month - 1 + step + 12) % 12) + 1,
+        day,
+      );
+      if (date !== undefined) occurrences.push(date);
+    }
+    return this.#nearest(occurrences, weekday, said);
+  }
+
+  /** What chrono reads, with the engine's rules for a date without a year. */
+  #calendarWords(phrase: string, said: string): DayReading {
+    // "december the 8th": chrono takes the month and day only without the "the".
+    const plain = phrase.replace(/\b([a-z]{3,9}) the (?=\d)/, '$1 ');
+    const words = readCalendarWords(plain, this.today, this.zone, this.locale) ?? this.#leapDay(plain);
+    if (!words)
+      return MONTH_NAME.test(phrase) && /\d/.test(phrase)
+        ? unreal(said)
+        : { ok: false, reason: ACCEPTED_FORMS };
+    if (words.hasTime) {
+      return { ok: false, reason: TIME_IN_DATE };
+    }
+    if (words.month === undefined || words.day === undefined) return { ok: true, date: words.date };
+    if (words.year !== undefined) {
+      const date = calendarDate(words.year, words.month, words.day);
+      if (date === undefined) return unreal(said);
+      return this.#nearest([date], words.weekday, said);
+    }
+    const thisYear = Number(this.today.slice(0, 4));
+    const occurrences: string[] = [];
+    for (let year = thisYear - 1; year <= thisYear + YEARS_TO_SEARCH; year += 1) {
+      const date = calendarDate(year, words.month, words.day);
+      if (date !== undefined) occurrences.push(date);
+    }
+    return this.#nearest(occurrences, words.weekday, said);
+  }
+
+  /**
+   * chrono checks a day against the year it assumes, so "29 February" without a year fails in a common
+   * year: read against a leap year instead, it is taken only as that day and month.
+   */
+  #leapDay(phrase: string): CalendarWords | undefined {
+    let year = Number(this.today.slice(0, 4));
+    while (calendarDate(year, 2, 29) === undefined) year += 1;
+    const words = readCalendarWords(phrase, `${year}-01-01`, this.zone, this.locale);
+    const leapDay = words?.year === undefined && words?.month === 2 && words.day === 29;
+    return leapDay ? words : undefined;
+  }
+
+  /**
+   * Of the dates a phrase could mean (in order), the first not before today; with a weekday said, that
+   * one or else the last one before today (if within the 180 days the tools speak of without a year),
+   * whichever falls on that weekday: a caller who says "Monday 8 December" when the 8th is a Tuesday has
+   * one of the two wrong, and the agent must ask which.
+   */
+  #nearest(dates: readonly string[], weekday: number | undefined, said: string): DayReading {
+    const nextIndex = dates.findIndex((date) => date >= this.today);
+    const next = nextIndex === -1 ? dates.at(-1) : dates[nextIndex];
+    if (next === undefined) return unreal(said);
+    if (weekday === undefined || weekdayOf(next) === weekday) return { ok: true, date: next };
+    const previous = nextIndex > 0 ? dates[nextIndex - 1] : undefined;
+    // Only as far back as the tools speak of dates without their year.
+    const recent = previous !== undefined && previous >= addDays(this.today, -YEAR_SPOKEN_BEYOND_DAYS);
+    if (recent && weekdayOf(previous) === weekday) return { ok: true, date: previous };
+    return {
+      ok: false,
+      reason: `${this.#say(next)} is not a ${capitalised(WEEKDAYS[weekday]!)}; ask the caller which they mean`,
+    };
+  }
+
+  /** The date as the tools say it, the year included when far off, without "today" or "tomorrow". */
+  #say(date: string): string {
+    return speakDate(date, this.locale, this.today).replace(/^(?:today|tomorrow), /, '');
+  }
+}
+
 /** Leap years are at most eight apart (2096, 2104), so "29 february" always lands within that. */
 const YEARS_TO_SEARCH = 8;
 
-/**
- * The date the words name, where today is the local date of `now` in `zone` (an unknown zone throws:
- * that is a data fault, not something the caller said). Case, spacing and stray punctuation from
- * speech-to-text ("Dec. 3, 2027", "tomorrow.") do not matter. A weekday alone or after "this" is the
- * next one from today, today included; "next" skips today, so on a Tuesday "next tuesday" is a week
- * away. A day and month without a year is the first such date not before today. Dates in the past are
- * resolved, not refused: whether they can be booked is for the caller of this function to say.
- */
-export function resolveSpokenDate(text: string, zone: string, now: number): DateResolution {
-  const today = localDateAt(now, zone);
-  const phrase = text
-    .toLowerCase()
-    .replace(/[,.!?]/g, ' ')
-    .trim()
-    .replace(/\s+/g, ' ');
-
-  const iso = ISO_DATE.exec(phrase);
-  if (iso) return dateOrReason(calendarDate(Number(iso[1]), Number(iso[2]), Number(iso[3])), text);
-
-  switch (phrase) {
-    case 'today':
-      return { ok: true, date: today };
-    case 'tomorrow':
-      return { ok: true, date: addDays(today, 1) };
-    case 'day after tomorrow':
-    case 'the day after tomorrow':
-      return { ok: true, date: addDays(today, 2) };
-  }
-
-  const words = phrase.split(' ');
-  const weekday = WEEKDAYS.get(words.at(-1)!);
-  if (weekday !== undefined) {
-    if (words.length === 1 || (words.length === 2 && words[0] === 'this')) {
-      return { ok: true, date: onOrAfter(today, weekday) };
-    }
-    if (words.length === 2 && words[0] === 'next') {
-      return { ok: true, date: onOrAfter(addDays(today, 1), weekday) };
-    }
-  }
-
-  const dayFirst = DAY_FIRST.exec(phrase);
-  const monthFirst = MONTH_FIRST.exec(phrase);
-  const spoken = dayFirst
-    ? { day: dayFirst[1]!, month: dayFirst[2]!, year: dayFirst[3] }
-    : monthFirst
-      ? { day: monthFirst[2]!, month: monthFirst[1]!, year: monthFirst[3] }
-      : undefined;
-  const month = spoken && MONTHS.get(spoken.month);
-  if (spoken && month !== undefined) {
-    const day = Number(spoken.day);
-    if (spoken.year !== undefined) return dateOrReason(calendarDate(Number(spoken.year), month, day), text);
-    return dateOrReason(firstNotBefore(today, month, day), text);
-  }
-
-  return { ok: false, reason: ACCEPTED_FORMS };
+function dateOrUnreal(date: string | undefined, said: string): DayReading {
+  return date === undefined ? unreal(said) : { ok: true, date };
 }
 
-function dateOrReason(date: string | undefined, text: string): DateResolution {
-  return date === undefined ? { ok: false, reason: `${text.trim()} is not a real date` } : { ok: true, date };
+function unreal(said: string): DayReading {
+  return { ok: false, reason: `${said.trim()} is not a real date` };
+}
+
+const capitalised = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+
+/** 0 = Sunday .. 6 = Saturday. */
+function weekdayOf(date: string): number {
+  return new Date(wallMidnightOf(date)).getUTCDay();
 }
 
 /** The first date from `from` (included) that falls on `weekday` (0 = Sunday .. 6 = Saturday). */
 function onOrAfter(from: string, weekday: number): string {
-  const fromWeekday = new Date(wallMidnightOf(from)).getUTCDay();
-  return addDays(from, (weekday - fromWeekday + 7) % 7);
-}
-
-/** The first `day` of `month` on or after `today`, or undefined when the month never has that day. */
-function firstNotBefore(today: string, month: number, day: number): string | undefined {
-  const thisYear = Number(today.slice(0, 4));
-  for (let year = thisYear; year <= thisYear + YEARS_TO_SEARCH; year += 1) {
-    const date = calendarDate(year, month, day);
-    // 'YYYY-MM-DD' strings sort as the dates do.
-    if (date !== undefined && date >= today) return date;
-  }
-  return undefined;
+  return addDays(from, (weekday - weekdayOf(from) + 7) % 7);
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** 'YYYY-MM-DD' when the date is on the calendar, else undefined. */
-function calendarDate(year: number, month: number, day: number): string | undefined {
+export function calendarDate(year: number, month: number, day: number): string | undefined {
   if (month < 1 || month > 12 || day < 1) return undefined;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
@@ -157,53 +317,3 @@ function calendarDate(year: number, month: number, day: number): string | undefi
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
-
-export type TimeOfDay = 'morning' | 'afternoon' | 'evening';
-
-/** Local minutes since midnight, half-open [from, to): "in the morning" means before noon, and so on. */
-export const TIME_OF_DAY_MINUTES: Record<TimeOfDay, { from: number; to: number }> = {
-  morning: { from: 0, to: 720 },
-  afternoon: { from: 720, to: 1020 },
-  evening: { from: 1020, to: 1440 },
-};
-
-const NAMED_TIMES: ReadonlyMap<string, number> = new Map([
-  ['noon', 720],
-  ['midday', 720],
-  ['12 noon', 720],
-  ['12 midday', 720],
-  ['midnight', 0],
-  ['12 midnight', 0],
-]);
-
-/** "14:30", "9:05", "14.30": a 24-hour clock needs its minutes, or "0930" and "14" would be guesses. */
-const CLOCK = /^(\d{1,2})[:.](\d{2})$/;
-/** "2pm", "2 pm", "2:30pm", "2.30 p.m.", "12 am". */
-const MERIDIEM = /^(\d{1,2})(?:[:.](\d{2}))? ?([ap])\.? ?m\.?$/;
-
-/**
- * A local time of day as minutes since midnight, or undefined when the words are not one. Hours run
- * 0-23 on a 24-hour clock and 1-12 with am/pm; "12 am" is midnight and "12 pm" noon.
- */
-export function parseSpokenTime(text: string): number | undefined {
-  const spoken = text.trim().toLowerCase().replace(/\s+/g, ' ');
-  const named = NAMED_TIMES.get(spoken);
-  if (named !== undefined) return named;
-
-  const clock = CLOCK.exec(spoken);
-  if (clock) {
-    const hour = Number(clock[1]);
-    const minute = Number(clock[2]);
-    return hour <= 23 && minute <= 59 ? hour * 60 + minute : undefined;
-  }
-
-  const meridiem = MERIDIEM.exec(spoken);
-  if (meridiem) {
-    const hour = Number(meridiem[1]);
-    const minute = meridiem[2] === undefined ? 0 : Number(meridiem[2]);
-    if (hour < 1 || hour > 12 || minute > 59) return undefined;
-    return ((hour % 12) + (meridiem[3] === 'p' ? 12 : 0)) * 60 + minute;
-  }
-
-  return undefined;
-}

@@ -42,6 +42,13 @@ const OUTCOME_FIELDS = {
     .optional()
     .describe('With code ambiguous or not_found: the names to choose from.'),
   alternatives: z.array(SpokenSlot).optional().describe('Free times near the one asked for.'),
+  reason: z
+    .string()
+    .optional()
+    .describe(
+      'With code conflict (or no_slots), why: slot_unavailable, too_soon, too_far_ahead, not_on_grid, closed, ' +
+        'staff_not_working, late_change or not_changeable.',
+    ),
 };
 
 /**
@@ -51,7 +58,7 @@ const OUTCOME_FIELDS = {
 export class ToolFailure extends Error {
   readonly code: ToolCode;
   readonly hint: string;
-  readonly extra: { detail?: string; choices?: string[]; alternatives?: SpokenSlot[] };
+  readonly extra: { detail?: string; choices?: string[]; alternatives?: SpokenSlot[]; reason?: string };
 
   constructor(code: ToolCode, hint: string, extra: ToolFailure['extra'] = {}) {
     super(hint);

@@ -2,24 +2,25 @@
 # End to end with a client written by others: the MCP Inspector CLI lists the tools and calls find_slots
 # and book against `booking mcp` (stdio) and `booking serve` (Streamable HTTP at /mcp).
 #
-# The inspector needs Node >= 22.19 and the project runs on Node 20 (better-sqlite3 is compiled for it),
-# so the inspector and a Node 22 (the npm package "node") live in their own small npm project,
-# test/e2e/inspector, installed here with `npm ci` when it is missing or older than its lock file. Node 22
-# is never put on PATH: it runs the inspector only, and the servers run on the system's node.
+# The inspector needs Node >= 22.19 and the project also runs on Node 20, so the inspector and a Node 22
+# (the npm package "node") live in their own small npm project, test/e2e/inspector, installed here with
+# `npm ci` when it is missing or older than its lock file. That Node 22 is never put on PATH: it runs the
+# inspector only. The servers run on the node on PATH, the one `npm test` runs on and the project's
+# dependencies were installed with (Node 24, 22 or 20: .ci/run tests each).
 #
 # Usage, from anywhere: bash test/e2e/mcp-inspector.sh   (run by `npm test` after vitest)
 set -euo pipefail
 umask 077
 
-# The system's node, captured before anything could put another one first.
-NODE20=$(command -v node)
+# The node on PATH (the project's), captured before anything could put another one first.
+SERVER_NODE=$(command -v node)
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
 
 INSPECTOR_DIR=$ROOT/test/e2e/inspector
 NODE22=$INSPECTOR_DIR/node_modules/.bin/node
 INSPECTOR_JS=$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
-TOOLS=(list_locations list_services find_slots lookup_client register_client book get_booking reschedule cancel)
+TOOLS=(list_locations get_location_info list_services find_slots lookup_client register_client book get_booking reschedule cancel take_message)
 PHONE='07911 123457'
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/booking-mcp-inspector.XXXXXX")
@@ -80,10 +81,10 @@ if [[ ! -d $INSPECTOR_DIR/node_modules || $INSPECTOR_DIR/package-lock.json -nt $
   echo "PASS install: npm ci in test/e2e/inspector ($((SECONDS - started)) s)"
 fi
 node22_version=$("$NODE22" --version) || fail "$NODE22 does not run"
-node20_version=$("$NODE20" --version)
+server_node_version=$("$SERVER_NODE" --version)
 [[ $node22_version == v22.* ]] || fail "test/e2e/inspector's node is $node22_version, not 22"
-[[ $("$NODE20" -p 'process.versions.modules') != $("$NODE22" -p 'process.versions.modules') ]] ||
-  fail "the system's node ($NODE20) is the inspector's Node 22"
+[[ $(realpath "$SERVER_NODE") != $(realpath "$NODE22") ]] ||
+  fail "the node on PATH ($SERVER_NODE) is the inspector's Node 22, not the project's"
 
 # inspector <output file> <arguments...>: the inspector's CLI, one JSON object on stdout. HOME and its
 # stores point into the temporary directory (it keeps a catalog and storage under ~/.mcp-inspector), and
@@ -116,6 +117,9 @@ try {
 const result = doc?.result;
 if (!result) die(`the inspector's output has no result${doc?.error ? `: ${JSON.stringify(doc.error)}` : ''}`);
 if (what === 'tools') {
+  // With --strict the inspector lists every tool-schema portability finding (warnings included) here.
+  const findings = doc.schemaFindings ?? [];
+  if (findings.length > 0) die(`tool-schema portability findings (--strict): ${JSON.stringify(findings)}`);
   const names = (result.tools ?? []).map((tool) => tool.name);
   const missing = rest.filter((name) => !names.includes(name));
   if (missing.length > 0) die(`tools/list lacks ${missing.join(', ')} (it lists ${names.join(', ') || 'nothing'})`);
@@ -155,7 +159,7 @@ call() {
   shift
   inspector "$out" "$@" || status=$?
   ((status == 0)) || fail "$label: the inspector exited with status $status" "$out" "$out.stderr"
-  value=$("$NODE20" -e "$CHECK_JS" "$what" "$out" "${checks[@]}" 2>"$out.check") ||
+  value=$("$SERVER_NODE" -e "$CHECK_JS" "$what" "$out" "${checks[@]}" 2>"$out.check") ||
     fail "$label: $(redact <"$out.check")" "$out" "$out.stderr"
   printf '%s\n' "$value"
 }
@@ -163,25 +167,26 @@ call() {
 # --- A fresh database with the demo catalogue and a read_write key ------------------------------------
 export DATABASE_URL="sqlite:$TMP/booking.sqlite"
 mkdir -p "$TMP/home"
-"$NODE20" bin/booking.js import db/demo-catalogue.json >"$TMP/import.out" 2>&1 ||
+"$SERVER_NODE" bin/booking.js import db/demo-catalogue.json >"$TMP/import.out" 2>&1 ||
   fail 'booking import db/demo-catalogue.json' "$TMP/import.out"
-"$NODE20" bin/booking.js keys create --org northside-hair --label 'MCP Inspector e2e' --scope read_write --json \
+"$SERVER_NODE" bin/booking.js keys create --org northside-hair --label 'MCP Inspector e2e' --scope read_write --json \
   >"$TMP/key.json" 2>"$TMP/key.err" || fail 'booking keys create' "$TMP/key.err"
-KEY=$("$NODE20" -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(0, "utf8")).key)' \
+KEY=$("$SERVER_NODE" -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(0, "utf8")).key)' \
   <"$TMP/key.json") || fail 'reading the key from booking keys create --json' "$TMP/key.json"
 [[ $KEY =~ ^bk_[0-9A-Za-z]{40}$ ]] || fail 'booking keys create --json printed no key in the expected format'
 echo "PASS setup: fresh database, demo catalogue imported, read_write key created" \
-  "(inspector on node $node22_version, servers on node $node20_version)"
+  "(inspector on node $node22_version, servers on node $server_node_version)"
 
 client_json() {
   printf '{"first_name":"Ina","last_name":"Inspector","phone":"%s"}' "$PHONE"
 }
 
 # --- stdio: the inspector starts `booking mcp` itself ------------------------------------------------
-STDIO=("$NODE20" "$ROOT/bin/booking.js" mcp --cwd "$ROOT" -e "DATABASE_URL=$DATABASE_URL" -e "BOOKING_API_KEY=$KEY")
+STDIO=("$SERVER_NODE" "$ROOT/bin/booking.js" mcp --cwd "$ROOT"
+  -e "DATABASE_URL=$DATABASE_URL" -e "BOOKING_API_KEY=$KEY")
 
-count=$(call 'stdio tools/list' "$TMP/stdio-tools.json" tools "${TOOLS[@]}" -- "${STDIO[@]}" --method tools/list)
-echo "PASS stdio tools/list: $count tools, all ${#TOOLS[@]} expected ones among them"
+count=$(call 'stdio tools/list' "$TMP/stdio-tools.json" tools "${TOOLS[@]}" -- "${STDIO[@]}" --method tools/list --strict)
+echo "PASS stdio tools/list --strict: $count tools, all ${#TOOLS[@]} expected ones among them, no schema findings"
 
 slot=$(call 'stdio find_slots' "$TMP/stdio-slots.json" slot 0 -- "${STDIO[@]}" \
   --method tools/call --tool-name find_slots --tool-arg location=camden services=cut 'date=next tuesday')
@@ -194,7 +199,7 @@ stdio_reference=$(call 'stdio book' "$TMP/stdio-book.json" booking -- "${STDIO[@
 echo "PASS stdio book ($starts_at): booking $stdio_reference"
 
 # --- Streamable HTTP: `booking serve` on a free port ----------------------------------------------------
-"$NODE20" bin/booking.js serve --port 0 --host 127.0.0.1 >"$TMP/serve.out" 2>"$TMP/serve.err" </dev/null &
+"$SERVER_NODE" bin/booking.js serve --port 0 --host 127.0.0.1 >"$TMP/serve.out" 2>"$TMP/serve.err" </dev/null &
 SERVER_PID=$!
 url=''
 deadline=$((SECONDS + 30))
@@ -211,8 +216,8 @@ echo "PASS http: booking serve listening on $url"
 # --stored-auth-only: a refused key fails at once instead of the inspector starting an OAuth login.
 HTTP=(--transport http --server-url "$url/mcp" --header "Authorization: Bearer $KEY" --stored-auth-only)
 
-count=$(call 'http tools/list' "$TMP/http-tools.json" tools "${TOOLS[@]}" -- "${HTTP[@]}" --method tools/list)
-echo "PASS http tools/list: $count tools, all ${#TOOLS[@]} expected ones among them"
+count=$(call 'http tools/list' "$TMP/http-tools.json" tools "${TOOLS[@]}" -- "${HTTP[@]}" --method tools/list --strict)
+echo "PASS http tools/list --strict: $count tools, all ${#TOOLS[@]} expected ones among them, no schema findings"
 
 # Another day than over stdio, so this books another slot (book is idempotent: the same request would
 # answer with the stdio booking).

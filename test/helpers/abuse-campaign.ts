@@ -970,24 +970,32 @@ function exampleValue(
 /** Whether a free-text value is one the field accepts, and what the service then stores. */
 function acceptedText(field: string, schema: JsonSchema, value: string): { stored: string } | undefined {
   if (/\p{Cs}/u.test(value)) return undefined;
-  // JSON Schema counts a string's length in code points, not UTF-16 units.
-  const length = [...value].length;
-  if (length < (schema.minLength ?? 0) || length > (schema.maxLength ?? Number.POSITIVE_INFINITY)) {
+  // JSON Schema (and zod) count a string's length in code points, not UTF-16 units.
+  const points = [...value].length;
+  if (points < (schema.minLength ?? 0) || points > (schema.maxLength ?? Number.POSITIVE_INFINITY)) {
     return undefined;
   }
-  if (field === 'first_name' || field === 'last_name') {
-    // The contract's 1 to 60 characters, of the trimmed name, which holds no control characters.
-    const trimmed = value.trim();
-    const length = [...trimmed].length;
+  const trimmed = value.trim();
+  const length = [...trimmed].length;
+  if (field === 'first_name' || field === 'last_name' || field === 'caller_name') {
+    // 1 to 60 characters (a caller's name for a message: 120), of the trimmed name, which holds no
+    // control characters.
+    const most = field === 'caller_name' ? 120 : 60;
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a name may not hold.
-    if (length < 1 || length > 60 || /[\u0000-\u001f\u007f]/.test(trimmed)) return undefined;
+    if (length < 1 || length > most || /[\u0000-\u001f\u007f]/.test(trimmed)) return undefined;
+    return { stored: trimmed };
+  }
+  if (field === 'message') {
+    // A message for staff: trimmed, 1 to 2000 characters, line breaks and tabs but no other control characters.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a message may not hold.
+    if (length < 1 || length > 2000 || /[\u0000-\u0008\u000b-\u001f\u007f]/.test(trimmed)) return undefined;
     return { stored: trimmed };
   }
   return { stored: value };
 }
 
 /** Fields whose value is free text kept as given: where injection strings must be plain data. */
-const FREE_TEXT_FIELDS = new Set(['first_name', 'last_name', 'notes', 'reason']);
+const FREE_TEXT_FIELDS = new Set(['first_name', 'last_name', 'notes', 'reason', 'caller_name', 'message']);
 
 interface BodyPlan {
   members: Member[];

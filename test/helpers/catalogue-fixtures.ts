@@ -70,6 +70,7 @@ export function smallCatalogue(options: FixtureOptions = {}) {
       {
         ref: 'cut',
         name: 'Cut',
+        aliases: ['Haircut', 'trim'],
         category: 'Hair',
         duration_minutes: 45,
         buffer_after_minutes: 15,
@@ -100,6 +101,7 @@ export function smallCatalogue(options: FixtureOptions = {}) {
       {
         ref: 'ana',
         name: 'Ana',
+        aliases: ['Annie'],
         services: ['cut', 'colour', 'patch-test'],
         working_hours: { soho: { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']] } },
       },

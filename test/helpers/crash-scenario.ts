@@ -273,13 +273,14 @@ async function crashAndVerify(
     // Every answered 201 is there, exactly as answered. A confirmed booking without a deposit has no
     // field that changes by itself with time: status stays confirmed (only pending holds lapse),
     // pending_confirmation stays null, updated_at moves only when something changes the booking, and
-    // there are no fees. Only deposit and payment_url are not part of GET's answer (create-only).
+    // there are no fees; GET answers with the same deposit (none) and payment_url (none) as the 201.
     await inParallel(answered, async (attempt) => {
       const { status, text } = attempt.answer!;
       if (status !== 201) return;
       const created = JSON.parse(text).data as Record<string, unknown>;
       finalReferences.set(attempt.key, String(created.reference));
-      const { deposit, payment_url, ...expected } = created;
+      const expected = created;
+      const { deposit, payment_url } = created;
       if (deposit !== null || payment_url !== null) {
         problem(
           `${created.reference}: a booking without deposit was answered with ${deposit}, ${payment_url}`,

@@ -43,7 +43,8 @@ function packageOf(specifier: string): string {
 function listTypeScript(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return listTypeScript(full);
+    // node_modules: test/e2e/inspector has its own npm project.
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : listTypeScript(full);
     return entry.name.endsWith('.ts') ? [full] : [];
   });
 }

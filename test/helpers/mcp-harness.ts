@@ -14,6 +14,7 @@ export function demoCatalogue(): unknown {
 /** The tools a client must see, in order (the contract of design.md section 7). */
 export const TOOL_NAMES = [
   'list_locations',
+  'get_location_info',
   'list_services',
   'find_slots',
   'lookup_client',
@@ -22,6 +23,7 @@ export const TOOL_NAMES = [
   'get_booking',
   'reschedule',
   'cancel',
+  'take_message',
 ];
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are JSON; tests read them freely.

@@ -216,7 +216,11 @@ describe('previewCancellation, then cancelBooking', () => {
     t.clock.set(now);
     const before = await stored(reference);
     const preview = await previewCancellation(t.database.db, changer, reference, t.clock.nowMs());
-    expect(preview).toEqual({ refusal: null, disclosure: expected });
+    expect(preview).toEqual({
+      booking: expect.objectContaining({ reference }),
+      refusal: null,
+      disclosure: expected,
+    });
     expect(await stored(reference)).toEqual(before);
 
     const done = await outcome(cancelBooking(t.database.db, changer, reference, undefined, t.clock.nowMs()));
@@ -332,5 +336,68 @@ describe('previewReschedule, then rescheduleBookingWithDisclosure', () => {
     expect(other.statusCode).toBe(201);
     const again = await previewReschedule(t.database.db, changer, reference, change, t.clock.nowMs());
     expect(again.refusal).toMatchObject({ reason: 'slot_unavailable', param: 'starts_at' });
+  });
+});
+
+describe('through REST: dry_run on POST /bookings/{reference}/cancel and PATCH /bookings/{reference}', () => {
+  const cancel = (reference: string, body: Record<string, unknown>) =>
+    t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: body });
+  const patch = (reference: string, body: Record<string, unknown>) =>
+    t.request({ method: 'PATCH', url: `/v1/bookings/${reference}`, payload: body });
+
+  it('tells a late cancellation of a protected booking with a paid deposit, then does the same', async () => {
+    const reference = await make('protected with deposit');
+    t.clock.set('2026-11-26T09:00:00Z');
+    const before = await stored(reference);
+    const dry = await cancel(reference, { dry_run: true });
+    expect(dry.statusCode, dry.body).toBe(200);
+    // 50 % of 45 pounds is 22.50, of which the kept 15-pound deposit covers 15: 7.50 to the card.
+    const change = { late: true, deposit_refunded: false, fee: { amount: 750, currency: 'GBP' } };
+    expect(dry.json().data).toEqual({
+      reference,
+      status: 'cancelled',
+      cancelled_at: '2026-11-26T09:00:00Z',
+      deposit_refunded: false,
+      change: { dry_run: true, ...change },
+    });
+    expect(await stored(reference)).toEqual(before);
+    const done = await cancel(reference, { reason: 'ill' });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().data.change).toEqual({ dry_run: false, ...change });
+    const fee = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data
+      .late_cancellation_fee;
+    expect(fee).toMatchObject({ amount_minor: 2250, deposit_credit_minor: 1500, charge_amount_minor: 750 });
+  });
+
+  it('answers a dry run the change would refuse with the same 409, and changes nothing', async () => {
+    const reference = await make('cut', 'strict');
+    t.clock.set(LATE);
+    const before = await stored(reference);
+    const dry = await cancel(reference, { dry_run: true });
+    expect(dry.statusCode).toBe(409);
+    expect(dry.json().error).toMatchObject({ code: 'conflict', reason: 'late_change' });
+    const moved = await patch(reference, { starts_at: '2026-11-24T14:00:00+00:00', dry_run: true });
+    expect(moved.statusCode).toBe(409);
+    expect(moved.json().error).toMatchObject({ code: 'conflict', reason: 'late_change' });
+    expect(await stored(reference)).toEqual(before);
+  });
+
+  it('shows the booking as the move would make it, with the deposit staying with it, and moves nothing', async () => {
+    const reference = await make('colour paid');
+    t.clock.set(LATE);
+    const before = await stored(reference);
+    const dry = await patch(reference, { starts_at: '2026-11-24T14:00:00+00:00', dry_run: true });
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json().data).toMatchObject({
+      reference,
+      status: 'confirmed',
+      starts_at: '2026-11-24T14:00:00+00:00',
+      deposit: { amount: 2000, currency: 'GBP' },
+      deposit_status: 'paid',
+      change: { dry_run: true, late: true, deposit_refunded: false, fee: null },
+    });
+    expect(await stored(reference)).toEqual(before);
+    const read = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+    expect(read.starts_at).toBe(TUESDAY);
   });
 });

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import SqliteDatabase from 'better-sqlite3';
 import fc from 'fast-check';
 import { type Dialect, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAppDeps, DEFAULT_LIMITS } from '../../src/app/deps.ts';
 import { checkIntegrity } from '../../src/data/integrity-check.ts';
+import { SqliteDatabase } from '../../src/data/sqlite-driver.ts';
 import type { Database } from '../../src/data/tables.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.ts';
 import { buildApp } from '../../src/http/build-app.ts';

@@ -61,8 +61,11 @@ describe('POST /bookings', () => {
       late_cancellation_fee: null,
       no_show_fee: null,
       booking_protection: { applies: false },
+      total_price: { amount: 4000, currency: 'GBP' },
       deposit: null,
+      deposit_status: null,
       payment_url: null,
+      hold_expires_at: null,
     });
     const spelled = [
       booking.reference,
@@ -72,8 +75,7 @@ describe('POST /bookings', () => {
     for (const reference of spelled) {
       const found = await getBooking(t, reference);
       expect(found.statusCode, reference).toBe(200);
-      const { deposit: _d, payment_url: _p, ...plain } = booking;
-      expect(found.json().data).toEqual(plain);
+      expect(found.json().data).toEqual(booking);
     }
     const starts = await offeredStarts(t, { serviceId: ids.services.cut!, date: '2026-11-24' });
     expect(starts).not.toContain(tue('10:00'));
@@ -94,12 +96,22 @@ describe('POST /bookings', () => {
     const offered = () => offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-11-24' });
     expect(await offered()).not.toContain(tue('12:00'));
 
+    // Read back, it still carries its payment link (for the caller to be sent it again) and its hold.
+    expect((await getBooking(t, booking.reference)).json().data).toMatchObject({
+      status: 'pending_payment',
+      deposit: { amount: 2000, currency: 'GBP' },
+      deposit_status: 'pending',
+      payment_url: booking.payment_url.replace('salon.example:8443', 'localhost:80'),
+      hold_expires_at: '2026-11-23T09:30:00Z',
+    });
     t.clock.advance({ minutes: 29, seconds: 59 });
     expect((await getBooking(t, booking.reference)).json().data.status).toBe('pending_payment');
     t.clock.advance({ seconds: 1 });
     expect((await getBooking(t, booking.reference)).json().data).toMatchObject({
       status: 'expired',
       pending_confirmation: null,
+      payment_url: null,
+      hold_expires_at: null,
     });
     expect(await offered()).toContain(tue('12:00'));
   });
@@ -238,6 +250,8 @@ describe('Idempotency-Key', () => {
     const again = await postBooking(t, reordered, { idempotencyKey: key });
     expect(again.statusCode).toBe(201);
     expect(again.json()).toEqual(first.json());
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.headers['idempotent-replayed']).toBe('true');
     expect(await countBookings(t.database.db)).toBe(before);
   });
 

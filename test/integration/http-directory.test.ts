@@ -62,6 +62,7 @@ describe('GET /locations/{slug}/services', () => {
       {
         id: expect.any(String),
         name: 'Colour',
+        aliases: [],
         duration_minutes: 90,
         price: { amount: 9000, currency: 'GBP' },
         deposit: { amount: 2000, currency: 'GBP' },
@@ -72,6 +73,7 @@ describe('GET /locations/{slug}/services', () => {
       {
         id: expect.any(String),
         name: 'Cut',
+        aliases: ['Haircut', 'trim'],
         duration_minutes: 45,
         price: { amount: 4000, currency: 'GBP' },
         deposit: null,
@@ -86,6 +88,7 @@ describe('GET /locations/{slug}/services', () => {
       {
         id: expect.any(String),
         name: 'Patch test',
+        aliases: [],
         duration_minutes: 10,
         price: { amount: 0, currency: 'GBP' },
         deposit: null,
@@ -125,9 +128,10 @@ describe('GET /locations/{slug}/staff', () => {
       {
         id: expect.any(String),
         name: 'Ana',
+        aliases: ['Annie'],
         service_ids: [services.Colour, services.Cut, services['Patch test']],
       },
-      { id: expect.any(String), name: 'Bo', service_ids: [services.Cut] },
+      { id: expect.any(String), name: 'Bo', aliases: [], service_ids: [services.Cut] },
     ]);
     const kingsCross = await get('/v1/locations/kings-cross/staff');
     expect(kingsCross.map((s: { name: string }) => s.name)).toEqual(['Bo']);

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findLiveBookingAt } from '../../src/app/booking-service.ts';
 import { getLocationInfo } from '../../src/app/location-info-service.ts';
-import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 
@@ -101,7 +100,9 @@ describe('getLocationInfo', () => {
         { date: '2026-12-26', reason: null },
         { date: '2027-01-22', reason: 'Stocktake' },
       ],
-      depositsApply: true,
+      deposits: [
+        { serviceId: ids.services.colour, serviceName: 'Colour', depositMinor: 2000, currency: 'GBP' },
+      ],
       protection: { applies: false, lateCancellationFeePercentage: null, noShowFeePercentage: null },
       policy: {
         slotIntervalMinutes: 15,
@@ -121,7 +122,7 @@ describe('getLocationInfo', () => {
     expect(info).toMatchObject({
       phone: null,
       streetAddress: null,
-      depositsApply: false,
+      deposits: [],
       protection: { applies: true, lateCancellationFeePercentage: 50, noShowFeePercentage: 100 },
       closures: [],
     });
@@ -142,59 +143,32 @@ describe('getLocationInfo', () => {
   });
 });
 
-describe('findLiveBookingAt', () => {
-  const find = (clientId: string, location: { id: string } | { slug: string }, startsAt: string) =>
-    findLiveBookingAt(
-      t.database.db,
-      ids.organisation,
-      clientId,
-      location,
-      Date.parse(startsAt),
-      t.clock.nowMs(),
-    );
-  const book = async (startsAt: string, service = ids.services.cut) => {
-    const response = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [service],
-      client_id: ids.jo,
-      starts_at: startsAt,
+describe('GET /v1/locations/{slug}/info', () => {
+  it('answers the same in REST representation, for a read key, and 404 for an unknown location', async () => {
+    const response = await t.request({ method: 'GET', url: '/v1/locations/soho/info', key: t.keys.read });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data).toMatchObject({
+      slug: 'soho',
+      today: '2026-11-23',
+      opening_hours: expect.arrayContaining([{ weekday: 'sun', intervals: [] }]),
+      closures: [
+        { date: '2026-11-23', reason: 'Staff training' },
+        { date: '2026-12-25', reason: 'Christmas Day' },
+        { date: '2026-12-26', reason: null },
+        { date: '2027-01-22', reason: 'Stocktake' },
+      ],
+      deposits: [
+        {
+          service_id: ids.services.colour,
+          service_name: 'Colour',
+          deposit: { amount: 2000, currency: 'GBP' },
+        },
+      ],
+      booking_protection_policy: { applies: false },
+      policy: { cancellation_window_hours: 24, late_cancellation: 'allow', min_notice_minutes: 60 },
     });
-    expect(response.statusCode, response.body).toBe(201);
-    return response.json().data.reference as string;
-  };
-
-  it("finds the client's live booking starting at that instant there, by slug or id", async () => {
-    const reference = await book('2026-11-24T10:00:00+00:00');
-    expect((await find(ids.jo, { slug: 'soho' }, '2026-11-24T10:00:00Z'))?.reference).toBe(reference);
-    expect((await find(ids.jo, { id: ids.locations.soho! }, '2026-11-24T10:00:00Z'))?.reference).toBe(
-      reference,
-    );
-    // Another instant, location or client: none.
-    expect(await find(ids.jo, { slug: 'soho' }, '2026-11-24T10:15:00Z')).toBeNull();
-    expect(await find(ids.jo, { slug: 'kings-cross' }, '2026-11-24T10:00:00Z')).toBeNull();
-    const sam = await t.database.db
-      .selectFrom('clients')
-      .select('id')
-      .where('ref', '=', 'sam')
-      .executeTakeFirstOrThrow();
-    expect(await find(sam.id, { slug: 'soho' }, '2026-11-24T10:00:00Z')).toBeNull();
-  });
-
-  it('ignores cancelled bookings and lapsed holds', async () => {
-    const cancelled = await book('2026-11-24T12:00:00+00:00');
-    await t.request({ method: 'POST', url: `/v1/bookings/${cancelled}/cancel` });
-    expect(await find(ids.jo, { slug: 'soho' }, '2026-11-24T12:00:00Z')).toBeNull();
-
-    const hold = await book('2026-11-24T14:00:00+00:00', ids.services.colour);
-    expect((await find(ids.jo, { slug: 'soho' }, '2026-11-24T14:00:00Z'))?.reference).toBe(hold);
-    t.clock.advance({ minutes: 31 }); // the deposit hold lapses, written or not
-    expect(await find(ids.jo, { slug: 'soho' }, '2026-11-24T14:00:00Z')).toBeNull();
-  });
-
-  it('is 404 for an unknown location slug', async () => {
-    await expect(find(ids.jo, { slug: 'nowhere' }, '2026-11-24T10:00:00Z')).rejects.toMatchObject({
-      code: 'not_found',
-      param: 'location',
-    });
+    const unknown = await t.request({ method: 'GET', url: '/v1/locations/nowhere/info' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toMatchObject({ code: 'not_found' });
   });
 });

@@ -94,7 +94,7 @@ describe('conversations', () => {
     });
     expect(moved.ok).toBe(true);
     expect(moved.spoken).toBe(
-      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at 12 pm.',
+      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at noon.',
     );
     expect(mcp.calls).toBe(3);
     expect(await bookingRow(appointment.reference)).toMatchObject({

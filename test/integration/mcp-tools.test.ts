@@ -62,6 +62,49 @@ describe('tools/list', () => {
   });
 });
 
+/** Every subschema of a JSON Schema, with its path, depth first. */
+function* subschemas(node: unknown, path: string): Generator<[string, Json]> {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) yield* subschemas(item, `${path}[${i}]`);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  yield [path, node as Json];
+  for (const [key, value] of Object.entries(node)) {
+    // Property names are not schemas; their values are.
+    if (key === 'properties') {
+      for (const [name, sub] of Object.entries(value as Json)) yield* subschemas(sub, `${path}.${name}`);
+    } else if (typeof value === 'object') yield* subschemas(value, `${path}/${key}`);
+  }
+}
+
+describe('tools/list is small and flat (design.md 8.1)', () => {
+  it('stays under 16,000 characters of JSON, with names a host accepts', async () => {
+    const listing = await mcp.client.listTools();
+    expect(JSON.stringify(listing).length).toBeLessThan(16_000);
+    for (const tool of listing.tools) expect(tool.name).toMatch(/^[a-z][a-z_]{0,39}$/);
+  });
+
+  it('has no $ref, $defs, type arrays, nor anyOf/oneOf/allOf at the top of a schema', async () => {
+    const { tools } = await mcp.client.listTools();
+    for (const tool of tools) {
+      for (const [which, schema] of [
+        ['input', tool.inputSchema],
+        ['output', tool.outputSchema],
+      ] as const) {
+        const at = `${tool.name} ${which}`;
+        expect(schema, at).toBeDefined();
+        for (const keyword of ['anyOf', 'oneOf', 'allOf']) expect(schema, at).not.toHaveProperty(keyword);
+        for (const [path, sub] of subschemas(schema, at)) {
+          expect(sub, path).not.toHaveProperty('$ref');
+          expect(sub, path).not.toHaveProperty('$defs');
+          if ('type' in sub) expect(typeof sub.type, path).toBe('string');
+        }
+      }
+    }
+  });
+});
+
 describe('list_locations and list_services', () => {
   it('gives each location its address, phone digit by digit and local time now', async () => {
     const { locations } = await mcp.call('list_locations');
@@ -145,7 +188,7 @@ describe('find_slots', () => {
     expect(starts.map(localTime)).toEqual(['12:00', '12:30', '13:00', '13:30', '14:00']);
     expect(starts.every((s: string) => s.startsWith('2026-11-24T') && s.endsWith('+00:00'))).toBe(true);
     expect(result.slots[0]).toMatchObject({
-      spoken: 'tomorrow, Tuesday 24 November at 12 pm',
+      spoken: 'tomorrow, Tuesday 24 November at noon',
       staff_name: expect.stringMatching(/^(Amara Okafor|Ben Carter)$/),
     });
   });
@@ -179,10 +222,12 @@ describe('find_slots', () => {
     expect(result.slots[0].spoken).toMatch(/^Thursday 26 November at /);
   });
 
-  it('offers the nearest free times when nothing is free (Christmas Day)', async () => {
+  it('says a closed day is closed, with its reason, and offers the nearest free times (Christmas Day)', async () => {
     const result = await mcp.call('find_slots', { location: 'camden', services: 'cut', date: '25 December' });
-    expect(result).toMatchObject({ ok: false, code: 'no_slots' });
-    expect(result.hint).toMatch(/^Nothing is free on Friday 25 December; offer the nearest/);
+    expect(result).toMatchObject({ ok: false, code: 'no_slots', reason: 'closed' });
+    expect(result.hint).toMatch(
+      /^Northside Camden is closed on Friday 25 December \(Christmas Day\); offer the nearest free times/,
+    );
     expect(result.alternatives.length).toBe(5);
     expect(result.alternatives[0].spoken).toMatch(/^Saturday 26 December at/);
   });
@@ -190,10 +235,10 @@ describe('find_slots', () => {
   it('answers unknown, ambiguous, in-person-only and staff mismatches conversationally', async () => {
     const ask = (args: Json) => mcp.call('find_slots', { location: 'camden', date: 'tomorrow', ...args });
     expect(await ask({ services: 'perm' })).toMatchObject({ ok: false, code: 'not_found' });
-    expect(await ask({ services: 'colour' })).toMatchObject({
+    expect(await ask({ services: 'trim' })).toMatchObject({
       ok: false,
       code: 'ambiguous',
-      choices: ['Full colour', 'Colour consultation'].sort(),
+      choices: ['Cut & blow-dry', 'Beard trim'],
     });
     const inPerson = await ask({ services: 'consultation' });
     expect(inPerson).toMatchObject({ ok: false, code: 'invalid_request' });
@@ -243,7 +288,7 @@ describe('clients', () => {
   it('answers nobody on file, a misheard number and a missing contact', async () => {
     const nobody = await mcp.call('lookup_client', { phone: '+44 7912 345678' });
     expect(nobody).toMatchObject({ ok: false, code: 'not_found' });
-    expect(nobody.hint).toMatch(/ask for their first and last name to register them/);
+    expect(nobody.hint).toMatch(/ask whether they booked with another number or e-mail/);
     const misheard = await mcp.call('lookup_client', { phone: '07911 12' });
     expect(misheard).toMatchObject({ ok: false, code: 'invalid_request' });
     expect(misheard.hint).toMatch(/digit by digit/);
@@ -320,11 +365,11 @@ describe('book', () => {
     expect(result).toMatchObject({
       ok: true,
       status: 'pending_payment',
-      deposit: { amount: 2000, currency: 'GBP' },
-      deposit_spoken: '20 pounds',
+      booking: { deposit: { amount: 2000, currency: 'GBP' }, deposit_status: 'pending' },
       payment_url: expect.stringMatching(/^http:\/\/localhost:8080\/checkout\//),
     });
-    expect(result.hint).toMatch(/^A deposit of 20 pounds secures it/);
+    expect(result.spoken).toMatch(/ for the deposit of 20 pounds, not yet booked: /);
+    expect(result.hint).toBe('Give the caller the payment link.');
   });
 
   it('offers the nearest free times when the slot was just taken', async () => {
@@ -412,7 +457,7 @@ describe('get_booking, reschedule and cancel', () => {
     const result = await mcp.call('get_booking', { reference: reference.toLowerCase() });
     expect(result.booking).toMatchObject({ reference, staff_name: 'Amara Okafor', status: 'confirmed' });
     expect(result.spoken).toBe(
-      'Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at 9 am, confirmed.',
+      `Booked: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at 9 am. The reference is ${result.booking.reference_spoken}.`,
     );
     const unknown = await mcp.call('get_booking', { reference: 'NHC-ZZZZZZ' });
     expect(unknown).toMatchObject({ ok: false, code: 'not_found' });
@@ -447,7 +492,14 @@ describe('get_booking, reschedule and cancel', () => {
   it('cancels, and says when a booking can no longer be changed', async () => {
     const reference = await bookJo('2026-12-01T09:00:00+00:00');
     const cancelled = await mcp.call('cancel', { reference, reason: 'Caller is unwell' });
-    expect(cancelled).toMatchObject({ ok: true, deposit_refunded: false, booking: { status: 'cancelled' } });
+    expect(cancelled).toMatchObject({
+      ok: true,
+      dry_run: false,
+      late: false,
+      deposit_refunded: null,
+      fee: null,
+      booking: { status: 'cancelled' },
+    });
     expect(cancelled.spoken).toBe(
       'Cancelled: Cut & blow-dry with Amara Okafor at Northside Camden, Tuesday 1 December at 9 am.',
     );

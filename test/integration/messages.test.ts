@@ -52,6 +52,7 @@ describe('takeMessage', () => {
       id: expect.any(String),
       organisationId: ids.organisation,
       locationId: ids.soho,
+      locationSlug: 'soho',
       callerName: 'Jo Bloggs',
       phone: '+447911123456',
       message: 'Please call me back about my colour.\nAfter 5 pm is best.',
@@ -105,8 +106,9 @@ describe('takeMessage', () => {
       'an unknown location',
       { callerName: 'Sam', message: 'Hi', locationSlug: 'nowhere' },
       'not_found',
-      'location',
+      'location_slug',
     ],
+    ['a blank phone', { callerName: 'Sam', message: 'Hi', phone: '  ' }, 'invalid_request', 'phone'],
   ])('refuses %s, naming the field', async (_, input, code, param) => {
     await expect(takeMessage(t.database.db, ids.organisation, input, now())).rejects.toMatchObject({
       code,
@@ -229,3 +231,41 @@ async function idsOf(slug: string) {
     jo: (await of('clients', 'ref', 'jo')).id,
   };
 }
+
+describe('POST /v1/messages', () => {
+  it('stores a message of the key’s organisation, names the field of a bad one, and needs read_write', async () => {
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/messages',
+      payload: { caller_name: 'Sam', phone: '07911 123456', message: 'Call me back', location_slug: 'soho' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data).toEqual({
+      id: expect.any(String),
+      caller_name: 'Sam',
+      phone: '+447911123456',
+      message: 'Call me back',
+      reference: null,
+      location_slug: 'soho',
+      status: 'open',
+      created_at: new Date(now()).toISOString().replace('.000Z', 'Z'),
+    });
+    const listed = await listMessages(t.database.db, ids.organisation);
+    expect(listed.map((m) => m.id)).toContain(created.json().data.id);
+
+    const blank = await t.request({
+      method: 'POST',
+      url: '/v1/messages',
+      payload: { caller_name: 'Sam', message: 'Hi', phone: '' },
+    });
+    expect(blank.statusCode).toBe(400);
+    expect(blank.json().error).toMatchObject({ code: 'invalid_request', param: 'phone' });
+    const readOnly = await t.request({
+      method: 'POST',
+      url: '/v1/messages',
+      payload: { caller_name: 'Sam', message: 'Hi' },
+      key: t.keys.read,
+    });
+    expect(readOnly.statusCode).toBe(403);
+  });
+});

@@ -63,8 +63,10 @@ describe('the OpenAPI document', () => {
       '/v1/clients/{client_id}/bookings',
       '/v1/locations',
       '/v1/locations/{slug}/availability',
+      '/v1/locations/{slug}/info',
       '/v1/locations/{slug}/services',
       '/v1/locations/{slug}/staff',
+      '/v1/messages',
     ]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);

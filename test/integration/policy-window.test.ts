@@ -82,6 +82,7 @@ describe('the cancellation policy window', () => {
       status: 'cancelled',
       cancelled_at: '2026-11-23T10:00:00Z',
       deposit_refunded: true,
+      change: { dry_run: false, late: false, deposit_refunded: true, fee: null },
     });
   });
 

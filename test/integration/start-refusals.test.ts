@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getDayStatus } from '../../src/app/location-info-service.ts';
 import { type CatalogueIds, catalogueIds, countBookings, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
@@ -93,6 +92,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'That time has already passed.',
       param: 'starts_at',
       reason: 'too_soon',
+      details: { min_notice_minutes: 60, earliest_starts_at: '2026-11-23T10:00:00+00:00' },
     });
     expect(await refused(cut('2026-11-23T09:45:00+00:00'))).toMatchObject({
       reason: 'too_soon',
@@ -109,6 +109,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'That date is too far ahead: Soho takes bookings up to 60 days ahead (until 2027-01-22).',
       param: 'starts_at',
       reason: 'too_far_ahead',
+      details: { max_advance_days: 60, last_date: '2027-01-22' },
     });
   });
 
@@ -118,6 +119,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'Soho is closed on 2026-12-25 (Christmas Day).',
       param: 'starts_at',
       reason: 'closed',
+      details: { date: '2026-12-25', closed_because: 'closure', closure_reason: 'Christmas Day' },
     });
     // Closed comes before the grid and before the staff member.
     expect(await refused(cut('2026-12-25T10:05:00+00:00', { staff_id: ids.staff.bo }))).toMatchObject({
@@ -149,6 +151,23 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       message: 'Bo does not work then; Bo works at Kings Cross Thu 10:00-18:00, and at Soho Wed 10:00-18:00.',
       param: 'staff_id',
       reason: 'staff_not_working',
+      details: {
+        staff_id: ids.staff.bo,
+        staff_name: 'Bo',
+        on_time_off: false,
+        works: [
+          {
+            location_slug: 'kings-cross',
+            location_name: 'Kings Cross',
+            hours: [{ weekday: 'thu', intervals: [{ start: '10:00', end: '18:00' }] }],
+          },
+          {
+            location_slug: 'soho',
+            location_name: 'Soho',
+            hours: [{ weekday: 'wed', intervals: [{ start: '10:00', end: '18:00' }] }],
+          },
+        ],
+      },
     });
     // Working that day, but not that late: the appointment would run past closing.
     expect(await refused(cut('2026-11-24T16:30:00+00:00', { staff_id: ids.staff.ana }))).toMatchObject({
@@ -253,38 +272,32 @@ describe('PATCH /bookings/{reference}: the same reasons, and the policy’s', ()
   });
 });
 
-describe('getDayStatus', () => {
-  const status = (slug: string, date: string, serviceIds?: string[]) =>
-    getDayStatus(t.database.db, ids.organisation, slug, date, { serviceIds });
+describe('GET /availability: closed_days says which days searched are closed, and why', () => {
+  const closedDays = async (date: string, days: number, serviceIds = [ids.services.cut!]) => {
+    const response = await t.request({
+      method: 'GET',
+      url: `/v1/locations/soho/availability?service_ids=${serviceIds.join(',')}&date=${date}&days=${days}`,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().data.closed_days;
+  };
 
-  it('says closed by a closure with its reason, closed when nobody works, open otherwise', async () => {
-    expect(await status('soho', '2026-12-25')).toEqual({
-      date: '2026-12-25',
-      open: false,
-      closedBecause: 'closure',
-      closureReason: 'Christmas Day',
-    });
-    expect(await status('soho', '2026-11-26')).toEqual({
-      date: '2026-11-26',
-      open: false,
-      closedBecause: 'nobody_works',
-    });
-    expect(await status('soho', '2026-11-25')).toEqual({ date: '2026-11-25', open: true });
+  it('names a closure with its reason and a day nobody works, as a booking refusal would', async () => {
+    // Thursday 24th, Saturday 26th and Sunday 27th nobody works at Soho; Christmas is a closure
+    // (on a Friday, when Soho would otherwise open); Monday 28th is open.
+    expect(await closedDays('2026-12-24', 5)).toEqual([
+      { date: '2026-12-24', reason: 'nobody_works', closure_reason: null },
+      { date: '2026-12-25', reason: 'closure', closure_reason: 'Christmas Day' },
+      { date: '2026-12-26', reason: 'nobody_works', closure_reason: null },
+      { date: '2026-12-27', reason: 'nobody_works', closure_reason: null },
+    ]);
+    expect(await closedDays('2026-11-26', 1)).toEqual([
+      { date: '2026-11-26', reason: 'nobody_works', closure_reason: null },
+    ]);
+    expect(await closedDays('2026-11-25', 1)).toEqual([]);
     // Wednesday: Bo works, but does not colour.
-    expect(await status('soho', '2026-11-25', [ids.services.colour!])).toMatchObject({
-      open: false,
-      closedBecause: 'nobody_works',
-    });
-  });
-
-  it('refuses a date that is not one, and an unknown location', async () => {
-    await expect(status('soho', '2026-02-30')).rejects.toMatchObject({
-      code: 'invalid_request',
-      param: 'date',
-    });
-    await expect(status('nowhere', '2026-11-25')).rejects.toMatchObject({
-      code: 'not_found',
-      param: 'location',
-    });
+    expect(await closedDays('2026-11-25', 1, [ids.services.colour!])).toEqual([
+      { date: '2026-11-25', reason: 'nobody_works', closure_reason: null },
+    ]);
   });
 });

@@ -34,6 +34,7 @@ function booking(overrides: Partial<Booking> = {}, protection: Partial<Booking['
     depositStatus: 'not_required',
     notes: null,
     holdExpiresAt: null,
+    checkoutSessionId: null,
     pendingRequirements: [],
     protection: {
       applies: false,

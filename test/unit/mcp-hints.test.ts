@@ -26,6 +26,28 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
   time_passed: [{ alternatives: 3 }, { alternatives: 0 }],
+  too_soon: [
+    { notice: '1 hour', alternatives: 3 },
+    { notice: '2 hours', alternatives: 0 },
+  ],
+  too_far_ahead: [{ location: 'Northside Camden', until: 'Sunday 21 February' }],
+  closed: [
+    { location: 'Northside Camden', day: 'Friday 25 December', why: 'Christmas Day', alternatives: 3 },
+    { location: 'Northside Camden', day: 'Sunday 29 November', why: null, alternatives: 0 },
+  ],
+  closed_day: [
+    { location: 'Northside Camden', day: 'Friday 25 December', why: 'Christmas Day', alternatives: 3 },
+    { location: 'Northside Camden', day: 'Sunday 29 November', why: null, alternatives: 0 },
+  ],
+  not_on_grid: [
+    { every: 15, alternatives: 3 },
+    { every: null, alternatives: 0 },
+  ],
+  staff_not_working: [
+    { staff: 'Ben Carter', works: 'Tuesday to Saturday 10 am to 6 pm at Northside Camden', alternatives: 3 },
+    { staff: 'Ben Carter', works: null, alternatives: 0 },
+  ],
+  name_mismatch: [{ said: 'Alex Smith', onFile: 'Jo Bloggs' }],
   late_change: [
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: '0 2 0' },
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: null },
@@ -36,6 +58,20 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { location: 'Northside Islington', phone: '0 2 0' },
   ],
   rate_limited: [{ seconds: 1 }, { seconds: 42 }],
+  confirm_name: [{ what: 'service', said: 'colour', name: 'Full colour' }],
+  unknown_service_choices: [
+    { said: 'perm', location: 'Northside Camden', names: ['Cut & blow-dry', 'Full colour', 'Beard trim'] },
+    { said: 'perm', location: 'Northside Islington', names: ['Cut & blow-dry'] },
+  ],
+  staff_elsewhere: [
+    {
+      staff: 'Chloé Martin',
+      location: 'Northside Camden',
+      elsewhere: ['Northside Islington'],
+      others: ['Amara Okafor', 'Ben Carter', 'Dev Patel'],
+    },
+    { staff: 'Chloé Martin', location: 'Northside Camden', elsewhere: ['Northside Islington'], others: [] },
+  ],
 };
 
 function expectSpeakable(hint: string, label: string): void {

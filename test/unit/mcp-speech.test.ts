@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  speakClock,
   speakDate,
   speakDateTime,
   speakDuration,
@@ -28,17 +29,24 @@ describe('speakTime', () => {
     expect(speakTime(at('2026-11-24T14:30:00Z'), 'Europe/London', 'en-GB')).toBe('2:30 pm');
     expect(speakTime(at('2026-11-24T09:00:00Z'), 'Europe/London', 'en-GB')).toBe('9 am');
     expect(speakTime(at('2026-11-24T09:05:00Z'), 'Europe/London', 'en-GB')).toBe('9:05 am');
-    expect(speakTime(at('2026-11-24T12:00:00Z'), 'Europe/London', 'en-GB')).toBe('12 pm');
-    expect(speakTime(at('2026-11-24T00:00:00Z'), 'Europe/London', 'en-GB')).toBe('12 am');
+    expect(speakTime(at('2026-11-24T00:30:00Z'), 'Europe/London', 'en-GB')).toBe('12:30 am');
     expect(speakTime(at('2026-11-24T12:45:00Z'), 'Europe/London', 'en-GB')).toBe('12:45 pm');
     expect(speakTime(at('2026-11-24T23:59:00Z'), 'Europe/London', 'en-GB')).toBe('11:59 pm');
+  });
+
+  it('says noon and midnight, never 12 pm or 12 am', () => {
+    expect(speakTime(at('2026-11-24T12:00:00Z'), 'Europe/London', 'en-GB')).toBe('noon');
+    expect(speakTime(at('2026-11-24T00:00:00Z'), 'Europe/London', 'en-GB')).toBe('midnight');
+    expect(speakTime(at('2026-11-24T17:00:00Z'), 'America/New_York', 'en-US')).toBe('noon');
+    expect(speakTime(at('2026-11-24T05:00:00Z'), 'America/New_York', 'en-US')).toBe('midnight');
+    // Seconds do not make noon something else.
+    expect(speakTime(at('2026-11-24T12:00:40Z'), 'Europe/London', 'en-GB')).toBe('noon');
   });
 
   it('writes AM and PM in capitals for en-US', () => {
     expect(speakTime(at('2026-11-24T19:30:00Z'), 'America/New_York', 'en-US')).toBe('2:30 PM');
     expect(speakTime(at('2026-11-24T14:00:00Z'), 'America/New_York', 'en-US')).toBe('9 AM');
-    expect(speakTime(at('2026-11-24T17:00:00Z'), 'America/New_York', 'en-US')).toBe('12 PM');
-    expect(speakTime(at('2026-11-24T05:00:00Z'), 'America/New_York', 'en-US')).toBe('12 AM');
+    expect(speakTime(at('2026-11-24T17:45:00Z'), 'America/New_York', 'en-US')).toBe('12:45 PM');
   });
 
   it('uses GMT in winter and BST in summer in London', () => {
@@ -53,10 +61,26 @@ describe('speakTime', () => {
     expect(speakTime(at('2026-03-29T01:30:00Z'), 'Europe/London', 'en-GB')).toBe('2:30 am');
   });
 
-  it('speaks both 1:30 am instants of the autumn change in New York on 2026-11-01', () => {
-    expect(speakTime(at('2026-11-01T05:30:00Z'), 'America/New_York', 'en-GB')).toBe('1:30 am');
-    expect(speakTime(at('2026-11-01T06:30:00Z'), 'America/New_York', 'en-GB')).toBe('1:30 am');
-    expect(speakTime(at('2026-11-01T07:30:00Z'), 'America/New_York', 'en-US')).toBe('2:30 AM');
+  it('names which of the two 1:30 ams of the autumn change it is, by the zone’s abbreviation', () => {
+    // New York, 2026-11-01: EDT until 2 am, then EST from 1 am again.
+    expect(speakTime(at('2026-11-01T05:30:00Z'), 'America/New_York', 'en-US')).toBe('1:30 AM EDT');
+    expect(speakTime(at('2026-11-01T06:30:00Z'), 'America/New_York', 'en-US')).toBe('1:30 AM EST');
+    expect(speakTime(at('2026-11-01T04:59:00Z'), 'America/New_York', 'en-US')).toBe('12:59 AM');
+    expect(speakTime(at('2026-11-01T07:00:00Z'), 'America/New_York', 'en-US')).toBe('2 AM');
+    // London, 2026-10-25; Sydney, 2027-04-04 (only en-AU has letters for Australian zones).
+    expect(speakTime(at('2026-10-25T00:00:00Z'), 'Europe/London', 'en-GB')).toBe('1 am BST');
+    expect(speakTime(at('2026-10-25T01:59:00Z'), 'Europe/London', 'en-GB')).toBe('1:59 am GMT');
+    expect(speakTime(at('2027-04-03T15:30:00Z'), 'Australia/Sydney', 'en-GB')).toBe('2:30 am AEDT');
+    expect(speakTime(at('2027-04-03T16:30:00Z'), 'Australia/Sydney', 'en-GB')).toBe('2:30 am AEST');
+    // The same zone spoken in the other locale still finds letters (New York's en-GB names are GMT-4).
+    expect(speakTime(at('2026-11-01T05:30:00Z'), 'America/New_York', 'en-GB')).toBe('1:30 am EDT');
+  });
+
+  it('says "the first" and "the second" where no English locale has letters for the zone', () => {
+    // Santiago, 2027-04-03: midnight becomes 11 pm again (-03:00 to -04:00), GMT-3 and GMT-4 only.
+    expect(speakTime(at('2027-04-04T02:30:00Z'), 'America/Santiago', 'en-GB')).toBe('the first 11:30 pm');
+    expect(speakTime(at('2027-04-04T03:30:00Z'), 'America/Santiago', 'en-GB')).toBe('the second 11:30 pm');
+    expect(speakTime(at('2027-04-04T01:30:00Z'), 'America/Santiago', 'en-GB')).toBe('10:30 pm');
   });
 
   it('follows the half-hour change on Lord Howe Island on 2026-10-04', () => {
@@ -66,9 +90,30 @@ describe('speakTime', () => {
     expect(speakTime(at('2026-10-04T15:00:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('2 am');
   });
 
+  it('names both half-hours that Lord Howe Island lives twice on 2027-04-04', () => {
+    // +11:00 until 02:00 local, then +10:30 from 01:30 again.
+    expect(speakTime(at('2027-04-03T14:30:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('1:30 am LHDT');
+    expect(speakTime(at('2027-04-03T15:00:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('1:30 am LHST');
+    expect(speakTime(at('2027-04-03T14:29:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('1:29 am');
+    expect(speakTime(at('2027-04-03T15:30:00Z'), 'Australia/Lord_Howe', 'en-GB')).toBe('2 am');
+  });
+
   it('uses the +05:45 offset in Kathmandu', () => {
     expect(speakTime(at('2026-11-23T09:00:00Z'), 'Asia/Kathmandu', 'en-GB')).toBe('2:45 pm');
-    expect(speakTime(at('2026-11-23T18:15:00Z'), 'Asia/Kathmandu', 'en-US')).toBe('12 AM');
+    expect(speakTime(at('2026-11-23T18:15:00Z'), 'Asia/Kathmandu', 'en-US')).toBe('midnight');
+  });
+});
+
+describe('speakClock', () => {
+  it('says a minute of the day on the 12-hour clock, noon and midnight by name', () => {
+    expect(speakClock(0, 'en-GB')).toBe('midnight');
+    expect(speakClock(1, 'en-GB')).toBe('12:01 am');
+    expect(speakClock(540, 'en-GB')).toBe('9 am');
+    expect(speakClock(720, 'en-US')).toBe('noon');
+    expect(speakClock(750, 'en-US')).toBe('12:30 PM');
+    expect(speakClock(1439, 'en-GB')).toBe('11:59 pm');
+    // The end of the day, as opening hours write it ("24:00").
+    expect(speakClock(1440, 'en-GB')).toBe('midnight');
   });
 });
 
@@ -143,6 +188,9 @@ describe('speakDateTime', () => {
     expect(
       speakDateTime(at('2026-11-24T00:15:00Z'), 'Europe/London', 'en-GB', at('2026-11-23T23:30:00Z')),
     ).toBe('tomorrow, Tuesday 24 November at 12:15 am');
+    expect(
+      speakDateTime(at('2026-11-24T00:00:00Z'), 'Europe/London', 'en-GB', at('2026-11-23T23:30:00Z')),
+    ).toBe('tomorrow, Tuesday 24 November at midnight');
     // In New York, 04:30Z is still 23:30 on Monday the 23rd, though UTC already says the 24th.
     expect(
       speakDateTime(at('2026-11-24T05:15:00Z'), 'America/New_York', 'en-US', at('2026-11-24T04:30:00Z')),
@@ -164,6 +212,18 @@ describe('speakDateTime', () => {
     expect(
       speakDateTime(at('2026-10-03T15:30:00Z'), 'Australia/Lord_Howe', 'en-GB', at('2026-10-03T12:00:00Z')),
     ).toBe('tomorrow, Sunday 4 October at 2:30 am');
+  });
+
+  it('says which of two identical wall times it is, after "at"', () => {
+    expect(speakDateTime(at('2026-10-25T00:30:00Z'), 'Europe/London', 'en-GB', now)).toBe(
+      'Sunday 25 October at 1:30 am BST',
+    );
+    expect(speakDateTime(at('2026-10-25T01:30:00Z'), 'Europe/London', 'en-GB', now)).toBe(
+      'Sunday 25 October at 1:30 am GMT',
+    );
+    expect(speakDateTime(at('2027-04-04T03:30:00Z'), 'America/Santiago', 'en-GB', now)).toBe(
+      'Saturday 3 April at the second 11:30 pm',
+    );
   });
 
   it('adds the year when the instant is more than 180 days from now', () => {
@@ -210,13 +270,43 @@ describe('speakPrice', () => {
     expect(speakPrice(5500, 'gbp', 'en-GB')).toBe('55 pounds');
   });
 
-  it('uses the names Intl knows for any other currency, in its own minor digits', () => {
-    expect(speakPrice(5500, 'JPY', 'en-GB')).toBe('5,500 Japanese yen');
-    expect(speakPrice(5500, 'JPY', 'en-US')).toBe('5,500 Japanese yen');
-    expect(speakPrice(5500, 'CHF', 'en-GB')).toBe('55 Swiss francs');
-    expect(speakPrice(100, 'CHF', 'en-GB')).toBe('1 Swiss franc');
-    expect(speakPrice(5550, 'CHF', 'en-GB')).toBe('55.50 Swiss francs');
-    expect(speakPrice(1234, 'KWD', 'en-GB')).toBe('1.234 Kuwaiti dinars');
+  it('says rupees and paisa, not "500.50 Nepalese rupees"', () => {
+    expect(speakPrice(50050, 'NPR', 'en-GB')).toBe('500 rupees 50 paisa');
+    expect(speakPrice(150000, 'NPR', 'en-GB')).toBe('1,500 rupees');
+    expect(speakPrice(100, 'NPR', 'en-GB')).toBe('1 rupee');
+    expect(speakPrice(101, 'NPR', 'en-GB')).toBe('1 rupee 1 paisa');
+    expect(speakPrice(50, 'NPR', 'en-GB')).toBe('50 paisa');
+    expect(speakPrice(50050, 'INR', 'en-GB')).toBe('500 rupees 50 paise');
+    expect(speakPrice(1, 'INR', 'en-GB')).toBe('1 paisa');
+  });
+
+  it('says the local dollar of Australia, Canada and New Zealand as dollars and cents', () => {
+    expect(speakPrice(5550, 'AUD', 'en-GB')).toBe('55 dollars and 50 cents');
+    expect(speakPrice(100, 'CAD', 'en-GB')).toBe('1 dollar');
+    expect(speakPrice(1, 'NZD', 'en-GB')).toBe('1 cent');
+  });
+
+  it('says currencies without a minor unit whole', () => {
+    expect(speakPrice(5500, 'JPY', 'en-GB')).toBe('5,500 yen');
+    expect(speakPrice(1, 'JPY', 'en-US')).toBe('1 yen');
+    expect(speakPrice(55000, 'KRW', 'en-US')).toBe('55,000 won');
+  });
+
+  it('names the minor unit of other common currencies, singular and plural', () => {
+    expect(speakPrice(5550, 'CHF', 'en-GB')).toBe('55 francs and 50 centimes');
+    expect(speakPrice(101, 'CHF', 'en-GB')).toBe('1 franc and 1 centime');
+    expect(speakPrice(10050, 'ZAR', 'en-GB')).toBe('100 rand and 50 cents');
+    expect(speakPrice(1234, 'KWD', 'en-GB')).toBe('1 dinar and 234 fils');
+    expect(speakPrice(12345, 'SEK', 'en-GB')).toBe('123 kronor and 45 öre');
+  });
+
+  it('falls back on the names Intl knows, with the minor amount after them', () => {
+    expect(speakPrice(5500, 'THB', 'en-GB')).toBe('55 Thai baht');
+    expect(speakPrice(5550, 'THB', 'en-GB')).toBe('55 Thai baht 50');
+    expect(speakPrice(100, 'PLN', 'en-GB')).toBe('1 Polish zloty');
+    expect(speakPrice(5500, 'ISK', 'en-GB')).toBe('5,500 Icelandic krónur');
+    // Three minor digits without words of their own: "1 dinar 5" could be 5 or 500 fils.
+    expect(speakPrice(1005, 'BHD', 'en-GB')).toBe('1.005 Bahraini dinars');
   });
 
   it('says minus first for a negative amount', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseSpokenTime, resolveSpokenDate, TIME_OF_DAY_MINUTES } from '../../src/mcp/spoken-dates.ts';
+import { resolveSpokenDate } from '../../src/mcp/spoken-dates.ts';
 
 const REFUSED = {
   ok: false,
-  reason: 'say a date as YYYY-MM-DD, today, tomorrow, a weekday or a day and month',
+  reason: 'say a date as YYYY-MM-DD, today, tomorrow, a weekday, "the 8th", a day and month, or "next week"',
 };
 
 /** Monday 2026-11-23, 09:00 in London. */
@@ -30,7 +30,6 @@ describe('resolveSpokenDate', () => {
     expect(london('2026-04-31')).toEqual({ ok: false, reason: '2026-04-31 is not a real date' });
     expect(london('2026-00-10')).toEqual({ ok: false, reason: '2026-00-10 is not a real date' });
     expect(london('2026-11-00')).toEqual({ ok: false, reason: '2026-11-00 is not a real date' });
-    expect(london('2026-1-5')).toEqual(REFUSED);
   });
 
   it('takes today, tomorrow and the day after, in any case and spacing', () => {
@@ -123,20 +122,21 @@ describe('resolveSpokenDate', () => {
   it('refuses anything else, naming the forms it takes', () => {
     expect(london('')).toEqual(REFUSED);
     expect(london('   ')).toEqual(REFUSED);
-    expect(london('yesterday')).toEqual(REFUSED);
     expect(london('soon')).toEqual(REFUSED);
     expect(london('next')).toEqual(REFUSED);
-    expect(london('next week')).toEqual(REFUSED);
     expect(london('next next tuesday')).toEqual(REFUSED);
-    expect(london('last tuesday')).toEqual(REFUSED);
     expect(london('this tomorrow')).toEqual(REFUSED);
-    expect(london('tuesday 24 november')).toEqual(REFUSED);
+    expect(london('next month')).toEqual(REFUSED);
     expect(london('november')).toEqual(REFUSED);
     expect(london('24')).toEqual(REFUSED);
-    expect(london('24th')).toEqual(REFUSED);
     expect(london('24 novembre')).toEqual(REFUSED);
-    expect(london('24/11/2026')).toEqual(REFUSED);
-    expect(london('24 november 26')).toEqual(REFUSED);
+    expect(london('13/25')).toEqual(REFUSED);
+  });
+
+  it('resolves past days rather than refusing them (whether they can be booked is for the tool)', () => {
+    expect(london('yesterday')).toEqual({ ok: true, date: '2026-11-22' });
+    expect(london('last tuesday')).toEqual({ ok: true, date: '2026-11-17' });
+    expect(london('2026-1-5')).toEqual({ ok: true, date: '2026-01-05' });
   });
 
   it('reads today in the zone, not in UTC (America/New_York)', () => {
@@ -205,68 +205,187 @@ describe('resolveSpokenDate', () => {
   });
 });
 
-describe('TIME_OF_DAY_MINUTES', () => {
-  it('splits the day at noon and 17:00, half-open', () => {
-    expect(TIME_OF_DAY_MINUTES).toEqual({
-      morning: { from: 0, to: 720 },
-      afternoon: { from: 720, to: 1020 },
-      evening: { from: 1020, to: 1440 },
+describe('resolveSpokenDate: dates as callers and the tools say them', () => {
+  const london = (text: string, now = LONDON_MONDAY) =>
+    resolveSpokenDate(text, 'Europe/London', now, 'en-GB');
+  /** Monday 2026-11-23, 23:30 in New York (already Tuesday in UTC). */
+  const NEW_YORK_MONDAY = Date.parse('2026-11-24T04:30:00Z');
+  const newYork = (text: string, now = NEW_YORK_MONDAY) =>
+    resolveSpokenDate(text, 'America/New_York', now, 'en-US');
+
+  it('reads numeric dates in the order of the location’s locale', () => {
+    expect(london('8/12')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(newYork('8/12')).toEqual({ ok: true, date: '2027-08-12' });
+    expect(london('24/11/2026')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(london('8.12.2026')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(newYork('12/8/2026')).toEqual({ ok: true, date: '2026-12-08' });
+    // Only one reading is a date: either locale takes it.
+    expect(london('12/25')).toEqual({ ok: true, date: '2026-12-25' });
+    expect(newYork('25/12')).toEqual({ ok: true, date: '2026-12-25' });
+  });
+
+  it('reads month names either way round in both locales', () => {
+    expect(london('November 24')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(london('december the 8th')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('the 8th of December')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(newYork('8 December')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('24 november 26')).toEqual({ ok: true, date: '2026-11-24' });
+  });
+
+  it('reads back the tools’ own wording of a date, with or without today/tomorrow and the year', () => {
+    expect(london('Tuesday 8 December')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('tomorrow, Tuesday 24 November')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(london('today, Monday 23 November')).toEqual({ ok: true, date: '2026-11-23' });
+    expect(london('Monday 24 May 2027')).toEqual({ ok: true, date: '2027-05-24' });
+    expect(newYork('Tuesday, December 8')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(newYork('tomorrow, Tuesday, November 24')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(newYork('Monday, May 24, 2027')).toEqual({ ok: true, date: '2027-05-24' });
+    // A recent past date said without its year (the tools do so within 180 days): the weekday says which.
+    expect(london('Monday 16 November')).toEqual({ ok: true, date: '2026-11-16' });
+    expect(london('16 November')).toEqual({ ok: true, date: '2027-11-16' });
+  });
+
+  it('asks when the weekday and the date disagree, naming the real one', () => {
+    expect(london('Monday 8 December')).toEqual({
+      ok: false,
+      reason: 'Tuesday 8 December is not a Monday; ask the caller which they mean',
     });
+    expect(london('Friday 24 May 2027')).toEqual({
+      ok: false,
+      reason: 'Monday 24 May 2027 is not a Friday; ask the caller which they mean',
+    });
+    expect(london('tomorrow, Wednesday 25 November')).toEqual({
+      ok: false,
+      reason:
+        'tomorrow is Tuesday 24 November, not Wednesday 25 November; ask the caller which day they mean',
+    });
+  });
+
+  it('reads "the 8th" as the next 8th from today, and with a weekday the nearest that fits', () => {
+    expect(london('the 8th')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('8th')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('the 23rd')).toEqual({ ok: true, date: '2026-11-23' });
+    expect(london('the 24th')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(london('on the 30th')).toEqual({ ok: true, date: '2026-11-30' });
+    expect(london('the 31st')).toEqual({ ok: true, date: '2026-12-31' });
+    expect(london('the 30th', Date.parse('2027-02-01T10:00:00Z'))).toEqual({ ok: true, date: '2027-03-30' });
+    expect(london('Tuesday the 8th')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('Monday the 8th')).toMatchObject({ ok: false });
+    expect(london('the 0th')).toEqual({ ok: false, reason: 'the 0th is not a real date' });
+    expect(london('the 32nd')).toEqual({ ok: false, reason: 'the 32nd is not a real date' });
+  });
+
+  it('reads a week after a day: "Tuesday week", "a week on Monday", "a week today"', () => {
+    expect(london('Tuesday week')).toEqual({ ok: true, date: '2026-12-01' });
+    expect(london('monday week')).toEqual({ ok: true, date: '2026-11-30' });
+    expect(london('a week on Monday')).toEqual({ ok: true, date: '2026-11-30' });
+    expect(london('a week on Friday')).toEqual({ ok: true, date: '2026-12-04' });
+    expect(london('a week today')).toEqual({ ok: true, date: '2026-11-30' });
+    expect(london('a week tomorrow')).toEqual({ ok: true, date: '2026-12-01' });
+    expect(london('tomorrow week')).toEqual({ ok: true, date: '2026-12-01' });
+    expect(london('in two weeks')).toEqual({ ok: true, date: '2026-12-07' });
+    expect(london('in 3 days')).toEqual({ ok: true, date: '2026-11-26' });
+  });
+
+  it('reads spans of days: this week, next week, the week after next, the weekend', () => {
+    expect(london('next week')).toEqual({ ok: true, date: '2026-11-30', days: 7 });
+    expect(london('this week')).toEqual({ ok: true, date: '2026-11-23', days: 7 });
+    expect(london('the week after next')).toEqual({ ok: true, date: '2026-12-07', days: 7 });
+    expect(london('the weekend')).toEqual({ ok: true, date: '2026-11-28', days: 2 });
+    expect(london('this weekend')).toEqual({ ok: true, date: '2026-11-28', days: 2 });
+    // On a Sunday: this week is today, next week starts tomorrow, the weekend is what is left of it.
+    const sunday = Date.parse('2026-11-29T10:00:00Z');
+    expect(london('this week', sunday)).toEqual({ ok: true, date: '2026-11-29', days: 1 });
+    expect(london('next week', sunday)).toEqual({ ok: true, date: '2026-11-30', days: 7 });
+    expect(london('weekend', sunday)).toEqual({ ok: true, date: '2026-11-29', days: 1 });
+    // "Next weekend" means this coming one to some callers and the one after to others.
+    expect(london('next weekend')).toEqual({
+      ok: false,
+      reason:
+        '"next weekend" could be Saturday 28 November or Saturday 5 December; ask the caller which and pass that date',
+    });
+  });
+
+  it('returns a part of the day said with the date', () => {
+    expect(london('tomorrow morning')).toEqual({ ok: true, date: '2026-11-24', timeOfDay: 'morning' });
+    expect(london('Tuesday afternoon')).toEqual({ ok: true, date: '2026-11-24', timeOfDay: 'afternoon' });
+    expect(london('friday in the evening')).toEqual({ ok: true, date: '2026-11-27', timeOfDay: 'evening' });
+    expect(london('this morning')).toEqual({ ok: true, date: '2026-11-23', timeOfDay: 'morning' });
+    expect(london('tonight')).toEqual({ ok: true, date: '2026-11-23', timeOfDay: 'evening' });
+    expect(london('monday night')).toEqual({ ok: true, date: '2026-11-23', timeOfDay: 'evening' });
+    expect(london('the 8th in the morning')).toEqual({ ok: true, date: '2026-12-08', timeOfDay: 'morning' });
+    expect(london('next week in the afternoon')).toEqual({
+      ok: true,
+      date: '2026-11-30',
+      days: 7,
+      timeOfDay: 'afternoon',
+    });
+  });
+
+  it('refuses a clock time in a date, saying where it goes', () => {
+    expect(london('tomorrow at 2pm')).toEqual({
+      ok: false,
+      reason: 'give the day alone here; a time of day goes in earliest or latest',
+    });
+  });
+
+  it('reads in the location’s zone wherever "now" falls (Sydney, Kathmandu, Lord Howe)', () => {
+    // 08:00 on Tuesday 24 November in Sydney (+11:00) is still Monday in UTC.
+    const sydney = (text: string) =>
+      resolveSpokenDate(text, 'Australia/Sydney', Date.parse('2026-11-23T21:00:00Z'), 'en-GB');
+    expect(sydney('today')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(sydney('next week')).toEqual({ ok: true, date: '2026-11-30', days: 7 });
+    expect(sydney('8/12')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(sydney('the 24th')).toEqual({ ok: true, date: '2026-11-24' });
+    // 00:00 on Tuesday in Kathmandu (+05:45).
+    const kathmandu = (text: string) =>
+      resolveSpokenDate(text, 'Asia/Kathmandu', Date.parse('2026-11-23T18:15:00Z'), 'en-GB');
+    expect(kathmandu('tomorrow morning')).toEqual({ ok: true, date: '2026-11-25', timeOfDay: 'morning' });
+    expect(kathmandu('Tuesday week')).toEqual({ ok: true, date: '2026-12-01' });
+    // 01:00 on Monday 5 October in Lord Howe, hours after its clocks went forward half an hour.
+    const lordHowe = (text: string) =>
+      resolveSpokenDate(text, 'Australia/Lord_Howe', Date.parse('2026-10-04T14:00:00Z'), 'en-GB');
+    expect(lordHowe('today')).toEqual({ ok: true, date: '2026-10-05' });
+    expect(lordHowe('this week')).toEqual({ ok: true, date: '2026-10-05', days: 7 });
+  });
+
+  it('does not depend on the server’s own time zone', () => {
+    const phrases = ['today', 'tomorrow', 'next week', '8/12', 'Tuesday 8 December', 'the 8th', 'in 3 days'];
+    const read = () =>
+      phrases.map((phrase) => [
+        resolveSpokenDate(phrase, 'Pacific/Kiritimati', NEW_YORK_MONDAY, 'en-GB'),
+        resolveSpokenDate(phrase, 'Pacific/Pago_Pago', NEW_YORK_MONDAY, 'en-US'),
+      ]);
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = 'UTC';
+      const inUtc = read();
+      for (const zone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/Santiago', 'Asia/Kathmandu']) {
+        process.env.TZ = zone;
+        expect(read(), zone).toEqual(inUtc);
+      }
+      expect(inUtc[0]).toEqual([
+        { ok: true, date: '2026-11-24' },
+        { ok: true, date: '2026-11-23' },
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
   });
 });
 
-describe('parseSpokenTime', () => {
-  it('reads a 24-hour clock with a colon or a dot', () => {
-    expect(parseSpokenTime('14:30')).toBe(870);
-    expect(parseSpokenTime('9:05')).toBe(545);
-    expect(parseSpokenTime('09:05')).toBe(545);
-    expect(parseSpokenTime(' 14.30 ')).toBe(870);
-    expect(parseSpokenTime('0:00')).toBe(0);
-    expect(parseSpokenTime('00:00')).toBe(0);
-    expect(parseSpokenTime('12:00')).toBe(720);
-    expect(parseSpokenTime('23:59')).toBe(1439);
-  });
-
-  it('reads am and pm, with or without minutes, spaces and dots', () => {
-    expect(parseSpokenTime('2pm')).toBe(840);
-    expect(parseSpokenTime('2 pm')).toBe(840);
-    expect(parseSpokenTime('2 PM')).toBe(840);
-    expect(parseSpokenTime('2:30pm')).toBe(870);
-    expect(parseSpokenTime('2.30 p.m.')).toBe(870);
-    expect(parseSpokenTime('2 p.m')).toBe(840);
-    expect(parseSpokenTime('9am')).toBe(540);
-    expect(parseSpokenTime('9:15 a.m.')).toBe(555);
-    expect(parseSpokenTime('11:59 pm')).toBe(1439);
-  });
-
-  it('reads 12 am as midnight and 12 pm as noon', () => {
-    expect(parseSpokenTime('12 am')).toBe(0);
-    expect(parseSpokenTime('12:30am')).toBe(30);
-    expect(parseSpokenTime('12 pm')).toBe(720);
-    expect(parseSpokenTime('12:45 pm')).toBe(765);
-  });
-
-  it('reads noon, midday and midnight', () => {
-    expect(parseSpokenTime('noon')).toBe(720);
-    expect(parseSpokenTime('Midday')).toBe(720);
-    expect(parseSpokenTime('12 noon')).toBe(720);
-    expect(parseSpokenTime('midnight')).toBe(0);
-  });
-
-  it('refuses anything else', () => {
-    expect(parseSpokenTime('25:00')).toBeUndefined();
-    expect(parseSpokenTime('24:00')).toBeUndefined();
-    expect(parseSpokenTime('9:60')).toBeUndefined();
-    expect(parseSpokenTime('9:5')).toBeUndefined();
-    expect(parseSpokenTime('0930')).toBeUndefined();
-    expect(parseSpokenTime('14')).toBeUndefined();
-    expect(parseSpokenTime('13pm')).toBeUndefined();
-    expect(parseSpokenTime('0am')).toBeUndefined();
-    expect(parseSpokenTime('0:30 am')).toBeUndefined();
-    expect(parseSpokenTime('14:30pm')).toBeUndefined();
-    expect(parseSpokenTime('soon')).toBeUndefined();
-    expect(parseSpokenTime('morning')).toBeUndefined();
-    expect(parseSpokenTime('half past two')).toBeUndefined();
-    expect(parseSpokenTime('')).toBeUndefined();
+describe('resolveSpokenDate on text no caller says', () => {
+  it('refuses a phrase longer than 100 characters before trying any pattern on it', () => {
+    const weeks = (n: number) => `${'a week on '.repeat(n)}monday`;
+    expect(resolveSpokenDate(weeks(9), 'Europe/London', LONDON_MONDAY)).toEqual({
+      ok: true,
+      date: '2027-01-25',
+    });
+    expect(weeks(10).length).toBeGreaterThan(100);
+    expect(resolveSpokenDate(weeks(10), 'Europe/London', LONDON_MONDAY)).toEqual(REFUSED);
+    expect(resolveSpokenDate(`${'a '.repeat(30_000)}morning`, 'Europe/London', LONDON_MONDAY)).toEqual(
+      REFUSED,
+    );
   });
 });

@@ -88,6 +88,17 @@ export function dayClosure(
   return works ? null : 'nobody_works';
 }
 
+/** The local dates of the query's days on which the location is closed (see dayClosure), and why. */
+export function closedDaysOf(query: AvailabilityQuery): { date: string; cause: DayClosure }[] {
+  const closed: { date: string; cause: DayClosure }[] = [];
+  for (let i = 0; i < query.days; i += 1) {
+    const date = addDays(query.fromDate, i);
+    const cause = dayClosure(query, date);
+    if (cause) closed.push({ date, cause });
+  }
+  return closed;
+}
+
 /** The starts t for which [t, t + length) lies in the staff member's working time on `day`. */
 function workingStarts(
   calendar: ZoneCalendar,

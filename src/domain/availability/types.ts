@@ -98,4 +98,13 @@ export interface Availability {
   services: OfferedService[];
   totalMinutes: number;
   slots: Slot[];
+  /** The days searched on which the location is closed for these services, and why. */
+  closedDays: ClosedDay[];
+}
+
+/** A local date the location is closed: a closure (with its reason), or nobody asked about works. */
+export interface ClosedDay {
+  date: string;
+  cause: 'closure' | 'nobody_works';
+  closureReason: string | null;
 }

@@ -44,6 +44,8 @@ export interface Booking {
   depositStatus: DepositStatus;
   notes: string | null;
   holdExpiresAt: number | null;
+  /** The open checkout session of a pending_payment booking (its payment link), else null. */
+  checkoutSessionId: string | null;
   pendingRequirements: string[];
   protection: {
     applies: boolean;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { cancelBooking, rescheduleBooking } from '../../app/booking-changes.ts';
+import { cancelOrPreview, rescheduleOrPreview } from '../../app/booking-changes.ts';
 import { getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { createBookingIdempotently } from '../../app/idempotent-booking.ts';
@@ -13,13 +13,15 @@ import {
   NewBookingBody,
   presentBooking,
   presentCancellation,
+  presentChangeOutcome,
   ReferenceParams,
   RescheduleBody,
+  RescheduledBookingResource,
 } from '../../contract/booking.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
-import { publicBaseUrl } from '../public-base-url.ts';
+import { bookingLinks, publicBaseUrl } from '../public-base-url.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -67,7 +69,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           publicBaseUrl: publicBaseUrl(request),
           source: 'api',
         });
-        // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope.
+        // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope, and says so
+        // (Idempotent-Replayed: true, as Stripe's API does), so a client can tell it made nothing new.
+        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(outcome.status as 201).send(outcome.body as never);
       },
     );
@@ -95,7 +99,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           principalOf(request).organisation.id,
           request.params.reference,
         );
-        return { data: presentBooking(booking, deps.clock.nowMs()) };
+        return { data: presentBooking(booking, deps.clock.nowMs(), bookingLinks(deps, request)) };
       },
     );
 
@@ -106,11 +110,14 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['Bookings'],
           operationId: 'rescheduleBooking',
           summary: 'Move a booking to another slot (and optionally another staff member)',
+          description:
+            'The answer carries `change` (an addition to v1): whether the change is late and what becomes of a ' +
+            'paid deposit. With `dry_run: true` nothing changes: the answer is the booking as it would be.',
           params: ReferenceParams,
           querystring: NoQuery,
           body: RescheduleBody,
           response: {
-            200: dataOf(BookingResource),
+            200: dataOf(RescheduledBookingResource),
             400: ErrorEnvelope.describe('invalid_request naming the field.'),
             404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
             409: ErrorEnvelope.describe(
@@ -126,14 +133,21 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
-        const booking = await rescheduleBooking(
+        const dryRun = request.body.dry_run === true;
+        const { booking, disclosure } = await rescheduleOrPreview(
           deps.db,
           { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
           request.params.reference,
           { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
           now,
+          dryRun,
         );
-        return { data: presentBooking(booking, now) };
+        return {
+          data: {
+            ...presentBooking(booking, now, bookingLinks(deps, request)),
+            change: presentChangeOutcome(disclosure, dryRun),
+          },
+        };
       },
     );
 
@@ -144,6 +158,10 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['Bookings'],
           operationId: 'cancelBooking',
           summary: 'Cancel a booking; the policy window decides whether a paid deposit is refunded',
+          description:
+            'The answer carries `change` (an addition to v1): whether the cancellation is late, what becomes ' +
+            'of a paid deposit, and the late-cancellation fee. With `dry_run: true` nothing changes: the ' +
+            'answer is what the cancellation would be.',
           params: ReferenceParams,
           querystring: NoQuery,
           body: CancelBody,
@@ -152,7 +170,8 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             400: ErrorEnvelope.describe('invalid_request naming the field.'),
             404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
             409: ErrorEnvelope.describe(
-              'conflict: the booking is not live, has started, or the policy forbids a late cancellation.',
+              'conflict with its reason: not_changeable (the booking is not live or has started) or late_change ' +
+                '(the policy forbids a late cancellation).',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
             ...AUTHENTICATED_ERRORS,
@@ -162,14 +181,16 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
-        const result = await cancelBooking(
+        const dryRun = request.body?.dry_run === true;
+        const result = await cancelOrPreview(
           deps.db,
           { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
           request.params.reference,
           request.body?.reason,
           now,
+          dryRun,
         );
-        return { data: presentCancellation(result.booking, result.depositRefunded) };
+        return { data: presentCancellation(result.booking, { ...result, dryRun, at: now }) };
       },
     );
   };

@@ -12,6 +12,7 @@ import {
 } from '../../contract/client.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '../../contract/common.ts';
 import { principalOf } from '../authenticate.ts';
+import { bookingLinks } from '../public-base-url.ts';
 
 /**
  * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one), and
@@ -99,7 +100,8 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           request.params.client_id.toLowerCase(),
           now,
         );
-        return { data: bookings.map((booking) => presentBooking(booking, now)) };
+        const links = bookingLinks(deps, request);
+        return { data: bookings.map((booking) => presentBooking(booking, now, links)) };
       },
     );
 

@@ -8,8 +8,18 @@ import {
   listStaffWorkingAt,
   requireLocation,
 } from '../../app/directory-service.ts';
-import { AUTHENTICATED_ERRORS, ErrorEnvelope, listOf, PageQuery, SlugParams } from '../../contract/common.ts';
+import { getLocationInfo } from '../../app/location-info-service.ts';
+import {
+  AUTHENTICATED_ERRORS,
+  dataOf,
+  ErrorEnvelope,
+  listOf,
+  NoQuery,
+  PageQuery,
+  SlugParams,
+} from '../../contract/common.ts';
 import { LocationResource, presentLocation } from '../../contract/location.ts';
+import { LocationInfoResource, presentLocationInfo } from '../../contract/location-info.ts';
 import { presentService, ServiceResource } from '../../contract/service.ts';
 import { presentStaff, StaffResource } from '../../contract/staff.ts';
 import { principalOf } from '../authenticate.ts';
@@ -20,7 +30,7 @@ import { type Listing, readPageRequest, sendPage } from '../pagination.ts';
 const BAD_REQUEST = ErrorEnvelope.describe('invalid_request: a bad query parameter or cursor.');
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no active location has this slug.');
 
-/** GET /locations, /locations/{slug}/services and /locations/{slug}/staff. */
+/** GET /locations, /locations/{slug}/services, /locations/{slug}/staff and /locations/{slug}/info. */
 export function locationRoutes(
   deps: AppDeps,
   secrets: CursorSecrets,
@@ -129,6 +139,33 @@ export function locationRoutes(
             page,
           );
         return sendPage(reply, context, listing, page, load, presentStaff);
+      },
+    );
+
+    app.get(
+      '/locations/:slug/info',
+      {
+        schema: {
+          tags: ['Locations'],
+          summary: 'What a caller may ask about a location: hours, closures, deposits and the policy',
+          description:
+            'Opening hours per weekday (the union of its active staff working hours), closures in the next ' +
+            '60 days with their reasons, the services that ask for a deposit, Booking Protection and the ' +
+            'cancellation policy. An addition to the v1 contract.',
+          params: SlugParams,
+          querystring: NoQuery,
+          response: {
+            200: dataOf(LocationInfoResource),
+            400: BAD_REQUEST,
+            404: NOT_FOUND,
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const { organisation } = principalOf(request);
+        const info = await getLocationInfo(deps.db, organisation.id, request.params.slug, deps.clock.nowMs());
+        return { data: presentLocationInfo(info) };
       },
     );
   };

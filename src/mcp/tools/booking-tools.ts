@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
-import { localDateAt } from '../../domain/time-format.ts';
-import type { Booking, BookingApi, CreatedBooking, NewBooking, Service } from '../booking-api.ts';
+import type { Booking, BookingApi, NewBooking } from '../booking-api.ts';
+import { explainRefusal } from '../refusals.ts';
 import {
   type Place,
   placeOfSlug,
@@ -12,24 +12,14 @@ import {
   resolveStaff,
   resolveStart,
 } from '../resolution.ts';
-import { speakPrice } from '../speech.ts';
-import {
-  nearest,
-  type SpokenBooking,
-  SpokenBookingSchema,
-  speakBookings,
-  spokenSlots,
-} from '../spoken-bookings.ts';
-import { BadArgument, fail, failure, isError, type SpokenSlot } from '../tool-kit.ts';
+import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
+import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
-import { NewClientInput, register } from './client-tools.ts';
+import { ChangeOutput, describeChange } from './change-outcome.ts';
+import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
-/** How many free times are offered when the one asked for is taken. */
-const ALTERNATIVES = 3;
-
 const Reference = z.string().min(1).max(40).describe('The booking reference, e.g. NHC-7KQ2MX (any case).');
-const Money = z.object({ amount: z.int(), currency: z.string() });
 
 const BookingOutput = {
   booking: SpokenBookingSchema.describe(
@@ -42,14 +32,17 @@ export const bookTool = defineTool({
   name: 'book',
   title: 'Book an appointment',
   description:
-    'Books a time find_slots offered, for a client on file (client_id) or a caller described by name and phone or ' +
-    'e-mail (registered or found on the way). Retried with the same arguments it returns the same booking, never ' +
-    'a second one. If the time was just taken, ok is false with code conflict and the nearest free times in ' +
-    'alternatives. A deposit makes it pending_payment with payment_url for the caller.',
+    'Books a time find_slots offered, for client_id or a caller given by name and phone or e-mail. Never books the ' +
+    'same caller twice at one time (existing true: the one they hold). Refused: ok false, code conflict, a reason ' +
+    'and alternatives. A deposit makes it a hold until paid at payment_url.',
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
-    starts_at: z.string().describe("A slot's starts_at from find_slots (or a local YYYY-MM-DDTHH:MM)."),
+    starts_at: z
+      .string()
+      .describe(
+        'A slot\'s starts_at from find_slots, or its spoken words ("Tuesday 8 December at 2:30 pm").',
+      ),
     staff: z
       .string()
       .optional()
@@ -61,8 +54,7 @@ export const bookTool = defineTool({
   output: {
     ...BookingOutput,
     status: z.string(),
-    deposit: Money.nullable(),
-    deposit_spoken: z.string().nullable(),
+    existing: z.boolean().describe('true: the caller already held this booking; nothing new was made.'),
     payment_url: z
       .string()
       .nullable()
@@ -73,37 +65,59 @@ export const bookTool = defineTool({
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const startsAt = resolveStart(args.starts_at, place.zone);
-    const clientId = await clientOf(api, args);
-    const body: NewBooking = {
-      location_slug: place.location.slug,
-      service_ids: services.map((s) => s.id),
-      client_id: clientId,
-      starts_at: startsAt,
-      ...(staff && { staff_id: staff.id }),
-      ...(args.notes !== undefined && { notes: args.notes }),
-    };
-    let created: CreatedBooking;
-    try {
-      created = await bookOnce(api, body);
-    } catch (error) {
-      throw await explainRefusal(api, error, place, services, startsAt, staff?.id);
+    const startsAt = await resolveStart(api, place, args.starts_at);
+    const clientId = await clientForBooking(api, args);
+    const held = await heldAt(api, clientId, place, startsAt);
+    let booking: Booking;
+    if (held) {
+      booking = held;
+    } else {
+      const body: NewBooking = {
+        location_slug: place.location.slug,
+        service_ids: services.map((s) => s.id),
+        client_id: clientId,
+        starts_at: startsAt,
+        ...(staff && { staff_id: staff.id }),
+        ...(args.notes !== undefined && { notes: args.notes }),
+      };
+      try {
+        booking = await bookOnce(api, body);
+      } catch (error) {
+        throw await explainRefusal(api, error, { place, services, startsAt, staffId: staff?.id });
+      }
     }
-    const [summary] = await speakBookings(api, [created]);
-    const deposit = created.deposit;
+    const [summary] = await speakBookings(api, [booking]);
+    const { deposit } = booking;
+    const unpaid = booking.status === 'pending_payment' ? deposit : null;
+    const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
     return {
       booking: summary!,
-      status: created.status,
-      spoken: `Booked: ${summary!.spoken}. The reference is ${summary!.reference_spoken}.`,
-      deposit,
-      deposit_spoken: deposit ? speakPrice(deposit.amount, deposit.currency, place.locale) : null,
-      payment_url: created.payment_url,
-      ...(deposit && {
-        hint: `A deposit of ${speakPrice(deposit.amount, deposit.currency, place.locale)} secures it: give the caller the payment link; unpaid, the booking lapses.`,
+      status: booking.status,
+      existing: held !== undefined,
+      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.`,
+      payment_url: booking.payment_url,
+      ...(unpaid && {
+        hint: 'Give the caller the payment link.',
       }),
     };
   },
 });
+
+/**
+ * The caller's live booking at this location starting at this instant, if any: a second booking of
+ * the same person at the same time is never what a caller wants (a retry with a changed argument,
+ * another stylist named), so book answers with the one they hold.
+ */
+async function heldAt(
+  api: BookingApi,
+  clientId: string,
+  place: Place,
+  startsAt: string,
+): Promise<Booking | undefined> {
+  const instant = Date.parse(startsAt);
+  const upcoming = await api.upcomingBookings(clientId);
+  return upcoming.find((b) => b.location_slug === place.location.slug && Date.parse(b.starts_at) === instant);
+}
 
 /**
  * POST /bookings with a key made of the resolved arguments, so a host's retry (or a second call with
@@ -112,79 +126,16 @@ export const bookTool = defineTool({
  * (cancelled meanwhile, or its deposit hold lapsed), the caller wants a new one, and the key is
  * extended with the old reference, so each live booking still has exactly one key.
  */
-async function bookOnce(api: BookingApi, body: NewBooking): Promise<CreatedBooking> {
+async function bookOnce(api: BookingApi, body: NewBooking): Promise<Booking> {
   let key = `mcp-book-${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
   for (;;) {
-    const created = await api.createBooking(body, key);
-    const current = await api.getBooking(created.reference);
-    if ((LIVE_STATUSES as readonly string[]).includes(current.status)) {
-      const unpaid = current.status === 'pending_payment';
-      return { ...created, ...current, payment_url: unpaid ? created.payment_url : null };
-    }
-    key = `${key}-after-${created.reference}`;
+    const { booking, replayed } = await api.createBooking(body, key);
+    // Booked just now: the answer is the booking as it is.
+    if (!replayed) return booking;
+    const current = await api.getBooking(booking.reference);
+    if ((LIVE_STATUSES as readonly string[]).includes(current.status)) return current;
+    key = `${key}-after-${booking.reference}`;
   }
-}
-
-async function clientOf(
-  api: BookingApi,
-  args: { client_id?: string | undefined; client?: z.infer<typeof NewClientInput> | undefined },
-): Promise<string> {
-  if (args.client_id !== undefined && args.client_id.trim() !== '') return args.client_id.trim();
-  if (args.client) return (await register(api, args.client)).client.id;
-  throw new BadArgument(
-    'client_id',
-    'give client_id (from lookup_client) or client with a name and phone or e-mail.',
-  );
-}
-
-/** The outcome to report for a refused booking or move: the engine's error, made conversational. */
-async function explainRefusal(
-  api: BookingApi,
-  error: unknown,
-  place: Place,
-  services: readonly Service[],
-  startsAt: string,
-  staffId: string | undefined,
-  booking?: Booking,
-): Promise<unknown> {
-  const passed = Date.parse(startsAt) <= api.now();
-  if (isError(error, 'conflict', 'slot_unavailable') || (passed && isError(error, 'conflict', 'too_soon'))) {
-    const alternatives = await alternativesNear(api, place, services, startsAt, staffId);
-    const kind = passed ? 'time_passed' : 'slot_taken';
-    return failure(kind, { alternatives: alternatives.length }, { alternatives, detail: error.message });
-  }
-  if (isError(error, 'conflict', 'late_change')) {
-    return failure('late_change', { detail: error.message, phone: place.phoneSpoken });
-  }
-  if (isError(error, 'conflict', 'not_changeable')) {
-    return failure('not_changeable', { status: booking?.status ?? 'closed' }, { detail: error.message });
-  }
-  if (isError(error, 'booking_protection_required')) {
-    return failure('protection_required', { location: place.location.name, phone: place.phoneSpoken });
-  }
-  return error;
-}
-
-/** Free times on the day asked for (and the day after) nearest to the time asked for. */
-async function alternativesNear(
-  api: BookingApi,
-  place: Place,
-  services: readonly Service[],
-  startsAt: string,
-  staffId: string | undefined,
-): Promise<SpokenSlot[]> {
-  const target = Date.parse(startsAt);
-  const [found, team] = await Promise.all([
-    api.availability(place.location.slug, {
-      serviceIds: services.map((s) => s.id),
-      date: localDateAt(target, place.zone),
-      days: 2,
-      staffId,
-    }),
-    api.listStaff(place.location.slug),
-  ]);
-  const others = found.slots.filter((slot) => Date.parse(slot.starts_at) !== target);
-  return spokenSlots(nearest(others, target, ALTERNATIVES), place, team, api.now());
 }
 
 /** The booking with this reference, or ok false booking_not_found. */
@@ -200,7 +151,9 @@ async function existing(api: BookingApi, reference: string): Promise<Booking> {
 export const getBookingTool = defineTool({
   name: 'get_booking',
   title: 'Read a booking',
-  description: 'A booking by its reference: status, time, services, staff and the words to read it back.',
+  description:
+    'A booking by its reference as the caller says it: status, time, price and words to read back; while held, ' +
+    'its payment link and when the hold lapses.',
   input: { reference: Reference },
   output: {
     ...BookingOutput,
@@ -212,10 +165,11 @@ export const getBookingTool = defineTool({
   annotations: READ_ONLY,
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
+    const place = await placeOfSlug(api, booking.location_slug);
     const [summary] = await speakBookings(api, [booking]);
     return {
       booking: summary!,
-      spoken: `${summary!.spoken}, ${booking.status.replaceAll('_', ' ')}.`,
+      spoken: `${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.`,
       pending: booking.pending_confirmation,
     };
   },
@@ -225,15 +179,19 @@ export const rescheduleTool = defineTool({
   name: 'reschedule',
   title: 'Move a booking',
   description:
-    'Moves a booking to another free time (find_slots with the same services), optionally to another staff member; ' +
-    'without staff it stays with the same one. ok false with code conflict: the time is taken (alternatives) or ' +
-    'the shop does not allow changes this close to the appointment (hint).',
+    'Moves a booking to another free time (same services; same staff unless staff is given). dry_run true changes ' +
+    'nothing and says what moving would mean. Refused: ok false, code conflict, a reason and alternatives.',
   input: {
     reference: Reference,
-    starts_at: z.string().describe("The new start: a slot's starts_at from find_slots."),
+    starts_at: z
+      .string()
+      .describe(
+        'The new start: a slot\'s starts_at from find_slots, or its spoken words ("tomorrow at noon").',
+      ),
     staff: z.string().optional().describe('Another staff member by name or id.'),
+    dry_run: z.boolean().optional().describe('true: change nothing; say what moving would mean.'),
   },
-  output: BookingOutput,
+  output: { ...BookingOutput, ...ChangeOutput },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
@@ -242,26 +200,30 @@ export const rescheduleTool = defineTool({
     const offered = await api.listServices(place.location.slug);
     const services = booking.service_ids.flatMap((id) => offered.filter((s) => s.id === id));
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const startsAt = resolveStart(args.starts_at, place.zone);
-    let moved: Booking;
+    const startsAt = await resolveStart(api, place, args.starts_at);
+    let moved: Awaited<ReturnType<BookingApi['rescheduleBooking']>>;
     try {
       moved = await api.rescheduleBooking(booking.reference, {
         starts_at: startsAt,
         ...(staff && { staff_id: staff.id }),
+        ...(args.dry_run === true && { dry_run: true }),
       });
     } catch (error) {
-      throw await explainRefusal(
-        api,
-        error,
+      throw await explainRefusal(api, error, {
         place,
         services,
         startsAt,
-        staff?.id ?? booking.staff_id,
+        staffId: staff?.id ?? booking.staff_id,
         booking,
-      );
+      });
     }
-    const [summary] = await speakBookings(api, [moved]);
-    return { booking: summary!, spoken: `Moved: ${summary!.spoken}.` };
+    const { change, ...after } = moved;
+    const [summary] = await speakBookings(api, [after]);
+    const said = await describeChange(api, 'reschedule', change, booking, place);
+    const spoken = change.dry_run
+      ? `It can be moved to ${summary!.spoken}.${said.consequences} Ask the caller to confirm before moving it.`
+      : `Moved: ${summary!.spoken}.${said.consequences}`;
+    return { booking: summary!, ...said.fields, spoken };
   },
 });
 
@@ -269,13 +231,17 @@ export const cancelTool = defineTool({
   name: 'cancel',
   title: 'Cancel a booking',
   description:
-    "Cancels a booking. The shop's policy window decides whether a paid deposit is refunded (deposit_refunded). " +
-    'ok false with code conflict: too close to the appointment to cancel here, or already cancelled or past.',
-  input: { reference: Reference, reason: z.string().max(1000).optional().describe('Shown to staff.') },
+    'Cancels a booking; the answer says if it is late, if a paid deposit is refunded and any fee (spoken). Use ' +
+    'dry_run true first and tell the caller any fee or kept deposit. Refused: ok false, code conflict, a reason.',
+  input: {
+    reference: Reference,
+    reason: z.string().max(1000).optional().describe('Shown to staff.'),
+    dry_run: z.boolean().optional().describe('true: change nothing; say what cancelling would mean.'),
+  },
   output: {
     ...BookingOutput,
-    cancelled_at: z.string(),
-    deposit_refunded: z.boolean(),
+    ...ChangeOutput,
+    cancelled_at: z.string().nullable().describe('UTC; null on a dry run.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, { api }) {
@@ -283,18 +249,31 @@ export const cancelTool = defineTool({
     const place = await placeOfSlug(api, booking.location_slug);
     let cancelled: Awaited<ReturnType<BookingApi['cancelBooking']>>;
     try {
-      cancelled = await api.cancelBooking(booking.reference, args.reason);
+      cancelled = await api.cancelBooking(booking.reference, {
+        ...(args.reason !== undefined && { reason: args.reason }),
+        ...(args.dry_run === true && { dryRun: true }),
+      });
     } catch (error) {
-      throw await explainRefusal(api, error, place, [], booking.starts_at, booking.staff_id, booking);
+      throw await explainRefusal(api, error, {
+        place,
+        services: [],
+        startsAt: booking.starts_at,
+        staffId: booking.staff_id,
+        booking,
+      });
     }
-    const [summary] = (await speakBookings(api, [{ ...booking, status: cancelled.status }])) as [
-      SpokenBooking,
-    ];
+    const { change } = cancelled;
+    const after = change.dry_run ? booking : { ...booking, status: cancelled.status };
+    const [summary] = await speakBookings(api, [after]);
+    const said = await describeChange(api, 'cancel', change, booking, place);
+    const spoken = change.dry_run
+      ? `If cancelled now: ${summary!.spoken}.${said.consequences} Ask the caller whether to go ahead.`
+      : `Cancelled: ${summary!.spoken}.${said.consequences}`;
     return {
-      booking: summary,
-      spoken: `Cancelled: ${summary.spoken}.${cancelled.deposit_refunded ? ' The deposit will be refunded.' : ''}`,
-      cancelled_at: cancelled.cancelled_at,
-      deposit_refunded: cancelled.deposit_refunded,
+      booking: summary!,
+      ...said.fields,
+      spoken,
+      cancelled_at: change.dry_run ? null : cancelled.cancelled_at,
     };
   },
 });

@@ -3,7 +3,7 @@ import type { BookingApi, Client } from '../booking-api.ts';
 import { callerContact } from '../resolution.ts';
 import { speakPhone } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
-import { BadArgument, fail } from '../tool-kit.ts';
+import { BadArgument, fail, failure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 
 const SpokenClient = z.object({
@@ -40,8 +40,8 @@ export const lookupClientTool = defineTool({
   name: 'lookup_client',
   title: 'Look up a caller',
   description:
-    'Finds a client by phone (the caller ID works) or e-mail, with their upcoming appointments (soonest first), so a caller can ' +
-    'move or cancel one without knowing its reference. ok false with code not_found: nobody on file; register them.',
+    'Finds a client by phone (caller ID works) or e-mail, with their upcoming appointments. ok false, code ' +
+    'not_found: ask for another number or e-mail before registering them.',
   input: ContactInput,
   output: { client: SpokenClient, upcoming_bookings: z.array(SpokenBookingSchema) },
   annotations: READ_ONLY,
@@ -66,14 +66,24 @@ export const registerClientTool = defineTool({
   name: 'register_client',
   title: 'Register a caller',
   description:
-    'Registers a new client (first and last name, and a phone number or e-mail). If one with that phone or e-mail ' +
-    'exists already, that client is returned unchanged (created false): safe to call for anyone.',
+    'Registers a client (name, and phone or e-mail). One on file with that phone or e-mail is returned unchanged ' +
+    '(created false); name_mismatch true: their name differs, confirm who is calling.',
   input: { ...NewClientInput.shape, marketing_consent: z.boolean().optional().describe('Default false.') },
-  output: { client: SpokenClient, created: z.boolean() },
+  output: {
+    client: SpokenClient,
+    created: z.boolean(),
+    name_mismatch: z.boolean().describe('The phone or e-mail is on file under another name.'),
+  },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, { api }) {
     const { client, created } = await register(api, args, args.marketing_consent);
-    return { client: await spokenClient(api, client), created };
+    const mismatch = !created && !sameName(args, client);
+    return {
+      client: await spokenClient(api, client),
+      created,
+      name_mismatch: mismatch,
+      ...(mismatch && { hint: nameMismatchHint(args, client) }),
+    };
   },
 });
 
@@ -93,4 +103,55 @@ export async function register(
     ...contact,
     ...(marketingConsent !== undefined && { marketing_consent: marketingConsent }),
   });
+}
+
+/**
+ * The client a booking is for: client_id as given, or the caller described (found by phone or e-mail,
+ * or registered). A caller whose phone or e-mail is on file under another name is not booked under
+ * that person: ok false, and the agent confirms who is calling.
+ */
+export async function clientForBooking(
+  api: BookingApi,
+  args: { client_id?: string | undefined; client?: z.infer<typeof NewClientInput> | undefined },
+): Promise<string> {
+  if (args.client_id !== undefined && args.client_id.trim() !== '') return args.client_id.trim();
+  if (!args.client) {
+    throw new BadArgument(
+      'client_id',
+      'give client_id (from lookup_client) or client with a name and phone or e-mail.',
+    );
+  }
+  const { client, created } = await register(api, args.client);
+  if (!created && !sameName(args.client, client)) {
+    fail(
+      'name_mismatch',
+      { said: fullName(args.client), onFile: fullName(client) },
+      { choices: [fullName(client)] },
+    );
+  }
+  return client.id;
+}
+
+function nameMismatchHint(said: { first_name: string; last_name: string }, onFile: Client): string {
+  return failure('name_mismatch', { said: fullName(said), onFile: fullName(onFile) }).hint;
+}
+
+function fullName(person: { first_name: string; last_name: string }): string {
+  return `${person.first_name.trim()} ${person.last_name.trim()}`;
+}
+
+/**
+ * The same person as far as a name can tell: the same last name and a first name that is the same or
+ * one the other begins with ("Jo" and "Joanne"), ignoring case, accents and spaces.
+ */
+function sameName(said: { first_name: string; last_name: string }, onFile: Client): boolean {
+  const plain = (text: string) =>
+    text
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '');
+  const [first, last] = [plain(said.first_name), plain(said.last_name)];
+  const [fileFirst, fileLast] = [plain(onFile.first_name), plain(onFile.last_name)];
+  return last === fileLast && (first.startsWith(fileFirst) || fileFirst.startsWith(first));
 }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { localDateAt } from '../../domain/time-format.ts';
-import { placeOf, resolveLocation } from '../resolution.ts';
+import type { Service } from '../booking-api.ts';
+import { type Place, placeOf, resolveLocation } from '../resolution.ts';
 import { speakDate, speakDuration, speakPrice, speakTime } from '../speech.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { listed } from '../word-lists.ts';
+import { protectionTerms } from './booking-terms.ts';
 
 const Money = z.object({ amount: z.int(), currency: z.string() });
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -63,8 +66,8 @@ export const listServicesTool = defineTool({
   name: 'list_services',
   title: 'List services',
   description:
-    'The services a location offers with duration, price and deposit (also as words to say) and who delivers each. ' +
-    'in_person_only names services that cannot be booked by phone.',
+    'Services of a location with duration, price, deposit and who delivers each; in_person_only cannot be booked ' +
+    'by phone; terms_spoken: deposits or a card on file needed.',
   input: { location: z.string().optional().describe('Slug or name; optional with a single location.') },
   output: {
     location: z.object({ slug: z.string(), name: z.string() }),
@@ -83,6 +86,13 @@ export const listServicesTool = defineTool({
       }),
     ),
     in_person_only: z.array(z.string()),
+    card_required: z
+      .boolean()
+      .describe('Booking Protection: bookings here are finished online with a card on file.'),
+    terms_spoken: z
+      .string()
+      .nullable()
+      .describe('Deposits and card requirements in words, to tell the caller before booking.'),
   },
   annotations: READ_ONLY,
   async run(args, { api }) {
@@ -107,6 +117,22 @@ export const listServicesTool = defineTool({
           staff: s.staff.map((member) => member.name),
         })),
       in_person_only: services.filter((s) => !s.online_bookable).map((s) => s.name),
+      ...termsOf(place, services),
     };
   },
 });
+
+/** The location's booking terms over all its bookable services: which take a deposit, and a card on file. */
+function termsOf(place: Place, services: readonly Service[]) {
+  const protection = place.location.booking_protection_policy;
+  const withDeposit = services.filter((s) => s.online_bookable && s.deposit !== null);
+  const said: string[] = [];
+  if (withDeposit.length > 0) {
+    const each = withDeposit.map(
+      (s) => `${s.name} (${speakPrice(s.deposit!.amount, s.deposit!.currency, place.locale)})`,
+    );
+    said.push(`A deposit is taken when booking ${listed(each)}; the booking is held until it is paid.`);
+  }
+  if (protection.applies) said.push(protectionTerms(protection));
+  return { card_required: protection.applies, terms_spoken: said.length > 0 ? said.join(' ') : null };
+}

@@ -1,13 +1,25 @@
 import { z } from 'zod';
-import { addDays, ZoneCalendar } from '../../domain/availability/zone-calendar.ts';
+import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import type { BookingApi, Staff } from '../booking-api.ts';
+import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
-import { speakDate, speakDuration, speakTime } from '../speech.ts';
+import {
+  inWindow,
+  type MinutesWindow,
+  minutesWindow,
+  needsOpeningHours,
+  openDuring,
+  partOfDay,
+  readTimeArguments,
+} from '../slot-window.ts';
+import { speakClock, speakDate, speakDuration } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
-import { parseSpokenTime, resolveSpokenDate, TIME_OF_DAY_MINUTES, type TimeOfDay } from '../spoken-dates.ts';
+import { resolveSpokenDate } from '../spoken-dates.ts';
+import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
 /** How far ahead alternatives are looked for when nothing is free in the range asked. */
 const ALTERNATIVE_DAYS = 14;
@@ -24,22 +36,33 @@ export const findSlotsTool = defineTool({
   title: 'Find free times',
   description:
     'Free appointment times for one or more services at a location, optionally with one staff member, within a ' +
-    'part of the day or between two times. Dates may be YYYY-MM-DD, today, tomorrow or a weekday name, read in ' +
-    "the location's time zone. When nothing is free, ok is false with code no_slots and the nearest free times " +
-    "in alternatives. Pass a slot's starts_at to book unchanged.",
+    "part of the day or between two times. Dates and times as callers say them, read in the location's time zone " +
+    'and locale. When nothing is free, ok is false with code no_slots and the nearest free times in ' +
+    "alternatives. Pass a slot's starts_at to book unchanged.",
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
     date: z
       .string()
-      .describe('YYYY-MM-DD, today, tomorrow, a weekday ("friday", "next tuesday") or "24 November".'),
-    days: z.int().min(1).max(14).optional().describe('Days searched from date, 1 to 14 (default 1).'),
+      .describe(
+        'YYYY-MM-DD or as said: "tomorrow morning", "friday", "next tuesday", "Tuesday 8 December", "the 8th", ' +
+          '"Tuesday week", "next week" (7 days from Monday).',
+      ),
+    days: z
+      .int()
+      .min(1)
+      .max(14)
+      .optional()
+      .describe('Days searched from date, 1 to 14 (default 1, or the span date names).'),
     staff: z.string().optional().describe('A staff member by name (first name is enough) or id.'),
     time_of_day: z
       .enum(['morning', 'afternoon', 'evening'])
       .optional()
       .describe('morning: before 12:00; afternoon: 12:00-17:00; evening: from 17:00.'),
-    earliest: z.string().optional().describe('Earliest start, local time, e.g. "14:00" or "2pm".'),
+    earliest: z
+      .string()
+      .optional()
+      .describe('Earliest start, local time, e.g. "2pm" or "14:00"; "2:30" is read within opening hours.'),
     latest: z.string().optional().describe('Latest start, local time.'),
     limit: z.int().min(1).max(20).optional().describe('How many slots to return (default 5).'),
   },
@@ -50,6 +73,7 @@ export const findSlotsTool = defineTool({
     duration_spoken: z.string(),
     slots: z.array(SpokenSlot),
     more_available: z.boolean().describe('More free times match than were returned.'),
+    ...BookingTerms,
   },
   annotations: READ_ONLY,
   async run(args, { api }) {
@@ -58,10 +82,11 @@ export const findSlotsTool = defineTool({
     const services = await resolveServices(api, place, args.services);
     const team = await api.listStaff(place.location.slug);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const resolved = resolveSpokenDate(args.date, place.zone, now);
+    const resolved = resolveSpokenDate(args.date, place.zone, now, place.locale);
     if (!resolved.ok) throw new BadArgument('date', resolved.reason);
-    const window = minutesWindow(args.time_of_day, args.earliest, args.latest);
-    const days = args.days ?? 1;
+    const days = args.days ?? resolved.days ?? 1;
+    const part = args.time_of_day ?? resolved.timeOfDay;
+    const times = readTimeArguments(part, args.earliest, args.latest);
     const limit = args.limit ?? DEFAULT_LIMIT;
 
     const search = (date: string, span: number) =>
@@ -71,14 +96,37 @@ export const findSlotsTool = defineTool({
         days: span,
         staffId: staff?.id,
       });
-    const found = await search(resolved.date, days);
+    const [found, hours] = await Promise.all([
+      search(resolved.date, days),
+      // Asked only when a time without am/pm needs placing inside them.
+      needsOpeningHours(times)
+        ? api.locationInfo(place.location.slug).then((info) => info.opening_hours)
+        : [],
+    ]);
+    const window = minutesWindow(times, openDuring(hours, place.zone, resolved.date, days), place.locale);
     const matching = found.slots.filter((slot) => inWindow(slot.starts_at, window));
     if (matching.length === 0) {
       const alternatives = await alternativesFor(search, place, team, resolved.date, window, limit, now);
-      const when = describeRange(place, resolved.date, days, args.time_of_day, window, now);
+      // Every day asked for closed: say so, not "nothing free", which sounds fully booked.
+      const closed = found.closed_days;
+      if (closed.length === days) {
+        const today = localDateAt(now, place.zone);
+        const first = speakDate(closed[0]!.date, place.locale, today);
+        const day = days === 1 ? first : `${first} and the ${days - 1} days after`;
+        const why = closed.every((c) => c.reason === 'closure')
+          ? (closed[0]!.closure_reason ?? null)
+          : 'nobody who does that works then';
+        fail(
+          'closed_day',
+          { location: place.location.name, day, why, alternatives: alternatives.length },
+          { alternatives, reason: 'closed' },
+        );
+      }
+      const when = describeRange(place, resolved.date, days, part, window, now);
       fail('no_slots', { when, alternatives: alternatives.length }, { alternatives });
     }
     return {
+      ...bookingTerms(place, services),
       location: { slug: place.location.slug, name: place.location.name },
       services: services.map((s) => ({ id: s.id, name: s.name })),
       duration_minutes: found.duration.minutes,
@@ -94,43 +142,6 @@ export const findSlotsTool = defineTool({
   },
 });
 
-interface MinutesWindow {
-  from: number;
-  /** Inclusive: the latest start accepted. */
-  to: number;
-}
-
-/** The starts a part of the day allows (the whole day without one), latest start inclusive. */
-function partOfDay(part: TimeOfDay | undefined): MinutesWindow {
-  return part
-    ? { from: TIME_OF_DAY_MINUTES[part].from, to: TIME_OF_DAY_MINUTES[part].to - 1 }
-    : { from: 0, to: 1439 };
-}
-
-function minutesWindow(part: TimeOfDay | undefined, earliest?: string, latest?: string): MinutesWindow {
-  const window = partOfDay(part);
-  const time = (param: string, said: string | undefined) => {
-    if (said === undefined) return undefined;
-    const minutes = parseSpokenTime(said);
-    if (minutes === undefined)
-      throw new BadArgument(param, 'give a time of day such as "14:30" or "2:30pm".');
-    return minutes;
-  };
-  const from = time('earliest', earliest);
-  const to = time('latest', latest);
-  return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, to ?? 1439) };
-}
-
-/** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */
-function localMinute(startsAt: string): number {
-  return Number(startsAt.slice(11, 13)) * 60 + Number(startsAt.slice(14, 16));
-}
-
-function inWindow(startsAt: string, window: MinutesWindow): boolean {
-  const minute = localMinute(startsAt);
-  return minute >= window.from && minute <= window.to;
-}
-
 /** The free times nearest to the start of what was asked, from that day on (any time of day). */
 async function alternativesFor(
   search: (date: string, days: number) => ReturnType<BookingApi['availability']>,
@@ -142,7 +153,7 @@ async function alternativesFor(
   now: number,
 ) {
   const later = await search(date, ALTERNATIVE_DAYS);
-  const calendar = new ZoneCalendar(place.zone);
+  const calendar = zoneCalendar(place.zone);
   const day = calendar.day(date);
   const target = calendar.instantsAt(day, window.from)[0] ?? day.start;
   return spokenSlots(nearest(later.slots, target, limit, SPREAD_MINUTES), place, team, now);
@@ -164,7 +175,7 @@ function describeRange(
       : `from ${speakDate(date, place.locale, today)} to ${speakDate(addDays(date, days - 1), place.locale, today)}`;
   if (part) when += ` in the ${part}`;
   const limits = partOfDay(part);
-  const clock = (minutes: number) => speakTime(Date.UTC(2000, 0, 1, 0, minutes), 'UTC', place.locale);
+  const clock = (minutes: number) => speakClock(minutes, place.locale);
   if (window.from > limits.from) when += ` from ${clock(window.from)}`;
   if (window.to < limits.to) when += ` until ${clock(window.to)}`;
   return when;

@@ -60,6 +60,23 @@ const personName = normalised(
   `must be 1 to ${NAME_MAX_LENGTH} characters, without control characters`,
 );
 
+/** The limits of a service's or staff member's `aliases[]` (design.md 8.2; docs/catalogue.md). */
+export const ALIAS_LIMITS = { length: NAME_MAX_LENGTH, count: 20 } as const;
+
+/**
+ * Everyday names a caller may use ("haircut", a nickname), each trimmed; whether two read the same
+ * (or read as another entity's name) is a cross-entity check.
+ */
+const aliases = z
+  .array(
+    normalised(
+      (value) => normaliseName(value, ALIAS_LIMITS.length),
+      `must be 1 to ${ALIAS_LIMITS.length} characters, without control characters`,
+    ),
+  )
+  .max(ALIAS_LIMITS.count, `must list at most ${ALIAS_LIMITS.count} aliases`)
+  .default([]);
+
 const calendarDate = z
   .string()
   .regex(LOCAL_DATE, 'must be a date YYYY-MM-DD')
@@ -141,6 +158,7 @@ export const serviceSchema = z.strictObject({
   id: uuid.optional(),
   ref,
   name: requiredText(200),
+  aliases,
   category: optionalText(100),
   duration_minutes: serviceDuration,
   buffer_after_minutes: minutes(0, 1440).default(0),
@@ -166,6 +184,7 @@ export const staffSchema = z.strictObject({
   id: uuid.optional(),
   ref,
   name: requiredText(200),
+  aliases,
   active: z.boolean().default(true),
   services: z.array(ref).default([]),
   working_hours: z.record(z.string(), weekSchema).default({}),

@@ -8,7 +8,9 @@ import type {
 import { catalogueId } from '../format/ids.ts';
 import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../format/local-times.ts';
 import type { CatalogueStaff } from '../format/schema.ts';
+import { AliasLists, ownedTogether } from './aliases.ts';
 import {
+  atPath,
   type Context,
   type EntityCounts,
   flag,
@@ -107,6 +109,9 @@ export async function writeStaff(ctx: Context, counts: EntityCounts): Promise<vo
   const locations = await ofStaff('staff_locations');
   const hours = await ofStaff('staff_working_hours');
   const timeOff = await ofStaff('staff_time_off');
+  const aliases = await AliasLists.load(trx, 'staff_aliases', orgId);
+  for (const [i, staff] of catalogue.staff.entries()) aliases.want(plan.staff[i]!, staff.aliases);
+  await atPath(['staff'], () => aliases.clearChanged());
   for (const [i, staff] of catalogue.staff.entries()) {
     const id = plan.staff[i]!;
     const storedOwned: StaffOwned = {
@@ -121,7 +126,7 @@ export async function writeStaff(ctx: Context, counts: EntityCounts): Promise<vo
       id,
       stored: stored.get(id),
       wanted: { ref: staff.ref, name: staff.name, active: flag(staff.active) },
-      owned: ownedByStaff(trx, id, storedOwned, staffOwned(staff, id, ctx)),
+      owned: ownedTogether(ownedByStaff(trx, id, storedOwned, staffOwned(staff, id, ctx)), aliases.owned(id)),
     });
   }
 }

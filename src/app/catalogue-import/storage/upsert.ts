@@ -1,6 +1,7 @@
 import type { Db } from '../../../data/database.ts';
 import type { ServiceLocationsTable } from '../../../data/tables.ts';
 import type { Catalogue, CatalogueService } from '../format/schema.ts';
+import { AliasLists, ownedTogether } from './aliases.ts';
 import type { IdentityPlan } from './identities.ts';
 import { writeStaff } from './upsert-staff.ts';
 import {
@@ -152,6 +153,9 @@ async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> 
   const { trx, catalogue, plan, orgId } = ctx;
   const stored = await storedById(trx, 'services', orgId);
   const offered = groupBy(await rowsOfOrganisation(trx, 'service_locations', orgId), 'service_id');
+  const aliases = await AliasLists.load(trx, 'service_aliases', orgId);
+  for (const [i, service] of catalogue.services.entries()) aliases.want(plan.services[i]!, service.aliases);
+  await atPath(['services'], () => aliases.clearChanged());
   for (const [i, service] of catalogue.services.entries()) {
     const id = plan.services[i]!;
     const wantedOffered = serviceLocations(service, id, ctx);
@@ -170,11 +174,14 @@ async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> 
         deposit_minor: service.deposit?.amount ?? null,
         online_bookable: flag(service.online_bookable),
       },
-      owned: {
-        changed: !sameRows(offered.get(id) ?? [], wantedOffered, SERVICE_LOCATION_COLUMNS),
-        remove: () => trx.deleteFrom('service_locations').where('service_id', '=', id).execute(),
-        insert: () => insertAll(trx, 'service_locations', wantedOffered),
-      },
+      owned: ownedTogether(
+        {
+          changed: !sameRows(offered.get(id) ?? [], wantedOffered, SERVICE_LOCATION_COLUMNS),
+          remove: () => trx.deleteFrom('service_locations').where('service_id', '=', id).execute(),
+          insert: () => insertAll(trx, 'service_locations', wantedOffered),
+        },
+        aliases.owned(id),
+      ),
     });
   }
 }

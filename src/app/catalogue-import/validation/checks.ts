@@ -18,6 +18,7 @@ import type {
   CatalogueService,
   CatalogueStaff,
 } from '../format/schema.ts';
+import { checkAliases } from './alias-checks.ts';
 import { checkBookings } from './booking-checks.ts';
 import type { Indexed, ParsedCatalogue } from './parsed.ts';
 
@@ -50,6 +51,8 @@ export function checkCatalogue(parsed: ParsedCatalogue): CatalogueProblem[] {
     const zone = staffTimeZone(value, zoneByRef, firstZone);
     checkStaff(value, ['staff', index], { locationRefs, serviceRefs, zone }, report);
   }
+  checkAliases('services', parsed.services, report);
+  checkAliases('staff', parsed.staff, report);
   checkClients(parsed.clients, report);
   checkBookings(parsed, report);
   return problems;

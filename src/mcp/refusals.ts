@@ -1,0 +1,166 @@
+import { localDateAt } from '../domain/time-format.ts';
+import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
+import type { Place } from './resolution.ts';
+import { speakDate, speakDuration } from './speech.ts';
+import { nearest, spokenSlots } from './spoken-bookings.ts';
+import { speakWeeklyHours } from './spoken-hours.ts';
+import { failure, isError, type SpokenSlot } from './tool-kit.ts';
+import { listed } from './word-lists.ts';
+
+/**
+ * A refused booking or move, made conversational. The engine (the service layer, shared with REST)
+ * says why in the 409's `reason` and `details`; this only puts it into words for the caller and
+ * adds free times to offer instead. Every refusal answers ok false with `code` conflict and its
+ * `reason`, so an agent can tell "too soon" from "taken" from "closed".
+ */
+
+/** How many free times are offered instead. */
+const ALTERNATIVES = 3;
+/** How far a day-level refusal (closed, too soon) looks for free times. */
+const ALTERNATIVE_DAYS = 14;
+
+export interface RefusedStart {
+  place: Place;
+  /** The booking's services, in order (empty for a cancellation: no times are offered then). */
+  services: readonly Service[];
+  /** The start asked for, RFC 3339. */
+  startsAt: string;
+  /** The staff member asked for (or the booking's own), if any. */
+  staffId?: string | undefined;
+  /** The booking being changed, if any. */
+  booking?: Booking | undefined;
+}
+
+/** The outcome to report for a refused booking, move or cancellation; anything else unchanged. */
+export async function explainRefusal(api: BookingApi, error: unknown, asked: RefusedStart): Promise<unknown> {
+  if (!isError(error, 'conflict') || error.reason === undefined) {
+    if (isError(error, 'booking_protection_required')) {
+      return failure('protection_required', {
+        location: asked.place.location.name,
+        phone: asked.place.phoneSpoken,
+      });
+    }
+    return error;
+  }
+  const { place } = asked;
+  const details = error.details ?? {};
+  const reason = error.reason;
+  const base = { reason, detail: error.message };
+  const today = localDateAt(api.now(), place.zone);
+  const day = (date: unknown) =>
+    typeof date === 'string' ? speakDate(date, place.locale, today) : 'that day';
+  const offer = async (days: number, from?: string) => {
+    const alternatives = await freeTimesNear(api, asked, days, from);
+    return { ...base, alternatives };
+  };
+  switch (reason) {
+    case 'slot_unavailable': {
+      const extra = await offer(2);
+      return failure('slot_taken', { alternatives: extra.alternatives.length }, extra);
+    }
+    case 'too_soon': {
+      if (Date.parse(asked.startsAt) <= api.now()) {
+        const extra = await offer(2, today);
+        return failure('time_passed', { alternatives: extra.alternatives.length }, extra);
+      }
+      const extra = await offer(ALTERNATIVE_DAYS, today);
+      const minutes = Number(details.min_notice_minutes);
+      const notice = Number.isFinite(minutes) ? speakDuration(minutes) : 'more';
+      return failure('too_soon', { notice, alternatives: extra.alternatives.length }, extra);
+    }
+    case 'too_far_ahead':
+      return failure('too_far_ahead', { location: place.location.name, until: day(details.last_date) }, base);
+    case 'closed': {
+      const extra = await offer(ALTERNATIVE_DAYS);
+      const why =
+        details.closed_because === 'nobody_works'
+          ? 'nobody who does that works that day'
+          : typeof details.closure_reason === 'string'
+            ? details.closure_reason
+            : null;
+      return failure(
+        'closed',
+        {
+          location: place.location.name,
+          day: day(details.date),
+          why,
+          alternatives: extra.alternatives.length,
+        },
+        extra,
+      );
+    }
+    case 'not_on_grid': {
+      const extra = await offer(2);
+      const every = Number(details.slot_interval_minutes);
+      return failure(
+        'not_on_grid',
+        { every: Number.isFinite(every) ? every : null, alternatives: extra.alternatives.length },
+        extra,
+      );
+    }
+    case 'staff_not_working': {
+      const extra = await offer(2);
+      const name = typeof details.staff_name === 'string' ? details.staff_name : 'That staff member';
+      return failure(
+        'staff_not_working',
+        {
+          staff: name,
+          works: speakWorkplaces(details.works, place),
+          alternatives: extra.alternatives.length,
+        },
+        extra,
+      );
+    }
+    case 'late_change':
+      return failure('late_change', { detail: error.message, phone: place.phoneSpoken }, { reason });
+    case 'not_changeable':
+      return failure('not_changeable', { status: asked.booking?.status ?? 'closed' }, base);
+  }
+}
+
+/** "Tuesday to Thursday 9 am to 5 pm at Northside Camden", from a refusal's `works`, or null. */
+function speakWorkplaces(works: unknown, place: Place): string | null {
+  if (!Array.isArray(works) || works.length === 0) return null;
+  const said = works.flatMap((w) => {
+    const where = w as { location_name?: unknown; hours?: unknown };
+    if (typeof where.location_name !== 'string' || !Array.isArray(where.hours)) return [];
+    const week = where.hours as Parameters<typeof speakWeeklyHours>[0];
+    // A refusal lists only the days they work: the rest of the week is not "closed" for them.
+    const open = speakWeeklyHours(week, place.locale).replace(/; closed on .*$/, '');
+    return [`${open} at ${where.location_name}`];
+  });
+  return said.length === 0 ? null : listed(said);
+}
+
+/**
+ * Free times of the same services (and staff member, if one was named) nearest to the time asked,
+ * from its day (or `from`) over `days` days; none for a cancellation.
+ */
+async function freeTimesNear(
+  api: BookingApi,
+  asked: RefusedStart,
+  days: number,
+  from?: string,
+): Promise<SpokenSlot[]> {
+  const { place, services } = asked;
+  if (services.length === 0) return [];
+  const target = Date.parse(asked.startsAt);
+  const askedDate = localDateAt(target, place.zone);
+  const date = from !== undefined && from > askedDate ? from : askedDate;
+  const [found, team] = await Promise.all([
+    api.availability(place.location.slug, {
+      serviceIds: services.map((s) => s.id),
+      date,
+      days,
+      staffId: asked.staffId,
+    }),
+    api.listStaff(place.location.slug),
+  ]);
+  const others = found.slots.filter(
+    (slot) =>
+      Date.parse(slot.starts_at) !== target &&
+      // The booking being moved does not block its own time; it is not an alternative to itself.
+      slot.starts_at !== asked.booking?.starts_at,
+  );
+  return spokenSlots(nearest(others, target, ALTERNATIVES), place, team as Staff[], api.now());
+}

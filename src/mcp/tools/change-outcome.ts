@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { Booking, BookingApi, Cancellation } from '../booking-api.ts';
+import type { Place } from '../resolution.ts';
+import { speakPrice } from '../speech.ts';
+import { speakWindow } from '../spoken-hours.ts';
+
+/**
+ * What a cancellation or a move means for the caller (design.md 8.2), as the engine decided it under
+ * the location's policy (the REST answer's `change`), in fields and in words the agent reads out
+ * before (dry_run) or after the change: late or not, a deposit refunded or kept, a fee charged.
+ */
+
+export const ChangeOutput = {
+  dry_run: z.boolean().describe('true: nothing was changed; this is what the change would do.'),
+  late: z.boolean().describe("Inside the shop's cancellation window."),
+  deposit_refunded: z
+    .boolean()
+    .nullable()
+    .describe('A paid deposit refunded (true) or kept (false); null when no deposit was paid.'),
+  fee: z
+    .object({ amount: z.int(), currency: z.string(), spoken: z.string() })
+    .nullable()
+    .describe('What is (or would be) charged to the saved card after any deposit credit; null when nothing.'),
+};
+
+type Change = Cancellation['change'];
+
+export interface ChangeSaid {
+  fields: {
+    dry_run: boolean;
+    late: boolean;
+    deposit_refunded: boolean | null;
+    fee: { amount: number; currency: string; spoken: string } | null;
+  };
+  /** Sentences to add after the booking's words (each with a leading space), or ''. */
+  consequences: string;
+}
+
+export async function describeChange(
+  api: BookingApi,
+  kind: 'cancel' | 'reschedule',
+  change: Change,
+  booking: Booking,
+  place: Place,
+): Promise<ChangeSaid> {
+  const { locale } = place;
+  const fee = change.fee && {
+    ...change.fee,
+    spoken: speakPrice(change.fee.amount, change.fee.currency, locale),
+  };
+  const will = change.dry_run ? 'would' : 'will';
+  const deposit = booking.deposit
+    ? `the deposit of ${speakPrice(booking.deposit.amount, booking.deposit.currency, locale)}`
+    : 'the deposit';
+  const sentences: string[] = [];
+  if (kind === 'reschedule') {
+    if (change.deposit_refunded === false)
+      sentences.push(`${capitalised(deposit)} already paid stays with the booking.`);
+  } else {
+    const window = change.late ? await lateWindow(api, place) : '';
+    if (change.deposit_refunded === true) sentences.push(`${capitalised(deposit)} ${will} be refunded.`);
+    if (change.deposit_refunded === false) {
+      sentences.push(
+        `${capitalised(deposit)} ${change.dry_run ? 'would be' : 'is'} kept, as this is ${window}.`,
+      );
+    }
+    if (fee) {
+      sentences.push(`A late-cancellation fee of ${fee.spoken} ${will} be charged to the card on file.`);
+    } else if (change.late && change.deposit_refunded === null) {
+      sentences.push(`It is ${window}, but no fee applies.`);
+    }
+  }
+  return {
+    fields: { dry_run: change.dry_run, late: change.late, deposit_refunded: change.deposit_refunded, fee },
+    consequences: sentences.map((sentence) => ` ${sentence}`).join(''),
+  };
+}
+
+/** "less than 24 hours before the appointment", from the location's policy. */
+async function lateWindow(api: BookingApi, place: Place): Promise<string> {
+  const { policy } = await api.locationInfo(place.location.slug);
+  return `less than ${speakWindow(policy.cancellation_window_hours)} before the appointment`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

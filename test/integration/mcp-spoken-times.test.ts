@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectInProcess,
+  demoCatalogue,
+  errorText,
+  type Json,
+  type McpHarness,
+} from '../helpers/mcp-harness.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { KATHMANDU, NEW_YORK, SYDNEY } from '../helpers/world-catalogues.ts';
+
+/**
+ * Dates and times as callers say them, and as the tools say them back, through the SDK's client. The
+ * clock stands at Monday 23 November 2026, 09:00 in London: 04:00 that Monday in New York, 20:00 in
+ * Sydney, 14:45 in Kathmandu. The demo catalogue (London, en-GB; Camden is open 9 to 6 on Tuesdays,
+ * where Amara takes lunch from 1 to 2) and the world catalogues (New York in en-US, Sydney, Kathmandu:
+ * open 9 to 12:30 and 1:30 to 6), New York's Thursdays stretched from 7 am to 9 pm here, so that "8"
+ * is open both in the morning and in the evening.
+ */
+function lateThursdays(catalogue: unknown): unknown {
+  const copy = structuredClone(catalogue) as Json;
+  copy.staff[1].working_hours['park-slope'].thu = [['07:00', '21:00']];
+  return copy;
+}
+
+let t: TestApp;
+let london: McpHarness;
+let newYork: McpHarness;
+let sydney: McpHarness;
+let kathmandu: McpHarness;
+beforeAll(async () => {
+  t = await startTestApp({
+    catalogues: [demoCatalogue(), lateThursdays(NEW_YORK), SYDNEY, KATHMANDU],
+    limits: { requestsPerMinute: 100_000 },
+  });
+  const keyOf = (catalogue: unknown) => t.keyFor((catalogue as Json).organisation.slug);
+  london = await connectInProcess(t, t.keys.readWrite);
+  newYork = await connectInProcess(t, await keyOf(NEW_YORK), 'modern');
+  sydney = await connectInProcess(t, await keyOf(SYDNEY));
+  kathmandu = await connectInProcess(t, await keyOf(KATHMANDU));
+});
+afterAll(async () => {
+  for (const mcp of [london, newYork, sydney, kathmandu]) await mcp?.close();
+  await t.close();
+});
+
+const dates = (result: Json): string[] => [
+  ...new Set<string>(result.slots.map((s: Json) => s.starts_at.slice(0, 10))),
+];
+const times = (result: Json): string[] => result.slots.map((s: Json) => s.starts_at.slice(11, 16));
+const camden = (args: Json) => london.call('find_slots', { location: 'camden', services: 'cut', ...args });
+
+describe('find_slots reads dates as callers say them', () => {
+  it('takes the tools’ own wording, "the 8th", "Tuesday week" and "8/12" in the location’s locale', async () => {
+    const spoken = await camden({ date: 'Tuesday 8 December' });
+    expect(dates(spoken)).toEqual(['2026-12-08']);
+    expect(spoken.slots[0].spoken).toMatch(/^Tuesday 8 December at /);
+    expect(dates(await camden({ date: 'the 8th' }))).toEqual(['2026-12-08']);
+    expect(dates(await camden({ date: '8/12' }))).toEqual(['2026-12-08']);
+    expect(dates(await camden({ date: 'Tuesday week' }))).toEqual(['2026-12-01']);
+    expect(dates(await camden({ date: 'tomorrow, Tuesday 24 November' }))).toEqual(['2026-11-24']);
+    // In New York "12/8" is December 8, and "8/12" August 12 (beyond the 60 days bookable).
+    const american = await newYork.call('find_slots', { services: "men's cut", date: '12/8' });
+    expect(dates(american)).toEqual(['2026-12-08']);
+    expect(american.slots[0].spoken).toMatch(/^Tuesday, December 8 at \d+(:\d\d)? (AM|PM)$/);
+    const august = await newYork.call('find_slots', { services: "men's cut", date: '8/12' });
+    expect(august).toMatchObject({ ok: false, code: 'no_slots' });
+    expect(august.hint).toContain('Thursday, August 12, 2027');
+  });
+
+  it('reads "tomorrow morning" as tomorrow before noon, unless time_of_day says otherwise', async () => {
+    const morning = await camden({ date: 'tomorrow morning', limit: 20 });
+    expect(dates(morning)).toEqual(['2026-11-24']);
+    expect(times(morning).every((time) => time < '12:00')).toBe(true);
+    expect(times(morning)).toContain('09:00');
+    const afternoon = await camden({ date: 'tomorrow morning', time_of_day: 'afternoon', limit: 20 });
+    expect(times(afternoon).every((time) => time >= '12:00' && time < '17:00')).toBe(true);
+  });
+
+  it('reads "next week" as the seven days from next Monday, unless days is given', async () => {
+    // Ben works at Camden on Tuesdays, Thursdays and Saturdays.
+    const week = await camden({ date: 'next week', staff: 'Ben', limit: 20 });
+    expect(dates(week)[0]).toBe('2026-12-01');
+    const all = await camden({ date: 'next week', staff: 'Ben', earliest: '17:30' });
+    expect(all).toMatchObject({ ok: false, code: 'no_slots' });
+    expect(all.hint).toMatch(/^Nothing is free from Monday 30 November to Sunday 6 December from 5:30 pm;/);
+    const oneDay = await camden({ date: 'next week', staff: 'Ben', days: 1 });
+    expect(oneDay).toMatchObject({ ok: false });
+    expect(oneDay.hint).toContain('Monday 30 November');
+    expect(oneDay.hint).not.toContain('December');
+  });
+
+  it('asks the agent to check a date whose weekday does not fit, and which weekend is meant', async () => {
+    const wrong = await london.raw('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'Monday 8 December',
+    });
+    expect(errorText(wrong)).toMatch(
+      /date: Tuesday 8 December is not a Monday; ask the caller which they mean/,
+    );
+    const weekend = await london.raw('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'next weekend',
+    });
+    expect(errorText(weekend)).toMatch(/Saturday 28 November or Saturday 5 December/);
+  });
+
+  it('reads dates in the location’s zone: Sydney’s and Kathmandu’s today are not London’s', async () => {
+    // 20:00 on Monday in Sydney: tomorrow is Tuesday there too; at 14:45 in Kathmandu, the same.
+    const aussie = await sydney.call('find_slots', { services: 'cut and style', date: 'tomorrow morning' });
+    expect(aussie.slots[0]).toMatchObject({
+      starts_at: '2026-11-24T09:00:00+11:00',
+      spoken: 'tomorrow, Tuesday 24 November at 9 am',
+    });
+    const nepali = await kathmandu.call('find_slots', { services: 'haircut', date: 'Tuesday week' });
+    expect(nepali.slots[0].starts_at).toBe('2026-12-01T09:00:00+05:45');
+  });
+});
+
+describe('find_slots reads earliest and latest inside opening hours', () => {
+  it('reads "2:30" at a salon open 9 to 6 as 2:30 pm', async () => {
+    const result = await camden({ date: 'tomorrow', earliest: '2:30', latest: '3' });
+    expect(times(result)).toEqual(['14:30', '14:45', '15:00']);
+    expect((await camden({ date: 'tomorrow', earliest: '2:30 am', limit: 1 })).slots[0].starts_at).toBe(
+      '2026-11-24T09:00:00+00:00',
+    );
+  });
+
+  it('asks am or pm when both are open (7 am to 9 pm on Thursdays), unless a part of the day says', async () => {
+    const ask = await newYork.raw('find_slots', { services: "men's cut", date: 'thursday', earliest: '8' });
+    expect(errorText(ask)).toMatch(
+      /earliest: 8 could be 8 AM or 8 PM, both within opening hours; ask the caller which/,
+    );
+    const evening = await newYork.call('find_slots', {
+      services: "men's cut",
+      date: 'thursday evening',
+      earliest: '8',
+    });
+    expect(evening.slots[0]).toMatchObject({ starts_at: '2026-11-26T20:00:00-05:00' });
+    expect(evening.slots[0].spoken).toBe('Thursday, November 26 at 8 PM');
+  });
+
+  it('says the range it searched in words', async () => {
+    // Amara takes lunch from 1 to 2 on Tuesdays: "1" is 1 pm inside her day.
+    const result = await camden({ date: 'tomorrow', staff: 'Amara', earliest: '1', latest: '1:45' });
+    expect(result).toMatchObject({ ok: false, code: 'no_slots' });
+    expect(result.hint).toMatch(/^Nothing is free on tomorrow, Tuesday 24 November from 1 pm until 1:45 pm;/);
+  });
+});
+
+describe('book and reschedule take a slot as the tools said it', () => {
+  const caller = { first_name: 'Ada', last_name: 'Byron', phone: '07911 223366' };
+
+  it('books the slot whose spoken wording is given as starts_at, and moves it by spoken words', async () => {
+    const offered = await camden({ date: 'Thursday 3 December', staff: 'Amara', time_of_day: 'afternoon' });
+    const slot = offered.slots[1];
+    const booked = await london.call('book', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      starts_at: slot.spoken,
+      client: caller,
+    });
+    expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+    expect(booked.booking.starts_at).toBe(slot.starts_at);
+    // Given again by its ISO form, the same booking (the start reads the same).
+    const again = await london.call('book', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      starts_at: slot.starts_at,
+      client: caller,
+    });
+    expect(again.booking.reference).toBe(booked.booking.reference);
+
+    const moved = await london.call('reschedule', {
+      reference: booked.booking.reference,
+      starts_at: 'Friday 4 December at noon',
+    });
+    expect(moved).toMatchObject({ ok: true });
+    expect(moved.booking.starts_at).toBe('2026-12-04T12:00:00+00:00');
+    expect(moved.booking.spoken).toContain('Friday 4 December at noon');
+  });
+
+  it('books "tomorrow at 10:30 am" in New York’s zone; a bare hour inside its hours, else asks', async () => {
+    const client = { first_name: 'Lee', last_name: 'Park', phone: '+12125550123' };
+    const booked = await newYork.call('book', {
+      services: "men's cut",
+      starts_at: 'tomorrow at 10:30 am',
+      client,
+    });
+    expect(booked.booking.starts_at).toBe('2026-11-24T10:30:00-05:00');
+    expect(booked.booking.spoken).toContain('tomorrow, Tuesday, November 24 at 10:30 AM');
+    // Open 9 to 12:30 and 1:30 to 6: "2" is 2 PM.
+    const bare = await newYork.call('book', { services: "men's cut", starts_at: 'tomorrow at 2', client });
+    expect(bare.booking.starts_at).toBe('2026-11-24T14:00:00-05:00');
+    // Open 7 AM to 9 PM on Thursdays: "8" could be either.
+    const either = await newYork.raw('book', { services: "men's cut", starts_at: 'Thursday at 8', client });
+    expect(errorText(either)).toMatch(/starts_at: ask the caller whether 8 is 8 AM or 8 PM/);
+  });
+});
+
+describe('prices as they are said', () => {
+  it('says rupees and paisa in Kathmandu, dollars and cents in New York', async () => {
+    const nepali = await kathmandu.call('list_services', {});
+    expect(nepali.services.find((s: Json) => s.name === 'Haircut').price_spoken).toBe('500 rupees 50 paisa');
+    expect(nepali.services.find((s: Json) => s.name === 'Head massage').price_spoken).toBe('800 rupees');
+    const american = await newYork.call('list_services', {});
+    expect(american.services.find((s: Json) => s.name === "Men's cut").price_spoken).toBe(
+      '42 dollars and 50 cents',
+    );
+  });
+});
