@@ -101,7 +101,7 @@ describe('POST /bookings', () => {
       status: 'pending_payment',
       deposit: { amount: 2000, currency: 'GBP' },
       deposit_status: 'pending',
-      payment_url: booking.payment_url.replace('salon.example:8443', 'localhost:80'),
+      payment_url: booking.payment_url.replace('localhost:8443', 'localhost:80'),
       hold_expires_at: '2026-11-23T09:30:00Z',
     });
     t.clock.advance({ minutes: 29, seconds: 59 });

@@ -147,6 +147,7 @@ export function locationRoutes(
       {
         schema: {
           tags: ['Locations'],
+          operationId: 'getLocationInfo',
           summary: 'What a caller may ask about a location: hours, closures, deposits and the policy',
           description:
             'Opening hours per weekday (the union of its active staff working hours), closures in the next ' +

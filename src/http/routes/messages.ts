@@ -13,6 +13,7 @@ export function messageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['Messages'],
+          operationId: 'leaveMessage',
           summary: 'Leave a message for staff from a caller (call me back, tell my stylist …)',
           description:
             'What a receptionist takes when it cannot do what the caller asks; staff see it in the console ' +
