@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { getAvailability } from '../../app/availability-service.ts';
+import { availabilityAt } from '../../app/availability-cache.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { requireLocation } from '../../app/directory-service.ts';
 import { AvailabilityQuery, AvailabilityResource, presentAvailability } from '../../contract/availability.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, SlugParams } from '../../contract/common.ts';
 import { principalOf } from '../authenticate.ts';
@@ -36,12 +35,11 @@ export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const organisationId = principalOf(request).organisation.id;
         const { service_ids, date, days, staff_id } = request.query;
-        const location = await requireLocation(deps.db, organisationId, request.params.slug);
-        const availability = await getAvailability(
+        const { location, availability } = await availabilityAt(
           deps.db,
           organisationId,
           {
-            location,
+            locationSlug: request.params.slug,
             serviceIds: service_ids,
             staffId: staff_id?.toLowerCase(),
             fromDate: date,
