@@ -240,7 +240,7 @@ async function run(c: Command): Promise<void> {
 }
 
 describe('availability answers reused between requests', () => {
-  it('always equal the uncached engine, whatever happens in between', async () => {
+  it('always equal the uncached engine, whatever happens in between', { timeout: 180_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 10, maxLength: 40 }), async (commands) => {
         // Each run starts the clock over (the cache must also cope with a clock set back).
