@@ -157,7 +157,11 @@ async function copyRows(from: Db, to: Db, tables: readonly (keyof Database)[]): 
       Object.fromEntries(Object.entries(row).filter(([column]) => !later.includes(column))),
     );
     // Rows of whichever table, as read from the other database.
-    if (rows.length > 0) await to.insertInto(table).values(rows as never).execute();
+    if (rows.length > 0)
+      await to
+        .insertInto(table)
+        .values(rows as never)
+        .execute();
   }
 }
 
