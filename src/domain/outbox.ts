@@ -96,11 +96,50 @@ export function stillDue(kind: OutboxKind, status: string, startsAt: number, now
   }
 }
 
-/** How a recipient is said without reading it all out: "the number ending 3456", "a•••@example.com". */
+/** How a recipient is said without reading it all out: "the number ending 3456", "your e-mail at example.com". */
 export function maskedRecipient(channel: OutboxChannel, to: string): string {
   if (channel === 'sms') return `the number ending ${to.slice(-4)}`;
   const at = to.lastIndexOf('@');
-  return at > 0 ? `${to[0]}•••${to.slice(at)}` : 'the e-mail address on file';
+  return at > 0 ? `your e-mail at ${to.slice(at + 1)}` : 'your e-mail';
+}
+
+const SENT_WHAT: Record<OutboxKind, string> = {
+  confirmed: 'a confirmation',
+  payment_link: 'the payment link',
+  booking_page_link: 'the booking link',
+  rescheduled: 'the new time',
+  cancelled: 'a note of the cancellation',
+  reminder: 'a reminder',
+};
+
+/** The same, said in as few words as book's answer can afford (it must stay within 1,500 characters). */
+const SENT_BRIEF: Record<OutboxKind, string> = {
+  confirmed: 'Confirmation',
+  payment_link: 'Link',
+  booking_page_link: 'Link',
+  rescheduled: 'New time',
+  cancelled: 'Cancellation',
+  reminder: 'Reminder',
+};
+
+/**
+ * What an answer says was sent: "I've sent the payment link to the number ending 3456 and to your
+ * e-mail at example.com." Empty when nothing was (a client with neither phone nor e-mail). `brief`
+ * (book's answer): "Link sent to the number ending 3456 and by e-mail."
+ */
+export function sentSentence(notices: readonly OutboxNotice[], options: { brief?: boolean } = {}): string {
+  const first = notices[0];
+  if (!first) return '';
+  const where = notices
+    .map((n, i) =>
+      options.brief && n.channel === 'email'
+        ? `${i === 0 ? '' : 'and '}by e-mail`
+        : `${i === 0 ? '' : 'and '}to ${maskedRecipient(n.channel, n.to)}`,
+    )
+    .join(' ');
+  return options.brief
+    ? `${SENT_BRIEF[first.kind]} sent ${where}.`
+    : `I've sent ${SENT_WHAT[first.kind]} ${where}.`;
 }
 
 // GSM 03.38: the characters an SMS carries in 7 bits; the extension table's cost two.
