@@ -10,8 +10,11 @@ const SMTP_TIMEOUT_MS = 20_000;
  * acceptance and our record of it is the same message to every mail system that de-duplicates.
  */
 export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): MessageSender {
+  // Pooled: a worker's batch reuses a few connections instead of a handshake per message.
   const transport = nodemailer.createTransport({
     url: settings.smtpUrl,
+    pool: true,
+    maxConnections: 4,
     connectionTimeout: SMTP_TIMEOUT_MS,
     greetingTimeout: SMTP_TIMEOUT_MS,
     socketTimeout: SMTP_TIMEOUT_MS,

@@ -178,17 +178,21 @@ export function renderSms(facts: MessageFacts): string {
     facts.serviceNames.length > 1
       ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`
       : allServices;
-  const attempts = [
+  const attempts: { staff: boolean; services: string; phone: boolean; lead?: false }[] = [
     { staff: true, services: allServices, phone: true },
     { staff: false, services: allServices, phone: true },
     { staff: false, services: allServices, phone: false },
     { staff: false, services: firstService, phone: false },
+    // Last resort (long names in UCS-2, 67 characters a part): what is asked, the link and the reference.
+    { staff: false, services: firstService, phone: false, lead: false },
   ];
   let text = '';
   for (const attempt of attempts) {
     const parts = lines(facts, words, attempt);
     text = [
-      `${facts.organisationName}: ${parts.lead}`,
+      attempt.lead === false && parts.action
+        ? `${facts.organisationName}:`
+        : `${facts.organisationName}: ${parts.lead}`,
       parts.action,
       parts.reference,
       attempt.phone ? parts.phone : null,
@@ -197,7 +201,10 @@ export function renderSms(facts: MessageFacts): string {
       .join(' ');
     if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
   }
-  return text;
+  // Nothing but the link and the reference fits (a long link in UCS-2): those, which say what to do.
+  return [`${facts.organisationName}:`, facts.link, `${words.reference} ${facts.reference}.`]
+    .filter((part): part is string => part !== null)
+    .join(' ');
 }
 
 /** The whole message: the SMS, and the e-mail as text and HTML. */

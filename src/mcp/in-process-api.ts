@@ -15,8 +15,8 @@ import {
 import { createBookingIdempotently } from '../app/idempotent-booking.ts';
 import { getLocationInfo } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
-import { sendLink } from '../app/outbox-service.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { sendLink } from '../app/send-link.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
   type BookingLinks,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
-import { sendLink } from '../../app/outbox-service.ts';
+import { sendLink } from '../../app/send-link.ts';
 import { ReferenceParams } from '../../contract/booking.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
 import { LinkSentResource, presentLinkSent } from '../../contract/outbox.ts';
