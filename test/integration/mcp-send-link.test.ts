@@ -88,3 +88,33 @@ describe('send_link', () => {
     expect(refused).toMatchObject({ ok: false, code: 'conflict' });
   });
 });
+
+describe('POST /v1/bookings/{reference}/send-link (what send_link uses over --base-url)', () => {
+  it('answers what was sent, masked; 404 for an unknown reference', async () => {
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-24T11:00:00+00:00',
+      client: { first_name: 'Bea', last_name: 'Ray', phone: '07911 229876' },
+    });
+    const response = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${booked.booking.reference}/send-link`,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data).toEqual({
+      reference: booked.booking.reference,
+      kind: 'confirmed',
+      sent_to: [{ channel: 'sms', to: 'the number ending 9876' }],
+      spoken: "I've sent a confirmation to the number ending 9876.",
+    });
+    const unknown = await t.request({ method: 'POST', url: '/v1/bookings/NHC-ZZZZZZ/send-link' });
+    expect(unknown.statusCode).toBe(404);
+    const read = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${booked.booking.reference}/send-link`,
+      key: t.keys.read,
+    });
+    expect(read.statusCode).toBe(403);
+  });
+});

@@ -23,6 +23,9 @@ export function sendLinkRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           querystring: NoQuery,
           response: {
             200: dataOf(LinkSentResource),
+            400: ErrorEnvelope.describe(
+              'invalid_request: a query parameter or body this operation does not take.',
+            ),
             404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
             409: ErrorEnvelope.describe(
               'conflict: nothing to send (the booking is over) or no phone or e-mail.',
