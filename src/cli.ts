@@ -12,6 +12,7 @@ import { addKeysCommands } from './cli/keys-commands.ts';
 import { serveMcpOverStdio } from './cli/mcp-command.ts';
 import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
+import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
 import type { Db } from './data/database.ts';
@@ -43,7 +44,7 @@ const program = new Command('booking')
     'after',
     '\nConfiguration comes from the environment: DATABASE_URL (default sqlite:db/booking.sqlite), PORT, HOST,\n' +
       'TLS_CERT/TLS_KEY, TRUST_PROXY, ALLOWED_HOSTS, PUBLIC_BASE_URL, PAYMENT_PROVIDER, BOOKING_SECRET,\n' +
-      'LOG_LEVEL. See README.md.',
+      'LOG_LEVEL, SMTP_URL/MAIL_FROM, TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN/TWILIO_FROM/TWILIO_API_BASE. See README.md.',
   );
 
 program
@@ -106,6 +107,7 @@ program
 addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
 addMessagesCommands(program, withDb);
+addOutboxCommands(program, withDb);
 addOperationsCommands(program);
 
 try {

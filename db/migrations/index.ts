@@ -7,6 +7,7 @@ import * as organisationKeys from './2026-11-23-0004-organisation-keys.ts';
 import * as messages from './2026-11-24-0001-messages.ts';
 import * as catalogueAliases from './2026-11-24-0010-catalogue-aliases.ts';
 import * as bookingsVersion from './2026-11-25-0016-bookings-version.ts';
+import * as outbox from './2026-11-25-0018-outbox.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-0001-messages': messages,
   '2026-11-24-0010-catalogue-aliases': catalogueAliases,
   '2026-11-25-0016-bookings-version': bookingsVersion,
+  '2026-11-25-0018-outbox': outbox,
 };

@@ -20,6 +20,7 @@ import { type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { canonicalReference } from './booking-reference.ts';
 import { getBooking, whileSlotFree } from './booking-service.ts';
+import { announceChange } from './outbox-service.ts';
 import { explainNoSlot, slotOrRefusal } from './start-check.ts';
 
 /** Who is changing the booking, as the event log names them. */
@@ -190,6 +191,14 @@ async function reschedule(
     at: now,
     details: { rescheduled: { from: booking.startsAt, to: slot.startsAt, staff_id: slot.staffId } },
   });
+  // The reminder follows the booking to its new start (or goes, if that is now too close).
+  await announceChange(
+    trx,
+    changer.organisationId,
+    booking.id,
+    { kind: 'rescheduled', drop: ['reminder'], remind: true },
+    now,
+  );
   return {
     booking: await getBooking(trx, changer.organisationId, booking.reference),
     disclosure: disclosureOf(decision),
@@ -292,6 +301,14 @@ async function cancel(
     at: now,
     details: { late, deposit_refunded: depositRefunded },
   });
+  // Nothing else pending is said any more: no reminder, no link for a booking that is gone.
+  await announceChange(
+    trx,
+    changer.organisationId,
+    booking.id,
+    { kind: 'cancelled', drop: 'all', remind: false },
+    now,
+  );
   return {
     booking: await getBooking(trx, changer.organisationId, booking.reference),
     depositRefunded,

@@ -19,6 +19,7 @@ import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { requireLocation } from './directory-service.ts';
+import { newBookingAnnouncement, queueMessages } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 
@@ -71,9 +72,8 @@ export async function createBooking(
       'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',
     );
   }
-  if (!(await findClientById(trx, caller.organisationId, input.clientId))) {
-    throw new AppError('not_found', 'No client has this id.', 'client_id');
-  }
+  const client = await findClientById(trx, caller.organisationId, input.clientId);
+  if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
   const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
   const check = await prepareSlotCheck(trx, caller.organisationId, request, input.startsAt, now).catch(
     async (error: unknown) => {
@@ -207,6 +207,12 @@ export async function createBooking(
     };
     paymentUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
   }
+  const notices = await queueMessages(
+    trx,
+    { organisationId: caller.organisationId, bookingId: id, reference, client },
+    newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+    now,
+  );
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking = toBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone },
@@ -218,6 +224,7 @@ export async function createBooking(
     booking,
     deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,
     paymentUrl,
+    notices,
   };
 }
 

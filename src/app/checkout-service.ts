@@ -4,6 +4,7 @@ import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { announceChange } from './outbox-service.ts';
 
 /**
  * The built-in local payment provider's hosted checkout (payments.ts): what the page at
@@ -160,6 +161,14 @@ export async function recordDepositPaid(
     .where('booking_id', '=', bookingId)
     .where('status', 'in', ['open', 'abandoned'])
     .execute();
+  // Confirmed now: the customer hears so, the unsent link goes, and the reminder is scheduled.
+  await announceChange(
+    trx,
+    organisationId,
+    bookingId,
+    { kind: 'confirmed', drop: ['payment_link', 'booking_page_link'], remind: true },
+    now,
+  );
 }
 
 /**

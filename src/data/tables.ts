@@ -13,6 +13,7 @@
 import type { Generated } from 'kysely';
 import type { DepositStatus, FeeKind, FeeStatus, ProtectionSetupStatus } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import type { OutboxChannel, OutboxKind, OutboxStatus } from '../domain/outbox.ts';
 
 export type Flag = 0 | 1;
 export type ApiKeyScope = 'read' | 'read_write';
@@ -76,6 +77,8 @@ export interface LocationsTable {
   late_reschedule: ChangePolicy;
   pending_confirmation_hold_minutes: number;
   pending_payment_hold_minutes: number;
+  /** The reminder goes this many hours before the start; 0: no reminders. */
+  reminder_hours_before: number;
   protection_applies: Flag;
   late_cancellation_fee_percentage: number | null;
   no_show_fee_percentage: number | null;
@@ -319,6 +322,30 @@ export interface MessagesTable {
   done_at: number | null;
 }
 
+/** A message to a customer, written with the change it reports and delivered by the outbox worker. */
+export interface OutboxTable {
+  /** The provider's idempotency key too (the e-mail's Message-ID, the SMS request's token). */
+  id: string;
+  organisation_id: string;
+  booking_id: string;
+  reference: string;
+  channel: OutboxChannel;
+  /** E.164 phone or e-mail address, copied from the client when the message was written. */
+  recipient: string;
+  kind: OutboxKind;
+  status: OutboxStatus;
+  attempts: number;
+  due_at: number;
+  claimed_by: string | null;
+  lease_until: number | null;
+  provider_id: string | null;
+  last_error: string | null;
+  /** What was said (JSON {subject?, text, html?}), once sent or logged. */
+  body: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   cursor_secrets: CursorSecretsTable;
@@ -343,4 +370,5 @@ export interface Database {
   booking_events: BookingEventsTable;
   rate_limit_counters: RateLimitCountersTable;
   messages: MessagesTable;
+  outbox: OutboxTable;
 }

@@ -29,6 +29,7 @@ import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { sendLinkRoutes } from './routes/send-link.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -178,6 +179,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       await v1.register(clientRoutes(deps));
       await v1.register(bookingRoutes(deps));
       await v1.register(messageRoutes(deps));
+      await v1.register(sendLinkRoutes(deps));
     },
     { prefix: '/v1' },
   );

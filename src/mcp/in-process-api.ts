@@ -16,6 +16,7 @@ import { createBookingIdempotently } from '../app/idempotent-booking.ts';
 import { getLocationInfo } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { sendLink } from '../app/send-link.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
   type BookingLinks,
@@ -28,6 +29,7 @@ import { NewClientBody, presentClient } from '../contract/client.ts';
 import { presentLocation } from '../contract/location.ts';
 import { presentLocationInfo } from '../contract/location-info.ts';
 import { NewMessageBody, presentMessage } from '../contract/message.ts';
+import { presentLinkSent } from '../contract/outbox.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
@@ -41,6 +43,7 @@ import type {
   Cancellation,
   Client,
   CreatedBooking,
+  LinkSent,
   Location,
   LocationInfo,
   Message,
@@ -259,6 +262,13 @@ export class InProcessBookingApi implements BookingApi {
       locationSlug,
       async (organisationId, location) =>
         presentLocationInfo(await getLocationInfo(this.#deps.db, organisationId, location.slug, this.now())),
+    );
+  }
+
+  async sendLink(reference: string): Promise<LinkSent> {
+    const organisationId = this.#allowed('read_write');
+    return presentLinkSent(
+      await sendLink(this.#deps.db, organisationId, reference, this.#deps.clock.nowMs()),
     );
   }
 

@@ -144,23 +144,20 @@ const CATALOGUE_AT_0003 = [
   'clients',
 ] as const;
 
-/** Columns of those tables that later migrations add, left out when copying into a 0003 database. */
-const LATER_COLUMNS: Partial<Record<keyof Database, string[]>> = {
-  organisations: ['bookings_version'],
-};
-
-/** Every row of the given tables, copied as they are from one database to another (see LATER_COLUMNS). */
+/** Every row of the given tables, copied as they are from one database to another. */
 async function copyRows(from: Db, to: Db, tables: readonly (keyof Database)[]): Promise<void> {
+  // Only the columns the older schema has (later migrations add some, e.g. bookings_version, reminder_hours_before).
+  const schema = await to.introspection.getTables({ withInternalKyselyTables: false });
   for (const table of tables) {
-    const later = LATER_COLUMNS[table] ?? [];
+    const columns = new Set(schema.find((s) => s.name === table)?.columns.map((c) => c.name));
     const rows = (await from.selectFrom(table).selectAll().execute()).map((row) =>
-      Object.fromEntries(Object.entries(row).filter(([column]) => !later.includes(column))),
+      Object.fromEntries(Object.entries(row).filter(([column]) => columns.has(column))),
     );
-    // Rows of whichever table, as read from the other database.
+    // biome-ignore lint/suspicious/noExplicitAny: rows of an older schema than today's types.
     if (rows.length > 0)
       await to
         .insertInto(table)
-        .values(rows as never)
+        .values(rows as any)
         .execute();
   }
 }

@@ -1,3 +1,4 @@
+import type { OutboxNotice } from '../outbox.ts';
 import type { BookingStatus } from './state-machine.ts';
 
 /**
@@ -79,4 +80,6 @@ export interface CreatedBooking {
   booking: Booking;
   deposit: { amount: number; currency: string } | null;
   paymentUrl: string | null;
+  /** The messages written to the customer with it (channel and address), for the answer to say. */
+  notices: OutboxNotice[];
 }
