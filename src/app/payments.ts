@@ -1,26 +1,60 @@
+import { makeStripeProvider } from './stripe-payments.ts';
+
 /**
- * Where deposits are paid: the seam a payment provider plugs into, chosen by PAYMENT_PROVIDER.
+ * Where money moves: the seam a payment provider plugs into, chosen by PAYMENT_PROVIDER.
  *
- * A booking that needs a deposit opens a checkout session (a row of `checkout_sessions`, written in the
- * booking's transaction) and answers with the URL the provider gives for it (payment_url). The
- * provider then reports the payment back through the service layer (checkout-service.ts `payDeposit`),
- * which confirms the booking. With no provider configured, a booking that needs a deposit is refused
- * (503 payments_unavailable) and nothing is written; bookings without a deposit are unaffected.
+ * Every money movement of the booking lifecycle goes through one provider method:
  *
- * `local` is the built-in test mode: its checkout pages at /checkout/{session} on this server take
- * no money (and say so on every page); paying there marks the deposit paid. It runs only when chosen:
- * PAYMENT_PROVIDER=local, or `booking serve --demo` (`npm start`). A real provider (Stripe Checkout)
- * implements the same interface.
+ * - deposit: a booking that needs one opens a checkout (a row of `checkout_sessions`, written in the
+ *   booking's transaction) with `openCheckout`, paid at the provider's hosted page; `checkoutUrl` is
+ *   the stable link to it on this server (payment_url). The provider reports the payment back (the
+ *   local pages call checkout-service.ts `payDeposit`; Stripe's webhook, stripe-webhook-service.ts).
+ * - Booking Protection: `openCardSetup` opens a hosted page that saves the customer's card for later
+ *   fees (a `card_setups` row; card-setup-service.ts `startCardSetup` is the use case hosted pages
+ *   call). The provider reports the saved card back (`completeCardSetup`).
+ * - refund of a paid deposit when a cancellation is on time: `refund` (booking-changes.ts cancel).
+ * - a late-cancellation or no-show fee: `chargeSavedCard`, off-session (staff-actions.ts chargeFee).
+ *
+ * Every call that creates something at the provider carries an idempotency key made from our own ids,
+ * so a call repeated after a crash (the provider acted, our database never heard) returns what the
+ * first one did instead of charging again.
+ *
+ * With no provider configured, a booking that needs a deposit is refused (503 payments_unavailable)
+ * and nothing is written; bookings without a deposit are unaffected.
+ *
+ * `local` is the built-in test mode: its pages at /checkout/{session} on this server take no money
+ * (and say so on every page); paying there marks the deposit paid, and refunds and fee charges succeed
+ * without moving money. It runs only when chosen: PAYMENT_PROVIDER=local, or `booking serve --demo`
+ * (`npm start`). `stripe` takes real money through Stripe Checkout and PaymentIntents.
  */
 export interface PaymentProvider {
   /** Its PAYMENT_PROVIDER value. */
   readonly name: PaymentProviderName;
   /** False for a test mode that confirms deposits without taking money. */
   readonly takesMoney: boolean;
-  /** Opens the hosted checkout of a new session (a provider may call its API); the URL it is paid at. */
+  /**
+   * Deposit: opens the hosted checkout of a new session (a provider may call its API, with the
+   * session id as idempotency key); answers the URL where the customer pays it at the provider. The
+   * caller keeps that URL (checkout_sessions.provider_url) and hands out `checkoutUrl`.
+   */
   openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string>;
-  /** The URL of a session already open, for a booking shown again while its deposit is due. */
+  /** The stable link of a checkout on this server (payment_url), which leads to where it is paid. */
   checkoutUrl(sessionId: string, publicBaseUrl: string): string;
+  /**
+   * Booking Protection: opens a hosted page that saves the customer's card for later off-session fee
+   * charges, without charging it; answers the URL where the customer enters the card.
+   */
+  openCardSetup(setup: CardSetupSession, publicBaseUrl: string): Promise<string>;
+  /**
+   * Returns a paid deposit (or `amountMinor` of it). Resolves once the provider accepted the refund;
+   * throws AppError payments_unavailable when it did not (nothing is to be recorded as refunded).
+   */
+  refund(request: RefundRequest): Promise<{ refundRef: string | null }>;
+  /**
+   * Charges a saved card off-session. A decline is an answer (`failed` with the provider's reason),
+   * not an error; an unreachable provider throws AppError payments_unavailable (charge again later).
+   */
+  chargeSavedCard(request: ChargeRequest): Promise<ChargeOutcome>;
 }
 
 /** What a provider needs to open a checkout for a deposit (stored as `checkout_sessions`). */
@@ -31,7 +65,49 @@ export interface CheckoutSession {
   currency: string;
   /** Epoch ms; the booking's hold ends then, and an unpaid checkout with it. */
   expiresAt: number;
+  /** Epoch ms: now, as the caller's clock says (a provider's own limits on lifetimes count from it). */
+  createdAt: number;
+  /** Where the customer lands after paying (default: this server's confirmation page). */
+  successUrl?: string | undefined;
+  /** Where a customer who leaves without paying lands (default: the checkout link again). */
+  cancelUrl?: string | undefined;
 }
+
+/** What a provider needs to open a card setup (stored as `card_setups`). */
+export interface CardSetupSession {
+  id: string;
+  bookingReference: string;
+  /** The currency later fees are charged in. */
+  currency: string;
+  /** Epoch ms; the booking's hold ends then. */
+  expiresAt: number;
+  createdAt: number;
+  successUrl?: string | undefined;
+  cancelUrl?: string | undefined;
+}
+
+export interface RefundRequest {
+  /** Our id the refund is for (the checkout session): the idempotency key is made from it. */
+  key: string;
+  /** The provider's payment of the deposit (checkout_sessions.payment_ref). */
+  paymentRef: string;
+  amountMinor: number;
+  currency: string;
+}
+
+export interface ChargeRequest {
+  /** Our id of what is charged (booking and fee kind): the idempotency key is made from it. */
+  key: string;
+  customerRef: string;
+  paymentMethodRef: string;
+  amountMinor: number;
+  currency: string;
+  description: string;
+}
+
+export type ChargeOutcome =
+  | { status: 'succeeded'; paymentRef: string | null }
+  | { status: 'failed'; paymentRef: string | null; reason: string };
 
 export const PAYMENT_PROVIDER_NAMES = ['local', 'stripe'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDER_NAMES)[number];
@@ -42,36 +118,45 @@ export const localCheckout: PaymentProvider = {
   takesMoney: false,
   openCheckout: async (session, publicBaseUrl) => localCheckout.checkoutUrl(session.id, publicBaseUrl),
   checkoutUrl: (sessionId, publicBaseUrl) => `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`,
+  openCardSetup: async (setup, publicBaseUrl) =>
+    `${publicBaseUrl}/card-setup/${encodeURIComponent(setup.id)}`,
+  refund: async () => ({ refundRef: null }),
+  chargeSavedCard: async () => ({ status: 'succeeded', paymentRef: null }),
 };
+
+/** Stripe's settings (config.ts reads them from STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE). */
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** https://api.stripe.com unless STRIPE_API_BASE points elsewhere (tests: a local server). */
+  apiBase: URL;
+}
 
 /**
  * What choosing a provider reads of the configuration (config.ts's Config has it): the name, and
- * whatever settings a provider needs besides (a real provider's keys join it here).
+ * whatever settings a provider needs besides.
  */
 export interface PaymentSettings {
   paymentProvider: PaymentProviderName | null;
+  stripe?: StripeSettings | null;
 }
 
 /**
  * The providers this version ships, by PAYMENT_PROVIDER name, each made from the settings. The HTTP
- * face mounts what a provider serves itself (the local checkout's pages, a provider's webhook) by its
- * name (src/http/build-app.ts).
+ * face mounts what a provider serves itself (the checkout links, Stripe's webhook) by its name
+ * (src/http/build-app.ts).
  */
-const PROVIDERS: Partial<Record<PaymentProviderName, (settings: PaymentSettings) => PaymentProvider>> = {
+const PROVIDERS: Record<PaymentProviderName, (settings: PaymentSettings) => PaymentProvider> = {
   local: () => localCheckout,
+  stripe: (settings) => {
+    if (!settings.stripe)
+      throw new Error('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
+    return makeStripeProvider(settings.stripe);
+  },
 };
 
-/**
- * The provider PAYMENT_PROVIDER names, or null when none is configured. A name this version does not
- * ship is a configuration error, said at start-up rather than at the first deposit.
- */
+/** The provider PAYMENT_PROVIDER names, or null when none is configured. */
 export function paymentProviderFor(settings: PaymentSettings): PaymentProvider | null {
   const name = settings.paymentProvider;
-  if (name === null) return null;
-  const make = PROVIDERS[name];
-  if (!make) {
-    const shipped = Object.keys(PROVIDERS).join(', ');
-    throw new Error(`PAYMENT_PROVIDER=${name} is not available in this version; it ships: ${shipped}.`);
-  }
-  return make(settings);
+  return name === null ? null : PROVIDERS[name](settings);
 }

@@ -184,7 +184,11 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const dryRun = request.body?.dry_run === true;
         const result = await cancelOrPreview(
           deps.db,
-          { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+          {
+            organisationId: principal.organisation.id,
+            actor: `api_key:${principal.apiKeyId}`,
+            payments: deps.payments,
+          },
           request.params.reference,
           request.body?.reason,
           now,
