@@ -275,11 +275,16 @@ async function cancel(
     trx,
     bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
   );
-  const { booking, decision } = await decide(trx, changer, reference, 'cancel', now);
-  if (decision.refusal) throw refusalError(decision.refusal);
+  const { booking, decision: decided } = await decide(trx, changer, reference, 'cancel', now);
+  if (decided.refusal) throw refusalError(decided.refusal);
+  // A refund the provider refused leaves the deposit paid (to be returned by hand), and says so.
+  const refunded = decided.depositRefunded === true ? await refundDeposit(trx, changer, booking) : false;
+  const decision: ChangeDecision =
+    decided.depositRefunded === true && !refunded
+      ? { ...decided, depositRefunded: false, depositOutcome: null }
+      : decided;
   const { late, depositOutcome } = decision;
   const depositRefunded = decision.depositRefunded === true;
-  if (depositRefunded) await refundDeposit(trx, changer, booking);
   await updateBooking(trx, changer.organisationId, booking.id, {
     status: 'cancelled',
     cancelled_at: now,
@@ -313,7 +318,7 @@ async function cancel(
  * (the checkout's id) makes the repeat return the first refund, never a second one. A deposit taken
  * at the desk (no provider payment) is returned there.
  */
-async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promise<void> {
+async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promise<boolean> {
   const paid = await trx
     .selectFrom('checkout_sessions')
     .select(['id', 'amount_minor', 'currency', 'payment_ref'])
@@ -322,25 +327,27 @@ async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promi
     .where('status', '=', 'paid')
     .where('payment_ref', 'is not', null)
     .executeTakeFirst();
-  if (!paid?.payment_ref) return;
+  if (!paid?.payment_ref) return true;
   if (!changer.payments) {
     throw new AppError(
       'payments_unavailable',
       'The deposit was paid online and no payment provider is set up to refund it; cancel it once payments are configured.',
     );
   }
-  const { refundRef } = await changer.payments.refund({
+  const refund = await changer.payments.refund({
     key: paid.id,
     paymentRef: paid.payment_ref,
     amountMinor: paid.amount_minor,
     currency: paid.currency,
   });
+  if (refund.status === 'refused') return false;
   await trx
     .updateTable('checkout_sessions')
-    .set({ refund_ref: refundRef })
+    .set({ refund_ref: refund.refundRef })
     .where('organisation_id', '=', changer.organisationId)
     .where('id', '=', paid.id)
     .execute();
+  return true;
 }
 
 /** The booking, its location and what the policy decides of the change now (shared with previews). */

@@ -46,10 +46,12 @@ export interface PaymentProvider {
    */
   openCardSetup(setup: CardSetupSession, publicBaseUrl: string): Promise<string>;
   /**
-   * Returns a paid deposit (or `amountMinor` of it). Resolves once the provider accepted the refund;
-   * throws AppError payments_unavailable when it did not (nothing is to be recorded as refunded).
+   * Returns a paid deposit (or `amountMinor` of it): `refunded` once the provider accepted the refund,
+   * `refused` with its reason when it answered no (the money stays with the salon, to be returned by
+   * hand). An unreachable provider throws AppError payments_unavailable: nothing is to be recorded,
+   * and asking again (same key) cannot refund twice.
    */
-  refund(request: RefundRequest): Promise<{ refundRef: string | null }>;
+  refund(request: RefundRequest): Promise<RefundOutcome>;
   /**
    * Charges a saved card off-session. A decline is an answer (`failed` with the provider's reason),
    * not an error; an unreachable provider throws AppError payments_unavailable (charge again later).
@@ -105,6 +107,10 @@ export interface ChargeRequest {
   description: string;
 }
 
+export type RefundOutcome =
+  | { status: 'refunded'; refundRef: string | null }
+  | { status: 'refused'; reason: string };
+
 export type ChargeOutcome =
   | { status: 'succeeded'; paymentRef: string | null }
   | { status: 'failed'; paymentRef: string | null; reason: string };
@@ -120,7 +126,7 @@ export const localCheckout: PaymentProvider = {
   checkoutUrl: (sessionId, publicBaseUrl) => `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`,
   openCardSetup: async (setup, publicBaseUrl) =>
     `${publicBaseUrl}/card-setup/${encodeURIComponent(setup.id)}`,
-  refund: async () => ({ refundRef: null }),
+  refund: async () => ({ status: 'refunded', refundRef: null }),
   chargeSavedCard: async () => ({ status: 'succeeded', paymentRef: null }),
 };
 

@@ -6,6 +6,7 @@ import type {
   ChargeRequest,
   CheckoutSession,
   PaymentProvider,
+  RefundOutcome,
   RefundRequest,
   StripeSettings,
 } from './payments.ts';
@@ -117,24 +118,27 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       return hostedUrl(created);
     },
 
-    async refund(request: RefundRequest): Promise<{ refundRef: string }> {
-      const refund = await call(() =>
-        stripe.refunds.create(
+    async refund(request: RefundRequest): Promise<RefundOutcome> {
+      try {
+        const refund = await stripe.refunds.create(
           {
             payment_intent: request.paymentRef,
             amount: request.amountMinor,
             metadata: { checkout_session: request.key },
           },
           { idempotencyKey: `refund:${request.key}` },
-        ),
-      );
-      if (refund.status === 'failed' || refund.status === 'canceled') {
-        throw new AppError(
-          'payments_unavailable',
-          `Stripe did not accept the refund of the deposit (${refund.failure_reason ?? refund.status}); try again, or refund it from the Stripe dashboard.`,
         );
+        if (refund.status === 'failed' || refund.status === 'canceled') {
+          return { status: 'refused', reason: refund.failure_reason ?? refund.status };
+        }
+        return { status: 'refunded', refundRef: refund.id };
+      } catch (error) {
+        // Stripe answered no (already refunded elsewhere, a disputed charge): an answer, not an outage.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+          return { status: 'refused', reason: error.message };
+        }
+        throw unavailable(error);
       }
-      return { refundRef: refund.id };
     },
 
     async chargeSavedCard(request: ChargeRequest): Promise<ChargeOutcome> {

@@ -70,7 +70,7 @@ async function applyPaymentSession(
         await confirmDeposit(trx, row.id, now, ACTOR, { providerRef: session.id, paymentRef });
       } else if (paymentRef && !row.refund_ref) {
         // Paid after the hold lapsed or the booking left pending_payment: the money goes back.
-        const { refundRef } = await stripe.refund({
+        const refund = await stripe.refund({
           key: row.id,
           paymentRef,
           amountMinor: row.amount_minor,
@@ -79,7 +79,7 @@ async function applyPaymentSession(
         await setCheckoutRefs(trx, row, {
           provider_ref: session.id,
           payment_ref: paymentRef,
-          refund_ref: refundRef,
+          refund_ref: refund.status === 'refunded' ? refund.refundRef : null,
         });
       }
     } else if (session.status === 'expired' && (row.status === 'open' || row.status === 'abandoned')) {

@@ -29,6 +29,8 @@ export interface FakeStripe {
   afterCreate: ((kind: string, object: Json, response: ServerResponse) => boolean | undefined) | null;
   /** Refunds are refused (a test of a cancellation Stripe does not accept). */
   refuseRefunds: boolean;
+  /** Requests to this path are carried out, replays included, but their answers are lost. */
+  loseAnswersTo: string | null;
   /** The customer pays a payment-mode session: it completes with a PaymentIntent. */
   pay(sessionId: string): Json;
   /** The customer saves a card in a setup-mode session (`declining`: a card later charges decline). */
@@ -67,6 +69,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     requests: [],
     afterCreate: null,
     refuseRefunds: false,
+    loseAnswersTo: null,
     pay(sessionId) {
       const session = must(fake.sessions, sessionId);
       const intent = {
@@ -263,6 +266,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const key = request.headers['idempotency-key'] as string | undefined;
     fake.requests.push({ method, path: url.pathname, idempotencyKey: key });
     const send = (status: number, answer: string) => {
+      if (fake.loseAnswersTo === url.pathname) {
+        response.socket?.destroy();
+        return;
+      }
       response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
       response.end(answer);
     };
