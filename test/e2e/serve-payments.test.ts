@@ -165,15 +165,22 @@ describe('booking serve --demo', () => {
 });
 
 describe('booking serve refuses to start', () => {
-  it('with a payment provider this version does not ship, or an unusable PUBLIC_BASE_URL', async () => {
+  it('with an unknown payment provider, an incomplete Stripe configuration, or an unusable PUBLIC_BASE_URL', async () => {
     await prepareDatabase(served.env.DATABASE_URL!);
-    const [stripe, unknown, badBase] = await Promise.all([
+    const [stripe, noWebhook, unknown, badBase] = await Promise.all([
       serveRefusing({ PAYMENT_PROVIDER: 'stripe' }),
+      serveRefusing({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_secret123' }),
       serveRefusing({ PAYMENT_PROVIDER: 'paypal' }),
       serveRefusing({ PUBLIC_BASE_URL: 'https://book.example/?next=evil' }),
     ]);
     expect(stripe.status).toBe(1);
-    expect(stripe.stderr).toContain('PAYMENT_PROVIDER=stripe is not available in this version');
+    expect(stripe.stderr).toContain(
+      'PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET',
+    );
+    // Only what is missing is named, and the key that is set never appears.
+    expect(noWebhook.status).toBe(1);
+    expect(noWebhook.stderr).toContain('PAYMENT_PROVIDER=stripe needs STRIPE_WEBHOOK_SECRET:');
+    expect(noWebhook.stderr).not.toContain('sk_test_secret123');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('PAYMENT_PROVIDER must be one of local, stripe');
     expect(badBase.status).toBe(1);
