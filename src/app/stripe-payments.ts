@@ -9,7 +9,7 @@ import type {
   RefundOutcome,
   RefundRequest,
   StripeSettings,
-} from './payments.ts';
+} from './payment-provider.ts';
 
 /**
  * PAYMENT_PROVIDER=stripe, through the official `stripe` package: deposits are Checkout Sessions in
