@@ -197,3 +197,40 @@ export async function savedCard(
   if (!row?.customer_ref || !row.payment_method_ref) return undefined;
   return { customerRef: row.customer_ref, paymentMethodRef: row.payment_method_ref };
 }
+
+/**
+ * The local test mode's card setup page was submitted: the setup succeeds without any card (the saved
+ * "card" is the test mode's, which charges nothing). 404 for an unknown setup; 409 when it is no
+ * longer open.
+ */
+export function saveCardInTestMode(db: Db, setupId: string, now: number): Promise<{ reference: string }> {
+  return writeTransaction(db, async (trx) => {
+    const setup = await requireOpenSetup(trx, setupId, now);
+    await completeCardSetup(
+      trx,
+      setup,
+      { customerRef: 'local', paymentMethodRef: 'local', providerRef: null },
+      now,
+      'payment:local',
+    );
+    const booking = await trx
+      .selectFrom('bookings')
+      .select('reference')
+      .where('organisation_id', '=', setup.organisation_id)
+      .where('id', '=', setup.booking_id)
+      .executeTakeFirstOrThrow();
+    return { reference: booking.reference };
+  });
+}
+
+/** The card setup with this id while it can still save a card: else 404, or 409 once it is not open. */
+export async function requireOpenSetup(db: Db, setupId: string, now: number): Promise<CardSetupRow> {
+  const setup = UUID.test(setupId) ? await findCardSetup(db, setupId.toLowerCase()) : undefined;
+  if (!setup) throw new AppError('not_found', 'No card setup has this id; check the link you were given.');
+  if (setup.status !== 'open' || setup.expires_at <= now) {
+    throw new AppError('conflict', 'This card setup is no longer open; ask for a new link.');
+  }
+  return setup;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -350,3 +350,41 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
     expect(fake.charged()).toHaveLength(1);
   });
 });
+
+describe('the local test mode’s card setup', () => {
+  it('saves the card without asking for one, says it is a test mode, and 404s an unknown setup', async () => {
+    t = await startTestApp({ catalogues: [catalogue()] });
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const started = await startCardSetup(
+      t.database.db,
+      t.deps.payments,
+      org.id,
+      PROTECTED,
+      'http://localhost:80',
+      t.clock.nowMs(),
+    );
+    const path = new URL(started.url).pathname;
+    const page = await t.app.inject({ method: 'GET', url: path });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Test mode:</strong> this checkout takes no money');
+    const saved = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { origin: 'http://localhost:80', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.body).toContain('Card saved');
+    const booking = await bookingOf(PROTECTED);
+    expect(booking.status).toBe('confirmed');
+    expect(booking.booking_protection.setup).toMatchObject({
+      status: 'succeeded',
+      payment_method_saved: true,
+    });
+    expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(409);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/card-setup/00000000-0000-4000-8000-000000000000' }))
+        .statusCode,
+    ).toBe(404);
+  });
+});

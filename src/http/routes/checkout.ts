@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
 import {
   abandonCheckout,
   type CheckoutView,
@@ -78,6 +79,20 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
       return redirect(reply, paid.redirectUrl);
     });
 
+    // The test mode's card setup (Booking Protection): no card is asked for; saving marks it saved.
+    app.get<{ Params: SetupParams }>('/card-setup/:setup', hidden, async (request, reply) => {
+      await requireOpenSetup(deps.db, request.params.setup, deps.clock.nowMs());
+      return sendPage(reply, 'Save a card', cardSetupBody());
+    });
+    app.post<{ Params: SetupParams }>('/card-setup/:setup', form, async (request, reply) => {
+      const saved = await saveCardInTestMode(deps.db, request.params.setup, deps.clock.nowMs());
+      return sendPage(
+        reply,
+        'Card saved',
+        `<h1>Card saved</h1>\n<p role="status">Booking ${esc(saved.reference)} is protected by the saved card.</p>`,
+      );
+    });
+
     app.post<{ Params: SessionParams }>('/checkout/:session/abandon', form, async (request, reply) => {
       const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs());
       return redirect(reply, left.redirectUrl);
@@ -87,6 +102,16 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
 
 interface SessionParams {
   session: string;
+}
+
+interface SetupParams {
+  setup: string;
+}
+
+function cardSetupBody(): string {
+  return `<h1>Save a card</h1>
+<p>Booking Protection: a card is kept on file for late-cancellation and no-show fees. Nothing is charged now.</p>
+<form method="post"><button type="submit" class="primary">Save card</button></form>`;
 }
 
 const TITLES: Record<string | number, string> = {
@@ -153,7 +178,7 @@ function securePage(reply: FastifyReply): FastifyReply {
 // Pages. Every interpolated value goes through esc(); nothing is loaded from elsewhere.
 
 /** Said on every page of a provider that takes no money. */
-const TEST_MODE_NOTICE = `<p class="test-mode" role="note"><strong>Test mode:</strong> this checkout takes no money. Paying here only marks the deposit as paid; no card is asked for or charged.</p>
+const TEST_MODE_NOTICE = `<p class="test-mode" role="note"><strong>Test mode:</strong> this checkout takes no money. Paying here only marks the deposit as paid (saving a card, the card as saved); no card is asked for or charged.</p>
 `;
 
 /** The pages' words are English; only money and times follow the organisation's locale. */
