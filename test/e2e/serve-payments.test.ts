@@ -54,7 +54,7 @@ async function bookColour(key: string, host?: string): Promise<Booked> {
   });
 }
 
-/** `booking serve` that is expected to refuse to start: its exit status and stderr (killed after 20 s). */
+/** `booking serve` that is expected to refuse to start: its exit status and stderr (killed after 60 s). */
 function serveRefusing(extraEnv: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'serve', '--port', '0'], {
     cwd: REPO_ROOT,
@@ -65,7 +65,8 @@ function serveRefusing(extraEnv: Record<string, string>): Promise<{ status: numb
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  // Several start at once on a busy machine: each may take well over ten seconds to load.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) =>
     child.once('exit', (status) => {
       clearTimeout(timer);
@@ -185,5 +186,5 @@ describe('booking serve refuses to start', () => {
     expect(unknown.stderr).toContain('PAYMENT_PROVIDER must be one of local, stripe');
     expect(badBase.status).toBe(1);
     expect(badBase.stderr).toContain('PUBLIC_BASE_URL must be an http(s) URL without query');
-  }, 60_000);
+  }, 120_000);
 });
