@@ -28,6 +28,8 @@ export interface OrganisationsTable {
   locale: string;
   /** Bumped by triggers on every change to the catalogue tables; keys the listing caches. */
   catalogue_version: Generated<number>;
+  /** Bumped by triggers on every change to a booking that availability can see; keys its cache. */
+  bookings_version: Generated<number>;
   created_at: number;
   updated_at: number;
 }

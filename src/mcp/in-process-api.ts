@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
-import { getAvailability } from '../app/availability-service.ts';
+import { availabilityAt } from '../app/availability-cache.ts';
 import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
@@ -134,12 +134,11 @@ export class InProcessBookingApi implements BookingApi {
 
   async availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability> {
     const organisationId = this.#allowed('read');
-    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
-    const availability = await getAvailability(
+    const { location, availability } = await availabilityAt(
       this.#deps.db,
       organisationId,
       {
-        location,
+        locationSlug,
         serviceIds: request.serviceIds,
         staffId: request.staffId,
         fromDate: request.date,

@@ -144,11 +144,24 @@ const CATALOGUE_AT_0003 = [
   'clients',
 ] as const;
 
-/** Every row of the given tables, copied as they are from one database to another. */
+/** Columns of those tables that later migrations add, left out when copying into a 0003 database. */
+const LATER_COLUMNS: Partial<Record<keyof Database, string[]>> = {
+  organisations: ['bookings_version'],
+};
+
+/** Every row of the given tables, copied as they are from one database to another (see LATER_COLUMNS). */
 async function copyRows(from: Db, to: Db, tables: readonly (keyof Database)[]): Promise<void> {
   for (const table of tables) {
-    const rows = await from.selectFrom(table).selectAll().execute();
-    if (rows.length > 0) await to.insertInto(table).values(rows).execute();
+    const later = LATER_COLUMNS[table] ?? [];
+    const rows = (await from.selectFrom(table).selectAll().execute()).map((row) =>
+      Object.fromEntries(Object.entries(row).filter(([column]) => !later.includes(column))),
+    );
+    // Rows of whichever table, as read from the other database.
+    if (rows.length > 0)
+      await to
+        .insertInto(table)
+        .values(rows as never)
+        .execute();
   }
 }
 
