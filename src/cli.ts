@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { type Clock, systemClock } from './app/clock.ts';
 import { readConfig } from './app/config.ts';
+import type { AppDeps } from './app/deps.ts';
 import { addBookingCommands } from './cli/booking-commands.ts';
 import {
   importCatalogueFile,
@@ -23,10 +24,10 @@ import { openRuntime } from './runtime.ts';
  * The `booking` command: the operator's console for what the REST contract leaves to staff. Every
  * command goes through the same service layer as the API.
  */
-async function withDb<T>(work: (db: Db, clock: Clock) => Promise<T>): Promise<T> {
+async function withDb<T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>): Promise<T> {
   const runtime = await openRuntime(readConfig(), systemClock);
   try {
-    return await work(runtime.deps.db, runtime.deps.clock);
+    return await work(runtime.deps.db, runtime.deps.clock, runtime.deps);
   } finally {
     await runtime.close();
   }

@@ -18,6 +18,7 @@ import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
+import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';
 import { newBookingAnnouncement, queueMessages } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
@@ -182,6 +183,19 @@ export async function createBooking(
   let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt && checkout.payments) {
     sessionId = randomUUID();
+    const values = { reference, slug: location.slug };
+    const session = {
+      id: sessionId,
+      bookingReference: reference,
+      amountMinor: depositMinor,
+      currency: caller.currency,
+      expiresAt: holdExpiresAt,
+      createdAt: now,
+      successUrl: input.successUrl ? redirectUrl(input.successUrl, '', values) : undefined,
+      cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
+    };
+    // The provider's own page (Stripe's) is kept; the customer is given this server's stable link to it.
+    const providerUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
     await trx
       .insertInto('checkout_sessions')
       .values({
@@ -196,16 +210,10 @@ export async function createBooking(
         expires_at: holdExpiresAt,
         created_at: now,
         completed_at: null,
+        provider_url: providerUrl,
       })
       .execute();
-    const session = {
-      id: sessionId,
-      bookingReference: reference,
-      amountMinor: depositMinor,
-      currency: caller.currency,
-      expiresAt: holdExpiresAt,
-    };
-    paymentUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
+    paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
   }
   const notices = await queueMessages(
     trx,

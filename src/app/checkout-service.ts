@@ -30,6 +30,8 @@ export interface CheckoutView {
   currency: string;
   expiresAt: number;
   completedAt: number | null;
+  /** Where it is paid at the provider (Stripe's page); the local provider's is this server's own page. */
+  providerUrl: string | null;
   organisation: { name: string; locale: string };
   location: { slug: string; name: string; timezone: string };
   booking: {
@@ -93,6 +95,7 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
     currency: row.currency,
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
+    providerUrl: row.provider_url ?? null,
     organisation: { name: row.organisation_name, locale: row.locale },
     location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
     booking: {
@@ -118,24 +121,49 @@ export function payDeposit(
   now: number,
   actor = 'payment:local',
 ): Promise<CheckoutOutcome> {
-  return writeTransaction(db, async (trx) => {
-    const row = await findSession(trx, sessionId);
-    refuseUnlessPayable(row, now);
-    const moved = transition(bookingClock(row), 'deposit_paid', now);
-    if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
-    await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
-    await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
-    await appendEvent(trx, {
-      organisationId: row.organisation_id,
-      bookingId: row.booking_id,
-      from: moved.from,
-      to: moved.to,
-      actor,
-      at: now,
-      details: { deposit_minor: row.amount_minor, currency: row.currency },
-    });
-    return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
+  return writeTransaction(db, (trx) => confirmDeposit(trx, sessionId, now, actor));
+}
+
+/**
+ * payDeposit inside the caller's transaction (Stripe's webhook), also keeping the provider's ids of
+ * the session and of the payment (what a refund returns).
+ */
+export async function confirmDeposit(
+  trx: Db,
+  sessionId: string,
+  now: number,
+  actor: string,
+  refs: { providerRef: string; paymentRef: string | null } | null = null,
+): Promise<CheckoutOutcome> {
+  const row = await findSession(trx, sessionId);
+  refuseUnlessPayable(row, now);
+  const moved = transition(bookingClock(row), 'deposit_paid', now);
+  if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
+  await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
+  await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
+  if (refs) {
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ provider_ref: refs.providerRef, payment_ref: refs.paymentRef })
+      .where('organisation_id', '=', row.organisation_id)
+      .where('id', '=', row.session_id)
+      .execute();
+  }
+  await appendEvent(trx, {
+    organisationId: row.organisation_id,
+    bookingId: row.booking_id,
+    from: moved.from,
+    to: moved.to,
+    actor,
+    at: now,
+    details: { deposit_minor: row.amount_minor, currency: row.currency },
   });
+  return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
+}
+
+/** Whether the checkout can still be paid now (open or left, its booking still awaiting payment). */
+export async function checkoutState(db: Db, sessionId: string, now: number): Promise<CheckoutState> {
+  return stateOf(await findSession(db, sessionId), now);
 }
 
 /**
@@ -219,6 +247,7 @@ async function findSession(db: Db, sessionId: string) {
           's.cancel_url',
           's.expires_at',
           's.completed_at',
+          's.provider_url',
           'b.reference',
           'b.status as booking_status',
           'b.starts_at',

@@ -255,6 +255,41 @@ export interface CheckoutSessionsTable {
   expires_at: number;
   created_at: number;
   completed_at: number | null;
+  /** The provider's own id of this checkout (a Stripe Checkout Session), once opened there. */
+  provider_ref?: string | null;
+  /** Where the customer pays it at the provider. */
+  provider_url?: string | null;
+  /** The provider's payment once paid (a Stripe PaymentIntent): what a refund returns. */
+  payment_ref?: string | null;
+  /** The provider's refund of that payment, once it accepted one. */
+  refund_ref?: string | null;
+}
+
+export type CardSetupStatus = 'open' | 'succeeded' | 'expired';
+
+/** A hosted card setup for Booking Protection (a Stripe Checkout Session in setup mode). */
+export interface CardSetupsTable {
+  id: string;
+  organisation_id: string;
+  booking_id: string;
+  status: CardSetupStatus;
+  provider_ref: string | null;
+  provider_url: string | null;
+  /** Set when it succeeded: the provider's customer and the payment method fees are charged to. */
+  customer_ref: string | null;
+  payment_method_ref: string | null;
+  expires_at: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/** A provider event (webhook) applied, by its id: a redelivery finds it here and changes nothing. */
+export interface PaymentEventsTable {
+  organisation_id: string;
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: number;
 }
 
 export interface BookingFeesTable {
@@ -270,6 +305,8 @@ export interface BookingFeesTable {
   failure_reason: string | null;
   processed_at: number | null;
   created_at: number;
+  /** The provider's payment that charged it to the saved card (a Stripe PaymentIntent). */
+  payment_ref?: string | null;
 }
 
 export interface IdempotencyRecordsTable {
@@ -365,6 +402,8 @@ export interface Database {
   bookings: BookingsTable;
   booking_services: BookingServicesTable;
   checkout_sessions: CheckoutSessionsTable;
+  card_setups: CardSetupsTable;
+  payment_events: PaymentEventsTable;
   booking_fees: BookingFeesTable;
   idempotency_records: IdempotencyRecordsTable;
   booking_events: BookingEventsTable;

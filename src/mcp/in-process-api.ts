@@ -339,7 +339,11 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   #changer() {
-    return { organisationId: this.#allowed('read_write'), actor: `mcp:${this.#principal.apiKeyId}` };
+    return {
+      organisationId: this.#allowed('read_write'),
+      actor: `mcp:${this.#principal.apiKeyId}`,
+      payments: this.#deps.payments,
+    };
   }
 }
 
