@@ -14,6 +14,7 @@ import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
+import { addUsersCommands } from './cli/users-commands.ts';
 import type { Db } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
@@ -106,6 +107,7 @@ program
 addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
 addMessagesCommands(program, withDb);
+addUsersCommands(program, withDb);
 addOperationsCommands(program);
 
 try {

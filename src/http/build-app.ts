@@ -6,6 +6,7 @@ import type { AppDeps } from '../app/deps.ts';
 import { localCheckout } from '../app/payments.ts';
 import { AppError } from '../domain/errors.ts';
 import { createAuthenticator } from './authenticate.ts';
+import { consoleRoutes } from './console/console-routes.ts';
 import {
   answerClientError,
   answerFrameworkError,
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await typed.register(healthRoutes(deps));
   // The built-in checkout exists only while its provider is the one chosen: it takes no money.
   if (deps.payments?.name === localCheckout.name) await typed.register(checkoutRoutes(deps, deps.payments));
+  await app.register(consoleRoutes(deps));
   serveOpenApi(app);
   registerMcpRoutes(app, deps, {
     allowedHosts,
