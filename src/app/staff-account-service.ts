@@ -215,10 +215,10 @@ function throttles(
 ): { counter: RateLimitCounter; limit: number }[] {
   // The shared store keys counters by organisation; a sign-in's organisation is not known to be real
   // yet, so these live with the other pre-authentication counters.
-  const account = `${slug}\u0000${email}`;
+  const account = `${slug}/${email}`;
   return [
     {
-      counter: { organisationId: NO_ORGANISATION, name: `signin:${account}\u0000${address}` },
+      counter: { organisationId: NO_ORGANISATION, name: `signin:${account}/${address}` },
       limit: SIGN_IN_LIMITS.accountFromAddress,
     },
     {

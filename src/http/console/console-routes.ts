@@ -240,13 +240,14 @@ export function consoleRoutes(deps: AppDeps) {
       const org = session.organisation.id;
       const fee =
         form.fee === 'no_show' || form.fee === 'late_cancellation' ? (form.fee as FeeKind) : undefined;
+      const { actor } = changer(session);
       const actions: Record<string, () => Promise<{ booking: { reference: string } }>> = {
-        complete: () => complete(deps.db, org, reference, now()),
-        check_out: () => checkOut(deps.db, org, reference, now()),
-        no_show: () => markNoShow(deps.db, org, reference, now()),
-        deposit_paid: () => payDepositByStaff(deps.db, org, reference, now()),
-        charge_fee: () => chargeFee(deps.db, org, reference, now(), fee),
-        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee),
+        complete: () => complete(deps.db, org, reference, now(), actor),
+        check_out: () => checkOut(deps.db, org, reference, now(), actor),
+        no_show: () => markNoShow(deps.db, org, reference, now(), actor),
+        deposit_paid: () => payDepositByStaff(deps.db, org, reference, now(), actor),
+        charge_fee: () => chargeFee(deps.db, org, reference, now(), fee, actor),
+        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor),
       };
       const run = actions[form.action ?? ''];
       if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
