@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app/deps.ts';
 import { type ConsoleSession, IDLE_TIMEOUT_MS, resumeSession } from '../../app/staff-account-service.ts';
-import type { Db } from '../../data/database.ts';
 import { ownOrigins } from '../public-base-url.ts';
 
 /**
@@ -55,7 +55,11 @@ export function clearSessionCookie(reply: FastifyReply): void {
  * The signed-in session, or a redirect to the sign-in page (remembering where the person was going,
  * for a page; saying the session ended, for a post).
  */
-export async function requireSession(db: Db, request: FastifyRequest, now: number): Promise<ConsoleSession> {
+export async function requireSession(
+  db: AppDeps['db'],
+  request: FastifyRequest,
+  now: number,
+): Promise<ConsoleSession> {
   const token = cookieOf(request, SESSION_COOKIE);
   const session = token === undefined ? null : await resumeSession(db, token, now);
   if (session) return session;
