@@ -16,6 +16,7 @@ import { addOperationsCommands } from './cli/operations-commands.ts';
 import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
+import { addUsersCommands } from './cli/users-commands.ts';
 import type { Db } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
@@ -109,6 +110,7 @@ addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
 addMessagesCommands(program, withDb);
 addOutboxCommands(program, withDb);
+addUsersCommands(program, withDb);
 addOperationsCommands(program);
 
 try {

@@ -9,6 +9,7 @@ import * as catalogueAliases from './2026-11-24-0010-catalogue-aliases.ts';
 import * as bookingsVersion from './2026-11-25-0016-bookings-version.ts';
 import * as outbox from './2026-11-25-0018-outbox.ts';
 import * as payments from './2026-11-25-0020-payments.ts';
+import * as staffAccounts from './2026-11-25-0021-staff-accounts.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-0016-bookings-version': bookingsVersion,
   '2026-11-25-0018-outbox': outbox,
   '2026-11-25-0020-payments': payments,
+  '2026-11-25-0021-staff-accounts': staffAccounts,
 };

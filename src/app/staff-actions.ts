@@ -14,7 +14,8 @@ import type { PaymentProvider } from './payments.ts';
 
 /**
  * Staff-console actions the REST contract leaves to staff (design.md sections 4 and 6): each runs in
- * one write transaction, goes through the state machine and appends to the event log as `staff`.
+ * one write transaction, goes through the state machine and appends to the event log as `staff` (the
+ * CLI) or as the console's signed-in user (`user:<id>`).
  */
 const ACTOR = 'staff';
 
@@ -32,13 +33,13 @@ export interface ProcessedFee {
 }
 
 /** confirmed -> needs_checkout: the appointment took place but is not paid at the till yet. */
-export function checkOut(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'check_out', now);
+export function checkOut(db: Db, organisationId: string, reference: string, now: number, actor = ACTOR) {
+  return changeStatus(db, organisationId, reference, 'check_out', now, actor);
 }
 
 /** confirmed | needs_checkout -> completed, once the appointment has started. */
-export function complete(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'complete', now);
+export function complete(db: Db, organisationId: string, reference: string, now: number, actor = ACTOR) {
+  return changeStatus(db, organisationId, reference, 'complete', now, actor);
 }
 
 /**
@@ -46,8 +47,8 @@ export function complete(db: Db, organisationId: string, reference: string, now:
  * booking's protection snapshot has a no-show percentage, the fee is recorded (status null until
  * staff charge or waive it), credited with the retained deposit.
  */
-export function markNoShow(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'no_show', now, async (trx, booking) => {
+export function markNoShow(db: Db, organisationId: string, reference: string, now: number, actor = ACTOR) {
+  return changeStatus(db, organisationId, reference, 'no_show', now, actor, async (trx, booking) => {
     const paid = booking.depositStatus === 'paid';
     if (paid)
       await updateBooking(trx, organisationId, booking.id, { deposit_status: 'retained', updated_at: now });
@@ -56,8 +57,14 @@ export function markNoShow(db: Db, organisationId: string, reference: string, no
 }
 
 /** pending_payment -> confirmed: staff took the deposit (at the desk); an open checkout is closed as paid. */
-export function payDepositByStaff(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'deposit_paid', now, (trx, booking) =>
+export function payDepositByStaff(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  actor = ACTOR,
+) {
+  return changeStatus(db, organisationId, reference, 'deposit_paid', now, actor, (trx, booking) =>
     recordDepositPaid(trx, organisationId, booking.id, now),
   );
 }
@@ -77,8 +84,9 @@ export function chargeFee(
   now: number,
   kind?: FeeKind,
   payments: PaymentProvider | null = null,
+  actor = ACTOR,
 ) {
-  return processFee(db, organisationId, reference, now, kind, async (trx, booking, fee) => {
+  return processFee(db, organisationId, reference, now, kind, actor, async (trx, booking, fee) => {
     const figures = {
       amountMinor: fee.amountMinor,
       depositCreditMinor: fee.depositCreditMinor,
@@ -112,8 +120,15 @@ export function chargeFee(
 }
 
 /** Waives the booking's pending fee. */
-export function waiveFee(db: Db, organisationId: string, reference: string, now: number, kind?: FeeKind) {
-  return processFee(db, organisationId, reference, now, kind, async () => ({
+export function waiveFee(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  kind?: FeeKind,
+  actor = ACTOR,
+) {
+  return processFee(db, organisationId, reference, now, kind, actor, async () => ({
     status: 'waived',
     failureReason: null,
     paymentRef: null,
@@ -150,6 +165,7 @@ async function changeStatus(
   reference: string,
   event: BookingEvent,
   now: number,
+  actor: string,
   also?: (trx: Db, booking: Booking) => Promise<void>,
 ): Promise<StatusChange> {
   return writeTransaction(db, async (trx) => {
@@ -164,7 +180,7 @@ async function changeStatus(
       bookingId: booking.id,
       from: result.from,
       to: result.to,
-      actor: ACTOR,
+      actor,
       at: now,
     });
     return {
@@ -194,6 +210,7 @@ async function processFee(
   reference: string,
   now: number,
   requested: FeeKind | undefined,
+  actor: string,
   decide: (trx: Db, booking: Booking, fee: Fee) => Promise<FeeOutcome>,
 ): Promise<ProcessedFee> {
   return writeTransaction(db, async (trx) => {
@@ -232,7 +249,7 @@ async function processFee(
       bookingId: booking.id,
       from: booking.status,
       to: booking.status,
-      actor: ACTOR,
+      actor,
       at: now,
       details: { fee: kind, outcome: outcome.status, charge_amount_minor: fee.chargeAmountMinor },
     });

@@ -383,6 +383,30 @@ export interface OutboxTable {
   sent_at: number | null;
 }
 
+export type UserRole = 'owner' | 'admin' | 'staff';
+
+/** A staff account of the console; the password is kept only as an argon2id hash. */
+export interface UsersTable {
+  id: string;
+  organisation_id: string;
+  /** Lower-cased. */
+  email: string;
+  password_hash: string;
+  role: UserRole;
+  created_at: number;
+  disabled_at: number | null;
+}
+
+/** A signed-in console session; `id` is the SHA-256 of the token in the browser's cookie. */
+export interface UserSessionsTable {
+  id: string;
+  organisation_id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   cursor_secrets: CursorSecretsTable;
@@ -410,4 +434,6 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   messages: MessagesTable;
   outbox: OutboxTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
 }

@@ -6,6 +6,7 @@ import type { AppDeps } from '../app/deps.ts';
 import { isStripe } from '../app/stripe-payments.ts';
 import { AppError } from '../domain/errors.ts';
 import { createAuthenticator } from './authenticate.ts';
+import { consoleRoutes } from './console/console-routes.ts';
 import {
   answerClientError,
   answerFrameworkError,
@@ -168,6 +169,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   // Stripe's webhook; nothing without a provider.
   if (deps.payments) await typed.register(checkoutRoutes(deps, deps.payments));
   if (isStripe(deps.payments)) await app.register(stripeWebhookRoutes(deps, deps.payments));
+  await app.register(consoleRoutes(deps));
   serveOpenApi(app);
   registerMcpRoutes(app, deps, {
     allowedHosts,
