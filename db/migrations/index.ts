@@ -6,6 +6,7 @@ import * as rateLimitCounters from './2026-11-23-0003-rate-limit-counters.ts';
 import * as organisationKeys from './2026-11-23-0004-organisation-keys.ts';
 import * as messages from './2026-11-24-0001-messages.ts';
 import * as catalogueAliases from './2026-11-24-0010-catalogue-aliases.ts';
+import * as bookingPages from './2026-11-25-0019-booking-pages.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-0004-organisation-keys': organisationKeys,
   '2026-11-24-0001-messages': messages,
   '2026-11-24-0010-catalogue-aliases': catalogueAliases,
+  '2026-11-25-0019-booking-pages': bookingPages,
 };

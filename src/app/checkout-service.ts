@@ -4,6 +4,8 @@ import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { bookingPagePath, settleRequirement } from './booking-pages.ts';
+import { getBooking } from './booking-service.ts';
 
 /**
  * The built-in local payment provider's hosted checkout (payments.ts): what the page at
@@ -120,6 +122,16 @@ export function payDeposit(
   return writeTransaction(db, async (trx) => {
     const row = await findSession(trx, sessionId);
     refuseUnlessPayable(row, now);
+    if (effectiveStatus(bookingClock(row), now) === 'pending_confirmation') {
+      // Booking Protection's hold: the deposit is one of its steps; the customer goes back to the
+      // booking's page for any other (or to see it confirmed).
+      const booking = await getBooking(trx, row.organisation_id, row.reference);
+      await settleRequirement(trx, booking, 'deposit', now, actor);
+      const page = booking.pageToken
+        ? bookingPagePath(booking.pageToken)
+        : defaultSuccessPath(row.session_id);
+      return outcome(row, redirectUrl(row.success_url, page, valuesOf(row)));
+    }
     const moved = transition(bookingClock(row), 'deposit_paid', now);
     if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
     await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
@@ -245,7 +257,7 @@ function stateOf(
   if (row.status === 'expired' || row.expires_at <= now) return 'expired';
   const status = effectiveStatus(bookingClock(row), now);
   if (status === 'expired') return 'expired';
-  if (status !== 'pending_payment') return 'closed';
+  if (status !== 'pending_payment' && status !== 'pending_confirmation') return 'closed';
   return row.status;
 }
 

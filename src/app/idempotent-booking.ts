@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Principal } from '../app/api-key-service.ts';
+import { bookingLinksAt } from '../app/booking-pages.ts';
 import { createBooking } from '../app/booking-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempotency.ts';
@@ -17,7 +18,13 @@ export function createBookingIdempotently(
   deps: AppDeps,
   principal: Principal,
   body: z.infer<typeof NewBookingBody>,
-  options: { idempotencyKey: string | undefined; publicBaseUrl: string; source: BookingsTable['source'] },
+  options: {
+    idempotencyKey: string | undefined;
+    publicBaseUrl: string;
+    source: BookingsTable['source'];
+    /** The customer is handed the booking page (see CheckoutContext.hostedFlow). */
+    hostedFlow?: boolean;
+  },
 ): Promise<StoredResponse> {
   const now = deps.clock.nowMs();
   const { organisation } = principal;
@@ -50,9 +57,14 @@ export function createBookingIdempotently(
           cancelUrl: body.checkout_cancel_url,
         },
         now,
-        { payments: deps.payments, publicBaseUrl: options.publicBaseUrl },
+        {
+          payments: deps.payments,
+          publicBaseUrl: options.publicBaseUrl,
+          hostedFlow: options.hostedFlow ?? false,
+        },
       );
-      return { status: 201, body: { data: presentCreatedBooking(created, now) } };
+      const links = bookingLinksAt(deps.payments, options.publicBaseUrl);
+      return { status: 201, body: { data: presentCreatedBooking(created, now, links) } };
     },
   );
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import { getAvailability } from '../app/availability-service.ts';
 import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
+import { bookingLinksAt } from '../app/booking-pages.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
 import type { AppDeps } from '../app/deps.ts';
@@ -200,6 +201,8 @@ export class InProcessBookingApi implements BookingApi {
         idempotencyKey,
         publicBaseUrl: this.#options.publicBaseUrl,
         source: 'mcp',
+        // A voice agent can send the caller the booking page: Booking Protection's hold is finished there.
+        hostedFlow: true,
       },
     );
     // A replayed 4xx comes back as its stored envelope, exactly as REST would answer it.
@@ -321,12 +324,9 @@ export class InProcessBookingApi implements BookingApi {
     return this.#principal.organisation.id;
   }
 
-  /** payment_url as the customer reaches this server; none without a payment provider. */
-  #links(): BookingLinks | undefined {
-    const { payments } = this.#deps;
-    if (!payments) return undefined;
-    const base = this.#options.publicBaseUrl;
-    return { paymentUrl: (sessionId) => payments.checkoutUrl(sessionId, base) };
+  /** payment_url and booking_page_url as the customer reaches this server. */
+  #links(): BookingLinks {
+    return bookingLinksAt(this.#deps.payments, this.#options.publicBaseUrl);
   }
 
   #changer() {

@@ -34,7 +34,8 @@ export const bookTool = defineTool({
   description:
     'Books a time find_slots offered, for client_id or a caller given by name and phone or e-mail. Never books the ' +
     'same caller twice at one time (existing true: the one they hold). Refused: ok false, code conflict, a reason ' +
-    'and alternatives. A deposit makes it a hold until paid at payment_url.',
+    'and alternatives. A deposit makes it a hold until paid at payment_url. At a location with Booking Protection it ' +
+    'is a pending_confirmation hold the caller finishes on booking_page_url (card setup, and any deposit); the link is sent to them.',
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
@@ -59,6 +60,10 @@ export const bookTool = defineTool({
       .string()
       .nullable()
       .describe('Where the caller pays the deposit; the booking is held until then.'),
+    booking_page_url: z
+      .string()
+      .nullable()
+      .describe("The booking's own page: finishing a pending_confirmation hold, paying, cancelling or moving it."),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, { api }) {
@@ -89,19 +94,32 @@ export const bookTool = defineTool({
     const [summary] = await speakBookings(api, [booking]);
     const { deposit } = booking;
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
+    const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
+    const link = unfinished ? ` ${pageLinkSentence(booking)}` : '';
     return {
       booking: summary!,
       status: booking.status,
       existing: held !== undefined,
-      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.`,
+      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${link}`,
       payment_url: booking.payment_url,
+      booking_page_url: booking.booking_page_url ?? null,
       ...(unpaid && {
         hint: 'Give the caller the payment link.',
+      }),
+      ...(unfinished && {
+        hint: 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.',
       }),
     };
   },
 });
+
+/** What a caller at a Booking Protection location is told: what to finish, where, and by when. */
+function pageLinkSentence(booking: Booking): string {
+  const steps = booking.pending_confirmation?.requirements ?? [];
+  const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
+  return `This location needs Booking Protection: I've sent a link to the booking page, where the caller can ${what} to confirm it.`;
+}
 
 /**
  * The caller's live booking at this location starting at this instant, if any: a second booking of
