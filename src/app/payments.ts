@@ -21,6 +21,12 @@ export interface PaymentProvider {
   openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string>;
   /** The URL of a session already open, for a booking shown again while its deposit is due. */
   checkoutUrl(sessionId: string, publicBaseUrl: string): string;
+  /**
+   * Where the customer saves the card Booking Protection needs, for the booking whose page token this
+   * is (a provider may call its API: setup mode). The provider reports the saved card back through
+   * booking-pages.ts `settleRequirement(..., 'protection_setup', ...)`.
+   */
+  openCardSetup(pageToken: string, publicBaseUrl: string): Promise<string>;
 }
 
 /** What a provider needs to open a checkout for a deposit (stored as `checkout_sessions`). */
@@ -42,6 +48,9 @@ export const localCheckout: PaymentProvider = {
   takesMoney: false,
   openCheckout: async (session, publicBaseUrl) => localCheckout.checkoutUrl(session.id, publicBaseUrl),
   checkoutUrl: (sessionId, publicBaseUrl) => `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`,
+  // The booking page's own test-mode card step (src/http/pages/manage-page.ts): no card is asked for.
+  openCardSetup: async (pageToken, publicBaseUrl) =>
+    `${publicBaseUrl}/p/manage/${encodeURIComponent(pageToken)}/card`,
 };
 
 /**

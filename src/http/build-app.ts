@@ -19,6 +19,7 @@ import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
+import { pageRoutes } from './pages/page-routes.ts';
 import { installPublicLinks } from './public-base-url.ts';
 import { addressWindow, addressWindowOnUnkeyedResponses, rateLimitHeaders } from './rate-limit-headers.ts';
 import { requestIdFor } from './request-id.ts';
@@ -164,6 +165,8 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await typed.register(healthRoutes(deps));
   // The built-in checkout exists only while its provider is the one chosen: it takes no money.
   if (deps.payments?.name === localCheckout.name) await typed.register(checkoutRoutes(deps, deps.payments));
+  // The customer's pages: /p/{organisation_slug} and /p/manage/{token}.
+  await typed.register(pageRoutes(deps));
   serveOpenApi(app);
   registerMcpRoutes(app, deps, {
     allowedHosts,

@@ -63,7 +63,9 @@ export const bookTool = defineTool({
     booking_page_url: z
       .string()
       .nullable()
-      .describe("The booking's own page: finishing a pending_confirmation hold, paying, cancelling or moving it."),
+      .describe(
+        "The booking's own page: finishing a pending_confirmation hold, paying, cancelling or moving it.",
+      ),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, { api }) {
