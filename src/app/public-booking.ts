@@ -1,3 +1,4 @@
+import type { CountryCode } from 'libphonenumber-js';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
@@ -6,6 +7,7 @@ import { AppError } from '../domain/errors.ts';
 import { getAvailability } from './availability-service.ts';
 import { createBooking } from './booking-service.ts';
 import { registerClient } from './client-service.ts';
+import { normalisePhone } from './contact.ts';
 import type { AppDeps } from './deps.ts';
 import { listLocations, listServicesAt, requireLocation } from './directory-service.ts';
 
@@ -104,10 +106,16 @@ export async function bookOnPublicPage(
     );
   }
   const now = deps.clock.nowMs();
+  const location = await requireLocation(deps.db, organisation.id, request.locationSlug, 'location');
+  // A customer types their number as they dial it: national numbers are read in the location's country.
+  const phone =
+    request.phone &&
+    (normalisePhone(request.phone, (location.country ?? undefined) as CountryCode | undefined) ??
+      request.phone);
   const { client } = await registerClient(
     deps.db,
     organisation.id,
-    { firstName: request.firstName, lastName: request.lastName, phone: request.phone, email: request.email },
+    { firstName: request.firstName, lastName: request.lastName, phone, email: request.email },
     now,
   );
   const created = await writeTransaction(deps.db, (trx) =>

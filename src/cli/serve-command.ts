@@ -71,10 +71,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const runtime = await openRuntime(config);
   warnAboutPayments(logger, config);
   const { db, clock } = runtime.deps;
+  let demoSlug: string | null = null;
   if (options.demo) {
     if (await isDatabaseEmpty(db)) {
       const { report, key } = await installDemo(db, clock);
       printDemoKey(report.organisation.slug, key);
+      demoSlug = report.organisation.slug;
     } else {
       out('The database already holds data, so no demo key is printed; issue one with');
       out('  npx booking keys create --org <slug> --label <text> --scope read_write');
@@ -95,6 +97,11 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     logger.error({ err: error }, 'hold sweep failed'),
   );
   out(`listening on ${address}`);
+  if (demoSlug) {
+    // Beside the key: where a customer books (a wildcard address is reached on this machine's loopback).
+    const base = config.publicBaseUrlSet ? config.publicBaseUrl : address.replace('//0.0.0.0', '//127.0.0.1');
+    out(`Public booking page: ${base}/p/${encodeURIComponent(demoSlug)}`);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
