@@ -17,11 +17,13 @@ type AnyDb = Kysely<any>;
 export async function up(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('booking_pages')
-    .addColumn('token', 'text', (c) => c.notNull().unique())
+    .addColumn('token', 'text', (c) => c.notNull())
     .addColumn('organisation_id', 'text', (c) => c.notNull())
     .addColumn('booking_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('booking_pages_pk', ['booking_id', 'organisation_id'])
+    // Looked up by the token alone; organisation_id is in every key of organisation data (see 0004).
+    .addUniqueConstraint('booking_pages_token', ['token', 'organisation_id'])
     .addForeignKeyConstraint('booking_pages_booking', ['organisation_id', 'booking_id'], 'bookings', [
       'organisation_id',
       'id',

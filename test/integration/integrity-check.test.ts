@@ -465,7 +465,13 @@ describe('idempotency_records', () => {
       // The whole booking goes (its services and events too), so only the stored response is left over.
       await dropAppendOnlyGuards(db);
       const id = await bookingIdOf(db, references.single);
-      for (const table of ['booking_events', 'booking_services', 'checkout_sessions', 'booking_fees']) {
+      for (const table of [
+        'booking_events',
+        'booking_services',
+        'checkout_sessions',
+        'booking_fees',
+        'booking_pages',
+      ]) {
         await sql`DELETE FROM ${sql.table(table)} WHERE booking_id = ${id}`.execute(db);
       }
       await sql`DELETE FROM bookings WHERE id = ${id}`.execute(db);

@@ -193,7 +193,9 @@ describe('conversations', () => {
     expect(held).toMatchObject({ ok: true, status: 'pending_confirmation', existing: false });
     expect(held.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
     expect(held.booking_page_url).toMatch(/\/p\/manage\/[A-Za-z0-9_-]{43}$/);
-    expect(held.spoken).toMatch(/sent a link to the booking page, where the caller can save a card and pay the deposit/);
+    expect(held.spoken).toMatch(
+      /sent a link to the booking page, where the caller can save a card and pay the deposit/,
+    );
     expect(held.hint).toMatch(/link to the booking page has been sent/);
     expect(mcp.calls).toBe(2);
     const rows = await t.database.db
@@ -203,7 +205,11 @@ describe('conversations', () => {
       .execute();
     // Islington holds for its pending_confirmation_hold_minutes (the catalogue's default, 15).
     expect(rows).toEqual([
-      { status: 'pending_confirmation', hold_expires_at: t.clock.nowMs() + 15 * 60_000, protection_applies: 1 },
+      {
+        status: 'pending_confirmation',
+        hold_expires_at: t.clock.nowMs() + 15 * 60_000,
+        protection_applies: 1,
+      },
     ]);
     await mcp.close();
   });

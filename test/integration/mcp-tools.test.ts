@@ -418,7 +418,9 @@ describe('book', () => {
     expect(result).toMatchObject({ ok: true, status: 'pending_confirmation' });
     expect(result.booking.pending_confirmation.requirements).toEqual(['protection_setup']);
     expect(result.booking_page_url).toMatch(/^http:\/\/localhost:8080\/p\/manage\/[A-Za-z0-9_-]{43}$/);
-    expect(result.spoken).toMatch(/I've sent a link to the booking page, where the caller can save a card to confirm it\.$/);
+    expect(result.spoken).toMatch(
+      /I've sent a link to the booking page, where the caller can save a card to confirm it\.$/,
+    );
   });
 
   it('needs a client, and a start it can read', async () => {
