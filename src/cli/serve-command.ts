@@ -96,12 +96,13 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const stopSweeper = startHoldSweeper(db, clock, (error) =>
     logger.error({ err: error }, 'hold sweep failed'),
   );
-  out(`listening on ${address}`);
   if (demoSlug) {
     // Beside the key: where a customer books (a wildcard address is reached on this machine's loopback).
+    // Printed before "listening on", the line scripts wait for.
     const base = config.publicBaseUrlSet ? config.publicBaseUrl : address.replace('//0.0.0.0', '//127.0.0.1');
     out(`Public booking page: ${base}/p/${encodeURIComponent(demoSlug)}`);
   }
+  out(`listening on ${address}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
