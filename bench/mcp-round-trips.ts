@@ -4,6 +4,7 @@ import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@mod
 import type { Principal } from '../src/app/api-key-service.ts';
 import { ManualClock } from '../src/app/clock.ts';
 import { type AppDeps, createAppDeps } from '../src/app/deps.ts';
+import { localCheckout } from '../src/app/payments.ts';
 import { addDays } from '../src/domain/availability/zone-calendar.ts';
 import { localDateAt } from '../src/domain/time-format.ts';
 import { InProcessBookingApi, principalOfKey } from '../src/mcp/in-process-api.ts';
@@ -233,6 +234,8 @@ async function heldBookingSize(): Promise<number> {
       db: fresh.database.db,
       clock: new ManualClock(MCP_SCENARIO.now),
       secret: randomBytes(32).toString('base64url'),
+      // A deposit is held only where a payment provider can take it: the built-in test mode.
+      payments: localCheckout,
     });
     const principal = await principalOfKey(deps, fresh.writeKey);
     const api = await InProcessBookingApi.forToolCall(deps, principal, {
@@ -380,7 +383,7 @@ async function timeBook(
  * starting no earlier than the previous one's end plus the service's buffer: booked in this order, each
  * is still free when its turn comes. Read in process, before any booking.
  */
-async function planSlots(
+export async function planSlots(
   deps: AppDeps,
   principal: Principal,
 ): Promise<{ slots: PlannedSlot[]; bufferMinutes: number; windowDays: number }> {

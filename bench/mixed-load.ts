@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { IntegrityReport } from '../src/data/integrity-check.ts';
@@ -74,6 +74,7 @@ async function runScenario(
   let traffic: TrafficReport;
   let backup: Promise<BackupOutcome> | null = null;
   let stopCode: number | null;
+  let peakRssBytes: number | null = null;
   try {
     const get = async <T>(url: string): Promise<T> => {
       const response = await fetch(`${server.url}${url}`, { headers: { authorization: `Bearer ${key}` } });
@@ -115,6 +116,7 @@ async function runScenario(
     });
     progress('load finished; stopping the server with SIGTERM');
   } finally {
+    peakRssBytes = peakRssOf(server.process.pid);
     stopCode = await server.stop('SIGTERM');
   }
   const backupOutcome = await (backup as Promise<BackupOutcome> | null);
@@ -128,7 +130,7 @@ async function runScenario(
     succeeded(runCli(['restore', path.join(dir, 'mid-load-backup.sqlite')], restoredEnv), 'restore');
     restored = integrityOf(runCli(['check', '--json'], restoredEnv));
   }
-  return present(traffic, { live, stored, restored, stopCode, backup: backupOutcome });
+  return present(traffic, { live, stored, restored, stopCode, backup: backupOutcome, peakRssBytes });
 }
 
 function succeeded(result: CliResult, what: string): string {
@@ -172,6 +174,22 @@ interface Aftermath {
   restored: IntegrityReport | null;
   stopCode: number | null;
   backup: BackupOutcome | null;
+  /** The server's peak resident set over its life (VmHWM), null where /proc does not say. */
+  peakRssBytes: number | null;
+}
+
+/** Issue 16: the server's peak memory under this load. */
+const MAX_PEAK_RSS_MB = 150;
+
+/** A process's peak resident set size (Linux /proc VmHWM), in bytes; null if unknown. */
+function peakRssOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
 }
 
 function present(traffic: TrafficReport, after: Aftermath): ScenarioBenchmarkResult {
@@ -238,6 +256,11 @@ function present(traffic: TrafficReport, after: Aftermath): ScenarioBenchmarkRes
       description: 'Every `booking check` invariant holds afterwards',
       measured: after.live.ok ? 'all hold' : `broken: ${failedChecks(after.live).join(', ')}`,
       pass: after.live.ok,
+    },
+    {
+      description: `Peak RSS of \`booking serve\` < ${MAX_PEAK_RSS_MB} MB (VmHWM, read before the stop)`,
+      measured: after.peakRssBytes === null ? 'unknown' : `${(after.peakRssBytes / 2 ** 20).toFixed(0)} MB`,
+      pass: after.peakRssBytes !== null && after.peakRssBytes < MAX_PEAK_RSS_MB * 2 ** 20,
     },
     {
       description: 'Graceful stop (SIGTERM) exits 0',

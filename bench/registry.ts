@@ -1,6 +1,7 @@
 import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
+import { consoleDiary } from './console-diary.ts';
 import { instances } from './instances.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { mcpRoundTrips } from './mcp-round-trips.ts';
@@ -20,4 +21,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   resilience,
   slowClients,
   instances,
+  consoleDiary,
 ];

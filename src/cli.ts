@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { type Clock, systemClock } from './app/clock.ts';
 import { readConfig } from './app/config.ts';
+import type { AppDeps } from './app/deps.ts';
 import { addBookingCommands } from './cli/booking-commands.ts';
 import {
   importCatalogueFile,
@@ -12,8 +13,10 @@ import { addKeysCommands } from './cli/keys-commands.ts';
 import { serveMcpOverStdio } from './cli/mcp-command.ts';
 import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
+import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { serve } from './cli/serve-command.ts';
+import { addUsersCommands } from './cli/users-commands.ts';
 import type { Db } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
@@ -22,10 +25,10 @@ import { openRuntime } from './runtime.ts';
  * The `booking` command: the operator's console for what the REST contract leaves to staff. Every
  * command goes through the same service layer as the API.
  */
-async function withDb<T>(work: (db: Db, clock: Clock) => Promise<T>): Promise<T> {
+async function withDb<T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>): Promise<T> {
   const runtime = await openRuntime(readConfig(), systemClock);
   try {
-    return await work(runtime.deps.db, runtime.deps.clock);
+    return await work(runtime.deps.db, runtime.deps.clock, runtime.deps);
   } finally {
     await runtime.close();
   }
@@ -43,7 +46,7 @@ const program = new Command('booking')
     'after',
     '\nConfiguration comes from the environment: DATABASE_URL (default sqlite:db/booking.sqlite), PORT, HOST,\n' +
       'TLS_CERT/TLS_KEY, TRUST_PROXY, ALLOWED_HOSTS, PUBLIC_BASE_URL, PAYMENT_PROVIDER, BOOKING_SECRET,\n' +
-      'LOG_LEVEL. See README.md.',
+      'LOG_LEVEL, SMTP_URL/MAIL_FROM, TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN/TWILIO_FROM/TWILIO_API_BASE. See README.md.',
   );
 
 program
@@ -106,6 +109,8 @@ program
 addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
 addMessagesCommands(program, withDb);
+addOutboxCommands(program, withDb);
+addUsersCommands(program, withDb);
 addOperationsCommands(program);
 
 try {

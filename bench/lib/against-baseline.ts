@@ -18,6 +18,8 @@ export interface AgainstBaseline {
   check(body: unknown): void;
   /** Requests/s of the latency phase, for endpoints slower than LATENCY_RATE (bench/lib/compare.ts) allows. */
   latencyRate?: number;
+  /** Runs after the side-by-side rounds, while the baseline still listens (full and baseline URLs). */
+  afterwards?(urls: { full: string; baseline: string }): Promise<void>;
 }
 
 /**
@@ -41,12 +43,14 @@ export async function measureAgainstBaseline(
     if ((await fetchJsonText(baselineUrl, spec.headers)) !== body) {
       throw new Error('The baseline does not return the same bytes as the full stack.');
     }
-    return await compareSideBySide(
+    const comparison = await compareSideBySide(
       { full: { url: full, headers: spec.headers }, baseline: { url: baselineUrl, headers: spec.headers } },
       context.durationS,
       context.progress,
       spec.latencyRate,
     );
+    await spec.afterwards?.({ full, baseline: baselineUrl });
+    return comparison;
   } finally {
     await baseline.stop();
   }

@@ -10,7 +10,7 @@ import {
 } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
 import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
-import { findSlotAt, findSlots } from '../domain/availability/find-slots.ts';
+import { findSlotAt, findSlots, slotsStableUntil } from '../domain/availability/find-slots.ts';
 import type {
   Availability,
   AvailabilityQuery,
@@ -81,6 +81,19 @@ export async function getAvailability(
   request: AvailabilityRequest & { fromDate: string; days: number },
   now: number,
 ): Promise<Availability> {
+  return (await computeAvailability(db, organisationId, request, now)).availability;
+}
+
+/**
+ * getAvailability's answer, and the instant until which the same data gives the same answer as the
+ * clock moves on (see slotsStableUntil): what lets availability-cache.ts reuse it.
+ */
+export async function computeAvailability(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest & { fromDate: string; days: number },
+  now: number,
+): Promise<{ availability: Availability; stableUntil: number }> {
   const { services, query } = await loadQuery(
     db,
     organisationId,
@@ -89,11 +102,15 @@ export async function getAvailability(
     request.days,
     now,
   );
+  const slots = query ? findSlots(query) : [];
   return {
-    services,
-    totalMinutes: totalMinutes(services),
-    slots: query ? findSlots(query) : [],
-    closedDays: query ? await closedDaysWithReasons(db, organisationId, request.location, query) : [],
+    availability: {
+      services,
+      totalMinutes: totalMinutes(services),
+      slots,
+      closedDays: query ? await closedDaysWithReasons(db, organisationId, request.location, query) : [],
+    },
+    stableUntil: query ? slotsStableUntil(query, slots) : Number.POSITIVE_INFINITY,
   };
 }
 

@@ -16,16 +16,23 @@ import {
   pendingFee,
 } from '../domain/booking/change-policy.ts';
 import type { Location } from '../domain/catalogue.ts';
-import { type Refusal, refusalError } from '../domain/errors.ts';
+import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { canonicalReference } from './booking-reference.ts';
 import { getBooking, whileSlotFree } from './booking-service.ts';
+import { announceChange } from './outbox-service.ts';
+import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot, slotOrRefusal } from './start-check.ts';
 
 /** Who is changing the booking, as the event log names them. */
 export interface Changer {
   organisationId: string;
   actor: string;
+  /**
+   * The provider that took the booking's deposit, which returns it on a timely cancellation; absent
+   * or null, a deposit paid through a provider cannot be refunded (503 payments_unavailable).
+   */
+  payments?: PaymentProvider | null;
 }
 
 export interface TimeChange {
@@ -190,6 +197,14 @@ async function reschedule(
     at: now,
     details: { rescheduled: { from: booking.startsAt, to: slot.startsAt, staff_id: slot.staffId } },
   });
+  // The reminder follows the booking to its new start (or goes, if that is now too close).
+  await announceChange(
+    trx,
+    changer.organisationId,
+    booking.id,
+    { kind: 'rescheduled', drop: ['reminder'], remind: true },
+    now,
+  );
   return {
     booking: await getBooking(trx, changer.organisationId, booking.reference),
     disclosure: disclosureOf(decision),
@@ -269,8 +284,14 @@ async function cancel(
     trx,
     bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
   );
-  const { booking, decision } = await decide(trx, changer, reference, 'cancel', now);
-  if (decision.refusal) throw refusalError(decision.refusal);
+  const { booking, decision: decided } = await decide(trx, changer, reference, 'cancel', now);
+  if (decided.refusal) throw refusalError(decided.refusal);
+  // A refund the provider refused leaves the deposit paid (to be returned by hand), and says so.
+  const refunded = decided.depositRefunded === true ? await refundDeposit(trx, changer, booking) : false;
+  const decision: ChangeDecision =
+    decided.depositRefunded === true && !refunded
+      ? { ...decided, depositRefunded: false, depositOutcome: null }
+      : decided;
   const { late, depositOutcome } = decision;
   const depositRefunded = decision.depositRefunded === true;
   await updateBooking(trx, changer.organisationId, booking.id, {
@@ -292,11 +313,58 @@ async function cancel(
     at: now,
     details: { late, deposit_refunded: depositRefunded },
   });
+  // Nothing else pending is said any more: no reminder, no link for a booking that is gone.
+  await announceChange(
+    trx,
+    changer.organisationId,
+    booking.id,
+    { kind: 'cancelled', drop: 'all', remind: false },
+    now,
+  );
   return {
     booking: await getBooking(trx, changer.organisationId, booking.reference),
     depositRefunded,
     disclosure: disclosureOf(decision),
   };
+}
+
+/**
+ * Returns a deposit paid through the provider before the cancellation is written: deposit_refunded
+ * says true only once the provider accepted the refund. If it does not, the provider's refusal (503
+ * payments_unavailable) rolls the cancellation back, to be tried again; the refund's idempotency key
+ * (the checkout's id) makes the repeat return the first refund, never a second one. A deposit taken
+ * at the desk (no provider payment) is returned there.
+ */
+async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promise<boolean> {
+  const paid = await trx
+    .selectFrom('checkout_sessions')
+    .select(['id', 'amount_minor', 'currency', 'payment_ref'])
+    .where('organisation_id', '=', changer.organisationId)
+    .where('booking_id', '=', booking.id)
+    .where('status', '=', 'paid')
+    .where('payment_ref', 'is not', null)
+    .executeTakeFirst();
+  if (!paid?.payment_ref) return true;
+  if (!changer.payments) {
+    throw new AppError(
+      'payments_unavailable',
+      'The deposit was paid online and no payment provider is set up to refund it; cancel it once payments are configured.',
+    );
+  }
+  const refund = await changer.payments.refund({
+    key: paid.id,
+    paymentRef: paid.payment_ref,
+    amountMinor: paid.amount_minor,
+    currency: paid.currency,
+  });
+  if (refund.status === 'refused') return false;
+  await trx
+    .updateTable('checkout_sessions')
+    .set({ refund_ref: refund.refundRef })
+    .where('organisation_id', '=', changer.organisationId)
+    .where('id', '=', paid.id)
+    .execute();
+  return true;
 }
 
 /** The booking, its location and what the policy decides of the change now (shared with previews). */

@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type { BookingLinks } from '../contract/booking.ts';
-import { appendEvent, updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
-import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking } from '../domain/booking/booking.ts';
-import { effectiveStatus, transition } from '../domain/booking/state-machine.ts';
+import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { getBooking } from './booking-service.ts';
 import { requireLocation } from './directory-service.ts';
-import type { PaymentProvider } from './payments.ts';
 
 /**
  * A booking's own page, /p/manage/{token}: the link every message and booking_page_url carry. The
  * token is the customer's capability for that one booking (32 random bytes, base64url: 256 bits, never
  * derived from anything guessable), kept in `booking_pages`.
  *
- * Booking Protection's pending_confirmation hold is finished here: each outstanding requirement
- * (`protection_setup`, `deposit`) is settled by `settleRequirement`, and the last one confirms the
- * booking in the same transaction.
+ * Booking Protection's pending_confirmation hold is finished here: the card through the provider's
+ * card setup (card-setup-service.ts), the deposit through its checkout; each step is settled by
+ * booking-requirements.ts `settleRequirement`, the last one confirming the booking. The link is sent
+ * by the outbox (outbox-service.ts) in the hold's transaction and points here (customer-links.ts).
  */
 
 /** The path of a booking's page. */
@@ -29,17 +26,6 @@ export function bookingPagePath(token: string): string {
 /** The address the customer is given for a booking's page. */
 export function bookingPageUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}${bookingPagePath(token)}`;
-}
-
-/**
- * A booking's links as a customer reaching this server at `publicBaseUrl` is given them: the
- * provider's checkout of an open deposit (none without a provider), and the booking's page.
- */
-export function bookingLinksAt(payments: PaymentProvider | null, publicBaseUrl: string): BookingLinks {
-  return {
-    paymentUrl: (sessionId) => payments?.checkoutUrl(sessionId, publicBaseUrl) ?? null,
-    bookingPageUrl: (token) => bookingPageUrl(publicBaseUrl, token),
-  };
 }
 
 /** Issues the page of a booking just written (inside its transaction); the token. */
@@ -55,25 +41,6 @@ export async function issueBookingPage(
     .values({ token, organisation_id: organisationId, booking_id: bookingId, created_at: now })
     .execute();
   return token;
-}
-
-/** Where a booking-page link goes: the booking, and the address it is reached at. */
-export interface BookingPageLink {
-  organisationId: string;
-  bookingId: string;
-  clientId: string;
-  url: string;
-}
-
-/**
- * THE call point where the booking-page link of a pending_confirmation hold is sent to the customer
- * (design 8.3: "booking-page link (pending_confirmation)"), inside the transaction that made the hold.
- * The outbox (issue 18) writes its message here, so that the link is sent exactly when the hold is
- * made; until it lands, the link reaches the customer through the answer of the face that booked
- * (MCP `book` reads it out as booking_page_url).
- */
-export async function sendBookingPageLink(_trx: Db, _link: BookingPageLink): Promise<void> {
-  // Intentionally empty until the outbox exists: see the comment above.
 }
 
 /** Everything a booking's page shows. */
@@ -152,86 +119,4 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
     staffName: page.staff_name,
     clientName: [page.first_name, page.last_name].filter(Boolean).join(' '),
   };
-}
-
-export type Requirement = 'deposit' | 'protection_setup';
-
-/**
- * One outstanding step of a pending_confirmation hold is done (inside the caller's transaction): it
- * leaves the requirements, and when it was the last the booking is confirmed (the hold cleared, the
- * event logged). 409 conflict when the booking is not waiting for it (finished already, or the hold
- * lapsed).
- */
-export async function settleRequirement(
-  trx: Db,
-  booking: Booking,
-  requirement: Requirement,
-  now: number,
-  actor: string,
-): Promise<void> {
-  const status = effectiveStatus(booking, now);
-  if (status === 'expired') {
-    throw new AppError(
-      'conflict',
-      'This booking was not finished in time and has been released; please book again.',
-    );
-  }
-  if (status !== 'pending_confirmation' || !booking.pendingRequirements.includes(requirement)) {
-    throw new AppError('conflict', 'This step of the booking is already done.');
-  }
-  const left = booking.pendingRequirements.filter((r) => r !== requirement);
-  const changes =
-    requirement === 'deposit'
-      ? { deposit_status: 'paid' as const }
-      : {
-          protection_setup_status: 'succeeded' as const,
-          payment_method_saved: 1 as const,
-          protection_setup_completed_at: now,
-        };
-  if (requirement === 'deposit') {
-    await trx
-      .updateTable('checkout_sessions')
-      .set({ status: 'paid', completed_at: now })
-      .where('organisation_id', '=', booking.organisationId)
-      .where('booking_id', '=', booking.id)
-      .where('status', 'in', ['open', 'abandoned'])
-      .execute();
-  }
-  if (left.length > 0) {
-    await updateBooking(trx, booking.organisationId, booking.id, {
-      ...changes,
-      pending_requirements: JSON.stringify(left),
-      updated_at: now,
-    });
-    return;
-  }
-  const moved = transition(booking, 'requirements_completed', now);
-  if (!moved.ok) throw new AppError('conflict', `This booking cannot be confirmed: ${moved.reason}.`);
-  await updateBooking(trx, booking.organisationId, booking.id, {
-    ...changes,
-    status: moved.to,
-    pending_requirements: null,
-    hold_expires_at: null,
-    updated_at: now,
-  });
-  await appendEvent(trx, {
-    organisationId: booking.organisationId,
-    bookingId: booking.id,
-    from: moved.from,
-    to: moved.to,
-    actor,
-    at: now,
-    details: { completed: requirement },
-  });
-}
-
-/**
- * The local test provider's card setup: the customer confirms on the page and the card counts as saved
- * (no card is asked for). A real provider reports its setup back through settleRequirement the same way.
- */
-export function saveTestCard(db: Db, token: string, now: number): Promise<void> {
-  return writeTransaction(db, async (trx) => {
-    const view = await getBookingPage(trx, token, now);
-    await settleRequirement(trx, view.booking, 'protection_setup', now, 'payment:local');
-  });
 }

@@ -17,9 +17,11 @@ import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
-import { bookingPageUrl, issueBookingPage, sendBookingPageLink } from './booking-pages.ts';
+import { bookingPageUrl, issueBookingPage } from './booking-pages.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
+import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';
+import { newBookingAnnouncement, queueMessages } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 
@@ -79,9 +81,8 @@ export async function createBooking(
       'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',
     );
   }
-  if (!(await findClientById(trx, caller.organisationId, input.clientId))) {
-    throw new AppError('not_found', 'No client has this id.', 'client_id');
-  }
+  const client = await findClientById(trx, caller.organisationId, input.clientId);
+  if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
   const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
   const check = await prepareSlotCheck(trx, caller.organisationId, request, input.startsAt, now).catch(
     async (error: unknown) => {
@@ -202,10 +203,30 @@ export async function createBooking(
     { first: true },
   );
 
+  const pageToken = await issueBookingPage(trx, caller.organisationId, id, now);
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt && checkout.payments) {
     sessionId = randomUUID();
+    const values = { reference, slug: location.slug };
+    // A protected hold's deposit is one of its steps: the customer goes back to the booking's page.
+    const successUrl = input.successUrl
+      ? redirectUrl(input.successUrl, '', values)
+      : protectedHold
+        ? bookingPageUrl(checkout.publicBaseUrl, pageToken)
+        : undefined;
+    const session = {
+      id: sessionId,
+      bookingReference: reference,
+      amountMinor: depositMinor,
+      currency: caller.currency,
+      expiresAt: holdExpiresAt,
+      createdAt: now,
+      successUrl,
+      cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
+    };
+    // The provider's own page (Stripe's) is kept; the customer is given this server's stable link to it.
+    const providerUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
     await trx
       .insertInto('checkout_sessions')
       .values({
@@ -220,26 +241,17 @@ export async function createBooking(
         expires_at: holdExpiresAt,
         created_at: now,
         completed_at: null,
+        provider_url: providerUrl,
       })
       .execute();
-    const session = {
-      id: sessionId,
-      bookingReference: reference,
-      amountMinor: depositMinor,
-      currency: caller.currency,
-      expiresAt: holdExpiresAt,
-    };
-    paymentUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
+    paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
   }
-  const pageToken = await issueBookingPage(trx, caller.organisationId, id, now);
-  if (protectedHold) {
-    await sendBookingPageLink(trx, {
-      organisationId: caller.organisationId,
-      bookingId: id,
-      clientId: input.clientId,
-      url: bookingPageUrl(checkout.publicBaseUrl, pageToken),
-    });
-  }
+  const notices = await queueMessages(
+    trx,
+    { organisationId: caller.organisationId, bookingId: id, reference, client },
+    newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+    now,
+  );
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking = toBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone, page_token: pageToken },
@@ -251,6 +263,7 @@ export async function createBooking(
     booking,
     deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,
     paymentUrl,
+    notices,
   };
 }
 

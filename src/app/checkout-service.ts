@@ -4,8 +4,9 @@ import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
-import { bookingPagePath, settleRequirement } from './booking-pages.ts';
-import { getBooking } from './booking-service.ts';
+import { bookingPagePath } from './booking-pages.ts';
+import { settleRequirement } from './booking-requirements.ts';
+import { announceChange } from './outbox-service.ts';
 
 /**
  * The built-in local payment provider's hosted checkout (payments.ts): what the page at
@@ -31,6 +32,8 @@ export interface CheckoutView {
   currency: string;
   expiresAt: number;
   completedAt: number | null;
+  /** Where it is paid at the provider (Stripe's page); the local provider's is this server's own page. */
+  providerUrl: string | null;
   organisation: { name: string; locale: string };
   location: { slug: string; name: string; timezone: string };
   booking: {
@@ -94,6 +97,7 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
     currency: row.currency,
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
+    providerUrl: row.provider_url ?? null,
     organisation: { name: row.organisation_name, locale: row.locale },
     location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
     booking: {
@@ -110,8 +114,9 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
 /**
  * The payment provider confirms the deposit: in one write transaction the booking moves
  * pending_payment -> confirmed (deposit paid, hold cleared), the checkout becomes paid and the event
- * is logged. 404 for an unknown session; 409 conflict when it is
- * not payable (already paid, expired with the hold, or the booking is no longer pending_payment).
+ * is logged. On Booking Protection's pending_confirmation hold the deposit is one of its steps
+ * (booking-requirements.ts settleRequirement: the last one confirms). 404 for an unknown session; 409
+ * conflict when it is not payable (already paid, expired with the hold, or the booking no longer awaits it).
  */
 export function payDeposit(
   db: Db,
@@ -119,34 +124,64 @@ export function payDeposit(
   now: number,
   actor = 'payment:local',
 ): Promise<CheckoutOutcome> {
-  return writeTransaction(db, async (trx) => {
-    const row = await findSession(trx, sessionId);
-    refuseUnlessPayable(row, now);
-    if (effectiveStatus(bookingClock(row), now) === 'pending_confirmation') {
-      // Booking Protection's hold: the deposit is one of its steps; the customer goes back to the
-      // booking's page for any other (or to see it confirmed).
-      const booking = await getBooking(trx, row.organisation_id, row.reference);
-      await settleRequirement(trx, booking, 'deposit', now, actor);
-      const page = booking.pageToken
-        ? bookingPagePath(booking.pageToken)
-        : defaultSuccessPath(row.session_id);
-      return outcome(row, redirectUrl(row.success_url, page, valuesOf(row)));
-    }
-    const moved = transition(bookingClock(row), 'deposit_paid', now);
-    if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
-    await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
-    await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
-    await appendEvent(trx, {
-      organisationId: row.organisation_id,
-      bookingId: row.booking_id,
-      from: moved.from,
-      to: moved.to,
+  return writeTransaction(db, (trx) => confirmDeposit(trx, sessionId, now, actor));
+}
+
+/**
+ * payDeposit inside the caller's transaction (Stripe's webhook), also keeping the provider's ids of
+ * the session and of the payment (what a refund returns).
+ */
+export async function confirmDeposit(
+  trx: Db,
+  sessionId: string,
+  now: number,
+  actor: string,
+  refs: { providerRef: string; paymentRef: string | null } | null = null,
+): Promise<CheckoutOutcome> {
+  const row = await findSession(trx, sessionId);
+  refuseUnlessPayable(row, now);
+  if (refs) {
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ provider_ref: refs.providerRef, payment_ref: refs.paymentRef })
+      .where('organisation_id', '=', row.organisation_id)
+      .where('id', '=', row.session_id)
+      .execute();
+  }
+  if (effectiveStatus(bookingClock(row), now) === 'pending_confirmation') {
+    // Booking Protection's hold: the deposit is one of its steps (the last one confirms it); the
+    // customer goes back to the booking's page for any other, or to see it confirmed.
+    await closeCheckouts(trx, row.organisation_id, row.booking_id, now);
+    await settleRequirement(
+      trx,
+      { organisationId: row.organisation_id, bookingId: row.booking_id },
+      'deposit',
+      { deposit_status: 'paid' },
+      now,
       actor,
-      at: now,
-      details: { deposit_minor: row.amount_minor, currency: row.currency },
-    });
-    return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
+    );
+    const page = row.page_token ? bookingPagePath(row.page_token) : defaultSuccessPath(row.session_id);
+    return outcome(row, redirectUrl(row.success_url, page, valuesOf(row)));
+  }
+  const moved = transition(bookingClock(row), 'deposit_paid', now);
+  if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
+  await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
+  await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
+  await appendEvent(trx, {
+    organisationId: row.organisation_id,
+    bookingId: row.booking_id,
+    from: moved.from,
+    to: moved.to,
+    actor,
+    at: now,
+    details: { deposit_minor: row.amount_minor, currency: row.currency },
   });
+  return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
+}
+
+/** Whether the checkout can still be paid now (open or left, its booking still awaiting payment). */
+export async function checkoutState(db: Db, sessionId: string, now: number): Promise<CheckoutState> {
+  return stateOf(await findSession(db, sessionId), now);
 }
 
 /**
@@ -165,6 +200,24 @@ export async function recordDepositPaid(
     hold_expires_at: null,
     updated_at: now,
   });
+  await closeCheckouts(trx, organisationId, bookingId, now);
+  // Confirmed now: the customer hears so, the unsent link goes, and the reminder is scheduled.
+  await announceChange(
+    trx,
+    organisationId,
+    bookingId,
+    { kind: 'confirmed', drop: ['payment_link', 'booking_page_link'], remind: true },
+    now,
+  );
+}
+
+/** The booking's unpaid checkouts are closed as paid (its deposit is). */
+async function closeCheckouts(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  now: number,
+): Promise<void> {
   await trx
     .updateTable('checkout_sessions')
     .set({ status: 'paid', completed_at: now })
@@ -211,6 +264,9 @@ async function findSession(db: Db, sessionId: string) {
           join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
         )
         .innerJoin('organisations as o', 'o.id', 's.organisation_id')
+        .leftJoin('booking_pages as p', (join) =>
+          join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+        )
         .select([
           's.id as session_id',
           's.organisation_id',
@@ -222,6 +278,7 @@ async function findSession(db: Db, sessionId: string) {
           's.cancel_url',
           's.expires_at',
           's.completed_at',
+          's.provider_url',
           'b.reference',
           'b.status as booking_status',
           'b.starts_at',
@@ -233,6 +290,7 @@ async function findSession(db: Db, sessionId: string) {
           'l.timezone',
           'o.name as organisation_name',
           'o.locale',
+          'p.token as page_token',
         ])
         .where('s.id', '=', id)
         .executeTakeFirst()

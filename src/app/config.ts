@@ -1,5 +1,7 @@
 import { DEFAULT_DATABASE_URL } from '../data/database.ts';
-import { PAYMENT_PROVIDER_NAMES, type PaymentProviderName } from './payments.ts';
+import { DEFAULT_LEASE_MS } from '../domain/outbox.ts';
+import { TWILIO_DEFAULT_BASE, type TwilioSettings } from './message-sender.ts';
+import { PAYMENT_PROVIDER_NAMES, type PaymentProviderName, type StripeSettings } from './payments.ts';
 
 /** The names of this machine, which the MCP endpoints always answer to. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -32,6 +34,14 @@ export interface Config {
   publicBaseUrlSet: boolean;
   /** PAYMENT_PROVIDER: who takes deposits; null, nobody (bookings that need one are refused). */
   paymentProvider: PaymentProviderName | null;
+  /** SMTP_URL and MAIL_FROM: e-mail to customers; null, e-mails are only logged in the outbox. */
+  email: { smtpUrl: string; mailFrom: string } | null;
+  /** TWILIO_*: SMS to customers; null, SMS are only logged in the outbox. */
+  sms: TwilioSettings | null;
+  /** OUTBOX_LEASE_SECONDS: how long a delivery worker's claim on a message lasts (default 60). */
+  outboxLeaseMs: number;
+  /** STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_API_BASE; null unless PAYMENT_PROVIDER=stripe. */
+  stripe: StripeSettings | null;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -57,8 +67,93 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicBaseUrl ??
       `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`,
     publicBaseUrlSet: publicBaseUrl !== null,
-    paymentProvider: parsePaymentProvider(env.PAYMENT_PROVIDER),
+    ...parsePayments(env),
+    email: parseEmail(env),
+    sms: parseSms(env),
+    outboxLeaseMs: parseLease(env.OUTBOX_LEASE_SECONDS),
   };
+}
+
+/** SMTP_URL (smtp:// or smtps://) with MAIL_FROM; neither: no e-mail provider. */
+function parseEmail(env: NodeJS.ProcessEnv): Config['email'] {
+  const smtpUrl = env.SMTP_URL?.trim() ?? '';
+  const mailFrom = env.MAIL_FROM?.trim() ?? '';
+  if (smtpUrl === '') return null;
+  if (!/^smtps?:\/\/[^/]+/i.test(smtpUrl)) {
+    throw new Error('SMTP_URL must be smtp://host:port or smtps://user:pass@host:port.');
+  }
+  if (mailFrom === '')
+    throw new Error(
+      'MAIL_FROM must be set with SMTP_URL (the sender address, e.g. "Salon <bookings@salon.example>").',
+    );
+  return { smtpUrl, mailFrom };
+}
+
+/** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM together; TWILIO_API_BASE optional. */
+function parseSms(env: NodeJS.ProcessEnv): Config['sms'] {
+  const accountSid = env.TWILIO_ACCOUNT_SID?.trim() ?? '';
+  const authToken = env.TWILIO_AUTH_TOKEN?.trim() ?? '';
+  const from = env.TWILIO_FROM?.trim() ?? '';
+  const given = [accountSid, authToken, from].filter((v) => v !== '').length;
+  if (given === 0) return null;
+  if (given < 3)
+    throw new Error('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM must be set together.');
+  const apiBase = env.TWILIO_API_BASE?.trim() || TWILIO_DEFAULT_BASE;
+  if (!/^https?:\/\/[^/]+/i.test(apiBase)) throw new Error('TWILIO_API_BASE must be an http(s) URL.');
+  return { accountSid, authToken, from, apiBase };
+}
+
+function parseLease(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_LEASE_MS;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) {
+    throw new Error(`OUTBOX_LEASE_SECONDS must be 1..3600, got "${raw}".`);
+  }
+  return seconds * 1000;
+}
+
+/** Stripe's own API; tests (and a proxy an operator runs) point STRIPE_API_BASE elsewhere. */
+const STRIPE_API = 'https://api.stripe.com';
+
+/**
+ * PAYMENT_PROVIDER and what the chosen provider needs. Stripe needs both its keys: a server that could
+ * open checkouts but never hear they were paid (or the reverse) must not start, so the missing
+ * settings are named at start-up.
+ */
+function parsePayments(env: NodeJS.ProcessEnv): Pick<Config, 'paymentProvider' | 'stripe'> {
+  const paymentProvider = parsePaymentProvider(env.PAYMENT_PROVIDER);
+  if (paymentProvider !== 'stripe') return { paymentProvider, stripe: null };
+  const secretKey = env.STRIPE_SECRET_KEY?.trim() ?? '';
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET?.trim() ?? '';
+  const missing = [
+    ...(secretKey === '' ? ['STRIPE_SECRET_KEY'] : []),
+    ...(webhookSecret === '' ? ['STRIPE_WEBHOOK_SECRET'] : []),
+  ];
+  if (missing.length > 0) {
+    throw new Error(
+      `PAYMENT_PROVIDER=stripe needs ${missing.join(' and ')}: the secret key (sk_live_... or sk_test_...) from the Stripe dashboard's API keys, and the signing secret (whsec_...) of the webhook endpoint pointed at /webhooks/stripe.`,
+    );
+  }
+  return {
+    paymentProvider,
+    stripe: { secretKey, webhookSecret, apiBase: parseApiBase(env.STRIPE_API_BASE) },
+  };
+}
+
+function parseApiBase(raw: string | undefined): URL {
+  const value = raw?.trim() || STRIPE_API;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`STRIPE_API_BASE must be an absolute http(s) URL, got "${value}".`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.username) {
+    throw new Error(
+      `STRIPE_API_BASE must be an http(s) origin without path, query or credentials, got "${value}".`,
+    );
+  }
+  return url;
 }
 
 /** PUBLIC_BASE_URL: an http(s) origin, optionally with a path prefix; no query, no fragment, no user. */

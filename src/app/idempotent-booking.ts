@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import type { Principal } from '../app/api-key-service.ts';
-import { bookingLinksAt } from '../app/booking-pages.ts';
 import { createBooking } from '../app/booking-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempotency.ts';
 import { type NewBookingBody, presentCreatedBooking } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
+import { customerLinks } from './customer-links.ts';
 
 /**
  * The use case behind POST /bookings, shared by the REST route and the MCP tools in this process: the
@@ -63,7 +63,7 @@ export function createBookingIdempotently(
           hostedFlow: options.hostedFlow ?? false,
         },
       );
-      const links = bookingLinksAt(deps.payments, options.publicBaseUrl);
+      const links = customerLinks(deps.payments, options.publicBaseUrl);
       return { status: 201, body: { data: presentCreatedBooking(created, now, links) } };
     },
   );

@@ -8,11 +8,14 @@ import { type BookingEvent, type BookingStatus, transition } from '../domain/boo
 import { AppError } from '../domain/errors.ts';
 import { recordPendingFee } from './booking-changes.ts';
 import { getBooking } from './booking-service.ts';
+import { savedCard } from './card-setup-service.ts';
 import { recordDepositPaid } from './checkout-service.ts';
+import type { PaymentProvider } from './payments.ts';
 
 /**
  * Staff-console actions the REST contract leaves to staff (design.md sections 4 and 6): each runs in
- * one write transaction, goes through the state machine and appends to the event log as `staff`.
+ * one write transaction, goes through the state machine and appends to the event log as `staff` (the
+ * CLI) or as the console's signed-in user (`user:<id>`).
  */
 const ACTOR = 'staff';
 
@@ -30,13 +33,13 @@ export interface ProcessedFee {
 }
 
 /** confirmed -> needs_checkout: the appointment took place but is not paid at the till yet. */
-export function checkOut(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'check_out', now);
+export function checkOut(db: Db, organisationId: string, reference: string, now: number, actor = ACTOR) {
+  return changeStatus(db, organisationId, reference, 'check_out', now, actor);
 }
 
 /** confirmed | needs_checkout -> completed, once the appointment has started. */
-export function complete(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'complete', now);
+export function complete(db: Db, organisationId: string, reference: string, now: number, actor = ACTOR) {
+  return changeStatus(db, organisationId, reference, 'complete', now, actor);
 }
 
 /**
@@ -44,8 +47,8 @@ export function complete(db: Db, organisationId: string, reference: string, now:
  * booking's protection snapshot has a no-show percentage, the fee is recorded (status null until
  * staff charge or waive it), credited with the retained deposit.
  */
-export function markNoShow(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'no_show', now, async (trx, booking) => {
+export function markNoShow(db: Db, organisationId: string, reference: string, now: number, actor = ACTOR) {
+  return changeStatus(db, organisationId, reference, 'no_show', now, actor, async (trx, booking) => {
     const paid = booking.depositStatus === 'paid';
     if (paid)
       await updateBooking(trx, organisationId, booking.id, { deposit_status: 'retained', updated_at: now });
@@ -54,35 +57,81 @@ export function markNoShow(db: Db, organisationId: string, reference: string, no
 }
 
 /** pending_payment -> confirmed: staff took the deposit (at the desk); an open checkout is closed as paid. */
-export function payDepositByStaff(db: Db, organisationId: string, reference: string, now: number) {
-  return changeStatus(db, organisationId, reference, 'deposit_paid', now, (trx, booking) =>
+export function payDepositByStaff(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  actor = ACTOR,
+) {
+  return changeStatus(db, organisationId, reference, 'deposit_paid', now, actor, (trx, booking) =>
     recordDepositPaid(trx, organisationId, booking.id, now),
   );
 }
 
 /**
  * Charges the booking's pending fee: wholly covered by the retained deposit -> deposit_covered;
- * otherwise the saved card is charged for the rest (failed when none is saved).
+ * otherwise the saved card is charged for the rest. With a provider that takes money (Stripe) that is
+ * an off-session payment on the card saved through its card setup: a decline records `failed` with
+ * the provider's reason, and an unreachable provider changes nothing (charge again later; the
+ * idempotency key, made from the booking and fee kind, makes a repeat return the first charge).
+ * Without one (none, or the local test mode) the charge is only recorded, as no money can move.
  */
-export function chargeFee(db: Db, organisationId: string, reference: string, now: number, kind?: FeeKind) {
-  return processFee(db, organisationId, reference, now, kind, (booking, fee) => {
+export function chargeFee(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  kind?: FeeKind,
+  payments: PaymentProvider | null = null,
+  actor = ACTOR,
+) {
+  return processFee(db, organisationId, reference, now, kind, actor, async (trx, booking, fee) => {
     const figures = {
       amountMinor: fee.amountMinor,
       depositCreditMinor: fee.depositCreditMinor,
       chargeAmountMinor: fee.chargeAmountMinor,
     };
     // Nothing to take from the card cannot fail for want of one.
-    const succeeded = booking.protection.paymentMethodSaved || fee.chargeAmountMinor === 0;
-    const status = processedStatus(figures, succeeded);
-    return { status, failureReason: status === 'failed' ? 'no payment method saved' : null };
+    if (fee.chargeAmountMinor === 0) {
+      return { status: processedStatus(figures, true), failureReason: null, paymentRef: null };
+    }
+    if (!payments?.takesMoney) {
+      const succeeded = booking.protection.paymentMethodSaved;
+      const status = processedStatus(figures, succeeded);
+      return { status, failureReason: succeeded ? null : 'no payment method saved', paymentRef: null };
+    }
+    const card = await savedCard(trx, organisationId, booking.id);
+    if (!card) {
+      return { status: 'failed', failureReason: `no card saved with ${payments.name}`, paymentRef: null };
+    }
+    const outcome = await payments.chargeSavedCard({
+      key: `${booking.id}:${fee.kind}`,
+      customerRef: card.customerRef,
+      paymentMethodRef: card.paymentMethodRef,
+      amountMinor: fee.chargeAmountMinor,
+      currency: fee.currency,
+      description: `${fee.kind.replace('_', '-')} fee, booking ${booking.reference}`,
+    });
+    return outcome.status === 'succeeded'
+      ? { status: processedStatus(figures, true), failureReason: null, paymentRef: outcome.paymentRef }
+      : { status: 'failed', failureReason: outcome.reason, paymentRef: outcome.paymentRef };
   });
 }
 
 /** Waives the booking's pending fee. */
-export function waiveFee(db: Db, organisationId: string, reference: string, now: number, kind?: FeeKind) {
-  return processFee(db, organisationId, reference, now, kind, () => ({
+export function waiveFee(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  kind?: FeeKind,
+  actor = ACTOR,
+) {
+  return processFee(db, organisationId, reference, now, kind, actor, async () => ({
     status: 'waived',
     failureReason: null,
+    paymentRef: null,
   }));
 }
 
@@ -116,6 +165,7 @@ async function changeStatus(
   reference: string,
   event: BookingEvent,
   now: number,
+  actor: string,
   also?: (trx: Db, booking: Booking) => Promise<void>,
 ): Promise<StatusChange> {
   return writeTransaction(db, async (trx) => {
@@ -130,7 +180,7 @@ async function changeStatus(
       bookingId: booking.id,
       from: result.from,
       to: result.to,
-      actor: ACTOR,
+      actor,
       at: now,
     });
     return {
@@ -139,6 +189,13 @@ async function changeStatus(
       to: result.to,
     };
   });
+}
+
+interface FeeOutcome {
+  status: NonNullable<Fee['status']>;
+  failureReason: string | null;
+  /** The provider's payment, when money moved (or a declined attempt has an id). */
+  paymentRef: string | null;
 }
 
 /** Which fee a booking in this status can owe. */
@@ -153,10 +210,8 @@ async function processFee(
   reference: string,
   now: number,
   requested: FeeKind | undefined,
-  decide: (
-    booking: Booking,
-    fee: Fee,
-  ) => { status: NonNullable<Fee['status']>; failureReason: string | null },
+  actor: string,
+  decide: (trx: Db, booking: Booking, fee: Fee) => Promise<FeeOutcome>,
 ): Promise<ProcessedFee> {
   return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
@@ -172,7 +227,7 @@ async function processFee(
         `The ${kind.replace('_', ' ')} fee was already processed (${fee.status}).`,
       );
     }
-    const outcome = decide(booking, fee);
+    const outcome = await decide(trx, booking, fee);
     await upsertFee(trx, {
       organisation_id: organisationId,
       booking_id: booking.id,
@@ -186,6 +241,7 @@ async function processFee(
       failure_reason: outcome.failureReason,
       processed_at: now,
       created_at: now,
+      payment_ref: outcome.paymentRef,
     });
     await updateBooking(trx, organisationId, booking.id, { updated_at: now });
     await appendEvent(trx, {
@@ -193,7 +249,7 @@ async function processFee(
       bookingId: booking.id,
       from: booking.status,
       to: booking.status,
-      actor: ACTOR,
+      actor,
       at: now,
       details: { fee: kind, outcome: outcome.status, charge_amount_minor: fee.chargeAmountMinor },
     });

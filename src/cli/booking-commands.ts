@@ -1,5 +1,6 @@
 import { Argument, type Command, Option } from 'commander';
 import type { Clock } from '../app/clock.ts';
+import type { AppDeps } from '../app/deps.ts';
 import {
   chargeFee,
   checkOut,
@@ -15,7 +16,7 @@ import type { Fee, FeeKind } from '../domain/booking/booking.ts';
 import { normaliseReference } from '../domain/booking/reference.ts';
 import { CommandError, out } from './output.ts';
 
-type WithDb = <T>(work: (db: Db, clock: Clock) => Promise<T>) => Promise<T>;
+type WithDb = <T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>) => Promise<T>;
 
 const ACTIONS = {
   complete: 'the appointment was delivered and paid (confirmed or needs_checkout -> completed)',
@@ -52,14 +53,16 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
       if (options.fee !== undefined && action !== 'charge-fee' && action !== 'waive-fee') {
         throw new CommandError('--fee applies only to charge-fee and waive-fee.');
       }
-      const line = await withDb(async (db, clock) => {
+      const line = await withDb(async (db, clock, deps) => {
         const organisationId = await organisationOf(db, reference, options.org);
         const now = clock.nowMs();
         switch (action) {
           case 'charge-fee':
           case 'waive-fee': {
-            const run = action === 'charge-fee' ? chargeFee : waiveFee;
-            const { booking, fee } = await run(db, organisationId, reference, now, options.fee);
+            const { booking, fee } =
+              action === 'charge-fee'
+                ? await chargeFee(db, organisationId, reference, now, options.fee, deps.payments)
+                : await waiveFee(db, organisationId, reference, now, options.fee);
             return `${booking.reference}: ${describeFee(fee)}`;
           }
           default: {

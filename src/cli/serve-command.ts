@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
+import { startOutboxWorker } from '../app/outbox-delivery.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
 import { openRuntime } from '../runtime.ts';
 import { installDemo, printDemoKey } from './catalogue-commands.ts';
+import { outboxDeliveryFor } from './outbox-commands.ts';
 import { out } from './output.ts';
 
 /**
@@ -50,6 +52,8 @@ function warnAboutPayments(logger: pino.Logger, config: Config): void {
       'no PAYMENT_PROVIDER: bookings that need a deposit are refused with 503 payments_unavailable',
     );
   }
+  if (!config.email) logger.info('no SMTP_URL: e-mails to customers are kept in the outbox as logged');
+  if (!config.sms) logger.info('no TWILIO_ACCOUNT_SID: SMS to customers are kept in the outbox as logged');
   if (!config.publicBaseUrlSet && !LOOPBACK_HOSTS.includes(config.host as (typeof LOOPBACK_HOSTS)[number])) {
     logger.warn('PUBLIC_BASE_URL is not set: payment links name this server only for hosts in ALLOWED_HOSTS');
   }
@@ -102,6 +106,27 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     const base = config.publicBaseUrlSet ? config.publicBaseUrl : address.replace('//0.0.0.0', '//127.0.0.1');
     out(`Public booking page: ${base}/p/${encodeURIComponent(demoSlug)}`);
   }
+  // Links in messages name PUBLIC_BASE_URL, or the address this server is reached at.
+  const delivery = await outboxDeliveryFor(
+    runtime.deps,
+    config,
+    config.publicBaseUrlSet ? config.publicBaseUrl : address,
+    // The id and the provider's reason only: never the recipient or the text.
+    (event) =>
+      logger.warn(
+        {
+          outbox_id: event.id,
+          channel: event.channel,
+          attempts: event.attempts,
+          final: event.final,
+          reason: event.reason,
+        },
+        'message delivery failed',
+      ),
+  );
+  const stopOutbox = startOutboxWorker(delivery, (error) =>
+    logger.error({ err: error }, 'outbox delivery failed'),
+  );
   out(`listening on ${address}`);
 
   let stopping = false;
@@ -117,6 +142,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     }, SHUTDOWN_GRACE_MS);
     deadline.unref();
     await stopSweeper();
+    await stopOutbox();
     await app.close();
     clearTimeout(deadline);
     await runtime.close();

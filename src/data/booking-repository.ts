@@ -96,6 +96,7 @@ export async function upsertFee(trx: Db, fee: BookingFeesTable): Promise<void> {
         charge_amount_minor: fee.charge_amount_minor,
         failure_reason: fee.failure_reason,
         processed_at: fee.processed_at,
+        payment_ref: fee.payment_ref ?? null,
       }),
     )
     .execute();

@@ -2,6 +2,7 @@ import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import { appendEvent } from './booking-repository.ts';
 import type { Db } from './database.ts';
+import { dropPendingMessages } from './outbox-repository.ts';
 
 /**
  * Inside a booking's transaction, before it takes [from, to) of a staff member's diary: the lapsed
@@ -59,6 +60,8 @@ export async function expireHolds(
       .where('booking_id', '=', booking.id)
       .where('status', 'in', ['open', 'abandoned'])
       .execute();
+    // Nothing is sent for an expired hold: its link, not delivered yet, goes with it.
+    await dropPendingMessages(trx, booking.organisation_id, booking.id);
     await appendEvent(trx, {
       organisationId: booking.organisation_id,
       bookingId: booking.id,

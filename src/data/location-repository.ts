@@ -27,6 +27,7 @@ export function toLocation(row: LocationsTable): Location {
       lateReschedule: row.late_reschedule,
       pendingConfirmationHoldMinutes: row.pending_confirmation_hold_minutes,
       pendingPaymentHoldMinutes: row.pending_payment_hold_minutes,
+      reminderHoursBefore: row.reminder_hours_before,
     },
     protection: {
       applies,

@@ -13,6 +13,7 @@
 import type { Generated } from 'kysely';
 import type { DepositStatus, FeeKind, FeeStatus, ProtectionSetupStatus } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import type { OutboxChannel, OutboxKind, OutboxStatus } from '../domain/outbox.ts';
 
 export type Flag = 0 | 1;
 export type ApiKeyScope = 'read' | 'read_write';
@@ -28,6 +29,8 @@ export interface OrganisationsTable {
   locale: string;
   /** Bumped by triggers on every change to the catalogue tables; keys the listing caches. */
   catalogue_version: Generated<number>;
+  /** Bumped by triggers on every change to a booking that availability can see; keys its cache. */
+  bookings_version: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -74,6 +77,8 @@ export interface LocationsTable {
   late_reschedule: ChangePolicy;
   pending_confirmation_hold_minutes: number;
   pending_payment_hold_minutes: number;
+  /** The reminder goes this many hours before the start; 0: no reminders. */
+  reminder_hours_before: number;
   protection_applies: Flag;
   late_cancellation_fee_percentage: number | null;
   no_show_fee_percentage: number | null;
@@ -258,6 +263,41 @@ export interface CheckoutSessionsTable {
   expires_at: number;
   created_at: number;
   completed_at: number | null;
+  /** The provider's own id of this checkout (a Stripe Checkout Session), once opened there. */
+  provider_ref?: string | null;
+  /** Where the customer pays it at the provider. */
+  provider_url?: string | null;
+  /** The provider's payment once paid (a Stripe PaymentIntent): what a refund returns. */
+  payment_ref?: string | null;
+  /** The provider's refund of that payment, once it accepted one. */
+  refund_ref?: string | null;
+}
+
+export type CardSetupStatus = 'open' | 'succeeded' | 'expired';
+
+/** A hosted card setup for Booking Protection (a Stripe Checkout Session in setup mode). */
+export interface CardSetupsTable {
+  id: string;
+  organisation_id: string;
+  booking_id: string;
+  status: CardSetupStatus;
+  provider_ref: string | null;
+  provider_url: string | null;
+  /** Set when it succeeded: the provider's customer and the payment method fees are charged to. */
+  customer_ref: string | null;
+  payment_method_ref: string | null;
+  expires_at: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/** A provider event (webhook) applied, by its id: a redelivery finds it here and changes nothing. */
+export interface PaymentEventsTable {
+  organisation_id: string;
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: number;
 }
 
 export interface BookingFeesTable {
@@ -273,6 +313,8 @@ export interface BookingFeesTable {
   failure_reason: string | null;
   processed_at: number | null;
   created_at: number;
+  /** The provider's payment that charged it to the saved card (a Stripe PaymentIntent). */
+  payment_ref?: string | null;
 }
 
 export interface IdempotencyRecordsTable {
@@ -325,6 +367,54 @@ export interface MessagesTable {
   done_at: number | null;
 }
 
+/** A message to a customer, written with the change it reports and delivered by the outbox worker. */
+export interface OutboxTable {
+  /** The provider's idempotency key too (the e-mail's Message-ID, the SMS request's token). */
+  id: string;
+  organisation_id: string;
+  booking_id: string;
+  reference: string;
+  channel: OutboxChannel;
+  /** E.164 phone or e-mail address, copied from the client when the message was written. */
+  recipient: string;
+  kind: OutboxKind;
+  status: OutboxStatus;
+  attempts: number;
+  due_at: number;
+  claimed_by: string | null;
+  lease_until: number | null;
+  provider_id: string | null;
+  last_error: string | null;
+  /** What was said (JSON {subject?, text, html?}), once sent or logged. */
+  body: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export type UserRole = 'owner' | 'admin' | 'staff';
+
+/** A staff account of the console; the password is kept only as an argon2id hash. */
+export interface UsersTable {
+  id: string;
+  organisation_id: string;
+  /** Lower-cased. */
+  email: string;
+  password_hash: string;
+  role: UserRole;
+  created_at: number;
+  disabled_at: number | null;
+}
+
+/** A signed-in console session; `id` is the SHA-256 of the token in the browser's cookie. */
+export interface UserSessionsTable {
+  id: string;
+  organisation_id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   cursor_secrets: CursorSecretsTable;
@@ -345,9 +435,14 @@ export interface Database {
   booking_services: BookingServicesTable;
   checkout_sessions: CheckoutSessionsTable;
   booking_pages: BookingPagesTable;
+  card_setups: CardSetupsTable;
+  payment_events: PaymentEventsTable;
   booking_fees: BookingFeesTable;
   idempotency_records: IdempotencyRecordsTable;
   booking_events: BookingEventsTable;
   rate_limit_counters: RateLimitCountersTable;
   messages: MessagesTable;
+  outbox: OutboxTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
 }

@@ -21,6 +21,8 @@ export interface LocationPolicy {
   lateReschedule: 'allow' | 'forbid';
   pendingConfirmationHoldMinutes: number;
   pendingPaymentHoldMinutes: number;
+  /** The reminder goes this many hours before the start; 0: none. */
+  reminderHoursBefore: number;
 }
 
 export interface Location {

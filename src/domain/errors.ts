@@ -91,7 +91,7 @@ export const ERROR_CATALOGUE = {
   payments_unavailable: {
     status: 503,
     summary:
-      'The booking needs a deposit and no payment provider is configured (PAYMENT_PROVIDER) to take it.',
+      'The booking needs a deposit and no payment provider is configured (PAYMENT_PROVIDER) to take it, or the provider could not be reached; nothing changed.',
     hint: 'This booking needs a deposit, which cannot be taken online right now; offer to take a message for the salon.',
   },
   database_unavailable: {

@@ -3,9 +3,10 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import { LOOPBACK_HOSTS } from '../app/config.ts';
 import { CursorSecrets } from '../app/cursor-secrets.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { localCheckout } from '../app/payments.ts';
+import { isStripe } from '../app/stripe-payments.ts';
 import { AppError } from '../domain/errors.ts';
 import { createAuthenticator } from './authenticate.ts';
+import { consoleRoutes } from './console/console-routes.ts';
 import {
   answerClientError,
   answerFrameworkError,
@@ -30,6 +31,8 @@ import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { sendLinkRoutes } from './routes/send-link.ts';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -163,8 +166,11 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await registerOpenApi(app, options.publicBaseUrl ?? null);
   const typed = app.withTypeProvider<ZodTypeProvider>();
   await typed.register(healthRoutes(deps));
-  // The built-in checkout exists only while its provider is the one chosen: it takes no money.
-  if (deps.payments?.name === localCheckout.name) await typed.register(checkoutRoutes(deps, deps.payments));
+  // The payment links of the provider chosen (the local test mode's pages, or Stripe's redirects), and
+  // Stripe's webhook; nothing without a provider.
+  if (deps.payments) await typed.register(checkoutRoutes(deps, deps.payments));
+  if (isStripe(deps.payments)) await app.register(stripeWebhookRoutes(deps, deps.payments));
+  await app.register(consoleRoutes(deps));
   // The customer's pages: /p/{organisation_slug} and /p/manage/{token}.
   await typed.register(pageRoutes(deps));
   serveOpenApi(app);
@@ -181,6 +187,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       await v1.register(clientRoutes(deps));
       await v1.register(bookingRoutes(deps));
       await v1.register(messageRoutes(deps));
+      await v1.register(sendLinkRoutes(deps));
     },
     { prefix: '/v1' },
   );

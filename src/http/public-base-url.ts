@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bookingLinksAt } from '../app/booking-pages.ts';
+import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
 import type { BookingLinks } from '../contract/booking.ts';
 
@@ -81,5 +81,5 @@ const WILDCARDS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]
  * customer; no payment_url without a payment provider (nobody could pay).
  */
 export function bookingLinks(deps: AppDeps, request: FastifyRequest): BookingLinks {
-  return bookingLinksAt(deps.payments, publicBaseUrl(request));
+  return customerLinks(deps.payments, publicBaseUrl(request));
 }

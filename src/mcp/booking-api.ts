@@ -11,6 +11,7 @@ import type { ClientResource, NewClientBody } from '../contract/client.ts';
 import type { LocationResource } from '../contract/location.ts';
 import type { LocationInfoResource } from '../contract/location-info.ts';
 import type { MessageResource, NewMessageBody } from '../contract/message.ts';
+import type { LinkSent } from '../contract/outbox.ts';
 import type { ServiceResource } from '../contract/service.ts';
 import type { StaffResource } from '../contract/staff.ts';
 
@@ -20,6 +21,7 @@ export type Staff = StaffResource;
 export type Availability = z.infer<typeof AvailabilityResource>;
 export type Client = z.infer<typeof ClientResource>;
 export type Booking = z.infer<typeof BookingResource>;
+export type { LinkSent };
 export type CreatedBooking = z.infer<typeof CreatedBookingResource>;
 export type RescheduledBooking = z.infer<typeof RescheduledBookingResource>;
 export type Cancellation = z.infer<typeof CancellationResource>;
@@ -82,4 +84,6 @@ export interface BookingApi {
   cancelBooking(reference: string, options?: { reason?: string; dryRun?: boolean }): Promise<Cancellation>;
   /** POST /messages: a message for staff. */
   takeMessage(message: NewMessage): Promise<Message>;
+  /** POST /bookings/{reference}/send-link: the customer's link or confirmation sent again. */
+  sendLink(reference: string): Promise<LinkSent>;
 }

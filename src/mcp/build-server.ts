@@ -7,7 +7,7 @@ import { lookupClientTool, registerClientTool } from './tools/client-tools.ts';
 import { listLocationsTool, listServicesTool } from './tools/directory-tools.ts';
 import { findSlotsTool } from './tools/find-slots.ts';
 import { getLocationInfoTool } from './tools/location-info.ts';
-import { takeMessageTool } from './tools/message-tools.ts';
+import { sendLinkTool, takeMessageTool } from './tools/message-tools.ts';
 
 /** Every tool, in the order a conversation usually meets them. */
 export const TOOLS: readonly ToolSpec[] = [
@@ -22,6 +22,7 @@ export const TOOLS: readonly ToolSpec[] = [
   rescheduleTool,
   cancelTool,
   takeMessageTool,
+  sendLinkTool,
 ];
 
 export const SERVER_INFO = { name: 'booking-engine', version: '0.1.0' } as const;
@@ -31,7 +32,7 @@ A new caller: find_slots, then book with their name and phone (client). A known 
 phone gives their upcoming appointments and references, for reschedule or cancel. Pass starts_at exactly as
 find_slots returned it. Before cancelling or moving, call it with dry_run true and tell the caller any fee or kept
 deposit. Read "spoken" fields aloud; when ok is false, follow "hint" and offer "alternatives". Questions about
-hours, closures or the policy: get_location_info. Anything else: take_message.`;
+hours, closures or the policy: get_location_info. A caller who lost their link: send_link. Anything else: take_message.`;
 
 /** What a transport knows of the caller of one request: the `extra` of the AuthInfo it authenticated. */
 export type CallerOf = Record<string, unknown> | undefined;

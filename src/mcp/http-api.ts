@@ -7,6 +7,7 @@ import type {
   Cancellation,
   Client,
   CreatedBooking,
+  LinkSent,
   Location,
   LocationInfo,
   Message,
@@ -201,6 +202,10 @@ export class HttpBookingApi implements BookingApi {
 
   async takeMessage(message: NewMessage): Promise<Message> {
     return objectData<Message>((await this.#send('POST', ['messages'], { body: message })).data);
+  }
+
+  async sendLink(reference: string): Promise<LinkSent> {
+    return objectData<LinkSent>((await this.#send('POST', ['bookings', reference, 'send-link'])).data);
   }
 
   /**

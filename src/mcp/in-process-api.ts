@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
-import { getAvailability } from '../app/availability-service.ts';
+import { availabilityAt } from '../app/availability-cache.ts';
 import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
-import { bookingLinksAt } from '../app/booking-pages.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
+import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
 import {
   listLocations,
@@ -17,6 +17,7 @@ import { createBookingIdempotently } from '../app/idempotent-booking.ts';
 import { getLocationInfo } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { sendLink } from '../app/send-link.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
   type BookingLinks,
@@ -29,6 +30,7 @@ import { NewClientBody, presentClient } from '../contract/client.ts';
 import { presentLocation } from '../contract/location.ts';
 import { presentLocationInfo } from '../contract/location-info.ts';
 import { NewMessageBody, presentMessage } from '../contract/message.ts';
+import { presentLinkSent } from '../contract/outbox.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
@@ -42,6 +44,7 @@ import type {
   Cancellation,
   Client,
   CreatedBooking,
+  LinkSent,
   Location,
   LocationInfo,
   Message,
@@ -135,12 +138,11 @@ export class InProcessBookingApi implements BookingApi {
 
   async availability(locationSlug: string, request: AvailabilityRequest): Promise<Availability> {
     const organisationId = this.#allowed('read');
-    const location = await requireLocation(this.#deps.db, organisationId, locationSlug);
-    const availability = await getAvailability(
+    const { location, availability } = await availabilityAt(
       this.#deps.db,
       organisationId,
       {
-        location,
+        locationSlug,
         serviceIds: request.serviceIds,
         staffId: request.staffId,
         fromDate: request.date,
@@ -266,6 +268,13 @@ export class InProcessBookingApi implements BookingApi {
     );
   }
 
+  async sendLink(reference: string): Promise<LinkSent> {
+    const organisationId = this.#allowed('read_write');
+    return presentLinkSent(
+      await sendLink(this.#deps.db, organisationId, reference, this.#deps.clock.nowMs()),
+    );
+  }
+
   async takeMessage(message: NewMessage): Promise<Message> {
     const organisationId = this.#allowed('read_write');
     const body = parse(NewMessageBody, message);
@@ -326,11 +335,15 @@ export class InProcessBookingApi implements BookingApi {
 
   /** payment_url and booking_page_url as the customer reaches this server. */
   #links(): BookingLinks {
-    return bookingLinksAt(this.#deps.payments, this.#options.publicBaseUrl);
+    return customerLinks(this.#deps.payments, this.#options.publicBaseUrl);
   }
 
   #changer() {
-    return { organisationId: this.#allowed('read_write'), actor: `mcp:${this.#principal.apiKeyId}` };
+    return {
+      organisationId: this.#allowed('read_write'),
+      actor: `mcp:${this.#principal.apiKeyId}`,
+      payments: this.#deps.payments,
+    };
   }
 }
 

@@ -122,7 +122,7 @@ describe('the hosted booking pages in a browser', () => {
     await mcp.close();
     expect(booked.status).toBe('pending_confirmation');
     expect(booked.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
-    expect(booked.spoken).toMatch(/sent a link to the booking page/);
+    expect(booked.spoken).toMatch(/on the booking page to confirm it\. Link sent to the number ending 8899\./);
     expect(booked.booking_page_url).toMatch(new RegExp(`^${server.origin}/p/manage/[A-Za-z0-9_-]{43}$`));
     const reference = booked.booking.reference as string;
 
@@ -130,10 +130,12 @@ describe('the hosted booking pages in a browser', () => {
     await page.goto(booked.booking_page_url);
     await page.getByRole('heading', { name: 'Finish your booking' }).waitFor();
     await saveScreenshot(page, 'protected-booking-page');
+    expect(await page.textContent('body')).toContain('50% of the price if you cancel late');
+    // On to the local provider's card setup, which comes back to the booking's page.
     await page.getByRole('button', { name: 'Save a card' }).click();
     await page.getByRole('heading', { name: 'Save a card' }).waitFor();
-    expect(await page.textContent('body')).toContain('50% of the price if you cancel late');
-    await page.getByRole('button', { name: 'Save test card' }).click();
+    expect(page.url()).toMatch(/\/card-setup\/[0-9a-f-]{36}$/);
+    await page.getByRole('button', { name: 'Save card' }).click();
     // The card is saved; the deposit is still due, so the booking is still a hold.
     await page.getByRole('heading', { name: 'Finish your booking' }).waitFor();
     expect(await statusOf(reference)).toBe('pending_confirmation');
@@ -164,7 +166,7 @@ describe('the hosted booking pages in a browser', () => {
     const page = await openPhonePage(browser);
     await bookOnPublicPage(page, { location: 'islington', service: /^Cut & blow-dry/, date, startsAt });
     await page.getByRole('button', { name: 'Save a card' }).click();
-    await page.getByRole('button', { name: 'Save test card' }).click();
+    await page.getByRole('button', { name: 'Save card' }).click();
     await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
     const reference = await referenceOn(page);
 

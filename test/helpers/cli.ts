@@ -11,10 +11,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `booking <args>` to completion, as a user would from the repository root. */
-export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
+/** Runs `booking <args>` to completion, as a user would from the repository root; `input` is its stdin. */
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,
+    ...(input === undefined ? {} : { input }),
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     encoding: 'utf8',
     timeout: 60_000,

@@ -24,6 +24,7 @@ export const TOOL_NAMES = [
   'reschedule',
   'cancel',
   'take_message',
+  'send_link',
 ];
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are JSON; tests read them freely.

@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -35,6 +39,22 @@ async function protectedHold(services = 'cut') {
   return { reference: booked.booking.reference as string, path: new URL(booked.booking_page_url).pathname };
 }
 
+/** The page's "Save a card": the local provider's card setup, which returns to the booking's page. */
+async function saveCard(path: string): Promise<void> {
+  const setup = await post(`${path}/setup`);
+  expect(setup.statusCode, setup.body).toBe(303);
+  const setupPath = new URL(setup.headers.location as string).pathname;
+  expect(setupPath).toMatch(/^\/card-setup\/[0-9a-f-]{36}$/);
+  const saved = await post(setupPath);
+  expect(saved.statusCode, saved.body).toBe(303);
+  expect(saved.headers.location).toBe(path);
+}
+
+async function messagesOf(reference: string) {
+  const ids = await catalogueIds(t.database.db);
+  return (await listOutbox(t.database.db, ids.organisation)).filter((m) => m.reference === reference);
+}
+
 describe('the hosted pages', () => {
   it('a protected hold lapses after pending_confirmation_hold_minutes, and its page says so', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
@@ -47,7 +67,7 @@ describe('the hosted pages', () => {
     const lapsed = await page(path);
     expect(lapsed.body).toContain('Booking expired');
     expect(lapsed.body).not.toContain('Save a card');
-    expect((await post(`${path}/card`)).statusCode).toBe(409);
+    expect((await post(`${path}/setup`)).statusCode).toBe(409);
     const rest = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
     expect(rest.json().data.status).toBe('expired');
   });
@@ -83,15 +103,15 @@ describe('the hosted pages', () => {
       expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     }
     const { path } = await protectedHold();
-    expect((await post(`${path}/card`, '', { origin: 'https://evil.example' })).statusCode).toBe(403);
-    expect((await post(`${path}/card`, '', {})).statusCode).toBe(403);
+    expect((await post(`${path}/setup`, '', { origin: 'https://evil.example' })).statusCode).toBe(403);
+    expect((await post(`${path}/setup`, '', {})).statusCode).toBe(403);
     expect((await page(path)).body).toContain('Save a card');
   });
 
   it('moves a booking from its page, saying first that it is free of charge', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { reference, path } = await protectedHold();
-    expect((await post(`${path}/card`)).statusCode).toBe(303);
+    await saveCard(path);
     expect((await page(path)).body).toContain('Booking confirmed');
     const times = await page(`${path}/reschedule?date=2026-11-27`);
     expect(times.statusCode).toBe(200);
@@ -105,6 +125,25 @@ describe('the hosted pages', () => {
     const rest = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
     expect(Date.parse(rest.json().data.starts_at)).toBe(Date.parse(startsAt!));
     expect(rest.json().data.booking_page_url).toBe(`http://localhost:80${path}`);
+  });
+
+  it("sends the hold's booking-page link through the outbox; confirming sends confirmed instead", async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    const queued = await messagesOf(reference);
+    expect(queued.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual(['booking_page_link:sms:pending']);
+    const links = customerLinks(localCheckout, 'https://book.example');
+    await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
+    const [sent] = await messagesOf(reference);
+    expect(sent!.status).toBe('logged');
+    expect(JSON.parse(sent!.body!).text).toContain(`https://book.example${path}`);
+    await saveCard(path);
+    const after = await messagesOf(reference);
+    expect(after.map((m) => `${m.kind}:${m.status}`).sort()).toEqual([
+      'booking_page_link:logged',
+      'confirmed:pending',
+      'reminder:pending',
+    ]);
   });
 
   it('limits the requests of one address to the pages', async () => {

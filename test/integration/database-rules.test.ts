@@ -146,9 +146,19 @@ const CATALOGUE_AT_0003 = [
 
 /** Every row of the given tables, copied as they are from one database to another. */
 async function copyRows(from: Db, to: Db, tables: readonly (keyof Database)[]): Promise<void> {
+  // Only the columns the older schema has (later migrations add some, e.g. bookings_version, reminder_hours_before).
+  const schema = await to.introspection.getTables({ withInternalKyselyTables: false });
   for (const table of tables) {
-    const rows = await from.selectFrom(table).selectAll().execute();
-    if (rows.length > 0) await to.insertInto(table).values(rows).execute();
+    const columns = new Set(schema.find((s) => s.name === table)?.columns.map((c) => c.name));
+    const rows = (await from.selectFrom(table).selectAll().execute()).map((row) =>
+      Object.fromEntries(Object.entries(row).filter(([column]) => columns.has(column))),
+    );
+    // Rows of whichever table, in the older schema's columns.
+    if (rows.length > 0)
+      await to
+        .insertInto(table)
+        .values(rows as never)
+        .execute();
   }
 }
 

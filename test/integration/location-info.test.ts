@@ -113,6 +113,7 @@ describe('getLocationInfo', () => {
         lateReschedule: 'allow',
         pendingConfirmationHoldMinutes: 15,
         pendingPaymentHoldMinutes: 30,
+        reminderHoursBefore: 24,
       },
     });
   });

@@ -327,7 +327,7 @@ describe('book', () => {
     const { reference } = first.booking;
     expect(first.booking.reference_spoken).toBe(reference.split('').join(' ').replace('-', 'dash'));
     expect(first.spoken).toBe(
-      `Booked: Cut & blow-dry with ${first.booking.staff_name} at Northside Camden, tomorrow, Tuesday 24 November at 4 pm. The reference is ${first.booking.reference_spoken}.`,
+      `Booked: Cut & blow-dry with ${first.booking.staff_name} at Northside Camden, tomorrow, Tuesday 24 November at 4 pm. The reference is ${first.booking.reference_spoken}. Confirmation sent to the number ending 3457.`,
     );
     const again = await mcp.call('book', args);
     const reworded = await mcp.call('book', {
@@ -369,7 +369,9 @@ describe('book', () => {
       payment_url: expect.stringMatching(/^http:\/\/localhost:8080\/checkout\//),
     });
     expect(result.spoken).toMatch(/ for the deposit of 20 pounds, not yet booked: /);
-    expect(result.hint).toBe('Give the caller the payment link.');
+    // The link went to the caller's phone with the booking (the outbox), and the answer says so.
+    expect(result.spoken).toMatch(/Link sent to the number ending 3457\.$/);
+    expect(result.hint).toBeUndefined();
   });
 
   it('offers the nearest free times when the slot was just taken', async () => {
@@ -406,7 +408,7 @@ describe('book', () => {
     expect(result.alternatives[0].starts_at).toBe('2026-11-23T10:00:00+00:00');
   });
 
-  it('holds a protected location for the booking page, saying the link was sent', async () => {
+  it('holds a protected location for the booking page, saying the outbox sent its link', async () => {
     const slots = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
     expect(slots.ok).toBe(true);
     const result = await mcp.call('book', {
@@ -419,7 +421,7 @@ describe('book', () => {
     expect(result.booking.pending_confirmation.requirements).toEqual(['protection_setup']);
     expect(result.booking_page_url).toMatch(/^http:\/\/localhost:8080\/p\/manage\/[A-Za-z0-9_-]{43}$/);
     expect(result.spoken).toMatch(
-      /I've sent a link to the booking page, where the caller can save a card to confirm it\.$/,
+      /Booking Protection: the caller can save a card on the booking page to confirm it\. Link sent to the number ending \d{4}\.$/,
     );
   });
 

@@ -58,6 +58,7 @@ describe('the OpenAPI document', () => {
       '/v1/bookings',
       '/v1/bookings/{reference}',
       '/v1/bookings/{reference}/cancel',
+      '/v1/bookings/{reference}/send-link',
       '/v1/clients',
       '/v1/clients/{client_id}',
       '/v1/clients/{client_id}/bookings',

@@ -67,6 +67,35 @@ export function findSlots(query: AvailabilityQuery): Slot[] {
 }
 
 /**
+ * The instant until which findSlots gives `slots` again for this query at any later `now`: for every t
+ * in [query.now, the result), findSlots({ ...query, now: t }) equals `slots`. So an answer can be reused
+ * while the clock stays in that span, and no slot is served after its notice has run out or once a
+ * hold has lapsed. `now` enters the rules three ways, and each bounds the span:
+ * - min notice only drops starts as `now` grows (the any-staff choice of a start does not depend on
+ *   it), so the answer first changes when the first slot offered falls inside the notice;
+ * - max advance counts local dates from today, so the answer may change at the next local midnight,
+ *   unless today's horizon already reaches the last date searched;
+ * - a pending hold stops blocking (and counting towards booked minutes) when it lapses.
+ */
+export function slotsStableUntil(query: AvailabilityQuery, slots: readonly Slot[]): number {
+  const notice = query.minNoticeMinutes * MINUTE;
+  let until = Number.POSITIVE_INFINITY;
+  const first = slots[0];
+  if (first) until = first.startsAt - notice + 1;
+  const calendar = calendarFor(query.timezone);
+  const today = calendar.localDateOf(query.now);
+  if (addDays(today, query.maxAdvanceDays) < addDays(query.fromDate, query.days - 1)) {
+    until = Math.min(until, calendar.day(today).end);
+  }
+  for (const staff of query.staff) {
+    for (const b of staff.bookings) {
+      if (b.holdExpiresAt !== null && b.holdExpiresAt > query.now) until = Math.min(until, b.holdExpiresAt);
+    }
+  }
+  return until;
+}
+
+/**
  * The slot starting exactly at `startsAt`, as findSlots would offer it, or null. Booking and
  * rescheduling ask this, so they can never disagree with what availability offered: with one staff
  * member in the query it says whether they are free then; with several it applies the any-staff rule.

@@ -1,3 +1,4 @@
+import type { OutboxNotice } from '../outbox.ts';
 import type { BookingStatus } from './state-machine.ts';
 
 /**
@@ -81,4 +82,6 @@ export interface CreatedBooking {
   booking: Booking;
   deposit: { amount: number; currency: string } | null;
   paymentUrl: string | null;
+  /** The messages written to the customer with it (channel and address), for the answer to say. */
+  notices: OutboxNotice[];
 }

@@ -10,11 +10,11 @@ import {
 import {
   type BookingPageView,
   bookingPagePath,
+  bookingPageUrl,
   getBookingPage,
-  saveTestCard,
 } from '../../app/booking-pages.ts';
+import { startCardSetup } from '../../app/card-setup-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { localCheckout } from '../../app/payments.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
@@ -54,31 +54,22 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       return redirect(reply, deps.payments.checkoutUrl(session, publicBaseUrl(request)));
     });
 
-    // The card for Booking Protection: on to the provider's setup.
+    // The card for Booking Protection: on to the provider's card setup, which returns here.
     app.post<{ Params: TokenParams }>('/p/manage/:token/setup', form, async (request, reply) => {
-      const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
-      if (
-        !deps.payments ||
-        !view.booking.pendingRequirements.includes('protection_setup') ||
-        !isPending(view)
-      ) {
-        throw new AppError('conflict', 'This booking has no card to set up.');
-      }
-      const url = await deps.payments.openCardSetup(view.token, publicBaseUrl(request));
-      return redirect(reply, url);
+      const now = deps.clock.nowMs();
+      const view = await getBookingPage(deps.db, request.params.token, now);
+      const page = bookingPageUrl(publicBaseUrl(request), view.token);
+      const setup = await startCardSetup(
+        deps.db,
+        deps.payments,
+        view.organisation.id,
+        view.booking.reference,
+        publicBaseUrl(request),
+        now,
+        { successUrl: page, cancelUrl: page },
+      );
+      return redirect(reply, setup.url);
     });
-
-    // The local test provider's card setup: mounted only while it is the provider (it saves no card).
-    if (deps.payments?.name === localCheckout.name) {
-      app.get<{ Params: TokenParams }>('/p/manage/:token/card', hidden, async (request, reply) => {
-        const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
-        return sendPage(reply, 'Save a card', cardBody(view));
-      });
-      app.post<{ Params: TokenParams }>('/p/manage/:token/card', form, async (request, reply) => {
-        await saveTestCard(deps.db, request.params.token, deps.clock.nowMs());
-        return redirect(reply, bookingPagePath(request.params.token));
-      });
-    }
 
     app.get<{ Params: TokenParams }>('/p/manage/:token/cancel', hidden, async (request, reply) => {
       const now = deps.clock.nowMs();
@@ -282,17 +273,6 @@ function protectionWords(view: BookingPageView): string {
   if (late) words.push(`${late}% of the price if you cancel late`);
   if (noShow) words.push(`${noShow}% if you do not come`);
   return words.length > 0 ? `the card may be charged ${words.join(', or ')}.` : 'the card is kept on file.';
-}
-
-function cardBody(view: BookingPageView): string {
-  return `<p>${esc(view.organisation.name)}</p>
-<h1>Save a card</h1>
-<p>Booking Protection at ${esc(view.location.name)} needs a card on file: ${esc(protectionWords(view))}</p>
-${bookingSummary(view, formatOf(view))}
-<form method="post" action="${esc(`${bookingPagePath(view.token)}/card`)}">
-<div class="actions"><button type="submit" class="primary">Save test card</button></div>
-</form>
-<p><a href="${esc(bookingPagePath(view.token))}">Back to the booking</a></p>`;
 }
 
 /** What a change costs, in words: the fee to the saved card, what becomes of a paid deposit. */

@@ -1,10 +1,17 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { getAvailability } from '../../app/availability-service.ts';
+import { availabilityAt } from '../../app/availability-cache.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { requireLocation } from '../../app/directory-service.ts';
 import { AvailabilityQuery, AvailabilityResource, presentAvailability } from '../../contract/availability.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, SlugParams } from '../../contract/common.ts';
+import type { Availability } from '../../domain/availability/types.ts';
 import { principalOf } from '../authenticate.ts';
+
+/**
+ * Response bodies of the answers still held by the availability cache, dropped with them. An answer
+ * belongs to one location, so its body is the same whoever asks.
+ */
+const serialised = new WeakMap<Availability, string>();
 
 /** GET /locations/{slug}/availability. */
 export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -33,15 +40,14 @@ export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const organisationId = principalOf(request).organisation.id;
         const { service_ids, date, days, staff_id } = request.query;
-        const location = await requireLocation(deps.db, organisationId, request.params.slug);
-        const availability = await getAvailability(
+        const { location, availability } = await availabilityAt(
           deps.db,
           organisationId,
           {
-            location,
+            locationSlug: request.params.slug,
             serviceIds: service_ids,
             staffId: staff_id?.toLowerCase(),
             fromDate: date,
@@ -49,7 +55,14 @@ export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
           deps.clock.nowMs(),
         );
-        return { data: presentAvailability(location, availability) };
+        // A reused answer (availability-cache.ts) is the same object each time: serialised once.
+        let body = serialised.get(availability);
+        if (body === undefined) {
+          body = JSON.stringify({ data: presentAvailability(location, availability) });
+          serialised.set(availability, body);
+        }
+        // Sent as it is (the route's typed reply would serialise it again), as the listings' pages are.
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
       },
     );
   };

@@ -174,6 +174,10 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
                 '(the policy forbids a late cancellation).',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
+            503: ErrorEnvelope.describe(
+              'payments_unavailable: a deposit paid online is due back and the payment provider did not accept ' +
+                'the refund (or none is configured); nothing changed, try again.',
+            ),
             ...AUTHENTICATED_ERRORS,
           },
         },
@@ -184,7 +188,11 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const dryRun = request.body?.dry_run === true;
         const result = await cancelOrPreview(
           deps.db,
-          { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
+          {
+            organisationId: principal.organisation.id,
+            actor: `api_key:${principal.apiKeyId}`,
+            payments: deps.payments,
+          },
           request.params.reference,
           request.body?.reason,
           now,

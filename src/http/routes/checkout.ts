@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { bookingPagePath } from '../../app/booking-pages.ts';
+import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
 import {
   abandonCheckout,
   type CheckoutView,
@@ -30,8 +32,10 @@ import {
  * is the capability), hidden from the OpenAPI document, and every answer, failures included, is a
  * self-contained HTML page. The app's HTTPS rule applies as everywhere.
  *
- * Mounted only while `provider` is the configured one (PAYMENT_PROVIDER=local, or `serve --demo`):
- * it takes no money, and every page says so. The forms are accepted only from this server's own pages
+ * Mounted for the configured provider. The local test mode (PAYMENT_PROVIDER=local, or `serve
+ * --demo`) takes no money, and every page says so. Stripe: the link redirects to Stripe Checkout while
+ * the deposit is payable, GET .../done is where Stripe sends the customer back, and there is no pay or
+ * abandon form (Stripe's page does both). The forms are accepted only from this server's own pages
  * (Origin, or Referer when a browser sends no Origin), so another site cannot make a visitor's browser
  * pay or leave a checkout whose link it has seen.
  */
@@ -58,19 +62,11 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     app.get<{ Params: SessionParams }>('/checkout/:session', hidden, async (request, reply) => {
       const view = await getCheckout(deps.db, request.params.session, deps.clock.nowMs());
       if (view.state === 'open' || view.state === 'abandoned') {
+        // A provider with hosted pages of its own (Stripe Checkout): the link leads there while payable.
+        if (provider.takesMoney && view.providerUrl) return redirect(reply, view.providerUrl);
         return sendPage(reply, `Pay your deposit – ${view.location.name}`, checkoutBody(view));
       }
       return sendPage(reply.code(409), notPayableTitle(view), notPayableBody(view));
-    });
-
-    app.post<{ Params: SessionParams }>('/checkout/:session/pay', form, async (request, reply) => {
-      const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs());
-      return redirect(reply, paid.redirectUrl);
-    });
-
-    app.post<{ Params: SessionParams }>('/checkout/:session/abandon', form, async (request, reply) => {
-      const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs());
-      return redirect(reply, left.redirectUrl);
     });
 
     app.get<{ Params: SessionParams }>('/checkout/:session/done', hidden, async (request, reply) => {
@@ -78,11 +74,49 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
       if (view.state === 'paid') return sendPage(reply, 'Booking confirmed', doneBody(view));
       return sendPage(reply.code(409), 'Not paid', notPaidBody(view));
     });
+
+    // Only the test mode is paid or left here; a real provider's page does both itself.
+    if (provider.takesMoney) return;
+
+    app.post<{ Params: SessionParams }>('/checkout/:session/pay', form, async (request, reply) => {
+      const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs());
+      return redirect(reply, paid.redirectUrl);
+    });
+
+    // The test mode's card setup (Booking Protection): no card is asked for; saving marks it saved.
+    app.get<{ Params: SetupParams }>('/card-setup/:setup', hidden, async (request, reply) => {
+      await requireOpenSetup(deps.db, request.params.setup, deps.clock.nowMs());
+      return sendPage(reply, 'Save a card', cardSetupBody());
+    });
+    app.post<{ Params: SetupParams }>('/card-setup/:setup', form, async (request, reply) => {
+      const saved = await saveCardInTestMode(deps.db, request.params.setup, deps.clock.nowMs());
+      if (saved.pageToken) return redirect(reply, bookingPagePath(saved.pageToken));
+      return sendPage(
+        reply,
+        'Card saved',
+        `<h1>Card saved</h1>\n<p role="status">Booking ${esc(saved.reference)} is protected by the saved card.</p>`,
+      );
+    });
+
+    app.post<{ Params: SessionParams }>('/checkout/:session/abandon', form, async (request, reply) => {
+      const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs());
+      return redirect(reply, left.redirectUrl);
+    });
   };
 }
 
 interface SessionParams {
   session: string;
+}
+
+interface SetupParams {
+  setup: string;
+}
+
+function cardSetupBody(): string {
+  return `<h1>Save a card</h1>
+<p>Booking Protection: a card is kept on file for late-cancellation and no-show fees. Nothing is charged now.</p>
+<form method="post"><button type="submit" class="primary">Save card</button></form>`;
 }
 
 const TITLES: Record<string | number, string> = {

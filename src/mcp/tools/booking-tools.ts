@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
+import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
 import type { Booking, BookingApi, NewBooking } from '../booking-api.ts';
 import { explainRefusal } from '../refusals.ts';
 import {
@@ -98,30 +99,47 @@ export const bookTool = defineTool({
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
-    const link = unfinished ? ` ${pageLinkSentence(booking)}` : '';
+    const protection = unfinished ? ` ${protectionSentence(booking)}` : '';
+    // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
+    const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     return {
       booking: summary!,
       status: booking.status,
       existing: held !== undefined,
-      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${link}`,
+      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${protection}${sent ? ` ${sent}` : ''}`,
       payment_url: booking.payment_url,
       booking_page_url: booking.booking_page_url ?? null,
-      ...(unpaid && {
-        hint: 'Give the caller the payment link.',
-      }),
+      // When the link was sent, spoken says so (and book's answer must stay short).
+      ...(unpaid && !sent && { hint: 'Give the caller the payment link.' }),
       ...(unfinished && {
-        hint: 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.',
+        hint: sent
+          ? 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.'
+          : 'Give the caller the booking page link; the booking is confirmed once they finish it there before the hold ends.',
       }),
     };
   },
 });
 
 /** What a caller at a Booking Protection location is told: what to finish, where, and by when. */
-function pageLinkSentence(booking: Booking): string {
+function protectionSentence(booking: Booking): string {
   const steps = booking.pending_confirmation?.requirements ?? [];
   const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
-  return `This location needs Booking Protection: I've sent a link to the booking page, where the caller can ${what} to confirm it.`;
+  return `This location needs Booking Protection: the caller can ${what} on the booking page to confirm it.`;
 }
+
+/** Where a new booking's first message went: each channel the client has, as the outbox wrote it. */
+async function noticesOf(api: BookingApi, clientId: string, status: string): Promise<OutboxNotice[]> {
+  const kind = FIRST_MESSAGE[status];
+  if (!kind) return [];
+  const client = await api.getClient(clientId);
+  return recipientsOf(client).map((r) => ({ kind, ...r }));
+}
+
+const FIRST_MESSAGE: Partial<Record<string, OutboxKind>> = {
+  confirmed: 'confirmed',
+  pending_payment: 'payment_link',
+  pending_confirmation: 'booking_page_link',
+};
 
 /**
  * The caller's live booking at this location starting at this instant, if any: a second booking of

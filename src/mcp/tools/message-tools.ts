@@ -42,3 +42,23 @@ export const takeMessageTool = defineTool({
     };
   },
 });
+
+export const sendLinkTool = defineTool({
+  name: 'send_link',
+  title: 'Send the link again',
+  description:
+    "Sends the booking's payment link (deposit due), booking-page link, or confirmation again by SMS and " +
+    'e-mail, to what the client gave; says where.',
+  input: {
+    reference: z.string().min(1).max(40).describe('The booking reference, e.g. NHC-7KQ2MX (any case).'),
+  },
+  output: {
+    kind: z.string().describe('payment_link, booking_page_link or confirmed.'),
+    spoken: z.string(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args, { api }) {
+    const sent = await api.sendLink(args.reference);
+    return { kind: sent.kind, spoken: sent.spoken };
+  },
+});

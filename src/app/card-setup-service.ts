@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { updateBooking } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { effectiveStatus, isLive } from '../domain/booking/state-machine.ts';
+import { AppError } from '../domain/errors.ts';
+import { settleRequirement } from './booking-requirements.ts';
+import { getBooking } from './booking-service.ts';
+import type { PaymentProvider } from './payments.ts';
+
+/**
+ * Booking Protection's card setup: the customer saves a card (without being charged) that late
+ * cancellation and no-show fees are later charged to off-session. The hosted booking page starts it
+ * (`startCardSetup`); the provider reports the saved card (`completeCardSetup`, from Stripe's webhook).
+ */
+
+/** How long a card setup of a booking that holds nothing (already confirmed) stays open. */
+const UNHELD_SETUP_MS = 24 * 60 * 60_000;
+
+export interface StartedCardSetup {
+  setupId: string;
+  /** Where the customer enters the card, at the provider. */
+  url: string;
+}
+
+/**
+ * Opens a card setup for a live booking whose location has Booking Protection and whose card is not
+ * saved yet: a `card_setups` row and the provider's hosted page. 404 for an unknown reference; 409
+ * conflict when there is nothing to set up; 503 payments_unavailable without a provider.
+ */
+export function startCardSetup(
+  db: Db,
+  payments: PaymentProvider | null,
+  organisationId: string,
+  reference: string,
+  publicBaseUrl: string,
+  now: number,
+  urls: { successUrl?: string; cancelUrl?: string } = {},
+): Promise<StartedCardSetup> {
+  return writeTransaction(db, async (trx) => {
+    const booking = await getBooking(trx, organisationId, reference);
+    if (!payments) {
+      throw new AppError('payments_unavailable', 'No payment provider is set up to save a card online.');
+    }
+    if (!booking.protection.applies) {
+      throw new AppError(
+        'conflict',
+        'This booking does not need a card: its location has no Booking Protection.',
+      );
+    }
+    if (!isLive(booking, now)) {
+      throw new AppError(
+        'conflict',
+        `A card cannot be saved for this booking: it is ${effectiveStatus(booking, now)}.`,
+      );
+    }
+    if (booking.protection.setupStatus === 'succeeded') {
+      throw new AppError('conflict', 'A card is already saved for this booking.');
+    }
+    const setupId = randomUUID();
+    const expiresAt = booking.holdExpiresAt ?? now + UNHELD_SETUP_MS;
+    const url = await payments.openCardSetup(
+      {
+        id: setupId,
+        bookingReference: booking.reference,
+        currency: booking.currency,
+        expiresAt,
+        createdAt: now,
+        successUrl: urls.successUrl,
+        cancelUrl: urls.cancelUrl,
+      },
+      publicBaseUrl,
+    );
+    await trx
+      .insertInto('card_setups')
+      .values({
+        id: setupId,
+        organisation_id: organisationId,
+        booking_id: booking.id,
+        status: 'open',
+        provider_ref: null,
+        provider_url: url,
+        customer_ref: null,
+        payment_method_ref: null,
+        expires_at: expiresAt,
+        created_at: now,
+        completed_at: null,
+      })
+      .execute();
+    await updateBooking(trx, organisationId, booking.id, {
+      protection_setup_status: 'pending',
+      updated_at: now,
+    });
+    return { setupId, url };
+  });
+}
+
+export type CardSetupRow = NonNullable<Awaited<ReturnType<typeof findCardSetup>>>;
+
+/** The card setup with this id (our id, as given to the provider), or undefined. */
+export function findCardSetup(trx: Db, setupId: string) {
+  return trx.selectFrom('card_setups').selectAll().where('id', '=', setupId).executeTakeFirst();
+}
+
+/**
+ * The provider saved the card: inside the caller's transaction the setup succeeds, the booking's
+ * card is saved (payment_method_saved, setup status succeeded) and its protection_setup step is settled
+ * (booking-requirements.ts: the last step confirms the hold). Applying it again changes nothing.
+ */
+export async function completeCardSetup(
+  trx: Db,
+  setup: CardSetupRow,
+  saved: { customerRef: string; paymentMethodRef: string; providerRef: string | null },
+  now: number,
+  actor: string,
+): Promise<void> {
+  if (setup.status === 'succeeded') return;
+  await trx
+    .updateTable('card_setups')
+    .set({
+      status: 'succeeded',
+      customer_ref: saved.customerRef,
+      payment_method_ref: saved.paymentMethodRef,
+      provider_ref: saved.providerRef,
+      completed_at: now,
+    })
+    .where('organisation_id', '=', setup.organisation_id)
+    .where('id', '=', setup.id)
+    .execute();
+  await settleRequirement(
+    trx,
+    { organisationId: setup.organisation_id, bookingId: setup.booking_id },
+    'protection_setup',
+    { protection_setup_status: 'succeeded', payment_method_saved: 1, protection_setup_completed_at: now },
+    now,
+    actor,
+  );
+}
+
+/** The provider says the setup page expired unused: it can no longer save a card. */
+export async function expireCardSetup(trx: Db, setup: CardSetupRow, now: number): Promise<void> {
+  await trx
+    .updateTable('card_setups')
+    .set({ status: 'expired', completed_at: now })
+    .where('organisation_id', '=', setup.organisation_id)
+    .where('id', '=', setup.id)
+    .where('status', '=', 'open')
+    .execute();
+}
+
+/** The card saved for a booking through its provider's card setup (the latest), if any. */
+export async function savedCard(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<{ customerRef: string; paymentMethodRef: string } | undefined> {
+  const row = await trx
+    .selectFrom('card_setups')
+    .select(['customer_ref', 'payment_method_ref'])
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('status', '=', 'succeeded')
+    .orderBy('completed_at', 'desc')
+    .executeTakeFirst();
+  if (!row?.customer_ref || !row.payment_method_ref) return undefined;
+  return { customerRef: row.customer_ref, paymentMethodRef: row.payment_method_ref };
+}
+
+/**
+ * The local test mode's card setup page was submitted: the setup succeeds without any card (the saved
+ * "card" is the test mode's, which charges nothing). 404 for an unknown setup; 409 when it is no
+ * longer open. Answers the booking's page token (where the customer returns), if it has a page.
+ */
+export function saveCardInTestMode(
+  db: Db,
+  setupId: string,
+  now: number,
+): Promise<{ reference: string; pageToken: string | null }> {
+  return writeTransaction(db, async (trx) => {
+    const setup = await requireOpenSetup(trx, setupId, now);
+    await completeCardSetup(
+      trx,
+      setup,
+      { customerRef: 'local', paymentMethodRef: 'local', providerRef: null },
+      now,
+      'payment:local',
+    );
+    // The booking's page, if it has one, is where the customer goes back to.
+    const booking = await trx
+      .selectFrom('bookings as b')
+      .leftJoin('booking_pages as p', (join) =>
+        join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+      )
+      .select(['b.reference', 'p.token'])
+      .where('b.organisation_id', '=', setup.organisation_id)
+      .where('b.id', '=', setup.booking_id)
+      .executeTakeFirstOrThrow();
+    return { reference: booking.reference, pageToken: booking.token };
+  });
+}
+
+/** The card setup with this id while it can still save a card: else 404, or 409 once it is not open. */
+export async function requireOpenSetup(db: Db, setupId: string, now: number): Promise<CardSetupRow> {
+  const setup = UUID.test(setupId) ? await findCardSetup(db, setupId.toLowerCase()) : undefined;
+  if (!setup) throw new AppError('not_found', 'No card setup has this id; check the link you were given.');
+  if (setup.status !== 'open' || setup.expires_at <= now) {
+    throw new AppError('conflict', 'This card setup is no longer open; ask for a new link.');
+  }
+  return setup;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

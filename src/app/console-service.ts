@@ -1,0 +1,273 @@
+import { DateTime } from 'luxon';
+import { calendarsOf, closuresBetween } from '../data/availability-repository.ts';
+import { findClientById } from '../data/client-repository.ts';
+import type { Db } from '../data/database.ts';
+import * as diary from '../data/diary-repository.ts';
+import { findLocationById, listActiveLocations } from '../data/location-repository.ts';
+import { findOrganisationById } from '../data/organisation-repository.ts';
+import { activeStaffAt } from '../data/staff-repository.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
+import type { Location, OfferedService, StaffRef } from '../domain/catalogue.ts';
+import { AppError } from '../domain/errors.ts';
+import { listApiKeys, revokeApiKey } from './api-key-service.ts';
+import { type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
+import { registerClient } from './client-service.ts';
+import { listServicesAt, requireLocation } from './directory-service.ts';
+import { listMessages, markMessageDone } from './message-service.ts';
+
+/**
+ * What the staff console reads (design.md 8.4): a location's diary for a day or a week, one booking
+ * with everything about it, clients by name, phone or e-mail. Reads only; every change the console
+ * makes goes through the same use cases as the API and the CLI.
+ */
+export type DiaryBooking = diary.DiaryBooking;
+
+export interface DiaryDay {
+  date: string;
+  /** Local midnight of the day, as an instant. */
+  start: number;
+  end: number;
+  closure: { reason: string | null } | null;
+  columns: {
+    staff: StaffRef;
+    /** Working hours that day, in local minutes since midnight. */
+    hours: { startMinute: number; endMinute: number }[];
+    timeOff: { start: number; end: number }[];
+    bookings: DiaryBooking[];
+  }[];
+}
+
+export interface Diary {
+  location: Location;
+  locations: Location[];
+  days: DiaryDay[];
+  /** Changes whenever a booking of the location does: what live updates compare. */
+  stamp: string;
+}
+
+/** The diary of a location for `days` (1 or 7) local days from `date` (YYYY-MM-DD). */
+export async function loadDiary(
+  db: Db,
+  organisationId: string,
+  locationSlug: string | undefined,
+  date: string,
+  days: number,
+): Promise<Diary> {
+  const locations = (await listActiveLocations(db, organisationId, null, 100)).items;
+  const location =
+    locationSlug === undefined
+      ? locations[0]
+      : await requireLocation(db, organisationId, locationSlug, 'location');
+  if (!location) throw new AppError('not_found', 'This organisation has no active location.', 'location');
+  const first = DateTime.fromISO(date, { zone: location.timezone });
+  if (!first.isValid || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+    throw new AppError('invalid_request', 'A date is YYYY-MM-DD.', 'date');
+  }
+  const dayStarts = Array.from({ length: days + 1 }, (_, i) => first.plus({ days: i }).startOf('day'));
+  const window = { start: dayStarts[0]!.toMillis(), end: dayStarts[days]!.toMillis() };
+  const staff = await activeStaffAt(db, organisationId, location.id);
+  const ids = staff.map((s) => s.id);
+  const lastDate = dayStarts[days - 1]!.toISODate()!;
+  const [calendars, closures, bookings, stamp] = await Promise.all([
+    calendarsOf(db, organisationId, location.id, ids, window),
+    closuresBetween(db, organisationId, location.id, date, lastDate),
+    diary.bookingsOfLocation(db, organisationId, location.id, window.start, window.end),
+    diary.bookingsStamp(db, organisationId, location.id),
+  ]);
+  const closureOn = new Map(closures.map((c) => [c.date, c]));
+  const result: DiaryDay[] = dayStarts.slice(0, days).map((day, i) => {
+    const start = day.toMillis();
+    const end = dayStarts[i + 1]!.toMillis();
+    const closure = closureOn.get(day.toISODate()!);
+    return {
+      date: day.toISODate()!,
+      start,
+      end,
+      closure: closure ? { reason: closure.reason } : null,
+      columns: staff.map((member) => ({
+        staff: member,
+        hours: (calendars.workingHours.get(member.id) ?? [])
+          .filter((h) => h.weekday === day.weekday)
+          .map((h) => ({ startMinute: h.startMinute, endMinute: h.endMinute }))
+          .sort((a, b) => a.startMinute - b.startMinute),
+        timeOff: (calendars.timeOff.get(member.id) ?? []).filter((t) => t.start < end && t.end > start),
+        bookings: bookings.filter((b) => b.staff_id === member.id && b.starts_at < end && b.ends_at > start),
+      })),
+    };
+  });
+  return { location, locations, days: result, stamp };
+}
+
+/** The stamp of a location's bookings (see Diary.stamp); 404 for another organisation's location. */
+export async function diaryStamp(db: Db, organisationId: string, locationSlug: string): Promise<string> {
+  const location = await requireLocation(db, organisationId, locationSlug, 'location');
+  return diary.bookingsStamp(db, organisationId, location.id);
+}
+
+export interface BookingDetail {
+  booking: Booking;
+  location: Location;
+  client: { id: string; name: string; phone: string | null; email: string | null };
+  staffName: string;
+  services: { name: string; priceMinor: number }[];
+  events: { from: string | null; to: string; actor: string; at: number; details: string | null }[];
+}
+
+export async function loadBookingDetail(
+  db: Db,
+  organisationId: string,
+  reference: string,
+): Promise<BookingDetail> {
+  const booking = await getBooking(db, organisationId, reference);
+  const [location, client, services, events, staff] = await Promise.all([
+    findLocationById(db, organisationId, booking.locationId),
+    findClientById(db, organisationId, booking.clientId),
+    diary.serviceNames(db, organisationId, booking.serviceIds),
+    diary.eventsOfBooking(db, organisationId, booking.id),
+    diary.staffNameOf(db, organisationId, booking.staffId),
+  ]);
+  const byId = new Map(services.map((s) => [s.id, s]));
+  return {
+    booking,
+    location: location!,
+    client: {
+      id: booking.clientId,
+      name: client ? `${client.first_name} ${client.last_name}` : '?',
+      phone: client?.phone ?? null,
+      email: client?.email ?? null,
+    },
+    staffName: staff ?? '?',
+    services: booking.serviceIds.map((id) => ({
+      name: byId.get(id)?.name ?? id,
+      priceMinor: byId.get(id)?.price_minor ?? 0,
+    })),
+    events: events.map((e) => ({
+      from: e.from_status,
+      to: e.to_status,
+      actor: e.actor,
+      at: e.occurred_at,
+      details: e.details,
+    })),
+  };
+}
+
+export interface ClientMatch {
+  id: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  bookings: { reference: string; status: string; startsAt: number; timezone: string; locationName: string }[];
+}
+
+/** Clients matching every word of `query` (name, phone digits or e-mail), each with recent bookings. */
+export async function searchClients(db: Db, organisationId: string, query: string): Promise<ClientMatch[]> {
+  if (query.trim() === '') return [];
+  const clients = await diary.searchClients(db, organisationId, query.slice(0, 100), 20);
+  return Promise.all(
+    clients.map(async (c) => ({
+      id: c.id,
+      name: `${c.first_name} ${c.last_name}`,
+      phone: c.phone,
+      email: c.email,
+      bookings: (await diary.bookingsOfClient(db, organisationId, c.id, 10)).map((b) => ({
+        reference: b.reference,
+        status: b.status,
+        startsAt: b.starts_at,
+        timezone: b.timezone,
+        locationName: b.location_name,
+      })),
+    })),
+  );
+}
+
+/** The names of a location's active staff, by id (to say who a free time is with). */
+export async function staffNamesAt(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+): Promise<Map<string, string>> {
+  return new Map((await activeStaffAt(db, organisationId, locationId)).map((s) => [s.id, s.name]));
+}
+
+/** The services offered at a location, by name (the console books in person, so all of them). */
+export async function servicesOfferedAt(
+  db: Db,
+  organisationId: string,
+  location: Location,
+): Promise<OfferedService[]> {
+  return (await listServicesAt(db, organisationId, location, { after: null, limit: 100 })).items;
+}
+
+export interface CallerBooking {
+  locationSlug: string;
+  serviceIds: string[];
+  staffId: string;
+  startsAt: number;
+  client: { firstName: string; lastName: string; phone?: string | undefined; email?: string | undefined };
+  notes?: string | undefined;
+}
+
+/**
+ * Books a caller or a walk-in from the desk: the client is found or registered by phone or e-mail as
+ * the API does, then the booking is made by the same use case as POST /v1/bookings, logged as the user.
+ */
+export async function bookForCaller(
+  db: Db,
+  user: { id: string; organisationId: string },
+  input: CallerBooking,
+  now: number,
+  checkout: CheckoutContext,
+): Promise<CreatedBooking> {
+  const organisation = await findOrganisationById(db, user.organisationId);
+  if (!organisation) throw new AppError('not_found', 'No such organisation.');
+  const { client } = await registerClient(db, user.organisationId, input.client, now);
+  return writeTransaction(db, (trx) =>
+    createBooking(
+      trx,
+      {
+        organisationId: organisation.id,
+        currency: organisation.currency,
+        referencePrefix: organisation.booking_reference_prefix,
+        actor: `user:${user.id}`,
+        source: 'staff',
+      },
+      {
+        locationSlug: input.locationSlug,
+        serviceIds: input.serviceIds,
+        staffId: input.staffId,
+        clientId: client.id,
+        startsAt: input.startsAt,
+        notes: input.notes,
+      },
+      now,
+      checkout,
+    ),
+  );
+}
+
+/** Revokes one of the organisation's keys; another organisation's key id is not found. */
+export async function revokeKeyOf(
+  db: Db,
+  organisationSlug: string,
+  keyId: string,
+  now: number,
+): Promise<void> {
+  if (!(await listApiKeys(db, organisationSlug)).some((k) => k.id === keyId)) {
+    throw new AppError('not_found', 'No API key has this id.', 'id');
+  }
+  await revokeApiKey(db, keyId, now);
+}
+
+/** Marks one of the organisation's messages done; another organisation's message is not found. */
+export async function markMessageDoneOf(
+  db: Db,
+  organisationId: string,
+  messageId: string,
+  now: number,
+): Promise<void> {
+  if (!(await listMessages(db, organisationId)).some((m) => m.id === messageId)) {
+    throw new AppError('not_found', 'No message has this id.', 'id');
+  }
+  await markMessageDone(db, messageId, now);
+}

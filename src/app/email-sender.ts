@@ -1,0 +1,45 @@
+import nodemailer from 'nodemailer';
+import { DeliveryError, type MessageSender, withoutPersonalData } from './message-sender.ts';
+
+/** How long one delivery may wait on the SMTP server, well inside the worker's lease. */
+const SMTP_TIMEOUT_MS = 20_000;
+
+/**
+ * E-mail over SMTP with nodemailer: SMTP_URL (`smtp://` or `smtps://user:pass@host:port`) and
+ * MAIL_FROM. The outbox id is the Message-ID, so a message retried after a crash between the server's
+ * acceptance and our record of it is the same message to every mail system that de-duplicates.
+ */
+export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): MessageSender {
+  // Pooled: a worker's batch reuses a few connections instead of a handshake per message.
+  const transport = nodemailer.createTransport({
+    url: settings.smtpUrl,
+    pool: true,
+    maxConnections: 4,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  });
+  return {
+    async send({ id, to, rendered }) {
+      try {
+        const info = await transport.sendMail({
+          from: settings.mailFrom,
+          to,
+          subject: rendered.subject,
+          text: rendered.text,
+          html: rendered.html,
+          messageId: `<${id}@booking-engine.outbox>`,
+        });
+        if (info.rejected.length > 0) throw new DeliveryError('the SMTP server rejected the recipient', true);
+        return { providerId: info.messageId };
+      } catch (error) {
+        if (error instanceof DeliveryError) throw error;
+        const smtp = error as { responseCode?: number; message?: string };
+        // 5xx is the server's final word; anything else (4xx, a dropped connection) may pass later.
+        const permanent = typeof smtp.responseCode === 'number' && smtp.responseCode >= 500;
+        throw new DeliveryError(withoutPersonalData(`SMTP: ${smtp.message ?? String(error)}`, to), permanent);
+      }
+    },
+    close: () => transport.close(),
+  };
+}

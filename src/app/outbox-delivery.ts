@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../data/database.ts';
+import {
+  claimDueMessages,
+  countDueMessages,
+  dropClaimedMessage,
+  findMessageFacts,
+  settleMessage,
+} from '../data/outbox-repository.ts';
+import type { OutboxTable } from '../data/tables.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import { type MessageFacts, type RenderedMessage, renderMessage } from '../domain/message-templates.ts';
+import {
+  DEFAULT_LEASE_MS,
+  MAX_ATTEMPTS,
+  type OutboxChannel,
+  retryDelayMs,
+  stillDue,
+} from '../domain/outbox.ts';
+import type { Clock } from './clock.ts';
+import type { CustomerLinks } from './customer-links.ts';
+import { DeliveryError, type MessageSender, type TwilioSettings } from './message-sender.ts';
+
+/**
+ * Delivering the outbox: at least once, never twice once a provider accepted a message.
+ *
+ * A worker claims a few due messages in a short write transaction (a lease, and one attempt counted),
+ * sends each outside any transaction, and records the outcome only while its claim holds. A worker
+ * killed at any point leaves its claims to lapse; the next worker (this instance restarted, or
+ * another) takes them over after the lease and sends again with the same message id, which is the
+ * provider's idempotency key (the e-mail's Message-ID, the SMS request's idempotency token): a message
+ * accepted just before the crash is recognised as the same one. Once `sent` is recorded it is never
+ * claimed again. On PostgreSQL each message is claimed by one instance (FOR UPDATE SKIP LOCKED).
+ *
+ * A refusal is tried again with exponential backoff (retryDelayMs) up to MAX_ATTEMPTS, or failed at
+ * once when the provider says it is final; either way the provider's reason is kept, without the
+ * recipient. A channel without a provider records its messages `logged`, with what they say.
+ */
+export interface OutboxDelivery {
+  db: Db;
+  clock: Clock;
+  /** The provider of each channel; null: none configured, messages are logged. */
+  senders: Record<OutboxChannel, MessageSender | null>;
+  links: CustomerLinks;
+  /** How long a claim lasts: longer than any one send may take (the providers time out at 20 s). */
+  leaseMs?: number;
+  /** Messages claimed at once (and sent concurrently). */
+  batchSize?: number;
+  /** Told of each failed attempt, with no personal data (for the log). */
+  onAttemptFailed?: (event: {
+    id: string;
+    channel: OutboxChannel;
+    attempts: number;
+    reason: string;
+    final: boolean;
+  }) => void;
+}
+
+export interface DeliveryCounts {
+  sent: number;
+  logged: number;
+  retried: number;
+  failed: number;
+  dropped: number;
+}
+
+const DEFAULT_BATCH = 16;
+
+/** Claims and delivers one batch of due messages; what became of them. */
+export async function deliverDueMessages(delivery: OutboxDelivery): Promise<DeliveryCounts> {
+  const counts: DeliveryCounts = { sent: 0, logged: 0, retried: 0, failed: 0, dropped: 0 };
+  const token = randomUUID();
+  const now = delivery.clock.nowMs();
+  const claimed = await writeTransaction(delivery.db, (trx) =>
+    claimDueMessages(
+      trx,
+      token,
+      now,
+      now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
+      delivery.batchSize ?? DEFAULT_BATCH,
+    ),
+  );
+  await Promise.all(claimed.map(async (row) => counts[await deliverOne(delivery, row, token)]++));
+  return counts;
+}
+
+/** Delivers batches until nothing is due (the operator's `booking outbox deliver`). */
+export async function deliverAllDue(delivery: OutboxDelivery): Promise<DeliveryCounts> {
+  const total: DeliveryCounts = { sent: 0, logged: 0, retried: 0, failed: 0, dropped: 0 };
+  for (;;) {
+    const counts = await deliverDueMessages(delivery);
+    const handled = Object.values(counts).reduce((a, b) => a + b, 0);
+    for (const key of Object.keys(total) as (keyof DeliveryCounts)[]) total[key] += counts[key];
+    // Messages retried in this run are due later; stop when a batch found nothing to claim.
+    if (handled === 0 || (await countDueMessages(delivery.db, delivery.clock.nowMs())) === 0) return total;
+  }
+}
+
+async function deliverOne(
+  delivery: OutboxDelivery,
+  row: OutboxTable,
+  token: string,
+): Promise<keyof DeliveryCounts> {
+  const message = { id: row.id, organisationId: row.organisation_id };
+  const now = delivery.clock.nowMs();
+  const rendered = await render(delivery, row, now);
+  if (!rendered) {
+    await writeTransaction(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
+    return 'dropped';
+  }
+  const body = JSON.stringify(
+    row.channel === 'sms'
+      ? { text: rendered.sms }
+      : { subject: rendered.subject, text: rendered.text, html: rendered.html },
+  );
+  const sender = delivery.senders[row.channel];
+  if (!sender) {
+    await settle(delivery.db, message, token, { status: 'logged', body, sent_at: now });
+    return 'logged';
+  }
+  let providerId: string;
+  try {
+    ({ providerId } = await sender.send({ id: row.id, to: row.recipient, rendered }));
+  } catch (error) {
+    const reason = error instanceof DeliveryError ? error.message : 'the provider could not be reached';
+    const final = (error instanceof DeliveryError && error.permanent) || row.attempts >= MAX_ATTEMPTS;
+    delivery.onAttemptFailed?.({ id: row.id, channel: row.channel, attempts: row.attempts, reason, final });
+    const later = delivery.clock.nowMs();
+    await settle(delivery.db, message, token, {
+      status: final ? 'failed' : 'pending',
+      due_at: final ? row.due_at : later + retryDelayMs(row.attempts),
+      last_error: reason,
+    });
+    return final ? 'failed' : 'retried';
+  }
+  await settle(delivery.db, message, token, {
+    status: 'sent',
+    provider_id: providerId.slice(0, 200),
+    body,
+    sent_at: delivery.clock.nowMs(),
+    last_error: null,
+  });
+  return 'sent';
+}
+
+/** The message's words from the booking as it is now; null when the booking no longer warrants it. */
+async function render(
+  delivery: OutboxDelivery,
+  row: OutboxTable,
+  now: number,
+): Promise<RenderedMessage | null> {
+  const facts = await findMessageFacts(delivery.db, row.organisation_id, row.booking_id);
+  if (!facts) return null;
+  const status = effectiveStatus(
+    { status: facts.status, startsAt: facts.starts_at, holdExpiresAt: facts.hold_expires_at },
+    now,
+  );
+  if (!stillDue(row.kind, status, facts.starts_at, now)) return null;
+  let link: string | null = null;
+  if (row.kind === 'payment_link' && facts.checkout_session_id) {
+    link = delivery.links.paymentUrl(facts.checkout_session_id);
+  } else if (row.kind === 'booking_page_link' && facts.page_token) {
+    link = delivery.links.bookingPageUrl(facts.page_token);
+  }
+  const messageFacts: MessageFacts = {
+    kind: row.kind,
+    organisationName: facts.organisation_name,
+    locale: facts.locale,
+    locationName: facts.location_name,
+    locationPhone: facts.location_phone,
+    timezone: facts.timezone,
+    serviceNames: facts.service_names,
+    staffName: facts.staff_name,
+    clientFirstName: facts.first_name,
+    startsAt: facts.starts_at,
+    reference: facts.reference,
+    link,
+    holdExpiresAt: facts.hold_expires_at,
+    depositDue:
+      row.kind === 'payment_link' && facts.deposit_minor !== null
+        ? money(facts.deposit_minor, facts.currency, facts.locale)
+        : null,
+  };
+  return renderMessage(messageFacts);
+}
+
+function money(minor: number, currency: string, locale: string): string {
+  const format = new Intl.NumberFormat(locale, { style: 'currency', currency });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(minor / 10 ** digits);
+}
+
+/**
+ * Runs deliverDueMessages every `intervalMs` (at once again after a full batch) until stopped; a
+ * failure is reported, never fatal. The returned stop waits for the batch in progress, so a shutdown
+ * does not cut a delivery's record short (a cut one would only be sent again, never lost).
+ */
+export function startOutboxWorker(
+  delivery: OutboxDelivery,
+  onError: (error: unknown) => void,
+  intervalMs = 1_000,
+): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const pass = async () => {
+    for (;;) {
+      const counts = await deliverDueMessages(delivery);
+      const handled = Object.values(counts).reduce((a, b) => a + b, 0);
+      if (stopped || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
+    }
+  };
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = pass()
+      .catch(onError)
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+    for (const sender of Object.values(delivery.senders)) sender?.close?.();
+  };
+}
+
+/** Records an outcome in a write transaction of its own (group commit shares the SQLite writer). */
+function settle(
+  db: Db,
+  message: { id: string; organisationId: string },
+  token: string,
+  outcome: Parameters<typeof settleMessage>[3],
+) {
+  return writeTransaction(db, (trx) => settleMessage(trx, message, token, outcome));
+}
+
+/**
+ * The provider of each channel the configuration names; null where none is configured. The provider
+ * packages are loaded only when configured, so commands that send nothing start without them.
+ */
+export async function sendersFor(settings: {
+  email: { smtpUrl: string; mailFrom: string } | null;
+  sms: TwilioSettings | null;
+}): Promise<Record<OutboxChannel, MessageSender | null>> {
+  const { email, sms } = settings;
+  return {
+    email: email ? (await import('./email-sender.ts')).smtpSender(email) : null,
+    sms: sms ? (await import('./sms-sender.ts')).twilioSender(sms) : null,
+  };
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../data/database.ts';
+import { dropPendingMessages, insertOutboxMessages, listOutboxOf } from '../data/outbox-repository.ts';
+import type { OutboxTable } from '../data/tables.ts';
+import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import {
+  type OutboxKind,
+  type OutboxMessage,
+  type OutboxNotice,
+  type OutboxStatus,
+  recipientsOf,
+  reminderDueAt,
+} from '../domain/outbox.ts';
+
+/**
+ * Writing the customer's messages, always inside the transaction of the change they report: the
+ * change and its messages commit together or not at all (the outbox pattern). Delivery is
+ * outbox-delivery.ts's job.
+ */
+
+/** The booking a message is about and the client's contact details as they are now. */
+export interface MessageTarget {
+  organisationId: string;
+  bookingId: string;
+  reference: string;
+  client: { phone: string | null; email: string | null };
+}
+
+/** What a change announces: its kind, and the reminder to schedule (for a booking now confirmed). */
+export interface Announcement {
+  kind: OutboxKind;
+  reminder?: { startsAt: number; hoursBefore: number } | undefined;
+}
+
+export type Notice = OutboxNotice;
+
+/**
+ * Writes the announcement's messages (one per channel the client has) and the reminder's, in one
+ * INSERT; returns where the announcement goes. Nothing for a client with neither phone nor e-mail.
+ */
+export async function queueMessages(
+  trx: Db,
+  target: MessageTarget,
+  announcement: Announcement,
+  now: number,
+): Promise<Notice[]> {
+  const recipients = recipientsOf(target.client);
+  const rows: OutboxTable[] = recipients.map((r) => outboxRow(target, announcement.kind, r, now, now));
+  const { reminder } = announcement;
+  const due = reminder ? reminderDueAt(reminder.startsAt, reminder.hoursBefore, now) : null;
+  if (due !== null) rows.push(...recipients.map((r) => outboxRow(target, 'reminder', r, due, now)));
+  await insertOutboxMessages(trx, rows);
+  return recipients.map((r) => ({ kind: announcement.kind, ...r }));
+}
+
+/** The first message a new booking gets: confirmed (with its reminder) or the link its hold needs. */
+export function newBookingAnnouncement(
+  status: BookingStatus,
+  startsAt: number,
+  reminderHoursBefore: number,
+): Announcement {
+  if (status === 'pending_payment') return { kind: 'payment_link' };
+  if (status === 'pending_confirmation') return { kind: 'booking_page_link' };
+  return { kind: 'confirmed', reminder: { startsAt, hoursBefore: reminderHoursBefore } };
+}
+
+/**
+ * For a change to a booking made elsewhere than its creation (paid, moved, cancelled): reads the
+ * client's contact and the location's reminder policy, drops the pending messages the change makes
+ * moot (`drop`), and writes the new ones. The reminder follows the booking: it is rewritten for the
+ * new start when `reschedule` is set and the booking is confirmed.
+ */
+export async function announceChange(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  change: { kind: OutboxKind; drop: readonly OutboxKind[] | 'all'; remind: boolean },
+  now: number,
+): Promise<Notice[]> {
+  const row = await trx
+    .selectFrom('bookings as b')
+    .innerJoin('clients as c', (join) =>
+      join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
+    )
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
+    )
+    .select(['b.reference', 'b.starts_at', 'b.status', 'c.phone', 'c.email', 'l.reminder_hours_before'])
+    .where('b.organisation_id', '=', organisationId)
+    .where('b.id', '=', bookingId)
+    .executeTakeFirstOrThrow();
+  await dropPendingMessages(trx, organisationId, bookingId, change.drop === 'all' ? undefined : change.drop);
+  const target = {
+    organisationId,
+    bookingId,
+    reference: row.reference,
+    client: { phone: row.phone, email: row.email },
+  };
+  const remind = change.remind && row.status === 'confirmed';
+  return queueMessages(
+    trx,
+    target,
+    {
+      kind: change.kind,
+      reminder: remind ? { startsAt: row.starts_at, hoursBefore: row.reminder_hours_before } : undefined,
+    },
+    now,
+  );
+}
+
+/** The organisation's messages for the operator (`booking outbox list`), oldest first. */
+export function listOutbox(db: Db, organisationId: string, status?: OutboxStatus): Promise<OutboxMessage[]> {
+  return listOutboxOf(db, organisationId, status);
+}
+
+function outboxRow(
+  target: MessageTarget,
+  kind: OutboxKind,
+  recipient: { channel: OutboxTable['channel']; to: string },
+  dueAt: number,
+  now: number,
+): OutboxTable {
+  return {
+    id: randomUUID(),
+    organisation_id: target.organisationId,
+    booking_id: target.bookingId,
+    reference: target.reference,
+    channel: recipient.channel,
+    recipient: recipient.to,
+    kind,
+    status: 'pending',
+    attempts: 0,
+    due_at: dueAt,
+    claimed_by: null,
+    lease_until: null,
+    provider_id: null,
+    last_error: null,
+    body: null,
+    created_at: now,
+    sent_at: null,
+  };
+}

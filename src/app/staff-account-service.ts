@@ -1,0 +1,258 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type Algorithm, hash, verify } from '@node-rs/argon2';
+import type { Db } from '../data/database.ts';
+import { findOrganisationBySlug } from '../data/organisation-repository.ts';
+import { NO_ORGANISATION, type RateLimitCounter, type RateLimitStore } from '../data/rate-limit-counters.ts';
+import type { UserRole, UsersTable } from '../data/tables.ts';
+import * as users from '../data/user-repository.ts';
+import { AppError } from '../domain/errors.ts';
+import { normaliseEmail } from './contact.ts';
+
+/**
+ * Staff accounts of the console (design.md 8.4): created, listed and disabled by `booking users`,
+ * signed in at /console. Passwords are hashed with argon2id (OWASP's parameters: 19 MiB, 2 passes);
+ * sessions are random 256-bit tokens of which only a SHA-256 is stored, ending after IDLE_TIMEOUT_MS
+ * without a request.
+ */
+export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'staff'];
+export const PASSWORD_MIN_LENGTH = 12;
+export const IDLE_TIMEOUT_MS = 30 * 60_000;
+/** last_seen_at is written at most this often per session, so page views stay reads. */
+const TOUCH_RESOLUTION_MS = 60_000;
+
+// 2 is Algorithm.Argon2id, a const enum that isolated modules cannot read.
+const ARGON2 = { algorithm: 2 as Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
+/**
+ * Sign-in throttling. Failures are counted per account from one address, per address, and per account
+ * from everywhere, in 15-minute windows: a guesser at one address is stopped after 5 tries at an
+ * account, yet the account's owner at another address still signs in; only a spread-out attack on
+ * one account (100 failures a window) makes it wait, and then only for the window's rest.
+ */
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+export const SIGN_IN_LIMITS = { accountFromAddress: 5, address: 50, account: 100 };
+
+export interface StaffUser {
+  id: string;
+  organisationId: string;
+  email: string;
+  role: UserRole;
+  createdAt: number;
+  disabledAt: number | null;
+}
+
+export interface ConsoleSession {
+  /** Hash of the token: the session's id in the database. */
+  id: string;
+  csrfToken: string;
+  user: { id: string; email: string; role: UserRole };
+  organisation: { id: string; slug: string; name: string; locale: string; currency: string };
+}
+
+export async function createUser(
+  db: Db,
+  input: { organisationSlug: string; email: string; role: string; password: string },
+  now: number,
+): Promise<StaffUser> {
+  const organisationId = await organisationIdOf(db, input.organisationSlug);
+  const email = normaliseEmail(input.email)?.toLowerCase();
+  if (!email) throw new AppError('invalid_request', `"${input.email}" is not an e-mail address.`, 'email');
+  if (!USER_ROLES.includes(input.role as UserRole)) {
+    throw new AppError('invalid_request', 'A role is owner, admin or staff.', 'role');
+  }
+  if ([...input.password].length < PASSWORD_MIN_LENGTH) {
+    throw new AppError(
+      'invalid_request',
+      `A password has at least ${PASSWORD_MIN_LENGTH} characters.`,
+      'password',
+    );
+  }
+  if (await users.findUserByEmail(db, organisationId, email)) {
+    throw new AppError('conflict', `This organisation already has a user ${email}.`, 'email');
+  }
+  const row: UsersTable = {
+    id: randomUUID(),
+    organisation_id: organisationId,
+    email,
+    password_hash: await hash(input.password, ARGON2),
+    role: input.role as UserRole,
+    created_at: now,
+    disabled_at: null,
+  };
+  await users.insertUser(db, row);
+  return toUser(row);
+}
+
+export async function listUsers(db: Db, organisationSlug: string): Promise<StaffUser[]> {
+  return (await users.listUsersOf(db, await organisationIdOf(db, organisationSlug))).map(toUser);
+}
+
+/** Disables an account and ends its sessions at once (again: no change). */
+export async function disableUser(
+  db: Db,
+  organisationSlug: string,
+  email: string,
+  now: number,
+): Promise<void> {
+  const organisationId = await organisationIdOf(db, organisationSlug);
+  const user = await users.findUserByEmail(db, organisationId, email.trim().toLowerCase());
+  if (!user) throw new AppError('not_found', `No user ${email} in ${organisationSlug}.`, 'email');
+  await users.disableUserAt(db, organisationId, user.id, now);
+}
+
+export interface SignInAttempt {
+  organisationSlug: string;
+  email: string;
+  password: string;
+  /** The client's address, for throttling. */
+  address: string;
+}
+
+export type SignInOutcome =
+  | { ok: true; token: string; session: ConsoleSession }
+  /** One answer for every wrong one (unknown organisation or e-mail, wrong password, disabled account). */
+  | { ok: false; reason: 'wrong' }
+  | { ok: false; reason: 'throttled'; retryAfterMs: number };
+
+/**
+ * A new session for the right password of an enabled account. A refusal says nothing about which
+ * accounts exist; a throttled attempt is refused before the password is even checked.
+ */
+export async function signIn(
+  db: Db,
+  store: RateLimitStore,
+  attempt: SignInAttempt,
+  now: number,
+): Promise<SignInOutcome> {
+  const slug = attempt.organisationSlug.trim().toLowerCase();
+  const email = attempt.email.trim().toLowerCase();
+  const counters = throttles(slug, email, attempt.address);
+  const windowEnd = Math.floor(now / SIGN_IN_WINDOW_MS) * SIGN_IN_WINDOW_MS + SIGN_IN_WINDOW_MS;
+  for (const { counter, limit } of counters) {
+    if ((await store.get(counter, windowEnd)) >= limit) {
+      return { ok: false, reason: 'throttled', retryAfterMs: windowEnd - now };
+    }
+  }
+  const organisation = await findOrganisationBySlug(db, slug);
+  const user = organisation && (await users.findUserByEmail(db, organisation.id, email));
+  // An unknown account still costs a hash check, so timing does not tell which accounts exist.
+  const ok = await verify(user?.password_hash ?? DUMMY_HASH, attempt.password).catch(() => false);
+  if (!organisation || !user || !ok || user.disabled_at !== null) {
+    for (const { counter } of counters) await store.increment(counter, windowEnd);
+    return { ok: false, reason: 'wrong' };
+  }
+  const token = randomBytes(32).toString('base64url');
+  const session = {
+    id: sessionIdOf(token),
+    organisation_id: organisation.id,
+    user_id: user.id,
+    csrf_token: randomBytes(32).toString('base64url'),
+    created_at: now,
+    last_seen_at: now,
+  };
+  await users.insertSession(db, session);
+  return {
+    ok: true,
+    token,
+    session: {
+      id: session.id,
+      csrfToken: session.csrf_token,
+      user: { id: user.id, email: user.email, role: user.role },
+      organisation: {
+        id: organisation.id,
+        slug: organisation.slug,
+        name: organisation.name,
+        locale: organisation.locale,
+        currency: organisation.currency,
+      },
+    },
+  };
+}
+
+/**
+ * The live session of a cookie's token, or null (unknown, idle for IDLE_TIMEOUT_MS or more, or its
+ * account disabled). An idle session is deleted as it is found.
+ */
+export async function resumeSession(db: Db, token: string, now: number): Promise<ConsoleSession | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const id = sessionIdOf(token);
+  const row = await users.findSession(db, id);
+  if (!row) return null;
+  if (now - row.last_seen_at >= IDLE_TIMEOUT_MS || row.disabled_at !== null) {
+    await users.deleteSession(db, row.organisation_id, id);
+    return null;
+  }
+  if (now - row.last_seen_at >= TOUCH_RESOLUTION_MS) {
+    await users.touchSession(db, row.organisation_id, id, now).catch(() => undefined);
+  }
+  return {
+    id,
+    csrfToken: row.csrf_token,
+    user: { id: row.user_id, email: row.email, role: row.role },
+    organisation: {
+      id: row.organisation_id,
+      slug: row.organisation_slug,
+      name: row.organisation_name,
+      locale: row.organisation_locale,
+      currency: row.organisation_currency,
+    },
+  };
+}
+
+export async function signOut(db: Db, session: ConsoleSession): Promise<void> {
+  await users.deleteSession(db, session.organisation.id, session.id);
+}
+
+/** Owners and admins manage API keys; staff run the diary. */
+export function canManageKeys(role: UserRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+function throttles(
+  slug: string,
+  email: string,
+  address: string,
+): { counter: RateLimitCounter; limit: number }[] {
+  // The shared store keys counters by organisation; a sign-in's organisation is not known to be real
+  // yet, so these live with the other pre-authentication counters.
+  const account = `${slug}/${email}`;
+  return [
+    {
+      counter: { organisationId: NO_ORGANISATION, name: `signin:${account}/${address}` },
+      limit: SIGN_IN_LIMITS.accountFromAddress,
+    },
+    {
+      counter: { organisationId: NO_ORGANISATION, name: `signin-address:${address}` },
+      limit: SIGN_IN_LIMITS.address,
+    },
+    {
+      counter: { organisationId: NO_ORGANISATION, name: `signin-account:${account}` },
+      limit: SIGN_IN_LIMITS.account,
+    },
+  ];
+}
+
+function sessionIdOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+async function organisationIdOf(db: Db, slug: string): Promise<string> {
+  const organisation = await findOrganisationBySlug(db, slug);
+  if (!organisation) throw new AppError('not_found', `No organisation has the slug "${slug}".`, 'org');
+  return organisation.id;
+}
+
+function toUser(row: UsersTable): StaffUser {
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    email: row.email,
+    role: row.role,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+  };
+}
+
+/** A hash of a password nobody has, checked when the account does not exist. */
+const DUMMY_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$j0deOsVsXngD1c5Rz/VWJQ$kV3SEuBmg/G3TmEw0JqaGIq6hyzeVu1AUhRwsnwYTN0';

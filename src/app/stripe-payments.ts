@@ -1,0 +1,223 @@
+import Stripe from 'stripe';
+import { AppError } from '../domain/errors.ts';
+import type {
+  CardSetupSession,
+  ChargeOutcome,
+  ChargeRequest,
+  CheckoutSession,
+  PaymentProvider,
+  RefundOutcome,
+  RefundRequest,
+  StripeSettings,
+} from './payment-provider.ts';
+
+/**
+ * PAYMENT_PROVIDER=stripe, through the official `stripe` package: deposits are Checkout Sessions in
+ * payment mode, Booking Protection cards are saved by Checkout Sessions in setup mode, refunds are
+ * Refunds of the deposit's PaymentIntent, and fees are PaymentIntents confirmed off-session on the
+ * saved card. What Stripe reports back arrives at POST /webhooks/stripe (stripe-webhook-service.ts).
+ *
+ * Every create call carries an idempotency key made from our own ids (the checkout session, the card
+ * setup, the booking and fee kind), never a random one: a call repeated after a crash gets Stripe's
+ * first answer back, so a deposit is never refunded twice and a fee never charged twice. Stripe keeps
+ * keys for 24 hours; a repeat later than that is refused by our own records first (a fee already
+ * processed, a deposit already refunded).
+ */
+export interface StripeProvider extends PaymentProvider {
+  readonly name: 'stripe';
+  /** The event of a webhook delivery, if its Stripe-Signature is valid for its raw body at `nowMs`. */
+  verifyEvent(rawBody: Buffer, signature: string, nowMs: number): Stripe.Event;
+  /** The session as Stripe has it now (events may be stale or arrive out of order). */
+  retrieveCheckoutSession(id: string): Promise<Stripe.Checkout.Session>;
+  retrieveSetupIntent(id: string): Promise<Stripe.SetupIntent>;
+}
+
+export function isStripe(provider: PaymentProvider | null): provider is StripeProvider {
+  return provider?.name === 'stripe';
+}
+
+/**
+ * Stripe's shortest and longest Checkout Session lifetimes: a hold shorter than 30 minutes gets a
+ * session that outlives it (a payment arriving after the hold lapsed is refunded, see the webhook
+ * service), a longer one is cut at 24 hours.
+ */
+const MIN_SESSION_SECONDS = 30 * 60 + 60;
+const MAX_SESSION_SECONDS = 24 * 60 * 60 - 60;
+
+export function makeStripeProvider(settings: StripeSettings): StripeProvider {
+  const { apiBase } = settings;
+  const defaultPort = apiBase.protocol === 'https:' ? 443 : 80;
+  const stripe = new Stripe(settings.secretKey, {
+    host: apiBase.hostname,
+    port: apiBase.port === '' ? defaultPort : Number(apiBase.port),
+    protocol: apiBase.protocol === 'https:' ? 'https' : 'http',
+    // Repeats are safe (idempotency keys); a short pause is better than a failed cancellation.
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    telemetry: false,
+  });
+  const checkoutUrl = (sessionId: string, publicBaseUrl: string) =>
+    `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`;
+
+  return {
+    name: 'stripe',
+    takesMoney: true,
+    checkoutUrl,
+
+    async openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string> {
+      const metadata = { checkout_session: session.id, booking_reference: session.bookingReference };
+      const created = await call(() =>
+        stripe.checkout.sessions.create(
+          {
+            mode: 'payment',
+            client_reference_id: session.id,
+            line_items: [
+              {
+                quantity: 1,
+                price_data: {
+                  currency: session.currency.toLowerCase(),
+                  unit_amount: session.amountMinor,
+                  product_data: { name: `Deposit for booking ${session.bookingReference}` },
+                },
+              },
+            ],
+            payment_intent_data: { metadata },
+            metadata,
+            expires_at: sessionExpiry(session.expiresAt, session.createdAt),
+            success_url: session.successUrl ?? `${checkoutUrl(session.id, publicBaseUrl)}/done`,
+            cancel_url: session.cancelUrl ?? checkoutUrl(session.id, publicBaseUrl),
+          },
+          { idempotencyKey: `checkout:${session.id}` },
+        ),
+      );
+      return hostedUrl(created);
+    },
+
+    async openCardSetup(setup: CardSetupSession, publicBaseUrl: string): Promise<string> {
+      const metadata = { card_setup: setup.id, booking_reference: setup.bookingReference };
+      // The customer the card is saved to: no personal data, only which booking it is for.
+      const customer = await call(() =>
+        stripe.customers.create({ metadata }, { idempotencyKey: `customer:${setup.id}` }),
+      );
+      const created = await call(() =>
+        stripe.checkout.sessions.create(
+          {
+            mode: 'setup',
+            currency: setup.currency.toLowerCase(),
+            customer: customer.id,
+            client_reference_id: setup.id,
+            setup_intent_data: { metadata },
+            metadata,
+            expires_at: sessionExpiry(setup.expiresAt, setup.createdAt),
+            success_url: setup.successUrl ?? `${publicBaseUrl}/`,
+            cancel_url: setup.cancelUrl ?? `${publicBaseUrl}/`,
+          },
+          { idempotencyKey: `card-setup:${setup.id}` },
+        ),
+      );
+      return hostedUrl(created);
+    },
+
+    async refund(request: RefundRequest): Promise<RefundOutcome> {
+      try {
+        const refund = await stripe.refunds.create(
+          {
+            payment_intent: request.paymentRef,
+            amount: request.amountMinor,
+            metadata: { checkout_session: request.key },
+          },
+          { idempotencyKey: `refund:${request.key}` },
+        );
+        if (refund.status === 'failed' || refund.status === 'canceled') {
+          return { status: 'refused', reason: refund.failure_reason ?? refund.status };
+        }
+        return { status: 'refunded', refundRef: refund.id };
+      } catch (error) {
+        // Stripe answered no (already refunded elsewhere, a disputed charge): an answer, not an outage.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+          return { status: 'refused', reason: error.message };
+        }
+        throw unavailable(error);
+      }
+    },
+
+    async chargeSavedCard(request: ChargeRequest): Promise<ChargeOutcome> {
+      try {
+        const intent = await stripe.paymentIntents.create(
+          {
+            amount: request.amountMinor,
+            currency: request.currency.toLowerCase(),
+            customer: request.customerRef,
+            payment_method: request.paymentMethodRef,
+            off_session: true,
+            confirm: true,
+            description: request.description,
+            metadata: { charge: request.key },
+          },
+          { idempotencyKey: `charge:${request.key}` },
+        );
+        if (intent.status === 'succeeded' || intent.status === 'processing') {
+          return { status: 'succeeded', paymentRef: intent.id };
+        }
+        return {
+          status: 'failed',
+          paymentRef: intent.id,
+          reason:
+            intent.last_payment_error?.message ?? `the payment is ${intent.status.replaceAll('_', ' ')}`,
+        };
+      } catch (error) {
+        // A decline (or a card that needs the customer present) is Stripe's answer, with its reason.
+        if (error instanceof Stripe.errors.StripeCardError) {
+          const code = error.decline_code ?? error.code;
+          return {
+            status: 'failed',
+            paymentRef: error.payment_intent?.id ?? null,
+            reason: code ? `${error.message} (${code})` : error.message,
+          };
+        }
+        throw unavailable(error);
+      }
+    },
+
+    verifyEvent(rawBody: Buffer, signature: string, nowMs: number): Stripe.Event {
+      return stripe.webhooks.constructEvent(
+        rawBody,
+        signature,
+        settings.webhookSecret,
+        undefined,
+        undefined,
+        nowMs,
+      );
+    },
+
+    retrieveCheckoutSession: (id) => call(() => stripe.checkout.sessions.retrieve(id)),
+    retrieveSetupIntent: (id) => call(() => stripe.setupIntents.retrieve(id)),
+  };
+}
+
+/** Stripe's expires_at (seconds) for a hold ending at `holdEndsAt`, inside Stripe's allowed range. */
+function sessionExpiry(holdEndsAt: number, createdAt: number): number {
+  const created = Math.floor(createdAt / 1000);
+  const wanted = Math.ceil(holdEndsAt / 1000);
+  return Math.min(Math.max(wanted, created + MIN_SESSION_SECONDS), created + MAX_SESSION_SECONDS);
+}
+
+function hostedUrl(session: Stripe.Checkout.Session): string {
+  if (!session.url) throw new Error(`Stripe answered checkout session ${session.id} without a URL`);
+  return session.url;
+}
+
+/** A Stripe call whose failure means "try again later" to our callers. */
+async function call<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    throw unavailable(error);
+  }
+}
+
+function unavailable(error: unknown): AppError {
+  // Stripe's message names no card or person; the key never appears in it.
+  const detail = error instanceof Stripe.errors.StripeError ? `: ${error.message}` : '';
+  return new AppError('payments_unavailable', `Stripe could not be reached or refused the request${detail}.`);
+}

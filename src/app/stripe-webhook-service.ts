@@ -1,0 +1,195 @@
+import type Stripe from 'stripe';
+import type { Db } from '../data/database.ts';
+import { expireHolds } from '../data/hold-expiry.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { AppError } from '../domain/errors.ts';
+import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
+import { checkoutState, confirmDeposit } from './checkout-service.ts';
+import type { StripeProvider } from './stripe-payments.ts';
+
+/**
+ * What Stripe reports at POST /webhooks/stripe, applied to our bookings. Stripe delivers at least
+ * once, in no particular order, and retries until it gets a 2xx; so:
+ *
+ * - each event is applied once: its id is stored (payment_events) in the transaction that applies it,
+ *   and a delivery whose id is already stored changes nothing;
+ * - an event is never trusted for state: the session it names is read back from Stripe, so a stale or
+ *   reordered event (an `expired` arriving after the payment) applies what is true now, and applying
+ *   the truth twice is a no-op;
+ * - only sessions we opened are touched (found by client_reference_id, our own id).
+ */
+
+const ACTOR = 'payment:stripe';
+
+const CHECKOUT_EVENTS = new Set([
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+  'checkout.session.expired',
+]);
+
+export type WebhookOutcome = 'applied' | 'replayed' | 'ignored';
+
+export async function applyStripeEvent(
+  db: Db,
+  stripe: StripeProvider,
+  event: Stripe.Event,
+  now: number,
+): Promise<WebhookOutcome> {
+  if (!CHECKOUT_EVENTS.has(event.type)) return 'ignored';
+  const named = event.data.object as Stripe.Checkout.Session;
+  const session = await stripe.retrieveCheckoutSession(named.id);
+  const ours = session.client_reference_id;
+  if (!ours) return 'ignored';
+  if (session.mode === 'setup') return applySetupSession(db, stripe, event, session, ours, now);
+  if (session.mode === 'payment') return applyPaymentSession(db, stripe, event, session, ours, now);
+  return 'ignored';
+}
+
+async function applyPaymentSession(
+  db: Db,
+  stripe: StripeProvider,
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+  checkoutId: string,
+  now: number,
+): Promise<WebhookOutcome> {
+  return writeTransaction(db, async (trx) => {
+    const row = await trx
+      .selectFrom('checkout_sessions')
+      .select(['id', 'organisation_id', 'booking_id', 'status', 'amount_minor', 'currency', 'refund_ref'])
+      .where('id', '=', checkoutId)
+      .executeTakeFirst();
+    if (!row) return 'ignored';
+    if (!(await recordEvent(trx, row.organisation_id, event, now))) return 'replayed';
+    const paymentRef = refOf(session.payment_intent);
+    const paid = session.status === 'complete' && session.payment_status !== 'unpaid';
+    if (paid && row.status !== 'paid') {
+      const state = await checkoutState(trx, row.id, now);
+      if (state === 'open' || state === 'abandoned') {
+        await confirmDeposit(trx, row.id, now, ACTOR, { providerRef: session.id, paymentRef });
+      } else if (paymentRef && !row.refund_ref) {
+        // Paid after the hold lapsed or the booking left pending_payment: the money goes back.
+        const refund = await stripe.refund({
+          key: row.id,
+          paymentRef,
+          amountMinor: row.amount_minor,
+          currency: row.currency,
+        });
+        await setCheckoutRefs(trx, row, {
+          provider_ref: session.id,
+          payment_ref: paymentRef,
+          refund_ref: refund.status === 'refunded' ? refund.refundRef : null,
+        });
+      }
+    } else if (session.status === 'expired' && (row.status === 'open' || row.status === 'abandoned')) {
+      await lapseHold(trx, row, now);
+    } else {
+      await setCheckoutRefs(trx, row, { provider_ref: session.id });
+    }
+    return 'applied';
+  });
+}
+
+/**
+ * Stripe expired the checkout: it can no longer be paid, so the booking's hold lapses now (it has
+ * usually lapsed already; a session expired early, from the dashboard say, ends it early).
+ */
+async function lapseHold(
+  trx: Db,
+  row: { id: string; organisation_id: string; booking_id: string },
+  now: number,
+): Promise<void> {
+  const booking = await trx
+    .selectFrom('bookings')
+    .select(['id', 'organisation_id', 'status', 'hold_expires_at'])
+    .where('organisation_id', '=', row.organisation_id)
+    .where('id', '=', row.booking_id)
+    .executeTakeFirstOrThrow();
+  if (booking.status === 'pending_payment') {
+    await expireHolds(trx, [booking], now, ACTOR);
+  } else {
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ status: 'expired', completed_at: now })
+      .where('organisation_id', '=', row.organisation_id)
+      .where('id', '=', row.id)
+      .where('status', 'in', ['open', 'abandoned'])
+      .execute();
+  }
+}
+
+async function applySetupSession(
+  db: Db,
+  stripe: StripeProvider,
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+  setupId: string,
+  now: number,
+): Promise<WebhookOutcome> {
+  // Read from Stripe before the transaction: the card saved, and to whom.
+  const intentId = session.status === 'complete' ? refOf(session.setup_intent) : null;
+  const intent = intentId ? await stripe.retrieveSetupIntent(intentId) : null;
+  return writeTransaction(db, async (trx) => {
+    const setup = await findCardSetup(trx, setupId);
+    if (!setup) return 'ignored';
+    if (!(await recordEvent(trx, setup.organisation_id, event, now))) return 'replayed';
+    if (intent?.status === 'succeeded') {
+      const paymentMethodRef = refOf(intent.payment_method);
+      const customerRef = refOf(intent.customer) ?? refOf(session.customer);
+      if (!paymentMethodRef || !customerRef) {
+        throw new AppError('server_error', `Stripe's setup ${intent.id} succeeded without a saved card`);
+      }
+      await completeCardSetup(
+        trx,
+        setup,
+        { customerRef, paymentMethodRef, providerRef: session.id },
+        now,
+        ACTOR,
+      );
+    } else if (session.status === 'expired') {
+      await expireCardSetup(trx, setup, now);
+    }
+    return 'applied';
+  });
+}
+
+/** Stores the event's id; false when it was stored before (a redelivery: nothing is applied). */
+async function recordEvent(
+  trx: Db,
+  organisationId: string,
+  event: Stripe.Event,
+  now: number,
+): Promise<boolean> {
+  const result = await trx
+    .insertInto('payment_events')
+    .values({
+      organisation_id: organisationId,
+      provider: 'stripe',
+      event_id: event.id,
+      type: event.type,
+      received_at: now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+async function setCheckoutRefs(
+  trx: Db,
+  row: { id: string; organisation_id: string },
+  refs: { provider_ref?: string; payment_ref?: string; refund_ref?: string | null },
+): Promise<void> {
+  await trx
+    .updateTable('checkout_sessions')
+    .set(refs)
+    .where('organisation_id', '=', row.organisation_id)
+    .where('id', '=', row.id)
+    .execute();
+}
+
+/** The id of an expandable Stripe field (an id, an object, or nothing). */
+function refOf(field: string | { id: string } | null | undefined): string | null {
+  if (!field) return null;
+  return typeof field === 'string' ? field : field.id;
+}

@@ -1,0 +1,82 @@
+import { type Command, Option } from 'commander';
+import type { Clock } from '../app/clock.ts';
+import { createUser, disableUser, listUsers, USER_ROLES } from '../app/staff-account-service.ts';
+import type { Db } from '../data/database.ts';
+import { CommandError, formatTime, out } from './output.ts';
+
+type WithDb = <T>(work: (db: Db, clock: Clock) => Promise<T>) => Promise<T>;
+
+/** `booking users create|list|disable`: the staff accounts that sign in at /console. */
+export function addUsersCommands(program: Command, withDb: WithDb): void {
+  const users = program
+    .command('users')
+    .description('Create, list and disable staff accounts of the console');
+
+  users
+    .command('create')
+    .description('Create a staff account; the password is read from stdin (one line), never from arguments')
+    .requiredOption('--org <slug>', 'organisation slug')
+    .requiredOption('--email <email>', 'the e-mail address the person signs in with')
+    .addOption(new Option('--role <role>', 'owner, admin or staff').choices(USER_ROLES).makeOptionMandatory())
+    .action(async (options: { org: string; email: string; role: string }) => {
+      // Arguments show in `ps` and shell history; stdin does not.
+      const password = (await readStdin()).replace(/\r?\n$/, '');
+      if (password === '')
+        throw new CommandError(
+          'Give the password on stdin, e.g. `read -s pw; echo "$pw" | booking users create ...`.',
+        );
+      const user = await withDb((db, clock) =>
+        createUser(
+          db,
+          { organisationSlug: options.org, email: options.email, role: options.role, password },
+          clock.nowMs(),
+        ),
+      );
+      out(`Created ${user.role} ${user.email} (${user.id}).`);
+    });
+
+  users
+    .command('list')
+    .description('List the staff accounts of an organisation')
+    .requiredOption('--org <slug>', 'organisation slug')
+    .option('--json', 'print an array of {"id","email","role","created_at","disabled_at"}')
+    .action(async (options: { org: string; json?: boolean }) => {
+      const list = await withDb((db) => listUsers(db, options.org));
+      if (options.json) {
+        out(
+          JSON.stringify(
+            list.map((u) => ({
+              id: u.id,
+              email: u.email,
+              role: u.role,
+              created_at: formatTime(u.createdAt),
+              disabled_at: u.disabledAt === null ? null : formatTime(u.disabledAt),
+            })),
+          ),
+        );
+        return;
+      }
+      if (list.length === 0) out('No users.');
+      for (const u of list) {
+        const state = u.disabledAt === null ? 'active' : `disabled ${formatTime(u.disabledAt)}`;
+        out(`${u.email}  ${u.role.padEnd(5)}  ${state}  created ${formatTime(u.createdAt)}`);
+      }
+    });
+
+  users
+    .command('disable')
+    .description('Disable a staff account; its sessions end at once')
+    .requiredOption('--org <slug>', 'organisation slug')
+    .requiredOption('--email <email>', 'the account to disable')
+    .action(async (options: { org: string; email: string }) => {
+      await withDb((db, clock) => disableUser(db, options.org, options.email, clock.nowMs()));
+      out(`Disabled ${options.email.trim().toLowerCase()}.`);
+    });
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new CommandError('The password is read from stdin: pipe it in.');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,179 @@
+import { sql } from 'kysely';
+import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
+import type { Db } from './database.ts';
+import type { BookingEventsTable, BookingStatus, ClientsTable } from './tables.ts';
+
+/** What the console's diary and pages read, always inside one organisation. */
+export interface DiaryBooking {
+  reference: string;
+  staff_id: string;
+  status: BookingStatus;
+  starts_at: number;
+  ends_at: number;
+  first_name: string;
+  last_name: string;
+  services: string;
+  source: string;
+}
+
+/** The bookings of a location that overlap [start, end), with client names and service names. */
+export async function bookingsOfLocation(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  start: number,
+  end: number,
+): Promise<DiaryBooking[]> {
+  const rows = await db
+    .selectFrom('bookings')
+    .innerJoin('clients', (join) =>
+      join
+        .onRef('clients.id', '=', 'bookings.client_id')
+        .onRef('clients.organisation_id', '=', 'bookings.organisation_id'),
+    )
+    .select([
+      'bookings.id',
+      'bookings.reference',
+      'bookings.staff_id',
+      'bookings.status',
+      'bookings.starts_at',
+      'bookings.ends_at',
+      'bookings.source',
+      'clients.first_name',
+      'clients.last_name',
+    ])
+    .where('bookings.organisation_id', '=', organisationId)
+    .where('bookings.location_id', '=', locationId)
+    .where('bookings.starts_at', '<', end)
+    .where('bookings.ends_at', '>', start)
+    .where('bookings.starts_at', '>', start - MAX_BOOKING_SPAN_MS)
+    .orderBy('bookings.starts_at')
+    .execute();
+  if (rows.length === 0) return [];
+  const names = await db
+    .selectFrom('booking_services')
+    .innerJoin('services', (join) =>
+      join
+        .onRef('services.id', '=', 'booking_services.service_id')
+        .onRef('services.organisation_id', '=', 'booking_services.organisation_id'),
+    )
+    .select(['booking_services.booking_id', 'services.name'])
+    .where('booking_services.organisation_id', '=', organisationId)
+    .where(
+      'booking_services.booking_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('booking_services.booking_id')
+    .orderBy('booking_services.position')
+    .execute();
+  const byBooking = new Map<string, string[]>();
+  for (const n of names) {
+    const list = byBooking.get(n.booking_id) ?? [];
+    list.push(n.name);
+    byBooking.set(n.booking_id, list);
+  }
+  return rows.map(({ id, ...row }) => ({ ...row, services: (byBooking.get(id) ?? []).join(', ') }));
+}
+
+/**
+ * A stamp that changes whenever a booking of the location does (made, moved, changed status): the
+ * latest update and the count, which together catch inserts, updates and lapsed holds.
+ */
+export async function bookingsStamp(db: Db, organisationId: string, locationId: string): Promise<string> {
+  const row = await db
+    .selectFrom('bookings')
+    .select([
+      sql<number | string | null>`max(updated_at)`.as('latest'),
+      sql<number | string>`count(*)`.as('count'),
+    ])
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', locationId)
+    .executeTakeFirstOrThrow();
+  return `${row.latest ?? 0}-${row.count}`;
+}
+
+export function eventsOfBooking(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<BookingEventsTable[]> {
+  return db
+    .selectFrom('booking_events')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .orderBy('seq')
+    .execute();
+}
+
+export function serviceNames(
+  db: Db,
+  organisationId: string,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; price_minor: number }[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('services')
+    .select(['id', 'name', 'price_minor'])
+    .where('organisation_id', '=', organisationId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** Clients whose name, phone or e-mail contains the words of `query`, by name, at most `limit`. */
+export function searchClients(
+  db: Db,
+  organisationId: string,
+  query: string,
+  limit: number,
+): Promise<ClientsTable[]> {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 5);
+  let q = db.selectFrom('clients').selectAll().where('organisation_id', '=', organisationId);
+  for (const word of words) {
+    const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const digits = word.replace(/[^\d]/g, '');
+    q = q.where((eb) =>
+      eb.or([
+        eb(sql`lower(first_name)`, 'like', sql`${pattern} escape '\\'`),
+        eb(sql`lower(last_name)`, 'like', sql`${pattern} escape '\\'`),
+        eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`),
+        ...(digits.length >= 3 ? [eb('phone', 'like', `%${digits}%`)] : []),
+      ]),
+    );
+  }
+  return q.orderBy('last_name').orderBy('first_name').orderBy('id').limit(limit).execute();
+}
+
+/** The client's bookings, newest first. */
+export function bookingsOfClient(db: Db, organisationId: string, clientId: string, limit: number) {
+  return db
+    .selectFrom('bookings')
+    .innerJoin('locations', 'locations.id', 'bookings.location_id')
+    .select([
+      'bookings.reference',
+      'bookings.status',
+      'bookings.starts_at',
+      'locations.timezone',
+      'locations.name as location_name',
+    ])
+    .where('bookings.organisation_id', '=', organisationId)
+    .where('bookings.client_id', '=', clientId)
+    .orderBy('bookings.starts_at', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function staffNameOf(
+  db: Db,
+  organisationId: string,
+  staffId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('staff')
+    .select('name')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', staffId)
+    .executeTakeFirst();
+  return row?.name;
+}

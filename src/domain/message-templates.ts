@@ -1,0 +1,247 @@
+import { DateTime } from 'luxon';
+import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments } from './outbox.ts';
+
+/**
+ * The words of each message, per kind, in the organisation's language: an SMS (plain text, at most two
+ * segments) and an e-mail (subject, text and HTML). They say what the spoken answers say: the
+ * services, the staff member, the local date and time with the weekday, the location and its phone,
+ * the reference, and the link with the time its hold ends when one is due.
+ */
+export interface MessageFacts {
+  kind: OutboxKind;
+  organisationName: string;
+  /** The organisation's locale (en-GB, de-DE, fr-FR, ...): the language and the date format. */
+  locale: string;
+  locationName: string;
+  locationPhone: string | null;
+  timezone: string;
+  serviceNames: string[];
+  staffName: string;
+  clientFirstName: string;
+  startsAt: number;
+  reference: string;
+  /** The payment or booking-page link, for the kinds that carry one. */
+  link: string | null;
+  holdExpiresAt: number | null;
+  /** The deposit due, formatted ("£20.00"), for a payment link. */
+  depositDue: string | null;
+}
+
+export interface RenderedMessage {
+  sms: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** The words of one language: each kind's headline and what it asks of the customer. */
+interface Wording {
+  subject: Record<OutboxKind, string>;
+  /** The sentence saying what happened; {what} is the services, {when} the start. */
+  lead: Record<OutboxKind, string>;
+  with: string;
+  at: string;
+  reference: string;
+  questions: string;
+  payBy: string;
+  completeBy: string;
+  hello: string;
+}
+
+const EN: Wording = {
+  subject: {
+    confirmed: 'Your booking is confirmed',
+    payment_link: 'Pay the deposit to confirm your booking',
+    booking_page_link: 'Complete your booking',
+    rescheduled: 'Your booking has moved',
+    cancelled: 'Your booking is cancelled',
+    reminder: 'Reminder of your appointment',
+  },
+  lead: {
+    confirmed: 'Booked: {what} on {when}',
+    payment_link: 'Held for you: {what} on {when}',
+    booking_page_link: 'Held for you: {what} on {when}',
+    rescheduled: 'Moved: {what} is now on {when}',
+    cancelled: 'Cancelled: {what} on {when}',
+    reminder: 'Reminder: {what} on {when}',
+  },
+  with: 'with',
+  at: 'at',
+  reference: 'Ref',
+  questions: 'Questions or changes',
+  payBy: 'Pay the deposit{amount} by {until} to confirm',
+  completeBy: 'Complete your booking by {until}',
+  hello: 'Hello',
+};
+
+const DE: Wording = {
+  subject: {
+    confirmed: 'Ihr Termin ist bestätigt',
+    payment_link: 'Anzahlung leisten, um Ihren Termin zu bestätigen',
+    booking_page_link: 'Schließen Sie Ihre Buchung ab',
+    rescheduled: 'Ihr Termin wurde verschoben',
+    cancelled: 'Ihr Termin wurde storniert',
+    reminder: 'Erinnerung an Ihren Termin',
+  },
+  lead: {
+    confirmed: 'Gebucht: {what} am {when}',
+    payment_link: 'Für Sie reserviert: {what} am {when}',
+    booking_page_link: 'Für Sie reserviert: {what} am {when}',
+    rescheduled: 'Verschoben: {what} ist jetzt am {when}',
+    cancelled: 'Storniert: {what} am {when}',
+    reminder: 'Erinnerung: {what} am {when}',
+  },
+  with: 'bei',
+  at: 'in',
+  reference: 'Nr.',
+  questions: 'Fragen oder Änderungen',
+  payBy: 'Bitte zahlen Sie die Anzahlung{amount} bis {until}',
+  completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
+  hello: 'Hallo',
+};
+
+const FR: Wording = {
+  subject: {
+    confirmed: 'Votre rendez-vous est confirmé',
+    payment_link: "Réglez l'acompte pour confirmer votre rendez-vous",
+    booking_page_link: 'Finalisez votre réservation',
+    rescheduled: 'Votre rendez-vous a été déplacé',
+    cancelled: 'Votre rendez-vous est annulé',
+    reminder: 'Rappel de votre rendez-vous',
+  },
+  lead: {
+    confirmed: 'Réservé : {what} le {when}',
+    payment_link: 'Réservé pour vous : {what} le {when}',
+    booking_page_link: 'Réservé pour vous : {what} le {when}',
+    rescheduled: 'Déplacé : {what} est maintenant le {when}',
+    cancelled: 'Annulé : {what} le {when}',
+    reminder: 'Rappel : {what} le {when}',
+  },
+  with: 'avec',
+  at: 'à',
+  reference: 'Réf.',
+  questions: 'Questions ou changements',
+  payBy: "Réglez l'acompte{amount} avant {until} pour confirmer",
+  completeBy: 'Finalisez la réservation avant {until}',
+  hello: 'Bonjour',
+};
+
+const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
+
+/** The wording of a locale's language; English for a language this version has no words for. */
+function wordingFor(locale: string): Wording {
+  return WORDINGS[locale.split('-')[0]!.toLowerCase()] ?? EN;
+}
+
+/** "Tuesday 8 December, 2:30 pm" in the locale, at the location's wall clock. */
+function localWhen(epochMs: number, zone: string, locale: string): string {
+  return DateTime.fromMillis(epochMs, { zone }).setLocale(locale).toLocaleString({
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    hour: 'numeric',
+    minute: '2-digit',
+  });
+}
+
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '');
+}
+
+/** Each message's lines, in the order an SMS keeps them when it must shorten (first kept longest). */
+function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; services: string }) {
+  const when = localWhen(facts.startsAt, facts.timezone, facts.locale);
+  const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
+  const lead = `${fill(words.lead[facts.kind], { what, when })}, ${words.at} ${facts.locationName}.`;
+  const until =
+    facts.holdExpiresAt === null ? '' : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale);
+  let action: string | null = null;
+  if (facts.link && facts.kind === 'payment_link') {
+    action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
+  } else if (facts.link && facts.kind === 'booking_page_link') {
+    action = `${fill(words.completeBy, { until })}: ${facts.link}`;
+  }
+  const reference = `${words.reference} ${facts.reference}.`;
+  const phone = facts.locationPhone ? `${words.questions}: ${facts.locationPhone}` : null;
+  return { lead, action, reference, phone };
+}
+
+/**
+ * The SMS: the organisation's name, what happened, the link when due, the reference and the
+ * location's phone, within two segments. When that is too long the staff member goes first, then the
+ * phone, then service names beyond the first; the link and the reference always stay.
+ */
+export function renderSms(facts: MessageFacts): string {
+  const words = wordingFor(facts.locale);
+  const allServices = facts.serviceNames.join(', ');
+  const firstService =
+    facts.serviceNames.length > 1
+      ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`
+      : allServices;
+  const attempts: { staff: boolean; services: string; phone: boolean; lead?: false }[] = [
+    { staff: true, services: allServices, phone: true },
+    { staff: false, services: allServices, phone: true },
+    { staff: false, services: allServices, phone: false },
+    { staff: false, services: firstService, phone: false },
+    // Last resort (long names in UCS-2, 67 characters a part): what is asked, the link and the reference.
+    { staff: false, services: firstService, phone: false, lead: false },
+  ];
+  let text = '';
+  for (const attempt of attempts) {
+    const parts = lines(facts, words, attempt);
+    text = [
+      attempt.lead === false && parts.action
+        ? `${facts.organisationName}:`
+        : `${facts.organisationName}: ${parts.lead}`,
+      parts.action,
+      parts.reference,
+      attempt.phone ? parts.phone : null,
+    ]
+      .filter((part): part is string => part !== null)
+      .join(' ');
+    if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
+  }
+  // Nothing but the link and the reference fits (a long link in UCS-2): those, which say what to do.
+  return [`${facts.organisationName}:`, facts.link, `${words.reference} ${facts.reference}.`]
+    .filter((part): part is string => part !== null)
+    .join(' ');
+}
+
+/** The whole message: the SMS, and the e-mail as text and HTML. */
+export function renderMessage(facts: MessageFacts): RenderedMessage {
+  const words = wordingFor(facts.locale);
+  const parts = lines(facts, words, { staff: true, services: facts.serviceNames.join(', ') });
+  const greeting = `${words.hello} ${facts.clientFirstName},`;
+  const body = [parts.lead, parts.action, parts.reference, parts.phone].filter(
+    (part): part is string => part !== null,
+  );
+  const text = [greeting, '', ...body, '', facts.organisationName].join('\n');
+  const link = facts.link ? escapeHtml(facts.link) : null;
+  const html = [
+    '<!doctype html><html><body>',
+    `<p>${escapeHtml(greeting)}</p>`,
+    `<p>${escapeHtml(parts.lead)}</p>`,
+    parts.action && link
+      ? `<p>${escapeHtml(parts.action.slice(0, parts.action.length - (facts.link ?? '').length))}<a href="${link}">${link}</a></p>`
+      : '',
+    `<p>${escapeHtml(parts.reference)}</p>`,
+    parts.phone ? `<p>${escapeHtml(parts.phone)}</p>` : '',
+    `<p>${escapeHtml(facts.organisationName)}</p>`,
+    '</body></html>',
+  ].join('');
+  return {
+    sms: renderSms(facts),
+    subject: `${facts.organisationName}: ${words.subject[facts.kind]} (${facts.reference})`,
+    text,
+    html,
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}

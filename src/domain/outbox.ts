@@ -1,0 +1,167 @@
+/**
+ * Messages to customers (the outbox): what is sent, to whom, when, and how often it is tried.
+ * Pure: the service layer writes and delivers them; this decides.
+ */
+
+export const OUTBOX_KINDS = [
+  'confirmed',
+  'payment_link',
+  'booking_page_link',
+  'rescheduled',
+  'cancelled',
+  'reminder',
+] as const;
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
+
+export const OUTBOX_CHANNELS = ['sms', 'email'] as const;
+export type OutboxChannel = (typeof OUTBOX_CHANNELS)[number];
+
+/** pending: to deliver; sent: a provider accepted it; failed: given up; logged: no provider configured. */
+export const OUTBOX_STATUSES = ['pending', 'sent', 'failed', 'logged'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** Where a message about a change went, for the answer to say ("the number ending 3456"). */
+export interface OutboxNotice {
+  kind: OutboxKind;
+  channel: OutboxChannel;
+  to: string;
+}
+
+/** A message as the operator's listing and the tools see it. */
+export interface OutboxMessage {
+  id: string;
+  organisationId: string;
+  bookingId: string;
+  reference: string;
+  channel: OutboxChannel;
+  to: string;
+  kind: OutboxKind;
+  status: OutboxStatus;
+  attempts: number;
+  dueAt: number;
+  lastError: string | null;
+  body: string | null;
+  createdAt: number;
+  sentAt: number | null;
+}
+
+/** Where a client can be reached: by SMS at the phone and by e-mail at the address, whichever they gave. */
+export function recipientsOf(client: { phone: string | null; email: string | null }): {
+  channel: OutboxChannel;
+  to: string;
+}[] {
+  const recipients: { channel: OutboxChannel; to: string }[] = [];
+  if (client.phone) recipients.push({ channel: 'sms', to: client.phone });
+  if (client.email) recipients.push({ channel: 'email', to: client.email });
+  return recipients;
+}
+
+/**
+ * When the reminder of a booking starting at `startsAt` goes: `hoursBefore` hours earlier; null when
+ * the location sends none (0) or that moment has already passed (a booking made later than that).
+ */
+export function reminderDueAt(startsAt: number, hoursBefore: number, now: number): number | null {
+  if (hoursBefore <= 0) return null;
+  const due = startsAt - hoursBefore * 3_600_000;
+  return due > now ? due : null;
+}
+
+/** How long a delivery worker's claim on a message lasts by default (OUTBOX_LEASE_SECONDS). */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/** How many deliveries are tried before a message is failed for good. */
+export const MAX_ATTEMPTS = 8;
+
+/**
+ * The wait before the next try after `attempts` failed ones: exponential from 30 s, capped at an hour
+ * (30 s, 1 min, 2 min, ... 1 h): eight tries span about two hours of a provider's outage.
+ */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+}
+
+/** Which messages still make sense once the booking is in `status`: nothing for a dead hold. */
+export function stillDue(kind: OutboxKind, status: string, startsAt: number, now: number): boolean {
+  switch (kind) {
+    case 'payment_link':
+      return status === 'pending_payment';
+    case 'booking_page_link':
+      return status === 'pending_confirmation';
+    case 'reminder':
+      return status === 'confirmed' && startsAt > now;
+    case 'cancelled':
+      return status === 'cancelled';
+    default:
+      return status !== 'expired';
+  }
+}
+
+/** How a recipient is said without reading it all out: "the number ending 3456", "your e-mail at example.com". */
+export function maskedRecipient(channel: OutboxChannel, to: string): string {
+  if (channel === 'sms') return `the number ending ${to.slice(-4)}`;
+  const at = to.lastIndexOf('@');
+  return at > 0 ? `your e-mail at ${to.slice(at + 1)}` : 'your e-mail';
+}
+
+const SENT_WHAT: Record<OutboxKind, string> = {
+  confirmed: 'a confirmation',
+  payment_link: 'the payment link',
+  booking_page_link: 'the booking link',
+  rescheduled: 'the new time',
+  cancelled: 'a note of the cancellation',
+  reminder: 'a reminder',
+};
+
+/** The same, said in as few words as book's answer can afford (it must stay within 1,500 characters). */
+const SENT_BRIEF: Record<OutboxKind, string> = {
+  confirmed: 'Confirmation',
+  payment_link: 'Link',
+  booking_page_link: 'Link',
+  rescheduled: 'New time',
+  cancelled: 'Cancellation',
+  reminder: 'Reminder',
+};
+
+/**
+ * What an answer says was sent: "I've sent the payment link to the number ending 3456 and to your
+ * e-mail at example.com." Empty when nothing was (a client with neither phone nor e-mail). `brief`
+ * (book's answer): "Link sent to the number ending 3456 and by e-mail."
+ */
+export function sentSentence(notices: readonly OutboxNotice[], options: { brief?: boolean } = {}): string {
+  const first = notices[0];
+  if (!first) return '';
+  const where = notices
+    .map((n, i) =>
+      options.brief && n.channel === 'email'
+        ? `${i === 0 ? '' : 'and '}by e-mail`
+        : `${i === 0 ? '' : 'and '}to ${maskedRecipient(n.channel, n.to)}`,
+    )
+    .join(' ');
+  return options.brief
+    ? `${SENT_BRIEF[first.kind]} sent ${where}.`
+    : `I've sent ${SENT_WHAT[first.kind]} ${where}.`;
+}
+
+// GSM 03.38: the characters an SMS carries in 7 bits; the extension table's cost two.
+const GSM_BASIC =
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const GSM_EXTENDED = '^{}\\[~]|€\f';
+
+/** How many SMS segments `text` takes: GSM-7 160/153 per part, otherwise UCS-2 70/67 (UTF-16 units). */
+export function smsSegments(text: string): number {
+  let septets = 0;
+  let gsm = true;
+  for (const char of text) {
+    if (GSM_BASIC.includes(char)) septets += 1;
+    else if (GSM_EXTENDED.includes(char)) septets += 2;
+    else {
+      gsm = false;
+      break;
+    }
+  }
+  if (gsm) return septets <= 160 ? 1 : Math.ceil(septets / 153);
+  return text.length <= 70 ? 1 : Math.ceil(text.length / 67);
+}
+
+/** The most segments a message may take: two, so it stays one message on every phone and cheap. */
+export const MAX_SMS_SEGMENTS = 2;

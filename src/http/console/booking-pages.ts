@@ -1,0 +1,143 @@
+import type { BookingDetail } from '../../app/console-service.ts';
+import type { Slot } from '../../domain/availability/types.ts';
+import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
+import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
+
+/** A booking's page: everything about it, the actions its status allows, its event log. */
+export function bookingBody(d: BookingDetail, f: Formats, csrf: string, flash: string | undefined): string {
+  const b = d.booking;
+  const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
+  const money = (minor: number) => f.money(minor, b.currency);
+  const act = (action: string, label: string, cls = 'secondary') =>
+    actionForm(`${base}/action`, csrf, label, { action }, cls);
+  const actions: string[] = [];
+  if (b.status === 'confirmed') {
+    actions.push(
+      act('complete', 'Complete', 'primary'),
+      act('check_out', 'Needs checkout'),
+      act('no_show', 'Mark no-show', 'danger'),
+    );
+  }
+  if (b.status === 'needs_checkout') actions.push(act('complete', 'Complete', 'primary'));
+  if (b.status === 'pending_payment')
+    actions.push(act('deposit_paid', 'Deposit paid at the desk', 'primary'));
+  for (const fee of Object.values(b.fees)) {
+    if (fee.status === null) {
+      const what = fee.kind === 'no_show' ? 'no-show' : 'late-cancellation';
+      actions.push(
+        actionForm(
+          `${base}/action`,
+          csrf,
+          `Charge ${what} fee (${money(fee.chargeAmountMinor)})`,
+          { action: 'charge_fee', fee: fee.kind },
+          'primary',
+        ),
+        actionForm(`${base}/action`, csrf, `Waive ${what} fee`, { action: 'waive_fee', fee: fee.kind }),
+      );
+    }
+  }
+  const live = ['confirmed', 'pending_payment', 'pending_confirmation'].includes(b.status);
+  if (live) {
+    actions.push(
+      `<a href="${esc(`${base}/reschedule`)}">Reschedule</a>`,
+      `<a href="${esc(`${base}/cancel`)}">Cancel…</a>`,
+    );
+  }
+  const fees = Object.values(b.fees)
+    .map(
+      (fee) =>
+        `<tr><td>${fee.kind === 'no_show' ? 'No-show' : 'Late cancellation'} (${fee.feePercentage}%)</td><td>${esc(money(fee.amountMinor))}</td><td>${esc(money(fee.depositCreditMinor))}</td><td>${esc(money(fee.chargeAmountMinor))}</td><td>${esc(fee.status ?? 'pending')}${fee.failureReason ? `: ${esc(fee.failureReason)}` : ''}</td></tr>`,
+    )
+    .join('');
+  const services = d.services.map((s) => `<li>${esc(s.name)} – ${esc(money(s.priceMinor))}</li>`).join('');
+  const events = d.events
+    .map(
+      (e) =>
+        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.actor)}</td><td>${e.details ? esc(e.details) : ''}</td></tr>`,
+    )
+    .join('');
+  const protection = b.protection.applies
+    ? `Applies: late cancellation ${b.protection.lateCancellationFeePercentage ?? 0}%, no-show ${b.protection.noShowFeePercentage ?? 0}%; card ${b.protection.paymentMethodSaved ? 'saved' : 'not saved'}`
+    : 'Does not apply';
+  return `${flash ? `<p class="ok" role="status">${esc(flash)}</p>` : ''}<h1>Booking ${esc(b.reference)}: ${esc(STATUS_LABELS[b.status] ?? b.status)}</h1>
+<div class="card">
+<dl>
+<dt>When</dt><dd>${f.when(b.startsAt)} – ${esc(f.time(b.endsAt))}</dd>
+<dt>Where</dt><dd>${esc(d.location.name)}, with ${esc(d.staffName)}</dd>
+<dt>Client</dt><dd><a href="/console/clients?q=${esc(encodeURIComponent(d.client.phone ?? d.client.email ?? d.client.name))}">${esc(d.client.name)}</a>${d.client.phone ? ` · ${esc(d.client.phone)}` : ''}${d.client.email ? ` · ${esc(d.client.email)}` : ''}</dd>
+<dt>Services</dt><dd><ul>${services}</ul>Total ${esc(money(b.totalPriceMinor))}</dd>
+<dt>Notes</dt><dd>${b.notes ? esc(b.notes) : '–'}</dd>
+<dt>Deposit</dt><dd>${b.depositMinor === null ? 'None' : `${esc(money(b.depositMinor))} (${esc(b.depositStatus)})`}</dd>
+<dt>Protection</dt><dd>${esc(protection)}</dd>
+</dl>
+</div>
+${actions.length > 0 ? `<div class="card toolbar" role="group" aria-label="Actions">${actions.join('\n')}</div>` : ''}
+${fees ? `<div class="card"><h2>Fees</h2><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div>` : ''}
+<div class="card"><h2>Event log</h2><table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Details</th></tr></thead><tbody>${events}</tbody></table></div>
+<p><a href="/console/diary?location=${esc(encodeURIComponent(b.locationSlug))}&date=${esc(f.isoDate(b.startsAt))}">Back to the diary</a></p>`;
+}
+
+/** What cancelling would mean, stated before the button that does it. */
+export function cancelBody(
+  d: BookingDetail,
+  disclosure: ChangeDisclosure,
+  refusal: string | null,
+  f: Formats,
+  csrf: string,
+): string {
+  const b = d.booking;
+  const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
+  const lines = [
+    disclosure.late
+      ? 'This is a late cancellation (inside the cancellation window).'
+      : 'This cancellation is on time.',
+  ];
+  if (disclosure.depositRefunded === true) lines.push('The paid deposit will be refunded.');
+  if (disclosure.depositRefunded === false) lines.push('The paid deposit will be retained.');
+  lines.push(
+    disclosure.fee
+      ? `A late-cancellation fee of ${f.money(disclosure.fee.amountMinor, disclosure.fee.currency)} (${disclosure.fee.feePercentage}%) will be recorded; ${f.money(disclosure.fee.chargeAmountMinor, disclosure.fee.currency)} to charge after the deposit credit.`
+      : 'No fee applies.',
+  );
+  const form = refusal
+    ? `<p class="error" role="alert">${esc(refusal)}</p>`
+    : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
+<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
+<p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
+  return `<h1>Cancel booking ${esc(b.reference)}?</h1>
+<p>${esc(d.client.name)}, ${f.when(b.startsAt)}</p>
+<div class="notice" role="note"><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></div>
+${form}
+<p><a href="${esc(base)}">Keep the booking</a></p>`;
+}
+
+/** The slots availability offers for the booking's services on a day, each a button that moves it there. */
+export function rescheduleBody(
+  d: BookingDetail,
+  date: string,
+  slots: readonly Slot[],
+  staffNames: ReadonlyMap<string, string>,
+  f: Formats,
+  csrf: string,
+): string {
+  const b = d.booking;
+  const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
+  const buttons = slots
+    .map((s) =>
+      actionForm(
+        `${base}/reschedule`,
+        csrf,
+        `${f.time(s.startsAt)} with ${staffNames.get(s.staffId) ?? '?'}`,
+        {
+          starts_at: new Date(s.startsAt).toISOString(),
+          staff_id: s.staffId,
+        },
+      ),
+    )
+    .join('\n');
+  return `<h1>Reschedule ${esc(b.reference)}</h1>
+<p>${esc(d.client.name)}, now ${f.when(b.startsAt)} with ${esc(d.staffName)}.</p>
+<form method="get" action="${esc(`${base}/reschedule`)}" class="toolbar"><div><label for="date">Day</label><input id="date" type="date" name="date" value="${esc(date)}"></div><button type="submit" class="secondary">Show free times</button></form>
+${slots.length === 0 ? '<p>No free times that day.</p>' : `<div class="toolbar" role="group" aria-label="Free times">${buttons}</div>`}
+<p><a href="${esc(base)}">Back to the booking</a></p>`;
+}

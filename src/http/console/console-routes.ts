@@ -1,0 +1,503 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DateTime } from 'luxon';
+import { createApiKey, listApiKeys } from '../../app/api-key-service.ts';
+import { getAvailability } from '../../app/availability-service.ts';
+import { cancelBooking, previewCancellation, rescheduleBooking } from '../../app/booking-changes.ts';
+import {
+  bookForCaller,
+  diaryStamp,
+  loadBookingDetail,
+  loadDiary,
+  markMessageDoneOf,
+  revokeKeyOf,
+  searchClients,
+  servicesOfferedAt,
+  staffNamesAt,
+} from '../../app/console-service.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import { listLocations, requireLocation } from '../../app/directory-service.ts';
+import { listMessages } from '../../app/message-service.ts';
+import { type ConsoleSession, canManageKeys, signIn, signOut } from '../../app/staff-account-service.ts';
+import {
+  chargeFee,
+  checkOut,
+  complete,
+  markNoShow,
+  payDepositByStaff,
+  waiveFee,
+} from '../../app/staff-actions.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
+import type { FeeKind } from '../../domain/booking/booking.ts';
+import { toAppError } from '../error-envelope.ts';
+import { publicBaseUrl } from '../public-base-url.ts';
+import { bookingBody, cancelBody, rescheduleBody } from './booking-pages.ts';
+import { CONSOLE_SCRIPT } from './console-script.ts';
+import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
+import { diaryBody } from './diary-page.ts';
+import { esc, formats, page, type Shell, securePage } from './page.ts';
+import {
+  assertCsrf,
+  assertOwnOrigin,
+  ConsoleRedirect,
+  ConsoleRefusal,
+  clearSessionCookie,
+  requireSession,
+  safeNext,
+  setSessionCookie,
+} from './session.ts';
+
+/**
+ * The staff console at /console (design.md 8.4): server-rendered pages for the front desk, signed in
+ * with staff accounts. Every change goes through the same use cases as the API and the CLI. Outside
+ * /v1 and its API keys, hidden from the OpenAPI document; answers are HTML pages, failures included.
+ */
+type Form = Record<string, string>;
+type Handler = (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) => Promise<unknown>;
+
+const FORM_LIMIT_BYTES = 16 * 1024;
+
+export function consoleRoutes(deps: AppDeps) {
+  const now = () => deps.clock.nowMs();
+  return async (app: FastifyInstance) => {
+    // Forms post urlencoded: parsed here only (the API keeps its JSON-only rule); repeated names
+    // (several services) are joined with a newline, which no single value of ours contains.
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
+      (_request, body, done) => {
+        const form: Form = {};
+        for (const [name, value] of new URLSearchParams(body as string)) {
+          form[name] = name in form ? `${form[name]}\n${value}` : value;
+        }
+        done(null, form);
+      },
+    );
+
+    app.setErrorHandler(async (error: FastifyError, request, reply) => {
+      if (error instanceof ConsoleRedirect) return redirect(reply, error.location);
+      if (error instanceof ConsoleRefusal) {
+        return send(
+          reply.code(error.status),
+          { title: error.title },
+          problem(error.title, error.message, request.id),
+        );
+      }
+      const appError = toAppError(error);
+      if (appError.code === 'server_error') request.log.error({ err: error }, 'console request failed');
+      const title =
+        appError.status === 404
+          ? 'Not found'
+          : appError.status === 409
+            ? 'Not possible now'
+            : 'Something went wrong';
+      return send(reply.code(appError.status), { title }, problem(title, appError.message, request.id));
+    });
+
+    const hidden = { schema: { hide: true } };
+    const get = (path: string, handler: Handler) =>
+      app.get(path, hidden, async (request, reply) =>
+        handler(request, reply, await requireSession(deps.db, request, now())),
+      );
+    const post = (
+      path: string,
+      handler: (
+        request: FastifyRequest,
+        reply: FastifyReply,
+        session: ConsoleSession,
+        form: Form,
+      ) => Promise<unknown>,
+    ) =>
+      app.post(path, hidden, async (request, reply) => {
+        assertOwnOrigin(request);
+        const session = await requireSession(deps.db, request, now());
+        const form = formOf(request);
+        assertCsrf(session, form);
+        return handler(request, reply, session, form);
+      });
+    const shell = (session: ConsoleSession, title: string, current?: Shell['current']): Shell => ({
+      title,
+      current,
+      canManageKeys: canManageKeys(session.user.role),
+      session: {
+        email: session.user.email,
+        role: session.user.role,
+        organisationName: session.organisation.name,
+        csrfToken: session.csrfToken,
+      },
+    });
+
+    app.get('/console/assets/console.js', hidden, async (_request, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header('x-content-type-options', 'nosniff')
+        .send(CONSOLE_SCRIPT),
+    );
+
+    app.get('/console', hidden, async (_request, reply) => redirect(reply, '/console/diary'));
+
+    app.get<{ Querystring: { next?: string; expired?: string } }>(
+      '/console/sign-in',
+      hidden,
+      async (request, reply) => {
+        const notice =
+          request.query.expired === '1' ? 'Your session has ended. Please sign in again.' : undefined;
+        return send(reply, { title: 'Sign in' }, signInBody({ next: safeNext(request.query.next), notice }));
+      },
+    );
+
+    app.post('/console/sign-in', hidden, async (request, reply) => {
+      assertOwnOrigin(request);
+      const form = formOf(request);
+      const outcome = await signIn(
+        deps.db,
+        deps.rateLimitStore,
+        {
+          organisationSlug: form.organisation ?? '',
+          email: form.email ?? '',
+          password: form.password ?? '',
+          address: request.ip,
+        },
+        now(),
+      );
+      if (!outcome.ok) {
+        const error =
+          outcome.reason === 'throttled'
+            ? `Too many failed sign-ins. Try again in ${Math.ceil(outcome.retryAfterMs / 60_000)} minutes.`
+            : 'The organisation, e-mail or password is wrong.';
+        if (outcome.reason === 'throttled')
+          reply.header('retry-after', Math.ceil(outcome.retryAfterMs / 1000));
+        return send(
+          reply.code(outcome.reason === 'throttled' ? 429 : 401),
+          { title: 'Sign in' },
+          signInBody({
+            error,
+            next: safeNext(form.next),
+            organisation: form.organisation,
+            email: form.email,
+          }),
+        );
+      }
+      setSessionCookie(reply, outcome.token);
+      return redirect(reply, safeNext(form.next));
+    });
+
+    post('/console/sign-out', async (_request, reply, session) => {
+      await signOut(deps.db, session);
+      clearSessionCookie(reply);
+      return redirect(reply, '/console/sign-in');
+    });
+
+    get('/console/diary', async (request, reply, session) => {
+      const query = request.query as { location?: string; date?: string; view?: string };
+      const view = query.view === 'week' ? 'week' : 'day';
+      const location = query.location || undefined;
+      const zoneOf = location
+        ? (await requireLocation(deps.db, session.organisation.id, location, 'location')).timezone
+        : await firstLocationZone(deps, session);
+      const date = query.date || DateTime.fromMillis(now(), { zone: zoneOf }).toISODate()!;
+      const diary = await loadDiary(
+        deps.db,
+        session.organisation.id,
+        location,
+        date,
+        view === 'week' ? 7 : 1,
+      );
+      const f = formats(session.organisation.locale, diary.location.timezone);
+      return send(
+        reply,
+        shell(session, `Diary – ${diary.location.name}`, 'diary'),
+        diaryBody(diary, view, f, now()),
+      );
+    });
+
+    // What the live updates ask (console.js): JSON, 401 once the session has ended.
+    app.get<{ Querystring: { location?: string } }>(
+      '/console/diary/stamp',
+      hidden,
+      async (request, reply) => {
+        const session = await requireSession(deps.db, request, now()).catch(() => null);
+        if (!session) return reply.code(401).header('cache-control', 'no-store').send({ signed_in: false });
+        const stamp = await diaryStamp(deps.db, session.organisation.id, request.query.location ?? '');
+        return reply.header('cache-control', 'no-store').send({ stamp });
+      },
+    );
+
+    get('/console/bookings/:reference', async (request, reply, session) => {
+      const { reference } = request.params as { reference: string };
+      const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
+      const f = formats(session.organisation.locale, detail.location.timezone);
+      const flash = (request.query as { done?: string }).done;
+      return send(
+        reply,
+        shell(session, `Booking ${detail.booking.reference}`, 'diary'),
+        bookingBody(detail, f, session.csrfToken, flash),
+      );
+    });
+
+    post('/console/bookings/:reference/action', async (request, reply, session, form) => {
+      const { reference } = request.params as { reference: string };
+      const org = session.organisation.id;
+      const fee =
+        form.fee === 'no_show' || form.fee === 'late_cancellation' ? (form.fee as FeeKind) : undefined;
+      const { actor } = changer(session);
+      const actions: Record<string, () => Promise<{ booking: { reference: string } }>> = {
+        complete: () => complete(deps.db, org, reference, now(), actor),
+        check_out: () => checkOut(deps.db, org, reference, now(), actor),
+        no_show: () => markNoShow(deps.db, org, reference, now(), actor),
+        deposit_paid: () => payDepositByStaff(deps.db, org, reference, now(), actor),
+        charge_fee: () => chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor),
+        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor),
+      };
+      const run = actions[form.action ?? ''];
+      if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
+      const done = await run();
+      return redirect(
+        reply,
+        `/console/bookings/${encodeURIComponent(done.booking.reference)}?done=${encodeURIComponent(DONE[form.action!]!)}`,
+      );
+    });
+
+    get('/console/bookings/:reference/cancel', async (request, reply, session) => {
+      const { reference } = request.params as { reference: string };
+      const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
+      const preview = await previewCancellation(deps.db, changer(session), reference, now());
+      const f = formats(session.organisation.locale, detail.location.timezone);
+      const body = cancelBody(
+        detail,
+        preview.disclosure,
+        preview.refusal?.message ?? null,
+        f,
+        session.csrfToken,
+      );
+      return send(reply, shell(session, `Cancel ${detail.booking.reference}`, 'diary'), body);
+    });
+
+    post('/console/bookings/:reference/cancel', async (request, reply, session, form) => {
+      const { reference } = request.params as { reference: string };
+      const reason = form.reason?.trim() || undefined;
+      const result = await cancelBooking(deps.db, changer(session), reference, reason, now());
+      return redirect(
+        reply,
+        `/console/bookings/${encodeURIComponent(result.booking.reference)}?done=Cancelled.`,
+      );
+    });
+
+    get('/console/bookings/:reference/reschedule', async (request, reply, session) => {
+      const { reference } = request.params as { reference: string };
+      const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
+      const zone = detail.location.timezone;
+      const date =
+        (request.query as { date?: string }).date ||
+        DateTime.fromMillis(detail.booking.startsAt, { zone }).toISODate()!;
+      const location = await requireLocation(
+        deps.db,
+        session.organisation.id,
+        detail.location.slug,
+        'location',
+      );
+      const availability = await getAvailability(
+        deps.db,
+        session.organisation.id,
+        {
+          location,
+          serviceIds: detail.booking.serviceIds,
+          excludeBookingId: detail.booking.id,
+          fromDate: date,
+          days: 1,
+        },
+        now(),
+      );
+      const names = await staffNamesAt(deps.db, session.organisation.id, location.id);
+      const f = formats(session.organisation.locale, zone);
+      return send(
+        reply,
+        shell(session, `Reschedule ${detail.booking.reference}`, 'diary'),
+        rescheduleBody(detail, date, availability.slots, names, f, session.csrfToken),
+      );
+    });
+
+    post('/console/bookings/:reference/reschedule', async (request, reply, session, form) => {
+      const { reference } = request.params as { reference: string };
+      const startsAt = Date.parse(form.starts_at ?? '');
+      if (Number.isNaN(startsAt))
+        throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
+      const moved = await rescheduleBooking(
+        deps.db,
+        changer(session),
+        reference,
+        { startsAt, staffId: form.staff_id || undefined },
+        now(),
+      );
+      return redirect(reply, `/console/bookings/${encodeURIComponent(moved.reference)}?done=Rescheduled.`);
+    });
+
+    get('/console/book', async (request, reply, session) => {
+      const query = request.query as { location?: string; date?: string; service_id?: string | string[] };
+      const org = session.organisation.id;
+      const locations = (await listLocations(deps.db, org, { after: null, limit: 100 })).items;
+      const location = query.location
+        ? await requireLocation(deps.db, org, query.location, 'location')
+        : locations[0];
+      if (!location)
+        throw new ConsoleRefusal(404, 'No location', 'This organisation has no active location.');
+      const chosen = [query.service_id ?? []].flat().filter(Boolean);
+      const date = query.date || DateTime.fromMillis(now(), { zone: location.timezone }).toISODate()!;
+      const slots =
+        chosen.length === 0
+          ? null
+          : (
+              await getAvailability(
+                deps.db,
+                org,
+                { location, serviceIds: chosen, fromDate: date, days: 1 },
+                now(),
+              )
+            ).slots;
+      const body = bookBody({
+        locations,
+        location,
+        services: await servicesOfferedAt(deps.db, org, location),
+        chosen,
+        date,
+        slots,
+        staffNames: await staffNamesAt(deps.db, org, location.id),
+        f: formats(session.organisation.locale, location.timezone),
+        csrf: session.csrfToken,
+        currency: session.organisation.currency,
+      });
+      return send(reply, shell(session, 'Book', 'book'), body);
+    });
+
+    post('/console/book', async (request, reply, session, form) => {
+      const [startsAtText, staffId] = (form.slot ?? '').split('|');
+      const startsAt = Date.parse(startsAtText ?? '');
+      if (Number.isNaN(startsAt) || !staffId)
+        throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
+      const created = await bookForCaller(
+        deps.db,
+        { id: session.user.id, organisationId: session.organisation.id },
+        {
+          locationSlug: form.location ?? '',
+          serviceIds: (form.service_id ?? '').split('\n').filter(Boolean),
+          staffId,
+          startsAt,
+          client: {
+            firstName: form.first_name ?? '',
+            lastName: form.last_name ?? '',
+            phone: form.phone?.trim() || undefined,
+            email: form.email?.trim() || undefined,
+          },
+          notes: form.notes?.trim() || undefined,
+        },
+        now(),
+        { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
+      );
+      return redirect(
+        reply,
+        `/console/bookings/${encodeURIComponent(created.booking.reference)}?done=Booked.`,
+      );
+    });
+
+    get('/console/clients', async (request, reply, session) => {
+      const q = (request.query as { q?: string }).q ?? '';
+      const matches = await searchClients(deps.db, session.organisation.id, q);
+      const locale = session.organisation.locale;
+      return send(
+        reply,
+        shell(session, 'Clients', 'clients'),
+        clientsBody(q, matches, (zone) => formats(locale, zone)),
+      );
+    });
+
+    get('/console/messages', async (_request, reply, session) => {
+      const messages = await listMessages(deps.db, session.organisation.id);
+      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      return send(
+        reply,
+        shell(session, 'Messages', 'messages'),
+        messagesBody(messages, f, session.csrfToken),
+      );
+    });
+
+    post('/console/messages/:id/done', async (request, reply, session) => {
+      await markMessageDoneOf(deps.db, session.organisation.id, (request.params as { id: string }).id, now());
+      return redirect(reply, '/console/messages');
+    });
+
+    const keysPage = async (
+      reply: FastifyReply,
+      session: ConsoleSession,
+      created?: { key: string; label: string },
+    ) => {
+      const keys = await listApiKeys(deps.db, session.organisation.slug);
+      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      return send(reply, shell(session, 'API keys', 'keys'), keysBody(keys, f, session.csrfToken, created));
+    };
+
+    get('/console/keys', async (_request, reply, session) => {
+      requireKeyManager(session);
+      return keysPage(reply, session);
+    });
+
+    post('/console/keys', async (_request, reply, session, form) => {
+      requireKeyManager(session);
+      const scope = API_KEY_SCOPES.includes(form.scope as ApiKeyScope) ? (form.scope as ApiKeyScope) : 'read';
+      const created = await createApiKey(
+        deps.db,
+        { organisationSlug: session.organisation.slug, label: form.label ?? '', scope },
+        now(),
+      );
+      // The plaintext is in this one answer only (no redirect that would need to carry it).
+      return keysPage(reply.code(201), session, { key: created.key, label: created.label });
+    });
+
+    post('/console/keys/:id/revoke', async (request, reply, session) => {
+      requireKeyManager(session);
+      await revokeKeyOf(deps.db, session.organisation.slug, (request.params as { id: string }).id, now());
+      return redirect(reply, '/console/keys');
+    });
+  };
+}
+
+const DONE: Record<string, string> = {
+  complete: 'Completed.',
+  check_out: 'Marked as needing checkout.',
+  no_show: 'Marked as a no-show.',
+  deposit_paid: 'Deposit recorded as paid.',
+  charge_fee: 'Fee processed.',
+  waive_fee: 'Fee waived.',
+};
+
+function changer(session: ConsoleSession) {
+  return { organisationId: session.organisation.id, actor: `user:${session.user.id}` };
+}
+
+function requireKeyManager(session: ConsoleSession): void {
+  if (!canManageKeys(session.user.role)) {
+    throw new ConsoleRefusal(403, 'Not allowed', 'Only owners and admins manage API keys.');
+  }
+}
+
+function formOf(request: FastifyRequest): Form {
+  const body = request.body;
+  return body && typeof body === 'object' ? (body as Form) : {};
+}
+
+function send(reply: FastifyReply, shell: Shell, body: string): FastifyReply {
+  return securePage(reply).send(page(shell, body));
+}
+
+function redirect(reply: FastifyReply, location: string): FastifyReply {
+  return reply.header('cache-control', 'no-store').redirect(location, 303);
+}
+
+function problem(title: string, message: string, requestId: string): string {
+  return `<h1>${esc(title)}</h1><p class="error" role="alert">${esc(message)}</p><p><a href="/console/diary">Back to the diary</a> · Reference for support: <code>${esc(requestId)}</code></p>`;
+}
+
+/** The zone of the organisation's first location, for pages that belong to no location. */
+async function firstLocationZone(deps: AppDeps, session: ConsoleSession): Promise<string> {
+  const first = (await listLocations(deps.db, session.organisation.id, { after: null, limit: 1 })).items[0];
+  return first?.timezone ?? 'UTC';
+}

@@ -1,0 +1,46 @@
+/**
+ * The console's only script, served from /console/assets/console.js (the CSP allows scripts from this
+ * origin only). On a diary it asks every POLL_MS whether the location's bookings changed (a booking by
+ * another desk, the API or the phone agent) and, when they did, fetches the page again and swaps the
+ * diary in place: no reload, the scroll position and focus elsewhere kept. Once a minute it
+ * does so anyway, which moves the current-time line. Everything works without it but the live updates.
+ */
+export const CONSOLE_SCRIPT = `'use strict';
+(function () {
+  var POLL_MS = 4000;
+  var lastSwap = Date.now();
+  function diary() { return document.getElementById('diary'); }
+  function poll() {
+    var d = diary();
+    if (!d) return;
+    var url = '/console/diary/stamp?location=' + encodeURIComponent(d.getAttribute('data-location'));
+    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (r) {
+        if (r.status === 401) { location.reload(); throw new Error('signed out'); }
+        return r.json();
+      })
+      .then(function (body) {
+        // Unchanged bookings: the page is fetched again only once a minute, to move the current-time line.
+        if (body.stamp === d.getAttribute('data-stamp') && Date.now() - lastSwap < 60000) return;
+        return fetch(location.href, { credentials: 'same-origin' })
+          .then(function (r) { return r.text(); })
+          .then(function (html) {
+            var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('diary');
+            var current = diary();
+            if (!fresh || !current) return;
+            var scroller = current.querySelector('.scroll');
+            var left = scroller ? scroller.scrollLeft : 0;
+            current.innerHTML = fresh.innerHTML;
+            lastSwap = Date.now();
+            current.setAttribute('data-stamp', fresh.getAttribute('data-stamp'));
+            var again = current.querySelector('.scroll');
+            if (again) again.scrollLeft = left;
+          });
+      })
+      .catch(function () {})
+      .then(function () { setTimeout(poll, POLL_MS); });
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', function () { setTimeout(poll, POLL_MS); });
+  else setTimeout(poll, POLL_MS);
+})();
+`;

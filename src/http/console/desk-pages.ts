@@ -1,0 +1,148 @@
+import type { ApiKeySummary } from '../../app/api-key-service.ts';
+import type { ClientMatch } from '../../app/console-service.ts';
+import type { Slot } from '../../domain/availability/types.ts';
+import type { Location, OfferedService } from '../../domain/catalogue.ts';
+import type { StaffMessage } from '../../domain/message.ts';
+import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
+
+/** The pages of the front desk besides the diary and a booking: sign-in, clients, messages, keys, booking. */
+export function signInBody(options: {
+  error?: string;
+  notice?: string;
+  next: string;
+  organisation?: string;
+  email?: string;
+}): string {
+  return `<div class="card" style="max-width:24rem;margin:2rem auto">
+<h1>Sign in to the console</h1>
+${options.notice ? `<p class="notice" role="status">${esc(options.notice)}</p>` : ''}${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ''}
+<form method="post" action="/console/sign-in">
+<input type="hidden" name="next" value="${esc(options.next)}">
+<label for="organisation">Organisation</label><input id="organisation" name="organisation" required autocomplete="organization" value="${esc(options.organisation ?? '')}">
+<label for="email">E-mail</label><input id="email" name="email" type="email" required autocomplete="username" value="${esc(options.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" required autocomplete="current-password">
+<p><button type="submit" class="primary">Sign in</button></p>
+</form>
+</div>`;
+}
+
+export function clientsBody(
+  query: string,
+  matches: readonly ClientMatch[],
+  f: (zone: string) => Formats,
+): string {
+  const rows = matches
+    .map((c) => {
+      const bookings = c.bookings
+        .map(
+          (b) =>
+            `<li><a href="/console/bookings/${esc(encodeURIComponent(b.reference))}">${esc(b.reference)}</a> ${f(b.timezone).when(b.startsAt)} ${esc(b.locationName)} – ${esc(STATUS_LABELS[b.status] ?? b.status)}</li>`,
+        )
+        .join('');
+      return `<div class="card"><h2>${esc(c.name)}</h2><p>${esc(c.phone ?? '')} ${esc(c.email ?? '')}</p>${bookings ? `<ul>${bookings}</ul>` : '<p>No bookings.</p>'}</div>`;
+    })
+    .join('');
+  return `<h1>Clients</h1>
+<form method="get" action="/console/clients" class="toolbar" role="search"><div><label for="q">Name, phone or e-mail</label><input id="q" name="q" type="search" value="${esc(query)}"></div><button type="submit" class="primary">Search</button></form>
+${query.trim() === '' ? '' : rows || '<p>No client matches.</p>'}`;
+}
+
+export function messagesBody(messages: readonly StaffMessage[], f: Formats, csrf: string): string {
+  const open = messages.filter((m) => m.status === 'open');
+  const done = messages.filter((m) => m.status === 'done');
+  const item = (m: StaffMessage) =>
+    `<div class="card"><p><strong>${esc(m.callerName)}</strong>${m.phone ? ` · ${esc(m.phone)}` : ''}${m.reference ? ` · about <a href="/console/bookings/${esc(encodeURIComponent(m.reference))}">${esc(m.reference)}</a>` : ''} · ${f.when(m.createdAt)}</p><p>${esc(m.message).replace(/\n/g, '<br>')}</p>${m.status === 'open' ? actionForm(`/console/messages/${encodeURIComponent(m.id)}/done`, csrf, `Mark done: message from ${m.callerName}`) : '<p><em>Done</em></p>'}</div>`;
+  return `<h1>Messages</h1>
+<h2>Open (${open.length})</h2>${open.map(item).join('') || '<p>No open messages.</p>'}
+<h2>Done</h2>${done.slice(-20).reverse().map(item).join('') || '<p>None yet.</p>'}`;
+}
+
+export function keysBody(
+  keys: readonly ApiKeySummary[],
+  f: Formats,
+  csrf: string,
+  created?: { key: string; label: string },
+): string {
+  const rows = keys
+    .map(
+      (k) =>
+        `<tr><td>${esc(k.label)}</td><td><code>${esc(k.hint)}</code></td><td>${esc(k.scope)}</td><td>${f.when(k.created_at)}</td><td>${k.last_used_at === null ? 'Never' : f.when(k.last_used_at)}</td><td>${
+          k.revoked_at === null
+            ? actionForm(
+                `/console/keys/${encodeURIComponent(k.id)}/revoke`,
+                csrf,
+                `Revoke ${k.label}`,
+                {},
+                'danger',
+              )
+            : `Revoked ${f.when(k.revoked_at)}`
+        }</td></tr>`,
+    )
+    .join('');
+  return `<h1>API keys</h1>
+${created ? `<div class="ok" role="status"><p>Key "${esc(created.label)}" created. Copy it now: it is shown only once.</p><p class="key" aria-label="New API key">${esc(created.key)}</p></div>` : ''}
+<div class="card"><h2>Issue a key</h2><form method="post" action="/console/keys" class="toolbar">${csrfField(csrf)}
+<div><label for="label">Label</label><input id="label" name="label" required maxlength="100"></div>
+<div><label for="scope">Scope</label><select id="scope" name="scope"><option value="read_write">Read and write</option><option value="read">Read only</option></select></div>
+<button type="submit" class="primary">Create key</button></form></div>
+<div class="scroll"><table><thead><tr><th>Label</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** Booking for a caller or a walk-in: a location, services and a day give the free times; a time and the client's details book. */
+export function bookBody(options: {
+  locations: readonly Location[];
+  location: Location;
+  services: readonly OfferedService[];
+  chosen: readonly string[];
+  date: string;
+  slots: readonly Slot[] | null;
+  staffNames: ReadonlyMap<string, string>;
+  f: Formats;
+  csrf: string;
+  currency: string;
+}): string {
+  const { location, f } = options;
+  const locations = options.locations
+    .map(
+      (l) =>
+        `<option value="${esc(l.slug)}"${l.id === location.id ? ' selected' : ''}>${esc(l.name)}</option>`,
+    )
+    .join('');
+  const services = options.services
+    .map(
+      (s) =>
+        `<option value="${esc(s.id)}"${options.chosen.includes(s.id) ? ' selected' : ''}>${esc(s.name)} (${s.durationMinutes} min, ${esc(f.money(s.priceMinor, options.currency))})</option>`,
+    )
+    .join('');
+  const slots = options.slots;
+  const slotPicker =
+    slots === null
+      ? ''
+      : slots.length === 0
+        ? '<p>No free times that day.</p>'
+        : `<form method="post" action="/console/book" class="card">${csrfField(options.csrf)}
+<input type="hidden" name="location" value="${esc(location.slug)}">
+${options.chosen.map((id) => `<input type="hidden" name="service_id" value="${esc(id)}">`).join('')}
+<fieldset><legend>Time</legend>
+<label for="slot">Free time</label><select id="slot" name="slot" required>${slots
+            .map(
+              (s) =>
+                `<option value="${esc(`${new Date(s.startsAt).toISOString()}|${s.staffId}`)}">${esc(f.time(s.startsAt))} with ${esc(options.staffNames.get(s.staffId) ?? '?')}</option>`,
+            )
+            .join('')}</select></fieldset>
+<fieldset><legend>Client</legend>
+<label for="first_name">First name</label><input id="first_name" name="first_name" required maxlength="60">
+<label for="last_name">Last name</label><input id="last_name" name="last_name" required maxlength="60">
+<label for="phone">Phone</label><input id="phone" name="phone" type="tel">
+<label for="email">E-mail</label><input id="email" name="email" type="email">
+<label for="notes">Notes</label><textarea id="notes" name="notes" maxlength="1000"></textarea></fieldset>
+<button type="submit" class="primary">Book</button></form>`;
+  return `<h1>Book an appointment</h1>
+<form method="get" action="/console/book" class="card">
+<label for="location">Location</label><select id="location" name="location">${locations}</select>
+<label for="service_id">Services</label><select id="service_id" name="service_id" multiple required size="5">${services}</select>
+<label for="date">Day</label><input id="date" name="date" type="date" value="${esc(options.date)}" required>
+<p><button type="submit" class="secondary">Show free times</button></p>
+</form>
+${slotPicker}`;
+}

@@ -1,0 +1,374 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+/**
+ * A local stand-in for the parts of Stripe's API the provider uses, answering Stripe-shaped JSON so
+ * the real `stripe` package can be pointed at it (host, port, protocol): Checkout Sessions (create,
+ * retrieve, expire), Customers, SetupIntents, PaymentIntents (off-session confirm, with a card that
+ * declines), Refunds. Like Stripe, it remembers every Idempotency-Key: a request repeated with the same
+ * key gets the first answer back and creates nothing (a different body under the same key is an
+ * idempotency_error). Tests play the customer (pay, save a card, let a session expire) through its
+ * controls, which answer the event Stripe would send; `signed` signs a delivery with the package's own
+ * test-header helper.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface FakeStripe {
+  url: string;
+  secretKey: string;
+  webhookSecret: string;
+  sessions: Map<string, Json>;
+  paymentIntents: Map<string, Json>;
+  refunds: Map<string, Json>;
+  /** Every request: method, path and its Idempotency-Key. */
+  requests: { method: string; path: string; idempotencyKey: string | undefined }[];
+  /** Called after an object is created, before Stripe answers (a test may crash the caller there). */
+  afterCreate: ((kind: string, object: Json, response: ServerResponse) => boolean | undefined) | null;
+  /** Refunds are refused (a test of a cancellation Stripe does not accept). */
+  refuseRefunds: boolean;
+  /** Requests to this path are carried out, replays included, but their answers are lost. */
+  loseAnswersTo: string | null;
+  /** The customer pays a payment-mode session: it completes with a PaymentIntent. */
+  pay(sessionId: string): Json;
+  /** The customer saves a card in a setup-mode session (`declining`: a card later charges decline). */
+  saveCard(sessionId: string, options?: { declining?: boolean }): Json;
+  /** Stripe expires the session. */
+  expire(sessionId: string): Json;
+  /** The event Stripe would deliver about `object`. */
+  event(type: string, object: Json): Json;
+  /** A webhook delivery: the raw body and its Stripe-Signature, signed at `timestampSeconds`. */
+  signed(event: Json, timestampSeconds: number, secret?: string): { payload: string; signature: string };
+  /** PaymentIntents that took money (succeeded). */
+  charged(): Json[];
+  close(): Promise<void>;
+}
+
+const DECLINING = 'pm_card_chargeDeclinedInsufficientFunds';
+
+export async function startFakeStripe(): Promise<FakeStripe> {
+  const stripeLib = new Stripe('sk_test_helper');
+  const idempotent = new Map<string, { body: string; status: number; answer: string }>();
+  const customers = new Map<string, Json>();
+  const setupIntents = new Map<string, Json>();
+  const declining = new Set<string>();
+  let counter = 0;
+  const id = (prefix: string) =>
+    `${prefix}_test${(++counter).toString().padStart(6, '0')}${randomBytes(4).toString('hex')}`;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+  const fake: FakeStripe = {
+    url: '',
+    secretKey: 'sk_test_fake',
+    webhookSecret: 'whsec_fake_secret',
+    sessions: new Map(),
+    paymentIntents: new Map(),
+    refunds: new Map(),
+    requests: [],
+    afterCreate: null,
+    refuseRefunds: false,
+    loseAnswersTo: null,
+    pay(sessionId) {
+      const session = must(fake.sessions, sessionId);
+      const intent = {
+        id: id('pi'),
+        object: 'payment_intent',
+        amount: session.amount_total,
+        amount_received: session.amount_total,
+        currency: session.currency,
+        status: 'succeeded',
+        metadata: (session.payment_intent_data as Json | undefined)?.metadata ?? {},
+      };
+      fake.paymentIntents.set(intent.id, intent);
+      Object.assign(session, {
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: intent.id,
+        url: null,
+      });
+      return fake.event('checkout.session.completed', session);
+    },
+    saveCard(sessionId, options = {}) {
+      const session = must(fake.sessions, sessionId);
+      const paymentMethod = options.declining ? DECLINING : id('pm');
+      if (options.declining) declining.add(paymentMethod);
+      const intent = {
+        id: id('seti'),
+        object: 'setup_intent',
+        status: 'succeeded',
+        customer: session.customer,
+        payment_method: paymentMethod,
+        usage: 'off_session',
+      };
+      setupIntents.set(intent.id, intent);
+      Object.assign(session, { status: 'complete', setup_intent: intent.id, url: null });
+      return fake.event('checkout.session.completed', session);
+    },
+    expire(sessionId) {
+      const session = must(fake.sessions, sessionId);
+      Object.assign(session, { status: 'expired', url: null });
+      return fake.event('checkout.session.expired', session);
+    },
+    event(type, object) {
+      return {
+        id: id('evt'),
+        object: 'event',
+        api_version: '2026-10-28.endive',
+        created: nowSeconds(),
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type,
+        data: { object: structuredClone(object) },
+      };
+    },
+    signed(event, timestampSeconds, secret = fake.webhookSecret) {
+      const payload = JSON.stringify(event, null, 2);
+      const signature = stripeLib.webhooks.generateTestHeaderString({
+        payload,
+        secret,
+        timestamp: timestampSeconds,
+      });
+      return { payload, signature };
+    },
+    charged: () =>
+      [...fake.paymentIntents.values()].filter((pi) => pi.status === 'succeeded' && pi.off_session),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+
+  /** One endpoint: what it creates or answers, or an error `[status, error]`. */
+  const routes: [string, RegExp, (match: RegExpExecArray, params: Json) => Json | [number, Json]][] = [
+    ['POST', /^\/v1\/checkout\/sessions$/, (_m, p) => createSession(p)],
+    ['GET', /^\/v1\/checkout\/sessions\/([^/]+)$/, (m) => found(fake.sessions, m[1]!)],
+    [
+      'POST',
+      /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/,
+      (m) => {
+        const session = fake.sessions.get(m[1]!);
+        if (!session) return missing(m[1]!);
+        if (session.status !== 'open')
+          return invalid('Only Checkout Sessions with a status of open can be expired.');
+        return Object.assign(session, { status: 'expired', url: null });
+      },
+    ],
+    [
+      'POST',
+      /^\/v1\/customers$/,
+      (_m, p) => {
+        const customer = { id: id('cus'), object: 'customer', metadata: p.metadata ?? {} };
+        customers.set(customer.id, customer);
+        return customer;
+      },
+    ],
+    ['GET', /^\/v1\/setup_intents\/([^/]+)$/, (m) => found(setupIntents, m[1]!)],
+    ['POST', /^\/v1\/payment_intents$/, (_m, p) => createPaymentIntent(p)],
+    [
+      'POST',
+      /^\/v1\/refunds$/,
+      (_m, p) => {
+        if (fake.refuseRefunds) return invalid('This charge cannot be refunded right now.');
+        const intent = fake.paymentIntents.get(String(p.payment_intent));
+        if (!intent) return missing(String(p.payment_intent));
+        const already = [...fake.refunds.values()].filter((r) => r.payment_intent === intent.id);
+        const amount = Number(p.amount ?? intent.amount);
+        if (already.reduce((sum, r) => sum + Number(r.amount), 0) + amount > Number(intent.amount)) {
+          return [
+            400,
+            {
+              type: 'invalid_request_error',
+              code: 'charge_already_refunded',
+              message: 'Charge has already been refunded.',
+            },
+          ];
+        }
+        const refund = {
+          id: id('re'),
+          object: 'refund',
+          amount,
+          currency: intent.currency,
+          payment_intent: intent.id,
+          status: 'succeeded',
+          metadata: p.metadata ?? {},
+        };
+        fake.refunds.set(refund.id, refund);
+        return refund;
+      },
+    ],
+  ];
+
+  function createSession(p: Json): Json | [number, Json] {
+    const mode = String(p.mode);
+    const expiresAt = Number(p.expires_at);
+    const item = (p.line_items as Json[] | undefined)?.[0];
+    const price = item?.price_data as Json | undefined;
+    if (mode === 'payment' && !price) return invalid('line_items is required in payment mode.');
+    if (mode === 'setup' && !p.currency) return invalid('currency is required in setup mode.');
+    const session: Json = {
+      id: id('cs'),
+      object: 'checkout.session',
+      mode,
+      status: 'open',
+      payment_status: mode === 'setup' ? 'no_payment_required' : 'unpaid',
+      client_reference_id: p.client_reference_id ?? null,
+      customer: p.customer ?? null,
+      currency: String(p.currency ?? price?.currency),
+      amount_total: price ? Number(price.unit_amount) * Number(item?.quantity ?? 1) : null,
+      line_item_name: (price?.product_data as Json | undefined)?.name ?? null,
+      expires_at: expiresAt,
+      metadata: p.metadata ?? {},
+      payment_intent_data: p.payment_intent_data ?? null,
+      payment_intent: null,
+      setup_intent: null,
+      success_url: p.success_url,
+      cancel_url: p.cancel_url ?? null,
+      url: '',
+    };
+    session.url = `https://checkout.stripe.test/c/pay/${session.id}`;
+    fake.sessions.set(String(session.id), session);
+    return session;
+  }
+
+  function createPaymentIntent(p: Json): Json | [number, Json] {
+    const intent: Json = {
+      id: id('pi'),
+      object: 'payment_intent',
+      amount: Number(p.amount),
+      currency: p.currency,
+      customer: p.customer ?? null,
+      payment_method: p.payment_method ?? null,
+      off_session: p.off_session === 'true',
+      description: p.description ?? null,
+      metadata: p.metadata ?? {},
+      status: 'succeeded',
+      last_payment_error: null,
+    };
+    fake.paymentIntents.set(String(intent.id), intent);
+    if (declining.has(String(p.payment_method))) {
+      const error = {
+        type: 'card_error',
+        code: 'card_declined',
+        decline_code: 'insufficient_funds',
+        message: 'Your card has insufficient funds.',
+      };
+      Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });
+      return [402, { ...error, payment_intent: intent }];
+    }
+    return intent;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of request) body += chunk;
+    const url = new URL(request.url ?? '/', 'http://stripe.test');
+    const method = request.method ?? 'GET';
+    const key = request.headers['idempotency-key'] as string | undefined;
+    fake.requests.push({ method, path: url.pathname, idempotencyKey: key });
+    const send = (status: number, answer: string) => {
+      if (fake.loseAnswersTo === url.pathname) {
+        response.socket?.destroy();
+        return;
+      }
+      response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
+      response.end(answer);
+    };
+    if (request.headers.authorization !== `Bearer ${fake.secretKey}`) {
+      send(
+        401,
+        JSON.stringify({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } }),
+      );
+      return;
+    }
+    const earlier = key ? idempotent.get(`${method} ${url.pathname} ${key}`) : undefined;
+    if (earlier) {
+      if (earlier.body !== body) {
+        send(
+          400,
+          JSON.stringify({
+            error: {
+              type: 'idempotency_error',
+              message:
+                'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            },
+          }),
+        );
+        return;
+      }
+      response.setHeader('idempotent-replayed', 'true');
+      send(earlier.status, earlier.answer);
+      return;
+    }
+    const route = routes.find(([m, pattern]) => m === method && pattern.test(url.pathname));
+    if (!route) {
+      send(
+        404,
+        JSON.stringify({
+          error: {
+            type: 'invalid_request_error',
+            message: `Unrecognized request URL (${method}: ${url.pathname}).`,
+          },
+        }),
+      );
+      return;
+    }
+    const result = route[2](route[1].exec(url.pathname)!, parseForm(body));
+    const [status, object] = Array.isArray(result) ? [result[0], { error: result[1] }] : [200, result];
+    const answer = JSON.stringify(object);
+    if (key && method === 'POST')
+      idempotent.set(`${method} ${url.pathname} ${key}`, { body, status, answer });
+    if (status === 200 && method === 'POST' && fake.afterCreate?.(String(object.object), object, response))
+      return;
+    send(status, answer);
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { type: 'api_error', message: String(error) } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+/** Stripe's form encoding (`a[b][0][c]=v`) as nested objects and arrays. */
+function parseForm(body: string): Json {
+  const root: Json = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    const path = name.split(/\[|\]\[|\]/).filter((part) => part !== '');
+    let node: Json = root;
+    path.forEach((part, index) => {
+      if (index === path.length - 1) {
+        node[part] = value;
+        return;
+      }
+      const next = path[index + 1]!;
+      node[part] ??= /^\d+$/.test(next) ? [] : {};
+      node = node[part] as Json;
+    });
+  }
+  return root;
+}
+
+function must(map: Map<string, Json>, key: string): Json {
+  const value = map.get(key);
+  if (!value) throw new Error(`The fake Stripe has no ${key}`);
+  return value;
+}
+
+function found(map: Map<string, Json>, key: string): Json | [number, Json] {
+  return map.get(key) ?? missing(key);
+}
+
+function missing(key: string): [number, Json] {
+  return [
+    404,
+    { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: '${key}'` },
+  ];
+}
+
+function invalid(message: string): [number, Json] {
+  return [400, { type: 'invalid_request_error', message }];
+}

@@ -1,0 +1,601 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takeMessage } from '../../src/app/message-service.ts';
+import {
+  createUser,
+  disableUser,
+  IDLE_TIMEOUT_MS,
+  listUsers,
+  SIGN_IN_LIMITS,
+} from '../../src/app/staff-account-service.ts';
+import { insertBooking } from '../../src/data/booking-repository.ts';
+import { type CatalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The staff console through HTTP (design.md 8.4): accounts, sign-in and its throttles, the session
+ * cookie and its idle expiry, CSRF, the diary, a booking's actions, clients, messages, keys by role,
+ * and one organisation never seeing another's data. Two organisations: acme-hair (the small catalogue)
+ * and beta-barbers (the same catalogue under another slug and prefix). The clock starts Monday
+ * 2026-11-23 09:00Z; Ana works Mondays at Soho.
+ */
+const ORIGIN = 'http://localhost:80';
+const PASSWORD = 'correct horse battery';
+let t: TestApp;
+let ids: CatalogueIds;
+
+beforeAll(async () => {
+  t = await startTestApp({
+    catalogues: [smallCatalogue(), smallCatalogue({ slug: 'beta-barbers', prefix: 'BB' })],
+    limits: { requestsPerMinute: 100_000 },
+  });
+  ids = await acmeIds();
+  const now = t.clock.nowMs();
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'acme-hair', email: 'Owner@Acme.test', role: 'owner', password: PASSWORD },
+    now,
+  );
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
+    now,
+  );
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'beta-barbers', email: 'owner@beta.test', role: 'owner', password: PASSWORD },
+    now,
+  );
+});
+afterAll(async () => {
+  await t.close();
+});
+
+interface Signed {
+  cookie: string;
+  csrf: string;
+  get(url: string): Promise<LightMyRequestResponse>;
+  post(
+    url: string,
+    form?: Record<string, string | string[]>,
+    options?: { csrf?: string | null; origin?: string | null },
+  ): Promise<LightMyRequestResponse>;
+}
+
+function encode(form: Record<string, string | string[]>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) for (const v of [value].flat()) params.append(name, v);
+  return params.toString();
+}
+
+function postForm(
+  url: string,
+  form: Record<string, string | string[]>,
+  headers: Record<string, string> = {},
+  remoteAddress = '127.0.0.1',
+) {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    remoteAddress,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN, ...headers },
+    payload: encode(form),
+  });
+}
+
+async function signIn(organisation: string, email: string, remoteAddress = '127.0.0.1'): Promise<Signed> {
+  const response = await postForm(
+    '/console/sign-in',
+    { organisation, email, password: PASSWORD, next: '/console/diary' },
+    {},
+    remoteAddress,
+  );
+  expect(response.statusCode, response.body).toBe(303);
+  const setCookie = String(response.headers['set-cookie']);
+  const cookie = setCookie.split(';')[0]!;
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
+  const page = await get('/console/clients');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+  return {
+    cookie,
+    csrf,
+    get,
+    post: (url, form = {}, options = {}) =>
+      postForm(
+        url,
+        { ...(options.csrf === null ? {} : { _csrf: options.csrf ?? csrf }), ...form },
+        {
+          cookie,
+          ...(options.origin === null ? { origin: '' } : options.origin ? { origin: options.origin } : {}),
+        },
+      ),
+  };
+}
+
+describe('staff accounts', () => {
+  it('creates accounts with an argon2id hash, one e-mail per organisation, and refuses weak input', async () => {
+    const row = await t.database.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', 'owner@acme.test')
+      .executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    const now = t.clock.nowMs();
+    const create = (email: string, role: string, password = PASSWORD) =>
+      createUser(t.database.db, { organisationSlug: 'acme-hair', email, role, password }, now);
+    await expect(create('OWNER@acme.test', 'admin')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(create('x@acme.test', 'boss')).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'role',
+    });
+    await expect(create('x@acme.test', 'admin', 'short')).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'password',
+    });
+    await expect(create('not-an-email', 'admin')).rejects.toMatchObject({ param: 'email' });
+    expect((await listUsers(t.database.db, 'acme-hair')).map((u) => [u.email, u.role])).toEqual([
+      ['desk@acme.test', 'staff'],
+      ['owner@acme.test', 'owner'],
+    ]);
+  });
+});
+
+describe('signing in and out', () => {
+  it('sets an HttpOnly, Secure, SameSite cookie, redirects pages without one, and signs out', async () => {
+    const anonymous = await t.app.inject({ method: 'GET', url: '/console/diary?date=2026-11-23' });
+    expect(anonymous.statusCode).toBe(303);
+    expect(anonymous.headers.location).toBe(
+      '/console/sign-in?expired=0&next=%2Fconsole%2Fdiary%3Fdate%3D2026-11-23',
+    );
+    const response = await postForm('/console/sign-in', {
+      organisation: 'acme-hair',
+      email: 'owner@acme.test',
+      password: PASSWORD,
+    });
+    const cookie = String(response.headers['set-cookie']);
+    expect(cookie).toMatch(
+      /^console_session=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; Secure; SameSite=Lax; Max-Age=1800$/,
+    );
+    const me = await signIn('acme-hair', 'owner@acme.test');
+    expect((await me.get('/console/diary')).statusCode).toBe(200);
+    const out = await me.post('/console/sign-out');
+    expect(out.statusCode).toBe(303);
+    expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
+    expect((await me.get('/console/diary')).headers.location).toMatch(/^\/console\/sign-in\?expired=1/);
+  });
+
+  it('answers every wrong sign-in the same, and never echoes the password', async () => {
+    for (const form of [
+      { organisation: 'acme-hair', email: 'owner@acme.test', password: 'wrong password!' },
+      { organisation: 'acme-hair', email: 'nobody@acme.test', password: PASSWORD },
+      { organisation: 'no-such-org', email: 'owner@acme.test', password: PASSWORD },
+      { organisation: 'beta-barbers', email: 'owner@acme.test', password: PASSWORD },
+    ]) {
+      const response = await postForm('/console/sign-in', form, {}, '127.0.0.9');
+      expect(response.statusCode, response.body).toBe(401);
+      expect(response.body).toContain('The organisation, e-mail or password is wrong.');
+      expect(response.body).not.toContain(form.password);
+    }
+  });
+
+  it('throttles one address guessing at one account without locking its owner out elsewhere', async () => {
+    const guess = (address: string, password = 'not the password') =>
+      postForm(
+        '/console/sign-in',
+        { organisation: 'acme-hair', email: 'desk@acme.test', password },
+        {},
+        address,
+      );
+    for (let i = 0; i < SIGN_IN_LIMITS.accountFromAddress; i++)
+      expect((await guess('127.1.1.1')).statusCode).toBe(401);
+    const refused = await guess('127.1.1.1', PASSWORD);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.body).toContain('Too many failed sign-ins');
+    // The owner at the desk, at another address, still signs in.
+    await signIn('acme-hair', 'desk@acme.test', '127.2.2.2');
+    // And the guesser is let in again once the window has passed.
+    t.clock.advance({ milliseconds: 15 * 60_000 });
+    expect((await guess('127.1.1.1', PASSWORD)).statusCode).toBe(303);
+  });
+
+  it('ends a session after 30 idle minutes, and a disabled account at once', async () => {
+    const me = await signIn('acme-hair', 'owner@acme.test');
+    t.clock.advance({ milliseconds: IDLE_TIMEOUT_MS - 60_000 });
+    expect((await me.get('/console/messages')).statusCode).toBe(200);
+    // A request keeps the session alive: idle time counts from the last one.
+    t.clock.advance({ milliseconds: IDLE_TIMEOUT_MS - 60_000 });
+    expect((await me.get('/console/messages')).statusCode).toBe(200);
+    t.clock.advance({ milliseconds: IDLE_TIMEOUT_MS });
+    const expired = await me.get('/console/messages');
+    expect(expired.statusCode).toBe(303);
+    expect(expired.headers.location).toBe('/console/sign-in?expired=1&next=%2Fconsole%2Fmessages');
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/console/diary/stamp?location=soho',
+          headers: { cookie: me.cookie },
+        })
+      ).statusCode,
+    ).toBe(401);
+
+    const desk = await signIn('acme-hair', 'desk@acme.test');
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'acme-hair', email: 'temp@acme.test', role: 'admin', password: PASSWORD },
+      t.clock.nowMs(),
+    );
+    const temp = await signIn('acme-hair', 'temp@acme.test');
+    await disableUser(t.database.db, 'acme-hair', 'temp@acme.test', t.clock.nowMs());
+    expect((await temp.get('/console/diary')).statusCode).toBe(303);
+    expect(
+      (
+        await postForm('/console/sign-in', {
+          organisation: 'acme-hair',
+          email: 'temp@acme.test',
+          password: PASSWORD,
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect((await desk.get('/console/diary')).statusCode).toBe(200);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a form without the session token, with another session token, or from another site', async () => {
+    const me = await signIn('acme-hair', 'owner@acme.test');
+    const other = await signIn('acme-hair', 'desk@acme.test');
+    const attempts = [
+      await me.post('/console/keys', { label: 'x', scope: 'read' }, { csrf: null }),
+      await me.post('/console/keys', { label: 'x', scope: 'read' }, { csrf: other.csrf }),
+      await me.post('/console/keys', { label: 'x', scope: 'read' }, { origin: 'https://evil.example' }),
+      await me.post('/console/keys', { label: 'x', scope: 'read' }, { origin: null }),
+    ];
+    expect(attempts.map((r) => r.statusCode)).toEqual([403, 403, 403, 403]);
+    expect(attempts[0]!.body).toContain('Form expired');
+    const keys = await t.database.db
+      .selectFrom('api_keys')
+      .select('label')
+      .where('label', '=', 'x')
+      .execute();
+    expect(keys).toEqual([]);
+    // Sign-out is a form too: a cross-site post cannot sign anyone out.
+    expect((await me.post('/console/sign-out', {}, { csrf: null })).statusCode).toBe(403);
+  });
+});
+
+describe('the diary and a booking', () => {
+  it('shows a day per staff member with bookings, working hours and the current time, and a week', async () => {
+    t.clock.set('2026-11-23T09:00:00Z');
+    const booked = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: '2026-11-23T11:00:00Z',
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const reference = booked.json().data.reference;
+    let me = await signIn('acme-hair', 'desk@acme.test');
+    const day = await me.get('/console/diary?location=soho&date=2026-11-23');
+    expect(day.statusCode).toBe(200);
+    expect(day.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(day.body).toContain('<h2>Ana</h2>');
+    expect(day.body).toContain(`data-reference="${reference}"`);
+    expect(day.body).toContain('aria-label="11:00–11:45 Jo Bloggs, Cut, Confirmed"');
+    expect(day.body).toContain('class="now"');
+    expect(day.body).toContain('class="hours"');
+    const stamp = /data-stamp="([^"]+)"/.exec(day.body)![1];
+    const polled = await me.get('/console/diary/stamp?location=soho');
+    expect(polled.json()).toEqual({ stamp });
+    const week = await me.get('/console/diary?location=soho&date=2026-11-23&view=week');
+    expect(week.body).toContain('Week of');
+    expect(week.body).toContain(`/console/bookings/${reference}`);
+
+    // A new booking changes the stamp that live updates poll.
+    const second = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: '2026-11-23T14:00:00Z',
+    });
+    expect(second.statusCode).toBe(201);
+    expect((await me.get('/console/diary/stamp?location=soho')).json().stamp).not.toBe(stamp);
+
+    const page = await me.get(`/console/bookings/${reference}`);
+    expect(page.body).toContain('Event log');
+    expect(page.body).toContain('api_key:');
+    expect(page.body).toContain('>Complete<');
+
+    // Completing before the start is refused by the state machine, as in the API.
+    const early = await me.post(`/console/bookings/${reference}/action`, { action: 'complete' });
+    expect(early.statusCode).toBe(409);
+    t.clock.set('2026-11-23T11:30:00Z');
+    // Two and a half idle hours ended the session: the desk signs in again.
+    me = await signIn('acme-hair', 'desk@acme.test');
+    const done = await me.post(`/console/bookings/${reference}/action`, { action: 'complete' });
+    expect(done.statusCode).toBe(303);
+    const after = await me.get(done.headers.location as string);
+    expect(after.body).toContain(`Booking ${reference}: Completed`);
+    expect(after.body).toMatch(/user:[0-9a-f-]{36}/);
+  });
+
+  it('marks a protected no-show and charges its fee, and cancels with the fee stated first', async () => {
+    const org = ids.organisation;
+    const insert = async (startsAt: number) => {
+      const row = bookingRow(
+        {
+          organisationId: org,
+          locationId: ids.locations['kings-cross']!,
+          staffId: ids.staff.bo!,
+          clientId: ids.jo,
+          startsAt,
+          endsAt: startsAt + 3_600_000,
+        },
+        {
+          total_price_minor: 4500,
+          protection_applies: 1,
+          late_cancellation_fee_percentage: 50,
+          no_show_fee_percentage: 100,
+          protection_setup_status: 'succeeded',
+          payment_method_saved: 1,
+          source: 'staff',
+        },
+      );
+      await insertBooking(t.database.db, row, [
+        {
+          organisation_id: org,
+          booking_id: row.id,
+          position: 0,
+          service_id: ids.services.cut!,
+          starts_at: startsAt,
+          ends_at: startsAt + 3_600_000,
+          duration_minutes: 60,
+          buffer_after_minutes: 0,
+          price_minor: 4500,
+          deposit_minor: null,
+        },
+      ]);
+      return row.reference;
+    };
+    t.clock.set('2026-11-25T12:00:00Z');
+    const missed = await insert(Date.parse('2026-11-25T10:00:00Z'));
+    const me = await signIn('acme-hair', 'desk@acme.test');
+    expect((await me.post(`/console/bookings/${missed}/action`, { action: 'no_show' })).statusCode).toBe(303);
+    const page = await me.get(`/console/bookings/${missed}`);
+    expect(page.body).toContain('Charge no-show fee (£45.00)');
+    expect(
+      (await me.post(`/console/bookings/${missed}/action`, { action: 'charge_fee', fee: 'no_show' }))
+        .statusCode,
+    ).toBe(303);
+    const fee = await t.database.db
+      .selectFrom('booking_fees')
+      .select(['status', 'charge_amount_minor'])
+      .where('kind', '=', 'no_show')
+      .execute();
+    expect(fee).toEqual([{ status: 'charged', charge_amount_minor: 4500 }]);
+
+    const soon = await insert(Date.parse('2026-11-25T14:00:00Z'));
+    const preview = await me.get(`/console/bookings/${soon}/cancel`);
+    expect(preview.body).toContain('This is a late cancellation');
+    expect(preview.body).toContain('A late-cancellation fee of £22.50 (50%) will be recorded');
+    expect(await statusOf(soon)).toBe('confirmed');
+    expect((await me.post(`/console/bookings/${soon}/cancel`, { reason: 'Called in sick' })).statusCode).toBe(
+      303,
+    );
+    expect(await statusOf(soon)).toBe('cancelled');
+  });
+
+  it('books a caller into an offered slot, reschedules to another, and finds the client', async () => {
+    t.clock.set('2026-11-23T09:00:00Z');
+    const me = await signIn('acme-hair', 'desk@acme.test');
+    const form = await me.get(`/console/book?location=soho&date=2026-11-30&service_id=${ids.services.cut}`);
+    expect(form.statusCode).toBe(200);
+    const slot = /<option value="([^"]+\|[^"]+)">/.exec(form.body)![1]!;
+    const booked = await me.post('/console/book', {
+      location: 'soho',
+      service_id: [ids.services.cut!],
+      slot,
+      first_name: 'Wal',
+      last_name: 'Kin',
+      phone: '+44 7911 223366',
+      notes: 'Walk-in',
+    });
+    expect(booked.statusCode, booked.body).toBe(303);
+    const reference = decodeURIComponent(/bookings\/([^?]+)/.exec(booked.headers.location as string)![1]!);
+    const row = await t.database.db
+      .selectFrom('bookings')
+      .select(['source', 'starts_at', 'notes'])
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      source: 'staff',
+      notes: 'Walk-in',
+      starts_at: Date.parse(slot.split('|')[0]!),
+    });
+
+    const choices = await me.get(`/console/bookings/${reference}/reschedule?date=2026-11-30`);
+    const moveTo = [
+      ...choices.body.matchAll(
+        /name="starts_at" value="([^"]+)"><input type="hidden" name="staff_id" value="([^"]+)"/g,
+      ),
+    ];
+    expect(moveTo.length).toBeGreaterThan(1);
+    const [, startsAt, staffId] = moveTo[moveTo.length - 1]!;
+    expect(
+      (
+        await me.post(`/console/bookings/${reference}/reschedule`, {
+          starts_at: startsAt!,
+          staff_id: staffId!,
+        })
+      ).statusCode,
+    ).toBe(303);
+    const moved = await t.database.db
+      .selectFrom('bookings')
+      .select('starts_at')
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(moved.starts_at).toBe(Date.parse(startsAt!));
+
+    for (const q of ['wal kin', '7911223366', 'KIN']) {
+      const found = await me.get(`/console/clients?q=${encodeURIComponent(q)}`);
+      expect(found.body, q).toContain('Wal Kin');
+      expect(found.body).toContain(reference);
+    }
+    expect((await me.get('/console/clients?q=%25')).body).not.toContain('Wal Kin');
+  });
+});
+
+describe('messages and keys', () => {
+  it('lists messages taken by the agent and marks them done', async () => {
+    const message = await takeMessage(
+      t.database.db,
+      ids.organisation,
+      { callerName: 'Pat', phone: '+447911223355', message: 'Please call back about colour' },
+      t.clock.nowMs(),
+    );
+    const me = await signIn('acme-hair', 'desk@acme.test');
+    const list = await me.get('/console/messages');
+    expect(list.body).toContain('Please call back about colour');
+    expect((await me.post(`/console/messages/${message.id}/done`)).statusCode).toBe(303);
+    const status = await t.database.db
+      .selectFrom('messages')
+      .select('status')
+      .where('id', '=', message.id)
+      .executeTakeFirstOrThrow();
+    expect(status.status).toBe('done');
+  });
+
+  it('lets owners and admins issue a key shown once and revoke it; staff cannot', async () => {
+    const owner = await signIn('acme-hair', 'owner@acme.test');
+    const created = await owner.post('/console/keys', { label: 'Front desk tablet', scope: 'read_write' });
+    expect(created.statusCode).toBe(201);
+    const key = /(bk_[0-9A-Za-z]{40})/.exec(created.body)![1]!;
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/locations',
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const list = await owner.get('/console/keys');
+    expect(list.body).not.toContain(key);
+    expect(list.body).toContain(`bk_…${key.slice(-4)}`);
+    const id = (
+      await t.database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('label', '=', 'Front desk tablet')
+        .executeTakeFirstOrThrow()
+    ).id;
+
+    const staff = await signIn('acme-hair', 'desk@acme.test');
+    expect((await staff.get('/console/keys')).statusCode).toBe(403);
+    expect((await staff.post('/console/keys', { label: 'sneaky', scope: 'read_write' })).statusCode).toBe(
+      403,
+    );
+    expect((await staff.post(`/console/keys/${id}/revoke`)).statusCode).toBe(403);
+    expect((await staff.get('/console/diary')).body).not.toContain('API keys');
+
+    expect((await owner.post(`/console/keys/${id}/revoke`)).statusCode).toBe(303);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/locations',
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).statusCode,
+    ).toBe(401);
+  });
+});
+
+describe('organisations apart', () => {
+  it("never shows or changes another organisation's bookings, clients, messages or keys", async () => {
+    const acme = await signIn('acme-hair', 'owner@acme.test');
+    const beta = await signIn('beta-barbers', 'owner@beta.test');
+    const acmeBooking = await t.database.db
+      .selectFrom('bookings')
+      .select('reference')
+      .where('organisation_id', '=', ids.organisation)
+      .executeTakeFirstOrThrow();
+    expect((await beta.get(`/console/bookings/${acmeBooking.reference}`)).statusCode).toBe(404);
+    expect(
+      (await beta.post(`/console/bookings/${acmeBooking.reference}/action`, { action: 'no_show' }))
+        .statusCode,
+    ).toBe(404);
+    expect((await beta.get('/console/clients?q=Wal')).body).not.toContain('Wal Kin');
+    const acmeKey = await t.keyFor('acme-hair');
+    const acmeKeyId = (
+      await t.database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('organisation_id', '=', ids.organisation)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow()
+    ).id;
+    expect((await beta.post(`/console/keys/${acmeKeyId}/revoke`)).statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/v1/locations',
+          headers: { authorization: `Bearer ${acmeKey}` },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const message = await takeMessage(
+      t.database.db,
+      ids.organisation,
+      { callerName: 'Quinn', message: 'Private note' },
+      t.clock.nowMs(),
+    );
+    expect((await beta.get('/console/messages')).body).not.toContain('Private note');
+    expect((await beta.post(`/console/messages/${message.id}/done`)).statusCode).toBe(404);
+    const betaDiary = await beta.get('/console/diary?location=soho&date=2026-11-23');
+    expect(betaDiary.body).not.toContain('Jo Bloggs');
+    expect((await acme.get('/console/diary?location=soho&date=2026-11-23')).body).toContain('Jo Bloggs');
+  });
+});
+
+/** The small catalogue's ids inside acme-hair (beta-barbers has rows with the same refs). */
+async function acmeIds(): Promise<CatalogueIds> {
+  const db = t.database.db;
+  const { id: organisation } = await db
+    .selectFrom('organisations')
+    .select('id')
+    .where('slug', '=', 'acme-hair')
+    .executeTakeFirstOrThrow();
+  const where = <T extends { id: string }>(list: T[], name: (row: T) => string | null) =>
+    Object.fromEntries(list.map((row) => [name(row), row.id]));
+  const mine = (table: 'locations' | 'staff' | 'services') =>
+    db.selectFrom(table).selectAll().where('organisation_id', '=', organisation).execute();
+  const jo = await db
+    .selectFrom('clients')
+    .select('id')
+    .where('organisation_id', '=', organisation)
+    .where('ref', '=', 'jo')
+    .executeTakeFirstOrThrow();
+  return {
+    organisation,
+    locations: where(await mine('locations'), (r) => (r as { slug: string }).slug),
+    staff: where(await mine('staff'), (r) => (r as { ref: string }).ref),
+    services: where(await mine('services'), (r) => (r as { ref: string }).ref),
+    jo: jo.id,
+  };
+}
+
+async function statusOf(reference: string): Promise<string> {
+  const row = await t.database.db
+    .selectFrom('bookings')
+    .select('status')
+    .where('reference', '=', reference)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}

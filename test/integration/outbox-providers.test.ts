@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue, type OutboxDelivery, sendersFor } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import { MAX_ATTEMPTS, MAX_SMS_SEGMENTS, type OutboxMessage, smsSegments } from '../../src/domain/outbox.ts';
+import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import {
+  type SmtpSink,
+  startSmtpSink,
+  startTwilioStandIn,
+  type TwilioStandIn,
+} from '../helpers/message-sinks.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * Delivery through the real provider packages to real servers on this machine: nodemailer to an SMTP
+ * server (smtp-server), the twilio package to an HTTP stand-in for Twilio's Messages API that checks
+ * the form and the basic auth. Outages are retried with backoff, final refusals fail at once, and no
+ * reason stored or reported carries the recipient.
+ */
+let t: TestApp;
+let ids: CatalogueIds;
+let smtp: SmtpSink;
+let twilio: TwilioStandIn;
+let delivery: OutboxDelivery;
+const failures: { reason: string; final: boolean }[] = [];
+const MAIL_FROM = 'Acme Hair <bookings@acme.example>';
+let day = 0;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ids = await catalogueIds(t.database.db);
+  // No reminders here: the tests step the clock by hours and count only the messages they cause.
+  await t.database.db.updateTable('locations').set({ reminder_hours_before: 0 }).execute();
+  smtp = await startSmtpSink({ user: 'mailer', pass: 's3cret' });
+  twilio = await startTwilioStandIn();
+  delivery = {
+    db: t.database.db,
+    clock: t.clock,
+    senders: await sendersFor({
+      email: { smtpUrl: smtp.url, mailFrom: MAIL_FROM },
+      sms: {
+        accountSid: twilio.accountSid,
+        authToken: twilio.authToken,
+        from: '+447700900000',
+        apiBase: twilio.base,
+      },
+    }),
+    links: customerLinks(localCheckout, 'https://book.example'),
+    onAttemptFailed: (event) => failures.push(event),
+  };
+});
+afterAll(async () => {
+  delivery.senders.email?.close?.();
+  await smtp.close();
+  await twilio.close();
+  await t.close();
+});
+beforeEach(() => {
+  t.clock.set('2026-11-23T09:00:00Z');
+});
+
+async function clientWith(contact: { phone?: string; email?: string }): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/clients',
+    payload: { first_name: 'Sam', last_name: 'Lee', ...contact },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json().data.id;
+}
+
+/** A confirmed Cut with Ana on Tuesday, an hour of its own. */
+async function book(clientId: string): Promise<string> {
+  day += 1;
+  const response = await postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services.cut],
+    client_id: clientId,
+    starts_at: `2026-11-24T${String(9 + day).padStart(2, '0')}:00:00+00:00`,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json().data.reference;
+}
+
+async function messagesOf(reference: string): Promise<OutboxMessage[]> {
+  return (await listOutbox(t.database.db, ids.organisation)).filter(
+    (m) => m.reference === reference && m.kind !== 'reminder',
+  );
+}
+
+describe('delivery through the providers', () => {
+  it('sends the e-mail over SMTP and the SMS through Twilio, once', async () => {
+    const reference = await book(ids.jo);
+    const counts = await deliverAllDue(delivery);
+    expect(counts).toMatchObject({ sent: 2, failed: 0, retried: 0 });
+    const messages = await messagesOf(reference);
+    expect(messages.map((m) => `${m.channel}:${m.status}:${m.attempts}`).sort()).toEqual([
+      'email:sent:1',
+      'sms:sent:1',
+    ]);
+    const emailMessage = messages.find((m) => m.channel === 'email')!;
+    const received = smtp.accepted.get(`<${emailMessage.id}@booking-engine.outbox>`)!;
+    expect(received.to).toEqual(['jo@example.com']);
+    expect(received.from).toBe('bookings@acme.example');
+    expect(received.raw).toMatch(/^Subject: Org acme-hair: Your booking is confirmed/m);
+    expect(received.raw).toContain('text/plain');
+    expect(received.raw).toContain('text/html');
+
+    const smsMessage = messages.find((m) => m.channel === 'sms')!;
+    const request = twilio.accepted.get(smsMessage.id)!;
+    expect(request).toMatchObject({ to: '+447911123456', from: '+447700900000' });
+    expect(request.body).toContain(`Ref ${reference}`);
+    expect(smsSegments(request.body)).toBeLessThanOrEqual(MAX_SMS_SEGMENTS);
+    expect(twilio.malformed).toEqual([]);
+
+    // Delivered is delivered: another pass sends nothing again.
+    const before = twilio.requests.length + smtp.received.length;
+    expect((await deliverAllDue(delivery)).sent).toBe(0);
+    expect(twilio.requests.length + smtp.received.length).toBe(before);
+  });
+
+  it('retries an outage with exponential backoff, then sends', async () => {
+    const client = await clientWith({ phone: '+447911123457' });
+    const reference = await book(client);
+    twilio.failNext(2);
+    expect(await deliverAllDue(delivery)).toMatchObject({ retried: 1, sent: 0 });
+    let [sms] = await messagesOf(reference);
+    expect(sms).toMatchObject({ status: 'pending', attempts: 1, dueAt: t.clock.nowMs() + 30_000 });
+    expect(sms!.lastError).toMatch(/^Twilio HTTP 503/);
+    // Not due before its time.
+    expect(await deliverAllDue(delivery)).toMatchObject({ retried: 0, sent: 0 });
+    t.clock.advance({ seconds: 30 });
+    await deliverAllDue(delivery);
+    [sms] = await messagesOf(reference);
+    expect(sms).toMatchObject({ status: 'pending', attempts: 2, dueAt: t.clock.nowMs() + 60_000 });
+    t.clock.advance({ seconds: 60 });
+    await deliverAllDue(delivery);
+    [sms] = await messagesOf(reference);
+    expect(sms).toMatchObject({ status: 'sent', attempts: 3 });
+  });
+
+  it(`fails after ${MAX_ATTEMPTS} attempts of an outage, with the provider's reason`, async () => {
+    const client = await clientWith({ phone: '+447911123458' });
+    const reference = await book(client);
+    twilio.failNext(1000);
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+        await deliverAllDue(delivery);
+        t.clock.advance({ hours: 1 });
+      }
+    } finally {
+      twilio.failNext(0);
+    }
+    const [sms] = await messagesOf(reference);
+    expect(sms).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
+    expect(sms!.lastError).toMatch(/^Twilio HTTP 503 code 20500: Service unavailable/);
+  });
+
+  it('fails a final refusal at once, and no reason carries the recipient', async () => {
+    const client = await clientWith({ phone: '+447911120000', email: 'reject-me@example.com' });
+    const reference = await book(client);
+    failures.length = 0;
+    expect(await deliverAllDue(delivery)).toMatchObject({ failed: 2 });
+    const messages = await messagesOf(reference);
+    expect(messages.map((m) => `${m.channel}:${m.status}:${m.attempts}`).sort()).toEqual([
+      'email:failed:1',
+      'sms:failed:1',
+    ]);
+    const reasons = [...messages.map((m) => m.lastError!), ...failures.map((f) => f.reason)];
+    expect(reasons.find((r) => r.startsWith('Twilio'))).toMatch(/^Twilio HTTP 400 code 21211/);
+    expect(reasons.find((r) => r.startsWith('SMTP'))).toMatch(/550|rejected/i);
+    for (const reason of reasons) {
+      expect(reason).not.toContain('1120000');
+      expect(reason).not.toContain('reject-me');
+    }
+    expect(failures.every((f) => f.final)).toBe(true);
+  });
+});

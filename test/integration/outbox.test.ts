@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelBooking, rescheduleBooking } from '../../src/app/booking-changes.ts';
+import { payDeposit } from '../../src/app/checkout-service.ts';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
+import { deliverAllDue, type OutboxDelivery } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import type { OutboxMessage } from '../../src/domain/outbox.ts';
+import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The outbox's writes: each change a customer should hear about writes its messages in the change's
+ * own transaction (one per channel the client has), the reminder follows the booking, and nothing is
+ * said for a hold that expired. Delivered here without providers: `logged`, with what was said.
+ */
+let t: TestApp;
+let ids: CatalogueIds;
+const changer = () => ({ organisationId: ids.organisation, actor: 'test' });
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ids = await catalogueIds(t.database.db);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function book(
+  startsAt: string,
+  service = 'cut',
+): Promise<{ reference: string; paymentUrl: string | null }> {
+  const response = await postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services[service]],
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const data = response.json().data;
+  return { reference: data.reference, paymentUrl: data.payment_url };
+}
+
+async function messagesOf(reference: string, status?: OutboxMessage['status']): Promise<OutboxMessage[]> {
+  return (await listOutbox(t.database.db, ids.organisation, status)).filter((m) => m.reference === reference);
+}
+
+const summary = (messages: OutboxMessage[]) =>
+  messages.map((m) => `${m.kind}:${m.channel}:${m.status}`).sort();
+
+function delivery(): OutboxDelivery {
+  return {
+    db: t.database.db,
+    clock: t.clock,
+    senders: { sms: null, email: null },
+    links: customerLinks(localCheckout, 'https://book.example'),
+  };
+}
+
+describe('messages written with the change', () => {
+  it('a confirmed booking: confirmed by SMS and e-mail, and a reminder 24 hours before', async () => {
+    // Tuesday 24 November 10:00 London; now is Monday 09:00 UTC.
+    const { reference } = await book('2026-11-24T10:00:00+00:00');
+    const messages = await messagesOf(reference);
+    expect(summary(messages)).toEqual([
+      'confirmed:email:pending',
+      'confirmed:sms:pending',
+      'reminder:email:pending',
+      'reminder:sms:pending',
+    ]);
+    expect(messages.find((m) => m.channel === 'sms')!.to).toBe('+447911123456');
+    expect(messages.find((m) => m.channel === 'email')!.to).toBe('jo@example.com');
+    const reminders = messages.filter((m) => m.kind === 'reminder');
+    expect(reminders.map((m) => m.dueAt)).toEqual([
+      Date.parse('2026-11-23T10:00:00Z'),
+      Date.parse('2026-11-23T10:00:00Z'),
+    ]);
+  });
+
+  it('no reminder for a booking made later than reminder_hours_before before its start', async () => {
+    const { reference } = await book('2026-11-23T15:00:00+00:00');
+    expect(summary(await messagesOf(reference))).toEqual([
+      'confirmed:email:pending',
+      'confirmed:sms:pending',
+    ]);
+  });
+
+  it('a refused booking writes nothing', async () => {
+    const before = (await listOutbox(t.database.db, ids.organisation)).length;
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
+    });
+    expect(response.statusCode).toBe(409);
+    expect((await listOutbox(t.database.db, ids.organisation)).length).toBe(before);
+  });
+
+  it('a deposit: the payment link; once paid, confirmed with its reminder and the unsent link dropped', async () => {
+    const { reference, paymentUrl } = await book('2026-11-24T12:00:00+00:00', 'colour');
+    expect(summary(await messagesOf(reference))).toEqual([
+      'payment_link:email:pending',
+      'payment_link:sms:pending',
+    ]);
+    const session = new URL(paymentUrl!).pathname.split('/').pop()!;
+    await payDeposit(t.database.db, session, t.clock.nowMs());
+    expect(summary(await messagesOf(reference))).toEqual([
+      'confirmed:email:pending',
+      'confirmed:sms:pending',
+      'reminder:email:pending',
+      'reminder:sms:pending',
+    ]);
+  });
+
+  it('a reschedule moves the reminder; a cancellation drops it', async () => {
+    const { reference } = await book('2026-11-24T14:00:00+00:00');
+    await rescheduleBooking(
+      t.database.db,
+      changer(),
+      reference,
+      { startsAt: Date.parse('2026-11-24T15:00:00Z') },
+      t.clock.nowMs(),
+    );
+    let messages = await messagesOf(reference);
+    expect(summary(messages)).toEqual([
+      'confirmed:email:pending',
+      'confirmed:sms:pending',
+      'reminder:email:pending',
+      'reminder:sms:pending',
+      'rescheduled:email:pending',
+      'rescheduled:sms:pending',
+    ]);
+    expect(messages.filter((m) => m.kind === 'reminder').map((m) => m.dueAt)).toEqual([
+      Date.parse('2026-11-24T15:00:00Z') - 24 * HOUR,
+      Date.parse('2026-11-24T15:00:00Z') - 24 * HOUR,
+    ]);
+    await cancelBooking(t.database.db, changer(), reference, undefined, t.clock.nowMs());
+    messages = await messagesOf(reference);
+    // Nothing pending is said any more but the cancellation.
+    expect(summary(messages)).toEqual(['cancelled:email:pending', 'cancelled:sms:pending']);
+  });
+
+  it('an expired hold: its link is dropped and nothing is sent', async () => {
+    const { reference } = await book('2026-11-30T10:00:00+00:00', 'colour');
+    expect(summary(await messagesOf(reference))).toHaveLength(2);
+    t.clock.advance({ minutes: 31 });
+    try {
+      expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBeGreaterThan(0);
+      expect(await messagesOf(reference)).toEqual([]);
+    } finally {
+      t.clock.advance({ minutes: -31 });
+    }
+  });
+});
+
+describe('delivery without providers', () => {
+  it('logs each due message with what it says; the reminder waits for its time', async () => {
+    const { reference } = await book('2026-11-24T11:00:00+00:00');
+    const counts = await deliverAllDue(delivery());
+    expect(counts.logged).toBeGreaterThanOrEqual(2);
+    const logged = await messagesOf(reference, 'logged');
+    expect(summary(logged)).toEqual(['confirmed:email:logged', 'confirmed:sms:logged']);
+    const sms = JSON.parse(logged.find((m) => m.channel === 'sms')!.body!).text as string;
+    expect(sms).toBe(
+      'Org acme-hair: Booked: Cut with Ana on Tuesday 24 November at 11:00, at Soho. Ref ' +
+        `${reference}. Questions or changes: +442071234567`,
+    );
+    const email = JSON.parse(logged.find((m) => m.channel === 'email')!.body!);
+    expect(email.subject).toBe(`Org acme-hair: Your booking is confirmed (${reference})`);
+    expect(email.text).toContain('Hello Jo,');
+    expect(email.html).toContain('<p>Hello Jo,</p>');
+    expect(summary(await messagesOf(reference, 'pending'))).toEqual([
+      'reminder:email:pending',
+      'reminder:sms:pending',
+    ]);
+
+    // The injected clock reaches the reminder's time (24 h before 11:00 on Tuesday).
+    t.clock.set('2026-11-23T11:00:00Z');
+    try {
+      await deliverAllDue(delivery());
+      const reminder = (await messagesOf(reference, 'logged')).find(
+        (m) => m.kind === 'reminder' && m.channel === 'sms',
+      );
+      expect(JSON.parse(reminder!.body!).text).toContain(
+        'Reminder: Cut with Ana on Tuesday 24 November at 11:00',
+      );
+    } finally {
+      t.clock.set('2026-11-23T09:00:00Z');
+    }
+  });
+
+  it('the payment link carries the link and the time the hold ends', async () => {
+    const { reference, paymentUrl } = await book('2026-12-01T09:00:00+00:00', 'colour');
+    await deliverAllDue(delivery());
+    const [sms] = (await messagesOf(reference, 'logged')).filter((m) => m.channel === 'sms');
+    const session = new URL(paymentUrl!).pathname.split('/').pop();
+    expect(JSON.parse(sms!.body!).text).toContain(
+      `Pay the deposit (£20.00) by Monday 23 November at 9:30 to confirm: https://book.example/checkout/${session}`,
+    );
+  });
+});

@@ -1,0 +1,390 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startCardSetup } from '../../src/app/card-setup-service.ts';
+import { markNoShow } from '../../src/app/staff-actions.ts';
+import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
+import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
+import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * PAYMENT_PROVIDER=stripe end to end: the real `stripe` package against a local server answering
+ * Stripe's endpoints (test/helpers/fake-stripe.ts), webhooks signed with the package's own test-header
+ * helper and posted to POST /webhooks/stripe, fee charges through the real `booking` command (run
+ * without blocking: the Stripe stand-in answers from this process). Soho's
+ * colour needs a £20 deposit (hold 30 minutes); Kings Cross has Booking Protection (no-show fee 100%).
+ * The clock starts Monday 2026-11-23 09:00 UTC.
+ */
+const STARTS_AT = '2026-11-24T10:00:00+00:00';
+const PROTECTED = 'AC-PRTCT2';
+
+let fake: FakeStripe;
+let t: TestApp;
+// A Stripe of its own per test: catalogue imports give each test's booking the same id, so the same
+// idempotency keys.
+beforeEach(async () => {
+  fake = await startFakeStripe();
+});
+afterEach(async () => {
+  await t?.close();
+  await fake.close();
+});
+
+function catalogue() {
+  const c = smallCatalogue() as ReturnType<typeof smallCatalogue> & { bookings: unknown[] };
+  c.bookings = [
+    {
+      reference: PROTECTED,
+      location: 'kings-cross',
+      services: ['cut'],
+      staff: 'bo',
+      client: 'jo',
+      starts_at: '2026-11-26T10:00:00',
+      status: 'pending_confirmation',
+      protection: { setup_status: 'pending', payment_method_saved: false },
+    },
+  ];
+  return c;
+}
+
+async function start() {
+  const payments = makeStripeProvider({
+    secretKey: fake.secretKey,
+    webhookSecret: fake.webhookSecret,
+    apiBase: new URL(fake.url),
+  });
+  t = await startTestApp({ payments, catalogues: [catalogue()] });
+  return t;
+}
+
+/** A Soho colour booking: pending_payment with a Stripe Checkout Session behind its payment link. */
+async function bookWithDeposit() {
+  const ids = await catalogueIds(t.database.db);
+  const response = await postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services.colour],
+    client_id: ids.jo,
+    starts_at: STARTS_AT,
+  });
+  expect(response.statusCode).toBe(201);
+  const data = response.json().data;
+  expect(data).toMatchObject({ status: 'pending_payment', deposit: { amount: 2000, currency: 'GBP' } });
+  const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
+  const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+  return { reference: data.reference as string, paymentUrl: data.payment_url as string, session };
+}
+
+/** Posts a Stripe delivery of `event`, signed now (the test clock) unless told otherwise. */
+function deliver(event: Record<string, unknown>, options: { secret?: string; signature?: string } = {}) {
+  const signed = fake.signed(event, Math.floor(t.clock.nowMs() / 1000), options.secret);
+  return t.app.inject({
+    method: 'POST',
+    url: '/webhooks/stripe',
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'stripe-signature': options.signature ?? signed.signature,
+    },
+    payload: signed.payload,
+  });
+}
+
+const bookingOf = async (reference: string) => (await getBooking(t, reference)).json().data;
+const eventsOf = (reference: string) =>
+  t.database.db
+    .selectFrom('booking_events')
+    .innerJoin('bookings', 'bookings.id', 'booking_events.booking_id')
+    .select(['booking_events.from_status', 'booking_events.to_status', 'booking_events.actor'])
+    .where('bookings.reference', '=', reference)
+    .orderBy('booking_events.seq')
+    .execute();
+
+describe('deposits through Stripe Checkout', () => {
+  it('opens a session for the deposit that ends with the hold, and the payment link leads there', async () => {
+    await start();
+    const { paymentUrl, session } = await bookWithDeposit();
+    expect(session).toMatchObject({ mode: 'payment', amount_total: 2000, currency: 'gbp', status: 'open' });
+    // Soho holds 30 minutes; Stripe's shortest session is 30 minutes, so it ends a minute after.
+    const hold = Date.parse('2026-11-23T09:30:00Z') / 1000;
+    expect(Number(session.expires_at)).toBe(hold + 60);
+    const page = await t.app.inject({ method: 'GET', url: new URL(paymentUrl).pathname });
+    expect(page.statusCode).toBe(303);
+    expect(page.headers.location).toBe(session.url);
+    const create = fake.requests.find((r) => r.path === '/v1/checkout/sessions');
+    expect(create?.idempotencyKey).toBe(`checkout:${session.client_reference_id}`);
+  });
+
+  it('confirms the booking once Stripe reports the payment, and applies a replayed event once', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const paid = fake.pay(String(session.id));
+    const first = await deliver(paid);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ received: true, outcome: 'applied' });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', hold_expires_at: null });
+    const replay = await deliver(paid);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json().outcome).toBe('replayed');
+    expect(await eventsOf(reference)).toEqual([
+      { from_status: null, to_status: 'pending_payment', actor: expect.stringMatching(/^api_key:/) },
+      { from_status: 'pending_payment', to_status: 'confirmed', actor: 'payment:stripe' },
+    ]);
+    const stored = await t.database.db.selectFrom('payment_events').select(['event_id', 'type']).execute();
+    expect(stored).toEqual([{ event_id: paid.id, type: 'checkout.session.completed' }]);
+  });
+
+  it('refuses a forged signature with 400 and changes nothing', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const paid = fake.pay(String(session.id));
+    for (const forged of [
+      await deliver(paid, { secret: 'whsec_someone_else' }),
+      await deliver(paid, { signature: 't=1,v1=00' }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/webhooks/stripe',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(paid),
+      }),
+    ]) {
+      expect(forged.statusCode).toBe(400);
+      expect(forged.json().error).toMatchObject({ code: 'invalid_request', param: 'Stripe-Signature' });
+    }
+    expect((await bookingOf(reference)).status).toBe('pending_payment');
+    expect(await t.database.db.selectFrom('payment_events').selectAll().execute()).toEqual([]);
+  });
+
+  it('applies what is true now whatever the order: a stale expiry after the payment changes nothing', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    // Stripe sent an expiry notice about the session as it was earlier, delivered after the payment's.
+    const stale = fake.event('checkout.session.expired', { ...session, status: 'expired' });
+    const paid = fake.pay(String(session.id));
+    expect((await deliver(paid)).statusCode).toBe(200);
+    expect((await deliver(stale)).statusCode).toBe(200);
+    // And the payment's notice delivered again after both, under an event of its own.
+    expect((await deliver(fake.event('checkout.session.async_payment_succeeded', session))).statusCode).toBe(
+      200,
+    );
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed' });
+    expect((await eventsOf(reference)).map((e) => e.to_status)).toEqual(['pending_payment', 'confirmed']);
+  });
+
+  it('lets the hold lapse when Stripe expires the checkout', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    expect((await deliver(fake.expire(String(session.id)))).statusCode).toBe(200);
+    expect((await bookingOf(reference)).status).toBe('expired');
+    const row = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('status')
+      .where('id', '=', String(session.client_reference_id))
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('expired');
+    expect((await eventsOf(reference)).at(-1)).toMatchObject({ to_status: 'expired' });
+  });
+
+  it('refunds the deposit on a timely cancellation: deposit_refunded says so only once Stripe accepted', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    await deliver(fake.pay(String(session.id)));
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: { reason: 'ill' },
+    });
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(await bookingOf(reference)).toMatchObject({ deposit_status: 'refunded' });
+    const refunds = [...fake.refunds.values()];
+    expect(refunds).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    const create = fake.requests.find((r) => r.path === '/v1/refunds');
+    expect(create?.idempotencyKey).toBe(`refund:${session.client_reference_id}`);
+  });
+
+  it('says the deposit was not refunded when Stripe refuses the refund', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    await deliver(fake.pay(String(session.id)));
+    fake.refuseRefunds = true;
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: false });
+    expect(await bookingOf(reference)).toMatchObject({ deposit_status: 'paid' });
+    expect([...fake.refunds.values()]).toEqual([]);
+  });
+
+  it('changes nothing when Stripe cannot be reached for the refund (503), and cancels on a retry', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    await deliver(fake.pay(String(session.id)));
+    // Stripe refunds, but its answers never arrive (the package's own retries, same key, included).
+    fake.loseAnswersTo = '/v1/refunds';
+    const cancel = () => t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+    const lost = await cancel();
+    expect(lost.statusCode).toBe(503);
+    expect(lost.json().error.code).toBe('payments_unavailable');
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    expect(fake.requests.filter((r) => r.path === '/v1/refunds').length).toBeGreaterThan(1);
+    fake.loseAnswersTo = null;
+    const retried = await cancel();
+    expect(retried.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    // The same idempotency key: Stripe's first refund is answered again, none is made twice.
+    expect([...fake.refunds.values()]).toHaveLength(1);
+  });
+});
+
+// The fee tests run the `booking` command (twice in the crash test): a few seconds each.
+describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 }, () => {
+  async function saveCard(options: { declining?: boolean } = {}) {
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const started = await startCardSetup(
+      t.database.db,
+      t.deps.payments,
+      org.id,
+      PROTECTED,
+      'http://localhost',
+      t.clock.nowMs(),
+    );
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+    expect(started.url).toBe(session.url);
+    expect(session).toMatchObject({ mode: 'setup', currency: 'gbp' });
+    expect((await deliver(fake.saveCard(String(session.id), options))).statusCode).toBe(200);
+    return org.id;
+  }
+
+  function cli(args: string[]) {
+    return {
+      DATABASE_URL: t.database.url,
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+      STRIPE_API_BASE: fake.url,
+      args,
+    };
+  }
+
+  async function noShow(organisationId: string) {
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, organisationId, PROTECTED, t.clock.nowMs());
+  }
+
+  it('saves the card in setup mode: payment_method_saved and the setup status follow Stripe', async () => {
+    await start();
+    expect((await bookingOf(PROTECTED)).status).toBe('pending_confirmation');
+    await saveCard();
+    const booking = await bookingOf(PROTECTED);
+    expect(booking).toMatchObject({ status: 'confirmed' });
+    expect(booking.booking_protection.setup).toMatchObject({
+      status: 'succeeded',
+      payment_method_saved: true,
+    });
+    expect(booking.pending_confirmation).toBeNull();
+  });
+
+  it('charges a no-show fee with staff charge-fee: an off-session PaymentIntent on the saved card', async () => {
+    await start();
+    await noShow(await saveCard());
+    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
+    const run = await runCliAsync(args, env);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(`${PROTECTED}: no_show fee charged`);
+    const charges = fake.charged();
+    expect(charges).toEqual([expect.objectContaining({ amount: 4500, currency: 'gbp', off_session: true })]);
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({
+      status: 'charged',
+      charge_amount_minor: 4500,
+    });
+  });
+
+  it('records a declined fee as failed with Stripe’s reason', async () => {
+    await start();
+    await noShow(await saveCard({ declining: true }));
+    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
+    const run = await runCliAsync(args, env);
+    expect(run.stdout).toContain(
+      'no_show fee failed (Your card has insufficient funds. (insufficient_funds))',
+    );
+    const fee = await t.database.db.selectFrom('booking_fees').selectAll().executeTakeFirstOrThrow();
+    expect(fee).toMatchObject({
+      status: 'failed',
+      failure_reason: 'Your card has insufficient funds. (insufficient_funds)',
+    });
+    expect(fake.charged()).toEqual([]);
+  });
+
+  it('never charges twice when the command dies between Stripe’s charge and the database write', async () => {
+    await start();
+    await noShow(await saveCard());
+    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: 'ignore',
+    });
+    // Stripe charged the card; the command is killed before it hears so (and before it writes anything).
+    fake.afterCreate = (kind) => {
+      if (kind !== 'payment_intent') return false;
+      child.kill('SIGKILL');
+      return true;
+    };
+    const status = await new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    expect(status).toBe('SIGKILL');
+    expect(fake.charged()).toHaveLength(1);
+    expect(
+      (await t.database.db.selectFrom('booking_fees').select('status').executeTakeFirstOrThrow()).status,
+    ).toBeNull();
+
+    fake.afterCreate = null;
+    const again = await runCliAsync(args, env);
+    expect(again.stdout).toContain('no_show fee charged');
+    expect(fake.charged()).toHaveLength(1);
+  });
+});
+
+describe('the local test mode’s card setup', () => {
+  it('saves the card without asking for one, says it is a test mode, and 404s an unknown setup', async () => {
+    t = await startTestApp({ catalogues: [catalogue()] });
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const started = await startCardSetup(
+      t.database.db,
+      t.deps.payments,
+      org.id,
+      PROTECTED,
+      'http://localhost:80',
+      t.clock.nowMs(),
+    );
+    const path = new URL(started.url).pathname;
+    const page = await t.app.inject({ method: 'GET', url: path });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Test mode:</strong> this checkout takes no money');
+    const saved = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { origin: 'http://localhost:80', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.body).toContain('Card saved');
+    const booking = await bookingOf(PROTECTED);
+    expect(booking.status).toBe('confirmed');
+    expect(booking.booking_protection.setup).toMatchObject({
+      status: 'succeeded',
+      payment_method_saved: true,
+    });
+    expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(409);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/card-setup/00000000-0000-4000-8000-000000000000' }))
+        .statusCode,
+    ).toBe(404);
+  });
+});

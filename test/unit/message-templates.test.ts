@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { type MessageFacts, renderMessage, renderSms } from '../../src/domain/message-templates.ts';
+import {
+  maskedRecipient,
+  reminderDueAt,
+  retryDelayMs,
+  sentSentence,
+  smsSegments,
+} from '../../src/domain/outbox.ts';
+
+const FACTS: MessageFacts = {
+  kind: 'payment_link',
+  organisationName: 'Northside Hair',
+  locale: 'en-GB',
+  locationName: 'Northside Camden',
+  locationPhone: '+442074850000',
+  timezone: 'Europe/London',
+  serviceNames: ['Full colour'],
+  staffName: 'Amara Okafor',
+  clientFirstName: 'Jo',
+  startsAt: Date.parse('2026-12-08T14:30:00Z'),
+  reference: 'NHC-7KQ2MX',
+  link: 'https://book.example/checkout/8fd397d7-a586-474e-ae17-f3dd478beebf',
+  holdExpiresAt: Date.parse('2026-11-23T09:30:00Z'),
+  depositDue: '£20.00',
+};
+
+describe('message templates', () => {
+  it('says the services, staff, weekday, time, location, its phone, the reference and the link', () => {
+    expect(renderSms(FACTS)).toBe(
+      'Northside Hair: Held for you: Full colour with Amara Okafor on Tuesday 8 December at 14:30, at Northside Camden. ' +
+        'Pay the deposit (£20.00) by Monday 23 November at 9:30 to confirm: https://book.example/checkout/8fd397d7-a586-474e-ae17-f3dd478beebf ' +
+        'Ref NHC-7KQ2MX. Questions or changes: +442074850000',
+    );
+  });
+
+  it('keeps an SMS within two segments, dropping detail but never the link or the reference', () => {
+    const long = {
+      ...FACTS,
+      serviceNames: ['Balayage with toner and gloss treatment', 'Restructuring keratin therapy', 'Blow-dry'],
+      staffName: 'Maximiliane Oberhauser-Wittgenstein',
+      locationName: 'Northside Hair Camden Market High Street',
+    };
+    const sms = renderSms(long);
+    expect(smsSegments(sms)).toBeLessThanOrEqual(2);
+    expect(sms).toContain(FACTS.link!);
+    expect(sms).toContain('Ref NHC-7KQ2MX.');
+    // Non-GSM characters make it UCS-2 (67 per part): still two segments at most.
+    const unicode = renderSms({ ...long, organisationName: 'Salon Łódź ✂️' });
+    expect(smsSegments(unicode)).toBeLessThanOrEqual(2);
+  });
+
+  it("speaks the organisation's language and formats dates in its locale", () => {
+    const de = renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: null, depositDue: null });
+    expect(de.sms).toBe(
+      'Northside Hair: Erinnerung: Full colour bei Amara Okafor am Dienstag, 8. Dezember um 14:30, in Northside Camden. ' +
+        'Nr. NHC-7KQ2MX. Fragen oder Änderungen: +442074850000',
+    );
+    expect(de.subject).toBe('Northside Hair: Erinnerung an Ihren Termin (NHC-7KQ2MX)');
+    expect(de.text).toContain('Hallo Jo,');
+    const html = renderMessage({ ...FACTS, organisationName: 'A <b> & co' }).html;
+    expect(html).toContain('A &lt;b&gt; &amp; co');
+    expect(html).toContain(`<a href="${FACTS.link}">`);
+  });
+});
+
+describe('outbox rules', () => {
+  it('counts segments as GSM-7 or UCS-2', () => {
+    expect(smsSegments('a'.repeat(160))).toBe(1);
+    expect(smsSegments('a'.repeat(161))).toBe(2);
+    expect(smsSegments('€'.repeat(80))).toBe(1);
+    expect(smsSegments('✂'.repeat(70))).toBe(1);
+    expect(smsSegments('✂'.repeat(71))).toBe(2);
+  });
+
+  it('schedules the reminder only when its time is still ahead', () => {
+    const start = Date.parse('2026-11-24T10:00:00Z');
+    expect(reminderDueAt(start, 24, Date.parse('2026-11-23T09:00:00Z'))).toBe(
+      Date.parse('2026-11-23T10:00:00Z'),
+    );
+    expect(reminderDueAt(start, 24, Date.parse('2026-11-23T10:00:00Z'))).toBeNull();
+    expect(reminderDueAt(start, 0, 0)).toBeNull();
+  });
+
+  it('backs off exponentially up to an hour', () => {
+    expect([1, 2, 3, 4, 20].map(retryDelayMs)).toEqual([30_000, 60_000, 120_000, 240_000, 3_600_000]);
+  });
+
+  it('says where a message went without reading the address out', () => {
+    expect(maskedRecipient('sms', '+447911123456')).toBe('the number ending 3456');
+    expect(maskedRecipient('email', 'jo@example.com')).toBe('your e-mail at example.com');
+    const notices = [
+      { kind: 'payment_link' as const, channel: 'sms' as const, to: '+447911123456' },
+      { kind: 'payment_link' as const, channel: 'email' as const, to: 'jo@example.com' },
+    ];
+    expect(sentSentence(notices)).toBe(
+      "I've sent the payment link to the number ending 3456 and to your e-mail at example.com.",
+    );
+    expect(sentSentence(notices, { brief: true })).toBe('Link sent to the number ending 3456 and by e-mail.');
+    expect(sentSentence([])).toBe('');
+  });
+});
