@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../data/database.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
@@ -8,40 +7,14 @@ import { getBooking } from './booking-service.ts';
 import { requireLocation } from './directory-service.ts';
 
 /**
- * A booking's own page, /p/manage/{token}: the link every message and booking_page_url carry. The
- * token is the customer's capability for that one booking (32 random bytes, base64url: 256 bits, never
- * derived from anything guessable), kept in `booking_pages`.
+ * A booking's own page, /p/manage/{token}: the link every message and booking_page_url carry (the
+ * token: booking-page-token.ts).
  *
  * Booking Protection's pending_confirmation hold is finished here: the card through the provider's
  * card setup (card-setup-service.ts), the deposit through its checkout; each step is settled by
  * booking-requirements.ts `settleRequirement`, the last one confirming the booking. The link is sent
  * by the outbox (outbox-service.ts) in the hold's transaction and points here (customer-links.ts).
  */
-
-/** The path of a booking's page. */
-export function bookingPagePath(token: string): string {
-  return `/p/manage/${encodeURIComponent(token)}`;
-}
-
-/** The address the customer is given for a booking's page. */
-export function bookingPageUrl(publicBaseUrl: string, token: string): string {
-  return `${publicBaseUrl}${bookingPagePath(token)}`;
-}
-
-/** Issues the page of a booking just written (inside its transaction); the token. */
-export async function issueBookingPage(
-  trx: Db,
-  organisationId: string,
-  bookingId: string,
-  now: number,
-): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  await trx
-    .insertInto('booking_pages')
-    .values({ token, organisation_id: organisationId, booking_id: bookingId, created_at: now })
-    .execute();
-  return token;
-}
 
 /** Everything a booking's page shows. */
 export interface BookingPageView {

@@ -17,7 +17,7 @@ import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
-import { bookingPageUrl, issueBookingPage } from './booking-pages.ts';
+import { bookingPageUrl, issueBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';

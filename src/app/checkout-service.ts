@@ -4,7 +4,7 @@ import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
-import { bookingPagePath } from './booking-pages.ts';
+import { bookingPagePath } from './booking-page-token.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { announceChange } from './outbox-service.ts';
 

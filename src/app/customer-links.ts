@@ -1,4 +1,4 @@
-import { bookingPageUrl } from './booking-pages.ts';
+import { bookingPageUrl } from './booking-page-token.ts';
 import type { PaymentProvider } from './payments.ts';
 
 /**

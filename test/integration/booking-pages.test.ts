@@ -131,7 +131,9 @@ describe('the hosted pages', () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { reference, path } = await protectedHold();
     const queued = await messagesOf(reference);
-    expect(queued.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual(['booking_page_link:sms:pending']);
+    expect(queued.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual([
+      'booking_page_link:sms:pending',
+    ]);
     const links = customerLinks(localCheckout, 'https://book.example');
     await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
     const [sent] = await messagesOf(reference);

@@ -7,20 +7,22 @@ import {
   previewReschedule,
   rescheduleBooking,
 } from '../../app/booking-changes.ts';
-import {
-  type BookingPageView,
-  bookingPagePath,
-  bookingPageUrl,
-  getBookingPage,
-} from '../../app/booking-pages.ts';
+import { bookingPagePath, bookingPageUrl } from '../../app/booking-page-token.ts';
+import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts';
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
-import type { SendPage } from './page-routes.ts';
-import { esc, type Formatter, formatter, redirect, refuseCrossSiteForm } from './page-shell.ts';
+import {
+  esc,
+  type Formatter,
+  formatter,
+  redirect,
+  refuseCrossSiteForm,
+  type SendPage,
+} from './page-shell.ts';
 
 /**
  * One booking's page, /p/manage/{token}, reached from every message and from booking_page_url: the

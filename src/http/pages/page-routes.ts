@@ -1,16 +1,14 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
 import { FixedWindowRateLimiter, pageRequests } from '../../app/rate-limiter.ts';
 import { AppError } from '../../domain/errors.ts';
 import { toAppError } from '../error-envelope.ts';
 import { manageRoutes } from './manage-page.ts';
-import { acceptForms, esc, noticeFor, pageDocument, securePage } from './page-shell.ts';
+import { acceptForms, esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
 import { publicBookingRoutes } from './public-page.ts';
 
 /** Sends a whole page: the shared document (with the test-mode notice when it applies) and headers. */
-export type SendPage = (reply: FastifyReply, title: string, body: string) => FastifyReply;
-
 /**
  * The customer's pages, outside /v1 and without an API key: GET /p/{organisation_slug} (book) and
  * GET /p/manage/{token} (one booking). Every answer, failures included, is a page; forms are accepted

@@ -44,6 +44,9 @@ export function redirect(reply: FastifyReply, url: string): FastifyReply {
     .redirect(url, 303);
 }
 
+/** Sends a page of the shell: its title and body inside the document. */
+export type SendPage = (reply: FastifyReply, title: string, body: string) => FastifyReply;
+
 /**
  * Headers of every page. Referrer-Policy same-origin: the page's URL (the capability) never leaves for
  * another site, yet its own forms post with a real Origin (no-referrer would make it "null"). The CSP

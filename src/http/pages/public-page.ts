@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { bookingPagePath } from '../../app/booking-pages.ts';
+import { bookingPagePath } from '../../app/booking-page-token.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import {
   bookOnPublicPage,
@@ -13,8 +13,14 @@ import type { Location, ServiceWithStaff } from '../../domain/catalogue.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
-import type { SendPage } from './page-routes.ts';
-import { esc, type Formatter, formatter, redirect, refuseCrossSiteForm } from './page-shell.ts';
+import {
+  esc,
+  type Formatter,
+  formatter,
+  redirect,
+  refuseCrossSiteForm,
+  type SendPage,
+} from './page-shell.ts';
 
 /**
  * The public booking page, GET /p/{organisation_slug}: one page that grows as the customer chooses

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { bookingPagePath } from '../../app/booking-pages.ts';
+import { bookingPagePath } from '../../app/booking-page-token.ts';
 import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
 import {
   abandonCheckout,

@@ -63,9 +63,9 @@ export const bookTool = defineTool({
       .describe('Where the caller pays the deposit; the booking is held until then.'),
     booking_page_url: z
       .string()
-      .nullable()
+      .optional()
       .describe(
-        "The booking's own page: finishing a pending_confirmation hold, paying, cancelling or moving it.",
+        'Only for a pending_confirmation hold: the booking page where the caller finishes it (card, any deposit).',
       ),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -108,7 +108,8 @@ export const bookTool = defineTool({
       existing: held !== undefined,
       spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${protection}${sent ? ` ${sent}` : ''}`,
       payment_url: booking.payment_url,
-      booking_page_url: booking.booking_page_url ?? null,
+      // Only where it is the next step: every booking carries it too, and book's answer must stay short.
+      ...(unfinished && booking.booking_page_url && { booking_page_url: booking.booking_page_url }),
       // When the link was sent, spoken says so (and book's answer must stay short).
       ...(unpaid && !sent && { hint: 'Give the caller the payment link.' }),
       ...(unfinished && {
