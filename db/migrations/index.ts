@@ -8,6 +8,7 @@ import * as messages from './2026-11-24-0001-messages.ts';
 import * as catalogueAliases from './2026-11-24-0010-catalogue-aliases.ts';
 import * as bookingsVersion from './2026-11-25-0016-bookings-version.ts';
 import * as outbox from './2026-11-25-0018-outbox.ts';
+import * as bookingPages from './2026-11-25-0019-booking-pages.ts';
 import * as payments from './2026-11-25-0020-payments.ts';
 import * as staffAccounts from './2026-11-25-0021-staff-accounts.ts';
 
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-0010-catalogue-aliases': catalogueAliases,
   '2026-11-25-0016-bookings-version': bookingsVersion,
   '2026-11-25-0018-outbox': outbox,
+  '2026-11-25-0019-booking-pages': bookingPages,
   '2026-11-25-0020-payments': payments,
   '2026-11-25-0021-staff-accounts': staffAccounts,
 };

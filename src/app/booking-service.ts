@@ -17,6 +17,7 @@ import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
+import { bookingPageUrl, issueBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';
@@ -50,6 +51,12 @@ export interface CheckoutContext {
   payments: PaymentProvider | null;
   /** Scheme, host and port the customer reaches this server at, for payment_url. */
   publicBaseUrl: string;
+  /**
+   * The caller hands the customer the hosted booking page (MCP `book`, the public page): at a location
+   * with Booking Protection the booking becomes a pending_confirmation hold the customer finishes
+   * there. Without it (REST POST /v1/bookings) such a location answers 409 booking_protection_required.
+   */
+  hostedFlow?: boolean;
 }
 
 /**
@@ -67,7 +74,8 @@ export async function createBooking(
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
   const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
-  if (location.protection.applies) {
+  const protectedHold = location.protection.applies;
+  if (protectedHold && !checkout.hostedFlow) {
     throw new AppError(
       'booking_protection_required',
       'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',
@@ -92,6 +100,12 @@ export async function createBooking(
       'This booking needs a deposit, and no payment provider is set up to take it online; book it with the location directly.',
     );
   }
+  if (protectedHold && !checkout.payments) {
+    throw new AppError(
+      'payments_unavailable',
+      'Bookings at this location need a card saved for Booking Protection, and no payment provider is set up to take one; book it with the location directly.',
+    );
+  }
   const reference = await unusedReference(trx, caller);
   // Nothing read above is what the location's turn guards (the catalogue, the client, a reference unique
   // in the whole organisation); from here the location's bookings are decided one at a time (on
@@ -104,8 +118,16 @@ export async function createBooking(
   }
 
   const id = randomUUID();
-  const status = depositMinor ? 'pending_payment' : 'confirmed';
-  const holdExpiresAt = depositMinor ? now + location.policy.pendingPaymentHoldMinutes * 60_000 : null;
+  // Booking Protection: a hold the customer finishes on the booking page (card setup, and the deposit
+  // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
+  const requirements = protectedHold ? ['protection_setup', ...(depositMinor ? ['deposit'] : [])] : null;
+  const status = protectedHold ? 'pending_confirmation' : depositMinor ? 'pending_payment' : 'confirmed';
+  const holdMinutes = protectedHold
+    ? location.policy.pendingConfirmationHoldMinutes
+    : depositMinor
+      ? location.policy.pendingPaymentHoldMinutes
+      : null;
+  const holdExpiresAt = holdMinutes === null ? null : now + holdMinutes * 60_000;
   const last = services[services.length - 1]!;
   const row: BookingsTable = {
     id,
@@ -124,11 +146,13 @@ export async function createBooking(
     deposit_status: depositMinor ? 'pending' : 'not_required',
     notes: input.notes ?? null,
     hold_expires_at: holdExpiresAt,
-    pending_requirements: null,
-    protection_applies: 0,
-    late_cancellation_fee_percentage: null,
-    no_show_fee_percentage: null,
-    protection_setup_status: null,
+    pending_requirements: requirements && JSON.stringify(requirements),
+    protection_applies: protectedHold ? 1 : 0,
+    late_cancellation_fee_percentage: protectedHold
+      ? location.protection.late_cancellation_fee_percentage
+      : null,
+    no_show_fee_percentage: protectedHold ? location.protection.no_show_fee_percentage : null,
+    protection_setup_status: protectedHold ? 'pending' : null,
     payment_method_saved: 0,
     protection_setup_completed_at: null,
     cancelled_at: null,
@@ -179,11 +203,18 @@ export async function createBooking(
     { first: true },
   );
 
+  const pageToken = await issueBookingPage(trx, caller.organisationId, id, now);
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt && checkout.payments) {
     sessionId = randomUUID();
     const values = { reference, slug: location.slug };
+    // A protected hold's deposit is one of its steps: the customer goes back to the booking's page.
+    const successUrl = input.successUrl
+      ? redirectUrl(input.successUrl, '', values)
+      : protectedHold
+        ? bookingPageUrl(checkout.publicBaseUrl, pageToken)
+        : undefined;
     const session = {
       id: sessionId,
       bookingReference: reference,
@@ -191,7 +222,7 @@ export async function createBooking(
       currency: caller.currency,
       expiresAt: holdExpiresAt,
       createdAt: now,
-      successUrl: input.successUrl ? redirectUrl(input.successUrl, '', values) : undefined,
+      successUrl,
       cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
     };
     // The provider's own page (Stripe's) is kept; the customer is given this server's stable link to it.
@@ -223,7 +254,7 @@ export async function createBooking(
   );
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking = toBooking(
-    { ...row, location_slug: location.slug, timezone: location.timezone },
+    { ...row, location_slug: location.slug, timezone: location.timezone, page_token: pageToken },
     input.serviceIds,
     [],
     sessionId,

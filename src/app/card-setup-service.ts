@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { appendEvent, updateBooking } from '../data/booking-repository.ts';
+import { updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { effectiveStatus, isLive, transition } from '../domain/booking/state-machine.ts';
+import { effectiveStatus, isLive } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { settleRequirement } from './booking-requirements.ts';
 import { getBooking } from './booking-service.ts';
 import type { PaymentProvider } from './payments.ts';
 
@@ -103,9 +104,8 @@ export function findCardSetup(trx: Db, setupId: string) {
 
 /**
  * The provider saved the card: inside the caller's transaction the setup succeeds, the booking's
- * card is saved (payment_method_saved, setup status succeeded) and its protection_setup step is done;
- * a pending_confirmation booking with nothing else outstanding is confirmed. Applying it again changes
- * nothing.
+ * card is saved (payment_method_saved, setup status succeeded) and its protection_setup step is settled
+ * (booking-requirements.ts: the last step confirms the hold). Applying it again changes nothing.
  */
 export async function completeCardSetup(
   trx: Db,
@@ -127,46 +127,14 @@ export async function completeCardSetup(
     .where('organisation_id', '=', setup.organisation_id)
     .where('id', '=', setup.id)
     .execute();
-  const booking = await trx
-    .selectFrom('bookings')
-    .select(['status', 'starts_at', 'hold_expires_at', 'pending_requirements'])
-    .where('organisation_id', '=', setup.organisation_id)
-    .where('id', '=', setup.booking_id)
-    .executeTakeFirstOrThrow();
-  const outstanding = (JSON.parse(booking.pending_requirements ?? '[]') as string[]).filter(
-    (step) => step !== 'protection_setup',
-  );
-  await updateBooking(trx, setup.organisation_id, setup.booking_id, {
-    protection_setup_status: 'succeeded',
-    payment_method_saved: 1,
-    protection_setup_completed_at: now,
-    ...(booking.status === 'pending_confirmation' && { pending_requirements: JSON.stringify(outstanding) }),
-    updated_at: now,
-  });
-  if (booking.status !== 'pending_confirmation' || outstanding.length > 0) return;
-  const clock = {
-    status: booking.status,
-    startsAt: booking.starts_at,
-    holdExpiresAt: booking.hold_expires_at,
-  };
-  const moved = transition(clock, 'requirements_completed', now);
-  // A hold that lapsed meanwhile stays lapsed: the card is kept, the booking is not revived.
-  if (!moved.ok) return;
-  await updateBooking(trx, setup.organisation_id, setup.booking_id, {
-    status: moved.to,
-    hold_expires_at: null,
-    pending_requirements: null,
-    updated_at: now,
-  });
-  await appendEvent(trx, {
-    organisationId: setup.organisation_id,
-    bookingId: setup.booking_id,
-    from: moved.from,
-    to: moved.to,
+  await settleRequirement(
+    trx,
+    { organisationId: setup.organisation_id, bookingId: setup.booking_id },
+    'protection_setup',
+    { protection_setup_status: 'succeeded', payment_method_saved: 1, protection_setup_completed_at: now },
+    now,
     actor,
-    at: now,
-    details: { step: 'protection_setup' },
-  });
+  );
 }
 
 /** The provider says the setup page expired unused: it can no longer save a card. */
@@ -201,9 +169,13 @@ export async function savedCard(
 /**
  * The local test mode's card setup page was submitted: the setup succeeds without any card (the saved
  * "card" is the test mode's, which charges nothing). 404 for an unknown setup; 409 when it is no
- * longer open.
+ * longer open. Answers the booking's page token (where the customer returns), if it has a page.
  */
-export function saveCardInTestMode(db: Db, setupId: string, now: number): Promise<{ reference: string }> {
+export function saveCardInTestMode(
+  db: Db,
+  setupId: string,
+  now: number,
+): Promise<{ reference: string; pageToken: string | null }> {
   return writeTransaction(db, async (trx) => {
     const setup = await requireOpenSetup(trx, setupId, now);
     await completeCardSetup(
@@ -213,13 +185,17 @@ export function saveCardInTestMode(db: Db, setupId: string, now: number): Promis
       now,
       'payment:local',
     );
+    // The booking's page, if it has one, is where the customer goes back to.
     const booking = await trx
-      .selectFrom('bookings')
-      .select('reference')
-      .where('organisation_id', '=', setup.organisation_id)
-      .where('id', '=', setup.booking_id)
+      .selectFrom('bookings as b')
+      .leftJoin('booking_pages as p', (join) =>
+        join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+      )
+      .select(['b.reference', 'p.token'])
+      .where('b.organisation_id', '=', setup.organisation_id)
+      .where('b.id', '=', setup.booking_id)
       .executeTakeFirstOrThrow();
-    return { reference: booking.reference };
+    return { reference: booking.reference, pageToken: booking.token };
   });
 }
 

@@ -4,6 +4,8 @@ import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { bookingPagePath } from './booking-page-token.ts';
+import { settleRequirement } from './booking-requirements.ts';
 import { announceChange } from './outbox-service.ts';
 
 /**
@@ -112,8 +114,9 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
 /**
  * The payment provider confirms the deposit: in one write transaction the booking moves
  * pending_payment -> confirmed (deposit paid, hold cleared), the checkout becomes paid and the event
- * is logged. 404 for an unknown session; 409 conflict when it is
- * not payable (already paid, expired with the hold, or the booking is no longer pending_payment).
+ * is logged. On Booking Protection's pending_confirmation hold the deposit is one of its steps
+ * (booking-requirements.ts settleRequirement: the last one confirms). 404 for an unknown session; 409
+ * conflict when it is not payable (already paid, expired with the hold, or the booking no longer awaits it).
  */
 export function payDeposit(
   db: Db,
@@ -137,10 +140,6 @@ export async function confirmDeposit(
 ): Promise<CheckoutOutcome> {
   const row = await findSession(trx, sessionId);
   refuseUnlessPayable(row, now);
-  const moved = transition(bookingClock(row), 'deposit_paid', now);
-  if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
-  await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
-  await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
   if (refs) {
     await trx
       .updateTable('checkout_sessions')
@@ -149,6 +148,25 @@ export async function confirmDeposit(
       .where('id', '=', row.session_id)
       .execute();
   }
+  if (effectiveStatus(bookingClock(row), now) === 'pending_confirmation') {
+    // Booking Protection's hold: the deposit is one of its steps (the last one confirms it); the
+    // customer goes back to the booking's page for any other, or to see it confirmed.
+    await closeCheckouts(trx, row.organisation_id, row.booking_id, now);
+    await settleRequirement(
+      trx,
+      { organisationId: row.organisation_id, bookingId: row.booking_id },
+      'deposit',
+      { deposit_status: 'paid' },
+      now,
+      actor,
+    );
+    const page = row.page_token ? bookingPagePath(row.page_token) : defaultSuccessPath(row.session_id);
+    return outcome(row, redirectUrl(row.success_url, page, valuesOf(row)));
+  }
+  const moved = transition(bookingClock(row), 'deposit_paid', now);
+  if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
+  await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
+  await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
   await appendEvent(trx, {
     organisationId: row.organisation_id,
     bookingId: row.booking_id,
@@ -182,13 +200,7 @@ export async function recordDepositPaid(
     hold_expires_at: null,
     updated_at: now,
   });
-  await trx
-    .updateTable('checkout_sessions')
-    .set({ status: 'paid', completed_at: now })
-    .where('organisation_id', '=', organisationId)
-    .where('booking_id', '=', bookingId)
-    .where('status', 'in', ['open', 'abandoned'])
-    .execute();
+  await closeCheckouts(trx, organisationId, bookingId, now);
   // Confirmed now: the customer hears so, the unsent link goes, and the reminder is scheduled.
   await announceChange(
     trx,
@@ -197,6 +209,22 @@ export async function recordDepositPaid(
     { kind: 'confirmed', drop: ['payment_link', 'booking_page_link'], remind: true },
     now,
   );
+}
+
+/** The booking's unpaid checkouts are closed as paid (its deposit is). */
+async function closeCheckouts(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  now: number,
+): Promise<void> {
+  await trx
+    .updateTable('checkout_sessions')
+    .set({ status: 'paid', completed_at: now })
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('status', 'in', ['open', 'abandoned'])
+    .execute();
 }
 
 /**
@@ -236,6 +264,9 @@ async function findSession(db: Db, sessionId: string) {
           join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
         )
         .innerJoin('organisations as o', 'o.id', 's.organisation_id')
+        .leftJoin('booking_pages as p', (join) =>
+          join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+        )
         .select([
           's.id as session_id',
           's.organisation_id',
@@ -259,6 +290,7 @@ async function findSession(db: Db, sessionId: string) {
           'l.timezone',
           'o.name as organisation_name',
           'o.locale',
+          'p.token as page_token',
         ])
         .where('s.id', '=', id)
         .executeTakeFirst()
@@ -283,7 +315,7 @@ function stateOf(
   if (row.status === 'expired' || row.expires_at <= now) return 'expired';
   const status = effectiveStatus(bookingClock(row), now);
   if (status === 'expired') return 'expired';
-  if (status !== 'pending_payment') return 'closed';
+  if (status !== 'pending_payment' && status !== 'pending_confirmation') return 'closed';
   return row.status;
 }
 

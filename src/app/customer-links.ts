@@ -1,24 +1,23 @@
+import { bookingPageUrl } from './booking-page-token.ts';
 import type { PaymentProvider } from './payments.ts';
 
 /**
- * The links a customer is sent, made in one place so that where they point can change in one place
- * (the hosted booking pages of design.md 8.4 repoint bookingPageUrl here): the deposit's checkout, and
- * the page where a pending_confirmation booking is completed.
+ * The links a customer is given (in messages, and as payment_url and booking_page_url on every
+ * Booking), made in one place so that where they point can change in one place: the deposit's
+ * checkout, and the booking's own page (/p/manage/{token}), where a pending_confirmation booking is
+ * completed and any booking is managed.
  */
 export interface CustomerLinks {
   /** Where the open checkout of a deposit is paid; null without a payment provider. */
   paymentUrl(checkoutSessionId: string): string | null;
-  /**
-   * Where a booking held pending_confirmation is completed; null while this version has no such page
-   * (the message then gives the reference and the location's phone instead).
-   */
-  bookingPageUrl(booking: { reference: string }): string | null;
+  /** The booking's page, by its token (booking_pages). */
+  bookingPageUrl(pageToken: string): string;
 }
 
 /** The links as the customer reaches this service: under PUBLIC_BASE_URL (or the serving address). */
 export function customerLinks(payments: PaymentProvider | null, publicBaseUrl: string): CustomerLinks {
   return {
     paymentUrl: (sessionId) => (payments ? payments.checkoutUrl(sessionId, publicBaseUrl) : null),
-    bookingPageUrl: () => null,
+    bookingPageUrl: (token) => bookingPageUrl(publicBaseUrl, token),
   };
 }

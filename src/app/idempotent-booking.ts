@@ -5,6 +5,7 @@ import type { AppDeps } from '../app/deps.ts';
 import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempotency.ts';
 import { type NewBookingBody, presentCreatedBooking } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
+import { customerLinks } from './customer-links.ts';
 
 /**
  * The use case behind POST /bookings, shared by the REST route and the MCP tools in this process: the
@@ -17,7 +18,13 @@ export function createBookingIdempotently(
   deps: AppDeps,
   principal: Principal,
   body: z.infer<typeof NewBookingBody>,
-  options: { idempotencyKey: string | undefined; publicBaseUrl: string; source: BookingsTable['source'] },
+  options: {
+    idempotencyKey: string | undefined;
+    publicBaseUrl: string;
+    source: BookingsTable['source'];
+    /** The customer is handed the booking page (see CheckoutContext.hostedFlow). */
+    hostedFlow?: boolean;
+  },
 ): Promise<StoredResponse> {
   const now = deps.clock.nowMs();
   const { organisation } = principal;
@@ -50,9 +57,14 @@ export function createBookingIdempotently(
           cancelUrl: body.checkout_cancel_url,
         },
         now,
-        { payments: deps.payments, publicBaseUrl: options.publicBaseUrl },
+        {
+          payments: deps.payments,
+          publicBaseUrl: options.publicBaseUrl,
+          hostedFlow: options.hostedFlow ?? false,
+        },
       );
-      return { status: 201, body: { data: presentCreatedBooking(created, now) } };
+      const links = customerLinks(deps.payments, options.publicBaseUrl);
+      return { status: 201, body: { data: presentCreatedBooking(created, now, links) } };
     },
   );
 }

@@ -160,8 +160,8 @@ async function render(
   let link: string | null = null;
   if (row.kind === 'payment_link' && facts.checkout_session_id) {
     link = delivery.links.paymentUrl(facts.checkout_session_id);
-  } else if (row.kind === 'booking_page_link') {
-    link = delivery.links.bookingPageUrl({ reference: facts.reference });
+  } else if (row.kind === 'booking_page_link' && facts.page_token) {
+    link = delivery.links.bookingPageUrl(facts.page_token);
   }
   const messageFacts: MessageFacts = {
     kind: row.kind,

@@ -25,6 +25,11 @@ export function failedAuthentications(address: string): RateLimitCounter {
   return { organisationId: NO_ORGANISATION, name: `auth-failures:${address}` };
 }
 
+/** The requests of one client address to the keyless public pages (/p/...). */
+export function pageRequests(address: string): RateLimitCounter {
+  return { organisationId: NO_ORGANISATION, name: `pages:${address}` };
+}
+
 /** Counters of the current windows in process memory; expired windows are dropped as they pass. */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counts = new Map<string, { windowEnd: number; count: number }>();

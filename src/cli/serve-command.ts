@@ -75,10 +75,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const runtime = await openRuntime(config);
   warnAboutPayments(logger, config);
   const { db, clock } = runtime.deps;
+  let demoSlug: string | null = null;
   if (options.demo) {
     if (await isDatabaseEmpty(db)) {
       const { report, key } = await installDemo(db, clock);
       printDemoKey(report.organisation.slug, key);
+      demoSlug = report.organisation.slug;
     } else {
       out('The database already holds data, so no demo key is printed; issue one with');
       out('  npx booking keys create --org <slug> --label <text> --scope read_write');
@@ -98,6 +100,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const stopSweeper = startHoldSweeper(db, clock, (error) =>
     logger.error({ err: error }, 'hold sweep failed'),
   );
+  if (demoSlug) {
+    // Beside the key: where a customer books (a wildcard address is reached on this machine's loopback).
+    // Printed before "listening on", the line scripts wait for.
+    const base = config.publicBaseUrlSet ? config.publicBaseUrl : address.replace('//0.0.0.0', '//127.0.0.1');
+    out(`Public booking page: ${base}/p/${encodeURIComponent(demoSlug)}`);
+  }
   // Links in messages name PUBLIC_BASE_URL, or the address this server is reached at.
   const delivery = await outboxDeliveryFor(
     runtime.deps,

@@ -82,7 +82,13 @@ export const BookingResource = z
       .string()
       .nullable()
       .describe(
-        'While pending_payment: the hosted checkout for the deposit; otherwise null. An addition to v1 on reads.',
+        'While a deposit is due on a pending booking: the hosted checkout for it; otherwise null. An addition to v1 on reads.',
+      ),
+    booking_page_url: z
+      .string()
+      .nullable()
+      .describe(
+        "The booking's own page (/p/manage/{token}): see, pay, set up a card, cancel or reschedule; null when none was issued. An addition to v1.",
       ),
     hold_expires_at: z
       .string()
@@ -101,7 +107,10 @@ export const CreatedBookingResource = BookingResource.extend({
 
 /** How a booking's links are made: the hosted checkout of a deposit, where this server is reached. */
 export interface BookingLinks {
-  paymentUrl(checkoutSessionId: string): string;
+  /** null: no payment provider, nobody could pay. */
+  paymentUrl(checkoutSessionId: string): string | null;
+  /** The booking's page, /p/manage/{token}, under PUBLIC_BASE_URL. */
+  bookingPageUrl(token: string): string;
 }
 
 const httpUrl = z
@@ -171,9 +180,10 @@ export function presentBooking(
       booking.depositMinor === null ? null : { amount: booking.depositMinor, currency: booking.currency },
     deposit_status: booking.depositStatus === 'not_required' ? null : booking.depositStatus,
     payment_url:
-      status === 'pending_payment' && booking.checkoutSessionId !== null && links
+      pending && booking.depositStatus === 'pending' && booking.checkoutSessionId !== null && links
         ? links.paymentUrl(booking.checkoutSessionId)
         : null,
+    booking_page_url: booking.pageToken !== null && links ? links.bookingPageUrl(booking.pageToken) : null,
     hold_expires_at: pending && booking.holdExpiresAt !== null ? formatUtc(booking.holdExpiresAt) : null,
   };
 }
@@ -181,9 +191,10 @@ export function presentBooking(
 export function presentCreatedBooking(
   created: CreatedBooking,
   now: number,
+  links?: BookingLinks,
 ): z.infer<typeof CreatedBookingResource> {
   return {
-    ...presentBooking(created.booking, now),
+    ...presentBooking(created.booking, now, links),
     deposit: created.deposit,
     payment_url: created.paymentUrl,
   };

@@ -135,23 +135,34 @@ export async function findBookingsOfClient(
 }
 
 function bookingsWithLocation(db: Db, organisationId: string) {
-  return db
-    .selectFrom('bookings')
-    .innerJoin('locations', 'locations.id', 'bookings.location_id')
-    .selectAll('bookings')
-    .select(['locations.slug as location_slug', 'locations.timezone'])
-    .where('bookings.organisation_id', '=', organisationId);
+  return (
+    db
+      .selectFrom('bookings')
+      .innerJoin('locations', 'locations.id', 'bookings.location_id')
+      // The booking's page (booking_page_url), when one was issued.
+      .leftJoin('booking_pages', (join) =>
+        join
+          .onRef('booking_pages.organisation_id', '=', 'bookings.organisation_id')
+          .onRef('booking_pages.booking_id', '=', 'bookings.id'),
+      )
+      .selectAll('bookings')
+      .select(['locations.slug as location_slug', 'locations.timezone', 'booking_pages.token as page_token'])
+      .where('bookings.organisation_id', '=', organisationId)
+  );
 }
 
 /** Bookings rows made whole with their services (in order) and fees: two queries however many. */
-async function withDetails(
-  db: Db,
-  rows: (BookingsTable & { location_slug: string; timezone: string })[],
-): Promise<Booking[]> {
+async function withDetails(db: Db, rows: BookingRowWithLocation[]): Promise<Booking[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const organisations = [...new Set(rows.map((r) => r.organisation_id))];
-  const pendingPayment = rows.filter((r) => r.status === 'pending_payment').map((r) => r.id);
+  const pendingPayment = rows
+    .filter(
+      (r) =>
+        r.status === 'pending_payment' ||
+        (r.status === 'pending_confirmation' && r.deposit_status === 'pending'),
+    )
+    .map((r) => r.id);
   const [segments, fees, sessions] = await Promise.all([
     db
       .selectFrom('booking_services')
@@ -189,8 +200,15 @@ async function withDetails(
 }
 
 /** The one mapper from a bookings row (with its location's slug and zone) to the domain Booking. */
+/** A bookings row with its location's slug and zone, and its page's token when it has one. */
+export type BookingRowWithLocation = BookingsTable & {
+  location_slug: string;
+  timezone: string;
+  page_token?: string | null;
+};
+
 export function toBooking(
-  row: BookingsTable & { location_slug: string; timezone: string },
+  row: BookingRowWithLocation,
   serviceIds: string[],
   fees: BookingFeesTable[],
   checkoutSessionId: string | null,
@@ -216,6 +234,7 @@ export function toBooking(
     notes: row.notes,
     holdExpiresAt: row.hold_expires_at,
     checkoutSessionId,
+    pageToken: row.page_token ?? null,
     pendingRequirements: row.pending_requirements ? (JSON.parse(row.pending_requirements) as string[]) : [],
     protection: {
       applies: row.protection_applies === 1,

@@ -162,9 +162,13 @@ export async function findMessageFacts(db: Db, organisationId: string, bookingId
     .innerJoin('clients as c', (join) =>
       join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
     )
+    .leftJoin('booking_pages as p', (join) =>
+      join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+    )
     .select([
       'b.id',
       'b.reference',
+      'p.token as page_token',
       'b.status',
       'b.starts_at',
       'b.hold_expires_at',

@@ -243,6 +243,14 @@ export interface BookingServicesTable {
 
 export type CheckoutStatus = 'open' | 'paid' | 'abandoned' | 'expired';
 
+/** The capability of one booking's page, /p/manage/{token} (see the 0019 migration). */
+export interface BookingPagesTable {
+  token: string;
+  organisation_id: string;
+  booking_id: string;
+  created_at: number;
+}
+
 export interface CheckoutSessionsTable {
   id: string;
   organisation_id: string;
@@ -426,6 +434,7 @@ export interface Database {
   bookings: BookingsTable;
   booking_services: BookingServicesTable;
   checkout_sessions: CheckoutSessionsTable;
+  booking_pages: BookingPagesTable;
   card_setups: CardSetupsTable;
   payment_events: PaymentEventsTable;
   booking_fees: BookingFeesTable;

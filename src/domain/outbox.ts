@@ -112,7 +112,7 @@ const SENT_WHAT: Record<OutboxKind, string> = {
   reminder: 'a reminder',
 };
 
-/** The same, said in as few words as book's answer can afford (it must stay within 1,500 characters). */
+/** The same, said in as few words as book's answer can afford (it must stay within 1,600 characters). */
 const SENT_BRIEF: Record<OutboxKind, string> = {
   confirmed: 'Confirmation',
   payment_link: 'Link',

@@ -20,6 +20,7 @@ import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
+import { pageRoutes } from './pages/page-routes.ts';
 import { installPublicLinks } from './public-base-url.ts';
 import { addressWindow, addressWindowOnUnkeyedResponses, rateLimitHeaders } from './rate-limit-headers.ts';
 import { requestIdFor } from './request-id.ts';
@@ -170,6 +171,8 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   if (deps.payments) await typed.register(checkoutRoutes(deps, deps.payments));
   if (isStripe(deps.payments)) await app.register(stripeWebhookRoutes(deps, deps.payments));
   await app.register(consoleRoutes(deps));
+  // The customer's pages: /p/{organisation_slug} and /p/manage/{token}.
+  await typed.register(pageRoutes(deps));
   serveOpenApi(app);
   registerMcpRoutes(app, deps, {
     allowedHosts,

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
 import type { BookingLinks } from '../contract/booking.ts';
 
@@ -76,12 +77,9 @@ function listeningOrigin(request: FastifyRequest): string {
 const WILDCARDS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
 
 /**
- * A booking's links (payment_url) as this request's caller should hand them to the customer; none
- * without a payment provider (nobody could pay).
+ * A booking's links (payment_url, booking_page_url) as this request's caller should hand them to the
+ * customer; no payment_url without a payment provider (nobody could pay).
  */
-export function bookingLinks(deps: AppDeps, request: FastifyRequest): BookingLinks | undefined {
-  const { payments } = deps;
-  if (!payments) return undefined;
-  const base = publicBaseUrl(request);
-  return { paymentUrl: (sessionId) => payments.checkoutUrl(sessionId, base) };
+export function bookingLinks(deps: AppDeps, request: FastifyRequest): BookingLinks {
+  return customerLinks(deps.payments, publicBaseUrl(request));
 }

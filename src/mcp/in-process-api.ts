@@ -4,6 +4,7 @@ import { availabilityAt } from '../app/availability-cache.ts';
 import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
 import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
+import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
 import {
   listLocations,
@@ -202,6 +203,8 @@ export class InProcessBookingApi implements BookingApi {
         idempotencyKey,
         publicBaseUrl: this.#options.publicBaseUrl,
         source: 'mcp',
+        // A voice agent can send the caller the booking page: Booking Protection's hold is finished there.
+        hostedFlow: true,
       },
     );
     // A replayed 4xx comes back as its stored envelope, exactly as REST would answer it.
@@ -330,12 +333,9 @@ export class InProcessBookingApi implements BookingApi {
     return this.#principal.organisation.id;
   }
 
-  /** payment_url as the customer reaches this server; none without a payment provider. */
-  #links(): BookingLinks | undefined {
-    const { payments } = this.#deps;
-    if (!payments) return undefined;
-    const base = this.#options.publicBaseUrl;
-    return { paymentUrl: (sessionId) => payments.checkoutUrl(sessionId, base) };
+  /** payment_url and booking_page_url as the customer reaches this server. */
+  #links(): BookingLinks {
+    return customerLinks(this.#deps.payments, this.#options.publicBaseUrl);
   }
 
   #changer() {

@@ -27,6 +27,8 @@ describe('the deposit checkout in a browser', () => {
     const server = served.server;
     const key = /(bk_[0-9A-Za-z]{40})/.exec(server.stdout())?.[1];
     expect(key).toBeDefined();
+    // Beside the key, where customers book.
+    expect(server.stdout()).toContain(`Public booking page: ${server.url}/p/northside-hair`);
     const api = async <T = { id: string; reference: string; status: string; payment_url: string }>(
       url: string,
       init: RequestInit = {},

@@ -509,14 +509,17 @@ describe.skipIf(onPostgres)('booking restore', () => {
     try {
       const api = apiOf(restoredServer, key);
       for (const [reference, booking] of answered) {
-        // The same booking, its payment link to the same checkout at the restored server's address.
-        const { payment_url: paymentUrl, ...expected } = booking;
-        const { payment_url: restoredUrl, ...restoredBooking } = (await api.get(
-          `/bookings/${reference}`,
-        )) as Record<string, unknown>;
+        // The same booking, its links (the checkout, its page) at the restored server's address.
+        const { payment_url: paymentUrl, booking_page_url: pageUrl, ...expected } = booking;
+        const {
+          payment_url: restoredUrl,
+          booking_page_url: restoredPage,
+          ...restoredBooking
+        } = (await api.get(`/bookings/${reference}`)) as Record<string, unknown>;
         expect(restoredBooking).toEqual(expected);
         const path = (url: unknown) => (typeof url === 'string' ? new URL(url).pathname : url);
         expect(path(restoredUrl)).toEqual(path(paymentUrl));
+        expect(path(restoredPage)).toEqual(path(pageUrl));
       }
       expect([...answered.values()].map((booking) => booking.status)).toEqual([
         'confirmed',

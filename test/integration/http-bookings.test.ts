@@ -65,6 +65,7 @@ describe('POST /bookings', () => {
       deposit: null,
       deposit_status: null,
       payment_url: null,
+      booking_page_url: expect.stringMatching(/^http:\/\/localhost:80\/p\/manage\/[A-Za-z0-9_-]{43}$/),
       hold_expires_at: null,
     });
     const spelled = [

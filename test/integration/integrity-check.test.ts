@@ -470,6 +470,7 @@ describe('idempotency_records', () => {
         'booking_services',
         'checkout_sessions',
         'booking_fees',
+        'booking_pages',
         'outbox',
       ]) {
         await sql`DELETE FROM ${sql.table(table)} WHERE booking_id = ${id}`.execute(db);

@@ -176,7 +176,7 @@ describe('conversations', () => {
     await mcp.close();
   });
 
-  it('a caller of a protected location is told how to book there', async () => {
+  it('a caller of a protected location gets a hold and the booking-page link', async () => {
     const mcp = await agent();
     const offered = await mcp.call('find_slots', {
       location: 'Islington',
@@ -184,22 +184,33 @@ describe('conversations', () => {
       date: 'wednesday',
     });
     expect(offered.ok).toBe(true);
-    const refused = await mcp.call('book', {
+    const held = await mcp.call('book', {
       location: 'Islington',
       services: 'colour',
       starts_at: offered.slots[0].starts_at,
       client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
     });
-    expect(refused).toMatchObject({ ok: false, code: 'booking_protection_required' });
-    expect(refused.hint).toMatch(/online booking page, which secures a card; offer to send the link/);
+    expect(held).toMatchObject({ ok: true, status: 'pending_confirmation', existing: false });
+    expect(held.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
+    expect(held.booking_page_url).toMatch(/\/p\/manage\/[A-Za-z0-9_-]{43}$/);
+    expect(held.spoken).toMatch(
+      /the caller can save a card and pay the deposit on the booking page to confirm it\. Link sent to the number ending 8899\./,
+    );
+    expect(held.hint).toMatch(/link to the booking page has been sent/);
     expect(mcp.calls).toBe(2);
-    expect(
-      await t.database.db
-        .selectFrom('bookings')
-        .select('id')
-        .where('location_id', '=', ids.locations.islington!)
-        .execute(),
-    ).toEqual([]);
+    const rows = await t.database.db
+      .selectFrom('bookings')
+      .select(['status', 'hold_expires_at', 'protection_applies'])
+      .where('location_id', '=', ids.locations.islington!)
+      .execute();
+    // Islington holds for its pending_confirmation_hold_minutes (the catalogue's default, 15).
+    expect(rows).toEqual([
+      {
+        status: 'pending_confirmation',
+        hold_expires_at: t.clock.nowMs() + 15 * 60_000,
+        protection_applies: 1,
+      },
+    ]);
     await mcp.close();
   });
 });

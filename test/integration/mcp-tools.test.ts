@@ -408,7 +408,7 @@ describe('book', () => {
     expect(result.alternatives[0].starts_at).toBe('2026-11-23T10:00:00+00:00');
   });
 
-  it('refuses a protected location with what to tell the caller', async () => {
+  it('holds a protected location for the booking page, saying the outbox sent its link', async () => {
     const slots = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
     expect(slots.ok).toBe(true);
     const result = await mcp.call('book', {
@@ -417,9 +417,11 @@ describe('book', () => {
       starts_at: slots.slots[0].starts_at,
       client: NEW_CALLER,
     });
-    expect(result).toMatchObject({ ok: false, code: 'booking_protection_required' });
-    expect(result.hint).toBe(
-      'Northside Islington takes bookings only on its online booking page, which secures a card; offer to send the link.',
+    expect(result).toMatchObject({ ok: true, status: 'pending_confirmation' });
+    expect(result.booking.pending_confirmation.requirements).toEqual(['protection_setup']);
+    expect(result.booking_page_url).toMatch(/^http:\/\/localhost:8080\/p\/manage\/[A-Za-z0-9_-]{43}$/);
+    expect(result.spoken).toMatch(
+      /Booking Protection: the caller can save a card on the booking page to confirm it\. Link sent to the number ending \d{4}\.$/,
     );
   });
 

@@ -8,6 +8,7 @@ import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtur
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
 import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
+import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -50,13 +51,13 @@ function catalogue() {
   return c;
 }
 
-async function start() {
+async function start(catalogues: unknown[] = [catalogue()]) {
   const payments = makeStripeProvider({
     secretKey: fake.secretKey,
     webhookSecret: fake.webhookSecret,
     apiBase: new URL(fake.url),
   });
-  t = await startTestApp({ payments, catalogues: [catalogue()] });
+  t = await startTestApp({ payments, catalogues });
   return t;
 }
 
@@ -348,6 +349,56 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
     const again = await runCliAsync(args, env);
     expect(again.stdout).toContain('no_show fee charged');
     expect(fake.charged()).toHaveLength(1);
+  });
+});
+
+describe('a Booking Protection hold with a deposit, finished on its booking page through Stripe', () => {
+  it('settles the card and the deposit from Stripe’s webhooks, the last confirming; both return to the page', async () => {
+    await start([demoCatalogue()]);
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'colour',
+      starts_at: 'Wednesday 25 November at 2 pm',
+      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+    });
+    await mcp.close();
+    expect(booked.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
+    const reference = booked.booking.reference as string;
+    const pagePath = new URL(booked.booking_page_url).pathname;
+    const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
+    const deposit = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    expect(new URL(String(deposit.success_url)).pathname).toBe(pagePath);
+
+    // The page's "Save a card" opens Stripe Checkout in setup mode.
+    const setup = await t.app.inject({
+      method: 'POST',
+      url: `${pagePath}/setup`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+      payload: '',
+    });
+    expect(setup.statusCode, setup.body).toBe(303);
+    const card = [...fake.sessions.values()].find(
+      (s) => s.mode === 'setup' && s.url === setup.headers.location,
+    )!;
+    expect(new URL(String(card.success_url)).pathname).toBe(pagePath);
+    expect((await deliver(fake.saveCard(String(card.id)))).statusCode).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'pending_confirmation',
+      pending_confirmation: { requirements: ['deposit'] },
+    });
+
+    expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'confirmed',
+      deposit_status: 'paid',
+      pending_confirmation: null,
+      hold_expires_at: null,
+    });
+    expect(await eventsOf(reference)).toEqual([
+      { from_status: null, to_status: 'pending_confirmation', actor: expect.any(String) },
+      { from_status: 'pending_confirmation', to_status: 'confirmed', actor: 'payment:stripe' },
+    ]);
   });
 });
 

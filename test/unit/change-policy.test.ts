@@ -35,6 +35,7 @@ function booking(overrides: Partial<Booking> = {}, protection: Partial<Booking['
     notes: null,
     holdExpiresAt: null,
     checkoutSessionId: null,
+    pageToken: null,
     pendingRequirements: [],
     protection: {
       applies: false,

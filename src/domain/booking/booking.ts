@@ -59,6 +59,8 @@ export interface Booking {
   fees: Partial<Record<FeeKind, Fee>>;
   cancelledAt: number | null;
   depositRefunded: boolean | null;
+  /** The capability of the booking's page (/p/manage/{token}); null when none was issued. */
+  pageToken: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { bookingPagePath } from '../../app/booking-page-token.ts';
 import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
 import {
   abandonCheckout,
@@ -11,10 +12,18 @@ import {
 } from '../../app/checkout-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { PaymentProvider } from '../../app/payments.ts';
-import { AppError } from '../../domain/errors.ts';
-import { formatUtc } from '../../domain/time-format.ts';
 import { toAppError } from '../error-envelope.ts';
-import { ownOrigins } from '../public-base-url.ts';
+import {
+  acceptForms,
+  esc,
+  type Formatter,
+  formatter,
+  noticeFor,
+  pageDocument,
+  redirect,
+  refuseCrossSiteForm,
+  securePage,
+} from '../pages/page-shell.ts';
 
 /**
  * The local payment provider's hosted checkout, for people in browsers: GET /checkout/{session} (the
@@ -31,17 +40,12 @@ import { ownOrigins } from '../public-base-url.ts';
  * pay or leave a checkout whose link it has seen.
  */
 export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): FastifyPluginAsyncZod {
-  const document = pageDocument(provider.takesMoney ? '' : TEST_MODE_NOTICE);
+  const document = pageDocument(noticeFor(provider));
   const sendPage = (reply: FastifyReply, title: string, body: string) =>
     securePage(reply).send(document(title, body));
   return async (app) => {
-    // HTML forms post application/x-www-form-urlencoded; ours carry no fields, so the body is ignored.
-    // Registered inside this plugin only: the API keeps its JSON-only rule.
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 1024 },
-      (_request, _body, done) => done(null, undefined),
-    );
+    // HTML forms post application/x-www-form-urlencoded; ours carry no fields.
+    acceptForms(app, 1024);
 
     // Failures are pages too (a browser shows them): 404 for an unknown checkout, 409 when it cannot
     // be paid or left any more, the app's status and message for anything else.
@@ -86,6 +90,7 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     });
     app.post<{ Params: SetupParams }>('/card-setup/:setup', form, async (request, reply) => {
       const saved = await saveCardInTestMode(deps.db, request.params.setup, deps.clock.nowMs());
+      if (saved.pageToken) return redirect(reply, bookingPagePath(saved.pageToken));
       return sendPage(
         reply,
         'Card saved',
@@ -122,104 +127,8 @@ const TITLES: Record<string | number, string> = {
   413: 'Request too large',
 };
 
-/**
- * A form post must come from one of this server's own pages. Browsers send Origin with every form
- * post (our pages' Referrer-Policy: same-origin keeps it from being "null"); a browser that sends
- * none still sends a Referer. A post with neither is not from our page: refused too.
- */
-async function refuseCrossSiteForm(request: FastifyRequest): Promise<void> {
-  const claimed = originOf(request.headers.origin ?? request.headers.referer);
-  if (claimed === undefined || !ownOrigins(request).has(claimed)) {
-    throw new AppError(
-      'invalid_host',
-      'This form is accepted only from the checkout page itself. Open the payment link again and use its buttons.',
-      'Origin',
-    );
-  }
-}
-
-/** The serialised origin of a URL or an Origin header (default ports dropped); undefined for none or "null". */
-function originOf(url: string | undefined): string | undefined {
-  if (!url || url === 'null') return undefined;
-  try {
-    const { origin } = new URL(url);
-    return origin === 'null' ? undefined : origin;
-  } catch {
-    return undefined;
-  }
-}
-
-function redirect(reply: FastifyReply, url: string): FastifyReply {
-  // no-referrer: the checkout URL (the capability) must not leak to the shop's pages.
-  return reply
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .redirect(url, 303);
-}
-
-/**
- * Headers of every page. Referrer-Policy same-origin: the page's URL (the capability) never leaves for
- * another site, yet its own forms post with a real Origin (no-referrer would make it "null"). The CSP
- * allows no scripts, no framing, and form posts to this origin only.
- */
-function securePage(reply: FastifyReply): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .header('x-content-type-options', 'nosniff')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Pages. Every interpolated value goes through esc(); nothing is loaded from elsewhere.
-
-/** Said on every page of a provider that takes no money. */
-const TEST_MODE_NOTICE = `<p class="test-mode" role="note"><strong>Test mode:</strong> this checkout takes no money. Paying here only marks the deposit as paid (saving a card, the card as saved); no card is asked for or charged.</p>
-`;
-
-/** The pages' words are English; only money and times follow the organisation's locale. */
-function pageDocument(notice: string) {
-  return (title: string, body: string): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${esc(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${notice}${body}
-</main>
-</body>
-</html>
-`;
-}
-
-const STYLE = [
-  'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f6;color:#1a1a1a}',
-  'main{max-width:32rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}',
-  'h1{font-size:1.5rem;margin-top:0}',
-  'dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}',
-  'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}',
-  'td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
-  '.notice{padding:.75rem;border-left:4px solid #b35900;background:#fff4e5}',
-  '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
-  '.actions{display:flex;gap:1rem;flex-wrap:wrap;margin-top:1.5rem}',
-  'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer}',
-  'button.primary{background:#0b5394;color:#fff}button.secondary{background:#fff;color:#0b5394}',
-  'button:focus-visible,a:focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
-  'a{color:#0b5394}',
-  '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
-].join('');
-
 function checkoutBody(view: CheckoutView): string {
-  const f = formatter(view);
+  const f = formatter({ ...view.organisation, currency: view.currency, timezone: view.location.timezone });
   const path = checkoutPath(view.sessionId);
   const services = view.services
     .map((s) => `<tr><td>${esc(s.name)}</td><td class="amount">${esc(f.money(s.priceMinor))}</td></tr>`)
@@ -250,7 +159,7 @@ ${services}
 }
 
 function doneBody(view: CheckoutView): string {
-  const f = formatter(view);
+  const f = formatter({ ...view.organisation, currency: view.currency, timezone: view.location.timezone });
   return `<p>${esc(view.organisation.name)}</p>
 <h1>Booking confirmed</h1>
 <p role="status">Your deposit of ${esc(f.money(view.amountMinor))} has been paid.</p>
@@ -269,7 +178,7 @@ function notPayableTitle(view: CheckoutView): string {
 }
 
 function notPayableBody(view: CheckoutView): string {
-  const f = formatter(view);
+  const f = formatter({ ...view.organisation, currency: view.currency, timezone: view.location.timezone });
   const title = notPayableTitle(view);
   const explanation =
     view.state === 'paid'
@@ -303,38 +212,4 @@ function summary(view: CheckoutView, f: Formatter): string {
 <dt>Location</dt><dd>${esc(view.location.name)}</dd>
 <dt>Appointment</dt><dd>${f.time(view.booking.startsAt)}</dd>
 </dl>`;
-}
-
-interface Formatter {
-  money(minor: number): string;
-  /** A `<time>` element, already escaped. */
-  time(epochMs: number): string;
-}
-
-/** Money and times in the organisation's locale, times in the location's zone. */
-function formatter(view: CheckoutView): Formatter {
-  const locale = view.organisation.locale;
-  const currency = new Intl.NumberFormat(locale, { style: 'currency', currency: view.currency });
-  const digits = currency.resolvedOptions().maximumFractionDigits ?? 2;
-  const dates = new Intl.DateTimeFormat(locale, {
-    dateStyle: 'full',
-    timeStyle: 'short',
-    timeZone: view.location.timezone,
-  });
-  return {
-    money: (minor) => currency.format(minor / 10 ** digits),
-    time: (epochMs) => `<time datetime="${esc(formatUtc(epochMs))}">${esc(dates.format(epochMs))}</time>`,
-  };
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }

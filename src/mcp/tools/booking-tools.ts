@@ -35,7 +35,8 @@ export const bookTool = defineTool({
   description:
     'Books a time find_slots offered, for client_id or a caller given by name and phone or e-mail. Never books the ' +
     'same caller twice at one time (existing true: the one they hold). Refused: ok false, code conflict, a reason ' +
-    'and alternatives. A deposit makes it a hold until paid at payment_url.',
+    'and alternatives. A deposit makes it a hold until paid at payment_url. At a location with Booking Protection it ' +
+    'is a pending_confirmation hold the caller finishes on booking_page_url (card setup, and any deposit); the link is sent to them.',
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
@@ -60,6 +61,12 @@ export const bookTool = defineTool({
       .string()
       .nullable()
       .describe('Where the caller pays the deposit; the booking is held until then.'),
+    booking_page_url: z
+      .string()
+      .optional()
+      .describe(
+        'Only for a pending_confirmation hold: the booking page where the caller finishes it (card, any deposit).',
+      ),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, { api }) {
@@ -90,20 +97,36 @@ export const bookTool = defineTool({
     const [summary] = await speakBookings(api, [booking]);
     const { deposit } = booking;
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
+    const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
+    const protection = unfinished ? ` ${protectionSentence(booking)}` : '';
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     return {
       booking: summary!,
       status: booking.status,
       existing: held !== undefined,
-      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${sent ? ` ${sent}` : ''}`,
+      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${protection}${sent ? ` ${sent}` : ''}`,
       payment_url: booking.payment_url,
+      // Only where it is the next step: every booking carries it too, and book's answer must stay short.
+      ...(unfinished && booking.booking_page_url && { booking_page_url: booking.booking_page_url }),
       // When the link was sent, spoken says so (and book's answer must stay short).
       ...(unpaid && !sent && { hint: 'Give the caller the payment link.' }),
+      ...(unfinished && {
+        hint: sent
+          ? 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.'
+          : 'Give the caller the booking page link; the booking is confirmed once they finish it there before the hold ends.',
+      }),
     };
   },
 });
+
+/** What a caller at a Booking Protection location is told: what to finish, where, and by when. */
+function protectionSentence(booking: Booking): string {
+  const steps = booking.pending_confirmation?.requirements ?? [];
+  const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
+  return `This location needs Booking Protection: the caller can ${what} on the booking page to confirm it.`;
+}
 
 /** Where a new booking's first message went: each channel the client has, as the outbox wrote it. */
 async function noticesOf(api: BookingApi, clientId: string, status: string): Promise<OutboxNotice[]> {

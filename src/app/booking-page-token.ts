@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../data/database.ts';
+
+/**
+ * A booking's page token and its addresses: the token is the customer's capability for that one
+ * booking (32 random bytes, base64url: 256 bits, never derived from anything guessable), kept in
+ * `booking_pages` and issued in the transaction that writes the booking. Apart from the page itself
+ * (booking-pages.ts) so that the booking use case can issue one without importing the page.
+ */
+
+/** The path of a booking's page. */
+export function bookingPagePath(token: string): string {
+  return `/p/manage/${encodeURIComponent(token)}`;
+}
+
+/** The address the customer is given for a booking's page. */
+export function bookingPageUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl}${bookingPagePath(token)}`;
+}
+
+/** Issues the page of a booking just written (inside its transaction); the token. */
+export async function issueBookingPage(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  now: number,
+): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await trx
+    .insertInto('booking_pages')
+    .values({ token, organisation_id: organisationId, booking_id: bookingId, created_at: now })
+    .execute();
+  return token;
+}

@@ -1,0 +1,95 @@
+import type { Db } from '../data/database.ts';
+import type { Booking } from '../domain/booking/booking.ts';
+import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import type { Location } from '../domain/catalogue.ts';
+import { AppError } from '../domain/errors.ts';
+import { getBooking } from './booking-service.ts';
+import { requireLocation } from './directory-service.ts';
+
+/**
+ * A booking's own page, /p/manage/{token}: the link every message and booking_page_url carry (the
+ * token: booking-page-token.ts).
+ *
+ * Booking Protection's pending_confirmation hold is finished here: the card through the provider's
+ * card setup (card-setup-service.ts), the deposit through its checkout; each step is settled by
+ * booking-requirements.ts `settleRequirement`, the last one confirming the booking. The link is sent
+ * by the outbox (outbox-service.ts) in the hold's transaction and points here (customer-links.ts).
+ */
+
+/** Everything a booking's page shows. */
+export interface BookingPageView {
+  token: string;
+  organisation: { id: string; name: string; locale: string; slug: string };
+  location: Location;
+  /** As of now (lazy expiry applied to `status`). */
+  booking: Booking;
+  services: { name: string; priceMinor: number }[];
+  staffName: string;
+  clientName: string;
+}
+
+/** A token can only be 43 base64url characters; anything else is not looked up. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The booking behind a page's token, or 404 not_found. Reads only. */
+export async function getBookingPage(db: Db, token: string, now: number): Promise<BookingPageView> {
+  const page = TOKEN.test(token)
+    ? await db
+        .selectFrom('booking_pages as p')
+        .innerJoin('bookings as b', (join) =>
+          join.onRef('b.organisation_id', '=', 'p.organisation_id').onRef('b.id', '=', 'p.booking_id'),
+        )
+        .innerJoin('organisations as o', 'o.id', 'p.organisation_id')
+        .innerJoin('staff as s', (join) =>
+          join.onRef('s.organisation_id', '=', 'b.organisation_id').onRef('s.id', '=', 'b.staff_id'),
+        )
+        .innerJoin('clients as c', (join) =>
+          join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
+        )
+        .innerJoin('locations as l', (join) =>
+          join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
+        )
+        .select([
+          'b.reference',
+          'b.id as booking_id',
+          'l.slug as location_slug',
+          'o.id as organisation_id',
+          'o.name as organisation_name',
+          'o.locale',
+          'o.slug as organisation_slug',
+          's.name as staff_name',
+          'c.first_name',
+          'c.last_name',
+        ])
+        .where('p.token', '=', token)
+        .executeTakeFirst()
+    : undefined;
+  if (!page) throw new AppError('not_found', 'No booking has this link; check the link you were given.');
+  const booking = await getBooking(db, page.organisation_id, page.reference);
+  const services = await db
+    .selectFrom('booking_services')
+    .innerJoin('services', (join) =>
+      join
+        .onRef('services.organisation_id', '=', 'booking_services.organisation_id')
+        .onRef('services.id', '=', 'booking_services.service_id'),
+    )
+    .select(['services.name', 'booking_services.price_minor'])
+    .where('booking_services.organisation_id', '=', page.organisation_id)
+    .where('booking_services.booking_id', '=', page.booking_id)
+    .orderBy('booking_services.position')
+    .execute();
+  return {
+    token,
+    organisation: {
+      id: page.organisation_id,
+      name: page.organisation_name,
+      locale: page.locale,
+      slug: page.organisation_slug,
+    },
+    location: await requireLocation(db, page.organisation_id, page.location_slug),
+    booking: { ...booking, status: effectiveStatus(booking, now) },
+    services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
+    staffName: page.staff_name,
+    clientName: [page.first_name, page.last_name].filter(Boolean).join(' '),
+  };
+}

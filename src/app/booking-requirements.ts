@@ -1,0 +1,87 @@
+import type { Updateable } from 'kysely';
+import { appendEvent, updateBooking } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+import type { BookingsTable } from '../data/tables.ts';
+import { transition } from '../domain/booking/state-machine.ts';
+import { announceChange } from './outbox-service.ts';
+
+/**
+ * THE place that decides "a step of Booking Protection's hold is done -> confirm when none is left",
+ * whoever reports the step: the card saved (card-setup-service.ts, from Stripe's webhook or the local
+ * test page) or the deposit paid (checkout-service.ts confirmDeposit, from Stripe's webhook or the
+ * local checkout).
+ */
+
+export type Requirement = 'deposit' | 'protection_setup';
+
+/**
+ * What settling did: `confirmed` (it was the last step), `outstanding` (other steps remain), or
+ * `not_held` (the booking was not waiting for this step: confirmed already, or its hold lapsed; only
+ * `changes` were written, so a card saved late is kept but the booking is not revived).
+ */
+export type Settled = 'confirmed' | 'outstanding' | 'not_held';
+
+/**
+ * Inside the caller's transaction: writes `changes` (what the step records: the card, the deposit) and,
+ * when the booking is a pending_confirmation hold waiting for `requirement`, takes the step off its
+ * requirements; the last one confirms it (hold cleared, event logged, the customer told and the
+ * reminder scheduled through the outbox, the unsent booking-page link dropped).
+ */
+export async function settleRequirement(
+  trx: Db,
+  target: { organisationId: string; bookingId: string },
+  requirement: Requirement,
+  changes: Omit<Updateable<BookingsTable>, 'status' | 'pending_requirements' | 'hold_expires_at'>,
+  now: number,
+  actor: string,
+): Promise<Settled> {
+  const { organisationId, bookingId } = target;
+  const row = await trx
+    .selectFrom('bookings')
+    .select(['status', 'starts_at', 'hold_expires_at', 'pending_requirements'])
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', bookingId)
+    .executeTakeFirstOrThrow();
+  const pending = JSON.parse(row.pending_requirements ?? '[]') as string[];
+  const clock = { status: row.status, startsAt: row.starts_at, holdExpiresAt: row.hold_expires_at };
+  const left = pending.filter((step) => step !== requirement);
+  const waiting = row.status === 'pending_confirmation' && left.length < pending.length;
+  const moved = waiting && left.length === 0 ? transition(clock, 'requirements_completed', now) : null;
+  // A hold that lapsed meanwhile stays lapsed: what the step saved is kept, the booking is not revived.
+  if (!waiting || (moved && !moved.ok)) {
+    await updateBooking(trx, organisationId, bookingId, { ...changes, updated_at: now });
+    return 'not_held';
+  }
+  if (!moved) {
+    await updateBooking(trx, organisationId, bookingId, {
+      ...changes,
+      pending_requirements: JSON.stringify(left),
+      updated_at: now,
+    });
+    return 'outstanding';
+  }
+  await updateBooking(trx, organisationId, bookingId, {
+    ...changes,
+    status: 'confirmed',
+    pending_requirements: null,
+    hold_expires_at: null,
+    updated_at: now,
+  });
+  await appendEvent(trx, {
+    organisationId,
+    bookingId,
+    from: 'pending_confirmation',
+    to: 'confirmed',
+    actor,
+    at: now,
+    details: { completed: requirement },
+  });
+  await announceChange(
+    trx,
+    organisationId,
+    bookingId,
+    { kind: 'confirmed', drop: ['payment_link', 'booking_page_link'], remind: true },
+    now,
+  );
+  return 'confirmed';
+}

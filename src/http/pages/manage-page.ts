@@ -1,0 +1,378 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { DateTime } from 'luxon';
+import { getAvailability } from '../../app/availability-service.ts';
+import {
+  cancelBooking,
+  previewCancellation,
+  previewReschedule,
+  rescheduleBooking,
+} from '../../app/booking-changes.ts';
+import { bookingPagePath, bookingPageUrl } from '../../app/booking-page-token.ts';
+import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts';
+import { startCardSetup } from '../../app/card-setup-service.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
+import { AppError } from '../../domain/errors.ts';
+import { localDateAt } from '../../domain/time-format.ts';
+import { publicBaseUrl } from '../public-base-url.ts';
+import {
+  esc,
+  type Formatter,
+  formatter,
+  redirect,
+  refuseCrossSiteForm,
+  type SendPage,
+} from './page-shell.ts';
+
+/**
+ * One booking's page, /p/manage/{token}, reached from every message and from booking_page_url: the
+ * booking, the hold's time left, its outstanding steps (deposit through the payment provider's
+ * checkout, the card Booking Protection needs through the provider's setup), and cancelling or moving
+ * it within the location's policy. A change is always shown first with what it costs (the fee to the
+ * saved card, a kept deposit), from the same dry-run decision the change makes, and made only when
+ * the customer confirms.
+ */
+export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAsyncZod {
+  const customer = (view: BookingPageView) => ({
+    organisationId: view.organisation.id,
+    actor: 'page:customer',
+  });
+  return async (app) => {
+    const hidden = { schema: { hide: true } };
+    const form = { ...hidden, onRequest: refuseCrossSiteForm };
+
+    app.get<{ Params: TokenParams }>('/p/manage/:token', hidden, async (request, reply) => {
+      const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs()));
+    });
+
+    // The deposit: on to the provider's checkout of the booking's open session.
+    app.post<{ Params: TokenParams }>('/p/manage/:token/pay', form, async (request, reply) => {
+      const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+      const session = view.booking.checkoutSessionId;
+      if (!deps.payments || !session || !isPending(view)) {
+        throw new AppError('conflict', 'This booking has no deposit waiting to be paid.');
+      }
+      return redirect(reply, deps.payments.checkoutUrl(session, publicBaseUrl(request)));
+    });
+
+    // The card for Booking Protection: on to the provider's card setup, which returns here.
+    app.post<{ Params: TokenParams }>('/p/manage/:token/setup', form, async (request, reply) => {
+      const now = deps.clock.nowMs();
+      const view = await getBookingPage(deps.db, request.params.token, now);
+      const page = bookingPageUrl(publicBaseUrl(request), view.token);
+      const setup = await startCardSetup(
+        deps.db,
+        deps.payments,
+        view.organisation.id,
+        view.booking.reference,
+        publicBaseUrl(request),
+        now,
+        { successUrl: page, cancelUrl: page },
+      );
+      return redirect(reply, setup.url);
+    });
+
+    app.get<{ Params: TokenParams }>('/p/manage/:token/cancel', hidden, async (request, reply) => {
+      const now = deps.clock.nowMs();
+      const view = await getBookingPage(deps.db, request.params.token, now);
+      const preview = await previewCancellation(deps.db, customer(view), view.booking.reference, now);
+      return sendPage(
+        reply,
+        'Cancel your booking',
+        cancelBody(view, preview.refusal?.message, preview.disclosure),
+      );
+    });
+    app.post<{ Params: TokenParams }>('/p/manage/:token/cancel', form, async (request, reply) => {
+      const now = deps.clock.nowMs();
+      const view = await getBookingPage(deps.db, request.params.token, now);
+      await cancelBooking(
+        deps.db,
+        customer(view),
+        view.booking.reference,
+        'cancelled on the booking page',
+        now,
+      );
+      return redirect(reply, bookingPagePath(view.token));
+    });
+
+    app.get<{ Params: TokenParams; Querystring: { date?: string; starts_at?: string } }>(
+      '/p/manage/:token/reschedule',
+      hidden,
+      async (request, reply) => {
+        const now = deps.clock.nowMs();
+        const view = await getBookingPage(deps.db, request.params.token, now);
+        const { starts_at: startsAt } = request.query;
+        if (startsAt !== undefined) {
+          // A slot was chosen: what moving there would mean, before the customer confirms.
+          const at = parseInstant(startsAt);
+          const preview = await previewReschedule(
+            deps.db,
+            customer(view),
+            view.booking.reference,
+            { startsAt: at },
+            now,
+          );
+          const refusal =
+            preview.refusal?.message ?? (preview.slot ? undefined : 'That time is no longer free.');
+          return sendPage(reply, 'Move your booking', moveConfirmBody(view, at, refusal, preview.disclosure));
+        }
+        const date =
+          request.query.date ?? localDateAt(Math.max(now, view.booking.startsAt), view.location.timezone);
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new AppError('invalid_request', 'Choose a day.', 'date');
+        const availability = await getAvailability(
+          deps.db,
+          view.organisation.id,
+          {
+            location: view.location,
+            serviceIds: view.booking.serviceIds,
+            excludeBookingId: view.booking.id,
+            fromDate: date,
+            days: 1,
+          },
+          now,
+        );
+        const slots = availability.slots.filter((s) => s.startsAt !== view.booking.startsAt);
+        return sendPage(
+          reply,
+          'Move your booking',
+          moveBody(
+            view,
+            date,
+            slots.map((s) => s.startsAt),
+          ),
+        );
+      },
+    );
+    app.post<{ Params: TokenParams; Body: { starts_at?: string } }>(
+      '/p/manage/:token/reschedule',
+      form,
+      async (request, reply) => {
+        const now = deps.clock.nowMs();
+        const view = await getBookingPage(deps.db, request.params.token, now);
+        const at = parseInstant(request.body?.starts_at);
+        await rescheduleBooking(deps.db, customer(view), view.booking.reference, { startsAt: at }, now);
+        return redirect(reply, bookingPagePath(view.token));
+      },
+    );
+  };
+}
+
+interface TokenParams {
+  token: string;
+}
+
+function parseInstant(value: string | undefined): number {
+  const at = value === undefined ? Number.NaN : Date.parse(value);
+  if (Number.isNaN(at))
+    throw new AppError('invalid_request', 'Choose one of the times offered.', 'starts_at');
+  return at;
+}
+
+function isPending(view: BookingPageView): boolean {
+  return view.booking.status === 'pending_payment' || view.booking.status === 'pending_confirmation';
+}
+
+function isChangeable(view: BookingPageView, now: number): boolean {
+  const live = isPending(view) || view.booking.status === 'confirmed';
+  return live && now < view.booking.startsAt;
+}
+
+function titleOf(view: BookingPageView): string {
+  switch (view.booking.status) {
+    case 'confirmed':
+      return 'Booking confirmed';
+    case 'pending_payment':
+    case 'pending_confirmation':
+      return 'Finish your booking';
+    case 'cancelled':
+      return 'Booking cancelled';
+    case 'expired':
+      return 'Booking expired';
+    default:
+      return 'Your booking';
+  }
+}
+
+function formatOf(view: BookingPageView): Formatter {
+  return formatter({
+    locale: view.organisation.locale,
+    currency: view.booking.currency,
+    timezone: view.location.timezone,
+  });
+}
+
+/** The booking's facts, shared by every page about it. */
+export function bookingSummary(view: BookingPageView, f: Formatter): string {
+  const { booking } = view;
+  const services = view.services.map((s) => `${esc(s.name)} (${esc(f.money(s.priceMinor))})`).join(', ');
+  const deposit =
+    booking.depositMinor === null
+      ? ''
+      : `<dt>Deposit</dt><dd>${esc(f.money(booking.depositMinor))} (${esc(booking.depositStatus === 'pending' ? 'due' : booking.depositStatus)})</dd>\n`;
+  return `<dl>
+<dt>Booking reference</dt><dd><strong>${esc(booking.reference)}</strong></dd>
+<dt>Name</dt><dd>${esc(view.clientName)}</dd>
+<dt>Location</dt><dd>${esc(view.location.name)}</dd>
+<dt>Appointment</dt><dd>${f.time(booking.startsAt)}</dd>
+<dt>With</dt><dd>${esc(view.staffName)}</dd>
+<dt>Services</dt><dd>${services}</dd>
+<dt>Total</dt><dd>${esc(f.money(booking.totalPriceMinor))}</dd>
+${deposit}</dl>`;
+}
+
+function bookingBody(view: BookingPageView, now: number): string {
+  const f = formatOf(view);
+  const { booking } = view;
+  const path = bookingPagePath(view.token);
+  const parts = [`<p>${esc(view.organisation.name)}</p>`, `<h1>${esc(titleOf(view))}</h1>`];
+  if (isPending(view) && booking.holdExpiresAt !== null) {
+    const minutes = Math.max(1, Math.ceil((booking.holdExpiresAt - now) / 60_000));
+    parts.push(
+      `<p class="notice" role="status">Your time is held for <strong>${minutes} more minute${minutes === 1 ? '' : 's'}</strong> (until ${f.time(booking.holdExpiresAt)}). Finish the steps below to confirm it; otherwise it is released.</p>`,
+    );
+  }
+  if (booking.status === 'confirmed') parts.push('<p role="status">You are booked. See you then!</p>');
+  if (booking.status === 'expired') {
+    parts.push(
+      '<p role="alert">This booking was not finished in time and the time was released. Please book again.</p>',
+    );
+  }
+  parts.push(bookingSummary(view, f));
+  if (isPending(view)) {
+    const steps: string[] = [];
+    const setup = booking.pendingRequirements.includes('protection_setup');
+    if (setup) {
+      steps.push(`<li><p>Save a card for Booking Protection. Nothing is charged now; ${esc(protectionWords(view))}</p>
+<form method="post" action="${esc(`${path}/setup`)}"><button type="submit" class="primary">Save a card</button></form></li>`);
+    }
+    if (booking.depositStatus === 'pending' && booking.checkoutSessionId && booking.depositMinor !== null) {
+      steps.push(`<li><p>Pay the deposit of ${esc(f.money(booking.depositMinor))}; it counts towards the total.</p>
+<form method="post" action="${esc(`${path}/pay`)}"><button type="submit" class="primary">Pay deposit ${esc(f.money(booking.depositMinor))}</button></form></li>`);
+    }
+    if (steps.length > 0) parts.push(`<h2>To confirm your booking</h2>\n<ol>\n${steps.join('\n')}\n</ol>`);
+  }
+  if (isChangeable(view, now)) {
+    parts.push(`<h2>Need to change it?</h2>
+<p>${esc(policyWords(view))}</p>
+<div class="actions">
+<a href="${esc(`${path}/reschedule`)}">Change the time</a>
+<a href="${esc(`${path}/cancel`)}">Cancel the booking</a>
+</div>`);
+  }
+  return parts.join('\n');
+}
+
+function policyWords(view: BookingPageView): string {
+  const hours = view.location.policy.cancellationWindowHours;
+  return `Changes and cancellations less than ${hours} hour${hours === 1 ? '' : 's'} before the appointment are late: you will see what that costs before you confirm.`;
+}
+
+function protectionWords(view: BookingPageView): string {
+  const late = view.booking.protection.lateCancellationFeePercentage;
+  const noShow = view.booking.protection.noShowFeePercentage;
+  const words: string[] = [];
+  if (late) words.push(`${late}% of the price if you cancel late`);
+  if (noShow) words.push(`${noShow}% if you do not come`);
+  return words.length > 0 ? `the card may be charged ${words.join(', or ')}.` : 'the card is kept on file.';
+}
+
+/** What a change costs, in words: the fee to the saved card, what becomes of a paid deposit. */
+function costWords(view: BookingPageView, disclosure: ChangeDisclosure, kind: 'cancel' | 'move'): string {
+  const f = formatOf(view);
+  const sentences: string[] = [];
+  if (disclosure.late) sentences.push('This is a late change under the cancellation policy.');
+  if (disclosure.fee && disclosure.fee.amountMinor > 0) {
+    const fee = disclosure.fee;
+    const credit =
+      fee.depositCreditMinor > 0 ? `, less the deposit of ${f.money(fee.depositCreditMinor)} you paid` : '';
+    sentences.push(
+      `A late cancellation fee of ${f.money(fee.amountMinor)} (${fee.feePercentage}% of the price) applies${credit}: ${f.money(fee.chargeAmountMinor)} will be charged to your saved card.`,
+    );
+  }
+  if (disclosure.depositOutcome === 'retained' && view.booking.depositMinor !== null) {
+    sentences.push(`Your deposit of ${f.money(view.booking.depositMinor)} will be kept.`);
+  } else if (disclosure.depositOutcome === 'refunded' && view.booking.depositMinor !== null) {
+    sentences.push(`Your deposit of ${f.money(view.booking.depositMinor)} will be refunded.`);
+  } else if (disclosure.depositOutcome === 'carried_over') {
+    sentences.push('Your deposit moves with the booking.');
+  }
+  if (sentences.length === 0)
+    sentences.push(
+      kind === 'cancel' ? 'There is no charge for cancelling.' : 'There is no charge for moving it.',
+    );
+  return sentences.join(' ');
+}
+
+function cancelBody(
+  view: BookingPageView,
+  refusal: string | undefined,
+  disclosure: ChangeDisclosure,
+): string {
+  const f = formatOf(view);
+  const path = bookingPagePath(view.token);
+  if (refusal) {
+    return `<h1>Cancel your booking</h1>
+<p role="alert">${esc(refusal)}</p>
+${bookingSummary(view, f)}
+<p><a href="${esc(path)}">Back to the booking</a></p>`;
+  }
+  const costly = disclosure.late || disclosure.fee !== null;
+  return `<h1>Cancel your booking</h1>
+${bookingSummary(view, f)}
+<p class="${costly ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'cancel'))}</p>
+<form method="post" action="${esc(`${path}/cancel`)}">
+<div class="actions"><button type="submit" class="primary">Yes, cancel it</button>
+<a href="${esc(path)}">Keep my booking</a></div>
+</form>`;
+}
+
+function moveBody(view: BookingPageView, date: string, starts: number[]): string {
+  const f = formatOf(view);
+  const path = `${bookingPagePath(view.token)}/reschedule`;
+  const day = DateTime.fromISO(date, { zone: view.location.timezone });
+  const list =
+    starts.length === 0
+      ? '<p role="status">No free times that day; try another.</p>'
+      : `<form method="get" action="${esc(path)}"><fieldset><legend>Free times</legend>
+${starts
+  .map(
+    (at, i) =>
+      `<label class="choice"><input type="radio" name="starts_at" value="${esc(new Date(at).toISOString())}"${i === 0 ? ' required' : ''}>${f.time(at)}</label>`,
+  )
+  .join('\n')}
+</fieldset><div class="actions"><button type="submit" class="primary">Continue</button></div></form>`;
+  return `<h1>Move your booking</h1>
+${bookingSummary(view, f)}
+<form method="get" action="${esc(path)}">
+<label for="date">Day</label>
+<input id="date" name="date" type="date" value="${esc(date)}" required>
+<div class="actions"><button type="submit" class="secondary">Show times</button>
+<a href="${esc(path)}?date=${esc(day.plus({ days: 1 }).toISODate() ?? date)}">Next day</a></div>
+</form>
+${list}
+<p><a href="${esc(bookingPagePath(view.token))}">Back to the booking</a></p>`;
+}
+
+function moveConfirmBody(
+  view: BookingPageView,
+  at: number,
+  refusal: string | undefined,
+  disclosure: ChangeDisclosure,
+): string {
+  const f = formatOf(view);
+  const path = bookingPagePath(view.token);
+  if (refusal) {
+    return `<h1>Move your booking</h1>
+<p role="alert">${esc(refusal)}</p>
+<p><a href="${esc(`${path}/reschedule`)}">Choose another time</a></p>`;
+  }
+  return `<h1>Move your booking</h1>
+<p>From ${f.time(view.booking.startsAt)} to <strong>${f.time(at)}</strong>.</p>
+<p class="${disclosure.late ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'move'))}</p>
+<form method="post" action="${esc(`${path}/reschedule`)}">
+<input type="hidden" name="starts_at" value="${esc(new Date(at).toISOString())}">
+<div class="actions"><button type="submit" class="primary">Yes, move it</button>
+<a href="${esc(path)}">Keep the current time</a></div>
+</form>`;
+}

@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../app/deps.ts';
+import { FixedWindowRateLimiter, pageRequests } from '../../app/rate-limiter.ts';
+import { AppError } from '../../domain/errors.ts';
+import { toAppError } from '../error-envelope.ts';
+import { manageRoutes } from './manage-page.ts';
+import { acceptForms, esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
+import { publicBookingRoutes } from './public-page.ts';
+
+/** Sends a whole page: the shared document (with the test-mode notice when it applies) and headers. */
+/**
+ * The customer's pages, outside /v1 and without an API key: GET /p/{organisation_slug} (book) and
+ * GET /p/manage/{token} (one booking). Every answer, failures included, is a page; forms are accepted
+ * only from this server's own pages (page-shell.ts refuseCrossSiteForm); each client address may make
+ * requestsPerMinute requests a minute to them (the API's counter store, a counter of its own), since
+ * nothing else stands in front of them.
+ */
+export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
+  const document = pageDocument(noticeFor(deps.payments));
+  const sendPage: SendPage = (reply, title, body) => securePage(reply).send(document(title, body));
+  const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
+  return async (app) => {
+    acceptForms(app);
+    app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+      const limit = deps.limits.requestsPerMinute;
+      const now = deps.clock.nowMs();
+      const decision = await limiter.hit(pageRequests(request.ip), limit, now);
+      if (!decision.allowed) {
+        reply.header('retry-after', String(Math.max(1, Math.ceil((decision.resetAt - now) / 1000))));
+        throw new AppError(
+          'rate_limited',
+          'Too many requests from this address; wait a minute and try again.',
+        );
+      }
+    });
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error);
+      if (appError.code === 'server_error') request.log.error({ err: error }, 'request failed');
+      const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
+      return sendPage(
+        reply.code(appError.status),
+        title,
+        `<h1>${esc(title)}</h1>
+<p role="alert">${esc(appError.message)}</p>
+<p>Reference for support: <code>${esc(request.id)}</code></p>`,
+      );
+    });
+    await app.register(manageRoutes(deps, sendPage));
+    await app.register(publicBookingRoutes(deps, sendPage));
+  };
+}
+
+const TITLES: Record<string | number, string> = {
+  https_required: 'HTTPS required',
+  invalid_host: 'Not accepted from here',
+  rate_limited: 'Too many requests',
+  400: 'Please check your details',
+  404: 'Not found',
+  409: 'That did not work',
+  413: 'Request too large',
+  503: 'Not available online',
+};

@@ -1,0 +1,167 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { formatUtc } from '../../domain/time-format.ts';
+import { ownOrigins } from '../public-base-url.ts';
+
+/**
+ * What every server-rendered page shares (the local checkout, the booking pages, the console): the
+ * document and its style, the security headers, the same-origin rule for form posts, escaping, and
+ * money and times in the organisation's locale. Pages load nothing from elsewhere and run no script.
+ */
+
+/**
+ * A form post must come from one of this server's own pages. Browsers send Origin with every form
+ * post (our pages' Referrer-Policy: same-origin keeps it from being "null"); a browser that sends
+ * none still sends a Referer. A post with neither is not from our page: refused too.
+ */
+export async function refuseCrossSiteForm(request: FastifyRequest): Promise<void> {
+  const claimed = originOf(request.headers.origin ?? request.headers.referer);
+  if (claimed === undefined || !ownOrigins(request).has(claimed)) {
+    throw new AppError(
+      'invalid_host',
+      'This form is accepted only from the checkout page itself. Open the payment link again and use its buttons.',
+      'Origin',
+    );
+  }
+}
+
+/** The serialised origin of a URL or an Origin header (default ports dropped); undefined for none or "null". */
+function originOf(url: string | undefined): string | undefined {
+  if (!url || url === 'null') return undefined;
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
+}
+
+export function redirect(reply: FastifyReply, url: string): FastifyReply {
+  // no-referrer: the checkout URL (the capability) must not leak to the shop's pages.
+  return reply
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .redirect(url, 303);
+}
+
+/** Sends a page of the shell: its title and body inside the document. */
+export type SendPage = (reply: FastifyReply, title: string, body: string) => FastifyReply;
+
+/**
+ * Headers of every page. Referrer-Policy same-origin: the page's URL (the capability) never leaves for
+ * another site, yet its own forms post with a real Origin (no-referrer would make it "null"). The CSP
+ * allows no scripts, no framing, and form posts to this origin only.
+ */
+export function securePage(reply: FastifyReply): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'same-origin')
+    .header('x-content-type-options', 'nosniff')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pages. Every interpolated value goes through esc(); nothing is loaded from elsewhere.
+
+/** Said on every page of a provider that takes no money. */
+export const TEST_MODE_NOTICE = `<p class="test-mode" role="note"><strong>Test mode:</strong> this checkout takes no money. Paying here only marks the deposit as paid, and saving a card here saves none; no card is asked for or charged.</p>
+`;
+
+/** The notice a page carries: the test-mode warning when the payment provider takes no money. */
+export function noticeFor(provider: { takesMoney: boolean } | null): string {
+  return provider && !provider.takesMoney ? TEST_MODE_NOTICE : '';
+}
+
+/**
+ * Form posts (application/x-www-form-urlencoded) parsed into their fields, registered inside a pages
+ * plugin only: the API keeps its JSON-only rule.
+ */
+export function acceptForms(app: FastifyInstance, bodyLimit = 4096): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
+}
+
+/** The pages' words are English; only money and times follow the organisation's locale. */
+export function pageDocument(notice: string) {
+  return (title: string, body: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${notice}${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const STYLE = [
+  'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f6;color:#1a1a1a}',
+  'main{max-width:32rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}',
+  'h1{font-size:1.5rem;margin-top:0}',
+  'dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}',
+  'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}',
+  'td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
+  '.notice{padding:.75rem;border-left:4px solid #b35900;background:#fff4e5}',
+  '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
+  '.actions{display:flex;gap:1rem;flex-wrap:wrap;margin-top:1.5rem}',
+  'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer}',
+  'button.primary{background:#0b5394;color:#fff}button.secondary{background:#fff;color:#0b5394}',
+  'button:focus-visible,a:focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
+  'a{color:#0b5394}',
+  'label{display:block;font-weight:600;margin-top:1rem}',
+  'input,select{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555;border-radius:6px}',
+  'input[type=radio],input[type=checkbox]{width:auto;margin-right:.5rem}',
+  'fieldset{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}',
+  '.choice{display:flex;align-items:center;font-weight:400;margin:.5rem 0}',
+  'input:focus-visible,select:focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
+  '.fee{padding:.75rem;border-left:4px solid #8a1c1c;background:#fdecea}',
+  '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
+].join('');
+
+export interface Formatter {
+  money(minor: number): string;
+  /** A `<time>` element, already escaped. */
+  time(epochMs: number): string;
+}
+
+/** Money and times in the organisation's locale, times in the location's zone. */
+export function formatter(place: { locale: string; currency: string; timezone: string }): Formatter {
+  const { locale } = place;
+  const currency = new Intl.NumberFormat(locale, { style: 'currency', currency: place.currency });
+  const digits = currency.resolvedOptions().maximumFractionDigits ?? 2;
+  const dates = new Intl.DateTimeFormat(locale, {
+    dateStyle: 'full',
+    timeStyle: 'short',
+    timeZone: place.timezone,
+  });
+  return {
+    money: (minor) => currency.format(minor / 10 ** digits),
+    time: (epochMs) => `<time datetime="${esc(formatUtc(epochMs))}">${esc(dates.format(epochMs))}</time>`,
+  };
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function esc(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}

@@ -1,0 +1,159 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The hosted pages through real HTTP (inject): the protected hold MCP makes and how it lapses, the
+ * booking page's refusals (unknown links, posts from other sites), moving a booking from its page with
+ * the cost shown first, the REST contract kept (409 at a protected location), and the per-address limit.
+ * The demo catalogue; the clock stands at Monday 23 November 2026, 09:00 in London.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const OWN_ORIGIN = 'http://localhost:80';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+const page = (url: string) => t.app.inject({ method: 'GET', url });
+const post = (url: string, payload = '', headers: Record<string, string> = { origin: OWN_ORIGIN }) =>
+  t.app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload });
+
+async function protectedHold(services = 'cut') {
+  const mcp = await connectInProcess(t, t.keys.readWrite);
+  const booked = await mcp.call('book', {
+    location: 'islington',
+    services,
+    starts_at: 'Wednesday 25 November at 2 pm',
+    client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+  });
+  await mcp.close();
+  expect(booked).toMatchObject({ ok: true, status: 'pending_confirmation' });
+  return { reference: booked.booking.reference as string, path: new URL(booked.booking_page_url).pathname };
+}
+
+/** The page's "Save a card": the local provider's card setup, which returns to the booking's page. */
+async function saveCard(path: string): Promise<void> {
+  const setup = await post(`${path}/setup`);
+  expect(setup.statusCode, setup.body).toBe(303);
+  const setupPath = new URL(setup.headers.location as string).pathname;
+  expect(setupPath).toMatch(/^\/card-setup\/[0-9a-f-]{36}$/);
+  const saved = await post(setupPath);
+  expect(saved.statusCode, saved.body).toBe(303);
+  expect(saved.headers.location).toBe(path);
+}
+
+async function messagesOf(reference: string) {
+  const ids = await catalogueIds(t.database.db);
+  return (await listOutbox(t.database.db, ids.organisation)).filter((m) => m.reference === reference);
+}
+
+describe('the hosted pages', () => {
+  it('a protected hold lapses after pending_confirmation_hold_minutes, and its page says so', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    const held = await page(path);
+    expect(held.statusCode).toBe(200);
+    expect(held.body).toContain('Finish your booking');
+    expect(held.body).toMatch(/held for <strong>15 more minutes/);
+    t.clock.advance({ minutes: 15 });
+    const lapsed = await page(path);
+    expect(lapsed.body).toContain('Booking expired');
+    expect(lapsed.body).not.toContain('Save a card');
+    expect((await post(`${path}/setup`)).statusCode).toBe(409);
+    const rest = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+    expect(rest.json().data.status).toBe('expired');
+  });
+
+  it('keeps REST at a protected location to the contract: 409 booking_protection_required', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const client = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Ana', last_name: 'Lee', email: 'ana@example.com' },
+    });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'islington',
+        service_ids: [Object.values(ids.services)[0]],
+        client_id: client.json().data.id,
+        starts_at: '2026-11-25T14:00:00+00:00',
+      },
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json().error.code).toBe('booking_protection_required');
+  });
+
+  it('refuses unknown links, and forms from other sites', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    for (const url of ['/p/manage/nope', `/p/manage/${'A'.repeat(43)}`, '/p/no-such-salon']) {
+      const response = await page(url);
+      expect(response.statusCode).toBe(404);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    }
+    const { path } = await protectedHold();
+    expect((await post(`${path}/setup`, '', { origin: 'https://evil.example' })).statusCode).toBe(403);
+    expect((await post(`${path}/setup`, '', {})).statusCode).toBe(403);
+    expect((await page(path)).body).toContain('Save a card');
+  });
+
+  it('moves a booking from its page, saying first that it is free of charge', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    await saveCard(path);
+    expect((await page(path)).body).toContain('Booking confirmed');
+    const times = await page(`${path}/reschedule?date=2026-11-27`);
+    expect(times.statusCode).toBe(200);
+    const startsAt = /name="starts_at" value="([^"]+)"/.exec(times.body)?.[1];
+    expect(startsAt).toBeDefined();
+    const preview = await page(`${path}/reschedule?starts_at=${encodeURIComponent(startsAt!)}`);
+    expect(preview.body).toContain('There is no charge for moving it.');
+    expect(preview.body).toContain('Yes, move it');
+    const moved = await post(`${path}/reschedule`, `starts_at=${encodeURIComponent(startsAt!)}`);
+    expect(moved.statusCode).toBe(303);
+    const rest = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+    expect(Date.parse(rest.json().data.starts_at)).toBe(Date.parse(startsAt!));
+    expect(rest.json().data.booking_page_url).toBe(`http://localhost:80${path}`);
+  });
+
+  it("sends the hold's booking-page link through the outbox; confirming sends confirmed instead", async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    const queued = await messagesOf(reference);
+    expect(queued.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual([
+      'booking_page_link:sms:pending',
+    ]);
+    const links = customerLinks(localCheckout, 'https://book.example');
+    await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
+    const [sent] = await messagesOf(reference);
+    expect(sent!.status).toBe('logged');
+    expect(JSON.parse(sent!.body!).text).toContain(`https://book.example${path}`);
+    await saveCard(path);
+    const after = await messagesOf(reference);
+    expect(after.map((m) => `${m.kind}:${m.status}`).sort()).toEqual([
+      'booking_page_link:logged',
+      'confirmed:pending',
+      'reminder:pending',
+    ]);
+  });
+
+  it('limits the requests of one address to the pages', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW, limits: { requestsPerMinute: 3 } });
+    for (let i = 0; i < 3; i++) expect((await page('/p/northside-hair')).statusCode).toBe(200);
+    const limited = await page('/p/northside-hair');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect(limited.body).toContain('Too many requests');
+  });
+});
