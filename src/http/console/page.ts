@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { formatUtc, localDateAt } from '../../domain/time-format.ts';
+import { esc } from '../pages/page-shell.ts';
 
 /**
  * The console's page shell: one stylesheet inline, one script served by the project
@@ -118,17 +119,7 @@ export function formats(locale: string, zone: string): Formats {
   };
 }
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function esc(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
+export { esc };
 
 export const STATUS_LABELS: Record<string, string> = {
   pending_payment: 'Awaiting deposit',

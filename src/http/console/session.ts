@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import { type ConsoleSession, IDLE_TIMEOUT_MS, resumeSession } from '../../app/staff-account-service.ts';
+import { originOf } from '../pages/page-shell.ts';
 import { ownOrigins } from '../public-base-url.ts';
 
 /**
@@ -89,16 +90,6 @@ export function assertCsrf(session: ConsoleSession, form: Record<string, string>
       'Form expired',
       'This form is out of date or did not come from the console. Go back, reload the page and try again.',
     );
-  }
-}
-
-function originOf(url: string | undefined): string | undefined {
-  if (!url || url === 'null') return undefined;
-  try {
-    const { origin } = new URL(url);
-    return origin === 'null' ? undefined : origin;
-  } catch {
-    return undefined;
   }
 }
 

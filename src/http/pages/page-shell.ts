@@ -26,7 +26,7 @@ export async function refuseCrossSiteForm(request: FastifyRequest): Promise<void
 }
 
 /** The serialised origin of a URL or an Origin header (default ports dropped); undefined for none or "null". */
-function originOf(url: string | undefined): string | undefined {
+export function originOf(url: string | undefined): string | undefined {
   if (!url || url === 'null') return undefined;
   try {
     const { origin } = new URL(url);
