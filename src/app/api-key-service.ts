@@ -83,9 +83,15 @@ export async function listApiKeys(db: Db, organisationSlug: string): Promise<Api
   return (await keys.listApiKeys(db, organisation.id)).map(toSummary);
 }
 
-export async function revokeApiKey(db: Db, id: string, now: number): Promise<void> {
+/**
+ * Revokes a key (again: no change). `organisationId` scopes it (the console): another organisation's
+ * key is as unknown as a missing one. The operator's CLI passes none.
+ */
+export async function revokeApiKey(db: Db, id: string, now: number, organisationId?: string): Promise<void> {
   const existing = await keys.findApiKeyById(db, id);
-  if (!existing) throw new AppError('not_found', `No API key has the id "${id}".`);
+  if (!existing || (organisationId !== undefined && existing.organisation_id !== organisationId)) {
+    throw new AppError('not_found', `No API key has the id "${id}".`, 'id');
+  }
   if (existing.revoked_at !== null) return;
   await keys.revokeApiKey(db, id, now);
 }

@@ -10,11 +10,11 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import type { Location, OfferedService, StaffRef } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
-import { listApiKeys, revokeApiKey } from './api-key-service.ts';
+import type { OutboxMessage } from '../domain/outbox.ts';
 import { type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
 import { registerClient } from './client-service.ts';
 import { listServicesAt, requireLocation } from './directory-service.ts';
-import { listMessages, markMessageDone } from './message-service.ts';
+import { messagesOfBooking } from './outbox-service.ts';
 
 /**
  * What the staff console reads (design.md 8.4): a location's diary for a day or a week, one booking
@@ -111,7 +111,16 @@ export interface BookingDetail {
   client: { id: string; name: string; phone: string | null; email: string | null };
   staffName: string;
   services: { name: string; priceMinor: number }[];
-  events: { from: string | null; to: string; actor: string; at: number; details: string | null }[];
+  /** `by` says who in words ("desk@salon.test", "Phone agent (key Voice line)"); details are parsed. */
+  events: {
+    from: string | null;
+    to: string;
+    by: string;
+    at: number;
+    details: Record<string, unknown> | null;
+  }[];
+  /** The messages to the customer about it: sent, failed, logged, or still to go (the reminder). */
+  messages: OutboxMessage[];
 }
 
 export async function loadBookingDetail(
@@ -120,14 +129,19 @@ export async function loadBookingDetail(
   reference: string,
 ): Promise<BookingDetail> {
   const booking = await getBooking(db, organisationId, reference);
-  const [location, client, services, events, staff] = await Promise.all([
+  const [location, client, services, events, staff, messages] = await Promise.all([
     findLocationById(db, organisationId, booking.locationId),
     findClientById(db, organisationId, booking.clientId),
     diary.serviceNames(db, organisationId, booking.serviceIds),
     diary.eventsOfBooking(db, organisationId, booking.id),
     diary.staffNameOf(db, organisationId, booking.staffId),
+    messagesOfBooking(db, organisationId, booking.id),
   ]);
   const byId = new Map(services.map((s) => [s.id, s]));
+  const names = await diary.actorNames(db, organisationId, {
+    users: idsOfActors(events, ['user']),
+    keys: idsOfActors(events, ['api_key', 'mcp']),
+  });
   return {
     booking,
     location: location!,
@@ -145,10 +159,11 @@ export async function loadBookingDetail(
     events: events.map((e) => ({
       from: e.from_status,
       to: e.to_status,
-      actor: e.actor,
+      by: actorInWords(e.actor, names),
       at: e.occurred_at,
-      details: e.details,
+      details: parsedDetails(e.details),
     })),
+    messages,
   };
 }
 
@@ -246,28 +261,43 @@ export async function bookForCaller(
   );
 }
 
-/** Revokes one of the organisation's keys; another organisation's key id is not found. */
-export async function revokeKeyOf(
-  db: Db,
-  organisationSlug: string,
-  keyId: string,
-  now: number,
-): Promise<void> {
-  if (!(await listApiKeys(db, organisationSlug)).some((k) => k.id === keyId)) {
-    throw new AppError('not_found', 'No API key has this id.', 'id');
-  }
-  await revokeApiKey(db, keyId, now);
+const ACTORS: Record<string, string> = {
+  staff: 'Staff (command line)',
+  import: 'Catalogue import',
+  'page:public': 'Customer (public booking page)',
+  'page:customer': 'Customer (their booking page)',
+  'payment:stripe': 'Stripe',
+  'payment:local': 'Test payment',
+  'system:sweeper': 'Hold expired',
+  'system:lazy-expiry': 'Hold expired',
+};
+
+function idsOfActors(events: readonly { actor: string }[], kinds: readonly string[]): string[] {
+  const ids = events
+    .map((e) => e.actor.split(':'))
+    .filter(([kind, id]) => id !== undefined && kinds.includes(kind!))
+    .map(([, id]) => id!);
+  return [...new Set(ids)];
 }
 
-/** Marks one of the organisation's messages done; another organisation's message is not found. */
-export async function markMessageDoneOf(
-  db: Db,
-  organisationId: string,
-  messageId: string,
-  now: number,
-): Promise<void> {
-  if (!(await listMessages(db, organisationId)).some((m) => m.id === messageId)) {
-    throw new AppError('not_found', 'No message has this id.', 'id');
+/** Who made a change, as the desk knows them: an account's e-mail, a key's label, a page. */
+function actorInWords(actor: string, names: ReadonlyMap<string, string>): string {
+  const fixed = ACTORS[actor];
+  if (fixed) return fixed;
+  const [kind, id = ''] = actor.split(':');
+  const name = names.get(id);
+  if (kind === 'user') return name ?? 'A former staff account';
+  if (kind === 'mcp') return `Phone agent (key ${name ?? id.slice(0, 8)})`;
+  if (kind === 'api_key') return `API (key ${name ?? id.slice(0, 8)})`;
+  return actor;
+}
+
+function parsedDetails(details: string | null): Record<string, unknown> | null {
+  if (details === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(details);
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { note: details };
+  } catch {
+    return { note: details };
   }
-  await markMessageDone(db, messageId, now);
 }

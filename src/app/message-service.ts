@@ -88,11 +88,21 @@ export function listMessages(
   return listMessagesOf(db, organisationId, options.status);
 }
 
-/** Marks a message done (again: no change); 404 (param id) for an unknown id. */
-export async function markMessageDone(db: Db, messageId: string, now: number): Promise<StaffMessage> {
+/**
+ * Marks a message done (again: no change); 404 (param id) for an unknown id, or for another
+ * organisation's when `organisationId` scopes it (the console; the operator's CLI passes none).
+ */
+export async function markMessageDone(
+  db: Db,
+  messageId: string,
+  now: number,
+  organisationId?: string,
+): Promise<StaffMessage> {
   return writeTransaction(db, async (trx) => {
     const found = await findMessageById(trx, messageId.trim().toLowerCase());
-    if (!found) throw new AppError('not_found', `No message has the id "${messageId}".`, 'id');
+    if (!found || (organisationId !== undefined && found.organisationId !== organisationId)) {
+      throw new AppError('not_found', `No message has the id "${messageId}".`, 'id');
+    }
     await markMessageDoneAt(trx, found.organisationId, found.id, now);
     return found.status === 'done' ? found : { ...found, status: 'done', doneAt: now };
   });

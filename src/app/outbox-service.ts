@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../data/database.ts';
-import { dropPendingMessages, insertOutboxMessages, listOutboxOf } from '../data/outbox-repository.ts';
+import {
+  dropPendingMessages,
+  insertOutboxMessages,
+  listOutboxOf,
+  outboxOfBooking,
+  recentOutboxOf,
+} from '../data/outbox-repository.ts';
 import type { OutboxTable } from '../data/tables.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import {
@@ -111,6 +117,27 @@ export async function announceChange(
 /** The organisation's messages for the operator (`booking outbox list`), oldest first. */
 export function listOutbox(db: Db, organisationId: string, status?: OutboxStatus): Promise<OutboxMessage[]> {
   return listOutboxOf(db, organisationId, status);
+}
+
+/** How many of the newest messages the console's outbox shows at once. */
+export const RECENT_OUTBOX_LIMIT = 200;
+
+/** The newest messages first (the console's outbox): what went out lately, and what failed. */
+export function recentOutbox(
+  db: Db,
+  organisationId: string,
+  status?: OutboxStatus,
+): Promise<OutboxMessage[]> {
+  return recentOutboxOf(db, organisationId, { status, limit: RECENT_OUTBOX_LIMIT });
+}
+
+/** What a booking's customer was told, and what is still to go (its reminder). */
+export function messagesOfBooking(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<OutboxMessage[]> {
+  return outboxOfBooking(db, organisationId, bookingId);
 }
 
 function outboxRow(

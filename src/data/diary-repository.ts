@@ -107,6 +107,33 @@ export function eventsOfBooking(
     .execute();
 }
 
+/** The e-mails of the organisation's staff accounts and the labels of its keys among `ids` (event actors). */
+export async function actorNames(
+  db: Db,
+  organisationId: string,
+  ids: { users: readonly string[]; keys: readonly string[] },
+): Promise<Map<string, string>> {
+  const [users, keys] = await Promise.all([
+    ids.users.length === 0
+      ? []
+      : db
+          .selectFrom('users')
+          .select(['id', 'email as name'])
+          .where('organisation_id', '=', organisationId)
+          .where('id', 'in', ids.users)
+          .execute(),
+    ids.keys.length === 0
+      ? []
+      : db
+          .selectFrom('api_keys')
+          .select(['id', 'label as name'])
+          .where('organisation_id', '=', organisationId)
+          .where('id', 'in', ids.keys)
+          .execute(),
+  ]);
+  return new Map([...users, ...keys].map((row) => [row.id, row.name]));
+}
+
 export function serviceNames(
   db: Db,
   organisationId: string,

@@ -137,6 +137,42 @@ export async function listOutboxOf(
   return rows.map(toOutboxMessage);
 }
 
+/** The organisation's newest `limit` messages, newest first, optionally of one status (the console's outbox). */
+export async function recentOutboxOf(
+  db: Db,
+  organisationId: string,
+  options: { status?: OutboxStatus | undefined; limit: number },
+): Promise<OutboxMessage[]> {
+  const rows = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .$if(options.status !== undefined, (q) => q.where('status', '=', options.status!))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit)
+    .execute();
+  return rows.map(toOutboxMessage);
+}
+
+/** One booking's messages, sent or still to go, in the order they were written. */
+export async function outboxOfBooking(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<OutboxMessage[]> {
+  const rows = await db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .orderBy('created_at')
+    .orderBy('due_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toOutboxMessage);
+}
+
 /** How many messages are pending and due now (the operator's `outbox deliver` stops at none). */
 export async function countDueMessages(db: Db, now: number): Promise<number> {
   const row = await db

@@ -1,6 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
 import { takeMessage } from '../../src/app/message-service.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import {
   createUser,
   disableUser,
@@ -308,7 +311,8 @@ describe('the diary and a booking', () => {
 
     const page = await me.get(`/console/bookings/${reference}`);
     expect(page.body).toContain('Event log');
-    expect(page.body).toContain('api_key:');
+    // Who made it, in words: the API key's label.
+    expect(page.body).toContain('API (key test read_write)');
     expect(page.body).toContain('>Complete<');
 
     // Completing before the start is refused by the state machine, as in the API.
@@ -321,7 +325,8 @@ describe('the diary and a booking', () => {
     expect(done.statusCode).toBe(303);
     const after = await me.get(done.headers.location as string);
     expect(after.body).toContain(`Booking ${reference}: Completed`);
-    expect(after.body).toMatch(/user:[0-9a-f-]{36}/);
+    // The event log says who in words: the signed-in account's e-mail, not its id.
+    expect(after.body).toMatch(/Confirmed → Completed<\/td><td>desk@acme.test<\/td>/);
   });
 
   it('marks a protected no-show and charges its fee, and cancels with the fee stated first', async () => {
@@ -450,6 +455,76 @@ describe('the diary and a booking', () => {
   });
 });
 
+describe('what the client was told', () => {
+  it("lists a booking's messages on its page and in the outbox, and sends the confirmation again", async () => {
+    t.clock.set('2026-11-23T09:00:00Z');
+    const me = await signIn('acme-hair', 'desk@acme.test');
+    const { reference } = await t.database.db
+      .selectFrom('bookings as b')
+      .innerJoin('clients as c', 'c.id', 'b.client_id')
+      .select('b.reference')
+      .where('c.first_name', '=', 'Wal')
+      .executeTakeFirstOrThrow();
+    // Booked and then moved by the desk: a confirmation, the new time, the reminder to come.
+    await deliverAllDue({
+      db: t.database.db,
+      clock: t.clock,
+      senders: { sms: null, email: null },
+      links: customerLinks(localCheckout, 'https://book.example'),
+    });
+    const page = await me.get(`/console/bookings/${reference}`);
+    const messages = page.body.slice(page.body.indexOf('Messages to the client'));
+    expect(messages).toContain('Confirmation');
+    expect(messages).toContain('New time');
+    expect(messages).toMatch(/Reminder<\/td><td>SMS to \+447911223366<\/td><td>Scheduled for <time/);
+    expect(messages).toContain('Logged (no provider set up)');
+    expect(page.body).toMatch(/Moved from <time [^>]+>30 Nov 2026, \d\d:\d\d<\/time> to <time/);
+    expect(messages).toContain(
+      `Booked: Cut with Ana on Monday 30 November at 16:15, at Soho. Ref ${reference}.`,
+    );
+
+    const again = await me.post(`/console/bookings/${reference}/action`, { action: 'send_link' });
+    expect(again.statusCode).toBe(303);
+    expect(decodeURIComponent(again.headers.location as string)).toContain(
+      'done=Sent again by SMS to +447911223366.',
+    );
+    const rows = await t.database.db
+      .selectFrom('outbox')
+      .select(['kind', 'status'])
+      .where('reference', '=', reference)
+      .orderBy('created_at')
+      .execute();
+    expect(rows.filter((r) => r.kind === 'confirmed')).toEqual([
+      { kind: 'confirmed', status: 'logged' },
+      { kind: 'confirmed', status: 'pending' },
+    ]);
+
+    const outbox = await me.get('/console/outbox');
+    expect(outbox.statusCode).toBe(200);
+    expect(outbox.body).toContain(`href="/console/bookings/${reference}"`);
+    expect(outbox.body.match(/<tr class="m-/g)).toHaveLength(
+      (
+        await t.database.db
+          .selectFrom('outbox')
+          .select('id')
+          .where('organisation_id', '=', ids.organisation)
+          .execute()
+      ).length,
+    );
+    const pendingOnly = await me.get('/console/outbox?status=pending');
+    expect(pendingOnly.body).toContain('class="m-pending"');
+    expect(pendingOnly.body).not.toContain('class="m-logged"');
+    expect((await me.get('/console/outbox?status=failed')).body).toContain('<p>No messages.</p>');
+
+    // A cancelled booking has nothing to send again: no button, and a forged post is refused.
+    await me.post(`/console/bookings/${reference}/cancel`, {});
+    expect((await me.get(`/console/bookings/${reference}`)).body).not.toContain('again');
+    const refused = await me.post(`/console/bookings/${reference}/action`, { action: 'send_link' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('There is nothing to send for this booking');
+  });
+});
+
 describe('messages and keys', () => {
   it('lists messages taken by the agent and marks them done', async () => {
     const message = await takeMessage(
@@ -531,6 +606,8 @@ describe('organisations apart', () => {
         .statusCode,
     ).toBe(404);
     expect((await beta.get('/console/clients?q=Wal')).body).not.toContain('Wal Kin');
+    expect((await acme.get('/console/outbox')).body).toContain('+447911223366');
+    expect((await beta.get('/console/outbox')).body).not.toContain('+447911223366');
     const acmeKey = await t.keyFor('acme-hair');
     const acmeKeyId = (
       await t.database.db

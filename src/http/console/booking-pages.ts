@@ -1,10 +1,24 @@
 import type { BookingDetail } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
+import { messagesTable } from './outbox-page.ts';
 import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
 
-/** A booking's page: everything about it, the actions its status allows, its event log. */
-export function bookingBody(d: BookingDetail, f: Formats, csrf: string, flash: string | undefined): string {
+/** The send-again button's words, for the statuses whose message can be sent again (as MCP send_link). */
+const SEND_AGAIN: Record<string, string> = {
+  confirmed: 'Send the confirmation again',
+  pending_payment: 'Send the payment link again',
+  pending_confirmation: 'Send the booking-page link again',
+};
+
+/** A booking's page: everything about it, the actions its status allows, its messages and event log. */
+export function bookingBody(
+  d: BookingDetail,
+  f: Formats,
+  csrf: string,
+  flash: string | undefined,
+  now: number,
+): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
   const money = (minor: number) => f.money(minor, b.currency);
@@ -43,6 +57,10 @@ export function bookingBody(d: BookingDetail, f: Formats, csrf: string, flash: s
       `<a href="${esc(`${base}/cancel`)}">Cancel…</a>`,
     );
   }
+  const sendAgain = SEND_AGAIN[b.status];
+  if (sendAgain && b.startsAt > now && (d.client.phone || d.client.email)) {
+    actions.push(act('send_link', sendAgain));
+  }
   const fees = Object.values(b.fees)
     .map(
       (fee) =>
@@ -53,7 +71,7 @@ export function bookingBody(d: BookingDetail, f: Formats, csrf: string, flash: s
   const events = d.events
     .map(
       (e) =>
-        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.actor)}</td><td>${e.details ? esc(e.details) : ''}</td></tr>`,
+        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.by)}</td><td>${e.details ? detailsInWords(e.details, f, b.currency) : ''}</td></tr>`,
     )
     .join('');
   const protection = b.protection.applies
@@ -73,6 +91,7 @@ export function bookingBody(d: BookingDetail, f: Formats, csrf: string, flash: s
 </div>
 ${actions.length > 0 ? `<div class="card toolbar" role="group" aria-label="Actions">${actions.join('\n')}</div>` : ''}
 ${fees ? `<div class="card"><h2>Fees</h2><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div>` : ''}
+<div class="card"><h2>Messages to the client</h2>${d.messages.length === 0 ? '<p>None.</p>' : messagesTable(d.messages, f, now, { withBooking: false })}</div>
 <div class="card"><h2>Event log</h2><table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Details</th></tr></thead><tbody>${events}</tbody></table></div>
 <p><a href="/console/diary?location=${esc(encodeURIComponent(b.locationSlug))}&date=${esc(f.isoDate(b.startsAt))}">Back to the diary</a></p>`;
 }
@@ -140,4 +159,48 @@ export function rescheduleBody(
 <form method="get" action="${esc(`${base}/reschedule`)}" class="toolbar"><div><label for="date">Day</label><input id="date" type="date" name="date" value="${esc(date)}"></div><button type="submit" class="secondary">Show free times</button></form>
 ${slots.length === 0 ? '<p>No free times that day.</p>' : `<div class="toolbar" role="group" aria-label="Free times">${buttons}</div>`}
 <p><a href="${esc(base)}">Back to the booking</a></p>`;
+}
+
+const REQUIREMENTS: Record<string, string> = {
+  deposit: 'Deposit paid',
+  protection_setup: 'Card set up for Booking Protection',
+};
+
+/** An event's details as a sentence (times in the location's zone, money in the booking's currency), escaped. */
+function detailsInWords(details: Record<string, unknown>, f: Formats, currency: string): string {
+  const num = (value: unknown) => (typeof value === 'number' ? value : null);
+  const moved = details.rescheduled as { from?: unknown; to?: unknown } | undefined;
+  if (moved && num(moved.from) !== null && num(moved.to) !== null) {
+    return `Moved from ${f.when(num(moved.from)!)} to ${f.when(num(moved.to)!)}`;
+  }
+  if (typeof details.completed === 'string') {
+    return esc(REQUIREMENTS[details.completed] ?? details.completed);
+  }
+  if (num(details.deposit_minor) !== null) {
+    return esc(`Deposit of ${f.money(num(details.deposit_minor)!, currency)} paid`);
+  }
+  if (typeof details.fee === 'string') {
+    const what = details.fee === 'no_show' ? 'No-show' : 'Late-cancellation';
+    const amount = num(details.charge_amount_minor);
+    return esc(
+      `${what} fee ${String(details.outcome ?? '')}${amount === null ? '' : ` (${f.money(amount, currency)})`}`,
+    );
+  }
+  if (typeof details.late === 'boolean') {
+    const deposit =
+      details.deposit_refunded === true
+        ? '; deposit refunded'
+        : details.deposit_refunded === false
+          ? '; deposit retained'
+          : '';
+    return esc(`${details.late ? 'Late cancellation' : 'Cancelled in time'}${deposit}`);
+  }
+  return esc(
+    Object.entries(details)
+      .map(
+        ([key, value]) =>
+          `${key.replace(/_/g, ' ')}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+      )
+      .join('; '),
+  );
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
-import { createApiKey, listApiKeys } from '../../app/api-key-service.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../app/api-key-service.ts';
 import { getAvailability } from '../../app/availability-service.ts';
 import { cancelBooking, previewCancellation, rescheduleBooking } from '../../app/booking-changes.ts';
 import {
@@ -8,15 +8,15 @@ import {
   diaryStamp,
   loadBookingDetail,
   loadDiary,
-  markMessageDoneOf,
-  revokeKeyOf,
   searchClients,
   servicesOfferedAt,
   staffNamesAt,
 } from '../../app/console-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { listLocations, requireLocation } from '../../app/directory-service.ts';
-import { listMessages } from '../../app/message-service.ts';
+import { listMessages, markMessageDone } from '../../app/message-service.ts';
+import { RECENT_OUTBOX_LIMIT, recentOutbox } from '../../app/outbox-service.ts';
+import { sendLink } from '../../app/send-link.ts';
 import { type ConsoleSession, canManageKeys, signIn, signOut } from '../../app/staff-account-service.ts';
 import {
   chargeFee,
@@ -28,12 +28,14 @@ import {
 } from '../../app/staff-actions.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
+import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { toAppError } from '../error-envelope.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { bookingBody, cancelBody, rescheduleBody } from './booking-pages.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
 import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
+import { outboxBody } from './outbox-page.ts';
 import { esc, formats, page, type Shell, securePage } from './page.ts';
 import {
   assertCsrf,
@@ -231,7 +233,7 @@ export function consoleRoutes(deps: AppDeps) {
       return send(
         reply,
         shell(session, `Booking ${detail.booking.reference}`, 'diary'),
-        bookingBody(detail, f, session.csrfToken, flash),
+        bookingBody(detail, f, session.csrfToken, flash, now()),
       );
     });
 
@@ -241,20 +243,32 @@ export function consoleRoutes(deps: AppDeps) {
       const fee =
         form.fee === 'no_show' || form.fee === 'late_cancellation' ? (form.fee as FeeKind) : undefined;
       const { actor } = changer(session);
-      const actions: Record<string, () => Promise<{ booking: { reference: string } }>> = {
-        complete: () => complete(deps.db, org, reference, now(), actor),
-        check_out: () => checkOut(deps.db, org, reference, now(), actor),
-        no_show: () => markNoShow(deps.db, org, reference, now(), actor),
-        deposit_paid: () => payDepositByStaff(deps.db, org, reference, now(), actor),
-        charge_fee: () => chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor),
-        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor),
+      // Each action answers with the booking's reference and what the flash says was done.
+      const did = (said: string) => (done: { booking: { reference: string } }) => ({
+        reference: done.booking.reference,
+        said,
+      });
+      const actions: Record<string, () => Promise<{ reference: string; said: string }>> = {
+        complete: () => complete(deps.db, org, reference, now(), actor).then(did('Completed.')),
+        check_out: () =>
+          checkOut(deps.db, org, reference, now(), actor).then(did('Marked as needing checkout.')),
+        no_show: () => markNoShow(deps.db, org, reference, now(), actor).then(did('Marked as a no-show.')),
+        deposit_paid: () =>
+          payDepositByStaff(deps.db, org, reference, now(), actor).then(did('Deposit recorded as paid.')),
+        charge_fee: () =>
+          chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor).then(did('Fee processed.')),
+        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor).then(did('Fee waived.')),
+        send_link: async () => {
+          const sent = await sendLink(deps.db, org, reference, now());
+          return { reference: sent.reference, said: sentToStaff(sent.notices) };
+        },
       };
       const run = actions[form.action ?? ''];
       if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
       const done = await run();
       return redirect(
         reply,
-        `/console/bookings/${encodeURIComponent(done.booking.reference)}?done=${encodeURIComponent(DONE[form.action!]!)}`,
+        `/console/bookings/${encodeURIComponent(done.reference)}?done=${encodeURIComponent(done.said)}`,
       );
     });
 
@@ -421,8 +435,20 @@ export function consoleRoutes(deps: AppDeps) {
     });
 
     post('/console/messages/:id/done', async (request, reply, session) => {
-      await markMessageDoneOf(deps.db, session.organisation.id, (request.params as { id: string }).id, now());
+      await markMessageDone(deps.db, (request.params as { id: string }).id, now(), session.organisation.id);
       return redirect(reply, '/console/messages');
+    });
+
+    get('/console/outbox', async (request, reply, session) => {
+      const asked = (request.query as { status?: string }).status;
+      const status = OUTBOX_STATUSES.find((s) => s === asked) as OutboxStatus | undefined;
+      const messages = await recentOutbox(deps.db, session.organisation.id, status);
+      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      return send(
+        reply,
+        shell(session, 'Outbox', 'outbox'),
+        outboxBody(messages, status, RECENT_OUTBOX_LIMIT, f, now()),
+      );
     });
 
     const keysPage = async (
@@ -454,20 +480,17 @@ export function consoleRoutes(deps: AppDeps) {
 
     post('/console/keys/:id/revoke', async (request, reply, session) => {
       requireKeyManager(session);
-      await revokeKeyOf(deps.db, session.organisation.slug, (request.params as { id: string }).id, now());
+      await revokeApiKey(deps.db, (request.params as { id: string }).id, now(), session.organisation.id);
       return redirect(reply, '/console/keys');
     });
   };
 }
 
-const DONE: Record<string, string> = {
-  complete: 'Completed.',
-  check_out: 'Marked as needing checkout.',
-  no_show: 'Marked as a no-show.',
-  deposit_paid: 'Deposit recorded as paid.',
-  charge_fee: 'Fee processed.',
-  waive_fee: 'Fee waived.',
-};
+/** What sending again did, for the desk (which may read the full number): "Sent again by SMS to +44…". */
+function sentToStaff(notices: readonly OutboxNotice[]): string {
+  const where = notices.map((n) => `${n.channel === 'sms' ? 'by SMS' : 'by e-mail'} to ${n.to}`);
+  return `Sent again ${where.join(' and ')}.`;
+}
 
 function changer(session: ConsoleSession) {
   return { organisationId: session.organisation.id, actor: `user:${session.user.id}` };

@@ -11,7 +11,7 @@ export interface Shell {
   /** The signed-in person, for the header and the sign-out form; absent on the sign-in page. */
   session?: { email: string; role: string; organisationName: string; csrfToken: string };
   /** Which item of the navigation is current. */
-  current?: 'diary' | 'book' | 'clients' | 'messages' | 'keys';
+  current?: 'diary' | 'book' | 'clients' | 'messages' | 'outbox' | 'keys';
   canManageKeys?: boolean;
 }
 
@@ -46,6 +46,7 @@ ${item('diary', '/console/diary', 'Diary')}
 ${item('book', '/console/book', 'Book')}
 ${item('clients', '/console/clients', 'Clients')}
 ${item('messages', '/console/messages', 'Messages')}
+${item('outbox', '/console/outbox', 'Outbox')}
 ${shell.canManageKeys ? item('keys', '/console/keys', 'API keys') : ''}
 </ul>
 </nav>
@@ -170,6 +171,8 @@ const STYLE = [
   '.closed{padding:1rem;background:#fdecea;border-radius:8px}',
   '.week td{min-width:8rem}.week ul{margin:0;padding-left:1rem}',
   '.legend{display:flex;flex-wrap:wrap;gap:.5rem;font-size:.8rem;margin:.5rem 0}.legend span{padding:0 .4rem;border-left:5px solid}',
+  'pre.words{white-space:pre-wrap;max-width:32rem;font:inherit;font-size:.85rem;margin:.3rem 0}',
+  '.m-failed td{background:#fdecea}',
   '.key{font-family:monospace;font-size:1rem;word-break:break-all;background:#fff;padding:.5rem;border:2px dashed #0b5394}',
   '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
 ].join('');
