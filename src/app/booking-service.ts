@@ -321,6 +321,26 @@ export async function listUpcomingBookings(
   return bookings.filter((b) => LIVE_STATUSES.includes(effectiveStatus(b, now)));
 }
 
+/**
+ * The client's live booking at this location starting at this instant, if any: a caller booking a
+ * time they already hold (a retry worded differently, another stylist named) is answered with it.
+ */
+export async function findLiveBookingAt(
+  db: Db,
+  organisationId: string,
+  ask: { clientId: string; locationSlug: string; startsAt: number },
+  now: number,
+): Promise<Booking | undefined> {
+  const bookings = await findBookingsOfClient(db, organisationId, ask.clientId, {
+    statuses: LIVE_STATUSES,
+    at: ask.startsAt,
+    limit: UPCOMING_BOOKINGS_LIMIT,
+  });
+  return bookings.find(
+    (b) => b.locationSlug === ask.locationSlug && LIVE_STATUSES.includes(effectiveStatus(b, now)),
+  );
+}
+
 /** 404 (param service_ids) for an id that is no service of the organisation at all. */
 async function requireExistingServices(
   trx: Db,

@@ -115,18 +115,20 @@ export async function findBookingByReference(
 }
 
 /**
- * The client's bookings in the given statuses that start at or after `from`, soonest first, at most
- * `limit`: what a receptionist needs to find "my appointment" without its reference.
+ * The client's bookings in the given statuses that start at or after `from` (or exactly `at`),
+ * soonest first, at most `limit`: what a receptionist needs to find "my appointment" without its
+ * reference, or the one a caller already holds at a given time.
  */
 export async function findBookingsOfClient(
   db: Db,
   organisationId: string,
   clientId: string,
-  options: { statuses: readonly BookingStatus[]; from: number; limit: number },
+  options: { statuses: readonly BookingStatus[]; limit: number } & ({ from: number } | { at: number }),
 ): Promise<Booking[]> {
   const rows = await bookingsWithLocation(db, organisationId)
     .where('bookings.client_id', '=', clientId)
-    .where('bookings.starts_at', '>=', options.from)
+    .$if('at' in options, (q) => q.where('bookings.starts_at', '=', (options as { at: number }).at))
+    .$if('from' in options, (q) => q.where('bookings.starts_at', '>=', (options as { from: number }).from))
     .where('bookings.status', 'in', options.statuses)
     .orderBy('bookings.starts_at')
     .limit(options.limit)
@@ -199,7 +201,6 @@ async function withDetails(db: Db, rows: BookingRowWithLocation[]): Promise<Book
   );
 }
 
-/** The one mapper from a bookings row (with its location's slug and zone) to the domain Booking. */
 /** A bookings row with its location's slug and zone, and its page's token when it has one. */
 export type BookingRowWithLocation = BookingsTable & {
   location_slug: string;
@@ -207,6 +208,7 @@ export type BookingRowWithLocation = BookingsTable & {
   page_token?: string | null;
 };
 
+/** The one mapper from a bookings row (with its location's slug and zone) to the domain Booking. */
 export function toBooking(
   row: BookingRowWithLocation,
   serviceIds: string[],

@@ -105,9 +105,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
     const caller = request.mcpCaller!;
     const webRequest = toWebRequest(request);
     const authInfo = authInfoOf(caller);
-    const response = (await isLegacyRequest(webRequest, request.body))
-      ? await serveLegacy(newServer(), webRequest, authInfo, request.body)
-      : await modern.fetch(webRequest, { authInfo, parsedBody: request.body });
+    // A POST without a body is read as JSON null, as the SDK would read it (and refuse it).
+    const body = request.body ?? null;
+    const response = (await isLegacyRequest(webRequest, body))
+      ? await serveLegacy(newServer(), webRequest, authInfo, body)
+      : await modern.fetch(webRequest, { authInfo, parsedBody: body });
     return sendResponse(reply, response);
   });
   // Stateless: there is no session to stream to (GET) or end (DELETE).
@@ -224,8 +226,10 @@ function callerOf(extra: CallerOf): Caller {
 
 /**
  * The request as the SDK's web-standard entries take it. The body was parsed (and checked) by Fastify
- * and is passed alongside. Accept is widened to both types the transports insist on: this server only
- * ever answers JSON, so a client that accepts only JSON (or says nothing) is served as well.
+ * and is always passed alongside as `parsedBody`, which the SDK then never reads from the request: so
+ * the request carries none (serialising it again and wrapping it in a stream showed in profiles).
+ * Accept is widened to both types the transports insist on: this server only ever answers JSON, so a
+ * client that accepts only JSON (or says nothing) is served as well.
  */
 function toWebRequest(request: FastifyRequest): Request {
   const headers = new Headers();
@@ -237,7 +241,6 @@ function toWebRequest(request: FastifyRequest): Request {
   return new Request(`${request.protocol}://${request.host}${request.url}`, {
     method: request.method,
     headers,
-    body: JSON.stringify(request.body ?? null),
   });
 }
 

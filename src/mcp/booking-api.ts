@@ -66,6 +66,8 @@ export interface BookingApi {
   /** The client with this id (404 not_found when there is none). */
   getClient(clientId: string): Promise<Client>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
+  /** The client's live booking at this location starting at this instant (RFC 3339), if any. */
+  liveBookingAt(clientId: string, locationSlug: string, startsAt: string): Promise<Booking | undefined>;
   /**
    * POST /bookings with this Idempotency-Key: the same key and body answer with the same booking;
    * `replayed` says the answer was stored earlier (nothing was booked now).

@@ -148,6 +148,18 @@ export class HttpBookingApi implements BookingApi {
     return arrayData<Booking>((await this.#send('GET', ['clients', id, 'bookings'])).data);
   }
 
+  /** From the upcoming bookings: REST has no lookup by start. */
+  async liveBookingAt(
+    clientId: string,
+    locationSlug: string,
+    startsAt: string,
+  ): Promise<Booking | undefined> {
+    const instant = Date.parse(startsAt);
+    return (await this.upcomingBookings(clientId)).find(
+      (b) => b.location_slug === locationSlug && Date.parse(b.starts_at) === instant,
+    );
+  }
+
   async createBooking(
     booking: NewBooking,
     idempotencyKey: string,

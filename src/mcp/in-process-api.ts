@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import { availabilityAt } from '../app/availability-cache.ts';
 import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
-import { getBooking, listUpcomingBookings } from '../app/booking-service.ts';
+import { findLiveBookingAt, getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
 import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
@@ -150,7 +150,13 @@ export class InProcessBookingApi implements BookingApi {
       },
       this.now(),
     );
-    return presentAvailability(location, availability);
+    // A reused answer (availability-cache.ts) is the same object each time: presented once.
+    let presented = presentedAnswers.get(availability);
+    if (!presented) {
+      presented = presentAvailability(location, availability);
+      presentedAnswers.set(availability, presented);
+    }
+    return presented;
   }
 
   async findClient(contact: { phone?: string; email?: string }): Promise<Client | null> {
@@ -188,6 +194,21 @@ export class InProcessBookingApi implements BookingApi {
     const now = this.now();
     const bookings = await listUpcomingBookings(this.#deps.db, this.#allowed('read'), clientId, now);
     return bookings.map((booking) => presentBooking(booking, now, this.#links()));
+  }
+
+  async liveBookingAt(
+    clientId: string,
+    locationSlug: string,
+    startsAt: string,
+  ): Promise<Booking | undefined> {
+    const now = this.now();
+    const booking = await findLiveBookingAt(
+      this.#deps.db,
+      this.#allowed('read'),
+      { clientId: clientId.toLowerCase(), locationSlug, startsAt: Date.parse(startsAt) },
+      now,
+    );
+    return booking && presentBooking(booking, now, this.#links());
   }
 
   async createBooking(
@@ -361,6 +382,13 @@ export async function principalOfKey(deps: AppDeps, key: string | undefined): Pr
   }
   return requirePrincipal(deps.db, key, deps.clock.nowMs());
 }
+
+/**
+ * Availability answers as the tools read them, one per answer of the availability cache (whose
+ * entries are shared and never modified): formatting every slot's times showed in profiles of
+ * find_slots. The tools only read them.
+ */
+const presentedAnswers = new WeakMap<object, Availability>();
 
 const LISTING_CACHE_SIZE = 1000;
 const listingCaches = new WeakMap<AppDeps['db'], Map<string, Promise<unknown>>>();

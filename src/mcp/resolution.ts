@@ -52,9 +52,11 @@ export async function resolveLocation(api: BookingApi, said: string | undefined)
     if (locations.length === 1) return placeOf(locations[0]!);
     fail('location_needed', { names }, { choices: names.slice(0, MAX_CHOICES) });
   }
-  const match = matchByName(said, locations, (l) => ({ id: l.id, names: [l.name, l.slug, l.city ?? ''] }), {
-    partial: 'match',
-  });
+  const match = remembered(locations, `location|${said}`, () =>
+    matchByName(said, locations, (l) => ({ id: l.id, names: [l.name, l.slug, l.city ?? ''] }), {
+      partial: 'match',
+    }),
+  );
   if (match.kind === 'match') return placeOf(match.item);
   if (match.kind === 'ambiguous') {
     askWhich(
@@ -65,6 +67,32 @@ export async function resolveLocation(api: BookingApi, said: string | undefined)
   }
   return fail('unknown_location', { said, names }, { choices: match.closest.map((l) => l.name) });
 }
+
+/**
+ * A match of what was said against a listing, remembered with the listing: the in-process API shares
+ * one listing per catalogue version between tool calls (a new catalogue version is a new listing),
+ * and an agent names the same location and services on nearly every call, so the forgiving match,
+ * which showed in profiles of find_slots, runs once per listing and wording. Listings are never
+ * modified; a listing read afresh (over --base-url) is simply matched afresh.
+ */
+function remembered<T>(listing: readonly T[], key: string, match: () => MatchResult<T>): MatchResult<T> {
+  let matches = rememberedMatches.get(listing);
+  if (!matches) {
+    matches = new Map();
+    rememberedMatches.set(listing, matches);
+  }
+  let result = matches.get(key) as MatchResult<T> | undefined;
+  if (!result) {
+    result = match();
+    if (matches.size >= MAX_REMEMBERED_MATCHES) matches.clear();
+    matches.set(key, result);
+  }
+  return result;
+}
+
+const rememberedMatches = new WeakMap<object, Map<string, MatchResult<unknown>>>();
+/** Per listing: the wordings of a day's calls, not every string a client could send. */
+const MAX_REMEMBERED_MATCHES = 500;
 
 /** The most `choices` an outcome carries, closest first (design.md 8.2). */
 const MAX_CHOICES = 3;
@@ -129,14 +157,13 @@ const JOINS = /\s*(?:,|&|\+|\band\b|\bplus\b|\bthen\b)\s*/i;
  * a whole (to be asked about or reported).
  */
 function servicesIn(request: string, all: readonly Service[]): [string, MatchResult<Service>][] {
-  const whole = matchByName(request, all, describeService, SERVICE_MATCHING);
+  const match = (said: string) =>
+    remembered(all, `service|${said}`, () => matchByName(said, all, describeService, SERVICE_MATCHING));
+  const whole = match(request);
   if (whole.kind === 'match' && whole.fit !== 'partial') return [[request, whole]];
   const parts = request.split(JOINS).filter((part) => part.trim() !== '');
   if (parts.length > 1) {
-    const each = parts.map((part): [string, MatchResult<Service>] => [
-      part,
-      matchByName(part, all, describeService, SERVICE_MATCHING),
-    ]);
+    const each = parts.map((part): [string, MatchResult<Service>] => [part, match(part)]);
     const sure = ([, match]: [string, MatchResult<Service>]) =>
       match.kind === 'match' && match.fit !== 'partial';
     if (each.every(([, match]) => match.kind !== 'none') && (each.some(sure) || whole.kind === 'none')) {
@@ -187,7 +214,9 @@ export async function resolveStaff(
   services: readonly Service[],
 ): Promise<Staff> {
   const team = await api.listStaff(place.location.slug);
-  const here = matchByName(said, team, describeStaff, STAFF_MATCHING);
+  const here = remembered(team, `staff|${said}`, () =>
+    matchByName(said, team, describeStaff, STAFF_MATCHING),
+  );
   const delivers = (member: Staff) => services.every((s) => member.service_ids.includes(s.id));
   // Only a name read exactly here settles it without a look at the other locations.
   if (here.kind === 'none' || here.fit === 'close' || here.fit === 'partial') {

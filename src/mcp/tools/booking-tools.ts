@@ -6,7 +6,6 @@ import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '
 import type { Booking, BookingApi, NewBooking } from '../booking-api.ts';
 import { explainRefusal } from '../refusals.ts';
 import {
-  type Place,
   placeOfSlug,
   resolveLocation,
   resolveServices,
@@ -75,7 +74,9 @@ export const bookTool = defineTool({
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at);
     const clientId = await clientForBooking(api, args);
-    const held = await heldAt(api, clientId, place, startsAt);
+    // A second booking of the same person at the same time is never what a caller wants (a retry
+    // with a changed argument, another stylist named): book answers with the one they hold.
+    const held = await api.liveBookingAt(clientId, place.location.slug, startsAt);
     let booking: Booking;
     if (held) {
       booking = held;
@@ -141,22 +142,6 @@ const FIRST_MESSAGE: Partial<Record<string, OutboxKind>> = {
   pending_payment: 'payment_link',
   pending_confirmation: 'booking_page_link',
 };
-
-/**
- * The caller's live booking at this location starting at this instant, if any: a second booking of
- * the same person at the same time is never what a caller wants (a retry with a changed argument,
- * another stylist named), so book answers with the one they hold.
- */
-async function heldAt(
-  api: BookingApi,
-  clientId: string,
-  place: Place,
-  startsAt: string,
-): Promise<Booking | undefined> {
-  const instant = Date.parse(startsAt);
-  const upcoming = await api.upcomingBookings(clientId);
-  return upcoming.find((b) => b.location_slug === place.location.slug && Date.parse(b.starts_at) === instant);
-}
 
 /**
  * POST /bookings with a key made of the resolved arguments, so a host's retry (or a second call with
