@@ -5,13 +5,7 @@ import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
 import type { Booking, BookingApi, NewBooking } from '../booking-api.ts';
 import { explainRefusal } from '../refusals.ts';
-import {
-  placeOfSlug,
-  resolveLocation,
-  resolveServices,
-  resolveStaff,
-  resolveStart,
-} from '../resolution.ts';
+import { placeOfSlug, resolveLocation, resolveServices, resolveStaff, resolveStart } from '../resolution.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
