@@ -67,8 +67,10 @@ export interface BookingApi {
   getClient(clientId: string): Promise<Client>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
   /**
-   * POST /bookings with this Idempotency-Key: the same key and body answer with the same booking;
-   * `replayed` says the answer was stored earlier (nothing was booked now).
+   * Books as MCP `book` does, with this Idempotency-Key: POST /bookings, or at a location with Booking
+   * Protection its pending_confirmation hold for the booking page (in process the booking use case's
+   * hostedFlow; over HTTP POST /bookings/protected-holds). The same key and body answer with the same
+   * booking; `replayed` says the answer was stored earlier (nothing was booked now).
    */
   createBooking(
     booking: NewBooking,
