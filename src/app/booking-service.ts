@@ -57,6 +57,12 @@ export interface CheckoutContext {
    * there. Without it (REST POST /v1/bookings) such a location answers 409 booking_protection_required.
    */
   hostedFlow?: boolean;
+  /**
+   * Only Booking Protection's hold is wanted (REST POST /v1/bookings/protected-holds, what MCP `book`
+   * uses over `booking mcp --base-url`): it is made as with hostedFlow, and a location without
+   * protection answers 409 conflict (param location_slug), since POST /v1/bookings books there.
+   */
+  protectedHoldOnly?: boolean;
 }
 
 /**
@@ -75,7 +81,14 @@ export async function createBooking(
 ): Promise<CreatedBooking> {
   const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
   const protectedHold = location.protection.applies;
-  if (protectedHold && !checkout.hostedFlow) {
+  if (!protectedHold && checkout.protectedHoldOnly) {
+    throw new AppError(
+      'conflict',
+      'Booking Protection does not apply at this location, so there is no hold to make: book it with POST /v1/bookings.',
+      'location_slug',
+    );
+  }
+  if (protectedHold && !checkout.hostedFlow && !checkout.protectedHoldOnly) {
     throw new AppError(
       'booking_protection_required',
       'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',

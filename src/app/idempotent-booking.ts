@@ -8,11 +8,11 @@ import type { BookingsTable } from '../data/tables.ts';
 import { customerLinks } from './customer-links.ts';
 
 /**
- * The use case behind POST /bookings, shared by the REST route and the MCP tools in this process: the
- * body (already validated against the public contract) is booked idempotently and answered with the
- * 201 body, or a stored response is replayed (the 201, or a stored 4xx envelope). Both faces store and
- * replay the very same response (the contract's representation, src/contract), so an MCP retry and a
- * REST retry of one key cannot disagree.
+ * The use case behind POST /bookings and POST /bookings/protected-holds, shared by the REST routes and
+ * the MCP tools in this process: the body (already validated against the public contract) is booked
+ * idempotently and answered with the 201 body, or a stored response is replayed (the 201, or a stored
+ * 4xx envelope). Both faces store and replay the very same response (the contract's representation,
+ * src/contract), so an MCP retry and a REST retry of one key cannot disagree.
  */
 export function createBookingIdempotently(
   deps: AppDeps,
@@ -24,6 +24,13 @@ export function createBookingIdempotently(
     source: BookingsTable['source'];
     /** The customer is handed the booking page (see CheckoutContext.hostedFlow). */
     hostedFlow?: boolean;
+    /**
+     * POST /v1/bookings/protected-holds: only Booking Protection's hold (see
+     * CheckoutContext.protectedHoldOnly). Its requests are fingerprinted with that path, so a key sent
+     * to POST /v1/bookings first (and its stored 409) is not replayed here: the same key is
+     * idempotency_key_reused, as with another body.
+     */
+    protectedHoldOnly?: boolean;
   },
 ): Promise<StoredResponse> {
   const now = deps.clock.nowMs();
@@ -33,7 +40,11 @@ export function createBookingIdempotently(
     {
       organisationId: organisation.id,
       key: options.idempotencyKey,
-      fingerprint: fingerprint('POST', '/v1/bookings', body),
+      fingerprint: fingerprint(
+        'POST',
+        options.protectedHoldOnly ? '/v1/bookings/protected-holds' : '/v1/bookings',
+        body,
+      ),
       now,
     },
     async (trx) => {
@@ -61,6 +72,7 @@ export function createBookingIdempotently(
           payments: deps.payments,
           publicBaseUrl: options.publicBaseUrl,
           hostedFlow: options.hostedFlow ?? false,
+          protectedHoldOnly: options.protectedHoldOnly ?? false,
         },
       );
       const links = customerLinks(deps.payments, options.publicBaseUrl);

@@ -31,6 +31,7 @@ import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { protectedHoldRoutes } from './routes/protected-holds.ts';
 import { sendLinkRoutes } from './routes/send-link.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));
       await v1.register(bookingRoutes(deps));
+      await v1.register(protectedHoldRoutes(deps));
       await v1.register(messageRoutes(deps));
       await v1.register(sendLinkRoutes(deps));
     },

@@ -69,8 +69,10 @@ export interface BookingApi {
   /** The client's live booking at this location starting at this instant (RFC 3339), if any. */
   liveBookingAt(clientId: string, locationSlug: string, startsAt: string): Promise<Booking | undefined>;
   /**
-   * POST /bookings with this Idempotency-Key: the same key and body answer with the same booking;
-   * `replayed` says the answer was stored earlier (nothing was booked now).
+   * Books as MCP `book` does, with this Idempotency-Key: POST /bookings, or at a location with Booking
+   * Protection its pending_confirmation hold for the booking page (in process the booking use case's
+   * hostedFlow; over HTTP POST /bookings/protected-holds). The same key and body answer with the same
+   * booking; `replayed` says the answer was stored earlier (nothing was booked now).
    */
   createBooking(
     booking: NewBooking,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import type {
   Availability,
@@ -47,7 +48,9 @@ const HEADER_SAFE = /^[\x21-\x7e]+$/;
 /**
  * The BookingApi of a remote instance, reached over its REST API `/v1` (for `booking mcp --base-url`,
  * a desktop MCP host driving a hosted instance). Every operation is the matching REST request with the
- * key as `Authorization: Bearer`; the answer's `data` is returned as it is.
+ * key as `Authorization: Bearer`; the answer's `data` is returned as it is. Booking is POST /bookings,
+ * or where Booking Protection applies POST /bookings/protected-holds (the hold MCP `book` makes in
+ * process, which POST /bookings refuses with the contract's 409).
  *
  * Failures are AppErrors, as from the in-process implementation: the contract's error envelope becomes
  * an AppError with its code, message and param (`reason` of a conflict and, on 429, `retryAfterSeconds`
@@ -171,7 +174,48 @@ export class HttpBookingApi implements BookingApi {
         'Idempotency-Key',
       );
     }
-    const answer = await this.#send('POST', ['bookings'], {
+    // Where Booking Protection applies, POST /bookings keeps the contract's 409: the hold MCP book makes
+    // in process is POST /bookings/protected-holds. The location's policy comes from the catalogue
+    // listing (cached, and already read to resolve the location); a listing up to catalogueTtlMs old may
+    // be wrong, and then the server's refusal says so and the other endpoint is asked.
+    const first: BookingEndpoint = (await this.#protectionApplies(booking.location_slug))
+      ? 'protected-holds'
+      : 'bookings';
+    try {
+      return await this.#book(first, booking, idempotencyKey);
+    } catch (error) {
+      // An instance from before the endpoint answers 405 (the path is GET/PATCH /bookings/{reference}
+      // there) and stores nothing: POST /bookings with the key, which answers as it always did.
+      if (first === 'protected-holds' && isCode(error, 'method_not_allowed')) {
+        return this.#book('bookings', booking, idempotencyKey);
+      }
+      if (!askedTheWrongEndpoint(first, error)) throw error;
+      // The refusal is stored under the key, and the server keeps keys apart per endpoint: the other
+      // one gets a key of its own, made from this one, so a retry meets the same answers again.
+      const other: BookingEndpoint = first === 'bookings' ? 'protected-holds' : 'bookings';
+      try {
+        return await this.#book(other, booking, switchedKey(idempotencyKey));
+      } catch (retried) {
+        if (other === 'protected-holds' && isCode(retried, 'method_not_allowed')) throw error;
+        throw retried;
+      }
+    }
+  }
+
+  /** Whether the listing says Booking Protection applies at the location (false when it is not listed). */
+  async #protectionApplies(locationSlug: string): Promise<boolean> {
+    const location = (await this.listLocations()).find((l) => l.slug === locationSlug);
+    return location?.booking_protection_policy?.applies === true;
+  }
+
+  /** POST /bookings or /bookings/protected-holds with the Idempotency-Key. */
+  async #book(
+    endpoint: BookingEndpoint,
+    booking: NewBooking,
+    idempotencyKey: string,
+  ): Promise<{ booking: CreatedBooking; replayed: boolean }> {
+    const path = endpoint === 'bookings' ? ['bookings'] : ['bookings', 'protected-holds'];
+    const answer = await this.#send('POST', path, {
       body: booking,
       headers: { 'Idempotency-Key': idempotencyKey },
     });
@@ -313,6 +357,28 @@ export class HttpBookingApi implements BookingApi {
     }
     throw errorOf(response, body);
   }
+}
+
+/** The two REST endpoints that make a booking: POST /bookings and POST /bookings/protected-holds. */
+type BookingEndpoint = 'bookings' | 'protected-holds';
+
+function isCode(error: unknown, code: ErrorCode): error is AppError {
+  return error instanceof AppError && error.code === code;
+}
+
+/**
+ * The server's word that the location's Booking Protection is not what the listing said: 409
+ * booking_protection_required from POST /bookings, or from POST /bookings/protected-holds the 409
+ * conflict naming location_slug without a reason (a slot's conflicts carry their reason).
+ */
+function askedTheWrongEndpoint(endpoint: BookingEndpoint, error: unknown): boolean {
+  if (endpoint === 'bookings') return isCode(error, 'booking_protection_required');
+  return isCode(error, 'conflict') && error.param === 'location_slug' && error.reason === undefined;
+}
+
+/** The Idempotency-Key for the other endpoint: fixed for a given key, within the 255 characters allowed. */
+function switchedKey(idempotencyKey: string): string {
+  return `switched-${createHash('sha256').update(idempotencyKey).digest('hex')}`;
 }
 
 /** The AppError a non-2xx answer stands for. */

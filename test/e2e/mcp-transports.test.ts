@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
@@ -642,5 +643,93 @@ describe('booking mcp --base-url (stdio, driving a remote instance)', () => {
       await local.drop();
       rmSync(localDir, { recursive: true, force: true });
     }
+  });
+
+  it("holds a booking at a Booking Protection location as in process, and sends the booking page's link", async () => {
+    // Islington has Booking Protection; Ben and Chloé work there on Wednesdays. The same slot is booked
+    // over --base-url (REST's POST /v1/bookings/protected-holds) and in process (POST /mcp), by two callers.
+    const key = server.t.keys.readWrite;
+    const remote = await connectStdio(['--base-url', `${server.origin}/v1`], { BOOKING_API_KEY: key });
+    const inProcess = await connectStreamableHttp(server.origin, key);
+    const book = (mcp: McpHarness, startsAt: string, phone: string, first_name: string) =>
+      mcp.call('book', {
+        location: 'islington',
+        services: 'cut',
+        starts_at: startsAt,
+        client: { first_name, last_name: 'Obi', phone, email: `${first_name.toLowerCase()}@example.org` },
+      });
+    let over: Json;
+    let local: Json;
+    try {
+      const found = await remote.call('find_slots', {
+        location: 'islington',
+        services: 'cut',
+        date: 'next wednesday',
+      });
+      expect(found.ok, JSON.stringify(found)).toBe(true);
+      const [first, second] = found.slots as Json[];
+      over = await book(remote, first!.starts_at, '07911 228801', 'Nia');
+      local = await book(inProcess, second!.starts_at, '07911 228802', 'Ola');
+      expectNoErrors(remote);
+      expectNoErrors(inProcess);
+    } finally {
+      await remote.close();
+      await inProcess.close();
+    }
+    for (const [answer, last4] of [
+      [over, '8801'],
+      [local, '8802'],
+    ] as const) {
+      expect(answer, JSON.stringify(answer)).toMatchObject({
+        ok: true,
+        status: 'pending_confirmation',
+        existing: false,
+        payment_url: null,
+        booking_page_url: expect.stringMatching(/\/p\/manage\/[A-Za-z0-9_-]{43}$/),
+        booking: {
+          status: 'pending_confirmation',
+          pending_confirmation: { requirements: ['protection_setup'] },
+          booking_protection: { applies: true },
+        },
+        hint: 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.',
+      });
+      expect(answer.booking_page_url).toBe(answer.booking.booking_page_url);
+      expect(answer.spoken).toMatch(
+        new RegExp(
+          '^Held until .+ for the caller to finish online, not yet booked: .+ This location needs Booking ' +
+            `Protection: the caller can save a card on the booking page to confirm it\\. Link sent to the number ending ${last4} and by e-mail\\.$`,
+        ),
+      );
+    }
+    // The same answer, field for field, but for what differs between the two bookings.
+    const shape = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(shape)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape(v)]))
+          : typeof value;
+    expect(shape(over)).toEqual(shape(local));
+    expect(over.booking.hold_expires_at).toBe(local.booking.hold_expires_at);
+    // The hold's transaction queued the booking page's link, by SMS and e-mail, as in process.
+    const organisationId = (
+      await server.t.database.db
+        .selectFrom('organisations')
+        .select('id')
+        .where('slug', '=', 'northside-hair')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const outbox = await listOutbox(server.t.database.db, organisationId);
+    const sent = (reference: string) =>
+      outbox
+        .filter((m) => m.reference === reference)
+        .map((m) => `${m.kind}:${m.channel}`)
+        .sort();
+    expect(sent(over.booking.reference)).toEqual(['booking_page_link:email', 'booking_page_link:sms']);
+    expect(sent(local.booking.reference)).toEqual(sent(over.booking.reference));
+    expect(await server.bookingsAt(over.booking.starts_at)).toContainEqual({
+      reference: over.booking.reference,
+      status: 'pending_confirmation',
+      source: 'api',
+    });
   });
 });

@@ -252,6 +252,113 @@ describe('HttpBookingApi against a listening server', () => {
   });
 });
 
+describe('HttpBookingApi at a Booking Protection location (POST /v1/bookings/protected-holds)', () => {
+  let s: Served;
+  let ids: CatalogueIds;
+  beforeAll(async () => {
+    s = await serve();
+    ids = await catalogueIds(s.t.database.db);
+  });
+  afterAll(async () => {
+    await s.t.close();
+  });
+
+  // Bo works at Kings Cross (Booking Protection) on Thursdays, 10:00 to 18:00.
+  const thu = (hhmm: string) => `2026-11-26T${hhmm}:00+00:00`;
+  const at = (location: string, startsAt: string) => ({
+    location_slug: location,
+    service_ids: [ids.services.cut!],
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+  const posts = () =>
+    s.requests
+      .filter((r) => r.method === 'POST')
+      .map((r) => `${new URL(r.url).pathname} ${r.headers.get('idempotency-key')}`);
+  /** A fetch that says Booking Protection applies (or not) at every location, as a stale listing would. */
+  const listingSays =
+    (applies: boolean): typeof fetch =>
+    async (input, init) => {
+      const response = await s.fetch(input, init);
+      if (new URL(String(input)).pathname !== '/v1/locations') return response;
+      const body = (await response.json()) as { data: { booking_protection_policy: { applies: boolean } }[] };
+      for (const location of body.data) location.booking_protection_policy.applies = applies;
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+    };
+  const httpWith = (fetcher: typeof fetch) =>
+    new HttpBookingApi({ baseUrl: `${s.origin}/v1`, apiKey: s.t.keys.readWrite, fetch: fetcher });
+
+  it('makes the pending_confirmation hold, as the in-process implementation does, and replays it', async () => {
+    const http = s.http();
+    const key = randomUUID();
+    s.requests.length = 0;
+    const { booking, replayed } = await http.createBooking(at('kings-cross', thu('10:00')), key);
+    expect(replayed).toBe(false);
+    expect(booking).toMatchObject({
+      status: 'pending_confirmation',
+      pending_confirmation: { requirements: ['protection_setup'] },
+      hold_expires_at: '2026-11-23T09:15:00Z',
+      booking_page_url: expect.stringMatching(/\/p\/manage\/[A-Za-z0-9_-]{43}$/),
+      deposit: null,
+      payment_url: null,
+    });
+    expect(posts()).toEqual([`/v1/bookings/protected-holds ${key}`]);
+    const again = await http.createBooking(at('kings-cross', thu('10:00')), key);
+    expect(again).toEqual({ booking, replayed: true });
+
+    // In process (MCP book's hostedFlow) the same request makes the same kind of booking.
+    const local = await s.inProcess();
+    const { booking: held } = await local.createBooking(at('kings-cross', thu('12:00')), randomUUID());
+    const shape = (b: Record<string, unknown>) => Object.keys(b).sort();
+    expect(shape(booking)).toEqual(shape(held));
+    const { reference: _r, starts_at: _s, ends_at: _e, booking_page_url: _u, ...rest } = booking;
+    expect(held).toMatchObject({ ...rest, created_at: held.created_at, updated_at: held.updated_at });
+    expect(await http.getBooking(booking.reference)).toEqual(await local.getBooking(booking.reference));
+  });
+
+  it('asks the hold endpoint when POST /v1/bookings says Booking Protection applies (a stale listing)', async () => {
+    const http = httpWith(listingSays(false));
+    const key = randomUUID();
+    s.requests.length = 0;
+    const { booking } = await http.createBooking(at('kings-cross', thu('14:00')), key);
+    expect(booking.status).toBe('pending_confirmation');
+    const [first, second] = posts();
+    expect(first).toBe(`/v1/bookings ${key}`);
+    expect(second).toMatch(/^\/v1\/bookings\/protected-holds switched-[0-9a-f]{64}$/);
+    // A retry meets the same answers: the stored 409, then the stored hold.
+    const before = await countBookings(s.t.database.db);
+    expect(await http.createBooking(at('kings-cross', thu('14:00')), key)).toEqual({
+      booking,
+      replayed: true,
+    });
+    expect(posts().slice(2)).toEqual([first, second]);
+    expect(await countBookings(s.t.database.db)).toBe(before);
+  });
+
+  it('books with POST /v1/bookings when the hold endpoint says protection does not apply', async () => {
+    const http = httpWith(listingSays(true));
+    const key = randomUUID();
+    s.requests.length = 0;
+    const { booking } = await http.createBooking(at('soho', '2026-11-24T10:00:00+00:00'), key);
+    expect(booking.status).toBe('confirmed');
+    const [first, second] = posts();
+    expect(first).toBe(`/v1/bookings/protected-holds ${key}`);
+    expect(second).toMatch(/^\/v1\/bookings switched-[0-9a-f]{64}$/);
+  });
+
+  it('meets an instance from before the endpoint (405) with POST /v1/bookings and its 409, as before', async () => {
+    // The path of the hold endpoint with another method: 405, as POST is on an instance without it.
+    const older: typeof fetch = (input, init) =>
+      s.fetch(input, String(input).endsWith('/protected-holds') ? { ...init, method: 'PUT' } : init);
+    const http = httpWith(older);
+    const key = randomUUID();
+    s.requests.length = 0;
+    const refused = await failure(http.createBooking(at('kings-cross', thu('16:00')), key));
+    expect(refused.code).toBe('booking_protection_required');
+    expect(posts()).toEqual([`/v1/bookings ${key}`]);
+  });
+});
+
 describe('HttpBookingApi pagination', () => {
   let s: Served;
   beforeAll(async () => {

@@ -56,6 +56,7 @@ describe('the OpenAPI document', () => {
   it('documents every endpoint implemented so far, with the bearer scheme', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/bookings',
+      '/v1/bookings/protected-holds',
       '/v1/bookings/{reference}',
       '/v1/bookings/{reference}/cancel',
       '/v1/bookings/{reference}/send-link',

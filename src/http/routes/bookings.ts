@@ -204,7 +204,8 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   };
 }
 
-const IdempotencyHeaders = z.object({
+/** The Idempotency-Key header of the booking-creating routes. */
+export const IdempotencyHeaders = z.object({
   'idempotency-key': z
     .string()
     .meta({ pattern: IDEMPOTENCY_KEY.source, minLength: 1, maxLength: 255 })
@@ -212,7 +213,7 @@ const IdempotencyHeaders = z.object({
     .describe('Any unique string (a UUID v4 is ideal), 1 to 255 printable characters.'),
 });
 
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const key = request.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
