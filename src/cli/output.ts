@@ -4,11 +4,11 @@ export const err = (line: string) => process.stderr.write(`${line}\n`);
 
 /** A failure the user can act on: printed without a stack trace, exit status 1. */
 export class CommandError extends Error {
-  constructor(
-    message: string,
-    readonly details: string[] = [],
-  ) {
+  readonly details: string[];
+
+  constructor(message: string, details: string[] = []) {
     super(message);
+    this.details = details;
   }
 }
 

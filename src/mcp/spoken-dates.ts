@@ -107,11 +107,15 @@ export function normalise(text: string): string {
 }
 
 class DayReader {
-  constructor(
-    readonly today: string,
-    private readonly zone: string,
-    private readonly locale: SpeechLocale,
-  ) {}
+  readonly today: string;
+  readonly #zone: string;
+  readonly #locale: SpeechLocale;
+
+  constructor(today: string, zone: string, locale: SpeechLocale) {
+    this.today = today;
+    this.#zone = zone;
+    this.#locale = locale;
+  }
 
   /** A day or a span of days. */
   span(phrase: string, said: string): DayReading {
@@ -220,7 +224,7 @@ class DayReader {
   #calendarWords(phrase: string, said: string): DayReading {
     // "december the 8th": chrono takes the month and day only without the "the".
     const plain = phrase.replace(/\b([a-z]{3,9}) the (?=\d)/, '$1 ');
-    const words = readCalendarWords(plain, this.today, this.zone, this.locale) ?? this.#leapDay(plain);
+    const words = readCalendarWords(plain, this.today, this.#zone, this.#locale) ?? this.#leapDay(plain);
     if (!words)
       return MONTH_NAME.test(phrase) && /\d/.test(phrase)
         ? unreal(said)
@@ -250,7 +254,7 @@ class DayReader {
   #leapDay(phrase: string): CalendarWords | undefined {
     let year = Number(this.today.slice(0, 4));
     while (calendarDate(year, 2, 29) === undefined) year += 1;
-    const words = readCalendarWords(phrase, `${year}-01-01`, this.zone, this.locale);
+    const words = readCalendarWords(phrase, `${year}-01-01`, this.#zone, this.#locale);
     const leapDay = words?.year === undefined && words?.month === 2 && words.day === 29;
     return leapDay ? words : undefined;
   }
@@ -278,7 +282,7 @@ class DayReader {
 
   /** The date as the tools say it, the year included when far off, without "today" or "tomorrow". */
   #say(date: string): string {
-    return speakDate(date, this.locale, this.today).replace(/^(?:today|tomorrow), /, '');
+    return speakDate(date, this.#locale, this.today).replace(/^(?:today|tomorrow), /, '');
   }
 }
 

@@ -15,19 +15,23 @@ import { ownOrigins } from '../public-base-url.ts';
 export const SESSION_COOKIE = 'console_session';
 
 export class ConsoleRedirect extends Error {
-  constructor(readonly location: string) {
+  readonly location: string;
+
+  constructor(location: string) {
     super('redirect');
+    this.location = location;
   }
 }
 
 /** Thrown where a page answers with a status of its own (403 for a role, 400 for a bad form). */
 export class ConsoleRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    message: string,
-  ) {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(status: number, title: string, message: string) {
     super(message);
+    this.status = status;
+    this.title = title;
   }
 }
 
