@@ -7,7 +7,7 @@ import { LATENCY_ROUNDS, ROUNDS, WARM_UP_S } from './lib/compare.ts';
 import { type LoadStats, type LoadTarget, runLoad, summarise } from './lib/load.ts';
 import { runPacedLoad } from './lib/paced-load.ts';
 import { type ServerProcess, startServerProcess } from './lib/server-process.ts';
-import { summariseTimes } from './lib/timing.ts';
+import { loadRow, medianRow, timesRow } from './lib/throughput-rows.ts';
 
 const FULL_STACK_SERVER = new URL('./bookings-endpoint-server.ts', import.meta.url);
 const RAW_SERVER = new URL('./bookings-raw-server.ts', import.meta.url);
@@ -254,55 +254,11 @@ const perSecond = (r: RawRunResult) => r.inserted / r.seconds;
 const rounded = (n: number) => Math.round(n).toLocaleString('en-GB');
 
 function rawRow(label: string, runs: RawRunResult[]): ThroughputRow {
-  const times = summariseTimes(
+  return timesRow(
     label,
     runs.flatMap((r) => r.times),
+    runs.reduce((n, r) => n + r.seconds, 0),
   );
-  const inserted = runs.reduce((n, r) => n + r.inserted, 0);
-  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
-  return {
-    label,
-    perSecond: inserted / seconds,
-    p50: times.p50,
-    p90: times.p90,
-    p99: times.p99,
-    max: times.max,
-    count: inserted,
-    failures: 0,
-  };
-}
-
-function loadRow(label: string, s: LoadStats): ThroughputRow {
-  return {
-    label,
-    perSecond: s.requestsPerSecond,
-    p50: s.p50,
-    p90: s.p90,
-    p99: s.p99,
-    max: s.max,
-    count: s.requests,
-    failures: s.non2xx + s.errors,
-  };
-}
-
-/** Each percentile's median over rounds (max the maximum); counts and rates over all rounds. */
-function medianRow(label: string, rounds: ThroughputRow[]): ThroughputRow {
-  const median = (of: (r: ThroughputRow) => number) => {
-    const values = rounds.map(of).sort((a, b) => a - b);
-    return values[Math.floor(values.length / 2)] ?? 0;
-  };
-  const count = rounds.reduce((n, r) => n + r.count, 0);
-  const seconds = rounds.reduce((n, r) => n + r.count / r.perSecond, 0);
-  return {
-    label,
-    perSecond: count / seconds,
-    p50: median((r) => r.p50),
-    p90: median((r) => r.p90),
-    p99: median((r) => r.p99),
-    max: Math.max(...rounds.map((r) => r.max)),
-    count,
-    failures: rounds.reduce((n, r) => n + r.failures, 0),
-  };
 }
 
 const clockOf = (minute: number) =>

@@ -6,6 +6,7 @@ import { instances } from './instances.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
+import { outbox } from './outbox.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 import { slowClients } from './slow-clients.ts';
@@ -22,4 +23,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   slowClients,
   instances,
   consoleDiary,
+  outbox,
 ];

@@ -33,6 +33,8 @@ export const SLOT_CAPACITY = SLOTS_PER_DAY * (BOOKINGS_SCENARIO.maxAdvanceDays -
 
 const WEEK = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 const SERVICE = { ref: 'quick-trim', name: 'Quick trim', duration: 15, price: 1500 } as const;
+/** The catalogue's one client (phone and e-mail), whom the booking benchmarks book for. */
+const REGULAR_CLIENT = 'regular';
 const MINUTE = 60_000;
 
 export interface BookingsBenchDatabase {
@@ -51,12 +53,17 @@ export interface BookingsBenchDatabase {
   now: number;
 }
 
-/** Migrates a temporary SQLite file and imports the scenario's catalogue; no bookings yet. */
-export async function createBookingsDatabase(): Promise<BookingsBenchDatabase> {
+/**
+ * Migrates a temporary SQLite file and imports the scenario's catalogue (or a variant of it with more
+ * clients: `clientId` is the client `regular`'s); no bookings yet.
+ */
+export async function createBookingsDatabase(
+  catalogue: unknown = bookingsCatalogue(),
+): Promise<BookingsBenchDatabase> {
   const now = Date.parse(BOOKINGS_SCENARIO.now);
   const database = await createTempDatabase();
   try {
-    await importCatalogue(database.db, bookingsCatalogue(), now);
+    await importCatalogue(database.db, catalogue, now);
     const key = await createApiKey(
       database.db,
       {
@@ -71,7 +78,11 @@ export async function createBookingsDatabase(): Promise<BookingsBenchDatabase> {
     const organisation = await db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
     const location = await db.selectFrom('locations').select('id').executeTakeFirstOrThrow();
     const service = await db.selectFrom('services').select('id').executeTakeFirstOrThrow();
-    const client = await db.selectFrom('clients').select('id').executeTakeFirstOrThrow();
+    const client = await db
+      .selectFrom('clients')
+      .select('id')
+      .where('ref', '=', REGULAR_CLIENT)
+      .executeTakeFirstOrThrow();
     const staff = await db.selectFrom('staff').select(['id', 'ref']).orderBy('ref').execute();
     if (staff.length !== BOOKINGS_SCENARIO.staff)
       throw new Error(`Expected ${BOOKINGS_SCENARIO.staff} staff.`);
@@ -174,7 +185,7 @@ export function bookingsCatalogue() {
     })),
     clients: [
       {
-        ref: 'regular',
+        ref: REGULAR_CLIENT,
         first_name: 'Robin',
         last_name: 'Client',
         phone: '+447911123457',

@@ -78,9 +78,9 @@ In-process benchmarks (a function timed in the runner process, no HTTP):
 - Inputs are loaded once, before timing; each call is timed on its own with \`performance.now()\` after untimed warm-up calls, so the figures include garbage collection that happens during a call. Percentiles are nearest-rank over every timed call.
 - The baseline, a slower reference implementation, is timed in the same process in the same run, and both must return the same answer on the benchmark's input or the benchmark does not run.
 
-Write benchmarks (a write endpoint through the whole stack against raw writes of the same rows):
+Write benchmarks (a write endpoint through the whole stack against raw writes of the same rows, or, for \`outbox\`, against the same stack without the write it measures):
 
-- The full stack runs as an HTTP benchmark's does (child process, \`NODE_ENV=production\`, no logger, driven by autocannon from the runner); the raw side is a second child process that writes the same rows with better-sqlite3 in a loop, one transaction per write. ${PINNING ? `Both are pinned to core ${SERVER_CPU} (they never run at the same time) and the load generator to core ${LOAD_CPU}.` : 'Nothing is pinned to a core.'}
+- The full stack runs as an HTTP benchmark's does (child process, \`NODE_ENV=production\`, no logger, driven by autocannon from the runner); the raw side is a second child process that writes the same rows with better-sqlite3 in a loop, one transaction per write. ${PINNING ? `Both are pinned to core ${SERVER_CPU} (they never run at the same time) and the load generator to core ${LOAD_CPU}.` : 'Nothing is pinned to a core.'} \`outbox\` has no raw side: both of its sides are requests to the one full stack, alternating.
 - Every write goes to a row nothing else has written (a booking of a distinct free slot, say), so each must succeed; any other answer fails the run. The section says how the sides are interleaved and how many writes each made.
 
 Round-trip benchmarks (tool calls through a protocol and its transport against the same calls in process):
