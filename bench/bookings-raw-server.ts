@@ -13,8 +13,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { configureSqlite } from '../src/data/database.ts';
 import { SqliteDatabase } from '../src/data/sqlite-driver.ts';
 import { REFERENCE_ALPHABET } from '../src/domain/booking/reference.ts';
@@ -25,6 +23,7 @@ import {
   SERVICE_PRICE_MINOR,
 } from './lib/bookings-database.ts';
 import { serveFromChild } from './lib/child.ts';
+import { listenForControl } from './lib/control-server.ts';
 
 export interface RawInfo {
   origin: string;
@@ -144,24 +143,11 @@ serveFromChild<null, RawInfo>(async () => {
     };
   };
 
-  const server = createServer((request, response) => {
-    void readJson(request)
-      .then((spec) => {
-        const result = run(spec as RawRun);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
-      })
-      .catch((error: unknown) => {
-        response
-          .writeHead(500, { 'content-type': 'text/plain' })
-          .end(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const control = await listenForControl((spec: unknown) => run(spec as RawRun));
   return {
-    info: { origin: `http://127.0.0.1:${port}` },
+    info: { origin: control.origin },
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await control.close();
       sqlite.close();
       rmSync(seeded.database.dir, { recursive: true, force: true });
     },
@@ -176,10 +162,4 @@ function reference(n: number): string {
     n = Math.floor(n / REFERENCE_ALPHABET.length);
   }
   return `SS-${code}`;
-}
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }

@@ -15,8 +15,6 @@
  * (bench/lib/server-process.ts), so the worker has core 0 to itself while the stand-ins run in the
  * parent.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createBooking } from '../src/app/booking-service.ts';
 import { ManualClock } from '../src/app/clock.ts';
 import { customerLinks } from '../src/app/customer-links.ts';
@@ -31,6 +29,7 @@ import { writeTransaction } from '../src/data/write-transaction.ts';
 import type { OutboxChannel } from '../src/domain/outbox.ts';
 import { BOOKINGS_SCENARIO, bookingSlot } from './lib/bookings-database.ts';
 import { serveFromChild } from './lib/child.ts';
+import { listenForControl } from './lib/control-server.ts';
 import { createOutboxDatabase } from './lib/outbox-database.ts';
 
 export interface DeliveryInit {
@@ -172,32 +171,13 @@ serveFromChild<DeliveryInit, DeliveryInfo>(async (init) => {
     };
   };
 
-  const server = createServer((request, response) => {
-    void readJson(request)
-      .then(async (body) => {
-        const result = await deliver((body as { batch: number }).batch);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
-      })
-      .catch((error: unknown) => {
-        response
-          .writeHead(500, { 'content-type': 'text/plain' })
-          .end(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const control = await listenForControl((body: unknown) => deliver((body as { batch: number }).batch));
   return {
-    info: { origin: `http://127.0.0.1:${port}` },
+    info: { origin: control.origin },
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await control.close();
       delivery.senders.email?.close?.();
       await database.dispose();
     },
   };
 });
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}

@@ -8,12 +8,11 @@
  * bench/lib/server-process.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../src/app/clock.ts';
 import { createAppDeps } from '../src/app/deps.ts';
 import { BOOKINGS_SCENARIO } from './lib/bookings-database.ts';
 import { serveFromChild } from './lib/child.ts';
+import { listenForControl } from './lib/control-server.ts';
 import { listenFullStack } from './lib/full-stack.ts';
 import { createOutboxDatabase, type OutboxBenchDatabase } from './lib/outbox-database.ts';
 
@@ -74,33 +73,25 @@ serveFromChild<null, OutboxStackInfo>(async () => {
     }
     return result;
   };
-  const control = createServer((_request, response) => {
+  const control = await listenForControl(async () => {
     // Read first: an interval between two readings then holds the counting done at its start, not the
     // counting at its end (the same small cost in every interval).
     const { user, system } = process.cpuUsage();
-    void counts()
-      .then((result) => {
-        const state: OutboxState = { counts: result, cpuMs: (user + system) / 1000 };
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state));
-      })
-      .catch((error: unknown) => {
-        response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
-      });
+    const state: OutboxState = { counts: await counts(), cpuMs: (user + system) / 1000 };
+    return state;
   });
-  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
-  const { port } = control.address() as AddressInfo;
   return {
     info: {
       pid: process.pid,
       origin: stack.origin,
-      stateOrigin: `http://127.0.0.1:${port}`,
+      stateOrigin: control.origin,
       writeKey,
       serviceId,
       clientIds,
       staffIds,
     },
     close: async () => {
-      await new Promise<void>((resolve) => control.close(() => resolve()));
+      await control.close();
       await stack.close();
     },
   };
