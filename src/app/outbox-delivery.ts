@@ -4,11 +4,12 @@ import {
   claimDueMessages,
   countDueMessages,
   dropClaimedMessage,
-  findMessageFacts,
+  type MessageFactsRow,
+  messageFactsOf,
   settleMessage,
 } from '../data/outbox-repository.ts';
 import type { OutboxTable } from '../data/tables.ts';
-import { writeTransaction } from '../data/write-transaction.ts';
+import { writeStatement } from '../data/write-transaction.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { type MessageFacts, type RenderedMessage, renderMessage } from '../domain/message-templates.ts';
 import {
@@ -25,7 +26,7 @@ import { DeliveryError, type MessageSender, type TwilioSettings } from './messag
 /**
  * Delivering the outbox: at least once, never twice once a provider accepted a message.
  *
- * A worker claims a few due messages in a short write transaction (a lease, and one attempt counted),
+ * A worker claims a few due messages in one write (a lease, and one attempt counted),
  * sends each outside any transaction, and records the outcome only while its claim holds. A worker
  * killed at any point leaves its claims to lapse; the next worker (this instance restarted, or
  * another) takes them over after the lease and sends again with the same message id, which is the
@@ -67,12 +68,16 @@ export interface DeliveryCounts {
 
 const DEFAULT_BATCH = 16;
 
-/** Claims and delivers one batch of due messages; what became of them. */
+/**
+ * Claims and delivers one batch of due messages; what became of them. The batch costs the database
+ * a fixed number of statements (the claim, the facts of its bookings) plus one per message (its
+ * outcome), none of them inside BEGIN and COMMIT on PostgreSQL (writeStatement).
+ */
 export async function deliverDueMessages(delivery: OutboxDelivery): Promise<DeliveryCounts> {
   const counts: DeliveryCounts = { sent: 0, logged: 0, retried: 0, failed: 0, dropped: 0 };
   const token = randomUUID();
   const now = delivery.clock.nowMs();
-  const claimed = await writeTransaction(delivery.db, (trx) =>
+  const claimed = await writeStatement(delivery.db, (trx) =>
     claimDueMessages(
       trx,
       token,
@@ -81,7 +86,15 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
       delivery.batchSize ?? DEFAULT_BATCH,
     ),
   );
-  await Promise.all(claimed.map(async (row) => counts[await deliverOne(delivery, row, token)]++));
+  if (claimed.length === 0) return counts;
+  const facts = await messageFactsOf(
+    delivery.db,
+    claimed.map((row) => ({ organisationId: row.organisation_id, bookingId: row.booking_id })),
+    { withCheckouts: claimed.some((row) => row.kind === 'payment_link') },
+  );
+  await Promise.all(
+    claimed.map(async (row) => counts[await deliverOne(delivery, row, facts.get(row.booking_id), token)]++),
+  );
   return counts;
 }
 
@@ -100,13 +113,14 @@ export async function deliverAllDue(delivery: OutboxDelivery): Promise<DeliveryC
 async function deliverOne(
   delivery: OutboxDelivery,
   row: OutboxTable,
+  facts: MessageFactsRow | undefined,
   token: string,
 ): Promise<keyof DeliveryCounts> {
   const message = { id: row.id, organisationId: row.organisation_id };
   const now = delivery.clock.nowMs();
-  const rendered = await render(delivery, row, now);
+  const rendered = facts && render(delivery, row, facts, now);
   if (!rendered) {
-    await writeTransaction(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
+    await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
     return 'dropped';
   }
   const body = JSON.stringify(
@@ -144,14 +158,16 @@ async function deliverOne(
   return 'sent';
 }
 
-/** The message's words from the booking as it is now; null when the booking no longer warrants it. */
-async function render(
+/**
+ * The message's words from its booking as the batch read it (just after the claim); null when the
+ * booking no longer warrants it.
+ */
+function render(
   delivery: OutboxDelivery,
   row: OutboxTable,
+  facts: MessageFactsRow,
   now: number,
-): Promise<RenderedMessage | null> {
-  const facts = await findMessageFacts(delivery.db, row.organisation_id, row.booking_id);
-  if (!facts) return null;
+): RenderedMessage | null {
   const status = effectiveStatus(
     { status: facts.status, startsAt: facts.starts_at, holdExpiresAt: facts.hold_expires_at },
     now,
@@ -227,14 +243,14 @@ export function startOutboxWorker(
   };
 }
 
-/** Records an outcome in a write transaction of its own (group commit shares the SQLite writer). */
+/** Records an outcome as a write of its own: one statement (group commit shares the SQLite writer). */
 function settle(
   db: Db,
   message: { id: string; organisationId: string },
   token: string,
   outcome: Parameters<typeof settleMessage>[3],
 ) {
-  return writeTransaction(db, (trx) => settleMessage(trx, message, token, outcome));
+  return writeStatement(db, (trx) => settleMessage(trx, message, token, outcome));
 }
 
 /**
