@@ -87,7 +87,7 @@ export async function availabilityAt(
   readFirst?: AvailabilityVersions,
 ): Promise<LocatedAvailability> {
   const versions = readFirst ?? (await availabilityVersions(db, organisationId));
-  if (!versions) return compute(db, organisationId, ask, now);
+  if (!versions) return compute(db, organisationId, ask, now, undefined);
   const key = [
     organisationId,
     versions.catalogueVersion,
@@ -105,13 +105,20 @@ export async function availabilityAt(
   }
   const hit = cache.get(key);
   if (hit && hit.from <= now && now < hit.until) return hit;
-  const entry = await compute(db, organisationId, ask, now);
+  // A miss reads the bookings afresh; the catalogue's part may be reused (readCatalogue, same version).
+  const entry = await compute(db, organisationId, ask, now, versions.catalogueVersion);
   if (entry.until > now) cache.set(key, entry);
   return entry;
 }
 
-async function compute(db: Db, organisationId: string, ask: AvailabilityAsk, now: number): Promise<Entry> {
-  const location = await requireLocation(db, organisationId, ask.locationSlug);
+async function compute(
+  db: Db,
+  organisationId: string,
+  ask: AvailabilityAsk,
+  now: number,
+  catalogueVersion: number | undefined,
+): Promise<Entry> {
+  const location = await requireLocation(db, organisationId, ask.locationSlug, 'slug', catalogueVersion);
   const { availability, stableUntil } = await computeAvailability(
     db,
     organisationId,
@@ -123,6 +130,7 @@ async function compute(db: Db, organisationId: string, ask: AvailabilityAsk, now
       days: ask.days,
     },
     now,
+    catalogueVersion,
   );
   return { location, availability, from: now, until: stableUntil, size: availability.slots.length + 1 };
 }

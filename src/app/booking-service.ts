@@ -33,6 +33,12 @@ export interface Caller {
   /** e.g. `api_key:<id>`. */
   actor: string;
   source: BookingsTable['source'];
+  /**
+   * The organisation's catalogue_version as the caller read it before anything else (a request's key
+   * lookup): the booking's catalogue reads are then reused while it stays (readCatalogue). Absent:
+   * they are read afresh.
+   */
+  catalogueVersion?: number;
 }
 
 export interface NewBooking {
@@ -73,7 +79,13 @@ export async function createBooking(
   now: number,
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
-  const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
+  const location = await requireLocation(
+    trx,
+    caller.organisationId,
+    input.locationSlug,
+    'location_slug',
+    caller.catalogueVersion,
+  );
   const protectedHold = location.protection.applies;
   if (protectedHold && !checkout.hostedFlow) {
     throw new AppError(
@@ -84,15 +96,20 @@ export async function createBooking(
   const client = await findClientById(trx, caller.organisationId, input.clientId);
   if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
   const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
-  const check = await prepareSlotCheck(trx, caller.organisationId, request, input.startsAt, now).catch(
-    async (error: unknown) => {
-      // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
-      if (error instanceof AppError && error.param === 'service_ids') {
-        await requireExistingServices(trx, caller.organisationId, input.serviceIds);
-      }
-      throw error;
-    },
-  );
+  const check = await prepareSlotCheck(
+    trx,
+    caller.organisationId,
+    request,
+    input.startsAt,
+    now,
+    caller.catalogueVersion,
+  ).catch(async (error: unknown) => {
+    // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
+    if (error instanceof AppError && error.param === 'service_ids') {
+      await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+    }
+    throw error;
+  });
   const depositMinor = check.services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
   if (depositMinor && !checkout.payments) {
     throw new AppError(
