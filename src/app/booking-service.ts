@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
-  appendEvent,
+  eventRow,
   findBookingByReference,
   findBookingsOfClient,
-  insertBooking,
+  insertNewBooking,
   isOverlapRefusal,
   toBooking,
 } from '../data/booking-repository.ts';
@@ -17,11 +17,11 @@ import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
-import { bookingPageUrl, issueBookingPage } from './booking-page-token.ts';
+import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';
-import { newBookingAnnouncement, queueMessages } from './outbox-service.ts';
+import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 
@@ -206,21 +206,34 @@ export async function createBooking(
     },
     now,
   );
-  await whileSlotFree(insertBooking(trx, row, segments));
-  await appendEvent(
-    trx,
-    {
-      organisationId: caller.organisationId,
-      bookingId: id,
-      from: null,
-      to: status,
-      actor: caller.actor,
-      at: now,
-    },
-    { first: true },
+  const page = newBookingPage(caller.organisationId, id, now);
+  const pageToken = page.token;
+  const messages = messagesOf(
+    { organisationId: caller.organisationId, bookingId: id, reference, client },
+    newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+    now,
+  );
+  // The booking, its segments, first event, page and messages: one statement on PostgreSQL.
+  await whileSlotFree(
+    insertNewBooking(trx, {
+      booking: row,
+      segments,
+      event: eventRow(
+        {
+          organisationId: caller.organisationId,
+          bookingId: id,
+          from: null,
+          to: status,
+          actor: caller.actor,
+          at: now,
+        },
+        1,
+      ),
+      page,
+      outbox: messages.rows,
+    }),
   );
 
-  const pageToken = await issueBookingPage(trx, caller.organisationId, id, now);
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt && checkout.payments) {
@@ -263,12 +276,7 @@ export async function createBooking(
       .execute();
     paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
   }
-  const notices = await queueMessages(
-    trx,
-    { organisationId: caller.organisationId, bookingId: id, reference, client },
-    newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
-    now,
-  );
+  const { notices } = messages;
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking = toBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone, page_token: pageToken },

@@ -1,8 +1,15 @@
 import type { Updateable } from 'kysely';
 import type { Booking, Fee } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
-import type { Db } from './database.ts';
-import type { BookingFeesTable, BookingServicesTable, BookingsTable } from './tables.ts';
+import { type Db, dialectOf } from './database.ts';
+import type {
+  BookingEventsTable,
+  BookingFeesTable,
+  BookingPagesTable,
+  BookingServicesTable,
+  BookingsTable,
+  OutboxTable,
+} from './tables.ts';
 
 /** Bookings with their service segments, fees and event log. Every function is organisation-scoped. */
 
@@ -24,6 +31,47 @@ export async function insertBooking(
 ): Promise<void> {
   await trx.insertInto('bookings').values(row).execute();
   await trx.insertInto('booking_services').values(segments).execute();
+}
+
+/** Everything a new booking writes at once: the booking, its segments, first event, page and messages. */
+export interface NewBookingRows {
+  booking: BookingsTable;
+  segments: BookingServicesTable[];
+  /** Its first event (seq 1: eventRow). */
+  event: BookingEventsTable;
+  page: BookingPagesTable;
+  outbox: OutboxTable[];
+}
+
+/**
+ * Writes a new booking and the rows that come with it. On PostgreSQL that is one statement, each
+ * INSERT a data-modifying CTE of it: one round trip instead of five, inside the location's turn. The
+ * statement fails whole, as the five would have failed the transaction: an overlap refused by the
+ * exclusion constraint or the trigger is the same error (isOverlapRefusal), and the foreign keys of
+ * the other rows are checked at its end, when the booking is there. On SQLite, one INSERT per table
+ * (no round trips there; and SQLite's WITH takes no INSERT).
+ */
+export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<void> {
+  if (dialectOf(trx) === 'sqlite') {
+    await insertBooking(trx, rows.booking, rows.segments);
+    await trx.insertInto('booking_events').values(rows.event).execute();
+    await trx.insertInto('booking_pages').values(rows.page).execute();
+    if (rows.outbox.length > 0) await trx.insertInto('outbox').values(rows.outbox).execute();
+    return;
+  }
+  const written = trx
+    .with('booking', (db) => db.insertInto('bookings').values(rows.booking).returning('id'))
+    .with('segments', (db) => db.insertInto('booking_services').values(rows.segments).returning('position'))
+    .with('event', (db) => db.insertInto('booking_events').values(rows.event).returning('seq'))
+    .with('page', (db) => db.insertInto('booking_pages').values(rows.page).returning('token'));
+  // A client with neither phone nor e-mail gets no messages (an INSERT needs a row).
+  await (rows.outbox.length > 0
+    ? written
+        .with('messages', (db) => db.insertInto('outbox').values(rows.outbox).returning('id'))
+        .selectFrom('booking')
+        .select('booking.id')
+    : written.selectFrom('booking').select('booking.id')
+  ).execute();
 }
 
 export async function updateBooking(
@@ -70,17 +118,22 @@ export async function appendEvent(
         .executeTakeFirst();
   await trx
     .insertInto('booking_events')
-    .values({
-      organisation_id: event.organisationId,
-      booking_id: event.bookingId,
-      seq: Number(last?.seq ?? 0) + 1,
-      from_status: event.from,
-      to_status: event.to,
-      actor: event.actor,
-      occurred_at: event.at,
-      details: event.details ? JSON.stringify(event.details) : null,
-    })
+    .values(eventRow(event, Number(last?.seq ?? 0) + 1))
     .execute();
+}
+
+/** The booking_events row of `event` as its booking's `seq`th. */
+export function eventRow(event: BookingEvent, seq: number): BookingEventsTable {
+  return {
+    organisation_id: event.organisationId,
+    booking_id: event.bookingId,
+    seq,
+    from_status: event.from,
+    to_status: event.to,
+    actor: event.actor,
+    occurred_at: event.at,
+    details: event.details ? JSON.stringify(event.details) : null,
+  };
 }
 
 export async function upsertFee(trx: Db, fee: BookingFeesTable): Promise<void> {
