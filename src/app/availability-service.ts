@@ -1,10 +1,12 @@
 import {
+  busyBookingsAndHoldsOf,
   busyBookingsOf,
   calendarsOf,
   closedDatesBetween,
   closuresBetween,
   eligibleStaff,
   offeredServicesByIds,
+  type ReadHold,
   type StaffCalendars,
   type StaffCandidate,
 } from '../data/availability-repository.ts';
@@ -157,6 +159,12 @@ export interface SlotCheck {
   services: OfferedService[];
   /** The slot starting at the asked instant as availability offers it, or null. */
   slot(db: Db): Promise<Slot | null>;
+  /**
+   * After slot(): the pending holds among the bookings it read, lapsed or not. What it read covers
+   * the whole block of any slot it gives (the staff member's bookings over the block, or over the
+   * search window around the day), so the lapsed holds in that block are among them (lapsedHoldsIn).
+   */
+  readHolds(): readonly ReadHold[];
 }
 
 export async function prepareSlotCheck(
@@ -170,14 +178,24 @@ export async function prepareSlotCheck(
   const date = localDateAt(startsAt, request.location.timezone);
   const offer = await loadOffer(db, organisationId, request, date, 1, startsAt, catalogueVersion);
   const { services, scope } = offer;
-  if (!scope) return { services, slot: async () => null };
+  if (!scope) return { services, slot: async () => null, readHolds: () => [] };
   const catalogue = await loadCalendars(db, organisationId, request, scope, catalogueVersion);
+  let holds: readonly ReadHold[] = [];
   return {
     services,
     slot: async (afterTurn) => {
-      const busy = await loadBusy(afterTurn, organisationId, request, scope);
-      return findSlotAt(assembleQuery(request, services, scope, catalogue, busy, now), startsAt);
+      const ids = scope.candidates.map((s) => s.id);
+      const read = await busyBookingsAndHoldsOf(
+        afterTurn,
+        organisationId,
+        ids,
+        scope.bookingsWindow,
+        request.excludeBookingId,
+      );
+      holds = read.holds;
+      return findSlotAt(assembleQuery(request, services, scope, catalogue, read.busy, now), startsAt);
     },
+    readHolds: () => holds,
   };
 }
 

@@ -9,7 +9,7 @@ import {
 } from '../data/booking-repository.ts';
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
-import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
+import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
@@ -196,16 +196,10 @@ export async function createBooking(
     start = segment.ends_at;
     return segment;
   });
-  await expireLapsedHoldsInBlock(
-    trx,
-    {
-      organisationId: caller.organisationId,
-      staffId: row.staff_id,
-      from: row.starts_at,
-      to: row.blocked_until,
-    },
-    now,
-  );
+  // Lapsed holds in the block are written expired first (the exclusion constraint cannot read the
+  // clock); they are among the bookings the slot check just read, under the turn.
+  const block = { staffId: row.staff_id, from: row.starts_at, to: row.blocked_until };
+  await expireHolds(trx, lapsedHoldsIn(check.readHolds(), block, now), now, 'system:lazy-expiry');
   const page = newBookingPage(caller.organisationId, id, now);
   const pageToken = page.token;
   const messages = messagesOf(
