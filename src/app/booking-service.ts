@@ -123,10 +123,9 @@ export async function createBooking(
       'Bookings at this location need a card saved for Booking Protection, and no payment provider is set up to take one; book it with the location directly.',
     );
   }
-  const reference = await unusedReference(trx, caller);
-  // Nothing read above is what the location's turn guards (the catalogue, the client, a reference unique
-  // in the whole organisation); from here the location's bookings are decided one at a time (on
-  // PostgreSQL; SQLite has one writer already), so the turn is held for as few queries as can be.
+  // Nothing read above is what the location's turn guards (the catalogue, the client); from here the
+  // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
+  // the turn is held for as few queries as can be.
   await takeTurn(trx, bookingsAt(location.id));
   const { services } = check;
   const slot = await check.slot(trx);
@@ -146,7 +145,8 @@ export async function createBooking(
       : null;
   const holdExpiresAt = holdMinutes === null ? null : now + holdMinutes * 60_000;
   const last = services[services.length - 1]!;
-  const row: BookingsTable = {
+  const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
+  const newRow = (reference: string): BookingsTable => ({
     id,
     organisation_id: caller.organisationId,
     reference,
@@ -156,7 +156,7 @@ export async function createBooking(
     status,
     starts_at: slot.startsAt,
     ends_at: slot.endsAt,
-    blocked_until: slot.endsAt + last.bufferAfterMinutes * 60_000,
+    blocked_until: blockedUntil,
     currency: caller.currency,
     total_price_minor: services.reduce((total, s) => total + s.priceMinor, 0),
     deposit_minor: depositMinor,
@@ -178,7 +178,7 @@ export async function createBooking(
     source: caller.source,
     created_at: now,
     updated_at: now,
-  };
+  });
   let start = slot.startsAt;
   const segments: BookingServicesTable[] = services.map((service, position) => {
     const segment = {
@@ -198,35 +198,39 @@ export async function createBooking(
   });
   // Lapsed holds in the block are written expired first (the exclusion constraint cannot read the
   // clock); they are among the bookings the slot check just read, under the turn.
-  const block = { staffId: row.staff_id, from: row.starts_at, to: row.blocked_until };
+  const block = { staffId: slot.staffId, from: slot.startsAt, to: blockedUntil };
   await expireHolds(trx, lapsedHoldsIn(check.readHolds(), block, now), now, 'system:lazy-expiry');
   const page = newBookingPage(caller.organisationId, id, now);
   const pageToken = page.token;
-  const messages = messagesOf(
-    { organisationId: caller.organisationId, bookingId: id, reference, client },
-    newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
-    now,
+  const event = eventRow(
+    {
+      organisationId: caller.organisationId,
+      bookingId: id,
+      from: null,
+      to: status,
+      actor: caller.actor,
+      at: now,
+    },
+    1,
   );
-  // The booking, its segments, first event, page and messages: one statement on PostgreSQL.
-  await whileSlotFree(
-    insertNewBooking(trx, {
-      booking: row,
-      segments,
-      event: eventRow(
-        {
-          organisationId: caller.organisationId,
-          bookingId: id,
-          from: null,
-          to: status,
-          actor: caller.actor,
-          at: now,
-        },
-        1,
-      ),
-      page,
-      outbox: messages.rows,
-    }),
+  // The booking, its segments, first event, page and messages: one statement on PostgreSQL. A
+  // reference is drawn at random and the unique index decides; the rare one taken already (nothing
+  // written) is drawn again.
+  let row: BookingsTable;
+  let messages: ReturnType<typeof messagesOf>;
+  do {
+    row = newRow(generateReference(caller.referencePrefix));
+    messages = messagesOf(
+      { organisationId: caller.organisationId, bookingId: id, reference: row.reference, client },
+      newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+      now,
+    );
+  } while (
+    !(await whileSlotFree(
+      insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows }),
+    ))
   );
+  const { reference } = row;
 
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
@@ -355,18 +359,4 @@ async function requireExistingServices(
   const known = new Set(rows.map((r) => r.id));
   const unknown = serviceIds.find((id) => !known.has(id));
   if (unknown) throw new AppError('not_found', `No service has the id ${unknown}.`, 'service_ids');
-}
-
-/** A fresh reference: collisions are rare (31^6 per prefix) but checked, never assumed away. */
-async function unusedReference(trx: Db, caller: Caller): Promise<string> {
-  for (;;) {
-    const reference = generateReference(caller.referencePrefix);
-    const taken = await trx
-      .selectFrom('bookings')
-      .select('id')
-      .where('organisation_id', '=', caller.organisationId)
-      .where('reference', '=', reference)
-      .executeTakeFirst();
-    if (!taken) return reference;
-  }
 }

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Booking, Fee } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import { type Db, dialectOf } from './database.ts';
@@ -8,6 +8,7 @@ import type {
   BookingPagesTable,
   BookingServicesTable,
   BookingsTable,
+  Database,
   OutboxTable,
 } from './tables.ts';
 
@@ -44,34 +45,65 @@ export interface NewBookingRows {
 }
 
 /**
- * Writes a new booking and the rows that come with it. On PostgreSQL that is one statement, each
- * INSERT a data-modifying CTE of it: one round trip instead of five, inside the location's turn. The
- * statement fails whole, as the five would have failed the transaction: an overlap refused by the
- * exclusion constraint or the trigger is the same error (isOverlapRefusal), and the foreign keys of
- * the other rows are checked at its end, when the booking is there. On SQLite, one INSERT per table
- * (no round trips there; and SQLite's WITH takes no INSERT).
+ * Writes a new booking and the rows that come with it, unless its reference is taken already: then
+ * nothing is written and the answer is false (the caller draws another). The unique index decides, so
+ * two writers that drew one reference at once (at different locations, under different turns) cannot
+ * both have it, and no read comes first.
+ *
+ * On PostgreSQL that is one statement, one round trip under the location's turn instead of six: each
+ * INSERT is a data-modifying CTE, the rows travel as one JSON parameter per table
+ * (json_populate_record(set), typed by the table itself, the columns named as the rows name them so
+ * that any other column keeps its default), and the rows that belong to the booking are inserted only
+ * if the booking was (`WHERE EXISTS`). The statement fails whole, as the separate INSERTs would have
+ * failed the transaction: an overlap refused by the exclusion constraint or the trigger is the same
+ * error (isOverlapRefusal), and the foreign keys of the other rows are checked at its end, when the
+ * booking is there. On SQLite (whose WITH takes no INSERT, and where there are no round trips), one
+ * INSERT per table.
  */
-export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<void> {
+export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<boolean> {
   if (dialectOf(trx) === 'sqlite') {
-    await insertBooking(trx, rows.booking, rows.segments);
+    const booking = await trx
+      .insertInto('bookings')
+      .values(rows.booking)
+      .onConflict((oc) => oc.columns(['organisation_id', 'reference']).doNothing())
+      .executeTakeFirst();
+    if (booking.numInsertedOrUpdatedRows === 0n) return false;
+    await trx.insertInto('booking_services').values(rows.segments).execute();
     await trx.insertInto('booking_events').values(rows.event).execute();
     await trx.insertInto('booking_pages').values(rows.page).execute();
     if (rows.outbox.length > 0) await trx.insertInto('outbox').values(rows.outbox).execute();
-    return;
+    return true;
   }
-  const written = trx
-    .with('booking', (db) => db.insertInto('bookings').values(rows.booking).returning('id'))
-    .with('segments', (db) => db.insertInto('booking_services').values(rows.segments).returning('position'))
-    .with('event', (db) => db.insertInto('booking_events').values(rows.event).returning('seq'))
-    .with('page', (db) => db.insertInto('booking_pages').values(rows.page).returning('token'));
-  // A client with neither phone nor e-mail gets no messages (an INSERT needs a row).
-  await (rows.outbox.length > 0
-    ? written
-        .with('messages', (db) => db.insertInto('outbox').values(rows.outbox).returning('id'))
-        .selectFrom('booking')
-        .select('booking.id')
-    : written.selectFrom('booking').select('booking.id')
-  ).execute();
+  const belonging = [
+    sql`segments AS (${insertBelonging('booking_services', rows.segments)})`,
+    sql`event AS (${insertBelonging('booking_events', [rows.event])})`,
+    sql`page AS (${insertBelonging('booking_pages', [rows.page])})`,
+    // A client with neither phone nor e-mail gets no messages.
+    ...(rows.outbox.length > 0 ? [sql`messages AS (${insertBelonging('outbox', rows.outbox)})`] : []),
+  ];
+  const columns = columnsOf(rows.booking);
+  const written = await sql<{ id: string }>`
+    WITH booking AS (
+      INSERT INTO bookings (${columns})
+      SELECT ${columns} FROM json_populate_record(NULL::bookings, ${JSON.stringify(rows.booking)}::json)
+      ON CONFLICT (organisation_id, reference) DO NOTHING
+      RETURNING id
+    ), ${sql.join(belonging)}
+    SELECT id FROM booking`.execute(trx);
+  return written.rows.length > 0;
+}
+
+/** The columns a row names, in its order. */
+function columnsOf(row: object) {
+  return sql.join(Object.keys(row).map((column) => sql.ref(column)));
+}
+
+/** The INSERT of rows of `table` that belong to the booking of the statement's `booking` CTE. */
+function insertBelonging(table: keyof Database, rows: readonly object[]) {
+  const columns = columnsOf(rows[0]!);
+  return sql`INSERT INTO ${sql.table(table)} (${columns})
+    SELECT ${columns} FROM json_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)}::json)
+    WHERE EXISTS (SELECT 1 FROM booking)`;
 }
 
 export async function updateBooking(
