@@ -5,8 +5,9 @@ import {
   countDueMessages,
   dropClaimedMessage,
   type MessageFactsRow,
+  type MessageOutcome,
   messageFactsOf,
-  settleMessage,
+  settleMessages,
 } from '../data/outbox-repository.ts';
 import type { OutboxTable } from '../data/tables.ts';
 import { writeStatement } from '../data/write-transaction.ts';
@@ -70,8 +71,9 @@ const DEFAULT_BATCH = 16;
 
 /**
  * Claims and delivers one batch of due messages; what became of them. The batch costs the database
- * a fixed number of statements (the claim, the facts of its bookings) plus one per message (its
- * outcome), none of them inside BEGIN and COMMIT on PostgreSQL (writeStatement).
+ * a fixed number of statements (the claim, the facts of its bookings) plus one for each turn of the
+ * event loop in which outcomes became known (outcomeRecorder), none of them inside BEGIN and COMMIT
+ * on PostgreSQL (writeStatement).
  */
 export async function deliverDueMessages(delivery: OutboxDelivery): Promise<DeliveryCounts> {
   const counts: DeliveryCounts = { sent: 0, logged: 0, retried: 0, failed: 0, dropped: 0 };
@@ -92,10 +94,38 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
     claimed.map((row) => ({ organisationId: row.organisation_id, bookingId: row.booking_id })),
     { withCheckouts: claimed.some((row) => row.kind === 'payment_link') },
   );
+  const settle = outcomeRecorder(delivery.db, token);
   await Promise.all(
-    claimed.map(async (row) => counts[await deliverOne(delivery, row, facts.get(row.booking_id), token)]++),
+    claimed.map(
+      async (row) => counts[await deliverOne(delivery, row, facts.get(row.booking_id), token, settle)]++,
+    ),
   );
   return counts;
+}
+
+type Settle = (message: { id: string; organisationId: string }, outcome: MessageOutcome) => Promise<void>;
+
+/**
+ * Records the outcomes of one claimed batch as they come, each once it is known: those that come in
+ * the same turn of the event loop (every message of a channel without a provider, sends answered
+ * together) share one write (settleMessages), as SQLite's group commit shares a transaction. Nobody
+ * waits for anybody else's send: a turn's outcomes are written at the end of that turn.
+ */
+function outcomeRecorder(db: Db, token: string): Settle {
+  let pending: { message: { id: string; organisationId: string }; outcome: MessageOutcome }[] = [];
+  let written: Promise<void> | null = null;
+  return (message, outcome) => {
+    pending.push({ message, outcome });
+    if (!written) {
+      written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        const settled = pending;
+        pending = [];
+        written = null;
+        return settleMessages(db, token, settled);
+      });
+    }
+    return written;
+  };
 }
 
 /** Delivers batches until nothing is due (the operator's `booking outbox deliver`). */
@@ -115,6 +145,7 @@ async function deliverOne(
   row: OutboxTable,
   facts: MessageFactsRow | undefined,
   token: string,
+  settle: Settle,
 ): Promise<keyof DeliveryCounts> {
   const message = { id: row.id, organisationId: row.organisation_id };
   const now = delivery.clock.nowMs();
@@ -130,7 +161,7 @@ async function deliverOne(
   );
   const sender = delivery.senders[row.channel];
   if (!sender) {
-    await settle(delivery.db, message, token, { status: 'logged', body, sent_at: now });
+    await settle(message, { status: 'logged', body, sent_at: now });
     return 'logged';
   }
   let providerId: string;
@@ -141,14 +172,14 @@ async function deliverOne(
     const final = (error instanceof DeliveryError && error.permanent) || row.attempts >= MAX_ATTEMPTS;
     delivery.onAttemptFailed?.({ id: row.id, channel: row.channel, attempts: row.attempts, reason, final });
     const later = delivery.clock.nowMs();
-    await settle(delivery.db, message, token, {
+    await settle(message, {
       status: final ? 'failed' : 'pending',
       due_at: final ? row.due_at : later + retryDelayMs(row.attempts),
       last_error: reason,
     });
     return final ? 'failed' : 'retried';
   }
-  await settle(delivery.db, message, token, {
+  await settle(message, {
     status: 'sent',
     provider_id: providerId.slice(0, 200),
     body,
@@ -241,16 +272,6 @@ export function startOutboxWorker(
     await running;
     for (const sender of Object.values(delivery.senders)) sender?.close?.();
   };
-}
-
-/** Records an outcome as a write of its own: one statement (group commit shares the SQLite writer). */
-function settle(
-  db: Db,
-  message: { id: string; organisationId: string },
-  token: string,
-  outcome: Parameters<typeof settleMessage>[3],
-) {
-  return writeStatement(db, (trx) => settleMessage(trx, message, token, outcome));
 }
 
 /**

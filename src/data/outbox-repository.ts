@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import type { OutboxKind, OutboxMessage, OutboxStatus } from '../domain/outbox.ts';
 import { type Db, dialectOf } from './database.ts';
 import type { OutboxTable } from './tables.ts';
+import { writeStatement, writeTransaction } from './write-transaction.ts';
 
 /** The outbox: messages to customers, written with their change and claimed by the delivery worker. */
 
@@ -84,6 +86,11 @@ export async function claimDueMessages(
   return rows.sort((a, b) => a.due_at - b.due_at);
 }
 
+/** What became of a delivery attempt: the columns it sets. */
+export type MessageOutcome = Partial<
+  Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at'>
+>;
+
 /**
  * Records what became of a claimed message, only while the claim is still `token`'s: a worker whose
  * lease ran out (and whose message another took over) changes nothing. True when it was recorded.
@@ -92,9 +99,7 @@ export async function settleMessage(
   db: Db,
   message: { id: string; organisationId: string },
   token: string,
-  outcome: Partial<
-    Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at'>
-  >,
+  outcome: MessageOutcome,
 ): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
@@ -104,6 +109,47 @@ export async function settleMessage(
     .where('claimed_by', '=', token)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * settleMessage for several messages of one claim (`token`), each a write of its own. On PostgreSQL
+ * the outcomes that set the same columns are one UPDATE, without a transaction (writeStatement): the
+ * rows travel as one JSON parameter (json_populate_recordset, typed by the table), each with its own
+ * values. On SQLite, one UPDATE each, in one write transaction (group commit would join them anyway).
+ */
+export async function settleMessages(
+  db: Db,
+  token: string,
+  settled: readonly { message: { id: string; organisationId: string }; outcome: MessageOutcome }[],
+): Promise<void> {
+  if (dialectOf(db) === 'sqlite') {
+    await writeTransaction(db, async (trx) => {
+      for (const { message, outcome } of settled) await settleMessage(trx, message, token, outcome);
+    });
+    return;
+  }
+  const alike = new Map<string, Record<string, unknown>[]>();
+  for (const { message, outcome } of settled) {
+    const columns = Object.keys(outcome).sort().join(',');
+    const rows = alike.get(columns) ?? [];
+    rows.push({ ...outcome, id: message.id, organisation_id: message.organisationId });
+    alike.set(columns, rows);
+  }
+  await Promise.all(
+    [...alike].map(([columns, rows]) =>
+      writeStatement(db, (trx) =>
+        sql`UPDATE outbox SET ${sql.join(
+          columns
+            .split(',')
+            .filter((column) => column !== '')
+            .map((column) => sql`${sql.ref(column)} = ${sql.ref(`v.${column}`)}`),
+        )}${columns === '' ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
+          FROM json_populate_recordset(NULL::outbox, ${JSON.stringify(rows)}::json) AS v
+          WHERE outbox.organisation_id = v.organisation_id AND outbox.id = v.id
+            AND outbox.claimed_by = ${token}`.execute(trx),
+      ),
+    ),
+  );
 }
 
 /** Deletes a claimed message that no longer makes sense (a link for a hold that lapsed meanwhile). */
