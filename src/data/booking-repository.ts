@@ -50,7 +50,7 @@ export interface NewBookingRows {
  * two writers that drew one reference at once (at different locations, under different turns) cannot
  * both have it, and no read comes first.
  *
- * On PostgreSQL that is one statement, one round trip under the location's turn instead of six: each
+ * On PostgreSQL that is one statement, one round trip under the location's turn instead of five: each
  * INSERT is a data-modifying CTE, the rows travel as one JSON parameter per table
  * (json_populate_record(set), typed by the table itself, the columns named as the rows name them so
  * that any other column keeps its default), and the rows that belong to the booking are inserted only
