@@ -31,19 +31,26 @@ const STOP_TIMEOUT_MS = 15_000;
 const DATABASE_PREFIX = 'booking_bench_';
 /** Availability requests rotate over the first week of the scenario's days. */
 const SEARCH_DAYS = 7;
+/**
+ * Issue 16: the CPU time of the instance and PostgreSQL per request (one instance), in ms: what the
+ * round trips of a request cost on both sides, whatever else the machine runs.
+ */
+const POSTGRES_CPU_TARGET_MS = { bookings: 2.5, availability: 1 } as const;
 
 type Phase = 'availability' | 'bookings';
 
 interface Setup {
   label: string;
+  /** Folder name for its CPU profiles (--cpu-prof-dir). */
+  slug: string;
   dialect: 'sqlite' | 'postgres';
   instances: number;
 }
 
 const SETUPS: readonly Setup[] = [
-  { label: 'SQLite, 1 instance', dialect: 'sqlite', instances: 1 },
-  { label: 'PostgreSQL, 1 instance', dialect: 'postgres', instances: 1 },
-  { label: 'PostgreSQL, 2 instances', dialect: 'postgres', instances: 2 },
+  { label: 'SQLite, 1 instance', slug: 'sqlite-1', dialect: 'sqlite', instances: 1 },
+  { label: 'PostgreSQL, 1 instance', slug: 'postgres-1', dialect: 'postgres', instances: 1 },
+  { label: 'PostgreSQL, 2 instances', slug: 'postgres-2', dialect: 'postgres', instances: 2 },
 ];
 
 interface PhaseOutcome {
@@ -121,8 +128,11 @@ async function runSetup(
     let stopCodes: (number | null)[] = [];
     try {
       // One after the other: each brings the schema up to date and reads the shared cursor secret.
+      const profileDir = context.cpuProfileDir && path.resolve(context.cpuProfileDir, setup.slug);
+      const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+      if (profileDir) progress(`each instance writes a CPU profile of its whole run into ${profileDir}`);
       for (let i = 0; i < setup.instances; i += 1) {
-        const server = await startServer(['--port', '0'], env);
+        const server = await startServer(['--port', '0'], env, profile);
         servers.push(server);
         allowEveryCore(server);
       }
@@ -412,6 +422,17 @@ function serverOf(url: string): string {
   return `${parsed.hostname}:${parsed.port || '5432'}`;
 }
 
+/**
+ * CPU time of the instances and the setup's PostgreSQL processes per answered request over the
+ * measured phase, in ms (null without /proc): it depends much less than throughput on what else the
+ * machine runs.
+ */
+function cpuPerRequestMs({ cpu, measured }: PhaseOutcome): number | null {
+  if (!cpu) return null;
+  const { instances = 0, postgres = 0 } = cpu.groups;
+  return ((instances + postgres) * cpu.seconds * 1000) / Math.max(1, measured.latency.calls);
+}
+
 function present(
   outcomes: SetupOutcome[],
   durationS: number,
@@ -443,12 +464,12 @@ function present(
     ]),
   );
   const cpuRows = outcomes.flatMap(({ setup, phases }) =>
-    phases.flatMap(({ phase, cpu, measured }) => {
-      if (!cpu) return [];
+    phases.flatMap((outcome) => {
+      const { phase, cpu } = outcome;
+      const perRequest = cpuPerRequestMs(outcome);
+      if (!cpu || perRequest === null) return [];
       const { runner = 0, instances = 0, postgres = 0 } = cpu.groups;
       const other = Math.max(0, cpu.machineBusy - runner - instances - postgres);
-      // CPU time per request depends much less than throughput on what else the machine runs.
-      const perRequest = ((instances + postgres) * cpu.seconds * 1000) / Math.max(1, measured.latency.calls);
       return [
         [
           setup.label,
@@ -489,6 +510,16 @@ function present(
       ),
       pass: outcomes.every((o) => doubleOf(o) === 0),
     },
+    ...(['bookings', 'availability'] as const).map((phase) => {
+      const target = POSTGRES_CPU_TARGET_MS[phase];
+      const one = phaseOf(postgresOne, phase);
+      const measured = one ? cpuPerRequestMs(one) : null;
+      return {
+        description: `PostgreSQL, 1 instance: CPU of the instance and PostgreSQL per ${phase === 'bookings' ? 'booking (`POST /v1/bookings`)' : 'availability request (`GET`)'} ≤ ${target} ms`,
+        measured: measured === null ? 'not measured (no /proc)' : `${formatMs(measured)} ms`,
+        pass: measured !== null && measured <= target,
+      };
+    }),
     {
       description:
         'Every booking answered 201 is stored, nothing else is, and every checkIntegrity invariant holds',
@@ -565,11 +596,12 @@ function present(
     kind: 'scenario',
     subject: `one and two instances on PostgreSQL, one on SQLite (${CONNECTIONS} connections, ${durationS} s per phase)`,
     method: [
-      `Three setups in the same run, one after the other, each on a fresh database: SQLite (a new file, WAL mode, \`synchronous=FULL\`) with one \`booking serve\`; PostgreSQL ${postgresVersion} (the local server, a database created for the setup with \`CREATE DATABASE\` and dropped after it) with one instance; and the same with two instances, two \`booking serve\` processes on different ports over one database (advisory locks and the exclusion constraint keep bookings apart; rate-limit windows are counted in the shared table, one upsert per request, where SQLite counts them in process memory). Each database gets the bookings scenario's catalogue with \`booking import\` (\`bench/lib/bookings-database.ts\`: one London location open 08:00–20:00 every day, ${BOOKINGS_SCENARIO.staff} staff, one 15-minute service without buffer, ${BOOKINGS_SCENARIO.maxAdvanceDays} days of advance booking, so its days from ${BOOKINGS_SCENARIO.firstDate} are bookable on the real clock) and a read_write key with \`booking keys create --rate-limit 1000000000\`. The servers run with \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`, the real clock and the default pool of 10 PostgreSQL connections per instance.`,
+      `Three setups in the same run, one after the other, each on a fresh database: SQLite (a new file, WAL mode, \`synchronous=FULL\`) with one \`booking serve\`; PostgreSQL ${postgresVersion} (the local server, a database created for the setup with \`CREATE DATABASE\` and dropped after it) with one instance; and the same with two instances, two \`booking serve\` processes on different ports over one database (advisory locks and the exclusion constraint keep bookings apart; rate-limit windows are counted in the shared table, one upsert per request in the statement that finds the key, where SQLite counts them in a file beside its database). Each database gets the bookings scenario's catalogue with \`booking import\` (\`bench/lib/bookings-database.ts\`: one London location open 08:00–20:00 every day, ${BOOKINGS_SCENARIO.staff} staff, one 15-minute service without buffer, ${BOOKINGS_SCENARIO.maxAdvanceDays} days of advance booking, so its days from ${BOOKINGS_SCENARIO.firstDate} are bookable on the real clock) and a read_write key with \`booking keys create --rate-limit 1000000000\`. The servers run with \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`, the real clock and the default pool of 10 PostgreSQL connections per instance.`,
       `Each setup runs two phases, ${durationS} s each after an untimed ${WARM_UP_S}-s warm-up, as a closed loop: ${CONNECTIONS} keep-alive connections from the runner process, each sending its next request as soon as the last is answered, spread evenly over the setup's instances (connection j always talks to instance j mod n, as a balancer with a pool per instance would). Availability: \`GET /v1/locations/${BOOKINGS_SCENARIO.location}/availability?service_ids=<id>&date=<day>&days=1\`, any staff, rotating over the first ${SEARCH_DAYS} days of the scenario, on an empty diary; must answer 200. Bookings: \`POST /v1/bookings\`, each for the next distinct free slot of \`bookingSlot(i)\` (day by day, time by time, staff by staff; no Idempotency-Key), so every one must answer 201 and anything else counts as a failure. Latency is timed per request in the runner, from sending to the last byte of the answer; requests/s counts the answers with the expected status over the phase's time.`,
-      `Every booking here is at the one location, so on PostgreSQL the bookings take turns on that location's advisory lock (held from the re-check's read of the staff's bookings to COMMIT, across the lapsed-hold check, the inserts and the COMMIT, each a round trip to PostgreSQL; the catalogue and the client are read before the lock is asked for), whichever instance serves them, while on SQLite they run in process under group commit. The bookings rows therefore measure one location's ceiling, which a second instance cannot raise wherever it runs; bookings at different locations do not wait for each other.`,
+      `Every booking here is at the one location, so on PostgreSQL the bookings take turns on that location's advisory lock (held for the re-check's read of the staff's bookings, the one statement that writes the booking with its rows, and the COMMIT, each a round trip to PostgreSQL; the catalogue, reused while its version stays, and the client are read before the lock is asked for), whichever instance serves them, while on SQLite they run in process under group commit. The bookings rows therefore measure one location's ceiling, which a second instance cannot raise wherever it runs; bookings at different locations do not wait for each other.`,
       `After the bookings phase the instances are stopped with SIGTERM and \`checkIntegrity\` (\`src/data/integrity-check.ts\`, what \`booking check\` runs) reads every row of that setup's database: no two live bookings of a staff member overlap, every booking is whole, the event log and idempotency records agree; the count of stored bookings is compared with the 201 answers.`,
       `Throughput has no target, and the ratios must be read with the machine in mind: ${cores} cores shared by the load generator (the runner${PINNING ? `, pinned to core ${LOAD_CPU}` : ''}), the instances (allowed on every core) and PostgreSQL (not pinned), plus whatever else the shared machine runs. The CPU table says where the time went, in cores busy on average over each measured phase (from \`/proc\`): the runner, the instances, the setup's PostgreSQL processes, everything else ("other"), time the hypervisor gave to other machines ("stolen"), and the CPU time the instances and PostgreSQL spent per request, which depends much less than throughput on what else runs. What a second instance can show here: that two processes over one database serve the same traffic correctly (every answer 2xx, no double booking) and what their coordination costs (a location's bookings taking turns on an advisory lock across instances, a shared rate-limit counter per request, twice the connections) when there is no spare core to give them. What it cannot show: the capacity a second machine would add. Once one instance and PostgreSQL keep both cores busy, a second instance only divides the same CPU, so the two-instance ratio is not a scaling factor; on separate machines the instances' share of the CPU table is what scales, and PostgreSQL's share is what does not.`,
+      `The two CPU targets (issue 16) are judged on the last column of the CPU table for PostgreSQL with one instance: the CPU time of the instance and of the setup's PostgreSQL processes (its client backends and the server's own background processes; client backends of other databases, present at the end of the phase, are left out) over the measured phase, divided by the requests answered in it: at most ${POSTGRES_CPU_TARGET_MS.bookings} ms per booking and ${POSTGRES_CPU_TARGET_MS.availability} ms per availability request. The booking figure includes the instance's outbox worker delivering the confirmations those bookings queued (no provider is configured, so each is recorded \`logged\`), which runs during the phase. \`npm run bench -- --only instances --cpu-prof-dir <dir>\` has every instance write a V8 CPU profile of its whole run (both phases) into \`<dir>/<setup>/\`.`,
     ],
     tables: [
       {

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import * as keys from '../data/api-key-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
+import type { RateLimitStore } from '../data/rate-limit-counters.ts';
 import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
+import { KEY_COUNTER_PREFIX, keyRequests } from './rate-limiter.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
 export interface Principal {
@@ -19,6 +21,11 @@ export interface Principal {
     bookingReferencePrefix: string;
     /** Changes whenever the organisation's catalogue does (read with the key, so always current). */
     catalogueVersion: number;
+    /**
+     * Changes whenever one of its bookings changes as availability sees it; read with the key, so
+     * current as of the start of the request (or MCP call) that authenticated.
+     */
+    bookingsVersion: number;
   };
 }
 
@@ -105,11 +112,59 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
   if (!isWellFormedApiKey(presented)) return null;
   const row = await keys.findApiKeyByHash(db, hashApiKey(presented));
   if (!row || row.revoked_at !== null) return null;
+  await noteUse(db, row, now);
+  return principalOf(row);
+}
+
+/** A principal, and its key's requests in the current rate-limit window, this one included. */
+export interface CountedPrincipal {
+  principal: Principal;
+  requestsInWindow: number;
+}
+
+/**
+ * requirePrincipal, with the request counted in the key's rate-limit window ending at `windowEnd`
+ * (the counter keyRequests names): in the key lookup's own statement when the store is a table of the
+ * same database (PostgreSQL: one round trip for both), else right after the lookup. Counted only for a
+ * key that authenticates, as before.
+ */
+export async function requireCountedPrincipal(
+  db: Db,
+  store: RateLimitStore,
+  presented: string,
+  now: number,
+  windowEnd: number,
+): Promise<CountedPrincipal> {
+  if (isWellFormedApiKey(presented)) {
+    const hash = hashApiKey(presented);
+    if (store.findKeyAndCount) {
+      const row = await store.findKeyAndCount(hash, KEY_COUNTER_PREFIX, windowEnd);
+      if (row && row.revoked_at === null && row.window_count !== null) {
+        await noteUse(db, row, now);
+        return { principal: principalOf(row), requestsInWindow: row.window_count };
+      }
+    } else {
+      const row = await keys.findApiKeyByHash(db, hash);
+      if (row && row.revoked_at === null) {
+        await noteUse(db, row, now);
+        const principal = principalOf(row);
+        return { principal, requestsInWindow: await store.increment(keyRequests(principal), windowEnd) };
+      }
+    }
+  }
+  throw invalidApiKey();
+}
+
+/** last_used_at, written at most once a LAST_USED_RESOLUTION_MS per key. */
+async function noteUse(db: Db, row: keys.ApiKeyWithOrganisation, now: number): Promise<void> {
   if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
     // Bookkeeping: a database that cannot write just now (a full disk) must not refuse the caller a
     // read. The failure is not lost: the storage's health check has seen it.
     await keys.recordApiKeyUse(db, row.id, now).catch(() => undefined);
   }
+}
+
+function principalOf(row: keys.ApiKeyWithOrganisation): Principal {
   return {
     apiKeyId: row.id,
     scope: row.scope,
@@ -121,6 +176,7 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
       locale: row.locale,
       bookingReferencePrefix: row.booking_reference_prefix,
       catalogueVersion: row.catalogue_version,
+      bookingsVersion: row.bookings_version,
     },
   };
 }
@@ -128,10 +184,12 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
 /** The principal of a presented key, or 401 invalid_api_key (malformed, unknown or revoked). */
 export async function requirePrincipal(db: Db, presented: string, now: number): Promise<Principal> {
   const principal = await authenticateApiKey(db, presented, now);
-  if (!principal) {
-    throw new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
-  }
+  if (!principal) throw invalidApiKey();
   return principal;
+}
+
+function invalidApiKey(): AppError {
+  return new AppError('invalid_api_key', 'The API key is malformed, unknown or revoked.', 'Authorization');
 }
 
 /** 403 insufficient_scope unless the key's scope allows what is `needed`. */

@@ -1,5 +1,5 @@
 import type { Db } from '../data/database.ts';
-import { availabilityVersions } from '../data/organisation-repository.ts';
+import { type AvailabilityVersions, availabilityVersions } from '../data/organisation-repository.ts';
 import type { Availability } from '../domain/availability/types.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { computeAvailability } from './availability-service.ts';
@@ -73,15 +73,21 @@ const caches = new WeakMap<Db, AnswerCache>();
  * clock is the span slotsStableUntil computes (min notice reaching the first slot, the next local
  * midnight when max advance cuts the search short, the next hold to lapse); outside it the answer is
  * recomputed. Errors (an unknown slug or service) are never kept.
+ *
+ * `readFirst`: the versions as the caller read them before anything else it did, and nothing written
+ * since by the caller itself (a REST request's authentication reads them with the key); they then
+ * save a round trip. Versions read any earlier than that, or by a caller that has written since,
+ * would key a fresh answer under an older version: never pass those.
  */
 export async function availabilityAt(
   db: Db,
   organisationId: string,
   ask: AvailabilityAsk,
   now: number,
+  readFirst?: AvailabilityVersions,
 ): Promise<LocatedAvailability> {
-  const versions = await availabilityVersions(db, organisationId);
-  if (!versions) return compute(db, organisationId, ask, now);
+  const versions = readFirst ?? (await availabilityVersions(db, organisationId));
+  if (!versions) return compute(db, organisationId, ask, now, undefined);
   const key = [
     organisationId,
     versions.catalogueVersion,
@@ -99,13 +105,20 @@ export async function availabilityAt(
   }
   const hit = cache.get(key);
   if (hit && hit.from <= now && now < hit.until) return hit;
-  const entry = await compute(db, organisationId, ask, now);
+  // A miss reads the bookings afresh; the catalogue's part may be reused (readCatalogue, same version).
+  const entry = await compute(db, organisationId, ask, now, versions.catalogueVersion);
   if (entry.until > now) cache.set(key, entry);
   return entry;
 }
 
-async function compute(db: Db, organisationId: string, ask: AvailabilityAsk, now: number): Promise<Entry> {
-  const location = await requireLocation(db, organisationId, ask.locationSlug);
+async function compute(
+  db: Db,
+  organisationId: string,
+  ask: AvailabilityAsk,
+  now: number,
+  catalogueVersion: number | undefined,
+): Promise<Entry> {
+  const location = await requireLocation(db, organisationId, ask.locationSlug, 'slug', catalogueVersion);
   const { availability, stableUntil } = await computeAvailability(
     db,
     organisationId,
@@ -117,6 +130,7 @@ async function compute(db: Db, organisationId: string, ask: AvailabilityAsk, now
       days: ask.days,
     },
     now,
+    catalogueVersion,
   );
   return { location, availability, from: now, until: stableUntil, size: availability.slots.length + 1 };
 }

@@ -1,10 +1,12 @@
 import {
+  busyBookingsAndHoldsOf,
   busyBookingsOf,
   calendarsOf,
   closedDatesBetween,
   closuresBetween,
   eligibleStaff,
   offeredServicesByIds,
+  type ReadHold,
   type StaffCalendars,
   type StaffCandidate,
 } from '../data/availability-repository.ts';
@@ -26,6 +28,7 @@ import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
+import { readCatalogue } from './catalogue-cache.ts';
 
 /**
  * Availability for REST, MCP and booking alike: the same loading and the same engine, so a booking can
@@ -93,6 +96,7 @@ export async function computeAvailability(
   organisationId: string,
   request: AvailabilityRequest & { fromDate: string; days: number },
   now: number,
+  catalogueVersion?: number,
 ): Promise<{ availability: Availability; stableUntil: number }> {
   const { services, query } = await loadQuery(
     db,
@@ -101,6 +105,8 @@ export async function computeAvailability(
     request.fromDate,
     request.days,
     now,
+    undefined,
+    catalogueVersion,
   );
   const slots = query ? findSlots(query) : [];
   return {
@@ -145,12 +151,20 @@ async function closedDaysWithReasons(
  * what the catalogue says (services, staff, working hours, time off, closures); `slot` then reads the
  * staff's bookings and decides. Only the second must come after the location's turn is taken (see
  * takeTurn), so a writer does the first before it queues for the turn and holds the turn for fewer
- * queries. The result is what availability offers: the same loading and the same engine.
+ * queries. The result is what availability offers: the same loading and the same engine. With the
+ * catalogue_version the caller read first, the catalogue's part is reused while it stays
+ * (readCatalogue); the bookings are always read afresh.
  */
 export interface SlotCheck {
   services: OfferedService[];
   /** The slot starting at the asked instant as availability offers it, or null. */
   slot(db: Db): Promise<Slot | null>;
+  /**
+   * After slot(): the pending holds among the bookings it read, lapsed or not. What it read covers
+   * the whole block of any slot it gives (the staff member's bookings over the block, or over the
+   * search window around the day), so the lapsed holds in that block are among them (lapsedHoldsIn).
+   */
+  readHolds(): readonly ReadHold[];
 }
 
 export async function prepareSlotCheck(
@@ -159,18 +173,29 @@ export async function prepareSlotCheck(
   request: AvailabilityRequest,
   startsAt: number,
   now: number,
+  catalogueVersion?: number,
 ): Promise<SlotCheck> {
   const date = localDateAt(startsAt, request.location.timezone);
-  const offer = await loadOffer(db, organisationId, request, date, 1, startsAt);
+  const offer = await loadOffer(db, organisationId, request, date, 1, startsAt, catalogueVersion);
   const { services, scope } = offer;
-  if (!scope) return { services, slot: async () => null };
-  const catalogue = await loadCalendars(db, organisationId, request, scope);
+  if (!scope) return { services, slot: async () => null, readHolds: () => [] };
+  const catalogue = await loadCalendars(db, organisationId, request, scope, catalogueVersion);
+  let holds: readonly ReadHold[] = [];
   return {
     services,
     slot: async (afterTurn) => {
-      const busy = await loadBusy(afterTurn, organisationId, request, scope);
-      return findSlotAt(assembleQuery(request, services, scope, catalogue, busy, now), startsAt);
+      const ids = scope.candidates.map((s) => s.id);
+      const read = await busyBookingsAndHoldsOf(
+        afterTurn,
+        organisationId,
+        ids,
+        scope.bookingsWindow,
+        request.excludeBookingId,
+      );
+      holds = read.holds;
+      return findSlotAt(assembleQuery(request, services, scope, catalogue, read.busy, now), startsAt);
     },
+    readHolds: () => holds,
   };
 }
 
@@ -189,8 +214,9 @@ export async function getSlotAt(
 /**
  * Everything the engine needs for `days` local days from `fromDate`, loaded in a fixed number of
  * queries; null when nobody can deliver these services there. With `onlyAt`, only the slot starting
- * then will be asked about, so less may be loaded. Exported for the engine benchmark, which
- * times findSlots on exactly what the service would pass it.
+ * then will be asked about, so less may be loaded. With `catalogueVersion` (read by the caller
+ * first), the catalogue's part is reused while it stays (readCatalogue). Exported for the engine
+ * benchmark, which times findSlots on exactly what the service would pass it.
  */
 export async function loadQuery(
   db: Db,
@@ -200,12 +226,13 @@ export async function loadQuery(
   days: number,
   now: number,
   onlyAt?: number,
+  catalogueVersion?: number,
 ): Promise<{ services: OfferedService[]; query: AvailabilityQuery | null }> {
-  const offer = await loadOffer(db, organisationId, request, fromDate, days, onlyAt);
+  const offer = await loadOffer(db, organisationId, request, fromDate, days, onlyAt, catalogueVersion);
   const { services, scope } = offer;
   if (!scope) return { services, query: null };
   const [catalogue, busy] = await Promise.all([
-    loadCalendars(db, organisationId, request, scope),
+    loadCalendars(db, organisationId, request, scope, catalogueVersion),
     loadBusy(db, organisationId, request, scope),
   ]);
   return { services, query: assembleQuery(request, services, scope, catalogue, busy, now) };
@@ -252,13 +279,18 @@ async function loadOffer(
   fromDate: string,
   days: number,
   onlyAt: number | undefined,
+  catalogueVersion?: number,
 ): Promise<Offer> {
   const { location } = request;
-  // Asked at once: on PostgreSQL, outside a transaction, that is one wait for the database, not two.
-  const [services, staff] = await Promise.all([
-    requireBookableServices(db, organisationId, location, request.serviceIds),
-    eligibleStaff(db, organisationId, location.id, request.serviceIds, request.staffId),
-  ]);
+  const offered = `offer|${location.id}|${request.serviceIds.join(',')}|${request.staffId ?? ''}`;
+  const { services, staff } = await readCatalogue(db, organisationId, catalogueVersion, offered, async () => {
+    // Asked at once: on PostgreSQL, outside a transaction, that is one wait for the database, not two.
+    const [services, staff] = await Promise.all([
+      requireBookableServices(db, organisationId, location, request.serviceIds),
+      eligibleStaff(db, organisationId, location.id, request.serviceIds, request.staffId),
+    ]);
+    return { services, staff };
+  });
   if (request.staffId !== undefined) {
     if (staff.length === 0) {
       throw new AppError(
@@ -282,25 +314,29 @@ async function loadOffer(
 }
 
 /** What the catalogue says of the candidates over the search window. */
-async function loadCalendars(
+function loadCalendars(
   db: Db,
   organisationId: string,
   request: AvailabilityRequest,
   scope: Scope,
+  catalogueVersion?: number,
 ): Promise<StaffCalendars & { closedDates: Set<string> }> {
   const { location } = request;
   const ids = scope.candidates.map((s) => s.id);
-  const [calendars, closedDates] = await Promise.all([
-    calendarsOf(db, organisationId, location.id, ids, scope.window),
-    closedDatesBetween(
-      db,
-      organisationId,
-      location.id,
-      scope.fromDate,
-      addDays(scope.fromDate, scope.days - 1),
-    ),
-  ]);
-  return { ...calendars, closedDates };
+  const key = `calendars|${location.id}|${ids.join(',')}|${scope.fromDate}|${scope.days}`;
+  return readCatalogue(db, organisationId, catalogueVersion, key, async () => {
+    const [calendars, closedDates] = await Promise.all([
+      calendarsOf(db, organisationId, location.id, ids, scope.window),
+      closedDatesBetween(
+        db,
+        organisationId,
+        location.id,
+        scope.fromDate,
+        addDays(scope.fromDate, scope.days - 1),
+      ),
+    ]);
+    return { ...calendars, closedDates };
+  });
 }
 
 function loadBusy(

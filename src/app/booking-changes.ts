@@ -1,6 +1,6 @@
 import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
-import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
+import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
@@ -156,11 +156,9 @@ async function reschedule(
 
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
-  await expireLapsedHoldsInBlock(
-    trx,
-    { organisationId: changer.organisationId, staffId: slot.staffId, from: slot.startsAt, to: blockedUntil },
-    now,
-  );
+  // Lapsed holds in the block, among the bookings the slot check read, are written expired first.
+  const block = { staffId: slot.staffId, from: slot.startsAt, to: blockedUntil };
+  await expireHolds(trx, lapsedHoldsIn(check.readHolds(), block, now), now, 'system:lazy-expiry');
   await whileSlotFree(
     updateBooking(trx, changer.organisationId, booking.id, {
       staff_id: slot.staffId,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../data/database.ts';
+import type { BookingPagesTable } from '../data/tables.ts';
 
 /**
  * A booking's page token and its addresses: the token is the customer's capability for that one
@@ -25,10 +26,17 @@ export async function issueBookingPage(
   bookingId: string,
   now: number,
 ): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  await trx
-    .insertInto('booking_pages')
-    .values({ token, organisation_id: organisationId, booking_id: bookingId, created_at: now })
-    .execute();
-  return token;
+  const page = newBookingPage(organisationId, bookingId, now);
+  await trx.insertInto('booking_pages').values(page).execute();
+  return page.token;
+}
+
+/** The booking_pages row of a new page, with a fresh token, for a caller that writes it itself. */
+export function newBookingPage(organisationId: string, bookingId: string, now: number): BookingPagesTable {
+  return {
+    token: randomBytes(32).toString('base64url'),
+    organisation_id: organisationId,
+    booking_id: bookingId,
+    created_at: now,
+  };
 }

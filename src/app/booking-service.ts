@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import {
-  appendEvent,
+  eventRow,
   findBookingByReference,
   findBookingsOfClient,
-  insertBooking,
+  insertNewBooking,
   isOverlapRefusal,
   toBooking,
 } from '../data/booking-repository.ts';
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
-import { expireLapsedHoldsInBlock } from '../data/hold-expiry.ts';
+import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
@@ -17,11 +17,11 @@ import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
-import { bookingPageUrl, issueBookingPage } from './booking-page-token.ts';
+import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';
-import { newBookingAnnouncement, queueMessages } from './outbox-service.ts';
+import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 
@@ -33,6 +33,12 @@ export interface Caller {
   /** e.g. `api_key:<id>`. */
   actor: string;
   source: BookingsTable['source'];
+  /**
+   * The organisation's catalogue_version as the caller read it before anything else (a request's key
+   * lookup): the booking's catalogue reads are then reused while it stays (readCatalogue). Absent:
+   * they are read afresh.
+   */
+  catalogueVersion?: number;
 }
 
 export interface NewBooking {
@@ -79,7 +85,13 @@ export async function createBooking(
   now: number,
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
-  const location = await requireLocation(trx, caller.organisationId, input.locationSlug, 'location_slug');
+  const location = await requireLocation(
+    trx,
+    caller.organisationId,
+    input.locationSlug,
+    'location_slug',
+    caller.catalogueVersion,
+  );
   const protectedHold = location.protection.applies;
   if (!protectedHold && checkout.protectedHoldOnly) {
     throw new AppError(
@@ -97,15 +109,20 @@ export async function createBooking(
   const client = await findClientById(trx, caller.organisationId, input.clientId);
   if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
   const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
-  const check = await prepareSlotCheck(trx, caller.organisationId, request, input.startsAt, now).catch(
-    async (error: unknown) => {
-      // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
-      if (error instanceof AppError && error.param === 'service_ids') {
-        await requireExistingServices(trx, caller.organisationId, input.serviceIds);
-      }
-      throw error;
-    },
-  );
+  const check = await prepareSlotCheck(
+    trx,
+    caller.organisationId,
+    request,
+    input.startsAt,
+    now,
+    caller.catalogueVersion,
+  ).catch(async (error: unknown) => {
+    // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
+    if (error instanceof AppError && error.param === 'service_ids') {
+      await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+    }
+    throw error;
+  });
   const depositMinor = check.services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
   if (depositMinor && !checkout.payments) {
     throw new AppError(
@@ -119,10 +136,9 @@ export async function createBooking(
       'Bookings at this location need a card saved for Booking Protection, and no payment provider is set up to take one; book it with the location directly.',
     );
   }
-  const reference = await unusedReference(trx, caller);
-  // Nothing read above is what the location's turn guards (the catalogue, the client, a reference unique
-  // in the whole organisation); from here the location's bookings are decided one at a time (on
-  // PostgreSQL; SQLite has one writer already), so the turn is held for as few queries as can be.
+  // Nothing read above is what the location's turn guards (the catalogue, the client); from here the
+  // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
+  // the turn is held for as few queries as can be.
   await takeTurn(trx, bookingsAt(location.id));
   const { services } = check;
   const slot = await check.slot(trx);
@@ -142,7 +158,8 @@ export async function createBooking(
       : null;
   const holdExpiresAt = holdMinutes === null ? null : now + holdMinutes * 60_000;
   const last = services[services.length - 1]!;
-  const row: BookingsTable = {
+  const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
+  const newRow = (reference: string): BookingsTable => ({
     id,
     organisation_id: caller.organisationId,
     reference,
@@ -152,7 +169,7 @@ export async function createBooking(
     status,
     starts_at: slot.startsAt,
     ends_at: slot.endsAt,
-    blocked_until: slot.endsAt + last.bufferAfterMinutes * 60_000,
+    blocked_until: blockedUntil,
     currency: caller.currency,
     total_price_minor: services.reduce((total, s) => total + s.priceMinor, 0),
     deposit_minor: depositMinor,
@@ -174,7 +191,7 @@ export async function createBooking(
     source: caller.source,
     created_at: now,
     updated_at: now,
-  };
+  });
   let start = slot.startsAt;
   const segments: BookingServicesTable[] = services.map((service, position) => {
     const segment = {
@@ -192,19 +209,13 @@ export async function createBooking(
     start = segment.ends_at;
     return segment;
   });
-  await expireLapsedHoldsInBlock(
-    trx,
-    {
-      organisationId: caller.organisationId,
-      staffId: row.staff_id,
-      from: row.starts_at,
-      to: row.blocked_until,
-    },
-    now,
-  );
-  await whileSlotFree(insertBooking(trx, row, segments));
-  await appendEvent(
-    trx,
+  // Lapsed holds in the block are written expired first (the exclusion constraint cannot read the
+  // clock); they are among the bookings the slot check just read, under the turn.
+  const block = { staffId: slot.staffId, from: slot.startsAt, to: blockedUntil };
+  await expireHolds(trx, lapsedHoldsIn(check.readHolds(), block, now), now, 'system:lazy-expiry');
+  const page = newBookingPage(caller.organisationId, id, now);
+  const pageToken = page.token;
+  const event = eventRow(
     {
       organisationId: caller.organisationId,
       bookingId: id,
@@ -213,10 +224,27 @@ export async function createBooking(
       actor: caller.actor,
       at: now,
     },
-    { first: true },
+    1,
   );
+  // The booking, its segments, first event, page and messages: one statement on PostgreSQL. A
+  // reference is drawn at random and the unique index decides; the rare one taken already (nothing
+  // written) is drawn again.
+  let row: BookingsTable;
+  let messages: ReturnType<typeof messagesOf>;
+  do {
+    row = newRow(generateReference(caller.referencePrefix));
+    messages = messagesOf(
+      { organisationId: caller.organisationId, bookingId: id, reference: row.reference, client },
+      newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+      now,
+    );
+  } while (
+    !(await whileSlotFree(
+      insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows }),
+    ))
+  );
+  const { reference } = row;
 
-  const pageToken = await issueBookingPage(trx, caller.organisationId, id, now);
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
   if (depositMinor && holdExpiresAt && checkout.payments) {
@@ -259,12 +287,7 @@ export async function createBooking(
       .execute();
     paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
   }
-  const notices = await queueMessages(
-    trx,
-    { organisationId: caller.organisationId, bookingId: id, reference, client },
-    newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
-    now,
-  );
+  const { notices } = messages;
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking = toBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone, page_token: pageToken },
@@ -369,18 +392,4 @@ async function requireExistingServices(
   const known = new Set(rows.map((r) => r.id));
   const unknown = serviceIds.find((id) => !known.has(id));
   if (unknown) throw new AppError('not_found', `No service has the id ${unknown}.`, 'service_ids');
-}
-
-/** A fresh reference: collisions are rare (31^6 per prefix) but checked, never assumed away. */
-async function unusedReference(trx: Db, caller: Caller): Promise<string> {
-  for (;;) {
-    const reference = generateReference(caller.referencePrefix);
-    const taken = await trx
-      .selectFrom('bookings')
-      .select('id')
-      .where('organisation_id', '=', caller.organisationId)
-      .where('reference', '=', reference)
-      .executeTakeFirst();
-    if (!taken) return reference;
-  }
 }

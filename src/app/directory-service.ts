@@ -6,6 +6,7 @@ import { listOfferedServices, staffDeliveringAt } from '../data/service-reposito
 import { listStaffAt, servicesDeliveredAt } from '../data/staff-repository.ts';
 import type { Location, NameKey, Page, ServiceWithStaff, StaffWithServices } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
+import { readCatalogue } from './catalogue-cache.ts';
 
 /**
  * The read side of the catalogue: locations, the services offered at each and the staff working
@@ -22,15 +23,19 @@ export function listLocations(db: Db, organisationId: string, page: PageRequest)
 
 /**
  * 404 not_found unless the slug names an active location of the organisation. `param` is the name
- * the caller gave the slug: `slug` in paths, `location_slug` in a booking's body.
+ * the caller gave the slug: `slug` in paths, `location_slug` in a booking's body. With the
+ * catalogue_version the caller read first, the lookup is reused while it stays (readCatalogue).
  */
 export async function requireLocation(
   db: Db,
   organisationId: string,
   slug: string,
   param = 'slug',
+  catalogueVersion?: number,
 ): Promise<Location> {
-  const location = await findActiveLocationBySlug(db, organisationId, slug);
+  const location = await readCatalogue(db, organisationId, catalogueVersion, `location|${slug}`, () =>
+    findActiveLocationBySlug(db, organisationId, slug),
+  );
   if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
   return location;
 }

@@ -56,6 +56,8 @@ export function createBookingIdempotently(
           referencePrefix: organisation.bookingReferencePrefix,
           actor: `${options.source === 'mcp' ? 'mcp' : 'api_key'}:${principal.apiKeyId}`,
           source: options.source,
+          // Read with the key, before anything of this request or tool call; nothing here writes the catalogue.
+          catalogueVersion: organisation.catalogueVersion,
         },
         {
           locationSlug: body.location_slug,

@@ -4,11 +4,13 @@ import {
   claimDueMessages,
   countDueMessages,
   dropClaimedMessage,
-  findMessageFacts,
-  settleMessage,
+  type MessageFactsRow,
+  type MessageOutcome,
+  messageFactsOf,
+  settleMessages,
 } from '../data/outbox-repository.ts';
 import type { OutboxTable } from '../data/tables.ts';
-import { writeTransaction } from '../data/write-transaction.ts';
+import { writeStatement } from '../data/write-transaction.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { type MessageFacts, type RenderedMessage, renderMessage } from '../domain/message-templates.ts';
 import {
@@ -25,7 +27,7 @@ import { DeliveryError, type MessageSender, type TwilioSettings } from './messag
 /**
  * Delivering the outbox: at least once, never twice once a provider accepted a message.
  *
- * A worker claims a few due messages in a short write transaction (a lease, and one attempt counted),
+ * A worker claims a few due messages in one write (a lease, and one attempt counted),
  * sends each outside any transaction, and records the outcome only while its claim holds. A worker
  * killed at any point leaves its claims to lapse; the next worker (this instance restarted, or
  * another) takes them over after the lease and sends again with the same message id, which is the
@@ -67,12 +69,17 @@ export interface DeliveryCounts {
 
 const DEFAULT_BATCH = 16;
 
-/** Claims and delivers one batch of due messages; what became of them. */
+/**
+ * Claims and delivers one batch of due messages; what became of them. The batch costs the database
+ * a fixed number of statements (the claim, the facts of its bookings) plus one for each turn of the
+ * event loop in which outcomes became known (outcomeRecorder), none of them inside BEGIN and COMMIT
+ * on PostgreSQL (writeStatement).
+ */
 export async function deliverDueMessages(delivery: OutboxDelivery): Promise<DeliveryCounts> {
   const counts: DeliveryCounts = { sent: 0, logged: 0, retried: 0, failed: 0, dropped: 0 };
   const token = randomUUID();
   const now = delivery.clock.nowMs();
-  const claimed = await writeTransaction(delivery.db, (trx) =>
+  const claimed = await writeStatement(delivery.db, (trx) =>
     claimDueMessages(
       trx,
       token,
@@ -81,8 +88,44 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
       delivery.batchSize ?? DEFAULT_BATCH,
     ),
   );
-  await Promise.all(claimed.map(async (row) => counts[await deliverOne(delivery, row, token)]++));
+  if (claimed.length === 0) return counts;
+  const facts = await messageFactsOf(
+    delivery.db,
+    claimed.map((row) => ({ organisationId: row.organisation_id, bookingId: row.booking_id })),
+    { withCheckouts: claimed.some((row) => row.kind === 'payment_link') },
+  );
+  const settle = outcomeRecorder(delivery.db, token);
+  await Promise.all(
+    claimed.map(
+      async (row) => counts[await deliverOne(delivery, row, facts.get(row.booking_id), token, settle)]++,
+    ),
+  );
   return counts;
+}
+
+type Settle = (message: { id: string; organisationId: string }, outcome: MessageOutcome) => Promise<void>;
+
+/**
+ * Records the outcomes of one claimed batch as they come, each once it is known: those that come in
+ * the same turn of the event loop (every message of a channel without a provider, sends answered
+ * together) share one write (settleMessages), as SQLite's group commit shares a transaction. Nobody
+ * waits for anybody else's send: a turn's outcomes are written at the end of that turn.
+ */
+function outcomeRecorder(db: Db, token: string): Settle {
+  let pending: { message: { id: string; organisationId: string }; outcome: MessageOutcome }[] = [];
+  let written: Promise<void> | null = null;
+  return (message, outcome) => {
+    pending.push({ message, outcome });
+    if (!written) {
+      written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        const settled = pending;
+        pending = [];
+        written = null;
+        return settleMessages(db, token, settled);
+      });
+    }
+    return written;
+  };
 }
 
 /** Delivers batches until nothing is due (the operator's `booking outbox deliver`). */
@@ -100,13 +143,15 @@ export async function deliverAllDue(delivery: OutboxDelivery): Promise<DeliveryC
 async function deliverOne(
   delivery: OutboxDelivery,
   row: OutboxTable,
+  facts: MessageFactsRow | undefined,
   token: string,
+  settle: Settle,
 ): Promise<keyof DeliveryCounts> {
   const message = { id: row.id, organisationId: row.organisation_id };
   const now = delivery.clock.nowMs();
-  const rendered = await render(delivery, row, now);
+  const rendered = facts && render(delivery, row, facts, now);
   if (!rendered) {
-    await writeTransaction(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
+    await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
     return 'dropped';
   }
   const body = JSON.stringify(
@@ -116,7 +161,7 @@ async function deliverOne(
   );
   const sender = delivery.senders[row.channel];
   if (!sender) {
-    await settle(delivery.db, message, token, { status: 'logged', body, sent_at: now });
+    await settle(message, { status: 'logged', body, sent_at: now });
     return 'logged';
   }
   let providerId: string;
@@ -127,14 +172,14 @@ async function deliverOne(
     const final = (error instanceof DeliveryError && error.permanent) || row.attempts >= MAX_ATTEMPTS;
     delivery.onAttemptFailed?.({ id: row.id, channel: row.channel, attempts: row.attempts, reason, final });
     const later = delivery.clock.nowMs();
-    await settle(delivery.db, message, token, {
+    await settle(message, {
       status: final ? 'failed' : 'pending',
       due_at: final ? row.due_at : later + retryDelayMs(row.attempts),
       last_error: reason,
     });
     return final ? 'failed' : 'retried';
   }
-  await settle(delivery.db, message, token, {
+  await settle(message, {
     status: 'sent',
     provider_id: providerId.slice(0, 200),
     body,
@@ -144,14 +189,16 @@ async function deliverOne(
   return 'sent';
 }
 
-/** The message's words from the booking as it is now; null when the booking no longer warrants it. */
-async function render(
+/**
+ * The message's words from its booking as the batch read it (just after the claim); null when the
+ * booking no longer warrants it.
+ */
+function render(
   delivery: OutboxDelivery,
   row: OutboxTable,
+  facts: MessageFactsRow,
   now: number,
-): Promise<RenderedMessage | null> {
-  const facts = await findMessageFacts(delivery.db, row.organisation_id, row.booking_id);
-  if (!facts) return null;
+): RenderedMessage | null {
   const status = effectiveStatus(
     { status: facts.status, startsAt: facts.starts_at, holdExpiresAt: facts.hold_expires_at },
     now,
@@ -225,16 +272,6 @@ export function startOutboxWorker(
     await running;
     for (const sender of Object.values(delivery.senders)) sender?.close?.();
   };
-}
-
-/** Records an outcome in a write transaction of its own (group commit shares the SQLite writer). */
-function settle(
-  db: Db,
-  message: { id: string; organisationId: string },
-  token: string,
-  outcome: Parameters<typeof settleMessage>[3],
-) {
-  return writeTransaction(db, (trx) => settleMessage(trx, message, token, outcome));
 }
 
 /**

@@ -52,13 +52,26 @@ export async function queueMessages(
   announcement: Announcement,
   now: number,
 ): Promise<Notice[]> {
+  const { rows, notices } = messagesOf(target, announcement, now);
+  await insertOutboxMessages(trx, rows);
+  return notices;
+}
+
+/**
+ * The outbox rows queueMessages writes, and where the announcement goes, for a caller that writes
+ * them together with other rows (a new booking: insertNewBooking).
+ */
+export function messagesOf(
+  target: MessageTarget,
+  announcement: Announcement,
+  now: number,
+): { rows: NewOutboxRow[]; notices: Notice[] } {
   const recipients = recipientsOf(target.client);
   const rows: NewOutboxRow[] = recipients.map((r) => outboxRow(target, announcement.kind, r, now, now));
   const { reminder } = announcement;
   const due = reminder ? reminderDueAt(reminder.startsAt, reminder.hoursBefore, now) : null;
   if (due !== null) rows.push(...recipients.map((r) => outboxRow(target, 'reminder', r, due, now)));
-  await insertOutboxMessages(trx, rows);
-  return recipients.map((r) => ({ kind: announcement.kind, ...r }));
+  return { rows, notices: recipients.map((r) => ({ kind: announcement.kind, ...r })) };
 }
 
 /** The first message a new booking gets: confirmed (with its reminder) or the link its hold needs. */

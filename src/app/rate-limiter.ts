@@ -15,9 +15,12 @@ export interface RateLimitDecision {
   resetAt: number;
 }
 
+/** What the counter of an API key's requests is named, before the key's id. */
+export const KEY_COUNTER_PREFIX = 'key:';
+
 /** The requests of one API key, counted the same by the REST and MCP faces. */
 export function keyRequests(principal: { apiKeyId: string; organisation: { id: string } }): RateLimitCounter {
-  return { organisationId: principal.organisation.id, name: `key:${principal.apiKeyId}` };
+  return { organisationId: principal.organisation.id, name: `${KEY_COUNTER_PREFIX}${principal.apiKeyId}` };
 }
 
 /** The failed authentications from one client address; no organisation is known yet. */
@@ -73,8 +76,17 @@ export class FixedWindowRateLimiter {
 
   async hit(counter: RateLimitCounter, limit: number, nowMs: number): Promise<RateLimitDecision> {
     const resetAt = this.windowEnd(nowMs);
-    const count = await this.#store.increment(counter, resetAt);
-    return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetAt };
+    return this.decide(await this.#store.increment(counter, resetAt), limit, nowMs);
+  }
+
+  /** The decision for a hit already counted (`count` with it) in the current window. */
+  decide(count: number, limit: number, nowMs: number): RateLimitDecision {
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetAt: this.windowEnd(nowMs),
+    };
   }
 
   /** Where `counter` stands in the current window, counting nothing. */

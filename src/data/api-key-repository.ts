@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './tables.ts';
 
@@ -14,6 +14,7 @@ export type ApiKeyWithOrganisation = ApiKeyRow & {
   locale: string;
   booking_reference_prefix: string;
   catalogue_version: number;
+  bookings_version: number;
 };
 
 /**
@@ -47,9 +48,51 @@ function keyLookup(db: Db, keyHash: string) {
       'organisations.locale',
       'organisations.booking_reference_prefix',
       'organisations.catalogue_version',
+      'organisations.bookings_version',
     ])
     .where('api_keys.key_hash', '=', keyHash);
 }
+
+/** findApiKeyByHash's row, and the count of its counter after this hit (null: not counted, revoked). */
+export type CountedApiKey = ApiKeyWithOrganisation & { window_count: number | null };
+
+/**
+ * findApiKeyByHash and, for a key found unrevoked, one hit on its rate-limit counter
+ * (`counterPrefix` + the key's id, in the key's organisation) in the window ending at `windowEnd`, in
+ * one statement: PostgreSQL only, where the counters are a table of the same database
+ * (rate-limit-counters.ts). Every authenticated request asks both, so this is one round trip instead
+ * of two, and the upsert is the store's own (atomic however many instances count the key at once).
+ * Compiled once per database handle, as the lookup is; its parameters are the hash, the prefix and the
+ * window's end, in that order.
+ */
+export async function findApiKeyByHashCounting(
+  db: Db,
+  keyHash: string,
+  counterPrefix: string,
+  windowEnd: number,
+): Promise<CountedApiKey | undefined> {
+  let compiled = compiledCountingLookups.get(db);
+  if (!compiled) {
+    compiled = sql<CountedApiKey>`
+      WITH k AS (${keyLookup(db, '')}),
+      c AS (
+        INSERT INTO rate_limit_counters (organisation_id, key, window_end, count)
+        SELECT k.organisation_id, ${''}::text || k.id, ${0}::bigint, 1 FROM k WHERE k.revoked_at IS NULL
+        ON CONFLICT (organisation_id, key, window_end)
+        DO UPDATE SET count = rate_limit_counters.count + 1
+        RETURNING count
+      )
+      SELECT k.*, (SELECT c.count FROM c) AS window_count FROM k`.compile(db);
+    compiledCountingLookups.set(db, compiled);
+  }
+  const result = await db.executeQuery<CountedApiKey>({
+    ...compiled,
+    parameters: [keyHash, counterPrefix, windowEnd],
+  });
+  return result.rows[0];
+}
+
+const compiledCountingLookups = new WeakMap<Db, CompiledQuery<CountedApiKey>>();
 
 export async function listApiKeys(db: Db, organisationId: string): Promise<ApiKeyRow[]> {
   return db

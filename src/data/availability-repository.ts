@@ -1,6 +1,6 @@
 import type { BusyBooking, Interval, WorkingInterval } from '../domain/availability/types.ts';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
-import { LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
 import type { Db } from './database.ts';
 import { offeredServicesByIds } from './service-repository.ts';
@@ -101,28 +101,83 @@ export async function busyBookingsOf(
 ): Promise<Map<string, BusyBooking[]>> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   if (staffIds.length === 0) return busy;
-  const bookings = await db
-    .selectFrom('bookings')
-    .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
-    .where('organisation_id', '=', organisationId)
-    .where('staff_id', 'in', staffIds)
-    .where('status', 'in', LIVE_STATUSES)
-    .where('starts_at', '<', window.end)
-    .where('blocked_until', '>', window.start)
-    // Implied by the line above (no booking spans longer), and what bounds the index range scan.
-    .where('starts_at', '>', window.start - MAX_BOOKING_SPAN_MS)
-    .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
+  const bookings = await liveBookingsQuery(db, organisationId, staffIds, window, excludeBookingId).execute();
+  for (const b of bookings) busy.get(b.staff_id)?.push(busyBooking(b));
+  return busy;
+}
+
+/** A pending hold among the bookings a slot check read: its identity, staff and block. */
+export interface ReadHold {
+  id: string;
+  organisation_id: string;
+  status: BookingStatus;
+  staff_id: string;
+  starts_at: number;
+  blocked_until: number;
+  hold_expires_at: number | null;
+}
+
+/**
+ * busyBookingsOf, and the pending holds among those bookings with their ids, in the same query: what
+ * a booking's re-check needs to write the lapsed holds in its block expired without reading them
+ * again (see SlotCheck.lapsedHolds).
+ */
+export async function busyBookingsAndHoldsOf(
+  db: Db,
+  organisationId: string,
+  staffIds: readonly string[],
+  window: Interval,
+  excludeBookingId?: string,
+): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[] }> {
+  const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
+  const holds: ReadHold[] = [];
+  if (staffIds.length === 0) return { busy, holds };
+  const bookings = await liveBookingsQuery(db, organisationId, staffIds, window, excludeBookingId)
+    .select('id')
     .execute();
   for (const b of bookings) {
-    busy.get(b.staff_id)?.push({
-      startsAt: b.starts_at,
-      endsAt: b.ends_at,
-      blockedUntil: b.blocked_until,
-      // Only a pending booking is a hold; a confirmed one blocks whatever its old hold said.
-      holdExpiresAt: b.status === 'confirmed' ? null : b.hold_expires_at,
-    });
+    busy.get(b.staff_id)?.push(busyBooking(b));
+    if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
   }
-  return busy;
+  return { busy, holds };
+}
+
+function liveBookingsQuery(
+  db: Db,
+  organisationId: string,
+  staffIds: readonly string[],
+  window: Interval,
+  excludeBookingId: string | undefined,
+) {
+  return (
+    db
+      .selectFrom('bookings')
+      .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
+      .where('organisation_id', '=', organisationId)
+      .where('staff_id', 'in', staffIds)
+      .where('status', 'in', LIVE_STATUSES)
+      .where('starts_at', '<', window.end)
+      .where('blocked_until', '>', window.start)
+      // Implied by the line above (no booking spans longer), and what bounds the index range scan.
+      .where('starts_at', '>', window.start - MAX_BOOKING_SPAN_MS)
+      .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
+  );
+}
+
+function busyBooking(b: {
+  status: BookingStatus;
+  starts_at: number;
+  ends_at: number;
+  blocked_until: number;
+  hold_expires_at: number | null;
+}): BusyBooking {
+  return {
+    startsAt: b.starts_at,
+    endsAt: b.ends_at,
+    blockedUntil: b.blocked_until,
+    // Only a pending booking is a hold; a confirmed one blocks whatever its old hold said.
+    holdExpiresAt: b.status === 'confirmed' ? null : b.hold_expires_at,
+  };
 }
 
 /** The local dates in [from, to] on which the location is closed. */

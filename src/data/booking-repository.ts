@@ -1,8 +1,16 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Booking, Fee } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
-import type { Db } from './database.ts';
-import type { BookingFeesTable, BookingServicesTable, BookingsTable } from './tables.ts';
+import { type Db, dialectOf } from './database.ts';
+import { insertOutboxMessages, type NewOutboxRow } from './outbox-repository.ts';
+import type {
+  BookingEventsTable,
+  BookingFeesTable,
+  BookingPagesTable,
+  BookingServicesTable,
+  BookingsTable,
+  Database,
+} from './tables.ts';
 
 /** Bookings with their service segments, fees and event log. Every function is organisation-scoped. */
 
@@ -24,6 +32,78 @@ export async function insertBooking(
 ): Promise<void> {
   await trx.insertInto('bookings').values(row).execute();
   await trx.insertInto('booking_services').values(segments).execute();
+}
+
+/** Everything a new booking writes at once: the booking, its segments, first event, page and messages. */
+export interface NewBookingRows {
+  booking: BookingsTable;
+  segments: BookingServicesTable[];
+  /** Its first event (seq 1: eventRow). */
+  event: BookingEventsTable;
+  page: BookingPagesTable;
+  outbox: NewOutboxRow[];
+}
+
+/**
+ * Writes a new booking and the rows that come with it, unless its reference is taken already: then
+ * nothing is written and the answer is false (the caller draws another). The unique index decides, so
+ * two writers that drew one reference at once (at different locations, under different turns) cannot
+ * both have it, and no read comes first.
+ *
+ * On PostgreSQL that is one statement, one round trip under the location's turn instead of five: each
+ * INSERT is a data-modifying CTE, the rows travel as one JSON parameter per table
+ * (json_populate_record(set), typed by the table itself, the columns named as the rows name them so
+ * that any other column keeps its default), and the rows that belong to the booking are inserted only
+ * if the booking was (`WHERE EXISTS`). The statement fails whole, as the separate INSERTs would have
+ * failed the transaction: an overlap refused by the exclusion constraint or the trigger is the same
+ * error (isOverlapRefusal), and the foreign keys of the other rows are checked at its end, when the
+ * booking is there. On SQLite (whose WITH takes no INSERT, and where there are no round trips), one
+ * INSERT per table.
+ */
+export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<boolean> {
+  if (dialectOf(trx) === 'sqlite') {
+    const booking = await trx
+      .insertInto('bookings')
+      .values(rows.booking)
+      .onConflict((oc) => oc.columns(['organisation_id', 'reference']).doNothing())
+      .executeTakeFirst();
+    if (booking.numInsertedOrUpdatedRows === 0n) return false;
+    await trx.insertInto('booking_services').values(rows.segments).execute();
+    await trx.insertInto('booking_events').values(rows.event).execute();
+    await trx.insertInto('booking_pages').values(rows.page).execute();
+    await insertOutboxMessages(trx, rows.outbox);
+    return true;
+  }
+  const belonging = [
+    sql`segments AS (${insertBelonging('booking_services', rows.segments)})`,
+    sql`event AS (${insertBelonging('booking_events', [rows.event])})`,
+    sql`page AS (${insertBelonging('booking_pages', [rows.page])})`,
+    // A client with neither phone nor e-mail gets no messages.
+    ...(rows.outbox.length > 0 ? [sql`messages AS (${insertBelonging('outbox', rows.outbox)})`] : []),
+  ];
+  const columns = columnsOf(rows.booking);
+  const written = await sql<{ id: string }>`
+    WITH booking AS (
+      INSERT INTO bookings (${columns})
+      SELECT ${columns} FROM json_populate_record(NULL::bookings, ${JSON.stringify(rows.booking)}::json)
+      ON CONFLICT (organisation_id, reference) DO NOTHING
+      RETURNING id
+    ), ${sql.join(belonging)}
+    SELECT id FROM booking`.execute(trx);
+  return written.rows.length > 0;
+}
+
+/** The columns a row names, in its order. */
+function columnsOf(row: object) {
+  return sql.join(Object.keys(row).map((column) => sql.ref(column)));
+}
+
+/** The INSERT of rows of `table` that belong to the booking of the statement's `booking` CTE. */
+function insertBelonging(table: keyof Database, rows: readonly object[]) {
+  const columns = columnsOf(rows[0]!);
+  return sql`INSERT INTO ${sql.table(table)} (${columns})
+    SELECT ${columns} FROM json_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)}::json)
+    WHERE EXISTS (SELECT 1 FROM booking)`;
 }
 
 export async function updateBooking(
@@ -70,17 +150,22 @@ export async function appendEvent(
         .executeTakeFirst();
   await trx
     .insertInto('booking_events')
-    .values({
-      organisation_id: event.organisationId,
-      booking_id: event.bookingId,
-      seq: Number(last?.seq ?? 0) + 1,
-      from_status: event.from,
-      to_status: event.to,
-      actor: event.actor,
-      occurred_at: event.at,
-      details: event.details ? JSON.stringify(event.details) : null,
-    })
+    .values(eventRow(event, Number(last?.seq ?? 0) + 1))
     .execute();
+}
+
+/** The booking_events row of `event` as its booking's `seq`th. */
+export function eventRow(event: BookingEvent, seq: number): BookingEventsTable {
+  return {
+    organisation_id: event.organisationId,
+    booking_id: event.bookingId,
+    seq,
+    from_status: event.from,
+    to_status: event.to,
+    actor: event.actor,
+    occurred_at: event.at,
+    details: event.details ? JSON.stringify(event.details) : null,
+  };
 }
 
 export async function upsertFee(trx: Db, fee: BookingFeesTable): Promise<void> {

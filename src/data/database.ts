@@ -6,13 +6,12 @@ import {
   type Driver,
   Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
-  PostgresAdapter,
   SqliteAdapter,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
-import type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
+import type { DatabaseHandle, DatabaseOptions } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
@@ -21,6 +20,7 @@ import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
 
 export type { DatabaseHandle, DatabaseOptions, Db, DialectName } from './db.ts';
+export { dialectOf } from './db.ts';
 
 /** The project's own folder (this file is src/data/database.ts), whatever the working directory. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -59,11 +59,6 @@ export function openDatabase(
   throw new Error(
     'Unsupported DATABASE_URL scheme: expected sqlite:<path> or postgres://user@host:port/database.',
   );
-}
-
-/** Which dialect a handle speaks, for the few places that must differ (see integrity-check.ts). */
-export function dialectOf(db: Db): DialectName {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 export function isPostgresUrl(url: string): boolean {

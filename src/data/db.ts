@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, PostgresAdapter } from 'kysely';
 import type { Database } from './tables.ts';
 
 /**
@@ -8,6 +8,11 @@ import type { Database } from './tables.ts';
  */
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
+
+/** Which dialect a handle speaks, for the few places that must differ (see integrity-check.ts). */
+export function dialectOf(db: Db): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
 
 export interface DatabaseHandle {
   db: Db;

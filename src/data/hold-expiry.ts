@@ -1,5 +1,6 @@
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import type { ReadHold } from './availability-repository.ts';
 import { appendEvent } from './booking-repository.ts';
 import type { Db } from './database.ts';
 import { dropPendingMessages } from './outbox-repository.ts';
@@ -27,6 +28,27 @@ export async function expireLapsedHoldsInBlock(
     .where('hold_expires_at', '<=', now)
     .execute();
   await expireHolds(trx, lapsed, now, 'system:lazy-expiry');
+}
+
+/**
+ * The holds among `read` (pending bookings read under the location's turn, SlotCheck.readHolds) that
+ * expireLapsedHoldsInBlock would find in the block: the same conditions, without reading them again.
+ * `read` must cover the block (a slot check's read does).
+ */
+export function lapsedHoldsIn(
+  read: readonly ReadHold[],
+  block: { staffId: string; from: number; to: number },
+  now: number,
+): ReadHold[] {
+  return read.filter(
+    (hold) =>
+      hold.staff_id === block.staffId &&
+      hold.starts_at < block.to &&
+      hold.blocked_until > block.from &&
+      (PENDING as readonly string[]).includes(hold.status) &&
+      hold.hold_expires_at !== null &&
+      hold.hold_expires_at <= now,
+  );
 }
 
 /** The statuses that hold a slot only until hold_expires_at. */

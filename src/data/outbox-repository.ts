@@ -1,7 +1,8 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { OutboxKind, OutboxMessage, OutboxStatus } from '../domain/outbox.ts';
 import { type Db, dialectOf } from './database.ts';
 import type { OutboxTable } from './tables.ts';
+import { writeStatement, writeTransaction } from './write-transaction.ts';
 
 /** The outbox: messages to customers, written with their change and claimed by the delivery worker. */
 
@@ -97,40 +98,46 @@ export async function dropPendingMessages(
 /**
  * Claims up to `limit` pending messages that are due and not leased to a live worker: each gets
  * `token` and a lease until `leaseUntil`, and one more attempt counted (a message that kills its
- * worker every time still runs out of attempts). On PostgreSQL rows another instance is claiming
- * right now are skipped (FOR UPDATE SKIP LOCKED), so each message goes to one instance; SQLite has one
- * writer at a time. Run inside a write transaction.
+ * worker every time still runs out of attempts). One statement (the claim is the UPDATE of the rows
+ * its subquery picks), so it needs no transaction of its own on PostgreSQL (see writeStatement), where
+ * rows another instance is claiming right now are skipped (FOR UPDATE SKIP LOCKED) and each message
+ * goes to one instance; SQLite has one writer at a time. Oldest due first.
  */
 export async function claimDueMessages(
-  trx: Db,
+  db: Db,
   token: string,
   now: number,
   leaseUntil: number,
   limit: number,
 ): Promise<OutboxTable[]> {
-  const due = await trx
-    .selectFrom('outbox')
-    .select(['id', 'organisation_id'])
-    .where('status', '=', 'pending')
-    .where('due_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .orderBy('due_at')
-    .limit(limit)
-    .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
+  const rows = await db
+    .updateTable('outbox')
+    .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+    .where((eb) =>
+      eb(
+        eb.refTuple('organisation_id', 'id'),
+        'in',
+        eb
+          .selectFrom('outbox')
+          .select(['organisation_id', 'id'])
+          .where('status', '=', 'pending')
+          .where('due_at', '<=', now)
+          .where((due) => due.or([due('lease_until', 'is', null), due('lease_until', '<=', now)]))
+          .orderBy('due_at')
+          .limit(limit)
+          .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
+          .$asTuple('organisation_id', 'id'),
+      ),
+    )
+    .returningAll()
     .execute();
-  const claimed: OutboxTable[] = [];
-  for (const { id, organisation_id } of due) {
-    const row = await trx
-      .updateTable('outbox')
-      .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', id)
-      .where('organisation_id', '=', organisation_id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    claimed.push(row);
-  }
-  return claimed;
+  return rows.sort((a, b) => a.due_at - b.due_at);
 }
+
+/** What became of a delivery attempt: the columns it sets. */
+export type MessageOutcome = Partial<
+  Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at'>
+>;
 
 /**
  * Records what became of a claimed message, only while the claim is still `token`'s: a worker whose
@@ -140,9 +147,7 @@ export async function settleMessage(
   db: Db,
   message: { id: string; organisationId: string },
   token: string,
-  outcome: Partial<
-    Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at'>
-  >,
+  outcome: MessageOutcome,
 ): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
@@ -152,6 +157,47 @@ export async function settleMessage(
     .where('claimed_by', '=', token)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * settleMessage for several messages of one claim (`token`), each a write of its own. On PostgreSQL
+ * the outcomes that set the same columns are one UPDATE, without a transaction (writeStatement): the
+ * rows travel as one JSON parameter (json_populate_recordset, typed by the table), each with its own
+ * values. On SQLite, one UPDATE each, in one write transaction (group commit would join them anyway).
+ */
+export async function settleMessages(
+  db: Db,
+  token: string,
+  settled: readonly { message: { id: string; organisationId: string }; outcome: MessageOutcome }[],
+): Promise<void> {
+  if (dialectOf(db) === 'sqlite') {
+    await writeTransaction(db, async (trx) => {
+      for (const { message, outcome } of settled) await settleMessage(trx, message, token, outcome);
+    });
+    return;
+  }
+  const alike = new Map<string, Record<string, unknown>[]>();
+  for (const { message, outcome } of settled) {
+    const columns = Object.keys(outcome).sort().join(',');
+    const rows = alike.get(columns) ?? [];
+    rows.push({ ...outcome, id: message.id, organisation_id: message.organisationId });
+    alike.set(columns, rows);
+  }
+  await Promise.all(
+    [...alike].map(([columns, rows]) =>
+      writeStatement(db, (trx) =>
+        sql`UPDATE outbox SET ${sql.join(
+          columns
+            .split(',')
+            .filter((column) => column !== '')
+            .map((column) => sql`${sql.ref(column)} = ${sql.ref(`v.${column}`)}`),
+        )}${columns === '' ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
+          FROM json_populate_recordset(NULL::outbox, ${JSON.stringify(rows)}::json) AS v
+          WHERE outbox.organisation_id = v.organisation_id AND outbox.id = v.id
+            AND outbox.claimed_by = ${token}`.execute(trx),
+      ),
+    ),
+  );
 }
 
 /** Deletes a claimed message that no longer makes sense (a link for a hold that lapsed meanwhile). */
@@ -233,9 +279,77 @@ export async function countDueMessages(db: Db, now: number): Promise<number> {
   return Number(row.n);
 }
 
+/** A booking whose messages are to be written: the organisation and the booking's id. */
+export interface BookingKey {
+  organisationId: string;
+  bookingId: string;
+}
+
 /** What a message says needs of its booking: its place, people, services, time and any link. */
-export async function findMessageFacts(db: Db, organisationId: string, bookingId: string) {
-  const row = await db
+export type MessageFactsRow = Awaited<ReturnType<typeof bookingFactRows>>[number] & {
+  service_names: string[];
+  checkout_session_id: string | null;
+};
+
+/**
+ * What the messages of these bookings need to say, by booking id (a booking no longer there is
+ * missing): one query for the bookings, one for their services, and one for open checkouts when a
+ * payment link is among them (`withCheckouts`), however many bookings there are. The delivery worker
+ * asks once for each batch it claims.
+ */
+export async function messageFactsOf(
+  db: Db,
+  bookings: readonly BookingKey[],
+  options: { withCheckouts: boolean },
+): Promise<Map<string, MessageFactsRow>> {
+  const facts = new Map<string, MessageFactsRow>();
+  if (bookings.length === 0) return facts;
+  const [rows, services, sessions] = await Promise.all([
+    bookingFactRows(db, bookings),
+    db
+      .selectFrom('booking_services as bs')
+      .innerJoin('services as sv', (join) =>
+        join.onRef('sv.organisation_id', '=', 'bs.organisation_id').onRef('sv.id', '=', 'bs.service_id'),
+      )
+      .select(['bs.booking_id', 'sv.name'])
+      .where((eb) =>
+        eb(
+          eb.refTuple('bs.organisation_id', 'bs.booking_id'),
+          'in',
+          bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
+        ),
+      )
+      .orderBy('bs.booking_id')
+      .orderBy('bs.position')
+      .execute(),
+    options.withCheckouts
+      ? db
+          .selectFrom('checkout_sessions')
+          .select(['booking_id', 'id'])
+          .where((eb) =>
+            eb(
+              eb.refTuple('organisation_id', 'booking_id'),
+              'in',
+              bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
+            ),
+          )
+          .where('status', 'in', ['open', 'abandoned'])
+          .orderBy('created_at', 'desc')
+          .execute()
+      : [],
+  ]);
+  for (const row of rows) facts.set(row.id, { ...row, service_names: [], checkout_session_id: null });
+  for (const service of services) facts.get(service.booking_id)?.service_names.push(service.name);
+  // Newest first: the first seen of a booking is its latest open checkout.
+  for (const session of sessions) {
+    const fact = facts.get(session.booking_id);
+    if (fact && fact.checkout_session_id === null) fact.checkout_session_id = session.id;
+  }
+  return facts;
+}
+
+function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
+  return db
     .selectFrom('bookings as b')
     .innerJoin('organisations as o', 'o.id', 'b.organisation_id')
     .innerJoin('locations as l', (join) =>
@@ -267,27 +381,12 @@ export async function findMessageFacts(db: Db, organisationId: string, bookingId
       's.name as staff_name',
       'c.first_name',
     ])
-    .where('b.organisation_id', '=', organisationId)
-    .where('b.id', '=', bookingId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const services = await db
-    .selectFrom('booking_services as bs')
-    .innerJoin('services as sv', (join) =>
-      join.onRef('sv.organisation_id', '=', 'bs.organisation_id').onRef('sv.id', '=', 'bs.service_id'),
+    .where((eb) =>
+      eb(
+        eb.refTuple('b.organisation_id', 'b.id'),
+        'in',
+        bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
+      ),
     )
-    .select('sv.name')
-    .where('bs.organisation_id', '=', organisationId)
-    .where('bs.booking_id', '=', bookingId)
-    .orderBy('bs.position')
     .execute();
-  const session = await db
-    .selectFrom('checkout_sessions')
-    .select('id')
-    .where('organisation_id', '=', organisationId)
-    .where('booking_id', '=', bookingId)
-    .where('status', 'in', ['open', 'abandoned'])
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
-  return { ...row, service_names: services.map((s) => s.name), checkout_session_id: session?.id ?? null };
 }

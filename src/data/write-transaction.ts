@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './db.ts';
+import { type Db, dialectOf } from './db.ts';
 
 /** A unit of work that needs the write lock: everything it writes commits together or not at all. */
 export type WriteWork<T> = (trx: Db) => Promise<T>;
@@ -15,6 +15,16 @@ export type WriteWork<T> = (trx: Db) => Promise<T>;
 export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
   const group = groups.get(db);
   return group ? group.run(work) : db.transaction().execute(work);
+}
+
+/**
+ * A write of exactly one statement, as a unit of work of its own. On PostgreSQL a statement is atomic
+ * by itself, so it runs as it is: BEGIN and COMMIT around it would only add two round trips. On SQLite
+ * it goes through writeTransaction like any other write (group commit shares the one writer's
+ * transaction and its disk sync). `work` must run one statement, no more.
+ */
+export function writeStatement<T>(db: Db, work: WriteWork<T>): Promise<T> {
+  return dialectOf(db) === 'postgres' ? work(db) : writeTransaction(db, work);
 }
 
 /**

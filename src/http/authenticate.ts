@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
+import {
+  type Principal,
+  requireCountedPrincipal,
+  requirePrincipal,
+  requireScope,
+} from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { FixedWindowRateLimiter, failedAuthentications, keyRequests } from '../app/rate-limiter.ts';
+import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limiter.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -28,13 +33,24 @@ export function scopeNeededFor(method: string): ApiKeyScope {
  * The REST endpoints and the MCP endpoints share it; what each counts and allows differs.
  */
 export function createKeyResolver(deps: AppDeps) {
+  const identify = keyedCaller(deps, (key, now) => requirePrincipal(deps.db, key, now));
+  return async function resolve(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+    const principal = await identify(request, reply, deps.clock.nowMs());
+    request.principal = principal;
+    return principal;
+  };
+}
+
+/**
+ * What `lookup` makes of the request's Bearer key, with createKeyResolver's handling of a missing or
+ * unusable one (counted per client address).
+ */
+function keyedCaller<T>(deps: AppDeps, lookup: (key: string, now: number) => Promise<T>) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
 
-  return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
-    const now = deps.clock.nowMs();
+  return async function identify(request: FastifyRequest, reply: FastifyReply, now: number): Promise<T> {
     try {
-      request.principal = await principalOfHeader(deps, request.headers.authorization, now);
-      return request.principal;
+      return await lookup(bearerKey(request.headers.authorization), now);
     } catch (error) {
       // A fault (the database down) is not the caller's failure to authenticate.
       if (!isAppError(error)) throw error;
@@ -56,20 +72,26 @@ export function createKeyResolver(deps: AppDeps) {
 
 /**
  * The onRequest hook of every /v1 endpoint that needs a key, in this order:
- * 1. the caller is identified (createKeyResolver: 401s, failed authentications per address);
- * 2. the key's request is counted in its window and the three X-RateLimit headers are set, so they
- *    appear on every authenticated response, errors included (429 rate_limited with Retry-After);
+ * 1. the caller is identified (as createKeyResolver does: 401s, failed authentications per address)
+ *    and, in the same step, the key's request is counted in its window (requireCountedPrincipal: on
+ *    PostgreSQL one statement finds the key and counts the request);
+ * 2. the three X-RateLimit headers are set, so they appear on every authenticated response, errors
+ *    included (429 rate_limited with Retry-After);
  * 3. the key's scope is checked against the method (403 insufficient_scope).
  */
 export function createAuthenticator(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
-  const identify = createKeyResolver(deps);
+  const identify = keyedCaller(deps, (key, now) =>
+    requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, limiter.windowEnd(now)),
+  );
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const principal = await identify(request, reply);
+    // One instant for the whole decision: the window counted in is the window reported.
     const now = deps.clock.nowMs();
+    const { principal, requestsInWindow } = await identify(request, reply, now);
+    request.principal = principal;
     const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
-    const decision = await limiter.hit(keyRequests(principal), limit, now);
+    const decision = limiter.decide(requestsInWindow, limit, now);
     setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
       reply.header('retry-after', secondsUntil(decision.resetAt, now));
@@ -83,8 +105,8 @@ export function createAuthenticator(deps: AppDeps) {
   };
 }
 
-/** 401 missing_api_key without the header; invalid_api_key for anything but a valid Bearer key. */
-async function principalOfHeader(deps: AppDeps, header: string | undefined, now: number): Promise<Principal> {
+/** The key of an Authorization header: 401 missing_api_key without one; '' when it is no Bearer key. */
+function bearerKey(header: string | undefined): string {
   if (header === undefined) {
     throw new AppError(
       'missing_api_key',
@@ -92,8 +114,7 @@ async function principalOfHeader(deps: AppDeps, header: string | undefined, now:
       'Authorization',
     );
   }
-  const match = /^Bearer +(\S+) *$/i.exec(header);
-  return requirePrincipal(deps.db, match?.[1] ?? '', now);
+  return /^Bearer +(\S+) *$/i.exec(header)?.[1] ?? '';
 }
 
 /** The principal of an authenticated request; a programming error if authenticate() did not run. */

@@ -54,9 +54,16 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `booking serve ...` and resolves once it prints its listening line. */
-export function startServer(args: string[], env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+/**
+ * Starts `booking serve ...` and resolves once it prints its listening line. `nodeArgs` go to node
+ * itself (e.g. `--cpu-prof`, which NODE_OPTIONS does not take).
+ */
+export function startServer(
+  args: string[],
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

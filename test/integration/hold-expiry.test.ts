@@ -86,6 +86,52 @@ describe('hold expiry', () => {
     expect(lastEvent).toEqual({ to_status: 'expired', actor: 'system:lazy-expiry' });
   });
 
+  it.each(['a booking of its staff member', 'a booking moved onto it'])(
+    'lets %s take the slot of a lapsed hold, written expired first',
+    async (how) => {
+      const { staff_id: staffId } = (
+        await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })
+      ).json().data;
+      const other =
+        how === 'a booking moved onto it'
+          ? (
+              await postBooking(t, {
+                location_slug: 'soho',
+                service_ids: [ids.services.cut],
+                staff_id: staffId,
+                client_id: ids.jo,
+                starts_at: '2026-11-24T15:00:00+00:00',
+              })
+            ).json().data.reference
+          : null;
+      t.clock.advance({ minutes: 31 });
+      const response = other
+        ? await t.request({
+            method: 'PATCH',
+            url: `/v1/bookings/${other}`,
+            payload: { starts_at: '2026-11-24T10:00:00+00:00' },
+          })
+        : await postBooking(t, {
+            location_slug: 'soho',
+            service_ids: [ids.services.cut],
+            staff_id: staffId,
+            client_id: ids.jo,
+            starts_at: '2026-11-24T10:00:00+00:00',
+          });
+      expect(response.statusCode, response.body).toBe(other ? 200 : 201);
+      expect(response.json().data.staff_id).toBe(staffId);
+      expect((await stored()).status).toBe('expired');
+      const lastEvent = await t.database.db
+        .selectFrom('booking_events')
+        .innerJoin('bookings', 'bookings.id', 'booking_events.booking_id')
+        .select(['booking_events.to_status', 'booking_events.actor'])
+        .where('bookings.reference', '=', reference)
+        .orderBy('booking_events.seq', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(lastEvent).toEqual({ to_status: 'expired', actor: 'system:lazy-expiry' });
+    },
+  );
+
   it('is swept once when several instances sweep at the same moment', async () => {
     const others = await Promise.all([1, 2, 3].map(() => t.database.reopen()));
     try {

@@ -472,9 +472,13 @@ describe('key comparison leaks no timing', () => {
       const genuine = await logged.cost(`Bearer ${real}`);
       expect(genuine.status).toBe(200);
       // The first statement on api_keys is the lookup, by the hash alone, whatever each dialect's
-      // placeholders look like (? or $1).
+      // placeholders look like (? or $1). On PostgreSQL the same statement counts the request of the key
+      // it finds (src/data/api-key-repository.ts): its other parameters are the counter's name prefix
+      // and the window's end, nothing of the key.
       const lookup = genuine.queries.find(onApiKeys)!;
-      expect(lookup.parameters).toEqual([sha256(real)]);
+      const [hash, ...counting] = lookup.parameters;
+      expect(hash).toBe(sha256(real));
+      expect(counting).toEqual(onPostgres ? ['key:', expect.any(Number)] : []);
       expect(lookup.sql).toMatch(/\bfrom "api_keys"/i);
       expect(lookup.sql).toMatch(/"key_hash" = (\?|\$1)(?!\d)/);
 
@@ -491,7 +495,9 @@ describe('key comparison leaks no timing', () => {
           const { status, code, queries } = await logged.cost(`Bearer ${presented}`);
           expect([status, code]).toEqual([401, 'invalid_api_key']);
           // The same statement as for the real key; its only parameter the hash, never the key.
-          expect(keyLookupsOf(queries)).toEqual([{ sql: lookup.sql, parameters: [sha256(presented)] }]);
+          expect(keyLookupsOf(queries)).toEqual([
+            { sql: lookup.sql, parameters: [sha256(presented), ...counting] },
+          ]);
           expect(JSON.stringify(queries)).not.toContain(presented.slice(3, 20));
         }),
         { seed: SEED, numRuns: 60 },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { ManualClock } from '../../src/app/clock.ts';
@@ -265,9 +266,24 @@ describe('loading', () => {
         expect(response.statusCode).toBe(200);
         return { queries: sqls.length, slots: response.json().data.slots.length };
       };
+      /** What the triggers do on a change of the catalogue or of a booking: a version no answer has. */
+      const bump = (version: 'catalogue_version' | 'bookings_version') =>
+        sql`update organisations set ${sql.ref(version)} = ${sql.ref(version)} + 1`.execute(first.db);
       await count(`service_ids=${cut}&date=2026-11-23`); // the key's first use also records last_used_at
-      const small = await count(`service_ids=${cut}&date=2026-11-23&staff_id=${ana}`);
-      const large = await count(`service_ids=${cut}&date=2026-11-23&days=14`);
+      // Loaded from scratch (the catalogue changed, so no catalogue read is reused either); then with
+      // only the bookings changed, the key (with both versions) and the bookings, whatever the size;
+      // then with nothing changed, the key and the answer itself.
+      const smallQuery = `service_ids=${cut}&date=2026-11-23&staff_id=${ana}`;
+      await bump('catalogue_version');
+      const small = await count(smallQuery);
+      await bump('bookings_version');
+      expect(await count(smallQuery)).toEqual({ ...small, queries: 2 });
+      expect(await count(smallQuery)).toEqual({ ...small, queries: 1 });
+      const largeQuery = `service_ids=${cut}&date=2026-11-23&days=14`;
+      await bump('catalogue_version');
+      const large = await count(largeQuery);
+      await bump('bookings_version');
+      expect(await count(largeQuery)).toEqual({ ...large, queries: 2 });
       expect(large.slots).toBeGreaterThan(small.slots * 4);
       expect(large.queries).toBe(small.queries);
       expect(large.queries).toBeLessThanOrEqual(10);

@@ -3,11 +3,13 @@ import { cancelBooking, rescheduleBooking } from '../../src/app/booking-changes.
 import { payDeposit } from '../../src/app/checkout-service.ts';
 import { customerLinks } from '../../src/app/customer-links.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
-import { deliverAllDue, type OutboxDelivery } from '../../src/app/outbox-delivery.ts';
+import { deliverAllDue, deliverDueMessages, type OutboxDelivery } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
+import { openDatabase } from '../../src/data/database.ts';
 import type { OutboxMessage } from '../../src/domain/outbox.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -200,5 +202,46 @@ describe('delivery without providers', () => {
     expect(JSON.parse(sms!.body!).text).toContain(
       `Pay the deposit (£20.00) by Monday 23 November at 9:30 to confirm: https://book.example/checkout/${session}`,
     );
+  });
+});
+
+describe('what a batch costs the database', () => {
+  it('the claim, the facts of its bookings, the outcomes known together in one write; no BEGIN or COMMIT on PostgreSQL', async () => {
+    await deliverAllDue(delivery());
+    const references: string[] = [];
+    for (const start of ['12:00', '13:00', '14:00'])
+      references.push((await book(`2026-12-01T${start}:00+00:00`)).reference);
+    const statements: string[] = [];
+    const counted = openDatabase(t.database.url, {
+      onQuery: (sql) => statements.push(sql.trim().toLowerCase()),
+    });
+    try {
+      const counts = await deliverDueMessages({ ...delivery(), db: counted.db });
+      expect(counts).toEqual({ sent: 0, logged: 6, retried: 0, failed: 0, dropped: 0 });
+    } finally {
+      await counted.close();
+    }
+    for (const reference of references) {
+      const logged = await messagesOf(reference, 'logged');
+      expect(summary(logged)).toEqual(['confirmed:email:logged', 'confirmed:sms:logged']);
+      // Each with its own words.
+      for (const message of logged) expect(message.body).toContain(reference);
+    }
+    const transactionControl = /^(begin|commit|savepoint|release|rollback)\b/;
+    const work = statements.filter((s) => !transactionControl.test(s));
+    // The claim (one UPDATE), the bookings and their services (no payment link: no checkouts), and
+    // the outcomes: logged at once, all known in the same turn, so one write.
+    expect(work.filter((s) => s.startsWith('update "outbox" set "claimed_by"'))).toHaveLength(1);
+    expect(work.filter((s) => s.startsWith('select'))).toHaveLength(2);
+    if (onPostgres) {
+      // One UPDATE of the six rows, each with its own values, and nothing else: single statements
+      // are atomic without BEGIN and COMMIT.
+      expect(work.filter((s) => s.startsWith('update outbox set'))).toHaveLength(1);
+      expect(statements).toHaveLength(4);
+    } else {
+      // One transaction (group commit's), an UPDATE per row.
+      expect(work.filter((s) => s.startsWith('update "outbox" set "status"'))).toHaveLength(6);
+      expect(statements.filter((s) => s.startsWith('begin'))).toHaveLength(2);
+    }
   });
 });

@@ -41,11 +41,11 @@ export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const organisationId = principalOf(request).organisation.id;
+        const { organisation } = principalOf(request);
         const { service_ids, date, days, staff_id } = request.query;
         const { location, availability } = await availabilityAt(
           deps.db,
-          organisationId,
+          organisation.id,
           {
             locationSlug: request.params.slug,
             serviceIds: service_ids,
@@ -54,6 +54,8 @@ export function availabilityRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             days: days ?? 1,
           },
           deps.clock.nowMs(),
+          // Read with the key, by this request's first query; nothing of the request has run since.
+          { catalogueVersion: organisation.catalogueVersion, bookingsVersion: organisation.bookingsVersion },
         );
         // A reused answer (availability-cache.ts) is the same object each time: serialised once.
         let body = serialised.get(availability);

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A booking's reference is drawn at random and the unique index decides (insertNewBooking): one taken
+ * already is drawn again, within the same request and transaction. The draws are scripted here.
+ */
+const draws: string[] = [];
+vi.mock('../../src/app/booking-reference.ts', async (original) => {
+  const actual = await original<typeof import('../../src/app/booking-reference.ts')>();
+  return {
+    ...actual,
+    generateReference: (prefix: string) => draws.shift() ?? actual.generateReference(prefix),
+  };
+});
+
+let t: TestApp;
+let ids: CatalogueIds;
+beforeAll(async () => {
+  t = await startTestApp();
+  ids = await catalogueIds(t.database.db);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const book = (startsAt: string) =>
+  postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services.cut],
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+
+describe('a booking reference', () => {
+  it('taken already is drawn again, and the booking is made once', async () => {
+    draws.push('AC-TAKEN2');
+    const first = await book('2026-11-30T09:00:00+00:00');
+    expect(first.statusCode).toBe(201);
+    expect(first.json().data.reference).toBe('AC-TAKEN2');
+
+    draws.push('AC-TAKEN2', 'AC-TAKEN2', 'AC-FRESH3');
+    const second = await book('2026-11-30T11:00:00+00:00');
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json().data.reference).toBe('AC-FRESH3');
+    expect(draws).toEqual([]);
+
+    const rows = await t.database.db
+      .selectFrom('bookings')
+      .select(['reference', 'starts_at'])
+      .where('reference', 'in', ['AC-TAKEN2', 'AC-FRESH3'])
+      .orderBy('starts_at')
+      .execute();
+    expect(rows.map((r) => r.reference)).toEqual(['AC-TAKEN2', 'AC-FRESH3']);
+    const messages = await t.database.db
+      .selectFrom('outbox')
+      .select('reference')
+      .where('reference', '=', 'AC-FRESH3')
+      .execute();
+    expect(messages.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,229 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newBookingPage } from '../../src/app/booking-page-token.ts';
+import { createAppDeps, rateLimitStoreFor } from '../../src/app/deps.ts';
+import { messagesOf } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import { eventRow, insertNewBooking, isOverlapRefusal } from '../../src/data/booking-repository.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
+import { buildApp } from '../../src/http/build-app.ts';
+import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * What a booking costs the database (issue 16): on PostgreSQL every statement is a round trip, and
+ * a booking whose catalogue was read already takes seven, its writes one statement of them; that
+ * statement is written whole or not at all, and not at all when the booking's reference is taken.
+ */
+let t: TestApp;
+let ids: CatalogueIds;
+let handle: DatabaseHandle;
+let app: FastifyInstance;
+const statements: string[] = [];
+const MINUTE = 60_000;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ids = await catalogueIds(t.database.db);
+  handle = openDatabase(t.database.url, { onQuery: (sql) => statements.push(sql) });
+  app = await buildApp(
+    createAppDeps({
+      db: handle.db,
+      clock: t.clock,
+      secret: 'test-secret',
+      payments: localCheckout,
+      rateLimitStore: rateLimitStoreFor(handle.db, onPostgres ? null : t.database.file),
+    }),
+  );
+});
+afterAll(async () => {
+  await app.close();
+  await handle.close();
+  await t.close();
+});
+
+const bookAna = (time: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/v1/bookings',
+    headers: { authorization: `Bearer ${t.keys.readWrite}` },
+    payload: {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: `2026-11-30T${time}:00+00:00`,
+    },
+  });
+
+describe('a booking', () => {
+  it.runIf(onPostgres)(
+    'takes seven statements once its catalogue was read, its writes one of them',
+    async () => {
+      expect((await bookAna('09:00')).statusCode).toBe(201);
+      statements.length = 0;
+      const response = await bookAna('10:00');
+      expect(response.statusCode).toBe(201);
+      const kinds = statements.map((sql) => {
+        const text = sql.trim().toLowerCase();
+        if (text.startsWith('with k as')) return 'key and its count';
+        if (/^with booking as \(\s*insert into bookings\b/.test(text)) return 'the writes';
+        if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
+        if (text.includes('pg_advisory_xact_lock')) return 'turn';
+        const table = /\bfrom "([a-z_]+)"/.exec(text)?.[1];
+        return `read ${table}`;
+      });
+      expect(kinds).toEqual([
+        'key and its count',
+        'begin',
+        'read clients',
+        'turn',
+        'read bookings', // the staff member's bookings, lapsed holds among them
+        'the writes',
+        'commit',
+      ]);
+      // The one statement wrote the booking, its segment, first event, page and messages.
+      const { reference } = response.json().data;
+      const booking = await t.database.db
+        .selectFrom('bookings')
+        .select('id')
+        .where('reference', '=', reference)
+        .executeTakeFirstOrThrow();
+      const count = async (table: 'booking_services' | 'booking_events' | 'booking_pages' | 'outbox') =>
+        (
+          await t.database.db
+            .selectFrom(table)
+            .select('booking_id')
+            .where('booking_id', '=', booking.id)
+            .execute()
+        ).length;
+      expect([
+        await count('booking_services'),
+        await count('booking_events'),
+        await count('booking_pages'),
+        await count('outbox'),
+      ]).toEqual([1, 1, 1, 4]);
+    },
+  );
+
+  it('is written whole or not at all: an overlap refused by the database leaves none of its rows', async () => {
+    const at = (time: string) => Date.parse(`2026-12-01T${time}:00Z`);
+    const basics = (startsAt: number) => ({
+      organisationId: ids.organisation,
+      locationId: ids.locations.soho!,
+      staffId: ids.staff.ana!,
+      clientId: ids.jo,
+      startsAt,
+      endsAt: startsAt + 45 * MINUTE,
+    });
+    /** A booking's rows as createBooking writes them. */
+    const rowsAt = (startsAt: number) => {
+      const booking = bookingRow(basics(startsAt));
+      return {
+        booking,
+        segments: [
+          {
+            organisation_id: ids.organisation,
+            booking_id: booking.id,
+            position: 0,
+            service_id: ids.services.cut!,
+            starts_at: booking.starts_at,
+            ends_at: booking.ends_at,
+            duration_minutes: 45,
+            buffer_after_minutes: 0,
+            price_minor: 4000,
+            deposit_minor: null,
+          },
+        ],
+        event: eventRow(
+          {
+            organisationId: ids.organisation,
+            bookingId: booking.id,
+            from: null,
+            to: 'confirmed',
+            actor: 'test',
+            at: 0,
+          },
+          1,
+        ),
+        page: newBookingPage(ids.organisation, booking.id, 0),
+        outbox: messagesOf(
+          {
+            organisationId: ids.organisation,
+            bookingId: booking.id,
+            reference: booking.reference,
+            client: { phone: '+447700900123', email: 'jo@example.com' },
+          },
+          { kind: 'confirmed' },
+          0,
+        ).rows,
+      };
+    };
+    const left = async (bookingId: string) => {
+      const found: Record<string, number> = {};
+      for (const table of [
+        'bookings',
+        'booking_services',
+        'booking_events',
+        'booking_pages',
+        'outbox',
+      ] as const) {
+        const column = table === 'bookings' ? 'id' : 'booking_id';
+        found[table] = (
+          await t.database.db.selectFrom(table).select(column).where(column, '=', bookingId).execute()
+        ).length;
+      }
+      return found;
+    };
+    const write = (rows: ReturnType<typeof rowsAt>) =>
+      t.database.db.transaction().execute((trx) => insertNewBooking(trx, rows));
+
+    await t.database.db
+      .insertInto('bookings')
+      .values(bookingRow(basics(at('11:00'))))
+      .execute();
+    const overlapping = rowsAt(at('11:15'));
+    const refusal = await write(overlapping).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isOverlapRefusal(refusal)).toBe(true);
+    expect(await left(overlapping.booking.id)).toEqual({
+      bookings: 0,
+      booking_services: 0,
+      booking_events: 0,
+      booking_pages: 0,
+      outbox: 0,
+    });
+    const free = rowsAt(at('13:00'));
+    expect(await write(free)).toBe(true);
+    expect(await left(free.booking.id)).toEqual({
+      bookings: 1,
+      booking_services: 1,
+      booking_events: 1,
+      booking_pages: 1,
+      outbox: 2,
+    });
+
+    // A reference another booking has already: nothing is written, and the caller is told so (it draws
+    // another reference); the transaction goes on.
+    const taken = rowsAt(at('15:00'));
+    taken.booking.reference = free.booking.reference;
+    expect(
+      await t.database.db.transaction().execute(async (trx) => {
+        const written = await insertNewBooking(trx, taken);
+        await trx.selectFrom('bookings').select('id').execute();
+        return written;
+      }),
+    ).toBe(false);
+    expect(await left(taken.booking.id)).toEqual({
+      bookings: 0,
+      booking_services: 0,
+      booking_events: 0,
+      booking_pages: 0,
+      outbox: 0,
+    });
+  });
+});
