@@ -140,24 +140,65 @@ function configureReadonlySqlite(sqlite: SqliteConnection): void {
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
 }
 
-const STATEMENT_CACHE_SIZE = 500;
+/** Bounds of a connection's prepared statements: how many, and the bytes of their SQL texts. */
+export const STATEMENT_CACHE_SIZE = 500;
+export const STATEMENT_CACHE_TEXT_BYTES = 2 ** 20;
+
+/**
+ * Prepared statements by SQL text, bounded by count and by the length of their texts (SQL here is
+ * ASCII, one byte a character; what SQLite holds for a statement grows with its text). When either
+ * bound would be passed the cache starts afresh: the shapes in use are prepared again at once. A text
+ * longer than the whole bound is not kept.
+ */
+export class StatementCache<T> {
+  readonly #statements = new Map<string, T>();
+  readonly #maxEntries: number;
+  readonly #maxTextBytes: number;
+  #textBytes = 0;
+
+  constructor(maxEntries = STATEMENT_CACHE_SIZE, maxTextBytes = STATEMENT_CACHE_TEXT_BYTES) {
+    this.#maxEntries = maxEntries;
+    this.#maxTextBytes = maxTextBytes;
+  }
+
+  get size(): number {
+    return this.#statements.size;
+  }
+
+  get textBytes(): number {
+    return this.#textBytes;
+  }
+
+  get(sql: string): T | undefined {
+    return this.#statements.get(sql);
+  }
+
+  set(sql: string, statement: T): void {
+    if (sql.length > this.#maxTextBytes || this.#statements.has(sql)) return;
+    if (this.#statements.size >= this.#maxEntries || this.#textBytes + sql.length > this.#maxTextBytes) {
+      this.#statements.clear();
+      this.#textBytes = 0;
+    }
+    this.#statements.set(sql, statement);
+    this.#textBytes += sql.length;
+  }
+}
 
 /**
  * Kysely prepares every statement anew on each execution, which costs more than running most of our
  * queries. The same SQL text always gets the same prepared statement here (SQLite re-prepares it by
  * itself after a schema change). Kysely's single-connection mutex means a statement is never used by
- * two queries at once. The cache is bounded: the queries are built from a fixed set of shapes, but
- * `in (...)` lists of varying length make distinct texts. Every statement reports to `health` whether
- * a write reached the disk or the storage failed (storage-health.ts).
+ * two queries at once. The cache is bounded (StatementCache): the queries are built from a fixed set of
+ * shapes, but `in (...)` lists of varying length make distinct texts. Every statement reports to
+ * `health` whether a write reached the disk or the storage failed (storage-health.ts).
  */
 function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): KyselySqliteDatabase {
-  const statements = new Map<string, KyselyStatement>();
+  const statements = new StatementCache<KyselyStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
         statement = reporting(sqlite, sqlite.prepare(sql), /^\s*rollback\b/i.test(sql), health);
         statements.set(sql, statement);
       }

@@ -46,19 +46,42 @@ const TYPES = {
  * keeps the parsed statement for that connection, and after a few runs a generic plan, where an
  * unnamed statement is parsed and planned again on every run. The queries here are few and repeated
  * on every request, so that is work saved on both sides of every query (the SQLite module caches its
- * prepared statements the same way). Bounded: texts beyond the first MAX_NAMED_STATEMENTS (IN lists
- * of every length, the import's chunks) run unnamed, so no connection keeps an unbounded set.
+ * prepared statements the same way). Bounded by count and by the bytes of their texts (ASCII): texts
+ * beyond the first MAX_NAMED_STATEMENTS, or past MAX_NAMED_TEXT_BYTES in all (IN lists of every length,
+ * the import's chunks), run unnamed, so neither this process nor a connection keeps an unbounded set.
  */
-const MAX_NAMED_STATEMENTS = 1_000;
+export const MAX_NAMED_STATEMENTS = 1_000;
+export const MAX_NAMED_TEXT_BYTES = 2 ** 20;
 
-class StatementNames {
+export class StatementNames {
   readonly #names = new Map<string, string>();
+  readonly #maxNames: number;
+  readonly #maxTextBytes: number;
+  #textBytes = 0;
+
+  constructor(maxNames = MAX_NAMED_STATEMENTS, maxTextBytes = MAX_NAMED_TEXT_BYTES) {
+    this.#maxNames = maxNames;
+    this.#maxTextBytes = maxTextBytes;
+  }
+
+  get size(): number {
+    return this.#names.size;
+  }
+
+  get textBytes(): number {
+    return this.#textBytes;
+  }
 
   nameOf(text: string): string | undefined {
     let name = this.#names.get(text);
-    if (name === undefined && this.#names.size < MAX_NAMED_STATEMENTS) {
+    if (
+      name === undefined &&
+      this.#names.size < this.#maxNames &&
+      this.#textBytes + text.length <= this.#maxTextBytes
+    ) {
       name = `s${this.#names.size + 1}`;
       this.#names.set(text, name);
+      this.#textBytes += text.length;
     }
     return name;
   }
