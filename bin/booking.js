@@ -2,6 +2,11 @@
 // The `booking` command. The sources are TypeScript run through tsx, so there is no build step.
 import module from 'node:module';
 import { register } from 'tsx/esm/api';
+import { execWithServerSettings } from './server-settings.js';
+
+// `booking serve` (and so `npm start`) runs with the V8 and allocator settings of server-settings.js,
+// re-executing itself in place with them before anything is loaded.
+if (process.argv[2] === 'serve') execWithServerSettings();
 
 register();
 // tsx turns source maps on for every module; ours are what stack traces need. Those of node_modules
