@@ -18,8 +18,9 @@ export interface ServerProcessOptions {
   /** Write a V8 CPU profile (.cpuprofile) of the child into this directory when it exits. */
   cpuProfileDir?: string | undefined;
   /**
-   * Run the child with the V8 and allocator settings `booking serve` runs with (bin/server-settings.js):
-   * the full stacks, measured as deployed; baselines keep Node's defaults.
+   * Run the child with the V8 and allocator settings `booking serve` runs with (bin/server-settings.js)
+   * where it runs with them (Node with process.execve): the full stacks, measured as deployed;
+   * baselines keep Node's defaults.
    */
   serveSettings?: boolean;
 }
@@ -35,10 +36,12 @@ export async function startServerProcess<Info>(
   options: ServerProcessOptions = {},
 ): Promise<ServerProcess<Info>> {
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const settings = options.serveSettings ? SERVER_V8_FLAGS : [];
+  // @types/node 20 does not know process.execve (Node 22.15+).
+  const asServe =
+    options.serveSettings === true && typeof (process as { execve?: unknown }).execve === 'function';
   const child = fork(fileURLToPath(entry), [], {
-    execArgv: [...settings, '--import', 'tsx', ...profile],
-    env: { ...process.env, ...(options.serveSettings && SERVER_ENV), NODE_ENV: 'production' },
+    execArgv: [...(asServe ? SERVER_V8_FLAGS : []), '--import', 'tsx', ...profile],
+    env: { ...process.env, ...(asServe && SERVER_ENV), NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   if (PINNING && child.pid !== undefined) pinProcess(child.pid, SERVER_CPU);
