@@ -5,4 +5,5 @@ export declare function missingServerSettings(
   execArgv?: readonly string[],
   env?: NodeJS.ProcessEnv,
 ): { flags: string[]; environment: Record<string, string> };
+export declare function serverSettingsOnThisNode(): { flags: string[]; environment: Record<string, string> };
 export declare function execWithServerSettings(): void;

@@ -1,6 +1,7 @@
 // The V8 and allocator settings `booking serve` runs with (docs/decisions.md, "Memory under load"),
 // shared by bin/booking.js and the benchmarks' full-stack servers. Plain JavaScript: bin/booking.js
 // reads it before TypeScript can be loaded.
+import v8 from 'node:v8';
 
 /**
  * V8 flags. Node's young generation grows to two 16 MiB (Node 20) or 32 MiB (Node 24) semi-spaces,
@@ -35,14 +36,37 @@ function optionName(arg) {
 }
 
 /**
+ * V8 reads these at every collection, so they take effect when set at run time too
+ * (v8.setFlagsFromString); the semi-space size is fixed when the heap is made.
+ */
+const READ_AT_RUN_TIME = ['--heap-growing-percent'];
+
+/**
+ * The settings `booking serve` has on this Node: all of them with process.execve, else only the flags
+ * set at run time. For processes started with them (the benchmarks' full-stack servers).
+ */
+export function serverSettingsOnThisNode() {
+  if (typeof process.execve === 'function')
+    return { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } };
+  return {
+    flags: SERVER_V8_FLAGS.filter((flag) => READ_AT_RUN_TIME.includes(optionName(flag))),
+    environment: {},
+  };
+}
+
+/**
  * Runs this process again, in place, with the settings it lacks: process.execve (Node 22.15+, 23.11+)
  * replaces the program and keeps the process id, its standard streams and whoever waits for its
- * signals. Returns (and the process goes on with Node's defaults) where Node cannot.
+ * signals. Where Node cannot (Node 20), the flags V8 reads at run time are set now, and the process
+ * goes on with Node's defaults for the rest.
  */
 export function execWithServerSettings() {
   const { flags, environment } = missingServerSettings();
-  if (typeof process.execve !== 'function') return;
   if (flags.length === 0 && Object.keys(environment).length === 0) return;
+  if (typeof process.execve !== 'function') {
+    for (const flag of flags) if (READ_AT_RUN_TIME.includes(optionName(flag))) v8.setFlagsFromString(flag);
+    return;
+  }
   process.execve(
     process.execPath,
     [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SERVER_ENV, SERVER_V8_FLAGS } from '../../bin/server-settings.js';
+import { serverSettingsOnThisNode } from '../../bin/server-settings.js';
 import { PINNING, pinProcess, SERVER_CPU } from './cpu-pinning.ts';
 import type { FromChild, ToChild } from './ipc.ts';
 
@@ -18,9 +18,8 @@ export interface ServerProcessOptions {
   /** Write a V8 CPU profile (.cpuprofile) of the child into this directory when it exits. */
   cpuProfileDir?: string | undefined;
   /**
-   * Run the child with the V8 and allocator settings `booking serve` runs with (bin/server-settings.js)
-   * where it runs with them (Node with process.execve): the full stacks, measured as deployed;
-   * baselines keep Node's defaults.
+   * Run the child with the V8 and allocator settings `booking serve` has on this Node
+   * (bin/server-settings.js): the full stacks, measured as deployed; baselines keep Node's defaults.
    */
   serveSettings?: boolean;
 }
@@ -36,12 +35,10 @@ export async function startServerProcess<Info>(
   options: ServerProcessOptions = {},
 ): Promise<ServerProcess<Info>> {
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  // @types/node 20 does not know process.execve (Node 22.15+).
-  const asServe =
-    options.serveSettings === true && typeof (process as { execve?: unknown }).execve === 'function';
+  const settings = options.serveSettings ? serverSettingsOnThisNode() : { flags: [], environment: {} };
   const child = fork(fileURLToPath(entry), [], {
-    execArgv: [...(asServe ? SERVER_V8_FLAGS : []), '--import', 'tsx', ...profile],
-    env: { ...process.env, ...(asServe && SERVER_ENV), NODE_ENV: 'production' },
+    execArgv: [...settings.flags, '--import', 'tsx', ...profile],
+    env: { ...process.env, ...settings.environment, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   if (PINNING && child.pid !== undefined) pinProcess(child.pid, SERVER_CPU);

@@ -9,7 +9,8 @@ import { onPostgres } from '../helpers/temp-database.ts';
 /**
  * `booking serve` re-executes itself in place with the settings of bin/server-settings.js where Node
  * can (process.execve, Node 22.15+): the process the caller started, same id, runs with them, and
- * still prints its listening line and stops on SIGTERM. On an older Node it runs with Node's defaults.
+ * still prints its listening line and stops on SIGTERM. On an older Node it is not re-executed (it
+ * sets the flags V8 reads at run time itself, which the process's command line does not show).
  */
 const canExec = typeof (process as { execve?: unknown }).execve === 'function';
 let dir: string;

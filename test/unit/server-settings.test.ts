@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { missingServerSettings, SERVER_ENV, SERVER_V8_FLAGS } from '../../bin/server-settings.js';
+import {
+  missingServerSettings,
+  SERVER_ENV,
+  SERVER_V8_FLAGS,
+  serverSettingsOnThisNode,
+} from '../../bin/server-settings.js';
 
 describe('the settings `booking serve` re-executes itself with', () => {
   it('are all missing from a process started without them', () => {
@@ -22,5 +27,14 @@ describe('the settings `booking serve` re-executes itself with', () => {
       MALLOC_ARENA_MAX: '8',
     });
     expect(missing).toEqual({ flags: [], environment: {} });
+  });
+
+  it('are all applied where Node can re-execute in place, else only the flags V8 reads at run time', () => {
+    const canExec = typeof (process as { execve?: unknown }).execve === 'function';
+    expect(serverSettingsOnThisNode()).toEqual(
+      canExec
+        ? { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } }
+        : { flags: ['--heap-growing-percent=30'], environment: {} },
+    );
   });
 });
