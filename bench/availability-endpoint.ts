@@ -30,6 +30,7 @@ export const availabilityEndpoint: Benchmark = {
     context.progress('seeding the availability scenario and starting the full stack…');
     const server = await startServerProcess<AvailabilityStackInfo>(FULL_STACK_SERVER, null, {
       cpuProfileDir: context.cpuProfileDir,
+      serveSettings: true,
     });
     try {
       const { location, fromDate, days, now } = AVAILABILITY_SCENARIO;

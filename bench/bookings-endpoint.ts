@@ -36,6 +36,7 @@ export const bookingsEndpoint: Benchmark = {
     context.progress('seeding two booking databases, starting the full stack and the raw writer…');
     const server = await startServerProcess<BookingsStackInfo>(FULL_STACK_SERVER, null, {
       cpuProfileDir: context.cpuProfileDir,
+      serveSettings: true,
     });
     let raw: ServerProcess<RawInfo> | undefined;
     try {

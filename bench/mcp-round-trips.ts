@@ -71,6 +71,7 @@ export const mcpRoundTrips: Benchmark = {
     try {
       server = await startServerProcess<McpServerInfo>(SERVER, null, {
         cpuProfileDir: context.cpuProfileDir,
+        serveSettings: true,
       });
       const { origin, writeKey } = server.info;
       if (server.info.clientId !== local.clientId)

@@ -20,6 +20,7 @@ export const servicesEndpoint: Benchmark = {
     context.progress('seeding a temporary SQLite database and starting the full stack…');
     const server = await startServerProcess<FullStackInfo>(FULL_STACK_SERVER, null, {
       cpuProfileDir: context.cpuProfileDir,
+      serveSettings: true,
     });
     try {
       const comparison = await measureAgainstBaseline(

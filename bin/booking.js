@@ -3,8 +3,19 @@
 // 22.18 and later strip the types itself (process.features.typescript); older Node (20) goes through
 // tsx. Stripping needs only erasable syntax (tsconfig's erasableSyntaxOnly keeps the sources so) and
 // starts about twice as fast as tsx, whose loader answers every import from a thread of its own.
+import module from 'node:module';
+import { execWithServerSettings } from './server-settings.js';
+
+// `booking serve` (and so `npm start`) runs with the V8 and allocator settings of server-settings.js,
+// re-executing itself in place with them before anything is loaded.
+if (process.argv[2] === 'serve') execWithServerSettings();
+
 if (!process.features.typescript) {
   const { register } = await import('tsx/esm/api');
   register();
+  // tsx turns source maps on for every module; ours are what stack traces need. Those of node_modules
+  // (the MCP SDK's alone carry 2 MB of sources) would be parsed and kept for nothing (Node 22.14+).
+  // Stripped types need no maps: they leave every line where it was.
+  module.setSourceMapsSupport?.(true, { nodeModules: false, generatedCode: false });
 }
 await import('../src/cli.ts');

@@ -21,7 +21,7 @@ export async function openRuntime(
   clock: Clock = systemClock,
   options: DatabaseOptions = {},
 ): Promise<Runtime> {
-  const payments = paymentProviderFor(config);
+  const payments = await paymentProviderFor(config);
   const database = openDatabase(config.databaseUrl, options);
   // PostgreSQL: say this process uses the database for as long as it runs, so that `booking restore`
   // refuses meanwhile (a SQLite file's open connection says so by itself).

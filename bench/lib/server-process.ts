@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { serverSettingsOnThisNode } from '../../bin/server-settings.js';
 import { PINNING, pinProcess, SERVER_CPU } from './cpu-pinning.ts';
 import type { FromChild, ToChild } from './ipc.ts';
 
@@ -16,6 +17,11 @@ export interface ServerProcess<Info> {
 export interface ServerProcessOptions {
   /** Write a V8 CPU profile (.cpuprofile) of the child into this directory when it exits. */
   cpuProfileDir?: string | undefined;
+  /**
+   * Run the child with the V8 and allocator settings `booking serve` has on this Node
+   * (bin/server-settings.js): the full stacks, measured as deployed; baselines keep Node's defaults.
+   */
+  serveSettings?: boolean;
 }
 
 /**
@@ -29,9 +35,10 @@ export async function startServerProcess<Info>(
   options: ServerProcessOptions = {},
 ): Promise<ServerProcess<Info>> {
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const settings = options.serveSettings ? serverSettingsOnThisNode() : { flags: [], environment: {} };
   const child = fork(fileURLToPath(entry), [], {
-    execArgv: ['--import', 'tsx', ...profile],
-    env: { ...process.env, NODE_ENV: 'production' },
+    execArgv: [...settings.flags, '--import', 'tsx', ...profile],
+    env: { ...process.env, ...settings.environment, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   if (PINNING && child.pid !== undefined) pinProcess(child.pid, SERVER_CPU);

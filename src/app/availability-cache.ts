@@ -21,46 +21,119 @@ export interface LocatedAvailability {
   availability: Availability;
 }
 
-interface Entry extends LocatedAvailability {
+export interface Entry extends LocatedAvailability {
   /** The clock span over which the answer holds: [from, until). */
   from: number;
   until: number;
-  /** Slots held, for the cache's size bound. */
-  size: number;
+  /** Estimated bytes held (answerBytes), for the cache's size bound. */
+  bytes: number;
 }
 
-/** Bounds of the cache of one database handle: answers, and slots over all answers. */
-const MAX_ENTRIES = 2_000;
-const MAX_SLOTS = 100_000;
+/** The organisation's versions an answer was computed under (read before anything else). */
+export interface Versions {
+  catalogueVersion: number;
+  bookingsVersion: number;
+}
 
-class AnswerCache {
+/** Bounds of the cache of one database handle: answers, and their estimated bytes over all answers. */
+export const MAX_ENTRIES = 2_000;
+export const MAX_BYTES = 8 * 2 ** 20;
+
+/**
+ * What an answer keeps in memory, estimated from its slots: an answer holds its slot objects and, once
+ * the REST route has sent it, the body serialised from them (routes/availability.ts), about 170 bytes
+ * per slot together; besides, its location, services and closed days, its key and the body's frame,
+ * about 2.5 KiB (measured in heap snapshots of the mixed-load benchmark's server, 2026-11-26).
+ */
+export function answerBytes(availability: Availability): number {
+  return 2_560 + 170 * availability.slots.length;
+}
+
+/**
+ * The answers of one database handle. Only the organisation's newest versions are kept: an answer
+ * computed under older ones is never asked for again (every read starts by reading the versions, and
+ * they only go up), so when an organisation's bookings or catalogue change, its answers are dropped at
+ * once instead of ageing out. The rest are bounded by count and by estimated bytes, oldest first out.
+ */
+export class AnswerCache {
   readonly #entries = new Map<string, Entry>();
-  #slots = 0;
+  readonly #organisations = new Map<string, { versions: Versions; keys: Set<string> }>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(
+    bounds: { maxEntries: number; maxBytes: number } = { maxEntries: MAX_ENTRIES, maxBytes: MAX_BYTES },
+  ) {
+    this.#maxEntries = bounds.maxEntries;
+    this.#maxBytes = bounds.maxBytes;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
 
   get(key: string): Entry | undefined {
     return this.#entries.get(key);
   }
 
-  set(key: string, entry: Entry): void {
-    this.delete(key);
-    // Oldest first out: entries of superseded versions are never asked for again and age out.
+  set(organisationId: string, versions: Versions, key: string, entry: Entry): void {
+    let organisation = this.#organisations.get(organisationId);
+    if (organisation && !sameVersions(organisation.versions, versions)) {
+      // Computed under versions already superseded here: nobody will ask for it again.
+      if (olderVersions(versions, organisation.versions)) return;
+      for (const superseded of organisation.keys) this.#drop(superseded);
+      this.#organisations.delete(organisationId);
+      organisation = undefined;
+    }
+    if (entry.bytes > this.#maxBytes) return;
+    if (!organisation) {
+      organisation = { versions, keys: new Set() };
+      this.#organisations.set(organisationId, organisation);
+    }
+    this.#drop(key);
+    // Oldest first out.
     for (const [oldest] of this.#entries) {
-      if (this.#entries.size < MAX_ENTRIES && this.#slots + entry.size <= MAX_SLOTS) break;
-      this.delete(oldest);
+      if (this.#entries.size < this.#maxEntries && this.#bytes + entry.bytes <= this.#maxBytes) break;
+      this.#drop(oldest);
     }
     this.#entries.set(key, entry);
-    this.#slots += entry.size;
+    this.#bytes += entry.bytes;
+    organisation.keys.add(key);
   }
 
-  delete(key: string): void {
+  #drop(key: string): void {
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);
-    this.#slots -= entry.size;
+    this.#bytes -= entry.bytes;
+    const organisationId = entry.location.organisationId;
+    const organisation = this.#organisations.get(organisationId);
+    organisation?.keys.delete(key);
+    if (organisation?.keys.size === 0) this.#organisations.delete(organisationId);
   }
 }
 
+function sameVersions(a: Versions, b: Versions): boolean {
+  return a.catalogueVersion === b.catalogueVersion && a.bookingsVersion === b.bookingsVersion;
+}
+
+/** True when `a` is behind `b` (neither counter ahead, one behind). */
+function olderVersions(a: Versions, b: Versions): boolean {
+  return a.catalogueVersion <= b.catalogueVersion && a.bookingsVersion <= b.bookingsVersion;
+}
+
 const caches = new WeakMap<Db, AnswerCache>();
+
+/** How many answers the cache of a database handle holds, and their estimated bytes (for tests). */
+export function cachedAnswers(db: Db): { count: number; bytes: number } {
+  const cache = caches.get(db);
+  return { count: cache?.size ?? 0, bytes: cache?.bytes ?? 0 };
+}
 
 /**
  * Availability by location slug, reusing an answer while nothing it depends on has changed.
@@ -107,7 +180,7 @@ export async function availabilityAt(
   if (hit && hit.from <= now && now < hit.until) return hit;
   // A miss reads the bookings afresh; the catalogue's part may be reused (readCatalogue, same version).
   const entry = await compute(db, organisationId, ask, now, versions.catalogueVersion);
-  if (entry.until > now) cache.set(key, entry);
+  if (entry.until > now) cache.set(organisationId, versions, key, entry);
   return entry;
 }
 
@@ -132,5 +205,5 @@ async function compute(
     now,
     catalogueVersion,
   );
-  return { location, availability, from: now, until: stableUntil, size: availability.slots.length + 1 };
+  return { location, availability, from: now, until: stableUntil, bytes: answerBytes(availability) };
 }

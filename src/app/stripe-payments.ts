@@ -5,11 +5,11 @@ import type {
   ChargeOutcome,
   ChargeRequest,
   CheckoutSession,
-  PaymentProvider,
   RefundOutcome,
   RefundRequest,
   StripeSettings,
 } from './payment-provider.ts';
+import type { StripeProvider } from './stripe-provider.ts';
 
 /**
  * PAYMENT_PROVIDER=stripe, through the official `stripe` package: deposits are Checkout Sessions in
@@ -23,19 +23,6 @@ import type {
  * keys for 24 hours; a repeat later than that is refused by our own records first (a fee already
  * processed, a deposit already refunded).
  */
-export interface StripeProvider extends PaymentProvider {
-  readonly name: 'stripe';
-  /** The event of a webhook delivery, if its Stripe-Signature is valid for its raw body at `nowMs`. */
-  verifyEvent(rawBody: Buffer, signature: string, nowMs: number): Stripe.Event;
-  /** The session as Stripe has it now (events may be stale or arrive out of order). */
-  retrieveCheckoutSession(id: string): Promise<Stripe.Checkout.Session>;
-  retrieveSetupIntent(id: string): Promise<Stripe.SetupIntent>;
-}
-
-export function isStripe(provider: PaymentProvider | null): provider is StripeProvider {
-  return provider?.name === 'stripe';
-}
-
 /**
  * Stripe's shortest and longest Checkout Session lifetimes: a hold shorter than 30 minutes gets a
  * session that outlives it (a payment arriving after the hold lapsed is refunded, see the webhook

@@ -5,7 +5,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit } from './checkout-service.ts';
-import type { StripeProvider } from './stripe-payments.ts';
+import type { StripeProvider } from './stripe-provider.ts';
 
 /**
  * What Stripe reports at POST /webhooks/stripe, applied to our bookings. Stripe delivers at least

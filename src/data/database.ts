@@ -105,9 +105,18 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
 }
 
 /**
+ * Pages SQLite keeps in process memory per connection, in KiB (a negative cache_size): SQLite's own
+ * default. better-sqlite3 builds SQLite with 16 MiB, which a server filled as its file grew (the mixed
+ * load's server held 16 MiB of pages after a minute) while the operating system caches the same file
+ * anyway; a page missed here is a read from that cache. The hot pages of a request (the key, the
+ * organisation's versions, one location's bookings) fit many times over.
+ */
+export const SQLITE_CACHE_KIB = 2_000;
+
+/**
  * WAL lets readers run beside the single writer; FULL synchronous makes a committed booking survive a
  * power cut (WAL's default NORMAL may lose the last transactions); the busy timeout lets a second
- * process wait for the write lock instead of failing at once.
+ * process wait for the write lock instead of failing at once; the page cache is bounded (above).
  */
 export function configureSqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('journal_mode = WAL');
@@ -115,6 +124,7 @@ export function configureSqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
 }
 
 /** The settings of configureSqlite that a read-only connection may set (no journal or sync mode). */
@@ -122,26 +132,68 @@ function configureReadonlySqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
 }
 
-const STATEMENT_CACHE_SIZE = 500;
+/** Bounds of a connection's prepared statements: how many, and the bytes of their SQL texts. */
+export const STATEMENT_CACHE_SIZE = 500;
+export const STATEMENT_CACHE_TEXT_BYTES = 2 ** 20;
+
+/**
+ * Prepared statements by SQL text, bounded by count and by the length of their texts (SQL here is
+ * ASCII, one byte a character; what SQLite holds for a statement grows with its text). When either
+ * bound would be passed the cache starts afresh: the shapes in use are prepared again at once. A text
+ * longer than the whole bound is not kept.
+ */
+export class StatementCache<T> {
+  readonly #statements = new Map<string, T>();
+  readonly #maxEntries: number;
+  readonly #maxTextBytes: number;
+  #textBytes = 0;
+
+  constructor(maxEntries = STATEMENT_CACHE_SIZE, maxTextBytes = STATEMENT_CACHE_TEXT_BYTES) {
+    this.#maxEntries = maxEntries;
+    this.#maxTextBytes = maxTextBytes;
+  }
+
+  get size(): number {
+    return this.#statements.size;
+  }
+
+  get textBytes(): number {
+    return this.#textBytes;
+  }
+
+  get(sql: string): T | undefined {
+    return this.#statements.get(sql);
+  }
+
+  set(sql: string, statement: T): void {
+    if (sql.length > this.#maxTextBytes || this.#statements.has(sql)) return;
+    if (this.#statements.size >= this.#maxEntries || this.#textBytes + sql.length > this.#maxTextBytes) {
+      this.#statements.clear();
+      this.#textBytes = 0;
+    }
+    this.#statements.set(sql, statement);
+    this.#textBytes += sql.length;
+  }
+}
 
 /**
  * Kysely prepares every statement anew on each execution, which costs more than running most of our
  * queries. The same SQL text always gets the same prepared statement here (SQLite re-prepares it by
  * itself after a schema change). Kysely's single-connection mutex means a statement is never used by
- * two queries at once. The cache is bounded: the queries are built from a fixed set of shapes, but
- * `in (...)` lists of varying length make distinct texts. Every statement reports to `health` whether
- * a write reached the disk or the storage failed (storage-health.ts).
+ * two queries at once. The cache is bounded (StatementCache): the queries are built from a fixed set of
+ * shapes, but `in (...)` lists of varying length make distinct texts. Every statement reports to
+ * `health` whether a write reached the disk or the storage failed (storage-health.ts).
  */
 function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): KyselySqliteDatabase {
-  const statements = new Map<string, KyselyStatement>();
+  const statements = new StatementCache<KyselyStatement>();
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
         statement = reporting(sqlite, sqlite.prepare(sql), /^\s*rollback\b/i.test(sql), health);
         statements.set(sql, statement);
       }

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import pg from 'pg';
 import { BackupError, type BackupOutcome, newBackupFile } from './backup-files.ts';
-import { DATABASE_IN_USE_LOCK } from './postgres.ts';
+import { DATABASE_IN_USE_LOCK, nodePostgres } from './postgres.ts';
 
 /**
  * `booking backup` and `booking restore` on PostgreSQL, with PostgreSQL's own client tools (pg_dump,
@@ -45,7 +44,7 @@ export async function backupPostgres(
 export async function restorePostgres(archive: string, url: string): Promise<BackupOutcome> {
   if (!existsSync(archive)) throw new BackupError(`There is no backup at ${archive}.`);
   const tables = await bookingTables(archive);
-  const lock = new pg.Client({ connectionString: url });
+  const lock = new (nodePostgres().Client)({ connectionString: url });
   lock.on('error', () => undefined);
   await lock.connect();
   try {

@@ -1,8 +1,21 @@
+import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
+
+let loaded: typeof pg | undefined;
+
+/**
+ * node-postgres, loaded on first use: a process on SQLite never needs it (loading it also loads Node's
+ * fetch implementation, undici, to tell whether it runs on Cloudflare: 0.5 to 1.5 MB of heap in all).
+ * Every use of the driver goes through here.
+ */
+export function nodePostgres(): typeof pg {
+  loaded ??= createRequire(import.meta.url)('pg') as typeof pg;
+  return loaded;
+}
 
 /** PostgreSQL type ids whose text node-postgres leaves as strings by default. */
 const INT8 = 20;
@@ -24,7 +37,7 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8 || oid === NUMERIC
       ? exactNumber
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      : nodePostgres().types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -33,19 +46,42 @@ const TYPES = {
  * keeps the parsed statement for that connection, and after a few runs a generic plan, where an
  * unnamed statement is parsed and planned again on every run. The queries here are few and repeated
  * on every request, so that is work saved on both sides of every query (the SQLite module caches its
- * prepared statements the same way). Bounded: texts beyond the first MAX_NAMED_STATEMENTS (IN lists
- * of every length, the import's chunks) run unnamed, so no connection keeps an unbounded set.
+ * prepared statements the same way). Bounded by count and by the bytes of their texts (ASCII): texts
+ * beyond the first MAX_NAMED_STATEMENTS, or past MAX_NAMED_TEXT_BYTES in all (IN lists of every length,
+ * the import's chunks), run unnamed, so neither this process nor a connection keeps an unbounded set.
  */
-const MAX_NAMED_STATEMENTS = 1_000;
+export const MAX_NAMED_STATEMENTS = 1_000;
+export const MAX_NAMED_TEXT_BYTES = 2 ** 20;
 
-class StatementNames {
+export class StatementNames {
   readonly #names = new Map<string, string>();
+  readonly #maxNames: number;
+  readonly #maxTextBytes: number;
+  #textBytes = 0;
+
+  constructor(maxNames = MAX_NAMED_STATEMENTS, maxTextBytes = MAX_NAMED_TEXT_BYTES) {
+    this.#maxNames = maxNames;
+    this.#maxTextBytes = maxTextBytes;
+  }
+
+  get size(): number {
+    return this.#names.size;
+  }
+
+  get textBytes(): number {
+    return this.#textBytes;
+  }
 
   nameOf(text: string): string | undefined {
     let name = this.#names.get(text);
-    if (name === undefined && this.#names.size < MAX_NAMED_STATEMENTS) {
+    if (
+      name === undefined &&
+      this.#names.size < this.#maxNames &&
+      this.#textBytes + text.length <= this.#maxTextBytes
+    ) {
       name = `s${this.#names.size + 1}`;
       this.#names.set(text, name);
+      this.#textBytes += text.length;
     }
     return name;
   }
@@ -98,7 +134,7 @@ const DEFAULT_POOL_SIZE = 10;
  */
 export function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const parsed = new URL(url);
-  const pool = new pg.Pool({
+  const pool = new (nodePostgres().Pool)({
     connectionString: url,
     max: Number(process.env.PG_POOL_SIZE ?? DEFAULT_POOL_SIZE),
     types: TYPES,
@@ -135,7 +171,7 @@ export const DATABASE_IN_USE_LOCK = `hashtextextended('booking-engine:database-i
  * and go) until the returned function is called; a process that dies lets go with its connection.
  */
 export async function holdInUseLock(url: string): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (nodePostgres().Client)({ connectionString: url });
   // A dropped connection loses the lock but must not take the process down.
   client.on('error', () => undefined);
   await client.connect();

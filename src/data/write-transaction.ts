@@ -92,6 +92,13 @@ class GroupCommit {
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     }
+    // An error thrown in the group keeps, in its stack trace, the closures of the frames it passed
+    // through, and with them these two arrays. Emptied, they hold nothing of the group once it has
+    // settled: else a unit queued later that holds such an error (a refusal stored under its
+    // idempotency key) kept this whole group alive, whose units held errors of earlier groups, and so
+    // on back: the mixed load's server grew 0.4 MB of heap a second.
+    group.length = 0;
+    outcomes.length = 0;
     if (this.#queue.length > 0) this.#schedule();
     else this.#busy = false;
   }

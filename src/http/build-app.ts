@@ -3,7 +3,7 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import { LOOPBACK_HOSTS } from '../app/config.ts';
 import { CursorSecrets } from '../app/cursor-secrets.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { isStripe } from '../app/stripe-payments.ts';
+import { isStripe } from '../app/stripe-provider.ts';
 import { AppError } from '../domain/errors.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { consoleRoutes } from './console/console-routes.ts';

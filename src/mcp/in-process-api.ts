@@ -323,17 +323,8 @@ export class InProcessBookingApi implements BookingApi {
   #once<T>(key: string, load: () => Promise<T>): Promise<T> {
     this.#allowed('read');
     const { organisation } = this.#principal;
-    const cache = listingCacheOf(this.#deps);
     const versioned = `${organisation.id}|${organisation.catalogueVersion}|${key}`;
-    let listing = cache.get(versioned) as Promise<T> | undefined;
-    if (!listing) {
-      listing = load();
-      if (cache.size >= LISTING_CACHE_SIZE) cache.clear();
-      cache.set(versioned, listing);
-      // A failure (an unknown slug, a fault) is answered, never remembered.
-      listing.catch(() => cache.delete(versioned));
-    }
-    return listing;
+    return listingCacheOf(this.#deps).getOrLoad(versioned, load);
   }
 
   /** A listing of one location (404 for an unknown slug), read once per tool call. */
@@ -390,13 +381,79 @@ export async function principalOfKey(deps: AppDeps, key: string | undefined): Pr
  */
 const presentedAnswers = new WeakMap<object, Availability>();
 
-const LISTING_CACHE_SIZE = 1000;
-const listingCaches = new WeakMap<AppDeps['db'], Map<string, Promise<unknown>>>();
+/** Bounds of the tools' listings kept per database handle: how many, and bytes of their JSON. */
+export const LISTING_CACHE_SIZE = 1000;
+export const LISTING_CACHE_BYTES = 8 * 2 ** 20;
 
-function listingCacheOf(deps: AppDeps): Map<string, Promise<unknown>> {
+/**
+ * The listings the tools read (locations, a location's services and staff, its info), each loaded once
+ * per key; concurrent calls share the load. Bounded by count and by the length of each listing's JSON,
+ * measured once it has loaded (once per catalogue version and listing): when either bound is passed the
+ * cache starts afresh with that listing, and a listing larger than the whole bound is not kept. A
+ * failure (an unknown slug, a fault) is answered, never remembered.
+ */
+export class ListingCache {
+  readonly #listings = new Map<string, { listing: Promise<unknown>; bytes: number }>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxEntries = LISTING_CACHE_SIZE, maxBytes = LISTING_CACHE_BYTES) {
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
+  }
+
+  get size(): number {
+    return this.#listings.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  getOrLoad<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const kept = this.#listings.get(key);
+    if (kept) return kept.listing as Promise<T>;
+    const listing = load();
+    if (this.#listings.size >= this.#maxEntries) this.#clear();
+    const entry = { listing: listing as Promise<unknown>, bytes: 0 };
+    this.#listings.set(key, entry);
+    listing.then(
+      (value) => {
+        if (this.#listings.get(key) !== entry) return;
+        const bytes = JSON.stringify(value)?.length ?? 0;
+        if (bytes > this.#maxBytes) {
+          this.#listings.delete(key);
+          return;
+        }
+        if (this.#bytes + bytes > this.#maxBytes) {
+          this.#clear();
+          this.#listings.set(key, entry);
+        }
+        entry.bytes = bytes;
+        this.#bytes += bytes;
+      },
+      () => {
+        if (this.#listings.get(key) !== entry) return;
+        this.#listings.delete(key);
+        this.#bytes -= entry.bytes;
+      },
+    );
+    return listing;
+  }
+
+  #clear(): void {
+    this.#listings.clear();
+    this.#bytes = 0;
+  }
+}
+
+const listingCaches = new WeakMap<AppDeps['db'], ListingCache>();
+
+function listingCacheOf(deps: AppDeps): ListingCache {
   let cache = listingCaches.get(deps.db);
   if (!cache) {
-    cache = new Map();
+    cache = new ListingCache();
     listingCaches.set(deps.db, cache);
   }
   return cache;

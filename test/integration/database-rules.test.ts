@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { Db } from '../../src/data/database.ts';
-import { openDatabase } from '../../src/data/database.ts';
+import { openDatabase, SQLITE_CACHE_KIB } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { BookingsTable, Database } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
@@ -83,6 +83,12 @@ describe('database settings and migrations', () => {
       expect(await pragma('busy_timeout')).toBe(5000);
     },
   );
+
+  it.skipIf(onPostgres)('bounds the SQLite page cache of a connection to SQLITE_CACHE_KIB', async () => {
+    const cacheSize = (await sql.raw('PRAGMA cache_size').execute(t.db)).rows[0] as { cache_size: number };
+    expect(cacheSize.cache_size).toBe(-SQLITE_CACHE_KIB);
+    expect(SQLITE_CACHE_KIB).toBeLessThanOrEqual(4_096);
+  });
 
   it.runIf(onPostgres)(
     'holds the overlap exclusion constraint over live bookings, with btree_gist',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
-import type { StripeProvider } from '../../app/stripe-payments.ts';
+import type { StripeProvider } from '../../app/stripe-provider.ts';
 import { applyStripeEvent } from '../../app/stripe-webhook-service.ts';
 import { AppError } from '../../domain/errors.ts';
 

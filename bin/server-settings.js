@@ -1,0 +1,75 @@
+// The V8 and allocator settings `booking serve` runs with (docs/decisions.md, "Memory under load"),
+// shared by bin/booking.js and the benchmarks' full-stack servers. Plain JavaScript: bin/booking.js
+// reads it before TypeScript can be loaded.
+import v8 from 'node:v8';
+
+/**
+ * V8 flags. Node's young generation grows to two 16 MiB (Node 20) or 32 MiB (Node 24) semi-spaces,
+ * nearly all of it resident; with 4 MiB ones the mixed load's server scavenges about 12 times as
+ * often, each scavenge shorter (1.9 s of its 35 s of CPU in 40 s, against 0.7 s). Its old generation
+ * grew to four times what it kept before V8 collected it; growing 30 % past what the last full
+ * collection kept holds it close. The price: 8 % more CPU per request under that load (1.34 ms
+ * against 1.24), for a peak of 165 MB against 350 to 430.
+ */
+export const SERVER_V8_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=30'];
+
+/** Environment for the C library: two malloc arenas instead of one per thread that ever allocated. */
+export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
+
+/**
+ * What the current process lacks of the settings: the flags whose option it was not started with (a
+ * flag given by the user, on the command line or in NODE_OPTIONS, is theirs to keep), and the
+ * environment variables it does not have.
+ */
+export function missingServerSettings(execArgv = process.execArgv, env = process.env) {
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((arg) => optionName(arg));
+  const flags = SERVER_V8_FLAGS.filter((flag) => !given.includes(optionName(flag)));
+  const environment = Object.fromEntries(
+    Object.entries(SERVER_ENV).filter(([name]) => env[name] === undefined),
+  );
+  return { flags, environment };
+}
+
+/** `--max-semi-space-size=4` and `--max_semi_space_size` name the same option. */
+function optionName(arg) {
+  return arg.split('=')[0].replaceAll('_', '-');
+}
+
+/**
+ * V8 reads these at every collection, so they take effect when set at run time too
+ * (v8.setFlagsFromString); the semi-space size is fixed when the heap is made.
+ */
+const READ_AT_RUN_TIME = ['--heap-growing-percent'];
+
+/**
+ * The settings `booking serve` has on this Node: all of them with process.execve, else only the flags
+ * set at run time. For processes started with them (the benchmarks' full-stack servers).
+ */
+export function serverSettingsOnThisNode() {
+  if (typeof process.execve === 'function')
+    return { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } };
+  return {
+    flags: SERVER_V8_FLAGS.filter((flag) => READ_AT_RUN_TIME.includes(optionName(flag))),
+    environment: {},
+  };
+}
+
+/**
+ * Runs this process again, in place, with the settings it lacks: process.execve (Node 22.15+, 23.11+)
+ * replaces the program and keeps the process id, its standard streams and whoever waits for its
+ * signals. Where Node cannot (Node 20), the flags V8 reads at run time are set now, and the process
+ * goes on with Node's defaults for the rest.
+ */
+export function execWithServerSettings() {
+  const { flags, environment } = missingServerSettings();
+  if (flags.length === 0 && Object.keys(environment).length === 0) return;
+  if (typeof process.execve !== 'function') {
+    for (const flag of flags) if (READ_AT_RUN_TIME.includes(optionName(flag))) v8.setFlagsFromString(flag);
+    return;
+  }
+  process.execve(
+    process.execPath,
+    [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],
+    { ...process.env, ...environment },
+  );
+}
