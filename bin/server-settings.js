@@ -42,6 +42,13 @@ function optionName(arg) {
 const READ_AT_RUN_TIME = ['--heap-growing-percent'];
 
 /**
+ * Fixed when a heap is made, so set at run time they shape only the heaps made afterwards: on Node 20,
+ * that of the thread tsx's loader answers imports from, started just after (its young generation
+ * would otherwise grow to two 16 MiB semi-spaces too, for a thread that is idle once the server runs).
+ */
+const FOR_LATER_HEAPS = ['--max-semi-space-size'];
+
+/**
  * The settings `booking serve` has on this Node: all of them with process.execve, else only the flags
  * set at run time. For processes started with them (the benchmarks' full-stack servers).
  */
@@ -57,14 +64,16 @@ export function serverSettingsOnThisNode() {
 /**
  * Runs this process again, in place, with the settings it lacks: process.execve (Node 22.15+, 23.11+)
  * replaces the program and keeps the process id, its standard streams and whoever waits for its
- * signals. Where Node cannot (Node 20), the flags V8 reads at run time are set now, and the process
- * goes on with Node's defaults for the rest.
+ * signals. Where Node cannot (Node 20), the flags V8 reads at run time are set now, and the semi-space
+ * size for the heaps made from now on (the loader thread's); the process's own heap keeps Node's
+ * defaults, and so does the allocator.
  */
 export function execWithServerSettings() {
   const { flags, environment } = missingServerSettings();
   if (flags.length === 0 && Object.keys(environment).length === 0) return;
   if (typeof process.execve !== 'function') {
-    for (const flag of flags) if (READ_AT_RUN_TIME.includes(optionName(flag))) v8.setFlagsFromString(flag);
+    const atRunTime = [...READ_AT_RUN_TIME, ...FOR_LATER_HEAPS];
+    for (const flag of flags) if (atRunTime.includes(optionName(flag))) v8.setFlagsFromString(flag);
     return;
   }
   process.execve(

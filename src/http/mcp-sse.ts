@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
-import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 
 /**
  * The legacy MCP transport (HTTP+SSE, protocol 2024-11-05 and the 2025 revisions): a stream per
@@ -13,7 +13,8 @@ import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
  * - a key holds at most `maxStreamsPerKey`: a new stream beyond that closes the key's oldest.
  *
  * The frozen v1 transport of the SDK (`@modelcontextprotocol/server-legacy/sse`) speaks the protocol;
- * this only keeps the books.
+ * this only keeps the books. It is loaded with the first stream: a server no legacy client reaches
+ * never holds its 3 MB of heap.
  */
 export interface SseLimits {
   keepAliveMs: number;
@@ -55,6 +56,7 @@ export class SseSessions {
 
   /** Opens a stream on `response` for `apiKeyId` and connects `server` to it. */
   async open(response: ServerResponse, apiKeyId: string, server: Server): Promise<SseSession> {
+    const { SSEServerTransport } = await import('@modelcontextprotocol/server-legacy/sse');
     const ofKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === apiKeyId);
     if (ofKey.length >= this.#limits.maxStreamsPerKey) {
       const oldest = ofKey.reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
