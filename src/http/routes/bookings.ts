@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { cancelOrPreview, rescheduleOrPreview } from '../../app/booking-changes.ts';
@@ -63,17 +63,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
         },
       },
-      async (request, reply) => {
-        const outcome = await createBookingIdempotently(deps, principalOf(request), request.body, {
-          idempotencyKey: idempotencyKeyOf(request),
-          publicBaseUrl: publicBaseUrl(request),
-          source: 'api',
-        });
-        // A replay sends back whatever was stored: the 201 body, or a stored 4xx envelope, and says so
-        // (Idempotent-Replayed: true, as Stripe's API does), so a client can tell it made nothing new.
-        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-        return reply.code(outcome.status as 201).send(outcome.body as never);
-      },
+      createBookingHandler(deps, { protectedHoldOnly: false }),
     );
 
     app.get(
@@ -201,6 +191,25 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         return { data: presentCancellation(result.booking, { ...result, dryRun, at: now }) };
       },
     );
+  };
+}
+
+/**
+ * The handler of the booking-creating routes (POST /bookings, and /bookings/protected-holds with
+ * `protectedHoldOnly`). A replay sends back whatever was stored: the 201 body, or a stored 4xx
+ * envelope, and says so (Idempotent-Replayed: true, as Stripe's API does), so a client can tell it
+ * made nothing new.
+ */
+export function createBookingHandler(deps: AppDeps, options: { protectedHoldOnly: boolean }) {
+  return async (request: FastifyRequest<{ Body: z.infer<typeof NewBookingBody> }>, reply: FastifyReply) => {
+    const outcome = await createBookingIdempotently(deps, principalOf(request), request.body, {
+      idempotencyKey: idempotencyKeyOf(request),
+      publicBaseUrl: publicBaseUrl(request),
+      source: 'api',
+      protectedHoldOnly: options.protectedHoldOnly,
+    });
+    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    return reply.code(outcome.status as 201).send(outcome.body as never);
   };
 }
 

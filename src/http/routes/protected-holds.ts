@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
-import { createBookingIdempotently } from '../../app/idempotent-booking.ts';
 import { CreatedBookingResource, NewBookingBody } from '../../contract/booking.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
-import { principalOf } from '../authenticate.ts';
-import { publicBaseUrl } from '../public-base-url.ts';
-import { IdempotencyHeaders, idempotencyKeyOf } from './bookings.ts';
+import { createBookingHandler, IdempotencyHeaders } from './bookings.ts';
 
 /**
  * POST /bookings/protected-holds: Booking Protection's pending_confirmation hold, which the customer
@@ -55,16 +52,7 @@ export function protectedHoldRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
         },
       },
-      async (request, reply) => {
-        const outcome = await createBookingIdempotently(deps, principalOf(request), request.body, {
-          idempotencyKey: idempotencyKeyOf(request),
-          publicBaseUrl: publicBaseUrl(request),
-          source: 'api',
-          protectedHoldOnly: true,
-        });
-        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-        return reply.code(outcome.status as 201).send(outcome.body as never);
-      },
+      createBookingHandler(deps, { protectedHoldOnly: true }),
     );
   };
 }
