@@ -1,14 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newBookingPage } from '../../src/app/booking-page-token.ts';
-import { createAppDeps, rateLimitStoreFor } from '../../src/app/deps.ts';
 import { messagesOf } from '../../src/app/outbox-service.ts';
-import { localCheckout } from '../../src/app/payments.ts';
 import { eventRow, insertNewBooking, isOverlapRefusal } from '../../src/data/booking-repository.ts';
-import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
-import { buildApp } from '../../src/http/build-app.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
+import { type RecordedInstance, startRecordedInstance } from '../helpers/recorded-instance.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -19,28 +16,19 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  */
 let t: TestApp;
 let ids: CatalogueIds;
-let handle: DatabaseHandle;
+let instance: RecordedInstance;
 let app: FastifyInstance;
-const statements: string[] = [];
+let statements: string[];
 const MINUTE = 60_000;
 
 beforeAll(async () => {
   t = await startTestApp();
   ids = await catalogueIds(t.database.db);
-  handle = openDatabase(t.database.url, { onQuery: (sql) => statements.push(sql) });
-  app = await buildApp(
-    createAppDeps({
-      db: handle.db,
-      clock: t.clock,
-      secret: 'test-secret',
-      payments: localCheckout,
-      rateLimitStore: rateLimitStoreFor(handle.db, onPostgres ? null : t.database.file),
-    }),
-  );
+  instance = await startRecordedInstance(t);
+  ({ app, statements } = instance);
 });
 afterAll(async () => {
-  await app.close();
-  await handle.close();
+  await instance.close();
   await t.close();
 });
 

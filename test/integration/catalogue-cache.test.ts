@@ -1,11 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppDeps, rateLimitStoreFor } from '../../src/app/deps.ts';
-import { localCheckout } from '../../src/app/payments.ts';
-import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
-import { buildApp } from '../../src/http/build-app.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
-import { onPostgres } from '../helpers/temp-database.ts';
+import { type RecordedInstance, startRecordedInstance } from '../helpers/recorded-instance.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -16,28 +12,19 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 let t: TestApp;
 let ids: CatalogueIds;
 /** A second instance: its own connection to the database, every statement it runs noted. */
-let handle: DatabaseHandle;
+let instance: RecordedInstance;
 let other: FastifyInstance;
-const statements: string[] = [];
+let statements: string[];
 const MINUTE = 60_000;
 
 beforeAll(async () => {
   t = await startTestApp();
   ids = await catalogueIds(t.database.db);
-  handle = openDatabase(t.database.url, { onQuery: (sql) => statements.push(sql) });
-  other = await buildApp(
-    createAppDeps({
-      db: handle.db,
-      clock: t.clock,
-      secret: 'test-secret',
-      payments: localCheckout,
-      rateLimitStore: rateLimitStoreFor(handle.db, onPostgres ? null : t.database.file),
-    }),
-  );
+  instance = await startRecordedInstance(t);
+  ({ app: other, statements } = instance);
 });
 afterAll(async () => {
-  await other.close();
-  await handle.close();
+  await instance.close();
   await t.close();
 });
 
@@ -89,11 +76,11 @@ describe('the catalogue reads of a booking', () => {
     expect((await bookAna('other', '12:00')).statusCode).toBe(201);
 
     // Ana made inactive through the other connection: the first instance refuses her at once.
-    await handle.db.updateTable('staff').set({ active: 0 }).where('id', '=', ids.staff.ana!).execute();
+    await instance.db.updateTable('staff').set({ active: 0 }).where('id', '=', ids.staff.ana!).execute();
     const inactive = await bookAna('this', '15:00');
     expect(inactive.statusCode).toBe(400);
     expect(inactive.json().error.param).toBe('staff_id');
-    await handle.db.updateTable('staff').set({ active: 1 }).where('id', '=', ids.staff.ana!).execute();
+    await instance.db.updateTable('staff').set({ active: 1 }).where('id', '=', ids.staff.ana!).execute();
     expect((await bookAna('this', '15:00')).statusCode).toBe(201);
   });
 });
