@@ -383,6 +383,10 @@ describe('the diary and a booking', () => {
       .where('kind', '=', 'no_show')
       .execute();
     expect(fee).toEqual([{ status: 'charged', charge_amount_minor: 4500 }]);
+    // The fee's event changes no status: its row names the status once, and says what happened.
+    const charged = (await me.get(`/console/bookings/${missed}`)).body;
+    expect(charged).toMatch(/<td>No-show<\/td><td>desk@acme.test<\/td><td>No-show fee charged \(£45.00\)/);
+    expect(charged).not.toContain('No-show → No-show');
 
     const soon = await insert(Date.parse('2026-11-25T14:00:00Z'));
     const preview = await me.get(`/console/bookings/${soon}/cancel`);

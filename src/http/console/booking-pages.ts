@@ -71,7 +71,7 @@ export function bookingBody(
   const events = d.events
     .map(
       (e) =>
-        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.by)}</td><td>${e.details ? detailsInWords(e.details, f, b.currency) : ''}</td></tr>`,
+        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from && e.from !== e.to ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.by)}</td><td>${e.details ? detailsInWords(e.details, f, b.currency) : ''}</td></tr>`,
     )
     .join('');
   const protection = b.protection.applies
