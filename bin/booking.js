@@ -20,7 +20,10 @@ module.enableCompileCache?.(
   fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
 );
 
-if (!process.features.typescript) {
+// Node strips types only outside node_modules: a copy of the project installed into another one's
+// node_modules (from a git URL or a tarball) goes through tsx, as Node 20 does.
+const nodeStripsOurTypes = process.features.typescript && !import.meta.url.includes('/node_modules/');
+if (!nodeStripsOurTypes) {
   const { register } = await import('tsx/esm/api');
   register();
   // tsx turns source maps on for every module; ours are what stack traces need. Those of node_modules

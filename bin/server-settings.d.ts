@@ -5,5 +5,6 @@ export declare function missingServerSettings(
   execArgv?: readonly string[],
   env?: NodeJS.ProcessEnv,
 ): { flags: string[]; environment: Record<string, string> };
+export declare function canReexecute(): boolean;
 export declare function serverSettingsOnThisNode(): { flags: string[]; environment: Record<string, string> };
 export declare function execWithServerSettings(): void;

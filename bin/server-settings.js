@@ -49,12 +49,19 @@ const READ_AT_RUN_TIME = ['--heap-growing-percent'];
 const FOR_LATER_HEAPS = ['--max-semi-space-size'];
 
 /**
+ * Whether this process can run itself again in place: process.execve exists from Node 22.15 (23.11),
+ * but throws on Windows and IBM i.
+ */
+export function canReexecute() {
+  return typeof process.execve === 'function' && process.platform !== 'win32' && process.platform !== 'os400';
+}
+
+/**
  * The settings `booking serve` has on this Node: all of them with process.execve, else only the flags
  * set at run time. For processes started with them (the benchmarks' full-stack servers).
  */
 export function serverSettingsOnThisNode() {
-  if (typeof process.execve === 'function')
-    return { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } };
+  if (canReexecute()) return { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } };
   return {
     flags: SERVER_V8_FLAGS.filter((flag) => READ_AT_RUN_TIME.includes(optionName(flag))),
     environment: {},
@@ -64,14 +71,15 @@ export function serverSettingsOnThisNode() {
 /**
  * Runs this process again, in place, with the settings it lacks: process.execve (Node 22.15+, 23.11+)
  * replaces the program and keeps the process id, its standard streams and whoever waits for its
- * signals. Where Node cannot (Node 20), the flags V8 reads at run time are set now, and the semi-space
+ * signals (preloads given with --import or --require in NODE_OPTIONS run again in the new program;
+ * give the settings yourself and there is no second start). Where Node cannot (Node 20, Windows), the flags V8 reads at run time are set now, and the semi-space
  * size for the heaps made from now on (the loader thread's); the process's own heap keeps Node's
  * defaults, and so does the allocator.
  */
 export function execWithServerSettings() {
   const { flags, environment } = missingServerSettings();
   if (flags.length === 0 && Object.keys(environment).length === 0) return;
-  if (typeof process.execve !== 'function') {
+  if (!canReexecute()) {
     const atRunTime = [...READ_AT_RUN_TIME, ...FOR_LATER_HEAPS];
     for (const flag of flags) if (atRunTime.includes(optionName(flag))) v8.setFlagsFromString(flag);
     return;

@@ -14,7 +14,7 @@ import { AppError, ERROR_CATALOGUE, isAppError } from '../domain/errors.ts';
 import { buildMcpServer, type CallerOf } from '../mcp/build-server.ts';
 import { InProcessBookingApi } from '../mcp/in-process-api.ts';
 import { createKeyResolver } from './authenticate.ts';
-import { DEFAULT_SSE_LIMITS, type SseLimits, SseSessions } from './mcp-sse.ts';
+import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 
 export interface McpHttpOptions {
@@ -142,6 +142,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       reply.header('retry-after', Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
       return refuse(reply, new AppError('rate_limited', 'Too many requests for this key.'), null);
     }
+    await loadSseTransport();
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
     await sessions.open(reply.raw, principal.apiKeyId, newServer());

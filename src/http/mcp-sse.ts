@@ -13,9 +13,26 @@ import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse
  * - a key holds at most `maxStreamsPerKey`: a new stream beyond that closes the key's oldest.
  *
  * The frozen v1 transport of the SDK (`@modelcontextprotocol/server-legacy/sse`) speaks the protocol;
- * this only keeps the books. It is loaded with the first stream: a server no legacy client reaches
- * never holds its 3 MB of heap.
+ * this only keeps the books.
  */
+let sseTransport: Promise<typeof SSEServerTransport> | undefined;
+
+/**
+ * The SDK's SSE transport, loaded with the first stream (a server no legacy client reaches never holds
+ * its 3 MB of heap) and kept; a failed load is tried again by the next stream. GET /sse awaits it
+ * before it takes over the response, so a failure is answered as any fault is.
+ */
+export function loadSseTransport(): Promise<typeof SSEServerTransport> {
+  sseTransport ??= import('@modelcontextprotocol/server-legacy/sse').then(
+    (module) => module.SSEServerTransport,
+    (error: unknown) => {
+      sseTransport = undefined;
+      throw error;
+    },
+  );
+  return sseTransport;
+}
+
 export interface SseLimits {
   keepAliveMs: number;
   idleMs: number;
@@ -54,13 +71,21 @@ export class SseSessions {
     this.#now = options.now;
   }
 
-  /** Opens a stream on `response` for `apiKeyId` and connects `server` to it. */
-  async open(response: ServerResponse, apiKeyId: string, server: Server): Promise<SseSession> {
-    const { SSEServerTransport } = await import('@modelcontextprotocol/server-legacy/sse');
+  /**
+   * Opens a stream on `response` for `apiKeyId` and connects `server` to it; null (and `server`
+   * closed) if the client has gone meanwhile. The response's 'close' is listened for in the same turn
+   * as the last check, so a stream that ends is always dropped from the books.
+   */
+  async open(response: ServerResponse, apiKeyId: string, server: Server): Promise<SseSession | null> {
+    const SSEServerTransport = await loadSseTransport();
     const ofKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === apiKeyId);
     if (ofKey.length >= this.#limits.maxStreamsPerKey) {
       const oldest = ofKey.reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
       await oldest.transport.close();
+    }
+    if (response.destroyed) {
+      await server.close();
+      return null;
     }
     const transport = new SSEServerTransport('/messages', response);
     const now = this.#now();

@@ -44,9 +44,27 @@ export class ToolBox {
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, args));
+    const broken = Object.keys(parsed.data).find((param) => holdsLoneSurrogate(parsed.data[param]));
+    if (broken !== undefined) {
+      return toolErrorResult(
+        `${errorHint('invalid_request')} ${tool.spec.name}: ${broken} holds a broken character (a lone UTF-16 surrogate); send it as plain text.`,
+      );
+    }
     return toolResult(async () => tool.spec.run(parsed.data as never, await context()), onFault);
   }
 }
+
+/**
+ * A lone UTF-16 surrogate ("\ud800") is no character: SQLite would store U+FFFD in its place and
+ * PostgreSQL refuses it, so a tool refuses it as REST does (src/http/json-body.ts), on every transport.
+ */
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsLoneSurrogate);
+  return false;
+}
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** "Something in the request was not valid ... date is missing; expected YYYY-MM-DD, today, ..." */
 function argumentHint(tool: ToolSpec, error: z.ZodError, args: unknown): string {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVER_ENV, SERVER_V8_FLAGS } from '../../bin/server-settings.js';
+import { canReexecute, SERVER_ENV, SERVER_V8_FLAGS } from '../../bin/server-settings.js';
 import { type RunningServer, startServer } from '../helpers/cli.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 
@@ -12,7 +12,7 @@ import { onPostgres } from '../helpers/temp-database.ts';
  * still prints its listening line and stops on SIGTERM. On an older Node it is not re-executed (it
  * sets the flags V8 reads at run time itself, which the process's command line does not show).
  */
-const canExec = typeof (process as { execve?: unknown }).execve === 'function';
+const canExec = canReexecute();
 let dir: string;
 let server: RunningServer | undefined;
 

@@ -269,6 +269,28 @@ describe('find_slots', () => {
     });
     expect(errorText(badType)).toMatch(/days/);
   });
+
+  it('refuses a broken character (a lone UTF-16 surrogate) in any argument, and writes nothing', async () => {
+    const before = await countBookings(t.database.db);
+    const broken = await mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-24T15:00:00Z',
+      client: NEW_CALLER,
+      notes: 'Allergic to \ud800 dye',
+    });
+    expect(errorText(broken)).toMatch(
+      /^Something in the request was not valid.* book: notes holds a broken character/,
+    );
+    const nested = await mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-24T15:00:00Z',
+      client: { ...NEW_CALLER, first_name: 'S\udc00m' },
+    });
+    expect(errorText(nested)).toMatch(/book: client holds a broken character/);
+    expect(await countBookings(t.database.db)).toBe(before);
+  });
 });
 
 describe('clients', () => {

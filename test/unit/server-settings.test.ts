@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canReexecute,
   missingServerSettings,
   SERVER_ENV,
   SERVER_V8_FLAGS,
@@ -30,7 +31,7 @@ describe('the settings `booking serve` re-executes itself with', () => {
   });
 
   it('are all applied where Node can re-execute in place, else only the flags V8 reads at run time', () => {
-    const canExec = typeof (process as { execve?: unknown }).execve === 'function';
+    const canExec = canReexecute();
     expect(serverSettingsOnThisNode()).toEqual(
       canExec
         ? { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } }
