@@ -72,9 +72,9 @@ export function serverSettingsOnThisNode() {
  * Runs this process again, in place, with the settings it lacks: process.execve (Node 22.15+, 23.11+)
  * replaces the program and keeps the process id, its standard streams and whoever waits for its
  * signals (preloads given with --import or --require in NODE_OPTIONS run again in the new program;
- * give the settings yourself and there is no second start). Where Node cannot (Node 20, Windows), the flags V8 reads at run time are set now, and the semi-space
- * size for the heaps made from now on (the loader thread's); the process's own heap keeps Node's
- * defaults, and so does the allocator.
+ * give the settings yourself and there is no second start). Where Node cannot (Node 20, Windows), the
+ * flags V8 reads at run time are set now, and the semi-space size for the heaps made from now on (the
+ * loader thread's); the process's own heap keeps Node's defaults, and so does the allocator.
  */
 export function execWithServerSettings() {
   const { flags, environment } = missingServerSettings();

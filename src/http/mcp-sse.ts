@@ -15,24 +15,6 @@ import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse
  * The frozen v1 transport of the SDK (`@modelcontextprotocol/server-legacy/sse`) speaks the protocol;
  * this only keeps the books.
  */
-let sseTransport: Promise<typeof SSEServerTransport> | undefined;
-
-/**
- * The SDK's SSE transport, loaded with the first stream (a server no legacy client reaches never holds
- * its 3 MB of heap) and kept; a failed load is tried again by the next stream. GET /sse awaits it
- * before it takes over the response, so a failure is answered as any fault is.
- */
-export function loadSseTransport(): Promise<typeof SSEServerTransport> {
-  sseTransport ??= import('@modelcontextprotocol/server-legacy/sse').then(
-    (module) => module.SSEServerTransport,
-    (error: unknown) => {
-      sseTransport = undefined;
-      throw error;
-    },
-  );
-  return sseTransport;
-}
-
 export interface SseLimits {
   keepAliveMs: number;
   idleMs: number;
@@ -52,6 +34,24 @@ export interface SseSession {
   apiKeyId: string;
   openedAt: number;
   lastActive: number;
+}
+
+let sseTransport: Promise<typeof SSEServerTransport> | undefined;
+
+/**
+ * The SDK's SSE transport, loaded with the first stream (a server no legacy client reaches never holds
+ * its 3 MB of heap) and kept; a failed load is tried again by the next stream. GET /sse awaits it
+ * before it takes over the response, so a failure is answered as any fault is.
+ */
+export function loadSseTransport(): Promise<typeof SSEServerTransport> {
+  sseTransport ??= import('@modelcontextprotocol/server-legacy/sse').then(
+    (module) => module.SSEServerTransport,
+    (error: unknown) => {
+      sseTransport = undefined;
+      throw error;
+    },
+  );
+  return sseTransport;
 }
 
 export class SseSessions {
