@@ -11,8 +11,8 @@
  * synchronously and answers with the per-booking times; the database and the position in the slot
  * sequence carry over from one loop to the next, as the full stack's do.
  */
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { timeOrderedId } from '../src/app/time-ordered-id.ts';
 import { configureSqlite } from '../src/data/database.ts';
 import { SqliteDatabase } from '../src/data/sqlite-driver.ts';
 import { REFERENCE_ALPHABET } from '../src/domain/booking/reference.ts';
@@ -84,7 +84,8 @@ serveFromChild<null, RawInfo>(async () => {
   /** The next slot's booking, in one transaction; what createBooking writes for it, minus the checks. */
   const book = () => {
     const slot = bookingSlot(next);
-    const id = randomUUID();
+    // Ids as createBooking makes them (time-ordered): the same rows, landing on the same index pages.
+    const id = timeOrderedId();
     const endsAt = slot.startsAt + SERVICE_MS;
     begin.run();
     try {

@@ -24,6 +24,7 @@ import { requireLocation } from './directory-service.ts';
 import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
+import { timeOrderedId } from './time-ordered-id.ts';
 
 /** Who is booking: the organisation (from the API key) and how the event log names them. */
 export interface Caller {
@@ -146,7 +147,7 @@ export async function createBooking(
     throw refusalError(await explainNoSlot(trx, caller.organisationId, request, input.startsAt, now));
   }
 
-  const id = randomUUID();
+  const id = timeOrderedId();
   // Booking Protection: a hold the customer finishes on the booking page (card setup, and the deposit
   // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
   const requirements = protectedHold ? ['protection_setup', ...(depositMinor ? ['deposit'] : [])] : null;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../data/database.ts';
 import {
   dropPendingMessages,
@@ -18,7 +17,7 @@ import {
   recipientsOf,
   reminderDueAt,
 } from '../domain/outbox.ts';
-import { systemClock } from './clock.ts';
+import { timeOrderedId } from './time-ordered-id.ts';
 
 /**
  * Writing the customer's messages, always inside the transaction of the change they report: the
@@ -175,18 +174,4 @@ function outboxRow(
     due_at: dueAt,
     created_at: now,
   };
-}
-
-/**
- * A UUID version 7 (RFC 9562): the milliseconds of the system clock, then the 74 random bits of a
- * version 4 UUID from node:crypto (its variant kept). Ids that follow time land at the end of the
- * outbox's primary-key index, not on a random page of it: with random ids, every commit of the
- * booking's hot path rewrote one page of that index per message (bench `outbox`). The system clock on
- * purpose, not the injected one: the order only has to follow real time, and nothing reads the time
- * back (the message's own times come from the Clock). Unique as any UUID: the random bits are.
- */
-function timeOrderedId(): string {
-  const random = randomUUID();
-  const time = systemClock.nowMs().toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
 }
