@@ -19,6 +19,7 @@ import type {
   Service,
   Staff,
 } from './booking-api.ts';
+import { isError } from './tool-kit.ts';
 
 export interface HttpBookingApiOptions {
   /** The API root including `/v1`, e.g. `https://salon.example/v1` (a trailing slash is optional). */
@@ -131,7 +132,7 @@ export class HttpBookingApi implements BookingApi {
     try {
       return objectData<Client>((await this.#send('GET', ['clients'], { query })).data);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') return null;
+      if (isError(error, 'not_found')) return null;
       throw error;
     }
   }
@@ -186,7 +187,7 @@ export class HttpBookingApi implements BookingApi {
     } catch (error) {
       // An instance from before the endpoint answers 405 (the path is GET/PATCH /bookings/{reference}
       // there) and stores nothing: POST /bookings with the key, which answers as it always did.
-      if (first === 'protected-holds' && isCode(error, 'method_not_allowed')) {
+      if (first === 'protected-holds' && isError(error, 'method_not_allowed')) {
         return this.#book('bookings', booking, idempotencyKey);
       }
       if (!askedTheWrongEndpoint(first, error)) throw error;
@@ -196,7 +197,7 @@ export class HttpBookingApi implements BookingApi {
       try {
         return await this.#book(other, booking, switchedKey(idempotencyKey));
       } catch (retried) {
-        if (other === 'protected-holds' && isCode(retried, 'method_not_allowed')) throw error;
+        if (other === 'protected-holds' && isError(retried, 'method_not_allowed')) throw error;
         throw retried;
       }
     }
@@ -362,18 +363,14 @@ export class HttpBookingApi implements BookingApi {
 /** The two REST endpoints that make a booking: POST /bookings and POST /bookings/protected-holds. */
 type BookingEndpoint = 'bookings' | 'protected-holds';
 
-function isCode(error: unknown, code: ErrorCode): error is AppError {
-  return error instanceof AppError && error.code === code;
-}
-
 /**
  * The server's word that the location's Booking Protection is not what the listing said: 409
  * booking_protection_required from POST /bookings, or from POST /bookings/protected-holds the 409
  * conflict naming location_slug without a reason (a slot's conflicts carry their reason).
  */
 function askedTheWrongEndpoint(endpoint: BookingEndpoint, error: unknown): boolean {
-  if (endpoint === 'bookings') return isCode(error, 'booking_protection_required');
-  return isCode(error, 'conflict') && error.param === 'location_slug' && error.reason === undefined;
+  if (endpoint === 'bookings') return isError(error, 'booking_protection_required');
+  return isError(error, 'conflict') && error.param === 'location_slug' && error.reason === undefined;
 }
 
 /** The Idempotency-Key for the other endpoint: fixed for a given key, within the 255 characters allowed. */

@@ -35,7 +35,7 @@ import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
-import { AppError, isAppError } from '../domain/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import type {
   Availability,
   AvailabilityRequest,
@@ -55,6 +55,7 @@ import type {
   Service,
   Staff,
 } from './booking-api.ts';
+import { isError } from './tool-kit.ts';
 
 /** How a caller reaches this server, for links such as payment_url. */
 export interface InProcessOptions {
@@ -163,7 +164,7 @@ export class InProcessBookingApi implements BookingApi {
     try {
       return presentClient(await findClient(this.#deps.db, this.#allowed('read'), contact));
     } catch (error) {
-      if (isAppError(error) && error.code === 'not_found') return null;
+      if (isError(error, 'not_found')) return null;
       throw error;
     }
   }
