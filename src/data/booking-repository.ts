@@ -210,10 +210,11 @@ export async function findBookingsOfClient(
   clientId: string,
   options: { statuses: readonly BookingStatus[]; limit: number } & ({ from: number } | { at: number }),
 ): Promise<Booking[]> {
+  const [startsAtIs, instant] =
+    'at' in options ? (['=', options.at] as const) : (['>=', options.from] as const);
   const rows = await bookingsWithLocation(db, organisationId)
     .where('bookings.client_id', '=', clientId)
-    .$if('at' in options, (q) => q.where('bookings.starts_at', '=', (options as { at: number }).at))
-    .$if('from' in options, (q) => q.where('bookings.starts_at', '>=', (options as { from: number }).from))
+    .where('bookings.starts_at', startsAtIs, instant)
     .where('bookings.status', 'in', options.statuses)
     .orderBy('bookings.starts_at')
     .limit(options.limit)
