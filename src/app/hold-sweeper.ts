@@ -1,5 +1,6 @@
 import type { Db } from '../data/database.ts';
 import { expireHolds, PENDING } from '../data/hold-expiry.ts';
+import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
@@ -21,7 +22,7 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
       .where('status', 'in', PENDING)
       .where('hold_expires_at', '<=', now)
       .orderBy('hold_expires_at')
-      .limit(BATCH)
+      .limit(literalLimit(BATCH))
       .execute();
     return expireHolds(trx, lapsed, now, actor);
   });

@@ -2,6 +2,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Booking, Fee } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import { type Db, dialectOf } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 import { insertOutboxMessages, type NewOutboxRow } from './outbox-repository.ts';
 import type {
   BookingEventsTable,
@@ -217,7 +218,7 @@ export async function findBookingsOfClient(
     .where('bookings.starts_at', startsAtIs, instant)
     .where('bookings.status', 'in', options.statuses)
     .orderBy('bookings.starts_at')
-    .limit(options.limit)
+    .limit(literalLimit(options.limit))
     .execute();
   return withDetails(db, rows);
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import type { Db } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 import type { BookingEventsTable, BookingStatus, ClientsTable } from './tables.ts';
 
 /** What the console's diary and pages read, always inside one organisation. */
@@ -169,7 +170,7 @@ export function searchClients(
       ]),
     );
   }
-  return q.orderBy('last_name').orderBy('first_name').orderBy('id').limit(limit).execute();
+  return q.orderBy('last_name').orderBy('first_name').orderBy('id').limit(literalLimit(limit)).execute();
 }
 
 /** The client's bookings, newest first. */
@@ -187,7 +188,7 @@ export function bookingsOfClient(db: Db, organisationId: string, clientId: strin
     .where('bookings.organisation_id', '=', organisationId)
     .where('bookings.client_id', '=', clientId)
     .orderBy('bookings.starts_at', 'desc')
-    .limit(limit)
+    .limit(literalLimit(limit))
     .execute();
 }
 

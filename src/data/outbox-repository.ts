@@ -1,10 +1,18 @@
 import { CompiledQuery, sql } from 'kysely';
 import type { OutboxKind, OutboxMessage, OutboxStatus } from '../domain/outbox.ts';
 import { type Db, dialectOf } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 import type { OutboxTable } from './tables.ts';
 import { writeStatement, writeTransaction } from './write-transaction.ts';
 
 /** The outbox: messages to customers, written with their change and claimed by the delivery worker. */
+
+/**
+ * `status = 'pending'` written into the SQL rather than bound: the worker's questions (what is due)
+ * must match the partial index outbox_due in any plan, and PostgreSQL's generic plans (postgres.ts)
+ * cannot use a partial index whose predicate a bound value would have to prove.
+ */
+const PENDING = sql.lit<OutboxStatus>('pending');
 
 export function toOutboxMessage(row: OutboxTable): OutboxMessage {
   return {
@@ -120,11 +128,11 @@ export async function claimDueMessages(
         eb
           .selectFrom('outbox')
           .select(['organisation_id', 'id'])
-          .where('status', '=', 'pending')
+          .where('status', '=', PENDING)
           .where('due_at', '<=', now)
           .where((due) => due.or([due('lease_until', 'is', null), due('lease_until', '<=', now)]))
           .orderBy('due_at')
-          .limit(limit)
+          .limit(literalLimit(limit))
           .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
           .$asTuple('organisation_id', 'id'),
       ),
@@ -245,7 +253,7 @@ export async function recentOutboxOf(
     .$if(options.status !== undefined, (q) => q.where('status', '=', options.status!))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(options.limit)
+    .limit(literalLimit(options.limit))
     .execute();
   return rows.map(toOutboxMessage);
 }
@@ -273,7 +281,7 @@ export async function countDueMessages(db: Db, now: number): Promise<number> {
   const row = await db
     .selectFrom('outbox')
     .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .where('due_at', '<=', now)
     .executeTakeFirstOrThrow();
   return Number(row.n);

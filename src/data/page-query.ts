@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { NameKey, Page } from '../domain/catalogue.ts';
+import { literalLimit } from './literal-limit.ts';
 import type { Database } from './tables.ts';
 
 /**
@@ -25,7 +26,7 @@ export function afterNameKey<DB extends Database, TB extends keyof DB & string, 
   return q
     .orderBy(sql.ref(nameColumn))
     .orderBy(sql.ref(idColumn))
-    .limit(limit + 1);
+    .limit(literalLimit(limit + 1));
 }
 
 /** Cuts the extra row fetched by afterNameKey and says where the next page starts. */

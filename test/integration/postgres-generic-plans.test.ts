@@ -1,0 +1,115 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/data/database.ts';
+import { claimDueMessages } from '../../src/data/outbox-repository.ts';
+import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * PostgreSQL runs each named statement with one generic plan per connection (src/data/postgres.ts),
+ * so a statement's plan must be right for any values. The outbox worker's claim is the statement that
+ * showed it: with its LIMIT bound, the generic plan read the whole outbox (a sequential scan and a
+ * hash join) instead of the first due rows of the partial index outbox_due.
+ */
+let t: TestApp;
+let ids: CatalogueIds;
+let single: DatabaseHandle;
+const MESSAGES = 40_000;
+
+describe.runIf(onPostgres)('generic plans on PostgreSQL', () => {
+  beforeAll(async () => {
+    t = await startTestApp();
+    ids = await catalogueIds(t.database.db);
+    // One connection, so the statement the claim prepared can be looked at on the connection that has it.
+    const poolSize = process.env.PG_POOL_SIZE;
+    process.env.PG_POOL_SIZE = '1';
+    try {
+      single = t.database.reopen();
+    } finally {
+      if (poolSize === undefined) delete process.env.PG_POOL_SIZE;
+      else process.env.PG_POOL_SIZE = poolSize;
+    }
+  });
+  afterAll(async () => {
+    await single?.close();
+    await t.close();
+  });
+
+  it('claims due messages through the due index, never a scan of the outbox', async () => {
+    const booked = await t.app.inject({
+      method: 'POST',
+      url: '/v1/bookings',
+      headers: { authorization: `Bearer ${t.keys.readWrite}` },
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        starts_at: '2026-11-30T09:00:00+00:00',
+      },
+    });
+    expect(booked.statusCode).toBe(201);
+    const { db } = t.database;
+    const booking = await db
+      .selectFrom('bookings')
+      .select(['id', 'organisation_id', 'reference'])
+      .where('reference', '=', booked.json().data.reference)
+      .executeTakeFirstOrThrow();
+    // A busy outbox: many messages delivered already, as many reminders pending for later, and the
+    // booking's own confirmation pending and due.
+    const now = Date.parse('2026-11-24T00:00:00Z');
+    await sql`
+      INSERT INTO outbox (id, organisation_id, booking_id, reference, channel, recipient, kind, status,
+                          attempts, due_at, created_at, sent_at, body)
+      SELECT 'old-' || i, ${booking.organisation_id}, ${booking.id}, ${booking.reference}, 'sms',
+             '+447700900123', CASE WHEN i % 2 = 0 THEN 'confirmed' ELSE 'reminder' END,
+             CASE WHEN i % 2 = 0 THEN 'logged' ELSE 'pending' END, i % 2,
+             CASE WHEN i % 2 = 0 THEN ${now}::bigint - 86400000 + i ELSE ${now}::bigint + 86400000 + i END,
+             ${now}::bigint - 86400000 + i,
+             CASE WHEN i % 2 = 0 THEN ${now}::bigint - 86400000 + i END,
+             CASE WHEN i % 2 = 0 THEN '{}' END
+      FROM generate_series(1, ${MESSAGES}) AS i`.execute(db);
+    await sql`ANALYZE outbox`.execute(db);
+
+    const claimed = await claimDueMessages(single.db, 'worker-1', now, now + 60_000, 16);
+    expect(claimed.map((row) => row.booking_id)).toContain(booking.id);
+    expect(claimed.every((row) => row.status === 'pending')).toBe(true);
+
+    const prepared = await sql<{
+      name: string;
+      statement: string;
+      generic_plans: number;
+      custom_plans: number;
+    }>`
+      SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements
+      WHERE statement LIKE 'update "outbox" set "claimed_by"%'`.execute(single.db);
+    expect(prepared.rows).toHaveLength(1);
+    const [claim] = prepared.rows;
+    expect(Number(claim!.generic_plans)).toBe(1);
+    expect(Number(claim!.custom_plans)).toBe(0);
+    // A generic plan is the same whatever the values: NULL for each parameter shows it.
+    const parameters = Math.max(...[...claim!.statement.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+    const explained = await sql<{ 'QUERY PLAN': unknown }>`
+      EXPLAIN (FORMAT JSON) EXECUTE ${sql.raw(claim!.name)}(${sql.raw(Array(parameters).fill('NULL').join(', '))})`.execute(
+      single.db,
+    );
+    const nodes = planNodes(explained.rows[0]!['QUERY PLAN']);
+    expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
+    expect(nodes.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === 'outbox_due')).toBe(true);
+  });
+});
+
+type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
+
+/** Every node of an EXPLAIN (FORMAT JSON) plan. */
+function planNodes(explained: unknown): PlanNode[] {
+  const [top] = explained as [{ Plan: PlanNode }];
+  const nodes: PlanNode[] = [];
+  const visit = (node: PlanNode) => {
+    nodes.push(node);
+    for (const child of node.Plans ?? []) visit(child);
+  };
+  visit(top.Plan);
+  return nodes;
+}
