@@ -5,8 +5,16 @@
  * docs/benchmarks.svg. A missed target is a finding, not an error: the exit code is 0 unless a
  * benchmark could not run at all, or, with --strict (`npm run load`), a target was missed. With --cpu-prof-dir the full-stack servers write CPU profiles there,
  * and the (profiler-slowed) figures are printed but written to none of those files.
+ *
+ * Each benchmark runs in a runner process of its own (this script again, with `--only` it and
+ * BENCH_RUNNER_CHILD set), one after the other: the runner is the load generator or the client of
+ * most benchmarks and the process of the in-process ones, and one that had run others before carried
+ * their heap, compiled code and sockets into the next (MCP find_slots round trips measured 2.1–2.9 ms
+ * at p50 alone and 3.3–4.5 ms after the other benchmarks, docs/decisions.md "Benchmarks").
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchContext, ThroughputRow, Timing } from './lib/benchmark.ts';
 import {
@@ -45,6 +53,11 @@ if (unknown.length > 0) usageError(`--only: no benchmark ${unknown.join(', ')}.`
 const selected = BENCHMARKS.filter((b) => !values.only || values.only.includes(b.id));
 const cpuProfileDir = values['cpu-prof-dir'];
 
+if (selected.length > 1 && !process.env.BENCH_RUNNER_CHILD) {
+  process.exitCode = runEachInItsOwnProcess();
+  process.exit();
+}
+
 if (PINNING) pinProcess(process.pid, LOAD_CPU);
 const machine = describeMachine();
 const measured: Measured[] = [];
@@ -54,7 +67,9 @@ for (const [index, benchmark] of selected.entries()) {
     durationS,
     cpuProfileDir,
     progress: (message) =>
-      process.stderr.write(`[${index + 1}/${selected.length}] ${benchmark.id}: ${message}\n`),
+      process.stderr.write(
+        `[${process.env.BENCH_RUNNER_CHILD ?? `${index + 1}/${selected.length}`}] ${benchmark.id}: ${message}\n`,
+      ),
   };
   try {
     const result = await benchmark.run(context);
@@ -114,6 +129,31 @@ const missed = measured.flatMap((m) =>
 );
 if (values.strict && missed.length > 0) console.error(`Missed targets (--strict):\n  ${missed.join('\n  ')}`);
 process.exitCode = failedToRun || (values.strict && missed.length > 0) ? 1 : 0;
+
+/**
+ * Runs each selected benchmark in a runner process of its own, one after the other, each rewriting the
+ * report and the chart with its own section as a run of it alone would; the exit code is the first
+ * failing one's, after all have run.
+ */
+function runEachInItsOwnProcess(): number {
+  // The arguments but the selection, which each child gets as its one `--only`.
+  const passed = process.argv
+    .slice(2)
+    .filter((arg, i, args) => arg !== '--only' && args[i - 1] !== '--only' && !arg.startsWith('--only='));
+  let exitCode = 0;
+  for (const [index, benchmark] of selected.entries()) {
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), ...passed, '--only', benchmark.id],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, BENCH_RUNNER_CHILD: `${index + 1}/${selected.length}` },
+      },
+    );
+    if (exitCode === 0 && child.status !== 0) exitCode = child.status ?? 1;
+  }
+  return exitCode;
+}
 
 /** The figures of the benchmarks not run this time, which the chart draws as the report carries them over. */
 function previousChartEntries(): ChartEntry[] {

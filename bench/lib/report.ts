@@ -63,6 +63,8 @@ The chart shows each benchmark's full stack (or code under test) against its bas
 
 ## How each benchmark is measured
 
+Each benchmark runs in a runner process of its own (\`npm run bench\` starts one per benchmark, in turn), so none inherits another's heap, compiled code or sockets.
+
 HTTP benchmarks (an endpoint through the whole stack against a bare baseline):
 
 - The server under test runs in a child process with \`NODE_ENV=production\` and no logger; autocannon drives it from the runner process, so load generator and server never share an event loop.
