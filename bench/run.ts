@@ -150,6 +150,11 @@ function runEachInItsOwnProcess(): number {
         env: { ...process.env, BENCH_RUNNER_CHILD: `${index + 1}/${selected.length}` },
       },
     );
+    if (child.error || child.signal) {
+      console.error(
+        `${benchmark.id}: the runner process ${child.error ? `did not start: ${child.error.message}` : `was killed by ${child.signal}`}`,
+      );
+    }
     if (exitCode === 0 && child.status !== 0) exitCode = child.status ?? 1;
   }
   return exitCode;

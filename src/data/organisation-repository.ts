@@ -1,5 +1,6 @@
 import type { CompiledQuery, Selectable } from 'kysely';
 import type { Db } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
 import type { OrganisationsTable } from './tables.ts';
 
 export type Organisation = Selectable<OrganisationsTable>;
@@ -13,7 +14,7 @@ export async function findOrganisationById(db: Db, id: string): Promise<Organisa
 }
 
 export async function isDatabaseEmpty(db: Db): Promise<boolean> {
-  const row = await db.selectFrom('organisations').select('id').limit(1).executeTakeFirst();
+  const row = await db.selectFrom('organisations').select('id').limit(literalLimit(1)).executeTakeFirst();
   return row === undefined;
 }
 

@@ -26,10 +26,25 @@ export function afterNameKey<DB extends Database, TB extends keyof DB & string, 
   return q
     .orderBy(sql.ref(nameColumn))
     .orderBy(sql.ref(idColumn))
-    .limit(literalLimit(limit + 1));
+    .limit(literalLimit(rowsToRead(limit)));
 }
 
-/** Cuts the extra row fetched by afterNameKey and says where the next page starts. */
+/**
+ * The page sizes a listing reads, whatever size was asked for: each distinct LIMIT is a statement of
+ * its own (literal-limit.ts), and a client may ask for any size from 1 to 100, which would otherwise
+ * make a hundred statements of each listing and use up most of the process's named ones (postgres.ts).
+ */
+const PAGE_READS = [10, 25, 50, 100] as const;
+
+/**
+ * The rows read for a page of `limit`: a size of PAGE_READS at least that large, and one more to tell
+ * whether more follow. toPage keeps `limit` of them.
+ */
+function rowsToRead(limit: number): number {
+  return (PAGE_READS.find((size) => size >= limit) ?? limit) + 1;
+}
+
+/** Keeps the page's `limit` of the rows afterNameKey read, and says where the next page starts. */
 export function toPage<R extends { name: string; id: string }, T>(
   rows: R[],
   limit: number,

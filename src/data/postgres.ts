@@ -131,8 +131,9 @@ const WRITES = /^\s*(commit|insert|update|delete)\b/i;
  * 1.4–1.7 ms of planning on every run, 0.13–0.18 ms each for the claim and the outcomes' UPDATE). A
  * plan for any values is the right plan for the statements here, keyed by the organisation and an id
  * or a time range, provided what a plan must know is in the SQL: every LIMIT (literal-limit.ts) and the
- * condition of a partial index (the outbox worker's `status = 'pending'`). docs/decisions.md, "Generic
- * plans".
+ * condition of a partial index (the outbox worker's `status = 'pending'`). Unnamed statements (past
+ * StatementNames' bounds) get a generic plan too, made afresh on every run. docs/decisions.md,
+ * "Generic plans".
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
@@ -147,11 +148,21 @@ const DEFAULT_POOL_SIZE = 10;
  */
 export function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const parsed = new URL(url);
+  // node-postgres takes `options` from the URL over the config's, and from PGOPTIONS only when neither
+  // has any: both are kept here, before this process's own settings (a later -c wins).
+  const given = [parsed.searchParams.get('options'), process.env.PGOPTIONS].filter(Boolean);
+  let connectionString = url;
+  if (parsed.searchParams.has('options')) {
+    const withoutOptions = new URL(url);
+    withoutOptions.searchParams.delete('options');
+    connectionString = withoutOptions.toString();
+  }
   const pool = new (nodePostgres().Pool)({
-    connectionString: url,
+    connectionString,
     max: Number(process.env.PG_POOL_SIZE ?? DEFAULT_POOL_SIZE),
     types: TYPES,
     options: [
+      ...given,
       GENERIC_PLANS,
       // `booking check` only reads: the server itself then refuses any write, whatever the code does.
       ...(options.readonly ? ['-c default_transaction_read_only=on'] : []),

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/data/database.ts';
 import { claimDueMessages } from '../../src/data/outbox-repository.ts';
+import { openPostgres } from '../../src/data/postgres.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -97,6 +98,32 @@ describe.runIf(onPostgres)('generic plans on PostgreSQL', () => {
     const nodes = planNodes(explained.rows[0]!['QUERY PLAN']);
     expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
     expect(nodes.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === 'outbox_due')).toBe(true);
+  });
+});
+
+describe.runIf(onPostgres)('connection settings on PostgreSQL', () => {
+  it('asks for generic plans after the settings of the URL and PGOPTIONS, which it keeps', async () => {
+    const url = new URL(process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    url.searchParams.set('options', '-c statement_timeout=12345 -c plan_cache_mode=force_custom_plan');
+    const previous = process.env.PGOPTIONS;
+    process.env.PGOPTIONS = '-c lock_timeout=4321';
+    let handle: DatabaseHandle | undefined;
+    try {
+      handle = openPostgres(url.toString(), {});
+      const settings = await sql<Record<string, string>>`
+        SELECT current_setting('statement_timeout') AS statement_timeout,
+               current_setting('lock_timeout') AS lock_timeout,
+               current_setting('plan_cache_mode') AS plan_cache_mode`.execute(handle.db);
+      expect(settings.rows[0]).toEqual({
+        statement_timeout: '12345ms',
+        lock_timeout: '4321ms',
+        plan_cache_mode: 'force_generic_plan',
+      });
+    } finally {
+      if (previous === undefined) delete process.env.PGOPTIONS;
+      else process.env.PGOPTIONS = previous;
+      await handle?.close();
+    }
   });
 });
 
