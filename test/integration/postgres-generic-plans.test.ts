@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../../src/data/database.ts';
 import { claimDueMessages } from '../../src/data/outbox-repository.ts';
 import { openPostgres } from '../../src/data/postgres.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
+import { POSTGRES_ADMIN_URL } from '../helpers/postgres-test-server.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -103,7 +104,7 @@ describe.runIf(onPostgres)('generic plans on PostgreSQL', () => {
 
 describe.runIf(onPostgres)('connection settings on PostgreSQL', () => {
   it('asks for generic plans after the settings of the URL and PGOPTIONS, which it keeps', async () => {
-    const url = new URL(process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    const url = new URL(POSTGRES_ADMIN_URL);
     url.searchParams.set('options', '-c statement_timeout=12345 -c plan_cache_mode=force_custom_plan');
     const previous = process.env.PGOPTIONS;
     process.env.PGOPTIONS = '-c lock_timeout=4321';
