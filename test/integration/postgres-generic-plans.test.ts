@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueMessages } from '../../src/app/outbox-service.ts';
 import type { DatabaseHandle } from '../../src/data/database.ts';
 import { claimDueMessages } from '../../src/data/outbox-repository.ts';
 import { openPostgres } from '../../src/data/postgres.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
+import { bookingRow } from '../helpers/booking-row.ts';
 import { POSTGRES_ADMIN_URL } from '../helpers/postgres-test-server.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -39,28 +41,30 @@ describe.runIf(onPostgres)('generic plans on PostgreSQL', () => {
   });
 
   it('claims due messages through the due index, never a scan of the outbox', async () => {
-    const booked = await t.app.inject({
-      method: 'POST',
-      url: '/v1/bookings',
-      headers: { authorization: `Bearer ${t.keys.readWrite}` },
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        staff_id: ids.staff.ana,
-        client_id: ids.jo,
-        starts_at: '2026-11-30T09:00:00+00:00',
-      },
-    });
-    expect(booked.statusCode).toBe(201);
     const { db } = t.database;
-    const booking = await db
-      .selectFrom('bookings')
-      .select(['id', 'organisation_id', 'reference'])
-      .where('reference', '=', booked.json().data.reference)
-      .executeTakeFirstOrThrow();
-    // A busy outbox: many messages delivered already, as many reminders pending for later, and the
-    // booking's own confirmation pending and due.
     const now = Date.parse('2026-11-24T00:00:00Z');
+    const booking = bookingRow({
+      organisationId: ids.organisation,
+      locationId: ids.locations.soho!,
+      staffId: ids.staff.ana!,
+      clientId: ids.jo,
+      startsAt: Date.parse('2026-11-30T09:00:00Z'),
+      endsAt: Date.parse('2026-11-30T09:30:00Z'),
+    });
+    await db.insertInto('bookings').values(booking).execute();
+    await queueMessages(
+      db,
+      {
+        organisationId: ids.organisation,
+        bookingId: booking.id,
+        reference: booking.reference,
+        client: { phone: '+447700900123', email: null },
+      },
+      { kind: 'confirmed' },
+      now,
+    );
+    // A busy outbox: the booking's confirmation pending and due, many messages delivered already, and
+    // as many reminders pending for later.
     await sql`
       INSERT INTO outbox (id, organisation_id, booking_id, reference, channel, recipient, kind, status,
                           attempts, due_at, created_at, sent_at, body)
