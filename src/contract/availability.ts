@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Availability } from '../domain/availability/types.ts';
+import { LAST_CALENDAR_DATE, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { formatLocal } from '../domain/time-format.ts';
@@ -7,15 +8,16 @@ import { Uuid } from './common.ts';
 
 export const MAX_SERVICE_IDS = 10;
 
+const DAY_MS = 86_400_000;
+
 /** A UUID as text, any case (ids are compared in lower case). */
 const UUID_TEXT = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
 
 /** True for a real calendar date written YYYY-MM-DD (so 2026-02-30 is not one). */
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const [year, month, day] = value.split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  // A date that does not exist (2026-02-30) rolls over into another one.
+  return new Date(wallMidnightOf(value)).toISOString().slice(0, 10) === value;
 }
 
 /** Comma-separated UUIDs, 1 to 10, no duplicates; the order is the booking order. */
@@ -37,20 +39,28 @@ export const LocalDate = z
   .refine(isCalendarDate, 'must be a calendar date written YYYY-MM-DD')
   .meta({ format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' });
 
-export const AvailabilityQuery = z.strictObject({
-  service_ids: ServiceIdList.describe(
-    'Comma-separated service UUIDs (1 to 10, no duplicates), in booking order.',
-  ),
-  date: LocalDate.describe("Local date in the location's time zone where the search starts (YYYY-MM-DD)."),
-  days: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(14)
-    .optional()
-    .describe('Days searched forward from date, 1 to 14 (default 1).'),
-  staff_id: z.uuid().optional().describe('Only this staff member; omitted means any staff.'),
-});
+export const AvailabilityQuery = z
+  .strictObject({
+    service_ids: ServiceIdList.describe(
+      'Comma-separated service UUIDs (1 to 10, no duplicates), in booking order.',
+    ),
+    date: LocalDate.describe("Local date in the location's time zone where the search starts (YYYY-MM-DD)."),
+    days: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(14)
+      .optional()
+      .describe('Days searched forward from date, 1 to 14 (default 1).'),
+    staff_id: z.uuid().optional().describe('Only this staff member; omitted means any staff.'),
+  })
+  .refine(
+    // Only a real date is compared: a bad one is refused as date already.
+    (query) =>
+      !isCalendarDate(query.date) ||
+      wallMidnightOf(query.date) + ((query.days ?? 1) - 1) * DAY_MS <= wallMidnightOf(LAST_CALENDAR_DATE),
+    { path: ['days'], message: `the days searched must end by ${LAST_CALENDAR_DATE}` },
+  );
 
 export const AvailabilityResource = z
   .object({

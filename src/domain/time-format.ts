@@ -13,7 +13,10 @@ export function formatUtc(epochMs: number): string {
 /** RFC 3339 with seconds and no fractions, in an IANA zone, carrying the offset in force at that instant. */
 export function formatLocal(epochMs: number, zone: string): string {
   const instant = toWholeSecond(epochMs);
-  const offsetMinutes = offsetAt(zone, instant);
+  // Before standard time (local mean time, as in London before 1847) an offset can have seconds,
+  // which RFC 3339 cannot write: the whole minutes of it are written, the local time with them, so
+  // the text still names the same instant.
+  const offsetMinutes = Math.trunc(offsetAt(zone, instant));
   const local = new Date(instant + offsetMinutes * 60_000).toISOString().slice(0, 19);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
@@ -22,7 +25,8 @@ export function formatLocal(epochMs: number, zone: string): string {
 
 /** The local calendar date ('YYYY-MM-DD') of an instant in an IANA zone. */
 export function localDateAt(epochMs: number, zone: string): string {
-  return new Date(epochMs + offsetAt(zone, epochMs) * 60_000).toISOString().slice(0, 10);
+  // Whole minutes of the offset, as formatLocal writes it, so both name the same date.
+  return new Date(epochMs + Math.trunc(offsetAt(zone, epochMs)) * 60_000).toISOString().slice(0, 10);
 }
 
 /**

@@ -5,12 +5,14 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { AppError, isAppError } from '../domain/errors.ts';
+import { answersJsonRpc, answersJsonRpcAt, jsonRpcErrorBody, sendRequestError } from './json-rpc-errors.ts';
 import { requestIdFor } from './request-id.ts';
 
 /**
  * Every error leaves the service in the contract's envelope {error: {code, message, param?}}: our own
  * AppErrors, request validation, Fastify's body-parsing failures, unknown paths, wrong methods and
- * faults alike. Nothing else ever reaches a client.
+ * faults alike. Nothing else ever reaches a client. The MCP endpoints that take JSON-RPC messages
+ * answer the same errors as JSON-RPC errors instead (json-rpc-errors.ts).
  */
 export function installErrorEnvelope(app: FastifyInstance): UnroutedRefusal {
   const routeTable = trackRoutes(app);
@@ -56,6 +58,7 @@ function unroutedError(
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (answersJsonRpc(reply.request)) return sendRequestError(reply, error);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.envelope());
 }
 
@@ -93,6 +96,9 @@ export function answerClientError(headersFor: (address: string) => Promise<Recor
       return;
     }
     const body = JSON.stringify(appError.envelope());
+    // A HEAD request's answer ends with its headers (RFC 9110 9.3.2): a body after them is read by the
+    // client as the start of a next response, or as a framing error.
+    const withBody = !isHeadRequest(error, socket);
     void headersFor(socket.remoteAddress ?? '')
       .catch(() => ({}))
       .then((headers) => {
@@ -102,11 +108,25 @@ export function answerClientError(headersFor: (address: string) => Promise<Recor
           `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nx-request-id: ${randomUUID()}\r\n` +
             lines.join('') +
             `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-            `connection: close\r\n\r\n${body}`,
+            `connection: close\r\n\r\n${withBody ? body : ''}`,
         );
       })
       .finally(() => socket.destroy(error));
   };
+}
+
+/**
+ * Whether the refused bytes are a HEAD request: the request Node had parsed when it gave up (a body
+ * that did not arrive in time), or else the chunk Node was parsing (the error's rawPacket), when the
+ * request line is in it: a request sent at once, as clients send headers. Headers that came in several
+ * chunks and overflowed in a later one leave the method unknown, and an unknown method counts as not
+ * HEAD (the answer then keeps its body, as before).
+ */
+function isHeadRequest(error: Error & { rawPacket?: unknown }, socket: Socket): boolean {
+  const parsed = (socket as { parser?: { incoming?: { method?: string } | null } | null }).parser?.incoming;
+  if (parsed?.method) return parsed.method === 'HEAD';
+  const received = error.rawPacket;
+  return Buffer.isBuffer(received) && /^(?:\r?\n)*HEAD /.test(received.subarray(0, 16).toString('latin1'));
 }
 
 function clientErrorOf(code: string | undefined): AppError {
@@ -126,12 +146,13 @@ function clientErrorOf(code: string | undefined): AppError {
  */
 export function answerUnmetExpectation(headersFor: (address: string) => Promise<Record<string, string>>) {
   return (request: IncomingMessage, response: ServerResponse): void => {
+    const error = new AppError(
+      'expectation_failed',
+      'Only the expectation 100-continue is supported.',
+      'Expect',
+    );
     const body = JSON.stringify(
-      new AppError(
-        'expectation_failed',
-        'Only the expectation 100-continue is supported.',
-        'Expect',
-      ).envelope(),
+      answersJsonRpcAt(request.url) ? jsonRpcErrorBody(error, null) : error.envelope(),
     );
     void headersFor(request.socket.remoteAddress ?? '')
       .catch(() => ({}))
@@ -193,6 +214,22 @@ export function toAppError(error: FastifyError): AppError {
   }
   if (error instanceof SyntaxError)
     return new AppError('invalid_request', 'The body is not valid JSON.', 'body');
+  // The router's refusals (answerFrameworkError): said in words, since Fastify's codes mean nothing to
+  // a caller. The URL is not echoed (it may hold a phone or an e-mail).
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new AppError(
+      'invalid_request',
+      'The URL is not valid: every % must begin the escape of a UTF-8 character, such as %20.',
+      'url',
+    );
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError(
+      'invalid_request',
+      `A segment of the URL's path is longer than ${MAX_PARAM_LENGTH} characters.`,
+      'url',
+    );
+  }
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
   if (status >= 400 && status < 500) {

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 
 /**
@@ -14,25 +14,89 @@ export function parseJsonAsText(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const refuse = (error: Error, text: string | null, byJsonParser = false) => {
+      refusals.set(request, { text, byJsonParser });
+      done(error, undefined);
+    };
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) {
-      done(new AppError('invalid_request', 'The body is not valid UTF-8.', 'body'), undefined);
+      refuse(new AppError('invalid_request', 'The body is not valid UTF-8.', 'body'), null);
       return;
     }
     const text = bytes.toString('utf8');
     if (NUL_ESCAPE.test(text)) {
-      done(new AppError('invalid_request', 'The body holds a NUL character (\\u0000).', 'body'), undefined);
+      refuse(new AppError('invalid_request', 'The body holds a NUL character (\\u0000).', 'body'), text);
       return;
     }
     if (hasLoneSurrogateEscape(text)) {
-      done(
-        new AppError('invalid_request', 'The body holds a lone UTF-16 surrogate escape.', 'body'),
-        undefined,
-      );
+      refuse(new AppError('invalid_request', 'The body holds a lone UTF-16 surrogate escape.', 'body'), text);
       return;
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => (error ? refuse(error, text, true) : done(null, value)));
   });
+}
+
+/**
+ * What can still be read of a body the parser refused, for the MCP endpoints, whose JSON-RPC answer
+ * names the request's id when the body says it (json-rpc-errors.ts). Kept only for refused bodies.
+ */
+export interface RefusedBody {
+  /**
+   * Whether the text is JSON after all (JSON.parse reads it), so that what was refused is something
+   * it holds (a NUL, a lone surrogate, a forbidden key); false for a body that is not UTF-8, is empty
+   * or is not JSON.
+   */
+  readonly isJson: boolean;
+  /** The body's value, when it is JSON. */
+  readonly value?: unknown;
+  /**
+   * The key refused as prototype poisoning, when that was the refusal (Fastify's parser, through
+   * secure-json-parse, calls it invalid JSON, and so does the REST answer, as it always has).
+   */
+  readonly forbiddenKey?: '__proto__' | 'constructor.prototype';
+}
+
+/**
+ * The refused body's text as it was refused; read again only when asked (only the MCP endpoints ask),
+ * so a REST request refused for its body costs no second parse.
+ */
+const refusals = new WeakMap<FastifyRequest, { text: string | null; byJsonParser: boolean }>();
+
+/** What is left of the request's body, if the parser refused it. */
+export function refusedBodyOf(request: FastifyRequest): RefusedBody | undefined {
+  const refused = refusals.get(request);
+  return refused && whatIsLeftOf(refused.text, refused.byJsonParser);
+}
+
+/** `byJsonParser`: the refusal is Fastify's JSON parser's, not one of the checks above it. */
+function whatIsLeftOf(text: string | null, byJsonParser: boolean): RefusedBody {
+  if (text === null) return { isJson: false };
+  let value: unknown;
+  try {
+    // JSON.parse keeps a "__proto__" key as an own property, never as the object's prototype.
+    value = JSON.parse(text);
+  } catch {
+    return { isJson: false };
+  }
+  // JSON that Fastify's parser refused all the same: secure-json-parse found a forbidden key.
+  const forbiddenKey = byJsonParser ? forbiddenKeyIn(value) : undefined;
+  return { isJson: true, value, ...(forbiddenKey && { forbiddenKey }) };
+}
+
+/** The first key secure-json-parse refuses in `value` (walked without recursion: a body may nest deep). */
+function forbiddenKeyIn(value: unknown): RefusedBody['forbiddenKey'] {
+  const stack = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (Object.hasOwn(node, '__proto__')) return '__proto__';
+    const held = Object.hasOwn(node, 'constructor') ? (node as { constructor: unknown }).constructor : null;
+    if (typeof held === 'object' && held !== null && Object.hasOwn(held, 'prototype')) {
+      return 'constructor.prototype';
+    }
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return undefined;
 }
 
 /** A JSON \u0000 escape that is not itself an escaped backslash followed by "u0000". */

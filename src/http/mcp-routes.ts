@@ -10,10 +10,17 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { isApiKeyActive, type Principal } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
-import { AppError, ERROR_CATALOGUE, isAppError } from '../domain/errors.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
 import { buildMcpServer, type CallerOf } from '../mcp/build-server.ts';
 import { InProcessBookingApi } from '../mcp/in-process-api.ts';
 import { createKeyResolver } from './authenticate.ts';
+import {
+  JSON_RPC_ERROR,
+  type JsonRpcId,
+  jsonRpcErrorBody,
+  requestIdOf,
+  sendJsonRpcError,
+} from './json-rpc-errors.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 
@@ -57,8 +64,10 @@ declare module 'fastify' {
  *
  * Callers authenticate with the REST API's keys (Bearer), checked as soon as the headers are in, before
  * the body is read; a refusal is an HTTP error (401 with WWW-Authenticate: Bearer, 403, 429) whose body
- * is a JSON-RPC error carrying the hint. The key's scope and rate limit are applied per tool call by
- * the tools' API, so a read key can call the read-only tools. Faults are logged without arguments.
+ * is a JSON-RPC error carrying the hint. So is every other error of POST /mcp and POST /messages, the
+ * app's own included (a body that is not JSON or holds a NUL, a wrong method: json-rpc-errors.ts). The
+ * key's scope and rate limit are applied per tool call by the tools' API, so a read key can call the
+ * read-only tools. Faults are logged without arguments.
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: McpHttpOptions): void {
   const identify = createKeyResolver(deps);
@@ -99,7 +108,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       return refuse(
         reply,
         new AppError('invalid_request', `The body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'body'),
-        null,
+        requestIdOf(request.body),
       );
     }
     const caller = request.mcpCaller!;
@@ -112,18 +121,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       : await modern.fetch(webRequest, { authInfo, parsedBody: body });
     return sendResponse(reply, response);
   });
-  // Stateless: there is no session to stream to (GET) or end (DELETE).
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/mcp',
-      ...HIDDEN,
-      handler: async (_request, reply) => {
-        reply.header('allow', 'POST');
-        return reply.code(405).send(jsonRpcError(null, 'This server is stateless; POST JSON-RPC to /mcp.'));
-      },
-    });
-  }
+  // Only POST: stateless, /mcp has no session to stream to (GET) or end (DELETE). Any other method is
+  // a wrong method (405, Allow: POST), answered in JSON-RPC like every error of /mcp.
 
   // An SSE stream never ends by itself; a graceful shutdown ends them (clients reconnect elsewhere),
   // or the server would wait for them forever.
@@ -173,7 +172,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
         // The stream's caller is refused now (a revoked key): the request it sent is answered on the
         // stream with the refusal, then the stream closes, so no client waits for an answer forever.
         if (id !== null)
-          await session.transport.send(jsonRpcError(id, hintOf(error)) as never).catch(() => {});
+          await session.transport.send(jsonRpcErrorBody(refusalOf(error), id) as never).catch(() => {});
         await session.transport.close();
         return refuse(reply, error, id);
       }
@@ -184,6 +183,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
           reply,
           new AppError('invalid_request', 'The body must be one JSON-RPC message.', 'body'),
           null,
+          JSON_RPC_ERROR.invalidRequest,
         );
       }
       const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
@@ -255,30 +255,19 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
 }
 
 /** An MCP endpoint's refusal: the HTTP status of the error's code, and a JSON-RPC error with its hint. */
-function refuse(reply: FastifyReply, error: unknown, id: string | number | null): FastifyReply {
-  const appError = isAppError(error)
-    ? error
-    : new AppError('server_error', 'The request could not be served.');
+function refuse(
+  reply: FastifyReply,
+  error: unknown,
+  id: JsonRpcId,
+  code: number = JSON_RPC_ERROR.refused,
+): FastifyReply {
+  const appError = refusalOf(error);
   if (appError.code === 'server_error') reply.log.error({ err: error }, 'MCP endpoint failed');
-  if (appError.status === 401) reply.header('www-authenticate', 'Bearer realm="booking"');
-  return reply
-    .code(appError.status)
-    .type('application/json; charset=utf-8')
-    .send(
-      jsonRpcError(id, hintOf(appError), {
-        code: appError.code,
-        detail: appError.message,
-        ...(appError.param !== undefined && { param: appError.param }),
-      }),
-    );
+  return sendJsonRpcError(reply, appError, id, code);
 }
 
-function hintOf(error: unknown): string {
-  return ERROR_CATALOGUE[isAppError(error) ? error.code : 'server_error'].hint;
-}
-
-function jsonRpcError(id: string | number | null, message: string, data?: Record<string, unknown>) {
-  return { jsonrpc: '2.0' as const, id, error: { code: -32000, message, ...(data && { data }) } };
+function refusalOf(error: unknown): AppError {
+  return isAppError(error) ? error : new AppError('server_error', 'The request could not be served.');
 }
 
 function noSuchSession(): AppError {
@@ -297,11 +286,6 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
     for (const child of Object.values(node)) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-function requestIdOf(body: unknown): string | number | null {
-  const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function isJsonRpcMessage(body: unknown): boolean {

@@ -14,6 +14,16 @@ import type { MessageResource, NewMessageBody } from '../contract/message.ts';
 import type { LinkSent } from '../contract/outbox.ts';
 import type { ServiceResource } from '../contract/service.ts';
 import type { StaffResource } from '../contract/staff.ts';
+import { AppError } from '../domain/errors.ts';
+
+/**
+ * A refusal `createBooking` did not make now: the answer stored under the Idempotency-Key when the same
+ * request was refused before, which REST replays for 24 hours (with Idempotent-Replayed: true). What
+ * it said (the slot taken, too soon) may no longer hold.
+ */
+export class ReplayedRefusal extends AppError {
+  override readonly name = 'ReplayedRefusal';
+}
 
 export type Location = LocationResource;
 export type Service = ServiceResource;
@@ -72,7 +82,8 @@ export interface BookingApi {
    * Books as MCP `book` does, with this Idempotency-Key: POST /bookings, or at a location with Booking
    * Protection its pending_confirmation hold for the booking page (in process the booking use case's
    * hostedFlow; over HTTP POST /bookings/protected-holds). The same key and body answer with the same
-   * booking; `replayed` says the answer was stored earlier (nothing was booked now).
+   * booking; `replayed` says the answer was stored earlier (nothing was booked now). A refusal stored
+   * under the key is thrown as a ReplayedRefusal, with its reason and details.
    */
   createBooking(
     booking: NewBooking,

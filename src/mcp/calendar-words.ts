@@ -81,7 +81,7 @@ export function readCalendarWords(
       month: certain('month'),
       day: certain('day'),
       weekday: certain('weekday'),
-      date: `${start.get('year')}-${pad(start.get('month')!)}-${pad(start.get('day')!)}`,
+      date: `${String(start.get('year')).padStart(4, '0')}-${pad(start.get('month')!)}-${pad(start.get('day')!)}`,
       hasTime: start.isCertain('hour'),
     };
   }

@@ -34,16 +34,17 @@ export const TOOL_OUTCOMES = {
   ),
   unknown_location: outcome<{ said: string; names: string[] }>(
     'not_found',
-    ({ said, names }) => `There is no location called "${said}"; the locations are ${both(names)}.`,
+    ({ said, names }) => `There is no location called ${quoted(said)}; the locations are ${both(names)}.`,
   ),
   ambiguous: outcome<{ what: string; said: string; names: string[] }>(
     'ambiguous',
-    ({ what, said, names }) => `"${said}" could be several ${what}; ask the caller which: ${either(names)}.`,
+    ({ what, said, names }) =>
+      `${quoted(said)} could be several ${what}; ask the caller which: ${either(names)}.`,
   ),
   unknown_service: outcome<{ said: string; location: string }>(
     'not_found',
     ({ said, location }) =>
-      `${location} does not offer "${said}"; call list_services and offer what it has, or ask again.`,
+      `${location} does not offer ${quoted(said)}; call list_services and offer what it has, or ask again.`,
   ),
   in_person_only: outcome<{ service: string; phone: string | null }>(
     'invalid_request',
@@ -52,7 +53,7 @@ export const TOOL_OUTCOMES = {
   ),
   unknown_staff: outcome<{ said: string; names: string[] }>(
     'not_found',
-    ({ said, names }) => `Nobody called "${said}" works here; the team is ${both(names)}.`,
+    ({ said, names }) => `Nobody called ${quoted(said)} works here; the team is ${both(names)}.`,
   ),
   staff_cannot_do: outcome<{ staff: string; service: string; others: string[] }>(
     'invalid_request',
@@ -93,8 +94,8 @@ export const TOOL_OUTCOMES = {
   ),
   too_soon: outcome<{ notice: string; alternatives: number }>('conflict', ({ notice, alternatives }) =>
     alternatives > 0
-      ? `That is too soon: bookings there need ${notice}' notice; offer the earliest free times in alternatives.`
-      : `That is too soon: bookings there need ${notice}' notice, and nothing is free soon after; offer another day.`,
+      ? `That is too soon: bookings there need ${notice}; offer the earliest free times in alternatives.`
+      : `That is too soon: bookings there need ${notice}, and nothing is free soon after; offer another day.`,
   ),
   too_far_ahead: outcome<{ location: string; until: string }>(
     'conflict',
@@ -138,12 +139,12 @@ export const TOOL_OUTCOMES = {
   confirm_name: outcome<{ what: string; said: string; name: string }>(
     'ambiguous',
     ({ what, said, name }) =>
-      `"${said}" is not quite a name here; ask the caller whether they mean the ${what} ${name}.`,
+      `${quoted(said)} is not quite a name here; ask the caller whether they mean the ${what} ${name}.`,
   ),
   unknown_service_choices: outcome<{ said: string; location: string; names: string[] }>(
     'not_found',
     ({ said, location, names }) =>
-      `${location} does not offer "${said}"; the closest ${names.length === 1 ? 'is' : 'are'} ${either(names)}: ask whether ${names.length === 1 ? 'that' : 'one of those'} will do.`,
+      `${location} does not offer ${quoted(said)}; the closest ${names.length === 1 ? 'is' : 'are'} ${either(names)}: ask whether ${names.length === 1 ? 'that' : 'one of those'} will do.`,
   ),
   staff_elsewhere: outcome<{ staff: string; location: string; elsewhere: string[]; others: string[] }>(
     'not_found',
@@ -163,6 +164,19 @@ export type OutcomeParams<K extends ToolOutcome> = Parameters<(typeof TOOL_OUTCO
 /** The hint of a contract error code (from the error catalogue). */
 export function errorHint(code: ErrorCode): string {
   return ERROR_CATALOGUE[code].hint;
+}
+
+const QUOTED_LENGTH = 60;
+
+/**
+ * What the caller said, quoted back in a hint: enough for the agent to know which words did not match,
+ * cut after QUOTED_LENGTH characters (a tool argument has no length limit, and a hint stays short).
+ */
+function quoted(said: string): string {
+  const characters = Array.from(said);
+  return characters.length <= QUOTED_LENGTH
+    ? `"${said}"`
+    : `"${characters.slice(0, QUOTED_LENGTH).join('')}…"`;
 }
 
 function both(names: readonly string[]): string {

@@ -19,6 +19,7 @@ import type {
   Service,
   Staff,
 } from './booking-api.ts';
+import { ReplayedRefusal } from './booking-api.ts';
 import { isError } from './tool-kit.ts';
 
 export interface HttpBookingApiOptions {
@@ -401,7 +402,9 @@ function errorOf(response: Response, body: unknown): AppError {
     details.retryAfterSeconds = retryAfterSeconds(response.headers.get('retry-after'));
   }
   const param = typeof error.param === 'string' ? error.param : undefined;
-  return new AppError(code, error.message, param, Object.keys(details).length > 0 ? details : undefined);
+  // Only the booking-creating endpoints replay a stored answer (and say so).
+  const Refusal = response.headers.get('idempotent-replayed') === 'true' ? ReplayedRefusal : AppError;
+  return new Refusal(code, error.message, param, Object.keys(details).length > 0 ? details : undefined);
 }
 
 /** Retry-After in whole seconds, at least 1 (1 when missing or not a number of seconds). */

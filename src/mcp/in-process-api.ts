@@ -55,6 +55,7 @@ import type {
   Service,
   Staff,
 } from './booking-api.ts';
+import { ReplayedRefusal } from './booking-api.ts';
 import { isError } from './tool-kit.ts';
 
 /** How a caller reaches this server, for links such as payment_url. */
@@ -229,13 +230,17 @@ export class InProcessBookingApi implements BookingApi {
         hostedFlow: true,
       },
     );
-    // A replayed 4xx comes back as its stored envelope, exactly as REST would answer it.
+    // A replayed 4xx comes back as its stored envelope, exactly as REST would answer it: thrown with
+    // the reason and details the envelope kept (a tool explains a conflict by them).
     const body = outcome.body as {
       data?: CreatedBooking;
-      error?: { code: string; message: string; param?: string };
+      error?: ReturnType<AppError['envelope']>['error'];
     };
-    if (body.error)
-      throw new AppError(body.error.code as AppError['code'], body.error.message, body.error.param);
+    if (body.error) {
+      const { code, message, param, reason, details } = body.error;
+      const Refusal = outcome.replayed ? ReplayedRefusal : AppError;
+      throw new Refusal(code, message, param, reason === undefined ? details : { ...details, reason });
+    }
     return { booking: body.data!, replayed: outcome.replayed === true };
   }
 

@@ -1,7 +1,7 @@
 import { localDateAt } from '../domain/time-format.ts';
 import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import type { Place } from './resolution.ts';
-import { speakDate, speakDuration } from './speech.ts';
+import { speakDate, speakNotice } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
 import { speakWeeklyHours } from './spoken-hours.ts';
 import { failure, isError, type SpokenSlot } from './tool-kit.ts';
@@ -65,7 +65,7 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       }
       const extra = await offer(ALTERNATIVE_DAYS, today);
       const minutes = Number(details.min_notice_minutes);
-      const notice = Number.isFinite(minutes) ? speakDuration(minutes) : 'more';
+      const notice = Number.isFinite(minutes) ? speakNotice(minutes) : 'more notice';
       return failure('too_soon', { notice, alternatives: extra.alternatives.length }, extra);
     }
     case 'too_far_ahead':
@@ -82,7 +82,11 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
         'closed',
         {
           location: place.location.name,
-          day: day(details.date),
+          // "closed on Tuesday 24 November", never "closed on tomorrow, …".
+          day:
+            typeof details.date === 'string'
+              ? speakDate(details.date, place.locale, today, { relative: false })
+              : 'that day',
           why,
           alternatives: extra.alternatives.length,
         },

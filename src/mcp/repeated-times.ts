@@ -53,7 +53,7 @@ export function occurrenceOf(
  * CLDR gives "BST" only in en-GB, "EST" in en-US and en-CA, "AEDT" and "LHDT" in en-AU, "NZDT" in en-NZ,
  * Ireland's "IST" in en-IE; elsewhere only "GMT+11".
  */
-const ABBREVIATION_LOCALES = ['en-GB', 'en-US', 'en-AU', 'en-NZ', 'en-CA', 'en-IE'] as const;
+export const ABBREVIATION_LOCALES = ['en-GB', 'en-US', 'en-AU', 'en-NZ', 'en-CA', 'en-IE'] as const;
 
 /**
  * The words that tell the two occurrences of a repeated time apart: the zone's abbreviations ("BST"
@@ -78,10 +78,11 @@ export function zoneNamesAt(epochMs: number, zone: string): Set<string> {
   return new Set(ABBREVIATION_LOCALES.map((locale) => zoneName(epochMs, zone, locale).toLowerCase()));
 }
 
-const LETTERS_ONLY = /^[A-Z]{2,6}$/;
+export const LETTERS_ONLY = /^[A-Z]{2,6}$/;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function zoneName(epochMs: number, zone: string, locale: string): string {
+/** The zone's short name at that instant in the locale: "BST", "EST", "GMT+11". */
+export function zoneName(epochMs: number, zone: string, locale: string): string {
   const key = `${locale}|${zone}`;
   let format = formatters.get(key);
   if (!format) {

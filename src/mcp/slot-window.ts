@@ -1,8 +1,9 @@
 import type { DayHours } from '../domain/availability/opening-hours.ts';
-import { addDays } from '../domain/availability/zone-calendar.ts';
+import { addDays, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { zoneCalendar } from './repeated-times.ts';
 import { speakClock } from './speech.ts';
 import type { SpeechLocale } from './speech-locale.ts';
+import { LAST_CALENDAR_DATE } from './spoken-dates.ts';
 import {
   type MinuteSpan,
   openSpans,
@@ -81,7 +82,10 @@ export function minutesWindow(
   };
   const from = place(args.earliest);
   const to = place(args.latest);
-  return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, to ?? 1439) };
+  // "Until midnight" runs to the end of the day: as the latest start, 00:00 is the day's last
+  // minute, not its first (which would leave nothing to find).
+  const until = to === undefined || to === 0 ? 1439 : to;
+  return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, until) };
 }
 
 export function inWindow(startsAt: string, window: MinutesWindow): boolean {
@@ -103,6 +107,56 @@ export function openDuring(
 /** Whether placing the time arguments needs the opening hours: a time said without am/pm does. */
 export function needsOpeningHours(args: TimeArguments): boolean {
   return args.earliest?.time.halfDay === true || args.latest?.time.halfDay === true;
+}
+
+/** The days find_slots searches: `days` local dates from `from`. */
+export interface DaySpan {
+  from: string;
+  days: number;
+}
+
+/**
+ * The days asked for (`days` from `date`) as they can be searched, given the location's `today`:
+ * `passed` when every one of them is over (nothing can be found in them, and the caller should hear
+ * why); otherwise from today when they start earlier, since the days gone by hold nothing to offer.
+ * Either way they stop at the last date on the calendar (9999-12-31), so no later date is made.
+ */
+export function searchableDays(date: string, days: number, today: string): DaySpan & { passed: boolean } {
+  const span = { from: date, days: daysUpTo(date, days) };
+  const last = addDays(span.from, span.days - 1);
+  if (last < today) return { ...span, passed: true };
+  if (date >= today) return { ...span, passed: false };
+  return { from: today, days: daysBetween(today, last) + 1, passed: false };
+}
+
+/**
+ * How the days searched meet the last date the location takes bookings for (today plus its
+ * max_advance_days): all beyond it (`tooFarAhead`), or how many of them are bookable and whether the
+ * span was cut short by it.
+ */
+export function bookableDays(
+  span: DaySpan,
+  lastBookable: string,
+): { tooFarAhead: true } | { tooFarAhead: false; days: number; cut: boolean } {
+  if (span.from > lastBookable) return { tooFarAhead: true };
+  const last = addDays(span.from, span.days - 1);
+  if (last <= lastBookable) return { tooFarAhead: false, days: span.days, cut: false };
+  return { tooFarAhead: false, days: daysBetween(span.from, lastBookable) + 1, cut: true };
+}
+
+/** The last date bookable `maxAdvanceDays` after `today` (never past 9999-12-31). */
+export function lastBookableDate(today: string, maxAdvanceDays: number): string {
+  return addDays(today, daysUpTo(today, maxAdvanceDays + 1) - 1);
+}
+
+/** `days`, or fewer when the span from `date` would run past 9999-12-31. */
+export function daysUpTo(date: string, days: number): number {
+  return Math.max(1, Math.min(days, daysBetween(date, LAST_CALENDAR_DATE) + 1));
+}
+
+/** Whole days from one date to another (negative when `to` comes first). */
+function daysBetween(from: string, to: string): number {
+  return Math.round((wallMidnightOf(to) - wallMidnightOf(from)) / 86_400_000);
 }
 
 /** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */

@@ -1,4 +1,5 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { occurrenceNames, occurrenceOf, wallClockOf } from './repeated-times.ts';
@@ -54,10 +55,16 @@ export const YEAR_SPOKEN_BEYOND_DAYS = 180;
 /**
  * A local calendar date as a caller would say it: "Tuesday 24 November" (en-GB) or "Tuesday,
  * November 24" (en-US). Given today's local date, a date that is today or tomorrow says so first,
- * since callers anchor on those words, and a date more than 180 days away carries its year, since
- * "January" alone is ambiguous then.
+ * since callers anchor on those words (unless `relative` is false, for a sentence that puts "on"
+ * before the date), and a date more than 180 days away carries its year, since "January" alone is
+ * ambiguous then. Any date from 0000-01-01 to 9999-12-31 can be said.
  */
-export function speakDate(date: string, locale: SpeechLocale, today?: string): string {
+export function speakDate(
+  date: string,
+  locale: SpeechLocale,
+  today?: string,
+  options: { relative?: boolean } = {},
+): string {
   const day = parseCalendarDate(date);
   const weekday = WEEKDAYS[new Date(day.utcMs).getUTCDay()]!;
   const month = MONTHS[day.month - 1]!;
@@ -65,15 +72,28 @@ export function speakDate(date: string, locale: SpeechLocale, today?: string): s
   let withYear = false;
   if (today !== undefined) {
     const daysAway = Math.round((day.utcMs - parseCalendarDate(today).utcMs) / DAY_MS);
-    if (daysAway === 0) prefix = 'today, ';
-    else if (daysAway === 1) prefix = 'tomorrow, ';
+    if (options.relative !== false) {
+      if (daysAway === 0) prefix = 'today, ';
+      else if (daysAway === 1) prefix = 'tomorrow, ';
+    }
     withYear = Math.abs(daysAway) > YEAR_SPOKEN_BEYOND_DAYS;
   }
+  // A year before 1000 as it is written ("0099"): "99" alone would be taken for 1999.
+  const year = String(day.year).padStart(4, '0');
   const spoken =
     locale === 'en-US'
-      ? `${weekday}, ${month} ${day.day}${withYear ? `, ${day.year}` : ''}`
-      : `${weekday} ${day.day} ${month}${withYear ? ` ${day.year}` : ''}`;
+      ? `${weekday}, ${month} ${day.day}${withYear ? `, ${year}` : ''}`
+      : `${weekday} ${day.day} ${month}${withYear ? ` ${year}` : ''}`;
   return prefix + spoken;
+}
+
+/**
+ * A date as the time of something in a sentence: "on Friday 4 December", but "tomorrow, Friday 4
+ * December" and "today, ..." without the "on", which those words do not take.
+ */
+export function speakOnDate(date: string, locale: SpeechLocale, today: string): string {
+  const spoken = speakDate(date, locale, today);
+  return /^(?:today|tomorrow), /.test(spoken) ? spoken : `on ${spoken}`;
 }
 
 /**
@@ -137,6 +157,16 @@ export function speakDuration(minutes: number): string {
   return describeDuration(minutes);
 }
 
+/**
+ * The notice a booking needs, with the possessive English puts on it: "1 hour's notice", "2 hours'
+ * notice", "45 minutes' notice", "1 hour 30 minutes' notice"; "no notice" for none.
+ */
+export function speakNotice(minutes: number): string {
+  if (minutes <= 0) return 'no notice';
+  const duration = describeDuration(minutes);
+  return `${duration}${/\b1 (?:hour|minute)$/.test(duration) ? "'s" : "'"} notice`;
+}
+
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
 const MONTHS = [
@@ -166,8 +196,9 @@ function parseCalendarDate(date: string): CalendarDate {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (match) {
     const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-    const utcMs = Date.UTC(year, month - 1, day);
-    // Date.UTC rolls 2026-02-30 over into March; a real date survives the round trip.
+    // (wallMidnightOf reads the years 0-99 as written, where Date.UTC would take them for 1900-1999.)
+    const utcMs = wallMidnightOf(date);
+    // Dates roll 2026-02-30 over into March; a real date survives the round trip.
     if (new Date(utcMs).toISOString().slice(0, 10) === date) return { year, month, day, utcMs };
   }
   throw new RangeError(`Not a calendar date (YYYY-MM-DD): ${date}`);

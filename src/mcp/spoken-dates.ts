@@ -1,4 +1,4 @@
-import { addDays, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
+import { addDays, LAST_CALENDAR_DATE, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { type CalendarWords, readCalendarWords } from './calendar-words.ts';
 import { type SpeechLocale, speakDate, YEAR_SPOKEN_BEYOND_DAYS } from './speech.ts';
@@ -88,11 +88,23 @@ export function resolveSpokenDate(
   if (phrase === 'tonight') return { ok: true, date: reader.today, timeOfDay: 'evening' };
   const part = PART_OF_DAY.exec(phrase);
   if (part) {
-    const reading = reader.span(part[1] === '' ? 'today' : part[1]!, text);
+    const reading = onTheCalendar(reader.span(part[1] === '' ? 'today' : part[1]!, text), text);
     const timeOfDay = part[2] === 'night' ? 'evening' : (part[2] as TimeOfDay);
     return reading.ok ? { ...reading, timeOfDay } : reading;
   }
-  return reader.span(phrase, text);
+  return onTheCalendar(reader.span(phrase, text), text);
+}
+
+export { LAST_CALENDAR_DATE };
+
+/**
+ * The reading, if its date is one the engine can write (YYYY-MM-DD, up to 9999-12-31): "a week on
+ * 31 December 9999" or "in 3000000 days" lands beyond it, and is refused rather than passed on.
+ */
+function onTheCalendar(reading: DayReading, said: string): DayReading {
+  if (!reading.ok) return reading;
+  if (ISO_DATE.test(reading.date) && reading.date <= LAST_CALENDAR_DATE) return reading;
+  return { ok: false, reason: `${said.trim()} is beyond the year 9999; ask the caller for the date again` };
 }
 
 /** Lower case, single spaces, no commas or sentence dots ("Dec. 3, 2027" -> "dec 3 2027"). */

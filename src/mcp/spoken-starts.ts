@@ -1,9 +1,11 @@
 import type { DayHours } from '../domain/availability/opening-hours.ts';
+import type { LocalDay } from '../domain/availability/zone-calendar.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts';
 import { type SpeechLocale, speakClock } from './speech.ts';
 import { MAX_PHRASE, normalise, resolveSpokenDate } from './spoken-dates.ts';
 import { openSpans, parseSpokenTime, readTimeInHours } from './spoken-times.ts';
+import { namesAZone, readInNamedZone } from './spoken-zones.ts';
 
 /**
  * The start of an appointment, as find_slots gave it or as the tools (or a caller) say it: "Tuesday 8
@@ -34,10 +36,17 @@ const CLOCK = String.raw`(?:\d{1,2}[:.]\d{2}(?: ?[ap]\.? ?m\.?)?|\d{1,2} ?[ap]\.
 const AT_CLOCK = String.raw`(?:${CLOCK}|\d{1,2}(?: ?o'?clock)?)`;
 /** "the first" / "the second" before a repeated time, as the tools say it where a zone has no letters. */
 const WHICH = `(?:(?:the )?(first|second) )?`;
-/** A zone after the time: "bst", "gmt+1". */
-const ZONE = String.raw`(?: ((?:gmt|utc)[+-]\d{1,2}(?::\d{2})?|[a-z]{2,5}))?`;
+/** Words after a time that start the day's words ("3pm on friday", "3pm tue", "3pm dec 8"), not a zone. */
+const DAY_WORD = String.raw`(?:on|at|the|this|next|in|for|mon|tues?|wed|thu|thurs?|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)\b`;
+/** A zone after the time: "bst", "gmt+1", "est". */
+const ZONE = String.raw`(?: ((?:gmt|utc)[+-]\d{1,2}(?::\d{2})?|(?!${DAY_WORD})[a-z]{2,5}))?`;
 const TIME_LAST = new RegExp(`^(.*?) ?(?:at ${WHICH}(${AT_CLOCK})|${WHICH}(${CLOCK}))${ZONE}$`);
 const TIME_FIRST = new RegExp(`^(?:at )?${WHICH}(${CLOCK})${ZONE} (?:on )?(.+)$`);
+/** The same without a zone: a word after the time that names none is the day's ("3pm today"). */
+const PLAIN_LAST = new RegExp(`^(.*?) ?(?:at ${WHICH}(${AT_CLOCK})|${WHICH}(${CLOCK}))$`);
+const PLAIN_FIRST = new RegExp(`^(?:at )?${WHICH}(${CLOCK}) (?:on )?(.+)$`);
+/** "3pm sharp": a word said with the time that changes nothing. */
+const SHARP = / sharp\b/g;
 
 const UNREADABLE =
   'give starts_at as find_slots returned it, e.g. 2026-11-24T14:30:00+00:00, or as it was spoken, ' +
@@ -49,41 +58,92 @@ const UNREADABLE =
  * reads; today when none is said) and a time of day; an hour without am/pm is placed by a part of the
  * day said with it, else inside the opening hours. A wall time the zone shows twice is the one named
  * by its zone abbreviation ("1:30 am BST") or "the first"/"the second", else the first; a time the
- * clocks skip is refused.
+ * clocks skip is refused. A time said with another zone ("3 pm EST", "10 am UTC+1") is read on that
+ * zone's clock (spoken-zones.ts). A start whose local date cannot be written (past 9999) is refused.
  */
 export function readSpokenStart(said: string, context: StartContext): StartReading {
   const text = said.trim();
   const { zone } = context;
   if (ISO_WITH_OFFSET.test(text)) {
     const instant = Date.parse(text);
-    if (!Number.isNaN(instant)) return { ok: true, startsAt: formatLocal(instant, zone) };
+    if (!Number.isNaN(instant)) return startAt(instant, text, context);
   }
   const local = LOCAL_ISO.exec(text);
   if (local) return atWallTime(local[1]!, Number(local[2]) * 60 + Number(local[3]), {}, text, context);
 
-  const phrase = normalise(text);
+  const phrase = normalise(text).replace(SHARP, '');
   if (phrase.length > MAX_PHRASE) return { ok: false, reason: UNREADABLE };
-  const last = TIME_LAST.exec(phrase);
-  const first = last ? undefined : TIME_FIRST.exec(phrase);
-  if (!last && !first) return { ok: false, reason: UNREADABLE };
-  const [dayWords, which, clock, zoneWord] = last
-    ? [last[1]!, last[2] ?? last[4], (last[3] ?? last[5])!, last[6]]
-    : [first![4]!, first![1], first![2]!, first![3]];
-
-  const day = resolveSpokenDate(dayWords === '' ? 'today' : dayWords, zone, context.now, context.locale);
+  let parts = splitSpoken(phrase);
+  if (!parts) return { ok: false, reason: UNREADABLE };
+  let day = resolveDay(parts.dayWords, context);
+  if (parts.zoneWord !== undefined && !namesAZone(parts.zoneWord, zone)) {
+    // Not a zone: the word belongs to the day ("3pm today", "3pm march 3"), as before zones were read;
+    // when it reads as no day either, the zone reading refuses it as no zone.
+    const plain = splitSpoken(phrase, false);
+    const plainDay = plain && resolveDay(plain.dayWords, context);
+    if (plain && plainDay?.ok) [parts, day] = [plain, plainDay];
+  }
+  const { which, clock, zoneWord } = parts;
   if (!day.ok) return day;
   if (day.days !== undefined) return { ok: false, reason: 'name one day for the start, not a span of days' };
   const time = parseSpokenTime(clock);
   if (!time) return { ok: false, reason: UNREADABLE };
-  const weekday = zoneCalendar(zone).day(day.date).weekday;
-  const open = context.openingHours ? openSpans(context.openingHours, [weekday]) : undefined;
+  const localDay = zoneCalendar(zone).day(day.date);
+  // A time said on another zone's clock ("3 pm EST") is not placed in the location's opening hours.
+  const ownClock = zoneWord === undefined || namesOfDay(localDay, zone).has(zoneWord);
+  const open =
+    ownClock && context.openingHours ? openSpans(context.openingHours, [localDay.weekday]) : undefined;
   const placed = readTimeInHours(time, open, day.timeOfDay);
   if (!placed.ok) {
     const [one, other] = placed.readings.map((minute) => speakClock(minute, context.locale));
     const reason = `ask the caller whether ${clock} is ${one} or ${other}`;
-    return open === undefined ? { ok: false, reason, needsOpeningHours: true } : { ok: false, reason };
+    return ownClock && open === undefined
+      ? { ok: false, reason, needsOpeningHours: true }
+      : { ok: false, reason };
   }
   return atWallTime(day.date, placed.minute, { which, zoneWord }, text, context);
+}
+
+interface SpokenParts {
+  dayWords: string;
+  which: string | undefined;
+  clock: string;
+  zoneWord: string | undefined;
+}
+
+/** The day's words, which of a repeated time, the clock time and a zone word after it, if any. */
+function splitSpoken(phrase: string, withZone = true): SpokenParts | undefined {
+  const last = (withZone ? TIME_LAST : PLAIN_LAST).exec(phrase);
+  if (last) {
+    return { dayWords: last[1]!, which: last[2] ?? last[4], clock: (last[3] ?? last[5])!, zoneWord: last[6] };
+  }
+  const first = (withZone ? TIME_FIRST : PLAIN_FIRST).exec(phrase);
+  if (!first) return undefined;
+  return withZone
+    ? { dayWords: first[4]!, which: first[1], clock: first[2]!, zoneWord: first[3] }
+    : { dayWords: first[3]!, which: first[1], clock: first[2]!, zoneWord: undefined };
+}
+
+function resolveDay(dayWords: string, context: StartContext) {
+  return resolveSpokenDate(dayWords === '' ? 'today' : dayWords, context.zone, context.now, context.locale);
+}
+
+/** Every name of the zone on that local day (both of them on a day the clocks change). */
+function namesOfDay(day: LocalDay, zone: string): Set<string> {
+  return new Set([...zoneNamesAt(day.start, zone), ...zoneNamesAt(day.end - 1, zone)]);
+}
+
+/**
+ * The start at an instant, written with the zone's offset then; refused when its local date is not
+ * one the engine can write (before the year 0 or after 9999).
+ */
+function startAt(instant: number, said: string, context: StartContext): StartReading {
+  const startsAt = formatLocal(instant, context.zone);
+  if (/^\d{4}-/.test(startsAt)) return { ok: true, startsAt };
+  return {
+    ok: false,
+    reason: `${said} is not a date the booking system can take; ask the caller for the date again`,
+  };
 }
 
 /** The instant of a local date and minute, choosing between the two when the clocks go back. */
@@ -96,6 +156,18 @@ function atWallTime(
 ): StartReading {
   const calendar = zoneCalendar(context.zone);
   const instants = calendar.instantsAt(calendar.day(date), minute);
+  const { zoneWord } = named;
+  if (
+    zoneWord !== undefined &&
+    !instants.some((instant) => zoneNamesAt(instant, context.zone).has(zoneWord)) &&
+    // A time the clocks skip, said with one of the location's names that day, is refused below.
+    !(instants.length === 0 && namesOfDay(calendar.day(date), context.zone).has(zoneWord))
+  ) {
+    // Not the location's clock at that time: read on the clock the caller named.
+    const clock = speakClock(minute, context.locale);
+    const reading = readInNamedZone(zoneWord, date, minute, clock, context);
+    return reading.ok ? startAt(reading.instant, said, context) : reading;
+  }
   if (instants.length === 0) {
     return { ok: false, reason: `${said} does not exist in ${context.zone} (the clocks go forward then)` };
   }
@@ -103,8 +175,8 @@ function atWallTime(
   if (instants.length === 2) {
     const pair = instants as [number, number];
     if (named.which) chosen = named.which === 'second' ? pair[1] : pair[0];
-    else if (named.zoneWord) {
-      const matching = pair.filter((instant) => zoneNamesAt(instant, context.zone).has(named.zoneWord!));
+    else if (zoneWord !== undefined) {
+      const matching = pair.filter((instant) => zoneNamesAt(instant, context.zone).has(zoneWord));
       if (matching.length !== 1) {
         const names = occurrenceNames(pair, context.zone, context.locale) ?? ['the first', 'the second'];
         return {
@@ -115,5 +187,5 @@ function atWallTime(
       chosen = matching[0]!;
     }
   }
-  return { ok: true, startsAt: formatLocal(chosen, context.zone) };
+  return startAt(chosen, said, context);
 }

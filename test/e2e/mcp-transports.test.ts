@@ -315,7 +315,7 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
       // The refused message never reached the session: the stream still serves its own key.
       expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
 
-      // What is not one JSON-RPC message is refused, before the SDK sees it.
+      // What is not one JSON-RPC message is refused, before the SDK sees it: JSON-RPC's Invalid Request.
       for (const body of ['null', '{"hello":"world"}', '[1,2]']) {
         const malformed = await fetch(messages, {
           method: 'POST',
@@ -323,8 +323,16 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
           body,
         });
         const json = (await malformed.json()) as Json;
-        await expectRefusal({ status: malformed.status, json }, 400, 'invalid_request');
-        expect(json.error.data.param).toBe('body');
+        expect(malformed.status).toBe(400);
+        expect(json).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: ERROR_CATALOGUE.invalid_request.hint,
+            data: { code: 'invalid_request', param: 'body' },
+          },
+        });
       }
       expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       expectNoErrors(mcp);

@@ -1691,7 +1691,7 @@ function wrongMethods(context: Context): fc.Arbitrary<AbuseCase> {
     .tuple(fc.constantFrom(...context.endpoints), fc.constantFrom(...methods), fc.boolean())
     .filter(([endpoint, method]) => {
       const allowed = context.allowed.get(endpoint.template) ?? new Set();
-      // GET and DELETE /mcp exist only to say 405 in JSON-RPC, so they count as wrong methods.
+      // Every method but POST on /mcp is a wrong method (405 in JSON-RPC).
       return !allowed.has(method) || (endpoint.kind === 'mcp' && method !== 'POST');
     })
     .map(([endpoint, method, withBody]): AbuseCase => {

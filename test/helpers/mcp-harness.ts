@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { buildMcpServer } from '../../src/mcp/build-server.ts';
 import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
-import type { TestApp } from './test-app.ts';
+import { startTestApp, TEST_START, type TestApp } from './test-app.ts';
 
 /** The project's own demo catalogue (two London locations, Islington with Booking Protection). */
 export function demoCatalogue(): unknown {
@@ -49,7 +49,13 @@ export interface McpHarness {
 export type Era = 'legacy' | 'modern';
 
 /** The SDK's client talking to the tools in this process, as the key's organisation. */
-export async function connectInProcess(t: TestApp, key: string, era: Era = 'legacy'): Promise<McpHarness> {
+export async function connectInProcess(
+  t: TestApp,
+  key: string,
+  era: Era = 'legacy',
+  /** Modern era only: hears the text of every HTTP answer, as a host receives it. */
+  onAnswer?: (text: string) => void,
+): Promise<McpHarness> {
   const faults: unknown[] = [];
   const newServer = () =>
     buildMcpServer({
@@ -65,7 +71,11 @@ export async function connectInProcess(t: TestApp, key: string, era: Era = 'lega
     const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(
       new StreamableHTTPClientTransport(new URL('http://in-process.test/mcp'), {
-        fetch: (url, init) => handler.fetch(new Request(url, init)),
+        fetch: async (url, init) => {
+          const response = await handler.fetch(new Request(url, init));
+          onAnswer?.(await response.clone().text());
+          return response;
+        },
       }),
     );
     expect(client.getProtocolEra()).toBe('modern');
@@ -118,4 +128,32 @@ export function harness(client: Client, close: () => Promise<void> = () => clien
 export function errorText(result: CallToolResult): string {
   expect(result.isError).toBe(true);
   return (result.content[0] as { text: string }).text;
+}
+
+/**
+ * For a test file: the app on the demo catalogue (a rate limit no test reaches) and an SDK client
+ * connected to it in process, made before its tests, the clock put back at TEST_START after each, both
+ * closed after the last. Read `t` and `mcp` inside tests and hooks, once they exist.
+ */
+export function demoMcp(): { readonly t: TestApp; readonly mcp: McpHarness } {
+  const made: { t?: TestApp; mcp?: McpHarness } = {};
+  beforeAll(async () => {
+    made.t = await startTestApp({ catalogues: [demoCatalogue()], limits: { requestsPerMinute: 100_000 } });
+    made.mcp = await connectInProcess(made.t, made.t.keys.readWrite);
+  });
+  afterEach(() => made.t?.clock.set(TEST_START));
+  afterAll(async () => {
+    await made.mcp?.close();
+    await made.t?.close();
+  });
+  return {
+    get t() {
+      if (!made.t) throw new Error('demoMcp: the app exists once beforeAll has run.');
+      return made.t;
+    },
+    get mcp() {
+      if (!made.mcp) throw new Error('demoMcp: the client exists once beforeAll has run.');
+      return made.mcp;
+    },
+  };
 }

@@ -165,10 +165,25 @@ describe('GET /locations/{slug}/availability', () => {
     ['service_ids=CUT&date=2026-11-23&days=1.5', 'days'],
     ['service_ids=CUT&date=2026-11-23&staff_id=ana', 'staff_id'],
     ['service_ids=CUT&date=2026-11-23&staff=x', 'staff'],
+    ['service_ids=CUT&date=9999-12-31&days=2', 'days'],
+    ['service_ids=CUT&date=9999-12-20&days=14', 'days'],
   ])('refuses %s naming %s', async (query, param) => {
     const response = await availability(query.replaceAll('CUT', ids.cut));
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
+  });
+
+  it('takes every date written with four digits, the years 0 to 99 and the last days of 9999 too', async () => {
+    for (const [date, days] of [
+      ['0001-01-01', 1],
+      ['0099-12-31', 2],
+      ['9999-12-18', 14],
+      ['9999-12-31', 1],
+    ] as const) {
+      const found = await slotsOf(`service_ids=${ids.cut}&date=${date}&days=${days}`);
+      expect(found.slots).toEqual([]);
+      for (const closed of found.closed_days ?? []) expect(closed.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
   });
 
   it('refuses services not offered or not bookable online there, and ineligible staff', async () => {

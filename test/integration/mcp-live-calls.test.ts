@@ -143,7 +143,7 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
 
     const soon = await book('2026-11-23T09:30:00+00:00');
     expect(soon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
-    expect(soon.hint).toMatch(/^That is too soon: bookings there need 1 hour' notice; offer the earliest/);
+    expect(soon.hint).toMatch(/^That is too soon: bookings there need 1 hour's notice; offer the earliest/);
     expect(soon.alternatives.length).toBeGreaterThan(0);
 
     const offGrid = await book('2026-11-24T10:05:00+00:00');

@@ -85,6 +85,20 @@ describe('tools/list is small and flat (design.md 8.1)', () => {
     for (const tool of listing.tools) expect(tool.name).toMatch(/^[a-z][a-z_]{0,39}$/);
   });
 
+  it('stays under 16,000 characters on protocol 2026-07-28 too, as the HTTP answer carries it', async () => {
+    // The 2026 answer carries more (its result type and cache hints), and the JSON-RPC envelope.
+    const answers: string[] = [];
+    const modern = await connectInProcess(t, t.keys.readWrite, 'modern', (text) => answers.push(text));
+    try {
+      const { tools } = await modern.client.listTools();
+      const listing = answers.find((text) => text.includes('"tools":['));
+      expect(listing).toContain(`"name":"${tools[0]!.name}"`);
+      expect(listing!.length).toBeLessThan(16_000);
+    } finally {
+      await modern.close();
+    }
+  });
+
   it('has no $ref, $defs, type arrays, nor anyOf/oneOf/allOf at the top of a schema', async () => {
     const { tools } = await mcp.client.listTools();
     for (const tool of tools) {

@@ -27,8 +27,8 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
   time_passed: [{ alternatives: 3 }, { alternatives: 0 }],
   too_soon: [
-    { notice: '1 hour', alternatives: 3 },
-    { notice: '2 hours', alternatives: 0 },
+    { notice: "1 hour's notice", alternatives: 3 },
+    { notice: "2 hours' notice", alternatives: 0 },
   ],
   too_far_ahead: [{ location: 'Northside Camden', until: 'Sunday 21 February' }],
   closed: [

@@ -83,10 +83,8 @@ describe('readSpokenStart', () => {
     expect(read('Sunday 25 October at 1:30 am gmt+1')).toEqual(startsAt('2026-10-25T01:30:00+01:00'));
     expect(read('Sunday 25 October at 1:30 am')).toEqual(startsAt('2026-10-25T01:30:00+01:00'));
     expect(read('Sunday 25 October at the second 1:30 am')).toEqual(startsAt('2026-10-25T01:30:00+00:00'));
-    expect(read('Sunday 25 October at 1:30 am CET')).toEqual({
-      ok: false,
-      reason: 'Sunday 25 October at 1:30 am CET happens twice that night; ask the caller: BST or GMT',
-    });
+    // Another zone's name is read on its own clock (see below), not as one of London's two.
+    expect(read('Sunday 25 October at 1:30 am UTC-5')).toEqual(startsAt('2026-10-25T06:30:00+00:00'));
     // Santiago, 3 April 2027: 11:30 pm at -03:00, then again at -04:00.
     const santiago: Partial<StartContext> = { zone: 'America/Santiago', now: MONDAY };
     expect(read('Saturday 3 April at the first 11:30 pm', santiago)).toEqual(
@@ -97,6 +95,156 @@ describe('readSpokenStart', () => {
     );
     // An abbreviation for a time that happens once is not needed, and not held against it.
     expect(read('tomorrow at 2:30 pm GMT')).toEqual(startsAt('2026-11-24T14:30:00+00:00'));
+  });
+
+  it('reads a time said with another zone on that zone’s clock, told in the location’s time', () => {
+    // Tuesday 24 November 2026: New York keeps EST (UTC-5), Los Angeles PST (UTC-8), Paris CET.
+    expect(read('tomorrow at 3pm EST')).toEqual(startsAt('2026-11-24T20:00:00+00:00'));
+    expect(read('3pm PST tomorrow')).toEqual(startsAt('2026-11-24T23:00:00+00:00'));
+    expect(read('3pm EST tue')).toEqual(startsAt('2026-11-24T20:00:00+00:00'));
+    // A short day or month after the time is the day, not a zone.
+    expect(read('3pm tue')).toEqual(startsAt('2026-11-24T15:00:00+00:00'));
+    expect(read('3pm dec 8')).toEqual(startsAt('2026-12-08T15:00:00+00:00'));
+    expect(read('tomorrow at 3pm CET')).toEqual(startsAt('2026-11-24T14:00:00+00:00'));
+    expect(read('tomorrow at 3pm JST')).toEqual(startsAt('2026-11-24T06:00:00+00:00'));
+    expect(read('tomorrow at 10am UTC+1')).toEqual(startsAt('2026-11-24T09:00:00+00:00'));
+    expect(read('tomorrow at 10am gmt-5:30')).toEqual(startsAt('2026-11-24T15:30:00+00:00'));
+    // "PT" and "ET" are the regions' clocks, daylight saving time included (PDT in July).
+    expect(read('tomorrow at 3pm PT')).toEqual(startsAt('2026-11-24T23:00:00+00:00'));
+    expect(read('Thursday 1 July 2027 at 3pm PT')).toEqual(startsAt('2027-07-01T23:00:00+01:00'));
+    // A bare hour on another zone's clock is not placed in the location's opening hours.
+    expect(read('tomorrow at 3 EST', { openingHours: NINE_TO_SIX })).toEqual({
+      ok: false,
+      reason: 'ask the caller whether 3 is 3 am or 3 pm',
+    });
+    expect(read('tomorrow afternoon at 3 EST')).toEqual(startsAt('2026-11-24T20:00:00+00:00'));
+    // In New York, EST is its own clock, and GMT another.
+    const newYork: Partial<StartContext> = { zone: 'America/New_York', locale: 'en-US' };
+    expect(read('tomorrow at 3pm EST', newYork)).toEqual(startsAt('2026-11-24T15:00:00-05:00'));
+    expect(read('tomorrow at 3pm GMT', newYork)).toEqual(startsAt('2026-11-24T10:00:00-05:00'));
+  });
+
+  it('asks when a zone named could mean two clocks, and refuses a word that is no zone', () => {
+    expect(read('Thursday 1 July 2027 at 3pm EST')).toEqual({
+      ok: false,
+      reason:
+        'New York is on EDT, not EST, then; ask the caller whether they mean 3 pm EDT (8 pm in London) ' +
+        'or 3 pm EST (9 pm in London)',
+    });
+    expect(read('tomorrow at 3pm BST')).toEqual({
+      ok: false,
+      reason:
+        'London is on GMT, not BST, then; ask the caller whether they mean 3 pm GMT (3 pm in London) ' +
+        'or 3 pm BST (2 pm in London)',
+    });
+    // The fuzzed case: CET on the night the clocks go back in London (and in Paris, an hour later).
+    expect(read('31 October 2027 at 1:30 am CET')).toEqual({
+      ok: false,
+      reason:
+        'Paris is on CEST, not CET, then; ask the caller whether they mean 1:30 am CEST (12:30 am in London) ' +
+        'or 1:30 am CET (1:30 am BST in London)',
+    });
+    expect(read('tomorrow at 3pm IST')).toEqual({
+      ok: false,
+      reason: 'IST could be the time in India, Ireland or Israel; ask the caller for the time in London',
+    });
+    expect(read('tomorrow at 3pm xyz')).toEqual({
+      ok: false,
+      reason:
+        '"xyz" after the time is not a time zone this reads; ask the caller for the time in London ' +
+        '(or name a zone such as EST or UTC+1)',
+    });
+    expect(read('tomorrow at 3pm utc+15')).toMatchObject({ ok: false });
+  });
+
+  it('reads a word after the time that names no zone as the day’s, as before zones were read', () => {
+    // Monday 23 November 2026, 09:00 in London.
+    expect(read('3pm today')).toEqual(startsAt('2026-11-23T15:00:00+00:00'));
+    expect(read('at 3pm today')).toEqual(startsAt('2026-11-23T15:00:00+00:00'));
+    expect(read('noon today')).toEqual(startsAt('2026-11-23T12:00:00+00:00'));
+    expect(read('2:30 pm today')).toEqual(startsAt('2026-11-23T14:30:00+00:00'));
+    expect(read('3pm sharp')).toEqual(startsAt('2026-11-23T15:00:00+00:00'));
+    expect(read('tomorrow at 3pm sharp')).toEqual(startsAt('2026-11-24T15:00:00+00:00'));
+    expect(read('3pm sharp tomorrow')).toEqual(startsAt('2026-11-24T15:00:00+00:00'));
+    expect(read('3pm tomorrow')).toEqual(startsAt('2026-11-24T15:00:00+00:00'));
+    expect(read('3pm tonight')).toEqual(startsAt('2026-11-23T15:00:00+00:00'));
+    expect(read('3pm on Friday')).toEqual(startsAt('2026-11-27T15:00:00+00:00'));
+    expect(read('3pm friday')).toEqual(startsAt('2026-11-27T15:00:00+00:00'));
+    // A month of five letters or fewer was taken for a zone (before zones were read, too).
+    expect(read('3pm march 3')).toEqual(startsAt('2027-03-03T15:00:00+00:00'));
+    expect(read('3pm june 3')).toEqual(startsAt('2027-06-03T15:00:00+01:00'));
+    expect(read('3pm EST march 3')).toEqual(startsAt('2027-03-03T20:00:00+00:00'));
+    // A word that is neither a zone nor a day is still refused as no zone (tested above with "xyz").
+    expect(read('3pm xyz')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^"xyz" after the time/),
+    });
+  });
+
+  it('refuses a time the clocks skip said with the location’s own names, not moving it', () => {
+    expect(read('28 March 2027 at 1:30 am BST')).toEqual({
+      ok: false,
+      reason: '28 March 2027 at 1:30 am BST does not exist in Europe/London (the clocks go forward then)',
+    });
+    expect(read('28 March 2027 at 1:30 am GMT')).toEqual({
+      ok: false,
+      reason: '28 March 2027 at 1:30 am GMT does not exist in Europe/London (the clocks go forward then)',
+    });
+    const newYork: Partial<StartContext> = { zone: 'America/New_York', locale: 'en-US' };
+    expect(read('March 14 2027 at 2:30 am EDT', newYork)).toEqual({
+      ok: false,
+      reason: 'March 14 2027 at 2:30 am EDT does not exist in America/New_York (the clocks go forward then)',
+    });
+    expect(read('March 14 2027 at 2:30 am EST', newYork)).toMatchObject({ ok: false });
+    // Another zone's name is still read on its own clock: 1:30 am CET is 00:30 GMT.
+    expect(read('28 March 2027 at 1:30 am CET')).toEqual(startsAt('2027-03-28T00:30:00+00:00'));
+  });
+
+  it('asks about abbreviations that name different zones around the world', () => {
+    const sydney: Partial<StartContext> = { zone: 'Australia/Sydney', locale: 'en-GB' };
+    expect(read('tomorrow at 3pm EST', sydney)).toEqual({
+      ok: false,
+      reason: "EST could be Sydney's AEST or the time in New York; ask the caller for the time in Sydney",
+    });
+    expect(read('tomorrow at 3pm CST', { zone: 'Australia/Adelaide', locale: 'en-GB' })).toEqual({
+      ok: false,
+      reason: "CST could be Adelaide's ACST or the time in Chicago; ask the caller for the time in Adelaide",
+    });
+    expect(read('tomorrow at 3pm WST', { zone: 'Australia/Perth', locale: 'en-GB' })).toEqual({
+      ok: false,
+      reason: "WST could be Perth's AWST; ask the caller for the time in Perth",
+    });
+    expect(read('tomorrow at 3pm CST')).toEqual({
+      ok: false,
+      reason: 'CST could be the time in China, the central US or Cuba; ask the caller for the time in London',
+    });
+    expect(read('tomorrow at 3pm AST')).toEqual({
+      ok: false,
+      reason: 'AST could be the time in Arabia or the Atlantic; ask the caller for the time in London',
+    });
+    expect(read('tomorrow at 3pm GST')).toEqual({
+      ok: false,
+      reason: 'GST could be the time in the Gulf or South Georgia; ask the caller for the time in London',
+    });
+    // A location's own name keeps its meaning: CST in Chicago, EST in London is still New York's.
+    const chicago: Partial<StartContext> = { zone: 'America/Chicago', locale: 'en-US' };
+    expect(read('tomorrow at 3pm CST', chicago)).toEqual(startsAt('2026-11-24T15:00:00-06:00'));
+    expect(read('Thursday 1 July 2027 at 3pm CST', chicago)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^Chicago is on CDT, not CST, then/),
+    });
+    expect(read('tomorrow at 3pm EST')).toEqual(startsAt('2026-11-24T20:00:00+00:00'));
+    expect(read('tomorrow at 3pm AEDT', sydney)).toEqual(startsAt('2026-11-24T15:00:00+11:00'));
+  });
+
+  it('writes a start of long ago with whole minutes of offset, and refuses one past the year 9999', () => {
+    // London kept local mean time (-0:01:15) until 1847: the instant is kept, written at -00:01.
+    expect(read('0001-01-01T10:00:00+00:00')).toEqual(startsAt('0001-01-01T09:59:00-00:01'));
+    expect(read('9999-12-31T23:30:00-05:00')).toEqual({
+      ok: false,
+      reason:
+        '9999-12-31T23:30:00-05:00 is not a date the booking system can take; ask the caller for the date again',
+    });
   });
 
   it('refuses a time the clocks skip, a span, a day without a time and words it cannot read', () => {

@@ -130,9 +130,14 @@ export class ZoneCalendar {
   }
 }
 
+/** The last date written YYYY-MM-DD: nothing later can be searched, said or booked. */
+export const LAST_CALENDAR_DATE = '9999-12-31';
+
 export function wallMidnightOf(date: string): number {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return Date.UTC(year, month - 1, day);
+  if (year >= 100) return Date.UTC(year, month - 1, day);
+  // Date.UTC reads the years 0-99 as 1900-1999; setUTCFullYear takes them as written.
+  return new Date(0).setUTCFullYear(year, month - 1, day);
 }
 
 /** The calendar date `days` after `date` (both 'YYYY-MM-DD'). */
@@ -150,8 +155,8 @@ function weekdayOf(wallMidnight: number): number {
  * room to spare, for loading what can affect them: bookings whose blocks reach in, and time off.
  */
 export function searchWindow(fromDate: string, days: number): { start: number; end: number } {
-  return {
-    start: wallMidnightOf(fromDate) - 2 * DAY,
-    end: wallMidnightOf(addDays(fromDate, days)) + 2 * DAY,
-  };
+  // Counted in days from the first (not through the date after the last, which after 9999-12-31
+  // cannot be written: the window of a search of 9999-12-31 was NaN, which PostgreSQL refuses).
+  const midnight = wallMidnightOf(fromDate);
+  return { start: midnight - 2 * DAY, end: midnight + (days + 2) * DAY };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
-import type { Booking, BookingApi, NewBooking } from '../booking-api.ts';
+import { type Booking, type BookingApi, type NewBooking, ReplayedRefusal } from '../booking-api.ts';
 import { explainRefusal } from '../refusals.ts';
 import { placeOfSlug, resolveLocation, resolveServices, resolveStaff, resolveStart } from '../resolution.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
@@ -26,10 +26,10 @@ export const bookTool = defineTool({
   name: 'book',
   title: 'Book an appointment',
   description:
-    'Books a time find_slots offered, for client_id or a caller given by name and phone or e-mail. Never books the ' +
-    'same caller twice at one time (existing true: the one they hold). Refused: ok false, code conflict, a reason ' +
-    'and alternatives. A deposit makes it a hold until paid at payment_url. At a location with Booking Protection it ' +
-    'is a pending_confirmation hold the caller finishes on booking_page_url (card setup, and any deposit); the link is sent to them.',
+    'Books a time find_slots offered, for client_id or a new caller (name, and phone or e-mail). Never books one ' +
+    'caller twice at a time (existing true: the one they hold). Refused: ok false, a reason and alternatives. A ' +
+    'deposit makes it a hold until paid at payment_url; with Booking Protection, a pending_confirmation hold the ' +
+    'caller finishes on booking_page_url (card, any deposit), whose link is sent to them.',
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
@@ -143,11 +143,26 @@ const FIRST_MESSAGE: Partial<Record<string, OutboxKind>> = {
  * the response stored back then, so the booking's status now is asked for: if it is no longer live
  * (cancelled meanwhile, or its deposit hold lapsed), the caller wants a new one, and the key is
  * extended with the old reference, so each live booking still has exactly one key.
+ *
+ * A refusal stored under the key is not the answer now: the slot may have been freed (a booking
+ * cancelled, a hold lapsed) or come within the notice window since. The request is then made again
+ * under a key of the current REFUSAL_RETRY_MS window, so identical calls made together still share
+ * one key (one booking between them), and a refusal is never older than that window.
  */
 async function bookOnce(api: BookingApi, body: NewBooking): Promise<Booking> {
   let key = `mcp-book-${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
+  let windowed = false;
   for (;;) {
-    const { booking, replayed } = await api.createBooking(body, key);
+    let outcome: Awaited<ReturnType<BookingApi['createBooking']>>;
+    try {
+      outcome = await api.createBooking(body, key);
+    } catch (error) {
+      if (!(error instanceof ReplayedRefusal) || windowed) throw error;
+      key = `${key}-${Math.floor(api.now() / REFUSAL_RETRY_MS)}`;
+      windowed = true;
+      continue;
+    }
+    const { booking, replayed } = outcome;
     // Booked just now: the answer is the booking as it is.
     if (!replayed) return booking;
     const current = await api.getBooking(booking.reference);
@@ -155,6 +170,9 @@ async function bookOnce(api: BookingApi, body: NewBooking): Promise<Booking> {
     key = `${key}-after-${booking.reference}`;
   }
 }
+
+/** How long a refusal of one booking request stands before the same request is tried again. */
+const REFUSAL_RETRY_MS = 10_000;
 
 /** The booking with this reference, or ok false booking_not_found. */
 async function existing(api: BookingApi, reference: string): Promise<Booking> {

@@ -114,7 +114,17 @@ export async function clientForBooking(
   api: BookingApi,
   args: { client_id?: string | undefined; client?: z.infer<typeof NewClientInput> | undefined },
 ): Promise<string> {
-  if (args.client_id !== undefined && args.client_id.trim() !== '') return args.client_id.trim();
+  const clientId = args.client_id?.trim() ?? '';
+  if (clientId !== '') {
+    // A name or a phone number where the id belongs: said so in words, not as REST's "Invalid UUID".
+    if (!z.uuid().safeParse(clientId).success) {
+      throw new BadArgument(
+        'client_id',
+        'give the client_id lookup_client or register_client returned (an id like 0b7e4c1a-…), or client with a name and phone or e-mail.',
+      );
+    }
+    return clientId.toLowerCase();
+  }
   if (!args.client) {
     throw new BadArgument(
       'client_id',

@@ -14,8 +14,8 @@ export const listLocationsTool = defineTool({
   name: 'list_locations',
   title: 'List locations',
   description:
-    "The business's locations with address, phone and time zone, and each one's local date, weekday and time " +
-    'now (what "today" and "tomorrow" mean there). Tools take a location by slug or name; with one location it may be left out.',
+    "The business's locations: address, phone, time zone, and the local date, weekday and time now (what " +
+    '"today" means there). Tools take a location by slug or name, or none when there is one location.',
   input: {},
   output: {
     locations: z.array(

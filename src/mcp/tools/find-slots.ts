@@ -1,23 +1,27 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import type { BookingApi, Staff } from '../booking-api.ts';
+import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
 import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
 import {
+  bookableDays,
+  daysUpTo,
   inWindow,
+  lastBookableDate,
   type MinutesWindow,
   minutesWindow,
   needsOpeningHours,
   openDuring,
   partOfDay,
   readTimeArguments,
+  searchableDays,
 } from '../slot-window.ts';
-import { speakClock, speakDate, speakDuration } from '../speech.ts';
+import { speakClock, speakDate, speakDuration, speakOnDate } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
-import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
+import { BadArgument, fail, SpokenSlot, ToolFailure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
@@ -84,46 +88,75 @@ export const findSlotsTool = defineTool({
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const resolved = resolveSpokenDate(args.date, place.zone, now, place.locale);
     if (!resolved.ok) throw new BadArgument('date', resolved.reason);
-    const days = args.days ?? resolved.days ?? 1;
     const part = args.time_of_day ?? resolved.timeOfDay;
     const times = readTimeArguments(part, args.earliest, args.latest);
     const limit = args.limit ?? DEFAULT_LIMIT;
+    const today = localDateAt(now, place.zone);
+    // Days already over are not searched; none is made past 9999-12-31.
+    const span = searchableDays(resolved.date, args.days ?? resolved.days ?? 1, today);
 
-    const search = (date: string, span: number) =>
+    const search = (date: string, days: number) =>
       api.availability(place.location.slug, {
         serviceIds: services.map((s) => s.id),
         date,
-        days: span,
+        days: daysUpTo(date, days),
         staffId: staff?.id,
       });
+    // Asked at most once, and only when needed: to place a time without am/pm inside the opening
+    // hours, or, when nothing is free, to tell "too far ahead" from "nothing free".
+    let info: Promise<LocationInfo> | undefined;
+    const locationInfo = () => {
+      info ??= api.locationInfo(place.location.slug);
+      return info;
+    };
     const [found, hours] = await Promise.all([
-      search(resolved.date, days),
-      // Asked only when a time without am/pm needs placing inside them.
-      needsOpeningHours(times)
-        ? api.locationInfo(place.location.slug).then((info) => info.opening_hours)
-        : [],
+      span.passed ? undefined : search(span.from, span.days),
+      needsOpeningHours(times) ? locationInfo().then((i) => i.opening_hours) : [],
     ]);
-    const window = minutesWindow(times, openDuring(hours, place.zone, resolved.date, days), place.locale);
-    const matching = found.slots.filter((slot) => inWindow(slot.starts_at, window));
-    if (matching.length === 0) {
-      const alternatives = await alternativesFor(search, place, team, resolved.date, window, limit, now);
-      // Every day asked for closed: say so, not "nothing free", which sounds fully booked.
-      const closed = found.closed_days;
-      if (closed.length === days) {
-        const today = localDateAt(now, place.zone);
-        const first = speakDate(closed[0]!.date, place.locale, today);
-        const day = days === 1 ? first : `${first} and the ${days - 1} days after`;
+    const window = minutesWindow(times, openDuring(hours, place.zone, span.from, span.days), place.locale);
+    const matching = found?.slots.filter((slot) => inWindow(slot.starts_at, window)) ?? [];
+    if (!found || matching.length === 0) {
+      const alternatives = (from: string) => alternativesFor(search, place, team, from, window, limit, now);
+      const days = (from: string, count: number) => speakDays(place, from, count, today);
+      if (!found) {
+        const offered = await alternatives(today);
+        throw new ToolFailure('no_slots', passedHint(days(span.from, span.days), span.days, offered.length), {
+          alternatives: offered,
+          reason: 'too_soon',
+        });
+      }
+      const { policy } = await locationInfo();
+      // Counted from the same today as every other date of this answer.
+      const lastBookable = lastBookableDate(today, policy.max_advance_days);
+      const bookable = bookableDays(span, lastBookable);
+      if (bookable.tooFarAhead) {
+        const hint = tooFarAheadHint({
+          asked: days(span.from, span.days),
+          location: place.location.name,
+          maxAdvanceDays: policy.max_advance_days,
+          last: speakDate(lastBookable, place.locale, today),
+        });
+        throw new ToolFailure('no_slots', hint, { reason: 'too_far_ahead' });
+      }
+      const offered = await alternatives(span.from);
+      // Every bookable day asked for closed: say so, not "nothing free", which sounds fully booked.
+      const closed = found.closed_days.filter((c) => c.date <= lastBookable);
+      if (closed.length === bookable.days) {
+        const first = speakDate(closed[0]!.date, place.locale, today, { relative: false });
+        let day = bookable.days === 1 ? first : `${first} and the ${daysAfter(bookable.days - 1)} after`;
+        if (bookable.cut) day += `, the last ${bookable.days === 1 ? 'day' : 'days'} it takes bookings for`;
         const why = closed.every((c) => c.reason === 'closure')
           ? (closed[0]!.closure_reason ?? null)
           : 'nobody who does that works then';
         fail(
           'closed_day',
-          { location: place.location.name, day, why, alternatives: alternatives.length },
-          { alternatives, reason: 'closed' },
+          { location: place.location.name, day, why, alternatives: offered.length },
+          { alternatives: offered, reason: 'closed' },
         );
       }
-      const when = describeRange(place, resolved.date, days, part, window, now);
-      fail('no_slots', { when, alternatives: alternatives.length }, { alternatives });
+      let when = describeRange(place, span.from, bookable.days, part, window, now);
+      if (bookable.cut) when += `, the last day ${place.location.name} takes bookings for`;
+      fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
     }
     return {
       ...bookingTerms(place, services),
@@ -171,7 +204,7 @@ function describeRange(
   const today = localDateAt(now, place.zone);
   let when =
     days === 1
-      ? `on ${speakDate(date, place.locale, today)}`
+      ? speakOnDate(date, place.locale, today)
       : `from ${speakDate(date, place.locale, today)} to ${speakDate(addDays(date, days - 1), place.locale, today)}`;
   if (part) when += ` in the ${part}`;
   const limits = partOfDay(part);
@@ -180,3 +213,42 @@ function describeRange(
   if (window.to < limits.to) when += ` until ${clock(window.to)}`;
   return when;
 }
+
+/** "the day after", "the 6 days after". */
+function daysAfter(count: number): string {
+  return count === 1 ? 'day' : `${count} days`;
+}
+
+/** "Monday 1 January 1900", "Monday 16 November to Sunday 22 November": the days asked for. */
+function speakDays(place: Place, from: string, days: number, today: string): string {
+  const first = speakDate(from, place.locale, today);
+  return days === 1 ? first : `${first} to ${speakDate(addDays(from, days - 1), place.locale, today)}`;
+}
+
+/**
+ * The days asked for are over: said so, rather than "nothing is free", which sounds fully booked.
+ * (Hints of find_slots' own; the catalogue of shared ones is hints.ts.)
+ */
+export function passedHint(days: string, count: number, alternatives: number): string {
+  const passed = `${capitalised(days)} ${count === 1 ? 'has' : 'have'} already passed`;
+  return alternatives > 0
+    ? `${passed}; offer the nearest free times in alternatives, or ask for another day.`
+    : `${passed}, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`;
+}
+
+/** The days asked for lie beyond what the location books: how far ahead it does, and until when. */
+export function tooFarAheadHint(params: {
+  asked: string;
+  location: string;
+  maxAdvanceDays: number;
+  last: string;
+}): string {
+  const { asked, location, maxAdvanceDays, last } = params;
+  const ahead = `${maxAdvanceDays} ${maxAdvanceDays === 1 ? 'day' : 'days'} ahead`;
+  return (
+    `${capitalised(asked)} is further ahead than ${location} takes bookings (up to ${ahead}, so until ${last}); ` +
+    'ask for a date by then, or offer to take a message.'
+  );
+}
+
+const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);

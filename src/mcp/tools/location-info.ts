@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { LocationInfo } from '../booking-api.ts';
 import { type Place, resolveLocation } from '../resolution.ts';
-import { speakDate, speakDuration, speakPrice } from '../speech.ts';
+import { speakDate, speakNotice, speakPrice } from '../speech.ts';
 import { speakWeeklyHours, speakWindow } from '../spoken-hours.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
@@ -89,7 +89,7 @@ function policySpoken(info: LocationInfo): string {
   ];
   if (info.booking_protection_policy.applies) said.push(protectionTerms(info.booking_protection_policy));
   said.push(
-    `Bookings need ${speakDuration(policy.min_notice_minutes)}' notice and are taken up to ${policy.max_advance_days} days ahead.`,
+    `Bookings need ${speakNotice(policy.min_notice_minutes)} and are taken up to ${policy.max_advance_days} days ahead.`,
   );
   return said.join(' ');
 }

@@ -1,0 +1,108 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_CATALOGUE } from '../domain/errors.ts';
+import { refusedBodyOf } from './json-body.ts';
+
+/**
+ * The MCP endpoints that take JSON-RPC messages (POST /mcp, POST /messages; mcp-routes.ts): every
+ * error they answer is a JSON-RPC error, never the REST envelope, which an MCP client cannot read (the
+ * SDK's client throws "Error POSTing to endpoint" instead of handing on the hint). That holds for what
+ * is refused before their handlers run as well: the body (not JSON, a NUL, too large, not
+ * application/json), the URL, the transport, a wrong method. GET /sse is not one of them: its own
+ * refusals are JSON-RPC (mcp-routes.ts) until its stream starts, and a wrong method there is REST's 405.
+ */
+const JSON_RPC_PATHS: ReadonlySet<string> = new Set(['/mcp', '/messages']);
+
+/**
+ * The error codes: JSON-RPC 2.0's own where they say what is wrong, as the SDK uses them on /mcp for
+ * the same faults; otherwise -32000, a server-defined error (decisions.md, "MCP protocol generations
+ * and transports").
+ */
+export const JSON_RPC_ERROR = {
+  /** The body is not JSON text: not UTF-8, empty, or not JSON. */
+  parseError: -32700,
+  /** The body is JSON, but not one JSON-RPC message. */
+  invalidRequest: -32600,
+  /** This server refuses the request: its key, Host, rate, size, method, or something the message holds. */
+  refused: -32000,
+} as const;
+
+export type JsonRpcId = string | number | null;
+
+/** Whether the errors of the request at `url` (its path and query) are answered in JSON-RPC. */
+export function answersJsonRpcAt(url: string | undefined): boolean {
+  const path = (url ?? '').split('?')[0] ?? '';
+  if (JSON_RPC_PATHS.has(path)) return true;
+  // The router decodes percent-escapes: /m%63p is /mcp to it.
+  try {
+    return JSON_RPC_PATHS.has(decodeURIComponent(path));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the request's errors are answered in JSON-RPC: the route that took it, else its path. */
+export function answersJsonRpc(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return route !== undefined ? JSON_RPC_PATHS.has(route) : answersJsonRpcAt(request.url);
+}
+
+/**
+ * An MCP endpoint's error: `message` is the code's hint (a client that shows only the message shows
+ * what to tell the caller), `data` the REST error's code, message (`detail`) and param.
+ */
+export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = JSON_RPC_ERROR.refused) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    error: {
+      code,
+      message: ERROR_CATALOGUE[error.code].hint,
+      data: {
+        code: error.code,
+        detail: error.message,
+        ...(error.param !== undefined && { param: error.param }),
+      },
+    },
+  };
+}
+
+/** Answers `error` in JSON-RPC with the HTTP status of its code (401 says how to authenticate). */
+export function sendJsonRpcError(
+  reply: FastifyReply,
+  error: AppError,
+  id: JsonRpcId,
+  code: number = JSON_RPC_ERROR.refused,
+): FastifyReply {
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="booking"');
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(jsonRpcErrorBody(error, id, code));
+}
+
+/**
+ * The JSON-RPC answer to an error the app's error handling met on an MCP endpoint (error-envelope.ts):
+ * the id of the request when its body could be read, even if it was refused for what it holds; a
+ * parse error, without an id, when the body is not JSON at all.
+ */
+export function sendRequestError(reply: FastifyReply, error: AppError): FastifyReply {
+  const request = reply.request;
+  const refused = refusedBodyOf(request);
+  if (refused === undefined) return sendJsonRpcError(reply, error, requestIdOf(request.body));
+  if (!refused.isJson) return sendJsonRpcError(reply, error, null, JSON_RPC_ERROR.parseError);
+  const said = refused.forbiddenKey
+    ? new AppError(
+        'invalid_request',
+        `The body holds the key ${refused.forbiddenKey}, which is not accepted.`,
+        'body',
+      )
+    : error;
+  return sendJsonRpcError(reply, said, requestIdOf(refused.value));
+}
+
+/** The id of a JSON-RPC message, when it has one that can be echoed. */
+export function requestIdOf(body: unknown): JsonRpcId {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
