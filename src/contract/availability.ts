@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Availability } from '../domain/availability/types.ts';
-import { LAST_CALENDAR_DATE, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
+import { daysBetween, isCalendarDate, LAST_CALENDAR_DATE } from '../domain/availability/zone-calendar.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { formatLocal } from '../domain/time-format.ts';
@@ -8,17 +8,10 @@ import { Uuid } from './common.ts';
 
 export const MAX_SERVICE_IDS = 10;
 
-const DAY_MS = 86_400_000;
-
 /** A UUID as text, any case (ids are compared in lower case). */
 const UUID_TEXT = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
 
-/** True for a real calendar date written YYYY-MM-DD (so 2026-02-30 is not one). */
-export function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  // A date that does not exist (2026-02-30) rolls over into another one.
-  return new Date(wallMidnightOf(value)).toISOString().slice(0, 10) === value;
-}
+export { isCalendarDate };
 
 /** Comma-separated UUIDs, 1 to 10, no duplicates; the order is the booking order. */
 export const ServiceIdList = z
@@ -57,8 +50,7 @@ export const AvailabilityQuery = z
   .refine(
     // Only a real date is compared: a bad one is refused as date already.
     (query) =>
-      !isCalendarDate(query.date) ||
-      wallMidnightOf(query.date) + ((query.days ?? 1) - 1) * DAY_MS <= wallMidnightOf(LAST_CALENDAR_DATE),
+      !isCalendarDate(query.date) || daysBetween(query.date, LAST_CALENDAR_DATE) >= (query.days ?? 1) - 1,
     { path: ['days'], message: `the days searched must end by ${LAST_CALENDAR_DATE}` },
   );
 

@@ -116,6 +116,23 @@ export const TOOL_OUTCOMES = {
   ),
   /** find_slots on a day the location is closed: not "nothing free", which sounds fully booked. */
   closed_day: outcome('no_slots', closedHint),
+  /** find_slots: every day asked for is over (said so: "nothing is free" sounds fully booked). */
+  days_passed: outcome<{ days: string; count: number; alternatives: number }>(
+    'no_slots',
+    ({ days, count, alternatives }) => {
+      const passed = `${capitalised(days)} ${count === 1 ? 'has' : 'have'} already passed`;
+      return alternatives > 0
+        ? `${passed}; offer the nearest free times in alternatives, or ask for another day.`
+        : `${passed}, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`;
+    },
+  ),
+  /** find_slots: the days asked for lie beyond what the location books: how far ahead it does, until when. */
+  days_too_far_ahead: outcome<{ asked: string; location: string; maxAdvanceDays: number; last: string }>(
+    'no_slots',
+    ({ asked, location, maxAdvanceDays, last }) =>
+      `${capitalised(asked)} is further ahead than ${location} takes bookings (up to ${maxAdvanceDays} ` +
+      `${maxAdvanceDays === 1 ? 'day' : 'days'} ahead, so until ${last}); ask for a date by then, or offer to take a message.`,
+  ),
   name_mismatch: outcome<{ said: string; onFile: string }>(
     'ambiguous',
     ({ said, onFile }) =>
@@ -177,6 +194,10 @@ function quoted(said: string): string {
   return characters.length <= QUOTED_LENGTH
     ? `"${said}"`
     : `"${characters.slice(0, QUOTED_LENGTH).join('')}…"`;
+}
+
+function capitalised(words: string): string {
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function both(names: readonly string[]): string {

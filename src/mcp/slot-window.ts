@@ -1,5 +1,5 @@
 import type { DayHours } from '../domain/availability/opening-hours.ts';
-import { addDays, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
+import { addDays, daysBetween } from '../domain/availability/zone-calendar.ts';
 import { zoneCalendar } from './repeated-times.ts';
 import { speakClock } from './speech.ts';
 import type { SpeechLocale } from './speech-locale.ts';
@@ -152,11 +152,6 @@ export function lastBookableDate(today: string, maxAdvanceDays: number): string 
 /** `days`, or fewer when the span from `date` would run past 9999-12-31. */
 export function daysUpTo(date: string, days: number): number {
   return Math.max(1, Math.min(days, daysBetween(date, LAST_CALENDAR_DATE) + 1));
-}
-
-/** Whole days from one date to another (negative when `to` comes first). */
-function daysBetween(from: string, to: string): number {
-  return Math.round((wallMidnightOf(to) - wallMidnightOf(from)) / 86_400_000);
 }
 
 /** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */

@@ -1,5 +1,5 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
-import { wallMidnightOf } from '../domain/availability/zone-calendar.ts';
+import { isCalendarDate, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { occurrenceNames, occurrenceOf, wallClockOf } from './repeated-times.ts';
@@ -193,13 +193,7 @@ interface CalendarDate {
 }
 
 function parseCalendarDate(date: string): CalendarDate {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (match) {
-    const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-    // (wallMidnightOf reads the years 0-99 as written, where Date.UTC would take them for 1900-1999.)
-    const utcMs = wallMidnightOf(date);
-    // Dates roll 2026-02-30 over into March; a real date survives the round trip.
-    if (new Date(utcMs).toISOString().slice(0, 10) === date) return { year, month, day, utcMs };
-  }
-  throw new RangeError(`Not a calendar date (YYYY-MM-DD): ${date}`);
+  if (!isCalendarDate(date)) throw new RangeError(`Not a calendar date (YYYY-MM-DD): ${date}`);
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return { year, month, day, utcMs: wallMidnightOf(date) };
 }

@@ -40,11 +40,19 @@ const WHICH = `(?:(?:the )?(first|second) )?`;
 const DAY_WORD = String.raw`(?:on|at|the|this|next|in|for|mon|tues?|wed|thu|thurs?|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)\b`;
 /** A zone after the time: "bst", "gmt+1", "est". */
 const ZONE = String.raw`(?: ((?:gmt|utc)[+-]\d{1,2}(?::\d{2})?|(?!${DAY_WORD})[a-z]{2,5}))?`;
-const TIME_LAST = new RegExp(`^(.*?) ?(?:at ${WHICH}(${AT_CLOCK})|${WHICH}(${CLOCK}))${ZONE}$`);
-const TIME_FIRST = new RegExp(`^(?:at )?${WHICH}(${CLOCK})${ZONE} (?:on )?(.+)$`);
-/** The same without a zone: a word after the time that names none is the day's ("3pm today"). */
-const PLAIN_LAST = new RegExp(`^(.*?) ?(?:at ${WHICH}(${AT_CLOCK})|${WHICH}(${CLOCK}))$`);
-const PLAIN_FIRST = new RegExp(`^(?:at )?${WHICH}(${CLOCK}) (?:on )?(.+)$`);
+/** A time said after the day's words (`last`) or before them (`first`), with `zone` after the time. */
+function timePatterns(zone: string): { last: RegExp; first: RegExp } {
+  return {
+    last: new RegExp(`^(.*?) ?(?:at ${WHICH}(${AT_CLOCK})|${WHICH}(${CLOCK}))${zone}$`),
+    first: new RegExp(`^(?:at )?${WHICH}(${CLOCK})${zone} (?:on )?(.+)$`),
+  };
+}
+const WITH_ZONE = timePatterns(ZONE);
+/**
+ * The same without a zone, for a word after the time that names none and is the day's ("3pm today"):
+ * its zone group never matches, so both read their groups alike.
+ */
+const WITHOUT_ZONE = timePatterns('((?!))?');
 /** "3pm sharp": a word said with the time that changes nothing. */
 const SHARP = / sharp\b/g;
 
@@ -113,15 +121,14 @@ interface SpokenParts {
 
 /** The day's words, which of a repeated time, the clock time and a zone word after it, if any. */
 function splitSpoken(phrase: string, withZone = true): SpokenParts | undefined {
-  const last = (withZone ? TIME_LAST : PLAIN_LAST).exec(phrase);
+  const patterns = withZone ? WITH_ZONE : WITHOUT_ZONE;
+  const last = patterns.last.exec(phrase);
   if (last) {
     return { dayWords: last[1]!, which: last[2] ?? last[4], clock: (last[3] ?? last[5])!, zoneWord: last[6] };
   }
-  const first = (withZone ? TIME_FIRST : PLAIN_FIRST).exec(phrase);
+  const first = patterns.first.exec(phrase);
   if (!first) return undefined;
-  return withZone
-    ? { dayWords: first[4]!, which: first[1], clock: first[2]!, zoneWord: first[3] }
-    : { dayWords: first[3]!, which: first[1], clock: first[2]!, zoneWord: undefined };
+  return { dayWords: first[4]!, which: first[1], clock: first[2]!, zoneWord: first[3] };
 }
 
 function resolveDay(dayWords: string, context: StartContext) {

@@ -61,15 +61,15 @@ function ownNames(zone: string): Set<string> {
  * reads or asks about. A word that is none may be the day's ("3pm today").
  */
 export function namesAZone(word: string, zone: string): boolean {
-  return (
+  const readHere =
     OFFSET.test(word) ||
     FIXED.has(word) ||
     REGION_CLOCKS.has(word) ||
     AMBIGUOUS.has(word) ||
-    abbreviationTable().has(word) ||
-    ownNames(zone).has(word) ||
-    ownNames(zone).has(`a${word}`)
-  );
+    abbreviationTable().has(word);
+  if (readHere) return true;
+  const own = ownNames(zone);
+  return own.has(word) || own.has(`a${word}`);
 }
 
 /**

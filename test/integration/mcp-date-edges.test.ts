@@ -14,6 +14,13 @@ import { demoMcp, errorText, type Json } from '../helpers/mcp-harness.ts';
 const demo = demoMcp();
 
 const CALLER = { first_name: 'Rio', last_name: 'Ferns', phone: '07911 123458' };
+/** book's arguments for the caller at Camden, a haircut starting `startsAt` as said. */
+const bookAt = (startsAt: string) => ({
+  location: 'camden',
+  services: 'haircut',
+  starts_at: startsAt,
+  client: CALLER,
+});
 const findSlots = (args: Json) =>
   demo.mcp.call('find_slots', { location: 'camden', services: 'haircut', ...args });
 
@@ -140,75 +147,40 @@ describe('find_slots wording', () => {
 
 describe('book with a time said in another zone', () => {
   it('books 10 am EST as 3 pm in London, and says so', async () => {
-    const result = await demo.mcp.call('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: 'tomorrow at 10am EST',
-      client: CALLER,
-    });
+    const result = await demo.mcp.call('book', bookAt('tomorrow at 10am EST'));
     expect(result).toMatchObject({ ok: true });
     expect(result.booking.starts_at).toBe('2026-11-24T15:00:00+00:00');
     expect(result.booking.spoken).toMatch(/tomorrow, Tuesday 24 November at 3 pm/);
   });
 
   it('reads 3 pm PST as 11 pm in London (closed), not as a time already passed', async () => {
-    const result = await demo.mcp.call('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: 'tomorrow at 3pm PST',
-      client: CALLER,
-    });
+    const result = await demo.mcp.call('book', bookAt('tomorrow at 3pm PST'));
     expect(result).toMatchObject({ ok: false, code: 'conflict' });
     expect(result.reason).not.toBe('too_soon');
     expect(result.hint).not.toMatch(/already passed/);
   });
 
   it('asks when the zone could mean two clocks, and which zone a word is that names none', async () => {
-    const summer = await demo.mcp.raw('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: 'Thursday 1 July 2027 at 3pm EST',
-      client: CALLER,
-    });
+    const summer = await demo.mcp.raw('book', bookAt('Thursday 1 July 2027 at 3pm EST'));
     expect(errorText(summer)).toMatch(
       /starts_at: New York is on EDT, not EST, then; ask the caller whether they mean 3 pm EDT \(8 pm in London\) or 3 pm EST \(9 pm in London\)/,
     );
-    const unknown = await demo.mcp.raw('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: 'tomorrow at 3pm xyz',
-      client: CALLER,
-    });
+    const unknown = await demo.mcp.raw('book', bookAt('tomorrow at 3pm xyz'));
     expect(errorText(unknown)).toMatch(/starts_at: "xyz" after the time is not a time zone/);
   });
 
   it('books "2:30 pm today" (a day after the time is no zone) and asks which zone CST is', async () => {
-    const today = await demo.mcp.call('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: '2:30 pm today',
-      client: CALLER,
-    });
+    const today = await demo.mcp.call('book', bookAt('2:30 pm today'));
     expect(today).toMatchObject({ ok: true });
     expect(today.booking.starts_at).toBe('2026-11-23T14:30:00+00:00');
-    const central = await demo.mcp.raw('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: 'tomorrow at 3pm CST',
-      client: CALLER,
-    });
+    const central = await demo.mcp.raw('book', bookAt('tomorrow at 3pm CST'));
     expect(errorText(central)).toMatch(
       /starts_at: CST could be the time in China, the central US or Cuba; ask the caller for the time in London/,
     );
   });
 
   it('says a start in the year 1 has passed, conversationally', async () => {
-    const result = await demo.mcp.call('book', {
-      location: 'camden',
-      services: 'haircut',
-      starts_at: '0001-01-01T10:00:00+00:00',
-      client: CALLER,
-    });
+    const result = await demo.mcp.call('book', bookAt('0001-01-01T10:00:00+00:00'));
     expect(result).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
     expect(result.hint).toMatch(/^That time has already passed;/);
   });

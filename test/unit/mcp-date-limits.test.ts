@@ -11,7 +11,7 @@ import {
 } from '../../src/mcp/slot-window.ts';
 import { speakDate, speakNotice, speakOnDate } from '../../src/mcp/speech.ts';
 import { resolveSpokenDate } from '../../src/mcp/spoken-dates.ts';
-import { passedHint, tooFarAheadHint } from '../../src/mcp/tools/find-slots.ts';
+import { failure } from '../../src/mcp/tool-kit.ts';
 
 /**
  * Dates at the ends of the calendar the engine writes (YYYY-MM-DD: 0000-01-01 to 9999-12-31), the
@@ -158,10 +158,13 @@ describe('words around dates', () => {
 
 describe('find_slots’ hints for days that cannot be booked', () => {
   it('say a day gone by has passed, with or without free times to offer', () => {
-    expect(passedHint('Sunday 22 November', 1, 5)).toBe(
+    expect(failure('days_passed', { days: 'Sunday 22 November', count: 1, alternatives: 5 }).hint).toBe(
       'Sunday 22 November has already passed; offer the nearest free times in alternatives, or ask for another day.',
     );
-    expect(passedHint('Monday 16 November to Sunday 22 November', 7, 0)).toBe(
+    expect(
+      failure('days_passed', { days: 'Monday 16 November to Sunday 22 November', count: 7, alternatives: 0 })
+        .hint,
+    ).toBe(
       'Monday 16 November to Sunday 22 November have already passed, and nothing is free in the next two weeks; ' +
         'ask for another day, or offer to take a message.',
     );
@@ -169,12 +172,12 @@ describe('find_slots’ hints for days that cannot be booked', () => {
 
   it('say how far ahead the location books, and until when', () => {
     expect(
-      tooFarAheadHint({
+      failure('days_too_far_ahead', {
         asked: 'Thursday 25 February',
         location: 'Northside Camden',
         maxAdvanceDays: 1,
         last: 'tomorrow, Tuesday 24 November',
-      }),
+      }).hint,
     ).toBe(
       'Thursday 25 February is further ahead than Northside Camden takes bookings (up to 1 day ahead, ' +
         'so until tomorrow, Tuesday 24 November); ask for a date by then, or offer to take a message.',

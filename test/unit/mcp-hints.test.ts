@@ -35,6 +35,18 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { location: 'Northside Camden', day: 'Friday 25 December', why: 'Christmas Day', alternatives: 3 },
     { location: 'Northside Camden', day: 'Sunday 29 November', why: null, alternatives: 0 },
   ],
+  days_passed: [
+    { days: 'Sunday 22 November', count: 1, alternatives: 5 },
+    { days: 'Monday 16 November to Sunday 22 November', count: 7, alternatives: 0 },
+  ],
+  days_too_far_ahead: [
+    {
+      asked: 'Thursday 25 February',
+      location: 'Northside Camden',
+      maxAdvanceDays: 90,
+      last: 'Sunday 21 February',
+    },
+  ],
   closed_day: [
     { location: 'Northside Camden', day: 'Friday 25 December', why: 'Christmas Day', alternatives: 3 },
     { location: 'Northside Camden', day: 'Sunday 29 November', why: null, alternatives: 0 },

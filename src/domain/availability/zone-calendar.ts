@@ -145,6 +145,16 @@ export function addDays(date: string, days: number): string {
   return new Date(wallMidnightOf(date) + days * DAY).toISOString().slice(0, 10);
 }
 
+/** Whole days from one calendar date to another (negative when `to` comes first): addDays undone. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((wallMidnightOf(to) - wallMidnightOf(from)) / DAY);
+}
+
+/** True for a real calendar date written YYYY-MM-DD (2026-02-30 is not one: it rolls over into March). */
+export function isCalendarDate(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && addDays(value, 0) === value;
+}
+
 function weekdayOf(wallMidnight: number): number {
   const sundayZero = new Date(wallMidnight).getUTCDay();
   return sundayZero === 0 ? 7 : sundayZero;

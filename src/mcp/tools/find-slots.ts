@@ -21,7 +21,7 @@ import { speakClock, speakDate, speakDuration, speakOnDate } from '../speech.ts'
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
-import { BadArgument, fail, SpokenSlot, ToolFailure } from '../tool-kit.ts';
+import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
@@ -120,23 +120,27 @@ export const findSlotsTool = defineTool({
       const days = (from: string, count: number) => speakDays(place, from, count, today);
       if (!found) {
         const offered = await alternatives(today);
-        throw new ToolFailure('no_slots', passedHint(days(span.from, span.days), span.days, offered.length), {
-          alternatives: offered,
-          reason: 'too_soon',
-        });
+        fail(
+          'days_passed',
+          { days: days(span.from, span.days), count: span.days, alternatives: offered.length },
+          { alternatives: offered, reason: 'too_soon' },
+        );
       }
       const { policy } = await locationInfo();
       // Counted from the same today as every other date of this answer.
       const lastBookable = lastBookableDate(today, policy.max_advance_days);
       const bookable = bookableDays(span, lastBookable);
       if (bookable.tooFarAhead) {
-        const hint = tooFarAheadHint({
-          asked: days(span.from, span.days),
-          location: place.location.name,
-          maxAdvanceDays: policy.max_advance_days,
-          last: speakDate(lastBookable, place.locale, today),
-        });
-        throw new ToolFailure('no_slots', hint, { reason: 'too_far_ahead' });
+        fail(
+          'days_too_far_ahead',
+          {
+            asked: days(span.from, span.days),
+            location: place.location.name,
+            maxAdvanceDays: policy.max_advance_days,
+            last: speakDate(lastBookable, place.locale, today),
+          },
+          { reason: 'too_far_ahead' },
+        );
       }
       const offered = await alternatives(span.from);
       // Every bookable day asked for closed: say so, not "nothing free", which sounds fully booked.
@@ -224,31 +228,3 @@ function speakDays(place: Place, from: string, days: number, today: string): str
   const first = speakDate(from, place.locale, today);
   return days === 1 ? first : `${first} to ${speakDate(addDays(from, days - 1), place.locale, today)}`;
 }
-
-/**
- * The days asked for are over: said so, rather than "nothing is free", which sounds fully booked.
- * (Hints of find_slots' own; the catalogue of shared ones is hints.ts.)
- */
-export function passedHint(days: string, count: number, alternatives: number): string {
-  const passed = `${capitalised(days)} ${count === 1 ? 'has' : 'have'} already passed`;
-  return alternatives > 0
-    ? `${passed}; offer the nearest free times in alternatives, or ask for another day.`
-    : `${passed}, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`;
-}
-
-/** The days asked for lie beyond what the location books: how far ahead it does, and until when. */
-export function tooFarAheadHint(params: {
-  asked: string;
-  location: string;
-  maxAdvanceDays: number;
-  last: string;
-}): string {
-  const { asked, location, maxAdvanceDays, last } = params;
-  const ahead = `${maxAdvanceDays} ${maxAdvanceDays === 1 ? 'day' : 'days'} ahead`;
-  return (
-    `${capitalised(asked)} is further ahead than ${location} takes bookings (up to ${ahead}, so until ${last}); ` +
-    'ask for a date by then, or offer to take a message.'
-  );
-}
-
-const capitalised = (words: string) => words.charAt(0).toUpperCase() + words.slice(1);
