@@ -87,6 +87,12 @@ export const TOOL_OUTCOMES = {
       ? 'That time has just been taken; apologise and offer the nearest free times in alternatives.'
       : 'That time has just been taken and nothing else is free nearby; offer another day.',
   ),
+  /** Allowed by every rule but outside everyone's working hours that day (8 pm at a salon open until 6). */
+  nobody_works_then: outcome<{ day: string; alternatives: number }>('conflict', ({ day, alternatives }) =>
+    alternatives > 0
+      ? `Nobody who does that works at that time ${day}; offer the nearest free times in alternatives.`
+      : `Nobody who does that works at that time ${day}, and nothing else is free nearby; offer another day.`,
+  ),
   time_passed: outcome<{ alternatives: number }>('conflict', ({ alternatives }) =>
     alternatives > 0
       ? 'That time has already passed; offer the nearest free times in alternatives.'

@@ -1,7 +1,7 @@
 import { localDateAt } from '../domain/time-format.ts';
 import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import type { Place } from './resolution.ts';
-import { speakDate, speakNotice } from './speech.ts';
+import { speakDate, speakNotice, speakOnDate } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
 import { speakWeeklyHours } from './spoken-hours.ts';
 import { failure, isError, type SpokenSlot } from './tool-kit.ts';
@@ -49,6 +49,8 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
   const today = localDateAt(api.now(), place.zone);
   const day = (date: unknown) =>
     typeof date === 'string' ? speakDate(date, place.locale, today) : 'that day';
+  const onDay = (date: unknown) =>
+    typeof date === 'string' ? speakOnDate(date, place.locale, today) : 'that day';
   const offer = async (days: number, from?: string) => {
     const alternatives = await freeTimesNear(api, asked, days, from);
     return { ...base, alternatives };
@@ -56,7 +58,10 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
   switch (reason) {
     case 'slot_unavailable': {
       const extra = await offer(2);
-      return failure('slot_taken', { alternatives: extra.alternatives.length }, extra);
+      const alternatives = extra.alternatives.length;
+      return details.outside_hours === true
+        ? failure('nobody_works_then', { day: onDay(details.date), alternatives }, extra)
+        : failure('slot_taken', { alternatives }, extra);
     }
     case 'too_soon': {
       if (Date.parse(asked.startsAt) <= api.now()) {

@@ -153,11 +153,13 @@ describe('book with a time said in another zone', () => {
     expect(result.booking.spoken).toMatch(/tomorrow, Tuesday 24 November at 3 pm/);
   });
 
-  it('reads 3 pm PST as 11 pm in London (closed), not as a time already passed', async () => {
+  it('reads 3 pm PST as 11 pm in London (nobody works then), not as a time already passed', async () => {
     const result = await demo.mcp.call('book', bookAt('tomorrow at 3pm PST'));
-    expect(result).toMatchObject({ ok: false, code: 'conflict' });
-    expect(result.reason).not.toBe('too_soon');
-    expect(result.hint).not.toMatch(/already passed/);
+    expect(result).toMatchObject({ ok: false, code: 'conflict', reason: 'slot_unavailable' });
+    expect(result.hint).toMatch(
+      /^Nobody who does that works at that time tomorrow, Tuesday 24 November; offer the nearest free times in alternatives\.$/,
+    );
+    expect(result.alternatives.length).toBeGreaterThan(0);
   });
 
   it('asks when the zone could mean two clocks, and which zone a word is that names none', async () => {

@@ -177,16 +177,27 @@ describe('POST /bookings: 409 conflict names its reason', () => {
 
   it('slot_unavailable: allowed, but taken (or blocked by a buffer), or outside everyone’s hours', async () => {
     await book(cut('2026-11-24T14:00:00+00:00'));
-    for (const start of [
-      '2026-11-24T14:00:00+00:00',
-      '2026-11-24T14:30:00+00:00',
-      '2026-11-24T17:30:00+00:00',
-    ]) {
+    for (const start of ['2026-11-24T14:00:00+00:00', '2026-11-24T14:30:00+00:00']) {
       expect(await refused(cut(start))).toEqual({
         code: 'conflict',
         message: 'That time is not available; ask for availability again.',
         param: 'starts_at',
         reason: 'slot_unavailable',
+      });
+    }
+    // Ana, the only one at Soho on Tuesdays, stops at 17:00: nobody is working then, which is said.
+    for (const start of [
+      '2026-11-24T17:30:00+00:00',
+      '2026-11-24T16:30:00+00:00',
+      '2026-11-24T07:00:00+00:00',
+    ]) {
+      expect(await refused(cut(start))).toEqual({
+        code: 'conflict',
+        message:
+          'Nobody who offers these services works at that time on 2026-11-24; ask for availability again.',
+        param: 'starts_at',
+        reason: 'slot_unavailable',
+        details: { date: '2026-11-24', outside_hours: true },
       });
     }
   });

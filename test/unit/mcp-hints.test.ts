@@ -25,6 +25,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   bad_contact: [{ field: 'phone' }, { field: 'email' }],
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
+  nobody_works_then: [
+    { day: 'on Friday 27 November', alternatives: 3 },
+    { day: 'tomorrow, Friday 27 November', alternatives: 0 },
+  ],
   time_passed: [{ alternatives: 3 }, { alternatives: 0 }],
   too_soon: [
     { notice: "1 hour's notice", alternatives: 3 },

@@ -76,6 +76,19 @@ describe('diagnoseStart', () => {
     expect(diagnosis.ok ? 'ok' : diagnosis.reason).toBe(expected);
   });
 
+  it('tells a start outside everyone’s hours from a taken one', () => {
+    const outside = (start: string, staffId?: string) =>
+      (diagnoseStart(london, at(start), staffId) as { outsideHours?: boolean }).outsideHours;
+    expect(outside('2026-11-24T17:00:00Z')).toBe(true);
+    // Ana's 45 minutes would run past 17:00.
+    expect(outside('2026-11-24T16:30:00Z')).toBe(true);
+    // Her time off on Thursday morning: nobody is working then either.
+    expect(outside('2026-11-26T10:30:00Z')).toBe(true);
+    expect(outside('2026-11-24T10:00:00Z')).toBe(false);
+    expect(outside('2026-11-24T09:30:00Z')).toBe(false);
+    expect(outside('2026-11-24T10:00:00Z', 'ana')).toBe(false);
+  });
+
   it('tells a time off from hours not worked, and the last date in reach', () => {
     expect(diagnoseStart(london, at('2026-11-26T10:30:00Z'), 'ana')).toMatchObject({ onTimeOff: true });
     expect(diagnoseStart(london, at('2026-11-24T09:00:00Z'), 'bo')).toMatchObject({ onTimeOff: false });

@@ -22,7 +22,8 @@ export type DayClosure = 'closure' | 'nobody_works';
  * - staff_not_working: the named staff member's working time (hours less time off) that date does
  *   not hold the whole appointment;
  * - slot_unavailable: none of the above, yet no slot: it is taken, blocked by a buffer, outside
- *   everyone's hours (any staff), or the buffer meets time off.
+ *   everyone's hours (any staff: `outsideHours`, so a caller asking for 8 pm hears that nobody works
+ *   then, not that the time was taken), or the buffer meets time off.
  * A start that is a slot breaks none of these rules, so `ok` agrees with findSlotAt exactly.
  */
 export type StartDiagnosis =
@@ -32,7 +33,7 @@ export type StartDiagnosis =
   | { ok: false; reason: 'closed'; date: string; cause: DayClosure }
   | { ok: false; reason: 'not_on_grid'; date: string }
   | { ok: false; reason: 'staff_not_working'; date: string; staffId: string; onTimeOff: boolean }
-  | { ok: false; reason: 'slot_unavailable'; date: string };
+  | { ok: false; reason: 'slot_unavailable'; date: string; outsideHours: boolean };
 
 /**
  * Diagnoses `startsAt` against `query`, whose staff are everyone eligible for the services (the
@@ -57,18 +58,15 @@ export function diagnoseStart(query: SlotQuery, startsAt: number, staffId?: stri
   if (!calendar.grid(day, query.slotIntervalMinutes).includes(startsAt)) {
     return { ok: false, reason: 'not_on_grid', date };
   }
-  if (staffId !== undefined) {
-    const length = query.services.reduce((total, s) => total + s.durationMinutes, 0) * MINUTE;
-    const holds = (s: StaffSchedule, withTimeOff: boolean) =>
-      workingStarts(calendar, day, s, length, withTimeOff).some(
-        (i) => i.start <= startsAt && startsAt < i.end,
-      );
-    if (!named || !holds(named, true)) {
-      const onTimeOff = named !== undefined && holds(named, false);
-      return { ok: false, reason: 'staff_not_working', date, staffId, onTimeOff };
-    }
+  const length = query.services.reduce((total, s) => total + s.durationMinutes, 0) * MINUTE;
+  const holds = (s: StaffSchedule, withTimeOff: boolean) =>
+    workingStarts(calendar, day, s, length, withTimeOff).some((i) => i.start <= startsAt && startsAt < i.end);
+  if (staffId !== undefined && (!named || !holds(named, true))) {
+    const onTimeOff = named !== undefined && holds(named, false);
+    return { ok: false, reason: 'staff_not_working', date, staffId, onTimeOff };
   }
-  return { ok: false, reason: 'slot_unavailable', date };
+  const outsideHours = !asked.staff.some((s) => holds(s, true));
+  return { ok: false, reason: 'slot_unavailable', date, outsideHours };
 }
 
 /**

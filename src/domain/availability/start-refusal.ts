@@ -109,7 +109,14 @@ export function startRefusal(
       };
     }
     case 'slot_unavailable':
-      return SLOT_UNAVAILABLE;
+      if (!diagnosis.outsideHours) return SLOT_UNAVAILABLE;
+      // Still slot_unavailable (design 8.2's reasons), but said as it is: nobody is working then.
+      return {
+        reason: 'slot_unavailable',
+        message: `Nobody who offers these services works at that time on ${diagnosis.date}; ask for availability again.`,
+        param: 'starts_at',
+        details: { date: diagnosis.date, outside_hours: true },
+      };
   }
 }
 
