@@ -6,6 +6,7 @@ import type { RateLimitStore } from '../data/rate-limit-counters.ts';
 import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
+import { checkFreeText } from './free-text.ts';
 import { KEY_COUNTER_PREFIX, keyRequests } from './rate-limiter.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
@@ -49,6 +50,12 @@ export interface CreatedApiKey extends ApiKeySummary {
   key: string;
 }
 
+/**
+ * The highest per-key limit: far above any front desk or agent, and a whole number the counters and
+ * the rate-limit headers carry exactly (1e20 was stored as a real number and sent back as such).
+ */
+export const MAX_KEY_RATE_LIMIT = 1_000_000;
+
 export async function createApiKey(
   db: Db,
   input: { organisationSlug: string; label: string; scope: ApiKeyScope; rateLimitPerMinute?: number | null },
@@ -60,11 +67,12 @@ export async function createApiKey(
   const label = input.label.trim();
   if (label === '' || label.length > 100)
     throw new AppError('invalid_request', 'A key label is 1 to 100 characters.');
+  checkFreeText(label, 100, 'label');
   const rate = input.rateLimitPerMinute ?? null;
-  if (rate !== null && (!Number.isInteger(rate) || rate < 1)) {
+  if (rate !== null && (!Number.isInteger(rate) || rate < 1 || rate > MAX_KEY_RATE_LIMIT)) {
     throw new AppError(
       'invalid_request',
-      'A rate limit is a whole number of requests per minute, at least 1.',
+      `A rate limit is a whole number of requests per minute, from 1 to ${MAX_KEY_RATE_LIMIT}.`,
     );
   }
   const key = generateApiKey();

@@ -23,7 +23,7 @@ import type {
   Slot,
   StaffSchedule,
 } from '../domain/availability/types.ts';
-import { addDays, searchWindow } from '../domain/availability/zone-calendar.ts';
+import { addDays, isCalendarDate, searchWindow } from '../domain/availability/zone-calendar.ts';
 import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
@@ -282,6 +282,11 @@ async function loadOffer(
   catalogueVersion?: number,
 ): Promise<Offer> {
   const { location } = request;
+  // Every face checks its dates; this is the last line, so a date no face caught (a console query
+  // parameter, say) is the caller's error, not a fault of the engine.
+  if (!isCalendarDate(fromDate)) {
+    throw new AppError('invalid_request', `"${fromDate.slice(0, 20)}" is not a date (YYYY-MM-DD).`, 'date');
+  }
   const offered = `offer|${location.id}|${request.serviceIds.join(',')}|${request.staffId ?? ''}`;
   const { services, staff } = await readCatalogue(db, organisationId, catalogueVersion, offered, async () => {
     // Asked at once: on PostgreSQL, outside a transaction, that is one wait for the database, not two.
@@ -325,15 +330,12 @@ function loadCalendars(
   const ids = scope.candidates.map((s) => s.id);
   const key = `calendars|${location.id}|${ids.join(',')}|${scope.fromDate}|${scope.days}`;
   return readCatalogue(db, organisationId, catalogueVersion, key, async () => {
+    // Worked out before either query starts: a throw between the two would leave the first one's
+    // promise with nobody awaiting it (an unhandled rejection ends the process).
+    const lastDate = addDays(scope.fromDate, scope.days - 1);
     const [calendars, closedDates] = await Promise.all([
       calendarsOf(db, organisationId, location.id, ids, scope.window),
-      closedDatesBetween(
-        db,
-        organisationId,
-        location.id,
-        scope.fromDate,
-        addDays(scope.fromDate, scope.days - 1),
-      ),
+      closedDatesBetween(db, organisationId, location.id, scope.fromDate, lastDate),
     ]);
     return { ...calendars, closedDates };
   });

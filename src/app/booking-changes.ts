@@ -6,7 +6,7 @@ import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
-import type { Booking, FeeKind } from '../domain/booking/booking.ts';
+import { type Booking, CANCEL_REASON_MAX_LENGTH, type FeeKind } from '../domain/booking/booking.ts';
 import {
   type ChangeDecision,
   type ChangeDisclosure,
@@ -20,6 +20,7 @@ import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { canonicalReference } from './booking-reference.ts';
 import { getBooking, whileSlotFree } from './booking-service.ts';
+import { checkFreeText } from './free-text.ts';
 import { announceChange } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot, slotOrRefusal } from './start-check.ts';
@@ -239,6 +240,7 @@ export function cancelBooking(
   reason: string | undefined,
   now: number,
 ): Promise<CancellationResult> {
+  checkFreeText(reason, CANCEL_REASON_MAX_LENGTH, 'reason');
   return writeTransaction(db, (trx) => cancel(trx, changer, reference, reason, now));
 }
 

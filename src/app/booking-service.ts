@@ -13,7 +13,7 @@ import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
-import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
+import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { prepareSlotCheck } from './availability-service.ts';
@@ -21,6 +21,7 @@ import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import { requireLocation } from './directory-service.ts';
+import { checkFreeText } from './free-text.ts';
 import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
@@ -86,6 +87,7 @@ export async function createBooking(
   now: number,
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
+  checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
   const location = await requireLocation(
     trx,
     caller.organisationId,

@@ -1,3 +1,4 @@
+import { AsYouType, type CountryCode, isSupportedCountry } from 'libphonenumber-js';
 import { DateTime } from 'luxon';
 import { calendarsOf, closuresBetween } from '../data/availability-repository.ts';
 import { findClientById } from '../data/client-repository.ts';
@@ -7,13 +8,15 @@ import { findLocationById, listActiveLocations } from '../data/location-reposito
 import { findOrganisationById } from '../data/organisation-repository.ts';
 import { activeStaffAt } from '../data/staff-repository.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
+import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import type { Location, OfferedService, StaffRef } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxMessage } from '../domain/outbox.ts';
 import { type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
 import { registerClient } from './client-service.ts';
+import { normalisePhone, phoneAsDialledAt } from './contact.ts';
 import { listServicesAt, requireLocation } from './directory-service.ts';
+import { checkFreeText } from './free-text.ts';
 import { messagesOfBooking } from './outbox-service.ts';
 
 /**
@@ -175,10 +178,20 @@ export interface ClientMatch {
   bookings: { reference: string; status: string; startsAt: number; timezone: string; locationName: string }[];
 }
 
-/** Clients matching every word of `query` (name, phone digits or e-mail), each with recent bookings. */
+/**
+ * Clients matching every word of `query` (name, phone digits or e-mail), each with recent bookings. A
+ * phone number is found however the desk types it: international ("+44 7911 000111", "0044…"), or
+ * national in the country of one of the organisation's locations ("07911 000111"), as lookup_client
+ * reads a caller's number; whole, or its beginning once that has 3 digits past the country code and
+ * trunk prefix (so "0" or "+44" alone does not find every client).
+ */
 export async function searchClients(db: Db, organisationId: string, query: string): Promise<ClientMatch[]> {
   if (query.trim() === '') return [];
-  const clients = await diary.searchClients(db, organisationId, query.slice(0, 100), 20);
+  const tokens = query.slice(0, 100).toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
+  const countries = tokens.some((token) => NUMBER_WORD.test(token))
+    ? (await listActiveLocations(db, organisationId, null, 100)).items.map((l) => l.country)
+    : [];
+  const clients = await diary.searchClients(db, organisationId, searchTerms(tokens, countries), 20);
   return Promise.all(
     clients.map(async (c) => ({
       id: c.id,
@@ -194,6 +207,53 @@ export async function searchClients(db: Db, organisationId: string, query: strin
       })),
     })),
   );
+}
+
+/** A word that is a phone number or a group of one as typed: digits, with + ( ) - . / as people write them. */
+const NUMBER_WORD = /^\+?[\d().\-/]*\d[\d().\-/]*$/;
+
+/**
+ * A search's terms (at most 5): each word on its own, but consecutive number words together, as one
+ * number typed in groups ("+44 7911 000111"); a word beginning with "+" begins another number.
+ */
+function searchTerms(
+  tokens: readonly string[],
+  countries: readonly (string | null)[],
+): diary.ClientSearchTerm[] {
+  const groups: { words: string[]; number: boolean }[] = [];
+  for (const token of tokens) {
+    const number = NUMBER_WORD.test(token);
+    const last = groups.at(-1);
+    if (number && last?.number && !token.startsWith('+')) last.words.push(token);
+    else groups.push({ words: [token], number });
+  }
+  return groups.slice(0, 5).map(({ words, number }) => ({
+    words,
+    phonePrefixes: number ? phonePrefixes(words.join(''), countries) : [],
+  }));
+}
+
+/**
+ * What a number as typed reads as in E.164: the whole number when it is valid (normalisePhone, as
+ * phones are read everywhere else), and the beginning typed so far (libphonenumber's as-you-type
+ * reading, which drops a trunk prefix such as the UK's 0) once it has 3 digits past the country code.
+ * International with "+" or "00"; otherwise national, in each country of the organisation's locations.
+ */
+function phonePrefixes(typed: string, countries: readonly (string | null)[]): string[] {
+  const compact = typed.replace(/[^\d+]/g, '').replace(/^00/, '+');
+  const regions: (CountryCode | undefined)[] = compact.startsWith('+')
+    ? [undefined]
+    : [...new Set(countries)].filter((c): c is CountryCode => c !== null && isSupportedCountry(c));
+  const prefixes = new Set<string>();
+  for (const region of regions) {
+    const whole = normalisePhone(compact, region);
+    if (whole) prefixes.add(whole);
+    const begun = new AsYouType(region);
+    begun.input(compact);
+    const value = begun.getNumberValue();
+    if (value && begun.getNationalNumber().length >= 3) prefixes.add(value);
+  }
+  return [...prefixes];
 }
 
 /** The names of a location's active staff, by id (to say who a free time is with). */
@@ -236,7 +296,11 @@ export async function bookForCaller(
 ): Promise<CreatedBooking> {
   const organisation = await findOrganisationById(db, user.organisationId);
   if (!organisation) throw new AppError('not_found', 'No such organisation.');
-  const { client } = await registerClient(db, user.organisationId, input.client, now);
+  // Checked before the client is registered, as createBooking would after it.
+  checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
+  const location = await requireLocation(db, user.organisationId, input.locationSlug, 'location');
+  const phone = input.client.phone && phoneAsDialledAt(input.client.phone, location.country);
+  const { client } = await registerClient(db, user.organisationId, { ...input.client, phone }, now);
   return writeTransaction(db, (trx) =>
     createBooking(
       trx,

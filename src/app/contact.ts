@@ -23,6 +23,15 @@ export function normalisePhone(value: string, defaultCountry?: CountryCode): str
   }
 }
 
+/**
+ * A number as a customer or the front desk types it at a location: national numbers are read in the
+ * location's country, as dialled there. One that does not read is returned as typed, for the client's
+ * rules to refuse with their own message.
+ */
+export function phoneAsDialledAt(value: string, country: string | null): string {
+  return normalisePhone(value, (country ?? undefined) as CountryCode | undefined) ?? value;
+}
+
 const emailShape = z.email();
 
 /** Trimmed and lower-cased, or undefined when it is not an e-mail address. */
@@ -32,11 +41,18 @@ export function normaliseEmail(value: string): string | undefined {
   return emailShape.safeParse(normalised).success ? normalised : undefined;
 }
 
+/**
+ * Control characters, and the explicit direction controls (embeddings, overrides, isolates): a name
+ * holding U+202E ("right-to-left override") turned the phone number shown after it on the console
+ * backwards. Names in Arabic or Hebrew need none of them.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
+const NOT_IN_A_NAME = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+
 /** A first or last name trimmed, or undefined when empty, too long or holding control characters. */
 export function normaliseName(value: string, maxLength = NAME_MAX_LENGTH): string | undefined {
   const trimmed = value.trim();
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
-  if (trimmed.length < 1 || [...trimmed].length > maxLength || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+  if (trimmed.length < 1 || [...trimmed].length > maxLength || NOT_IN_A_NAME.test(trimmed)) {
     return undefined;
   }
   return trimmed;

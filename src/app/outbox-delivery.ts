@@ -8,6 +8,7 @@ import {
   type MessageOutcome,
   messageFactsOf,
   settleMessages,
+  supersededMessages,
 } from '../data/outbox-repository.ts';
 import type { OutboxTable } from '../data/tables.ts';
 import { writeStatement } from '../data/write-transaction.ts';
@@ -94,11 +95,17 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
     claimed.map((row) => ({ organisationId: row.organisation_id, bookingId: row.booking_id })),
     { withCheckouts: claimed.some((row) => row.kind === 'payment_link') },
   );
+  // Only a message tried before can have been replaced while it was out (dropPendingMessages).
+  const superseded = await supersededMessages(
+    delivery.db,
+    claimed.filter((row) => row.attempts > 1),
+  );
   const settle = outcomeRecorder(delivery.db, token);
   await Promise.all(
-    claimed.map(
-      async (row) => counts[await deliverOne(delivery, row, facts.get(row.booking_id), token, settle)]++,
-    ),
+    claimed.map(async (row) => {
+      const rowFacts = superseded.has(row.id) ? undefined : facts.get(row.booking_id);
+      counts[await deliverOne(delivery, row, rowFacts, token, settle)]++;
+    }),
   );
   return counts;
 }

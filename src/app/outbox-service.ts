@@ -109,7 +109,8 @@ export async function announceChange(
     .where('b.organisation_id', '=', organisationId)
     .where('b.id', '=', bookingId)
     .executeTakeFirstOrThrow();
-  await dropPendingMessages(trx, organisationId, bookingId, change.drop === 'all' ? undefined : change.drop);
+  const kinds = change.drop === 'all' ? undefined : change.drop;
+  await dropPendingMessages(trx, organisationId, bookingId, now, kinds);
   const target = {
     organisationId,
     bookingId,

@@ -1,15 +1,16 @@
-import type { CountryCode } from 'libphonenumber-js';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
+import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { getAvailability } from './availability-service.ts';
 import { createBooking } from './booking-service.ts';
 import { registerClient } from './client-service.ts';
-import { normalisePhone } from './contact.ts';
+import { phoneAsDialledAt } from './contact.ts';
 import type { AppDeps } from './deps.ts';
 import { listLocations, listServicesAt, requireLocation } from './directory-service.ts';
+import { checkFreeText } from './free-text.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -105,13 +106,11 @@ export async function bookOnPublicPage(
       'phone',
     );
   }
+  // Checked before the client is registered, as createBooking would after it.
+  checkFreeText(request.notes, NOTES_MAX_LENGTH, 'notes');
   const now = deps.clock.nowMs();
   const location = await requireLocation(deps.db, organisation.id, request.locationSlug, 'location');
-  // A customer types their number as they dial it: national numbers are read in the location's country.
-  const phone =
-    request.phone &&
-    (normalisePhone(request.phone, (location.country ?? undefined) as CountryCode | undefined) ??
-      request.phone);
+  const phone = request.phone && phoneAsDialledAt(request.phone, location.country);
   const { client } = await registerClient(
     deps.db,
     organisation.id,

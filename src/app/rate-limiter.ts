@@ -55,6 +55,22 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return entry && entry.windowEnd === windowEnd ? entry.count : 0;
   }
 
+  // No sweep here: a sweep drops the windows ending before the one it is given, and these windows may
+  // be longer than a minute (sign-in's 15). The next increment's sweep drops them once passed.
+  async incrementBelow(counter: RateLimitCounter, limit: number, windowEnd: number): Promise<number | null> {
+    const key = memoryKey(counter);
+    const entry = this.#counts.get(key);
+    const count = entry && entry.windowEnd === windowEnd ? entry.count : 0;
+    if (count >= limit) return null;
+    this.#counts.set(key, { windowEnd, count: count + 1 });
+    return count + 1;
+  }
+
+  async decrement(counter: RateLimitCounter, windowEnd: number): Promise<void> {
+    const entry = this.#counts.get(memoryKey(counter));
+    if (entry && entry.windowEnd === windowEnd && entry.count > 0) entry.count -= 1;
+  }
+
   #sweep(currentWindowEnd: number): void {
     this.#lastSweep = currentWindowEnd;
     for (const [key, entry] of this.#counts) if (entry.windowEnd < currentWindowEnd) this.#counts.delete(key);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
 import type { Db } from '../data/database.ts';
-import { findOrganisationBySlug } from '../data/organisation-repository.ts';
+import { findOrganisationBySlug, type Organisation } from '../data/organisation-repository.ts';
 import { NO_ORGANISATION, type RateLimitCounter, type RateLimitStore } from '../data/rate-limit-counters.ts';
 import type { UserRole, UsersTable } from '../data/tables.ts';
 import * as users from '../data/user-repository.ts';
@@ -12,7 +12,7 @@ import { normaliseEmail } from './contact.ts';
  * Staff accounts of the console (design.md 8.4): created, listed and disabled by `booking users`,
  * signed in at /console. Passwords are hashed with argon2id (OWASP's parameters: 19 MiB, 2 passes);
  * sessions are random 256-bit tokens of which only a SHA-256 is stored, ending after IDLE_TIMEOUT_MS
- * without a request.
+ * without use (a page opened or a form sent; the diary's background polling is not use).
  */
 export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'staff'];
 export const PASSWORD_MIN_LENGTH = 12;
@@ -47,6 +47,11 @@ export interface ConsoleSession {
   csrfToken: string;
   user: { id: string; email: string; role: UserRole };
   organisation: { id: string; slug: string; name: string; locale: string; currency: string };
+  /**
+   * When the session ends unless used again (epoch ms): its last use, as stored, plus IDLE_TIMEOUT_MS.
+   * The cookie is given the same end, so browser and server agree.
+   */
+  idleUntil: number;
 }
 
 export async function createUser(
@@ -128,19 +133,45 @@ export async function signIn(
   const email = attempt.email.trim().toLowerCase();
   const counters = throttles(slug, email, attempt.address);
   const windowEnd = Math.floor(now / SIGN_IN_WINDOW_MS) * SIGN_IN_WINDOW_MS + SIGN_IN_WINDOW_MS;
+  // Each try is counted as a failure before its password is checked (a slot reserved in one atomic
+  // step per counter, so parallel tries cannot all pass a check made before any of them counted), and
+  // given back if it proves right. Narrowest counter first: a guesser's refused tries stop at their
+  // own account-and-address counter and never add to the account's, which its owner signs in under.
+  const reserved: RateLimitCounter[] = [];
   for (const { counter, limit } of counters) {
-    if ((await store.get(counter, windowEnd)) >= limit) {
+    if ((await store.incrementBelow(counter, limit, windowEnd)) === null) {
+      await giveBack(store, reserved, windowEnd);
       return { ok: false, reason: 'throttled', retryAfterMs: windowEnd - now };
     }
+    reserved.push(counter);
   }
-  const organisation = await findOrganisationBySlug(db, slug);
-  const user = organisation && (await users.findUserByEmail(db, organisation.id, email));
-  // An unknown account still costs a hash check, so timing does not tell which accounts exist.
-  const ok = await verify(user?.password_hash ?? DUMMY_HASH, attempt.password).catch(() => false);
-  if (!organisation || !user || !ok || user.disabled_at !== null) {
-    for (const { counter } of counters) await store.increment(counter, windowEnd);
-    return { ok: false, reason: 'wrong' };
+  let wrong = false;
+  try {
+    const organisation = await findOrganisationBySlug(db, slug);
+    const user = organisation && (await users.findUserByEmail(db, organisation.id, email));
+    // An unknown account still costs a hash check, so timing does not tell which accounts exist.
+    const ok = await verify(user?.password_hash ?? DUMMY_HASH, attempt.password).catch(() => false);
+    if (!organisation || !user || !ok || user.disabled_at !== null) {
+      wrong = true;
+      return { ok: false, reason: 'wrong' };
+    }
+    return await startSession(db, organisation, user, now);
+  } finally {
+    // Only a wrong password stays counted (not a right one, nor a try the server failed to answer).
+    if (!wrong) await giveBack(store, reserved, windowEnd);
   }
+}
+
+async function giveBack(store: RateLimitStore, counters: readonly RateLimitCounter[], windowEnd: number) {
+  for (const counter of counters) await store.decrement(counter, windowEnd);
+}
+
+async function startSession(
+  db: Db,
+  organisation: Organisation,
+  user: UsersTable,
+  now: number,
+): Promise<SignInOutcome> {
   const token = randomBytes(32).toString('base64url');
   const session = {
     id: sessionIdOf(token),
@@ -165,15 +196,23 @@ export async function signIn(
         locale: organisation.locale,
         currency: organisation.currency,
       },
+      idleUntil: now + IDLE_TIMEOUT_MS,
     },
   };
 }
 
 /**
  * The live session of a cookie's token, or null (unknown, idle for IDLE_TIMEOUT_MS or more, or its
- * account disabled). An idle session is deleted as it is found.
+ * account disabled). An idle session is deleted as it is found. A request that is `use` of the console
+ * (a page someone opened, a form they sent) starts its idle time afresh; one that is not (the diary's
+ * own polling, which runs on a screen nobody is at as well) leaves it running.
  */
-export async function resumeSession(db: Db, token: string, now: number): Promise<ConsoleSession | null> {
+export async function resumeSession(
+  db: Db,
+  token: string,
+  now: number,
+  use = true,
+): Promise<ConsoleSession | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const id = sessionIdOf(token);
   const row = await users.findSession(db, id);
@@ -182,8 +221,12 @@ export async function resumeSession(db: Db, token: string, now: number): Promise
     await users.deleteSession(db, row.organisation_id, id);
     return null;
   }
-  if (now - row.last_seen_at >= TOUCH_RESOLUTION_MS) {
-    await users.touchSession(db, row.organisation_id, id, now).catch(() => undefined);
+  let lastUse = row.last_seen_at;
+  if (use && now - row.last_seen_at >= TOUCH_RESOLUTION_MS) {
+    lastUse = await users.touchSession(db, row.organisation_id, id, now).then(
+      () => now,
+      () => row.last_seen_at,
+    );
   }
   return {
     id,
@@ -196,6 +239,7 @@ export async function resumeSession(db: Db, token: string, now: number): Promise
       locale: row.organisation_locale,
       currency: row.organisation_currency,
     },
+    idleUntil: lastUse + IDLE_TIMEOUT_MS,
   };
 }
 

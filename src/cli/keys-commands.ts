@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createApiKey, listApiKeys, revokeApiKey } from '../app/api-key-service.ts';
+import { createApiKey, listApiKeys, MAX_KEY_RATE_LIMIT, revokeApiKey } from '../app/api-key-service.ts';
 import type { Clock } from '../app/clock.ts';
 import type { Db } from '../data/database.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../domain/api-key.ts';
@@ -24,9 +24,15 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
         if (!API_KEY_SCOPES.includes(options.scope as ApiKeyScope)) {
           throw new CommandError(`--scope must be read or read_write, not "${options.scope}".`);
         }
+        // Digits only: Number() would also read 1e3, 0x10 and " 5 ".
         const rateLimit = options.rateLimit === undefined ? null : Number(options.rateLimit);
-        if (rateLimit !== null && (!Number.isInteger(rateLimit) || rateLimit < 1)) {
-          throw new CommandError('--rate-limit must be a whole number of requests per minute, at least 1.');
+        if (
+          rateLimit !== null &&
+          (!/^\d+$/.test(options.rateLimit!) || rateLimit < 1 || rateLimit > MAX_KEY_RATE_LIMIT)
+        ) {
+          throw new CommandError(
+            `--rate-limit must be a whole number of requests per minute, from 1 to ${MAX_KEY_RATE_LIMIT}.`,
+          );
         }
         const created = await withDb((db, clock) =>
           createApiKey(

@@ -1,20 +1,31 @@
 import type { Readable, Writable } from 'node:stream';
 import {
+  deserializeMessage,
+  INVALID_REQUEST,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
-  ReadBuffer,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
+
+/** The longest message read (the SDK's own stdio limit, 10 MiB); a longer line is skipped, not fatal. */
+const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+/** How much of a skipped line is kept to find its request id. */
+const HEAD_BYTES = 1024;
+/** A request's id where every SDK writes it: the first member, or the second after "jsonrpc". */
+const LEADING_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
 
 /**
  * MCP over stdio that answers what it was asked before it closes. The SDK's StdioServerTransport
  * closes the moment stdin ends and drops requests still being served; a host that writes a `book`
  * and closes the pipe would then never hear that the booking was made (design.md 8.1). This one
- * closes once stdin has ended and every request it read has been answered. The framing (one JSON
- * message per line) is the SDK's own ReadBuffer and serializeMessage.
+ * closes once stdin has ended and every request it read has been answered. The framing is the SDK's
+ * (one JSON message per line, deserializeMessage and serializeMessage), read here so that a line over
+ * the SDK's 10 MiB limit is skipped and refused (by its id, when it starts with one) instead of
+ * ending the process with the requests after it unanswered, as the SDK's ReadBuffer's throw did.
  */
 export class DrainingStdioTransport implements Transport {
   onclose?: () => void;
@@ -23,7 +34,11 @@ export class DrainingStdioTransport implements Transport {
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
-  readonly #buffer = new ReadBuffer();
+  /** The current line's bytes so far (decoded only whole, so no character is cut in two). */
+  #line: Buffer[] = [];
+  #lineBytes = 0;
+  /** The start of a line too long to read, while the rest of it is skipped. */
+  #skipping: Buffer | null = null;
   /** Requests read and not yet answered. */
   readonly #pending = new Set<string | number>();
   #inputEnded = false;
@@ -65,26 +80,73 @@ export class DrainingStdioTransport implements Transport {
     this.#stdin.off('end', this.#onEnd);
     this.#stdin.off('close', this.#onEnd);
     this.#stdin.pause();
-    this.#buffer.clear();
+    this.#line = [];
+    this.#skipping = null;
     this.onclose?.();
     this.#markClosed();
   }
 
   readonly #onData = (chunk: Buffer): void => {
-    this.#buffer.append(chunk);
+    let start = 0;
     for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.#buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
-      if (isJSONRPCRequest(message)) this.#pending.add(message.id);
-      this.onmessage?.(message);
+      const end = chunk.indexOf(0x0a, start);
+      this.#take(chunk.subarray(start, end === -1 ? chunk.length : end));
+      if (end === -1) return;
+      start = end + 1;
+      this.#endLine();
     }
   };
+
+  #take(part: Buffer): void {
+    if (this.#skipping || part.length === 0) return;
+    if (this.#lineBytes + part.length <= MAX_LINE_BYTES) {
+      this.#line.push(part);
+      this.#lineBytes += part.length;
+      return;
+    }
+    this.#skipping = Buffer.concat([...this.#line, part]).subarray(0, HEAD_BYTES);
+    this.#line = [];
+    this.#lineBytes = 0;
+  }
+
+  #endLine(): void {
+    const skipped = this.#skipping;
+    const line = Buffer.concat(this.#line).toString('utf8');
+    this.#line = [];
+    this.#lineBytes = 0;
+    this.#skipping = null;
+    if (skipped) {
+      this.#refuseTooLong(skipped);
+      return;
+    }
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    if (isJSONRPCRequest(message)) this.#pending.add(message.id);
+    this.onmessage?.(message);
+  }
+
+  /** Says so to the request (when its id can be read from its start), and to the log. */
+  #refuseTooLong(head: Buffer): void {
+    this.onerror?.(new Error(`A message longer than ${MAX_LINE_BYTES} bytes was skipped.`));
+    const id = LEADING_ID.exec(head.toString('utf8'))?.[1];
+    if (id === undefined) return;
+    this.#stdout.write(
+      serializeMessage({
+        jsonrpc: '2.0',
+        id: JSON.parse(id) as string | number,
+        error: {
+          code: INVALID_REQUEST,
+          message: `The message is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB; it was not read.`,
+        },
+      }),
+    );
+  }
 
   readonly #onError = (error: Error): void => {
     this.onerror?.(error);

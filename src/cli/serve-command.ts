@@ -15,7 +15,7 @@ import { out } from './output.ts';
  * (the listening line, a demo key). Redaction is a second line of defence; the code never logs
  * bodies, queries or headers in the first place.
  */
-export function createLogger(level: string) {
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination(2)) {
   return pino(
     {
       level,
@@ -29,11 +29,18 @@ export function createLogger(level: string) {
           '*.last_name',
           '*.notes',
           '*.key',
+          // PostgreSQL's errors carry the data they refused: the failing row (`detail`: "Failing row
+          // contains (…, notes, …)"), the JSON it could not read (`where`), a key's values.
+          '*.detail',
+          '*.where',
+          '*.internalQuery',
+          '*.cause.detail',
+          '*.cause.where',
         ],
         censor: '[redacted]',
       },
     },
-    pino.destination(2),
+    destination,
   );
 }
 

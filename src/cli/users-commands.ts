@@ -21,10 +21,12 @@ export function addUsersCommands(program: Command, withDb: WithDb): void {
     .action(async (options: { org: string; email: string; role: string }) => {
       // Arguments show in `ps` and shell history; stdin does not.
       const password = (await readStdin()).replace(/\r?\n$/, '');
-      if (password === '')
+      if (password.trim() === '')
         throw new CommandError(
           'Give the password on stdin, e.g. `read -s pw; echo "$pw" | booking users create ...`.',
         );
+      // One line: the console's sign-in field cannot type a line break, so such an account could never sign in.
+      if (/[\r\n]/.test(password)) throw new CommandError('The password is one line; it holds a line break.');
       const user = await withDb((db, clock) =>
         createUser(
           db,

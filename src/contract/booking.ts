@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import type { Booking, CreatedBooking, Fee, FeeKind } from '../domain/booking/booking.ts';
+import {
+  type Booking,
+  CANCEL_REASON_MAX_LENGTH,
+  type CreatedBooking,
+  type Fee,
+  type FeeKind,
+  NOTES_MAX_LENGTH,
+} from '../domain/booking/booking.ts';
 import type { ChangeDisclosure } from '../domain/booking/change-policy.ts';
 import { computeFee } from '../domain/booking/fees.ts';
 import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
@@ -136,7 +143,7 @@ export const NewBookingBody = z
     starts_at: z.iso
       .datetime({ offset: true })
       .describe('A start offered by availability, with its offset (a time without one is refused).'),
-    notes: textOf(1000).optional(),
+    notes: textOf(NOTES_MAX_LENGTH).optional(),
     checkout_success_url: httpUrl.optional(),
     checkout_cancel_url: httpUrl.optional(),
   })
@@ -287,7 +294,10 @@ export const RescheduleBody = z
   .meta({ id: 'Reschedule' });
 
 export const CancelBody = z
-  .strictObject({ reason: textOf(1000).optional().describe('Shown to staff.'), dry_run: DryRun })
+  .strictObject({
+    reason: textOf(CANCEL_REASON_MAX_LENGTH).optional().describe('Shown to staff.'),
+    dry_run: DryRun,
+  })
   // The body is optional; Fastify hands a POST without one to validation as null.
   .nullish()
   .meta({ id: 'Cancel' });

@@ -149,24 +149,41 @@ export function serviceNames(
     .execute();
 }
 
-/** Clients whose name, phone or e-mail contains the words of `query`, by name, at most `limit`. */
+/** One part of a client search (a word, or the words of a phone number as typed: "07911 000111"). */
+export interface ClientSearchTerm {
+  /** Lower-cased words, each in a first or last name or the e-mail, or (3 digits or more) in the phone. */
+  words: readonly string[];
+  /** Or the stored phone (E.164) begins with one of these: the words read as a number, whole or begun. */
+  phonePrefixes: readonly string[];
+}
+
+/** Clients matching every term, by name, at most `limit`. */
 export function searchClients(
   db: Db,
   organisationId: string,
-  query: string,
+  terms: readonly ClientSearchTerm[],
   limit: number,
 ): Promise<ClientsTable[]> {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 5);
   let q = db.selectFrom('clients').selectAll().where('organisation_id', '=', organisationId);
-  for (const word of words) {
-    const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const digits = word.replace(/[^\d]/g, '');
+  for (const term of terms) {
     q = q.where((eb) =>
       eb.or([
-        eb(sql`lower(first_name)`, 'like', sql`${pattern} escape '\\'`),
-        eb(sql`lower(last_name)`, 'like', sql`${pattern} escape '\\'`),
-        eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`),
-        ...(digits.length >= 3 ? [eb('phone', 'like', `%${digits}%`)] : []),
+        eb.and(
+          term.words.map((word) => {
+            const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+            const digits = word.replace(/[^\d]/g, '');
+            return eb.or([
+              eb(sql`lower(first_name)`, 'like', sql`${pattern} escape '\\'`),
+              eb(sql`lower(last_name)`, 'like', sql`${pattern} escape '\\'`),
+              eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`),
+              ...(digits.length >= 3 ? [eb('phone', 'like', `%${digits}%`)] : []),
+            ]);
+          }),
+        ),
+        // Only "+" and digits: nothing LIKE would read as a wildcard.
+        ...term.phonePrefixes
+          .filter((prefix) => /^\+\d+$/.test(prefix))
+          .map((prefix) => eb('phone', 'like', `${prefix}%`)),
       ]),
     );
   }

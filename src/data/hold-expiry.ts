@@ -83,7 +83,7 @@ export async function expireHolds(
       .where('status', 'in', ['open', 'abandoned'])
       .execute();
     // Nothing is sent for an expired hold: its link, not delivered yet, goes with it.
-    await dropPendingMessages(trx, booking.organisation_id, booking.id);
+    await dropPendingMessages(trx, booking.organisation_id, booking.id, now);
     await appendEvent(trx, {
       organisationId: booking.organisation_id,
       bookingId: booking.id,

@@ -87,11 +87,17 @@ export async function insertOutboxMessages(trx: Db, rows: readonly NewOutboxRow[
   await trx.executeQuery(CompiledQuery.raw(text, parameters));
 }
 
-/** Forgets a booking's messages not delivered yet (all, or only these kinds): the change made them moot. */
+/**
+ * Forgets a booking's messages not delivered yet (all, or only these kinds): the change made them moot.
+ * A message a worker is sending right now (its lease still runs) stays: it may reach the customer, and
+ * then its record must say so. If that send fails, the retry finds it moot at delivery (stillDue, or a
+ * newer message of its kind: supersededMessages).
+ */
 export async function dropPendingMessages(
   trx: Db,
   organisationId: string,
   bookingId: string,
+  now: number,
   kinds?: readonly OutboxKind[],
 ): Promise<void> {
   await trx
@@ -99,8 +105,44 @@ export async function dropPendingMessages(
     .where('organisation_id', '=', organisationId)
     .where('booking_id', '=', bookingId)
     .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .$if(kinds !== undefined, (q) => q.where('kind', 'in', kinds!))
     .execute();
+}
+
+/**
+ * Of these claimed messages, those a newer message of the same kind, booking and channel has replaced
+ * (a reminder rewritten by a move while the old one was being sent, whose send then failed): sending
+ * the old one again would say the same thing twice, at the wrong time.
+ */
+export async function supersededMessages(
+  db: Db,
+  messages: readonly { id: string; organisation_id: string }[],
+): Promise<Set<string>> {
+  if (messages.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('outbox as o')
+    .select('o.id')
+    .where((eb) =>
+      eb(
+        eb.refTuple('o.organisation_id', 'o.id'),
+        'in',
+        messages.map((m) => eb.tuple(m.organisation_id, m.id)),
+      ),
+    )
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('outbox as n')
+          .select('n.id')
+          .whereRef('n.organisation_id', '=', 'o.organisation_id')
+          .whereRef('n.booking_id', '=', 'o.booking_id')
+          .whereRef('n.kind', '=', 'o.kind')
+          .whereRef('n.channel', '=', 'o.channel')
+          .whereRef('n.id', '>', 'o.id'),
+      ),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 /**

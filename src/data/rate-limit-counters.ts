@@ -23,6 +23,14 @@ export interface RateLimitStore {
   increment(counter: RateLimitCounter, windowEnd: number): Promise<number>;
   /** The count of `counter` in the window ending at `windowEnd`, without adding a hit. */
   get(counter: RateLimitCounter, windowEnd: number): Promise<number>;
+  /**
+   * Adds one hit to `counter` in the window ending at `windowEnd` only if its count is below `limit`,
+   * in one step however many processes count it at once, and returns the new count; null when the
+   * count had reached `limit` (nothing added). What reserves a try before the work it limits is done.
+   */
+  incrementBelow(counter: RateLimitCounter, limit: number, windowEnd: number): Promise<number | null>;
+  /** Takes back one hit of `counter` in the window ending at `windowEnd` (a reserved try not spent). */
+  decrement(counter: RateLimitCounter, windowEnd: number): Promise<void>;
   /** Lets go of what the store holds open (a file), for stores that hold one. */
   close?(): void;
   /**
@@ -70,6 +78,37 @@ export class PostgresRateLimitStore implements RateLimitStore {
       .returning('count')
       .executeTakeFirstOrThrow();
     return row.count;
+  }
+
+  async incrementBelow(counter: RateLimitCounter, limit: number, windowEnd: number): Promise<number | null> {
+    if (limit < 1) return null;
+    // No #enter: its purge keeps one window length of the windows it is given, and these may be longer
+    // than a minute (sign-in's 15). The next request's first hit of a minute deletes them once passed.
+    // The upsert's update is taken under the row's lock and its condition read on the newest count,
+    // so concurrent reservations on every instance stop at `limit` together.
+    const row = await this.#db
+      .insertInto('rate_limit_counters')
+      .values({ organisation_id: counter.organisationId, key: counter.name, window_end: windowEnd, count: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['organisation_id', 'key', 'window_end'])
+          .doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', 1) }))
+          .where('rate_limit_counters.count', '<', limit),
+      )
+      .returning('count')
+      .executeTakeFirst();
+    return row?.count ?? null;
+  }
+
+  async decrement(counter: RateLimitCounter, windowEnd: number): Promise<void> {
+    await this.#db
+      .updateTable('rate_limit_counters')
+      .set((eb) => ({ count: eb('count', '-', 1) }))
+      .where('organisation_id', '=', counter.organisationId)
+      .where('key', '=', counter.name)
+      .where('window_end', '=', windowEnd)
+      .where('count', '>', 0)
+      .execute();
   }
 
   async findKeyAndCount(

@@ -25,6 +25,8 @@ export function rateLimitFileOf(databaseFile: string): string {
 export class SqliteRateLimitStore implements RateLimitStore {
   readonly #sqlite: SqliteConnection;
   readonly #increment: SqliteStatement;
+  readonly #incrementBelow: SqliteStatement;
+  readonly #decrement: SqliteStatement;
   readonly #get: SqliteStatement;
   readonly #purge: SqliteStatement;
   #currentWindowEnd = 0;
@@ -37,6 +39,16 @@ export class SqliteRateLimitStore implements RateLimitStore {
       `INSERT INTO rate_limit_counters (organisation_id, key, window_end, count) VALUES (?, ?, ?, 1)
        ON CONFLICT (organisation_id, key, window_end) DO UPDATE SET count = count + 1
        RETURNING count`,
+    );
+    // The upsert's condition reads the count under the file's write lock: one process at a time.
+    this.#incrementBelow = this.#sqlite.prepare(
+      `INSERT INTO rate_limit_counters (organisation_id, key, window_end, count) VALUES (?, ?, ?, 1)
+       ON CONFLICT (organisation_id, key, window_end) DO UPDATE SET count = count + 1 WHERE count < ?
+       RETURNING count`,
+    );
+    this.#decrement = this.#sqlite.prepare(
+      `UPDATE rate_limit_counters SET count = count - 1
+       WHERE organisation_id = ? AND key = ? AND window_end = ? AND count > 0`,
     );
     this.#get = this.#sqlite.prepare(
       'SELECT count FROM rate_limit_counters WHERE organisation_id = ? AND key = ? AND window_end = ?',
@@ -64,6 +76,41 @@ export class SqliteRateLimitStore implements RateLimitStore {
     } catch {
       return ownCount;
     }
+  }
+
+  /** As increment, one hit only below `limit`; alone (the file refusing writes), this process's own count. */
+  async incrementBelow(counter: RateLimitCounter, limit: number, windowEnd: number): Promise<number | null> {
+    if (limit < 1) return null;
+    const alone = this.#aloneKey(counter, windowEnd);
+    const ownCount = this.#alone.get(alone) ?? 0;
+    let count: number | null;
+    try {
+      const row = this.#incrementBelow.get(counter.organisationId, counter.name, windowEnd, limit) as
+        | { count: number }
+        | undefined;
+      count = row?.count ?? null;
+    } catch {
+      count = ownCount < limit ? ownCount + 1 : null;
+    }
+    if (count !== null) this.#alone.set(alone, ownCount + 1);
+    return count;
+  }
+
+  async decrement(counter: RateLimitCounter, windowEnd: number): Promise<void> {
+    const alone = this.#aloneKey(counter, windowEnd);
+    const ownCount = this.#alone.get(alone) ?? 0;
+    if (ownCount > 1) this.#alone.set(alone, ownCount - 1);
+    else this.#alone.delete(alone);
+    try {
+      this.#decrement.run(counter.organisationId, counter.name, windowEnd);
+    } catch {
+      // The file refuses writes: the hit stays counted there, as a failure would have been.
+    }
+  }
+
+  /** The key of `counter` in this process's own counts (those of a passed window are not looked at). */
+  #aloneKey(counter: RateLimitCounter, windowEnd: number): string {
+    return `${windowEnd}\u0000${counter.organisationId}\u0000${counter.name}`;
   }
 
   async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {

@@ -92,7 +92,8 @@ export function stillDue(kind: OutboxKind, status: string, startsAt: number, now
     case 'cancelled':
       return status === 'cancelled';
     default:
-      return status !== 'expired';
+      // Confirmed, rescheduled: not once the booking is gone (a retry outliving a cancellation).
+      return status !== 'expired' && status !== 'cancelled';
   }
 }
 

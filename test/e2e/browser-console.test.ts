@@ -206,6 +206,15 @@ describe('the staff console in a browser', () => {
     expect(page.url()).toContain('/console/sign-in');
   }, 120_000);
 
+  it('takes a diary left open to the sign-in page, saying why, once the session has ended', async () => {
+    const page = await signedIn('northside-hair', 'owner@northside.test');
+    await page.goto(`${served.origin}/console/diary`);
+    // Nobody touches it: its own polling does not keep the session alive.
+    served.t.clock.advance({ minutes: 31 });
+    await page.getByText('Your session has ended. Please sign in again.').waitFor({ timeout: 15_000 });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/console/diary');
+  }, 120_000);
+
   it("shows another organisation's desk none of it, and fits a phone", async () => {
     const page = await signedIn('acme-hair', 'owner@acme.test', { width: 360, height: 740 });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   chmodSync,
@@ -26,7 +27,13 @@ import { migrateToLatest } from '../../src/data/migrate.ts';
 import { type SqliteConnection, SqliteDatabase } from '../../src/data/sqlite-driver.ts';
 import type { Database as Tables } from '../../src/data/tables.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { type CliResult, type RunningServer, runCliAsync as runCliIn, startServer } from '../helpers/cli.ts';
+import {
+  type CliResult,
+  REPO_ROOT,
+  type RunningServer,
+  runCliAsync as runCliIn,
+  startServer,
+} from '../helpers/cli.ts';
 import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
@@ -287,6 +294,24 @@ describe('booking check', () => {
       expect(failedText.stdout).toMatch(new RegExp(`^ok\\s+${check}: `, 'm'));
     }
     expect(failedText.stderr).toContain('error: The database breaks the invariants listed above.');
+  });
+
+  it('into a reader that stops at once (`| head -1`): no stack trace, and the status of the check', async () => {
+    await createBookingDatabase(withTwoBookings());
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'check'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reader goes away before the first line is written: every write meets a closed pipe.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).not.toMatch(/EPIPE|^\s+at /m);
+    expect(status).toBe(0);
   });
 });
 

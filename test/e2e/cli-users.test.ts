@@ -74,6 +74,20 @@ describe('booking users', () => {
       'short\n',
     );
     expect(short.stderr).toContain('at least 12 characters');
+    const blank = runCli(
+      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'admin'],
+      env,
+      `${' '.repeat(14)}\n`,
+    );
+    expect(blank.stderr).toContain('Give the password on stdin');
+    // A line break inside: the console's sign-in field could never type it.
+    const twoLines = runCli(
+      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'admin'],
+      env,
+      'a long enough\npassword here\n',
+    );
+    expect(twoLines.status).toBe(1);
+    expect(twoLines.stderr).toContain('The password is one line');
     const role = runCli(
       ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'boss'],
       env,

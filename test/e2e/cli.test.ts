@@ -1,26 +1,12 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, runCliAsync, startServer } from '../helpers/cli.ts';
-import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
+import { freshDatabasePerTest, onPostgres } from '../helpers/temp-database.ts';
 
 const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
 
-let dir: string;
-let env: Record<string, string>;
-let dropDatabase: () => Promise<void>;
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'booking-cli-'));
-  // An empty database (on PostgreSQL too): every command must migrate it before its first use.
-  const database = await freshDatabaseUrl(dir);
-  env = { DATABASE_URL: database.url };
-  dropDatabase = database.drop;
-});
-afterEach(async () => {
-  await dropDatabase();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fresh = freshDatabasePerTest('booking-cli-');
 
 const demoKeyIn = (text: string) => /(bk_[0-9A-Za-z]{40})/.exec(text)?.[1];
 
@@ -60,7 +46,9 @@ describe('booking (the operator command)', () => {
       const results: Awaited<ReturnType<typeof runCliAsync>>[] = [];
       for (let i = 0; i < runs.length; i += 4) {
         results.push(
-          ...(await Promise.all(runs.slice(i, i + 4).map((args) => runCliAsync([...args, '--help'], env)))),
+          ...(await Promise.all(
+            runs.slice(i, i + 4).map((args) => runCliAsync([...args, '--help'], fresh.env)),
+          )),
         );
       }
       const [top, ...each] = results;
@@ -78,14 +66,14 @@ describe('booking (the operator command)', () => {
   );
 
   it('migrates, imports idempotently and manages keys', () => {
-    expect(runCli(['migrate'], env)).toMatchObject({
+    expect(runCli(['migrate'], fresh.env)).toMatchObject({
       status: 0,
       stdout: expect.stringContaining('up to date'),
     });
-    const first = runCli(['import', 'db/demo-catalogue.json'], env);
+    const first = runCli(['import', 'db/demo-catalogue.json'], fresh.env);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain('services: 4 created, 0 updated, 0 unchanged');
-    const again = runCli(['import', 'db/demo-catalogue.json'], env);
+    const again = runCli(['import', 'db/demo-catalogue.json'], fresh.env);
     expect(again.stdout).toContain('services: 0 created, 0 updated, 4 unchanged');
 
     const created = runCli(
@@ -102,7 +90,7 @@ describe('booking (the operator command)', () => {
         '300',
         '--json',
       ],
-      env,
+      fresh.env,
     );
     expect(created.status).toBe(0);
     const key = JSON.parse(created.stdout);
@@ -114,37 +102,59 @@ describe('booking (the operator command)', () => {
     });
     expect(key.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
-    const listed = runCli(['keys', 'list', '--org', 'northside-hair'], env);
+    const listed = runCli(['keys', 'list', '--org', 'northside-hair'], fresh.env);
     expect(listed.stdout).toContain(key.id);
     expect(listed.stdout).toContain('Voice agent');
     expect(listed.stdout).not.toContain(key.key);
 
-    expect(runCli(['keys', 'revoke', key.id], env).status).toBe(0);
-    expect(runCli(['keys', 'list', '--org', 'northside-hair'], env).stdout).toMatch(/revoked/);
-    expect(runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], env).status).toBe(1);
+    expect(runCli(['keys', 'revoke', key.id], fresh.env).status).toBe(0);
+    expect(runCli(['keys', 'list', '--org', 'northside-hair'], fresh.env).stdout).toMatch(/revoked/);
+    expect(runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], fresh.env).status).toBe(1);
   });
 
   it('refuses bad key options and unknown organisations', () => {
-    runCli(['import', 'db/demo-catalogue.json'], env);
+    runCli(['import', 'db/demo-catalogue.json'], fresh.env);
     const badScope = runCli(
       ['keys', 'create', '--org', 'northside-hair', '--label', 'x', '--scope', 'admin'],
-      env,
+      fresh.env,
     );
     expect(badScope.status).toBe(1);
     expect(badScope.stderr).toMatch(/read or read_write/);
-    const noOrg = runCli(['keys', 'create', '--org', 'nobody', '--label', 'x', '--scope', 'read'], env);
+    const noOrg = runCli(['keys', 'create', '--org', 'nobody', '--label', 'x', '--scope', 'read'], fresh.env);
     expect(noOrg.status).toBe(1);
     expect(noOrg.stderr).toMatch(/No organisation/);
+    // Digits only, and a bound the counters and headers carry exactly (1e20 was stored as a real).
+    for (const rate of ['1e3', '0x10', '-1', '1.5', '1000001', '100000000000000000000']) {
+      const refused = runCli(
+        [
+          'keys',
+          'create',
+          '--org',
+          'northside-hair',
+          '--label',
+          'x',
+          '--scope',
+          'read',
+          '--rate-limit',
+          rate,
+        ],
+        fresh.env,
+      );
+      expect(refused.status, rate).toBe(1);
+      expect(refused.stderr, rate).toContain(
+        '--rate-limit must be a whole number of requests per minute, from 1 to 1000000.',
+      );
+    }
   });
 
   it.skipIf(!existsSync(EXAMPLE))('imports the shared catalogue example unchanged', () => {
-    const result = runCli(['import', EXAMPLE], env);
+    const result = runCli(['import', EXAMPLE], fresh.env);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('locations: 2 created');
   });
 
   it('rejects an invalid catalogue whole, listing every problem by path', () => {
-    const file = path.join(dir, 'bad.json');
+    const file = path.join(fresh.dir, 'bad.json');
     writeFileSync(
       file,
       JSON.stringify({
@@ -174,7 +184,7 @@ describe('booking (the operator command)', () => {
         ],
       }),
     );
-    const result = runCli(['import', file], env);
+    const result = runCli(['import', file], fresh.env);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('nothing was changed');
     expect(result.stderr).toContain('$.locations[0].timezone');
@@ -182,21 +192,21 @@ describe('booking (the operator command)', () => {
     expect(result.stderr).toContain('$.services[1].price.currency');
     expect(result.stderr).toContain('$.services[1].locations[0]');
     expect(result.stderr).toContain('4 problem(s)');
-    expect(runCli(['keys', 'list', '--org', 'x'], env).stderr).toMatch(/No organisation/);
-    const demo = runCli(['demo'], env);
+    expect(runCli(['keys', 'list', '--org', 'x'], fresh.env).stderr).toMatch(/No organisation/);
+    const demo = runCli(['demo'], fresh.env);
     expect(demo.stdout).toContain('Demo organisation "northside-hair"');
   });
 
   it('reports a file that is not JSON', () => {
-    const file = path.join(dir, 'broken.json');
+    const file = path.join(fresh.dir, 'broken.json');
     writeFileSync(file, '{ "organisation": ');
-    const result = runCli(['import', file], env);
+    const result = runCli(['import', file], fresh.env);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('$:');
   });
 
   it('serves the demo with a printed key on an empty database, and stops on SIGTERM', async () => {
-    const server = await startServer(['--demo', '--port', '0'], env);
+    const server = await startServer(['--demo', '--port', '0'], fresh.env);
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const key = demoKeyIn(server.stdout());
@@ -213,7 +223,7 @@ describe('booking (the operator command)', () => {
       expect(await server.stop()).toBe(0);
     }
     // A second start finds data and prints no new key.
-    const again = await startServer(['--demo', '--port', '0'], env);
+    const again = await startServer(['--demo', '--port', '0'], fresh.env);
     try {
       expect(demoKeyIn(again.stdout())).toBeUndefined();
       expect(again.stdout()).toContain('keys create');

@@ -512,7 +512,8 @@ describe('booking mcp over stdio', () => {
     }
   });
 
-  it('answers a book request that arrived just before stdin closed, and makes the booking', async () => {
+  /** `booking mcp` spoken to line by line, as a host writes to it. */
+  function rawStdio() {
     const child = spawn(process.execPath, ['bin/booking.js', 'mcp'], {
       cwd: REPO_ROOT,
       env: {
@@ -524,6 +525,10 @@ describe('booking mcp over stdio', () => {
     });
     const lines: Json[] = [];
     let buffered = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       buffered += chunk;
       for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
@@ -532,7 +537,6 @@ describe('booking mcp over stdio', () => {
       }
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
     const answer = async (id: number) => {
       for (let waited = 0; waited < 15_000; waited += 20) {
         const found = lines.find((line) => line.id === id);
@@ -541,17 +545,33 @@ describe('booking mcp over stdio', () => {
       }
       throw new Error(`no answer to request ${id}`);
     };
-    send(INITIALIZE);
-    await answer(1);
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({
+    return {
+      lines,
+      exited,
+      answer,
+      stderr: () => stderr,
+      send: (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`),
+      write: (text: string) => child.stdin.write(text),
+      end: () => child.stdin.end(),
+      async initialize() {
+        this.send(INITIALIZE);
+        await answer(1);
+        this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      },
+    };
+  }
+
+  it('answers a book request that arrived just before stdin closed, and makes the booking', async () => {
+    const host = rawStdio();
+    await host.initialize();
+    host.send({
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
       params: { name: 'find_slots', arguments: SLOT_QUERY },
     });
-    const slot = (await answer(2)).result.structuredContent.slots.at(-1);
-    send({
+    const slot = (await host.answer(2)).result.structuredContent.slots.at(-1);
+    host.send({
       jsonrpc: '2.0',
       id: 3,
       method: 'tools/call',
@@ -560,9 +580,9 @@ describe('booking mcp over stdio', () => {
         arguments: { location: 'camden', services: 'cut', starts_at: slot.starts_at, client: CALLER },
       },
     });
-    child.stdin.end();
-    expect(await exited).toBe(0);
-    const booked = lines.find((line) => line.id === 3);
+    host.end();
+    expect(await host.exited).toBe(0);
+    const booked = host.lines.find((line) => line.id === 3);
     expect(booked?.result.structuredContent).toMatchObject({
       ok: true,
       booking: { starts_at: slot.starts_at },
@@ -572,6 +592,34 @@ describe('booking mcp over stdio', () => {
       status: 'confirmed',
       starts_at: Date.parse(slot.starts_at),
     });
+  });
+
+  it('refuses a line over 10 MiB by its id and goes on answering what follows', async () => {
+    const host = rawStdio();
+    await host.initialize();
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'take_message', arguments: { message: 'x'.repeat(11 * 2 ** 20) } },
+    });
+    // Written in pieces, as a pipe delivers it.
+    for (let at = 0; at < huge.length; at += 2 ** 20) host.write(huge.slice(at, at + 2 ** 20));
+    host.write('\n');
+    host.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'list_locations', arguments: {} },
+    });
+    host.end();
+    expect(await host.exited).toBe(0);
+    expect(host.lines.find((line) => line.id === 2)?.error).toMatchObject({
+      code: -32600,
+      message: 'The message is longer than 10 MiB; it was not read.',
+    });
+    expect(host.lines.find((line) => line.id === 3)?.result.structuredContent.ok).toBe(true);
+    expect(host.stderr()).not.toMatch(/^\s+at /m);
   });
 
   it('starts without BOOKING_API_KEY and answers every tool call with the missing-key hint', async () => {

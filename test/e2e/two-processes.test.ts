@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { type RunningServer, runCli, startServer } from '../helpers/cli.ts';
-import { freshDatabaseUrl } from '../helpers/temp-database.ts';
+import { freshDatabasePerTest } from '../helpers/temp-database.ts';
 
 /**
  * Two `booking serve` processes on one database race for one slot, as instances behind a load balancer
@@ -18,27 +17,15 @@ import { freshDatabaseUrl } from '../helpers/temp-database.ts';
  * They also count one key's requests together: on PostgreSQL in its shared table, on SQLite in the
  * counters file beside the database.
  */
-let dir: string;
-let env: Record<string, string>;
-let dropDatabase: () => Promise<void>;
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'booking-two-'));
-  const database = await freshDatabaseUrl(dir);
-  env = { DATABASE_URL: database.url };
-  dropDatabase = database.drop;
-});
-afterEach(async () => {
-  await dropDatabase();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fresh = freshDatabasePerTest('booking-two-');
 
 function setUp(): string {
-  const file = path.join(dir, 'catalogue.json');
+  const file = path.join(fresh.dir, 'catalogue.json');
   writeFileSync(file, JSON.stringify(smallCatalogue()));
-  const imported = runCli(['import', file], env);
+  const imported = runCli(['import', file], fresh.env);
   expect(imported.status, imported.stderr).toBe(0);
   const args = ['keys', 'create', '--org', 'acme-hair', '--label', 'e2e', '--scope', 'read_write', '--json'];
-  const created = runCli(args, env);
+  const created = runCli(args, fresh.env);
   expect(created.status, created.stderr).toBe(0);
   return JSON.parse(created.stdout).key;
 }
@@ -60,8 +47,8 @@ describe('two server processes on one database', () => {
     const key = setUp();
     const servers: RunningServer[] = [];
     try {
-      servers.push(await startServer(['--port', '0'], env));
-      servers.push(await startServer(['--port', '0'], env));
+      servers.push(await startServer(['--port', '0'], fresh.env));
+      servers.push(await startServer(['--port', '0'], fresh.env));
       const call = async <T>(server: RunningServer, method: string, url: string, body?: unknown) => {
         const response = await fetch(`${server.url}/v1${url}`, {
           method,
@@ -105,7 +92,7 @@ describe('two server processes on one database', () => {
     }
 
     // The database itself, with both servers gone: one booking, not one per process.
-    const database = openDatabase(env.DATABASE_URL!, { readonly: true });
+    const database = openDatabase(fresh.env.DATABASE_URL!, { readonly: true });
     try {
       const rows = await database.db.selectFrom('bookings').select('status').execute();
       expect(rows).toEqual([{ status: 'confirmed' }]);
@@ -116,7 +103,7 @@ describe('two server processes on one database', () => {
 
   it('allow one key its rate limit once between them, not once each', async () => {
     setUp();
-    const handle = openDatabase(env.DATABASE_URL!);
+    const handle = openDatabase(fresh.env.DATABASE_URL!);
     let key: string;
     try {
       const created = await createApiKey(
@@ -130,8 +117,8 @@ describe('two server processes on one database', () => {
     }
     const servers: RunningServer[] = [];
     try {
-      servers.push(await startServer(['--port', '0'], env));
-      servers.push(await startServer(['--port', '0'], env));
+      servers.push(await startServer(['--port', '0'], fresh.env));
+      servers.push(await startServer(['--port', '0'], fresh.env));
       // One window for all of it: not within the last seconds of a minute.
       const intoMinute = Date.now() % 60_000;
       if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));

@@ -102,8 +102,11 @@ export interface TwilioStandIn {
   malformed: string[];
   /** Answers the next `n` requests with 503 (an outage), before anything is accepted. */
   failNext(n: number): void;
-  /** Accepts requests but answers none until released (a provider slow to confirm). */
-  hold(on: boolean): void;
+  /**
+   * Accepts requests but answers none until released (a provider slow to confirm); released with
+   * `outage`, the held requests are answered 503 instead and count as never accepted.
+   */
+  hold(on: boolean, release?: 'accept' | 'outage'): void;
   close(): Promise<void>;
 }
 
@@ -116,7 +119,7 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
   const malformed: string[] = [];
   let failures = 0;
   let holding = false;
-  const held = new Set<() => void>();
+  const held = new Set<{ reply: () => void; refuse: () => void }>();
   const server: Server = createServer(async (request, response) => {
     const answer = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
@@ -157,8 +160,15 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
         date_created: new Date().toUTCString(),
         uri: `/2010-04-01/Accounts/${accountSid}/Messages/${sid}.json`,
       });
-    if (holding) held.add(reply);
-    else reply();
+    if (holding) {
+      held.add({
+        reply,
+        refuse: () => {
+          if (!known) accepted.delete(problem.token);
+          answer(503, { code: 20500, message: 'Service unavailable', status: 503 });
+        },
+      });
+    } else reply();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -172,10 +182,10 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
     failNext: (n) => {
       failures = n;
     },
-    hold: (on) => {
+    hold: (on, release = 'accept') => {
       holding = on;
       if (!on) {
-        for (const reply of held) reply();
+        for (const answer of held) (release === 'accept' ? answer.reply : answer.refuse)();
         held.clear();
       }
     },

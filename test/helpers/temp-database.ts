@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { afterEach, beforeEach, inject } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import { createTestDatabase, dropDatabase, postgresUrlOf } from './postgres-test-server.ts';
@@ -63,4 +63,36 @@ export async function freshDatabaseUrl(
   if (!onPostgres) return { url: `sqlite:${path.join(dir, 'booking.sqlite')}`, drop: async () => undefined };
   const name = await createTestDatabase(inject('postgresTemplate'), { empty: !options.migrated });
   return { url: postgresUrlOf(name), drop: () => dropDatabase(name) };
+}
+
+/**
+ * For a file whose tests run `booking` commands: before each test a new folder and a new, empty
+ * database (on PostgreSQL too: every command must migrate it first), removed after it. `env` carries
+ * its DATABASE_URL for runCli and startServer.
+ */
+export function freshDatabasePerTest(prefix: string): {
+  readonly dir: string;
+  readonly env: Record<string, string>;
+} {
+  let dir = '';
+  let env: Record<string, string> = {};
+  let drop = async () => {};
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), prefix));
+    const database = await freshDatabaseUrl(dir);
+    env = { DATABASE_URL: database.url };
+    drop = database.drop;
+  });
+  afterEach(async () => {
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    get env() {
+      return env;
+    },
+  };
 }

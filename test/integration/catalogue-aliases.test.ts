@@ -1,9 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CatalogueValidationError,
-  importCatalogue,
-} from '../../src/app/catalogue-import/import-catalogue.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { Db } from '../../src/data/database.ts';
+import { importProblems } from '../helpers/catalogue-checks.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { expectRefusedBy } from '../helpers/database-refusal.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
@@ -32,13 +30,8 @@ afterEach(async () => {
 const service = (catalogue: Json, ref: string) => catalogue.services.find((s: Json) => s.ref === ref);
 const member = (catalogue: Json, ref: string) => catalogue.staff.find((s: Json) => s.ref === ref);
 
-async function problemsOf(catalogue: unknown): Promise<{ path: string; message: string }[]> {
-  const error = await importCatalogue(db, catalogue, T0).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CatalogueValidationError);
-  return (error as CatalogueValidationError).problems;
+function problemsOf(catalogue: unknown): Promise<{ path: string; message: string }[]> {
+  return importProblems(importCatalogue(db, catalogue, T0));
 }
 
 /** Every alias stored, as "owner name: position alias", sorted. */

@@ -3,13 +3,11 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { catalogueId } from '../../src/app/catalogue-import/format/ids.ts';
-import {
-  CatalogueValidationError,
-  importCatalogue,
-} from '../../src/app/catalogue-import/import-catalogue.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import type { Db } from '../../src/data/database.ts';
 import { REFERENCE_ALPHABET } from '../../src/domain/booking/reference.ts';
+import { importProblems } from '../helpers/catalogue-checks.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
 import { startTestApp, TEST_START } from '../helpers/test-app.ts';
@@ -75,15 +73,6 @@ function withBookings(): Json {
     },
   ];
   return catalogue;
-}
-
-async function problemsOf(promise: Promise<unknown>): Promise<{ path: string; message: string }[]> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CatalogueValidationError);
-  return (error as CatalogueValidationError).problems;
 }
 
 async function rows(db: Db, table: string, order: string): Promise<Json[]> {
@@ -337,7 +326,7 @@ describe('importing existing bookings', () => {
         status: 'confirmed',
       },
     );
-    expect(await problemsOf(importCatalogue(db, catalogue, NOW))).toEqual([
+    expect(await importProblems(importCatalogue(db, catalogue, NOW))).toEqual([
       {
         path: '$.bookings[5].starts_at',
         message: expect.stringMatching(/overlaps \$\.bookings\[0\].*buffers included/),
@@ -359,7 +348,7 @@ describe('importing existing bookings', () => {
         status: 'confirmed',
       },
     ];
-    const problems = await problemsOf(importCatalogue(db, next, LATER));
+    const problems = await importProblems(importCatalogue(db, next, LATER));
     expect(problems).toEqual([
       { path: '$.bookings[0].starts_at', message: expect.stringMatching(/overlaps booking AC-ABC234/) },
     ]);
@@ -418,7 +407,7 @@ describe('importing existing bookings', () => {
       starts_at: '2026-12-07T15:00',
       status: 'confirmed',
     });
-    expect(await problemsOf(importCatalogue(db, next, LATER))).toEqual([
+    expect(await importProblems(importCatalogue(db, next, LATER))).toEqual([
       {
         path: '$.bookings[5]',
         message:
@@ -448,7 +437,7 @@ describe('importing existing bookings', () => {
       { ...base, starts_at: '2026-11-09T11:00:30' },
       { ...base, starts_at: '2026-11-09T12:00', deposit: true },
     ];
-    const problems = await problemsOf(importCatalogue(db, catalogue, NOW));
+    const problems = await importProblems(importCatalogue(db, catalogue, NOW));
     expect(problems.map((p) => p.path).sort()).toEqual(
       [
         '$.bookings[0].location',
@@ -505,7 +494,7 @@ describe('importing existing bookings', () => {
         status: 'completed',
       },
     ];
-    const problems = await problemsOf(importCatalogue(db, catalogue, NOW));
+    const problems = await importProblems(importCatalogue(db, catalogue, NOW));
     expect(problems).toEqual([
       {
         path: '$.services[0].overrides["kings-cross"].duration_minutes',
@@ -544,7 +533,7 @@ describe('importing existing bookings', () => {
     catalogue.bookings[3].id = undefined;
     catalogue.bookings[4].id = given; // the completed booking's id, so its reference
     catalogue.bookings[4].reference = 'AC-CCCCCC';
-    const problems = await problemsOf(importCatalogue(db, catalogue, LATER));
+    const problems = await importProblems(importCatalogue(db, catalogue, LATER));
     expect(problems).toEqual([
       { path: '$.bookings[0].id', message: expect.stringMatching(/ids cannot change/) },
       { path: '$.bookings[4].reference', message: expect.stringMatching(/references cannot change/) },
@@ -554,7 +543,7 @@ describe('importing existing bookings', () => {
   it('does not take over a booking that was not imported', async () => {
     await importCatalogue(db, withBookings(), NOW);
     await sql`update bookings set source = 'api' where reference = 'AC-ABC234'`.execute(db);
-    const problems = await problemsOf(importCatalogue(db, withBookings(), LATER));
+    const problems = await importProblems(importCatalogue(db, withBookings(), LATER));
     expect(problems).toEqual([
       { path: '$.bookings[0].reference', message: expect.stringMatching(/was not imported \(source api\)/) },
     ]);

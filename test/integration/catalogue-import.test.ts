@@ -10,6 +10,7 @@ import {
   readCatalogueFile,
 } from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { Db } from '../../src/data/database.ts';
+import { everyRow, importProblems } from '../helpers/catalogue-checks.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
 
 const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
@@ -54,36 +55,6 @@ function minimalCatalogue(slug = 'fade-lab'): Json {
 
 function example(): Json {
   return JSON.parse(readFileSync(EXAMPLE, 'utf8'));
-}
-
-/**
- * Every row of every table (the migration bookkeeping too), as JSON: what "changes nothing" and
- * "writes nothing" compare. The tables come from Kysely's introspection, which reads SQLite's and
- * PostgreSQL's catalogues alike; each table's rows are sorted, since neither database promises an
- * order without ORDER BY (PostgreSQL moves an updated row to the end of its table).
- */
-async function dump(db: Db): Promise<Record<string, string[]>> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  const names = tables
-    .filter((table) => !table.isView)
-    .map((table) => table.name)
-    .sort();
-  expect(names).toContain('bookings');
-  const result: Record<string, string[]> = {};
-  for (const name of names) {
-    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(db);
-    result[name] = rows.rows.map((row) => JSON.stringify(row)).sort();
-  }
-  return result;
-}
-
-async function problemsOf(promise: Promise<unknown>): Promise<{ path: string; message: string }[]> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CatalogueValidationError);
-  return (error as CatalogueValidationError).problems;
 }
 
 /** Rows of a table matching simple equalities; terse enough to keep assertions readable. */
@@ -167,7 +138,7 @@ describe('importCatalogue', () => {
 
   it.skipIf(!existsSync(EXAMPLE))('re-importing the same file changes nothing', async () => {
     await importCatalogue(db, example(), T0);
-    const before = await dump(db);
+    const before = await everyRow(db);
     const report = await importCatalogue(db, example(), T1);
     expect(report.organisation.created).toBe(false);
     for (const kind of ['locations', 'services', 'staff', 'clients'] as const) {
@@ -175,7 +146,7 @@ describe('importCatalogue', () => {
       expect(report.counts[kind].updated).toBe(0);
     }
     expect(report.counts.services.unchanged).toBe(4);
-    expect(await dump(db)).toEqual(before);
+    expect(await everyRow(db)).toEqual(before);
   });
 
   it('an edited price updates only that service', async () => {
@@ -231,7 +202,7 @@ describe('importCatalogue', () => {
     'rejects an invalid file with every problem at its path and writes nothing',
     async () => {
       await importCatalogue(db, example(), T0);
-      const before = await dump(db);
+      const before = await everyRow(db);
       const bad = example();
       bad.extras = true;
       bad.locations[0].phone = '+44123';
@@ -246,7 +217,7 @@ describe('importCatalogue', () => {
       bad.staff[0].time_off = [{ start: '2026-03-29T01:30', end: '2026-03-29T05:00' }];
       bad.clients[0].phone = '07911 123456';
 
-      const problems = await problemsOf(importCatalogue(db, bad, T1));
+      const problems = await importProblems(importCatalogue(db, bad, T1));
       expect(problems.map((p) => p.path).sort()).toEqual(
         [
           '$.extras',
@@ -264,7 +235,7 @@ describe('importCatalogue', () => {
       expect(problems.find((p) => p.path === '$.staff[0].time_off[0].start')?.message).toMatch(
         /does not exist/,
       );
-      expect(await dump(db)).toEqual(before);
+      expect(await everyRow(db)).toEqual(before);
     },
   );
 
@@ -275,7 +246,7 @@ describe('importCatalogue', () => {
     bad.services[0].colour = 'red';
     bad.staff[0].services = ['cut', 'perm'];
     bad.clients.push({ ref: 'kim', first_name: 'Kim', last_name: 'Two' });
-    const problems = await problemsOf(importCatalogue(db, bad, T0));
+    const problems = await importProblems(importCatalogue(db, bad, T0));
     expect(problems.map((p) => p.path).sort()).toEqual(
       [
         '$.organisation.currency',
@@ -291,7 +262,7 @@ describe('importCatalogue', () => {
 
   it('checks existing bookings field by field, and accepts an empty list', async () => {
     const withBookings = { ...minimalCatalogue(), bookings: [{ reference: 'FL-ABCDEF' }] };
-    const problems = await problemsOf(importCatalogue(db, withBookings, T0));
+    const problems = await importProblems(importCatalogue(db, withBookings, T0));
     expect(problems.map((p) => p.path).sort()).toEqual(
       ['client', 'location', 'services', 'staff', 'starts_at', 'status'].map((f) => `$.bookings[0].${f}`),
     );
@@ -341,14 +312,14 @@ describe('importCatalogue', () => {
       expect(await rowsOf(db, table!)).toEqual([expect.objectContaining({ id, organisation_id: ids.org })]);
     }
 
-    const before = await dump(db);
+    const before = await everyRow(db);
     const other = minimalCatalogue('other-shop');
     other.locations[0].id = ids.location;
-    const problems = await problemsOf(importCatalogue(db, other, T1));
+    const problems = await importProblems(importCatalogue(db, other, T1));
     expect(problems).toEqual([
       { path: '$.locations[0].id', message: expect.stringMatching(/another organisation/) },
     ]);
-    expect(await dump(db)).toEqual(before);
+    expect(await everyRow(db)).toEqual(before);
   });
 
   it('keeps two organisations with the same refs apart', async () => {

@@ -75,6 +75,9 @@ describe('POST /clients', () => {
     [{ first_name: '   ', last_name: 'B', email: 'a@example.com' }, 'first_name'],
     [{ first_name: 'A', last_name: 'x'.repeat(61), email: 'a@example.com' }, 'last_name'],
     [{ first_name: 'A\u0007', last_name: 'B', email: 'a@example.com' }, 'first_name'],
+    // A right-to-left override turned what followed the name on a page backwards (the phone number).
+    [{ first_name: 'Eve\u202e', last_name: 'B', email: 'a@example.com' }, 'first_name'],
+    [{ first_name: 'Eve', last_name: '\u2067B', email: 'a@example.com' }, 'last_name'],
     [{ last_name: 'B', email: 'a@example.com' }, 'first_name'],
     [{ first_name: 5, last_name: 'B', email: 'a@example.com' }, 'first_name'],
     [
@@ -85,6 +88,11 @@ describe('POST /clients', () => {
     const response = await newClient(body);
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
+  });
+
+  it('accepts a name in a right-to-left script, which needs no direction controls', async () => {
+    const response = await newClient({ first_name: 'محمد', last_name: 'כהן', email: 'rtl@example.com' });
+    expect(response.statusCode, response.body).toBe(201);
   });
 
   it('accepts a 60-character name counted in characters, not bytes', async () => {

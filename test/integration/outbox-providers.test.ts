@@ -178,3 +178,82 @@ describe('delivery through the providers', () => {
     expect(failures.every((f) => f.final)).toBe(true);
   });
 });
+
+describe('a change to the booking while its message is out', () => {
+  /** Delivers with Twilio holding its answers; `change` runs once the SMS has reached Twilio. */
+  async function whileOut(change: () => Promise<void>, release: 'accept' | 'outage') {
+    const seen = twilio.requests.length;
+    twilio.hold(true);
+    const delivering = deliverAllDue(delivery);
+    try {
+      await until(() => twilio.requests.length > seen);
+      await change();
+    } finally {
+      twilio.hold(false, release);
+    }
+    return delivering;
+  }
+
+  const cancel = (reference: string) => async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(response.statusCode, response.body).toBe(200);
+  };
+
+  it('keeps the record of a confirmation the provider accepts after the booking was cancelled', async () => {
+    const reference = await book(await clientWith({ phone: '+447911123461' }));
+    await whileOut(cancel(reference), 'accept');
+    const messages = await messagesOf(reference);
+    const confirmed = messages.find((m) => m.kind === 'confirmed');
+    // It reached the customer, so the outbox says so (it used to be deleted mid-send, leaving no trace).
+    expect(confirmed).toMatchObject({ status: 'sent', channel: 'sms' });
+    expect(twilio.accepted.has(confirmed!.id)).toBe(true);
+    expect(messages.map((m) => m.kind).sort()).toEqual(['cancelled', 'confirmed']);
+  });
+
+  it('does not send again a confirmation whose send failed after the booking was cancelled', async () => {
+    const reference = await book(await clientWith({ phone: '+447911123462' }));
+    await whileOut(cancel(reference), 'outage');
+    const [confirmed] = (await messagesOf(reference)).filter((m) => m.kind === 'confirmed');
+    expect(confirmed).toMatchObject({ status: 'pending', attempts: 1 });
+    t.clock.advance({ minutes: 5 });
+    const counts = await deliverAllDue(delivery);
+    // The retry finds the booking cancelled: dropped, and only the cancellation goes.
+    expect(counts).toMatchObject({ dropped: 1 });
+    expect(twilio.accepted.has(confirmed!.id)).toBe(false);
+    expect((await messagesOf(reference)).map((m) => `${m.kind}:${m.status}`)).toEqual(['cancelled:sent']);
+  });
+
+  it('does not send again a notice a newer one replaced while it was out', async () => {
+    const reference = await book(await clientWith({ phone: '+447911123463' }));
+    await deliverAllDue(delivery);
+    const move = (hour: number) => async () => {
+      const response = await t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${reference}`,
+        payload: { starts_at: `2026-11-30T${hour}:00:00+00:00` },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+    };
+    await move(10)();
+    // The first "rescheduled" is out when the booking moves again; its send fails.
+    await whileOut(move(11), 'outage');
+    t.clock.advance({ minutes: 5 });
+    expect(await deliverAllDue(delivery)).toMatchObject({ dropped: 1, sent: 0 });
+    const notices = (await messagesOf(reference)).filter((m) => m.kind === 'rescheduled');
+    expect(notices.map((m) => m.status)).toEqual(['sent']);
+    const said = twilio.accepted.get(notices[0]!.id)!.body;
+    expect(said).toMatch(/11:00|11am|11 am/);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -10,6 +10,9 @@ import type { BookingStatus } from './state-machine.ts';
  */
 export const MAX_BOOKING_SPAN_MINUTES = 24 * 60;
 export const MAX_BOOKING_SPAN_MS = MAX_BOOKING_SPAN_MINUTES * 60_000;
+/** The longest booking notes and cancellation reason, in characters (as the database's checks count). */
+export const NOTES_MAX_LENGTH = 1000;
+export const CANCEL_REASON_MAX_LENGTH = 1000;
 
 /** Minutes a booking of these services blocks its staff member: durations plus the last buffer. */
 export function bookingSpanMinutes(

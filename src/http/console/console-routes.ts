@@ -30,6 +30,7 @@ import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { toAppError } from '../error-envelope.ts';
+import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { bookingBody, cancelBody, rescheduleBody } from './booking-pages.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
@@ -43,6 +44,7 @@ import {
   ConsoleRedirect,
   ConsoleRefusal,
   clearSessionCookie,
+  pollSession,
   requireSession,
   safeNext,
   setSessionCookie,
@@ -53,27 +55,28 @@ import {
  * with staff accounts. Every change goes through the same use cases as the API and the CLI. Outside
  * /v1 and its API keys, hidden from the OpenAPI document; answers are HTML pages, failures included.
  */
-type Form = Record<string, string>;
+type Form = Fields;
 type Handler = (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) => Promise<unknown>;
 
 const FORM_LIMIT_BYTES = 16 * 1024;
 
+/** The title of a refusal's page by status; "Something went wrong" is kept for faults. */
+const ERROR_TITLES: Record<number, string> = {
+  400: 'Please check',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Not possible now',
+  413: 'Too large',
+  429: 'Too many requests',
+  503: 'Not available now',
+};
+
 export function consoleRoutes(deps: AppDeps) {
   const now = () => deps.clock.nowMs();
   return async (app: FastifyInstance) => {
-    // Forms post urlencoded: parsed here only (the API keeps its JSON-only rule); repeated names
-    // (several services) are joined with a newline, which no single value of ours contains.
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
-      (_request, body, done) => {
-        const form: Form = {};
-        for (const [name, value] of new URLSearchParams(body as string)) {
-          form[name] = name in form ? `${form[name]}\n${value}` : value;
-        }
-        done(null, form);
-      },
-    );
+    // Forms post urlencoded (the API keeps its JSON-only rule); every query and form is text fields,
+    // repeated names (several services) joined with a newline.
+    acceptPageFields(app, FORM_LIMIT_BYTES);
 
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       if (error instanceof ConsoleRedirect) return redirect(reply, error.location);
@@ -86,19 +89,14 @@ export function consoleRoutes(deps: AppDeps) {
       }
       const appError = toAppError(error);
       if (appError.code === 'server_error') request.log.error({ err: error }, 'console request failed');
-      const title =
-        appError.status === 404
-          ? 'Not found'
-          : appError.status === 409
-            ? 'Not possible now'
-            : 'Something went wrong';
+      const title = ERROR_TITLES[appError.status] ?? 'Something went wrong';
       return send(reply.code(appError.status), { title }, problem(title, appError.message, request.id));
     });
 
     const hidden = { schema: { hide: true } };
     const get = (path: string, handler: Handler) =>
       app.get(path, hidden, async (request, reply) =>
-        handler(request, reply, await requireSession(deps.db, request, now())),
+        handler(request, reply, await requireSession(deps.db, request, now(), reply)),
       );
     const post = (
       path: string,
@@ -111,7 +109,7 @@ export function consoleRoutes(deps: AppDeps) {
     ) =>
       app.post(path, hidden, async (request, reply) => {
         assertOwnOrigin(request);
-        const session = await requireSession(deps.db, request, now());
+        const session = await requireSession(deps.db, request, now(), reply);
         const form = formOf(request);
         assertCsrf(session, form);
         return handler(request, reply, session, form);
@@ -218,7 +216,7 @@ export function consoleRoutes(deps: AppDeps) {
       '/console/diary/stamp',
       hidden,
       async (request, reply) => {
-        const session = await requireSession(deps.db, request, now()).catch(() => null);
+        const session = await pollSession(deps.db, request, now());
         if (!session) return reply.code(401).header('cache-control', 'no-store').send({ signed_in: false });
         const stamp = await diaryStamp(deps.db, session.organisation.id, request.query.location ?? '');
         return reply.header('cache-control', 'no-store').send({ stamp });
@@ -263,7 +261,8 @@ export function consoleRoutes(deps: AppDeps) {
           return { reference: sent.reference, said: sentToStaff(sent.notices) };
         },
       };
-      const run = actions[form.action ?? ''];
+      // Own names only: "constructor" or "__proto__" is no action.
+      const run = Object.hasOwn(actions, form.action ?? '') ? actions[form.action!] : undefined;
       if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
       const done = await run();
       return redirect(
@@ -347,7 +346,7 @@ export function consoleRoutes(deps: AppDeps) {
     });
 
     get('/console/book', async (request, reply, session) => {
-      const query = request.query as { location?: string; date?: string; service_id?: string | string[] };
+      const query = request.query as { location?: string; date?: string; service_id?: string };
       const org = session.organisation.id;
       const locations = (await listLocations(deps.db, org, { after: null, limit: 100 })).items;
       const location = query.location
@@ -355,7 +354,7 @@ export function consoleRoutes(deps: AppDeps) {
         : locations[0];
       if (!location)
         throw new ConsoleRefusal(404, 'No location', 'This organisation has no active location.');
-      const chosen = [query.service_id ?? []].flat().filter(Boolean);
+      const chosen = (query.service_id ?? '').split('\n').filter(Boolean);
       const date = query.date || DateTime.fromMillis(now(), { zone: location.timezone }).toISODate()!;
       const slots =
         chosen.length === 0
@@ -502,9 +501,9 @@ function requireKeyManager(session: ConsoleSession): void {
   }
 }
 
+/** The posted form (page-fields.ts made it text fields); none posted: no fields. */
 function formOf(request: FastifyRequest): Form {
-  const body = request.body;
-  return body && typeof body === 'object' ? (body as Form) : {};
+  return (request.body as Form | undefined) ?? {};
 }
 
 function send(reply: FastifyReply, shell: Shell, body: string): FastifyReply {

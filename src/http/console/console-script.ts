@@ -1,9 +1,12 @@
+import { BACKGROUND_HEADER } from './session.ts';
+
 /**
  * The console's only script, served from /console/assets/console.js (the CSP allows scripts from this
  * origin only). On a diary it asks every POLL_MS whether the location's bookings changed (a booking by
  * another desk, the API or the phone agent) and, when they did, fetches the page again and swaps the
  * diary in place: no reload, the scroll position and focus elsewhere kept. Once a minute it
  * does so anyway, which moves the current-time line. Everything works without it but the live updates.
+ * Its requests are not activity (session.ts): a diary left open still signs out after 30 idle minutes.
  */
 export const CONSOLE_SCRIPT = `'use strict';
 (function () {
@@ -14,15 +17,19 @@ export const CONSOLE_SCRIPT = `'use strict';
     var d = diary();
     if (!d) return;
     var url = '/console/diary/stamp?location=' + encodeURIComponent(d.getAttribute('data-location'));
-    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+    fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json', '${BACKGROUND_HEADER}': '1' } })
       .then(function (r) {
-        if (r.status === 401) { location.reload(); throw new Error('signed out'); }
+        // The session ended (30 idle minutes, or signed out elsewhere): say so on the sign-in page.
+        if (r.status === 401) {
+          location.assign('/console/sign-in?expired=1&next=' + encodeURIComponent(location.pathname + location.search));
+          throw new Error('signed out');
+        }
         return r.json();
       })
       .then(function (body) {
         // Unchanged bookings: the page is fetched again only once a minute, to move the current-time line.
         if (body.stamp === d.getAttribute('data-stamp') && Date.now() - lastSwap < 60000) return;
-        return fetch(location.href, { credentials: 'same-origin' })
+        return fetch(location.href, { credentials: 'same-origin', headers: { '${BACKGROUND_HEADER}': '1' } })
           .then(function (r) { return r.text(); })
           .then(function (html) {
             var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('diary');

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { formatUtc, localDateAt } from '../../domain/time-format.ts';
-import { esc } from '../pages/page-shell.ts';
+import { esc, withRepeatedLabel } from '../pages/page-shell.ts';
 
 /**
  * The console's page shell: one stylesheet inline, one script served by the project
@@ -91,7 +91,10 @@ export function securePage(reply: FastifyReply): FastifyReply {
 }
 
 export interface Formats {
+  /** The organisation's locale (BCP 47), for any other date the page writes. */
+  locale: string;
   money(minor: number, currency: string): string;
+  /** The local time; a wall time the clocks show twice that day carries its zone (withRepeatedLabel). */
   time(epochMs: number): string;
   dateTime(epochMs: number): string;
   /** The local date, YYYY-MM-DD. */
@@ -109,14 +112,16 @@ export function formats(locale: string, zone: string): Formats {
     timeZone: zone,
   });
   return {
+    locale,
     money: (minor, currency) => {
       const f = new Intl.NumberFormat(locale, { style: 'currency', currency });
       return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
     },
-    time: (ms) => time.format(ms),
-    dateTime: (ms) => dateTime.format(ms),
+    time: (ms) => withRepeatedLabel(time.format(ms), ms, zone, locale),
+    dateTime: (ms) => withRepeatedLabel(dateTime.format(ms), ms, zone, locale),
     isoDate: (ms) => localDateAt(ms, zone),
-    when: (ms) => `<time datetime="${esc(formatUtc(ms))}">${esc(dateTime.format(ms))}</time>`,
+    when: (ms) =>
+      `<time datetime="${esc(formatUtc(ms))}">${esc(withRepeatedLabel(dateTime.format(ms), ms, zone, locale))}</time>`,
   };
 }
 
@@ -168,6 +173,7 @@ const STYLE = [
   '.s-needs_checkout{background:#efe0ff;border-color:#6a1b9a}.s-completed{background:#e0f2e1;border-color:#2e7d32}',
   '.s-no_show{background:#fde0e0;border-color:#8a1c1c}.s-cancelled,.s-expired{background:#eee;border-color:#888;color:#666;text-decoration:line-through}',
   '.now{position:absolute;left:0;right:0;border-top:2px solid #d00;z-index:4}',
+  '.skipped{position:absolute;left:0;right:0;overflow:hidden;background:repeating-linear-gradient(-45deg,#c4c4c4,#c4c4c4 3px,#e9e9e9 3px,#e9e9e9 9px);font-size:.7rem;padding:0 .2rem;color:#333;z-index:1}',
   '.closed{padding:1rem;background:#fdecea;border-radius:8px}',
   '.week td{min-width:8rem}.week ul{margin:0;padding-left:1rem}',
   '.legend{display:flex;flex-wrap:wrap;gap:.5rem;font-size:.8rem;margin:.5rem 0}.legend span{padding:0 .4rem;border-left:5px solid}',

@@ -8,8 +8,9 @@ import { ownOrigins } from '../public-base-url.ts';
 /**
  * The console's session cookie and the checks every form post passes. The cookie is HttpOnly (no
  * script reads it), Secure (browsers treat loopback as secure, so local use works too), SameSite=Lax
- * (sent on top-level navigation only, never on another site's form post) and lives no longer than the
- * idle timeout, which the server enforces anyway. Form posts must also come from this server's own
+ * (sent on top-level navigation only, never on another site's form post) and ends when the session
+ * does: the idle timeout after its last use, renewed with every use (requireSession); the server
+ * enforces the timeout anyway. Form posts must also come from this server's own
  * pages (Origin or Referer) and carry the session's CSRF token.
  */
 export const SESSION_COOKIE = 'console_session';
@@ -45,31 +46,79 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
   return undefined;
 }
 
-export function setSessionCookie(reply: FastifyReply, token: string): void {
-  reply.header(
-    'set-cookie',
-    `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; Secure; SameSite=Lax; Max-Age=${IDLE_TIMEOUT_MS / 1000}`,
+/** The session's cookie, ending when the session would end unused (a new one's: IDLE_TIMEOUT_MS). */
+export function setSessionCookie(reply: FastifyReply, token: string, maxAgeMs = IDLE_TIMEOUT_MS): void {
+  replaceSessionCookie(
+    reply,
+    `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.ceil(maxAgeMs / 1000)}`,
   );
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/console; HttpOnly; Secure; SameSite=Lax; Max-Age=0`);
+  replaceSessionCookie(reply, `${SESSION_COOKIE}=; Path=/console; HttpOnly; Secure; SameSite=Lax; Max-Age=0`);
+}
+
+/** One Set-Cookie for the session per answer: sign-out's clearing replaces the renewal before it. */
+function replaceSessionCookie(reply: FastifyReply, cookie: string): void {
+  const others = [reply.getHeader('set-cookie') ?? []]
+    .flat()
+    .map(String)
+    .filter((header) => !header.startsWith(`${SESSION_COOKIE}=`));
+  reply.removeHeader('set-cookie');
+  for (const header of others) reply.header('set-cookie', header);
+  reply.header('set-cookie', cookie);
 }
 
 /**
+ * Whether a request is the console's script at work rather than a person: the diary's stamp poll and
+ * its refetch of the page (fetch() sends Sec-Fetch-Mode "cors"; opening a page or sending a form,
+ * "navigate"). The script also says so itself (BACKGROUND_HEADER), for browsers without Sec-Fetch
+ * headers (Safari before 16.4); a request with neither is taken to be a person.
+ */
+function isBackground(request: FastifyRequest): boolean {
+  const mode = request.headers['sec-fetch-mode'];
+  return request.headers[BACKGROUND_HEADER] === '1' || (mode !== undefined && mode !== 'navigate');
+}
+
+/** Sent by the console's script on its own requests (console-script.ts). */
+export const BACKGROUND_HEADER = 'x-console-background';
+
+/**
  * The signed-in session, or a redirect to the sign-in page (remembering where the person was going,
- * for a page; saying the session ended, for a post).
+ * for a page; saying the session ended, for a post). A page opened or a form sent is use: the session's
+ * idle time starts afresh and, given the reply, so does the cookie's, which ends when the session
+ * would. The console's own background requests (isBackground) are not use: they neither keep the
+ * session alive nor renew the cookie, so a diary left open on a screen nobody touches signs out after
+ * IDLE_TIMEOUT_MS, as the README says.
  */
 export async function requireSession(
   db: AppDeps['db'],
   request: FastifyRequest,
   now: number,
+  reply?: FastifyReply,
 ): Promise<ConsoleSession> {
   const token = cookieOf(request, SESSION_COOKIE);
-  const session = token === undefined ? null : await resumeSession(db, token, now);
-  if (session) return session;
+  const use = !isBackground(request);
+  const session = token === undefined ? null : await resumeSession(db, token, now, use);
+  if (session && token !== undefined) {
+    if (use && reply) setSessionCookie(reply, token, session.idleUntil - now);
+    return session;
+  }
   const next = request.method === 'GET' ? `&next=${encodeURIComponent(request.url)}` : '';
   throw new ConsoleRedirect(`/console/sign-in?expired=${token === undefined ? '0' : '1'}${next}`);
+}
+
+/**
+ * The session of the diary's stamp poll, or null once it has ended: the poll is never use, whatever
+ * the browser says of itself, so it neither keeps the session alive nor renews the cookie.
+ */
+export async function pollSession(
+  db: AppDeps['db'],
+  request: FastifyRequest,
+  now: number,
+): Promise<ConsoleSession | null> {
+  const token = cookieOf(request, SESSION_COOKIE);
+  return token === undefined ? null : resumeSession(db, token, now, false);
 }
 
 /** A form post from another site (no own Origin or Referer) is refused before anything else. */

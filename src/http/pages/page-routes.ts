@@ -4,8 +4,9 @@ import type { AppDeps } from '../../app/deps.ts';
 import { FixedWindowRateLimiter, pageRequests } from '../../app/rate-limiter.ts';
 import { AppError } from '../../domain/errors.ts';
 import { toAppError } from '../error-envelope.ts';
+import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
-import { acceptForms, esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
+import { esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
 import { publicBookingRoutes } from './public-page.ts';
 
 /** Sends a whole page: the shared document (with the test-mode notice when it applies) and headers. */
@@ -21,7 +22,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const sendPage: SendPage = (reply, title, body) => securePage(reply).send(document(title, body));
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   return async (app) => {
-    acceptForms(app);
+    acceptPageFields(app, 4096);
     app.addHook('onRequest', async (request: FastifyRequest, reply) => {
       const limit = deps.limits.requestsPerMinute;
       const now = deps.clock.nowMs();

@@ -89,14 +89,13 @@ interface OrgParams {
 
 interface Choices {
   location?: string;
-  services?: string | string[];
+  services?: string;
   date?: string;
 }
 
-/** Service ids as a form gives them: repeated fields, or one comma-separated value. */
-function listOf(value: string | string[] | undefined): string[] {
-  const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return [...new Set(values.flatMap((v) => v.split(',')).filter((v) => v.length > 0))].slice(0, 10);
+/** Service ids as a form gives them: repeated fields (joined by a newline: page-fields.ts), or one comma-separated value. */
+function listOf(value: string | undefined): string[] {
+  return [...new Set((value ?? '').split(/[,\n]/).filter((v) => v.length > 0))].slice(0, 10);
 }
 
 function locationForm(

@@ -13,8 +13,8 @@ import {
 import type { AppDeps } from '../../app/deps.ts';
 import type { PaymentProvider } from '../../app/payments.ts';
 import { toAppError } from '../error-envelope.ts';
+import { acceptPageFields } from '../page-fields.ts';
 import {
-  acceptForms,
   esc,
   type Formatter,
   formatter,
@@ -45,7 +45,7 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     securePage(reply).send(document(title, body));
   return async (app) => {
     // HTML forms post application/x-www-form-urlencoded; ours carry no fields.
-    acceptForms(app, 1024);
+    acceptPageFields(app, 1024);
 
     // Failures are pages too (a browser shows them): 404 for an unknown checkout, 409 when it cannot
     // be paid or left any more, the app's status and message for anything else.

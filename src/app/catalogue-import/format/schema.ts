@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
+import { SlugParams } from '../../../contract/common.ts';
 import { normaliseReference, REFERENCE_ALPHABET } from '../../../domain/booking/reference.ts';
 import { BOOKING_STATUSES } from '../../../domain/booking/state-machine.ts';
 import { NAME_MAX_LENGTH } from '../../../domain/client.ts';
@@ -18,18 +19,57 @@ const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
 const CLOCK_TIME = /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/;
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
 
-const uuid = z.string().refine(isUuid, 'must be a lowercase RFC 4122 UUID');
-const ref = z
+/** A lone UTF-16 surrogate: with the u flag a well-formed pair reads as one code point and is not matched. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Text that both databases store exactly as given; every text field of the file starts from it.
+ * PostgreSQL refuses NUL in text (SQLite would keep it), and a lone surrogate (which JSON.parse lets
+ * through) has no UTF-8 form: both drivers would store U+FFFD instead, so the row would differ from
+ * the file on every re-import, and ids derived from a ref could not be made at all.
+ */
+const storableText = z
   .string()
+  .refine((value) => !value.includes('\u0000'), 'must not contain the NUL character (\\u0000)')
+  .refine(
+    (value) => !LONE_SURROGATE.test(value),
+    'must be valid Unicode: it holds a lone surrogate (\\ud800 to \\udfff without its pair)',
+  );
+
+/** Refs are stored and indexed; 100 characters keep them far inside PostgreSQL's index row limit. */
+export const REF_MAX_LENGTH = 100;
+/**
+ * The API takes a location slug of at most this many characters in a path (SlugParams), so a longer
+ * one could never be used; organisation slugs get the same bound. It also keeps each slug inside
+ * PostgreSQL's index row limit (2704 bytes).
+ */
+export const SLUG_MAX_LENGTH = SlugParams.shape.slug.maxLength ?? 200;
+
+const uuid = z.string().refine(isUuid, 'must be a lowercase RFC 4122 UUID');
+const ref = storableText
   .min(1, 'must not be empty')
-  .max(100)
+  .max(REF_MAX_LENGTH, `must be at most ${REF_MAX_LENGTH} characters`)
   .refine((value) => value.trim() === value, 'must not start or end with spaces');
-const slug = z.string().regex(SLUG_PATTERN, 'must be URL-safe: lowercase letters, digits and single hyphens');
-const requiredText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
+const slug = z
+  .string()
+  .max(SLUG_MAX_LENGTH, `must be at most ${SLUG_MAX_LENGTH} characters (the longest slug the API takes)`)
+  .regex(SLUG_PATTERN, 'must be URL-safe: lowercase letters, digits and single hyphens');
+const requiredText = (max: number) => storableText.trim().min(1, 'must not be empty').max(max);
+/**
+ * What a customer hears and reads (organisation, location, service and staff names): one line, and
+ * none of the direction controls that would turn the text after the name backwards on a page or in an
+ * SMS (the rule client names follow: normaliseName). NUL is storableText's to refuse.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
+const NOT_IN_A_NAME = /[\u0001-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+const displayName = (max: number) =>
+  requiredText(max).refine(
+    (value) => !NOT_IN_A_NAME.test(value),
+    'must be one line without control characters (line breaks, tabs, direction controls)',
+  );
 /** Absent, null and blank all mean "not set", stored as null. */
 const optionalText = (max: number) =>
-  z
-    .string()
+  storableText
     .trim()
     .max(max)
     .nullish()
@@ -39,7 +79,7 @@ const minutes = (min: number, max: number) => z.int().min(min).max(max);
 
 /** Shares the API's normalisation, so a client imported here is found again by phone or e-mail there. */
 const normalised = (normalise: (value: string) => string | undefined, message: string) =>
-  z.string().transform((value, ctx) => {
+  storableText.transform((value, ctx) => {
     const result = normalise(value);
     if (result === undefined) {
       ctx.issues.push({ code: 'custom', input: value, message });
@@ -87,15 +127,28 @@ const localDateTime = z
   .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real date and time');
 const clockTime = z.string().regex(CLOCK_TIME, 'must be a time HH:MM between 00:00 and 24:00');
 
+/**
+ * The largest amount, in minor units. Money columns are 32-bit integers on PostgreSQL (at most
+ * 2,147,483,647), and a booking's total adds up to 10 services (the file's and the API's limit), so
+ * each amount stays at or below a tenth of that, rounded down to a figure people can say.
+ */
+export const MAX_AMOUNT_MINOR = 200_000_000;
+
 export const moneySchema = z.strictObject({
-  amount: z.int().min(0, 'must not be negative'),
+  amount: z
+    .int()
+    .min(0, 'must not be negative')
+    .max(
+      MAX_AMOUNT_MINOR,
+      `must be at most ${MAX_AMOUNT_MINOR} (minor units), so that a booking of 10 services totals within what the database stores`,
+    ),
   currency,
 });
 
 export const organisationSchema = z.strictObject({
   id: uuid.optional(),
   slug,
-  name: requiredText(200),
+  name: displayName(200),
   currency,
   booking_reference_prefix: z.string().regex(/^[A-Z0-9]{1,8}$/, 'must be 1 to 8 uppercase letters or digits'),
   locale: z
@@ -126,7 +179,7 @@ export const locationSchema = z.strictObject({
   id: uuid.optional(),
   ref,
   slug,
-  name: requiredText(200),
+  name: displayName(200),
   timezone: z
     .string()
     .refine((value) => IANAZone.isValidZone(value), 'must be a valid IANA time zone, e.g. Europe/London'),
@@ -158,7 +211,7 @@ const overrideSchema = z.strictObject({
 export const serviceSchema = z.strictObject({
   id: uuid.optional(),
   ref,
-  name: requiredText(200),
+  name: displayName(200),
   aliases,
   category: optionalText(100),
   duration_minutes: serviceDuration,
@@ -184,7 +237,7 @@ const weekSchema = z.strictObject({
 export const staffSchema = z.strictObject({
   id: uuid.optional(),
   ref,
-  name: requiredText(200),
+  name: displayName(200),
   aliases,
   active: z.boolean().default(true),
   services: z.array(ref).default([]),

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { runCli } from '../helpers/cli.ts';
+import { freshDatabasePerTest } from '../helpers/temp-database.ts';
+
+const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
+
+// biome-ignore lint/suspicious/noExplicitAny: catalogue fixtures are edited freely as plain JSON.
+type Json = any;
+
+const fresh = freshDatabasePerTest('booking-cli-');
+
+/** A slug a fuzzer might send: long, and (unlike 'aaa...') not compressible by PostgreSQL. */
+function randomSlug(length: number): string {
+  let text = '';
+  let block = 'slug';
+  while (text.length < length) {
+    block = createHash('sha256').update(block).digest('hex');
+    text += block;
+  }
+  return text.slice(0, length);
+}
+
+describe('booking import of values the databases cannot store as given', () => {
+  it('lists each as a problem at its path instead of failing in the database, and changes nothing', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.organisation.name = 'Acme\u0000Hair';
+    catalogue.locations[0].slug = randomSlug(3000);
+    catalogue.services[0].price.amount = 2_147_483_648;
+    catalogue.services[0].aliases = ['Haircut \ud800'];
+    const file = path.join(fresh.dir, 'fuzzed.json');
+    // JSON.stringify writes NUL and the lone surrogate as \u escapes, as a fuzzer's file would hold them.
+    writeFileSync(file, JSON.stringify(catalogue));
+    expect(readFileSync(file, 'utf8')).toContain('\\ud800');
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('4 problem(s); nothing was changed');
+    expect(result.stderr).toMatch(/\$\.organisation\.name: must not contain the NUL character/);
+    expect(result.stderr).toMatch(/\$\.locations\[0\]\.slug: must be at most 200 characters/);
+    expect(result.stderr).toMatch(/\$\.services\[0\]\.price\.amount: must be at most 200000000/);
+    expect(result.stderr).toMatch(/\$\.services\[0\]\.aliases\[0\]: .*lone surrogate/);
+    expect(result.stderr).not.toMatch(/invalid byte sequence|out of range|index row size|URI malformed/);
+    expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
+
+    // The same database then takes the shipped catalogues.
+    expect(runCli(['import', 'db/demo-catalogue.json'], fresh.env).status).toBe(0);
+    if (existsSync(EXAMPLE)) expect(runCli(['import', EXAMPLE], fresh.env).status).toBe(0);
+  }, 120_000);
+});
