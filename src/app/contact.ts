@@ -41,18 +41,11 @@ export function normaliseEmail(value: string): string | undefined {
   return emailShape.safeParse(normalised).success ? normalised : undefined;
 }
 
-/**
- * Control characters, and the explicit direction controls (embeddings, overrides, isolates): a name
- * holding U+202E ("right-to-left override") turned the phone number shown after it on the console
- * backwards. Names in Arabic or Hebrew need none of them.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
-const NOT_IN_A_NAME = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
-
 /** A first or last name trimmed, or undefined when empty, too long or holding control characters. */
 export function normaliseName(value: string, maxLength = NAME_MAX_LENGTH): string | undefined {
   const trimmed = value.trim();
-  if (trimmed.length < 1 || [...trimmed].length > maxLength || NOT_IN_A_NAME.test(trimmed)) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
+  if (trimmed.length < 1 || [...trimmed].length > maxLength || /[\u0000-\u001f\u007f]/.test(trimmed)) {
     return undefined;
   }
   return trimmed;

@@ -1,7 +1,5 @@
 import { AppError } from '../domain/errors.ts';
-
-/** A lone half of a surrogate pair: not a character, and not storable as text by PostgreSQL. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+import { LONE_SURROGATE } from '../domain/text-rules.ts';
 
 /**
  * Free text a person wrote and the engine stores as it is (a booking's notes, a cancellation's reason,

@@ -258,8 +258,10 @@ function throttles(
   address: string,
 ): { counter: RateLimitCounter; limit: number }[] {
   // The shared store keys counters by organisation; a sign-in's organisation is not known to be real
-  // yet, so these live with the other pre-authentication counters.
-  const account = `${slug}/${email}`;
+  // yet, so these live with the other pre-authentication counters. The account is named by a hash:
+  // a typed e-mail has no length limit worth trusting (a 4 KB one broke PostgreSQL's index row) and
+  // stays out of the counters table.
+  const account = createHash('sha256').update(`${slug}\u0000${email}`).digest('hex');
   return [
     {
       counter: { organisationId: NO_ORGANISATION, name: `signin:${account}/${address}` },

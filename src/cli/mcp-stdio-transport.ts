@@ -134,12 +134,12 @@ export class DrainingStdioTransport implements Transport {
   /** Says so to the request (when its id can be read from its start), and to the log. */
   #refuseTooLong(head: Buffer): void {
     this.onerror?.(new Error(`A message longer than ${MAX_LINE_BYTES} bytes was skipped.`));
-    const id = LEADING_ID.exec(head.toString('utf8'))?.[1];
+    const id = idOf(LEADING_ID.exec(head.toString('utf8'))?.[1]);
     if (id === undefined) return;
     this.#stdout.write(
       serializeMessage({
         jsonrpc: '2.0',
-        id: JSON.parse(id) as string | number,
+        id,
         error: {
           code: INVALID_REQUEST,
           message: `The message is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB; it was not read.`,
@@ -153,11 +153,25 @@ export class DrainingStdioTransport implements Transport {
   };
 
   readonly #onEnd = (): void => {
+    if (this.#inputEnded) return;
     this.#inputEnded = true;
+    // A last request without its newline was still sent before stdin closed: it is answered too.
+    if (this.#lineBytes > 0 || this.#skipping) this.#endLine();
     this.#closeWhenDrained();
   };
 
   #closeWhenDrained(): void {
     if (this.#inputEnded && this.#pending.size === 0) void this.close();
+  }
+}
+
+/** The id a too-long line's start names, if it is one JSON-RPC allows (`01` or `"\\q"` is none). */
+function idOf(written: string | undefined): string | number | undefined {
+  if (written === undefined) return undefined;
+  try {
+    const id: unknown = JSON.parse(written);
+    return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined;
+  } catch {
+    return undefined;
   }
 }

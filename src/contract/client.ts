@@ -23,18 +23,15 @@ export const ClientResource = z
 export const E164 = { pattern: '^\\+[1-9][0-9]{6,14}$' };
 const EMAIL = { format: 'email', maxLength: 254 };
 
-/** No control character (nor a direction control: contact.ts), and something besides blanks. */
-const NOT_IN_A_NAME = '\\u0000-\\u001F\\u007F\\u202A-\\u202E\\u2066-\\u2069';
-const NAME_PATTERN = `^[^${NOT_IN_A_NAME}]*[^\\s${NOT_IN_A_NAME}][^${NOT_IN_A_NAME}]*$`;
+/** No control character, and something besides blanks. */
+const NAME_PATTERN = '^[^\\u0000-\\u001F\\u007F]*[^\\s\\u0000-\\u001F\\u007F][^\\u0000-\\u001F\\u007F]*$';
 
 const Name = z
   .string()
   .min(1)
   .max(200)
   .meta({ maxLength: NAME_MAX_LENGTH, pattern: NAME_PATTERN })
-  .describe(
-    `1 to ${NAME_MAX_LENGTH} characters (code points), not all blank, no control characters (direction controls included).`,
-  );
+  .describe(`1 to ${NAME_MAX_LENGTH} characters (code points), not all blank, no control characters.`);
 
 export const ClientQuery = z.strictObject({
   phone: z.string().max(40).meta(E164).optional().describe('E.164 with country code, e.g. +447911123456.'),

@@ -111,7 +111,8 @@ export async function dropPendingMessages(
 }
 
 /**
- * Of these claimed messages, those a newer message of the same kind, booking and channel has replaced
+ * Of these claimed messages, those a newer message of the same kind, booking and channel (pending or
+ * delivered) has replaced
  * (a reminder rewritten by a move while the old one was being sent, whose send then failed): sending
  * the old one again would say the same thing twice, at the wrong time.
  */
@@ -138,7 +139,9 @@ export async function supersededMessages(
           .whereRef('n.booking_id', '=', 'o.booking_id')
           .whereRef('n.kind', '=', 'o.kind')
           .whereRef('n.channel', '=', 'o.channel')
-          .whereRef('n.id', '>', 'o.id'),
+          .whereRef('n.id', '>', 'o.id')
+          // A newer one that failed for good said nothing: the older one is still to be sent.
+          .where('n.status', '!=', 'failed'),
       ),
     )
     .execute();

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments } from './outbox.ts';
+import { withoutDirectionControls } from './text-rules.ts';
 
 /**
  * The words of each message, per kind, in the organisation's language: an SMS (plain text, at most two
@@ -207,8 +208,19 @@ export function renderSms(facts: MessageFacts): string {
     .join(' ');
 }
 
-/** The whole message: the SMS, and the e-mail as text and HTML. */
-export function renderMessage(facts: MessageFacts): RenderedMessage {
+/**
+ * The whole message: the SMS, and the e-mail as text and HTML. Names come without direction controls
+ * (text-rules.ts): a client's name holding U+202E would turn the rest of its line backwards.
+ */
+export function renderMessage(given: MessageFacts): RenderedMessage {
+  const facts: MessageFacts = {
+    ...given,
+    organisationName: withoutDirectionControls(given.organisationName),
+    locationName: withoutDirectionControls(given.locationName),
+    serviceNames: given.serviceNames.map(withoutDirectionControls),
+    staffName: withoutDirectionControls(given.staffName),
+    clientFirstName: withoutDirectionControls(given.clientFirstName),
+  };
   const words = wordingFor(facts.locale);
   const parts = lines(facts, words, { staff: true, services: facts.serviceNames.join(', ') });
   const greeting = `${words.hello} ${facts.clientFirstName},`;

@@ -62,6 +62,8 @@ export function fieldsOf(source: unknown): Fields {
 }
 
 function textsOf(name: string, value: unknown): string[] {
+  // JSON's null is a field not given, as a form would leave it out.
+  if (value === null || value === undefined) return [];
   if (typeof value === 'string') return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
   throw new AppError('invalid_request', `${shown(name)} must be text.`, name);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
 import { type ToolContext, type ToolResult, toolErrorResult, toolResult } from './tool-kit.ts';
 import { type ToolDefinition, toolDefinition } from './tool-schemas.ts';
@@ -64,7 +65,6 @@ function holdsLoneSurrogate(value: unknown): boolean {
   if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsLoneSurrogate);
   return false;
 }
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** "Something in the request was not valid ... date is missing; expected YYYY-MM-DD, today, ..." */
 function argumentHint(tool: ToolSpec, error: z.ZodError, args: unknown): string {

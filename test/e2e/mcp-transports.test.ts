@@ -594,7 +594,7 @@ describe('booking mcp over stdio', () => {
     });
   });
 
-  it('refuses a line over 10 MiB by its id and goes on answering what follows', async () => {
+  it('refuses a line over 10 MiB by its id and goes on answering what follows, to the last line', async () => {
     const host = rawStdio();
     await host.initialize();
     const huge = JSON.stringify({
@@ -604,14 +604,21 @@ describe('booking mcp over stdio', () => {
       params: { name: 'take_message', arguments: { message: 'x'.repeat(11 * 2 ** 20) } },
     });
     // Written in pieces, as a pipe delivers it.
-    for (let at = 0; at < huge.length; at += 2 ** 20) host.write(huge.slice(at, at + 2 ** 20));
-    host.write('\n');
-    host.send({
+    const writeInPieces = (text: string) => {
+      for (let at = 0; at < text.length; at += 2 ** 20) host.write(text.slice(at, at + 2 ** 20));
+      host.write('\n');
+    };
+    writeInPieces(huge);
+    // One whose id is no JSON value ("01"): skipped without an answer, and without ending the process.
+    writeInPieces(huge.replace('"id":2', '"id":01'));
+    // The last request has no newline: stdin closes right after it, and it is answered all the same.
+    const last = {
       jsonrpc: '2.0',
       id: 3,
       method: 'tools/call',
       params: { name: 'list_locations', arguments: {} },
-    });
+    };
+    host.write(JSON.stringify(last));
     host.end();
     expect(await host.exited).toBe(0);
     expect(host.lines.find((line) => line.id === 2)?.error).toMatchObject({

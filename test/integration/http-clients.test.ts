@@ -75,9 +75,6 @@ describe('POST /clients', () => {
     [{ first_name: '   ', last_name: 'B', email: 'a@example.com' }, 'first_name'],
     [{ first_name: 'A', last_name: 'x'.repeat(61), email: 'a@example.com' }, 'last_name'],
     [{ first_name: 'A\u0007', last_name: 'B', email: 'a@example.com' }, 'first_name'],
-    // A right-to-left override turned what followed the name on a page backwards (the phone number).
-    [{ first_name: 'Eve\u202e', last_name: 'B', email: 'a@example.com' }, 'first_name'],
-    [{ first_name: 'Eve', last_name: '\u2067B', email: 'a@example.com' }, 'last_name'],
     [{ last_name: 'B', email: 'a@example.com' }, 'first_name'],
     [{ first_name: 5, last_name: 'B', email: 'a@example.com' }, 'first_name'],
     [

@@ -34,6 +34,16 @@ describe('message templates', () => {
     );
   });
 
+  it('leaves direction controls out of names, so none turns the rest of a line backwards', () => {
+    const hostile = { ...FACTS, clientFirstName: 'Jo\u202e', staffName: 'Amara\u2067 Okafor' };
+    const rendered = renderMessage(hostile);
+    for (const text of [rendered.sms, rendered.text, rendered.html, rendered.subject]) {
+      expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    }
+    expect(rendered.text).toMatch(/^Hello Jo,$/m);
+    expect(rendered.sms).toContain('with Amara Okafor');
+  });
+
   it('keeps an SMS within two segments, dropping detail but never the link or the reference', () => {
     const long = {
       ...FACTS,

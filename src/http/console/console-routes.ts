@@ -55,7 +55,6 @@ import {
  * with staff accounts. Every change goes through the same use cases as the API and the CLI. Outside
  * /v1 and its API keys, hidden from the OpenAPI document; answers are HTML pages, failures included.
  */
-type Form = Fields;
 type Handler = (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) => Promise<unknown>;
 
 const FORM_LIMIT_BYTES = 16 * 1024;
@@ -104,7 +103,7 @@ export function consoleRoutes(deps: AppDeps) {
         request: FastifyRequest,
         reply: FastifyReply,
         session: ConsoleSession,
-        form: Form,
+        form: Fields,
       ) => Promise<unknown>,
     ) =>
       app.post(path, hidden, async (request, reply) => {
@@ -502,8 +501,8 @@ function requireKeyManager(session: ConsoleSession): void {
 }
 
 /** The posted form (page-fields.ts made it text fields); none posted: no fields. */
-function formOf(request: FastifyRequest): Form {
-  return (request.body as Form | undefined) ?? {};
+function formOf(request: FastifyRequest): Fields {
+  return (request.body as Fields | undefined) ?? {};
 }
 
 function send(reply: FastifyReply, shell: Shell, body: string): FastifyReply {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IANAZone } from 'luxon';
 import { AppError } from '../../domain/errors.ts';
+import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import { formatUtc } from '../../domain/time-format.ts';
 import { ownOrigins } from '../public-base-url.ts';
 
@@ -224,5 +225,5 @@ const ESCAPES: Record<string, string> = {
  * the browser's own bidirectional rules still lay out Arabic or Hebrew without them.
  */
 export function esc(value: string): string {
-  return value.replace(/[&<>"']|[\u202a-\u202e\u2066-\u2069]/g, (c) => ESCAPES[c] ?? '');
+  return withoutDirectionControls(value).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }

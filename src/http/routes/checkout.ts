@@ -122,6 +122,7 @@ function cardSetupBody(): string {
 const TITLES: Record<string | number, string> = {
   https_required: 'HTTPS required',
   invalid_host: 'Not accepted from here',
+  400: 'Please check',
   404: 'Checkout not found',
   409: 'This checkout cannot be paid',
   413: 'Request too large',

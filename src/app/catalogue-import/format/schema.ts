@@ -5,6 +5,7 @@ import { normaliseReference, REFERENCE_ALPHABET } from '../../../domain/booking/
 import { BOOKING_STATUSES } from '../../../domain/booking/state-machine.ts';
 import { NAME_MAX_LENGTH } from '../../../domain/client.ts';
 import { isUuid } from '../../../domain/ids.ts';
+import { DIRECTION_CONTROL, LONE_SURROGATE } from '../../../domain/text-rules.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../../contact.ts';
 
 /**
@@ -18,9 +19,6 @@ const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
 const CLOCK_TIME = /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/;
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
-
-/** A lone UTF-16 surrogate: with the u flag a well-formed pair reads as one code point and is not matched. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Text that both databases store exactly as given; every text field of the file starts from it.
@@ -58,13 +56,13 @@ const requiredText = (max: number) => storableText.trim().min(1, 'must not be em
 /**
  * What a customer hears and reads (organisation, location, service and staff names): one line, and
  * none of the direction controls that would turn the text after the name backwards on a page or in an
- * SMS (the rule client names follow: normaliseName). NUL is storableText's to refuse.
+ * SMS (pages and messages leave them out of any text as well). NUL is storableText's to refuse.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
-const NOT_IN_A_NAME = /[\u0001-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+const CONTROL = /[\u0001-\u001f\u007f]/;
 const displayName = (max: number) =>
   requiredText(max).refine(
-    (value) => !NOT_IN_A_NAME.test(value),
+    (value) => !CONTROL.test(value) && !DIRECTION_CONTROL.test(value),
     'must be one line without control characters (line breaks, tabs, direction controls)',
   );
 /** Absent, null and blank all mean "not set", stored as null. */

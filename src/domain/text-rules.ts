@@ -1,0 +1,25 @@
+/**
+ * What text may hold, wherever it comes in or goes out: the rules the faces, the catalogue and the
+ * pages share, written once.
+ */
+
+/**
+ * A lone half of a UTF-16 surrogate pair ("\ud800"): no character. PostgreSQL cannot store it and
+ * SQLite stores U+FFFD in its place, so it is refused wherever text comes in. (With the u flag a
+ * well-formed pair reads as one code point and is not matched.)
+ */
+export const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The explicit direction controls (embeddings, overrides, isolates, U+202A–U+202E, U+2066–U+2069).
+ * One left open in a value turns the text after it backwards (a name holding U+202E showed the phone
+ * number after it reversed), so what the engine shows or sends leaves them out; the Unicode
+ * bidirectional rules lay out Arabic or Hebrew without them.
+ */
+export const DIRECTION_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const EVERY_DIRECTION_CONTROL = new RegExp(DIRECTION_CONTROL.source, 'g');
+
+/** The text without direction controls: for values put into a page or a message. */
+export function withoutDirectionControls(text: string): string {
+  return text.replace(EVERY_DIRECTION_CONTROL, '');
+}
