@@ -66,7 +66,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
       this.#currentWindowEnd = windowEnd;
       this.#alone.clear();
     }
-    const alone = `${windowEnd}\u0000${counter.organisationId}\u0000${counter.name}`;
+    const alone = this.#aloneKey(counter, windowEnd);
     const ownCount = (this.#alone.get(alone) ?? 0) + 1;
     this.#alone.set(alone, ownCount);
     try {

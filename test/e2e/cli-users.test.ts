@@ -61,45 +61,23 @@ describe('booking users', () => {
   }, 120_000);
 
   it('refuses a missing or short password, a bad role and a second account with one e-mail', () => {
-    const none = runCli(
-      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'admin'],
-      env,
-      '',
-    );
+    const create = (stdin: string, role = 'admin', email = 'x@n.test') =>
+      runCli(['users', 'create', '--org', 'northside-hair', '--email', email, '--role', role], env, stdin);
+    const none = create('');
     expect(none.status).toBe(1);
     expect(none.stderr).toContain('Give the password on stdin');
-    const short = runCli(
-      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'admin'],
-      env,
-      'short\n',
-    );
+    const short = create('short\n');
     expect(short.stderr).toContain('at least 12 characters');
-    const blank = runCli(
-      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'admin'],
-      env,
-      `${' '.repeat(14)}\n`,
-    );
+    const blank = create(`${' '.repeat(14)}\n`);
     expect(blank.stderr).toContain('Give the password on stdin');
     // A line break inside: the console's sign-in field could never type it.
-    const twoLines = runCli(
-      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'admin'],
-      env,
-      'a long enough\npassword here\n',
-    );
+    const twoLines = create('a long enough\npassword here\n');
     expect(twoLines.status).toBe(1);
     expect(twoLines.stderr).toContain('The password is one line');
-    const role = runCli(
-      ['users', 'create', '--org', 'northside-hair', '--email', 'x@n.test', '--role', 'boss'],
-      env,
-      PASSWORD,
-    );
+    const role = create(PASSWORD, 'boss');
     expect(role.status).toBe(1);
     expect(role.stderr).toMatch(/Allowed choices are owner, admin, staff/);
-    const again = runCli(
-      ['users', 'create', '--org', 'northside-hair', '--email', 'MO@northside.test', '--role', 'admin'],
-      env,
-      PASSWORD,
-    );
+    const again = create(PASSWORD, 'admin', 'MO@northside.test');
     expect(again.stderr).toContain('already has a user mo@northside.test');
     const org = runCli(['users', 'list', '--org', 'nowhere'], env);
     expect(org.stderr).toContain('No organisation has the slug "nowhere"');

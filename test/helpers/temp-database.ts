@@ -96,3 +96,30 @@ export function freshDatabasePerTest(prefix: string): {
     },
   };
 }
+
+/**
+ * A new migrated database before each test of the describe block (or file) that calls it, disposed
+ * after the test: `temp.db` and `temp.dir` are the current test's.
+ */
+export function tempDatabasePerTest(): { readonly db: DatabaseHandle['db']; readonly dir: string } {
+  let current: TempDatabase | undefined;
+  beforeEach(async () => {
+    current = await createTempDatabase();
+  });
+  afterEach(async () => {
+    await current?.dispose();
+    current = undefined;
+  });
+  const now = () => {
+    if (!current) throw new Error('tempDatabasePerTest: used outside a test');
+    return current;
+  };
+  return {
+    get db() {
+      return now().db;
+    },
+    get dir() {
+      return now().dir;
+    },
+  };
+}

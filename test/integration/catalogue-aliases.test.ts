@@ -1,10 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
-import type { Db } from '../../src/data/database.ts';
 import { importProblems } from '../helpers/catalogue-checks.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { expectRefusedBy } from '../helpers/database-refusal.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+import { tempDatabasePerTest } from '../helpers/temp-database.ts';
 import { startTestApp } from '../helpers/test-app.ts';
 
 /**
@@ -17,31 +16,23 @@ const T0 = Date.UTC(2026, 10, 22, 9, 0);
 // biome-ignore lint/suspicious/noExplicitAny: catalogue fixtures are edited freely as plain JSON.
 type Json = any;
 
-let temp: TempDatabase;
-let db: Db;
-beforeEach(async () => {
-  temp = await createTempDatabase();
-  db = temp.db;
-});
-afterEach(async () => {
-  await temp.dispose();
-});
+const temp = tempDatabasePerTest();
 
 const service = (catalogue: Json, ref: string) => catalogue.services.find((s: Json) => s.ref === ref);
 const member = (catalogue: Json, ref: string) => catalogue.staff.find((s: Json) => s.ref === ref);
 
 function problemsOf(catalogue: unknown): Promise<{ path: string; message: string }[]> {
-  return importProblems(importCatalogue(db, catalogue, T0));
+  return importProblems(importCatalogue(temp.db, catalogue, T0));
 }
 
 /** Every alias stored, as "owner name: position alias", sorted. */
 async function storedAliases(): Promise<string[]> {
-  const services = await db
+  const services = await temp.db
     .selectFrom('service_aliases')
     .innerJoin('services', 'services.id', 'service_aliases.service_id')
     .select(['services.name as owner', 'position', 'alias'])
     .execute();
-  const staff = await db
+  const staff = await temp.db
     .selectFrom('staff_aliases')
     .innerJoin('staff', 'staff.id', 'staff_aliases.staff_id')
     .select(['staff.name as owner', 'position', 'alias'])
@@ -52,7 +43,7 @@ async function storedAliases(): Promise<string[]> {
 const catalogueVersion = async () =>
   Number(
     (
-      await db
+      await temp.db
         .selectFrom('organisations')
         .select('catalogue_version')
         .where('slug', '=', 'acme-hair')
@@ -64,7 +55,7 @@ describe('aliases in the catalogue file', () => {
   it('are optional, trimmed and stored in the order given', async () => {
     const catalogue = smallCatalogue();
     service(catalogue, 'cut').aliases = ['  Haircut ', 'trim', 'Short back and sides'];
-    const report = await importCatalogue(db, catalogue, T0);
+    const report = await importCatalogue(temp.db, catalogue, T0);
     expect(report.counts.services.created).toBe(3);
     expect(await storedAliases()).toEqual([
       'Ana: 0 Annie',
@@ -131,15 +122,15 @@ describe('aliases in the catalogue file', () => {
 
   it('re-imported unchanged change nothing; changed, they are replaced and the owner counts as updated', async () => {
     const catalogue = smallCatalogue();
-    await importCatalogue(db, catalogue, T0);
+    await importCatalogue(temp.db, catalogue, T0);
     const version = await catalogueVersion();
     const updatedAt = async () =>
-      (await db.selectFrom('services').select(['ref', 'updated_at']).orderBy('ref').execute()).map(
+      (await temp.db.selectFrom('services').select(['ref', 'updated_at']).orderBy('ref').execute()).map(
         (r) => `${r.ref}@${r.updated_at}`,
       );
     const before = await updatedAt();
 
-    const again = await importCatalogue(db, smallCatalogue(), T0 + 60_000);
+    const again = await importCatalogue(temp.db, smallCatalogue(), T0 + 60_000);
     expect(again.counts.services).toEqual({ created: 0, updated: 0, unchanged: 3 });
     expect(again.counts.staff).toEqual({ created: 0, updated: 0, unchanged: 3 });
     expect(await catalogueVersion()).toBe(version);
@@ -149,7 +140,7 @@ describe('aliases in the catalogue file', () => {
     const edited = smallCatalogue();
     service(edited, 'cut').aliases = ['trim', 'crop'];
     member(edited, 'ana').aliases = [];
-    const report = await importCatalogue(db, edited, T0 + 120_000);
+    const report = await importCatalogue(temp.db, edited, T0 + 120_000);
     expect(report.counts.services).toEqual({ created: 0, updated: 1, unchanged: 2 });
     expect(report.counts.staff).toEqual({ created: 0, updated: 1, unchanged: 2 });
     expect(await storedAliases()).toEqual(['Cut: 0 trim', 'Cut: 1 crop']);
@@ -159,21 +150,21 @@ describe('aliases in the catalogue file', () => {
     const without = smallCatalogue();
     delete service(without, 'cut').aliases;
     delete member(without, 'ana').aliases;
-    await importCatalogue(db, without, T0 + 180_000);
+    await importCatalogue(temp.db, without, T0 + 180_000);
     expect(await storedAliases()).toEqual([]);
   });
 
   it('may move from one service to another in one import', async () => {
-    await importCatalogue(db, smallCatalogue(), T0);
+    await importCatalogue(temp.db, smallCatalogue(), T0);
     const moved = smallCatalogue();
     service(moved, 'cut').aliases = ['Haircut'];
     service(moved, 'colour').aliases = ['trim'];
-    await importCatalogue(db, moved, T0 + 60_000);
+    await importCatalogue(temp.db, moved, T0 + 60_000);
     expect(await storedAliases()).toEqual(['Ana: 0 Annie', 'Colour: 0 trim', 'Cut: 0 Haircut']);
   });
 
   it('is refused at the entity when an alias is held by a service the file leaves out', async () => {
-    await importCatalogue(db, smallCatalogue(), T0);
+    await importCatalogue(temp.db, smallCatalogue(), T0);
     const partial = smallCatalogue();
     partial.services = partial.services.filter((s: Json) => s.ref !== 'cut');
     partial.staff = partial.staff.map((s: Json) => ({
@@ -194,32 +185,32 @@ describe('aliases in the catalogue file', () => {
 
 describe('alias tables', () => {
   it('hold the rules themselves: one alias per organisation and kind, 1 to 60 characters, owner in the organisation', async () => {
-    await importCatalogue(db, smallCatalogue(), T0);
-    const other = await importCatalogue(db, smallCatalogue({ slug: 'other-org', prefix: 'OT' }), T0);
-    const cut = await db
+    await importCatalogue(temp.db, smallCatalogue(), T0);
+    const other = await importCatalogue(temp.db, smallCatalogue({ slug: 'other-org', prefix: 'OT' }), T0);
+    const cut = await temp.db
       .selectFrom('services')
       .select(['id', 'organisation_id'])
       .where('ref', '=', 'cut')
       .where('organisation_id', '<>', other.organisation.id)
       .executeTakeFirstOrThrow();
     const row = { organisation_id: cut.organisation_id, service_id: cut.id, position: 5, alias: 'trim' };
-    await expectRefusedBy(db.insertInto('service_aliases').values(row).execute(), 'unique');
+    await expectRefusedBy(temp.db.insertInto('service_aliases').values(row).execute(), 'unique');
     await expectRefusedBy(
-      db
+      temp.db
         .insertInto('service_aliases')
         .values({ ...row, alias: 'y'.repeat(61) })
         .execute(),
       'check',
     );
     await expectRefusedBy(
-      db
+      temp.db
         .insertInto('service_aliases')
         .values({ ...row, alias: 'fringe', organisation_id: other.organisation.id })
         .execute(),
       'foreign_key',
     );
     // The same alias in another organisation is that organisation's own.
-    const trims = await db
+    const trims = await temp.db
       .selectFrom('service_aliases')
       .select('organisation_id')
       .where('alias', '=', 'trim')
@@ -230,29 +221,38 @@ describe('alias tables', () => {
 
 describe('the catalogue version', () => {
   it('moves on every write to an alias table, whoever writes it, so no cached listing goes stale', async () => {
-    await importCatalogue(db, smallCatalogue(), T0);
-    const cut = await db
+    await importCatalogue(temp.db, smallCatalogue(), T0);
+    const cut = await temp.db
       .selectFrom('services')
       .select(['id', 'organisation_id'])
       .where('ref', '=', 'cut')
       .executeTakeFirstOrThrow();
-    const ana = await db.selectFrom('staff').select('id').where('ref', '=', 'ana').executeTakeFirstOrThrow();
+    const ana = await temp.db
+      .selectFrom('staff')
+      .select('id')
+      .where('ref', '=', 'ana')
+      .executeTakeFirstOrThrow();
     const writes = [
       () =>
-        db
+        temp.db
           .insertInto('service_aliases')
           .values({ organisation_id: cut.organisation_id, service_id: cut.id, position: 2, alias: 'crop' })
           .execute(),
       () =>
-        db.updateTable('service_aliases').set({ alias: 'short crop' }).where('alias', '=', 'crop').execute(),
-      () => db.deleteFrom('service_aliases').where('alias', '=', 'short crop').execute(),
+        temp.db
+          .updateTable('service_aliases')
+          .set({ alias: 'short crop' })
+          .where('alias', '=', 'crop')
+          .execute(),
+      () => temp.db.deleteFrom('service_aliases').where('alias', '=', 'short crop').execute(),
       () =>
-        db
+        temp.db
           .insertInto('staff_aliases')
           .values({ organisation_id: cut.organisation_id, staff_id: ana.id, position: 1, alias: 'Anna' })
           .execute(),
-      () => db.updateTable('staff_aliases').set({ alias: 'Annabel' }).where('alias', '=', 'Anna').execute(),
-      () => db.deleteFrom('staff_aliases').where('alias', '=', 'Annabel').execute(),
+      () =>
+        temp.db.updateTable('staff_aliases').set({ alias: 'Annabel' }).where('alias', '=', 'Anna').execute(),
+      () => temp.db.deleteFrom('staff_aliases').where('alias', '=', 'Annabel').execute(),
     ];
     for (const [i, write] of writes.entries()) {
       const before = await catalogueVersion();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogueId } from '../../src/app/catalogue-import/format/ids.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
@@ -9,7 +9,7 @@ import type { Db } from '../../src/data/database.ts';
 import { REFERENCE_ALPHABET } from '../../src/domain/booking/reference.ts';
 import { importProblems } from '../helpers/catalogue-checks.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+import { createTempDatabase, tempDatabasePerTest } from '../helpers/temp-database.ts';
 import { startTestApp, TEST_START } from '../helpers/test-app.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: catalogue fixtures are edited freely as plain JSON.
@@ -94,23 +94,13 @@ async function snapshot(db: Db) {
 }
 
 describe('importing existing bookings', () => {
-  let temp: TempDatabase;
-  let db: Db;
-
-  beforeEach(async () => {
-    temp = await createTempDatabase();
-    db = temp.db;
-  });
-
-  afterEach(async () => {
-    await temp.dispose();
-  });
+  const temp = tempDatabasePerTest();
 
   it('writes rows, segments, snapshots, holds and events', async () => {
-    const report = await importCatalogue(db, withBookings(), NOW);
+    const report = await importCatalogue(temp.db, withBookings(), NOW);
     expect(report.counts.bookings).toEqual({ created: 5, updated: 0, unchanged: 0 });
 
-    const confirmed = await bookingByStart(db, '2026-11-30T10:00');
+    const confirmed = await bookingByStart(temp.db, '2026-11-30T10:00');
     expect(confirmed).toMatchObject({
       id: id('booking', 'reference:AC-ABC234'),
       reference: 'AC-ABC234',
@@ -138,7 +128,7 @@ describe('importing existing bookings', () => {
       updated_at: NOW,
     });
     expect(
-      (await rows(db, 'booking_services', 'position')).filter((s) => s.booking_id === confirmed.id),
+      (await rows(temp.db, 'booking_services', 'position')).filter((s) => s.booking_id === confirmed.id),
     ).toEqual([
       expect.objectContaining({
         position: 0,
@@ -162,7 +152,7 @@ describe('importing existing bookings', () => {
       }),
     ]);
 
-    const pending = await bookingByStart(db, '2026-11-26T11:00');
+    const pending = await bookingByStart(temp.db, '2026-11-26T11:00');
     expect(pending).toMatchObject({
       id: id('booking', 'bo|2026-11-26T11:00'),
       location_id: id('location', 'kings-cross'),
@@ -183,17 +173,17 @@ describe('importing existing bookings', () => {
     });
     expect(pending.reference).toMatch(GENERATED);
 
-    const cancelled = await bookingByStart(db, '2026-11-25T10:00', 'cancelled');
+    const cancelled = await bookingByStart(temp.db, '2026-11-25T10:00', 'cancelled');
     expect(cancelled).toMatchObject({ id: id('booking', 'bo|2026-11-25T10:00'), cancelled_at: NOW });
-    const replacement = await bookingByStart(db, '2026-11-25T10:00', 'confirmed');
+    const replacement = await bookingByStart(temp.db, '2026-11-25T10:00', 'confirmed');
     expect(replacement).toMatchObject({ id: id('booking', 'bo|2026-11-25T10:00|2'), cancelled_at: null });
-    const past = await bookingByStart(db, '2026-11-16T09:00');
+    const past = await bookingByStart(temp.db, '2026-11-16T09:00');
     expect(past).toMatchObject({ status: 'completed', hold_expires_at: null, cancelled_at: null });
     for (const b of [cancelled, replacement, past]) expect(b.reference).toMatch(GENERATED);
 
-    const events = await rows(db, 'booking_events', 'booking_id');
+    const events = await rows(temp.db, 'booking_events', 'booking_id');
     expect(events).toHaveLength(5);
-    for (const booking of await rows(db, 'bookings', 'id')) {
+    for (const booking of await rows(temp.db, 'bookings', 'id')) {
       expect(events.filter((e) => e.booking_id === booking.id)).toEqual([
         expect.objectContaining({
           seq: 1,
@@ -207,55 +197,55 @@ describe('importing existing bookings', () => {
   });
 
   it('changes nothing when the same file is imported again, and generates the same references anywhere', async () => {
-    await importCatalogue(db, withBookings(), NOW);
-    const before = await snapshot(db);
+    await importCatalogue(temp.db, withBookings(), NOW);
+    const before = await snapshot(temp.db);
     const again = withBookings();
     again.bookings[0].reference = 'AC-ABC234'; // any case matches
-    const report = await importCatalogue(db, again, LATER);
+    const report = await importCatalogue(temp.db, again, LATER);
     expect(report.counts.bookings).toEqual({ created: 0, updated: 0, unchanged: 5 });
-    expect(await snapshot(db)).toEqual(before);
+    expect(await snapshot(temp.db)).toEqual(before);
 
     const other = await createTempDatabase();
     try {
       await importCatalogue(other.db, withBookings(), LATER);
       const references = async (d: Db) => (await rows(d, 'bookings', 'id')).map((b) => [b.id, b.reference]);
-      expect(await references(other.db)).toEqual(await references(db));
+      expect(await references(other.db)).toEqual(await references(temp.db));
     } finally {
       await other.dispose();
     }
   });
 
   it('keeps what the engine did since (an expired hold) when an unchanged file comes again', async () => {
-    await importCatalogue(db, withBookings(), NOW);
-    expect(await expireLapsedHolds(db, NOW + 16 * MINUTE)).toBe(1);
-    const before = await snapshot(db);
-    const report = await importCatalogue(db, withBookings(), LATER);
+    await importCatalogue(temp.db, withBookings(), NOW);
+    expect(await expireLapsedHolds(temp.db, NOW + 16 * MINUTE)).toBe(1);
+    const before = await snapshot(temp.db);
+    const report = await importCatalogue(temp.db, withBookings(), LATER);
     expect(report.counts.bookings).toEqual({ created: 0, updated: 0, unchanged: 5 });
-    expect(await snapshot(db)).toEqual(before);
-    expect((await bookingByStart(db, '2026-11-26T11:00')).status).toBe('expired');
+    expect(await snapshot(temp.db)).toEqual(before);
+    expect((await bookingByStart(temp.db, '2026-11-26T11:00')).status).toBe('expired');
   });
 
   it('applies edited notes and statuses, logging a status change', async () => {
-    await importCatalogue(db, withBookings(), NOW);
+    await importCatalogue(temp.db, withBookings(), NOW);
     const edited = withBookings();
     edited.bookings[0].notes = 'Prefers mornings';
     edited.bookings[4].status = 'cancelled';
-    const report = await importCatalogue(db, edited, LATER);
+    const report = await importCatalogue(temp.db, edited, LATER);
     expect(report.counts.bookings).toEqual({ created: 0, updated: 2, unchanged: 3 });
 
-    const confirmed = await bookingByStart(db, '2026-11-30T10:00');
+    const confirmed = await bookingByStart(temp.db, '2026-11-30T10:00');
     expect(confirmed).toMatchObject({ notes: 'Prefers mornings', status: 'confirmed', updated_at: LATER });
-    const events = await rows(db, 'booking_events', 'booking_id, seq');
+    const events = await rows(temp.db, 'booking_events', 'booking_id, seq');
     expect(events.filter((e) => e.booking_id === confirmed.id)).toHaveLength(1);
     const moved = events.filter((e) => e.booking_id === id('booking', 'bo|2026-11-25T10:00|2'));
     expect(moved.map((e) => [e.seq, e.from_status, e.to_status, e.actor])).toEqual([
       [1, null, 'confirmed', 'import'],
       [2, 'confirmed', 'cancelled', 'import'],
     ]);
-    const row = (await rows(db, 'bookings', 'id')).find((b) => b.id === moved[0].booking_id);
+    const row = (await rows(temp.db, 'bookings', 'id')).find((b) => b.id === moved[0].booking_id);
     expect(row).toMatchObject({ status: 'cancelled', cancelled_at: LATER, updated_at: LATER });
 
-    const still = await importCatalogue(db, edited, LATER + MINUTE);
+    const still = await importCatalogue(temp.db, edited, LATER + MINUTE);
     expect(still.counts.bookings).toEqual({ created: 0, updated: 0, unchanged: 5 });
   });
 
@@ -326,17 +316,17 @@ describe('importing existing bookings', () => {
         status: 'confirmed',
       },
     );
-    expect(await importProblems(importCatalogue(db, catalogue, NOW))).toEqual([
+    expect(await importProblems(importCatalogue(temp.db, catalogue, NOW))).toEqual([
       {
         path: '$.bookings[5].starts_at',
         message: expect.stringMatching(/overlaps \$\.bookings\[0\].*buffers included/),
       },
     ]);
-    expect(await rows(db, 'bookings', 'id')).toEqual([]);
+    expect(await rows(temp.db, 'bookings', 'id')).toEqual([]);
   });
 
   it('refuses a booking overlapping a live booking already stored', async () => {
-    await importCatalogue(db, withBookings(), NOW);
+    await importCatalogue(temp.db, withBookings(), NOW);
     const next = withBookings();
     next.bookings = [
       {
@@ -348,7 +338,7 @@ describe('importing existing bookings', () => {
         status: 'confirmed',
       },
     ];
-    const problems = await importProblems(importCatalogue(db, next, LATER));
+    const problems = await importProblems(importCatalogue(temp.db, next, LATER));
     expect(problems).toEqual([
       { path: '$.bookings[0].starts_at', message: expect.stringMatching(/overlaps booking AC-ABC234/) },
     ]);
@@ -366,12 +356,12 @@ describe('importing existing bookings', () => {
     });
     const catalogue = withBookings();
     catalogue.bookings.push(at('AC-AAAAAA', '2026-12-07T10:00'), at('AC-BBBBBB', '2026-12-07T11:00'));
-    await importCatalogue(db, catalogue, NOW);
+    await importCatalogue(temp.db, catalogue, NOW);
     catalogue.bookings[5].starts_at = '2026-12-07T11:00';
     catalogue.bookings[6].starts_at = '2026-12-07T10:00';
-    const report = await importCatalogue(db, catalogue, LATER);
+    const report = await importCatalogue(temp.db, catalogue, LATER);
     expect(report.counts.bookings).toEqual({ created: 0, updated: 2, unchanged: 5 });
-    const byReference = new Map((await rows(db, 'bookings', 'id')).map((b) => [b.reference, b]));
+    const byReference = new Map((await rows(temp.db, 'bookings', 'id')).map((b) => [b.reference, b]));
     expect(byReference.get('AC-AAAAAA')).toMatchObject({
       status: 'confirmed',
       starts_at: Date.UTC(2026, 11, 7, 11, 0),
@@ -382,7 +372,7 @@ describe('importing existing bookings', () => {
       status: 'confirmed',
       starts_at: Date.UTC(2026, 11, 7, 10),
     });
-    const moved = (await rows(db, 'booking_events', 'seq')).filter(
+    const moved = (await rows(temp.db, 'booking_events', 'seq')).filter(
       (e) => e.booking_id === byReference.get('AC-AAAAAA').id,
     );
     expect(moved.map((e) => [e.seq, e.from_status, e.to_status])).toEqual([
@@ -393,11 +383,11 @@ describe('importing existing bookings', () => {
   });
 
   it("turns the database's overlap refusal into a problem at the booking's path", async () => {
-    await importCatalogue(db, withBookings(), NOW);
+    await importCatalogue(temp.db, withBookings(), NOW);
     // The engine moved AC-ABC234 since; the file still has it where it was.
     const moved = { starts_at: Date.UTC(2026, 11, 7, 14), ends_at: Date.UTC(2026, 11, 7, 16, 15) };
     await sql`update bookings set starts_at = ${moved.starts_at}, ends_at = ${moved.ends_at},
-      blocked_until = ${moved.ends_at + 15 * MINUTE} where reference = 'AC-ABC234'`.execute(db);
+      blocked_until = ${moved.ends_at + 15 * MINUTE} where reference = 'AC-ABC234'`.execute(temp.db);
     const next = withBookings();
     next.bookings.push({
       location: 'soho',
@@ -407,7 +397,7 @@ describe('importing existing bookings', () => {
       starts_at: '2026-12-07T15:00',
       status: 'confirmed',
     });
-    expect(await importProblems(importCatalogue(db, next, LATER))).toEqual([
+    expect(await importProblems(importCatalogue(temp.db, next, LATER))).toEqual([
       {
         path: '$.bookings[5]',
         message:
@@ -437,7 +427,7 @@ describe('importing existing bookings', () => {
       { ...base, starts_at: '2026-11-09T11:00:30' },
       { ...base, starts_at: '2026-11-09T12:00', deposit: true },
     ];
-    const problems = await importProblems(importCatalogue(db, catalogue, NOW));
+    const problems = await importProblems(importCatalogue(temp.db, catalogue, NOW));
     expect(problems.map((p) => p.path).sort()).toEqual(
       [
         '$.bookings[0].location',
@@ -474,7 +464,7 @@ describe('importing existing bookings', () => {
       'service "colour" is not offered at location "kings-cross"',
     ]);
     expect(message('$.bookings[3].staff')).toEqual(['staff "bo" does not deliver service "colour"']);
-    expect(await rows(db, 'organisations', 'id')).toEqual([]);
+    expect(await rows(temp.db, 'organisations', 'id')).toEqual([]);
   });
 
   it('refuses services longer than a day with their buffer, alone or booked together', async () => {
@@ -494,7 +484,7 @@ describe('importing existing bookings', () => {
         status: 'completed',
       },
     ];
-    const problems = await importProblems(importCatalogue(db, catalogue, NOW));
+    const problems = await importProblems(importCatalogue(temp.db, catalogue, NOW));
     expect(problems).toEqual([
       {
         path: '$.services[0].overrides["kings-cross"].duration_minutes',
@@ -502,7 +492,7 @@ describe('importing existing bookings', () => {
       },
       { path: '$.bookings[0].services', message: expect.stringMatching(/longer than 24 hours/) },
     ]);
-    expect(await rows(db, 'organisations', 'id')).toEqual([]);
+    expect(await rows(temp.db, 'organisations', 'id')).toEqual([]);
   });
 
   it('takes the first instant of a local time that happens twice', async () => {
@@ -517,8 +507,8 @@ describe('importing existing bookings', () => {
         status: 'completed',
       },
     ];
-    await importCatalogue(db, catalogue, NOW);
-    const [row] = await rows(db, 'bookings', 'id');
+    await importCatalogue(temp.db, catalogue, NOW);
+    const [row] = await rows(temp.db, 'bookings', 'id');
     expect(row.starts_at).toBe(Date.UTC(2026, 9, 25, 0, 30)); // 01:30 BST, not 01:30 GMT
   });
 
@@ -526,14 +516,14 @@ describe('importing existing bookings', () => {
     const given = '0b8a3f1e-5c2d-4e6f-8a9b-1c2d3e4f5a6b';
     const catalogue = withBookings();
     catalogue.bookings[3].id = given;
-    await importCatalogue(db, catalogue, NOW);
-    expect((await bookingByStart(db, '2026-11-16T09:00')).id).toBe(given);
-    expect((await importCatalogue(db, catalogue, LATER)).counts.bookings?.unchanged).toBe(5);
+    await importCatalogue(temp.db, catalogue, NOW);
+    expect((await bookingByStart(temp.db, '2026-11-16T09:00')).id).toBe(given);
+    expect((await importCatalogue(temp.db, catalogue, LATER)).counts.bookings?.unchanged).toBe(5);
     catalogue.bookings[0].id = '7c1d2e3f-4a5b-4c6d-9e7f-8a9b0c1d2e3f'; // AC-ABC234 was imported without one
     catalogue.bookings[3].id = undefined;
     catalogue.bookings[4].id = given; // the completed booking's id, so its reference
     catalogue.bookings[4].reference = 'AC-CCCCCC';
-    const problems = await importProblems(importCatalogue(db, catalogue, LATER));
+    const problems = await importProblems(importCatalogue(temp.db, catalogue, LATER));
     expect(problems).toEqual([
       { path: '$.bookings[0].id', message: expect.stringMatching(/ids cannot change/) },
       { path: '$.bookings[4].reference', message: expect.stringMatching(/references cannot change/) },
@@ -541,16 +531,16 @@ describe('importing existing bookings', () => {
   });
 
   it('does not take over a booking that was not imported', async () => {
-    await importCatalogue(db, withBookings(), NOW);
-    await sql`update bookings set source = 'api' where reference = 'AC-ABC234'`.execute(db);
-    const problems = await importProblems(importCatalogue(db, withBookings(), LATER));
+    await importCatalogue(temp.db, withBookings(), NOW);
+    await sql`update bookings set source = 'api' where reference = 'AC-ABC234'`.execute(temp.db);
+    const problems = await importProblems(importCatalogue(temp.db, withBookings(), LATER));
     expect(problems).toEqual([
       { path: '$.bookings[0].reference', message: expect.stringMatching(/was not imported \(source api\)/) },
     ]);
   });
 
   it.skipIf(!existsSync(EXAMPLE))('still imports the shared example catalogue', async () => {
-    const report = await importCatalogue(db, JSON.parse(readFileSync(EXAMPLE, 'utf8')), NOW);
+    const report = await importCatalogue(temp.db, JSON.parse(readFileSync(EXAMPLE, 'utf8')), NOW);
     expect(report.organisation.created).toBe(true);
   });
 });

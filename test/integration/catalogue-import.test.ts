@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogueId } from '../../src/app/catalogue-import/format/ids.ts';
 import {
   CatalogueValidationError,
@@ -11,7 +11,7 @@ import {
 } from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { Db } from '../../src/data/database.ts';
 import { everyRow, importProblems } from '../helpers/catalogue-checks.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+import { tempDatabasePerTest } from '../helpers/temp-database.ts';
 
 const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
 const T0 = Date.UTC(2026, 10, 22, 9, 0);
@@ -67,20 +67,10 @@ async function rowsOf(db: Db, table: string, where: Record<string, unknown> = {}
 const counts = (report: ImportReport) => report.counts;
 
 describe('importCatalogue', () => {
-  let temp: TempDatabase;
-  let db: Db;
-
-  beforeEach(async () => {
-    temp = await createTempDatabase();
-    db = temp.db;
-  });
-
-  afterEach(async () => {
-    await temp.dispose();
-  });
+  const temp = tempDatabasePerTest();
 
   it.skipIf(!existsSync(EXAMPLE))('imports the shared example catalogue unchanged', async () => {
-    const report = await importCatalogue(db, example(), T0);
+    const report = await importCatalogue(temp.db, example(), T0);
     expect(report.organisation).toEqual({
       id: catalogueId('northside-hair', 'organisation', 'northside-hair'),
       slug: 'northside-hair',
@@ -95,16 +85,16 @@ describe('importCatalogue', () => {
 
     const id = (kind: string, ref: string) => catalogueId('northside-hair', kind, ref);
     const cut = { service_id: id('service', 'cut'), location_id: id('location', 'islington') };
-    expect(await rowsOf(db, 'service_locations', cut)).toEqual([
+    expect(await rowsOf(temp.db, 'service_locations', cut)).toEqual([
       expect.objectContaining({ duration_minutes: 75, price_minor: 6200, deposit_overridden: 0 }),
     ]);
-    expect(await rowsOf(db, 'services', { ref: 'colour' })).toEqual([
+    expect(await rowsOf(temp.db, 'services', { ref: 'colour' })).toEqual([
       expect.objectContaining({ id: id('service', 'colour'), deposit_minor: 2000, buffer_after_minutes: 0 }),
     ]);
-    expect(await rowsOf(db, 'staff_working_hours', { staff_id: id('staff', 'amara'), weekday: 4 })).toEqual([
-      expect.objectContaining({ start_minute: 660, end_minute: 1200 }),
-    ]);
-    expect(await rowsOf(db, 'staff_time_off')).toEqual([
+    expect(
+      await rowsOf(temp.db, 'staff_working_hours', { staff_id: id('staff', 'amara'), weekday: 4 }),
+    ).toEqual([expect.objectContaining({ start_minute: 660, end_minute: 1200 })]);
+    expect(await rowsOf(temp.db, 'staff_time_off')).toEqual([
       expect.objectContaining({
         staff_id: id('staff', 'amara'),
         starts_at: Date.UTC(2026, 11, 24),
@@ -112,15 +102,15 @@ describe('importCatalogue', () => {
         reason: 'Holiday',
       }),
     ]);
-    expect(await rowsOf(db, 'staff', { ref: 'dev' })).toEqual([expect.objectContaining({ active: 0 })]);
-    const benLocations = await rowsOf(db, 'staff_locations', { staff_id: id('staff', 'ben') });
+    expect(await rowsOf(temp.db, 'staff', { ref: 'dev' })).toEqual([expect.objectContaining({ active: 0 })]);
+    const benLocations = await rowsOf(temp.db, 'staff_locations', { staff_id: id('staff', 'ben') });
     expect(benLocations.map((r) => r.location_id).sort()).toEqual(
       [id('location', 'camden'), id('location', 'islington')].sort(),
     );
-    expect(await rowsOf(db, 'location_closures')).toEqual([
+    expect(await rowsOf(temp.db, 'location_closures')).toEqual([
       expect.objectContaining({ location_id: id('location', 'camden'), date: '2026-12-25' }),
     ]);
-    const [islington] = await rowsOf(db, 'locations', { ref: 'islington' });
+    const [islington] = await rowsOf(temp.db, 'locations', { ref: 'islington' });
     expect(islington).toMatchObject({
       slot_interval_minutes: 30,
       pending_confirmation_hold_minutes: 15,
@@ -132,25 +122,25 @@ describe('importCatalogue', () => {
       created_at: T0,
       updated_at: T0,
     });
-    const [client] = await rowsOf(db, 'clients');
+    const [client] = await rowsOf(temp.db, 'clients');
     expect(client).toMatchObject({ ref: 'jo', phone: '+447911123456', marketing_consent: 0 });
   });
 
   it.skipIf(!existsSync(EXAMPLE))('re-importing the same file changes nothing', async () => {
-    await importCatalogue(db, example(), T0);
-    const before = await everyRow(db);
-    const report = await importCatalogue(db, example(), T1);
+    await importCatalogue(temp.db, example(), T0);
+    const before = await everyRow(temp.db);
+    const report = await importCatalogue(temp.db, example(), T1);
     expect(report.organisation.created).toBe(false);
     for (const kind of ['locations', 'services', 'staff', 'clients'] as const) {
       expect(report.counts[kind].created).toBe(0);
       expect(report.counts[kind].updated).toBe(0);
     }
     expect(report.counts.services.unchanged).toBe(4);
-    expect(await everyRow(db)).toEqual(before);
+    expect(await everyRow(temp.db)).toEqual(before);
   });
 
   it('an edited price updates only that service', async () => {
-    await importCatalogue(db, minimalCatalogue(), T0);
+    await importCatalogue(temp.db, minimalCatalogue(), T0);
     const edited = minimalCatalogue();
     edited.services.push({
       ref: 'shave',
@@ -159,22 +149,22 @@ describe('importCatalogue', () => {
       price: { amount: 1500, currency: 'GBP' },
       locations: ['soho'],
     });
-    await importCatalogue(db, edited, T0);
+    await importCatalogue(temp.db, edited, T0);
     edited.services[0].price.amount = 2700;
-    const report = await importCatalogue(db, edited, T1);
+    const report = await importCatalogue(temp.db, edited, T1);
     expect(report.counts.services).toEqual({ created: 0, updated: 1, unchanged: 1 });
     expect(report.counts.staff).toEqual({ created: 0, updated: 0, unchanged: 1 });
-    expect(await rowsOf(db, 'services', { ref: 'cut' })).toEqual([
+    expect(await rowsOf(temp.db, 'services', { ref: 'cut' })).toEqual([
       expect.objectContaining({ price_minor: 2700, updated_at: T1 }),
     ]);
-    expect(await rowsOf(db, 'services', { ref: 'shave' })).toEqual([
+    expect(await rowsOf(temp.db, 'services', { ref: 'shave' })).toEqual([
       expect.objectContaining({ updated_at: T0 }),
     ]);
-    expect(await rowsOf(db, 'locations')).toEqual([expect.objectContaining({ updated_at: T0 })]);
+    expect(await rowsOf(temp.db, 'locations')).toEqual([expect.objectContaining({ updated_at: T0 })]);
   });
 
   it('replaces owned collections to match the file and counts the owner as updated', async () => {
-    await importCatalogue(db, minimalCatalogue(), T0);
+    await importCatalogue(temp.db, minimalCatalogue(), T0);
     const edited = minimalCatalogue();
     edited.staff[0].working_hours.soho = {
       tue: [
@@ -183,9 +173,9 @@ describe('importCatalogue', () => {
       ],
     };
     edited.staff[0].time_off = [];
-    const report = await importCatalogue(db, edited, T1);
+    const report = await importCatalogue(temp.db, edited, T1);
     expect(report.counts.staff).toEqual({ created: 0, updated: 1, unchanged: 0 });
-    const hours = (await rowsOf(db, 'staff_working_hours')).map((h) => [
+    const hours = (await rowsOf(temp.db, 'staff_working_hours')).map((h) => [
       h.weekday,
       h.start_minute,
       h.end_minute,
@@ -194,15 +184,15 @@ describe('importCatalogue', () => {
       [2, 600, 720],
       [2, 780, 1440],
     ]);
-    expect(await rowsOf(db, 'staff_time_off')).toEqual([]);
-    expect(await rowsOf(db, 'staff')).toEqual([expect.objectContaining({ updated_at: T1 })]);
+    expect(await rowsOf(temp.db, 'staff_time_off')).toEqual([]);
+    expect(await rowsOf(temp.db, 'staff')).toEqual([expect.objectContaining({ updated_at: T1 })]);
   });
 
   it.skipIf(!existsSync(EXAMPLE))(
     'rejects an invalid file with every problem at its path and writes nothing',
     async () => {
-      await importCatalogue(db, example(), T0);
-      const before = await everyRow(db);
+      await importCatalogue(temp.db, example(), T0);
+      const before = await everyRow(temp.db);
       const bad = example();
       bad.extras = true;
       bad.locations[0].phone = '+44123';
@@ -217,7 +207,7 @@ describe('importCatalogue', () => {
       bad.staff[0].time_off = [{ start: '2026-03-29T01:30', end: '2026-03-29T05:00' }];
       bad.clients[0].phone = '07911 123456';
 
-      const problems = await importProblems(importCatalogue(db, bad, T1));
+      const problems = await importProblems(importCatalogue(temp.db, bad, T1));
       expect(problems.map((p) => p.path).sort()).toEqual(
         [
           '$.extras',
@@ -235,7 +225,7 @@ describe('importCatalogue', () => {
       expect(problems.find((p) => p.path === '$.staff[0].time_off[0].start')?.message).toMatch(
         /does not exist/,
       );
-      expect(await everyRow(db)).toEqual(before);
+      expect(await everyRow(temp.db)).toEqual(before);
     },
   );
 
@@ -246,7 +236,7 @@ describe('importCatalogue', () => {
     bad.services[0].colour = 'red';
     bad.staff[0].services = ['cut', 'perm'];
     bad.clients.push({ ref: 'kim', first_name: 'Kim', last_name: 'Two' });
-    const problems = await importProblems(importCatalogue(db, bad, T0));
+    const problems = await importProblems(importCatalogue(temp.db, bad, T0));
     expect(problems.map((p) => p.path).sort()).toEqual(
       [
         '$.organisation.currency',
@@ -257,17 +247,17 @@ describe('importCatalogue', () => {
         '$.clients[1]',
       ].sort(),
     );
-    expect(await rowsOf(db, 'organisations')).toEqual([]);
+    expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
   });
 
   it('checks existing bookings field by field, and accepts an empty list', async () => {
     const withBookings = { ...minimalCatalogue(), bookings: [{ reference: 'FL-ABCDEF' }] };
-    const problems = await importProblems(importCatalogue(db, withBookings, T0));
+    const problems = await importProblems(importCatalogue(temp.db, withBookings, T0));
     expect(problems.map((p) => p.path).sort()).toEqual(
       ['client', 'location', 'services', 'staff', 'starts_at', 'status'].map((f) => `$.bookings[0].${f}`),
     );
-    expect(await rowsOf(db, 'organisations')).toEqual([]);
-    const report = await importCatalogue(db, { ...minimalCatalogue(), bookings: [] }, T0);
+    expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
+    const report = await importCatalogue(temp.db, { ...minimalCatalogue(), bookings: [] }, T0);
     expect(report.organisation.created).toBe(true);
     expect(report.counts.bookings).toBeUndefined();
   });
@@ -301,7 +291,7 @@ describe('importCatalogue', () => {
     catalogue.services[0].id = ids.service;
     catalogue.staff[0].id = ids.staff;
     catalogue.clients[0].id = ids.client;
-    const report = await importCatalogue(db, catalogue, T0);
+    const report = await importCatalogue(temp.db, catalogue, T0);
     expect(report.organisation.id).toBe(ids.org);
     for (const [table, id] of [
       ['locations', ids.location],
@@ -309,46 +299,50 @@ describe('importCatalogue', () => {
       ['staff', ids.staff],
       ['clients', ids.client],
     ]) {
-      expect(await rowsOf(db, table!)).toEqual([expect.objectContaining({ id, organisation_id: ids.org })]);
+      expect(await rowsOf(temp.db, table!)).toEqual([
+        expect.objectContaining({ id, organisation_id: ids.org }),
+      ]);
     }
 
-    const before = await everyRow(db);
+    const before = await everyRow(temp.db);
     const other = minimalCatalogue('other-shop');
     other.locations[0].id = ids.location;
-    const problems = await importProblems(importCatalogue(db, other, T1));
+    const problems = await importProblems(importCatalogue(temp.db, other, T1));
     expect(problems).toEqual([
       { path: '$.locations[0].id', message: expect.stringMatching(/another organisation/) },
     ]);
-    expect(await everyRow(db)).toEqual(before);
+    expect(await everyRow(temp.db)).toEqual(before);
   });
 
   it('keeps two organisations with the same refs apart', async () => {
-    const a = await importCatalogue(db, minimalCatalogue('shop-a'), T0);
-    const b = await importCatalogue(db, minimalCatalogue('shop-b'), T0);
+    const a = await importCatalogue(temp.db, minimalCatalogue('shop-a'), T0);
+    const b = await importCatalogue(temp.db, minimalCatalogue('shop-b'), T0);
     expect(a.organisation.id).not.toBe(b.organisation.id);
     expect(b.counts.services).toEqual({ created: 1, updated: 0, unchanged: 0 });
-    const services = await rowsOf(db, 'services');
+    const services = await rowsOf(temp.db, 'services');
     expect(services).toHaveLength(2);
     expect(new Set(services.map((s) => s.id)).size).toBe(2);
     expect(services.map((s) => s.ref)).toEqual(['cut', 'cut']);
     // Clients are normalised, and time off is read in the location's zone (London is on UTC in December).
-    expect(await rowsOf(db, 'clients', { organisation_id: a.organisation.id })).toEqual([
+    expect(await rowsOf(temp.db, 'clients', { organisation_id: a.organisation.id })).toEqual([
       expect.objectContaining({ first_name: 'Kim', email: 'kim.lee@example.com', phone: null }),
     ]);
-    expect(await rowsOf(db, 'staff_time_off', { organisation_id: b.organisation.id })).toEqual([
+    expect(await rowsOf(temp.db, 'staff_time_off', { organisation_id: b.organisation.id })).toEqual([
       expect.objectContaining({ starts_at: Date.UTC(2026, 11, 24), ends_at: Date.UTC(2026, 11, 27) }),
     ]);
-    const again = await importCatalogue(db, minimalCatalogue('shop-a'), T1);
+    const again = await importCatalogue(temp.db, minimalCatalogue('shop-a'), T1);
     expect(again.counts.staff).toEqual({ created: 0, updated: 0, unchanged: 1 });
   });
 
   it('adopts a client created elsewhere with the same e-mail', async () => {
-    await importCatalogue(db, minimalCatalogue(), T0);
+    await importCatalogue(temp.db, minimalCatalogue(), T0);
     // As if created through the API: no ref, an id of its own.
     const apiClientId = '2b0d6a8e-1c55-4f3e-9a1e-5d6f7a8b9c0f';
-    await db.updateTable('clients').set({ id: apiClientId, ref: null }).execute();
-    const report = await importCatalogue(db, minimalCatalogue(), T1);
+    await temp.db.updateTable('clients').set({ id: apiClientId, ref: null }).execute();
+    const report = await importCatalogue(temp.db, minimalCatalogue(), T1);
     expect(report.counts.clients).toEqual({ created: 0, updated: 1, unchanged: 0 });
-    expect(await rowsOf(db, 'clients')).toEqual([expect.objectContaining({ id: apiClientId, ref: 'kim' })]);
+    expect(await rowsOf(temp.db, 'clients')).toEqual([
+      expect.objectContaining({ id: apiClientId, ref: 'kim' }),
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatPath, type Path } from '../../src/app/catalogue-import/format/problems.ts';
 import {
   MAX_AMOUNT_MINOR,
@@ -7,10 +7,9 @@ import {
   SLUG_MAX_LENGTH,
 } from '../../src/app/catalogue-import/format/schema.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
-import type { Db } from '../../src/data/database.ts';
 import { everyRow, importProblems } from '../helpers/catalogue-checks.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
+import { tempDatabasePerTest } from '../helpers/temp-database.ts';
 
 /**
  * Values a file may hold that a database cannot store as given (NUL, lone surrogates, integers past
@@ -124,17 +123,7 @@ function incompressible(length: number, seed: string): string {
 }
 
 describe('catalogue values the databases cannot store as given', () => {
-  let temp: TempDatabase;
-  let db: Db;
-
-  beforeEach(async () => {
-    temp = await createTempDatabase();
-    db = temp.db;
-  });
-
-  afterEach(async () => {
-    await temp.dispose();
-  });
+  const temp = tempDatabasePerTest();
 
   for (const [what, bad, message] of [
     ['a NUL character', '\u0000', /NUL/],
@@ -142,20 +131,20 @@ describe('catalogue values the databases cannot store as given', () => {
     ['a lone low surrogate', '\ude00', /lone surrogate/],
   ] as const) {
     it(`refuses ${what} in every text field, at its path, and changes nothing`, async () => {
-      await importCatalogue(db, fullCatalogue(), T0);
-      const before = await everyRow(db);
+      await importCatalogue(temp.db, fullCatalogue(), T0);
+      const before = await everyRow(temp.db);
       const catalogue = fullCatalogue();
       for (const path of TEXT_FIELDS) edit(catalogue, path, (value: string) => `${value}${bad}`);
-      const problems = await importProblems(importCatalogue(db, catalogue, T1));
+      const problems = await importProblems(importCatalogue(temp.db, catalogue, T1));
       expect(problems.map((p) => p.path).sort()).toEqual(TEXT_FIELDS.map(formatPath).sort());
       for (const problem of problems) expect(problem.message).toMatch(message);
-      expect(await everyRow(db)).toEqual(before);
+      expect(await everyRow(temp.db)).toEqual(before);
     });
   }
 
   it('refuses names of more than one line, or with a direction control, and changes nothing', async () => {
-    await importCatalogue(db, fullCatalogue(), T0);
-    const before = await everyRow(db);
+    await importCatalogue(temp.db, fullCatalogue(), T0);
+    const before = await everyRow(temp.db);
     const catalogue = fullCatalogue();
     const names: [Path, string][] = [
       [['organisation', 'name'], 'North\nside'],
@@ -164,10 +153,10 @@ describe('catalogue values the databases cannot store as given', () => {
       [['staff', 0, 'name'], 'Amara\u2067 Okafor'],
     ];
     for (const [path, name] of names) edit(catalogue, path, () => name);
-    const problems = await importProblems(importCatalogue(db, catalogue, T1));
+    const problems = await importProblems(importCatalogue(temp.db, catalogue, T1));
     expect(problems.map((p) => p.path).sort()).toEqual(names.map(([path]) => formatPath(path)).sort());
     for (const problem of problems) expect(problem.message).toMatch(/one line without control characters/);
-    expect(await everyRow(db)).toEqual(before);
+    expect(await everyRow(temp.db)).toEqual(before);
   });
 
   it('keeps text beyond ASCII (pairs of surrogates included) as given, and re-importing changes nothing', async () => {
@@ -177,32 +166,32 @@ describe('catalogue values the databases cannot store as given', () => {
     catalogue.services[0].aliases = ['Haircut 💇', '理发'];
     catalogue.locations[2].ref = 'fermé-🔒';
     catalogue.bookings[0].notes = 'Fringe only 👍🏽';
-    await importCatalogue(db, catalogue, T0);
-    const before = await everyRow(db);
-    const again = await importCatalogue(db, catalogue, T1);
+    await importCatalogue(temp.db, catalogue, T0);
+    const before = await everyRow(temp.db);
+    const again = await importCatalogue(temp.db, catalogue, T1);
     for (const kind of ['locations', 'services', 'staff', 'clients', 'bookings'] as const) {
       expect(again.counts[kind]).toMatchObject({ created: 0, updated: 0 });
     }
-    expect(await everyRow(db)).toEqual(before);
-    const services = await db.selectFrom('services').select('name').where('ref', '=', 'cut').execute();
+    expect(await everyRow(temp.db)).toEqual(before);
+    const services = await temp.db.selectFrom('services').select('name').where('ref', '=', 'cut').execute();
     expect(services).toEqual([{ name: 'Cut 💇‍♀️' }]);
-    const aliases = await db.selectFrom('service_aliases').select('alias').orderBy('position').execute();
+    const aliases = await temp.db.selectFrom('service_aliases').select('alias').orderBy('position').execute();
     expect(aliases.map((a) => a.alias)).toEqual(['Haircut 💇', '理发']);
   });
 
   it('refuses every integer past what a 32-bit column holds, saying the limit, and changes nothing', async () => {
-    await importCatalogue(db, fullCatalogue(), T0);
-    const before = await everyRow(db);
+    await importCatalogue(temp.db, fullCatalogue(), T0);
+    const before = await everyRow(temp.db);
     const catalogue = fullCatalogue();
     for (const path of INTEGER_FIELDS) edit(catalogue, path, () => INT32_PAST_MAX);
     catalogue.services[2].price.amount = Number.MAX_SAFE_INTEGER;
-    const problems = await importProblems(importCatalogue(db, catalogue, T1));
+    const problems = await importProblems(importCatalogue(temp.db, catalogue, T1));
     expect(problems.map((p) => p.path).sort()).toEqual(INTEGER_FIELDS.map(formatPath).sort());
     for (const problem of problems) expect(problem.message).toMatch(/\d/);
     const amounts = problems.filter((p) => p.path.endsWith('.amount'));
     expect(amounts).toHaveLength(5);
     for (const { message } of amounts) expect(message).toContain(String(MAX_AMOUNT_MINOR));
-    expect(await everyRow(db)).toEqual(before);
+    expect(await everyRow(temp.db)).toEqual(before);
   });
 
   it('imports the largest amounts: a booking of 10 services at the largest price fits', async () => {
@@ -229,8 +218,8 @@ describe('catalogue values the databases cannot store as given', () => {
       status: 'confirmed',
       deposit_paid: true,
     });
-    await importCatalogue(db, catalogue, T0);
-    const booking = await db
+    await importCatalogue(temp.db, catalogue, T0);
+    const booking = await temp.db
       .selectFrom('bookings')
       .select(['total_price_minor', 'deposit_minor'])
       .where('reference', '=', 'AC-BBBBBB')
@@ -240,7 +229,7 @@ describe('catalogue values the databases cannot store as given', () => {
       deposit_minor: 10 * MAX_AMOUNT_MINOR,
     });
     catalogue.services[3].price.amount = MAX_AMOUNT_MINOR + 1;
-    const problems = await importProblems(importCatalogue(db, catalogue, T1));
+    const problems = await importProblems(importCatalogue(temp.db, catalogue, T1));
     expect(problems.map((p) => p.path)).toEqual(['$.services[3].price.amount']);
   });
 
@@ -250,23 +239,23 @@ describe('catalogue values the databases cannot store as given', () => {
     tooLong.locations[0].slug = incompressible(3000, 'location');
     tooLong.locations[1].slug = incompressible(SLUG_MAX_LENGTH + 1, 'one more');
     tooLong.locations[2].ref = incompressible(REF_MAX_LENGTH + 1, 'ref');
-    const problems = await importProblems(importCatalogue(db, tooLong, T0));
+    const problems = await importProblems(importCatalogue(temp.db, tooLong, T0));
     expect(problems.map((p) => p.path).sort()).toEqual(
       ['$.organisation.slug', '$.locations[0].slug', '$.locations[1].slug', '$.locations[2].ref'].sort(),
     );
     for (const { path, message } of problems) {
       expect(message).toContain(String(path.endsWith('ref') ? REF_MAX_LENGTH : SLUG_MAX_LENGTH));
     }
-    expect(await db.selectFrom('organisations').selectAll().execute()).toEqual([]);
+    expect(await temp.db.selectFrom('organisations').selectAll().execute()).toEqual([]);
 
     const longest = fullCatalogue();
     longest.organisation.slug = incompressible(SLUG_MAX_LENGTH, 'organisation');
     longest.locations[0].slug = incompressible(SLUG_MAX_LENGTH, 'location');
     // 100 characters, most of them 3 bytes in UTF-8.
     longest.locations[2].ref = `€${incompressible(REF_MAX_LENGTH - 1, 'ref')}`.replace(/[0-4]/g, '€');
-    const report = await importCatalogue(db, longest, T0);
+    const report = await importCatalogue(temp.db, longest, T0);
     expect(report.organisation.slug).toHaveLength(SLUG_MAX_LENGTH);
-    const slugs = await db.selectFrom('locations').select('slug').execute();
+    const slugs = await temp.db.selectFrom('locations').select('slug').execute();
     expect(slugs.map((s) => s.slug)).toContain(longest.locations[0].slug);
   });
 });

@@ -52,19 +52,18 @@ async function post(
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
+/** What a JSON-RPC error of an MCP endpoint must say. */
+interface ExpectedError {
+  status: number;
+  id: string | number | null;
+  rpcCode: number;
+  code: ErrorCode;
+  detail: string;
+  param?: string;
+}
+
 /** A JSON-RPC error of an MCP endpoint: exactly {jsonrpc, id, error: {code, message: hint, data}}. */
-function expectJsonRpcError(
-  answer: Answer,
-  expected: {
-    status: number;
-    id: string | number | null;
-    rpcCode: number;
-    code: ErrorCode;
-    detail: string;
-    param?: string;
-  },
-  label = '',
-): void {
+function expectJsonRpcError(answer: Answer, expected: ExpectedError, label = ''): void {
   expect(answer.status, label).toBe(expected.status);
   expect(answer.headers.get('content-type'), label).toMatch(/^application\/json/);
   expect(answer.headers.get('x-request-id'), label).toMatch(/\S/);
@@ -98,19 +97,32 @@ const TOO_LARGE = JSON.stringify({
  * The bodies refused, each as sent and as answered: the id is the request's wherever the body is
  * still JSON (what it holds was refused), null where it is not, or was never read.
  */
-const REFUSED: {
+interface Refused extends ExpectedError {
   label: string;
   body: string | Buffer | undefined;
   contentType?: string;
-  status: number;
-  id: string | number | null;
-  rpcCode: number;
-  code: ErrorCode;
-  detail: string;
-  param?: string;
   /** The REST API's message for the same body (its envelope is unchanged). */
   restMessage: string;
-}[] = [
+}
+
+/** A body sent as another media type than JSON: never read, so no id. */
+function notJson(label: string, body: string, contentType: string): Refused {
+  const said = 'A request body must be sent as application/json.';
+  return {
+    label,
+    body,
+    contentType,
+    status: 400,
+    id: null,
+    rpcCode: -32000,
+    code: 'invalid_request',
+    detail: said,
+    param: 'Content-Type',
+    restMessage: said,
+  };
+}
+
+const REFUSED: Refused[] = [
   {
     label: 'a NUL character',
     body: getBooking(7, 'a\\u0000b'),
@@ -198,30 +210,8 @@ const REFUSED: {
     detail: 'The request body is larger than 64 KiB.',
     restMessage: 'The request body is larger than 64 KiB.',
   },
-  {
-    label: 'text/plain',
-    body: '{"jsonrpc":"2.0","id":13,"method":"tools/list"}',
-    contentType: 'text/plain',
-    status: 400,
-    id: null,
-    rpcCode: -32000,
-    code: 'invalid_request',
-    detail: 'A request body must be sent as application/json.',
-    param: 'Content-Type',
-    restMessage: 'A request body must be sent as application/json.',
-  },
-  {
-    label: 'a form',
-    body: 'jsonrpc=2.0&id=14&method=tools%2Flist',
-    contentType: 'application/x-www-form-urlencoded',
-    status: 400,
-    id: null,
-    rpcCode: -32000,
-    code: 'invalid_request',
-    detail: 'A request body must be sent as application/json.',
-    param: 'Content-Type',
-    restMessage: 'A request body must be sent as application/json.',
-  },
+  notJson('text/plain', '{"jsonrpc":"2.0","id":13,"method":"tools/list"}', 'text/plain'),
+  notJson('a form', 'jsonrpc=2.0&id=14&method=tools%2Flist', 'application/x-www-form-urlencoded'),
 ];
 
 describe('POST /mcp answers every refusal in JSON-RPC', () => {

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { repeatedTimeLabel, twinInstant } from '../../src/domain/repeated-wall-times.ts';
 import {
   clockChanges,
   type DayFrame,
@@ -7,7 +8,6 @@ import {
   wallMinute,
   wallSpan,
 } from '../../src/http/console/diary-page.ts';
-import { repeatedTimeLabel, twinInstant } from '../../src/http/pages/page-shell.ts';
 
 /**
  * Where the console's diary places things on a day's axis (the wall clock), on the days the clocks

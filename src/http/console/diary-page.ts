@@ -1,13 +1,14 @@
 import { DateTime, IANAZone } from 'luxon';
 import type { Diary, DiaryBooking, DiaryDay } from '../../app/console-service.ts';
-import { zoneNamesApart } from '../pages/page-shell.ts';
+import { zoneNamesApart } from '../../domain/repeated-wall-times.ts';
 import { esc, type Formats, STATUS_LABELS } from './page.ts';
 
 /**
  * The diary of a location: for a day, a column per staff member with their working hours, time off and
  * bookings as blocks coloured by status, and a line at the current time, all placed by the wall clock
- * (see "Placing the day's blocks" below); for a week, a table of days by staff. The page carries the bookings' stamp; the console script asks for it every few seconds and
- * swaps the diary in place when it changes (another desk or the AI booked).
+ * (see "Placing the day's blocks" below); for a week, a table of days by staff. The page carries the
+ * bookings' stamp; the console script asks for it every few seconds and swaps the diary in place when
+ * it changes (another desk or the AI booked).
  */
 const PX_PER_MINUTE = 1.1;
 

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
+import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { formatUtc, localDateAt } from '../../domain/time-format.ts';
-import { esc, withRepeatedLabel } from '../pages/page-shell.ts';
+import { esc } from '../pages/page-shell.ts';
 
 /**
  * The console's page shell: one stylesheet inline, one script served by the project

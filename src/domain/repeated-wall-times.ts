@@ -1,0 +1,76 @@
+import { IANAZone } from 'luxon';
+
+/**
+ * Wall-clock times a zone shows twice: when the clocks go back, a stretch of the day happens again,
+ * and a time written without more is ambiguous. What tells the two apart, for every face that writes a
+ * time a person reads (the pages, the console).
+ */
+
+/**
+ * When the clocks go back, a stretch of wall-clock time happens twice (an hour; 30 minutes on Lord
+ * Howe Island): Sydney's 02:00 on 4 April 2027 is 15:00Z and again 16:00Z. A time in that stretch is
+ * written with words telling the two apart (`text` followed by repeatedTimeLabel); every other time is
+ * `text` unchanged. The console's times and the hosted pages' times both go through this.
+ */
+export function withRepeatedLabel(text: string, epochMs: number, zone: string, locale: string): string {
+  const label = repeatedTimeLabel(epochMs, zone, locale);
+  return label === '' ? text : `${text} ${label}`;
+}
+
+/**
+ * What tells a repeated wall-clock time apart from its twin (see zoneNamesApart: "AEDT" for the first
+ * 02:00 in Sydney, "AEST" for the second), or '' for a time the clock shows once that day.
+ */
+export function repeatedTimeLabel(epochMs: number, zone: string, locale: string): string {
+  const twin = twinInstant(epochMs, zone);
+  if (twin === null) return '';
+  const [first, second] = zoneNamesApart(Math.min(epochMs, twin), Math.max(epochMs, twin), zone, locale);
+  return epochMs < twin ? first : second;
+}
+
+const HOUR_MS = 3_600_000;
+/**
+ * Where another offset is looked for. A wall time repeats only after the clocks went back, and its
+ * twin is as far away as they went: 30 minutes to 3 hours for every change in force (±3 h), and a
+ * whole day for the few zones that once moved across the date line westwards (±25 h).
+ */
+const TWIN_PROBES = [-3 * HOUR_MS, 3 * HOUR_MS, -25 * HOUR_MS, 25 * HOUR_MS];
+
+/** The other instant at which the clocks of `zone` show the same wall time as at `epochMs`, or null. */
+export function twinInstant(epochMs: number, zone: string): number | null {
+  const z = IANAZone.create(zone);
+  if (!z.isValid) return null;
+  const offset = z.offset(epochMs);
+  for (const probe of TWIN_PROBES) {
+    const other = z.offset(epochMs + probe);
+    if (other === offset) continue;
+    // Same wall time: twin + other = epochMs + offset, and the twin must really be at that offset.
+    const twin = epochMs + (offset - other) * 60_000;
+    if (z.offset(twin) === other) return twin;
+  }
+  return null;
+}
+
+/**
+ * Names telling apart two instants of a zone at different offsets, earlier first: the locale's short
+ * zone names ("BST"/"GMT" in en-GB, "AEDT"/"AEST" in en-AU, "MESZ"/"MEZ" in de-DE), else the offsets
+ * when the locale names both alike ("GMT+11"/"GMT+10"), else "(first)"/"(second)".
+ */
+export function zoneNamesApart(
+  earlier: number,
+  later: number,
+  zone: string,
+  locale: string,
+): [string, string] {
+  for (const style of ['short', 'shortOffset'] as const) {
+    const a = zoneNameAt(earlier, zone, locale, style);
+    const b = zoneNameAt(later, zone, locale, style);
+    if (a !== '' && b !== '' && a !== b) return [a, b];
+  }
+  return ['(first)', '(second)'];
+}
+
+function zoneNameAt(epochMs: number, zone: string, locale: string, style: 'short' | 'shortOffset'): string {
+  const names = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: style });
+  return names.formatToParts(epochMs).find((p) => p.type === 'timeZoneName')?.value ?? '';
+}
