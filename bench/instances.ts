@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DateTime } from 'luxon';
+import { MAX_KEY_RATE_LIMIT } from '../src/app/api-key-service.ts';
 import { openDatabase } from '../src/data/database.ts';
 import { checkIntegrity, type IntegrityReport } from '../src/data/integrity-check.ts';
 import { type CliResult, type RunningServer, runCli, startServer } from '../test/helpers/cli.ts';
@@ -117,7 +118,10 @@ async function runSetup(
     const keyArgs = ['keys', 'create', '--org', BOOKINGS_SCENARIO.organisation, '--label', 'instances'];
     const { key } = JSON.parse(
       succeeded(
-        runCli([...keyArgs, '--scope', 'read_write', '--rate-limit', '1000000000', '--json'], env),
+        runCli(
+          [...keyArgs, '--scope', 'read_write', '--rate-limit', String(MAX_KEY_RATE_LIMIT), '--json'],
+          env,
+        ),
         'keys create',
       ),
     ) as { key: string };
@@ -596,7 +600,7 @@ function present(
     kind: 'scenario',
     subject: `one and two instances on PostgreSQL, one on SQLite (${CONNECTIONS} connections, ${durationS} s per phase)`,
     method: [
-      `Three setups in the same run, one after the other, each on a fresh database: SQLite (a new file, WAL mode, \`synchronous=FULL\`) with one \`booking serve\`; PostgreSQL ${postgresVersion} (the local server, a database created for the setup with \`CREATE DATABASE\` and dropped after it) with one instance; and the same with two instances, two \`booking serve\` processes on different ports over one database (advisory locks and the exclusion constraint keep bookings apart; rate-limit windows are counted in the shared table, one upsert per request in the statement that finds the key, where SQLite counts them in a file beside its database). Each database gets the bookings scenario's catalogue with \`booking import\` (\`bench/lib/bookings-database.ts\`: one London location open 08:00–20:00 every day, ${BOOKINGS_SCENARIO.staff} staff, one 15-minute service without buffer, ${BOOKINGS_SCENARIO.maxAdvanceDays} days of advance booking, so its days from ${BOOKINGS_SCENARIO.firstDate} are bookable on the real clock) and a read_write key with \`booking keys create --rate-limit 1000000000\`. The servers run with \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`, the real clock and the default pool of 10 PostgreSQL connections per instance.`,
+      `Three setups in the same run, one after the other, each on a fresh database: SQLite (a new file, WAL mode, \`synchronous=FULL\`) with one \`booking serve\`; PostgreSQL ${postgresVersion} (the local server, a database created for the setup with \`CREATE DATABASE\` and dropped after it) with one instance; and the same with two instances, two \`booking serve\` processes on different ports over one database (advisory locks and the exclusion constraint keep bookings apart; rate-limit windows are counted in the shared table, one upsert per request in the statement that finds the key, where SQLite counts them in a file beside its database). Each database gets the bookings scenario's catalogue with \`booking import\` (\`bench/lib/bookings-database.ts\`: one London location open 08:00–20:00 every day, ${BOOKINGS_SCENARIO.staff} staff, one 15-minute service without buffer, ${BOOKINGS_SCENARIO.maxAdvanceDays} days of advance booking, so its days from ${BOOKINGS_SCENARIO.firstDate} are bookable on the real clock) and a read_write key with \`booking keys create --rate-limit ${MAX_KEY_RATE_LIMIT}\` (the highest a key may have). The servers run with \`NODE_ENV=production\`, \`LOG_LEVEL=warn\`, the real clock and the default pool of 10 PostgreSQL connections per instance.`,
       `Each setup runs two phases, ${durationS} s each after an untimed ${WARM_UP_S}-s warm-up, as a closed loop: ${CONNECTIONS} keep-alive connections from the runner process, each sending its next request as soon as the last is answered, spread evenly over the setup's instances (connection j always talks to instance j mod n, as a balancer with a pool per instance would). Availability: \`GET /v1/locations/${BOOKINGS_SCENARIO.location}/availability?service_ids=<id>&date=<day>&days=1\`, any staff, rotating over the first ${SEARCH_DAYS} days of the scenario, on an empty diary; must answer 200. Bookings: \`POST /v1/bookings\`, each for the next distinct free slot of \`bookingSlot(i)\` (day by day, time by time, staff by staff; no Idempotency-Key), so every one must answer 201 and anything else counts as a failure. Latency is timed per request in the runner, from sending to the last byte of the answer; requests/s counts the answers with the expected status over the phase's time.`,
       `Every booking here is at the one location, so on PostgreSQL the bookings take turns on that location's advisory lock (held for the re-check's read of the staff's bookings, the one statement that writes the booking with its rows, and the COMMIT, each a round trip to PostgreSQL; the catalogue, reused while its version stays, and the client are read before the lock is asked for), whichever instance serves them, while on SQLite they run in process under group commit. The bookings rows therefore measure one location's ceiling, which a second instance cannot raise wherever it runs; bookings at different locations do not wait for each other.`,
       `After the bookings phase the instances are stopped with SIGTERM and \`checkIntegrity\` (\`src/data/integrity-check.ts\`, what \`booking check\` runs) reads every row of that setup's database: no two live bookings of a staff member overlap, every booking is whole, the event log and idempotency records agree; the count of stored bookings is compared with the 201 answers.`,

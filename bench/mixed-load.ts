@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MAX_KEY_RATE_LIMIT } from '../src/app/api-key-service.ts';
 import type { IntegrityReport } from '../src/data/integrity-check.ts';
 import { SqliteDatabase } from '../src/data/sqlite-driver.ts';
 import { type CliResult, runCli, runCliAsync, startServer } from '../test/helpers/cli.ts';
@@ -62,7 +63,7 @@ async function runScenario(
           'load',
           '--scope',
           'read_write',
-        ].concat(['--rate-limit', '1000000000', '--json']),
+        ].concat(['--rate-limit', String(MAX_KEY_RATE_LIMIT), '--json']),
         env,
       ),
       'keys create',

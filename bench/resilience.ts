@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MAX_KEY_RATE_LIMIT } from '../src/app/api-key-service.ts';
 import { type AbuseCampaignFigures, runAbuseCampaign } from '../test/helpers/abuse-campaign.ts';
 import { smallCatalogue } from '../test/helpers/catalogue-fixtures.ts';
 import { runCli, startServer } from '../test/helpers/cli.ts';
@@ -72,7 +73,7 @@ async function runAbuse(dir: string): Promise<AbuseCampaignFigures & { durationS
       '--scope',
       'read_write',
       '--rate-limit',
-      '1000000000',
+      String(MAX_KEY_RATE_LIMIT),
       '--json',
     ],
     env,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createApiKey } from '../../src/app/api-key-service.ts';
+import { createApiKey, MAX_KEY_RATE_LIMIT } from '../../src/app/api-key-service.ts';
 import { importCatalogue, readCatalogueFile } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';
 
@@ -8,8 +8,6 @@ export const BENCH_ORGANISATION = 'northside-hair';
 export const BENCH_LOCATION = 'camden';
 /** The demo catalogue offers 4 services at Camden; with these it offers 50, a full default page. */
 export const EXTRA_SERVICES = 46;
-/** High enough that no benchmark ever meets a 429: the bench measures work, not refusals. */
-const UNLIMITED_PER_MINUTE = 1_000_000_000;
 
 const DEMO_CATALOGUE = new URL('../../db/demo-catalogue.json', import.meta.url);
 const CATEGORIES = ['Hair', 'Colour', 'Treatments', 'Styling', null];
@@ -39,7 +37,8 @@ export async function createBenchDatabase(now: number): Promise<BenchDatabase> {
         organisationSlug: BENCH_ORGANISATION,
         label: 'bench',
         scope: 'read',
-        rateLimitPerMinute: UNLIMITED_PER_MINUTE,
+        // The highest a key may have: no benchmark ever meets a 429 (it measures work, not refusals).
+        rateLimitPerMinute: MAX_KEY_RATE_LIMIT,
       },
       now,
     );

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments } from './outbox.ts';
+import { withRepeatedLabel } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
 
 /**
@@ -134,15 +135,20 @@ function wordingFor(locale: string): Wording {
   return WORDINGS[locale.split('-')[0]!.toLowerCase()] ?? EN;
 }
 
-/** "Tuesday 8 December, 2:30 pm" in the locale, at the location's wall clock. */
+/**
+ * "Tuesday 8 December, 2:30 pm" in the locale, at the location's wall clock. A time the clock shows
+ * twice that day (the clocks go back) carries the zone's name, as on the pages: "1:30 BST" or
+ * "1:30 GMT", never a bare "1:30" the customer cannot place.
+ */
 function localWhen(epochMs: number, zone: string, locale: string): string {
-  return DateTime.fromMillis(epochMs, { zone }).setLocale(locale).toLocaleString({
+  const text = DateTime.fromMillis(epochMs, { zone }).setLocale(locale).toLocaleString({
     weekday: 'long',
     day: 'numeric',
     month: 'long',
     hour: 'numeric',
     minute: '2-digit',
   });
+  return withRepeatedLabel(text, epochMs, zone, locale);
 }
 
 function fill(template: string, values: Record<string, string>): string {

@@ -1,5 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, searchWindow, wallMidnightOf } from '../../src/domain/availability/zone-calendar.ts';
+import {
+  addDays,
+  isCalendarDate,
+  searchWindow,
+  wallMidnightOf,
+} from '../../src/domain/availability/zone-calendar.ts';
 import { formatLocal, localDateAt } from '../../src/domain/time-format.ts';
 import {
   bookableDays,
@@ -20,6 +26,34 @@ import { failure } from '../../src/mcp/tool-kit.ts';
 const MONDAY = Date.parse('2026-11-23T09:00:00Z');
 
 describe('calendar dates of the years 0 to 99 and up to 9999', () => {
+  it('are real dates exactly when Date keeps them as written (no roll-over into the next month)', () => {
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+    const written = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), two(13), two(32))
+      .map(([year, month, day]) => `${String(year).padStart(4, '0')}-${month}-${day}`);
+    fc.assert(
+      fc.property(written, (date) => {
+        const month = Number(date.slice(5, 7));
+        const day = Number(date.slice(8, 10));
+        const keptAsWritten = month >= 1 && month <= 12 && day >= 1 && addDays(date, 0) === date;
+        expect(isCalendarDate(date)).toBe(keptAsWritten);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const date of ['2024-02-29', '2000-02-29', '0000-02-29', '9999-12-31'])
+      expect(isCalendarDate(date)).toBe(true);
+    for (const date of [
+      '2026-02-29',
+      '1900-02-29',
+      '2026-04-31',
+      '2026-13-01',
+      '2026-00-10',
+      '26-1-1',
+      '2026-1-01',
+    ])
+      expect(isCalendarDate(date)).toBe(false);
+  });
+
   it('are the years written, not 1900-1999 (Date.UTC’s reading)', () => {
     expect(new Date(wallMidnightOf('0001-01-01')).toISOString()).toBe('0001-01-01T00:00:00.000Z');
     expect(new Date(wallMidnightOf('0099-12-31')).toISOString()).toBe('0099-12-31T00:00:00.000Z');

@@ -44,6 +44,28 @@ describe('message templates', () => {
     expect(rendered.sms).toContain('with Amara Okafor');
   });
 
+  it('names the zone of a time the clocks show twice that day, and of no other', () => {
+    // London's clocks go back at 02:00 BST on 25 October 2026: 01:30 happens at 00:30Z and at 01:30Z.
+    const at = (iso: string, kind: MessageFacts['kind'] = 'confirmed') =>
+      renderSms({ ...FACTS, kind, link: null, holdExpiresAt: null, startsAt: Date.parse(iso) });
+    expect(at('2026-10-25T00:30:00Z')).toContain('on Sunday 25 October at 1:30 BST,');
+    expect(at('2026-10-25T01:30:00Z')).toContain('on Sunday 25 October at 1:30 GMT,');
+    expect(at('2026-10-25T03:30:00Z')).toContain('on Sunday 25 October at 3:30,');
+    // The hold's end too; and in Sydney's words where the organisation is Australian.
+    const held = renderSms({ ...FACTS, holdExpiresAt: Date.parse('2026-10-25T01:15:00Z') });
+    expect(held).toContain('by Sunday 25 October at 1:15 GMT to confirm');
+    const sydney = renderSms({
+      ...FACTS,
+      locale: 'en-AU',
+      timezone: 'Australia/Sydney',
+      kind: 'reminder',
+      link: null,
+      holdExpiresAt: null,
+      startsAt: Date.parse('2027-04-03T15:30:00Z'),
+    });
+    expect(sydney).toMatch(/2:30 am AEDT,/);
+  });
+
   it('keeps an SMS within two segments, dropping detail but never the link or the reference', () => {
     const long = {
       ...FACTS,

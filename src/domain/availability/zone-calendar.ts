@@ -150,9 +150,27 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((wallMidnightOf(to) - wallMidnightOf(from)) / DAY);
 }
 
-/** True for a real calendar date written YYYY-MM-DD (2026-02-30 is not one: it rolls over into March). */
+/**
+ * True for a real calendar date written YYYY-MM-DD (2026-02-30 is not one), on the proleptic Gregorian
+ * calendar Date counts by (0000 and 2000 leap years, 1900 not). Checked by arithmetic, with nothing
+ * allocated: every slot a tool speaks is checked, so a Date and its ISO string for each of them showed
+ * in the profile of find_slots.
+ */
 export function isCalendarDate(value: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(value) && addDays(value, 0) === value;
+  if (!CALENDAR_DATE.test(value)) return false;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return MONTH_DAYS[month - 1]!;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return leap ? 29 : 28;
 }
 
 function weekdayOf(wallMidnight: number): number {
