@@ -11,6 +11,7 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
+import { searchFold } from '../domain/search-fold.ts';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
@@ -88,6 +89,7 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   const sqlite = new SqliteDatabase(resolved, { readonly, fileMustExist: readonly });
   if (readonly) configureReadonlySqlite(sqlite);
   else configureSqlite(sqlite);
+  registerSearchFold(sqlite);
   const onQuery = options.onQuery;
   const health = new StorageHealth();
   const db = new Kysely<Database>({
@@ -125,6 +127,16 @@ export function configureSqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('trusted_schema = OFF');
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+}
+
+/**
+ * `search_fold(text)`: searchFold in SQL, for the client search (SQLite's own lower() folds ASCII only,
+ * so "élodie" missed "Élodie"). PostgreSQL does the same steps with its own functions (searchFolded).
+ */
+function registerSearchFold(sqlite: SqliteConnection): void {
+  sqlite.function('search_fold', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? searchFold(value) : value,
+  );
 }
 
 /** The settings of configureSqlite that a read-only connection may set (no journal or sync mode). */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
-import type { Db } from './database.ts';
+import { COMBINING_ACCENTS_PATTERN, searchFold } from '../domain/search-fold.ts';
+import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { BookingEventsTable, BookingStatus, ClientsTable } from './tables.ts';
 
@@ -170,12 +171,12 @@ export function searchClients(
       eb.or([
         eb.and(
           term.words.map((word) => {
-            const pattern = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+            const pattern = `%${searchFold(word).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
             const digits = word.replace(/[^\d]/g, '');
             return eb.or([
-              eb(sql`lower(first_name)`, 'like', sql`${pattern} escape '\\'`),
-              eb(sql`lower(last_name)`, 'like', sql`${pattern} escape '\\'`),
-              eb(sql`lower(email)`, 'like', sql`${pattern} escape '\\'`),
+              eb(searchFolded(db, 'first_name'), 'like', sql`${pattern} escape '\\'`),
+              eb(searchFolded(db, 'last_name'), 'like', sql`${pattern} escape '\\'`),
+              eb(searchFolded(db, 'email'), 'like', sql`${pattern} escape '\\'`),
               ...(digits.length >= 3 ? [eb('phone', 'like', `%${digits}%`)] : []),
             ]);
           }),
@@ -188,6 +189,19 @@ export function searchClients(
     );
   }
   return q.orderBy('last_name').orderBy('first_name').orderBy('id').limit(literalLimit(limit)).execute();
+}
+
+/**
+ * A client column as the search compares it (searchFold): SQLite's search_fold (database.ts), and on
+ * PostgreSQL the same steps in SQL: lower(), NFD, the combining accents removed. normalize() needs a
+ * UTF8 database (every default); one in another encoding is searched by lower() alone, not refused.
+ */
+function searchFolded(db: Db, column: 'first_name' | 'last_name' | 'email') {
+  const value = sql.ref(column);
+  if (dialectOf(db) === 'sqlite') return sql`search_fold(${value})`;
+  return sql`CASE WHEN current_setting('server_encoding') = 'UTF8'
+    THEN regexp_replace(normalize(lower(${value}), NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')
+    ELSE lower(${value}) END`;
 }
 
 /** The client's bookings, newest first. */

@@ -228,30 +228,38 @@ describe('the session cookie', () => {
   });
 });
 
-describe('finding a client by phone number', () => {
-  beforeAll(async () => {
-    for (const [first_name, last_name, phone] of [
-      ['Ada', 'Lovelace', '+447911000111'],
-      ['Bea', 'Other', '+447911223399'],
-    ]) {
-      const created = await t.request({
-        method: 'POST',
-        url: '/v1/clients',
-        payload: { first_name, last_name, phone },
-      });
-      expect(created.statusCode, created.body).toBe(201);
-    }
-  });
+/** Adds clients through POST /v1/clients (each a payload of its fields). */
+async function addClients(payloads: readonly Record<string, string>[]): Promise<void> {
+  for (const payload of payloads) {
+    const created = await t.request({ method: 'POST', url: '/v1/clients', payload });
+    expect(created.statusCode, created.body).toBe(201);
+  }
+}
 
+/**
+ * The console's client search as the owner signed in from `address` sees it: which of `names` the
+ * results page for a query shows.
+ */
+function consoleSearch(names: readonly string[], address: string): (q: string) => Promise<string[]> {
   let cookie: string | undefined;
-  async function found(q: string): Promise<string[]> {
+  return async (q) => {
     t.clock.set('2026-11-23T09:00:00Z');
-    cookie ??= await signIn('owner@acme.test', '127.0.0.4');
+    cookie ??= await signIn('owner@acme.test', address);
     const url = `/console/clients?q=${encodeURIComponent(q)}`;
     const page = await t.app.inject({ method: 'GET', url, headers: { cookie } });
     expect(page.statusCode).toBe(200);
-    return ['Ada Lovelace', 'Bea Other', 'Jo Bloggs'].filter((name) => page.body.includes(name));
-  }
+    return names.filter((name) => page.body.includes(name));
+  };
+}
+
+describe('finding a client by phone number', () => {
+  beforeAll(() =>
+    addClients([
+      { first_name: 'Ada', last_name: 'Lovelace', phone: '+447911000111' },
+      { first_name: 'Bea', last_name: 'Other', phone: '+447911223399' },
+    ]),
+  );
+  const found = consoleSearch(['Ada Lovelace', 'Bea Other', 'Jo Bloggs'], '127.0.0.4');
 
   it('finds it typed nationally, in groups, or internationally', async () => {
     for (const q of [
@@ -281,5 +289,25 @@ describe('finding a client by phone number', () => {
     for (const q of ['0', '07', '079', '+44', '+44 7', '0044', '+', '0 7']) {
       expect(await found(q), q).toEqual([]);
     }
+  });
+});
+
+describe('finding a client by a name written with accents', () => {
+  beforeAll(() =>
+    addClients([
+      { first_name: 'Élodie', last_name: 'Müller', email: 'elodie.muller@example.com' },
+      { first_name: 'Zoë', last_name: 'Ångström', email: 'ZOE@Example.com' },
+    ]),
+  );
+  const found = consoleSearch(['Élodie Müller', 'Zoë Ångström'], '127.0.0.5');
+
+  it('finds it in either case, with the accents or without them, on both databases', async () => {
+    for (const q of ['élodie', 'ÉLODIE', 'elodie', 'Elodie muller', 'MÜLLER', 'müll', 'élodie müller']) {
+      expect(await found(q), q).toEqual(['Élodie Müller']);
+    }
+    for (const q of ['zoë', 'ZOE', 'angstrom', 'ÅNGSTRÖM', 'zoe@example']) {
+      expect(await found(q), q).toEqual(['Zoë Ångström']);
+    }
+    expect(await found('elodie angstrom')).toEqual([]);
   });
 });
