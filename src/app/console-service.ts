@@ -12,6 +12,7 @@ import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/b
 import type { Location, OfferedService, StaffRef } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxMessage } from '../domain/outbox.ts';
+import { searchFold } from '../domain/search-fold.ts';
 import { type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
 import { registerClient } from './client-service.ts';
 import { normalisePhone, phoneAsDialledAt } from './contact.ts';
@@ -187,7 +188,14 @@ export interface ClientMatch {
  */
 export async function searchClients(db: Db, organisationId: string, query: string): Promise<ClientMatch[]> {
   if (query.trim() === '') return [];
-  const tokens = query.slice(0, 100).toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
+  // A word that folds to nothing (accents alone) would match every client: it is not a word.
+  const tokens = query
+    .slice(0, 100)
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((token) => searchFold(token) !== '')
+    .slice(0, 8);
+  if (tokens.length === 0) return [];
   const countries = tokens.some((token) => NUMBER_WORD.test(token))
     ? (await listActiveLocations(db, organisationId, null, 100)).items.map((l) => l.country)
     : [];

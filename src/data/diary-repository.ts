@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
-import { COMBINING_ACCENTS_PATTERN, searchFold } from '../domain/search-fold.ts';
+import { COMBINING_ACCENTS_PATTERN } from '../domain/search-fold.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { BookingEventsTable, BookingStatus, ClientsTable } from './tables.ts';
@@ -171,12 +171,12 @@ export function searchClients(
       eb.or([
         eb.and(
           term.words.map((word) => {
-            const pattern = `%${searchFold(word).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+            const pattern = searchFolded(db, sql`${`%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
             const digits = word.replace(/[^\d]/g, '');
             return eb.or([
-              eb(searchFolded(db, 'first_name'), 'like', sql`${pattern} escape '\\'`),
-              eb(searchFolded(db, 'last_name'), 'like', sql`${pattern} escape '\\'`),
-              eb(searchFolded(db, 'email'), 'like', sql`${pattern} escape '\\'`),
+              eb(searchFolded(db, sql.ref('first_name')), 'like', sql`${pattern} escape '\\'`),
+              eb(searchFolded(db, sql.ref('last_name')), 'like', sql`${pattern} escape '\\'`),
+              eb(searchFolded(db, sql.ref('email')), 'like', sql`${pattern} escape '\\'`),
               ...(digits.length >= 3 ? [eb('phone', 'like', `%${digits}%`)] : []),
             ]);
           }),
@@ -192,15 +192,16 @@ export function searchClients(
 }
 
 /**
- * A client column as the search compares it (searchFold): SQLite's search_fold (database.ts), and on
- * PostgreSQL the same steps in SQL: lower(), NFD, the combining accents removed. normalize() needs a
- * UTF8 database (every default); one in another encoding is searched by lower() alone, not refused.
+ * A client column, or a LIKE pattern, as the search compares it (searchFold), both sides folded in
+ * the database alike: SQLite's search_fold (database.ts); on PostgreSQL the same steps in SQL. In a
+ * PostgreSQL database whose encoding is not UTF8, where normalize() fails, both sides are lower()ed
+ * only, as before there was a fold. Escaping before the fold is safe: no character folds into
+ * `\`, `%` or `_`.
  */
-function searchFolded(db: Db, column: 'first_name' | 'last_name' | 'email') {
-  const value = sql.ref(column);
+function searchFolded(db: Db, value: RawBuilder<unknown>) {
   if (dialectOf(db) === 'sqlite') return sql`search_fold(${value})`;
   return sql`CASE WHEN current_setting('server_encoding') = 'UTF8'
-    THEN regexp_replace(normalize(lower(${value}), NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')
+    THEN translate(lower(regexp_replace(normalize(${value}, NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')), 'ς', 'σ')
     ELSE lower(${value}) END`;
 }
 

@@ -148,8 +148,16 @@ function localWhen(epochMs: number, zone: string, locale: string): string {
     hour: 'numeric',
     minute: '2-digit',
   });
-  return withRepeatedLabel(text, epochMs, zone, locale);
+  return withRepeatedLabel(text, epochMs, zone, locale).replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
 }
+
+/**
+ * ICU writes a minus sign (U+2212: "UTC−3" in French) and narrow or no-break spaces (newer ICU's
+ * "9:30 AM") where plain ones read the same: any of them makes an SMS UCS-2, 67 characters a part
+ * instead of 153, and the staff member and the phone were dropped to fit.
+ */
+const ICU_TYPOGRAPHY = /[\u2212\u202f\u00a0]/g;
+const PLAIN: Record<string, string> = { '\u2212': '-', '\u202f': ' ', '\u00a0': ' ' };
 
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '');

@@ -297,9 +297,10 @@ describe('finding a client by a name written with accents', () => {
     addClients([
       { first_name: 'Élodie', last_name: 'Müller', email: 'elodie.muller@example.com' },
       { first_name: 'Zoë', last_name: 'Ångström', email: 'ZOE@Example.com' },
+      { first_name: 'Νίκος', last_name: 'ΠΑΠΑΔΟΠΟΥΛΟΣ', phone: '+306912345678' },
     ]),
   );
-  const found = consoleSearch(['Élodie Müller', 'Zoë Ångström'], '127.0.0.5');
+  const found = consoleSearch(['Élodie Müller', 'Zoë Ångström', 'Νίκος ΠΑΠΑΔΟΠΟΥΛΟΣ'], '127.0.0.5');
 
   it('finds it in either case, with the accents or without them, on both databases', async () => {
     for (const q of ['élodie', 'ÉLODIE', 'elodie', 'Elodie muller', 'MÜLLER', 'müll', 'élodie müller']) {
@@ -309,5 +310,12 @@ describe('finding a client by a name written with accents', () => {
       expect(await found(q), q).toEqual(['Zoë Ångström']);
     }
     expect(await found('elodie angstrom')).toEqual([]);
+    // Greek's final sigma is a sigma: the surname typed in lower case, or its capitals begun, finds it.
+    for (const q of ['Παπαδόπουλος', 'παπαδοπουλος', 'ΝΙΚΟΣ', 'νικ']) {
+      expect(await found(q), q).toEqual(['Νίκος ΠΑΠΑΔΟΠΟΥΛΟΣ']);
+    }
+    // Accents alone are no word: they would have matched every client.
+    expect(await found('\u0301')).toEqual([]);
+    expect(await found('\u0301 elodie')).toEqual(['Élodie Müller']);
   });
 });

@@ -66,6 +66,24 @@ describe('message templates', () => {
     expect(sydney).toMatch(/2:30 am AEDT,/);
   });
 
+  it('keeps the zone of a repeated time in the SMS alphabet, so the SMS keeps its detail', () => {
+    // Miquelon, French: its clocks go back at 02:00 UTC−2 on 1 November 2026; ICU names the two
+    // offsets "UTC−2" and "UTC−3" with a minus sign outside the SMS alphabet.
+    const miquelon = renderSms({
+      ...FACTS,
+      locale: 'fr-FR',
+      timezone: 'America/Miquelon',
+      kind: 'confirmed',
+      link: null,
+      holdExpiresAt: null,
+      startsAt: Date.parse('2026-11-01T03:30:00Z'),
+    });
+    expect(miquelon).toContain('1:30 UTC-2');
+    expect(miquelon).not.toMatch(/[\u2212\u202f\u00a0]/);
+    expect(smsSegments(miquelon)).toBeLessThanOrEqual(2);
+    expect(miquelon).toContain('avec Amara Okafor');
+  });
+
   it('keeps an SMS within two segments, dropping detail but never the link or the reference', () => {
     const long = {
       ...FACTS,
