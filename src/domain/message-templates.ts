@@ -184,42 +184,84 @@ function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; s
 /**
  * The SMS: the organisation's name, what happened, the link when due, the reference and the
  * location's phone, within two segments. When that is too long the staff member goes first, then the
- * phone, then service names beyond the first; the link and the reference always stay.
+ * phone, then service names beyond the first, then (with a link) what happened; then the names are
+ * cut short, longest allowance first. The link and the reference always stay, and so does the time.
  */
 export function renderSms(facts: MessageFacts): string {
   const words = wordingFor(facts.locale);
-  const allServices = facts.serviceNames.join(', ');
-  const firstService =
-    facts.serviceNames.length > 1
-      ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`
-      : allServices;
-  const attempts: { staff: boolean; services: string; phone: boolean; lead?: false }[] = [
-    { staff: true, services: allServices, phone: true },
-    { staff: false, services: allServices, phone: true },
-    { staff: false, services: allServices, phone: false },
-    { staff: false, services: firstService, phone: false },
-    // Last resort (long names in UCS-2, 67 characters a part): what is asked, the link and the reference.
-    { staff: false, services: firstService, phone: false, lead: false },
+  const attempts: SmsShape[] = [
+    { staff: true, services: 'all', phone: true },
+    { staff: false, services: 'all', phone: true },
+    { staff: false, services: 'all', phone: false },
+    { staff: false, services: 'first', phone: false },
+    // Long names in UCS-2 (67 characters a part): what is asked, the link and the reference.
+    { staff: false, services: 'first', phone: false, lead: false },
   ];
-  let text = '';
-  for (const attempt of attempts) {
-    const parts = lines(facts, words, attempt);
-    text = [
-      attempt.lead === false && parts.action
-        ? `${facts.organisationName}:`
-        : `${facts.organisationName}: ${parts.lead}`,
-      parts.action,
-      parts.reference,
-      attempt.phone ? parts.phone : null,
-    ]
-      .filter((part): part is string => part !== null)
-      .join(' ');
+  for (const shape of attempts) {
+    const text = smsText(facts, words, shape);
     if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
   }
-  // Nothing but the link and the reference fits (a long link in UCS-2): those, which say what to do.
-  return [`${facts.organisationName}:`, facts.link, `${words.reference} ${facts.reference}.`]
+  const shortest: SmsShape = { staff: false, services: 'first', phone: false, lead: false };
+  let text = '';
+  for (const allowance of NAME_ALLOWANCES) {
+    const cut = (name: string) => cutName(name, allowance);
+    text = smsText(
+      {
+        ...facts,
+        organisationName: cut(facts.organisationName),
+        locationName: cut(facts.locationName),
+        serviceNames: facts.serviceNames.map(cut),
+      },
+      words,
+      shortest,
+    );
+    if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
+  }
+  return text;
+}
+
+/** What an SMS attempt keeps: the staff member, all services or the first, the phone, what happened. */
+interface SmsShape {
+  staff: boolean;
+  services: 'all' | 'first';
+  phone: boolean;
+  /** false: with a link, leave out what happened (the link's own words say what to do). */
+  lead?: false;
+}
+
+function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
+  const services =
+    shape.services === 'first' && facts.serviceNames.length > 1
+      ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`
+      : facts.serviceNames.join(', ');
+  const parts = lines(facts, words, { staff: shape.staff, services });
+  return [
+    shape.lead === false && parts.action
+      ? `${facts.organisationName}:`
+      : `${facts.organisationName}: ${parts.lead}`,
+    parts.action,
+    parts.reference,
+    shape.phone ? parts.phone : null,
+  ]
     .filter((part): part is string => part !== null)
     .join(' ');
+}
+
+/**
+ * The characters each name may keep when nothing else fits (organisation, location and services:
+ * catalogue names run to 200 characters, and in UCS-2 two SMS parts hold 134).
+ */
+const NAME_ALLOWANCES = [40, 24, 12, 6];
+
+/** The name cut to `allowance` characters (whole code points), "..." (in the SMS alphabet) marking the cut. */
+function cutName(name: string, allowance: number): string {
+  const chars = Array.from(name);
+  return chars.length <= allowance
+    ? name
+    : `${chars
+        .slice(0, allowance - 3)
+        .join('')
+        .trimEnd()}...`;
 }
 
 /**

@@ -100,6 +100,30 @@ describe('message templates', () => {
     expect(smsSegments(unicode)).toBeLessThanOrEqual(2);
   });
 
+  it('cuts names short rather than lose the time, the link or the reference, however long the names', () => {
+    // Catalogue names run to 200 characters; these, in UCS-2, leave no room in two parts of 67.
+    const long = (word: string) => `${word} ${'Łódź '.repeat(40)}`.trim();
+    const named = {
+      ...FACTS,
+      organisationName: long('Salon'),
+      locationName: long('Studio'),
+      serviceNames: [long('Colour'), 'Cut'],
+      staffName: long('Ana'),
+    };
+    for (const kind of ['confirmed', 'reminder', 'cancelled', 'rescheduled'] as const) {
+      const sms = renderSms({ ...named, kind, link: null, holdExpiresAt: null });
+      expect(smsSegments(sms), kind).toBeLessThanOrEqual(2);
+      expect(sms, kind).toContain('Tuesday 8 December at 14:30');
+      expect(sms, kind).toContain('Ref NHC-7KQ2MX.');
+    }
+    const held = renderSms(named);
+    expect(smsSegments(held)).toBeLessThanOrEqual(2);
+    expect(held).toContain(FACTS.link!);
+    expect(held).toContain('Ref NHC-7KQ2MX.');
+    // The organisation's name cut, marked as cut.
+    expect(held).toMatch(/^Sal[^:]*\.\.\.: /);
+  });
+
   it("speaks the organisation's language and formats dates in its locale", () => {
     const de = renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: null, depositDue: null });
     expect(de.sms).toBe(
