@@ -63,18 +63,26 @@ const tomorrow = () =>
 
 describe('the staff console in a browser', () => {
   it('shows a booking made over MCP without a reload', async () => {
-    const page = await signedIn('northside-hair', 'owner@northside.test');
-    await page.goto(`${served.origin}/console/diary?location=camden&date=${tomorrow()}`);
-    await page.getByRole('heading', { name: /^Northside Camden/ }).waitFor();
-    await page.evaluate('window.__notReloaded = true');
-
     const agent = await connectStreamableHttp(served.origin, agentKey);
     try {
-      const found = await agent.call('find_slots', { location: 'camden', services: 'cut', date: tomorrow() });
+      // The first free cut from tomorrow: Camden has nobody on Sundays and closes at Christmas.
+      const found = await agent.call('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: tomorrow(),
+        days: 14,
+      });
+      const startsAt = found.slots[0].starts_at as string;
+      const day = DateTime.fromISO(startsAt, { zone: 'Europe/London' }).toISODate()!;
+      const page = await signedIn('northside-hair', 'owner@northside.test');
+      await page.goto(`${served.origin}/console/diary?location=camden&date=${day}`);
+      await page.getByRole('heading', { name: /^Northside Camden/ }).waitFor();
+      await page.evaluate('window.__notReloaded = true');
+
       const booked = await agent.call('book', {
         location: 'camden',
         services: 'cut',
-        starts_at: found.slots[0].starts_at,
+        starts_at: startsAt,
         client: { first_name: 'Ria', last_name: 'Phone', phone: '07911 123499' },
       });
       const reference = booked.booking.reference as string;
