@@ -200,6 +200,16 @@ export async function readBookings(
   }
 }
 
+/** faketime's variables, when the suite runs under it: a child then lives on the same faked date. */
+function fakedClock(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && (entry[0] === 'LD_PRELOAD' || entry[0].startsWith('FAKETIME')),
+    ),
+  );
+}
+
 /** The SDK's client driving a spawned `booking mcp <args>` over its stdin and stdout. */
 export async function connectStdio(
   args: string[],
@@ -214,8 +224,9 @@ export async function connectStdio(
   const transport = new StdioClientTransport({
     command: launch.command,
     args: [...launch.args, ...args],
-    // Only what the command needs (the SDK adds its short list of safe variables such as HOME).
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // Only what the command needs (the SDK adds its short list of safe variables such as HOME), and
+    // a faked clock when the suite runs under faketime (docs/decisions.md, stop 32).
+    env: { PATH: process.env.PATH ?? '', ...fakedClock(), ...env },
     cwd: launch.cwd,
     stderr: 'pipe',
   });
