@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../data/database.ts';
+import { preparedQuery } from '../data/prepared-query.ts';
+import type { IdempotencyRecordsTable } from '../data/tables.ts';
 import { idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
@@ -76,15 +78,26 @@ export async function runIdempotently(
   }
 }
 
-async function storedResponse(trx: Db, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
-  if (scope.key === undefined) return undefined;
-  const record = await trx
+/** The key's record, unless its window has passed (asked on every write that carries a key). */
+const liveRecord = preparedQuery<
+  { organisationId: string; key: string; now: number },
+  IdempotencyRecordsTable
+>((db, param) =>
+  db
     .selectFrom('idempotency_records')
     .selectAll()
-    .where('organisation_id', '=', scope.organisationId)
-    .where('idempotency_key', '=', scope.key)
-    .where('expires_at', '>', scope.now)
-    .executeTakeFirst();
+    .where('organisation_id', '=', param('organisationId'))
+    .where('idempotency_key', '=', param('key'))
+    .where('expires_at', '>', param('now')),
+);
+
+async function storedResponse(trx: Db, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
+  if (scope.key === undefined) return undefined;
+  const record = await liveRecord.first(trx, {
+    organisationId: scope.organisationId,
+    key: scope.key,
+    now: scope.now,
+  });
   if (!record) return undefined;
   if (record.fingerprint !== scope.fingerprint) {
     throw new AppError(

@@ -1,9 +1,11 @@
 import { sql, type Updateable } from 'kysely';
 import type { Booking, Fee } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import { insertOutboxMessages, type NewOutboxRow } from './outbox-repository.ts';
+import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import type {
   BookingEventsTable,
   BookingFeesTable,
@@ -63,15 +65,11 @@ export interface NewBookingRows {
  */
 export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<boolean> {
   if (dialectOf(trx) === 'sqlite') {
-    const booking = await trx
-      .insertInto('bookings')
-      .values(rows.booking)
-      .onConflict((oc) => oc.columns(['organisation_id', 'reference']).doNothing())
-      .executeTakeFirst();
-    if (booking.numInsertedOrUpdatedRows === 0n) return false;
-    await trx.insertInto('booking_services').values(rows.segments).execute();
-    await trx.insertInto('booking_events').values(rows.event).execute();
-    await trx.insertInto('booking_pages').values(rows.page).execute();
+    const inserted = await insertRows(trx, 'bookings', [rows.booking], ['organisation_id', 'reference']);
+    if (inserted === 0n) return false;
+    await insertRows(trx, 'booking_services', rows.segments);
+    await insertRows(trx, 'booking_events', [rows.event]);
+    await insertRows(trx, 'booking_pages', [rows.page]);
     await insertOutboxMessages(trx, rows.outbox);
     return true;
   }
@@ -211,16 +209,43 @@ export async function findBookingsOfClient(
   clientId: string,
   options: { statuses: readonly BookingStatus[]; limit: number } & ({ from: number } | { at: number }),
 ): Promise<Booking[]> {
-  const [startsAtIs, instant] =
-    'at' in options ? (['=', options.at] as const) : (['>=', options.from] as const);
-  const rows = await bookingsWithLocation(db, organisationId)
-    .where('bookings.client_id', '=', clientId)
-    .where('bookings.starts_at', startsAtIs, instant)
-    .where('bookings.status', 'in', options.statuses)
-    .orderBy('bookings.starts_at')
-    .limit(literalLimit(options.limit))
-    .execute();
+  const at = 'at' in options;
+  const query = clientBookingsQuery(at ? '=' : '>=', options.statuses, options.limit);
+  const rows = await query.rows(db, {
+    organisationId,
+    clientId,
+    instant: at ? options.at : options.from,
+  });
   return withDetails(db, rows);
+}
+
+type ClientBookingsQuery = PreparedQuery<
+  { organisationId: string; clientId: string; instant: number },
+  BookingRowWithLocation
+>;
+
+/** findBookingsOfClient's queries by their shape: a handful, fixed by the code that asks. */
+const clientBookingsQueries = new Map<string, ClientBookingsQuery>();
+
+function clientBookingsQuery(
+  startsAtIs: '=' | '>=',
+  statuses: readonly BookingStatus[],
+  limit: number,
+): ClientBookingsQuery {
+  const shape = `${startsAtIs} ${statuses.join(',')} ${limit}`;
+  let query = clientBookingsQueries.get(shape);
+  if (query === undefined) {
+    query = preparedQuery((db, param) =>
+      bookingsWithLocation(db, param('organisationId'))
+        .where('bookings.client_id', '=', param('clientId'))
+        .where('bookings.starts_at', startsAtIs, param('instant'))
+        .where('bookings.status', 'in', statuses)
+        .orderBy('bookings.starts_at')
+        .limit(literalLimit(limit)),
+    );
+    clientBookingsQueries.set(shape, query);
+  }
+  return query;
 }
 
 function bookingsWithLocation(db: Db, organisationId: string) {

@@ -1,4 +1,5 @@
 import type { Db } from './database.ts';
+import { preparedQuery } from './prepared-query.ts';
 import type { ClientsTable } from './tables.ts';
 
 export type ClientRow = ClientsTable;
@@ -29,17 +30,20 @@ export async function findClientByEmail(
     .executeTakeFirst();
 }
 
+const clientById = preparedQuery<{ organisationId: string; id: string }, ClientRow>((db, param) =>
+  db
+    .selectFrom('clients')
+    .selectAll()
+    .where('organisation_id', '=', param('organisationId'))
+    .where('id', '=', param('id')),
+);
+
 export async function findClientById(
   db: Db,
   organisationId: string,
   id: string,
 ): Promise<ClientRow | undefined> {
-  return db
-    .selectFrom('clients')
-    .selectAll()
-    .where('organisation_id', '=', organisationId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return clientById.first(db, { organisationId, id });
 }
 
 export async function insertClient(db: Db, row: ClientRow): Promise<void> {

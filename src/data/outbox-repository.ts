@@ -1,5 +1,6 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { OutboxKind, OutboxMessage, OutboxStatus } from '../domain/outbox.ts';
+import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { OutboxTable } from './tables.ts';
@@ -34,8 +35,8 @@ export function toOutboxMessage(row: OutboxTable): OutboxMessage {
 }
 
 /**
- * The columns a new message is written with, in the order the INSERT binds them: it is pending, never
- * claimed, nothing sent. The others (the claim and the outcome) start NULL.
+ * The columns a new message is written with: it is pending, never claimed, nothing sent. The others
+ * (the claim and the outcome) start NULL.
  */
 const NEW_MESSAGE_COLUMNS = [
   'id',
@@ -53,38 +54,12 @@ const NEW_MESSAGE_COLUMNS = [
 
 export type NewOutboxRow = Pick<OutboxTable, (typeof NEW_MESSAGE_COLUMNS)[number]>;
 
-/** The INSERT's SQL by dialect and number of rows (a change writes 1, 2 or 4): see insertOutboxMessages. */
-const insertStatements = new Map<string, string>();
-
 /**
- * One INSERT for all of a change's messages: the booking's hot path pays one statement, not one each.
- * For a number of rows the statement is always the same, so Kysely builds and compiles it once per
- * dialect and each change binds its values to it: building a query tree of forty-odd values and
- * compiling it again for every booking took about a quarter of the INSERT's time (bench `outbox`,
- * docs/decisions.md).
+ * One INSERT for all of a change's messages: the booking's hot path pays one statement, not one each,
+ * built and compiled once for each number of rows (insertRows).
  */
 export async function insertOutboxMessages(trx: Db, rows: readonly NewOutboxRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const parameters = rows.flatMap((row) => NEW_MESSAGE_COLUMNS.map((column) => row[column]));
-  const key = `${dialectOf(trx)} ${rows.length}`;
-  let text = insertStatements.get(key);
-  if (text === undefined) {
-    const inOrder = rows.map((row) => Object.fromEntries(NEW_MESSAGE_COLUMNS.map((c) => [c, row[c]])));
-    const compiled = trx
-      .insertInto('outbox')
-      .values(inOrder as NewOutboxRow[])
-      .compile();
-    // Binding our own values is right only if Kysely binds the same ones in the same order.
-    if (
-      compiled.parameters.length !== parameters.length ||
-      compiled.parameters.some((value, i) => value !== parameters[i])
-    ) {
-      throw new Error('The outbox INSERT does not bind its values in NEW_MESSAGE_COLUMNS order.');
-    }
-    text = compiled.sql;
-    insertStatements.set(key, text);
-  }
-  await trx.executeQuery(CompiledQuery.raw(text, parameters));
+  await insertRows(trx, 'outbox', rows);
 }
 
 /**

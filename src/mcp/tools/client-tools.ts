@@ -15,6 +15,9 @@ const SpokenClient = z.object({
   email: z.string().nullable(),
 });
 
+/** Built once: a zod schema is costly to make, and clientForBooking runs on every book. */
+const CLIENT_ID = z.uuid();
+
 const ContactInput = {
   phone: z
     .string()
@@ -117,7 +120,7 @@ export async function clientForBooking(
   const clientId = args.client_id?.trim() ?? '';
   if (clientId !== '') {
     // A name or a phone number where the id belongs: said so in words, not as REST's "Invalid UUID".
-    if (!z.uuid().safeParse(clientId).success) {
+    if (!CLIENT_ID.safeParse(clientId).success) {
       throw new BadArgument(
         'client_id',
         'give the client_id lookup_client or register_client returned (an id like 0b7e4c1a-…), or client with a name and phone or e-mail.',
