@@ -64,7 +64,7 @@ function namedColumns(row: object): string[] | undefined {
 
 /**
  * The values of every row in `columns` order, or undefined when a row names other columns or leaves
- * one out: Kysely would then write DEFAULT in its place, a different statement.
+ * one out (Kysely would then write DEFAULT in its place, a different statement), or holds an expression.
  */
 function boundInOrder(rows: readonly object[], columns: readonly string[]): unknown[] | undefined {
   const parameters: unknown[] = [];
@@ -73,9 +73,15 @@ function boundInOrder(rows: readonly object[], columns: readonly string[]): unkn
     if (namedColumns(row)!.length !== columns.length) return undefined;
     for (const column of columns) {
       const value = values[column];
-      if (value === undefined) return undefined;
+      // Kysely writes an expression (sql`…`, a function of the expression builder) or DEFAULT into
+      // the SQL: not a value to bind to a kept statement.
+      if (value === undefined || typeof value === 'function' || isExpression(value)) return undefined;
       parameters.push(value);
     }
   }
   return parameters;
+}
+
+function isExpression(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'toOperationNode' in value;
 }

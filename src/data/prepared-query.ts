@@ -9,7 +9,8 @@ import { type Db, type DialectName, dialectOf } from './db.ts';
  * to SQL costs more than SQLite takes to answer an indexed lookup: for the client's live booking at
  * an instant, asked on every `book`, it was four fifths of the lookup's time (profile of the
  * in-process `book` of bench `mcp-round-trips`). The query is written once, as usual, with
- * `param('name')` where a value of the call goes; the SQL and the positions of those values are kept.
+ * `param('name')` where a value of the call goes (one plain value: a string, number, bigint or null;
+ * a list for `in` stays a constant of the query); the SQL and the positions of those values are kept.
  */
 export interface PreparedQuery<P, R> {
   /** The rows the query answers, with `params` bound. */
@@ -54,7 +55,9 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
       });
       // A value Kysely wrote into the SQL rather than bound (sql.lit, a LIMIT) cannot be rebound.
       for (const [text, name] of names) {
-        if (!query.parameters.includes(text)) throw new Error(`${String(name)} is not bound by the query.`);
+        if (!query.parameters.includes(text) || query.sql.includes(text)) {
+          throw new Error(`${String(name)} is not bound by the query.`);
+        }
       }
       compiled = { sql: query.sql, parameters: query.parameters, slots };
       byDialect.set(dialect, compiled);
@@ -65,7 +68,12 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
   const rows = async (db: Db, params: P): Promise<R[]> => {
     const compiled = compiledFor(db);
     const parameters = [...compiled.parameters];
-    for (const [index, name] of compiled.slots) parameters[index] = params[name];
+    for (const [index, name] of compiled.slots) {
+      const value = params[name];
+      // Kysely would have made a list of an array (`in`): a kept statement binds one value per name.
+      if (Array.isArray(value)) throw new Error(`${String(name)} must be one value, not a list.`);
+      parameters[index] = value;
+    }
     return (await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters))).rows as R[];
   };
 

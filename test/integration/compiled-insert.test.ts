@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertRows } from '../../src/data/compiled-insert.ts';
 import { createTempDatabase, type TempDatabase } from '../helpers/temp-database.ts';
@@ -82,6 +83,13 @@ describe('insertRows', () => {
       ['org-10', 41],
       ['org-9', 0],
     ]);
+  });
+
+  it('writes an expression through Kysely, never bound to the kept statement of its shape', async () => {
+    await insertRows(database.db, 'organisations', [organisation(12)]);
+    const expression = { ...organisation(13), name: sql<string>`'Organisation ' || '13'` };
+    expect(await insertRows(database.db, 'organisations', [expression as never])).toBe(1n);
+    expect((await stored(['org-13']))[0]!.name).toBe('Organisation 13');
   });
 
   it('counts a row refused by the conflict clause as none inserted, and writes nothing for it', async () => {

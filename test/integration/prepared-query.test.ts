@@ -74,5 +74,20 @@ describe('preparedQuery', () => {
         .where('slug', '=', sql.lit(param('slug'))),
     );
     await expect(literal.rows(database.db, { slug: 'org-a' })).rejects.toThrow(/slug is not bound/);
+    // Bound once and written into the SQL once: still refused.
+    const both = preparedQuery<{ slug: string }, { id: string }>((db, param) =>
+      db
+        .selectFrom('organisations')
+        .select('id')
+        .where('slug', '=', param('slug'))
+        .where('name', '=', sql.lit(param('slug'))),
+    );
+    await expect(both.rows(database.db, { slug: 'org-a' })).rejects.toThrow(/slug is not bound/);
+  });
+
+  it('refuses a list where one value goes', async () => {
+    await expect(
+      bySlugAndCurrency.rows(database.db, { slug: ['org-a', 'org-b'] as never, since: 0 }),
+    ).rejects.toThrow(/slug must be one value/);
   });
 });
