@@ -38,9 +38,10 @@ export async function insertRows<T extends Table>(
       ? insert.onConflict((oc) => oc.columns(ignoreConflictOn as never).doNothing())
       : insert;
   };
+  const throughKysely = async () => (await build().executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n;
   const columns = namedColumns(rows[0]!);
-  const parameters = columns && boundInOrder(rows, columns);
-  if (!columns || !parameters) return (await build().executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n;
+  const parameters = boundInOrder(rows, columns);
+  if (!parameters) return throughKysely();
 
   const shape = `${dialectOf(trx)} ${table} ${rows.length} ${columns.join(',')} ${ignoreConflictOn?.join(',') ?? ''}`;
   let text = statements.get(shape);
@@ -49,7 +50,7 @@ export async function insertRows<T extends Table>(
     const sameBinding =
       compiled.parameters.length === parameters.length &&
       compiled.parameters.every((value, i) => value === parameters[i]);
-    if (!sameBinding) return (await build().executeTakeFirst()).numInsertedOrUpdatedRows ?? 0n;
+    if (!sameBinding) return throughKysely();
     text = compiled.sql;
     if (statements.size < MAX_SHAPES) statements.set(shape, text);
   }
@@ -58,7 +59,7 @@ export async function insertRows<T extends Table>(
 }
 
 /** The columns a row names with a value, in its order. */
-function namedColumns(row: object): string[] | undefined {
+function namedColumns(row: object): string[] {
   return Object.keys(row).filter((column) => (row as Record<string, unknown>)[column] !== undefined);
 }
 
@@ -70,7 +71,7 @@ function boundInOrder(rows: readonly object[], columns: readonly string[]): unkn
   const parameters: unknown[] = [];
   for (const row of rows) {
     const values = row as Record<string, unknown>;
-    if (namedColumns(row)!.length !== columns.length) return undefined;
+    if (namedColumns(row).length !== columns.length) return undefined;
     for (const column of columns) {
       const value = values[column];
       // Kysely writes an expression (sql`…`, a function of the expression builder) or DEFAULT into
