@@ -116,7 +116,7 @@ export interface BookingSlot {
 /**
  * The i-th slot booked (0-based): day by day, within a day time by time, within a time staff by staff.
  * Each is a distinct (staff, start) pair on the 15-minute grid inside working hours, so every one is
- * free as long as no other booking took it. Deterministic: both sides of the benchmark book the same
+ * free as long as no other booking took it, on the days the clocks change too. Deterministic: both sides of the benchmark book the same
  * sequence.
  */
 export function bookingSlot(i: number): BookingSlot {
@@ -125,7 +125,11 @@ export function bookingSlot(i: number): BookingSlot {
   const day = Math.floor(i / SLOTS_PER_DAY);
   const inDay = i % SLOTS_PER_DAY;
   const minute = dayStart + Math.floor(inDay / staffCount) * slotMinutes;
-  const start = DateTime.fromISO(firstDate, { zone: timezone }).plus({ days: day, minutes: minute });
+  // The wall-clock time set on the local day, not minutes added to its midnight: on the day the clocks
+  // go forward (2031-03-30 in London, some 96,000 slots in) 480 minutes after midnight is 09:00.
+  const start = DateTime.fromISO(firstDate, { zone: timezone })
+    .plus({ days: day })
+    .set({ hour: Math.floor(minute / 60), minute: minute % 60 });
   return {
     staff: inDay % staffCount,
     startsAt: start.toMillis(),
