@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { CatalogueIds } from '../helpers/booking-fixtures.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 /**
  * A booking's reference is drawn at random and the unique index decides (insertNewBooking): one taken
  * already is drawn again, within the same request and transaction. The draws are scripted here.
+ *
+ * The suite runs without per-file isolation (vitest.config.ts): the modules may have been loaded by
+ * another file in this worker before the mock was registered. So the modules are reset and the app is
+ * imported afresh, after the mock, in beforeAll.
  */
 const draws: string[] = [];
 vi.mock('../../src/app/booking-reference.ts', async (original) => {
@@ -17,9 +21,14 @@ vi.mock('../../src/app/booking-reference.ts', async (original) => {
 
 let t: TestApp;
 let ids: CatalogueIds;
+let postBooking: typeof import('../helpers/booking-fixtures.ts').postBooking;
 beforeAll(async () => {
+  vi.resetModules();
+  const fixtures = await import('../helpers/booking-fixtures.ts');
+  const { startTestApp } = await import('../helpers/test-app.ts');
+  postBooking = fixtures.postBooking;
   t = await startTestApp();
-  ids = await catalogueIds(t.database.db);
+  ids = await fixtures.catalogueIds(t.database.db);
 });
 afterAll(async () => {
   await t.close();
