@@ -35,7 +35,7 @@ describe('the settings `booking serve` re-executes itself with', () => {
     expect(serverSettingsOnThisNode()).toEqual(
       canExec
         ? { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } }
-        : { flags: ['--heap-growing-percent=30'], environment: {} },
+        : { flags: ['--heap-growing-percent=60'], environment: {} },
     );
   });
 });
