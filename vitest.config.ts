@@ -51,9 +51,10 @@ export default defineConfig(async () => {
       // The files of a worker share one module graph instead of a fresh one each: a fresh graph cost
       // about a second per file (the app's modules evaluated again), a quarter of the suite's time.
       // Safe because the app's state lives with what a test makes (its caches hang off its database
-      // handle, its clock and settings are passed in), and every test that sets an environment
-      // variable puts it back. A file that mocks a module (vi.mock) must import what uses it afresh:
-      // see test/integration/booking-reference-draws.test.ts.
+      // handle, its clock and settings are passed in; the process-wide memos are pure functions of
+      // their keys), and every test that sets an environment variable puts it back. A file that mocks
+      // a module (vi.mock) must import what uses it afresh, and forget it after: see
+      // test/integration/booking-reference-draws.test.ts.
       isolate: false,
       projects,
     },

@@ -37,7 +37,17 @@ export async function postgresReachable(): Promise<boolean> {
   }
 }
 
-let counter = 0;
+/**
+ * Numbers this process's test databases. On globalThis, not in this module: the suite's files share a
+ * module graph per worker (vitest.config.ts), and a file that resets the modules (vi.resetModules)
+ * loads this one again, which would count from 0 and name a database an earlier file had.
+ */
+const databaseCounter = globalThis as typeof globalThis & { bookingTestDatabases?: number };
+
+function nextDatabaseNumber(): number {
+  databaseCounter.bookingTestDatabases = (databaseCounter.bookingTestDatabases ?? 0) + 1;
+  return databaseCounter.bookingTestDatabases;
+}
 
 /**
  * A new database named after the run's template (so the run's teardown drops it): a copy of the
@@ -47,9 +57,8 @@ export async function createTestDatabase(
   template: string,
   options: { empty?: boolean } = {},
 ): Promise<string> {
-  counter += 1;
   const run = template.slice(0, -'template'.length);
-  const name = `${run}w${process.pid}_${counter}`;
+  const name = `${run}w${process.pid}_${nextDatabaseNumber()}`;
   const source = options.empty ? '' : ` TEMPLATE ${template}`;
   await withAdminConnection((client) => client.query(`CREATE DATABASE ${name}${source}`));
   return name;
@@ -65,8 +74,7 @@ export async function dropDatabase(name: string): Promise<void> {
  * then use a copy of it several times.
  */
 export async function copyTestDatabase(source: string): Promise<string> {
-  counter += 1;
-  const name = `${source}_c${counter}`;
+  const name = `${source}_c${nextDatabaseNumber()}`;
   await withAdminConnection((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
   return name;
 }

@@ -30,8 +30,13 @@ beforeAll(async () => {
   t = await startTestApp();
   ids = await fixtures.catalogueIds(t.database.db);
 });
+// The app loaded above would keep the mocked draw for the files this worker runs next: they get a
+// fresh graph without the mock.
 afterAll(async () => {
   await t.close();
+  draws.length = 0;
+  vi.doUnmock('../../src/app/booking-reference.ts');
+  vi.resetModules();
 });
 
 const book = (startsAt: string) =>
