@@ -116,8 +116,8 @@ export interface BookingSlot {
 /**
  * The i-th slot booked (0-based): day by day, within a day time by time, within a time staff by staff.
  * Each is a distinct (staff, start) pair on the 15-minute grid inside working hours, so every one is
- * free as long as no other booking took it, on the days the clocks change too. Deterministic: both sides of the benchmark book the same
- * sequence.
+ * free as long as no other booking took it, on the days the clocks change too. Deterministic: both
+ * sides of the benchmark book the same sequence.
  */
 export function bookingSlot(i: number): BookingSlot {
   if (!Number.isInteger(i) || i < 0 || i >= SLOT_CAPACITY) throw new Error(`No booking slot #${i}.`);
