@@ -11,6 +11,7 @@ import * as outbox from './2026-11-25-0018-outbox.ts';
 import * as bookingPages from './2026-11-25-0019-booking-pages.ts';
 import * as payments from './2026-11-25-0020-payments.ts';
 import * as staffAccounts from './2026-11-25-0021-staff-accounts.ts';
+import * as outboxSequence from './2026-11-27-0022-outbox-sequence.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-0019-booking-pages': bookingPages,
   '2026-11-25-0020-payments': payments,
   '2026-11-25-0021-staff-accounts': staffAccounts,
+  '2026-11-27-0022-outbox-sequence': outboxSequence,
 };

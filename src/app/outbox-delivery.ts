@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../data/database.ts';
 import {
+  type ClaimedMessageKey,
   claimDueMessages,
   countDueMessages,
   dropClaimedMessage,
   type MessageFactsRow,
   type MessageOutcome,
   messageFactsOf,
+  type OutboxRow,
   settleMessages,
   supersededMessages,
 } from '../data/outbox-repository.ts';
-import type { OutboxTable } from '../data/tables.ts';
 import { writeStatement } from '../data/write-transaction.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { type MessageFacts, type RenderedMessage, renderMessage } from '../domain/message-templates.ts';
@@ -103,14 +104,14 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
   const settle = outcomeRecorder(delivery.db, token);
   await Promise.all(
     claimed.map(async (row) => {
-      const rowFacts = superseded.has(row.id) ? undefined : facts.get(row.booking_id);
+      const rowFacts = superseded.has(row.seq) ? undefined : facts.get(row.booking_id);
       counts[await deliverOne(delivery, row, rowFacts, token, settle)]++;
     }),
   );
   return counts;
 }
 
-type Settle = (message: { id: string; organisationId: string }, outcome: MessageOutcome) => Promise<void>;
+type Settle = (message: ClaimedMessageKey, outcome: MessageOutcome) => Promise<void>;
 
 /**
  * Records the outcomes of one claimed batch as they come, each once it is known: those that come in
@@ -119,7 +120,7 @@ type Settle = (message: { id: string; organisationId: string }, outcome: Message
  * waits for anybody else's send: a turn's outcomes are written at the end of that turn.
  */
 function outcomeRecorder(db: Db, token: string): Settle {
-  let pending: { message: { id: string; organisationId: string }; outcome: MessageOutcome }[] = [];
+  let pending: { message: ClaimedMessageKey; outcome: MessageOutcome }[] = [];
   let written: Promise<void> | null = null;
   return (message, outcome) => {
     pending.push({ message, outcome });
@@ -149,12 +150,12 @@ export async function deliverAllDue(delivery: OutboxDelivery): Promise<DeliveryC
 
 async function deliverOne(
   delivery: OutboxDelivery,
-  row: OutboxTable,
+  row: OutboxRow,
   facts: MessageFactsRow | undefined,
   token: string,
   settle: Settle,
 ): Promise<keyof DeliveryCounts> {
-  const message = { id: row.id, organisationId: row.organisation_id };
+  const message = { seq: row.seq, organisationId: row.organisation_id };
   const now = delivery.clock.nowMs();
   const rendered = facts && render(delivery, row, facts, now);
   if (!rendered) {
@@ -202,7 +203,7 @@ async function deliverOne(
  */
 function render(
   delivery: OutboxDelivery,
-  row: OutboxTable,
+  row: OutboxRow,
   facts: MessageFactsRow,
   now: number,
 ): RenderedMessage | null {

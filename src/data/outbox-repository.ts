@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { OutboxKind, OutboxMessage, OutboxStatus } from '../domain/outbox.ts';
 import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
@@ -15,7 +15,16 @@ import { writeStatement, writeTransaction } from './write-transaction.ts';
  */
 const PENDING = sql.lit<OutboxStatus>('pending');
 
-export function toOutboxMessage(row: OutboxTable): OutboxMessage {
+/** A message as read back (its seq given). */
+export type OutboxRow = Selectable<OutboxTable>;
+
+/** How the worker names a message it has claimed: its organisation and its seq. */
+export interface ClaimedMessageKey {
+  organisationId: string;
+  seq: number;
+}
+
+export function toOutboxMessage(row: OutboxRow): OutboxMessage {
   return {
     id: row.id,
     organisationId: row.organisation_id,
@@ -91,36 +100,32 @@ export async function dropPendingMessages(
  * (a reminder rewritten by a move while the old one was being sent, whose send then failed): sending
  * the old one again would say the same thing twice, at the wrong time.
  */
-export async function supersededMessages(
-  db: Db,
-  messages: readonly { id: string; organisation_id: string }[],
-): Promise<Set<string>> {
+export async function supersededMessages(db: Db, messages: readonly { seq: number }[]): Promise<Set<number>> {
   if (messages.length === 0) return new Set();
   const rows = await db
     .selectFrom('outbox as o')
-    .select('o.id')
-    .where((eb) =>
-      eb(
-        eb.refTuple('o.organisation_id', 'o.id'),
-        'in',
-        messages.map((m) => eb.tuple(m.organisation_id, m.id)),
-      ),
+    .select('o.seq')
+    // seq is unique across organisations: the key alone finds each message.
+    .where(
+      'o.seq',
+      'in',
+      messages.map((m) => m.seq),
     )
     .where(({ exists, selectFrom }) =>
       exists(
         selectFrom('outbox as n')
-          .select('n.id')
+          .select('n.seq')
           .whereRef('n.organisation_id', '=', 'o.organisation_id')
           .whereRef('n.booking_id', '=', 'o.booking_id')
           .whereRef('n.kind', '=', 'o.kind')
           .whereRef('n.channel', '=', 'o.channel')
-          .whereRef('n.id', '>', 'o.id')
+          .whereRef('n.seq', '>', 'o.seq')
           // A newer one that failed for good said nothing: the older one is still to be sent.
           .where('n.status', '!=', 'failed'),
       ),
     )
     .execute();
-  return new Set(rows.map((row) => row.id));
+  return new Set(rows.map((row) => row.seq));
 }
 
 /**
@@ -137,25 +142,20 @@ export async function claimDueMessages(
   now: number,
   leaseUntil: number,
   limit: number,
-): Promise<OutboxTable[]> {
+): Promise<OutboxRow[]> {
   const rows = await db
     .updateTable('outbox')
     .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
-    .where((eb) =>
-      eb(
-        eb.refTuple('organisation_id', 'id'),
-        'in',
-        eb
-          .selectFrom('outbox')
-          .select(['organisation_id', 'id'])
-          .where('status', '=', PENDING)
-          .where('due_at', '<=', now)
-          .where((due) => due.or([due('lease_until', 'is', null), due('lease_until', '<=', now)]))
-          .orderBy('due_at')
-          .limit(literalLimit(limit))
-          .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
-          .$asTuple('organisation_id', 'id'),
-      ),
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom('outbox')
+        .select('seq')
+        .where('status', '=', PENDING)
+        .where('due_at', '<=', now)
+        .where((due) => due.or([due('lease_until', 'is', null), due('lease_until', '<=', now)]))
+        .orderBy('due_at')
+        .limit(literalLimit(limit))
+        .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked()),
     )
     .returningAll()
     .execute();
@@ -173,14 +173,14 @@ export type MessageOutcome = Partial<
  */
 export async function settleMessage(
   db: Db,
-  message: { id: string; organisationId: string },
+  message: ClaimedMessageKey,
   token: string,
   outcome: MessageOutcome,
 ): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
     .set({ ...outcome, claimed_by: null, lease_until: null })
-    .where('id', '=', message.id)
+    .where('seq', '=', message.seq)
     .where('organisation_id', '=', message.organisationId)
     .where('claimed_by', '=', token)
     .executeTakeFirst();
@@ -196,7 +196,7 @@ export async function settleMessage(
 export async function settleMessages(
   db: Db,
   token: string,
-  settled: readonly { message: { id: string; organisationId: string }; outcome: MessageOutcome }[],
+  settled: readonly { message: ClaimedMessageKey; outcome: MessageOutcome }[],
 ): Promise<void> {
   if (dialectOf(db) === 'sqlite') {
     await writeTransaction(db, async (trx) => {
@@ -208,7 +208,7 @@ export async function settleMessages(
   for (const { message, outcome } of settled) {
     const columns = Object.keys(outcome).sort().join(',');
     const rows = alike.get(columns) ?? [];
-    rows.push({ ...outcome, id: message.id, organisation_id: message.organisationId });
+    rows.push({ ...outcome, seq: message.seq, organisation_id: message.organisationId });
     alike.set(columns, rows);
   }
   await Promise.all(
@@ -221,7 +221,7 @@ export async function settleMessages(
             .map((column) => sql`${sql.ref(column)} = ${sql.ref(`v.${column}`)}`),
         )}${columns === '' ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
           FROM json_populate_recordset(NULL::outbox, ${JSON.stringify(rows)}::json) AS v
-          WHERE outbox.organisation_id = v.organisation_id AND outbox.id = v.id
+          WHERE outbox.seq = v.seq AND outbox.organisation_id = v.organisation_id
             AND outbox.claimed_by = ${token}`.execute(trx),
       ),
     ),
@@ -229,14 +229,10 @@ export async function settleMessages(
 }
 
 /** Deletes a claimed message that no longer makes sense (a link for a hold that lapsed meanwhile). */
-export async function dropClaimedMessage(
-  db: Db,
-  message: { id: string; organisationId: string },
-  token: string,
-): Promise<void> {
+export async function dropClaimedMessage(db: Db, message: ClaimedMessageKey, token: string): Promise<void> {
   await db
     .deleteFrom('outbox')
-    .where('id', '=', message.id)
+    .where('seq', '=', message.seq)
     .where('organisation_id', '=', message.organisationId)
     .where('claimed_by', '=', token)
     .where('status', '=', 'pending')
@@ -255,12 +251,12 @@ export async function listOutboxOf(
     .where('organisation_id', '=', organisationId)
     .$if(status !== undefined, (q) => q.where('status', '=', status!))
     .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('seq')
     .execute();
   return rows.map(toOutboxMessage);
 }
 
-/** The organisation's newest `limit` messages, newest first, optionally of one status (the console's outbox). */
+/** The organisation's latest `limit` messages, the last written first, optionally of one status (the console's outbox). */
 export async function recentOutboxOf(
   db: Db,
   organisationId: string,
@@ -271,8 +267,9 @@ export async function recentOutboxOf(
     .selectAll()
     .where('organisation_id', '=', organisationId)
     .$if(options.status !== undefined, (q) => q.where('status', '=', options.status!))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    // By seq alone, the order they were written in: the key read backwards stops at the limit, where
+    // created_at would sort all of the organisation's messages first.
+    .orderBy('seq', 'desc')
     .limit(literalLimit(options.limit))
     .execute();
   return rows.map(toOutboxMessage);
@@ -291,7 +288,7 @@ export async function outboxOfBooking(
     .where('booking_id', '=', bookingId)
     .orderBy('created_at')
     .orderBy('due_at')
-    .orderBy('id')
+    .orderBy('seq')
     .execute();
   return rows.map(toOutboxMessage);
 }

@@ -369,6 +369,11 @@ export interface MessagesTable {
 
 /** A message to a customer, written with the change it reports and delivered by the outbox worker. */
 export interface OutboxTable {
+  /**
+   * The order the messages were written in, and the key the worker finds a claimed message by (on
+   * SQLite the rowid: see migration 0022).
+   */
+  seq: Generated<number>;
   /** The provider's idempotency key too (the e-mail's Message-ID, the SMS request's token). */
   id: string;
   organisation_id: string;

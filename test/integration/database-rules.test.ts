@@ -73,7 +73,7 @@ const expectSpanRefused = (write: Promise<unknown>) =>
 
 describe('database settings and migrations', () => {
   it.skipIf(onPostgres)(
-    'runs SQLite in WAL mode with foreign keys, FULL synchronous and a busy timeout',
+    'runs SQLite in WAL mode with foreign keys, FULL synchronous, a busy timeout and temporary storage in memory',
     async () => {
       const pragma = async (name: string) =>
         Object.values((await sql.raw(`PRAGMA ${name}`).execute(t.db)).rows[0] as Record<string, unknown>)[0];
@@ -81,6 +81,8 @@ describe('database settings and migrations', () => {
       expect(await pragma('foreign_keys')).toBe(1);
       expect(await pragma('synchronous')).toBe(2);
       expect(await pragma('busy_timeout')).toBe(5000);
+      // 2: MEMORY (the savepoints' statement journals never go to a file).
+      expect(await pragma('temp_store')).toBe(2);
     },
   );
 
