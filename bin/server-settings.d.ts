@@ -8,3 +8,6 @@ export declare function missingServerSettings(
 export declare function canReexecute(): boolean;
 export declare function serverSettingsOnThisNode(): { flags: string[]; environment: Record<string, string> };
 export declare function execWithServerSettings(): void;
+export declare function capYoungGeneration(maxBytes: number): void;
+export declare function growthFactorFor(semiSpace: number, maxBytes: number): number;
+export declare function semiSpaceBytes(): number;

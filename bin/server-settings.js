@@ -1,6 +1,8 @@
 // The V8 and allocator settings `booking serve` runs with (docs/decisions.md, "Memory under load"),
 // shared by bin/booking.js and the benchmarks' full-stack servers. Plain JavaScript: bin/booking.js
 // reads it before TypeScript can be loaded.
+
+import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 /**
@@ -48,6 +50,7 @@ const READ_AT_RUN_TIME = ['--heap-growing-percent'];
  * Fixed when a heap is made, so set at run time they shape only the heaps made afterwards: on Node 20,
  * that of the thread tsx's loader answers imports from, started just after (its young generation
  * would otherwise grow to two 16 MiB semi-spaces too, for a thread that is idle once the server runs).
+ * The process's own heap, made before, is held to the same size by capYoungGeneration.
  */
 const FOR_LATER_HEAPS = ['--max-semi-space-size'];
 
@@ -60,15 +63,14 @@ export function canReexecute() {
 }
 
 /**
- * The settings `booking serve` has on this Node: all of them with process.execve, else only the flags
- * set at run time. For processes started with them (the benchmarks' full-stack servers).
+ * The settings `booking serve` has on this Node: all of them with process.execve; else the flags (set
+ * at run time, the semi-space size held by capYoungGeneration) but not the allocator's, which the C
+ * library reads only when the process starts. For processes started with them (the benchmarks'
+ * full-stack servers).
  */
 export function serverSettingsOnThisNode() {
   if (canReexecute()) return { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } };
-  return {
-    flags: SERVER_V8_FLAGS.filter((flag) => READ_AT_RUN_TIME.includes(optionName(flag))),
-    environment: {},
-  };
+  return { flags: [...SERVER_V8_FLAGS], environment: {} };
 }
 
 /**
@@ -76,8 +78,9 @@ export function serverSettingsOnThisNode() {
  * replaces the program and keeps the process id, its standard streams and whoever waits for its
  * signals (preloads given with --import or --require in NODE_OPTIONS run again in the new program;
  * give the settings yourself and there is no second start). Where Node cannot (Node 20, Windows), the
- * flags V8 reads at run time are set now, and the semi-space size for the heaps made from now on (the
- * loader thread's); the process's own heap keeps Node's defaults, and so does the allocator.
+ * flags V8 reads at run time are set now, the semi-space size for the heaps made from now on (the
+ * loader thread's), and the process's own young generation is held to that size by
+ * capYoungGeneration; the allocator keeps its defaults.
  */
 export function execWithServerSettings() {
   const { flags, environment } = missingServerSettings();
@@ -85,6 +88,8 @@ export function execWithServerSettings() {
   if (!canReexecute()) {
     const atRunTime = [...READ_AT_RUN_TIME, ...FOR_LATER_HEAPS];
     for (const flag of flags) if (atRunTime.includes(optionName(flag))) v8.setFlagsFromString(flag);
+    const semiSpace = flags.find((flag) => optionName(flag) === '--max-semi-space-size');
+    if (semiSpace) capYoungGeneration(Number(semiSpace.split('=')[1]) * 2 ** 20);
     return;
   }
   process.execve(
@@ -92,4 +97,47 @@ export function execWithServerSettings() {
     [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],
     { ...process.env, ...environment },
   );
+}
+
+/**
+ * Holds this process's young generation to semi-spaces of `maxBytes` (a power of two), as
+ * --max-semi-space-size would have from the start. That size is fixed when the heap is made, before
+ * any of our code runs; but V8 grows a semi-space by multiplying it by --semi-space-growth-factor,
+ * which it reads each time it grows one (V8's SemiSpaceNewSpace::Grow) and which can be set at run
+ * time. So after every collection the factor is set to what takes the semi-spaces from their present
+ * size to `maxBytes` in one step, or to 1 (no growth) once they are there. After every collection,
+ * not once: V8 shrinks the young generation when the process idles, and it must be able to grow back.
+ * Should a second growth come before the observer is told of the first (it is told asynchronously),
+ * the semi-spaces reach V8's own maximum, as without this, until V8 next shrinks them.
+ */
+export function capYoungGeneration(maxBytes) {
+  let factor = 0;
+  const steer = () => {
+    const next = growthFactorFor(semiSpaceBytes(), maxBytes);
+    if (next === factor) return;
+    v8.setFlagsFromString(`--semi-space-growth-factor=${next}`);
+    factor = next;
+  };
+  steer();
+  new PerformanceObserver(steer).observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * The growth factor that takes a semi-space of `semiSpace` bytes to `maxBytes` and no further; V8's
+ * own (2) where the size is not known, rather than a young generation that could never grow.
+ */
+export function growthFactorFor(semiSpace, maxBytes) {
+  if (!(semiSpace > 0)) return 2;
+  return Math.max(1, Math.floor(maxBytes / semiSpace));
+}
+
+/**
+ * The size of one semi-space of this heap: what the young generation can hold (used and available),
+ * which falls a little short of the semi-space by what V8 keeps aside, rounded up to the power of two
+ * semi-spaces are; 0 where V8 does not report a new space.
+ */
+export function semiSpaceBytes() {
+  const space = v8.getHeapSpaceStatistics().find((each) => each.space_name === 'new_space');
+  const holds = space ? space.space_used_size + space.space_available_size : 0;
+  return holds > 0 ? 2 ** Math.ceil(Math.log2(holds)) : 0;
 }

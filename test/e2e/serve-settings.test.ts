@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canReexecute, SERVER_ENV, SERVER_V8_FLAGS } from '../../bin/server-settings.js';
-import { type RunningServer, startServer } from '../helpers/cli.ts';
+import { REPO_ROOT, type RunningServer, startServer } from '../helpers/cli.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 
 /**
@@ -13,14 +15,20 @@ import { onPostgres } from '../helpers/temp-database.ts';
  * sets the flags V8 reads at run time itself, which the process's command line does not show).
  */
 const canExec = canReexecute();
-let dir: string;
+let dir: string | undefined;
 let server: RunningServer | undefined;
 
 afterEach(async () => {
   await server?.stop('SIGTERM');
   server = undefined;
-  rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
 });
+
+const MiB = 2 ** 20;
+/** The semi-space size of SERVER_V8_FLAGS, in bytes. */
+const SEMI_SPACE =
+  Number(SERVER_V8_FLAGS.find((flag) => flag.startsWith('--max-semi-space-size='))!.split('=')[1]) * MiB;
 
 describe.skipIf(onPostgres)('booking serve', () => {
   it(`runs with its V8 and allocator settings${canExec ? '' : ' where Node can (not this one)'}`, async () => {
@@ -39,5 +47,87 @@ describe.skipIf(onPostgres)('booking serve', () => {
     for (const [name, value] of Object.entries(SERVER_ENV)) expect(environ).toContain(`${name}=${value}`);
     expect(await server.stop('SIGTERM')).toBe(0);
     server = undefined;
+  });
+
+  it('holds its young generation to the semi-space size on every Node, and keeps a size the user gives', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'booking-settings-'));
+    dir = folder;
+    const sizeFile = path.join(folder, 'semi-space');
+    const semiSpaceOfServer = async (nodeOptions: string) => {
+      const started = await startServer(['--port', '0'], {
+        DATABASE_URL: `sqlite:${path.join(folder, 'b.sqlite')}`,
+        NODE_OPTIONS: `${nodeOptions} --require ${path.join(REPO_ROOT, 'test/helpers/young-generation-probe.cjs')}`,
+        YOUNG_GENERATION_FILE: sizeFile,
+      });
+      server = started;
+      started.process.kill('SIGUSR2');
+      for (let waited = 0; waited < 5_000; waited += 50) {
+        const written = readFileSync(sizeFile, { encoding: 'utf8', flag: 'a+' });
+        if (written !== '') break;
+        await sleep(50);
+      }
+      const size = Number(readFileSync(sizeFile, 'utf8'));
+      rmSync(sizeFile);
+      expect(await started.stop('SIGTERM')).toBe(0);
+      server = undefined;
+      return size;
+    };
+    // Loading the server's modules alone grows a young generation Node leaves alone past 4 MiB.
+    expect(await semiSpaceOfServer('--max-semi-space-size=16')).toBe(16 * MiB);
+    expect(await semiSpaceOfServer('')).toBe(SEMI_SPACE);
+  });
+});
+
+/**
+ * Where Node cannot re-execute (Node 20), capYoungGeneration holds the process's young generation to the
+ * size by steering V8's growth factor; it works on every Node, so it is checked on each in a process of
+ * its own: two bursts of allocation, with a full collection between them that lets V8 shrink the young
+ * generation (Node 24 does), must end at the size, where the same process without the cap grows past it.
+ * No database: run once, with the SQLite project.
+ */
+describe.skipIf(onPostgres)('capYoungGeneration', () => {
+  const script = `
+    import { capYoungGeneration, semiSpaceBytes } from ${JSON.stringify(new URL('../../bin/server-settings.js', import.meta.url).href)};
+    if (process.argv[1] === 'cap') capYoungGeneration(${SEMI_SPACE});
+    const kept = [];
+    const burst = (objects, then) => {
+      const step = () => {
+        for (let i = 0; i < 50_000; i += 1) kept.push({ i });
+        if (kept.length > 1_000_000) kept.splice(0, 500_000);
+        objects -= 50_000;
+        if (objects > 0) setImmediate(step); else then();
+      };
+      step();
+    };
+    const sizes = [];
+    burst(2_000_000, () => {
+      sizes.push(semiSpaceBytes());
+      kept.length = 0;
+      globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      sizes.push(semiSpaceBytes());
+      burst(2_000_000, () => {
+        sizes.push(semiSpaceBytes());
+        console.log(JSON.stringify(sizes));
+      });
+    });`;
+  const semiSpaces = (mode: 'cap' | 'none') => {
+    const result = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script, mode], {
+      encoding: 'utf8',
+    });
+    expect(result.stderr).toBe('');
+    return JSON.parse(result.stdout) as [number, number, number];
+  };
+
+  it('holds the semi-spaces to the size, growing back to it after V8 shrinks them', () => {
+    const [afterBurst, afterCollection, afterSecondBurst] = semiSpaces('cap');
+    expect(afterBurst).toBe(SEMI_SPACE);
+    expect(afterCollection).toBeLessThanOrEqual(SEMI_SPACE);
+    expect(afterSecondBurst).toBe(SEMI_SPACE);
+  });
+
+  it('is what holds them: without it the same allocation grows them past the size', () => {
+    const [afterBurst, , afterSecondBurst] = semiSpaces('none');
+    expect(afterBurst).toBeGreaterThan(SEMI_SPACE);
+    expect(afterSecondBurst).toBeGreaterThan(SEMI_SPACE);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   canReexecute,
+  growthFactorFor,
   missingServerSettings,
   SERVER_ENV,
   SERVER_V8_FLAGS,
@@ -30,12 +31,31 @@ describe('the settings `booking serve` re-executes itself with', () => {
     expect(missing).toEqual({ flags: [], environment: {} });
   });
 
-  it('are all applied where Node can re-execute in place, else only the flags V8 reads at run time', () => {
+  it("are all applied where Node can re-execute in place, else the flags but not the allocator's", () => {
     const canExec = canReexecute();
     expect(serverSettingsOnThisNode()).toEqual(
       canExec
         ? { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } }
-        : { flags: ['--heap-growing-percent=60'], environment: {} },
+        : { flags: [...SERVER_V8_FLAGS], environment: {} },
     );
+  });
+});
+
+describe('the growth factor that holds the young generation to its size', () => {
+  const MiB = 2 ** 20;
+
+  it('takes a smaller semi-space to the size in one step', () => {
+    expect(growthFactorFor(1 * MiB, 4 * MiB)).toBe(4);
+    expect(growthFactorFor(2 * MiB, 4 * MiB)).toBe(2);
+    expect(growthFactorFor(512 * 1024, 4 * MiB)).toBe(8);
+  });
+
+  it('stops a semi-space that is at the size or past it from growing', () => {
+    expect(growthFactorFor(4 * MiB, 4 * MiB)).toBe(1);
+    expect(growthFactorFor(16 * MiB, 4 * MiB)).toBe(1);
+  });
+
+  it("is V8's own where V8 reports no young generation, which must still grow", () => {
+    expect(growthFactorFor(0, 4 * MiB)).toBe(2);
   });
 });
