@@ -1,5 +1,6 @@
 /** Types of bin/server-settings.js, for the benchmarks and tests written in TypeScript. */
 export declare const SERVER_V8_FLAGS: readonly string[];
+export declare const SERVER_SEMI_SPACE_BYTES: number;
 export declare const SERVER_ENV: Readonly<Record<string, string>>;
 export declare function missingServerSettings(
   execArgv?: readonly string[],

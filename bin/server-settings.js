@@ -4,6 +4,7 @@
 
 import { PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
 
 /**
  * V8 flags. Node's young generation grows to two 16 MiB (Node 20) or 32 MiB (Node 24) semi-spaces,
@@ -18,6 +19,11 @@ import v8 from 'node:v8';
  */
 export const SERVER_V8_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=60'];
 
+/** The semi-space size of SERVER_V8_FLAGS (given in MiB there), in bytes. */
+export const SERVER_SEMI_SPACE_BYTES =
+  Number(SERVER_V8_FLAGS.find((flag) => optionName(flag) === '--max-semi-space-size').split('=')[1]) *
+  2 ** 20;
+
 /** Environment for the C library: two malloc arenas instead of one per thread that ever allocated. */
 export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
 
@@ -27,12 +33,17 @@ export const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
  * environment variables it does not have.
  */
 export function missingServerSettings(execArgv = process.execArgv, env = process.env) {
-  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((arg) => optionName(arg));
+  const given = givenOptions(execArgv, env);
   const flags = SERVER_V8_FLAGS.filter((flag) => !given.includes(optionName(flag)));
   const environment = Object.fromEntries(
     Object.entries(SERVER_ENV).filter(([name]) => env[name] === undefined),
   );
   return { flags, environment };
+}
+
+/** The options this process was started with, on its command line and in NODE_OPTIONS. */
+function givenOptions(execArgv = process.execArgv, env = process.env) {
+  return [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((arg) => optionName(arg));
 }
 
 /** `--max-semi-space-size=4` and `--max_semi_space_size` name the same option. */
@@ -88,8 +99,11 @@ export function execWithServerSettings() {
   if (!canReexecute()) {
     const atRunTime = [...READ_AT_RUN_TIME, ...FOR_LATER_HEAPS];
     for (const flag of flags) if (atRunTime.includes(optionName(flag))) v8.setFlagsFromString(flag);
-    const semiSpace = flags.find((flag) => optionName(flag) === '--max-semi-space-size');
-    if (semiSpace) capYoungGeneration(Number(semiSpace.split('=')[1]) * 2 ** 20);
+    // Steered only where the size is ours to set, and the growth factor too.
+    const semiSpaceIsOurs = flags.some((flag) => optionName(flag) === '--max-semi-space-size');
+    if (semiSpaceIsOurs && !givenOptions().includes('--semi-space-growth-factor')) {
+      capYoungGeneration(SERVER_SEMI_SPACE_BYTES);
+    }
     return;
   }
   process.execve(
@@ -100,17 +114,23 @@ export function execWithServerSettings() {
 }
 
 /**
- * Holds this process's young generation to semi-spaces of `maxBytes` (a power of two), as
+ * Holds this process's young generation to semi-spaces of at most `maxBytes`, as
  * --max-semi-space-size would have from the start. That size is fixed when the heap is made, before
  * any of our code runs; but V8 grows a semi-space by multiplying it by --semi-space-growth-factor,
  * which it reads each time it grows one (V8's SemiSpaceNewSpace::Grow) and which can be set at run
- * time. So after every collection the factor is set to what takes the semi-spaces from their present
- * size to `maxBytes` in one step, or to 1 (no growth) once they are there. After every collection,
- * not once: V8 shrinks the young generation when the process idles, and it must be able to grow back.
- * Should a second growth come before the observer is told of the first (it is told asynchronously),
- * the semi-spaces reach V8's own maximum, as without this, until V8 next shrinks them.
+ * time. So after every collection the factor is set to the largest whole number that keeps the next
+ * growth within `maxBytes` (from V8's initial 1 MiB, straight to 4), 1 (no growth) once no step fits.
+ * After every collection, not once: V8 shrinks the young generation of an idle process, to twice what
+ * it holds rounded up to a 256 KiB page, and it must be able to grow back (to at most `maxBytes`: from
+ * 3 MiB it stays at 3). Should a second growth come before the observer is told of the first (it is
+ * told asynchronously), the semi-spaces reach V8's own maximum, as without this, until V8 next shrinks
+ * them. The factor is one setting for the whole process, so it is steered from the main thread only,
+ * and holds the young generations of heaps made later (tsx's loader thread on Node 20, workers) to
+ * their initial size once the main one has reached `maxBytes`: `booking serve` starts no worker that
+ * allocates much.
  */
 export function capYoungGeneration(maxBytes) {
+  if (!isMainThread || semiSpaceBytes() === 0) return;
   let factor = 0;
   const steer = () => {
     const next = growthFactorFor(semiSpaceBytes(), maxBytes);
@@ -123,21 +143,25 @@ export function capYoungGeneration(maxBytes) {
 }
 
 /**
- * The growth factor that takes a semi-space of `semiSpace` bytes to `maxBytes` and no further; V8's
- * own (2) where the size is not known, rather than a young generation that could never grow.
+ * The largest growth factor that keeps a semi-space of `semiSpace` bytes within `maxBytes`, 1 when
+ * none does; V8's own (2) where the size is not known, rather than a young generation that could
+ * never grow.
  */
 export function growthFactorFor(semiSpace, maxBytes) {
   if (!(semiSpace > 0)) return 2;
   return Math.max(1, Math.floor(maxBytes / semiSpace));
 }
 
+/** V8's page, the unit semi-spaces are sized in. */
+const PAGE_BYTES = 256 * 1024;
+
 /**
  * The size of one semi-space of this heap: what the young generation can hold (used and available),
- * which falls a little short of the semi-space by what V8 keeps aside, rounded up to the power of two
- * semi-spaces are; 0 where V8 does not report a new space.
+ * which falls short of the semi-space by less than a page (what V8 keeps aside), rounded up to a page;
+ * 0 where V8 does not report a new space.
  */
 export function semiSpaceBytes() {
   const space = v8.getHeapSpaceStatistics().find((each) => each.space_name === 'new_space');
   const holds = space ? space.space_used_size + space.space_available_size : 0;
-  return holds > 0 ? 2 ** Math.ceil(Math.log2(holds)) : 0;
+  return Math.ceil(holds / PAGE_BYTES) * PAGE_BYTES;
 }

@@ -4,7 +4,8 @@
  * Node 20, see src/data/sqlite-driver.ts) and its backups, how `booking serve` gets its V8 settings
  * (re-executed where Node can, steered at run time on Node 20: bin/server-settings.js), the
  * PostgreSQL driver, child processes and signals, the HTTP and TLS stack, the MCP SDK over HTTP and
- * stdio, and Intl's time zones (the unit and property tests). CI runs the whole suite on Node 24 and this part on Node 22 and 20 (.ci/run).
+ * stdio, and Intl's time zones (the unit and property tests). CI runs the whole suite on Node 24 and
+ * this part on Node 22 and 20 (.ci/run).
  * Paths and globs relative to the project folder, as vitest's `include` takes them.
  */
 export const SMOKE = [

@@ -50,6 +50,11 @@ describe('the growth factor that holds the young generation to its size', () => 
     expect(growthFactorFor(512 * 1024, 4 * MiB)).toBe(8);
   });
 
+  it('grows one V8 shrank to an odd size as far as a whole factor stays within the size', () => {
+    expect(growthFactorFor(1.5 * MiB, 4 * MiB)).toBe(2);
+    expect(growthFactorFor(3 * MiB, 4 * MiB)).toBe(1);
+  });
+
   it('stops a semi-space that is at the size or past it from growing', () => {
     expect(growthFactorFor(4 * MiB, 4 * MiB)).toBe(1);
     expect(growthFactorFor(16 * MiB, 4 * MiB)).toBe(1);
