@@ -80,8 +80,7 @@ export function canReexecute() {
  * full-stack servers).
  */
 export function serverSettingsOnThisNode() {
-  if (canReexecute()) return { flags: [...SERVER_V8_FLAGS], environment: { ...SERVER_ENV } };
-  return { flags: [...SERVER_V8_FLAGS], environment: {} };
+  return { flags: [...SERVER_V8_FLAGS], environment: canReexecute() ? { ...SERVER_ENV } : {} };
 }
 
 /**
