@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// The `booking` command. The sources are TypeScript run as they are, so there is no build step: Node
-// 22.18 and later strip the types itself (process.features.typescript); older Node (20) goes through
-// tsx. Stripping needs only erasable syntax (tsconfig's erasableSyntaxOnly keeps the sources so) and
-// starts about twice as fast as tsx, whose loader answers every import from a thread of its own.
+// The `booking` command. The sources are TypeScript with no build step to run first: Node 22.18 and
+// later strip the types itself (process.features.typescript); older Node (20) runs a bundle of them
+// that this file makes when they change (bin/bundle.js). Stripping needs only erasable syntax
+// (tsconfig's erasableSyntaxOnly keeps the sources so).
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE_STARTED, bundledEntry, forgetBundle } from './bundle.js';
+import { mapBundleStackTraces } from './bundle-stack-traces.js';
 import { execWithServerSettings } from './server-settings.js';
 
 // `booking serve` (and so `npm start`) runs with the V8 and allocator settings of server-settings.js,
@@ -21,14 +23,40 @@ module.enableCompileCache?.(
 );
 
 // Node strips types only outside node_modules: a copy of the project installed into another one's
-// node_modules (from a git URL or a tarball) goes through tsx, as Node 20 does.
+// node_modules (from a git URL or a tarball) runs a bundle of the sources, as Node 20 does
+// (bin/bundle.js): made by esbuild when the sources change and kept in node_modules/.cache, rather
+// than tsx's loader, whose thread and heap cost 20 to 30 MB in a server (docs/decisions.md, "Running
+// the sources"). Where the bundle cannot be made or loaded, tsx runs the sources as they are, and says so.
 const nodeStripsOurTypes = process.features.typescript && !import.meta.url.includes('/node_modules/');
-if (!nodeStripsOurTypes) {
+if (nodeStripsOurTypes) await import('../src/cli.ts');
+else await runBundled();
+
+async function runBundled() {
+  const cacheDir = fileURLToPath(new URL('../node_modules/.cache/booking-bundle/', import.meta.url));
+  let bundle;
+  try {
+    bundle = await bundledEntry(fileURLToPath(new URL('../src/cli.ts', import.meta.url)), cacheDir);
+    mapBundleStackTraces(bundle.dirUrl);
+    await import(bundle.entryUrl);
+  } catch (error) {
+    // Once the bundle runs, its errors are the command's own.
+    if (globalThis[BUNDLE_STARTED]) throw error;
+    // A bundle that would not load (a file cut short on disk, say) is built afresh next time.
+    if (bundle) forgetBundle(cacheDir);
+    process.stderr.write(`booking: running the sources through tsx (no bundle: ${firstLine(error)})\n`);
+    await runThroughTsx();
+  }
+}
+
+function firstLine(error) {
+  return String(error instanceof Error ? error.message : error).split('\n')[0];
+}
+
+async function runThroughTsx() {
   const { register } = await import('tsx/esm/api');
   register();
   // tsx turns source maps on for every module; ours are what stack traces need. Those of node_modules
   // (the MCP SDK's alone carry 2 MB of sources) would be parsed and kept for nothing (Node 22.14+).
-  // Stripped types need no maps: they leave every line where it was.
   module.setSourceMapsSupport?.(true, { nodeModules: false, generatedCode: false });
+  await import('../src/cli.ts');
 }
-await import('../src/cli.ts');

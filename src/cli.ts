@@ -10,12 +10,10 @@ import {
   printImportReport,
 } from './cli/catalogue-commands.ts';
 import { addKeysCommands } from './cli/keys-commands.ts';
-import { serveMcpOverStdio } from './cli/mcp-command.ts';
 import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
 import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
-import { serve } from './cli/serve-command.ts';
 import { addUsersCommands } from './cli/users-commands.ts';
 import type { Db } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
@@ -23,7 +21,9 @@ import { openRuntime } from './runtime.ts';
 
 /**
  * The `booking` command: the operator's console for what the REST contract leaves to staff. Every
- * command goes through the same service layer as the API.
+ * command goes through the same service layer as the API. The two long-running faces, `serve` (the
+ * HTTP server) and `mcp` (stdio), are loaded only by the command that runs them: every other command
+ * starts without Fastify or the MCP SDK, and a server without the stdio entry.
  */
 async function withDb<T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>): Promise<T> {
   const runtime = await openRuntime(readConfig(), systemClock);
@@ -62,6 +62,7 @@ program
     const config = readConfig();
     if (options.port !== undefined) config.port = Number(options.port);
     if (options.host !== undefined) config.host = options.host;
+    const { serve } = await import('./cli/serve-command.ts');
     await serve(config, { demo: options.demo ?? false });
   });
 
@@ -103,6 +104,7 @@ program
       'PUBLIC_BASE_URL. See docs/mcp.md.',
   )
   .action(async (options: { baseUrl?: string }) => {
+    const { serveMcpOverStdio } = await import('./cli/mcp-command.ts');
     await serveMcpOverStdio(options);
   });
 

@@ -8,9 +8,9 @@ import { buildMcpServer } from '../mcp/build-server.ts';
 import { HttpBookingApi } from '../mcp/http-api.ts';
 import { InProcessBookingApi, principalOfKey } from '../mcp/in-process-api.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
+import { createLogger } from './logger.ts';
 import { DrainingStdioTransport } from './mcp-stdio-transport.ts';
 import { CommandError } from './output.ts';
-import { createLogger } from './serve-command.ts';
 
 /**
  * `booking mcp`: the MCP tools over stdio for the organisation of BOOKING_API_KEY, for a desktop MCP

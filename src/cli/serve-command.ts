@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import pino from 'pino';
+import type pino from 'pino';
 import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { startOutboxWorker } from '../app/outbox-delivery.ts';
@@ -7,42 +7,9 @@ import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
 import { openRuntime } from '../runtime.ts';
 import { installDemo, printDemoKey } from './catalogue-commands.ts';
+import { createLogger } from './logger.ts';
 import { outboxDeliveryFor } from './outbox-commands.ts';
 import { out } from './output.ts';
-
-/**
- * Log lines are JSON on stderr: stdout carries only what the command prints for people and scripts
- * (the listening line, a demo key). Redaction is a second line of defence; the code never logs
- * bodies, queries or headers in the first place.
- */
-export function createLogger(level: string, destination: pino.DestinationStream = pino.destination(2)) {
-  return pino(
-    {
-      level,
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'headers.authorization',
-          '*.phone',
-          '*.email',
-          '*.first_name',
-          '*.last_name',
-          '*.notes',
-          '*.key',
-          // PostgreSQL's errors carry the data they refused: the failing row (`detail`: "Failing row
-          // contains (…, notes, …)"), the JSON it could not read (`where`), a key's values.
-          '*.detail',
-          '*.where',
-          '*.internalQuery',
-          '*.cause.detail',
-          '*.cause.where',
-        ],
-        censor: '[redacted]',
-      },
-    },
-    destination,
-  );
-}
 
 /**
  * Says at start what an operator must know about deposits and links: the local provider takes no

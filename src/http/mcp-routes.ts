@@ -1,18 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import {
-  type AuthInfo,
-  createMcpHandler,
-  isLegacyRequest,
-  type Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiKeyActive, type Principal } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { buildMcpServer, type CallerOf } from '../mcp/build-server.ts';
-import { InProcessBookingApi } from '../mcp/in-process-api.ts';
 import { createKeyResolver } from './authenticate.ts';
 import {
   JSON_RPC_ERROR,
@@ -21,6 +13,7 @@ import {
   requestIdOf,
   sendJsonRpcError,
 } from './json-rpc-errors.ts';
+import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 
@@ -38,13 +31,6 @@ export interface McpHttpOptions {
 
 /** JSON-RPC endpoints, not REST resources: kept out of the OpenAPI document (docs/mcp.md documents them). */
 const HIDDEN = { schema: { hide: true } };
-
-/** What the MCP endpoints learn of a request before the SDK sees it, handed to the tools as AuthInfo.extra. */
-interface Caller {
-  principal: Principal;
-  publicBaseUrl: string;
-  log: FastifyBaseLogger;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,24 +54,25 @@ declare module 'fastify' {
  * app's own included (a body that is not JSON or holds a NUL, a wrong method: json-rpc-errors.ts). The
  * key's scope and rate limit are applied per tool call by the tools' API, so a read key can call the
  * read-only tools. Faults are logged without arguments.
+ *
+ * The protocol itself (the SDK, its schemas and the tools: 9 MB of heap) is loaded by the first MCP
+ * request a server receives, not at start: a server that only ever serves REST never holds it, and
+ * the first caller of one that does waits for it once (mcp-protocol.ts; docs/decisions.md).
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: McpHttpOptions): void {
   const identify = createKeyResolver(deps);
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-  const newServer = (): Server =>
-    buildMcpServer({
-      apiFor: async (caller) =>
-        InProcessBookingApi.forToolCall(deps, callerOf(caller).principal, {
-          publicBaseUrl: callerOf(caller).publicBaseUrl,
-        }),
-      onFault: (error, caller) => callerOf(caller).log.error({ err: error }, 'MCP tool failed'),
-    });
-  const modern = createMcpHandler(newServer, {
-    legacy: 'reject',
-    responseMode: 'auto',
-    maxRequestBodySize: options.bodyLimitBytes,
-  });
+  let loading: Promise<McpProtocol> | undefined;
+  const protocol = (): Promise<McpProtocol> => {
+    loading ??= import('./mcp-protocol.ts')
+      .then(({ createMcpProtocol }) => createMcpProtocol(deps, options.bodyLimitBytes))
+      .catch((error: unknown) => {
+        loading = undefined;
+        throw error;
+      });
+    return loading;
+  };
   const sessions = new SseSessions({
     limits: { ...DEFAULT_SSE_LIMITS, ...options.sse },
     keyIsActive: (apiKeyId) => isApiKeyActive(deps.db, apiKeyId),
@@ -112,13 +99,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       );
     }
     const caller = request.mcpCaller!;
-    const webRequest = toWebRequest(request);
-    const authInfo = authInfoOf(caller);
     // A POST without a body is read as JSON null, as the SDK would read it (and refuse it).
     const body = request.body ?? null;
-    const response = (await isLegacyRequest(webRequest, body))
-      ? await serveLegacy(newServer(), webRequest, authInfo, body)
-      : await modern.fetch(webRequest, { authInfo, parsedBody: body });
+    const response = await (await protocol()).answer(toWebRequest(request), authInfoOf(caller), body);
     return sendResponse(reply, response);
   });
   // Only POST: stateless, /mcp has no session to stream to (GET) or end (DELETE). Any other method is
@@ -141,7 +124,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       reply.header('retry-after', Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
       return refuse(reply, new AppError('rate_limited', 'Too many requests for this key.'), null);
     }
-    await loadSseTransport();
+    const [{ newServer }] = await Promise.all([protocol(), loadSseTransport()]);
     reply.hijack();
     reply.raw.setHeader('x-request-id', request.id);
     await sessions.open(reply.raw, principal.apiKeyId, newServer());
@@ -195,34 +178,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
   );
 }
 
-/** A 2025-era request, served statelessly by a fresh server over the SDK's Streamable HTTP transport. */
-async function serveLegacy(
-  server: Server,
-  request: Request,
-  authInfo: AuthInfo,
-  body: unknown,
-): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { authInfo, parsedBody: body });
-  } finally {
-    await server.close();
-  }
-}
-
 function authInfoOf(caller: Caller): AuthInfo {
   const { principal } = caller;
   return { token: '', clientId: principal.apiKeyId, scopes: [principal.scope], extra: { caller } };
-}
-
-function callerOf(extra: CallerOf): Caller {
-  const caller = extra?.caller as Caller | undefined;
-  if (!caller) throw new Error('MCP request reached a tool without an authenticated caller');
-  return caller;
 }
 
 /**

@@ -12,6 +12,11 @@ export interface SourceFile {
   file: string;
   /** What the file imports: a repository-relative path for a relative import, else the package name. */
   imports: string[];
+  /**
+   * What of that is loaded with the file, as `imports` names it: the static imports and re-exports but
+   * those declared type-only (`import type`, erased), without the dynamic `import()`s.
+   */
+  loadsWith: string[];
 }
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -20,18 +25,46 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export function readSources(dir = 'src'): SourceFile[] {
   return listTypeScript(path.join(ROOT, dir)).map((absolute) => {
     const file = toPosix(path.relative(ROOT, absolute));
-    return { file, imports: importsOf(file, readFileSync(absolute, 'utf8')) };
+    const text = readFileSync(absolute, 'utf8');
+    return { file, imports: importsOf(file, text), loadsWith: loadedWith(file, text) };
   });
 }
 
 /** The imports of one file's text, resolved as readSources resolves them. */
 export function importsOf(file: string, text: string): string[] {
   const { importedFiles } = ts.preProcessFile(text, true, true);
-  return importedFiles.map(({ fileName }) =>
-    fileName.startsWith('.')
-      ? toPosix(path.posix.join(path.posix.dirname(file), fileName))
-      : packageOf(fileName),
-  );
+  return importedFiles.map(({ fileName }) => resolved(file, fileName));
+}
+
+/** The static imports of one file's text that are not type-only, resolved as readSources resolves them. */
+export function loadedWith(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+  return source.statements.flatMap((statement) => {
+    const loaded =
+      (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) ||
+      (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined && !statement.isTypeOnly);
+    const specifier = loaded ? statement.moduleSpecifier : undefined;
+    return specifier && ts.isStringLiteral(specifier) ? [resolved(file, specifier.text)] : [];
+  });
+}
+
+function resolved(file: string, specifier: string): string {
+  return specifier.startsWith('.')
+    ? toPosix(path.posix.join(path.posix.dirname(file), specifier))
+    : packageOf(specifier);
+}
+
+/** Every file and package loaded when `entry` is, through static imports (itself included). */
+export function loadedFrom(entry: string, sources: readonly SourceFile[]): Set<string> {
+  const byFile = new Map(sources.map((s) => [s.file, s.loadsWith]));
+  const loaded = new Set<string>();
+  const visit = (name: string) => {
+    if (loaded.has(name)) return;
+    loaded.add(name);
+    for (const next of byFile.get(name) ?? []) visit(next);
+  };
+  visit(entry);
+  return loaded;
 }
 
 /** `@scope/name/sub` -> `@scope/name`, `luxon/x` -> `luxon`, `node:fs` stays `node:fs`. */

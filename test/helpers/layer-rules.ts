@@ -30,8 +30,11 @@ export const RULES: Readonly<Record<Layer, Rule>> = {
   cli: { layers: ['cli', 'http', 'mcp', 'app', 'contract', 'data', 'domain'] },
 };
 
-/** The one file of the HTTP face that mounts the MCP endpoints (and so may import src/mcp). */
-export const MCP_MOUNT = 'src/http/mcp-routes.ts';
+/**
+ * The one file of the HTTP face that reaches into src/mcp: the MCP protocol behind the endpoints, which
+ * mcp-routes.ts loads on the first MCP request.
+ */
+export const MCP_MOUNT = 'src/http/mcp-protocol.ts';
 
 /** The layer of a repository-relative source path, or undefined outside src/ (db/migrations, packages). */
 export function layerOf(file: string): Layer | undefined {

@@ -19,7 +19,7 @@ export const SMOKE = [
   'test/integration/http-bookings.test.ts',
   'test/integration/mcp-http-api.test.ts',
   'test/e2e/mcp-json.test.ts',
-  'test/e2e/installed-copy.test.ts',
+  'test/e2e/running-sources.test.ts',
   'test/e2e/two-processes.test.ts',
   'test/e2e/graceful-shutdown.test.ts',
   'test/e2e/serve-settings.test.ts',

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/cli/serve-command.ts';
+import { createLogger } from '../../src/cli/logger.ts';
 import { withAdminConnection } from '../helpers/postgres-test-server.ts';
 
 /**

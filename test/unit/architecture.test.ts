@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { importCircles, importsOf, readSources, type SourceFile } from '../helpers/import-graph.ts';
+import {
+  importCircles,
+  importsOf,
+  loadedFrom,
+  loadedWith,
+  readSources,
+  type SourceFile,
+} from '../helpers/import-graph.ts';
 import { catalogueViolations, layerViolations } from '../helpers/layer-rules.ts';
 
 /** The layering of docs/architecture.md, kept by a test: each arrow a file may not cross fails it. */
@@ -23,8 +30,39 @@ describe('architecture', () => {
     expect(importCircles(sources)).toEqual([]);
   });
 
+  // What a process holds is what it loaded (docs/decisions.md, "Memory under load").
+  it('starts `booking serve` without the MCP protocol, which its first MCP request loads', () => {
+    const atStart = [...loadedFrom('src/cli/serve-command.ts', sources)];
+    expect(atStart).toContain('fastify');
+    expect(atStart.filter((name) => /^@modelcontextprotocol\/|^src\/mcp\//.test(name))).toEqual([]);
+    expect(atStart).not.toContain('src/http/mcp-protocol.ts');
+  });
+
+  it('starts every other command without the HTTP face or the MCP SDK', () => {
+    const atStart = [...loadedFrom('src/cli.ts', sources)];
+    expect(atStart).toContain('commander');
+    expect(
+      atStart.filter((name) => /^fastify$|^@modelcontextprotocol\/|^src\/(http|mcp)\//.test(name)),
+    ).toEqual([]);
+  });
+
+  it('reads what a file loads with it: static imports that are not type-only', () => {
+    const file = 'src/http/x.ts';
+    const text = [
+      "import type { A } from './a.ts';",
+      "import { type B, c } from './b.ts';",
+      "import { type D } from './d.ts';",
+      "export type { E } from './e.ts';",
+      "export { f } from './f.ts';",
+      "const g = await import('./g.ts');",
+    ].join('\n');
+    expect(loadedWith(file, text)).toEqual(['src/http/b.ts', 'src/http/d.ts', 'src/http/f.ts']);
+  });
+
   describe('fails on a forbidden arrow', () => {
-    const one = (file: string, text: string): SourceFile[] => [{ file, imports: importsOf(file, text) }];
+    const one = (file: string, text: string): SourceFile[] => [
+      { file, imports: importsOf(file, text), loadsWith: loadedWith(file, text) },
+    ];
 
     it.each([
       [
@@ -58,7 +96,10 @@ describe('architecture', () => {
     });
 
     it('allows the one place that mounts the MCP routes', () => {
-      const mount = one('src/http/mcp-routes.ts', "import { buildMcpServer } from '../mcp/build-server.ts';");
+      const mount = one(
+        'src/http/mcp-protocol.ts',
+        "import { buildMcpServer } from '../mcp/build-server.ts';",
+      );
       expect(layerViolations(mount)).toEqual([]);
     });
 
@@ -70,9 +111,9 @@ describe('architecture', () => {
 
     it('finds a circle', () => {
       const circle: SourceFile[] = [
-        { file: 'src/a.ts', imports: ['src/b.ts'] },
-        { file: 'src/b.ts', imports: ['src/c.ts'] },
-        { file: 'src/c.ts', imports: ['src/a.ts'] },
+        { file: 'src/a.ts', imports: ['src/b.ts'], loadsWith: [] },
+        { file: 'src/b.ts', imports: ['src/c.ts'], loadsWith: [] },
+        { file: 'src/c.ts', imports: ['src/a.ts'], loadsWith: [] },
       ];
       expect(importCircles(circle)).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/a.ts']]);
     });

@@ -1,0 +1,272 @@
+// The sources bundled into ES modules, for Node that cannot strip their types itself (Node 20, 22 before
+// 22.18, a copy installed under node_modules): docs/decisions.md, "Running the sources". Plain
+// JavaScript: bin/booking.js reads it before TypeScript can be loaded.
+
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The file that says which build holds the current sources; each build also keeps a copy as `<entry>.json`. */
+const MANIFEST = 'manifest.json';
+
+/**
+ * A file no live build names is removed once it is this old: long enough for a process that has just
+ * read the manifest to mark the build it is about to load, and for a build being written to finish.
+ */
+const STALE_AFTER_MS = 10 * 60 * 1000;
+
+/** Set by every file of a bundle as it starts to run: until then, a failed import is a bundle that could not load. */
+export const BUNDLE_STARTED = Symbol.for('booking.bundle.started');
+
+/**
+ * A bundle of `entry` (a TypeScript file) and every source it imports, kept in `cacheDir` (a folder in
+ * a node_modules, so that its imports of packages resolve from there): the build the manifest names
+ * when every source it was made from is unchanged (compared by content) and its files are there (its
+ * source maps, only for stack traces, may be gone), else a new one, built with esbuild, every file
+ * named by its content. Packages stay outside it; what the sources import on demand (`await
+ * import('./x.ts')`) is a chunk of its own, still loaded only when asked for. Several processes may
+ * build at once: every file is written under a temporary name, flushed and renamed into place, the
+ * manifest last, so a reader sees a whole build or the previous one. Each process marks the build it
+ * runs, and a build is removed only once no process alive has marked it (a server may load a chunk
+ * days after it started: the MCP protocol, at its first MCP request). Returns the entry's URL and the
+ * folder's (its real path, which Node names the modules by). Throws when the folder cannot be written
+ * or is not in a node_modules, when esbuild cannot be loaded, and on the sources' syntax errors.
+ */
+export async function bundledEntry(entry, cacheDir) {
+  mkdirSync(cacheDir, { recursive: true });
+  const dir = realpathSync(cacheDir);
+  if (path.basename(path.dirname(path.dirname(dir))) !== 'node_modules') {
+    throw new Error(`${dir} is not in a node_modules folder: the bundle's packages would not be found`);
+  }
+  accessSync(dir, constants.W_OK);
+  let manifest = readJson(path.join(dir, MANIFEST));
+  if (!isCurrent(manifest, entry, dir)) {
+    manifest = await build(entry, dir);
+    removeUnusedBuilds(dir, manifest);
+  }
+  markInUse(dir, manifest.entry);
+  return {
+    entryUrl: pathToFileURL(path.join(dir, manifest.entry)).href,
+    dirUrl: pathToFileURL(`${dir}/`).href,
+  };
+}
+
+/** Makes the next run build afresh (a build that could not be loaded: cut short on disk, say). */
+export function forgetBundle(cacheDir) {
+  rmSync(path.join(cacheDir, MANIFEST), { force: true });
+}
+
+/** What a bundle depends on besides its sources and tsconfig: this file, which holds the options it is built with. */
+const RECIPE = hash(readFileSync(fileURLToPath(import.meta.url)));
+
+function isCurrent(manifest, entry, dir) {
+  return (
+    manifest?.recipe === RECIPE &&
+    manifest.entryPoint === entry &&
+    manifest.outputs.every((name) => name.endsWith('.map') || existsSync(path.join(dir, name))) &&
+    sourcesUnchanged(manifest.inputs)
+  );
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether every source file still has the content the bundle was made from (a removed one has not). */
+function sourcesUnchanged(inputs) {
+  try {
+    return Object.entries(inputs).every(([file, digest]) => hash(readFileSync(file)) === digest);
+  } catch {
+    return false;
+  }
+}
+
+function hash(contents) {
+  return createHash('sha256').update(contents).digest('hex');
+}
+
+async function build(entry, dir) {
+  const esbuild = await import('esbuild');
+  const inputs = {};
+  // esbuild reads the sources' tsconfig.json too (how class fields are defined, for one); read before
+  // the build, so that an edit made while it runs is seen by the next run.
+  const tsconfig = nearest('tsconfig.json', path.dirname(entry));
+  if (tsconfig) inputs[tsconfig] = hash(readFileSync(tsconfig));
+  const result = await esbuild
+    .build({
+      entryPoints: { cli: entry },
+      outdir: dir,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      packages: 'external',
+      // Named by content, so a build never overwrites a file of another that a process may still load.
+      entryNames: '[name]-[hash]',
+      chunkNames: 'chunk-[hash]',
+      // ES modules whatever package.json says: Node looks for the module type no further up than
+      // node_modules, where the bundle is kept.
+      outExtension: { '.js': '.mjs' },
+      banner: { js: `globalThis[Symbol.for(${JSON.stringify(BUNDLE_STARTED.description)})] = true;` },
+      // Functions and classes keep their names where esbuild must rename one of two alike (`AppError2`):
+      // errors, logs and stack traces read them.
+      keepNames: true,
+      // For stack traces (bin/bundle-stack-traces.js), read only when one is written; no comment in the
+      // bundle, so Node never loads it (and, with it, the maps of every package).
+      sourcemap: 'external',
+      sourcesContent: false,
+      metafile: true,
+      write: false,
+      logLevel: 'silent',
+      plugins: [sourcesAsWritten(inputs)],
+    })
+    // esbuild builds in a process of its own, kept for the next build: there is none.
+    .finally(() => esbuild.stop());
+  const entryOutput = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint);
+  const manifest = {
+    recipe: RECIPE,
+    esbuild: esbuild.version,
+    entryPoint: entry,
+    entry: path.basename(entryOutput[0]),
+    outputs: result.outputFiles.map((file) => path.basename(file.path)),
+    inputs,
+  };
+  for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+  writeWhole(path.join(dir, `${manifest.entry}.json`), JSON.stringify(manifest));
+  writeWhole(path.join(dir, MANIFEST), JSON.stringify(manifest));
+  return manifest;
+}
+
+/**
+ * Loads each source as written, noting its digest for the manifest, with `import.meta` replaced by a
+ * call of the same length to a function appended to the file, which gives the values `url`,
+ * `filename` and `dirname` have in the source file (in the bundle they would name the bundle, and the
+ * sources find files beside them by them: the migrations, the pages, packages loaded on demand with
+ * createRequire). Same length, so that the source map's columns stay those of the file as written.
+ * Any other use of `import.meta` fails the build.
+ */
+function sourcesAsWritten(inputs) {
+  return {
+    name: 'sources-as-written',
+    setup(build) {
+      build.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+        const bytes = readFileSync(args.path);
+        inputs[args.path] = hash(bytes);
+        const text = bytes.toString('utf8');
+        const unsupported = /\bimport\.meta\b(?!\.(url|filename|dirname)\b)/.exec(text);
+        if (unsupported)
+          throw new Error(`${args.path}: only import.meta.url, .filename and .dirname can be bundled`);
+        const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js';
+        if (!/\bimport\.meta\b/.test(text)) return { contents: text, loader };
+        const meta = {
+          url: pathToFileURL(args.path).href,
+          filename: args.path,
+          dirname: path.dirname(args.path),
+        };
+        const contents = `${text.replace(/\bimport\.meta\b/g, `${META}()`)}\nfunction ${META}() { return ${JSON.stringify(meta)}; }\n`;
+        return { contents, loader };
+      });
+    },
+  };
+}
+
+/** The function `import.meta` becomes: as long as `import.meta`. */
+const META = '__iMeta__';
+
+/** The file called `name` in `dir` or the closest folder above it; null if there is none. */
+function nearest(name, dir) {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, name))) return path.join(at, name);
+    if (path.dirname(at) === at) return null;
+  }
+}
+
+/** Writes under a temporary name, flushed to disk, then renames: readers see the whole file or none. */
+function writeWhole(file, contents) {
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  const fd = openSync(temporary, 'w');
+  try {
+    writeSync(fd, contents);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file);
+}
+
+/** The marker of a process running a build: `<entry>.<pid>.in-use`. */
+const IN_USE = /^(.+)\.(\d+)\.in-use$/;
+
+/** Marks the build whose entry is `entry` as run by this process, until it exits. */
+function markInUse(dir, entry) {
+  const marker = path.join(dir, `${entry}.${process.pid}.in-use`);
+  writeFileSync(marker, '');
+  process.once('exit', () => rmSync(marker, { force: true }));
+}
+
+/**
+ * Removes the files of builds no process alive runs (by its marker; a process that died without
+ * removing its marker is found by its id), once they are old enough that no process can be about to
+ * mark them. Best effort: what cannot be removed now is removed by a later build.
+ */
+function removeUnusedBuilds(dir, current) {
+  try {
+    const names = readdirSync(dir);
+    const live = new Set([current.entry]);
+    const keep = new Set([MANIFEST]);
+    for (const name of names) {
+      const marker = IN_USE.exec(name);
+      if (marker && isAlive(Number(marker[2]))) {
+        live.add(marker[1]);
+        keep.add(name);
+      }
+    }
+    for (const entry of live) {
+      keep.add(`${entry}.json`);
+      for (const output of readJson(path.join(dir, `${entry}.json`))?.outputs ?? []) keep.add(output);
+    }
+    const now = Date.now();
+    for (const name of names.filter((each) => !keep.has(each))) {
+      const file = path.join(dir, name);
+      try {
+        if (IN_USE.test(name) || now - statSync(file).mtimeMs > STALE_AFTER_MS) rmSync(file, { force: true });
+      } catch {
+        // Removed by another process meanwhile.
+      }
+    }
+  } catch {
+    // The folder cannot be listed now: a later build removes what this one leaves.
+  }
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // Alive, but another user's.
+    return error.code === 'EPERM';
+  }
+}
