@@ -43,6 +43,8 @@ async function runBundled() {
     if (globalThis[BUNDLE_STARTED]) throw error;
     // A bundle that would not load (a file cut short on disk, say) is built afresh next time.
     if (bundle) forgetBundle(cacheDir);
+    // Node's own formatting again, which tsx's source maps go through.
+    Error.prepareStackTrace = undefined;
     process.stderr.write(`booking: running the sources through tsx (no bundle: ${firstLine(error)})\n`);
     await runThroughTsx();
   }
