@@ -15,6 +15,7 @@ import {
 } from './json-rpc-errors.ts';
 import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
+import { onDemand } from './on-demand.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 
 export interface McpHttpOptions {
@@ -63,16 +64,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
   const identify = createKeyResolver(deps);
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-  let loading: Promise<McpProtocol> | undefined;
-  const protocol = (): Promise<McpProtocol> => {
-    loading ??= import('./mcp-protocol.ts')
-      .then(({ createMcpProtocol }) => createMcpProtocol(deps, options.bodyLimitBytes))
-      .catch((error: unknown) => {
-        loading = undefined;
-        throw error;
-      });
-    return loading;
-  };
+  const protocol = onDemand(
+    async (): Promise<McpProtocol> =>
+      (await import('./mcp-protocol.ts')).createMcpProtocol(deps, options.bodyLimitBytes),
+  );
   const sessions = new SseSessions({
     limits: { ...DEFAULT_SSE_LIMITS, ...options.sse },
     keyIsActive: (apiKeyId) => isApiKeyActive(deps.db, apiKeyId),

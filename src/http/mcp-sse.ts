@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/server';
 import type { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import { onDemand } from './on-demand.ts';
 
 /**
  * The legacy MCP transport (HTTP+SSE, protocol 2024-11-05 and the 2025 revisions): a stream per
@@ -36,23 +37,15 @@ export interface SseSession {
   lastActive: number;
 }
 
-let sseTransport: Promise<typeof SSEServerTransport> | undefined;
-
 /**
  * The SDK's SSE transport, loaded with the first stream (a server no legacy client reaches never holds
  * its 3 MB of heap) and kept; a failed load is tried again by the next stream. GET /sse awaits it
  * before it takes over the response, so a failure is answered as any fault is.
  */
-export function loadSseTransport(): Promise<typeof SSEServerTransport> {
-  sseTransport ??= import('@modelcontextprotocol/server-legacy/sse').then(
-    (module) => module.SSEServerTransport,
-    (error: unknown) => {
-      sseTransport = undefined;
-      throw error;
-    },
-  );
-  return sseTransport;
-}
+export const loadSseTransport = onDemand(
+  async (): Promise<typeof SSEServerTransport> =>
+    (await import('@modelcontextprotocol/server-legacy/sse')).SSEServerTransport,
+);
 
 export class SseSessions {
   readonly #sessions = new Map<string, SseSession>();
