@@ -4,10 +4,10 @@
 // that this file makes when they change (bin/bundle.js). Stripping needs only erasable syntax
 // (tsconfig's erasableSyntaxOnly keeps the sources so).
 import module from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { BUNDLE_STARTED, bundledEntry, forgetBundle } from './bundle.js';
 import { mapBundleStackTraces } from './bundle-stack-traces.js';
 import { execWithServerSettings } from './server-settings.js';
+import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES } from './sources.js';
 
 // `booking serve` (and so `npm start`) runs with the V8 and allocator settings of server-settings.js,
 // re-executing itself in place with them before anything is loaded.
@@ -18,35 +18,32 @@ if (process.argv[2] === 'serve') execWithServerSettings();
 // WebAssembly, whose memory grows with every file it strips: 30 to 40 MB more for a server that stays
 // up). In the project's own node_modules, not a temporary folder other users can write to; where that
 // cannot be written, Node goes on without the cache.
-module.enableCompileCache?.(
-  fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
-);
+module.enableCompileCache?.(COMPILE_CACHE);
 
 // Node strips types only outside node_modules: a copy of the project installed into another one's
 // node_modules (from a git URL or a tarball) runs a bundle of the sources, as Node 20 does
 // (bin/bundle.js): made by esbuild when the sources change and kept in node_modules/.cache, rather
 // than tsx's loader, whose thread and heap cost 20 to 30 MB in a server (docs/decisions.md, "Running
 // the sources"). Where the bundle cannot be made or loaded, tsx runs the sources as they are, and says so.
-const nodeStripsOurTypes = process.features.typescript && !import.meta.url.includes('/node_modules/');
-if (nodeStripsOurTypes) await import('../src/cli.ts');
-else await runBundled();
+const { runCli } = NODE_STRIPS_OUR_TYPES ? await import('../src/cli.ts') : await loadBundled();
+await runCli(process.argv);
 
-async function runBundled() {
-  const cacheDir = fileURLToPath(new URL('../node_modules/.cache/booking-bundle/', import.meta.url));
+/** The sources' entry module, from the bundle; through tsx, saying so, where it cannot be made or loaded. */
+async function loadBundled() {
   let bundle;
   try {
-    bundle = await bundledEntry(fileURLToPath(new URL('../src/cli.ts', import.meta.url)), cacheDir);
+    bundle = await bundledEntry(ENTRY, BUNDLE_CACHE);
     mapBundleStackTraces(bundle.dirUrl);
-    await import(bundle.entryUrl);
+    return await import(bundle.entryUrl);
   } catch (error) {
-    // Once the bundle runs, its errors are the command's own.
+    // Once the bundle runs, its errors are its own (loading it runs no command).
     if (globalThis[BUNDLE_STARTED]) throw error;
     // A bundle that would not load (a file cut short on disk, say) is built afresh next time.
-    if (bundle) forgetBundle(cacheDir);
+    if (bundle) forgetBundle(BUNDLE_CACHE);
     // Node's own formatting again, which tsx's source maps go through.
     Error.prepareStackTrace = undefined;
     process.stderr.write(`booking: running the sources through tsx (no bundle: ${firstLine(error)})\n`);
-    await runThroughTsx();
+    return loadThroughTsx();
   }
 }
 
@@ -54,11 +51,11 @@ function firstLine(error) {
   return String(error instanceof Error ? error.message : error).split('\n')[0];
 }
 
-async function runThroughTsx() {
+async function loadThroughTsx() {
   const { register } = await import('tsx/esm/api');
   register();
   // tsx turns source maps on for every module; ours are what stack traces need. Those of node_modules
   // (the MCP SDK's alone carry 2 MB of sources) would be parsed and kept for nothing (Node 22.14+).
   module.setSourceMapsSupport?.(true, { nodeModules: false, generatedCode: false });
-  await import('../src/cli.ts');
+  return import('../src/cli.ts');
 }

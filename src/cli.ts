@@ -115,15 +115,21 @@ addOutboxCommands(program, withDb);
 addUsersCommands(program, withDb);
 addOperationsCommands(program);
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommandError) {
-    err(`error: ${error.message}`);
-    for (const line of error.details) err(`  ${line}`);
-  } else {
-    err(`error: ${error instanceof Error ? error.message : String(error)}`);
-    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) err(error.stack);
+/**
+ * Runs the command `argv` names (process.argv's shape). Loading this module runs nothing, so that
+ * npm install can load it to prepare it (bin/prepare-sources.js); bin/booking.js calls this.
+ */
+export async function runCli(argv: string[]): Promise<void> {
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommandError) {
+      err(`error: ${error.message}`);
+      for (const line of error.details) err(`  ${line}`);
+    } else {
+      err(`error: ${error instanceof Error ? error.message : String(error)}`);
+      if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) err(error.stack);
+    }
+    process.exitCode = 1;
   }
-  process.exitCode = 1;
 }

@@ -1,0 +1,52 @@
+// npm install's last step (postinstall): makes the sources ready to run before `booking` first runs,
+// so that no server pays for it later. Where Node strips their types, every source is loaded once
+// with Node's compile cache on, which keeps the stripped TypeScript and V8's code: a later process
+// then never loads Node's type stripper (a WebAssembly module whose memory grows with every file it
+// strips, 17 to 44 MB), even for the modules a server loads late (the MCP protocol, at its first MCP
+// request; docs/decisions.md, "Memory under load"). Node keeps a cache per set of V8 flags, and
+// `booking serve` runs with flags of its own (bin/server-settings.js), so it is loaded twice: here,
+// for the other commands, and again in a process started with the server's flags. Elsewhere it builds
+// the bundle. Nothing here can fail the install: whatever is not ready is made by the first run that
+// needs it.
+
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import module from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundledEntry } from './bundle.js';
+import { SERVER_V8_FLAGS } from './server-settings.js';
+import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES } from './sources.js';
+
+/** Given to the second run, the one with the server's flags. */
+const AS_SERVER = '--as-server';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+try {
+  if (NODE_STRIPS_OUR_TYPES) {
+    module.enableCompileCache?.(COMPILE_CACHE);
+    // Loading a module runs no command (src/cli.ts exports runCli); one that fails to load is left
+    // to its first run.
+    for (const file of typeScriptFiles(path.join(ROOT, 'src'), path.join(ROOT, 'db', 'migrations'))) {
+      await import(pathToFileURL(file).href).catch(() => undefined);
+    }
+    if (!process.argv.includes(AS_SERVER)) {
+      spawnSync(process.execPath, [...SERVER_V8_FLAGS, fileURLToPath(import.meta.url), AS_SERVER], {
+        stdio: 'ignore',
+      });
+    }
+  } else {
+    await bundledEntry(ENTRY, BUNDLE_CACHE);
+  }
+} catch {
+  // Made by the first run instead.
+}
+
+function typeScriptFiles(...dirs) {
+  return dirs.flatMap((dir) =>
+    readdirSync(dir, { recursive: true })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => path.join(dir, name)),
+  );
+}

@@ -1,0 +1,23 @@
+// Where `booking`'s sources are and how this Node runs them: shared by bin/booking.js, which runs
+// them, and bin/prepare-sources.js, which npm install runs to make them ready. Plain JavaScript.
+
+import { fileURLToPath } from 'node:url';
+
+/** The module whose `runCli` is the `booking` command. */
+export const ENTRY = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+/**
+ * Whether Node runs the sources itself, stripping their types (22.18 and later): not under
+ * node_modules, where it refuses to (a copy of the project installed into another one's). Elsewhere
+ * `booking` runs a bundle of them (bin/bundle.js).
+ */
+export const NODE_STRIPS_OUR_TYPES =
+  Boolean(process.features.typescript) && !import.meta.url.includes('/node_modules/');
+
+/** Where Node (22.1+) keeps the TypeScript it stripped and the code V8 compiled, between runs. */
+export const COMPILE_CACHE = fileURLToPath(
+  new URL('../node_modules/.cache/node-compile-cache', import.meta.url),
+);
+
+/** Where the bundle of the sources is kept (bin/bundle.js). */
+export const BUNDLE_CACHE = fileURLToPath(new URL('../node_modules/.cache/booking-bundle/', import.meta.url));
