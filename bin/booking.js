@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `booking` command. The sources are TypeScript with no build step to run first: Node 22.18 and
-// later strip the types itself (process.features.typescript); older Node (20) runs a bundle of them
-// that this file makes when they change (bin/bundle.js). Stripping needs only erasable syntax
+// The `booking` command. The sources are TypeScript with no build step to run first: Node 24 strips
+// the types itself (process.features.typescript); older Node (22, 20) runs a bundle of them that this
+// file makes when they change (bin/bundle.js, bin/sources.js). Stripping needs only erasable syntax
 // (tsconfig's erasableSyntaxOnly keeps the sources so).
 import module from 'node:module';
 import { BUNDLE_STARTED, bundledEntry, forgetBundle } from './bundle.js';
@@ -13,15 +13,15 @@ import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES } from './sou
 // re-executing itself in place with them before anything is loaded.
 if (process.argv[2] === 'serve') execWithServerSettings();
 
-// Node 22.1+ keeps, between runs, V8's compiled code and the TypeScript it stripped, keyed by each
-// file's contents: a run whose sources are unchanged never loads the stripper (swc compiled to
-// WebAssembly, whose memory grows with every file it strips: 30 to 40 MB more for a server that stays
-// up). In the project's own node_modules, not a temporary folder other users can write to; where that
-// cannot be written, Node goes on without the cache.
+// Node 22.1+ keeps, between runs, V8's compiled code, and Node 24 the TypeScript it stripped too, keyed
+// by each file's contents: a run whose sources are unchanged never loads the stripper (swc compiled to
+// WebAssembly, whose memory grows with every file it strips: 17 to 44 MB more for a server that stays
+// up). npm install fills it (bin/prepare-sources.js). In the project's own node_modules, not a
+// temporary folder other users can write to; where that cannot be written, Node goes on without it.
 module.enableCompileCache?.(COMPILE_CACHE);
 
 // Node strips types only outside node_modules: a copy of the project installed into another one's
-// node_modules (from a git URL or a tarball) runs a bundle of the sources, as Node 20 does
+// node_modules (from a git URL or a tarball) runs a bundle of the sources, as Node 22 and 20 do
 // (bin/bundle.js): made by esbuild when the sources change and kept in node_modules/.cache, rather
 // than tsx's loader, whose thread and heap cost 20 to 30 MB in a server (docs/decisions.md, "Running
 // the sources"). Where the bundle cannot be made or loaded, tsx runs the sources as they are, and says so.

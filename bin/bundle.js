@@ -1,6 +1,6 @@
-// The sources bundled into ES modules, for Node that cannot strip their types itself (Node 20, 22 before
-// 22.18, a copy installed under node_modules): docs/decisions.md, "Running the sources". Plain
-// JavaScript: bin/booking.js reads it before TypeScript can be loaded.
+// The sources bundled into ES modules, for Node that does not strip their types itself and keep the
+// result (Node 20 and 22, a copy installed under node_modules): bin/sources.js; docs/decisions.md,
+// "Running the sources". Plain JavaScript: bin/booking.js reads it before TypeScript can be loaded.
 
 import { createHash, randomUUID } from 'node:crypto';
 import {
@@ -27,8 +27,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const MANIFEST = 'manifest.json';
 
 /**
- * A file no live build names is removed once it is this old: long enough for a process that has just
- * read the manifest to mark the build it is about to load, and for a build being written to finish.
+ * A file no live build names is removed once it is this old, so that a build being written can
+ * finish. A process that read the manifest just before a newer build replaced it, and had not yet
+ * marked the build it read, may find that build's older files gone: it then runs through tsx once,
+ * and forgets the manifest, so the next run builds afresh (bin/booking.js).
  */
 const STALE_AFTER_MS = 10 * 60 * 1000;
 

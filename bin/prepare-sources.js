@@ -23,6 +23,14 @@ const AS_SERVER = '--as-server';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** The longest the preparation may take before the install goes on without it. */
+const TIME_LIMIT_MS = 120_000;
+
+// Whatever a module loaded here does later, or fails at, is not the install's concern.
+process.on('uncaughtException', () => undefined);
+process.on('unhandledRejection', () => undefined);
+setTimeout(() => process.exit(0), TIME_LIMIT_MS).unref();
+
 try {
   if (NODE_STRIPS_OUR_TYPES) {
     module.enableCompileCache?.(COMPILE_CACHE);
@@ -34,6 +42,8 @@ try {
     if (!process.argv.includes(AS_SERVER)) {
       spawnSync(process.execPath, [...SERVER_V8_FLAGS, fileURLToPath(import.meta.url), AS_SERVER], {
         stdio: 'ignore',
+        timeout: TIME_LIMIT_MS,
+        killSignal: 'SIGKILL',
       });
     }
   } else {
@@ -42,6 +52,9 @@ try {
 } catch {
   // Made by the first run instead.
 }
+// Written now, and nothing a module left running keeps the install waiting.
+module.flushCompileCache?.();
+process.exit(0);
 
 function typeScriptFiles(...dirs) {
   return dirs.flatMap((dir) =>

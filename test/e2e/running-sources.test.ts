@@ -103,53 +103,64 @@ describe('booking installed as a copy under node_modules', () => {
   });
 });
 
-/** Node strips the checkout's types itself (22.18 and later); elsewhere it runs the bundle. */
-const NODE_STRIPS_TYPES = Boolean((process.features as { typescript?: unknown }).typescript);
+/**
+ * Whether `booking` runs the checkout's sources as Node strips them (Node 24), with the compile cache the
+ * preparation fills; elsewhere it runs the bundle (bin/sources.js). Once, in the SQLite project: the
+ * test has its own SQLite files, and starts two servers.
+ */
+const { NODE_STRIPS_OUR_TYPES } = (await import(
+  pathToFileURL(path.join(REPO_ROOT, 'bin', 'sources.js')).href
+)) as { NODE_STRIPS_OUR_TYPES: boolean };
+const ONCE = process.env.TEST_DATABASE !== 'postgres';
 
-describe.runIf(NODE_STRIPS_TYPES)('npm install preparing the sources (bin/prepare-sources.js)', () => {
-  const PROBE = path.join(REPO_ROOT, 'test', 'helpers', 'loaded-builtins-probe.cjs');
-  const INITIALIZE = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-  });
+describe.runIf(NODE_STRIPS_OUR_TYPES && ONCE)(
+  'npm install preparing the sources (bin/prepare-sources.js)',
+  () => {
+    const PROBE = path.join(REPO_ROOT, 'test', 'helpers', 'loaded-builtins-probe.cjs');
+    const INITIALIZE = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
 
-  /** Node's own modules a `booking serve --demo` loaded, up to and through its first MCP request. */
-  async function builtinsOfAServer(compileCache: string): Promise<string> {
-    const dir = mkdtempSync(path.join(host, 'serve-'));
-    const loaded = path.join(dir, 'builtins.txt');
-    const server = await startServer(['--demo', '--port', '0'], {
-      DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}`,
-      NODE_COMPILE_CACHE: compileCache,
-      NODE_OPTIONS: `--require ${PROBE}`,
-      LOADED_BUILTINS_FILE: loaded,
-    });
-    const key = /(bk_[0-9A-Za-z]{40})/.exec(server.stdout())?.[1];
-    const answer = await fetch(new URL('/mcp', server.url), {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: INITIALIZE,
-    });
-    expect(answer.status).toBe(200);
-    expect(await server.stop()).toBe(0);
-    return readFileSync(loaded, 'utf8');
-  }
+    /** Node's own modules a `booking serve --demo` loaded, up to and through its first MCP request. */
+    async function builtinsOfAServer(compileCache: string): Promise<string> {
+      const dir = mkdtempSync(path.join(host, 'serve-'));
+      const loaded = path.join(dir, 'builtins.txt');
+      const server = await startServer(['--demo', '--port', '0'], {
+        DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}`,
+        NODE_COMPILE_CACHE: compileCache,
+        NODE_OPTIONS: `--require ${PROBE}`,
+        LOADED_BUILTINS_FILE: loaded,
+      });
+      const key = /(bk_[0-9A-Za-z]{40})/.exec(server.stdout())?.[1];
+      const answer = await fetch(new URL('/mcp', server.url), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: INITIALIZE,
+      });
+      expect(answer.status).toBe(200);
+      expect(await server.stop()).toBe(0);
+      return readFileSync(loaded, 'utf8');
+    }
 
-  it('leaves a server, MCP included, nothing to strip: it never loads the type stripper', async () => {
-    const prepared = mkdtempSync(path.join(host, 'compile-cache-'));
-    const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'prepare-sources.js')], {
-      env: { ...process.env, NODE_COMPILE_CACHE: prepared },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(run.status).toBe(0);
-    expect(await builtinsOfAServer(prepared)).not.toContain('amaro');
-    // The control: the same server on an empty cache strips its sources itself.
-    expect(await builtinsOfAServer(mkdtempSync(path.join(host, 'compile-cache-')))).toContain('amaro');
-  });
-});
+    it('leaves a server, MCP included, nothing to strip: it never loads the type stripper', async () => {
+      const prepared = mkdtempSync(path.join(host, 'compile-cache-'));
+      // NODE_OPTIONS as the server's but the probe: V8 flags there would key the cache apart.
+      const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'prepare-sources.js')], {
+        env: { ...process.env, NODE_COMPILE_CACHE: prepared, NODE_OPTIONS: '' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(run.status).toBe(0);
+      expect(await builtinsOfAServer(prepared)).not.toContain('amaro');
+      // The control: the same server on an empty cache strips its sources itself.
+      expect(await builtinsOfAServer(mkdtempSync(path.join(host, 'compile-cache-')))).toContain('amaro');
+    }, 120_000);
+  },
+);

@@ -114,7 +114,7 @@ function reportOf(run: Run): { where: { url: string; dirname: string; filename: 
   return JSON.parse(run.stdout);
 }
 
-describe('the sources bundled for Node that cannot strip types', () => {
+describe('the sources bundled for Node that does not strip types and keep them', () => {
   it('run as written: import.meta names each source file, packages come from node_modules', async () => {
     const run = await runBundled();
     const where = path.join(project, 'src', 'lib', 'where.ts');
