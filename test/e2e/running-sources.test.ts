@@ -1,19 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startServer } from '../helpers/cli.ts';
+import { linkDependencies, REPO_ROOT, startServer } from '../helpers/cli.ts';
 
 /**
  * How `booking` runs its TypeScript sources (bin/booking.js): Node strips their types where it can
@@ -62,10 +53,7 @@ describe('booking installed as a copy under node_modules', () => {
     for (const part of ['bin', 'src', 'db', 'package.json', 'tsconfig.json'])
       cpSync(path.join(REPO_ROOT, part), path.join(copy, part), { recursive: true });
     // The copy borrows this checkout's dependencies; its bundle is kept in its own node_modules.
-    const modules = path.join(copy, 'node_modules');
-    mkdirSync(modules);
-    for (const name of readdirSync(path.join(REPO_ROOT, 'node_modules')).filter((n) => n !== '.cache'))
-      symlinkSync(path.join(REPO_ROOT, 'node_modules', name), path.join(modules, name), 'dir');
+    const modules = linkDependencies(copy);
     writeFileSync(path.join(host, 'package.json'), '{"private":true}');
     const bin = path.join(copy, 'bin', 'booking.js');
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,18 +34,35 @@ export function runCliAsync(args: string[], env: Record<string, string> = {}): P
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return outcomeOf(child);
+}
+
+/** What a child process spawned with piped stdout and stderr printed, and its status, once it exits. */
+export function outcomeOf(child: ChildProcess): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => {
+  child.stdout?.on('data', (chunk) => {
     stdout += chunk;
   });
-  child.stderr.on('data', (chunk) => {
+  child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/**
+ * Gives the project at `project` this checkout's packages: a node_modules of its own (so that what it
+ * keeps in node_modules/.cache is its own) whose entries link to this checkout's.
+ */
+export function linkDependencies(project: string): string {
+  const modules = path.join(project, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  for (const name of readdirSync(path.join(REPO_ROOT, 'node_modules')).filter((n) => n !== '.cache'))
+    symlinkSync(path.join(REPO_ROOT, 'node_modules', name), path.join(modules, name), 'dir');
+  return modules;
 }
 
 export interface RunningServer {

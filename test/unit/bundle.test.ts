@@ -6,7 +6,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -14,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.ts';
+import { type CliResult, linkDependencies, outcomeOf, REPO_ROOT } from '../helpers/cli.ts';
 
 /**
  * bin/bundle.js and bin/bundle-stack-traces.js, which run the sources on Node that cannot strip their
@@ -34,9 +33,7 @@ beforeEach(() => {
   project = mkdtempSync(path.join(root, 'project-'));
   // The bundle is kept in the project's node_modules and imports packages from there, as the real one
   // does; the packages are this checkout's.
-  mkdirSync(path.join(project, 'node_modules'));
-  for (const name of readdirSync(path.join(REPO_ROOT, 'node_modules')).filter((n) => n !== '.cache'))
-    symlinkSync(path.join(REPO_ROOT, 'node_modules', name), path.join(project, 'node_modules', name), 'dir');
+  linkDependencies(project);
   cacheDir = path.join(project, 'node_modules', '.cache', 'booking-bundle');
   entry = path.join(project, 'src', 'main.ts');
   write('src/main.ts', [
@@ -66,11 +63,7 @@ function write(file: string, lines: string[]): void {
 /** The child process of the last runBundled, for a test that must talk to it while it runs. */
 let running: ReturnType<typeof spawn> | undefined;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliResult;
 
 /** Bundles the project (bin/bundle.js) in a child process and runs the bundle there with `args`. */
 function runBundled(args: string[] = [], { mapStacks = false } = {}): Promise<Run> {
@@ -88,18 +81,7 @@ function runBundled(args: string[] = [], { mapStacks = false } = {}): Promise<Ru
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   running = child;
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return outcomeOf(child);
 }
 
 function entryOf(run: Run): string {
