@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   type AuthInfo,
   createMcpHandler,
@@ -8,8 +9,16 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { buildMcpServer, type CallerOf } from '../mcp/build-server.ts';
+import {
+  buildMcpServer,
+  type CallerOf,
+  callTool,
+  isServedTool,
+  type McpServerOptions,
+  SERVER_INFO,
+} from '../mcp/build-server.ts';
 import { InProcessBookingApi } from '../mcp/in-process-api.ts';
+import { createDirectLane } from './mcp-direct-lane.ts';
 
 /** What the MCP endpoints learn of a request before the SDK sees it, handed to the tools as AuthInfo.extra. */
 export interface Caller {
@@ -23,6 +32,15 @@ export interface Caller {
  * SDK's handlers and servers with the tools. Loaded by the first MCP request, not with the server.
  */
 export interface McpProtocol {
+  /**
+   * The answer (200, JSON) to a POST /mcp body that is a well-formed tools/call, without the SDK's
+   * per-request machinery; undefined for any other body, which `answer` serves (mcp-direct-lane.ts).
+   */
+  answerDirectly(
+    body: unknown,
+    headers: IncomingHttpHeaders,
+    authInfo: AuthInfo,
+  ): Promise<string> | undefined;
   /** The answer to one POST /mcp body, of either protocol generation. */
   answer(request: Request, authInfo: AuthInfo, body: unknown): Promise<Response>;
   /** A server with the tools, for one SSE session. */
@@ -30,14 +48,14 @@ export interface McpProtocol {
 }
 
 export function createMcpProtocol(deps: AppDeps, bodyLimitBytes: number): McpProtocol {
-  const newServer = (): Server =>
-    buildMcpServer({
-      apiFor: async (caller) =>
-        InProcessBookingApi.forToolCall(deps, callerOf(caller).principal, {
-          publicBaseUrl: callerOf(caller).publicBaseUrl,
-        }),
-      onFault: (error, caller) => callerOf(caller).log.error({ err: error }, 'MCP tool failed'),
-    });
+  const tools: McpServerOptions = {
+    apiFor: async (caller) =>
+      InProcessBookingApi.forToolCall(deps, callerOf(caller).principal, {
+        publicBaseUrl: callerOf(caller).publicBaseUrl,
+      }),
+    onFault: (error, caller) => callerOf(caller).log.error({ err: error }, 'MCP tool failed'),
+  };
+  const newServer = (): Server => buildMcpServer(tools);
   const modern = createMcpHandler(newServer, {
     legacy: 'reject',
     responseMode: 'auto',
@@ -45,6 +63,11 @@ export function createMcpProtocol(deps: AppDeps, bodyLimitBytes: number): McpPro
   });
   return {
     newServer,
+    answerDirectly: createDirectLane({
+      isServedTool,
+      callTool: (params, authInfo) => callTool(tools, params, authInfo.extra),
+      serverInfo: SERVER_INFO,
+    }),
     answer: async (request, authInfo, body) =>
       (await isLegacyRequest(request, body))
         ? serveLegacy(newServer(), request, authInfo, body)

@@ -96,8 +96,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
     const caller = request.mcpCaller!;
     // A POST without a body is read as JSON null, as the SDK would read it (and refuse it).
     const body = request.body ?? null;
-    const response = await (await protocol()).answer(toWebRequest(request), authInfoOf(caller), body);
-    return sendResponse(reply, response);
+    const mcp = await protocol();
+    const authInfo = authInfoOf(caller);
+    const direct = mcp.answerDirectly(body, request.headers, authInfo);
+    if (direct) return reply.type('application/json').send(await direct);
+    return sendResponse(reply, await mcp.answer(toWebRequest(request), authInfo, body));
   });
   // Only POST: stateless, /mcp has no session to stream to (GET) or end (DELETE). Any other method is
   // a wrong method (405, Allow: POST), answered in JSON-RPC like every error of /mcp.

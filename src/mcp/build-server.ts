@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import type { BookingApi } from './booking-api.ts';
 import { ToolBox, UnknownToolError } from './tool-calls.ts';
+import type { ToolResult } from './tool-kit.ts';
 import type { ToolSpec } from './tool-spec.ts';
 import { bookTool, cancelTool, getBookingTool, rescheduleTool } from './tools/booking-tools.ts';
 import { lookupClientTool, registerClientTool } from './tools/client-tools.ts';
@@ -51,6 +52,35 @@ export interface McpServerOptions {
 /** Built once: Streamable HTTP builds a server per request, which must cost next to nothing. */
 const TOOL_BOX = new ToolBox(TOOLS);
 
+/** Whether tools/call answers this name with a tool (any other name is an invalid-params error). */
+export function isServedTool(name: string): boolean {
+  return TOOL_BOX.has(name);
+}
+
+/**
+ * tools/call as this server answers it, whichever way the request came: the SDK server's handler
+ * below, and the direct lane of POST /mcp (src/http/mcp-direct-lane.ts). A name no tool has throws the
+ * SDK's invalid-params ProtocolError.
+ */
+export async function callTool(
+  options: McpServerOptions,
+  params: { name: string; arguments?: Record<string, unknown> | undefined },
+  caller: CallerOf,
+): Promise<ToolResult> {
+  try {
+    return await TOOL_BOX.call(
+      params.name,
+      params.arguments,
+      async () => ({ api: await options.apiFor(caller) }),
+      (error) => options.onFault(error, caller),
+    );
+  } catch (error) {
+    if (error instanceof UnknownToolError)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    throw error;
+  }
+}
+
 /**
  * An MCP server with every booking tool, not yet connected to a transport: the SDK's low-level Server
  * answering tools/list and tools/call from the ToolBox. This file is the only one of the tool layer
@@ -60,20 +90,8 @@ const TOOL_BOX = new ToolBox(TOOLS);
 export function buildMcpServer(options: McpServerOptions): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler('tools/list', () => TOOL_BOX.listing);
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const caller = ctx.http?.authInfo?.extra;
-    try {
-      return await TOOL_BOX.call(
-        request.params.name,
-        request.params.arguments,
-        async () => ({ api: await options.apiFor(caller) }),
-        (error) => options.onFault(error, caller),
-      );
-    } catch (error) {
-      if (error instanceof UnknownToolError)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-      throw error;
-    }
-  });
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    callTool(options, request.params, ctx.http?.authInfo?.extra),
+  );
   return server;
 }

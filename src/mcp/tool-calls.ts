@@ -29,6 +29,11 @@ export class ToolBox {
     this.listing = { tools: tools.map(toolDefinition) };
   }
 
+  /** Whether a tool has this name. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
   /**
    * Runs a tool call: UnknownToolError for a name not served; a result otherwise (the tool's answer,
    * an argument hint, or a fault's hint). `context` is asked for only once the arguments are sound,

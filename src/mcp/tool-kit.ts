@@ -161,12 +161,15 @@ function fromAppError(error: AppError): ToolResult {
   return toolErrorResult(errorHint(error.code));
 }
 
+// Members in the order of the SDK's CallToolResult schema, which its server re-parses every result
+// with: the direct lane of POST /mcp (src/http/mcp-direct-lane.ts) sends them as they are, so both
+// answers are the same bytes.
 function structured(content: Record<string, unknown>): ToolResult {
-  return { structuredContent: content, content: [{ type: 'text', text: JSON.stringify(content) }] };
+  return { content: [{ type: 'text', text: JSON.stringify(content) }], structuredContent: content };
 }
 
 export function toolErrorResult(text: string): ToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** An AppError with this code (and conflict reason), for callers that turn some into outcomes. */

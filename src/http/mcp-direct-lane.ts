@@ -1,0 +1,175 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  isJsonContentType,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+
+/**
+ * The direct lane of POST /mcp: a well-formed tools/call, the call a voice agent makes on every turn,
+ * answered with the very bytes the SDK would answer it with, but without the SDK's per-request
+ * machinery (a web Request and Response with stream bodies, a Server and transport built, connected
+ * and closed, each message checked again with zod). That machinery cost about 0.45 ms of CPU per call
+ * on top of the 0.35 ms the call itself costs (docs/decisions.md, "The direct lane of POST /mcp").
+ *
+ * Only requests whose answer is certain take the lane; `undefined` hands anything else to the SDK:
+ * - the era and the JSON-RPC shape are decided by the SDK's own classifier (`classifyInboundRequest`,
+ *   the routing step of its `createMcpHandler`), so the two can never disagree;
+ * - 2026-07-28: the revision is the one the SDK serves, MCP-Protocol-Version, Mcp-Method and Mcp-Name
+ *   are each present once and equal to the body's (the SDK refuses a request missing one), and the
+ *   envelope holds nothing but the protocol version, client info and capabilities;
+ * - 2025: no `_meta` (no progress token, nothing to stream), and MCP-Protocol-Version absent or one
+ *   of the SDK's 2025-era versions;
+ * - either: Content-Type JSON, a body of only jsonrpc, id, method and params, params of only name,
+ *   arguments (an object) and the envelope, and a name a tool has.
+ * test/integration/mcp-direct-lane.test.ts sends every request it takes, and the ones next to them it
+ * must not take, both ways, and compares status, headers and body byte for byte.
+ */
+export type DirectLane = (
+  body: unknown,
+  headers: IncomingHttpHeaders,
+  authInfo: AuthInfo,
+) => Promise<string> | undefined;
+
+export interface DirectLaneOptions {
+  isServedTool(name: string): boolean;
+  /** tools/call as the SDK server's handler answers it (src/mcp/build-server.ts `callTool`). */
+  callTool(params: ToolCallParams, authInfo: AuthInfo): Promise<Record<string, unknown>>;
+  /** The server's identity, which the 2026-07-28 revision stamps into every result's `_meta`. */
+  serverInfo: { name: string; version: string };
+}
+
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+
+/** The revision the SDK serves besides the 2025 ones (its SUPPORTED_MODERN_PROTOCOL_VERSIONS, not exported). */
+const MODERN_REVISION = '2026-07-28';
+const LEGACY_REVISIONS: ReadonlySet<string> = new Set(
+  SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < MODERN_REVISION),
+);
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  'io.modelcontextprotocol/protocolVersion',
+  'io.modelcontextprotocol/clientInfo',
+  'io.modelcontextprotocol/clientCapabilities',
+]);
+const BODY_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS: ReadonlySet<string> = new Set(['name', 'arguments', '_meta']);
+/** JSON-RPC's internal error, what the SDK answers when a handler throws without a code of its own. */
+const INTERNAL_ERROR = -32603;
+
+interface DirectCall {
+  id: string | number;
+  params: ToolCallParams;
+  modern: boolean;
+}
+
+export function createDirectLane(options: DirectLaneOptions): DirectLane {
+  return (body, headers, authInfo) => {
+    const call = directCallOf(body, headers, options.isServedTool);
+    return call && answer(call, options, authInfo);
+  };
+}
+
+/** The JSON-RPC response the SDK would send for this call, as text. */
+async function answer(call: DirectCall, options: DirectLaneOptions, authInfo: AuthInfo): Promise<string> {
+  const { id } = call;
+  let result: Record<string, unknown>;
+  try {
+    result = await options.callTool(call.params, authInfo);
+  } catch (error) {
+    // As the SDK's Protocol answers a handler that threw.
+    const thrown = error as { code?: unknown; message?: unknown; data?: unknown };
+    const code = Number.isSafeInteger(thrown.code) ? (thrown.code as number) : INTERNAL_ERROR;
+    const message = typeof thrown.message === 'string' ? thrown.message : 'Internal error';
+    return errorResponse(id, code, message, thrown.data);
+  }
+  const encoded = call.modern ? modernResult(result, options) : result;
+  if (encoded === undefined) return errorResponse(id, INTERNAL_ERROR, 'Internal error');
+  return JSON.stringify({ result: encoded, jsonrpc: '2.0', id });
+}
+
+/**
+ * The SDK's encoding of a 2026-07-28 tools/call result: `resultType` stamped "complete" unless the
+ * result says so already, and the server's identity added to `_meta`. undefined where the SDK refuses
+ * to encode (another resultType: its internal error). Tools set neither field today.
+ */
+function modernResult(
+  result: Record<string, unknown>,
+  options: DirectLaneOptions,
+): Record<string, unknown> | undefined {
+  if (result.resultType !== undefined && result.resultType !== 'complete') return undefined;
+  const stamped = { ...result, resultType: 'complete' };
+  const meta = result._meta;
+  if (meta === undefined) return { ...stamped, _meta: { [SERVER_INFO_META_KEY]: options.serverInfo } };
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return stamped;
+  return { ...stamped, _meta: { ...meta, [SERVER_INFO_META_KEY]: options.serverInfo } };
+}
+
+function errorResponse(id: string | number, code: number, message: string, data?: unknown): string {
+  const error = { code, message, ...(data !== undefined && { data }) };
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}
+
+function directCallOf(
+  body: unknown,
+  headers: IncomingHttpHeaders,
+  isServedTool: (name: string) => boolean,
+): DirectCall | undefined {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || !onlyKeys(body, BODY_KEYS)) return undefined;
+  // A request, not a notification (which the SDK answers 202 without running it).
+  if (typeof body.id !== 'string' && typeof body.id !== 'number') return undefined;
+  const { params } = body;
+  if (!isPlainObject(params) || !onlyKeys(params, PARAMS_KEYS)) return undefined;
+  if (typeof params.name !== 'string' || !isServedTool(params.name)) return undefined;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  const contentType = headers['content-type'];
+  if (typeof contentType !== 'string' || !isJsonContentType(contentType)) return undefined;
+  const version = headers['mcp-protocol-version'];
+  const method = headers['mcp-method'];
+  const name = headers['mcp-name'];
+  // A header sent twice reaches the SDK joined; the lane takes each once or not at all.
+  if ([version, method, name].some((value) => value !== undefined && typeof value !== 'string'))
+    return undefined;
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    body,
+    ...(version !== undefined && { protocolVersionHeader: version as string }),
+    ...(method !== undefined && { mcpMethodHeader: method as string }),
+    ...(name !== undefined && { mcpNameHeader: name as string }),
+  });
+  const call = { id: body.id as string | number, params: params as unknown as ToolCallParams };
+  if (route.kind === 'modern') {
+    const meta = params._meta;
+    const served =
+      route.messageKind === 'request' &&
+      route.classification.revision === MODERN_REVISION &&
+      version === MODERN_REVISION &&
+      method === 'tools/call' &&
+      name === params.name &&
+      isPlainObject(meta) &&
+      onlyKeys(meta, ENVELOPE_KEYS);
+    return served ? { ...call, modern: true } : undefined;
+  }
+  if (route.kind === 'legacy') {
+    const served =
+      params._meta === undefined &&
+      (version === undefined || LEGACY_REVISIONS.has(version as string)) &&
+      method === undefined &&
+      name === undefined;
+    return served ? { ...call, modern: false } : undefined;
+  }
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
