@@ -2,7 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   type AuthInfo,
   classifyInboundRequest,
+  type Implementation,
   isJsonContentType,
+  ProtocolErrorCode,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -36,9 +38,17 @@ export type DirectLane = (
 export interface DirectLaneOptions {
   isServedTool(name: string): boolean;
   /** tools/call as the SDK server's handler answers it (src/mcp/build-server.ts `callTool`). */
-  callTool(params: ToolCallParams, authInfo: AuthInfo): Promise<Record<string, unknown>>;
+  callTool(params: ToolCallParams, authInfo: AuthInfo): Promise<ToolResult>;
   /** The server's identity, which the 2026-07-28 revision stamps into every result's `_meta`. */
-  serverInfo: { name: string; version: string };
+  serverInfo: Implementation;
+}
+
+/** A tools/call result as the tools make it (src/mcp/tool-kit.ts `ToolResult`, which this layer cannot import). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
 }
 
 export interface ToolCallParams {
@@ -59,7 +69,7 @@ const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
 const BODY_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAMS_KEYS: ReadonlySet<string> = new Set(['name', 'arguments', '_meta']);
 /** JSON-RPC's internal error, what the SDK answers when a handler throws without a code of its own. */
-const INTERNAL_ERROR = -32603;
+const INTERNAL_ERROR = ProtocolErrorCode.InternalError;
 
 interface DirectCall {
   id: string | number;
@@ -70,48 +80,55 @@ interface DirectCall {
 export function createDirectLane(options: DirectLaneOptions): DirectLane {
   return (body, headers, authInfo) => {
     const call = directCallOf(body, headers, options.isServedTool);
-    return call && answer(call, options, authInfo);
+    return call && answerCall(call, options, authInfo);
   };
 }
 
 /** The JSON-RPC response the SDK would send for this call, as text. */
-async function answer(call: DirectCall, options: DirectLaneOptions, authInfo: AuthInfo): Promise<string> {
+async function answerCall(call: DirectCall, options: DirectLaneOptions, authInfo: AuthInfo): Promise<string> {
   const { id } = call;
-  let result: Record<string, unknown>;
+  let result: ToolResult;
   try {
     result = await options.callTool(call.params, authInfo);
   } catch (error) {
-    // As the SDK's Protocol answers a handler that threw.
-    const thrown = error as { code?: unknown; message?: unknown; data?: unknown };
+    // As the SDK's Protocol answers a handler that threw (callTool throws only for a name no tool
+    // has, which the lane never takes).
+    const thrown = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
     const code = Number.isSafeInteger(thrown.code) ? (thrown.code as number) : INTERNAL_ERROR;
     const message = typeof thrown.message === 'string' ? thrown.message : 'Internal error';
-    return errorResponse(id, code, message, thrown.data);
+    const error_ = { code, message, ...(thrown.data !== undefined && { data: thrown.data }) };
+    return JSON.stringify({ jsonrpc: '2.0', id, error: error_ });
   }
-  const encoded = call.modern ? modernResult(result, options) : result;
-  if (encoded === undefined) return errorResponse(id, INTERNAL_ERROR, 'Internal error');
-  return JSON.stringify({ result: encoded, jsonrpc: '2.0', id });
+  const parsed = asSdkParsesIt(result);
+  return JSON.stringify({ result: call.modern ? modernResult(parsed, options) : parsed, jsonrpc: '2.0', id });
 }
 
 /**
- * The SDK's encoding of a 2026-07-28 tools/call result: `resultType` stamped "complete" unless the
- * result says so already, and the server's identity added to `_meta`. undefined where the SDK refuses
- * to encode (another resultType: its internal error). Tools set neither field today.
+ * A tool result as the SDK's server re-parses it with its CallToolResult schema before sending it:
+ * `_meta`, content (text blocks of type and text only), structuredContent, isError, then any other
+ * member. Tools return only content with structuredContent or isError (src/mcp/tool-kit.ts).
  */
-function modernResult(
-  result: Record<string, unknown>,
-  options: DirectLaneOptions,
-): Record<string, unknown> | undefined {
-  if (result.resultType !== undefined && result.resultType !== 'complete') return undefined;
-  const stamped = { ...result, resultType: 'complete' };
+function asSdkParsesIt(result: ToolResult): Record<string, unknown> {
+  const { _meta, content, structuredContent, isError, ...rest } = result;
+  return {
+    ...(_meta !== undefined && { _meta }),
+    content: content.map(({ type, text }) => ({ type, text })),
+    ...(structuredContent !== undefined && { structuredContent }),
+    ...(isError !== undefined && { isError }),
+    ...rest,
+  };
+}
+
+/**
+ * The SDK's encoding of a 2026-07-28 result: `resultType` "complete" unless the result names one (a
+ * tools/call result may), and the server's identity added to `_meta` unless it is there already.
+ */
+function modernResult(result: Record<string, unknown>, options: DirectLaneOptions): Record<string, unknown> {
+  const stamped = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
   const meta = result._meta;
   if (meta === undefined) return { ...stamped, _meta: { [SERVER_INFO_META_KEY]: options.serverInfo } };
   if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return stamped;
   return { ...stamped, _meta: { ...meta, [SERVER_INFO_META_KEY]: options.serverInfo } };
-}
-
-function errorResponse(id: string | number, code: number, message: string, data?: unknown): string {
-  const error = { code, message, ...(data !== undefined && { data }) };
-  return JSON.stringify({ jsonrpc: '2.0', id, error });
 }
 
 function directCallOf(
@@ -131,7 +148,8 @@ function directCallOf(
   const version = headers['mcp-protocol-version'];
   const method = headers['mcp-method'];
   const name = headers['mcp-name'];
-  // A header sent twice reaches the SDK joined; the lane takes each once or not at all.
+  // Node joins a repeated Mcp-* header into one string (then unequal to the body's); an array is
+  // declined all the same.
   if ([version, method, name].some((value) => value !== undefined && typeof value !== 'string'))
     return undefined;
   const route = classifyInboundRequest({

@@ -99,7 +99,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
     const mcp = await protocol();
     const authInfo = authInfoOf(caller);
     const direct = mcp.answerDirectly(body, request.headers, authInfo);
-    if (direct) return reply.type('application/json').send(await direct);
+    if (direct) {
+      try {
+        return reply.type('application/json').send(await direct);
+      } catch (error) {
+        return refuse(reply, error, requestIdOf(body));
+      }
+    }
     return sendResponse(reply, await mcp.answer(toWebRequest(request), authInfo, body));
   });
   // Only POST: stateless, /mcp has no session to stream to (GET) or end (DELETE). Any other method is

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler, Server } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDirectLane, type ToolResult } from '../../src/http/mcp-direct-lane.ts';
 import { createMcpProtocol, type McpProtocol } from '../../src/http/mcp-protocol.ts';
 import { principalOfKey } from '../../src/mcp/in-process-api.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
@@ -133,7 +134,7 @@ describe('the direct lane of POST /mcp', () => {
     const { body, headers } = toolCall('legacy', 'list_locations');
     const { 'mcp-protocol-version': _, ...none } = headers;
     await expectSameAsSdk(body, none);
-    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']) {
       await expectSameAsSdk(body, { ...headers, 'mcp-protocol-version': version });
     }
   });
@@ -160,7 +161,7 @@ describe('the direct lane of POST /mcp', () => {
       ],
       [
         'modern with Mcp-Name sent twice',
-        { ...modern, headers: { ...modern.headers, 'mcp-name': ['find_slots', 'find_slots'] as never } },
+        { ...modern, headers: { ...modern.headers, 'mcp-name': 'find_slots, find_slots' } },
       ],
       [
         'modern with a 2025 version header',
@@ -306,6 +307,49 @@ describe('the direct lane of POST /mcp', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(await response.text()).toBe((await sdkAnswer(body, headers)).text);
+    }
+  });
+
+  it('encodes results of other shapes, and a tool that throws, as the SDK does', async () => {
+    const serverInfo = { name: 'odd-tools', version: '9.9.9' };
+    const odd: [string, () => ToolResult][] = [
+      ['meta', () => ({ extra: 1, _meta: { mine: true }, content: [{ type: 'text', text: 'a' }] })],
+      ['typed', () => ({ content: [{ type: 'text', text: 'b', more: 1 } as never], resultType: 'complete' })],
+      [
+        'error',
+        () => ({ isError: true, content: [{ type: 'text', text: 'c' }], structuredContent: { x: 1 } }),
+      ],
+      [
+        'throws',
+        () => {
+          throw Object.assign(new Error('broken'), { data: { why: 'test' } });
+        },
+      ],
+    ];
+    const results = new Map(odd);
+    const run = async (name: string) => results.get(name)!();
+    const sdk = createMcpHandler(
+      () => {
+        const server = new Server(serverInfo, { capabilities: { tools: {} } });
+        server.setRequestHandler('tools/call', (request) => run(request.params.name) as never);
+        return server;
+      },
+      { legacy: 'reject', responseMode: 'auto' },
+    );
+    const lane = createDirectLane({
+      isServedTool: (name) => results.has(name),
+      callTool: (params) => run(params.name),
+      serverInfo,
+    });
+    for (const [name] of odd) {
+      const { body, headers } = toolCall('modern', name, {});
+      const direct = lane(body, headers, authInfo);
+      expect(direct).toBeDefined();
+      const webHeaders = new Headers(headers as Record<string, string>);
+      webHeaders.set('accept', 'application/json, text/event-stream');
+      const request = new Request('http://127.0.0.1/mcp', { method: 'POST', headers: webHeaders });
+      const answer = await sdk.fetch(request, { authInfo, parsedBody: body });
+      expect(await direct, name).toBe(await answer.text());
     }
   });
 });
