@@ -34,6 +34,11 @@ export interface CheckoutView {
   completedAt: number | null;
   /** Where it is paid at the provider (Stripe's page); the local provider's is this server's own page. */
   providerUrl: string | null;
+  /**
+   * Where paying or leaving sends the customer when the booking was made with checkout_success_url or
+   * checkout_cancel_url (placeholders substituted): the local page's forms lead there.
+   */
+  returnUrls: string[];
   organisation: { name: string; locale: string };
   location: { slug: string; name: string; timezone: string };
   booking: {
@@ -98,6 +103,9 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
     providerUrl: row.provider_url ?? null,
+    returnUrls: [row.success_url, row.cancel_url].flatMap((url) =>
+      url ? [redirectUrl(url, '', valuesOf(row))] : [],
+    ),
     organisation: { name: row.organisation_name, locale: row.locale },
     location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
     booking: {

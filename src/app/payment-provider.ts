@@ -31,6 +31,12 @@ export interface PaymentProvider {
   /** False for a test mode that confirms deposits without taking money. */
   readonly takesMoney: boolean;
   /**
+   * The origins of the provider's own hosted pages (checkout, card setup) that this server's pages
+   * send the customer on to; none when they are this server's own. A page whose form is answered with
+   * a redirect there names them in its CSP form-action (Chromium holds a form's redirects to it).
+   */
+  readonly handOverOrigins: readonly string[];
+  /**
    * Deposit: opens the hosted checkout of a new session (a provider may call its API, with the
    * session id as idempotency key); answers the URL where the customer pays it at the provider. The
    * caller keeps that URL (checkout_sessions.provider_url) and hands out `checkoutUrl`.

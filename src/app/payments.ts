@@ -17,6 +17,8 @@ export { PAYMENT_PROVIDER_NAMES } from './payment-provider.ts';
 export const localCheckout: PaymentProvider = {
   name: 'local',
   takesMoney: false,
+  // Its pages are on this server.
+  handOverOrigins: [],
   openCheckout: async (session, publicBaseUrl) => localCheckout.checkoutUrl(session.id, publicBaseUrl),
   checkoutUrl: (sessionId, publicBaseUrl) => `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`,
   openCardSetup: async (setup, publicBaseUrl) =>

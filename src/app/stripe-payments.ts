@@ -31,6 +31,21 @@ import type { StripeProvider } from './stripe-provider.ts';
 const MIN_SESSION_SECONDS = 30 * 60 + 60;
 const MAX_SESSION_SECONDS = 24 * 60 * 60 - 60;
 
+/** Stripe's API, and the origin of Stripe Checkout's hosted pages (every session's `url`). */
+const STRIPE_API_ORIGIN = 'https://api.stripe.com';
+const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
+
+/**
+ * Where the customer is handed over to: Stripe Checkout; and when STRIPE_API_BASE points elsewhere,
+ * that origin too, where a stand-in serves its hosted pages beside its API (through an egress proxy,
+ * Stripe's own page is still the one the customer sees).
+ */
+function stripeHandOverOrigins(apiBase: URL): string[] {
+  return apiBase.origin === STRIPE_API_ORIGIN
+    ? [STRIPE_CHECKOUT_ORIGIN]
+    : [STRIPE_CHECKOUT_ORIGIN, apiBase.origin];
+}
+
 export function makeStripeProvider(settings: StripeSettings): StripeProvider {
   const { apiBase } = settings;
   const defaultPort = apiBase.protocol === 'https:' ? 443 : 80;
@@ -49,6 +64,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
   return {
     name: 'stripe',
     takesMoney: true,
+    handOverOrigins: stripeHandOverOrigins(apiBase),
     checkoutUrl,
 
     async openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string> {

@@ -12,6 +12,11 @@ import Stripe from 'stripe';
  * idempotency_error). Tests play the customer (pay, save a card, let a session expire) through its
  * controls, which answer the event Stripe would send; `signed` signs a delivery with the package's own
  * test-header helper.
+ *
+ * Like Stripe Checkout, it also serves the hosted page of each session (its `url`, at /c/pay/{id} on the
+ * stand-in's own origin, so another origin than the booking server's) for a real browser: a button that
+ * pays (or saves a card), whose answer delivers the signed event to `webhookUrl` and then sends the
+ * customer on to the session's success_url, as Stripe does.
  */
 
 type Json = Record<string, unknown>;
@@ -31,6 +36,13 @@ export interface FakeStripe {
   refuseRefunds: boolean;
   /** Requests to this path are carried out, replays included, but their answers are lost. */
   loseAnswersTo: string | null;
+  /**
+   * Where the hosted pages deliver what the customer did there (the signed event, before sending the
+   * customer on), as Stripe does to the endpoint set up in its dashboard; null: nothing is delivered.
+   */
+  webhookUrl: string | null;
+  /** What the hosted pages delivered to webhookUrl: the event's type and the endpoint's answer. */
+  deliveries: { type: string; status: number }[];
   /** The customer pays a payment-mode session: it completes with a PaymentIntent. */
   pay(sessionId: string): Json;
   /** The customer saves a card in a setup-mode session (`declining`: a card later charges decline). */
@@ -70,6 +82,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     afterCreate: null,
     refuseRefunds: false,
     loseAnswersTo: null,
+    webhookUrl: null,
+    deliveries: [],
     pay(sessionId) {
       const session = must(fake.sessions, sessionId);
       const intent = {
@@ -225,7 +239,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       cancel_url: p.cancel_url ?? null,
       url: '',
     };
-    session.url = `https://checkout.stripe.test/c/pay/${session.id}`;
+    // The hosted page, on the stand-in's own origin (Stripe's is https://checkout.stripe.com).
+    session.url = `${fake.url}/c/pay/${session.id}`;
     fake.sessions.set(String(session.id), session);
     return session;
   }
@@ -265,6 +280,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const method = request.method ?? 'GET';
     const key = request.headers['idempotency-key'] as string | undefined;
     fake.requests.push({ method, path: url.pathname, idempotencyKey: key });
+    // A customer's browser at the hosted page: no API key, as at Stripe.
+    const hosted = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
+    if (hosted) {
+      await hostedPage(method, decodeURIComponent(hosted[1]!), response);
+      return;
+    }
     const send = (status: number, answer: string) => {
       if (fake.loseAnswersTo === url.pathname) {
         response.socket?.destroy();
@@ -322,6 +343,51 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     send(status, answer);
   }
 
+  /**
+   * The hosted page of a session: GET shows it with one button, POST is the customer paying (payment
+   * mode) or saving a card (setup mode). The event is delivered to webhookUrl before the customer is
+   * sent on to success_url, so the page they land on already knows.
+   */
+  async function hostedPage(method: string, sessionId: string, response: ServerResponse): Promise<void> {
+    const page = (status: number, title: string, body: string) => {
+      response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      response.end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`,
+      );
+    };
+    const session = fake.sessions.get(sessionId);
+    if (!session) return page(404, 'No such checkout', '');
+    if (session.status !== 'open') return page(410, 'This checkout is no longer open', '');
+    const setup = session.mode === 'setup';
+    if (method === 'GET') {
+      const what = setup
+        ? `<p>Save a card for booking ${htmlText((session.metadata as Json).booking_reference)}. Nothing is charged now.</p>`
+        : `<p>${htmlText(session.line_item_name)}: ${Number(session.amount_total)} ${String(session.currency).toUpperCase()} (minor units)</p>`;
+      return page(
+        200,
+        'Stand-in Stripe Checkout',
+        `${what}<form method="post"><button type="submit">${setup ? 'Save card' : 'Pay'}</button></form>`,
+      );
+    }
+    if (method !== 'POST') return page(405, 'Method not allowed', '');
+    const event = setup ? fake.saveCard(sessionId) : fake.pay(sessionId);
+    if (fake.webhookUrl) {
+      const { payload, signature } = fake.signed(event, nowSeconds());
+      const delivered = await fetch(fake.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+        body: payload,
+      });
+      await delivered.arrayBuffer();
+      fake.deliveries.push({ type: String(event.type), status: delivered.status });
+      if (!delivered.ok)
+        return page(502, 'The webhook endpoint refused the event', `<p>${delivered.status}</p>`);
+    }
+    const next = String(session.success_url).replaceAll('{CHECKOUT_SESSION_ID}', sessionId);
+    response.writeHead(303, { location: next, 'cache-control': 'no-store' });
+    response.end();
+  }
+
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       response.writeHead(500, { 'content-type': 'application/json' });
@@ -350,6 +416,11 @@ function parseForm(body: string): Json {
     });
   }
   return root;
+}
+
+/** A value as HTML text (the stand-in's page shows what the session was created with). */
+function htmlText(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function must(map: Map<string, Json>, key: string): Json {

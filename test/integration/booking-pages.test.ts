@@ -103,9 +103,44 @@ describe('the hosted pages', () => {
       expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     }
     const { path } = await protectedHold();
-    expect((await post(`${path}/setup`, '', { origin: 'https://evil.example' })).statusCode).toBe(403);
+    const crossSite = await post(`${path}/setup`, '', { origin: 'https://evil.example' });
+    expect(crossSite.statusCode).toBe(403);
     expect((await post(`${path}/setup`, '', {})).statusCode).toBe(403);
     expect((await page(path)).body).toContain('Save a card');
+    // The refusal speaks of the page the form belongs to, the public page's as the booking's.
+    const booking =
+      'This form is accepted only from the booking page itself. Open the booking page again and use its buttons.';
+    expect(crossSite.body).toContain(booking);
+    const publicForm = await post('/p/northside-hair/book', 'starts_at=2026-11-25T14%3A00%3A00Z', {
+      origin: 'https://evil.example',
+    });
+    expect(publicForm.statusCode).toBe(403);
+    expect(publicForm.headers['content-type']).toMatch(/^text\/html/);
+    expect(publicForm.body).toContain('Not accepted from here');
+    expect(publicForm.body).toContain(booking);
+    expect(publicForm.body).not.toContain('payment link');
+    // The local provider's card page, reached from the booking's page, sends the customer back there.
+    const setup = await post(`${path}/setup`);
+    const setupPath = new URL(setup.headers.location as string).pathname;
+    const cardForm = await post(setupPath, '', { origin: 'https://evil.example' });
+    expect(cardForm.statusCode).toBe(403);
+    expect(cardForm.body).toContain(
+      'This form is accepted only from the card page itself. Open the booking page again and use its buttons.',
+    );
+  });
+
+  it('sends every page never framed, its forms posting only here with the local provider', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await protectedHold('Full colour');
+    for (const url of [path, '/p/northside-hair', '/p/no-such-salon', `${path}/cancel`]) {
+      const response = await page(url);
+      expect(response.headers['x-frame-options'], url).toBe('DENY');
+      expect(response.headers['content-security-policy'], url).toBe(
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
+    }
+    // Its steps hand over to the local provider's pages, which are this server's own.
+    expect((await page(path)).body).toContain('Pay deposit');
   });
 
   it('moves a booking from its page, saying first that it is free of charge', async () => {

@@ -65,6 +65,7 @@ function expectHtml(response: { headers: Record<string, unknown>; body: string }
   expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(response.headers['x-request-id']).toBeTruthy();
   expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['x-frame-options']).toBe('DENY');
   expect(response.body).toMatch(/^<!doctype html>/);
 }
 
@@ -85,7 +86,7 @@ describe('the hosted checkout page', () => {
     expect(response.body).not.toMatch(/<script|<link|src=/);
     // Its forms post with a real Origin (no-referrer would make it "null"), and only to itself.
     expect(response.headers['referrer-policy']).toBe('same-origin');
-    expect(response.headers['content-security-policy']).toContain("form-action 'self'");
+    expect(response.headers['content-security-policy']).toContain("form-action 'self'; frame-ancestors");
   });
 
   it('says on every page, errors included, that it is a test mode that takes no money', async () => {
@@ -202,6 +203,25 @@ describe('paying', () => {
     expect(paid.headers.location).toBe(`https://shop.example/done?ref=${reference}&loc=soho`);
   });
 
+  it('names the origins of the success and cancel URLs in its form-action: its forms lead there', async () => {
+    t = await startTestApp();
+    const { path } = await book({
+      checkout_success_url: SUCCESS,
+      checkout_cancel_url: 'https://{location_slug}.shop.example:8443/again',
+    });
+    const shown = await page(path);
+    // Chromium holds a form's redirects to form-action too: without them the customer who paid is
+    // shown an error instead of the shop's page.
+    expect(shown.headers['content-security-policy']).toContain(
+      "form-action 'self' https://shop.example https://soho.shop.example:8443; frame-ancestors 'none'",
+    );
+    // Its other pages keep to this origin.
+    expect((await post(`${path}/pay`)).statusCode).toBe(303);
+    expect((await page(`${path}/done`)).headers['content-security-policy']).toContain(
+      "form-action 'self'; frame-ancestors",
+    );
+  });
+
   it('refuses to take the deposit twice, with a 409 page', async () => {
     t = await startTestApp();
     const { reference, path } = await book();
@@ -255,6 +275,9 @@ describe('the forms', () => {
         expect(refused.statusCode, `${action} ${JSON.stringify(headers)}`).toBe(403);
         expectHtml(refused);
         expect(refused.body).toContain('Not accepted from here');
+        expect(refused.body).toContain(
+          'This form is accepted only from the checkout page itself. Open the payment link again and use its buttons.',
+        );
       }
     }
     expect(await statusOf(reference)).toBe('pending_payment');

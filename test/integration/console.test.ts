@@ -285,7 +285,10 @@ describe('the diary and a booking', () => {
     let me = await signIn('acme-hair', 'desk@acme.test');
     const day = await me.get('/console/diary?location=soho&date=2026-11-23');
     expect(day.statusCode).toBe(200);
-    expect(day.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(day.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect(day.headers['x-frame-options']).toBe('DENY');
     expect(day.body).toContain('<h2>Ana</h2>');
     expect(day.body).toContain(`data-reference="${reference}"`);
     expect(day.body).toContain('aria-label="11:00–11:45 Jo Bloggs, Cut, Confirmed"');

@@ -369,6 +369,12 @@ describe('a Booking Protection hold with a deposit, finished on its booking page
     const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
     const deposit = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
     expect(new URL(String(deposit.success_url)).pathname).toBe(pagePath);
+    // Its forms' answers redirect to Stripe's hosted pages (the stand-in's, here): its CSP names them.
+    const formAction = async () =>
+      /form-action [^;]*/.exec(
+        String((await t.app.inject({ method: 'GET', url: pagePath })).headers['content-security-policy']),
+      )?.[0];
+    expect(await formAction()).toBe(`form-action 'self' https://checkout.stripe.com ${fake.url}`);
 
     // The page's "Save a card" opens Stripe Checkout in setup mode.
     const setup = await t.app.inject({
@@ -398,6 +404,19 @@ describe('a Booking Protection hold with a deposit, finished on its booking page
     expect(await eventsOf(reference)).toEqual([
       { from_status: null, to_status: 'pending_confirmation', actor: expect.any(String) },
       { from_status: 'pending_confirmation', to_status: 'confirmed', actor: 'payment:stripe' },
+    ]);
+    // Nothing left to hand over: the confirmed booking's page posts only here.
+    expect(await formAction()).toBe("form-action 'self'");
+  });
+
+  it("hands over to Stripe Checkout's origin only, against Stripe's own API", () => {
+    const provider = (apiBase: string) =>
+      makeStripeProvider({ secretKey: 'sk_test_x', webhookSecret: 'whsec_x', apiBase: new URL(apiBase) });
+    expect(provider('https://api.stripe.com').handOverOrigins).toEqual(['https://checkout.stripe.com']);
+    // A stand-in serves its hosted pages beside its API.
+    expect(provider('http://127.0.0.1:12111').handOverOrigins).toEqual([
+      'https://checkout.stripe.com',
+      'http://127.0.0.1:12111',
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { formatUtc, localDateAt } from '../../domain/time-format.ts';
-import { esc } from '../pages/page-shell.ts';
+import { esc, securePage as secureShellPage } from '../pages/page-shell.ts';
 
 /**
  * The console's page shell: one stylesheet inline, one script served by the project
@@ -76,19 +76,12 @@ export function actionForm(
 }
 
 /**
- * Headers of every console page: never cached (personal data), never framed, scripts and connections
- * to this origin only, forms posting here only, no referrer to other sites.
+ * Headers of every console page (page-shell.ts securePage's, as every page's): never cached (personal
+ * data), never framed, its own script and connections to this origin only, forms posting here only,
+ * no referrer to other sites.
  */
 export function securePage(reply: FastifyReply): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .header('x-content-type-options', 'nosniff')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
+  return secureShellPage(reply, { ownScript: true });
 }
 
 export interface Formats {

@@ -43,7 +43,11 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
 
     app.get<{ Params: TokenParams }>('/p/manage/:token', hidden, async (request, reply) => {
       const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
-      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs()));
+      // Its steps' forms are answered with redirects to the provider's hosted pages: named in its CSP.
+      const handsOver = needsCard(view) || owesDeposit(view);
+      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs()), {
+        formTargets: handsOver ? (deps.payments?.handOverOrigins ?? []) : [],
+      });
     });
 
     // The deposit: on to the provider's checkout of the booking's open session.
@@ -173,6 +177,22 @@ function isPending(view: BookingPageView): boolean {
   return view.booking.status === 'pending_payment' || view.booking.status === 'pending_confirmation';
 }
 
+/** The step of saving Booking Protection's card is open: the page offers it. */
+function needsCard(view: BookingPageView): boolean {
+  return isPending(view) && view.booking.pendingRequirements.includes('protection_setup');
+}
+
+/** A deposit is due through the provider's checkout: the page offers to pay it. */
+function owesDeposit(view: BookingPageView): boolean {
+  const { booking } = view;
+  return (
+    isPending(view) &&
+    booking.depositStatus === 'pending' &&
+    booking.checkoutSessionId !== null &&
+    booking.depositMinor !== null
+  );
+}
+
 function isChangeable(view: BookingPageView, now: number): boolean {
   const live = isPending(view) || view.booking.status === 'confirmed';
   return live && now < view.booking.startsAt;
@@ -241,12 +261,11 @@ function bookingBody(view: BookingPageView, now: number): string {
   parts.push(bookingSummary(view, f));
   if (isPending(view)) {
     const steps: string[] = [];
-    const setup = booking.pendingRequirements.includes('protection_setup');
-    if (setup) {
+    if (needsCard(view)) {
       steps.push(`<li><p>Save a card for Booking Protection. Nothing is charged now; ${esc(protectionWords(view))}</p>
 <form method="post" action="${esc(`${path}/setup`)}"><button type="submit" class="primary">Save a card</button></form></li>`);
     }
-    if (booking.depositStatus === 'pending' && booking.checkoutSessionId && booking.depositMinor !== null) {
+    if (owesDeposit(view) && booking.depositMinor !== null) {
       steps.push(`<li><p>Pay the deposit of ${esc(f.money(booking.depositMinor))}; it counts towards the total.</p>
 <form method="post" action="${esc(`${path}/pay`)}"><button type="submit" class="primary">Pay deposit ${esc(f.money(booking.depositMinor))}</button></form></li>`);
     }

@@ -19,7 +19,8 @@ import { publicBookingRoutes } from './public-page.ts';
  */
 export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   const document = pageDocument(noticeFor(deps.payments));
-  const sendPage: SendPage = (reply, title, body) => securePage(reply).send(document(title, body));
+  const sendPage: SendPage = (reply, title, body, policy) =>
+    securePage(reply, policy).send(document(title, body));
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   return async (app) => {
     acceptPageFields(app, 4096);

@@ -14,17 +14,25 @@ import { ownOrigins } from '../public-base-url.ts';
 /**
  * A form post must come from one of this server's own pages. Browsers send Origin with every form
  * post (our pages' Referrer-Policy: same-origin keeps it from being "null"); a browser that sends
- * none still sends a Referer. A post with neither is not from our page: refused too.
+ * none still sends a Referer. A post with neither is not from our page: refused too, in words that
+ * name the page the form belongs to and the way back to it.
  */
 export async function refuseCrossSiteForm(request: FastifyRequest): Promise<void> {
   const claimed = originOf(request.headers.origin ?? request.headers.referer);
   if (claimed === undefined || !ownOrigins(request).has(claimed)) {
-    throw new AppError(
-      'invalid_host',
-      'This form is accepted only from the checkout page itself. Open the payment link again and use its buttons.',
-      'Origin',
-    );
+    throw new AppError('invalid_host', refusalOf(request.routeOptions.url ?? request.url), 'Origin');
   }
+}
+
+/** The refusal of a form post from elsewhere, by the route the form posts to (its page's own). */
+function refusalOf(route: string): string {
+  if (route.startsWith('/checkout/')) {
+    return 'This form is accepted only from the checkout page itself. Open the payment link again and use its buttons.';
+  }
+  if (route.startsWith('/card-setup/')) {
+    return 'This form is accepted only from the card page itself. Open the booking page again and use its buttons.';
+  }
+  return 'This form is accepted only from the booking page itself. Open the booking page again and use its buttons.';
 }
 
 /** The serialised origin of a URL or an Origin header (default ports dropped); undefined for none or "null". */
@@ -46,24 +54,64 @@ export function redirect(reply: FastifyReply, url: string): FastifyReply {
     .redirect(url, 303);
 }
 
-/** Sends a page of the shell: its title and body inside the document. */
-export type SendPage = (reply: FastifyReply, title: string, body: string) => FastifyReply;
+/** Sends a page of the shell: its title and body inside the document, with its policy's headers. */
+export type SendPage = (
+  reply: FastifyReply,
+  title: string,
+  body: string,
+  policy?: PagePolicy,
+) => FastifyReply;
+
+/** What a page's Content-Security-Policy allows beyond what every page does (inline style, forms here). */
+export interface PagePolicy {
+  /** The console's own script, its fetches and images, from this origin; the customer pages run none. */
+  ownScript?: boolean;
+  /**
+   * Where else the page's forms lead, as URLs or origins (only their origins are named): Chromium
+   * holds a form's redirects to form-action too, so a form answered with a redirect to a payment
+   * provider's hosted page is blocked unless the page names that page's origin.
+   */
+  formTargets?: readonly string[];
+}
 
 /**
- * Headers of every page. Referrer-Policy same-origin: the page's URL (the capability) never leaves for
- * another site, yet its own forms post with a real Origin (no-referrer would make it "null"). The CSP
- * allows no scripts, no framing, and form posts to this origin only.
+ * The Content-Security-Policy of every HTML page this server sends (the customer pages, the checkout
+ * pages, the console): nothing loaded from elsewhere, no framing, no base URL, and form posts to this
+ * origin plus the page's own formTargets.
  */
-export function securePage(reply: FastifyReply): FastifyReply {
+export function contentSecurityPolicy(policy: PagePolicy = {}): string {
+  const targets = new Set<string>();
+  for (const target of policy.formTargets ?? []) {
+    const origin = originOf(target);
+    // A host may contain characters a policy gives meaning to (";", ","): only plain origins are named.
+    if (origin !== undefined && PLAIN_ORIGIN.test(origin)) targets.add(origin);
+  }
+  return [
+    "default-src 'none'",
+    ...(policy.ownScript ? ["script-src 'self'", "connect-src 'self'"] : []),
+    "style-src 'unsafe-inline'",
+    ...(policy.ownScript ? ["img-src 'self'"] : []),
+    `form-action ${["'self'", ...targets].join(' ')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d+)?$/;
+
+/**
+ * Headers of every HTML page. Referrer-Policy same-origin: the page's URL (the capability) never leaves
+ * for another site, yet its own forms post with a real Origin (no-referrer would make it "null").
+ * No framing twice over: CSP frame-ancestors, and X-Frame-Options for browsers that predate it.
+ */
+export function securePage(reply: FastifyReply, policy: PagePolicy = {}): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', contentSecurityPolicy(policy));
 }
 
 // ---------------------------------------------------------------------------------------------------

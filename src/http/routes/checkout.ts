@@ -19,6 +19,7 @@ import {
   type Formatter,
   formatter,
   noticeFor,
+  type PagePolicy,
   pageDocument,
   redirect,
   refuseCrossSiteForm,
@@ -41,8 +42,8 @@ import {
  */
 export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): FastifyPluginAsyncZod {
   const document = pageDocument(noticeFor(provider));
-  const sendPage = (reply: FastifyReply, title: string, body: string) =>
-    securePage(reply).send(document(title, body));
+  const sendPage = (reply: FastifyReply, title: string, body: string, policy?: PagePolicy) =>
+    securePage(reply, policy).send(document(title, body));
   return async (app) => {
     // HTML forms post application/x-www-form-urlencoded; ours carry no fields.
     acceptPageFields(app, 1024);
@@ -64,7 +65,10 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
       if (view.state === 'open' || view.state === 'abandoned') {
         // A provider with hosted pages of its own (Stripe Checkout): the link leads there while payable.
         if (provider.takesMoney && view.providerUrl) return redirect(reply, view.providerUrl);
-        return sendPage(reply, `Pay your deposit – ${view.location.name}`, checkoutBody(view));
+        // Its forms' answers send the customer on to the booking's own success or cancel URL.
+        return sendPage(reply, `Pay your deposit – ${view.location.name}`, checkoutBody(view), {
+          formTargets: view.returnUrls,
+        });
       }
       return sendPage(reply.code(409), notPayableTitle(view), notPayableBody(view));
     });
