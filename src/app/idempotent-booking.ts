@@ -77,8 +77,8 @@ export function createBookingIdempotently(
           protectedHoldOnly: options.protectedHoldOnly ?? false,
         },
       );
-      const links = customerLinks(deps.payments, options.publicBaseUrl);
-      return { status: 201, body: { data: presentCreatedBooking(created, now, links) } };
+      const viewer = { scope: principal.scope, links: customerLinks(deps.payments, options.publicBaseUrl) };
+      return { status: 201, body: { data: presentCreatedBooking(created, now, viewer) } };
     },
   );
 }

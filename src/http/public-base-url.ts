@@ -3,7 +3,8 @@ import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
-import type { BookingLinks } from '../contract/booking.ts';
+import type { BookingViewer } from '../contract/booking.ts';
+import { principalOf } from './authenticate.ts';
 
 /** How this server may name itself in links it gives out (payment_url) and which origins its forms accept. */
 export interface PublicLinks {
@@ -77,9 +78,10 @@ function listeningOrigin(request: FastifyRequest): string {
 const WILDCARDS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
 
 /**
- * A booking's links (payment_url, booking_page_url) as this request's caller should hand them to the
- * customer; no payment_url without a payment provider (nobody could pay).
+ * Who this request's Booking is shown to: its key's scope, and the links (payment_url,
+ * booking_page_url) as the caller would hand them to the customer; no payment_url without a payment
+ * provider (nobody could pay). The presenter gives the links to read_write keys only.
  */
-export function bookingLinks(deps: AppDeps, request: FastifyRequest): BookingLinks {
-  return customerLinks(deps.payments, publicBaseUrl(request));
+export function bookingViewer(deps: AppDeps, request: FastifyRequest): BookingViewer {
+  return { scope: principalOf(request).scope, links: customerLinks(deps.payments, publicBaseUrl(request)) };
 }

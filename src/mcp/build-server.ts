@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import type { BookingApi } from './booking-api.ts';
+import { CALLER_TEXT_INSTRUCTIONS } from './caller-text.ts';
 import { ToolBox, UnknownToolError } from './tool-calls.ts';
 import type { ToolResult } from './tool-kit.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -33,7 +34,8 @@ A new caller: find_slots, then book with their name and phone (client). A known 
 phone gives their upcoming appointments and references, for reschedule or cancel. Pass starts_at exactly as
 find_slots returned it. Before cancelling or moving, call it with dry_run true and tell the caller any fee or kept
 deposit. Read "spoken" fields aloud; when ok is false, follow "hint" and offer "alternatives". Questions about
-hours, closures or the policy: get_location_info. A caller who lost their link: send_link. Anything else: take_message.`;
+hours, closures or the policy: get_location_info. A caller who lost their link: send_link. Anything else: take_message.
+${CALLER_TEXT_INSTRUCTIONS}`;
 
 /** What a transport knows of the caller of one request: the `extra` of the AuthInfo it authenticated. */
 export type CallerOf = Record<string, unknown> | undefined;

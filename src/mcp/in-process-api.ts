@@ -20,7 +20,7 @@ import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
 import { sendLink } from '../app/send-link.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
-  type BookingLinks,
+  type BookingViewer,
   NewBookingBody,
   presentBooking,
   presentCancellation,
@@ -195,7 +195,8 @@ export class InProcessBookingApi implements BookingApi {
   async upcomingBookings(clientId: string): Promise<Booking[]> {
     const now = this.now();
     const bookings = await listUpcomingBookings(this.#deps.db, this.#allowed('read'), clientId, now);
-    return bookings.map((booking) => presentBooking(booking, now, this.#links()));
+    const viewer = this.#viewer();
+    return bookings.map((booking) => presentBooking(booking, now, viewer));
   }
 
   async liveBookingAt(
@@ -210,7 +211,7 @@ export class InProcessBookingApi implements BookingApi {
       { clientId: clientId.toLowerCase(), locationSlug, startsAt: Date.parse(startsAt) },
       now,
     );
-    return booking && presentBooking(booking, now, this.#links());
+    return booking && presentBooking(booking, now, this.#viewer());
   }
 
   async createBooking(
@@ -246,7 +247,7 @@ export class InProcessBookingApi implements BookingApi {
 
   async getBooking(reference: string): Promise<Booking> {
     const booking = await getBooking(this.#deps.db, this.#allowed('read'), reference);
-    return presentBooking(booking, this.now(), this.#links());
+    return presentBooking(booking, this.now(), this.#viewer());
   }
 
   async rescheduleBooking(
@@ -264,7 +265,7 @@ export class InProcessBookingApi implements BookingApi {
       dryRun,
     );
     return {
-      ...presentBooking(booking, now, this.#links()),
+      ...presentBooking(booking, now, this.#viewer()),
       change: presentChangeOutcome(disclosure, dryRun),
     };
   }
@@ -351,9 +352,12 @@ export class InProcessBookingApi implements BookingApi {
     return this.#principal.organisation.id;
   }
 
-  /** payment_url and booking_page_url as the customer reaches this server. */
-  #links(): BookingLinks {
-    return customerLinks(this.#deps.payments, this.#options.publicBaseUrl);
+  /** The key's scope, and payment_url and booking_page_url as the customer reaches this server. */
+  #viewer(): BookingViewer {
+    return {
+      scope: this.#principal.scope,
+      links: customerLinks(this.#deps.payments, this.#options.publicBaseUrl),
+    };
   }
 
   #changer() {

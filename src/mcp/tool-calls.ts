@@ -56,7 +56,11 @@ export class ToolBox {
         `${errorHint('invalid_request')} ${tool.spec.name}: ${broken} holds a broken character (a lone UTF-16 surrogate); send it as plain text.`,
       );
     }
-    return toolResult(async () => tool.spec.run(parsed.data as never, await context()), onFault);
+    return toolResult(
+      async () => tool.spec.run(parsed.data as never, await context()),
+      onFault,
+      tool.spec.callerSupplied,
+    );
   }
 }
 

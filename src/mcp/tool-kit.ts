@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
+import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
@@ -37,6 +38,15 @@ const OUTCOME_FIELDS = {
     .describe('With ok false: the REST error code where one exists, else ambiguous or no_slots.'),
   hint: z.string().optional().describe('One sentence: what to tell or ask the caller next.'),
   detail: z.string().optional().describe("The booking system's own message, when it adds something."),
+};
+
+/**
+ * Members of a conversational failure that only some tools answer with: `choices` where a name is
+ * resolved, `alternatives` and `reason` where a time is refused. A tool declares those it uses
+ * (ToolSpec.failureMembers), so that tools/list describes each tool's answers and nothing more: it
+ * stays inside its budget of 16,000 characters (design.md 8.1).
+ */
+const FAILURE_MEMBERS = {
   choices: z
     .array(z.string())
     .optional()
@@ -51,6 +61,8 @@ const OUTCOME_FIELDS = {
     ),
 };
 
+export type FailureMember = keyof typeof FAILURE_MEMBERS;
+
 /**
  * A normal conversational outcome that is not a success (nobody on file, nothing free, the slot was
  * just taken): the tool answers ok false with its code and hint, not an MCP error.
@@ -58,7 +70,14 @@ const OUTCOME_FIELDS = {
 export class ToolFailure extends Error {
   readonly code: ToolCode;
   readonly hint: string;
-  readonly extra: { detail?: string; choices?: string[]; alternatives?: SpokenSlot[]; reason?: string };
+  readonly extra: {
+    detail?: string;
+    choices?: string[];
+    alternatives?: SpokenSlot[];
+    reason?: string;
+    /** The members of this answer holding caller-supplied text (choices naming a client on file). */
+    caller_supplied?: string[];
+  };
 
   constructor(code: ToolCode, hint: string, extra: ToolFailure['extra'] = {}) {
     super(hint);
@@ -100,9 +119,16 @@ export class BadArgument extends Error {
   }
 }
 
-/** The full output schema of a tool: the outcome fields and its own payload (absent when ok is false). */
-export function outputSchema<Shape extends z.ZodRawShape>(payload: Shape) {
-  return z.object({ ...OUTCOME_FIELDS, ...z.object(payload).partial().shape });
+/**
+ * The full output schema of a tool: the outcome fields, the failure members it declares, and its own
+ * payload (absent when ok is false).
+ */
+export function outputSchema<Shape extends z.ZodRawShape>(
+  payload: Shape,
+  failureMembers: readonly FailureMember[] = [],
+) {
+  const members = Object.fromEntries(failureMembers.map((member) => [member, FAILURE_MEMBERS[member]]));
+  return z.object({ ...OUTCOME_FIELDS, ...members, ...z.object(payload).partial().shape });
 }
 
 /** Error codes a tool reports as ok false (normal in a conversation) rather than as an MCP error. */
@@ -126,15 +152,19 @@ const SAYS_WHAT_TO_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 /**
  * Runs a tool's work and turns whatever happens into an MCP result: structuredContent plus the same
  * JSON as text on success and on conversational failures; isError with the hint as text for bad
- * arguments, authentication and faults. `onFault` hears of unexpected errors (it must not log
- * arguments: they hold personal data).
+ * arguments, authentication and faults. A success names, in `caller_supplied` before the rest, which
+ * of the tool's `callerSupplied` paths hold text callers wrote. `onFault` hears of unexpected errors
+ * (it must not log arguments: they hold personal data).
  */
 export async function toolResult(
   work: () => Promise<Record<string, unknown>>,
   onFault: (error: unknown) => void,
+  callerSupplied: readonly string[] = [],
 ): Promise<ToolResult> {
   try {
-    return structured({ ok: true, ...(await work()) });
+    const answer = await work();
+    const supplied = suppliedPaths(answer, callerSupplied);
+    return structured({ ok: true, ...(supplied.length > 0 && { caller_supplied: supplied }), ...answer });
   } catch (error) {
     if (error instanceof ToolFailure) {
       return structured({ ok: false, code: error.code, hint: error.hint, ...error.extra });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CALLER_SUPPLIED_OUTPUT } from './caller-text.ts';
 import { outputSchema } from './tool-kit.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
@@ -36,10 +37,18 @@ export function toolDefinition(tool: ToolSpec): ToolDefinition {
       portable(toJson(z.object(tool.input), 'input'), { full: true, depth: Infinity }),
     ),
     outputSchema: objectSchema(
-      portable(toJson(outputSchema(tool.output), 'output'), { full: false, depth: 1 }),
+      portable(toJson(outputSchema(outputOf(tool), tool.failureMembers), 'output'), {
+        full: false,
+        depth: 1,
+      }),
     ),
     annotations: tool.annotations,
   };
+}
+
+/** The payload of a tool's success: its own output, and caller_supplied where it may carry such text. */
+function outputOf(tool: ToolSpec): z.ZodRawShape {
+  return tool.callerSupplied ? { ...CALLER_SUPPLIED_OUTPUT, ...tool.output } : tool.output;
 }
 
 function objectSchema(schema: JsonSchema): ObjectSchema {

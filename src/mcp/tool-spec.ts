@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ToolContext } from './tool-kit.ts';
+import type { FailureMember, ToolContext } from './tool-kit.ts';
 
 /**
  * Hints to a host about what a tool does (MCP's tool annotations), written here rather than imported
@@ -28,6 +28,14 @@ export interface ToolSpec<
   /** The payload of a success (outputSchema adds ok, code, hint and the rest). */
   output: Out;
   annotations: ToolAnnotations;
+  /** What its ok-false answers may carry besides code, hint and detail (tool-kit.ts); none when absent. */
+  failureMembers?: readonly FailureMember[];
+  /**
+   * The paths of its answer that may hold text callers or customers wrote ("booking.notes",
+   * "upcoming_bookings[].client_name"; caller-text.ts): its output schema gains `caller_supplied`,
+   * and each answer lists there those that hold some.
+   */
+  callerSupplied?: readonly string[];
   run(args: z.infer<z.ZodObject<In>>, context: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }
 
@@ -38,4 +46,5 @@ export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   return spec as unknown as ToolSpec;
 }
 
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+/** idempotentHint and destructiveHint mean something only when readOnlyHint is false (MCP): not sent. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };

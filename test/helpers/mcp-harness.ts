@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { buildMcpServer } from '../../src/mcp/build-server.ts';
+import { buildMcpServer, TOOLS } from '../../src/mcp/build-server.ts';
 import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
+import { toolDefinition } from '../../src/mcp/tool-schemas.ts';
 import { startTestApp, TEST_START, type TestApp } from './test-app.ts';
 
 /** The project's own demo catalogue (two London locations, Islington with Booking Protection). */
@@ -99,12 +100,33 @@ export async function connectInProcess(
 
 const CLIENT_INFO = { name: 'test-agent', version: '1.0.0' };
 
+/** The members each tool's outputSchema declares, as tools/list lists them. */
+const DECLARED_MEMBERS = new Map(
+  TOOLS.map((tool) => [tool.name, new Set(Object.keys(toolDefinition(tool).outputSchema.properties ?? {}))]),
+);
+
+/**
+ * Every member of an answer is one its tool's outputSchema declares (a tool lists only the failure
+ * members it uses, tool-kit.ts): checked on every call any test makes.
+ */
+function expectDeclared(name: string, result: CallToolResult): void {
+  const declared = DECLARED_MEMBERS.get(name);
+  if (!declared || !result.structuredContent) return;
+  for (const member of Object.keys(result.structuredContent)) {
+    expect(declared.has(member), `${name} answered ${member}, which its outputSchema does not declare`).toBe(
+      true,
+    );
+  }
+}
+
 /** A harness around any connected SDK client. */
 export function harness(client: Client, close: () => Promise<void> = () => client.close()): McpHarness {
   let calls = 0;
   const raw = async (name: string, args: Record<string, unknown> = {}) => {
     calls += 1;
-    return (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expectDeclared(name, result);
+    return result;
   };
   return {
     client,

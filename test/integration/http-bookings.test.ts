@@ -408,6 +408,41 @@ describe('payment links', () => {
     const replay = linkOf(await postBooking(own, body, { host: 'localhost', idempotencyKey: 'links-1' }));
     expect(replay).toBe(first);
   });
+
+  it('go only to a key that may change bookings: a read key reads every booking without them', async () => {
+    const [free] = await offeredStarts(t, { serviceId: ids.services.colour!, date: '2026-12-01' });
+    const made = await postBooking(t, colourAt(free!));
+    expect(made.statusCode, made.body).toBe(201);
+    const { reference } = made.json().data;
+    const asWriter = (await getBooking(t, reference)).json().data;
+    expect(asWriter).toMatchObject({
+      status: 'pending_payment',
+      payment_url: expect.stringMatching(/\/checkout\//),
+      booking_page_url: expect.stringMatching(/\/p\/manage\//),
+    });
+    const read = await t.request({ method: 'GET', url: `/v1/bookings/${reference}`, key: t.keys.read });
+    expect(read.statusCode).toBe(200);
+    expect(read.json().data).toEqual({ ...asWriter, payment_url: null, booking_page_url: null });
+
+    const listed = (key?: string) =>
+      t.request({ method: 'GET', url: `/v1/clients/${ids.jo}/bookings`, ...(key && { key }) });
+    const forWriter = (await listed())
+      .json()
+      .data.find((b: { reference: string }) => b.reference === reference);
+    expect(forWriter).toMatchObject({
+      payment_url: asWriter.payment_url,
+      booking_page_url: asWriter.booking_page_url,
+    });
+    const forReader = await listed(t.keys.read);
+    expect(forReader.json().data.length).toBeGreaterThan(0);
+    for (const booking of forReader.json().data) {
+      expect(booking).toMatchObject({ payment_url: null, booking_page_url: null });
+    }
+    for (const body of [read.body, forReader.body]) {
+      expect(body).not.toContain('/checkout/');
+      expect(body).not.toContain('/p/manage/');
+    }
+  });
 });
 
 describe('deposits without a payment provider', () => {

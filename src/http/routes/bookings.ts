@@ -21,7 +21,7 @@ import {
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
-import { bookingLinks, publicBaseUrl } from '../public-base-url.ts';
+import { bookingViewer, publicBaseUrl } from '../public-base-url.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -89,7 +89,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           principalOf(request).organisation.id,
           request.params.reference,
         );
-        return { data: presentBooking(booking, deps.clock.nowMs(), bookingLinks(deps, request)) };
+        return { data: presentBooking(booking, deps.clock.nowMs(), bookingViewer(deps, request)) };
       },
     );
 
@@ -134,7 +134,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         );
         return {
           data: {
-            ...presentBooking(booking, now, bookingLinks(deps, request)),
+            ...presentBooking(booking, now, bookingViewer(deps, request)),
             change: presentChangeOutcome(disclosure, dryRun),
           },
         };

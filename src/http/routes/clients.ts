@@ -12,7 +12,7 @@ import {
 } from '../../contract/client.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '../../contract/common.ts';
 import { principalOf } from '../authenticate.ts';
-import { bookingLinks } from '../public-base-url.ts';
+import { bookingViewer } from '../public-base-url.ts';
 
 /**
  * GET /clients (lookup by phone or e-mail), POST /clients (register or return the existing one), and
@@ -100,8 +100,8 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           request.params.client_id.toLowerCase(),
           now,
         );
-        const links = bookingLinks(deps, request);
-        return { data: bookings.map((booking) => presentBooking(booking, now, links)) };
+        const viewer = bookingViewer(deps, request);
+        return { data: bookings.map((booking) => presentBooking(booking, now, viewer)) };
       },
     );
 

@@ -4,6 +4,7 @@ import { canonicalJson } from '../../app/idempotency.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
 import { type Booking, type BookingApi, type NewBooking, ReplayedRefusal } from '../booking-api.ts';
+import { BOOKING_CALLER_TEXT, CALLER_TEXT_NOTE, callerTextAt } from '../caller-text.ts';
 import { explainRefusal } from '../refusals.ts';
 import { placeOfSlug, resolveLocation, resolveServices, resolveStaff, resolveStart } from '../resolution.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
@@ -22,6 +23,9 @@ const BookingOutput = {
   spoken: z.string(),
 };
 
+/** Where an answer with a booking carries text callers wrote. */
+const BOOKING_ANSWER_CALLER_TEXT = callerTextAt('booking', BOOKING_CALLER_TEXT);
+
 export const bookTool = defineTool({
   name: 'book',
   title: 'Book an appointment',
@@ -29,7 +33,7 @@ export const bookTool = defineTool({
     'Books a time find_slots offered, for client_id or a new caller (name, and phone or e-mail). Never books one ' +
     'caller twice at a time (existing true: the one they hold). Refused: ok false, a reason and alternatives. A ' +
     'deposit makes it a hold until paid at payment_url; with Booking Protection, a pending_confirmation hold the ' +
-    'caller finishes on booking_page_url (card, any deposit), whose link is sent to them.',
+    `caller finishes on booking_page_url (card, any deposit), whose link is sent to them. ${CALLER_TEXT_NOTE}`,
   input: {
     location: z.string().optional().describe('Slug or name; optional with a single location.'),
     services: ServicesArgument,
@@ -62,6 +66,8 @@ export const bookTool = defineTool({
       ),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  failureMembers: ['choices', 'alternatives', 'reason'],
+  callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
@@ -189,7 +195,7 @@ export const getBookingTool = defineTool({
   title: 'Read a booking',
   description:
     'A booking by its reference as the caller says it: status, time, price and words to read back; while held, ' +
-    'its payment link and when the hold lapses.',
+    `when the hold lapses (and, for a read_write key, its links). ${CALLER_TEXT_NOTE}`,
   input: { reference: Reference },
   output: {
     ...BookingOutput,
@@ -199,6 +205,7 @@ export const getBookingTool = defineTool({
       .describe('Steps the customer still has to finish online, and when the hold lapses.'),
   },
   annotations: READ_ONLY,
+  callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
     const place = await placeOfSlug(api, booking.location_slug);
@@ -216,7 +223,7 @@ export const rescheduleTool = defineTool({
   title: 'Move a booking',
   description:
     'Moves a booking to another free time (same services; same staff unless staff is given). dry_run true changes ' +
-    'nothing and says what moving would mean. Refused: ok false, code conflict, a reason and alternatives.',
+    `nothing and says what moving would mean. Refused: ok false, code conflict, a reason and alternatives. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
     starts_at: z
@@ -229,6 +236,8 @@ export const rescheduleTool = defineTool({
   },
   output: { ...BookingOutput, ...ChangeOutput },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  failureMembers: ['choices', 'alternatives', 'reason'],
+  callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
     const place = await placeOfSlug(api, booking.location_slug);
@@ -268,7 +277,7 @@ export const cancelTool = defineTool({
   title: 'Cancel a booking',
   description:
     'Cancels a booking; the answer says if it is late, if a paid deposit is refunded and any fee (spoken). Use ' +
-    'dry_run true first and tell the caller any fee or kept deposit. Refused: ok false, code conflict, a reason.',
+    `dry_run true first and tell the caller any fee or kept deposit. Refused: ok false, code conflict, a reason. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
     reason: z.string().max(1000).optional().describe('Shown to staff.'),
@@ -280,6 +289,8 @@ export const cancelTool = defineTool({
     cancelled_at: z.string().nullable().describe('UTC; null on a dry run.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  failureMembers: ['reason'],
+  callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
     const place = await placeOfSlug(api, booking.location_slug);

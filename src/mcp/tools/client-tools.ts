@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import type { BookingApi, Client } from '../booking-api.ts';
+import {
+  BOOKING_CALLER_TEXT,
+  CALLER_TEXT_NOTE,
+  CLIENT_CALLER_TEXT,
+  callerTextAt,
+  spokenName,
+} from '../caller-text.ts';
 import { callerContact } from '../resolution.ts';
 import { speakPhone } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
@@ -44,10 +51,14 @@ export const lookupClientTool = defineTool({
   title: 'Look up a caller',
   description:
     'Finds a client by phone (caller ID works) or e-mail, with their upcoming appointments. ok false, code ' +
-    'not_found: ask for another number or e-mail before registering them.',
+    `not_found: ask for another number or e-mail before registering them. ${CALLER_TEXT_NOTE}`,
   input: ContactInput,
   output: { client: SpokenClient, upcoming_bookings: z.array(SpokenBookingSchema) },
   annotations: READ_ONLY,
+  callerSupplied: [
+    ...callerTextAt('client', CLIENT_CALLER_TEXT),
+    ...callerTextAt('upcoming_bookings[]', BOOKING_CALLER_TEXT),
+  ],
   async run(args, { api }) {
     if (!args.phone?.trim() && !args.email?.trim())
       throw new BadArgument('phone', 'give a phone number or an e-mail address.');
@@ -70,7 +81,7 @@ export const registerClientTool = defineTool({
   title: 'Register a caller',
   description:
     'Registers a client (name, and phone or e-mail). One on file with that phone or e-mail is returned unchanged ' +
-    '(created false); name_mismatch true: their name differs, confirm who is calling.',
+    `(created false); name_mismatch true: their name differs, confirm who is calling. ${CALLER_TEXT_NOTE}`,
   input: { ...NewClientInput.shape, marketing_consent: z.boolean().optional().describe('Default false.') },
   output: {
     client: SpokenClient,
@@ -78,6 +89,7 @@ export const registerClientTool = defineTool({
     name_mismatch: z.boolean().describe('The phone or e-mail is on file under another name.'),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  callerSupplied: callerTextAt('client', CLIENT_CALLER_TEXT),
   async run(args, { api }) {
     const { client, created } = await register(api, args, args.marketing_consent);
     const mismatch = !created && !sameName(args, client);
@@ -136,10 +148,11 @@ export async function clientForBooking(
   }
   const { client, created } = await register(api, args.client);
   if (!created && !sameName(args.client, client)) {
+    // The name on file was written by whoever registered it: the answer marks it as theirs.
     fail(
       'name_mismatch',
       { said: fullName(args.client), onFile: fullName(client) },
-      { choices: [fullName(client)] },
+      { choices: [fullName(client)], caller_supplied: ['choices'] },
     );
   }
   return client.id;
@@ -149,8 +162,9 @@ function nameMismatchHint(said: { first_name: string; last_name: string }, onFil
   return failure('name_mismatch', { said: fullName(said), onFile: fullName(onFile) }).hint;
 }
 
+/** A name as hints and choices say it: plain, one line (it may be anyone's words). */
 function fullName(person: { first_name: string; last_name: string }): string {
-  return `${person.first_name.trim()} ${person.last_name.trim()}`;
+  return `${spokenName(person.first_name)} ${spokenName(person.last_name)}`;
 }
 
 /**

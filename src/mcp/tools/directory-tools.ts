@@ -95,6 +95,7 @@ export const listServicesTool = defineTool({
       .describe('Deposits and card requirements in words, to tell the caller before booking.'),
   },
   annotations: READ_ONLY,
+  failureMembers: ['choices'],
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
     const services = await api.listServices(place.location.slug);

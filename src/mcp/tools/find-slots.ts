@@ -80,6 +80,7 @@ export const findSlotsTool = defineTool({
     ...BookingTerms,
   },
   annotations: READ_ONLY,
+  failureMembers: ['choices', 'alternatives', 'reason'],
   async run(args, { api }) {
     const now = api.now();
     const place = await resolveLocation(api, args.location);

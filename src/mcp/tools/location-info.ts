@@ -34,6 +34,7 @@ export const getLocationInfoTool = defineTool({
     policy_spoken: z.string().describe('Cancellations and changes, notice and how far ahead, in words.'),
   },
   annotations: READ_ONLY,
+  failureMembers: ['choices'],
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
     const info = await api.locationInfo(place.location.slug);
