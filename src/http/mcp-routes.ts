@@ -3,9 +3,11 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiKeyActive } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { storageRefusal } from '../app/health-service.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createKeyResolver } from './authenticate.ts';
+import { isFault } from './error-envelope.ts';
 import { JSON_RPC_ERROR, type JsonRpcId, requestIdOf, sendJsonRpcError } from './json-rpc-errors.ts';
 import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
@@ -210,12 +212,13 @@ function refuse(
   code: number = JSON_RPC_ERROR.refused,
 ): FastifyReply {
   const appError = refusalOf(error);
-  if (appError.code === 'server_error') reply.log.error({ err: error }, 'MCP endpoint failed');
+  if (isFault(error, appError)) reply.log.error({ err: error }, 'MCP endpoint failed');
   return sendJsonRpcError(reply, appError, id, code);
 }
 
 function refusalOf(error: unknown): AppError {
-  return isAppError(error) ? error : new AppError('server_error', 'The request could not be served.');
+  if (isAppError(error)) return error;
+  return storageRefusal(error) ?? new AppError('server_error', 'The request could not be served.');
 }
 
 function noSuchSession(): AppError {

@@ -29,7 +29,7 @@ import {
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
-import { toAppError } from '../error-envelope.ts';
+import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody } from './booking-pages.ts';
@@ -87,7 +87,7 @@ export function consoleRoutes(deps: AppDeps) {
         );
       }
       const appError = toAppError(error);
-      if (appError.code === 'server_error') request.log.error({ err: error }, 'console request failed');
+      if (isFault(error, appError)) request.log.error({ err: error }, 'console request failed');
       const title = ERROR_TITLES[appError.status] ?? 'Something went wrong';
       return send(reply.code(appError.status), { title }, problem(title, appError.message, request.id));
     });
