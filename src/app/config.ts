@@ -99,7 +99,9 @@ function parseSms(env: NodeJS.ProcessEnv): Config['sms'] {
   if (given < 3)
     throw new Error('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM must be set together.');
   const apiBase = env.TWILIO_API_BASE?.trim() || TWILIO_DEFAULT_BASE;
-  if (!/^https?:\/\/[^/]+/i.test(apiBase)) throw new Error('TWILIO_API_BASE must be an http(s) URL.');
+  const url = URL.canParse(apiBase) ? new URL(apiBase) : null;
+  if (!/^https?:\/\/[^/]+/i.test(apiBase) || !url) throw new Error('TWILIO_API_BASE must be an http(s) URL.');
+  assertSecureApiBase('TWILIO_API_BASE', url);
   return { accountSid, authToken, from, apiBase };
 }
 
@@ -153,7 +155,25 @@ function parseApiBase(raw: string | undefined): URL {
       `STRIPE_API_BASE must be an http(s) origin without path, query or credentials, got "${value}".`,
     );
   }
+  assertSecureApiBase('STRIPE_API_BASE', url);
   return url;
+}
+
+/**
+ * A provider's API is reached over https: its requests carry the account's secret (Twilio's auth
+ * token, Stripe's secret key) and customers' phones and payments. Plain http is allowed only to this
+ * machine (127.0.0.0/8, ::1, localhost), where tests run their stand-ins.
+ */
+function assertSecureApiBase(name: string, url: URL): void {
+  if (url.protocol === 'https:' || isLoopbackHost(url.hostname)) return;
+  throw new Error(
+    `${name} must be an https URL (plain http only to this machine: 127.0.0.1, [::1] or localhost), got "${url.origin}": its requests carry the provider's secret.`,
+  );
+}
+
+/** A URL's hostname (as URL writes it: IPv4 normalised, IPv6 in brackets) that names this machine. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 /** PUBLIC_BASE_URL: an http(s) origin, optionally with a path prefix; no query, no fragment, no user. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../data/database.ts';
-import { storageProblemOf } from '../data/storage-health.ts';
+import { isStorageFailure, storageProblemOf } from '../data/storage-health.ts';
+import { AppError } from '../domain/errors.ts';
 
 /**
  * Whether the database is ready to serve: it answers a trivial query, and its storage has not just
@@ -11,4 +12,17 @@ export async function checkDatabase(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
   const problem = storageProblemOf(db);
   if (problem) throw problem;
+}
+
+/**
+ * A statement the storage refused (a full disk, a read-only or failing file or database: the failures
+ * that make /healthz answer 503) as the contract's 503 database_unavailable, which every face answers
+ * instead of a fault; null for any other error. The transaction it happened in was rolled back.
+ */
+export function storageRefusal(error: unknown): AppError | null {
+  if (!isStorageFailure(error)) return null;
+  return new AppError(
+    'database_unavailable',
+    'The database cannot store changes just now (its disk is full or failing); nothing was changed. Try again later.',
+  );
 }

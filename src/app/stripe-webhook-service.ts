@@ -16,7 +16,11 @@ import type { StripeProvider } from './stripe-provider.ts';
  * - an event is never trusted for state: the session it names is read back from Stripe, so a stale or
  *   reordered event (an `expired` arriving after the payment) applies what is true now, and applying
  *   the truth twice is a no-op;
- * - only sessions we opened are touched (found by client_reference_id, our own id).
+ * - only sessions we opened are touched (found by client_reference_id, our own id);
+ * - only for the money we asked: a session (as the event shows it, or as Stripe says it is now) whose
+ *   amount or currency is not the deposit's (a card setup: any amount at all, or another currency) is
+ *   not applied; the booking stays as it was, the event is stored, and the outcome `mismatched` is
+ *   answered with a 2xx (a retry would say the same) and logged by the route, for a person to look into.
  */
 
 const ACTOR = 'payment:stripe';
@@ -28,7 +32,7 @@ const CHECKOUT_EVENTS = new Set([
   'checkout.session.expired',
 ]);
 
-export type WebhookOutcome = 'applied' | 'replayed' | 'ignored';
+export type WebhookOutcome = 'applied' | 'replayed' | 'ignored' | 'mismatched';
 
 export async function applyStripeEvent(
   db: Db,
@@ -62,6 +66,8 @@ async function applyPaymentSession(
       .executeTakeFirst();
     if (!row) return 'ignored';
     if (!(await recordEvent(trx, row.organisation_id, event, now))) return 'replayed';
+    const deposit = { amountMinor: row.amount_minor, currency: row.currency };
+    if (![namedSession(event), session].every((s) => chargesExactly(s, deposit))) return 'mismatched';
     const paymentRef = refOf(session.payment_intent);
     const paid = session.status === 'complete' && session.payment_status !== 'unpaid';
     if (paid && row.status !== 'paid') {
@@ -134,6 +140,13 @@ async function applySetupSession(
     const setup = await findCardSetup(trx, setupId);
     if (!setup) return 'ignored';
     if (!(await recordEvent(trx, setup.organisation_id, event, now))) return 'replayed';
+    const { currency } = await trx
+      .selectFrom('bookings')
+      .select('currency')
+      .where('organisation_id', '=', setup.organisation_id)
+      .where('id', '=', setup.booking_id)
+      .executeTakeFirstOrThrow();
+    if (![namedSession(event), session].every((s) => savesCardOnly(s, currency))) return 'mismatched';
     if (intent?.status === 'succeeded') {
       const paymentMethodRef = refOf(intent.payment_method);
       const customerRef = refOf(intent.customer) ?? refOf(session.customer);
@@ -152,6 +165,36 @@ async function applySetupSession(
     }
     return 'applied';
   });
+}
+
+/** The session as the event shows it (its amount and currency, which the event's id vouches for). */
+function namedSession(event: Stripe.Event): Pick<Stripe.Checkout.Session, 'amount_total' | 'currency'> {
+  return event.data.object as Stripe.Checkout.Session;
+}
+
+/** A payment-mode session for exactly the deposit: its amount in minor units and its currency. */
+function chargesExactly(
+  session: Pick<Stripe.Checkout.Session, 'amount_total' | 'currency'>,
+  deposit: { amountMinor: number; currency: string },
+): boolean {
+  return (
+    session.amount_total === deposit.amountMinor &&
+    session.currency?.toLowerCase() === deposit.currency.toLowerCase()
+  );
+}
+
+/**
+ * A setup-mode session takes no money: no amount (or 0), and the booking's currency where it names
+ * one (setup sessions are opened in it).
+ */
+function savesCardOnly(
+  session: Pick<Stripe.Checkout.Session, 'amount_total' | 'currency'>,
+  currency: string,
+): boolean {
+  const amount = session.amount_total ?? 0;
+  return (
+    amount === 0 && (session.currency == null || session.currency.toLowerCase() === currency.toLowerCase())
+  );
 }
 
 /** Stores the event's id; false when it was stored before (a redelivery: nothing is applied). */

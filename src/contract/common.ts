@@ -78,11 +78,16 @@ export function dataOf<T extends z.ZodType>(item: T) {
 }
 
 /** Errors every authenticated endpoint may answer with, besides its own. */
+/** What any operation may answer when the storage refuses (a full disk), as /healthz says it. */
+export const DATABASE_UNAVAILABLE =
+  'database_unavailable: the database cannot store changes just now (its disk is full or failing) or cannot be reached; nothing changed, try again later.';
+
 export const AUTHENTICATED_ERRORS = {
   401: ErrorEnvelope.describe('missing_api_key or invalid_api_key (param Authorization).'),
   403: ErrorEnvelope.describe('insufficient_scope, or https_required for plain HTTP from a remote client.'),
   429: ErrorEnvelope.describe('rate_limited; Retry-After gives the seconds to wait.'),
   500: ErrorEnvelope.describe('server_error.'),
+  503: ErrorEnvelope.describe(DATABASE_UNAVAILABLE),
 } as const;
 
 export const SlugParams = z.strictObject({ slug: z.string().min(1).max(200).describe('Location slug.') });

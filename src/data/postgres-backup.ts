@@ -52,8 +52,12 @@ export async function restorePostgres(archive: string, url: string): Promise<Bac
       `SELECT pg_try_advisory_lock(${DATABASE_IN_USE_LOCK}) AS taken`,
     );
     if (!taken.rows[0]?.taken) {
+      // pg_locks lists the whole server's locks: only the holders in this database are its users
+      // (an advisory lock is per database, as the refusal above is), never this connection itself.
       const holders = await lock.query<{ n: string }>(
         `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND pid <> pg_backend_pid()
            AND ((classid::bigint << 32) | objid::bigint) = ${DATABASE_IN_USE_LOCK}`,
       );
       throw new BackupError(

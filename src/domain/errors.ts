@@ -96,8 +96,9 @@ export const ERROR_CATALOGUE = {
   },
   database_unavailable: {
     status: 503,
-    summary: 'The booking database is missing, empty or unreachable; the service is not set up yet.',
-    hint: 'The booking system is not set up yet (no booking data); tell the caller bookings cannot be taken right now.',
+    summary:
+      'The booking database is missing, empty or unreachable (the service is not set up yet), or cannot store changes (its disk is full or failing); nothing changed.',
+    hint: 'The booking system cannot use its booking data right now (not set up yet, or its storage is failing); tell the caller bookings cannot be taken right now.',
   },
   server_error: {
     status: 500,

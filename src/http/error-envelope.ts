@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { storageRefusal } from '../app/health-service.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { answersJsonRpc, answersJsonRpcAt, jsonRpcErrorBody, sendRequestError } from './json-rpc-errors.ts';
 import { requestIdFor } from './request-id.ts';
@@ -19,9 +20,7 @@ export function installErrorEnvelope(app: FastifyInstance): UnroutedRefusal {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    if (appError.code === 'server_error') {
-      request.log.error({ err: error }, 'request failed');
-    }
+    if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
 
@@ -189,9 +188,20 @@ function trackRoutes(app: FastifyInstance) {
   return table;
 }
 
+/**
+ * Whether an error is logged as a fault: a server_error, or anything else on our side that was not an
+ * expected AppError (a write the full disk refused: its own message, e.g. SQLite's "database or disk
+ * is full", is what the operator needs to read).
+ */
+export function isFault(error: unknown, answered: AppError): boolean {
+  return answered.code === 'server_error' || (!isAppError(error) && answered.status >= 500);
+}
+
 /** Translates whatever was thrown into one of the catalogue's codes. */
 export function toAppError(error: FastifyError): AppError {
   if (isAppError(error)) return error;
+  const storage = storageRefusal(error);
+  if (storage) return storage;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const first = error.validation[0]!;
     const param = paramOf(error.validationContext, first.instancePath, first.params);

@@ -1,18 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isApiKeyActive, type Principal } from '../app/api-key-service.ts';
+import { isApiKeyActive } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { storageRefusal } from '../app/health-service.ts';
 import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createKeyResolver } from './authenticate.ts';
-import {
-  JSON_RPC_ERROR,
-  type JsonRpcId,
-  jsonRpcErrorBody,
-  requestIdOf,
-  sendJsonRpcError,
-} from './json-rpc-errors.ts';
+import { isFault } from './error-envelope.ts';
+import { JSON_RPC_ERROR, type JsonRpcId, requestIdOf, sendJsonRpcError } from './json-rpc-errors.ts';
 import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { onDemand } from './on-demand.ts';
@@ -137,34 +133,26 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
     '/messages',
     {
       ...HIDDEN,
-      // The session must exist before its body is read; the key is checked once the body is in, so
-      // that a refusal can also answer the refused request on the stream it belongs to.
+      // Host and key before the session is looked at (design.md 9.1): a bad key is 401 and the session,
+      // whoever's it is, is untouched (a stream whose key was revoked is closed by the sessions' tick).
+      // Then the session, before the body is read: another key's session is answered as if it did not
+      // exist.
       onRequest: async (request, reply) => {
-        try {
-          assertAllowedHost(request, allowed);
-          if (!sessions.touch((request.query as { sessionId?: unknown }).sessionId)) throw noSuchSession();
-        } catch (error) {
-          return refuse(reply, error, null);
+        await admit(request, reply);
+        const caller = request.mcpCaller;
+        // No caller: admit has answered (a bad host or key).
+        if (!caller) return;
+        const session = sessions.touch((request.query as { sessionId?: unknown }).sessionId);
+        if (!session || session.apiKeyId !== caller.principal.apiKeyId) {
+          return refuse(reply, noSuchSession(), null);
         }
       },
     },
     async (request, reply) => {
+      const caller = request.mcpCaller!;
       const session = sessions.touch((request.query as { sessionId?: unknown }).sessionId);
-      const id = requestIdOf(request.body);
-      if (!session) return refuse(reply, noSuchSession(), id);
-      let principal: Principal;
-      try {
-        principal = await identify(request, reply);
-      } catch (error) {
-        // The stream's caller is refused now (a revoked key): the request it sent is answered on the
-        // stream with the refusal, then the stream closes, so no client waits for an answer forever.
-        if (id !== null)
-          await session.transport.send(jsonRpcErrorBody(refusalOf(error), id) as never).catch(() => {});
-        await session.transport.close();
-        return refuse(reply, error, id);
-      }
-      // Another key's session is answered as if it did not exist.
-      if (session.apiKeyId !== principal.apiKeyId) return refuse(reply, noSuchSession(), id);
+      // The stream may have closed while the body arrived.
+      if (!session) return refuse(reply, noSuchSession(), requestIdOf(request.body));
       if (!isJsonRpcMessage(request.body)) {
         return refuse(
           reply,
@@ -174,7 +162,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
         );
       }
       const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
-      raw.auth = authInfoOf({ principal, publicBaseUrl: publicBaseUrl(request), log: request.log });
+      raw.auth = authInfoOf(caller);
       reply.hijack();
       reply.raw.setHeader('x-request-id', request.id);
       await session.transport.handlePostMessage(raw, reply.raw, request.body);
@@ -224,12 +212,13 @@ function refuse(
   code: number = JSON_RPC_ERROR.refused,
 ): FastifyReply {
   const appError = refusalOf(error);
-  if (appError.code === 'server_error') reply.log.error({ err: error }, 'MCP endpoint failed');
+  if (isFault(error, appError)) reply.log.error({ err: error }, 'MCP endpoint failed');
   return sendJsonRpcError(reply, appError, id, code);
 }
 
 function refusalOf(error: unknown): AppError {
-  return isAppError(error) ? error : new AppError('server_error', 'The request could not be served.');
+  if (isAppError(error)) return error;
+  return storageRefusal(error) ?? new AppError('server_error', 'The request could not be served.');
 }
 
 function noSuchSession(): AppError {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storageRefusal } from '../app/health-service.ts';
 import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
@@ -174,7 +175,9 @@ export async function toolResult(
     }
     if (isAppError(error)) return fromAppError(error);
     onFault(error);
-    return toolErrorResult(errorHint('server_error'));
+    // A write the storage refused (a full disk) is database_unavailable, as REST answers it.
+    const storage = storageRefusal(error);
+    return storage ? fromAppError(storage) : toolErrorResult(errorHint('server_error'));
   }
 }
 

@@ -24,6 +24,7 @@ import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue
 import { openDatabase, sqliteFileOf } from '../../src/data/database.ts';
 import { checkIntegrity, type IntegrityReport } from '../../src/data/integrity-check.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
+import { holdInUseLock } from '../../src/data/postgres.ts';
 import { type SqliteConnection, SqliteDatabase } from '../../src/data/sqlite-driver.ts';
 import type { Database as Tables } from '../../src/data/tables.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
@@ -628,6 +629,27 @@ describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
       await again.stop();
     }
   }, 90_000);
+
+  it('counts only the processes using its own database: those of another database on the server neither count nor refuse', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.dump');
+    expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+    // Two processes at work on another database of the same server, and one on this one.
+    const other = await freshDatabaseUrl(dir, { migrated: true });
+    const elsewhere = [await holdInUseLock(other.url), await holdInUseLock(other.url)];
+    try {
+      const here = await holdInUseLock(database.url);
+      const refused = await runCliAsync(['restore', backupFile]);
+      await here();
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(/is in use by 1 booking process\(es\)/);
+      const restored = await runCliAsync(['restore', backupFile]);
+      expect(restored.status, restored.stderr).toBe(0);
+    } finally {
+      for (const release of elsewhere) await release();
+      await other.drop();
+    }
+  }, 60_000);
 
   it('refuses files that are not a booking database’s pg_dump archive, changing nothing', async () => {
     await createBookingDatabase();

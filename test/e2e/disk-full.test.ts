@@ -2,7 +2,9 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { prepareDatabase } from '../helpers/served-database.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
@@ -108,6 +110,28 @@ function fill(folder: string): string {
   return filler;
 }
 
+type Call = (method: string, url: string, body?: unknown) => Promise<Response>;
+
+/** A booking of a free Cut at Soho a week ahead for `clientId`, as POST /v1/bookings takes it. */
+async function freeCut(call: Call, clientId: string) {
+  const services = (await (await call('GET', '/v1/locations/soho/services')).json()) as {
+    data: { id: string; name: string }[];
+  };
+  const cut = services.data.find((service) => service.name === 'Cut')!;
+  const from = DateTime.now().setZone('Europe/London').plus({ days: 7 }).toISODate();
+  const availability = (await (
+    await call('GET', `/v1/locations/soho/availability?service_ids=${cut.id}&date=${from}&days=7`)
+  ).json()) as { data: { slots: { starts_at: string; staff_id: string }[] } };
+  const slot = availability.data.slots[0]!;
+  return {
+    location_slug: 'soho',
+    service_ids: [cut.id],
+    staff_id: slot.staff_id,
+    client_id: clientId,
+    starts_at: slot.starts_at,
+  };
+}
+
 describe.runIf(!onPostgres && canMountPrivately)('a full disk under booking serve', () => {
   it('logs the storage error, keeps reads going, fails /healthz, and recovers when there is room', async () => {
     const prepared = path.join(dir, 'prepared.sqlite');
@@ -123,15 +147,40 @@ describe.runIf(!onPostgres && canMountPrivately)('a full disk under booking serv
       email: `full${n}@example.com`,
     });
 
-    expect((await server.call('POST', '/v1/clients', client(1))).status).toBe(201);
+    const created = await server.call('POST', '/v1/clients', client(1));
+    expect(created.status).toBe(201);
+    const clientId = ((await created.json()) as { data: { id: string } }).data.id;
     expect((await server.call('GET', '/healthz')).status).toBe(200);
     // The first listing stores the organisation's cursor secret: done while there is room.
     expect((await server.call('GET', '/v1/locations')).status).toBe(200);
+    const booking = await freeCut(server.call, clientId);
 
     const filler = fill(server.inside);
+    // A write the full disk refuses is 503 database_unavailable, as /healthz says it, not a fault;
+    // REST and MCP alike, and nothing of it is kept.
+    const unavailable = {
+      code: 'database_unavailable',
+      message:
+        'The database cannot store changes just now (its disk is full or failing); nothing was changed. Try again later.',
+    };
     const refused = await server.call('POST', '/v1/clients', client(2));
-    expect(refused.status).toBe(500);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('server_error');
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ error: unavailable });
+    const refusedBooking = await server.call('POST', '/v1/bookings', booking);
+    expect(refusedBooking.status).toBe(503);
+    expect(await refusedBooking.json()).toEqual({ error: unavailable });
+    const tool = await server.call('POST', '/mcp', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'take_message', arguments: { caller_name: 'Disk', message: 'Call me back' } },
+    });
+    expect(tool.status).toBe(200);
+    const toolAnswer = (await tool.json()) as { result: { isError?: boolean; content: { text: string }[] } };
+    expect(toolAnswer.result.isError).toBe(true);
+    expect(toolAnswer.result.content[0]!.text).toBe(
+      `${ERROR_CATALOGUE.database_unavailable.hint} ${unavailable.message}`,
+    );
     // Reads go on: the caller can still find slots and clients.
     expect((await server.call('GET', '/v1/locations')).status).toBe(200);
     expect((await server.call('GET', '/v1/clients?email=full1%40example.com')).status).toBe(200);
@@ -144,6 +193,9 @@ describe.runIf(!onPostgres && canMountPrivately)('a full disk under booking serv
 
     rmSync(filler);
     expect((await server.call('POST', '/v1/clients', client(3))).status).toBe(201);
+    expect((await server.call('POST', '/v1/bookings', booking)).status).toBe(201);
     expect((await server.call('GET', '/healthz')).status).toBe(200);
+    const kept = await server.call('GET', '/v1/clients?email=full2%40example.com');
+    expect(kept.status).toBe(404);
   }, 60_000);
 });

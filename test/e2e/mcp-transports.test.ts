@@ -369,7 +369,10 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
     expect(status).toBe(404);
   });
 
-  it('answers a request whose key was revoked while its stream was open, then closes the stream', async () => {
+  // The POST is refused with 401 before the session is looked at (design.md 9.1), and the SDK's client
+  // fails the call with its body, the hint; the stream itself is closed by the next tick
+  // (test/integration/mcp-sse-sessions.test.ts).
+  it('refuses with 401 a request whose key was revoked while its stream was open, the hint reaching the caller at once', async () => {
     const key = await server.t.keyFor('northside-hair', 'read_write');
     const mcp = await connectSse(server.origin, key);
     try {

@@ -166,14 +166,35 @@ describe('booking serve --demo', () => {
 });
 
 describe('booking serve refuses to start', () => {
-  it('with an unknown payment provider, an incomplete Stripe configuration, or an unusable PUBLIC_BASE_URL', async () => {
+  it('with an unknown payment provider, an incomplete Stripe configuration, an unusable PUBLIC_BASE_URL, or a provider over plain http elsewhere', async () => {
     await prepareDatabase(served.env.DATABASE_URL!);
-    const [stripe, noWebhook, unknown, badBase] = await Promise.all([
+    const [stripe, noWebhook, unknown, badBase, plainStripe, plainTwilio] = await Promise.all([
       serveRefusing({ PAYMENT_PROVIDER: 'stripe' }),
       serveRefusing({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_secret123' }),
       serveRefusing({ PAYMENT_PROVIDER: 'paypal' }),
       serveRefusing({ PUBLIC_BASE_URL: 'https://book.example/?next=evil' }),
+      serveRefusing({
+        PAYMENT_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_secret123',
+        STRIPE_WEBHOOK_SECRET: 'whsec_secret456',
+        STRIPE_API_BASE: 'http://stripe-proxy.example:8080',
+      }),
+      serveRefusing({
+        TWILIO_ACCOUNT_SID: 'AC0123456789',
+        TWILIO_AUTH_TOKEN: 'twilio-token-789',
+        TWILIO_FROM: '+15005550006',
+        TWILIO_API_BASE: 'http://10.0.0.7',
+      }),
     ]);
+    // The secrets such a URL would have carried in the clear: refused at start, and never printed.
+    expect(plainStripe.status).toBe(1);
+    expect(plainStripe.stderr).toContain(
+      'STRIPE_API_BASE must be an https URL (plain http only to this machine: 127.0.0.1, [::1] or localhost), got "http://stripe-proxy.example:8080"',
+    );
+    expect(plainStripe.stderr).not.toMatch(/sk_test_secret123|whsec_secret456/);
+    expect(plainTwilio.status).toBe(1);
+    expect(plainTwilio.stderr).toContain('TWILIO_API_BASE must be an https URL');
+    expect(plainTwilio.stderr).not.toContain('twilio-token-789');
     expect(stripe.status).toBe(1);
     expect(stripe.stderr).toContain(
       'PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET',

@@ -183,6 +183,58 @@ describe('signing in and out', () => {
     }
   });
 
+  it('refuses a return address with a control character or a line separator with 400, signing nobody in', async () => {
+    const unsafe = ['\r\nSet-Cookie: planted=1', '\n', '\r', '\u2028', '\u2029', '\u0085', '\t', '\u007f'];
+    for (const tail of unsafe) {
+      const next = `/console/diary${tail}`;
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `/console/sign-in?next=${encodeURIComponent(next)}`,
+      });
+      expect(page.statusCode, JSON.stringify(tail)).toBe(400);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain('The address to go back to after signing in is not valid.');
+      expect(page.headers['set-cookie']).toBeUndefined();
+
+      const posted = await postForm(
+        '/console/sign-in',
+        { organisation: 'acme-hair', email: 'owner@acme.test', password: PASSWORD, next },
+        {},
+        '127.0.0.12',
+      );
+      expect(posted.statusCode, JSON.stringify(tail)).toBe(400);
+      expect(posted.body).toContain('The address to go back to after signing in is not valid.');
+      expect(posted.headers.location).toBeUndefined();
+      expect(posted.headers['set-cookie']).toBeUndefined();
+    }
+    // Other characters beyond ASCII go back percent-encoded, as a browser sends them; elsewhere: the diary.
+    const accented = await postForm(
+      '/console/sign-in',
+      {
+        organisation: 'acme-hair',
+        email: 'owner@acme.test',
+        password: PASSWORD,
+        next: '/console/clients?q=José',
+      },
+      {},
+      '127.0.0.12',
+    );
+    expect(accented.statusCode).toBe(303);
+    expect(accented.headers.location).toBe('/console/clients?q=Jos%C3%A9');
+    const elsewhere = await postForm(
+      '/console/sign-in',
+      {
+        organisation: 'acme-hair',
+        email: 'owner@acme.test',
+        password: PASSWORD,
+        next: '//evil.example/console',
+      },
+      {},
+      '127.0.0.12',
+    );
+    expect(elsewhere.headers.location).toBe('/console/diary');
+  });
+
   it('throttles one address guessing at one account without locking its owner out elsewhere', async () => {
     const guess = (address: string, password = 'not the password') =>
       postForm(
@@ -373,7 +425,19 @@ describe('the diary and a booking', () => {
     t.clock.set('2026-11-25T12:00:00Z');
     const missed = await insert(Date.parse('2026-11-25T10:00:00Z'));
     const me = await signIn('acme-hair', 'desk@acme.test');
-    expect((await me.post(`/console/bookings/${missed}/action`, { action: 'no_show' })).statusCode).toBe(303);
+    const marked = await me.post(`/console/bookings/${missed}/action`, { action: 'no_show' });
+    expect(marked.statusCode).toBe(303);
+    expect(marked.headers.location).toBe(`/console/bookings/${missed}?done=no_show`);
+    expect((await me.get(marked.headers.location as string)).body).toContain(
+      '<p class="ok" role="status">Marked as a no-show.</p>',
+    );
+    // Only the console's own words: any other text in done (a lure in a link) shows nothing.
+    for (const done of ['Call +44 20 7946 0000 now to keep your account', 'constructor', '__proto__', '']) {
+      const lure = await me.get(`/console/bookings/${missed}?done=${encodeURIComponent(done)}`);
+      expect(lure.statusCode).toBe(200);
+      expect(lure.body).not.toContain('class="ok"');
+      expect(lure.body).not.toContain('Call +44');
+    }
     const page = await me.get(`/console/bookings/${missed}`);
     expect(page.body).toContain('Charge no-show fee (£45.00)');
     expect(
@@ -492,8 +556,9 @@ describe('what the client was told', () => {
 
     const again = await me.post(`/console/bookings/${reference}/action`, { action: 'send_link' });
     expect(again.statusCode).toBe(303);
-    expect(decodeURIComponent(again.headers.location as string)).toContain(
-      'done=Sent again by SMS to +447911223366.',
+    expect(again.headers.location).toBe(`/console/bookings/${reference}?done=sent_sms`);
+    expect((await me.get(again.headers.location as string)).body).toContain(
+      '<p class="ok" role="status">Sent again by SMS (see the messages below).</p>',
     );
     const rows = await t.database.db
       .selectFrom('outbox')

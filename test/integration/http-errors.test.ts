@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -303,5 +306,49 @@ describe('health', () => {
     const down = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(down.statusCode).toBe(503);
     expect(down.json().error.code).toBe('database_unavailable');
+  });
+});
+
+// PostgreSQL's own disk_full (53100), raised by the server as it would be when a file cannot grow; the
+// real full disk of SQLite is test/e2e/disk-full.test.ts.
+describe.runIf(onPostgres)('a write the storage refuses', () => {
+  it('is 503 database_unavailable in REST and the same hint in MCP, as /healthz says, and keeps nothing', async () => {
+    await sql`CREATE FUNCTION refuse_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`.execute(
+      t.database.db,
+    );
+    for (const table of ['clients', 'messages']) {
+      await sql`CREATE TRIGGER disk_full BEFORE INSERT ON ${sql.table(table)}
+        FOR EACH ROW EXECUTE FUNCTION refuse_disk_full()`.execute(t.database.db);
+    }
+    const message =
+      'The database cannot store changes just now (its disk is full or failing); nothing was changed. Try again later.';
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Disk', last_name: 'Full', email: 'full@example.com' },
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toEqual({ error: { code: 'database_unavailable', message } });
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(503);
+    const found = await t.request({ method: 'GET', url: '/v1/clients?email=full%40example.com' });
+    expect(found.statusCode).toBe(404);
+
+    // The tool's fault is logged (the storage's own error), and the agent hears the hint.
+    const tool = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { authorization: `Bearer ${t.keys.readWrite}`, accept: 'application/json, text/event-stream' },
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'take_message', arguments: { caller_name: 'Disk', message: 'Call me back' } },
+      },
+    });
+    expect(tool.json().result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: `${ERROR_CATALOGUE.database_unavailable.hint} ${message}` }],
+    });
   });
 });

@@ -1,8 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/app/api-key-service.ts';
+import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { SseSessions } from '../../src/http/mcp-sse.ts';
+import { TOOL_NAMES } from '../helpers/mcp-harness.ts';
+import { connectSse, type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
 
 /**
  * The books of the legacy SSE transport: a client that goes while its stream is being opened (the
@@ -40,5 +44,99 @@ describe('SSE sessions', () => {
     // Each stream's 'close' is in by the time the next turn runs.
     await new Promise((resolve) => setImmediate(resolve));
     expect(sessions.size).toBe(0);
+  });
+});
+
+/**
+ * POST /messages checks the host and the key before it looks at the session (design.md 9.1): whoever
+ * posts to a live session's URL without its key is refused with 401 and changes nothing there; the
+ * session's own client goes on as before. A stream whose key is revoked is closed by the sessions'
+ * tick. The SDK's SSE client on a real listening app.
+ */
+describe('POST /messages to a live session', () => {
+  let app: ListeningApp;
+  beforeAll(async () => {
+    app = await startListeningApp({ mcpSse: { keepAliveMs: 100, idleMs: 60_000, maxStreamsPerKey: 5 } });
+  });
+  afterAll(() => app?.t.close());
+
+  const keyIdOf = async (key: string) =>
+    (
+      await app.t.database.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('key_last4', '=', key.slice(-4))
+        .executeTakeFirstOrThrow()
+    ).id;
+
+  /** A tools/list POSTed to `url` as it is, with `authorization` (none when undefined). */
+  const postTo = async (url: URL, authorization: string | undefined, host?: string) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(authorization !== undefined && { authorization }),
+        ...(host !== undefined && { origin: `http://${host}` }),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    return {
+      status: response.status,
+      authenticate: response.headers.get('www-authenticate'),
+      json: (await response.json()) as { id: unknown; error: { message: string; data: { code: string } } },
+    };
+  };
+
+  it('refuses a missing, unknown or revoked key with 401 and leaves the session to its owner', async () => {
+    const mcp = await connectSse(app.origin, app.t.keys.readWrite);
+    try {
+      await mcp.client.listTools();
+      const messages = mcp.messagesUrl();
+      const revoked = await app.t.keyFor('northside-hair', 'read_write');
+      await revokeApiKey(app.t.database.db, await keyIdOf(revoked), Date.now());
+      const wrong = `${app.t.keys.readWrite.slice(0, -4)}0000`;
+      for (const [authorization, code] of [
+        [undefined, 'missing_api_key'],
+        [`Bearer ${wrong}`, 'invalid_api_key'],
+        [`Bearer ${revoked}`, 'invalid_api_key'],
+      ] as const) {
+        const refused = await postTo(messages, authorization);
+        expect(refused.status, authorization).toBe(401);
+        expect(refused.authenticate).toMatch(/^Bearer /);
+        expect(refused.json).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          error: { message: ERROR_CATALOGUE[code].hint, data: { code } },
+        });
+      }
+      // Another organisation's valid key: the session does not exist for it. A foreign Origin: 403.
+      const otherKey = await postTo(messages, `Bearer ${await app.t.keyFor('northside-hair', 'read')}`);
+      expect([otherKey.status, otherKey.json.error.data.code]).toEqual([404, 'not_found']);
+      const foreign = await postTo(messages, `Bearer ${app.t.keys.readWrite}`, 'evil.example');
+      expect([foreign.status, foreign.json.error.data.code]).toEqual([403, 'invalid_host']);
+
+      // Nothing reached the stream: it is open, and its client goes on with no stray answer seen.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
+      expect(mcp.errors).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('closes the stream of a key revoked while it is open at the next tick', async () => {
+    const key = await app.t.keyFor('northside-hair', 'read_write');
+    const stream = await fetch(`${app.origin}/sse`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/^event: endpoint\n/);
+    await revokeApiKey(app.t.database.db, await keyIdOf(key), Date.now());
+    // Keep-alives until the tick sees the key revoked, then the end of the stream.
+    const started = Date.now();
+    while (!(await reader.read()).done) {
+      if (Date.now() - started > 5000) throw new Error('the stream of the revoked key is still open');
+    }
   });
 });

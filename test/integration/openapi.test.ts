@@ -74,10 +74,13 @@ describe('the OpenAPI document', () => {
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
   });
 
-  it('documents the authentication, rate-limit and fault errors of every operation', () => {
+  it('documents the authentication, rate-limit, fault and storage errors of every operation', () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        for (const status of ['400', '401', '403', '429', '500']) {
+        expect(operation.responses['503']?.description, `${method} ${path}`).toContain(
+          'database_unavailable',
+        );
+        for (const status of ['400', '401', '403', '429', '500', '503']) {
           expect(operation.responses[status], `${method} ${path} ${status}`).toBeDefined();
           expect(operation.responses[status]?.content['application/json']?.schema.$ref).toBe(
             '#/components/schemas/Error',

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
 import { markNoShow } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
+import { createLogger } from '../../src/cli/logger.ts';
 import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
@@ -57,9 +59,27 @@ async function start(catalogues: unknown[] = [catalogue()]) {
     webhookSecret: fake.webhookSecret,
     apiBase: new URL(fake.url),
   });
-  t = await startTestApp({ payments, catalogues });
+  t = await startTestApp({ payments, catalogues, http: { logger: createLogger('info', logSink) } });
   return t;
 }
+
+/** What the app logged (JSON lines, as `booking serve` writes them), for the test that reads it. */
+let logLines: string[] = [];
+const logSink = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
+beforeEach(() => {
+  logLines = [];
+});
+
+/** The warnings that a Stripe event was not applied, as logged. */
+const mismatchWarnings = () =>
+  logLines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => String(entry.msg).startsWith('stripe event not applied'));
 
 /** A Soho colour booking: pending_payment with a Stripe Checkout Session behind its payment link. */
 async function bookWithDeposit() {
@@ -134,6 +154,51 @@ describe('deposits through Stripe Checkout', () => {
     ]);
     const stored = await t.database.db.selectFrom('payment_events').select(['event_id', 'type']).execute();
     expect(stored).toEqual([{ event_id: paid.id, type: 'checkout.session.completed' }]);
+  });
+
+  it('applies a payment only of the deposit’s amount and currency; any other is answered 200, logged and changes nothing', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const checkoutRow = () =>
+      t.database.db
+        .selectFrom('checkout_sessions')
+        .select(['status', 'payment_ref'])
+        .executeTakeFirstOrThrow();
+    const unchanged = async () => {
+      expect(await bookingOf(reference)).toMatchObject({
+        status: 'pending_payment',
+        deposit_status: 'pending',
+      });
+      expect(await checkoutRow()).toEqual({ status: 'open', payment_ref: null });
+    };
+    // Stripe's session took another amount (£19.99), then another currency: as the event says and as
+    // Stripe says when asked.
+    session.amount_total = 1999;
+    const wrongAmount = fake.pay(String(session.id));
+    Object.assign(session, { amount_total: 2000, currency: 'usd' });
+    const wrongCurrency = fake.event('checkout.session.completed', session);
+    session.currency = 'gbp';
+    // Stripe's session is right, but the event names another amount.
+    const wrongInEvent = fake.event('checkout.session.completed', { ...session, amount_total: 1 });
+    for (const event of [wrongAmount, wrongCurrency, wrongInEvent]) {
+      const answer = await deliver(event);
+      expect(answer.statusCode).toBe(200);
+      expect(answer.json()).toEqual({ received: true, outcome: 'mismatched' });
+      await unchanged();
+    }
+    const warnings = mismatchWarnings();
+    expect(warnings.map((w) => [w.level, w.event_id, w.event_type])).toEqual(
+      [wrongAmount, wrongCurrency, wrongInEvent].map((e) => [40, e.id, 'checkout.session.completed']),
+    );
+    const logged = logLines.join('\n');
+    for (const personal of [reference, 'Bloggs', '+447911123456', 'jo@example.com']) {
+      expect(logged).not.toContain(personal);
+    }
+
+    // The deposit's own amount and currency confirm it.
+    const right = await deliver(fake.event('checkout.session.completed', session));
+    expect(right.json()).toEqual({ received: true, outcome: 'applied' });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
   });
 
   it('refuses a forged signature with 400 and changes nothing', async () => {
@@ -290,6 +355,39 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
       payment_method_saved: true,
     });
     expect(booking.pending_confirmation).toBeNull();
+  });
+
+  it('saves no card from a setup session that names an amount or another currency', async () => {
+    await start();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const started = await startCardSetup(
+      t.database.db,
+      t.deps.payments,
+      org.id,
+      PROTECTED,
+      'http://localhost',
+      t.clock.nowMs(),
+    );
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+    session.amount_total = 4500;
+    const charging = fake.saveCard(String(session.id));
+    Object.assign(session, { amount_total: null, currency: 'eur' });
+    const otherCurrency = fake.event('checkout.session.completed', session);
+    for (const event of [charging, otherCurrency]) {
+      const answer = await deliver(event);
+      expect(answer.json()).toEqual({ received: true, outcome: 'mismatched' });
+      const booking = await bookingOf(PROTECTED);
+      expect(booking.status).toBe('pending_confirmation');
+      expect(booking.booking_protection.setup).toMatchObject({
+        status: 'pending',
+        payment_method_saved: false,
+      });
+    }
+    expect(mismatchWarnings()).toHaveLength(2);
+    session.currency = 'gbp';
+    const saved = await deliver(fake.event('checkout.session.completed', session));
+    expect(saved.json()).toEqual({ received: true, outcome: 'applied' });
+    expect(await bookingOf(PROTECTED)).toMatchObject({ status: 'confirmed' });
   });
 
   it('charges a no-show fee with staff charge-fee: an off-session PaymentIntent on the saved card', async () => {

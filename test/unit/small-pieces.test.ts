@@ -106,6 +106,48 @@ describe('configuration', () => {
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/);
   });
 
+  it('reaches Twilio and Stripe over https, or over plain http on this machine only', () => {
+    const twilio = (base: string) =>
+      readConfig({
+        TWILIO_ACCOUNT_SID: 'AC123',
+        TWILIO_AUTH_TOKEN: 'token',
+        TWILIO_FROM: '+15005550006',
+        TWILIO_API_BASE: base,
+      });
+    const stripe = (base: string) =>
+      readConfig({
+        PAYMENT_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: 'sk_test_x',
+        STRIPE_WEBHOOK_SECRET: 'whsec_x',
+        STRIPE_API_BASE: base,
+      });
+    for (const allowed of [
+      'https://api.example.com',
+      'https://10.0.0.5:8443',
+      'http://127.0.0.1:4010',
+      'http://127.8.9.10',
+      'http://localhost:4010',
+      'http://[::1]:4010',
+    ]) {
+      expect(twilio(allowed).sms?.apiBase, allowed).toBe(allowed);
+      expect(stripe(allowed).stripe?.apiBase.origin, allowed).toBe(new URL(allowed).origin);
+    }
+    for (const refused of [
+      'http://api.example.com',
+      'http://10.0.0.5:8080',
+      'http://128.0.0.1',
+      'http://localhost.example.com',
+      'http://[::2]',
+      'http://[::ffff:10.0.0.1]',
+    ]) {
+      expect(() => twilio(refused), refused).toThrow(
+        /^TWILIO_API_BASE must be an https URL \(plain http only to this machine: 127\.0\.0\.1, \[::1\] or localhost\)/,
+      );
+      expect(() => stripe(refused), refused).toThrow(/^STRIPE_API_BASE must be an https URL/);
+    }
+    expect(readConfig({}).stripe).toBeNull();
+  });
+
   it('parses TRUST_PROXY as a flag, a hop count or addresses', () => {
     expect(parseTrustProxy(undefined)).toBe(false);
     expect(parseTrustProxy('true')).toBe(true);

@@ -11,14 +11,42 @@ const SEND_AGAIN: Record<string, string> = {
   pending_confirmation: 'Send the booking-page link again',
 };
 
+/**
+ * What a booking's page says was just done, by the key the redirect after the change carries
+ * (`?done=cancelled`). Only these words are ever shown: a link with any other text in `done` (someone
+ * else's words on the console's own page, a phishing lure) shows nothing.
+ */
+export const DONE_TEXTS = {
+  completed: 'Completed.',
+  needs_checkout: 'Marked as needing checkout.',
+  no_show: 'Marked as a no-show.',
+  deposit_paid: 'Deposit recorded as paid.',
+  fee_charged: 'Fee processed.',
+  fee_waived: 'Fee waived.',
+  sent_sms: 'Sent again by SMS (see the messages below).',
+  sent_email: 'Sent again by e-mail (see the messages below).',
+  sent_sms_email: 'Sent again by SMS and by e-mail (see the messages below).',
+  cancelled: 'Cancelled.',
+  rescheduled: 'Rescheduled.',
+  booked: 'Booked.',
+} as const;
+
+export type Done = keyof typeof DONE_TEXTS;
+
+/** The words of a `done` key, or undefined for anything else. */
+export function doneText(key: string | undefined): string | undefined {
+  return key !== undefined && Object.hasOwn(DONE_TEXTS, key) ? DONE_TEXTS[key as Done] : undefined;
+}
+
 /** A booking's page: everything about it, the actions its status allows, its messages and event log. */
 export function bookingBody(
   d: BookingDetail,
   f: Formats,
   csrf: string,
-  flash: string | undefined,
+  done: string | undefined,
   now: number,
 ): string {
+  const flash = doneText(done);
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
   const money = (minor: number) => f.money(minor, b.currency);

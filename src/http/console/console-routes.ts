@@ -29,10 +29,10 @@ import {
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
-import { toAppError } from '../error-envelope.ts';
+import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
-import { bookingBody, cancelBody, rescheduleBody } from './booking-pages.ts';
+import { bookingBody, cancelBody, type Done, rescheduleBody } from './booking-pages.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
 import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
@@ -87,7 +87,7 @@ export function consoleRoutes(deps: AppDeps) {
         );
       }
       const appError = toAppError(error);
-      if (appError.code === 'server_error') request.log.error({ err: error }, 'console request failed');
+      if (isFault(error, appError)) request.log.error({ err: error }, 'console request failed');
       const title = ERROR_TITLES[appError.status] ?? 'Something went wrong';
       return send(reply.code(appError.status), { title }, problem(title, appError.message, request.id));
     });
@@ -148,6 +148,8 @@ export function consoleRoutes(deps: AppDeps) {
     app.post('/console/sign-in', hidden, async (request, reply) => {
       assertOwnOrigin(request);
       const form = formOf(request);
+      // Checked before the password: a refused address signs nobody in.
+      const next = safeNext(form.next);
       const outcome = await signIn(
         deps.db,
         deps.rateLimitStore,
@@ -171,14 +173,14 @@ export function consoleRoutes(deps: AppDeps) {
           { title: 'Sign in' },
           signInBody({
             error,
-            next: safeNext(form.next),
+            next,
             organisation: form.organisation,
             email: form.email,
           }),
         );
       }
       setSessionCookie(reply, outcome.token);
-      return redirect(reply, safeNext(form.next));
+      return redirect(reply, next);
     });
 
     post('/console/sign-out', async (_request, reply, session) => {
@@ -226,11 +228,11 @@ export function consoleRoutes(deps: AppDeps) {
       const { reference } = request.params as { reference: string };
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
       const f = formats(session.organisation.locale, detail.location.timezone);
-      const flash = (request.query as { done?: string }).done;
+      const done = (request.query as { done?: string }).done;
       return send(
         reply,
         shell(session, `Booking ${detail.booking.reference}`, 'diary'),
-        bookingBody(detail, f, session.csrfToken, flash, now()),
+        bookingBody(detail, f, session.csrfToken, done, now()),
       );
     });
 
@@ -240,34 +242,30 @@ export function consoleRoutes(deps: AppDeps) {
       const fee =
         form.fee === 'no_show' || form.fee === 'late_cancellation' ? (form.fee as FeeKind) : undefined;
       const { actor } = changer(session);
-      // Each action answers with the booking's reference and what the flash says was done.
-      const did = (said: string) => (done: { booking: { reference: string } }) => ({
+      // Each action answers with the booking's reference and the key of what the flash says was done.
+      const did = (said: Done) => (done: { booking: { reference: string } }) => ({
         reference: done.booking.reference,
         said,
       });
-      const actions: Record<string, () => Promise<{ reference: string; said: string }>> = {
-        complete: () => complete(deps.db, org, reference, now(), actor).then(did('Completed.')),
-        check_out: () =>
-          checkOut(deps.db, org, reference, now(), actor).then(did('Marked as needing checkout.')),
-        no_show: () => markNoShow(deps.db, org, reference, now(), actor).then(did('Marked as a no-show.')),
+      const actions: Record<string, () => Promise<{ reference: string; said: Done }>> = {
+        complete: () => complete(deps.db, org, reference, now(), actor).then(did('completed')),
+        check_out: () => checkOut(deps.db, org, reference, now(), actor).then(did('needs_checkout')),
+        no_show: () => markNoShow(deps.db, org, reference, now(), actor).then(did('no_show')),
         deposit_paid: () =>
-          payDepositByStaff(deps.db, org, reference, now(), actor).then(did('Deposit recorded as paid.')),
+          payDepositByStaff(deps.db, org, reference, now(), actor).then(did('deposit_paid')),
         charge_fee: () =>
-          chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor).then(did('Fee processed.')),
-        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor).then(did('Fee waived.')),
+          chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor).then(did('fee_charged')),
+        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor).then(did('fee_waived')),
         send_link: async () => {
           const sent = await sendLink(deps.db, org, reference, now());
-          return { reference: sent.reference, said: sentToStaff(sent.notices) };
+          return { reference: sent.reference, said: sentAgain(sent.notices) };
         },
       };
       // Own names only: "constructor" or "__proto__" is no action.
       const run = Object.hasOwn(actions, form.action ?? '') ? actions[form.action!] : undefined;
       if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
       const done = await run();
-      return redirect(
-        reply,
-        `/console/bookings/${encodeURIComponent(done.reference)}?done=${encodeURIComponent(done.said)}`,
-      );
+      return redirect(reply, doneAt(done.reference, done.said));
     });
 
     get('/console/bookings/:reference/cancel', async (request, reply, session) => {
@@ -289,10 +287,7 @@ export function consoleRoutes(deps: AppDeps) {
       const { reference } = request.params as { reference: string };
       const reason = form.reason?.trim() || undefined;
       const result = await cancelBooking(deps.db, changer(session), reference, reason, now());
-      return redirect(
-        reply,
-        `/console/bookings/${encodeURIComponent(result.booking.reference)}?done=Cancelled.`,
-      );
+      return redirect(reply, doneAt(result.booking.reference, 'cancelled'));
     });
 
     get('/console/bookings/:reference/reschedule', async (request, reply, session) => {
@@ -341,7 +336,7 @@ export function consoleRoutes(deps: AppDeps) {
         { startsAt, staffId: form.staff_id || undefined },
         now(),
       );
-      return redirect(reply, `/console/bookings/${encodeURIComponent(moved.reference)}?done=Rescheduled.`);
+      return redirect(reply, doneAt(moved.reference, 'rescheduled'));
     });
 
     get('/console/book', async (request, reply, session) => {
@@ -405,10 +400,7 @@ export function consoleRoutes(deps: AppDeps) {
         now(),
         { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
       );
-      return redirect(
-        reply,
-        `/console/bookings/${encodeURIComponent(created.booking.reference)}?done=Booked.`,
-      );
+      return redirect(reply, doneAt(created.booking.reference, 'booked'));
     });
 
     get('/console/clients', async (request, reply, session) => {
@@ -484,10 +476,16 @@ export function consoleRoutes(deps: AppDeps) {
   };
 }
 
-/** What sending again did, for the desk (which may read the full number): "Sent again by SMS to +44…". */
-function sentToStaff(notices: readonly OutboxNotice[]): string {
-  const where = notices.map((n) => `${n.channel === 'sms' ? 'by SMS' : 'by e-mail'} to ${n.to}`);
-  return `Sent again ${where.join(' and ')}.`;
+/** A booking's page saying what was just done (booking-pages.ts DONE_TEXTS). */
+function doneAt(reference: string, done: Done): string {
+  return `/console/bookings/${encodeURIComponent(reference)}?done=${done}`;
+}
+
+/** What sending again did: by which channels (the page's messages show to whom). */
+function sentAgain(notices: readonly OutboxNotice[]): Done {
+  const sms = notices.some((n) => n.channel === 'sms');
+  const email = notices.some((n) => n.channel === 'email');
+  return sms && email ? 'sent_sms_email' : sms ? 'sent_sms' : 'sent_email';
 }
 
 function changer(session: ConsoleSession) {

@@ -146,7 +146,22 @@ export function assertCsrf(session: ConsoleSession, form: Record<string, string>
   }
 }
 
-/** A safe place to go back to after signing in: a console path of this server only. */
+/**
+ * A safe place to go back to after signing in: a console path of this server only, as it goes into
+ * the Location header. A control character (CR, LF, NUL...), a line or paragraph separator or half a
+ * surrogate pair is refused with 400: no link of ours holds one, and a header cannot carry it. Other
+ * characters beyond ASCII are percent-encoded, as a browser would send them.
+ */
 export function safeNext(value: string | undefined): string {
-  return value && /^\/console(\/|$|\?)/.test(value) && !value.startsWith('//') ? value : '/console/diary';
+  if (value !== undefined && UNSAFE_IN_NEXT.test(value)) {
+    throw new ConsoleRefusal(
+      400,
+      'Please check',
+      'The address to go back to after signing in is not valid. Open the console from its own links.',
+    );
+  }
+  if (!value || !/^\/console(\/|$|\?)/.test(value)) return '/console/diary';
+  return value.replace(/[^\x21-\x7e]/gu, (character) => encodeURIComponent(character));
 }
+
+const UNSAFE_IN_NEXT = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;

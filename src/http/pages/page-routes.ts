@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
 import { FixedWindowRateLimiter, pageRequests } from '../../app/rate-limiter.ts';
 import { AppError } from '../../domain/errors.ts';
-import { toAppError } from '../error-envelope.ts';
+import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
 import { esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
@@ -38,7 +38,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     });
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error);
-      if (appError.code === 'server_error') request.log.error({ err: error }, 'request failed');
+      if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
       const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
       return sendPage(
         reply.code(appError.status),

@@ -18,7 +18,13 @@ import {
   RescheduleBody,
   RescheduledBookingResource,
 } from '../../contract/booking.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
+import {
+  AUTHENTICATED_ERRORS,
+  DATABASE_UNAVAILABLE,
+  dataOf,
+  ErrorEnvelope,
+  NoQuery,
+} from '../../contract/common.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import { bookingViewer, publicBaseUrl } from '../public-base-url.ts';
@@ -56,10 +62,10 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
                 'idempotency_key_reused.',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
-            503: ErrorEnvelope.describe(
-              'payments_unavailable: the booking needs a deposit and no payment provider is configured.',
-            ),
             ...AUTHENTICATED_ERRORS,
+            503: ErrorEnvelope.describe(
+              `payments_unavailable: the booking needs a deposit and no payment provider is configured; or ${DATABASE_UNAVAILABLE}`,
+            ),
           },
         },
       },
@@ -164,11 +170,11 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
                 '(the policy forbids a late cancellation).',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
+            ...AUTHENTICATED_ERRORS,
             503: ErrorEnvelope.describe(
               'payments_unavailable: a deposit paid online is due back and the payment provider did not accept ' +
-                'the refund (or none is configured); nothing changed, try again.',
+                `the refund (or none is configured); nothing changed, try again. Or ${DATABASE_UNAVAILABLE}`,
             ),
-            ...AUTHENTICATED_ERRORS,
           },
         },
       },

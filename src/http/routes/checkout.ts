@@ -12,7 +12,7 @@ import {
 } from '../../app/checkout-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { PaymentProvider } from '../../app/payments.ts';
-import { toAppError } from '../error-envelope.ts';
+import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import {
   esc,
@@ -52,7 +52,7 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     // be paid or left any more, the app's status and message for anything else.
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error);
-      if (appError.code === 'server_error') request.log.error({ err: error }, 'request failed');
+      if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
       const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
       return sendPage(reply.code(appError.status), title, errorBody(title, appError.message, request));
     });

@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
 import { CreatedBookingResource, NewBookingBody } from '../../contract/booking.ts';
-import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, NoQuery } from '../../contract/common.ts';
+import {
+  AUTHENTICATED_ERRORS,
+  DATABASE_UNAVAILABLE,
+  dataOf,
+  ErrorEnvelope,
+  NoQuery,
+} from '../../contract/common.ts';
 import { createBookingHandler, IdempotencyHeaders } from './bookings.ts';
 
 /**
@@ -45,10 +51,10 @@ export function protectedHoldRoutes(deps: AppDeps): FastifyPluginAsyncZod {
                 'idempotency_key_reused.',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
-            503: ErrorEnvelope.describe(
-              'payments_unavailable: no payment provider is configured to take the card (or the deposit).',
-            ),
             ...AUTHENTICATED_ERRORS,
+            503: ErrorEnvelope.describe(
+              `payments_unavailable: no payment provider is configured to take the card (or the deposit); or ${DATABASE_UNAVAILABLE}`,
+            ),
           },
         },
       },

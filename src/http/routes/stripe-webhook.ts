@@ -9,7 +9,9 @@ import { AppError } from '../../domain/errors.ts';
  * (stripe-webhook-service.ts applies them). Outside /v1 and without an API key: the Stripe-Signature
  * header, an HMAC of the raw body with STRIPE_WEBHOOK_SECRET, is the authentication, so the body is
  * kept as the bytes Stripe signed. A bad or missing signature is 400 and changes nothing; 200 means
- * the event is applied (or was before), so Stripe stops retrying; a failure to apply it now (Stripe
+ * the event is applied (or was before), so Stripe stops retrying, or that it will never be: a session
+ * whose amount or currency is not the deposit's (`mismatched`, logged as a warning for a person to look
+ * into, with the event's id and type only); a failure to apply it now (Stripe
  * unreachable while we read the session back) is an error status, and Stripe delivers it again.
  */
 export function stripeWebhookRoutes(deps: AppDeps, stripe: StripeProvider): FastifyPluginAsync {
@@ -42,7 +44,14 @@ export function stripeWebhookRoutes(deps: AppDeps, stripe: StripeProvider): Fast
         );
       }
       const outcome = await applyStripeEvent(deps.db, stripe, event, now);
-      request.log.info({ event_type: event.type, outcome }, 'stripe event');
+      if (outcome === 'mismatched') {
+        request.log.warn(
+          { event_id: event.id, event_type: event.type, outcome },
+          'stripe event not applied: its amount or currency is not the one asked for',
+        );
+      } else {
+        request.log.info({ event_type: event.type, outcome }, 'stripe event');
+      }
       return { received: true, outcome };
     });
   };
