@@ -57,6 +57,7 @@ export async function createOutboxDatabase(): Promise<OutboxBenchDatabase> {
           marketing_consent: 0,
           created_at: seeded.now,
           updated_at: seeded.now,
+          contact_proven: 1,
         })
         .execute();
     } finally {

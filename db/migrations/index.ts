@@ -12,6 +12,7 @@ import * as bookingPages from './2026-11-25-0019-booking-pages.ts';
 import * as payments from './2026-11-25-0020-payments.ts';
 import * as staffAccounts from './2026-11-25-0021-staff-accounts.ts';
 import * as outboxSequence from './2026-11-27-0022-outbox-sequence.ts';
+import * as publicContacts from './2026-11-28-0023-public-contacts.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-0020-payments': payments,
   '2026-11-25-0021-staff-accounts': staffAccounts,
   '2026-11-27-0022-outbox-sequence': outboxSequence,
+  '2026-11-28-0023-public-contacts': publicContacts,
 };

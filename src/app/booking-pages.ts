@@ -4,6 +4,7 @@ import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { getBooking } from './booking-service.ts';
+import { type ProofView, proofOfBooking } from './contact-proof.ts';
 import { requireLocation } from './directory-service.ts';
 
 /**
@@ -26,6 +27,8 @@ export interface BookingPageView {
   services: { name: string; priceMinor: number }[];
   staffName: string;
   clientName: string;
+  /** A public booking's contact proof: where the code went and whether it is done (null: none asked). */
+  proof: ProofView | null;
 }
 
 /** A token can only be 43 base64url characters; anything else is not looked up. */
@@ -91,5 +94,24 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
     services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     staffName: page.staff_name,
     clientName: [page.first_name, page.last_name].filter(Boolean).join(' '),
+    proof: await proofOfBooking(
+      db,
+      { organisationId: page.organisation_id, bookingId: page.booking_id },
+      now,
+    ),
   };
+}
+
+/** The page token of a booking (its booking_pages row). */
+export async function pageTokenOf(
+  db: Db,
+  booking: { organisationId: string; bookingId: string },
+): Promise<string> {
+  const row = await db
+    .selectFrom('booking_pages')
+    .select('token')
+    .where('organisation_id', '=', booking.organisationId)
+    .where('booking_id', '=', booking.bookingId)
+    .executeTakeFirstOrThrow();
+  return row.token;
 }

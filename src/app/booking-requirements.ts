@@ -8,11 +8,11 @@ import { announceChange } from './outbox-service.ts';
 /**
  * THE place that decides "a step of Booking Protection's hold is done -> confirm when none is left",
  * whoever reports the step: the card saved (card-setup-service.ts, from Stripe's webhook or the local
- * test page) or the deposit paid (checkout-service.ts confirmDeposit, from Stripe's webhook or the
- * local checkout).
+ * test page), the deposit paid (checkout-service.ts confirmDeposit, from Stripe's webhook or the
+ * local checkout) or a public booking's contact proven (contact-proof.ts).
  */
 
-export type Requirement = 'deposit' | 'protection_setup';
+export type Requirement = 'deposit' | 'protection_setup' | 'contact_verification';
 
 /**
  * What settling did: `confirmed` (it was the last step), `outstanding` (other steps remain), or
@@ -80,7 +80,7 @@ export async function settleRequirement(
     trx,
     organisationId,
     bookingId,
-    { kind: 'confirmed', drop: ['payment_link', 'booking_page_link'], remind: true },
+    { kind: 'confirmed', drop: ['payment_link', 'booking_page_link', 'verification_code'], remind: true },
     now,
   );
   return 'confirmed';

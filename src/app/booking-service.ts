@@ -16,10 +16,12 @@ import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
+import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
+import { type PublicContact, publicContactRows } from './contact-proof.ts';
 import { requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
@@ -71,6 +73,13 @@ export interface CheckoutContext {
    * protection answers 409 conflict (param location_slug), since POST /v1/bookings books there.
    */
   protectedHoldOnly?: boolean;
+  /**
+   * A booking made on the public page (no key): the contact it gave, written with it for the caps
+   * (contact-proof.ts), and whether that contact must be proven first (`policies.public_verification`
+   * code): the booking is then a pending_confirmation hold whose first requirement is
+   * contact_verification, and its only message is the code, sent to that contact alone.
+   */
+  publicContact?: { contact: PublicContact; askProof: boolean } | undefined;
 }
 
 /**
@@ -152,13 +161,22 @@ export async function createBooking(
   const id = timeOrderedId();
   // Booking Protection: a hold the customer finishes on the booking page (card setup, and the deposit
   // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
-  const requirements = protectedHold ? ['protection_setup', ...(depositMinor ? ['deposit'] : [])] : null;
-  const status = protectedHold ? 'pending_confirmation' : depositMinor ? 'pending_payment' : 'confirmed';
+  // A public booking whose contact must be proven first holds the slot the same way, proof first.
+  const proofFirst = checkout.publicContact?.askProof === true;
+  const steps = [
+    ...(proofFirst ? [CONTACT_VERIFICATION] : []),
+    ...(protectedHold ? ['protection_setup'] : []),
+    ...(depositMinor && (protectedHold || proofFirst) ? ['deposit'] : []),
+  ];
+  const requirements = steps.length > 0 ? steps : null;
+  const status = requirements ? 'pending_confirmation' : depositMinor ? 'pending_payment' : 'confirmed';
   const holdMinutes = protectedHold
     ? location.policy.pendingConfirmationHoldMinutes
     : depositMinor
       ? location.policy.pendingPaymentHoldMinutes
-      : null;
+      : proofFirst
+        ? location.policy.pendingConfirmationHoldMinutes
+        : null;
   const holdExpiresAt = holdMinutes === null ? null : now + holdMinutes * 60_000;
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
@@ -234,16 +252,23 @@ export async function createBooking(
   // written) is drawn again.
   let row: BookingsTable;
   let messages: ReturnType<typeof messagesOf>;
+  let proof: ReturnType<typeof publicContactRows>['proof'] | undefined;
   do {
     row = newRow(generateReference(caller.referencePrefix));
-    messages = messagesOf(
-      { organisationId: caller.organisationId, bookingId: id, reference: row.reference, client },
-      newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
-      now,
-    );
+    const target = { organisationId: caller.organisationId, bookingId: id, reference: row.reference };
+    const contact =
+      checkout.publicContact && publicContactRows(target, checkout.publicContact.contact, proofFirst, now);
+    proof = contact?.proof;
+    messages = contact?.message
+      ? { rows: [contact.message], notices: [] }
+      : messagesOf(
+          { ...target, client },
+          newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+          now,
+        );
   } while (
     !(await whileSlotFree(
-      insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows }),
+      insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows, proof }),
     ))
   );
   const { reference } = row;
@@ -256,7 +281,7 @@ export async function createBooking(
     // A protected hold's deposit is one of its steps: the customer goes back to the booking's page.
     const successUrl = input.successUrl
       ? redirectUrl(input.successUrl, '', values)
-      : protectedHold
+      : status === 'pending_confirmation'
         ? bookingPageUrl(checkout.publicBaseUrl, pageToken)
         : undefined;
     const session = {

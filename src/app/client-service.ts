@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ClientRow,
+  deleteClient,
   findClientByEmail,
   findClientById,
   findClientByPhone,
   insertClient,
+  updateClient,
 } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
@@ -12,6 +14,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import type { Client } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
+import { nonPersonalNumber } from './phone-destinations.ts';
 
 export interface ContactQuery {
   phone?: string | null | undefined;
@@ -95,30 +98,122 @@ export async function registerClient(
   input: NewClient,
   now: number,
 ): Promise<{ client: Client; created: boolean }> {
+  const details = newClientDetails(input);
+  const { contact } = details;
+  return writeTransaction(db, async (trx) => {
+    // Simultaneous registrations of one phone or e-mail take turns, so the later ones find the first.
+    for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
+    const existing = await findMatch(trx, organisationId, contact);
+    if (existing) return { client: toClient(existing), created: false };
+    const row = clientRow(organisationId, details, input.marketingConsent ? 1 : 0, 1, now);
+    await insertClient(trx, row);
+    return { client: toClient(row), created: true };
+  });
+}
+
+/** A new client's first and last name and contact, checked and normalised. */
+export interface NewClientDetails {
+  firstName: string;
+  lastName: string;
+  contact: { phone: string | null; email: string | null };
+}
+
+/**
+ * A new client's details: 400 naming the field that is not valid, and a phone that is no person's own
+ * (premium-rate, satellite...: phone-destinations.ts) refused with what it is, since nothing should
+ * ever be sent to it.
+ */
+export function newClientDetails(input: NewClient): NewClientDetails {
   const firstName = normaliseName(input.firstName);
   if (!firstName)
     throw new AppError('invalid_request', 'first_name must be 1 to 60 characters.', 'first_name');
   const lastName = normaliseName(input.lastName);
   if (!lastName) throw new AppError('invalid_request', 'last_name must be 1 to 60 characters.', 'last_name');
   const contact = normaliseContact(input);
-  return writeTransaction(db, async (trx) => {
-    // Simultaneous registrations of one phone or e-mail take turns, so the later ones find the first.
-    for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
-    const existing = await findMatch(trx, organisationId, contact);
-    if (existing) return { client: toClient(existing), created: false };
-    const row: ClientRow = {
-      id: randomUUID(),
-      organisation_id: organisationId,
-      ref: null,
-      first_name: firstName,
-      last_name: lastName,
-      phone: contact.phone,
-      email: contact.email,
-      marketing_consent: input.marketingConsent ? 1 : 0,
-      created_at: now,
-      updated_at: now,
-    };
-    await insertClient(trx, row);
-    return { client: toClient(row), created: true };
+  const notPersonal = contact.phone === null ? null : nonPersonalNumber(contact.phone);
+  if (notPersonal) {
+    throw new AppError(
+      'invalid_request',
+      `phone is ${notPersonal}, which we never send messages to: give a mobile or landline number (or an e-mail address).`,
+      'phone',
+    );
+  }
+  return { firstName, lastName, contact };
+}
+
+function clientRow(
+  organisationId: string,
+  details: NewClientDetails,
+  marketingConsent: 0 | 1,
+  contactProven: 0 | 1,
+  now: number,
+): ClientRow {
+  return {
+    id: randomUUID(),
+    organisation_id: organisationId,
+    ref: null,
+    first_name: details.firstName,
+    last_name: details.lastName,
+    phone: details.contact.phone,
+    email: details.contact.email,
+    marketing_consent: marketingConsent,
+    created_at: now,
+    updated_at: now,
+    contact_proven: contactProven,
+  };
+}
+
+/**
+ * Inside the caller's transaction: the client record of a public-page booking, of its own whatever
+ * the contact (contact_proven 0: no lookup finds it, and it never takes another client's place).
+ */
+export async function insertUnprovenClient(
+  trx: Db,
+  organisationId: string,
+  details: NewClientDetails,
+  now: number,
+): Promise<Client> {
+  const row = clientRow(organisationId, details, 0, 0, now);
+  await insertClient(trx, row);
+  return toClient(row);
+}
+
+/**
+ * Inside the caller's transaction, once a public booking's customer proved `proven` (their phone or
+ * e-mail): the client the booking now belongs to. The client on file with that contact when there is
+ * one (its record and name kept; `release` then deletes the unproven record, for the caller to call
+ * once the booking no longer points at it); otherwise the unproven record itself goes on file,
+ * keeping its other, unproven contact only while no client on file has it.
+ */
+export async function adoptProvenClient(
+  trx: Db,
+  organisationId: string,
+  unprovenId: string,
+  proven: { channel: 'sms' | 'email'; contact: string },
+  now: number,
+): Promise<{ clientId: string; release: () => Promise<void> }> {
+  const contact = {
+    phone: proven.channel === 'sms' ? proven.contact : null,
+    email: proven.channel === 'email' ? proven.contact : null,
+  };
+  for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
+  const onFile = await findMatch(trx, organisationId, contact);
+  if (onFile) {
+    return { clientId: onFile.id, release: () => deleteClient(trx, organisationId, unprovenId) };
+  }
+  const row = await findClientById(trx, organisationId, unprovenId);
+  if (!row) throw new Error('the unproven client of a public booking is gone');
+  const otherField = proven.channel === 'sms' ? 'email' : 'phone';
+  const other = row[otherField];
+  const taken =
+    other !== null &&
+    (otherField === 'email'
+      ? await findClientByEmail(trx, organisationId, other)
+      : await findClientByPhone(trx, organisationId, other)) !== undefined;
+  await updateClient(trx, organisationId, unprovenId, {
+    contact_proven: 1,
+    ...(taken ? { [otherField]: null } : {}),
+    updated_at: now,
   });
+  return { clientId: unprovenId, release: async () => {} };
 }

@@ -1,4 +1,5 @@
 import { bookingPageUrl } from './booking-page-token.ts';
+import { proofLinkPath } from './contact-proof.ts';
 import type { PaymentProvider } from './payments.ts';
 
 /**
@@ -12,6 +13,8 @@ export interface CustomerLinks {
   paymentUrl(checkoutSessionId: string): string | null;
   /** The booking's page, by its token (booking_pages). */
   bookingPageUrl(pageToken: string): string;
+  /** The link of a verification code message, which proves the contact it was sent to. */
+  verifyUrl(proofToken: string): string;
 }
 
 /** The links as the customer reaches this service: under PUBLIC_BASE_URL (or the serving address). */
@@ -19,5 +22,6 @@ export function customerLinks(payments: PaymentProvider | null, publicBaseUrl: s
   return {
     paymentUrl: (sessionId) => (payments ? payments.checkoutUrl(sessionId, publicBaseUrl) : null),
     bookingPageUrl: (token) => bookingPageUrl(publicBaseUrl, token),
+    verifyUrl: (token) => `${publicBaseUrl}${proofLinkPath(token)}`,
   };
 }

@@ -23,8 +23,14 @@ import {
   stillDue,
 } from '../domain/outbox.ts';
 import type { Clock } from './clock.ts';
+import { proofSecretsOf } from './contact-proof.ts';
 import type { CustomerLinks } from './customer-links.ts';
 import { DeliveryError, type MessageSender, type TwilioSettings } from './message-sender.ts';
+import { isTextable } from './phone-destinations.ts';
+
+/** Why a text was not sent: the number is not one texts go to (phone-destinations.ts). */
+const NOT_TEXTABLE =
+  'Not sent: texts go only to personal numbers in the countries the organisation texts (its locations’ and policies.sms_countries).';
 
 /**
  * Delivering the outbox: at least once, never twice once a provider accepted a message.
@@ -94,7 +100,10 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
   const facts = await messageFactsOf(
     delivery.db,
     claimed.map((row) => ({ organisationId: row.organisation_id, bookingId: row.booking_id })),
-    { withCheckouts: claimed.some((row) => row.kind === 'payment_link') },
+    {
+      withCheckouts: claimed.some((row) => row.kind === 'payment_link'),
+      withCountries: claimed.some((row) => row.channel === 'sms'),
+    },
   );
   // Only a message tried before can have been replaced while it was out (dropPendingMessages).
   const superseded = await supersededMessages(
@@ -162,6 +171,11 @@ async function deliverOne(
     await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
     return 'dropped';
   }
+  // Whatever wrote it (an old client record, an import): a text goes only where texts may go.
+  if (row.channel === 'sms' && !isTextable(row.recipient, facts.texted_countries)) {
+    await settle(message, { status: 'failed', last_error: NOT_TEXTABLE });
+    return 'failed';
+  }
   const body = JSON.stringify(
     row.channel === 'sms'
       ? { text: rendered.sms }
@@ -213,10 +227,16 @@ function render(
   );
   if (!stillDue(row.kind, status, facts.starts_at, now)) return null;
   let link: string | null = null;
+  let code: string | null = null;
   if (row.kind === 'payment_link' && facts.checkout_session_id) {
     link = delivery.links.paymentUrl(facts.checkout_session_id);
   } else if (row.kind === 'booking_page_link' && facts.page_token) {
     link = delivery.links.bookingPageUrl(facts.page_token);
+  } else if (row.kind === 'verification_code') {
+    const secrets = proofSecretsOf(row.body);
+    if (!secrets) return null;
+    code = secrets.code;
+    link = delivery.links.verifyUrl(secrets.token);
   }
   const messageFacts: MessageFacts = {
     kind: row.kind,
@@ -227,7 +247,8 @@ function render(
     timezone: facts.timezone,
     serviceNames: facts.service_names,
     staffName: facts.staff_name,
-    clientFirstName: facts.first_name,
+    // A name typed on the public page goes nowhere until its contact is proven (design.md 9.1).
+    clientFirstName: facts.contact_proven === 1 ? facts.first_name : null,
     startsAt: facts.starts_at,
     reference: facts.reference,
     link,
@@ -236,6 +257,7 @@ function render(
       row.kind === 'payment_link' && facts.deposit_minor !== null
         ? money(facts.deposit_minor, facts.currency, facts.locale)
         : null,
+    code,
   };
   return renderMessage(messageFacts);
 }

@@ -17,6 +17,7 @@ import {
   recipientsOf,
   reminderDueAt,
 } from '../domain/outbox.ts';
+import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
 /**
@@ -105,12 +106,23 @@ export async function announceChange(
     .innerJoin('locations as l', (join) =>
       join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
     )
-    .select(['b.reference', 'b.starts_at', 'b.status', 'c.phone', 'c.email', 'l.reminder_hours_before'])
+    .select([
+      'b.reference',
+      'b.starts_at',
+      'b.status',
+      'b.pending_requirements',
+      'c.phone',
+      'c.email',
+      'l.reminder_hours_before',
+    ])
     .where('b.organisation_id', '=', organisationId)
     .where('b.id', '=', bookingId)
     .executeTakeFirstOrThrow();
   const kinds = change.drop === 'all' ? undefined : change.drop;
   await dropPendingMessages(trx, organisationId, bookingId, now, kinds);
+  // A public booking whose contact nobody has proven sends nothing but its code (contact-proof.ts):
+  // that contact may be anybody's.
+  if (row.pending_requirements?.includes(CONTACT_VERIFICATION)) return [];
   const target = {
     organisationId,
     bookingId,
@@ -155,8 +167,21 @@ export function messagesOfBooking(
   return outboxOfBooking(db, organisationId, bookingId);
 }
 
+/**
+ * The outbox row of a verification code: to the one contact being proven (not every contact of the
+ * client), carrying the code and link token in `body` until it is rendered at delivery.
+ */
+export function verificationCodeMessage(
+  target: Omit<MessageTarget, 'client'>,
+  recipient: { channel: OutboxTable['channel']; to: string },
+  secrets: string,
+  now: number,
+): NewOutboxRow {
+  return { ...outboxRow(target, 'verification_code', recipient, now, now), body: secrets };
+}
+
 function outboxRow(
-  target: MessageTarget,
+  target: Omit<MessageTarget, 'client'>,
   kind: OutboxKind,
   recipient: { channel: OutboxTable['channel']; to: string },
   dueAt: number,

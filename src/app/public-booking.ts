@@ -1,16 +1,23 @@
+import { countLivePublicHolds, countPublicBookingsSince } from '../data/contact-proof-repository.ts';
 import type { Db } from '../data/database.ts';
+import { locationCountriesOf, storedCountries } from '../data/location-repository.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
+import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
+import { CONTACT_DAY_MS, type PublicBookingPolicy, proofChannel } from '../domain/public-booking-policy.ts';
 import { getAvailability } from './availability-service.ts';
 import { createBooking } from './booking-service.ts';
-import { registerClient } from './client-service.ts';
+import { insertUnprovenClient, newClientDetails } from './client-service.ts';
 import { phoneAsDialledAt } from './contact.ts';
+import type { PublicContact } from './contact-proof.ts';
 import type { AppDeps } from './deps.ts';
 import { listLocations, listServicesAt, requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
+import { countryName, isTextable } from './phone-destinations.ts';
+import { FixedWindowRateLimiter } from './rate-limiter.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -25,6 +32,7 @@ export interface PublicOrganisation {
   locale: string;
   currency: string;
   referencePrefix: string;
+  policy: PublicBookingPolicy;
 }
 
 /** The organisation with this slug, or 404 not_found. */
@@ -38,6 +46,13 @@ export async function publicOrganisation(db: Db, slug: string): Promise<PublicOr
     locale: row.locale,
     currency: row.currency,
     referencePrefix: row.booking_reference_prefix,
+    policy: {
+      verification: row.public_verification,
+      holdsPerContact: row.public_holds_per_contact,
+      bookingsPerContactPerDay: row.public_bookings_per_contact_per_day,
+      attemptsPerAddressPerHour: row.public_attempts_per_address_per_hour,
+      smsCountries: storedCountries(row.sms_countries),
+    },
   };
 }
 
@@ -86,12 +101,21 @@ export interface PublicBookingRequest {
   phone?: string | undefined;
   email?: string | undefined;
   notes?: string | undefined;
+  /** The client address the form came from (the attempts cap). */
+  address: string;
 }
 
 /**
- * Books as the customer: the client found by their phone or e-mail (or registered), then the booking,
- * made by the same use case as the API's. A deposit makes it pending_payment; a Booking Protection
- * location a pending_confirmation hold; either is finished on the booking's page. The page's token.
+ * Books as a customer would, as a stranger on the open internet may (design.md 9.1):
+ * - each client address may try `attemptsPerAddressPerHour` times an hour (429 past it);
+ * - a phone that is no person's own is refused (newClientDetails); the proof goes by SMS to a phone in
+ *   a country the organisation texts, else to the e-mail (400 when neither can carry it);
+ * - under the contact's turn: at most `holdsPerContact` unconfirmed public holds and
+ *   `bookingsPerContactPerDay` public bookings in 24 hours per phone or e-mail (429 past either);
+ * - the booking gets a client record of its own (never an existing client's, whatever it typed) and,
+ *   with `public_verification: code`, waits as a pending_confirmation hold for the code sent to that
+ *   contact (contact-proof.ts), the only message it sends until then.
+ * The booking's page token, where the customer goes on.
  */
 export async function bookOnPublicPage(
   deps: AppDeps,
@@ -99,6 +123,9 @@ export async function bookOnPublicPage(
   organisation: PublicOrganisation,
   request: PublicBookingRequest,
 ): Promise<string> {
+  const now = deps.clock.nowMs();
+  const { policy } = organisation;
+  await takeAttempt(deps, organisation, request.address, now);
   if (!request.phone && !request.email) {
     throw new AppError(
       'invalid_request',
@@ -106,19 +133,21 @@ export async function bookOnPublicPage(
       'phone',
     );
   }
-  // Checked before the client is registered, as createBooking would after it.
+  // Checked before anything is written, as createBooking would after it.
   checkFreeText(request.notes, NOTES_MAX_LENGTH, 'notes');
-  const now = deps.clock.nowMs();
   const location = await requireLocation(deps.db, organisation.id, request.locationSlug, 'location');
-  const phone = request.phone && phoneAsDialledAt(request.phone, location.country);
-  const { client } = await registerClient(
-    deps.db,
-    organisation.id,
-    { firstName: request.firstName, lastName: request.lastName, phone, email: request.email },
-    now,
-  );
-  const created = await writeTransaction(deps.db, (trx) =>
-    createBooking(
+  const details = newClientDetails({
+    firstName: request.firstName,
+    lastName: request.lastName,
+    phone: request.phone && phoneAsDialledAt(request.phone, location.country),
+    email: request.email,
+  });
+  const contact = await publicContactOf(deps.db, organisation, details.contact);
+  const created = await writeTransaction(deps.db, async (trx) => {
+    for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
+    await checkContactCaps(trx, organisation, details.contact, now);
+    const client = await insertUnprovenClient(trx, organisation.id, details, now);
+    return createBooking(
       trx,
       {
         organisationId: organisation.id,
@@ -136,8 +165,91 @@ export async function bookOnPublicPage(
         notes: request.notes,
       },
       now,
-      { payments: deps.payments, publicBaseUrl, hostedFlow: true },
-    ),
-  );
+      {
+        payments: deps.payments,
+        publicBaseUrl,
+        hostedFlow: true,
+        publicContact: { contact, askProof: policy.verification === 'code' },
+      },
+    );
+  });
   return created.booking.pageToken!;
+}
+
+/** The countries the organisation texts: its locations' and those its policies add. */
+export async function textedCountries(db: Db, organisation: PublicOrganisation): Promise<Set<string>> {
+  const ofLocations = (await locationCountriesOf(db, [organisation.id])).get(organisation.id) ?? [];
+  return new Set([...ofLocations, ...organisation.policy.smsCountries]);
+}
+
+/**
+ * Where a public booking's proof goes: its phone by SMS when the organisation may text it, otherwise
+ * its e-mail. With no proof asked (policy none) a contact is still recorded, for the caps.
+ */
+async function publicContactOf(
+  db: Db,
+  organisation: PublicOrganisation,
+  given: { phone: string | null; email: string | null },
+): Promise<PublicContact> {
+  const texted = await textedCountries(db, organisation);
+  const phoneTextable = given.phone !== null && isTextable(given.phone, texted);
+  const proof = proofChannel({ ...given, phoneTextable });
+  if (proof) return { ...given, proof };
+  if (organisation.policy.verification === 'none' && given.phone !== null) {
+    return { ...given, proof: { channel: 'sms', to: given.phone } };
+  }
+  const where = [...texted].map(countryName).sort().join(', ') || 'no country';
+  throw new AppError(
+    'invalid_request',
+    `We can only send texts to numbers in ${where}; give an e-mail address too, so we can send you the code that confirms your booking.`,
+    'email',
+  );
+}
+
+/** The address's attempts this hour (a form post counts whatever becomes of it). */
+async function takeAttempt(
+  deps: AppDeps,
+  organisation: PublicOrganisation,
+  address: string,
+  now: number,
+): Promise<void> {
+  const hours = new FixedWindowRateLimiter(deps.rateLimitStore, 3_600_000);
+  const windowEnd = hours.windowEnd(now);
+  const taken = await deps.rateLimitStore.incrementBelow(
+    { organisationId: organisation.id, name: `public-attempts:${address}` },
+    organisation.policy.attemptsPerAddressPerHour,
+    windowEnd,
+  );
+  if (taken === null) {
+    const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
+    throw new AppError(
+      'rate_limited',
+      `Too many booking attempts from your connection this hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or call the salon.`,
+      undefined,
+      { retryAfterSeconds: (windowEnd - now) / 1000 },
+    );
+  }
+}
+
+/** The per-contact caps, read under the contact's turn: 429 rate_limited past either. */
+async function checkContactCaps(
+  trx: Db,
+  organisation: PublicOrganisation,
+  contact: { phone: string | null; email: string | null },
+  now: number,
+): Promise<void> {
+  const { policy } = organisation;
+  if ((await countLivePublicHolds(trx, organisation.id, contact, now)) >= policy.holdsPerContact) {
+    throw new AppError(
+      'rate_limited',
+      `You already have ${policy.holdsPerContact === 1 ? 'a booking' : `${policy.holdsPerContact} bookings`} waiting to be confirmed with this phone number or e-mail address. Confirm ${policy.holdsPerContact === 1 ? 'it' : 'them'} with the code we sent (or let ${policy.holdsPerContact === 1 ? 'it' : 'them'} lapse) before booking again.`,
+    );
+  }
+  const today = await countPublicBookingsSince(trx, organisation.id, contact, now - CONTACT_DAY_MS);
+  if (today >= policy.bookingsPerContactPerDay) {
+    throw new AppError(
+      'rate_limited',
+      `This phone number or e-mail address has made ${policy.bookingsPerContactPerDay} bookings on this page in the last 24 hours, the most it may; to book more, call the salon.`,
+    );
+  }
 }

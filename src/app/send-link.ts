@@ -3,19 +3,42 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxKind } from '../domain/outbox.ts';
+import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { getBooking } from './booking-service.ts';
 import { announceChange } from './outbox-service.ts';
+import { type ResendLimiter, withResend } from './resend-limit.ts';
 
 /**
  * MCP send_link: (re)sends what the booking's customer needs now: the payment link while a deposit is
- * due, the booking-page link while it awaits confirmation, otherwise the confirmation. 409 conflict
- * for a booking with nothing to send (cancelled, expired, over) or a client with neither phone nor
- * e-mail.
+ * due, the booking-page link while it awaits confirmation, otherwise the confirmation; at most
+ * RESENDS_PER_HOUR times a clock hour per booking (429 rate_limited past it: resend-limit.ts). 409
+ * conflict for a booking with nothing to send (cancelled, expired, over), a client with neither phone
+ * nor e-mail, or a public booking whose contact nobody has proven (its page sends the code again).
  */
-export function sendLink(db: Db, organisationId: string, reference: string, now: number) {
+export async function sendLink(
+  db: Db,
+  limiter: ResendLimiter,
+  organisationId: string,
+  reference: string,
+  now: number,
+) {
+  const found = await getBooking(db, organisationId, reference);
+  return withResend(limiter, { organisationId, bookingId: found.id }, now, () =>
+    send(db, organisationId, reference, now),
+  );
+}
+
+function send(db: Db, organisationId: string, reference: string, now: number) {
   return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
     const status = effectiveStatus(booking, now);
+    // A link to a contact nobody proved would be a message to a stranger's choice of address.
+    if (booking.pendingRequirements.includes(CONTACT_VERIFICATION)) {
+      throw new AppError(
+        'conflict',
+        'This booking was made on the booking page and waits for the customer to confirm it with the code sent to them; it can be sent again from its booking page.',
+      );
+    }
     const kind = LINK_OF_STATUS[status];
     if (!kind || booking.startsAt <= now) {
       throw new AppError(

@@ -12,6 +12,7 @@ import type {
   BookingPagesTable,
   BookingServicesTable,
   BookingsTable,
+  ContactProofsTable,
   Database,
 } from './tables.ts';
 
@@ -45,6 +46,8 @@ export interface NewBookingRows {
   event: BookingEventsTable;
   page: BookingPagesTable;
   outbox: NewOutboxRow[];
+  /** A public-page booking's contact and its proof (contact-proof.ts). */
+  proof?: ContactProofsTable | undefined;
 }
 
 /**
@@ -71,6 +74,7 @@ export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<b
     await insertRows(trx, 'booking_events', [rows.event]);
     await insertRows(trx, 'booking_pages', [rows.page]);
     await insertOutboxMessages(trx, rows.outbox);
+    if (rows.proof) await insertRows(trx, 'contact_proofs', [rows.proof]);
     return true;
   }
   const belonging = [
@@ -79,6 +83,7 @@ export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<b
     sql`page AS (${insertBelonging('booking_pages', [rows.page])})`,
     // A client with neither phone nor e-mail gets no messages.
     ...(rows.outbox.length > 0 ? [sql`messages AS (${insertBelonging('outbox', rows.outbox)})`] : []),
+    ...(rows.proof ? [sql`proof AS (${insertBelonging('contact_proofs', [rows.proof])})`] : []),
   ];
   const columns = columnsOf(rows.booking);
   const written = await sql<{ id: string }>`

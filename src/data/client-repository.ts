@@ -1,8 +1,15 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import { preparedQuery } from './prepared-query.ts';
 import type { ClientsTable } from './tables.ts';
 
-export type ClientRow = ClientsTable;
+export type ClientRow = Selectable<ClientsTable>;
+export type NewClientRow = Insertable<ClientsTable>;
+
+/*
+ * Lookups by phone or e-mail find clients on file only (contact_proven = 1): the record of a public
+ * booking whose contact nobody proved is never "the client with this number" (migration 0023).
+ */
 
 export async function findClientByPhone(
   db: Db,
@@ -14,6 +21,7 @@ export async function findClientByPhone(
     .selectAll()
     .where('organisation_id', '=', organisationId)
     .where('phone', '=', phone)
+    .where('contact_proven', '=', 1)
     .executeTakeFirst();
 }
 
@@ -27,6 +35,7 @@ export async function findClientByEmail(
     .selectAll()
     .where('organisation_id', '=', organisationId)
     .where('email', '=', email)
+    .where('contact_proven', '=', 1)
     .executeTakeFirst();
 }
 
@@ -46,6 +55,24 @@ export async function findClientById(
   return clientById.first(db, { organisationId, id });
 }
 
-export async function insertClient(db: Db, row: ClientRow): Promise<void> {
+export async function insertClient(db: Db, row: NewClientRow): Promise<void> {
   await db.insertInto('clients').values(row).execute();
+}
+
+export async function updateClient(
+  db: Db,
+  organisationId: string,
+  id: string,
+  changes: Partial<Omit<NewClientRow, 'id' | 'organisation_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('clients')
+    .set(changes)
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteClient(db: Db, organisationId: string, id: string): Promise<void> {
+  await db.deleteFrom('clients').where('organisation_id', '=', organisationId).where('id', '=', id).execute();
 }

@@ -82,3 +82,30 @@ export async function findLocationById(
     .executeTakeFirst();
   return row ? toLocation(row) : undefined;
 }
+
+/** The countries of each organisation's locations (inactive ones too: their customers stay). */
+export async function locationCountriesOf(
+  db: Db,
+  organisationIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const countries = new Map<string, string[]>();
+  if (organisationIds.length === 0) return countries;
+  const rows = await db
+    .selectFrom('locations')
+    .select(['organisation_id', 'country'])
+    .distinct()
+    .where('organisation_id', 'in', organisationIds)
+    .where('country', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    const list = countries.get(row.organisation_id) ?? [];
+    list.push(row.country!);
+    countries.set(row.organisation_id, list);
+  }
+  return countries;
+}
+
+/** A list of country codes as organisations.sms_countries keeps it (comma-separated). */
+export function storedCountries(stored: string): string[] {
+  return stored === '' ? [] : stored.split(',');
+}

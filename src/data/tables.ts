@@ -14,6 +14,7 @@ import type { Generated } from 'kysely';
 import type { DepositStatus, FeeKind, FeeStatus, ProtectionSetupStatus } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import type { OutboxChannel, OutboxKind, OutboxStatus } from '../domain/outbox.ts';
+import type { PublicVerification } from '../domain/public-booking-policy.ts';
 
 export type Flag = 0 | 1;
 export type ApiKeyScope = 'read' | 'read_write';
@@ -31,6 +32,13 @@ export interface OrganisationsTable {
   catalogue_version: Generated<number>;
   /** Bumped by triggers on every change to a booking that availability can see; keys its cache. */
   bookings_version: Generated<number>;
+  /** The public page's policies (the catalogue's `policies`; design.md 9.1), with their defaults. */
+  public_verification: Generated<PublicVerification>;
+  public_holds_per_contact: Generated<number>;
+  public_bookings_per_contact_per_day: Generated<number>;
+  public_attempts_per_address_per_hour: Generated<number>;
+  /** ISO 3166-1 codes, comma-separated: countries texted besides those of the locations. */
+  sms_countries: Generated<string>;
   created_at: number;
   updated_at: number;
 }
@@ -190,6 +198,11 @@ export interface ClientsTable {
   marketing_consent: Flag;
   created_at: number;
   updated_at: number;
+  /**
+   * 1: on file, found by its phone and e-mail (which are unique among such clients). 0: the record of a
+   * public-page booking whose customer has not proven the contact (migration 0023).
+   */
+  contact_proven: Flag;
 }
 
 export interface BookingsTable {
@@ -396,6 +409,25 @@ export interface OutboxTable {
   sent_at: number | null;
 }
 
+/** The contact a public-page booking gave, and its proof (design.md 9.1; migration 0023). */
+export interface ContactProofsTable {
+  organisation_id: string;
+  booking_id: string;
+  /** What the customer typed, normalised: E.164 phone and lower-cased e-mail, either or both. */
+  phone: string | null;
+  email: string | null;
+  /** Where the proof went: sms to the phone, or the e-mail. */
+  channel: OutboxChannel;
+  /** SHA-256 (hex) of the code and of the link token sent; null when no proof was asked. */
+  code_hash: string | null;
+  token_hash: string | null;
+  code_expires_at: number | null;
+  /** Wrong codes entered against the current code. */
+  tries: number;
+  proven_at: number | null;
+  created_at: number;
+}
+
 export type UserRole = 'owner' | 'admin' | 'staff';
 
 /** A staff account of the console; the password is kept only as an argon2id hash. */
@@ -448,6 +480,7 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   messages: MessagesTable;
   outbox: OutboxTable;
+  contact_proofs: ContactProofsTable;
   users: UsersTable;
   user_sessions: UserSessionsTable;
 }

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments } from './outbox.ts';
+import { CODE_VALID_MS } from './public-booking-policy.ts';
 import { withRepeatedLabel } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
 
@@ -19,7 +20,11 @@ export interface MessageFacts {
   timezone: string;
   serviceNames: string[];
   staffName: string;
-  clientFirstName: string;
+  /**
+   * The client's first name, for the greeting; null for a public booking whose customer has not proven
+   * the contact: a name a stranger typed is never sent to an address nobody proved (design.md 9.1).
+   */
+  clientFirstName: string | null;
   startsAt: number;
   reference: string;
   /** The payment or booking-page link, for the kinds that carry one. */
@@ -27,6 +32,8 @@ export interface MessageFacts {
   holdExpiresAt: number | null;
   /** The deposit due, formatted ("£20.00"), for a payment link. */
   depositDue: string | null;
+  /** The code of a verification_code message (its link is `link`). */
+  code?: string | null;
 }
 
 export interface RenderedMessage {
@@ -48,6 +55,10 @@ interface Wording {
   payBy: string;
   completeBy: string;
   hello: string;
+  /** A verification code message: the code, the link's words, and what to do if it was not you. */
+  code: string;
+  orLink: string;
+  notYou: string;
 }
 
 const EN: Wording = {
@@ -58,6 +69,7 @@ const EN: Wording = {
     rescheduled: 'Your booking has moved',
     cancelled: 'Your booking is cancelled',
     reminder: 'Reminder of your appointment',
+    verification_code: 'Your booking code',
   },
   lead: {
     confirmed: 'Booked: {what} on {when}',
@@ -66,6 +78,7 @@ const EN: Wording = {
     rescheduled: 'Moved: {what} is now on {when}',
     cancelled: 'Cancelled: {what} on {when}',
     reminder: 'Reminder: {what} on {when}',
+    verification_code: 'To confirm: {what} on {when}',
   },
   with: 'with',
   at: 'at',
@@ -74,6 +87,9 @@ const EN: Wording = {
   payBy: 'Pay the deposit{amount} by {until} to confirm',
   completeBy: 'Complete your booking by {until}',
   hello: 'Hello',
+  code: 'Your code is {code} (valid {minutes} minutes)',
+  orLink: 'Or confirm here',
+  notYou: 'Did not book? Ignore this message; nothing is booked in your name.',
 };
 
 const DE: Wording = {
@@ -84,6 +100,7 @@ const DE: Wording = {
     rescheduled: 'Ihr Termin wurde verschoben',
     cancelled: 'Ihr Termin wurde storniert',
     reminder: 'Erinnerung an Ihren Termin',
+    verification_code: 'Ihr Buchungscode',
   },
   lead: {
     confirmed: 'Gebucht: {what} am {when}',
@@ -92,6 +109,7 @@ const DE: Wording = {
     rescheduled: 'Verschoben: {what} ist jetzt am {when}',
     cancelled: 'Storniert: {what} am {when}',
     reminder: 'Erinnerung: {what} am {when}',
+    verification_code: 'Zu bestätigen: {what} am {when}',
   },
   with: 'bei',
   at: 'in',
@@ -100,6 +118,9 @@ const DE: Wording = {
   payBy: 'Bitte zahlen Sie die Anzahlung{amount} bis {until}',
   completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
   hello: 'Hallo',
+  code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
+  orLink: 'Oder hier bestätigen',
+  notYou: 'Nicht gebucht? Ignorieren Sie diese Nachricht; nichts wird in Ihrem Namen gebucht.',
 };
 
 const FR: Wording = {
@@ -110,6 +131,7 @@ const FR: Wording = {
     rescheduled: 'Votre rendez-vous a été déplacé',
     cancelled: 'Votre rendez-vous est annulé',
     reminder: 'Rappel de votre rendez-vous',
+    verification_code: 'Votre code de réservation',
   },
   lead: {
     confirmed: 'Réservé : {what} le {when}',
@@ -118,6 +140,7 @@ const FR: Wording = {
     rescheduled: 'Déplacé : {what} est maintenant le {when}',
     cancelled: 'Annulé : {what} le {when}',
     reminder: 'Rappel : {what} le {when}',
+    verification_code: 'À confirmer : {what} le {when}',
   },
   with: 'avec',
   at: 'à',
@@ -126,6 +149,9 @@ const FR: Wording = {
   payBy: "Réglez l'acompte{amount} avant {until} pour confirmer",
   completeBy: 'Finalisez la réservation avant {until}',
   hello: 'Bonjour',
+  code: 'Votre code est {code} (valable {minutes} minutes)',
+  orLink: 'Ou confirmez ici',
+  notYou: "Vous n'avez rien réservé ? Ignorez ce message ; rien n'est réservé à votre nom.",
 };
 
 const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
@@ -175,8 +201,13 @@ function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; s
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
     action = `${fill(words.completeBy, { until })}: ${facts.link}`;
+  } else if (facts.kind === 'verification_code' && facts.code) {
+    const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
+    action = facts.link ? `${code} ${words.orLink}: ${facts.link}` : code;
   }
-  const reference = `${words.reference} ${facts.reference}.`;
+  // A code goes to a contact nobody has proven yet: it says what to do if it was not them.
+  const reference =
+    facts.kind === 'verification_code' ? words.notYou : `${words.reference} ${facts.reference}.`;
   const phone = facts.locationPhone ? `${words.questions}: ${facts.locationPhone}` : null;
   return { lead, action, reference, phone };
 }
@@ -275,11 +306,11 @@ export function renderMessage(given: MessageFacts): RenderedMessage {
     locationName: withoutDirectionControls(given.locationName),
     serviceNames: given.serviceNames.map(withoutDirectionControls),
     staffName: withoutDirectionControls(given.staffName),
-    clientFirstName: withoutDirectionControls(given.clientFirstName),
+    clientFirstName: given.clientFirstName && withoutDirectionControls(given.clientFirstName),
   };
   const words = wordingFor(facts.locale);
   const parts = lines(facts, words, { staff: true, services: facts.serviceNames.join(', ') });
-  const greeting = `${words.hello} ${facts.clientFirstName},`;
+  const greeting = facts.clientFirstName ? `${words.hello} ${facts.clientFirstName},` : `${words.hello},`;
   const body = [parts.lead, parts.action, parts.reference, parts.phone].filter(
     (part): part is string => part !== null,
   );

@@ -10,6 +10,8 @@ export const OUTBOX_KINDS = [
   'rescheduled',
   'cancelled',
   'reminder',
+  /** The code (and link) that proves a public booking's contact: design.md 9.1. */
+  'verification_code',
 ] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
@@ -91,6 +93,9 @@ export function stillDue(kind: OutboxKind, status: string, startsAt: number, now
       return status === 'confirmed' && startsAt > now;
     case 'cancelled':
       return status === 'cancelled';
+    case 'verification_code':
+      // Proof ends the wait; the proof's own transaction drops an unsent code then.
+      return status === 'pending_confirmation' || status === 'pending_payment';
     default:
       // Confirmed, rescheduled: not once the booking is gone (a retry outliving a cancellation).
       return status !== 'expired' && status !== 'cancelled';
@@ -111,6 +116,7 @@ const SENT_WHAT: Record<OutboxKind, string> = {
   rescheduled: 'the new time',
   cancelled: 'a note of the cancellation',
   reminder: 'a reminder',
+  verification_code: 'a code',
 };
 
 /** The same, said in as few words as book's answer can afford (it must stay within 1,600 characters). */
@@ -121,6 +127,7 @@ const SENT_BRIEF: Record<OutboxKind, string> = {
   rescheduled: 'New time',
   cancelled: 'Cancellation',
   reminder: 'Reminder',
+  verification_code: 'Code',
 };
 
 /**

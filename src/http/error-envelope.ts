@@ -56,7 +56,20 @@ function unroutedError(
   return new AppError('not_found', `No endpoint matches ${request.method} on this path.`);
 }
 
+/**
+ * A refusal for too many tries whose wait the use case knows (a re-send cap, the public page's
+ * attempts) says it in Retry-After, as the contract's 429 does, unless a limiter set it already.
+ */
+export function withRetryAfter(reply: FastifyReply, error: AppError): FastifyReply {
+  const seconds = error.details?.retryAfterSeconds;
+  if (error.code === 'rate_limited' && typeof seconds === 'number' && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(Math.max(1, Math.ceil(seconds))));
+  }
+  return reply;
+}
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  withRetryAfter(reply, error);
   if (answersJsonRpc(reply.request)) return sendRequestError(reply, error);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.envelope());
 }

@@ -299,7 +299,13 @@ export class InProcessBookingApi implements BookingApi {
   async sendLink(reference: string): Promise<LinkSent> {
     const organisationId = this.#allowed('read_write');
     return presentLinkSent(
-      await sendLink(this.#deps.db, organisationId, reference, this.#deps.clock.nowMs()),
+      await sendLink(
+        this.#deps.db,
+        { store: this.#deps.rateLimitStore },
+        organisationId,
+        reference,
+        this.#deps.clock.nowMs(),
+      ),
     );
   }
 

@@ -4,10 +4,9 @@ import { Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
-import type { Db } from '../../src/data/database.ts';
 import { openDatabase, SQLITE_CACHE_KIB } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
-import type { BookingsTable, Database } from '../../src/data/tables.ts';
+import type { BookingsTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
@@ -16,6 +15,7 @@ import {
   expectRefusedBy,
   expectTriggerRefusal,
 } from '../helpers/database-refusal.ts';
+import { CATALOGUE_TABLES, copyRows } from '../helpers/older-schema.ts';
 import {
   createTempDatabase,
   freshDatabaseUrl,
@@ -138,38 +138,6 @@ describe('database settings and migrations', () => {
 });
 
 /** The tables an import writes that exist at 0003, parents first. */
-const CATALOGUE_AT_0003 = [
-  'organisations',
-  'locations',
-  'location_closures',
-  'services',
-  'service_locations',
-  'staff',
-  'staff_services',
-  'staff_locations',
-  'staff_working_hours',
-  'staff_time_off',
-  'clients',
-] as const;
-
-/** Every row of the given tables, copied as they are from one database to another. */
-async function copyRows(from: Db, to: Db, tables: readonly (keyof Database)[]): Promise<void> {
-  // Only the columns the older schema has (later migrations add some, e.g. bookings_version, reminder_hours_before).
-  const schema = await to.introspection.getTables({ withInternalKyselyTables: false });
-  for (const table of tables) {
-    const columns = new Set(schema.find((s) => s.name === table)?.columns.map((c) => c.name));
-    const rows = (await from.selectFrom(table).selectAll().execute()).map((row) =>
-      Object.fromEntries(Object.entries(row).filter(([column]) => columns.has(column))),
-    );
-    // Rows of whichever table, in the older schema's columns.
-    if (rows.length > 0)
-      await to
-        .insertInto(table)
-        .values(rows as never)
-        .execute();
-  }
-}
-
 /** Tables that stay whole on every node of a distributed deployment: small, and read before the organisation is known. */
 const REFERENCE_TABLES = ['organisations', 'api_keys'];
 
@@ -237,7 +205,7 @@ describe('distribution by organisation', () => {
       expect(before.error).toBeUndefined();
       await sql`insert into instance_settings (key, value) values ('cursor_secret', 'old')`.execute(old.db);
       // Today's importer writes tables that 0003 does not have yet: copy what it wrote here instead.
-      await copyRows(t.db, old.db, CATALOGUE_AT_0003);
+      await copyRows(t.db, old.db, CATALOGUE_TABLES);
       const catalogue = await catalogueIds(old.db);
       await old.db
         .insertInto('bookings')

@@ -12,7 +12,8 @@ import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
+import { CATALOGUE_TABLES, copyRows } from '../helpers/older-schema.ts';
+import { createTempDatabase, freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * Migration 0022 keys the outbox by `seq` (on SQLite the rowid) instead of (id, organisation_id), and
@@ -43,7 +44,14 @@ describe('migration 0022: the outbox keyed by the order its messages were writte
     const { db } = handle;
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     expect((await migrator.migrateTo('2026-11-25-0021-staff-accounts')).error).toBeUndefined();
-    await importCatalogue(db, smallCatalogue(), t0);
+    // Today's importer writes what 0021 does not have yet: it imports into a current database.
+    const current = await createTempDatabase();
+    try {
+      await importCatalogue(current.db, smallCatalogue(), t0);
+      await copyRows(current.db, db, CATALOGUE_TABLES);
+    } finally {
+      await current.dispose();
+    }
     const catalogue = await catalogueIds(db);
     const organisationId = catalogue.organisation;
     const booking = bookingRow(

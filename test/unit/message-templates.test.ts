@@ -174,3 +174,41 @@ describe('outbox rules', () => {
     expect(sentSentence([])).toBe('');
   });
 });
+
+describe('the verification code message (design.md 9.1)', () => {
+  const CODE: MessageFacts = {
+    ...FACTS,
+    kind: 'verification_code',
+    clientFirstName: null,
+    code: '042917',
+    link: 'https://book.example/p/verify/0123456789abcdefghijklmnopqrstuvwxyzABCDEFG',
+    holdExpiresAt: null,
+    depositDue: null,
+  };
+
+  it('carries the code, the link and what to do if it was not you, and no name, in one SMS part or two', () => {
+    const sms = renderSms(CODE);
+    // Two parts hold it once the staff member and the salon's phone are left out, as any SMS shortens.
+    expect(sms).toBe(
+      'Northside Hair: To confirm: Full colour on Tuesday 8 December at 14:30, at Northside Camden. ' +
+        'Your code is 042917 (valid 10 minutes). Or confirm here: https://book.example/p/verify/0123456789abcdefghijklmnopqrstuvwxyzABCDEFG ' +
+        'Did not book? Ignore this message; nothing is booked in your name.',
+    );
+    expect(smsSegments(sms)).toBeLessThanOrEqual(2);
+    const rendered = renderMessage(CODE);
+    expect(rendered.subject).toBe('Northside Hair: Your booking code (NHC-7KQ2MX)');
+    expect(rendered.text).toMatch(/^Hello,$/m);
+    expect(rendered.html).toContain(`<a href="${CODE.link}">`);
+  });
+
+  it('in German and French too', () => {
+    expect(renderSms({ ...CODE, locale: 'de-DE' })).toContain('Ihr Code lautet 042917 (gültig 10 Minuten)');
+    expect(renderMessage({ ...CODE, locale: 'fr-FR' }).text).toContain('Votre code est 042917');
+  });
+
+  it('greets nobody by name when the name is one a stranger typed (null)', () => {
+    const confirmed = renderMessage({ ...FACTS, kind: 'confirmed', clientFirstName: null, link: null });
+    expect(confirmed.text.split('\n')[0]).toBe('Hello,');
+    expect(confirmed.html).toContain('<p>Hello,</p>');
+  });
+});

@@ -257,7 +257,7 @@ export function consoleRoutes(deps: AppDeps) {
           chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor).then(did('fee_charged')),
         waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor).then(did('fee_waived')),
         send_link: async () => {
-          const sent = await sendLink(deps.db, org, reference, now());
+          const sent = await sendLink(deps.db, { store: deps.rateLimitStore }, org, reference, now());
           return { reference: sent.reference, said: sentAgain(sent.notices) };
         },
       };

@@ -19,6 +19,7 @@ const KIND_LABELS: Record<OutboxKind, string> = {
   rescheduled: 'New time',
   cancelled: 'Cancellation',
   reminder: 'Reminder',
+  verification_code: 'Verification code',
 };
 
 const STATUS_LABELS: Record<OutboxStatus, string> = {

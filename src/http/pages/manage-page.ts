@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DateTime } from 'luxon';
 import { getAvailability } from '../../app/availability-service.ts';
@@ -10,9 +11,12 @@ import {
 import { bookingPagePath, bookingPageUrl } from '../../app/booking-page-token.ts';
 import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts';
 import { startCardSetup } from '../../app/card-setup-service.ts';
+import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
 import { AppError } from '../../domain/errors.ts';
+import { maskedRecipient } from '../../domain/outbox.ts';
+import { CODE_DIGITS, CODE_VALID_MS, CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import {
@@ -41,18 +45,58 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     const hidden = { schema: { hide: true } };
     const form = { ...hidden, onRequest: refuseCrossSiteForm };
 
-    app.get<{ Params: TokenParams }>('/p/manage/:token', hidden, async (request, reply) => {
-      const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+    const showBooking = (reply: FastifyReply, view: BookingPageView, alert?: string) => {
       // Its steps' forms are answered with redirects to the provider's hosted pages: named in its CSP.
       const handsOver = needsCard(view) || owesDeposit(view);
-      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs()), {
+      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs(), alert), {
         formTargets: handsOver ? (deps.payments?.handOverOrigins ?? []) : [],
       });
+    };
+
+    app.get<{ Params: TokenParams; Querystring: { sent?: string } }>(
+      '/p/manage/:token',
+      hidden,
+      async (request, reply) => {
+        const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+        return showBooking(reply, view, request.query.sent === '1' ? NEW_CODE_SENT : undefined);
+      },
+    );
+
+    // The code that proves the contact a public booking gave (contact-proof.ts).
+    app.post<{ Params: TokenParams; Body: { code?: string } }>(
+      '/p/manage/:token/verify',
+      form,
+      async (request, reply) => {
+        const now = deps.clock.nowMs();
+        const view = await getBookingPage(deps.db, request.params.token, now);
+        const outcome = await proveByCode(
+          deps.db,
+          { organisationId: view.organisation.id, bookingId: view.booking.id },
+          request.body?.code ?? '',
+          now,
+        );
+        if (outcome.proven) return redirect(reply, bookingPagePath(view.token));
+        const again = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+        const status = outcome.reason === 'wrong' ? 400 : 409;
+        return showBooking(reply.code(status), again, codeRefusal(outcome));
+      },
+    );
+    app.post<{ Params: TokenParams }>('/p/manage/:token/resend', form, async (request, reply) => {
+      const now = deps.clock.nowMs();
+      const view = await getBookingPage(deps.db, request.params.token, now);
+      await resendCode(
+        deps.db,
+        { store: deps.rateLimitStore },
+        { organisationId: view.organisation.id, bookingId: view.booking.id },
+        now,
+      );
+      return redirect(reply, `${bookingPagePath(view.token)}?sent=1`);
     });
 
     // The deposit: on to the provider's checkout of the booking's open session.
     app.post<{ Params: TokenParams }>('/p/manage/:token/pay', form, async (request, reply) => {
       const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+      refuseBeforeProof(view);
       const session = view.booking.checkoutSessionId;
       if (!deps.payments || !session || !isPending(view)) {
         throw new AppError('conflict', 'This booking has no deposit waiting to be paid.');
@@ -64,6 +108,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     app.post<{ Params: TokenParams }>('/p/manage/:token/setup', form, async (request, reply) => {
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
+      refuseBeforeProof(view);
       const page = bookingPageUrl(publicBaseUrl(request), view.token);
       const setup = await startCardSetup(
         deps.db,
@@ -106,6 +151,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       async (request, reply) => {
         const now = deps.clock.nowMs();
         const view = await getBookingPage(deps.db, request.params.token, now);
+        refuseBeforeProof(view);
         const { starts_at: startsAt } = request.query;
         if (startsAt !== undefined) {
           // A slot was chosen: what moving there would mean, before the customer confirms.
@@ -154,6 +200,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       async (request, reply) => {
         const now = deps.clock.nowMs();
         const view = await getBookingPage(deps.db, request.params.token, now);
+        refuseBeforeProof(view);
         const at = parseInstant(request.body?.starts_at);
         await rescheduleBooking(deps.db, customer(view), view.booking.reference, { startsAt: at }, now);
         return redirect(reply, bookingPagePath(view.token));
@@ -177,9 +224,29 @@ function isPending(view: BookingPageView): boolean {
   return view.booking.status === 'pending_payment' || view.booking.status === 'pending_confirmation';
 }
 
+/**
+ * A public booking waits for its customer to prove their contact (design.md 9.1): the code is the
+ * only step offered, and nothing else (paying, a card, moving it) is done before it.
+ */
+function awaitsProof(view: BookingPageView): boolean {
+  return isPending(view) && view.booking.pendingRequirements.includes(CONTACT_VERIFICATION);
+}
+
+/** 409 while the booking waits for its contact's proof. */
+function refuseBeforeProof(view: BookingPageView): void {
+  if (awaitsProof(view)) {
+    throw new AppError(
+      'conflict',
+      'First confirm the booking with the code we sent you; then you can go on with it here.',
+    );
+  }
+}
+
 /** The step of saving Booking Protection's card is open: the page offers it. */
 function needsCard(view: BookingPageView): boolean {
-  return isPending(view) && view.booking.pendingRequirements.includes('protection_setup');
+  return (
+    isPending(view) && !awaitsProof(view) && view.booking.pendingRequirements.includes('protection_setup')
+  );
 }
 
 /** A deposit is due through the provider's checkout: the page offers to pay it. */
@@ -187,6 +254,7 @@ function owesDeposit(view: BookingPageView): boolean {
   const { booking } = view;
   return (
     isPending(view) &&
+    !awaitsProof(view) &&
     booking.depositStatus === 'pending' &&
     booking.checkoutSessionId !== null &&
     booking.depositMinor !== null
@@ -241,11 +309,12 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
 ${deposit}</dl>`;
 }
 
-function bookingBody(view: BookingPageView, now: number): string {
+function bookingBody(view: BookingPageView, now: number, alert?: string): string {
   const f = formatOf(view);
   const { booking } = view;
   const path = bookingPagePath(view.token);
   const parts = [`<p>${esc(view.organisation.name)}</p>`, `<h1>${esc(titleOf(view))}</h1>`];
+  if (alert) parts.push(`<p role="alert" class="fee">${esc(alert)}</p>`);
   if (isPending(view) && booking.holdExpiresAt !== null) {
     const minutes = Math.max(1, Math.ceil((booking.holdExpiresAt - now) / 60_000));
     parts.push(
@@ -259,6 +328,7 @@ function bookingBody(view: BookingPageView, now: number): string {
     );
   }
   parts.push(bookingSummary(view, f));
+  if (awaitsProof(view)) parts.push(proofStep(view, path));
   if (isPending(view)) {
     const steps: string[] = [];
     if (needsCard(view)) {
@@ -271,7 +341,9 @@ function bookingBody(view: BookingPageView, now: number): string {
     }
     if (steps.length > 0) parts.push(`<h2>To confirm your booking</h2>\n<ol>\n${steps.join('\n')}\n</ol>`);
   }
-  if (isChangeable(view, now)) {
+  if (isChangeable(view, now) && awaitsProof(view)) {
+    parts.push(`<p><a href="${esc(`${path}/cancel`)}">Cancel the booking</a></p>`);
+  } else if (isChangeable(view, now)) {
     parts.push(`<h2>Need to change it?</h2>
 <p>${esc(policyWords(view))}</p>
 <div class="actions">
@@ -280,6 +352,41 @@ function bookingBody(view: BookingPageView, now: number): string {
 </div>`);
   }
   return parts.join('\n');
+}
+
+const NEW_CODE_SENT = 'We sent you a new code; the one before no longer works.';
+
+/** The code step of a public booking: where the code went, the form, and a new code. */
+function proofStep(view: BookingPageView, path: string): string {
+  const proof = view.proof;
+  const where = proof
+    ? proof.channel === 'sms'
+      ? `by text to ${maskedRecipient('sms', proof.to)}`
+      : `by e-mail to ${proof.to.replace(/^(.).*(@.*)$/, '$1…$2')}`
+    : 'to the phone number or e-mail address you gave';
+  const minutes = CODE_VALID_MS / 60_000;
+  return `<h2>Confirm it is you</h2>
+<p>We sent a ${CODE_DIGITS}-digit code ${esc(where)}. Enter it here, or open the link in that message. The code works for ${minutes} minutes; your booking is not confirmed until then.</p>
+<form method="post" action="${esc(`${path}/verify`)}">
+<label for="code">Code</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required>
+<div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
+</form>
+<form method="post" action="${esc(`${path}/resend`)}">
+<div class="actions"><button type="submit" class="secondary">Send a new code</button></div>
+</form>`;
+}
+
+/** What the page says when a code did not prove the contact. */
+function codeRefusal(outcome: Exclude<CodeOutcome, { proven: true }>): string {
+  switch (outcome.reason) {
+    case 'wrong':
+      return `That code is not right. Check the latest message we sent; ${outcome.triesLeft} ${outcome.triesLeft === 1 ? 'try is' : 'tries are'} left for this code.`;
+    case 'spent':
+      return 'That code was entered wrongly too many times. Send a new code and enter that one.';
+    case 'expired':
+      return 'That code has expired. Send a new code and enter that one.';
+  }
 }
 
 function policyWords(view: BookingPageView): string {

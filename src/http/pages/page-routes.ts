@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
 import { FixedWindowRateLimiter, pageRequests } from '../../app/rate-limiter.ts';
 import { AppError } from '../../domain/errors.ts';
-import { isFault, toAppError } from '../error-envelope.ts';
+import { isFault, toAppError, withRetryAfter } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
 import { esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
 import { publicBookingRoutes } from './public-page.ts';
+import { verifyRoutes } from './verify-page.ts';
 
 /** Sends a whole page: the shared document (with the test-mode notice when it applies) and headers. */
 /**
@@ -38,6 +39,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     });
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error);
+      withRetryAfter(reply, appError);
       if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
       const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
       return sendPage(
@@ -45,12 +47,26 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         title,
         `<h1>${esc(title)}</h1>
 <p role="alert">${esc(appError.message)}</p>
-<p>Reference for support: <code>${esc(request.id)}</code></p>`,
+${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code></p>`,
       );
     });
     await app.register(manageRoutes(deps, sendPage));
     await app.register(publicBookingRoutes(deps, sendPage));
+    await app.register(verifyRoutes(deps, sendPage));
   };
+}
+
+/**
+ * Where a customer goes on from a refusal: the booking's page for its own forms, the salon's booking
+ * page for the booking form (a link; what they typed is kept by the browser's Back).
+ */
+function wayBack(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  const booking = /^\/p\/manage\/([A-Za-z0-9_-]{43})\//.exec(path);
+  if (booking) return `<p><a href="/p/manage/${booking[1]}">Back to your booking</a></p>\n`;
+  const salon = /^\/p\/([a-z0-9-]+)\/book$/.exec(path);
+  if (salon) return `<p><a href="/p/${salon[1]}">Back to the booking page</a></p>\n`;
+  return '';
 }
 
 const TITLES: Record<string | number, string> = {

@@ -76,6 +76,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
           phone: body.phone || undefined,
           email: body.email || undefined,
           notes: body.notes || undefined,
+          address: request.ip,
         });
         return redirect(reply, bookingPagePath(token));
       },

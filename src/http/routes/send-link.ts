@@ -37,6 +37,7 @@ export function sendLinkRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const sent = await sendLink(
           deps.db,
+          { store: deps.rateLimitStore },
           principalOf(request).organisation.id,
           request.params.reference,
           deps.clock.nowMs(),

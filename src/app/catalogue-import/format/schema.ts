@@ -143,6 +143,25 @@ export const moneySchema = z.strictObject({
   currency,
 });
 
+const countryCode = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
+  .refine((value) => regionNames.of(value) !== value, 'is not an ISO 3166-1 country code');
+
+/**
+ * The public booking page's policies (design.md 9.1), one set per organisation: whether a booking made
+ * there waits for its customer to prove the contact they gave (`code`) or not (`none`), the caps on
+ * strangers, and the countries texted besides those of the locations. Given as the catalogue's
+ * `policies`, or inside `organisation` (not both); absent, the defaults.
+ */
+export const organisationPoliciesSchema = z.strictObject({
+  public_verification: z.enum(['code', 'none']).default('code'),
+  public_holds_per_contact: z.int().min(0).max(1000).default(2),
+  public_bookings_per_contact_per_day: z.int().min(0).max(1000).default(3),
+  public_attempts_per_address_per_hour: z.int().min(0).max(100_000).default(10),
+  sms_countries: z.array(countryCode).max(250).default([]),
+});
+
 export const organisationSchema = z.strictObject({
   id: uuid.optional(),
   slug,
@@ -152,6 +171,7 @@ export const organisationSchema = z.strictObject({
   locale: z
     .string()
     .regex(/^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?$/, 'must be a locale such as en-GB'),
+  policies: organisationPoliciesSchema.optional(),
 });
 
 const policySchema = z.strictObject({
@@ -184,12 +204,7 @@ export const locationSchema = z.strictObject({
   street_address: optionalText(200),
   city: optionalText(100),
   postal_code: optionalText(20),
-  country: z
-    .string()
-    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
-    .refine((value) => regionNames.of(value) !== value, 'is not an ISO 3166-1 country code')
-    .nullish()
-    .transform((value) => value ?? null),
+  country: countryCode.nullish().transform((value) => value ?? null),
   phone: optionalPhone,
   active: z.boolean().default(true),
   closures: z.array(z.strictObject({ date: calendarDate, reason: optionalText(200) })).default([]),
@@ -298,8 +313,10 @@ export const bookingSchema = z.strictObject({
     .prefault({}),
 });
 
+/** The whole file. The policies may be given here or in `organisation`, not both (validate.ts checks). */
 export const catalogueSchema = z.strictObject({
   organisation: organisationSchema,
+  policies: organisationPoliciesSchema.optional(),
   locations: z.array(locationSchema).min(1, 'must list at least one location'),
   services: z.array(serviceSchema).default([]),
   staff: z.array(staffSchema).default([]),
@@ -309,6 +326,7 @@ export const catalogueSchema = z.strictObject({
 
 export type Catalogue = z.output<typeof catalogueSchema>;
 export type CatalogueOrganisation = z.output<typeof organisationSchema>;
+export type CataloguePolicies = z.output<typeof organisationPoliciesSchema>;
 export type CatalogueLocation = z.output<typeof locationSchema>;
 export type CatalogueService = z.output<typeof serviceSchema>;
 export type CatalogueStaff = z.output<typeof staffSchema>;

@@ -171,6 +171,8 @@ async function planClients(
           .selectFrom('clients')
           .select(['id', 'ref', 'phone', 'email'])
           .where('organisation_id', '=', org.id)
+          // A public booking's unproven record is nobody's: a file's client is never matched to it.
+          .where('contact_proven', '=', 1)
           .execute();
   const byRef = new Map(rows.filter((r) => r.ref !== null).map((r) => [r.ref, r]));
   const byContact = {

@@ -1,6 +1,6 @@
 import type { Db } from '../../../data/database.ts';
 import type { ServiceLocationsTable } from '../../../data/tables.ts';
-import type { Catalogue, CatalogueService } from '../format/schema.ts';
+import { type Catalogue, type CatalogueService, organisationPoliciesSchema } from '../format/schema.ts';
 import { AliasLists, ownedTogether } from './aliases.ts';
 import type { IdentityPlan } from './identities.ts';
 import { writeStaff } from './upsert-staff.ts';
@@ -39,7 +39,8 @@ export async function writeCatalogue(
   now: number,
 ): Promise<CatalogueCounts> {
   const ctx: Context = { trx, catalogue, plan, orgId: plan.organisationId, now };
-  const { id: _explicitId, ...organisation } = catalogue.organisation;
+  const { id: _explicitId, policies: _inline, ...named } = catalogue.organisation;
+  const organisation = { ...named, ...policyColumns(catalogue) };
   const stored = plan.existingOrganisation;
   await atPath(['organisation'], async () => {
     if (stored === undefined) {
@@ -224,7 +225,21 @@ async function writeClients(ctx: Context, counts: EntityCounts): Promise<void> {
         phone: client.phone,
         email: client.email,
         marketing_consent: flag(client.marketing_consent),
+        contact_proven: 1,
       },
     });
   }
+}
+
+/** The organisation's public-page policies as its columns: the file's, or the defaults when it gives none. */
+function policyColumns(catalogue: Catalogue) {
+  const policies =
+    catalogue.policies ?? catalogue.organisation.policies ?? organisationPoliciesSchema.parse({});
+  return {
+    public_verification: policies.public_verification,
+    public_holds_per_contact: policies.public_holds_per_contact,
+    public_bookings_per_contact_per_day: policies.public_bookings_per_contact_per_day,
+    public_attempts_per_address_per_hour: policies.public_attempts_per_address_per_hour,
+    sms_countries: [...new Set(policies.sms_countries)].sort().join(','),
+  };
 }

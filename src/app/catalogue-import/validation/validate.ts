@@ -6,6 +6,7 @@ import {
   catalogueSchema,
   clientSchema,
   locationSchema,
+  organisationPoliciesSchema,
   organisationSchema,
   serviceSchema,
   staffSchema,
@@ -73,6 +74,16 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
   for (const key of Object.keys(raw)) {
     if (!(key in catalogueSchema.shape)) problems.push({ path: formatPath([key]), message: 'unknown key' });
   }
+  const policies =
+    raw.policies === undefined
+      ? undefined
+      : parsePart(organisationPoliciesSchema, raw.policies, ['policies'], problems);
+  if (raw.policies !== undefined && isObject(raw.organisation) && raw.organisation.policies !== undefined) {
+    problems.push({
+      path: '$.policies',
+      message: 'give the policies once: here or in organisation.policies, not both',
+    });
+  }
   const parsed: ParsedCatalogue = {
     raw,
     organisation: parsePart(organisationSchema, raw.organisation, ['organisation'], problems),
@@ -107,6 +118,7 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
     problems,
     catalogue: {
       organisation: parsed.organisation,
+      policies,
       locations: parsed.locations.map((l) => l.value),
       services: parsed.services.map((s) => s.value),
       staff: parsed.staff.map((s) => s.value),
@@ -114,4 +126,8 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
       bookings: parsed.bookings.map((b) => b.value),
     },
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

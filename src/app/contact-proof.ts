@@ -1,0 +1,320 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { updateBooking } from '../data/booking-repository.ts';
+import {
+  type ContactProofRow,
+  findProofByTokenHash,
+  findProofOfBooking,
+  updateProof,
+} from '../data/contact-proof-repository.ts';
+import type { Db } from '../data/database.ts';
+import { dropPendingMessages, insertOutboxMessages } from '../data/outbox-repository.ts';
+import type { ContactProofsTable } from '../data/tables.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import { AppError } from '../domain/errors.ts';
+import type { OutboxNotice } from '../domain/outbox.ts';
+import {
+  CODE_DIGITS,
+  CODE_TRIES,
+  CODE_VALID_MS,
+  CONTACT_VERIFICATION,
+  codeState,
+  readCode,
+} from '../domain/public-booking-policy.ts';
+import { settleRequirement } from './booking-requirements.ts';
+import { adoptProvenClient } from './client-service.ts';
+import { announceChange, verificationCodeMessage } from './outbox-service.ts';
+import { type ResendLimiter, withResend } from './resend-limit.ts';
+
+/**
+ * Proving the contact a public-page booking gave (design.md 9.1): a 6-digit code and a link are sent
+ * there (the outbox's verification_code message), the code valid for 10 minutes and 5 wrong tries;
+ * either proves it. Only hashes are stored with the proof; the secrets travel in the message alone.
+ * Once proven, the booking moves to the client on file with that contact, if there is one, and its
+ * hold goes on as any other (booking-requirements.ts): confirmed when nothing else is due.
+ */
+
+/** Where a verification message's link leads: the page that confirms with a button, not on sight. */
+export function proofLinkPath(token: string): string {
+  return `/p/verify/${encodeURIComponent(token)}`;
+}
+
+/** The secrets a new proof sends, and the hashes it keeps. */
+interface Secrets {
+  code: string;
+  token: string;
+}
+
+function newSecrets(): Secrets {
+  return {
+    code: String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0'),
+    token: randomBytes(32).toString('base64url'),
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The code's hash is keyed by its booking, so one code's hash says nothing of another booking's. */
+function codeHash(bookingId: string, code: string): string {
+  return sha256(`${bookingId}:${code}`);
+}
+
+/** The secrets in a pending verification message's body (outbox-delivery renders them), or null. */
+export function proofSecretsOf(body: string | null): Secrets | null {
+  try {
+    const parsed = JSON.parse(body ?? '') as Partial<Secrets>;
+    return typeof parsed.code === 'string' && typeof parsed.token === 'string'
+      ? { code: parsed.code, token: parsed.token }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A public booking's contact: what was typed, and where its proof goes (proofChannel). */
+export interface PublicContact {
+  phone: string | null;
+  email: string | null;
+  proof: { channel: 'sms' | 'email'; to: string };
+}
+
+/**
+ * The rows a public booking writes with itself (createBooking's `publicContact`): its contact_proofs
+ * row and, when a proof is asked, the verification message, in the booking's own statement.
+ */
+export function publicContactRows(
+  target: { organisationId: string; bookingId: string; reference: string },
+  contact: PublicContact,
+  askProof: boolean,
+  now: number,
+): { proof: ContactProofsTable; message: ReturnType<typeof verificationCodeMessage> | null } {
+  const secrets = askProof ? newSecrets() : null;
+  return {
+    proof: {
+      organisation_id: target.organisationId,
+      booking_id: target.bookingId,
+      phone: contact.phone,
+      email: contact.email,
+      channel: contact.proof.channel,
+      code_hash: secrets && codeHash(target.bookingId, secrets.code),
+      token_hash: secrets && sha256(secrets.token),
+      code_expires_at: secrets && now + CODE_VALID_MS,
+      tries: 0,
+      proven_at: null,
+      created_at: now,
+    },
+    message: secrets && verificationCodeMessage(target, contact.proof, JSON.stringify(secrets), now),
+  };
+}
+
+/** What entering a code did. */
+export type CodeOutcome =
+  | { proven: true }
+  | { proven: false; reason: 'wrong'; triesLeft: number }
+  | { proven: false; reason: 'expired' | 'spent' };
+
+/** The booking of a page (its id and organisation), as the booking page knows it. */
+export interface BookingKey {
+  organisationId: string;
+  bookingId: string;
+}
+
+/**
+ * The customer typed `typed` on the booking's page. A right code proves the contact; a wrong one is
+ * counted (and stays counted: the count is written even though the answer is a refusal), and the
+ * fifth wrong try spends the code. 409 conflict when the booking is not waiting for a proof.
+ */
+export async function proveByCode(db: Db, key: BookingKey, typed: string, now: number): Promise<CodeOutcome> {
+  const code = readCode(typed);
+  const outcome = await writeTransaction(db, async (trx): Promise<CodeOutcome> => {
+    const proof = await waitingProof(trx, key, now);
+    const state = codeState(proofClock(proof), now);
+    if (state === 'proven') return { proven: true };
+    if (state !== 'usable') return { proven: false, reason: state };
+    if (
+      code !== undefined &&
+      proof.code_hash !== null &&
+      sameHash(proof.code_hash, codeHash(key.bookingId, code))
+    ) {
+      await markProven(trx, proof, now);
+      return { proven: true };
+    }
+    const tries = proof.tries + 1;
+    await updateProof(trx, key.organisationId, key.bookingId, { tries });
+    return tries >= CODE_TRIES
+      ? { proven: false, reason: 'spent' }
+      : { proven: false, reason: 'wrong', triesLeft: CODE_TRIES - tries };
+  });
+  return outcome;
+}
+
+/**
+ * The link of a verification message was followed and confirmed: proves the contact (within the
+ * code's 10 minutes). The booking's page token, for the customer to go on there. 404 for a token that
+ * is no proof's; 409 when it has lapsed or the booking is not waiting any more.
+ */
+export async function proveByLink(db: Db, token: string, now: number): Promise<BookingKey> {
+  return writeTransaction(db, async (trx) => {
+    const found = TOKEN.test(token) ? await findProofByTokenHash(trx, sha256(token)) : undefined;
+    if (!found) throw new AppError('not_found', 'This link is not valid; use the latest message we sent.');
+    const key = { organisationId: found.organisation_id, bookingId: found.booking_id };
+    const proof = await waitingProof(trx, key, now);
+    const state = codeState({ ...proofClock(proof), tries: 0 }, now);
+    if (state === 'expired') {
+      throw new AppError(
+        'conflict',
+        'This link has expired. Open your booking page and ask for a new code.',
+        'token',
+      );
+    }
+    if (state !== 'proven') await markProven(trx, proof, now);
+    return key;
+  });
+}
+
+/** What the booking's page shows of a proof: where it went, whether it is done. */
+export interface ProofView {
+  channel: 'sms' | 'email';
+  to: string;
+  proven: boolean;
+  state: ReturnType<typeof codeState>;
+}
+
+export async function proofOfBooking(db: Db, key: BookingKey, now: number): Promise<ProofView | null> {
+  const proof = await findProofOfBooking(db, key.organisationId, key.bookingId);
+  if (!proof || proof.code_hash === null) return null;
+  return {
+    channel: proof.channel,
+    to: proof.channel === 'sms' ? proof.phone! : proof.email!,
+    proven: proof.proven_at !== null,
+    state: codeState(proofClock(proof), now),
+  };
+}
+
+/**
+ * Sends a new code and link (the old ones stop working), at most RESENDS_PER_HOUR times an hour per
+ * booking together with send_link (resend-limit.ts). Where it went.
+ */
+export async function resendCode(
+  db: Db,
+  limiter: ResendLimiter,
+  key: BookingKey,
+  now: number,
+): Promise<OutboxNotice> {
+  return withResend(limiter, key, now, () => sendNewCode(db, key, now));
+}
+
+function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice> {
+  return writeTransaction(db, async (trx) => {
+    const proof = await waitingProof(trx, key, now);
+    if (proof.proven_at !== null)
+      throw new AppError('conflict', 'This booking’s contact is confirmed already.');
+    const booking = await trx
+      .selectFrom('bookings')
+      .select('reference')
+      .where('organisation_id', '=', key.organisationId)
+      .where('id', '=', key.bookingId)
+      .executeTakeFirstOrThrow();
+    const secrets = newSecrets();
+    await updateProof(trx, key.organisationId, key.bookingId, {
+      code_hash: codeHash(key.bookingId, secrets.code),
+      token_hash: sha256(secrets.token),
+      code_expires_at: now + CODE_VALID_MS,
+      tries: 0,
+    });
+    await dropPendingMessages(trx, key.organisationId, key.bookingId, now, ['verification_code']);
+    const recipient = { channel: proof.channel, to: proof.channel === 'sms' ? proof.phone! : proof.email! };
+    await insertOutboxMessages(trx, [
+      verificationCodeMessage(
+        { ...key, reference: booking.reference },
+        recipient,
+        JSON.stringify(secrets),
+        now,
+      ),
+    ]);
+    return { kind: 'verification_code', ...recipient };
+  });
+}
+
+/** A link token is 43 base64url characters; anything else is not looked up. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+function proofClock(proof: ContactProofRow) {
+  return { codeExpiresAt: proof.code_expires_at, tries: proof.tries, provenAt: proof.proven_at };
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * The proof of a booking that is waiting for it: 409 conflict when the booking has no proof to give
+ * (not a public booking, or its policy asked none) or is no longer a live hold (lapsed, cancelled).
+ */
+async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<ContactProofRow> {
+  const proof = await findProofOfBooking(trx, key.organisationId, key.bookingId);
+  if (!proof || proof.code_hash === null) {
+    throw new AppError('conflict', 'This booking is not waiting for a code.');
+  }
+  if (proof.proven_at !== null) return proof;
+  const booking = await trx
+    .selectFrom('bookings')
+    .select(['status', 'starts_at', 'hold_expires_at'])
+    .where('organisation_id', '=', key.organisationId)
+    .where('id', '=', key.bookingId)
+    .executeTakeFirstOrThrow();
+  const status = effectiveStatus(
+    { status: booking.status, startsAt: booking.starts_at, holdExpiresAt: booking.hold_expires_at },
+    now,
+  );
+  if (status !== 'pending_confirmation') {
+    throw new AppError(
+      'conflict',
+      status === 'expired'
+        ? 'This booking was not confirmed in time and its time was released; please book again.'
+        : `This booking is ${status.replace('_', ' ')}; there is nothing to confirm.`,
+    );
+  }
+  return proof;
+}
+
+/**
+ * The contact is proven: the booking goes to the client on file with that contact (or its own record
+ * goes on file: adoptProvenClient), the step is settled (confirmed when it was the last), and the
+ * customer is sent what comes next: the confirmation, or the booking page's link for the steps left.
+ */
+async function markProven(trx: Db, proof: ContactProofRow, now: number): Promise<void> {
+  const key = { organisationId: proof.organisation_id, bookingId: proof.booking_id };
+  await updateProof(trx, key.organisationId, key.bookingId, { proven_at: now });
+  const booking = await trx
+    .selectFrom('bookings')
+    .select('client_id')
+    .where('organisation_id', '=', key.organisationId)
+    .where('id', '=', key.bookingId)
+    .executeTakeFirstOrThrow();
+  const proven = {
+    channel: proof.channel,
+    contact: proof.channel === 'sms' ? proof.phone! : proof.email!,
+  };
+  const adopted = await adoptProvenClient(trx, key.organisationId, booking.client_id, proven, now);
+  if (adopted.clientId !== booking.client_id) {
+    await updateBooking(trx, key.organisationId, key.bookingId, {
+      client_id: adopted.clientId,
+      updated_at: now,
+    });
+    await adopted.release();
+  }
+  await dropPendingMessages(trx, key.organisationId, key.bookingId, now, ['verification_code']);
+  const settled = await settleRequirement(trx, key, CONTACT_VERIFICATION, {}, now, 'page:customer');
+  if (settled === 'outstanding') {
+    await announceChange(
+      trx,
+      key.organisationId,
+      key.bookingId,
+      { kind: 'booking_page_link', drop: ['booking_page_link'], remind: false },
+      now,
+    );
+  }
+}

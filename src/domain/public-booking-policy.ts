@@ -1,0 +1,78 @@
+/**
+ * The rules of the public booking page (design.md 9.1): a booking made there without a key is a hold
+ * until its customer proves the contact they gave, with a 6-digit code sent there (or the link in that
+ * message), and strangers are capped per contact and per address. Pure: the numbers and decisions;
+ * the service layer (src/app/public-booking.ts, contact-proof.ts) applies them.
+ */
+
+/** `code`: a public booking waits for the contact's proof; `none`: it is booked unproven. */
+export type PublicVerification = 'code' | 'none';
+
+/** An organisation's settings for its public page (the catalogue's `policies`). */
+export interface PublicBookingPolicy {
+  verification: PublicVerification;
+  /** Live public holds still waiting for their proof, per contact. */
+  holdsPerContact: number;
+  /** Bookings made on the public page per contact in any 24 hours. */
+  bookingsPerContactPerDay: number;
+  /** Booking attempts (form posts) per client address per hour. */
+  attemptsPerAddressPerHour: number;
+  /** ISO 3166-1 codes texted besides the countries of the organisation's locations. */
+  smsCountries: readonly string[];
+}
+
+export const DEFAULT_PUBLIC_BOOKING_POLICY: PublicBookingPolicy = {
+  verification: 'code',
+  holdsPerContact: 2,
+  bookingsPerContactPerDay: 3,
+  attemptsPerAddressPerHour: 10,
+  smsCountries: [],
+};
+
+/** The pending requirement a public hold carries until its contact is proven. */
+export const CONTACT_VERIFICATION = 'contact_verification';
+
+/** Digits in a code, how long one lasts and how many wrong tries it survives. */
+export const CODE_DIGITS = 6;
+export const CODE_VALID_MS = 10 * 60_000;
+export const CODE_TRIES = 5;
+
+/** Re-sends of a booking's link or code (MCP send_link, REST send-link, "send a new code") per hour. */
+export const RESENDS_PER_HOUR = 3;
+export const RESEND_WINDOW_MS = 3_600_000;
+
+/** The window of bookingsPerContactPerDay. */
+export const CONTACT_DAY_MS = 86_400_000;
+
+/** What becomes of a code entered now, before it is compared. */
+export type CodeState = 'usable' | 'expired' | 'spent' | 'proven';
+
+export function codeState(
+  proof: { codeExpiresAt: number | null; tries: number; provenAt: number | null },
+  now: number,
+): CodeState {
+  if (proof.provenAt !== null) return 'proven';
+  if (proof.tries >= CODE_TRIES) return 'spent';
+  if (proof.codeExpiresAt === null || proof.codeExpiresAt <= now) return 'expired';
+  return 'usable';
+}
+
+/** A code as a customer types it: spaces and dashes ignored; undefined when it is not 6 digits. */
+export function readCode(typed: string): string | undefined {
+  const digits = typed.replace(/[\s-]/g, '');
+  return new RegExp(`^\\d{${CODE_DIGITS}}$`).test(digits) ? digits : undefined;
+}
+
+/**
+ * Which of the given contacts the proof goes to: the phone by SMS when it may be texted, else the
+ * e-mail; null when neither can carry it.
+ */
+export function proofChannel(contact: {
+  phone: string | null;
+  email: string | null;
+  phoneTextable: boolean;
+}): { channel: 'sms' | 'email'; to: string } | null {
+  if (contact.phone && contact.phoneTextable) return { channel: 'sms', to: contact.phone };
+  if (contact.email) return { channel: 'email', to: contact.email };
+  return null;
+}

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
+import { catalogueIds, countBookings } from '../helpers/booking-fixtures.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import {
+  bookOnPage,
+  deliver,
+  deliveredCode,
+  messagesOf,
+  pageGet,
+  pagePathOf,
+  pagePost,
+  referenceOnPage,
+} from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * What a stranger can do to a salon through its public page, capped (design.md 9.1): unconfirmed holds
+ * and bookings per phone or e-mail, booking attempts per client address, and the organisation's own
+ * choice of no code (`policies.public_verification: none`), which keeps the caps and still never hands
+ * a booking to the client on file. The demo catalogue; Monday 23 November 2026, 09:00 in London.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const ORG = 'northside-hair';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+/** The demo catalogue with these public-page policies. */
+function withPolicies(policies: Record<string, unknown>, where: 'top' | 'organisation' = 'top') {
+  const catalogue = demoCatalogue() as { organisation: Record<string, unknown>; policies?: unknown };
+  if (where === 'top') catalogue.policies = policies;
+  else catalogue.organisation.policies = policies;
+  return catalogue;
+}
+
+/** Free times for a cut at Camden (London is on UTC in November): Amara works Wednesdays 9-1 and 2-6. */
+const FREE = [
+  '2026-11-25T09:00:00Z',
+  '2026-11-25T14:00:00Z',
+  '2026-11-25T16:00:00Z',
+  '2026-11-26T11:00:00Z',
+  '2026-11-26T14:00:00Z',
+];
+
+const cut = (slot: number, contact: { phone?: string; email?: string }, address?: string) =>
+  bookOnPage(t, ORG, { location: 'camden', service: 'cut', startsAt: FREE[slot]!, ...contact }, { address });
+
+describe('caps on strangers', () => {
+  it('two unconfirmed holds per phone; a third waits until one is confirmed or lapses', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const phone = { phone: '07400 111222' };
+    const first = pagePathOf(await cut(0, phone));
+    pagePathOf(await cut(1, phone));
+    const third = await cut(2, phone);
+    expect(third.statusCode).toBe(429);
+    expect(third.body).toContain('2 bookings waiting to be confirmed');
+    // The same number written another way is the same contact.
+    expect((await cut(2, { phone: '+44 7400 111222' })).statusCode).toBe(429);
+    expect(await countBookings(t.database.db)).toBe(2);
+    // Another number from the same address is not held up by it.
+    pagePathOf(await cut(2, { phone: '07400 333444' }));
+    // One confirmed: room for one more hold.
+    const reference = await referenceOnPage(t, first);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${first}/verify`, { code })).statusCode).toBe(303);
+    pagePathOf(await cut(3, phone));
+  });
+
+  it('three public bookings per contact in 24 hours, counted by phone and by e-mail', async () => {
+    t = await startTestApp({
+      catalogues: [withPolicies({ public_verification: 'none' })],
+      now: NOW,
+    });
+    const email = 'rosa@example.com';
+    for (const slot of [0, 1, 2]) pagePathOf(await cut(slot, { phone: `07400 00011${slot}`, email }));
+    const fourth = await cut(3, { phone: '07400 000119', email: 'ROSA@example.com' });
+    expect(fourth.statusCode).toBe(429);
+    expect(fourth.body).toContain('3 bookings on this page in the last 24 hours');
+    t.clock.advance({ hours: 24, minutes: 1 });
+    pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'cut',
+        startsAt: FREE[4]!,
+        email,
+      }),
+    );
+  });
+
+  it('ten booking attempts per client address an hour, whatever became of them, then 429 with Retry-After', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const address = '127.0.0.9';
+    for (let i = 0; i < 10; i++) {
+      // Attempts that fail (no contact given) count too: trying costs the same.
+      const response = await cut(0, {}, address);
+      expect(response.statusCode).toBe(400);
+    }
+    const refused = await cut(0, { phone: '07400 555666' }, address);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe(String(60 * 60));
+    expect(refused.headers['content-type']).toMatch(/^text\/html/);
+    expect(refused.body).toContain('Too many booking attempts');
+    // Another address books; the refused one may again in the next hour.
+    pagePathOf(await cut(0, { phone: '07400 555666' }, '127.0.0.10'));
+    t.clock.advance({ hours: 1 });
+    pagePathOf(await cut(1, { phone: '07400 555777' }, address));
+  });
+
+  it('caps come from the catalogue, in `policies` or in `organisation.policies`, never both', async () => {
+    t = await startTestApp({
+      catalogues: [withPolicies({ public_holds_per_contact: 1 }, 'organisation')],
+      now: NOW,
+    });
+    pagePathOf(await cut(0, { phone: '07400 222333' }));
+    expect((await cut(1, { phone: '07400 222333' })).statusCode).toBe(429);
+    const both = withPolicies({ public_holds_per_contact: 1 });
+    (both.organisation as Record<string, unknown>).policies = { public_holds_per_contact: 2 };
+    await expect(importCatalogue(t.database.db, both, t.clock.nowMs())).rejects.toThrow(
+      /\$\.policies: give the policies once/,
+    );
+    const wrong = withPolicies({ public_verification: 'sms', sms_countries: ['gb'] });
+    const refused = importCatalogue(t.database.db, wrong, t.clock.nowMs());
+    await expect(refused).rejects.toThrow(/\$\.policies\.public_verification/);
+    await expect(importCatalogue(t.database.db, wrong, t.clock.nowMs())).rejects.toThrow(
+      /\$\.policies\.sms_countries\[0\]/,
+    );
+  });
+});
+
+describe('policies.public_verification: none', () => {
+  it('books at once, for a client record of its own, and its messages greet nobody by name', async () => {
+    t = await startTestApp({ catalogues: [withPolicies({ public_verification: 'none' })], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const path = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'cut',
+        startsAt: FREE[0]!,
+        firstName: 'URGENT: your card was charged £950, refund at',
+        lastName: 'x',
+        email: 'jo.bloggs@example.com',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const booking = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+    expect(booking.status).toBe('confirmed');
+    expect(booking.client_id).not.toBe(ids.jo);
+    expect((await pageGet(t, path)).body).not.toContain('Bloggs');
+    // Jo's record is untouched and still the one found by her e-mail.
+    const jo = await t.request({ method: 'GET', url: '/v1/clients?email=jo.bloggs@example.com' });
+    expect(jo.json().data).toMatchObject({ id: ids.jo, first_name: 'Jo' });
+    await deliver(t);
+    const [confirmation] = (await messagesOf(t, reference)).filter((m) => m.kind === 'confirmed');
+    const words = JSON.parse(confirmation!.body!) as { text: string; html: string };
+    expect(words.text.startsWith('Hello,\n')).toBe(true);
+    expect(`${words.text}${words.html}`).not.toContain('URGENT');
+  });
+});

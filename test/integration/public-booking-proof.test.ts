@@ -1,0 +1,261 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import {
+  bookOnPage,
+  deliver,
+  deliveredCode,
+  messagesOf,
+  pageGet,
+  pagePathOf,
+  pagePost,
+  referenceOnPage,
+} from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A booking made on the public page (no key) is a hold until its customer proves the contact they
+ * gave, with the 6-digit code sent there or the message's link (design.md 9.1): it never attaches to,
+ * names or messages the client on file with that contact before, and is hers once proven. Through the
+ * real pages (inject), the real outbox worker and REST. The demo catalogue (Jo Bloggs on file at
+ * +447911123456, jo.bloggs@example.com); Monday 23 November 2026, 09:00 in London.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const ORG = 'northside-hair';
+const WEDNESDAY_2PM = '2026-11-25T14:00:00Z';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+async function start(catalogue: unknown = demoCatalogue()) {
+  t = await startTestApp({ catalogues: [catalogue], now: NOW });
+}
+
+async function rest(reference: string) {
+  const response = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data;
+}
+
+/** A stranger books a cut at Camden typing Jo's own phone number, with a name of their own. */
+async function strangerBooksWithJosPhone(startsAt = WEDNESDAY_2PM) {
+  const path = pagePathOf(
+    await bookOnPage(t, ORG, {
+      location: 'camden',
+      service: 'cut',
+      startsAt,
+      firstName: 'Mallory',
+      lastName: 'Stranger',
+      phone: '07911 123456',
+    }),
+  );
+  return { path, reference: await referenceOnPage(t, path) };
+}
+
+describe('a public booking waits for its contact to be proven', () => {
+  it('holds the slot, belongs to nobody on file, names nobody on file, and sends only the code', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const booking = await rest(reference);
+    expect(booking.status).toBe('pending_confirmation');
+    expect(booking.pending_confirmation.requirements).toEqual(['contact_verification']);
+    expect(booking.client_id).not.toBe(ids.jo);
+    // The page shows the name the visitor typed, never the one on file for that phone.
+    const held = await pageGet(t, path);
+    expect(held.body).toContain('Mallory Stranger');
+    expect(held.body).not.toContain('Bloggs');
+    expect(held.body).toContain('Confirm it is you');
+    expect(held.body).toContain('the number ending 3456');
+    // Jo is still the one client found by her phone.
+    const lookup = await t.request({ method: 'GET', url: '/v1/clients?phone=%2B447911123456' });
+    expect(lookup.json().data.id).toBe(ids.jo);
+    // The slot is held: nobody else is offered it.
+    const cut = ids.services.cut!;
+    const free = await t.request({
+      method: 'GET',
+      url: `/v1/locations/camden/availability?service_ids=${cut}&date=2026-11-25&staff_id=${booking.staff_id}`,
+    });
+    expect(free.json().data.slots.map((s: { starts_at: string }) => s.starts_at)).not.toContain(
+      '2026-11-25T14:00:00+00:00',
+    );
+    // One message: the code, by text to the phone typed, with no name in it.
+    const { message, words } = await deliveredCode(t, reference);
+    expect((await messagesOf(t, reference)).map((m) => m.kind)).toEqual(['verification_code']);
+    expect(message).toMatchObject({ channel: 'sms', to: '+447911123456' });
+    expect(words).not.toMatch(/Mallory|Stranger|Jo\b|Bloggs/);
+    expect(words).toContain('Northside Hair');
+    expect(words).toMatch(/Ignore this message/);
+  });
+
+  it('the right code confirms it for the client on file, whose name it then shows and who is told', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { code } = await deliveredCode(t, reference);
+    const wrong = await pagePost(t, `${path}/verify`, { code: code === '000000' ? '111111' : '000000' });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toContain('4 tries are left');
+    expect((await rest(reference)).status).toBe('pending_confirmation');
+    const right = await pagePost(t, `${path}/verify`, { code: `${code.slice(0, 3)} ${code.slice(3)}` });
+    expect(right.statusCode, right.body).toBe(303);
+    expect(right.headers.location).toBe(path);
+    const booking = await rest(reference);
+    expect(booking.status).toBe('confirmed');
+    expect(booking.pending_confirmation).toBeNull();
+    expect(booking.client_id).toBe(ids.jo);
+    expect((await pageGet(t, path)).body).toContain('Jo Bloggs');
+    // Its unproven record is gone: the booking is Jo's, and only Jo has that phone.
+    const records = await t.database.db
+      .selectFrom('clients')
+      .select(['id', 'contact_proven'])
+      .where('phone', '=', '+447911123456')
+      .execute();
+    expect(records).toEqual([{ id: ids.jo, contact_proven: 1 }]);
+    await deliver(t);
+    const kinds = (await messagesOf(t, reference)).map((m) => `${m.kind}:${m.channel}`).sort();
+    expect(kinds).toEqual([
+      'confirmed:email',
+      'confirmed:sms',
+      'reminder:email',
+      'reminder:sms',
+      'verification_code:sms',
+    ]);
+  });
+
+  it('a customer new to the salon goes on file with what they typed once proven', async () => {
+    await start();
+    const path = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'cut',
+        startsAt: WEDNESDAY_2PM,
+        phone: '07400 123456',
+        email: 'Rosa@Example.com',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    const booking = await rest(reference);
+    expect(booking.status).toBe('confirmed');
+    const found = await t.request({ method: 'GET', url: '/v1/clients?email=rosa@example.com' });
+    expect(found.json().data).toMatchObject({
+      id: booking.client_id,
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      phone: '+447400123456',
+    });
+  });
+
+  it('five wrong codes spend the code; a new one works and the old one does not', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const first = await deliveredCode(t, reference);
+    const wrongCode = first.code === '123456' ? '654321' : '123456';
+    for (let left = 4; left >= 1; left--) {
+      const response = await pagePost(t, `${path}/verify`, { code: wrongCode });
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain(`${left} ${left === 1 ? 'try is' : 'tries are'} left`);
+    }
+    const spent = await pagePost(t, `${path}/verify`, { code: wrongCode });
+    expect(spent.statusCode).toBe(409);
+    expect(spent.body).toContain('too many times');
+    // Even the right code is refused now.
+    expect((await pagePost(t, `${path}/verify`, { code: first.code })).statusCode).toBe(409);
+    const resent = await pagePost(t, `${path}/resend`);
+    expect(resent.statusCode).toBe(303);
+    expect((await pageGet(t, String(resent.headers.location))).body).toContain('We sent you a new code');
+    const second = await deliveredCode(t, reference);
+    expect(second.linkPath).not.toBe(first.linkPath);
+    if (second.code !== first.code) {
+      expect((await pagePost(t, `${path}/verify`, { code: first.code })).statusCode).toBe(400);
+    }
+    expect((await pagePost(t, `${path}/verify`, { code: second.code })).statusCode).toBe(303);
+    expect((await rest(reference)).status).toBe('confirmed');
+  });
+
+  it('a code lasts ten minutes; the hold lasts its own fifteen, then the slot is free again', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { code } = await deliveredCode(t, reference);
+    t.clock.advance({ minutes: 10 });
+    const late = await pagePost(t, `${path}/verify`, { code });
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('expired');
+    t.clock.advance({ minutes: 5 });
+    expect((await rest(reference)).status).toBe('expired');
+    const afterHold = await pagePost(t, `${path}/verify`, { code });
+    expect(afterHold.statusCode).toBe(409);
+    expect(afterHold.body).toContain('not confirmed in time');
+    expect((await pagePost(t, `${path}/resend`)).statusCode).toBe(409);
+  });
+
+  it('the link proves it too, but only through its button: opening it changes nothing', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { linkPath } = await deliveredCode(t, reference);
+    const opened = await pageGet(t, linkPath);
+    expect(opened.statusCode).toBe(200);
+    expect(opened.body).toContain('Yes, confirm my booking');
+    expect(opened.body).not.toMatch(/Mallory|Bloggs/);
+    expect((await rest(reference)).status).toBe('pending_confirmation');
+    const confirmed = await pagePost(t, linkPath);
+    expect(confirmed.statusCode, confirmed.body).toBe(303);
+    expect(confirmed.headers.location).toBe(path);
+    expect((await rest(reference)).status).toBe('confirmed');
+    // Used again: it is done already, and still leads to the booking.
+    expect((await pagePost(t, linkPath)).headers.location).toBe(path);
+    expect((await pageGet(t, `/p/verify/${'x'.repeat(43)}`)).statusCode).toBe(200);
+    expect((await pagePost(t, `/p/verify/${'x'.repeat(43)}`)).statusCode).toBe(404);
+  });
+
+  it('before the proof, nothing else is done from its page: no payment, no move; cancelling is', async () => {
+    await start();
+    const path = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'colour',
+        startsAt: WEDNESDAY_2PM,
+        phone: '07400 654321',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    expect((await rest(reference)).pending_confirmation.requirements).toEqual([
+      'contact_verification',
+      'deposit',
+    ]);
+    const held = await pageGet(t, path);
+    expect(held.body).not.toContain('Pay deposit');
+    expect(held.body).not.toContain('Change the time');
+    expect((await pagePost(t, `${path}/pay`)).statusCode).toBe(409);
+    expect((await pageGet(t, `${path}/reschedule`)).statusCode).toBe(409);
+    // Proven: the deposit is the step left, and the customer is sent the page's link for it.
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    const proven = await rest(reference);
+    expect(proven.status).toBe('pending_confirmation');
+    expect(proven.pending_confirmation.requirements).toEqual(['deposit']);
+    expect((await pageGet(t, path)).body).toContain('Pay deposit');
+    expect((await messagesOf(t, reference)).map((m) => m.kind)).toContain('booking_page_link');
+    // Paid at the (local) checkout: confirmed.
+    const pay = await pagePost(t, `${path}/pay`);
+    expect(pay.statusCode).toBe(303);
+    const checkout = new URL(String(pay.headers.location)).pathname;
+    expect((await pagePost(t, `${checkout}/pay`)).statusCode).toBe(303);
+    expect((await rest(reference)).status).toBe('confirmed');
+  });
+
+  it('a stranger can cancel an unproven hold from its page, which frees the slot', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    await deliver(t);
+    expect((await pagePost(t, `${path}/cancel`)).statusCode).toBe(303);
+    expect((await rest(reference)).status).toBe('cancelled');
+    // Nothing goes to the unproven contact but the code already sent: no "cancelled" to Jo's phone.
+    await deliver(t);
+    expect((await messagesOf(t, reference)).map((m) => m.kind)).toEqual(['verification_code']);
+  });
+});
