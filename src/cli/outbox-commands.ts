@@ -80,6 +80,9 @@ export function addOutboxCommands(program: Command, withDb: WithDb): void {
         out(
           `${m.id}  ${m.status.padEnd(7)}  ${m.channel.padEnd(5)}  ${m.kind.padEnd(17)}  ${m.reference}  ${m.to}  ${formatTime(m.createdAt)}  attempts ${m.attempts}${note}`,
         );
+        // With no provider set up (the demo), what a message would have said is only here: a public
+        // booking's code included.
+        if (m.status === 'logged') out(`    says: ${loggedWords(m.body)}`);
       }
     });
 
@@ -102,4 +105,14 @@ export function addOutboxCommands(program: Command, withDb: WithDb): void {
         await runtime.close();
       }
     });
+}
+
+/** A logged message's words on one line: the SMS, or the e-mail's text. */
+function loggedWords(body: string | null): string {
+  try {
+    const words = JSON.parse(body ?? '') as { subject?: string; text?: string };
+    return (words.text ?? '').replace(/\s+/g, ' ').trim();
+  } catch {
+    return '';
+  }
 }

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { type Insertable, Migrator, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
+import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
@@ -136,9 +137,8 @@ describe('migration 0023: public contacts', () => {
     await expect(client('00000000-0000-4000-8000-0000000000a5', 2 as 1, '+447400123456')).rejects.toThrow();
     // A client a booking points at cannot go; the outbox takes the new kind and still refuses others.
     await expect(db.deleteFrom('clients').where('id', '=', ids.jo).execute()).rejects.toThrow();
-    // biome-ignore lint/suspicious/noExplicitAny: values the table's checks must refuse.
     const message = (kind: string) =>
-      (db as any)
+      db
         .insertInto('outbox')
         .values({
           id: `00000000-0000-7000-8000-00000000000${kind.length % 10}`,
@@ -152,7 +152,7 @@ describe('migration 0023: public contacts', () => {
           attempts: 0,
           due_at: t0,
           created_at: t0,
-        })
+        } as Insertable<OutboxTable>)
         .execute();
     await message('verification_code');
     await expect(message('fax_cover')).rejects.toThrow();

@@ -327,8 +327,9 @@ function bookingBody(view: BookingPageView, now: number, alert?: string): string
       '<p role="alert">This booking was not finished in time and the time was released. Please book again.</p>',
     );
   }
-  parts.push(bookingSummary(view, f));
+  // The code first: on a phone, the one thing to do is above the fold.
   if (awaitsProof(view)) parts.push(proofStep(view, path));
+  parts.push(bookingSummary(view, f));
   if (isPending(view)) {
     const steps: string[] = [];
     if (needsCard(view)) {
