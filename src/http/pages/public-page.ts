@@ -176,7 +176,11 @@ ${times}
 <input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30">
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="email" maxlength="254">
-<p>Give a phone number or an e-mail address (or both).</p>
+<p>Give a phone number or an e-mail address (or both).${
+    organisation.policy.verification === 'code'
+      ? ' We will send a 6-digit code there: the booking is confirmed once you enter it.'
+      : ''
+  }</p>
 </fieldset>
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>`;
