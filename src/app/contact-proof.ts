@@ -4,6 +4,8 @@ import {
   type ContactProofRow,
   findProofByTokenHash,
   findProofOfBooking,
+  findProofWithBooking,
+  type ProofWithBooking,
   updateProof,
 } from '../data/contact-proof-repository.ts';
 import type { Db } from '../data/database.ts';
@@ -186,8 +188,7 @@ export async function proofOfBooking(db: Db, key: BookingKey, now: number): Prom
   const proof = await findProofOfBooking(db, key.organisationId, key.bookingId);
   if (!proof || proof.code_hash === null) return null;
   return {
-    channel: proof.channel,
-    to: proof.channel === 'sms' ? proof.phone! : proof.email!,
+    ...proofRecipient(proof),
     proven: proof.proven_at !== null,
     state: codeState(proofClock(proof), now),
   };
@@ -211,12 +212,6 @@ function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice
     const proof = await waitingProof(trx, key, now);
     if (proof.proven_at !== null)
       throw new AppError('conflict', 'This booking’s contact is confirmed already.');
-    const booking = await trx
-      .selectFrom('bookings')
-      .select('reference')
-      .where('organisation_id', '=', key.organisationId)
-      .where('id', '=', key.bookingId)
-      .executeTakeFirstOrThrow();
     const secrets = newSecrets();
     await updateProof(trx, key.organisationId, key.bookingId, {
       code_hash: codeHash(key.bookingId, secrets.code),
@@ -225,10 +220,10 @@ function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice
       tries: 0,
     });
     await dropPendingMessages(trx, key.organisationId, key.bookingId, now, ['verification_code']);
-    const recipient = { channel: proof.channel, to: proof.channel === 'sms' ? proof.phone! : proof.email! };
+    const recipient = proofRecipient(proof);
     await insertOutboxMessages(trx, [
       verificationCodeMessage(
-        { ...key, reference: booking.reference },
+        { ...key, reference: proof.reference },
         recipient,
         JSON.stringify(secrets),
         now,
@@ -240,6 +235,11 @@ function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice
 
 /** A link token is 43 base64url characters; anything else is not looked up. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Where a proof goes: the phone by SMS, or the e-mail (the table's check keeps the one it names). */
+function proofRecipient(proof: ContactProofRow): { channel: 'sms' | 'email'; to: string } {
+  return { channel: proof.channel, to: proof.channel === 'sms' ? proof.phone! : proof.email! };
+}
 
 function proofClock(proof: ContactProofRow) {
   return { codeExpiresAt: proof.code_expires_at, tries: proof.tries, provenAt: proof.proven_at };
@@ -253,20 +253,14 @@ function sameHash(a: string, b: string): boolean {
  * The proof of a booking that is waiting for it: 409 conflict when the booking has no proof to give
  * (not a public booking, or its policy asked none) or is no longer a live hold (lapsed, cancelled).
  */
-async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<ContactProofRow> {
-  const proof = await findProofOfBooking(trx, key.organisationId, key.bookingId);
+async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<ProofWithBooking> {
+  const proof = await findProofWithBooking(trx, key.organisationId, key.bookingId);
   if (!proof || proof.code_hash === null) {
     throw new AppError('conflict', 'This booking is not waiting for a code.');
   }
   if (proof.proven_at !== null) return proof;
-  const booking = await trx
-    .selectFrom('bookings')
-    .select(['status', 'starts_at', 'hold_expires_at'])
-    .where('organisation_id', '=', key.organisationId)
-    .where('id', '=', key.bookingId)
-    .executeTakeFirstOrThrow();
   const status = effectiveStatus(
-    { status: booking.status, startsAt: booking.starts_at, holdExpiresAt: booking.hold_expires_at },
+    { status: proof.status, startsAt: proof.starts_at, holdExpiresAt: proof.hold_expires_at },
     now,
   );
   if (status !== 'pending_confirmation') {
@@ -285,21 +279,13 @@ async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<Cont
  * goes on file: adoptProvenClient), the step is settled (confirmed when it was the last), and the
  * customer is sent what comes next: the confirmation, or the booking page's link for the steps left.
  */
-async function markProven(trx: Db, proof: ContactProofRow, now: number): Promise<void> {
+async function markProven(trx: Db, proof: ProofWithBooking, now: number): Promise<void> {
   const key = { organisationId: proof.organisation_id, bookingId: proof.booking_id };
   await updateProof(trx, key.organisationId, key.bookingId, { proven_at: now });
-  const booking = await trx
-    .selectFrom('bookings')
-    .select('client_id')
-    .where('organisation_id', '=', key.organisationId)
-    .where('id', '=', key.bookingId)
-    .executeTakeFirstOrThrow();
-  const proven = {
-    channel: proof.channel,
-    contact: proof.channel === 'sms' ? proof.phone! : proof.email!,
-  };
-  const adopted = await adoptProvenClient(trx, key.organisationId, booking.client_id, proven, now);
-  if (adopted.clientId !== booking.client_id) {
+  const { channel, to } = proofRecipient(proof);
+  const proven = { channel, contact: to };
+  const adopted = await adoptProvenClient(trx, key.organisationId, proof.client_id, proven, now);
+  if (adopted.clientId !== proof.client_id) {
     await updateBooking(trx, key.organisationId, key.bookingId, {
       client_id: adopted.clientId,
       updated_at: now,

@@ -1,5 +1,11 @@
+import { Migrator } from 'kysely';
+import { expect } from 'vitest';
+import { migrations } from '../../db/migrations/index.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import type { Db } from '../../src/data/database.ts';
 import type { Database } from '../../src/data/tables.ts';
+import { smallCatalogue } from './catalogue-fixtures.ts';
+import { createTempDatabase } from './temp-database.ts';
 
 /**
  * Migration tests fill a database at an older schema. Today's importer writes columns and tables that
@@ -35,5 +41,21 @@ export async function copyRows(from: Db, to: Db, tables: readonly (keyof Databas
         .insertInto(table)
         .values(rows as never)
         .execute();
+  }
+}
+
+/**
+ * Brings an empty database to `migration` (the last one applied) and fills it with the small catalogue
+ * as that schema holds it: imported into a current database by today's importer, then copied.
+ */
+export async function catalogueAtMigration(db: Db, migration: string, now: number): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  expect((await migrator.migrateTo(migration)).error).toBeUndefined();
+  const current = await createTempDatabase();
+  try {
+    await importCatalogue(current.db, smallCatalogue(), now);
+    await copyRows(current.db, db, CATALOGUE_TABLES);
+  } finally {
+    await current.dispose();
   }
 }

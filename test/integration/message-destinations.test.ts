@@ -41,6 +41,21 @@ async function start(catalogue: unknown = demoCatalogue()) {
   t = await startTestApp({ catalogues: [catalogue], now: NOW });
 }
 
+/** A cut at Camden for Jo, the client on file, through REST. */
+async function bookForJo() {
+  const ids = await catalogueIds(t.database.db);
+  return t.request({
+    method: 'POST',
+    url: '/v1/bookings',
+    payload: {
+      location_slug: 'camden',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-25T14:00:00+00:00',
+    },
+  });
+}
+
 describe('numbers that are no person’s own', () => {
   it.each(NOT_PERSONAL)('REST POST /v1/clients refuses %s (%s) naming phone', async (phone, kind) => {
     await start();
@@ -98,17 +113,8 @@ describe('numbers that are no person’s own', () => {
     const catalogue = demoCatalogue() as { clients: { phone: string }[] };
     catalogue.clients[0]!.phone = '+449098790879';
     await start(catalogue);
-    const ids = await catalogueIds(t.database.db);
-    const booked = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'camden',
-        service_ids: [ids.services.cut],
-        client_id: ids.jo,
-        starts_at: '2026-11-25T14:00:00+00:00',
-      },
-    });
+    const _ids = await catalogueIds(t.database.db);
+    const booked = await bookForJo();
     expect(booked.statusCode, booked.body).toBe(201);
     await deliver(t);
     const messages = await messagesOf(t, booked.json().data.reference);
@@ -171,17 +177,8 @@ describe('countries texted', () => {
 describe('sending again', () => {
   it('send_link (REST and MCP) and the console share three sends an hour per booking', async () => {
     await start();
-    const ids = await catalogueIds(t.database.db);
-    const booked = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'camden',
-        service_ids: [ids.services.cut],
-        client_id: ids.jo,
-        starts_at: '2026-11-25T14:00:00+00:00',
-      },
-    });
+    const _ids = await catalogueIds(t.database.db);
+    const booked = await bookForJo();
     const reference = booked.json().data.reference as string;
     const sendAgain = () => t.request({ method: 'POST', url: `/v1/bookings/${reference}/send-link` });
     expect((await sendAgain()).statusCode).toBe(200);

@@ -1,19 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Insertable, Migrator, sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
-import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import { insertOutboxMessages, listOutboxOf } from '../../src/data/outbox-repository.ts';
 import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
-import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { CATALOGUE_TABLES, copyRows } from '../helpers/older-schema.ts';
-import { createTempDatabase, freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
+import { catalogueAtMigration } from '../helpers/older-schema.ts';
+import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * Migration 0022 keys the outbox by `seq` (on SQLite the rowid) instead of (id, organisation_id), and
@@ -42,16 +40,7 @@ afterEach(async () => {
 describe('migration 0022: the outbox keyed by the order its messages were written in', () => {
   it('keeps every message, numbers them by created_at and id, and numbers new ones after them', async () => {
     const { db } = handle;
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-    expect((await migrator.migrateTo('2026-11-25-0021-staff-accounts')).error).toBeUndefined();
-    // Today's importer writes what 0021 does not have yet: it imports into a current database.
-    const current = await createTempDatabase();
-    try {
-      await importCatalogue(current.db, smallCatalogue(), t0);
-      await copyRows(current.db, db, CATALOGUE_TABLES);
-    } finally {
-      await current.dispose();
-    }
+    await catalogueAtMigration(db, '2026-11-25-0021-staff-accounts', t0);
     const catalogue = await catalogueIds(db);
     const organisationId = catalogue.organisation;
     const booking = bookingRow(

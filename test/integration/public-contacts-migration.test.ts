@@ -1,18 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Insertable, Migrator, sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrations } from '../../db/migrations/index.ts';
-import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
-import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { CATALOGUE_TABLES, copyRows } from '../helpers/older-schema.ts';
-import { createTempDatabase, freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
+import { catalogueAtMigration } from '../helpers/older-schema.ts';
+import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * Migration 0023: clients gain contact_proven, and their phones and e-mails are unique among the
@@ -42,15 +39,7 @@ afterEach(async () => {
 describe('migration 0023: public contacts', () => {
   it('keeps clients, bookings and messages, on file, with every rule; an unproven record may share a phone', async () => {
     const { db } = handle;
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-    expect((await migrator.migrateTo('2026-11-27-0022-outbox-sequence')).error).toBeUndefined();
-    const current = await createTempDatabase();
-    try {
-      await importCatalogue(current.db, smallCatalogue(), t0);
-      await copyRows(current.db, db, CATALOGUE_TABLES);
-    } finally {
-      await current.dispose();
-    }
+    await catalogueAtMigration(db, '2026-11-27-0022-outbox-sequence', t0);
     const ids = await catalogueIds(db);
     const booking = bookingRow(
       {
