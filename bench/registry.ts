@@ -6,6 +6,7 @@ import { instances } from './instances.ts';
 import type { Benchmark } from './lib/benchmark.ts';
 import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
+import { organisationBudgets } from './organisation-budgets.ts';
 import { outbox } from './outbox.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
@@ -21,6 +22,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   mixedLoad,
   resilience,
   slowClients,
+  organisationBudgets,
   instances,
   consoleDiary,
   outbox,

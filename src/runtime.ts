@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
-import { type AppDeps, createAppDeps, rateLimitStoreFor } from './app/deps.ts';
+import { type AppDeps, createAppDeps, DEFAULT_LIMITS, rateLimitStoreFor } from './app/deps.ts';
 import { paymentProviderFor } from './app/payments.ts';
 import { type DatabaseHandle, type DatabaseOptions, openDatabase, sqliteFileOf } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
@@ -30,7 +30,19 @@ export async function openRuntime(
     if (database.dialect === 'postgres') releaseUse = await holdInUseLock(config.databaseUrl);
     await migrateToLatest(database.db);
     const rateLimitStore = rateLimitStoreFor(database.db, sqliteFileOf(config.databaseUrl));
-    const deps = createAppDeps({ db: database.db, clock, secret: config.secret, payments, rateLimitStore });
+    const limits = {
+      ...DEFAULT_LIMITS,
+      organisationRequestsPerMinute: config.organisationRequestsPerMinute,
+      organisationSseStreams: config.organisationSseStreams,
+    };
+    const deps = createAppDeps({
+      db: database.db,
+      clock,
+      secret: config.secret,
+      payments,
+      rateLimitStore,
+      limits,
+    });
     const close = async () => {
       rateLimitStore.close?.();
       await database.close();

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { DateTime } from 'luxon';
 import type { Timing } from './benchmark.ts';
-import { sendJson } from './http-request.ts';
+import { type HttpAnswer, sendJson } from './http-request.ts';
 import { MIXED_LOAD, regularPhone } from './mixed-load-catalogue.ts';
 import { mulberry32 } from './seeded-random.ts';
 import { summariseTimes } from './timing.ts';
@@ -72,38 +72,51 @@ interface Slot {
 
 const POOL_SIZE = 500;
 
-export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficReport> {
+/** The mixed load's requests, drawn from one seeded sequence; what runMixedTraffic and a flood send. */
+export interface MixedRequests {
+  /** A kind of request, drawn by weight (TRAFFIC_MIX). */
+  chooseKind(): EndpointKind;
+  /** Sends one request of `kind` with `key` and answers when its whole answer is in. */
+  send(kind: EndpointKind, key: string): Promise<HttpAnswer>;
+  /** References of every booking answered 201. */
+  readonly createdReferences: string[];
+  /** Booking attempts that used a slot from an earlier availability answer. */
+  readonly bookingsFromSearch: number;
+}
+
+export function mixedRequests(
+  options: Pick<TrafficOptions, 'origin' | 'clientIds' | 'serviceIds' | 'staffIds' | 'seed'> & {
+    agent: http.Agent;
+  },
+): MixedRequests {
   const random = mulberry32(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const times = new Map<EndpointKind, number[]>(TRAFFIC_MIX.map(({ kind }) => [kind, []]));
-  const statuses = new Map<EndpointKind, Record<number, number>>(TRAFFIC_MIX.map(({ kind }) => [kind, {}]));
-  const socketErrors = new Map<EndpointKind, number>(TRAFFIC_MIX.map(({ kind }) => [kind, 0]));
+  const { agent } = options;
   const pools = new Map<string, Slot[]>(options.serviceIds.map((id) => [id, []]));
   const createdReferences: string[] = [];
   const today = DateTime.now().setZone(MIXED_LOAD.timezone).startOf('day');
   const randomDate = () => today.plus({ days: 2 + Math.floor(random() * MIXED_LOAD.searchDays) });
   let walkIns = 0;
   let bookingsFromSearch = 0;
-  let answered = 0;
 
-  const send = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+  const request = (key: string, method: string, path: string, body?: unknown, idempotencyKey?: string) =>
     sendJson({
       url: `${options.origin}${path}`,
       method,
       agent,
       headers: {
-        authorization: `Bearer ${options.key}`,
+        authorization: `Bearer ${key}`,
         ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
       },
       body,
     });
 
-  const searchAvailability = async () => {
+  const searchAvailability = async (key: string) => {
     const serviceId = pick(options.serviceIds);
     const staff = random() < 0.25 ? `&staff_id=${pick(options.staffIds)}` : '';
     const date = randomDate().toISODate();
-    const answer = await send(
+    const answer = await request(
+      key,
       'GET',
       `/v1/locations/central/availability?service_ids=${serviceId}&date=${date}${staff}`,
     );
@@ -119,7 +132,7 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
     return answer;
   };
 
-  const book = async () => {
+  const book = async (key: string) => {
     const serviceId = pick(options.serviceIds);
     const pool = pools.get(serviceId)!;
     let slot: Slot;
@@ -142,7 +155,8 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
       starts_at: slot.starts_at,
       notes: 'Mixed load',
     };
-    const answer = await send(
+    const answer = await request(
+      key,
       'POST',
       '/v1/bookings',
       body,
@@ -153,32 +167,48 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
     return answer;
   };
 
-  const lookUpOrRegister = () => {
+  const lookUpOrRegister = (key: string) => {
     if (random() < 0.6) {
       const phone = encodeURIComponent(regularPhone(Math.floor(random() * MIXED_LOAD.clients)));
-      return send('GET', `/v1/clients?phone=${phone}`);
+      return request(key, 'GET', `/v1/clients?phone=${phone}`);
     }
     walkIns += 1;
-    return send('POST', '/v1/clients', {
+    return request(key, 'POST', '/v1/clients', {
       first_name: 'Walk',
       last_name: `In ${walkIns}`,
       phone: `+4479112${String(walkIns).padStart(5, '0')}`,
     });
   };
 
-  const makers: Record<EndpointKind, () => Promise<{ status: number; text: string }>> = {
+  const makers: Record<EndpointKind, (key: string) => Promise<HttpAnswer>> = {
     availability: searchAvailability,
     bookings: book,
     clients: lookUpOrRegister,
   };
-  const chooseKind = (): EndpointKind => {
-    let roll = random();
-    for (const { kind, weight } of TRAFFIC_MIX) {
-      roll -= weight;
-      if (roll < 0) return kind;
-    }
-    return TRAFFIC_MIX[0]!.kind;
+  return {
+    chooseKind() {
+      let roll = random();
+      for (const { kind, weight } of TRAFFIC_MIX) {
+        roll -= weight;
+        if (roll < 0) return kind;
+      }
+      return TRAFFIC_MIX[0]!.kind;
+    },
+    send: (kind, key) => makers[kind](key),
+    createdReferences,
+    get bookingsFromSearch() {
+      return bookingsFromSearch;
+    },
   };
+}
+
+export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficReport> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const requests = mixedRequests({ ...options, agent });
+  const times = new Map<EndpointKind, number[]>(TRAFFIC_MIX.map(({ kind }) => [kind, []]));
+  const statuses = new Map<EndpointKind, Record<number, number>>(TRAFFIC_MIX.map(({ kind }) => [kind, {}]));
+  const socketErrors = new Map<EndpointKind, number>(TRAFFIC_MIX.map(({ kind }) => [kind, 0]));
+  let answered = 0;
 
   const started = performance.now();
   const deadline = started + options.durationMs;
@@ -194,10 +224,10 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
 
   const worker = async () => {
     while (performance.now() < deadline) {
-      const kind = chooseKind();
+      const kind = requests.chooseKind();
       const sent = performance.now();
       try {
-        const { status } = await makers[kind]();
+        const { status } = await requests.send(kind, options.key);
         times.get(kind)!.push(performance.now() - sent);
         const counts = statuses.get(kind)!;
         counts[status] = (counts[status] ?? 0) + 1;
@@ -222,7 +252,7 @@ export async function runMixedTraffic(options: TrafficOptions): Promise<TrafficR
       socketErrors: socketErrors.get(kind)!,
       latency: summariseTimes(kind, times.get(kind)!),
     })),
-    createdReferences,
-    bookingsFromSearch,
+    createdReferences: requests.createdReferences,
+    bookingsFromSearch: requests.bookingsFromSearch,
   };
 }

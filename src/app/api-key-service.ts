@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 import * as keys from '../data/api-key-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
-import type { RateLimitStore } from '../data/rate-limit-counters.ts';
+import type { RateLimitStore, RequestCounts } from '../data/rate-limit-counters.ts';
 import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
 import { checkFreeText } from './free-text.ts';
-import { KEY_COUNTER_PREFIX, keyRequests } from './rate-limiter.ts';
+import {
+  KEY_COUNTER_PREFIX,
+  keyRequests,
+  ORGANISATION_COUNTER,
+  organisationRequests,
+} from './rate-limiter.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
 export interface Principal {
@@ -124,17 +129,18 @@ export async function authenticateApiKey(db: Db, presented: string, now: number)
   return principalOf(row);
 }
 
-/** A principal, and its key's requests in the current rate-limit window, this one included. */
+/** A principal, and the counts of its key's and its organisation's windows, this request included. */
 export interface CountedPrincipal {
   principal: Principal;
-  requestsInWindow: number;
+  counts: RequestCounts;
 }
 
 /**
- * requirePrincipal, with the request counted in the key's rate-limit window ending at `windowEnd`
- * (the counter keyRequests names): in the key lookup's own statement when the store is a table of the
- * same database (PostgreSQL: one round trip for both), else right after the lookup. Counted only for a
- * key that authenticates, as before.
+ * requirePrincipal, with the request counted in the rate-limit windows ending at `windowEnd` as
+ * RateLimitStore.countRequest counts it (the key's counter, keyRequests, and up to the key's limit,
+ * its own or `defaultKeyLimit`, its organisation's, organisationRequests): in the key lookup's own
+ * statement when the store is a table of the same database (PostgreSQL: one round trip for all), else
+ * right after the lookup. Counted only for a key that authenticates, as before.
  */
 export async function requireCountedPrincipal(
   db: Db,
@@ -142,21 +148,32 @@ export async function requireCountedPrincipal(
   presented: string,
   now: number,
   windowEnd: number,
+  defaultKeyLimit: number,
 ): Promise<CountedPrincipal> {
   if (isWellFormedApiKey(presented)) {
     const hash = hashApiKey(presented);
     if (store.findKeyAndCount) {
-      const row = await store.findKeyAndCount(hash, KEY_COUNTER_PREFIX, windowEnd);
+      const counters = { keyPrefix: KEY_COUNTER_PREFIX, organisation: ORGANISATION_COUNTER, defaultKeyLimit };
+      const row = await store.findKeyAndCount(hash, counters, windowEnd);
       if (row && row.revoked_at === null && row.window_count !== null) {
         await noteUse(db, row, now);
-        return { principal: principalOf(row), requestsInWindow: row.window_count };
+        return {
+          principal: principalOf(row),
+          counts: { key: row.window_count, organisation: row.organisation_window_count },
+        };
       }
     } else {
       const row = await keys.findApiKeyByHash(db, hash);
       if (row && row.revoked_at === null) {
         await noteUse(db, row, now);
         const principal = principalOf(row);
-        return { principal, requestsInWindow: await store.increment(keyRequests(principal), windowEnd) };
+        const counts = await store.countRequest(
+          keyRequests(principal),
+          principal.rateLimitPerMinute ?? defaultKeyLimit,
+          organisationRequests(principal.organisation.id),
+          windowEnd,
+        );
+        return { principal, counts };
       }
     }
   }

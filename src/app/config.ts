@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_URL } from '../data/database.ts';
 import { DEFAULT_LEASE_MS } from '../domain/outbox.ts';
+import { DEFAULT_LIMITS } from './deps.ts';
 import { TWILIO_DEFAULT_BASE, type TwilioSettings } from './message-sender.ts';
 import { PAYMENT_PROVIDER_NAMES, type PaymentProviderName, type StripeSettings } from './payments.ts';
 
@@ -42,7 +43,18 @@ export interface Config {
   outboxLeaseMs: number;
   /** STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_API_BASE; null unless PAYMENT_PROVIDER=stripe. */
   stripe: StripeSettings | null;
+  /** ORGANISATION_REQUESTS_PER_MINUTE: an organisation's requests per window across all its keys. */
+  organisationRequestsPerMinute: number;
+  /** ORGANISATION_SSE_STREAMS: legacy SSE streams an organisation holds open at once, per process. */
+  organisationSseStreams: number;
 }
+
+/**
+ * The highest organisation budget: a hundred keys at the highest limit a key may have
+ * (MAX_KEY_RATE_LIMIT), and still a count the counters' integer columns hold with room to spare.
+ */
+export const MAX_ORGANISATION_REQUESTS_PER_MINUTE = 100_000_000;
+const MAX_ORGANISATION_SSE_STREAMS = 100_000;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const certFile = env.TLS_CERT?.trim();
@@ -71,7 +83,37 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     email: parseEmail(env),
     sms: parseSms(env),
     outboxLeaseMs: parseLease(env.OUTBOX_LEASE_SECONDS),
+    // Never below one key's default limit: the budget never holds a key below its own limit
+    // (src/app/request-budgets.ts), so a lower one would be a setting that does nothing.
+    organisationRequestsPerMinute: parseCount(
+      'ORGANISATION_REQUESTS_PER_MINUTE',
+      env.ORGANISATION_REQUESTS_PER_MINUTE,
+      DEFAULT_LIMITS.organisationRequestsPerMinute,
+      { min: DEFAULT_LIMITS.requestsPerMinute, max: MAX_ORGANISATION_REQUESTS_PER_MINUTE },
+    ),
+    organisationSseStreams: parseCount(
+      'ORGANISATION_SSE_STREAMS',
+      env.ORGANISATION_SSE_STREAMS,
+      DEFAULT_LIMITS.organisationSseStreams,
+      { min: 1, max: MAX_ORGANISATION_SSE_STREAMS },
+    ),
   };
+}
+
+/** A whole number within `bounds` written in digits (`1e3`, `0x10` and `12.5` are refused), or the default. */
+function parseCount(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  bounds: { min: number; max: number },
+): number {
+  const value = raw?.trim() ?? '';
+  if (value === '') return fallback;
+  const count = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(count >= bounds.min && count <= bounds.max)) {
+    throw new Error(`${name} must be a whole number from ${bounds.min} to ${bounds.max}, got "${raw}".`);
+  }
+  return count;
 }
 
 /** SMTP_URL (smtp:// or smtps://) with MAIL_FROM; neither: no e-mail provider. */

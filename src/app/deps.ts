@@ -11,9 +11,21 @@ export interface Limits {
   requestsPerMinute: number;
   /** Failed authentications per client address per window before that address is refused. */
   failedAuthPerMinute: number;
+  /**
+   * ORGANISATION_REQUESTS_PER_MINUTE: requests per organisation per window, across all its keys, or
+   * the limit of the key making the request where that is higher (src/app/request-budgets.ts).
+   */
+  organisationRequestsPerMinute: number;
+  /** ORGANISATION_SSE_STREAMS: legacy SSE streams an organisation holds open at once in one process. */
+  organisationSseStreams: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { requestsPerMinute: 120, failedAuthPerMinute: 30 };
+export const DEFAULT_LIMITS: Limits = {
+  requestsPerMinute: 120,
+  failedAuthPerMinute: 30,
+  organisationRequestsPerMinute: 600,
+  organisationSseStreams: 10,
+};
 
 /** What every face of the engine (REST, MCP, CLI) is built from. */
 export interface AppDeps {

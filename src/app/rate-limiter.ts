@@ -1,4 +1,10 @@
-import { NO_ORGANISATION, type RateLimitCounter, type RateLimitStore } from '../data/rate-limit-counters.ts';
+import {
+  countRequestInTurn,
+  NO_ORGANISATION,
+  type RateLimitCounter,
+  type RateLimitStore,
+  type RequestCounts,
+} from '../data/rate-limit-counters.ts';
 
 /**
  * Fixed-window request counting.
@@ -21,6 +27,14 @@ export const KEY_COUNTER_PREFIX = 'key:';
 /** The requests of one API key, counted the same by the REST and MCP faces. */
 export function keyRequests(principal: { apiKeyId: string; organisation: { id: string } }): RateLimitCounter {
   return { organisationId: principal.organisation.id, name: `${KEY_COUNTER_PREFIX}${principal.apiKeyId}` };
+}
+
+/** What the counter of an organisation's requests, across all its keys, is named (in the organisation). */
+export const ORGANISATION_COUNTER = 'organisation';
+
+/** The requests of one organisation, whichever of its keys made them (src/app/request-budgets.ts). */
+export function organisationRequests(organisationId: string): RateLimitCounter {
+  return { organisationId, name: ORGANISATION_COUNTER };
 }
 
 /** The failed authentications from one client address; no organisation is known yet. */
@@ -48,6 +62,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
     }
     this.#counts.set(key, { windowEnd, count: 1 });
     return 1;
+  }
+
+  countRequest(
+    key: RateLimitCounter,
+    keyLimit: number,
+    organisation: RateLimitCounter,
+    windowEnd: number,
+  ): Promise<RequestCounts> {
+    return countRequestInTurn(this, key, keyLimit, organisation, windowEnd);
   }
 
   async get(counter: RateLimitCounter, windowEnd: number): Promise<number> {

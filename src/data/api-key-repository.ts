@@ -53,26 +53,46 @@ function keyLookup(db: Db, keyHash: string) {
     .where('api_keys.key_hash', '=', keyHash);
 }
 
-/** findApiKeyByHash's row, and the count of its counter after this hit (null: not counted, revoked). */
-export type CountedApiKey = ApiKeyWithOrganisation & { window_count: number | null };
+/**
+ * findApiKeyByHash's row, and the counts after this hit of its key's counter (null: not counted,
+ * revoked) and of its organisation's (null: not counted, the key's own limit refused the request).
+ */
+export type CountedApiKey = ApiKeyWithOrganisation & {
+  window_count: number | null;
+  organisation_window_count: number | null;
+};
+
+/** What findApiKeyByHashCounting counts a found key's request in (src/app/request-budgets.ts). */
+export interface RequestCounters {
+  /** The key's counter is this and the key's id. */
+  keyPrefix: string;
+  /** The name of the organisation's counter of requests, across its keys. */
+  organisation: string;
+  /** The limit of a key without one of its own: up to its limit, a request counts for the organisation. */
+  defaultKeyLimit: number;
+}
 
 /**
  * findApiKeyByHash and, for a key found unrevoked, one hit on its rate-limit counter
- * (`counterPrefix` + the key's id, in the key's organisation) in the window ending at `windowEnd`, in
- * one statement: PostgreSQL only, where the counters are a table of the same database
- * (rate-limit-counters.ts). Every authenticated request asks both, so this is one round trip instead
- * of two, and the upsert is the store's own (atomic however many instances count the key at once).
- * Compiled once per database handle, as the lookup is; its parameters are the hash, the prefix and the
- * window's end, in that order.
+ * (`counters.keyPrefix` + the key's id, in the key's organisation) and, when that count is within the
+ * key's limit, one on its organisation's (`counters.organisation`), in the window ending at
+ * `windowEnd`, in one statement: PostgreSQL only, where the counters are a table of the same database
+ * (rate-limit-counters.ts). Every authenticated request asks all three, so this is one round trip
+ * instead of three, and the upserts are the store's own (atomic however many instances count the key
+ * and its organisation at once). Compiled once per database handle, as the lookup is; its parameters
+ * are the hash, the key's prefix, the window's end, the organisation's counter, the window's end again
+ * and the default key limit, in that order.
  */
 export async function findApiKeyByHashCounting(
   db: Db,
   keyHash: string,
-  counterPrefix: string,
+  counters: RequestCounters,
   windowEnd: number,
 ): Promise<CountedApiKey | undefined> {
   let compiled = compiledCountingLookups.get(db);
   if (!compiled) {
+    // The second upsert reads the first's new count (a data-modifying CTE's RETURNING): one statement,
+    // two rows, always in the order key then organisation, so concurrent statements cannot deadlock.
     compiled = sql<CountedApiKey>`
       WITH k AS (${keyLookup(db, '')}),
       c AS (
@@ -81,13 +101,29 @@ export async function findApiKeyByHashCounting(
         ON CONFLICT (organisation_id, key, window_end)
         DO UPDATE SET count = rate_limit_counters.count + 1
         RETURNING count
+      ),
+      o AS (
+        INSERT INTO rate_limit_counters (organisation_id, key, window_end, count)
+        SELECT k.organisation_id, ${''}::text, ${0}::bigint, 1 FROM k, c
+        WHERE c.count <= COALESCE(k.rate_limit_per_minute, ${0}::integer)
+        ON CONFLICT (organisation_id, key, window_end)
+        DO UPDATE SET count = rate_limit_counters.count + 1
+        RETURNING count
       )
-      SELECT k.*, (SELECT c.count FROM c) AS window_count FROM k`.compile(db);
+      SELECT k.*, (SELECT c.count FROM c) AS window_count, (SELECT o.count FROM o) AS organisation_window_count
+      FROM k`.compile(db);
     compiledCountingLookups.set(db, compiled);
   }
   const result = await db.executeQuery<CountedApiKey>({
     ...compiled,
-    parameters: [keyHash, counterPrefix, windowEnd],
+    parameters: [
+      keyHash,
+      counters.keyPrefix,
+      windowEnd,
+      counters.organisation,
+      windowEnd,
+      counters.defaultKeyLimit,
+    ],
   });
   return result.rows[0];
 }

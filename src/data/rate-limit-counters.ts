@@ -1,4 +1,5 @@
-import { type CountedApiKey, findApiKeyByHashCounting } from './api-key-repository.ts';
+import { sql } from 'kysely';
+import { type CountedApiKey, findApiKeyByHashCounting, type RequestCounters } from './api-key-repository.ts';
 import type { Db } from './db.ts';
 
 /** The organisation of counts made before the caller is known (failed authentications). */
@@ -11,6 +12,16 @@ export const NO_ORGANISATION = '';
 export interface RateLimitCounter {
   organisationId: string;
   name: string;
+}
+
+/**
+ * A request of an API key counted in its two windows: its key's count after this hit, and its
+ * organisation's, or null when the key's own limit refused the request and the organisation's window
+ * did not count it.
+ */
+export interface RequestCounts {
+  key: number;
+  organisation: number | null;
 }
 
 /**
@@ -31,20 +42,46 @@ export interface RateLimitStore {
   incrementBelow(counter: RateLimitCounter, limit: number, windowEnd: number): Promise<number | null>;
   /** Takes back one hit of `counter` in the window ending at `windowEnd` (a reserved try not spent). */
   decrement(counter: RateLimitCounter, windowEnd: number): Promise<void>;
+  /**
+   * One request of an API key in the window ending at `windowEnd`: one hit on the key's counter and,
+   * when the key's new count is at most `keyLimit`, one on its organisation's. PostgreSQL does both in
+   * one statement; the other stores, in process, one after the other (countRequestInTurn).
+   */
+  countRequest(
+    key: RateLimitCounter,
+    keyLimit: number,
+    organisation: RateLimitCounter,
+    windowEnd: number,
+  ): Promise<RequestCounts>;
   /** Lets go of what the store holds open (a file), for stores that hold one. */
   close?(): void;
   /**
    * For a store that is a table of the application's own database (PostgreSQL): finds the API key
-   * with this hash (as findApiKeyByHash) and, when it is unrevoked, adds one hit to its counter
-   * (`counterPrefix` + the key's id, in its organisation) in the same statement: one round trip for
-   * what every authenticated request asks. Stores elsewhere (a file, memory) leave it out; the caller
-   * then looks the key up and calls increment.
+   * with this hash (as findApiKeyByHash) and, when it is unrevoked, counts the request as countRequest
+   * does (`counters`: the key's counter is its prefix and the key's id, in the key's organisation) in
+   * the same statement: one round trip for what every authenticated request asks. Stores elsewhere (a
+   * file, memory) leave it out; the caller then looks the key up and calls countRequest.
    */
   findKeyAndCount?(
     keyHash: string,
-    counterPrefix: string,
+    counters: RequestCounters,
     windowEnd: number,
   ): Promise<CountedApiKey | undefined>;
+}
+
+/** countRequest for a store whose increments are each one step in process (memory, a SQLite file). */
+export async function countRequestInTurn(
+  store: Pick<RateLimitStore, 'increment'>,
+  key: RateLimitCounter,
+  keyLimit: number,
+  organisation: RateLimitCounter,
+  windowEnd: number,
+): Promise<RequestCounts> {
+  const keyCount = await store.increment(key, windowEnd);
+  return {
+    key: keyCount,
+    organisation: keyCount <= keyLimit ? await store.increment(organisation, windowEnd) : null,
+  };
 }
 
 /** How long a passed window's counters are kept before the next new window deletes them. */
@@ -111,13 +148,44 @@ export class PostgresRateLimitStore implements RateLimitStore {
       .execute();
   }
 
+  async countRequest(
+    key: RateLimitCounter,
+    keyLimit: number,
+    organisation: RateLimitCounter,
+    windowEnd: number,
+  ): Promise<RequestCounts> {
+    await this.#enter(windowEnd);
+    // Two upserts of two rows in one statement; the second reads the first's new count.
+    const { rows } = await sql<{ key_count: number; organisation_count: number | null }>`
+      WITH k AS (
+        INSERT INTO rate_limit_counters (organisation_id, key, window_end, count)
+        VALUES (${key.organisationId}::text, ${key.name}::text, ${windowEnd}::bigint, 1)
+        ON CONFLICT (organisation_id, key, window_end)
+        DO UPDATE SET count = rate_limit_counters.count + 1
+        RETURNING count
+      ),
+      o AS (
+        INSERT INTO rate_limit_counters (organisation_id, key, window_end, count)
+        SELECT ${organisation.organisationId}::text, ${organisation.name}::text, ${windowEnd}::bigint, 1 FROM k
+        WHERE k.count <= ${keyLimit}::integer
+        ON CONFLICT (organisation_id, key, window_end)
+        DO UPDATE SET count = rate_limit_counters.count + 1
+        RETURNING count
+      )
+      SELECT (SELECT k.count FROM k) AS key_count, (SELECT o.count FROM o) AS organisation_count`.execute(
+      this.#db,
+    );
+    const row = rows[0]!;
+    return { key: row.key_count, organisation: row.organisation_count };
+  }
+
   async findKeyAndCount(
     keyHash: string,
-    counterPrefix: string,
+    counters: RequestCounters,
     windowEnd: number,
   ): Promise<CountedApiKey | undefined> {
     await this.#enter(windowEnd);
-    return findApiKeyByHashCounting(this.#db, keyHash, counterPrefix, windowEnd);
+    return findApiKeyByHashCounting(this.#db, keyHash, counters, windowEnd);
   }
 
   /** At the first hit of a new window, the windows that have passed are deleted. */

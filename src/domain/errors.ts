@@ -80,7 +80,7 @@ export const ERROR_CATALOGUE = {
   rate_limited: {
     status: 429,
     summary:
-      'Too many requests for the key (or failed authentications from one address); Retry-After tells the seconds to wait.',
+      'Too many requests for the key or for its organisation (or failed authentications from one address); Retry-After tells the seconds to wait.',
     hint: 'The booking system is busy; ask the caller to hold for a few seconds, then try again.',
   },
   headers_too_large: {

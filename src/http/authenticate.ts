@@ -7,6 +7,7 @@ import {
 } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limiter.ts';
+import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -73,32 +74,36 @@ function keyedCaller<T>(deps: AppDeps, lookup: (key: string, now: number) => Pro
 /**
  * The onRequest hook of every /v1 endpoint that needs a key, in this order:
  * 1. the caller is identified (as createKeyResolver does: 401s, failed authentications per address)
- *    and, in the same step, the key's request is counted in its window (requireCountedPrincipal: on
- *    PostgreSQL one statement finds the key and counts the request);
+ *    and, in the same step, the request is counted in its key's window and its organisation's
+ *    (requireCountedPrincipal: on PostgreSQL one statement finds the key and counts the request);
  * 2. the three X-RateLimit headers are set, so they appear on every authenticated response, errors
- *    included (429 rate_limited with Retry-After);
+ *    included: the key's window, or the organisation's when its budget is what refuses the request
+ *    (429 rate_limited with Retry-After, before any route work; src/app/request-budgets.ts);
  * 3. the key's scope is checked against the method (403 insufficient_scope).
  */
 export function createAuthenticator(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const identify = keyedCaller(deps, (key, now) =>
-    requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, limiter.windowEnd(now)),
+    requireCountedPrincipal(
+      deps.db,
+      deps.rateLimitStore,
+      key,
+      now,
+      limiter.windowEnd(now),
+      deps.limits.requestsPerMinute,
+    ),
   );
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     // One instant for the whole decision: the window counted in is the window reported.
     const now = deps.clock.nowMs();
-    const { principal, requestsInWindow } = await identify(request, reply, now);
+    const { principal, counts } = await identify(request, reply, now);
     request.principal = principal;
-    const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
-    const decision = limiter.decide(requestsInWindow, limit, now);
+    const decision = decideRequest(limiter, counts, principal, deps.limits, now);
     setRateLimitHeaders(reply, decision);
-    if (!decision.allowed) {
+    if (decision.refusedBy !== null) {
       reply.header('retry-after', secondsUntil(decision.resetAt, now));
-      throw new AppError(
-        'rate_limited',
-        `More than ${limit} requests in a minute for this key; wait and retry.`,
-      );
+      throw rateLimitRefusal(decision, now);
     }
 
     requireScope(principal, scopeNeededFor(request.method));

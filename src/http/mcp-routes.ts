@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiKeyActive } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { storageRefusal } from '../app/health-service.ts';
-import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createKeyResolver } from './authenticate.ts';
 import { isFault } from './error-envelope.ts';
@@ -20,7 +20,10 @@ export interface McpHttpOptions {
    * browser sends one, names anything else is refused, against DNS rebinding.
    */
   allowedHosts: readonly string[];
-  /** Keep-alive, idle timeout and streams per key of the legacy SSE transport. */
+  /**
+   * Keep-alive, idle timeout and streams per key of the legacy SSE transport; streams per organisation
+   * are the limits' organisationSseStreams unless given here.
+   */
   sse?: Partial<SseLimits>;
   /** The largest request body, as the REST API's. */
   bodyLimitBytes: number;
@@ -49,8 +52,8 @@ declare module 'fastify' {
  * the body is read; a refusal is an HTTP error (401 with WWW-Authenticate: Bearer, 403, 429) whose body
  * is a JSON-RPC error carrying the hint. So is every other error of POST /mcp and POST /messages, the
  * app's own included (a body that is not JSON or holds a NUL, a wrong method: json-rpc-errors.ts). The
- * key's scope and rate limit are applied per tool call by the tools' API, so a read key can call the
- * read-only tools. Faults are logged without arguments.
+ * key's scope, its rate limit and its organisation's budget are applied per tool call by the tools'
+ * API, so a read key can call the read-only tools. Faults are logged without arguments.
  *
  * The protocol itself (the SDK, its schemas and the tools: 9 MB of heap) is loaded by the first MCP
  * request a server receives, not at start: a server that only ever serves REST never holds it, and
@@ -58,14 +61,18 @@ declare module 'fastify' {
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: McpHttpOptions): void {
   const identify = createKeyResolver(deps);
-  const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
   const protocol = onDemand(
     async (): Promise<McpProtocol> =>
       (await import('./mcp-protocol.ts')).createMcpProtocol(deps, options.bodyLimitBytes),
   );
+  const sseLimits: SseLimits = {
+    ...DEFAULT_SSE_LIMITS,
+    maxStreamsPerOrganisation: deps.limits.organisationSseStreams,
+    ...options.sse,
+  };
   const sessions = new SseSessions({
-    limits: { ...DEFAULT_SSE_LIMITS, ...options.sse },
+    limits: sseLimits,
     keyIsActive: (apiKeyId) => isApiKeyActive(deps.db, apiKeyId),
     now: () => deps.clock.nowMs(),
   });
@@ -113,21 +120,39 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
   // No automatic HEAD route: a HEAD would open a session whose stream it can never carry.
   app.get('/sse', { ...HIDDEN, exposeHeadRoute: false, onRequest: admit }, async (request, reply) => {
     const { principal } = request.mcpCaller!;
-    // Opening a stream is a request against the key's window, as any REST request is.
+    // Opening a stream is a request against the key's window and its organisation's, as any REST
+    // request is.
     const now = deps.clock.nowMs();
-    const decision = await limiter.hit(
-      keyRequests(principal),
-      principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute,
-      now,
-    );
-    if (!decision.allowed) {
+    const decision = await countRequest(deps.rateLimitStore, principal, deps.limits, now);
+    if (decision.refusedBy !== null) {
       reply.header('retry-after', Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
-      return refuse(reply, new AppError('rate_limited', 'Too many requests for this key.'), null);
+      return refuse(reply, rateLimitRefusal(decision, now), null);
     }
-    const [{ newServer }] = await Promise.all([protocol(), loadSseTransport()]);
-    reply.hijack();
-    reply.raw.setHeader('x-request-id', request.id);
-    await sessions.open(reply.raw, principal.apiKeyId, newServer());
+    const reservation = sessions.reserve({
+      apiKeyId: principal.apiKeyId,
+      organisationId: principal.organisation.id,
+    });
+    if (!reservation) {
+      // No window to wait for: a place frees when one of the organisation's streams closes; the
+      // ticks that close idle and revoked streams come every keep-alive.
+      reply.header('retry-after', Math.max(1, Math.ceil(sseLimits.keepAliveMs / 1000)));
+      return refuse(
+        reply,
+        new AppError(
+          'rate_limited',
+          `This organisation already holds ${sseLimits.maxStreamsPerOrganisation} SSE streams, across all its keys; close one or retry later.`,
+        ),
+        null,
+      );
+    }
+    try {
+      const [{ newServer }] = await Promise.all([protocol(), loadSseTransport()]);
+      reply.hijack();
+      reply.raw.setHeader('x-request-id', request.id);
+      await sessions.open(reply.raw, reservation, newServer());
+    } finally {
+      sessions.release(reservation);
+    }
   });
   app.post(
     '/messages',

@@ -11,7 +11,10 @@ import { onDemand } from './on-demand.ts';
  * - a keep-alive comment every `keepAliveMs` (proxies and clients drop silent streams);
  * - a stream whose key has been revoked is closed at the next tick;
  * - a stream with no message for `idleMs` is closed;
- * - a key holds at most `maxStreamsPerKey`: a new stream beyond that closes the key's oldest.
+ * - a key holds at most `maxStreamsPerKey`: a new stream beyond that closes the key's oldest;
+ * - an organisation holds at most `maxStreamsPerOrganisation` across all its keys: a new stream beyond
+ *   that is refused (reserve), unless it replaces its key's oldest; another key's stream is never
+ *   closed for it. Streams live in one process, so each process keeps its own books.
  *
  * The frozen v1 transport of the SDK (`@modelcontextprotocol/server-legacy/sse`) speaks the protocol;
  * this only keeps the books.
@@ -20,19 +23,31 @@ export interface SseLimits {
   keepAliveMs: number;
   idleMs: number;
   maxStreamsPerKey: number;
+  maxStreamsPerOrganisation: number;
 }
 
 export const DEFAULT_SSE_LIMITS: SseLimits = {
   keepAliveMs: 20_000,
   idleMs: 10 * 60_000,
   maxStreamsPerKey: 5,
+  maxStreamsPerOrganisation: 10,
 };
+
+/** Whose stream it is: its key, and the key's organisation. */
+export interface SseOwner {
+  apiKeyId: string;
+  organisationId: string;
+}
+
+/** A place for a new stream, held from its admission until open() takes it or it is released. */
+export type SseReservation = Readonly<SseOwner>;
 
 export interface SseSession {
   transport: SSEServerTransport;
   /** The stream's response, which keep-alives are written to. */
   response: ServerResponse;
   apiKeyId: string;
+  organisationId: string;
   openedAt: number;
   lastActive: number;
 }
@@ -49,6 +64,8 @@ export const loadSseTransport = onDemand(
 
 export class SseSessions {
   readonly #sessions = new Map<string, SseSession>();
+  /** Streams admitted and not yet opened: they count towards the limits as open ones do. */
+  readonly #reserved = new Set<SseReservation>();
   readonly #limits: SseLimits;
   readonly #keyIsActive: (apiKeyId: string) => Promise<boolean>;
   readonly #now: () => number;
@@ -65,33 +82,66 @@ export class SseSessions {
   }
 
   /**
-   * Opens a stream on `response` for `apiKeyId` and connects `server` to it; null (and `server`
-   * closed) if the client has gone meanwhile. The response's 'close' is listened for in the same turn
-   * as the last check, so a stream that ends is always dropped from the books.
+   * A place for a new stream of `owner`, or null when its organisation already holds (or is opening)
+   * maxStreamsPerOrganisation streams and the new one would not replace one of its key's own (a key
+   * at maxStreamsPerKey replaces its oldest, which leaves the organisation's count as it was). Taken
+   * in one turn, so concurrent admissions cannot overshoot; open() takes it, release() gives it back.
    */
-  async open(response: ServerResponse, apiKeyId: string, server: Server): Promise<SseSession | null> {
-    const SSEServerTransport = await loadSseTransport();
-    const ofKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === apiKeyId);
-    if (ofKey.length >= this.#limits.maxStreamsPerKey) {
-      const oldest = ofKey.reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
-      await oldest.transport.close();
-    }
-    if (response.destroyed) {
-      await server.close();
+  reserve(owner: SseOwner): SseReservation | null {
+    const streams = [...this.#sessions.values(), ...this.#reserved];
+    const ofKey = streams.filter((s) => s.apiKeyId === owner.apiKeyId).length;
+    const ofOrganisation = streams.filter((s) => s.organisationId === owner.organisationId).length;
+    if (ofKey < this.#limits.maxStreamsPerKey && ofOrganisation >= this.#limits.maxStreamsPerOrganisation) {
       return null;
     }
-    const transport = new SSEServerTransport('/messages', response);
-    const now = this.#now();
-    const session = { transport, response, apiKeyId, openedAt: now, lastActive: now };
-    this.#sessions.set(transport.sessionId, session);
-    response.on('close', () => {
-      this.#sessions.delete(transport.sessionId);
-      void server.close();
-      if (this.#sessions.size === 0) this.#stopTicking();
-    });
-    await server.connect(transport);
-    this.#startTicking();
-    return session;
+    const reservation: SseReservation = { apiKeyId: owner.apiKeyId, organisationId: owner.organisationId };
+    this.#reserved.add(reservation);
+    return reservation;
+  }
+
+  /** Gives back a place open() did not take (the request failed first); nothing if it did. */
+  release(reservation: SseReservation): void {
+    this.#reserved.delete(reservation);
+  }
+
+  /**
+   * Opens a stream on `response` in the place `reservation` holds and connects `server` to it; null
+   * (and `server` closed) if the client has gone meanwhile. The response's 'close' is listened for in
+   * the same turn as the last check, so a stream that ends is always dropped from the books.
+   */
+  async open(
+    response: ServerResponse,
+    reservation: SseReservation,
+    server: Server,
+  ): Promise<SseSession | null> {
+    try {
+      const SSEServerTransport = await loadSseTransport();
+      const { apiKeyId, organisationId } = reservation;
+      const ofKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === apiKeyId);
+      if (ofKey.length >= this.#limits.maxStreamsPerKey) {
+        const oldest = ofKey.reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
+        await oldest.transport.close();
+      }
+      if (response.destroyed) {
+        await server.close();
+        return null;
+      }
+      const transport = new SSEServerTransport('/messages', response);
+      const now = this.#now();
+      const session = { transport, response, apiKeyId, organisationId, openedAt: now, lastActive: now };
+      this.#sessions.set(transport.sessionId, session);
+      this.#reserved.delete(reservation);
+      response.on('close', () => {
+        this.#sessions.delete(transport.sessionId);
+        void server.close();
+        if (this.#sessions.size === 0) this.#stopTicking();
+      });
+      await server.connect(transport);
+      this.#startTicking();
+      return session;
+    } finally {
+      this.#reserved.delete(reservation);
+    }
   }
 
   /** The session with this id, marked active (a message is arriving), or undefined. */

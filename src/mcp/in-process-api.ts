@@ -16,7 +16,7 @@ import {
 import { createBookingIdempotently } from '../app/idempotent-booking.ts';
 import { getLocationInfo } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
-import { FixedWindowRateLimiter, keyRequests } from '../app/rate-limiter.ts';
+import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { sendLink } from '../app/send-link.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
@@ -66,8 +66,9 @@ export interface InProcessOptions {
 /**
  * The BookingApi of this process: the service layer, as the organisation of one API key, answering in
  * the REST representations. It adds what the REST routes add around the service layer: the key's
- * scope per operation, and one request against the key's rate limit per tool call (a tool call is
- * what a voice agent experiences as one request; `forToolCall` makes one instance per call).
+ * scope per operation, and one request against the key's rate limit and its organisation's budget per
+ * tool call (a tool call is what a voice agent experiences as one request; `forToolCall` makes one
+ * instance per call).
  */
 export class InProcessBookingApi implements BookingApi {
   readonly #deps: AppDeps;
@@ -81,8 +82,8 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   /**
-   * The API for one tool call by `principal`, counted against its rate limit: 429 rate_limited (with
-   * retryAfterSeconds) when its window is used up.
+   * The API for one tool call by `principal`, counted against its key's rate limit and its
+   * organisation's budget: 429 rate_limited (with retryAfterSeconds) when either window is used up.
    */
   static async forToolCall(
     deps: AppDeps,
@@ -90,22 +91,9 @@ export class InProcessBookingApi implements BookingApi {
     options: InProcessOptions,
   ): Promise<InProcessBookingApi> {
     const now = deps.clock.nowMs();
-    const limit = principal.rateLimitPerMinute ?? deps.limits.requestsPerMinute;
-    // The same counter the REST API keeps for the key: both faces share its window.
-    const decision = await new FixedWindowRateLimiter(deps.rateLimitStore).hit(
-      keyRequests(principal),
-      limit,
-      now,
-    );
-    if (!decision.allowed) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((decision.resetAt - now) / 1000));
-      throw new AppError(
-        'rate_limited',
-        `More than ${limit} requests in a minute for this key; wait and retry.`,
-        undefined,
-        { retryAfterSeconds },
-      );
-    }
+    // The same counters the REST API keeps for the key and its organisation: the faces share them.
+    const decision = await countRequest(deps.rateLimitStore, principal, deps.limits, now);
+    if (decision.refusedBy !== null) throw rateLimitRefusal(decision, now);
     return new InProcessBookingApi(deps, principal, options);
   }
 

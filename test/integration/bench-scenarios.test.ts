@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { createAvailabilityDatabase } from '../../bench/lib/availability-database.ts';
@@ -11,11 +14,19 @@ import {
 } from '../../bench/lib/bookings-database.ts';
 import { createMcpBenchDatabase } from '../../bench/lib/mcp-database.ts';
 import { MIXED_LOAD, mixedLoadCatalogue } from '../../bench/lib/mixed-load-catalogue.ts';
+import { BUDGETS_SCENARIO, prepareBudgetsDatabase } from '../../bench/lib/organisation-budgets-scenario.ts';
+import { startFlood } from '../../bench/lib/organisation-flood.ts';
 import { createOutboxDatabase } from '../../bench/lib/outbox-database.ts';
 import { MAX_KEY_RATE_LIMIT } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
-import type { Db } from '../../src/data/database.ts';
-import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
+import { type Db, openDatabase } from '../../src/data/database.ts';
+import { startServer } from '../helpers/cli.ts';
+import {
+  createTempDatabase,
+  freshDatabaseUrl,
+  onPostgres,
+  type TempDatabase,
+} from '../helpers/temp-database.ts';
 
 /**
  * The benchmarks' scenarios still seed under today's rules. `npm run bench` is not part of the suite,
@@ -81,6 +92,69 @@ describe.skipIf(onPostgres)('benchmark scenarios', () => {
       expect(clients).toHaveLength(MIXED_LOAD.clients);
     } finally {
       await database.dispose();
+    }
+  }, 60_000);
+});
+
+/**
+ * The organisation-budgets benchmark's scenario, on either database: seeded as the benchmark seeds
+ * it, and its flood, run briefly against a real `booking serve` with a small budget, is refused by
+ * the organisation's budget while the other organisation is served.
+ */
+describe('organisation-budgets scenario', () => {
+  it('seeds the organisation-budgets scenario, and its flood meets the organisation budget of `booking serve`', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-budgets-'));
+    const database = await freshDatabaseUrl(dir);
+    const seeded = await prepareBudgetsDatabase(database.url);
+    const handle = openDatabase(database.url);
+    try {
+      // The quiet salon's key: nothing refuses it; the busy salon's: all on the default limit.
+      expect((await keyLimits(handle.db)).sort()).toEqual([
+        MAX_KEY_RATE_LIMIT,
+        ...Array(BUDGETS_SCENARIO.attackerKeys).fill(null),
+      ]);
+    } finally {
+      await handle.close();
+    }
+    expect(seeded.attacker.clientIds).toHaveLength(MIXED_LOAD.clients);
+    const server = await startServer(['--port', '0'], {
+      DATABASE_URL: database.url,
+      // The lowest budget there is: one key's default limit.
+      ORGANISATION_REQUESTS_PER_MINUTE: '120',
+    });
+    try {
+      const flood = startFlood({
+        origin: server.url,
+        keys: seeded.attackerKeys,
+        rate: 100,
+        connections: 10,
+        seed: 1,
+        ...seeded.attacker,
+      });
+      const quiet = [];
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        const answer = await fetch(`${server.url}/v1/locations/${MIXED_LOAD.location}/services`, {
+          headers: { authorization: `Bearer ${seeded.victimKey}` },
+        });
+        quiet.push(answer.status);
+      }
+      const figures = await flood.stop();
+      expect(quiet).toEqual([200, 200, 200, 200, 200]);
+      // About 300 requests, 12 per key, each key under its own limit: at most the budget of the (at
+      // most two) windows they fell in was served, the rest refused by the organisation's budget.
+      expect(figures.sent).toBeGreaterThanOrEqual(290);
+      const served = Object.values(figures.served).reduce((n, v) => n + v, 0);
+      expect(served).toBeLessThanOrEqual(240);
+      expect(figures.statuses[0]).toBeUndefined();
+      expect(Object.keys(figures.refusals)).toEqual([
+        'More than 120 requests in a minute for this organisation, across all its keys; wait and retry.',
+      ]);
+      expect(figures.refusals[Object.keys(figures.refusals)[0]!]).toBe(figures.sent - served);
+    } finally {
+      await server.stop();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

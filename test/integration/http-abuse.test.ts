@@ -473,12 +473,17 @@ describe('key comparison leaks no timing', () => {
       expect(genuine.status).toBe(200);
       // The first statement on api_keys is the lookup, by the hash alone, whatever each dialect's
       // placeholders look like (? or $1). On PostgreSQL the same statement counts the request of the key
-      // it finds (src/data/api-key-repository.ts): its other parameters are the counter's name prefix
-      // and the window's end, nothing of the key.
+      // it finds and of its organisation (src/data/api-key-repository.ts): its other parameters are the
+      // key counter's name prefix, the window's end, the organisation counter's name, the window's end
+      // and the default key limit, nothing of the key.
       const lookup = genuine.queries.find(onApiKeys)!;
       const [hash, ...counting] = lookup.parameters;
       expect(hash).toBe(sha256(real));
-      expect(counting).toEqual(onPostgres ? ['key:', expect.any(Number)] : []);
+      expect(counting).toEqual(
+        onPostgres
+          ? ['key:', expect.any(Number), 'organisation', expect.any(Number), DEFAULT_LIMITS.requestsPerMinute]
+          : [],
+      );
       expect(lookup.sql).toMatch(/\bfrom "api_keys"/i);
       expect(lookup.sql).toMatch(/"key_hash" = (\?|\$1)(?!\d)/);
 

@@ -1,8 +1,13 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rateLimitStoreFor } from '../../src/app/deps.ts';
-import { FixedWindowRateLimiter, failedAuthentications } from '../../src/app/rate-limiter.ts';
-import { NO_ORGANISATION } from '../../src/data/rate-limit-counters.ts';
+import {
+  FixedWindowRateLimiter,
+  failedAuthentications,
+  MemoryRateLimitStore,
+  organisationRequests,
+} from '../../src/app/rate-limiter.ts';
+import { NO_ORGANISATION, type RateLimitStore } from '../../src/data/rate-limit-counters.ts';
 import { rateLimitFileOf, SqliteRateLimitStore } from '../../src/data/sqlite-rate-limits.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
@@ -63,6 +68,65 @@ describe('the rate-limit store of the database', () => {
       for (let i = 0; i < 6; i++) decisions.push(await limiters[i % 2]!.hit(key, 5, t0));
       expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, true, true, false]);
       expect((await limiters[0]!.peek(key, 5, t0)).remaining).toBe(0);
+    } finally {
+      for (const store of stores) store.close?.();
+      await other?.close();
+    }
+  });
+});
+
+describe('a request counted in its key’s window and its organisation’s (countRequest)', () => {
+  it('counts the organisation only within the key’s limit, into one window for two processes', async () => {
+    const other = onPostgres ? t.reopen() : null;
+    const stores: RateLimitStore[] = [
+      rateLimitStoreFor(t.db, onPostgres ? null : t.file),
+      rateLimitStoreFor(other?.db ?? t.db, onPostgres ? null : t.file),
+      // An in-memory database's store counts alike, in one process.
+      new MemoryRateLimitStore(),
+    ];
+    const organisation = organisationRequests('org-a');
+    const windowEnd = new FixedWindowRateLimiter(stores[0]!).windowEnd(t0);
+    try {
+      const counts = [];
+      // Two keys of one organisation, limit 2 each, on both processes in turn.
+      for (let i = 0; i < 6; i++) {
+        const key = { organisationId: 'org-a', name: `key:${i % 3 === 2 ? 'b' : 'a'}` };
+        counts.push(await stores[i % 2]!.countRequest(key, 2, organisation, windowEnd));
+      }
+      expect(counts).toEqual([
+        { key: 1, organisation: 1 },
+        { key: 2, organisation: 2 },
+        { key: 1, organisation: 3 },
+        { key: 3, organisation: null },
+        { key: 4, organisation: null },
+        { key: 2, organisation: 4 },
+      ]);
+      expect(await stores[1]!.get(organisation, windowEnd)).toBe(4);
+      // Another organisation's window, and the next window, start at one.
+      expect(
+        await stores[0]!.countRequest(
+          { organisationId: 'org-b', name: 'key:a' },
+          2,
+          organisationRequests('org-b'),
+          windowEnd,
+        ),
+      ).toEqual({ key: 1, organisation: 1 });
+      expect(
+        await stores[1]!.countRequest(
+          { organisationId: 'org-a', name: 'key:a' },
+          2,
+          organisation,
+          windowEnd + 60_000,
+        ),
+      ).toEqual({ key: 1, organisation: 1 });
+
+      const memory = stores[2]!;
+      const inMemory = [];
+      for (let i = 0; i < 3; i++)
+        inMemory.push(
+          await memory.countRequest({ organisationId: 'org-a', name: 'key:a' }, 2, organisation, windowEnd),
+        );
+      expect(inMemory.map((c) => c.organisation)).toEqual([1, 2, null]);
     } finally {
       for (const store of stores) store.close?.();
       await other?.close();

@@ -148,6 +148,24 @@ describe('configuration', () => {
     expect(readConfig({}).stripe).toBeNull();
   });
 
+  it('reads the organisation budgets: whole numbers in digits, within their bounds', () => {
+    expect(readConfig({})).toMatchObject({ organisationRequestsPerMinute: 600, organisationSseStreams: 10 });
+    expect(
+      readConfig({ ORGANISATION_REQUESTS_PER_MINUTE: ' 2400 ', ORGANISATION_SSE_STREAMS: '3' }),
+    ).toMatchObject({ organisationRequestsPerMinute: 2400, organisationSseStreams: 3 });
+    expect(readConfig({ ORGANISATION_REQUESTS_PER_MINUTE: '100000000' }).organisationRequestsPerMinute).toBe(
+      100_000_000,
+    );
+    // Never below a key's default limit (120), which the budget never holds a key below.
+    expect(readConfig({ ORGANISATION_REQUESTS_PER_MINUTE: '120' }).organisationRequestsPerMinute).toBe(120);
+    for (const bad of ['119', '0', '-5', '1e3', '0x10', '12.5', 'lots', '100000001']) {
+      expect(() => readConfig({ ORGANISATION_REQUESTS_PER_MINUTE: bad })).toThrow(
+        `ORGANISATION_REQUESTS_PER_MINUTE must be a whole number from 120 to 100000000, got "${bad}".`,
+      );
+    }
+    expect(() => readConfig({ ORGANISATION_SSE_STREAMS: '0' })).toThrow(/ORGANISATION_SSE_STREAMS/);
+  });
+
   it('parses TRUST_PROXY as a flag, a hop count or addresses', () => {
     expect(parseTrustProxy(undefined)).toBe(false);
     expect(parseTrustProxy('true')).toBe(true);
