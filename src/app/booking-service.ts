@@ -27,6 +27,7 @@ import { checkFreeText } from './free-text.ts';
 import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
+import { textedCountriesOf } from './texted-countries.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
 /** Who is booking: the organisation (from the API key) and how the event log names them. */
@@ -250,6 +251,7 @@ export async function createBooking(
   // The booking, its segments, first event, page and messages: one statement on PostgreSQL. A
   // reference is drawn at random and the unique index decides; the rare one taken already (nothing
   // written) is drawn again.
+  const textedCountries = await textedCountriesOf(trx, caller.organisationId, caller.catalogueVersion);
   let row: BookingsTable;
   let messages: ReturnType<typeof messagesOf>;
   let proof: ReturnType<typeof publicContactRows>['proof'] | undefined;
@@ -262,7 +264,7 @@ export async function createBooking(
     messages = contact?.message
       ? { rows: [contact.message], notices: [] }
       : messagesOf(
-          { ...target, client },
+          { ...target, client, textedCountries },
           newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
           now,
         );

@@ -4,6 +4,7 @@ import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { effectiveStatus, isLive } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { getBooking } from './booking-service.ts';
 import type { PaymentProvider } from './payments.ts';
@@ -54,6 +55,7 @@ export function startCardSetup(
         `A card cannot be saved for this booking: it is ${effectiveStatus(booking, now)}.`,
       );
     }
+    if (awaitsContactProof(booking)) throw new AppError('conflict', AWAITING_PROOF);
     if (booking.protection.setupStatus === 'succeeded') {
       throw new AppError('conflict', 'A card is already saved for this booking.');
     }

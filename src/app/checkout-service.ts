@@ -4,6 +4,7 @@ import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { bookingPagePath } from './booking-page-token.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { announceChange } from './outbox-service.ts';
@@ -132,7 +133,15 @@ export function payDeposit(
   now: number,
   actor = 'payment:local',
 ): Promise<CheckoutOutcome> {
-  return writeTransaction(db, (trx) => confirmDeposit(trx, sessionId, now, actor));
+  return writeTransaction(db, async (trx) => {
+    // A public booking's deposit is paid once its contact is proven. (The provider's own word, its
+    // webhook, is recorded whenever it comes: money taken is never refused; confirmDeposit.)
+    const row = await findSession(trx, sessionId);
+    if (awaitsContactProof({ pendingRequirements: JSON.parse(row.pending_requirements ?? '[]') })) {
+      throw new AppError('conflict', AWAITING_PROOF);
+    }
+    return confirmDeposit(trx, sessionId, now, actor);
+  });
 }
 
 /**
@@ -292,6 +301,7 @@ async function findSession(db: Db, sessionId: string) {
           'b.starts_at',
           'b.ends_at',
           'b.hold_expires_at',
+          'b.pending_requirements',
           'b.total_price_minor',
           'l.slug as location_slug',
           'l.name as location_name',

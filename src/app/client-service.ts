@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ClientRow,
-  deleteClient,
+  deleteUnreferencedClient,
   findClientByEmail,
   findClientById,
   findClientByPhone,
@@ -182,8 +182,9 @@ export async function insertUnprovenClient(
  * Inside the caller's transaction, once a public booking's customer proved `proven` (their phone or
  * e-mail): the client the booking now belongs to. The client on file with that contact when there is
  * one (its record and name kept; `release` then deletes the unproven record, for the caller to call
- * once the booking no longer points at it); otherwise the unproven record itself goes on file,
- * keeping its other, unproven contact only while no client on file has it.
+ * once the booking no longer points at it, unless something else still does); otherwise the unproven
+ * record itself goes on file with the proven contact only: the other one was typed, not proven, and a
+ * record on file is what lookups by that contact find.
  */
 export async function adoptProvenClient(
   trx: Db,
@@ -199,21 +200,8 @@ export async function adoptProvenClient(
   for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
   const onFile = await findMatch(trx, organisationId, contact);
   if (onFile) {
-    return { clientId: onFile.id, release: () => deleteClient(trx, organisationId, unprovenId) };
+    return { clientId: onFile.id, release: () => deleteUnreferencedClient(trx, organisationId, unprovenId) };
   }
-  const row = await findClientById(trx, organisationId, unprovenId);
-  if (!row) throw new Error('the unproven client of a public booking is gone');
-  const otherField = proven.channel === 'sms' ? 'email' : 'phone';
-  const other = row[otherField];
-  const taken =
-    other !== null &&
-    (otherField === 'email'
-      ? await findClientByEmail(trx, organisationId, other)
-      : await findClientByPhone(trx, organisationId, other)) !== undefined;
-  await updateClient(trx, organisationId, unprovenId, {
-    contact_proven: 1,
-    ...(taken ? { [otherField]: null } : {}),
-    updated_at: now,
-  });
+  await updateClient(trx, organisationId, unprovenId, { contact_proven: 1, ...contact, updated_at: now });
   return { clientId: unprovenId, release: async () => {} };
 }

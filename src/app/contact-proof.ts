@@ -11,6 +11,7 @@ import {
 import type { Db } from '../data/database.ts';
 import { dropPendingMessages, insertOutboxMessages } from '../data/outbox-repository.ts';
 import type { ContactProofsTable } from '../data/tables.ts';
+import { contactProofTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
@@ -250,10 +251,12 @@ function sameHash(a: string, b: string): boolean {
 }
 
 /**
- * The proof of a booking that is waiting for it: 409 conflict when the booking has no proof to give
+ * The proof of a booking that is waiting for it, read under the proof's turn (the caller's transaction
+ * holds it to its end, so concurrent tries are counted one after another): 409 conflict when the booking has no proof to give
  * (not a public booking, or its policy asked none) or is no longer a live hold (lapsed, cancelled).
  */
 async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<ProofWithBooking> {
+  await takeTurn(trx, contactProofTurn(key.organisationId, key.bookingId));
   const proof = await findProofWithBooking(trx, key.organisationId, key.bookingId);
   if (!proof || proof.code_hash === null) {
     throw new AppError('conflict', 'This booking is not waiting for a code.');

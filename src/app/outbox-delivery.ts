@@ -22,11 +22,13 @@ import {
   retryDelayMs,
   stillDue,
 } from '../domain/outbox.ts';
+import { CODE_VALID_MS } from '../domain/public-booking-policy.ts';
 import type { Clock } from './clock.ts';
 import { proofSecretsOf } from './contact-proof.ts';
 import type { CustomerLinks } from './customer-links.ts';
 import { DeliveryError, type MessageSender, type TwilioSettings } from './message-sender.ts';
 import { isTextable } from './phone-destinations.ts';
+import { textedCountriesOf } from './texted-countries.ts';
 
 /** Why a text was not sent: the number is not one texts go to (phone-destinations.ts). */
 const NOT_TEXTABLE =
@@ -100,27 +102,43 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
   const facts = await messageFactsOf(
     delivery.db,
     claimed.map((row) => ({ organisationId: row.organisation_id, bookingId: row.booking_id })),
-    {
-      withCheckouts: claimed.some((row) => row.kind === 'payment_link'),
-      withCountries: claimed.some((row) => row.channel === 'sms'),
-    },
+    { withCheckouts: claimed.some((row) => row.kind === 'payment_link') },
   );
   // Only a message tried before can have been replaced while it was out (dropPendingMessages).
   const superseded = await supersededMessages(
     delivery.db,
     claimed.filter((row) => row.attempts > 1),
   );
+  const texted = await textedCountriesOfBatch(delivery.db, claimed, facts);
   const settle = outcomeRecorder(delivery.db, token);
   await Promise.all(
     claimed.map(async (row) => {
       const rowFacts = superseded.has(row.seq) ? undefined : facts.get(row.booking_id);
-      counts[await deliverOne(delivery, row, rowFacts, token, settle)]++;
+      const countries = texted.get(row.organisation_id) ?? NO_COUNTRIES;
+      counts[await deliverOne(delivery, row, rowFacts, countries, token, settle)]++;
     }),
   );
   return counts;
 }
 
 type Settle = (message: ClaimedMessageKey, outcome: MessageOutcome) => Promise<void>;
+
+const NO_COUNTRIES: ReadonlySet<string> = new Set();
+
+/** The countries texted by each organisation with a text in the batch (texted-countries.ts keeps them). */
+async function textedCountriesOfBatch(
+  db: Db,
+  claimed: readonly OutboxRow[],
+  facts: ReadonlyMap<string, MessageFactsRow>,
+): Promise<Map<string, ReadonlySet<string>>> {
+  const texted = new Map<string, ReadonlySet<string>>();
+  for (const row of claimed) {
+    const version = facts.get(row.booking_id)?.catalogue_version;
+    if (row.channel !== 'sms' || texted.has(row.organisation_id) || version === undefined) continue;
+    texted.set(row.organisation_id, await textedCountriesOf(db, row.organisation_id, version));
+  }
+  return texted;
+}
 
 /**
  * Records the outcomes of one claimed batch as they come, each once it is known: those that come in
@@ -161,6 +179,7 @@ async function deliverOne(
   delivery: OutboxDelivery,
   row: OutboxRow,
   facts: MessageFactsRow | undefined,
+  textedCountries: ReadonlySet<string>,
   token: string,
   settle: Settle,
 ): Promise<keyof DeliveryCounts> {
@@ -172,7 +191,7 @@ async function deliverOne(
     return 'dropped';
   }
   // Whatever wrote it (an old client record, an import): a text goes only where texts may go.
-  if (row.channel === 'sms' && !isTextable(row.recipient, facts.texted_countries)) {
+  if (row.channel === 'sms' && !isTextable(row.recipient, textedCountries)) {
     await settle(message, { status: 'failed', last_error: NOT_TEXTABLE });
     return 'failed';
   }
@@ -204,7 +223,8 @@ async function deliverOne(
   await settle(message, {
     status: 'sent',
     provider_id: providerId.slice(0, 200),
-    body,
+    // Once it went, a code's secrets are the customer's alone: the record keeps the words without them.
+    body: row.kind === 'verification_code' ? withoutSecrets(body, proofSecretsOf(row.body)) : body,
     sent_at: delivery.clock.nowMs(),
     last_error: null,
   });
@@ -234,7 +254,8 @@ function render(
     link = delivery.links.bookingPageUrl(facts.page_token);
   } else if (row.kind === 'verification_code') {
     const secrets = proofSecretsOf(row.body);
-    if (!secrets) return null;
+    // A code sent after its ten minutes would only be refused: a new one is asked on the page.
+    if (!secrets || now >= row.created_at + CODE_VALID_MS) return null;
     code = secrets.code;
     link = delivery.links.verifyUrl(secrets.token);
   }
@@ -260,6 +281,12 @@ function render(
     code,
   };
   return renderMessage(messageFacts);
+}
+
+/** The words of a sent verification message with its code and link token blanked. */
+function withoutSecrets(body: string, secrets: { code: string; token: string } | null): string {
+  if (!secrets) return body;
+  return body.split(secrets.token).join('…').split(secrets.code).join('••••••');
 }
 
 function money(minor: number, currency: string, locale: string): string {

@@ -18,6 +18,8 @@ import {
   reminderDueAt,
 } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
+import { isTextable } from './phone-destinations.ts';
+import { textedCountriesOf } from './texted-countries.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
 /**
@@ -32,6 +34,12 @@ export interface MessageTarget {
   bookingId: string;
   reference: string;
   client: { phone: string | null; email: string | null };
+  /**
+   * The countries the organisation texts (texted-countries.ts): the client's phone is texted only when
+   * it may be (phone-destinations.ts), so that what an answer says was sent is what goes. Absent: the
+   * delivery worker alone decides (it fails a text that may not go).
+   */
+  textedCountries?: ReadonlySet<string> | undefined;
 }
 
 /** What a change announces: its kind, and the reminder to schedule (for a booking now confirmed). */
@@ -66,7 +74,10 @@ export function messagesOf(
   announcement: Announcement,
   now: number,
 ): { rows: NewOutboxRow[]; notices: Notice[] } {
-  const recipients = recipientsOf(target.client);
+  const { textedCountries } = target;
+  const recipients = recipientsOf(target.client).filter(
+    (r) => r.channel !== 'sms' || textedCountries === undefined || isTextable(r.to, textedCountries),
+  );
   const rows: NewOutboxRow[] = recipients.map((r) => outboxRow(target, announcement.kind, r, now, now));
   const { reminder } = announcement;
   const due = reminder ? reminderDueAt(reminder.startsAt, reminder.hoursBefore, now) : null;
@@ -106,6 +117,7 @@ export async function announceChange(
     .innerJoin('locations as l', (join) =>
       join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
     )
+    .innerJoin('organisations as o', 'o.id', 'b.organisation_id')
     .select([
       'b.reference',
       'b.starts_at',
@@ -114,6 +126,7 @@ export async function announceChange(
       'c.phone',
       'c.email',
       'l.reminder_hours_before',
+      'o.catalogue_version',
     ])
     .where('b.organisation_id', '=', organisationId)
     .where('b.id', '=', bookingId)
@@ -128,6 +141,7 @@ export async function announceChange(
     bookingId,
     reference: row.reference,
     client: { phone: row.phone, email: row.email },
+    textedCountries: await textedCountriesOf(trx, organisationId, row.catalogue_version),
   };
   const remind = change.remind && row.status === 'confirmed';
   return queueMessages(

@@ -1,6 +1,6 @@
 import { countLivePublicHolds, countPublicBookingsSince } from '../data/contact-proof-repository.ts';
 import type { Db } from '../data/database.ts';
-import { locationCountriesOf, storedCountries } from '../data/location-repository.ts';
+import { storedCountries } from '../data/location-repository.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
@@ -18,6 +18,7 @@ import { listLocations, listServicesAt, requireLocation } from './directory-serv
 import { checkFreeText } from './free-text.ts';
 import { countryName, isTextable } from './phone-destinations.ts';
 import { FixedWindowRateLimiter } from './rate-limiter.ts';
+import { textedCountriesOf } from './texted-countries.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -109,7 +110,8 @@ export interface PublicBookingRequest {
  * Books as a customer would, as a stranger on the open internet may (design.md 9.1):
  * - each client address may try `attemptsPerAddressPerHour` times an hour (429 past it);
  * - a phone that is no person's own is refused (newClientDetails); the proof goes by SMS to a phone in
- *   a country the organisation texts, else to the e-mail (400 when neither can carry it);
+ *   a country the organisation texts, else to the e-mail (400 when neither can carry it and a proof
+ *   is asked; with `none` the contact is only recorded, for the caps);
  * - under the contact's turn: at most `holdsPerContact` unconfirmed public holds and
  *   `bookingsPerContactPerDay` public bookings in 24 hours per phone or e-mail (429 past either);
  * - the booking gets a client record of its own (never an existing client's, whatever it typed) and,
@@ -176,12 +178,6 @@ export async function bookOnPublicPage(
   return created.booking.pageToken!;
 }
 
-/** The countries the organisation texts: its locations' and those its policies add. */
-export async function textedCountries(db: Db, organisation: PublicOrganisation): Promise<Set<string>> {
-  const ofLocations = (await locationCountriesOf(db, [organisation.id])).get(organisation.id) ?? [];
-  return new Set([...ofLocations, ...organisation.policy.smsCountries]);
-}
-
 /**
  * Where a public booking's proof goes: its phone by SMS when the organisation may text it, otherwise
  * its e-mail. With no proof asked (policy none) a contact is still recorded, for the caps.
@@ -191,7 +187,7 @@ async function publicContactOf(
   organisation: PublicOrganisation,
   given: { phone: string | null; email: string | null },
 ): Promise<PublicContact> {
-  const texted = await textedCountries(db, organisation);
+  const texted = await textedCountriesOf(db, organisation.id);
   const phoneTextable = given.phone !== null && isTextable(given.phone, texted);
   const proof = proofChannel({ ...given, phoneTextable });
   if (proof) return { ...given, proof };
@@ -239,6 +235,9 @@ async function checkContactCaps(
   now: number,
 ): Promise<void> {
   const { policy } = organisation;
+  if (policy.holdsPerContact === 0 || policy.bookingsPerContactPerDay === 0) {
+    throw new AppError('rate_limited', 'This salon takes no bookings on this page; call the salon to book.');
+  }
   if ((await countLivePublicHolds(trx, organisation.id, contact, now)) >= policy.holdsPerContact) {
     throw new AppError(
       'rate_limited',

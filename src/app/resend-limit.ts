@@ -32,7 +32,7 @@ export async function withResend<T>(
       'rate_limited',
       `This booking's messages were sent again ${RESENDS_PER_HOUR} times this hour already; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
       undefined,
-      { retryAfterSeconds: (windowEnd - now) / 1000 },
+      { retryAfterSeconds: (windowEnd - now) / 1000, resendsPerHour: RESENDS_PER_HOUR },
     );
   }
   try {

@@ -11,6 +11,7 @@ import {
 import type { ChangeDisclosure } from '../domain/booking/change-policy.ts';
 import { computeFee } from '../domain/booking/fees.ts';
 import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
+import { awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { MAX_SERVICE_IDS } from './availability.ts';
 import { Money, textOf, Uuid } from './common.ts';
@@ -206,8 +207,13 @@ export function presentBooking(
     deposit:
       booking.depositMinor === null ? null : { amount: booking.depositMinor, currency: booking.currency },
     deposit_status: booking.depositStatus === 'not_required' ? null : booking.depositStatus,
+    // No deposit is paid before a public booking's contact is proven (its page offers it after).
     payment_url:
-      pending && booking.depositStatus === 'pending' && booking.checkoutSessionId !== null && links
+      pending &&
+      !awaitsContactProof(booking) &&
+      booking.depositStatus === 'pending' &&
+      booking.checkoutSessionId !== null &&
+      links
         ? links.paymentUrl(booking.checkoutSessionId)
         : null,
     booking_page_url: booking.pageToken !== null && links ? links.bookingPageUrl(booking.pageToken) : null,

@@ -73,6 +73,21 @@ export async function updateClient(
     .execute();
 }
 
-export async function deleteClient(db: Db, organisationId: string, id: string): Promise<void> {
-  await db.deleteFrom('clients').where('organisation_id', '=', organisationId).where('id', '=', id).execute();
+/** Deletes a client that no booking points at (one that is pointed at stays). */
+export async function deleteUnreferencedClient(db: Db, organisationId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('clients')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('bookings')
+            .select('bookings.id')
+            .where('bookings.organisation_id', '=', organisationId)
+            .where('bookings.client_id', '=', id),
+        ),
+      ),
+    )
+    .execute();
 }

@@ -3,7 +3,6 @@ import type { OutboxKind, OutboxMessage, OutboxStatus } from '../domain/outbox.t
 import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
-import { locationCountriesOf, storedCountries } from './location-repository.ts';
 import type { OutboxTable } from './tables.ts';
 import { writeStatement, writeTransaction } from './write-transaction.ts';
 
@@ -319,25 +318,22 @@ export interface BookingKey {
 export type MessageFactsRow = Awaited<ReturnType<typeof bookingFactRows>>[number] & {
   service_names: string[];
   checkout_session_id: string | null;
-  /** The countries the organisation texts: its locations' and those its policies add (ISO codes). */
-  texted_countries: ReadonlySet<string>;
 };
 
 /**
  * What the messages of these bookings need to say, by booking id (a booking no longer there is
- * missing): one query for the bookings, one for their services, one for open checkouts when a
- * payment link is among them (`withCheckouts`) and one for the countries their organisations text
- * when an SMS is (`withCountries`), however many bookings there are. The delivery worker
+ * missing): one query for the bookings, one for their services, and one for open checkouts when a
+ * payment link is among them (`withCheckouts`), however many bookings there are. The delivery worker
  * asks once for each batch it claims.
  */
 export async function messageFactsOf(
   db: Db,
   bookings: readonly BookingKey[],
-  options: { withCheckouts: boolean; withCountries: boolean },
+  options: { withCheckouts: boolean },
 ): Promise<Map<string, MessageFactsRow>> {
   const facts = new Map<string, MessageFactsRow>();
   if (bookings.length === 0) return facts;
-  const [rows, services, sessions, countries] = await Promise.all([
+  const [rows, services, sessions] = await Promise.all([
     bookingFactRows(db, bookings),
     db
       .selectFrom('booking_services as bs')
@@ -370,17 +366,8 @@ export async function messageFactsOf(
           .orderBy('created_at', 'desc')
           .execute()
       : [],
-    options.withCountries
-      ? locationCountriesOf(db, [...new Set(bookings.map((b) => b.organisationId))])
-      : new Map<string, string[]>(),
   ]);
-  for (const row of rows) {
-    const texted = new Set([
-      ...(countries.get(row.organisation_id) ?? []),
-      ...storedCountries(row.sms_countries),
-    ]);
-    facts.set(row.id, { ...row, service_names: [], checkout_session_id: null, texted_countries: texted });
-  }
+  for (const row of rows) facts.set(row.id, { ...row, service_names: [], checkout_session_id: null });
   for (const service of services) facts.get(service.booking_id)?.service_names.push(service.name);
   // Newest first: the first seen of a booking is its latest open checkout.
   for (const session of sessions) {
@@ -408,7 +395,6 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
     )
     .select([
       'b.id',
-      'b.organisation_id',
       'b.reference',
       'p.token as page_token',
       'b.status',
@@ -424,7 +410,7 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       's.name as staff_name',
       'c.first_name',
       'c.contact_proven',
-      'o.sms_countries',
+      'o.catalogue_version',
     ])
     .where((eb) =>
       eb(

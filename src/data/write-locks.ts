@@ -26,6 +26,13 @@ export const bookingTurn = (organisationId: string, reference: string) =>
   `booking:${organisationId}:${reference}`;
 
 /**
+ * The turn of a public booking's contact proof (a code entered, the link followed, a new code): one at
+ * a time, so concurrent guesses each count against the code's tries.
+ */
+export const contactProofTurn = (organisationId: string, bookingId: string) =>
+  `contact-proof:${organisationId}:${bookingId}`;
+
+/**
  * The turns of registering a client with this phone and e-mail, in one sorted order so that two
  * registrations sharing one of them cannot deadlock.
  */

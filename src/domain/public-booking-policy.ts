@@ -21,16 +21,20 @@ export interface PublicBookingPolicy {
   smsCountries: readonly string[];
 }
 
-export const DEFAULT_PUBLIC_BOOKING_POLICY: PublicBookingPolicy = {
-  verification: 'code',
-  holdsPerContact: 2,
-  bookingsPerContactPerDay: 3,
-  attemptsPerAddressPerHour: 10,
-  smsCountries: [],
-};
-
 /** The pending requirement a public hold carries until its contact is proven. */
 export const CONTACT_VERIFICATION = 'contact_verification';
+
+/**
+ * A public booking still waiting for its contact's proof: nothing but the proof (and cancelling) is
+ * done with it before, whoever asks: no payment, no card, no move, no message but the code.
+ */
+export function awaitsContactProof(booking: { pendingRequirements: readonly string[] }): boolean {
+  return booking.pendingRequirements.includes(CONTACT_VERIFICATION);
+}
+
+/** Why such a step is refused (409 conflict). */
+export const AWAITING_PROOF =
+  'This booking waits for its customer to confirm it with the code sent to them; that comes first.';
 
 /** Digits in a code, how long one lasts and how many wrong tries it survives. */
 export const CODE_DIGITS = 6;

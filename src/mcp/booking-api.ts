@@ -75,6 +75,12 @@ export interface BookingApi {
   registerClient(client: NewClient): Promise<{ client: Client; created: boolean }>;
   /** The client with this id (404 not_found when there is none). */
   getClient(clientId: string): Promise<Client>;
+  /**
+   * The countries the organisation texts (its locations' and its policies'), for saying where a
+   * message goes; null where this API cannot tell (over HTTP: every phone is said, and the server
+   * texts only those it may).
+   */
+  textedCountries(): Promise<ReadonlySet<string> | null>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
   /** The client's live booking at this location starting at this instant (RFC 3339), if any. */
   liveBookingAt(clientId: string, locationSlug: string, startsAt: string): Promise<Booking | undefined>;

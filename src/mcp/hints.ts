@@ -174,6 +174,11 @@ export const TOOL_OUTCOMES = {
     ({ staff, location, elsewhere, others }) =>
       `${staff} works at ${either(elsewhere)}, not ${location}; offer to book there${others.length > 0 ? `, or with ${either(others)} here` : ''}.`,
   ),
+  resends_spent: outcome<{ times: number; minutes: number }>(
+    'rate_limited',
+    ({ times, minutes }) =>
+      `It was already sent again ${times} times this hour; ask the caller to check their texts and e-mail (spam too), or offer to take a message; it can be sent again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+  ),
   rate_limited: outcome<{ seconds: number }>(
     'rate_limited',
     ({ seconds }) =>

@@ -18,6 +18,7 @@ import { getLocationInfo } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
 import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { sendLink } from '../app/send-link.ts';
+import { textedCountriesOf } from '../app/texted-countries.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
   type BookingViewer,
@@ -174,6 +175,10 @@ export class InProcessBookingApi implements BookingApi {
       this.now(),
     );
     return { client: presentClient(registered.client), created: registered.created };
+  }
+
+  textedCountries(): Promise<ReadonlySet<string>> {
+    return textedCountriesOf(this.#deps.db, this.#allowed('read'));
   }
 
   async getClient(clientId: string): Promise<Client> {

@@ -182,6 +182,12 @@ export async function toolResult(
 }
 
 function fromAppError(error: AppError): ToolResult {
+  if (error.code === 'rate_limited' && typeof error.details?.resendsPerHour === 'number') {
+    // A booking's link sent again too often: holding the line would not help (resend-limit.ts).
+    const minutes = Math.max(1, Math.ceil(Number(error.details.retryAfterSeconds ?? 60) / 60));
+    const { code, hint } = TOOL_OUTCOMES.resends_spent;
+    return structured({ ok: false, code, hint: hint({ times: error.details.resendsPerHour, minutes }) });
+  }
   if (error.code === 'rate_limited') {
     const seconds = Number(error.details?.retryAfterSeconds ?? 1);
     const { code, hint } = TOOL_OUTCOMES.rate_limited;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import {
@@ -109,21 +110,38 @@ describe('numbers that are no person’s own', () => {
     expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
   });
 
-  it('a number already on file that is not a person’s own is never texted: the text fails, with why', async () => {
+  it('a number already on file that is not a person’s own is never texted: nothing is written for it', async () => {
     const catalogue = demoCatalogue() as { clients: { phone: string }[] };
     catalogue.clients[0]!.phone = '+449098790879';
     await start(catalogue);
-    const _ids = await catalogueIds(t.database.db);
     const booked = await bookForJo();
     expect(booked.statusCode, booked.body).toBe(201);
     await deliver(t);
     const messages = await messagesOf(t, booked.json().data.reference);
-    const confirmations = messages.filter((m) => m.kind === 'confirmed');
-    expect(confirmations.map((m) => `${m.channel}:${m.status}`).sort()).toEqual([
-      'email:logged',
-      'sms:failed',
+    expect(messages.map((m) => `${m.kind}:${m.channel}:${m.status}`).sort()).toEqual([
+      'confirmed:email:logged',
+      'reminder:email:pending',
     ]);
-    expect(confirmations.find((m) => m.channel === 'sms')!.lastError).toMatch(/^Not sent: texts go only/);
+  });
+
+  it('a text written while its country was texted fails at delivery once it no longer is, saying why', async () => {
+    const catalogue = demoCatalogue() as {
+      clients: { phone: string }[];
+      policies?: Record<string, unknown>;
+    };
+    catalogue.clients[0]!.phone = '+33612345678';
+    catalogue.policies = { sms_countries: ['FR'] };
+    await start(catalogue);
+    const booked = await bookForJo();
+    await deliver(t);
+    // The salon stops texting France before the reminder is due.
+    delete catalogue.policies;
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    t.clock.advance({ hours: 30 });
+    await deliver(t);
+    const sms = (await messagesOf(t, booked.json().data.reference)).filter((m) => m.channel === 'sms');
+    expect(sms.map((m) => `${m.kind}:${m.status}`).sort()).toEqual(['confirmed:logged', 'reminder:failed']);
+    expect(sms.find((m) => m.kind === 'reminder')!.lastError).toMatch(/^Not sent: texts go only/);
   });
 });
 
@@ -153,8 +171,32 @@ describe('countries texted', () => {
     expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
     // Confirmed: the e-mail carries the news; the French mobile is not texted.
     await deliver(t);
-    const sms = (await messagesOf(t, reference)).filter((m) => m.channel === 'sms');
-    expect(sms.map((m) => `${m.kind}:${m.status}`).sort()).toEqual(['confirmed:failed', 'reminder:pending']);
+    expect((await messagesOf(t, reference)).filter((m) => m.channel === 'sms')).toEqual([]);
+  });
+
+  it('a client with a number abroad is booked by MCP, told by e-mail only, and the answer says so', async () => {
+    await start();
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const booked = await mcp.call('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: 'Wednesday 25 November at 2 pm',
+        client: {
+          first_name: 'Amélie',
+          last_name: 'Roux',
+          phone: '+33612345678',
+          email: 'amelie@example.fr',
+        },
+      });
+      expect(booked).toMatchObject({ ok: true, status: 'confirmed' });
+      expect(booked.spoken).toMatch(/by e-mail/);
+      expect(booked.spoken).not.toMatch(/number ending/);
+      const messages = await messagesOf(t, booked.booking.reference);
+      expect(messages.every((m) => m.channel === 'email')).toBe(true);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('policies.sms_countries adds countries: the code goes by text to a French mobile', async () => {
@@ -186,8 +228,9 @@ describe('sending again', () => {
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
       expect(await mcp.call('send_link', { reference })).toMatchObject({ ok: true });
-      const fourth = await mcp.raw('send_link', { reference });
-      expect(JSON.stringify(fourth.content)).toMatch(/rate_limited|wait/i);
+      const fourth = await mcp.call('send_link', { reference });
+      expect(fourth).toMatchObject({ ok: false, code: 'rate_limited' });
+      expect(fourth.hint).toMatch(/^It was already sent again 3 times this hour; ask the caller to check/);
     } finally {
       await mcp.close();
     }

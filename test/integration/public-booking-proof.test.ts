@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import {
@@ -125,7 +128,7 @@ describe('a public booking waits for its contact to be proven', () => {
     ]);
   });
 
-  it('a customer new to the salon goes on file with what they typed once proven', async () => {
+  it('a customer new to the salon goes on file once proven, with the contact proven and no other', async () => {
     await start();
     const path = pagePathOf(
       await bookOnPage(t, ORG, {
@@ -141,13 +144,17 @@ describe('a public booking waits for its contact to be proven', () => {
     expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
     const booking = await rest(reference);
     expect(booking.status).toBe('confirmed');
-    const found = await t.request({ method: 'GET', url: '/v1/clients?email=rosa@example.com' });
+    const found = await t.request({ method: 'GET', url: '/v1/clients?phone=%2B447400123456' });
     expect(found.json().data).toMatchObject({
       id: booking.client_id,
       first_name: 'Rosa',
       last_name: 'Parks',
       phone: '+447400123456',
+      // The e-mail was typed, not proven: it is nobody's on file (whoever types it next is not matched to Rosa).
+      email: null,
     });
+    const byEmail = await t.request({ method: 'GET', url: '/v1/clients?email=rosa@example.com' });
+    expect(byEmail.statusCode).toBe(404);
   });
 
   it('five wrong codes spend the code; a new one works and the old one does not', async () => {
@@ -175,6 +182,21 @@ describe('a public booking waits for its contact to be proven', () => {
     }
     expect((await pagePost(t, `${path}/verify`, { code: second.code })).statusCode).toBe(303);
     expect((await rest(reference)).status).toBe('confirmed');
+  });
+
+  it('guesses made at once are counted one after another: five at most, whatever the concurrency', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { code } = await deliveredCode(t, reference);
+    const wrongCode = code === '123456' ? '654321' : '123456';
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => pagePost(t, `${path}/verify`, { code: wrongCode })),
+    );
+    expect(answers.filter((a) => a.statusCode === 400)).toHaveLength(4);
+    expect(answers.filter((a) => a.statusCode === 409)).toHaveLength(8);
+    const proof = await t.database.db.selectFrom('contact_proofs').select('tries').executeTakeFirstOrThrow();
+    expect(proof.tries).toBe(5);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(409);
   });
 
   it('a code lasts ten minutes; the hold lasts its own fifteen, then the slot is free again', async () => {
@@ -259,3 +281,96 @@ describe('a public booking waits for its contact to be proven', () => {
     expect((await messagesOf(t, reference)).map((m) => m.kind)).toEqual(['verification_code']);
   });
 });
+
+describe('every face keeps to the proof, not only the page', () => {
+  it('REST gives no payment_url before the proof and refuses to move the booking; the local checkout refuses to take the deposit', async () => {
+    await start();
+    const path = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'colour',
+        startsAt: WEDNESDAY_2PM,
+        phone: '07400 777888',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const booking = await rest(reference);
+    expect(booking.payment_url).toBeNull();
+    expect(booking.booking_page_url).toMatch(/\/p\/manage\//);
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: '2026-11-25T16:00:00+00:00' },
+    });
+    expect(moved.statusCode).toBe(409);
+    expect(moved.json().error.message).toContain('confirm it with the code');
+    // The checkout exists (the deposit is the next step), but takes nothing before the proof.
+    const session = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('id')
+      .executeTakeFirstOrThrow();
+    expect((await pagePost(t, `/checkout/${session.id}/pay`)).statusCode).toBe(409);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    expect((await rest(reference)).payment_url).toMatch(/\/checkout\//);
+  });
+
+  it('a record an integrator booked again for does not stop the proof: it stays, the proven booking moves', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const unproven = (await rest(reference)).client_id;
+    const again = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'camden',
+        service_ids: [ids.services.cut],
+        client_id: unproven,
+        starts_at: '2026-11-25T16:00:00+00:00',
+      },
+    });
+    expect(again.statusCode, again.body).toBe(201);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    expect((await rest(reference)).client_id).toBe(ids.jo);
+    expect((await rest(again.json().data.reference)).client_id).toBe(unproven);
+  });
+
+  it('a code sent keeps no secret in the record; one not sent within its ten minutes is not sent at all', async () => {
+    await start();
+    const { reference } = await strangerBooksWithJosPhone();
+    const sent: string[] = [];
+    const sms = {
+      async send(message: { rendered: { sms: string } }) {
+        sent.push(message.rendered.sms);
+        return { providerId: `SM${sent.length}` };
+      },
+    };
+    const links = customerLinks(localCheckout, 'https://book.example');
+    await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms, email: null }, links });
+    expect(sent).toHaveLength(1);
+    const code = /code is (\d{6})/.exec(sent[0]!)![1]!;
+    const [record] = await messagesOf(t, reference);
+    expect(record!.status).toBe('sent');
+    expect(record!.body).not.toContain(code);
+    expect(record!.body).not.toMatch(/\/p\/verify\/[A-Za-z0-9_-]{43}/);
+    expect(record!.body).toContain('Your code is ••••••');
+    // A new code whose delivery is held up past its ten minutes is dropped, not sent late.
+    const path = `/p/manage/${await pageTokenOf(reference)}`;
+    expect((await pagePost(t, `${path}/resend`)).statusCode).toBe(303);
+    t.clock.advance({ minutes: 10 });
+    await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms, email: null }, links });
+    expect(sent).toHaveLength(1);
+  });
+});
+
+async function pageTokenOf(reference: string): Promise<string> {
+  const row = await t.database.db
+    .selectFrom('booking_pages as p')
+    .innerJoin('bookings as b', 'b.id', 'p.booking_id')
+    .select('p.token')
+    .where('b.reference', '=', reference)
+    .executeTakeFirstOrThrow();
+  return row.token;
+}

@@ -74,6 +74,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { location: 'Northside Islington', phone: '0 2 0' },
   ],
   rate_limited: [{ seconds: 1 }, { seconds: 42 }],
+  resends_spent: [
+    { times: 3, minutes: 1 },
+    { times: 3, minutes: 59 },
+  ],
   confirm_name: [{ what: 'service', said: 'colour', name: 'Full colour' }],
   unknown_service_choices: [
     { said: 'perm', location: 'Northside Camden', names: ['Cut & blow-dry', 'Full colour', 'Beard trim'] },

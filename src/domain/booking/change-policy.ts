@@ -1,5 +1,6 @@
 import type { LocationPolicy } from '../catalogue.ts';
 import type { Refusal } from '../errors.ts';
+import { AWAITING_PROOF, awaitsContactProof } from '../public-booking-policy.ts';
 import type { Booking, FeeKind } from './booking.ts';
 import { computeFee, type FeeFigures } from './fees.ts';
 import { transition } from './state-machine.ts';
@@ -117,6 +118,10 @@ function refusalOf(
       reason: 'not_changeable',
       message: `This booking cannot be ${kind === 'cancel' ? 'cancelled' : 'changed'}: ${result.reason}.`,
     };
+  }
+  // A public booking nobody has confirmed yet may be cancelled, not moved (public-booking-policy.ts).
+  if (kind === 'reschedule' && awaitsContactProof(booking)) {
+    return { reason: 'not_changeable', message: AWAITING_PROOF };
   }
   const forbidden = kind === 'cancel' ? rules.lateCancellation : rules.lateReschedule;
   if (!late || forbidden !== 'forbid') return null;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
+import { isTextable } from '../../app/phone-destinations.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
 import { type Booking, type BookingApi, type NewBooking, ReplayedRefusal } from '../booking-api.ts';
@@ -133,8 +134,10 @@ function protectionSentence(booking: Booking): string {
 async function noticesOf(api: BookingApi, clientId: string, status: string): Promise<OutboxNotice[]> {
   const kind = FIRST_MESSAGE[status];
   if (!kind) return [];
-  const client = await api.getClient(clientId);
-  return recipientsOf(client).map((r) => ({ kind, ...r }));
+  const [client, texted] = await Promise.all([api.getClient(clientId), api.textedCountries()]);
+  return recipientsOf(client)
+    .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
+    .map((r) => ({ kind, ...r }));
 }
 
 const FIRST_MESSAGE: Partial<Record<string, OutboxKind>> = {

@@ -51,7 +51,13 @@ export async function writeCatalogue(
     } else if (differs(stored, organisation)) {
       await trx
         .updateTable('organisations')
-        .set({ ...organisation, updated_at: now })
+        // The catalogue_version moves on with it: what is kept per version (the countries texted,
+        // texted-countries.ts) follows the organisation's policies too.
+        .set((eb) => ({
+          ...organisation,
+          catalogue_version: eb('catalogue_version', '+', 1),
+          updated_at: now,
+        }))
         .where('id', '=', ctx.orgId)
         .execute();
     }
