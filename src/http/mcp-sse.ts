@@ -89,9 +89,14 @@ export class SseSessions {
    */
   reserve(owner: SseOwner): SseReservation | null {
     const streams = [...this.#sessions.values(), ...this.#reserved];
-    const ofKey = streams.filter((s) => s.apiKeyId === owner.apiKeyId).length;
+    // Only the key's open streams can be replaced (open() closes the oldest of those): places still
+    // being opened do not make room.
+    const openOfKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === owner.apiKeyId).length;
     const ofOrganisation = streams.filter((s) => s.organisationId === owner.organisationId).length;
-    if (ofKey < this.#limits.maxStreamsPerKey && ofOrganisation >= this.#limits.maxStreamsPerOrganisation) {
+    if (
+      openOfKey < this.#limits.maxStreamsPerKey &&
+      ofOrganisation >= this.#limits.maxStreamsPerOrganisation
+    ) {
       return null;
     }
     const reservation: SseReservation = { apiKeyId: owner.apiKeyId, organisationId: owner.organisationId };
