@@ -7,6 +7,7 @@ import type { Benchmark } from './lib/benchmark.ts';
 import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
 import { outbox } from './outbox.ts';
+import { publicBooking } from './public-booking.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 import { slowClients } from './slow-clients.ts';
@@ -24,4 +25,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   instances,
   consoleDiary,
   outbox,
+  publicBooking,
 ];
