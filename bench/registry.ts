@@ -8,6 +8,7 @@ import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
 import { organisationBudgets } from './organisation-budgets.ts';
 import { outbox } from './outbox.ts';
+import { publicBooking } from './public-booking.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 import { slowClients } from './slow-clients.ts';
@@ -26,4 +27,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   instances,
   consoleDiary,
   outbox,
+  publicBooking,
 ];

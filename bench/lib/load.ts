@@ -13,6 +13,11 @@ export interface LoadTarget {
   body?: () => string;
   /** Sees the status code of every response, e.g. to count anything but the one status expected. */
   onStatus?: (status: number) => void;
+  /**
+   * The one status that is a success when it is not 2xx (a form post answered 303), for the paced
+   * load's latencies. autocannon times every answer whatever its status, and counts this one non-2xx.
+   */
+  expectedStatus?: number;
 }
 
 export interface LoadSettings {

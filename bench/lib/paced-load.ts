@@ -33,8 +33,9 @@ export async function runPacedLoad(
           bytes += chunk.length;
         });
         res.on('end', () => {
-          target.onStatus?.(res.statusCode ?? 0);
-          if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) {
+          const status = res.statusCode ?? 0;
+          target.onStatus?.(status);
+          if (target.expectedStatus ? status === target.expectedStatus : status >= 200 && status < 300) {
             latencies.push(performance.now() - due);
           } else non2xx += 1;
           resolve();

@@ -17,8 +17,19 @@ import { MIXED_LOAD, mixedLoadCatalogue } from '../../bench/lib/mixed-load-catal
 import { BUDGETS_SCENARIO, prepareBudgetsDatabase } from '../../bench/lib/organisation-budgets-scenario.ts';
 import { startFlood } from '../../bench/lib/organisation-flood.ts';
 import { createOutboxDatabase } from '../../bench/lib/outbox-database.ts';
+import {
+  censusSlot,
+  createPublicBookingDatabase,
+  DIARY_CAPACITY,
+  DIARY_DAYS,
+  diarySlot,
+  PHONES,
+  publicPhone,
+} from '../../bench/lib/public-booking-database.ts';
 import { MAX_KEY_RATE_LIMIT } from '../../src/app/api-key-service.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
+import { newClientDetails } from '../../src/app/client-service.ts';
+import { isTextable } from '../../src/app/phone-destinations.ts';
 import { type Db, openDatabase } from '../../src/data/database.ts';
 import { startServer } from '../helpers/cli.ts';
 import {
@@ -82,6 +93,61 @@ describe.skipIf(onPostgres)('benchmark scenarios', () => {
     }
     // Ten years of days (2031 to 2040): twenty clock changes, each one checked above.
     expect(changeDays).toHaveLength(20);
+  });
+
+  it('seeds the public-booking scenario: two organisations that differ in public_verification alone, keys nothing refuses', async () => {
+    const { database } = await createPublicBookingDatabase();
+    try {
+      expect(await keyLimits(database.db)).toEqual([MAX_KEY_RATE_LIMIT, MAX_KEY_RATE_LIMIT]);
+      const policies = await database.db
+        .selectFrom('organisations')
+        .select([
+          'slug',
+          'public_verification',
+          'public_holds_per_contact',
+          'public_bookings_per_contact_per_day',
+          'public_attempts_per_address_per_hour',
+        ])
+        .orderBy('slug')
+        .execute();
+      // The caps per contact at their defaults; the one address the load comes from may try the most.
+      const caps = {
+        public_holds_per_contact: 2,
+        public_bookings_per_contact_per_day: 3,
+        public_attempts_per_address_per_hour: 100_000,
+      };
+      expect(policies).toEqual([
+        { slug: 'slot-studio', public_verification: 'code', ...caps },
+        { slug: 'slot-studio-direct', public_verification: 'none', ...caps },
+      ]);
+    } finally {
+      await database.dispose();
+    }
+  }, 60_000);
+
+  it("gives the public-booking benchmark's forms phones the page texts, and starts inside the location's hours", () => {
+    for (const i of [0, PHONES - 1]) {
+      const phone = publicPhone(i);
+      const details = newClientDetails({ firstName: 'Pat', lastName: 'Public', phone, email: undefined });
+      expect(details.contact.phone).toBe(phone);
+      expect(isTextable(phone, new Set(['GB']))).toBe(true);
+    }
+    const { timezone, dayStart, dayEnd, slotMinutes, firstDate } = BOOKINGS_SCENARIO;
+    const local = (iso: string) => DateTime.fromISO(iso, { setZone: true }).setZone(timezone);
+    const minuteOf = (iso: string) => local(iso).hour * 60 + local(iso).minute;
+    // Day d's first booking opens it, on the clock-change days too; the diary's last booking closes its last day.
+    for (let day = 0; day < DIARY_DAYS; day += 1) {
+      const slot = diarySlot(day);
+      expect(minuteOf(slot.startsAtIso)).toBe(dayStart);
+      expect(local(slot.startsAtIso).toISODate()).toBe(slot.date);
+      expect(slot.date).toBe(DateTime.fromISO(firstDate).plus({ days: day }).toISODate());
+    }
+    const last = diarySlot(DIARY_CAPACITY - 1);
+    expect([last.date, minuteOf(last.startsAtIso)]).toEqual([
+      diarySlot(DIARY_DAYS - 1).date,
+      dayEnd - slotMinutes,
+    ]);
+    expect(censusSlot(0).date).toBe(DateTime.fromISO(firstDate).plus({ days: DIARY_DAYS }).toISODate());
   });
 
   it('imports the mixed load catalogue', async () => {
