@@ -34,6 +34,8 @@ export interface PublicOrganisation {
   currency: string;
   referencePrefix: string;
   policy: PublicBookingPolicy;
+  /** As read with it: the catalogue reads of a booking made now reuse what is kept for it. */
+  catalogueVersion: number;
 }
 
 /** The organisation with this slug, or 404 not_found. */
@@ -47,6 +49,7 @@ export async function publicOrganisation(db: Db, slug: string): Promise<PublicOr
     locale: row.locale,
     currency: row.currency,
     referencePrefix: row.booking_reference_prefix,
+    catalogueVersion: row.catalogue_version,
     policy: {
       verification: row.public_verification,
       holdsPerContact: row.public_holds_per_contact,
@@ -137,7 +140,13 @@ export async function bookOnPublicPage(
   }
   // Checked before anything is written, as createBooking would after it.
   checkFreeText(request.notes, NOTES_MAX_LENGTH, 'notes');
-  const location = await requireLocation(deps.db, organisation.id, request.locationSlug, 'location');
+  const location = await requireLocation(
+    deps.db,
+    organisation.id,
+    request.locationSlug,
+    'location',
+    organisation.catalogueVersion,
+  );
   const details = newClientDetails({
     firstName: request.firstName,
     lastName: request.lastName,
@@ -155,6 +164,7 @@ export async function bookOnPublicPage(
         organisationId: organisation.id,
         currency: organisation.currency,
         referencePrefix: organisation.referencePrefix,
+        catalogueVersion: organisation.catalogueVersion,
         actor: 'page:public',
         // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
         source: 'api',
@@ -187,7 +197,7 @@ async function publicContactOf(
   organisation: PublicOrganisation,
   given: { phone: string | null; email: string | null },
 ): Promise<PublicContact> {
-  const texted = await textedCountriesOf(db, organisation.id);
+  const texted = await textedCountriesOf(db, organisation.id, organisation.catalogueVersion);
   const phoneTextable = given.phone !== null && isTextable(given.phone, texted);
   const proof = proofChannel({ ...given, phoneTextable });
   if (proof) return { ...given, proof };
