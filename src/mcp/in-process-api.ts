@@ -178,7 +178,8 @@ export class InProcessBookingApi implements BookingApi {
   }
 
   textedCountries(): Promise<ReadonlySet<string>> {
-    return textedCountriesOf(this.#deps.db, this.#allowed('read'));
+    const { catalogueVersion } = this.#principal.organisation;
+    return textedCountriesOf(this.#deps.db, this.#allowed('read'), catalogueVersion);
   }
 
   async getClient(clientId: string): Promise<Client> {
