@@ -42,6 +42,14 @@ async function rest(reference: string) {
   return response.json().data;
 }
 
+/** A colour at Camden on the public page: a £20 deposit, so the deposit is a step after the proof. */
+async function colourWithDeposit(phone: string) {
+  const path = pagePathOf(
+    await bookOnPage(t, ORG, { location: 'camden', service: 'colour', startsAt: WEDNESDAY_2PM, phone }),
+  );
+  return { path, reference: await referenceOnPage(t, path) };
+}
+
 /** A stranger books a cut at Camden typing Jo's own phone number, with a name of their own. */
 async function strangerBooksWithJosPhone(startsAt = WEDNESDAY_2PM) {
   const path = pagePathOf(
@@ -236,15 +244,7 @@ describe('a public booking waits for its contact to be proven', () => {
 
   it('before the proof, nothing else is done from its page: no payment, no move; cancelling is', async () => {
     await start();
-    const path = pagePathOf(
-      await bookOnPage(t, ORG, {
-        location: 'camden',
-        service: 'colour',
-        startsAt: WEDNESDAY_2PM,
-        phone: '07400 654321',
-      }),
-    );
-    const reference = await referenceOnPage(t, path);
+    const { path, reference } = await colourWithDeposit('07400 654321');
     expect((await rest(reference)).pending_confirmation.requirements).toEqual([
       'contact_verification',
       'deposit',
@@ -285,15 +285,7 @@ describe('a public booking waits for its contact to be proven', () => {
 describe('every face keeps to the proof, not only the page', () => {
   it('REST gives no payment_url before the proof and refuses to move the booking; the local checkout refuses to take the deposit', async () => {
     await start();
-    const path = pagePathOf(
-      await bookOnPage(t, ORG, {
-        location: 'camden',
-        service: 'colour',
-        startsAt: WEDNESDAY_2PM,
-        phone: '07400 777888',
-      }),
-    );
-    const reference = await referenceOnPage(t, path);
+    const { path, reference } = await colourWithDeposit('07400 777888');
     const booking = await rest(reference);
     expect(booking.payment_url).toBeNull();
     expect(booking.booking_page_url).toMatch(/\/p\/manage\//);
