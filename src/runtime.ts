@@ -42,6 +42,7 @@ export async function openRuntime(
       payments,
       rateLimitStore,
       limits,
+      webhookDestinations: config.webhookDestinations,
     });
     const close = async () => {
       rateLimitStore.close?.();

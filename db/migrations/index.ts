@@ -13,6 +13,7 @@ import * as payments from './2026-11-25-0020-payments.ts';
 import * as staffAccounts from './2026-11-25-0021-staff-accounts.ts';
 import * as outboxSequence from './2026-11-27-0022-outbox-sequence.ts';
 import * as publicContacts from './2026-11-28-0023-public-contacts.ts';
+import * as webhooks from './2026-11-28-0024-webhooks.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-0021-staff-accounts': staffAccounts,
   '2026-11-27-0022-outbox-sequence': outboxSequence,
   '2026-11-28-0023-public-contacts': publicContacts,
+  '2026-11-28-0024-webhooks': webhooks,
 };

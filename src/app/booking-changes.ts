@@ -1,4 +1,4 @@
-import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
+import { updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
@@ -18,6 +18,7 @@ import {
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 import { canonicalReference } from './booking-reference.ts';
 import { getBooking, whileSlotFree } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
@@ -159,7 +160,13 @@ async function reschedule(
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
   // Lapsed holds in the block, among the bookings the slot check read, are written expired first.
   const block = { staffId: slot.staffId, from: slot.startsAt, to: blockedUntil };
-  await expireHolds(trx, lapsedHoldsIn(check.readHolds(), block, now), now, 'system:lazy-expiry');
+  await expireHolds(
+    trx,
+    lapsedHoldsIn(check.readHolds(), block, now),
+    now,
+    'system:lazy-expiry',
+    logBookingEvent,
+  );
   await whileSlotFree(
     updateBooking(trx, changer.organisationId, booking.id, {
       staff_id: slot.staffId,
@@ -187,7 +194,7 @@ async function reschedule(
       .execute();
     start = end;
   }
-  await appendEvent(trx, {
+  await logBookingEvent(trx, {
     organisationId: changer.organisationId,
     bookingId: booking.id,
     from: booking.status,
@@ -304,7 +311,7 @@ async function cancel(
     updated_at: now,
   });
   if (decision.fee) await writePendingFee(trx, booking, 'late_cancellation', decision.fee, now);
-  await appendEvent(trx, {
+  await logBookingEvent(trx, {
     organisationId: changer.organisationId,
     bookingId: booking.id,
     from: booking.status,

@@ -1,8 +1,9 @@
 import type { Updateable } from 'kysely';
-import { appendEvent, updateBooking } from '../data/booking-repository.ts';
+import { updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import { transition } from '../domain/booking/state-machine.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 import { announceChange } from './outbox-service.ts';
 
 /**
@@ -67,7 +68,7 @@ export async function settleRequirement(
     hold_expires_at: null,
     updated_at: now,
   });
-  await appendEvent(trx, {
+  await logBookingEvent(trx, {
     organisationId,
     bookingId,
     from: 'pending_confirmation',

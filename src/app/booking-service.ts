@@ -18,6 +18,7 @@ import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { prepareSlotCheck } from './availability-service.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
@@ -29,6 +30,7 @@ import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
+import { publishCreatedBooking } from './webhooks/events.ts';
 
 /** Who is booking: the organisation (from the API key) and how the event log names them. */
 export interface Caller {
@@ -234,7 +236,13 @@ export async function createBooking(
   // Lapsed holds in the block are written expired first (the exclusion constraint cannot read the
   // clock); they are among the bookings the slot check just read, under the turn.
   const block = { staffId: slot.staffId, from: slot.startsAt, to: blockedUntil };
-  await expireHolds(trx, lapsedHoldsIn(check.readHolds(), block, now), now, 'system:lazy-expiry');
+  await expireHolds(
+    trx,
+    lapsedHoldsIn(check.readHolds(), block, now),
+    now,
+    'system:lazy-expiry',
+    logBookingEvent,
+  );
   const page = newBookingPage(caller.organisationId, id, now);
   const pageToken = page.token;
   const event = eventRow(
@@ -325,6 +333,7 @@ export async function createBooking(
     [],
     sessionId,
   );
+  await publishCreatedBooking(trx, caller.organisationId, booking, now, caller.catalogueVersion);
   return {
     booking,
     deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,

@@ -1,10 +1,11 @@
-import { appendEvent, updateBooking } from '../data/booking-repository.ts';
+import { updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPagePath } from './booking-page-token.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { announceChange } from './outbox-service.ts';
@@ -184,7 +185,7 @@ export async function confirmDeposit(
   if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
   await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
   await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
-  await appendEvent(trx, {
+  await logBookingEvent(trx, {
     organisationId: row.organisation_id,
     bookingId: row.booking_id,
     from: moved.from,

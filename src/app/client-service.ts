@@ -15,6 +15,7 @@ import type { Client } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
 import { nonPersonalNumber } from './phone-destinations.ts';
+import { publishClientCreated } from './webhooks/events.ts';
 
 export interface ContactQuery {
   phone?: string | null | undefined;
@@ -107,7 +108,9 @@ export async function registerClient(
     if (existing) return { client: toClient(existing), created: false };
     const row = clientRow(organisationId, details, input.marketingConsent ? 1 : 0, 1, now);
     await insertClient(trx, row);
-    return { client: toClient(row), created: true };
+    const client = toClient(row);
+    await publishClientCreated(trx, organisationId, client, now);
+    return { client, created: true };
   });
 }
 
@@ -203,5 +206,8 @@ export async function adoptProvenClient(
     return { clientId: onFile.id, release: () => deleteUnreferencedClient(trx, organisationId, unprovenId) };
   }
   await updateClient(trx, organisationId, unprovenId, { contact_proven: 1, ...contact, updated_at: now });
+  // On file from now on: a client integrators hear of (an unproven record is nobody's yet).
+  const adopted = await findClientById(trx, organisationId, unprovenId);
+  if (adopted) await publishClientCreated(trx, organisationId, toClient(adopted), now);
   return { clientId: unprovenId, release: async () => {} };
 }

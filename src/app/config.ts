@@ -1,8 +1,10 @@
 import { DEFAULT_DATABASE_URL } from '../data/database.ts';
 import { DEFAULT_LEASE_MS } from '../domain/outbox.ts';
+import { RETRY_UNIT_MS } from '../domain/webhooks.ts';
 import { DEFAULT_LIMITS } from './deps.ts';
 import { TWILIO_DEFAULT_BASE, type TwilioSettings } from './message-sender.ts';
 import { PAYMENT_PROVIDER_NAMES, type PaymentProviderName, type StripeSettings } from './payments.ts';
+import type { DestinationPolicy } from './webhooks/destinations.ts';
 
 /** The names of this machine, which the MCP endpoints always answer to. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -47,6 +49,13 @@ export interface Config {
   organisationRequestsPerMinute: number;
   /** ORGANISATION_SSE_STREAMS: legacy SSE streams an organisation holds open at once, per process. */
   organisationSseStreams: number;
+  /** WEBHOOK_ALLOW_INSECURE=1 and WEBHOOK_ALLOW_PRIVATE_NETWORKS=1: where webhook endpoints may point. */
+  webhookDestinations: DestinationPolicy;
+  /**
+   * WEBHOOK_RETRY_UNIT_MS: the webhook retry schedule's minute (default 60000). Tests shorten it to run
+   * the schedule (1, 2, 4... minutes, 72 hours, 3 days to disable) in moments; production keeps it.
+   */
+  webhookRetryUnitMs: number;
 }
 
 /**
@@ -97,7 +106,23 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       DEFAULT_LIMITS.organisationSseStreams,
       { min: 1, max: MAX_ORGANISATION_SSE_STREAMS },
     ),
+    webhookDestinations: {
+      allowInsecure: parseFlag('WEBHOOK_ALLOW_INSECURE', env.WEBHOOK_ALLOW_INSECURE),
+      allowPrivateNetworks: parseFlag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', env.WEBHOOK_ALLOW_PRIVATE_NETWORKS),
+    },
+    webhookRetryUnitMs: parseCount('WEBHOOK_RETRY_UNIT_MS', env.WEBHOOK_RETRY_UNIT_MS, RETRY_UNIT_MS, {
+      min: 1,
+      max: RETRY_UNIT_MS,
+    }),
   };
+}
+
+/** 1 or true: on; 0, false or unset: off; anything else is refused. */
+function parseFlag(name: string, raw: string | undefined): boolean {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new Error(`${name} must be 1 or 0, got "${raw}".`);
 }
 
 /** A whole number within `bounds` written in digits (`1e3`, `0x10` and `12.5` are refused), or the default. */

@@ -4,6 +4,7 @@ import { rateLimitFileOf, SqliteRateLimitStore } from '../data/sqlite-rate-limit
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
 import { MemoryRateLimitStore } from './rate-limiter.ts';
+import { type DestinationPolicy, STRICT_POLICY } from './webhooks/destinations.ts';
 
 /** Limits of the platform, with the contract's values as defaults. */
 export interface Limits {
@@ -37,6 +38,11 @@ export interface AppDeps {
   rateLimitStore: RateLimitStore;
   /** Who takes deposits (PAYMENT_PROVIDER); null: nobody, and bookings that need one are refused. */
   payments: PaymentProvider | null;
+  /**
+   * Where webhook endpoints may point (WEBHOOK_ALLOW_INSECURE, WEBHOOK_ALLOW_PRIVATE_NETWORKS): by
+   * default https to public addresses only.
+   */
+  webhookDestinations: DestinationPolicy;
 }
 
 /**
@@ -64,6 +70,7 @@ export function createAppDeps(
     limits: DEFAULT_LIMITS,
     rateLimitStore: rateLimitStoreFor(base.db, null),
     payments: null,
+    webhookDestinations: STRICT_POLICY,
     ...base,
   };
 }

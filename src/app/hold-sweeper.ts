@@ -2,6 +2,7 @@ import type { Db } from '../data/database.ts';
 import { expireHolds, PENDING } from '../data/hold-expiry.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;
@@ -24,7 +25,7 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
       .orderBy('hold_expires_at')
       .limit(literalLimit(BATCH))
       .execute();
-    return expireHolds(trx, lapsed, now, actor);
+    return expireHolds(trx, lapsed, now, actor, logBookingEvent);
   });
 }
 

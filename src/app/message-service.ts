@@ -16,6 +16,7 @@ import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '.
 import { getBooking } from './booking-service.ts';
 import { normaliseName, normalisePhone } from './contact.ts';
 import { requireLocation } from './directory-service.ts';
+import { publishMessageCreated } from './webhooks/events.ts';
 
 /**
  * Messages for staff: a caller who wants something the receptionist cannot do (call me back, tell
@@ -75,7 +76,9 @@ export async function takeMessage(
       done_at: null,
     };
     await insertMessage(trx, row);
-    return toStaffMessage({ ...row, location_slug: location?.slug ?? null });
+    const taken = toStaffMessage({ ...row, location_slug: location?.slug ?? null });
+    await publishMessageCreated(trx, organisationId, taken, now);
+    return taken;
   });
 }
 

@@ -1,4 +1,4 @@
-import { appendEvent, updateBooking, upsertFee } from '../data/booking-repository.ts';
+import { updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
@@ -7,6 +7,7 @@ import { normaliseReference } from '../domain/booking/reference.ts';
 import { type BookingEvent, type BookingStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { recordPendingFee } from './booking-changes.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 import { getBooking } from './booking-service.ts';
 import { savedCard } from './card-setup-service.ts';
 import { recordDepositPaid } from './checkout-service.ts';
@@ -175,7 +176,7 @@ async function changeStatus(
       throw new AppError('conflict', `This booking cannot be ${VERB[event]}: ${result.reason}.`);
     await updateBooking(trx, organisationId, booking.id, { status: result.to, updated_at: now });
     await also?.(trx, booking);
-    await appendEvent(trx, {
+    await logBookingEvent(trx, {
       organisationId,
       bookingId: booking.id,
       from: result.from,
@@ -244,7 +245,7 @@ async function processFee(
       payment_ref: outcome.paymentRef,
     });
     await updateBooking(trx, organisationId, booking.id, { updated_at: now });
-    await appendEvent(trx, {
+    await logBookingEvent(trx, {
       organisationId,
       bookingId: booking.id,
       from: booking.status,

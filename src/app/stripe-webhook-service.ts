@@ -3,6 +3,7 @@ import type { Db } from '../data/database.ts';
 import { expireHolds } from '../data/hold-expiry.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
+import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit } from './checkout-service.ts';
 import type { StripeProvider } from './stripe-provider.ts';
@@ -113,7 +114,7 @@ async function lapseHold(
     .where('id', '=', row.booking_id)
     .executeTakeFirstOrThrow();
   if (booking.status === 'pending_payment') {
-    await expireHolds(trx, [booking], now, ACTOR);
+    await expireHolds(trx, [booking], now, ACTOR, logBookingEvent);
   } else {
     await trx
       .updateTable('checkout_sessions')

@@ -3,6 +3,8 @@ import type pino from 'pino';
 import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { startOutboxWorker } from '../app/outbox-delivery.ts';
+import { startWebhookWorker } from '../app/webhooks/delivery.ts';
+import { httpSender } from '../app/webhooks/sender.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
 import { openRuntime } from '../runtime.ts';
@@ -101,6 +103,27 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const stopOutbox = startOutboxWorker(delivery, (error) =>
     logger.error({ err: error }, 'outbox delivery failed'),
   );
+  const stopWebhooks = startWebhookWorker(
+    {
+      db,
+      clock,
+      sender: httpSender(config.webhookDestinations),
+      unitMs: config.webhookRetryUnitMs,
+      // The endpoint and the event's id only: never the URL (it may carry a token) or the data.
+      onAttemptFailed: (event) =>
+        logger.warn(
+          {
+            webhook_endpoint_id: event.endpointId,
+            event_id: event.eventId,
+            attempt: event.attempt,
+            final: event.final,
+            reason: event.reason,
+          },
+          'webhook delivery failed',
+        ),
+    },
+    (error) => logger.error({ err: error }, 'webhook delivery failed'),
+  );
   out(`listening on ${address}`);
 
   let stopping = false;
@@ -117,6 +140,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     deadline.unref();
     await stopSweeper();
     await stopOutbox();
+    await stopWebhooks();
     await app.close();
     clearTimeout(deadline);
     await runtime.close();

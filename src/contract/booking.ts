@@ -139,8 +139,8 @@ export interface BookingViewer {
 }
 
 /** The viewer's links, when its key may hold capabilities; else none. */
-function capabilityLinks(viewer: BookingViewer): BookingLinks | undefined {
-  return scopeAllows(viewer.scope, 'read_write') ? viewer.links : undefined;
+function capabilityLinks(viewer: BookingViewer | null): BookingLinks | undefined {
+  return viewer && scopeAllows(viewer.scope, 'read_write') ? viewer.links : undefined;
 }
 
 const httpUrl = z
@@ -174,11 +174,14 @@ export const NewBookingBody = z
 
 export const ReferenceParams = z.strictObject({ reference: z.string().min(1).max(40) });
 
-/** The REST Booking, as `viewer` may see it (no capability links for a read-only key). */
+/**
+ * The REST Booking, as `viewer` may see it (no capability links for a read-only key); null: nobody's
+ * key, no capability links (a webhook event's data, which leaves for another system).
+ */
 export function presentBooking(
   booking: Booking,
   now: number,
-  viewer: BookingViewer,
+  viewer: BookingViewer | null,
 ): z.infer<typeof BookingResource> {
   const links = capabilityLinks(viewer);
   const status = effectiveStatus(booking, now);

@@ -203,6 +203,16 @@ export async function findBookingByReference(
   return row && (await withDetails(db, [row]))[0];
 }
 
+/** The booking with this id, with what presenting it needs (a webhook event's data). */
+export async function findBookingById(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<Booking | undefined> {
+  const row = await bookingsWithLocation(db, organisationId).where('bookings.id', '=', id).executeTakeFirst();
+  return row && (await withDetails(db, [row]))[0];
+}
+
 /**
  * The client's bookings in the given statuses that start at or after `from` (or exactly `at`),
  * soonest first, at most `limit`: what a receptionist needs to find "my appointment" without its

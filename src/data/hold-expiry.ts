@@ -1,7 +1,7 @@
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import type { ReadHold } from './availability-repository.ts';
-import { appendEvent } from './booking-repository.ts';
+import type { BookingEvent } from './booking-repository.ts';
 import type { Db } from './database.ts';
 import { dropPendingMessages } from './outbox-repository.ts';
 
@@ -15,6 +15,7 @@ export async function expireLapsedHoldsInBlock(
   trx: Db,
   block: { organisationId: string; staffId: string; from: number; to: number },
   now: number,
+  log: LogBookingEvent,
 ): Promise<void> {
   const lapsed = await trx
     .selectFrom('bookings')
@@ -27,7 +28,7 @@ export async function expireLapsedHoldsInBlock(
     .where('status', 'in', PENDING)
     .where('hold_expires_at', '<=', now)
     .execute();
-  await expireHolds(trx, lapsed, now, 'system:lazy-expiry');
+  await expireHolds(trx, lapsed, now, 'system:lazy-expiry', log);
 }
 
 /**
@@ -55,14 +56,21 @@ export function lapsedHoldsIn(
 export const PENDING = ['pending_payment', 'pending_confirmation'] as const;
 
 /**
+ * How the service layer logs a booking's change (booking-event-log.ts): its event, and what the change
+ * tells integrators.
+ */
+export type LogBookingEvent = (trx: Db, event: BookingEvent) => Promise<void>;
+
+/**
  * Each booking is moved by a conditional update, and only the writer whose update changed the row
- * writes its event: another instance's sweeper may have got there first.
+ * logs its event (`log`): another instance's sweeper may have got there first.
  */
 export async function expireHolds(
   trx: Db,
   lapsed: { id: string; organisation_id: string; status: BookingStatus }[],
   now: number,
   actor: string,
+  log: LogBookingEvent,
 ): Promise<number> {
   let expired = 0;
   for (const booking of lapsed) {
@@ -84,7 +92,7 @@ export async function expireHolds(
       .execute();
     // Nothing is sent for an expired hold: its link, not delivered yet, goes with it.
     await dropPendingMessages(trx, booking.organisation_id, booking.id, now);
-    await appendEvent(trx, {
+    await log(trx, {
       organisationId: booking.organisation_id,
       bookingId: booking.id,
       from: booking.status,

@@ -409,6 +409,60 @@ export interface OutboxTable {
   sent_at: number | null;
 }
 
+/** An integrator's endpoint (design.md 9.2; migration 0024). */
+export interface WebhookEndpointsTable {
+  id: string;
+  organisation_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of the event types it subscribes to. */
+  events: string;
+  /** The HMAC key its deliveries are signed with, shown once when it is created. */
+  secret: string;
+  status: 'enabled' | 'disabled';
+  /** Why it was disabled: 'gone' (it answered 410) or 'failing' (3 days of failures). */
+  disabled_reason: string | null;
+  /** The first failure of the failures since its last success; null when its last delivery succeeded. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+  disabled_at: number | null;
+}
+
+/** An event as delivered, written in the transaction of its change. */
+export interface WebhookEventsTable {
+  seq: Generated<number>;
+  organisation_id: string;
+  /** The receiver's idempotency key. */
+  id: string;
+  type: string;
+  /** The JSON body every delivery of the event sends (and signs) byte for byte. */
+  payload: string;
+  created_at: number;
+}
+
+/** One event to one endpoint: what is still to go, and what became of it. */
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  organisation_id: string;
+  endpoint_id: string;
+  event_seq: number;
+  event_id: string;
+  event_type: string;
+  /** Events of one key (a booking's id) go to an endpoint in the order they were written. */
+  ordering_key: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  claimed_by: string | null;
+  lease_until: number | null;
+  response_code: number | null;
+  last_error: string | null;
+  last_attempt_at: number | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 /** The contact a public-page booking gave, and its proof (design.md 9.1; migration 0023). */
 export interface ContactProofsTable {
   organisation_id: string;
@@ -483,4 +537,7 @@ export interface Database {
   contact_proofs: ContactProofsTable;
   users: UsersTable;
   user_sessions: UserSessionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -34,6 +34,7 @@ import { messageRoutes } from './routes/messages.ts';
 import { protectedHoldRoutes } from './routes/protected-holds.ts';
 import { sendLinkRoutes } from './routes/send-link.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -183,13 +184,15 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await typed.register(
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));
-      await v1.register(locationRoutes(deps, new CursorSecrets(deps.db, deps.secret), new ListPageCache()));
+      const cursorSecrets = new CursorSecrets(deps.db, deps.secret);
+      await v1.register(locationRoutes(deps, cursorSecrets, new ListPageCache()));
       await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));
       await v1.register(bookingRoutes(deps));
       await v1.register(protectedHoldRoutes(deps));
       await v1.register(messageRoutes(deps));
       await v1.register(sendLinkRoutes(deps));
+      await v1.register(webhookEndpointRoutes(deps, cursorSecrets));
     },
     { prefix: '/v1' },
   );

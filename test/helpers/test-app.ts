@@ -47,6 +47,8 @@ export async function startTestApp(
     secret?: string | null;
     /** PAYMENT_PROVIDER; the built-in test mode unless a test says otherwise (null: none). */
     payments?: PaymentProvider | null;
+    /** Where webhook endpoints may point; tests' receivers listen on loopback. */
+    webhookDestinations?: AppDeps['webhookDestinations'];
   } = {},
 ): Promise<TestApp> {
   const database = await createTempDatabase();
@@ -61,6 +63,7 @@ export async function startTestApp(
     payments: options.payments === undefined ? localCheckout : options.payments,
     // As `booking serve` counts: in the database's shared store (a file beside a SQLite database).
     rateLimitStore: rateLimitStoreFor(database.db, onPostgres ? null : database.file),
+    ...(options.webhookDestinations && { webhookDestinations: options.webhookDestinations }),
   });
   const app = await buildApp(deps, options.http);
   const routeOf = new Map<string, string | undefined>();

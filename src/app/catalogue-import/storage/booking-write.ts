@@ -1,8 +1,8 @@
-import { appendEvent } from '../../../data/booking-repository.ts';
 import type { Db } from '../../../data/database.ts';
 import { expireLapsedHoldsInBlock } from '../../../data/hold-expiry.ts';
 import type { BookingsTable } from '../../../data/tables.ts';
 import { LIVE_STATUSES } from '../../../domain/booking/state-machine.ts';
+import { logBookingEvent } from '../../booking-event-log.ts';
 import type { PathSegment } from '../format/problems.ts';
 import type { Catalogue } from '../format/schema.ts';
 import { type Column, plannedUpdate, type Update, type WantedBooking, wantedRow } from './booking-changes.ts';
@@ -72,7 +72,7 @@ export async function writeBookings(
       await atPath(step.path, async () => {
         if (LIVE_STATUSES.includes(row.status)) {
           const block = { organisationId: row.organisation_id, staffId: row.staff_id, from: row.starts_at };
-          await expireLapsedHoldsInBlock(trx, { ...block, to: row.blocked_until }, now);
+          await expireLapsedHoldsInBlock(trx, { ...block, to: row.blocked_until }, now, logBookingEvent);
         }
         await trx.insertInto('bookings').values(row).execute();
         await insertAll(trx, 'booking_services', segments);
@@ -115,7 +115,7 @@ function logImport(
   from: BookingsTable['status'] | null,
   details: Record<string, unknown>,
 ): Promise<void> {
-  return appendEvent(trx, {
+  return logBookingEvent(trx, {
     organisationId: row.organisation_id,
     bookingId: row.id,
     from,

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../data/database.ts';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  clearFailing,
+  countDueDeliveries,
+  type DeliveryOutcome,
+  disableEndpoint,
+  markFailing,
+  settleDelivery,
+} from '../../data/webhook-repository.ts';
+import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
+import {
+  DELIVERY_TIMEOUT_MS,
+  failedTooLong,
+  GONE,
+  isSuccess,
+  nextAttemptAt,
+  RETRY_UNIT_MS,
+} from '../../domain/webhooks.ts';
+import type { Clock } from '../clock.ts';
+import type { AttemptResult, WebhookSender } from './sender.ts';
+import { signatureHeader } from './signature.ts';
+
+/**
+ * Delivering webhook events: at least once, in order per booking and endpoint, each attempt made by
+ * one worker however many processes share the database.
+ *
+ * A worker claims due deliveries in one statement (a lease, the attempt counted: claimDueDeliveries),
+ * POSTs each outside any transaction, and records the outcome only while its claim holds. A worker
+ * killed mid-send leaves its claims to lapse; another (or this one restarted) sends again after the
+ * lease with the same event id, which the receiver deduplicates on. The lease outlasts the 10 s an
+ * attempt may take, so a live worker's claim never lapses under it.
+ *
+ * 2xx: succeeded. 410 Gone: the endpoint is disabled at once. Anything else (or no answer in 10 s):
+ * tried again on the schedule of domain/webhooks.ts until 72 hours after the event, and an endpoint
+ * that has failed every attempt for 3 days is disabled.
+ */
+export interface WebhookDelivery {
+  db: Db;
+  clock: Clock;
+  sender: WebhookSender;
+  /** The schedule's minute (WEBHOOK_RETRY_UNIT_MS); tests shorten it. */
+  unitMs?: number;
+  leaseMs?: number;
+  batchSize?: number;
+  /** Told of each failed attempt, with nothing of the event's data (for the log). */
+  onAttemptFailed?: (event: {
+    endpointId: string;
+    eventId: string;
+    attempt: number;
+    reason: string;
+    final: boolean;
+  }) => void;
+}
+
+export interface WebhookCounts {
+  succeeded: number;
+  retried: number;
+  failed: number;
+}
+
+const DEFAULT_BATCH = 64;
+const DEFAULT_LEASE_MS = DELIVERY_TIMEOUT_MS * 3;
+
+/** Claims one batch of due deliveries and sends them, concurrently; what became of them. */
+export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<WebhookCounts> {
+  const counts: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
+  const token = randomUUID();
+  const now = delivery.clock.nowMs();
+  const claimed = await writeStatement(delivery.db, (trx) =>
+    claimDueDeliveries(
+      trx,
+      token,
+      now,
+      now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
+      delivery.batchSize ?? DEFAULT_BATCH,
+    ),
+  );
+  await Promise.all(
+    claimed.map(async (row) => {
+      counts[await deliverOne(delivery, row, token)]++;
+    }),
+  );
+  return counts;
+}
+
+async function deliverOne(
+  delivery: WebhookDelivery,
+  row: ClaimedDelivery,
+  token: string,
+): Promise<keyof WebhookCounts> {
+  const { db, clock } = delivery;
+  const key = { organisationId: row.organisation_id, seq: row.seq };
+  if (row.endpoint_status !== 'enabled') {
+    await writeStatement(db, (trx) =>
+      settleDelivery(trx, key, token, { status: 'failed', last_error: 'endpoint disabled' }),
+    );
+    return 'failed';
+  }
+  const result = await delivery.sender.post(row.url, headersOf(row, clock.nowMs()), row.payload);
+  const at = clock.nowMs();
+  const status = 'status' in result ? result.status : null;
+  if (status !== null && isSuccess(status)) {
+    await writeTransaction(db, async (trx) => {
+      if (await settleDelivery(trx, key, token, succeeded(status, at))) {
+        await clearFailing(trx, row.organisation_id, row.endpoint_id);
+      }
+    });
+    return 'succeeded';
+  }
+  const reason = reasonOf(result);
+  const unitMs = delivery.unitMs ?? RETRY_UNIT_MS;
+  const outcome = await writeTransaction(db, async (trx): Promise<keyof WebhookCounts> => {
+    const failure = { response_code: status, last_error: reason, last_attempt_at: at };
+    if (status === GONE) {
+      if (!(await settleDelivery(trx, key, token, { ...failure, status: 'failed' }))) return 'failed';
+      await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'gone', at);
+      return 'failed';
+    }
+    const next = nextAttemptAt(row.event_created_at, row.attempts, at, unitMs);
+    const failingSince = await markFailing(trx, row.organisation_id, row.endpoint_id, at);
+    const disable = failingSince !== null && failedTooLong(failingSince, at, unitMs);
+    const final = next === null || disable;
+    const settled = await settleDelivery(
+      trx,
+      key,
+      token,
+      final ? { ...failure, status: 'failed' } : { ...failure, next_attempt_at: next },
+    );
+    if (settled && disable) await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'failing', at);
+    return final ? 'failed' : 'retried';
+  });
+  delivery.onAttemptFailed?.({
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    attempt: row.attempts,
+    reason,
+    final: outcome === 'failed',
+  });
+  return outcome;
+}
+
+function succeeded(status: number, at: number): DeliveryOutcome {
+  return {
+    status: 'succeeded',
+    response_code: status,
+    last_error: null,
+    last_attempt_at: at,
+    delivered_at: at,
+  };
+}
+
+/** The headers of design.md 9.2, the signature made now (each attempt signs afresh). */
+function headersOf(row: ClaimedDelivery, nowMs: number): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'booking-webhooks/1',
+    'booking-event-id': row.event_id,
+    'booking-event-type': row.event_type,
+    'booking-delivery-attempt': String(row.attempts),
+    'booking-signature': signatureHeader(row.secret, row.payload, Math.floor(nowMs / 1000)),
+  };
+}
+
+function reasonOf(result: AttemptResult): string {
+  return 'status' in result ? `the endpoint answered ${result.status}` : result.error;
+}
+
+/** Delivers until nothing is due (tests and the operator). */
+export async function deliverAllDueWebhooks(delivery: WebhookDelivery): Promise<WebhookCounts> {
+  const total: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
+  for (;;) {
+    const counts = await deliverDueWebhooks(delivery);
+    for (const key of Object.keys(total) as (keyof WebhookCounts)[]) total[key] += counts[key];
+    const handled = counts.succeeded + counts.retried + counts.failed;
+    if (handled === 0 || (await countDueDeliveries(delivery.db, delivery.clock.nowMs())) === 0) return total;
+  }
+}
+
+/**
+ * Runs deliverDueWebhooks every `intervalMs` (at once again after a full batch) until stopped; a
+ * failure is reported, never fatal. The short interval is what keeps an event's delay under a
+ * second; a pass that finds nothing due costs one indexed statement. The returned stop waits for the
+ * batch in progress.
+ */
+export function startWebhookWorker(
+  delivery: WebhookDelivery,
+  onError: (error: unknown) => void,
+  intervalMs = 200,
+): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const pass = async () => {
+    for (;;) {
+      const counts = await deliverDueWebhooks(delivery);
+      const handled = counts.succeeded + counts.retried + counts.failed;
+      if (stopped || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
+    }
+  };
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = pass()
+      .catch(onError)
+      .finally(() => {
+        running = null;
+      });
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+    delivery.sender.close();
+  };
+}

@@ -1,0 +1,217 @@
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { AppError } from '../../domain/errors.ts';
+
+/**
+ * Where deliveries may go (design.md 9.2): https only, except loopback with WEBHOOK_ALLOW_INSECURE=1;
+ * never to private, link-local or cloud-metadata addresses unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=1
+ * allows the first two (metadata and reserved ranges stay refused). Checked when an endpoint is saved
+ * and again on every send, against the addresses the name resolves to then (DNS can change), and the
+ * connection is made to an address that was checked (sender.ts passes `checkedLookup`), so a name that
+ * answers differently on a second lookup cannot slip through.
+ */
+export interface DestinationPolicy {
+  /** WEBHOOK_ALLOW_INSECURE=1: loopback allowed, over plain http too (tests, local development). */
+  allowInsecure: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS=1: private and link-local ranges allowed (an on-premises receiver). */
+  allowPrivateNetworks: boolean;
+}
+
+export const STRICT_POLICY: DestinationPolicy = { allowInsecure: false, allowPrivateNetworks: false };
+
+type AddressKind = 'public' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'reserved';
+
+function blockList(v4: readonly [string, number][], v6: readonly [string, number][]): BlockList {
+  const list = new BlockList();
+  for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
+  for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
+  return list;
+}
+
+// Checked in this order: the metadata addresses lie inside link-local and private ranges.
+const RANGES: [AddressKind, BlockList][] = [
+  [
+    'metadata',
+    blockList(
+      [
+        ['169.254.169.254', 32],
+        ['169.254.170.2', 32],
+        ['100.100.100.200', 32],
+      ],
+      [['fd00:ec2::254', 128]],
+    ),
+  ],
+  ['loopback', blockList([['127.0.0.0', 8]], [['::1', 128]])],
+  [
+    'private',
+    blockList(
+      [
+        ['10.0.0.0', 8],
+        ['172.16.0.0', 12],
+        ['192.168.0.0', 16],
+        ['100.64.0.0', 10],
+      ],
+      [['fc00::', 7]],
+    ),
+  ],
+  ['link_local', blockList([['169.254.0.0', 16]], [['fe80::', 10]])],
+  [
+    'reserved',
+    blockList(
+      [
+        ['0.0.0.0', 8],
+        ['192.0.0.0', 24],
+        ['192.0.2.0', 24],
+        ['198.18.0.0', 15],
+        ['198.51.100.0', 24],
+        ['203.0.113.0', 24],
+        ['224.0.0.0', 4],
+        ['240.0.0.0', 4],
+      ],
+      [
+        ['::', 128],
+        ['64:ff9b:1::', 48],
+        ['100::', 64],
+        ['2001:db8::', 32],
+        ['ff00::', 8],
+      ],
+    ),
+  ],
+];
+
+/** What an IP address is; an IPv4 address written as IPv6 (::ffff:a.b.c.d) is what its IPv4 is. */
+export function addressKind(address: string): AddressKind {
+  const v4 = mappedIpv4(address);
+  const family = v4 ? 'ipv4' : isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  const ip = v4 ?? address;
+  for (const [kind, list] of RANGES) if (list.check(ip, family)) return kind;
+  return 'public';
+}
+
+function mappedIpv4(address: string): string | null {
+  const match = /^::ffff:(?:0:)?(.+)$/i.exec(address);
+  if (!match) return null;
+  const rest = match[1]!;
+  if (isIP(rest) === 4) return rest;
+  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(rest);
+  if (!hex) return null;
+  const high = Number.parseInt(hex[1]!, 16);
+  const low = Number.parseInt(hex[2]!, 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** Why `address` may not receive deliveries under `policy`, or null when it may. */
+export function addressRefusal(address: string, policy: DestinationPolicy): string | null {
+  switch (addressKind(address)) {
+    case 'public':
+      return null;
+    case 'loopback':
+      return policy.allowInsecure || policy.allowPrivateNetworks
+        ? null
+        : 'a loopback address (allowed only with WEBHOOK_ALLOW_INSECURE=1)';
+    case 'private':
+    case 'link_local':
+      return policy.allowPrivateNetworks
+        ? null
+        : 'a private or link-local address (allowed only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=1)';
+    default:
+      return 'a reserved or cloud-metadata address, never allowed';
+  }
+}
+
+/** The URL's host without IPv6 brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+function isLoopbackName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * The URL as an endpoint's, or 400 naming `url` with why not: well formed, https (http only to
+ * loopback when insecure delivery is allowed), no credentials, and a host whose addresses may receive
+ * deliveries. A name that does not resolve now is accepted: it is checked again on every send.
+ */
+export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): Promise<string> {
+  const refuse = (why: string) => new AppError('invalid_request', `url ${why}.`, 'url');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse('is not a valid URL');
+  }
+  if (raw.length > 2000) throw refuse('is longer than 2,000 characters');
+  if (url.username || url.password) throw refuse('must not carry a user name or password');
+  const host = hostOf(url);
+  const loopback = isLoopbackName(host) || (isIP(host) !== 0 && addressKind(host) === 'loopback');
+  if (url.protocol !== 'https:') {
+    if (url.protocol !== 'http:') throw refuse('must be https');
+    if (!(policy.allowInsecure && loopback)) {
+      throw refuse('must be https (plain http only to loopback, with WEBHOOK_ALLOW_INSECURE=1)');
+    }
+  }
+  if (isLoopbackName(host)) {
+    if (!policy.allowInsecure && !policy.allowPrivateNetworks) {
+      throw refuse('names this machine (allowed only with WEBHOOK_ALLOW_INSECURE=1)');
+    }
+    return url.toString();
+  }
+  const addresses = isIP(host) !== 0 ? [host] : await resolvedOrNone(host);
+  for (const address of addresses) {
+    const why = addressRefusal(address, policy);
+    if (why) throw refuse(`reaches ${why}`);
+  }
+  return url.toString();
+}
+
+async function resolvedOrNone(host: string): Promise<string[]> {
+  try {
+    return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  } catch {
+    return [];
+  }
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for http(s).request that resolves the name and refuses it unless every address it
+ * resolves to may receive deliveries: the connection then goes to one of the addresses checked.
+ */
+export function checkedLookup(policy: DestinationPolicy) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    const name = hostname.replace(/^\[(.*)\]$/, '$1');
+    const resolved = isLoopbackName(name)
+      ? Promise.resolve([{ address: '127.0.0.1', family: 4 }])
+      : lookup(name, { all: true, verbatim: true });
+    resolved.then(
+      (addresses) => {
+        const refused = addresses.map((a) => addressRefusal(a.address, policy)).find((why) => why !== null);
+        if (refused || addresses.length === 0) {
+          const error: NodeJS.ErrnoException = new Error(
+            `the URL's host resolves to ${refused ?? 'no address'}`,
+          );
+          error.code = 'EWEBHOOKDESTINATION';
+          callback(error, '');
+          return;
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+}
+
+/** Why an IP-literal URL may not be sent to now (a name is checked by checkedLookup), or null. */
+export function literalRefusal(url: URL, policy: DestinationPolicy): string | null {
+  const host = hostOf(url);
+  return isIP(host) === 0 ? null : addressRefusal(host, policy);
+}

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { WebhookDelivery, WebhookEndpoint } from '../../contract/webhook.ts';
+import { presentWebhookEndpoint } from '../../contract/webhook.ts';
+import type { Db } from '../../data/database.ts';
+import {
+  deleteEndpoint,
+  deliveriesOf,
+  endpointsOf,
+  findEndpoint,
+  insertEndpoint,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+} from '../../data/webhook-repository.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
+import { AppError } from '../../domain/errors.ts';
+import { isWebhookEventType, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks.ts';
+import { checkEndpointUrl, type DestinationPolicy } from './destinations.ts';
+import { publishEvent } from './events.ts';
+import { newWebhookSecret } from './signature.ts';
+
+/** Managing an organisation's webhook endpoints: the same for REST, the console and the CLI. */
+
+export interface NewWebhookEndpoint {
+  url: string;
+  events: readonly string[];
+  description?: string | undefined;
+}
+
+/** How many endpoints an organisation may have: a bound on the deliveries one change can fan out to. */
+export const MAX_ENDPOINTS = 20;
+
+/**
+ * Registers an endpoint, enabled, with a new secret: the answer is the only time the secret is shown.
+ * 400 naming `url` or `events` when one is not acceptable (destinations.ts).
+ */
+export async function createWebhookEndpoint(
+  db: Db,
+  organisationId: string,
+  input: NewWebhookEndpoint,
+  policy: DestinationPolicy,
+  now: number,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const events = [...new Set(input.events)];
+  const unknown = events.find((event) => !isWebhookEventType(event));
+  if (events.length === 0 || unknown !== undefined) {
+    throw new AppError(
+      'invalid_request',
+      `events must name one or more of ${WEBHOOK_EVENT_TYPES.join(', ')}${unknown === undefined ? '' : ` (not "${unknown}")`}.`,
+      'events',
+    );
+  }
+  const description = input.description?.trim() || null;
+  if (description !== null && [...description].length > 200) {
+    throw new AppError('invalid_request', 'description must be at most 200 characters.', 'description');
+  }
+  const url = await checkEndpointUrl(input.url.trim(), policy);
+  const secret = newWebhookSecret();
+  const row: WebhookEndpointRow = {
+    id: randomUUID(),
+    organisation_id: organisationId,
+    url,
+    description,
+    events: JSON.stringify(events),
+    secret,
+    status: 'enabled',
+    disabled_reason: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+    disabled_at: null,
+  };
+  await writeTransaction(db, async (trx) => {
+    if ((await endpointsOf(trx, organisationId)).length >= MAX_ENDPOINTS) {
+      throw new AppError(
+        'conflict',
+        `An organisation has at most ${MAX_ENDPOINTS} webhook endpoints: delete one first.`,
+      );
+    }
+    await insertEndpoint(trx, row);
+  });
+  return { endpoint: toEndpoint(row), secret };
+}
+
+export async function listWebhookEndpoints(db: Db, organisationId: string): Promise<WebhookEndpoint[]> {
+  return (await endpointsOf(db, organisationId)).map(toEndpoint);
+}
+
+/** The endpoint with this id, or 404. */
+export async function getWebhookEndpoint(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<WebhookEndpoint> {
+  const row = await findEndpoint(db, organisationId, id.toLowerCase());
+  if (!row) throw notFound();
+  return toEndpoint(row);
+}
+
+/** Deletes the endpoint and its deliveries (nothing more is sent to it), or 404. */
+export async function deleteWebhookEndpoint(db: Db, organisationId: string, id: string): Promise<void> {
+  const deleted = await writeTransaction(db, (trx) => deleteEndpoint(trx, organisationId, id.toLowerCase()));
+  if (!deleted) throw notFound();
+}
+
+/**
+ * Queues a `webhook.test` event to this endpoint alone (whatever it subscribes to, enabled or not:
+ * 409 when disabled, nothing would go), delivered like any other; its id, to find in the deliveries.
+ */
+export async function sendTestEvent(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+): Promise<{ eventId: string }> {
+  return writeTransaction(db, async (trx) => {
+    const row = await findEndpoint(trx, organisationId, id.toLowerCase());
+    if (!row) throw notFound();
+    if (row.status !== 'enabled') {
+      throw new AppError('conflict', 'This endpoint is disabled: nothing is sent to it. Create a new one.');
+    }
+    const endpoint = presentWebhookEndpoint(toEndpoint(row));
+    const eventId = await publishEvent(
+      trx,
+      organisationId,
+      { type: TEST_EVENT_TYPE, orderingKey: `test:${row.id}`, data: () => ({ endpoint }) },
+      now,
+      { onlyEndpoint: row.id },
+    );
+    return { eventId: eventId! };
+  });
+}
+
+/** A page of the endpoint's deliveries, the latest first, from before `beforeSeq` (the cursor's). */
+export async function listDeliveries(
+  db: Db,
+  organisationId: string,
+  id: string,
+  page: { beforeSeq: number | null; limit: number },
+): Promise<{ items: WebhookDelivery[]; next: number | null }> {
+  const endpoint = await findEndpoint(db, organisationId, id.toLowerCase());
+  if (!endpoint) throw notFound();
+  const rows = await deliveriesOf(db, organisationId, endpoint.id, page);
+  const items = rows.slice(0, page.limit).map(toDelivery);
+  return { items, next: rows.length > page.limit ? items[items.length - 1]!.seq : null };
+}
+
+function notFound(): AppError {
+  return new AppError('not_found', 'No webhook endpoint has this id.', 'id');
+}
+
+function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as string[],
+    status: row.status,
+    disabledReason: row.disabled_reason,
+    disabledAt: row.disabled_at,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+  return {
+    seq: Number(row.seq),
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    responseCode: row.response_code,
+    lastError: row.last_error,
+    lastAttemptAt: row.last_attempt_at,
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}

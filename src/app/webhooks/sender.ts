@@ -1,0 +1,80 @@
+import http from 'node:http';
+import https from 'node:https';
+import { DELIVERY_TIMEOUT_MS } from '../../domain/webhooks.ts';
+import { checkedLookup, type DestinationPolicy, literalRefusal } from './destinations.ts';
+
+/** What one attempt came to: the receiver's status code, or why there was none. */
+export type AttemptResult = { status: number } | { error: string };
+
+/** One POST of a delivery; the worker (delivery.ts) decides what the result means. */
+export interface WebhookSender {
+  post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult>;
+  close(): void;
+}
+
+/** How much of a receiver's answer is read (and dropped): enough to reuse the connection. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * Sends over node's http(s) with keep-alive agents (deliveries/s to one receiver are bound by its
+ * connections, not by handshakes), no redirects followed (a 3xx is a failure like any non-2xx), the
+ * destination checked on each connection (destinations.ts), and the whole attempt cut at 10 s.
+ */
+export function httpSender(policy: DestinationPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): WebhookSender {
+  const lookup = checkedLookup(policy);
+  const options = { keepAlive: true, maxSockets: 32, lookup } as const;
+  const agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+  return {
+    post(raw, headers, body) {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return Promise.resolve({ error: 'the URL is not valid' });
+      }
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowInsecure)) {
+        return Promise.resolve({ error: 'the URL is not https' });
+      }
+      const refused = literalRefusal(url, policy);
+      if (refused) return Promise.resolve({ error: `the URL's host is ${refused}` });
+      const client = url.protocol === 'https:' ? https : http;
+      return new Promise<AttemptResult>((resolve) => {
+        const request = client.request(url, {
+          method: 'POST',
+          agent: agents[url.protocol as 'http:' | 'https:'],
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        request.on('response', (response) => {
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_ANSWER_BYTES) response.destroy();
+          });
+          const done = () => resolve({ status: response.statusCode ?? 0 });
+          response.on('end', done);
+          response.on('close', done);
+          response.on('error', done);
+        });
+        request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: describe(error, timeoutMs) }));
+        request.end(body);
+      });
+    },
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+/** Why an attempt got no answer, in words with nothing of the request in them. */
+function describe(error: NodeJS.ErrnoException, timeoutMs: number): string {
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') {
+    return `no answer within ${timeoutMs / 1000} s`;
+  }
+  if (error.code === 'EWEBHOOKDESTINATION') return error.message;
+  if (error.code === 'ECONNREFUSED') return 'the connection was refused';
+  if (error.code === 'ENOTFOUND') return "the URL's host does not resolve";
+  if (error.code === 'ECONNRESET') return 'the connection was reset';
+  return `the request failed (${error.code ?? error.name})`;
+}

@@ -1,0 +1,335 @@
+import { type Selectable, sql } from 'kysely';
+import { type Db, dialectOf } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.ts';
+
+/**
+ * Webhook endpoints, events and deliveries (design.md 9.2; migration 0024). Every function is
+ * organisation-scoped except the worker's claim, which takes what is due wherever it is.
+ */
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** `status = 'pending'` in the SQL itself: the worker's questions must match the partial indexes. */
+const PENDING = sql.lit<WebhookDeliveriesTable['status']>('pending');
+
+export async function insertEndpoint(db: Db, row: WebhookEndpointsTable): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+/** The organisation's endpoints, the newest first. */
+export function endpointsOf(db: Db, organisationId: string): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function findEndpoint(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Deletes an endpoint and its deliveries (the foreign key cascades); false when there was none. */
+export async function deleteEndpoint(db: Db, organisationId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The enabled endpoints of the organisation and the events each wants (what decides whether to write). */
+export function enabledEndpointsOf(
+  db: Db,
+  organisationId: string,
+): Promise<{ id: string; events: string }[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('organisation_id', '=', organisationId)
+    .where('status', '=', 'enabled')
+    .execute();
+}
+
+/**
+ * Writes an event and one pending delivery of it to each of `endpointIds` still enabled when the
+ * transaction looks (an endpoint deleted or disabled meanwhile gets none, and never fails the change).
+ */
+export async function insertEvent(
+  trx: Db,
+  event: {
+    organisationId: string;
+    id: string;
+    type: string;
+    orderingKey: string;
+    payload: string;
+    at: number;
+  },
+  endpointIds: readonly string[],
+): Promise<void> {
+  const { seq } = await trx
+    .insertInto('webhook_events')
+    .values({
+      organisation_id: event.organisationId,
+      id: event.id,
+      type: event.type,
+      payload: event.payload,
+      created_at: event.at,
+    })
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('webhook_deliveries')
+    .columns([
+      'organisation_id',
+      'endpoint_id',
+      'event_seq',
+      'event_id',
+      'event_type',
+      'ordering_key',
+      'status',
+      'attempts',
+      'next_attempt_at',
+      'created_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select((s) => [
+          s.val(event.organisationId).as('organisation_id'),
+          'id',
+          s.val(Number(seq)).as('event_seq'),
+          s.val(event.id).as('event_id'),
+          s.val(event.type).as('event_type'),
+          s.val(event.orderingKey).as('ordering_key'),
+          PENDING.as('status'),
+          s.val(0).as('attempts'),
+          s.val(event.at).as('next_attempt_at'),
+          s.val(event.at).as('created_at'),
+        ])
+        .where('organisation_id', '=', event.organisationId)
+        .where('id', 'in', endpointIds)
+        .where('status', '=', 'enabled'),
+    )
+    .execute();
+}
+
+/** A claimed delivery with what sending it needs: its event's body and its endpoint's address and key. */
+export type ClaimedDelivery = WebhookDeliveryRow & {
+  payload: string;
+  url: string;
+  secret: string;
+  endpoint_status: WebhookEndpointsTable['status'];
+  event_created_at: number;
+};
+
+/**
+ * Claims up to `limit` due deliveries, each the earliest still pending of its booking (ordering key)
+ * and endpoint, so one booking's events reach an endpoint in the order they were written: a claimed
+ * delivery stays pending until settled, which keeps the later ones back. One statement; on PostgreSQL
+ * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED), so each attempt is made by
+ * one worker. The claim counts the attempt.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  token: string,
+  now: number,
+  leaseUntil: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.seq')
+        .where('d.status', '=', PENDING)
+        .where('d.next_attempt_at', '<=', now)
+        .where((due) => due.or([due('d.lease_until', 'is', null), due('d.lease_until', '<=', now)]))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries as e')
+                .select('e.seq')
+                .where('e.status', '=', PENDING)
+                .whereRef('e.endpoint_id', '=', 'd.endpoint_id')
+                .whereRef('e.ordering_key', '=', 'd.ordering_key')
+                .whereRef('e.seq', '<', 'd.seq'),
+            ),
+          ),
+        )
+        .orderBy('d.next_attempt_at')
+        .limit(literalLimit(limit))
+        .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked()),
+    )
+    .returningAll()
+    .execute();
+  if (claimed.length === 0) return [];
+  const [events, endpoints] = await Promise.all([
+    db
+      .selectFrom('webhook_events')
+      .select(['seq', 'payload', 'created_at'])
+      .where('seq', 'in', [...new Set(claimed.map((d) => d.event_seq))])
+      .execute(),
+    db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'organisation_id', 'url', 'secret', 'status'])
+      .where('id', 'in', [...new Set(claimed.map((d) => d.endpoint_id))])
+      .execute(),
+  ]);
+  const eventOf = new Map(events.map((e) => [Number(e.seq), e]));
+  const endpointOf = new Map(endpoints.map((e) => [`${e.organisation_id}|${e.id}`, e]));
+  const ready: ClaimedDelivery[] = [];
+  for (const delivery of claimed) {
+    const event = eventOf.get(Number(delivery.event_seq));
+    const endpoint = endpointOf.get(`${delivery.organisation_id}|${delivery.endpoint_id}`);
+    // The endpoint deleted since the claim took its deliveries with it.
+    if (!event || !endpoint) continue;
+    ready.push({
+      ...delivery,
+      payload: event.payload,
+      url: endpoint.url,
+      secret: endpoint.secret,
+      endpoint_status: endpoint.status,
+      event_created_at: event.created_at,
+    });
+  }
+  return ready.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
+}
+
+/** What became of an attempt: the columns it sets. */
+export type DeliveryOutcome = Partial<
+  Pick<
+    WebhookDeliveriesTable,
+    'status' | 'next_attempt_at' | 'response_code' | 'last_error' | 'last_attempt_at' | 'delivered_at'
+  >
+>;
+
+/** Records an attempt's outcome while the claim is still `token`'s; true when it was recorded. */
+export async function settleDelivery(
+  db: Db,
+  delivery: { organisationId: string; seq: number },
+  token: string,
+  outcome: DeliveryOutcome,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...outcome, claimed_by: null, lease_until: null })
+    .where('seq', '=', delivery.seq)
+    .where('organisation_id', '=', delivery.organisationId)
+    .where('claimed_by', '=', token)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** An endpoint answered 2xx: it is failing no longer (written only when it was). */
+export async function clearFailing(db: Db, organisationId: string, endpointId: string): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', endpointId)
+    .where('failing_since', 'is not', null)
+    .execute();
+}
+
+/** An endpoint failed at `now`: failing since then, unless it was already; the time it has been failing since. */
+export async function markFailing(
+  db: Db,
+  organisationId: string,
+  endpointId: string,
+  now: number,
+): Promise<number | null> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: now })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', endpointId)
+    .where('failing_since', 'is', null)
+    .execute();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('failing_since')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  return row?.failing_since ?? null;
+}
+
+/**
+ * Disables an endpoint (it answered 410, or failed for 3 days) and fails what it still had to
+ * receive. A delivery claimed right now is left to its worker, which finds the endpoint disabled at
+ * its next claim (ClaimedDelivery.endpoint_status) and fails it then.
+ */
+export async function disableEndpoint(
+  db: Db,
+  organisationId: string,
+  endpointId: string,
+  reason: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: reason, disabled_at: now, updated_at: now })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', endpointId)
+    .where('status', '=', 'enabled')
+    .execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'failed',
+      last_error: `endpoint disabled (${reason})`,
+      claimed_by: null,
+      lease_until: null,
+    })
+    .where('organisation_id', '=', organisationId)
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', PENDING)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .execute();
+}
+
+/** An endpoint's deliveries, the latest first, after `beforeSeq` (the cursor), at most `limit` (+1 read). */
+export function deliveriesOf(
+  db: Db,
+  organisationId: string,
+  endpointId: string,
+  options: { beforeSeq: number | null; limit: number },
+): Promise<WebhookDeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('endpoint_id', '=', endpointId)
+    .$if(options.beforeSeq !== null, (q) => q.where('seq', '<', options.beforeSeq!))
+    .orderBy('seq', 'desc')
+    .limit(literalLimit(options.limit + 1))
+    .execute();
+}
+
+/** How many deliveries are pending and due now (the operator's `webhooks deliver` stops at none). */
+export async function countDueDeliveries(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('status', '=', PENDING)
+    .where('next_attempt_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

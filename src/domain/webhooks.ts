@@ -1,0 +1,106 @@
+/**
+ * Webhooks (design.md 9.2): which events there are, which booking change is which event, and when a
+ * failed delivery is tried again. Pure: the service layer writes, signs and sends.
+ */
+import type { BookingStatus } from './booking/state-machine.ts';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'booking.created',
+  'booking.confirmed',
+  'booking.rescheduled',
+  'booking.cancelled',
+  'booking.expired',
+  'booking.completed',
+  'booking.no_show',
+  'client.created',
+  'message.created',
+  'waitlist.offered',
+  'waitlist.claimed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The event "send a test event" sends: to one endpoint, whatever it subscribes to. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** What a delivery's events are: a subscribable type, or the test event. */
+export type DeliveredEventType = WebhookEventType | typeof TEST_EVENT_TYPE;
+
+export function isWebhookEventType(type: string): type is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * The event a booking's logged change is (its booking_events row): null for a change no event
+ * names (an edit of notes by an import, say).
+ */
+export function bookingEventType(change: {
+  from: BookingStatus | null;
+  to: BookingStatus;
+  details?: Record<string, unknown> | undefined;
+}): WebhookEventType | null {
+  const { from, to } = change;
+  if (from === null) return 'booking.created';
+  if (from === to) return change.details && 'rescheduled' in change.details ? 'booking.rescheduled' : null;
+  switch (to) {
+    case 'confirmed':
+      return from === 'pending_payment' || from === 'pending_confirmation' ? 'booking.confirmed' : null;
+    case 'cancelled':
+      return 'booking.cancelled';
+    case 'expired':
+      return 'booking.expired';
+    case 'completed':
+      return 'booking.completed';
+    case 'no_show':
+      return 'booking.no_show';
+    default:
+      return null;
+  }
+}
+
+/**
+ * The schedule's unit: a minute. Retries come about 1, 2, 4, 8, 16 and 32 minutes after each failure,
+ * then hourly, for 72 hours after the event; an endpoint failing for 3 days is disabled.
+ * WEBHOOK_RETRY_UNIT_MS shortens the unit for tests; production keeps the minute.
+ */
+export const RETRY_UNIT_MS = 60_000;
+const DOUBLING_RETRIES = 6;
+const HOURLY = 60;
+/** How long an event is tried for, in units. */
+export const RETRY_WINDOW_UNITS = 72 * 60;
+/** How long an endpoint may fail without a success before it is disabled, in units. */
+export const DISABLE_AFTER_UNITS = 3 * 24 * 60;
+
+/** The wait after the `attempts`th failed attempt, in units: 1, 2, 4, 8, 16, 32, then 60. */
+export function retryDelayUnits(attempts: number): number {
+  return attempts <= DOUBLING_RETRIES ? 2 ** Math.max(0, attempts - 1) : HOURLY;
+}
+
+/**
+ * When a delivery that failed its `attempts`th attempt at `now` is tried next; null when that falls
+ * after the retry window of its event (created at `createdAt`): it has failed for good.
+ */
+export function nextAttemptAt(
+  createdAt: number,
+  attempts: number,
+  now: number,
+  unitMs: number,
+): number | null {
+  const next = now + retryDelayUnits(attempts) * unitMs;
+  return next > createdAt + RETRY_WINDOW_UNITS * unitMs ? null : next;
+}
+
+/** Whether an endpoint failing since `failingSince` is disabled by a failure at `now`. */
+export function failedTooLong(failingSince: number, now: number, unitMs: number): boolean {
+  return now - failingSince >= DISABLE_AFTER_UNITS * unitMs;
+}
+
+/** How long one attempt may take before it counts as failed (the contract's 10 s). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Whether the receiver's answer is a success: any 2xx. */
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** The answer that unsubscribes: the endpoint is disabled at once. */
+export const GONE = 410;

@@ -1,0 +1,221 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireScope } from '../../app/api-key-service.ts';
+import type { CursorSecrets } from '../../app/cursor-secrets.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listDeliveries,
+  listWebhookEndpoints,
+  sendTestEvent,
+} from '../../app/webhooks/endpoints.ts';
+import {
+  AUTHENTICATED_ERRORS,
+  DEFAULT_PAGE_SIZE,
+  dataOf,
+  ErrorEnvelope,
+  listOf,
+  NoQuery,
+  PageQuery,
+} from '../../contract/common.ts';
+import {
+  CreatedWebhookEndpointResource,
+  NewWebhookEndpointBody,
+  presentWebhookDelivery,
+  presentWebhookEndpoint,
+  WebhookDeliveryResource,
+  WebhookEndpointParams,
+  WebhookEndpointResource,
+} from '../../contract/webhook.ts';
+import { principalOf } from '../authenticate.ts';
+import { CursorCodec } from '../cursor.ts';
+
+const NOT_FOUND = ErrorEnvelope.describe('not_found: no webhook endpoint of the organisation has this id.');
+const BAD_ID = ErrorEnvelope.describe(
+  'invalid_request: id is not a UUID, or a bad query parameter or cursor.',
+);
+const TAGS = ['Webhooks'];
+
+/**
+ * /webhook-endpoints: an integrator's endpoints and their deliveries (design.md 9.2, docs/webhooks.md).
+ * Every route needs a read_write key, reads included: an endpoint's list says where the
+ * organisation's data goes.
+ */
+export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPluginAsyncZod {
+  const organisationOf = (request: FastifyRequest) => {
+    const principal = principalOf(request);
+    requireScope(principal, 'read_write');
+    return principal.organisation.id;
+  };
+
+  return async (app) => {
+    app.post(
+      '/webhook-endpoints',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'createWebhookEndpoint',
+          summary: 'Subscribe an endpoint to events; the answer shows its signing secret, once',
+          querystring: NoQuery,
+          body: NewWebhookEndpointBody,
+          response: {
+            201: dataOf(CreatedWebhookEndpointResource),
+            400: ErrorEnvelope.describe('invalid_request naming url, events or description.'),
+            409: ErrorEnvelope.describe('conflict: the organisation has 20 endpoints already.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { endpoint, secret } = await createWebhookEndpoint(
+          deps.db,
+          organisationOf(request),
+          request.body,
+          deps.webhookDestinations,
+          deps.clock.nowMs(),
+        );
+        return reply.code(201).send({ data: { ...presentWebhookEndpoint(endpoint), secret } });
+      },
+    );
+
+    app.get(
+      '/webhook-endpoints',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'listWebhookEndpoints',
+          summary: "The organisation's webhook endpoints, the newest first (at most 20, one page)",
+          querystring: NoQuery,
+          response: {
+            200: listOf(WebhookEndpointResource, 'Every endpoint, enabled or disabled.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const endpoints = await listWebhookEndpoints(deps.db, organisationOf(request));
+        return { data: endpoints.map(presentWebhookEndpoint) };
+      },
+    );
+
+    app.get(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'getWebhookEndpoint',
+          summary: 'One webhook endpoint (its secret is never shown again)',
+          params: WebhookEndpointParams,
+          querystring: NoQuery,
+          response: {
+            200: dataOf(WebhookEndpointResource),
+            400: BAD_ID,
+            404: NOT_FOUND,
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const endpoint = await getWebhookEndpoint(deps.db, organisationOf(request), request.params.id);
+        return { data: presentWebhookEndpoint(endpoint) };
+      },
+    );
+
+    app.delete(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'deleteWebhookEndpoint',
+          summary: 'Delete an endpoint: nothing more is sent to it, and its deliveries go with it',
+          params: WebhookEndpointParams,
+          querystring: NoQuery,
+          response: {
+            204: z.null().describe('Deleted.'),
+            400: BAD_ID,
+            404: NOT_FOUND,
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request, reply) => {
+        await deleteWebhookEndpoint(deps.db, organisationOf(request), request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/webhook-endpoints/:id/test',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'sendWebhookTestEvent',
+          summary: 'Send a webhook.test event to this endpoint, signed and delivered like any other',
+          params: WebhookEndpointParams,
+          querystring: NoQuery,
+          response: {
+            202: dataOf(
+              z.object({ event_id: z.string().describe('The test event: find it in the deliveries.') }),
+            ).describe('Queued: the delivery worker sends it within a second.'),
+            400: BAD_ID,
+            404: NOT_FOUND,
+            409: ErrorEnvelope.describe('conflict: the endpoint is disabled.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { eventId } = await sendTestEvent(
+          deps.db,
+          organisationOf(request),
+          request.params.id,
+          deps.clock.nowMs(),
+        );
+        return reply.code(202).send({ data: { event_id: eventId } });
+      },
+    );
+
+    app.get(
+      '/webhook-endpoints/:id/deliveries',
+      {
+        schema: {
+          tags: TAGS,
+          operationId: 'listWebhookDeliveries',
+          summary: "The endpoint's deliveries, the latest first: status, attempts, response code and time",
+          params: WebhookEndpointParams,
+          querystring: PageQuery,
+          response: {
+            200: listOf(WebhookDeliveryResource, 'A page of deliveries.'),
+            400: BAD_ID,
+            404: NOT_FOUND,
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const organisationId = organisationOf(request);
+        const cursors = new CursorCodec(await secrets.of(organisationId));
+        const listing = `webhook-deliveries:${request.params.id.toLowerCase()}`;
+        const now = deps.clock.nowMs();
+        const beforeSeq = request.query.cursor
+          ? cursors.decode(`${organisationId}:${listing}`, request.query.cursor, now, isSeq)
+          : null;
+        const page = await listDeliveries(deps.db, organisationId, request.params.id, {
+          beforeSeq,
+          limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
+        });
+        const data = page.items.map(presentWebhookDelivery);
+        return page.next === null
+          ? { data }
+          : { data, next_cursor: cursors.encode(`${organisationId}:${listing}`, page.next, now) };
+      },
+    );
+  };
+}
+
+function isSeq(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}

@@ -1,0 +1,261 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
+import { deliverAllDueWebhooks, type WebhookDelivery } from '../../src/app/webhooks/delivery.ts';
+import { httpSender } from '../../src/app/webhooks/sender.ts';
+import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+
+/**
+ * Webhooks through their real interfaces (design.md 9.2): endpoints managed over REST, events
+ * written by the changes themselves, delivered over HTTP to a local receiver that verifies each
+ * signature, on the retry schedule of an injected clock.
+ */
+const LOOPBACK_ALLOWED = { allowInsecure: true, allowPrivateNetworks: false };
+
+let t: TestApp;
+let ids: CatalogueIds;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+const sender = httpSender(LOOPBACK_ALLOWED, 2_000);
+
+beforeAll(async () => {
+  t = await startTestApp({ webhookDestinations: LOOPBACK_ALLOWED });
+  ids = await catalogueIds(t.database.db);
+  receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+});
+afterAll(async () => {
+  sender.close();
+  await receiver.close();
+  await t.close();
+});
+
+const delivery = (): WebhookDelivery => ({ db: t.database.db, clock: t.clock, sender });
+const deliver = () => deliverAllDueWebhooks(delivery());
+
+async function subscribe(events: string[], url = receiver.url) {
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    payload: { url, events },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const endpoint = response.json().data;
+  receiver.state.secret = endpoint.secret;
+  return endpoint as { id: string; secret: string; status: string };
+}
+
+async function unsubscribeAll() {
+  const list = await t.request({ method: 'GET', url: '/v1/webhook-endpoints' });
+  for (const endpoint of list.json().data) {
+    await t.request({ method: 'DELETE', url: `/v1/webhook-endpoints/${endpoint.id}` });
+  }
+}
+
+async function book(startsAt: string, service = 'cut'): Promise<string> {
+  const response = await postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services[service]],
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json().data.reference;
+}
+
+beforeEach(() => {
+  t.clock.set(TEST_START);
+  receiver.received.length = 0;
+  receiver.state.answers = [];
+  receiver.state.fallback = 200;
+});
+afterEach(unsubscribeAll);
+
+describe('endpoints over REST', () => {
+  it('shows the secret once, lists and deletes, and needs a read_write key even to read', async () => {
+    const created = await subscribe(['booking.created']);
+    expect(created.secret).toMatch(/^whsec_/);
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${created.id}` });
+    expect(got.statusCode).toBe(200);
+    expect(got.json().data).not.toHaveProperty('secret');
+    expect(got.json().data).toMatchObject({
+      url: receiver.url,
+      events: ['booking.created'],
+      status: 'enabled',
+    });
+    const readOnly = await t.request({ method: 'GET', url: '/v1/webhook-endpoints', key: t.keys.read });
+    expect(readOnly.statusCode).toBe(403);
+    const deleted = await t.request({ method: 'DELETE', url: `/v1/webhook-endpoints/${created.id}` });
+    expect(deleted.statusCode).toBe(204);
+    const gone = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${created.id}` });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().error.code).toBe('not_found');
+  });
+
+  it.each([
+    ['plain http to a public host', 'http://hooks.example.com/in'],
+    ['a private address', 'https://10.1.2.3/in'],
+    ['a link-local address', 'https://[fe80::1]/in'],
+    ['the cloud metadata address', 'https://169.254.169.254/latest'],
+    ['an IPv4-mapped private address', 'https://[::ffff:192.168.1.1]/in'],
+    ['credentials in the URL', 'https://user:pass@hooks.example.com/in'],
+    ['not a URL', 'hooks.example.com'],
+  ])('refuses %s with a reason naming url', async (_what, url) => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url, events: ['booking.created'] },
+    });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
+  });
+
+  it('refuses an unknown event type', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: receiver.url, events: ['booking.updated'] },
+    });
+    expect(response.statusCode).toBe(400);
+  });
+});
+
+describe('delivery', () => {
+  it('POSTs the full Booking after each change, signed, with the contract headers, in order', async () => {
+    await subscribe(['booking.created', 'booking.cancelled', 'booking.rescheduled']);
+    const reference = await book('2026-11-24T10:00:00+00:00');
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: '2026-11-24T11:00:00+00:00' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(await deliver()).toMatchObject({ succeeded: 3, retried: 0, failed: 0 });
+
+    expect(receiver.received.map((r) => r.json.type)).toEqual([
+      'booking.created',
+      'booking.rescheduled',
+      'booking.cancelled',
+    ]);
+    const [created, rescheduled, gone] = receiver.received;
+    for (const r of receiver.received) {
+      expect(r.signed).toBe(true);
+      expect(r.headers['booking-event-id']).toBe(r.json.id);
+      expect(r.headers['booking-event-type']).toBe(r.json.type);
+      expect(r.headers['booking-delivery-attempt']).toBe('1');
+      expect(r.json.organisation).toBe('acme-hair');
+      expect(r.json.data.reference).toBe(reference);
+    }
+    expect(created!.json.data).toMatchObject({ status: 'confirmed', starts_at: '2026-11-24T10:00:00+00:00' });
+    expect(rescheduled!.json.data).toMatchObject({ starts_at: '2026-11-24T11:00:00+00:00' });
+    expect(gone!.json.data).toMatchObject({ status: 'cancelled' });
+    // The data is the REST resource as a read_write key reads it, capability links aside.
+    const read = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+    expect(gone!.json.data).toEqual({ ...read.json().data, booking_page_url: null, payment_url: null });
+    expect(new Set(receiver.received.map((r) => r.json.id)).size).toBe(3);
+  });
+
+  it('writes nothing for an event nobody subscribes to', async () => {
+    await subscribe(['booking.cancelled']);
+    await book('2026-11-24T13:00:00+00:00');
+    expect(await deliver()).toMatchObject({ succeeded: 0 });
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('retries a failure after 1, 2, 4 minutes, holding the booking’s later events back meanwhile', async () => {
+    const endpoint = await subscribe(['booking.created', 'booking.cancelled']);
+    receiver.state.answers = [500, 503];
+    const reference = await book('2026-11-24T14:00:00+00:00');
+    await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+    expect(await deliver()).toMatchObject({ succeeded: 0, retried: 1 });
+    // The cancellation waits behind the creation it follows.
+    expect(receiver.received.map((r) => r.json.type)).toEqual(['booking.created']);
+    t.clock.advance({ seconds: 59 });
+    expect(await deliver()).toMatchObject({ succeeded: 0, retried: 0 });
+    t.clock.advance({ seconds: 1 });
+    expect(await deliver()).toMatchObject({ retried: 1 });
+    t.clock.advance({ minutes: 2 });
+    expect(await deliver()).toMatchObject({ succeeded: 2 });
+    expect(
+      receiver.received.map((r) => `${r.json.type}#${r.headers['booking-delivery-attempt']}:${r.answered}`),
+    ).toEqual([
+      'booking.created#1:500',
+      'booking.created#2:503',
+      'booking.created#3:200',
+      'booking.cancelled#1:200',
+    ]);
+    const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+    expect(log.statusCode).toBe(200);
+    expect(
+      log
+        .json()
+        .data.map((d: { event_type: string; status: string; attempt: number; response_code: number }) => [
+          d.event_type,
+          d.status,
+          d.attempt,
+          d.response_code,
+        ]),
+    ).toEqual([
+      ['booking.cancelled', 'succeeded', 1, 200],
+      ['booking.created', 'succeeded', 3, 200],
+    ]);
+  });
+
+  it('disables an endpoint that answers 410 Gone at once', async () => {
+    const endpoint = await subscribe(['booking.created']);
+    receiver.state.fallback = 410;
+    await book('2026-11-24T15:00:00+00:00');
+    expect(await deliver()).toMatchObject({ failed: 1 });
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+    expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
+    await book('2026-11-24T16:00:00+00:00');
+    expect(await deliver()).toMatchObject({ succeeded: 0, failed: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('gives up after 72 hours, and disables an endpoint failing for 3 days', async () => {
+    const endpoint = await subscribe(['booking.created']);
+    receiver.state.fallback = 500;
+    await book('2026-11-25T10:00:00+00:00');
+    let attempts = 0;
+    for (let hour = 0; hour <= 73; hour++) {
+      const counts = await deliver();
+      attempts += counts.retried + counts.failed;
+      t.clock.advance({ minutes: 60 });
+    }
+    // 0, 1, 3, 7, 15, 31, 63 minutes, then hourly to 72 hours: the clock here steps an hour at a time.
+    expect(attempts).toBeGreaterThan(60);
+    const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+    expect(log.json().data[0]).toMatchObject({ status: 'failed', response_code: 500, next_attempt_at: null });
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+    expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+  });
+
+  it('sends a test event on request, to that endpoint alone', async () => {
+    const endpoint = await subscribe(['booking.no_show']);
+    const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+    expect(sent.statusCode, sent.body).toBe(202);
+    await deliver();
+    expect(receiver.received.map((r) => [r.json.type, r.json.id, r.signed])).toEqual([
+      ['webhook.test', sent.json().data.event_id, true],
+    ]);
+  });
+
+  it('tells of a hold the sweeper expired', async () => {
+    await subscribe(['booking.created', 'booking.expired']);
+    const reference = await book('2026-11-30T10:00:00+00:00', 'colour');
+    t.clock.advance({ hours: 2 });
+    await expireLapsedHolds(t.database.db, t.clock.nowMs());
+    await deliver();
+    expect(receiver.received.map((r) => [r.json.type, r.json.data.status])).toEqual([
+      ['booking.created', 'pending_payment'],
+      ['booking.expired', 'expired'],
+    ]);
+    expect(receiver.received[1]!.json.data.reference).toBe(reference);
+  });
+});
