@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { responseHeaders, responsesEveryOperationMayGive } from './openapi-responses.ts';
+import { webhookOperations } from './openapi-webhooks.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
@@ -35,7 +36,12 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
     },
     transform: jsonSchemaTransform,
     transformObject: (input) =>
-      completed(withoutUnusedSchemas(jsonSchemaTransformObject(input) as OpenApiDocument)),
+      completed(
+        withoutUnusedSchemas({
+          ...(jsonSchemaTransformObject(input) as OpenApiDocument),
+          webhooks: webhookOperations(),
+        }),
+      ),
   });
 }
 
@@ -84,7 +90,7 @@ function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
   const schemas = document.components?.schemas;
   if (!schemas) return document;
   const used = new Set<string>();
-  const pending = [JSON.stringify(document.paths ?? {})];
+  const pending = [JSON.stringify(document.paths ?? {}), JSON.stringify(document.webhooks ?? {})];
   while (pending.length > 0) {
     for (const [, name] of pending.pop()!.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
       if (name && !used.has(name) && schemas[name]) {

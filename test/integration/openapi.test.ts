@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/domain/errors.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -69,6 +70,10 @@ describe('the OpenAPI document', () => {
       '/v1/locations/{slug}/services',
       '/v1/locations/{slug}/staff',
       '/v1/messages',
+      '/v1/webhook-endpoints',
+      '/v1/webhook-endpoints/{id}',
+      '/v1/webhook-endpoints/{id}/deliveries',
+      '/v1/webhook-endpoints/{id}/test',
     ]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
@@ -88,6 +93,26 @@ describe('the OpenAPI document', () => {
         }
       }
     }
+  });
+
+  it('describes each webhook event under the top-level webhooks, its data the REST resource', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the served document, read as JSON.
+    const webhooks = (doc as unknown as { webhooks: Record<string, { post: Record<string, any> }> }).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES, 'webhook.test'].sort());
+    const created = webhooks['booking.created']!.post;
+    expect(created.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'Booking-Event-Id',
+      'Booking-Event-Type',
+      'Booking-Delivery-Attempt',
+      'Booking-Signature',
+    ]);
+    const body = created.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['id', 'type', 'created_at', 'organisation', 'data']);
+    expect(body.properties.data.$ref).toBe('#/components/schemas/Booking');
+    expect(
+      webhooks['client.created']!.post.requestBody.content['application/json'].schema.properties.data.$ref,
+    ).toBe('#/components/schemas/Client');
+    expect(doc.components.schemas).toHaveProperty('Message');
   });
 
   it('lists every error code in the Error schema', () => {

@@ -91,6 +91,7 @@ export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): Fa
           querystring: NoQuery,
           response: {
             200: listOf(WebhookEndpointResource, 'Every endpoint, enabled or disabled.'),
+            400: ErrorEnvelope.describe('invalid_request: a query parameter (this endpoint takes none).'),
             ...AUTHENTICATED_ERRORS,
           },
         },
