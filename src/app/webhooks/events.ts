@@ -29,18 +29,13 @@ interface Subscriptions {
   endpoints: { id: string; events: ReadonlySet<string> }[];
 }
 
-async function subscriptionsOf(
-  trx: Db,
-  organisationId: string,
-  catalogueVersion?: number,
-): Promise<Subscriptions> {
-  let version = catalogueVersion;
-  if (version === undefined) {
-    const organisation = await findOrganisationById(trx, organisationId);
-    if (!organisation) return { slug: '', endpoints: [] };
-    version = organisation.catalogue_version;
-  }
-  return readCatalogue(trx, organisationId, version, 'webhook-endpoints', async () => {
+/**
+ * The organisation's slug and enabled endpoints. Cached only under a catalogue_version the caller read
+ * before its transaction (committed); without one, read afresh: a version read inside a transaction
+ * that changes the catalogue (an import) may never commit, and must not name a cache entry.
+ */
+async function subscriptionsOf(trx: Db, organisationId: string, catalogueVersion?: number): Promise<Subscriptions> {
+  return readCatalogue(trx, organisationId, catalogueVersion, 'webhook-endpoints', async () => {
     const [organisation, endpoints] = await Promise.all([
       findOrganisationById(trx, organisationId),
       enabledEndpointsOf(trx, organisationId),
