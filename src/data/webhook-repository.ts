@@ -333,3 +333,37 @@ export async function countDueDeliveries(db: Db, now: number): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * Forgets deliveries that ended (succeeded or failed) before `before`, at most `limit` of them, and
+ * events left with no delivery; how many deliveries went. In batches, so that one call never holds
+ * the write lock for long.
+ */
+export async function pruneWebhookHistory(db: Db, before: number, limit: number): Promise<number> {
+  const ended = await db
+    .deleteFrom('webhook_deliveries')
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('seq')
+        .where('status', '!=', PENDING)
+        .where('created_at', '<', before)
+        .orderBy('seq')
+        .limit(literalLimit(limit)),
+    )
+    .executeTakeFirst();
+  await db
+    .deleteFrom('webhook_events')
+    .where('created_at', '<', before)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.seq')
+            .whereRef('d.event_seq', '=', 'webhook_events.seq'),
+        ),
+      ),
+    )
+    .execute();
+  return Number(ended.numDeletedRows);
+}

@@ -1,6 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
-import { deliverAllDueWebhooks, type WebhookDelivery } from '../../src/app/webhooks/delivery.ts';
+import {
+  deliverAllDueWebhooks,
+  pruneDeliveredWebhooks,
+  type WebhookDelivery,
+} from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
@@ -244,6 +248,20 @@ describe('delivery', () => {
     expect(receiver.received.map((r) => [r.json.type, r.json.id, r.signed])).toEqual([
       ['webhook.test', sent.json().data.event_id, true],
     ]);
+  });
+
+  it('keeps the deliveries log for 30 days, then forgets what ended (never what is still to go)', async () => {
+    const endpoint = await subscribe(['booking.created']);
+    await book('2026-11-24T09:00:00+00:00');
+    await deliver();
+    receiver.state.fallback = 500;
+    await book('2026-11-24T12:00:00+00:00');
+    t.clock.advance({ days: 29 });
+    expect(await pruneDeliveredWebhooks(t.database.db, t.clock.nowMs())).toBe(0);
+    t.clock.advance({ days: 2 });
+    expect(await pruneDeliveredWebhooks(t.database.db, t.clock.nowMs())).toBe(1);
+    const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+    expect(log.json().data.map((d: { status: string }) => d.status)).toEqual(['pending']);
   });
 
   it('tells of a hold the sweeper expired', async () => {

@@ -8,6 +8,7 @@ import {
   type DeliveryOutcome,
   disableEndpoint,
   markFailing,
+  pruneWebhookHistory,
   settleDelivery,
 } from '../../data/webhook-repository.ts';
 import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
@@ -179,9 +180,26 @@ export async function deliverAllDueWebhooks(delivery: WebhookDelivery): Promise<
   }
 }
 
+/** How long the deliveries log keeps what ended: long enough to look back on a month's deliveries. */
+export const WEBHOOK_HISTORY_MS = 30 * 24 * 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1_000;
+
+/** Forgets deliveries that ended more than WEBHOOK_HISTORY_MS ago, and their events, batch by batch. */
+export async function pruneDeliveredWebhooks(db: Db, now: number): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const batch = await writeTransaction(db, (trx) =>
+      pruneWebhookHistory(trx, now - WEBHOOK_HISTORY_MS, PRUNE_BATCH),
+    );
+    pruned += batch;
+    if (batch < PRUNE_BATCH) return pruned;
+  }
+}
+
 /**
  * Runs deliverDueWebhooks every `intervalMs` (at once again after a full batch) until stopped; a
- * failure is reported, never fatal. The short interval is what keeps an event's delay under a
+ * failure is reported, never fatal; once an hour it also forgets what ended a month ago. The short interval is what keeps an event's delay under a
  * second; a pass that finds nothing due costs one indexed statement. The returned stop waits for the
  * batch in progress.
  */
@@ -192,7 +210,13 @@ export function startWebhookWorker(
 ): () => Promise<void> {
   let running: Promise<void> | null = null;
   let stopped = false;
+  let prunedAt = Number.NEGATIVE_INFINITY;
   const pass = async () => {
+    const now = delivery.clock.nowMs();
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now;
+      await pruneDeliveredWebhooks(delivery.db, now);
+    }
     for (;;) {
       const counts = await deliverDueWebhooks(delivery);
       const handled = counts.succeeded + counts.retried + counts.failed;

@@ -34,7 +34,11 @@ interface Subscriptions {
  * before its transaction (committed); without one, read afresh: a version read inside a transaction
  * that changes the catalogue (an import) may never commit, and must not name a cache entry.
  */
-async function subscriptionsOf(trx: Db, organisationId: string, catalogueVersion?: number): Promise<Subscriptions> {
+async function subscriptionsOf(
+  trx: Db,
+  organisationId: string,
+  catalogueVersion?: number,
+): Promise<Subscriptions> {
   return readCatalogue(trx, organisationId, catalogueVersion, 'webhook-endpoints', async () => {
     const [organisation, endpoints] = await Promise.all([
       findOrganisationById(trx, organisationId),
