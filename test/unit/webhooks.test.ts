@@ -137,6 +137,8 @@ describe('where deliveries may go', () => {
     expect(await refusal('https://localhost/hook')).toMatch(/this machine/);
     expect(await refusal('https://[::ffff:169.254.169.254]/')).toMatch(/metadata/);
     expect(await refusal('ftp://8.8.8.8/')).toMatch(/https/);
+    expect(await refusal('https://8.8.8.8/x\nhttps://8.8.4.4/y')).toMatch(/one address/);
+    expect(await refusal('https://8.8.8.8/a\tb')).toMatch(/one address/);
   });
 });
 

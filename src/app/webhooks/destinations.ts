@@ -137,6 +137,9 @@ function isLoopbackName(host: string): boolean {
  */
 export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): Promise<string> {
   const refuse = (why: string) => new AppError('invalid_request', `url ${why}.`, 'url');
+  // The URL parser drops tabs and line breaks silently: two addresses would be glued into one.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw refuse('must be one address, without spaces or line breaks');
   let url: URL;
   try {
     url = new URL(raw);
