@@ -26,8 +26,17 @@ import {
   payDepositByStaff,
   waiveFee,
 } from '../../app/staff-actions.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listDeliveries,
+  listWebhookEndpoints,
+  sendTestEvent,
+} from '../../app/webhooks/endpoints.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
+import { AppError } from '../../domain/errors.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
@@ -49,6 +58,14 @@ import {
   safeNext,
   setSessionCookie,
 } from './session.ts';
+import {
+  deleteWebhookBody,
+  deliveriesBody,
+  type EndpointForm,
+  type WebhookDone,
+  webhookBase,
+  webhooksBody,
+} from './webhooks-page.ts';
 
 /**
  * The staff console at /console (design.md 8.4): server-rendered pages for the front desk, signed in
@@ -58,6 +75,9 @@ import {
 type Handler = (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) => Promise<unknown>;
 
 const FORM_LIMIT_BYTES = 16 * 1024;
+
+/** Deliveries on one page of an endpoint's log. */
+const DELIVERIES_PAGE_SIZE = 25;
 
 /** The title of a refusal's page by status; "Something went wrong" is kept for faults. */
 const ERROR_TITLES: Record<number, string> = {
@@ -473,6 +493,111 @@ export function consoleRoutes(deps: AppDeps) {
       await revokeApiKey(deps.db, (request.params as { id: string }).id, now(), session.organisation.id);
       return redirect(reply, '/console/keys');
     });
+
+    const webhooksPage = async (
+      reply: FastifyReply,
+      session: ConsoleSession,
+      shown: {
+        form?: EndpointForm;
+        created?: { url: string; secret: string };
+        done?: string | undefined;
+      } = {},
+    ) => {
+      const endpoints = await listWebhookEndpoints(deps.db, session.organisation.id);
+      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      return send(
+        reply,
+        shell(session, 'Webhooks', 'webhooks'),
+        webhooksBody({ endpoints, f, csrf: session.csrfToken, ...shown }),
+      );
+    };
+
+    get('/console/webhooks', async (request, reply, session) => {
+      requireWebhookManager(session);
+      return webhooksPage(reply, session, { done: (request.query as { done?: string }).done });
+    });
+
+    post('/console/webhooks', async (_request, reply, session, form) => {
+      requireWebhookManager(session);
+      const typed = {
+        url: form.url ?? '',
+        description: form.description ?? '',
+        // Ticked boxes come as one field, a newline between them (page-fields.ts).
+        events: (form.events ?? '').split('\n').filter(Boolean),
+      };
+      try {
+        // A doubled url field arrives joined by a newline, which URL parsing would silently drop,
+        // gluing two addresses into one.
+        if (typed.url.includes('\n'))
+          throw new AppError('invalid_request', 'url must be one address.', 'url');
+        const { endpoint, secret } = await createWebhookEndpoint(
+          deps.db,
+          session.organisation.id,
+          typed,
+          deps.webhookDestinations,
+          now(),
+        );
+        // The secret is in this one answer only (no redirect that would need to carry it), as a new key.
+        return webhooksPage(reply.code(201), session, { created: { url: endpoint.url, secret } });
+      } catch (error) {
+        // A refused URL, no events, or the organisation's 20 already there: said on the form, the
+        // typed values kept; anything else is the error page's.
+        if (!(error instanceof AppError) || (error.code !== 'invalid_request' && error.code !== 'conflict')) {
+          throw error;
+        }
+        return webhooksPage(reply.code(error.status), session, {
+          form: { ...typed, error: { message: error.message, param: error.param } },
+        });
+      }
+    });
+
+    get('/console/webhooks/:id/delete', async (request, reply, session) => {
+      requireWebhookManager(session);
+      const endpoint = await getWebhookEndpoint(deps.db, session.organisation.id, endpointIdOf(request));
+      return send(
+        reply,
+        shell(session, 'Delete webhook endpoint', 'webhooks'),
+        deleteWebhookBody(endpoint, session.csrfToken),
+      );
+    });
+
+    post('/console/webhooks/:id/delete', async (request, reply, session) => {
+      requireWebhookManager(session);
+      await deleteWebhookEndpoint(deps.db, session.organisation.id, endpointIdOf(request));
+      return redirect(reply, `/console/webhooks?done=${'deleted' satisfies WebhookDone}`);
+    });
+
+    post('/console/webhooks/:id/test', async (request, reply, session) => {
+      requireWebhookManager(session);
+      const id = endpointIdOf(request);
+      await sendTestEvent(deps.db, session.organisation.id, id, now());
+      return redirect(reply, `${webhookBase(id)}/deliveries?done=${'test_sent' satisfies WebhookDone}`);
+    });
+
+    get('/console/webhooks/:id/deliveries', async (request, reply, session) => {
+      requireWebhookManager(session);
+      const query = request.query as { before?: string; done?: string };
+      const beforeSeq = beforeOf(query.before);
+      const endpoint = await getWebhookEndpoint(deps.db, session.organisation.id, endpointIdOf(request));
+      const deliveries = await listDeliveries(deps.db, session.organisation.id, endpoint.id, {
+        beforeSeq,
+        limit: DELIVERIES_PAGE_SIZE,
+      });
+      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      return send(
+        reply,
+        shell(session, 'Webhook deliveries', 'webhooks'),
+        deliveriesBody({
+          endpoint,
+          deliveries: deliveries.items,
+          older: deliveries.next,
+          paged: beforeSeq !== null,
+          f,
+          csrf: session.csrfToken,
+          done: query.done,
+        }),
+      );
+    });
   };
 }
 
@@ -496,6 +621,35 @@ function requireKeyManager(session: ConsoleSession): void {
   if (!canManageKeys(session.user.role)) {
     throw new ConsoleRefusal(403, 'Not allowed', 'Only owners and admins manage API keys.');
   }
+}
+
+function requireWebhookManager(session: ConsoleSession): void {
+  if (!canManageKeys(session.user.role)) {
+    throw new ConsoleRefusal(403, 'Not allowed', 'Only owners and admins manage webhooks.');
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The endpoint id in the path; anything but a UUID is no endpoint (and never reaches a query). */
+function endpointIdOf(request: FastifyRequest): string {
+  const { id } = request.params as { id: string };
+  if (!UUID.test(id)) throw new AppError('not_found', 'No webhook endpoint has this id.', 'id');
+  return id;
+}
+
+/** The deliveries page's `before` (an "Older deliveries" link's delivery number), or null for the latest. */
+function beforeOf(before: string | undefined): number | null {
+  if (before === undefined || before === '') return null;
+  const seq = /^[1-9][0-9]{0,15}$/.test(before) ? Number(before) : Number.NaN;
+  if (!Number.isSafeInteger(seq)) {
+    throw new ConsoleRefusal(
+      400,
+      'Please check',
+      'This page of deliveries does not exist: start from the latest.',
+    );
+  }
+  return seq;
 }
 
 /** The posted form (page-fields.ts made it text fields); none posted: no fields. */

@@ -12,7 +12,8 @@ export interface Shell {
   /** The signed-in person, for the header and the sign-out form; absent on the sign-in page. */
   session?: { email: string; role: string; organisationName: string; csrfToken: string };
   /** Which item of the navigation is current. */
-  current?: 'diary' | 'book' | 'clients' | 'messages' | 'outbox' | 'keys';
+  current?: 'diary' | 'book' | 'clients' | 'messages' | 'outbox' | 'keys' | 'webhooks';
+  /** Owners and admins: the API keys and webhooks pages are theirs (canManageKeys). */
   canManageKeys?: boolean;
 }
 
@@ -49,6 +50,7 @@ ${item('clients', '/console/clients', 'Clients')}
 ${item('messages', '/console/messages', 'Messages')}
 ${item('outbox', '/console/outbox', 'Outbox')}
 ${shell.canManageKeys ? item('keys', '/console/keys', 'API keys') : ''}
+${shell.canManageKeys ? item('webhooks', '/console/webhooks', 'Webhooks') : ''}
 </ul>
 </nav>
 <div class="who"><span>${esc(s.email)} (${esc(s.role)}) · ${esc(s.organisationName)}</span>
@@ -140,7 +142,7 @@ const STYLE = [
   '.who{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;font-size:.85rem}',
   'main{padding:1rem;max-width:100%}h1{font-size:1.35rem;margin:.2rem 0 .8rem}',
   'form.inline{display:inline}fieldset{border:1px solid #ccc;margin:0 0 1rem}',
-  'label{display:block;margin:.4rem 0 .1rem;font-weight:600}',
+  'label{display:block;margin:.4rem 0 .1rem;font-weight:600}label.check{font-weight:400}',
   'input,select,textarea{font:inherit;padding:.4rem;max-width:100%}',
   'button{font:inherit;padding:.4rem .9rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer;margin:.15rem 0}',
   'button.primary{background:#0b5394;color:#fff}button.secondary{background:#fff;color:#0b5394}',
