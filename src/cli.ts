@@ -15,6 +15,7 @@ import { addOperationsCommands } from './cli/operations-commands.ts';
 import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { CommandError, err, out } from './cli/output.ts';
 import { addUsersCommands } from './cli/users-commands.ts';
+import { addWebhooksCommands } from './cli/webhooks-commands.ts';
 import type { Db } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
@@ -113,6 +114,7 @@ addBookingCommands(program, withDb);
 addMessagesCommands(program, withDb);
 addOutboxCommands(program, withDb);
 addUsersCommands(program, withDb);
+addWebhooksCommands(program, withDb);
 addOperationsCommands(program);
 
 /**
