@@ -226,14 +226,26 @@ describe('delivery', () => {
     const endpoint = await subscribe(['booking.created']);
     receiver.state.fallback = 500;
     await book('2026-11-25T10:00:00+00:00');
-    let attempts = 0;
-    for (let hour = 0; hour <= 73; hour++) {
+    const created = t.clock.nowMs();
+    const tried: number[] = [];
+    // Each attempt at the time the log names: 0, 1, 3, 7, 15, 31, 63 minutes, then hourly within 72 hours.
+    for (;;) {
       const counts = await deliver();
-      attempts += counts.retried + counts.failed;
-      t.clock.advance({ minutes: 60 });
+      expect(counts.retried + counts.failed).toBe(1);
+      tried.push((t.clock.nowMs() - created) / 60_000);
+      if (counts.failed > 0) break;
+      const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+      t.clock.set(log.json().data[0].next_attempt_at);
+      if (tried.length <= 7) {
+        // Not a moment before.
+        t.clock.advance({ milliseconds: -1 });
+        expect(await deliver()).toMatchObject({ retried: 0, failed: 0 });
+        t.clock.advance({ milliseconds: 1 });
+      }
     }
-    // 0, 1, 3, 7, 15, 31, 63 minutes, then hourly to 72 hours: the clock here steps an hour at a time.
-    expect(attempts).toBeGreaterThan(60);
+    expect(tried.slice(0, 8)).toEqual([0, 1, 3, 7, 15, 31, 63, 123]);
+    expect(tried).toHaveLength(7 + Math.floor((72 * 60 - 63) / 60));
+    expect(tried[tried.length - 1]).toBeLessThanOrEqual(72 * 60);
     const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
     expect(log.json().data[0]).toMatchObject({ status: 'failed', response_code: 500, next_attempt_at: null });
     const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });

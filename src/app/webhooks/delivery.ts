@@ -122,7 +122,12 @@ async function deliverOne(
     }
     const next = nextAttemptAt(row.event_created_at, row.attempts, at, unitMs);
     const failingSince = await markFailing(trx, row.organisation_id, row.endpoint_id, at);
-    const disable = failingSince !== null && failedTooLong(failingSince, at, unitMs);
+    // Failing for 3 days: counted from the first failure since the last success, or, for an event
+    // whose every attempt of its 72 hours failed (the schedule's last try comes a little before the
+    // 72nd hour), from that event on.
+    const disable =
+      failingSince !== null &&
+      (failedTooLong(failingSince, at, unitMs) || (next === null && failingSince <= row.event_created_at));
     const final = next === null || disable;
     const settled = await settleDelivery(
       trx,
