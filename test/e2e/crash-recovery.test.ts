@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { IntegrityReport } from '../../src/data/integrity-check.ts';
 import {
   type CrashScenarioReport,
@@ -9,6 +9,7 @@ import {
   runCrashScenario,
 } from '../helpers/crash-scenario.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
  * kill -9 in the middle of a booking load: every 201 survives intact, nothing is half written, retries
@@ -18,12 +19,47 @@ import { onPostgres } from '../helpers/temp-database.ts';
  * kills the server at another moment of the load. In the first, the client reads whatever answers
  * still reach it; in the others it abandons its outstanding requests at the kill, so requests the
  * server committed just before dying are among the unknown ones and must be settled from the store.
+ * With a webhook endpoint subscribed to booking.created, the database holds one such event per
+ * booking and none without one, and (first round) the receiver gets every booking that must exist,
+ * those the killed server was sending included (design.md 9.2: never lost on a crash).
  */
 const ROUNDS = [
   { killAfterCreated: 300, clients: 24, abandonInFlight: false },
   { killAfterCreated: 400, clients: 32, abandonInFlight: true },
   { killAfterCreated: 500, clients: 16, abandonInFlight: true },
 ];
+
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+/**
+ * The receiver, for one round: what it took before is forgotten, and it verifies the round's secret.
+ * Waiting for every delivery can cost the round the 30 s lease of what the killed server was sending:
+ * once is enough.
+ */
+function webhooksOfRound(awaitDelivery: boolean) {
+  receiver.received.length = 0;
+  return {
+    url: receiver.url,
+    onSecret: (secret: string) => {
+      receiver.state.secret = secret;
+    },
+    createdReferences: awaitDelivery
+      ? () =>
+          new Set(
+            receiver
+              .ofType('booking.created')
+              .filter((r) => r.signed && r.answered === 200)
+              .map((r) => String(r.json.data.reference)),
+          )
+      : undefined,
+  };
+}
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -59,6 +95,9 @@ function expectKeptEveryPromise(report: CrashScenarioReport, round: (typeof ROUN
   expect(report.integrity.ok).toBe(true);
   expect(report.integrity.bookings).toBe(report.keysWith201);
   expect(report.integrity.liveBookings).toBe(report.keysWith201);
+  // Each booking's booking.created was written with it (and, when awaited, delivered).
+  expect(report.webhooks?.events).toBe(report.keysWith201);
+  if (report.webhooks?.undelivered !== null) expect(report.webhooks?.undelivered).toBe(0);
 }
 
 function brokenInvariants(report: IntegrityReport) {
@@ -75,13 +114,19 @@ describe('crash recovery', () => {
       for (const round of ROUNDS) {
         const dir = mkdtempSync(path.join(tmpdir(), 'booking-crash-'));
         dirs.push(dir);
-        const report = await runCrashScenario({ dir, prepared, ...round });
+        const webhooks = webhooksOfRound(round === ROUNDS[0]);
+        const report = await runCrashScenario({ dir, prepared, ...round, webhooks });
         const { integrity, integrityAfterRecovery, problems, ...figures } = report;
-        console.info(`crash round ${JSON.stringify(round)}: ${JSON.stringify(figures)}`);
+        // Sent more than once: what the killed server was sending, sent again after its lease lapsed.
+        const ids = receiver.received.map((r) => r.json.id);
+        const resent = ids.length - new Set(ids).size;
+        console.info(
+          `crash round ${JSON.stringify(round)}: ${JSON.stringify(figures)}, webhook requests ${ids.length}, resent ${resent}`,
+        );
         expectKeptEveryPromise(report, round);
       }
     } finally {
       await prepared.drop();
     }
-  }, 120_000);
+  }, 180_000);
 });

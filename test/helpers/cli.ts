@@ -68,6 +68,8 @@ export function linkDependencies(project: string): string {
 export interface RunningServer {
   url: string;
   stdout: () => string;
+  /** Its log lines (JSON, one a line), as far as they came. */
+  stderr: () => string;
   process: ChildProcess;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -102,6 +104,7 @@ export function startServer(
         resolve({
           url: match[1]!,
           stdout: () => stdout,
+          stderr: () => stderr,
           process: child,
           stop: async (signal = 'SIGTERM') => {
             child.kill(signal);

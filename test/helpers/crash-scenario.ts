@@ -50,6 +50,23 @@ export interface CrashScenarioOptions {
   prepared?: PreparedDatabase;
   /** Where the round's database is made; by default, where the test run's databases are. */
   databases?: CrashDatabases;
+  /**
+   * A webhook receiver: before the load, an endpoint subscribed to booking.created is made for it
+   * (the servers allow loopback endpoints), and once everything settled the database must hold one
+   * booking.created per booking and none without one: the event commits with its booking or not at all.
+   */
+  webhooks?: {
+    url: string;
+    /** Told the endpoint's secret, to verify signatures with. */
+    onSecret(secret: string): void;
+    /**
+     * The references whose booking.created the receiver took (answered 2xx) so far. Given, every
+     * booking that must exist has to have been taken before the restarted server stops: what the
+     * killed server had claimed and not settled is sent again once its lease (30 s) lapses, so this
+     * can add that much to the round.
+     */
+    createdReferences?: () => ReadonlySet<string>;
+  };
 }
 
 /** A database of the scenario: its DATABASE_URL, and how to remove it once done with. */
@@ -154,14 +171,29 @@ export interface CrashScenarioReport {
    * availability), load until the killed process exited, restart, checks and replays, final check.
    */
   phaseMs: { setUp: number; load: number; restart: number; verify: number; finalCheck: number };
+  /** With `webhooks`: the booking.created events, and (with createdReferences) their delivery. */
+  webhooks: {
+    /** booking.created events in the database once everything settled (one per booking). */
+    events: number;
+    /** Bookings that must exist whose booking.created the receiver had not taken by the deadline. */
+    undelivered: number | null;
+    /** From the restarted server's start until they were found all taken (looked for after the replays). */
+    deliveredAfterRestartMs: number | null;
+  } | null;
   /** Every broken promise, described (at most MAX_PROBLEMS). */
   problems: string[];
 }
 
 const ORG = 'crash-salon';
 const LOCATION = 'crash-street';
+
+/** The crash catalogue's organisation and location, for other scenarios on it. */
+export { LOCATION as CRASH_LOCATION, ORG as CRASH_ORGANISATION };
+
 const ZONE = 'Europe/London';
 const MAX_PROBLEMS = 30;
+/** How long the restarted server has to deliver every booking's booking.created (`webhooks`). */
+const WEBHOOK_DEADLINE_MS = 45_000;
 /** Staff of the crash catalogue, unless told otherwise: about 6,000 free slots in two weeks. */
 const DEFAULT_STAFF = 12;
 /** Free slots kept beyond the kill threshold, so every worker still has a request in flight at the kill. */
@@ -222,7 +254,10 @@ async function crashAndVerify(
   options: CrashScenarioOptions,
   lap: () => number,
 ): Promise<CrashScenarioReport> {
-  const env = { DATABASE_URL: url };
+  const env: Record<string, string> = {
+    DATABASE_URL: url,
+    ...(options.webhooks && { WEBHOOK_ALLOW_INSECURE: '1' }),
+  };
   const file = sqliteFileOf(url);
   const problems: string[] = [];
   const problem = (text: string) => {
@@ -234,6 +269,7 @@ async function crashAndVerify(
   let setUp: number;
   try {
     const api = apiClient(first.url, apiKey);
+    if (options.webhooks) await subscribeReceiver(api, options.webhooks);
     const clientIds = await registerClients(api, options.clients);
     const slotsNeeded = options.killAfterCreated + options.clients * SLOTS_PER_WORKER_AFTER_KILL;
     const requests = await bookingRequests(api, slotsNeeded);
@@ -247,6 +283,7 @@ async function crashAndVerify(
   const loadMs = lap();
 
   // On SQLite, the new process recovers the WAL the killed one left when it opens the file.
+  const restarting = performance.now();
   const second = await startServer(['--port', '0'], env);
   const restartMs = lap();
   const api = apiClient(second.url, apiKey);
@@ -263,6 +300,7 @@ async function crashAndVerify(
   let replayMismatches = 0;
   let missing = 0;
   let changed = 0;
+  let webhooks: CrashScenarioReport['webhooks'] = null;
   try {
     integrityAfterRecovery = await checkIntegrity(probe.db, Date.now());
     const storedBeforeReplay = await storedResponsesOf(
@@ -350,6 +388,21 @@ async function crashAndVerify(
         problem(`${reference}, settled by a retry, is not found: ${got.status}`);
       }
     });
+    // Every booking that must exist had its booking.created delivered, by the killed server before
+    // the kill or by this one after it.
+    const taken = options.webhooks?.createdReferences;
+    if (options.webhooks) webhooks = { events: 0, undelivered: null, deliveredAfterRestartMs: null };
+    if (webhooks && taken) {
+      const wanted = [...new Set(finalReferences.values())];
+      const deadline = Date.now() + WEBHOOK_DEADLINE_MS;
+      while (wanted.some((reference) => !taken().has(reference)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const undelivered = wanted.filter((reference) => !taken().has(reference));
+      for (const reference of undelivered) problem(`${reference}: its booking.created was never delivered`);
+      webhooks.undelivered = undelivered.length;
+      webhooks.deliveredAfterRestartMs = Math.round(performance.now() - restarting);
+    }
   } finally {
     await probe.close();
     await second.stop();
@@ -390,6 +443,24 @@ async function crashAndVerify(
         problem(`key ${record.idempotency_key} has a stored ${record.status_code} that no answer settled`);
       }
     }
+    if (webhooks) {
+      // One booking.created per booking, none for a booking that is not there: written with it or not at all.
+      const events = await final.db
+        .selectFrom('webhook_events')
+        .select('payload')
+        .where('type', '=', 'booking.created')
+        .execute();
+      webhooks.events = events.length;
+      const ofEvents = events.map((event) => String(JSON.parse(event.payload).data.reference));
+      for (const reference of new Set(ofEvents)) {
+        const times = ofEvents.filter((r) => r === reference).length;
+        if (times !== 1) problem(`${reference} has ${times} booking.created events`);
+        if (!inDatabase.has(reference)) problem(`${reference} has a booking.created but no booking`);
+      }
+      for (const reference of inDatabase) {
+        if (!ofEvents.includes(reference)) problem(`${reference} has no booking.created event`);
+      }
+    }
   } finally {
     await final.close();
   }
@@ -419,6 +490,7 @@ async function crashAndVerify(
     integrityAfterRecovery,
     integrity,
     walBytesAtKill,
+    webhooks,
     restartMs,
     killedAtMs: load.killedAtMs,
     phaseMs: { setUp, load: loadMs, restart: restartMs, verify, finalCheck },
@@ -534,7 +606,7 @@ function importCrashCatalogue(url: string, dir: string, staff: number): string {
   return JSON.parse(created.stdout).key;
 }
 
-interface ApiClient {
+export interface ApiClient {
   /** The response as soon as its headers arrived; its body may still be on the way. */
   send(
     method: string,
@@ -548,7 +620,7 @@ interface ApiClient {
   get<T>(url: string): Promise<T>;
 }
 
-function apiClient(baseUrl: string, apiKey: string): ApiClient {
+export function apiClient(baseUrl: string, apiKey: string): ApiClient {
   const send = (method: string, url: string, body?: string, idempotencyKey?: string, signal?: AbortSignal) =>
     fetch(`${baseUrl}/v1${url}`, {
       method,
@@ -586,7 +658,19 @@ async function registerClients(api: ApiClient, count: number): Promise<string[]>
   );
 }
 
-interface BookingRequest {
+/** An endpoint for the receiver, subscribed to booking.created; its secret goes to the receiver. */
+async function subscribeReceiver(
+  api: ApiClient,
+  webhooks: NonNullable<CrashScenarioOptions['webhooks']>,
+): Promise<void> {
+  const body = JSON.stringify({ url: webhooks.url, events: ['booking.created'] });
+  const answer = await api.request('POST', '/webhook-endpoints', body);
+  if (answer.status !== 201)
+    throw new Error(`POST /webhook-endpoints answered ${answer.status} ${answer.text}`);
+  webhooks.onSecret(JSON.parse(answer.text).data.secret);
+}
+
+export interface BookingRequest {
   serviceIds: string[];
   slot: Slot;
 }
@@ -596,7 +680,7 @@ interface BookingRequest {
  * staff member a week and more ahead (the server runs on the real clock), taken from the staff in
  * turn so concurrent requests spread over all of them.
  */
-async function bookingRequests(api: ApiClient, count: number): Promise<BookingRequest[]> {
+export async function bookingRequests(api: ApiClient, count: number): Promise<BookingRequest[]> {
   const services = await api.get<Service[]>(`/locations/${LOCATION}/services`);
   const trim = services.find((service) => service.name === 'Trim')!.id;
   const wash = services.find((service) => service.name === 'Wash')!.id;

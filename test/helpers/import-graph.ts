@@ -48,6 +48,73 @@ export function loadedWith(file: string, text: string): string[] {
   });
 }
 
+/** A binding a file takes from a module: `name` as the module exports it, or `*` for the whole module. */
+export interface ImportedName {
+  /** The module, resolved as readSources resolves imports. */
+  from: string;
+  name: string;
+}
+
+/**
+ * The bindings a file's text takes from other modules, type-only ones included: named imports (under
+ * their exported name, whatever the local alias), re-exports, `* as` namespaces and `export *` (as
+ * `*`), and dynamic `import()`s (as `*`: whatever the code then reads of the module).
+ */
+export function importedNames(file: string, text: string): ImportedName[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+  const names: ImportedName[] = [];
+  const take = (from: string, bindings: ts.NamedImportBindings | ts.NamedExportBindings | undefined) => {
+    if (bindings && (ts.isNamedImports(bindings) || ts.isNamedExports(bindings))) {
+      for (const element of bindings.elements) {
+        names.push({ from, name: (element.propertyName ?? element.name).text });
+      }
+    } else {
+      // `* as x`, `export *`, `export * as x`: the whole module.
+      names.push({ from, name: '*' });
+    }
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const from = resolved(file, node.moduleSpecifier.text);
+      const clause = node.importClause;
+      if (clause?.name) names.push({ from, name: 'default' });
+      if (clause?.namedBindings) take(from, clause.namedBindings);
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      take(resolved(file, node.moduleSpecifier.text), node.exportClause);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      names.push({ from: resolved(file, node.arguments[0].text), name: '*' });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return names;
+}
+
+/**
+ * importedNames of the .ts files under `dir` (repository-relative) whose text names `mentioning` (a
+ * module's file name, say: a file that never writes it imports nothing from it), by file. Parsing
+ * only those keeps the architecture test quick.
+ */
+export function readImportedNames(dir: string, mentioning: string): Map<string, ImportedName[]> {
+  const names = new Map<string, ImportedName[]>();
+  for (const absolute of listTypeScript(path.join(ROOT, dir))) {
+    const text = readFileSync(absolute, 'utf8');
+    if (!text.includes(mentioning)) continue;
+    const file = toPosix(path.relative(ROOT, absolute));
+    names.set(file, importedNames(file, text));
+  }
+  return names;
+}
+
 function resolved(file: string, specifier: string): string {
   return specifier.startsWith('.')
     ? toPosix(path.posix.join(path.posix.dirname(file), specifier))

@@ -1,4 +1,4 @@
-import type { SourceFile } from './import-graph.ts';
+import type { ImportedName, SourceFile } from './import-graph.ts';
 
 /**
  * The layering of docs/architecture.md as data: which layer each source file belongs to, and which
@@ -98,6 +98,43 @@ export function catalogueViolations(sources: readonly SourceFile[]): string[] {
     for (const imported of imports) {
       if (imported.startsWith(CATALOGUE) && !allowed.includes(roleOf(imported))) {
         violations.push(`${file} -> ${imported} (${roleOf(file)} may not import ${roleOf(imported)})`);
+      }
+    }
+  }
+  return violations;
+}
+
+/**
+ * Functions of the data layer that write a booking's history, each open to one file of the service
+ * layer, its door: a change written through them anywhere else would skip what the door does with it,
+ * above all the webhook event integrators are promised in the change's transaction (design.md 9.2).
+ */
+export const DOORS: readonly { module: string; name: string; door: string; because: string }[] = [
+  {
+    module: 'src/data/booking-repository.ts',
+    name: 'appendEvent',
+    door: 'src/app/booking-event-log.ts',
+    because: "a booking's change is logged with logBookingEvent, which writes its webhook event",
+  },
+  {
+    module: 'src/data/booking-repository.ts',
+    name: 'insertNewBooking',
+    door: 'src/app/booking-service.ts',
+    because: 'a booking is created by createBooking, which writes booking.created',
+  },
+];
+
+/** Every file that takes a door's function (or its whole module, which hands it over) but the door. */
+export function doorViolations(names: ReadonlyMap<string, readonly ImportedName[]>): string[] {
+  const violations: string[] = [];
+  for (const [file, imported] of names) {
+    for (const { module, name, door, because } of DOORS) {
+      if (file === door || file === module) continue;
+      const taken = imported.find((i) => i.from === module && (i.name === name || i.name === '*'));
+      if (taken) {
+        violations.push(
+          `${file} -> ${module} ${taken.name === '*' ? `(the whole module, ${name} with it)` : name}: only ${door} may (${because})`,
+        );
       }
     }
   }

@@ -16,7 +16,9 @@ export interface Received {
 /**
  * A local HTTP receiver of webhooks, as an integrator would run one: it verifies each signature
  * with the endpoint's secret and answers what the test asks for, one answer per request in turn
- * (`answers`), then `fallback`; `delayMs` holds each answer back (a slow receiver).
+ * (`answers`), then what `answerFor` decides from the request (a rule per event or attempt, for
+ * deliveries whose order is not known in advance), then `fallback`; `delayMs` holds each answer back
+ * (a slow receiver).
  */
 export async function startWebhookReceiver(options: { nowSeconds?: () => number } = {}) {
   const received: Received[] = [];
@@ -25,6 +27,7 @@ export async function startWebhookReceiver(options: { nowSeconds?: () => number 
     answers: [] as number[],
     fallback: 200,
     delayMs: 0,
+    answerFor: undefined as ((request: { headers: IncomingHttpHeaders }) => number | undefined) | undefined,
   };
   const nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const server = createServer((request, response) => {
@@ -32,7 +35,8 @@ export async function startWebhookReceiver(options: { nowSeconds?: () => number 
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const answered = state.answers.shift() ?? state.fallback;
+      const answered =
+        state.answers.shift() ?? state.answerFor?.({ headers: request.headers }) ?? state.fallback;
       const signature = String(request.headers['booking-signature'] ?? '');
       const entry: Received = {
         headers: request.headers,

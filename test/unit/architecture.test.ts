@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   importCircles,
+  importedNames,
   importsOf,
   loadedFrom,
   loadedWith,
+  readImportedNames,
   readSources,
   type SourceFile,
 } from '../helpers/import-graph.ts';
-import { catalogueViolations, layerViolations } from '../helpers/layer-rules.ts';
+import { catalogueViolations, doorViolations, layerViolations } from '../helpers/layer-rules.ts';
 
 /** The layering of docs/architecture.md, kept by a test: each arrow a file may not cross fails it. */
 describe('architecture', () => {
@@ -24,6 +26,16 @@ describe('architecture', () => {
 
   it('keeps the catalogue import’s order: format, then validation and storage, then the use case', () => {
     expect(catalogueViolations(sources)).toEqual([]);
+  });
+
+  // No face or use case can change a booking without its webhook event (design.md 9.2).
+  it('lets only booking-event-log.ts append to a booking’s log, and only booking-service.ts create one', () => {
+    const names = readImportedNames('src', 'booking-repository');
+    expect(names.get('src/app/booking-event-log.ts')).toContainEqual({
+      from: 'src/data/booking-repository.ts',
+      name: 'appendEvent',
+    });
+    expect(doorViolations(names)).toEqual([]);
   });
 
   it('has no import circle in src/', () => {
@@ -107,6 +119,33 @@ describe('architecture', () => {
       const file = 'src/app/catalogue-import/storage/x.ts';
       const storage = one(file, "import { validateCatalogue } from '../validation/validate.ts';");
       expect(catalogueViolations(storage).join('\n')).toContain('storage may not import validation');
+    });
+
+    it.each([
+      ["import { appendEvent } from '../data/booking-repository.ts';", 'appendEvent'],
+      ["import { appendEvent as log } from '../data/booking-repository.ts';", 'appendEvent'],
+      ["import type { appendEvent } from '../data/booking-repository.ts';", 'appendEvent'],
+      ["import * as bookings from '../data/booking-repository.ts';", 'the whole module'],
+      ["export { appendEvent } from '../data/booking-repository.ts';", 'appendEvent'],
+      ["export * from '../data/booking-repository.ts';", 'the whole module'],
+      ["const { appendEvent } = await import('../data/booking-repository.ts');", 'the whole module'],
+      ["import { insertNewBooking } from '../data/booking-repository.ts';", 'insertNewBooking'],
+    ])('refuses a booking change past its door: %s', (text, what) => {
+      const file = 'src/app/x.ts';
+      expect(doorViolations(new Map([[file, importedNames(file, text)]])).join('\n')).toContain(what);
+    });
+
+    it('lets a use case read bookings, and the door append', () => {
+      const reads = "import { findBookingById, updateBooking } from '../data/booking-repository.ts';";
+      const door = "import { appendEvent } from '../data/booking-repository.ts';";
+      expect(
+        doorViolations(
+          new Map([
+            ['src/app/x.ts', importedNames('src/app/x.ts', reads)],
+            ['src/app/booking-event-log.ts', importedNames('src/app/booking-event-log.ts', door)],
+          ]),
+        ),
+      ).toEqual([]);
     });
 
     it('finds a circle', () => {
