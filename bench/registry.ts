@@ -12,6 +12,7 @@ import { publicBooking } from './public-booking.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 import { slowClients } from './slow-clients.ts';
+import { webhooksBookingCost, webhooksDelay, webhooksDeliveryRate } from './webhooks.ts';
 
 /** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -28,4 +29,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   consoleDiary,
   outbox,
   publicBooking,
+  webhooksBookingCost,
+  webhooksDeliveryRate,
+  webhooksDelay,
 ];

@@ -164,6 +164,30 @@ describe('delivery', () => {
     expect(new Set(receiver.received.map((r) => r.json.id)).size).toBe(3);
   });
 
+  it('fans one event out to each endpoint that subscribes to it, and to no other', async () => {
+    const other = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+    try {
+      const first = await subscribe(['booking.created']);
+      await subscribe(['booking.cancelled']);
+      const second = await subscribe(['booking.created', 'booking.cancelled'], other.url);
+      receiver.state.secret = first.secret;
+      other.state.secret = second.secret;
+      const reference = await book('2026-11-25T12:00:00+00:00');
+      expect(await deliver()).toMatchObject({ succeeded: 2, retried: 0, failed: 0 });
+
+      const [mine, theirs] = [receiver.received, other.received];
+      expect(mine).toHaveLength(1);
+      expect(theirs).toHaveLength(1);
+      expect(mine[0]!.signed && theirs[0]!.signed).toBe(true);
+      // One event, its body the same bytes at each endpoint, signed with each one's own secret.
+      expect(theirs[0]!.json.id).toBe(mine[0]!.json.id);
+      expect(theirs[0]!.body).toBe(mine[0]!.body);
+      expect(mine[0]!.json).toMatchObject({ type: 'booking.created', data: { reference } });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('writes nothing for an event nobody subscribes to', async () => {
     await subscribe(['booking.cancelled']);
     await book('2026-11-24T13:00:00+00:00');
