@@ -304,13 +304,17 @@ function envelopeProblemOf(
   if (!isRecord(body) || Object.keys(body).join() !== 'error' || !isRecord(body.error)) {
     return `not an error envelope: ${describeBody(body)}`;
   }
-  const { code, message, param, reason, ...rest } = body.error;
+  const { code, message, param, reason, details, ...rest } = body.error;
   if (typeof code !== 'string' || !(ERROR_CODES as readonly string[]).includes(code)) {
     return `error.code ${JSON.stringify(code)} is not in the catalogue`;
   }
   if (typeof message !== 'string' || message === '') return 'error.message is not a non-empty string';
   if (param !== undefined && typeof param !== 'string') return 'error.param is not a string';
   if (reason !== undefined && typeof reason !== 'string') return 'error.reason is not a string';
+  // A conflict's details (earliest_starts_at, date...): an object, and only beside a reason.
+  if (details !== undefined && (!isRecord(details) || reason === undefined)) {
+    return 'error.details is not an object beside a reason';
+  }
   if (Object.keys(rest).length > 0) return `the envelope has extra members ${Object.keys(rest).join(', ')}`;
   if (ERROR_CATALOGUE[code as ErrorCode].status !== status) {
     return `error.code ${code} with status ${status}, where the catalogue says ${ERROR_CATALOGUE[code as ErrorCode].status}`;
