@@ -3,6 +3,7 @@ import { expireHolds, PENDING } from '../data/hold-expiry.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
+import { startPeriodicWork } from './periodic-work.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;
@@ -40,18 +41,5 @@ export function startHoldSweeper(
   onError: (error: unknown) => void,
   intervalMs = 30_000,
 ): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = expireLapsedHolds(db, clock.nowMs())
-      .then(() => undefined, onError)
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startPeriodicWork(() => expireLapsedHolds(db, clock.nowMs()), onError, intervalMs);
 }

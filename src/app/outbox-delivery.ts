@@ -27,6 +27,7 @@ import type { Clock } from './clock.ts';
 import { proofSecretsOf } from './contact-proof.ts';
 import type { CustomerLinks } from './customer-links.ts';
 import { DeliveryError, type MessageSender, type TwilioSettings } from './message-sender.ts';
+import { startPeriodicWork } from './periodic-work.ts';
 import { isTextable } from './phone-destinations.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 
@@ -305,28 +306,19 @@ export function startOutboxWorker(
   onError: (error: unknown) => void,
   intervalMs = 1_000,
 ): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const pass = async () => {
-    for (;;) {
-      const counts = await deliverDueMessages(delivery);
-      const handled = Object.values(counts).reduce((a, b) => a + b, 0);
-      if (stopped || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
-    }
-  };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = pass()
-      .catch(onError)
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
+  const stop = startPeriodicWork(
+    async (stopping) => {
+      for (;;) {
+        const counts = await deliverDueMessages(delivery);
+        const handled = Object.values(counts).reduce((a, b) => a + b, 0);
+        if (stopping() || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
+      }
+    },
+    onError,
+    intervalMs,
+  );
   return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
+    await stop();
     for (const sender of Object.values(delivery.senders)) sender?.close?.();
   };
 }

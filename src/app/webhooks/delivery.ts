@@ -21,6 +21,7 @@ import {
   RETRY_UNIT_MS,
 } from '../../domain/webhooks.ts';
 import type { Clock } from '../clock.ts';
+import { startPeriodicWork } from '../periodic-work.ts';
 import type { AttemptResult, WebhookSender } from './sender.ts';
 import { signatureHeader } from './signature.ts';
 
@@ -204,43 +205,34 @@ export async function pruneDeliveredWebhooks(db: Db, now: number): Promise<numbe
 
 /**
  * Runs deliverDueWebhooks every `intervalMs` (at once again after a full batch) until stopped; a
- * failure is reported, never fatal; once an hour it also forgets what ended a month ago. The short interval is what keeps an event's delay under a
- * second; a pass that finds nothing due costs one indexed statement. The returned stop waits for the
- * batch in progress.
+ * failure is reported, never fatal; once an hour it also forgets what ended a month ago. The short
+ * interval is what keeps an event's delay under a second; a pass that finds nothing due costs one
+ * indexed statement. The returned stop waits for the batch in progress.
  */
 export function startWebhookWorker(
   delivery: WebhookDelivery,
   onError: (error: unknown) => void,
   intervalMs = 200,
 ): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  let stopped = false;
   let prunedAt = Number.NEGATIVE_INFINITY;
-  const pass = async () => {
-    const now = delivery.clock.nowMs();
-    if (now - prunedAt >= PRUNE_EVERY_MS) {
-      prunedAt = now;
-      await pruneDeliveredWebhooks(delivery.db, now);
-    }
-    for (;;) {
-      const counts = await deliverDueWebhooks(delivery);
-      const handled = counts.succeeded + counts.retried + counts.failed;
-      if (stopped || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
-    }
-  };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = pass()
-      .catch(onError)
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
+  const stop = startPeriodicWork(
+    async (stopping) => {
+      const now = delivery.clock.nowMs();
+      if (now - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = now;
+        await pruneDeliveredWebhooks(delivery.db, now);
+      }
+      for (;;) {
+        const counts = await deliverDueWebhooks(delivery);
+        const handled = counts.succeeded + counts.retried + counts.failed;
+        if (stopping() || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
+      }
+    },
+    onError,
+    intervalMs,
+  );
   return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
+    await stop();
     delivery.sender.close();
   };
 }
