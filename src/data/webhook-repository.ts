@@ -239,6 +239,22 @@ export async function claimDueDeliveries(
   return ready.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
 }
 
+/**
+ * Whether any delivery is due and unclaimed now: a read, asked before the claim so that a worker that
+ * finds nothing to do takes no write lock (on SQLite the claim is a write transaction, every 200 ms).
+ */
+export async function anyDeliveryDue(db: Db, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('seq')
+    .where('status', '=', PENDING)
+    .where('next_attempt_at', '<=', now)
+    .where((due) => due.or([due('lease_until', 'is', null), due('lease_until', '<=', now)]))
+    .limit(literalLimit(1))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** What became of an attempt: the columns it sets. */
 export type DeliveryOutcome = Partial<
   Pick<

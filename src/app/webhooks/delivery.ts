@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../data/database.ts';
 import {
+  anyDeliveryDue,
   type ClaimedDelivery,
   claimDueDeliveries,
   clearFailing,
@@ -71,6 +72,7 @@ export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<Web
   const counts: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
   const token = randomUUID();
   const now = delivery.clock.nowMs();
+  if (!(await anyDeliveryDue(delivery.db, now))) return counts;
   const claimed = await writeStatement(delivery.db, (trx) =>
     claimDueDeliveries(
       trx,
