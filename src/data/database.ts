@@ -208,12 +208,17 @@ export class StatementCache<T> {
  */
 function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): KyselySqliteDatabase {
   const statements = new StatementCache<KyselyStatement>();
+  const changed = { since: false };
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
-        statement = reporting(sqlite, sqlite.prepare(sql), /^\s*rollback\b/i.test(sql), health);
+        const kind = {
+          rollback: /^\s*rollback\b/i.test(sql),
+          write: /^\s*(insert|update|delete|replace|with)\b/i.test(sql),
+        };
+        statement = reporting(sqlite, sqlite.prepare(sql), kind, changed, health);
         statements.set(sql, statement);
       }
       return statement;
@@ -226,15 +231,18 @@ type KyselyStatement = ReturnType<KyselySqliteDatabase['prepare']>;
 /**
  * A statement that tells `health` how it went: a write has reached the disk when a statement that is
  * not a read (nor a rollback) leaves the connection outside a transaction (a COMMIT, or a write on its
- * own); a failure is reported whatever it was, and kept if it is the storage's.
+ * own) after something was changed since the last such moment (`changed`): a transaction that changed
+ * nothing (a worker's claim that found nothing) wrote nothing to the disk, and proves nothing about it.
+ * A failure is reported whatever it was, and kept if it is the storage's.
  */
 function reporting(
   sqlite: SqliteConnection,
   statement: SqliteStatement,
-  isRollback: boolean,
+  kind: { rollback: boolean; write: boolean },
+  changed: { since: boolean },
   health: StorageHealth,
 ): KyselyStatement {
-  const observe = <T>(run: () => T): T => {
+  const observe = <T>(run: () => T, changes: (result: T) => boolean): T => {
     let result: T;
     try {
       result = run();
@@ -242,14 +250,28 @@ function reporting(
       health.failed(error);
       throw error;
     }
-    if (!statement.reader && !isRollback && !sqlite.inTransaction) health.written();
+    if (kind.write && changes(result)) changed.since = true;
+    if (kind.rollback) changed.since = false;
+    if (!statement.reader && !kind.rollback && !sqlite.inTransaction) {
+      if (changed.since) health.written();
+      changed.since = false;
+    }
     return result;
   };
+  const rows = (result: unknown) => Array.isArray(result) && result.length > 0;
   return {
     reader: statement.reader,
-    all: (parameters) => observe(() => statement.all(parameters)),
-    run: (parameters) => observe(() => statement.run(parameters)),
-    iterate: (parameters) => observe(() => statement.iterate(parameters)),
+    all: (parameters) => observe(() => statement.all(parameters), rows),
+    run: (parameters) =>
+      observe(
+        () => statement.run(parameters),
+        (result) => Number((result as { changes?: number | bigint }).changes ?? 0) > 0,
+      ),
+    iterate: (parameters) =>
+      observe(
+        () => statement.iterate(parameters),
+        () => true,
+      ),
   };
 }
 
