@@ -214,11 +214,14 @@ function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): Ky
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
+        const prepared = sqlite.prepare(sql);
         const kind = {
           rollback: /^\s*rollback\b/i.test(sql),
-          write: /^\s*(insert|update|delete|replace|with)\b/i.test(sql),
+          // `readonly` tells a WITH that reads from one that writes (a COMMIT is readonly to SQLite too,
+          // yet reports the changes of the statement before it: hence the statement's first word).
+          write: !prepared.readonly && /^\s*(insert|update|delete|replace|with)\b/i.test(sql),
         };
-        statement = reporting(sqlite, sqlite.prepare(sql), kind, changed, health);
+        statement = reporting(sqlite, prepared, kind, changed, health);
         statements.set(sql, statement);
       }
       return statement;
@@ -232,8 +235,8 @@ type KyselyStatement = ReturnType<KyselySqliteDatabase['prepare']>;
  * A statement that tells `health` how it went: a write has reached the disk when a statement that is
  * not a read (nor a rollback) leaves the connection outside a transaction (a COMMIT, or a write on its
  * own) after something was changed since the last such moment (`changed`): a transaction that changed
- * nothing (a worker's claim that found nothing) wrote nothing to the disk, and proves nothing about it.
- * A failure is reported whatever it was, and kept if it is the storage's.
+ * nothing (a worker's claim that found nothing) wrote nothing to the disk, and proves nothing about it;
+ * nor do the changes of a transaction that failed and was rolled back. A failure is reported whatever it was, and kept if it is the storage's.
  */
 function reporting(
   sqlite: SqliteConnection,
@@ -248,6 +251,9 @@ function reporting(
       result = run();
     } catch (error) {
       health.failed(error);
+      // A failure that ended the transaction (a full disk fails the COMMIT, and SQLite rolls back)
+      // took its changes with it: the next COMMIT must not be credited with them.
+      if (!sqlite.inTransaction) changed.since = false;
       throw error;
     }
     if (kind.write && changes(result)) changed.since = true;
