@@ -56,6 +56,11 @@ export interface Config {
    * the schedule (1, 2, 4... minutes, 72 hours, 3 days to disable) in moments; production keeps it.
    */
   webhookRetryUnitMs: number;
+  /**
+   * OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK=1: the OAuth server fetches Client ID Metadata Documents from
+   * this machine too (tests, local development); otherwise only from public addresses.
+   */
+  oauthClientMetadataAllowLoopback: boolean;
 }
 
 /**
@@ -114,6 +119,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       min: 1,
       max: RETRY_UNIT_MS,
     }),
+    oauthClientMetadataAllowLoopback: parseFlag(
+      'OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK',
+      env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK,
+    ),
   };
 }
 

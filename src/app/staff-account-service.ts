@@ -129,6 +129,26 @@ export async function signIn(
   attempt: SignInAttempt,
   now: number,
 ): Promise<SignInOutcome> {
+  const checked = await checkPassword(db, store, attempt, now);
+  if (!checked.ok) return checked;
+  return startSession(db, checked.organisation, checked.user, now);
+}
+
+export type PasswordCheck =
+  | { ok: true; organisation: Organisation; user: UsersTable }
+  | { ok: false; reason: 'wrong' }
+  | { ok: false; reason: 'throttled'; retryAfterMs: number };
+
+/**
+ * The account of a right password, under signIn's throttling, without starting a console session:
+ * the sign-in of the OAuth consent page (design.md 9.3), which grants a connector, not a session.
+ */
+export async function checkPassword(
+  db: Db,
+  store: RateLimitStore,
+  attempt: SignInAttempt,
+  now: number,
+): Promise<PasswordCheck> {
   const slug = attempt.organisationSlug.trim().toLowerCase();
   const email = attempt.email.trim().toLowerCase();
   const counters = throttles(slug, email, attempt.address);
@@ -155,7 +175,7 @@ export async function signIn(
       wrong = true;
       return { ok: false, reason: 'wrong' };
     }
-    return await startSession(db, organisation, user, now);
+    return { ok: true, organisation, user };
   } finally {
     // Only a wrong password stays counted (not a right one, nor a try the server failed to answer).
     if (!wrong) await giveBack(store, reserved, windowEnd);

@@ -71,6 +71,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     logger,
     allowedHosts: config.allowedHosts,
     publicBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : null,
+    oauthClientMetadataAllowLoopback: config.oauthClientMetadataAllowLoopback,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   const stopSweeper = startHoldSweeper(db, clock, (error) =>

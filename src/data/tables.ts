@@ -64,6 +64,37 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
+/** What the OAuth authorization server keeps (migration 0025), keyed by a SHA-256 of the record's id. */
+export interface OauthRecordsTable {
+  kind: string;
+  id_hash: string;
+  /** The organisation of a grant's records; '' (NO_ORGANISATION) before any is granted. */
+  organisation_id: string;
+  grant_id: string | null;
+  uid: string | null;
+  /** The record as JSON, without its id (a token's id is the token). */
+  payload: string;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export type ConnectorScope = 'bookings:read' | 'bookings:write';
+
+/** A grant made on the consent page: a client acting for an organisation (migration 0025). */
+export interface OauthConnectorsTable {
+  /** oidc-provider's grant id. */
+  id: string;
+  organisation_id: string;
+  client_id: string;
+  client_name: string | null;
+  scope: ConnectorScope;
+  /** The console account (user id) that granted it. */
+  granted_by: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface LocationsTable {
   id: string;
   organisation_id: string;
@@ -540,4 +571,6 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  oauth_records: OauthRecordsTable;
+  oauth_connectors: OauthConnectorsTable;
 }

@@ -6,9 +6,10 @@ import {
   requireScope,
 } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { principalOfAccessToken } from '../app/oauth-connectors.ts';
 import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limiter.ts';
 import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
-import type { ApiKeyScope } from '../domain/api-key.ts';
+import { type ApiKeyScope, isWellFormedApiKey } from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
 
@@ -33,8 +34,22 @@ export function scopeNeededFor(method: string): ApiKeyScope {
  *   has failed more than the limit in the window, with the address window's X-RateLimit headers.
  * The REST endpoints and the MCP endpoints share it; what each counts and allows differs.
  */
-export function createKeyResolver(deps: AppDeps) {
-  const identify = keyedCaller(deps, (key, now) => requirePrincipal(deps.db, key, now));
+export function createKeyResolver(
+  deps: AppDeps,
+  options: { oauthResource?: (request: FastifyRequest) => string } = {},
+) {
+  const { oauthResource } = options;
+  const identify = keyedCaller(deps, async (key, now, request) => {
+    // An OAuth access token (design.md 9.3) where the endpoint takes them; never one that looks like a key.
+    if (oauthResource === undefined || isWellFormedApiKey(key)) return requirePrincipal(deps.db, key, now);
+    const principal = await principalOfAccessToken(deps.db, key, oauthResource(request), now);
+    if (principal) return principal;
+    throw new AppError(
+      'invalid_api_key',
+      'The API key or access token is malformed, unknown, expired, revoked or issued for another server; sign in again.',
+      'Authorization',
+    );
+  });
   return async function resolve(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const principal = await identify(request, reply, deps.clock.nowMs());
     request.principal = principal;
@@ -46,12 +61,15 @@ export function createKeyResolver(deps: AppDeps) {
  * What `lookup` makes of the request's Bearer key, with createKeyResolver's handling of a missing or
  * unusable one (counted per client address).
  */
-function keyedCaller<T>(deps: AppDeps, lookup: (key: string, now: number) => Promise<T>) {
+function keyedCaller<T>(
+  deps: AppDeps,
+  lookup: (key: string, now: number, request: FastifyRequest) => Promise<T>,
+) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
 
   return async function identify(request: FastifyRequest, reply: FastifyReply, now: number): Promise<T> {
     try {
-      return await lookup(bearerKey(request.headers.authorization), now);
+      return await lookup(bearerKey(request.headers.authorization), now, request);
     } catch (error) {
       // A fault (the database down) is not the caller's failure to authenticate.
       if (!isAppError(error)) throw error;

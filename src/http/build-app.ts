@@ -19,6 +19,7 @@ import { parseJsonAsText } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
+import { oauthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { pageRoutes } from './pages/page-routes.ts';
 import { installPublicLinks } from './public-base-url.ts';
@@ -74,6 +75,8 @@ export interface HttpOptions {
   mcpSse?: Partial<SseLimits>;
   /** Limits on how slowly a request may arrive (tests shorten them). */
   timeouts?: Partial<RequestTimeouts>;
+  /** OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: Client ID Metadata Documents may be on this machine. */
+  oauthClientMetadataAllowLoopback?: boolean;
 }
 
 /**
@@ -176,6 +179,13 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   // The customer's pages: /p/{organisation_slug} and /p/manage/{token}.
   await typed.register(pageRoutes(deps));
   serveOpenApi(app);
+  // OAuth sign-in for hosted MCP connectors (design.md 9.3): metadata, authorization server, consent.
+  await app.register(
+    oauthRoutes(deps, {
+      allowLoopbackClientMetadata: options.oauthClientMetadataAllowLoopback ?? false,
+      trustProxy: (options.trustProxy ?? false) !== false,
+    }),
+  );
   registerMcpRoutes(app, deps, {
     allowedHosts,
     bodyLimitBytes: BODY_LIMIT_BYTES,

@@ -73,7 +73,10 @@ export function sendJsonRpcError(
   id: JsonRpcId,
   code: number = JSON_RPC_ERROR.refused,
 ): FastifyReply {
-  if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="booking"');
+  // An endpoint may have said more already (/mcp names its OAuth metadata: oauth/protected-resource.ts).
+  if (error.status === 401 && !reply.hasHeader('www-authenticate')) {
+    reply.header('www-authenticate', 'Bearer realm="booking"');
+  }
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')

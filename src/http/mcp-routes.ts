@@ -11,6 +11,7 @@ import { isFault } from './error-envelope.ts';
 import { JSON_RPC_ERROR, type JsonRpcId, requestIdOf, sendJsonRpcError } from './json-rpc-errors.ts';
 import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
+import { mcpResourceFor, setMcpChallenge } from './oauth/protected-resource.ts';
 import { onDemand } from './on-demand.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 
@@ -60,7 +61,9 @@ declare module 'fastify' {
  * the first caller of one that does waits for it once (mcp-protocol.ts; docs/decisions.md).
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: McpHttpOptions): void {
+  // /mcp takes OAuth access tokens bound to it as well as keys (design.md 9.3); the SSE transport keys only.
   const identify = createKeyResolver(deps);
+  const identifyMcp = createKeyResolver(deps, { oauthResource: mcpResourceFor });
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
   const protocol = onDemand(
     async (): Promise<McpProtocol> =>
@@ -78,17 +81,22 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
   });
 
   /** Host check and key, before the body is read: the caller, or a JSON-RPC refusal already sent. */
-  const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    try {
-      assertAllowedHost(request, allowed);
-      const principal = await identify(request, reply);
-      request.mcpCaller = { principal, publicBaseUrl: publicBaseUrl(request), log: request.log };
-    } catch (error) {
-      return refuse(reply, error, null);
-    }
-  };
+  const admitWith =
+    (resolve: typeof identify, challenge: boolean) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      try {
+        assertAllowedHost(request, allowed);
+        const principal = await resolve(request, reply);
+        request.mcpCaller = { principal, publicBaseUrl: publicBaseUrl(request), log: request.log };
+      } catch (error) {
+        if (challenge && isAppError(error) && error.status === 401) setMcpChallenge(reply, request);
+        return refuse(reply, error, null);
+      }
+    };
+  const admit = admitWith(identify, false);
+  const admitMcp = admitWith(identifyMcp, true);
 
-  app.post('/mcp', { ...HIDDEN, onRequest: admit }, async (request, reply) => {
+  app.post('/mcp', { ...HIDDEN, onRequest: admitMcp }, async (request, reply) => {
     if (nestedDeeperThan(request.body, MAX_JSON_DEPTH)) {
       return refuse(
         reply,

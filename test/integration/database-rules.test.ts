@@ -139,7 +139,7 @@ describe('database settings and migrations', () => {
 
 /** The tables an import writes that exist at 0003, parents first. */
 /** Tables that stay whole on every node of a distributed deployment: small, and read before the organisation is known. */
-const REFERENCE_TABLES = ['organisations', 'api_keys'];
+const REFERENCE_TABLES = ['organisations', 'api_keys', 'oauth_records'];
 
 describe('distribution by organisation', () => {
   it('gives every table but organisations a NOT NULL organisation_id', async () => {

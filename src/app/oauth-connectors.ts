@@ -1,0 +1,143 @@
+import type { Db } from '../data/database.ts';
+import * as records from '../data/oauth-repository.ts';
+import type { ConnectorScope } from '../data/tables.ts';
+
+export type { ConnectorScope };
+
+import type { ApiKeyScope } from '../domain/api-key.ts';
+import { AppError } from '../domain/errors.ts';
+import type { Principal } from './api-key-service.ts';
+import { LAST_USED_RESOLUTION_MS } from './api-key-service.ts';
+import { hashOf } from './oauth-records.ts';
+
+/**
+ * Hosted MCP connectors (design.md 9.3): what an owner or admin granted a client on the consent page,
+ * and what an OAuth access token presented at /mcp stands for. A token acts for one organisation
+ * with the scope granted, exactly as an API key of the matching scope: the same Principal, the same
+ * rate limits (counted under the connector's id as a key's are under the key's), the same tools.
+ */
+export const CONNECTOR_SCOPES: readonly ConnectorScope[] = ['bookings:read', 'bookings:write'];
+
+/** The API-key scope an OAuth scope is worth. */
+export function keyScopeOf(scope: ConnectorScope): ApiKeyScope {
+  return scope === 'bookings:write' ? 'read_write' : 'read';
+}
+
+export function isConnectorScope(value: unknown): value is ConnectorScope {
+  return CONNECTOR_SCOPES.includes(value as ConnectorScope);
+}
+
+export interface ConnectorSummary {
+  id: string;
+  clientId: string;
+  clientName: string | null;
+  scope: ConnectorScope;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export async function recordConnector(
+  db: Db,
+  input: {
+    grantId: string;
+    organisationId: string;
+    clientId: string;
+    clientName: string | null;
+    scope: ConnectorScope;
+    userId: string;
+  },
+  now: number,
+): Promise<void> {
+  await records.insertConnector(db, {
+    id: input.grantId,
+    organisation_id: input.organisationId,
+    client_id: input.clientId.slice(0, 2000),
+    client_name: input.clientName === null ? null : input.clientName.slice(0, 200),
+    scope: input.scope,
+    granted_by: input.userId,
+    created_at: now,
+    last_used_at: null,
+    revoked_at: null,
+  });
+}
+
+export async function listConnectors(db: Db, organisationId: string): Promise<ConnectorSummary[]> {
+  return (await records.listConnectors(db, organisationId)).map((row) => ({
+    id: row.id,
+    clientId: row.client_id,
+    clientName: row.client_name,
+    scope: row.scope,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  }));
+}
+
+/**
+ * Revokes a connector (again: no change): its tokens, refresh tokens and codes are deleted, so its
+ * next /mcp call is refused and it cannot refresh. Another organisation's connector is as unknown as
+ * a missing one.
+ */
+export async function revokeConnector(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+): Promise<void> {
+  const existing = await records.findConnector(db, organisationId, id);
+  if (!existing) throw new AppError('not_found', `No connector has the id "${id}".`, 'id');
+  await records.revokeConnector(db, organisationId, id, now);
+  await records.deleteRecordsOfGrant(db, id);
+}
+
+/** What an access token record's payload holds that /mcp needs (oidc-provider's opaque AccessToken). */
+interface AccessTokenPayload {
+  exp?: number;
+  aud?: string | string[];
+  grantId?: string;
+  accountId?: string;
+  scope?: string;
+}
+
+/**
+ * The principal of an OAuth access token presented at `resource` (this server's /mcp URL, as the
+ * request reached it), or null: unknown, expired, issued for another resource (RFC 8707: a token
+ * bound to another server, or to this one under another name, is refused), or its connector revoked.
+ */
+export async function principalOfAccessToken(
+  db: Db,
+  token: string,
+  resource: string,
+  now: number,
+): Promise<Principal | null> {
+  // Tokens are what oidc-provider makes (43 base64url characters); anything longer is not one.
+  if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) return null;
+  const row = await records.findRecord(db, 'AccessToken', hashOf(token));
+  if (!row || row.grant_id === null) return null;
+  const payload = JSON.parse(row.payload) as AccessTokenPayload;
+  if (row.expires_at !== null && row.expires_at <= now) return null;
+  if (typeof payload.exp === 'number' && payload.exp * 1000 <= now) return null;
+  const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (!audiences.includes(resource)) return null;
+  const connector = await records.findConnector(db, row.organisation_id, row.grant_id);
+  if (!connector || connector.revoked_at !== null) return null;
+  if (connector.last_used_at === null || now - connector.last_used_at >= LAST_USED_RESOLUTION_MS) {
+    // Bookkeeping, as a key's last use: a database that cannot write just now refuses nobody.
+    await records.recordConnectorUse(db, connector.organisation_id, connector.id, now).catch(() => undefined);
+  }
+  return {
+    apiKeyId: connector.id,
+    scope: keyScopeOf(connector.scope),
+    rateLimitPerMinute: null,
+    organisation: {
+      id: connector.organisation_id,
+      slug: connector.organisation_slug,
+      currency: connector.currency,
+      locale: connector.locale,
+      bookingReferencePrefix: connector.booking_reference_prefix,
+      catalogueVersion: connector.catalogue_version,
+      bookingsVersion: connector.bookings_version,
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import type { Db } from './database.ts';
+import type { OauthConnectorsTable, OauthRecordsTable } from './tables.ts';
+
+/**
+ * What the OAuth authorization server stores (migration 0025): its records, keyed by a hash of their
+ * id, and the connectors (grants) owners and admins made.
+ */
+export type OauthRecordRow = OauthRecordsTable;
+export type OauthConnectorRow = OauthConnectorsTable;
+
+/** Writes a record, replacing one of the same kind and id. */
+export async function upsertRecord(db: Db, row: OauthRecordRow): Promise<void> {
+  await db
+    .insertInto('oauth_records')
+    .values(row)
+    .onConflict((c) =>
+      c.columns(['kind', 'id_hash']).doUpdateSet({
+        organisation_id: row.organisation_id,
+        grant_id: row.grant_id,
+        uid: row.uid,
+        payload: row.payload,
+        expires_at: row.expires_at,
+        consumed_at: row.consumed_at,
+      }),
+    )
+    .execute();
+}
+
+/** Writes a record unless one of its kind and id exists (the first of two racing writers wins). */
+export async function insertRecordIfAbsent(db: Db, row: OauthRecordRow): Promise<void> {
+  await db
+    .insertInto('oauth_records')
+    .values(row)
+    .onConflict((c) => c.columns(['kind', 'id_hash']).doNothing())
+    .execute();
+}
+
+export function findRecord(db: Db, kind: string, idHash: string): Promise<OauthRecordRow | undefined> {
+  return db
+    .selectFrom('oauth_records')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('id_hash', '=', idHash)
+    .executeTakeFirst();
+}
+
+export function findRecordByUid(db: Db, kind: string, uid: string): Promise<OauthRecordRow | undefined> {
+  return db
+    .selectFrom('oauth_records')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('uid', '=', uid)
+    .executeTakeFirst();
+}
+
+export async function consumeRecord(db: Db, kind: string, idHash: string, now: number): Promise<void> {
+  await db
+    .updateTable('oauth_records')
+    .set({ consumed_at: now })
+    .where('kind', '=', kind)
+    .where('id_hash', '=', idHash)
+    .execute();
+}
+
+export async function deleteRecord(db: Db, kind: string, idHash: string): Promise<void> {
+  await db.deleteFrom('oauth_records').where('kind', '=', kind).where('id_hash', '=', idHash).execute();
+}
+
+/** Every record of a grant (its codes and tokens, the grant itself): revocation. */
+export async function deleteRecordsOfGrant(db: Db, grantId: string): Promise<void> {
+  await db.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
+}
+
+/** Records past their expiry, whatever their kind: they are never read again. */
+export async function deleteExpiredRecords(db: Db, now: number): Promise<void> {
+  await db.deleteFrom('oauth_records').where('expires_at', '<', now).execute();
+}
+
+export async function insertConnector(db: Db, row: OauthConnectorRow): Promise<void> {
+  await db.insertInto('oauth_connectors').values(row).execute();
+}
+
+export type ConnectorWithOrganisation = OauthConnectorRow & {
+  organisation_slug: string;
+  currency: string;
+  locale: string;
+  booking_reference_prefix: string;
+  catalogue_version: number;
+  bookings_version: number;
+};
+
+/** The connector and its organisation, as a request's principal needs them (api-key-repository's lookup). */
+export function findConnector(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<ConnectorWithOrganisation | undefined> {
+  return db
+    .selectFrom('oauth_connectors')
+    .innerJoin('organisations', 'organisations.id', 'oauth_connectors.organisation_id')
+    .selectAll('oauth_connectors')
+    .select([
+      'organisations.slug as organisation_slug',
+      'organisations.currency',
+      'organisations.locale',
+      'organisations.booking_reference_prefix',
+      'organisations.catalogue_version',
+      'organisations.bookings_version',
+    ])
+    .where('oauth_connectors.organisation_id', '=', organisationId)
+    .where('oauth_connectors.id', '=', id)
+    .executeTakeFirst();
+}
+
+export function listConnectors(db: Db, organisationId: string): Promise<OauthConnectorRow[]> {
+  return db
+    .selectFrom('oauth_connectors')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+export async function revokeConnector(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('oauth_connectors')
+    .set({ revoked_at: now })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export async function recordConnectorUse(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('oauth_connectors')
+    .set({ last_used_at: now })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .execute();
+}

@@ -1,0 +1,176 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Configuration, default as OidcProvider } from 'oidc-provider';
+import type { AppDeps } from '../../app/deps.ts';
+import { loadServerSecrets, OauthRecordStore, type ServerSecrets } from '../../app/oauth-records.ts';
+
+/**
+ * The OAuth 2.1 authorization server of hosted MCP connectors (design.md 9.3), in the same process:
+ * oidc-provider (docs/decisions/mcp-oauth-library.md), mounted on Fastify by oauth-routes.ts.
+ *
+ * - authorization code with PKCE (S256 only), public clients (no client secret);
+ * - clients identify themselves by a Client ID Metadata Document (an https client_id whose JSON the
+ *   server fetches, with the library's guard against private and loopback addresses) or register
+ *   dynamically (RFC 7591) as older clients do;
+ * - resource indicators (RFC 8707): the only resource is this server's /mcp, and every access token
+ *   is bound to it (its audience); tokens are opaque, stored hashed (OauthRecordStore), revocable;
+ * - refresh tokens, rotated on use; revocation (RFC 7009).
+ *
+ * The issuer is this server's public base URL (PUBLIC_BASE_URL, or the origin a request reached when
+ * it is one the server serves): one provider per such origin, made on first use.
+ */
+export interface AuthorizationServerOptions {
+  /** OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: Client ID Metadata Documents may be fetched from loopback. */
+  allowLoopbackClientMetadata: boolean;
+  /** Whether X-Forwarded-* headers are believed (TRUST_PROXY is set): then the request's scheme is. */
+  trustProxy: boolean;
+  log: FastifyBaseLogger;
+}
+
+export const CONNECTOR_SCOPE_LIST = 'bookings:read bookings:write';
+const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
+const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+
+/** Where oidc-provider's endpoints are served, under the issuer. */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/session/end',
+  userinfo: '/oauth/userinfo',
+} as const;
+
+export const INTERACTION_PATH = '/oauth/interaction';
+
+/** The MCP resource of an issuer: what every token it issues is bound to. */
+export function mcpResourceOf(issuer: string): string {
+  return `${issuer}/mcp`;
+}
+
+export class AuthorizationServers {
+  readonly #deps: AppDeps;
+  readonly #options: AuthorizationServerOptions;
+  readonly #providers = new Map<string, Promise<OidcProvider>>();
+  #secrets: Promise<ServerSecrets> | undefined;
+
+  constructor(deps: AppDeps, options: AuthorizationServerOptions) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  /** The provider whose issuer is `issuer` (a public base URL without a trailing slash). */
+  providerFor(issuer: string): Promise<OidcProvider> {
+    let provider = this.#providers.get(issuer);
+    if (!provider) {
+      provider = this.#create(issuer);
+      provider.catch(() => this.#providers.delete(issuer));
+      this.#providers.set(issuer, provider);
+    }
+    return provider;
+  }
+
+  async #create(issuer: string): Promise<OidcProvider> {
+    const [{ default: Provider, errors }, secrets] = await Promise.all([
+      import('oidc-provider'),
+      this.#loadSecrets(),
+    ]);
+    const resource = mcpResourceOf(issuer);
+    const deps = this.#deps;
+    const allowLoopback = this.#options.allowLoopbackClientMetadata;
+    const configuration: Configuration = {
+      adapter: (kind: string) => new OauthRecordStore(deps.db, kind, () => deps.clock.nowMs()),
+      clients: [],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
+      // bookings:read and bookings:write are the /mcp resource's (getResourceServerInfo); listed here too
+      // because clients name them in their registration's `scope`, which is checked against this list.
+      scopes: ['openid', 'offline_access', 'bookings:read', 'bookings:write'],
+      claims: { openid: ['sub'] },
+      responseTypes: ['code'],
+      pkce: { required: () => true },
+      routes: OAUTH_ROUTES,
+      interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+      cookies: { keys: [secrets.cookieKey] },
+      jwks: { keys: [secrets.signingKey] },
+      ttl: {
+        AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+        AuthorizationCode: 60,
+        Grant: REFRESH_TOKEN_TTL_SECONDS,
+        Interaction: 15 * 60,
+        Session: 15 * 60,
+        RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      },
+      // A connector keeps working past an hour: every client that may refresh gets a refresh token.
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true },
+        revocation: { enabled: true },
+        clientIdMetadataDocument: {
+          enabled: true,
+          allowFetch: async (_ctx, clientId) => allowLoopback || !isLoopbackUrl(clientId),
+        },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: async () => resource,
+          useGrantedResource: async () => true,
+          getResourceServerInfo: async (_ctx, indicator) => {
+            if (indicator !== resource) {
+              throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+            }
+            return {
+              scope: CONNECTOR_SCOPE_LIST,
+              audience: resource,
+              accessTokenFormat: 'opaque',
+              accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            };
+          },
+        },
+      },
+      // The library's own fetch guards against special-use addresses (SSRF); with
+      // OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK a document on this machine is fetched without the guard.
+      fetch: async (url, init) => {
+        if (allowLoopback && isLoopbackUrl(String(url))) {
+          const { dispatcher: _guarded, ...rest } = init as RequestInit & { dispatcher?: unknown };
+          return fetch(url, rest);
+        }
+        return fetch(url, init);
+      },
+      renderError: async (ctx, out) => {
+        ctx.type = 'html';
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head><body><main><h1>Sign-in failed</h1><p>${escapeHtml(String(out.error_description ?? out.error))}</p></main></body></html>`;
+      },
+    };
+    const provider = new Provider(issuer, configuration);
+    provider.proxy = this.#options.trustProxy;
+    const log = this.#options.log;
+    provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'OAuth server failed'));
+    return provider;
+  }
+
+  #loadSecrets(): Promise<ServerSecrets> {
+    this.#secrets ??= loadServerSecrets(this.#deps.db);
+    this.#secrets.catch(() => {
+      this.#secrets = undefined;
+    });
+    return this.#secrets;
+  }
+}
+
+function isLoopbackUrl(value: string): boolean {
+  try {
+    const host = new URL(value).hostname.toLowerCase();
+    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

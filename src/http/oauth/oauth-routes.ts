@@ -1,0 +1,235 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { default as OidcProvider } from 'oidc-provider';
+import type { AppDeps } from '../../app/deps.ts';
+import type { ConnectorScope } from '../../app/oauth-connectors.ts';
+import { CONNECTOR_SCOPES, isConnectorScope, recordConnector } from '../../app/oauth-connectors.ts';
+import { accountIdOf } from '../../app/oauth-records.ts';
+import { canManageKeys, checkPassword } from '../../app/staff-account-service.ts';
+import { page } from '../console/page.ts';
+import { acceptPageFields, type Fields } from '../page-fields.ts';
+import { originOf, securePage } from '../pages/page-shell.ts';
+import { ownOrigins } from '../public-base-url.ts';
+import {
+  type AuthorizationServerOptions,
+  AuthorizationServers,
+  INTERACTION_PATH,
+  mcpResourceOf,
+} from './authorization-server.ts';
+import { consentBody, expiredBody } from './consent-page.ts';
+import { issuerOf, protectedResourceRoutes } from './protected-resource.ts';
+
+/**
+ * The OAuth face of the server (design.md 9.3): /mcp's protected-resource metadata, the authorization
+ * server's endpoints (oidc-provider's, handed the raw request: it reads its own bodies) and its
+ * metadata at the RFC 8414 address, and the consent page, served here.
+ */
+export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOptions, 'log'>) {
+  return async (app: FastifyInstance) => {
+    const servers = new AuthorizationServers(deps, { ...options, log: app.log });
+    const hidden = { schema: { hide: true } };
+    protectedResourceRoutes(app);
+
+    await app.register(async (raw) => {
+      // oidc-provider parses its own bodies (forms, and JSON for registration): left unread here.
+      raw.removeAllContentTypeParsers();
+      raw.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+      const forward = async (request: FastifyRequest, reply: FastifyReply, url?: string) => {
+        const provider = await servers.providerFor(issuerOf(request));
+        reply.hijack();
+        reply.raw.setHeader('x-request-id', request.id);
+        if (url !== undefined) request.raw.url = url;
+        await provider.callback()(request.raw, reply.raw);
+      };
+      raw.get('/.well-known/oauth-authorization-server', hidden, (request, reply) =>
+        forward(request, reply, '/.well-known/openid-configuration'),
+      );
+      raw.get('/.well-known/openid-configuration', hidden, (request, reply) => forward(request, reply));
+      for (const path of [
+        '/oauth/authorize',
+        '/oauth/authorize/*',
+        '/oauth/token',
+        '/oauth/register',
+        '/oauth/register/*',
+        '/oauth/revoke',
+        '/oauth/jwks',
+        '/oauth/session/end',
+        '/oauth/session/end/*',
+      ]) {
+        raw.route({
+          method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+          url: path,
+          ...hidden,
+          handler: (request, reply) => forward(request, reply),
+        });
+      }
+    });
+
+    await app.register(async (pages) => {
+      acceptPageFields(pages, 16 * 1024);
+      const url = `${INTERACTION_PATH}/:uid`;
+      pages.get(url, hidden, async (request, reply) => {
+        const provider = await servers.providerFor(issuerOf(request));
+        const details = await detailsOf(provider, request, reply);
+        if (!details) return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+        return sendPage(
+          reply,
+          'Connect an app',
+          consentBody(await viewOf(provider, details)),
+          details.redirectUri,
+        );
+      });
+      pages.post(url, hidden, async (request, reply) => {
+        const provider = await servers.providerFor(issuerOf(request));
+        const details = await detailsOf(provider, request, reply);
+        if (!details) return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+        const claimed = originOf(request.headers.origin ?? request.headers.referer);
+        if (claimed === undefined || !ownOrigins(request).has(claimed)) {
+          return sendPage(
+            reply.code(403),
+            'Not accepted from here',
+            '<h1>Not accepted from here</h1><p>This form is accepted only from this page.</p>',
+          );
+        }
+        const form = (request.body as Fields | undefined) ?? {};
+        if (form.decision === 'deny') {
+          reply.hijack();
+          return provider.interactionFinished(
+            request.raw,
+            reply.raw,
+            { error: 'access_denied', error_description: 'The owner or admin denied the connection.' },
+            { mergeWithLastSubmission: false },
+          );
+        }
+        const view = await viewOf(provider, details);
+        const again = (status: number, error: string) =>
+          sendPage(
+            reply.code(status),
+            'Connect an app',
+            consentBody({ ...view, organisation: form.organisation, email: form.email, error }),
+            details.redirectUri,
+          );
+        const scope = form.scope;
+        if (!isConnectorScope(scope) || !view.scopes.includes(scope))
+          return again(400, 'Choose what it may do.');
+        const checked = await checkPassword(
+          deps.db,
+          deps.rateLimitStore,
+          {
+            organisationSlug: form.organisation ?? '',
+            email: form.email ?? '',
+            password: form.password ?? '',
+            address: request.ip,
+          },
+          deps.clock.nowMs(),
+        );
+        if (!checked.ok) {
+          if (checked.reason === 'throttled') {
+            reply.header('retry-after', Math.ceil(checked.retryAfterMs / 1000));
+            return again(
+              429,
+              `Too many failed sign-ins. Try again in ${Math.ceil(checked.retryAfterMs / 60_000)} minutes.`,
+            );
+          }
+          return again(401, 'The organisation, e-mail or password is wrong.');
+        }
+        if (!canManageKeys(checked.user.role)) {
+          return again(
+            403,
+            'Only an owner or admin of the organisation can connect an app. Ask one of them.',
+          );
+        }
+        const accountId = accountIdOf(checked.organisation.id, checked.user.id);
+        const grant = new provider.Grant({ accountId, clientId: details.clientId });
+        // OpenID scopes a client asked for besides (openid, offline_access) change nothing here.
+        const oidcScopes = details.requestedScopes.filter((s) => s === 'openid' || s === 'offline_access');
+        if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
+        // One scope is granted; the others asked for are recorded as refused, so the library does not
+        // ask again for them (and the token carries only the one granted).
+        const resource = mcpResourceOf(issuerOf(request));
+        // (They are OpenID scopes to the library as well: granted and refused the same way there.)
+        grant.addResourceScope(resource, scope);
+        grant.addOIDCScope(scope);
+        const refused = CONNECTOR_SCOPES.filter((s) => s !== scope).join(' ');
+        grant.rejectResourceScope(resource, refused);
+        grant.rejectOIDCScope(refused);
+        const grantId = await grant.save();
+        await recordConnector(
+          deps.db,
+          {
+            grantId,
+            organisationId: checked.organisation.id,
+            clientId: details.clientId,
+            clientName: view.clientName,
+            scope,
+            userId: checked.user.id,
+          },
+          deps.clock.nowMs(),
+        );
+        reply.hijack();
+        return provider.interactionFinished(
+          request.raw,
+          reply.raw,
+          { login: { accountId }, consent: { grantId } },
+          { mergeWithLastSubmission: false },
+        );
+      });
+    });
+  };
+}
+
+interface Interaction {
+  uid: string;
+  clientId: string;
+  redirectUri: string;
+  requestedScopes: string[];
+}
+
+/** The interaction of this page's uid and cookie, or null when it ended (or is not this browser's). */
+async function detailsOf(
+  provider: OidcProvider,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Interaction | null> {
+  try {
+    const details = await provider.interactionDetails(request.raw, reply.raw);
+    if (details.uid !== (request.params as { uid?: string }).uid) return null;
+    const params = details.params as Record<string, unknown>;
+    return {
+      uid: details.uid,
+      clientId: String(params.client_id),
+      redirectUri: String(params.redirect_uri),
+      requestedScopes: String(params.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
+    };
+  } catch {
+    return null;
+  }
+}
+
+async function viewOf(provider: OidcProvider, details: Interaction) {
+  const client = await provider.Client.find(details.clientId);
+  const requested = CONNECTOR_SCOPES.filter((s) => details.requestedScopes.includes(s));
+  const scopes: readonly ConnectorScope[] = requested.length > 0 ? requested : CONNECTOR_SCOPES;
+  return {
+    action: `${INTERACTION_PATH}/${encodeURIComponent(details.uid)}`,
+    clientName: typeof client?.clientName === 'string' ? client.clientName : null,
+    clientId: details.clientId,
+    redirectHost: safeHost(details.redirectUri),
+    scopes,
+    chosen: scopes.includes('bookings:read') ? ('bookings:read' as const) : scopes[0]!,
+  };
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the app';
+  }
+}
+
+/** A page of the sign-in; its form may lead (after this server's own redirect) to the client's redirect URI. */
+function sendPage(reply: FastifyReply, title: string, body: string, redirectUri?: string): FastifyReply {
+  return securePage(reply, { formTargets: redirectUri ? [redirectUri] : [] }).send(page({ title }, body));
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CONNECTOR_SCOPES } from '../../app/oauth-connectors.ts';
+import { publicBaseUrl } from '../public-base-url.ts';
+
+/**
+ * /mcp as an OAuth protected resource (RFC 9728, design.md 9.3): its metadata names the authorization
+ * server (this server, oauth-routes.ts), and a 401 from /mcp points to that metadata, which is how an
+ * MCP host that only knows the URL finds where to sign in.
+ */
+
+/** The issuer, and base of /mcp, as this request names the server (public-base-url.ts), no trailing slash. */
+export function issuerOf(request: FastifyRequest): string {
+  return publicBaseUrl(request).replace(/\/+$/, '');
+}
+
+/** The resource every token for this request's /mcp must be bound to (RFC 8707). */
+export function mcpResourceFor(request: FastifyRequest): string {
+  return `${issuerOf(request)}/mcp`;
+}
+
+/** Where /mcp's metadata is: the RFC 9728 path-suffixed form for a resource with a path. */
+export function resourceMetadataUrlFor(request: FastifyRequest): string {
+  return `${issuerOf(request)}/.well-known/oauth-protected-resource/mcp`;
+}
+
+/** The challenge of a 401 from /mcp: how to authenticate, and where the metadata says to sign in. */
+export function setMcpChallenge(reply: FastifyReply, request: FastifyRequest): void {
+  const tokenSent = request.headers.authorization !== undefined;
+  reply.header(
+    'www-authenticate',
+    `Bearer realm="booking", resource_metadata="${resourceMetadataUrlFor(request)}"${tokenSent ? ', error="invalid_token"' : ''}`,
+  );
+}
+
+export function protectedResourceRoutes(app: FastifyInstance): void {
+  const hidden = { schema: { hide: true } };
+  const metadata = async (request: FastifyRequest, reply: FastifyReply) => {
+    const issuer = issuerOf(request);
+    return reply
+      .header('cache-control', 'public, max-age=3600')
+      .header('access-control-allow-origin', '*')
+      .type('application/json; charset=utf-8')
+      .send(
+        JSON.stringify({
+          resource: `${issuer}/mcp`,
+          authorization_servers: [issuer],
+          scopes_supported: CONNECTOR_SCOPES,
+          bearer_methods_supported: ['header'],
+          resource_name: 'Booking engine MCP',
+          resource_documentation: `${issuer}/v1/openapi.json`,
+        }),
+      );
+  };
+  app.get('/.well-known/oauth-protected-resource', hidden, metadata);
+  app.get('/.well-known/oauth-protected-resource/mcp', hidden, metadata);
+}
