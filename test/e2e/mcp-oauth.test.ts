@@ -1,38 +1,47 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/app/api-key-service.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
-import type { Era } from '../helpers/mcp-harness.ts';
-import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
-import { HostAuth, type Person, signInAndConnect } from '../helpers/oauth-flow.ts';
+import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
+import { type Era, errorText, type Json } from '../helpers/mcp-harness.ts';
+import { connectStreamableHttp, type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
+import {
+  connectWith,
+  consent,
+  HostAuth,
+  type Person,
+  REDIRECT_URL,
+  signInAndConnect,
+  startSignIn,
+} from '../helpers/oauth-flow.ts';
 
 /**
  * OAuth sign-in for hosted MCP connectors (design.md 9.3), end to end: the official SDK 2.x client's
- * OAuth support (discovery from the 401, registration, PKCE, the code exchange, refresh) against the
- * server on a real port, the consent page filled over real HTTP as a browser would.
+ * OAuth support (discovery from the 401, dynamic registration, PKCE, the code exchange, refresh)
+ * against the server on a real port, on both protocol generations; the consent page filled over real
+ * HTTP as a browser would (cookies, the form, the redirects); revocation from the console.
  */
 let server: ListeningApp;
+let mcpUrl: URL;
 const PASSWORD = 'correct horse battery';
-const owner: Person = {
-  organisation: 'northside-hair',
-  email: 'owner@northside.example',
-  password: PASSWORD,
-};
+const SLUG = 'northside-hair';
+const owner: Person = { organisation: SLUG, email: 'owner@northside.example', password: PASSWORD };
+const staff: Person = { organisation: SLUG, email: 'staff@northside.example', password: PASSWORD };
+const MESSAGE = { caller_name: 'Jo Bloggs', message: 'Please call back about Friday.', location: 'camden' };
+const scopeRefusal = ERROR_CATALOGUE.insufficient_scope.hint;
 
 beforeAll(async () => {
   server = await startListeningApp();
+  mcpUrl = new URL('/mcp', server.origin);
   const now = server.t.clock.nowMs();
+  const db = server.t.database.db;
   await createUser(
-    server.t.database.db,
-    { organisationSlug: 'northside-hair', email: owner.email, role: 'owner', password: PASSWORD },
+    db,
+    { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
     now,
   );
   await createUser(
-    server.t.database.db,
-    {
-      organisationSlug: 'northside-hair',
-      email: 'staff@northside.example',
-      role: 'staff',
-      password: PASSWORD,
-    },
+    db,
+    { organisationSlug: SLUG, email: staff.email, role: 'staff', password: PASSWORD },
     now,
   );
 });
@@ -40,14 +49,252 @@ afterAll(async () => {
   await server?.t.close();
 });
 
-describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s protocol)', (era) => {
-  it('registers, signs in on the consent page, and calls the tools as the organisation', async () => {
-    const mcpUrl = new URL('/mcp', server.origin);
-    const auth = new HostAuth();
-    const client = await signInAndConnect(mcpUrl, auth, { ...owner, scope: 'bookings:write' }, era);
-    const result = await client.callTool({ name: 'list_locations', arguments: {} });
-    expect(result.isError).toBeFalsy();
-    expect(JSON.stringify(result.structuredContent)).toContain('camden');
-    await client.close();
+describe('discovery', () => {
+  it('answers /mcp without a credential with 401, the JSON-RPC error and where its metadata is', async () => {
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer realm="booking", resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { data: { code: 'missing_api_key' } },
+    });
+  });
+
+  it('serves the protected-resource metadata (RFC 9728) at both addresses, naming this server', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
+      const metadata = await (await fetch(new URL(path, server.origin))).json();
+      expect(metadata).toMatchObject({
+        resource: mcpUrl.href,
+        authorization_servers: [server.origin],
+        scopes_supported: ['bookings:read', 'bookings:write'],
+        bearer_methods_supported: ['header'],
+      });
+    }
+  });
+
+  it('serves the authorization server metadata (RFC 8414): PKCE S256, metadata documents, registration', async () => {
+    const metadata = (await (
+      await fetch(new URL('/.well-known/oauth-authorization-server', server.origin))
+    ).json()) as Json;
+    expect(metadata).toMatchObject({
+      issuer: server.origin,
+      authorization_endpoint: `${server.origin}/oauth/authorize`,
+      token_endpoint: `${server.origin}/oauth/token`,
+      registration_endpoint: `${server.origin}/oauth/register`,
+      revocation_endpoint: `${server.origin}/oauth/revoke`,
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: true,
+      response_types_supported: ['code'],
+    });
+    expect(metadata.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token']),
+    );
+    expect(metadata.grant_types_supported).not.toContain('implicit');
   });
 });
+
+describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s protocol)', (era) => {
+  it('registers, signs in on the consent page with bookings:write, and acts as the organisation', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, { ...owner, scope: 'bookings:write' }, era);
+    try {
+      const locations = await client.callTool({ name: 'list_locations', arguments: {} });
+      expect(JSON.stringify(locations.structuredContent)).toContain('camden');
+      // Writing is allowed: the token stands for a read_write principal.
+      const message = await client.callTool({ name: 'take_message', arguments: MESSAGE });
+      expect(message.isError, JSON.stringify(message.content)).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    // The token is opaque, bound to /mcp, and the database holds only its hash.
+    const token = auth.savedTokens!.access_token;
+    const rows = await server.t.database.db
+      .selectFrom('oauth_records')
+      .select(['payload', 'id_hash'])
+      .execute();
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(JSON.stringify(rows)).not.toContain(auth.savedTokens!.refresh_token!);
+  });
+
+  it('grants bookings:read as a read-only principal: reads, and is refused a change', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, { ...owner, scope: 'bookings:read' }, era);
+    try {
+      const locations = await client.callTool({ name: 'list_locations', arguments: {} });
+      expect(locations.isError).toBeFalsy();
+      const refused = await client.callTool({ name: 'take_message', arguments: MESSAGE });
+      expect(errorText(refused as never)).toBe(scopeRefusal);
+    } finally {
+      await client.close();
+    }
+    expect(auth.savedTokens!.scope).toBe('bookings:read');
+  });
+
+  it('refreshes an access token that is no longer accepted, with the refresh token', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner, era);
+    const first = auth.savedTokens!;
+    expect(first.refresh_token).toBeDefined();
+    // The access token is gone (as when it expires): the next call is answered 401 and the SDK refreshes.
+    await server.t.database.db.deleteFrom('oauth_records').where('kind', '=', 'AccessToken').execute();
+    auth.authorizationUrl = undefined;
+    try {
+      const again = await connectWith(mcpUrl, auth, era);
+      const result = await again.callTool({ name: 'list_locations', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      await again.close();
+    } finally {
+      await client.close();
+    }
+    expect(auth.savedTokens!.access_token).not.toBe(first.access_token);
+    // Refresh tokens rotate: the old one is spent.
+    expect(auth.savedTokens!.refresh_token).not.toBe(first.refresh_token);
+    // Without asking the person again.
+    expect(auth.authorizationUrl).toBeUndefined();
+  });
+
+  it('stops working on the next call once revoked from the console, and cannot refresh', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner, era);
+    try {
+      expect((await client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
+      const console = await consoleSignIn(owner);
+      const page = await console.get('/console/connectors');
+      expect(page).toContain('Test host');
+      const revoke = [...page.matchAll(/action="(\/console\/connectors\/[^"]+\/revoke)"/g)].map((m) => m[1]!);
+      expect(revoke.length).toBeGreaterThan(0);
+      for (const action of revoke) await console.post(action);
+      expect(await console.get('/console/connectors')).not.toContain('/revoke"');
+      // The SDK sees the 401 and tries its refresh token: refused (invalid_grant), revoked with the grant.
+      await expect(client.callTool({ name: 'list_locations', arguments: {} })).rejects.toThrow(
+        /grant request is invalid/,
+      );
+    } finally {
+      await client.close();
+    }
+    const direct = await rawToolsList(mcpUrl, auth.savedTokens!.access_token);
+    expect(direct.status).toBe(401);
+  });
+});
+
+describe('what a token is not', () => {
+  it('is refused at the same server under another name: bound to the /mcp it was issued for', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const token = auth.savedTokens!.access_token;
+    expect((await rawToolsList(mcpUrl, token)).status).toBe(200);
+    const elsewhere = new URL(`http://localhost:${server.port}/mcp`);
+    const refused = await rawToolsList(elsewhere, token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(refused.headers.get('www-authenticate')).toContain(
+      `resource_metadata="http://localhost:${server.port}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it('is never issued for another resource', async () => {
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    const url = new URL(auth.authorizationUrl!);
+    url.searchParams.set('resource', 'https://elsewhere.example/mcp');
+    const outcome = await consent(url, owner);
+    expect(outcome.callback.searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('is not an API key, and an API key still works at /mcp; the SSE transport takes keys only', async () => {
+    const key = await createApiKey(
+      server.t.database.db,
+      { organisationSlug: SLUG, label: 'desk', scope: 'read' },
+      server.t.clock.nowMs(),
+    );
+    const mcp = await connectStreamableHttp(server.origin, key.key);
+    expect((await mcp.client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
+    await mcp.close();
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const sse = await fetch(new URL('/sse', server.origin), {
+      headers: { authorization: `Bearer ${auth.savedTokens!.access_token}`, accept: 'text/event-stream' },
+    });
+    expect(sse.status).toBe(401);
+    await sse.body?.cancel();
+  });
+});
+
+describe('the consent page', () => {
+  it('refuses a staff account and a wrong password, and a denial returns access_denied', async () => {
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    const connectors = () => server.t.database.db.selectFrom('oauth_connectors').selectAll().execute();
+    const before = (await connectors()).length;
+    const byStaff = await consent(auth.authorizationUrl!, staff);
+    expect(byStaff.refusal?.status).toBe(403);
+    expect(byStaff.refusal?.page).toContain('Only an owner or admin');
+    const wrong = await consent(auth.authorizationUrl!, { ...owner, password: 'not the password' });
+    expect(wrong.refusal?.status).toBe(401);
+    const denied = await consent(auth.authorizationUrl!, { ...owner, decision: 'deny' });
+    expect(denied.callback.href.startsWith(REDIRECT_URL)).toBe(true);
+    expect(denied.callback.searchParams.get('error')).toBe('access_denied');
+    // Nothing was granted.
+    expect((await connectors()).length).toBe(before);
+  });
+});
+
+/** A tools/list posted straight to `url` with `token`, as any client would. */
+function rawToolsList(url: URL, token: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
+/** The console signed in as `person`, over real HTTP: pages read, one-button forms posted with the CSRF token. */
+async function consoleSignIn(person: Person) {
+  const signIn = await fetch(new URL('/console/sign-in', server.origin), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: server.origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      organisation: person.organisation,
+      email: person.email,
+      password: person.password,
+    }),
+  });
+  expect(signIn.status).toBe(303);
+  const cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
+  let csrf = '';
+  return {
+    async get(path: string) {
+      const response = await fetch(new URL(path, server.origin), { headers: { cookie } });
+      const text = await response.text();
+      expect(response.status, text).toBe(200);
+      csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf;
+      return text;
+    },
+    async post(path: string) {
+      const response = await fetch(new URL(path, server.origin), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: server.origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf }),
+      });
+      expect(response.status).toBe(303);
+    },
+  };
+}

@@ -173,13 +173,19 @@ export async function consent(authorizationUrl: URL, person: Person): Promise<Co
  * exchanges the code; the client connects again, signed in.
  */
 export async function signInAndConnect(mcpUrl: URL, auth: HostAuth, person: Person, era: Era = 'modern') {
-  const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: auth });
-  await expect(clientFor(era).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-  expect(auth.authorizationUrl).toBeDefined();
+  const first = await startSignIn(mcpUrl, auth, era);
   const outcome = await consent(auth.authorizationUrl!, person);
   if (outcome.refusal) throw new Error(`consent refused: ${outcome.refusal.status}`);
   await first.finishAuth(outcome.callback.searchParams);
   return connectWith(mcpUrl, auth, era);
+}
+
+/** The first connect, refused: the SDK has discovered, registered and recorded the authorization URL. */
+export async function startSignIn(mcpUrl: URL, auth: HostAuth, era: Era = 'modern') {
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: auth });
+  await expect(clientFor(era).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(auth.authorizationUrl).toBeDefined();
+  return transport;
 }
 
 export async function connectWith(mcpUrl: URL, auth: HostAuth, era: Era = 'modern') {

@@ -15,6 +15,7 @@ import {
 import type { AppDeps } from '../../app/deps.ts';
 import { listLocations, requireLocation } from '../../app/directory-service.ts';
 import { listMessages, markMessageDone } from '../../app/message-service.ts';
+import { listConnectors, revokeConnector } from '../../app/oauth-connectors.ts';
 import { RECENT_OUTBOX_LIMIT, recentOutbox } from '../../app/outbox-service.ts';
 import { sendLink } from '../../app/send-link.ts';
 import { type ConsoleSession, canManageKeys, signIn, signOut } from '../../app/staff-account-service.ts';
@@ -42,6 +43,7 @@ import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody } from './booking-pages.ts';
+import { connectorsBody } from './connectors-page.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
 import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
@@ -492,6 +494,23 @@ export function consoleRoutes(deps: AppDeps) {
       requireKeyManager(session);
       await revokeApiKey(deps.db, (request.params as { id: string }).id, now(), session.organisation.id);
       return redirect(reply, '/console/keys');
+    });
+
+    get('/console/connectors', async (_request, reply, session) => {
+      requireKeyManager(session);
+      const connectors = await listConnectors(deps.db, session.organisation.id);
+      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      return send(
+        reply,
+        shell(session, 'Connectors', 'connectors'),
+        connectorsBody(connectors, f, session.csrfToken),
+      );
+    });
+
+    post('/console/connectors/:id/revoke', async (request, reply, session) => {
+      requireKeyManager(session);
+      await revokeConnector(deps.db, session.organisation.id, (request.params as { id: string }).id, now());
+      return redirect(reply, '/console/connectors');
     });
 
     const webhooksPage = async (

@@ -12,7 +12,7 @@ export interface Shell {
   /** The signed-in person, for the header and the sign-out form; absent on the sign-in page. */
   session?: { email: string; role: string; organisationName: string; csrfToken: string };
   /** Which item of the navigation is current. */
-  current?: 'diary' | 'book' | 'clients' | 'messages' | 'outbox' | 'keys' | 'webhooks';
+  current?: 'diary' | 'book' | 'clients' | 'messages' | 'outbox' | 'keys' | 'webhooks' | 'connectors';
   /** Owners and admins: the API keys and webhooks pages are theirs (canManageKeys). */
   canManageKeys?: boolean;
 }
@@ -51,6 +51,7 @@ ${item('messages', '/console/messages', 'Messages')}
 ${item('outbox', '/console/outbox', 'Outbox')}
 ${shell.canManageKeys ? item('keys', '/console/keys', 'API keys') : ''}
 ${shell.canManageKeys ? item('webhooks', '/console/webhooks', 'Webhooks') : ''}
+${shell.canManageKeys ? item('connectors', '/console/connectors', 'Connectors') : ''}
 </ul>
 </nav>
 <div class="who"><span>${esc(s.email)} (${esc(s.role)}) · ${esc(s.organisationName)}</span>
