@@ -26,6 +26,7 @@ export class OauthRecordStore {
   }
 
   async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
+    if (this.#kind === 'Interaction') await this.#sweep();
     // A token's id is the token: kept out of the payload. Other records (a session's uid look-up) keep it.
     const { jti: _jti, ...rest } = payload;
     const stored = TOKEN_KINDS.has(this.#kind) ? rest : payload;
@@ -69,6 +70,18 @@ export class OauthRecordStore {
     await records.deleteRecordsOfGrant(this.#db, grantId);
   }
 
+  /**
+   * Expired records are never read again (find treats them as absent); they are deleted at most every
+   * SWEEP_EVERY_MS per database, when a sign-in starts (every one makes an Interaction).
+   */
+  async #sweep(): Promise<void> {
+    const now = this.#now();
+    if (now - (lastSweeps.get(this.#db) ?? 0) < SWEEP_EVERY_MS) return;
+    lastSweeps.set(this.#db, now);
+    // Housekeeping: a database that cannot write just now must not refuse the sign-in.
+    await records.deleteExpiredRecords(this.#db, now).catch(() => undefined);
+  }
+
   #present(id: string, row: records.OauthRecordRow | undefined): Record<string, unknown> | undefined {
     if (!row) return undefined;
     if (row.expires_at !== null && row.expires_at <= this.#now()) return undefined;
@@ -78,6 +91,9 @@ export class OauthRecordStore {
     return payload;
   }
 }
+
+const SWEEP_EVERY_MS = 10 * 60_000;
+const lastSweeps = new WeakMap<Db, number>();
 
 /** Kinds whose id is the token a client holds: oidc-provider reads it back as the payload's jti. */
 const TOKEN_KINDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials']);

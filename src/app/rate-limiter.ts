@@ -42,6 +42,11 @@ export function failedAuthentications(address: string): RateLimitCounter {
   return { organisationId: NO_ORGANISATION, name: `auth-failures:${address}` };
 }
 
+/** The OAuth client registrations (RFC 7591) from one client address: open registration, so bounded. */
+export function clientRegistrations(address: string): RateLimitCounter {
+  return { organisationId: NO_ORGANISATION, name: `oauth-registrations:${address}` };
+}
+
 /** The requests of one client address to the keyless public pages (/p/...). */
 export function pageRequests(address: string): RateLimitCounter {
   return { organisationId: NO_ORGANISATION, name: `pages:${address}` };

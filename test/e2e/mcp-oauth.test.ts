@@ -298,3 +298,46 @@ async function consoleSignIn(person: Person) {
     },
   };
 }
+
+// Last in the file: it spends the address's registrations for the minute, and moves the clock.
+describe('housekeeping and limits', () => {
+  it('deletes expired records when a sign-in starts, at most every ten minutes', async () => {
+    const db = server.t.database.db;
+    await db
+      .insertInto('oauth_records')
+      .values({
+        kind: 'Interaction',
+        id_hash: 'f'.repeat(64),
+        organisation_id: '',
+        grant_id: null,
+        uid: null,
+        payload: '{}',
+        expires_at: server.t.clock.nowMs() - 1,
+        consumed_at: null,
+      })
+      .execute();
+    const expired = () =>
+      db.selectFrom('oauth_records').select('id_hash').where('id_hash', '=', 'f'.repeat(64)).execute();
+    expect(await expired()).toHaveLength(1);
+    server.t.clock.advance({ minutes: 11 });
+    // The sign-in starts when the browser opens the authorization URL: the library makes an Interaction.
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    await (await fetch(auth.authorizationUrl!, { redirect: 'manual' })).text();
+    expect(await expired()).toEqual([]);
+  });
+
+  it('bounds open client registration per address', async () => {
+    const register = () =>
+      fetch(new URL('/oauth/register', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
+      });
+    let response = await register();
+    for (let i = 0; i < 40 && response.status === 201; i++) response = await register();
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await response.json()).toMatchObject({ error: 'rate_limited' });
+  });
+});

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import type { ConnectorScope } from '../../app/oauth-connectors.ts';
 import { CONNECTOR_SCOPES, isConnectorScope, recordConnector } from '../../app/oauth-connectors.ts';
 import { accountIdOf } from '../../app/oauth-records.ts';
+import { clientRegistrations, FixedWindowRateLimiter } from '../../app/rate-limiter.ts';
 import { canManageKeys, checkPassword } from '../../app/staff-account-service.ts';
 import { page } from '../console/page.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
@@ -33,6 +34,28 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       // oidc-provider parses its own bodies (forms, and JSON for registration): left unread here.
       raw.removeAllContentTypeParsers();
       raw.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+      // Registration is open to anyone (older MCP clients register on first use): bounded per address.
+      const registrations = new FixedWindowRateLimiter(deps.rateLimitStore);
+      raw.addHook('onRequest', async (request, reply) => {
+        if (request.method !== 'POST' || request.routeOptions.url !== '/oauth/register') return;
+        const now = deps.clock.nowMs();
+        const decision = await registrations.hit(
+          clientRegistrations(request.ip),
+          REGISTRATIONS_PER_MINUTE,
+          now,
+        );
+        if (decision.allowed) return;
+        return reply
+          .code(429)
+          .header('retry-after', Math.max(1, Math.ceil((decision.resetAt - now) / 1000)))
+          .type('application/json; charset=utf-8')
+          .send(
+            JSON.stringify({
+              error: 'rate_limited',
+              error_description: `More than ${REGISTRATIONS_PER_MINUTE} client registrations in a minute from this address; wait and retry.`,
+            }),
+          );
+      });
       const forward = async (request: FastifyRequest, reply: FastifyReply, url?: string) => {
         const provider = await servers.providerFor(issuerOf(request));
         reply.hijack();
@@ -176,6 +199,9 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
     });
   };
 }
+
+/** Client registrations a minute from one address: a host registers once per server, not per call. */
+export const REGISTRATIONS_PER_MINUTE = 30;
 
 interface Interaction {
   uid: string;
