@@ -26,21 +26,25 @@ export class HostAuth implements Provider {
   authorizationUrl: URL | undefined;
   clientMetadataUrl?: string;
   readonly #scope: string | undefined;
+  readonly #redirectUrl: string;
 
-  constructor(options: { clientMetadataUrl?: string; info?: Info; scope?: string } = {}) {
+  constructor(
+    options: { clientMetadataUrl?: string; info?: Info; scope?: string; redirectUrl?: string } = {},
+  ) {
     if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
     this.info = options.info;
     this.#scope = options.scope;
+    this.#redirectUrl = options.redirectUrl ?? REDIRECT_URL;
   }
 
   get redirectUrl() {
-    return REDIRECT_URL;
+    return this.#redirectUrl;
   }
 
   get clientMetadata() {
     return {
       client_name: 'Test host',
-      redirect_uris: [REDIRECT_URL],
+      redirect_uris: [this.#redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
