@@ -1,8 +1,9 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { type Era, errorText, type Json } from '../helpers/mcp-harness.ts';
+import { demoCatalogue, type Era, errorText, type Json } from '../helpers/mcp-harness.ts';
 import { connectStreamableHttp, type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
 import {
   connectWith,
@@ -13,6 +14,7 @@ import {
   signInAndConnect,
   startSignIn,
 } from '../helpers/oauth-flow.ts';
+import { startTestApp } from '../helpers/test-app.ts';
 
 /**
  * OAuth sign-in for hosted MCP connectors (design.md 9.3), end to end: the official SDK 2.x client's
@@ -339,5 +341,36 @@ describe('housekeeping and limits', () => {
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await response.json()).toMatchObject({ error: 'rate_limited' });
+  });
+});
+
+describe('rate limits', () => {
+  it('counts a token’s tool calls as a key’s: its own window, then 429 rate_limited', async () => {
+    const limited = await startTestApp({
+      catalogues: [demoCatalogue()],
+      now: new Date().toISOString(),
+      limits: { requestsPerMinute: 2 },
+    });
+    try {
+      await limited.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = limited.app.server.address() as AddressInfo;
+      await createUser(
+        limited.database.db,
+        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+        limited.clock.nowMs(),
+      );
+      const client = await signInAndConnect(new URL(`http://127.0.0.1:${port}/mcp`), new HostAuth(), owner);
+      try {
+        for (let i = 0; i < 2; i++) {
+          expect((await client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
+        }
+        const refused = await client.callTool({ name: 'list_locations', arguments: {} });
+        expect(refused.structuredContent).toMatchObject({ ok: false, code: 'rate_limited' });
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await limited.close();
+    }
   });
 });
