@@ -35,7 +35,8 @@ export class OauthRecordStore {
       kind: this.#kind,
       id_hash: hashOf(id),
       organisation_id: (accountId && organisationOfAccount(accountId)) ?? NO_ORGANISATION,
-      grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
+      // A Grant is its own grant: revoking it deletes it with its codes and tokens.
+      grant_id: this.#kind === 'Grant' ? id : typeof payload.grantId === 'string' ? payload.grantId : null,
       uid: typeof payload.uid === 'string' ? payload.uid : null,
       payload: JSON.stringify(stored),
       expires_at: typeof expiresIn === 'number' ? this.#now() + expiresIn * 1000 : null,
@@ -66,8 +67,13 @@ export class OauthRecordStore {
     await records.deleteRecord(this.#db, this.#kind, hashOf(id));
   }
 
+  /**
+   * The library revokes a whole grant when a client revokes its refresh token (RFC 7009) or a code is
+   * used twice: its records go, and its connector shows as revoked in the console.
+   */
   async revokeByGrantId(grantId: string): Promise<void> {
     await records.deleteRecordsOfGrant(this.#db, grantId);
+    await records.revokeConnectorById(this.#db, grantId, this.#now());
   }
 
   /**

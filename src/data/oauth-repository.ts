@@ -149,3 +149,13 @@ export async function recordConnectorUse(
     .where('id', '=', id)
     .execute();
 }
+
+/** revokeConnector by grant id alone: the authorization server revokes a grant without its organisation. */
+export async function revokeConnectorById(db: Db, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('oauth_connectors')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+}

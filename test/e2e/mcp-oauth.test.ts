@@ -188,6 +188,40 @@ describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s
   });
 });
 
+describe('revocation by the client (RFC 7009)', () => {
+  it('ends the whole grant when the host revokes its refresh token: the console shows it revoked', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const { access_token: access, refresh_token: refresh } = auth.savedTokens!;
+    expect((await rawToolsList(mcpUrl, access)).status).toBe(200);
+    const revoked = await fetch(new URL('/oauth/revoke', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: refresh!,
+        token_type_hint: 'refresh_token',
+        client_id: auth.info!.client_id,
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await rawToolsList(mcpUrl, access)).status).toBe(401);
+    const connector = await server.t.database.db
+      .selectFrom('oauth_connectors')
+      .select(['id', 'revoked_at'])
+      .where('client_id', '=', auth.info!.client_id)
+      .executeTakeFirstOrThrow();
+    expect(connector.revoked_at).not.toBeNull();
+    // Nothing of the grant is left, the grant itself included (its id is the connector's).
+    const left = await server.t.database.db
+      .selectFrom('oauth_records')
+      .select('kind')
+      .where('grant_id', '=', connector.id)
+      .execute();
+    expect(left).toEqual([]);
+  });
+});
+
 describe('what a token is not', () => {
   it('is refused at the same server under another name: bound to the /mcp it was issued for', async () => {
     const auth = new HostAuth();

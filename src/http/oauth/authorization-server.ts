@@ -37,8 +37,6 @@ export const OAUTH_ROUTES = {
   registration: '/oauth/register',
   revocation: '/oauth/revoke',
   jwks: '/oauth/jwks',
-  end_session: '/oauth/session/end',
-  userinfo: '/oauth/userinfo',
 } as const;
 
 export const INTERACTION_PATH = '/oauth/interaction';
@@ -109,6 +107,9 @@ export class AuthorizationServers {
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       features: {
         devInteractions: { enabled: false },
+        // No OpenID Connect beyond what OAuth needs: no user info, no logout endpoint.
+        userinfo: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
         registration: { enabled: true },
         revocation: { enabled: true },
         clientIdMetadataDocument: {

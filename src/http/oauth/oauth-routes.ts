@@ -75,8 +75,6 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         '/oauth/register/*',
         '/oauth/revoke',
         '/oauth/jwks',
-        '/oauth/session/end',
-        '/oauth/session/end/*',
       ]) {
         raw.route({
           method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
