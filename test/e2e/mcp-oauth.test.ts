@@ -60,7 +60,7 @@ describe('discovery', () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer realm="booking", resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp", realm="booking"`,
     );
     expect(await response.json()).toMatchObject({
       jsonrpc: '2.0',

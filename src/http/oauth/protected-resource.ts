@@ -23,12 +23,16 @@ export function resourceMetadataUrlFor(request: FastifyRequest): string {
   return `${issuerOf(request)}/.well-known/oauth-protected-resource/mcp`;
 }
 
-/** The challenge of a 401 from /mcp: how to authenticate, and where the metadata says to sign in. */
+/**
+ * The challenge of a 401 from /mcp (design.md 9.3: `Bearer resource_metadata="…"`): where the metadata
+ * says to sign in, and `error="invalid_token"` when a credential was sent and refused (RFC 6750), which
+ * tells an OAuth client to refresh or sign in again.
+ */
 export function setMcpChallenge(reply: FastifyReply, request: FastifyRequest): void {
   const tokenSent = request.headers.authorization !== undefined;
   reply.header(
     'www-authenticate',
-    `Bearer realm="booking", resource_metadata="${resourceMetadataUrlFor(request)}"${tokenSent ? ', error="invalid_token"' : ''}`,
+    `Bearer resource_metadata="${resourceMetadataUrlFor(request)}", realm="booking"${tokenSent ? ', error="invalid_token"' : ''}`,
   );
 }
 
