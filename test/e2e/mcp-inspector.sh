@@ -296,6 +296,8 @@ printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/xdg-open"
 chmod +x "$TMP/bin/xdg-open"
 callback_port=$("$SERVER_NODE" -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
 OAUTH_OUT=$TMP/oauth-slots.json
+# Made before the inspector starts: the loop below reads it at once, maybe before the shell has opened it.
+: >"$OAUTH_OUT.stderr"
 env -u MCP_INSPECTOR_SECRET_FILE -u MCP_INSPECTOR_OAUTH_STATE_PATH PATH="$TMP/bin:$PATH" \
   HOME="$TMP/home" MCP_CATALOG_PATH="$TMP/home/mcp.json" MCP_CLIENT_CONFIG_PATH="$TMP/home/client.json" \
   MCP_STORAGE_DIR="$TMP/home/storage" MCP_INSPECTOR_SECRET_STORE=memory MCP_AUTO_OPEN_ENABLED=true \
