@@ -276,6 +276,8 @@ describe('the consent page', () => {
     const byStaff = await consent(auth.authorizationUrl!, staff);
     expect(byStaff.refusal?.status).toBe(403);
     expect(byStaff.refusal?.page).toContain('Only an owner or admin');
+    const forged = await consent(auth.authorizationUrl!, { ...owner, origin: 'https://evil.example' });
+    expect(forged.refusal?.status).toBe(403);
     const wrong = await consent(auth.authorizationUrl!, { ...owner, password: 'not the password' });
     expect(wrong.refusal?.status).toBe(401);
     const denied = await consent(auth.authorizationUrl!, { ...owner, decision: 'deny' });

@@ -87,6 +87,8 @@ export interface Person {
   password: string;
   scope?: 'bookings:read' | 'bookings:write';
   decision?: 'allow' | 'deny';
+  /** The Origin the browser sends with the form: the page's own unless a test says otherwise. */
+  origin?: string;
 }
 
 /** A browser's cookie jar, enough for one sign-in on one origin. */
@@ -149,7 +151,7 @@ export async function consent(authorizationUrl: URL, person: Person): Promise<Co
     redirect: 'manual',
     headers: {
       cookie: jar.header(),
-      origin: action.origin,
+      origin: person.origin ?? action.origin,
       'content-type': 'application/x-www-form-urlencoded',
     },
     body: form,

@@ -61,7 +61,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         reply.hijack();
         reply.raw.setHeader('x-request-id', request.id);
         if (url !== undefined) request.raw.url = url;
-        await provider.callback()(request.raw, reply.raw);
+        await handlerOf(provider)(request.raw, reply.raw);
       };
       raw.get('/.well-known/oauth-authorization-server', hidden, (request, reply) =>
         forward(request, reply, '/.well-known/openid-configuration'),
@@ -196,6 +196,17 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       });
     });
   };
+}
+
+/** The provider's request handler (koa composes its middleware once per handler, so it is kept). */
+const handlers = new WeakMap<OidcProvider, ReturnType<OidcProvider['callback']>>();
+function handlerOf(provider: OidcProvider): ReturnType<OidcProvider['callback']> {
+  let handler = handlers.get(provider);
+  if (!handler) {
+    handler = provider.callback();
+    handlers.set(provider, handler);
+  }
+  return handler;
 }
 
 /** Client registrations a minute from one address: a host registers once per server, not per call. */
