@@ -1,0 +1,266 @@
+import type { Db } from '../../data/database.ts';
+import { expireHolds } from '../../data/hold-expiry.ts';
+import { findLocationById } from '../../data/location-repository.ts';
+import { findOrganisationById } from '../../data/organisation-repository.ts';
+import {
+  anyRescanAsked,
+  endWaitlistEntry,
+  insertWaitlistOffer,
+  offersAt,
+  takeRescans,
+  type WaitlistEntryRow,
+  waitingEntriesAt,
+} from '../../data/waitlist-repository.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
+import type { Location } from '../../domain/catalogue.ts';
+import { isAppError } from '../../domain/errors.ts';
+import { formatUtc, localDateAt } from '../../domain/time-format.ts';
+import {
+  datesToSearch,
+  isPastLastDate,
+  suitsWants,
+  type TimeOfDay,
+  type WaitlistWants,
+} from '../../domain/waitlist.ts';
+import { getAvailability } from '../availability-service.ts';
+import { logBookingEvent } from '../booking-event-log.ts';
+import { createBooking } from '../booking-service.ts';
+import type { PaymentProvider } from '../payments.ts';
+import { startPeriodicWork } from '../periodic-work.ts';
+import { publishEvent } from '../webhooks/events.ts';
+
+/**
+ * The waitlist worker (design.md 9.4): when time may have freed at a location (a rescan, asked in the
+ * transaction of the change: rescans.ts), its waiting entries are taken in joining order, and each
+ * that holds no offer now is offered the first free time that suits it and that it has not let go
+ * before. An offer is a booking made through the normal path (the slot re-checked under the
+ * location's turn, the database's overlap guard last), a pending_confirmation hold whose first step is
+ * the customer's claim, held for the location's waitlist_offer_minutes: nobody else can book it
+ * meanwhile, on any face. When the hold lapses (expired here, at once) or is declined, the time frees
+ * again and goes to the next entry.
+ */
+
+export interface WaitlistWorkerDeps {
+  db: Db;
+  clock: { nowMs(): number };
+  payments: PaymentProvider | null;
+  /** Where customers reach this server: a deposit's checkout returns there. */
+  publicBaseUrl: string;
+}
+
+/** How many locations one pass looks at, at most. */
+const RESCANS_PER_PASS = 20;
+
+/** The days availability is asked for at once (its limit). */
+const DAYS_PER_SEARCH = 14;
+
+/** One pass: lapsed offers expired (freeing their time), then the rescans asked, offered. */
+export async function offerFreedTimes(deps: WaitlistWorkerDeps): Promise<number> {
+  const now = deps.clock.nowMs();
+  await expireLapsedOffers(deps.db, now);
+  if (!(await anyRescanAsked(deps.db))) return 0;
+  const rescans = await writeTransaction(deps.db, (trx) => takeRescans(trx, RESCANS_PER_PASS));
+  let offered = 0;
+  for (const rescan of rescans) {
+    offered += await offerAt(deps, rescan.organisation_id, rescan.location_id, now);
+  }
+  return offered;
+}
+
+/** Runs offerFreedTimes every `intervalMs` until stopped; failures are reported, never fatal. */
+export function startWaitlistWorker(
+  deps: WaitlistWorkerDeps,
+  onError: (error: unknown) => void,
+  intervalMs = 250,
+): () => Promise<void> {
+  return startPeriodicWork(() => offerFreedTimes(deps), onError, intervalMs);
+}
+
+/**
+ * Offers whose hold has lapsed are expired now rather than at the hold sweeper's next round: the next
+ * entry should not wait for it. The expiry's event asks the rescan.
+ */
+async function expireLapsedOffers(db: Db, now: number): Promise<void> {
+  const lapsed = await db
+    .selectFrom('waitlist_offers as o')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
+    )
+    .select(['b.id', 'b.organisation_id', 'b.status'])
+    .where('b.status', '=', 'pending_confirmation')
+    .where('b.hold_expires_at', '<=', now)
+    .execute();
+  if (lapsed.length === 0) return;
+  await writeTransaction(db, (trx) => expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent));
+}
+
+/** Offers the location's free times to its waiting entries, first come first served; how many. */
+async function offerAt(
+  deps: WaitlistWorkerDeps,
+  organisationId: string,
+  locationId: string,
+  now: number,
+): Promise<number> {
+  const { db } = deps;
+  const [location, organisation] = await Promise.all([
+    findLocationById(db, organisationId, locationId),
+    findOrganisationById(db, organisationId),
+  ]);
+  if (!location || !location.active || !organisation) return 0;
+  const today = localDateAt(now, location.timezone);
+  const offers = await offersAt(db, organisationId, locationId);
+  const holding = new Set(
+    offers
+      .filter((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now)
+      .map((o) => o.entry_id),
+  );
+  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.staff_id}|${o.starts_at}`));
+  let offered = 0;
+  for (const entry of await waitingEntriesAt(db, organisationId, locationId)) {
+    const wants = wantsOf(entry);
+    if (isPastLastDate(wants, today)) {
+      await writeTransaction(db, (trx) =>
+        endWaitlistEntry(trx, organisationId, entry.id, { status: 'ended' }, now),
+      );
+      continue;
+    }
+    if (holding.has(entry.id)) continue;
+    const caller = {
+      organisationId,
+      currency: organisation.currency,
+      referencePrefix: organisation.booking_reference_prefix,
+      actor: 'system:waitlist',
+      source: 'api' as const,
+    };
+    const candidates = await suitingSlots(db, location, entry, wants, today, now);
+    for (const slot of candidates) {
+      if (letGo.has(`${entry.id}|${slot.staffId}|${slot.startsAt}`)) continue;
+      const made = await writeTransaction(db, async (trx) => {
+        const { booking } = await createBooking(
+          trx,
+          caller,
+          {
+            locationSlug: location.slug,
+            serviceIds: JSON.parse(entry.service_ids) as string[],
+            staffId: slot.staffId,
+            clientId: entry.client_id,
+            startsAt: slot.startsAt,
+          },
+          now,
+          {
+            payments: deps.payments,
+            publicBaseUrl: deps.publicBaseUrl,
+            hostedFlow: true,
+            waitlistOffer: true,
+          },
+        );
+        await insertWaitlistOffer(trx, {
+          organisation_id: organisationId,
+          booking_id: booking.id,
+          entry_id: entry.id,
+          staff_id: slot.staffId,
+          starts_at: slot.startsAt,
+          created_at: now,
+        });
+        await publishWaitlistEvent(trx, 'waitlist.offered', organisationId, entry, booking, now);
+        return true;
+      }).catch((error: unknown) => {
+        // Taken meanwhile, or not bookable online any more (no payment provider for a deposit): the
+        // next time that suits, or the next entry.
+        if (isAppError(error)) return false;
+        throw error;
+      });
+      if (made) {
+        offered += 1;
+        break;
+      }
+    }
+  }
+  return offered;
+}
+
+/** The free times that suit an entry, earliest first (each 14 days of its dates asked at once). */
+async function suitingSlots(
+  db: Db,
+  location: Location,
+  entry: WaitlistEntryRow,
+  wants: WaitlistWants,
+  today: string,
+  now: number,
+) {
+  const dates = datesToSearch(wants, today);
+  if (!dates) return [];
+  const serviceIds = JSON.parse(entry.service_ids) as string[];
+  const suiting = [];
+  let from = dates.from;
+  while (from <= dates.to && suiting.length === 0) {
+    const days = Math.min(DAYS_PER_SEARCH, daysBetween(from, dates.to) + 1);
+    const availability = await getAvailability(
+      db,
+      entry.organisation_id,
+      { location, serviceIds, staffId: entry.staff_id ?? undefined, fromDate: from, days },
+      now,
+    ).catch((error: unknown) => {
+      // The services are not bookable online here any more: nothing to offer this entry.
+      if (isAppError(error)) return null;
+      throw error;
+    });
+    if (!availability) return [];
+    suiting.push(...availability.slots.filter((slot) => suitsWants(wants, slot.startsAt, location.timezone)));
+    from = addDays(from, days);
+  }
+  return suiting;
+}
+
+function wantsOf(entry: WaitlistEntryRow): WaitlistWants {
+  return {
+    fromDate: entry.from_date,
+    toDate: entry.to_date,
+    times: entry.times === null ? null : (JSON.parse(entry.times) as TimeOfDay[]),
+  };
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** waitlist.offered and waitlist.claimed (design.md 9.2): the entry and the booking that holds its time. */
+export function publishWaitlistEvent(
+  trx: Db,
+  type: 'waitlist.offered' | 'waitlist.claimed',
+  organisationId: string,
+  entry: { id: string; client_id: string; location_id: string },
+  booking: {
+    id: string;
+    reference: string;
+    startsAt: number;
+    staffId: string;
+    holdExpiresAt?: number | null;
+  },
+  now: number,
+) {
+  return publishEvent(
+    trx,
+    organisationId,
+    {
+      type,
+      orderingKey: booking.id,
+      data: () => ({
+        waitlist_entry_id: entry.id,
+        client_id: entry.client_id,
+        booking_id: booking.id,
+        booking_reference: booking.reference,
+        staff_id: booking.staffId,
+        starts_at: formatUtc(booking.startsAt),
+        ...(type === 'waitlist.offered' && booking.holdExpiresAt
+          ? { expires_at: formatUtc(booking.holdExpiresAt) }
+          : {}),
+      }),
+    },
+    now,
+  );
+}
