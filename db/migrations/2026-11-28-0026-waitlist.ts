@@ -52,6 +52,12 @@ export async function up(db: AnyDb): Promise<void> {
     .on('waitlist_entries')
     .columns(['organisation_id', 'location_id', 'status', 'created_at', 'id'])
     .execute();
+  // The entries that may have passed their last date, which the worker ends.
+  await db.schema
+    .createIndex('waitlist_entries_last_date')
+    .on('waitlist_entries')
+    .columns(['status', 'to_date'])
+    .execute();
   await db.schema
     .createIndex('waitlist_entries_organisation')
     .on('waitlist_entries')

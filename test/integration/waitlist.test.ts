@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
+import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
+import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
  * The waitlist through its real interfaces (design.md 9.4): REST to join, read and leave; the worker's
@@ -234,5 +243,93 @@ describe('the waitlist', () => {
     expect(joined.statusCode).toBe(201);
     expect(await refusal(base)).toMatchObject({ status: 409, error: { code: 'conflict' } });
     expect((await t.request({ method: 'GET', url: '/v1/waitlist', key: t.keys.read })).statusCode).toBe(200);
+  });
+
+  it('texts or e-mails the offer with its link and tells integrators waitlist.offered and waitlist.claimed', async () => {
+    const destinations = { allowInsecure: true, allowPrivateNetworks: false };
+    t = await startTestApp({ now: NOW, webhookDestinations: destinations });
+    const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+    const sender = httpSender(destinations, 2_000);
+    try {
+      const subscribed = await t.request({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        payload: { url: receiver.url, events: ['waitlist.offered', 'waitlist.claimed'] },
+      });
+      receiver.state.secret = json(subscribed).data.secret;
+      const booked = await fillTuesdayAfternoon();
+      const ada = await join('Ada');
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
+      await pass();
+      const offer = (await entry(ada.id)).offer;
+      const ids = await catalogueIds(t.database.db);
+      const links = customerLinks(localCheckout, 'https://book.example');
+      await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
+      const messages = (await listOutbox(t.database.db, ids.organisation)).filter(
+        (m) => m.reference === offer.booking_reference,
+      );
+      expect(messages.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual([
+        'booking_page_link:email:logged',
+      ]);
+      const text = JSON.parse(messages[0]!.body!).text as string;
+      const page = await pageOf(offer.booking_reference);
+      expect(text).toContain('A time has freed up for you: Cut with Ana on');
+      expect(text).toContain(`Held for you until`);
+      expect(text).toContain(`https://book.example${page}`);
+
+      await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+      await deliverAllDueWebhooks({ db: t.database.db, clock: t.clock, sender });
+      expect(receiver.received.map((r) => [r.json.type, r.signed])).toEqual([
+        ['waitlist.offered', true],
+        ['waitlist.claimed', true],
+      ]);
+      expect(receiver.received[0]!.json.data).toEqual({
+        waitlist_entry_id: ada.id,
+        client_id: (await entry(ada.id)).client_id,
+        booking_id: expect.any(String),
+        booking_reference: offer.booking_reference,
+        staff_id: ids.staff.ana,
+        starts_at: `${TUESDAY}T13:00:00Z`,
+        expires_at: '2026-11-23T09:15:00Z',
+      });
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
+  });
+
+  it('offers what new working hours open, and ends an entry once its last date has passed', async () => {
+    t = await startTestApp({ now: NOW });
+    await fillTuesdayAfternoon();
+    const ids = await catalogueIds(t.database.db);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        from_date: '2026-11-25',
+        to_date: '2026-11-25',
+      },
+    });
+    const wednesday = json(joined).data.id as string;
+    const tuesday = (await join('Bea')).id;
+    expect(await pass()).toBe(0);
+    // Ana now works Wednesdays too.
+    const catalogue = smallCatalogue();
+    const ana = catalogue.staff.find((member) => member.ref === 'ana')!;
+    ana.working_hours = {
+      soho: { ...ana.working_hours.soho, wed: [['09:00', '17:00']] },
+    } as typeof ana.working_hours;
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    expect(await pass()).toBe(1);
+    expect((await entry(wednesday)).offer).toMatchObject({ starts_at: '2026-11-25T09:00:00Z' });
+    // Tuesday is over in London at midnight: Bea's entry ends.
+    t.clock.set('2026-11-25T00:00:00Z');
+    await pass();
+    expect(await entry(tuesday)).toMatchObject({ status: 'ended', offer: null });
+    expect((await entry(wednesday)).status).toBe('waiting');
   });
 });

@@ -57,6 +57,7 @@ const DAYS_PER_SEARCH = 14;
 /** One pass: lapsed offers expired (freeing their time), then the rescans asked, offered. */
 export async function offerFreedTimes(deps: WaitlistWorkerDeps): Promise<number> {
   const now = deps.clock.nowMs();
+  await endPastEntries(deps.db, now);
   await expireLapsedOffers(deps.db, now);
   if (!(await anyRescanAsked(deps.db))) return 0;
   const rescans = await writeTransaction(deps.db, (trx) => takeRescans(trx, RESCANS_PER_PASS));
@@ -74,6 +75,30 @@ export function startWaitlistWorker(
   intervalMs = 250,
 ): () => Promise<void> {
   return startPeriodicWork(() => offerFreedTimes(deps), onError, intervalMs);
+}
+
+/**
+ * Entries past their last date end (status ended). A location's date is never more than a day ahead
+ * of UTC's, so only entries whose last date is UTC's today or earlier are read, then judged in their
+ * location's zone.
+ */
+async function endPastEntries(db: Db, now: number): Promise<void> {
+  const candidates = await db
+    .selectFrom('waitlist_entries as e')
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.organisation_id', '=', 'e.organisation_id').onRef('l.id', '=', 'e.location_id'),
+    )
+    .select(['e.id', 'e.organisation_id', 'e.to_date', 'l.timezone'])
+    .where('e.status', '=', 'waiting')
+    .where('e.to_date', '<=', new Date(now).toISOString().slice(0, 10))
+    .execute();
+  const past = candidates.filter((entry) => entry.to_date < localDateAt(now, entry.timezone));
+  if (past.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const entry of past) {
+      await endWaitlistEntry(trx, entry.organisation_id, entry.id, { status: 'ended' }, now);
+    }
+  });
 }
 
 /**
@@ -118,13 +143,8 @@ async function offerAt(
   let offered = 0;
   for (const entry of await waitingEntriesAt(db, organisationId, locationId)) {
     const wants = wantsOf(entry);
-    if (isPastLastDate(wants, today)) {
-      await writeTransaction(db, (trx) =>
-        endWaitlistEntry(trx, organisationId, entry.id, { status: 'ended' }, now),
-      );
-      continue;
-    }
-    if (holding.has(entry.id)) continue;
+    // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
+    if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
     const caller = {
       organisationId,
       currency: organisation.currency,

@@ -31,3 +31,17 @@ export async function rescanIfWaiting(
     await requestWaitlistRescan(trx, organisationId, locationId, now);
   }
 }
+
+/** Asks a rescan of every location of the organisation where anyone waits (after a catalogue import). */
+export async function rescanWaitlists(trx: Db, organisationId: string, now: number): Promise<void> {
+  const waiting = await trx
+    .selectFrom('waitlist_entries')
+    .select('location_id')
+    .distinct()
+    .where('organisation_id', '=', organisationId)
+    .where('status', '=', 'waiting')
+    .execute();
+  for (const { location_id } of waiting) {
+    await requestWaitlistRescan(trx, organisationId, location_id, now);
+  }
+}
