@@ -12,6 +12,7 @@ import {
   waitingEntriesAt,
 } from '../../data/waitlist-repository.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
+import type { Slot } from '../../domain/availability/types.ts';
 import type { Location } from '../../domain/catalogue.ts';
 import { isAppError } from '../../domain/errors.ts';
 import { formatUtc, localDateAt } from '../../domain/time-format.ts';
@@ -140,8 +141,10 @@ async function offerAt(
       .map((o) => o.entry_id),
   );
   const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.staff_id}|${o.starts_at}`));
+  const entries = await waitingEntriesAt(db, organisationId, locationId);
+  const free = new FreeTimes(db, location, entries, today, now);
   let offered = 0;
-  for (const entry of await waitingEntriesAt(db, organisationId, locationId)) {
+  for (const entry of entries) {
     const wants = wantsOf(entry);
     // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
     if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
@@ -152,7 +155,7 @@ async function offerAt(
       actor: 'system:waitlist',
       source: 'api' as const,
     };
-    const candidates = await suitingSlots(db, location, entry, wants, today, now);
+    const candidates = await free.suiting(entry, wants);
     for (const slot of candidates) {
       if (letGo.has(`${entry.id}|${slot.staffId}|${slot.startsAt}`)) continue;
       const made = await writeTransaction(db, async (trx) => {
@@ -192,6 +195,7 @@ async function offerAt(
       });
       if (made) {
         offered += 1;
+        free.forget();
         break;
       }
     }
@@ -199,37 +203,74 @@ async function offerAt(
   return offered;
 }
 
-/** The free times that suit an entry, earliest first (each 14 days of its dates asked at once). */
-async function suitingSlots(
-  db: Db,
-  location: Location,
-  entry: WaitlistEntryRow,
-  wants: WaitlistWants,
-  today: string,
-  now: number,
-) {
-  const dates = datesToSearch(wants, today);
-  if (!dates) return [];
-  const serviceIds = JSON.parse(entry.service_ids) as string[];
-  const suiting = [];
-  let from = dates.from;
-  while (from <= dates.to && suiting.length === 0) {
-    const days = Math.min(DAYS_PER_SEARCH, daysBetween(from, dates.to) + 1);
-    const availability = await getAvailability(
-      db,
-      entry.organisation_id,
-      { location, serviceIds, staffId: entry.staff_id ?? undefined, fromDate: from, days },
-      now,
-    ).catch((error: unknown) => {
-      // The services are not bookable online here any more: nothing to offer this entry.
-      if (isAppError(error)) return null;
-      throw error;
-    });
-    if (!availability) return [];
-    suiting.push(...availability.slots.filter((slot) => suitsWants(wants, slot.startsAt, location.timezone)));
-    from = addDays(from, days);
+/**
+ * The free times of one pass, by what is asked (services and staff), each read once for the dates of
+ * every entry that asks it (availability answers 14 days at a time): five hundred entries for the same
+ * Cut read a few answers, not five hundred. Forgotten once an offer is made (its hold is busy now).
+ */
+class FreeTimes {
+  readonly #answers = new Map<string, Promise<Slot[] | null>>();
+  readonly #db: Db;
+  readonly #location: Location;
+  readonly #until: Map<string, string>;
+  readonly #today: string;
+  readonly #now: number;
+
+  constructor(db: Db, location: Location, entries: readonly WaitlistEntryRow[], today: string, now: number) {
+    this.#db = db;
+    this.#location = location;
+    this.#today = today;
+    this.#now = now;
+    this.#until = new Map();
+    for (const entry of entries) {
+      const key = askOf(entry);
+      if ((this.#until.get(key) ?? '') < entry.to_date) this.#until.set(key, entry.to_date);
+    }
   }
-  return suiting;
+
+  /** The free times that suit an entry, earliest first. */
+  async suiting(entry: WaitlistEntryRow, wants: WaitlistWants): Promise<Slot[]> {
+    if (!datesToSearch(wants, this.#today)) return [];
+    const key = askOf(entry);
+    let answer = this.#answers.get(key);
+    if (!answer) {
+      answer = this.#read(entry, this.#until.get(key) ?? entry.to_date);
+      this.#answers.set(key, answer);
+    }
+    const slots = (await answer) ?? [];
+    return slots.filter((slot) => suitsWants(wants, slot.startsAt, this.#location.timezone));
+  }
+
+  forget(): void {
+    this.#answers.clear();
+  }
+
+  async #read(entry: WaitlistEntryRow, lastDate: string): Promise<Slot[] | null> {
+    const serviceIds = JSON.parse(entry.service_ids) as string[];
+    const slots: Slot[] = [];
+    for (let from = this.#today; from <= lastDate; ) {
+      const days = Math.min(DAYS_PER_SEARCH, daysBetween(from, lastDate) + 1);
+      const availability = await getAvailability(
+        this.#db,
+        entry.organisation_id,
+        { location: this.#location, serviceIds, staffId: entry.staff_id ?? undefined, fromDate: from, days },
+        this.#now,
+      ).catch((error: unknown) => {
+        // The services are not bookable online here any more: nothing to offer who asks them.
+        if (isAppError(error)) return null;
+        throw error;
+      });
+      if (!availability) return null;
+      slots.push(...availability.slots);
+      from = addDays(from, days);
+    }
+    return slots;
+  }
+}
+
+/** What an entry asks availability for: its services and its staff member (or anyone). */
+function askOf(entry: WaitlistEntryRow): string {
+  return `${entry.service_ids}|${entry.staff_id ?? ''}`;
 }
 
 function wantsOf(entry: WaitlistEntryRow): WaitlistWants {
