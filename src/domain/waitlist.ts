@@ -70,12 +70,26 @@ export function isPastLastDate(wants: WaitlistWants, today: string): boolean {
   return today > wants.toDate;
 }
 
-/** Whether a start (an instant) suits `wants` in the location's zone: its date and part of the day. */
-export function suitsWants(wants: WaitlistWants, startsAt: number, timezone: string): boolean {
+/** A start as the waitlist sees it: its local date and part of the day at the location. */
+export interface LocalStart {
+  date: string;
+  part: TimeOfDay;
+}
+
+export function localStartOf(startsAt: number, timezone: string): LocalStart {
   const local = DateTime.fromMillis(startsAt, { zone: timezone });
-  const date = local.toISODate()!;
-  if (date < wants.fromDate || date > wants.toDate) return false;
-  return wants.times === null || wants.times.includes(timeOfDay(local.hour * 60 + local.minute));
+  return { date: local.toISODate()!, part: timeOfDay(local.hour * 60 + local.minute) };
+}
+
+/** Whether a start suits `wants`: its local date within the dates, its part of the day among the times. */
+export function startSuits(wants: WaitlistWants, start: LocalStart): boolean {
+  if (start.date < wants.fromDate || start.date > wants.toDate) return false;
+  return wants.times === null || wants.times.includes(start.part);
+}
+
+/** Whether a start (an instant) suits `wants` in the location's zone. */
+export function suitsWants(wants: WaitlistWants, startsAt: number, timezone: string): boolean {
+  return startSuits(wants, localStartOf(startsAt, timezone));
 }
 
 /**

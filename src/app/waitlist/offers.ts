@@ -19,7 +19,9 @@ import { formatUtc, localDateAt } from '../../domain/time-format.ts';
 import {
   datesToSearch,
   isPastLastDate,
-  suitsWants,
+  type LocalStart,
+  localStartOf,
+  startSuits,
   type TimeOfDay,
   type WaitlistWants,
 } from '../../domain/waitlist.ts';
@@ -209,9 +211,10 @@ async function offerAt(
  * Cut read a few answers, not five hundred. Forgotten once an offer is made (its hold is busy now).
  */
 class FreeTimes {
-  readonly #answers = new Map<string, Promise<Slot[] | null>>();
+  readonly #answers = new Map<string, Promise<LocalSlot[] | null>>();
   readonly #db: Db;
   readonly #location: Location;
+  readonly #from: Map<string, string>;
   readonly #until: Map<string, string>;
   readonly #today: string;
   readonly #now: number;
@@ -221,9 +224,12 @@ class FreeTimes {
     this.#location = location;
     this.#today = today;
     this.#now = now;
+    this.#from = new Map();
     this.#until = new Map();
     for (const entry of entries) {
       const key = askOf(entry);
+      const from = entry.from_date > today ? entry.from_date : today;
+      if (from < (this.#from.get(key) ?? '9999')) this.#from.set(key, from);
       if ((this.#until.get(key) ?? '') < entry.to_date) this.#until.set(key, entry.to_date);
     }
   }
@@ -234,21 +240,21 @@ class FreeTimes {
     const key = askOf(entry);
     let answer = this.#answers.get(key);
     if (!answer) {
-      answer = this.#read(entry, this.#until.get(key) ?? entry.to_date);
+      answer = this.#read(entry, this.#from.get(key) ?? this.#today, this.#until.get(key) ?? entry.to_date);
       this.#answers.set(key, answer);
     }
     const slots = (await answer) ?? [];
-    return slots.filter((slot) => suitsWants(wants, slot.startsAt, this.#location.timezone));
+    return slots.filter((slot) => startSuits(wants, slot.local)).map((slot) => slot.slot);
   }
 
   forget(): void {
     this.#answers.clear();
   }
 
-  async #read(entry: WaitlistEntryRow, lastDate: string): Promise<Slot[] | null> {
+  async #read(entry: WaitlistEntryRow, firstDate: string, lastDate: string): Promise<LocalSlot[] | null> {
     const serviceIds = JSON.parse(entry.service_ids) as string[];
-    const slots: Slot[] = [];
-    for (let from = this.#today; from <= lastDate; ) {
+    const slots: LocalSlot[] = [];
+    for (let from = firstDate; from <= lastDate; ) {
       const days = Math.min(DAYS_PER_SEARCH, daysBetween(from, lastDate) + 1);
       const availability = await getAvailability(
         this.#db,
@@ -261,11 +267,19 @@ class FreeTimes {
         throw error;
       });
       if (!availability) return null;
-      slots.push(...availability.slots);
+      // Each start's local date and part of the day, worked out once for every entry that reads it.
+      for (const slot of availability.slots) {
+        slots.push({ slot, local: localStartOf(slot.startsAt, this.#location.timezone) });
+      }
       from = addDays(from, days);
     }
     return slots;
   }
+}
+
+interface LocalSlot {
+  slot: Slot;
+  local: LocalStart;
 }
 
 /** What an entry asks availability for: its services and its staff member (or anyone). */
