@@ -189,6 +189,17 @@ describe('the waitlist in the console', () => {
     expect(removed.headers.location).toBe('/console/waitlist?location=soho&done=removed');
     const hold = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
     expect(hold.status).toBe('expired');
+    // The hold's log says who withdrew it: the desk's account, not the customer.
+    const withdrawn = await t.database.db
+      .selectFrom('booking_events as e')
+      .innerJoin('bookings as b', 'b.id', 'e.booking_id')
+      .select('e.actor')
+      .where('b.reference', '=', reference)
+      .where('e.to_status', '=', 'expired')
+      .executeTakeFirstOrThrow();
+    expect(withdrawn.actor).toMatch(/^user:/);
+    const detail = await desk.get(`/console/bookings/${reference}`);
+    expect(detail.body).toContain('Waitlist (time offered, or offer lapsed)');
     expect(tableRows(await waitlistPage(desk)).map((r) => r[1])).toEqual(['Ada Lovelace | +447400555666']);
     const all = tableRows(await waitlistPage(desk, 'location=soho&status=all'));
     expect(all.map((r) => r[6])).toEqual(['Left', 'Waiting']);

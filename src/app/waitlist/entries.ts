@@ -205,8 +205,15 @@ export async function listWaitlist(
 /**
  * Takes an entry off the waitlist (status left). An offer it holds is withdrawn: its hold is
  * cancelled, which frees the time for the next entry. 404 for no such entry; 409 when it has ended.
+ * `actor` is who the withdrawn hold's event log names (a console user; the customer by default).
  */
-export async function leaveWaitlist(db: Db, organisationId: string, id: string, now: number): Promise<void> {
+export async function leaveWaitlist(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+  actor?: string,
+): Promise<void> {
   await writeTransaction(db, async (trx) => {
     const row = await findWaitlistEntry(trx, organisationId, id.toLowerCase());
     if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
@@ -216,7 +223,7 @@ export async function leaveWaitlist(db: Db, organisationId: string, id: string, 
     const open = (await offersOfEntry(trx, organisationId, row.id)).find(
       (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
     );
-    if (open) await releaseOffer(trx, organisationId, open.booking_id, now);
+    if (open) await releaseOffer(trx, organisationId, open.booking_id, now, actor);
   });
 }
 

@@ -198,7 +198,7 @@ export function waitlistPages(deps: AppDeps, kit: ConsoleKit): void {
     const locationSlug = form.location ?? '';
     try {
       if (!UUID.test(id)) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
-      await leaveWaitlist(deps.db, session.organisation.id, id, now());
+      await leaveWaitlist(deps.db, session.organisation.id, id, now(), `user:${session.user.id}`);
     } catch (error) {
       if (!(error instanceof AppError) || !SAID_ON_FORM.has(error.code)) throw error;
       return render(reply.code(error.status), session, { locationSlug, listError: error.message });
