@@ -194,6 +194,18 @@ describe('the public page’s waitlist', () => {
     await refused({ email: 'a@example.com' }, 400, 'Choose morning, afternoon or evening', ['night']);
     const ids = await catalogueIds(t.database.db);
     await refused({ email: 'a@example.com', services: ids.services['patch-test'] }, 400, 'booked in person');
+    // What a browser would never send: never a fault (from an address of its own: each counts).
+    for (const odd of [
+      { services: 'not-a-service' },
+      { services: '' },
+      { location: 'nowhere' },
+      { from_date: '2026-02-31' },
+      { to_date: '2026-11-24\n2026-11-25' },
+      { first_name: 'Eve\u0000' },
+    ]) {
+      const answer = await joinOnPage({ email: 'a@example.com', ...odd }, { address: '127.0.0.20' });
+      expect([400, 404], `${JSON.stringify(odd)}: ${answer.body}`).toContain(answer.statusCode);
+    }
     expect(await entries()).toEqual([]);
 
     // A form from another site is refused before anything is read.

@@ -86,6 +86,10 @@ export async function checkWaitlistWants(
 ): Promise<CheckedWants> {
   const location = await requireLocation(db, organisationId, input.locationSlug, 'location_slug');
   const serviceIds = [...new Set(input.serviceIds.map((id) => id.toLowerCase()))];
+  // The REST body's schema says so too; the pages' forms reach here with whatever was posted.
+  if (serviceIds.length === 0) {
+    throw new AppError('invalid_request', 'Choose at least one service.', 'service_ids');
+  }
   await requireBookableServices(db, organisationId, location, serviceIds);
   if (input.staffId) {
     const staff = await eligibleStaff(
