@@ -191,3 +191,34 @@ export async function anyoneWaitingAt(db: Db, organisationId: string, locationId
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * Entries joined from the public page (their client an unproven record: contact_proven 0) that gave
+ * this phone or this e-mail, waiting or joined since `since`: what the public page's caps count.
+ */
+export async function publicEntriesOfContact(
+  db: Db,
+  organisationId: string,
+  contact: { phone: string | null; email: string | null },
+  since: number,
+): Promise<WaitlistEntryRow[]> {
+  const { phone, email } = contact;
+  if (phone === null && email === null) return [];
+  return db
+    .selectFrom('waitlist_entries as e')
+    .innerJoin('clients as c', (join) =>
+      join.onRef('c.organisation_id', '=', 'e.organisation_id').onRef('c.id', '=', 'e.client_id'),
+    )
+    .selectAll('e')
+    .where('e.organisation_id', '=', organisationId)
+    .where('c.contact_proven', '=', 0)
+    .where((eb) =>
+      eb.or([
+        ...(phone === null ? [] : [eb('c.phone', '=', phone)]),
+        ...(email === null ? [] : [eb('c.email', '=', email)]),
+      ]),
+    )
+    .where((eb) => eb.or([eb('e.status', '=', 'waiting'), eb('e.created_at', '>', since)]))
+    .orderBy('e.created_at')
+    .execute();
+}

@@ -83,8 +83,17 @@ export async function declineOffer(db: Db, target: OfferTarget, leave: boolean, 
   });
 }
 
-/** Expires an offer's hold now, if it is still held (the time goes to the next entry). */
-export async function releaseOffer(trx: Db, organisationId: string, bookingId: string, now: number) {
+/**
+ * Expires an offer's hold now, if it is still held (the time goes to the next entry); `actor` is who
+ * the booking's event log says did it (the customer from the link, unless told otherwise).
+ */
+export async function releaseOffer(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  now: number,
+  actor = 'page:customer',
+) {
   const held = await trx
     .selectFrom('bookings')
     .select(['id', 'organisation_id', 'status'])
@@ -92,5 +101,5 @@ export async function releaseOffer(trx: Db, organisationId: string, bookingId: s
     .where('id', '=', bookingId)
     .where('status', '=', 'pending_confirmation')
     .execute();
-  await expireHolds(trx, held, now, 'page:customer', logBookingEvent);
+  await expireHolds(trx, held, now, actor, logBookingEvent);
 }

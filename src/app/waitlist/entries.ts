@@ -11,6 +11,7 @@ import {
   waitlistEntriesPage,
 } from '../../data/waitlist-repository.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
+import type { Location } from '../../domain/catalogue.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import {
@@ -52,8 +53,43 @@ export async function joinWaitlist(
   input: NewWaitlistEntry,
   now: number,
 ): Promise<WaitlistEntry> {
+  const checked = await checkWaitlistWants(db, organisationId, input, now);
+  const clientId = input.clientId
+    ? (await getClient(db, organisationId, input.clientId.toLowerCase())).id
+    : input.client
+      ? (await registerClient(db, organisationId, input.client, now)).client.id
+      : null;
+  if (!clientId) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
+  return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, clientId, now));
+}
+
+/** What a new entry waits for, checked against the catalogue (checkWaitlistWants). */
+export interface CheckedWants {
+  organisationId: string;
+  location: Location;
+  serviceIds: string[];
+  staffId: string | null;
+  fromDate: string;
+  toDate: string;
+  times: TimeOfDay[] | null;
+}
+
+/**
+ * The checks of a new entry that need no client (joinWaitlist's; the public page's too, before it
+ * writes anything): 400 naming the field, 404 for an unknown location.
+ */
+export async function checkWaitlistWants(
+  db: Db,
+  organisationId: string,
+  input: Omit<NewWaitlistEntry, 'clientId' | 'client'>,
+  now: number,
+): Promise<CheckedWants> {
   const location = await requireLocation(db, organisationId, input.locationSlug, 'location_slug');
   const serviceIds = [...new Set(input.serviceIds.map((id) => id.toLowerCase()))];
+  // The REST body's schema says so too; the pages' forms reach here with whatever was posted.
+  if (serviceIds.length === 0) {
+    throw new AppError('invalid_request', 'Choose at least one service.', 'service_ids');
+  }
   await requireBookableServices(db, organisationId, location, serviceIds);
   if (input.staffId) {
     const staff = await eligibleStaff(
@@ -75,48 +111,62 @@ export async function joinWaitlist(
   if (refusal) {
     throw new AppError('invalid_request', refusal, refusal.startsWith('from_date') ? 'from_date' : 'to_date');
   }
-  const clientId = input.clientId
-    ? (await getClient(db, organisationId, input.clientId.toLowerCase())).id
-    : input.client
-      ? (await registerClient(db, organisationId, input.client, now)).client.id
-      : null;
-  if (!clientId) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
+  return {
+    organisationId,
+    location,
+    serviceIds,
+    staffId: input.staffId?.toLowerCase() ?? null,
+    fromDate: input.fromDate,
+    toDate: input.toDate,
+    times: input.times && input.times.length > 0 ? [...new Set(input.times)] : null,
+  };
+}
 
+/**
+ * Inside the caller's transaction: the entry of `clientId` for checked wants, and the location's
+ * rescan (a time free now is offered at once). 409 conflict when the client already waits there for
+ * the same services.
+ */
+export async function insertCheckedEntry(
+  trx: Db,
+  checked: CheckedWants,
+  clientId: string,
+  now: number,
+): Promise<WaitlistEntry> {
+  const { organisationId, location } = checked;
   const row = {
     id: timeOrderedId(),
     organisation_id: organisationId,
     location_id: location.id,
     client_id: clientId,
-    service_ids: JSON.stringify(serviceIds),
-    staff_id: input.staffId?.toLowerCase() ?? null,
-    from_date: input.fromDate,
-    to_date: input.toDate,
-    times: input.times && input.times.length > 0 ? JSON.stringify([...new Set(input.times)]) : null,
+    service_ids: JSON.stringify(checked.serviceIds),
+    staff_id: checked.staffId,
+    from_date: checked.fromDate,
+    to_date: checked.toDate,
+    times: checked.times === null ? null : JSON.stringify(checked.times),
     status: 'waiting' as const,
     booking_id: null,
     created_at: now,
     updated_at: now,
     ended_at: null,
   };
-  await writeTransaction(db, async (trx) => {
-    const same = await trx
-      .selectFrom('waitlist_entries')
-      .select('id')
-      .where('organisation_id', '=', organisationId)
-      .where('location_id', '=', location.id)
-      .where('client_id', '=', clientId)
-      .where('service_ids', '=', row.service_ids)
-      .where('status', '=', 'waiting')
-      .executeTakeFirst();
-    if (same) {
-      throw new AppError(
-        'conflict',
-        `This client is already waiting for these services here (entry ${same.id}); leave that entry first to change it.`,
-      );
-    }
-    await insertWaitlistEntry(trx, row);
-    await requestWaitlistRescan(trx, organisationId, location.id, now);
-  });
+  const same = await trx
+    .selectFrom('waitlist_entries')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', location.id)
+    .where('client_id', '=', clientId)
+    .where('service_ids', '=', row.service_ids)
+    .where('status', '=', 'waiting')
+    .executeTakeFirst();
+  if (same) {
+    throw new AppError(
+      'conflict',
+      `This client is already waiting for these services here (entry ${same.id}); leave that entry first to change it.`,
+    );
+  }
+  await insertWaitlistEntry(trx, row);
+  await requestWaitlistRescan(trx, organisationId, location.id, now);
   return toEntry(row, location.slug, null);
 }
 
@@ -159,8 +209,15 @@ export async function listWaitlist(
 /**
  * Takes an entry off the waitlist (status left). An offer it holds is withdrawn: its hold is
  * cancelled, which frees the time for the next entry. 404 for no such entry; 409 when it has ended.
+ * `actor` is who the withdrawn hold's event log names (a console user; the customer by default).
  */
-export async function leaveWaitlist(db: Db, organisationId: string, id: string, now: number): Promise<void> {
+export async function leaveWaitlist(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+  actor?: string,
+): Promise<void> {
   await writeTransaction(db, async (trx) => {
     const row = await findWaitlistEntry(trx, organisationId, id.toLowerCase());
     if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
@@ -170,7 +227,7 @@ export async function leaveWaitlist(db: Db, organisationId: string, id: string, 
     const open = (await offersOfEntry(trx, organisationId, row.id)).find(
       (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
     );
-    if (open) await releaseOffer(trx, organisationId, open.booking_id, now);
+    if (open) await releaseOffer(trx, organisationId, open.booking_id, now, actor);
   });
 }
 
