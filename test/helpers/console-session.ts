@@ -5,7 +5,6 @@ import type { TestApp } from './test-app.ts';
 /**
  * A staff account signed in to the console through HTTP (inject), as a browser would be: its session
  * cookie and CSRF token carried on every request; and the accessible-name check of design.md 8.4.
- * (The same steps as test/integration/console-webhooks.test.ts, shared here for the newer pages.)
  */
 const ORIGIN = 'http://localhost:80';
 

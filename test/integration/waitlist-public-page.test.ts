@@ -165,6 +165,15 @@ describe('the public page’s waitlist', () => {
       const words = JSON.parse(message.body!) as { text: string; subject?: string };
       expect(`${words.subject ?? ''} ${words.text}`).not.toMatch(/Mallory|Bloggs|\bJo\b/);
     }
+
+    // Nobody answers: the unproven entry ends with its first lapsed offer, so jo@example.com gets no
+    // second one when another time frees.
+    t.clock.advance({ minutes: 16 });
+    await pass();
+    const ended = await t.request({ method: 'GET', url: `/v1/waitlist/${entry!.id}` });
+    expect(json(ended).data).toMatchObject({ status: 'ended', offer: null });
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(0);
   });
 
   it('refuses what cannot be asked, on a page saying why, and caps strangers as the booking form does', async () => {

@@ -38,7 +38,11 @@ async function reset() {
   await db.deleteFrom('waitlist_offers').execute();
   await db.deleteFrom('waitlist_rescans').execute();
   await db.deleteFrom('waitlist_entries').execute();
-  await db.updateTable('bookings').set({ status: 'cancelled', cancelled_at: t.clock.nowMs() }).where('status', '<>', 'cancelled').execute();
+  await db
+    .updateTable('bookings')
+    .set({ status: 'cancelled', cancelled_at: t.clock.nowMs() })
+    .where('status', '<>', 'cancelled')
+    .execute();
 }
 
 async function book(hour: number) {

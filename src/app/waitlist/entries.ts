@@ -216,7 +216,8 @@ export async function leaveWaitlist(
   organisationId: string,
   id: string,
   now: number,
-  actor?: string,
+  /** Who takes it off (the event log's actor of a released hold): `api_key:<id>`, `user:<id>`... */
+  actor: string,
 ): Promise<void> {
   await writeTransaction(db, async (trx) => {
     const row = await findWaitlistEntry(trx, organisationId, id.toLowerCase());

@@ -96,6 +96,9 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const now = deps.clock.nowMs();
         const view = await getBookingPage(deps.db, request.params.token, now);
         if (!awaitsClaim(view)) {
+          // The link used twice: the first claim went through, and this one lands on the booking too.
+          const claimed = action === 'claim' && view.booking.status !== 'expired' && isClaimed(view);
+          if (claimed) return redirect(reply, bookingPagePath(view.token));
           return showBooking(reply.code(409), view, 'This time is no longer held for you.');
         }
         await run(view, now);
@@ -256,6 +259,11 @@ function awaitsProof(view: BookingPageView): boolean {
 /** A waitlist offer not claimed yet: claiming (or letting it go) is the one thing to do. */
 function awaitsClaim(view: BookingPageView): boolean {
   return isPending(view) && view.booking.pendingRequirements.includes(WAITLIST_CLAIM);
+}
+
+/** A waitlist offer whose claim was made (confirmed, or on to its deposit or card). */
+function isClaimed(view: BookingPageView): boolean {
+  return view.booking.status === 'confirmed' || (isPending(view) && !awaitsClaim(view));
 }
 
 function offerTarget(view: BookingPageView) {

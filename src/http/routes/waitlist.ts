@@ -162,11 +162,13 @@ export function waitlistRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPl
         },
       },
       async (request, reply) => {
+        const principal = principalOf(request);
         await leaveWaitlist(
           deps.db,
-          principalOf(request).organisation.id,
+          principal.organisation.id,
           request.params.id,
           deps.clock.nowMs(),
+          `api_key:${principal.apiKeyId}`,
         );
         return reply.code(204).send(null);
       },
