@@ -12,6 +12,7 @@ import { publicBooking } from './public-booking.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 import { slowClients } from './slow-clients.ts';
+import { waitlist } from './waitlist.ts';
 import { webhooksBookingCost, webhooksDelay, webhooksDeliveryRate } from './webhooks.ts';
 
 /** Every benchmark `npm run bench` knows, in the order they run and appear in docs/benchmarks.md. */
@@ -32,4 +33,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhooksBookingCost,
   webhooksDeliveryRate,
   webhooksDelay,
+  waitlist,
 ];

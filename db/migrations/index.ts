@@ -15,6 +15,7 @@ import * as outboxSequence from './2026-11-27-0022-outbox-sequence.ts';
 import * as publicContacts from './2026-11-28-0023-public-contacts.ts';
 import * as webhooks from './2026-11-28-0024-webhooks.ts';
 import * as mcpOauth from './2026-11-28-0025-mcp-oauth.ts';
+import * as waitlist from './2026-11-28-0026-waitlist.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-0023-public-contacts': publicContacts,
   '2026-11-28-0024-webhooks': webhooks,
   '2026-11-28-0025-mcp-oauth': mcpOauth,
+  '2026-11-28-0026-waitlist': waitlist,
 };

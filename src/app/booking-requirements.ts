@@ -13,7 +13,7 @@ import { announceChange } from './outbox-service.ts';
  * local checkout) or a public booking's contact proven (contact-proof.ts).
  */
 
-export type Requirement = 'deposit' | 'protection_setup' | 'contact_verification';
+export type Requirement = 'deposit' | 'protection_setup' | 'contact_verification' | 'waitlist_claim';
 
 /**
  * What settling did: `confirmed` (it was the last step), `outstanding` (other steps remain), or

@@ -17,6 +17,7 @@ import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/b
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
+import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
@@ -83,6 +84,12 @@ export interface CheckoutContext {
    * contact_verification, and its only message is the code, sent to that contact alone.
    */
   publicContact?: { contact: PublicContact; askProof: boolean } | undefined;
+  /**
+   * The waitlist worker offers a freed time (design.md 9.4): the booking is a pending_confirmation
+   * hold whose first step is the customer's claim on the booking page, held for the location's
+   * waitlist_offer_minutes; a deposit or Booking Protection's card are the steps after it.
+   */
+  waitlistOffer?: boolean;
 }
 
 /**
@@ -166,20 +173,24 @@ export async function createBooking(
   // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
   // A public booking whose contact must be proven first holds the slot the same way, proof first.
   const proofFirst = checkout.publicContact?.askProof === true;
+  const offer = checkout.waitlistOffer === true;
   const steps = [
     ...(proofFirst ? [CONTACT_VERIFICATION] : []),
+    ...(offer ? [WAITLIST_CLAIM] : []),
     ...(protectedHold ? ['protection_setup'] : []),
-    ...(depositMinor && (protectedHold || proofFirst) ? ['deposit'] : []),
+    ...(depositMinor && (protectedHold || proofFirst || offer) ? ['deposit'] : []),
   ];
   const requirements = steps.length > 0 ? steps : null;
   const status = requirements ? 'pending_confirmation' : depositMinor ? 'pending_payment' : 'confirmed';
-  const holdMinutes = protectedHold
-    ? location.policy.pendingConfirmationHoldMinutes
-    : depositMinor
-      ? location.policy.pendingPaymentHoldMinutes
-      : proofFirst
-        ? location.policy.pendingConfirmationHoldMinutes
-        : null;
+  const holdMinutes = offer
+    ? location.policy.waitlistOfferMinutes
+    : protectedHold
+      ? location.policy.pendingConfirmationHoldMinutes
+      : depositMinor
+        ? location.policy.pendingPaymentHoldMinutes
+        : proofFirst
+          ? location.policy.pendingConfirmationHoldMinutes
+          : null;
   const holdExpiresAt = holdMinutes === null ? null : now + holdMinutes * 60_000;
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;

@@ -342,6 +342,7 @@ const ACTORS: Record<string, string> = {
   'payment:local': 'Test payment',
   'system:sweeper': 'Hold expired',
   'system:lazy-expiry': 'Hold expired',
+  'system:waitlist': 'Waitlist (time offered, or offer lapsed)',
 };
 
 function idsOfActors(events: readonly { actor: string }[], kinds: readonly string[]): string[] {

@@ -23,6 +23,7 @@ import {
   stillDue,
 } from '../domain/outbox.ts';
 import { CODE_VALID_MS } from '../domain/public-booking-policy.ts';
+import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import type { Clock } from './clock.ts';
 import { proofSecretsOf } from './contact-proof.ts';
 import type { CustomerLinks } from './customer-links.ts';
@@ -280,6 +281,9 @@ function render(
         ? money(facts.deposit_minor, facts.currency, facts.locale)
         : null,
     code,
+    waitlistOffer:
+      row.kind === 'booking_page_link' &&
+      (JSON.parse(facts.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM),
   };
   return renderMessage(messageFacts);
 }

@@ -213,7 +213,7 @@ async function publicContactOf(
 }
 
 /** The address's attempts this hour (a form post counts whatever becomes of it). */
-async function takeAttempt(
+export async function takeAttempt(
   deps: AppDeps,
   organisation: PublicOrganisation,
   address: string,

@@ -3,6 +3,7 @@ import type pino from 'pino';
 import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { startOutboxWorker } from '../app/outbox-delivery.ts';
+import { startWaitlistWorker } from '../app/waitlist/offers.ts';
 import { startWebhookWorker } from '../app/webhooks/delivery.ts';
 import { httpSender } from '../app/webhooks/sender.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
@@ -125,6 +126,15 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     },
     (error) => logger.error({ err: error }, 'webhook delivery failed'),
   );
+  const stopWaitlist = startWaitlistWorker(
+    {
+      db,
+      clock,
+      payments: runtime.deps.payments,
+      publicBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : address,
+    },
+    (error) => logger.error({ err: error }, 'waitlist offer failed'),
+  );
   out(`listening on ${address}`);
 
   let stopping = false;
@@ -142,6 +152,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     await stopSweeper();
     await stopOutbox();
     await stopWebhooks();
+    await stopWaitlist();
     await app.close();
     clearTimeout(deadline);
     await runtime.close();

@@ -28,6 +28,7 @@ export function toLocation(row: LocationsTable): Location {
       pendingConfirmationHoldMinutes: row.pending_confirmation_hold_minutes,
       pendingPaymentHoldMinutes: row.pending_payment_hold_minutes,
       reminderHoursBefore: row.reminder_hours_before,
+      waitlistOfferMinutes: row.waitlist_offer_minutes,
     },
     protection: {
       applies,

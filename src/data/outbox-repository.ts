@@ -400,6 +400,7 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       'b.status',
       'b.starts_at',
       'b.hold_expires_at',
+      'b.pending_requirements',
       'b.deposit_minor',
       'b.currency',
       'o.name as organisation_name',

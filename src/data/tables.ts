@@ -118,6 +118,8 @@ export interface LocationsTable {
   pending_payment_hold_minutes: number;
   /** The reminder goes this many hours before the start; 0: no reminders. */
   reminder_hours_before: number;
+  /** How long a freed time is held for the waitlist entry it is offered to. */
+  waitlist_offer_minutes: number;
   protection_applies: Flag;
   late_cancellation_fee_percentage: number | null;
   no_show_fee_percentage: number | null;
@@ -537,6 +539,45 @@ export interface UserSessionsTable {
   last_seen_at: number;
 }
 
+/** A waitlist entry (migration 0026): who waits for what, in joining order. */
+export interface WaitlistEntriesTable {
+  id: string;
+  organisation_id: string;
+  location_id: string;
+  client_id: string;
+  /** JSON array of service ids, in booking order. */
+  service_ids: string;
+  staff_id: string | null;
+  /** Local dates (YYYY-MM-DD) of the location, inclusive. */
+  from_date: string;
+  to_date: string;
+  /** JSON array of parts of the day; null: any time. */
+  times: string | null;
+  status: 'waiting' | 'booked' | 'left' | 'ended';
+  /** The offer (a booking) that booked the entry. */
+  booking_id: string | null;
+  created_at: number;
+  updated_at: number;
+  ended_at: number | null;
+}
+
+/** An offer made to an entry: the pending_confirmation booking that holds the freed time for it. */
+export interface WaitlistOffersTable {
+  organisation_id: string;
+  booking_id: string;
+  entry_id: string;
+  staff_id: string;
+  starts_at: number;
+  created_at: number;
+}
+
+/** A location whose time may have freed, for the waitlist worker. */
+export interface WaitlistRescansTable {
+  organisation_id: string;
+  location_id: string;
+  requested_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   cursor_secrets: CursorSecretsTable;
@@ -573,4 +614,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   oauth_records: OauthRecordsTable;
   oauth_connectors: OauthConnectorsTable;
+  waitlist_entries: WaitlistEntriesTable;
+  waitlist_offers: WaitlistOffersTable;
+  waitlist_rescans: WaitlistRescansTable;
 }

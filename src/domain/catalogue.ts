@@ -23,6 +23,8 @@ export interface LocationPolicy {
   pendingPaymentHoldMinutes: number;
   /** The reminder goes this many hours before the start; 0: none. */
   reminderHoursBefore: number;
+  /** How long a freed time is held for the waitlist entry it is offered to. */
+  waitlistOfferMinutes: number;
 }
 
 export interface Location {

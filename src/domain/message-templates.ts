@@ -34,6 +34,8 @@ export interface MessageFacts {
   depositDue: string | null;
   /** The code of a verification_code message (its link is `link`). */
   code?: string | null;
+  /** A booking_page_link for a waitlist offer: a freed time held for the customer to claim. */
+  waitlistOffer?: boolean;
 }
 
 export interface RenderedMessage {
@@ -54,6 +56,9 @@ interface Wording {
   questions: string;
   payBy: string;
   completeBy: string;
+  /** A waitlist offer's lead and action (a booking_page_link whose first step is the claim). */
+  offerLead: string;
+  claimBy: string;
   hello: string;
   /** A verification code message: the code, the link's words, and what to do if it was not you. */
   code: string;
@@ -86,6 +91,8 @@ const EN: Wording = {
   questions: 'Questions or changes',
   payBy: 'Pay the deposit{amount} by {until} to confirm',
   completeBy: 'Complete your booking by {until}',
+  offerLead: 'A time has freed up for you: {what} on {when}',
+  claimBy: 'Held for you until {until}; book it here',
   hello: 'Hello',
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
@@ -117,6 +124,8 @@ const DE: Wording = {
   questions: 'Fragen oder Änderungen',
   payBy: 'Bitte zahlen Sie die Anzahlung{amount} bis {until}',
   completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
+  offerLead: 'Ein Termin ist für Sie frei geworden: {what} am {when}',
+  claimBy: 'Für Sie reserviert bis {until}; hier buchen',
   hello: 'Hallo',
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
@@ -148,6 +157,8 @@ const FR: Wording = {
   questions: 'Questions ou changements',
   payBy: "Réglez l'acompte{amount} avant {until} pour confirmer",
   completeBy: 'Finalisez la réservation avant {until}',
+  offerLead: 'Un créneau s’est libéré pour vous : {what} le {when}',
+  claimBy: 'Réservé pour vous jusqu’à {until} ; réservez ici',
   hello: 'Bonjour',
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
@@ -193,14 +204,15 @@ function fill(template: string, values: Record<string, string>): string {
 function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; services: string }) {
   const when = localWhen(facts.startsAt, facts.timezone, facts.locale);
   const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
-  const lead = `${fill(words.lead[facts.kind], { what, when })}, ${words.at} ${facts.locationName}.`;
+  const template = facts.waitlistOffer ? words.offerLead : words.lead[facts.kind];
+  const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.`;
   const until =
     facts.holdExpiresAt === null ? '' : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale);
   let action: string | null = null;
   if (facts.link && facts.kind === 'payment_link') {
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
-    action = `${fill(words.completeBy, { until })}: ${facts.link}`;
+    action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}: ${facts.link}`;
   } else if (facts.kind === 'verification_code' && facts.code) {
     const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
     action = facts.link ? `${code} ${words.orLink}: ${facts.link}` : code;

@@ -35,6 +35,7 @@ import { messageRoutes } from './routes/messages.ts';
 import { protectedHoldRoutes } from './routes/protected-holds.ts';
 import { sendLinkRoutes } from './routes/send-link.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
+import { waitlistRoutes } from './routes/waitlist.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
@@ -203,6 +204,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       await v1.register(messageRoutes(deps));
       await v1.register(sendLinkRoutes(deps));
       await v1.register(webhookEndpointRoutes(deps, cursorSecrets));
+      await v1.register(waitlistRoutes(deps, cursorSecrets));
     },
     { prefix: '/v1' },
   );

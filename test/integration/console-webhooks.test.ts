@@ -1,4 +1,3 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
@@ -6,6 +5,7 @@ import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks.ts';
 import { postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { expectNamedControls, type SignedIn, signInToConsole } from '../helpers/console-session.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -16,7 +16,6 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
  * endpoint after a confirmation page; refusals are said on the form; staff are refused; another
  * organisation sees none of it. Loopback receivers are allowed, private networks are not.
  */
-const ORIGIN = 'http://localhost:80';
 const PASSWORD = 'correct horse battery';
 const LOOPBACK_ALLOWED = { allowInsecure: true, allowPrivateNetworks: false };
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -78,39 +77,9 @@ beforeEach(async () => {
   }
 });
 
-interface Signed {
-  get(url: string): Promise<LightMyRequestResponse>;
-  post(url: string, form?: Record<string, string | string[]>): Promise<LightMyRequestResponse>;
-}
+type Signed = SignedIn;
 
-async function signIn(organisation: string, email: string): Promise<Signed> {
-  const form = (fields: Record<string, string | string[]>) => {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(fields))
-      for (const v of [value].flat()) params.append(name, v);
-    return params.toString();
-  };
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-    payload: form({ organisation, email, password: PASSWORD, next: '/console/diary' }),
-  });
-  expect(response.statusCode, response.body).toBe(303);
-  const cookie = String(response.headers['set-cookie']).split(';')[0]!;
-  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
-  const csrf = /name="_csrf" value="([^"]+)"/.exec((await get('/console/clients')).body)![1]!;
-  return {
-    get,
-    post: (url, fields = {}) =>
-      t.app.inject({
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN, cookie },
-        payload: form({ _csrf: csrf, ...fields }),
-      }),
-  };
-}
+const signIn = (organisation: string, email: string) => signInToConsole(t, organisation, email, PASSWORD);
 
 /** Adds an endpoint through the console's form; its id and secret as the answer showed them. */
 async function addEndpoint(me: Signed, events: string[], description = '') {
@@ -144,38 +113,6 @@ function rowsOf(html: string): string[][] {
         .trim(),
     ),
   );
-}
-
-/**
- * Every control of the page's main part has an accessible name (design.md 8.4): an input or select
- * by a <label for> or by the <label> around it, a button or link by its text (hidden text counts).
- */
-function expectNamedControls(html: string): void {
-  const main = /<main id="main">([\s\S]*)<\/main>/.exec(html)![1]!;
-  const textOf = (inner: string) => inner.replace(/<[^>]+>/g, '').trim();
-  const labelled = new Set([...main.matchAll(/<label for="([^"]+)"/g)].map((m) => m[1]));
-  const wrapped = new Set(
-    [...main.matchAll(/<label[^>]*>([\s\S]*?)<\/label>/g)].flatMap((m) =>
-      [...m[1]!.matchAll(/<input[^>]*>/g)].map((input) => input[0]),
-    ),
-  );
-  const controls = [...main.matchAll(/<(input|select|textarea)\b[^>]*>/g)].filter(
-    (m) => !/type="hidden"/.test(m[0]),
-  );
-  const buttons = [...main.matchAll(/<button\b[^>]*>([\s\S]*?)<\/button>/g)];
-  expect(controls.length + buttons.length).toBeGreaterThan(0);
-  for (const [control] of controls) {
-    const id = /\bid="([^"]+)"/.exec(control)?.[1];
-    const named =
-      (id !== undefined && labelled.has(id)) || wrapped.has(control) || /aria-label="[^"]+"/.test(control);
-    expect(named, control).toBe(true);
-  }
-  for (const [button, inner] of buttons) {
-    expect(textOf(inner!), button).not.toBe('');
-  }
-  for (const [link, inner] of main.matchAll(/<a\b[^>]*>([\s\S]*?)<\/a>/g)) {
-    expect(textOf(inner!), link).not.toBe('');
-  }
 }
 
 describe('webhooks in the console', () => {

@@ -70,6 +70,8 @@ describe('the OpenAPI document', () => {
       '/v1/locations/{slug}/services',
       '/v1/locations/{slug}/staff',
       '/v1/messages',
+      '/v1/waitlist',
+      '/v1/waitlist/{id}',
       '/v1/webhook-endpoints',
       '/v1/webhook-endpoints/{id}',
       '/v1/webhook-endpoints/{id}/deliveries',

@@ -3,6 +3,7 @@ import { isOverlapRefusal } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { CATALOGUE_IMPORT_TURN, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
+import { rescanWaitlists } from '../waitlist/rescans.ts';
 import { planBookings } from './storage/booking-plan.ts';
 import { writeBookings } from './storage/booking-write.ts';
 import { planIdentities } from './storage/identities.ts';
@@ -89,6 +90,8 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
       if (catalogue.bookings.length > 0) {
         counts.bookings = await writeBookings(trx, catalogue, plan, bookings.bookings, now);
       }
+      // New hours, staff or services, a closure removed: time may have freed for someone waiting.
+      await rescanWaitlists(trx, plan.organisationId, now);
       return {
         organisation: {
           id: plan.organisationId,

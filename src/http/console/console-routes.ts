@@ -60,6 +60,7 @@ import {
   safeNext,
   setSessionCookie,
 } from './session.ts';
+import { waitlistPages } from './waitlist-routes.ts';
 import {
   deleteWebhookBody,
   deliveriesBody,
@@ -424,6 +425,8 @@ export function consoleRoutes(deps: AppDeps) {
       );
       return redirect(reply, doneAt(created.booking.reference, 'booked'));
     });
+
+    waitlistPages(deps, { get, post, shell, send, redirect });
 
     get('/console/clients', async (request, reply, session) => {
       const q = (request.query as { q?: string }).q ?? '';

@@ -12,7 +12,16 @@ export interface Shell {
   /** The signed-in person, for the header and the sign-out form; absent on the sign-in page. */
   session?: { email: string; role: string; organisationName: string; csrfToken: string };
   /** Which item of the navigation is current. */
-  current?: 'diary' | 'book' | 'clients' | 'messages' | 'outbox' | 'keys' | 'webhooks' | 'connectors';
+  current?:
+    | 'diary'
+    | 'book'
+    | 'waitlist'
+    | 'clients'
+    | 'messages'
+    | 'outbox'
+    | 'keys'
+    | 'webhooks'
+    | 'connectors';
   /** Owners and admins: the API keys and webhooks pages are theirs (canManageKeys). */
   canManageKeys?: boolean;
 }
@@ -46,6 +55,7 @@ function header(shell: Shell): string {
 <ul>
 ${item('diary', '/console/diary', 'Diary')}
 ${item('book', '/console/book', 'Book')}
+${item('waitlist', '/console/waitlist', 'Waitlist')}
 ${item('clients', '/console/clients', 'Clients')}
 ${item('messages', '/console/messages', 'Messages')}
 ${item('outbox', '/console/outbox', 'Outbox')}

@@ -13,11 +13,13 @@ import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
+import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
 import { AppError } from '../../domain/errors.ts';
 import { maskedRecipient } from '../../domain/outbox.ts';
 import { CODE_DIGITS, CODE_VALID_MS, CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { localDateAt } from '../../domain/time-format.ts';
+import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import {
   esc,
@@ -81,6 +83,28 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         return showBooking(reply.code(status), again, codeRefusal(outcome));
       },
     );
+    // A waitlist offer (design.md 9.4): claim the time, let it go, or leave the waitlist.
+    for (const [action, run] of [
+      ['claim', (view: BookingPageView, now: number) => claimOffer(deps.db, offerTarget(view), now)],
+      [
+        'decline',
+        (view: BookingPageView, now: number) => declineOffer(deps.db, offerTarget(view), false, now),
+      ],
+      ['leave', (view: BookingPageView, now: number) => declineOffer(deps.db, offerTarget(view), true, now)],
+    ] as const) {
+      app.post<{ Params: TokenParams }>(`/p/manage/:token/${action}`, form, async (request, reply) => {
+        const now = deps.clock.nowMs();
+        const view = await getBookingPage(deps.db, request.params.token, now);
+        if (!awaitsClaim(view)) {
+          // The link used twice: the first claim went through, and this one lands on the booking too.
+          const claimed = action === 'claim' && view.booking.status !== 'expired' && isClaimed(view);
+          if (claimed) return redirect(reply, bookingPagePath(view.token));
+          return showBooking(reply.code(409), view, 'This time is no longer held for you.');
+        }
+        await run(view, now);
+        return redirect(reply, bookingPagePath(view.token));
+      });
+    }
     app.post<{ Params: TokenParams }>('/p/manage/:token/resend', form, async (request, reply) => {
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
@@ -232,6 +256,33 @@ function awaitsProof(view: BookingPageView): boolean {
   return isPending(view) && view.booking.pendingRequirements.includes(CONTACT_VERIFICATION);
 }
 
+/** A waitlist offer not claimed yet: claiming (or letting it go) is the one thing to do. */
+function awaitsClaim(view: BookingPageView): boolean {
+  return isPending(view) && view.booking.pendingRequirements.includes(WAITLIST_CLAIM);
+}
+
+/** A waitlist offer whose claim was made (confirmed, or on to its deposit or card). */
+function isClaimed(view: BookingPageView): boolean {
+  return view.booking.status === 'confirmed' || (isPending(view) && !awaitsClaim(view));
+}
+
+function offerTarget(view: BookingPageView) {
+  return {
+    organisationId: view.organisation.id,
+    bookingId: view.booking.id,
+    reference: view.booking.reference,
+  };
+}
+
+/** The offer step: the freed time, and the three answers. */
+function claimStep(path: string): string {
+  return `<h2>A time has freed up for you</h2>
+<p>You asked to hear when a time frees up. This one is held for you alone until the time above; after that it goes to the next person waiting.</p>
+<form method="post" action="${esc(`${path}/claim`)}"><div class="actions"><button type="submit" class="primary">Book this time</button></div></form>
+<form method="post" action="${esc(`${path}/decline`)}"><div class="actions"><button type="submit" class="secondary">Not this time, keep me on the waitlist</button></div></form>
+<form method="post" action="${esc(`${path}/leave`)}"><div class="actions"><button type="submit" class="secondary">Take me off the waitlist</button></div></form>`;
+}
+
 /** 409 while the booking waits for its contact's proof. */
 function refuseBeforeProof(view: BookingPageView): void {
   if (awaitsProof(view)) {
@@ -329,7 +380,9 @@ function bookingBody(view: BookingPageView, now: number, alert?: string): string
   }
   // The code first: on a phone, the one thing to do is above the fold.
   if (awaitsProof(view)) parts.push(proofStep(view, path));
+  if (awaitsClaim(view)) parts.push(claimStep(path));
   parts.push(bookingSummary(view, f));
+  if (awaitsClaim(view)) return parts.join('\n');
   if (isPending(view)) {
     const steps: string[] = [];
     if (needsCard(view)) {

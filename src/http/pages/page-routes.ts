@@ -9,6 +9,7 @@ import { manageRoutes } from './manage-page.ts';
 import { esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
 import { publicBookingRoutes } from './public-page.ts';
 import { verifyRoutes } from './verify-page.ts';
+import { publicWaitlistRoutes } from './waitlist-page.ts';
 
 /** Sends a whole page: the shared document (with the test-mode notice when it applies) and headers. */
 /**
@@ -53,6 +54,7 @@ ${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code>
     await app.register(manageRoutes(deps, sendPage));
     await app.register(publicBookingRoutes(deps, sendPage));
     await app.register(verifyRoutes(deps, sendPage));
+    await app.register(publicWaitlistRoutes(deps, sendPage));
   };
 }
 
@@ -64,7 +66,7 @@ function wayBack(url: string): string {
   const path = url.split('?')[0] ?? '';
   const booking = /^\/p\/manage\/([A-Za-z0-9_-]{43})\//.exec(path);
   if (booking) return `<p><a href="/p/manage/${booking[1]}">Back to your booking</a></p>\n`;
-  const salon = /^\/p\/([a-z0-9-]+)\/book$/.exec(path);
+  const salon = /^\/p\/([a-z0-9-]+)\/(?:book|waitlist)$/.exec(path);
   if (salon) return `<p><a href="/p/${salon[1]}">Back to the booking page</a></p>\n`;
   return '';
 }

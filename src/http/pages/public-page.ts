@@ -21,6 +21,7 @@ import {
   refuseCrossSiteForm,
   type SendPage,
 } from './page-shell.ts';
+import { waitlistForm } from './waitlist-page.ts';
 
 /**
  * The public booking page, GET /p/{organisation_slug}: one page that grows as the customer chooses
@@ -53,6 +54,8 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
             throw new AppError('invalid_request', 'Choose a day.', 'date');
           const starts = await publicSlots(deps.db, organisation.id, location, chosen, date, now);
           parts.push(detailsForm(organisation, location, chosen, starts, f));
+          // Nothing fits the search: the customer may ask to be told when a time frees up.
+          if (starts.length === 0) parts.push(waitlistForm(organisation, location, chosen, date));
         }
       }
       return sendPage(reply, `Book – ${organisation.name}`, parts.join('\n'));

@@ -184,6 +184,7 @@ const policySchema = z.strictObject({
   pending_confirmation_hold_minutes: minutes(1, 10_080).default(15),
   pending_payment_hold_minutes: minutes(1, 10_080).default(30),
   reminder_hours_before: z.int().min(0).max(8784).default(24),
+  waitlist_offer_minutes: minutes(1, 1440).default(15),
 });
 
 const percentage = z.int().min(0).max(100).nullish();

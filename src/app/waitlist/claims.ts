@@ -1,0 +1,105 @@
+import type { Db } from '../../data/database.ts';
+import { expireHolds } from '../../data/hold-expiry.ts';
+import { endWaitlistEntry, findWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
+import { bookingTurn, takeTurn } from '../../data/write-locks.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
+import { AppError } from '../../domain/errors.ts';
+import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
+import { logBookingEvent } from '../booking-event-log.ts';
+import { type Settled, settleRequirement } from '../booking-requirements.ts';
+import { publishWaitlistEvent } from './offers.ts';
+
+/**
+ * What the customer does with an offer, from its link (the booking page): claim it, let it go, or
+ * leave the waitlist. Each takes the booking's turn, so a link used twice at once, or on two
+ * instances, claims once: the second finds the step done.
+ */
+
+export interface OfferTarget {
+  organisationId: string;
+  bookingId: string;
+  reference: string;
+}
+
+/**
+ * Claims the offered time: the claim step is taken off the hold (the last step confirms it, through
+ * the normal path: event, messages, reminder); a deposit or Booking Protection's card may remain. The
+ * entry ends as booked, and waitlist.claimed is sent, once.
+ */
+export async function claimOffer(db: Db, target: OfferTarget, now: number): Promise<Settled> {
+  return writeTransaction(db, async (trx) => {
+    await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
+    const hold = await trx
+      .selectFrom('bookings')
+      .select('hold_expires_at')
+      .where('organisation_id', '=', target.organisationId)
+      .where('id', '=', target.bookingId)
+      .executeTakeFirst();
+    // A lapsed offer is gone (its time may be someone else's by now), whatever steps it had left.
+    if (!hold || (hold.hold_expires_at !== null && hold.hold_expires_at <= now)) return 'not_held';
+    const settled = await settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
+    if (settled === 'not_held') return settled;
+    const offer = await offerOfBooking(trx, target.organisationId, target.bookingId);
+    if (!offer) return settled;
+    const ended = await endWaitlistEntry(
+      trx,
+      target.organisationId,
+      offer.entry_id,
+      { status: 'booked', bookingId: target.bookingId },
+      now,
+    );
+    const entry = await findWaitlistEntry(trx, target.organisationId, offer.entry_id);
+    if (ended && entry) {
+      await publishWaitlistEvent(
+        trx,
+        'waitlist.claimed',
+        target.organisationId,
+        entry,
+        {
+          id: target.bookingId,
+          reference: target.reference,
+          startsAt: offer.starts_at,
+          staffId: offer.staff_id,
+        },
+        now,
+      );
+    }
+    return settled;
+  });
+}
+
+/**
+ * Lets the offered time go: the hold is released at once (expired), which frees it for the next
+ * entry; with `leave`, the entry ends too (status left), otherwise it waits for another time.
+ */
+export async function declineOffer(db: Db, target: OfferTarget, leave: boolean, now: number): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
+    const offer = await offerOfBooking(trx, target.organisationId, target.bookingId);
+    if (!offer) throw new AppError('conflict', 'This booking is not a waitlist offer.');
+    // Ended first: the release's rescan must not offer this entry again.
+    if (leave) await endWaitlistEntry(trx, target.organisationId, offer.entry_id, { status: 'left' }, now);
+    await releaseOffer(trx, target.organisationId, target.bookingId, now);
+  });
+}
+
+/**
+ * Expires an offer's hold now, if it is still held (the time goes to the next entry); `actor` is who
+ * the booking's event log says did it (the customer from the link, unless told otherwise).
+ */
+export async function releaseOffer(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  now: number,
+  actor = 'page:customer',
+) {
+  const held = await trx
+    .selectFrom('bookings')
+    .select(['id', 'organisation_id', 'status'])
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', bookingId)
+    .where('status', '=', 'pending_confirmation')
+    .execute();
+  await expireHolds(trx, held, now, actor, logBookingEvent);
+}

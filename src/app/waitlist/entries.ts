@@ -1,0 +1,271 @@
+import { eligibleStaff } from '../../data/availability-repository.ts';
+import type { Db } from '../../data/database.ts';
+import { findLocationById } from '../../data/location-repository.ts';
+import {
+  endWaitlistEntry,
+  findWaitlistEntry,
+  insertWaitlistEntry,
+  offersOfEntry,
+  requestWaitlistRescan,
+  type WaitlistEntryRow,
+  waitlistEntriesPage,
+} from '../../data/waitlist-repository.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
+import type { Location } from '../../domain/catalogue.ts';
+import { AppError } from '../../domain/errors.ts';
+import { localDateAt } from '../../domain/time-format.ts';
+import {
+  datesRefusal,
+  type TimeOfDay,
+  type WaitlistEntry,
+  type WaitlistOffer,
+  type WaitlistStatus,
+} from '../../domain/waitlist.ts';
+import { requireBookableServices } from '../availability-service.ts';
+import { getClient, type NewClient, registerClient } from '../client-service.ts';
+import { requireLocation } from '../directory-service.ts';
+import { timeOrderedId } from '../time-ordered-id.ts';
+import { releaseOffer } from './claims.ts';
+
+/** Joining, reading and leaving the waitlist (design.md 9.4), for REST, MCP, the pages and the console. */
+
+export interface NewWaitlistEntry {
+  locationSlug: string;
+  serviceIds: string[];
+  staffId?: string | undefined;
+  /** One of the two: a client on file, or a new one registered (or found by contact) first. */
+  clientId?: string | undefined;
+  client?: NewClient | undefined;
+  fromDate: string;
+  toDate: string;
+  times?: readonly TimeOfDay[] | undefined;
+}
+
+/**
+ * Adds a client to a location's waitlist: the services must be bookable online there, the staff member
+ * (if named) must do them all, the dates must not be past nor span more than MAX_WAIT_DAYS. A client
+ * already waiting there for the same services is told so (409 conflict naming the entry). A time that
+ * suits them and is free now is offered at once, by the worker.
+ */
+export async function joinWaitlist(
+  db: Db,
+  organisationId: string,
+  input: NewWaitlistEntry,
+  now: number,
+): Promise<WaitlistEntry> {
+  const checked = await checkWaitlistWants(db, organisationId, input, now);
+  const clientId = input.clientId
+    ? (await getClient(db, organisationId, input.clientId.toLowerCase())).id
+    : input.client
+      ? (await registerClient(db, organisationId, input.client, now)).client.id
+      : null;
+  if (!clientId) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
+  return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, clientId, now));
+}
+
+/** What a new entry waits for, checked against the catalogue (checkWaitlistWants). */
+export interface CheckedWants {
+  organisationId: string;
+  location: Location;
+  serviceIds: string[];
+  staffId: string | null;
+  fromDate: string;
+  toDate: string;
+  times: TimeOfDay[] | null;
+}
+
+/**
+ * The checks of a new entry that need no client (joinWaitlist's; the public page's too, before it
+ * writes anything): 400 naming the field, 404 for an unknown location.
+ */
+export async function checkWaitlistWants(
+  db: Db,
+  organisationId: string,
+  input: Omit<NewWaitlistEntry, 'clientId' | 'client'>,
+  now: number,
+): Promise<CheckedWants> {
+  const location = await requireLocation(db, organisationId, input.locationSlug, 'location_slug');
+  const serviceIds = [...new Set(input.serviceIds.map((id) => id.toLowerCase()))];
+  // The REST body's schema says so too; the pages' forms reach here with whatever was posted.
+  if (serviceIds.length === 0) {
+    throw new AppError('invalid_request', 'Choose at least one service.', 'service_ids');
+  }
+  await requireBookableServices(db, organisationId, location, serviceIds);
+  if (input.staffId) {
+    const staff = await eligibleStaff(
+      db,
+      organisationId,
+      location.id,
+      serviceIds,
+      input.staffId.toLowerCase(),
+    );
+    if (staff.length === 0) {
+      throw new AppError(
+        'invalid_request',
+        'This staff member does not do all of these services at this location.',
+        'staff_id',
+      );
+    }
+  }
+  const refusal = datesRefusal(input.fromDate, input.toDate, localDateAt(now, location.timezone));
+  if (refusal) {
+    throw new AppError('invalid_request', refusal, refusal.startsWith('from_date') ? 'from_date' : 'to_date');
+  }
+  return {
+    organisationId,
+    location,
+    serviceIds,
+    staffId: input.staffId?.toLowerCase() ?? null,
+    fromDate: input.fromDate,
+    toDate: input.toDate,
+    times: input.times && input.times.length > 0 ? [...new Set(input.times)] : null,
+  };
+}
+
+/**
+ * Inside the caller's transaction: the entry of `clientId` for checked wants, and the location's
+ * rescan (a time free now is offered at once). 409 conflict when the client already waits there for
+ * the same services.
+ */
+export async function insertCheckedEntry(
+  trx: Db,
+  checked: CheckedWants,
+  clientId: string,
+  now: number,
+): Promise<WaitlistEntry> {
+  const { organisationId, location } = checked;
+  const row = {
+    id: timeOrderedId(),
+    organisation_id: organisationId,
+    location_id: location.id,
+    client_id: clientId,
+    service_ids: JSON.stringify(checked.serviceIds),
+    staff_id: checked.staffId,
+    from_date: checked.fromDate,
+    to_date: checked.toDate,
+    times: checked.times === null ? null : JSON.stringify(checked.times),
+    status: 'waiting' as const,
+    booking_id: null,
+    created_at: now,
+    updated_at: now,
+    ended_at: null,
+  };
+  const same = await trx
+    .selectFrom('waitlist_entries')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', location.id)
+    .where('client_id', '=', clientId)
+    .where('service_ids', '=', row.service_ids)
+    .where('status', '=', 'waiting')
+    .executeTakeFirst();
+  if (same) {
+    throw new AppError(
+      'conflict',
+      `This client is already waiting for these services here (entry ${same.id}); leave that entry first to change it.`,
+    );
+  }
+  await insertWaitlistEntry(trx, row);
+  await requestWaitlistRescan(trx, organisationId, location.id, now);
+  return toEntry(row, location.slug, null);
+}
+
+/** One entry, with the offer it holds now (404 not_found, param id, when the organisation has none). */
+export async function getWaitlistEntry(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+): Promise<WaitlistEntry> {
+  const row = await findWaitlistEntry(db, organisationId, id.toLowerCase());
+  if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
+  return presentRow(db, row, now);
+}
+
+/** A page of entries in joining order, optionally of one location and one status. */
+export async function listWaitlist(
+  db: Db,
+  organisationId: string,
+  filter: { locationSlug?: string | undefined; status?: WaitlistStatus | undefined },
+  after: { createdAt: number; id: string } | null,
+  limit: number,
+  now: number,
+): Promise<{ items: WaitlistEntry[]; next: { createdAt: number; id: string } | null }> {
+  const location = filter.locationSlug
+    ? await requireLocation(db, organisationId, filter.locationSlug, 'location_slug')
+    : undefined;
+  const rows = await waitlistEntriesPage(
+    db,
+    organisationId,
+    { locationId: location?.id, status: filter.status },
+    after,
+    limit,
+  );
+  const items = await Promise.all(rows.slice(0, limit).map((row) => presentRow(db, row, now)));
+  const last = items[items.length - 1];
+  return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+}
+
+/**
+ * Takes an entry off the waitlist (status left). An offer it holds is withdrawn: its hold is
+ * cancelled, which frees the time for the next entry. 404 for no such entry; 409 when it has ended.
+ * `actor` is who the withdrawn hold's event log names (a console user; the customer by default).
+ */
+export async function leaveWaitlist(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+  /** Who takes it off (the event log's actor of a released hold): `api_key:<id>`, `user:<id>`... */
+  actor: string,
+): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    const row = await findWaitlistEntry(trx, organisationId, id.toLowerCase());
+    if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
+    if (!(await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now))) {
+      throw new AppError('conflict', `This entry has ended already (${row.status}).`);
+    }
+    const open = (await offersOfEntry(trx, organisationId, row.id)).find(
+      (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
+    );
+    if (open) await releaseOffer(trx, organisationId, open.booking_id, now, actor);
+  });
+}
+
+async function presentRow(db: Db, row: WaitlistEntryRow, now: number): Promise<WaitlistEntry> {
+  const location = await findLocationById(db, row.organisation_id, row.location_id);
+  const offers = row.status === 'waiting' ? await offersOfEntry(db, row.organisation_id, row.id) : [];
+  const open = offers.find(
+    (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
+  );
+  return toEntry(
+    row,
+    location?.slug ?? '',
+    open
+      ? {
+          bookingReference: open.reference,
+          staffId: open.staff_id,
+          startsAt: open.starts_at,
+          expiresAt: open.hold_expires_at!,
+        }
+      : null,
+  );
+}
+
+function toEntry(row: WaitlistEntryRow, locationSlug: string, offer: WaitlistOffer | null): WaitlistEntry {
+  return {
+    id: row.id,
+    locationSlug,
+    clientId: row.client_id,
+    serviceIds: JSON.parse(row.service_ids) as string[],
+    staffId: row.staff_id,
+    fromDate: row.from_date,
+    toDate: row.to_date,
+    times: row.times === null ? null : (JSON.parse(row.times) as TimeOfDay[]),
+    status: row.status,
+    bookingId: row.booking_id,
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+    offer,
+  };
+}

@@ -1,0 +1,353 @@
+import type { Db } from '../../data/database.ts';
+import { expireHolds } from '../../data/hold-expiry.ts';
+import { findLocationById } from '../../data/location-repository.ts';
+import { findOrganisationById } from '../../data/organisation-repository.ts';
+import {
+  anyRescanAsked,
+  endWaitlistEntry,
+  insertWaitlistOffer,
+  offersAt,
+  takeRescans,
+  type WaitlistEntryRow,
+  waitingEntriesAt,
+} from '../../data/waitlist-repository.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
+import type { Slot } from '../../domain/availability/types.ts';
+import type { Location } from '../../domain/catalogue.ts';
+import { isAppError } from '../../domain/errors.ts';
+import { formatUtc, localDateAt } from '../../domain/time-format.ts';
+import {
+  datesToSearch,
+  isPastLastDate,
+  type LocalStart,
+  localStartOf,
+  startSuits,
+  type TimeOfDay,
+  type WaitlistWants,
+} from '../../domain/waitlist.ts';
+import { getAvailability } from '../availability-service.ts';
+import { logBookingEvent } from '../booking-event-log.ts';
+import { createBooking } from '../booking-service.ts';
+import type { PaymentProvider } from '../payments.ts';
+import { startPeriodicWork } from '../periodic-work.ts';
+import { publishEvent } from '../webhooks/events.ts';
+
+/**
+ * The waitlist worker (design.md 9.4): when time may have freed at a location (a rescan, asked in the
+ * transaction of the change: rescans.ts), its waiting entries are taken in joining order, and each
+ * that holds no offer now is offered the first free time that suits it and that it has not let go
+ * before. An offer is a booking made through the normal path (the slot re-checked under the
+ * location's turn, the database's overlap guard last), a pending_confirmation hold whose first step is
+ * the customer's claim, held for the location's waitlist_offer_minutes: nobody else can book it
+ * meanwhile, on any face. When the hold lapses (expired here, at once) or is declined, the time frees
+ * again and goes to the next entry.
+ */
+
+export interface WaitlistWorkerDeps {
+  db: Db;
+  clock: { nowMs(): number };
+  payments: PaymentProvider | null;
+  /** Where customers reach this server: a deposit's checkout returns there. */
+  publicBaseUrl: string;
+}
+
+/** How many locations one pass looks at, at most. */
+const RESCANS_PER_PASS = 20;
+
+/** The days availability is asked for at once (its limit). */
+const DAYS_PER_SEARCH = 14;
+
+/** One pass: lapsed offers expired (freeing their time), then the rescans asked, offered. */
+export async function offerFreedTimes(deps: WaitlistWorkerDeps): Promise<number> {
+  const now = deps.clock.nowMs();
+  await endPastEntries(deps.db, now);
+  await expireLapsedOffers(deps.db, now);
+  if (!(await anyRescanAsked(deps.db))) return 0;
+  const rescans = await writeTransaction(deps.db, (trx) => takeRescans(trx, RESCANS_PER_PASS));
+  let offered = 0;
+  for (const rescan of rescans) {
+    offered += await offerAt(deps, rescan.organisation_id, rescan.location_id, now);
+  }
+  return offered;
+}
+
+/** Runs offerFreedTimes every `intervalMs` until stopped; failures are reported, never fatal. */
+export function startWaitlistWorker(
+  deps: WaitlistWorkerDeps,
+  onError: (error: unknown) => void,
+  intervalMs = 250,
+): () => Promise<void> {
+  return startPeriodicWork(() => offerFreedTimes(deps), onError, intervalMs);
+}
+
+/**
+ * Entries past their last date end (status ended). A location's date is never more than a day ahead
+ * of UTC's, so only entries whose last date is UTC's today or earlier are read, then judged in their
+ * location's zone.
+ */
+async function endPastEntries(db: Db, now: number): Promise<void> {
+  const candidates = await db
+    .selectFrom('waitlist_entries as e')
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.organisation_id', '=', 'e.organisation_id').onRef('l.id', '=', 'e.location_id'),
+    )
+    .select(['e.id', 'e.organisation_id', 'e.to_date', 'l.timezone'])
+    .where('e.status', '=', 'waiting')
+    .where('e.to_date', '<=', new Date(now).toISOString().slice(0, 10))
+    .execute();
+  const past = candidates.filter((entry) => entry.to_date < localDateAt(now, entry.timezone));
+  if (past.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const entry of past) {
+      await endWaitlistEntry(trx, entry.organisation_id, entry.id, { status: 'ended' }, now);
+    }
+  });
+}
+
+/**
+ * Offers whose hold has lapsed are expired now rather than at the hold sweeper's next round: the next
+ * entry should not wait for it. The expiry's event asks the rescan.
+ *
+ * An entry whose contact nobody has proven (made on the public page, design.md 9.1) ends when its
+ * offer lapses unanswered: whoever typed someone else's phone or e-mail there gets that person one
+ * offer at most, not one for every time that frees up until the last date.
+ */
+async function expireLapsedOffers(db: Db, now: number): Promise<void> {
+  const lapsed = await db
+    .selectFrom('waitlist_offers as o')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
+    )
+    .innerJoin('clients as c', (join) =>
+      join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
+    )
+    .select(['b.id', 'b.organisation_id', 'b.status', 'o.entry_id', 'c.contact_proven'])
+    .where('b.status', '=', 'pending_confirmation')
+    .where('b.hold_expires_at', '<=', now)
+    .execute();
+  if (lapsed.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const offer of lapsed.filter((o) => o.contact_proven === 0)) {
+      await endWaitlistEntry(trx, offer.organisation_id, offer.entry_id, { status: 'ended' }, now);
+    }
+    await expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent);
+  });
+}
+
+/** Offers the location's free times to its waiting entries, first come first served; how many. */
+async function offerAt(
+  deps: WaitlistWorkerDeps,
+  organisationId: string,
+  locationId: string,
+  now: number,
+): Promise<number> {
+  const { db } = deps;
+  const [location, organisation] = await Promise.all([
+    findLocationById(db, organisationId, locationId),
+    findOrganisationById(db, organisationId),
+  ]);
+  if (!location?.active || !organisation) return 0;
+  const today = localDateAt(now, location.timezone);
+  const offers = await offersAt(db, organisationId, locationId);
+  const holding = new Set(
+    offers
+      .filter((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now)
+      .map((o) => o.entry_id),
+  );
+  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.staff_id}|${o.starts_at}`));
+  const entries = await waitingEntriesAt(db, organisationId, locationId);
+  const free = new FreeTimes(db, location, entries, today, now);
+  let offered = 0;
+  for (const entry of entries) {
+    const wants = wantsOf(entry);
+    // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
+    if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
+    const caller = {
+      organisationId,
+      currency: organisation.currency,
+      referencePrefix: organisation.booking_reference_prefix,
+      actor: 'system:waitlist',
+      source: 'api' as const,
+    };
+    const candidates = await free.suiting(entry, wants);
+    for (const slot of candidates) {
+      if (letGo.has(`${entry.id}|${slot.staffId}|${slot.startsAt}`)) continue;
+      const made = await writeTransaction(db, async (trx) => {
+        const { booking } = await createBooking(
+          trx,
+          caller,
+          {
+            locationSlug: location.slug,
+            serviceIds: JSON.parse(entry.service_ids) as string[],
+            staffId: slot.staffId,
+            clientId: entry.client_id,
+            startsAt: slot.startsAt,
+          },
+          now,
+          {
+            payments: deps.payments,
+            publicBaseUrl: deps.publicBaseUrl,
+            hostedFlow: true,
+            waitlistOffer: true,
+          },
+        );
+        await insertWaitlistOffer(trx, {
+          organisation_id: organisationId,
+          booking_id: booking.id,
+          entry_id: entry.id,
+          staff_id: slot.staffId,
+          starts_at: slot.startsAt,
+          created_at: now,
+        });
+        await publishWaitlistEvent(trx, 'waitlist.offered', organisationId, entry, booking, now);
+        return true;
+      }).catch((error: unknown) => {
+        // Taken meanwhile, or not bookable online any more (no payment provider for a deposit): the
+        // next time that suits, or the next entry.
+        if (isAppError(error)) return false;
+        throw error;
+      });
+      if (made) {
+        offered += 1;
+        free.forget();
+        break;
+      }
+    }
+  }
+  return offered;
+}
+
+/**
+ * The free times of one pass, by what is asked (services and staff), each read once for the dates of
+ * every entry that asks it (availability answers 14 days at a time): five hundred entries for the same
+ * Cut read a few answers, not five hundred. Forgotten once an offer is made (its hold is busy now).
+ */
+class FreeTimes {
+  readonly #answers = new Map<string, Promise<LocalSlot[] | null>>();
+  readonly #db: Db;
+  readonly #location: Location;
+  readonly #from: Map<string, string>;
+  readonly #until: Map<string, string>;
+  readonly #today: string;
+  readonly #now: number;
+
+  constructor(db: Db, location: Location, entries: readonly WaitlistEntryRow[], today: string, now: number) {
+    this.#db = db;
+    this.#location = location;
+    this.#today = today;
+    this.#now = now;
+    this.#from = new Map();
+    this.#until = new Map();
+    for (const entry of entries) {
+      const key = askOf(entry);
+      const from = entry.from_date > today ? entry.from_date : today;
+      if (from < (this.#from.get(key) ?? '9999')) this.#from.set(key, from);
+      if ((this.#until.get(key) ?? '') < entry.to_date) this.#until.set(key, entry.to_date);
+    }
+  }
+
+  /** The free times that suit an entry, earliest first. */
+  async suiting(entry: WaitlistEntryRow, wants: WaitlistWants): Promise<Slot[]> {
+    if (!datesToSearch(wants, this.#today)) return [];
+    const key = askOf(entry);
+    let answer = this.#answers.get(key);
+    if (!answer) {
+      answer = this.#read(entry, this.#from.get(key) ?? this.#today, this.#until.get(key) ?? entry.to_date);
+      this.#answers.set(key, answer);
+    }
+    const slots = (await answer) ?? [];
+    return slots.filter((slot) => startSuits(wants, slot.local)).map((slot) => slot.slot);
+  }
+
+  forget(): void {
+    this.#answers.clear();
+  }
+
+  async #read(entry: WaitlistEntryRow, firstDate: string, lastDate: string): Promise<LocalSlot[] | null> {
+    const serviceIds = JSON.parse(entry.service_ids) as string[];
+    const slots: LocalSlot[] = [];
+    for (let from = firstDate; from <= lastDate; ) {
+      const days = Math.min(DAYS_PER_SEARCH, daysBetween(from, lastDate) + 1);
+      const availability = await getAvailability(
+        this.#db,
+        entry.organisation_id,
+        { location: this.#location, serviceIds, staffId: entry.staff_id ?? undefined, fromDate: from, days },
+        this.#now,
+      ).catch((error: unknown) => {
+        // The services are not bookable online here any more: nothing to offer who asks them.
+        if (isAppError(error)) return null;
+        throw error;
+      });
+      if (!availability) return null;
+      // Each start's local date and part of the day, worked out once for every entry that reads it.
+      for (const slot of availability.slots) {
+        slots.push({ slot, local: localStartOf(slot.startsAt, this.#location.timezone) });
+      }
+      from = addDays(from, days);
+    }
+    return slots;
+  }
+}
+
+interface LocalSlot {
+  slot: Slot;
+  local: LocalStart;
+}
+
+/** What an entry asks availability for: its services and its staff member (or anyone). */
+function askOf(entry: WaitlistEntryRow): string {
+  return `${entry.service_ids}|${entry.staff_id ?? ''}`;
+}
+
+function wantsOf(entry: WaitlistEntryRow): WaitlistWants {
+  return {
+    fromDate: entry.from_date,
+    toDate: entry.to_date,
+    times: entry.times === null ? null : (JSON.parse(entry.times) as TimeOfDay[]),
+  };
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** waitlist.offered and waitlist.claimed (design.md 9.2): the entry and the booking that holds its time. */
+export function publishWaitlistEvent(
+  trx: Db,
+  type: 'waitlist.offered' | 'waitlist.claimed',
+  organisationId: string,
+  entry: { id: string; client_id: string; location_id: string },
+  booking: {
+    id: string;
+    reference: string;
+    startsAt: number;
+    staffId: string;
+    holdExpiresAt?: number | null;
+  },
+  now: number,
+) {
+  return publishEvent(
+    trx,
+    organisationId,
+    {
+      type,
+      orderingKey: booking.id,
+      data: () => ({
+        waitlist_entry_id: entry.id,
+        client_id: entry.client_id,
+        booking_id: booking.id,
+        booking_reference: booking.reference,
+        staff_id: booking.staffId,
+        starts_at: formatUtc(booking.startsAt),
+        ...(type === 'waitlist.offered' && booking.holdExpiresAt
+          ? { expires_at: formatUtc(booking.holdExpiresAt) }
+          : {}),
+      }),
+    },
+    now,
+  );
+}

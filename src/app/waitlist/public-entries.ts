@@ -1,0 +1,150 @@
+import type { Db } from '../../data/database.ts';
+import { publicEntriesOfContact, type WaitlistEntryRow } from '../../data/waitlist-repository.ts';
+import { clientContactTurns, takeTurn } from '../../data/write-locks.ts';
+import { writeTransaction } from '../../data/write-transaction.ts';
+import { AppError } from '../../domain/errors.ts';
+import { CONTACT_DAY_MS } from '../../domain/public-booking-policy.ts';
+import type { TimeOfDay, WaitlistEntry } from '../../domain/waitlist.ts';
+import { insertUnprovenClient, newClientDetails } from '../client-service.ts';
+import { phoneAsDialledAt } from '../contact.ts';
+import type { AppDeps } from '../deps.ts';
+import { countryName, isTextable } from '../phone-destinations.ts';
+import { type PublicOrganisation, takeAttempt } from '../public-booking.ts';
+import { textedCountriesOf } from '../texted-countries.ts';
+import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedEntry } from './entries.ts';
+
+/**
+ * "Tell me if a time frees up" on the public booking page (design.md 9.4), joined by a stranger on the
+ * open internet, under the public booking form's rules (design.md 9.1, public-booking.ts):
+ * - the form post is one of the client address's attempts of the hour (the booking form's counter);
+ * - the entry's client is a record of its own, unproven (insertUnprovenClient): never a client on
+ *   file, whatever phone or e-mail was typed, so a visitor cannot borrow a client's identity, see their
+ *   name, or have offers made in their name; offers (the only messages an entry brings) go to the
+ *   contact typed, and the claim link in them is what proves it;
+ * - the contact must be reachable: a phone the organisation may text, or an e-mail (a phone that is
+ *   no person's own is refused, newClientDetails);
+ * - under the contact's turn: at most `holdsPerContact` waiting public entries and
+ *   `bookingsPerContactPerDay` public entries joined in 24 hours per phone or e-mail (429 past either);
+ * - the same wants posted again by the same contact while waiting (a reload, a double click) answer
+ *   the entry already there rather than a second one: the answer is the same either way, so it says
+ *   nothing of who else waits.
+ */
+
+export interface PublicWaitlistRequest {
+  locationSlug: string;
+  serviceIds: string[];
+  fromDate: string;
+  toDate: string;
+  times: TimeOfDay[];
+  firstName: string;
+  lastName: string;
+  phone?: string | undefined;
+  email?: string | undefined;
+  /** The client address the form came from (the attempts cap). */
+  address: string;
+}
+
+/** The entry, with what the confirmation page says: where offers will go. */
+export interface PublicWaitlistJoined {
+  entry: WaitlistEntry;
+  wants: CheckedWants;
+  reachedBy: { sms: string | null; email: string | null };
+}
+
+export async function joinWaitlistOnPublicPage(
+  deps: AppDeps,
+  organisation: PublicOrganisation,
+  request: PublicWaitlistRequest,
+): Promise<PublicWaitlistJoined> {
+  const now = deps.clock.nowMs();
+  const { policy } = organisation;
+  await takeAttempt(deps, organisation, request.address, now);
+  if (!request.phone && !request.email) {
+    throw new AppError(
+      'invalid_request',
+      'Give a phone number or an e-mail address, so we can tell you when a time frees up.',
+      'phone',
+    );
+  }
+  const wants = await checkWaitlistWants(
+    deps.db,
+    organisation.id,
+    {
+      locationSlug: request.locationSlug,
+      serviceIds: request.serviceIds,
+      fromDate: request.fromDate,
+      toDate: request.toDate,
+      times: request.times,
+    },
+    now,
+  );
+  const details = newClientDetails({
+    firstName: request.firstName,
+    lastName: request.lastName,
+    phone: request.phone && phoneAsDialledAt(request.phone, wants.location.country),
+    email: request.email,
+  });
+  const reachedBy = await reachableBy(deps.db, organisation, details.contact);
+  const entryId = await writeTransaction(deps.db, async (trx) => {
+    for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
+    const mine = await publicEntriesOfContact(trx, organisation.id, details.contact, now - CONTACT_DAY_MS);
+    const waiting = mine.filter((e) => e.status === 'waiting');
+    const again = waiting.find((e) => sameWants(e, wants));
+    if (again) return again.id;
+    if (policy.holdsPerContact === 0 || policy.bookingsPerContactPerDay === 0) {
+      throw new AppError(
+        'rate_limited',
+        'This salon takes no waitlist requests on this page; call the salon to be put on its list.',
+      );
+    }
+    if (waiting.length >= policy.holdsPerContact) {
+      throw new AppError(
+        'rate_limited',
+        `This phone number or e-mail address is already on the waitlist ${waiting.length === 1 ? 'once' : `${waiting.length} times`}, the most it may be from this page; call the salon to change what you wait for.`,
+      );
+    }
+    if (mine.filter((e) => e.created_at > now - CONTACT_DAY_MS).length >= policy.bookingsPerContactPerDay) {
+      throw new AppError(
+        'rate_limited',
+        `This phone number or e-mail address joined the waitlist ${policy.bookingsPerContactPerDay} times on this page in the last 24 hours, the most it may; call the salon.`,
+      );
+    }
+    const client = await insertUnprovenClient(trx, organisation.id, details, now);
+    return (await insertCheckedEntry(trx, wants, client.id, now)).id;
+  });
+  return { entry: await getWaitlistEntry(deps.db, organisation.id, entryId, now), wants, reachedBy };
+}
+
+/** Whether a waiting entry waits for exactly these wants (the same form posted again). */
+function sameWants(entry: WaitlistEntryRow, wants: CheckedWants): boolean {
+  return (
+    entry.location_id === wants.location.id &&
+    entry.service_ids === JSON.stringify(wants.serviceIds) &&
+    entry.staff_id === wants.staffId &&
+    entry.from_date === wants.fromDate &&
+    entry.to_date === wants.toDate &&
+    entry.times === (wants.times === null ? null : JSON.stringify(wants.times))
+  );
+}
+
+/**
+ * Where offers can reach this contact: the phone by SMS when the organisation may text it, the
+ * e-mail; 400 when neither can carry one (a phone abroad and no e-mail).
+ */
+async function reachableBy(
+  db: Db,
+  organisation: PublicOrganisation,
+  contact: { phone: string | null; email: string | null },
+): Promise<{ sms: string | null; email: string | null }> {
+  const texted = await textedCountriesOf(db, organisation.id, organisation.catalogueVersion);
+  const sms = contact.phone !== null && isTextable(contact.phone, texted) ? contact.phone : null;
+  if (sms === null && contact.email === null) {
+    const where = [...texted].map(countryName).sort().join(', ') || 'no country';
+    throw new AppError(
+      'invalid_request',
+      `We can only send texts to numbers in ${where}; give an e-mail address too, so we can tell you when a time frees up.`,
+      'email',
+    );
+  }
+  return { sms, email: contact.email };
+}

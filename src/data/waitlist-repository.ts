@@ -1,0 +1,224 @@
+import type { Selectable } from 'kysely';
+import type { Db } from './database.ts';
+import { literalLimit } from './literal-limit.ts';
+import type { WaitlistEntriesTable, WaitlistOffersTable } from './tables.ts';
+
+/** The waitlist's tables (migration 0026): entries, the offers made to them, and the rescans asked. */
+
+export type WaitlistEntryRow = Selectable<WaitlistEntriesTable>;
+
+export async function insertWaitlistEntry(db: Db, row: WaitlistEntriesTable): Promise<void> {
+  await db.insertInto('waitlist_entries').values(row).execute();
+}
+
+export async function findWaitlistEntry(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<WaitlistEntryRow | undefined> {
+  return db
+    .selectFrom('waitlist_entries')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * A page of the organisation's entries in joining order, after `after` (created_at, id), at most
+ * `limit` + 1 rows (the one more says whether more follow).
+ */
+export async function waitlistEntriesPage(
+  db: Db,
+  organisationId: string,
+  filter: { locationId?: string | undefined; status?: WaitlistEntriesTable['status'] | undefined },
+  after: { createdAt: number; id: string } | null,
+  limit: number,
+): Promise<WaitlistEntryRow[]> {
+  let query = db.selectFrom('waitlist_entries').selectAll().where('organisation_id', '=', organisationId);
+  if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(literalLimit(limit + 1))
+    .execute();
+}
+
+/** A location's waiting entries in joining order: whom the worker offers freed times to, first first. */
+export async function waitingEntriesAt(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+): Promise<WaitlistEntryRow[]> {
+  return db
+    .selectFrom('waitlist_entries')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', locationId)
+    .where('status', '=', 'waiting')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Ends a waiting entry (booked, left, ended); false when it was not waiting any more. */
+export async function endWaitlistEntry(
+  db: Db,
+  organisationId: string,
+  id: string,
+  end: { status: Exclude<WaitlistEntriesTable['status'], 'waiting'>; bookingId?: string },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('waitlist_entries')
+    .set({ status: end.status, booking_id: end.bookingId ?? null, ended_at: now, updated_at: now })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .where('status', '=', 'waiting')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function insertWaitlistOffer(db: Db, row: WaitlistOffersTable): Promise<void> {
+  await db.insertInto('waitlist_offers').values(row).execute();
+}
+
+/** Every offer made to the location's entries, with its booking's status and hold. */
+export async function offersAt(db: Db, organisationId: string, locationId: string) {
+  return db
+    .selectFrom('waitlist_offers as o')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
+    )
+    .select(['o.entry_id', 'o.booking_id', 'o.staff_id', 'o.starts_at', 'b.status', 'b.hold_expires_at'])
+    .where('o.organisation_id', '=', organisationId)
+    .where('b.location_id', '=', locationId)
+    .execute();
+}
+
+/** The offer a booking is, if it is one. */
+export async function offerOfBooking(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<Selectable<WaitlistOffersTable> | undefined> {
+  return db
+    .selectFrom('waitlist_offers')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .executeTakeFirst();
+}
+
+/** The offers of one entry, the latest first. */
+export async function offersOfEntry(db: Db, organisationId: string, entryId: string) {
+  return db
+    .selectFrom('waitlist_offers as o')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
+    )
+    .select([
+      'o.booking_id',
+      'o.staff_id',
+      'o.starts_at',
+      'o.created_at',
+      'b.reference',
+      'b.status',
+      'b.hold_expires_at',
+    ])
+    .where('o.organisation_id', '=', organisationId)
+    .where('o.entry_id', '=', entryId)
+    .orderBy('o.created_at', 'desc')
+    .execute();
+}
+
+/** Asks the worker to look at the location's waitlist again (once, however often asked before it does). */
+export async function requestWaitlistRescan(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('waitlist_rescans')
+    .values({ organisation_id: organisationId, location_id: locationId, requested_at: now })
+    .onConflict((oc) => oc.columns(['organisation_id', 'location_id']).doNothing())
+    .execute();
+}
+
+/** Whether any location waits for a rescan (a read, so an idle worker writes nothing). */
+export async function anyRescanAsked(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('waitlist_rescans').select('location_id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Takes (deletes and returns) the rescans asked, oldest first. */
+export async function takeRescans(db: Db, limit: number) {
+  const rows = await db
+    .selectFrom('waitlist_rescans')
+    .selectAll()
+    .orderBy('requested_at')
+    .limit(literalLimit(limit))
+    .execute();
+  for (const row of rows) {
+    await db
+      .deleteFrom('waitlist_rescans')
+      .where('organisation_id', '=', row.organisation_id)
+      .where('location_id', '=', row.location_id)
+      .execute();
+  }
+  return rows;
+}
+
+/** Whether the organisation has anyone waiting at the location (what makes a rescan worth asking). */
+export async function anyoneWaitingAt(db: Db, organisationId: string, locationId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('waitlist_entries')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', locationId)
+    .where('status', '=', 'waiting')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Entries joined from the public page (their client an unproven record: contact_proven 0) that gave
+ * this phone or this e-mail, waiting or joined since `since`: what the public page's caps count.
+ */
+export async function publicEntriesOfContact(
+  db: Db,
+  organisationId: string,
+  contact: { phone: string | null; email: string | null },
+  since: number,
+): Promise<WaitlistEntryRow[]> {
+  const { phone, email } = contact;
+  if (phone === null && email === null) return [];
+  return db
+    .selectFrom('waitlist_entries as e')
+    .innerJoin('clients as c', (join) =>
+      join.onRef('c.organisation_id', '=', 'e.organisation_id').onRef('c.id', '=', 'e.client_id'),
+    )
+    .selectAll('e')
+    .where('e.organisation_id', '=', organisationId)
+    .where('c.contact_proven', '=', 0)
+    .where((eb) =>
+      eb.or([
+        ...(phone === null ? [] : [eb('c.phone', '=', phone)]),
+        ...(email === null ? [] : [eb('c.email', '=', email)]),
+      ]),
+    )
+    .where((eb) => eb.or([eb('e.status', '=', 'waiting'), eb('e.created_at', '>', since)]))
+    .orderBy('e.created_at')
+    .execute();
+}

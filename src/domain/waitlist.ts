@@ -1,0 +1,106 @@
+/**
+ * The waitlist (design.md 9.4): what an entry waits for, and which freed times suit it. Pure: the
+ * service layer reads the entries and the availability, and makes the offers.
+ */
+import { DateTime } from 'luxon';
+
+/** Parts of the day a caller may ask for, by the appointment's local start. */
+export const TIMES_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
+export type TimeOfDay = (typeof TIMES_OF_DAY)[number];
+
+/** Morning is before 12:00, afternoon from 12:00 to before 17:00, evening from 17:00. */
+export function timeOfDay(localMinutes: number): TimeOfDay {
+  if (localMinutes < 12 * 60) return 'morning';
+  return localMinutes < 17 * 60 ? 'afternoon' : 'evening';
+}
+
+/** The status of an entry: waiting for an offer, or ended (booked, left, or past its last date). */
+export const WAITLIST_STATUSES = ['waiting', 'booked', 'left', 'ended'] as const;
+export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
+
+/** The step of an offered hold that is the customer's claim (a booking's pending requirements). */
+export const WAITLIST_CLAIM = 'waitlist_claim';
+
+/** How long an offer holds a freed time when the location's policy says nothing. */
+export const DEFAULT_OFFER_MINUTES = 15;
+
+/** The longest span of dates one entry may wait for. */
+export const MAX_WAIT_DAYS = 92;
+
+/** The offer an entry holds now, if any: its booking, the time held and until when. */
+export interface WaitlistOffer {
+  bookingReference: string;
+  staffId: string;
+  startsAt: number;
+  expiresAt: number;
+}
+
+export interface WaitlistEntry {
+  id: string;
+  locationSlug: string;
+  clientId: string;
+  serviceIds: string[];
+  staffId: string | null;
+  fromDate: string;
+  toDate: string;
+  times: TimeOfDay[] | null;
+  status: WaitlistStatus;
+  bookingId: string | null;
+  createdAt: number;
+  endedAt: number | null;
+  offer: WaitlistOffer | null;
+}
+
+export interface WaitlistWants {
+  /** Local dates (YYYY-MM-DD), inclusive. */
+  fromDate: string;
+  toDate: string;
+  /** null: any time of day. */
+  times: readonly TimeOfDay[] | null;
+}
+
+/** The local dates still worth searching for `wants` on `today` (the location's): null when none are. */
+export function datesToSearch(wants: WaitlistWants, today: string): { from: string; to: string } | null {
+  const from = wants.fromDate > today ? wants.fromDate : today;
+  return from <= wants.toDate ? { from, to: wants.toDate } : null;
+}
+
+/** Whether an entry is past its last date on `today` (the location's local date). */
+export function isPastLastDate(wants: WaitlistWants, today: string): boolean {
+  return today > wants.toDate;
+}
+
+/** A start as the waitlist sees it: its local date and part of the day at the location. */
+export interface LocalStart {
+  date: string;
+  part: TimeOfDay;
+}
+
+export function localStartOf(startsAt: number, timezone: string): LocalStart {
+  const local = DateTime.fromMillis(startsAt, { zone: timezone });
+  return { date: local.toISODate()!, part: timeOfDay(local.hour * 60 + local.minute) };
+}
+
+/** Whether a start suits `wants`: its local date within the dates, its part of the day among the times. */
+export function startSuits(wants: WaitlistWants, start: LocalStart): boolean {
+  if (start.date < wants.fromDate || start.date > wants.toDate) return false;
+  return wants.times === null || wants.times.includes(start.part);
+}
+
+/** Whether a start (an instant) suits `wants` in the location's zone. */
+export function suitsWants(wants: WaitlistWants, startsAt: number, timezone: string): boolean {
+  return startSuits(wants, localStartOf(startsAt, timezone));
+}
+
+/**
+ * Why a new entry's dates cannot be waited for, or null: `from_date` after `to_date`, a `to_date`
+ * already past on `today`, or more than MAX_WAIT_DAYS from the first to the last date.
+ */
+export function datesRefusal(fromDate: string, toDate: string, today: string): string | null {
+  if (fromDate > toDate) return 'from_date is after to_date.';
+  if (toDate < today) return `to_date is already past (today is ${today} at the location).`;
+  const days = DateTime.fromISO(toDate).diff(DateTime.fromISO(fromDate), 'days').days + 1;
+  if (days > MAX_WAIT_DAYS)
+    return `An entry waits for at most ${MAX_WAIT_DAYS} days: from_date to to_date spans ${days}.`;
+  return null;
+}

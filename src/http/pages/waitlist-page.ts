@@ -1,0 +1,156 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { DateTime } from 'luxon';
+import type { AppDeps } from '../../app/deps.ts';
+import { type PublicOrganisation, publicOrganisation, publicServices } from '../../app/public-booking.ts';
+import { joinWaitlistOnPublicPage, type PublicWaitlistJoined } from '../../app/waitlist/public-entries.ts';
+import type { Location, ServiceWithStaff } from '../../domain/catalogue.ts';
+import { AppError } from '../../domain/errors.ts';
+import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
+import { esc, refuseCrossSiteForm, type SendPage } from './page-shell.ts';
+
+/**
+ * "Tell me if a time frees up" (design.md 9.4) on the public booking page: the form shown when the
+ * customer's search finds no free time, and POST /p/{organisation_slug}/waitlist, which joins the
+ * waitlist as a stranger may (public-entries.ts) and answers a page saying what was asked and where
+ * an offer will come. A plain form, no script, as the booking form.
+ */
+
+/** The parts of the day as the customer reads them (domain/waitlist.ts timeOfDay). */
+export const TIME_WORDS: Record<TimeOfDay, string> = {
+  morning: 'Morning (before 12:00)',
+  afternoon: 'Afternoon (12:00 to 17:00)',
+  evening: 'Evening (from 17:00)',
+};
+
+/** The form under "no free times": the search's services, its day as the dates (changeable). */
+export function waitlistForm(
+  organisation: PublicOrganisation,
+  location: Location,
+  serviceIds: readonly string[],
+  date: string,
+): string {
+  const times = TIMES_OF_DAY.map(
+    (time) =>
+      `<label class="choice"><input type="checkbox" name="times" value="${time}">${esc(TIME_WORDS[time])}</label>`,
+  ).join('\n');
+  return `<section aria-labelledby="waitlist-heading">
+<h2 id="waitlist-heading">Tell me if a time frees up</h2>
+<p>Join the waitlist: when a time that suits you frees up (someone cancels), we send you a message with a link, and hold that time for you for ${location.policy.waitlistOfferMinutes} minutes. Nothing is booked until you claim it.</p>
+<form method="post" action="${esc(`/p/${organisation.slug}/waitlist`)}">
+<input type="hidden" name="location" value="${esc(location.slug)}">
+<input type="hidden" name="services" value="${esc(serviceIds.join(','))}">
+<fieldset><legend>When</legend>
+<label for="wl_from_date">From</label>
+<input id="wl_from_date" name="from_date" type="date" value="${esc(date)}" required>
+<label for="wl_to_date">Until</label>
+<input id="wl_to_date" name="to_date" type="date" value="${esc(date)}" required>
+</fieldset>
+<fieldset><legend>Times of day (none ticked: any time)</legend>
+${times}
+</fieldset>
+<fieldset><legend>Your details</legend>
+<label for="wl_first_name">First name</label>
+<input id="wl_first_name" name="first_name" autocomplete="given-name" required maxlength="60">
+<label for="wl_last_name">Last name</label>
+<input id="wl_last_name" name="last_name" autocomplete="family-name" required maxlength="60">
+<label for="wl_phone">Phone</label>
+<input id="wl_phone" name="phone" type="tel" autocomplete="tel" maxlength="30">
+<label for="wl_email">E-mail</label>
+<input id="wl_email" name="email" type="email" autocomplete="email" maxlength="254">
+<p>Give a phone number or an e-mail address (or both): that is where we tell you.</p>
+</fieldset>
+<div class="actions"><button type="submit" class="primary">Tell me if a time frees up</button></div>
+</form>
+</section>`;
+}
+
+export function publicWaitlistRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post<{ Params: { org: string }; Body: Record<string, string | undefined> }>(
+      '/p/:org/waitlist',
+      { schema: { hide: true }, onRequest: refuseCrossSiteForm },
+      async (request, reply) => {
+        const organisation = await publicOrganisation(deps.db, request.params.org);
+        const body = request.body ?? {};
+        const joined = await joinWaitlistOnPublicPage(deps, organisation, {
+          locationSlug: body.location ?? '',
+          serviceIds: listOf(body.services),
+          fromDate: dateOf(body.from_date, 'from_date'),
+          toDate: dateOf(body.to_date, 'to_date'),
+          times: timesOf(body.times),
+          firstName: body.first_name ?? '',
+          lastName: body.last_name ?? '',
+          phone: body.phone?.trim() || undefined,
+          email: body.email?.trim() || undefined,
+          address: request.ip,
+        });
+        const { services } = await publicServices(deps.db, organisation.id, joined.wants.location.slug);
+        return sendPage(
+          reply,
+          `On the waitlist – ${organisation.name}`,
+          joinedBody(organisation, joined, services),
+        );
+      },
+    );
+  };
+}
+
+/** The confirmation: what they wait for, where the offer will come, how long it is held. */
+function joinedBody(
+  organisation: PublicOrganisation,
+  joined: PublicWaitlistJoined,
+  services: readonly ServiceWithStaff[],
+): string {
+  const { wants, reachedBy } = joined;
+  const location = wants.location;
+  const names = wants.serviceIds.map((id) => services.find((s) => s.id === id)?.name ?? 'A service');
+  const dates = new Intl.DateTimeFormat(organisation.locale, { dateStyle: 'full', timeZone: 'UTC' });
+  const day = (date: string) =>
+    `<time datetime="${esc(date)}">${esc(dates.format(Date.parse(`${date}T12:00:00Z`)))}</time>`;
+  const when =
+    wants.fromDate === wants.toDate ? day(wants.fromDate) : `${day(wants.fromDate)} to ${day(wants.toDate)}`;
+  const times = wants.times === null ? 'Any time' : wants.times.map((t) => TIME_WORDS[t]).join(', ');
+  const where = [
+    reachedBy.sms && `a text to <strong>${esc(reachedBy.sms)}</strong>`,
+    reachedBy.email && `an e-mail to <strong>${esc(reachedBy.email)}</strong>`,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  return `<h1>You are on the waitlist</h1>
+<p role="status">We will tell you if a time frees up at ${esc(location.name)}.</p>
+<dl>
+<dt>Services</dt><dd>${names.map(esc).join(', ')}</dd>
+<dt>Dates</dt><dd>${when}</dd>
+<dt>Times</dt><dd>${esc(times)}</dd>
+</dl>
+<p>When a time that suits you frees up, we send ${where} with a link. That time is held for you for ${location.policy.waitlistOfferMinutes} minutes: claim it from the link to book it, or let it go. The same link lets you leave the waitlist.</p>
+<p>Nothing is booked until you claim a time. After the last date you asked for, your request ends by itself.</p>
+<p><a href="${esc(`/p/${organisation.slug}?location=${encodeURIComponent(location.slug)}`)}">Back to the booking page</a></p>`;
+}
+
+/** Service ids as the form gives them (public-page.ts reads them the same way). */
+function listOf(value: string | undefined): string[] {
+  return [...new Set((value ?? '').split(/[,\n]/).filter((v) => v.length > 0))].slice(0, 10);
+}
+
+function dateOf(value: string | undefined, field: 'from_date' | 'to_date'): string {
+  const date = (value ?? '').trim();
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !DateTime.fromISO(date).isValid) {
+    throw new AppError(
+      'invalid_request',
+      field === 'from_date' ? 'Choose the first day you could come.' : 'Choose the last day you could come.',
+      field,
+    );
+  }
+  return date;
+}
+
+/** The ticked parts of the day (each one of TIMES_OF_DAY; anything else is refused). */
+function timesOf(value: string | undefined): TimeOfDay[] {
+  const ticked = (value ?? '').split('\n').filter((v) => v.length > 0);
+  const times = ticked.filter((v): v is TimeOfDay => (TIMES_OF_DAY as readonly string[]).includes(v));
+  if (times.length !== ticked.length) {
+    throw new AppError('invalid_request', 'Choose morning, afternoon or evening (or none).', 'times');
+  }
+  return [...new Set(times)];
+}

@@ -1,0 +1,251 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { deliver, messagesOf, pageGet, pagePost } from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * "Tell me if a time frees up" on the public booking page (design.md 9.4 under 9.1's rules), through
+ * HTTP as a stranger would use it: the form appears only when the search finds no free time, joining
+ * makes an entry whose client is an unproven record of its own (never the client on file with the
+ * contact typed), the offer the worker makes goes to the contact typed, without a stored name, and
+ * the booking form's caps apply. The small catalogue; Monday 23 November 2026, 09:00 in London. Ana
+ * does Cuts at Soho on Mondays and Tuesdays 09:00-17:00; nobody works there on Thursdays.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const TUESDAY = '2026-11-24';
+const THURSDAY = '2026-11-26';
+const ORG = 'acme-hair';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+const json = (response: { body: string }) => JSON.parse(response.body);
+
+async function searchPage(date: string): Promise<string> {
+  const ids = await catalogueIds(t.database.db);
+  const page = await pageGet(t, `/p/${ORG}?location=soho&services=${ids.services.cut}&date=${date}`);
+  expect(page.statusCode, page.body).toBe(200);
+  return page.body;
+}
+
+/** Every hour of Ana's Tuesday booked for Jo over REST: nothing free that day. */
+async function fillTuesday(): Promise<Map<string, string>> {
+  const ids = await catalogueIds(t.database.db);
+  const references = new Map<string, string>();
+  for (const hour of ['09', '10', '11', '12', '13', '14', '15', '16']) {
+    const booked = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        starts_at: `${TUESDAY}T${hour}:00:00Z`,
+      },
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    references.set(hour, json(booked).data.reference);
+  }
+  return references;
+}
+
+async function joinOnPage(
+  fields: Record<string, string | undefined>,
+  options: { address?: string; times?: string[] } = {},
+) {
+  const ids = await catalogueIds(t.database.db);
+  const form: Record<string, string> = {
+    location: 'soho',
+    services: ids.services.cut!,
+    from_date: TUESDAY,
+    to_date: TUESDAY,
+    first_name: 'Mallory',
+    last_name: 'Stranger',
+  };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) delete form[name];
+    else form[name] = value;
+  }
+  const params = new URLSearchParams(form);
+  for (const time of options.times ?? []) params.append('times', time);
+  return t.app.inject({
+    method: 'POST',
+    url: `/p/${ORG}/waitlist`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+    payload: params.toString(),
+    ...(options.address && { remoteAddress: options.address }),
+  });
+}
+
+const entries = async () =>
+  json(await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=soho' })).data as {
+    id: string;
+    client_id: string;
+    status: string;
+    times: string[] | null;
+    offer: null | { booking_reference: string; starts_at: string };
+  }[];
+
+const pass = () =>
+  offerFreedTimes({ db: t.database.db, clock: t.clock, payments: null, publicBaseUrl: 'http://localhost' });
+
+describe('the public page’s waitlist', () => {
+  it('is offered only when nothing fits, keeps a stranger off a client’s record, and sends the offer only to the contact typed', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // Tuesday has free times: no waitlist form. Thursday has none: the form, the day prefilled.
+    expect(await searchPage(TUESDAY)).not.toContain('Tell me if a time frees up');
+    const thursday = await searchPage(THURSDAY);
+    expect(thursday).toContain('No free times that day');
+    expect(thursday).toContain('<h2 id="waitlist-heading">Tell me if a time frees up</h2>');
+    expect(thursday).toContain(`action="/p/${ORG}/waitlist"`);
+    expect(thursday).toContain(`id="wl_from_date" name="from_date" type="date" value="${THURSDAY}"`);
+    expect(thursday).toContain(`id="wl_to_date" name="to_date" type="date" value="${THURSDAY}"`);
+    expect(thursday).toContain(`name="services" value="${ids.services.cut}"`);
+    for (const time of ['morning', 'afternoon', 'evening']) {
+      expect(thursday).toContain(`<input type="checkbox" name="times" value="${time}">`);
+    }
+
+    const booked = await fillTuesday();
+    expect(await searchPage(TUESDAY)).toContain('Tell me if a time frees up');
+
+    // A stranger types Jo's e-mail (Jo is on file with it, and with a phone).
+    const joined = await joinOnPage({ email: 'JO@example.com' }, { times: ['afternoon'] });
+    expect(joined.statusCode, joined.body).toBe(200);
+    expect(joined.body).toContain('<h1>You are on the waitlist</h1>');
+    expect(joined.body).toContain('We will tell you if a time frees up at Soho.');
+    expect(joined.body).toContain('<dd>Cut</dd>');
+    expect(joined.body).toContain('Afternoon (12:00 to 17:00)');
+    expect(joined.body).toContain('an e-mail to <strong>jo@example.com</strong>');
+    expect(joined.body).toContain('held for you for 15 minutes');
+    expect(joined.body).not.toMatch(/Jo\b|Bloggs|\+447911123456/);
+
+    const [entry] = await entries();
+    expect(entry).toMatchObject({ status: 'waiting', times: ['afternoon'], offer: null });
+    expect(entry!.client_id).not.toBe(ids.jo);
+    const client = await t.database.db
+      .selectFrom('clients')
+      .select(['first_name', 'email', 'phone', 'contact_proven'])
+      .where('id', '=', entry!.client_id)
+      .executeTakeFirstOrThrow();
+    expect(client).toEqual({
+      first_name: 'Mallory',
+      email: 'jo@example.com',
+      phone: null,
+      contact_proven: 0,
+    });
+    // Lookups still find Jo, and only Jo.
+    const found = await t.request({ method: 'GET', url: '/v1/clients?email=jo@example.com' });
+    expect(json(found).data.id).toBe(ids.jo);
+
+    // The same form again (a reload): the same answer, no second entry.
+    const again = await joinOnPage({ email: 'jo@example.com' }, { times: ['afternoon'] });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.body).toContain('You are on the waitlist');
+    expect(await entries()).toHaveLength(1);
+
+    // A time frees: the offer is the entry's own client's, sent to the e-mail typed only, no name.
+    const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(await pass()).toBe(1);
+    const [offered] = await entries();
+    expect(offered!.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    const reference = offered!.offer!.booking_reference;
+    const hold = json(await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).data;
+    expect(hold.client_id).toBe(entry!.client_id);
+    await deliver(t);
+    const sent = await messagesOf(t, reference);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.map((m) => [m.channel, m.to])).toEqual(sent.map(() => ['email', 'jo@example.com']));
+    for (const message of sent) {
+      const words = JSON.parse(message.body!) as { text: string; subject?: string };
+      expect(`${words.subject ?? ''} ${words.text}`).not.toMatch(/Mallory|Bloggs|\bJo\b/);
+    }
+
+    // Nobody answers: the unproven entry ends with its first lapsed offer, so jo@example.com gets no
+    // second one when another time frees.
+    t.clock.advance({ minutes: 16 });
+    await pass();
+    const ended = await t.request({ method: 'GET', url: `/v1/waitlist/${entry!.id}` });
+    expect(json(ended).data).toMatchObject({ status: 'ended', offer: null });
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(0);
+  });
+
+  it('refuses what cannot be asked, on a page saying why, and caps strangers as the booking form does', async () => {
+    t = await startTestApp({ now: NOW });
+    await fillTuesday();
+    const refused = async (
+      fields: Record<string, string | undefined>,
+      status: number,
+      words: string,
+      times?: string[],
+    ) => {
+      const answer = await joinOnPage(fields, { times: times ?? [] });
+      expect(answer.statusCode, answer.body).toBe(status);
+      expect(answer.headers['content-type']).toMatch(/^text\/html/);
+      expect(answer.body).toContain(words);
+      expect(answer.body).toContain(`<a href="/p/${ORG}">Back to the booking page</a>`);
+    };
+    await refused({}, 400, 'Give a phone number or an e-mail address');
+    await refused({ phone: '+44 909 879 0000' }, 400, 'never send messages to');
+    await refused({ phone: '+33 6 12 34 56 78' }, 400, 'We can only send texts to numbers in United Kingdom');
+    await refused({ email: 'a@example.com', from_date: 'soon' }, 400, 'Choose the first day you could come.');
+    await refused(
+      { email: 'a@example.com', to_date: '2026-11-20', from_date: '2026-11-20' },
+      400,
+      'already past',
+    );
+    await refused({ email: 'a@example.com' }, 400, 'Choose morning, afternoon or evening', ['night']);
+    const ids = await catalogueIds(t.database.db);
+    await refused({ email: 'a@example.com', services: ids.services['patch-test'] }, 400, 'booked in person');
+    // What a browser would never send: never a fault (from an address of its own: each counts).
+    for (const odd of [
+      { services: 'not-a-service' },
+      { services: '' },
+      { location: 'nowhere' },
+      { from_date: '2026-02-31' },
+      { to_date: '2026-11-24\n2026-11-25' },
+      { first_name: 'Eve\u0000' },
+    ]) {
+      const answer = await joinOnPage({ email: 'a@example.com', ...odd }, { address: '127.0.0.20' });
+      expect([400, 404], `${JSON.stringify(odd)}: ${answer.body}`).toContain(answer.statusCode);
+    }
+    expect(await entries()).toEqual([]);
+
+    // A form from another site is refused before anything is read.
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: `/p/${ORG}/waitlist`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      payload: 'email=a%40example.com',
+    });
+    expect(foreign.statusCode).toBe(403);
+
+    // Two waiting entries per contact (public_holds_per_contact's default), from this page.
+    const phone = '07400 123123';
+    expect((await joinOnPage({ phone }, { times: ['morning'] })).statusCode).toBe(200);
+    expect((await joinOnPage({ phone }, { times: ['afternoon'] })).statusCode).toBe(200);
+    const third = await joinOnPage({ phone }, { times: ['evening'] });
+    expect(third.statusCode).toBe(429);
+    expect(third.body).toContain('is already on the waitlist 2 times');
+    expect(await entries()).toHaveLength(2);
+
+    // Ten form posts per client address an hour, the booking form's counter and its words.
+    const address = '127.0.0.9';
+    for (let i = 0; i < 10; i++) {
+      expect((await joinOnPage({}, { address })).statusCode).toBe(400);
+    }
+    const limited = await joinOnPage({ email: 'b@example.com' }, { address });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    expect(limited.body).toContain('Too many booking attempts');
+    // The booking form shares the counter.
+    const booking = await pagePost(t, `/p/${ORG}/book`, { starts_at: `${TUESDAY}T14:00:00Z` }, { address });
+    expect(booking.statusCode).toBe(429);
+  });
+});

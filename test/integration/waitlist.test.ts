@@ -1,0 +1,335 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
+import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
+import { httpSender } from '../../src/app/webhooks/sender.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+
+/**
+ * The waitlist through its real interfaces (design.md 9.4): REST to join, read and leave; the worker's
+ * pass (what `booking serve` runs every 250 ms) on an injected clock; the booking page to claim, let go
+ * or leave. The small catalogue; Monday 23 November 2026, 09:00 in London. Ana does Cuts at Soho on
+ * Tuesdays 09:00-17:00 (45 minutes and 15 of buffer: an hour each).
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const TUESDAY = '2026-11-24';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' };
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+const json = (response: { body: string }) => JSON.parse(response.body);
+
+async function book(startsAt: string, clientId: string) {
+  const ids = await catalogueIds(t.database.db);
+  return t.request({
+    method: 'POST',
+    url: '/v1/bookings',
+    payload: {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: clientId,
+      starts_at: startsAt,
+    },
+  });
+}
+
+/** Ana's Tuesday afternoon, every hour from 12:00 to 16:00, booked for Jo. */
+async function fillTuesdayAfternoon(): Promise<Map<string, string>> {
+  const ids = await catalogueIds(t.database.db);
+  const references = new Map<string, string>();
+  for (const hour of ['12', '13', '14', '15', '16']) {
+    const booked = await book(`${TUESDAY}T${hour}:00:00Z`, ids.jo);
+    expect(booked.statusCode, booked.body).toBe(201);
+    references.set(hour, json(booked).data.reference);
+  }
+  return references;
+}
+
+async function join(name: string, times = ['afternoon']) {
+  const ids = await catalogueIds(t.database.db);
+  const joined = await t.request({
+    method: 'POST',
+    url: '/v1/waitlist',
+    payload: {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client: { first_name: name, last_name: 'Waiting', email: `${name.toLowerCase()}@example.com` },
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times,
+    },
+  });
+  expect(joined.statusCode, joined.body).toBe(201);
+  return json(joined).data as { id: string; status: string; offer: null | Record<string, string> };
+}
+
+const entry = async (id: string) => json(await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).data;
+
+/** The booking page of an offer (the link its message carries). */
+async function pageOf(reference: string): Promise<string> {
+  const row = await t.database.db
+    .selectFrom('booking_pages as p')
+    .innerJoin('bookings as b', 'b.id', 'p.booking_id')
+    .select('p.token')
+    .where('b.reference', '=', reference)
+    .executeTakeFirstOrThrow();
+  return `/p/manage/${row.token}`;
+}
+
+const pass = () =>
+  offerFreedTimes({ db: t.database.db, clock: t.clock, payments: null, publicBaseUrl: 'http://localhost' });
+
+async function tuesdayStarts(): Promise<string[]> {
+  const ids = await catalogueIds(t.database.db);
+  const answer = await t.request({
+    method: 'GET',
+    url: `/v1/locations/soho/availability?service_ids=${ids.services.cut}&date=${TUESDAY}&staff_id=${ids.staff.ana}`,
+  });
+  expect(answer.statusCode, answer.body).toBe(200);
+  return (json(answer).data.slots as { starts_at: string }[]).map((s) => s.starts_at);
+}
+
+describe('the waitlist', () => {
+  it('offers a cancelled time to the first entry, holds it, passes it on when it lapses, and books the claim once', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const first = await join('Ada');
+    const second = await join('Bea');
+    expect(first).toMatchObject({ status: 'waiting', offer: null, times: ['afternoon'] });
+    expect(await pass()).toBe(0);
+
+    const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(await pass()).toBe(1);
+    const offered = await entry(first.id);
+    expect(offered.offer).toMatchObject({
+      starts_at: `${TUESDAY}T14:00:00Z`,
+      expires_at: '2026-11-23T09:15:00Z',
+    });
+    expect((await entry(second.id)).offer).toBeNull();
+    // Held: nobody else is offered it or can book it.
+    expect((await tuesdayStarts()).filter((s) => s.startsWith(`${TUESDAY}T14`))).toEqual([]);
+    const ids = await catalogueIds(t.database.db);
+    expect((await book(`${TUESDAY}T14:00:00+00:00`, ids.jo)).statusCode).toBe(409);
+    const held = json(
+      await t.request({ method: 'GET', url: `/v1/bookings/${offered.offer.booking_reference}` }),
+    );
+    expect(held.data).toMatchObject({
+      status: 'pending_confirmation',
+      pending_confirmation: { requirements: ['waitlist_claim'] },
+    });
+
+    // Ada lets it lapse: it goes to Bea.
+    t.clock.advance({ minutes: 16 });
+    expect(await pass()).toBe(1);
+    expect((await entry(first.id)).offer).toBeNull();
+    const bea = await entry(second.id);
+    expect(bea.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+
+    // Bea claims it from the link, twice at once: one booking, confirmed once.
+    const page = await pageOf(bea.offer.booking_reference);
+    const shown = await t.app.inject({ method: 'GET', url: page });
+    expect(shown.body).toContain('A time has freed up for you');
+    const claims = await Promise.all([
+      t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM }),
+      t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM }),
+    ]);
+    // Both land on the booking's page; the second found the claim made.
+    expect(claims.map((c) => c.statusCode)).toEqual([303, 303]);
+    const claimed = json(
+      await t.request({ method: 'GET', url: `/v1/bookings/${bea.offer.booking_reference}` }),
+    );
+    expect(claimed.data.status).toBe('confirmed');
+    expect(await entry(second.id)).toMatchObject({ status: 'booked', offer: null });
+    const confirmations = await t.database.db
+      .selectFrom('booking_events as e')
+      .innerJoin('bookings as b', 'b.id', 'e.booking_id')
+      .select('e.seq')
+      .where('e.to_status', '=', 'confirmed')
+      .where('b.reference', '=', bea.offer.booking_reference)
+      .execute();
+    expect(confirmations).toHaveLength(1);
+    // Ada is still waiting, for another time.
+    expect(await entry(first.id)).toMatchObject({ status: 'waiting', offer: null });
+    expect(await pass()).toBe(0);
+  });
+
+  it('lets the customer decline an offer or leave from its link, and the time goes to the next entry', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const first = await join('Ada');
+    const second = await join('Bea');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    await pass();
+    const ada = await entry(first.id);
+    const declined = await t.app.inject({
+      method: 'POST',
+      url: `${await pageOf(ada.offer.booking_reference)}/leave`,
+      headers: FORM,
+    });
+    expect(declined.statusCode, declined.body).toBe(303);
+    expect(await entry(first.id)).toMatchObject({ status: 'left', offer: null });
+    await pass();
+    const bea = await entry(second.id);
+    expect(bea.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00Z` });
+    // Bea lets it go but stays: nobody else waits, and it is not offered to her again.
+    const passed = await t.app.inject({
+      method: 'POST',
+      url: `${await pageOf(bea.offer.booking_reference)}/decline`,
+      headers: FORM,
+    });
+    expect(passed.statusCode).toBe(303);
+    await pass();
+    expect(await entry(second.id)).toMatchObject({ status: 'waiting', offer: null });
+    expect(await tuesdayStarts()).toContain(`${TUESDAY}T15:00:00+00:00`);
+    // Leaving over REST.
+    const left = await t.request({ method: 'DELETE', url: `/v1/waitlist/${second.id}` });
+    expect(left.statusCode).toBe(204);
+    expect((await t.request({ method: 'DELETE', url: `/v1/waitlist/${second.id}` })).statusCode).toBe(409);
+    const listed = json(
+      await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=soho&status=left' }),
+    );
+    expect(listed.data.map((e: { id: string }) => e.id)).toEqual([first.id, second.id]);
+  });
+
+  it('refuses what cannot be waited for, in the envelope, naming the field', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const base = {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+    };
+    const refusal = async (payload: Record<string, unknown>, key?: string) => {
+      const answer = await t.request({ method: 'POST', url: '/v1/waitlist', payload, ...(key && { key }) });
+      return { status: answer.statusCode, error: json(answer).error };
+    };
+    expect(await refusal({ ...base, to_date: '2026-11-20', from_date: '2026-11-20' })).toMatchObject({
+      status: 400,
+      error: { code: 'invalid_request', param: 'to_date' },
+    });
+    expect(await refusal({ ...base, from_date: '2026-11-26', to_date: '2026-11-25' })).toMatchObject({
+      status: 400,
+      error: { param: 'from_date' },
+    });
+    expect(
+      await refusal({ ...base, staff_id: ids.staff.bo, service_ids: [ids.services.colour] }),
+    ).toMatchObject({
+      status: 400,
+      error: { param: 'staff_id' },
+    });
+    expect(await refusal({ ...base, service_ids: [ids.services['patch-test']] })).toMatchObject({
+      status: 400,
+      error: { param: 'service_ids' },
+    });
+    expect(await refusal({ ...base, client_id: undefined })).toMatchObject({ status: 400 });
+    expect(await refusal({ ...base, times: ['night'] })).toMatchObject({ status: 400 });
+    expect(await refusal(base, t.keys.read)).toMatchObject({ status: 403 });
+    const joined = await t.request({ method: 'POST', url: '/v1/waitlist', payload: base });
+    expect(joined.statusCode).toBe(201);
+    expect(await refusal(base)).toMatchObject({ status: 409, error: { code: 'conflict' } });
+    expect((await t.request({ method: 'GET', url: '/v1/waitlist', key: t.keys.read })).statusCode).toBe(200);
+  });
+
+  it('texts or e-mails the offer with its link and tells integrators waitlist.offered and waitlist.claimed', async () => {
+    const destinations = { allowInsecure: true, allowPrivateNetworks: false };
+    t = await startTestApp({ now: NOW, webhookDestinations: destinations });
+    const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+    const sender = httpSender(destinations, 2_000);
+    try {
+      const subscribed = await t.request({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        payload: { url: receiver.url, events: ['waitlist.offered', 'waitlist.claimed'] },
+      });
+      receiver.state.secret = json(subscribed).data.secret;
+      const booked = await fillTuesdayAfternoon();
+      const ada = await join('Ada');
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
+      await pass();
+      const offer = (await entry(ada.id)).offer;
+      const ids = await catalogueIds(t.database.db);
+      const links = customerLinks(localCheckout, 'https://book.example');
+      await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
+      const messages = (await listOutbox(t.database.db, ids.organisation)).filter(
+        (m) => m.reference === offer.booking_reference,
+      );
+      expect(messages.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual([
+        'booking_page_link:email:logged',
+      ]);
+      const text = JSON.parse(messages[0]!.body!).text as string;
+      const page = await pageOf(offer.booking_reference);
+      expect(text).toContain('A time has freed up for you: Cut with Ana on');
+      expect(text).toContain(`Held for you until`);
+      expect(text).toContain(`https://book.example${page}`);
+
+      await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+      await deliverAllDueWebhooks({ db: t.database.db, clock: t.clock, sender });
+      expect(receiver.received.map((r) => [r.json.type, r.signed])).toEqual([
+        ['waitlist.offered', true],
+        ['waitlist.claimed', true],
+      ]);
+      expect(receiver.received[0]!.json.data).toEqual({
+        waitlist_entry_id: ada.id,
+        client_id: (await entry(ada.id)).client_id,
+        booking_id: expect.any(String),
+        booking_reference: offer.booking_reference,
+        staff_id: ids.staff.ana,
+        starts_at: `${TUESDAY}T13:00:00Z`,
+        expires_at: '2026-11-23T09:15:00Z',
+      });
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
+  });
+
+  it('offers what new working hours open, and ends an entry once its last date has passed', async () => {
+    t = await startTestApp({ now: NOW });
+    await fillTuesdayAfternoon();
+    const ids = await catalogueIds(t.database.db);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        from_date: '2026-11-25',
+        to_date: '2026-11-25',
+      },
+    });
+    const wednesday = json(joined).data.id as string;
+    const tuesday = (await join('Bea')).id;
+    expect(await pass()).toBe(0);
+    // Ana now works Wednesdays too.
+    const catalogue = smallCatalogue();
+    const ana = catalogue.staff.find((member) => member.ref === 'ana')!;
+    ana.working_hours = {
+      soho: { ...ana.working_hours.soho, wed: [['09:00', '17:00']] },
+    } as typeof ana.working_hours;
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    expect(await pass()).toBe(1);
+    expect((await entry(wednesday)).offer).toMatchObject({ starts_at: '2026-11-25T09:00:00Z' });
+    // Tuesday is over in London at midnight: Bea's entry ends.
+    t.clock.set('2026-11-25T00:00:00Z');
+    await pass();
+    expect(await entry(tuesday)).toMatchObject({ status: 'ended', offer: null });
+    expect((await entry(wednesday)).status).toBe('waiting');
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import {
+  datesRefusal,
+  datesToSearch,
+  isPastLastDate,
+  localStartOf,
+  suitsWants,
+  timeOfDay,
+} from '../../src/domain/waitlist.ts';
+
+describe('waitlist wants', () => {
+  it('splits the day at 12:00 and 17:00 local', () => {
+    expect([0, 719, 720, 1019, 1020, 1439].map(timeOfDay)).toEqual([
+      'morning',
+      'morning',
+      'afternoon',
+      'afternoon',
+      'evening',
+      'evening',
+    ]);
+  });
+
+  it("judges a start by the location's local date and time, across DST and in half-hour zones", () => {
+    const wants = { fromDate: '2026-03-29', toDate: '2026-03-29', times: ['morning' as const] };
+    // London springs forward at 01:00 GMT: 11:30 BST is 10:30Z, 12:30 BST is 11:30Z.
+    expect(suitsWants(wants, Date.parse('2026-03-29T10:30:00Z'), 'Europe/London')).toBe(true);
+    expect(suitsWants(wants, Date.parse('2026-03-29T11:30:00Z'), 'Europe/London')).toBe(false);
+    // Adelaide (+10:30 in March): 2026-03-28T23:00Z is 09:30 on the 29th.
+    expect(localStartOf(Date.parse('2026-03-28T23:00:00Z'), 'Australia/Adelaide')).toEqual({
+      date: '2026-03-29',
+      part: 'morning',
+    });
+    // Lord Howe (+11 until 5 April 2026, then +10:30): 2026-04-05T06:00Z is 16:30, afternoon.
+    expect(localStartOf(Date.parse('2026-04-05T06:00:00Z'), 'Australia/Lord_Howe')).toEqual({
+      date: '2026-04-05',
+      part: 'afternoon',
+    });
+    // Any time of day; outside the dates never.
+    expect(suitsWants({ ...wants, times: null }, Date.parse('2026-03-29T20:00:00Z'), 'Europe/London')).toBe(
+      true,
+    );
+    expect(suitsWants({ ...wants, times: null }, Date.parse('2026-03-30T08:00:00Z'), 'Europe/London')).toBe(
+      false,
+    );
+  });
+
+  it('searches from today at the earliest and ends after the last date', () => {
+    const wants = { fromDate: '2026-11-20', toDate: '2026-11-25', times: null };
+    expect(datesToSearch(wants, '2026-11-23')).toEqual({ from: '2026-11-23', to: '2026-11-25' });
+    expect(datesToSearch(wants, '2026-11-26')).toBeNull();
+    expect(isPastLastDate(wants, '2026-11-25')).toBe(false);
+    expect(isPastLastDate(wants, '2026-11-26')).toBe(true);
+  });
+
+  it('refuses dates in the wrong order, past, or spanning more than 92 days', () => {
+    expect(datesRefusal('2026-11-24', '2026-11-23', '2026-11-20')).toMatch(/^from_date/);
+    expect(datesRefusal('2026-11-01', '2026-11-19', '2026-11-20')).toMatch(/^to_date is already past/);
+    expect(datesRefusal('2026-11-20', '2027-02-20', '2026-11-20')).toMatch(/at most 92 days/);
+    expect(datesRefusal('2026-11-20', '2027-02-19', '2026-11-20')).toBeNull();
+  });
+});
