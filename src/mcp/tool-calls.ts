@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
+import { argumentProblems, nullPlanOf, withoutNulls } from './tool-arguments.ts';
 import { type ToolContext, type ToolResult, toolErrorResult, toolResult } from './tool-kit.ts';
 import { type ToolDefinition, toolDefinition } from './tool-schemas.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -20,12 +21,17 @@ export class UnknownToolError extends Error {
  * raw text.
  */
 export class ToolBox {
-  readonly #tools: ReadonlyMap<string, { spec: ToolSpec; input: z.ZodObject }>;
+  readonly #tools: ReadonlyMap<
+    string,
+    { spec: ToolSpec; input: z.ZodObject; nulls: ReturnType<typeof nullPlanOf> }
+  >;
   /** The tools/list result, the same object for every request. */
   readonly listing: { tools: ToolDefinition[] };
 
   constructor(tools: readonly ToolSpec[]) {
-    this.#tools = new Map(tools.map((spec) => [spec.name, { spec, input: z.object(spec.input) }]));
+    this.#tools = new Map(
+      tools.map((spec) => [spec.name, { spec, input: z.object(spec.input), nulls: nullPlanOf(spec.input) }]),
+    );
     this.listing = { tools: tools.map(toolDefinition) };
   }
 
@@ -48,8 +54,9 @@ export class ToolBox {
   ): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, args));
+    const given = withoutNulls(args ?? {}, tool.nulls);
+    const parsed = tool.input.safeParse(given);
+    if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, given));
     const broken = Object.keys(parsed.data).find((param) => holdsLoneSurrogate(parsed.data[param]));
     if (broken !== undefined) {
       return toolErrorResult(
@@ -75,30 +82,15 @@ function holdsLoneSurrogate(value: unknown): boolean {
   return false;
 }
 
-/** "Something in the request was not valid ... date is missing; expected YYYY-MM-DD, today, ..." */
+/**
+ * "Something in the request was not valid ... find_slots: date is missing; expected: YYYY-MM-DD ...",
+ * and with more than one: "find_slots has 2 bad arguments: limit is at most 20. time_of_day is one of ..."
+ */
 function argumentHint(tool: ToolSpec, error: z.ZodError, args: unknown): string {
-  const issue = error.issues[0]!;
-  const param = issue.path.length > 0 ? String(issue.path[0]) : 'arguments';
-  const given =
-    typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[param] : undefined;
-  const problem =
-    issue.path.length === 0
-      ? 'must be an object of named arguments'
-      : given === undefined
-        ? 'is missing'
-        : issue.code === 'too_big'
-          ? 'is too long'
-          : issue.code === 'too_small'
-            ? 'is too short'
-            : 'is not valid';
-  const field = tool.input[param] as z.ZodType | undefined;
-  const form = field?.description ?? (field ? expectedType(field) : undefined);
-  const expected = form ? `; expected: ${form.replace(/\.$/, '')}` : '';
-  return `${errorHint('invalid_request')} ${tool.name}: ${param} ${problem}${expected}.`;
-}
-
-function expectedType(field: z.ZodType): string {
-  const json = z.toJSONSchema(field, { io: 'input' }) as { type?: string; enum?: string[] };
-  if (json.enum) return `one of ${json.enum.join(', ')}`;
-  return json.type ?? 'a value';
+  const problems = argumentProblems(tool.input, error, args);
+  const said =
+    problems.length === 1
+      ? `${tool.name}: ${problems[0]}`
+      : `${tool.name} has ${problems.length} bad arguments: ${problems.join('. ')}`;
+  return `${errorHint('invalid_request')} ${said}.`;
 }
