@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { BookingApi } from './booking-api.ts';
 import { CALLER_TEXT_INSTRUCTIONS } from './caller-text.ts';
 import { ToolBox, UnknownToolError } from './tool-calls.ts';
@@ -49,6 +50,12 @@ export interface McpServerOptions {
   apiFor(caller: CallerOf): Promise<BookingApi>;
   /** Hears of unexpected faults (never of arguments: they hold personal data). */
   onFault(error: unknown, caller: CallerOf): void;
+  /**
+   * The scope of a caller the transport did not authenticate (stdio: BOOKING_API_KEY), for tools/list;
+   * undefined when it cannot be known (no key, a bad key, `--base-url`), and then every tool is listed.
+   * The HTTP transports say the scope of each request in its AuthInfo.
+   */
+  scopeOf?(): Promise<ApiKeyScope | undefined>;
 }
 
 /** Built once: Streamable HTTP builds a server per request, which must cost next to nothing. */
@@ -91,9 +98,17 @@ export async function callTool(
  */
 export function buildMcpServer(options: McpServerOptions): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler('tools/list', () => TOOL_BOX.listing);
+  server.setRequestHandler('tools/list', async (_request, ctx) =>
+    TOOL_BOX.listingFor(scopeOfRequest(ctx.http?.authInfo?.scopes) ?? (await options.scopeOf?.())),
+  );
   server.setRequestHandler('tools/call', (request, ctx) =>
     callTool(options, request.params, ctx.http?.authInfo?.extra),
   );
   return server;
+}
+
+/** The scope the HTTP transports put in a request's AuthInfo (mcp-routes.ts), if there is one. */
+function scopeOfRequest(scopes: readonly string[] | undefined): ApiKeyScope | undefined {
+  if (scopes === undefined || scopes.length === 0) return undefined;
+  return scopes.includes('read_write') ? 'read_write' : 'read';
 }

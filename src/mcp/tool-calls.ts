@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
 import { argumentProblems, nullPlanOf, withoutNulls } from './tool-arguments.ts';
@@ -25,14 +26,29 @@ export class ToolBox {
     string,
     { spec: ToolSpec; input: z.ZodObject; nulls: ReturnType<typeof nullPlanOf> }
   >;
-  /** The tools/list result, the same object for every request. */
+  /** The tools/list result, the same object for every request of a read_write (or unknown) caller. */
   readonly listing: { tools: ToolDefinition[] };
+  /** The tools/list result of a read-only caller: the read-only tools, the only ones it can use. */
+  readonly readListing: { tools: ToolDefinition[] };
 
   constructor(tools: readonly ToolSpec[]) {
     this.#tools = new Map(
       tools.map((spec) => [spec.name, { spec, input: z.object(spec.input), nulls: nullPlanOf(spec.input) }]),
     );
     this.listing = { tools: tools.map(toolDefinition) };
+    this.readListing = {
+      tools: this.listing.tools.filter((tool) => tool.annotations.readOnlyHint === true),
+    };
+  }
+
+  /**
+   * What tools/list answers a caller of this scope (design.md 9.3): a read key sees only the tools it
+   * can use; read_write, or a caller whose scope is not known (`booking mcp --base-url`), sees them all.
+   * Both answers are built once; tools/call still serves every name (a read key calling a write tool
+   * is told it may only look things up).
+   */
+  listingFor(scope: ApiKeyScope | undefined): { tools: ToolDefinition[] } {
+    return scope === 'read' ? this.readListing : this.listing;
   }
 
   /** Whether a tool has this name. */

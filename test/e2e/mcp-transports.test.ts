@@ -199,7 +199,7 @@ describe.each(ERAS)('Streamable HTTP (POST /mcp), %s protocol', (era) => {
 
 describe('Streamable HTTP (POST /mcp)', () => {
   it('answers JSON whatever the Accept header says', async () => {
-    const auth = { authorization: `Bearer ${server.t.keys.read}` };
+    const auth = { authorization: `Bearer ${server.t.keys.readWrite}` };
     for (const accept of ['application/json', '*/*', undefined, 'application/json, text/event-stream']) {
       const response = await fetch(`${server.origin}/mcp`, {
         method: 'POST',
@@ -503,7 +503,7 @@ describe('booking mcp over stdio', () => {
   it('speaks the 2025 protocol too', async () => {
     const mcp = await connectStdio(
       [],
-      { DATABASE_URL: database.url, BOOKING_API_KEY: database.keys.read },
+      { DATABASE_URL: database.url, BOOKING_API_KEY: database.keys.readWrite },
       'legacy',
     );
     try {
