@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CATALOGUE } from '../domain/errors.ts';
+import { KeyWithoutBearer } from './authenticate.ts';
 import { refusedBodyOf } from './json-body.ts';
 
 /**
@@ -48,7 +49,8 @@ export function answersJsonRpc(request: FastifyRequest): boolean {
 
 /**
  * An MCP endpoint's error: `message` is the code's hint (a client that shows only the message shows
- * what to tell the caller), `data` the REST error's code, message (`detail`) and param.
+ * what to tell the caller), or for a key sent without "Bearer " how to send it; `data` the REST
+ * error's code, message (`detail`) and param.
  */
 export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = JSON_RPC_ERROR.refused) {
   return {
@@ -56,7 +58,8 @@ export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = 
     id,
     error: {
       code,
-      message: ERROR_CATALOGUE[error.code].hint,
+      // A key sent without "Bearer " is a set-up mistake whose fix the hint would not tell.
+      message: error instanceof KeyWithoutBearer ? error.message : ERROR_CATALOGUE[error.code].hint,
       data: {
         code: error.code,
         detail: error.message,

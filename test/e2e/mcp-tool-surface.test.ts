@@ -85,3 +85,51 @@ describe('tools/list by credential', () => {
     });
   });
 });
+
+describe('a key sent without "Bearer "', () => {
+  const TOLD =
+    'The Authorization header holds an API key without "Bearer ": send it as "Authorization: Bearer <API key>".';
+
+  it.each([
+    ['POST', '/mcp'],
+    ['GET', '/sse'],
+  ])(
+    "is told so by %s %s, in the JSON-RPC message, with the contract's 401 invalid_api_key",
+    async (method, path) => {
+      const response = await fetch(`${server.origin}${path}`, {
+        method,
+        headers: {
+          authorization: server.t.keys.readWrite,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        ...(method === 'POST' && {
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32000,
+          message: TOLD,
+          data: { code: 'invalid_api_key', detail: TOLD, param: 'Authorization' },
+        },
+      });
+    },
+  );
+
+  it('is answered as before when the key is sent as Bearer but revoked or unknown', async () => {
+    const response = await fetch(`${server.origin}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer bk_${'A'.repeat(40)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      ERROR_CATALOGUE.invalid_api_key.hint,
+    );
+  });
+});
