@@ -10,6 +10,7 @@ import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limit
 import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { type ApiKeyScope, isWellFormedApiKey } from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
+import { SaysHowToFix } from './json-rpc-errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
@@ -133,7 +134,7 @@ function bearerKey(header: string | undefined): string {
  * scheme: its message, which the MCP endpoints also send as their JSON-RPC message (json-rpc-errors.ts),
  * says how to send it.
  */
-export class KeyWithoutBearer extends AppError {
+export class KeyWithoutBearer extends SaysHowToFix {
   override readonly name = 'KeyWithoutBearer';
 
   constructor() {

@@ -1,6 +1,15 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { type Era, errorText, type McpHarness, READ_TOOL_NAMES, TOOL_NAMES } from '../helpers/mcp-harness.ts';
+import { REPO_ROOT } from '../helpers/cli.ts';
+import {
+  type Era,
+  errorText,
+  type Json,
+  type McpHarness,
+  READ_TOOL_NAMES,
+  TOOL_NAMES,
+} from '../helpers/mcp-harness.ts';
 import {
   type ChildDatabase,
   connectSse,
@@ -131,5 +140,189 @@ describe('a key sent without "Bearer "', () => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
       ERROR_CATALOGUE.invalid_api_key.hint,
     );
+  });
+});
+
+const LOCATIONS_CALL = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'list_locations', arguments: {} },
+});
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+});
+const refusedBatch = (revision: string) =>
+  `JSON-RPC batches are not accepted on protocol revision ${revision}: only revision 2025-03-26 had them (2025-06-18 removed them). Send one message at a time.`;
+
+describe('batches: served on 2025-03-26 only, refused with -32600 on every other revision (docs/mcp.md)', () => {
+  async function postBatch(headers: Record<string, string>, body: unknown) {
+    const response = await fetch(`${server.origin}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${server.t.keys.readWrite}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as Json };
+  }
+
+  it.each([
+    ['no MCP-Protocol-Version (2025-03-26, as the specification reads it)', {}],
+    ['MCP-Protocol-Version 2025-03-26', { 'mcp-protocol-version': '2025-03-26' }],
+  ])('POST /mcp serves a batch with %s, answering each message', async (_, headers) => {
+    const { status, json } = await postBatch(headers, [LOCATIONS_CALL(7), LOCATIONS_CALL(8)]);
+    expect(status).toBe(200);
+    expect(json.map((answer: Json) => [answer.id, answer.result.structuredContent.ok])).toEqual([
+      [7, true],
+      [8, true],
+    ]);
+  });
+
+  it.each(['2025-06-18', '2025-11-25', '2026-07-28'])(
+    'POST /mcp refuses a batch on %s with 400 and Invalid Request',
+    async (revision) => {
+      const headers = {
+        'mcp-protocol-version': revision,
+        ...(revision === '2026-07-28' && { 'mcp-method': 'tools/call', 'mcp-name': 'list_locations' }),
+      };
+      const { status, json } = await postBatch(headers, [LOCATIONS_CALL(7)]);
+      expect(status).toBe(400);
+      expect(json).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: refusedBatch(revision),
+          data: { code: 'invalid_request', detail: refusedBatch(revision), param: 'body' },
+        },
+      });
+    },
+  );
+
+  it('POST /mcp refuses a batch whose initialize asks for 2025-06-18 or later', async () => {
+    const { status, json } = await postBatch({}, [initialize('2025-11-25')]);
+    expect([status, json.error.code, json.error.message]).toEqual([400, -32600, refusedBatch('2025-11-25')]);
+  });
+
+  it('the SSE transport (2024-11-05) refuses a batch with Invalid Request', async () => {
+    await using(connectSse(server.origin, server.t.keys.readWrite), async (sse) => {
+      await sse.client.listTools();
+      const response = await fetch(sse.messagesUrl(), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.t.keys.readWrite}`, 'content-type': 'application/json' },
+        body: JSON.stringify([LOCATIONS_CALL(7)]),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as Json).error).toMatchObject({
+        code: -32600,
+        message: expect.stringMatching(/^JSON-RPC batches are not accepted on the SSE transport/),
+      });
+      // The stream goes on serving its client.
+      expect(await listedNames(sse)).toEqual(TOOL_NAMES);
+    });
+  });
+
+  /** `booking mcp` spawned with a pipe the test writes lines to, reading every line it answers. */
+  function rawStdio() {
+    const child = spawn(process.execPath, ['bin/booking.js', 'mcp'], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: database.url,
+        BOOKING_API_KEY: database.keys.readWrite,
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const lines: Json[] = [];
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+        lines.push(JSON.parse(buffered.slice(0, newline)));
+        buffered = buffered.slice(newline + 1);
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const nextLine = async (count: number) => {
+      for (let waited = 0; waited < 15_000; waited += 20) {
+        if (lines.length >= count) return lines[count - 1];
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no line ${count} (got ${JSON.stringify(lines)})`);
+    };
+    return {
+      nextLine,
+      write: (text: string) => child.stdin.write(`${text}\n`),
+      async end() {
+        child.stdin.end();
+        return exited;
+      },
+    };
+  }
+
+  it('stdio answers a line that is not JSON with a parse error, and one that is no message with Invalid Request', async () => {
+    const host = rawStdio();
+    host.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
+    expect(await host.nextLine(1)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the line is not JSON.' },
+    });
+    host.write('{"jsonrpc":"2.0","id":5,"methd":"tools/list"}');
+    expect(await host.nextLine(2)).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32600, message: 'Invalid Request: the line is not a JSON-RPC message.' },
+    });
+    // It goes on serving.
+    host.write(JSON.stringify(initialize('2025-11-25')));
+    expect((await host.nextLine(3)).result.protocolVersion).toBe('2025-11-25');
+    expect(await host.end()).toBe(0);
+  });
+
+  it('stdio refuses a batch before a revision is agreed and on 2025-11-25, and serves one on 2025-03-26', async () => {
+    const modern = rawStdio();
+    modern.write(JSON.stringify([LOCATIONS_CALL(2)]));
+    expect((await modern.nextLine(1)).error).toEqual({
+      code: -32600,
+      message:
+        'JSON-RPC batches are not accepted before a protocol revision is agreed: only revision 2025-03-26 had them (2025-06-18 removed them). Send one message at a time.',
+    });
+    modern.write(JSON.stringify(initialize('2025-11-25')));
+    await modern.nextLine(2);
+    modern.write(JSON.stringify([LOCATIONS_CALL(2), LOCATIONS_CALL(3)]));
+    expect(await modern.nextLine(3)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: refusedBatch('2025-11-25') },
+    });
+    expect(await modern.end()).toBe(0);
+
+    const old = rawStdio();
+    old.write(JSON.stringify(initialize('2025-03-26')));
+    expect((await old.nextLine(1)).result.protocolVersion).toBe('2025-03-26');
+    old.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    old.write(
+      JSON.stringify([LOCATIONS_CALL(2), { jsonrpc: '2.0', id: 3, nonsense: true }, LOCATIONS_CALL(4)]),
+    );
+    const answers = await old.nextLine(2);
+    expect(Array.isArray(answers)).toBe(true);
+    expect(
+      answers
+        .map((answer: Json) => [answer.id, answer.error?.code ?? answer.result.structuredContent.ok])
+        .sort(),
+    ).toEqual([
+      [2, true],
+      [3, -32600],
+      [4, true],
+    ]);
+    expect(await old.end()).toBe(0);
   });
 });
