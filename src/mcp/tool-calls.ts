@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
+import { resourceLinksOf } from './resource-links.ts';
 import { argumentProblems, nullPlanOf, withoutNulls } from './tool-arguments.ts';
 import { type ToolContext, type ToolResult, toolErrorResult, toolResult } from './tool-kit.ts';
 import { type ToolDefinition, toolDefinition } from './tool-schemas.ts';
@@ -13,6 +14,11 @@ export class UnknownToolError extends Error {
     super(`No tool is called "${name}"; the tools are ${known.join(', ')}.`);
     this.name = 'UnknownToolError';
   }
+}
+
+export interface CallOptions {
+  /** Links in the answer also as resource_link items: the client's revision has them (resource-links.ts). */
+  resourceLinks?: boolean;
 }
 
 /**
@@ -67,6 +73,7 @@ export class ToolBox {
     args: unknown,
     context: () => Promise<ToolContext>,
     onFault: (error: unknown) => void,
+    options: CallOptions = {},
   ): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
@@ -79,11 +86,14 @@ export class ToolBox {
         `${errorHint('invalid_request')} ${tool.spec.name}: ${broken} holds a broken character (a lone UTF-16 surrogate); send it as plain text.`,
       );
     }
-    return toolResult(
+    const result = await toolResult(
       async () => tool.spec.run(parsed.data as never, await context()),
       onFault,
       tool.spec.callerSupplied,
     );
+    if (!options.resourceLinks || !result.structuredContent) return result;
+    const links = resourceLinksOf(result.structuredContent);
+    return links.length === 0 ? result : { ...result, content: [...result.content, ...links] };
   }
 }
 

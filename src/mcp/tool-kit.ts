@@ -4,11 +4,13 @@ import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
+import type { ResourceLinkItem } from './resource-links.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
   [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
+  /** The JSON as text, then any resource_link items (resource-links.ts). */
+  content: ({ type: 'text'; text: string } | ResourceLinkItem)[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }

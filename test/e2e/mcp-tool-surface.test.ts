@@ -326,3 +326,136 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
     expect(await old.end()).toBe(0);
   });
 });
+
+describe('links as resource_link items, from protocol revision 2025-06-18 on', () => {
+  /** A deposit hold at Camden (payment_url and booking_page_url), made once by a read_write agent. */
+  let hold: Json;
+  beforeAll(async () => {
+    await using(connectStreamableHttp(server.origin, server.t.keys.readWrite, 'modern'), async (mcp) => {
+      const { slots } = await mcp.call('find_slots', {
+        location: 'camden',
+        services: 'full colour',
+        date: 'next wednesday',
+      });
+      const booked = await mcp.raw('book', {
+        location: 'camden',
+        services: 'full colour',
+        starts_at: slots[0].starts_at,
+        client: { first_name: 'Ada', last_name: 'Reid', phone: '07911 123459' },
+      });
+      hold = booked.structuredContent;
+      expect(hold).toMatchObject({ ok: true, status: 'pending_payment' });
+      // book itself carries them.
+      expect(booked.content.slice(1)).toEqual(linksOf(hold.booking));
+    });
+  });
+
+  /** The resource_link items an answer about this booking carries, payment first. */
+  function linksOf(booking: Json): Json[] {
+    return [
+      {
+        type: 'resource_link',
+        uri: booking.payment_url,
+        name: 'payment_url',
+        title: `Pay the deposit ${booking.reference}`,
+        description: "The customer's page to pay the deposit that holds the booking.",
+        mimeType: 'text/html',
+      },
+      {
+        type: 'resource_link',
+        uri: booking.booking_page_url,
+        name: 'booking_page_url',
+        title: `Booking page ${booking.reference}`,
+        description: "The customer's page for the booking: finish it, pay, change or cancel it.",
+        mimeType: 'text/html',
+      },
+    ];
+  }
+
+  it.each(ERAS)('Streamable HTTP, %s protocol: get_booking gives the text, then both links', async (era) => {
+    await using(connectStreamableHttp(server.origin, server.t.keys.readWrite, era), async (mcp) => {
+      const result = await mcp.raw('get_booking', { reference: hold.booking.reference });
+      expect(result.content[0]).toMatchObject({ type: 'text' });
+      expect(result.content.slice(1)).toEqual(linksOf(hold.booking));
+    });
+  });
+
+  it('legacy SSE (the 1.x client) gives them too', async () => {
+    await using(connectSse(server.origin, server.t.keys.readWrite), async (mcp) => {
+      const result = await mcp.raw('get_booking', { reference: hold.booking.reference });
+      expect(result.content.slice(1)).toEqual(linksOf(hold.booking));
+    });
+  });
+
+  it.each(ERAS)('stdio, %s protocol: book gives them', async (era) => {
+    // The checkout's test mode, which takes no money, so that a deposit can be asked for.
+    const env = {
+      DATABASE_URL: database.url,
+      BOOKING_API_KEY: database.keys.readWrite,
+      PAYMENT_PROVIDER: 'local',
+    };
+    await using(connectStdio([], env, era), async (mcp) => {
+      const { slots } = await mcp.call('find_slots', {
+        location: 'camden',
+        services: 'full colour',
+        date: era === 'modern' ? 'next thursday' : 'next friday',
+      });
+      const booked = await mcp.raw('book', {
+        location: 'camden',
+        services: 'full colour',
+        starts_at: slots[0].starts_at,
+        client: { first_name: 'Ada', last_name: 'Reid', phone: '07911 123459' },
+      });
+      expect(booked.isError, JSON.stringify(booked.content)).toBeFalsy();
+      const { booking } = booked.structuredContent as Json;
+      expect(booked.content.slice(1)).toEqual(linksOf(booking));
+    });
+  });
+
+  /** get_booking POSTed as a 2025 client of `revision` sends it; `viaSdk` adds _meta, which the direct lane leaves to the SDK. */
+  async function rawGetBooking(revision: string | undefined, viaSdk: boolean): Promise<Json> {
+    const response = await fetch(`${server.origin}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${server.t.keys.readWrite}`,
+        'content-type': 'application/json',
+        ...(revision !== undefined && { 'mcp-protocol-version': revision }),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: {
+          name: 'get_booking',
+          arguments: { reference: hold.booking.reference },
+          ...(viaSdk && { _meta: { progressToken: 'p1' } }),
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as Json).result;
+  }
+
+  it.each([
+    [undefined, 0],
+    ['2025-03-26', 0],
+    ['2025-06-18', 2],
+    ['2025-11-25', 2],
+  ] as const)(
+    'POST /mcp of revision %s: %i links, the same whichever way the server answers',
+    async (revision, count) => {
+      const direct = await rawGetBooking(revision, false);
+      const viaSdk = await rawGetBooking(revision, true);
+      expect(direct.content).toHaveLength(1 + count);
+      if (count > 0) expect(direct.content.slice(1)).toEqual(linksOf(hold.booking));
+      expect(JSON.stringify(viaSdk.content)).toBe(JSON.stringify(direct.content));
+    },
+  );
+
+  it('a read key, which never receives the links (design.md 9.1), gets no resource_link either', async () => {
+    await using(connectStreamableHttp(server.origin, server.t.keys.read, 'modern'), async (mcp) => {
+      const result = await mcp.raw('get_booking', { reference: hold.booking.reference });
+      expect(result.content).toHaveLength(1);
+    });
+  });
+});
