@@ -119,6 +119,21 @@ describe('an argument error names every bad argument', () => {
     expect(text).toContain('notes is at most 1000 characters');
   });
 
+  it('names a date and a time find_slots cannot read in one answer', async () => {
+    const text = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'soonish',
+        earliest: 'after lunch',
+        latest: 'zzz',
+      }),
+    );
+    expect(text).toMatch(/ date: say a date as .*"next week"\. earliest: /);
+    expect(text).toContain('earliest: give a time of day such as "2:30pm" or "14:30".');
+    expect(text).toContain('latest: give a time of day such as "2:30pm" or "14:30".');
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);

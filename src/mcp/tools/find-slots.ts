@@ -21,7 +21,7 @@ import { speakClock, speakDate, speakDuration, speakOnDate } from '../speech.ts'
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
-import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
+import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
@@ -76,10 +76,16 @@ export const findSlotsTool = defineTool({
     const services = await resolveServices(api, place, args.services);
     const team = await api.listStaff(place.location.slug);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const resolved = resolveSpokenDate(args.date, place.zone, now, place.locale);
-    if (!resolved.ok) throw new BadArgument('date', resolved.reason);
-    const part = args.time_of_day ?? resolved.timeOfDay;
-    const times = readTimeArguments(part, args.earliest, args.latest);
+    // The date and the times are read together: an agent that got both wrong hears of both at once.
+    const [resolved, said] = readAll(
+      () => {
+        const reading = resolveSpokenDate(args.date, place.zone, now, place.locale);
+        if (!reading.ok) throw new BadArgument('date', reading.reason);
+        return reading;
+      },
+      () => readTimeArguments(undefined, args.earliest, args.latest),
+    );
+    const times = { ...said, part: args.time_of_day ?? resolved.timeOfDay };
     const limit = args.limit ?? DEFAULT_LIMIT;
     const today = localDateAt(now, place.zone);
     // Days already over are not searched; none is made past 9999-12-31.
@@ -148,7 +154,7 @@ export const findSlotsTool = defineTool({
           { alternatives: offered, reason: 'closed' },
         );
       }
-      let when = describeRange(place, span.from, bookable.days, part, window, now);
+      let when = describeRange(place, span.from, bookable.days, times.part, window, now);
       if (bookable.cut) when += `, the last day ${place.location.name} takes bookings for`;
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
     }
