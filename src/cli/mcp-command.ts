@@ -2,6 +2,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from '../app/config.ts';
 import { MissingDatabaseError } from '../data/database.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 import type { BookingApi } from '../mcp/booking-api.ts';
 import { buildMcpServer } from '../mcp/build-server.ts';
@@ -32,6 +33,8 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
 
   let runtime: Runtime | null = null;
   let apiFor: () => Promise<BookingApi>;
+  // tools/list shows a read key only the tools it can use; over --base-url the key's scope is not known.
+  let scopeOf: () => Promise<ApiKeyScope | undefined> = async () => undefined;
   if (options.baseUrl !== undefined) {
     let api: HttpBookingApi;
     try {
@@ -54,12 +57,19 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
         InProcessBookingApi.forToolCall(deps, await principalOfKey(deps, key), {
           publicBaseUrl: config.publicBaseUrl,
         });
+      // A key that does not authenticate lists every tool: each call then says what is wrong with it.
+      scopeOf = async () => (await principalOfKey(deps, key).catch(() => undefined))?.scope;
     }
   }
 
   const transport = new DrainingStdioTransport();
   serveStdio(
-    () => buildMcpServer({ apiFor, onFault: (error) => logger.error({ err: error }, 'MCP tool failed') }),
+    () =>
+      buildMcpServer({
+        apiFor,
+        scopeOf,
+        onFault: (error) => logger.error({ err: error }, 'MCP tool failed'),
+      }),
     { transport, onerror: (error) => logger.warn({ err: error }, 'MCP stdio transport error') },
   );
   await transport.closed;

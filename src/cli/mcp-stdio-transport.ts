@@ -1,15 +1,17 @@
 import type { Readable, Writable } from 'node:stream';
 import {
-  deserializeMessage,
   INVALID_REQUEST,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
+  PARSE_ERROR,
+  parseJSONRPCMessage,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { batchRefusal } from '../http/mcp-batches.ts';
 
 /** The longest message read (the SDK's own stdio limit, 10 MiB); a longer line is skipped, not fatal. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -26,6 +28,12 @@ const LEADING_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+
  * (one JSON message per line, deserializeMessage and serializeMessage), read here so that a line over
  * the SDK's 10 MiB limit is skipped and refused (by its id, when it starts with one) instead of
  * ending the process with the requests after it unanswered, as the SDK's ReadBuffer's throw did.
+ *
+ * A line that is not JSON is answered with JSON-RPC's Parse error (-32700, id null), and JSON that is
+ * no JSON-RPC message with Invalid Request (-32600, its id when it has one), where the SDK's transport
+ * said nothing and the host waited. A batch (a JSON array) follows the rule of every transport
+ * (src/http/mcp-batches.ts): served, its answers sent together as one array, once the connection
+ * speaks 2025-03-26; refused with Invalid Request otherwise.
  */
 export class DrainingStdioTransport implements Transport {
   onclose?: () => void;
@@ -41,6 +49,16 @@ export class DrainingStdioTransport implements Transport {
   #skipping: Buffer | null = null;
   /** Requests read and not yet answered. */
   readonly #pending = new Set<string | number>();
+  /** The protocol revision this connection speaks, once known (initialize's answer, or an envelope). */
+  #revision: string | undefined;
+  /** Ids of initialize requests not yet answered: their answer names the negotiated revision. */
+  readonly #initializing = new Set<string | number>();
+  /** Batches being served: the ids still unanswered, and the answers so far, sent together. */
+  readonly #batches: {
+    ids: (string | number)[];
+    waiting: Set<string | number>;
+    answers: JSONRPCMessage[];
+  }[] = [];
   #inputEnded = false;
   #closed = false;
   #markClosed!: () => void;
@@ -63,13 +81,35 @@ export class DrainingStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return;
-    await new Promise<void>((resolve, reject) => {
-      this.#stdout.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
-    });
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined) this.#pending.delete(message.id);
+    const answers = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const id = answers ? message.id : undefined;
+    if (isJSONRPCResultResponse(message) && id !== undefined && this.#initializing.delete(id)) {
+      const agreed = (message.result as { protocolVersion?: unknown }).protocolVersion;
+      if (typeof agreed === 'string') this.#revision = agreed;
+    }
+    const batch = id === undefined ? undefined : this.#batches.find((b) => b.waiting.has(id));
+    if (batch && id !== undefined) {
+      // A batch's requests stay pending until its answers go out together.
+      batch.waiting.delete(id);
+      batch.answers.push(message);
+      if (batch.waiting.size > 0) return;
+      this.#batches.splice(this.#batches.indexOf(batch), 1);
+      await this.#write(JSON.stringify(batch.answers));
+      for (const answered of batch.ids) this.#pending.delete(answered);
+      this.#closeWhenDrained();
+      return;
+    }
+    await this.#write(serializeMessage(message).trimEnd());
+    if (answers) {
+      if (id !== undefined) this.#pending.delete(id);
       this.#closeWhenDrained();
     }
+  }
+
+  #write(line: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve()));
+    });
   }
 
   async close(): Promise<void> {
@@ -120,15 +160,73 @@ export class DrainingStdioTransport implements Transport {
       return;
     }
     if (line.trim() === '') return;
-    let message: JSONRPCMessage;
+    let value: unknown;
     try {
-      message = deserializeMessage(line);
-    } catch (error) {
-      this.onerror?.(error as Error);
+      value = JSON.parse(line);
+    } catch {
+      this.onerror?.(new Error('A line that is not JSON was answered with a parse error.'));
+      this.#answerError(null, PARSE_ERROR, 'Parse error: the line is not JSON.');
       return;
     }
-    if (isJSONRPCRequest(message)) this.#pending.add(message.id);
+    if (Array.isArray(value)) {
+      this.#serveBatch(value);
+      return;
+    }
+    const message = this.#messageOf(value);
+    if (message === undefined) {
+      this.#answerError(
+        leadingIdOf(value),
+        INVALID_REQUEST,
+        'Invalid Request: the line is not a JSON-RPC message.',
+      );
+      return;
+    }
+    this.#deliver(message);
+  }
+
+  #messageOf(value: unknown): JSONRPCMessage | undefined {
+    try {
+      return parseJSONRPCMessage(value);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #deliver(message: JSONRPCMessage): void {
+    if (isJSONRPCRequest(message)) {
+      this.#pending.add(message.id);
+      if (message.method === 'initialize') this.#initializing.add(message.id);
+      const claimed = (message.params?._meta as Record<string, unknown> | undefined)?.[
+        'io.modelcontextprotocol/protocolVersion'
+      ];
+      if (typeof claimed === 'string') this.#revision = claimed;
+    }
     this.onmessage?.(message);
+  }
+
+  /** A JSON array: served on 2025-03-26, its answers sent as one array; refused on any other revision. */
+  #serveBatch(batch: unknown[]): void {
+    const refusal = batch.length === 0 ? 'Invalid Request: an empty batch.' : batchRefusal(this.#revision);
+    if (refusal !== undefined) {
+      this.onerror?.(new Error('A JSON-RPC batch was refused.'));
+      this.#answerError(null, INVALID_REQUEST, refusal);
+      return;
+    }
+    const messages = batch.map((value) => this.#messageOf(value));
+    const waiting = new Set<string | number>();
+    for (const message of messages) if (message && isJSONRPCRequest(message)) waiting.add(message.id);
+    const answers: JSONRPCMessage[] = messages.flatMap((message, i) =>
+      message === undefined
+        ? [invalidRequest(leadingIdOf(batch[i]), 'Invalid Request: not a JSON-RPC message.')]
+        : [],
+    );
+    if (waiting.size > 0) this.#batches.push({ ids: [...waiting], waiting, answers });
+    else if (answers.length > 0) void this.#write(JSON.stringify(answers));
+    for (const message of messages) if (message) this.#deliver(message);
+  }
+
+  #answerError(id: string | number | null, code: number, message: string): void {
+    void this.#write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
   }
 
   /** Says so to the request (when its id can be read from its start), and to the log. */
@@ -174,4 +272,14 @@ function idOf(written: string | undefined): string | number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The id of what was meant as a request, when it has one JSON-RPC allows; else null. */
+function leadingIdOf(value: unknown): string | number | null {
+  const id = (value as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function invalidRequest(id: string | number | null, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } } as unknown as JSONRPCMessage;
 }

@@ -11,6 +11,7 @@ import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limit
 import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { type ApiKeyScope, isWellFormedApiKey } from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
+import { SaysHowToFix } from './json-rpc-errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
@@ -137,7 +138,30 @@ function bearerKey(header: string | undefined): string {
       'Authorization',
     );
   }
-  return /^Bearer +(\S+) *$/i.exec(header)?.[1] ?? '';
+  const bearer = /^Bearer +(\S+) *$/i.exec(header)?.[1];
+  if (bearer !== undefined) return bearer;
+  // A key pasted as the whole header (or after another word) is the commonest set-up mistake: said as
+  // such, not as a key that is unknown or revoked. Said of any well-formed key, valid or not, so the
+  // answer tells nothing about which keys exist.
+  if (isWellFormedApiKey(header.trim().split(/\s+/).at(-1) ?? '')) throw new KeyWithoutBearer();
+  return '';
+}
+
+/**
+ * 401 invalid_api_key (the contract's code) for a header that holds a key without the `Bearer `
+ * scheme: its message, which the MCP endpoints also send as their JSON-RPC message (json-rpc-errors.ts),
+ * says how to send it.
+ */
+export class KeyWithoutBearer extends SaysHowToFix {
+  override readonly name = 'KeyWithoutBearer';
+
+  constructor() {
+    super(
+      'invalid_api_key',
+      'The Authorization header holds an API key without "Bearer ": send it as "Authorization: Bearer <API key>".',
+      'Authorization',
+    );
+  }
 }
 
 /** The principal of an authenticated request; a programming error if authenticate() did not run. */

@@ -47,8 +47,18 @@ export function answersJsonRpc(request: FastifyRequest): boolean {
 }
 
 /**
+ * A refusal of the client's set-up or protocol use (a key sent without "Bearer ", a batch where the
+ * revision has none), whose own message, saying what to change, is the JSON-RPC message: the code's
+ * hint (what to tell a caller on the phone) would not say it.
+ */
+export class SaysHowToFix extends AppError {
+  override readonly name: string = 'SaysHowToFix';
+}
+
+/**
  * An MCP endpoint's error: `message` is the code's hint (a client that shows only the message shows
- * what to tell the caller), `data` the REST error's code, message (`detail`) and param.
+ * what to tell the caller), or a SaysHowToFix's own message; `data` the REST
+ * error's code, message (`detail`) and param.
  */
 export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = JSON_RPC_ERROR.refused) {
   return {
@@ -56,7 +66,7 @@ export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = 
     id,
     error: {
       code,
-      message: ERROR_CATALOGUE[error.code].hint,
+      message: error instanceof SaysHowToFix ? error.message : ERROR_CATALOGUE[error.code].hint,
       data: {
         code: error.code,
         detail: error.message,

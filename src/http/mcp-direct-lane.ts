@@ -37,8 +37,11 @@ export type DirectLane = (
 
 export interface DirectLaneOptions {
   isServedTool(name: string): boolean;
-  /** tools/call as the SDK server's handler answers it (src/mcp/build-server.ts `callTool`). */
-  callTool(params: ToolCallParams, authInfo: AuthInfo): Promise<ToolResult>;
+  /**
+   * tools/call as the SDK server's handler answers it (src/mcp/build-server.ts `callTool`), for a
+   * client of this protocol revision.
+   */
+  callTool(params: ToolCallParams, authInfo: AuthInfo, revision: string): Promise<ToolResult>;
   /** The server's identity, which the 2026-07-28 revision stamps into every result's `_meta`. */
   serverInfo: Implementation;
 }
@@ -46,7 +49,8 @@ export interface DirectLaneOptions {
 /** A tools/call result as the tools make it (src/mcp/tool-kit.ts `ToolResult`, which this layer cannot import). */
 export interface ToolResult {
   [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
+  /** Text, then any resource_link items, already in the order of members the SDK's schema gives them. */
+  content: ({ type: 'text'; text: string } | { type: 'resource_link' })[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
@@ -58,6 +62,8 @@ export interface ToolCallParams {
 
 /** The revision the SDK serves besides the 2025 ones (its SUPPORTED_MODERN_PROTOCOL_VERSIONS, not exported). */
 const MODERN_REVISION = '2026-07-28';
+/** What a server assumes of a 2025-era request without MCP-Protocol-Version (build-server.ts DEFAULT_REVISION). */
+const DEFAULT_LEGACY_REVISION = '2025-03-26';
 const LEGACY_REVISIONS: ReadonlySet<string> = new Set(
   SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < MODERN_REVISION),
 );
@@ -75,6 +81,8 @@ interface DirectCall {
   id: string | number;
   params: ToolCallParams;
   modern: boolean;
+  /** The revision the client speaks (the SDK's server sees the same: build-server.ts `revisionOf`). */
+  revision: string;
 }
 
 export function createDirectLane(options: DirectLaneOptions): DirectLane {
@@ -89,7 +97,7 @@ async function answerCall(call: DirectCall, options: DirectLaneOptions, authInfo
   const { id } = call;
   let result: ToolResult;
   try {
-    result = await options.callTool(call.params, authInfo);
+    result = await options.callTool(call.params, authInfo, call.revision);
   } catch (error) {
     // As the SDK's Protocol answers a handler that threw (callTool throws only for a name no tool
     // has, which the lane never takes).
@@ -112,7 +120,7 @@ function asSdkParsesIt(result: ToolResult): Record<string, unknown> {
   const { _meta, content, structuredContent, isError, ...rest } = result;
   return {
     ...(_meta !== undefined && { _meta }),
-    content: content.map(({ type, text }) => ({ type, text })),
+    content: content.map((item) => (item.type === 'text' ? { type: item.type, text: item.text } : item)),
     ...(structuredContent !== undefined && { structuredContent }),
     ...(isError !== undefined && { isError }),
     ...rest,
@@ -170,7 +178,7 @@ function directCallOf(
       name === params.name &&
       isPlainObject(meta) &&
       onlyKeys(meta, ENVELOPE_KEYS);
-    return served ? { ...call, modern: true } : undefined;
+    return served ? { ...call, modern: true, revision: MODERN_REVISION } : undefined;
   }
   if (route.kind === 'legacy') {
     const served =
@@ -178,7 +186,9 @@ function directCallOf(
       (version === undefined || LEGACY_REVISIONS.has(version as string)) &&
       method === undefined &&
       name === undefined;
-    return served ? { ...call, modern: false } : undefined;
+    return served
+      ? { ...call, modern: false, revision: (version as string | undefined) ?? DEFAULT_LEGACY_REVISION }
+      : undefined;
   }
   return undefined;
 }

@@ -65,7 +65,7 @@ export function createMcpProtocol(deps: AppDeps, bodyLimitBytes: number): McpPro
     newServer,
     answerDirectly: createDirectLane({
       isServedTool,
-      callTool: (params, authInfo) => callTool(tools, params, authInfo.extra),
+      callTool: (params, authInfo, revision) => callTool(tools, params, authInfo.extra, revision),
       serverInfo: SERVER_INFO,
     }),
     answer: async (request, authInfo, body) =>

@@ -8,7 +8,14 @@ import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createKeyResolver } from './authenticate.ts';
 import { isFault } from './error-envelope.ts';
-import { JSON_RPC_ERROR, type JsonRpcId, requestIdOf, sendJsonRpcError } from './json-rpc-errors.ts';
+import {
+  JSON_RPC_ERROR,
+  type JsonRpcId,
+  requestIdOf,
+  SaysHowToFix,
+  sendJsonRpcError,
+} from './json-rpc-errors.ts';
+import { batchRefusal, revisionOfHttpBatch } from './mcp-batches.ts';
 import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { mcpResourceFor, setMcpChallenge } from './oauth/protected-resource.ts';
@@ -104,6 +111,19 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
         requestIdOf(request.body),
       );
     }
+    if (Array.isArray(request.body)) {
+      const refusal = batchRefusal(
+        revisionOfHttpBatch(request.headers['mcp-protocol-version'], request.body),
+      );
+      if (refusal !== undefined) {
+        return refuse(
+          reply,
+          new SaysHowToFix('invalid_request', refusal, 'body'),
+          null,
+          JSON_RPC_ERROR.invalidRequest,
+        );
+      }
+    }
     const caller = request.mcpCaller!;
     // A POST without a body is read as JSON null, as the SDK would read it (and refuse it).
     const body = request.body ?? null;
@@ -186,6 +206,19 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       const session = sessions.touch((request.query as { sessionId?: unknown }).sessionId);
       // The stream may have closed while the body arrived.
       if (!session) return refuse(reply, noSuchSession(), requestIdOf(request.body));
+      if (Array.isArray(request.body)) {
+        // The SSE transport is 2024-11-05's, which has no batches (mcp-batches.ts).
+        return refuse(
+          reply,
+          new SaysHowToFix(
+            'invalid_request',
+            'JSON-RPC batches are not accepted on the SSE transport (protocol revision 2024-11-05 has none): POST one message at a time.',
+            'body',
+          ),
+          null,
+          JSON_RPC_ERROR.invalidRequest,
+        );
+      }
       if (!isJsonRpcMessage(request.body)) {
         return refuse(
           reply,

@@ -1,6 +1,14 @@
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { BookingApi } from './booking-api.ts';
 import { CALLER_TEXT_INSTRUCTIONS } from './caller-text.ts';
+import { readsResourceLinks } from './resource-links.ts';
 import { ToolBox, UnknownToolError } from './tool-calls.ts';
 import type { ToolResult } from './tool-kit.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -49,6 +57,12 @@ export interface McpServerOptions {
   apiFor(caller: CallerOf): Promise<BookingApi>;
   /** Hears of unexpected faults (never of arguments: they hold personal data). */
   onFault(error: unknown, caller: CallerOf): void;
+  /**
+   * The scope of a caller the transport did not authenticate (stdio: BOOKING_API_KEY), for tools/list;
+   * undefined when it cannot be known (no key, a bad key, `--base-url`), and then every tool is listed.
+   * The HTTP transports say the scope of each request in its AuthInfo.
+   */
+  scopeOf?(): Promise<ApiKeyScope | undefined>;
 }
 
 /** Built once: Streamable HTTP builds a server per request, which must cost next to nothing. */
@@ -68,6 +82,8 @@ export async function callTool(
   options: McpServerOptions,
   params: { name: string; arguments?: Record<string, unknown> | undefined },
   caller: CallerOf,
+  /** The protocol revision the client speaks: from 2025-06-18 on, links come as resource_link items too. */
+  revision: string | undefined,
 ): Promise<ToolResult> {
   try {
     return await TOOL_BOX.call(
@@ -75,6 +91,7 @@ export async function callTool(
       params.arguments,
       async () => ({ api: await options.apiFor(caller) }),
       (error) => options.onFault(error, caller),
+      { resourceLinks: readsResourceLinks(revision) },
     );
   } catch (error) {
     if (error instanceof UnknownToolError)
@@ -91,9 +108,35 @@ export async function callTool(
  */
 export function buildMcpServer(options: McpServerOptions): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler('tools/list', () => TOOL_BOX.listing);
+  server.setRequestHandler('tools/list', async (_request, ctx) =>
+    TOOL_BOX.listingFor(scopeOfRequest(ctx.http?.authInfo?.scopes) ?? (await options.scopeOf?.())),
+  );
   server.setRequestHandler('tools/call', (request, ctx) =>
-    callTool(options, request.params, ctx.http?.authInfo?.extra),
+    callTool(options, request.params, ctx.http?.authInfo?.extra, revisionOf(server, ctx)),
   );
   return server;
+}
+
+/**
+ * The protocol revision of a request: the 2026-07-28 envelope's; else the revision the connection's
+ * initialize agreed (stdio, SSE, a 2025 Streamable HTTP initialize); else a stateless 2025 POST's
+ * MCP-Protocol-Version header; else 2025-03-26, what a server assumes without one.
+ */
+function revisionOf(server: Server, ctx: ServerContext): string {
+  const claimed = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof claimed === 'string') return claimed;
+  return (
+    server.getNegotiatedProtocolVersion() ??
+    ctx.http?.req?.headers.get('mcp-protocol-version') ??
+    DEFAULT_REVISION
+  );
+}
+
+/** What a server assumes of a 2025-era request that names no revision (MCP's Streamable HTTP). */
+export const DEFAULT_REVISION = '2025-03-26';
+
+/** The scope the HTTP transports put in a request's AuthInfo (mcp-routes.ts), if there is one. */
+function scopeOfRequest(scopes: readonly string[] | undefined): ApiKeyScope | undefined {
+  if (scopes === undefined || scopes.length === 0) return undefined;
+  return scopes.includes('read_write') ? 'read_write' : 'read';
 }

@@ -13,7 +13,7 @@ import {
   TIME_OF_DAY_MINUTES,
   type TimeOfDay,
 } from './spoken-times.ts';
-import { BadArgument } from './tool-kit.ts';
+import { BadArgument, readAll } from './tool-kit.ts';
 
 /**
  * The starts find_slots offers within a day: a part of the day, an earliest and a latest start, as
@@ -57,7 +57,12 @@ export function readTimeArguments(
     if (!time) throw new BadArgument(param, 'give a time of day such as "2:30pm" or "14:30".');
     return { param, said, time };
   };
-  return { part, earliest: read('earliest', earliest), latest: read('latest', latest) };
+  // Both read, so that two unreadable times are both named (readAll).
+  const [from, to] = readAll(
+    () => read('earliest', earliest),
+    () => read('latest', latest),
+  );
+  return { part, earliest: from, latest: to };
 }
 
 /**

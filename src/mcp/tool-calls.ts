@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import type { ApiKeyScope } from '../domain/api-key.ts';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
+import { resourceLinksOf } from './resource-links.ts';
+import { argumentProblems, nullPlanOf, withoutNulls } from './tool-arguments.ts';
 import { type ToolContext, type ToolResult, toolErrorResult, toolResult } from './tool-kit.ts';
 import { type ToolDefinition, toolDefinition } from './tool-schemas.ts';
 import type { ToolSpec } from './tool-spec.ts';
@@ -13,6 +16,11 @@ export class UnknownToolError extends Error {
   }
 }
 
+export interface CallOptions {
+  /** Links in the answer also as resource_link items: the client's revision has them (resource-links.ts). */
+  resourceLinks?: boolean;
+}
+
 /**
  * The tools of one server, independent of the MCP SDK: what tools/list answers (built once), and a
  * tools/call that checks the arguments against the tool's input schema itself, so an argument the
@@ -20,13 +28,33 @@ export class UnknownToolError extends Error {
  * raw text.
  */
 export class ToolBox {
-  readonly #tools: ReadonlyMap<string, { spec: ToolSpec; input: z.ZodObject }>;
-  /** The tools/list result, the same object for every request. */
+  readonly #tools: ReadonlyMap<
+    string,
+    { spec: ToolSpec; input: z.ZodObject; nulls: ReturnType<typeof nullPlanOf> }
+  >;
+  /** The tools/list result, the same object for every request of a read_write (or unknown) caller. */
   readonly listing: { tools: ToolDefinition[] };
+  /** The tools/list result of a read-only caller: the read-only tools, the only ones it can use. */
+  readonly readListing: { tools: ToolDefinition[] };
 
   constructor(tools: readonly ToolSpec[]) {
-    this.#tools = new Map(tools.map((spec) => [spec.name, { spec, input: z.object(spec.input) }]));
+    this.#tools = new Map(
+      tools.map((spec) => [spec.name, { spec, input: z.object(spec.input), nulls: nullPlanOf(spec.input) }]),
+    );
     this.listing = { tools: tools.map(toolDefinition) };
+    this.readListing = {
+      tools: this.listing.tools.filter((tool) => tool.annotations.readOnlyHint === true),
+    };
+  }
+
+  /**
+   * What tools/list answers a caller of this scope (design.md 9.3): a read key sees only the tools it
+   * can use; read_write, or a caller whose scope is not known (`booking mcp --base-url`), sees them all.
+   * Both answers are built once; tools/call still serves every name (a read key calling a write tool
+   * is told it may only look things up).
+   */
+  listingFor(scope: ApiKeyScope | undefined): { tools: ToolDefinition[] } {
+    return scope === 'read' ? this.readListing : this.listing;
   }
 
   /** Whether a tool has this name. */
@@ -45,22 +73,27 @@ export class ToolBox {
     args: unknown,
     context: () => Promise<ToolContext>,
     onFault: (error: unknown) => void,
+    options: CallOptions = {},
   ): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, args));
+    const given = withoutNulls(args ?? {}, tool.nulls);
+    const parsed = tool.input.safeParse(given);
+    if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, given));
     const broken = Object.keys(parsed.data).find((param) => holdsLoneSurrogate(parsed.data[param]));
     if (broken !== undefined) {
       return toolErrorResult(
         `${errorHint('invalid_request')} ${tool.spec.name}: ${broken} holds a broken character (a lone UTF-16 surrogate); send it as plain text.`,
       );
     }
-    return toolResult(
+    const result = await toolResult(
       async () => tool.spec.run(parsed.data as never, await context()),
       onFault,
       tool.spec.callerSupplied,
     );
+    if (!options.resourceLinks || !result.structuredContent) return result;
+    const links = resourceLinksOf(result.structuredContent);
+    return links.length === 0 ? result : { ...result, content: [...result.content, ...links] };
   }
 }
 
@@ -75,30 +108,15 @@ function holdsLoneSurrogate(value: unknown): boolean {
   return false;
 }
 
-/** "Something in the request was not valid ... date is missing; expected YYYY-MM-DD, today, ..." */
+/**
+ * "Something in the request was not valid ... find_slots: date is missing; expected: YYYY-MM-DD ...",
+ * and with more than one: "find_slots has 2 bad arguments: limit is at most 20. time_of_day is one of ..."
+ */
 function argumentHint(tool: ToolSpec, error: z.ZodError, args: unknown): string {
-  const issue = error.issues[0]!;
-  const param = issue.path.length > 0 ? String(issue.path[0]) : 'arguments';
-  const given =
-    typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[param] : undefined;
-  const problem =
-    issue.path.length === 0
-      ? 'must be an object of named arguments'
-      : given === undefined
-        ? 'is missing'
-        : issue.code === 'too_big'
-          ? 'is too long'
-          : issue.code === 'too_small'
-            ? 'is too short'
-            : 'is not valid';
-  const field = tool.input[param] as z.ZodType | undefined;
-  const form = field?.description ?? (field ? expectedType(field) : undefined);
-  const expected = form ? `; expected: ${form.replace(/\.$/, '')}` : '';
-  return `${errorHint('invalid_request')} ${tool.name}: ${param} ${problem}${expected}.`;
-}
-
-function expectedType(field: z.ZodType): string {
-  const json = z.toJSONSchema(field, { io: 'input' }) as { type?: string; enum?: string[] };
-  if (json.enum) return `one of ${json.enum.join(', ')}`;
-  return json.type ?? 'a value';
+  const problems = argumentProblems(tool.input, error, args);
+  const said =
+    problems.length === 1
+      ? `${tool.name}: ${problems[0]}`
+      : `${tool.name} has ${problems.length} bad arguments: ${problems.join('. ')}`;
+  return `${errorHint('invalid_request')} ${said}.`;
 }

@@ -4,11 +4,13 @@ import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
+import type { ResourceLinkItem } from './resource-links.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
   [key: string]: unknown;
-  content: { type: 'text'; text: string }[];
+  /** The JSON as text, then any resource_link items (resource-links.ts). */
+  content: ({ type: 'text'; text: string } | ResourceLinkItem)[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
@@ -113,11 +115,35 @@ export function fail<K extends ToolOutcome>(
  */
 export class BadArgument extends Error {
   readonly param: string;
+  /** Other bad arguments of the same call, said after this one (readAll). */
+  readonly more: readonly BadArgument[];
 
-  constructor(param: string, message: string) {
+  constructor(param: string, message: string, more: readonly BadArgument[] = []) {
     super(message);
     this.param = param;
+    this.more = more;
   }
+}
+
+/**
+ * Runs readings of independent arguments and returns what each read; when some are bad, every one of
+ * them is thrown together as one BadArgument, so the agent hears of all its mistakes in one answer
+ * (design.md 9.3), not of the first only.
+ */
+export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () => T[K] }): T {
+  const bad: BadArgument[] = [];
+  const read = readings.map((reading) => {
+    try {
+      return reading();
+    } catch (error) {
+      if (!(error instanceof BadArgument)) throw error;
+      bad.push(error, ...error.more);
+      return undefined;
+    }
+  });
+  const [first, ...more] = bad;
+  if (first) throw new BadArgument(first.param, first.message, more);
+  return read as T;
 }
 
 /**
@@ -171,7 +197,12 @@ export async function toolResult(
       return structured({ ok: false, code: error.code, hint: error.hint, ...error.extra });
     }
     if (error instanceof BadArgument) {
-      return toolErrorResult(`${errorHint('invalid_request')} ${error.param}: ${error.message}`);
+      const all = [error, ...error.more];
+      const said =
+        all.length === 1
+          ? `${error.param}: ${error.message}`
+          : all.map((bad) => `${bad.param}: ${bad.message.replace(/\.?$/, '.')}`).join(' ');
+      return toolErrorResult(`${errorHint('invalid_request')} ${said}`);
     }
     if (isAppError(error)) return fromAppError(error);
     onFault(error);

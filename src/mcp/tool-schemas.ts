@@ -21,12 +21,14 @@ export interface ToolDefinition {
 
 /**
  * The tools/list entry of a tool. Both schemas are flat and portable (design.md 8.1): no `$ref` or
- * `$defs`, no `anyOf` at the top, no `type` arrays (nullable values are `anyOf` a type and null), every
- * subschema constrains something. The input schema keeps every description, since it is what a model
- * reads to call the tool. The output schema is the shape only, for hosts that validate
- * `structuredContent`: types one level into nested objects, no descriptions, nothing forbidden
- * (`booking` carries the REST Booking, whose fields may grow), so the whole list stays small for
- * models that keep it in their context.
+ * `$defs`, no `anyOf` at the top, no `type` arrays. The input schema, what a model reads to call the
+ * tool, keeps every description, and every subschema constrains something (nullable values are `anyOf`
+ * a type and null). The output schema is the shape only, for hosts that validate `structuredContent`:
+ * each member one level in with its type, arrays without their items, a nullable member without a type
+ * (`{}`, which accepts its null), no descriptions, nothing required (`ok` always comes; every other
+ * member depends on the outcome), nothing forbidden (`booking` carries the REST
+ * Booking, whose fields may grow), so the whole list stays under 12,000 characters (design.md 9.3)
+ * for models that keep it in their context.
  */
 export function toolDefinition(tool: ToolSpec): ToolDefinition {
   return {
@@ -82,14 +84,16 @@ interface Shaping {
 }
 
 /** What an output schema keeps: the shape. */
-const SHAPE_KEYWORDS = new Set(['type', 'properties', 'items', 'anyOf', 'enum', 'const', 'required']);
+const SHAPE_KEYWORDS = new Set(['type', 'properties', 'anyOf', 'enum', 'const']);
 
 function portable(node: JsonSchema, shaping: Shaping, level = 0): JsonSchema {
   const out: JsonSchema = {};
   for (const [keyword, value] of Object.entries(node)) {
     if (keyword === 'additionalProperties' || keyword === 'oneOf') continue;
     if (!shaping.full && !SHAPE_KEYWORDS.has(keyword)) continue;
-    if (keyword === 'required' && !shaping.full && level > 0) continue;
+    // A string that must not be empty says so to a model without minLength 1 (its input schema still
+    // checks it, and an empty one is answered "is at least 1 character"): 14 characters a field.
+    if (keyword === 'minLength' && value === 1) continue;
     if (keyword === 'properties') {
       if (level >= shaping.depth) continue;
       out.properties = Object.fromEntries(
@@ -101,8 +105,12 @@ function portable(node: JsonSchema, shaping: Shaping, level = 0): JsonSchema {
     } else if (keyword === 'items') {
       out.items = portable(value as JsonSchema, shaping, level);
     } else if (keyword === 'anyOf') {
+      // Output: a nullable member (a type or null) is listed with no type, which accepts its null and
+      // costs 2 characters instead of 44 (design.md 9.3: tools/list under 12,000). So below.
+      if (!shaping.full && (value as JsonSchema[]).some((sub) => sub.type === 'null')) continue;
       out.anyOf = (value as JsonSchema[]).map((sub) => portable(sub, shaping, level));
     } else if (keyword === 'type' && Array.isArray(value)) {
+      if (!shaping.full && value.includes('null')) continue;
       out.anyOf = value.map((type) => ({ type }));
     } else {
       out[keyword] = value;

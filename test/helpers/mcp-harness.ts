@@ -28,6 +28,16 @@ export const TOOL_NAMES = [
   'send_link',
 ];
 
+/** The tools a read key sees in tools/list: those that only read (design.md 9.3). */
+export const READ_TOOL_NAMES = [
+  'list_locations',
+  'get_location_info',
+  'list_services',
+  'find_slots',
+  'lookup_client',
+  'get_booking',
+];
+
 // biome-ignore lint/suspicious/noExplicitAny: tool results are JSON; tests read them freely.
 export type Json = any;
 

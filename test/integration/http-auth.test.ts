@@ -42,6 +42,29 @@ describe('authentication', () => {
     expectAuthError(response, 401, 'invalid_api_key');
   });
 
+  it.each([
+    ['as the whole header', (key: string) => key],
+    ['after another scheme', (key: string) => `Token ${key}`],
+    ['with spaces around it', (key: string) => `  ${key} `],
+  ])(
+    'says a valid key sent without "Bearer " is sent wrongly, not unknown or revoked (%s)',
+    async (_, header) => {
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/locations',
+        key: null,
+        headers: { authorization: header(t.keys.read) },
+      });
+      // The contract's code and envelope; the message says what to change.
+      expectAuthError(response, 401, 'invalid_api_key');
+      const { message } = (response.json() as { error: { message: string } }).error;
+      expect(message).toBe(
+        'The Authorization header holds an API key without "Bearer ": send it as "Authorization: Bearer <API key>".',
+      );
+      expect(message).not.toMatch(/revoked|unknown/);
+    },
+  );
+
   it('accepts the Bearer scheme in any case', async () => {
     const response = await t.request({
       method: 'GET',

@@ -399,7 +399,7 @@ describe('POST /messages (legacy SSE) answers every refusal in JSON-RPC', () => 
   });
 
   it('answers JSON that is not one JSON-RPC message with -32600, and the session goes on', async () => {
-    for (const body of ['null', '{"hello":"world"}', '[1,2]']) {
+    for (const body of ['null', '{"hello":"world"}']) {
       expectJsonRpcError(
         await post(messages, body),
         {
@@ -413,6 +413,22 @@ describe('POST /messages (legacy SSE) answers every refusal in JSON-RPC', () => 
         body,
       );
     }
+    // A batch is told why, in the message itself (docs/mcp.md, "Batches").
+    const batch = await post(messages, '[1,2]');
+    const refusal =
+      'JSON-RPC batches are not accepted on the SSE transport (protocol revision 2024-11-05 has none): POST one message at a time.';
+    expect([batch.status, JSON.parse(batch.text)]).toEqual([
+      400,
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: refusal,
+          data: { code: 'invalid_request', detail: refusal, param: 'body' },
+        },
+      },
+    ]);
     expect((await sse.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
   });
 

@@ -79,13 +79,13 @@ function* subschemas(node: unknown, path: string): Generator<[string, Json]> {
 }
 
 describe('tools/list is small and flat (design.md 8.1)', () => {
-  it('stays under 16,000 characters of JSON, with names a host accepts', async () => {
+  it('stays under 12,000 characters of JSON, with names a host accepts', async () => {
     const listing = await mcp.client.listTools();
-    expect(JSON.stringify(listing).length).toBeLessThan(16_000);
+    expect(JSON.stringify(listing).length).toBeLessThan(12_000);
     for (const tool of listing.tools) expect(tool.name).toMatch(/^[a-z][a-z_]{0,39}$/);
   });
 
-  it('stays under 16,000 characters on protocol 2026-07-28 too, as the HTTP answer carries it', async () => {
+  it('stays under 12,000 characters on protocol 2026-07-28 too, as the HTTP answer carries it', async () => {
     // The 2026 answer carries more (its result type and cache hints), and the JSON-RPC envelope.
     const answers: string[] = [];
     const modern = await connectInProcess(t, t.keys.readWrite, 'modern', (text) => answers.push(text));
@@ -93,7 +93,7 @@ describe('tools/list is small and flat (design.md 8.1)', () => {
       const { tools } = await modern.client.listTools();
       const listing = answers.find((text) => text.includes('"tools":['));
       expect(listing).toContain(`"name":"${tools[0]!.name}"`);
-      expect(listing!.length).toBeLessThan(16_000);
+      expect(listing!.length).toBeLessThan(12_000);
     } finally {
       await modern.close();
     }

@@ -15,7 +15,7 @@ import { ChangeOutput, describeChange } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
-const Reference = z.string().min(1).max(40).describe('The booking reference, e.g. NHC-7KQ2MX (any case).');
+const Reference = z.string().min(1).max(40).describe('As said, e.g. NHC-7KQ2MX.');
 
 const BookingOutput = {
   booking: SpokenBookingSchema.describe(
@@ -31,25 +31,17 @@ export const bookTool = defineTool({
   name: 'book',
   title: 'Book an appointment',
   description:
-    'Books a time find_slots offered, for client_id or a new caller (name, and phone or e-mail). Never books one ' +
-    'caller twice at a time (existing true: the one they hold). Refused: ok false, a reason and alternatives. A ' +
-    'deposit makes it a hold until paid at payment_url; with Booking Protection, a pending_confirmation hold the ' +
-    `caller finishes on booking_page_url (card, any deposit), whose link is sent to them. ${CALLER_TEXT_NOTE}`,
+    'Books a find_slots time for client_id or a new client; never twice for one caller at a time (existing ' +
+    'true). Deposit: held until paid at payment_url. Booking Protection: a pending_confirmation hold finished ' +
+    `on booking_page_url (link sent). ${CALLER_TEXT_NOTE}`,
   input: {
-    location: z.string().optional().describe('Slug or name; optional with a single location.'),
+    location: z.string().optional(),
     services: ServicesArgument,
-    starts_at: z
-      .string()
-      .describe(
-        'A slot\'s starts_at from find_slots, or its spoken words ("Tuesday 8 December at 2:30 pm").',
-      ),
-    staff: z
-      .string()
-      .optional()
-      .describe("A staff member by name or id; omitted: the slot's own or anyone free."),
+    starts_at: z.string().describe('A find_slots starts_at, or as said ("Tuesday at 2:30 pm").'),
+    staff: z.string().optional().describe("Name or id; else the slot's own or anyone free."),
     client_id: z.string().optional().describe('From lookup_client or register_client.'),
-    client: NewClientInput.optional().describe('A new caller, instead of client_id.'),
-    notes: z.string().max(1000).optional().describe('For the stylist, e.g. "fringe only".'),
+    client: NewClientInput.optional().describe('A new client, instead of client_id.'),
+    notes: z.string().max(1000).optional().describe('For the stylist.'),
   },
   output: {
     ...BookingOutput,
@@ -197,8 +189,8 @@ export const getBookingTool = defineTool({
   name: 'get_booking',
   title: 'Read a booking',
   description:
-    'A booking by its reference as the caller says it: status, time, price and words to read back; while held, ' +
-    `when the hold lapses (and, for a read_write key, its links). ${CALLER_TEXT_NOTE}`,
+    'A booking by reference: status, time, price, words to read back; while held, when it lapses (and links, ' +
+    `for read_write keys). ${CALLER_TEXT_NOTE}`,
   input: { reference: Reference },
   output: {
     ...BookingOutput,
@@ -224,18 +216,12 @@ export const getBookingTool = defineTool({
 export const rescheduleTool = defineTool({
   name: 'reschedule',
   title: 'Move a booking',
-  description:
-    'Moves a booking to another free time (same services; same staff unless staff is given). dry_run true changes ' +
-    `nothing and says what moving would mean. Refused: ok false, code conflict, a reason and alternatives. ${CALLER_TEXT_NOTE}`,
+  description: `Moves a booking to another free time; same services, and staff unless staff is given. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
-    starts_at: z
-      .string()
-      .describe(
-        'The new start: a slot\'s starts_at from find_slots, or its spoken words ("tomorrow at noon").',
-      ),
-    staff: z.string().optional().describe('Another staff member by name or id.'),
-    dry_run: z.boolean().optional().describe('true: change nothing; say what moving would mean.'),
+    starts_at: z.string().describe('A find_slots starts_at, or as said ("tomorrow at noon").'),
+    staff: z.string().optional().describe('Name or id.'),
+    dry_run: z.boolean().optional().describe('true: change nothing, say what it would mean.'),
   },
   output: { ...BookingOutput, ...ChangeOutput },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -279,12 +265,12 @@ export const cancelTool = defineTool({
   name: 'cancel',
   title: 'Cancel a booking',
   description:
-    'Cancels a booking; the answer says if it is late, if a paid deposit is refunded and any fee (spoken). Use ' +
-    `dry_run true first and tell the caller any fee or kept deposit. Refused: ok false, code conflict, a reason. ${CALLER_TEXT_NOTE}`,
+    'Cancels a booking; says if late, if a paid deposit is refunded, any fee. First call with dry_run true ' +
+    `and tell the caller any fee or kept deposit. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
     reason: z.string().max(1000).optional().describe('Shown to staff.'),
-    dry_run: z.boolean().optional().describe('true: change nothing; say what cancelling would mean.'),
+    dry_run: z.boolean().optional().describe('true: change nothing, say what it would mean.'),
   },
   output: {
     ...BookingOutput,

@@ -26,10 +26,7 @@ const SpokenClient = z.object({
 const CLIENT_ID = z.uuid();
 
 const ContactInput = {
-  phone: z
-    .string()
-    .optional()
-    .describe('As the caller said it: international (+44...) or national (07911...).'),
+  phone: z.string().optional().describe('As said: +44... or 07911...'),
   email: z.string().optional(),
 };
 
@@ -49,9 +46,7 @@ async function spokenClient(api: BookingApi, client: Client): Promise<z.infer<ty
 export const lookupClientTool = defineTool({
   name: 'lookup_client',
   title: 'Look up a caller',
-  description:
-    'Finds a client by phone (caller ID works) or e-mail, with their upcoming appointments. ok false, code ' +
-    `not_found: ask for another number or e-mail before registering them. ${CALLER_TEXT_NOTE}`,
+  description: `A client by phone (caller ID works) or e-mail, with upcoming bookings. ${CALLER_TEXT_NOTE}`,
   input: ContactInput,
   output: { client: SpokenClient, upcoming_bookings: z.array(SpokenBookingSchema) },
   annotations: READ_ONLY,
@@ -80,9 +75,9 @@ export const registerClientTool = defineTool({
   name: 'register_client',
   title: 'Register a caller',
   description:
-    'Registers a client (name, and phone or e-mail). One on file with that phone or e-mail is returned unchanged ' +
-    `(created false); name_mismatch true: their name differs, confirm who is calling. ${CALLER_TEXT_NOTE}`,
-  input: { ...NewClientInput.shape, marketing_consent: z.boolean().optional().describe('Default false.') },
+    'Registers a client (name, phone or e-mail); one on file with that contact is returned unchanged ' +
+    `(created false). ${CALLER_TEXT_NOTE}`,
+  input: { ...NewClientInput.shape, marketing_consent: z.boolean().optional() },
   output: {
     client: SpokenClient,
     created: z.boolean(),

@@ -14,8 +14,8 @@ export const listLocationsTool = defineTool({
   name: 'list_locations',
   title: 'List locations',
   description:
-    "The business's locations: address, phone, time zone, and the local date, weekday and time now (what " +
-    '"today" means there). Tools take a location by slug or name, or none when there is one location.',
+    'Locations: address, phone, time zone, local date, weekday and time now. Tools take a location by slug ' +
+    'or name, or none if there is one.',
   input: {},
   output: {
     locations: z.array(
@@ -66,9 +66,9 @@ export const listServicesTool = defineTool({
   name: 'list_services',
   title: 'List services',
   description:
-    'Services of a location with duration, price, deposit and who delivers each; in_person_only cannot be booked ' +
-    'by phone; terms_spoken: deposits or a card on file needed.',
-  input: { location: z.string().optional().describe('Slug or name; optional with a single location.') },
+    "A location's services: duration, price, deposit, staff. in_person_only: not bookable by phone. " +
+    'terms_spoken: deposit or card needed.',
+  input: { location: z.string().optional() },
   output: {
     location: z.object({ slug: z.string(), name: z.string() }),
     services: z.array(

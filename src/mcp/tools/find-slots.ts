@@ -21,7 +21,7 @@ import { speakClock, speakDate, speakDuration, speakOnDate } from '../speech.ts'
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
-import { BadArgument, fail, SpokenSlot } from '../tool-kit.ts';
+import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
@@ -33,42 +33,31 @@ const SPREAD_MINUTES = 30;
 
 export const ServicesArgument = z
   .union([z.string(), z.array(z.string()).min(1).max(10)])
-  .describe('Service names as the caller said them (or ids), one or several back to back, e.g. "cut".');
+  .describe('Names as said, or ids; several back to back.');
 
 export const findSlotsTool = defineTool({
   name: 'find_slots',
   title: 'Find free times',
   description:
-    'Free appointment times for one or more services at a location, optionally with one staff member, within a ' +
-    "part of the day or between two times. Dates and times as callers say them, read in the location's time zone " +
-    'and locale. When nothing is free, ok is false with code no_slots and the nearest free times in ' +
-    "alternatives. Pass a slot's starts_at to book unchanged.",
+    'Free times for services at a location, optionally by staff, part of day or time range; dates and times ' +
+    "as said, in the location's zone. None: ok false, no_slots, nearest in alternatives.",
   input: {
-    location: z.string().optional().describe('Slug or name; optional with a single location.'),
+    location: z.string().optional(),
     services: ServicesArgument,
     date: z
       .string()
       .describe(
-        'YYYY-MM-DD or as said: "tomorrow morning", "friday", "next tuesday", "Tuesday 8 December", "the 8th", ' +
-          '"Tuesday week", "next week" (7 days from Monday).',
+        'YYYY-MM-DD or as said ("tomorrow morning", "next tuesday", "the 8th", "Tuesday week", "next week").',
       ),
-    days: z
-      .int()
-      .min(1)
-      .max(14)
-      .optional()
-      .describe('Days searched from date, 1 to 14 (default 1, or the span date names).'),
-    staff: z.string().optional().describe('A staff member by name (first name is enough) or id.'),
+    days: z.int().min(1).max(14).optional().describe('Default 1, or the span date names.'),
+    staff: z.string().optional().describe('Name (first is enough) or id.'),
     time_of_day: z
       .enum(['morning', 'afternoon', 'evening'])
       .optional()
-      .describe('morning: before 12:00; afternoon: 12:00-17:00; evening: from 17:00.'),
-    earliest: z
-      .string()
-      .optional()
-      .describe('Earliest start, local time, e.g. "2pm" or "14:00"; "2:30" is read within opening hours.'),
+      .describe('morning <12:00, afternoon 12-17:00, evening from 17:00.'),
+    earliest: z.string().optional().describe('Local time, e.g. "2pm"; "2:30" is read within opening hours.'),
     latest: z.string().optional().describe('Latest start, local time.'),
-    limit: z.int().min(1).max(20).optional().describe('How many slots to return (default 5).'),
+    limit: z.int().min(1).max(20).optional().describe('Default 5.'),
   },
   output: {
     location: z.object({ slug: z.string(), name: z.string() }),
@@ -87,10 +76,16 @@ export const findSlotsTool = defineTool({
     const services = await resolveServices(api, place, args.services);
     const team = await api.listStaff(place.location.slug);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const resolved = resolveSpokenDate(args.date, place.zone, now, place.locale);
-    if (!resolved.ok) throw new BadArgument('date', resolved.reason);
-    const part = args.time_of_day ?? resolved.timeOfDay;
-    const times = readTimeArguments(part, args.earliest, args.latest);
+    // The date and the times are read together: an agent that got both wrong hears of both at once.
+    const [resolved, said] = readAll(
+      () => {
+        const reading = resolveSpokenDate(args.date, place.zone, now, place.locale);
+        if (!reading.ok) throw new BadArgument('date', reading.reason);
+        return reading;
+      },
+      () => readTimeArguments(undefined, args.earliest, args.latest),
+    );
+    const times = { ...said, part: args.time_of_day ?? resolved.timeOfDay };
     const limit = args.limit ?? DEFAULT_LIMIT;
     const today = localDateAt(now, place.zone);
     // Days already over are not searched; none is made past 9999-12-31.
@@ -159,7 +154,7 @@ export const findSlotsTool = defineTool({
           { alternatives: offered, reason: 'closed' },
         );
       }
-      let when = describeRange(place, span.from, bookable.days, part, window, now);
+      let when = describeRange(place, span.from, bookable.days, times.part, window, now);
       if (bookable.cut) when += `, the last day ${place.location.name} takes bookings for`;
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
     }

@@ -11,9 +11,9 @@ export const getLocationInfoTool = defineTool({
   name: 'get_location_info',
   title: 'About a location',
   description:
-    'Address, phone, opening hours, closures in the next 60 days, deposits or a card on file needed, and the ' +
-    'cancellation policy, in words to read out.',
-  input: { location: z.string().optional().describe('Slug or name; optional with a single location.') },
+    'Address, phone, opening hours, closures (next 60 days), deposit or card terms and cancellation policy, ' +
+    'in words to read out.',
+  input: { location: z.string().optional() },
   output: {
     location: z.object({ slug: z.string(), name: z.string(), timezone: z.string() }),
     address: z.string().nullable(),

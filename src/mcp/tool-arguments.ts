@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+/**
+ * How a tool reads the arguments a host sends, before its input schema checks them:
+ *
+ * - `null` for an optional argument means absent. Voice platforms and strict function calling (which
+ *   must send every property, and sends null for those the model leaves out) send it; refusing it
+ *   would refuse every call they make. Only members that accept absence and not null lose it, at
+ *   any depth of nested objects (`client.email: null`).
+ * - An argument error names every bad argument with its limit or form ("limit is at most 20",
+ *   "client needs last_name"), never only the first: an agent that fixes one at a time makes a
+ *   caller wait through a call per mistake.
+ */
+
+/** Per object schema: the members whose null is dropped, and the nested objects to look into. */
+interface NullPlan {
+  optional: ReadonlySet<string>;
+  nested: ReadonlyMap<string, NullPlan>;
+}
+
+/** The plan of an object schema's members, worked out once per tool. */
+export function nullPlanOf(shape: z.ZodRawShape): NullPlan {
+  const optional = new Set<string>();
+  const nested = new Map<string, NullPlan>();
+  for (const [name, field] of Object.entries(shape)) {
+    const member = field as z.ZodType;
+    if (member.safeParse(undefined).success && !member.safeParse(null).success) optional.add(name);
+    const inner = objectInside(member);
+    if (inner) nested.set(name, nullPlanOf(inner.shape));
+  }
+  return { optional, nested };
+}
+
+/** The object schema an optional (or nullable, or defaulted) member wraps, if any. */
+function objectInside(schema: z.ZodType): z.ZodObject | undefined {
+  let node: z.ZodType = schema;
+  for (let depth = 0; depth < 8; depth++) {
+    if (node instanceof z.ZodObject) return node;
+    const inner = (node as { _zod: { def: { innerType?: z.ZodType } } })._zod.def.innerType;
+    if (!inner) return undefined;
+    node = inner;
+  }
+  return undefined;
+}
+
+/** The arguments with every null of an optional member dropped; anything else is left as it is. */
+export function withoutNulls(args: unknown, plan: NullPlan): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (value === null && plan.optional.has(name)) continue;
+    const nested = plan.nested.get(name);
+    out[name] = nested ? withoutNulls(value, nested) : value;
+  }
+  return out;
+}
+
+/**
+ * Each bad argument, said once with its limit or form: "date is missing; expected: YYYY-MM-DD ...",
+ * "limit is at most 20", "client needs last_name", "time_of_day is one of morning, afternoon, evening".
+ */
+export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: unknown): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const issue of error.issues) {
+    const path = issue.path.map(String);
+    const key = path.join('.');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problemOf(input, issue, path, args));
+  }
+  return problems;
+}
+
+function problemOf(input: z.ZodRawShape, issue: z.core.$ZodIssue, path: string[], args: unknown): string {
+  if (path.length === 0) return 'arguments must be an object of named arguments';
+  const name = path.join('.');
+  const given = valueAt(args, path);
+  // null where an argument is required: it is as missing as one left out.
+  if (given === undefined || given === null) {
+    // A member of a nested object: "client needs last_name".
+    if (path.length > 1) return `${path.slice(0, -1).join('.')} needs ${path.at(-1)}`;
+    return `${name} is missing${expectedForm(input[name] as z.ZodType | undefined)}`;
+  }
+  const limit = limitOf(issue);
+  if (limit) return `${name} ${limit}`;
+  if (issue.code === 'invalid_value' && issue.values.length > 0) {
+    return `${name} is one of ${issue.values.map(String).join(', ')}`;
+  }
+  const field = path.length === 1 ? (input[name] as z.ZodType | undefined) : undefined;
+  return `${name} is not valid${expectedForm(field)}`;
+}
+
+/** "is at most 20", "is at least 1", "is at most 60 characters", "has at most 10 items". */
+function limitOf(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== 'too_big' && issue.code !== 'too_small') return undefined;
+  const bound = issue.code === 'too_big' ? issue.maximum : issue.minimum;
+  const most = issue.code === 'too_big' ? 'at most' : 'at least';
+  switch (issue.origin) {
+    case 'string':
+      return `is ${most} ${bound} ${Number(bound) === 1 ? 'character' : 'characters'}`;
+    case 'array':
+    case 'set':
+      return `has ${most} ${bound} ${Number(bound) === 1 ? 'item' : 'items'}`;
+    default:
+      return issue.inclusive === false
+        ? `is ${issue.code === 'too_big' ? 'below' : 'above'} ${bound}`
+        : `is ${most} ${bound}`;
+  }
+}
+
+function expectedForm(field: z.ZodType | undefined): string {
+  if (!field) return '';
+  const form = field.description ?? expectedType(field);
+  return `; expected: ${form.replace(/\.$/, '')}`;
+}
+
+function expectedType(field: z.ZodType): string {
+  const json = z.toJSONSchema(field, { io: 'input' }) as { type?: string; enum?: string[] };
+  if (json.enum) return `one of ${json.enum.join(', ')}`;
+  return json.type ?? 'a value';
+}
+
+function valueAt(args: unknown, path: readonly string[]): unknown {
+  let node = args;
+  for (const step of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[step];
+  }
+  return node;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { TOOLS } from '../../src/mcp/build-server.ts';
+import { demoMcp, errorText, type Json } from '../helpers/mcp-harness.ts';
+
+/**
+ * How the tools read arguments (design.md 9.3): `null` for an optional argument is the argument left
+ * out (voice platforms and strict function calling send it), on every tool and inside `client`; and an
+ * argument error names every bad argument with its limit or form, not only the first. Through the
+ * SDK's client on the demo catalogue; the clock stands at Monday 23 November 2026, 09:00 in London.
+ */
+const demo = demoMcp();
+const CALLER = { first_name: 'Nia', last_name: 'Obi', phone: '07911 123458' };
+
+/** The optional arguments of a tool, each sent as null. */
+function nullsFor(tool: string, except: readonly string[] = []): Record<string, null> {
+  const spec = TOOLS.find((t) => t.name === tool)!;
+  const optional = Object.entries(spec.input)
+    .filter(([name, field]) => !except.includes(name) && (field as z.ZodType).safeParse(undefined).success)
+    .map(([name]) => [name, null]);
+  return Object.fromEntries(optional);
+}
+
+describe('null for an optional argument means absent', () => {
+  it.each([
+    ['get_location_info', {}],
+    ['get_location_info', { location: 'camden' }],
+    ['list_services', {}],
+    ['list_services', { location: 'camden' }],
+    ['find_slots', { location: 'camden', services: 'cut', date: 'tomorrow' }],
+    ['lookup_client', { phone: '+447911123456' }],
+  ])('%s answers %j with nulls as it answers it without', async (tool, args: Json) => {
+    const withNulls = await demo.mcp.call(tool, { ...nullsFor(tool, Object.keys(args)), ...args });
+    expect(withNulls).toEqual(await demo.mcp.call(tool, args));
+  });
+
+  it('registers, books, moves, cancels and takes a message with every optional argument null', async () => {
+    const registered = await demo.mcp.call('register_client', {
+      ...nullsFor('register_client'),
+      ...CALLER,
+    });
+    expect(registered, JSON.stringify(registered)).toMatchObject({
+      ok: true,
+      created: true,
+      client: { email: null },
+    });
+    const { slots } = await demo.mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'tomorrow',
+      earliest: '3pm',
+    });
+    const booked = await demo.mcp.call('book', {
+      ...nullsFor('book', ['location', 'client']),
+      location: 'camden',
+      services: 'cut',
+      starts_at: slots[0].starts_at,
+      client: { ...CALLER, email: null },
+    });
+    expect(booked).toMatchObject({ ok: true, booking: { client_id: registered.client.id, notes: null } });
+    const { reference } = booked.booking;
+    const moved = await demo.mcp.call('reschedule', {
+      ...nullsFor('reschedule'),
+      reference,
+      starts_at: slots[1].starts_at,
+    });
+    // dry_run null is no dry run: the booking moved.
+    expect(moved).toMatchObject({ ok: true, booking: { starts_at: slots[1].starts_at } });
+    expect(moved.dry_run).not.toBe(true);
+    const cancelled = await demo.mcp.call('cancel', { ...nullsFor('cancel'), reference });
+    expect(cancelled).toMatchObject({ ok: true, booking: { status: 'cancelled' } });
+    const message = await demo.mcp.call('take_message', {
+      ...nullsFor('take_message'),
+      caller_name: 'Nia Obi',
+      message: 'Please call back about colours.',
+    });
+    expect(message.ok).toBe(true);
+  });
+
+  it('still refuses null for an argument that is required', async () => {
+    const text = errorText(
+      await demo.mcp.raw('find_slots', { location: 'camden', services: 'cut', date: null }),
+    );
+    expect(text).toMatch(/find_slots: date is missing; expected: YYYY-MM-DD/);
+  });
+});
+
+describe('an argument error names every bad argument', () => {
+  it('says each limit and form of find_slots in one answer', async () => {
+    const text = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: [],
+        days: 40,
+        time_of_day: 'night',
+        limit: 50,
+      }),
+    );
+    expect(text).toMatch(/^Something in the request was not valid.* find_slots has 5 bad arguments: /);
+    expect(text).toContain('services has at least 1 item');
+    expect(text).toMatch(/date is missing; expected: YYYY-MM-DD/);
+    expect(text).toContain('days is at most 14');
+    expect(text).toContain('time_of_day is one of morning, afternoon, evening');
+    expect(text).toContain('limit is at most 20');
+  });
+
+  it('names what a nested client lacks and what is too long', async () => {
+    const text = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: { first_name: 'Sam' },
+        notes: 'n'.repeat(1001),
+      }),
+    );
+    expect(text).toContain('book has 2 bad arguments: ');
+    expect(text).toContain('client needs last_name');
+    expect(text).toContain('notes is at most 1000 characters');
+  });
+
+  it('names a date and a time find_slots cannot read in one answer', async () => {
+    const text = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'soonish',
+        earliest: 'after lunch',
+        latest: 'zzz',
+      }),
+    );
+    expect(text).toMatch(/ date: say a date as .*"next week"\. earliest: /);
+    expect(text).toContain('earliest: give a time of day such as "2:30pm" or "14:30".');
+    expect(text).toContain('latest: give a time of day such as "2:30pm" or "14:30".');
+  });
+
+  it('keeps one bad argument in the form it had', async () => {
+    const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
+    expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);
+  });
+});
