@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { demoCatalogue, type Era, errorText, type Json } from '../helpers/mcp-harness.ts';
+import { demoCatalogue, type Era, errorText, type Json, READ_TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import { connectStreamableHttp, type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
 import {
   connectWith,
@@ -133,6 +133,9 @@ describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s
     try {
       const locations = await client.callTool({ name: 'list_locations', arguments: {} });
       expect(locations.isError).toBeFalsy();
+      // It sees only the tools it can use, as a read key does.
+      const listed = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      expect(listed).toEqual([...READ_TOOL_NAMES].sort());
       const refused = await client.callTool({ name: 'take_message', arguments: MESSAGE });
       expect(errorText(refused as never)).toBe(scopeRefusal);
     } finally {
