@@ -24,8 +24,9 @@ export interface ToolDefinition {
  * `$defs`, no `anyOf` at the top, no `type` arrays. The input schema, what a model reads to call the
  * tool, keeps every description, and every subschema constrains something (nullable values are `anyOf`
  * a type and null). The output schema is the shape only, for hosts that validate `structuredContent`:
- * each member one level in with its type, arrays without their items, a nullable member without a type
- * (`{}`, which accepts its null), no descriptions, nothing required (`ok` always comes; every other
+ * each member one level in with its type (a nullable one `anyOf` its type and null: every subschema
+ * constrains something, as MCP Inspector's --strict asks), arrays without their items, no descriptions,
+ * nothing required (`ok` always comes; every other
  * member depends on the outcome), nothing forbidden (`booking` carries the REST
  * Booking, whose fields may grow), so the whole list stays under 12,000 characters (design.md 9.3)
  * for models that keep it in their context.
@@ -83,6 +84,9 @@ interface Shaping {
   depth: number;
 }
 
+/** Checked by the tool's input schema, not listed: see portable. */
+const LIMIT_KEYWORDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
+
 /** What an output schema keeps: the shape. */
 const SHAPE_KEYWORDS = new Set(['type', 'properties', 'anyOf', 'enum', 'const']);
 
@@ -91,9 +95,10 @@ function portable(node: JsonSchema, shaping: Shaping, level = 0): JsonSchema {
   for (const [keyword, value] of Object.entries(node)) {
     if (keyword === 'additionalProperties' || keyword === 'oneOf') continue;
     if (!shaping.full && !SHAPE_KEYWORDS.has(keyword)) continue;
-    // A string that must not be empty says so to a model without minLength 1 (its input schema still
-    // checks it, and an empty one is answered "is at least 1 character"): 14 characters a field.
-    if (keyword === 'minLength' && value === 1) continue;
+    // Length and count limits are checked, not listed (tools/list under 12,000, design.md 9.3): a model
+    // keeps a name, a note or a list of services short without them, and one too long is answered with
+    // the limit ("notes is at most 1000 characters").
+    if (LIMIT_KEYWORDS.has(keyword)) continue;
     if (keyword === 'properties') {
       if (level >= shaping.depth) continue;
       out.properties = Object.fromEntries(
@@ -105,12 +110,8 @@ function portable(node: JsonSchema, shaping: Shaping, level = 0): JsonSchema {
     } else if (keyword === 'items') {
       out.items = portable(value as JsonSchema, shaping, level);
     } else if (keyword === 'anyOf') {
-      // Output: a nullable member (a type or null) is listed with no type, which accepts its null and
-      // costs 2 characters instead of 44 (design.md 9.3: tools/list under 12,000). So below.
-      if (!shaping.full && (value as JsonSchema[]).some((sub) => sub.type === 'null')) continue;
       out.anyOf = (value as JsonSchema[]).map((sub) => portable(sub, shaping, level));
     } else if (keyword === 'type' && Array.isArray(value)) {
-      if (!shaping.full && value.includes('null')) continue;
       out.anyOf = value.map((type) => ({ type }));
     } else {
       out[keyword] = value;

@@ -33,7 +33,7 @@ export const bookTool = defineTool({
   description:
     'Books a find_slots time for client_id or a new client; never twice for one caller at a time (existing ' +
     'true). Deposit: held until paid at payment_url. Booking Protection: a pending_confirmation hold finished ' +
-    `on booking_page_url (link sent). ${CALLER_TEXT_NOTE}`,
+    `on booking_page_url. ${CALLER_TEXT_NOTE}`,
   input: {
     location: z.string().optional(),
     services: ServicesArgument,
@@ -189,8 +189,8 @@ export const getBookingTool = defineTool({
   name: 'get_booking',
   title: 'Read a booking',
   description:
-    'A booking by reference: status, time, price, words to read back; while held, when it lapses (and links, ' +
-    `for read_write keys). ${CALLER_TEXT_NOTE}`,
+    'A booking by reference: status, time, price, words to read back; while held, when it lapses and its ' +
+    `links. ${CALLER_TEXT_NOTE}`,
   input: { reference: Reference },
   output: {
     ...BookingOutput,
@@ -221,7 +221,7 @@ export const rescheduleTool = defineTool({
     reference: Reference,
     starts_at: z.string().describe('A find_slots starts_at, or as said ("tomorrow at noon").'),
     staff: z.string().optional().describe('Name or id.'),
-    dry_run: z.boolean().optional().describe('true: change nothing, say what it would mean.'),
+    dry_run: z.boolean().optional().describe('true: only say what it would do.'),
   },
   output: { ...BookingOutput, ...ChangeOutput },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -270,7 +270,7 @@ export const cancelTool = defineTool({
   input: {
     reference: Reference,
     reason: z.string().max(1000).optional().describe('Shown to staff.'),
-    dry_run: z.boolean().optional().describe('true: change nothing, say what it would mean.'),
+    dry_run: z.boolean().optional().describe('true: only say what it would do.'),
   },
   output: {
     ...BookingOutput,

@@ -40,22 +40,20 @@ export const findSlotsTool = defineTool({
   title: 'Find free times',
   description:
     'Free times for services at a location, optionally by staff, part of day or time range; dates and times ' +
-    "as said, in the location's zone. None: ok false, no_slots, nearest in alternatives.",
+    "as said, in the location's zone.",
   input: {
     location: z.string().optional(),
     services: ServicesArgument,
     date: z
       .string()
-      .describe(
-        'YYYY-MM-DD or as said ("tomorrow morning", "next tuesday", "the 8th", "Tuesday week", "next week").',
-      ),
-    days: z.int().min(1).max(14).optional().describe('Default 1, or the span date names.'),
+      .describe('YYYY-MM-DD or as said ("tomorrow morning", "next tuesday", "the 8th", "next week").'),
+    days: z.int().min(1).max(14).optional().describe('Default 1.'),
     staff: z.string().optional().describe('Name (first is enough) or id.'),
     time_of_day: z
       .enum(['morning', 'afternoon', 'evening'])
       .optional()
       .describe('morning <12:00, afternoon 12-17:00, evening from 17:00.'),
-    earliest: z.string().optional().describe('Local time, e.g. "2pm"; "2:30" is read within opening hours.'),
+    earliest: z.string().optional().describe('Local time, e.g. "2pm".'),
     latest: z.string().optional().describe('Latest start, local time.'),
     limit: z.int().min(1).max(20).optional().describe('Default 5.'),
   },

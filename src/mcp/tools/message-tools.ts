@@ -19,7 +19,8 @@ export const takeMessageTool = defineTool({
     message_id: z.string(),
     spoken: z.string(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // idempotentHint false is the default, left out of tools/list.
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   failureMembers: ['choices'],
   async run(args, { api }) {
     const locations = await api.listLocations();
@@ -56,7 +57,7 @@ export const sendLinkTool = defineTool({
     kind: z.string().describe('payment_link, booking_page_link or confirmed.'),
     spoken: z.string(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run(args, { api }) {
     const sent = await api.sendLink(args.reference);
     return { kind: sent.kind, spoken: sent.spoken };
