@@ -5,12 +5,15 @@ import { findOrganisationById } from '../../data/organisation-repository.ts';
 import {
   anyRescanAsked,
   endWaitlistEntry,
+  findWaitlistEntry,
   insertWaitlistOffer,
   offersAt,
+  offersOfEntry,
   takeRescans,
   type WaitlistEntryRow,
   waitingEntriesAt,
 } from '../../data/waitlist-repository.ts';
+import { bookingsAt, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { Location } from '../../domain/catalogue.ts';
@@ -173,6 +176,10 @@ async function offerAt(
     for (const slot of candidates) {
       if (letGo.has(`${entry.id}|${slot.staffId}|${slot.startsAt}`)) continue;
       const made = await writeTransaction(db, async (trx) => {
+        // Another instance's worker may have offered this entry a time since the pass read it: under
+        // the location's turn (the one its booking takes too), it is asked again.
+        await takeTurn(trx, bookingsAt(location.id));
+        if (!(await waitsWithoutOffer(trx, organisationId, entry.id, now))) return false;
         const { booking } = await createBooking(
           trx,
           caller,
@@ -297,6 +304,14 @@ interface LocalSlot {
 /** What an entry asks availability for: its services and its staff member (or anyone). */
 function askOf(entry: WaitlistEntryRow): string {
   return `${entry.service_ids}|${entry.staff_id ?? ''}`;
+}
+
+/** Whether the entry still waits and holds no offer now. */
+async function waitsWithoutOffer(trx: Db, organisationId: string, entryId: string, now: number) {
+  const entry = await findWaitlistEntry(trx, organisationId, entryId);
+  if (entry?.status !== 'waiting') return false;
+  const offers = await offersOfEntry(trx, organisationId, entryId);
+  return !offers.some((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now);
 }
 
 function wantsOf(entry: WaitlistEntryRow): WaitlistWants {
