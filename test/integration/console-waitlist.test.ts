@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
-import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import {
   expectNamedControls,
@@ -9,6 +8,7 @@ import {
   tableRows,
 } from '../helpers/console-session.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * The console's Waitlist page through HTTP (design.md 9.4, "the console (list, add, remove, see
@@ -19,7 +19,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  * London; Ana does Cuts at Soho on Mondays and Tuesdays 09:00-17:00, Bo on Wednesdays.
  */
 const NOW = '2026-11-23T09:00:00Z';
-const TUESDAY = '2026-11-24';
 const PASSWORD = 'correct horse battery';
 
 let t: TestApp;
@@ -75,8 +74,7 @@ beforeEach(async () => {
 
 const signIn = (organisation: string, email: string) => signInToConsole(t, organisation, email, PASSWORD);
 
-const pass = () =>
-  offerFreedTimes({ db: t.database.db, clock: t.clock, payments: null, publicBaseUrl: 'http://localhost' });
+const pass = () => waitlistPass(t);
 
 /** The add form's fields for Jo (found by search), a Cut with Ana on Tuesday afternoon. */
 function joForm(extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { deliver, messagesOf, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * "Tell me if a time frees up" on the public booking page (design.md 9.4 under 9.1's rules), through
@@ -13,7 +13,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  * does Cuts at Soho on Mondays and Tuesdays 09:00-17:00; nobody works there on Thursdays.
  */
 const NOW = '2026-11-23T09:00:00Z';
-const TUESDAY = '2026-11-24';
 const THURSDAY = '2026-11-26';
 const ORG = 'acme-hair';
 
@@ -32,26 +31,7 @@ async function searchPage(date: string): Promise<string> {
 }
 
 /** Every hour of Ana's Tuesday booked for Jo over REST: nothing free that day. */
-async function fillTuesday(): Promise<Map<string, string>> {
-  const ids = await catalogueIds(t.database.db);
-  const references = new Map<string, string>();
-  for (const hour of ['09', '10', '11', '12', '13', '14', '15', '16']) {
-    const booked = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        staff_id: ids.staff.ana,
-        client_id: ids.jo,
-        starts_at: `${TUESDAY}T${hour}:00:00Z`,
-      },
-    });
-    expect(booked.statusCode, booked.body).toBe(201);
-    references.set(hour, json(booked).data.reference);
-  }
-  return references;
-}
+const fillTuesday = () => bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
 
 async function joinOnPage(
   fields: Record<string, string | undefined>,
@@ -90,8 +70,7 @@ const entries = async () =>
     offer: null | { booking_reference: string; starts_at: string };
   }[];
 
-const pass = () =>
-  offerFreedTimes({ db: t.database.db, clock: t.clock, payments: null, publicBaseUrl: 'http://localhost' });
+const pass = () => waitlistPass(t);
 
 describe('the public page’s waitlist', () => {
   it('is offered only when nothing fits, keeps a stranger off a client’s record, and sends the offer only to the contact typed', async () => {

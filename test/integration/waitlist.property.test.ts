@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import type { AvailabilityQuery } from '../../src/domain/availability/types.ts';
 import { type TimeOfDay, timeOfDay } from '../../src/domain/waitlist.ts';
 import { oracleSlots } from '../helpers/availability-oracle.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
+import { anaTuesdayStarts, bookAna, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * Offered holds against everything else (design.md 9.4): whatever was booked, cancelled and asked
@@ -16,7 +16,6 @@ import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
  * - each entry holds at most one offer, for a time that suits it, and no two hold the same time.
  * Ana's Tuesday at Soho in the small catalogue (09:00-17:00 London, Cut 45 + 15 minutes).
  */
-const TUESDAY = '2026-11-24';
 const MINUTE = 60_000;
 const HOURS = [9, 10, 11, 12, 13, 14, 15, 16];
 
@@ -45,27 +44,10 @@ async function reset() {
     .execute();
 }
 
-async function book(hour: number) {
-  return t.request({
-    method: 'POST',
-    url: '/v1/bookings',
-    payload: {
-      location_slug: 'soho',
-      service_ids: [ids.services.cut],
-      staff_id: ids.staff.ana,
-      client_id: ids.jo,
-      starts_at: `${TUESDAY}T${String(hour).padStart(2, '0')}:00:00Z`,
-    },
-  });
-}
+const hourAt = (hour: number) => `${TUESDAY}T${String(hour).padStart(2, '0')}:00:00Z`;
 
-async function tuesdayStarts(): Promise<number[]> {
-  const answer = await t.request({
-    method: 'GET',
-    url: `/v1/locations/soho/availability?service_ids=${ids.services.cut}&date=${TUESDAY}&staff_id=${ids.staff.ana}`,
-  });
-  return (json(answer).data.slots as { starts_at: string }[]).map((s) => Date.parse(s.starts_at));
-}
+/** Ana's free starts on Tuesday, as instants. */
+const tuesdayStarts = async () => (await anaTuesdayStarts(t)).map((start) => Date.parse(start));
 
 /** The oracle's starts from the database's live bookings of Ana (holds with their expiry). */
 async function oracleStarts(): Promise<number[]> {
@@ -123,7 +105,7 @@ describe('offered holds', () => {
         t.clock.set(TEST_START);
         await reset();
         const references = new Map<number, string>();
-        for (const hour of booked) references.set(hour, json(await book(hour)).data.reference);
+        for (const hour of booked) references.set(hour, json(await bookAna(t, hourAt(hour))).data.reference);
         const joined: { id: string; times: TimeOfDay[] }[] = [];
         for (const [n, times] of entries.entries()) {
           const answer = await t.request({
@@ -146,8 +128,7 @@ describe('offered holds', () => {
           const reference = references.get(hour);
           if (reference) await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel` });
         }
-        const pass = () =>
-          offerFreedTimes({ db: t.database.db, clock: t.clock, payments: null, publicBaseUrl: 'http://x' });
+        const pass = () => waitlistPass(t);
         await pass();
         t.clock.advance({ minutes: minutesLater });
         for (const hour of cancelledLater) {
@@ -181,18 +162,8 @@ describe('offered holds', () => {
         for (const at of offers) {
           // Nothing returned overlaps the held hour (45 minutes and 15 of buffer, either side).
           expect(starts.filter((s) => s > at - 60 * MINUTE && s < at + 60 * MINUTE)).toEqual([]);
-          const hour = new Date(at).getUTCHours();
-          const taken = await t.request({
-            method: 'POST',
-            url: '/v1/bookings',
-            payload: {
-              location_slug: 'soho',
-              service_ids: [ids.services.cut],
-              staff_id: ids.staff.ana,
-              client_id: ids.jo,
-              starts_at: `${TUESDAY}T${String(hour).padStart(2, '0')}:${String(new Date(at).getUTCMinutes()).padStart(2, '0')}:00Z`,
-            },
-          });
+          // Its start, for Jo: refused (the API takes the instant with any offset).
+          const taken = await bookAna(t, new Date(at).toISOString().replace('.000Z', 'Z'));
           expect(taken.statusCode).toBe(409);
         }
       }),

@@ -4,12 +4,19 @@ import { customerLinks } from '../../src/app/customer-links.ts';
 import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
-import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import {
+  anaTuesdayStarts,
+  bookAna,
+  bookAnaOnTuesday,
+  bookingPagePathOf,
+  TUESDAY,
+  waitlistPass,
+} from '../helpers/waitlist-fixtures.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
@@ -19,7 +26,6 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
  * Tuesdays 09:00-17:00 (45 minutes and 15 of buffer: an hour each).
  */
 const NOW = '2026-11-23T09:00:00Z';
-const TUESDAY = '2026-11-24';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' };
 
 let t: TestApp;
@@ -28,33 +34,6 @@ afterEach(async () => {
 });
 
 const json = (response: { body: string }) => JSON.parse(response.body);
-
-async function book(startsAt: string, clientId: string) {
-  const ids = await catalogueIds(t.database.db);
-  return t.request({
-    method: 'POST',
-    url: '/v1/bookings',
-    payload: {
-      location_slug: 'soho',
-      service_ids: [ids.services.cut],
-      staff_id: ids.staff.ana,
-      client_id: clientId,
-      starts_at: startsAt,
-    },
-  });
-}
-
-/** Ana's Tuesday afternoon, every hour from 12:00 to 16:00, booked for Jo. */
-async function fillTuesdayAfternoon(): Promise<Map<string, string>> {
-  const ids = await catalogueIds(t.database.db);
-  const references = new Map<string, string>();
-  for (const hour of ['12', '13', '14', '15', '16']) {
-    const booked = await book(`${TUESDAY}T${hour}:00:00Z`, ids.jo);
-    expect(booked.statusCode, booked.body).toBe(201);
-    references.set(hour, json(booked).data.reference);
-  }
-  return references;
-}
 
 async function join(name: string, times = ['afternoon']) {
   const ids = await catalogueIds(t.database.db);
@@ -75,31 +54,13 @@ async function join(name: string, times = ['afternoon']) {
   return json(joined).data as { id: string; status: string; offer: null | Record<string, string> };
 }
 
+/** Ana's Tuesday afternoon, every hour from 12:00 to 16:00, booked for Jo. */
+const fillTuesdayAfternoon = () => bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
+const pass = () => waitlistPass(t);
+const pageOf = (reference: string) => bookingPagePathOf(t, reference);
+const tuesdayStarts = () => anaTuesdayStarts(t);
+
 const entry = async (id: string) => json(await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).data;
-
-/** The booking page of an offer (the link its message carries). */
-async function pageOf(reference: string): Promise<string> {
-  const row = await t.database.db
-    .selectFrom('booking_pages as p')
-    .innerJoin('bookings as b', 'b.id', 'p.booking_id')
-    .select('p.token')
-    .where('b.reference', '=', reference)
-    .executeTakeFirstOrThrow();
-  return `/p/manage/${row.token}`;
-}
-
-const pass = () =>
-  offerFreedTimes({ db: t.database.db, clock: t.clock, payments: null, publicBaseUrl: 'http://localhost' });
-
-async function tuesdayStarts(): Promise<string[]> {
-  const ids = await catalogueIds(t.database.db);
-  const answer = await t.request({
-    method: 'GET',
-    url: `/v1/locations/soho/availability?service_ids=${ids.services.cut}&date=${TUESDAY}&staff_id=${ids.staff.ana}`,
-  });
-  expect(answer.statusCode, answer.body).toBe(200);
-  return (json(answer).data.slots as { starts_at: string }[]).map((s) => s.starts_at);
-}
 
 describe('the waitlist', () => {
   it('offers a cancelled time to the first entry, holds it, passes it on when it lapses, and books the claim once', async () => {
@@ -122,7 +83,7 @@ describe('the waitlist', () => {
     // Held: nobody else is offered it or can book it.
     expect((await tuesdayStarts()).filter((s) => s.startsWith(`${TUESDAY}T14`))).toEqual([]);
     const ids = await catalogueIds(t.database.db);
-    expect((await book(`${TUESDAY}T14:00:00+00:00`, ids.jo)).statusCode).toBe(409);
+    expect((await bookAna(t, `${TUESDAY}T14:00:00+00:00`, ids.jo)).statusCode).toBe(409);
     const held = json(
       await t.request({ method: 'GET', url: `/v1/bookings/${offered.offer.booking_reference}` }),
     );
