@@ -14,6 +14,7 @@ import type { MessageResource, NewMessageBody } from '../contract/message.ts';
 import type { LinkSent } from '../contract/outbox.ts';
 import type { ServiceResource } from '../contract/service.ts';
 import type { StaffResource } from '../contract/staff.ts';
+import type { NewWaitlistEntryBody, WaitlistEntryResource } from '../contract/waitlist.ts';
 import { AppError } from '../domain/errors.ts';
 
 /**
@@ -38,6 +39,8 @@ export type Cancellation = z.infer<typeof CancellationResource>;
 export type LocationInfo = LocationInfoResource;
 export type Message = z.infer<typeof MessageResource>;
 export type NewMessage = z.input<typeof NewMessageBody>;
+export type WaitlistEntry = z.infer<typeof WaitlistEntryResource>;
+export type NewWaitlistEntry = z.input<typeof NewWaitlistEntryBody>;
 export type NewBooking = z.input<typeof NewBookingBody>;
 export type NewClient = z.input<typeof NewClientBody>;
 
@@ -105,6 +108,8 @@ export interface BookingApi {
   cancelBooking(reference: string, options?: { reason?: string; dryRun?: boolean }): Promise<Cancellation>;
   /** POST /messages: a message for staff. */
   takeMessage(message: NewMessage): Promise<Message>;
+  /** POST /waitlist. */
+  joinWaitlist(entry: NewWaitlistEntry): Promise<WaitlistEntry>;
   /** POST /bookings/{reference}/send-link: the customer's link or confirmation sent again. */
   sendLink(reference: string): Promise<LinkSent>;
 }

@@ -18,6 +18,7 @@ import { listLocationsTool, listServicesTool } from './tools/directory-tools.ts'
 import { findSlotsTool } from './tools/find-slots.ts';
 import { getLocationInfoTool } from './tools/location-info.ts';
 import { sendLinkTool, takeMessageTool } from './tools/message-tools.ts';
+import { joinWaitlistTool } from './tools/waitlist-tools.ts';
 
 /** Every tool, in the order a conversation usually meets them. */
 export const TOOLS: readonly ToolSpec[] = [
@@ -28,6 +29,7 @@ export const TOOLS: readonly ToolSpec[] = [
   lookupClientTool,
   registerClientTool,
   bookTool,
+  joinWaitlistTool,
   getBookingTool,
   rescheduleTool,
   cancelTool,

@@ -64,8 +64,8 @@ export const TOOL_OUTCOMES = {
   ),
   no_slots: outcome<{ when: string; alternatives: number }>('no_slots', ({ when, alternatives }) =>
     alternatives > 0
-      ? `Nothing is free ${when}; offer the nearest free times in alternatives.`
-      : `Nothing is free ${when} or in the two weeks after; offer to take a message for the salon.`,
+      ? `Nothing is free ${when}; offer the nearest free times in alternatives, or join_waitlist.`
+      : `Nothing is free ${when} or in the two weeks after; offer join_waitlist, or to take a message.`,
   ),
   client_not_found: outcome<{ by: 'phone' | 'email' }>(
     'not_found',

@@ -15,9 +15,11 @@ import type {
   NewBooking,
   NewClient,
   NewMessage,
+  NewWaitlistEntry,
   RescheduledBooking,
   Service,
   Staff,
+  WaitlistEntry,
 } from './booking-api.ts';
 import { ReplayedRefusal } from './booking-api.ts';
 import { isError } from './tool-kit.ts';
@@ -264,6 +266,10 @@ export class HttpBookingApi implements BookingApi {
 
   async takeMessage(message: NewMessage): Promise<Message> {
     return objectData<Message>((await this.#send('POST', ['messages'], { body: message })).data);
+  }
+
+  async joinWaitlist(entry: NewWaitlistEntry): Promise<WaitlistEntry> {
+    return objectData<WaitlistEntry>((await this.#send('POST', ['waitlist'], { body: entry })).data);
   }
 
   async sendLink(reference: string): Promise<LinkSent> {

@@ -19,6 +19,7 @@ import { takeMessage } from '../app/message-service.ts';
 import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { sendLink } from '../app/send-link.ts';
 import { textedCountriesOf } from '../app/texted-countries.ts';
+import { joinWaitlist } from '../app/waitlist/entries.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
   type BookingViewer,
@@ -34,6 +35,7 @@ import { NewMessageBody, presentMessage } from '../contract/message.ts';
 import { presentLinkSent } from '../contract/outbox.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
+import { NewWaitlistEntryBody, presentWaitlistEntry } from '../contract/waitlist.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
@@ -52,9 +54,11 @@ import type {
   NewBooking,
   NewClient,
   NewMessage,
+  NewWaitlistEntry,
   RescheduledBooking,
   Service,
   Staff,
+  WaitlistEntry,
 } from './booking-api.ts';
 import { ReplayedRefusal } from './booking-api.ts';
 import { isError } from './tool-kit.ts';
@@ -319,6 +323,26 @@ export class InProcessBookingApi implements BookingApi {
       this.now(),
     );
     return presentMessage(taken);
+  }
+
+  async joinWaitlist(entry: NewWaitlistEntry): Promise<WaitlistEntry> {
+    const organisationId = this.#allowed('read_write');
+    const body = parse(NewWaitlistEntryBody, entry);
+    const joined = await joinWaitlist(
+      this.#deps.db,
+      organisationId,
+      {
+        locationSlug: body.location_slug,
+        serviceIds: body.service_ids,
+        staffId: body.staff_id,
+        clientId: body.client_id,
+        fromDate: body.from_date,
+        toDate: body.to_date,
+        times: body.times,
+      },
+      this.now(),
+    );
+    return presentWaitlistEntry(joined);
   }
 
   /**

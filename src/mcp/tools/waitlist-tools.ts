@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { addDays } from '../../domain/availability/zone-calendar.ts';
+import { localDateAt } from '../../domain/time-format.ts';
+import { TIMES_OF_DAY } from '../../domain/waitlist.ts';
+import { resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
+import { speakDate } from '../speech.ts';
+import { resolveSpokenDate } from '../spoken-dates.ts';
+import { BadArgument, readAll } from '../tool-kit.ts';
+import { defineTool } from '../tool-spec.ts';
+import { clientForBooking, NewClientInput } from './client-tools.ts';
+import { ServicesArgument } from './find-slots.ts';
+
+/**
+ * join_waitlist (design.md 9.4): when find_slots finds nothing, the caller waits for a time to free up;
+ * the first that suits them is held for them and sent by text or e-mail with a link to claim it.
+ */
+export const joinWaitlistTool = defineTool({
+  name: 'join_waitlist',
+  title: 'Join the waitlist',
+  description:
+    'When nothing suits: the first time that frees up between the dates is held for the caller and sent to ' +
+    'them to claim.',
+  input: {
+    location: z.string().optional(),
+    services: ServicesArgument,
+    client_id: z.string().optional(),
+    client: NewClientInput.optional().describe('A new caller, instead of client_id.'),
+    staff: z.string().optional(),
+    from_date: z.string().describe('As find_slots reads date.'),
+    to_date: z.string().describe('The last day that suits.'),
+    times: z.array(z.enum(TIMES_OF_DAY)).optional(),
+  },
+  output: { entry_id: z.string(), spoken: z.string() },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  failureMembers: ['choices'],
+  async run(args, { api }) {
+    const now = api.now();
+    const place = await resolveLocation(api, args.location);
+    const services = await resolveServices(api, place, args.services);
+    const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
+    const read = (name: 'from_date' | 'to_date') => () => {
+      const reading = resolveSpokenDate(args[name], place.zone, now, place.locale);
+      if (!reading.ok) throw new BadArgument(name, reading.reason);
+      // "next week" as to_date waits until its last day.
+      return name === 'to_date' && reading.days ? addDays(reading.date, reading.days - 1) : reading.date;
+    };
+    const [from, to] = readAll(read('from_date'), read('to_date'));
+    const clientId = await clientForBooking(api, args);
+    const entry = await api.joinWaitlist({
+      location_slug: place.location.slug,
+      service_ids: services.map((s) => s.id),
+      client_id: clientId,
+      from_date: from,
+      to_date: to,
+      ...(staff && { staff_id: staff.id }),
+      ...(args.times && { times: args.times }),
+    });
+    const today = localDateAt(now, place.zone);
+    const days =
+      from === to
+        ? `for ${speakDate(from, place.locale, today)}`
+        : `from ${speakDate(from, place.locale, today)} to ${speakDate(to, place.locale, today)}`;
+    return {
+      entry_id: entry.id,
+      spoken: `They're on the waitlist ${days}. If a time frees up, it's held for them and we'll send them a link to book it.`,
+    };
+  },
+});
