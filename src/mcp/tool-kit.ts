@@ -30,41 +30,25 @@ export const SpokenSlot = z.object({
 });
 export type SpokenSlot = z.infer<typeof SpokenSlot>;
 
-/** The members every tool result has besides its own: ok, and on a conversational failure what to say. */
-const OUTCOME_FIELDS = {
-  ok: z
-    .boolean()
-    .describe('true on success; false for a normal outcome that is not one (see code and hint).'),
-  code: z
-    .string()
-    .optional()
-    .describe('With ok false: the REST error code where one exists, else ambiguous or no_slots.'),
-  hint: z.string().optional().describe('One sentence: what to tell or ask the caller next.'),
-  detail: z.string().optional().describe("The booking system's own message, when it adds something."),
-};
+/**
+ * What every answer with ok false carries besides ok (design.md 7, docs/mcp.md): `code` (the REST
+ * error code where one exists, else ambiguous or no_slots), `hint` (what to tell or ask the caller
+ * next) and, when it adds something, `detail` (the booking system's own message). The failure members
+ * below come on top, from the tools that use them. tools/list's output schemas describe the success
+ * (ok and the payload) and leave this envelope, the same for every tool, to the docs: listed in each of
+ * thirteen tools it cost 1,350 of tools/list's 12,000 characters (design.md 9.3). Hosts that validate
+ * `structuredContent` accept it, as the schemas forbid no member.
+ */
+export const FAILURE_ENVELOPE = ['code', 'hint', 'detail'] as const;
 
 /**
- * Members of a conversational failure that only some tools answer with: `choices` where a name is
- * resolved, `alternatives` and `reason` where a time is refused. A tool declares those it uses
- * (ToolSpec.failureMembers), so that tools/list describes each tool's answers and nothing more: it
- * stays inside its budget of 16,000 characters (design.md 8.1).
+ * Members of a conversational failure that only some tools answer with: `choices` (the names to choose
+ * from) where a name is resolved, `alternatives` (free times near the one asked for) and `reason` (why
+ * a time was refused: slot_unavailable, too_soon, too_far_ahead, not_on_grid, closed,
+ * staff_not_working, late_change or not_changeable) where a time is refused. A tool declares those it
+ * uses (ToolSpec.failureMembers).
  */
-const FAILURE_MEMBERS = {
-  choices: z
-    .array(z.string())
-    .optional()
-    .describe('With code ambiguous or not_found: the names to choose from.'),
-  alternatives: z.array(SpokenSlot).optional().describe('Free times near the one asked for.'),
-  reason: z
-    .string()
-    .optional()
-    .describe(
-      'With code conflict (or no_slots), why: slot_unavailable, too_soon, too_far_ahead, not_on_grid, closed, ' +
-        'staff_not_working, late_change or not_changeable.',
-    ),
-};
-
-export type FailureMember = keyof typeof FAILURE_MEMBERS;
+export type FailureMember = 'choices' | 'alternatives' | 'reason';
 
 /**
  * A normal conversational outcome that is not a success (nobody on file, nothing free, the slot was
@@ -146,16 +130,14 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
   return read as T;
 }
 
-/**
- * The full output schema of a tool: the outcome fields, the failure members it declares, and its own
- * payload (absent when ok is false).
- */
-export function outputSchema<Shape extends z.ZodRawShape>(
-  payload: Shape,
-  failureMembers: readonly FailureMember[] = [],
-) {
-  const members = Object.fromEntries(failureMembers.map((member) => [member, FAILURE_MEMBERS[member]]));
-  return z.object({ ...OUTCOME_FIELDS, ...members, ...z.object(payload).partial().shape });
+/** A tool's output schema as tools/list gives it: ok, and its own payload (absent when ok is false). */
+export function outputSchema<Shape extends z.ZodRawShape>(payload: Shape) {
+  return z.object({
+    ok: z
+      .boolean()
+      .describe('true on success; false for a normal outcome that is not one (see code and hint).'),
+    ...z.object(payload).partial().shape,
+  });
 }
 
 /** Error codes a tool reports as ok false (normal in a conversation) rather than as an MCP error. */

@@ -27,7 +27,8 @@ export interface ToolDefinition {
  * each member one level in with its type (a nullable one `anyOf` its type and null: every subschema
  * constrains something, as MCP Inspector's --strict asks), arrays without their items, no descriptions,
  * nothing required (`ok` always comes; every other
- * member depends on the outcome), nothing forbidden (`booking` carries the REST
+ * member depends on the outcome), the failure envelope left to the docs (tool-kit.ts FAILURE_ENVELOPE),
+ * nothing forbidden (`booking` carries the REST
  * Booking, whose fields may grow), so the whole list stays under 12,000 characters (design.md 9.3)
  * for models that keep it in their context.
  */
@@ -40,7 +41,7 @@ export function toolDefinition(tool: ToolSpec): ToolDefinition {
       portable(toJson(z.object(tool.input), 'input'), { full: true, depth: Infinity }),
     ),
     outputSchema: objectSchema(
-      portable(toJson(outputSchema(outputOf(tool), tool.failureMembers), 'output'), {
+      portable(toJson(outputSchema(outputOf(tool)), 'output'), {
         full: false,
         depth: 1,
       }),

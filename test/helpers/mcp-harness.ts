@@ -4,6 +4,7 @@ import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/serve
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { buildMcpServer, TOOLS } from '../../src/mcp/build-server.ts';
 import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
+import { FAILURE_ENVELOPE } from '../../src/mcp/tool-kit.ts';
 import { toolDefinition } from '../../src/mcp/tool-schemas.ts';
 import { startTestApp, TEST_START, type TestApp } from './test-app.ts';
 
@@ -21,6 +22,7 @@ export const TOOL_NAMES = [
   'lookup_client',
   'register_client',
   'book',
+  'join_waitlist',
   'get_booking',
   'reschedule',
   'cancel',
@@ -110,14 +112,24 @@ export async function connectInProcess(
 
 const CLIENT_INFO = { name: 'test-agent', version: '1.0.0' };
 
-/** The members each tool's outputSchema declares, as tools/list lists them. */
+/**
+ * The members each tool may answer with: what its outputSchema lists in tools/list (ok and its
+ * payload), the failure envelope every tool shares, and the failure members it declares.
+ */
 const DECLARED_MEMBERS = new Map(
-  TOOLS.map((tool) => [tool.name, new Set(Object.keys(toolDefinition(tool).outputSchema.properties ?? {}))]),
+  TOOLS.map((tool) => [
+    tool.name,
+    new Set([
+      ...Object.keys(toolDefinition(tool).outputSchema.properties ?? {}),
+      ...FAILURE_ENVELOPE,
+      ...(tool.failureMembers ?? []),
+    ]),
+  ]),
 );
 
 /**
- * Every member of an answer is one its tool's outputSchema declares (a tool lists only the failure
- * members it uses, tool-kit.ts): checked on every call any test makes.
+ * Every member of an answer is one its tool declares (its outputSchema, the failure envelope, the
+ * failure members it uses: tool-kit.ts): checked on every call any test makes.
  */
 function expectDeclared(name: string, result: CallToolResult): void {
   const declared = DECLARED_MEMBERS.get(name);

@@ -1,0 +1,135 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildMcpServer } from '../../src/mcp/build-server.ts';
+import { HttpBookingApi } from '../../src/mcp/http-api.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { connectInProcess, type Era, errorText, harness } from '../helpers/mcp-harness.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
+
+/**
+ * join_waitlist (design.md 9.4) through the SDK's client: find_slots finding nothing says the caller
+ * can join; joining with a new caller, by spoken dates and parts of the day, makes the entry the worker
+ * offers the next freed time to; bad arguments are named together (a read key does not see the tool:
+ * mcp-tool-surface.test.ts lists exactly the read tools). In process on both protocol
+ * generations, and over REST (`booking mcp --base-url`). The small catalogue; Monday 23 November 2026,
+ * 09:00 in London; Ana's Tuesday at Soho booked full.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era) => {
+  it('is offered when nothing is free, and its entry gets the next time that frees', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const none = await mcp.call('find_slots', {
+        location: 'soho',
+        services: 'cut',
+        date: 'tuesday',
+        staff: 'Ana',
+      });
+      expect(none).toMatchObject({ ok: false, code: 'no_slots' });
+      expect(none.hint).toContain('join_waitlist');
+
+      const joined = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        client: { first_name: 'Ada', last_name: 'Waiting', phone: '07911 778899', email: null },
+        from_date: 'tuesday',
+        to_date: 'tuesday',
+        times: ['afternoon'],
+      });
+      expect(joined).toMatchObject({ ok: true });
+      expect(joined.spoken).toBe(
+        "They're on the waitlist for tomorrow, Tuesday 24 November. If a time frees up, it's held for them and we'll send them a link to book it.",
+      );
+      const ids = await catalogueIds(t.database.db);
+      const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
+      expect(entry).toMatchObject({
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+        times: ['afternoon'],
+        status: 'waiting',
+      });
+
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+      expect(await waitlistPass(t)).toBe(1);
+      const offered = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
+        .data;
+      expect(offered.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00Z` });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('names every bad argument at once', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const bad = await mcp.raw('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        from_date: 'the 45th',
+        to_date: 'someday',
+      });
+      expect(bad.isError).toBe(true);
+      const text = errorText(bad);
+      expect(text).toContain('from_date');
+      expect(text).toContain('to_date');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('join_waitlist over REST (booking mcp --base-url)', () => {
+  it('joins through POST /v1/waitlist, and a second time is the conflict the API answers', async () => {
+    t = await startTestApp({ now: NOW });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const server = buildMcpServer({
+      apiFor: async () => new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite }),
+      onFault: (error) => {
+        throw error;
+      },
+    });
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(clientSide);
+    const mcp = harness(client, async () => {
+      await client.close();
+      await server.close();
+    });
+    try {
+      const args = {
+        location: 'soho',
+        services: 'cut',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        from_date: '2026-11-24',
+        to_date: '2026-11-30',
+      };
+      const joined = await mcp.call('join_waitlist', args);
+      expect(joined.ok).toBe(true);
+      const listed = (await t.request({ method: 'GET', url: '/v1/waitlist' })).json().data;
+      expect(listed.map((e: { id: string }) => e.id)).toEqual([joined.entry_id]);
+      const again = await mcp.call('join_waitlist', args);
+      expect(again).toMatchObject({ ok: false, code: 'conflict' });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
