@@ -47,7 +47,7 @@ export const findSlotsTool = defineTool({
     date: z
       .string()
       .describe('YYYY-MM-DD or as said ("tomorrow morning", "next tuesday", "the 8th", "next week").'),
-    days: z.int().min(1).max(14).optional().describe('Default 1.'),
+    days: z.int().min(1).max(14).optional().describe('1 to 14; default 1.'),
     staff: z.string().optional().describe('Name (first is enough) or id.'),
     time_of_day: z
       .enum(['morning', 'afternoon', 'evening'])
