@@ -4,6 +4,7 @@ import { customerLinks } from '../../src/app/customer-links.ts';
 import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
+import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
@@ -292,5 +293,99 @@ describe('the waitlist', () => {
     await pass();
     expect(await entry(tuesday)).toMatchObject({ status: 'ended', offer: null });
     expect((await entry(wednesday)).status).toBe('waiting');
+  });
+
+  it('books an offer with a deposit only once both the claim and the deposit are done', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const ids = await catalogueIds(t.database.db);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.colour],
+        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+      },
+    });
+    const id = json(joined).data.id as string;
+    // Colour takes 90 minutes: two hours free up.
+    for (const hour of ['13', '14']) {
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+    }
+    const offers = () =>
+      offerFreedTimes({
+        db: t.database.db,
+        clock: t.clock,
+        payments: localCheckout,
+        publicBaseUrl: 'http://localhost',
+      });
+    expect(await offers()).toBe(1);
+    const { offer } = await entry(id);
+    expect(offer).toMatchObject({ starts_at: `${TUESDAY}T13:00:00Z` });
+    const hold = () => t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` });
+    expect(json(await hold()).data.pending_confirmation.requirements).toEqual(['waitlist_claim', 'deposit']);
+
+    const page = await pageOf(offer.booking_reference);
+    expect((await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM })).statusCode).toBe(
+      303,
+    );
+    expect(json(await hold()).data).toMatchObject({
+      status: 'pending_confirmation',
+      pending_confirmation: { requirements: ['deposit'] },
+    });
+    expect((await entry(id)).status).toBe('booked');
+    const shown = await t.app.inject({ method: 'GET', url: page });
+    expect(shown.body).toContain('Pay deposit £20.00');
+    const pay = await t.app.inject({ method: 'POST', url: `${page}/pay`, headers: FORM });
+    expect(pay.statusCode, pay.body).toBe(303);
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(pay.headers.location as string, 'http://localhost').pathname}/pay`,
+      headers: FORM,
+    });
+    expect(paid.statusCode, paid.body).toBe(303);
+    expect(json(await hold()).data).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
+  it('offers time freed by a booking moved away and by a closure taken out of the catalogue', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
+    const ada = await join('Ada');
+    // Jo's 14:00 moves to Monday: Tuesday 14:00 frees.
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${booked.get('14')}`,
+      payload: { starts_at: '2026-11-23T14:00:00Z' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(await pass()).toBe(1);
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+
+    // Wednesday closed in the catalogue: Bo's Wednesday is nobody's; taken out, it is offered.
+    const catalogue = smallCatalogue();
+    const soho = catalogue.locations.find((location) => location.slug === 'soho')!;
+    Object.assign(soho, { closures: [{ date: '2026-11-25', reason: 'Training' }] });
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    const ids = await catalogueIds(t.database.db);
+    const wednesday = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client_id: ids.jo,
+        from_date: '2026-11-25',
+        to_date: '2026-11-25',
+      },
+    });
+    const waiting = json(wednesday).data.id as string;
+    expect(await pass()).toBe(0);
+    Object.assign(soho, { closures: [] });
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    expect(await pass()).toBe(1);
+    expect((await entry(waiting)).offer).toMatchObject({ starts_at: '2026-11-25T10:00:00Z' });
   });
 });
