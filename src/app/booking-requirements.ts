@@ -5,6 +5,7 @@ import type { BookingsTable } from '../data/tables.ts';
 import { transition } from '../domain/booking/state-machine.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { announceChange } from './outbox-service.ts';
+import { bookEntryOfOffer } from './waitlist/offer-outcomes.ts';
 
 /**
  * THE place that decides "a step of Booking Protection's hold is done -> confirm when none is left",
@@ -84,5 +85,7 @@ export async function settleRequirement(
     { kind: 'confirmed', drop: ['payment_link', 'booking_page_link', 'verification_code'], remind: true },
     now,
   );
+  // A waitlist offer confirmed: its entry is booked (and integrators hear waitlist.claimed).
+  await bookEntryOfOffer(trx, organisationId, bookingId, now);
   return 'confirmed';
 }

@@ -53,3 +53,7 @@ export const CATALOGUE_IMPORT_TURN = 'catalogue-import';
 /** The turn of the requests that share one Idempotency-Key. */
 export const idempotencyKeyTurn = (organisationId: string, key: string) =>
   `idempotency:${organisationId}:${key}`;
+
+/** The turn of one client's joining of one location's waitlist: one entry per services, not two. */
+export const waitlistTurn = (organisationId: string, locationId: string, clientId: string) =>
+  `waitlist:${organisationId}:${locationId}:${clientId}`;

@@ -329,6 +329,8 @@ describe('the waitlist', () => {
     expect(json(await hold()).data.pending_confirmation.requirements).toEqual(['waitlist_claim', 'deposit']);
 
     const page = await pageOf(offer.booking_reference);
+    // Nothing is paid for a time not taken yet.
+    expect((await t.app.inject({ method: 'POST', url: `${page}/pay`, headers: FORM })).statusCode).toBe(409);
     expect((await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM })).statusCode).toBe(
       303,
     );
@@ -336,7 +338,11 @@ describe('the waitlist', () => {
       status: 'pending_confirmation',
       pending_confirmation: { requirements: ['deposit'] },
     });
-    expect((await entry(id)).status).toBe('booked');
+    // Claimed but not paid: the entry still waits on it (a lapse would send it the next time).
+    expect(await entry(id)).toMatchObject({
+      status: 'waiting',
+      offer: { starts_at: `${TUESDAY}T13:00:00Z` },
+    });
     const shown = await t.app.inject({ method: 'GET', url: page });
     expect(shown.body).toContain('Pay deposit £20.00');
     const pay = await t.app.inject({ method: 'POST', url: `${page}/pay`, headers: FORM });
@@ -348,6 +354,7 @@ describe('the waitlist', () => {
     });
     expect(paid.statusCode, paid.body).toBe(303);
     expect(json(await hold()).data).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    expect(await entry(id)).toMatchObject({ status: 'booked', offer: null });
   });
 
   it('offers time freed by a booking moved away and by a closure taken out of the catalogue', async () => {

@@ -1,13 +1,12 @@
 import type { Db } from '../../data/database.ts';
 import { expireHolds } from '../../data/hold-expiry.ts';
-import { endWaitlistEntry, findWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
+import { endWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
 import { bookingTurn, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
 import { type Settled, settleRequirement } from '../booking-requirements.ts';
-import { publishWaitlistEvent } from './offers.ts';
 
 /**
  * What the customer does with an offer, from its link (the booking page): claim it, let it go, or
@@ -23,8 +22,8 @@ export interface OfferTarget {
 
 /**
  * Claims the offered time: the claim step is taken off the hold (the last step confirms it, through
- * the normal path: event, messages, reminder); a deposit or Booking Protection's card may remain. The
- * entry ends as booked, and waitlist.claimed is sent, once.
+ * the normal path: event, messages, reminder, and the entry booked); a deposit or Booking Protection's
+ * card may remain, and the entry waits on that.
  */
 export async function claimOffer(db: Db, target: OfferTarget, now: number): Promise<Settled> {
   return writeTransaction(db, async (trx) => {
@@ -37,34 +36,8 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
       .executeTakeFirst();
     // A lapsed offer is gone (its time may be someone else's by now), whatever steps it had left.
     if (!hold || (hold.hold_expires_at !== null && hold.hold_expires_at <= now)) return 'not_held';
-    const settled = await settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
-    if (settled === 'not_held') return settled;
-    const offer = await offerOfBooking(trx, target.organisationId, target.bookingId);
-    if (!offer) return settled;
-    const ended = await endWaitlistEntry(
-      trx,
-      target.organisationId,
-      offer.entry_id,
-      { status: 'booked', bookingId: target.bookingId },
-      now,
-    );
-    const entry = await findWaitlistEntry(trx, target.organisationId, offer.entry_id);
-    if (ended && entry) {
-      await publishWaitlistEvent(
-        trx,
-        'waitlist.claimed',
-        target.organisationId,
-        entry,
-        {
-          id: target.bookingId,
-          reference: target.reference,
-          startsAt: offer.starts_at,
-          staffId: offer.staff_id,
-        },
-        now,
-      );
-    }
-    return settled;
+    // The last step confirms it, and its entry ends as booked there (offer-outcomes.ts).
+    return settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
   });
 }
 
@@ -77,9 +50,10 @@ export async function declineOffer(db: Db, target: OfferTarget, leave: boolean, 
     await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
     const offer = await offerOfBooking(trx, target.organisationId, target.bookingId);
     if (!offer) throw new AppError('conflict', 'This booking is not a waitlist offer.');
-    // Ended first: the release's rescan must not offer this entry again.
-    if (leave) await endWaitlistEntry(trx, target.organisationId, offer.entry_id, { status: 'left' }, now);
+    // The booking, then the entry (the order every change to both keeps). The worker reads the
+    // release's rescan only once this has committed, with the entry left.
     await releaseOffer(trx, target.organisationId, target.bookingId, now);
+    if (leave) await endWaitlistEntry(trx, target.organisationId, offer.entry_id, { status: 'left' }, now);
   });
 }
 

@@ -10,6 +10,7 @@ import {
   type WaitlistEntryRow,
   waitlistEntriesPage,
 } from '../../data/waitlist-repository.ts';
+import { bookingTurn, takeTurn, waitlistTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import type { Location } from '../../domain/catalogue.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -150,6 +151,8 @@ export async function insertCheckedEntry(
     updated_at: now,
     ended_at: null,
   };
+  // Two joins of one client at once take turns, so the second finds the first (PostgreSQL).
+  await takeTurn(trx, waitlistTurn(organisationId, location.id, clientId));
   const same = await trx
     .selectFrom('waitlist_entries')
     .select('id')
@@ -222,13 +225,18 @@ export async function leaveWaitlist(
   await writeTransaction(db, async (trx) => {
     const row = await findWaitlistEntry(trx, organisationId, id.toLowerCase());
     if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
-    if (!(await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now))) {
-      throw new AppError('conflict', `This entry has ended already (${row.status}).`);
-    }
+    const ended = () => new AppError('conflict', `This entry has ended already (${row.status}).`);
+    if (row.status !== 'waiting') throw ended();
+    // A time held for it is released first, under its booking's turn (as a claim takes it): the
+    // booking, then the entry, the order every change to both keeps.
     const open = (await offersOfEntry(trx, organisationId, row.id)).find(
       (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
     );
-    if (open) await releaseOffer(trx, organisationId, open.booking_id, now, actor);
+    if (open) {
+      await takeTurn(trx, bookingTurn(organisationId, open.reference));
+      await releaseOffer(trx, organisationId, open.booking_id, now, actor);
+    }
+    if (!(await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now))) throw ended();
   });
 }
 

@@ -18,7 +18,7 @@ import { writeTransaction } from '../../data/write-transaction.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { Location } from '../../domain/catalogue.ts';
 import { isAppError } from '../../domain/errors.ts';
-import { formatUtc, localDateAt } from '../../domain/time-format.ts';
+import { localDateAt } from '../../domain/time-format.ts';
 import {
   datesToSearch,
   isPastLastDate,
@@ -33,7 +33,7 @@ import { logBookingEvent } from '../booking-event-log.ts';
 import { createBooking } from '../booking-service.ts';
 import type { PaymentProvider } from '../payments.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
-import { publishEvent } from '../webhooks/events.ts';
+import { publishWaitlistEvent } from './offer-outcomes.ts';
 
 /**
  * The waitlist worker (design.md 9.4): when time may have freed at a location (a rescan, asked in the
@@ -129,11 +129,12 @@ async function expireLapsedOffers(db: Db, now: number): Promise<void> {
     .where('b.hold_expires_at', '<=', now)
     .execute();
   if (lapsed.length === 0) return;
+  // The bookings first, then the entries: the order a claim and a leave change them in.
   await writeTransaction(db, async (trx) => {
+    await expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent);
     for (const offer of lapsed.filter((o) => o.contact_proven === 0)) {
       await endWaitlistEntry(trx, offer.organisation_id, offer.entry_id, { status: 'ended' }, now);
     }
-    await expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent);
   });
 }
 
@@ -328,41 +329,4 @@ function daysBetween(from: string, to: string): number {
 
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** waitlist.offered and waitlist.claimed (design.md 9.2): the entry and the booking that holds its time. */
-export function publishWaitlistEvent(
-  trx: Db,
-  type: 'waitlist.offered' | 'waitlist.claimed',
-  organisationId: string,
-  entry: { id: string; client_id: string; location_id: string },
-  booking: {
-    id: string;
-    reference: string;
-    startsAt: number;
-    staffId: string;
-    holdExpiresAt?: number | null;
-  },
-  now: number,
-) {
-  return publishEvent(
-    trx,
-    organisationId,
-    {
-      type,
-      orderingKey: booking.id,
-      data: () => ({
-        waitlist_entry_id: entry.id,
-        client_id: entry.client_id,
-        booking_id: booking.id,
-        booking_reference: booking.reference,
-        staff_id: booking.staffId,
-        starts_at: formatUtc(booking.startsAt),
-        ...(type === 'waitlist.offered' && booking.holdExpiresAt
-          ? { expires_at: formatUtc(booking.holdExpiresAt) }
-          : {}),
-      }),
-    },
-    now,
-  );
 }

@@ -121,6 +121,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     app.post<{ Params: TokenParams }>('/p/manage/:token/pay', form, async (request, reply) => {
       const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
       refuseBeforeProof(view);
+      refuseBeforeClaim(view);
       const session = view.booking.checkoutSessionId;
       if (!deps.payments || !session || !isPending(view)) {
         throw new AppError('conflict', 'This booking has no deposit waiting to be paid.');
@@ -133,6 +134,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
       refuseBeforeProof(view);
+      refuseBeforeClaim(view);
       const page = bookingPageUrl(publicBaseUrl(request), view.token);
       const setup = await startCardSetup(
         deps.db,
@@ -254,6 +256,16 @@ function isPending(view: BookingPageView): boolean {
  */
 function awaitsProof(view: BookingPageView): boolean {
   return isPending(view) && view.booking.pendingRequirements.includes(CONTACT_VERIFICATION);
+}
+
+/** 409 while a waitlist offer waits for its claim: nothing is paid or saved for a time not taken. */
+function refuseBeforeClaim(view: BookingPageView): void {
+  if (awaitsClaim(view)) {
+    throw new AppError(
+      'conflict',
+      'First book this time on this page; then you can pay or save a card for it.',
+    );
+  }
 }
 
 /** A waitlist offer not claimed yet: claiming (or letting it go) is the one thing to do. */
