@@ -73,7 +73,10 @@ describe('discovery', () => {
       '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-protected-resource/mcp',
     ]) {
-      const metadata = await (await fetch(new URL(path, server.origin))).json();
+      const answer = await fetch(new URL(path, server.origin));
+      // Cached by the host it names (the Host asked for, without PUBLIC_BASE_URL).
+      expect(answer.headers.get('vary')).toBe('Host');
+      const metadata = await answer.json();
       expect(metadata).toMatchObject({
         resource: mcpUrl.href,
         authorization_servers: [server.origin],

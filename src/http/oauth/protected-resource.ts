@@ -40,20 +40,24 @@ export function protectedResourceRoutes(app: FastifyInstance): void {
   const hidden = { schema: { hide: true } };
   const metadata = async (request: FastifyRequest, reply: FastifyReply) => {
     const issuer = issuerOf(request);
-    return reply
-      .header('cache-control', 'public, max-age=3600')
-      .header('access-control-allow-origin', '*')
-      .type('application/json; charset=utf-8')
-      .send(
-        JSON.stringify({
-          resource: `${issuer}/mcp`,
-          authorization_servers: [issuer],
-          scopes_supported: CONNECTOR_SCOPES,
-          bearer_methods_supported: ['header'],
-          resource_name: 'Booking engine MCP',
-          resource_documentation: `${issuer}/v1/openapi.json`,
-        }),
-      );
+    return (
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        // Without PUBLIC_BASE_URL the issuer is the Host asked for: a shared cache keeps one per host.
+        .header('vary', 'Host')
+        .header('access-control-allow-origin', '*')
+        .type('application/json; charset=utf-8')
+        .send(
+          JSON.stringify({
+            resource: `${issuer}/mcp`,
+            authorization_servers: [issuer],
+            scopes_supported: CONNECTOR_SCOPES,
+            bearer_methods_supported: ['header'],
+            resource_name: 'Booking engine MCP',
+            resource_documentation: `${issuer}/v1/openapi.json`,
+          }),
+        )
+    );
   };
   app.get('/.well-known/oauth-protected-resource', hidden, metadata);
   app.get('/.well-known/oauth-protected-resource/mcp', hidden, metadata);
