@@ -114,6 +114,7 @@ describe('getLocationInfo', () => {
         pendingConfirmationHoldMinutes: 15,
         pendingPaymentHoldMinutes: 30,
         reminderHoursBefore: 24,
+        waitlistOfferMinutes: 15,
       },
     });
   });
