@@ -6,6 +6,7 @@ import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
+import { daysBetween } from '../domain/availability/zone-calendar.ts';
 import { type Booking, CANCEL_REASON_MAX_LENGTH, type FeeKind } from '../domain/booking/booking.ts';
 import {
   type ChangeDecision,
@@ -15,8 +16,10 @@ import {
   type FeeDisclosure,
   pendingFee,
 } from '../domain/booking/change-policy.ts';
+import { withSeriesHorizon } from '../domain/booking/series.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
+import { localDateAt } from '../domain/time-format.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { canonicalReference } from './booking-reference.ts';
@@ -92,7 +95,7 @@ export function rescheduleBookingWithDisclosure(
   change: TimeChange,
   now: number,
 ): Promise<RescheduleResult> {
-  return writeTransaction(db, (trx) => reschedule(trx, changer, reference, change, now));
+  return writeTransaction(db, (trx) => rescheduleInTransaction(trx, changer, reference, change, now));
 }
 
 /** What rescheduling would do now: the decision, and whether the new start is a slot (or why not). */
@@ -106,7 +109,7 @@ export async function previewReschedule(
   const { booking, location, decision } = await decide(db, changer, reference, 'reschedule', now);
   const disclosure = disclosureOf(decision);
   if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
-  const request = rescheduleRequest(location, booking, change);
+  const request = rescheduleRequest(location, booking, change, now);
   const { slot, refusal } = await slotOrRefusal(db, changer.organisationId, request, change.startsAt, now);
   return { booking, refusal, disclosure, slot };
 }
@@ -133,7 +136,8 @@ export async function rescheduleOrPreview(
   };
 }
 
-async function reschedule(
+/** A reschedule inside the caller's write transaction (a series' "this and the following"). */
+export async function rescheduleInTransaction(
   trx: Db,
   changer: Changer,
   reference: string,
@@ -146,7 +150,7 @@ async function reschedule(
   );
   const { booking, location, decision } = await decide(trx, changer, reference, 'reschedule', now);
   if (decision.refusal) throw refusalError(decision.refusal);
-  const request = rescheduleRequest(location, booking, change);
+  const request = rescheduleRequest(location, booking, change, now);
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
   await takeTurn(trx, bookingsAt(location.id));
@@ -217,10 +221,26 @@ async function reschedule(
   };
 }
 
-/** The same services at the same location, at the new start, the booking's own time not busy. */
-function rescheduleRequest(location: Location, booking: Booking, change: TimeChange): AvailabilityRequest {
+/**
+ * The same services at the same location, at the new start, the booking's own time not busy. An
+ * occurrence of a series may already lie beyond max_advance_days (booked with its series): it may move
+ * as far ahead as it already is, plus the location's max_advance_days.
+ */
+function rescheduleRequest(
+  location: Location,
+  booking: Booking,
+  change: TimeChange,
+  now: number,
+): AvailabilityRequest {
+  const ahead =
+    booking.seriesId === null
+      ? 0
+      : Math.max(
+          0,
+          daysBetween(localDateAt(now, location.timezone), localDateAt(booking.startsAt, location.timezone)),
+        );
   return {
-    location,
+    location: withSeriesHorizon(location, ahead),
     serviceIds: booking.serviceIds,
     staffId: change.staffId ?? booking.staffId,
     excludeBookingId: booking.id,
@@ -248,7 +268,7 @@ export function cancelBooking(
   now: number,
 ): Promise<CancellationResult> {
   checkFreeText(reason, CANCEL_REASON_MAX_LENGTH, 'reason');
-  return writeTransaction(db, (trx) => cancel(trx, changer, reference, reason, now));
+  return writeTransaction(db, (trx) => cancelInTransaction(trx, changer, reference, reason, now));
 }
 
 /** What cancelling would do now (late or not, the deposit, the fee), or why it would be refused. */
@@ -280,7 +300,8 @@ export async function cancelOrPreview(
   return { booking, depositRefunded: disclosure.depositRefunded === true, disclosure };
 }
 
-async function cancel(
+/** A cancellation inside the caller's write transaction (a series' "this and the following"). */
+export async function cancelInTransaction(
   trx: Db,
   changer: Changer,
   reference: string,

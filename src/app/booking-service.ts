@@ -14,6 +14,7 @@ import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
+import { withSeriesHorizon } from '../domain/booking/series.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
@@ -58,6 +59,15 @@ export interface NewBooking {
   notes?: string | undefined;
   successUrl?: string | undefined;
   cancelUrl?: string | undefined;
+  /** The series this booking is an occurrence of (booking-series.ts). */
+  seriesId?: string | undefined;
+  /**
+   * A later occurrence of a series: a confirmed booking gets its reminder but no confirmation of its
+   * own, the series' first occurrence having confirmed them all.
+   */
+  confirmedWithSeries?: boolean | undefined;
+  /** Days beyond the location's max_advance_days this booking may lie (a later occurrence of a series). */
+  extraAdvanceDays?: number | undefined;
 }
 
 export interface CheckoutContext {
@@ -107,12 +117,15 @@ export async function createBooking(
   checkout: CheckoutContext,
 ): Promise<CreatedBooking> {
   checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
-  const location = await requireLocation(
-    trx,
-    caller.organisationId,
-    input.locationSlug,
-    'location_slug',
-    caller.catalogueVersion,
+  const location = withSeriesHorizon(
+    await requireLocation(
+      trx,
+      caller.organisationId,
+      input.locationSlug,
+      'location_slug',
+      caller.catalogueVersion,
+    ),
+    input.extraAdvanceDays ?? 0,
   );
   const protectedHold = location.protection.applies;
   if (!protectedHold && checkout.protectedHoldOnly) {
@@ -224,6 +237,7 @@ export async function createBooking(
     cancel_reason: null,
     deposit_refunded: null,
     source: caller.source,
+    series_id: input.seriesId ?? null,
     created_at: now,
     updated_at: now,
   });
@@ -287,6 +301,9 @@ export async function createBooking(
           newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
           now,
         );
+    if (input.confirmedWithSeries && status === 'confirmed') {
+      messages = { rows: messages.rows.filter((m) => m.kind === 'reminder'), notices: [] };
+    }
   } while (
     !(await whileSlotFree(
       insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows, proof }),

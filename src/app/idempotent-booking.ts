@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { Principal } from '../app/api-key-service.ts';
-import { createBooking } from '../app/booking-service.ts';
+import { createSeries } from '../app/booking-series.ts';
+import { type Caller, createBooking } from '../app/booking-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempotency.ts';
-import { type NewBookingBody, presentCreatedBooking } from '../contract/booking.ts';
+import { type NewBookingBody, presentCreatedBooking, presentCreatedSeries } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import { customerLinks } from './customer-links.ts';
 
@@ -48,37 +49,48 @@ export function createBookingIdempotently(
       now,
     },
     async (trx) => {
-      const created = await createBooking(
-        trx,
-        {
-          organisationId: organisation.id,
-          currency: organisation.currency,
-          referencePrefix: organisation.bookingReferencePrefix,
-          actor: `${options.source === 'mcp' ? 'mcp' : 'api_key'}:${principal.apiKeyId}`,
-          source: options.source,
-          // Read with the key, before anything of this request or tool call; nothing here writes the catalogue.
-          catalogueVersion: organisation.catalogueVersion,
-        },
-        {
-          locationSlug: body.location_slug,
-          serviceIds: body.service_ids.map((id) => id.toLowerCase()),
-          staffId: body.staff_id?.toLowerCase(),
-          clientId: body.client_id.toLowerCase(),
-          startsAt: Date.parse(body.starts_at),
-          notes: body.notes,
-          successUrl: body.checkout_success_url,
-          cancelUrl: body.checkout_cancel_url,
-        },
-        now,
-        {
-          payments: deps.payments,
-          publicBaseUrl: options.publicBaseUrl,
-          hostedFlow: options.hostedFlow ?? false,
-          protectedHoldOnly: options.protectedHoldOnly ?? false,
-        },
-      );
+      const caller: Caller = {
+        organisationId: organisation.id,
+        currency: organisation.currency,
+        referencePrefix: organisation.bookingReferencePrefix,
+        actor: `${options.source === 'mcp' ? 'mcp' : 'api_key'}:${principal.apiKeyId}`,
+        source: options.source,
+        // Read with the key, before anything of this request or tool call; nothing here writes the catalogue.
+        catalogueVersion: organisation.catalogueVersion,
+      };
+      const input = {
+        locationSlug: body.location_slug,
+        serviceIds: body.service_ids.map((id) => id.toLowerCase()),
+        staffId: body.staff_id?.toLowerCase(),
+        clientId: body.client_id.toLowerCase(),
+        startsAt: Date.parse(body.starts_at),
+        notes: body.notes,
+        successUrl: body.checkout_success_url,
+        cancelUrl: body.checkout_cancel_url,
+      };
+      const checkout = {
+        payments: deps.payments,
+        publicBaseUrl: options.publicBaseUrl,
+        hostedFlow: options.hostedFlow ?? false,
+        protectedHoldOnly: options.protectedHoldOnly ?? false,
+      };
       const viewer = { scope: principal.scope, links: customerLinks(deps.payments, options.publicBaseUrl) };
-      return { status: 201, body: { data: presentCreatedBooking(created, now, viewer) } };
+      // A series is booked whole under the one key: a retry replays every occurrence, never books one again.
+      const data = body.repeat
+        ? presentCreatedSeries(
+            await createSeries(
+              trx,
+              caller,
+              input,
+              { everyWeeks: body.repeat.every_weeks, count: body.repeat.count },
+              now,
+              checkout,
+            ),
+            now,
+            viewer,
+          )
+        : presentCreatedBooking(await createBooking(trx, caller, input, now, checkout), now, viewer);
+      return { status: 201, body: { data } };
     },
   );
 }

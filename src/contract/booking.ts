@@ -110,13 +110,45 @@ export const BookingResource = z
       .describe(
         'While pending_payment or pending_confirmation: when the hold lapses (UTC); otherwise null. An addition to v1.',
       ),
+    series_id: z
+      .string()
+      .nullable()
+      .describe(
+        'The recurring series this booking is an occurrence of (booked with `repeat`), or null; list it with GET /bookings?series_id=. An addition to v1.',
+      ),
   })
   .meta({ id: 'Booking' });
 
-/** The create response: the Booking, whose deposit and payment_url the contract names for it. */
-export const CreatedBookingResource = BookingResource.extend({
+const CreatedBookingFields = {
   deposit: Money.nullable().describe('The deposit due, or null.'),
   payment_url: z.string().nullable().describe('The hosted checkout for the deposit, or null.'),
+};
+
+/** How a series repeats: the same local wall time every `every_weeks` weeks, `count` times in all. */
+export const Repeat = z
+  .strictObject({
+    every_weeks: z.int().min(1).max(12).describe('Weeks between occurrences, 1 to 12.'),
+    count: z.int().min(2).max(26).describe('Occurrences in all, the first included: 2 to 26.'),
+  })
+  .meta({ id: 'Repeat' });
+
+/**
+ * The create response: the Booking, whose deposit and payment_url the contract names for it; for a
+ * series, the first occurrence with `series` listing them all.
+ */
+export const CreatedBookingResource = BookingResource.extend({
+  ...CreatedBookingFields,
+  series: z
+    .object({
+      id: z.string(),
+      every_weeks: z.int(),
+      count: z.int(),
+      occurrences: z.array(BookingResource.extend(CreatedBookingFields)),
+    })
+    .optional()
+    .describe(
+      'Only when booked with `repeat`: the series, every occurrence in time order (the first is this booking). An addition to v1.',
+    ),
 }).meta({ id: 'CreatedBooking' });
 
 /** How a booking's links are made: the hosted checkout of a deposit, where this server is reached. */
@@ -169,6 +201,9 @@ export const NewBookingBody = z
     notes: textOf(NOTES_MAX_LENGTH).optional(),
     checkout_success_url: httpUrl.optional(),
     checkout_cancel_url: httpUrl.optional(),
+    repeat: Repeat.optional().describe(
+      'Book a recurring series: every occurrence at the same local wall time is checked first; all free, they are booked at once sharing series_id; any not free, nothing is booked (409 conflict, reason series_clash, details.clashes with alternatives). An addition to v1.',
+    ),
   })
   .meta({ id: 'NewBooking' });
 
@@ -221,6 +256,7 @@ export function presentBooking(
         : null,
     booking_page_url: booking.pageToken !== null && links ? links.bookingPageUrl(booking.pageToken) : null,
     hold_expires_at: pending && booking.holdExpiresAt !== null ? formatUtc(booking.holdExpiresAt) : null,
+    series_id: booking.seriesId,
   };
 }
 
@@ -233,6 +269,24 @@ export function presentCreatedBooking(
     ...presentBooking(created.booking, now, viewer),
     deposit: created.deposit,
     payment_url: capabilityLinks(viewer) ? created.paymentUrl : null,
+  };
+}
+
+/** A series just booked: its first occurrence, with `series` listing every occurrence. */
+export function presentCreatedSeries(
+  series: { id: string; repeat: { everyWeeks: number; count: number }; occurrences: CreatedBooking[] },
+  now: number,
+  viewer: BookingViewer,
+): z.infer<typeof CreatedBookingResource> {
+  const occurrences = series.occurrences.map((created) => presentCreatedBooking(created, now, viewer));
+  return {
+    ...occurrences[0]!,
+    series: {
+      id: series.id,
+      every_weeks: series.repeat.everyWeeks,
+      count: series.repeat.count,
+      occurrences,
+    },
   };
 }
 
@@ -312,6 +366,13 @@ const DryRun = z
     'true: change nothing, answer what the change would do (change.dry_run true). An addition to v1.',
   );
 
+const Scope = z
+  .enum(['one', 'following'])
+  .optional()
+  .describe(
+    'For an occurrence of a series: `one` (the default) changes this booking only; `following` changes it and every later live occurrence, all or nothing. An addition to v1.',
+  );
+
 export const RescheduleBody = z
   .strictObject({
     starts_at: z.iso
@@ -319,6 +380,7 @@ export const RescheduleBody = z
       .describe('A start availability offers for the same services, with its offset.'),
     staff_id: z.uuid().optional().describe('Another eligible staff member; omitted keeps the current one.'),
     dry_run: DryRun,
+    scope: Scope,
   })
   .meta({ id: 'Reschedule' });
 
@@ -326,6 +388,7 @@ export const CancelBody = z
   .strictObject({
     reason: textOf(CANCEL_REASON_MAX_LENGTH).optional().describe('Shown to staff.'),
     dry_run: DryRun,
+    scope: Scope,
   })
   // The body is optional; Fastify hands a POST without one to validation as null.
   .nullish()
@@ -351,11 +414,15 @@ export const ChangeOutcomeResource = z
 
 export type ChangeOutcome = z.infer<typeof ChangeOutcomeResource>;
 
+const FOLLOWING_NOTE =
+  'With scope `following`: the later occurrences of the series changed with this one, in time order; otherwise empty. An addition to v1.';
+
 export const RescheduledBookingResource = BookingResource.extend({
   change: ChangeOutcomeResource,
+  following: z.array(BookingResource.extend({ change: ChangeOutcomeResource })).describe(FOLLOWING_NOTE),
 }).meta({ id: 'RescheduledBooking' });
 
-export const CancellationResource = z
+const CancelledOccurrence = z
   .object({
     reference: z.string(),
     status: z.literal('cancelled'),
@@ -365,7 +432,11 @@ export const CancellationResource = z
       .describe('Whether a paid deposit was refunded (cancelled inside the policy window: no).'),
     change: ChangeOutcomeResource,
   })
-  .meta({ id: 'Cancellation' });
+  .meta({ id: 'CancelledOccurrence' });
+
+export const CancellationResource = CancelledOccurrence.extend({
+  following: z.array(CancelledOccurrence).describe(FOLLOWING_NOTE),
+}).meta({ id: 'Cancellation' });
 
 /** The outcome of a change as REST and the tools report it, from the service layer's disclosure. */
 export function presentChangeOutcome(disclosure: ChangeDisclosure, dryRun: boolean): ChangeOutcome {
@@ -378,10 +449,50 @@ export function presentChangeOutcome(disclosure: ChangeDisclosure, dryRun: boole
   };
 }
 
+/** A reschedule, with the later occurrences of its series moved with it (scope following). */
+export function presentReschedule(
+  result: {
+    booking: Booking;
+    disclosure: ChangeDisclosure;
+    following: readonly { booking: Booking; disclosure: ChangeDisclosure }[];
+  },
+  now: number,
+  viewer: BookingViewer,
+  dryRun: boolean,
+): z.infer<typeof RescheduledBookingResource> {
+  const present = (moved: { booking: Booking; disclosure: ChangeDisclosure }) => ({
+    ...presentBooking(moved.booking, now, viewer),
+    change: presentChangeOutcome(moved.disclosure, dryRun),
+  });
+  return { ...present(result), following: result.following.map(present) };
+}
+
+/** A cancellation, with the later occurrences of its series cancelled with it (scope following). */
 export function presentCancellation(
   booking: Booking,
-  outcome: { depositRefunded: boolean; disclosure: ChangeDisclosure; dryRun: boolean; at: number },
+  outcome: CancellationOutcome & {
+    following?: readonly { booking: Booking; depositRefunded: boolean; disclosure: ChangeDisclosure }[];
+  },
 ): z.infer<typeof CancellationResource> {
+  return {
+    ...presentCancelledOccurrence(booking, outcome),
+    following: (outcome.following ?? []).map((later) =>
+      presentCancelledOccurrence(later.booking, { ...later, dryRun: outcome.dryRun, at: outcome.at }),
+    ),
+  };
+}
+
+interface CancellationOutcome {
+  depositRefunded: boolean;
+  disclosure: ChangeDisclosure;
+  dryRun: boolean;
+  at: number;
+}
+
+function presentCancelledOccurrence(
+  booking: Booking,
+  outcome: CancellationOutcome,
+): z.infer<typeof CancelledOccurrence> {
   return {
     reference: booking.reference,
     status: 'cancelled',

@@ -213,6 +213,19 @@ export async function findBookingById(
   return row && (await withDetails(db, [row]))[0];
 }
 
+/** The occurrences of a series, in time order, whatever their status. */
+export async function findBookingsOfSeries(
+  db: Db,
+  organisationId: string,
+  seriesId: string,
+): Promise<Booking[]> {
+  const rows = await bookingsWithLocation(db, organisationId)
+    .where('bookings.series_id', '=', seriesId)
+    .orderBy('bookings.starts_at')
+    .execute();
+  return withDetails(db, rows);
+}
+
 /**
  * The client's bookings in the given statuses that start at or after `from` (or exactly `at`),
  * soonest first, at most `limit`: what a receptionist needs to find "my appointment" without its
@@ -376,6 +389,7 @@ export function toBooking(
     fees: Object.fromEntries(fees.map((f) => [f.kind, toFee(f)])),
     cancelledAt: row.cancelled_at,
     depositRefunded: row.deposit_refunded === null ? null : row.deposit_refunded === 1,
+    seriesId: row.series_id ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

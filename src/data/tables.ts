@@ -269,8 +269,19 @@ export interface BookingsTable {
   cancel_reason: string | null;
   deposit_refunded: Flag | null;
   source: 'api' | 'mcp' | 'import' | 'staff';
+  /** The series this booking is an occurrence of (booking_series), null for a single booking. */
+  series_id: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A recurring series booked at once: its occurrences are bookings sharing series_id. */
+export interface BookingSeriesTable {
+  id: string;
+  organisation_id: string;
+  every_weeks: number;
+  count: number;
+  created_at: number;
 }
 
 /** One service of a booking, with the duration and price in force when it was booked. */
@@ -616,5 +627,6 @@ export interface Database {
   oauth_connectors: OauthConnectorsTable;
   waitlist_entries: WaitlistEntriesTable;
   waitlist_offers: WaitlistOffersTable;
+  booking_series: BookingSeriesTable;
   waitlist_rescans: WaitlistRescansTable;
 }

@@ -130,6 +130,9 @@ export const CONFLICT_REASONS = {
   slot_unavailable: 'The time is not (or no longer) available; ask for availability again.',
   /** The location's policy forbids this change so close to the appointment. */
   late_change: "The location's policy forbids this change so close to the appointment.",
+  /** Some occurrences of a recurring series are not free: details.clashes lists each with alternatives. */
+  series_clash:
+    'Some dates of the series are not free, so nothing was booked; offer the listed alternatives for those dates or another time.',
   /** The booking is not live (cancelled, completed, ...) or has already started. */
   not_changeable: 'The booking is no longer live, or has already started.',
 } as const;

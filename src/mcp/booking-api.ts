@@ -44,6 +44,19 @@ export type NewWaitlistEntry = z.input<typeof NewWaitlistEntryBody>;
 export type NewBooking = z.input<typeof NewBookingBody>;
 export type NewClient = z.input<typeof NewClientBody>;
 
+export type ChangeScope = 'one' | 'following';
+export interface RescheduleChange {
+  starts_at: string;
+  staff_id?: string;
+  dry_run?: boolean;
+  scope?: ChangeScope;
+}
+export interface CancelOptions {
+  reason?: string;
+  dryRun?: boolean;
+  scope?: ChangeScope;
+}
+
 export interface AvailabilityRequest {
   serviceIds: string[];
   date: string;
@@ -99,13 +112,15 @@ export interface BookingApi {
     idempotencyKey: string,
   ): Promise<{ booking: CreatedBooking; replayed: boolean }>;
   getBooking(reference: string): Promise<Booking>;
-  /** PATCH /bookings/{reference}; with dry_run nothing changes (the booking as it would be). */
-  rescheduleBooking(
-    reference: string,
-    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
-  ): Promise<RescheduledBooking>;
+  /**
+   * PATCH /bookings/{reference}; with dry_run nothing changes (the booking as it would be); with scope
+   * following the later occurrences of its series move too.
+   */
+  rescheduleBooking(reference: string, change: RescheduleChange): Promise<RescheduledBooking>;
   /** POST /bookings/{reference}/cancel; with dryRun nothing changes (what the cancellation would be). */
-  cancelBooking(reference: string, options?: { reason?: string; dryRun?: boolean }): Promise<Cancellation>;
+  cancelBooking(reference: string, options?: CancelOptions): Promise<Cancellation>;
+  /** GET /bookings?series_id=: the occurrences of a series in time order. */
+  seriesBookings(seriesId: string): Promise<Booking[]>;
   /** POST /messages: a message for staff. */
   takeMessage(message: NewMessage): Promise<Message>;
   /** POST /waitlist. */

@@ -6,6 +6,7 @@ import type {
   Booking,
   BookingApi,
   Cancellation,
+  CancelOptions,
   Client,
   CreatedBooking,
   LinkSent,
@@ -16,6 +17,7 @@ import type {
   NewClient,
   NewMessage,
   NewWaitlistEntry,
+  RescheduleChange,
   RescheduledBooking,
   Service,
   Staff,
@@ -234,29 +236,30 @@ export class HttpBookingApi implements BookingApi {
     return objectData<Booking>((await this.#send('GET', ['bookings', referenceSegment(reference)])).data);
   }
 
-  async rescheduleBooking(
-    reference: string,
-    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
-  ): Promise<RescheduledBooking> {
+  async rescheduleBooking(reference: string, change: RescheduleChange): Promise<RescheduledBooking> {
     const body = {
       starts_at: change.starts_at,
       ...(change.staff_id !== undefined && { staff_id: change.staff_id }),
       ...(change.dry_run === true && { dry_run: true }),
+      ...(change.scope !== undefined && { scope: change.scope }),
     };
     const answer = await this.#send('PATCH', ['bookings', referenceSegment(reference)], { body });
     return objectData<RescheduledBooking>(answer.data);
   }
 
-  async cancelBooking(
-    reference: string,
-    options: { reason?: string; dryRun?: boolean } = {},
-  ): Promise<Cancellation> {
+  async cancelBooking(reference: string, options: CancelOptions = {}): Promise<Cancellation> {
     const body = {
       ...(options.reason !== undefined && { reason: options.reason }),
       ...(options.dryRun === true && { dry_run: true }),
+      ...(options.scope !== undefined && { scope: options.scope }),
     };
     const answer = await this.#send('POST', ['bookings', referenceSegment(reference), 'cancel'], { body });
     return objectData<Cancellation>(answer.data);
+  }
+
+  async seriesBookings(seriesId: string): Promise<Booking[]> {
+    const answer = await this.#send('GET', ['bookings'], { query: { series_id: seriesId } });
+    return arrayData<Booking>(answer.data);
   }
 
   async locationInfo(locationSlug: string): Promise<LocationInfo> {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import { availabilityAt } from '../app/availability-cache.ts';
-import { cancelOrPreview, rescheduleOrPreview } from '../app/booking-changes.ts';
+import { listSeries } from '../app/booking-series.ts';
 import { findLiveBookingAt, getBooking, listUpcomingBookings } from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
 import { customerLinks } from '../app/customer-links.ts';
@@ -18,6 +18,7 @@ import { getLocationInfo } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
 import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { sendLink } from '../app/send-link.ts';
+import { cancelWithScope, rescheduleWithScope } from '../app/series-changes.ts';
 import { textedCountriesOf } from '../app/texted-countries.ts';
 import { joinWaitlist } from '../app/waitlist/entries.ts';
 import { presentAvailability } from '../contract/availability.ts';
@@ -26,7 +27,7 @@ import {
   NewBookingBody,
   presentBooking,
   presentCancellation,
-  presentChangeOutcome,
+  presentReschedule,
 } from '../contract/booking.ts';
 import { NewClientBody, presentClient } from '../contract/client.ts';
 import { presentLocation } from '../contract/location.ts';
@@ -45,6 +46,7 @@ import type {
   Booking,
   BookingApi,
   Cancellation,
+  CancelOptions,
   Client,
   CreatedBooking,
   LinkSent,
@@ -55,6 +57,7 @@ import type {
   NewClient,
   NewMessage,
   NewWaitlistEntry,
+  RescheduleChange,
   RescheduledBooking,
   Service,
   Staff,
@@ -243,42 +246,41 @@ export class InProcessBookingApi implements BookingApi {
     return { booking: body.data!, replayed: outcome.replayed === true };
   }
 
+  async seriesBookings(seriesId: string): Promise<Booking[]> {
+    const bookings = await listSeries(this.#deps.db, this.#allowed('read'), seriesId.toLowerCase());
+    const now = this.now();
+    return bookings.map((booking) => presentBooking(booking, now, this.#viewer()));
+  }
+
   async getBooking(reference: string): Promise<Booking> {
     const booking = await getBooking(this.#deps.db, this.#allowed('read'), reference);
     return presentBooking(booking, this.now(), this.#viewer());
   }
 
-  async rescheduleBooking(
-    reference: string,
-    change: { starts_at: string; staff_id?: string; dry_run?: boolean },
-  ): Promise<RescheduledBooking> {
+  async rescheduleBooking(reference: string, change: RescheduleChange): Promise<RescheduledBooking> {
     const now = this.now();
     const dryRun = change.dry_run === true;
-    const { booking, disclosure } = await rescheduleOrPreview(
+    const result = await rescheduleWithScope(
       this.#deps.db,
       this.#changer(),
       reference,
       { startsAt: Date.parse(change.starts_at), staffId: change.staff_id?.toLowerCase() },
+      change.scope ?? 'one',
       now,
       dryRun,
     );
-    return {
-      ...presentBooking(booking, now, this.#viewer()),
-      change: presentChangeOutcome(disclosure, dryRun),
-    };
+    return presentReschedule(result, now, this.#viewer(), dryRun);
   }
 
-  async cancelBooking(
-    reference: string,
-    options: { reason?: string; dryRun?: boolean } = {},
-  ): Promise<Cancellation> {
+  async cancelBooking(reference: string, options: CancelOptions = {}): Promise<Cancellation> {
     const now = this.now();
     const dryRun = options.dryRun === true;
-    const result = await cancelOrPreview(
+    const result = await cancelWithScope(
       this.#deps.db,
       this.#changer(),
       reference,
       options.reason,
+      options.scope ?? 'one',
       now,
       dryRun,
     );

@@ -49,6 +49,7 @@ export function bookingRow(basics: BookingRowBasics, overrides: Partial<Bookings
     cancel_reason: null,
     deposit_refunded: null,
     source: 'api',
+    series_id: null,
     created_at: 0,
     updated_at: 0,
     ...overrides,

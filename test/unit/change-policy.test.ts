@@ -36,6 +36,7 @@ function booking(overrides: Partial<Booking> = {}, protection: Partial<Booking['
     holdExpiresAt: null,
     checkoutSessionId: null,
     pageToken: null,
+    seriesId: null,
     pendingRequirements: [],
     protection: {
       applies: false,

@@ -64,6 +64,8 @@ export interface Booking {
   depositRefunded: boolean | null;
   /** The capability of the booking's page (/p/manage/{token}); null when none was issued. */
   pageToken: string | null;
+  /** The recurring series this booking is an occurrence of, or null. */
+  seriesId: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { cancelOrPreview, rescheduleOrPreview } from '../../app/booking-changes.ts';
+import { listSeries } from '../../app/booking-series.ts';
 import { getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { createBookingIdempotently } from '../../app/idempotent-booking.ts';
+import { cancelWithScope, rescheduleWithScope } from '../../app/series-changes.ts';
 import {
   BookingResource,
   CancelBody,
@@ -13,7 +14,7 @@ import {
   NewBookingBody,
   presentBooking,
   presentCancellation,
-  presentChangeOutcome,
+  presentReschedule,
   ReferenceParams,
   RescheduleBody,
   RescheduledBookingResource,
@@ -70,6 +71,38 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       createBookingHandler(deps, { protectedHoldOnly: false }),
+    );
+
+    app.get(
+      '/bookings',
+      {
+        schema: {
+          tags: ['Bookings'],
+          operationId: 'listSeriesBookings',
+          summary: 'The occurrences of a recurring series',
+          description:
+            'Every booking of the series (booked with `repeat`), in time order, whatever its status. An addition to v1.',
+          querystring: z.strictObject({
+            series_id: z.uuid().describe('The series_id of any of its bookings.'),
+          }),
+          response: {
+            200: z.object({ data: z.array(BookingResource) }),
+            400: ErrorEnvelope.describe('invalid_request: series_id is missing or not a UUID.'),
+            404: ErrorEnvelope.describe('not_found: no series has this id.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const bookings = await listSeries(
+          deps.db,
+          principalOf(request).organisation.id,
+          request.query.series_id.toLowerCase(),
+        );
+        const now = deps.clock.nowMs();
+        const viewer = bookingViewer(deps, request);
+        return { data: bookings.map((booking) => presentBooking(booking, now, viewer)) };
+      },
     );
 
     app.get(
@@ -130,20 +163,16 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
         const dryRun = request.body.dry_run === true;
-        const { booking, disclosure } = await rescheduleOrPreview(
+        const result = await rescheduleWithScope(
           deps.db,
           { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
           request.params.reference,
           { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
+          request.body.scope ?? 'one',
           now,
           dryRun,
         );
-        return {
-          data: {
-            ...presentBooking(booking, now, bookingViewer(deps, request)),
-            change: presentChangeOutcome(disclosure, dryRun),
-          },
-        };
+        return { data: presentReschedule(result, now, bookingViewer(deps, request), dryRun) };
       },
     );
 
@@ -182,7 +211,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const principal = principalOf(request);
         const now = deps.clock.nowMs();
         const dryRun = request.body?.dry_run === true;
-        const result = await cancelOrPreview(
+        const result = await cancelWithScope(
           deps.db,
           {
             organisationId: principal.organisation.id,
@@ -191,6 +220,7 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
           request.params.reference,
           request.body?.reason,
+          request.body?.scope ?? 'one',
           now,
           dryRun,
         );

@@ -126,6 +126,7 @@ export function wantedRow(
     cancel_reason: null,
     deposit_refunded: null,
     source: 'import',
+    series_id: null,
     created_at: now,
     updated_at: now,
   };

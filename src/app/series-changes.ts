@@ -1,0 +1,204 @@
+import { findBookingsOfSeries } from '../data/booking-repository.ts';
+import type { Db } from '../data/database.ts';
+import { findLocationById } from '../data/location-repository.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { type Booking, CANCEL_REASON_MAX_LENGTH } from '../domain/booking/booking.ts';
+import { followingMove } from '../domain/booking/series.ts';
+import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { refusalOf } from '../domain/errors.ts';
+import { localDateAt } from '../domain/time-format.ts';
+import {
+  type CancellationResult,
+  type Changer,
+  cancelInTransaction,
+  cancelOrPreview,
+  type RescheduleResult,
+  rescheduleInTransaction,
+  rescheduleOrPreview,
+  type TimeChange,
+} from './booking-changes.ts';
+import { clashOf, missingWallTime, type SeriesClash, seriesClashError } from './booking-series.ts';
+import { getBooking } from './booking-service.ts';
+import { checkFreeText } from './free-text.ts';
+
+/**
+ * "This and the following" (design.md 9.5): a change to one occurrence of a series, and with scope
+ * `following` to every later live occurrence too, in one transaction: all of them or none. Each
+ * occurrence is changed as a single booking would be, so fees, deposits and the policy window apply to
+ * each on its own. Scope `one`, or a booking outside any series, is the single change.
+ */
+export type ChangeScope = 'one' | 'following';
+
+/** The later live occurrences of the booking's series that have not started, in time order. */
+async function laterOccurrences(db: Db, booking: Booking, now: number): Promise<Booking[]> {
+  if (booking.seriesId === null) return [];
+  const series = await findBookingsOfSeries(db, booking.organisationId, booking.seriesId);
+  return series.filter(
+    (b) =>
+      b.id !== booking.id &&
+      b.startsAt > booking.startsAt &&
+      b.startsAt > now &&
+      LIVE_STATUSES.includes(effectiveStatus(b, now)),
+  );
+}
+
+/** A work that must leave nothing behind: its transaction is rolled back once it has answered. */
+class DryRunDone<T> extends Error {
+  readonly value: T;
+  constructor(value: T) {
+    super('dry run');
+    this.value = value;
+  }
+}
+
+/**
+ * Runs `work` in a write transaction and rolls it back, answering what it answered: the exact preview
+ * of a change whose steps depend on each other (moving several occurrences, each freeing time the
+ * next may take).
+ */
+async function rolledBack<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  try {
+    await writeTransaction(db, async (trx) => {
+      throw new DryRunDone(await work(trx));
+    });
+  } catch (error) {
+    if (error instanceof DryRunDone) return error.value as T;
+    throw error;
+  }
+  throw new Error('unreachable: a dry run always rolls back');
+}
+
+export interface SeriesRescheduleResult extends RescheduleResult {
+  /** The later occurrences moved with it (scope following), in time order. */
+  following: RescheduleResult[];
+}
+
+/**
+ * Moves an occurrence, and with scope `following` every later live occurrence by the same number of
+ * days to the same new wall time (its own date's offset), keeping the staff member each has unless one
+ * is named. Any that cannot move: 409 conflict (series_clash) listing each with alternatives, nothing
+ * moved.
+ */
+export async function rescheduleWithScope(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  change: TimeChange,
+  scope: ChangeScope,
+  now: number,
+  dryRun: boolean,
+): Promise<SeriesRescheduleResult> {
+  if (scope === 'one') {
+    return { ...(await rescheduleOrPreview(db, changer, reference, change, now, dryRun)), following: [] };
+  }
+  const work = (trx: Db) => rescheduleFollowing(trx, changer, reference, change, now);
+  return dryRun ? rolledBack(db, work) : writeTransaction(db, work);
+}
+
+async function rescheduleFollowing(
+  trx: Db,
+  changer: Changer,
+  reference: string,
+  change: TimeChange,
+  now: number,
+): Promise<SeriesRescheduleResult> {
+  const booking = await getBooking(trx, changer.organisationId, reference);
+  const later = await laterOccurrences(trx, booking, now);
+  const move = { from: booking.startsAt, to: change.startsAt };
+  const planned = later.map((occurrence, index) => ({
+    occurrence,
+    position: index + 2,
+    target: followingMove(occurrence.startsAt, move, booking.timezone),
+  }));
+  // Later first when moving later (each then moves into time the one after it has left), earlier
+  // first when moving earlier: a series never stands in its own way.
+  const order = change.startsAt > booking.startsAt ? [...planned].reverse() : planned;
+  const clashes: SeriesClash[] = [];
+  const moved = new Map<string, RescheduleResult>();
+  const location = await findLocationById(trx, changer.organisationId, booking.locationId);
+  if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
+  for (const { occurrence, position, target } of order) {
+    const staffId = change.staffId ?? occurrence.staffId;
+    const asked = { location, serviceIds: occurrence.serviceIds, staffId };
+    const at = { position, date: target.date, startsAt: target.startsAt };
+    if (target.startsAt === null) {
+      clashes.push(await clashOf(trx, changer.organisationId, asked, at, missingWallTime(at), now));
+      continue;
+    }
+    try {
+      const result = await rescheduleInTransaction(
+        trx,
+        changer,
+        occurrence.reference,
+        { startsAt: target.startsAt, staffId: change.staffId },
+        now,
+      );
+      moved.set(occurrence.id, result);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      clashes.push(await clashOf(trx, changer.organisationId, asked, at, refusal, now));
+    }
+  }
+  // The occurrence asked about: a refusal of it alone is its own 409 (late_change, not_on_grid...).
+  let first: RescheduleResult | undefined;
+  try {
+    first = await rescheduleInTransaction(trx, changer, reference, change, now);
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (!refusal || clashes.length === 0) throw error;
+    const asked = { location, serviceIds: booking.serviceIds, staffId: change.staffId ?? booking.staffId };
+    const at = {
+      position: 1,
+      date: localDateAt(change.startsAt, booking.timezone),
+      startsAt: change.startsAt,
+    };
+    clashes.unshift(await clashOf(trx, changer.organisationId, asked, at, refusal, now));
+  }
+  if (clashes.length > 0 || !first) throw seriesClashError(clashes, booking.timezone);
+  return { ...first, following: planned.map((p) => moved.get(p.occurrence.id)!) };
+}
+
+export interface SeriesCancellationResult extends CancellationResult {
+  /** The later occurrences cancelled with it (scope following), in time order. */
+  following: CancellationResult[];
+}
+
+/**
+ * Cancels an occurrence, and with scope `following` every later live occurrence, each under its own
+ * policy window (a paid deposit refunded or kept, a fee recorded, per occurrence). A refusal of any
+ * (late_change, not_changeable) cancels none.
+ */
+export async function cancelWithScope(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  reason: string | undefined,
+  scope: ChangeScope,
+  now: number,
+  dryRun: boolean,
+): Promise<SeriesCancellationResult> {
+  if (scope === 'one') {
+    return { ...(await cancelOrPreview(db, changer, reference, reason, now, dryRun)), following: [] };
+  }
+  checkFreeText(reason, CANCEL_REASON_MAX_LENGTH, 'reason');
+  if (dryRun) {
+    const booking = await getBooking(db, changer.organisationId, reference);
+    const all = [booking, ...(await laterOccurrences(db, booking, now))];
+    const previews: CancellationResult[] = [];
+    for (const occurrence of all) {
+      previews.push(await cancelOrPreview(db, changer, occurrence.reference, reason, now, true));
+    }
+    return { ...previews[0]!, following: previews.slice(1) };
+  }
+  return writeTransaction(db, async (trx) => {
+    const booking = await getBooking(trx, changer.organisationId, reference);
+    const later = await laterOccurrences(trx, booking, now);
+    const first = await cancelInTransaction(trx, changer, reference, reason, now);
+    const following: CancellationResult[] = [];
+    for (const occurrence of later) {
+      following.push(await cancelInTransaction(trx, changer, occurrence.reference, reason, now));
+    }
+    return { ...first, following };
+  });
+}

@@ -1,0 +1,307 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { catalogueIds, countBookings } from '../helpers/booking-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * Recurring appointments through REST (design.md 9.5), on the small catalogue: Ana does Cuts (45
+ * minutes and 15 of buffer) and Colour (£20 deposit) at Soho, London, on Mondays and Tuesdays
+ * 09:00-17:00. The clock stands on Monday 1 March 2027; the clocks go forward on Sunday 28 March.
+ */
+const NOW = '2027-03-01T09:00:00Z';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+const json = (response: { body: string }) => JSON.parse(response.body);
+
+interface Occurrence {
+  reference: string;
+  starts_at: string;
+  status: string;
+  series_id: string;
+  staff_id: string;
+  deposit: { amount: number } | null;
+  payment_url: string | null;
+}
+
+async function bookSeries(
+  startsAt: string,
+  repeat: { every_weeks: number; count: number },
+  options: { service?: 'cut' | 'colour'; clientId?: string; key?: string; staffNamed?: boolean } = {},
+) {
+  const ids = await catalogueIds(t.database.db);
+  return t.request({
+    method: 'POST',
+    url: '/v1/bookings',
+    headers: options.key ? { 'idempotency-key': options.key } : {},
+    payload: {
+      location_slug: 'soho',
+      service_ids: [ids.services[options.service ?? 'cut']],
+      ...(options.staffNamed !== false && { staff_id: ids.staff.ana }),
+      client_id: options.clientId ?? ids.jo,
+      starts_at: startsAt,
+      repeat,
+    },
+  });
+}
+
+const occurrencesOf = (response: { body: string }) => json(response).data.series.occurrences as Occurrence[];
+
+describe('recurring series', () => {
+  it('books every occurrence at the same local wall time across the clock change, sharing series_id', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 2, count: 3 });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const data = json(booked).data;
+    expect(data.series).toMatchObject({ every_weeks: 2, count: 3 });
+    const occurrences = occurrencesOf(booked);
+    expect(occurrences.map((o) => o.starts_at)).toEqual([
+      '2027-03-16T10:00:00+00:00',
+      '2027-03-30T10:00:00+01:00',
+      '2027-04-13T10:00:00+01:00',
+    ]);
+    expect(new Set(occurrences.map((o) => o.series_id))).toEqual(new Set([data.series.id]));
+    expect(data.reference).toBe(occurrences[0]!.reference);
+    expect(occurrences.every((o) => o.status === 'confirmed')).toBe(true);
+
+    const listed = await t.request({ method: 'GET', url: `/v1/bookings?series_id=${data.series.id}` });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(json(listed).data.map((b: Occurrence) => b.reference)).toEqual(
+      occurrences.map((o) => o.reference),
+    );
+    const single = await t.request({ method: 'GET', url: `/v1/bookings/${occurrences[1]!.reference}` });
+    expect(json(single).data.series_id).toBe(data.series.id);
+
+    // One confirmation for the series; each occurrence its own reminder.
+    const ids = await catalogueIds(t.database.db);
+    const outbox = await listOutbox(t.database.db, ids.organisation);
+    const kinds = outbox.map((m) => `${m.kind}:${m.reference}`);
+    expect(kinds.filter((k) => k.startsWith('confirmed:'))).toHaveLength(2); // SMS and e-mail
+    expect(
+      kinds.filter((k) => k.startsWith('confirmed:')).every((k) => k.endsWith(occurrences[0]!.reference)),
+    ).toBe(true);
+    for (const o of occurrences) expect(kinds.filter((k) => k === `reminder:${o.reference}`)).toHaveLength(2);
+  });
+
+  it('lets later occurrences lie beyond max_advance_days when the first is within it', async () => {
+    t = await startTestApp({ now: NOW });
+    // max_advance_days is 60: the first in two weeks, the sixth 30 weeks on.
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 6, count: 6 });
+    expect(booked.statusCode, booked.body).toBe(201);
+    expect(occurrencesOf(booked).at(-1)!.starts_at).toBe('2027-10-12T10:00:00+01:00');
+    const tooFar = await bookSeries('2027-06-15T10:00:00Z', { every_weeks: 1, count: 2 });
+    expect(tooFar.statusCode).toBe(409);
+    expect(json(tooFar).error.details.clashes[0]).toMatchObject({ occurrence: 1, reason: 'too_far_ahead' });
+  });
+
+  it('books nothing when any occurrence clashes, and lists each clash with alternatives that day', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const other = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Ola', last_name: 'Other', phone: '+447400123987' },
+    });
+    const taken = await bookSeries(
+      '2027-03-30T09:00:00Z',
+      { every_weeks: 1, count: 2 },
+      { clientId: json(other).data.id },
+    );
+    expect(taken.statusCode, taken.body).toBe(201);
+    const before = await countBookings(t.database.db);
+
+    const refused = await bookSeries(
+      '2027-03-16T10:00:00Z',
+      { every_weeks: 2, count: 4 },
+      { key: 'series-1' },
+    );
+    expect(refused.statusCode, refused.body).toBe(409);
+    const error = json(refused).error;
+    expect(error).toMatchObject({ code: 'conflict', reason: 'series_clash', param: 'starts_at' });
+    expect(error.details.clashes).toHaveLength(1);
+    const [clash] = error.details.clashes;
+    expect(clash).toMatchObject({
+      occurrence: 2,
+      date: '2027-03-30',
+      starts_at: '2027-03-30T10:00:00+01:00',
+      reason: 'slot_unavailable',
+    });
+    expect(clash.alternatives.length).toBeGreaterThan(0);
+    for (const alternative of clash.alternatives) {
+      expect(alternative.starts_at.startsWith('2027-03-30T')).toBe(true);
+      expect(alternative.staff_id).toBe(ids.staff.ana);
+    }
+    expect(await countBookings(t.database.db)).toBe(before);
+  });
+
+  it('replays the whole series for a repeated Idempotency-Key and never books it twice', async () => {
+    t = await startTestApp({ now: NOW });
+    const first = await bookSeries(
+      '2027-03-16T10:00:00Z',
+      { every_weeks: 4, count: 3 },
+      { key: 'regular-7' },
+    );
+    expect(first.statusCode, first.body).toBe(201);
+    const count = await countBookings(t.database.db);
+    const again = await bookSeries(
+      '2027-03-16T10:00:00Z',
+      { every_weeks: 4, count: 3 },
+      { key: 'regular-7' },
+    );
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(occurrencesOf(again).map((o) => o.reference)).toEqual(
+      occurrencesOf(first).map((o) => o.reference),
+    );
+    expect(await countBookings(t.database.db)).toBe(count);
+    const other = await bookSeries(
+      '2027-03-16T10:00:00Z',
+      { every_weeks: 4, count: 4 },
+      { key: 'regular-7' },
+    );
+    expect(json(other).error.code).toBe('idempotency_key_reused');
+  });
+
+  it('takes a deposit per occurrence, each with its own checkout', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries(
+      '2027-03-15T10:00:00Z',
+      { every_weeks: 1, count: 2 },
+      { service: 'colour' },
+    );
+    expect(booked.statusCode, booked.body).toBe(201);
+    const occurrences = occurrencesOf(booked);
+    for (const o of occurrences) {
+      expect(o.status).toBe('pending_payment');
+      expect(o.deposit).toMatchObject({ amount: 2000 });
+      expect(o.payment_url).toMatch(/^http/);
+    }
+    expect(occurrences[0]!.payment_url).not.toBe(occurrences[1]!.payment_url);
+  });
+
+  it('keeps the first stylist when none was named', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries(
+      '2027-03-16T10:00:00Z',
+      { every_weeks: 1, count: 3 },
+      { staffNamed: false },
+    );
+    expect(booked.statusCode, booked.body).toBe(201);
+    expect(new Set(occurrencesOf(booked).map((o) => o.staff_id)).size).toBe(1);
+  });
+
+  it('cancels one occurrence, or it and every later one, each under its own policy window', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries('2027-03-02T10:00:00Z', { every_weeks: 1, count: 4 });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const refs = occurrencesOf(booked).map((o) => o.reference);
+    t.clock.set('2027-03-01T12:00:00Z');
+    const one = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${refs[1]}/cancel`,
+      payload: { scope: 'one' },
+    });
+    expect(one.statusCode, one.body).toBe(200);
+    expect(json(one).data.following).toEqual([]);
+
+    // The first occurrence is 22 hours away: inside the 24-hour window, late; the others are not.
+    const preview = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${refs[0]}/cancel`,
+      payload: { scope: 'following', dry_run: true },
+    });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(json(preview).data.change).toMatchObject({ dry_run: true, late: true });
+    expect(json(preview).data.following.map((c: { reference: string }) => c.reference)).toEqual([
+      refs[2],
+      refs[3],
+    ]);
+    expect(json(preview).data.following[0].change).toMatchObject({ dry_run: true, late: false });
+
+    const all = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${refs[0]}/cancel`,
+      payload: { scope: 'following', reason: 'Moving away' },
+    });
+    expect(all.statusCode, all.body).toBe(200);
+    expect(json(all).data.following.map((c: { reference: string }) => c.reference)).toEqual([
+      refs[2],
+      refs[3],
+    ]);
+    for (const ref of refs) {
+      const read = await t.request({ method: 'GET', url: `/v1/bookings/${ref}` });
+      expect(json(read).data.status).toBe('cancelled');
+    }
+  });
+
+  it('moves an occurrence and the following ones by the same days to the new wall time, or none of them', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
+    const refs = occurrencesOf(booked).map((o) => o.reference);
+    // Tuesday 10:00 to Monday 11:00 from the second on: 22, 29 March (after the change: +01:00).
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[1]}`,
+      payload: { starts_at: '2027-03-22T11:00:00Z', scope: 'following' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(json(moved).data.starts_at).toBe('2027-03-22T11:00:00+00:00');
+    expect(json(moved).data.following.map((b: Occurrence) => b.starts_at)).toEqual([
+      '2027-03-29T11:00:00+01:00',
+    ]);
+    const first = await t.request({ method: 'GET', url: `/v1/bookings/${refs[0]}` });
+    expect(json(first).data.starts_at).toBe('2027-03-16T10:00:00+00:00');
+
+    // Moving them all a week later each moves into time the next one leaves.
+    const week = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-23T10:00:00Z', scope: 'following' },
+    });
+    expect(week.statusCode, week.body).toBe(200);
+    // A week later each, at the first one's new wall time (10:00).
+    expect(json(week).data.following.map((b: Occurrence) => b.starts_at)).toEqual([
+      '2027-03-29T10:00:00+01:00',
+      '2027-04-05T10:00:00+01:00',
+    ]);
+
+    // Ana does not work on Wednesdays: from Monday 29 March two days on, both clash, nothing moves.
+    const refused = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[1]}`,
+      payload: { starts_at: '2027-03-31T09:00:00Z', scope: 'following' },
+    });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(json(refused).error.reason).toBe('series_clash');
+    const clashes = json(refused).error.details.clashes;
+    expect(clashes.map((c: { date: string; reason: string }) => `${c.date} ${c.reason}`)).toEqual([
+      '2027-03-31 staff_not_working',
+      '2027-04-07 staff_not_working',
+    ]);
+    const last = await t.request({ method: 'GET', url: `/v1/bookings/${refs[2]}` });
+    expect(json(last).data.starts_at).toBe('2027-04-05T10:00:00+01:00');
+
+    // Alone, the occurrence asked about answers its own refusal.
+    const alone = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[2]}`,
+      payload: { starts_at: '2027-04-07T09:00:00Z', scope: 'following' },
+    });
+    expect(json(alone).error.reason).toBe('staff_not_working');
+  });
+
+  it('answers 404 for an unknown series and 400 for a repeat out of bounds', async () => {
+    t = await startTestApp({ now: NOW });
+    const unknown = await t.request({
+      method: 'GET',
+      url: '/v1/bookings?series_id=0190a0b0-0000-7000-8000-000000000000',
+    });
+    expect(unknown.statusCode).toBe(404);
+    const bad = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 13, count: 27 });
+    expect(bad.statusCode).toBe(400);
+    expect(json(bad).error.param).toMatch(/^repeat/);
+  });
+});
