@@ -67,6 +67,7 @@ describe('POST /bookings', () => {
       payment_url: null,
       booking_page_url: expect.stringMatching(/^http:\/\/localhost:80\/p\/manage\/[A-Za-z0-9_-]{43}$/),
       hold_expires_at: null,
+      series_id: null,
     });
     const spelled = [
       booking.reference,
