@@ -3,6 +3,7 @@ import {
   eventRow,
   findBookingByReference,
   findBookingsOfClient,
+  findVisitsOfClient,
   insertNewBooking,
   isOverlapRefusal,
   toBooking,
@@ -10,12 +11,14 @@ import {
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
+import { findLocationById } from '../data/location-repository.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
 import { bookingsAt, takeTurn } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { withSeriesHorizon } from '../domain/booking/series.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
@@ -442,6 +445,25 @@ export async function findLiveBookingAt(
   return bookings.find(
     (b) => b.locationSlug === ask.locationSlug && LIVE_STATUSES.includes(effectiveStatus(b, now)),
   );
+}
+
+/** How many of a client's latest visits their usual is read from. */
+const VISITS_READ_FOR_USUAL = 12;
+
+/** The client's usual (last service, stylist, interval), or null for one who never came nor booked; 404 for an unknown client. */
+export async function getClientUsual(
+  db: Db,
+  organisationId: string,
+  clientId: string,
+  now: number,
+): Promise<(Usual & { locationSlug: string; timezone: string }) | null> {
+  if (!(await findClientById(db, organisationId, clientId))) {
+    throw new AppError('not_found', 'No client has this id.', 'client_id');
+  }
+  const usual = usualOf(await findVisitsOfClient(db, organisationId, clientId, VISITS_READ_FOR_USUAL), now);
+  if (!usual) return null;
+  const location = await findLocationById(db, organisationId, usual.locationId);
+  return location ? { ...usual, locationSlug: location.slug, timezone: location.timezone } : null;
 }
 
 /** 404 (param service_ids) for an id that is no service of the organisation at all. */

@@ -125,11 +125,10 @@ const CreatedBookingFields = {
 };
 
 /** How a series repeats: the same local wall time every `every_weeks` weeks, `count` times in all. */
-export const Repeat = z
-  .strictObject({
-    every_weeks: z.int().min(1).max(12).describe('Weeks between occurrences, 1 to 12.'),
-    count: z.int().min(2).max(26).describe('Occurrences in all, the first included: 2 to 26.'),
-  });
+export const Repeat = z.strictObject({
+  every_weeks: z.int().min(1).max(12).describe('Weeks between occurrences, 1 to 12.'),
+  count: z.int().min(2).max(26).describe('Occurrences in all, the first included: 2 to 26.'),
+});
 
 /**
  * The create response: the Booking, whose deposit and payment_url the contract names for it; for a

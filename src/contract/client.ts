@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { Usual } from '../domain/booking/usual.ts';
 import { type Client, NAME_MAX_LENGTH } from '../domain/client.ts';
-import { formatUtc } from '../domain/time-format.ts';
+import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { Uuid } from './common.ts';
 
 export const ClientResource = z
@@ -59,5 +60,34 @@ export function presentClient(client: Client): z.infer<typeof ClientResource> {
     email: client.email,
     marketing_consent: client.marketingConsent,
     created_at: formatUtc(client.createdAt),
+  };
+}
+
+export const UsualResource = z
+  .object({
+    service_ids: z.array(Uuid).describe('The services of their last visit (or of the one booked), in order.'),
+    staff_id: Uuid,
+    location_slug: z.string(),
+    every_weeks: z
+      .int()
+      .nullable()
+      .describe(
+        "Weeks between visits: their series' rule, or the typical gap between their visits; null when unknown.",
+      ),
+    last_starts_at: z.string().describe("The visit it is read from, local time with the location's offset."),
+    next_due_date: z.string().nullable().describe('YYYY-MM-DD: the last visit plus every_weeks, or null.'),
+  })
+  .meta({ id: 'Usual' });
+
+export function presentUsual(
+  usual: Usual & { locationSlug: string; timezone: string },
+): z.infer<typeof UsualResource> {
+  return {
+    service_ids: usual.serviceIds,
+    staff_id: usual.staffId,
+    location_slug: usual.locationSlug,
+    every_weeks: usual.everyWeeks,
+    last_starts_at: formatLocal(usual.lastStartsAt, usual.timezone),
+    next_due_date: usual.nextDueDate,
   };
 }

@@ -1,6 +1,7 @@
 import { sql, type Updateable } from 'kysely';
 import type { Booking, Fee } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import type { Visit } from '../domain/booking/usual.ts';
 import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
@@ -224,6 +225,64 @@ export async function findBookingsOfSeries(
     .orderBy('bookings.starts_at')
     .execute();
   return withDetails(db, rows);
+}
+
+/**
+ * The client's latest visits that were kept or are booked (completed, confirmed, needs_checkout), most
+ * recent first, at most `limit`, each with its services in order, its zone and its series' interval:
+ * what the client's usual is read from (domain/booking/usual.ts).
+ */
+export async function findVisitsOfClient(
+  db: Db,
+  organisationId: string,
+  clientId: string,
+  limit: number,
+): Promise<Visit[]> {
+  const rows = await db
+    .selectFrom('bookings')
+    .innerJoin('locations', 'locations.id', 'bookings.location_id')
+    .leftJoin('booking_series', (join) =>
+      join
+        .onRef('booking_series.organisation_id', '=', 'bookings.organisation_id')
+        .onRef('booking_series.id', '=', 'bookings.series_id'),
+    )
+    .select([
+      'bookings.id',
+      'bookings.starts_at',
+      'bookings.status',
+      'bookings.staff_id',
+      'bookings.location_id',
+      'locations.timezone',
+      'booking_series.every_weeks',
+    ])
+    .where('bookings.organisation_id', '=', organisationId)
+    .where('bookings.client_id', '=', clientId)
+    .where('bookings.status', 'in', ['completed', 'confirmed', 'needs_checkout'])
+    .orderBy('bookings.starts_at', 'desc')
+    .limit(limit)
+    .execute();
+  if (rows.length === 0) return [];
+  const segments = await db
+    .selectFrom('booking_services')
+    .select(['booking_id', 'service_id'])
+    .where('organisation_id', '=', organisationId)
+    .where(
+      'booking_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('booking_id')
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => ({
+    startsAt: Number(row.starts_at),
+    status: row.status,
+    serviceIds: segments.filter((s) => s.booking_id === row.id).map((s) => s.service_id),
+    staffId: row.staff_id,
+    locationId: row.location_id,
+    timezone: row.timezone,
+    seriesEveryWeeks: row.every_weeks === null ? null : Number(row.every_weeks),
+  }));
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
   NewBookingBody,
   RescheduledBookingResource,
 } from '../contract/booking.ts';
-import type { ClientResource, NewClientBody } from '../contract/client.ts';
+import type { ClientResource, NewClientBody, UsualResource } from '../contract/client.ts';
 import type { LocationResource } from '../contract/location.ts';
 import type { LocationInfoResource } from '../contract/location-info.ts';
 import type { MessageResource, NewMessageBody } from '../contract/message.ts';
@@ -31,6 +31,7 @@ export type Service = ServiceResource;
 export type Staff = StaffResource;
 export type Availability = z.infer<typeof AvailabilityResource>;
 export type Client = z.infer<typeof ClientResource>;
+export type Usual = z.infer<typeof UsualResource>;
 export type Booking = z.infer<typeof BookingResource>;
 export type { LinkSent };
 export type CreatedBooking = z.infer<typeof CreatedBookingResource>;
@@ -98,6 +99,8 @@ export interface BookingApi {
    */
   textedCountries(): Promise<ReadonlySet<string> | null>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
+  /** GET /clients/{id}/usual: their last service, stylist, location and interval, or null. */
+  clientUsual(clientId: string): Promise<Usual | null>;
   /** The client's live booking at this location starting at this instant (RFC 3339), if any. */
   liveBookingAt(clientId: string, locationSlug: string, startsAt: string): Promise<Booking | undefined>;
   /**

@@ -21,6 +21,7 @@ import type {
   RescheduledBooking,
   Service,
   Staff,
+  Usual,
   WaitlistEntry,
 } from './booking-api.ts';
 import { ReplayedRefusal } from './booking-api.ts';
@@ -159,6 +160,11 @@ export class HttpBookingApi implements BookingApi {
   async upcomingBookings(clientId: string): Promise<Booking[]> {
     const id = segment(clientId, () => new AppError('not_found', 'No client has this id.', 'client_id'));
     return arrayData<Booking>((await this.#send('GET', ['clients', id, 'bookings'])).data);
+  }
+
+  async clientUsual(clientId: string): Promise<Usual | null> {
+    const id = segment(clientId, () => new AppError('not_found', 'No client has this id.', 'client_id'));
+    return ((await this.#send('GET', ['clients', id, 'usual'])).data as Usual | null) ?? null;
   }
 
   /** From the upcoming bookings: REST has no lookup by start. */

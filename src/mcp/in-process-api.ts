@@ -2,7 +2,12 @@ import type { z } from 'zod';
 import { type Principal, requirePrincipal, requireScope } from '../app/api-key-service.ts';
 import { availabilityAt } from '../app/availability-cache.ts';
 import { listSeries } from '../app/booking-series.ts';
-import { findLiveBookingAt, getBooking, listUpcomingBookings } from '../app/booking-service.ts';
+import {
+  findLiveBookingAt,
+  getBooking,
+  getClientUsual,
+  listUpcomingBookings,
+} from '../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../app/client-service.ts';
 import { customerLinks } from '../app/customer-links.ts';
 import type { AppDeps } from '../app/deps.ts';
@@ -29,7 +34,7 @@ import {
   presentCancellation,
   presentReschedule,
 } from '../contract/booking.ts';
-import { NewClientBody, presentClient } from '../contract/client.ts';
+import { NewClientBody, presentClient, presentUsual } from '../contract/client.ts';
 import { presentLocation } from '../contract/location.ts';
 import { presentLocationInfo } from '../contract/location-info.ts';
 import { NewMessageBody, presentMessage } from '../contract/message.ts';
@@ -61,6 +66,7 @@ import type {
   RescheduledBooking,
   Service,
   Staff,
+  Usual,
   WaitlistEntry,
 } from './booking-api.ts';
 import { ReplayedRefusal } from './booking-api.ts';
@@ -198,6 +204,16 @@ export class InProcessBookingApi implements BookingApi {
     const bookings = await listUpcomingBookings(this.#deps.db, this.#allowed('read'), clientId, now);
     const viewer = this.#viewer();
     return bookings.map((booking) => presentBooking(booking, now, viewer));
+  }
+
+  async clientUsual(clientId: string): Promise<Usual | null> {
+    const usual = await getClientUsual(
+      this.#deps.db,
+      this.#allowed('read'),
+      clientId.toLowerCase(),
+      this.now(),
+    );
+    return usual && presentUsual(usual);
   }
 
   async liveBookingAt(

@@ -1,6 +1,7 @@
 import { localDateAt } from '../domain/time-format.ts';
 import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import type { Place } from './resolution.ts';
+import { speakClashes } from './series-words.ts';
 import { speakDate, speakNotice, speakOnDate } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
 import { speakWeeklyHours } from './spoken-hours.ts';
@@ -118,6 +119,14 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
           alternatives: extra.alternatives.length,
         },
         extra,
+      );
+    }
+    case 'series_clash': {
+      const clashes = await speakClashes(api, details.clashes, place);
+      return failure(
+        'series_clash',
+        { dates: clashes.map((c) => c.spoken).join('; ') },
+        { ...base, clashes },
       );
     }
     case 'late_change':

@@ -5,6 +5,7 @@ import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
 import type { ResourceLinkItem } from './resource-links.ts';
+import type { SpokenClash } from './series-words.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
@@ -31,24 +32,25 @@ export const SpokenSlot = z.object({
 export type SpokenSlot = z.infer<typeof SpokenSlot>;
 
 /**
- * What every answer with ok false carries besides ok (design.md 7, docs/mcp.md): `code` (the REST
- * error code where one exists, else ambiguous or no_slots), `hint` (what to tell or ask the caller
- * next) and, when it adds something, `detail` (the booking system's own message). The failure members
- * below come on top, from the tools that use them. tools/list's output schemas describe the success
- * (ok and the payload) and leave this envelope, the same for every tool, to the docs: listed in each of
- * thirteen tools it cost 1,350 of tools/list's 12,000 characters (design.md 9.3). Hosts that validate
- * `structuredContent` accept it, as the schemas forbid no member.
+ * What every answer carries whatever the tool (design.md 7, docs/mcp.md): `ok`, and with ok false
+ * `code` (the REST error code where one exists, else ambiguous or no_slots), `hint` (what to tell or
+ * ask the caller next) and, when it adds something, `detail` (the booking system's own message). The
+ * failure members below come on top, from the tools that use them. tools/list's output schemas describe
+ * each tool's own payload and leave this envelope, the same for every tool, to the docs: listed in each
+ * of thirteen tools it cost about 1,650 of tools/list's 12,000 characters (design.md 9.3). Hosts that
+ * validate `structuredContent` accept it, as the schemas forbid no member.
  */
-export const FAILURE_ENVELOPE = ['code', 'hint', 'detail'] as const;
+export const ANSWER_ENVELOPE = ['ok', 'code', 'hint', 'detail'] as const;
 
 /**
  * Members of a conversational failure that only some tools answer with: `choices` (the names to choose
  * from) where a name is resolved, `alternatives` (free times near the one asked for) and `reason` (why
  * a time was refused: slot_unavailable, too_soon, too_far_ahead, not_on_grid, closed,
- * staff_not_working, late_change or not_changeable) where a time is refused. A tool declares those it
- * uses (ToolSpec.failureMembers).
+ * staff_not_working, late_change or not_changeable) where a time is refused, and `clashes` (the dates
+ * of a series that are not free, each with the free times that day) where a series is booked or moved.
+ * A tool declares those it uses (ToolSpec.failureMembers).
  */
-export type FailureMember = 'choices' | 'alternatives' | 'reason';
+export type FailureMember = 'choices' | 'alternatives' | 'reason' | 'clashes';
 
 /**
  * A normal conversational outcome that is not a success (nobody on file, nothing free, the slot was
@@ -62,6 +64,7 @@ export class ToolFailure extends Error {
     choices?: string[];
     alternatives?: SpokenSlot[];
     reason?: string;
+    clashes?: SpokenClash[];
     /** The members of this answer holding caller-supplied text (choices naming a client on file). */
     caller_supplied?: string[];
   };
@@ -132,12 +135,7 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
 
 /** A tool's output schema as tools/list gives it: ok, and its own payload (absent when ok is false). */
 export function outputSchema<Shape extends z.ZodRawShape>(payload: Shape) {
-  return z.object({
-    ok: z
-      .boolean()
-      .describe('true on success; false for a normal outcome that is not one (see code and hint).'),
-    ...z.object(payload).partial().shape,
-  });
+  return z.object(payload).partial();
 }
 
 /** Error codes a tool reports as ok false (normal in a conversation) rather than as an MCP error. */

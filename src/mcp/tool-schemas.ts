@@ -26,9 +26,8 @@ export interface ToolDefinition {
  * a type and null). The output schema is the shape only, for hosts that validate `structuredContent`:
  * each member one level in with its type (a nullable one `anyOf` its type and null: every subschema
  * constrains something, as MCP Inspector's --strict asks), arrays without their items, no descriptions,
- * nothing required (`ok` always comes; every other
- * member depends on the outcome), the failure envelope left to the docs (tool-kit.ts FAILURE_ENVELOPE),
- * nothing forbidden (`booking` carries the REST
+ * nothing required (every member depends on the outcome), the envelope every answer has (`ok`, and a
+ * failure's code and hint) left to the docs (tool-kit.ts ANSWER_ENVELOPE), nothing forbidden (`booking` carries the REST
  * Booking, whose fields may grow), so the whole list stays under 12,000 characters (design.md 9.3)
  * for models that keep it in their context.
  */

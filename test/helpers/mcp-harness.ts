@@ -4,7 +4,7 @@ import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/serve
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { buildMcpServer, TOOLS } from '../../src/mcp/build-server.ts';
 import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
-import { FAILURE_ENVELOPE } from '../../src/mcp/tool-kit.ts';
+import { ANSWER_ENVELOPE } from '../../src/mcp/tool-kit.ts';
 import { toolDefinition } from '../../src/mcp/tool-schemas.ts';
 import { startTestApp, TEST_START, type TestApp } from './test-app.ts';
 
@@ -121,7 +121,7 @@ const DECLARED_MEMBERS = new Map(
     tool.name,
     new Set([
       ...Object.keys(toolDefinition(tool).outputSchema.properties ?? {}),
-      ...FAILURE_ENVELOPE,
+      ...ANSWER_ENVELOPE,
       ...(tool.failureMembers ?? []),
     ]),
   ]),

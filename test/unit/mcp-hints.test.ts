@@ -24,6 +24,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   client_not_found: [{ by: 'phone' }, { by: 'email' }],
   bad_contact: [{ field: 'phone' }, { field: 'email' }],
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
+  series_clash: [{ dates: 'Tuesday 30 March is not free (free that day: 11 am with Ana)' }],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
   nobody_works_then: [
     { day: 'on Friday 27 November', alternatives: 3 },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { listUpcomingBookings } from '../../app/booking-service.ts';
+import { z } from 'zod';
+import { getClientUsual, listUpcomingBookings } from '../../app/booking-service.ts';
 import { findClient, getClient, registerClient } from '../../app/client-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { BookingResource, presentBooking } from '../../contract/booking.ts';
@@ -9,6 +10,8 @@ import {
   ClientResource,
   NewClientBody,
   presentClient,
+  presentUsual,
+  UsualResource,
 } from '../../contract/client.ts';
 import { AUTHENTICATED_ERRORS, dataOf, ErrorEnvelope, listOf, NoQuery } from '../../contract/common.ts';
 import { principalOf } from '../authenticate.ts';
@@ -102,6 +105,37 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         );
         const viewer = bookingViewer(deps, request);
         return { data: bookings.map((booking) => presentBooking(booking, now, viewer)) };
+      },
+    );
+
+    app.get(
+      '/clients/:client_id/usual',
+      {
+        schema: {
+          tags: ['Clients'],
+          operationId: 'getClientUsual',
+          summary: "The client's usual: last service, stylist, location and how often they come",
+          description:
+            'Read from their latest visit that has started (else the one booked) and its series or the gaps ' +
+            'between their visits; data is null for a client who never came nor booked. An addition to v1.',
+          params: ClientIdParams,
+          querystring: NoQuery,
+          response: {
+            200: z.object({ data: UsualResource.nullable() }),
+            400: ErrorEnvelope.describe('invalid_request: client_id is not a UUID.'),
+            404: ErrorEnvelope.describe('not_found: no client has this id.'),
+            ...AUTHENTICATED_ERRORS,
+          },
+        },
+      },
+      async (request) => {
+        const usual = await getClientUsual(
+          deps.db,
+          principalOf(request).organisation.id,
+          request.params.client_id.toLowerCase(),
+          deps.clock.nowMs(),
+        );
+        return { data: usual && presentUsual(usual) };
       },
     );
 

@@ -4,18 +4,34 @@ import { canonicalJson } from '../../app/idempotency.ts';
 import { isTextable } from '../../app/phone-destinations.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
-import { type Booking, type BookingApi, type NewBooking, ReplayedRefusal } from '../booking-api.ts';
+import {
+  type Booking,
+  type BookingApi,
+  type Cancellation,
+  type NewBooking,
+  ReplayedRefusal,
+} from '../booking-api.ts';
 import { BOOKING_CALLER_TEXT, CALLER_TEXT_NOTE, callerTextAt } from '../caller-text.ts';
 import { explainRefusal } from '../refusals.ts';
-import { placeOfSlug, resolveLocation, resolveServices, resolveStaff, resolveStart } from '../resolution.ts';
+import {
+  type Place,
+  placeOfSlug,
+  resolveLocation,
+  resolveServices,
+  resolveStaff,
+  resolveStart,
+} from '../resolution.ts';
+import { speakInstants, speakSeriesDates } from '../series-words.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { listed } from '../word-lists.ts';
 import { ChangeOutput, describeChange } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
 const Reference = z.string().min(1).max(40).describe('As said, e.g. NHC-7KQ2MX.');
+const Scope = z.enum(['one', 'following']).optional();
 
 const BookingOutput = {
   booking: SpokenBookingSchema.describe(
@@ -31,9 +47,9 @@ export const bookTool = defineTool({
   name: 'book',
   title: 'Book an appointment',
   description:
-    'Books a find_slots time for client_id or a new client; never twice for one caller at a time (existing ' +
-    'true). Deposit: held until paid at payment_url. Booking Protection: a pending_confirmation hold finished ' +
-    `on booking_page_url. ${CALLER_TEXT_NOTE}`,
+    'Books a find_slots time for client_id or a new client, once per caller and time (existing true). ' +
+    'Deposit: held until paid at payment_url. Booking Protection: a hold finished on booking_page_url. ' +
+    `${CALLER_TEXT_NOTE}`,
   input: {
     location: z.string().optional(),
     services: ServicesArgument,
@@ -42,9 +58,20 @@ export const bookTool = defineTool({
     client_id: z.string().optional().describe('From lookup_client or register_client.'),
     client: NewClientInput.optional().describe('A new client, instead of client_id.'),
     notes: z.string().max(1000).optional().describe('For the stylist.'),
+    repeat: z
+      .object({ every_weeks: z.int().min(1).max(12), count: z.int().min(2).max(26) })
+      .optional()
+      .describe('A series: same time every every_weeks weeks, count visits.'),
   },
   output: {
     ...BookingOutput,
+    series: z
+      .object({
+        id: z.string(),
+        every_weeks: z.int(),
+        occurrences: z.array(z.object({ reference: z.string(), starts_at: z.string(), status: z.string() })),
+      })
+      .optional(),
     status: z.string(),
     existing: z.boolean().describe('true: the caller already held this booking; nothing new was made.'),
     payment_url: z
@@ -59,7 +86,7 @@ export const bookTool = defineTool({
       ),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  failureMembers: ['choices', 'alternatives', 'reason'],
+  failureMembers: ['choices', 'alternatives', 'reason', 'clashes'],
   callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
@@ -71,8 +98,10 @@ export const bookTool = defineTool({
     // with a changed argument, another stylist named): book answers with the one they hold.
     const held = await api.liveBookingAt(clientId, place.location.slug, startsAt);
     let booking: Booking;
+    let series: Booking[] = [];
     if (held) {
       booking = held;
+      if (args.repeat && held.series_id) series = await api.seriesBookings(held.series_id);
     } else {
       const body: NewBooking = {
         location_slug: place.location.slug,
@@ -81,12 +110,14 @@ export const bookTool = defineTool({
         starts_at: startsAt,
         ...(staff && { staff_id: staff.id }),
         ...(args.notes !== undefined && { notes: args.notes }),
+        ...(args.repeat && { repeat: args.repeat }),
       };
       try {
         booking = await bookOnce(api, body);
       } catch (error) {
         throw await explainRefusal(api, error, { place, services, startsAt, staffId: staff?.id });
       }
+      if (args.repeat && booking.series_id) series = await api.seriesBookings(booking.series_id);
     }
     const [summary] = await speakBookings(api, [booking]);
     const { deposit } = booking;
@@ -96,11 +127,17 @@ export const bookTool = defineTool({
     const protection = unfinished ? ` ${protectionSentence(booking)}` : '';
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
+    const repeats =
+      series.length > 1 ? seriesAnswer(series, args.repeat?.every_weeks ?? 1, place, api.now()) : null;
+    const reference = repeats
+      ? `The first visit's reference is ${summary!.reference_spoken}; each visit has its own.`
+      : `The reference is ${summary!.reference_spoken}.`;
     return {
       booking: summary!,
+      ...(repeats && { series: repeats.series }),
       status: booking.status,
       existing: held !== undefined,
-      spoken: `${already}${statusSentence(summary!, place.locale)} The reference is ${summary!.reference_spoken}.${protection}${sent ? ` ${sent}` : ''}`,
+      spoken: `${already}${statusSentence(summary!, place.locale)}${repeats ? ` ${repeats.spoken}` : ''} ${reference}${protection}${sent ? ` ${sent}` : ''}`,
       payment_url: booking.payment_url,
       // Only where it is the next step: every booking carries it too, and book's answer must stay short.
       ...(unfinished && booking.booking_page_url && { booking_page_url: booking.booking_page_url }),
@@ -114,6 +151,48 @@ export const bookTool = defineTool({
     };
   },
 });
+
+/** "Its 3 later visits are cancelled too: ...", with any of them that is late and what that costs. */
+async function laterVisitsCancelled(
+  api: BookingApi,
+  following: Cancellation['following'],
+  place: Place,
+  dryRun: boolean,
+): Promise<string> {
+  if (following.length === 0) return '';
+  const bookings = await Promise.all(following.map((c) => api.getBooking(c.reference)));
+  const when = listed(
+    speakInstants(
+      bookings.map((b) => b.starts_at),
+      place,
+      api.now(),
+    ),
+  );
+  const late = following.filter((c) => c.change.late).length;
+  const kept = following.filter(
+    (c) => c.deposit_refunded === false && c.change.deposit_refunded === false,
+  ).length;
+  const visits = following.length === 1 ? 'visit' : 'visits';
+  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : 'are'} cancelled too: ${when}.${late > 0 ? ` ${late} of them ${late === 1 ? 'is' : 'are'} late.` : ''}${kept > 0 ? ` The deposit is kept for ${kept} of them.` : ''}`;
+}
+
+/** A series booked: its visits, and the words saying when they are. */
+function seriesAnswer(series: readonly Booking[], everyWeeks: number, place: Place, now: number) {
+  const live = series.filter((b) => (LIVE_STATUSES as readonly string[]).includes(b.status));
+  return {
+    spoken: `It repeats ${speakSeriesDates(
+      live.map((b) => b.starts_at),
+      everyWeeks,
+      place,
+      now,
+    )}.`,
+    series: {
+      id: series[0]!.series_id ?? '',
+      every_weeks: everyWeeks,
+      occurrences: live.map((b) => ({ reference: b.reference, starts_at: b.starts_at, status: b.status })),
+    },
+  };
+}
 
 /** What a caller at a Booking Protection location is told: what to finish, where, and by when. */
 function protectionSentence(booking: Booking): string {
@@ -188,9 +267,7 @@ async function existing(api: BookingApi, reference: string): Promise<Booking> {
 export const getBookingTool = defineTool({
   name: 'get_booking',
   title: 'Read a booking',
-  description:
-    'A booking by reference: status, time, price, words to read back; while held, when it lapses and its ' +
-    `links. ${CALLER_TEXT_NOTE}`,
+  description: `A booking by reference: status, time, price; while held, when it lapses and its links. ${CALLER_TEXT_NOTE}`,
   input: { reference: Reference },
   output: {
     ...BookingOutput,
@@ -216,12 +293,13 @@ export const getBookingTool = defineTool({
 export const rescheduleTool = defineTool({
   name: 'reschedule',
   title: 'Move a booking',
-  description: `Moves a booking to another free time; same services, and staff unless staff is given. ${CALLER_TEXT_NOTE}`,
+  description: `Moves a booking to another free time; same services, and staff unless staff is given. scope following: later visits too. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
     starts_at: z.string().describe('A find_slots starts_at, or as said ("tomorrow at noon").'),
     staff: z.string().optional().describe('Name or id.'),
     dry_run: z.boolean().optional().describe('true: only say what it would do.'),
+    scope: Scope,
   },
   output: { ...BookingOutput, ...ChangeOutput },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -241,6 +319,7 @@ export const rescheduleTool = defineTool({
         starts_at: startsAt,
         ...(staff && { staff_id: staff.id }),
         ...(args.dry_run === true && { dry_run: true }),
+        ...(args.scope && { scope: args.scope }),
       });
     } catch (error) {
       throw await explainRefusal(api, error, {
@@ -251,12 +330,22 @@ export const rescheduleTool = defineTool({
         booking,
       });
     }
-    const { change, ...after } = moved;
+    const { change, following, ...after } = moved;
     const [summary] = await speakBookings(api, [after]);
     const said = await describeChange(api, 'reschedule', change, booking, place);
+    const later =
+      following.length === 0
+        ? ''
+        : ` ${change.dry_run ? 'The' : 'Its'} ${following.length} later ${following.length === 1 ? 'visit' : 'visits'} ${change.dry_run ? 'would move' : 'moved'} too: ${listed(
+            speakInstants(
+              following.map((b) => b.starts_at),
+              place,
+              api.now(),
+            ),
+          )}.`;
     const spoken = change.dry_run
-      ? `It can be moved to ${summary!.spoken}.${said.consequences} Ask the caller to confirm before moving it.`
-      : `Moved: ${summary!.spoken}.${said.consequences}`;
+      ? `It can be moved to ${summary!.spoken}.${said.consequences}${later} Ask the caller to confirm before moving it.`
+      : `Moved: ${summary!.spoken}.${said.consequences}${later}`;
     return { booking: summary!, ...said.fields, spoken };
   },
 });
@@ -265,12 +354,13 @@ export const cancelTool = defineTool({
   name: 'cancel',
   title: 'Cancel a booking',
   description:
-    'Cancels a booking; says if late, if a paid deposit is refunded, any fee. First call with dry_run true ' +
-    `and tell the caller any fee or kept deposit. ${CALLER_TEXT_NOTE}`,
+    'Cancels a booking. Call with dry_run true first and tell the caller if late, any fee or kept deposit. ' +
+    `scope following: later visits too. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
     reason: z.string().max(1000).optional().describe('Shown to staff.'),
     dry_run: z.boolean().optional().describe('true: only say what it would do.'),
+    scope: Scope,
   },
   output: {
     ...BookingOutput,
@@ -288,6 +378,7 @@ export const cancelTool = defineTool({
       cancelled = await api.cancelBooking(booking.reference, {
         ...(args.reason !== undefined && { reason: args.reason }),
         ...(args.dry_run === true && { dryRun: true }),
+        ...(args.scope && { scope: args.scope }),
       });
     } catch (error) {
       throw await explainRefusal(api, error, {
@@ -302,9 +393,10 @@ export const cancelTool = defineTool({
     const after = change.dry_run ? booking : { ...booking, status: cancelled.status };
     const [summary] = await speakBookings(api, [after]);
     const said = await describeChange(api, 'cancel', change, booking, place);
+    const later = await laterVisitsCancelled(api, cancelled.following, place, change.dry_run);
     const spoken = change.dry_run
-      ? `If cancelled now: ${summary!.spoken}.${said.consequences} Ask the caller whether to go ahead.`
-      : `Cancelled: ${summary!.spoken}.${said.consequences}`;
+      ? `If cancelled now: ${summary!.spoken}.${said.consequences}${later} Ask the caller whether to go ahead.`
+      : `Cancelled: ${summary!.spoken}.${said.consequences}${later}`;
     return {
       booking: summary!,
       ...said.fields,

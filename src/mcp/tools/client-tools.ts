@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { BookingApi, Client } from '../booking-api.ts';
+import { localDateAt } from '../../domain/time-format.ts';
+import type { BookingApi, Client, Usual } from '../booking-api.ts';
 import {
   BOOKING_CALLER_TEXT,
   CALLER_TEXT_NOTE,
@@ -7,11 +8,12 @@ import {
   callerTextAt,
   spokenName,
 } from '../caller-text.ts';
-import { callerContact } from '../resolution.ts';
-import { speakPhone } from '../speech.ts';
+import { callerContact, placeOfSlug } from '../resolution.ts';
+import { speakDate, speakDateTime, speakPhone } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
 import { BadArgument, fail, failure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { listed } from '../word-lists.ts';
 
 const SpokenClient = z.object({
   id: z.string(),
@@ -43,12 +45,63 @@ async function spokenClient(api: BookingApi, client: Client): Promise<z.infer<ty
   };
 }
 
+const SpokenUsual = z.object({
+  location: z.string(),
+  services: z.array(z.string()),
+  service_ids: z.array(z.string()),
+  staff: z.string(),
+  staff_id: z.string(),
+  every_weeks: z.int().nullable(),
+  next_due_date: z.string().nullable(),
+  spoken: z.string(),
+});
+
+/**
+ * The caller's usual in words, with what `book` takes ("book my usual": services, staff and location as
+ * they are here, repeat every_weeks if they want a series).
+ */
+async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof SpokenUsual>> {
+  const [place, services, team] = await Promise.all([
+    placeOfSlug(api, usual.location_slug),
+    api.listServices(usual.location_slug),
+    api.listStaff(usual.location_slug),
+  ]);
+  const names = usual.service_ids.map((id) => services.find((s) => s.id === id)?.name ?? 'a service');
+  const staff = team.find((s) => s.id === usual.staff_id)?.name ?? 'a member of staff';
+  const now = api.now();
+  const today = localDateAt(now, place.zone);
+  const last = speakDateTime(Date.parse(usual.last_starts_at), place.zone, place.locale, now);
+  const every =
+    usual.every_weeks === null
+      ? ''
+      : `, every ${usual.every_weeks === 1 ? 'week' : `${usual.every_weeks} weeks`}`;
+  const lastWord = Date.parse(usual.last_starts_at) > now ? 'booked for' : 'last';
+  const due =
+    usual.next_due_date === null
+      ? ''
+      : `; next due around ${speakDate(usual.next_due_date, place.locale, today)}`;
+  return {
+    location: place.location.name,
+    services: names,
+    service_ids: usual.service_ids,
+    staff,
+    staff_id: usual.staff_id,
+    every_weeks: usual.every_weeks,
+    next_due_date: usual.next_due_date,
+    spoken: `Their usual: ${listed(names)} with ${staff} at ${place.location.name}${every} (${lastWord} ${last})${due}.`,
+  };
+}
+
 export const lookupClientTool = defineTool({
   name: 'lookup_client',
   title: 'Look up a caller',
-  description: `A client by phone (caller ID works) or e-mail, with upcoming bookings. ${CALLER_TEXT_NOTE}`,
+  description: `A client by phone (caller ID works) or e-mail, with upcoming bookings and their usual. ${CALLER_TEXT_NOTE}`,
   input: ContactInput,
-  output: { client: SpokenClient, upcoming_bookings: z.array(SpokenBookingSchema) },
+  output: {
+    client: SpokenClient,
+    upcoming_bookings: z.array(SpokenBookingSchema),
+    usual: SpokenUsual.optional(),
+  },
   annotations: READ_ONLY,
   callerSupplied: [
     ...callerTextAt('client', CLIENT_CALLER_TEXT),
@@ -60,8 +113,15 @@ export const lookupClientTool = defineTool({
     const contact = await callerContact(api, args);
     const client = await api.findClient(contact);
     if (!client) fail('client_not_found', { by: contact.phone ? 'phone' : 'email' });
-    const upcoming = await api.upcomingBookings(client.id);
-    return { client: await spokenClient(api, client), upcoming_bookings: await speakBookings(api, upcoming) };
+    const [upcoming, usual] = await Promise.all([
+      api.upcomingBookings(client.id),
+      api.clientUsual(client.id),
+    ]);
+    return {
+      client: await spokenClient(api, client),
+      upcoming_bookings: await speakBookings(api, upcoming),
+      ...(usual && { usual: await speakUsual(api, usual) }),
+    };
   },
 });
 
@@ -74,9 +134,7 @@ export const NewClientInput = z.object({
 export const registerClientTool = defineTool({
   name: 'register_client',
   title: 'Register a caller',
-  description:
-    'Registers a client (name, phone or e-mail); one on file with that contact is returned unchanged ' +
-    `(created false). ${CALLER_TEXT_NOTE}`,
+  description: `Registers a client (name, phone or e-mail); one on file with that contact is returned (created false). ${CALLER_TEXT_NOTE}`,
   input: { ...NewClientInput.shape, marketing_consent: z.boolean().optional() },
   output: {
     client: SpokenClient,

@@ -39,14 +39,11 @@ export const findSlotsTool = defineTool({
   name: 'find_slots',
   title: 'Find free times',
   description:
-    'Free times for services at a location, optionally by staff, part of day or time range; dates and times ' +
-    "as said, in the location's zone.",
+    "Free times for services, optionally by staff, part of day or time range; dates and times as said, in the location's zone.",
   input: {
     location: z.string().optional(),
     services: ServicesArgument,
-    date: z
-      .string()
-      .describe('YYYY-MM-DD or as said ("tomorrow morning", "next tuesday", "the 8th", "next week").'),
+    date: z.string().describe('YYYY-MM-DD or as said ("next tuesday", "the 8th").'),
     days: z.int().min(1).max(14).optional().describe('1 to 14; default 1.'),
     staff: z.string().optional().describe('Name (first is enough) or id.'),
     time_of_day: z

@@ -18,8 +18,7 @@ export const joinWaitlistTool = defineTool({
   name: 'join_waitlist',
   title: 'Join the waitlist',
   description:
-    'When nothing suits: the first time that frees up between the dates is held for the caller and sent to ' +
-    'them to claim.',
+    'When nothing suits: the first time freed between the dates is held and sent to the caller to claim.',
   input: {
     location: z.string().optional(),
     services: ServicesArgument,

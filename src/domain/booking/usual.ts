@@ -1,0 +1,74 @@
+import { addDays, daysBetween } from '../availability/zone-calendar.ts';
+import { localDateAt } from '../time-format.ts';
+import type { BookingStatus } from './state-machine.ts';
+
+/**
+ * A client's usual (design.md 9.5): what they last had or have booked, with whom and where, and how
+ * often they come, so an agent books "my usual" in one call.
+ */
+export interface Usual {
+  serviceIds: string[];
+  staffId: string;
+  locationId: string;
+  /** Weeks between visits: the series' own rule, or the typical gap between their visits; null when unknown. */
+  everyWeeks: number | null;
+  /** The visit it is read from. */
+  lastStartsAt: number;
+  /** The local date the next visit falls due (the last one plus the interval), or null. */
+  nextDueDate: string | null;
+}
+
+/** A past or booked visit, as the usual is read from. */
+export interface Visit {
+  startsAt: number;
+  status: BookingStatus;
+  serviceIds: readonly string[];
+  staffId: string;
+  locationId: string;
+  timezone: string;
+  /** The every_weeks of the series it belongs to, or null. */
+  seriesEveryWeeks: number | null;
+}
+
+/** Statuses that say the client came or is coming: what a usual is made of. */
+const KEPT: readonly BookingStatus[] = ['completed', 'confirmed', 'needs_checkout'];
+
+/**
+ * The usual from a client's visits (any order): the latest one that has started (completed or
+ * confirmed), else the soonest one booked; the interval from its series, else the median gap in whole
+ * weeks between its visits of the same services. Null for a client who never came nor booked.
+ */
+export function usualOf(visits: readonly Visit[], now: number): Usual | null {
+  const kept = visits.filter((v) => KEPT.includes(v.status)).sort((a, b) => a.startsAt - b.startsAt);
+  const past = kept.filter((v) => v.startsAt <= now);
+  const last = past.at(-1) ?? kept[0];
+  if (!last) return null;
+  const same = kept.filter((v) => sameServices(v.serviceIds, last.serviceIds));
+  const everyWeeks = last.seriesEveryWeeks ?? typicalGapWeeks(same);
+  const lastDate = localDateAt(last.startsAt, last.timezone);
+  return {
+    serviceIds: [...last.serviceIds],
+    staffId: last.staffId,
+    locationId: last.locationId,
+    everyWeeks,
+    lastStartsAt: last.startsAt,
+    nextDueDate: everyWeeks === null ? null : addDays(lastDate, everyWeeks * 7),
+  };
+}
+
+function sameServices(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
+/** The median gap between consecutive visits in whole weeks (at least 1), or null with fewer than two. */
+function typicalGapWeeks(visits: readonly Visit[]): number | null {
+  if (visits.length < 2) return null;
+  const gaps = visits
+    .slice(1)
+    .map((v, i) =>
+      daysBetween(localDateAt(visits[i]!.startsAt, visits[i]!.timezone), localDateAt(v.startsAt, v.timezone)),
+    )
+    .sort((a, b) => a - b);
+  const median = gaps[Math.floor(gaps.length / 2)]!;
+  return Math.max(1, Math.round(median / 7));
+}

@@ -1,0 +1,75 @@
+import { localDateAt } from '../domain/time-format.ts';
+import type { BookingApi, Staff } from './booking-api.ts';
+import type { Place } from './resolution.ts';
+import { speakDate, speakDateTime, speakTime } from './speech.ts';
+import { listed } from './word-lists.ts';
+
+/**
+ * What a caller hears about a recurring series (design.md 9.5): when its visits are, and, when some
+ * dates are not free, which ones and what is free instead that day.
+ */
+
+/** "every 6 weeks, 4 visits: Tuesday 16 March, Tuesday 27 April, ... at 10 am". */
+export function speakSeriesDates(
+  starts: readonly string[],
+  everyWeeks: number,
+  place: Place,
+  now: number,
+): string {
+  const today = localDateAt(now, place.zone);
+  const dates = starts.map((start) =>
+    speakDate(localDateAt(Date.parse(start), place.zone), place.locale, today),
+  );
+  const times = new Set(starts.map((start) => speakTime(Date.parse(start), place.zone, place.locale)));
+  const every = everyWeeks === 1 ? 'every week' : `every ${everyWeeks} weeks`;
+  const at = times.size === 1 ? ` at ${[...times][0]}` : '';
+  return `${every}, ${starts.length} visits: ${listed(dates)}${at}`;
+}
+
+/** A clash as the series_clash refusal lists it (REST details.clashes). */
+interface Clash {
+  occurrence: number;
+  date: string;
+  starts_at: string | null;
+  reason: string;
+  alternatives: { starts_at: string; staff_id: string }[];
+}
+
+export interface SpokenClash {
+  occurrence: number;
+  date: string;
+  reason: string;
+  alternatives: { starts_at: string; staff_id: string; spoken: string }[];
+  spoken: string;
+}
+
+/** Each clash in words: the date, and the free times that day with whom. */
+export async function speakClashes(api: BookingApi, clashes: unknown, place: Place): Promise<SpokenClash[]> {
+  if (!Array.isArray(clashes)) return [];
+  const team = new Map((await api.listStaff(place.location.slug)).map((s: Staff) => [s.id, s.name]));
+  const now = api.now();
+  const today = localDateAt(now, place.zone);
+  return (clashes as Clash[]).map((clash) => {
+    const day = speakDate(clash.date, place.locale, today);
+    const alternatives = clash.alternatives.map((a) => ({
+      ...a,
+      spoken: `${speakTime(Date.parse(a.starts_at), place.zone, place.locale)} with ${team.get(a.staff_id) ?? 'someone'}`,
+    }));
+    const free =
+      alternatives.length > 0
+        ? `free that day: ${listed(alternatives.map((a) => a.spoken))}`
+        : 'nothing else free that day';
+    return {
+      occurrence: clash.occurrence,
+      date: clash.date,
+      reason: clash.reason,
+      alternatives,
+      spoken: `${day} is not free (${free})`,
+    };
+  });
+}
+
+/** "Tuesday 16 March at 10 am" for each instant, in order. */
+export function speakInstants(starts: readonly string[], place: Place, now: number): string[] {
+  return starts.map((start) => speakDateTime(Date.parse(start), place.zone, place.locale, now));
+}
