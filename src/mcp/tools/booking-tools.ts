@@ -173,7 +173,7 @@ async function laterVisitsCancelled(
     (c) => c.deposit_refunded === false && c.change.deposit_refunded === false,
   ).length;
   const visits = following.length === 1 ? 'visit' : 'visits';
-  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : 'are'} cancelled too: ${when}.${late > 0 ? ` ${late} of them ${late === 1 ? 'is' : 'are'} late.` : ''}${kept > 0 ? ` The deposit is kept for ${kept} of them.` : ''}`;
+  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too: ${when}.${late > 0 ? ` ${late} of them ${late === 1 ? 'is' : 'are'} late.` : ''}${kept > 0 ? ` The deposit is kept for ${kept} of them.` : ''}`;
 }
 
 /** A series booked: its visits, and the words saying when they are. */

@@ -1,0 +1,205 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildMcpServer } from '../../src/mcp/build-server.ts';
+import { HttpBookingApi } from '../../src/mcp/http-api.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { connectInProcess, type Era, harness, type McpHarness } from '../helpers/mcp-harness.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * Recurring appointments through the SDK's client (design.md 9.5): `book` with `repeat`, a clash named
+ * with the free times that day, `reschedule` and `cancel` with scope following, and `lookup_client`
+ * telling the caller's usual so that "my usual" is one `book` call. In process on both protocol
+ * generations, and over REST (`booking mcp --base-url`). The small catalogue: Ana does Cuts at Soho,
+ * London, on Mondays and Tuesdays 09:00-17:00; Monday 1 March 2027, 09:00 (the clocks go forward on
+ * 28 March).
+ */
+const NOW = '2027-03-01T09:00:00Z';
+const JO = { phone: '+447911123456' };
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+async function seriesScenario(mcp: McpHarness) {
+  const booked = await mcp.call('book', {
+    location: 'soho',
+    services: 'cut',
+    staff: 'Ana',
+    starts_at: '2027-03-16T10:00:00Z',
+    client_id: (await catalogueIds(t.database.db)).jo,
+    repeat: { every_weeks: 2, count: 3 },
+  });
+  expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
+  expect(booked.spoken).toContain(
+    'It repeats every 2 weeks, 3 visits: Tuesday 16 March, Tuesday 30 March and Tuesday 13 April at 10 am.',
+  );
+  expect(booked.spoken).toContain("The first visit's reference is");
+  const series = booked.series as { id: string; occurrences: { reference: string; starts_at: string }[] };
+  expect(series.occurrences.map((o) => o.starts_at)).toEqual([
+    '2027-03-16T10:00:00+00:00',
+    '2027-03-30T10:00:00+01:00',
+    '2027-04-13T10:00:00+01:00',
+  ]);
+
+  // The caller's usual, from the series: "my usual" is then one book call.
+  const found = await mcp.call('lookup_client', JO);
+  expect(found.usual).toMatchObject({ location: 'Soho', services: ['Cut'], staff: 'Ana', every_weeks: 2 });
+  expect(String((found.usual as { spoken: string }).spoken)).toMatch(
+    /^Their usual: Cut with Ana at Soho, every 2 weeks \(booked for Tuesday 16 March at 10 am\); next due around Tuesday 30 March\.$/,
+  );
+
+  // The second visit and the third move a day earlier, to Monday at 11.
+  const refs = series.occurrences.map((o) => o.reference);
+  const moved = await mcp.call('reschedule', {
+    reference: refs[1],
+    starts_at: '2027-03-29T11:00:00+01:00',
+    scope: 'following',
+  });
+  expect(moved, JSON.stringify(moved)).toMatchObject({ ok: true });
+  expect(moved.spoken).toContain('Its 1 later visit moved too: Monday 12 April at 11 am.');
+
+  const preview = await mcp.call('cancel', { reference: refs[0], scope: 'following', dry_run: true });
+  expect(preview.spoken).toContain('Its 2 later visits would be cancelled too');
+  const cancelled = await mcp.call('cancel', { reference: refs[1], scope: 'following' });
+  expect(cancelled.spoken).toContain('Its 1 later visit is cancelled too: Monday 12 April at 11 am.');
+  const first = (await t.request({ method: 'GET', url: `/v1/bookings/${refs[0]}` })).json().data;
+  expect(first.status).toBe('confirmed');
+  for (const ref of refs.slice(1)) {
+    expect((await t.request({ method: 'GET', url: `/v1/bookings/${ref}` })).json().data.status).toBe(
+      'cancelled',
+    );
+  }
+}
+
+describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s protocol)', (era) => {
+  it('books a series, tells the usual, and moves and cancels the following visits', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      await seriesScenario(mcp);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('books nothing when a date clashes, and says which with the free times that day', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const ids = await catalogueIds(t.database.db);
+      const taken = await t.request({
+        method: 'POST',
+        url: '/v1/bookings',
+        payload: {
+          location_slug: 'soho',
+          service_ids: [ids.services.cut],
+          staff_id: ids.staff.ana,
+          client_id: ids.jo,
+          starts_at: '2027-03-23T10:00:00Z',
+        },
+      });
+      expect(taken.statusCode, taken.body).toBe(201);
+      const refused = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: 'Tuesday 16 March at 10am',
+        client: { first_name: 'Bea', last_name: 'Regular', phone: '07400 123987' },
+        repeat: { every_weeks: 1, count: 3 },
+      });
+      expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
+      expect(refused.hint).toMatch(
+        /^Nothing was booked or moved: Tuesday 23 March is not free \(free that day: .*11 am with Ana.*\)\./,
+      );
+      const clashes = refused.clashes as { date: string; alternatives: { starts_at: string }[] }[];
+      expect(clashes.map((c) => c.date)).toEqual(['2027-03-23']);
+      expect(clashes[0]!.alternatives.length).toBeGreaterThan(0);
+      // Registered as book registers a new caller, but with nothing booked and no usual yet.
+      const found = await mcp.call('lookup_client', { phone: '07400 123987' });
+      expect(found).toMatchObject({ ok: true, upcoming_bookings: [] });
+      expect(found.usual).toBeUndefined();
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('lookup_client usual from past visits', () => {
+  it('reads the interval from the gaps between visits, and book takes it in one call', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // Visits four weeks apart on Tuesdays at 10, each booked at the start of its month.
+    for (const startsAt of [
+      '2027-03-09T10:00:00Z',
+      '2027-04-06T10:00:00+01:00',
+      '2027-05-04T10:00:00+01:00',
+    ]) {
+      t.clock.set(`${startsAt.slice(0, 8)}01T09:00:00Z`);
+      const booked = await t.request({
+        method: 'POST',
+        url: '/v1/bookings',
+        payload: {
+          location_slug: 'soho',
+          service_ids: [ids.services.cut],
+          staff_id: ids.staff.ana,
+          client_id: ids.jo,
+          starts_at: startsAt,
+        },
+      });
+      expect(booked.statusCode, booked.body).toBe(201);
+    }
+    t.clock.set('2027-05-10T09:00:00Z');
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const found = await mcp.call('lookup_client', JO);
+      const usual = found.usual as {
+        service_ids: string[];
+        staff_id: string;
+        every_weeks: number;
+        next_due_date: string;
+      };
+      expect(usual).toMatchObject({ every_weeks: 4, next_due_date: '2027-06-01', staff_id: ids.staff.ana });
+      const booked = await mcp.call('book', {
+        location: 'soho',
+        services: usual.service_ids,
+        staff: usual.staff_id,
+        starts_at: `${usual.next_due_date}T10:00:00+01:00`,
+        client_id: ids.jo,
+      });
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('recurring series over REST (booking mcp --base-url)', () => {
+  it('books, tells the usual, moves and cancels through the REST API', async () => {
+    t = await startTestApp({ now: NOW });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const server = buildMcpServer({
+      apiFor: async () => new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite }),
+      onFault: (error) => {
+        throw error;
+      },
+    });
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(clientSide);
+    const mcp = harness(client, async () => {
+      await client.close();
+      await server.close();
+    });
+    try {
+      await seriesScenario(mcp);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
