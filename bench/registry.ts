@@ -1,5 +1,6 @@
 import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
+import { bookingSeries } from './booking-series.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
 import { consoleDiary } from './console-diary.ts';
 import { instances } from './instances.ts';
@@ -34,4 +35,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhooksDeliveryRate,
   webhooksDelay,
   waitlist,
+  bookingSeries,
 ];
