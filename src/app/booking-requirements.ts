@@ -36,6 +36,8 @@ export async function settleRequirement(
   changes: Omit<Updateable<BookingsTable>, 'status' | 'pending_requirements' | 'hold_expires_at'>,
   now: number,
   actor: string,
+  /** A later visit of a series, confirmed with its first: its reminder, but no message of its own. */
+  options: { silent?: boolean } = {},
 ): Promise<Settled> {
   const { organisationId, bookingId } = target;
   const row = await trx
@@ -82,7 +84,12 @@ export async function settleRequirement(
     trx,
     organisationId,
     bookingId,
-    { kind: 'confirmed', drop: ['payment_link', 'booking_page_link', 'verification_code'], remind: true },
+    {
+      kind: 'confirmed',
+      drop: ['payment_link', 'booking_page_link', 'verification_code'],
+      remind: true,
+      silent: options.silent === true,
+    },
     now,
   );
   // A waitlist offer confirmed: its entry is booked (and integrators hear waitlist.claimed).

@@ -131,14 +131,14 @@ async function bookOccurrence(
   now: number,
   checkout: CheckoutContext,
 ): Promise<Outcome> {
+  const later = occurrence.position > 1;
+  // A public series proves its contact once, with its first visit (contact-proof.ts).
+  const own: CheckoutContext =
+    later && checkout.publicContact
+      ? { ...checkout, publicContact: undefined, awaitsSeriesProof: checkout.publicContact.askProof }
+      : checkout;
   const book = (staffId: string | undefined) =>
-    createBooking(
-      trx,
-      caller,
-      { ...ask, staffId, confirmedWithSeries: occurrence.position > 1 },
-      now,
-      checkout,
-    );
+    createBooking(trx, caller, { ...ask, staffId, confirmedWithSeries: later }, now, own);
   try {
     return { created: await book(stylist) };
   } catch (error) {

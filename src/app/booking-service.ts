@@ -103,6 +103,11 @@ export interface CheckoutContext {
    * waitlist_offer_minutes; a deposit or Booking Protection's card are the steps after it.
    */
   waitlistOffer?: boolean;
+  /**
+   * A later visit of a series booked on the public page whose contact must be proven: it waits for
+   * the proof of the series' first visit (its code goes with that one), and sends nothing itself.
+   */
+  awaitsSeriesProof?: boolean;
 }
 
 /**
@@ -188,7 +193,8 @@ export async function createBooking(
   // Booking Protection: a hold the customer finishes on the booking page (card setup, and the deposit
   // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
   // A public booking whose contact must be proven first holds the slot the same way, proof first.
-  const proofFirst = checkout.publicContact?.askProof === true;
+  const awaitsSeriesProof = checkout.awaitsSeriesProof === true;
+  const proofFirst = checkout.publicContact?.askProof === true || awaitsSeriesProof;
   const offer = checkout.waitlistOffer === true;
   const steps = [
     ...(proofFirst ? [CONTACT_VERIFICATION] : []),
@@ -301,12 +307,14 @@ export async function createBooking(
       ? { rows: [contact.message], notices: [] }
       : messagesOf(
           { ...target, client, textedCountries },
-          newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+          {
+            ...newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
+            silent: input.confirmedWithSeries === true && status === 'confirmed',
+          },
           now,
         );
-    if (input.confirmedWithSeries && status === 'confirmed') {
-      messages = { rows: messages.rows.filter((m) => m.kind === 'reminder'), notices: [] };
-    }
+    // A later visit of a public series waits, silent, for the contact its first visit proves.
+    if (awaitsSeriesProof) messages = { rows: [], notices: [] };
   } while (
     !(await whileSlotFree(
       insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows, proof }),

@@ -9,11 +9,13 @@ import { findOrganisationById } from '../data/organisation-repository.ts';
 import { activeStaffAt } from '../data/staff-repository.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
+import type { Repeat } from '../domain/booking/series.ts';
 import type { Location, OfferedService, StaffRef } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxMessage } from '../domain/outbox.ts';
 import { searchFold } from '../domain/search-fold.ts';
-import { type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
+import { createSeries } from './booking-series.ts';
+import { type Caller, type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
 import { registerClient } from './client-service.ts';
 import { normalisePhone, phoneAsDialledAt } from './contact.ts';
 import { listServicesAt, requireLocation } from './directory-service.ts';
@@ -289,6 +291,8 @@ export interface CallerBooking {
   startsAt: number;
   client: { firstName: string; lastName: string; phone?: string | undefined; email?: string | undefined };
   notes?: string | undefined;
+  /** A recurring series (design.md 9.5); absent: one booking. */
+  repeat?: Repeat | undefined;
 }
 
 /**
@@ -309,27 +313,26 @@ export async function bookForCaller(
   const location = await requireLocation(db, user.organisationId, input.locationSlug, 'location');
   const phone = input.client.phone && phoneAsDialledAt(input.client.phone, location.country);
   const { client } = await registerClient(db, user.organisationId, { ...input.client, phone }, now);
-  return writeTransaction(db, (trx) =>
-    createBooking(
-      trx,
-      {
-        organisationId: organisation.id,
-        currency: organisation.currency,
-        referencePrefix: organisation.booking_reference_prefix,
-        actor: `user:${user.id}`,
-        source: 'staff',
-      },
-      {
-        locationSlug: input.locationSlug,
-        serviceIds: input.serviceIds,
-        staffId: input.staffId,
-        clientId: client.id,
-        startsAt: input.startsAt,
-        notes: input.notes,
-      },
-      now,
-      checkout,
-    ),
+  const caller: Caller = {
+    organisationId: organisation.id,
+    currency: organisation.currency,
+    referencePrefix: organisation.booking_reference_prefix,
+    actor: `user:${user.id}`,
+    source: 'staff',
+  };
+  const booking = {
+    locationSlug: input.locationSlug,
+    serviceIds: input.serviceIds,
+    staffId: input.staffId,
+    clientId: client.id,
+    startsAt: input.startsAt,
+    notes: input.notes,
+  };
+  const { repeat } = input;
+  return writeTransaction(db, async (trx) =>
+    repeat
+      ? (await createSeries(trx, caller, booking, repeat, now, checkout)).occurrences[0]!
+      : createBooking(trx, caller, booking, now, checkout),
   );
 }
 

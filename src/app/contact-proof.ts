@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { updateBooking } from '../data/booking-repository.ts';
+import { findBookingById, findBookingsOfSeries, updateBooking } from '../data/booking-repository.ts';
 import {
   type ContactProofRow,
   findProofByTokenHash,
@@ -282,12 +282,32 @@ async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<Proo
  * goes on file: adoptProvenClient), the step is settled (confirmed when it was the last), and the
  * customer is sent what comes next: the confirmation, or the booking page's link for the steps left.
  */
+/**
+ * The later visits of a series booked on the public page waited for the contact its first visit has
+ * just proven: they go to the client on file with it, and each is settled (confirmed when that was its
+ * last step), silently: the first visit's confirmation told of them all.
+ */
+async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now: number): Promise<void> {
+  const first = await findBookingById(trx, key.organisationId, key.bookingId);
+  if (!first?.seriesId) return;
+  for (const visit of await findBookingsOfSeries(trx, key.organisationId, first.seriesId)) {
+    if (visit.id === first.id || !visit.pendingRequirements.includes(CONTACT_VERIFICATION)) continue;
+    if (visit.clientId !== clientId) {
+      await updateBooking(trx, key.organisationId, visit.id, { client_id: clientId, updated_at: now });
+    }
+    const target = { organisationId: key.organisationId, bookingId: visit.id };
+    await settleRequirement(trx, target, CONTACT_VERIFICATION, {}, now, 'page:customer', { silent: true });
+  }
+}
+
 async function markProven(trx: Db, proof: ProofWithBooking, now: number): Promise<void> {
   const key = { organisationId: proof.organisation_id, bookingId: proof.booking_id };
   await updateProof(trx, key.organisationId, key.bookingId, { proven_at: now });
   const { channel, to } = proofRecipient(proof);
   const proven = { channel, contact: to };
   const adopted = await adoptProvenClient(trx, key.organisationId, proof.client_id, proven, now);
+  // Before the unproven record is let go: the later visits of a series still name it.
+  await proveLaterVisits(trx, key, adopted.clientId, now);
   if (adopted.clientId !== proof.client_id) {
     await updateBooking(trx, key.organisationId, key.bookingId, {
       client_id: adopted.clientId,

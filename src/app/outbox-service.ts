@@ -46,6 +46,8 @@ export interface MessageTarget {
 export interface Announcement {
   kind: OutboxKind;
   reminder?: { startsAt: number; hoursBefore: number } | undefined;
+  /** Only the reminder: a later visit of a series, whose first visit's message told of them all. */
+  silent?: boolean;
 }
 
 export type Notice = OutboxNotice;
@@ -78,11 +80,14 @@ export function messagesOf(
   const recipients = recipientsOf(target.client).filter(
     (r) => r.channel !== 'sms' || textedCountries === undefined || isTextable(r.to, textedCountries),
   );
-  const rows: NewOutboxRow[] = recipients.map((r) => outboxRow(target, announcement.kind, r, now, now));
+  const rows: NewOutboxRow[] = announcement.silent
+    ? []
+    : recipients.map((r) => outboxRow(target, announcement.kind, r, now, now));
   const { reminder } = announcement;
   const due = reminder ? reminderDueAt(reminder.startsAt, reminder.hoursBefore, now) : null;
   if (due !== null) rows.push(...recipients.map((r) => outboxRow(target, 'reminder', r, due, now)));
-  return { rows, notices: recipients.map((r) => ({ kind: announcement.kind, ...r })) };
+  const notices = announcement.silent ? [] : recipients.map((r) => ({ kind: announcement.kind, ...r }));
+  return { rows, notices };
 }
 
 /** The first message a new booking gets: confirmed (with its reminder) or the link its hold needs. */
@@ -106,7 +111,7 @@ export async function announceChange(
   trx: Db,
   organisationId: string,
   bookingId: string,
-  change: { kind: OutboxKind; drop: readonly OutboxKind[] | 'all'; remind: boolean },
+  change: { kind: OutboxKind; drop: readonly OutboxKind[] | 'all'; remind: boolean; silent?: boolean },
   now: number,
 ): Promise<Notice[]> {
   const row = await trx
@@ -150,6 +155,7 @@ export async function announceChange(
     {
       kind: change.kind,
       reminder: remind ? { startsAt: row.starts_at, hoursBefore: row.reminder_hours_before } : undefined,
+      silent: change.silent === true,
     },
     now,
   );

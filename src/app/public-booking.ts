@@ -5,11 +5,13 @@ import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
+import type { Repeat } from '../domain/booking/series.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { CONTACT_DAY_MS, type PublicBookingPolicy, proofChannel } from '../domain/public-booking-policy.ts';
 import { getAvailability } from './availability-service.ts';
-import { createBooking } from './booking-service.ts';
+import { createSeries } from './booking-series.ts';
+import { type Caller, createBooking } from './booking-service.ts';
 import { insertUnprovenClient, newClientDetails } from './client-service.ts';
 import { phoneAsDialledAt } from './contact.ts';
 import type { PublicContact } from './contact-proof.ts';
@@ -107,6 +109,8 @@ export interface PublicBookingRequest {
   notes?: string | undefined;
   /** The client address the form came from (the attempts cap). */
   address: string;
+  /** A recurring series (design.md 9.5); absent: one booking. */
+  repeat?: Repeat | undefined;
 }
 
 /**
@@ -158,32 +162,32 @@ export async function bookOnPublicPage(
     for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
     await checkContactCaps(trx, organisation, details.contact, now);
     const client = await insertUnprovenClient(trx, organisation.id, details, now);
-    return createBooking(
-      trx,
-      {
-        organisationId: organisation.id,
-        currency: organisation.currency,
-        referencePrefix: organisation.referencePrefix,
-        catalogueVersion: organisation.catalogueVersion,
-        actor: 'page:public',
-        // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
-        source: 'api',
-      },
-      {
-        locationSlug: request.locationSlug,
-        serviceIds: request.serviceIds,
-        clientId: client.id,
-        startsAt: request.startsAt,
-        notes: request.notes,
-      },
-      now,
-      {
-        payments: deps.payments,
-        publicBaseUrl,
-        hostedFlow: true,
-        publicContact: { contact, askProof: policy.verification === 'code' },
-      },
-    );
+    const caller: Caller = {
+      organisationId: organisation.id,
+      currency: organisation.currency,
+      referencePrefix: organisation.referencePrefix,
+      catalogueVersion: organisation.catalogueVersion,
+      actor: 'page:public',
+      // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
+      source: 'api',
+    };
+    const booking = {
+      locationSlug: request.locationSlug,
+      serviceIds: request.serviceIds,
+      clientId: client.id,
+      startsAt: request.startsAt,
+      notes: request.notes,
+    };
+    const checkout = {
+      payments: deps.payments,
+      publicBaseUrl,
+      hostedFlow: true,
+      publicContact: { contact, askProof: policy.verification === 'code' },
+    };
+    // A series is one booking for the caps, with one proof: its first visit's (createSeries).
+    return request.repeat
+      ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
+      : createBooking(trx, caller, booking, now, checkout);
   });
   return created.booking.pageToken!;
 }

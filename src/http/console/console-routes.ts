@@ -42,6 +42,7 @@ import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../dom
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
+import { repeatOf } from '../repeat-fields.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody } from './booking-pages.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
@@ -419,6 +420,7 @@ export function consoleRoutes(deps: AppDeps) {
             email: form.email?.trim() || undefined,
           },
           notes: form.notes?.trim() || undefined,
+          repeat: repeatOf(form),
         },
         now(),
         { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },

@@ -3,6 +3,7 @@ import type { ClientMatch } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { Location, OfferedService } from '../../domain/catalogue.ts';
 import type { StaffMessage } from '../../domain/message.ts';
+import { repeatFieldset } from '../repeat-fields.ts';
 import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
 
 /** The pages of the front desk besides the diary and a booking: sign-in, clients, messages, keys, booking. */
@@ -136,6 +137,7 @@ ${options.chosen.map((id) => `<input type="hidden" name="service_id" value="${es
 <label for="phone">Phone</label><input id="phone" name="phone" type="tel">
 <label for="email">E-mail</label><input id="email" name="email" type="email">
 <label for="notes">Notes</label><textarea id="notes" name="notes" maxlength="1000"></textarea></fieldset>
+${repeatFieldset()}
 <button type="submit" class="primary">Book</button></form>`;
   return `<h1>Book an appointment</h1>
 <form method="get" action="/console/book" class="card">

@@ -13,6 +13,7 @@ import type { Location, ServiceWithStaff } from '../../domain/catalogue.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
+import { repeatFieldset, repeatOf } from '../repeat-fields.ts';
 import {
   esc,
   type Formatter,
@@ -80,6 +81,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
           email: body.email || undefined,
           notes: body.notes || undefined,
           address: request.ip,
+          repeat: repeatOf(body),
         });
         return redirect(reply, bookingPagePath(token));
       },
@@ -185,6 +187,7 @@ ${times}
       : ''
   }</p>
 </fieldset>
+${repeatFieldset()}
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>`;
 }

@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUser } from '../../src/app/staff-account-service.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { signInToConsole } from '../helpers/console-session.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import {
+  deliveredCode,
+  messagesOf,
+  pageGet,
+  pagePathOf,
+  pagePost,
+  referenceOnPage,
+} from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A recurring series booked on the public page and at the console's desk (design.md 9.5), through the
+ * real pages (inject). The demo catalogue: Amara Okafor does Cuts at Camden, Monday to Friday; Jo
+ * Bloggs is on file at +447911123456. Monday 23 November 2026, 09:00 in London.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const ORG = 'northside-hair';
+const PASSWORD = 'correct horse battery staple';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+async function series(seriesId: string) {
+  const listed = await t.request({ method: 'GET', url: `/v1/bookings?series_id=${seriesId}` });
+  expect(listed.statusCode, listed.body).toBe(200);
+  return listed.json().data as { reference: string; status: string; starts_at: string; client_id: string }[];
+}
+
+async function rest(reference: string) {
+  return (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+}
+
+describe('a series on the public page', () => {
+  it('offers the repeat, holds every visit until the first one’s code is typed, then confirms them all', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const form = await pageGet(t, `/p/${ORG}?location=camden&services=${ids.services.cut}&date=2026-11-25`);
+    expect(form.body).toContain('<select id="repeat_every_weeks" name="repeat_every_weeks">');
+    expect(form.body).toContain('<label for="repeat_count">');
+
+    const booked = await pagePost(t, `/p/${ORG}/book`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      starts_at: '2026-11-25T14:00:00Z',
+      first_name: 'Mallory',
+      last_name: 'Stranger',
+      phone: '07911 123456',
+      repeat_every_weeks: '2',
+      repeat_count: '3',
+    });
+    const path = pagePathOf(booked);
+    const reference = await referenceOnPage(t, path);
+    const first = await rest(reference);
+    const visits = await series(first.series_id);
+    expect(visits.map((v) => v.starts_at)).toEqual([
+      '2026-11-25T14:00:00+00:00',
+      '2026-12-09T14:00:00+00:00',
+      '2026-12-23T14:00:00+00:00',
+    ]);
+    expect(visits.every((v) => v.status === 'pending_confirmation')).toBe(true);
+    // One code for the series, to the number typed, and nothing else to anyone.
+    for (const visit of visits.slice(1)) expect(await messagesOf(t, visit.reference)).toEqual([]);
+    const { code } = await deliveredCode(t, reference);
+    const right = await pagePost(t, `${path}/verify`, { code });
+    expect(right.statusCode, right.body).toBe(303);
+
+    const proven = await series(first.series_id);
+    expect(proven.map((v) => v.status)).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    // All of them Jo's now (her phone was proven); her unproven record is gone.
+    expect(new Set(proven.map((v) => v.client_id))).toEqual(new Set([ids.jo]));
+    const records = await t.database.db
+      .selectFrom('clients')
+      .select('id')
+      .where('phone', '=', '+447911123456')
+      .execute();
+    expect(records).toEqual([{ id: ids.jo }]);
+    // The first visit confirms; the later ones only remind.
+    const kinds = async (ref: string) => (await messagesOf(t, ref)).map((m) => m.kind).sort();
+    expect(await kinds(reference)).toContain('confirmed');
+    for (const visit of proven.slice(1))
+      expect(await kinds(visit.reference)).toEqual(['reminder', 'reminder']);
+  });
+
+  it('refuses a repeat out of bounds with the field named', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const refused = await pagePost(t, `/p/${ORG}/book`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      starts_at: '2026-11-25T14:00:00Z',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '2',
+      repeat_count: '40',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('A series has 2 to 26 visits.');
+    expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
+  });
+});
+
+describe('a series at the console’s desk', () => {
+  it('books every visit with the stylist of the slot chosen', async () => {
+    t = await startTestApp({ now: NOW });
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
+      t.clock.nowMs(),
+    );
+    const me = await signInToConsole(t, 'acme-hair', 'desk@acme.test', PASSWORD);
+    const ids = await catalogueIds(t.database.db);
+    const form = await me.get(`/console/book?location=soho&date=2026-11-30&service_id=${ids.services.cut}`);
+    expect(form.body).toContain('name="repeat_every_weeks"');
+    const slot = /<option value="([^"]+\|[^"]+)">/.exec(form.body)![1]!;
+    const booked = await me.post('/console/book', {
+      location: 'soho',
+      service_id: [ids.services.cut!],
+      slot,
+      first_name: 'Wal',
+      last_name: 'Kin',
+      phone: '+44 7911 223366',
+      repeat_every_weeks: '1',
+      repeat_count: '4',
+    });
+    expect(booked.statusCode, booked.body).toBe(303);
+    const reference = decodeURIComponent(/bookings\/([^?]+)/.exec(booked.headers.location as string)![1]!);
+    const visits = await series((await rest(reference)).series_id);
+    expect(visits).toHaveLength(4);
+    expect(visits.every((v) => v.status === 'confirmed')).toBe(true);
+    expect(new Set(visits.map((v) => (v as unknown as { staff_id: string }).staff_id)).size).toBe(1);
+  });
+});
