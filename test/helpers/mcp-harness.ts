@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { buildMcpServer, TOOLS } from '../../src/mcp/build-server.ts';
+import { HttpBookingApi } from '../../src/mcp/http-api.ts';
 import { InProcessBookingApi, principalOfKey } from '../../src/mcp/in-process-api.ts';
 import { ANSWER_ENVELOPE } from '../../src/mcp/tool-kit.ts';
 import { toolDefinition } from '../../src/mcp/tool-schemas.ts';
@@ -142,6 +144,29 @@ function expectDeclared(name: string, result: CallToolResult): void {
 }
 
 /** A harness around any connected SDK client. */
+/**
+ * The tools as `booking mcp --base-url` runs them: over the test app's REST API, listening on a
+ * loopback port, through the SDK's client.
+ */
+export async function connectOverRest(t: TestApp): Promise<McpHarness> {
+  if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  const server = buildMcpServer({
+    apiFor: async () => new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite }),
+    onFault: (error) => {
+      throw error;
+    },
+  });
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(clientSide);
+  return harness(client, async () => {
+    await client.close();
+    await server.close();
+  });
+}
+
 export function harness(client: Client, close: () => Promise<void> = () => client.close()): McpHarness {
   let calls = 0;
   const raw = async (name: string, args: Record<string, unknown> = {}) => {

@@ -209,21 +209,18 @@ describe('distribution by organisation', () => {
       const catalogue = await catalogueIds(old.db);
       // series_id comes with a later migration than this database has.
       const { series_id: _, ...oldRow } = bookingRow(
-            {
-              organisationId: catalogue.organisation,
-              locationId: catalogue.locations.soho!,
-              staffId: catalogue.staff.ana!,
-              clientId: catalogue.jo,
-              startsAt: t0 + 24 * hour,
-              endsAt: t0 + 25 * hour,
-              blockedUntil: t0 + 25 * hour,
-            },
-            { created_at: t0, updated_at: t0 },
-          );
-      await old.db
-        .insertInto('bookings')
-        .values(oldRow)
-        .execute();
+        {
+          organisationId: catalogue.organisation,
+          locationId: catalogue.locations.soho!,
+          staffId: catalogue.staff.ana!,
+          clientId: catalogue.jo,
+          startsAt: t0 + 24 * hour,
+          endsAt: t0 + 25 * hour,
+          blockedUntil: t0 + 25 * hour,
+        },
+        { created_at: t0, updated_at: t0 },
+      );
+      await old.db.insertInto('bookings').values(oldRow).execute();
       const counts = async () => {
         const result: Record<string, number> = {};
         for (const table of [

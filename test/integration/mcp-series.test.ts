@@ -1,11 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildMcpServer } from '../../src/mcp/build-server.ts';
-import { HttpBookingApi } from '../../src/mcp/http-api.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { connectInProcess, type Era, harness, type McpHarness } from '../helpers/mcp-harness.ts';
+import { connectInProcess, connectOverRest, type Era, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -180,22 +175,7 @@ describe('lookup_client usual from past visits', () => {
 describe('recurring series over REST (booking mcp --base-url)', () => {
   it('books, tells the usual, moves and cancels through the REST API', async () => {
     t = await startTestApp({ now: NOW });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const server = buildMcpServer({
-      apiFor: async () => new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite }),
-      onFault: (error) => {
-        throw error;
-      },
-    });
-    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'test-agent', version: '1.0.0' });
-    await client.connect(clientSide);
-    const mcp = harness(client, async () => {
-      await client.close();
-      await server.close();
-    });
+    const mcp = await connectOverRest(t);
     try {
       await seriesScenario(mcp);
     } finally {

@@ -1,11 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildMcpServer } from '../../src/mcp/build-server.ts';
-import { HttpBookingApi } from '../../src/mcp/http-api.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { connectInProcess, type Era, errorText, harness } from '../helpers/mcp-harness.ts';
+import { connectInProcess, connectOverRest, type Era, errorText } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
@@ -98,22 +93,7 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
 describe('join_waitlist over REST (booking mcp --base-url)', () => {
   it('joins through POST /v1/waitlist, and a second time is the conflict the API answers', async () => {
     t = await startTestApp({ now: NOW });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const server = buildMcpServer({
-      apiFor: async () => new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite }),
-      onFault: (error) => {
-        throw error;
-      },
-    });
-    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'test-agent', version: '1.0.0' });
-    await client.connect(clientSide);
-    const mcp = harness(client, async () => {
-      await client.close();
-      await server.close();
-    });
+    const mcp = await connectOverRest(t);
     try {
       const args = {
         location: 'soho',
