@@ -12,7 +12,13 @@ import type { Location } from '../domain/catalogue.ts';
 import { AppError, conflict, type Refusal, refusalOf } from '../domain/errors.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { getAvailability } from './availability-service.ts';
-import { type Caller, type CheckoutContext, createBooking, type NewBooking } from './booking-service.ts';
+import {
+  type Caller,
+  type CheckoutContext,
+  createBooking,
+  type NewBooking,
+  SlotTakenMeanwhile,
+} from './booking-service.ts';
 import { requireLocation } from './directory-service.ts';
 import { slotOrRefusal } from './start-check.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
@@ -143,13 +149,14 @@ async function bookOccurrence(
     return { created: await book(stylist) };
   } catch (error) {
     const refusal = refusalOf(error);
-    if (!refusal) throw error;
+    // The database's own overlap guard ends the transaction on PostgreSQL: nothing more can be asked.
+    if (!refusal || error instanceof SlotTakenMeanwhile) throw error;
     if (!anyone || stylist === undefined) return { refusal };
     try {
       return { created: await book(undefined) };
     } catch (second) {
       const again = refusalOf(second);
-      if (!again) throw second;
+      if (!again || second instanceof SlotTakenMeanwhile) throw second;
       return { refusal: again };
     }
   }

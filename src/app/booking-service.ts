@@ -381,9 +381,15 @@ export async function createBooking(
   };
 }
 
-/** 409 conflict: the time asked for is allowed but not (or no longer) free. */
-export function slotUnavailable() {
-  return refusalError(SLOT_UNAVAILABLE);
+/**
+ * slot_unavailable as the database's overlap guard answered it: on PostgreSQL that error has ended the
+ * transaction, so a caller that asks more in it (a series listing its clashes) must stop at once.
+ */
+export class SlotTakenMeanwhile extends AppError {
+  constructor() {
+    const { reason, message, param } = SLOT_UNAVAILABLE;
+    super('conflict', message, param, { reason });
+  }
 }
 
 /**
@@ -395,7 +401,7 @@ export async function whileSlotFree<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (error) {
-    throw isOverlapRefusal(error) ? slotUnavailable() : error;
+    throw isOverlapRefusal(error) ? new SlotTakenMeanwhile() : error;
   }
 }
 

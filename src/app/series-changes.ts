@@ -1,6 +1,7 @@
 import { findBookingsOfSeries } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findLocationById } from '../data/location-repository.ts';
+import { bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Booking, CANCEL_REASON_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { followingMove } from '../domain/booking/series.ts';
@@ -18,7 +19,7 @@ import {
   type TimeChange,
 } from './booking-changes.ts';
 import { clashOf, missingWallTime, type SeriesClash, seriesClashError } from './booking-series.ts';
-import { getBooking } from './booking-service.ts';
+import { getBooking, SlotTakenMeanwhile } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 
 /**
@@ -30,9 +31,7 @@ import { checkFreeText } from './free-text.ts';
 export type ChangeScope = 'one' | 'following';
 
 /** The later live occurrences of the booking's series that have not started, in time order. */
-async function laterOccurrences(db: Db, booking: Booking, now: number): Promise<Booking[]> {
-  if (booking.seriesId === null) return [];
-  const series = await findBookingsOfSeries(db, booking.organisationId, booking.seriesId);
+function laterOccurrences(series: readonly Booking[], booking: Booking, now: number): Booking[] {
   return series.filter(
     (b) =>
       b.id !== booking.id &&
@@ -102,25 +101,35 @@ async function rescheduleFollowing(
   change: TimeChange,
   now: number,
 ): Promise<SeriesRescheduleResult> {
-  const booking = await getBooking(trx, changer.organisationId, reference);
-  const later = await laterOccurrences(trx, booking, now);
+  const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
+  const later = laterOccurrences(series, booking, now);
   const move = { from: booking.startsAt, to: change.startsAt };
-  const planned = later.map((occurrence, index) => ({
+  const step = (occurrence: Booking) => ({
     occurrence,
-    position: index + 2,
-    target: followingMove(occurrence.startsAt, move, booking.timezone),
-  }));
-  // Later first when moving later (each then moves into time the one after it has left), earlier
-  // first when moving earlier: a series never stands in its own way.
-  const order = change.startsAt > booking.startsAt ? [...planned].reverse() : planned;
+    // Its place in the series, as createSeries numbers a clash.
+    position: series.indexOf(occurrence) + 1,
+    target:
+      occurrence === booking
+        ? { date: localDateAt(change.startsAt, booking.timezone), startsAt: change.startsAt }
+        : followingMove(occurrence.startsAt, move, booking.timezone),
+  });
+  // Moving later, the last moves first (each then moves into time the one after it has left);
+  // moving earlier, the one asked about first, then on in time order: a series never stands in its
+  // own way, whatever its interval and the move.
+  const steps = [booking, ...later].map(step);
+  const order = change.startsAt > booking.startsAt ? [...steps].reverse() : steps;
   const clashes: SeriesClash[] = [];
   const moved = new Map<string, RescheduleResult>();
+  let refusalOfAsked: unknown;
   const location = await findLocationById(trx, changer.organisationId, booking.locationId);
   if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
   for (const { occurrence, position, target } of order) {
-    const staffId = change.staffId ?? occurrence.staffId;
-    const asked = { location, serviceIds: occurrence.serviceIds, staffId };
-    const at = { position, date: target.date, startsAt: target.startsAt };
+    const asked = {
+      location,
+      serviceIds: occurrence.serviceIds,
+      staffId: change.staffId ?? occurrence.staffId,
+    };
+    const at = { position, ...target };
     if (target.startsAt === null) {
       clashes.push(await clashOf(trx, changer.organisationId, asked, at, missingWallTime(at), now));
       continue;
@@ -136,27 +145,43 @@ async function rescheduleFollowing(
       moved.set(occurrence.id, result);
     } catch (error) {
       const refusal = refusalOf(error);
-      if (!refusal) throw error;
+      // The database's own overlap guard ends the transaction on PostgreSQL: nothing more can be asked.
+      if (!refusal || error instanceof SlotTakenMeanwhile) throw error;
+      if (occurrence === booking) refusalOfAsked = error;
       clashes.push(await clashOf(trx, changer.organisationId, asked, at, refusal, now));
     }
   }
-  // The occurrence asked about: a refusal of it alone is its own 409 (late_change, not_on_grid...).
-  let first: RescheduleResult | undefined;
-  try {
-    first = await rescheduleInTransaction(trx, changer, reference, change, now);
-  } catch (error) {
-    const refusal = refusalOf(error);
-    if (!refusal || clashes.length === 0) throw error;
-    const asked = { location, serviceIds: booking.serviceIds, staffId: change.staffId ?? booking.staffId };
-    const at = {
-      position: 1,
-      date: localDateAt(change.startsAt, booking.timezone),
-      startsAt: change.startsAt,
-    };
-    clashes.unshift(await clashOf(trx, changer.organisationId, asked, at, refusal, now));
+  // The occurrence asked about alone refused: its own 409 (late_change, not_on_grid...).
+  if (refusalOfAsked && clashes.length === 1) throw refusalOfAsked;
+  if (clashes.length > 0) {
+    throw seriesClashError(
+      clashes.sort((a, b) => a.position - b.position),
+      booking.timezone,
+    );
   }
-  if (clashes.length > 0 || !first) throw seriesClashError(clashes, booking.timezone);
-  return { ...first, following: planned.map((p) => moved.get(p.occurrence.id)!) };
+  return { ...moved.get(booking.id)!, following: later.map((o) => moved.get(o.id)!) };
+}
+
+/**
+ * The booking and every occurrence of its series (time order), read once the turn of each of them is
+ * taken, in one order for everyone (their references sorted), before any location's: a change of
+ * "this and the following" and a change of one occurrence then never wait on each other crosswise.
+ */
+async function seriesUnderTurns(
+  trx: Db,
+  organisationId: string,
+  reference: string,
+): Promise<{ booking: Booking; series: Booking[] }> {
+  const seen = await getBooking(trx, organisationId, reference);
+  const references =
+    seen.seriesId === null
+      ? [seen.reference]
+      : (await findBookingsOfSeries(trx, organisationId, seen.seriesId)).map((b) => b.reference);
+  for (const turn of [...references].sort()) await takeTurn(trx, bookingTurn(organisationId, turn));
+  const booking = await getBooking(trx, organisationId, reference);
+  const series =
+    booking.seriesId === null ? [booking] : await findBookingsOfSeries(trx, organisationId, booking.seriesId);
+  return { booking: series.find((b) => b.id === booking.id) ?? booking, series };
 }
 
 export interface SeriesCancellationResult extends CancellationResult {
@@ -184,7 +209,11 @@ export async function cancelWithScope(
   checkFreeText(reason, CANCEL_REASON_MAX_LENGTH, 'reason');
   if (dryRun) {
     const booking = await getBooking(db, changer.organisationId, reference);
-    const all = [booking, ...(await laterOccurrences(db, booking, now))];
+    const series =
+      booking.seriesId === null
+        ? [booking]
+        : await findBookingsOfSeries(db, changer.organisationId, booking.seriesId);
+    const all = [booking, ...laterOccurrences(series, booking, now)];
     const previews: CancellationResult[] = [];
     for (const occurrence of all) {
       previews.push(await cancelOrPreview(db, changer, occurrence.reference, reason, now, true));
@@ -192,8 +221,8 @@ export async function cancelWithScope(
     return { ...previews[0]!, following: previews.slice(1) };
   }
   return writeTransaction(db, async (trx) => {
-    const booking = await getBooking(trx, changer.organisationId, reference);
-    const later = await laterOccurrences(trx, booking, now);
+    const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
+    const later = laterOccurrences(series, booking, now);
     const first = await cancelInTransaction(trx, changer, reference, reason, now);
     const following: CancellationResult[] = [];
     for (const occurrence of later) {

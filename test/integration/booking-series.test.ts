@@ -268,7 +268,19 @@ describe('recurring series', () => {
       '2027-04-05T10:00:00+01:00',
     ]);
 
-    // Ana does not work on Wednesdays: from Monday 29 March two days on, both clash, nothing moves.
+    // And a week earlier again: the one asked about moves first, each then into time just left.
+    const back = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-16T10:00:00Z', scope: 'following' },
+    });
+    expect(back.statusCode, back.body).toBe(200);
+    expect(json(back).data.following.map((b: Occurrence) => b.starts_at)).toEqual([
+      '2027-03-22T10:00:00+00:00',
+      '2027-03-29T10:00:00+01:00',
+    ]);
+
+    // Ana does not work on Wednesdays: from Monday 22 March nine days on, both clash, nothing moves.
     const refused = await t.request({
       method: 'PATCH',
       url: `/v1/bookings/${refs[1]}`,
@@ -277,12 +289,13 @@ describe('recurring series', () => {
     expect(refused.statusCode, refused.body).toBe(409);
     expect(json(refused).error.reason).toBe('series_clash');
     const clashes = json(refused).error.details.clashes;
-    expect(clashes.map((c: { date: string; reason: string }) => `${c.date} ${c.reason}`)).toEqual([
-      '2027-03-31 staff_not_working',
-      '2027-04-07 staff_not_working',
-    ]);
+    expect(
+      clashes.map(
+        (c: { occurrence: number; date: string; reason: string }) => `${c.occurrence} ${c.date} ${c.reason}`,
+      ),
+    ).toEqual(['2 2027-03-31 staff_not_working', '3 2027-04-07 staff_not_working']);
     const last = await t.request({ method: 'GET', url: `/v1/bookings/${refs[2]}` });
-    expect(json(last).data.starts_at).toBe('2027-04-05T10:00:00+01:00');
+    expect(json(last).data.starts_at).toBe('2027-03-29T10:00:00+01:00');
 
     // Alone, the occurrence asked about answers its own refusal.
     const alone = await t.request({
