@@ -1,4 +1,4 @@
-import { updateBooking, upsertFee } from '../data/booking-repository.ts';
+import { findSeriesRule, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
@@ -6,7 +6,6 @@ import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
-import { daysBetween } from '../domain/availability/zone-calendar.ts';
 import { type Booking, CANCEL_REASON_MAX_LENGTH, type FeeKind } from '../domain/booking/booking.ts';
 import {
   type ChangeDecision,
@@ -16,10 +15,9 @@ import {
   type FeeDisclosure,
   pendingFee,
 } from '../domain/booking/change-policy.ts';
-import { withSeriesHorizon } from '../domain/booking/series.ts';
+import { seriesSpanDays, withSeriesHorizon } from '../domain/booking/series.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
-import { localDateAt } from '../domain/time-format.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { canonicalReference } from './booking-reference.ts';
@@ -106,10 +104,10 @@ export async function previewReschedule(
   change: TimeChange,
   now: number,
 ): Promise<ReschedulePreview> {
-  const { booking, location, decision } = await decide(db, changer, reference, 'reschedule', now);
+  const { booking, location, decision, seriesSpan } = await decide(db, changer, reference, 'reschedule', now);
   const disclosure = disclosureOf(decision);
   if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
-  const request = rescheduleRequest(location, booking, change, now);
+  const request = rescheduleRequest(location, booking, change, seriesSpan);
   const { slot, refusal } = await slotOrRefusal(db, changer.organisationId, request, change.startsAt, now);
   return { booking, refusal, disclosure, slot };
 }
@@ -148,9 +146,15 @@ export async function rescheduleInTransaction(
     trx,
     bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
   );
-  const { booking, location, decision } = await decide(trx, changer, reference, 'reschedule', now);
+  const { booking, location, decision, seriesSpan } = await decide(
+    trx,
+    changer,
+    reference,
+    'reschedule',
+    now,
+  );
   if (decision.refusal) throw refusalError(decision.refusal);
-  const request = rescheduleRequest(location, booking, change, now);
+  const request = rescheduleRequest(location, booking, change, seriesSpan);
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
   await takeTurn(trx, bookingsAt(location.id));
@@ -223,24 +227,17 @@ export async function rescheduleInTransaction(
 
 /**
  * The same services at the same location, at the new start, the booking's own time not busy. An
- * occurrence of a series may already lie beyond max_advance_days (booked with its series): it may move
- * as far ahead as it already is, plus the location's max_advance_days.
+ * occurrence of a series may lie beyond max_advance_days by the series' own length (it was booked so),
+ * and may move within that much; never further, however often it is moved.
  */
 function rescheduleRequest(
   location: Location,
   booking: Booking,
   change: TimeChange,
-  now: number,
+  seriesSpan: number,
 ): AvailabilityRequest {
-  const ahead =
-    booking.seriesId === null
-      ? 0
-      : Math.max(
-          0,
-          daysBetween(localDateAt(now, location.timezone), localDateAt(booking.startsAt, location.timezone)),
-        );
   return {
-    location: withSeriesHorizon(location, ahead),
+    location: withSeriesHorizon(location, seriesSpan),
     serviceIds: booking.serviceIds,
     staffId: change.staffId ?? booking.staffId,
     excludeBookingId: booking.id,
@@ -399,7 +396,16 @@ async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promi
 async function decide(db: Db, changer: Changer, reference: string, kind: ChangeKind, now: number) {
   const booking = await getBooking(db, changer.organisationId, reference);
   const location = await locationOf(db, booking);
-  return { booking, location, decision: decideChange(booking, location.policy, kind, now) };
+  const rule =
+    booking.seriesId === null
+      ? undefined
+      : await findSeriesRule(db, changer.organisationId, booking.seriesId);
+  return {
+    booking,
+    location,
+    decision: decideChange(booking, location.policy, kind, now),
+    seriesSpan: rule ? seriesSpanDays(rule) : 0,
+  };
 }
 
 function disclosureOf(decision: ChangeDecision): ChangeDisclosure {

@@ -474,7 +474,10 @@ export async function getClientUsual(
   if (!(await findClientById(db, organisationId, clientId))) {
     throw new AppError('not_found', 'No client has this id.', 'client_id');
   }
-  const usual = usualOf(await findVisitsOfClient(db, organisationId, clientId, VISITS_READ_FOR_USUAL), now);
+  const usual = usualOf(
+    await findVisitsOfClient(db, organisationId, clientId, VISITS_READ_FOR_USUAL, now),
+    now,
+  );
   if (!usual) return null;
   const location = await findLocationById(db, organisationId, usual.locationId);
   return location ? { ...usual, locationSlug: location.slug, timezone: location.timezone } : null;

@@ -296,7 +296,19 @@ async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now:
       await updateBooking(trx, key.organisationId, visit.id, { client_id: clientId, updated_at: now });
     }
     const target = { organisationId: key.organisationId, bookingId: visit.id };
-    await settleRequirement(trx, target, CONTACT_VERIFICATION, {}, now, 'page:customer', { silent: true });
+    const settled = await settleRequirement(trx, target, CONTACT_VERIFICATION, {}, now, 'page:customer', {
+      silent: true,
+    });
+    // A step left (a deposit, a card): the visit's own page link, as the first visit gets.
+    if (settled === 'outstanding') {
+      await announceChange(
+        trx,
+        key.organisationId,
+        visit.id,
+        { kind: 'booking_page_link', drop: ['booking_page_link'], remind: false },
+        now,
+      );
+    }
   }
 }
 

@@ -144,6 +144,7 @@ export async function bookOnPublicPage(
   }
   // Checked before anything is written, as createBooking would after it.
   checkFreeText(request.notes, NOTES_MAX_LENGTH, 'notes');
+  if (request.repeat) checkPublicSeries(organisation, request.repeat);
   const location = await requireLocation(
     deps.db,
     organisation.id,
@@ -190,6 +191,34 @@ export async function bookOnPublicPage(
       : createBooking(trx, caller, booking, now, checkout);
   });
   return created.booking.pageToken!;
+}
+
+/**
+ * The most visits a series booked on the public page may have. A series counts as one booking for the
+ * caps, and its visits are held until the first one's code is typed (a stranger's unproven series
+ * holds at most this many times, for the hold's minutes); longer series are booked by the salon.
+ */
+export const PUBLIC_SERIES_MAX_VISITS = 6;
+
+/**
+ * A series is taken on the public page only where its contact is proven first (policy code): with
+ * none, each visit would be confirmed for whoever typed the contact, past the per-day cap.
+ */
+function checkPublicSeries(organisation: PublicOrganisation, repeat: Repeat): void {
+  if (organisation.policy.verification !== 'code') {
+    throw new AppError(
+      'invalid_request',
+      'Repeat bookings are made by phone or at the salon.',
+      'repeat_every_weeks',
+    );
+  }
+  if (repeat.count > PUBLIC_SERIES_MAX_VISITS) {
+    throw new AppError(
+      'invalid_request',
+      `Online, a series has at most ${PUBLIC_SERIES_MAX_VISITS} visits; call the salon for more.`,
+      'repeat_count',
+    );
+  }
 }
 
 /**

@@ -214,6 +214,21 @@ export async function findBookingById(
   return row && (await withDetails(db, [row]))[0];
 }
 
+/** How a series repeats, as it was booked; undefined for an id the organisation has no series of. */
+export async function findSeriesRule(
+  db: Db,
+  organisationId: string,
+  seriesId: string,
+): Promise<{ everyWeeks: number; count: number } | undefined> {
+  const row = await db
+    .selectFrom('booking_series')
+    .select(['every_weeks', 'count'])
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', seriesId)
+    .executeTakeFirst();
+  return row && { everyWeeks: Number(row.every_weeks), count: Number(row.count) };
+}
+
 /** The occurrences of a series, in time order, whatever their status. */
 export async function findBookingsOfSeries(
   db: Db,
@@ -237,30 +252,22 @@ export async function findVisitsOfClient(
   organisationId: string,
   clientId: string,
   limit: number,
+  now: number,
 ): Promise<Visit[]> {
-  const rows = await db
-    .selectFrom('bookings')
-    .innerJoin('locations', 'locations.id', 'bookings.location_id')
-    .leftJoin('booking_series', (join) =>
-      join
-        .onRef('booking_series.organisation_id', '=', 'bookings.organisation_id')
-        .onRef('booking_series.id', '=', 'bookings.series_id'),
-    )
-    .select([
-      'bookings.id',
-      'bookings.starts_at',
-      'bookings.status',
-      'bookings.staff_id',
-      'bookings.location_id',
-      'locations.timezone',
-      'booking_series.every_weeks',
-    ])
-    .where('bookings.organisation_id', '=', organisationId)
-    .where('bookings.client_id', '=', clientId)
-    .where('bookings.status', 'in', ['completed', 'confirmed', 'needs_checkout'])
-    .orderBy('bookings.starts_at', 'desc')
-    .limit(limit)
-    .execute();
+  // The latest that have started, and the soonest booked: a long series ahead must not hide the past.
+  const [past, next] = await Promise.all([
+    visitsQuery(db, organisationId, clientId)
+      .where('bookings.starts_at', '<=', now)
+      .orderBy('bookings.starts_at', 'desc')
+      .limit(limit)
+      .execute(),
+    visitsQuery(db, organisationId, clientId)
+      .where('bookings.starts_at', '>', now)
+      .orderBy('bookings.starts_at')
+      .limit(1)
+      .execute(),
+  ]);
+  const rows = [...past, ...next];
   if (rows.length === 0) return [];
   const segments = await db
     .selectFrom('booking_services')
@@ -283,6 +290,29 @@ export async function findVisitsOfClient(
     timezone: row.timezone,
     seriesEveryWeeks: row.every_weeks === null ? null : Number(row.every_weeks),
   }));
+}
+
+function visitsQuery(db: Db, organisationId: string, clientId: string) {
+  return db
+    .selectFrom('bookings')
+    .innerJoin('locations', 'locations.id', 'bookings.location_id')
+    .leftJoin('booking_series', (join) =>
+      join
+        .onRef('booking_series.organisation_id', '=', 'bookings.organisation_id')
+        .onRef('booking_series.id', '=', 'bookings.series_id'),
+    )
+    .select([
+      'bookings.id',
+      'bookings.starts_at',
+      'bookings.status',
+      'bookings.staff_id',
+      'bookings.location_id',
+      'locations.timezone',
+      'booking_series.every_weeks',
+    ])
+    .where('bookings.organisation_id', '=', organisationId)
+    .where('bookings.client_id', '=', clientId)
+    .where('bookings.status', 'in', ['completed', 'confirmed', 'needs_checkout']);
 }
 
 /**

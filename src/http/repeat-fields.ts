@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.ts';
  * The form fields that book a recurring series (design.md 9.5) on the public page and in the console:
  * "Repeat every N weeks" (or not at all) and how many visits in all.
  */
-export function repeatFieldset(): string {
+export function repeatFieldset(maxVisits: number = REPEAT_LIMITS.count.max): string {
   const { everyWeeks, count } = REPEAT_LIMITS;
   const weeks = Array.from({ length: everyWeeks.max - everyWeeks.min + 1 }, (_, i) => i + everyWeeks.min)
     .map((n) => `<option value="${n}">Every ${n === 1 ? 'week' : `${n} weeks`}</option>`)
@@ -13,8 +13,8 @@ export function repeatFieldset(): string {
   return `<fieldset><legend>Repeat</legend>
 <label for="repeat_every_weeks">Repeat</label>
 <select id="repeat_every_weeks" name="repeat_every_weeks"><option value="" selected>Does not repeat</option>${weeks}</select>
-<label for="repeat_count">Visits in all, this one included (${count.min} to ${count.max})</label>
-<input id="repeat_count" name="repeat_count" type="number" min="${count.min}" max="${count.max}" value="6">
+<label for="repeat_count">Visits in all, this one included (${count.min} to ${maxVisits})</label>
+<input id="repeat_count" name="repeat_count" type="number" min="${count.min}" max="${maxVisits}" value="${Math.min(6, maxVisits)}">
 </fieldset>`;
 }
 

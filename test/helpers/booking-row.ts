@@ -55,3 +55,12 @@ export function bookingRow(basics: BookingRowBasics, overrides: Partial<Bookings
     ...overrides,
   };
 }
+
+/** bookingRow as the bookings table held it before series_id (migration 2026-11-28-0027). */
+export function bookingRowBeforeSeries(
+  basics: BookingRowBasics,
+  overrides: Partial<BookingsTable> = {},
+): Omit<BookingsTable, 'series_id'> {
+  const { series_id: _, ...row } = bookingRow(basics, overrides);
+  return row;
+}

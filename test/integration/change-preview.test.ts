@@ -359,6 +359,7 @@ describe('through REST: dry_run on POST /bookings/{reference}/cancel and PATCH /
       cancelled_at: '2026-11-26T09:00:00Z',
       deposit_refunded: false,
       change: { dry_run: true, ...change },
+      following: [],
     });
     expect(await stored(reference)).toEqual(before);
     const done = await cancel(reference, { reason: 'ill' });

@@ -8,7 +8,7 @@ import { openDatabase, SQLITE_CACHE_KIB } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { bookingRow } from '../helpers/booking-row.ts';
+import { bookingRow, bookingRowBeforeSeries } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import {
   expectExclusionRefusal,
@@ -207,8 +207,7 @@ describe('distribution by organisation', () => {
       // Today's importer writes tables that 0003 does not have yet: copy what it wrote here instead.
       await copyRows(t.db, old.db, CATALOGUE_TABLES);
       const catalogue = await catalogueIds(old.db);
-      // series_id comes with a later migration than this database has.
-      const { series_id: _, ...oldRow } = bookingRow(
+      const oldRow = bookingRowBeforeSeries(
         {
           organisationId: catalogue.organisation,
           locationId: catalogue.locations.soho!,

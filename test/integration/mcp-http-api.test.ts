@@ -170,8 +170,9 @@ describe('HttpBookingApi against a listening server', () => {
       starts_at: tue('11:00'),
       ends_at: tue('11:45'),
     });
-    const { change, ...after } = moved;
+    const { change, following, ...after } = moved;
     expect(change).toEqual({ dry_run: false, late: false, deposit_refunded: null, fee: null });
+    expect(following).toEqual([]);
     expect(await http.getBooking(created.reference)).toEqual(after);
 
     const cancelled = await http.cancelBooking(created.reference, { reason: 'Client called' });

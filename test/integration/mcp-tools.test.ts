@@ -43,8 +43,8 @@ describe('tools/list', () => {
     for (const tool of tools) {
       expect(tool.description?.length, tool.name).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
-      // ok and the success payload; the failure envelope (code, hint...) is the docs' (tool-kit.ts).
-      expect(tool.outputSchema?.properties, tool.name).toHaveProperty('ok');
+      // The success payload; the envelope every answer has (ok, code, hint...) is the docs' (tool-kit.ts).
+      expect(tool.outputSchema?.properties, tool.name).not.toHaveProperty('ok');
       expect(tool.outputSchema?.properties, tool.name).not.toHaveProperty('hint');
     }
     for (const name of ['list_locations', 'list_services', 'find_slots', 'lookup_client', 'get_booking']) {

@@ -64,6 +64,7 @@ describe('the OpenAPI document', () => {
       '/v1/clients',
       '/v1/clients/{client_id}',
       '/v1/clients/{client_id}/bookings',
+      '/v1/clients/{client_id}/usual',
       '/v1/locations',
       '/v1/locations/{slug}/availability',
       '/v1/locations/{slug}/info',

@@ -9,7 +9,7 @@ import { migrateToLatest } from '../../src/data/migrate.ts';
 import { insertOutboxMessages, listOutboxOf } from '../../src/data/outbox-repository.ts';
 import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { bookingRow } from '../helpers/booking-row.ts';
+import { bookingRowBeforeSeries } from '../helpers/booking-row.ts';
 import { catalogueAtMigration } from '../helpers/older-schema.ts';
 import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
@@ -43,7 +43,7 @@ describe('migration 0022: the outbox keyed by the order its messages were writte
     await catalogueAtMigration(db, '2026-11-25-0021-staff-accounts', t0);
     const catalogue = await catalogueIds(db);
     const organisationId = catalogue.organisation;
-    const booking = bookingRow(
+    const booking = bookingRowBeforeSeries(
       {
         organisationId,
         locationId: catalogue.locations.soho!,

@@ -83,6 +83,7 @@ describe('the cancellation policy window', () => {
       cancelled_at: '2026-11-23T10:00:00Z',
       deposit_refunded: true,
       change: { dry_run: false, late: false, deposit_refunded: true, fee: null },
+      following: [],
     });
   });
 

@@ -7,7 +7,7 @@ import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { bookingRow } from '../helpers/booking-row.ts';
+import { bookingRowBeforeSeries } from '../helpers/booking-row.ts';
 import { catalogueAtMigration } from '../helpers/older-schema.ts';
 import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
@@ -41,7 +41,7 @@ describe('migration 0023: public contacts', () => {
     const { db } = handle;
     await catalogueAtMigration(db, '2026-11-27-0022-outbox-sequence', t0);
     const ids = await catalogueIds(db);
-    const booking = bookingRow(
+    const booking = bookingRowBeforeSeries(
       {
         organisationId: ids.organisation,
         locationId: ids.locations.soho!,

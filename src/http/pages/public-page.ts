@@ -3,6 +3,7 @@ import { bookingPagePath } from '../../app/booking-page-token.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import {
   bookOnPublicPage,
+  PUBLIC_SERIES_MAX_VISITS,
   type PublicOrganisation,
   publicLocations,
   publicOrganisation,
@@ -187,7 +188,7 @@ ${times}
       : ''
   }</p>
 </fieldset>
-${repeatFieldset()}
+${organisation.policy.verification === 'code' ? repeatFieldset(PUBLIC_SERIES_MAX_VISITS) : ''}
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>`;
 }

@@ -69,7 +69,15 @@ export const bookTool = defineTool({
       .object({
         id: z.string(),
         every_weeks: z.int(),
-        occurrences: z.array(z.object({ reference: z.string(), starts_at: z.string(), status: z.string() })),
+        occurrences: z.array(
+          z.object({
+            reference: z.string(),
+            starts_at: z.string(),
+            status: z.string(),
+            payment_url: z.string().optional(),
+            booking_page_url: z.string().optional(),
+          }),
+        ),
       })
       .optional(),
     status: z.string(),
@@ -189,7 +197,15 @@ function seriesAnswer(series: readonly Booking[], everyWeeks: number, place: Pla
     series: {
       id: series[0]!.series_id ?? '',
       every_weeks: everyWeeks,
-      occurrences: live.map((b) => ({ reference: b.reference, starts_at: b.starts_at, status: b.status })),
+      // Each visit's own link while it waits for one (a deposit, a card): each is its own booking.
+      occurrences: live.map((b) => ({
+        reference: b.reference,
+        starts_at: b.starts_at,
+        status: b.status,
+        ...(b.status === 'pending_payment' && b.payment_url && { payment_url: b.payment_url }),
+        ...(b.status === 'pending_confirmation' &&
+          b.booking_page_url && { booking_page_url: b.booking_page_url }),
+      })),
     },
   };
 }
