@@ -16,6 +16,7 @@ import * as publicContacts from './2026-11-28-0023-public-contacts.ts';
 import * as webhooks from './2026-11-28-0024-webhooks.ts';
 import * as mcpOauth from './2026-11-28-0025-mcp-oauth.ts';
 import * as waitlist from './2026-11-28-0026-waitlist.ts';
+import * as calendarFeeds from './2026-11-28-0028-calendar-feeds.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-0024-webhooks': webhooks,
   '2026-11-28-0025-mcp-oauth': mcpOauth,
   '2026-11-28-0026-waitlist': waitlist,
+  '2026-11-28-0028-calendar-feeds': calendarFeeds,
 };
