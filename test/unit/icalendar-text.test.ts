@@ -55,8 +55,8 @@ describe('iCalendar text (RFC 5545)', () => {
           new ICAL.Component(ICAL.parse(body) as unknown[]).getFirstSubcomponent('vevent')!,
         );
         // Control characters other than tab are dropped; line breaks come back as \n.
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: what the writer drops.
         const kept = (s: string) =>
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: what the writer drops.
           s.replace(/\r\n|\r/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
         expect(event.summary).toBe(kept(`${service}, Cut – ${first}`));
         expect(event.location).toBe('Soho; upstairs, left');
