@@ -216,7 +216,7 @@ describe('busy calendars', () => {
     const before = server.requests.length;
     await refresh();
     expect(server.requests.length).toBe(before);
-    t.clock.advance(REFRESH_MS);
+    t.clock.advance({ milliseconds: REFRESH_MS });
     await refresh();
     const again = server.requests.slice(before).find((r) => r.path === '/ana.ics');
     expect(again).toMatchObject({ ifNoneMatch: '"v1"', ifModifiedSince: 'Sun, 01 Nov 2026 00:00:00 GMT' });
@@ -238,7 +238,7 @@ describe('busy calendars', () => {
         'END:VEVENT',
       ]),
     });
-    t.clock.advance(REFRESH_MS);
+    t.clock.advance({ milliseconds: REFRESH_MS });
     await refresh();
     expect(await anaStarts('2026-11-24')).not.toContain('16:00');
   });
@@ -246,7 +246,7 @@ describe('busy calendars', () => {
   it('a calendar that fails keeps its last good copy, and says so', async () => {
     server.serve('/ana.ics', { status: 500 });
     const good = (await calendarState(server.url('/ana.ics'))).last_success_at;
-    t.clock.advance(REFRESH_MS);
+    t.clock.advance({ milliseconds: REFRESH_MS });
     await refresh();
     const state = await calendarState(server.url('/ana.ics'));
     expect(state).toMatchObject({ last_success_at: good, last_error: 'the server answered 500' });

@@ -70,6 +70,20 @@ export async function requireStaffMember(
   throw new AppError('not_found', `No staff member has the id, ref or name "${wanted}".`, 'staff');
 }
 
+/** The organisation's staff, by name (the console's choice of whom to make a feed for). */
+export async function staffOfOrganisation(
+  db: Db,
+  organisationId: string,
+): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('staff')
+    .select(['id', 'name'])
+    .where('organisation_id', '=', organisationId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
 /** Makes a feed for the staff member: its summary and its token (shown this once). */
 export async function createFeed(
   db: Db,
