@@ -286,7 +286,7 @@ export async function saveBusyCopy(
     .orderBy('starts_at')
     .orderBy('ends_at')
     .execute();
-  const wanted = piecesOf(copy.busy);
+  const wanted = busyPieces(copy.busy);
   const changed =
     stored.length !== wanted.length ||
     stored.some((s, i) => Number(s.starts_at) !== wanted[i]!.start || Number(s.ends_at) !== wanted[i]!.end);
@@ -333,7 +333,8 @@ export async function saveBusyCopy(
  */
 export const MAX_BUSY_PIECE_MS = 86_400_000;
 
-function piecesOf(busy: readonly Interval[]): Interval[] {
+/** Busy intervals as they are kept: in pieces of at most MAX_BUSY_PIECE_MS, in order. */
+export function busyPieces(busy: readonly Interval[]): Interval[] {
   const pieces: Interval[] = [];
   for (const b of busy) {
     for (let start = b.start; start < b.end; start += MAX_BUSY_PIECE_MS) {

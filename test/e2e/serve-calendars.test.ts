@@ -69,7 +69,9 @@ describe('booking serve with busy calendars', () => {
         const services = await fetch(`${server.url}/v1/locations/soho/services`, {
           headers: { authorization: `Bearer ${key}` },
         });
-        const cut = (await services.json()).data.find((s: { name: string }) => s.name === 'Cut').id;
+        const cut = ((await services.json()) as { data: { id: string; name: string }[] }).data.find(
+          (s: { name: string }) => s.name === 'Cut',
+        )!.id;
         const answer = await fetch(
           `${server.url}/v1/locations/soho/availability?service_ids=${cut}&date=${day}`,
           {
@@ -77,7 +79,7 @@ describe('booking serve with busy calendars', () => {
           },
         );
         expect(answer.status).toBe(200);
-        return ((await answer.json()).data.slots as { starts_at: string }[]).map((s) =>
+        return ((await answer.json()) as { data: { slots: { starts_at: string }[] } }).data.slots.map((s) =>
           s.starts_at.slice(11, 16),
         );
       };
