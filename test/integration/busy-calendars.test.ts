@@ -266,3 +266,28 @@ describe('busy calendars', () => {
     ]);
   });
 });
+
+describe('busy_calendars in the catalogue', () => {
+  it('refuses what is not an https (or webcal) address, and one listed twice', async () => {
+    const catalogue = smallCatalogue();
+    const [ana, bo] = catalogue.staff as Record<string, unknown>[];
+    ana!.busy_calendars = ['ftp://example.com/a.ics', 'https://user:pw@example.com/b.ics', 'not a url'];
+    bo!.busy_calendars = ['https://example.com/c.ics', 'webcal://example.com/c.ics'];
+    const refused = await importCatalogue(t.database.db, catalogue, t.clock.nowMs()).catch((error) => error);
+    expect(refused.problems).toEqual([
+      {
+        path: '$.staff[0].busy_calendars[0]',
+        message: 'must be an https (or webcal) address without user name or password',
+      },
+      {
+        path: '$.staff[0].busy_calendars[1]',
+        message: 'must be an https (or webcal) address without user name or password',
+      },
+      {
+        path: '$.staff[0].busy_calendars[2]',
+        message: 'must be an https (or webcal) address without user name or password',
+      },
+      { path: '$.staff[1].busy_calendars', message: 'must not list one calendar twice' },
+    ]);
+  });
+});
