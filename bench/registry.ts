@@ -1,6 +1,7 @@
 import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
+import { busyCalendars } from './busy-calendars.ts';
 import { consoleDiary } from './console-diary.ts';
 import { instances } from './instances.ts';
 import type { Benchmark } from './lib/benchmark.ts';
@@ -34,4 +35,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhooksDeliveryRate,
   webhooksDelay,
   waitlist,
+  busyCalendars,
 ];

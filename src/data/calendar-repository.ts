@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { normalise } from '../domain/availability/intervals.ts';
 import type { Interval } from '../domain/availability/types.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import type { FeedBooking } from '../domain/calendar-feed.ts';
@@ -333,10 +334,13 @@ export async function saveBusyCopy(
  */
 export const MAX_BUSY_PIECE_MS = 86_400_000;
 
-/** Busy intervals as they are kept: in pieces of at most MAX_BUSY_PIECE_MS, in order. */
+/**
+ * Busy intervals as they are kept: overlapping and touching ones merged (availability reads fewer
+ * rows), then in pieces of at most MAX_BUSY_PIECE_MS, in order.
+ */
 export function busyPieces(busy: readonly Interval[]): Interval[] {
   const pieces: Interval[] = [];
-  for (const b of busy) {
+  for (const b of normalise(busy)) {
     for (let start = b.start; start < b.end; start += MAX_BUSY_PIECE_MS) {
       pieces.push({ start, end: Math.min(b.end, start + MAX_BUSY_PIECE_MS) });
     }
