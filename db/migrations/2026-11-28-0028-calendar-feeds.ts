@@ -21,17 +21,26 @@ type AnyDb = Kysely<any>;
 export async function up(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('staff_calendar_feeds')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
     .addColumn('staff_id', 'text', (c) => c.notNull())
-    .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('token_hash', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint')
     .addColumn('last_used_at', 'bigint')
+    // Every key holds organisation_id (docs/scaling-out.md): a token is 256 random bits, unique
+    // without a constraint across organisations; its lookup (by the hash alone) has an index of its own.
+    .addPrimaryKeyConstraint('staff_calendar_feeds_pk', ['organisation_id', 'id'])
+    .addUniqueConstraint('staff_calendar_feeds_token', ['organisation_id', 'token_hash'])
     .addForeignKeyConstraint('staff_calendar_feeds_staff', ['organisation_id', 'staff_id'], 'staff', [
       'organisation_id',
       'id',
     ])
+    .execute();
+  await db.schema
+    .createIndex('staff_calendar_feeds_token_hash')
+    .on('staff_calendar_feeds')
+    .columns(['token_hash'])
     .execute();
   await db.schema
     .createIndex('staff_calendar_feeds_staff')
@@ -41,7 +50,7 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema
     .createTable('staff_busy_calendars')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.notNull())
     .addColumn('organisation_id', 'text', (c) => c.notNull().references('organisations.id'))
     .addColumn('staff_id', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
@@ -59,6 +68,7 @@ export async function up(db: AnyDb): Promise<void> {
       'organisation_id',
       'id',
     ])
+    .addPrimaryKeyConstraint('staff_busy_calendars_pk', ['organisation_id', 'id'])
     .addUniqueConstraint('staff_busy_calendars_url', ['organisation_id', 'staff_id', 'url'])
     .execute();
   // The refresher's question: which calendars are due.
@@ -70,12 +80,18 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema
     .createTable('staff_busy_blocks')
-    .addColumn('calendar_id', 'text', (c) => c.notNull().references('staff_busy_calendars.id'))
+    .addColumn('calendar_id', 'text', (c) => c.notNull())
     .addColumn('organisation_id', 'text', (c) => c.notNull())
     .addColumn('staff_id', 'text', (c) => c.notNull())
     .addColumn('starts_at', 'bigint', (c) => c.notNull())
     .addColumn('ends_at', 'bigint', (c) => c.notNull())
     .addCheckConstraint('staff_busy_blocks_order', sql`starts_at < ends_at`)
+    .addForeignKeyConstraint(
+      'staff_busy_blocks_calendar',
+      ['organisation_id', 'calendar_id'],
+      'staff_busy_calendars',
+      ['organisation_id', 'id'],
+    )
     .execute();
   // Availability's question: a staff member's blocks overlapping a window (as staff_time_off). The
   // index holds the answer's columns too, so the question never reads the table.
@@ -87,7 +103,7 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema
     .createIndex('staff_busy_blocks_calendar')
     .on('staff_busy_blocks')
-    .columns(['calendar_id'])
+    .columns(['organisation_id', 'calendar_id'])
     .execute();
 }
 

@@ -14,6 +14,8 @@ import type { StaffBusyCalendarsTable, StaffCalendarFeedsTable } from './tables.
 
 export type FeedRow = StaffCalendarFeedsTable;
 export type BusyCalendarRow = Selectable<StaffBusyCalendarsTable>;
+/** What names one busy calendar: its organisation and id. */
+export type CalendarKey = Pick<BusyCalendarRow, 'organisation_id' | 'id'>;
 
 export async function insertFeed(db: Db, row: FeedRow): Promise<void> {
   await db.insertInto('staff_calendar_feeds').values(row).execute();
@@ -80,21 +82,12 @@ export async function revokeFeed(db: Db, organisationId: string, id: string, now
   return result.numUpdatedRows > 0n;
 }
 
-export async function feedExists(db: Db, organisationId: string, id: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('staff_calendar_feeds')
-    .select('id')
-    .where('organisation_id', '=', organisationId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** Notes a subscriber's fetch, at most once a minute per feed (a write on every poll would be waste). */
-export async function touchFeed(db: Db, id: string, now: number): Promise<void> {
+export async function touchFeed(db: Db, organisationId: string, id: string, now: number): Promise<void> {
   await db
     .updateTable('staff_calendar_feeds')
     .set({ last_used_at: now })
+    .where('organisation_id', '=', organisationId)
     .where('id', '=', id)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
     .execute();
@@ -236,7 +229,7 @@ export async function dueBusyCalendars(db: Db, now: number, limit: number): Prom
  */
 export async function claimBusyCalendar(
   db: Db,
-  id: string,
+  calendar: CalendarKey,
   dueAt: number,
   nextFetchAt: number,
   now: number,
@@ -244,27 +237,35 @@ export async function claimBusyCalendar(
   const result = await db
     .updateTable('staff_busy_calendars')
     .set({ next_fetch_at: nextFetchAt, last_attempt_at: now })
-    .where('id', '=', id)
+    .where('organisation_id', '=', calendar.organisation_id)
+    .where('id', '=', calendar.id)
     .where('next_fetch_at', '=', dueAt)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 /** The answer was 304 Not Modified: the last good copy stands, and the calendar is good again. */
-export async function recordBusyNotModified(db: Db, id: string, now: number): Promise<void> {
+export async function recordBusyNotModified(db: Db, calendar: CalendarKey, now: number): Promise<void> {
   await db
     .updateTable('staff_busy_calendars')
     .set({ last_success_at: now, last_error: null, last_error_at: null })
-    .where('id', '=', id)
+    .where('organisation_id', '=', calendar.organisation_id)
+    .where('id', '=', calendar.id)
     .execute();
 }
 
 /** The fetch failed: the last good copy (its blocks) stands; the console says why. */
-export async function recordBusyFailure(db: Db, id: string, reason: string, now: number): Promise<void> {
+export async function recordBusyFailure(
+  db: Db,
+  calendar: CalendarKey,
+  reason: string,
+  now: number,
+): Promise<void> {
   await db
     .updateTable('staff_busy_calendars')
     .set({ last_error: reason, last_error_at: now })
-    .where('id', '=', id)
+    .where('organisation_id', '=', calendar.organisation_id)
+    .where('id', '=', calendar.id)
     .execute();
 }
 
@@ -283,6 +284,7 @@ export async function saveBusyCopy(
   const stored = await trx
     .selectFrom('staff_busy_blocks')
     .select(['starts_at', 'ends_at'])
+    .where('organisation_id', '=', calendar.organisation_id)
     .where('calendar_id', '=', calendar.id)
     .orderBy('starts_at')
     .orderBy('ends_at')
@@ -292,7 +294,11 @@ export async function saveBusyCopy(
     stored.length !== wanted.length ||
     stored.some((s, i) => Number(s.starts_at) !== wanted[i]!.start || Number(s.ends_at) !== wanted[i]!.end);
   if (changed) {
-    await trx.deleteFrom('staff_busy_blocks').where('calendar_id', '=', calendar.id).execute();
+    await trx
+      .deleteFrom('staff_busy_blocks')
+      .where('organisation_id', '=', calendar.organisation_id)
+      .where('calendar_id', '=', calendar.id)
+      .execute();
     const rows = wanted.map((b) => ({
       calendar_id: calendar.id,
       organisation_id: calendar.organisation_id,
@@ -323,6 +329,7 @@ export async function saveBusyCopy(
       busy_count: wanted.length,
       parsed_at: now,
     })
+    .where('organisation_id', '=', calendar.organisation_id)
     .where('id', '=', calendar.id)
     .execute();
   return { changed };

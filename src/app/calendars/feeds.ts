@@ -196,6 +196,6 @@ export async function renderFeed(
     FEED_STATUSES,
     now,
   );
-  await writeStatement(db, (trx) => touchFeed(trx, feed.id, now));
+  await writeStatement(db, (trx) => touchFeed(trx, feed.organisation_id, feed.id, now));
   return writeFeed({ name: `${feed.staff_name} – ${feed.organisation_name}`, uidHost, bookings });
 }

@@ -63,9 +63,7 @@ export async function refreshDueCalendars(deps: RefresherDeps, stopping: () => b
 async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promise<boolean> {
   const { db, clock } = deps;
   const started = clock.nowMs();
-  if (
-    !(await claimBusyCalendar(db, calendar.id, calendar.next_fetch_at, started + deps.refreshMs, started))
-  ) {
+  if (!(await claimBusyCalendar(db, calendar, calendar.next_fetch_at, started + deps.refreshMs, started))) {
     return false;
   }
   const fresh = calendar.parsed_at !== null && started - calendar.parsed_at < REPARSE_AFTER_MS;
@@ -77,11 +75,11 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
   );
   const now = clock.nowMs();
   if (outcome.kind === 'not_modified') {
-    await recordBusyNotModified(db, calendar.id, now);
+    await recordBusyNotModified(db, calendar, now);
     return true;
   }
   if (outcome.kind === 'failed') {
-    await recordBusyFailure(db, calendar.id, outcome.reason, now);
+    await recordBusyFailure(db, calendar, outcome.reason, now);
     return true;
   }
   let busy: ReturnType<typeof busyTimes>;
@@ -94,7 +92,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     );
   } catch (error) {
     if (!(error instanceof BusyCalendarError)) throw error;
-    await recordBusyFailure(db, calendar.id, error.message, now);
+    await recordBusyFailure(db, calendar, error.message, now);
     return true;
   }
   await writeTransaction(db, (trx) =>

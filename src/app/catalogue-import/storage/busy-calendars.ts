@@ -38,9 +38,14 @@ export async function writeBusyCalendars(
   if (removed.length > 0) {
     const blocks = await trx
       .deleteFrom('staff_busy_blocks')
+      .where('organisation_id', '=', orgId)
       .where('calendar_id', 'in', removed)
       .executeTakeFirst();
-    await trx.deleteFrom('staff_busy_calendars').where('id', 'in', removed).execute();
+    await trx
+      .deleteFrom('staff_busy_calendars')
+      .where('organisation_id', '=', orgId)
+      .where('id', 'in', removed)
+      .execute();
     if (blocks.numDeletedRows > 0n) {
       await trx
         .updateTable('organisations')
