@@ -7,7 +7,7 @@ import {
   saveBusyCopy,
 } from '../../data/calendar-repository.ts';
 import type { Db } from '../../data/database.ts';
-import { writeTransaction } from '../../data/write-transaction.ts';
+import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
 import type { Clock } from '../clock.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
 import type { CalendarFetcher } from './busy-fetch.ts';
@@ -63,9 +63,12 @@ export async function refreshDueCalendars(deps: RefresherDeps, stopping: () => b
 async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promise<boolean> {
   const { db, clock } = deps;
   const started = clock.nowMs();
-  if (!(await claimBusyCalendar(db, calendar, calendar.next_fetch_at, started + deps.refreshMs, started))) {
-    return false;
-  }
+  // Every write here is one statement: through writeStatement, as every write of the engine goes
+  // (on SQLite, the one writer's transactions).
+  const claimed = await writeStatement(db, (trx) =>
+    claimBusyCalendar(trx, calendar, calendar.next_fetch_at, started + deps.refreshMs, started),
+  );
+  if (!claimed) return false;
   const fresh = calendar.parsed_at !== null && started - calendar.parsed_at < REPARSE_AFTER_MS;
   const outcome = await deps.fetcher.fetch(
     calendar.url,
@@ -75,11 +78,11 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
   );
   const now = clock.nowMs();
   if (outcome.kind === 'not_modified') {
-    await recordBusyNotModified(db, calendar, now);
+    await writeStatement(db, (trx) => recordBusyNotModified(trx, calendar, now));
     return true;
   }
   if (outcome.kind === 'failed') {
-    await recordBusyFailure(db, calendar, outcome.reason, now);
+    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, outcome.reason, now));
     return true;
   }
   let busy: ReturnType<typeof busyTimes>;
@@ -92,7 +95,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     );
   } catch (error) {
     if (!(error instanceof BusyCalendarError)) throw error;
-    await recordBusyFailure(db, calendar, error.message, now);
+    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, error.message, now));
     return true;
   }
   await writeTransaction(db, (trx) =>
