@@ -76,6 +76,16 @@ const ANA_CALENDAR = (extra: string[] = []) =>
     ...extra,
   );
 
+const ANA_CALENDAR_WITH_GYM = ANA_CALENDAR([
+  'BEGIN:VEVENT',
+  'UID:gym@example.com',
+  'DTSTAMP:20261102T000000Z',
+  'DTSTART:20261124T160000Z',
+  'DTEND:20261124T170000Z',
+  'SUMMARY:Gym',
+  'END:VEVENT',
+]);
+
 // A half-hour zone written by name only (no VTIMEZONE): every Tuesday 20:30 in Adelaide, which is
 // 10:00 UTC under daylight time (+10:30) and 11:00 UTC after 4 April 2027 (+09:30).
 const ADELAIDE_CALENDAR = ics(
@@ -226,21 +236,44 @@ describe('busy calendars', () => {
 
   it('a changed calendar changes availability at once (the cached answer is dropped)', async () => {
     expect(await anaStarts('2026-11-24')).toContain('16:00');
-    server.serve('/ana.ics', {
-      etag: '"v2"',
-      body: ANA_CALENDAR([
-        'BEGIN:VEVENT',
-        'UID:gym@example.com',
-        'DTSTAMP:20261102T000000Z',
-        'DTSTART:20261124T160000Z',
-        'DTEND:20261124T170000Z',
-        'SUMMARY:Gym',
-        'END:VEVENT',
-      ]),
-    });
+    server.serve('/ana.ics', { etag: '"v2"', body: ANA_CALENDAR_WITH_GYM });
     t.clock.advance({ milliseconds: REFRESH_MS });
     await refresh();
     expect(await anaStarts('2026-11-24')).not.toContain('16:00');
+  });
+
+  it('a busy time gone asks the waitlist to look again', async () => {
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.cut],
+        staff_id: ids.ana,
+        client: { first_name: 'Wren', last_name: 'Waiting', email: 'wren@example.com' },
+        from_date: '2026-11-24',
+        to_date: '2026-11-24',
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    await t.database.db.deleteFrom('waitlist_rescans').execute();
+    // The same copy again (a new ETag, nothing changed): no rescan.
+    server.serve('/ana.ics', { etag: '"v3"', body: ANA_CALENDAR_WITH_GYM });
+    t.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    expect(await t.database.db.selectFrom('waitlist_rescans').selectAll().execute()).toEqual([]);
+    // The gym called off: 16:00 frees, and the waitlist is asked to look again.
+    server.serve('/ana.ics', { etag: '"v4"', body: ANA_CALENDAR() });
+    t.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    expect(await anaStarts('2026-11-24')).toContain('16:00');
+    expect(await t.database.db.selectFrom('waitlist_rescans').select('requested_at').execute()).toHaveLength(
+      1,
+    );
+    // The gym back, for the tests after this one.
+    server.serve('/ana.ics', { etag: '"v5"', body: ANA_CALENDAR_WITH_GYM });
+    t.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
   });
 
   it('a calendar that fails keeps its last good copy, and says so', async () => {

@@ -10,6 +10,7 @@ import type { Db } from '../../data/database.ts';
 import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
 import type { Clock } from '../clock.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
+import { rescanWaitlists } from '../waitlist/rescans.ts';
 import type { CalendarFetcher } from './busy-fetch.ts';
 import { BusyCalendarError, busyTimes } from './busy-times.ts';
 
@@ -98,9 +99,12 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, error.message, now));
     return true;
   }
-  await writeTransaction(db, (trx) =>
-    saveBusyCopy(trx, calendar, { etag: outcome.etag, lastModified: outcome.lastModified, busy }, now),
-  );
+  await writeTransaction(db, async (trx) => {
+    const copy = { etag: outcome.etag, lastModified: outcome.lastModified, busy };
+    const { changed } = await saveBusyCopy(trx, calendar, copy, now);
+    // A busy time gone (a meeting called off) may free a time someone on the waitlist wants.
+    if (changed) await rescanWaitlists(trx, calendar.organisation_id, now);
+  });
   return true;
 }
 
