@@ -2,6 +2,7 @@ import { availabilityEndpoint } from './availability-endpoint.ts';
 import { availabilityEngine } from './availability-engine.ts';
 import { bookingSeries } from './booking-series.ts';
 import { bookingsEndpoint } from './bookings-endpoint.ts';
+import { busyCalendars } from './busy-calendars.ts';
 import { consoleDiary } from './console-diary.ts';
 import { instances } from './instances.ts';
 import type { Benchmark } from './lib/benchmark.ts';
@@ -36,4 +37,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhooksDelay,
   waitlist,
   bookingSeries,
+  busyCalendars,
 ];

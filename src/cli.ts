@@ -3,6 +3,7 @@ import { type Clock, systemClock } from './app/clock.ts';
 import { readConfig } from './app/config.ts';
 import type { AppDeps } from './app/deps.ts';
 import { addBookingCommands } from './cli/booking-commands.ts';
+import { addCalendarsCommands } from './cli/calendars-commands.ts';
 import {
   importCatalogueFile,
   installDemo,
@@ -115,6 +116,7 @@ addMessagesCommands(program, withDb);
 addOutboxCommands(program, withDb);
 addUsersCommands(program, withDb);
 addWebhooksCommands(program, withDb);
+addCalendarsCommands(program, withDb);
 addOperationsCommands(program);
 
 /**

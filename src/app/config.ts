@@ -61,6 +61,14 @@ export interface Config {
    * this machine too (tests, local development); otherwise only from public addresses.
    */
   oauthClientMetadataAllowLoopback: boolean;
+  /** CALENDAR_REFRESH_SECONDS: how often each external busy calendar is fetched again (default 300). */
+  calendarRefreshMs: number;
+  /**
+   * CALENDAR_ALLOW_LOOPBACK=1: external calendars may be fetched from this machine and private
+   * networks, over plain http to this machine too (tests, local development); otherwise https to
+   * public addresses only.
+   */
+  calendarAllowLoopback: boolean;
 }
 
 /**
@@ -123,6 +131,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK',
       env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK,
     ),
+    calendarRefreshMs:
+      parseCount('CALENDAR_REFRESH_SECONDS', env.CALENDAR_REFRESH_SECONDS, 300, { min: 1, max: 86_400 }) *
+      1000,
+    calendarAllowLoopback: parseFlag('CALENDAR_ALLOW_LOOPBACK', env.CALENDAR_ALLOW_LOOPBACK),
   };
 }
 

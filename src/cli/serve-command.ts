@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type pino from 'pino';
+import { CalendarFetcher } from '../app/calendars/busy-fetch.ts';
+import { startCalendarRefresher } from '../app/calendars/refresher.ts';
 import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { startOutboxWorker } from '../app/outbox-delivery.ts';
@@ -135,6 +137,17 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     },
     (error) => logger.error({ err: error }, 'waitlist offer failed'),
   );
+  // External busy calendars (design.md 9.6): fetched here in the background, never on a request.
+  // The calendar's id and why only: never its URL (a private calendar's address is its secret).
+  const stopCalendars = startCalendarRefresher(
+    {
+      db,
+      clock,
+      fetcher: new CalendarFetcher(config.calendarAllowLoopback),
+      refreshMs: config.calendarRefreshMs,
+    },
+    (error) => logger.error({ err: error }, 'calendar refresh failed'),
+  );
   out(`listening on ${address}`);
 
   let stopping = false;
@@ -153,6 +166,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     await stopOutbox();
     await stopWebhooks();
     await stopWaitlist();
+    await stopCalendars();
     await app.close();
     clearTimeout(deadline);
     await runtime.close();

@@ -2,6 +2,7 @@ import type { BusyBooking, Interval, WorkingInterval } from '../domain/availabil
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import { type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
+import { busyBlocksOf } from './calendar-repository.ts';
 import type { Db } from './database.ts';
 import { offeredServicesByIds } from './service-repository.ts';
 
@@ -43,7 +44,11 @@ export async function eligibleStaff(
     .execute();
 }
 
-/** What the catalogue says of each staff member over a window of instants: hours and time off. */
+/**
+ * What the catalogue says of each staff member over a window of instants: hours and time off. The busy
+ * times of their external calendars (design.md 9.6) are time off like any other: they come from the
+ * last good copy the refresher kept, never from a fetch here.
+ */
 export interface StaffCalendars {
   workingHours: Map<string, WorkingInterval[]>;
   timeOff: Map<string, Interval[]>;
@@ -62,7 +67,7 @@ export async function calendarsOf(
     calendars.timeOff.set(id, []);
   }
   if (staffIds.length === 0) return calendars;
-  const [hours, timeOff] = await Promise.all([
+  const [hours, timeOff, busy] = await Promise.all([
     db
       .selectFrom('staff_working_hours')
       .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
@@ -78,6 +83,7 @@ export async function calendarsOf(
       .where('starts_at', '<', window.end)
       .where('ends_at', '>', window.start)
       .execute(),
+    busyBlocksOf(db, organisationId, staffIds, window),
   ]);
   for (const h of hours) {
     calendars.workingHours
@@ -85,6 +91,7 @@ export async function calendarsOf(
       ?.push({ weekday: h.weekday, startMinute: h.start_minute, endMinute: h.end_minute });
   }
   for (const t of timeOff) calendars.timeOff.get(t.staff_id)?.push({ start: t.starts_at, end: t.ends_at });
+  for (const b of busy) calendars.timeOff.get(b.staff_id)?.push({ start: b.starts_at, end: b.ends_at });
   return calendars;
 }
 

@@ -589,6 +589,52 @@ export interface WaitlistRescansTable {
   requested_at: number;
 }
 
+/** A staff member's private iCalendar feed (GET /ical/{token}.ics); only the token's SHA-256 is kept. */
+export interface StaffCalendarFeedsTable {
+  id: string;
+  organisation_id: string;
+  staff_id: string;
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+/** An external calendar whose busy times block a staff member (the catalogue's busy_calendars[]). */
+export interface StaffBusyCalendarsTable {
+  id: string;
+  organisation_id: string;
+  staff_id: string;
+  url: string;
+  /** When the refresher fetches it next. */
+  next_fetch_at: number;
+  /** The validators of the last good copy, sent back as If-None-Match / If-Modified-Since. */
+  etag: string | null;
+  last_modified: string | null;
+  last_attempt_at: number | null;
+  last_success_at: number | null;
+  /** Why the last attempt failed (no URL, no content); null once one succeeds. */
+  last_error: string | null;
+  last_error_at: number | null;
+  /** Busy intervals of the last good copy within the window kept. */
+  busy_count: Generated<number>;
+  /**
+   * When the blocks were last worked out from a full copy: the window they cover slides with the
+   * clock, so a copy older than a day is fetched again whole (no validators) and expanded anew.
+   */
+  parsed_at: number | null;
+  created_at: number;
+}
+
+/** One busy interval of an external calendar's last good copy. */
+export interface StaffBusyBlocksTable {
+  calendar_id: string;
+  organisation_id: string;
+  staff_id: string;
+  starts_at: number;
+  ends_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   cursor_secrets: CursorSecretsTable;
@@ -629,4 +675,7 @@ export interface Database {
   waitlist_offers: WaitlistOffersTable;
   booking_series: BookingSeriesTable;
   waitlist_rescans: WaitlistRescansTable;
+  staff_calendar_feeds: StaffCalendarFeedsTable;
+  staff_busy_calendars: StaffBusyCalendarsTable;
+  staff_busy_blocks: StaffBusyBlocksTable;
 }

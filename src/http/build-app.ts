@@ -27,6 +27,7 @@ import { addressWindow, addressWindowOnUnkeyedResponses, rateLimitHeaders } from
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { bookingRoutes } from './routes/bookings.ts';
+import { calendarFeedRoutes } from './routes/calendar-feed.ts';
 import { checkoutRoutes } from './routes/checkout.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -177,6 +178,8 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   if (deps.payments) await typed.register(checkoutRoutes(deps, deps.payments));
   if (isStripe(deps.payments)) await app.register(stripeWebhookRoutes(deps, deps.payments));
   await app.register(consoleRoutes(deps));
+  // Staff members' calendar feeds: /ical/{token}.ics.
+  await app.register(calendarFeedRoutes(deps));
   // The customer's pages: /p/{organisation_slug} and /p/manage/{token}.
   await typed.register(pageRoutes(deps));
   serveOpenApi(app);

@@ -101,7 +101,14 @@ export function bookedMinutes(staff: StaffSchedule, date: string, zone: string, 
 const overlaps = (aStart: number, aEnd: number, bStart: number, bEnd: number) =>
   aStart < bEnd && bStart < aEnd;
 
-export function oracleSlots(query: AvailabilityQuery): Slot[] {
+/**
+ * `busy`: each staff member's external busy times (design.md 9.6), whole as their calendars mean them;
+ * they block exactly as time off does.
+ */
+export function oracleSlots(
+  query: AvailabilityQuery,
+  busy: ReadonlyMap<string, readonly Interval[]> = new Map(),
+): Slot[] {
   const { timezone: zone, now } = query;
   const table = localMinutes(zone, query.fromDate, query.days);
   const endDate = addDays(query.fromDate, query.days);
@@ -130,6 +137,7 @@ export function oracleSlots(query: AvailabilityQuery): Slot[] {
       (s) =>
         dayOf(s, date).blocks.some((w) => w.start <= t && end <= w.end) &&
         !s.timeOff.some((off) => overlaps(t, blockEnd, off.start, off.end)) &&
+        !(busy.get(s.id) ?? []).some((b) => overlaps(t, blockEnd, b.start, b.end)) &&
         !s.bookings.some(
           (b) => isLive(b.holdExpiresAt, now) && overlaps(t, blockEnd, b.startsAt, b.blockedUntil),
         ),

@@ -177,3 +177,91 @@ export const queryArbitrary = (nearChangeOnly = false): fc.Arbitrary<Availabilit
     });
 
 export const queryArb = queryArbitrary();
+
+/**
+ * One external calendar event of a staff member (design.md 9.6), as its iCalendar file says it: a
+ * local start in the query's zone, a length, and a daily or weekly repetition a few times; some last
+ * days (a holiday), some leave the time free (TRANSP:TRANSPARENT).
+ */
+export interface ExternalEvent {
+  staffId: string;
+  /** Local wall time, YYYY-MM-DDTHH:mm. */
+  start: string;
+  minutes: number;
+  freq: 'DAILY' | 'WEEKLY' | null;
+  count: number;
+  free: boolean;
+}
+
+/** A query (as queryArbitrary) with external calendar events for its staff. */
+export const busyQueryArbitrary = (
+  nearChangeOnly = false,
+): fc.Arbitrary<{ query: AvailabilityQuery; events: ExternalEvent[] }> =>
+  queryArbitrary(nearChangeOnly).chain((query) => {
+    const event: fc.Arbitrary<ExternalEvent> = fc.record({
+      staffId: fc.constantFrom(...query.staff.map((s) => s.id)),
+      start: fc
+        .tuple(
+          fc.integer({ min: -2, max: 3 }),
+          fc.oneof(
+            five(0, 287),
+            nearChangeMinute.map((m) => Math.min(m, 1435)),
+          ),
+        )
+        .map(([day, minute]) => {
+          const hh = String(Math.floor(minute / 60)).padStart(2, '0');
+          const mm = String(minute % 60).padStart(2, '0');
+          return `${addDays(query.fromDate, day)}T${hh}:${mm}`;
+        }),
+      minutes: fc.oneof({ arbitrary: five(1, 48), weight: 4 }, five(288, 3 * 288)),
+      freq: fc.constantFrom('DAILY' as const, 'WEEKLY' as const, null),
+      count: fc.integer({ min: 1, max: 4 }),
+      free: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, fc.constant(true)),
+    });
+    return fc.record({ query: fc.constant(query), events: fc.array(event, { maxLength: 6 }) });
+  });
+
+/** The events as an iCalendar file, their zone named by TZID (as most publishers write it). */
+export function eventsAsIcs(zone: string, events: readonly ExternalEvent[]): string {
+  const stamp = (local: string) => `${local.replace(/[-:]/g, '')}00`;
+  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//oracle//EN'];
+  for (const [i, e] of events.entries()) {
+    const end = DateTime.fromISO(e.start, { zone: 'UTC' })
+      .plus({ minutes: e.minutes })
+      .toFormat("yyyy-MM-dd'T'HH:mm");
+    lines.push(
+      'BEGIN:VEVENT',
+      `UID:event-${i}@test`,
+      'DTSTAMP:20260101T000000Z',
+      `DTSTART;TZID=${zone}:${stamp(e.start)}`,
+      `DTEND;TZID=${zone}:${stamp(end)}`,
+      ...(e.freq ? [`RRULE:FREQ=${e.freq};COUNT=${e.count}`] : []),
+      ...(e.free ? ['TRANSP:TRANSPARENT'] : []),
+      'END:VEVENT',
+    );
+  }
+  lines.push('END:VCALENDAR');
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * The oracle's own reading of the events: each occurrence's local start and end (wall times, a day or
+ * a week apart) turned into instants by luxon in the zone, per staff member; free ones left out.
+ */
+export function eventsAsBusy(zone: string, events: readonly ExternalEvent[]): Map<string, Interval[]> {
+  const busy = new Map<string, Interval[]>();
+  for (const e of events) {
+    if (e.free) continue;
+    const start = DateTime.fromISO(e.start, { zone: 'UTC' });
+    const end = start.plus({ minutes: e.minutes });
+    const occurrences = e.freq === null ? 1 : e.count;
+    for (let k = 0; k < occurrences; k++) {
+      const step = e.freq === 'WEEKLY' ? { weeks: k } : { days: k };
+      const instant = (wall: DateTime) =>
+        DateTime.fromObject(wall.plus(step).toObject(), { zone }).toMillis();
+      const interval = { start: instant(start), end: instant(end) };
+      if (interval.end > interval.start) busy.set(e.staffId, [...(busy.get(e.staffId) ?? []), interval]);
+    }
+  }
+  return busy;
+}

@@ -119,4 +119,19 @@ describe('availability oracle', () => {
       ['2026-06-01T10:00:00.000Z', 'c'],
     ]);
   });
+
+  it('blocks external busy times like time off, across the spring-forward gap', () => {
+    // Busy 00:30 GMT .. 02:30 BST (00:30Z .. 01:30Z): only 00:00 and 01:30 remain for 30 minutes.
+    const busy = new Map([
+      ['s', [{ start: Date.parse('2026-03-29T00:30:00Z'), end: Date.parse('2026-03-29T01:30:00Z') }]],
+    ]);
+    const q = query({
+      slotIntervalMinutes: 30,
+      services: [{ id: 'x', durationMinutes: 30, bufferAfterMinutes: 0 }],
+    });
+    expect(oracleSlots(q, busy).map((s) => new Date(s.startsAt).toISOString())).toEqual([
+      '2026-03-29T00:00:00.000Z',
+      '2026-03-29T01:30:00.000Z',
+    ]);
+  });
 });

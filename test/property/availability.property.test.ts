@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { busyTimes } from '../../src/app/calendars/busy-times.ts';
+import { busyPieces } from '../../src/data/calendar-repository.ts';
 import { findSlots } from '../../src/domain/availability/find-slots.ts';
 import type { AvailabilityQuery, Slot, StaffSchedule } from '../../src/domain/availability/types.ts';
 import { formatLocal } from '../../src/domain/time-format.ts';
@@ -13,7 +15,14 @@ import {
   oracleSlots,
   workingBlocks,
 } from '../helpers/availability-oracle.ts';
-import { queryArb, queryArbitrary } from './availability-arbitraries.ts';
+import {
+  busyQueryArbitrary,
+  type ExternalEvent,
+  eventsAsBusy,
+  eventsAsIcs,
+  queryArb,
+  queryArbitrary,
+} from './availability-arbitraries.ts';
 
 const MINUTE = 60_000;
 const RUNS = { numRuns: 150 };
@@ -46,6 +55,43 @@ describe('findSlots properties (against a brute-force oracle)', { timeout: 60_00
 
   it('a. equals the oracle within days of an offset change', () => {
     fc.assert(fc.property(queryArbitrary(true), matchesOracle), RUNS);
+  });
+
+  /**
+   * External busy calendars (design.md 9.6) as production reads them: each staff member's events
+   * written as an iCalendar file, expanded by ical.js (busy-times.ts), kept in pieces (as the
+   * database keeps them) and merged into time off (as calendarsOf does); the oracle reads the same
+   * events itself, occurrence by occurrence in wall time, and blocks them whole.
+   */
+  const matchesOracleWithBusy = ({
+    query,
+    events,
+  }: {
+    query: AvailabilityQuery;
+    events: ExternalEvent[];
+  }) => {
+    const base = Date.parse(`${query.fromDate}T00:00:00Z`);
+    const window = { start: base - 3 * 86_400_000, end: base + 8 * 86_400_000 };
+    const engineQuery: AvailabilityQuery = {
+      ...query,
+      staff: query.staff.map((s) => {
+        const mine = events.filter((e) => e.staffId === s.id);
+        const busy = mine.length === 0 ? [] : busyTimes(eventsAsIcs(query.timezone, mine), window, 'UTC');
+        return { ...s, timeOff: [...s.timeOff, ...busyPieces(busy)] };
+      }),
+    };
+    const expected = oracleSlots(query, eventsAsBusy(query.timezone, events));
+    const actual = findSlots(engineQuery);
+    expect(show(query, actual)).toEqual(show(query, expected));
+    expect(actual).toEqual(expected);
+  };
+
+  it('a. equals the oracle with external busy calendars', () => {
+    fc.assert(fc.property(busyQueryArbitrary(), matchesOracleWithBusy), RUNS);
+  });
+
+  it('a. equals the oracle with external busy calendars within days of an offset change', () => {
+    fc.assert(fc.property(busyQueryArbitrary(true), matchesOracleWithBusy), RUNS);
   });
 
   it("b. no slot's block overlaps its staff member's live bookings or time off", () => {

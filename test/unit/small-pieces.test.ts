@@ -166,6 +166,22 @@ describe('configuration', () => {
     expect(() => readConfig({ ORGANISATION_SSE_STREAMS: '0' })).toThrow(/ORGANISATION_SSE_STREAMS/);
   });
 
+  it('reads the calendar settings: the refresh period in seconds, loopback off unless asked', () => {
+    expect(readConfig({})).toMatchObject({ calendarRefreshMs: 300_000, calendarAllowLoopback: false });
+    expect(readConfig({ CALENDAR_REFRESH_SECONDS: '60', CALENDAR_ALLOW_LOOPBACK: '1' })).toMatchObject({
+      calendarRefreshMs: 60_000,
+      calendarAllowLoopback: true,
+    });
+    for (const bad of ['0', '86401', '1.5', 'often']) {
+      expect(() => readConfig({ CALENDAR_REFRESH_SECONDS: bad })).toThrow(
+        `CALENDAR_REFRESH_SECONDS must be a whole number from 1 to 86400, got "${bad}".`,
+      );
+    }
+    expect(() => readConfig({ CALENDAR_ALLOW_LOOPBACK: 'yes' })).toThrow(
+      'CALENDAR_ALLOW_LOOPBACK must be 1 or 0, got "yes".',
+    );
+  });
+
   it('parses TRUST_PROXY as a flag, a hop count or addresses', () => {
     expect(parseTrustProxy(undefined)).toBe(false);
     expect(parseTrustProxy('true')).toBe(true);

@@ -187,8 +187,12 @@ type LookupCallback = (
 /**
  * A `lookup` for http(s).request that resolves the name and refuses it unless every address it
  * resolves to may receive deliveries: the connection then goes to one of the addresses checked.
+ * `refusal` words the refusal for another use (the calendar fetcher names its own setting).
  */
-export function checkedLookup(policy: DestinationPolicy) {
+export function checkedLookup(
+  policy: DestinationPolicy,
+  refusal: (address: string, policy: DestinationPolicy) => string | null = addressRefusal,
+) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     const name = hostname.replace(/^\[(.*)\]$/, '$1');
     const resolved = isLoopbackName(name)
@@ -196,7 +200,7 @@ export function checkedLookup(policy: DestinationPolicy) {
       : lookup(name, { all: true, verbatim: true });
     resolved.then(
       (addresses) => {
-        const refused = addresses.map((a) => addressRefusal(a.address, policy)).find((why) => why !== null);
+        const refused = addresses.map((a) => refusal(a.address, policy)).find((why) => why !== null);
         if (refused || addresses.length === 0) {
           const error: NodeJS.ErrnoException = new Error(
             `the URL's host resolves to ${refused ?? 'no address'}`,

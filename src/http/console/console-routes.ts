@@ -44,6 +44,7 @@ import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody } from './booking-pages.ts';
+import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
 import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
@@ -429,6 +430,7 @@ export function consoleRoutes(deps: AppDeps) {
     });
 
     waitlistPages(deps, { get, post, shell, send, redirect });
+    calendarPages(deps, { get, post, shell, send, redirect }, (session) => firstLocationZone(deps, session));
 
     get('/console/clients', async (request, reply, session) => {
       const q = (request.query as { q?: string }).q ?? '';

@@ -21,7 +21,8 @@ export interface Shell {
     | 'outbox'
     | 'keys'
     | 'webhooks'
-    | 'connectors';
+    | 'connectors'
+    | 'calendars';
   /** Owners and admins: the API keys and webhooks pages are theirs (canManageKeys). */
   canManageKeys?: boolean;
 }
@@ -62,6 +63,7 @@ ${item('outbox', '/console/outbox', 'Outbox')}
 ${shell.canManageKeys ? item('keys', '/console/keys', 'API keys') : ''}
 ${shell.canManageKeys ? item('webhooks', '/console/webhooks', 'Webhooks') : ''}
 ${shell.canManageKeys ? item('connectors', '/console/connectors', 'Connectors') : ''}
+${shell.canManageKeys ? item('calendars', '/console/calendars', 'Calendars') : ''}
 </ul>
 </nav>
 <div class="who"><span>${esc(s.email)} (${esc(s.role)}) · ${esc(s.organisationName)}</span>

@@ -248,6 +248,28 @@ const weekSchema = z.strictObject({
   sun: daySchema,
 });
 
+/** A staff member's external calendars (design.md 9.6; docs/calendar-feeds.md). */
+export const MAX_BUSY_CALENDARS = 5;
+
+/**
+ * An external calendar's address: https (webcal://, as calendar apps share them, is https), at most
+ * 2,000 characters, no credentials. Where it may point (no private or loopback address unless
+ * CALENDAR_ALLOW_LOOPBACK=1) is checked by the refresher on every fetch, against the addresses its
+ * name resolves to then; the console shows a refusal as the calendar's last error.
+ */
+const busyCalendarUrl = z
+  .string()
+  .max(2000, 'must be at most 2,000 characters')
+  .transform((value) => value.trim().replace(/^webcals?:\/\//i, 'https://'))
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+    } catch {
+      return false;
+    }
+  }, 'must be an https (or webcal) address without user name or password');
+
 export const staffSchema = z.strictObject({
   id: uuid.optional(),
   ref,
@@ -265,6 +287,11 @@ export const staffSchema = z.strictObject({
         reason: optionalText(200),
       }),
     )
+    .default([]),
+  busy_calendars: z
+    .array(busyCalendarUrl)
+    .max(MAX_BUSY_CALENDARS, `must list at most ${MAX_BUSY_CALENDARS} calendars`)
+    .refine((urls) => new Set(urls).size === urls.length, 'must not list one calendar twice')
     .default([]),
 });
 

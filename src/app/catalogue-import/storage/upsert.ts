@@ -2,6 +2,7 @@ import type { Db } from '../../../data/database.ts';
 import type { ServiceLocationsTable } from '../../../data/tables.ts';
 import { type Catalogue, type CatalogueService, organisationPoliciesSchema } from '../format/schema.ts';
 import { AliasLists, ownedTogether } from './aliases.ts';
+import { writeBusyCalendars } from './busy-calendars.ts';
 import type { IdentityPlan } from './identities.ts';
 import { writeStaff } from './upsert-staff.ts';
 import {
@@ -66,6 +67,7 @@ export async function writeCatalogue(
   await writeLocations(ctx, counts.locations);
   await writeServices(ctx, counts.services);
   await writeStaff(ctx, counts.staff);
+  await writeBusyCalendars(trx, catalogue, plan, now);
   await writeClients(ctx, counts.clients);
   return counts;
 }

@@ -1,0 +1,166 @@
+import ICAL from 'ical.js';
+import { DateTime } from 'luxon';
+import type { Interval } from '../../domain/availability/types.ts';
+
+/**
+ * The busy intervals of an external calendar (an iCalendar file) over a window, by ical.js: recurring
+ * events expanded (RRULE, RDATE, EXDATE, RECURRENCE-ID overrides), each time read in its own zone.
+ * Events that say they leave the time free (TRANSP:TRANSPARENT) or that are called off
+ * (STATUS:CANCELLED, on the series or on one occurrence) block nothing.
+ *
+ * Zones: a TZID defined by a VTIMEZONE of the file is read by that definition (RFC 5545 3.6.5);
+ * a TZID the file does not define but that names an IANA zone (as many publishers write) by the IANA
+ * database; a floating time, or a TZID that is neither, in `fallbackZone` (the staff member's
+ * location's zone: the time a person there means).
+ */
+
+export class BusyCalendarError extends Error {}
+
+/** Bounds on one file's work, so a hostile or broken calendar cannot hold the refresher. */
+export const MAX_BUSY_INTERVALS = 20_000;
+const MAX_OCCURRENCE_STEPS = 200_000;
+
+export function busyTimes(text: string, window: Interval, fallbackZone: string): Interval[] {
+  let root: ICAL.Component;
+  try {
+    root = new ICAL.Component(ICAL.parse(text) as unknown[]);
+  } catch (error) {
+    throw new BusyCalendarError(`not an iCalendar file (${(error as Error).message.slice(0, 200)})`);
+  }
+  if (root.name !== 'vcalendar') throw new BusyCalendarError('not an iCalendar file (no VCALENDAR)');
+  const zones = new Map<string, ICAL.Timezone>();
+  for (const vtimezone of root.getAllSubcomponents('vtimezone')) {
+    try {
+      const zone = new ICAL.Timezone(vtimezone);
+      if (zone.tzid) zones.set(zone.tzid, zone);
+    } catch {
+      // A broken definition: its TZID is then read as an IANA name, or in the fallback zone.
+    }
+  }
+  const reader = new InstantReader(zones, fallbackZone);
+  const busy: Interval[] = [];
+  let steps = 0;
+  const add = (item: ICAL.Event, start: ICAL.Time, end: ICAL.Time) => {
+    if (!blocks(item)) return;
+    const from = reader.instant(start, zoneOf(item, 'dtstart'));
+    let until = reader.instant(end, zoneOf(item, 'dtend') ?? zoneOf(item, 'dtstart'));
+    if (!(until > from)) {
+      // No length (or a broken one): nothing to block.
+      if (until < from) until = from;
+      return;
+    }
+    if (from >= window.end || until <= window.start) return;
+    busy.push({ start: Math.max(from, window.start), end: Math.min(until, window.end) });
+    if (busy.length > MAX_BUSY_INTERVALS) {
+      throw new BusyCalendarError(`more than ${MAX_BUSY_INTERVALS} busy times in the window kept`);
+    }
+  };
+
+  const events = root.getAllSubcomponents('vevent');
+  const masters = new Set(
+    events.filter((e) => !e.hasProperty('recurrence-id')).map((e) => String(e.getFirstPropertyValue('uid'))),
+  );
+  for (const component of events) {
+    if (component.hasProperty('recurrence-id')) {
+      // An override is expanded with its series; one whose series is not in the file stands alone.
+      if (masters.has(String(component.getFirstPropertyValue('uid')))) continue;
+      const lone = new ICAL.Event(component, { exceptions: [] });
+      add(lone, lone.startDate, lone.endDate);
+      continue;
+    }
+    let event: ICAL.Event;
+    try {
+      event = new ICAL.Event(component);
+      if (!event.startDate) continue;
+    } catch {
+      continue;
+    }
+    if (!event.isRecurring()) {
+      add(event, event.startDate, event.endDate);
+      continue;
+    }
+    const iterator = event.iterator();
+    // Occurrences are in wall time of the series' zone: a day's margin covers any zone's offset.
+    const stopAfter = window.end + 2 * 86_400_000;
+    for (let next = iterator.next(); next; next = iterator.next()) {
+      if (++steps > MAX_OCCURRENCE_STEPS) {
+        throw new BusyCalendarError('a recurrence rule gives too many occurrences to expand');
+      }
+      if (floatingMs(next) > stopAfter) break;
+      const details = event.getOccurrenceDetails(next);
+      add(details.item, details.startDate, details.endDate);
+    }
+  }
+  return busy;
+}
+
+/** Whether an event (or one occurrence's override) takes the time. */
+function blocks(event: ICAL.Event): boolean {
+  const transp = String(event.component.getFirstPropertyValue('transp') ?? '').toUpperCase();
+  const status = String(event.component.getFirstPropertyValue('status') ?? '').toUpperCase();
+  return transp !== 'TRANSPARENT' && status !== 'CANCELLED';
+}
+
+/** The TZID written on an event's property, if any. */
+function zoneOf(event: ICAL.Event, name: 'dtstart' | 'dtend'): string | undefined {
+  const tzid = event.component.getFirstProperty(name)?.getParameter('tzid');
+  return typeof tzid === 'string' && tzid !== '' ? tzid : undefined;
+}
+
+/** A time's fields read as if in UTC: only for comparing wall times roughly. */
+function floatingMs(time: ICAL.Time): number {
+  return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+}
+
+class InstantReader {
+  readonly #zones: Map<string, ICAL.Timezone>;
+  readonly #fallback: string;
+  readonly #iana = new Map<string, boolean>();
+
+  constructor(zones: Map<string, ICAL.Timezone>, fallback: string) {
+    this.#zones = zones;
+    this.#fallback = fallback;
+  }
+
+  /** Epoch milliseconds of a time as the file means it. */
+  instant(time: ICAL.Time, tzid: string | undefined): number {
+    if (time.zone === ICAL.Timezone.utcTimezone && !time.isDate) return time.toUnixTime() * 1000;
+    const defined = tzid === undefined ? undefined : this.#zones.get(tzid);
+    const fields = {
+      year: time.year,
+      month: time.month,
+      day: time.day,
+      hour: time.isDate ? 0 : time.hour,
+      minute: time.isDate ? 0 : time.minute,
+      second: time.isDate ? 0 : time.second,
+    };
+    if (defined && !time.isDate) {
+      return ICAL.Time.fromData({ ...fields, isDate: false }, defined).toUnixTime() * 1000;
+    }
+    const zone = tzid !== undefined && this.#isIana(tzid) && !time.isDate ? tzid : this.#fallback;
+    // Fields may run over (an all-day event's end is its start's day + 1): Date.UTC carries them.
+    const wall = new Date(
+      Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second),
+    );
+    return DateTime.fromObject(
+      {
+        year: wall.getUTCFullYear(),
+        month: wall.getUTCMonth() + 1,
+        day: wall.getUTCDate(),
+        hour: wall.getUTCHours(),
+        minute: wall.getUTCMinutes(),
+        second: wall.getUTCSeconds(),
+      },
+      { zone },
+    ).toMillis();
+  }
+
+  #isIana(name: string): boolean {
+    let known = this.#iana.get(name);
+    if (known === undefined) {
+      known = DateTime.now().setZone(name).isValid;
+      this.#iana.set(name, known);
+    }
+    return known;
+  }
+}

@@ -1,0 +1,201 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  feedBookings,
+  findFeedByHash,
+  insertFeed,
+  listBusyCalendars,
+  listFeeds,
+  revokeFeed,
+  touchFeed,
+} from '../../data/calendar-repository.ts';
+import type { Db } from '../../data/database.ts';
+import { writeStatement } from '../../data/write-transaction.ts';
+import { FEED_DAYS_AHEAD, FEED_DAYS_BACK, FEED_STATUSES, writeFeed } from '../../domain/calendar-feed.ts';
+import { AppError } from '../../domain/errors.ts';
+
+/**
+ * Staff calendar feeds (design.md 9.6): issue, list, revoke, and the feed itself. A feed's token is
+ * its only credential (GET /ical/{token}.ics carries no key, as calendar apps cannot send one): 32
+ * random bytes (256 bits), of which only the SHA-256 is stored, so the address is shown once, when
+ * the feed is made (docs/decisions/calendar-feed-tokens.md). A lost address is replaced by a new feed.
+ */
+
+const DAY_MS = 86_400_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The token's shape (base64url of 32 bytes): anything else is no feed, without a query. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface FeedSummary {
+  id: string;
+  staffId: string;
+  staffName: string;
+  createdAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+export function feedPath(token: string): string {
+  return `/ical/${token}.ics`;
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** A staff member of the organisation by id, ref or name (any case); one, or a 404 / 400 saying why. */
+export async function requireStaffMember(
+  db: Db,
+  organisationId: string,
+  asked: string,
+): Promise<{ id: string; name: string }> {
+  const wanted = asked.trim();
+  const staff = await db
+    .selectFrom('staff')
+    .select(['id', 'ref', 'name'])
+    .where('organisation_id', '=', organisationId)
+    .execute();
+  const byId = UUID.test(wanted) ? staff.find((s) => s.id === wanted.toLowerCase()) : undefined;
+  if (byId) return byId;
+  const byRef = staff.find((s) => s.ref === wanted);
+  if (byRef) return byRef;
+  const byName = staff.filter((s) => s.name.toLowerCase() === wanted.toLowerCase());
+  if (byName.length === 1) return byName[0]!;
+  if (byName.length > 1) {
+    throw new AppError(
+      'invalid_request',
+      `Several staff members are called "${wanted}": give the id.`,
+      'staff',
+    );
+  }
+  throw new AppError('not_found', `No staff member has the id, ref or name "${wanted}".`, 'staff');
+}
+
+/** The organisation's staff, by name (the console's choice of whom to make a feed for). */
+export async function staffOfOrganisation(
+  db: Db,
+  organisationId: string,
+): Promise<{ id: string; name: string }[]> {
+  return db
+    .selectFrom('staff')
+    .select(['id', 'name'])
+    .where('organisation_id', '=', organisationId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
+/** Makes a feed for the staff member: its summary and its token (shown this once). */
+export async function createFeed(
+  db: Db,
+  organisationId: string,
+  staffId: string,
+  now: number,
+): Promise<{ feed: FeedSummary; token: string }> {
+  const member = await requireStaffMember(db, organisationId, staffId);
+  const token = randomBytes(32).toString('base64url');
+  const id = randomUUID();
+  await writeStatement(db, (trx) =>
+    insertFeed(trx, {
+      id,
+      organisation_id: organisationId,
+      staff_id: member.id,
+      token_hash: hashToken(token),
+      created_at: now,
+      revoked_at: null,
+      last_used_at: null,
+    }),
+  );
+  return {
+    feed: {
+      id,
+      staffId: member.id,
+      staffName: member.name,
+      createdAt: now,
+      revokedAt: null,
+      lastUsedAt: null,
+    },
+    token,
+  };
+}
+
+export async function listCalendarFeeds(
+  db: Db,
+  organisationId: string,
+  staffId?: string,
+): Promise<FeedSummary[]> {
+  const rows = await listFeeds(db, organisationId, staffId);
+  return rows.map((r) => ({
+    id: r.id,
+    staffId: r.staff_id,
+    staffName: r.staff_name,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+    lastUsedAt: r.last_used_at,
+  }));
+}
+
+/** Revokes a feed: its address answers 404 from now on. 404 when there is no live feed with this id. */
+export async function revokeCalendarFeed(
+  db: Db,
+  organisationId: string,
+  id: string,
+  now: number,
+): Promise<void> {
+  const revoked =
+    UUID.test(id) &&
+    (await writeStatement(db, (trx) => revokeFeed(trx, organisationId, id.toLowerCase(), now)));
+  if (!revoked) {
+    throw new AppError('not_found', 'No live calendar feed has this id.', 'id');
+  }
+}
+
+export interface BusyCalendarStatus {
+  id: string;
+  staffId: string;
+  staffName: string;
+  url: string;
+  lastSuccessAt: number | null;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  busyCount: number;
+}
+
+/** The organisation's external busy calendars and how their refreshes go (for the console, the CLI). */
+export async function busyCalendarStatuses(db: Db, organisationId: string): Promise<BusyCalendarStatus[]> {
+  const rows = await listBusyCalendars(db, organisationId);
+  return rows.map((r) => ({
+    id: r.id,
+    staffId: r.staff_id,
+    staffName: r.staff_name,
+    url: r.url,
+    lastSuccessAt: r.last_success_at,
+    lastError: r.last_error,
+    lastErrorAt: r.last_error_at,
+    busyCount: r.busy_count,
+  }));
+}
+
+/**
+ * The feed of a token as iCalendar text, or null when the token names no live feed (the caller
+ * answers 404 either way, so that an unknown and a revoked address cannot be told apart).
+ */
+export async function renderFeed(
+  db: Db,
+  token: string,
+  uidHost: string,
+  now: number,
+): Promise<string | null> {
+  if (!TOKEN.test(token)) return null;
+  const feed = await findFeedByHash(db, hashToken(token));
+  if (!feed || feed.revoked_at !== null) return null;
+  const bookings = await feedBookings(
+    db,
+    feed.organisation_id,
+    feed.staff_id,
+    { start: now - FEED_DAYS_BACK * DAY_MS, end: now + FEED_DAYS_AHEAD * DAY_MS },
+    FEED_STATUSES,
+    now,
+  );
+  await writeStatement(db, (trx) => touchFeed(trx, feed.organisation_id, feed.id, now));
+  return writeFeed({ name: `${feed.staff_name} – ${feed.organisation_name}`, uidHost, bookings });
+}

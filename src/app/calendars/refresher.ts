@@ -1,0 +1,145 @@
+import {
+  type BusyCalendarRow,
+  claimBusyCalendar,
+  dueBusyCalendars,
+  recordBusyFailure,
+  recordBusyNotModified,
+  saveBusyCopy,
+} from '../../data/calendar-repository.ts';
+import type { Db } from '../../data/database.ts';
+import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
+import type { Clock } from '../clock.ts';
+import { startPeriodicWork } from '../periodic-work.ts';
+import { rescanWaitlists } from '../waitlist/rescans.ts';
+import type { CalendarFetcher } from './busy-fetch.ts';
+import { BusyCalendarError, busyTimes } from './busy-times.ts';
+
+/**
+ * The background refresher of external busy calendars (design.md 9.6): every few seconds it takes
+ * the calendars that are due (just imported, or CALENDAR_REFRESH_SECONDS after their last fetch),
+ * fetches each (conditional GET), expands it over the window kept and saves the busy times. A
+ * calendar that fails keeps its last good copy and its error is recorded for the console. Several
+ * processes may refresh one database: each calendar is claimed before it is fetched.
+ */
+
+export interface RefresherDeps {
+  db: Db;
+  clock: Clock;
+  fetcher: CalendarFetcher;
+  /** CALENDAR_REFRESH_SECONDS in milliseconds. */
+  refreshMs: number;
+}
+
+/** The window of busy times kept: from a day back (a booking's check near midnight) to 366 days on. */
+export const BUSY_WINDOW_BACK_MS = 86_400_000;
+export const BUSY_WINDOW_AHEAD_MS = 366 * 86_400_000;
+
+/** A copy older than this is fetched whole again (no validators): its window has slid on. */
+const REPARSE_AFTER_MS = 86_400_000;
+
+/** Calendars taken per pass, and fetched at once. */
+const BATCH = 32;
+const PARALLEL = 4;
+
+/** How often the refresher looks for due calendars (a cheap indexed query). */
+export const REFRESHER_TICK_MS = 5_000;
+
+/** One pass: every calendar due now (in batches), until none is left or a stop is asked. */
+export async function refreshDueCalendars(deps: RefresherDeps, stopping: () => boolean = () => false) {
+  let refreshed = 0;
+  for (;;) {
+    const due = await dueBusyCalendars(deps.db, deps.clock.nowMs(), BATCH);
+    if (due.length === 0 || stopping()) return refreshed;
+    const queue = [...due];
+    const worker = async () => {
+      for (let calendar = queue.shift(); calendar && !stopping(); calendar = queue.shift()) {
+        if (await refreshOne(deps, calendar)) refreshed++;
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+  }
+}
+
+/** Fetches one calendar if this process claims it; whether it did. */
+async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promise<boolean> {
+  const { db, clock } = deps;
+  const started = clock.nowMs();
+  // Every write here is one statement: through writeStatement, as every write of the engine goes
+  // (on SQLite, the one writer's transactions).
+  const claimed = await writeStatement(db, (trx) =>
+    claimBusyCalendar(trx, calendar, calendar.next_fetch_at, started + deps.refreshMs, started),
+  );
+  if (!claimed) return false;
+  const fresh = calendar.parsed_at !== null && started - calendar.parsed_at < REPARSE_AFTER_MS;
+  const outcome = await deps.fetcher.fetch(
+    calendar.url,
+    fresh
+      ? { etag: calendar.etag, lastModified: calendar.last_modified }
+      : { etag: null, lastModified: null },
+  );
+  const now = clock.nowMs();
+  if (outcome.kind === 'not_modified') {
+    await writeStatement(db, (trx) => recordBusyNotModified(trx, calendar, now));
+    return true;
+  }
+  if (outcome.kind === 'failed') {
+    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, outcome.reason, now));
+    return true;
+  }
+  let busy: ReturnType<typeof busyTimes>;
+  try {
+    const zone = await staffZone(db, calendar);
+    busy = busyTimes(
+      outcome.text,
+      { start: now - BUSY_WINDOW_BACK_MS, end: now + BUSY_WINDOW_AHEAD_MS },
+      zone,
+    );
+  } catch (error) {
+    if (!(error instanceof BusyCalendarError)) throw error;
+    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, error.message, now));
+    return true;
+  }
+  await writeTransaction(db, async (trx) => {
+    const copy = { etag: outcome.etag, lastModified: outcome.lastModified, busy };
+    const { changed } = await saveBusyCopy(trx, calendar, copy, now);
+    // A busy time gone (a meeting called off) may free a time someone on the waitlist wants.
+    if (changed) await rescanWaitlists(trx, calendar.organisation_id, now);
+  });
+  return true;
+}
+
+/**
+ * The zone a floating time of the staff member's calendar is read in: that of a location where they
+ * work (by name, for a stable choice), else the organisation's first location's.
+ */
+async function staffZone(db: Db, calendar: BusyCalendarRow): Promise<string> {
+  const worked = await db
+    .selectFrom('staff_locations')
+    .innerJoin('locations', (j) =>
+      j
+        .onRef('locations.id', '=', 'staff_locations.location_id')
+        .onRef('locations.organisation_id', '=', 'staff_locations.organisation_id'),
+    )
+    .select('locations.timezone')
+    .where('staff_locations.organisation_id', '=', calendar.organisation_id)
+    .where('staff_locations.staff_id', '=', calendar.staff_id)
+    .orderBy('locations.name')
+    .executeTakeFirst();
+  if (worked) return worked.timezone;
+  const any = await db
+    .selectFrom('locations')
+    .select('timezone')
+    .where('organisation_id', '=', calendar.organisation_id)
+    .orderBy('name')
+    .executeTakeFirst();
+  return any?.timezone ?? 'UTC';
+}
+
+/** Starts the refresher (booking serve); the returned stop waits for a pass in progress. */
+export function startCalendarRefresher(
+  deps: RefresherDeps,
+  onError: (error: unknown) => void,
+  tickMs = Math.min(REFRESHER_TICK_MS, deps.refreshMs),
+): () => Promise<void> {
+  return startPeriodicWork((stopping) => refreshDueCalendars(deps, stopping), onError, tickMs);
+}

@@ -1,0 +1,157 @@
+import ICAL from 'ical.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFeed, revokeCalendarFeed } from '../../src/app/calendars/feeds.ts';
+import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A staff member's calendar feed, GET /ical/{token}.ics (design.md 9.6), read back with ical.js as a
+ * calendar app would: the right instants, a UID that stays across a reschedule while SEQUENCE goes up,
+ * a cancelled booking gone, a pending hold tentative, the client's first name only, 404 once revoked.
+ */
+
+let t: TestApp;
+let ids: Awaited<ReturnType<typeof catalogueIds>>;
+let token: string;
+let feedId: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  ids = await catalogueIds(t.database.db);
+  const made = await createFeed(t.database.db, ids.organisation, 'ana', t.clock.nowMs());
+  token = made.token;
+  feedId = made.feed.id;
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+const feed = (headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'GET', url: `/ical/${token}.ics`, headers });
+
+function eventsOf(body: string) {
+  const calendar = new ICAL.Component(ICAL.parse(body) as unknown[]);
+  return calendar.getAllSubcomponents('vevent').map((component) => {
+    const event = new ICAL.Event(component);
+    return {
+      uid: event.uid,
+      summary: event.summary,
+      location: event.location,
+      start: event.startDate.toJSDate().toISOString(),
+      end: event.endDate.toJSDate().toISOString(),
+      sequence: event.sequence,
+      status: String(component.getFirstPropertyValue('status')),
+      lastModified: (component.getFirstPropertyValue('last-modified') as ICAL.Time).toJSDate().getTime(),
+    };
+  });
+}
+
+async function book(serviceRef: string, startsAt: string): Promise<{ id: string; reference: string }> {
+  const response = await postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services[serviceRef]],
+    staff_id: ids.staff.ana,
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const { reference } = response.json().data;
+  // The REST resource names a booking by its reference; the feed's UID carries its id.
+  const row = await t.database.db
+    .selectFrom('bookings')
+    .select('id')
+    .where('reference', '=', reference)
+    .executeTakeFirstOrThrow();
+  return { id: row.id, reference };
+}
+
+describe('GET /ical/{token}.ics', () => {
+  let booked: { id: string; reference: string };
+  let first: ReturnType<typeof eventsOf>[number];
+
+  it('lists the staff member’s bookings as a calendar, the client by first name only', async () => {
+    booked = await book('cut', '2026-11-24T09:00:00+00:00');
+    const response = await feed();
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('private, no-cache');
+    expect(response.body).not.toContain('Bloggs');
+    expect(response.body.endsWith('END:VCALENDAR\r\n')).toBe(true);
+    for (const line of response.body.split('\r\n')) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+    const events = eventsOf(response.body);
+    expect(events).toHaveLength(1);
+    first = events[0]!;
+    expect(first).toMatchObject({
+      uid: `${booked.id}@localhost`,
+      summary: 'Cut – Jo',
+      location: 'Soho',
+      start: '2026-11-24T09:00:00.000Z',
+      end: '2026-11-24T09:45:00.000Z',
+      status: 'CONFIRMED',
+    });
+  });
+
+  it('answers 304 to a client holding the same ETag', async () => {
+    const response = await feed();
+    const etag = String(response.headers.etag);
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const again = await feed({ 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('keeps the UID across a reschedule, with a higher SEQUENCE and the new instants', async () => {
+    const etag = String((await feed()).headers.etag);
+    t.clock.advance({ minutes: 5 });
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${booked.reference}`,
+      payload: { starts_at: '2026-11-24T11:30:00+00:00' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const response = await feed({ 'if-none-match': etag });
+    expect(response.statusCode).toBe(200);
+    const [event] = eventsOf(response.body);
+    expect(event).toMatchObject({
+      uid: first.uid,
+      start: '2026-11-24T11:30:00.000Z',
+      end: '2026-11-24T12:15:00.000Z',
+    });
+    expect(event!.sequence).toBeGreaterThan(first.sequence);
+    expect(event!.lastModified).toBeGreaterThan(first.lastModified);
+  });
+
+  it('shows a pending hold as tentative, and drops a cancelled booking', async () => {
+    const hold = await book('colour', '2026-11-30T14:00:00+00:00');
+    let events = eventsOf((await feed()).body);
+    expect(events.find((e) => e.uid === `${hold.id}@localhost`)).toMatchObject({
+      status: 'TENTATIVE',
+      summary: 'Colour – Jo',
+    });
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${booked.reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    events = eventsOf((await feed()).body);
+    expect(events.map((e) => e.uid)).toEqual([`${hold.id}@localhost`]);
+    // Once the hold has lapsed it is expired, whether or not the sweeper has written so.
+    t.clock.advance({ hours: 2 });
+    expect(eventsOf((await feed()).body)).toEqual([]);
+  });
+
+  it('answers 404 for an unknown or revoked address, the same way', async () => {
+    const unknown = await t.app.inject({ method: 'GET', url: `/ical/${'A'.repeat(43)}.ics` });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({
+      error: { code: 'not_found', message: 'No calendar feed has this address.' },
+    });
+    expect((await t.app.inject({ method: 'GET', url: `/ical/${token}` })).statusCode).toBe(404);
+    await revokeCalendarFeed(t.database.db, ids.organisation, feedId, t.clock.nowMs());
+    const revoked = await feed();
+    expect(revoked.statusCode).toBe(404);
+    expect(revoked.body).toBe(unknown.body);
+  });
+});

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { runCliAsync } from '../helpers/cli.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * `booking calendars create|list|revoke` as an operator runs them: child processes on the test app's
+ * database; the address `create` prints is served by the app until `revoke`.
+ */
+const CLI_TIMEOUT = 90_000;
+let t: TestApp;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  const catalogue = smallCatalogue();
+  (catalogue.staff[1] as Record<string, unknown>).busy_calendars = ['webcal://calendar.example.com/bo.ics'];
+  t = await startTestApp({ catalogues: [catalogue] });
+  env = { DATABASE_URL: t.database.url, PUBLIC_BASE_URL: 'https://book.example.com' };
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('booking calendars', () => {
+  it(
+    'creates a feed (address printed once), lists it, and revokes it',
+    async () => {
+      const created = await runCliAsync(
+        ['calendars', 'create', '--org', 'acme-hair', '--staff', 'Ana', '--json'],
+        env,
+      );
+      expect(created.status, created.stderr).toBe(0);
+      const feed = JSON.parse(created.stdout);
+      expect(feed).toMatchObject({
+        staff_name: 'Ana',
+        url: expect.stringMatching(/^https:\/\/book\.example\.com\/ical\/[\w-]{43}\.ics$/),
+      });
+      const path = new URL(feed.url).pathname;
+      expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+
+      const listed = await runCliAsync(['calendars', 'list', '--org', 'acme-hair'], env);
+      expect(listed.status, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(`${feed.id}  Ana  made`);
+      expect(listed.stdout).not.toContain(path);
+      // The busy calendar of the catalogue, webcal:// read as https://, not fetched yet.
+      expect(listed.stdout).toContain('Bo  https://calendar.example.com/bo.ics  0 busy  last fetched -');
+
+      const revoked = await runCliAsync(['calendars', 'revoke', '--org', 'acme-hair', feed.id], env);
+      expect(revoked.status, revoked.stderr).toBe(0);
+      expect(revoked.stdout).toBe(`Revoked calendar feed ${feed.id}.\n`);
+      expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+
+      const again = await runCliAsync(['calendars', 'revoke', '--org', 'acme-hair', feed.id], env);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toContain(`No live calendar feed of acme-hair has the id "${feed.id}".`);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'names what it cannot find',
+    async () => {
+      const nobody = await runCliAsync(['calendars', 'create', '--org', 'acme-hair', '--staff', 'Zed'], env);
+      expect(nobody.status).toBe(1);
+      expect(nobody.stderr).toContain('No staff member has the id, ref or name "Zed".');
+      const noOrg = await runCliAsync(['calendars', 'list', '--org', 'nope'], env);
+      expect(noOrg.status).toBe(1);
+      expect(noOrg.stderr).toContain('No organisation has the slug "nope".');
+    },
+    CLI_TIMEOUT,
+  );
+});

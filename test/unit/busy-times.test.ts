@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { BusyCalendarError, busyTimes, MAX_BUSY_INTERVALS } from '../../src/app/calendars/busy-times.ts';
+import { ics } from '../helpers/calendar-server.ts';
+
+const WINDOW = { start: Date.parse('2026-11-01T00:00:00Z'), end: Date.parse('2027-12-01T00:00:00Z') };
+const iso = (intervals: { start: number; end: number }[]) =>
+  intervals.map((i) => [new Date(i.start).toISOString(), new Date(i.end).toISOString()]);
+const event = (...lines: string[]) => ['BEGIN:VEVENT', 'DTSTAMP:20261101T000000Z', ...lines, 'END:VEVENT'];
+
+describe('busyTimes (ical.js)', () => {
+  it('reads all-day and floating times in the staff member’s zone', () => {
+    const text = ics(
+      ...event('UID:a', 'DTSTART;VALUE=DATE:20270701', 'DTEND;VALUE=DATE:20270703'),
+      ...event('UID:b', 'DTSTART:20261202T090000', 'DURATION:PT30M'),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'Europe/London'))).toEqual([
+      ['2027-06-30T23:00:00.000Z', '2027-07-02T23:00:00.000Z'],
+      ['2026-12-02T09:00:00.000Z', '2026-12-02T09:30:00.000Z'],
+    ]);
+  });
+
+  it('drops one occurrence cancelled by its override, and keeps an override whose series is absent', () => {
+    const text = ics(
+      ...event('UID:s', 'DTSTART:20261201T100000Z', 'DTEND:20261201T110000Z', 'RRULE:FREQ=DAILY;COUNT=3'),
+      ...event(
+        'UID:s',
+        'RECURRENCE-ID:20261202T100000Z',
+        'DTSTART:20261202T100000Z',
+        'DTEND:20261202T110000Z',
+        'STATUS:CANCELLED',
+      ),
+      ...event(
+        'UID:o',
+        'RECURRENCE-ID:20261210T100000Z',
+        'DTSTART:20261210T120000Z',
+        'DTEND:20261210T130000Z',
+      ),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'UTC'))).toEqual([
+      ['2026-12-01T10:00:00.000Z', '2026-12-01T11:00:00.000Z'],
+      ['2026-12-03T10:00:00.000Z', '2026-12-03T11:00:00.000Z'],
+      ['2026-12-10T12:00:00.000Z', '2026-12-10T13:00:00.000Z'],
+    ]);
+  });
+
+  it('clips to the window and stops an endless rule at its end', () => {
+    const text = ics(
+      ...event('UID:d', 'DTSTART:20200101T100000Z', 'DTEND:20200101T110000Z', 'RRULE:FREQ=DAILY'),
+    );
+    const busy = busyTimes(text, WINDOW, 'UTC');
+    expect(busy.length).toBe(395);
+    expect(iso(busy.slice(0, 1))).toEqual([['2026-11-01T10:00:00.000Z', '2026-11-01T11:00:00.000Z']]);
+  });
+
+  it('refuses a file that is not a calendar, or gives too many busy times', () => {
+    expect(() => busyTimes('<html></html>', WINDOW, 'UTC')).toThrow(BusyCalendarError);
+    const minutely = ics(
+      ...event('UID:m', 'DTSTART:20261101T000000Z', 'DURATION:PT1M', 'RRULE:FREQ=MINUTELY;INTERVAL=2'),
+    );
+    expect(() => busyTimes(minutely, WINDOW, 'UTC')).toThrow(`more than ${MAX_BUSY_INTERVALS} busy times`);
+  });
+});
