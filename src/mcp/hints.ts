@@ -77,6 +77,14 @@ export const TOOL_OUTCOMES = {
       ? 'That phone number does not look complete; ask the caller to say it again, digit by digit.'
       : 'That e-mail address does not look right; ask the caller to spell it again.',
   ),
+  /** A national number that is not one of the location's country (a foreign caller's), or reads in two. */
+  phone_country: outcome<{ countries: string[]; several: boolean }>(
+    'invalid_request',
+    ({ countries, several }) =>
+      several
+        ? `That number could be a ${either(countries)} number; ask the caller which country it is from, then pass it with that country's code.`
+        : `That is not a ${either(countries)} number as said; ask the caller which country the number is from, then pass it with that country's code and without the leading 0 (like +33 6 12 34 56 78 for France).`,
+  ),
   booking_not_found: outcome<{ reference: string }>(
     'not_found',
     ({ reference }) =>

@@ -23,6 +23,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   ],
   client_not_found: [{ by: 'phone' }, { by: 'email' }],
   bad_contact: [{ field: 'phone' }, { field: 'email' }],
+  phone_country: [
+    { countries: ['United Kingdom'], several: false },
+    { countries: ['United Kingdom (+44)', 'Nepal (+977)'], several: true },
+  ],
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
   nobody_works_then: [

@@ -66,7 +66,7 @@ export const bookTool = defineTool({
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at);
-    const clientId = await clientForBooking(api, args);
+    const clientId = await clientForBooking(api, args, place.location.country);
     // A second booking of the same person at the same time is never what a caller wants (a retry
     // with a changed argument, another stylist named): book answers with the one they hold.
     const held = await api.liveBookingAt(clientId, place.location.slug, startsAt);

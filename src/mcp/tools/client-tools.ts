@@ -7,7 +7,7 @@ import {
   callerTextAt,
   spokenName,
 } from '../caller-text.ts';
-import { callerContact } from '../resolution.ts';
+import { callerContact, callerPhoneReadings } from '../resolution.ts';
 import { speakPhone } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
 import { BadArgument, fail, failure } from '../tool-kit.ts';
@@ -33,12 +33,14 @@ const ContactInput = {
 /** A client as the tools return it, the phone also digit by digit (national where the shop is). */
 async function spokenClient(api: BookingApi, client: Client): Promise<z.infer<typeof SpokenClient>> {
   const countries = (await api.listLocations()).map((l) => l.country);
+  // Said nationally where it is a number of one of the organisation's countries (London's or Kathmandu's).
+  const home = countries.find((c) => client.phone && c && !speakPhone(client.phone, c).startsWith('plus'));
   return {
     id: client.id,
     first_name: client.first_name,
     last_name: client.last_name,
     phone: client.phone,
-    phone_spoken: client.phone ? speakPhone(client.phone, countries[0]) : null,
+    phone_spoken: client.phone ? speakPhone(client.phone, home ?? countries[0]) : null,
     email: client.email,
   };
 }
@@ -57,9 +59,13 @@ export const lookupClientTool = defineTool({
   async run(args, { api }) {
     if (!args.phone?.trim() && !args.email?.trim())
       throw new BadArgument('phone', 'give a phone number or an e-mail address.');
-    const contact = await callerContact(api, args);
-    const client = await api.findClient(contact);
-    if (!client) fail('client_not_found', { by: contact.phone ? 'phone' : 'email' });
+    const { email } = await callerContact(api, { email: args.email });
+    const phones = args.phone?.trim() ? await callerPhoneReadings(api, args.phone) : [undefined];
+    let client: Client | null = null;
+    for (const phone of phones) {
+      client ??= await api.findClient({ ...(phone && { phone }), ...(email && { email }) });
+    }
+    if (!client) fail('client_not_found', { by: phones[0] ? 'phone' : 'email' });
     const upcoming = await api.upcomingBookings(client.id);
     return { client: await spokenClient(api, client), upcoming_bookings: await speakBookings(api, upcoming) };
   },
@@ -97,13 +103,17 @@ export const registerClientTool = defineTool({
   },
 });
 
-/** Registers (or finds) the client described; the contact read forgivingly first. */
+/**
+ * Registers (or finds) the client described; the contact read forgivingly first, a national number in
+ * `country` (the location's the call is about) where there is one.
+ */
 export async function register(
   api: BookingApi,
   said: z.infer<typeof NewClientInput>,
   marketingConsent?: boolean,
+  country?: string | null,
 ): Promise<{ client: Client; created: boolean }> {
-  const contact = await callerContact(api, said);
+  const contact = await callerContact(api, said, country);
   if (!contact.phone && !contact.email) {
     throw new BadArgument('phone', 'give a phone number or an e-mail address for the client.');
   }
@@ -123,6 +133,8 @@ export async function register(
 export async function clientForBooking(
   api: BookingApi,
   args: { client_id?: string | undefined; client?: z.infer<typeof NewClientInput> | undefined },
+  /** The country of the location booked: a national number is read there. */
+  country?: string | null,
 ): Promise<string> {
   const clientId = args.client_id?.trim() ?? '';
   if (clientId !== '') {
@@ -141,7 +153,7 @@ export async function clientForBooking(
       'give client_id (from lookup_client) or client with a name and phone or e-mail.',
     );
   }
-  const { client, created } = await register(api, args.client);
+  const { client, created } = await register(api, args.client, undefined, country);
   if (!created && !sameName(args.client, client)) {
     // The name on file was written by whoever registered it: the answer marks it as theirs.
     fail(

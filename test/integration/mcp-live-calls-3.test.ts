@@ -1,0 +1,164 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { connectInProcess, demoCatalogue, type McpHarness } from '../helpers/mcp-harness.ts';
+import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
+import { TWO_COUNTRIES } from '../helpers/two-country-catalogue.ts';
+import { NEW_YORK } from '../helpers/world-catalogues.ts';
+
+/**
+ * Live calls, round 3 (issue 44): the last ways a call ended wrong, played through the SDK's client on
+ * a fixed clock (Monday 23 November 2026, 09:00 in London): the demo salon (London), a business with
+ * salons in London and Kathmandu (UTC+05:45), and a barber in New York.
+ */
+
+let t: TestApp;
+let keys: Record<'demo' | 'twoCountries' | 'newYork', string>;
+const open: McpHarness[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({
+    catalogues: [demoCatalogue(), TWO_COUNTRIES, NEW_YORK],
+    limits: { requestsPerMinute: 100_000 },
+  });
+  keys = {
+    demo: t.keys.readWrite,
+    twoCountries: await t.keyFor('everest-thames'),
+    newYork: await t.keyFor('brooklyn-barbers'),
+  };
+});
+afterEach(() => t.clock.set(TEST_START));
+afterAll(async () => {
+  for (const mcp of open) await mcp.close();
+  await t.close();
+});
+
+async function agent(business: keyof typeof keys, era: 'legacy' | 'modern' = 'legacy'): Promise<McpHarness> {
+  const mcp = await connectInProcess(t, keys[business], era);
+  open.push(mcp);
+  return mcp;
+}
+
+async function outboxOf(organisationSlug: string, reference: string) {
+  const { id } = await t.database.db
+    .selectFrom('organisations')
+    .select('id')
+    .where('slug', '=', organisationSlug)
+    .executeTakeFirstOrThrow();
+  return (await listOutbox(t.database.db, id)).filter((m) => m.reference === reference);
+}
+
+describe('phone numbers are read in the country of the location the call is about', () => {
+  it('at the Kathmandu salon a national number is Nepalese, at the London one British; the message goes there', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const kathmandu = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'haircut',
+      starts_at: '2026-11-24T10:00:00+05:45',
+      client: { first_name: 'Anil', last_name: 'Rai', phone: '9841 234567' },
+    });
+    expect(kathmandu.spoken).toContain('number ending 4567');
+    const sms = (await outboxOf('everest-thames', kathmandu.booking.reference)).filter(
+      (m) => m.channel === 'sms',
+    );
+    expect(sms.map((m) => m.to)).toEqual(['+9779841234567']);
+
+    const london = await mcp.call('book', {
+      location: 'london',
+      services: 'haircut',
+      starts_at: '2026-11-24T10:00:00+00:00',
+      client: { first_name: 'Amy', last_name: 'Hart', phone: '07911 223344' },
+    });
+    const londonSms = (await outboxOf('everest-thames', london.booking.reference)).filter(
+      (m) => m.channel === 'sms',
+    );
+    expect(new Set(londonSms.map((m) => m.to))).toEqual(new Set(['+447911223344']));
+
+    // Without a location, lookup_client finds the caller under whichever reading is on file.
+    const found = await mcp.call('lookup_client', { phone: '9841 234567' });
+    expect(found.client).toMatchObject({ first_name: 'Anil', phone: '+9779841234567' });
+    expect(found.client.phone_spoken).toBe('9 8 4, 1 2 3 4 5 6 7');
+  });
+
+  it('a number that reads in both countries, with no location named, is asked about', async () => {
+    const mcp = await agent('twoCountries');
+    const answer = await mcp.call('register_client', {
+      first_name: 'Maya',
+      last_name: 'Gurung',
+      phone: '9841 765432',
+    });
+    expect(answer).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(answer.hint).toBe(
+      "That number could be a Nepal (+977) or United Kingdom (+44) number; ask the caller which country it is from, then pass it with that country's code.",
+    );
+    const registered = await mcp.call('register_client', {
+      first_name: 'Maya',
+      last_name: 'Gurung',
+      phone: '+977 9841 765432',
+    });
+    expect(registered.client.phone).toBe('+9779841765432');
+  });
+
+  it("REST reads a waitlist client's national number in the country of the location named", async () => {
+    const services = await t.request({
+      method: 'GET',
+      url: '/v1/locations/kathmandu/services',
+      key: keys.twoCountries,
+    });
+    const cut = services.json().data.find((s: { name: string }) => s.name === 'Haircut');
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      key: keys.twoCountries,
+      payload: {
+        location_slug: 'kathmandu',
+        service_ids: [cut.id],
+        client: { first_name: 'Bina', last_name: 'Tamang', phone: '9851 112233' },
+        from_date: '2026-11-25',
+        to_date: '2026-11-27',
+      },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const client = await t.request({
+      method: 'GET',
+      url: `/v1/clients/${response.json().data.client_id}`,
+      key: keys.twoCountries,
+    });
+    expect(client.json().data.phone, client.body).toBe('+9779851112233');
+  });
+});
+
+describe("a foreign caller's national number", () => {
+  it('at a London salon: the agent is told to ask for the country, then the number with its code books', async () => {
+    const mcp = await agent('demo');
+    const args = {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-24T15:00:00+00:00',
+      client: { first_name: 'Élodie', last_name: 'Moreau', phone: '06 12 34 56 78' },
+    };
+    const refused = await mcp.call('book', args);
+    expect(refused).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(refused.hint).toMatch(
+      /^That is not a United Kingdom number as said; ask the caller which country/,
+    );
+    expect(refused.hint).not.toContain('digit by digit');
+    const booked = await mcp.call('book', {
+      ...args,
+      client: { ...args.client, phone: '+33 6 12 34 56 78' },
+    });
+    expect(booked.booking.status).toBe('confirmed');
+    // A number too short for any country is still asked again.
+    const short = await mcp.call('lookup_client', { phone: '06 12' });
+    expect(short.hint).toMatch(/does not look complete/);
+  });
+
+  it('at a New York barber, the same', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const refused = await mcp.call('register_client', {
+      first_name: 'Lena',
+      last_name: 'Vogel',
+      phone: '0151 23456789',
+    });
+    expect(refused.hint).toMatch(/^That is not a United States number as said; ask the caller which country/);
+  });
+});
