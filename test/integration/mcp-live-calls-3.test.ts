@@ -162,3 +162,58 @@ describe("a foreign caller's national number", () => {
     expect(refused.hint).toMatch(/^That is not a United States number as said; ask the caller which country/);
   });
 });
+
+describe('find_slots with a named stylist on their day off', () => {
+  it('at the demo salon: Amara does not work Saturdays, says when and where she does, and offers her times', async () => {
+    const mcp = await agent('demo');
+    const off = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      date: 'Saturday 5 December',
+    });
+    expect(off).toMatchObject({ ok: false, code: 'conflict', reason: 'staff_not_working' });
+    expect(off.hint).toMatch(
+      /^Amara Okafor does not work on Saturday 5 December; Amara Okafor works Monday to .* at Northside Camden; offer Amara Okafor's nearest free times in alternatives, or anyone else\.$/,
+    );
+    expect(off.alternatives.length).toBeGreaterThan(0);
+    expect(off.alternatives.every((s: { staff_name: string }) => s.staff_name === 'Amara Okafor')).toBe(true);
+    // A day nobody works is still the salon closed.
+    const sunday = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      date: 'Sunday 29 November',
+    });
+    expect(sunday).toMatchObject({ ok: false, reason: 'closed' });
+    expect(sunday.hint).toMatch(/^Northside Camden is closed on Sunday 29 November/);
+  });
+
+  it('in a two-country business: Ram works in Kathmandu on Mondays, not London', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const off = await mcp.call('find_slots', {
+      location: 'london',
+      services: 'haircut',
+      staff: 'Ram',
+      date: 'monday',
+    });
+    expect(off).toMatchObject({ ok: false, code: 'conflict', reason: 'staff_not_working' });
+    expect(off.hint).toBe(
+      "Ram Thapa does not work on Monday 23 November; Ram Thapa works Monday to Wednesday 9 am to 12:30 pm and 1:30 pm to 6 pm at Everest & Thames Kathmandu and Thursday and Friday 9 am to 12:30 pm and 1:30 pm to 6 pm at Everest & Thames London; offer Ram Thapa's nearest free times in alternatives, or anyone else.",
+    );
+    // REST gives the same: with staff_id, where and when they work (an addition to v1).
+    const get = async (url: string) =>
+      (await t.request({ method: 'GET', url, key: keys.twoCountries })).json().data;
+    const ram = (await get('/v1/locations/london/staff')).find(
+      (s: { name: string }) => s.name === 'Ram Thapa',
+    );
+    const availability = await get(
+      `/v1/locations/london/availability?service_ids=${ram.service_ids[0]}&date=2026-11-23&staff_id=${ram.id}`,
+    );
+    expect(availability.slots).toEqual([]);
+    expect(availability.staff_works.map((w: { location_slug: string }) => w.location_slug).sort()).toEqual([
+      'kathmandu',
+      'london',
+    ]);
+  });
+});

@@ -66,6 +66,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   staff_not_working: [
     { staff: 'Ben Carter', works: 'Tuesday to Saturday 10 am to 6 pm at Northside Camden', alternatives: 3 },
     { staff: 'Ben Carter', works: null, alternatives: 0 },
+    { staff: 'Ben Carter', when: 'on Monday 30 November', works: null, alternatives: 2 },
   ],
   name_mismatch: [{ said: 'Alex Smith', onFile: 'Jo Bloggs' }],
   late_change: [
