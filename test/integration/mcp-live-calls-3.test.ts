@@ -217,3 +217,36 @@ describe('find_slots with a named stylist on their day off', () => {
     ]);
   });
 });
+
+describe('a name said with a slip is the client on file', () => {
+  it('"Marcos Bell" on Marcus Bell\'s phone books Marcus, in London; "Alex Bell" is still asked about', async () => {
+    const mcp = await agent('twoCountries');
+    const booked = await mcp.call('book', {
+      location: 'london',
+      services: 'haircut',
+      starts_at: '2026-11-25T11:00:00+00:00',
+      client: { first_name: 'Marcos', last_name: 'Bell', phone: '07911 123999' },
+    });
+    expect(booked).toMatchObject({ ok: true, booking: { client_name: 'Marcus Bell' } });
+    const other = await mcp.call('register_client', {
+      first_name: 'Alex',
+      last_name: 'Bell',
+      phone: '07911 123999',
+    });
+    expect(other).toMatchObject({ created: false, name_mismatch: true });
+  });
+
+  it('"Cris Moor" on Chris Moore\'s phone is Chris, in New York', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const registered = await mcp.call('register_client', {
+      first_name: 'Cris',
+      last_name: 'Moor',
+      phone: '(718) 555-0199',
+    });
+    expect(registered).toMatchObject({
+      created: false,
+      name_mismatch: false,
+      client: { first_name: 'Chris' },
+    });
+  });
+});

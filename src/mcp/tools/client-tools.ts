@@ -12,6 +12,7 @@ import { speakPhone } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
 import { BadArgument, fail, failure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { typoBudget, typos, wordFit } from '../word-similarity.ts';
 
 const SpokenClient = z.object({
   id: z.string(),
@@ -176,7 +177,8 @@ function fullName(person: { first_name: string; last_name: string }): string {
 
 /**
  * The same person as far as a name can tell: the same last name and a first name that is the same or
- * one the other begins with ("Jo" and "Joanne"), ignoring case, accents and spaces.
+ * one the other begins with ("Jo" and "Joanne"), ignoring case, accents and spaces, each forgiving a
+ * slip of hearing as staff and service names do ("Marcos Bell" for Marcus Bell: word-similarity.ts).
  */
 function sameName(said: { first_name: string; last_name: string }, onFile: Client): boolean {
   const plain = (text: string) =>
@@ -187,5 +189,13 @@ function sameName(said: { first_name: string; last_name: string }, onFile: Clien
       .replace(/[^\p{L}\p{N}]+/gu, '');
   const [first, last] = [plain(said.first_name), plain(said.last_name)];
   const [fileFirst, fileLast] = [plain(onFile.first_name), plain(onFile.last_name)];
-  return last === fileLast && (first.startsWith(fileFirst) || fileFirst.startsWith(first));
+  // A word cut short by a slip's worth of letters ("Moor" for Moore) is a slip too, not a part.
+  const slip = (said: string, onFile: string) => {
+    const fit = wordFit(said, onFile)?.fit;
+    return fit === 'slip' || (fit === 'part' && typos(said, onFile) <= typoBudget([...said].length));
+  };
+  return (
+    (last === fileLast || slip(last, fileLast)) &&
+    (first.startsWith(fileFirst) || fileFirst.startsWith(first) || slip(first, fileFirst))
+  );
 }
