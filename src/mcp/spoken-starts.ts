@@ -3,6 +3,7 @@ import type { LocalDay } from '../domain/availability/zone-calendar.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts';
 import { type SpeechLocale, speakClock } from './speech.ts';
+import { clockWordsAsTimes } from './spoken-clock-words.ts';
 import { MAX_PHRASE, normalise, resolveSpokenDate } from './spoken-dates.ts';
 import { openSpans, parseSpokenTime, readTimeInHours } from './spoken-times.ts';
 import { namesAZone, readInNamedZone } from './spoken-zones.ts';
@@ -79,7 +80,7 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   const local = LOCAL_ISO.exec(text);
   if (local) return atWallTime(local[1]!, Number(local[2]) * 60 + Number(local[3]), {}, text, context);
 
-  const phrase = normalise(text).replace(SHARP, '');
+  const phrase = clockWordsAsTimes(normalise(text).replace(SHARP, ''));
   if (phrase.length > MAX_PHRASE) return { ok: false, reason: UNREADABLE };
   let parts = splitSpoken(phrase);
   if (!parts) return { ok: false, reason: UNREADABLE };

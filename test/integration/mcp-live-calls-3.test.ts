@@ -250,3 +250,57 @@ describe('a name said with a slip is the client on file', () => {
     });
   });
 });
+
+const DIGIT_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+/** A reference as an agent passes on what it heard: "three d two ...", digits as words. */
+const saidInWords = (code: string) =>
+  [...code].map((c) => (/\d/.test(c) ? DIGIT_WORDS[Number(c)] : c.toLowerCase())).join(' ');
+
+describe('everyday spoken forms', () => {
+  it('in London: "the third", "half past four", "half four", and a reference read in words', async () => {
+    const mcp = await agent('demo');
+    const found = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'the third',
+      earliest: 'half past four',
+    });
+    expect(found.ok).toBe(true);
+    expect(found.slots[0].starts_at).toBe('2026-12-03T16:30:00+00:00');
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: 'the third at half four',
+      client: { first_name: 'Priya', last_name: 'Nair', phone: '07911 123777' },
+    });
+    expect(booked.booking.starts_at).toBe('2026-12-03T16:30:00+00:00');
+    const code = booked.booking.reference.slice(4);
+    const read = await mcp.call('get_booking', { reference: saidInWords(code) });
+    expect(read.booking.reference).toBe(booked.booking.reference);
+    const dashed = await mcp.call('get_booking', { reference: `n h c dash ${saidInWords(code)}` });
+    expect(dashed.booking.reference).toBe(booked.booking.reference);
+  });
+
+  it('in New York: "the twenty-first", "quarter past two", "quarter to three", and a reference in words', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const found = await mcp.call('find_slots', {
+      services: "men's cut",
+      date: 'Monday the twenty-first',
+      earliest: 'quarter past two',
+      latest: 'quarter to three',
+    });
+    expect(
+      found.slots?.map((s: { starts_at: string }) => s.starts_at),
+      JSON.stringify(found),
+    ).toEqual(['2026-12-21T14:15:00-05:00', '2026-12-21T14:30:00-05:00', '2026-12-21T14:45:00-05:00']);
+    const booked = await mcp.call('book', {
+      services: "men's cut",
+      starts_at: 'the twenty-first at quarter to three',
+      client: { first_name: 'Chris', last_name: 'Moore', phone: '(718) 555-0199' },
+    });
+    expect(booked.booking.starts_at).toBe('2026-12-21T14:45:00-05:00');
+    const code = booked.booking.reference.slice(4);
+    const read = await mcp.call('get_booking', { reference: saidInWords(code) });
+    expect(read.booking.reference).toBe(booked.booking.reference);
+  });
+});

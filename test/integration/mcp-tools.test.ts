@@ -472,7 +472,7 @@ describe('book', () => {
     const badStart = await mcp.raw('book', {
       location: 'camden',
       services: 'cut',
-      starts_at: 'half four',
+      starts_at: 'half past',
       client: NEW_CALLER,
     });
     expect(errorText(badStart)).toMatch(/starts_at: give starts_at as find_slots returned it/);

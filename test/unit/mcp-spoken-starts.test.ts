@@ -261,7 +261,12 @@ describe('readSpokenStart', () => {
       ok: false,
       reason: expect.stringMatching(/^give starts_at/),
     });
-    expect(read('half four')).toMatchObject({ ok: false, reason: expect.stringMatching(/^give starts_at/) });
+    // "half four" is 4:30 (issue 44): without opening hours, am or pm is asked about.
+    expect(read('half four')).toMatchObject({
+      ok: false,
+      reason: 'ask the caller whether 4:30 is 4:30 am or 4:30 pm',
+    });
+    expect(read('quarter to')).toMatchObject({ ok: false, reason: expect.stringMatching(/^give starts_at/) });
     expect(read('Monday 8 December at 2 pm')).toEqual({
       ok: false,
       reason: 'Tuesday 8 December is not a Monday; ask the caller which they mean',
