@@ -36,6 +36,11 @@ export interface MessageFacts {
   code?: string | null;
   /** A booking_page_link for a waitlist offer: a freed time held for the customer to claim. */
   waitlistOffer?: boolean;
+  /**
+   * A cancellation's money, formatted ("£20.00"): a paid deposit refunded or kept, and the
+   * late-cancellation fee charged to the saved card; null each when there is none.
+   */
+  cancellation?: { deposit: string | null; depositRefunded: boolean; fee: string | null } | null;
 }
 
 export interface RenderedMessage {
@@ -60,6 +65,10 @@ interface Wording {
   offerLead: string;
   claimBy: string;
   hello: string;
+  /** A cancellation's money: the paid deposit refunded or kept, a late-cancellation fee charged. */
+  depositRefunded: string;
+  depositKept: string;
+  feeCharged: string;
   /** A verification code message: the code, the link's words, and what to do if it was not you. */
   code: string;
   orLink: string;
@@ -93,6 +102,9 @@ const EN: Wording = {
   completeBy: 'Complete your booking by {until}',
   offerLead: 'A time has freed up for you: {what} on {when}',
   claimBy: 'Held for you until {until}; book it here',
+  depositRefunded: 'Your deposit of {amount} will be refunded.',
+  depositKept: 'Your deposit of {amount} is kept (late cancellation).',
+  feeCharged: 'A late-cancellation fee of {amount} is charged to your saved card.',
   hello: 'Hello',
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
@@ -126,6 +138,9 @@ const DE: Wording = {
   completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
   offerLead: 'Ein Termin ist für Sie frei geworden: {what} am {when}',
   claimBy: 'Für Sie reserviert bis {until}; hier buchen',
+  depositRefunded: 'Ihre Anzahlung von {amount} wird erstattet.',
+  depositKept: 'Ihre Anzahlung von {amount} wird einbehalten (späte Stornierung).',
+  feeCharged: 'Eine Gebühr für späte Stornierung von {amount} wird Ihrer hinterlegten Karte belastet.',
   hello: 'Hallo',
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
@@ -159,6 +174,9 @@ const FR: Wording = {
   completeBy: 'Finalisez la réservation avant {until}',
   offerLead: 'Un créneau s’est libéré pour vous : {what} le {when}',
   claimBy: 'Réservé pour vous jusqu’à {until} ; réservez ici',
+  depositRefunded: 'Votre acompte de {amount} sera remboursé.',
+  depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
+  feeCharged: "Des frais d'annulation tardive de {amount} sont débités de votre carte enregistrée.",
   hello: 'Bonjour',
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
@@ -213,6 +231,13 @@ function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; s
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
     action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}: ${facts.link}`;
+  } else if (facts.kind === 'cancelled' && facts.cancellation) {
+    const { deposit, depositRefunded, fee } = facts.cancellation;
+    const money = [
+      deposit && fill(depositRefunded ? words.depositRefunded : words.depositKept, { amount: deposit }),
+      fee && fill(words.feeCharged, { amount: fee }),
+    ].filter((sentence): sentence is string => Boolean(sentence));
+    action = money.length > 0 ? money.join(' ') : null;
   } else if (facts.kind === 'verification_code' && facts.code) {
     const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
     action = facts.link ? `${code} ${words.orLink}: ${facts.link}` : code;
@@ -334,7 +359,9 @@ export function renderMessage(given: MessageFacts): RenderedMessage {
     `<p>${escapeHtml(parts.lead)}</p>`,
     parts.action && link
       ? `<p>${escapeHtml(parts.action.slice(0, parts.action.length - (facts.link ?? '').length))}<a href="${link}">${link}</a></p>`
-      : '',
+      : parts.action
+        ? `<p>${escapeHtml(parts.action)}</p>`
+        : '',
     `<p>${escapeHtml(parts.reference)}</p>`,
     parts.phone ? `<p>${escapeHtml(parts.phone)}</p>` : '',
     `<p>${escapeHtml(facts.organisationName)}</p>`,

@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
-import { connectInProcess, demoCatalogue, type McpHarness } from '../helpers/mcp-harness.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import { payDepositByStaff } from '../../src/app/staff-actions.ts';
+import { demoWithProtectedBooking, PROTECTED_REFERENCE } from '../helpers/live-call-fixtures.ts';
+import { connectInProcess, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 import { TWO_COUNTRIES } from '../helpers/two-country-catalogue.ts';
 import { NEW_YORK } from '../helpers/world-catalogues.ts';
@@ -11,13 +16,20 @@ import { NEW_YORK } from '../helpers/world-catalogues.ts';
  * salons in London and Kathmandu (UTC+05:45), and a barber in New York.
  */
 
+/** The New York barber, its hot towel shave asking a $10 deposit. */
+function newYorkWithDeposit(): unknown {
+  const catalogue = structuredClone(NEW_YORK) as { services: { ref: string; deposit: unknown }[] };
+  catalogue.services.find((s) => s.ref === 'shave')!.deposit = { amount: 1000, currency: 'USD' };
+  return catalogue;
+}
+
 let t: TestApp;
 let keys: Record<'demo' | 'twoCountries' | 'newYork', string>;
 const open: McpHarness[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({
-    catalogues: [demoCatalogue(), TWO_COUNTRIES, NEW_YORK],
+    catalogues: [demoWithProtectedBooking(), TWO_COUNTRIES, newYorkWithDeposit()],
     limits: { requestsPerMinute: 100_000 },
   });
   keys = {
@@ -38,13 +50,33 @@ async function agent(business: keyof typeof keys, era: 'legacy' | 'modern' = 'le
   return mcp;
 }
 
+async function organisationId(slug: string): Promise<string> {
+  return (
+    await t.database.db
+      .selectFrom('organisations')
+      .select('id')
+      .where('slug', '=', slug)
+      .executeTakeFirstOrThrow()
+  ).id;
+}
+
 async function outboxOf(organisationSlug: string, reference: string) {
-  const { id } = await t.database.db
-    .selectFrom('organisations')
-    .select('id')
-    .where('slug', '=', organisationSlug)
-    .executeTakeFirstOrThrow();
-  return (await listOutbox(t.database.db, id)).filter((m) => m.reference === reference);
+  return (await listOutbox(t.database.db, await organisationId(organisationSlug))).filter(
+    (m) => m.reference === reference,
+  );
+}
+
+/** The messages of a booking's kind as delivered (logged, with no provider): SMS text and e-mail. */
+async function delivered(organisationSlug: string, reference: string, kind: string) {
+  await deliverAllDue({
+    db: t.database.db,
+    clock: t.clock,
+    senders: { sms: null, email: null },
+    links: customerLinks(localCheckout, 'https://book.example'),
+  });
+  const messages = (await outboxOf(organisationSlug, reference)).filter((m) => m.kind === kind);
+  const body = (channel: string) => JSON.parse(messages.find((m) => m.channel === channel)!.body!);
+  return { sms: body('sms').text as string, email: body('email') as { text: string; html: string } };
 }
 
 describe('phone numbers are read in the country of the location the call is about', () => {
@@ -302,5 +334,63 @@ describe('everyday spoken forms', () => {
     const code = booked.booking.reference.slice(4);
     const read = await mcp.call('get_booking', { reference: saidInWords(code) });
     expect(read.booking.reference).toBe(booked.booking.reference);
+  });
+});
+
+describe('a cancellation says what became of the money', () => {
+  it('in London: a late cancellation keeps the paid deposit; the answer, its booking, the SMS and e-mail say so', async () => {
+    const mcp = await agent('demo');
+    const held = await mcp.call('book', {
+      location: 'camden',
+      services: 'full colour',
+      starts_at: '2026-11-26T14:00:00+00:00',
+      client: { first_name: 'Ria', last_name: 'Shah', phone: '07911 223456', email: 'ria@example.org' },
+    });
+    const { reference } = held.booking;
+    await payDepositByStaff(
+      t.database.db,
+      await organisationId('northside-hair'),
+      reference,
+      t.clock.nowMs(),
+    );
+    t.clock.set('2026-11-25T16:00:00Z');
+    const done = await mcp.call('cancel', { reference });
+    expect(done).toMatchObject({ ok: true, late: true, deposit_refunded: false });
+    expect(done.booking).toMatchObject({ status: 'cancelled', deposit_status: 'retained' });
+    const { sms, email } = await delivered('northside-hair', reference, 'cancelled');
+    expect(sms).toContain('Your deposit of £20.00 is kept (late cancellation).');
+    expect(email.text).toContain('Your deposit of £20.00 is kept (late cancellation).');
+    expect(email.html).toContain('<p>Your deposit of £20.00 is kept (late cancellation).</p>');
+  });
+
+  it('in London: a late cancellation at the protected salon names the fee charged to the card', async () => {
+    const mcp = await agent('demo');
+    t.clock.set('2026-11-23T15:00:00Z');
+    const done = await mcp.call('cancel', { reference: PROTECTED_REFERENCE });
+    expect(done.fee).toMatchObject({ amount: 3100 });
+    const { sms, email } = await delivered('northside-hair', PROTECTED_REFERENCE, 'cancelled');
+    expect(sms).toContain('A late-cancellation fee of £31.00 is charged to your saved card.');
+    expect(email.text).toContain('A late-cancellation fee of £31.00 is charged to your saved card.');
+  });
+
+  it('in New York: cancelled in good time, the paid deposit is refunded, and says so', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const held = await mcp.call('book', {
+      services: 'shave',
+      starts_at: '2026-12-01T10:00:00-05:00',
+      client: { first_name: 'Sam', last_name: 'Ortiz', phone: '(718) 555-0142', email: 'sam@example.org' },
+    });
+    const { reference } = held.booking;
+    await payDepositByStaff(
+      t.database.db,
+      await organisationId('brooklyn-barbers'),
+      reference,
+      t.clock.nowMs(),
+    );
+    const done = await mcp.call('cancel', { reference });
+    expect(done).toMatchObject({ ok: true, late: false, deposit_refunded: true });
+    expect(done.booking).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    const { sms } = await delivered('brooklyn-barbers', reference, 'cancelled');
+    expect(sms).toContain('Your deposit of $10.00 will be refunded.');
   });
 });

@@ -34,6 +34,27 @@ describe('message templates', () => {
     );
   });
 
+  it('a cancellation says what became of a paid deposit and any late fee, in each language', () => {
+    const cancelled: MessageFacts = {
+      ...FACTS,
+      kind: 'cancelled',
+      link: null,
+      holdExpiresAt: null,
+      depositDue: null,
+    };
+    const kept = { ...cancelled, cancellation: { deposit: '£20.00', depositRefunded: false, fee: '£27.50' } };
+    expect(renderSms(kept)).toContain(
+      'Your deposit of £20.00 is kept (late cancellation). A late-cancellation fee of £27.50 is charged to your saved card.',
+    );
+    expect(renderMessage(kept).html).toContain('<p>Your deposit of £20.00 is kept');
+    const refunded = { ...cancelled, cancellation: { deposit: '£20.00', depositRefunded: true, fee: null } };
+    expect(renderSms({ ...refunded, locale: 'de-DE' })).toContain(
+      'Ihre Anzahlung von £20.00 wird erstattet.',
+    );
+    expect(renderSms({ ...refunded, locale: 'fr-FR' })).toContain('Votre acompte de £20.00 sera remboursé.');
+    expect(renderSms(cancelled)).not.toMatch(/deposit|fee/);
+  });
+
   it('leaves direction controls out of names, so none turns the rest of a line backwards', () => {
     const hostile = { ...FACTS, clientFirstName: 'Jo\u202e', staffName: 'Amara\u2067 Okafor' };
     const rendered = renderMessage(hostile);

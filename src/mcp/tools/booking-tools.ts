@@ -299,7 +299,8 @@ export const cancelTool = defineTool({
       });
     }
     const { change } = cancelled;
-    const after = change.dry_run ? booking : { ...booking, status: cancelled.status };
+    // Read again once cancelled: its deposit is now refunded or kept, and its fee set (issue 44).
+    const after = change.dry_run ? booking : await api.getBooking(booking.reference);
     const [summary] = await speakBookings(api, [after]);
     const said = await describeChange(api, 'cancel', change, booking, place);
     const spoken = change.dry_run
