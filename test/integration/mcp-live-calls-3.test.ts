@@ -394,3 +394,36 @@ describe('a cancellation says what became of the money', () => {
     expect(sms).toContain('Your deposit of $10.00 will be refunded.');
   });
 });
+
+describe('alternatives keep to the part of the day asked for', () => {
+  const localHours = (slots: { starts_at: string }[]) => slots.map((s) => Number(s.starts_at.slice(11, 13)));
+
+  it('in London: Sunday afternoon (closed) offers afternoons, not Monday morning', async () => {
+    const mcp = await agent('demo');
+    const closed = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'sunday afternoon',
+    });
+    expect(closed).toMatchObject({ ok: false, reason: 'closed' });
+    expect(closed.alternatives.length).toBeGreaterThan(0);
+    for (const hour of localHours(closed.alternatives)) expect(hour).toBeGreaterThanOrEqual(12);
+    expect(closed.alternatives[0].starts_at.slice(0, 10)).toBe('2026-11-30');
+  });
+
+  it('in Kathmandu: Saturday after 4 pm (nobody works) offers the next days after 4 pm', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const closed = await mcp.call('find_slots', {
+      location: 'kathmandu',
+      services: 'haircut',
+      date: 'saturday',
+      earliest: '4pm',
+    });
+    expect(closed).toMatchObject({ ok: false, reason: 'closed' });
+    expect(closed.alternatives.length).toBeGreaterThan(0);
+    for (const slot of closed.alternatives) {
+      expect(slot.starts_at).toMatch(/\+05:45$/);
+      expect(Number(slot.starts_at.slice(11, 13))).toBeGreaterThanOrEqual(16);
+    }
+  });
+});

@@ -201,7 +201,11 @@ async function openForOthers(
   return everyone.closed_days.length < daysUpTo(span.from, span.days);
 }
 
-/** The free times nearest to the start of what was asked, from that day on (any time of day). */
+/**
+ * The free times nearest to the start of what was asked, from that day on: in the part of the day or
+ * the times asked for ("afternoon" offers afternoons on the days after), any time of day only when
+ * none of those is free in the weeks searched.
+ */
 async function alternativesFor(
   search: (date: string, days: number) => ReturnType<BookingApi['availability']>,
   place: Place,
@@ -215,7 +219,9 @@ async function alternativesFor(
   const calendar = zoneCalendar(place.zone);
   const day = calendar.day(date);
   const target = calendar.instantsAt(day, window.from)[0] ?? day.start;
-  return spokenSlots(nearest(later.slots, target, limit, SPREAD_MINUTES), place, team, now);
+  const fitting = later.slots.filter((slot) => inWindow(slot.starts_at, window));
+  const offered = fitting.length > 0 ? fitting : later.slots;
+  return spokenSlots(nearest(offered, target, limit, SPREAD_MINUTES), place, team, now);
 }
 
 /** "tomorrow, Tuesday 24 November in the afternoon", "from Monday 23 to Friday 27 November after 5 pm". */
