@@ -182,6 +182,11 @@ export const TOOL_OUTCOMES = {
     ({ staff, location, elsewhere, others }) =>
       `${staff} works at ${either(elsewhere)}, not ${location}; offer to book there${others.length > 0 ? `, or with ${either(others)} here` : ''}.`,
   ),
+  service_elsewhere: outcome<{ service: string; location: string; elsewhere: string[] }>(
+    'not_found',
+    ({ service, location, elsewhere }) =>
+      `${service} is offered at ${either(elsewhere)}, not ${location}; offer to book it there, or ask what else the caller would like here.`,
+  ),
   resends_spent: outcome<{ times: number; minutes: number }>(
     'rate_limited',
     ({ times, minutes }) =>

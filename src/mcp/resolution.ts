@@ -141,6 +141,10 @@ export async function resolveServices(
   const services: Service[] = [];
   for (const request of asked) {
     for (const [name, match] of servicesIn(request, all)) {
+      // Only a name read exactly here settles it without a look at the other locations.
+      if (match.kind !== 'match' || (match.fit !== 'exact' && match.fit !== 'id')) {
+        await failIfServiceElsewhere(api, place, name, match);
+      }
       const service = settleService(name, match, place);
       if (!services.some((s) => s.id === service.id)) services.push(service);
     }
@@ -171,6 +175,50 @@ function servicesIn(request: string, all: readonly Service[]): [string, MatchRes
     }
   }
   return [[request, whole]];
+}
+
+/**
+ * Fails with service_elsewhere when the name fits a service offered only at the organisation's other
+ * locations more strictly than anything here ("head massage" in London, offered in Kathmandu): the
+ * caller is told where it is, not offered the nearest name here as if it were what they meant.
+ */
+async function failIfServiceElsewhere(
+  api: BookingApi,
+  place: Place,
+  said: string,
+  here: MatchResult<Service>,
+): Promise<void> {
+  const offeredHere = new Set((await api.listServices(place.location.slug)).map((s) => s.id));
+  const offers = new Map<string, { service: Service; locations: string[] }>();
+  for (const location of await api.listLocations()) {
+    if (location.slug === place.location.slug) continue;
+    for (const service of await api.listServices(location.slug)) {
+      if (offeredHere.has(service.id)) continue;
+      const entry = offers.get(service.id) ?? { service, locations: [] };
+      entry.locations.push(location.name);
+      offers.set(service.id, entry);
+    }
+  }
+  if (offers.size === 0) return;
+  const pool = [...offers.values()];
+  const there = matchByName(said, pool, (entry) => describeService(entry.service), {
+    partial: 'confirm',
+    offerable: (entry) => entry.service.online_bookable,
+  });
+  // A word of one service's name there ("massage") names it as surely as a match.
+  const named =
+    there.kind === 'match'
+      ? there.item
+      : there.kind === 'ambiguous' && there.choices.length === 1
+        ? there.choices[0]
+        : undefined;
+  if (!named || strictness(there) >= strictness(here)) return;
+  const { service, locations } = named;
+  fail(
+    'service_elsewhere',
+    { service: service.name, location: place.location.name, elsewhere: locations },
+    { choices: locations.slice(0, MAX_CHOICES) },
+  );
 }
 
 function settleService(said: string, match: MatchResult<Service>, place: Place): Service {

@@ -427,3 +427,48 @@ describe('alternatives keep to the part of the day asked for', () => {
     }
   });
 });
+
+describe('a service offered only at the other branch is named with that branch', () => {
+  it('in London: "head massage" is offered in Kathmandu, not "corrected" to a haircut here', async () => {
+    const mcp = await agent('twoCountries');
+    for (const said of ['head massage', 'massage', 'hed masage']) {
+      const answer = await mcp.call('find_slots', { location: 'london', services: said, date: 'tomorrow' });
+      expect(answer, said).toMatchObject({
+        ok: false,
+        code: 'not_found',
+        choices: ['Everest & Thames Kathmandu'],
+      });
+      expect(answer.hint).toBe(
+        'Head massage is offered at Everest & Thames Kathmandu, not Everest & Thames London; offer to book it there, or ask what else the caller would like here.',
+      );
+    }
+    // What is offered here is still taken here.
+    expect(
+      (await mcp.call('find_slots', { location: 'london', services: 'haircut', date: 'tomorrow' })).ok,
+    ).toBe(true);
+  });
+
+  it('in Kathmandu: "beard trim" is offered in London', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const answer = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'beard trim',
+      starts_at: 'tomorrow at 10am',
+      client: { first_name: 'Anil', last_name: 'Rai', phone: '9841 234567' },
+    });
+    expect(answer).toMatchObject({ ok: false, code: 'not_found', choices: ['Everest & Thames London'] });
+    expect(answer.hint).toMatch(
+      /^Beard trim is offered at Everest & Thames London, not Everest & Thames Kathmandu;/,
+    );
+  });
+
+  it('at the demo salon: a beard trim at Islington is offered at Camden', async () => {
+    const mcp = await agent('demo');
+    const answer = await mcp.call('find_slots', {
+      location: 'islington',
+      services: 'beard trim',
+      date: 'tomorrow',
+    });
+    expect(answer).toMatchObject({ ok: false, code: 'not_found', choices: ['Northside Camden'] });
+  });
+});
