@@ -8,7 +8,7 @@ import { demoWithProtectedBooking, PROTECTED_REFERENCE } from '../helpers/live-c
 import { connectInProcess, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 import { TWO_COUNTRIES } from '../helpers/two-country-catalogue.ts';
-import { NEW_YORK } from '../helpers/world-catalogues.ts';
+import { NEW_YORK, SYDNEY } from '../helpers/world-catalogues.ts';
 
 /**
  * Live calls, round 3 (issue 44): the last ways a call ended wrong, played through the SDK's client on
@@ -23,19 +23,35 @@ function newYorkWithDeposit(): unknown {
   return catalogue;
 }
 
+/** The Sydney salon with Booking Protection: 25% for a cancellation less than 36 hours before. */
+function sydneyProtected(): unknown {
+  const catalogue = structuredClone(SYDNEY) as {
+    locations: { policy: { cancellation_window_hours: number }; booking_protection: unknown }[];
+  };
+  const [bondi] = catalogue.locations;
+  bondi!.policy.cancellation_window_hours = 36;
+  bondi!.booking_protection = {
+    applies: true,
+    late_cancellation_fee_percentage: 25,
+    no_show_fee_percentage: 100,
+  };
+  return catalogue;
+}
+
 let t: TestApp;
-let keys: Record<'demo' | 'twoCountries' | 'newYork', string>;
+let keys: Record<'demo' | 'twoCountries' | 'newYork' | 'sydney', string>;
 const open: McpHarness[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({
-    catalogues: [demoWithProtectedBooking(), TWO_COUNTRIES, newYorkWithDeposit()],
+    catalogues: [demoWithProtectedBooking(), TWO_COUNTRIES, newYorkWithDeposit(), sydneyProtected()],
     limits: { requestsPerMinute: 100_000 },
   });
   keys = {
     demo: t.keys.readWrite,
     twoCountries: await t.keyFor('everest-thames'),
     newYork: await t.keyFor('brooklyn-barbers'),
+    sydney: await t.keyFor('bondi-beauty'),
   };
 });
 afterEach(() => t.clock.set(TEST_START));
@@ -470,5 +486,45 @@ describe('a service offered only at the other branch is named with that branch',
       date: 'tomorrow',
     });
     expect(answer).toMatchObject({ ok: false, code: 'not_found', choices: ['Northside Camden'] });
+  });
+});
+
+describe('Booking Protection says what late means and what it costs', () => {
+  it('in London (Islington): find_slots, list_services and get_location_info say what late means; book names the fees', async () => {
+    const mcp = await agent('demo');
+    const found = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
+    expect(found.terms_spoken).toContain(
+      'a late cancellation (less than 2 days before) costs 50% and a no-show 100% of the price',
+    );
+    const listed = await mcp.call('list_services', { location: 'islington' });
+    expect(listed.terms_spoken).toContain('a late cancellation (less than 2 days before) costs 50%');
+    const info = await mcp.call('get_location_info', { location: 'islington' });
+    expect(info.policy_spoken).toMatch(
+      /^Cancelling or changing less than 2 days before the appointment is late: .*a late cancellation costs 50%/,
+    );
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'cut',
+      starts_at: found.slots[0].starts_at,
+      client: { first_name: 'Tom', last_name: 'Reed', phone: '07911 123888' },
+    });
+    expect(booked.status).toBe('pending_confirmation');
+    expect(booked.spoken).toContain(
+      'A late cancellation (less than 2 days before) costs 31 pounds, and a no-show 62 pounds.',
+    );
+  });
+
+  it('in Sydney: the same in dollars', async () => {
+    const mcp = await agent('sydney', 'modern');
+    const found = await mcp.call('find_slots', { services: 'cut and style', date: 'wednesday' });
+    expect(found.terms_spoken).toContain('a late cancellation (less than 36 hours before) costs 25%');
+    const booked = await mcp.call('book', {
+      services: 'cut and style',
+      starts_at: found.slots[0].starts_at,
+      client: { first_name: 'Zoe', last_name: 'King', phone: '0412 345 999' },
+    });
+    expect(booked.spoken).toMatch(
+      /A late cancellation \(less than 36 hours before\) costs 22 dollars and 38 cents, and a no-show 89 dollars and 50 cents\./,
+    );
   });
 });

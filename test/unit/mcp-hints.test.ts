@@ -69,7 +69,9 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { staff: 'Ben Carter', when: 'on Monday 30 November', works: null, alternatives: 2 },
   ],
   name_mismatch: [{ said: 'Alex Smith', onFile: 'Jo Bloggs' }],
-  service_elsewhere: [{ service: 'Beard trim', location: 'Northside Islington', elsewhere: ['Northside Camden'] }],
+  service_elsewhere: [
+    { service: 'Beard trim', location: 'Northside Islington', elsewhere: ['Northside Camden'] },
+  ],
   late_change: [
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: '0 2 0' },
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: null },

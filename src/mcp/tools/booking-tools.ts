@@ -11,6 +11,7 @@ import { placeOfSlug, resolveLocation, resolveServices, resolveStaff, resolveSta
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { feesSentence } from './booking-terms.ts';
 import { ChangeOutput, describeChange } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
@@ -93,7 +94,7 @@ export const bookTool = defineTool({
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
-    const protection = unfinished ? ` ${protectionSentence(booking)}` : '';
+    const protection = `${unfinished ? ` ${protectionSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     return {

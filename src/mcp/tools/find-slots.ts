@@ -169,8 +169,10 @@ export const findSlotsTool = defineTool({
       if (bookable.cut) when += `, the last day ${place.location.name} takes bookings for`;
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
     }
+    const protectedHere = place.location.booking_protection_policy.applies;
+    const windowHours = protectedHere ? (await locationInfo()).policy.cancellation_window_hours : null;
     return {
-      ...bookingTerms(place, services),
+      ...bookingTerms(place, services, windowHours),
       location: { slug: place.location.slug, name: place.location.name },
       services: services.map((s) => ({ id: s.id, name: s.name })),
       duration_minutes: found.duration.minutes,
