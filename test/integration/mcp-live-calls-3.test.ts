@@ -5,7 +5,7 @@ import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
 import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { demoWithProtectedBooking, PROTECTED_REFERENCE } from '../helpers/live-call-fixtures.ts';
-import { connectInProcess, type McpHarness } from '../helpers/mcp-harness.ts';
+import { connectInProcess, errorText, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 import { TWO_COUNTRIES } from '../helpers/two-country-catalogue.ts';
 import { NEW_YORK, SYDNEY } from '../helpers/world-catalogues.ts';
@@ -525,6 +525,42 @@ describe('Booking Protection says what late means and what it costs', () => {
     });
     expect(booked.spoken).toMatch(
       /A late cancellation \(less than 36 hours before\) costs 22 dollars and 38 cents, and a no-show 89 dollars and 50 cents\./,
+    );
+  });
+});
+
+describe('a time the clocks show twice is asked about, not guessed', () => {
+  it('in London: "1:30 am" on the night the clocks go back names both instants; either one is then taken', async () => {
+    const mcp = await agent('demo');
+    t.clock.set('2027-10-20T09:00:00Z');
+    const args = {
+      location: 'camden',
+      services: 'cut',
+      client: { first_name: 'Sam', last_name: 'Lee', phone: '07911 123457' },
+    };
+    const asked = errorText(await mcp.raw('book', { ...args, starts_at: 'Sunday 31 October at 1:30 am' }));
+    expect(asked).toContain(
+      'ask the caller which: 1:30 am BST (2027-10-31T01:30:00+01:00) or 1:30 am GMT (2027-10-31T01:30:00+00:00), and pass that one',
+    );
+    // Either instant as given is read (the salon is closed then: a refusal, no longer a question).
+    const taken = await mcp.call('book', { ...args, starts_at: '2027-10-31T01:30:00+00:00' });
+    expect(taken).toMatchObject({ ok: false, reason: 'closed' });
+    const named = await mcp.call('book', { ...args, starts_at: 'Sunday 31 October at 1:30 am GMT' });
+    expect(named).toMatchObject({ ok: false, reason: 'closed' });
+  });
+
+  it('in New York: the same, with EDT and EST', async () => {
+    const mcp = await agent('newYork', 'modern');
+    t.clock.set('2027-11-01T14:00:00Z');
+    const asked = errorText(
+      await mcp.raw('book', {
+        services: "men's cut",
+        starts_at: 'Sunday November 7 at 1:30 am',
+        client: { first_name: 'Chris', last_name: 'Moore', phone: '(718) 555-0199' },
+      }),
+    );
+    expect(asked).toMatch(
+      /ask the caller which: 1:30 AM EDT \(2027-11-07T01:30:00-04:00\) or 1:30 AM EST \(2027-11-07T01:30:00-05:00\), and pass that one/,
     );
   });
 });
