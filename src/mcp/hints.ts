@@ -49,7 +49,7 @@ export const TOOL_OUTCOMES = {
   in_person_only: outcome<{ service: string; phone: string | null }>(
     'invalid_request',
     ({ service, phone }) =>
-      `${service} can only be booked in person${phone ? `; the salon's number is ${phone}` : ''}.`,
+      `${service} is not booked on this line: the salon's team books it themselves; offer to take a message for them${phone ? `, or give the salon's number, ${phone}` : ''}.`,
   ),
   unknown_staff: outcome<{ said: string; names: string[] }>(
     'not_found',
@@ -92,8 +92,8 @@ export const TOOL_OUTCOMES = {
   ),
   slot_taken: outcome<{ alternatives: number }>('conflict', ({ alternatives }) =>
     alternatives > 0
-      ? 'That time has just been taken; apologise and offer the nearest free times in alternatives.'
-      : 'That time has just been taken and nothing else is free nearby; offer another day.',
+      ? 'That time is already booked; apologise and offer the nearest free times in alternatives.'
+      : 'That time is already booked and nothing else is free nearby; offer another day.',
   ),
   /** Allowed by every rule but outside everyone's working hours that day (8 pm at a salon open until 6). */
   nobody_works_then: outcome<{ day: string; alternatives: number }>('conflict', ({ day, alternatives }) =>

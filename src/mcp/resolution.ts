@@ -387,14 +387,21 @@ function readPhone(said: string, countries: readonly (string | null | undefined)
   return elsewhere ? { kind: 'foreign', countries: home } : { kind: 'incomplete' };
 }
 
-/** Whether a few more digits make this a valid number of the country: what was said is its start. */
+/**
+ * Whether what was said is a home number misheard: a few more digits make it a valid number of the
+ * country (its start was said), or it begins like one (the same first five digits, others after).
+ */
 function startsAHomeNumber(text: string, country: string): boolean {
+  const valid = (candidate: string) => normalisePhone(candidate, country as CountryCode) !== undefined;
   for (let missing = 1; missing <= 4; missing += 1) {
-    for (const digit of ['0', '1', '5', '9']) {
-      if (normalisePhone(text + digit.repeat(missing), country as CountryCode)) return true;
-    }
+    if (['0', '1', '5', '9'].some((digit) => valid(text + digit.repeat(missing)))) return true;
   }
-  return false;
+  const digits = text.replace(/\D/g, '');
+  if (digits.length <= 5) return false;
+  const rest = digits.length - 5;
+  const fills = ['0', '1', '2', '3', '5', '7', '9'].map((digit) => digit.repeat(rest));
+  fills.push('123456789012'.slice(0, rest));
+  return fills.some((fill) => valid(digits.slice(0, 5) + fill));
 }
 
 /** The phone in E.164, or the outcome that asks the caller what the agent needs to read it. */

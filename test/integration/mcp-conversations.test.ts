@@ -94,7 +94,7 @@ describe('conversations', () => {
     });
     expect(moved.ok).toBe(true);
     expect(moved.spoken).toBe(
-      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at noon.',
+      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at noon. New time sent to the number ending 3456 and by e-mail.',
     );
     expect(mcp.calls).toBe(3);
     expect(await bookingRow(appointment.reference)).toMatchObject({

@@ -198,6 +198,9 @@ describe("a foreign caller's national number", () => {
     // A number too short for any country is still asked again.
     const short = await mcp.call('lookup_client', { phone: '06 12' });
     expect(short.hint).toMatch(/does not look complete/);
+    // A British-looking number that is not one (a digit misheard) is asked for again, not its country.
+    const misheard = await mcp.call('lookup_client', { phone: '07911 554433' });
+    expect(misheard.hint).toMatch(/does not look complete/);
   });
 
   it('at a New York barber, the same', async () => {
@@ -561,6 +564,60 @@ describe('a time the clocks show twice is asked about, not guessed', () => {
     );
     expect(asked).toMatch(
       /ask the caller which: 1:30 AM EDT \(2027-11-07T01:30:00-04:00\) or 1:30 AM EST \(2027-11-07T01:30:00-05:00\), and pass that one/,
+    );
+  });
+});
+
+describe('what a move says, a taken time, a service the team books', () => {
+  it('in Kathmandu: reschedule says the new time was sent; a time booked earlier is "already booked"', async () => {
+    const mcp = await agent('twoCountries');
+    const client = { first_name: 'Gita', last_name: 'Karki', phone: '9851 445566' };
+    const booked = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'head massage',
+      starts_at: '2026-11-26T11:00:00+05:45',
+      client,
+    });
+    const moved = await mcp.call('reschedule', {
+      reference: booked.booking.reference,
+      starts_at: 'Friday at 2pm',
+    });
+    expect(moved.spoken).toMatch(/^Moved: .* New time sent to the number ending 5566\.$/);
+    t.clock.set('2026-11-24T09:00:00Z');
+    const taken = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'head massage',
+      staff: moved.booking.staff_name,
+      starts_at: moved.booking.starts_at,
+      client: { first_name: 'Hari', last_name: 'Shrestha', phone: '9851 778899' },
+    });
+    expect(taken).toMatchObject({ ok: false, reason: 'slot_unavailable' });
+    expect(taken.hint).toMatch(/^That time is already booked;/);
+  });
+
+  it('in London: cancel and reschedule say what was sent; a service the team books is not "in person" and a phone', async () => {
+    const mcp = await agent('demo', 'modern');
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-27T10:00:00+00:00',
+      client: { first_name: 'Ola', last_name: 'Berg', phone: '07911 123459', email: 'ola@example.org' },
+    });
+    expect(booked.ok, JSON.stringify(booked)).toBe(true);
+    const moved = await mcp.call('reschedule', {
+      reference: booked.booking.reference,
+      starts_at: 'Friday at 11am',
+    });
+    expect(moved.spoken).toMatch(/ New time sent to the number ending 3459 and by e-mail\.$/);
+    const cancelled = await mcp.call('cancel', { reference: booked.booking.reference });
+    expect(cancelled.spoken).toMatch(/ Cancellation sent to the number ending 3459 and by e-mail\.$/);
+    const consult = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'patch test',
+      date: 'tomorrow',
+    });
+    expect(consult.hint).toBe(
+      "Colour consultation is not booked on this line: the salon's team books it themselves; offer to take a message for them, or give the salon's number, 0 2 0, 7 4 8 5, 0 0 0 0.",
     );
   });
 });

@@ -12,7 +12,7 @@ import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bo
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { feesSentence } from './booking-terms.ts';
-import { ChangeOutput, describeChange } from './change-outcome.ts';
+import { ChangeOutput, describeChange, sentAfterChange } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
@@ -257,7 +257,7 @@ export const rescheduleTool = defineTool({
     const said = await describeChange(api, 'reschedule', change, booking, place);
     const spoken = change.dry_run
       ? `It can be moved to ${summary!.spoken}.${said.consequences} Ask the caller to confirm before moving it.`
-      : `Moved: ${summary!.spoken}.${said.consequences}`;
+      : `Moved: ${summary!.spoken}.${said.consequences}${await sentAfterChange(api, after, 'rescheduled')}`;
     return { booking: summary!, ...said.fields, spoken };
   },
 });
@@ -306,7 +306,7 @@ export const cancelTool = defineTool({
     const said = await describeChange(api, 'cancel', change, booking, place);
     const spoken = change.dry_run
       ? `If cancelled now: ${summary!.spoken}.${said.consequences} Ask the caller whether to go ahead.`
-      : `Cancelled: ${summary!.spoken}.${said.consequences}`;
+      : `Cancelled: ${summary!.spoken}.${said.consequences}${await sentAfterChange(api, after, 'cancelled')}`;
     return {
       booking: summary!,
       ...said.fields,
