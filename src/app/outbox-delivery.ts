@@ -282,6 +282,7 @@ function render(
         : null,
     code,
     cancellation: row.kind === 'cancelled' ? cancellationMoney(facts) : null,
+    now,
     waitlistOffer:
       row.kind === 'booking_page_link' &&
       (JSON.parse(facts.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM),

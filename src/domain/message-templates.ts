@@ -36,6 +36,8 @@ export interface MessageFacts {
   code?: string | null;
   /** A booking_page_link for a waitlist offer: a freed time held for the customer to claim. */
   waitlistOffer?: boolean;
+  /** When the message is written: a date in another year than this one says its year. */
+  now?: number;
   /**
    * A cancellation's money, formatted ("£20.00"): a paid deposit refunded or kept, and the
    * late-cancellation fee charged to the saved card; null each when there is none.
@@ -44,6 +46,8 @@ export interface MessageFacts {
 }
 
 export interface RenderedMessage {
+  /** Whose message it is, as an e-mail's From name: the organisation's, whoever's address sends it. */
+  fromName: string;
   sms: string;
   subject: string;
   text: string;
@@ -195,11 +199,15 @@ function wordingFor(locale: string): Wording {
  * twice that day (the clocks go back) carries the zone's name, as on the pages: "1:30 BST" or
  * "1:30 GMT", never a bare "1:30" the customer cannot place.
  */
-function localWhen(epochMs: number, zone: string, locale: string): string {
-  const text = DateTime.fromMillis(epochMs, { zone }).setLocale(locale).toLocaleString({
+function localWhen(epochMs: number, zone: string, locale: string, now?: number): string {
+  const at = DateTime.fromMillis(epochMs, { zone });
+  // "Tuesday 8 December 2027": a booking a year ahead is not read as this December's.
+  const otherYear = now !== undefined && DateTime.fromMillis(now, { zone }).year !== at.year;
+  const text = at.setLocale(locale).toLocaleString({
     weekday: 'long',
     day: 'numeric',
     month: 'long',
+    ...(otherYear && { year: 'numeric' }),
     hour: 'numeric',
     minute: '2-digit',
   });
@@ -220,12 +228,14 @@ function fill(template: string, values: Record<string, string>): string {
 
 /** Each message's lines, in the order an SMS keeps them when it must shorten (first kept longest). */
 function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; services: string }) {
-  const when = localWhen(facts.startsAt, facts.timezone, facts.locale);
+  const when = localWhen(facts.startsAt, facts.timezone, facts.locale, facts.now);
   const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
   const template = facts.waitlistOffer ? words.offerLead : words.lead[facts.kind];
   const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.`;
   const until =
-    facts.holdExpiresAt === null ? '' : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale);
+    facts.holdExpiresAt === null
+      ? ''
+      : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale, facts.now);
   let action: string | null = null;
   if (facts.link && facts.kind === 'payment_link') {
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
@@ -368,6 +378,7 @@ export function renderMessage(given: MessageFacts): RenderedMessage {
     '</body></html>',
   ].join('');
   return {
+    fromName: facts.organisationName,
     sms: renderSms(facts),
     subject: `${facts.organisationName}: ${words.subject[facts.kind]} (${facts.reference})`,
     text,

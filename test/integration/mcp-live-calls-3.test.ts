@@ -91,7 +91,7 @@ async function delivered(organisationSlug: string, reference: string, kind: stri
     links: customerLinks(localCheckout, 'https://book.example'),
   });
   const messages = (await outboxOf(organisationSlug, reference)).filter((m) => m.kind === kind);
-  const body = (channel: string) => JSON.parse(messages.find((m) => m.channel === channel)!.body!);
+  const body = (channel: string) => JSON.parse(messages.find((m) => m.channel === channel)?.body ?? 'null');
   return { sms: body('sms').text as string, email: body('email') as { text: string; html: string } };
 }
 
@@ -619,5 +619,33 @@ describe('what a move says, a taken time, a service the team books', () => {
     expect(consult.hint).toBe(
       "Colour consultation is not booked on this line: the salon's team books it themselves; offer to take a message for them, or give the salon's number, 0 2 0, 7 4 8 5, 0 0 0 0.",
     );
+  });
+});
+
+describe('messages for a booking next year say the year', () => {
+  it('in London and Kathmandu: the confirmation SMS names 2027', async () => {
+    const mcp = await agent('twoCountries');
+    t.clock.set('2026-12-20T09:00:00Z');
+    for (const [location, startsAt, expected] of [
+      [
+        'london',
+        '2027-01-05T10:00:00+00:00',
+        'on Tuesday, 5 January 2027 at 10:00, at Everest & Thames London',
+      ],
+      [
+        'kathmandu',
+        '2027-01-05T10:00:00+05:45',
+        'on Tuesday, 5 January 2027 at 10:00, at Everest & Thames Kathmandu',
+      ],
+    ] as const) {
+      const booked = await mcp.call('book', {
+        location,
+        services: 'haircut',
+        starts_at: startsAt,
+        client: { first_name: 'Marcus', last_name: 'Bell', phone: '+44 7911 123999' },
+      });
+      const { sms } = await delivered('everest-thames', booked.booking.reference, 'confirmed');
+      expect(sms).toContain(expected);
+    }
   });
 });

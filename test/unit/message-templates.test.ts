@@ -87,6 +87,25 @@ describe('message templates', () => {
     expect(sydney).toMatch(/2:30 am AEDT,/);
   });
 
+  it('says the year of a date in another year, and a repeated time by an abbreviation people read', () => {
+    // A British organisation's New York salon, a year ahead, on the night the clocks go back.
+    const sms = renderSms({
+      ...FACTS,
+      kind: 'confirmed',
+      link: null,
+      holdExpiresAt: null,
+      timezone: 'America/New_York',
+      startsAt: Date.parse('2027-11-07T06:30:00Z'),
+      now: Date.parse('2026-11-23T09:00:00Z'),
+    });
+    expect(sms).toContain('on Sunday, 7 November 2027 at 1:30 EST');
+    expect(sms).not.toContain('GMT-5');
+    // This year's dates stay without it.
+    expect(renderSms({ ...FACTS, now: Date.parse('2026-11-23T09:00:00Z') })).toContain(
+      'on Tuesday 8 December at 14:30',
+    );
+  });
+
   it('keeps the zone of a repeated time in the SMS alphabet, so the SMS keeps its detail', () => {
     // Miquelon, French: its clocks go back at 02:00 UTC−2 on 1 November 2026; ICU names the two
     // offsets "UTC−2" and "UTC−3" with a minus sign outside the SMS alphabet.
