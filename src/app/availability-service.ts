@@ -29,6 +29,7 @@ import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { readCatalogue } from './catalogue-cache.ts';
+import { workplacesOf } from './staff-workplaces.ts';
 
 /**
  * Availability for REST, MCP and booking alike: the same loading and the same engine, so a booking can
@@ -109,12 +110,15 @@ export async function computeAvailability(
     catalogueVersion,
   );
   const slots = query ? findSlots(query) : [];
+  const closedDays = query ? await closedDaysWithReasons(db, organisationId, request.location, query) : [];
+  const offDays = request.staffId !== undefined && closedDays.some((day) => day.cause === 'nobody_works');
   return {
     availability: {
       services,
       totalMinutes: totalMinutes(services),
       slots,
-      closedDays: query ? await closedDaysWithReasons(db, organisationId, request.location, query) : [],
+      closedDays,
+      ...(offDays && { staffWorks: await workplacesOf(db, organisationId, request.staffId!) }),
     },
     stableUntil: query ? slotsStableUntil(query, slots) : Number.POSITIVE_INFINITY,
   };

@@ -19,11 +19,13 @@ export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): Mes
     greetingTimeout: SMTP_TIMEOUT_MS,
     socketTimeout: SMTP_TIMEOUT_MS,
   });
+  const fromAddress = addressOf(settings.mailFrom);
   return {
     async send({ id, to, rendered }) {
       try {
         const info = await transport.sendMail({
-          from: settings.mailFrom,
+          // MAIL_FROM's address, with the organisation's name: one server sends for every business.
+          from: rendered.fromName ? { name: rendered.fromName, address: fromAddress } : settings.mailFrom,
           to,
           subject: rendered.subject,
           text: rendered.text,
@@ -42,4 +44,10 @@ export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): Mes
     },
     close: () => transport.close(),
   };
+}
+
+/** The address of MAIL_FROM: "Salon <bookings@salon.example>" or "bookings@salon.example". */
+function addressOf(mailFrom: string): string {
+  const bracketed = /<([^<>]+)>\s*$/.exec(mailFrom);
+  return (bracketed ? bracketed[1]! : mailFrom).trim();
 }

@@ -281,11 +281,26 @@ function render(
         ? money(facts.deposit_minor, facts.currency, facts.locale)
         : null,
     code,
+    cancellation: row.kind === 'cancelled' ? cancellationMoney(facts) : null,
+    now,
     waitlistOffer:
       row.kind === 'booking_page_link' &&
       (JSON.parse(facts.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM),
   };
   return renderMessage(messageFacts);
+}
+
+/** What a cancellation did with the customer's money: a paid deposit refunded or kept, a late fee. */
+function cancellationMoney(facts: MessageFactsRow): MessageFacts['cancellation'] {
+  const paid = facts.deposit_status === 'refunded' || facts.deposit_status === 'retained';
+  const fee = facts.late_fee_minor !== null && facts.late_fee_minor > 0 ? facts.late_fee_minor : null;
+  if (!paid && fee === null) return null;
+  return {
+    deposit:
+      paid && facts.deposit_minor !== null ? money(facts.deposit_minor, facts.currency, facts.locale) : null,
+    depositRefunded: facts.deposit_status === 'refunded',
+    fee: fee === null ? null : money(fee, facts.currency, facts.locale),
+  };
 }
 
 /** The words of a sent verification message with its code and link token blanked. */

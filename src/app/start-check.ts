@@ -1,8 +1,6 @@
 import { closedDatesBetween, closuresBetween } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
-import { workingHoursOf } from '../data/staff-repository.ts';
 import { diagnoseStart, type SlotQuery } from '../domain/availability/diagnose-start.ts';
-import { weeklyHours } from '../domain/availability/opening-hours.ts';
 import { SLOT_UNAVAILABLE, startRefusal, type Workplace } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
 import type { Refusal } from '../domain/errors.ts';
@@ -14,6 +12,7 @@ import {
   locationRules,
   serviceSpecs,
 } from './availability-service.ts';
+import { workplacesOf } from './staff-workplaces.ts';
 
 /**
  * Why a start is not a slot, for the 409 a booking or a reschedule answers (and a preview reports):
@@ -83,22 +82,4 @@ export async function slotOrRefusal(
   const { slot } = await getSlotAt(db, organisationId, request, startsAt, now);
   if (slot) return { slot, refusal: null };
   return { slot: null, refusal: await explainNoSlot(db, organisationId, request, startsAt, now) };
-}
-
-/** Where and when a staff member works: their weekly hours at each active location. */
-export async function workplacesOf(db: Db, organisationId: string, staffId: string): Promise<Workplace[]> {
-  const rows = await workingHoursOf(db, organisationId, staffId);
-  const byLocation = new Map<string, { name: string; rows: typeof rows }>();
-  for (const row of rows) {
-    const entry = byLocation.get(row.location_slug) ?? { name: row.location_name, rows: [] };
-    entry.rows.push(row);
-    byLocation.set(row.location_slug, entry);
-  }
-  return [...byLocation].map(([slug, entry]) => ({
-    locationSlug: slug,
-    locationName: entry.name,
-    hours: weeklyHours(
-      entry.rows.map((r) => ({ weekday: r.weekday, startMinute: r.start_minute, endMinute: r.end_minute })),
-    ).filter((day) => day.intervals.length > 0),
-  }));
 }

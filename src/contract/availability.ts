@@ -5,6 +5,7 @@ import type { Location } from '../domain/catalogue.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { Uuid } from './common.ts';
+import { DayHoursResource } from './location-info.ts';
 
 export const MAX_SERVICE_IDS = 10;
 
@@ -81,6 +82,18 @@ export const AvailabilityResource = z
         }),
       )
       .describe('The days searched on which the location is closed for these services. An addition to v1.'),
+    staff_works: z
+      .array(
+        z.object({
+          location_slug: z.string(),
+          location_name: z.string(),
+          hours: z.array(DayHoursResource).describe('Only the weekdays they work there.'),
+        }),
+      )
+      .optional()
+      .describe(
+        'With staff_id, when a day searched is one the staff member does not work: where and when they work. An addition to v1.',
+      ),
   })
   .meta({ id: 'Availability' });
 
@@ -103,5 +116,12 @@ export function presentAvailability(
       reason: day.cause,
       closure_reason: day.closureReason,
     })),
+    ...(availability.staffWorks && {
+      staff_works: availability.staffWorks.map((w) => ({
+        location_slug: w.locationSlug,
+        location_name: w.locationName,
+        hours: w.hours,
+      })),
+    }),
   };
 }

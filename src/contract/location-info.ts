@@ -3,7 +3,7 @@ import type { LocationInfo } from '../domain/location-info.ts';
 import { Money } from './common.ts';
 import { BookingProtectionPolicy, LocationResource } from './location.ts';
 
-const DayHoursResource = z.object({
+export const DayHoursResource = z.object({
   weekday: z.enum(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']),
   intervals: z
     .array(

@@ -402,7 +402,18 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       'b.hold_expires_at',
       'b.pending_requirements',
       'b.deposit_minor',
+      'b.deposit_status',
       'b.currency',
+      // A cancellation's late fee, as charged to the saved card (after any deposit credit).
+      (eb) =>
+        eb
+          .selectFrom('booking_fees as f')
+          .select('f.charge_amount_minor')
+          .whereRef('f.organisation_id', '=', 'b.organisation_id')
+          .whereRef('f.booking_id', '=', 'b.id')
+          .where('f.kind', '=', 'late_cancellation')
+          .limit(1)
+          .as('late_fee_minor'),
       'o.name as organisation_name',
       'o.locale',
       'l.name as location_name',

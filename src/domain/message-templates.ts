@@ -36,9 +36,18 @@ export interface MessageFacts {
   code?: string | null;
   /** A booking_page_link for a waitlist offer: a freed time held for the customer to claim. */
   waitlistOffer?: boolean;
+  /** When the message is written: a date in another year than this one says its year. */
+  now?: number;
+  /**
+   * A cancellation's money, formatted ("£20.00"): a paid deposit refunded or kept, and the
+   * late-cancellation fee charged to the saved card; null each when there is none.
+   */
+  cancellation?: { deposit: string | null; depositRefunded: boolean; fee: string | null } | null;
 }
 
 export interface RenderedMessage {
+  /** Whose message it is, as an e-mail's From name: the organisation's, whoever's address sends it. */
+  fromName: string;
   sms: string;
   subject: string;
   text: string;
@@ -60,6 +69,10 @@ interface Wording {
   offerLead: string;
   claimBy: string;
   hello: string;
+  /** A cancellation's money: the paid deposit refunded or kept, a late-cancellation fee charged. */
+  depositRefunded: string;
+  depositKept: string;
+  feeCharged: string;
   /** A verification code message: the code, the link's words, and what to do if it was not you. */
   code: string;
   orLink: string;
@@ -93,6 +106,9 @@ const EN: Wording = {
   completeBy: 'Complete your booking by {until}',
   offerLead: 'A time has freed up for you: {what} on {when}',
   claimBy: 'Held for you until {until}; book it here',
+  depositRefunded: 'Your deposit of {amount} will be refunded.',
+  depositKept: 'Your deposit of {amount} is kept (late cancellation).',
+  feeCharged: 'A late-cancellation fee of {amount} is charged to your saved card.',
   hello: 'Hello',
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
@@ -126,6 +142,9 @@ const DE: Wording = {
   completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
   offerLead: 'Ein Termin ist für Sie frei geworden: {what} am {when}',
   claimBy: 'Für Sie reserviert bis {until}; hier buchen',
+  depositRefunded: 'Ihre Anzahlung von {amount} wird erstattet.',
+  depositKept: 'Ihre Anzahlung von {amount} wird einbehalten (späte Stornierung).',
+  feeCharged: 'Eine Gebühr für späte Stornierung von {amount} wird Ihrer hinterlegten Karte belastet.',
   hello: 'Hallo',
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
@@ -159,6 +178,9 @@ const FR: Wording = {
   completeBy: 'Finalisez la réservation avant {until}',
   offerLead: 'Un créneau s’est libéré pour vous : {what} le {when}',
   claimBy: 'Réservé pour vous jusqu’à {until} ; réservez ici',
+  depositRefunded: 'Votre acompte de {amount} sera remboursé.',
+  depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
+  feeCharged: "Des frais d'annulation tardive de {amount} sont débités de votre carte enregistrée.",
   hello: 'Bonjour',
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
@@ -177,11 +199,15 @@ function wordingFor(locale: string): Wording {
  * twice that day (the clocks go back) carries the zone's name, as on the pages: "1:30 BST" or
  * "1:30 GMT", never a bare "1:30" the customer cannot place.
  */
-function localWhen(epochMs: number, zone: string, locale: string): string {
-  const text = DateTime.fromMillis(epochMs, { zone }).setLocale(locale).toLocaleString({
+function localWhen(epochMs: number, zone: string, locale: string, now?: number): string {
+  const at = DateTime.fromMillis(epochMs, { zone });
+  // "Tuesday 8 December 2027": a booking a year ahead is not read as this December's.
+  const otherYear = now !== undefined && DateTime.fromMillis(now, { zone }).year !== at.year;
+  const text = at.setLocale(locale).toLocaleString({
     weekday: 'long',
     day: 'numeric',
     month: 'long',
+    ...(otherYear && { year: 'numeric' }),
     hour: 'numeric',
     minute: '2-digit',
   });
@@ -202,17 +228,26 @@ function fill(template: string, values: Record<string, string>): string {
 
 /** Each message's lines, in the order an SMS keeps them when it must shorten (first kept longest). */
 function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; services: string }) {
-  const when = localWhen(facts.startsAt, facts.timezone, facts.locale);
+  const when = localWhen(facts.startsAt, facts.timezone, facts.locale, facts.now);
   const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
   const template = facts.waitlistOffer ? words.offerLead : words.lead[facts.kind];
   const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.`;
   const until =
-    facts.holdExpiresAt === null ? '' : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale);
+    facts.holdExpiresAt === null
+      ? ''
+      : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale, facts.now);
   let action: string | null = null;
   if (facts.link && facts.kind === 'payment_link') {
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
     action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}: ${facts.link}`;
+  } else if (facts.kind === 'cancelled' && facts.cancellation) {
+    const { deposit, depositRefunded, fee } = facts.cancellation;
+    const money = [
+      deposit && fill(depositRefunded ? words.depositRefunded : words.depositKept, { amount: deposit }),
+      fee && fill(words.feeCharged, { amount: fee }),
+    ].filter((sentence): sentence is string => Boolean(sentence));
+    action = money.length > 0 ? money.join(' ') : null;
   } else if (facts.kind === 'verification_code' && facts.code) {
     const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
     action = facts.link ? `${code} ${words.orLink}: ${facts.link}` : code;
@@ -334,13 +369,16 @@ export function renderMessage(given: MessageFacts): RenderedMessage {
     `<p>${escapeHtml(parts.lead)}</p>`,
     parts.action && link
       ? `<p>${escapeHtml(parts.action.slice(0, parts.action.length - (facts.link ?? '').length))}<a href="${link}">${link}</a></p>`
-      : '',
+      : parts.action
+        ? `<p>${escapeHtml(parts.action)}</p>`
+        : '',
     `<p>${escapeHtml(parts.reference)}</p>`,
     parts.phone ? `<p>${escapeHtml(parts.phone)}</p>` : '',
     `<p>${escapeHtml(facts.organisationName)}</p>`,
     '</body></html>',
   ].join('');
   return {
+    fromName: facts.organisationName,
     sms: renderSms(facts),
     subject: `${facts.organisationName}: ${words.subject[facts.kind]} (${facts.reference})`,
     text,

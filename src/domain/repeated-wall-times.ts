@@ -53,8 +53,9 @@ export function twinInstant(epochMs: number, zone: string): number | null {
 
 /**
  * Names telling apart two instants of a zone at different offsets, earlier first: the locale's short
- * zone names ("BST"/"GMT" in en-GB, "AEDT"/"AEST" in en-AU, "MESZ"/"MEZ" in de-DE), else the offsets
- * when the locale names both alike ("GMT+11"/"GMT+10"), else "(first)"/"(second)".
+ * zone names when they are abbreviations ("BST"/"GMT" in en-GB, "AEDT"/"AEST" in en-AU, "MESZ"/"MEZ"
+ * in de-DE), else English ones ("EDT"/"EST" for New York, where en-GB says "GMT-4"/"GMT-5"), else the
+ * offsets ("GMT+11"/"GMT+10"), else "(first)"/"(second)".
  */
 export function zoneNamesApart(
   earlier: number,
@@ -62,13 +63,30 @@ export function zoneNamesApart(
   zone: string,
   locale: string,
 ): [string, string] {
+  const short = (tried: string): [string, string] => [
+    zoneNameAt(earlier, zone, tried, 'short'),
+    zoneNameAt(later, zone, tried, 'short'),
+  ];
+  const [a, b] = short(locale);
+  if (a !== '' && b !== '' && a !== b && LETTERS.test(a) && LETTERS.test(b)) return [a, b];
+  // "GMT-4"/"GMT-5" (en-GB for New York) mean little to a customer there; another English locale has
+  // the letters they read on their own clocks ("EDT"/"EST"). Other languages keep their own words.
+  for (const tried of locale.toLowerCase().startsWith('en') ? ENGLISH_ABBREVIATIONS : []) {
+    const [x, y] = short(tried);
+    if (x !== y && LETTERS.test(x) && LETTERS.test(y)) return [x, y];
+  }
   for (const style of ['short', 'shortOffset'] as const) {
-    const a = zoneNameAt(earlier, zone, locale, style);
-    const b = zoneNameAt(later, zone, locale, style);
-    if (a !== '' && b !== '' && a !== b) return [a, b];
+    const c = zoneNameAt(earlier, zone, locale, style);
+    const d = zoneNameAt(later, zone, locale, style);
+    if (c !== '' && d !== '' && c !== d) return [c, d];
   }
   return ['(first)', '(second)'];
 }
+
+/** A zone abbreviation people read ("BST", "EST", "AEDT"), not an offset ("GMT-5"). */
+const LETTERS = /^[A-Z]{2,6}$/;
+/** The English locales whose short zone names are abbreviations for their own zones. */
+const ENGLISH_ABBREVIATIONS = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-CA', 'en-IE'];
 
 function zoneNameAt(epochMs: number, zone: string, locale: string, style: 'short' | 'shortOffset'): string {
   const names = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: style });

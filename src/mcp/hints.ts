@@ -49,7 +49,7 @@ export const TOOL_OUTCOMES = {
   in_person_only: outcome<{ service: string; phone: string | null }>(
     'invalid_request',
     ({ service, phone }) =>
-      `${service} can only be booked in person${phone ? `; the salon's number is ${phone}` : ''}.`,
+      `${service} is not booked on this line: the salon's team books it themselves; offer to take a message for them${phone ? `, or give the salon's number, ${phone}` : ''}.`,
   ),
   unknown_staff: outcome<{ said: string; names: string[] }>(
     'not_found',
@@ -77,6 +77,14 @@ export const TOOL_OUTCOMES = {
       ? 'That phone number does not look complete; ask the caller to say it again, digit by digit.'
       : 'That e-mail address does not look right; ask the caller to spell it again.',
   ),
+  /** A national number that is not one of the location's country (a foreign caller's), or reads in two. */
+  phone_country: outcome<{ countries: string[]; several: boolean }>(
+    'invalid_request',
+    ({ countries, several }) =>
+      several
+        ? `That number could be a ${either(countries)} number; ask the caller which country it is from, then pass it with that country's code.`
+        : `That is not a ${either(countries)} number as said; ask the caller which country the number is from, then pass it with that country's code and without the leading 0 (like +33 6 12 34 56 78 for France).`,
+  ),
   booking_not_found: outcome<{ reference: string }>(
     'not_found',
     ({ reference }) =>
@@ -90,8 +98,8 @@ export const TOOL_OUTCOMES = {
   ),
   slot_taken: outcome<{ alternatives: number }>('conflict', ({ alternatives }) =>
     alternatives > 0
-      ? 'That time has just been taken; apologise and offer the nearest free times in alternatives.'
-      : 'That time has just been taken and nothing else is free nearby; offer another day.',
+      ? 'That time is already booked; apologise and offer the nearest free times in alternatives.'
+      : 'That time is already booked and nothing else is free nearby; offer another day.',
   ),
   /** Allowed by every rule but outside everyone's working hours that day (8 pm at a salon open until 6). */
   nobody_works_then: outcome<{ day: string; alternatives: number }>('conflict', ({ day, alternatives }) =>
@@ -121,10 +129,10 @@ export const TOOL_OUTCOMES = {
     ({ every, alternatives }) =>
       `Appointments there start ${every ? `every ${every} minutes` : 'at set times'}; ${alternatives > 0 ? 'offer the nearest start times in alternatives' : 'ask find_slots for times'}.`,
   ),
-  staff_not_working: outcome<{ staff: string; works: string | null; alternatives: number }>(
+  staff_not_working: outcome<{ staff: string; when?: string; works: string | null; alternatives: number }>(
     'conflict',
-    ({ staff, works, alternatives }) =>
-      `${staff} does not work then${works ? `; ${staff} works ${works}` : ''}; ${alternatives > 0 ? `offer ${staff}'s nearest free times in alternatives, or anyone else` : 'offer another day or anyone else'}.`,
+    ({ staff, when, works, alternatives }) =>
+      `${staff} does not work ${when ?? 'then'}${works ? `; ${staff} works ${works}` : ''}; ${alternatives > 0 ? `offer ${staff}'s nearest free times in alternatives, or anyone else` : 'offer another day or anyone else'}.`,
   ),
   /** find_slots on a day the location is closed: not "nothing free", which sounds fully booked. */
   closed_day: outcome('no_slots', closedHint),
@@ -179,6 +187,11 @@ export const TOOL_OUTCOMES = {
     'not_found',
     ({ staff, location, elsewhere, others }) =>
       `${staff} works at ${either(elsewhere)}, not ${location}; offer to book there${others.length > 0 ? `, or with ${either(others)} here` : ''}.`,
+  ),
+  service_elsewhere: outcome<{ service: string; location: string; elsewhere: string[] }>(
+    'not_found',
+    ({ service, location, elsewhere }) =>
+      `${service} is offered at ${either(elsewhere)}, not ${location}; offer to book it there, or ask what else the caller would like here.`,
   ),
   resends_spent: outcome<{ times: number; minutes: number }>(
     'rate_limited',

@@ -137,7 +137,7 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
 }
 
 /** "Tuesday to Thursday 9 am to 5 pm at Northside Camden", from a refusal's `works`, or null. */
-function speakWorkplaces(works: unknown, place: Place): string | null {
+export function speakWorkplaces(works: unknown, place: Place): string | null {
   if (!Array.isArray(works) || works.length === 0) return null;
   const said = works.flatMap((w) => {
     const where = w as { location_name?: unknown; hours?: unknown };

@@ -1,4 +1,4 @@
-import type { CountryCode } from 'libphonenumber-js';
+import { type CountryCode, getCountries, getCountryCallingCode } from 'libphonenumber-js';
 import { normaliseEmail, normalisePhone } from '../app/contact.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import { type MatchOptions, type MatchResult, matchByName } from './name-matching.ts';
@@ -141,6 +141,10 @@ export async function resolveServices(
   const services: Service[] = [];
   for (const request of asked) {
     for (const [name, match] of servicesIn(request, all)) {
+      // Only a name read exactly here settles it without a look at the other locations.
+      if (match.kind !== 'match' || (match.fit !== 'exact' && match.fit !== 'id')) {
+        await failIfServiceElsewhere(api, place, name, match);
+      }
       const service = settleService(name, match, place);
       if (!services.some((s) => s.id === service.id)) services.push(service);
     }
@@ -171,6 +175,50 @@ function servicesIn(request: string, all: readonly Service[]): [string, MatchRes
     }
   }
   return [[request, whole]];
+}
+
+/**
+ * Fails with service_elsewhere when the name fits a service offered only at the organisation's other
+ * locations more strictly than anything here ("head massage" in London, offered in Kathmandu): the
+ * caller is told where it is, not offered the nearest name here as if it were what they meant.
+ */
+async function failIfServiceElsewhere(
+  api: BookingApi,
+  place: Place,
+  said: string,
+  here: MatchResult<Service>,
+): Promise<void> {
+  const offeredHere = new Set((await api.listServices(place.location.slug)).map((s) => s.id));
+  const offers = new Map<string, { service: Service; locations: string[] }>();
+  for (const location of await api.listLocations()) {
+    if (location.slug === place.location.slug) continue;
+    for (const service of await api.listServices(location.slug)) {
+      if (offeredHere.has(service.id)) continue;
+      const entry = offers.get(service.id) ?? { service, locations: [] };
+      entry.locations.push(location.name);
+      offers.set(service.id, entry);
+    }
+  }
+  if (offers.size === 0) return;
+  const pool = [...offers.values()];
+  const there = matchByName(said, pool, (entry) => describeService(entry.service), {
+    partial: 'confirm',
+    offerable: (entry) => entry.service.online_bookable,
+  });
+  // A word of one service's name there ("massage") names it as surely as a match.
+  const named =
+    there.kind === 'match'
+      ? there.item
+      : there.kind === 'ambiguous' && there.choices.length === 1
+        ? there.choices[0]
+        : undefined;
+  if (!named || strictness(there) >= strictness(here)) return;
+  const { service, locations } = named;
+  fail(
+    'service_elsewhere',
+    { service: service.name, location: place.location.name, elsewhere: locations },
+    { choices: locations.slice(0, MAX_CHOICES) },
+  );
 }
 
 function settleService(said: string, match: MatchResult<Service>, place: Place): Service {
@@ -304,32 +352,115 @@ export async function resolveStart(api: BookingApi, place: Place, said: string):
 }
 
 /**
- * A phone number as the caller said it, in E.164: international as given, or national, read with the
- * countries of the organisation's locations (the first that makes it valid). Undefined: not a number.
+ * What a phone number as the caller said it reads as: international as given, or national, read in
+ * the country of the location the call is about (a Kathmandu caller's "9841 234567" is Nepalese even
+ * when the business also has a London salon) or, when no location is named, in each of the
+ * organisation's countries.
  */
-function callerPhone(said: string, countries: readonly (string | undefined)[]): string | undefined {
+type PhoneReading =
+  | { kind: 'phone'; phone: string }
+  /** National, and valid in more than one of the countries it was read in. */
+  | { kind: 'several'; countries: string[] }
+  /** Not valid where it was read, but a complete national number elsewhere: a foreign caller's. */
+  | { kind: 'foreign'; countries: string[] }
+  | { kind: 'incomplete' };
+
+function readPhone(said: string, countries: readonly (string | null | undefined)[]): PhoneReading {
   const text = said.trim();
-  if (text.startsWith('+') || text.startsWith('00')) return normalisePhone(text.replace(/^00/, '+'));
-  for (const country of new Set(countries)) {
-    if (!country) continue;
-    const phone = normalisePhone(text, country as CountryCode);
-    if (phone) return phone;
+  if (text.startsWith('+') || text.startsWith('00')) {
+    const phone = normalisePhone(text.replace(/^00/, '+'));
+    return phone ? { kind: 'phone', phone } : { kind: 'incomplete' };
   }
-  return undefined;
+  const home = [...new Set(countries.filter((c): c is string => typeof c === 'string' && c !== ''))];
+  const readings = new Map<string, string>();
+  for (const country of home) {
+    const phone = normalisePhone(text, country as CountryCode);
+    if (phone) readings.set(phone, country);
+  }
+  if (readings.size === 1) return { kind: 'phone', phone: [...readings.keys()][0]! };
+  if (readings.size > 1) return { kind: 'several', countries: [...readings.values()] };
+  // Asked only when it does not read at home. The start of a home number with digits missing
+  // ("07911 12") is misheard; a complete number elsewhere that no home number begins like (a French
+  // "06 12 34 56 78" in London) is a foreign caller's.
+  if (home.some((country) => startsAHomeNumber(text, country))) return { kind: 'incomplete' };
+  const elsewhere = getCountries().some((country) => normalisePhone(text, country) !== undefined);
+  return elsewhere ? { kind: 'foreign', countries: home } : { kind: 'incomplete' };
 }
 
-/** A contact (phone and/or e-mail) as the engine takes it; ok false when one does not look right. */
+/**
+ * Whether what was said is a home number misheard: a few more digits make it a valid number of the
+ * country (its start was said), or it begins like one (the same first five digits, others after).
+ */
+function startsAHomeNumber(text: string, country: string): boolean {
+  const valid = (candidate: string) => normalisePhone(candidate, country as CountryCode) !== undefined;
+  for (let missing = 1; missing <= 4; missing += 1) {
+    if (['0', '1', '5', '9'].some((digit) => valid(text + digit.repeat(missing)))) return true;
+  }
+  const digits = text.replace(/\D/g, '');
+  if (digits.length <= 5) return false;
+  const rest = digits.length - 5;
+  const fills = ['0', '1', '2', '3', '5', '7', '9'].map((digit) => digit.repeat(rest));
+  fills.push('123456789012'.slice(0, rest));
+  return fills.some((fill) => valid(digits.slice(0, 5) + fill));
+}
+
+/** The phone in E.164, or the outcome that asks the caller what the agent needs to read it. */
+function phoneOrAsk(reading: PhoneReading): string {
+  switch (reading.kind) {
+    case 'phone':
+      return reading.phone;
+    case 'several':
+      return fail('phone_country', {
+        countries: reading.countries.map(
+          (c) => `${countryName(c)} (+${getCountryCallingCode(c as CountryCode)})`,
+        ),
+        several: true,
+      });
+    case 'foreign':
+      return fail('phone_country', { countries: reading.countries.map(countryName), several: false });
+    case 'incomplete':
+      return fail('bad_contact', { field: 'phone' });
+  }
+}
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/** "United Kingdom", "Nepal": a country as a hint names it. */
+function countryName(code: string): string {
+  return regionNames.of(code) ?? code;
+}
+
+/**
+ * A contact (phone and/or e-mail) as the engine takes it; ok false when one does not look right.
+ * `country`: the country of the location the call is about, where there is one.
+ */
 export async function callerContact(
   api: BookingApi,
   said: { phone?: string | undefined; email?: string | undefined },
+  country?: string | null,
 ): Promise<{ phone?: string; email?: string }> {
   const contact: { phone?: string; email?: string } = {};
   if (said.phone !== undefined && said.phone.trim() !== '') {
-    const countries = (await api.listLocations()).map((l) => l.country);
-    contact.phone = callerPhone(said.phone, countries) ?? fail('bad_contact', { field: 'phone' });
+    const countries = country ? [country] : (await api.listLocations()).map((l) => l.country);
+    contact.phone = phoneOrAsk(readPhone(said.phone, countries));
   }
   if (said.email !== undefined && said.email.trim() !== '') {
     contact.email = normaliseEmail(said.email) ?? fail('bad_contact', { field: 'email' });
   }
   return contact;
+}
+
+/**
+ * Every reading of a caller's phone in the organisation's countries, for finding them on file: a
+ * national number valid in two of them (a business in London and Kathmandu) may be on file under
+ * either. One that reads nowhere fails with the outcome that asks the caller (phoneOrAsk).
+ */
+export async function callerPhoneReadings(api: BookingApi, said: string): Promise<string[]> {
+  const countries = (await api.listLocations()).map((l) => l.country);
+  const reading = readPhone(said, countries);
+  if (reading.kind !== 'several') return [phoneOrAsk(reading)];
+  return [...new Set(countries)].flatMap((c) => {
+    const phone = c ? normalisePhone(said.trim(), c as CountryCode) : undefined;
+    return phone ? [phone] : [];
+  });
 }

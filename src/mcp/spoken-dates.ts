@@ -82,7 +82,7 @@ export function resolveSpokenDate(
   locale: SpeechLocale = 'en-GB',
 ): DateResolution {
   const reader = new DayReader(localDateAt(now, zone), zone, locale);
-  const phrase = normalise(text);
+  const phrase = ordinalWordsAsNumbers(normalise(text));
   if (phrase === '' || phrase.length > MAX_PHRASE) return { ok: false, reason: ACCEPTED_FORMS };
   if (CLOCK_TIME.test(phrase)) return { ok: false, reason: TIME_IN_DATE };
   if (phrase === 'tonight') return { ok: true, date: reader.today, timeOfDay: 'evening' };
@@ -105,6 +105,37 @@ function onTheCalendar(reading: DayReading, said: string): DayReading {
   if (!reading.ok) return reading;
   if (ISO_DATE.test(reading.date) && reading.date <= LAST_CALENDAR_DATE) return reading;
   return { ok: false, reason: `${said.trim()} is beyond the year 9999; ask the caller for the date again` };
+}
+
+const ORDINAL_UNITS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth'];
+/** "third" 3, "twelfth" 12, "twenty-first" 21, "thirty first" 31: days of the month said in words. */
+const ORDINAL_WORDS: ReadonlyMap<string, number> = new Map([
+  ...ORDINAL_UNITS.map((word, i) => [word, i + 1] as const),
+  ...['tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth']
+    .concat(['eighteenth', 'nineteenth', 'twentieth'])
+    .map((word, i) => [word, i + 10] as const),
+  ...ORDINAL_UNITS.map((word, i) => [`twenty ${word}`, i + 21] as const),
+  ['thirtieth', 30],
+  ['thirty first', 31],
+]);
+const ORDINAL =
+  /\b(?:(twenty|thirty)[ -])?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth)\b/g;
+
+/** "the third" as "the 3rd", which the readers below take ("tuesday the twenty-first": "tuesday the 21st"). */
+function ordinalWordsAsNumbers(phrase: string): string {
+  return phrase.replace(ORDINAL, (whole, tens: string | undefined, unit: string) => {
+    const day = ORDINAL_WORDS.get(tens ? `${tens} ${unit}` : unit);
+    if (day === undefined) return whole;
+    const suffix =
+      day % 10 === 1 && day !== 11
+        ? 'st'
+        : day % 10 === 2 && day !== 12
+          ? 'nd'
+          : day % 10 === 3 && day !== 13
+            ? 'rd'
+            : 'th';
+    return `${day}${suffix}`;
+  });
 }
 
 /** Lower case, single spaces, no commas or sentence dots ("Dec. 3, 2027" -> "dec 3 2027"). */

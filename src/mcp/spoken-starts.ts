@@ -3,6 +3,7 @@ import type { LocalDay } from '../domain/availability/zone-calendar.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts';
 import { type SpeechLocale, speakClock } from './speech.ts';
+import { clockWordsAsTimes } from './spoken-clock-words.ts';
 import { MAX_PHRASE, normalise, resolveSpokenDate } from './spoken-dates.ts';
 import { openSpans, parseSpokenTime, readTimeInHours } from './spoken-times.ts';
 import { namesAZone, readInNamedZone } from './spoken-zones.ts';
@@ -65,7 +66,7 @@ const UNREADABLE =
  * A local ISO time without an offset is read in the zone. Spoken: a day (anything resolveSpokenDate
  * reads; today when none is said) and a time of day; an hour without am/pm is placed by a part of the
  * day said with it, else inside the opening hours. A wall time the zone shows twice is the one named
- * by its zone abbreviation ("1:30 am BST") or "the first"/"the second", else the first; a time the
+ * by its zone abbreviation ("1:30 am BST") or "the first"/"the second", else asked about; a time the
  * clocks skip is refused. A time said with another zone ("3 pm EST", "10 am UTC+1") is read on that
  * zone's clock (spoken-zones.ts). A start whose local date cannot be written (past 9999) is refused.
  */
@@ -79,7 +80,7 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   const local = LOCAL_ISO.exec(text);
   if (local) return atWallTime(local[1]!, Number(local[2]) * 60 + Number(local[3]), {}, text, context);
 
-  const phrase = normalise(text).replace(SHARP, '');
+  const phrase = clockWordsAsTimes(normalise(text).replace(SHARP, ''));
   if (phrase.length > MAX_PHRASE) return { ok: false, reason: UNREADABLE };
   let parts = splitSpoken(phrase);
   if (!parts) return { ok: false, reason: UNREADABLE };
@@ -153,6 +154,29 @@ function startAt(instant: number, said: string, context: StartContext): StartRea
   };
 }
 
+/**
+ * A wall time the clocks show twice, said without which: the caller is asked, the answer naming both
+ * instants with their offsets, so the agent can pass either as it stands (guessing the first booked
+ * people an hour early or late).
+ */
+function askWhichOccurrence(
+  pair: readonly [number, number],
+  minute: number,
+  context: StartContext,
+): StartReading {
+  const clock = speakClock(minute, context.locale);
+  const names = occurrenceNames(pair, context.zone, context.locale);
+  const [first, second] = names
+    ? [`${clock} ${names[0]}`, `${clock} ${names[1]}`]
+    : [`the first ${clock}`, `the second ${clock}`];
+  return {
+    ok: false,
+    reason:
+      `${clock} happens twice that night (the clocks go back); ask the caller which: ${first} ` +
+      `(${formatLocal(pair[0], context.zone)}) or ${second} (${formatLocal(pair[1], context.zone)}), and pass that one`,
+  };
+}
+
 /** The instant of a local date and minute, choosing between the two when the clocks go back. */
 function atWallTime(
   date: string,
@@ -181,6 +205,7 @@ function atWallTime(
   let chosen = instants[0]!;
   if (instants.length === 2) {
     const pair = instants as [number, number];
+    if (named.which === undefined && zoneWord === undefined) return askWhichOccurrence(pair, minute, context);
     if (named.which) chosen = named.which === 'second' ? pair[1] : pair[0];
     else if (zoneWord !== undefined) {
       const matching = pair.filter((instant) => zoneNamesAt(instant, context.zone).has(zoneWord));

@@ -1,4 +1,5 @@
 import { type DayHours, WEEKDAY_NAMES } from '../domain/availability/opening-hours.ts';
+import { clockWordsAsTimes } from './spoken-clock-words.ts';
 
 /**
  * Times of day as callers say them ("2:30", "2 pm", "noon", "14:30"), read on the location's
@@ -47,7 +48,7 @@ const MERIDIEM = /^(\d{1,2})(?:[:.](\d{2}))? ?([ap])\.? ?m\.?$/;
  * leading zero, is `halfDay`: where it falls is for readTimeInHours to say.
  */
 export function parseSpokenTime(text: string): SpokenTime | undefined {
-  const spoken = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  const spoken = clockWordsAsTimes(text.trim().toLowerCase().replace(/\s+/g, ' '));
   if (spoken.length > 20) return undefined;
   const named = NAMED_TIMES.get(spoken);
   if (named !== undefined) return { minute: named, halfDay: false };

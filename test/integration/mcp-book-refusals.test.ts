@@ -34,7 +34,7 @@ describe('book, refused and asked again', () => {
 
     const refused = await demo.mcp.call('book', { ...slot, client: SECOND_CALLER });
     expect(refused).toMatchObject({ ok: false, code: 'conflict' });
-    expect(refused.hint).toMatch(/just been taken/);
+    expect(refused.hint).toMatch(/already booked/);
     expect(refused.alternatives).toHaveLength(3);
 
     // The same request again, at once and a little later: still taken, and still said why.

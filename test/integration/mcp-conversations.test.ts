@@ -94,7 +94,7 @@ describe('conversations', () => {
     });
     expect(moved.ok).toBe(true);
     expect(moved.spoken).toBe(
-      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at noon.',
+      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Friday 27 November at noon. New time sent to the number ending 3456 and by e-mail.',
     );
     expect(mcp.calls).toBe(3);
     expect(await bookingRow(appointment.reference)).toMatchObject({
@@ -194,7 +194,7 @@ describe('conversations', () => {
     expect(held.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
     expect(held.booking_page_url).toMatch(/\/p\/manage\/[A-Za-z0-9_-]{43}$/);
     expect(held.spoken).toMatch(
-      /the caller can save a card and pay the deposit on the booking page to confirm it\. Link sent to the number ending 8899\./,
+      /the caller can save a card and pay the deposit on the booking page to confirm it\. A late cancellation \(less than 2 days before\) costs 47 pounds 50, and a no-show 95 pounds\. Link sent to the number ending 8899\./,
     );
     expect(held.hint).toMatch(/link to the booking page has been sent/);
     expect(mcp.calls).toBe(2);

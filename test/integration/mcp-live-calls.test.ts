@@ -219,7 +219,9 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
     const mcp = await agent();
     const found = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
     expect(found).toMatchObject({ ok: true, card_required: true });
-    expect(found.terms_spoken).toMatch(/card on file .*a late cancellation costs 50%/);
+    expect(found.terms_spoken).toMatch(
+      /card on file .*a late cancellation \(less than 2 days before\) costs 50%/,
+    );
 
     // Monday afternoon: less than 48 hours before Tuesday 14:00.
     t.clock.set('2026-11-23T15:00:00Z');

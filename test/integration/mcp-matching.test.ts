@@ -86,7 +86,7 @@ describe.each<Era>(['legacy', 'modern'])('matching names through the MCP client 
       const result = await slots({ services: said });
       expect(result, said).toMatchObject({ ok: false, code: 'invalid_request' });
       expect(result.hint, said).toBe(
-        "Colour consultation can only be booked in person; the salon's number is 0 2 0, 7 4 8 5, 0 0 0 0.",
+        "Colour consultation is not booked on this line: the salon's team books it themselves; offer to take a message for them, or give the salon's number, 0 2 0, 7 4 8 5, 0 0 0 0.",
       );
     }
   });

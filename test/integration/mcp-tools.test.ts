@@ -258,7 +258,7 @@ describe('find_slots', () => {
     const inPerson = await ask({ services: 'consultation' });
     expect(inPerson).toMatchObject({ ok: false, code: 'invalid_request' });
     expect(inPerson.hint).toBe(
-      "Colour consultation can only be booked in person; the salon's number is 0 2 0, 7 4 8 5, 0 0 0 0.",
+      "Colour consultation is not booked on this line: the salon's team books it themselves; offer to take a message for them, or give the salon's number, 0 2 0, 7 4 8 5, 0 0 0 0.",
     );
     const mismatch = await ask({ services: 'beard trims', staff: 'Amara' });
     expect(mismatch).toMatchObject({ ok: false, code: 'invalid_request', choices: ['Ben Carter'] });
@@ -424,7 +424,7 @@ describe('book', () => {
       client: { first_name: 'Al', last_name: 'Ng', email: 'al@example.com' },
     });
     expect(result).toMatchObject({ ok: false, code: 'conflict' });
-    expect(result.hint).toMatch(/just been taken; apologise and offer the nearest free times/);
+    expect(result.hint).toMatch(/already booked; apologise and offer the nearest free times/);
     const times = result.alternatives.map((s: Json) => s.starts_at);
     expect(times).toHaveLength(3);
     expect(times).not.toContain('2026-11-26T14:00:00+00:00');
@@ -458,7 +458,7 @@ describe('book', () => {
     expect(result.booking.pending_confirmation.requirements).toEqual(['protection_setup']);
     expect(result.booking_page_url).toMatch(/^http:\/\/localhost:8080\/p\/manage\/[A-Za-z0-9_-]{43}$/);
     expect(result.spoken).toMatch(
-      /Booking Protection: the caller can save a card on the booking page to confirm it\. Link sent to the number ending \d{4}\.$/,
+      /Booking Protection: the caller can save a card on the booking page to confirm it\. A late cancellation \(less than 2 days before\) costs \d+ pounds, and a no-show \d+ pounds\. Link sent to the number ending \d{4}\.$/,
     );
   });
 
@@ -472,7 +472,7 @@ describe('book', () => {
     const badStart = await mcp.raw('book', {
       location: 'camden',
       services: 'cut',
-      starts_at: 'half four',
+      starts_at: 'half past',
       client: NEW_CALLER,
     });
     expect(errorText(badStart)).toMatch(/starts_at: give starts_at as find_slots returned it/);
@@ -513,7 +513,7 @@ describe('get_booking, reschedule and cancel', () => {
       staff_name: 'Amara Okafor',
     });
     expect(moved.spoken).toBe(
-      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Monday 30 November at 11 am.',
+      'Moved: Cut & blow-dry with Amara Okafor at Northside Camden, Monday 30 November at 11 am. New time sent to the number ending 3456 and by e-mail.',
     );
 
     const other = await bookJo('2026-11-30T15:00:00+00:00');
@@ -542,7 +542,7 @@ describe('get_booking, reschedule and cancel', () => {
       booking: { status: 'cancelled' },
     });
     expect(cancelled.spoken).toBe(
-      'Cancelled: Cut & blow-dry with Amara Okafor at Northside Camden, Tuesday 1 December at 9 am.',
+      'Cancelled: Cut & blow-dry with Amara Okafor at Northside Camden, Tuesday 1 December at 9 am. Cancellation sent to the number ending 3456 and by e-mail.',
     );
     const again = await mcp.call('cancel', { reference });
     expect(again).toMatchObject({ ok: false, code: 'conflict' });

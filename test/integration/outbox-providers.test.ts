@@ -105,6 +105,8 @@ describe('delivery through the providers', () => {
     expect(received.to).toEqual(['jo@example.com']);
     expect(received.from).toBe('bookings@acme.example');
     expect(received.raw).toMatch(/^Subject: Org acme-hair: Your booking is confirmed/m);
+    // MAIL_FROM's address, the organisation's name (issue 44): not MAIL_FROM's "Acme Hair" for everyone.
+    expect(received.raw).toMatch(/^From: "Org acme-hair" <bookings@acme\.example>$/m);
     expect(received.raw).toContain('text/plain');
     expect(received.raw).toContain('text/html');
 

@@ -23,6 +23,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   ],
   client_not_found: [{ by: 'phone' }, { by: 'email' }],
   bad_contact: [{ field: 'phone' }, { field: 'email' }],
+  phone_country: [
+    { countries: ['United Kingdom'], several: false },
+    { countries: ['United Kingdom (+44)', 'Nepal (+977)'], several: true },
+  ],
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
   series_clash: [{ dates: 'Tuesday 30 March is not free (free that day: 11 am with Ana)' }],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
@@ -63,8 +67,12 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   staff_not_working: [
     { staff: 'Ben Carter', works: 'Tuesday to Saturday 10 am to 6 pm at Northside Camden', alternatives: 3 },
     { staff: 'Ben Carter', works: null, alternatives: 0 },
+    { staff: 'Ben Carter', when: 'on Monday 30 November', works: null, alternatives: 2 },
   ],
   name_mismatch: [{ said: 'Alex Smith', onFile: 'Jo Bloggs' }],
+  service_elsewhere: [
+    { service: 'Beard trim', location: 'Northside Islington', elsewhere: ['Northside Camden'] },
+  ],
   late_change: [
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: '0 2 0' },
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: null },

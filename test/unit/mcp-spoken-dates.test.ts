@@ -228,6 +228,11 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
     expect(london('November 24')).toEqual({ ok: true, date: '2026-11-24' });
     expect(london('december the 8th')).toEqual({ ok: true, date: '2026-12-08' });
     expect(london('the 8th of December')).toEqual({ ok: true, date: '2026-12-08' });
+    // Ordinals in words (issue 44).
+    expect(london('the third')).toEqual({ ok: true, date: '2026-12-03' });
+    expect(london('the third of December')).toEqual({ ok: true, date: '2026-12-03' });
+    expect(newYork('December twenty-first')).toEqual({ ok: true, date: '2026-12-21' });
+    expect(london('thursday the twenty sixth')).toEqual({ ok: true, date: '2026-11-26' });
     expect(newYork('8 December')).toEqual({ ok: true, date: '2026-12-08' });
     expect(london('24 november 26')).toEqual({ ok: true, date: '2026-11-24' });
   });

@@ -76,12 +76,18 @@ describe('readSpokenStart', () => {
     });
   });
 
-  it('reads a repeated wall time by its zone abbreviation or "the first"/"the second", else the first', () => {
+  it('reads a repeated wall time by its zone abbreviation or "the first"/"the second", else asks which', () => {
     // London, 25 October 2026: 1:30 am BST (00:30Z), then 1:30 am GMT (01:30Z).
     expect(read('Sunday 25 October at 1:30 am BST')).toEqual(startsAt('2026-10-25T01:30:00+01:00'));
     expect(read('Sunday 25 October at 1:30 am GMT')).toEqual(startsAt('2026-10-25T01:30:00+00:00'));
     expect(read('Sunday 25 October at 1:30 am gmt+1')).toEqual(startsAt('2026-10-25T01:30:00+01:00'));
-    expect(read('Sunday 25 October at 1:30 am')).toEqual(startsAt('2026-10-25T01:30:00+01:00'));
+    // Said without which, the caller is asked, both instants named with their offsets (issue 44).
+    expect(read('Sunday 25 October at 1:30 am')).toEqual({
+      ok: false,
+      reason:
+        '1:30 am happens twice that night (the clocks go back); ask the caller which: 1:30 am BST ' +
+        '(2026-10-25T01:30:00+01:00) or 1:30 am GMT (2026-10-25T01:30:00+00:00), and pass that one',
+    });
     expect(read('Sunday 25 October at the second 1:30 am')).toEqual(startsAt('2026-10-25T01:30:00+00:00'));
     // Another zone's name is read on its own clock (see below), not as one of London's two.
     expect(read('Sunday 25 October at 1:30 am UTC-5')).toEqual(startsAt('2026-10-25T06:30:00+00:00'));
@@ -261,7 +267,12 @@ describe('readSpokenStart', () => {
       ok: false,
       reason: expect.stringMatching(/^give starts_at/),
     });
-    expect(read('half four')).toMatchObject({ ok: false, reason: expect.stringMatching(/^give starts_at/) });
+    // "half four" is 4:30 (issue 44): without opening hours, am or pm is asked about.
+    expect(read('half four')).toMatchObject({
+      ok: false,
+      reason: 'ask the caller whether 4:30 is 4:30 am or 4:30 pm',
+    });
+    expect(read('quarter to')).toMatchObject({ ok: false, reason: expect.stringMatching(/^give starts_at/) });
     expect(read('Monday 8 December at 2 pm')).toEqual({
       ok: false,
       reason: 'Tuesday 8 December is not a Monday; ask the caller which they mean',

@@ -38,6 +38,14 @@ describe('parseSpokenTime', () => {
     expect(parseSpokenTime('12:15')).toEqual({ minute: 735, halfDay: true });
     expect(parseSpokenTime('2')).toEqual({ minute: 120, halfDay: true });
     expect(parseSpokenTime("2 o'clock")).toEqual({ minute: 120, halfDay: true });
+    // Everyday words (issue 44).
+    expect(parseSpokenTime('half past four')).toEqual({ minute: 270, halfDay: true });
+    expect(parseSpokenTime('half four')).toEqual({ minute: 270, halfDay: true });
+    expect(parseSpokenTime('quarter past 2')).toEqual({ minute: 135, halfDay: true });
+    expect(parseSpokenTime('a quarter to one')).toEqual({ minute: 765, halfDay: true });
+    expect(parseSpokenTime('four pm')).toEqual({ minute: 960, halfDay: false });
+    expect(parseSpokenTime("ten o'clock")).toEqual({ minute: 600, halfDay: true });
+    expect(parseSpokenTime('half thirteen')).toBeUndefined();
     expect(parseSpokenTime('2 oclock')).toEqual({ minute: 120, halfDay: true });
     // A leading zero or an hour past 12 is the 24-hour clock; 0 is midnight.
     expect(halfDay('09:05')).toBe(false);
@@ -87,7 +95,7 @@ describe('parseSpokenTime', () => {
       '14:30pm',
       'soon',
       'morning',
-      'half past two',
+      'half past',
       '',
     ]) {
       expect(parseSpokenTime(text), text).toBeUndefined();

@@ -34,6 +34,27 @@ describe('message templates', () => {
     );
   });
 
+  it('a cancellation says what became of a paid deposit and any late fee, in each language', () => {
+    const cancelled: MessageFacts = {
+      ...FACTS,
+      kind: 'cancelled',
+      link: null,
+      holdExpiresAt: null,
+      depositDue: null,
+    };
+    const kept = { ...cancelled, cancellation: { deposit: '£20.00', depositRefunded: false, fee: '£27.50' } };
+    expect(renderSms(kept)).toContain(
+      'Your deposit of £20.00 is kept (late cancellation). A late-cancellation fee of £27.50 is charged to your saved card.',
+    );
+    expect(renderMessage(kept).html).toContain('<p>Your deposit of £20.00 is kept');
+    const refunded = { ...cancelled, cancellation: { deposit: '£20.00', depositRefunded: true, fee: null } };
+    expect(renderSms({ ...refunded, locale: 'de-DE' })).toContain(
+      'Ihre Anzahlung von £20.00 wird erstattet.',
+    );
+    expect(renderSms({ ...refunded, locale: 'fr-FR' })).toContain('Votre acompte de £20.00 sera remboursé.');
+    expect(renderSms(cancelled)).not.toMatch(/deposit|fee/);
+  });
+
   it('leaves direction controls out of names, so none turns the rest of a line backwards', () => {
     const hostile = { ...FACTS, clientFirstName: 'Jo\u202e', staffName: 'Amara\u2067 Okafor' };
     const rendered = renderMessage(hostile);
@@ -64,6 +85,25 @@ describe('message templates', () => {
       startsAt: Date.parse('2027-04-03T15:30:00Z'),
     });
     expect(sydney).toMatch(/2:30 am AEDT,/);
+  });
+
+  it('says the year of a date in another year, and a repeated time by an abbreviation people read', () => {
+    // A British organisation's New York salon, a year ahead, on the night the clocks go back.
+    const sms = renderSms({
+      ...FACTS,
+      kind: 'confirmed',
+      link: null,
+      holdExpiresAt: null,
+      timezone: 'America/New_York',
+      startsAt: Date.parse('2027-11-07T06:30:00Z'),
+      now: Date.parse('2026-11-23T09:00:00Z'),
+    });
+    expect(sms).toContain('on Sunday, 7 November 2027 at 1:30 EST');
+    expect(sms).not.toContain('GMT-5');
+    // This year's dates stay without it.
+    expect(renderSms({ ...FACTS, now: Date.parse('2026-11-23T09:00:00Z') })).toContain(
+      'on Tuesday 8 December at 14:30',
+    );
   });
 
   it('keeps the zone of a repeated time in the SMS alphabet, so the SMS keeps its detail', () => {

@@ -24,6 +24,7 @@ import {
 } from '../../domain/waitlist.ts';
 import { requireBookableServices } from '../availability-service.ts';
 import { getClient, type NewClient, registerClient } from '../client-service.ts';
+import { phoneAsDialledAt } from '../contact.ts';
 import { requireLocation } from '../directory-service.ts';
 import { timeOrderedId } from '../time-ordered-id.ts';
 import { releaseOffer } from './claims.ts';
@@ -42,6 +43,11 @@ export interface NewWaitlistEntry {
   times?: readonly TimeOfDay[] | undefined;
 }
 
+/** A new client's national number read in the country of the location they wait at, as dialled there. */
+function dialledAt(client: NewClient, location: Location): NewClient {
+  return client.phone ? { ...client, phone: phoneAsDialledAt(client.phone, location.country) } : client;
+}
+
 /**
  * Adds a client to a location's waitlist: the services must be bookable online there, the staff member
  * (if named) must do them all, the dates must not be past nor span more than MAX_WAIT_DAYS. A client
@@ -58,7 +64,7 @@ export async function joinWaitlist(
   const clientId = input.clientId
     ? (await getClient(db, organisationId, input.clientId.toLowerCase())).id
     : input.client
-      ? (await registerClient(db, organisationId, input.client, now)).client.id
+      ? (await registerClient(db, organisationId, dialledAt(input.client, checked.location), now)).client.id
       : null;
   if (!clientId) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
   return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, clientId, now));

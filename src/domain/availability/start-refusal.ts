@@ -2,15 +2,9 @@ import type { LocationPolicy } from '../catalogue.ts';
 import type { Refusal } from '../errors.ts';
 import { formatLocal } from '../time-format.ts';
 import type { StartDiagnosis } from './diagnose-start.ts';
-import type { DayHours } from './opening-hours.ts';
+import type { Workplace } from './types.ts';
 
-/** Where and when a staff member works: their weekly hours at each active location. */
-export interface Workplace {
-  locationSlug: string;
-  locationName: string;
-  /** Only the days they work there. */
-  hours: DayHours[];
-}
+export type { Workplace };
 
 /** What a refusal's words and details need beyond the diagnosis. */
 export interface RefusalContext {

@@ -100,6 +100,11 @@ export interface Availability {
   slots: Slot[];
   /** The days searched on which the location is closed for these services, and why. */
   closedDays: ClosedDay[];
+  /**
+   * With a staff member asked for, when a day searched is one they do not work: where and when they
+   * do, so a search on their day off can say so (read only then).
+   */
+  staffWorks?: Workplace[] | undefined;
 }
 
 /** A local date the location is closed: a closure (with its reason), or nobody asked about works. */
@@ -107,4 +112,27 @@ export interface ClosedDay {
   date: string;
   cause: 'closure' | 'nobody_works';
   closureReason: string | null;
+}
+
+export type WeekdayName = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
+/** From 'HH:MM' to 'HH:MM' local time; `end` may be '24:00' (the end of the day). */
+export interface ClockInterval {
+  start: string;
+  end: string;
+}
+
+/** A weekday's hours (opening-hours.ts). */
+export interface DayHours {
+  weekday: WeekdayName;
+  /** Sorted; overlapping or touching intervals merged (split shifts stay apart); empty when closed. */
+  intervals: ClockInterval[];
+}
+
+/** Where and when a staff member works: their weekly hours at each active location. */
+export interface Workplace {
+  locationSlug: string;
+  locationName: string;
+  /** Only the days they work there. */
+  hours: DayHours[];
 }

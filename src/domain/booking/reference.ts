@@ -19,14 +19,58 @@ export function normaliseReference(input: string): string {
 }
 
 /**
+ * Characters of the alphabet as a voice agent may pass them on, word for word: digits as words ("three
+ * d two") and the NATO spelling alphabet ("d for delta" is passed as "delta"). Whole words only, so a
+ * prefix is never read as one.
+ */
+const SPOKEN_CHARACTERS: ReadonlyMap<string, string> = new Map([
+  ...['TWO', 'THREE', 'FOUR', 'FIVE', 'SIX', 'SEVEN', 'EIGHT', 'NINE'].map(
+    (word, i) => [word, String(i + 2)] as const,
+  ),
+  ...[
+    'ALPHA',
+    'ALFA',
+    'BRAVO',
+    'CHARLIE',
+    'DELTA',
+    'ECHO',
+    'FOXTROT',
+    'GOLF',
+    'HOTEL',
+    'INDIA',
+    'JULIET',
+    'JULIETT',
+    'KILO',
+    'LIMA',
+    'MIKE',
+    'NOVEMBER',
+    'OSCAR',
+    'PAPA',
+    'QUEBEC',
+    'ROMEO',
+    'SIERRA',
+    'TANGO',
+    'UNIFORM',
+    'VICTOR',
+    'WHISKEY',
+    'WHISKY',
+    'XRAY',
+    'YANKEE',
+    'ZULU',
+  ].map((word) => [word, word[0]!] as const),
+]);
+
+/**
  * A reference as a caller says it or a person types it: any case, spaces anywhere, the hyphen or the
- * word "dash" or neither ("nhc 2dsdkb", "N H C dash 2 D S D K B", "NHC2DSDKB"), with or without the
+ * word "dash" or neither ("nhc 2dsdkb", "N H C dash 2 D S D K B", "NHC2DSDKB"), digits as words and
+ * NATO letters ("two d s delta k b", SPOKEN_CHARACTERS), with or without the
  * prefix ("2DSDKB"). The code is always the last REFERENCE_LENGTH characters, so the prefix is
  * whatever comes before them; null when nothing does (the organisation's own prefix is meant).
  */
 export function readReference(input: string): { prefix: string | null; code: string } {
   const compact = input
     .toUpperCase()
+    .replace(/\b[A-Z]{3,8}\b/g, (word) => SPOKEN_CHARACTERS.get(word) ?? word)
     .replace(/\bDASH\b/g, '-')
     .replace(/[^A-Z0-9-]/g, '');
   const hyphen = compact.lastIndexOf('-');

@@ -26,7 +26,8 @@ import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bo
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
-import { ChangeOutput, describeChange } from './change-outcome.ts';
+import { feesSentence } from './booking-terms.ts';
+import { ChangeOutput, describeChange, sentAfterChange } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
@@ -101,7 +102,7 @@ export const bookTool = defineTool({
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at);
-    const clientId = await clientForBooking(api, args);
+    const clientId = await clientForBooking(api, args, place.location.country);
     // A second booking of the same person at the same time is never what a caller wants (a retry
     // with a changed argument, another stylist named): book answers with the one they hold.
     const held = await api.liveBookingAt(clientId, place.location.slug, startsAt);
@@ -132,7 +133,7 @@ export const bookTool = defineTool({
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
-    const protection = unfinished ? ` ${protectionSentence(booking)}` : '';
+    const protection = `${unfinished ? ` ${protectionSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     const repeats =
@@ -361,7 +362,7 @@ export const rescheduleTool = defineTool({
           )}.`;
     const spoken = change.dry_run
       ? `It can be moved to ${summary!.spoken}.${said.consequences}${later} Ask the caller to confirm before moving it.`
-      : `Moved: ${summary!.spoken}.${said.consequences}${later}`;
+      : `Moved: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'rescheduled')}`;
     return { booking: summary!, ...said.fields, spoken };
   },
 });
@@ -406,13 +407,14 @@ export const cancelTool = defineTool({
       });
     }
     const { change } = cancelled;
-    const after = change.dry_run ? booking : { ...booking, status: cancelled.status };
+    // Read again once cancelled: its deposit is now refunded or kept, and its fee set (issue 44).
+    const after = change.dry_run ? booking : await api.getBooking(booking.reference);
     const [summary] = await speakBookings(api, [after]);
     const said = await describeChange(api, 'cancel', change, booking, place);
     const later = await laterVisitsCancelled(api, cancelled.following, place, change.dry_run);
     const spoken = change.dry_run
       ? `If cancelled now: ${summary!.spoken}.${said.consequences}${later} Ask the caller whether to go ahead.`
-      : `Cancelled: ${summary!.spoken}.${said.consequences}${later}`;
+      : `Cancelled: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'cancelled')}`;
     return {
       booking: summary!,
       ...said.fields,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isTextable } from '../../app/phone-destinations.ts';
+import { type OutboxKind, recipientsOf, sentSentence } from '../../domain/outbox.ts';
 import type { Booking, BookingApi, Cancellation } from '../booking-api.ts';
 import type { Place } from '../resolution.ts';
 import { speakPrice } from '../speech.ts';
@@ -84,4 +86,22 @@ async function lateWindow(api: BookingApi, place: Place): Promise<string> {
 
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * What a move or a cancellation sent the client, as the change's transaction wrote it to the outbox
+ * (each channel the client has; SMS only where the organisation texts): " New time sent to the number
+ * ending 3456 and by e-mail.", or '' when the client has no contact.
+ */
+export async function sentAfterChange(
+  api: BookingApi,
+  booking: Booking,
+  kind: Extract<OutboxKind, 'rescheduled' | 'cancelled'>,
+): Promise<string> {
+  const [client, texted] = await Promise.all([api.getClient(booking.client_id), api.textedCountries()]);
+  const notices = recipientsOf(client)
+    .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
+    .map((r) => ({ kind, ...r }));
+  const sent = sentSentence(notices, { brief: true });
+  return sent ? ` ${sent}` : '';
 }

@@ -8,12 +8,13 @@ import {
   callerTextAt,
   spokenName,
 } from '../caller-text.ts';
-import { callerContact, placeOfSlug } from '../resolution.ts';
+import { callerContact, callerPhoneReadings, placeOfSlug } from '../resolution.ts';
 import { speakDate, speakDateTime, speakPhone } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
 import { BadArgument, fail, failure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
+import { typoBudget, typos, wordFit } from '../word-similarity.ts';
 
 const SpokenClient = z.object({
   id: z.string(),
@@ -35,12 +36,14 @@ const ContactInput = {
 /** A client as the tools return it, the phone also digit by digit (national where the shop is). */
 async function spokenClient(api: BookingApi, client: Client): Promise<z.infer<typeof SpokenClient>> {
   const countries = (await api.listLocations()).map((l) => l.country);
+  // Said nationally where it is a number of one of the organisation's countries (London's or Kathmandu's).
+  const home = countries.find((c) => client.phone && c && !speakPhone(client.phone, c).startsWith('plus'));
   return {
     id: client.id,
     first_name: client.first_name,
     last_name: client.last_name,
     phone: client.phone,
-    phone_spoken: client.phone ? speakPhone(client.phone, countries[0]) : null,
+    phone_spoken: client.phone ? speakPhone(client.phone, home ?? countries[0]) : null,
     email: client.email,
   };
 }
@@ -110,9 +113,13 @@ export const lookupClientTool = defineTool({
   async run(args, { api }) {
     if (!args.phone?.trim() && !args.email?.trim())
       throw new BadArgument('phone', 'give a phone number or an e-mail address.');
-    const contact = await callerContact(api, args);
-    const client = await api.findClient(contact);
-    if (!client) fail('client_not_found', { by: contact.phone ? 'phone' : 'email' });
+    const { email } = await callerContact(api, { email: args.email });
+    const phones = args.phone?.trim() ? await callerPhoneReadings(api, args.phone) : [undefined];
+    let client: Client | null = null;
+    for (const phone of phones) {
+      client ??= await api.findClient({ ...(phone && { phone }), ...(email && { email }) });
+    }
+    if (!client) fail('client_not_found', { by: phones[0] ? 'phone' : 'email' });
     const [upcoming, usual] = await Promise.all([
       api.upcomingBookings(client.id),
       api.clientUsual(client.id),
@@ -155,13 +162,17 @@ export const registerClientTool = defineTool({
   },
 });
 
-/** Registers (or finds) the client described; the contact read forgivingly first. */
+/**
+ * Registers (or finds) the client described; the contact read forgivingly first, a national number in
+ * `country` (the location's the call is about) where there is one.
+ */
 export async function register(
   api: BookingApi,
   said: z.infer<typeof NewClientInput>,
   marketingConsent?: boolean,
+  country?: string | null,
 ): Promise<{ client: Client; created: boolean }> {
-  const contact = await callerContact(api, said);
+  const contact = await callerContact(api, said, country);
   if (!contact.phone && !contact.email) {
     throw new BadArgument('phone', 'give a phone number or an e-mail address for the client.');
   }
@@ -181,6 +192,8 @@ export async function register(
 export async function clientForBooking(
   api: BookingApi,
   args: { client_id?: string | undefined; client?: z.infer<typeof NewClientInput> | undefined },
+  /** The country of the location booked: a national number is read there. */
+  country?: string | null,
 ): Promise<string> {
   const clientId = args.client_id?.trim() ?? '';
   if (clientId !== '') {
@@ -199,7 +212,7 @@ export async function clientForBooking(
       'give client_id (from lookup_client) or client with a name and phone or e-mail.',
     );
   }
-  const { client, created } = await register(api, args.client);
+  const { client, created } = await register(api, args.client, undefined, country);
   if (!created && !sameName(args.client, client)) {
     // The name on file was written by whoever registered it: the answer marks it as theirs.
     fail(
@@ -222,7 +235,8 @@ function fullName(person: { first_name: string; last_name: string }): string {
 
 /**
  * The same person as far as a name can tell: the same last name and a first name that is the same or
- * one the other begins with ("Jo" and "Joanne"), ignoring case, accents and spaces.
+ * one the other begins with ("Jo" and "Joanne"), ignoring case, accents and spaces, each forgiving a
+ * slip of hearing as staff and service names do ("Marcos Bell" for Marcus Bell: word-similarity.ts).
  */
 function sameName(said: { first_name: string; last_name: string }, onFile: Client): boolean {
   const plain = (text: string) =>
@@ -233,5 +247,13 @@ function sameName(said: { first_name: string; last_name: string }, onFile: Clien
       .replace(/[^\p{L}\p{N}]+/gu, '');
   const [first, last] = [plain(said.first_name), plain(said.last_name)];
   const [fileFirst, fileLast] = [plain(onFile.first_name), plain(onFile.last_name)];
-  return last === fileLast && (first.startsWith(fileFirst) || fileFirst.startsWith(first));
+  // A word cut short by a slip's worth of letters ("Moor" for Moore) is a slip too, not a part.
+  const slip = (said: string, onFile: string) => {
+    const fit = wordFit(said, onFile)?.fit;
+    return fit === 'slip' || (fit === 'part' && typos(said, onFile) <= typoBudget([...said].length));
+  };
+  return (
+    (last === fileLast || slip(last, fileLast)) &&
+    (first.startsWith(fileFirst) || fileFirst.startsWith(first) || slip(first, fileFirst))
+  );
 }

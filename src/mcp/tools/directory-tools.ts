@@ -118,13 +118,19 @@ export const listServicesTool = defineTool({
           staff: s.staff.map((member) => member.name),
         })),
       in_person_only: services.filter((s) => !s.online_bookable).map((s) => s.name),
-      ...termsOf(place, services),
+      ...termsOf(
+        place,
+        services,
+        place.location.booking_protection_policy.applies
+          ? (await api.locationInfo(place.location.slug)).policy.cancellation_window_hours
+          : null,
+      ),
     };
   },
 });
 
 /** The location's booking terms over all its bookable services: which take a deposit, and a card on file. */
-function termsOf(place: Place, services: readonly Service[]) {
+function termsOf(place: Place, services: readonly Service[], windowHours: number | null) {
   const protection = place.location.booking_protection_policy;
   const withDeposit = services.filter((s) => s.online_bookable && s.deposit !== null);
   const said: string[] = [];
@@ -134,6 +140,6 @@ function termsOf(place: Place, services: readonly Service[]) {
     );
     said.push(`A deposit is taken when booking ${listed(each)}; the booking is held until it is paid.`);
   }
-  if (protection.applies) said.push(protectionTerms(protection));
+  if (protection.applies) said.push(protectionTerms(protection, windowHours));
   return { card_required: protection.applies, terms_spoken: said.length > 0 ? said.join(' ') : null };
 }

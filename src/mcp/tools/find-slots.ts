@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
+import { speakWorkplaces } from '../refusals.ts';
 import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
 import {
@@ -140,9 +141,21 @@ export const findSlotsTool = defineTool({
         const first = speakDate(closed[0]!.date, place.locale, today, { relative: false });
         let day = bookable.days === 1 ? first : `${first} and the ${daysAfter(bookable.days - 1)} after`;
         if (bookable.cut) day += `, the last ${bookable.days === 1 ? 'day' : 'days'} it takes bookings for`;
-        const why = closed.every((c) => c.reason === 'closure')
-          ? (closed[0]!.closure_reason ?? null)
-          : 'nobody who does that works then';
+        const closure = closed.every((c) => c.reason === 'closure');
+        // A stylist's day off is not the salon closed: others may be free (design.md 8.2).
+        if (staff && !closure && found.staff_works && (await openForOthers(api, place, services, span))) {
+          fail(
+            'staff_not_working',
+            {
+              staff: staff.name,
+              when: `on ${day}`,
+              works: speakWorkplaces(found.staff_works, place),
+              alternatives: offered.length,
+            },
+            { alternatives: offered, reason: 'staff_not_working' },
+          );
+        }
+        const why = closure ? (closed[0]!.closure_reason ?? null) : 'nobody who does that works then';
         fail(
           'closed_day',
           { location: place.location.name, day, why, alternatives: offered.length },
@@ -153,8 +166,10 @@ export const findSlotsTool = defineTool({
       if (bookable.cut) when += `, the last day ${place.location.name} takes bookings for`;
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
     }
+    const protectedHere = place.location.booking_protection_policy.applies;
+    const windowHours = protectedHere ? (await locationInfo()).policy.cancellation_window_hours : null;
     return {
-      ...bookingTerms(place, services),
+      ...bookingTerms(place, services, windowHours),
       location: { slug: place.location.slug, name: place.location.name },
       services: services.map((s) => ({ id: s.id, name: s.name })),
       duration_minutes: found.duration.minutes,
@@ -170,7 +185,26 @@ export const findSlotsTool = defineTool({
   },
 });
 
-/** The free times nearest to the start of what was asked, from that day on (any time of day). */
+/** Whether anyone who does these services works on a day of the span (the location is open then). */
+async function openForOthers(
+  api: BookingApi,
+  place: Place,
+  services: readonly { id: string }[],
+  span: { from: string; days: number },
+): Promise<boolean> {
+  const everyone = await api.availability(place.location.slug, {
+    serviceIds: services.map((s) => s.id),
+    date: span.from,
+    days: daysUpTo(span.from, span.days),
+  });
+  return everyone.closed_days.length < daysUpTo(span.from, span.days);
+}
+
+/**
+ * The free times nearest to the start of what was asked, from that day on: in the part of the day or
+ * the times asked for ("afternoon" offers afternoons on the days after), any time of day only when
+ * none of those is free in the weeks searched.
+ */
 async function alternativesFor(
   search: (date: string, days: number) => ReturnType<BookingApi['availability']>,
   place: Place,
@@ -184,7 +218,9 @@ async function alternativesFor(
   const calendar = zoneCalendar(place.zone);
   const day = calendar.day(date);
   const target = calendar.instantsAt(day, window.from)[0] ?? day.start;
-  return spokenSlots(nearest(later.slots, target, limit, SPREAD_MINUTES), place, team, now);
+  const fitting = later.slots.filter((slot) => inWindow(slot.starts_at, window));
+  const offered = fitting.length > 0 ? fitting : later.slots;
+  return spokenSlots(nearest(offered, target, limit, SPREAD_MINUTES), place, team, now);
 }
 
 /** "tomorrow, Tuesday 24 November in the afternoon", "from Monday 23 to Friday 27 November after 5 pm". */

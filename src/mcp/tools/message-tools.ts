@@ -30,7 +30,7 @@ export const takeMessageTool = defineTool({
         ? await resolveLocation(api, args.location)
         : null;
     // A national number is read with the countries of the organisation's locations, as lookup_client reads it.
-    const { phone } = await callerContact(api, { phone: args.phone });
+    const { phone } = await callerContact(api, { phone: args.phone }, location?.location.country);
     const taken = await api.takeMessage({
       caller_name: args.caller_name,
       message: args.message,

@@ -44,7 +44,7 @@ export const joinWaitlistTool = defineTool({
       return name === 'to_date' && reading.days ? addDays(reading.date, reading.days - 1) : reading.date;
     };
     const [from, to] = readAll(read('from_date'), read('to_date'));
-    const clientId = await clientForBooking(api, args);
+    const clientId = await clientForBooking(api, args, place.location.country);
     const entry = await api.joinWaitlist({
       location_slug: place.location.slug,
       service_ids: services.map((s) => s.id),

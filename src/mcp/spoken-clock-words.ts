@@ -1,0 +1,38 @@
+/**
+ * Times said in everyday words, rewritten as the clock times the readers take (spoken-times.ts,
+ * spoken-starts.ts): "half past four" and the British "half four" are 4:30, "quarter past four" 4:15,
+ * "quarter to five" 4:45, "four pm" and "four o'clock" 4 pm and 4 o'clock. Hours are digits or the
+ * words one to twelve; what the rewritten time means (am or pm) is then read as for "4:30".
+ */
+
+const HOUR_WORDS: ReadonlyMap<string, number> = new Map(
+  ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'].map(
+    (word, i) => [word, i + 1],
+  ),
+);
+
+const HOUR = String.raw`(\d{1,2}|${[...HOUR_WORDS.keys()].join('|')})`;
+const HALF_PAST = new RegExp(String.raw`\bhalf (?:past |after )?${HOUR}\b`, 'g');
+const QUARTER_PAST = new RegExp(String.raw`\b(?:a )?quarter (?:past|after) ${HOUR}\b`, 'g');
+const QUARTER_TO = new RegExp(String.raw`\b(?:a )?quarter (?:to|of|before) ${HOUR}\b`, 'g');
+const WORD_HOUR = new RegExp(String.raw`\b${HOUR}(?= ?(?:o'?clock|[ap]\.? ?m\b))`, 'g');
+
+function hourOf(said: string): number | undefined {
+  const hour = HOUR_WORDS.get(said) ?? Number(said);
+  return hour >= 1 && hour <= 12 ? hour : undefined;
+}
+
+/** The phrase (lower case, single spaces) with everyday clock words as clock times; else unchanged. */
+export function clockWordsAsTimes(phrase: string): string {
+  const at = (said: string, minutes: number, whole: string, before = false) => {
+    const hour = hourOf(said);
+    if (hour === undefined) return whole;
+    const shown = before ? (hour === 1 ? 12 : hour - 1) : hour;
+    return `${shown}:${String(minutes).padStart(2, '0')}`;
+  };
+  return phrase
+    .replace(HALF_PAST, (whole, hour: string) => at(hour, 30, whole))
+    .replace(QUARTER_PAST, (whole, hour: string) => at(hour, 15, whole))
+    .replace(QUARTER_TO, (whole, hour: string) => at(hour, 45, whole, true))
+    .replace(WORD_HOUR, (whole, hour: string) => String(HOUR_WORDS.get(hour) ?? whole));
+}

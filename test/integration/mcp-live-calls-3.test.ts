@@ -1,0 +1,651 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
+import { payDepositByStaff } from '../../src/app/staff-actions.ts';
+import { demoWithProtectedBooking, PROTECTED_REFERENCE } from '../helpers/live-call-fixtures.ts';
+import { connectInProcess, errorText, type McpHarness } from '../helpers/mcp-harness.ts';
+import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
+import { TWO_COUNTRIES } from '../helpers/two-country-catalogue.ts';
+import { NEW_YORK, SYDNEY } from '../helpers/world-catalogues.ts';
+
+/**
+ * Live calls, round 3 (issue 44): the last ways a call ended wrong, played through the SDK's client on
+ * a fixed clock (Monday 23 November 2026, 09:00 in London): the demo salon (London), a business with
+ * salons in London and Kathmandu (UTC+05:45), and a barber in New York.
+ */
+
+/** The New York barber, its hot towel shave asking a $10 deposit. */
+function newYorkWithDeposit(): unknown {
+  const catalogue = structuredClone(NEW_YORK) as { services: { ref: string; deposit: unknown }[] };
+  catalogue.services.find((s) => s.ref === 'shave')!.deposit = { amount: 1000, currency: 'USD' };
+  return catalogue;
+}
+
+/** The Sydney salon with Booking Protection: 25% for a cancellation less than 36 hours before. */
+function sydneyProtected(): unknown {
+  const catalogue = structuredClone(SYDNEY) as {
+    locations: { policy: { cancellation_window_hours: number }; booking_protection: unknown }[];
+  };
+  const [bondi] = catalogue.locations;
+  bondi!.policy.cancellation_window_hours = 36;
+  bondi!.booking_protection = {
+    applies: true,
+    late_cancellation_fee_percentage: 25,
+    no_show_fee_percentage: 100,
+  };
+  return catalogue;
+}
+
+let t: TestApp;
+let keys: Record<'demo' | 'twoCountries' | 'newYork' | 'sydney', string>;
+const open: McpHarness[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({
+    catalogues: [demoWithProtectedBooking(), TWO_COUNTRIES, newYorkWithDeposit(), sydneyProtected()],
+    limits: { requestsPerMinute: 100_000 },
+  });
+  keys = {
+    demo: t.keys.readWrite,
+    twoCountries: await t.keyFor('everest-thames'),
+    newYork: await t.keyFor('brooklyn-barbers'),
+    sydney: await t.keyFor('bondi-beauty'),
+  };
+});
+afterEach(() => t.clock.set(TEST_START));
+afterAll(async () => {
+  for (const mcp of open) await mcp.close();
+  await t.close();
+});
+
+async function agent(business: keyof typeof keys, era: 'legacy' | 'modern' = 'legacy'): Promise<McpHarness> {
+  const mcp = await connectInProcess(t, keys[business], era);
+  open.push(mcp);
+  return mcp;
+}
+
+async function organisationId(slug: string): Promise<string> {
+  return (
+    await t.database.db
+      .selectFrom('organisations')
+      .select('id')
+      .where('slug', '=', slug)
+      .executeTakeFirstOrThrow()
+  ).id;
+}
+
+async function outboxOf(organisationSlug: string, reference: string) {
+  return (await listOutbox(t.database.db, await organisationId(organisationSlug))).filter(
+    (m) => m.reference === reference,
+  );
+}
+
+/** The messages of a booking's kind as delivered (logged, with no provider): SMS text and e-mail. */
+async function delivered(organisationSlug: string, reference: string, kind: string) {
+  await deliverAllDue({
+    db: t.database.db,
+    clock: t.clock,
+    senders: { sms: null, email: null },
+    links: customerLinks(localCheckout, 'https://book.example'),
+  });
+  const messages = (await outboxOf(organisationSlug, reference)).filter((m) => m.kind === kind);
+  const body = (channel: string) => JSON.parse(messages.find((m) => m.channel === channel)?.body ?? 'null');
+  return { sms: body('sms').text as string, email: body('email') as { text: string; html: string } };
+}
+
+describe('phone numbers are read in the country of the location the call is about', () => {
+  it('at the Kathmandu salon a national number is Nepalese, at the London one British; the message goes there', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const kathmandu = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'haircut',
+      starts_at: '2026-11-24T10:00:00+05:45',
+      client: { first_name: 'Anil', last_name: 'Rai', phone: '9841 234567' },
+    });
+    expect(kathmandu.spoken).toContain('number ending 4567');
+    const sms = (await outboxOf('everest-thames', kathmandu.booking.reference)).filter(
+      (m) => m.channel === 'sms',
+    );
+    expect(sms.map((m) => m.to)).toEqual(['+9779841234567']);
+
+    const london = await mcp.call('book', {
+      location: 'london',
+      services: 'haircut',
+      starts_at: '2026-11-24T10:00:00+00:00',
+      client: { first_name: 'Amy', last_name: 'Hart', phone: '07911 223344' },
+    });
+    const londonSms = (await outboxOf('everest-thames', london.booking.reference)).filter(
+      (m) => m.channel === 'sms',
+    );
+    expect(new Set(londonSms.map((m) => m.to))).toEqual(new Set(['+447911223344']));
+
+    // Without a location, lookup_client finds the caller under whichever reading is on file.
+    const found = await mcp.call('lookup_client', { phone: '9841 234567' });
+    expect(found.client).toMatchObject({ first_name: 'Anil', phone: '+9779841234567' });
+    expect(found.client.phone_spoken).toBe('9 8 4, 1 2 3 4 5 6 7');
+  });
+
+  it('a number that reads in both countries, with no location named, is asked about', async () => {
+    const mcp = await agent('twoCountries');
+    const answer = await mcp.call('register_client', {
+      first_name: 'Maya',
+      last_name: 'Gurung',
+      phone: '9841 765432',
+    });
+    expect(answer).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(answer.hint).toBe(
+      "That number could be a Nepal (+977) or United Kingdom (+44) number; ask the caller which country it is from, then pass it with that country's code.",
+    );
+    const registered = await mcp.call('register_client', {
+      first_name: 'Maya',
+      last_name: 'Gurung',
+      phone: '+977 9841 765432',
+    });
+    expect(registered.client.phone).toBe('+9779841765432');
+  });
+
+  it("REST reads a waitlist client's national number in the country of the location named", async () => {
+    const services = await t.request({
+      method: 'GET',
+      url: '/v1/locations/kathmandu/services',
+      key: keys.twoCountries,
+    });
+    const cut = services.json().data.find((s: { name: string }) => s.name === 'Haircut');
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      key: keys.twoCountries,
+      payload: {
+        location_slug: 'kathmandu',
+        service_ids: [cut.id],
+        client: { first_name: 'Bina', last_name: 'Tamang', phone: '9851 112233' },
+        from_date: '2026-11-25',
+        to_date: '2026-11-27',
+      },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const client = await t.request({
+      method: 'GET',
+      url: `/v1/clients/${response.json().data.client_id}`,
+      key: keys.twoCountries,
+    });
+    expect(client.json().data.phone, client.body).toBe('+9779851112233');
+  });
+});
+
+describe("a foreign caller's national number", () => {
+  it('at a London salon: the agent is told to ask for the country, then the number with its code books', async () => {
+    const mcp = await agent('demo');
+    const args = {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-24T15:00:00+00:00',
+      client: { first_name: 'Élodie', last_name: 'Moreau', phone: '06 12 34 56 78' },
+    };
+    const refused = await mcp.call('book', args);
+    expect(refused).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(refused.hint).toMatch(
+      /^That is not a United Kingdom number as said; ask the caller which country/,
+    );
+    expect(refused.hint).not.toContain('digit by digit');
+    const booked = await mcp.call('book', {
+      ...args,
+      client: { ...args.client, phone: '+33 6 12 34 56 78' },
+    });
+    expect(booked.booking.status).toBe('confirmed');
+    // A number too short for any country is still asked again.
+    const short = await mcp.call('lookup_client', { phone: '06 12' });
+    expect(short.hint).toMatch(/does not look complete/);
+    // A British-looking number that is not one (a digit misheard) is asked for again, not its country.
+    const misheard = await mcp.call('lookup_client', { phone: '07911 554433' });
+    expect(misheard.hint).toMatch(/does not look complete/);
+  });
+
+  it('at a New York barber, the same', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const refused = await mcp.call('register_client', {
+      first_name: 'Lena',
+      last_name: 'Vogel',
+      phone: '0151 23456789',
+    });
+    expect(refused.hint).toMatch(/^That is not a United States number as said; ask the caller which country/);
+  });
+});
+
+describe('find_slots with a named stylist on their day off', () => {
+  it('at the demo salon: Amara does not work Saturdays, says when and where she does, and offers her times', async () => {
+    const mcp = await agent('demo');
+    const off = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      date: 'Saturday 5 December',
+    });
+    expect(off).toMatchObject({ ok: false, code: 'conflict', reason: 'staff_not_working' });
+    expect(off.hint).toMatch(
+      /^Amara Okafor does not work on Saturday 5 December; Amara Okafor works Monday to .* at Northside Camden; offer Amara Okafor's nearest free times in alternatives, or anyone else\.$/,
+    );
+    expect(off.alternatives.length).toBeGreaterThan(0);
+    expect(off.alternatives.every((s: { staff_name: string }) => s.staff_name === 'Amara Okafor')).toBe(true);
+    // A day nobody works is still the salon closed.
+    const sunday = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      date: 'Sunday 29 November',
+    });
+    expect(sunday).toMatchObject({ ok: false, reason: 'closed' });
+    expect(sunday.hint).toMatch(/^Northside Camden is closed on Sunday 29 November/);
+  });
+
+  it('in a two-country business: Ram works in Kathmandu on Mondays, not London', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const off = await mcp.call('find_slots', {
+      location: 'london',
+      services: 'haircut',
+      staff: 'Ram',
+      date: 'monday',
+    });
+    expect(off).toMatchObject({ ok: false, code: 'conflict', reason: 'staff_not_working' });
+    expect(off.hint).toBe(
+      "Ram Thapa does not work on Monday 23 November; Ram Thapa works Monday to Wednesday 9 am to 12:30 pm and 1:30 pm to 6 pm at Everest & Thames Kathmandu and Thursday and Friday 9 am to 12:30 pm and 1:30 pm to 6 pm at Everest & Thames London; offer Ram Thapa's nearest free times in alternatives, or anyone else.",
+    );
+    // REST gives the same: with staff_id, where and when they work (an addition to v1).
+    const get = async (url: string) =>
+      (await t.request({ method: 'GET', url, key: keys.twoCountries })).json().data;
+    const ram = (await get('/v1/locations/london/staff')).find(
+      (s: { name: string }) => s.name === 'Ram Thapa',
+    );
+    const availability = await get(
+      `/v1/locations/london/availability?service_ids=${ram.service_ids[0]}&date=2026-11-23&staff_id=${ram.id}`,
+    );
+    expect(availability.slots).toEqual([]);
+    expect(availability.staff_works.map((w: { location_slug: string }) => w.location_slug).sort()).toEqual([
+      'kathmandu',
+      'london',
+    ]);
+  });
+});
+
+describe('a name said with a slip is the client on file', () => {
+  it('"Marcos Bell" on Marcus Bell\'s phone books Marcus, in London; "Alex Bell" is still asked about', async () => {
+    const mcp = await agent('twoCountries');
+    const booked = await mcp.call('book', {
+      location: 'london',
+      services: 'haircut',
+      starts_at: '2026-11-25T11:00:00+00:00',
+      client: { first_name: 'Marcos', last_name: 'Bell', phone: '07911 123999' },
+    });
+    expect(booked).toMatchObject({ ok: true, booking: { client_name: 'Marcus Bell' } });
+    const other = await mcp.call('register_client', {
+      first_name: 'Alex',
+      last_name: 'Bell',
+      phone: '07911 123999',
+    });
+    expect(other).toMatchObject({ created: false, name_mismatch: true });
+  });
+
+  it('"Cris Moor" on Chris Moore\'s phone is Chris, in New York', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const registered = await mcp.call('register_client', {
+      first_name: 'Cris',
+      last_name: 'Moor',
+      phone: '(718) 555-0199',
+    });
+    expect(registered).toMatchObject({
+      created: false,
+      name_mismatch: false,
+      client: { first_name: 'Chris' },
+    });
+  });
+});
+
+const DIGIT_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+/** A reference as an agent passes on what it heard: "three d two ...", digits as words. */
+const saidInWords = (code: string) =>
+  [...code].map((c) => (/\d/.test(c) ? DIGIT_WORDS[Number(c)] : c.toLowerCase())).join(' ');
+
+describe('everyday spoken forms', () => {
+  it('in London: "the third", "half past four", "half four", and a reference read in words', async () => {
+    const mcp = await agent('demo');
+    const found = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'the third',
+      earliest: 'half past four',
+    });
+    expect(found.ok).toBe(true);
+    expect(found.slots[0].starts_at).toBe('2026-12-03T16:30:00+00:00');
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: 'the third at half four',
+      client: { first_name: 'Priya', last_name: 'Nair', phone: '07911 123777' },
+    });
+    expect(booked.booking.starts_at).toBe('2026-12-03T16:30:00+00:00');
+    const code = booked.booking.reference.slice(4);
+    const read = await mcp.call('get_booking', { reference: saidInWords(code) });
+    expect(read.booking.reference).toBe(booked.booking.reference);
+    const dashed = await mcp.call('get_booking', { reference: `n h c dash ${saidInWords(code)}` });
+    expect(dashed.booking.reference).toBe(booked.booking.reference);
+  });
+
+  it('in New York: "the twenty-first", "quarter past two", "quarter to three", and a reference in words', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const found = await mcp.call('find_slots', {
+      services: "men's cut",
+      date: 'Monday the twenty-first',
+      earliest: 'quarter past two',
+      latest: 'quarter to three',
+    });
+    expect(
+      found.slots?.map((s: { starts_at: string }) => s.starts_at),
+      JSON.stringify(found),
+    ).toEqual(['2026-12-21T14:15:00-05:00', '2026-12-21T14:30:00-05:00', '2026-12-21T14:45:00-05:00']);
+    const booked = await mcp.call('book', {
+      services: "men's cut",
+      starts_at: 'the twenty-first at quarter to three',
+      client: { first_name: 'Chris', last_name: 'Moore', phone: '(718) 555-0199' },
+    });
+    expect(booked.booking.starts_at).toBe('2026-12-21T14:45:00-05:00');
+    const code = booked.booking.reference.slice(4);
+    const read = await mcp.call('get_booking', { reference: saidInWords(code) });
+    expect(read.booking.reference).toBe(booked.booking.reference);
+  });
+});
+
+describe('a cancellation says what became of the money', () => {
+  it('in London: a late cancellation keeps the paid deposit; the answer, its booking, the SMS and e-mail say so', async () => {
+    const mcp = await agent('demo');
+    const held = await mcp.call('book', {
+      location: 'camden',
+      services: 'full colour',
+      starts_at: '2026-11-26T14:00:00+00:00',
+      client: { first_name: 'Ria', last_name: 'Shah', phone: '07911 223456', email: 'ria@example.org' },
+    });
+    const { reference } = held.booking;
+    await payDepositByStaff(
+      t.database.db,
+      await organisationId('northside-hair'),
+      reference,
+      t.clock.nowMs(),
+    );
+    t.clock.set('2026-11-25T16:00:00Z');
+    const done = await mcp.call('cancel', { reference });
+    expect(done).toMatchObject({ ok: true, late: true, deposit_refunded: false });
+    expect(done.booking).toMatchObject({ status: 'cancelled', deposit_status: 'retained' });
+    const { sms, email } = await delivered('northside-hair', reference, 'cancelled');
+    expect(sms).toContain('Your deposit of £20.00 is kept (late cancellation).');
+    expect(email.text).toContain('Your deposit of £20.00 is kept (late cancellation).');
+    expect(email.html).toContain('<p>Your deposit of £20.00 is kept (late cancellation).</p>');
+  });
+
+  it('in London: a late cancellation at the protected salon names the fee charged to the card', async () => {
+    const mcp = await agent('demo');
+    t.clock.set('2026-11-23T15:00:00Z');
+    const done = await mcp.call('cancel', { reference: PROTECTED_REFERENCE });
+    expect(done.fee).toMatchObject({ amount: 3100 });
+    const { sms, email } = await delivered('northside-hair', PROTECTED_REFERENCE, 'cancelled');
+    expect(sms).toContain('A late-cancellation fee of £31.00 is charged to your saved card.');
+    expect(email.text).toContain('A late-cancellation fee of £31.00 is charged to your saved card.');
+  });
+
+  it('in New York: cancelled in good time, the paid deposit is refunded, and says so', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const held = await mcp.call('book', {
+      services: 'shave',
+      starts_at: '2026-12-01T10:00:00-05:00',
+      client: { first_name: 'Sam', last_name: 'Ortiz', phone: '(718) 555-0142', email: 'sam@example.org' },
+    });
+    const { reference } = held.booking;
+    await payDepositByStaff(
+      t.database.db,
+      await organisationId('brooklyn-barbers'),
+      reference,
+      t.clock.nowMs(),
+    );
+    const done = await mcp.call('cancel', { reference });
+    expect(done).toMatchObject({ ok: true, late: false, deposit_refunded: true });
+    expect(done.booking).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    const { sms } = await delivered('brooklyn-barbers', reference, 'cancelled');
+    expect(sms).toContain('Your deposit of $10.00 will be refunded.');
+  });
+});
+
+describe('alternatives keep to the part of the day asked for', () => {
+  const localHours = (slots: { starts_at: string }[]) => slots.map((s) => Number(s.starts_at.slice(11, 13)));
+
+  it('in London: Sunday afternoon (closed) offers afternoons, not Monday morning', async () => {
+    const mcp = await agent('demo');
+    const closed = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'sunday afternoon',
+    });
+    expect(closed).toMatchObject({ ok: false, reason: 'closed' });
+    expect(closed.alternatives.length).toBeGreaterThan(0);
+    for (const hour of localHours(closed.alternatives)) expect(hour).toBeGreaterThanOrEqual(12);
+    expect(closed.alternatives[0].starts_at.slice(0, 10)).toBe('2026-11-30');
+  });
+
+  it('in Kathmandu: Saturday after 4 pm (nobody works) offers the next days after 4 pm', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const closed = await mcp.call('find_slots', {
+      location: 'kathmandu',
+      services: 'haircut',
+      date: 'saturday',
+      earliest: '4pm',
+    });
+    expect(closed).toMatchObject({ ok: false, reason: 'closed' });
+    expect(closed.alternatives.length).toBeGreaterThan(0);
+    for (const slot of closed.alternatives) {
+      expect(slot.starts_at).toMatch(/\+05:45$/);
+      expect(Number(slot.starts_at.slice(11, 13))).toBeGreaterThanOrEqual(16);
+    }
+  });
+});
+
+describe('a service offered only at the other branch is named with that branch', () => {
+  it('in London: "head massage" is offered in Kathmandu, not "corrected" to a haircut here', async () => {
+    const mcp = await agent('twoCountries');
+    for (const said of ['head massage', 'massage', 'hed masage']) {
+      const answer = await mcp.call('find_slots', { location: 'london', services: said, date: 'tomorrow' });
+      expect(answer, said).toMatchObject({
+        ok: false,
+        code: 'not_found',
+        choices: ['Everest & Thames Kathmandu'],
+      });
+      expect(answer.hint).toBe(
+        'Head massage is offered at Everest & Thames Kathmandu, not Everest & Thames London; offer to book it there, or ask what else the caller would like here.',
+      );
+    }
+    // What is offered here is still taken here.
+    expect(
+      (await mcp.call('find_slots', { location: 'london', services: 'haircut', date: 'tomorrow' })).ok,
+    ).toBe(true);
+  });
+
+  it('in Kathmandu: "beard trim" is offered in London', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const answer = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'beard trim',
+      starts_at: 'tomorrow at 10am',
+      client: { first_name: 'Anil', last_name: 'Rai', phone: '9841 234567' },
+    });
+    expect(answer).toMatchObject({ ok: false, code: 'not_found', choices: ['Everest & Thames London'] });
+    expect(answer.hint).toMatch(
+      /^Beard trim is offered at Everest & Thames London, not Everest & Thames Kathmandu;/,
+    );
+  });
+
+  it('at the demo salon: a beard trim at Islington is offered at Camden', async () => {
+    const mcp = await agent('demo');
+    const answer = await mcp.call('find_slots', {
+      location: 'islington',
+      services: 'beard trim',
+      date: 'tomorrow',
+    });
+    expect(answer).toMatchObject({ ok: false, code: 'not_found', choices: ['Northside Camden'] });
+  });
+});
+
+describe('Booking Protection says what late means and what it costs', () => {
+  it('in London (Islington): find_slots, list_services and get_location_info say what late means; book names the fees', async () => {
+    const mcp = await agent('demo');
+    const found = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
+    expect(found.terms_spoken).toContain(
+      'a late cancellation (less than 2 days before) costs 50% and a no-show 100% of the price',
+    );
+    const listed = await mcp.call('list_services', { location: 'islington' });
+    expect(listed.terms_spoken).toContain('a late cancellation (less than 2 days before) costs 50%');
+    const info = await mcp.call('get_location_info', { location: 'islington' });
+    expect(info.policy_spoken).toMatch(
+      /^Cancelling or changing less than 2 days before the appointment is late: .*a late cancellation costs 50%/,
+    );
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'cut',
+      starts_at: found.slots[0].starts_at,
+      client: { first_name: 'Tom', last_name: 'Reed', phone: '07911 123888' },
+    });
+    expect(booked.status).toBe('pending_confirmation');
+    expect(booked.spoken).toContain(
+      'A late cancellation (less than 2 days before) costs 31 pounds, and a no-show 62 pounds.',
+    );
+  });
+
+  it('in Sydney: the same in dollars', async () => {
+    const mcp = await agent('sydney', 'modern');
+    const found = await mcp.call('find_slots', { services: 'cut and style', date: 'wednesday' });
+    expect(found.terms_spoken).toContain('a late cancellation (less than 36 hours before) costs 25%');
+    const booked = await mcp.call('book', {
+      services: 'cut and style',
+      starts_at: found.slots[0].starts_at,
+      client: { first_name: 'Zoe', last_name: 'King', phone: '0412 345 999' },
+    });
+    expect(booked.spoken).toMatch(
+      /A late cancellation \(less than 36 hours before\) costs 22 dollars and 38 cents, and a no-show 89 dollars and 50 cents\./,
+    );
+  });
+});
+
+describe('a time the clocks show twice is asked about, not guessed', () => {
+  it('in London: "1:30 am" on the night the clocks go back names both instants; either one is then taken', async () => {
+    const mcp = await agent('demo');
+    t.clock.set('2027-10-20T09:00:00Z');
+    const args = {
+      location: 'camden',
+      services: 'cut',
+      client: { first_name: 'Sam', last_name: 'Lee', phone: '07911 123457' },
+    };
+    const asked = errorText(await mcp.raw('book', { ...args, starts_at: 'Sunday 31 October at 1:30 am' }));
+    expect(asked).toContain(
+      'ask the caller which: 1:30 am BST (2027-10-31T01:30:00+01:00) or 1:30 am GMT (2027-10-31T01:30:00+00:00), and pass that one',
+    );
+    // Either instant as given is read (the salon is closed then: a refusal, no longer a question).
+    const taken = await mcp.call('book', { ...args, starts_at: '2027-10-31T01:30:00+00:00' });
+    expect(taken).toMatchObject({ ok: false, reason: 'closed' });
+    const named = await mcp.call('book', { ...args, starts_at: 'Sunday 31 October at 1:30 am GMT' });
+    expect(named).toMatchObject({ ok: false, reason: 'closed' });
+  });
+
+  it('in New York: the same, with EDT and EST', async () => {
+    const mcp = await agent('newYork', 'modern');
+    t.clock.set('2027-11-01T14:00:00Z');
+    const asked = errorText(
+      await mcp.raw('book', {
+        services: "men's cut",
+        starts_at: 'Sunday November 7 at 1:30 am',
+        client: { first_name: 'Chris', last_name: 'Moore', phone: '(718) 555-0199' },
+      }),
+    );
+    expect(asked).toMatch(
+      /ask the caller which: 1:30 AM EDT \(2027-11-07T01:30:00-04:00\) or 1:30 AM EST \(2027-11-07T01:30:00-05:00\), and pass that one/,
+    );
+  });
+});
+
+describe('what a move says, a taken time, a service the team books', () => {
+  it('in Kathmandu: reschedule says the new time was sent; a time booked earlier is "already booked"', async () => {
+    const mcp = await agent('twoCountries');
+    const client = { first_name: 'Gita', last_name: 'Karki', phone: '9851 445566' };
+    const booked = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'head massage',
+      starts_at: '2026-11-26T11:00:00+05:45',
+      client,
+    });
+    const moved = await mcp.call('reschedule', {
+      reference: booked.booking.reference,
+      starts_at: 'Friday at 2pm',
+    });
+    expect(moved.spoken).toMatch(/^Moved: .* New time sent to the number ending 5566\.$/);
+    t.clock.set('2026-11-24T09:00:00Z');
+    const taken = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'head massage',
+      staff: moved.booking.staff_name,
+      starts_at: moved.booking.starts_at,
+      client: { first_name: 'Hari', last_name: 'Shrestha', phone: '9851 778899' },
+    });
+    expect(taken).toMatchObject({ ok: false, reason: 'slot_unavailable' });
+    expect(taken.hint).toMatch(/^That time is already booked;/);
+  });
+
+  it('in London: cancel and reschedule say what was sent; a service the team books is not "in person" and a phone', async () => {
+    const mcp = await agent('demo', 'modern');
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-27T10:00:00+00:00',
+      client: { first_name: 'Ola', last_name: 'Berg', phone: '07911 123459', email: 'ola@example.org' },
+    });
+    expect(booked.ok, JSON.stringify(booked)).toBe(true);
+    const moved = await mcp.call('reschedule', {
+      reference: booked.booking.reference,
+      starts_at: 'Friday at 11am',
+    });
+    expect(moved.spoken).toMatch(/ New time sent to the number ending 3459 and by e-mail\.$/);
+    const cancelled = await mcp.call('cancel', { reference: booked.booking.reference });
+    expect(cancelled.spoken).toMatch(/ Cancellation sent to the number ending 3459 and by e-mail\.$/);
+    const consult = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'patch test',
+      date: 'tomorrow',
+    });
+    expect(consult.hint).toBe(
+      "Colour consultation is not booked on this line: the salon's team books it themselves; offer to take a message for them, or give the salon's number, 0 2 0, 7 4 8 5, 0 0 0 0.",
+    );
+  });
+});
+
+describe('messages for a booking next year say the year', () => {
+  it('in London and Kathmandu: the confirmation SMS names 2027', async () => {
+    const mcp = await agent('twoCountries');
+    t.clock.set('2026-12-20T09:00:00Z');
+    for (const [location, startsAt, expected] of [
+      [
+        'london',
+        '2027-01-05T10:00:00+00:00',
+        'on Tuesday, 5 January 2027 at 10:00, at Everest & Thames London',
+      ],
+      [
+        'kathmandu',
+        '2027-01-05T10:00:00+05:45',
+        'on Tuesday, 5 January 2027 at 10:00, at Everest & Thames Kathmandu',
+      ],
+    ] as const) {
+      const booked = await mcp.call('book', {
+        location,
+        services: 'haircut',
+        starts_at: startsAt,
+        client: { first_name: 'Marcus', last_name: 'Bell', phone: '+44 7911 123999' },
+      });
+      const { sms } = await delivered('everest-thames', booked.booking.reference, 'confirmed');
+      expect(sms).toContain(expected);
+    }
+  });
+});
