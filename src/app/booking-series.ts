@@ -2,6 +2,7 @@ import { findBookingsOfSeries } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import {
+  instantOfWallTime,
   type Occurrence,
   type Repeat,
   seriesOccurrences,
@@ -204,7 +205,9 @@ export async function clashOf(
   refusal: Refusal,
   now: number,
 ): Promise<SeriesClash> {
-  const wanted = occurrence.startsAt ?? Date.parse(`${occurrence.date}T12:00:00Z`);
+  // A wall time the clocks skip has no instant: that day's free times nearest noon.
+  const wanted =
+    occurrence.startsAt ?? instantOfWallTime(request.location.timezone, occurrence.date, 12 * 60) ?? 0;
   const free = await getAvailability(
     trx,
     organisationId,

@@ -278,14 +278,10 @@ async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<Proo
 }
 
 /**
- * The contact is proven: the booking goes to the client on file with that contact (or its own record
- * goes on file: adoptProvenClient), the step is settled (confirmed when it was the last), and the
- * customer is sent what comes next: the confirmation, or the booking page's link for the steps left.
- */
-/**
  * The later visits of a series booked on the public page waited for the contact its first visit has
  * just proven: they go to the client on file with it, and each is settled (confirmed when that was its
- * last step), silently: the first visit's confirmation told of them all.
+ * last step) without a confirmation of its own; a visit with a step left (a deposit, a card) gets its
+ * page's link, as the first does.
  */
 async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now: number): Promise<void> {
   const first = await findBookingById(trx, key.organisationId, key.bookingId);
@@ -312,6 +308,11 @@ async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now:
   }
 }
 
+/**
+ * The contact is proven: the booking goes to the client on file with that contact (or its own record
+ * goes on file: adoptProvenClient), the step is settled (confirmed when it was the last), and the
+ * customer is sent what comes next: the confirmation, or the booking page's link for the steps left.
+ */
 async function markProven(trx: Db, proof: ProofWithBooking, now: number): Promise<void> {
   const key = { organisationId: proof.organisation_id, bookingId: proof.booking_id };
   await updateProof(trx, key.organisationId, key.bookingId, { proven_at: now });

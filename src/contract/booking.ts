@@ -10,6 +10,7 @@ import {
 } from '../domain/booking/booking.ts';
 import type { ChangeDisclosure } from '../domain/booking/change-policy.ts';
 import { computeFee } from '../domain/booking/fees.ts';
+import { REPEAT_LIMITS } from '../domain/booking/series.ts';
 import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
 import { awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
@@ -126,8 +127,16 @@ const CreatedBookingFields = {
 
 /** How a series repeats: the same local wall time every `every_weeks` weeks, `count` times in all. */
 export const Repeat = z.strictObject({
-  every_weeks: z.int().min(1).max(12).describe('Weeks between occurrences, 1 to 12.'),
-  count: z.int().min(2).max(26).describe('Occurrences in all, the first included: 2 to 26.'),
+  every_weeks: z
+    .int()
+    .min(REPEAT_LIMITS.everyWeeks.min)
+    .max(REPEAT_LIMITS.everyWeeks.max)
+    .describe('Weeks between occurrences, 1 to 12.'),
+  count: z
+    .int()
+    .min(REPEAT_LIMITS.count.min)
+    .max(REPEAT_LIMITS.count.max)
+    .describe('Occurrences in all, the first included: 2 to 26.'),
 });
 
 /**

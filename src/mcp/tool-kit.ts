@@ -133,7 +133,7 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
   return read as T;
 }
 
-/** A tool's output schema as tools/list gives it: ok, and its own payload (absent when ok is false). */
+/** A tool's output schema as tools/list gives it: its own payload, every member optional (absent when ok is false; ok itself is ANSWER_ENVELOPE's). */
 export function outputSchema<Shape extends z.ZodRawShape>(payload: Shape) {
   return z.object(payload).partial();
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
 import { isTextable } from '../../app/phone-destinations.ts';
+import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
 import {
@@ -60,7 +61,10 @@ export const bookTool = defineTool({
     client: NewClientInput.optional().describe('A new client, instead of client_id.'),
     notes: z.string().max(1000).optional().describe('For the stylist.'),
     repeat: z
-      .object({ every_weeks: z.int().min(1).max(12), count: z.int().min(2).max(26) })
+      .object({
+        every_weeks: z.int().min(REPEAT_LIMITS.everyWeeks.min).max(REPEAT_LIMITS.everyWeeks.max),
+        count: z.int().min(REPEAT_LIMITS.count.min).max(REPEAT_LIMITS.count.max),
+      })
       .optional()
       .describe('A series: same time every every_weeks weeks, count visits.'),
   },
@@ -104,8 +108,10 @@ export const bookTool = defineTool({
     const startsAt = await resolveStart(api, place, args.starts_at);
     const clientId = await clientForBooking(api, args, place.location.country);
     // A second booking of the same person at the same time is never what a caller wants (a retry
-    // with a changed argument, another stylist named): book answers with the one they hold.
-    const held = await api.liveBookingAt(clientId, place.location.slug, startsAt);
+    // with a changed argument, another stylist named): book answers with the one they hold. Asked
+    // for a series, only a series they hold is that answer; a single visit then is its first clash.
+    const holding = await api.liveBookingAt(clientId, place.location.slug, startsAt);
+    const held = args.repeat && !holding?.series_id ? undefined : holding;
     let booking: Booking;
     let series: Booking[] = [];
     if (held) {
