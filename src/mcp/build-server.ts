@@ -45,6 +45,8 @@ phone gives their upcoming appointments and references, for reschedule or cancel
 find_slots returned it. Before cancelling or moving, call it with dry_run true and tell the caller any fee or kept
 deposit. Read "spoken" fields aloud; when ok is false, follow "hint" and offer "alternatives". Questions about
 hours, closures or the policy: get_location_info. A caller who lost their link: send_link. Anything else: take_message.
+A regular: lookup_client tells their usual; book with repeat books a series, and reschedule or cancel with scope
+following changes its later visits too.
 ${CALLER_TEXT_INSTRUCTIONS}`;
 
 /** What a transport knows of the caller of one request: the `extra` of the AuthInfo it authenticated. */
