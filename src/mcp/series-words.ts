@@ -2,6 +2,7 @@ import { localDateAt } from '../domain/time-format.ts';
 import type { BookingApi, Staff } from './booking-api.ts';
 import type { Place } from './resolution.ts';
 import { speakDate, speakDateTime, speakTime } from './speech.ts';
+import type { SpokenClash } from './tool-kit.ts';
 import { listed } from './word-lists.ts';
 
 /**
@@ -33,14 +34,6 @@ interface Clash {
   starts_at: string | null;
   reason: string;
   alternatives: { starts_at: string; staff_id: string }[];
-}
-
-export interface SpokenClash {
-  occurrence: number;
-  date: string;
-  reason: string;
-  alternatives: { starts_at: string; staff_id: string; spoken: string }[];
-  spoken: string;
 }
 
 /** Each clash in words: the date, and the free times that day with whom. */

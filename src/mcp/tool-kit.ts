@@ -5,7 +5,6 @@ import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
 import type { ResourceLinkItem } from './resource-links.ts';
-import type { SpokenClash } from './series-words.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
@@ -30,6 +29,15 @@ export const SpokenSlot = z.object({
   spoken: z.string().describe('How to say it, e.g. "tomorrow, Tuesday 24 November at 2:30 pm".'),
 });
 export type SpokenSlot = z.infer<typeof SpokenSlot>;
+
+/** A date of a series that is not free, as the tools say it (series-words.ts): the free times that day. */
+export interface SpokenClash {
+  occurrence: number;
+  date: string;
+  reason: string;
+  alternatives: { starts_at: string; staff_id: string; spoken: string }[];
+  spoken: string;
+}
 
 /**
  * What every answer carries whatever the tool (design.md 7, docs/mcp.md): `ok`, and with ok false

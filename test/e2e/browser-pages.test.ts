@@ -166,7 +166,7 @@ describe('the hosted booking pages in a browser', () => {
     expect(booked.status).toBe('pending_confirmation');
     expect(booked.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
     expect(booked.spoken).toMatch(
-      /on the booking page to confirm it\. Link sent to the number ending 8899\./,
+      /on the booking page to confirm it\. A late cancellation .+ costs .+\. Link sent to the number ending 8899\./,
     );
     expect(booked.booking_page_url).toMatch(new RegExp(`^${server.origin}/p/manage/[A-Za-z0-9_-]{43}$`));
     const reference = booked.booking.reference as string;

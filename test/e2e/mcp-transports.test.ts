@@ -814,7 +814,8 @@ describe('booking mcp --base-url (stdio, driving a remote instance)', () => {
       expect(answer.spoken).toMatch(
         new RegExp(
           '^Held until .+ for the caller to finish online, not yet booked: .+ This location needs Booking ' +
-            `Protection: the caller can save a card on the booking page to confirm it\\. Link sent to the number ending ${last4} and by e-mail\\.$`,
+            'Protection: the caller can save a card on the booking page to confirm it\\. A late cancellation \\(.+\\) ' +
+            `costs .+, and a no-show .+\\. Link sent to the number ending ${last4} and by e-mail\\.$`,
         ),
       );
     }
