@@ -47,8 +47,8 @@ const ALTERNATIVES_PER_CLASH = 3;
 /**
  * Books a recurring series (design.md 9.5) inside the caller's write transaction: every occurrence
  * is checked, at the first one's local wall time, and booked as a single booking would be (its own
- * deposit, hold and Booking Protection snapshot, the series' first occurrence confirming them all in
- * one message). If any occurrence is not free, nothing is kept: the 409 conflict (reason
+ * deposit, hold and Booking Protection snapshot); only the first sends a confirmation, the later ones
+ * their reminders. If any occurrence is not free, nothing is kept: the 409 conflict (reason
  * series_clash) lists every clash with nearby free starts that date, and the caller's transaction
  * rolls back what was written. Without a staff member named, later occurrences keep the first one's
  * stylist when free, and take anyone free otherwise.

@@ -66,7 +66,7 @@ export interface NewBooking {
   seriesId?: string | undefined;
   /**
    * A later occurrence of a series: a confirmed booking gets its reminder but no confirmation of its
-   * own, the series' first occurrence having confirmed them all.
+   * own; the series' first occurrence sends that.
    */
   confirmedWithSeries?: boolean | undefined;
   /** Days beyond the location's max_advance_days this booking may lie (a later occurrence of a series). */

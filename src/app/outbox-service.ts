@@ -46,7 +46,7 @@ export interface MessageTarget {
 export interface Announcement {
   kind: OutboxKind;
   reminder?: { startsAt: number; hoursBefore: number } | undefined;
-  /** Only the reminder: a later visit of a series, whose first visit's message told of them all. */
+  /** Only the reminder: a later visit of a series, whose first visit sent the confirmation. */
   silent?: boolean;
 }
 
