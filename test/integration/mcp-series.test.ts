@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { connectInProcess, connectOverRest, type Era, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAna } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * Recurring appointments through the SDK's client (design.md 9.5): `book` with `repeat`, a clash named
@@ -85,18 +86,7 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);
     try {
-      const ids = await catalogueIds(t.database.db);
-      const taken = await t.request({
-        method: 'POST',
-        url: '/v1/bookings',
-        payload: {
-          location_slug: 'soho',
-          service_ids: [ids.services.cut],
-          staff_id: ids.staff.ana,
-          client_id: ids.jo,
-          starts_at: '2027-03-23T10:00:00Z',
-        },
-      });
+      const taken = await bookAna(t, '2027-03-23T10:00:00Z');
       expect(taken.statusCode, taken.body).toBe(201);
       const refused = await mcp.call('book', {
         location: 'soho',
@@ -134,17 +124,7 @@ describe('lookup_client usual from past visits', () => {
       '2027-05-04T10:00:00+01:00',
     ]) {
       t.clock.set(`${startsAt.slice(0, 8)}01T09:00:00Z`);
-      const booked = await t.request({
-        method: 'POST',
-        url: '/v1/bookings',
-        payload: {
-          location_slug: 'soho',
-          service_ids: [ids.services.cut],
-          staff_id: ids.staff.ana,
-          client_id: ids.jo,
-          starts_at: startsAt,
-        },
-      });
+      const booked = await bookAna(t, startsAt);
       expect(booked.statusCode, booked.body).toBe(201);
     }
     t.clock.set('2027-05-10T09:00:00Z');
