@@ -43,7 +43,7 @@ const INSTRUCTIONS = `Tools of a salon's booking system, for a receptionist on t
 A new caller: find_slots, then book with their name and phone (client). A known caller: lookup_client with their
 phone gives their upcoming appointments and references, for reschedule or cancel. Pass starts_at exactly as
 find_slots returned it. Before cancelling or moving, call it with dry_run true and tell the caller any fee or kept
-deposit. Read "spoken" fields aloud; when ok is false, follow "hint" and offer "alternatives". Questions about
+deposit. Read an answer's "spoken" aloud: it is all there is to say. Follow "hint": it is for you, not the caller. Questions about
 hours, closures or the policy: get_location_info. A caller who lost their link: send_link. Anything else: take_message.
 A regular: lookup_client tells their usual; book with repeat books a series, and reschedule or cancel with scope
 following changes its later visits too.

@@ -123,7 +123,7 @@ export function statusSentence(booking: SpokenBooking, locale: Place['locale']):
       return `Held${until} for${deposit}, not yet booked: ${booking.spoken}.`;
     }
     case 'pending_confirmation':
-      return `Held${until} for the caller to finish online, not yet booked: ${booking.spoken}.`;
+      return `Held${until} for you to finish online, not yet booked: ${booking.spoken}.`;
     case 'needs_checkout':
       return `Done, awaiting payment at the desk: ${booking.spoken}.`;
     case 'completed':

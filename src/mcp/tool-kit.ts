@@ -5,6 +5,7 @@ import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
 import type { ResourceLinkItem } from './resource-links.ts';
+import { speakSlotList } from './slot-list-words.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
@@ -182,7 +183,18 @@ export async function toolResult(
     return structured({ ok: true, ...(supplied.length > 0 && { caller_supplied: supplied }), ...answer });
   } catch (error) {
     if (error instanceof ToolFailure) {
-      return structured({ ok: false, code: error.code, hint: error.hint, ...error.extra });
+      const { alternatives } = error.extra;
+      // The free times offered instead, in the words to say them: spoken carries what is said (issue 44).
+      const offered = alternatives?.length
+        ? `The nearest free ${alternatives.length === 1 ? 'time is' : 'times are'} ${speakSlotList(alternatives)}.`
+        : undefined;
+      return structured({
+        ok: false,
+        code: error.code,
+        hint: error.hint,
+        ...error.extra,
+        ...(offered && { spoken: offered }),
+      });
     }
     if (error instanceof BadArgument) {
       const all = [error, ...error.more];

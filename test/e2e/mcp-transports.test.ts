@@ -808,13 +808,14 @@ describe('booking mcp --base-url (stdio, driving a remote instance)', () => {
           pending_confirmation: { requirements: ['protection_setup'] },
           booking_protection: { applies: true },
         },
-        hint: 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.',
       });
+      // The link went out, and spoken says so: no hint repeats it.
+      expect(answer.hint).toBeUndefined();
       expect(answer.booking_page_url).toBe(answer.booking.booking_page_url);
       expect(answer.spoken).toMatch(
         new RegExp(
-          '^Held until .+ for the caller to finish online, not yet booked: .+ This location needs Booking ' +
-            'Protection: the caller can save a card on the booking page to confirm it\\. A late cancellation \\(.+\\) ' +
+          '^Held until .+ for you to finish online, not yet booked: .+ This location needs Booking ' +
+            'Protection: please save a card on the booking page to confirm it\\. A late cancellation \\(.+\\) ' +
             `costs .+, and a no-show .+\\. Link sent to the number ending ${last4} and by e-mail\\.$`,
         ),
       );

@@ -649,3 +649,109 @@ describe('messages for a booking next year say the year', () => {
     }
   });
 });
+
+/**
+ * What `spoken` may not hold: words for the agent rather than the caller, and data nobody reads aloud
+ * (ISO times, ids, argument names).
+ */
+function expectOnlyWordsToSay(spoken: unknown): void {
+  expect(typeof spoken).toBe('string');
+  const said = spoken as string;
+  expect(said).not.toMatch(/the caller|ask the|dry_run|alternatives|\bhint\b/i);
+  expect(said).not.toMatch(/\d{4}-\d\d-\d\d|T\d\d:\d\d/);
+  expect(said).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+  expect(said).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
+}
+
+describe('spoken carries everything to say, and nothing else', () => {
+  it('in London (Islington): find_slots says the times, the stylist, the length, the price and the terms in one field', async () => {
+    const mcp = await agent('demo');
+    const found = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
+    expectOnlyWordsToSay(found.spoken);
+    const times = found.slots.map((s: { spoken: string }) => s.spoken.split(' at ').at(-1));
+    expect(found.spoken).toBe(
+      `Free: Wednesday 25 November at ${times.slice(0, -1).join(', ')} or ${times.at(-1)} with ${found.slots[0].staff_name}. ` +
+        'There are other times too. Cut & blow-dry takes 1 hour 15 minutes and costs 62 pounds. ' +
+        `${found.terms_spoken}`,
+    );
+  });
+
+  it('in New York: times of several barbers over two days are each said with their barber', async () => {
+    const mcp = await agent('newYork', 'modern');
+    const found = await mcp.call('find_slots', { services: "men's cut", date: 'tomorrow', days: 2, limit: 20 });
+    expectOnlyWordsToSay(found.spoken);
+    for (const slot of found.slots) {
+      expect(found.spoken).toContain(slot.spoken.split(', ').at(-1)!.split(' at ')[0]);
+      expect(found.spoken).toContain(slot.staff_name);
+    }
+    expect(found.spoken).toMatch(/^Free: tomorrow, Tuesday, November 24 at .+ and costs 42 dollars and 50 cents\.$/);
+  });
+
+  it('in Kathmandu: lookup_client says the upcoming booking with its reference, and the usual', async () => {
+    const mcp = await agent('twoCountries', 'modern');
+    const booked = await mcp.call('book', {
+      location: 'kathmandu',
+      services: 'head massage',
+      starts_at: '2026-11-26T11:00:00+05:45',
+      client: { first_name: 'Pema', last_name: 'Lama', phone: '9841 555111' },
+    });
+    const found = await mcp.call('lookup_client', { phone: '9841 555111' });
+    expectOnlyWordsToSay(found.spoken);
+    expect(found.spoken).toBe(
+      `You have an upcoming booking: ${booked.booking.spoken} (reference ${booked.booking.reference_spoken}).`,
+    );
+    expect(found.usual.spoken).toMatch(/^Your usual: Head massage with /);
+    // Once the visit is past, the usual is said too: it is what "the same again" books.
+    t.clock.set('2026-11-27T09:00:00Z');
+    const later = await mcp.call('lookup_client', { phone: '9841 555111' });
+    expectOnlyWordsToSay(later.spoken);
+    expect(later.spoken).toMatch(
+      /^You have no upcoming bookings\. Your usual: Head massage with .+ at Everest & Thames Kathmandu \(last Thursday 26 November at 11 am\)\.$/,
+    );
+  });
+
+  it('in Sydney: a dry-run cancel says the fee to the caller; asking whether to go ahead is the hint', async () => {
+    const mcp = await agent('sydney', 'modern');
+    const found = await mcp.call('find_slots', { services: 'cut and style', date: 'tuesday' });
+    const held = await mcp.call('book', {
+      services: 'cut and style',
+      starts_at: found.slots[0].starts_at,
+      client: { first_name: 'Ivy', last_name: 'Nash', phone: '0412 345 777' },
+    });
+    expectOnlyWordsToSay(held.spoken);
+    expect(held.spoken).toContain('please save a card on the booking page to confirm it');
+    expect(held.hint).toBeUndefined();
+    const dry = await mcp.call('cancel', { reference: held.booking.reference, dry_run: true });
+    expectOnlyWordsToSay(dry.spoken);
+    expect(dry.spoken).toMatch(/^If cancelled now: /);
+    expect(dry.hint).toBe('Ask the caller whether to go ahead; if so, call again without dry_run.');
+    const move = await mcp.call('reschedule', {
+      reference: held.booking.reference,
+      starts_at: found.slots[1].starts_at,
+      dry_run: true,
+    });
+    expectOnlyWordsToSay(move.spoken);
+    expect(move.hint).toBe('Ask the caller whether to go ahead; if so, call again without dry_run.');
+  });
+
+  it('in London and New York: a time not free says the nearest free times in words', async () => {
+    for (const [business, args] of [
+      ['demo', { location: 'camden', services: 'cut', starts_at: '2026-11-25T08:00:00+00:00' }],
+      ['newYork', { services: "men's cut", starts_at: '2026-11-25T07:00:00-05:00' }],
+    ] as const) {
+      const mcp = await agent(business);
+      const refused = await mcp.call('book', {
+        ...args,
+        client: { first_name: 'Lee', last_name: 'Park', phone: '+44 7911 120555' },
+      });
+      expect(refused).toMatchObject({ ok: false });
+      expect(refused.alternatives.length).toBeGreaterThan(0);
+      expectOnlyWordsToSay(refused.spoken);
+      expect(refused.spoken).toMatch(/^The nearest free times? (?:is|are) /);
+      for (const slot of refused.alternatives) {
+        expect(refused.spoken).toContain(slot.spoken.split(' at ').at(-1));
+        expect(refused.spoken).toContain(slot.staff_name);
+      }
+    }
+  });
+});

@@ -126,7 +126,7 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
       existing: true,
       booking: { reference: first.booking.reference },
     });
-    expect(withNotes.spoken).toMatch(/^The caller already holds this booking; nothing new was booked\./);
+    expect(withNotes.spoken).toMatch(/^You already have this booking; nothing new was booked\./);
     const withStylist = await mcp.call('book', { ...args, staff: first.booking.staff_name });
     expect(withStylist).toMatchObject({
       ok: true,
@@ -235,7 +235,9 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
       fee: { amount: 3100, currency: 'GBP', spoken: '31 pounds' },
     });
     expect(dry.spoken).toMatch(/^If cancelled now: .*A late-cancellation fee of 31 pounds would be charged/);
-    expect(dry.spoken).toMatch(/Ask the caller whether to go ahead\.$/);
+    // spoken is only for the caller: what the agent does next is the hint.
+    expect(dry.spoken).toMatch(/would be charged to the card on file\.$/);
+    expect(dry.hint).toBe('Ask the caller whether to go ahead; if so, call again without dry_run.');
     const done = await mcp.call('cancel', { reference: PROTECTED_REFERENCE });
     expect(done.fee).toEqual(dry.fee);
     expect(done.spoken).toMatch(

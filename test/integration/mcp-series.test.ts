@@ -45,7 +45,7 @@ async function seriesScenario(mcp: McpHarness) {
   const found = await mcp.call('lookup_client', JO);
   expect(found.usual).toMatchObject({ location: 'Soho', services: ['Cut'], staff: 'Ana', every_weeks: 2 });
   expect(String((found.usual as { spoken: string }).spoken)).toMatch(
-    /^Their usual: Cut with Ana at Soho, every 2 weeks \(booked for Tuesday 16 March at 10 am\); next due around Tuesday 30 March\.$/,
+    /^Your usual: Cut with Ana at Soho, every 2 weeks \(booked for Tuesday 16 March at 10 am\); next due around Tuesday 30 March\.$/,
   );
 
   // The second visit and the third move a day earlier, to Monday at 11.

@@ -458,7 +458,7 @@ describe('book', () => {
     expect(result.booking.pending_confirmation.requirements).toEqual(['protection_setup']);
     expect(result.booking_page_url).toMatch(/^http:\/\/localhost:8080\/p\/manage\/[A-Za-z0-9_-]{43}$/);
     expect(result.spoken).toMatch(
-      /Booking Protection: the caller can save a card on the booking page to confirm it\. A late cancellation \(less than 2 days before\) costs \d+ pounds, and a no-show \d+ pounds\. Link sent to the number ending \d{4}\.$/,
+      /Booking Protection: please save a card on the booking page to confirm it\. A late cancellation \(less than 2 days before\) costs \d+ pounds, and a no-show \d+ pounds\. Link sent to the number ending \d{4}\.$/,
     );
   });
 

@@ -55,9 +55,8 @@ it('docs/mcp.md shows the two calls exactly as the tools answer them', async () 
     { location: 'camden', services: 'haircut', date: 'tomorrow', time_of_day: 'afternoon', limit: 3 },
     (a) => ({
       ok: a.ok,
-      slots: a.slots.map((s: Json) => `${s.spoken} with ${s.staff_name} (${s.starts_at})`),
-      price: a.price.spoken,
-      terms_spoken: a.terms_spoken,
+      slots: a.slots.map((s: Json) => `${s.staff_name}: ${s.starts_at}`),
+      spoken: a.spoken,
     }),
   );
   const slot = found.slots[1];
@@ -92,7 +91,8 @@ it('docs/mcp.md shows the two calls exactly as the tools answer them', async () 
     (a) => ({
       ok: a.ok,
       client: `${a.client.first_name} ${a.client.last_name}`,
-      upcoming_bookings: a.upcoming_bookings.map((b: Json) => `${b.reference}: ${b.spoken}`),
+      upcoming_bookings: a.upcoming_bookings.map((b: Json) => b.reference),
+      spoken: a.spoken,
     }),
   );
   const { reference } = jo.upcoming_bookings[0];
@@ -102,6 +102,7 @@ it('docs/mcp.md shows the two calls exactly as the tools answer them', async () 
     late: a.late,
     fee: a.fee,
     spoken: a.spoken,
+    ...(a.hint && { hint: a.hint }),
   });
   const dry = await turn(
     lines,

@@ -138,7 +138,7 @@ export const bookTool = defineTool({
     const { deposit } = booking;
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
-    const already = held ? 'The caller already holds this booking; nothing new was booked. ' : '';
+    const already = held ? 'You already have this booking; nothing new was booked. ' : '';
     const protection = `${unfinished ? ` ${protectionSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
@@ -158,11 +158,11 @@ export const bookTool = defineTool({
       ...(unfinished && booking.booking_page_url && { booking_page_url: booking.booking_page_url }),
       // When the link was sent, spoken says so (and book's answer must stay short).
       ...(unpaid && !sent && { hint: 'Give the caller the payment link.' }),
-      ...(unfinished && {
-        hint: sent
-          ? 'Tell the caller a link to the booking page has been sent; the booking is confirmed once they finish it there before the hold ends.'
-          : 'Give the caller the booking page link; the booking is confirmed once they finish it there before the hold ends.',
-      }),
+      // When the link was sent, spoken says so and what is left to do.
+      ...(unfinished &&
+        !sent && {
+          hint: 'Give the caller the booking page link; the booking is confirmed once they finish it there before the hold ends.',
+        }),
     };
   },
 });
@@ -217,11 +217,14 @@ function seriesAnswer(series: readonly Booking[], everyWeeks: number, place: Pla
   };
 }
 
+/** A dry run's next step, for the agent (its spoken is for the caller). */
+const CONFIRM_FIRST = 'Ask the caller whether to go ahead; if so, call again without dry_run.';
+
 /** What a caller at a Booking Protection location is told: what to finish, where, and by when. */
 function protectionSentence(booking: Booking): string {
   const steps = booking.pending_confirmation?.requirements ?? [];
   const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
-  return `This location needs Booking Protection: the caller can ${what} on the booking page to confirm it.`;
+  return `This location needs Booking Protection: please ${what} on the booking page to confirm it.`;
 }
 
 /** Where a new booking's first message went: each channel the client has, as the outbox wrote it. */
@@ -367,9 +370,10 @@ export const rescheduleTool = defineTool({
             ),
           )}.`;
     const spoken = change.dry_run
-      ? `It can be moved to ${summary!.spoken}.${said.consequences}${later} Ask the caller to confirm before moving it.`
+      ? `It can be moved to ${summary!.spoken}.${said.consequences}${later}`
       : `Moved: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'rescheduled')}`;
-    return { booking: summary!, ...said.fields, spoken };
+    // spoken is only what the caller hears; what the agent does next is the hint (issue 44).
+    return { booking: summary!, ...said.fields, spoken, ...(change.dry_run && { hint: CONFIRM_FIRST }) };
   },
 });
 
@@ -377,7 +381,7 @@ export const cancelTool = defineTool({
   name: 'cancel',
   title: 'Cancel a booking',
   description:
-    'Cancels a booking. Call with dry_run true first and tell the caller if late, any fee or kept deposit. ' +
+    'Cancels a booking. Call with dry_run true first; tell the caller if late, any fee or kept deposit. ' +
     `scope following: later visits too. ${CALLER_TEXT_NOTE}`,
   input: {
     reference: Reference,
@@ -419,12 +423,13 @@ export const cancelTool = defineTool({
     const said = await describeChange(api, 'cancel', change, booking, place);
     const later = await laterVisitsCancelled(api, cancelled.following, place, change.dry_run);
     const spoken = change.dry_run
-      ? `If cancelled now: ${summary!.spoken}.${said.consequences}${later} Ask the caller whether to go ahead.`
+      ? `If cancelled now: ${summary!.spoken}.${said.consequences}${later}`
       : `Cancelled: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'cancelled')}`;
     return {
       booking: summary!,
       ...said.fields,
       spoken,
+      ...(change.dry_run && { hint: CONFIRM_FIRST }),
       cancelled_at: change.dry_run ? null : cancelled.cancelled_at,
     };
   },

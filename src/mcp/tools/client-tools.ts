@@ -10,7 +10,7 @@ import {
 } from '../caller-text.ts';
 import { callerContact, callerPhoneReadings, placeOfSlug } from '../resolution.ts';
 import { speakDate, speakDateTime, speakPhone } from '../speech.ts';
-import { SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
+import { type SpokenBooking, SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
 import { BadArgument, fail, failure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
@@ -91,8 +91,25 @@ async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof
     staff_id: usual.staff_id,
     every_weeks: usual.every_weeks,
     next_due_date: usual.next_due_date,
-    spoken: `Their usual: ${listed(names)} with ${staff} at ${place.location.name}${every} (${lastWord} ${last})${due}.`,
+    spoken: `Your usual: ${listed(names)} with ${staff} at ${place.location.name}${every} (${lastWord} ${last})${due}.`,
   };
+}
+
+/**
+ * The caller's upcoming bookings as said to them, each with its reference: "You have 2 upcoming
+ * bookings: ... (reference N H C dash ...); and ...". No name: names are caller-supplied (docs/mcp.md).
+ */
+function upcomingSentence(bookings: readonly SpokenBooking[]): string {
+  if (bookings.length === 0) return 'You have no upcoming bookings.';
+  const each = bookings.map((b) => {
+    const held = {
+      pending_payment: ', held for its deposit',
+      pending_confirmation: ', held for you to finish online',
+    };
+    return `${b.spoken}${held[b.status as keyof typeof held] ?? ''} (reference ${b.reference_spoken})`;
+  });
+  const count = bookings.length === 1 ? 'an upcoming booking' : `${bookings.length} upcoming bookings`;
+  return `You have ${count}: ${each.join('; and ')}.`;
 }
 
 export const lookupClientTool = defineTool({
@@ -104,6 +121,7 @@ export const lookupClientTool = defineTool({
     client: SpokenClient,
     upcoming_bookings: z.array(SpokenBookingSchema),
     usual: SpokenUsual.optional(),
+    spoken: z.string(),
   },
   annotations: READ_ONLY,
   callerSupplied: [
@@ -124,10 +142,16 @@ export const lookupClientTool = defineTool({
       api.upcomingBookings(client.id),
       api.clientUsual(client.id),
     ]);
+    const [bookings, said] = await Promise.all([
+      speakBookings(api, upcoming),
+      usual ? speakUsual(api, usual) : undefined,
+    ]);
     return {
       client: await spokenClient(api, client),
-      upcoming_bookings: await speakBookings(api, upcoming),
-      ...(usual && { usual: await speakUsual(api, usual) }),
+      upcoming_bookings: bookings,
+      ...(said && { usual: said }),
+      // The usual is said when it adds something: not when it is only the booking just read out.
+      spoken: `${upcomingSentence(bookings)}${said && Date.parse(usual!.last_starts_at) <= api.now() ? ` ${said.spoken}` : ''}`,
     };
   },
 });

@@ -5,6 +5,7 @@ import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
 import { speakWorkplaces } from '../refusals.ts';
 import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
+import { speakSlotList } from '../slot-list-words.ts';
 import {
   bookableDays,
   daysUpTo,
@@ -24,6 +25,7 @@ import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { listed } from '../word-lists.ts';
 import { BookingTerms, bookingTerms } from './booking-terms.ts';
 
 /** How far ahead alternatives are looked for when nothing is free in the range asked. */
@@ -40,7 +42,7 @@ export const findSlotsTool = defineTool({
   name: 'find_slots',
   title: 'Find free times',
   description:
-    "Free times for services, optionally by staff, part of day or time range; dates and times as said, in the location's zone.",
+    "Free times for services, by staff, part of day or time range; dates and times as said, in the location's zone.",
   input: {
     location: z.string().optional(),
     services: ServicesArgument,
@@ -62,6 +64,7 @@ export const findSlotsTool = defineTool({
     duration_spoken: z.string(),
     slots: z.array(SpokenSlot),
     more_available: z.boolean().describe('More free times match than were returned.'),
+    spoken: z.string(),
     ...BookingTerms,
   },
   annotations: READ_ONLY,
@@ -168,19 +171,28 @@ export const findSlotsTool = defineTool({
     }
     const protectedHere = place.location.booking_protection_policy.applies;
     const windowHours = protectedHere ? (await locationInfo()).policy.cancellation_window_hours : null;
+    const terms = bookingTerms(place, services, windowHours);
+    const slots = spokenSlots(
+      nearest(matching, Date.parse(matching[0]!.starts_at), limit, SPREAD_MINUTES),
+      place,
+      team,
+      now,
+    );
+    const duration = speakDuration(found.duration.minutes);
+    const more = matching.length > limit;
     return {
-      ...bookingTerms(place, services, windowHours),
+      ...terms,
       location: { slug: place.location.slug, name: place.location.name },
       services: services.map((s) => ({ id: s.id, name: s.name })),
       duration_minutes: found.duration.minutes,
-      duration_spoken: speakDuration(found.duration.minutes),
-      slots: spokenSlots(
-        nearest(matching, Date.parse(matching[0]!.starts_at), limit, SPREAD_MINUTES),
-        place,
-        team,
-        now,
-      ),
-      more_available: matching.length > limit,
+      duration_spoken: duration,
+      slots,
+      more_available: more,
+      // Everything to say, so the agent reads one field (issue 44): the times, then what it costs.
+      spoken:
+        `Free: ${speakSlotList(slots)}.${more ? ' There are other times too.' : ''} ` +
+        `${listed(services.map((s) => s.name))} takes ${duration} and costs ${terms.price.spoken}.` +
+        (terms.terms_spoken ? ` ${terms.terms_spoken}` : ''),
     };
   },
 });
