@@ -12,7 +12,7 @@ import {
   settleMessages,
   supersededMessages,
 } from '../data/outbox-repository.ts';
-import { writeStatement } from '../data/write-transaction.ts';
+import { REDONE_IF_LOST, writeStatement } from '../data/write-transaction.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { type MessageFacts, type RenderedMessage, renderMessage } from '../domain/message-templates.ts';
 import {
@@ -91,14 +91,17 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
   const counts: DeliveryCounts = { sent: 0, logged: 0, retried: 0, failed: 0, dropped: 0 };
   const token = randomUUID();
   const now = delivery.clock.nowMs();
-  const claimed = await writeStatement(delivery.db, (trx) =>
-    claimDueMessages(
-      trx,
-      token,
-      now,
-      now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
-      delivery.batchSize ?? DEFAULT_BATCH,
-    ),
+  const claimed = await writeStatement(
+    delivery.db,
+    (trx) =>
+      claimDueMessages(
+        trx,
+        token,
+        now,
+        now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
+        delivery.batchSize ?? DEFAULT_BATCH,
+      ),
+    REDONE_IF_LOST,
   );
   if (claimed.length === 0) return counts;
   const facts = await messageFactsOf(
@@ -189,7 +192,7 @@ async function deliverOne(
   const now = delivery.clock.nowMs();
   const rendered = facts && render(delivery, row, facts, now);
   if (!rendered) {
-    await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token));
+    await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token), REDONE_IF_LOST);
     return 'dropped';
   }
   // Whatever wrote it (an old client record, an import): a text goes only where texts may go.

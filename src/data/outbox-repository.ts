@@ -4,7 +4,7 @@ import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { OutboxTable } from './tables.ts';
-import { writeStatement, writeTransaction } from './write-transaction.ts';
+import { REDONE_IF_LOST, writeStatement, writeTransaction } from './write-transaction.ts';
 
 /** The outbox: messages to customers, written with their change and claimed by the delivery worker. */
 
@@ -203,9 +203,13 @@ export async function settleMessages(
   settled: readonly { message: ClaimedMessageKey; outcome: MessageOutcome }[],
 ): Promise<void> {
   if (dialectOf(db) === 'sqlite') {
-    await writeTransaction(db, async (trx) => {
-      for (const { message, outcome } of settled) await settleMessage(trx, message, token, outcome);
-    });
+    await writeTransaction(
+      db,
+      async (trx) => {
+        for (const { message, outcome } of settled) await settleMessage(trx, message, token, outcome);
+      },
+      REDONE_IF_LOST,
+    );
     return;
   }
   const alike = new Map<string, Record<string, unknown>[]>();

@@ -12,9 +12,41 @@ export type WriteWork<T> = (trx: Db) => Promise<T>;
  * that arrive in the same turn of the event loop share one transaction, each inside a savepoint of
  * its own; otherwise this is a plain transaction.
  */
-export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
+export function writeTransaction<T>(db: Db, work: WriteWork<T>, options: WriteOptions = {}): Promise<T> {
+  const durable = options.durable ?? true;
   const group = groups.get(db);
-  return group ? group.run(work) : db.transaction().execute(work);
+  if (group) return group.run(work, durable);
+  return durable || dialectOf(db) === 'postgres' ? db.transaction().execute(work) : lazilySynced(db, work);
+}
+
+/** WriteOptions for bookkeeping that is done again if a power cut undoes it (durable false). */
+export const REDONE_IF_LOST: WriteOptions = { durable: false };
+
+export interface WriteOptions {
+  /**
+   * false: bookkeeping that is done again if lost, such as claiming an outbox message or a webhook
+   * delivery and recording how it went (delivery is at least once). On SQLite its COMMIT does not wait
+   * for the disk (synchronous NORMAL for that transaction): a crash of the process keeps it, a power
+   * cut may undo it. WAL is written in order, so the next durable commit's sync covers it too, and
+   * nothing durable ever depends on it. A booking then costs one disk sync, not three (issue 47).
+   * Default true.
+   */
+  durable?: boolean;
+}
+
+/**
+ * `work` in a transaction whose COMMIT does not sync (WriteOptions.durable false). The connection is
+ * held throughout, so no other statement runs between the pragma and its reset.
+ */
+function lazilySynced<T>(db: Db, work: WriteWork<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`pragma synchronous = NORMAL`.execute(connection);
+    try {
+      return await connection.transaction().execute(work);
+    } finally {
+      await sql`pragma synchronous = FULL`.execute(connection);
+    }
+  });
 }
 
 /**
@@ -23,8 +55,8 @@ export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
  * it goes through writeTransaction like any other write (group commit shares the one writer's
  * transaction and its disk sync). `work` must run one statement, no more.
  */
-export function writeStatement<T>(db: Db, work: WriteWork<T>): Promise<T> {
-  return dialectOf(db) === 'postgres' ? work(db) : writeTransaction(db, work);
+export function writeStatement<T>(db: Db, work: WriteWork<T>, options: WriteOptions = {}): Promise<T> {
+  return dialectOf(db) === 'postgres' ? work(db) : writeTransaction(db, work, options);
 }
 
 /**
@@ -50,6 +82,7 @@ const groups = new WeakMap<Db, GroupCommit>();
 
 interface QueuedWork {
   work: WriteWork<unknown>;
+  durable: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -68,9 +101,9 @@ class GroupCommit {
     this.#maxGroupSize = maxGroupSize;
   }
 
-  run<T>(work: WriteWork<T>): Promise<T> {
+  run<T>(work: WriteWork<T>, durable: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ work, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#busy) this.#schedule();
     });
   }
@@ -105,17 +138,22 @@ class GroupCommit {
 
   /** One transaction for the group; the outcome of each unit, all failed if the transaction did. */
   async #commit(group: readonly QueuedWork[]): Promise<Outcome[]> {
+    // The group's COMMIT syncs when any of its units must be durable (WriteOptions).
+    const transaction = <T>(work: WriteWork<T>) =>
+      group.some((item) => item.durable)
+        ? this.#db.transaction().execute(work)
+        : lazilySynced(this.#db, work);
     // A lone unit needs no savepoint: its failure rolls back the transaction, which holds only it.
     if (group.length === 1) {
       try {
-        return [{ ok: true, value: await this.#db.transaction().execute(group[0]!.work) }];
+        return [{ ok: true, value: await transaction(group[0]!.work) }];
       } catch (error) {
         return [{ ok: false, error }];
       }
     }
     const outcomes: Outcome[] = [];
     try {
-      await this.#db.transaction().execute(async (trx) => {
+      await transaction(async (trx) => {
         for (const item of group) outcomes.push(await inSavepoint(trx, item.work));
       });
       return outcomes;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/data/database.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
-import { writeTransaction } from '../../src/data/write-transaction.ts';
+import { REDONE_IF_LOST, writeTransaction } from '../../src/data/write-transaction.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
 /**
@@ -143,5 +143,47 @@ describe.runIf(onPostgres)('write transactions on PostgreSQL', () => {
     // One COMMIT per unit that succeeded, none shared; the two that failed rolled back.
     expect(commits()).toBe(2);
     expect(statements.filter((s) => s === 'rollback')).toHaveLength(2);
+  });
+});
+
+/** SQLite's synchronous setting as a unit of work sees it: 2 FULL (COMMIT syncs), 1 NORMAL (it does not). */
+const synchronous = async (trx: Db) =>
+  (await sql<{ synchronous: number }>`pragma synchronous`.execute(trx)).rows[0]!.synchronous;
+
+describe.skipIf(onPostgres)('bookkeeping redone if lost commits without a disk sync (issue 47)', () => {
+  it('a group of such units alone commits with synchronous NORMAL, and the connection is FULL again after', async () => {
+    const seen = await Promise.all([
+      writeTransaction(db(), synchronous, REDONE_IF_LOST),
+      writeTransaction(db(), synchronous, REDONE_IF_LOST),
+    ]);
+    expect(seen).toEqual([1, 1]);
+    expect(await writeTransaction(db(), synchronous)).toBe(2);
+  });
+
+  it('one durable unit in the group makes the whole group sync', async () => {
+    const seen = await Promise.all([
+      writeTransaction(db(), synchronous, REDONE_IF_LOST),
+      writeTransaction(db(), async (trx) => {
+        await insert(trx, 1);
+        return synchronous(trx);
+      }),
+    ]);
+    expect(seen).toEqual([2, 2]);
+    expect(await ids()).toEqual([1]);
+  });
+
+  it('a unit that fails still leaves the connection FULL', async () => {
+    await expect(
+      writeTransaction(
+        db(),
+        async (trx) => {
+          await insert(trx, 1);
+          throw new Error('refused');
+        },
+        REDONE_IF_LOST,
+      ),
+    ).rejects.toThrow('refused');
+    expect(await ids()).toEqual([]);
+    expect(await writeTransaction(db(), synchronous)).toBe(2);
   });
 });

@@ -12,7 +12,7 @@ import {
   pruneWebhookHistory,
   settleDelivery,
 } from '../../data/webhook-repository.ts';
-import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
+import { REDONE_IF_LOST, writeStatement, writeTransaction } from '../../data/write-transaction.ts';
 import {
   DELIVERY_TIMEOUT_MS,
   failedTooLong,
@@ -73,14 +73,17 @@ export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<Web
   const token = randomUUID();
   const now = delivery.clock.nowMs();
   if (!(await anyDeliveryDue(delivery.db, now))) return counts;
-  const claimed = await writeStatement(delivery.db, (trx) =>
-    claimDueDeliveries(
-      trx,
-      token,
-      now,
-      now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
-      delivery.batchSize ?? DEFAULT_BATCH,
-    ),
+  const claimed = await writeStatement(
+    delivery.db,
+    (trx) =>
+      claimDueDeliveries(
+        trx,
+        token,
+        now,
+        now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
+        delivery.batchSize ?? DEFAULT_BATCH,
+      ),
+    REDONE_IF_LOST,
   );
   await Promise.all(
     claimed.map(async (row) => {
@@ -98,8 +101,10 @@ async function deliverOne(
   const { db, clock } = delivery;
   const key = { organisationId: row.organisation_id, seq: row.seq };
   if (row.endpoint_status !== 'enabled') {
-    await writeStatement(db, (trx) =>
-      settleDelivery(trx, key, token, { status: 'failed', last_error: 'endpoint disabled' }),
+    await writeStatement(
+      db,
+      (trx) => settleDelivery(trx, key, token, { status: 'failed', last_error: 'endpoint disabled' }),
+      REDONE_IF_LOST,
     );
     return 'failed';
   }
@@ -107,40 +112,48 @@ async function deliverOne(
   const at = clock.nowMs();
   const status = 'status' in result ? result.status : null;
   if (status !== null && isSuccess(status)) {
-    await writeTransaction(db, async (trx) => {
-      if (await settleDelivery(trx, key, token, succeeded(status, at))) {
-        await clearFailing(trx, row.organisation_id, row.endpoint_id);
-      }
-    });
+    await writeTransaction(
+      db,
+      async (trx) => {
+        if (await settleDelivery(trx, key, token, succeeded(status, at))) {
+          await clearFailing(trx, row.organisation_id, row.endpoint_id);
+        }
+      },
+      REDONE_IF_LOST,
+    );
     return 'succeeded';
   }
   const reason = reasonOf(result);
   const unitMs = delivery.unitMs ?? RETRY_UNIT_MS;
-  const outcome = await writeTransaction(db, async (trx): Promise<keyof WebhookCounts> => {
-    const failure = { response_code: status, last_error: reason, last_attempt_at: at };
-    if (status === GONE) {
-      if (!(await settleDelivery(trx, key, token, { ...failure, status: 'failed' }))) return 'failed';
-      await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'gone', at);
-      return 'failed';
-    }
-    const next = nextAttemptAt(row.event_created_at, row.attempts, at, unitMs);
-    const failingSince = await markFailing(trx, row.organisation_id, row.endpoint_id, at);
-    // Failing for 3 days: counted from the first failure since the last success, or, for an event
-    // whose every attempt of its 72 hours failed (the schedule's last try comes a little before the
-    // 72nd hour), from that event on.
-    const disable =
-      failingSince !== null &&
-      (failedTooLong(failingSince, at, unitMs) || (next === null && failingSince <= row.event_created_at));
-    const final = next === null || disable;
-    const settled = await settleDelivery(
-      trx,
-      key,
-      token,
-      final ? { ...failure, status: 'failed' } : { ...failure, next_attempt_at: next },
-    );
-    if (settled && disable) await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'failing', at);
-    return final ? 'failed' : 'retried';
-  });
+  const outcome = await writeTransaction(
+    db,
+    async (trx): Promise<keyof WebhookCounts> => {
+      const failure = { response_code: status, last_error: reason, last_attempt_at: at };
+      if (status === GONE) {
+        if (!(await settleDelivery(trx, key, token, { ...failure, status: 'failed' }))) return 'failed';
+        await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'gone', at);
+        return 'failed';
+      }
+      const next = nextAttemptAt(row.event_created_at, row.attempts, at, unitMs);
+      const failingSince = await markFailing(trx, row.organisation_id, row.endpoint_id, at);
+      // Failing for 3 days: counted from the first failure since the last success, or, for an event
+      // whose every attempt of its 72 hours failed (the schedule's last try comes a little before the
+      // 72nd hour), from that event on.
+      const disable =
+        failingSince !== null &&
+        (failedTooLong(failingSince, at, unitMs) || (next === null && failingSince <= row.event_created_at));
+      const final = next === null || disable;
+      const settled = await settleDelivery(
+        trx,
+        key,
+        token,
+        final ? { ...failure, status: 'failed' } : { ...failure, next_attempt_at: next },
+      );
+      if (settled && disable) await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'failing', at);
+      return final ? 'failed' : 'retried';
+    },
+    REDONE_IF_LOST,
+  );
   delivery.onAttemptFailed?.({
     endpointId: row.endpoint_id,
     eventId: row.event_id,
