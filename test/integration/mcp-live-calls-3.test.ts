@@ -678,13 +678,20 @@ describe('spoken carries everything to say, and nothing else', () => {
 
   it('in New York: times of several barbers over two days are each said with their barber', async () => {
     const mcp = await agent('newYork', 'modern');
-    const found = await mcp.call('find_slots', { services: "men's cut", date: 'tomorrow', days: 2, limit: 20 });
+    const found = await mcp.call('find_slots', {
+      services: "men's cut",
+      date: 'tomorrow',
+      days: 2,
+      limit: 20,
+    });
     expectOnlyWordsToSay(found.spoken);
     for (const slot of found.slots) {
       expect(found.spoken).toContain(slot.spoken.split(', ').at(-1)!.split(' at ')[0]);
       expect(found.spoken).toContain(slot.staff_name);
     }
-    expect(found.spoken).toMatch(/^Free: tomorrow, Tuesday, November 24 at .+ and costs 42 dollars and 50 cents\.$/);
+    expect(found.spoken).toMatch(
+      /^Free: tomorrow, Tuesday, November 24 at .+ and costs 42 dollars and 50 cents\.$/,
+    );
   });
 
   it('in Kathmandu: lookup_client says the upcoming booking with its reference, and the usual', async () => {
