@@ -121,8 +121,8 @@ const aliases = z
     ),
   )
   .max(ALIAS_LIMITS.count, `must list at most ${ALIAS_LIMITS.count} aliases`)
-  .default([])
-  .describe('Everyday names callers use (“haircut”, a nickname), matched by the MCP tools as names are.');
+  .describe('Everyday names callers use (“haircut”, a nickname), matched by the MCP tools as names are.')
+  .default([]);
 
 const calendarDate = z
   .string()
@@ -374,8 +374,8 @@ export const staffSchema = z.strictObject({
     .array(busyCalendarUrl)
     .max(MAX_BUSY_CALENDARS, `must list at most ${MAX_BUSY_CALENDARS} calendars`)
     .refine((urls) => new Set(urls).size === urls.length, 'must not list one calendar twice')
-    .default([])
-    .describe('https (or webcal) addresses of their own calendars, whose busy times block them.'),
+    .describe('https (or webcal) addresses of their own calendars, whose busy times block them.')
+    .default([]),
 });
 
 export const clientSchema = z.strictObject({
