@@ -9,9 +9,6 @@ import { catalogueSchema } from './schema.ts';
  * exist, overlaps, one currency) are the importer's alone. `npm run docs:catalogue` writes both.
  */
 
-export const CATALOGUE_SCHEMA_ID =
-  'https://github.com/booking-engine/booking-engine/blob/main/docs/catalogue.schema.json';
-
 type JsonSchema = {
   type?: string | string[];
   description?: string;
@@ -42,7 +39,6 @@ export function catalogueJsonSchema(): JsonSchema {
   }) as JsonSchema;
   return {
     $schema: generated.$schema,
-    $id: CATALOGUE_SCHEMA_ID,
     title: 'Booking engine catalogue',
     description:
       'One organisation: its locations, services, staff, clients and bookings, as `booking import` reads them. Field reference: docs/catalogue-fields.md.',
