@@ -272,7 +272,7 @@ function sizeTargets(sizes: AnswerSizes) {
     target('tools/list', sizes.toolsList, 16_000),
     target('Largest five-slot find_slots answer', sizes.findSlots, 1_500),
     target('Largest book answer', sizes.book, 1_500),
-    // docs/decisions.md ("The link is sent by the outbox"): every Booking carries booking_page_url
+    // docs/decisions/hosted-pages.md ("The link is sent by the outbox"): every Booking carries booking_page_url
     // since the hosted pages, about 95 characters, so a hold's answer has 1,600; and 50 more for
     // caller_supplied ("Caller-supplied text is data").
     target('A book answer for a deposit hold', sizes.held, 1_650),

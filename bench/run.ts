@@ -1,21 +1,22 @@
 /**
- * `npm run bench [-- --only <id>] [-- --duration <s>] [-- --cpu-prof-dir <dir>] [-- --strict]`: runs the benchmarks of
- * bench/registry.ts one after the other, shows progress on stderr, prints the verdicts and rewrites
- * docs/benchmarks.md, then the figures of docs/benchmarks.json and the chart drawn from them,
- * docs/benchmarks.svg. A missed target is a finding, not an error: the exit code is 0 unless a
- * benchmark could not run at all, or, with --strict (`npm run load`), a target was missed. With --cpu-prof-dir the full-stack servers write CPU profiles there,
- * and the (profiler-slowed) figures are printed but written to none of those files.
+ * `npm run bench -- [--only <id>]… [--duration <s>] [--write] [--strict] [--cpu-prof-dir <dir>]` (USAGE
+ * below): runs the benchmarks of bench/registry.ts one after the other, shows progress on stderr and
+ * prints the figures and verdicts. Only with --write does it rewrite the tracked files: the figures of
+ * docs/benchmarks.json, then docs/benchmarks.md and the chart docs/benchmarks.svg drawn from them. A
+ * missed target is a finding, not an error: the exit code is 0 unless a benchmark could not run at
+ * all, or, with --strict (`npm run load`), a target was missed. With --cpu-prof-dir the full-stack
+ * servers write CPU profiles there, and the (profiler-slowed) figures are never written.
  *
  * Each benchmark runs in a runner process of its own (this script again, with `--only` it and
  * BENCH_RUNNER_CHILD set), one after the other: the runner is the load generator or the client of
  * most benchmarks and the process of the in-process ones, and one that had run others before carried
  * their heap, compiled code and sockets into the next (MCP find_slots round trips measured 2.1–2.9 ms
- * at p50 alone and 3.3–4.5 ms after the other benchmarks, docs/decisions.md "Benchmarks").
+ * at p50 alone and 3.3–4.5 ms after the other benchmarks, docs/decisions/benchmarks-one-process-each.md).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { BenchContext, ThroughputRow, Timing } from './lib/benchmark.ts';
 import {
   type ChartEntry,
@@ -37,14 +38,50 @@ const CHART_FIGURES = new URL('../docs/benchmarks.json', import.meta.url);
 const CHART = new URL('../docs/benchmarks.svg', import.meta.url);
 const DEFAULT_DURATION_S = 10;
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench -- [options]
+
+Runs the benchmarks one after the other (each in a process of its own; all of them take about fifteen
+minutes) and prints their figures and verdicts.
+
+Options:
+  --only <id>           run only this benchmark (repeatable)
+  --duration <seconds>  measuring time per side (default ${DEFAULT_DURATION_S})
+  --write               also rewrite docs/benchmarks.json, docs/benchmarks.md and docs/benchmarks.svg
+  --render              run nothing: rewrite docs/benchmarks.md and .svg from docs/benchmarks.json
+  --strict              exit 1 when a target is missed (npm run load)
+  --cpu-prof-dir <dir>  write CPU profiles of the servers there (figures never written)
+  -h, --help            print this help
+
+Benchmarks: ${BENCHMARKS.map((b) => b.id).join(', ')}`;
+
+const { values } = parseOptions({
   options: {
     only: { type: 'string', multiple: true },
     duration: { type: 'string' },
     'cpu-prof-dir': { type: 'string' },
     strict: { type: 'boolean' },
+    write: { type: 'boolean' },
+    render: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
+
+const LEFT_AS_THEY_WERE = 'Tracked files left as they were: --write rewrites docs/benchmarks.{json,md,svg}.';
+
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+if (values.render) {
+  const entries = previousChartEntries();
+  writeFileSync(REPORT, renderReport(entries));
+  writeFileSync(CHART, renderChart(entries));
+  console.log(
+    `Written from docs/benchmarks.json (${entries.length} benchmarks): docs/benchmarks.md and .svg`,
+  );
+  process.exit(0);
+}
 
 const durationS = Number(values.duration ?? DEFAULT_DURATION_S);
 if (!Number.isFinite(durationS) || durationS <= 0) usageError('--duration takes a number of seconds.');
@@ -55,6 +92,7 @@ const cpuProfileDir = values['cpu-prof-dir'];
 
 if (selected.length > 1 && !process.env.BENCH_RUNNER_CHILD) {
   process.exitCode = runEachInItsOwnProcess();
+  if (!values.write && !cpuProfileDir) console.log(LEFT_AS_THEY_WERE);
   process.exit();
 }
 
@@ -110,10 +148,7 @@ if (cpuProfileDir) {
   console.log(
     `CPU profiles written to ${cpuProfileDir}; docs/benchmarks.md, .json and .svg left as they were.`,
   );
-} else if (measured.length > 0) {
-  const previous = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
-  writeFileSync(REPORT, renderReport(BENCHMARKS, measured, machine, previous));
-  console.log(`Report written to docs/benchmarks.md`);
+} else if (measured.length > 0 && values.write) {
   const fresh = measured.map((m) => chartEntry(m.benchmark.id, m.result, machine));
   const entries = mergeChartEntries(
     BENCHMARKS.map((b) => b.id),
@@ -121,8 +156,11 @@ if (cpuProfileDir) {
     fresh,
   );
   writeFileSync(CHART_FIGURES, renderChartJson(entries));
+  writeFileSync(REPORT, renderReport(entries));
   writeFileSync(CHART, renderChart(entries));
-  console.log('Chart written to docs/benchmarks.svg');
+  console.log('Written: docs/benchmarks.json, docs/benchmarks.md and docs/benchmarks.svg');
+} else if (measured.length > 0 && !process.env.BENCH_RUNNER_CHILD) {
+  console.log(LEFT_AS_THEY_WERE);
 }
 const missed = measured.flatMap((m) =>
   m.result.targets.filter((t) => !t.pass).map((t) => `${m.benchmark.id}: ${t.description}`),
@@ -187,10 +225,16 @@ function perRow(r: ThroughputRow): string {
   return `${r.label}: ${Math.round(r.perSecond)}/s  p50 ${formatMs(r.p50)} ms  p99 ${formatMs(r.p99)} ms  (${r.count} writes, ${r.failures} failed)`;
 }
 
+/** Node's argument parser, its refusal of an unknown option told with the usage. */
+function parseOptions<T extends ParseArgsConfig>(config: T) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+}
+
 function usageError(message: string): never {
-  console.error(
-    `${message}\nUsage: npm run bench [-- --only <id>]… [--duration <seconds>] [--cpu-prof-dir <dir>] [--strict]`,
-  );
-  console.error(`Benchmarks: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
+  console.error(`${message}\n\n${USAGE}`);
   process.exit(2);
 }

@@ -1,6 +1,7 @@
 import type { BenchmarkResult, ThroughputRow, Timing } from './benchmark.ts';
 import type { LoadStats } from './load.ts';
 import { type Machine, machineSummary } from './machine.ts';
+import { type BenchmarkSummary, summaryOf } from './summary.ts';
 import { formatMs } from './timing.ts';
 
 /**
@@ -53,13 +54,21 @@ export interface ChartEntry {
   /** machineSummary() of the machine that measured it. */
   machine: string;
   figures: ChartFigures | OtherFigures;
+  /** Title, baseline ratio and targets, from which docs/benchmarks.md is written. */
+  summary?: BenchmarkSummary;
 }
 
 const DRAWN_KINDS: readonly string[] = ['http', 'throughput', 'timing'];
 
 /** The figures of one fresh result, rounded to four significant digits to keep the JSON small. */
 export function chartEntry(id: string, result: BenchmarkResult, machine: Machine): ChartEntry {
-  return { id, measuredAt: machine.date, machine: machineSummary(machine), figures: figuresOf(result) };
+  return {
+    id,
+    measuredAt: machine.date,
+    machine: machineSummary(machine),
+    figures: figuresOf(result),
+    summary: summaryOf(result),
+  };
 }
 
 function figuresOf(result: BenchmarkResult): ChartFigures | OtherFigures {
@@ -121,7 +130,7 @@ export function mergeChartEntries(
 export function renderChartJson(entries: readonly ChartEntry[]): string {
   const file = {
     about:
-      'Figures drawn in docs/benchmarks.svg, written by npm run bench (bench/run.ts): one entry per benchmark, carried over from the previous run when not measured. The full figures are in docs/benchmarks.md.',
+      'Figures of each benchmark as last measured, written by npm run bench -- --write (bench/run.ts): one entry per benchmark, carried over from the previous run when not measured. docs/benchmarks.md and docs/benchmarks.svg are drawn from them.',
     benchmarks: entries,
   };
   return `${JSON.stringify(file, null, 2)}\n`;

@@ -132,8 +132,8 @@ const WRITES = /^\s*(commit|insert|update|delete)\b/i;
  * plan for any values is the right plan for the statements here, keyed by the organisation and an id
  * or a time range, provided what a plan must know is in the SQL: every LIMIT (literal-limit.ts) and the
  * condition of a partial index (the outbox worker's `status = 'pending'`). Unnamed statements (past
- * StatementNames' bounds) get a generic plan too, made afresh on every run. docs/decisions.md,
- * "Generic plans".
+ * StatementNames' bounds) get a generic plan too, made afresh on every run. docs/decisions/
+ * postgres-several-instances.md.
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 

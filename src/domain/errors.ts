@@ -2,8 +2,8 @@
  * One error model for every face of the engine (REST, MCP, CLI).
  *
  * The catalogue below is the single source of truth for each code's HTTP status and the short
- * conversational hint an MCP tool gives a voice agent. Tests keep it in step with the README's
- * error table, so adding a code here without documenting it fails the build.
+ * conversational hint an MCP tool gives a voice agent. Tests keep it in step with the
+ * error table of docs/api.md, so adding a code here without documenting it fails the build.
  */
 export const ERROR_CATALOGUE = {
   invalid_request: {

@@ -14,8 +14,8 @@ const JSON_RPC_PATHS: ReadonlySet<string> = new Set(['/mcp', '/messages']);
 
 /**
  * The error codes: JSON-RPC 2.0's own where they say what is wrong, as the SDK uses them on /mcp for
- * the same faults; otherwise -32000, a server-defined error (decisions.md, "MCP protocol generations
- * and transports").
+ * the same faults; otherwise -32000, a server-defined error (docs/decisions/
+ * mcp-transports.md).
  */
 export const JSON_RPC_ERROR = {
   /** The body is not JSON text: not UTF-8, empty, or not JSON. */

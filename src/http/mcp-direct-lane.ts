@@ -14,7 +14,7 @@ import {
  * answered with the very bytes the SDK would answer it with, but without the SDK's per-request
  * machinery (a web Request and Response with stream bodies, a Server and transport built, connected
  * and closed, each message checked again with zod). That machinery cost about 0.45 ms of CPU per call
- * on top of the 0.35 ms the call itself costs (docs/decisions.md, "The direct lane of POST /mcp").
+ * on top of the 0.35 ms the call itself costs (docs/decisions/mcp-direct-lane.md).
  *
  * Only requests whose answer is certain take the lane; `undefined` hands anything else to the SDK:
  * - the era and the JSON-RPC shape are decided by the SDK's own classifier (`classifyInboundRequest`,

@@ -65,7 +65,7 @@ declare module 'fastify' {
  *
  * The protocol itself (the SDK, its schemas and the tools: 9 MB of heap) is loaded by the first MCP
  * request a server receives, not at start: a server that only ever serves REST never holds it, and
- * the first caller of one that does waits for it once (mcp-protocol.ts; docs/decisions.md).
+ * the first caller of one that does waits for it once (mcp-protocol.ts; docs/decisions/memory-under-load.md).
  */
 export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: McpHttpOptions): void {
   // /mcp takes OAuth access tokens bound to it as well as keys (design.md 9.3); the SSE transport keys only.

@@ -64,7 +64,7 @@ const MONTH_NAME =
  * What the words name, where today is the local date of `now` in `zone` (an unknown zone throws: that
  * is a data fault, not something the caller said), read in the location's `locale` ("8/12" is 8
  * December in en-GB, August 12 in en-US). Case, spacing and stray punctuation from speech-to-text do
- * not matter. The rules (docs/decisions.md, "Reading dates and times"):
+ * not matter. The rules (docs/decisions/spoken-dates-and-times.md):
  * - a weekday alone or after "this" is the next one from today, today included; "next" skips today;
  * - a day and month without a year is the first such date not before today; with a weekday, the
  *   nearest such date on that weekday, the last one before today included, else not ok;

@@ -6,7 +6,7 @@ import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 import { freshDatabasePerTest } from '../helpers/temp-database.ts';
 
-const _EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
+const SHARED_EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
 
 // biome-ignore lint/suspicious/noExplicitAny: catalogue fixtures are edited freely as plain JSON.
 type Json = any;
@@ -48,5 +48,42 @@ describe('booking import of values the databases cannot store as given', () => {
 
     // The same database then takes the shipped catalogue.
     expect(runCli(['import', 'db/demo-catalogue.json'], fresh.env).status).toBe(0);
+  }, 120_000);
+});
+
+describe('booking import of a hand-written catalogue', () => {
+  it('names the key that was meant for a misspelt or written-out one, and changes nothing', () => {
+    const catalogue: Json = smallCatalogue();
+    const staff = catalogue.staff[0];
+    const location = Object.keys(staff.working_hours)[0]!;
+    staff.working_hours[location] = { monday: [['09:00', '17:00']] };
+    catalogue.services[0].duraton_minutes = 30;
+    catalogue.organisaton = {};
+    catalogue.services[1].colour = 'red';
+    const file = path.join(fresh.dir, 'hand-written.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      `$.staff[0].working_hours.${location}.monday: unknown key; did you mean "mon"?`,
+    );
+    expect(result.stderr).toContain(
+      '$.services[0].duraton_minutes: unknown key; did you mean "duration_minutes"?',
+    );
+    expect(result.stderr).toContain('$.organisaton: unknown key; did you mean "organisation"?');
+    // Nothing near enough: no guess.
+    expect(result.stderr).toMatch(/\$\.services\[1\]\.colour: unknown key\n/);
+    expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
+  }, 120_000);
+
+  it('takes a file that names its JSON Schema in $schema, as the shared example does with one added', () => {
+    const example: Json = JSON.parse(readFileSync(SHARED_EXAMPLE, 'utf8'));
+    const file = path.join(fresh.dir, 'with-schema.json');
+    writeFileSync(file, JSON.stringify({ $schema: '../docs/catalogue.schema.json', ...example }));
+    const result = runCli(['import', file], fresh.env);
+    expect(result.stderr).not.toMatch(/problem|unknown key/);
+    expect(result.status).toBe(0);
+    expect(runCli(['import', SHARED_EXAMPLE], fresh.env).status).toBe(0);
   }, 120_000);
 });

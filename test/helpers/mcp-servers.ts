@@ -225,7 +225,7 @@ export async function connectStdio(
     command: launch.command,
     args: [...launch.args, ...args],
     // Only what the command needs (the SDK adds its short list of safe variables such as HOME), and
-    // a faked clock when the suite runs under faketime (docs/decisions.md, stop 32).
+    // a faked clock when the suite runs under faketime (docs/decisions/tests-on-the-real-calendar.md).
     env: { PATH: process.env.PATH ?? '', ...fakedClock(), ...env },
     cwd: launch.cwd,
     stderr: 'pipe',

@@ -42,7 +42,7 @@ describe('architecture', () => {
     expect(importCircles(sources)).toEqual([]);
   });
 
-  // What a process holds is what it loaded (docs/decisions.md, "Memory under load").
+  // What a process holds is what it loaded (docs/decisions/memory-under-load.md).
   it('starts `booking serve` without the MCP protocol, which its first MCP request loads', () => {
     const atStart = [...loadedFrom('src/cli/serve-command.ts', sources)];
     expect(atStart).toContain('fastify');

@@ -5,7 +5,7 @@ import type { OfferedService } from '../catalogue.ts';
  * milliseconds, local calendar dates are 'YYYY-MM-DD' in the location's time zone, and times of day
  * are minutes since local midnight.
  *
- * The rules (design.md section 6 and docs/decisions.md, "Availability"):
+ * The rules (design.md section 6 and docs/decisions/availability-engine.md):
  * - Starts lie on the local wall-clock grid: minute-of-day m with m % slotIntervalMinutes === 0,
  *   counted from local midnight. A wall-clock time that does not exist (spring forward) is never
  *   offered; one that exists twice (fall back) is offered at both instants.

@@ -43,15 +43,20 @@ export const REF_MAX_LENGTH = 100;
  */
 export const SLUG_MAX_LENGTH = SlugParams.shape.slug.maxLength ?? 200;
 
-const uuid = z.string().refine(isUuid, 'must be a lowercase RFC 4122 UUID');
+const uuid = z
+  .string()
+  .refine(isUuid, 'must be a lowercase RFC 4122 UUID')
+  .describe('A lowercase UUID; absent, derived from the organisation slug and the ref (UUID v5).');
 const ref = storableText
   .min(1, 'must not be empty')
   .max(REF_MAX_LENGTH, `must be at most ${REF_MAX_LENGTH} characters`)
-  .refine((value) => value.trim() === value, 'must not start or end with spaces');
+  .refine((value) => value.trim() === value, 'must not start or end with spaces')
+  .describe('The entity’s key within the file, used by the other entities to name it.');
 const slug = z
   .string()
   .max(SLUG_MAX_LENGTH, `must be at most ${SLUG_MAX_LENGTH} characters (the longest slug the API takes)`)
-  .regex(SLUG_PATTERN, 'must be URL-safe: lowercase letters, digits and single hyphens');
+  .regex(SLUG_PATTERN, 'must be URL-safe: lowercase letters, digits and single hyphens')
+  .describe('URL-safe name: lowercase letters, digits and single hyphens.');
 const requiredText = (max: number) => storableText.trim().min(1, 'must not be empty').max(max);
 /**
  * What a customer hears and reads (organisation, location, service and staff names): one line, and
@@ -72,7 +77,10 @@ const optionalText = (max: number) =>
     .max(max)
     .nullish()
     .transform((value) => value || null);
-const currency = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three uppercase letters');
+const currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three uppercase letters')
+  .describe('ISO 4217 code, e.g. GBP.');
 const minutes = (min: number, max: number) => z.int().min(min).max(max);
 
 /** Shares the API's normalisation, so a client imported here is found again by phone or e-mail there. */
@@ -113,6 +121,7 @@ const aliases = z
     ),
   )
   .max(ALIAS_LIMITS.count, `must list at most ${ALIAS_LIMITS.count} aliases`)
+  .describe('Everyday names callers use (“haircut”, a nickname), matched by the MCP tools as names are.')
   .default([]);
 
 const calendarDate = z
@@ -155,41 +164,91 @@ const countryCode = z
  * `policies`, or inside `organisation` (not both); absent, the defaults.
  */
 export const organisationPoliciesSchema = z.strictObject({
-  public_verification: z.enum(['code', 'none']).default('code'),
-  public_holds_per_contact: z.int().min(0).max(1000).default(2),
-  public_bookings_per_contact_per_day: z.int().min(0).max(1000).default(3),
-  public_attempts_per_address_per_hour: z.int().min(0).max(100_000).default(10),
-  sms_countries: z.array(countryCode).max(250).default([]),
+  public_verification: z
+    .enum(['code', 'none'])
+    .default('code')
+    .describe(
+      'code: a booking made on the public page waits for the 6-digit code sent to the customer’s phone or e-mail; none: booked at once, on a client record of its own.',
+    ),
+  public_holds_per_contact: z
+    .int()
+    .min(0)
+    .max(1000)
+    .default(2)
+    .describe('Unconfirmed public holds at once per phone or e-mail.'),
+  public_bookings_per_contact_per_day: z
+    .int()
+    .min(0)
+    .max(1000)
+    .default(3)
+    .describe('Public bookings per phone or e-mail in any 24 hours.'),
+  public_attempts_per_address_per_hour: z
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(10)
+    .describe('Booking attempts (form posts) per client address per clock hour.'),
+  sms_countries: z
+    .array(countryCode)
+    .max(250)
+    .default([])
+    .describe('ISO 3166-1 codes texted besides the countries of the locations.'),
 });
 
 export const organisationSchema = z.strictObject({
   id: uuid.optional(),
   slug,
-  name: displayName(200),
+  name: displayName(200).describe('Shown to customers.'),
   currency,
   booking_reference_prefix: z.string().regex(/^[A-Z0-9]{1,8}$/, 'must be 1 to 8 uppercase letters or digits'),
   locale: z
     .string()
     .regex(/^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?$/, 'must be a locale such as en-GB'),
-  policies: organisationPoliciesSchema.optional(),
+  policies: organisationPoliciesSchema
+    .optional()
+    .describe('The public booking page’s policies; or give them at the top level of the file, not both.'),
 });
 
 const policySchema = z.strictObject({
-  slot_interval_minutes: minutes(1, 1440).default(15),
-  min_notice_minutes: minutes(0, 525_600).default(60),
-  max_advance_days: z.int().min(0).max(3660).default(60),
-  cancellation_window_hours: z.int().min(0).max(8784).default(24),
-  late_cancellation: z.enum(['allow', 'forbid']).default('allow'),
-  late_reschedule: z.enum(['allow', 'forbid']).default('allow'),
-  pending_confirmation_hold_minutes: minutes(1, 10_080).default(15),
-  pending_payment_hold_minutes: minutes(1, 10_080).default(30),
-  reminder_hours_before: z.int().min(0).max(8784).default(24),
-  waitlist_offer_minutes: minutes(1, 1440).default(15),
+  slot_interval_minutes: minutes(1, 1440).default(15).describe('Grid of bookable start times.'),
+  min_notice_minutes: minutes(0, 525_600)
+    .default(60)
+    .describe('How soon before its start a time can still be booked.'),
+  max_advance_days: z.int().min(0).max(3660).default(60).describe('How far ahead a time can be booked.'),
+  cancellation_window_hours: z
+    .int()
+    .min(0)
+    .max(8784)
+    .default(24)
+    .describe('A change closer to the start than this is late.'),
+  late_cancellation: z
+    .enum(['allow', 'forbid'])
+    .default('allow')
+    .describe('Whether a late cancellation is allowed (with its fee) or refused.'),
+  late_reschedule: z
+    .enum(['allow', 'forbid'])
+    .default('allow')
+    .describe('Whether a late reschedule is allowed or refused.'),
+  pending_confirmation_hold_minutes: minutes(1, 10_080)
+    .default(15)
+    .describe('How long a booking waiting for the customer’s confirmation holds its time.'),
+  pending_payment_hold_minutes: minutes(1, 10_080)
+    .default(30)
+    .describe('How long a booking waiting for its deposit holds its time.'),
+  reminder_hours_before: z
+    .int()
+    .min(0)
+    .max(8784)
+    .default(24)
+    .describe('Reminder to the customer that many hours before the start; 0: none.'),
+  waitlist_offer_minutes: minutes(1, 1440)
+    .default(15)
+    .describe('How long a freed time is held for the waitlist entry it is offered to.'),
 });
 
 const percentage = z.int().min(0).max(100).nullish();
 const protectionSchema = z.strictObject({
-  applies: z.boolean(),
+  applies: z.boolean().describe('Booking Protection: a card is saved before the booking is confirmed.'),
   late_cancellation_fee_percentage: percentage,
   no_show_fee_percentage: percentage,
 });
@@ -201,16 +260,25 @@ export const locationSchema = z.strictObject({
   name: displayName(200),
   timezone: z
     .string()
-    .refine((value) => IANAZone.isValidZone(value), 'must be a valid IANA time zone, e.g. Europe/London'),
+    .refine((value) => IANAZone.isValidZone(value), 'must be a valid IANA time zone, e.g. Europe/London')
+    .describe('IANA time zone of the location’s hours and bookings, e.g. Europe/London.'),
   street_address: optionalText(200),
   city: optionalText(100),
   postal_code: optionalText(20),
-  country: countryCode.nullish().transform((value) => value ?? null),
-  phone: optionalPhone,
-  active: z.boolean().default(true),
-  closures: z.array(z.strictObject({ date: calendarDate, reason: optionalText(200) })).default([]),
-  policy: policySchema.prefault({}),
-  booking_protection: protectionSchema.prefault({ applies: false }),
+  country: countryCode
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe('ISO 3166-1 alpha-2 code; customers’ numbers of this country are texted.'),
+  phone: optionalPhone.describe('International number starting with +; said to customers.'),
+  active: z.boolean().default(true).describe('An inactive location is not offered.'),
+  closures: z
+    .array(z.strictObject({ date: calendarDate, reason: optionalText(200) }))
+    .default([])
+    .describe('Days the location is closed.'),
+  policy: policySchema.prefault({}).describe('The location’s booking policy; every field has a default.'),
+  booking_protection: protectionSchema
+    .prefault({ applies: false })
+    .describe('Whether Booking Protection applies, and its fees in percent of the price.'),
 });
 
 const serviceDuration = minutes(1, 1440);
@@ -228,13 +296,24 @@ export const serviceSchema = z.strictObject({
   name: displayName(200),
   aliases,
   category: optionalText(100),
-  duration_minutes: serviceDuration,
-  buffer_after_minutes: minutes(0, 1440).default(0),
+  duration_minutes: serviceDuration.describe('How long the service takes.'),
+  buffer_after_minutes: minutes(0, 1440).default(0).describe('Time kept free after it (cleaning up).'),
   price: moneySchema,
-  deposit: moneySchema.nullish().transform((value) => value ?? null),
-  online_bookable: z.boolean().default(true),
-  locations: z.array(ref),
-  overrides: z.record(z.string(), overrideSchema).default({}),
+  deposit: moneySchema
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe('Taken when booked; null or absent: none.'),
+  online_bookable: z
+    .boolean()
+    .default(true)
+    .describe('Whether customers and agents may book it (staff always can).'),
+  locations: z.array(ref).describe('Refs of the locations offering it.'),
+  overrides: z
+    .record(z.string(), overrideSchema)
+    .default({})
+    .describe(
+      'Per location ref: a different duration, price, deposit (null: none there) or online_bookable.',
+    ),
 });
 
 const daySchema = z.array(z.tuple([clockTime, clockTime])).optional();
@@ -275,9 +354,12 @@ export const staffSchema = z.strictObject({
   ref,
   name: displayName(200),
   aliases,
-  active: z.boolean().default(true),
-  services: z.array(ref).default([]),
-  working_hours: z.record(z.string(), weekSchema).default({}),
+  active: z.boolean().default(true).describe('An inactive staff member is not offered.'),
+  services: z.array(ref).default([]).describe('Refs of the services they perform.'),
+  working_hours: z
+    .record(z.string(), weekSchema)
+    .default({})
+    .describe('Per location ref, a week: mon to sun, each a list of [start, end] local times.'),
   time_off: z
     .array(
       z.strictObject({
@@ -292,6 +374,7 @@ export const staffSchema = z.strictObject({
     .array(busyCalendarUrl)
     .max(MAX_BUSY_CALENDARS, `must list at most ${MAX_BUSY_CALENDARS} calendars`)
     .refine((urls) => new Set(urls).size === urls.length, 'must not list one calendar twice')
+    .describe('https (or webcal) addresses of their own calendars, whose busy times block them.')
     .default([]),
 });
 
@@ -300,9 +383,9 @@ export const clientSchema = z.strictObject({
   ref,
   first_name: personName,
   last_name: personName,
-  phone: optionalPhone,
-  email: optionalEmail,
-  marketing_consent: z.boolean().default(false),
+  phone: optionalPhone.describe('International number starting with +, e.g. +442071234567; stored in E.164.'),
+  email: optionalEmail.describe('Stored lower-cased.'),
+  marketing_consent: z.boolean().default(false).describe('Whether the client agreed to marketing messages.'),
 });
 
 const REFERENCE_SHAPE = new RegExp(`^[A-Z0-9]{1,8}-[${REFERENCE_ALPHABET}]{6}$`);
@@ -322,14 +405,18 @@ export const bookingSchema = z.strictObject({
       `must be the organisation's prefix, a hyphen and 6 characters of ${REFERENCE_ALPHABET}`,
     )
     .optional(),
-  location: ref,
-  services: z.array(ref).min(1, 'must list at least one service').max(10, 'must list at most 10 services'),
-  staff: ref,
-  client: ref,
-  starts_at: localDateTime,
-  status: z.enum(BOOKING_STATUSES),
+  location: ref.describe('Ref of the location.'),
+  services: z
+    .array(ref)
+    .min(1, 'must list at least one service')
+    .max(10, 'must list at most 10 services')
+    .describe('Refs of its services, in order.'),
+  staff: ref.describe('Ref of the staff member.'),
+  client: ref.describe('Ref of the client.'),
+  starts_at: localDateTime.describe('Local date and time at the location, without offset.'),
+  status: z.enum(BOOKING_STATUSES).describe('The booking’s status as it stands in the other system.'),
   notes: optionalText(1000),
-  deposit_paid: z.boolean().default(false),
+  deposit_paid: z.boolean().default(false).describe('Whether its deposit was paid.'),
   protection: z
     .strictObject({
       setup_status: z
@@ -343,6 +430,8 @@ export const bookingSchema = z.strictObject({
 
 /** The whole file. The policies may be given here or in `organisation`, not both (validate.ts checks). */
 export const catalogueSchema = z.strictObject({
+  /** Where editors find this format (docs/catalogue.schema.json); the importer reads nothing from it. */
+  $schema: z.string().optional(),
   organisation: organisationSchema,
   policies: organisationPoliciesSchema.optional(),
   locations: z.array(locationSchema).min(1, 'must list at least one location'),

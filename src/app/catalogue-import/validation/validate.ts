@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { unknownKeyMessage } from '../format/key-suggestions.ts';
 import { type CatalogueProblem, formatPath, type PathSegment } from '../format/problems.ts';
 import {
   bookingSchema,
@@ -35,14 +36,16 @@ const errorMap = (issue: { code?: string; input?: unknown }) =>
 
 function pushIssues(
   problems: CatalogueProblem[],
+  schema: z.ZodType,
   prefix: PathSegment[],
   issues: readonly z.core.$ZodIssue[],
 ) {
   for (const issue of issues) {
-    const path = [...prefix, ...issue.path.map((s) => (typeof s === 'number' ? s : String(s)))];
+    const inPart = issue.path.map((s) => (typeof s === 'number' ? s : String(s)));
+    const path = [...prefix, ...inPart];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys)
-        problems.push({ path: formatPath([...path, key]), message: 'unknown key' });
+        problems.push({ path: formatPath([...path, key]), message: unknownKeyMessage(schema, inPart, key) });
     } else {
       problems.push({ path: formatPath(path), message: issue.message });
     }
@@ -57,7 +60,7 @@ function parsePart<T>(
 ): T | undefined {
   const result = schema.safeParse(value, { error: errorMap });
   if (result.success) return result.data;
-  pushIssues(problems, path, result.error.issues);
+  pushIssues(problems, schema, path, result.error.issues);
   return undefined;
 }
 
@@ -72,7 +75,8 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
   }
   const raw = input as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
-    if (!(key in catalogueSchema.shape)) problems.push({ path: formatPath([key]), message: 'unknown key' });
+    if (!(key in catalogueSchema.shape))
+      problems.push({ path: formatPath([key]), message: unknownKeyMessage(catalogueSchema, [], key) });
   }
   const policies =
     raw.policies === undefined
