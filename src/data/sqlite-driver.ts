@@ -20,6 +20,8 @@ const DRIVER_PACKAGE = Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 
 
 export type SqliteConnection = BetterSqlite3.Database;
 export type SqliteStatement = BetterSqlite3.Statement;
+/** A function run as one transaction (`connection.transaction(fn)`), with `.immediate` and the rest. */
+export type SqliteTransaction<F extends (...args: never[]) => unknown> = BetterSqlite3.Transaction<F>;
 
 /** The driver's Database constructor: `new SqliteDatabase(file, options)`. */
 export const SqliteDatabase = createRequire(import.meta.url)(DRIVER_PACKAGE) as typeof BetterSqlite3;

@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import { privateDatabaseFile } from './private-files.ts';
+import type { RateLimitCounter, RateLimitStore, RequestCounts } from './rate-limit-counters.ts';
 import {
-  countRequestInTurn,
-  type RateLimitCounter,
-  type RateLimitStore,
-  type RequestCounts,
-} from './rate-limit-counters.ts';
-import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
+  type SqliteConnection,
+  SqliteDatabase,
+  type SqliteStatement,
+  type SqliteTransaction,
+} from './sqlite-driver.ts';
 
 /** How long a passed window's counters are kept before the next new window deletes them. */
 const KEEP_PASSED_WINDOWS_MS = 60_000;
@@ -35,6 +35,15 @@ export class SqliteRateLimitStore implements RateLimitStore {
   readonly #get: SqliteStatement;
   readonly #purge: SqliteStatement;
   #currentWindowEnd = 0;
+  #purgeDue = false;
+  readonly #countBoth: SqliteTransaction<
+    (
+      key: RateLimitCounter,
+      keyLimit: number,
+      organisation: RateLimitCounter,
+      windowEnd: number,
+    ) => RequestCounts
+  >;
   /** This process's own counts of the current window, for when the file cannot be written. */
   readonly #alone = new Map<string, number>();
 
@@ -59,6 +68,13 @@ export class SqliteRateLimitStore implements RateLimitStore {
       'SELECT count FROM rate_limit_counters WHERE organisation_id = ? AND key = ? AND window_end = ?',
     );
     this.#purge = this.#sqlite.prepare('DELETE FROM rate_limit_counters WHERE window_end < ?');
+    this.#countBoth = this.#sqlite.transaction((key, keyLimit, organisation, windowEnd) => {
+      const keyCount = this.#addHit(key, windowEnd);
+      return {
+        key: keyCount,
+        organisation: keyCount <= keyLimit ? this.#addHit(organisation, windowEnd) : null,
+      };
+    });
   }
 
   /**
@@ -67,30 +83,57 @@ export class SqliteRateLimitStore implements RateLimitStore {
    * writes again.
    */
   async increment(counter: RateLimitCounter, windowEnd: number): Promise<number> {
-    if (windowEnd > this.#currentWindowEnd) {
-      this.#currentWindowEnd = windowEnd;
-      this.#alone.clear();
-    }
-    const alone = this.#aloneKey(counter, windowEnd);
-    const ownCount = (this.#alone.get(alone) ?? 0) + 1;
-    this.#alone.set(alone, ownCount);
+    const ownCount = this.#countAlone(counter, windowEnd);
     try {
-      if (this.#alone.size === 1) this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
-      const row = this.#increment.get(counter.organisationId, counter.name, windowEnd) as { count: number };
-      return row.count;
+      return this.#addHit(counter, windowEnd);
     } catch {
       return ownCount;
     }
   }
 
-  /** Two upserts of the file (microseconds each, no round trip to save), each as increment. */
-  countRequest(
+  /**
+   * As countRequestInTurn, in one write transaction of the file: every request counts, and one
+   * transaction for both hits costs half of two (about 11 µs instead of 21; issue 47).
+   */
+  async countRequest(
     key: RateLimitCounter,
     keyLimit: number,
     organisation: RateLimitCounter,
     windowEnd: number,
   ): Promise<RequestCounts> {
-    return countRequestInTurn(this, key, keyLimit, organisation, windowEnd);
+    const ownKey = this.#countAlone(key, windowEnd);
+    try {
+      const counts = this.#countBoth.immediate(key, keyLimit, organisation, windowEnd);
+      if (counts.organisation !== null) this.#countAlone(organisation, windowEnd);
+      return counts;
+    } catch {
+      return {
+        key: ownKey,
+        organisation: ownKey <= keyLimit ? this.#countAlone(organisation, windowEnd) : null,
+      };
+    }
+  }
+
+  /** This process's own count of `counter` with one more hit; a new window starts them afresh. */
+  #countAlone(counter: RateLimitCounter, windowEnd: number): number {
+    if (windowEnd > this.#currentWindowEnd) {
+      this.#currentWindowEnd = windowEnd;
+      this.#alone.clear();
+      this.#purgeDue = true;
+    }
+    const alone = this.#aloneKey(counter, windowEnd);
+    const ownCount = (this.#alone.get(alone) ?? 0) + 1;
+    this.#alone.set(alone, ownCount);
+    return ownCount;
+  }
+
+  /** One hit in the file; the first of a window this process sees deletes the windows long passed. */
+  #addHit(counter: RateLimitCounter, windowEnd: number): number {
+    if (this.#purgeDue) {
+      this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
+      this.#purgeDue = false;
+    }
+    return (this.#increment.get(counter.organisationId, counter.name, windowEnd) as { count: number }).count;
   }
 
   /** As increment, one hit only below `limit`; alone (the file refusing writes), this process's own count. */
