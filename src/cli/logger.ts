@@ -1,35 +1,80 @@
 import pino from 'pino';
 
+const CENSOR = '[redacted]';
+
+/**
+ * Members never written, wherever they sit one level down (`{ client: { phone } }`, `{ err: { detail } }`)
+ * and in an error's `cause`: personal data, keys, and what PostgreSQL's errors carry of the data they
+ * refused (the failing row in `detail`, the JSON it could not read in `where`, a key's values).
+ */
+const HIDDEN = [
+  'phone',
+  'email',
+  'first_name',
+  'last_name',
+  'notes',
+  'key',
+  'detail',
+  'where',
+  'internalQuery',
+];
+
 /**
  * Log lines are JSON on stderr: stdout carries only what the command prints for people and scripts
  * (the listening line, a demo key). Redaction is a second line of defence; the code never logs
  * bodies, queries or headers in the first place.
+ *
+ * The redaction is a `formatters.log` of our own rather than pino's `redact`: its wildcard paths cost
+ * about 9 µs on every line (a request's log line cost 12 µs instead of 2.5; issue 47), where looking
+ * for these few names in the objects a line holds costs nothing when none is there.
  */
 export function createLogger(level: string, destination: pino.DestinationStream = pino.destination(2)) {
-  return pino(
-    {
-      level,
-      redact: {
-        paths: [
-          'req.headers.authorization',
-          'headers.authorization',
-          '*.phone',
-          '*.email',
-          '*.first_name',
-          '*.last_name',
-          '*.notes',
-          '*.key',
-          // PostgreSQL's errors carry the data they refused: the failing row (`detail`: "Failing row
-          // contains (…, notes, …)"), the JSON it could not read (`where`), a key's values.
-          '*.detail',
-          '*.where',
-          '*.internalQuery',
-          '*.cause.detail',
-          '*.cause.where',
-        ],
-        censor: '[redacted]',
-      },
-    },
-    destination,
-  );
+  return pino({ level, formatters: { log: redacted } }, destination);
+}
+
+/** The object of a log line with every HIDDEN member (and any authorization header) censored. */
+export function redacted(line: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const name in line) {
+    const value = line[name];
+    if (typeof value !== 'object' || value === null) continue;
+    const censored = censoredInside(value, name);
+    if (censored !== value) {
+      copy ??= { ...line };
+      copy[name] = censored;
+    }
+  }
+  return copy ?? line;
+}
+
+/** `value` itself when nothing in it is hidden, else a copy (an Error stays an Error of its class). */
+function censoredInside(value: object, name: string, causes = 0): object {
+  const record = value as Record<string, unknown>;
+  const hidden = HIDDEN.filter((member) => member in record && record[member] !== undefined);
+  const authorization = name === 'headers' && 'authorization' in record;
+  const headers = name === 'req' ? (record.headers as Record<string, unknown> | undefined) : undefined;
+  const requestAuthorization = headers !== undefined && headers !== null && 'authorization' in headers;
+  const cause = record.cause;
+  // An error's causes, a few deep (a cause may be the error itself).
+  const causeCensored =
+    typeof cause === 'object' && cause !== null && causes < 3
+      ? censoredInside(cause, 'cause', causes + 1)
+      : cause;
+  if (hidden.length === 0 && !authorization && !requestAuthorization && causeCensored === cause) return value;
+  const copy = editableCopy(value);
+  for (const member of hidden) copy[member] = CENSOR;
+  if (authorization) copy.authorization = CENSOR;
+  if (requestAuthorization) copy.headers = { ...headers, authorization: CENSOR };
+  if (causeCensored !== cause) copy.cause = causeCensored;
+  return copy;
+}
+
+/** A shallow copy of `value` with its prototype, every own member writable (an Error's included). */
+function editableCopy(value: object): Record<string, unknown> {
+  const members = Object.getOwnPropertyDescriptors(value);
+  for (const member of Object.values(members)) {
+    member.configurable = true;
+    if (!('get' in member) && !('set' in member)) member.writable = true;
+  }
+  return Object.create(Object.getPrototypeOf(value), members) as Record<string, unknown>;
 }
