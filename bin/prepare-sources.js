@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundledEntry } from './bundle.js';
 import { SERVER_V8_FLAGS } from './server-settings.js';
-import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES } from './sources.js';
+import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES, STDIO_BUNDLE_CACHE } from './sources.js';
 
 /** Given to the second run, the one with the server's flags. */
 const AS_SERVER = '--as-server';
@@ -51,6 +51,17 @@ try {
   }
 } catch {
   // Made by the first run instead.
+}
+// `booking mcp`'s bundle, on every Node, loaded once so that Node's compile cache (22.1+) keeps V8's
+// code for it: a host's first call is then answered as soon as the process can.
+if (!process.argv.includes(AS_SERVER)) {
+  try {
+    module.enableCompileCache?.(COMPILE_CACHE);
+    const { entryUrl } = await bundledEntry(ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true });
+    await import(entryUrl);
+  } catch {
+    // Made by the first `booking mcp` instead.
+  }
 }
 // Written now, and nothing a module left running keeps the install waiting.
 module.flushCompileCache?.();
