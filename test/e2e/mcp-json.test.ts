@@ -108,6 +108,37 @@ describe('mcp.json', () => {
   });
 });
 
+describe('booking mcp without PUBLIC_BASE_URL', () => {
+  it('gives no link, and refuses what the customer would have to finish through one, saying so', async () => {
+    const { command, args } = entry();
+    const { PUBLIC_BASE_URL: _unset, ...env } = hostEnv(database.keys.readWrite, {
+      DATABASE_URL: database.url,
+    });
+    const mcp = await connectStdio([], env, 'modern', { command, args, cwd: elsewhere });
+    try {
+      const colour = { location: 'camden', services: 'full colour' };
+      const found = await mcp.call('find_slots', { ...colour, date: 'next friday' });
+      const client = { first_name: 'Cy', last_name: 'Moss', phone: '07911 123457' };
+      const refused = errorText(
+        await mcp.raw('book', { ...colour, starts_at: found.slots[0].starts_at, client }),
+      );
+      // The caller hears it cannot be paid online now (no link is given to read out); the operator
+      // reads why on stderr (below).
+      expect(refused).toBe(ERROR_CATALOGUE.payments_unavailable.hint);
+
+      // A booking that needs no link is made, and carries none rather than one to an unserved port.
+      const cut = { location: 'camden', services: 'cut' };
+      const slots = await mcp.call('find_slots', { ...cut, date: 'next friday' });
+      const booked = await mcp.call('book', { ...cut, starts_at: slots.slots[0].starts_at, client });
+      expect(booked).toMatchObject({ ok: true, status: 'confirmed' });
+      expect(booked.booking).toMatchObject({ payment_url: null, booking_page_url: null });
+    } finally {
+      await mcp.close();
+    }
+    expect(mcp.stderr()).toContain('PUBLIC_BASE_URL is not set: links are unavailable');
+  });
+});
+
 describe('mcp.json written for a server on another port', () => {
   let server: RunningServer;
   let written: ServerEntry;
