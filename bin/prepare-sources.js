@@ -16,7 +16,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundledEntry } from './bundle.js';
 import { SERVER_V8_FLAGS } from './server-settings.js';
-import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES, STDIO_BUNDLE_CACHE } from './sources.js';
+import {
+  BUNDLE_CACHE,
+  COMPILE_CACHE,
+  ENTRY,
+  MCP_ENTRY,
+  NODE_STRIPS_OUR_TYPES,
+  STDIO_BUNDLE_CACHE,
+} from './sources.js';
 
 /** Given to the second run, the one with the server's flags. */
 const AS_SERVER = '--as-server';
@@ -57,7 +64,7 @@ try {
 if (!process.argv.includes(AS_SERVER)) {
   try {
     module.enableCompileCache?.(COMPILE_CACHE);
-    const { entryUrl } = await bundledEntry(ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true });
+    const { entryUrl } = await bundledEntry(MCP_ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true });
     await import(entryUrl);
   } catch {
     // Made by the first `booking mcp` instead.
