@@ -14,6 +14,7 @@ import { publicBooking } from './public-booking.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
 import { slowClients } from './slow-clients.ts';
+import { stdioFirstAnswer } from './stdio-first-answer.ts';
 import { waitlist } from './waitlist.ts';
 import { webhooksBookingCost, webhooksDelay, webhooksDeliveryRate } from './webhooks.ts';
 
@@ -38,4 +39,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   waitlist,
   bookingSeries,
   busyCalendars,
+  stdioFirstAnswer,
 ];

@@ -7,7 +7,14 @@ import module from 'node:module';
 import { BUNDLE_STARTED, bundledEntry, forgetBundle } from './bundle.js';
 import { mapBundleStackTraces } from './bundle-stack-traces.js';
 import { execWithServerSettings } from './server-settings.js';
-import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES } from './sources.js';
+import {
+  BUNDLE_CACHE,
+  COMPILE_CACHE,
+  ENTRY,
+  MCP_ENTRY,
+  NODE_STRIPS_OUR_TYPES,
+  STDIO_BUNDLE_CACHE,
+} from './sources.js';
 
 // `booking serve` (and so `npm start`) runs with the V8 and allocator settings of server-settings.js,
 // re-executing itself in place with them before anything is loaded.
@@ -23,23 +30,32 @@ module.enableCompileCache?.(COMPILE_CACHE);
 // Node strips types only outside node_modules: a copy of the project installed into another one's
 // node_modules (from a git URL or a tarball) runs a bundle of the sources, as Node 22 and 20 do
 // (bin/bundle.js): made by esbuild when the sources change and kept in node_modules/.cache, rather
-// than tsx's loader, whose thread and heap cost 20 to 30 MB in a server (docs/decisions.md, "Running
-// the sources"). Where the bundle cannot be made or loaded, tsx runs the sources as they are, and says so.
-const { runCli } = NODE_STRIPS_OUR_TYPES ? await import('../src/cli.ts') : await loadBundled();
+// than tsx's loader, whose thread and heap cost 20 to 30 MB in a server (docs/decisions/no-build-step.md). Where the bundle cannot be made or loaded, tsx runs the sources as they are, and says so.
+//
+// `booking mcp`, started by an MCP host that waits for its first answer, runs on every Node a bundle of
+// that command alone (src/cli/mcp-cli.ts) that holds the packages it loads too: one file to read
+// instead of some 800 modules to resolve (docs/decisions/stdio-first-answer.md).
+const stdio = process.argv[2] === 'mcp';
+const { runCli } =
+  NODE_STRIPS_OUR_TYPES && !stdio
+    ? await import('../src/cli.ts')
+    : stdio
+      ? await loadBundled(MCP_ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true })
+      : await loadBundled(ENTRY, BUNDLE_CACHE);
 await runCli(process.argv);
 
 /** The sources' entry module, from the bundle; through tsx, saying so, where it cannot be made or loaded. */
-async function loadBundled() {
+async function loadBundled(entry, cacheDir, options) {
   let bundle;
   try {
-    bundle = await bundledEntry(ENTRY, BUNDLE_CACHE);
+    bundle = await bundledEntry(entry, cacheDir, options);
     mapBundleStackTraces(bundle.dirUrl);
     return await import(bundle.entryUrl);
   } catch (error) {
     // Once the bundle runs, its errors are its own (loading it runs no command).
     if (globalThis[BUNDLE_STARTED]) throw error;
     // A bundle that would not load (a file cut short on disk, say) is built afresh next time.
-    if (bundle) forgetBundle(BUNDLE_CACHE);
+    if (bundle) forgetBundle(cacheDir);
     // Node's own formatting again, which tsx's source maps go through.
     Error.prepareStackTrace = undefined;
     process.stderr.write(`booking: running the sources through tsx (no bundle: ${firstLine(error)})\n`);

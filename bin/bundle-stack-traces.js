@@ -1,7 +1,6 @@
 // Stack traces that name the sources, not the bundle (bin/bundle.js). Node's own source maps
 // (--enable-source-maps) would do it, but they are one switch for every module: Node 20 would then
-// read and keep the maps every package ships, 16 MB more under load (docs/decisions.md, "Running the
-// sources"). Here only the bundle's maps are read, when a stack trace passes through the bundle.
+// read and keep the maps every package ships, 16 MB more under load (docs/decisions/no-build-step.md). Here only the bundle's maps are read, when a stack trace passes through the bundle.
 
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';

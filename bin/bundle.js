@@ -1,6 +1,6 @@
 // The sources bundled into ES modules, for Node that does not strip their types itself and keep the
-// result (Node 20 and 22, a copy installed under node_modules): bin/sources.js; docs/decisions.md,
-// "Running the sources". Plain JavaScript: bin/booking.js reads it before TypeScript can be loaded.
+// result (Node 20 and 22, a copy installed under node_modules): bin/sources.js;
+// docs/decisions/no-build-step.md. Plain JavaScript: bin/booking.js reads it before TypeScript can be loaded.
 
 import { createHash, randomUUID } from 'node:crypto';
 import {
@@ -50,8 +50,11 @@ export const BUNDLE_STARTED = Symbol.for('booking.bundle.started');
  * days after it started: the MCP protocol, at its first MCP request). Returns the entry's URL and the
  * folder's (its real path, which Node names the modules by). Throws when the folder cannot be written
  * or is not in a node_modules, when esbuild cannot be loaded, and on the sources' syntax errors.
+ *
+ * With `packagesInside`, the packages of PACKAGES_INSIDE are bundled too (`booking mcp`: a host waits
+ * for its first answer; docs/decisions/stdio-first-answer.md). A folder holds builds of one kind.
  */
-export async function bundledEntry(entry, cacheDir) {
+export async function bundledEntry(entry, cacheDir, { packagesInside = false } = {}) {
   mkdirSync(cacheDir, { recursive: true });
   const dir = realpathSync(cacheDir);
   if (path.basename(path.dirname(path.dirname(dir))) !== 'node_modules') {
@@ -59,8 +62,8 @@ export async function bundledEntry(entry, cacheDir) {
   }
   accessSync(dir, constants.W_OK);
   let manifest = readJson(path.join(dir, MANIFEST));
-  if (!isCurrent(manifest, entry, dir)) {
-    manifest = await build(entry, dir);
+  if (!isCurrent(manifest, entry, dir, packagesInside)) {
+    manifest = await build(entry, dir, packagesInside);
     removeUnusedBuilds(dir, manifest);
   }
   markInUse(dir, manifest.entry);
@@ -78,10 +81,11 @@ export function forgetBundle(cacheDir) {
 /** What a bundle depends on besides its sources and tsconfig: this file, which holds the options it is built with. */
 const RECIPE = hash(readFileSync(fileURLToPath(import.meta.url)));
 
-function isCurrent(manifest, entry, dir) {
+function isCurrent(manifest, entry, dir, packagesInside) {
   return (
     manifest?.recipe === RECIPE &&
     manifest.entryPoint === entry &&
+    Boolean(manifest.packagesInside) === packagesInside &&
     manifest.outputs.every((name) => name.endsWith('.map') || existsSync(path.join(dir, name))) &&
     sourcesUnchanged(manifest.inputs)
   );
@@ -98,17 +102,65 @@ function readJson(file) {
 /** Whether every source file still has the content the bundle was made from (a removed one has not). */
 function sourcesUnchanged(inputs) {
   try {
-    return Object.entries(inputs).every(([file, digest]) => hash(readFileSync(file)) === digest);
+    return Object.entries(inputs).every(([file, digest]) =>
+      digest.startsWith('stat:') ? statDigest(file) === digest : hash(readFileSync(file)) === digest,
+    );
   } catch {
     return false;
   }
+}
+
+/**
+ * How a file the bundle was made from is recognised as unchanged: a source by its content; a package's
+ * file, and with packagesInside every file, by its size and time of change (`stat:...`), which npm sets
+ * anew for every file it installs and an editor for every file it saves. Reading and hashing the 5 MB of
+ * the packages and 3 MB of sources at every start would cost a stdio server 30 ms of its first answer
+ * (a file saved unchanged then rebuilds its bundle, once).
+ */
+function isPackageFile(file, projectDir) {
+  const parts = path.relative(projectDir, file).split(path.sep);
+  // Outside the project: a package beside it, the project being one itself (installed from a tarball).
+  return parts[0] === '..' || parts.includes('node_modules');
+}
+
+function statDigest(file) {
+  const { size, mtimeMs } = statSync(file);
+  return `stat:${size}:${mtimeMs}`;
 }
 
 function hash(contents) {
   return createHash('sha256').update(contents).digest('hex');
 }
 
-async function build(entry, dir) {
+/**
+ * The packages `booking mcp` loads before its first answer that are made of many modules (kysely alone
+ * is 262 files): bundled, Node resolves and reads one file instead of some 800. The others (natives;
+ * pino, whose transports run files of its own in worker threads; the servers' packages, never loaded
+ * there) stay outside, imported from node_modules as usual.
+ */
+const PACKAGES_INSIDE = [
+  'kysely',
+  'zod',
+  'libphonenumber-js',
+  'uuid',
+  'commander',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/core',
+];
+
+/** Leaves every package outside the bundle but those of PACKAGES_INSIDE. */
+const packagesOutsideButThose = {
+  name: 'packages-outside-but-those',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      const inside = PACKAGES_INSIDE.some((name) => args.path === name || args.path.startsWith(`${name}/`));
+      return inside ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
+async function build(entry, dir, packagesInside) {
   const esbuild = await import('esbuild');
   const inputs = {};
   // esbuild reads the sources' tsconfig.json too (how class fields are defined, for one); read before
@@ -124,14 +176,21 @@ async function build(entry, dir) {
       format: 'esm',
       platform: 'node',
       target: 'node20',
-      packages: 'external',
+      ...(packagesInside ? {} : { packages: 'external' }),
       // Named by content, so a build never overwrites a file of another that a process may still load.
       entryNames: '[name]-[hash]',
       chunkNames: 'chunk-[hash]',
       // ES modules whatever package.json says: Node looks for the module type no further up than
       // node_modules, where the bundle is kept.
       outExtension: { '.js': '.mjs' },
-      banner: { js: `globalThis[Symbol.for(${JSON.stringify(BUNDLE_STARTED.description)})] = true;` },
+      banner: {
+        js: [
+          // CommonJS packages inside the bundle call require (for Node's own modules).
+          ...(packagesInside ? ["import { createRequire as __bundleRequire } from 'node:module';"] : []),
+          ...(packagesInside ? ['const require = __bundleRequire(import.meta.url);'] : []),
+          `globalThis[Symbol.for(${JSON.stringify(BUNDLE_STARTED.description)})] = true;`,
+        ].join(' '),
+      },
       // Functions and classes keep their names where esbuild must rename one of two alike (`AppError2`):
       // errors, logs and stack traces read them.
       keepNames: true,
@@ -142,7 +201,10 @@ async function build(entry, dir) {
       metafile: true,
       write: false,
       logLevel: 'silent',
-      plugins: [sourcesAsWritten(inputs)],
+      plugins: [
+        ...(packagesInside ? [packagesOutsideButThose] : []),
+        sourcesAsWritten(inputs, packagesInside ? null : path.dirname(tsconfig ?? entry)),
+      ],
     })
     // esbuild builds in a process of its own, kept for the next build: there is none.
     .finally(() => esbuild.stop());
@@ -151,6 +213,7 @@ async function build(entry, dir) {
     recipe: RECIPE,
     esbuild: esbuild.version,
     entryPoint: entry,
+    packagesInside,
     entry: path.basename(entryOutput[0]),
     outputs: result.outputFiles.map((file) => path.basename(file.path)),
     inputs,
@@ -167,15 +230,17 @@ async function build(entry, dir) {
  * `filename` and `dirname` have in the source file (in the bundle they would name the bundle, and the
  * sources find files beside them by them: the migrations, the pages, packages loaded on demand with
  * createRequire). Same length, so that the source map's columns stay those of the file as written.
- * Any other use of `import.meta` fails the build.
+ * Any other use of `import.meta` fails the build. `projectDir` null: every input is recognised by
+ * size and time of change (see statDigest).
  */
-function sourcesAsWritten(inputs) {
+function sourcesAsWritten(inputs, projectDir) {
   return {
     name: 'sources-as-written',
     setup(build) {
       build.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
         const bytes = readFileSync(args.path);
-        inputs[args.path] = hash(bytes);
+        inputs[args.path] =
+          projectDir === null || isPackageFile(args.path, projectDir) ? statDigest(args.path) : hash(bytes);
         const text = bytes.toString('utf8');
         const unsupported = /\bimport\.meta\b(?!\.(url|filename|dirname)\b)/.exec(text);
         if (unsupported)

@@ -3,7 +3,7 @@
 // with Node's compile cache on, which keeps the stripped TypeScript and V8's code: a later process
 // then never loads Node's type stripper (a WebAssembly module whose memory grows with every file it
 // strips, 17 to 44 MB), even for the modules a server loads late (the MCP protocol, at its first MCP
-// request; docs/decisions.md, "Memory under load"). Node keeps a cache per set of V8 flags, and
+// request; docs/decisions/memory-under-load.md). Node keeps a cache per set of V8 flags, and
 // `booking serve` runs with flags of its own (bin/server-settings.js), so it is loaded twice: here,
 // for the other commands, and again in a process started with the server's flags. Elsewhere it builds
 // the bundle. Nothing here can fail the install: whatever is not ready is made by the first run that
@@ -16,7 +16,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundledEntry } from './bundle.js';
 import { SERVER_V8_FLAGS } from './server-settings.js';
-import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, NODE_STRIPS_OUR_TYPES } from './sources.js';
+import {
+  BUNDLE_CACHE,
+  COMPILE_CACHE,
+  ENTRY,
+  MCP_ENTRY,
+  NODE_STRIPS_OUR_TYPES,
+  STDIO_BUNDLE_CACHE,
+} from './sources.js';
 
 /** Given to the second run, the one with the server's flags. */
 const AS_SERVER = '--as-server';
@@ -51,6 +58,17 @@ try {
   }
 } catch {
   // Made by the first run instead.
+}
+// `booking mcp`'s bundle, on every Node, loaded once so that Node's compile cache (22.1+) keeps V8's
+// code for it: a host's first call is then answered as soon as the process can.
+if (!process.argv.includes(AS_SERVER)) {
+  try {
+    module.enableCompileCache?.(COMPILE_CACHE);
+    const { entryUrl } = await bundledEntry(MCP_ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true });
+    await import(entryUrl);
+  } catch {
+    // Made by the first `booking mcp` instead.
+  }
 }
 // Written now, and nothing a module left running keeps the install waiting.
 module.flushCompileCache?.();

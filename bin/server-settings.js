@@ -1,4 +1,4 @@
-// The V8 and allocator settings `booking serve` runs with (docs/decisions.md, "Memory under load"),
+// The V8 and allocator settings `booking serve` runs with (docs/decisions/memory-under-load.md),
 // shared by bin/booking.js and the benchmarks' full-stack servers. Plain JavaScript: bin/booking.js
 // reads it before TypeScript can be loaded.
 
@@ -14,7 +14,7 @@ import { isMainThread } from 'node:worker_threads';
  * collection kept holds it close. Not 30 %, which held it closer (the mixed load's peak on Node 20:
  * 211 MB against 225) but left the marker so little room that it caught up in steps of 13 to 20 ms
  * on the request path, every second or so under MCP traffic: MCP `book` p99 14 to 15 ms against 8
- * (docs/decisions.md, stop 33). The price of both flags: 8 % more CPU per request under that load
+ * (docs/decisions/memory-under-load.md). The price of both flags: 8 % more CPU per request under that load
  * (1.34 ms against 1.24), for a peak of 165 MB against 350 to 430 (Node 24, with 30 %).
  */
 export const SERVER_V8_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=60'];

@@ -25,3 +25,11 @@ export const COMPILE_CACHE = fileURLToPath(
 
 /** Where the bundle of the sources is kept (bin/bundle.js). */
 export const BUNDLE_CACHE = fileURLToPath(new URL('../node_modules/.cache/booking-bundle/', import.meta.url));
+
+/** The module whose `runCli` is `booking mcp` alone: the entry of its bundle. */
+export const MCP_ENTRY = fileURLToPath(new URL('../src/cli/mcp-cli.ts', import.meta.url));
+
+/** Where the bundle `booking mcp` runs on every Node is kept: the sources with their packages (bin/bundle.js). */
+export const STDIO_BUNDLE_CACHE = fileURLToPath(
+  new URL('../node_modules/.cache/booking-stdio-bundle/', import.meta.url),
+);

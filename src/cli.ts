@@ -11,10 +11,11 @@ import {
   printImportReport,
 } from './cli/catalogue-commands.ts';
 import { addKeysCommands } from './cli/keys-commands.ts';
+import { addMcpCommand, runProgram } from './cli/mcp-program.ts';
 import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
 import { addOutboxCommands } from './cli/outbox-commands.ts';
-import { CommandError, err, out } from './cli/output.ts';
+import { out } from './cli/output.ts';
 import { addUsersCommands } from './cli/users-commands.ts';
 import { addWebhooksCommands } from './cli/webhooks-commands.ts';
 import type { Db } from './data/database.ts';
@@ -96,20 +97,7 @@ program
     });
   });
 
-program
-  .command('mcp')
-  .description('Serve the MCP tools over stdio for the organisation of BOOKING_API_KEY (logs on stderr)')
-  .option('--base-url <url>', 'drive a remote instance through its REST API, e.g. https://salon.example/v1')
-  .addHelpText(
-    'after',
-    "\nWithout --base-url the tools run on this machine's database (DATABASE_URL); payment links use\n" +
-      'PUBLIC_BASE_URL. See docs/mcp.md.',
-  )
-  .action(async (options: { baseUrl?: string }) => {
-    const { serveMcpOverStdio } = await import('./cli/mcp-command.ts');
-    await serveMcpOverStdio(options);
-  });
-
+addMcpCommand(program);
 addKeysCommands(program, withDb);
 addBookingCommands(program, withDb);
 addMessagesCommands(program, withDb);
@@ -124,16 +112,5 @@ addOperationsCommands(program);
  * npm install can load it to prepare it (bin/prepare-sources.js); bin/booking.js calls this.
  */
 export async function runCli(argv: string[]): Promise<void> {
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommandError) {
-      err(`error: ${error.message}`);
-      for (const line of error.details) err(`  ${line}`);
-    } else {
-      err(`error: ${error instanceof Error ? error.message : String(error)}`);
-      if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) err(error.stack);
-    }
-    process.exitCode = 1;
-  }
+  await runProgram(program, argv);
 }

@@ -4,8 +4,8 @@ import { isPostgres } from './dialect.ts';
 /**
  * The outbox is keyed by a number in the order its messages were written (`seq`), not by the message
  * id, and loses its organisation index: every booking writes up to four messages in its transaction,
- * and each B-tree they go into costs that booking a page in its COMMIT (see docs/decisions.md, "The
- * outbox in three B-trees").
+ * and each B-tree they go into costs that booking a page in its COMMIT (see
+ * docs/decisions/outbox-messages.md).
  *
  * - SQLite: `seq INTEGER PRIMARY KEY` is the table's rowid, so the messages are stored in the table's
  *   own B-tree with no index of their key beside it (the primary key (id, organisation_id) was one, of

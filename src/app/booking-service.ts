@@ -76,8 +76,12 @@ export interface NewBooking {
 export interface CheckoutContext {
   /** Who takes deposits; null: nobody, and a booking that needs one is refused. */
   payments: PaymentProvider | null;
-  /** Scheme, host and port the customer reaches this server at, for payment_url. */
-  publicBaseUrl: string;
+  /**
+   * Scheme, host and port the customer reaches this server at, for payment_url. null: none is known
+   * (`booking mcp` without PUBLIC_BASE_URL), so no link could be given, and a booking the customer
+   * must finish through one (a deposit, Booking Protection) is refused.
+   */
+  publicBaseUrl: string | null;
   /**
    * The caller hands the customer the hosted booking page (MCP `book`, the public page): at a location
    * with Booking Protection the booking becomes a pending_confirmation hold the customer finishes
@@ -177,6 +181,13 @@ export async function createBooking(
     throw new AppError(
       'payments_unavailable',
       'Bookings at this location need a card saved for Booking Protection, and no payment provider is set up to take one; book it with the location directly.',
+    );
+  }
+  const linksBase = checkout.publicBaseUrl;
+  if ((depositMinor || protectedHold) && linksBase === null) {
+    throw new AppError(
+      'payments_unavailable',
+      `This booking is finished by the customer through a link (${depositMinor ? 'to pay its deposit' : 'to save a card for Booking Protection'}), and links are unavailable here: booking mcp has no PUBLIC_BASE_URL, the address booking serve prints (see mcp.json); book it with the location directly.`,
     );
   }
   // Nothing read above is what the location's turn guards (the catalogue, the client); from here the
@@ -324,14 +335,14 @@ export async function createBooking(
 
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
-  if (depositMinor && holdExpiresAt && checkout.payments) {
+  if (depositMinor && holdExpiresAt && checkout.payments && linksBase !== null) {
     sessionId = randomUUID();
     const values = { reference, slug: location.slug };
     // A protected hold's deposit is one of its steps: the customer goes back to the booking's page.
     const successUrl = input.successUrl
       ? redirectUrl(input.successUrl, '', values)
       : status === 'pending_confirmation'
-        ? bookingPageUrl(checkout.publicBaseUrl, pageToken)
+        ? bookingPageUrl(linksBase, pageToken)
         : undefined;
     const session = {
       id: sessionId,
@@ -344,7 +355,7 @@ export async function createBooking(
       cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
     };
     // The provider's own page (Stripe's) is kept; the customer is given this server's stable link to it.
-    const providerUrl = await checkout.payments.openCheckout(session, checkout.publicBaseUrl);
+    const providerUrl = await checkout.payments.openCheckout(session, linksBase);
     await trx
       .insertInto('checkout_sessions')
       .values({
@@ -362,7 +373,7 @@ export async function createBooking(
         provider_url: providerUrl,
       })
       .execute();
-    paymentUrl = checkout.payments.checkoutUrl(sessionId, checkout.publicBaseUrl);
+    paymentUrl = checkout.payments.checkoutUrl(sessionId, linksBase);
   }
   const { notices } = messages;
   // Built from what was just written: reading it back would cost three queries on the hot path.

@@ -26,8 +26,9 @@ export interface Config {
    */
   allowedHosts: string[];
   /**
-   * Where customers reach this service (PUBLIC_BASE_URL), for links made outside an HTTP request, as
-   * `booking mcp` over stdio makes them; by default the address `booking serve` listens on.
+   * Where customers reach this service (PUBLIC_BASE_URL), for links made outside an HTTP request; by
+   * default the address `booking serve` listens on. `booking mcp` over stdio uses it only when set
+   * (publicBaseUrlSet): the default may be a port nobody serves.
    */
   publicBaseUrl: string;
   /**

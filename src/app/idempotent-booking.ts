@@ -21,7 +21,8 @@ export function createBookingIdempotently(
   body: z.infer<typeof NewBookingBody>,
   options: {
     idempotencyKey: string | undefined;
-    publicBaseUrl: string;
+    /** null: no address customers reach is known (see CheckoutContext.publicBaseUrl). */
+    publicBaseUrl: string | null;
     source: BookingsTable['source'];
     /** The customer is handed the booking page (see CheckoutContext.hostedFlow). */
     hostedFlow?: boolean;
@@ -74,7 +75,10 @@ export function createBookingIdempotently(
         hostedFlow: options.hostedFlow ?? false,
         protectedHoldOnly: options.protectedHoldOnly ?? false,
       };
-      const viewer = { scope: principal.scope, links: customerLinks(deps.payments, options.publicBaseUrl) };
+      const viewer = {
+        scope: principal.scope,
+        links: options.publicBaseUrl === null ? null : customerLinks(deps.payments, options.publicBaseUrl),
+      };
       // A series is booked whole under the one key: a retry replays every occurrence, never books one again.
       const data = body.repeat
         ? presentCreatedSeries(

@@ -30,6 +30,11 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
   const logger = createLogger(config.logLevel);
   const key = process.env.BOOKING_API_KEY?.trim();
   if (!key) logger.warn('BOOKING_API_KEY is not set: every tool will answer that the key is missing');
+  if (!config.publicBaseUrlSet && options.baseUrl === undefined) {
+    logger.warn(
+      'PUBLIC_BASE_URL is not set: links are unavailable, so bookings that need a deposit or a card are refused (set it to the address booking serve prints; see mcp.json)',
+    );
+  }
 
   let runtime: Runtime | null = null;
   let apiFor: () => Promise<BookingApi>;
@@ -55,7 +60,9 @@ export async function serveMcpOverStdio(options: { baseUrl?: string }): Promise<
       const { deps } = unavailable;
       apiFor = async () =>
         InProcessBookingApi.forToolCall(deps, await principalOfKey(deps, key), {
-          publicBaseUrl: config.publicBaseUrl,
+          // Only an address someone set: the one `booking serve` would listen on by default may be
+          // served by nobody, and a link to it would be a dead one (the tools then give none).
+          publicBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : null,
         });
       // A key that does not authenticate lists every tool: each call then says what is wrong with it.
       scopeOf = async () => (await principalOfKey(deps, key).catch(() => undefined))?.scope;

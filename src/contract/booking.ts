@@ -174,12 +174,16 @@ export interface BookingLinks {
  */
 export interface BookingViewer {
   scope: ApiKeyScope;
-  links: BookingLinks;
+  /**
+   * null: the process has no address customers reach (`booking mcp` without PUBLIC_BASE_URL), and a
+   * link would lead nowhere: the Booking carries none.
+   */
+  links: BookingLinks | null;
 }
 
 /** The viewer's links, when its key may hold capabilities; else none. */
 function capabilityLinks(viewer: BookingViewer | null): BookingLinks | undefined {
-  return viewer && scopeAllows(viewer.scope, 'read_write') ? viewer.links : undefined;
+  return viewer && scopeAllows(viewer.scope, 'read_write') ? (viewer.links ?? undefined) : undefined;
 }
 
 const httpUrl = z

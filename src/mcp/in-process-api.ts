@@ -74,7 +74,11 @@ import { isError } from './tool-kit.ts';
 
 /** How a caller reaches this server, for links such as payment_url. */
 export interface InProcessOptions {
-  publicBaseUrl: string;
+  /**
+   * null: nothing says where customers reach the server (`booking mcp` without PUBLIC_BASE_URL): no
+   * link is given, and a booking the customer must finish through one is refused, saying why.
+   */
+  publicBaseUrl: string | null;
 }
 
 /**
@@ -398,7 +402,10 @@ export class InProcessBookingApi implements BookingApi {
   #viewer(): BookingViewer {
     return {
       scope: this.#principal.scope,
-      links: customerLinks(this.#deps.payments, this.#options.publicBaseUrl),
+      links:
+        this.#options.publicBaseUrl === null
+          ? null
+          : customerLinks(this.#deps.payments, this.#options.publicBaseUrl),
     };
   }
 

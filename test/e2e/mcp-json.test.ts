@@ -1,10 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { REPO_ROOT } from '../helpers/cli.ts';
+import { REPO_ROOT, type RunningServer, startServer } from '../helpers/cli.ts';
 import { type Era, errorText, READ_TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import { type ChildDatabase, connectStdio, createChildDatabase } from '../helpers/mcp-servers.ts';
 
@@ -34,17 +35,15 @@ interface ServerEntry {
   env: Record<string, string>;
 }
 
-function entry(): ServerEntry {
-  const config = JSON.parse(readFileSync(path.join(REPO_ROOT, 'mcp.json'), 'utf8')) as {
-    mcpServers: Record<string, ServerEntry>;
-  };
+function entry(file = path.join(REPO_ROOT, 'mcp.json')): ServerEntry {
+  const config = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, ServerEntry> };
   return config.mcpServers.booking!;
 }
 
 /** The entry's environment as a host expands it, plus what the test adds. */
-function hostEnv(key: string, extra: Record<string, string>): Record<string, string> {
+function hostEnv(key: string, extra: Record<string, string>, of = entry()): Record<string, string> {
   const expanded = Object.fromEntries(
-    Object.entries(entry().env).map(([name, value]) => [name, value.replace(KEY_PLACEHOLDER, key)]),
+    Object.entries(of.env).map(([name, value]) => [name, value.replace(KEY_PLACEHOLDER, key)]),
   );
   return { ...expanded, ...extra };
 }
@@ -54,7 +53,13 @@ describe('mcp.json', () => {
     const { command, args, env } = entry();
     expect(path.isAbsolute(command)).toBe(true);
     expect(args).toEqual([path.join(REPO_ROOT, 'bin', 'booking.js'), 'mcp']);
-    expect(env).toEqual({ BOOKING_API_KEY: KEY_PLACEHOLDER });
+    // What makes its answers the server's: the demo's payment provider and the address `npm start`
+    // prints (no PORT or PUBLIC_BASE_URL was set when the suite's npm install ran).
+    expect(env).toEqual({
+      BOOKING_API_KEY: KEY_PLACEHOLDER,
+      PAYMENT_PROVIDER: 'local',
+      PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+    });
   });
 
   it.each<Era>(['modern', 'legacy'])(
@@ -100,5 +105,106 @@ describe('mcp.json', () => {
     }
     expect(existsSync(path.join(REPO_ROOT, missing))).toBe(false);
     expect(readdirSync(elsewhere)).toEqual([]);
+  });
+});
+
+describe('booking mcp without PUBLIC_BASE_URL', () => {
+  it('gives no link, and refuses what the customer would have to finish through one, saying so', async () => {
+    const { command, args } = entry();
+    const { PUBLIC_BASE_URL: _unset, ...env } = hostEnv(database.keys.readWrite, {
+      DATABASE_URL: database.url,
+    });
+    const mcp = await connectStdio([], env, 'modern', { command, args, cwd: elsewhere });
+    try {
+      const colour = { location: 'camden', services: 'full colour' };
+      const found = await mcp.call('find_slots', { ...colour, date: 'next friday' });
+      const client = { first_name: 'Cy', last_name: 'Moss', phone: '07911 123457' };
+      const refused = errorText(
+        await mcp.raw('book', { ...colour, starts_at: found.slots[0].starts_at, client }),
+      );
+      // The caller hears it cannot be paid online now (no link is given to read out); the operator
+      // reads why on stderr (below).
+      expect(refused).toBe(ERROR_CATALOGUE.payments_unavailable.hint);
+
+      // A booking that needs no link is made, and carries none rather than one to an unserved port.
+      const cut = { location: 'camden', services: 'cut' };
+      const slots = await mcp.call('find_slots', { ...cut, date: 'next friday' });
+      const booked = await mcp.call('book', { ...cut, starts_at: slots.slots[0].starts_at, client });
+      expect(booked).toMatchObject({ ok: true, status: 'confirmed' });
+      expect(booked.booking).toMatchObject({ payment_url: null, booking_page_url: null });
+    } finally {
+      await mcp.close();
+    }
+    expect(mcp.stderr()).toContain('PUBLIC_BASE_URL is not set: links are unavailable');
+  });
+});
+
+describe('mcp.json written for a server on another port', () => {
+  let server: RunningServer;
+  let written: ServerEntry;
+  beforeAll(async () => {
+    // The server as `npm start` runs it on this database (the demo's provider), on a port of its own.
+    server = await startServer(['--port', '0'], { DATABASE_URL: database.url, PAYMENT_PROVIDER: 'local' });
+    const port = new URL(server.url).port;
+    const file = path.join(elsewhere, '..', `mcp-${randomUUID()}.json`);
+    const writing = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'write-mcp-json.js'), file], {
+      env: { ...process.env, PORT: port, PAYMENT_PROVIDER: '', PUBLIC_BASE_URL: '' },
+      encoding: 'utf8',
+    });
+    expect(writing.status).toBe(0);
+    written = entry(file);
+    rmSync(file);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** GET of a link the agent would read out or send: the page the customer lands on. */
+  async function open(link: string): Promise<{ status: number; text: string }> {
+    const response = await fetch(link);
+    return { status: response.status, text: await response.text() };
+  }
+
+  it('books a deposit service and a protected location over stdio with links the server answers', async () => {
+    expect(written.env.PUBLIC_BASE_URL).toBe(server.url);
+    const { command, args } = written;
+    const mcp = await connectStdio(
+      [],
+      hostEnv(database.keys.readWrite, { DATABASE_URL: database.url }, written),
+      'modern',
+      { command, args, cwd: elsewhere },
+    );
+    try {
+      // Camden's full colour takes a deposit: held until it is paid, at the server's checkout.
+      const colour = { location: 'camden', services: 'full colour' };
+      const found = await mcp.call('find_slots', { ...colour, date: 'next wednesday' });
+      const held = await mcp.call('book', {
+        ...colour,
+        starts_at: found.slots[0].starts_at,
+        client: { first_name: 'Ada', last_name: 'Reid', phone: '07911 123459' },
+      });
+      expect(held).toMatchObject({ ok: true, status: 'pending_payment' });
+      expect(held.booking.payment_url).toMatch(new RegExp(`^${server.url}/`));
+      const checkout = await open(held.booking.payment_url);
+      expect(checkout.status).toBe(200);
+      expect(checkout.text).toContain(held.booking.reference);
+      expect((await open(held.booking.booking_page_url)).status).toBe(200);
+
+      // Islington has Booking Protection: a hold the customer finishes on the booking's page.
+      const cut = { location: 'islington', services: 'cut' };
+      const slots = await mcp.call('find_slots', { ...cut, date: 'next thursday' });
+      const protectedHold = await mcp.call('book', {
+        ...cut,
+        starts_at: slots.slots[0].starts_at,
+        client: { first_name: 'Bea', last_name: 'Lund', phone: '07911 123458' },
+      });
+      expect(protectedHold).toMatchObject({ ok: true, status: 'pending_confirmation' });
+      expect(protectedHold.booking.booking_page_url).toMatch(new RegExp(`^${server.url}/p/manage/`));
+      const page = await open(protectedHold.booking.booking_page_url);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(protectedHold.booking.reference);
+    } finally {
+      await mcp.close();
+    }
   });
 });

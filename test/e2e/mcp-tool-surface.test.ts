@@ -396,6 +396,8 @@ describe('links as resource_link items, from protocol revision 2025-06-18 on', (
       DATABASE_URL: database.url,
       BOOKING_API_KEY: database.keys.readWrite,
       PAYMENT_PROVIDER: 'local',
+      // Where the links lead (without it booking mcp gives none: mcp-json.test.ts).
+      PUBLIC_BASE_URL: server.origin,
     };
     await using(connectStdio([], env, era), async (mcp) => {
       const { slots } = await mcp.call('find_slots', {

@@ -525,6 +525,7 @@ describe('booking mcp over stdio', () => {
       DATABASE_URL: database.url,
       BOOKING_API_KEY: key,
       PAYMENT_PROVIDER: 'local',
+      PUBLIC_BASE_URL: 'https://book.example.com',
     });
     const writer = await connectStdio([], env(database.keys.readWrite));
     let reference: string;

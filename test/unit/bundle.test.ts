@@ -66,10 +66,10 @@ let running: ReturnType<typeof spawn> | undefined;
 type Run = CliResult;
 
 /** Bundles the project (bin/bundle.js) in a child process and runs the bundle there with `args`. */
-function runBundled(args: string[] = [], { mapStacks = false } = {}): Promise<Run> {
+function runBundled(args: string[] = [], { mapStacks = false, packagesInside = false } = {}): Promise<Run> {
   const script = [
     `const { bundledEntry } = await import(${JSON.stringify(BUNDLE)});`,
-    `const { entryUrl: url, dirUrl } = await bundledEntry(${JSON.stringify(entry)}, ${JSON.stringify(cacheDir)});`,
+    `const { entryUrl: url, dirUrl } = await bundledEntry(${JSON.stringify(entry)}, ${JSON.stringify(cacheDir)}, { packagesInside: ${packagesInside} });`,
     mapStacks ? `(await import(${JSON.stringify(STACK_TRACES)})).mapBundleStackTraces(dirUrl);` : '',
     // --wait: the process stays up, having loaded its bundle, until a line comes on stdin.
     "if (process.argv.includes('--wait')) { process.stderr.write('waiting\\n'); await new Promise((resolve) => process.stdin.once('data', resolve)); process.stdin.destroy(); }",
@@ -95,6 +95,34 @@ function reportOf(run: Run): { where: { url: string; dirname: string; filename: 
   expect(run.status).toBe(0);
   return JSON.parse(run.stdout);
 }
+
+describe('the bundle booking mcp runs (packagesInside)', () => {
+  it('holds the listed packages, imports the others from node_modules, and is rebuilt when a source changes', async () => {
+    write('src/lib/where.ts', [
+      "import { z } from 'zod';",
+      'export function where(): { url: string; dirname: string; filename: string } {',
+      '  return z.object({ url: z.string(), dirname: z.string(), filename: z.string() }).parse({',
+      '    url: import.meta.url, dirname: import.meta.dirname, filename: import.meta.filename,',
+      '  });',
+      '}',
+    ]);
+    const first = await runBundled([], { packagesInside: true });
+    expect(reportOf(first)).toMatchObject({ later: 'not loaded', offset: 60 });
+    const code = readdirSync(cacheDir)
+      .filter((name) => name.endsWith('.mjs'))
+      .map((name) => readFileSync(path.join(cacheDir, name), 'utf8'))
+      .join('\n');
+    // zod (in PACKAGES_INSIDE) is in the bundle; luxon is not, and is imported from node_modules.
+    expect(code).not.toMatch(/from ["']zod["']/);
+    expect(code).toMatch(/from ["']luxon["']/);
+    expect(await runBundled([], { packagesInside: true }).then(entryOf)).toBe(entryOf(first));
+
+    write('src/later.ts', ["export const later = (): string => 'changed';"]);
+    const changed = await runBundled(['--later'], { packagesInside: true });
+    expect(reportOf(changed).later).toBe('changed');
+    expect(entryOf(changed)).not.toBe(entryOf(first));
+  });
+});
 
 describe('the sources bundled for Node that does not strip types and keep them', () => {
   it('run as written: import.meta names each source file, packages come from node_modules', async () => {
