@@ -45,7 +45,7 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
       });
       expect(joined).toMatchObject({ ok: true });
       expect(joined.spoken).toBe(
-        "They're on the waitlist for tomorrow, Tuesday 24 November. If a time frees up, it's held for them and we'll send them a link to book it.",
+        "You're on the waitlist for tomorrow, Tuesday 24 November. If a time frees up, it's held for you and we'll send you a link to book it.",
       );
       const ids = await catalogueIds(t.database.db);
       const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;

@@ -61,7 +61,7 @@ export const joinWaitlistTool = defineTool({
         : `from ${speakDate(from, place.locale, today)} to ${speakDate(to, place.locale, today)}`;
     return {
       entry_id: entry.id,
-      spoken: `They're on the waitlist ${days}. If a time frees up, it's held for them and we'll send them a link to book it.`,
+      spoken: `You're on the waitlist ${days}. If a time frees up, it's held for you and we'll send you a link to book it.`,
     };
   },
 });
