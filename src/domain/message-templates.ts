@@ -239,7 +239,11 @@ const PLAIN: Record<string, string> = { '\u2212': '-', '\u202f': ' ', '\u00a0': 
 const MANAGED_KINDS: ReadonlySet<OutboxKind> = new Set(['confirmed', 'rescheduled', 'reminder']);
 
 /** The kinds whose link is the one thing asked of the customer: an SMS may drop what happened for it. */
-const ASKING_KINDS: ReadonlySet<OutboxKind> = new Set(['payment_link', 'booking_page_link', 'verification_code']);
+const ASKING_KINDS: ReadonlySet<OutboxKind> = new Set([
+  'payment_link',
+  'booking_page_link',
+  'verification_code',
+]);
 
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '');

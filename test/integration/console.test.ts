@@ -550,8 +550,10 @@ describe('what the client was told', () => {
     expect(messages).toMatch(/Reminder<\/td><td>SMS to \+447911223366<\/td><td>Scheduled for <time/);
     expect(messages).toContain('Logged (no provider set up)');
     expect(page.body).toMatch(/Moved from <time [^>]+>30 Nov 2026, \d\d:\d\d<\/time> to <time/);
-    expect(messages).toContain(
-      `Booked: Cut with Ana on Monday 30 November at 16:15, at Soho. Ref ${reference}.`,
+    expect(messages).toMatch(
+      new RegExp(
+        `Booked: Cut with Ana on Monday 30 November at 16:15, at Soho\\. See, move or cancel it: https://book\\.example/p/manage/[A-Za-z0-9_-]{43} Ref ${reference}\\.`,
+      ),
     );
 
     const again = await me.post(`/console/bookings/${reference}/action`, { action: 'send_link' });

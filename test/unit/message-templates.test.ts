@@ -50,7 +50,9 @@ describe('message templates', () => {
     expect(renderMessage({ ...FACTS, kind: 'confirmed', link: page }).text).toContain(
       `${words.confirmed}: ${page}`,
     );
-    expect(renderMessage({ ...FACTS, kind: 'cancelled', link: page }).text).toContain(`Your booking: ${page}`);
+    expect(renderMessage({ ...FACTS, kind: 'cancelled', link: page }).text).toContain(
+      `Your booking: ${page}`,
+    );
     expect(renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: page }).sms).toContain(
       `Ansehen, verschieben oder stornieren: ${page}`,
     );

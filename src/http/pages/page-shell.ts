@@ -168,6 +168,14 @@ const STYLE = [
   'input:focus-visible,select:focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
   '.fee{padding:.75rem;border-left:4px solid #8a1c1c;background:#fdecea}',
   '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
+  // The time picker (time-picker.ts): a week's days in a row, the times as a grid of buttons.
+  '.days{list-style:none;padding:0;margin:1rem 0 .5rem;display:grid;grid-template-columns:repeat(7,1fr);gap:.25rem}',
+  '.days a{display:block;text-align:center;padding:.4rem 0;border:1px solid #0b5394;border-radius:6px;text-decoration:none;font-size:.85rem;line-height:1.3}',
+  '.days small{display:block;font-size:.75rem}.days a[aria-current]{background:#0b5394;color:#fff}',
+  '.days a.none{border-color:#767676;color:#555}.pager{display:flex;gap:1rem;margin:0}.pager a:last-child{margin-left:auto}',
+  '.times{display:grid;grid-template-columns:repeat(auto-fill,minmax(5.5rem,1fr));gap:.5rem}.times legend{padding:0 .25rem}',
+  '.times label{display:flex;align-items:center;margin:0;font-weight:400;padding:.4rem;border:1px solid #ccc;border-radius:6px}',
+  '@media (max-width:30rem){main{margin:0;padding:1rem;border-radius:0}}',
 ].join('');
 
 export interface Formatter {
