@@ -34,6 +34,7 @@ import {
   plusDays,
   STRIP_DAYS,
   startsOn,
+  stylistsFor,
   timeGroups,
   zoneWords,
 } from './time-picker.ts';
@@ -162,16 +163,6 @@ async function bookingPage(
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
   }
   return parts.join('\n');
-}
-
-/** The stylists who do every chosen service here (all who do any, before a choice), by name. */
-function stylistsFor(services: ServiceWithStaff[], chosen: string[]): StaffRef[] {
-  const wanted = services.filter((s) => chosen.length === 0 || chosen.includes(s.id));
-  const byId = new Map<string, StaffRef>();
-  for (const service of wanted) for (const member of service.staff) byId.set(member.id, member);
-  return [...byId.values()]
-    .filter((member) => chosen.length === 0 || wanted.every((s) => s.staff.some((m) => m.id === member.id)))
-    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** A day's address on the booking page, the rest of the search kept (GET: no script needed). */

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Availability } from '../../domain/availability/types.ts';
-import type { Location } from '../../domain/catalogue.ts';
+import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { formatUtc } from '../../domain/time-format.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
@@ -171,4 +171,14 @@ export function dayWords(date: string, window: DayWindow, locale: string): strin
     month: 'long',
     ...(sameYear ? {} : { year: 'numeric' }),
   });
+}
+
+/** The stylists who do every chosen service here (all who do any, before a choice), by name. */
+export function stylistsFor(services: ServiceWithStaff[], chosen: string[]): StaffRef[] {
+  const wanted = services.filter((s) => chosen.length === 0 || chosen.includes(s.id));
+  const byId = new Map<string, StaffRef>();
+  for (const service of wanted) for (const member of service.staff) byId.set(member.id, member);
+  return [...byId.values()]
+    .filter((member) => chosen.length === 0 || wanted.every((s) => s.staff.some((m) => m.id === member.id)))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
