@@ -37,7 +37,6 @@ import {
   dayWindow,
   dayWords,
   emptyDayReason,
-  plusDays,
   STRIP_DAYS,
   startsOn,
   stylistsFor,
@@ -257,8 +256,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           );
           return sendPage(reply.code(refused ? 409 : 200), 'Move your booking', body);
         }
-        const href = (date: string) => moveHref(view, staff, date);
-        return sendPage(reply, 'Move your booking', moveBody(view, found, stylists, staff, href));
+        return sendPage(reply, 'Move your booking', moveBody(view, found, stylists, staff));
       },
     );
     app.post<{ Params: TokenParams; Body: { starts_at?: string; staff_id?: string } }>(
@@ -619,7 +617,7 @@ function moveHref(view: BookingPageView, staff: StaffRef | undefined, date: stri
   const query = new URLSearchParams();
   if (staff) query.set('staff', staff.id);
   query.set('date', date);
-  return `${bookingPagePath(view.token)}/reschedule?${query.toString()}#times-heading`;
+  return `${bookingPagePath(view.token)}/reschedule?${query.toString()}#times`;
 }
 
 function moveBody(
@@ -627,7 +625,6 @@ function moveBody(
   found: DaysFound,
   stylists: StaffRef[],
   staff: StaffRef | undefined,
-  href: (date: string) => string,
 ): string {
   const f = formatOf(view);
   const path = `${bookingPagePath(view.token)}/reschedule`;
@@ -653,9 +650,9 @@ ${bookingSummary(view, f)}
 <input id="date" name="date" type="date" value="${esc(window.date)}" required>
 <div class="actions"><button type="submit" class="secondary">Show times</button></div>
 </form>
-${dayStrip(found, href)}
-<h2 id="times-heading">${esc(dayWords(window.date, window, locale))}</h2>
-<p>${esc(zoneWords(view.location, locale, found.now))} <a href="${esc(href(plusDays(window.date, 1)))}">Next day</a></p>
+${dayStrip(found, { action: path, keep: staff ? { staff: staff.id } : {} })}
+<h2 id="times">${esc(dayWords(window.date, window, locale))}</h2>
+<p>${esc(zoneWords(view.location, locale, found.now))}</p>
 ${list}
 <p><a href="${esc(bookingPagePath(view.token))}">Back to the booking</a></p>`;
 }

@@ -31,7 +31,6 @@ import {
   dayWindow,
   dayWords,
   emptyDayReason,
-  plusDays,
   STRIP_DAYS,
   startsOn,
   stylistsFor,
@@ -53,7 +52,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
     app.get<{ Params: OrgParams; Querystring: Choices }>('/p/:org', hidden, async (request, reply) => {
       const organisation = await publicOrganisation(deps.db, request.params.org);
       const body = await bookingPage(deps, organisation, request.query);
-      return sendPage(reply, `Book – ${organisation.name}`, body);
+      return sendPage(reply, `Book – ${organisation.name}`, body, { keptForBack: true });
     });
 
     app.post<{ Params: OrgParams; Body: Record<string, string | undefined> }>(
@@ -150,11 +149,12 @@ async function bookingPage(
     now,
   );
   const found = { window, location, locale: organisation.locale, availability, staffName: staff?.name, now };
-  const href = (date: string) => searchHref(organisation, location, chosen, staff, date);
-  parts.push(dayStrip(found, href));
+  const keep: Record<string, string> = { location: location.slug, services: chosen.join(',') };
+  if (staff) keep.staff = staff.id;
+  parts.push(dayStrip(found, { action: `/p/${organisation.slug}`, keep }));
   const starts = startsOn(found, window.date);
-  parts.push(`<h2 id="times-heading">${esc(dayWords(window.date, window, organisation.locale))}</h2>
-<p>${esc(zoneWords(location, organisation.locale, now))} <a href="${esc(href(plusDays(window.date, 1)))}">Next day</a></p>`);
+  parts.push(`<h2 id="times">${esc(dayWords(window.date, window, organisation.locale))}</h2>
+<p>${esc(zoneWords(location, organisation.locale, now))}</p>`);
   if (starts.length === 0) {
     parts.push(`<p role="status">No free times that day. ${esc(emptyDayReason(found, window.date))}</p>`);
     // Nothing fits the search: the customer may ask to be told when a time frees up.
@@ -163,20 +163,6 @@ async function bookingPage(
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
   }
   return parts.join('\n');
-}
-
-/** A day's address on the booking page, the rest of the search kept (GET: no script needed). */
-function searchHref(
-  organisation: PublicOrganisation,
-  location: Location,
-  chosen: string[],
-  staff: StaffRef | undefined,
-  date: string,
-): string {
-  const query = new URLSearchParams({ location: location.slug, services: chosen.join(',') });
-  if (staff) query.set('staff', staff.id);
-  query.set('date', date);
-  return `/p/${organisation.slug}?${query.toString()}#times-heading`;
 }
 
 /**
@@ -278,24 +264,28 @@ function detailsForm(
   choice: { chosen: string[]; staff: StaffRef | undefined; starts: number[] },
   kept: Kept | undefined,
 ): string {
-  const typed = (name: string) => esc(kept?.fields[name] ?? '');
+  // What was typed, when the form comes back after a refusal (nothing on a fresh form: bytes count).
+  const typed = (name: string) => {
+    const value = kept?.fields[name];
+    return value ? ` value="${esc(value)}"` : '';
+  };
   const key = isFormKey(kept?.fields.form_key) ? kept.fields.form_key : formKey();
   const staff = choice.staff ? `<input type="hidden" name="staff" value="${esc(choice.staff.id)}">\n` : '';
   return `<form method="post" action="${esc(`/p/${organisation.slug}/book`)}">
 <input type="hidden" name="location" value="${esc(location.slug)}">
 <input type="hidden" name="services" value="${esc(choice.chosen.join(','))}">
 ${staff}<input type="hidden" name="form_key" value="${esc(key)}">
-<p id="times-note">Choose a time${choice.staff ? ` with ${esc(choice.staff.name)}` : ''}:</p>
+<p>Choose a time${choice.staff ? ` with ${esc(choice.staff.name)}` : ''}:</p>
 ${timeGroups(choice.starts, location, organisation.locale, kept?.startsAt)}
 <fieldset><legend>Your details</legend>
 <label for="first_name">First name</label>
-<input id="first_name" name="first_name" autocomplete="given-name" required maxlength="60" value="${typed('first_name')}">
+<input id="first_name" name="first_name" autocomplete="given-name" required maxlength="60"${typed('first_name')}>
 <label for="last_name">Last name</label>
-<input id="last_name" name="last_name" autocomplete="family-name" required maxlength="60" value="${typed('last_name')}">
+<input id="last_name" name="last_name" autocomplete="family-name" required maxlength="60"${typed('last_name')}>
 <label for="phone">Phone</label>
-<input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30" value="${typed('phone')}">
+<input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${typed('phone')}>
 <label for="email">E-mail</label>
-<input id="email" name="email" type="email" autocomplete="email" maxlength="254" value="${typed('email')}">
+<input id="email" name="email" type="email" autocomplete="email" maxlength="254"${typed('email')}>
 <p>Give a phone number or an e-mail address (or both).${
     organisation.policy.verification === 'code'
       ? ' We will send a 6-digit code there: the booking is confirmed once you enter it.'

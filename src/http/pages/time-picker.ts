@@ -2,7 +2,6 @@ import { DateTime } from 'luxon';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
-import { formatUtc } from '../../domain/time-format.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
 import { esc } from './page-shell.ts';
 
@@ -88,32 +87,41 @@ export function emptyDayReason(found: DaysFound, date: string): string {
   return 'Fully booked that day.';
 }
 
+/** Where the strip's GET form goes, and the search it keeps (hidden fields). */
+export interface StripTarget {
+  action: string;
+  keep: Record<string, string>;
+}
+
 /**
- * The strip: the earlier week, the week's days (each with its count of times, the chosen one marked
- * as current), the later week. `href` gives a day's address with the rest of the search kept.
+ * The strip: one GET form (no script) whose buttons are the week's days (each with its count of
+ * times, the chosen one marked as current), the day before and after the chosen one, and the
+ * earlier and later weeks. Buttons carry only the date; the search is kept once, in hidden fields.
  */
-export function dayStrip(found: DaysFound, href: (date: string) => string): string {
+export function dayStrip(found: DaysFound, target: StripTarget): string {
   const { window, location, locale } = found;
   const days = Array.from({ length: STRIP_DAYS }, (_, i) => plusDays(window.start, i));
+  const go = (date: string, words: string, extra = '') =>
+    `<button type="submit" name="date" value="${date}"${extra}>${words}</button>`;
   const items = days.map((date) => {
     const count = startsOn(found, date).length;
     const day = DateTime.fromISO(date, { zone: location.timezone }).setLocale(locale);
     // The visible words are the whole accessible name (no aria-label that could drift from them).
     const words = `${day.toFormat('ccc d')} <small>${count === 0 ? 'none' : `${count} time${count === 1 ? '' : 's'}`}</small>`;
     const current = date === window.date ? ' aria-current="date"' : '';
-    return `<li><a href="${esc(href(date))}"${current}${count === 0 ? ' class="none"' : ''}>${words}</a></li>`;
+    return `<li>${go(date, words, `${current}${count === 0 ? ' class="none"' : ''}`)}</li>`;
   });
-  const earlier =
-    window.start > window.today
-      ? `<a href="${esc(href(plusDays(window.start, -STRIP_DAYS)))}">Earlier days</a>`
-      : '';
-  const later = `<a href="${esc(href(plusDays(window.start, STRIP_DAYS)))}">Later days</a>`;
-  return `<nav aria-label="Days" class="strip">
+  const previous = window.date > window.today ? go(plusDays(window.date, -1), 'Previous day') : '';
+  const earlier = window.start > window.today ? go(plusDays(window.start, -STRIP_DAYS), 'Earlier days') : '';
+  const keep = Object.entries(target.keep)
+    .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
+    .join('');
+  return `<nav aria-label="Days" class="strip"><form method="get" action="${esc(target.action)}#times">${keep}
 <ul class="days">
 ${items.join('\n')}
 </ul>
-<p class="pager">${earlier}${later}</p>
-</nav>`;
+<p class="pager">${earlier}${previous}${go(plusDays(window.date, 1), 'Next day')}${go(plusDays(window.start, STRIP_DAYS), 'Later days')}</p>
+</form></nav>`;
 }
 
 /** The zone the times are in, named: a visitor elsewhere (travelling, abroad) knows which clock. */
@@ -142,9 +150,11 @@ export function timeGroups(
     const local = DateTime.fromMillis(at, { zone });
     const part = timeOfDay(local.hour * 60 + local.minute);
     const label = esc(withRepeatedLabel(clock.format(at), at, zone, locale));
-    const input = `<input type="radio" name="starts_at" value="${esc(new Date(at).toISOString())}"${i === 0 ? ' required' : ''}${at === checked ? ' checked' : ''}>`;
+    // Short markup (a busy day has 40 times and the page stays under 10 KB): the instant to the
+    // minute, in UTC, as Date.parse reads it back.
+    const input = `<input type="radio" name="starts_at" value="${esc(toTheMinute(at))}"${i === 0 ? ' required' : ''}${at === checked ? ' checked' : ''}>`;
     const list = groups.get(part) ?? [];
-    list.push(`<label>${input}<time datetime="${esc(formatUtc(at))}">${label}</time></label>`);
+    list.push(`<label>${input}${label}</label>`);
     groups.set(part, list);
   });
   return [...groups]
@@ -153,6 +163,11 @@ export function timeGroups(
         `<fieldset class="times"><legend>${PART_WORDS[part] ?? part}</legend>\n${labels.join('\n')}\n</fieldset>`,
     )
     .join('\n');
+}
+
+/** '2026-11-24T10:00Z': an instant to the minute (the slots' grain), in UTC. */
+export function toTheMinute(at: number): string {
+  return `${new Date(at).toISOString().slice(0, 16)}Z`;
 }
 
 const PART_WORDS: Record<string, string> = {
