@@ -141,7 +141,7 @@ export function pageDocument(notice: string) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${esc(title)}</title>
-<style>${STYLE}</style>
+<style>${styleFor(notice + body)}</style>
 </head>
 <body>
 <main>
@@ -152,15 +152,13 @@ ${notice}${body}
 `;
 }
 
+/** The rules every page needs. */
 const STYLE = [
   'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f6;color:#1a1a1a}',
   'main{max-width:32rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}',
   'h1{font-size:1.5rem;margin-top:0}',
   'dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}',
-  'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}',
-  'td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
   '.notice{padding:.75rem;border-left:4px solid #b35900;background:#fff4e5}',
-  '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
   '.actions{display:flex;gap:1rem;flex-wrap:wrap;margin-top:1.5rem}',
   'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer}',
   'button.primary{background:#0b5394;color:#fff}button.secondary{background:#fff;color:#0b5394}',
@@ -172,17 +170,53 @@ const STYLE = [
   'fieldset{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}',
   '.choice{display:flex;align-items:center;font-weight:400;margin:.5rem 0}',
   '.fee{padding:.75rem;border-left:4px solid #8a1c1c;background:#fdecea}',
-  '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
-  // The time picker (time-picker.ts): a week's days in a row, the times as a grid of buttons.
-  '.days{list-style:none;padding:0;margin:1rem 0 .5rem;display:grid;grid-template-columns:repeat(7,1fr);gap:.25rem}',
-  '.strip button{background:#fff;color:#0b5394;padding:.4rem .6rem;font-size:.85rem;line-height:1.3}',
-  '.days button{width:100%;padding:.4rem 0;border-width:1px}.days small{display:block;font-size:.75rem}',
-  '.days [aria-current]{background:#0b5394;color:#fff}.days .none{border-color:#767676;color:#555}',
-  '.pager{display:flex;flex-wrap:wrap;gap:.5rem;margin:0}',
-  '.times{display:grid;grid-template-columns:repeat(auto-fill,minmax(5.5rem,1fr));gap:.5rem}',
-  '.times label{margin:0;font-weight:400;padding:.4rem;border:1px solid #ccc;border-radius:6px}',
   '@media (max-width:30rem){main{margin:0;padding:1rem;border-radius:0}}',
 ].join('');
+
+/**
+ * Rules only some pages use, each sent with a page whose markup has its marker: a busy day's times
+ * keep the booking page near 10 KB, so a page does not carry the checkout's table rules, nor the
+ * time picker's the checkout.
+ */
+const STYLE_PARTS: readonly { marker: string; css: string }[] = [
+  {
+    marker: '<table',
+    css: 'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
+  },
+  {
+    marker: 'class="test-mode"',
+    css: '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
+  },
+  {
+    marker: 'visually-hidden',
+    css: '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
+  },
+  {
+    // The time picker (time-picker.ts): a week's days in a row, the times as a grid.
+    marker: 'class="strip"',
+    css: [
+      '.days{list-style:none;padding:0;margin:1rem 0 .5rem;display:grid;grid-template-columns:repeat(7,1fr);gap:.25rem}',
+      '.strip button{background:#fff;color:#0b5394;padding:.4rem .6rem;font-size:.85rem;line-height:1.3}',
+      '.days button{width:100%;padding:.4rem 0;border-width:1px}.days small{display:block;font-size:.75rem}',
+      '.days [aria-current]{background:#0b5394;color:#fff}.days .none{border-color:#767676;color:#555}',
+      '.pager{display:flex;flex-wrap:wrap;gap:.5rem;margin:0}',
+    ].join(''),
+  },
+  {
+    marker: 'class="times"',
+    css: '.times{display:grid;grid-template-columns:repeat(auto-fill,minmax(5.5rem,1fr));gap:.5rem}.times label{margin:0;font-weight:400;padding:.4rem;border:1px solid #ccc;border-radius:6px}',
+  },
+];
+
+/** The style of a page: the common rules and those its markup uses. */
+function styleFor(markup: string): string {
+  return (
+    STYLE +
+    STYLE_PARTS.filter((part) => markup.includes(part.marker))
+      .map((part) => part.css)
+      .join('')
+  );
+}
 
 export interface Formatter {
   money(minor: number): string;
