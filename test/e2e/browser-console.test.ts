@@ -91,7 +91,9 @@ describe('the staff console in a browser', () => {
       expect(await page.evaluate('window.__notReloaded')).toBe(true);
       // Named by what it shows (no aria-label saying something else).
       expect(await block.getAttribute('aria-label')).toBeNull();
-      expect((await block.innerText()).replace(/\s+/g, ' ')).toMatch(/Ria Phone Cut & blow-dry Confirmed · phone agent$/);
+      expect((await block.innerText()).replace(/\s+/g, ' ')).toMatch(
+        /Ria Phone Cut & blow-dry Confirmed · phone agent$/,
+      );
       await saveScreenshot(page, 'console-diary');
     } finally {
       await agent.close();
