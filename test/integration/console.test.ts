@@ -575,7 +575,9 @@ describe('what the client was told', () => {
       .selectFrom('outbox')
       .select(['kind', 'status'])
       .where('reference', '=', reference)
+      // Written in the same instant of the test's clock: the outbox's sequence tells them apart.
       .orderBy('created_at')
+      .orderBy('seq')
       .execute();
     expect(rows.filter((r) => r.kind === 'confirmed')).toEqual([
       { kind: 'confirmed', status: 'logged' },
