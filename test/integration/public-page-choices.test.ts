@@ -250,6 +250,24 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     pagePathOf(fixed);
   });
 
+  it('the other customer forms say it in plain words too (the waitlist)', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const refused = await pagePost(t, `/p/${ORG}/waitlist`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      from_date: '2026-11-29',
+      to_date: '2026-11-29',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      phone: '12',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).not.toContain('E.164');
+    expect(refused.body).toContain('That phone number does not look right.');
+    expect(refused.body).toContain(`<a href="/p/${ORG}">Back to the booking page</a>`);
+  });
+
   it('a time taken meanwhile: the page again with the other times, the details kept', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const ben = await staffId('Ben Carter');

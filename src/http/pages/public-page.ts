@@ -26,6 +26,7 @@ import {
   refuseCrossSiteForm,
   type SendPage,
 } from './page-shell.ts';
+import { forPeople } from './people-words.ts';
 import {
   dayStrip,
   dayWindow,
@@ -163,26 +164,6 @@ async function bookingPage(
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
   }
   return parts.join('\n');
-}
-
-/**
- * A refusal in the words a customer reads: the API's messages name fields and formats ("must be an
- * E.164 number") that mean nothing on a form, where national numbers work too.
- */
-function forPeople(error: AppError): string {
-  const param = error.param;
-  if (param === 'phone' && /E\.164/.test(error.message)) {
-    return 'That phone number does not look right. Check the digits; a number from abroad starts with + and its country code.';
-  }
-  if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
-  if (param === 'last_name') return 'Please give your last name (up to 60 characters).';
-  if (param === 'email' && /must be an e-mail/.test(error.message)) {
-    return 'That e-mail address does not look right; check it, or give a phone number instead.';
-  }
-  if (error.status === 409) {
-    return `${error.message} Your details are kept below: choose another time and confirm again.`;
-  }
-  return `${error.message} Your details are kept below.`;
 }
 
 interface OrgParams {
