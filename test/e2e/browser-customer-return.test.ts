@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { DateTime } from 'luxon';
 import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { deliver, deliveredCode } from '../helpers/public-booking.ts';
  * said at once, and in the console a waiver with its reason and diary blocks named by what they show.
  * Public pages stay small (2-10 KB) and script-free.
  */
+const require = createRequire(import.meta.url);
 const ORG = 'northside-hair';
 const PASSWORD = 'front desk password';
 let browser: Browser;
@@ -46,7 +48,8 @@ const SIZES = [
 const served = new WeakMap<Page, Response>();
 
 async function open(size: { width: number; height: number }): Promise<Page> {
-  const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1 });
+  // bypassCSP: only so that the test can run axe in the page; the page itself runs no script.
+  const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1, bypassCSP: true });
   const page = await context.newPage();
   page.on('response', (response) => {
     if (response.request().resourceType() === 'document') served.set(page, response);
@@ -62,6 +65,15 @@ async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   return ((await response.json()) as { data: T }).data;
 }
 
+/** axe-core's rules (WCAG 2.1 A and AA, and its best practices) find nothing on the page. */
+async function noAxeViolations(page: Page): Promise<void> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations = (await page.evaluate(
+    "axe.run(document).then((r) => r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
+  )) as string[];
+  expect(violations).toEqual([]);
+}
+
 /**
  * The page is small, runs no script and has no sideways scrolling. Its size is counted as a salon's
  * customers get it: without the test-mode notice the local payment provider adds to every page.
@@ -73,6 +85,7 @@ async function lightAndFitting(page: Page, width: number): Promise<void> {
   expect(bytes).toBeGreaterThan(2_000);
   expect(bytes).toBeLessThan(10_240);
   expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+  await noAxeViolations(page);
 }
 
 let phoneSeq = 0;
@@ -328,6 +341,7 @@ describe('the console, on a desktop and a phone', () => {
       const visible = (await block.innerText()).replace(/\s+/g, ' ').trim();
       expect(visible).toMatch(/^\d{2}:\d{2}–\d{2}:\d{2} /);
       expect(await page.getByRole('link', { name: visible, exact: true }).count()).toBe(1);
+      await noAxeViolations(page);
 
       // A late cancellation at Islington (£62 there, 50% late): its £31 fee, waived with a reason.
       const reference = await protectedIslingtonCut(Date.now() + 3 * 3_600_000);
@@ -341,6 +355,7 @@ describe('the console, on a desktop and a phone', () => {
       await page.getByRole('button', { name: 'Waive the £31.00 fee' }).click();
       // The reason is required: the browser keeps the form until it is given.
       expect(page.url()).toMatch(/\/waive\?fee=late_cancellation$/);
+      await noAxeViolations(page);
       await page.getByLabel('Reason (kept in the event log)').fill('Hospital letter seen');
       if (size.name === 'desktop') await saveScreenshot(page, 'console-waive-desktop');
       await page.getByRole('button', { name: 'Waive the £31.00 fee' }).click();
