@@ -232,6 +232,18 @@ describe.each(SIZES)('the customer finds their way, on a $name', (size) => {
     expect(new URL((await back.getAttribute('href'))!, server.origin).href).toBe(booked.booking_page_url);
     await lightAndFitting(page, size.width);
     if (size.name === 'phone') await saveScreenshot(page, 'paid-phone');
+
+    // On to the booking, and moving it: the same day strip, a stylist to choose, grouped times.
+    await back.click();
+    await page.getByRole('link', { name: 'Change the time' }).click();
+    await page.getByRole('heading', { name: 'Move your booking' }).waitFor();
+    await page.getByLabel('Stylist').selectOption({ label: 'Amara Okafor' });
+    await page.getByRole('button', { name: 'Show times' }).click();
+    await page.getByRole('navigation', { name: 'Days' }).getByRole('button', { name: 'Next day' }).click();
+    await page.getByRole('heading', { name: 'Move your booking' }).waitFor();
+    expect(await page.getByLabel('Stylist').inputValue()).not.toBe('');
+    expect(await page.textContent('main')).toContain('Times are London time');
+    await lightAndFitting(page, size.width);
   }, 120_000);
 
   it('a late move the salon forbids is said at once, with what can still be done', async () => {
