@@ -328,6 +328,8 @@ describe('abandoning', () => {
     expect(shown.body).not.toContain('Cancel and go back');
     expect(shown.body).toContain('Going back keeps the time held for you until');
     expect(shown.body).toContain(`<a href="${manage}/cancel">Cancel the booking instead</a>`);
+    // Said before the buttons, as every cost is.
+    expect(shown.body.indexOf('Going back keeps')).toBeLessThan(shown.body.indexOf('Go back without paying'));
     const left = await post(`${path}/abandon`);
     expect(left.statusCode).toBe(303);
     expect(left.headers.location).toBe(manage);

@@ -157,11 +157,11 @@ ${services}
 </tfoot>
 </table>
 <p>Pay by ${f.time(view.expiresAt)}, or the booking is released.</p>
+${leaveWords(view)}
 <div class="actions">
 <form method="post" action="${esc(`${path}/pay`)}"><button type="submit" class="primary">Pay ${esc(f.money(view.amountMinor))}</button></form>
 <form method="post" action="${esc(`${path}/abandon`)}"><button type="submit" class="secondary">Go back without paying</button></form>
-</div>
-${leaveWords(view)}`;
+</div>`;
 }
 
 /**
