@@ -160,8 +160,12 @@ export const organisationPoliciesSchema = z.strictObject({
   public_bookings_per_contact_per_day: z.int().min(0).max(1000).default(3),
   public_attempts_per_address_per_hour: z.int().min(0).max(100_000).default(10),
   sms_countries: z.array(countryCode).max(250).default([]),
-  /** Who may waive a fee in the console: any staff account (`staff`) or owners and admins only. */
-  fee_waivers: z.enum(['staff', 'owner_admin']).default('staff'),
+  fee_waivers: z
+    .enum(['staff', 'owner_admin'])
+    .default('staff')
+    .describe(
+      'Who may waive a fee in the console: any staff account (staff) or owners and admins only (owner_admin).',
+    ),
 });
 
 export const organisationSchema = z.strictObject({
