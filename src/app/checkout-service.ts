@@ -41,8 +41,10 @@ export interface CheckoutView {
    * checkout_cancel_url (placeholders substituted): the local page's forms lead there.
    */
   returnUrls: string[];
-  organisation: { name: string; locale: string };
+  organisation: { name: string; slug: string; locale: string };
   location: { slug: string; name: string; timezone: string };
+  /** The booking's own page (/p/manage/{token}), where it is seen, moved or cancelled; null without one. */
+  bookingPath: string | null;
   booking: {
     reference: string;
     /** As of now (lazy expiry applied). */
@@ -108,8 +110,9 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
     returnUrls: [row.success_url, row.cancel_url].flatMap((url) =>
       url ? [redirectUrl(url, '', valuesOf(row))] : [],
     ),
-    organisation: { name: row.organisation_name, locale: row.locale },
+    organisation: { name: row.organisation_name, slug: row.organisation_slug, locale: row.locale },
     location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
+    bookingPath: row.page_token ? bookingPagePath(row.page_token) : null,
     booking: {
       reference: row.reference,
       status: effectiveStatus(bookingClock(row), now),
@@ -247,7 +250,8 @@ async function closeCheckouts(
 
 /**
  * The customer leaves without paying: an open checkout is marked abandoned (again: a no-op). Nothing
- * is released; the booking keeps its hold and the checkout stays payable until the hold lapses.
+ * is released; the booking keeps its hold and the checkout stays payable until the hold lapses. The
+ * customer goes back to checkout_cancel_url, or else to the booking's own page.
  * 404 for an unknown session; 409 conflict when it is paid, expired or closed.
  */
 export function abandonCheckout(db: Db, sessionId: string, now: number): Promise<CheckoutOutcome> {
@@ -263,7 +267,10 @@ export function abandonCheckout(db: Db, sessionId: string, now: number): Promise
         .where('status', '=', 'open')
         .execute();
     }
-    return outcome(row, redirectUrl(row.cancel_url, checkoutPath(row.session_id), valuesOf(row)));
+    // Without a cancel URL of the caller's, "back" is the booking's own page (the checkout itself
+    // only for a booking without one): there it is paid later, moved or cancelled.
+    const back = row.page_token ? bookingPagePath(row.page_token) : checkoutPath(row.session_id);
+    return outcome(row, redirectUrl(row.cancel_url, back, valuesOf(row)));
   });
 }
 
@@ -308,6 +315,7 @@ async function findSession(db: Db, sessionId: string) {
           'l.name as location_name',
           'l.timezone',
           'o.name as organisation_name',
+          'o.slug as organisation_slug',
           'o.locale',
           'p.token as page_token',
         ])

@@ -138,12 +138,11 @@ export async function loadBookingDetail(
   const [location, client, services, events, staff, messages] = await Promise.all([
     findLocationById(db, organisationId, booking.locationId),
     findClientById(db, organisationId, booking.clientId),
-    diary.serviceNames(db, organisationId, booking.serviceIds),
+    diary.bookedServices(db, organisationId, booking.id),
     diary.eventsOfBooking(db, organisationId, booking.id),
     diary.staffNameOf(db, organisationId, booking.staffId),
     messagesOfBooking(db, organisationId, booking.id),
   ]);
-  const byId = new Map(services.map((s) => [s.id, s]));
   const names = await diary.actorNames(db, organisationId, {
     users: idsOfActors(events, ['user']),
     keys: idsOfActors(events, ['api_key', 'mcp']),
@@ -158,10 +157,7 @@ export async function loadBookingDetail(
       email: client?.email ?? null,
     },
     staffName: staff ?? '?',
-    services: booking.serviceIds.map((id) => ({
-      name: byId.get(id)?.name ?? id,
-      priceMinor: byId.get(id)?.price_minor ?? 0,
-    })),
+    services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     events: events.map((e) => ({
       from: e.from_status,
       to: e.to_status,

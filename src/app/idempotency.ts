@@ -127,3 +127,32 @@ async function store(trx: Db, scope: IdempotencyScope, response: StoredResponse)
     .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row))
     .execute();
 }
+
+/**
+ * What a once-only key made (the public booking form's own key: one form, one booking), within the
+ * idempotency window: the body recorded with it, or undefined when it has made nothing yet. Inside a
+ * write transaction, take the key's turn first (idempotencyKeyTurn) so two sends of one form queue.
+ */
+export async function madeOnce(
+  db: Db,
+  organisationId: string,
+  key: string,
+  now: number,
+): Promise<unknown | undefined> {
+  const record = await liveRecord.first(db, { organisationId, key, now });
+  return record ? JSON.parse(record.response_body) : undefined;
+}
+
+/** Records what a once-only key made, in the transaction that made it. */
+export async function recordMadeOnce(
+  trx: Db,
+  organisationId: string,
+  key: string,
+  now: number,
+  body: unknown,
+): Promise<void> {
+  await store(trx, { organisationId, key, fingerprint: ONCE, now }, { status: 201, body });
+}
+
+/** The fingerprint of a once-only record: whatever the form said, its key made one thing. */
+const ONCE = 'once';

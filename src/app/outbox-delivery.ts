@@ -255,7 +255,9 @@ function render(
   let code: string | null = null;
   if (row.kind === 'payment_link' && facts.checkout_session_id) {
     link = delivery.links.paymentUrl(facts.checkout_session_id);
-  } else if (row.kind === 'booking_page_link' && facts.page_token) {
+  } else if (row.kind !== 'payment_link' && row.kind !== 'verification_code' && facts.page_token) {
+    // Every other message leads back to the booking's own page (a link request, a confirmation, a
+    // move, a reminder, a cancellation): a customer who closed the tab needs no phone call.
     link = delivery.links.bookingPageUrl(facts.page_token);
   } else if (row.kind === 'verification_code') {
     const secrets = proofSecretsOf(row.body);

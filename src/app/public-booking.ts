@@ -1,15 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { countLivePublicHolds, countPublicBookingsSince } from '../data/contact-proof-repository.ts';
 import type { Db } from '../data/database.ts';
 import { storedCountries } from '../data/location-repository.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
-import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
+import { clientContactTurns, idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import type { Repeat } from '../domain/booking/series.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { CONTACT_DAY_MS, type PublicBookingPolicy, proofChannel } from '../domain/public-booking-policy.ts';
-import { getAvailability } from './availability-service.ts';
 import { createSeries } from './booking-series.ts';
 import { type Caller, createBooking } from './booking-service.ts';
 import { insertUnprovenClient, newClientDetails } from './client-service.ts';
@@ -18,6 +18,7 @@ import type { PublicContact } from './contact-proof.ts';
 import type { AppDeps } from './deps.ts';
 import { listLocations, listServicesAt, requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
+import { madeOnce, recordMadeOnce } from './idempotency.ts';
 import { countryName, isTextable } from './phone-destinations.ts';
 import { FixedWindowRateLimiter } from './rate-limiter.ts';
 import { textedCountriesOf } from './texted-countries.ts';
@@ -80,24 +81,6 @@ export async function publicServices(
   return { location, services: page.items.filter((s) => s.onlineBookable !== false && s.staff.length > 0) };
 }
 
-/** The free starts of one local day for these services (any staff). */
-export async function publicSlots(
-  db: Db,
-  organisationId: string,
-  location: Location,
-  serviceIds: string[],
-  date: string,
-  now: number,
-): Promise<number[]> {
-  const availability = await getAvailability(
-    db,
-    organisationId,
-    { location, serviceIds, fromDate: date, days: 1 },
-    now,
-  );
-  return [...new Set(availability.slots.map((s) => s.startsAt))];
-}
-
 export interface PublicBookingRequest {
   locationSlug: string;
   serviceIds: string[];
@@ -111,7 +94,27 @@ export interface PublicBookingRequest {
   address: string;
   /** A recurring series (design.md 9.5); absent: one booking. */
   repeat?: Repeat | undefined;
+  /** The stylist chosen; absent: anyone free. */
+  staffId?: string | undefined;
+  /**
+   * The form's own key (formKey()): a form makes one booking. Sent again (Back, then Confirm once
+   * more), it leads to the booking it made instead of booking the same person twice.
+   */
+  formKey?: string | undefined;
 }
+
+/** A fresh key for one booking form (128 random bits). */
+export function formKey(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** A form key as formKey() writes it; anything else is no key. */
+export function isFormKey(value: string | undefined): value is string {
+  return value !== undefined && /^[A-Za-z0-9_-]{22}$/.test(value);
+}
+
+/** The idempotency record's key of a booking form (apart from any API caller's Idempotency-Key). */
+const formRecordKey = (key: string) => `public-form:${key}`;
 
 /**
  * Books as a customer would, as a stranger on the open internet may (design.md 9.1):
@@ -134,6 +137,9 @@ export async function bookOnPublicPage(
 ): Promise<string> {
   const now = deps.clock.nowMs();
   const { policy } = organisation;
+  const once = request.formKey === undefined ? undefined : formRecordKey(request.formKey);
+  const made = once && (await madeOnce(deps.db, organisation.id, once, now));
+  if (made) return (made as { token: string }).token;
   await takeAttempt(deps, organisation, request.address, now);
   if (!request.phone && !request.email) {
     throw new AppError(
@@ -159,7 +165,13 @@ export async function bookOnPublicPage(
     email: request.email,
   });
   const contact = await publicContactOf(deps.db, organisation, details.contact);
-  const created = await writeTransaction(deps.db, async (trx) => {
+  return writeTransaction(deps.db, async (trx) => {
+    if (once) {
+      // The form sent twice at once: the second waits for the first, and finds its booking.
+      await takeTurn(trx, idempotencyKeyTurn(organisation.id, once));
+      const first = await madeOnce(trx, organisation.id, once, now);
+      if (first) return (first as { token: string }).token;
+    }
     for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
     await checkContactCaps(trx, organisation, details.contact, now);
     const client = await insertUnprovenClient(trx, organisation.id, details, now);
@@ -175,6 +187,7 @@ export async function bookOnPublicPage(
     const booking = {
       locationSlug: request.locationSlug,
       serviceIds: request.serviceIds,
+      staffId: request.staffId,
       clientId: client.id,
       startsAt: request.startsAt,
       notes: request.notes,
@@ -186,11 +199,13 @@ export async function bookOnPublicPage(
       publicContact: { contact, askProof: policy.verification === 'code' },
     };
     // A series is one booking for the caps, with one proof: its first visit's (createSeries).
-    return request.repeat
+    const created = request.repeat
       ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
-      : createBooking(trx, caller, booking, now, checkout);
+      : await createBooking(trx, caller, booking, now, checkout);
+    const token = created.booking.pageToken!;
+    if (once) await recordMadeOnce(trx, organisation.id, once, now, { token });
+    return token;
   });
-  return created.booking.pageToken!;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import type { UserRole } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
 import { processedStatus } from '../domain/booking/fees.ts';
@@ -120,7 +121,9 @@ export function chargeFee(
   });
 }
 
-/** Waives the booking's pending fee. */
+/**
+ * Waives the booking's pending fee; `reason` (why it was let go) is kept in the event log with it.
+ */
 export function waiveFee(
   db: Db,
   organisationId: string,
@@ -128,12 +131,35 @@ export function waiveFee(
   now: number,
   kind?: FeeKind,
   actor = ACTOR,
+  reason?: string,
 ) {
-  return processFee(db, organisationId, reference, now, kind, actor, async () => ({
-    status: 'waived',
-    failureReason: null,
-    paymentRef: null,
-  }));
+  const why = reason?.trim();
+  return processFee(
+    db,
+    organisationId,
+    reference,
+    now,
+    kind,
+    actor,
+    async () => ({ status: 'waived', failureReason: null, paymentRef: null }),
+    why ? { reason: why.slice(0, WAIVER_REASON_MAX_LENGTH) } : {},
+  );
+}
+
+/** The longest reason kept for a waiver. */
+export const WAIVER_REASON_MAX_LENGTH = 500;
+
+/**
+ * Whether a staff account of this role may waive fees at the organisation: any role, unless the
+ * organisation keeps waivers to owners and admins (the catalogue's `policies.fee_waivers`).
+ */
+export async function mayWaiveFees(db: Db, organisationId: string, role: UserRole): Promise<boolean> {
+  const row = await db
+    .selectFrom('organisations')
+    .select('fee_waivers')
+    .where('id', '=', organisationId)
+    .executeTakeFirst();
+  return row?.fee_waivers !== 'owner_admin' || role === 'owner' || role === 'admin';
 }
 
 /**
@@ -213,6 +239,7 @@ async function processFee(
   requested: FeeKind | undefined,
   actor: string,
   decide: (trx: Db, booking: Booking, fee: Fee) => Promise<FeeOutcome>,
+  logged: Record<string, unknown> = {},
 ): Promise<ProcessedFee> {
   return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
@@ -252,7 +279,7 @@ async function processFee(
       to: booking.status,
       actor,
       at: now,
-      details: { fee: kind, outcome: outcome.status, charge_amount_minor: fee.chargeAmountMinor },
+      details: { fee: kind, outcome: outcome.status, charge_amount_minor: fee.chargeAmountMinor, ...logged },
     });
     const processed = await getBooking(trx, organisationId, booking.reference);
     return { booking: processed, fee: processed.fees[kind]! };

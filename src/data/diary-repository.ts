@@ -136,17 +136,26 @@ export async function actorNames(
   return new Map([...users, ...keys].map((row) => [row.id, row.name]));
 }
 
-export function serviceNames(
+/**
+ * A booking's services with the prices it was booked at (booking_services, in booking order): a
+ * location's own price, not the catalogue's base price, so the lines add up to the booking's total.
+ */
+export function bookedServices(
   db: Db,
   organisationId: string,
-  ids: readonly string[],
-): Promise<{ id: string; name: string; price_minor: number }[]> {
-  if (ids.length === 0) return Promise.resolve([]);
+  bookingId: string,
+): Promise<{ name: string; price_minor: number }[]> {
   return db
-    .selectFrom('services')
-    .select(['id', 'name', 'price_minor'])
-    .where('organisation_id', '=', organisationId)
-    .where('id', 'in', ids)
+    .selectFrom('booking_services')
+    .innerJoin('services', (join) =>
+      join
+        .onRef('services.organisation_id', '=', 'booking_services.organisation_id')
+        .onRef('services.id', '=', 'booking_services.service_id'),
+    )
+    .select(['services.name', 'booking_services.price_minor'])
+    .where('booking_services.organisation_id', '=', organisationId)
+    .where('booking_services.booking_id', '=', bookingId)
+    .orderBy('booking_services.position')
     .execute();
 }
 

@@ -21,6 +21,9 @@ export type ApiKeyScope = 'read' | 'read_write';
 export type { BookingStatus, DepositStatus, FeeKind, FeeStatus, ProtectionSetupStatus };
 export type ChangePolicy = 'allow' | 'forbid';
 
+/** Who may waive a late-cancellation or no-show fee (the catalogue's `policies.fee_waivers`). */
+export type FeeWaivers = 'staff' | 'owner_admin';
+
 export interface OrganisationsTable {
   id: string;
   slug: string;
@@ -39,6 +42,8 @@ export interface OrganisationsTable {
   public_attempts_per_address_per_hour: Generated<number>;
   /** ISO 3166-1 codes, comma-separated: countries texted besides those of the locations. */
   sms_countries: Generated<string>;
+  /** Who may waive a fee in the console: any staff account, or owners and admins only. */
+  fee_waivers: Generated<FeeWaivers>;
   created_at: number;
   updated_at: number;
 }

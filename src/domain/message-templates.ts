@@ -27,7 +27,11 @@ export interface MessageFacts {
   clientFirstName: string | null;
   startsAt: number;
   reference: string;
-  /** The payment or booking-page link, for the kinds that carry one. */
+  /**
+   * The link the message carries: the checkout for a payment link, the verification page for a code,
+   * and the booking's own page (/p/manage/{token}) for every other kind, so that a customer who closed
+   * the tab finds the booking again from any message.
+   */
   link: string | null;
   holdExpiresAt: number | null;
   /** The deposit due, formatted ("£20.00"), for a payment link. */
@@ -68,6 +72,9 @@ interface Wording {
   /** A waitlist offer's lead and action (a booking_page_link whose first step is the claim). */
   offerLead: string;
   claimBy: string;
+  /** The booking's page under a confirmation, a move or a reminder, and under a cancellation. */
+  manage: string;
+  details: string;
   hello: string;
   /** A cancellation's money: the paid deposit refunded or kept, a late-cancellation fee charged. */
   depositRefunded: string;
@@ -106,6 +113,8 @@ const EN: Wording = {
   completeBy: 'Complete your booking by {until}',
   offerLead: 'A time has freed up for you: {what} on {when}',
   claimBy: 'Held for you until {until}; book it here',
+  manage: 'See, move or cancel it',
+  details: 'Your booking',
   depositRefunded: 'Your deposit of {amount} will be refunded.',
   depositKept: 'Your deposit of {amount} is kept (late cancellation).',
   feeCharged: 'A late-cancellation fee of {amount} is charged to your saved card.',
@@ -142,6 +151,8 @@ const DE: Wording = {
   completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
   offerLead: 'Ein Termin ist für Sie frei geworden: {what} am {when}',
   claimBy: 'Für Sie reserviert bis {until}; hier buchen',
+  manage: 'Ansehen, verschieben oder stornieren',
+  details: 'Ihre Buchung',
   depositRefunded: 'Ihre Anzahlung von {amount} wird erstattet.',
   depositKept: 'Ihre Anzahlung von {amount} wird einbehalten (späte Stornierung).',
   feeCharged: 'Eine Gebühr für späte Stornierung von {amount} wird Ihrer hinterlegten Karte belastet.',
@@ -178,6 +189,8 @@ const FR: Wording = {
   completeBy: 'Finalisez la réservation avant {until}',
   offerLead: 'Un créneau s’est libéré pour vous : {what} le {when}',
   claimBy: 'Réservé pour vous jusqu’à {until} ; réservez ici',
+  manage: 'Voir, déplacer ou annuler',
+  details: 'Votre réservation',
   depositRefunded: 'Votre acompte de {amount} sera remboursé.',
   depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
   feeCharged: "Des frais d'annulation tardive de {amount} sont débités de votre carte enregistrée.",
@@ -222,6 +235,16 @@ function localWhen(epochMs: number, zone: string, locale: string, now?: number):
 const ICU_TYPOGRAPHY = /[\u2212\u202f\u00a0]/g;
 const PLAIN: Record<string, string> = { '\u2212': '-', '\u202f': ' ', '\u00a0': ' ' };
 
+/** The kinds about a booking already made: their link is the booking's page, to see or change it. */
+const MANAGED_KINDS: ReadonlySet<OutboxKind> = new Set(['confirmed', 'rescheduled', 'reminder']);
+
+/** The kinds whose link is the one thing asked of the customer: an SMS may drop what happened for it. */
+const ASKING_KINDS: ReadonlySet<OutboxKind> = new Set([
+  'payment_link',
+  'booking_page_link',
+  'verification_code',
+]);
+
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '');
 }
@@ -241,13 +264,17 @@ function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; s
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
     action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}: ${facts.link}`;
-  } else if (facts.kind === 'cancelled' && facts.cancellation) {
-    const { deposit, depositRefunded, fee } = facts.cancellation;
-    const money = [
+  } else if (facts.kind === 'cancelled') {
+    const { deposit = null, depositRefunded = false, fee = null } = facts.cancellation ?? {};
+    // The link comes last: the e-mail's HTML makes the action's tail, the link, a link.
+    const sentences = [
       deposit && fill(depositRefunded ? words.depositRefunded : words.depositKept, { amount: deposit }),
       fee && fill(words.feeCharged, { amount: fee }),
+      facts.link && `${words.details}: ${facts.link}`,
     ].filter((sentence): sentence is string => Boolean(sentence));
-    action = money.length > 0 ? money.join(' ') : null;
+    action = sentences.length > 0 ? sentences.join(' ') : null;
+  } else if (facts.link && MANAGED_KINDS.has(facts.kind)) {
+    action = `${words.manage}: ${facts.link}`;
   } else if (facts.kind === 'verification_code' && facts.code) {
     const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
     action = facts.link ? `${code} ${words.orLink}: ${facts.link}` : code;
@@ -303,7 +330,10 @@ interface SmsShape {
   staff: boolean;
   services: 'all' | 'first';
   phone: boolean;
-  /** false: with a link, leave out what happened (the link's own words say what to do). */
+  /**
+   * false: with a link that asks something, leave out what happened (the link's own words say what to
+   * do). A confirmation, a move, a reminder or a cancellation always keeps it: it is the news.
+   */
   lead?: false;
 }
 
@@ -314,7 +344,7 @@ function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
       : facts.serviceNames.join(', ');
   const parts = lines(facts, words, { staff: shape.staff, services });
   return [
-    shape.lead === false && parts.action
+    shape.lead === false && parts.action && ASKING_KINDS.has(facts.kind)
       ? `${facts.organisationName}:`
       : `${facts.organisationName}: ${parts.lead}`,
     parts.action,

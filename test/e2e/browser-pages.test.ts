@@ -203,7 +203,8 @@ describe('the hosted booking pages in a browser', () => {
     // Inside the 48-hour window: late from the moment it is booked.
     const soon = slots.find((s) => Date.parse(s.starts_at) < Date.now() + 47 * 3_600_000);
     expect(soon).toBeDefined();
-    const startsAt = new Date(Date.parse(soon!.starts_at)).toISOString();
+    // As the page writes a time's value: to the minute, in UTC.
+    const startsAt = `${new Date(Date.parse(soon!.starts_at)).toISOString().slice(0, 16)}Z`;
     const date = DateTime.fromISO(soon!.starts_at, { zone: 'Europe/London' }).toISODate()!;
 
     const page = await openPhonePage(browser);

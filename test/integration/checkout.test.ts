@@ -193,6 +193,9 @@ describe('paying', () => {
     expect(done.body).toContain('Booking confirmed');
     expect(done.body).toContain(reference);
     expect(done.body).toContain('£20.00');
+    // The page after paying leads back to the booking: a customer who closes it can still find it.
+    const manage = new URL((await getBooking(t, reference)).json().data.booking_page_url).pathname;
+    expect(done.body).toContain(`<a href="${manage}">See, move or cancel your booking</a>`);
   });
 
   it('substitutes the placeholders of checkout_success_url', async () => {
@@ -314,17 +317,28 @@ describe('abandoning', () => {
     expect(await statusOf(reference)).toBe('confirmed');
   });
 
-  it('returns to the checkout page when no cancel URL was given', async () => {
+  it('goes back to the booking’s own page when no cancel URL was given, where it can be cancelled', async () => {
     t = await startTestApp();
     const { reference, path } = await book({ checkout_success_url: SUCCESS });
+    const manage = new URL((await getBooking(t, reference)).json().data.booking_page_url).pathname;
+    expect(manage).toMatch(/^\/p\/manage\/[A-Za-z0-9_-]{43}$/);
+    // Before either button: going back keeps the hold; cancelling is the booking page's own step.
+    const shown = await page(path);
+    expect(shown.body).toContain('Go back without paying');
+    expect(shown.body).not.toContain('Cancel and go back');
+    expect(shown.body).toContain('Going back keeps the time held for you until');
+    expect(shown.body).toContain(`<a href="${manage}/cancel">Cancel the booking instead</a>`);
+    // Said before the buttons, as every cost is.
+    expect(shown.body.indexOf('Going back keeps')).toBeLessThan(shown.body.indexOf('Go back without paying'));
     const left = await post(`${path}/abandon`);
     expect(left.statusCode).toBe(303);
-    expect(left.headers.location).toBe(path);
+    expect(left.headers.location).toBe(manage);
     expect(await statusOf(reference)).toBe('pending_payment');
     const done = await page(`${path}/done`);
     expect(done.statusCode).toBe(409);
     expect(done.body).toContain('has not been paid');
     expect(done.body).toContain(`href="${path}"`);
+    expect(done.body).toContain(`href="${manage}"`);
   });
 });
 
@@ -340,6 +354,8 @@ describe('expiry with the hold', () => {
     expect(shown.statusCode).toBe(409);
     expectHtml(shown);
     expect(shown.body).toContain('Checkout expired');
+    // An expired hold says "book again" with the way to do it.
+    expect(shown.body).toContain('<a href="/p/acme-hair?location=soho">Book again</a>');
     const pay = await post(`${path}/pay`);
     expect(pay.statusCode).toBe(409);
     expect(pay.body).toContain('expired');

@@ -34,6 +34,38 @@ describe('message templates', () => {
     );
   });
 
+  it('a confirmation, a move, a reminder and a cancellation link back to the booking, in SMS and e-mail', () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const words = { confirmed: 'See, move or cancel it' };
+    for (const kind of ['confirmed', 'rescheduled', 'reminder', 'cancelled'] as const) {
+      const facts: MessageFacts = { ...FACTS, kind, link: page, holdExpiresAt: null, depositDue: null };
+      const rendered = renderMessage(facts);
+      expect(rendered.sms, kind).toContain(page);
+      expect(smsSegments(rendered.sms), kind).toBeLessThanOrEqual(2);
+      // What happened stays in the SMS beside the link: it is the news.
+      expect(rendered.sms, kind).toContain('Tuesday 8 December at 14:30');
+      expect(rendered.text, kind).toContain(page);
+      expect(rendered.html, kind).toContain(`<a href="${page}">${page}</a>`);
+    }
+    expect(renderMessage({ ...FACTS, kind: 'confirmed', link: page }).text).toContain(
+      `${words.confirmed}: ${page}`,
+    );
+    expect(renderMessage({ ...FACTS, kind: 'cancelled', link: page }).text).toContain(
+      `Your booking: ${page}`,
+    );
+    expect(renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: page }).sms).toContain(
+      `Ansehen, verschieben oder stornieren: ${page}`,
+    );
+    // A kept deposit's sentence comes first, the link last (the HTML makes the tail a link).
+    const kept = renderMessage({
+      ...FACTS,
+      kind: 'cancelled',
+      link: page,
+      cancellation: { deposit: '£20.00', depositRefunded: false, fee: null },
+    });
+    expect(kept.text).toContain(`Your deposit of £20.00 is kept (late cancellation). Your booking: ${page}`);
+  });
+
   it('a cancellation says what became of a paid deposit and any late fee, in each language', () => {
     const cancelled: MessageFacts = {
       ...FACTS,
@@ -150,11 +182,15 @@ describe('message templates', () => {
       serviceNames: [long('Colour'), 'Cut'],
       staffName: long('Ana'),
     };
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
     for (const kind of ['confirmed', 'reminder', 'cancelled', 'rescheduled'] as const) {
-      const sms = renderSms({ ...named, kind, link: null, holdExpiresAt: null });
-      expect(smsSegments(sms), kind).toBeLessThanOrEqual(2);
-      expect(sms, kind).toContain('Tuesday 8 December at 14:30');
-      expect(sms, kind).toContain('Ref NHC-7KQ2MX.');
+      for (const link of [null, page]) {
+        const sms = renderSms({ ...named, kind, link, holdExpiresAt: null });
+        expect(smsSegments(sms), kind).toBeLessThanOrEqual(2);
+        expect(sms, kind).toContain('Tuesday 8 December at 14:30');
+        expect(sms, kind).toContain('Ref NHC-7KQ2MX.');
+        if (link) expect(sms, kind).toContain(link);
+      }
     }
     const held = renderSms(named);
     expect(smsSegments(held)).toBeLessThanOrEqual(2);

@@ -22,7 +22,7 @@ export const DONE_TEXTS = {
   no_show: 'Marked as a no-show.',
   deposit_paid: 'Deposit recorded as paid.',
   fee_charged: 'Fee processed.',
-  fee_waived: 'Fee waived.',
+  fee_waived: 'Fee waived; the reason is in the event log.',
   sent_sms: 'Sent again by SMS (see the messages below).',
   sent_email: 'Sent again by e-mail (see the messages below).',
   sent_sms_email: 'Sent again by SMS and by e-mail (see the messages below).',
@@ -45,6 +45,7 @@ export function bookingBody(
   csrf: string,
   done: string | undefined,
   now: number,
+  mayWaive = true,
 ): string {
   const flash = doneText(done);
   const b = d.booking;
@@ -53,7 +54,10 @@ export function bookingBody(
   const act = (action: string, label: string, cls = 'secondary') =>
     actionForm(`${base}/action`, csrf, label, { action }, cls);
   const actions: string[] = [];
-  if (b.status === 'confirmed') {
+  // Completing, checking out and a no-show are for an appointment that has started: before, the
+  // state machine refuses them, so they are not offered (a note says when they will be).
+  const started = now >= b.startsAt;
+  if (b.status === 'confirmed' && started) {
     actions.push(
       act('complete', 'Complete', 'primary'),
       act('check_out', 'Needs checkout'),
@@ -74,7 +78,9 @@ export function bookingBody(
           { action: 'charge_fee', fee: fee.kind },
           'primary',
         ),
-        actionForm(`${base}/action`, csrf, `Waive ${what} fee`, { action: 'waive_fee', fee: fee.kind }),
+        mayWaive
+          ? `<a href="${esc(`${base}/waive?fee=${fee.kind}`)}">Waive ${what} fee…</a>`
+          : `<span>Only an owner or admin may waive the ${what} fee here.</span>`,
       );
     }
   }
@@ -118,6 +124,7 @@ export function bookingBody(
 </dl>
 </div>
 ${actions.length > 0 ? `<div class="card toolbar" role="group" aria-label="Actions">${actions.join('\n')}</div>` : ''}
+${b.status === 'confirmed' && !started ? '<p>Complete, needs checkout and no-show are offered once the appointment has started.</p>' : ''}
 ${fees ? `<div class="card"><h2>Fees</h2><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div>` : ''}
 <div class="card"><h2>Messages to the client</h2>${d.messages.length === 0 ? '<p>None.</p>' : messagesTable(d.messages, f, now, { withBooking: false })}</div>
 <div class="card"><h2>Event log</h2><table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Details</th></tr></thead><tbody>${events}</tbody></table></div>
@@ -210,8 +217,9 @@ function detailsInWords(details: Record<string, unknown>, f: Formats, currency: 
   if (typeof details.fee === 'string') {
     const what = details.fee === 'no_show' ? 'No-show' : 'Late-cancellation';
     const amount = num(details.charge_amount_minor);
+    const reason = typeof details.reason === 'string' ? `: ${details.reason}` : '';
     return esc(
-      `${what} fee ${String(details.outcome ?? '')}${amount === null ? '' : ` (${f.money(amount, currency)})`}`,
+      `${what} fee ${String(details.outcome ?? '')}${amount === null ? '' : ` (${f.money(amount, currency)})`}${reason}`,
     );
   }
   if (typeof details.late === 'boolean') {
@@ -231,4 +239,35 @@ function detailsInWords(details: Record<string, unknown>, f: Formats, currency: 
       )
       .join('; '),
   );
+}
+
+/**
+ * Waiving a fee, asked before it is done: the fee, what letting it go means, and a reason (kept in
+ * the event log) the form requires.
+ */
+export function waiveBody(
+  d: BookingDetail,
+  kind: 'late_cancellation' | 'no_show',
+  f: Formats,
+  csrf: string,
+  refusal?: string,
+): string {
+  const b = d.booking;
+  const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
+  const fee = b.fees[kind];
+  const what = kind === 'no_show' ? 'no-show' : 'late-cancellation';
+  if (!fee || fee.status !== null) {
+    return `<h1>Waive a fee on ${esc(b.reference)}</h1>
+<p class="error" role="alert">This booking has no ${what} fee waiting to be processed.</p>
+<p><a href="${esc(base)}">Back to the booking</a></p>`;
+  }
+  const amount = f.money(fee.chargeAmountMinor, b.currency);
+  return `<h1>Waive the ${what} fee on ${esc(b.reference)}?</h1>
+<p>${esc(d.client.name)}, ${f.when(b.startsAt)}</p>
+<div class="notice" role="note"><p>${esc(`The ${what} fee of ${f.money(fee.amountMinor, b.currency)} (${amount} to charge after the deposit credit) will not be charged. This cannot be undone.`)}</p></div>
+${refusal ? `<p class="error" role="alert">${esc(refusal)}</p>` : ''}<form method="post" action="${esc(`${base}/waive`)}">${csrfField(csrf)}
+<input type="hidden" name="fee" value="${esc(kind)}">
+<label for="reason">Reason (kept in the event log)</label><input id="reason" name="reason" required maxlength="500">
+<p><button type="submit" class="danger">Waive the ${esc(amount)} fee</button></p></form>
+<p><a href="${esc(base)}">Keep the fee</a></p>`;
 }

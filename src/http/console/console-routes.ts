@@ -24,6 +24,7 @@ import {
   checkOut,
   complete,
   markNoShow,
+  mayWaiveFees,
   payDepositByStaff,
   waiveFee,
 } from '../../app/staff-actions.ts';
@@ -43,7 +44,7 @@ import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
-import { bookingBody, cancelBody, type Done, rescheduleBody } from './booking-pages.ts';
+import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { CONSOLE_SCRIPT } from './console-script.ts';
@@ -257,8 +258,52 @@ export function consoleRoutes(deps: AppDeps) {
       return send(
         reply,
         shell(session, `Booking ${detail.booking.reference}`, 'diary'),
-        bookingBody(detail, f, session.csrfToken, done, now()),
+        bookingBody(
+          detail,
+          f,
+          session.csrfToken,
+          done,
+          now(),
+          await mayWaiveFees(deps.db, session.organisation.id, session.user.role),
+        ),
       );
+    });
+
+    // Waiving a fee: asked first, with a reason the event log keeps; the organisation may keep it
+    // to owners and admins (policies.fee_waivers).
+    const refuseWaiver = async (session: ConsoleSession) => {
+      if (!(await mayWaiveFees(deps.db, session.organisation.id, session.user.role))) {
+        throw new ConsoleRefusal(403, 'Not allowed', 'Only an owner or admin may waive fees here.');
+      }
+    };
+    const feeKindOf = (value: string | undefined) => (value === 'no_show' ? 'no_show' : 'late_cancellation');
+    get('/console/bookings/:reference/waive', async (request, reply, session) => {
+      await refuseWaiver(session);
+      const { reference } = request.params as { reference: string };
+      const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
+      const f = formats(session.organisation.locale, detail.location.timezone);
+      const kind = feeKindOf((request.query as { fee?: string }).fee);
+      const body = waiveBody(detail, kind, f, session.csrfToken);
+      return send(reply, shell(session, `Waive a fee – ${detail.booking.reference}`, 'diary'), body);
+    });
+    post('/console/bookings/:reference/waive', async (request, reply, session, form) => {
+      await refuseWaiver(session);
+      const { reference } = request.params as { reference: string };
+      const kind = feeKindOf(form.fee);
+      const reason = (form.reason ?? '').trim();
+      if (reason === '') {
+        const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
+        const f = formats(session.organisation.locale, detail.location.timezone);
+        const body = waiveBody(detail, kind, f, session.csrfToken, 'Give the reason for waiving the fee.');
+        return send(
+          reply.code(400),
+          shell(session, `Waive a fee – ${detail.booking.reference}`, 'diary'),
+          body,
+        );
+      }
+      const { actor } = changer(session);
+      const done = await waiveFee(deps.db, session.organisation.id, reference, now(), kind, actor, reason);
+      return redirect(reply, doneAt(done.booking.reference, 'fee_waived'));
     });
 
     post('/console/bookings/:reference/action', async (request, reply, session, form) => {
@@ -280,7 +325,6 @@ export function consoleRoutes(deps: AppDeps) {
           payDepositByStaff(deps.db, org, reference, now(), actor).then(did('deposit_paid')),
         charge_fee: () =>
           chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor).then(did('fee_charged')),
-        waive_fee: () => waiveFee(deps.db, org, reference, now(), fee, actor).then(did('fee_waived')),
         send_link: async () => {
           const sent = await sendLink(deps.db, { store: deps.rateLimitStore }, org, reference, now());
           return { reference: sent.reference, said: sentAgain(sent.notices) };

@@ -126,9 +126,12 @@ ${columns.join('\n')}
 </div></div>`;
 }
 
+/**
+ * A booking's block. Its accessible name is its visible text (no aria-label that says something else:
+ * speech users say what they see, axe's label-content-name-mismatch), so the text carries the end too.
+ */
 function block(b: DiaryBooking, style: string, f: Formats): string {
-  const label = `${f.time(b.starts_at)}–${f.time(b.ends_at)} ${b.first_name} ${b.last_name}, ${b.services}, ${STATUS_LABELS[b.status] ?? b.status}`;
-  return `<a class="block s-${esc(b.status)}" style="${style}" href="/console/bookings/${esc(encodeURIComponent(b.reference))}" aria-label="${esc(label)}" data-reference="${esc(b.reference)}"><strong>${esc(f.time(b.starts_at))}</strong> ${esc(b.first_name)} ${esc(b.last_name)}<br>${esc(b.services)}<br><em>${esc(STATUS_LABELS[b.status] ?? b.status)}</em>${b.source === 'mcp' ? ' · phone agent' : ''}</a>`;
+  return `<a class="block s-${esc(b.status)}" style="${style}" href="/console/bookings/${esc(encodeURIComponent(b.reference))}" data-reference="${esc(b.reference)}"><strong>${esc(f.time(b.starts_at))}–${esc(f.time(b.ends_at))}</strong> ${esc(b.first_name)} ${esc(b.last_name)}<br>${esc(b.services)}<br><em>${esc(STATUS_LABELS[b.status] ?? b.status)}</em>${b.source === 'mcp' ? ' · phone agent' : ''}</a>`;
 }
 
 function weekTable(diary: Diary, f: Formats): string {

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { DateTime } from 'luxon';
 import { getAvailability } from '../../app/availability-service.ts';
 import {
   cancelBooking,
@@ -13,9 +12,12 @@ import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
+import { publicServices } from '../../app/public-booking.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
-import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
-import { AppError } from '../../domain/errors.ts';
+import type { Slot } from '../../domain/availability/types.ts';
+import { type ChangeDisclosure, decideChange } from '../../domain/booking/change-policy.ts';
+import type { StaffRef } from '../../domain/catalogue.ts';
+import { AppError, isAppError } from '../../domain/errors.ts';
 import { maskedRecipient } from '../../domain/outbox.ts';
 import { CODE_DIGITS, CODE_VALID_MS, CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { localDateAt } from '../../domain/time-format.ts';
@@ -29,6 +31,18 @@ import {
   refuseCrossSiteForm,
   type SendPage,
 } from './page-shell.ts';
+import {
+  type DaysFound,
+  dayStrip,
+  dayWindow,
+  dayWords,
+  emptyDayReason,
+  STRIP_DAYS,
+  startsOn,
+  stylistsFor,
+  timeGroups,
+  zoneWords,
+} from './time-picker.ts';
 
 /**
  * One booking's page, /p/manage/{token}, reached from every message and from booking_page_url: the
@@ -171,56 +185,81 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       return redirect(reply, bookingPagePath(view.token));
     });
 
-    app.get<{ Params: TokenParams; Querystring: { date?: string; starts_at?: string } }>(
+    app.get<{ Params: TokenParams; Querystring: MoveQuery }>(
       '/p/manage/:token/reschedule',
       hidden,
       async (request, reply) => {
         const now = deps.clock.nowMs();
         const view = await getBookingPage(deps.db, request.params.token, now);
         refuseBeforeProof(view);
-        const { starts_at: startsAt } = request.query;
-        if (startsAt !== undefined) {
-          // A slot was chosen: what moving there would mean, before the customer confirms.
-          const at = parseInstant(startsAt);
-          const preview = await previewReschedule(
-            deps.db,
-            customer(view),
-            view.booking.reference,
-            { startsAt: at },
-            now,
-          );
-          const refusal =
-            preview.refusal?.message ?? (preview.slot ? undefined : 'That time is no longer free.');
-          return sendPage(reply, 'Move your booking', moveConfirmBody(view, at, refusal, preview.disclosure));
-        }
-        const date =
-          request.query.date ?? localDateAt(Math.max(now, view.booking.startsAt), view.location.timezone);
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new AppError('invalid_request', 'Choose a day.', 'date');
+        // A move the policy forbids now (late): said at once, with what can still be done.
+        const refusal = moveRefusal(view, now);
+        if (refusal)
+          return sendPage(reply.code(409), 'Move your booking', moveRefusedBody(view, refusal, now));
+        const query = request.query;
+        const stylists = await stylistsOfView(deps, view);
+        const staff = stylists.find((m) => m.id === query.staff);
+        const today = localDateAt(now, view.location.timezone);
+        if (query.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(query.date))
+          throw new AppError('invalid_request', 'Choose a day.', 'date');
+        const chosenAt = query.starts_at === undefined ? undefined : parseInstant(query.starts_at);
+        const asked =
+          chosenAt === undefined
+            ? (query.date ?? localDateAt(Math.max(now, view.booking.startsAt), view.location.timezone))
+            : localDateAt(chosenAt, view.location.timezone);
+        const window = dayWindow(today, asked);
         const availability = await getAvailability(
           deps.db,
           view.organisation.id,
           {
             location: view.location,
             serviceIds: view.booking.serviceIds,
+            staffId: staff?.id,
             excludeBookingId: view.booking.id,
-            fromDate: date,
-            days: 1,
+            fromDate: window.start,
+            days: STRIP_DAYS,
           },
           now,
         );
-        const slots = availability.slots.filter((s) => s.startsAt !== view.booking.startsAt);
-        return sendPage(
-          reply,
-          'Move your booking',
-          moveBody(
+        // The booking's own time is not a move.
+        const others = availability.slots.filter((slot) => slot.startsAt !== view.booking.startsAt);
+        const found = {
+          window,
+          location: view.location,
+          locale: view.organisation.locale,
+          availability: { ...availability, slots: others },
+          staffName: staff?.name,
+          now,
+        };
+        if (chosenAt !== undefined) {
+          // A time was chosen: what moving there would mean, before the customer confirms.
+          const at = chosenAt;
+          const staffId = staff?.id ?? stylistAt(others, at, view.booking.staffId);
+          const preview = await previewReschedule(
+            deps.db,
+            customer(view),
+            view.booking.reference,
+            { startsAt: at, staffId },
+            now,
+          );
+          const refused =
+            preview.refusal?.message ?? (preview.slot ? undefined : 'That time is no longer free.');
+          const back = moveHref(view, staff, localDateAt(at, view.location.timezone));
+          const body = moveConfirmBody(
             view,
-            date,
-            slots.map((s) => s.startsAt),
-          ),
-        );
+            at,
+            preview.slot?.staffId ?? staffId,
+            stylists,
+            refused,
+            back,
+            preview.disclosure,
+          );
+          return sendPage(reply.code(refused ? 409 : 200), 'Move your booking', body);
+        }
+        return sendPage(reply, 'Move your booking', moveBody(view, found, stylists, staff));
       },
     );
-    app.post<{ Params: TokenParams; Body: { starts_at?: string } }>(
+    app.post<{ Params: TokenParams; Body: { starts_at?: string; staff_id?: string } }>(
       '/p/manage/:token/reschedule',
       form,
       async (request, reply) => {
@@ -228,7 +267,26 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const view = await getBookingPage(deps.db, request.params.token, now);
         refuseBeforeProof(view);
         const at = parseInstant(request.body?.starts_at);
-        await rescheduleBooking(deps.db, customer(view), view.booking.reference, { startsAt: at }, now);
+        const staffId = request.body?.staff_id || undefined;
+        try {
+          await rescheduleBooking(
+            deps.db,
+            customer(view),
+            view.booking.reference,
+            { startsAt: at, staffId },
+            now,
+          );
+        } catch (error) {
+          if (!isAppError(error) || error.status >= 500) throw error;
+          // Taken meanwhile (or no longer allowed): the day's other times, not a dead end.
+          const again = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+          const back = moveHref(view, undefined, localDateAt(at, view.location.timezone));
+          return sendPage(
+            reply.code(error.status),
+            'Move your booking',
+            moveFailedBody(again, error.message, back),
+          );
+        }
         return redirect(reply, bookingPagePath(view.token));
       },
     );
@@ -387,7 +445,7 @@ function bookingBody(view: BookingPageView, now: number, alert?: string): string
   if (booking.status === 'confirmed') parts.push('<p role="status">You are booked. See you then!</p>');
   if (booking.status === 'expired') {
     parts.push(
-      '<p role="alert">This booking was not finished in time and the time was released. Please book again.</p>',
+      `<p role="alert">This booking was not finished in time and the time was released. <a href="${esc(bookAgainHref(view))}">Book again</a> (the same services, at ${esc(view.location.name)}).</p>`,
     );
   }
   // The code first: on a phone, the one thing to do is above the fold.
@@ -410,14 +468,25 @@ function bookingBody(view: BookingPageView, now: number, alert?: string): string
   if (isChangeable(view, now) && awaitsProof(view)) {
     parts.push(`<p><a href="${esc(`${path}/cancel`)}">Cancel the booking</a></p>`);
   } else if (isChangeable(view, now)) {
+    // A late move the location forbids is not offered (it could only be refused).
+    const moveRefused = moveRefusal(view, now);
+    const phone = view.location.phone ? ` To ask about another time, call ${view.location.phone}.` : '';
     parts.push(`<h2>Need to change it?</h2>
-<p>${esc(policyWords(view))}</p>
+<p>${esc(moveRefused ? `${moveRefused}${phone}` : policyWords(view))}</p>
 <div class="actions">
-<a href="${esc(`${path}/reschedule`)}">Change the time</a>
-<a href="${esc(`${path}/cancel`)}">Cancel the booking</a>
+${moveRefused ? '' : `<a href="${esc(`${path}/reschedule`)}">Change the time</a>\n`}<a href="${esc(`${path}/cancel`)}">Cancel the booking</a>
 </div>`);
   }
   return parts.join('\n');
+}
+
+/** The public booking page with the same location and services chosen. */
+function bookAgainHref(view: BookingPageView): string {
+  const query = new URLSearchParams({
+    location: view.location.slug,
+    services: view.booking.serviceIds.join(','),
+  });
+  return `/p/${view.organisation.slug}?${query.toString()}`;
 }
 
 const NEW_CODE_SENT = 'We sent you a new code; the one before no longer works.';
@@ -519,37 +588,109 @@ ${bookingSummary(view, f)}
 </form>`;
 }
 
-function moveBody(view: BookingPageView, date: string, starts: number[]): string {
+interface MoveQuery {
+  date?: string;
+  starts_at?: string;
+  /** The stylist's id; absent: anyone. */
+  staff?: string;
+}
+
+/** Why the booking cannot be moved now (a late move the location forbids, say), or undefined. */
+function moveRefusal(view: BookingPageView, now: number): string | undefined {
+  return decideChange(view.booking, view.location.policy, 'reschedule', now).refusal?.message;
+}
+
+/** The stylists who do all the booking's services at its location. */
+async function stylistsOfView(deps: AppDeps, view: BookingPageView): Promise<StaffRef[]> {
+  const { services } = await publicServices(deps.db, view.organisation.id, view.location.slug);
+  return stylistsFor(services, view.booking.serviceIds);
+}
+
+/** Of the staff free at `at`, the booking's own stylist when free, else the first. */
+function stylistAt(slots: Slot[], at: number, own: string): string | undefined {
+  const free = slots.filter((slot) => slot.startsAt === at).map((slot) => slot.staffId);
+  return free.includes(own) ? own : free[0];
+}
+
+/** A day's address on the move page, the stylist kept. */
+function moveHref(view: BookingPageView, staff: StaffRef | undefined, date: string): string {
+  const query = new URLSearchParams();
+  if (staff) query.set('staff', staff.id);
+  query.set('date', date);
+  return `${bookingPagePath(view.token)}/reschedule?${query.toString()}#times`;
+}
+
+function moveBody(
+  view: BookingPageView,
+  found: DaysFound,
+  stylists: StaffRef[],
+  staff: StaffRef | undefined,
+): string {
   const f = formatOf(view);
   const path = `${bookingPagePath(view.token)}/reschedule`;
-  const day = DateTime.fromISO(date, { zone: view.location.timezone });
+  const { window, locale } = found;
+  const starts = startsOn(found, window.date);
+  const options = stylists
+    .map(
+      (m) => `<option value="${esc(m.id)}"${m.id === staff?.id ? ' selected' : ''}>${esc(m.name)}</option>`,
+    )
+    .join('');
   const list =
     starts.length === 0
-      ? '<p role="status">No free times that day; try another.</p>'
-      : `<form method="get" action="${esc(path)}"><fieldset><legend>Free times</legend>
-${starts
-  .map(
-    (at, i) =>
-      `<label class="choice"><input type="radio" name="starts_at" value="${esc(new Date(at).toISOString())}"${i === 0 ? ' required' : ''}>${f.time(at)}</label>`,
-  )
-  .join('\n')}
-</fieldset><div class="actions"><button type="submit" class="primary">Continue</button></div></form>`;
+      ? `<p role="status">No free times that day. ${esc(emptyDayReason(found, window.date))}</p>`
+      : `<form method="get" action="${esc(path)}">
+${staff ? `<input type="hidden" name="staff" value="${esc(staff.id)}">\n` : ''}${timeGroups(starts, view.location, locale)}
+<div class="actions"><button type="submit" class="primary">Continue</button></div></form>`;
   return `<h1>Move your booking</h1>
 ${bookingSummary(view, f)}
 <form method="get" action="${esc(path)}">
+<label for="staff">Stylist</label>
+<select id="staff" name="staff"><option value="">Anyone</option>${options}</select>
 <label for="date">Day</label>
-<input id="date" name="date" type="date" value="${esc(date)}" required>
-<div class="actions"><button type="submit" class="secondary">Show times</button>
-<a href="${esc(path)}?date=${esc(day.plus({ days: 1 }).toISODate() ?? date)}">Next day</a></div>
+<input id="date" name="date" type="date" value="${esc(window.date)}" required>
+<div class="actions"><button type="submit" class="secondary">Show times</button></div>
 </form>
+${dayStrip(found, { action: path, keep: staff ? { staff: staff.id } : {} })}
+<h2 id="times">${esc(dayWords(window.date, window, locale))}</h2>
+<p>${esc(zoneWords(view.location, locale, found.now))}</p>
 ${list}
 <p><a href="${esc(bookingPagePath(view.token))}">Back to the booking</a></p>`;
+}
+
+/** A move the policy refuses now: why, and what is still possible (keep it, cancel it, call). */
+function moveRefusedBody(view: BookingPageView, refusal: string, now: number): string {
+  const f = formatOf(view);
+  const path = bookingPagePath(view.token);
+  const phone = view.location.phone
+    ? `<p>To ask about another time, call ${esc(view.location.name)} on <a href="tel:${esc(view.location.phone)}">${esc(view.location.phone)}</a>.</p>\n`
+    : '';
+  const cancel =
+    isChangeable(view, now) && !decideChange(view.booking, view.location.policy, 'cancel', now).refusal
+      ? ` <a href="${esc(`${path}/cancel`)}">Cancel the booking</a>`
+      : '';
+  return `<h1>Move your booking</h1>
+<p role="alert">${esc(refusal)}</p>
+${bookingSummary(view, f)}
+${phone}<div class="actions"><a href="${esc(path)}">Keep my booking</a>${cancel}</div>`;
+}
+
+/** A move that failed on confirming (taken meanwhile): why, and the way to choose again. */
+function moveFailedBody(view: BookingPageView, message: string, back: string): string {
+  const f = formatOf(view);
+  return `<h1>Move your booking</h1>
+<p role="alert">${esc(message)} Your booking is unchanged.</p>
+${bookingSummary(view, f)}
+<div class="actions"><a href="${esc(back)}">Choose another time</a>
+<a href="${esc(bookingPagePath(view.token))}">Keep the current time</a></div>`;
 }
 
 function moveConfirmBody(
   view: BookingPageView,
   at: number,
+  staffId: string | undefined,
+  stylists: StaffRef[],
   refusal: string | undefined,
+  back: string,
   disclosure: ChangeDisclosure,
 ): string {
   const f = formatOf(view);
@@ -557,14 +698,18 @@ function moveConfirmBody(
   if (refusal) {
     return `<h1>Move your booking</h1>
 <p role="alert">${esc(refusal)}</p>
-<p><a href="${esc(`${path}/reschedule`)}">Choose another time</a></p>`;
+<div class="actions"><a href="${esc(back)}">Choose another time</a>
+<a href="${esc(path)}">Keep the current time</a></div>`;
   }
+  const who = stylists.find((m) => m.id === staffId);
+  const withWhom = who && who.id !== view.booking.staffId ? ` with ${esc(who.name)}` : '';
   return `<h1>Move your booking</h1>
-<p>From ${f.time(view.booking.startsAt)} to <strong>${f.time(at)}</strong>.</p>
+<p>From ${f.time(view.booking.startsAt)} to <strong>${f.time(at)}</strong>${withWhom}.</p>
 <p class="${disclosure.late ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'move'))}</p>
 <form method="post" action="${esc(`${path}/reschedule`)}">
 <input type="hidden" name="starts_at" value="${esc(new Date(at).toISOString())}">
-<div class="actions"><button type="submit" class="primary">Yes, move it</button>
+${staffId ? `<input type="hidden" name="staff_id" value="${esc(staffId)}">\n` : ''}<div class="actions"><button type="submit" class="primary">Yes, move it</button>
+<a href="${esc(back)}">Choose another time</a>
 <a href="${esc(path)}">Keep the current time</a></div>
 </form>`;
 }

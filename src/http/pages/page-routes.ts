@@ -7,11 +7,11 @@ import { isFault, toAppError, withRetryAfter } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
 import { esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
+import { plainWords } from './people-words.ts';
 import { publicBookingRoutes } from './public-page.ts';
 import { verifyRoutes } from './verify-page.ts';
 import { publicWaitlistRoutes } from './waitlist-page.ts';
 
-/** Sends a whole page: the shared document (with the test-mode notice when it applies) and headers. */
 /**
  * The customer's pages, outside /v1 and without an API key: GET /p/{organisation_slug} (book) and
  * GET /p/manage/{token} (one booking). Every answer, failures included, is a page; forms are accepted
@@ -47,7 +47,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         reply.code(appError.status),
         title,
         `<h1>${esc(title)}</h1>
-<p role="alert">${esc(appError.message)}</p>
+<p role="alert">${esc(plainWords(appError))}</p>
 ${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code></p>`,
       );
     });

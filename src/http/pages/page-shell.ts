@@ -72,6 +72,12 @@ export interface PagePolicy {
    * provider's hosted page is blocked unless the page names that page's origin.
    */
   formTargets?: readonly string[];
+  /**
+   * The page may be kept for Back (private, max-age=0 instead of no-store): a page holding nothing
+   * personal whose form must come back as it was, its own key included (the public booking form: Back
+   * after booking shows the same form, whose key leads to the booking it made, not a second one).
+   */
+  keptForBack?: boolean;
 }
 
 /**
@@ -107,7 +113,7 @@ const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-
 export function securePage(reply: FastifyReply, policy: PagePolicy = {}): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
+    .header('cache-control', policy.keptForBack ? 'private, max-age=0' : 'no-store')
     .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
     .header('x-frame-options', 'DENY')
@@ -135,7 +141,7 @@ export function pageDocument(notice: string) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${esc(title)}</title>
-<style>${STYLE}</style>
+<style>${styleFor(notice + body)}</style>
 </head>
 <body>
 <main>
@@ -146,29 +152,71 @@ ${notice}${body}
 `;
 }
 
+/** The rules every page needs. */
 const STYLE = [
   'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f6;color:#1a1a1a}',
   'main{max-width:32rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}',
   'h1{font-size:1.5rem;margin-top:0}',
   'dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}',
-  'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}',
-  'td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
   '.notice{padding:.75rem;border-left:4px solid #b35900;background:#fff4e5}',
-  '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
   '.actions{display:flex;gap:1rem;flex-wrap:wrap;margin-top:1.5rem}',
   'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer}',
   'button.primary{background:#0b5394;color:#fff}button.secondary{background:#fff;color:#0b5394}',
-  'button:focus-visible,a:focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
+  ':focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
   'a{color:#0b5394}',
   'label{display:block;font-weight:600;margin-top:1rem}',
   'input,select{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555;border-radius:6px}',
   'input[type=radio],input[type=checkbox]{width:auto;margin-right:.5rem}',
   'fieldset{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}legend{font-weight:600}',
   '.choice{display:flex;align-items:center;font-weight:400;margin:.5rem 0}',
-  'input:focus-visible,select:focus-visible{outline:3px solid #f4b400;outline-offset:2px}',
   '.fee{padding:.75rem;border-left:4px solid #8a1c1c;background:#fdecea}',
-  '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
+  '@media (max-width:30rem){main{margin:0;padding:1rem;border-radius:0}}',
 ].join('');
+
+/**
+ * Rules only some pages use, each sent with a page whose markup has its marker: a busy day's times
+ * keep the booking page near 10 KB, so a page does not carry the checkout's table rules, nor the
+ * time picker's the checkout.
+ */
+const STYLE_PARTS: readonly { marker: string; css: string }[] = [
+  {
+    marker: '<table',
+    css: 'table{width:100%;border-collapse:collapse}th,td{text-align:left;padding:.25rem 0}td.amount,th.amount{text-align:right}tfoot th,tfoot td{border-top:1px solid #ccc}',
+  },
+  {
+    marker: 'class="test-mode"',
+    css: '.test-mode{padding:.75rem;border:2px dashed #8a1c1c;background:#fdecea;color:#5c0f0f}',
+  },
+  {
+    marker: 'visually-hidden',
+    css: '.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}',
+  },
+  {
+    // The time picker (time-picker.ts): a week's days in a row, the times as a grid.
+    marker: 'class="strip"',
+    css: [
+      '.days{list-style:none;padding:0;margin:1rem 0 .5rem;display:grid;grid-template-columns:repeat(7,1fr);gap:.25rem}',
+      '.strip button{background:#fff;color:#0b5394;padding:.4rem .6rem;font-size:.85rem;line-height:1.3}',
+      '.days button{width:100%;padding:.4rem 0;border-width:1px}.days small{display:block;font-size:.75rem}',
+      '.days [aria-current]{background:#0b5394;color:#fff}.days .none{border-color:#767676;color:#555}',
+      '.pager{display:flex;flex-wrap:wrap;gap:.5rem;margin:0}',
+    ].join(''),
+  },
+  {
+    marker: 'class="times"',
+    css: '.times{display:grid;grid-template-columns:repeat(auto-fill,minmax(5.5rem,1fr));gap:.5rem}.times label{margin:0;font-weight:400;padding:.4rem;border:1px solid #ccc;border-radius:6px}',
+  },
+];
+
+/** The style of a page: the common rules and those its markup uses. */
+function styleFor(markup: string): string {
+  return (
+    STYLE +
+    STYLE_PARTS.filter((part) => markup.includes(part.marker))
+      .map((part) => part.css)
+      .join('')
+  );
+}
 
 export interface Formatter {
   money(minor: number): string;

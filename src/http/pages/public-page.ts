@@ -1,18 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { getAvailability } from '../../app/availability-service.ts';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import {
   bookOnPublicPage,
+  formKey,
+  isFormKey,
   PUBLIC_SERIES_MAX_VISITS,
   type PublicOrganisation,
   publicLocations,
   publicOrganisation,
   publicServices,
-  publicSlots,
 } from '../../app/public-booking.ts';
-import type { Location, ServiceWithStaff } from '../../domain/catalogue.ts';
-import { AppError } from '../../domain/errors.ts';
+import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
+import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
+import { withRetryAfter } from '../error-envelope.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { repeatFieldset, repeatOf } from '../repeat-fields.ts';
 import {
@@ -23,6 +26,18 @@ import {
   refuseCrossSiteForm,
   type SendPage,
 } from './page-shell.ts';
+import { forPeople } from './people-words.ts';
+import {
+  dayStrip,
+  dayWindow,
+  dayWords,
+  emptyDayReason,
+  STRIP_DAYS,
+  startsOn,
+  stylistsFor,
+  timeGroups,
+  zoneWords,
+} from './time-picker.ts';
 import { waitlistForm } from './waitlist-page.ts';
 
 /**
@@ -36,31 +51,9 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
   return async (app) => {
     const hidden = { schema: { hide: true } };
     app.get<{ Params: OrgParams; Querystring: Choices }>('/p/:org', hidden, async (request, reply) => {
-      const now = deps.clock.nowMs();
       const organisation = await publicOrganisation(deps.db, request.params.org);
-      const locations = await publicLocations(deps.db, organisation.id);
-      const query = request.query;
-      const slug = query.location ?? (locations.length === 1 ? locations[0]!.slug : undefined);
-      const parts = [
-        `<h1>Book at ${esc(organisation.name)}</h1>`,
-        locationForm(organisation, locations, slug),
-      ];
-      if (slug) {
-        const { location, services } = await publicServices(deps.db, organisation.id, slug);
-        const f = formatter({ ...organisation, timezone: location.timezone });
-        const chosen = listOf(query.services).filter((id) => services.some((s) => s.id === id));
-        const date = query.date ?? localDateAt(now, location.timezone);
-        parts.push(servicesForm(organisation, location, services, chosen, date, f));
-        if (chosen.length > 0) {
-          if (!/^\d{4}-\d{2}-\d{2}$/.test(date))
-            throw new AppError('invalid_request', 'Choose a day.', 'date');
-          const starts = await publicSlots(deps.db, organisation.id, location, chosen, date, now);
-          parts.push(detailsForm(organisation, location, chosen, starts, f));
-          // Nothing fits the search: the customer may ask to be told when a time frees up.
-          if (starts.length === 0) parts.push(waitlistForm(organisation, location, chosen, date));
-        }
-      }
-      return sendPage(reply, `Book – ${organisation.name}`, parts.join('\n'));
+      const body = await bookingPage(deps, organisation, request.query);
+      return sendPage(reply, `Book – ${organisation.name}`, body, { keptForBack: true });
     });
 
     app.post<{ Params: OrgParams; Body: Record<string, string | undefined> }>(
@@ -70,24 +63,107 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
         const organisation = await publicOrganisation(deps.db, request.params.org);
         const body = request.body ?? {};
         const startsAt = Date.parse(body.starts_at ?? '');
-        if (Number.isNaN(startsAt))
-          throw new AppError('invalid_request', 'Choose one of the free times.', 'starts_at');
-        const token = await bookOnPublicPage(deps, publicBaseUrl(request), organisation, {
-          locationSlug: body.location ?? '',
-          serviceIds: listOf(body.services),
-          startsAt,
-          firstName: body.first_name ?? '',
-          lastName: body.last_name ?? '',
-          phone: body.phone || undefined,
-          email: body.email || undefined,
-          notes: body.notes || undefined,
-          address: request.ip,
-          repeat: repeatOf(body),
-        });
-        return redirect(reply, bookingPagePath(token));
+        try {
+          if (Number.isNaN(startsAt))
+            throw new AppError('invalid_request', 'Choose one of the free times.', 'starts_at');
+          const token = await bookOnPublicPage(deps, publicBaseUrl(request), organisation, {
+            locationSlug: body.location ?? '',
+            serviceIds: listOf(body.services),
+            staffId: body.staff || undefined,
+            startsAt,
+            firstName: body.first_name ?? '',
+            lastName: body.last_name ?? '',
+            phone: body.phone || undefined,
+            email: body.email || undefined,
+            notes: body.notes || undefined,
+            address: request.ip,
+            repeat: repeatOf(body),
+            formKey: isFormKey(body.form_key) ? body.form_key : undefined,
+          });
+          return redirect(reply, bookingPagePath(token));
+        } catch (error) {
+          if (!isAppError(error) || error.status >= 500 || !body.location) throw error;
+          // Not booked: the same page again, what was typed kept, saying what to change.
+          const choices = { location: body.location, services: body.services, staff: body.staff };
+          const date = Number.isNaN(startsAt) ? body.date : undefined;
+          const page = await bookingPage(
+            deps,
+            organisation,
+            { ...choices, date },
+            {
+              fields: body,
+              startsAt: Number.isNaN(startsAt) ? undefined : startsAt,
+              alert: forPeople(error),
+            },
+          );
+          withRetryAfter(reply, error);
+          return sendPage(reply.code(error.status), `Not booked yet – ${organisation.name}`, page);
+        }
       },
     );
   };
+}
+
+/** A form sent back: what was typed, the time chosen, and what to change. */
+interface Kept {
+  fields: Record<string, string | undefined>;
+  startsAt: number | undefined;
+  alert: string;
+}
+
+/**
+ * The booking page for these choices: the location, the services and stylist, then (services
+ * chosen) the week's days, the chosen day's times and the details form, or why the day has none
+ * and the waitlist. `kept` fills the form again after a refusal.
+ */
+async function bookingPage(
+  deps: AppDeps,
+  organisation: PublicOrganisation,
+  query: Choices,
+  kept?: Kept,
+): Promise<string> {
+  const now = deps.clock.nowMs();
+  const locations = await publicLocations(deps.db, organisation.id);
+  const slug = query.location ?? (locations.length === 1 ? locations[0]!.slug : undefined);
+  const parts = [`<h1>Book at ${esc(organisation.name)}</h1>`];
+  if (kept) parts.push(`<p role="alert" class="fee">${esc(kept.alert)}</p>`);
+  parts.push(locationForm(organisation, locations, slug));
+  if (!slug) return parts.join('\n');
+  const { location, services } = await publicServices(deps.db, organisation.id, slug);
+  const f = formatter({ ...organisation, timezone: location.timezone });
+  const chosen = listOf(query.services).filter((id) => services.some((s) => s.id === id));
+  const stylists = stylistsFor(services, chosen);
+  const staff = stylists.find((s) => s.id === query.staff);
+  const today = localDateAt(now, location.timezone);
+  const askedDate = kept?.startsAt === undefined ? query.date : localDateAt(kept.startsAt, location.timezone);
+  if (askedDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(askedDate))
+    throw new AppError('invalid_request', 'Choose a day.', 'date');
+  const window = dayWindow(today, askedDate);
+  parts.push(
+    servicesForm(organisation, location, services, stylists, { chosen, staff, date: window.date }, f),
+  );
+  if (chosen.length === 0) return parts.join('\n');
+  const availability = await getAvailability(
+    deps.db,
+    organisation.id,
+    { location, serviceIds: chosen, staffId: staff?.id, fromDate: window.start, days: STRIP_DAYS },
+    now,
+  );
+  const found = { window, location, locale: organisation.locale, availability, staffName: staff?.name, now };
+  const keep: Record<string, string> = { location: location.slug, services: chosen.join(',') };
+  if (staff) keep.staff = staff.id;
+  parts.push(dayStrip(found, { action: `/p/${organisation.slug}`, keep }));
+  const starts = startsOn(found, window.date);
+  parts.push(`<h2 id="times">${esc(dayWords(window.date, window, organisation.locale))}</h2>
+<p>${esc(zoneWords(location, organisation.locale, now))}</p>`);
+  if (starts.length === 0) {
+    parts.push(`<p role="status">No free times that day. ${esc(emptyDayReason(found, window.date))}</p>`);
+    // Nothing fits the search: the customer may ask to be told when a time frees up.
+    parts.push(waitlistForm(organisation, location, chosen, window.date));
+  } else {
+    parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
+  }
+  return parts.join('\n');
 }
 
 interface OrgParams {
@@ -95,9 +171,11 @@ interface OrgParams {
 }
 
 interface Choices {
-  location?: string;
-  services?: string;
-  date?: string;
+  location?: string | undefined;
+  services?: string | undefined;
+  date?: string | undefined;
+  /** The stylist's id; absent: anyone. */
+  staff?: string | undefined;
 }
 
 /** Service ids as a form gives them: repeated fields (joined by a newline: page-fields.ts), or one comma-separated value. */
@@ -128,27 +206,35 @@ function servicesForm(
   organisation: PublicOrganisation,
   location: Location,
   services: ServiceWithStaff[],
-  chosen: string[],
-  date: string,
+  stylists: StaffRef[],
+  choice: { chosen: string[]; staff: StaffRef | undefined; date: string },
   f: Formatter,
 ): string {
   const items = services
     .map((s) => {
       const deposit = s.depositMinor ? `, deposit ${f.money(s.depositMinor)}` : '';
-      const checked = chosen.includes(s.id) ? ' checked' : '';
+      const checked = choice.chosen.includes(s.id) ? ' checked' : '';
       return `<label class="choice"><input type="checkbox" name="services" value="${esc(s.id)}"${checked}>${esc(s.name)} – ${esc(f.money(s.priceMinor))}, ${s.durationMinutes} min${esc(deposit)}</label>`;
     })
     .join('\n');
   const protection = location.protection.applies
     ? `<p class="notice">Bookings at ${esc(location.name)} need a card saved for Booking Protection; you will be asked for it after choosing a time.</p>\n`
     : '';
+  const staffOptions = stylists
+    .map(
+      (m) =>
+        `<option value="${esc(m.id)}"${m.id === choice.staff?.id ? ' selected' : ''}>${esc(m.name)}</option>`,
+    )
+    .join('');
   return `<form method="get" action="${esc(`/p/${organisation.slug}`)}">
 <input type="hidden" name="location" value="${esc(location.slug)}">
 ${protection}<fieldset><legend>Services</legend>
 ${items}
 </fieldset>
+<label for="staff">Stylist</label>
+<select id="staff" name="staff"><option value="">Anyone</option>${staffOptions}</select>
 <label for="date">Day</label>
-<input id="date" name="date" type="date" value="${esc(date)}" required>
+<input id="date" name="date" type="date" value="${esc(choice.date)}" required>
 <div class="actions"><button type="submit" class="secondary">Show free times</button></div>
 </form>`;
 }
@@ -156,32 +242,31 @@ ${items}
 function detailsForm(
   organisation: PublicOrganisation,
   location: Location,
-  serviceIds: string[],
-  starts: number[],
-  f: Formatter,
+  choice: { chosen: string[]; staff: StaffRef | undefined; starts: number[] },
+  kept: Kept | undefined,
 ): string {
-  if (starts.length === 0) return '<p role="status">No free times that day; choose another day.</p>';
-  const times = starts
-    .map(
-      (at, i) =>
-        `<label class="choice"><input type="radio" name="starts_at" value="${esc(new Date(at).toISOString())}"${i === 0 ? ' required' : ''}>${f.time(at)}</label>`,
-    )
-    .join('\n');
+  // What was typed, when the form comes back after a refusal (nothing on a fresh form: bytes count).
+  const typed = (name: string) => {
+    const value = kept?.fields[name];
+    return value ? ` value="${esc(value)}"` : '';
+  };
+  const key = isFormKey(kept?.fields.form_key) ? kept.fields.form_key : formKey();
+  const staff = choice.staff ? `<input type="hidden" name="staff" value="${esc(choice.staff.id)}">\n` : '';
   return `<form method="post" action="${esc(`/p/${organisation.slug}/book`)}">
 <input type="hidden" name="location" value="${esc(location.slug)}">
-<input type="hidden" name="services" value="${esc(serviceIds.join(','))}">
-<fieldset><legend>Free times</legend>
-${times}
-</fieldset>
+<input type="hidden" name="services" value="${esc(choice.chosen.join(','))}">
+${staff}<input type="hidden" name="form_key" value="${esc(key)}">
+<p>Choose a time${choice.staff ? ` with ${esc(choice.staff.name)}` : ''}:</p>
+${timeGroups(choice.starts, location, organisation.locale, kept?.startsAt)}
 <fieldset><legend>Your details</legend>
 <label for="first_name">First name</label>
-<input id="first_name" name="first_name" autocomplete="given-name" required maxlength="60">
+<input id="first_name" name="first_name" autocomplete="given-name" required maxlength="60"${typed('first_name')}>
 <label for="last_name">Last name</label>
-<input id="last_name" name="last_name" autocomplete="family-name" required maxlength="60">
+<input id="last_name" name="last_name" autocomplete="family-name" required maxlength="60"${typed('last_name')}>
 <label for="phone">Phone</label>
-<input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30">
+<input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${typed('phone')}>
 <label for="email">E-mail</label>
-<input id="email" name="email" type="email" autocomplete="email" maxlength="254">
+<input id="email" name="email" type="email" autocomplete="email" maxlength="254"${typed('email')}>
 <p>Give a phone number or an e-mail address (or both).${
     organisation.policy.verification === 'code'
       ? ' We will send a 6-digit code there: the booking is confirmed once you enter it.'

@@ -157,10 +157,29 @@ ${services}
 </tfoot>
 </table>
 <p>Pay by ${f.time(view.expiresAt)}, or the booking is released.</p>
+${leaveWords(view)}
 <div class="actions">
 <form method="post" action="${esc(`${path}/pay`)}"><button type="submit" class="primary">Pay ${esc(f.money(view.amountMinor))}</button></form>
-<form method="post" action="${esc(`${path}/abandon`)}"><button type="submit" class="secondary">Cancel and go back</button></form>
+<form method="post" action="${esc(`${path}/abandon`)}"><button type="submit" class="secondary">Go back without paying</button></form>
 </div>`;
+}
+
+/**
+ * What going back and cancelling mean, said before either button: going back keeps the time held
+ * until the hold ends; cancelling is its own step on the booking's page, which says what it costs.
+ */
+function leaveWords(view: CheckoutView): string {
+  const f = formatter({ ...view.organisation, currency: view.currency, timezone: view.location.timezone });
+  const kept = `Going back keeps the time held for you until ${f.time(view.expiresAt)}; nothing is charged.`;
+  if (!view.bookingPath) return `<p>${kept}</p>`;
+  return `<p>${kept} <a href="${esc(`${view.bookingPath}/cancel`)}">Cancel the booking instead</a>.</p>`;
+}
+
+/** The link back to the booking's own page, from any page about its deposit. */
+function manageLink(view: CheckoutView): string {
+  return view.bookingPath
+    ? `<p><a href="${esc(view.bookingPath)}">See, move or cancel your booking</a> (keep this link: it is also in your confirmation).</p>`
+    : '';
 }
 
 function doneBody(view: CheckoutView): string {
@@ -168,7 +187,8 @@ function doneBody(view: CheckoutView): string {
   return `<p>${esc(view.organisation.name)}</p>
 <h1>Booking confirmed</h1>
 <p role="status">Your deposit of ${esc(f.money(view.amountMinor))} has been paid.</p>
-${summary(view, f)}`;
+${summary(view, f)}
+${manageLink(view)}`;
 }
 
 function notPayableTitle(view: CheckoutView): string {
@@ -189,11 +209,12 @@ function notPayableBody(view: CheckoutView): string {
     view.state === 'paid'
       ? `This deposit has already been paid. <a href="${esc(defaultSuccessPath(view.sessionId))}">See the confirmation</a>.`
       : view.state === 'expired'
-        ? 'This checkout has expired: the deposit was not paid in time and the booking was released. Please book again.'
+        ? `This checkout has expired: the deposit was not paid in time and the booking was released. <a href="${esc(`/p/${view.organisation.slug}?location=${encodeURIComponent(view.location.slug)}`)}">Book again</a>.`
         : `This booking is no longer awaiting payment (it is ${esc(view.booking.status.replace('_', ' '))}).`;
   return `<h1>${esc(title)}</h1>
 <p role="alert">${explanation}</p>
-${summary(view, f)}`;
+${summary(view, f)}
+${view.state === 'expired' ? '' : manageLink(view)}`;
 }
 
 function notPaidBody(view: CheckoutView): string {
@@ -202,7 +223,8 @@ function notPaidBody(view: CheckoutView): string {
     ? `<a href="${esc(checkoutPath(view.sessionId))}">Go back to the checkout</a> to pay it.`
     : 'It can no longer be paid.';
   return `<h1>Not paid</h1>
-<p role="alert">The deposit for booking ${esc(view.booking.reference)} has not been paid. ${next}</p>`;
+<p role="alert">The deposit for booking ${esc(view.booking.reference)} has not been paid. ${next}</p>
+${manageLink(view)}`;
 }
 
 function errorBody(title: string, message: string, request: FastifyRequest): string {

@@ -193,6 +193,12 @@ export const organisationPoliciesSchema = z.strictObject({
     .max(250)
     .default([])
     .describe('ISO 3166-1 codes texted besides the countries of the locations.'),
+  fee_waivers: z
+    .enum(['staff', 'owner_admin'])
+    .default('staff')
+    .describe(
+      'Who may waive a fee in the console: any staff account (staff) or owners and admins only (owner_admin).',
+    ),
 });
 
 export const organisationSchema = z.strictObject({

@@ -249,5 +249,6 @@ function policyColumns(catalogue: Catalogue) {
     public_bookings_per_contact_per_day: policies.public_bookings_per_contact_per_day,
     public_attempts_per_address_per_hour: policies.public_attempts_per_address_per_hour,
     sms_countries: [...new Set(policies.sms_countries)].sort().join(','),
+    fee_waivers: policies.fee_waivers,
   };
 }

@@ -1,0 +1,199 @@
+import { DateTime } from 'luxon';
+import type { Availability } from '../../domain/availability/types.ts';
+import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
+import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
+import { timeOfDay } from '../../domain/waitlist.ts';
+import { esc } from './page-shell.ts';
+
+/**
+ * Choosing a time on the customer's pages (booking and moving a booking), without script: a strip of
+ * a week's days, each a link (GET) saying how many times it has, with the earlier and later weeks; the
+ * chosen day's times as radio buttons grouped morning / afternoon / evening, each labelled with its
+ * time only (the day is said once, above them); the zone the times are in; and, on a day with none,
+ * why (closed, fully booked, too soon, too far ahead).
+ */
+
+/** The days a strip shows. */
+export const STRIP_DAYS = 7;
+
+/** The days of a strip and the one chosen, as local dates ('YYYY-MM-DD'). */
+export interface DayWindow {
+  today: string;
+  /** The chosen day, never before today. */
+  date: string;
+  /** The strip's first day: weeks counted from today, so paging moves a week at a time. */
+  start: string;
+}
+
+/** The strip holding `date` (today when none, or one already past). */
+export function dayWindow(today: string, asked: string | undefined): DayWindow {
+  const date = asked !== undefined && asked > today ? asked : today;
+  const offset = daysBetween(today, date);
+  return { today, date, start: plusDays(today, Math.floor(offset / STRIP_DAYS) * STRIP_DAYS) };
+}
+
+export function plusDays(date: string, days: number): string {
+  return DateTime.fromISO(date, { zone: 'UTC' }).plus({ days }).toISODate() ?? date;
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round(
+    DateTime.fromISO(to, { zone: 'UTC' }).diff(DateTime.fromISO(from, { zone: 'UTC' }), 'days').days,
+  );
+}
+
+/** What the page needs to say about the days of a search: each day's starts and why a day has none. */
+export interface DaysFound {
+  window: DayWindow;
+  location: Location;
+  locale: string;
+  /** The week's availability (STRIP_DAYS days from window.start). */
+  availability: Availability;
+  /** The staff member asked for, when one was: a day they do not work says so. */
+  staffName?: string | undefined;
+  now: number;
+}
+
+/** The distinct free starts of one local day, earliest first. */
+export function startsOn(found: DaysFound, date: string): number[] {
+  const zone = found.location.timezone;
+  const starts = found.availability.slots
+    .map((slot) => slot.startsAt)
+    .filter((at) => DateTime.fromMillis(at, { zone }).toISODate() === date);
+  return [...new Set(starts)].sort((a, b) => a - b);
+}
+
+/** Why a day has no free time, in the customer's words. */
+export function emptyDayReason(found: DaysFound, date: string): string {
+  const { location, now } = found;
+  const closed = found.availability.closedDays.find((day) => day.date === date);
+  if (closed?.cause === 'closure') {
+    return closed.closureReason ? `Closed that day: ${closed.closureReason}.` : 'Closed that day.';
+  }
+  if (closed?.cause === 'nobody_works') {
+    return found.staffName
+      ? `${found.staffName} does not work that day; choose another day, or anyone.`
+      : 'Closed that day.';
+  }
+  const { minNoticeMinutes, maxAdvanceDays } = location.policy;
+  if (date > plusDays(found.window.today, maxAdvanceDays)) {
+    return `Too far ahead: times can be booked up to ${maxAdvanceDays} days ahead.`;
+  }
+  const earliest = DateTime.fromMillis(now + minNoticeMinutes * 60_000, { zone: location.timezone });
+  if (date <= (earliest.toISODate() ?? date) && date === found.window.today) {
+    const call = location.phone ? ` Call ${location.phone} to ask.` : '';
+    return `Too soon: no times are left to book online today.${call}`;
+  }
+  return 'Fully booked that day.';
+}
+
+/** Where the strip's GET form goes, and the search it keeps (hidden fields). */
+export interface StripTarget {
+  action: string;
+  keep: Record<string, string>;
+}
+
+/**
+ * The strip: one GET form (no script) whose buttons are the week's days (each with its count of
+ * times, the chosen one marked as current), the day before and after the chosen one, and the
+ * earlier and later weeks. Buttons carry only the date; the search is kept once, in hidden fields.
+ */
+export function dayStrip(found: DaysFound, target: StripTarget): string {
+  const { window, location, locale } = found;
+  const days = Array.from({ length: STRIP_DAYS }, (_, i) => plusDays(window.start, i));
+  const go = (date: string, words: string, extra = '') =>
+    `<button type="submit" name="date" value="${date}"${extra}>${words}</button>`;
+  const items = days.map((date) => {
+    const count = startsOn(found, date).length;
+    const day = DateTime.fromISO(date, { zone: location.timezone }).setLocale(locale);
+    // The visible words are the whole accessible name (no aria-label that could drift from them).
+    const words = `${day.toFormat('ccc d')} <small>${count === 0 ? 'none' : `${count} time${count === 1 ? '' : 's'}`}</small>`;
+    const current = date === window.date ? ' aria-current="date"' : '';
+    return `<li>${go(date, words, `${current}${count === 0 ? ' class="none"' : ''}`)}</li>`;
+  });
+  const previous = window.date > window.today ? go(plusDays(window.date, -1), 'Previous day') : '';
+  const earlier = window.start > window.today ? go(plusDays(window.start, -STRIP_DAYS), 'Earlier days') : '';
+  const keep = Object.entries(target.keep)
+    .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
+    .join('');
+  return `<nav aria-label="Days" class="strip"><form method="get" action="${esc(target.action)}#times">${keep}
+<ul class="days">
+${items.join('\n')}
+</ul>
+<p class="pager">${earlier}${previous}${go(plusDays(window.date, 1), 'Next day')}${go(plusDays(window.start, STRIP_DAYS), 'Later days')}</p>
+</form></nav>`;
+}
+
+/** The zone the times are in, named: a visitor elsewhere (travelling, abroad) knows which clock. */
+export function zoneWords(location: Location, locale: string, at: number): string {
+  const zone = location.timezone;
+  const short = DateTime.fromMillis(at, { zone }).setLocale(locale).toFormat('ZZZZ');
+  const city = zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
+  return `Times are ${city} time (${short}), where ${location.name} is.`;
+}
+
+/**
+ * The chosen day's times as radio buttons (name starts_at), grouped morning / afternoon / evening,
+ * each labelled with its time alone ("14:30"; a time the clocks show twice that day says its zone).
+ * `checked` is the time kept from a form sent back.
+ */
+export function timeGroups(
+  starts: number[],
+  location: Location,
+  locale: string,
+  checked?: number | undefined,
+): string {
+  const zone = location.timezone;
+  const clock = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: zone });
+  const groups = new Map<string, string[]>();
+  starts.forEach((at, i) => {
+    const local = DateTime.fromMillis(at, { zone });
+    const part = timeOfDay(local.hour * 60 + local.minute);
+    const label = esc(withRepeatedLabel(clock.format(at), at, zone, locale));
+    // Short markup (a busy day has 40 times and the page stays under 10 KB): the instant to the
+    // minute, in UTC, as Date.parse reads it back.
+    const input = `<input type="radio" name="starts_at" value="${esc(toTheMinute(at))}"${i === 0 ? ' required' : ''}${at === checked ? ' checked' : ''}>`;
+    const list = groups.get(part) ?? [];
+    list.push(`<label>${input}${label}</label>`);
+    groups.set(part, list);
+  });
+  return [...groups]
+    .map(
+      ([part, labels]) =>
+        `<fieldset class="times"><legend>${PART_WORDS[part] ?? part}</legend>\n${labels.join('\n')}\n</fieldset>`,
+    )
+    .join('\n');
+}
+
+/** '2026-11-24T10:00Z': an instant to the minute (the slots' grain), in UTC. */
+export function toTheMinute(at: number): string {
+  return `${new Date(at).toISOString().slice(0, 16)}Z`;
+}
+
+const PART_WORDS: Record<string, string> = {
+  morning: 'Morning',
+  afternoon: 'Afternoon',
+  evening: 'Evening',
+};
+
+/** The chosen day in words ("Wednesday 25 November"), with its year when not this year's. */
+export function dayWords(date: string, window: DayWindow, locale: string): string {
+  const day = DateTime.fromISO(date, { zone: 'UTC' }).setLocale(locale);
+  const sameYear = date.slice(0, 4) === window.today.slice(0, 4);
+  return day.toLocaleString({
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    ...(sameYear ? {} : { year: 'numeric' }),
+  });
+}
+
+/** The stylists who do every chosen service here (all who do any, before a choice), by name. */
+export function stylistsFor(services: ServiceWithStaff[], chosen: string[]): StaffRef[] {
+  const wanted = services.filter((s) => chosen.length === 0 || chosen.includes(s.id));
+  const byId = new Map<string, StaffRef>();
+  for (const service of wanted) for (const member of service.staff) byId.set(member.id, member);
+  return [...byId.values()]
+    .filter((member) => chosen.length === 0 || wanted.every((s) => s.staff.some((m) => m.id === member.id)))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}

@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { pageGet, pagePost } from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * Moving a booking from its page (issue 45), through real HTTP (inject): the week's days and the
+ * grouped times as on the booking page, a stylist to choose (anyone by default), a late move the
+ * location forbids said at once instead of listing times that loop, a time taken meanwhile answered
+ * with the way to choose again, and an expired hold's "book again" as a link. The demo catalogue
+ * (Camden forbids late moves, 24 hours); Monday 23 November 2026, 09:00 in London.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+async function staffId(name: string): Promise<string> {
+  const staff = await t.request({ method: 'GET', url: '/v1/locations/camden/staff' });
+  return staff.json().data.find((s: { name: string }) => s.name === name).id;
+}
+
+/** A cut at Camden for Jo, made over REST; its page's path. */
+async function cutFor(startsAt: string, staff?: string): Promise<{ path: string; reference: string }> {
+  const ids = await catalogueIds(t.database.db);
+  const response = await postBooking(t, {
+    location_slug: 'camden',
+    service_ids: [ids.services.cut],
+    client_id: ids.jo,
+    starts_at: startsAt,
+    ...(staff && { staff_id: staff }),
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const data = response.json().data;
+  return { path: new URL(data.booking_page_url).pathname, reference: data.reference };
+}
+
+const radios = (body: string) =>
+  [...body.matchAll(/<input type="radio" name="starts_at" value="([^"]+)"/g)].map((m) => m[1]!);
+
+describe('moving a booking from its page', () => {
+  it('shows the week’s days and grouped times; a stylist may be chosen and the move goes to them', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const amara = await staffId('Amara Okafor');
+    const ben = await staffId('Ben Carter');
+    const { path, reference } = await cutFor('2026-11-30T10:00:00Z', amara);
+    const times = await pageGet(t, `${path}/reschedule?date=2026-12-01`);
+    expect(times.statusCode).toBe(200);
+    expect(times.body).toContain('<nav aria-label="Days" class="strip">');
+    expect(times.body).toContain('<legend>Morning</legend>');
+    expect(times.body).toContain('Times are London time (GMT), where Northside Camden is.');
+    expect(times.body).toContain('<select id="staff" name="staff"><option value="">Anyone</option>');
+    const withBen = await pageGet(t, `${path}/reschedule?staff=${ben}&date=2026-12-01`);
+    expect(withBen.body).toContain(`<option value="${ben}" selected>Ben Carter</option>`);
+    // The stylist is kept by the day strip and by the times' form.
+    expect(withBen.body).toContain(
+      `<form method="get" action="${path}/reschedule#times"><input type="hidden" name="staff" value="${ben}">`,
+    );
+    const at = radios(withBen.body)[0]!;
+    expect(at).toBe('2026-12-01T10:00Z');
+    const preview = await pageGet(t, `${path}/reschedule?staff=${ben}&starts_at=${encodeURIComponent(at)}`);
+    expect(preview.statusCode).toBe(200);
+    expect(preview.body).toContain(' with Ben Carter.</p>');
+    expect(preview.body).toContain(`<input type="hidden" name="staff_id" value="${ben}">`);
+    const moved = await pagePost(t, `${path}/reschedule`, { starts_at: at, staff_id: ben });
+    expect(moved.statusCode).toBe(303);
+    const rest = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+    expect(rest).toMatchObject({ staff_id: ben });
+    expect(Date.parse(rest.starts_at)).toBe(Date.parse(at));
+  });
+
+  it('with anyone, a time only another stylist has free moves the booking to them', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const amara = await staffId('Amara Okafor');
+    const ben = await staffId('Ben Carter');
+    const { path, reference } = await cutFor('2026-11-30T10:00:00Z', amara);
+    // Saturday: Ben alone works. Anyone's first time is his.
+    const times = await pageGet(t, `${path}/reschedule?date=2026-11-28`);
+    const at = radios(times.body)[0]!;
+    const preview = await pageGet(t, `${path}/reschedule?starts_at=${encodeURIComponent(at)}`);
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.body).toContain(`<input type="hidden" name="staff_id" value="${ben}">`);
+    expect((await pagePost(t, `${path}/reschedule`, { starts_at: at, staff_id: ben })).statusCode).toBe(303);
+    expect((await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data.staff_id).toBe(
+      ben,
+    );
+  });
+
+  it('a late move the location forbids: said at once, no times listed, keep or cancel offered', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await cutFor('2026-11-23T15:00:00Z');
+    const booking = await pageGet(t, path);
+    expect(booking.body).not.toContain('Change the time');
+    expect(booking.body).toContain(
+      'Changes less than 24 hours before the appointment are not allowed here. To ask about another time, call +442074850000.',
+    );
+    expect(booking.body).toContain('Cancel the booking');
+    const refused = await pageGet(t, `${path}/reschedule`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain(
+      '<p role="alert">Changes less than 24 hours before the appointment are not allowed here.</p>',
+    );
+    expect(radios(refused.body)).toEqual([]);
+    expect(refused.body).toContain(`<a href="${path}">Keep my booking</a>`);
+    expect(refused.body).toContain(`<a href="${path}/cancel">Cancel the booking</a>`);
+    expect(refused.body).toContain('<a href="tel:+442074850000">+442074850000</a>');
+  });
+
+  it('a time taken meanwhile: the booking unchanged, and the way to choose another', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ben = await staffId('Ben Carter');
+    const { path } = await cutFor('2026-11-30T10:00:00Z');
+    const at = '2026-12-01T10:00:00.000Z';
+    await cutFor(at, ben);
+    const late = await pagePost(t, `${path}/reschedule`, { starts_at: at, staff_id: ben });
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toMatch(/<p role="alert">[^<]+ Your booking is unchanged\.<\/p>/);
+    expect(late.body).toContain(`href="${path}/reschedule?date=2026-12-01#times">Choose another time</a>`);
+    expect(late.body).toContain(`<a href="${path}">Keep the current time</a>`);
+  });
+
+  it('an expired hold’s page links to booking the same services again', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, {
+      location_slug: 'camden',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: '2026-11-30T10:00:00Z',
+    });
+    const path = new URL(response.json().data.booking_page_url).pathname;
+    t.clock.advance({ minutes: 31 });
+    const expired = await pageGet(t, path);
+    expect(expired.body).toContain('Booking expired');
+    expect(expired.body).toContain(
+      `<a href="/p/northside-hair?location=camden&amp;services=${ids.services.colour}">Book again</a>`,
+    );
+  });
+});

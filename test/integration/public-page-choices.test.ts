@@ -1,0 +1,308 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { pageGet, pagePathOf, pagePost } from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The public booking page, round 2 (issue 45), through real HTTP (inject): the week's days as links
+ * with their counts, the chosen day's times grouped by part of the day, the zone named, why a day has
+ * no time, the stylist choice, one booking per form, and a refusal that keeps what was typed. The demo
+ * catalogue; Monday 23 November 2026, 09:00 in London (on UTC). At Camden Amara works Monday to
+ * Friday, Ben Tuesday, Thursday and Saturday; nobody on Sunday; closed on Christmas Day.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+const ORG = 'northside-hair';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+async function search(query: Record<string, string>) {
+  const ids = await catalogueIds(t.database.db);
+  const params = new URLSearchParams({ location: 'camden', services: ids.services.cut!, ...query });
+  const response = await pageGet(t, `/p/${ORG}?${params.toString()}`);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.body;
+}
+
+const radios = (body: string) =>
+  [...body.matchAll(/<input type="radio" name="starts_at" value="([^"]+)"/g)].map((m) => m[1]!);
+
+async function staffId(name: string): Promise<string> {
+  const staff = await t.request({ method: 'GET', url: '/v1/locations/camden/staff' });
+  return staff.json().data.find((s: { name: string }) => s.name === name).id;
+}
+
+/** The booking form's fields as the page wrote them (hidden ones included), with a time and details. */
+function formOf(body: string, fields: Record<string, string>): Record<string, string> {
+  const form = body.slice(body.indexOf(`action="/p/${ORG}/book"`));
+  const hidden = Object.fromEntries(
+    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+  );
+  return { ...hidden, ...fields };
+}
+
+describe('choosing a day and a time', () => {
+  it('shows a week of days with their counts, the day’s times by part of the day, and the zone', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const body = await search({ date: '2026-11-24' });
+    expect(body).toContain('<nav aria-label="Days" class="strip">');
+    const days = [
+      ...body.matchAll(
+        /<li><button type="submit" name="date" value="([^"]+)"([^>]*)>([^<]+) <small>([^<]+)<\/small><\/button><\/li>/g,
+      ),
+    ];
+    expect(days.map((d) => d[3])).toEqual([
+      'Mon 23',
+      'Tue 24',
+      'Wed 25',
+      'Thu 26',
+      'Fri 27',
+      'Sat 28',
+      'Sun 29',
+    ]);
+    // Each day a button of one GET form keeping the search; the chosen one marked as current.
+    expect(body).toContain(
+      '<nav aria-label="Days" class="strip"><form method="get" action="/p/northside-hair#times"><input type="hidden" name="location" value="camden">',
+    );
+    expect(days[1]![1]).toBe('2026-11-24');
+    expect(days[1]![2]).toContain('aria-current="date"');
+    expect(days[6]![4]).toBe('none');
+    expect(days[6]![2]).toContain('class="none"');
+    expect(days[1]![4]).toMatch(/^\d+ times$/);
+    expect(body).toContain('<button type="submit" name="date" value="2026-11-30">Later days</button>');
+    expect(body).toContain('<button type="submit" name="date" value="2026-11-23">Previous day</button>');
+    expect(body).toContain('<button type="submit" name="date" value="2026-11-25">Next day</button>');
+    // Today is the first day: no earlier week to go to.
+    expect(body).not.toContain('Earlier days');
+    expect(body).toContain('<h2 id="times">Tuesday 24 November</h2>');
+    expect(body).toContain('Times are London time (GMT), where Northside Camden is.');
+    // Times grouped, each labelled with its time alone (no repeated date).
+    expect(body).toMatch(
+      /<fieldset class="times"><legend>Morning<\/legend>\n<label><input type="radio" name="starts_at" value="2026-11-24T09:00Z" required>09:00<\/label>/,
+    );
+    expect(body).toContain('<legend>Afternoon</legend>');
+    expect(body).not.toContain('Tuesday 24 November 2026 at');
+    expect(Number(days[1]![4]!.split(' ')[0])).toBe(radios(body).length);
+    const later = await search({ date: '2026-11-30' });
+    expect(later).toContain('<button type="submit" name="date" value="2026-11-23">Earlier days</button>');
+  });
+
+  it('says why a day has no times: closed, closed for a reason, too soon, too far ahead, fully booked', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    expect(await search({ date: '2026-11-29' })).toContain('No free times that day. Closed that day.');
+    expect(await search({ date: '2026-12-25' })).toContain(
+      'No free times that day. Closed that day: Christmas Day.',
+    );
+    expect(await search({ date: '2027-03-01' })).toContain(
+      'Too far ahead: times can be booked up to 90 days ahead.',
+    );
+    // A day already past is read as today; late in the evening nothing is left today.
+    t.clock.set('2026-11-23T17:30:00Z');
+    expect(await search({ date: '2026-11-20' })).toContain(
+      'Too soon: no times are left to book online today. Call +442074850000 to ask.',
+    );
+    t.clock.set(NOW);
+    // Ben works Saturday alone; book every Saturday time and the day is fully booked.
+    const ben = await staffId('Ben Carter');
+    for (let i = 0; i < 20; i += 1) {
+      const body = await search({ date: '2026-11-28', staff: ben });
+      const [first] = radios(body);
+      if (!first) break;
+      const booked = await pagePost(
+        t,
+        `/p/${ORG}/book`,
+        formOf(body, {
+          starts_at: first,
+          first_name: 'Sam',
+          last_name: `Full${i}`,
+          email: `full${i}@example.com`,
+        }),
+        { address: `127.0.1.${i + 1}` },
+      );
+      expect(booked.statusCode, booked.body).toBe(303);
+    }
+    expect(await search({ date: '2026-11-28' })).toContain('No free times that day. Fully booked that day.');
+    const amara = await staffId('Amara Okafor');
+    expect(await search({ date: '2026-11-28', staff: amara })).toContain(
+      'Amara Okafor does not work that day; choose another day, or anyone.',
+    );
+  });
+});
+
+describe('choosing a stylist', () => {
+  it('offers anyone (the default) or a stylist who does the services; the booking is with them', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const anyone = await search({ date: '2026-11-24' });
+    expect(anyone).toContain(
+      '<select id="staff" name="staff"><option value="">Anyone</option><option value="',
+    );
+    expect(anyone).toMatch(/>Amara Okafor<\/option><option value="[^"]+">Ben Carter<\/option><\/select>/);
+    const ben = await staffId('Ben Carter');
+    const withBen = await search({ date: '2026-11-24', staff: ben });
+    expect(withBen).toContain(`<option value="${ben}" selected>Ben Carter</option>`);
+    expect(withBen).toContain('Choose a time with Ben Carter:');
+    // Ben starts at 10 on Tuesdays: his times are fewer than anyone's, and none at 9.
+    expect(radios(withBen).length).toBeLessThan(radios(anyone).length);
+    expect(radios(withBen)).not.toContain('2026-11-24T09:00Z');
+    const startsAt = radios(withBen)[0]!;
+    const booked = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(withBen, {
+        starts_at: startsAt,
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        email: 'rosa@example.com',
+      }),
+    );
+    const path = pagePathOf(booked);
+    expect((await pageGet(t, path)).body).toContain('<dt>With</dt><dd>Ben Carter</dd>');
+    // A stylist who does not do the services is not offered.
+    const ids = await catalogueIds(t.database.db);
+    const beard = await pageGet(
+      t,
+      `/p/${ORG}?location=camden&services=${ids.services.beard}&date=2026-11-24`,
+    );
+    expect(beard.body).not.toContain('>Amara Okafor</option>');
+  });
+});
+
+describe('one form, one booking; a refusal keeps what was typed', () => {
+  it('the same form sent again (Back, then Confirm) leads to the booking it made, not a second one', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const body = await search({ date: '2026-11-24' });
+    const [first, second] = radios(body);
+    const key = /name="form_key" value="([A-Za-z0-9_-]{22})"/.exec(body)?.[1];
+    expect(key).toBeDefined();
+    const fields = { first_name: 'Rosa', last_name: 'Parks', email: 'rosa@example.com' };
+    const once = pagePathOf(
+      await pagePost(t, `/p/${ORG}/book`, formOf(body, { ...fields, starts_at: first! })),
+    );
+    // Back, another time chosen, confirmed again: the form already booked; it leads there.
+    const again = pagePathOf(
+      await pagePost(t, `/p/${ORG}/book`, formOf(body, { ...fields, starts_at: second! })),
+    );
+    expect(again).toBe(once);
+    const bookings = await t.database.db.selectFrom('bookings').select('id').execute();
+    expect(bookings).toHaveLength(1);
+    // A new visit to the page is a new form, good for one more booking.
+    const fresh = await search({ date: '2026-11-24' });
+    expect(/name="form_key" value="([^"]+)"/.exec(fresh)?.[1]).not.toBe(key);
+    const other = pagePathOf(
+      await pagePost(t, `/p/${ORG}/book`, formOf(fresh, { ...fields, starts_at: radios(fresh)[0]! })),
+    );
+    expect(other).not.toBe(once);
+  });
+
+  it('the form is kept for Back (its key with it); a refusal, holding what was typed, is not kept', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const form = await pageGet(t, `/p/${ORG}?location=camden&services=${ids.services.cut}&date=2026-11-24`);
+    expect(form.headers['cache-control']).toBe('private, max-age=0');
+    const refused = await pagePost(t, `/p/${ORG}/book`, formOf(form.body, { first_name: 'Rosa' }));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['cache-control']).toBe('no-store');
+  });
+
+  it('a phone that does not read: the page again, in plain words, with the details and time kept', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const body = await search({ date: '2026-11-24' });
+    const startsAt = radios(body)[2]!;
+    const refused = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(body, {
+        starts_at: startsAt,
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        phone: '12',
+        email: 'rosa@example',
+      }),
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).not.toContain('E.164');
+    expect(refused.body).toContain(
+      '<p role="alert" class="fee">That phone number does not look right. Check the digits; a number from abroad starts with + and its country code.</p>',
+    );
+    expect(refused.body).toContain('value="Rosa"');
+    expect(refused.body).toContain('value="Parks"');
+    expect(refused.body).toContain('name="phone" type="tel" autocomplete="tel" maxlength="30" value="12">');
+    expect(refused.body).toContain(`value="${startsAt}" checked>`);
+    // The same form key: it has booked nothing yet.
+    expect(refused.body).toContain(
+      `name="form_key" value="${/name="form_key" value="([^"]+)"/.exec(body)?.[1]}"`,
+    );
+    expect(refused.body).toContain('<button type="submit" class="primary">Confirm booking</button>');
+    // A national number works: the same form, corrected.
+    const fixed = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(refused.body, {
+        starts_at: startsAt,
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        phone: '07400 123987',
+      }),
+    );
+    pagePathOf(fixed);
+  });
+
+  it('the other customer forms say it in plain words too (the waitlist)', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const refused = await pagePost(t, `/p/${ORG}/waitlist`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      from_date: '2026-11-29',
+      to_date: '2026-11-29',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      phone: '12',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).not.toContain('E.164');
+    expect(refused.body).toContain('That phone number does not look right.');
+    expect(refused.body).toContain(`<a href="/p/${ORG}">Back to the booking page</a>`);
+  });
+
+  it('a time taken meanwhile: the page again with the other times, the details kept', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ben = await staffId('Ben Carter');
+    const mine = await search({ date: '2026-11-24', staff: ben });
+    const theirs = await search({ date: '2026-11-24', staff: ben });
+    const startsAt = radios(mine)[0]!;
+    pagePathOf(
+      await pagePost(
+        t,
+        `/p/${ORG}/book`,
+        formOf(theirs, {
+          starts_at: startsAt,
+          first_name: 'Ann',
+          last_name: 'Other',
+          email: 'ann@example.com',
+        }),
+      ),
+    );
+    const late = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(mine, {
+        starts_at: startsAt,
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        email: 'rosa@example.com',
+      }),
+    );
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toMatch(
+      /<p role="alert" class="fee">[^<]+ Your details are kept below: choose another time and confirm again\.<\/p>/,
+    );
+    expect(late.body).toContain('value="rosa@example.com"');
+    expect(radios(late.body)).not.toContain(startsAt);
+    expect(radios(late.body).length).toBeGreaterThan(0);
+    expect(late.body).toContain(`<option value="${ben}" selected>Ben Carter</option>`);
+  });
+});
