@@ -3,11 +3,9 @@ import { DateTime } from 'luxon';
 import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
-import { insertBooking } from '../../src/data/booking-repository.ts';
-import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { bookingRow } from '../helpers/booking-row.ts';
 import { launchBrowser, saveScreenshot } from '../helpers/browser.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
+import { insertProtectedIslingtonCut } from '../helpers/protected-booking.ts';
 import { deliver, deliveredCode } from '../helpers/public-booking.ts';
 
 /**
@@ -287,47 +285,6 @@ describe.each(SIZES)('the customer finds their way, on a $name', (size) => {
   }, 120_000);
 });
 
-/** A confirmed cut at Islington with Ben, at Islington's £62, under Booking Protection (a card saved). */
-async function protectedIslingtonCut(startsAt: number): Promise<string> {
-  const { db } = server.t.database;
-  const ids = await catalogueIds(db);
-  const row = bookingRow(
-    {
-      organisationId: ids.organisation,
-      locationId: ids.locations.islington!,
-      staffId: ids.staff.ben!,
-      clientId: ids.jo,
-      startsAt,
-      endsAt: startsAt + 3_600_000,
-    },
-    {
-      reference: `NHC-W${String(++phoneSeq).padStart(5, '0')}`,
-      total_price_minor: 6200,
-      protection_applies: 1,
-      late_cancellation_fee_percentage: 50,
-      no_show_fee_percentage: 100,
-      protection_setup_status: 'succeeded',
-      payment_method_saved: 1,
-      source: 'staff',
-    },
-  );
-  await insertBooking(db, row, [
-    {
-      organisation_id: ids.organisation,
-      booking_id: row.id,
-      position: 0,
-      service_id: ids.services.cut!,
-      starts_at: startsAt,
-      ends_at: startsAt + 3_600_000,
-      duration_minutes: 60,
-      buffer_after_minutes: 0,
-      price_minor: 6200,
-      deposit_minor: null,
-    },
-  ]);
-  return row.reference;
-}
-
 describe('the console, on a desktop and a phone', () => {
   it('names diary blocks by what they show, and waives a fee only with a reason', async () => {
     for (const size of SIZES) {
@@ -356,7 +313,7 @@ describe('the console, on a desktop and a phone', () => {
       await noAxeViolations(page);
 
       // A late cancellation at Islington (£62 there, 50% late): its £31 fee, waived with a reason.
-      const reference = await protectedIslingtonCut(Date.now() + 3 * 3_600_000);
+      const reference = await insertProtectedIslingtonCut(server.t.database.db, Date.now() + 3 * 3_600_000);
       await page.goto(`${server.origin}/console/bookings/${reference}`);
       expect(await page.textContent('main')).toContain('Cut & blow-dry – £62.00');
       expect(await page.getByRole('button', { name: 'Complete' }).count()).toBe(0);

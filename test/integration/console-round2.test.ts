@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
-import { insertBooking } from '../../src/data/booking-repository.ts';
-import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { bookingRow } from '../helpers/booking-row.ts';
 import { signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { insertProtectedIslingtonCut } from '../helpers/protected-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -41,45 +39,7 @@ async function start(policies?: Record<string, unknown>) {
 const signIn = (email: string) => signInToConsole(t, 'northside-hair', email, PASSWORD);
 
 /** A protected cut at Islington with Ben at £62 (the location's price), starting at `startsAt`. */
-async function islingtonCut(startsAt: string): Promise<string> {
-  const ids = await catalogueIds(t.database.db);
-  const start = Date.parse(startsAt);
-  const row = bookingRow(
-    {
-      organisationId: ids.organisation,
-      locationId: ids.locations.islington!,
-      staffId: ids.staff.ben!,
-      clientId: ids.jo,
-      startsAt: start,
-      endsAt: start + 3_600_000,
-    },
-    {
-      reference: `NHC-${Math.random().toString(36).slice(2, 8).toUpperCase().padEnd(6, 'X')}`,
-      total_price_minor: 6200,
-      protection_applies: 1,
-      late_cancellation_fee_percentage: 50,
-      no_show_fee_percentage: 100,
-      protection_setup_status: 'succeeded',
-      payment_method_saved: 1,
-      source: 'staff',
-    },
-  );
-  await insertBooking(t.database.db, row, [
-    {
-      organisation_id: ids.organisation,
-      booking_id: row.id,
-      position: 0,
-      service_id: ids.services.cut!,
-      starts_at: start,
-      ends_at: start + 3_600_000,
-      duration_minutes: 60,
-      buffer_after_minutes: 0,
-      price_minor: 6200,
-      deposit_minor: null,
-    },
-  ]);
-  return row.reference;
-}
+const islingtonCut = (startsAt: string) => insertProtectedIslingtonCut(t.database.db, Date.parse(startsAt));
 
 describe('a booking in the console', () => {
   it('lists its services at the prices it was booked at, adding up to the total', async () => {

@@ -379,7 +379,10 @@ describe('a cancellation says what became of the money', () => {
     const { sms, email } = await delivered('northside-hair', reference, 'cancelled');
     expect(sms).toContain('Your deposit of £20.00 is kept (late cancellation).');
     expect(email.text).toContain('Your deposit of £20.00 is kept (late cancellation).');
-    expect(email.html).toContain('<p>Your deposit of £20.00 is kept (late cancellation).</p>');
+    // The link back to the booking's page follows in the same paragraph (issue 45).
+    expect(email.html).toMatch(
+      /<p>Your deposit of £20\.00 is kept \(late cancellation\)\. Your booking: <a href="[^"]+\/p\/manage\/[^"]+">/,
+    );
   });
 
   it('in London: a late cancellation at the protected salon names the fee charged to the card', async () => {
