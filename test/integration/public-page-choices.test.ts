@@ -258,6 +258,7 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
       services: ids.services.cut!,
       from_date: '2026-11-29',
       to_date: '2026-11-29',
+      times: 'afternoon',
       first_name: 'Rosa',
       last_name: 'Parks',
       phone: '12',
@@ -265,7 +266,28 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     expect(refused.statusCode).toBe(400);
     expect(refused.body).not.toContain('E.164');
     expect(refused.body).toContain('That phone number does not look right.');
-    expect(refused.body).toContain(`<a href="/p/${ORG}">Back to the booking page</a>`);
+    // The form comes back with what was typed, to put right and send again.
+    expect(refused.body).toContain(`<form method="post" action="/p/${ORG}/waitlist">`);
+    expect(refused.body).toMatch(/name="first_name"[^>]* value="Rosa"/);
+    expect(refused.body).toMatch(/name="last_name"[^>]* value="Parks"/);
+    expect(refused.body).toMatch(/name="phone"[^>]* value="12"/);
+    expect(refused.body).toMatch(/name="times" value="afternoon" checked/);
+    expect(refused.body).toMatch(/name="times" value="morning">/);
+    expect(refused.body).toContain('Back to the booking page</a>');
+
+    // Put right, the same form joins the waitlist.
+    const joined = await pagePost(t, `/p/${ORG}/waitlist`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      from_date: '2026-11-29',
+      to_date: '2026-11-29',
+      times: 'afternoon',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      phone: '07400 123987',
+    });
+    expect(joined.statusCode, joined.body).toBe(200);
+    expect(joined.body).toContain('You are on the waitlist');
   });
 
   it('a time taken meanwhile: the page again with the other times, the details kept', async () => {

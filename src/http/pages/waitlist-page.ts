@@ -7,6 +7,7 @@ import type { Location, ServiceWithStaff } from '../../domain/catalogue.ts';
 import { AppError } from '../../domain/errors.ts';
 import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
 import { esc, refuseCrossSiteForm, type SendPage } from './page-shell.ts';
+import { forPeople } from './people-words.ts';
 
 /**
  * "Tell me if a time frees up" (design.md 9.4) on the public booking page: the form shown when the
@@ -22,17 +23,28 @@ export const TIME_WORDS: Record<TimeOfDay, string> = {
   evening: 'Evening (from 17:00)',
 };
 
-/** The form under "no free times": the search's services, its day as the dates (changeable). */
+/** What the customer typed into the waitlist form, to show it again when it is refused. */
+export type WaitlistTyped = Partial<
+  Record<'from_date' | 'to_date' | 'first_name' | 'last_name' | 'phone' | 'email', string>
+> & { times?: readonly string[] };
+
+/**
+ * The form under "no free times": the search's services, its day as the dates (changeable); sent back
+ * refused, with what was typed (`typed`).
+ */
 export function waitlistForm(
   organisation: PublicOrganisation,
   location: Location,
   serviceIds: readonly string[],
   date: string,
+  typed: WaitlistTyped = {},
 ): string {
   const times = TIMES_OF_DAY.map(
     (time) =>
-      `<label class="choice"><input type="checkbox" name="times" value="${time}">${esc(TIME_WORDS[time])}</label>`,
+      `<label class="choice"><input type="checkbox" name="times" value="${time}"${typed.times?.includes(time) ? ' checked' : ''}>${esc(TIME_WORDS[time])}</label>`,
   ).join('\n');
+  const value = (field: Exclude<keyof WaitlistTyped, 'times'>) =>
+    typed[field] ? ` value="${esc(typed[field])}"` : '';
   return `<section aria-labelledby="waitlist-heading">
 <h2 id="waitlist-heading">Tell me if a time frees up</h2>
 <p>Join the waitlist: when a time that suits you frees up (someone cancels), we send you a message with a link, and hold that time for you for ${location.policy.waitlistOfferMinutes} minutes. Nothing is booked until you claim it.</p>
@@ -41,22 +53,22 @@ export function waitlistForm(
 <input type="hidden" name="services" value="${esc(serviceIds.join(','))}">
 <fieldset><legend>When</legend>
 <label for="wl_from_date">From</label>
-<input id="wl_from_date" name="from_date" type="date" value="${esc(date)}" required>
+<input id="wl_from_date" name="from_date" type="date" value="${esc(typed.from_date ?? date)}" required>
 <label for="wl_to_date">Until</label>
-<input id="wl_to_date" name="to_date" type="date" value="${esc(date)}" required>
+<input id="wl_to_date" name="to_date" type="date" value="${esc(typed.to_date ?? date)}" required>
 </fieldset>
 <fieldset><legend>Times of day (none ticked: any time)</legend>
 ${times}
 </fieldset>
 <fieldset><legend>Your details</legend>
 <label for="wl_first_name">First name</label>
-<input id="wl_first_name" name="first_name" autocomplete="given-name" required maxlength="60">
+<input id="wl_first_name" name="first_name" autocomplete="given-name" required maxlength="60"${value('first_name')}>
 <label for="wl_last_name">Last name</label>
-<input id="wl_last_name" name="last_name" autocomplete="family-name" required maxlength="60">
+<input id="wl_last_name" name="last_name" autocomplete="family-name" required maxlength="60"${value('last_name')}>
 <label for="wl_phone">Phone</label>
-<input id="wl_phone" name="phone" type="tel" autocomplete="tel" maxlength="30">
+<input id="wl_phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${value('phone')}>
 <label for="wl_email">E-mail</label>
-<input id="wl_email" name="email" type="email" autocomplete="email" maxlength="254">
+<input id="wl_email" name="email" type="email" autocomplete="email" maxlength="254"${value('email')}>
 <p>Give a phone number or an e-mail address (or both): that is where we tell you.</p>
 </fieldset>
 <div class="actions"><button type="submit" class="primary">Tell me if a time frees up</button></div>
@@ -72,18 +84,26 @@ export function publicWaitlistRoutes(deps: AppDeps, sendPage: SendPage): Fastify
       async (request, reply) => {
         const organisation = await publicOrganisation(deps.db, request.params.org);
         const body = request.body ?? {};
-        const joined = await joinWaitlistOnPublicPage(deps, organisation, {
-          locationSlug: body.location ?? '',
-          serviceIds: listOf(body.services),
-          fromDate: dateOf(body.from_date, 'from_date'),
-          toDate: dateOf(body.to_date, 'to_date'),
-          times: timesOf(body.times),
-          firstName: body.first_name ?? '',
-          lastName: body.last_name ?? '',
-          phone: body.phone?.trim() || undefined,
-          email: body.email?.trim() || undefined,
-          address: request.ip,
-        });
+        let joined: PublicWaitlistJoined;
+        try {
+          joined = await joinWaitlistOnPublicPage(deps, organisation, {
+            locationSlug: body.location ?? '',
+            serviceIds: listOf(body.services),
+            fromDate: dateOf(body.from_date, 'from_date'),
+            toDate: dateOf(body.to_date, 'to_date'),
+            times: timesOf(body.times),
+            firstName: body.first_name ?? '',
+            lastName: body.last_name ?? '',
+            phone: body.phone?.trim() || undefined,
+            email: body.email?.trim() || undefined,
+            address: request.ip,
+          });
+        } catch (error) {
+          const again = await refusedForm(deps, organisation, body, error);
+          if (!again) throw error;
+          reply.status((error as AppError).status);
+          return sendPage(reply, `Tell me if a time frees up – ${organisation.name}`, again);
+        }
         const { services } = await publicServices(deps.db, organisation.id, joined.wants.location.slug);
         return sendPage(
           reply,
@@ -93,6 +113,41 @@ export function publicWaitlistRoutes(deps: AppDeps, sendPage: SendPage): Fastify
       },
     );
   };
+}
+
+/**
+ * A refused form (a field to put right) sent back with the reason in plain words and
+ * what was typed, as the booking form is; null when there is no form to send back (an unknown
+ * location: the error page says so).
+ */
+async function refusedForm(
+  deps: AppDeps,
+  organisation: PublicOrganisation,
+  body: Record<string, string | undefined>,
+  error: unknown,
+): Promise<string | null> {
+  // A cap reached (429) is the error page's, with its Retry-After: sending the form again would not help.
+  if (!(error instanceof AppError) || error.status === 429 || error.status >= 500) return null;
+  let location: Location;
+  try {
+    ({ location } = await publicServices(deps.db, organisation.id, body.location ?? ''));
+  } catch {
+    return null;
+  }
+  const typed: WaitlistTyped = {
+    from_date: body.from_date,
+    to_date: body.to_date,
+    first_name: body.first_name,
+    last_name: body.last_name,
+    phone: body.phone,
+    email: body.email,
+    times: (body.times ?? '').split('\n'),
+  };
+  const date = typed.from_date ?? '';
+  return `<h1>Tell me if a time frees up</h1>
+<p role="alert">${esc(forPeople(error))}</p>
+${waitlistForm(organisation, location, listOf(body.services), date, typed)}
+<p><a href="${esc(`/p/${organisation.slug}`)}">Back to the booking page</a></p>`;
 }
 
 /** The confirmation: what they wait for, where the offer will come, how long it is held. */
