@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { countLivePublicHolds, countPublicBookingsSince } from '../data/contact-proof-repository.ts';
 import type { Db } from '../data/database.ts';
 import { storedCountries } from '../data/location-repository.ts';
@@ -116,6 +116,32 @@ export function isFormKey(value: string | undefined): value is string {
 /** The idempotency record's key of a booking form (apart from any API caller's Idempotency-Key). */
 const formRecordKey = (key: string) => `public-form:${key}`;
 
+/** What a form's key made: the booking's page token, and who sent the form (senderOf). */
+interface FormRecord {
+  token: string;
+  sender?: string;
+}
+
+/**
+ * Who sent a form, as a digest of the contact it gave (digits of the phone, the e-mail in lower
+ * case): a form sent again leads to the booking it made only for the same contact. On a shared
+ * device, Back then another customer's details must not open the last customer's booking.
+ */
+function senderOf(request: Pick<PublicBookingRequest, 'phone' | 'email'>): string {
+  const contact = `${(request.phone ?? '').replace(/\D/g, '')}|${(request.email ?? '').trim().toLowerCase()}`;
+  return createHash('sha256').update(contact).digest('base64url');
+}
+
+/** The booking a form made, for its sender; anybody else is told the form is spent. */
+function tokenFor(record: FormRecord, sender: string): string {
+  if (record.sender === undefined || record.sender === sender) return record.token;
+  throw new AppError(
+    'conflict',
+    'This form has already made a booking. Start again from the booking page to make another.',
+    'form_key',
+  );
+}
+
 /**
  * Books as a customer would, as a stranger on the open internet may (design.md 9.1):
  * - each client address may try `attemptsPerAddressPerHour` times an hour (429 past it);
@@ -138,8 +164,9 @@ export async function bookOnPublicPage(
   const now = deps.clock.nowMs();
   const { policy } = organisation;
   const once = request.formKey === undefined ? undefined : formRecordKey(request.formKey);
+  const sender = senderOf(request);
   const made = once && (await madeOnce(deps.db, organisation.id, once, now));
-  if (made) return (made as { token: string }).token;
+  if (made) return tokenFor(made as FormRecord, sender);
   await takeAttempt(deps, organisation, request.address, now);
   if (!request.phone && !request.email) {
     throw new AppError(
@@ -170,7 +197,7 @@ export async function bookOnPublicPage(
       // The form sent twice at once: the second waits for the first, and finds its booking.
       await takeTurn(trx, idempotencyKeyTurn(organisation.id, once));
       const first = await madeOnce(trx, organisation.id, once, now);
-      if (first) return (first as { token: string }).token;
+      if (first) return tokenFor(first as FormRecord, sender);
     }
     for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
     await checkContactCaps(trx, organisation, details.contact, now);
@@ -203,7 +230,7 @@ export async function bookOnPublicPage(
       ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
       : await createBooking(trx, caller, booking, now, checkout);
     const token = created.booking.pageToken!;
-    if (once) await recordMadeOnce(trx, organisation.id, once, now, { token });
+    if (once) await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
     return token;
   });
 }

@@ -32,8 +32,25 @@ export function createLogger(level: string, destination: pino.DestinationStream 
   return pino({ level, formatters: { log: redacted } }, destination);
 }
 
-/** The object of a log line with every HIDDEN member (and any authorization header) censored. */
+/**
+ * The object of a log line with every HIDDEN member (and any authorization header) censored. Should
+ * looking into it fail (an exotic object), every object in the line is censored whole: the line is
+ * still written, and nothing in it is told.
+ */
 export function redacted(line: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return censoredLine(line);
+  } catch {
+    return Object.fromEntries(
+      Object.entries(line).map(([name, value]) => [
+        name,
+        typeof value === 'object' && value !== null ? CENSOR : value,
+      ]),
+    );
+  }
+}
+
+function censoredLine(line: Record<string, unknown>): Record<string, unknown> {
   let copy: Record<string, unknown> | undefined;
   for (const name in line) {
     const value = line[name];
@@ -62,11 +79,21 @@ function censoredInside(value: object, name: string, causes = 0): object {
       : cause;
   if (hidden.length === 0 && !authorization && !requestAuthorization && causeCensored === cause) return value;
   const copy = editableCopy(value);
-  for (const member of hidden) copy[member] = CENSOR;
-  if (authorization) copy.authorization = CENSOR;
+  for (const member of hidden) hide(copy, member);
+  if (authorization) hide(copy, 'authorization');
   if (requestAuthorization) copy.headers = { ...headers, authorization: CENSOR };
   if (causeCensored !== cause) copy.cause = causeCensored;
   return copy;
+}
+
+/** Sets `member` to the censor mark, over an own or inherited getter too. */
+function hide(copy: Record<string, unknown>, member: string): void {
+  Object.defineProperty(copy, member, {
+    value: CENSOR,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** A shallow copy of `value` with its prototype, every own member writable (an Error's included). */

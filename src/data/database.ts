@@ -208,7 +208,7 @@ export class StatementCache<T> {
  */
 function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): KyselySqliteDatabase {
   const statements = new StatementCache<KyselyStatement>();
-  const changed = { since: false };
+  const changed = { since: false, lazily: false };
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
@@ -217,6 +217,8 @@ function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): Ky
         const prepared = sqlite.prepare(sql);
         const kind = {
           rollback: /^\s*rollback\b/i.test(sql),
+          // writeTransaction's durable: false (write-transaction.ts) commits between these two.
+          syncs: /^\s*pragma\s+synchronous\s*=\s*(normal|full)\b/i.exec(sql)?.[1]?.toLowerCase(),
           // `readonly` tells a WITH that reads from one that writes (a COMMIT is readonly to SQLite too,
           // yet reports the changes of the statement before it: hence the statement's first word).
           write: !prepared.readonly && /^\s*(insert|update|delete|replace|with)\b/i.test(sql),
@@ -236,13 +238,14 @@ type KyselyStatement = ReturnType<KyselySqliteDatabase['prepare']>;
  * not a read (nor a rollback) leaves the connection outside a transaction (a COMMIT, or a write on its
  * own) after something was changed since the last such moment (`changed`): a transaction that changed
  * nothing (a worker's claim that found nothing) wrote nothing to the disk, and proves nothing about it;
- * nor do the changes of a transaction that failed and was rolled back. A failure is reported whatever it was, and kept if it is the storage's.
+ * nor do the changes of a transaction that failed and was rolled back, nor a COMMIT under synchronous
+ * NORMAL (bookkeeping redone if lost, write-transaction.ts), which did not wait for the disk. A failure is reported whatever it was, and kept if it is the storage's.
  */
 function reporting(
   sqlite: SqliteConnection,
   statement: SqliteStatement,
-  kind: { rollback: boolean; write: boolean },
-  changed: { since: boolean },
+  kind: { rollback: boolean; write: boolean; syncs?: string | undefined },
+  changed: { since: boolean; lazily: boolean },
   health: StorageHealth,
 ): KyselyStatement {
   const observe = <T>(run: () => T, changes: (result: T) => boolean): T => {
@@ -256,10 +259,12 @@ function reporting(
       if (!sqlite.inTransaction) changed.since = false;
       throw error;
     }
+    if (kind.syncs) changed.lazily = kind.syncs === 'normal';
     if (kind.write && changes(result)) changed.since = true;
     if (kind.rollback) changed.since = false;
     if (!statement.reader && !kind.rollback && !sqlite.inTransaction) {
-      if (changed.since) health.written();
+      // A COMMIT under synchronous NORMAL did not wait for the disk: it proves nothing about it.
+      if (changed.since && !changed.lazily) health.written();
       changed.since = false;
     }
     return result;

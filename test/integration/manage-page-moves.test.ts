@@ -53,6 +53,12 @@ describe('moving a booking from its page', () => {
     expect(times.body).toContain('<legend>Morning</legend>');
     expect(times.body).toContain('Times are London time (GMT), where Northside Camden is.');
     expect(times.body).toContain('<select id="staff" name="staff"><option value="">Anyone</option>');
+    // A day the calendar does not have, typed into the address: said, never a fault.
+    for (const date of ['2026-12-32', '2027-02-29', '2026-13-01']) {
+      const odd = await pageGet(t, `${path}/reschedule?date=${date}`);
+      expect(odd.statusCode, odd.body).toBe(400);
+      expect(odd.body).toContain('Choose a day.');
+    }
     const withBen = await pageGet(t, `${path}/reschedule?staff=${ben}&date=2026-12-01`);
     expect(withBen.body).toContain(`<option value="${ben}" selected>Ben Carter</option>`);
     // The stylist is kept by the day strip and by the times' form.

@@ -188,6 +188,32 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     expect(again).toBe(once);
     const bookings = await t.database.db.selectFrom('bookings').select('id').execute();
     expect(bookings).toHaveLength(1);
+    // On a shared device, the next customer's details on that form never open Rosa's booking.
+    const stranger = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(body, { first_name: 'Ann', last_name: 'Other', email: 'ann@example.com', starts_at: second! }),
+    );
+    expect(stranger.statusCode, stranger.body).toBe(409);
+    expect(stranger.body).toContain('This form has already made a booking.');
+    expect(stranger.body).not.toContain(once);
+    expect(await t.database.db.selectFrom('bookings').select('id').execute()).toHaveLength(1);
+    // The page comes back with a fresh form, good for their own booking.
+    expect(/name="form_key" value="([^"]+)"/.exec(stranger.body)?.[1]).not.toBe(key);
+    const theirs = pagePathOf(
+      await pagePost(
+        t,
+        `/p/${ORG}/book`,
+        formOf(stranger.body, {
+          first_name: 'Ann',
+          last_name: 'Other',
+          email: 'ann@example.com',
+          starts_at: radios(stranger.body).at(-1)!,
+        }),
+      ),
+    );
+    expect(theirs).not.toBe(once);
+    expect(await t.database.db.selectFrom('bookings').select('id').execute()).toHaveLength(2);
     // A new visit to the page is a new form, good for one more booking.
     const fresh = await search({ date: '2026-11-24' });
     expect(/name="form_key" value="([^"]+)"/.exec(fresh)?.[1]).not.toBe(key);
@@ -248,6 +274,19 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
       }),
     );
     pagePathOf(fixed);
+  });
+
+  it('a day the calendar does not have, typed into the address, is said, never a fault', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    for (const date of ['2026-12-32', '2027-02-29', '2026-13-01']) {
+      for (const services of [ids.services.cut!, '']) {
+        const params = new URLSearchParams({ location: 'camden', services, date });
+        const odd = await pageGet(t, `/p/${ORG}?${params.toString()}`);
+        expect(odd.statusCode, odd.body).toBe(400);
+        expect(odd.body).toContain('Choose a day.');
+      }
+    }
   });
 
   it('the other customer forms say it in plain words too (the waitlist)', async () => {

@@ -77,6 +77,27 @@ describe('log lines never carry personal data or keys', () => {
     expect(JSON.stringify((redacted({ err: error }).err as { detail: string }).detail)).toBe('"[redacted]"');
   });
 
+  it('hides a member behind a getter without a setter, and writes the line even when an object resists', () => {
+    class Sealed {
+      get email() {
+        return 'jo@example.org';
+      }
+    }
+    const { logger, lines } = captured();
+    logger.info({ who: new Sealed(), status: 1 }, 'getter');
+    expect(JSON.stringify(lines[0])).not.toContain('jo@example.org');
+    const hostile = new Proxy(
+      {},
+      {
+        has: () => {
+          throw new Error('no');
+        },
+      },
+    );
+    logger.info({ hostile, status: 2 }, 'proxy');
+    expect(lines[1]).toMatchObject({ hostile: '[redacted]', status: 2, msg: 'proxy' });
+  });
+
   it('returns a line with nothing to hide as it is (no copy on every request)', () => {
     const line = { method: 'GET', route: '/v1/x', status: 200, duration_ms: 0.3, key_id: 'k' };
     expect(redacted(line)).toBe(line);

@@ -37,6 +37,7 @@ import {
   dayWindow,
   dayWords,
   emptyDayReason,
+  isCalendarDate,
   STRIP_DAYS,
   startsOn,
   stylistsFor,
@@ -200,7 +201,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const stylists = await stylistsOfView(deps, view);
         const staff = stylists.find((m) => m.id === query.staff);
         const today = localDateAt(now, view.location.timezone);
-        if (query.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(query.date))
+        if (query.date !== undefined && !isCalendarDate(query.date))
           throw new AppError('invalid_request', 'Choose a day.', 'date');
         const chosenAt = query.starts_at === undefined ? undefined : parseInstant(query.starts_at);
         const asked =

@@ -22,6 +22,7 @@ export function plainWords(error: AppError): string {
 export function forPeople(error: AppError): string {
   const words = plainWords(error);
   if (words !== error.message) return words;
+  if (error.param === 'form_key') return `${words} Your details are kept below: confirm to book.`;
   if (error.status === 409) {
     return `${words} Your details are kept below: choose another time and confirm again.`;
   }

@@ -32,6 +32,7 @@ import {
   dayWindow,
   dayWords,
   emptyDayReason,
+  isCalendarDate,
   STRIP_DAYS,
   startsOn,
   stylistsFor,
@@ -91,7 +92,8 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
             organisation,
             { ...choices, date },
             {
-              fields: body,
+              // A form that already booked for someone else comes back as a fresh one (a new key).
+              fields: error.param === 'form_key' ? { ...body, form_key: undefined } : body,
               startsAt: Number.isNaN(startsAt) ? undefined : startsAt,
               alert: forPeople(error),
             },
@@ -136,7 +138,7 @@ async function bookingPage(
   const staff = stylists.find((s) => s.id === query.staff);
   const today = localDateAt(now, location.timezone);
   const askedDate = kept?.startsAt === undefined ? query.date : localDateAt(kept.startsAt, location.timezone);
-  if (askedDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(askedDate))
+  if (askedDate !== undefined && !isCalendarDate(askedDate))
     throw new AppError('invalid_request', 'Choose a day.', 'date');
   const window = dayWindow(today, askedDate);
   parts.push(

@@ -25,9 +25,14 @@ export interface DayWindow {
   start: string;
 }
 
-/** The strip holding `date` (today when none, or one already past). */
+/** A day as a form or link gives it: YYYY-MM-DD, and a day the calendar has (not 2026-12-32). */
+export function isCalendarDate(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && DateTime.fromISO(value, { zone: 'UTC' }).isValid;
+}
+
+/** The strip holding `date` (today when none, one already past, or none the calendar has). */
 export function dayWindow(today: string, asked: string | undefined): DayWindow {
-  const date = asked !== undefined && asked > today ? asked : today;
+  const date = asked !== undefined && isCalendarDate(asked) && asked > today ? asked : today;
   const offset = daysBetween(today, date);
   return { today, date, start: plusDays(today, Math.floor(offset / STRIP_DAYS) * STRIP_DAYS) };
 }
