@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/data/database.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
+import { storageProblemOf } from '../../src/data/storage-health.ts';
 import { REDONE_IF_LOST, writeTransaction } from '../../src/data/write-transaction.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
@@ -170,6 +171,25 @@ describe.skipIf(onPostgres)('bookkeeping redone if lost commits without a disk s
     ]);
     expect(seen).toEqual([2, 2]);
     expect(await ids()).toEqual([1]);
+  });
+
+  it('a lazy commit is no proof that the disk writes again; a durable one is (readiness)', async () => {
+    await writeTransaction(db(), (trx) => insert(trx, 1));
+    // A full disk: no page may be added to the file, and a write that needs one fails.
+    const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(db())).rows[0]!.page_count;
+    await sql.raw(`pragma max_page_count = ${pages}`).execute(db());
+    await expect(
+      writeTransaction(db(), async (trx) => {
+        for (let id = 2; id < 5_000; id += 1) await insert(trx, id);
+      }),
+    ).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect(storageProblemOf(db())).not.toBeNull();
+    // A change that needs no new page commits, but without a sync it proves nothing.
+    const touch = (trx: Db) => sql`update scratch set parent = 1 where id = 1`.execute(trx);
+    await writeTransaction(db(), touch, REDONE_IF_LOST);
+    expect(storageProblemOf(db())).not.toBeNull();
+    await writeTransaction(db(), touch);
+    expect(storageProblemOf(db())).toBeNull();
   });
 
   it('a unit that fails still leaves the connection FULL', async () => {
