@@ -96,12 +96,19 @@ function hide(copy: Record<string, unknown>, member: string): void {
   });
 }
 
-/** A shallow copy of `value` with its prototype, every own member writable (an Error's included). */
+/**
+ * A shallow copy of `value` with its prototype, every own member a writable value: an accessor (an
+ * Error's `stack` on newer V8) is read from `value`, since on the copy it would read nothing.
+ */
 function editableCopy(value: object): Record<string, unknown> {
   const members = Object.getOwnPropertyDescriptors(value);
-  for (const member of Object.values(members)) {
-    member.configurable = true;
-    if (!('get' in member) && !('set' in member)) member.writable = true;
+  for (const [name, member] of Object.entries(members)) {
+    members[name] = {
+      value: 'get' in member || 'set' in member ? (value as Record<string, unknown>)[name] : member.value,
+      enumerable: member.enumerable ?? false,
+      writable: true,
+      configurable: true,
+    };
   }
   return Object.create(Object.getPrototypeOf(value), members) as Record<string, unknown>;
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { runCli } from '../helpers/cli.ts';
+import { REPO_ROOT, runCli } from '../helpers/cli.ts';
 import { freshDatabasePerTest } from '../helpers/temp-database.ts';
 
 const SHARED_EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
@@ -77,13 +77,26 @@ describe('booking import of a hand-written catalogue', () => {
     expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
   }, 120_000);
 
-  it('takes a file that names its JSON Schema in $schema, as the shared example does with one added', () => {
-    const example: Json = JSON.parse(readFileSync(SHARED_EXAMPLE, 'utf8'));
-    const file = path.join(fresh.dir, 'with-schema.json');
-    writeFileSync(file, JSON.stringify({ $schema: '../docs/catalogue.schema.json', ...example }));
-    const result = runCli(['import', file], fresh.env);
+  it('takes a file that names its JSON Schema in $schema, as the demo catalogue does', () => {
+    const demo = path.join(REPO_ROOT, 'db', 'demo-catalogue.json');
+    expect(JSON.parse(readFileSync(demo, 'utf8')).$schema).toBe('../docs/catalogue.schema.json');
+    const result = runCli(['import', demo], fresh.env);
     expect(result.stderr).not.toMatch(/problem|unknown key/);
     expect(result.status).toBe(0);
-    expect(runCli(['import', SHARED_EXAMPLE], fresh.env).status).toBe(0);
   }, 120_000);
+
+  // The team's shared example sits beside the checkout, when it is there (CI links it in).
+  it.skipIf(!existsSync(SHARED_EXAMPLE))(
+    'takes the shared example with a $schema added, and without',
+    () => {
+      const example: Json = JSON.parse(readFileSync(SHARED_EXAMPLE, 'utf8'));
+      const file = path.join(fresh.dir, 'with-schema.json');
+      writeFileSync(file, JSON.stringify({ $schema: '../docs/catalogue.schema.json', ...example }));
+      const result = runCli(['import', file], fresh.env);
+      expect(result.stderr).not.toMatch(/problem|unknown key/);
+      expect(result.status).toBe(0);
+      expect(runCli(['import', SHARED_EXAMPLE], fresh.env).status).toBe(0);
+    },
+    120_000,
+  );
 });
