@@ -1,4 +1,5 @@
 import type { Db } from '../data/database.ts';
+import { bookedServices } from '../data/diary-repository.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
@@ -69,18 +70,7 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
     : undefined;
   if (!page) throw new AppError('not_found', 'No booking has this link; check the link you were given.');
   const booking = await getBooking(db, page.organisation_id, page.reference);
-  const services = await db
-    .selectFrom('booking_services')
-    .innerJoin('services', (join) =>
-      join
-        .onRef('services.organisation_id', '=', 'booking_services.organisation_id')
-        .onRef('services.id', '=', 'booking_services.service_id'),
-    )
-    .select(['services.name', 'booking_services.price_minor'])
-    .where('booking_services.organisation_id', '=', page.organisation_id)
-    .where('booking_services.booking_id', '=', page.booking_id)
-    .orderBy('booking_services.position')
-    .execute();
+  const services = await bookedServices(db, page.organisation_id, page.booking_id);
   return {
     token,
     organisation: {

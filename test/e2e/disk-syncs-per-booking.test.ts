@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { type RunningServer, startServer } from '../helpers/cli.ts';
 import {
+  providerEnv,
   type SmtpSink,
   startSmtpSink,
   startTwilioStandIn,
@@ -36,12 +37,7 @@ beforeAll(async () => {
   if (onPostgres || !canTrace) return;
   server = await startServer(['--port', '0'], {
     DATABASE_URL: t.database.url,
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'bookings@acme.example',
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: '+447700900000',
-    TWILIO_API_BASE: twilio.base,
+    ...providerEnv(smtp, twilio),
   });
 });
 afterAll(async () => {

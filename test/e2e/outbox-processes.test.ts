@@ -6,6 +6,7 @@ import type { OutboxMessage } from '../../src/domain/outbox.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
 import {
+  providerEnv,
   type SmtpSink,
   startSmtpSink,
   startTwilioStandIn,
@@ -37,12 +38,7 @@ beforeAll(async () => {
   twilio = await startTwilioStandIn();
   env = {
     DATABASE_URL: t.database.url,
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'bookings@acme.example',
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: '+447700900000',
-    TWILIO_API_BASE: twilio.base,
+    ...providerEnv(smtp, twilio),
     OUTBOX_LEASE_SECONDS: '2',
   };
 });

@@ -226,3 +226,15 @@ function check(
   if (typeof token !== 'string' || token === '') return 'form: no idempotency token';
   return { token, to, from, body: text };
 }
+
+/** The settings that point `booking serve` (or `booking outbox deliver`) at these two stand-ins. */
+export function providerEnv(smtp: SmtpSink, twilio: TwilioStandIn): Record<string, string> {
+  return {
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'bookings@acme.example',
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_FROM: '+447700900000',
+    TWILIO_API_BASE: twilio.base,
+  };
+}

@@ -95,19 +95,22 @@ async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof
   };
 }
 
+/** What a held upcoming booking still waits for, said after it. */
+const HELD_FOR = {
+  pending_payment: ', held for its deposit',
+  pending_confirmation: ', held for you to finish online',
+};
+
 /**
  * The caller's upcoming bookings as said to them, each with its reference: "You have 2 upcoming
  * bookings: ... (reference N H C dash ...); and ...". No name: names are caller-supplied (docs/mcp.md).
  */
 function upcomingSentence(bookings: readonly SpokenBooking[]): string {
   if (bookings.length === 0) return 'You have no upcoming bookings.';
-  const each = bookings.map((b) => {
-    const held = {
-      pending_payment: ', held for its deposit',
-      pending_confirmation: ', held for you to finish online',
-    };
-    return `${b.spoken}${held[b.status as keyof typeof held] ?? ''} (reference ${b.reference_spoken})`;
-  });
+  const each = bookings.map(
+    (b) =>
+      `${b.spoken}${HELD_FOR[b.status as keyof typeof HELD_FOR] ?? ''} (reference ${b.reference_spoken})`,
+  );
   const count = bookings.length === 1 ? 'an upcoming booking' : `${bookings.length} upcoming bookings`;
   return `You have ${count}: ${each.join('; and ')}.`;
 }
