@@ -1,28 +1,44 @@
 /**
- * Runs `pass` every `intervalMs` until stopped, never two at once (a pass still running when the
- * next tick comes skips that tick); a failure goes to `onError`, never fatal. The returned stop waits
- * for the pass in progress, so a shutdown can close the database after it without cutting a write
- * short. `pass` is told whether a stop was asked, to end a long pass early.
+ * Runs `pass` about every `intervalMs` until stopped, never two at once; a failure goes to
+ * `onError`, never fatal. The returned stop waits for the pass in progress, so a shutdown can close
+ * the database after it without cutting a write short. `pass` is told whether a stop was asked, to
+ * end a long pass early.
+ *
+ * Each wait is drawn between 0.5 and 1.5 times the interval (the mean stays `intervalMs`): servers
+ * started together on one database would otherwise poll in lockstep, and the one a hair ahead would
+ * claim every due item on every tick while the others only ever find nothing.
  */
 export function startPeriodicWork(
   pass: (stopping: () => boolean) => Promise<unknown>,
   onError: (error: unknown) => void,
   intervalMs: number,
+  random: () => number = Math.random,
 ): () => Promise<void> {
   let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
   let stopped = false;
-  const timer = setInterval(() => {
-    if (running || stopped) return;
+  /** The next pass comes a drawn wait after the last one began (a long pass is followed at once). */
+  const schedule = (lastBegan: number) => {
+    if (stopped) return;
+    const wait = intervalMs * (0.5 + random()) - (Date.now() - lastBegan);
+    timer = setTimeout(tick, Math.max(0, wait));
+    timer.unref();
+  };
+  const tick = () => {
+    timer = null;
+    if (stopped) return;
+    const began = Date.now();
     running = pass(() => stopped)
       .then(() => undefined, onError)
       .finally(() => {
         running = null;
+        schedule(began);
       });
-  }, intervalMs);
-  timer.unref();
+  };
+  schedule(Date.now());
   return async () => {
     stopped = true;
-    clearInterval(timer);
+    if (timer) clearTimeout(timer);
     await running;
   };
 }
