@@ -1,53 +1,72 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { systemClock } from '../src/app/clock.ts';
 import { measureAgainstBaseline } from './lib/against-baseline.ts';
-import { BENCH_LOCATION, EXTRA_SERVICES } from './lib/bench-database.ts';
+import { BENCH_LOCATION, createBenchDatabase, EXTRA_SERVICES } from './lib/bench-database.ts';
 import type { Benchmark } from './lib/benchmark.ts';
-import { startServerProcess } from './lib/server-process.ts';
+import { startServeProcess } from './lib/serve-process.ts';
 import { judgeHttp } from './lib/targets.ts';
-import type { FullStackInfo } from './services-endpoint-server.ts';
 
-const FULL_STACK_SERVER = new URL('./services-endpoint-server.ts', import.meta.url);
 const PAGE_SIZE = 50;
 const PATH = `/v1/locations/${BENCH_LOCATION}/services`;
 
 /**
- * The issue's first benchmark: a full default page of services, each with its staff, through the
- * whole stack, against a bare Fastify route returning the same JSON. Targets: at least 0.6 of the
- * baseline's throughput and p99 under 10 ms at 50 connections.
+ * Issue 47: what any authenticated GET costs beyond the framework. A full default page of services,
+ * each with its staff, from the real `booking serve` against a bare Fastify route sending the very
+ * same bytes. Targets: at least 0.6 of the baseline's throughput and p99 under 10 ms at 50 connections.
  */
 export const servicesEndpoint: Benchmark = {
   id: 'services-endpoint',
   async run(context) {
-    context.progress('seeding a temporary SQLite database and starting the full stack…');
-    const server = await startServerProcess<FullStackInfo>(FULL_STACK_SERVER, null, {
-      cpuProfileDir: context.cpuProfileDir,
-      serveSettings: true,
-    });
+    context.progress('seeding a temporary SQLite database and starting `booking serve`…');
+    const { database, readKey } = await createBenchDatabase(systemClock.nowMs());
+    const logFile = path.join(database.dir, 'serve.log');
+    const server = await startServeProcess(
+      { DATABASE_URL: database.url },
+      { logFile, cpuProfileDir: context.cpuProfileDir },
+    );
     try {
       const comparison = await measureAgainstBaseline(
         {
-          origin: server.info.origin,
+          origin: server.origin,
           route: '/v1/locations/:slug/services',
           path: PATH,
-          headers: { authorization: `Bearer ${server.info.readKey}` },
+          headers: { authorization: `Bearer ${readKey}` },
           check: checkFullPage,
         },
         context,
       );
+      const exitCode = await server.stop();
+      if (exitCode !== 0) throw new Error(`booking serve exited with ${exitCode}.`);
+      const logged = requestsLogged(logFile);
+      if (logged < comparison.full.requests) {
+        throw new Error(
+          `booking serve logged ${logged} requests of the ${comparison.full.requests} measured.`,
+        );
+      }
       return {
         kind: 'http',
         request: `GET ${PATH}`,
         method: [
-          `Full stack: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\`: system clock, in-memory rate-limit store, default limits; no logger) on a migrated SQLite file holding the demo catalogue plus ${EXTRA_SERVICES} generated services, so Camden offers ${PAGE_SIZE}: one full default page, each service with 1–2 staff. Every request is checked against the HTTPS rule, authenticates a read key with one SQLite query (key hash joined to its organisation; the key's own limit is far above the load, so it is counted but never refused), is rate-limited, has its parameters validated by zod, and is answered from the listing cache: pages are cached serialised, keyed by the organisation's catalogue version, which that same query reads (database triggers bump it on any catalogue change). The first request of a catalogue version reads the location, the page and its staff from SQLite.`,
-          'Baseline: a bare Fastify instance (no logger, no hooks, no schema) with the same route pattern, returning the very same JSON (checked byte for byte before measuring).',
+          `Full stack: \`booking serve\` itself (bin/booking.js with its V8 settings, NODE_ENV=production, LOG_LEVEL=info with one JSON line per request written to a file, the rate-limit counters in their file beside the database) on a migrated SQLite file holding the demo catalogue plus ${EXTRA_SERVICES} generated services, so Camden offers ${PAGE_SIZE}: one full default page, each service with 1–2 staff. Every request is checked against the HTTPS rule, authenticates its key (the key's row, kept in process while nothing commits to the database, else one query), is counted in its key's and its organisation's windows (hits taken from the counters file in batches), has its parameters validated, is answered from the listing cache (pages kept serialised, by catalogue version), and is logged.`,
+          'Baseline: a bare Fastify instance (no logger, no hooks, no schema) with the same route pattern, sending the very same bytes with the same content type (checked byte for byte before measuring).',
         ],
         comparison,
         targets: judgeHttp(comparison, { minRatio: 0.6, maxP99Ms: 10 }),
       };
     } finally {
       await server.stop();
+      await database.dispose();
     }
   },
 };
+
+/** The "request completed" lines of a server's log. */
+function requestsLogged(logFile: string): number {
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"request completed"')).length;
+}
 
 function checkFullPage(body: unknown): void {
   const data = (body as { data?: { staff?: unknown[] }[] }).data;

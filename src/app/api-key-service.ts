@@ -7,6 +7,7 @@ import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api
 import { AppError } from '../domain/errors.ts';
 import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
 import { checkFreeText } from './free-text.ts';
+import { keyLimitOf, organisationLimitOf, type RequestBudgets } from './request-budgets.ts';
 import {
   KEY_COUNTER_PREFIX,
   keyRequests,
@@ -138,7 +139,7 @@ export interface CountedPrincipal {
 /**
  * requirePrincipal, with the request counted in the rate-limit windows ending at `windowEnd` as
  * RateLimitStore.countRequest counts it (the key's counter, keyRequests, and up to the key's limit,
- * its own or `defaultKeyLimit`, its organisation's, organisationRequests): in the key lookup's own
+ * its own or the budgets' default, its organisation's, organisationRequests): in the key lookup's own
  * statement when the store is a table of the same database (PostgreSQL: one round trip for all), else
  * right after the lookup. Counted only for a key that authenticates, as before.
  */
@@ -148,12 +149,16 @@ export async function requireCountedPrincipal(
   presented: string,
   now: number,
   windowEnd: number,
-  defaultKeyLimit: number,
+  budgets: RequestBudgets,
 ): Promise<CountedPrincipal> {
   if (isWellFormedApiKey(presented)) {
     const hash = hashApiKey(presented);
     if (store.findKeyAndCount) {
-      const counters = { keyPrefix: KEY_COUNTER_PREFIX, organisation: ORGANISATION_COUNTER, defaultKeyLimit };
+      const counters = {
+        keyPrefix: KEY_COUNTER_PREFIX,
+        organisation: ORGANISATION_COUNTER,
+        defaultKeyLimit: budgets.requestsPerMinute,
+      };
       const row = await store.findKeyAndCount(hash, counters, windowEnd);
       if (row && row.revoked_at === null && row.window_count !== null) {
         await noteUse(db, row, now);
@@ -169,8 +174,9 @@ export async function requireCountedPrincipal(
         const principal = principalOf(row);
         const counts = await store.countRequest(
           keyRequests(principal),
-          principal.rateLimitPerMinute ?? defaultKeyLimit,
+          keyLimitOf(principal, budgets),
           organisationRequests(principal.organisation.id),
+          organisationLimitOf(principal, budgets),
           windowEnd,
         );
         return { principal, counts };

@@ -73,6 +73,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     key: RateLimitCounter,
     keyLimit: number,
     organisation: RateLimitCounter,
+    _organisationLimit: number,
     windowEnd: number,
   ): Promise<RequestCounts> {
     return countRequestInTurn(this, key, keyLimit, organisation, windowEnd);

@@ -68,6 +68,7 @@ export async function countRequest(
     keyRequests(principal),
     keyLimitOf(principal, budgets),
     organisationRequests(principal.organisation.id),
+    organisationLimitOf(principal, budgets),
     limiter.windowEnd(now),
   );
   return decideRequest(limiter, counts, principal, budgets, now);

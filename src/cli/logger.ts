@@ -32,6 +32,23 @@ export function createLogger(level: string, destination: pino.DestinationStream 
   return pino({ level, formatters: { log: redacted } }, destination);
 }
 
+/** How long a server's log line may wait in memory before it is written (serverLogDestination). */
+export const LOG_FLUSH_MS = 100;
+
+/**
+ * stderr for `booking serve`: lines gathered in memory and written together, once 4 KiB have
+ * gathered or LOG_FLUSH_MS after the first, instead of one write call per request (that call cost
+ * a request more than its authentication; issue 47). What is gathered is written on any exit,
+ * a crash included (pino flushes on the process's exit event); a kill -9 or a power cut loses at
+ * most the last LOG_FLUSH_MS of lines (docs/decisions/logs-and-personal-data.md).
+ */
+export function serverLogDestination(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 2, minLength: 4096, sync: false });
+  const timer = setInterval(() => destination.flush(), LOG_FLUSH_MS);
+  timer.unref();
+  return destination;
+}
+
 /**
  * The object of a log line with every HIDDEN member (and any authorization header) censored. Should
  * looking into it fail (an exotic object), every object in the line is censored whole: the line is

@@ -12,7 +12,7 @@ import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
 import { openRuntime } from '../runtime.ts';
 import { installDemo, printDemoKey } from './catalogue-commands.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, serverLogDestination } from './logger.ts';
 import { outboxDeliveryFor } from './outbox-commands.ts';
 import { out } from './output.ts';
 
@@ -48,7 +48,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * streams, waits for a running hold sweep, and closes the database (SQLite checkpoints its WAL).
  */
 export async function serve(config: Config, options: { demo: boolean }): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, serverLogDestination());
   // The demo takes deposits in the built-in test mode unless another provider was chosen.
   if (options.demo && config.paymentProvider === null) config.paymentProvider = 'local';
   const runtime = await openRuntime(config);

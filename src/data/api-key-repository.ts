@@ -1,4 +1,5 @@
 import { type CompiledQuery, sql } from 'kysely';
+import { UnchangedRows } from './change-mark.ts';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './tables.ts';
 
@@ -24,7 +25,19 @@ export type ApiKeyWithOrganisation = ApiKeyRow & {
  * This runs on every request, and building and compiling it with Kysely costs twice what SQLite
  * spends answering it, so it is compiled once per database handle and re-run with each hash.
  */
-export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyWithOrganisation | undefined> {
+export function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyWithOrganisation | undefined> {
+  return unchangedKeys.get(db, keyHash, () => readApiKeyByHash(db, keyHash));
+}
+
+/**
+ * Every request looks its key up, and between two writes the answer is the same: on SQLite the row
+ * is kept until anything commits (change-mark.ts), which takes a request's one query away while the
+ * database is only read (issue 47). A revoked key or a new catalogue version moves the mark at once,
+ * in this process and in any other on the same file.
+ */
+const unchangedKeys = new UnchangedRows<string, ApiKeyWithOrganisation>();
+
+async function readApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyWithOrganisation | undefined> {
   let compiled = compiledKeyLookups.get(db);
   if (!compiled) {
     compiled = keyLookup(db, '').compile();

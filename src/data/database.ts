@@ -16,6 +16,7 @@ import type { DatabaseHandle, DatabaseOptions } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
+import { registerChangeMark } from './change-mark.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';
@@ -92,12 +93,15 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   registerSearchFold(sqlite);
   const onQuery = options.onQuery;
   const health = new StorageHealth();
+  const changed: Changed = { since: false, lazily: false, writes: 0 };
   const db = new Kysely<Database>({
-    dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite, health) }, sqlite),
+    dialect: new EmbeddedSqliteDialect({ database: withStatementCache(sqlite, health, changed) }, sqlite),
     ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
   enableGroupCommit(db);
   trackStorageHealth(db, health);
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  registerChangeMark(db, () => `${dataVersion.get()}:${changed.writes}`);
   return {
     db,
     dialect: 'sqlite',
@@ -206,9 +210,12 @@ export class StatementCache<T> {
  * shapes, but `in (...)` lists of varying length make distinct texts. Every statement reports to
  * `health` whether a write reached the disk or the storage failed (storage-health.ts).
  */
-function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): KyselySqliteDatabase {
+function withStatementCache(
+  sqlite: SqliteConnection,
+  health: StorageHealth,
+  changed: Changed,
+): KyselySqliteDatabase {
   const statements = new StatementCache<KyselyStatement>();
-  const changed = { since: false, lazily: false };
   return {
     close: () => sqlite.close(),
     prepare(sql: string) {
@@ -234,6 +241,18 @@ function withStatementCache(sqlite: SqliteConnection, health: StorageHealth): Ky
 type KyselyStatement = ReturnType<KyselySqliteDatabase['prepare']>;
 
 /**
+ * What the connection's statements changed: `since` the last moment outside a transaction, and
+ * whether under synchronous NORMAL (`lazily`), for storage health; and how many write statements
+ * changed rows since it opened (`writes`), for the change mark (change-mark.ts), as SQLite's
+ * data_version counts only other connections' commits.
+ */
+interface Changed {
+  since: boolean;
+  lazily: boolean;
+  writes: number;
+}
+
+/**
  * A statement that tells `health` how it went: a write has reached the disk when a statement that is
  * not a read (nor a rollback) leaves the connection outside a transaction (a COMMIT, or a write on its
  * own) after something was changed since the last such moment (`changed`): a transaction that changed
@@ -245,7 +264,7 @@ function reporting(
   sqlite: SqliteConnection,
   statement: SqliteStatement,
   kind: { rollback: boolean; write: boolean; syncs?: string | undefined },
-  changed: { since: boolean; lazily: boolean },
+  changed: Changed,
   health: StorageHealth,
 ): KyselyStatement {
   const observe = <T>(run: () => T, changes: (result: T) => boolean): T => {
@@ -260,7 +279,10 @@ function reporting(
       throw error;
     }
     if (kind.syncs) changed.lazily = kind.syncs === 'normal';
-    if (kind.write && changes(result)) changed.since = true;
+    if (kind.write && changes(result)) {
+      changed.since = true;
+      changed.writes++;
+    }
     if (kind.rollback) changed.since = false;
     if (!statement.reader && !kind.rollback && !sqlite.inTransaction) {
       // A COMMIT under synchronous NORMAL did not wait for the disk: it proves nothing about it.

@@ -44,13 +44,15 @@ export interface RateLimitStore {
   decrement(counter: RateLimitCounter, windowEnd: number): Promise<void>;
   /**
    * One request of an API key in the window ending at `windowEnd`: one hit on the key's counter and,
-   * when the key's new count is at most `keyLimit`, one on its organisation's. PostgreSQL does both in
-   * one statement; the other stores, in process, one after the other (countRequestInTurn).
+   * when the key's new count is at most `keyLimit`, one on its organisation's (whose limit is
+   * `organisationLimit`). PostgreSQL does both in one statement; memory one after the other
+   * (countRequestInTurn); a SQLite file in batches of hits taken ahead (sqlite-rate-limits.ts).
    */
   countRequest(
     key: RateLimitCounter,
     keyLimit: number,
     organisation: RateLimitCounter,
+    organisationLimit: number,
     windowEnd: number,
   ): Promise<RequestCounts>;
   /** Lets go of what the store holds open (a file), for stores that hold one. */
@@ -152,6 +154,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
     key: RateLimitCounter,
     keyLimit: number,
     organisation: RateLimitCounter,
+    _organisationLimit: number,
     windowEnd: number,
   ): Promise<RequestCounts> {
     await this.#enter(windowEnd);

@@ -109,7 +109,7 @@ export function createAuthenticator(deps: AppDeps) {
       key,
       now,
       limiter.windowEnd(now),
-      deps.limits.requestsPerMinute,
+      deps.limits,
     ),
   );
 

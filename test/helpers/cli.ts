@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = path.join(REPO_ROOT, 'bin/booking.js');
+export const BIN = path.join(REPO_ROOT, 'bin/booking.js');
 
 export interface CliResult {
   status: number | null;

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/http/build-app.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -287,13 +288,15 @@ describe('loading', () => {
       await count(`service_ids=${cut}&date=2026-11-23`); // the key's first use also records last_used_at
       // Loaded from scratch (the catalogue changed, so no catalogue read is reused either); then with
       // only the bookings changed, the key (with both versions) and the bookings, whatever the size;
-      // then with nothing changed, the key and the answer itself.
+      // then with nothing changed, nothing at all on SQLite (the key and its versions once on
+      // PostgreSQL): the key's row is kept while nothing commits
+      // (src/data/change-mark.ts) and the answer is cached.
       const smallQuery = `service_ids=${cut}&date=2026-11-23&staff_id=${ana}`;
       await bump('catalogue_version');
       const small = await count(smallQuery);
       await bump('bookings_version');
       expect(await count(smallQuery)).toEqual({ ...small, queries: 2 });
-      expect(await count(smallQuery)).toEqual({ ...small, queries: 1 });
+      expect(await count(smallQuery)).toEqual({ ...small, queries: onPostgres ? 1 : 0 });
       const largeQuery = `service_ids=${cut}&date=2026-11-23&days=14`;
       await bump('catalogue_version');
       const large = await count(largeQuery);

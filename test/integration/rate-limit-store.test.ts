@@ -8,7 +8,7 @@ import {
   organisationRequests,
 } from '../../src/app/rate-limiter.ts';
 import { NO_ORGANISATION, type RateLimitStore } from '../../src/data/rate-limit-counters.ts';
-import { rateLimitFileOf, SqliteRateLimitStore } from '../../src/data/sqlite-rate-limits.ts';
+import { leaseSize, rateLimitFileOf, SqliteRateLimitStore } from '../../src/data/sqlite-rate-limits.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
 /**
@@ -91,7 +91,7 @@ describe('a request counted in its key’s window and its organisation’s (coun
       // Two keys of one organisation, limit 2 each, on both processes in turn.
       for (let i = 0; i < 6; i++) {
         const key = { organisationId: 'org-a', name: `key:${i % 3 === 2 ? 'b' : 'a'}` };
-        counts.push(await stores[i % 2]!.countRequest(key, 2, organisation, windowEnd));
+        counts.push(await stores[i % 2]!.countRequest(key, 2, organisation, 100, windowEnd));
       }
       expect(counts).toEqual([
         { key: 1, organisation: 1 },
@@ -108,6 +108,7 @@ describe('a request counted in its key’s window and its organisation’s (coun
           { organisationId: 'org-b', name: 'key:a' },
           2,
           organisationRequests('org-b'),
+          100,
           windowEnd,
         ),
       ).toEqual({ key: 1, organisation: 1 });
@@ -116,6 +117,7 @@ describe('a request counted in its key’s window and its organisation’s (coun
           { organisationId: 'org-a', name: 'key:a' },
           2,
           organisation,
+          100,
           windowEnd + 60_000,
         ),
       ).toEqual({ key: 1, organisation: 1 });
@@ -124,7 +126,13 @@ describe('a request counted in its key’s window and its organisation’s (coun
       const inMemory = [];
       for (let i = 0; i < 3; i++)
         inMemory.push(
-          await memory.countRequest({ organisationId: 'org-a', name: 'key:a' }, 2, organisation, windowEnd),
+          await memory.countRequest(
+            { organisationId: 'org-a', name: 'key:a' },
+            2,
+            organisation,
+            100,
+            windowEnd,
+          ),
         );
       expect(inMemory.map((c) => c.organisation)).toEqual([1, 2, null]);
     } finally {
@@ -146,4 +154,49 @@ describe.skipIf(onPostgres)('the counters file of a SQLite database', () => {
       store.close();
     }
   });
+});
+
+describe('a busy key counted in batches from the counters file (SQLite)', () => {
+  it.skipIf(onPostgres)(
+    'hands out distinct counts across processes: never more than the limit allowed, and little held back',
+    async () => {
+      const limit = 640;
+      expect(leaseSize(limit)).toBe(10);
+      expect(leaseSize(120)).toBe(1);
+      expect(leaseSize(1_000_000)).toBe(64);
+      const stores = [0, 1, 2].map(() => new SqliteRateLimitStore(rateLimitFileOf(t.file!)));
+      const windowEnd = new FixedWindowRateLimiter(stores[0]!).windowEnd(t0);
+      const organisation = organisationRequests('org-a');
+      try {
+        const key = { organisationId: 'org-a', name: 'key:busy' };
+        // One process alone counts 1, 2, 3, … as before, while the file holds a batch ahead.
+        const alone = [];
+        for (let i = 0; i < 12; i++)
+          alone.push((await stores[0]!.countRequest(key, limit, organisation, 10 * limit, windowEnd)).key);
+        expect(alone).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        expect(await stores[1]!.get(key, windowEnd)).toBe(20);
+        // Three processes in a shuffled order until every one is refused.
+        const seen: number[] = [...alone];
+        const refused = new Set<number>();
+        let turn = 7;
+        while (refused.size < stores.length) {
+          turn = (turn * 1_103_515_245 + 12_345) % 2_147_483_648;
+          const which = turn % stores.length;
+          const counts = await stores[which]!.countRequest(key, limit, organisation, 10 * limit, windowEnd);
+          if (counts.key > limit) {
+            refused.add(which);
+            expect(counts.organisation).toBeNull();
+          } else seen.push(counts.key);
+        }
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(Math.max(...seen)).toBeLessThanOrEqual(limit);
+        // What the others held unused when the window ran out: less than a batch each.
+        expect(seen.length).toBeGreaterThanOrEqual(limit - (stores.length - 1) * (leaseSize(limit) - 1));
+        // The organisation's window counted each allowed request once, in batches of its own.
+        expect(await stores[0]!.get(organisation, windowEnd)).toBeGreaterThanOrEqual(seen.length);
+      } finally {
+        for (const store of stores) store.close();
+      }
+    },
+  );
 });
