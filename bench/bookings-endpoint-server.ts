@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../src/app/clock.ts';
-import { createAppDeps } from '../src/app/deps.ts';
+import { createAppDeps, rateLimitStoreFor } from '../src/app/deps.ts';
 import { BOOKINGS_SCENARIO, createBookingsDatabase } from './lib/bookings-database.ts';
 import { serveFromChild } from './lib/child.ts';
 import { listenFullStack } from './lib/full-stack.ts';
@@ -25,6 +25,8 @@ serveFromChild<null, BookingsStackInfo>(async () => {
   const { database, writeKey, serviceId, clientId, staffIds } = await createBookingsDatabase();
   const deps = createAppDeps({
     db: database.db,
+    // As `booking serve` counts them: in the counters file beside the database.
+    rateLimitStore: rateLimitStoreFor(database.db, database.file),
     // Fixed before every slot booked, so each one stays within notice and advance limits.
     clock: new ManualClock(BOOKINGS_SCENARIO.now),
     secret: randomBytes(32).toString('base64url'),

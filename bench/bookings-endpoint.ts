@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { RawResult } from 'autocannon';
+import { canTraceSyncs, countSyncs } from '../test/helpers/disk-syncs.ts';
 import type { BookingsStackInfo } from './bookings-endpoint-server.ts';
 import type { RawInfo, RawRun, RawRunResult } from './bookings-raw-server.ts';
 import type { Benchmark, ThroughputRow } from './lib/benchmark.ts';
@@ -12,10 +14,17 @@ import { loadRow, medianRow, timesRow } from './lib/throughput-rows.ts';
 const FULL_STACK_SERVER = new URL('./bookings-endpoint-server.ts', import.meta.url);
 const RAW_SERVER = new URL('./bookings-raw-server.ts', import.meta.url);
 const PATH = '/v1/bookings';
-/** SQLite takes one writer at a time: a handful of concurrent clients is what a salon API sees. */
-const CONNECTIONS = 16;
+/** Issue 47's load: 50 connections, each booking with an Idempotency-Key of its own. */
+const CONNECTIONS = 50;
 /** The issue's target: sustained POST /bookings at least half the raw insert rate. */
 const MIN_RATIO = 0.5;
+/** Bookings made one after another over one connection, each waiting for the last's 201. */
+const ONE_AT_A_TIME = 300;
+/** Issue 47's targets for one booking at a time: its p50, and disk syncs per booking. */
+const ONE_AT_A_TIME_P50_MS = 2;
+const SYNCS_PER_BOOKING = 1;
+/** Bookings one at a time whose disk syncs are counted. */
+const TRACED = 100;
 /**
  * Saturation rounds per side. The disk's sync time varies from second to second on a shared machine
  * (it is most of a raw insert), so short alternating rounds spread it over both sides.
@@ -41,7 +50,7 @@ export const bookingsEndpoint: Benchmark = {
     let raw: ServerProcess<RawInfo> | undefined;
     try {
       raw = await startServerProcess<RawInfo>(RAW_SERVER, null);
-      return await measure(server.info, raw.info.origin, context);
+      return await measure(server.info, server.pid, raw.info.origin, context);
     } finally {
       await raw?.stop();
       await server.stop();
@@ -51,6 +60,7 @@ export const bookingsEndpoint: Benchmark = {
 
 async function measure(
   info: BookingsStackInfo,
+  serverPid: number,
   rawOrigin: string,
   context: Parameters<Benchmark['run']>[0],
 ): Promise<Awaited<ReturnType<Benchmark['run']>>> {
@@ -61,6 +71,7 @@ async function measure(
     method: 'POST',
     headers: { authorization: `Bearer ${info.writeKey}`, 'content-type': 'application/json' },
     body: () => feed.nextBody(),
+    requestHeaders: () => ({ 'idempotency-key': randomUUID() }),
     onStatus: (status) => feed.record(status),
   };
   const rawRun = (spec: RawRun) => runRaw(rawOrigin, spec);
@@ -73,6 +84,21 @@ async function measure(
   feed.assertNoConflict();
   // The raw side writes as many bookings (the one checked above included): both tables stay the same size.
   await rawRun({ count: feed.created - warmFrom + 1 });
+
+  progress(`${ONE_AT_A_TIME} bookings one at a time, then as many raw inserts…`);
+  const oneAtATime = await bookOneAtATime(target, feed, ONE_AT_A_TIME);
+  const rawOneAtATime = await rawRun({ count: ONE_AT_A_TIME });
+  // Counted in a pass of their own: strace stops the server at every system call it makes, which
+  // would be the time measured.
+  let syncs: number | null = null;
+  if (canTraceSyncs) {
+    progress(`${TRACED} more one at a time, their disk syncs counted with strace…`);
+    const tracing = await countSyncs(serverPid);
+    await bookOneAtATime(target, feed, TRACED);
+    syncs = await tracing.stop();
+  }
+  const oneRow = timesRow('Full stack, one at a time (one connection)', oneAtATime.times, oneAtATime.seconds);
+  const rawOneRow = rawRow('Raw inserts, one at a time', [rawOneAtATime]);
 
   // A booking may cost more as the table grows (see the method below), so the sides are compared at
   // the same table sizes: each round, the full stack books for roundS seconds, then the raw writer
@@ -123,11 +149,14 @@ async function measure(
     kind: 'throughput',
     subject: `POST ${PATH}`,
     method: [
-      `Full stack: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\`, but a clock fixed at ${now}, a week before the first slot; in-memory rate-limit store, default limits; no logger) on a migrated SQLite file (\`bench/lib/bookings-database.ts\`): one location (${timezone}, 15-minute grid, no notice, ${BOOKINGS_SCENARIO.maxAdvanceDays} days ahead), one 15-minute service without buffer or deposit, ${staff} staff working ${clockOf(dayStart)}–${clockOf(dayEnd)} every day, one client, no bookings at the start. autocannon drives it over ${CONNECTIONS} keep-alive connections; every request books the next slot of one fixed sequence (from ${firstDate}, day by day, time by time, staff by staff: ${feed.handedOut.toLocaleString('en-GB')} slots over ${days} days handed out in this run), naming its staff member and its start with the offset, so each is a distinct free slot and must be answered 201. Each request is checked against the HTTPS rule, authenticates a read_write key with one SQLite query, is rate-limited (the key's limit is far above the load), has its JSON body validated by zod, and then, inside the write transaction (no Idempotency-Key, so nothing is looked up or stored for replay), reads the location, the client and the services, re-checks the slot with the availability engine (the staff member's eligibility, working hours, time off, closures and the bookings that could overlap the new one), picks an unused reference, inserts the bookings row (its id time-ordered), its booking_services segment, its booking_events entry and the token row of its booking page, and, once the transaction has committed, serialises the 201 response (built from what was written, not read back). Writes go through the group commit of \`src/data/write-transaction.ts\`: the requests that reach the writer in the same turn of the event loop run one after another in one BEGIN IMMEDIATE transaction, each in a savepoint of its own (a failing one rolls back alone), and share its COMMIT, so one disk sync serves the group; none is answered before that COMMIT has returned.`,
+      `Full stack: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\`, but a clock fixed at ${now}, a week before the first slot; rate-limit counters in their file beside the database, default limits; no logger) on a migrated SQLite file (\`bench/lib/bookings-database.ts\`): one location (${timezone}, 15-minute grid, no notice, ${BOOKINGS_SCENARIO.maxAdvanceDays} days ahead), one 15-minute service without buffer or deposit, ${staff} staff working ${clockOf(dayStart)}–${clockOf(dayEnd)} every day, one client, no bookings at the start. autocannon drives it over ${CONNECTIONS} keep-alive connections; every request books the next slot of one fixed sequence (from ${firstDate}, day by day, time by time, staff by staff: ${feed.handedOut.toLocaleString('en-GB')} slots over ${days} days handed out in this run), naming its staff member and its start with the offset, so each is a distinct free slot and must be answered 201. Each request is checked against the HTTPS rule, authenticates a read_write key with one SQLite query, is rate-limited (the key's limit is far above the load), has its JSON body validated by zod, and then, inside the write transaction (each with an Idempotency-Key of its own, looked up and stored for replay in the same transaction), reads the location, the client and the services, re-checks the slot with the availability engine (the staff member's eligibility, working hours, time off, closures and the bookings that could overlap the new one), picks an unused reference, inserts the bookings row (its id time-ordered), its booking_services segment, its booking_events entry and the token row of its booking page, and, once the transaction has committed, serialises the 201 response (built from what was written, not read back). Writes go through the group commit of \`src/data/write-transaction.ts\`: the requests that reach the writer in the same turn of the event loop run one after another in one BEGIN IMMEDIATE transaction, each in a savepoint of its own (a failing one rolls back alone), and share its COMMIT, so one disk sync serves the group; none is answered before that COMMIT has returned.`,
       `Raw inserts: a second child process, also pinned to core 0, writes the rows a booking is made of (the bookings row with an id made the same way, its segment and its first event; not the booking page's token row, so it does a little less) for the same slot sequence into its own database, built the same way (the project's migrations, so the same indexes, constraints and triggers; the same catalogue, so the same foreign keys) and opened with the project's own pragmas (\`configureSqlite\`: WAL, synchronous=FULL, foreign_keys=ON, busy_timeout=5000): per booking one BEGIN IMMEDIATE; INSERT bookings; INSERT booking_services; INSERT booking_events; COMMIT, through prepared better-sqlite3 statements, one booking after another. Its times are per booking, BEGIN to COMMIT returned, in fractions of a millisecond; the full stack's at saturation are autocannon's, in whole milliseconds and including the queue of ${CONNECTIONS} connections behind one writer. On both sides every COMMIT syncs the WAL to disk (synchronous=FULL).`,
+      `One at a time: after the warm-up, ${ONE_AT_A_TIME} bookings are made one after another over one keep-alive connection (fetch), each timed from its request to its 201; then the raw writer inserts as many, one after another; then ${TRACED} more one at a time while strace counts the server's fsync and fdatasync calls (every thread; a pass of their own, as strace stops the server at every system call).`,
       `On both sides the overlap trigger \`bookings_no_overlap_insert\` searches the staff member's bookings that start less than a day before the new one (no booking spans longer), so a booking may still cost a little more as the table and its indexes grow. The sides are therefore compared at equal table sizes rather than over equal times: after a ${WARM_UP_S}-second warm-up of the full stack at saturation (and as many raw inserts), each of ${SATURATION_ROUNDS} rounds lets the full stack book for ${roundS} s at saturation and then has the raw writer insert as many bookings (table sizes and ratios per round below). Writes/s is bookings over measuring time; the saturation ratio is over all rounds. Then the sides alternate in ${LATENCY_ROUNDS} rounds of ${latencyRoundS} s at a fixed ${rate} bookings/s, ${Math.round(LATENCY_SHARE * 100)}% of the full stack's saturated rate (raw first, paced in process, timed from when each booking was due; full stack through the open-loop generator of \`bench/lib/paced-load.ts\` over the same ${CONNECTIONS} connections); each percentile there is the median over the rounds. The tables end at ${last.bookingsAfter.toLocaleString('en-GB')} bookings.`,
     ],
     rows: [
+      oneRow,
+      rawOneRow,
       loadRow(`Full stack, saturation (${CONNECTIONS} connections)`, full),
       rawAll,
       medianRow(
@@ -142,6 +171,10 @@ async function measure(
     ratios: [
       { label: 'POST / raw inserts, saturation', value: ratio.toFixed(2) },
       {
+        label: 'One at a time: raw p50 / POST p50',
+        value: (rawOneRow.p50 / oneRow.p50).toFixed(2),
+      },
+      {
         label: 'Per round (bookings in the table: POST / raw, full stack and raw bookings/s)',
         value: fullRounds
           .map(
@@ -152,6 +185,20 @@ async function measure(
       },
     ],
     targets: [
+      {
+        description: `One booking at a time: p50 < ${ONE_AT_A_TIME_P50_MS} ms`,
+        measured: `${oneRow.p50.toFixed(2)} ms (raw inserts ${rawOneRow.p50.toFixed(2)} ms)`,
+        pass: oneRow.p50 < ONE_AT_A_TIME_P50_MS,
+      },
+      ...(syncs === null
+        ? []
+        : [
+            {
+              description: `One booking at a time: at most ${SYNCS_PER_BOOKING} disk sync per booking (strace)`,
+              measured: `${(syncs / TRACED).toFixed(2)} (${syncs} fsync/fdatasync for ${TRACED} bookings)`,
+              pass: syncs / TRACED <= SYNCS_PER_BOOKING,
+            },
+          ]),
       {
         description: `Sustained POST ${PATH} ≥ ${MIN_RATIO} × raw insert rate (saturation, same table sizes)`,
         measured: `${ratio.toFixed(2)} (${Math.round(full.requestsPerSecond)} against ${Math.round(rawAll.perSecond)} bookings/s)`,
@@ -227,7 +274,8 @@ class SlotFeed {
 /** One booking through fetch before any load, checked to be the slot asked for, confirmed. */
 async function bookOnce(target: LoadTarget, feed: SlotFeed): Promise<void> {
   const body = feed.nextBody();
-  const response = await fetch(target.url, { method: 'POST', headers: target.headers, body });
+  const headers = { ...target.headers, ...target.requestHeaders?.() };
+  const response = await fetch(target.url, { method: 'POST', headers, body });
   const text = await response.text();
   feed.record(response.status);
   if (response.status !== 201)
@@ -242,6 +290,27 @@ async function bookOnce(target: LoadTarget, feed: SlotFeed): Promise<void> {
   ) {
     throw new Error(`The first booking is not the confirmed slot asked for: ${text.slice(0, 300)}`);
   }
+}
+
+/** `count` bookings one after another over one keep-alive connection, each timed to its 201. */
+async function bookOneAtATime(
+  target: LoadTarget,
+  feed: SlotFeed,
+  count: number,
+): Promise<{ times: number[]; seconds: number }> {
+  const times: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i += 1) {
+    const headers = { ...target.headers, ...target.requestHeaders?.() };
+    const body = feed.nextBody();
+    const sent = performance.now();
+    const response = await fetch(target.url, { method: 'POST', headers, body });
+    await response.arrayBuffer();
+    times.push(performance.now() - sent);
+    feed.record(response.status);
+  }
+  feed.assertNoConflict();
+  return { times, seconds: (performance.now() - start) / 1000 };
 }
 
 async function runRaw(origin: string, spec: RawRun): Promise<RawRunResult> {

@@ -11,6 +11,8 @@ export interface LoadTarget {
    * such as bookings of distinct slots). A request built but not sent when a run ends wastes its body.
    */
   body?: () => string;
+  /** Headers of their own for every request (an Idempotency-Key each), built with its body. */
+  requestHeaders?: () => Record<string, string>;
   /** Sees the status code of every response, e.g. to count anything but the one status expected. */
   onStatus?: (status: number) => void;
   /**
@@ -49,7 +51,7 @@ export interface LoadStats {
  * can later be merged exactly (latency histograms added, not percentiles averaged).
  */
 export function runLoad(target: LoadTarget, settings: LoadSettings): Promise<RawResult> {
-  const { body, onStatus } = target;
+  const { body, onStatus, requestHeaders } = target;
   return Promise.resolve(
     autocannon({
       url: target.url,
@@ -61,10 +63,16 @@ export function runLoad(target: LoadTarget, settings: LoadSettings): Promise<Raw
       timeout: 10,
       skipAggregateResult: true,
       // autocannon calls setupRequest for every request it sends (and onResponse for every answer).
-      ...((body || onStatus) && {
+      ...((body || onStatus || requestHeaders) && {
         requests: [
           {
-            ...(body && { setupRequest: (request: RequestSpec) => ({ ...request, body: body() }) }),
+            ...((body || requestHeaders) && {
+              setupRequest: (request: RequestSpec) => ({
+                ...request,
+                ...(body && { body: body() }),
+                ...(requestHeaders && { headers: { ...request.headers, ...requestHeaders() } }),
+              }),
+            }),
             ...(onStatus && { onResponse: (status: number) => onStatus(status) }),
           },
         ],

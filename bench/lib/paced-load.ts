@@ -23,10 +23,11 @@ export async function runPacedLoad(
 
   const send = (due: number) => {
     const body = target.body?.();
-    const headers =
-      body === undefined
-        ? target.headers
-        : { ...target.headers, 'content-length': String(Buffer.byteLength(body)) };
+    const headers = {
+      ...target.headers,
+      ...target.requestHeaders?.(),
+      ...(body !== undefined && { 'content-length': String(Buffer.byteLength(body)) }),
+    };
     const done = new Promise<void>((resolve) => {
       const req = request(url, { agent, method: target.method ?? 'GET', headers }, (res) => {
         res.on('data', (chunk: Buffer) => {

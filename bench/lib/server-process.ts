@@ -10,6 +10,8 @@ const STOP_TIMEOUT_MS = 10_000;
 export interface ServerProcess<Info> {
   /** What the child reported once listening: its URLs, keys… */
   info: Info;
+  /** The child's process id (to trace it). */
+  pid: number;
   /** Asks the child to close its servers and exit; kills it if it does not. */
   stop(): Promise<void>;
 }
@@ -44,7 +46,7 @@ export async function startServerProcess<Info>(
   if (PINNING && child.pid !== undefined) pinProcess(child.pid, SERVER_CPU);
   try {
     const info = (await handshake(child, init)) as Info;
-    return { info, stop: () => stop(child) };
+    return { info, pid: child.pid!, stop: () => stop(child) };
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { type RunningServer, startServer } from '../helpers/cli.ts';
+import { canTraceSyncs, countSyncs } from '../helpers/disk-syncs.ts';
 import {
   providerEnv,
   type SmtpSink,
@@ -19,7 +19,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  * bookkeeping redone if lost, committed without a sync (docs/decisions/bookkeeping-without-disk-sync.md).
  */
 const BOOKINGS = 20;
-const canTrace = spawnSync('strace', ['-V']).status === 0;
 
 let t: TestApp;
 let ids: CatalogueIds;
@@ -34,7 +33,7 @@ beforeAll(async () => {
   await t.database.db.updateTable('locations').set({ reminder_hours_before: 0 }).execute();
   smtp = await startSmtpSink();
   twilio = await startTwilioStandIn();
-  if (onPostgres || !canTrace) return;
+  if (onPostgres || !canTraceSyncs) return;
   server = await startServer(['--port', '0'], {
     DATABASE_URL: t.database.url,
     ...providerEnv(smtp, twilio),
@@ -47,50 +46,12 @@ afterAll(async () => {
   await t.close();
 });
 
-/** strace counting the disk syncs of `pid` (every thread) until stopped; the count then. */
-async function countSyncs(pid: number): Promise<{ stop(): Promise<number> }> {
-  const tracer: ChildProcess = spawn(
-    'strace',
-    ['-f', '-c', '-e', 'trace=fsync,fdatasync', '-p', String(pid)],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let report = '';
-  tracer.stderr!.on('data', (chunk) => {
-    report += chunk;
-  });
-  // strace says it attached before it counts anything.
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`strace did not attach: ${report}`)), 10_000);
-    tracer.stderr!.on('data', () => {
-      if (/attached/.test(report)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return {
-    async stop() {
-      const exited = new Promise((resolve) => tracer.once('exit', resolve));
-      tracer.kill('SIGINT');
-      await exited;
-      // strace -c's table: % time, seconds, usecs/call, calls, [errors,] syscall.
-      const calls = (name: string) => {
-        const row = report.split('\n').find((line) => line.trim().endsWith(` ${name}`));
-        return row ? Number(row.trim().split(/\s+/)[3]) : 0;
-      };
-      return calls('fsync') + calls('fdatasync');
-    },
-  };
-}
-
 async function settle(predicate: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200 && !predicate(); i += 1) await new Promise((r) => setTimeout(r, 50));
   expect(predicate(), what).toBe(true);
 }
 
-describe.skipIf(onPostgres || !canTrace)('disk syncs of a booking on SQLite', () => {
+describe.skipIf(onPostgres || !canTraceSyncs)('disk syncs of a booking on SQLite', () => {
   it(`${BOOKINGS} bookings one at a time, each confirmed by SMS and e-mail, sync the disk about once each`, async () => {
     const syncs = await countSyncs(server.process.pid!);
     const headers = { authorization: `Bearer ${t.keys.readWrite}`, 'content-type': 'application/json' };
