@@ -4,6 +4,7 @@ import { type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machi
 import type { OfferedService } from '../domain/catalogue.ts';
 import { busyBlocksOf } from './calendar-repository.ts';
 import type { Db } from './database.ts';
+import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import { offeredServicesByIds } from './service-repository.ts';
 
 export interface StaffCandidate {
@@ -108,7 +109,10 @@ export async function busyBookingsOf(
 ): Promise<Map<string, BusyBooking[]>> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   if (staffIds.length === 0) return busy;
-  const bookings = await liveBookingsQuery(db, organisationId, staffIds, window, excludeBookingId).execute();
+  const bookings = await liveBookings(excludeBookingId).rows(
+    db,
+    liveBookingsParams(organisationId, staffIds, window, excludeBookingId),
+  );
   for (const b of bookings) busy.get(b.staff_id)?.push(busyBooking(b));
   return busy;
 }
@@ -139,9 +143,10 @@ export async function busyBookingsAndHoldsOf(
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   const holds: ReadHold[] = [];
   if (staffIds.length === 0) return { busy, holds };
-  const bookings = await liveBookingsQuery(db, organisationId, staffIds, window, excludeBookingId)
-    .select('id')
-    .execute();
+  const bookings = await liveBookings(excludeBookingId).rows(
+    db,
+    liveBookingsParams(organisationId, staffIds, window, excludeBookingId),
+  );
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
     if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
@@ -149,26 +154,69 @@ export async function busyBookingsAndHoldsOf(
   return { busy, holds };
 }
 
-function liveBookingsQuery(
-  db: Db,
+type LiveBookingsParams = {
+  organisationId: string;
+  staffIds: readonly string[];
+  windowStart: number;
+  windowEnd: number;
+  /** Implied by the window (no booking spans longer), and what bounds the index range scan. */
+  startsAfter: number;
+  excludeBookingId: string | undefined;
+};
+
+interface LiveBookingRow {
+  id: string;
+  staff_id: string;
+  status: BookingStatus;
+  starts_at: number;
+  ends_at: number;
+  blocked_until: number;
+  hold_expires_at: number | null;
+}
+
+function liveBookingsParams(
   organisationId: string,
   staffIds: readonly string[],
   window: Interval,
   excludeBookingId: string | undefined,
-) {
-  return (
-    db
-      .selectFrom('bookings')
-      .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
-      .where('organisation_id', '=', organisationId)
-      .where('staff_id', 'in', staffIds)
-      .where('status', 'in', LIVE_STATUSES)
-      .where('starts_at', '<', window.end)
-      .where('blocked_until', '>', window.start)
-      // Implied by the line above (no booking spans longer), and what bounds the index range scan.
-      .where('starts_at', '>', window.start - MAX_BOOKING_SPAN_MS)
-      .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
-  );
+): LiveBookingsParams {
+  return {
+    organisationId,
+    staffIds,
+    windowStart: window.start,
+    windowEnd: window.end,
+    startsAfter: window.start - MAX_BOOKING_SPAN_MS,
+    excludeBookingId,
+  };
+}
+
+/**
+ * The live bookings of the staff overlapping the window, but the one excluded if any: read on every
+ * slot check (each `book`), so built once (prepared-query.ts), with and without the exclusion.
+ */
+const liveBookingsQueries = new Map<boolean, PreparedQuery<LiveBookingsParams, LiveBookingRow>>();
+
+function liveBookings(
+  excludeBookingId: string | undefined,
+): PreparedQuery<LiveBookingsParams, LiveBookingRow> {
+  const excluding = excludeBookingId !== undefined;
+  let query = liveBookingsQueries.get(excluding);
+  if (query === undefined) {
+    query = preparedQuery<LiveBookingsParams, LiveBookingRow>((db, param, list) =>
+      db
+        .selectFrom('bookings')
+        .select(['id', 'staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
+        .where('organisation_id', '=', param('organisationId'))
+        .where('staff_id', 'in', list('staffIds'))
+        .where('status', 'in', LIVE_STATUSES)
+        .where('starts_at', '<', param('windowEnd'))
+        .where('blocked_until', '>', param('windowStart'))
+        .where('starts_at', '>', param('startsAfter'))
+        .$if(excluding, (q) => q.where('id', '<>', param('excludeBookingId') as string)),
+    );
+    liveBookingsQueries.set(excluding, query);
+  }
+  return query;
 }
 
 function busyBooking(b: {
