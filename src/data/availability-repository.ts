@@ -69,21 +69,8 @@ export async function calendarsOf(
   }
   if (staffIds.length === 0) return calendars;
   const [hours, timeOff, busy] = await Promise.all([
-    db
-      .selectFrom('staff_working_hours')
-      .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
-      .where('organisation_id', '=', organisationId)
-      .where('location_id', '=', locationId)
-      .where('staff_id', 'in', staffIds)
-      .execute(),
-    db
-      .selectFrom('staff_time_off')
-      .select(['staff_id', 'starts_at', 'ends_at'])
-      .where('organisation_id', '=', organisationId)
-      .where('staff_id', 'in', staffIds)
-      .where('starts_at', '<', window.end)
-      .where('ends_at', '>', window.start)
-      .execute(),
+    workingHoursOf.rows(db, { organisationId, locationId, staffIds }),
+    timeOffOf.rows(db, { organisationId, staffIds, windowStart: window.start, windowEnd: window.end }),
     busyBlocksOf(db, organisationId, staffIds, window),
   ]);
   for (const h of hours) {
@@ -95,6 +82,32 @@ export async function calendarsOf(
   for (const b of busy) calendars.timeOff.get(b.staff_id)?.push({ start: b.starts_at, end: b.ends_at });
   return calendars;
 }
+
+/** calendarsOf's queries (prepared-query.ts), read whenever a location's calendars are not cached. */
+const workingHoursOf = preparedQuery<
+  { organisationId: string; locationId: string; staffIds: readonly string[] },
+  { staff_id: string; weekday: number; start_minute: number; end_minute: number }
+>((db, param, list) =>
+  db
+    .selectFrom('staff_working_hours')
+    .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
+    .where('organisation_id', '=', param('organisationId'))
+    .where('location_id', '=', param('locationId'))
+    .where('staff_id', 'in', list('staffIds')),
+);
+
+const timeOffOf = preparedQuery<
+  { organisationId: string; staffIds: readonly string[]; windowStart: number; windowEnd: number },
+  { staff_id: string; starts_at: number; ends_at: number }
+>((db, param, list) =>
+  db
+    .selectFrom('staff_time_off')
+    .select(['staff_id', 'starts_at', 'ends_at'])
+    .where('organisation_id', '=', param('organisationId'))
+    .where('staff_id', 'in', list('staffIds'))
+    .where('starts_at', '<', param('windowEnd'))
+    .where('ends_at', '>', param('windowStart')),
+);
 
 /**
  * The live bookings of each staff member that overlap the window, at any location (a staff member
