@@ -32,9 +32,13 @@ const BOOK_WARM_UP = 20;
 const ROUNDS = 2;
 /** find_slots asks about the afternoons of this many weeks from today (Sundays left out: Camden is shut). */
 const FIND_WEEKS = 4;
-/** The issue's targets for a round trip over Streamable HTTP, on either protocol generation. */
+/**
+ * The issue's targets for a round trip over Streamable HTTP, on either protocol generation: p50 under
+ * 3 ms for both tools; p99 under 8 ms for find_slots (issue 47, "cost per request": it was 15) and
+ * still under 15 ms for book, whose commit waits for one disk sync (docs/decisions/mcp-round-trip-floor.md).
+ */
 const TARGET_P50_MS = 3;
-const TARGET_P99_MS = 15;
+const TARGET_P99_MS = { find_slots: 8, book: 15 } as const;
 /** availability answers at most this many days at once. */
 const AVAILABILITY_DAYS = 14;
 const CLIENT_INFO = { name: 'bench-agent', version: '1.0.0' };
@@ -151,8 +155,8 @@ export const mcpRoundTrips: Benchmark = {
           ...ratioRows('book', bookModern, bookLegacy, bookLocal),
         ],
         targets: [
-          ...latencyTargets(findModern, findLegacy),
-          ...latencyTargets(bookModern, bookLegacy),
+          ...latencyTargets(TARGET_P99_MS.find_slots, findModern, findLegacy),
+          ...latencyTargets(TARGET_P99_MS.book, bookModern, bookLegacy),
           ...sizeTargets(sizes),
           {
             description: 'Every answer ok (find_slots with slots, book with a new reference), every side',
@@ -169,7 +173,7 @@ export const mcpRoundTrips: Benchmark = {
   },
 };
 
-function latencyTargets(...overHttp: Timing[]) {
+function latencyTargets(p99Ms: number, ...overHttp: Timing[]) {
   return overHttp.flatMap((http) => [
     {
       description: `${http.label}: p50 < ${TARGET_P50_MS} ms`,
@@ -177,9 +181,9 @@ function latencyTargets(...overHttp: Timing[]) {
       pass: http.p50 < TARGET_P50_MS,
     },
     {
-      description: `${http.label}: p99 < ${TARGET_P99_MS} ms`,
+      description: `${http.label}: p99 < ${p99Ms} ms`,
       measured: `${formatMs(http.p99)} ms`,
-      pass: http.p99 < TARGET_P99_MS,
+      pass: http.p99 < p99Ms,
     },
   ]);
 }

@@ -111,22 +111,48 @@ async function storedResponse(trx: Db, scope: IdempotencyScope): Promise<StoredR
 
 async function store(trx: Db, scope: IdempotencyScope, response: StoredResponse): Promise<void> {
   if (scope.key === undefined) return;
-  const row = {
-    organisation_id: scope.organisationId,
-    idempotency_key: scope.key,
+  await upsertRecord.rows(trx, {
+    organisationId: scope.organisationId,
+    key: scope.key,
     fingerprint: scope.fingerprint,
-    status_code: response.status,
-    response_body: JSON.stringify(response.body),
-    created_at: scope.now,
-    expires_at: scope.now + IDEMPOTENCY_WINDOW_MS,
+    statusCode: response.status,
+    responseBody: JSON.stringify(response.body),
+    createdAt: scope.now,
+    expiresAt: scope.now + IDEMPOTENCY_WINDOW_MS,
+  });
+}
+
+/**
+ * A key's record, written in the transaction of the write it answers (each `book` writes one): built
+ * once (prepared-query.ts). A record past its window may still be there: the key is free again, so it
+ * is overwritten.
+ */
+const upsertRecord = preparedQuery<
+  {
+    organisationId: string;
+    key: string;
+    fingerprint: string;
+    statusCode: number;
+    responseBody: string;
+    createdAt: number;
+    expiresAt: number;
+  },
+  never
+>((db, param) => {
+  const row = {
+    organisation_id: param('organisationId'),
+    idempotency_key: param('key'),
+    fingerprint: param('fingerprint'),
+    status_code: param('statusCode'),
+    response_body: param('responseBody'),
+    created_at: param('createdAt'),
+    expires_at: param('expiresAt'),
   };
-  // A record past its window may still be there: the key is free again, so it is overwritten.
-  await trx
+  return db
     .insertInto('idempotency_records')
     .values(row)
-    .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row))
-    .execute();
-}
+    .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row));
+});
 
 /**
  * What a once-only key made (the public booking form's own key: one form, one booking), within the

@@ -4,6 +4,7 @@ import { type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machi
 import type { OfferedService } from '../domain/catalogue.ts';
 import { busyBlocksOf } from './calendar-repository.ts';
 import type { Db } from './database.ts';
+import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import { offeredServicesByIds } from './service-repository.ts';
 
 export interface StaffCandidate {
@@ -68,21 +69,8 @@ export async function calendarsOf(
   }
   if (staffIds.length === 0) return calendars;
   const [hours, timeOff, busy] = await Promise.all([
-    db
-      .selectFrom('staff_working_hours')
-      .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
-      .where('organisation_id', '=', organisationId)
-      .where('location_id', '=', locationId)
-      .where('staff_id', 'in', staffIds)
-      .execute(),
-    db
-      .selectFrom('staff_time_off')
-      .select(['staff_id', 'starts_at', 'ends_at'])
-      .where('organisation_id', '=', organisationId)
-      .where('staff_id', 'in', staffIds)
-      .where('starts_at', '<', window.end)
-      .where('ends_at', '>', window.start)
-      .execute(),
+    workingHoursOf.rows(db, { organisationId, locationId, staffIds }),
+    timeOffOf.rows(db, { organisationId, staffIds, windowStart: window.start, windowEnd: window.end }),
     busyBlocksOf(db, organisationId, staffIds, window),
   ]);
   for (const h of hours) {
@@ -94,6 +82,32 @@ export async function calendarsOf(
   for (const b of busy) calendars.timeOff.get(b.staff_id)?.push({ start: b.starts_at, end: b.ends_at });
   return calendars;
 }
+
+/** calendarsOf's queries (prepared-query.ts), read whenever a location's calendars are not cached. */
+const workingHoursOf = preparedQuery<
+  { organisationId: string; locationId: string; staffIds: readonly string[] },
+  { staff_id: string; weekday: number; start_minute: number; end_minute: number }
+>((db, param, list) =>
+  db
+    .selectFrom('staff_working_hours')
+    .select(['staff_id', 'weekday', 'start_minute', 'end_minute'])
+    .where('organisation_id', '=', param('organisationId'))
+    .where('location_id', '=', param('locationId'))
+    .where('staff_id', 'in', list('staffIds')),
+);
+
+const timeOffOf = preparedQuery<
+  { organisationId: string; staffIds: readonly string[]; windowStart: number; windowEnd: number },
+  { staff_id: string; starts_at: number; ends_at: number }
+>((db, param, list) =>
+  db
+    .selectFrom('staff_time_off')
+    .select(['staff_id', 'starts_at', 'ends_at'])
+    .where('organisation_id', '=', param('organisationId'))
+    .where('staff_id', 'in', list('staffIds'))
+    .where('starts_at', '<', param('windowEnd'))
+    .where('ends_at', '>', param('windowStart')),
+);
 
 /**
  * The live bookings of each staff member that overlap the window, at any location (a staff member
@@ -108,7 +122,10 @@ export async function busyBookingsOf(
 ): Promise<Map<string, BusyBooking[]>> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   if (staffIds.length === 0) return busy;
-  const bookings = await liveBookingsQuery(db, organisationId, staffIds, window, excludeBookingId).execute();
+  const bookings = await liveBookings(excludeBookingId).rows(
+    db,
+    liveBookingsParams(organisationId, staffIds, window, excludeBookingId),
+  );
   for (const b of bookings) busy.get(b.staff_id)?.push(busyBooking(b));
   return busy;
 }
@@ -139,9 +156,10 @@ export async function busyBookingsAndHoldsOf(
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   const holds: ReadHold[] = [];
   if (staffIds.length === 0) return { busy, holds };
-  const bookings = await liveBookingsQuery(db, organisationId, staffIds, window, excludeBookingId)
-    .select('id')
-    .execute();
+  const bookings = await liveBookings(excludeBookingId).rows(
+    db,
+    liveBookingsParams(organisationId, staffIds, window, excludeBookingId),
+  );
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
     if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
@@ -149,26 +167,69 @@ export async function busyBookingsAndHoldsOf(
   return { busy, holds };
 }
 
-function liveBookingsQuery(
-  db: Db,
+type LiveBookingsParams = {
+  organisationId: string;
+  staffIds: readonly string[];
+  windowStart: number;
+  windowEnd: number;
+  /** Implied by the window (no booking spans longer), and what bounds the index range scan. */
+  startsAfter: number;
+  excludeBookingId: string | undefined;
+};
+
+interface LiveBookingRow {
+  id: string;
+  staff_id: string;
+  status: BookingStatus;
+  starts_at: number;
+  ends_at: number;
+  blocked_until: number;
+  hold_expires_at: number | null;
+}
+
+function liveBookingsParams(
   organisationId: string,
   staffIds: readonly string[],
   window: Interval,
   excludeBookingId: string | undefined,
-) {
-  return (
-    db
-      .selectFrom('bookings')
-      .select(['staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
-      .where('organisation_id', '=', organisationId)
-      .where('staff_id', 'in', staffIds)
-      .where('status', 'in', LIVE_STATUSES)
-      .where('starts_at', '<', window.end)
-      .where('blocked_until', '>', window.start)
-      // Implied by the line above (no booking spans longer), and what bounds the index range scan.
-      .where('starts_at', '>', window.start - MAX_BOOKING_SPAN_MS)
-      .$if(excludeBookingId !== undefined, (q) => q.where('id', '<>', excludeBookingId!))
-  );
+): LiveBookingsParams {
+  return {
+    organisationId,
+    staffIds,
+    windowStart: window.start,
+    windowEnd: window.end,
+    startsAfter: window.start - MAX_BOOKING_SPAN_MS,
+    excludeBookingId,
+  };
+}
+
+/**
+ * The live bookings of the staff overlapping the window, but the one excluded if any: read on every
+ * slot check (each `book`), so built once (prepared-query.ts), with and without the exclusion.
+ */
+const liveBookingsQueries = new Map<boolean, PreparedQuery<LiveBookingsParams, LiveBookingRow>>();
+
+function liveBookings(
+  excludeBookingId: string | undefined,
+): PreparedQuery<LiveBookingsParams, LiveBookingRow> {
+  const excluding = excludeBookingId !== undefined;
+  let query = liveBookingsQueries.get(excluding);
+  if (query === undefined) {
+    query = preparedQuery<LiveBookingsParams, LiveBookingRow>((db, param, list) =>
+      db
+        .selectFrom('bookings')
+        .select(['id', 'staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
+        .where('organisation_id', '=', param('organisationId'))
+        .where('staff_id', 'in', list('staffIds'))
+        .where('status', 'in', LIVE_STATUSES)
+        .where('starts_at', '<', param('windowEnd'))
+        .where('blocked_until', '>', param('windowStart'))
+        .where('starts_at', '>', param('startsAfter'))
+        .$if(excluding, (q) => q.where('id', '<>', param('excludeBookingId') as string)),
+    );
+    liveBookingsQueries.set(excluding, query);
+  }
+  return query;
 }
 
 function busyBooking(b: {

@@ -5,6 +5,7 @@ import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import type { FeedBooking } from '../domain/calendar-feed.ts';
 import type { Db } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
+import { preparedQuery } from './prepared-query.ts';
 import type { StaffBusyCalendarsTable, StaffCalendarFeedsTable } from './tables.ts';
 
 /**
@@ -363,16 +364,33 @@ export async function busyBlocksOf(
   window: Interval,
 ): Promise<{ staff_id: string; starts_at: number; ends_at: number }[]> {
   if (staffIds.length === 0) return [];
-  return (
-    db
-      .selectFrom('staff_busy_blocks')
-      .select(['staff_id', 'starts_at', 'ends_at'])
-      .where('organisation_id', '=', organisationId)
-      .where('staff_id', 'in', staffIds)
-      .where('starts_at', '<', window.end)
-      // Implied by the next line (no piece is longer), and what bounds the index range scan.
-      .where('starts_at', '>', window.start - MAX_BUSY_PIECE_MS)
-      .where('ends_at', '>', window.start)
-      .execute()
-  );
+  return busyBlocks.rows(db, {
+    organisationId,
+    staffIds,
+    windowStart: window.start,
+    windowEnd: window.end,
+    startsAfter: window.start - MAX_BUSY_PIECE_MS,
+  });
 }
+
+/** busyBlocksOf's query, read with every availability a location's calendars are not cached for. */
+const busyBlocks = preparedQuery<
+  {
+    organisationId: string;
+    staffIds: readonly string[];
+    windowStart: number;
+    windowEnd: number;
+    /** Implied by the window (no piece is longer), and what bounds the index range scan. */
+    startsAfter: number;
+  },
+  { staff_id: string; starts_at: number; ends_at: number }
+>((db, param, list) =>
+  db
+    .selectFrom('staff_busy_blocks')
+    .select(['staff_id', 'starts_at', 'ends_at'])
+    .where('organisation_id', '=', param('organisationId'))
+    .where('staff_id', 'in', list('staffIds'))
+    .where('starts_at', '<', param('windowEnd'))
+    .where('starts_at', '>', param('startsAfter'))
+    .where('ends_at', '>', param('windowStart')),
+);

@@ -90,4 +90,35 @@ describe('preparedQuery', () => {
       bySlugAndCurrency.rows(database.db, { slug: ['org-a', 'org-b'] as never, since: 0 }),
     ).rejects.toThrow(/slug must be one value/);
   });
+
+  const byIds = preparedQuery<{ ids: readonly string[]; since: number }, { id: string }>((db, param, list) =>
+    db
+      .selectFrom('organisations')
+      .select('id')
+      .where('id', 'in', list('ids'))
+      .where('created_at', '>=', param('since'))
+      .orderBy('id'),
+  );
+
+  it('binds a list of any length, each call its own items', async () => {
+    const { db } = database;
+    const ids = async (list: string[], since = 0) =>
+      (await byIds.rows(db, { ids: list, since })).map((r) => r.id);
+    expect(await ids(['org-b'])).toEqual(['org-b']);
+    expect(await ids(['org-a', 'org-c'])).toEqual(['org-a', 'org-c']);
+    // The shape of two items again, with other items: not the first call's.
+    expect(await ids(['org-b', 'org-c'])).toEqual(['org-b', 'org-c']);
+    expect(await ids(['org-a', 'org-b', 'org-c'], 2_000)).toEqual(['org-b', 'org-c']);
+    expect(await ids(['org-a'])).toEqual(['org-a']);
+    expect(await ids(['org-x', 'org-y'])).toEqual([]);
+  });
+
+  it('refuses an empty list, and one value where a list goes', async () => {
+    await expect(byIds.rows(database.db, { ids: [], since: 0 })).rejects.toThrow(
+      /ids must be a list of at least one value/,
+    );
+    await expect(byIds.rows(database.db, { ids: 'org-a' as never, since: 0 })).rejects.toThrow(
+      /ids must be a list/,
+    );
+  });
 });
