@@ -7,13 +7,13 @@ import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api
 import { AppError } from '../domain/errors.ts';
 import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
 import { checkFreeText } from './free-text.ts';
-import { keyLimitOf, organisationLimitOf, type RequestBudgets } from './request-budgets.ts';
 import {
   KEY_COUNTER_PREFIX,
   keyRequests,
   ORGANISATION_COUNTER,
   organisationRequests,
 } from './rate-limiter.ts';
+import { keyLimitOf, organisationLimitOf, type RequestBudgets } from './request-budgets.ts';
 
 /** Who is calling: the organisation and scope resolved from an API key. */
 export interface Principal {

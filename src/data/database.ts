@@ -12,11 +12,11 @@ import {
   SqliteDriver,
 } from 'kysely';
 import { searchFold } from '../domain/search-fold.ts';
+import { registerChangeMark } from './change-mark.ts';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
-import { registerChangeMark } from './change-mark.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 import { enableGroupCommit } from './write-transaction.ts';

@@ -103,14 +103,7 @@ function keyedCaller<T>(
 export function createAuthenticator(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const identify = keyedCaller(deps, (key, now) =>
-    requireCountedPrincipal(
-      deps.db,
-      deps.rateLimitStore,
-      key,
-      now,
-      limiter.windowEnd(now),
-      deps.limits,
-    ),
+    requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, limiter.windowEnd(now), deps.limits),
   );
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
