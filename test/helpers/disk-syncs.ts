@@ -3,11 +3,21 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 /** Whether strace is there to count a process's disk syncs. */
 export const canTraceSyncs = spawnSync('strace', ['-V']).status === 0;
 
-/** strace counting the disk syncs (fsync, fdatasync) of `pid`, every thread, until stopped; the count then. */
-export async function countSyncs(pid: number): Promise<{ stop(): Promise<number> }> {
+/** The disk syncs (fsync, fdatasync) a process made, in all and by the file synced. */
+export interface Syncs {
+  total: number;
+  byFile: Map<string, number>;
+}
+
+/**
+ * strace counting the disk syncs of `pid` (every thread) until stopped. A SQLite database in WAL mode
+ * syncs its `-wal` file at each durable commit and, at a checkpoint, the WAL and then the database
+ * file itself: the syncs of the database file count its checkpoints.
+ */
+export async function countSyncs(pid: number): Promise<{ stop(): Promise<Syncs> }> {
   const tracer: ChildProcess = spawn(
     'strace',
-    ['-f', '-c', '-e', 'trace=fsync,fdatasync', '-p', String(pid)],
+    ['-f', '-y', '-e', 'trace=fsync,fdatasync', '-p', String(pid)],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
     },
@@ -31,12 +41,13 @@ export async function countSyncs(pid: number): Promise<{ stop(): Promise<number>
       const exited = new Promise((resolve) => tracer.once('exit', resolve));
       tracer.kill('SIGINT');
       await exited;
-      // strace -c's table: % time, seconds, usecs/call, calls, [errors,] syscall.
-      const calls = (name: string) => {
-        const row = report.split('\n').find((line) => line.trim().endsWith(` ${name}`));
-        return row ? Number(row.trim().split(/\s+/)[3]) : 0;
-      };
-      return calls('fsync') + calls('fdatasync');
+      // One line a call, `-y` naming the file: `[pid 7] fdatasync(21</tmp/x/booking.sqlite-wal>) = 0`
+      // (a call another thread interrupted is split into "unfinished" and "resumed": counted once).
+      const byFile = new Map<string, number>();
+      for (const match of report.matchAll(/\b(?:fsync|fdatasync)\(\d+<([^>]*)>/g)) {
+        byFile.set(match[1]!, (byFile.get(match[1]!) ?? 0) + 1);
+      }
+      return { total: [...byFile.values()].reduce((n, c) => n + c, 0), byFile };
     },
   };
 }
