@@ -86,14 +86,18 @@ describe.skipIf(onPostgres || !canTraceSyncs)('disk syncs of a booking on SQLite
     // The outcomes of the last messages are recorded after the provider answered.
     await new Promise((r) => setTimeout(r, 500));
     const { byFile } = await syncs.stop();
-    // One sync of the WAL per booking; a checkpoint syncs the WAL once more and then the database
-    // file (so the database file's syncs count the checkpoints); SQLite syncs the directory once when
-    // it creates the WAL. Three per booking before (the claim, the outcome).
+    // One sync of the WAL per booking. A checkpoint syncs the WAL and then the database file (so the
+    // database file's syncs count the checkpoints), and the first commit after it syncs the WAL's new
+    // header too (synchronous FULL); SQLite syncs the directory once when it creates the WAL. Three
+    // per booking before (the claim, the outcome).
     const of = (suffix: string) =>
       [...byFile].filter(([file]) => file.endsWith(suffix)).reduce((n, [, c]) => n + c, 0);
     const checkpoints = of('.sqlite');
     const rest = [...byFile].filter(([file]) => !/\.sqlite(-wal)?$/.test(file));
-    expect(of('.sqlite-wal') - checkpoints, JSON.stringify([...byFile])).toBe(BOOKINGS);
+    const commits = of('.sqlite-wal') - 2 * checkpoints;
+    expect(commits, JSON.stringify([...byFile])).toBeLessThanOrEqual(BOOKINGS);
+    // (A checkpoint that could not finish leaves the WAL as it is: no new header to sync.)
+    expect(commits, JSON.stringify([...byFile])).toBeGreaterThanOrEqual(BOOKINGS - checkpoints);
     expect(checkpoints).toBeLessThanOrEqual(2);
     expect(rest.reduce((n, [, c]) => n + c, 0)).toBeLessThanOrEqual(1);
   });
