@@ -19,8 +19,9 @@ export function rateLimitFileOf(databaseFile: string): string {
  * The counters live in a file of their own beside the database, not in it: every request counts, and
  * in the database each count would be a write transaction queued behind bookings for the one write
  * lock, synced to disk (synchronous = FULL) for data worth nothing after a minute. Here a count is one
- * upsert in WAL mode without syncing (for a busy key, one upsert per batch: countRequest): it survives a crash of the process, and a crash of the machine
- * may lose (or, rarely, corrupt) the file, which is then started afresh: at worst a minute forgiven.
+ * upsert in WAL mode without syncing (for a busy key, one upsert per batch: countRequest): it survives
+ * a crash of the process, and a crash of the machine may lose (or, rarely, corrupt) the file, which is
+ * then started afresh: at worst a minute forgiven.
  */
 export class SqliteRateLimitStore implements RateLimitStore {
   readonly #sqlite: SqliteConnection;
@@ -128,7 +129,10 @@ export class SqliteRateLimitStore implements RateLimitStore {
     return ownCount;
   }
 
-  /** `hits` more in the file and the new count; the first of a window this process sees deletes the windows long passed. */
+  /**
+   * `hits` more in the file, and the new count; the first of a window this process sees deletes the
+   * windows long passed.
+   */
   #addHits(counter: RateLimitCounter, windowEnd: number, hits = 1): number {
     if (this.#purgeDue) {
       this.#purge.run(windowEnd - KEEP_PASSED_WINDOWS_MS);
