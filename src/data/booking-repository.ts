@@ -21,8 +21,8 @@ import type {
 
 /**
  * Whether the database refused a write because the booking would overlap a live booking of its staff
- * member: SQLite's and PostgreSQL's overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion
- * constraint, which sees concurrent transactions' rows, fails with exclusion_violation (23P01).
+ * member: SQLite's overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion constraint, its
+ * one guard (it sees concurrent transactions' rows), fails with exclusion_violation (23P01).
  */
 export function isOverlapRefusal(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
