@@ -13,7 +13,7 @@ import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
-import { bookingsAt, takeTurn } from '../data/write-locks.ts';
+import { bookingsAt } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { withSeriesHorizon } from '../domain/booking/series.ts';
@@ -192,10 +192,9 @@ export async function createBooking(
   }
   // Nothing read above is what the location's turn guards (the catalogue, the client); from here the
   // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
-  // the turn is held for as few queries as can be.
-  await takeTurn(trx, bookingsAt(location.id));
+  // the turn is held for as few queries as can be: it is taken by the read of the staff's bookings.
   const { services } = check;
-  const slot = await check.slot(trx);
+  const slot = await check.slot(trx, bookingsAt(location.id));
   if (!slot) {
     throw refusalError(await explainNoSlot(trx, caller.organisationId, request, input.startsAt, now));
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../data/database.ts';
+import { type Db, dialectOf } from '../data/database.ts';
+import { liveRecordAfterTurn } from '../data/idempotency-records.ts';
 import { preparedQuery } from '../data/prepared-query.ts';
 import type { IdempotencyRecordsTable } from '../data/tables.ts';
 import { idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
@@ -59,8 +60,8 @@ export async function runIdempotently(
 ): Promise<StoredResponse> {
   try {
     return await writeTransaction(db, async (trx) => {
-      if (scope.key !== undefined) await takeTurn(trx, idempotencyKeyTurn(scope.organisationId, scope.key));
-      const replay = await storedResponse(trx, scope);
+      // The key's turn is taken by the read of its record (one statement on PostgreSQL).
+      const replay = await storedResponse(trx, scope, { afterTurn: true });
       if (replay) return { ...replay, replayed: true };
       const response = await work(trx);
       await store(trx, scope, response);
@@ -71,8 +72,7 @@ export async function runIdempotently(
     if (error.code === 'idempotency_key_reused') throw error;
     const response = { status: error.status, body: error.envelope() };
     await writeTransaction(db, async (trx) => {
-      await takeTurn(trx, idempotencyKeyTurn(scope.organisationId, scope.key as string));
-      if (!(await storedResponse(trx, scope))) await store(trx, scope, response);
+      if (!(await storedResponse(trx, scope, { afterTurn: true }))) await store(trx, scope, response);
     });
     throw error;
   }
@@ -91,13 +91,27 @@ const liveRecord = preparedQuery<
     .where('expires_at', '>', param('now')),
 );
 
-async function storedResponse(trx: Db, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
+/**
+ * The key's stored response, if any. With afterTurn, the key's turn (idempotencyKeyTurn) is taken
+ * first and held to the end of the transaction, and the record is read once it is granted: on
+ * PostgreSQL in one statement (liveRecordAfterTurn), so a request waiting for the turn sees what the
+ * request before it stored.
+ */
+async function storedResponse(
+  trx: Db,
+  scope: IdempotencyScope,
+  options: { afterTurn?: boolean } = {},
+): Promise<StoredResponse | undefined> {
   if (scope.key === undefined) return undefined;
-  const record = await liveRecord.first(trx, {
-    organisationId: scope.organisationId,
-    key: scope.key,
-    now: scope.now,
-  });
+  const ask = { organisationId: scope.organisationId, key: scope.key, now: scope.now };
+  const turn = idempotencyKeyTurn(scope.organisationId, scope.key);
+  let record: IdempotencyRecordsTable | undefined;
+  if (options.afterTurn && dialectOf(trx) === 'postgres') {
+    record = await liveRecordAfterTurn(trx, turn, ask);
+  } else {
+    if (options.afterTurn) await takeTurn(trx, turn);
+    record = await liveRecord.first(trx, ask);
+  }
   if (!record) return undefined;
   if (record.fingerprint !== scope.fingerprint) {
     throw new AppError(

@@ -1,0 +1,22 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import type { IdempotencyRecordsTable } from './tables.ts';
+
+/**
+ * PostgreSQL only: takes `turn` (the advisory lock of takeTurn, held to the end of the transaction)
+ * and then reads the organisation's live record of `key`, in one statement: the function
+ * idempotency_record_after_turn (migration 2026-11-29-0030) reads with a snapshot taken once the lock
+ * is granted, so it sees the record the turn's previous holder committed, as a separate SELECT after
+ * takeTurn would, for one round trip instead of two.
+ */
+export async function liveRecordAfterTurn(
+  trx: Db,
+  turn: string,
+  ask: { organisationId: string; key: string; now: number },
+): Promise<IdempotencyRecordsTable | undefined> {
+  const { rows } =
+    await sql<IdempotencyRecordsTable>`SELECT * FROM idempotency_record_after_turn(${turn}, ${ask.organisationId}, ${ask.key}, ${ask.now}::bigint)`.execute(
+      trx,
+    );
+  return rows[0];
+}
