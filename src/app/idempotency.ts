@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Db, dialectOf } from '../data/database.ts';
-import { liveRecordAfterTurn } from '../data/idempotency-records.ts';
+import { liveRecordAfterTurn, upsertIdempotencyRecord } from '../data/idempotency-records.ts';
 import { preparedQuery } from '../data/prepared-query.ts';
 import type { IdempotencyRecordsTable } from '../data/tables.ts';
 import { idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
@@ -56,15 +56,25 @@ export interface IdempotencyScope {
 export async function runIdempotently(
   db: Db,
   scope: IdempotencyScope,
-  work: (trx: Db) => Promise<StoredResponse>,
+  work: (trx: Db, record: ResponseRecord) => Promise<StoredResponse>,
 ): Promise<StoredResponse> {
   try {
     return await writeTransaction(db, async (trx) => {
       // The key's turn is taken by the read of its record (one statement on PostgreSQL).
       const replay = await storedResponse(trx, scope, { afterTurn: true });
       if (replay) return { ...replay, replayed: true };
-      const response = await work(trx);
-      await store(trx, scope, response);
+      let written: StoredResponse | undefined;
+      const response = await work(trx, {
+        rowFor: (answer) => {
+          const { key } = scope;
+          if (key === undefined) return undefined;
+          written = answer;
+          return recordRow({ ...scope, key }, answer);
+        },
+      });
+      // Unless the work wrote this very response's record with its own writes, it is stored now (over
+      // any other the work wrote: the upsert keeps the last).
+      if (written !== response) await store(trx, scope, response);
       return response;
     });
   } catch (error) {
@@ -123,9 +133,24 @@ async function storedResponse(
   return { status: record.status_code, body: JSON.parse(record.response_body) };
 }
 
-async function store(trx: Db, scope: IdempotencyScope, response: StoredResponse): Promise<void> {
-  if (scope.key === undefined) return;
-  const row = {
+/**
+ * Lets a unit of work write its response's record itself, in a statement it runs anyway (a booking's
+ * one write statement on PostgreSQL: a round trip fewer), instead of runIdempotently storing it after.
+ */
+export interface ResponseRecord {
+  /**
+   * The idempotency_records row of `response`, to write with the work's own writes (upserted: see
+   * upsertIdempotencyRecord); undefined for a request without a key, which records nothing. The work
+   * must then return this very object, or the record is stored again, as without this.
+   */
+  rowFor(response: StoredResponse): IdempotencyRecordsTable | undefined;
+}
+
+function recordRow(
+  scope: IdempotencyScope & { key: string },
+  response: StoredResponse,
+): IdempotencyRecordsTable {
+  return {
     organisation_id: scope.organisationId,
     idempotency_key: scope.key,
     fingerprint: scope.fingerprint,
@@ -134,12 +159,12 @@ async function store(trx: Db, scope: IdempotencyScope, response: StoredResponse)
     created_at: scope.now,
     expires_at: scope.now + IDEMPOTENCY_WINDOW_MS,
   };
+}
+
+async function store(trx: Db, scope: IdempotencyScope, response: StoredResponse): Promise<void> {
+  if (scope.key === undefined) return;
   // A record past its window may still be there: the key is free again, so it is overwritten.
-  await trx
-    .insertInto('idempotency_records')
-    .values(row)
-    .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row))
-    .execute();
+  await upsertIdempotencyRecord(trx, recordRow({ ...scope, key: scope.key }, response));
 }
 
 /**

@@ -20,3 +20,21 @@ export async function liveRecordAfterTurn(
     );
   return rows[0];
 }
+
+/** What an idempotency record past its window has overwritten when its key is used again. */
+export const RECORD_COLUMNS = [
+  'fingerprint',
+  'status_code',
+  'response_body',
+  'created_at',
+  'expires_at',
+] as const;
+
+/** Writes an idempotency record, over one past its window (the key is free again then). */
+export async function upsertIdempotencyRecord(trx: Db, row: IdempotencyRecordsTable): Promise<void> {
+  await trx
+    .insertInto('idempotency_records')
+    .values(row)
+    .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row))
+    .execute();
+}
