@@ -249,7 +249,7 @@ async function runPhase(options: PhaseOptions): Promise<PhaseOutcome> {
 }
 
 /** Client backends of the PostgreSQL server connected to another database than `ours`. */
-async function foreignBackends(ours: string): Promise<Set<number>> {
+export async function foreignBackends(ours: string): Promise<Set<number>> {
   return withAdminConnection(async (client) => {
     const result = await client.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname IS DISTINCT FROM $1`,
@@ -259,7 +259,7 @@ async function foreignBackends(ours: string): Promise<Set<number>> {
   });
 }
 
-interface BenchDatabase {
+export interface BenchDatabase {
   url: string;
   /** The PostgreSQL database's name; null for a SQLite file. */
   name: string | null;
@@ -268,7 +268,11 @@ interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-async function freshDatabase(setup: Setup, index: number, dir: string): Promise<BenchDatabase> {
+export async function freshDatabase(
+  setup: Pick<Setup, 'dialect'>,
+  index: number,
+  dir: string,
+): Promise<BenchDatabase> {
   if (setup.dialect === 'sqlite') {
     const file = path.join(dir, `setup-${index}.sqlite`);
     return {
@@ -298,7 +302,7 @@ function dropDatabase(name: string): Promise<void> {
 }
 
 /** Databases left by runs killed before their cleanup (their runner process is gone). */
-async function dropAbandonedDatabases(context: BenchContext): Promise<void> {
+export async function dropAbandonedDatabases(context: BenchContext): Promise<void> {
   const names = await withAdminConnection(async (client) => {
     const result = await client.query<{ datname: string }>(
       `SELECT datname FROM pg_database WHERE datname LIKE '${DATABASE_PREFIX.replaceAll('_', '\\_')}%'`,
@@ -327,7 +331,7 @@ function processAlive(pid: number): boolean {
  * The runner is pinned to the load generator's core and its children inherit that; the instances get
  * every core back, so that a second instance has somewhere to run besides the first one's core.
  */
-function allowEveryCore(server: RunningServer): void {
+export function allowEveryCore(server: RunningServer): void {
   if (!PINNING || server.process.pid === undefined) return;
   try {
     execFileSync(
@@ -340,7 +344,7 @@ function allowEveryCore(server: RunningServer): void {
   }
 }
 
-async function stopServer(server: RunningServer): Promise<number | null> {
+export async function stopServer(server: RunningServer): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), STOP_TIMEOUT_MS);
@@ -357,14 +361,14 @@ async function stopServer(server: RunningServer): Promise<number | null> {
   }
 }
 
-interface ScenarioIds {
+export interface ScenarioIds {
   serviceId: string;
   clientId: string;
   /** Sorted by name, which is the order of the catalogue's staff refs, so bookingSlot's staff numbers index it. */
   staffIds: string[];
 }
 
-async function scenarioIds(origin: string, key: string): Promise<ScenarioIds> {
+export async function scenarioIds(origin: string, key: string): Promise<ScenarioIds> {
   const get = async <T>(url: string): Promise<T> => {
     const response = await fetch(`${origin}${url}`, {
       headers: { authorization: `Bearer ${key}` },
@@ -407,7 +411,7 @@ async function sampleAvailability(
   return sample;
 }
 
-async function integrityOf(url: string): Promise<IntegrityReport> {
+export async function integrityOf(url: string): Promise<IntegrityReport> {
   const handle = openDatabase(url, { readonly: true });
   try {
     return await checkIntegrity(handle.db, Date.now());
@@ -416,7 +420,7 @@ async function integrityOf(url: string): Promise<IntegrityReport> {
   }
 }
 
-function succeeded(result: CliResult, what: string): string {
+export function succeeded(result: CliResult, what: string): string {
   if (result.status !== 0) throw new Error(`booking ${what} failed: ${result.stderr}`);
   return result.stdout;
 }

@@ -10,6 +10,7 @@ import { mcpRoundTrips } from './mcp-round-trips.ts';
 import { mixedLoad } from './mixed-load.ts';
 import { organisationBudgets } from './organisation-budgets.ts';
 import { outbox } from './outbox.ts';
+import { postgresBookingCpu } from './postgres-booking-cpu.ts';
 import { publicBooking } from './public-booking.ts';
 import { resilience } from './resilience.ts';
 import { servicesEndpoint } from './services-endpoint.ts';
@@ -30,6 +31,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   slowClients,
   organisationBudgets,
   instances,
+  postgresBookingCpu,
   consoleDiary,
   outbox,
   publicBooking,

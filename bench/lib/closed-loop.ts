@@ -14,8 +14,11 @@ export interface ClosedLoopOptions {
   connections: number;
   durationMs: number;
   headers: Record<string, string>;
-  /** The next request to send; called once per request, in the order they are sent. */
-  next: () => { method: 'GET' | 'POST'; path: string; body?: unknown };
+  /**
+   * The next request to send; called once per request, in the order they are sent. Its headers, if
+   * any, are added to `headers` (an Idempotency-Key of its own, say).
+   */
+  next: () => { method: 'GET' | 'POST'; path: string; body?: unknown; headers?: Record<string, string> };
   /** The only status that counts as success; any other, or a socket error, is a failure. */
   expectedStatus: number;
   /** A request unanswered this long is abandoned and counted as a failure (a stalled server must not stall the run). */
@@ -47,12 +50,18 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
   let socketErrors = 0;
   let firstFailure: string | null = null;
 
-  const send = (origin: number, method: string, path: string, body: unknown) =>
+  const send = (
+    origin: number,
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> | undefined,
+  ) =>
     sendJson({
       url: `${options.origins[origin]}${path}`,
       method,
       agent: agents[origin]!,
-      headers: options.headers,
+      headers: headers ? { ...options.headers, ...headers } : options.headers,
       body,
       timeoutMs: options.timeoutMs,
     });
@@ -62,10 +71,10 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
   const worker = async (connection: number) => {
     const origin = connection % options.origins.length;
     while (performance.now() < deadline) {
-      const { method, path, body } = options.next();
+      const { method, path, body, headers } = options.next();
       const sent = performance.now();
       try {
-        const answer = await send(origin, method, path, body);
+        const answer = await send(origin, method, path, body, headers);
         times.push(performance.now() - sent);
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
         perOrigin[origin]! += 1;

@@ -11,6 +11,7 @@ import {
   type StaffCandidate,
 } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
+import { takeTurn } from '../data/write-locks.ts';
 import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
 import { findSlotAt, findSlots, slotsStableUntil } from '../domain/availability/find-slots.ts';
 import type {
@@ -161,8 +162,12 @@ async function closedDaysWithReasons(
  */
 export interface SlotCheck {
   services: OfferedService[];
-  /** The slot starting at the asked instant as availability offers it, or null. */
-  slot(db: Db): Promise<Slot | null>;
+  /**
+   * The slot starting at the asked instant as availability offers it, or null. With `turn`, that turn
+   * is taken first (takeTurn) and held to the end of the transaction; the bookings are read after it
+   * is granted, on PostgreSQL in the same statement (one round trip).
+   */
+  slot(db: Db, turn?: string): Promise<Slot | null>;
   /**
    * After slot(): the pending holds among the bookings it read, lapsed or not. What it read covers
    * the whole block of any slot it gives (the staff member's bookings over the block, or over the
@@ -182,12 +187,18 @@ export async function prepareSlotCheck(
   const date = localDateAt(startsAt, request.location.timezone);
   const offer = await loadOffer(db, organisationId, request, date, 1, startsAt, catalogueVersion);
   const { services, scope } = offer;
-  if (!scope) return { services, slot: async () => null, readHolds: () => [] };
+  if (!scope) {
+    const slot = async (afterTurn: Db, turn?: string) => {
+      if (turn !== undefined) await takeTurn(afterTurn, turn);
+      return null;
+    };
+    return { services, slot, readHolds: () => [] };
+  }
   const catalogue = await loadCalendars(db, organisationId, request, scope, catalogueVersion);
   let holds: readonly ReadHold[] = [];
   return {
     services,
-    slot: async (afterTurn) => {
+    slot: async (afterTurn, turn) => {
       const ids = scope.candidates.map((s) => s.id);
       const read = await busyBookingsAndHoldsOf(
         afterTurn,
@@ -195,6 +206,7 @@ export async function prepareSlotCheck(
         ids,
         scope.bookingsWindow,
         request.excludeBookingId,
+        turn,
       );
       holds = read.holds;
       return findSlotAt(assembleQuery(request, services, scope, catalogue, read.busy, now), startsAt);

@@ -157,9 +157,8 @@ export async function rescheduleInTransaction(
   const request = rescheduleRequest(location, booking, change, seriesSpan);
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
-  await takeTurn(trx, bookingsAt(location.id));
   const { services } = check;
-  const slot = await check.slot(trx);
+  const slot = await check.slot(trx, bookingsAt(location.id));
   if (!slot) {
     throw refusalError(await explainNoSlot(trx, changer.organisationId, request, change.startsAt, now));
   }

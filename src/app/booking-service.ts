@@ -12,8 +12,8 @@ import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
-import type { BookingServicesTable, BookingsTable } from '../data/tables.ts';
-import { bookingsAt, takeTurn } from '../data/write-locks.ts';
+import type { BookingServicesTable, BookingsTable, IdempotencyRecordsTable } from '../data/tables.ts';
+import { bookingsAt } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { withSeriesHorizon } from '../domain/booking/series.ts';
@@ -127,6 +127,14 @@ export async function createBooking(
   input: NewBooking,
   now: number,
   checkout: CheckoutContext,
+  options: {
+    /**
+     * The idempotency record of the answer to `created` (ResponseRecord.rowFor), written in the
+     * booking's own write statement when nothing written after it changes the answer (no deposit, so
+     * no checkout): a round trip fewer on PostgreSQL. createBooking then returns that same `created`.
+     */
+    recordWith?: (created: CreatedBooking) => IdempotencyRecordsTable | undefined;
+  } = {},
 ): Promise<CreatedBooking> {
   checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
   const location = withSeriesHorizon(
@@ -192,10 +200,9 @@ export async function createBooking(
   }
   // Nothing read above is what the location's turn guards (the catalogue, the client); from here the
   // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
-  // the turn is held for as few queries as can be.
-  await takeTurn(trx, bookingsAt(location.id));
+  // the turn is held for as few queries as can be: it is taken by the read of the staff's bookings.
   const { services } = check;
-  const slot = await check.slot(trx);
+  const slot = await check.slot(trx, bookingsAt(location.id));
   if (!slot) {
     throw refusalError(await explainNoSlot(trx, caller.organisationId, request, input.startsAt, now));
   }
@@ -308,6 +315,9 @@ export async function createBooking(
   let row: BookingsTable;
   let messages: ReturnType<typeof messagesOf>;
   let proof: ReturnType<typeof publicContactRows>['proof'] | undefined;
+  // Built before the write when the answer is known by then (no deposit: no checkout after it).
+  let answered: CreatedBooking | undefined;
+  let idempotency: IdempotencyRecordsTable | undefined;
   do {
     row = newRow(generateReference(caller.referencePrefix));
     const target = { organisationId: caller.organisationId, bookingId: id, reference: row.reference };
@@ -326,9 +336,26 @@ export async function createBooking(
         );
     // A later visit of a public series waits, silent, for the contact its first visit proves.
     if (awaitsSeriesProof) messages = { rows: [], notices: [] };
+    if (options.recordWith && !depositMinor) {
+      answered = {
+        booking: createdBookingOf(row, location, pageToken, input.serviceIds, null),
+        deposit: null,
+        paymentUrl: null,
+        notices: messages.notices,
+      };
+      idempotency = options.recordWith(answered);
+    }
   } while (
     !(await whileSlotFree(
-      insertNewBooking(trx, { booking: row, segments, event, page, outbox: messages.rows, proof }),
+      insertNewBooking(trx, {
+        booking: row,
+        segments,
+        event,
+        page,
+        outbox: messages.rows,
+        proof,
+        idempotency,
+      }),
     ))
   );
   const { reference } = row;
@@ -377,19 +404,33 @@ export async function createBooking(
   }
   const { notices } = messages;
   // Built from what was just written: reading it back would cost three queries on the hot path.
-  const booking = toBooking(
+  const booking =
+    answered?.booking ?? createdBookingOf(row, location, pageToken, input.serviceIds, sessionId);
+  await publishCreatedBooking(trx, caller.organisationId, booking, now, caller.catalogueVersion);
+  return (
+    answered ?? {
+      booking,
+      deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,
+      paymentUrl,
+      notices,
+    }
+  );
+}
+
+/** The booking as written, from its row: reading it back would cost three queries on the hot path. */
+function createdBookingOf(
+  row: BookingsTable,
+  location: { slug: string; timezone: string },
+  pageToken: string,
+  serviceIds: string[],
+  sessionId: string | null,
+): Booking {
+  return toBooking(
     { ...row, location_slug: location.slug, timezone: location.timezone, page_token: pageToken },
-    input.serviceIds,
+    serviceIds,
     [],
     sessionId,
   );
-  await publishCreatedBooking(trx, caller.organisationId, booking, now, caller.catalogueVersion);
-  return {
-    booking,
-    deposit: depositMinor ? { amount: depositMinor, currency: caller.currency } : null,
-    paymentUrl,
-    notices,
-  };
 }
 
 /**

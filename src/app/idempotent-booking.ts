@@ -6,6 +6,7 @@ import type { AppDeps } from '../app/deps.ts';
 import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempotency.ts';
 import { type NewBookingBody, presentCreatedBooking, presentCreatedSeries } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
+import type { CreatedBooking } from '../domain/booking/booking.ts';
 import { customerLinks } from './customer-links.ts';
 
 /**
@@ -49,7 +50,7 @@ export function createBookingIdempotently(
       ),
       now,
     },
-    async (trx) => {
+    async (trx, record) => {
       const caller: Caller = {
         organisationId: organisation.id,
         currency: organisation.currency,
@@ -80,21 +81,29 @@ export function createBookingIdempotently(
         links: options.publicBaseUrl === null ? null : customerLinks(deps.payments, options.publicBaseUrl),
       };
       // A series is booked whole under the one key: a retry replays every occurrence, never books one again.
-      const data = body.repeat
-        ? presentCreatedSeries(
-            await createSeries(
-              trx,
-              caller,
-              input,
-              { everyWeeks: body.repeat.every_weeks, count: body.repeat.count },
-              now,
-              checkout,
-            ),
-            now,
-            viewer,
-          )
-        : presentCreatedBooking(await createBooking(trx, caller, input, now, checkout), now, viewer);
-      return { status: 201, body: { data } };
+      if (body.repeat) {
+        const series = await createSeries(
+          trx,
+          caller,
+          input,
+          { everyWeeks: body.repeat.every_weeks, count: body.repeat.count },
+          now,
+          checkout,
+        );
+        return { status: 201, body: { data: presentCreatedSeries(series, now, viewer) } };
+      }
+      // The answer's record goes into the booking's own write statement when the answer is known by
+      // then (ResponseRecord): the same answer, returned as it was recorded.
+      let recorded: { created: CreatedBooking; response: StoredResponse } | undefined;
+      const created = await createBooking(trx, caller, input, now, checkout, {
+        recordWith: (made) => {
+          const response = { status: 201, body: { data: presentCreatedBooking(made, now, viewer) } };
+          recorded = { created: made, response };
+          return record.rowFor(response);
+        },
+      });
+      if (recorded?.created === created) return recorded.response;
+      return { status: 201, body: { data: presentCreatedBooking(created, now, viewer) } };
     },
   );
 }

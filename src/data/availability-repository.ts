@@ -1,11 +1,13 @@
+import { sql } from 'kysely';
 import type { BusyBooking, Interval, WorkingInterval } from '../domain/availability/types.ts';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import { type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
 import { busyBlocksOf } from './calendar-repository.ts';
-import type { Db } from './database.ts';
+import { type Db, dialectOf } from './database.ts';
 import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import { offeredServicesByIds } from './service-repository.ts';
+import { takeTurn } from './write-locks.ts';
 
 export interface StaffCandidate {
   id: string;
@@ -152,19 +154,45 @@ export async function busyBookingsAndHoldsOf(
   staffIds: readonly string[],
   window: Interval,
   excludeBookingId?: string,
+  turn?: string,
 ): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[] }> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   const holds: ReadHold[] = [];
-  if (staffIds.length === 0) return { busy, holds };
-  const bookings = await liveBookings(excludeBookingId).rows(
-    db,
-    liveBookingsParams(organisationId, staffIds, window, excludeBookingId),
-  );
+  if (staffIds.length === 0) {
+    if (turn !== undefined) await takeTurn(db, turn);
+    return { busy, holds };
+  }
+  const params = liveBookingsParams(organisationId, staffIds, window, excludeBookingId);
+  const bookings =
+    turn !== undefined && dialectOf(db) === 'postgres'
+      ? await liveBookingsAfterTurn(db, turn, params)
+      : await (async () => {
+          if (turn !== undefined) await takeTurn(db, turn);
+          return liveBookings(excludeBookingId).rows(db, params);
+        })();
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
     if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
   }
   return { busy, holds };
+}
+
+/**
+ * The live bookings' rows, read once the turn is granted, in one statement (one round trip, not two):
+ * the function live_bookings_after_turn (2026-11-29-0030) takes the advisory lock and then reads with
+ * a snapshot of its own, so it sees what the turn's previous holder committed. PostgreSQL only.
+ */
+async function liveBookingsAfterTurn(
+  db: Db,
+  turn: string,
+  params: LiveBookingsParams,
+): Promise<LiveBookingRow[]> {
+  const { organisationId, staffIds, windowEnd, windowStart, startsAfter, excludeBookingId } = params;
+  const { rows } =
+    await sql<LiveBookingRow>`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...LIVE_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`.execute(
+      db,
+    );
+  return rows;
 }
 
 type LiveBookingsParams = {

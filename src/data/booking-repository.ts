@@ -4,6 +4,7 @@ import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import type { Visit } from '../domain/booking/usual.ts';
 import { insertRows } from './compiled-insert.ts';
 import { type Db, dialectOf } from './database.ts';
+import { RECORD_COLUMNS, upsertIdempotencyRecord } from './idempotency-records.ts';
 import { literalLimit } from './literal-limit.ts';
 import { insertOutboxMessages, type NewOutboxRow } from './outbox-repository.ts';
 import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
@@ -15,14 +16,15 @@ import type {
   BookingsTable,
   ContactProofsTable,
   Database,
+  IdempotencyRecordsTable,
 } from './tables.ts';
 
 /** Bookings with their service segments, fees and event log. Every function is organisation-scoped. */
 
 /**
  * Whether the database refused a write because the booking would overlap a live booking of its staff
- * member: SQLite's and PostgreSQL's overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion
- * constraint, which sees concurrent transactions' rows, fails with exclusion_violation (23P01).
+ * member: SQLite's overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion constraint, its
+ * one guard (it sees concurrent transactions' rows), fails with exclusion_violation (23P01).
  */
 export function isOverlapRefusal(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -49,6 +51,11 @@ export interface NewBookingRows {
   outbox: NewOutboxRow[];
   /** A public-page booking's contact and its proof (contact-proof.ts). */
   proof?: ContactProofsTable | undefined;
+  /**
+   * The response recorded under the request's Idempotency-Key (idempotency.ts), written with the
+   * booking: over a record past its window, as idempotency's own store does.
+   */
+  idempotency?: IdempotencyRecordsTable | undefined;
 }
 
 /**
@@ -76,6 +83,7 @@ export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<b
     await insertRows(trx, 'booking_pages', [rows.page]);
     await insertOutboxMessages(trx, rows.outbox);
     if (rows.proof) await insertRows(trx, 'contact_proofs', [rows.proof]);
+    if (rows.idempotency) await upsertIdempotencyRecord(trx, rows.idempotency);
     return true;
   }
   const belonging = [
@@ -85,6 +93,14 @@ export async function insertNewBooking(trx: Db, rows: NewBookingRows): Promise<b
     // A client with neither phone nor e-mail gets no messages.
     ...(rows.outbox.length > 0 ? [sql`messages AS (${insertBelonging('outbox', rows.outbox)})`] : []),
     ...(rows.proof ? [sql`proof AS (${insertBelonging('contact_proofs', [rows.proof])})`] : []),
+    ...(rows.idempotency
+      ? [
+          sql`record AS (${insertBelonging('idempotency_records', [rows.idempotency])}
+            ON CONFLICT (organisation_id, idempotency_key) DO UPDATE SET ${sql.join(
+              RECORD_COLUMNS.map((column) => sql`${sql.ref(column)} = EXCLUDED.${sql.ref(column)}`),
+            )})`,
+        ]
+      : []),
   ];
   const columns = columnsOf(rows.booking);
   const written = await sql<{ id: string }>`

@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
 import { withRepeatedLabel } from './repeated-wall-times.ts';
@@ -213,18 +212,55 @@ function wordingFor(locale: string): Wording {
  * "1:30 GMT", never a bare "1:30" the customer cannot place.
  */
 function localWhen(epochMs: number, zone: string, locale: string, now?: number): string {
-  const at = DateTime.fromMillis(epochMs, { zone });
   // "Tuesday 8 December 2027": a booking a year ahead is not read as this December's.
-  const otherYear = now !== undefined && DateTime.fromMillis(now, { zone }).year !== at.year;
-  const text = at.setLocale(locale).toLocaleString({
-    weekday: 'long',
-    day: 'numeric',
-    month: 'long',
-    ...(otherYear && { year: 'numeric' }),
-    hour: 'numeric',
-    minute: '2-digit',
-  });
+  const otherYear = now !== undefined && yearIn(zone, now) !== yearIn(zone, epochMs);
+  const text = whenFormat(locale, zone, otherYear).format(epochMs);
   return withRepeatedLabel(text, epochMs, zone, locale).replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
+}
+
+const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  hour: 'numeric',
+  minute: '2-digit',
+};
+
+/**
+ * The formats of localWhen, made once per locale, zone and year shown: making one (what luxon's
+ * DateTime did on every message, with an offset computation besides) costs far more than formatting
+ * with it, and the outbox worker renders every message. The text is the same: luxon's
+ * toLocaleString formats with Intl.DateTimeFormat and these very options in the location's zone.
+ * Bounded: a process serves few locales and zones, and at worst the cache starts again.
+ */
+const whenFormats = new Map<string, Intl.DateTimeFormat>();
+const MAX_CACHED_FORMATS = 1_000;
+
+function whenFormat(locale: string, zone: string, withYear: boolean): Intl.DateTimeFormat {
+  const key = `${locale}|${zone}|${withYear}`;
+  let format = whenFormats.get(key);
+  if (format === undefined) {
+    if (whenFormats.size >= MAX_CACHED_FORMATS) whenFormats.clear();
+    format = new Intl.DateTimeFormat(locale, {
+      ...WHEN_OPTIONS,
+      ...(withYear && { year: 'numeric' }),
+      timeZone: zone,
+    });
+    whenFormats.set(key, format);
+  }
+  return format;
+}
+
+/** The (Gregorian) year at `epochMs` on the wall clocks of `zone`, as digits. */
+function yearIn(zone: string, epochMs: number): string {
+  const key = `year|${zone}`;
+  let format = whenFormats.get(key);
+  if (format === undefined) {
+    if (whenFormats.size >= MAX_CACHED_FORMATS) whenFormats.clear();
+    format = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', { year: 'numeric', timeZone: zone });
+    whenFormats.set(key, format);
+  }
+  return format.format(epochMs);
 }
 
 /**

@@ -237,7 +237,6 @@ describe('booking check', () => {
     const { db, dialect, close } = openDatabase(database.url);
     try {
       if (dialect === 'postgres') {
-        await sql`DROP TRIGGER bookings_no_overlap ON bookings`.execute(db);
         await sql`ALTER TABLE bookings DROP CONSTRAINT bookings_no_overlap`.execute(db);
       } else {
         await sql`DROP TRIGGER bookings_no_overlap_insert`.execute(db);

@@ -91,3 +91,13 @@ export async function expectExclusionRefusal(write: Promise<unknown>, constraint
     constraint,
   });
 }
+
+/**
+ * `write` fails because it would overlap a live booking of the same staff member: SQLite's overlap
+ * triggers raise 'booking_overlap'; PostgreSQL's one guard is the exclusion constraint
+ * bookings_no_overlap (its trigger was dropped by 2026-11-29-0030-postgres-overlap-guard).
+ */
+export async function expectOverlapRefusal(write: Promise<unknown>): Promise<void> {
+  if (onPostgres) await expectExclusionRefusal(write, 'bookings_no_overlap');
+  else await expectTriggerRefusal(write, 'booking_overlap');
+}

@@ -10,8 +10,8 @@ import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
- * What a booking costs the database (issue 16): on PostgreSQL every statement is a round trip, and
- * a booking whose catalogue was read already takes seven, its writes one statement of them; that
+ * What a booking costs the database (issues 16 and 47): on PostgreSQL every statement is a round trip,
+ * and a booking whose catalogue was read already takes six, its writes one statement of them; that
  * statement is written whole or not at all, and not at all when the booking's reference is taken.
  */
 let t: TestApp;
@@ -32,11 +32,14 @@ afterAll(async () => {
   await t.close();
 });
 
-const bookAna = (time: string) =>
+const bookAna = (time: string, idempotencyKey?: string) =>
   app.inject({
     method: 'POST',
     url: '/v1/bookings',
-    headers: { authorization: `Bearer ${t.keys.readWrite}` },
+    headers: {
+      authorization: `Bearer ${t.keys.readWrite}`,
+      ...(idempotencyKey !== undefined && { 'idempotency-key': idempotencyKey }),
+    },
     payload: {
       location_slug: 'soho',
       service_ids: [ids.services.cut],
@@ -46,29 +49,37 @@ const bookAna = (time: string) =>
     },
   });
 
+/** What each statement recorded does, in words. */
+const kindsOf = (recorded: readonly string[]) =>
+  recorded.map((sql) => {
+    const text = sql.trim().toLowerCase();
+    if (text.startsWith('with k as')) return 'key and its count';
+    if (/^with booking as \(\s*insert into bookings\b/.test(text)) return 'the writes';
+    if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
+    if (text.includes('live_bookings_after_turn')) return 'turn, then read bookings';
+    if (text.includes('idempotency_record_after_turn')) return 'turn, then read idempotency_records';
+    if (text.includes('pg_advisory_xact_lock')) return 'turn';
+    const written = /^insert into "([a-z_]+)"/.exec(text)?.[1];
+    if (written) return `write ${written}`;
+    const table = /\bfrom "([a-z_]+)"/.exec(text)?.[1];
+    return `read ${table}`;
+  });
+
 describe('a booking', () => {
   it.runIf(onPostgres)(
-    'takes seven statements once its catalogue was read, its writes one of them',
+    'takes six statements once its catalogue was read, its writes one of them',
     async () => {
       expect((await bookAna('09:00')).statusCode).toBe(201);
       statements.length = 0;
       const response = await bookAna('10:00');
       expect(response.statusCode).toBe(201);
-      const kinds = statements.map((sql) => {
-        const text = sql.trim().toLowerCase();
-        if (text.startsWith('with k as')) return 'key and its count';
-        if (/^with booking as \(\s*insert into bookings\b/.test(text)) return 'the writes';
-        if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
-        if (text.includes('pg_advisory_xact_lock')) return 'turn';
-        const table = /\bfrom "([a-z_]+)"/.exec(text)?.[1];
-        return `read ${table}`;
-      });
-      expect(kinds).toEqual([
+      expect(kindsOf(statements)).toEqual([
         'key and its count',
         'begin',
         'read clients',
-        'turn',
-        'read bookings', // the staff member's bookings, lapsed holds among them
+        // The location's turn, and the staff member's bookings (lapsed holds among them) read once it
+        // is granted: one statement (issue 47).
+        'turn, then read bookings',
         'the writes',
         'commit',
       ]);
@@ -93,6 +104,45 @@ describe('a booking', () => {
         await count('booking_pages'),
         await count('outbox'),
       ]).toEqual([1, 1, 1, 4]);
+    },
+  );
+
+  it.runIf(onPostgres)(
+    'with an Idempotency-Key, takes one more: its record read under its turn (and written with the rest)',
+    async () => {
+      expect((await bookAna('11:00', 'round-trips-1')).statusCode).toBe(201);
+      statements.length = 0;
+      const response = await bookAna('12:00', 'round-trips-2');
+      expect(response.statusCode).toBe(201);
+      expect(kindsOf(statements)).toEqual([
+        'key and its count',
+        'begin',
+        'turn, then read idempotency_records',
+        'read clients',
+        'turn, then read bookings',
+        'the writes', // the record of the answer among them
+        'commit',
+      ]);
+      const stored = await t.database.db
+        .selectFrom('idempotency_records')
+        .select(['status_code', 'response_body'])
+        .where('idempotency_key', '=', 'round-trips-2')
+        .executeTakeFirstOrThrow();
+      expect({ status: stored.status_code, body: JSON.parse(stored.response_body) }).toEqual({
+        status: 201,
+        body: response.json(),
+      });
+      // Replayed from the record, under the key's turn, with nothing written.
+      statements.length = 0;
+      const replay = await bookAna('12:00', 'round-trips-2');
+      expect(replay.statusCode).toBe(201);
+      expect(replay.json()).toEqual(response.json());
+      expect(kindsOf(statements)).toEqual([
+        'key and its count',
+        'begin',
+        'turn, then read idempotency_records',
+        'commit',
+      ]);
     },
   );
 

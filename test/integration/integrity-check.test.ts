@@ -150,12 +150,11 @@ function expectOnlyFailure(report: IntegrityReport, check: IntegrityCheckName, e
 }
 
 /**
- * Drops what refuses overlapping live bookings: SQLite's two triggers; on PostgreSQL its trigger and
- * the exclusion constraint behind it (2026-11-23-0002-overlap-exclusion).
+ * Drops what refuses overlapping live bookings: SQLite's two triggers; on PostgreSQL its exclusion
+ * constraint (2026-11-23-0002-overlap-exclusion; its trigger is gone since 2026-11-29-0030).
  */
 async function dropOverlapGuards(db: Db): Promise<void> {
   if (onPostgres) {
-    await sql`DROP TRIGGER bookings_no_overlap ON bookings`.execute(db);
     await sql`ALTER TABLE bookings DROP CONSTRAINT bookings_no_overlap`.execute(db);
     return;
   }

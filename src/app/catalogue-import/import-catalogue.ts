@@ -103,8 +103,8 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
     });
   } catch (error) {
     if (error instanceof CatalogueWriteConflict) {
-      // The overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion constraint behind them
-      // fails with exclusion_violation (23P01) instead (see isOverlapRefusal).
+      // SQLite's overlap triggers raise 'booking_overlap'; PostgreSQL's exclusion constraint fails
+      // with exclusion_violation (23P01) instead (see isOverlapRefusal).
       const message = isOverlapRefusal(error.cause)
         ? 'overlaps a live booking of the same staff member already in the database (buffers included)'
         : `conflicts with data already in the database: ${error.message}`;

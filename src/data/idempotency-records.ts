@@ -1,0 +1,56 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import { preparedQuery } from './prepared-query.ts';
+import type { IdempotencyRecordsTable } from './tables.ts';
+
+/**
+ * PostgreSQL only: takes `turn` (the advisory lock of takeTurn, held to the end of the transaction)
+ * and then reads the organisation's live record of `key`, in one statement: the function
+ * idempotency_record_after_turn (migration 2026-11-29-0030) reads with a snapshot taken once the lock
+ * is granted, so it sees the record the turn's previous holder committed, as a separate SELECT after
+ * takeTurn would, for one round trip instead of two.
+ */
+export async function liveRecordAfterTurn(
+  trx: Db,
+  turn: string,
+  ask: { organisationId: string; key: string; now: number },
+): Promise<IdempotencyRecordsTable | undefined> {
+  const { rows } =
+    await sql<IdempotencyRecordsTable>`SELECT * FROM idempotency_record_after_turn(${turn}, ${ask.organisationId}, ${ask.key}, ${ask.now}::bigint)`.execute(
+      trx,
+    );
+  return rows[0];
+}
+
+/** What an idempotency record past its window has overwritten when its key is used again. */
+export const RECORD_COLUMNS = [
+  'fingerprint',
+  'status_code',
+  'response_body',
+  'created_at',
+  'expires_at',
+] as const;
+
+/**
+ * Writes an idempotency record, over one past its window (the key is free again then). Every write
+ * with a key stores one: built once (prepared-query.ts).
+ */
+export async function upsertIdempotencyRecord(trx: Db, row: IdempotencyRecordsTable): Promise<void> {
+  await upsertRecord.rows(trx, { ...row });
+}
+
+const upsertRecord = preparedQuery<IdempotencyRecordsTable & Record<string, unknown>, never>((db, param) => {
+  const row = {
+    organisation_id: param('organisation_id'),
+    idempotency_key: param('idempotency_key'),
+    fingerprint: param('fingerprint'),
+    status_code: param('status_code'),
+    response_body: param('response_body'),
+    created_at: param('created_at'),
+    expires_at: param('expires_at'),
+  };
+  return db
+    .insertInto('idempotency_records')
+    .values(row)
+    .onConflict((oc) => oc.columns(['organisation_id', 'idempotency_key']).doUpdateSet(row));
+});
