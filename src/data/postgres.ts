@@ -103,9 +103,8 @@ function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
         const name = values.length > 0 ? names.nameOf(text) : undefined;
         if (beginDeferred) {
           beginDeferred = false;
-          const BeginThen = beginThenQuery();
-          if (BeginThen && name !== undefined && parsedOn(client, name, text)) {
-            return beginThen(client, BeginThen, { text, values: [...values], name });
+          if (name !== undefined && parsedOn(client, name, text)) {
+            return beginThen(client, { text, values: [...values], name });
           }
           return client.query(BEGIN).then(() => run(text, values));
         }
@@ -165,10 +164,10 @@ function parsedOn(client: pg.PoolClient, name: string, text: string): boolean {
  */
 function beginThen(
   client: pg.PoolClient,
-  BeginThen: QueryClass,
   config: { text: string; values: unknown[]; name: string },
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
+    const BeginThen = beginThenQuery();
     client.query(
       new BeginThen(config, undefined, (error: Error | null, results: pg.QueryResult | pg.QueryResult[]) => {
         if (error) reject(error);
@@ -190,23 +189,16 @@ type QueryClass = new (
   callback: (error: Error | null, results: pg.QueryResult | pg.QueryResult[]) => void,
 ) => pg.Query;
 
-let beginThenClass: QueryClass | null | undefined;
+let beginThenClass: QueryClass | undefined;
 
-/**
- * node-postgres's Query, its messages preceded by BEGIN's Parse, Bind and Execute (see beginThen);
- * null when its Query has no `prepare` to extend (another version), so BEGIN is never left unsent.
- */
-function beginThenQuery(): QueryClass | null {
-  if (beginThenClass !== undefined) return beginThenClass;
+/** node-postgres's Query, its messages preceded by BEGIN's Parse, Bind and Execute (see beginThen). */
+function beginThenQuery(): QueryClass {
+  if (beginThenClass) return beginThenClass;
   const Base = nodePostgres().Query as unknown as new (
     ...args: unknown[]
   ) => {
     prepare(connection: ProtocolConnection): void;
   };
-  if (typeof Base.prototype.prepare !== 'function') {
-    beginThenClass = null;
-    return null;
-  }
   class BeginThen extends Base {
     override prepare(connection: ProtocolConnection): void {
       connection.parse({ text: 'BEGIN' });
