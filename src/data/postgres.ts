@@ -96,119 +96,28 @@ function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      // A BEGIN not sent yet: it goes with the transaction's first statement (see beginThen).
-      let beginDeferred = false;
-      const run = (text: string, values: readonly unknown[]): Promise<pg.QueryResult> => {
-        // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
-        const name = values.length > 0 ? names.nameOf(text) : undefined;
-        if (beginDeferred) {
-          beginDeferred = false;
-          if (name !== undefined && parsedOn(client, name, text)) {
-            return beginThen(client, { text, values: [...values], name });
-          }
-          return client.query(BEGIN).then(() => run(text, values));
-        }
-        return client.query({ text, values: [...values], ...(name !== undefined && { name }) });
-      };
-      const query = (text: string, values: readonly unknown[]) => {
-        if (text === BEGIN && values.length === 0 && !beginDeferred) {
-          beginDeferred = true;
-          return Promise.resolve(BEGUN);
-        }
-        // A transaction that ran nothing: its BEGIN and its end are both left unsaid.
-        if (beginDeferred && (text === 'commit' || text === 'rollback') && values.length === 0) {
-          beginDeferred = false;
-          return Promise.resolve({ command: text.toUpperCase(), rowCount: null, rows: [] });
-        }
-        return run(text, values).then(
-          (result) => {
-            if (WRITES.test(text)) health.written();
-            return result;
-          },
-          (error: unknown) => {
-            health.failed(error);
-            throw error;
-          },
-        );
-      };
-      const release = () => {
-        beginDeferred = false;
-        client.release();
-      };
-      return { query, release } as unknown as PostgresPoolClient;
+      const query = (text: string, values: readonly unknown[]) =>
+        client
+          .query({
+            text,
+            values: [...values],
+            // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
+            ...(values.length > 0 && { name: names.nameOf(text) }),
+          })
+          .then(
+            (result) => {
+              if (WRITES.test(text)) health.written();
+              return result;
+            },
+            (error: unknown) => {
+              health.failed(error);
+              throw error;
+            },
+          );
+      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
     },
     end: () => pool.end(),
   };
-}
-
-/** What Kysely sends to open a transaction (without an isolation level or access mode). */
-const BEGIN = 'begin';
-const BEGUN = { command: 'BEGIN', rowCount: null, rows: [] };
-
-/** Whether the named statement `name` is prepared on this connection already (node-postgres keeps count). */
-function parsedOn(client: pg.PoolClient, name: string, text: string): boolean {
-  const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } })
-    .connection;
-  return connection?.parsedStatements?.[name] === text;
-}
-
-/**
- * Runs a prepared statement as the first of a transaction with its BEGIN, in one write and one round
- * trip (issue 47: each costs the process some 0.1-0.2 ms of CPU, a booking's transaction had one for
- * BEGIN alone). The extended protocol lets several statements share one Sync: BEGIN (unnamed, no
- * parameters) then the statement (bound to its prepared name, described, executed), then Sync. The
- * server runs them in order; if the statement fails, the transaction BEGIN opened is aborted and the
- * caller's ROLLBACK ends it, as when they were sent apart. Only for a statement already prepared on the
- * connection (no Parse of its own, whose failure node-postgres would misfile); the answer is the
- * statement's own result (node-postgres collects one per command).
- */
-function beginThen(
-  client: pg.PoolClient,
-  config: { text: string; values: unknown[]; name: string },
-): Promise<pg.QueryResult> {
-  return new Promise((resolve, reject) => {
-    const BeginThen = beginThenQuery();
-    client.query(
-      new BeginThen(config, undefined, (error: Error | null, results: pg.QueryResult | pg.QueryResult[]) => {
-        if (error) reject(error);
-        else resolve(Array.isArray(results) ? results[results.length - 1]! : results);
-      }),
-    );
-  });
-}
-
-interface ProtocolConnection {
-  parse(query: { text: string }): void;
-  bind(config: object): void;
-  execute(config: object): void;
-}
-
-type QueryClass = new (
-  config: object,
-  values: undefined,
-  callback: (error: Error | null, results: pg.QueryResult | pg.QueryResult[]) => void,
-) => pg.Query;
-
-let beginThenClass: QueryClass | undefined;
-
-/** node-postgres's Query, its messages preceded by BEGIN's Parse, Bind and Execute (see beginThen). */
-function beginThenQuery(): QueryClass {
-  if (beginThenClass) return beginThenClass;
-  const Base = nodePostgres().Query as unknown as new (
-    ...args: unknown[]
-  ) => {
-    prepare(connection: ProtocolConnection): void;
-  };
-  class BeginThen extends Base {
-    override prepare(connection: ProtocolConnection): void {
-      connection.parse({ text: 'BEGIN' });
-      connection.bind({});
-      connection.execute({});
-      super.prepare(connection);
-    }
-  }
-  beginThenClass = BeginThen as unknown as QueryClass;
-  return beginThenClass;
 }
 
 /** Statements whose success means the database took a write. */
