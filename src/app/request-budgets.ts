@@ -1,6 +1,5 @@
 import type { RateLimitStore, RequestCounts } from '../data/rate-limit-counters.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Principal } from './api-key-service.ts';
 import type { Limits } from './deps.ts';
 import {
   FixedWindowRateLimiter,
@@ -24,16 +23,26 @@ import {
  */
 export type RequestBudgets = Pick<Limits, 'requestsPerMinute' | 'organisationRequestsPerMinute'>;
 
+/**
+ * What the budgets read of a caller (a Principal, named by its shape: api-key-service.ts counts with
+ * these budgets, so this module does not import it).
+ */
+export interface Caller {
+  apiKeyId: string;
+  rateLimitPerMinute: number | null;
+  organisation: { id: string };
+}
+
 /** Where a request stands: the window to report (the key's, or the one that refused it) and who refused. */
 export interface RequestDecision extends RateLimitDecision {
   refusedBy: 'key' | 'organisation' | null;
 }
 
-export function keyLimitOf(principal: Principal, budgets: RequestBudgets): number {
+export function keyLimitOf(principal: Caller, budgets: RequestBudgets): number {
   return principal.rateLimitPerMinute ?? budgets.requestsPerMinute;
 }
 
-export function organisationLimitOf(principal: Principal, budgets: RequestBudgets): number {
+export function organisationLimitOf(principal: Caller, budgets: RequestBudgets): number {
   return Math.max(budgets.organisationRequestsPerMinute, keyLimitOf(principal, budgets));
 }
 
@@ -45,7 +54,7 @@ export function organisationLimitOf(principal: Principal, budgets: RequestBudget
 export function decideRequest(
   limiter: FixedWindowRateLimiter,
   counts: RequestCounts,
-  principal: Principal,
+  principal: Caller,
   budgets: RequestBudgets,
   now: number,
 ): RequestDecision {
@@ -59,7 +68,7 @@ export function decideRequest(
 /** Counts one request of `principal` in both windows and decides it. */
 export async function countRequest(
   store: RateLimitStore,
-  principal: Principal,
+  principal: Caller,
   budgets: RequestBudgets,
   now: number,
 ): Promise<RequestDecision> {
