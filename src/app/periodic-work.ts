@@ -17,17 +17,20 @@ export function startPeriodicWork(
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
-  /** The next pass comes a drawn wait after the last one began (a long pass is followed at once). */
+  /**
+   * The next pass comes a drawn wait after the last one began (a long pass is followed at once),
+   * timed by the monotonic clock: a wall clock set back must not hold the workers for as long.
+   */
   const schedule = (lastBegan: number) => {
     if (stopped) return;
-    const wait = intervalMs * (0.5 + random()) - (Date.now() - lastBegan);
+    const wait = intervalMs * (0.5 + random()) - (performance.now() - lastBegan);
     timer = setTimeout(tick, Math.max(0, wait));
     timer.unref();
   };
   const tick = () => {
     timer = null;
     if (stopped) return;
-    const began = Date.now();
+    const began = performance.now();
     running = pass(() => stopped)
       .then(() => undefined, onError)
       .finally(() => {
@@ -35,7 +38,7 @@ export function startPeriodicWork(
         schedule(began);
       });
   };
-  schedule(Date.now());
+  schedule(performance.now());
   return async () => {
     stopped = true;
     if (timer) clearTimeout(timer);

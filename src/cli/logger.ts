@@ -38,15 +38,19 @@ export const LOG_FLUSH_MS = 100;
 /**
  * stderr for `booking serve`: lines gathered in memory and written together, once 4 KiB have
  * gathered or LOG_FLUSH_MS after the first, instead of one write call per request (that call cost
- * a request more than its authentication; issue 47). What is gathered is written on any exit,
- * a crash included (pino flushes on the process's exit event); a kill -9 or a power cut loses at
- * most the last LOG_FLUSH_MS of lines (docs/decisions/logs-and-personal-data.md).
+ * a request more than its authentication; issue 47). What is gathered is written on any exit that
+ * runs the process's exit event (a crash included: pino flushes then); a kill -9 or a power cut
+ * loses at most the last LOG_FLUSH_MS of lines (docs/decisions/logs-and-personal-data.md). A reader
+ * of stderr that stalls holds at most 16 MiB here; lines past that are dropped, not kept in memory.
  */
 export function serverLogDestination(): pino.DestinationStream {
-  const destination = pino.destination({ dest: 2, minLength: 4096, sync: false });
-  const timer = setInterval(() => destination.flush(), LOG_FLUSH_MS);
-  timer.unref();
-  return destination;
+  return pino.destination({
+    dest: 2,
+    sync: false,
+    minLength: 4096,
+    maxLength: 16 * 2 ** 20,
+    periodicFlush: LOG_FLUSH_MS,
+  });
 }
 
 /**

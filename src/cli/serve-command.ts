@@ -152,7 +152,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal while stopping: stop now, as the default action would, but through the
+      // exit event, where pino writes the lines still gathered (the default action would drop them).
+      logger.warn({ signal }, 'stopping at once: a second signal came while shutting down');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
     // A client that keeps a connection busy past the grace period (a stalled upload, say) must not
@@ -173,6 +178,6 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }

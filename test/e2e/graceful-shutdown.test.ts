@@ -155,6 +155,29 @@ describe('graceful shutdown on SIGTERM', () => {
     }
   }, 60_000);
 
+  it('stops at once on a second signal while waiting for a request, its log lines written', async () => {
+    const server = await startServer(['--port', '0'], env);
+    const exited = exitOf(server);
+    // A request that never finishes its body: the first SIGTERM waits for it.
+    const stalled = http.request(`${server.url}/v1/bookings`, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': 100 },
+    });
+    stalled.on('error', () => undefined);
+    stalled.write('{"location_slug":');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.process.kill('SIGTERM');
+    expect(await waitFor(() => connectionRefused(server.url), 5_000), 'new connections refused').toBe(true);
+    expect(server.process.exitCode, 'still waiting for the stalled request').toBeNull();
+    const started = Date.now();
+    server.process.kill('SIGTERM');
+    expect(await exited).toBe(1);
+    expect(Date.now() - started, 'at once, not after the grace period').toBeLessThan(3_000);
+    // The line logged just before exit was gathered in memory: the exit event wrote it.
+    expect(server.stderr()).toContain('stopping at once: a second signal came while shutting down');
+  }, 60_000);
+
   it('ends open MCP SSE streams, idle keep-alive connections and silent connections instead of waiting for them', async () => {
     const server = await startServer(['--port', '0'], env);
     const exited = exitOf(server);
