@@ -28,7 +28,7 @@ export const servicesEndpoint: Benchmark = {
     try {
       const comparison = await measureAgainstBaseline(
         {
-          origin: server.origin,
+          origin: server.url,
           route: '/v1/locations/:slug/services',
           path: PATH,
           headers: { authorization: `Bearer ${readKey}` },

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(REPO_ROOT, 'bin/booking.js');
+const BIN = path.join(REPO_ROOT, 'bin/booking.js');
 
 export interface CliResult {
   status: number | null;
@@ -76,27 +76,31 @@ export interface RunningServer {
 
 /**
  * Starts `booking serve ...` and resolves once it prints its listening line. `nodeArgs` go to node
- * itself (e.g. `--cpu-prof`, which NODE_OPTIONS does not take).
+ * itself (e.g. `--cpu-prof`, which NODE_OPTIONS does not take); `logFile` takes its log (stderr).
  */
 export function startServer(
   args: string[],
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
+  options: { logFile?: string } = {},
 ): Promise<RunningServer> {
+  // With a log file, stderr goes there, as under a service manager, instead of into this process.
+  const log = options.logFile === undefined ? 'pipe' : openSync(options.logFile, 'a');
   const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', log],
   });
+  if (typeof log === 'number') closeSync(log);
   let stdout = '';
   let stderr = '';
-  child.stderr.on('data', (chunk) => {
+  child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${stdout}\n${stderr}`)), 30_000);
-    child.stdout.on('data', (chunk) => {
+    child.stdout!.on('data', (chunk) => {
       stdout += chunk;
       const match = /listening on (\S+)/.exec(stdout);
       if (match) {
@@ -104,7 +108,7 @@ export function startServer(
         resolve({
           url: match[1]!,
           stdout: () => stdout,
-          stderr: () => stderr,
+          stderr: () => (options.logFile === undefined ? stderr : readFileSync(options.logFile, 'utf8')),
           process: child,
           stop: async (signal = 'SIGTERM') => {
             child.kill(signal);

@@ -51,3 +51,17 @@ export async function countSyncs(pid: number): Promise<{ stop(): Promise<Syncs> 
     },
   };
 }
+
+/**
+ * What a SQLite database's syncs were: durable commits (one sync of the WAL each), checkpoints (each
+ * syncs the WAL, then the database file, and the first commit after it syncs the WAL's new header:
+ * three, the database file's counting them), and any other file's (the directory, when SQLite
+ * creates the WAL).
+ */
+export function sqliteSyncs(syncs: Syncs): { commits: number; checkpoints: number; other: number } {
+  const of = (suffix: string) =>
+    [...syncs.byFile].filter(([file]) => file.endsWith(suffix)).reduce((n, [, c]) => n + c, 0);
+  const checkpoints = of('.sqlite');
+  const commits = of('.sqlite-wal') - 2 * checkpoints;
+  return { commits, checkpoints, other: syncs.total - commits - 3 * checkpoints };
+}
