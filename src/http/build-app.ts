@@ -1,4 +1,10 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { LOOPBACK_HOSTS } from '../app/config.ts';
 import { CursorSecrets } from '../app/cursor-secrets.ts';
@@ -23,7 +29,12 @@ import { oauthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { pageRoutes } from './pages/page-routes.ts';
 import { installPublicLinks } from './public-base-url.ts';
-import { addressWindow, addressWindowOnUnkeyedResponses, rateLimitHeaders } from './rate-limit-headers.ts';
+import {
+  addressWindow,
+  addressWindowHeaders,
+  needsAddressWindow,
+  rateLimitHeaders,
+} from './rate-limit-headers.ts';
 import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { bookingRoutes } from './routes/bookings.ts';
@@ -130,29 +141,31 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   app.decorateRequest('principal', null);
   const refuseUnroutedEarly = installErrorEnvelope(app);
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    // No path or query parameter is text with a NUL in it, and PostgreSQL cannot even compare one.
-    if (request.url.includes('%00') || request.url.includes('\u0000')) {
-      throw new AppError('invalid_request', 'The URL holds a NUL character (%00).', 'url');
+  // The hooks every request runs are callback-style, not async: an async hook costs each request a
+  // promise and a turn of the microtask queue, and these do nothing they would wait for but the
+  // address window of an unkeyed answer.
+  app.addHook('onRequest', (request, reply, done) => {
+    try {
+      checkRequestLine(request, reply);
+      refuseUnroutedEarly(request, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
     }
-    if (request.routeOptions.url === '/healthz') return;
-    // Links the service makes (payment_url) are built from Host; HTTP/1.0 may omit it, and health
-    // checkers often do, so only /healthz goes without.
-    if (request.headers.host === undefined) {
-      throw new AppError('invalid_request', 'A request must carry a Host header.', 'Host');
-    }
-    assertSecureTransport(request);
+    done();
   });
-  app.addHook('onRequest', refuseUnroutedEarly);
-  app.addHook('onSend', addressWindowOnUnkeyedResponses(deps));
-  app.addHook('onSend', async (request, reply, payload) => {
+  const giveAddressWindow = addressWindowHeaders(deps);
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Refused before its body was read (no key, an unknown path): the client may still be sending it,
     // slowly or not at all, and the connection would wait for it. Close it instead.
     if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close');
-    return payload;
+    if (!needsAddressWindow(request, reply)) {
+      done(null, payload);
+      return;
+    }
+    void giveAddressWindow(request, reply).then(() => done(null, payload));
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
@@ -163,6 +176,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       },
       'request completed',
     );
+    done();
   });
 
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
@@ -225,4 +239,22 @@ function trustedProxies(
 ): boolean | string | ((address: string, hop: number) => boolean) {
   if (typeof setting !== 'number') return setting;
   return (_address, hop) => hop < setting;
+}
+
+/**
+ * What every request must be before anything else: its id echoed; no NUL in its URL (no path or query
+ * parameter is text with one, and PostgreSQL cannot even compare one); a Host header but on /healthz
+ * (links the service makes, payment_url, are built from it; HTTP/1.0 may omit it, and health checkers
+ * often do); HTTPS where it is required.
+ */
+function checkRequestLine(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  if (request.url.includes('%00') || request.url.includes('\u0000')) {
+    throw new AppError('invalid_request', 'The URL holds a NUL character (%00).', 'url');
+  }
+  if (request.routeOptions.url === '/healthz') return;
+  if (request.headers.host === undefined) {
+    throw new AppError('invalid_request', 'A request must carry a Host header.', 'Host');
+  }
+  assertSecureTransport(request);
 }

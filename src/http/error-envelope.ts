@@ -25,7 +25,7 @@ export function installErrorEnvelope(app: FastifyInstance): UnroutedRefusal {
   });
 
   app.setNotFoundHandler((request, reply) => sendError(reply, unroutedError(routeTable, request, reply)));
-  return async (request, reply) => {
+  return (request, reply) => {
     if (request.is404) throw unroutedError(routeTable, request, reply);
   };
 }
@@ -36,7 +36,7 @@ export function installErrorEnvelope(app: FastifyInstance): UnroutedRefusal {
  * would otherwise refuse for a missing Content-Type with its own error code). It goes after the hooks
  * every answer needs (the request id).
  */
-export type UnroutedRefusal = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+export type UnroutedRefusal = (request: FastifyRequest, reply: FastifyReply) => void;
 
 /** 405 with Allow when another method serves the path, 404 otherwise. */
 function unroutedError(

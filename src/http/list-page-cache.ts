@@ -1,8 +1,11 @@
 import type { NameKey } from '../domain/catalogue.ts';
 
-/** One page of a catalogue listing, its items already serialised. */
+/**
+ * One page of a catalogue listing, serialised: `{"data":[...]}` as the UTF-8 bytes sent, so that a
+ * request sends them as they are (no string to measure, flatten and encode again; a page is 5-20 KB).
+ */
 export interface CachedPage {
-  dataJson: string;
+  body: Buffer;
   next: NameKey | null;
 }
 
@@ -17,8 +20,8 @@ export const MAX_PAGE_BYTES = 8 * 2 ** 20;
  * Keys carry the organisation's catalogue_version, which database triggers bump on every catalogue
  * change and which the request's authentication query reads anyway: a page cached before a change is
  * never served after it, whichever process made the change. Old versions age out of the LRU order.
- * Bounded by pages and by the length of their JSON (ASCII but for names: about a byte a character); a
- * page larger than the whole bound is served but not kept.
+ * Bounded by pages and by the bytes of their JSON; a page larger than the whole bound is served but
+ * not kept.
  */
 export class ListPageCache {
   readonly #pages = new Map<string, CachedPage>();
@@ -40,7 +43,7 @@ export class ListPageCache {
       return hit;
     }
     const page = await load();
-    const bytes = page.dataJson.length;
+    const bytes = page.body.length;
     if (bytes > this.#maxBytes) return page;
     // Least recently used first out (a concurrent load of the same key may have kept it meanwhile).
     this.#drop(key);
@@ -65,6 +68,6 @@ export class ListPageCache {
     const page = this.#pages.get(key);
     if (!page) return;
     this.#pages.delete(key);
-    this.#bytes -= page.dataJson.length;
+    this.#bytes -= page.body.length;
   }
 }

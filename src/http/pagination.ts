@@ -48,13 +48,21 @@ export async function sendPage<T, R>(
   ].join('\u0000');
   const page = await deps.pages.getOrLoad(key, async (): Promise<CachedPage> => {
     const loaded = await load();
-    return { dataJson: JSON.stringify(loaded.items.map(present)), next: loaded.next };
+    return {
+      body: Buffer.from(`{"data":${JSON.stringify(loaded.items.map(present))}}`),
+      next: loaded.next,
+    };
   });
-  const cursor = page.next ? deps.cursors.encode(cursorScope(listing), page.next, deps.nowMs) : null;
-  const body = cursor
-    ? `{"data":${page.dataJson},"next_cursor":${JSON.stringify(cursor)}}`
-    : `{"data":${page.dataJson}}`;
-  return reply.type('application/json; charset=utf-8').send(body);
+  const type = reply.type('application/json; charset=utf-8');
+  if (!page.next) return type.send(page.body);
+  // The cursor is made anew for every request (it carries its own expiry): in before the closing brace.
+  const cursor = deps.cursors.encode(cursorScope(listing), page.next, deps.nowMs);
+  return type.send(
+    Buffer.concat([
+      page.body.subarray(0, page.body.length - 1),
+      Buffer.from(`,"next_cursor":${JSON.stringify(cursor)}}`),
+    ]),
+  );
 }
 
 function cursorScope(listing: Listing): string {

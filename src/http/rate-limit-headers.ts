@@ -38,22 +38,28 @@ export function addressWindow(deps: AppDeps): (address: string) => Promise<RateL
 }
 
 /**
- * An onSend hook giving the REST API's responses (everything under /v1) and every request no route
- * took the three headers when authentication did not set them. The other endpoints (the MCP
- * transports, the checkout pages, /healthz) are not the REST API and count differently.
+ * Gives a response the three headers of its client address's window (for the onSend hook, to the
+ * responses needsAddressWindow picks).
  */
-export function addressWindowOnUnkeyedResponses(deps: AppDeps) {
+export function addressWindowHeaders(deps: AppDeps) {
   const windowOf = addressWindow(deps);
-  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-    if (reply.hasHeader('x-ratelimit-limit')) return payload;
-    const route = request.routeOptions.url;
-    if (route !== undefined && !route.startsWith('/v1/')) return payload;
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     try {
       setRateLimitHeaders(reply, await windowOf(request.ip));
     } catch (error) {
       // The answer itself matters more than its headers (a database outage must not turn a 404 into a 500).
       request.log.warn({ err: error }, 'rate-limit window unavailable');
     }
-    return payload;
   };
+}
+
+/**
+ * The REST API's responses (everything under /v1) and those to requests no route took, when
+ * authentication did not set the headers. The other endpoints (the MCP transports, the checkout
+ * pages, /healthz) are not the REST API and count differently.
+ */
+export function needsAddressWindow(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (reply.hasHeader('x-ratelimit-limit')) return false;
+  const route = request.routeOptions.url;
+  return route === undefined || route.startsWith('/v1/');
 }

@@ -132,7 +132,9 @@ describe('requests refused before the app sees them', () => {
   it.each([
     [
       'broken chunking',
-      `POST /v1/clients HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      // With a key: a request refused before its body is read (401) may be answered first.
+      () =>
+        `POST /v1/clients HTTP/1.1\r\nHost: x\r\n${auth()}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
       400,
     ],
     [
@@ -151,7 +153,7 @@ describe('requests refused before the app sees them', () => {
       431,
     ],
   ])('answers %s with an envelope, a request id and rate-limit headers', async (_, raw, status) => {
-    const response = await sendHttp(baseUrl, { raw });
+    const response = await sendHttp(baseUrl, { raw: typeof raw === 'function' ? raw() : raw });
     expect(response.status).toBe(status);
     expect(envelopeOf(response).code).toBe(status === 431 ? 'headers_too_large' : 'invalid_request');
     expect(response.headers.connection).toBe('close');

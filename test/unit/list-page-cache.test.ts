@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ListPageCache, MAX_PAGE_BYTES, MAX_PAGES } from '../../src/http/list-page-cache.ts';
 
-const page = (length: number) => ({ dataJson: 'x'.repeat(length), next: null });
+const page = (length: number) => ({ body: Buffer.alloc(length, 'x'), next: null });
 
 describe('the cache of catalogue listing pages', () => {
   it('holds at most its number of pages, least recently used out first', async () => {
@@ -27,7 +27,7 @@ describe('the cache of catalogue listing pages', () => {
     expect(cache.size).toBeGreaterThan(2);
     // A page larger than the bound is served, and evicts nothing.
     const huge = await cache.getOrLoad('huge', async () => page(5_000));
-    expect(huge.dataJson.length).toBe(5_000);
+    expect(huge.body.length).toBe(5_000);
     expect(cache.bytes).toBeLessThanOrEqual(1_000);
     expect(cache.size).toBeGreaterThan(2);
   });

@@ -99,14 +99,21 @@ export function locationRoutes(
         const { slug } = request.params;
         const { organisation, listing, cursors, context } = await begin(request, `services:${slug}`);
         const page = readPageRequest(cursors, listing, request.query, context.nowMs);
-        const load = async () =>
-          listServicesAt(
-            deps.db,
-            organisation.id,
-            await requireLocation(deps.db, organisation.id, slug),
-            page,
-          );
-        return sendPage(reply, context, listing, page, load, (s) => presentService(s, organisation.currency));
+        return sendPage(
+          reply,
+          context,
+          listing,
+          page,
+          // Not a named const: the bundle would name it on every request (esbuild's keepNames).
+          async () =>
+            listServicesAt(
+              deps.db,
+              organisation.id,
+              await requireLocation(deps.db, organisation.id, slug),
+              page,
+            ),
+          (s) => presentService(s, organisation.currency),
+        );
       },
     );
 
@@ -131,14 +138,20 @@ export function locationRoutes(
         const { slug } = request.params;
         const { organisation, listing, cursors, context } = await begin(request, `staff:${slug}`);
         const page = readPageRequest(cursors, listing, request.query, context.nowMs);
-        const load = async () =>
-          listStaffWorkingAt(
-            deps.db,
-            organisation.id,
-            await requireLocation(deps.db, organisation.id, slug),
-            page,
-          );
-        return sendPage(reply, context, listing, page, load, presentStaff);
+        return sendPage(
+          reply,
+          context,
+          listing,
+          page,
+          async () =>
+            listStaffWorkingAt(
+              deps.db,
+              organisation.id,
+              await requireLocation(deps.db, organisation.id, slug),
+              page,
+            ),
+          presentStaff,
+        );
       },
     );
 
