@@ -59,10 +59,16 @@ export function decideRequest(
   now: number,
 ): RequestDecision {
   const key = limiter.decide(counts.key, keyLimitOf(principal, budgets), now);
-  if (!key.allowed) return { ...key, refusedBy: 'key' };
+  if (!key.allowed) return by(key, 'key');
   const organisation = limiter.decide(counts.organisation ?? 0, organisationLimitOf(principal, budgets), now);
-  if (!organisation.allowed) return { ...organisation, refusedBy: 'organisation' };
-  return { ...key, refusedBy: null };
+  if (!organisation.allowed) return by(organisation, 'organisation');
+  return by(key, null);
+}
+
+/** A window's decision as the request's, built member by member rather than spread (every request). */
+function by(window: RateLimitDecision, refusedBy: RequestDecision['refusedBy']): RequestDecision {
+  const { allowed, limit, remaining, resetAt } = window;
+  return { allowed, limit, remaining, resetAt, refusedBy };
 }
 
 /** Counts one request of `principal` in both windows and decides it. */
