@@ -219,7 +219,11 @@ async function build(entry, dir, packagesInside) {
     })
     // esbuild builds in a process of its own, kept for the next build: there is none.
     .finally(() => esbuild.stop());
-  const entryOutput = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint);
+  // The entry's own output: a module imported on demand is an entry point of its chunk too.
+  const entryOutput = Object.entries(result.metafile.outputs).find(
+    ([, output]) =>
+      output.entryPoint !== undefined && path.resolve(output.entryPoint) === path.resolve(entry),
+  );
   const manifest = {
     recipe: RECIPE,
     esbuild: esbuild.version,
