@@ -35,13 +35,15 @@ module.enableCompileCache?.(COMPILE_CACHE);
 // `booking mcp`, started by an MCP host that waits for its first answer, runs on every Node a bundle of
 // that command alone (src/cli/mcp-cli.ts) that holds the packages it loads too: one file to read
 // instead of some 800 modules to resolve (docs/decisions/stdio-first-answer.md).
+// The other commands' bundle holds the same packages: a server that loads them as one file rather than
+// some 500 modules peaks a few MB lower (docs/decisions/memory-under-load.md).
 const stdio = process.argv[2] === 'mcp';
 const { runCli } =
   NODE_STRIPS_OUR_TYPES && !stdio
     ? await import('../src/cli.ts')
     : stdio
       ? await loadBundled(MCP_ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true })
-      : await loadBundled(ENTRY, BUNDLE_CACHE);
+      : await loadBundled(ENTRY, BUNDLE_CACHE, { packagesInside: true });
 await runCli(process.argv);
 
 /** The sources' entry module, from the bundle; through tsx, saying so, where it cannot be made or loaded. */

@@ -54,7 +54,8 @@ try {
       });
     }
   } else {
-    await bundledEntry(ENTRY, BUNDLE_CACHE);
+    // As bin/booking.js loads it: with the packages of PACKAGES_INSIDE.
+    await bundledEntry(ENTRY, BUNDLE_CACHE, { packagesInside: true });
   }
 } catch {
   // Made by the first run instead.

@@ -13,7 +13,13 @@
 export function searchFold(text: string): string {
   // ASCII needs none of the Unicode steps: the common case, once per client row on SQLite.
   if (ASCII_ONLY.test(text)) return text.toLowerCase();
-  return text.normalize('NFD').replace(COMBINING_ACCENTS, '').toLowerCase().replace(/ς/g, 'σ');
+  // Final sigma (ς) written as an escape: one character above U+00FF in a regular expression, which the
+  // bundle cannot escape, makes V8 keep the whole bundled chunk's source at two bytes a character.
+  return text
+    .normalize('NFD')
+    .replace(COMBINING_ACCENTS, '')
+    .toLowerCase()
+    .replace(/\u03c2/g, 'σ');
 }
 
 /** The combining diacritical marks; also PostgreSQL's pattern, as a regular-expression class. */

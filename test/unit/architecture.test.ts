@@ -48,6 +48,8 @@ describe('architecture', () => {
     expect(atStart).toContain('fastify');
     expect(atStart.filter((name) => /^@modelcontextprotocol\/|^src\/mcp\//.test(name))).toEqual([]);
     expect(atStart).not.toContain('src/http/mcp-protocol.ts');
+    // Nor ical.js, which the first external calendar to read loads.
+    expect(atStart).not.toContain('ical.js');
   });
 
   it('starts every other command without the HTTP face or the MCP SDK', () => {

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
 import { rescanWaitlists } from '../waitlist/rescans.ts';
 import type { CalendarFetcher } from './busy-fetch.ts';
-import { BusyCalendarError, busyTimes } from './busy-times.ts';
+import type { busyTimes } from './busy-times.ts';
 
 /**
  * The background refresher of external busy calendars (design.md 9.6): every few seconds it takes
@@ -86,6 +86,9 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, outcome.reason, now));
     return true;
   }
+  // ical.js (with its source, 0.5 MB that V8 holds at two bytes a character) is loaded by the first
+  // calendar to read, not at start: most servers have none (docs/decisions/memory-under-load.md).
+  const { BusyCalendarError, busyTimes } = await import('./busy-times.ts');
   let busy: ReturnType<typeof busyTimes>;
   try {
     const zone = await staffZone(db, calendar);
