@@ -220,8 +220,13 @@ export async function settleMessages(
     alike.set(columns, rows);
   }
   await Promise.all(
-    [...alike].map(([columns, rows]) =>
-      writeStatement(db, (trx) =>
+    [...alike].map(([columns, rows]) => {
+      // The range of the rows' seqs, the outbox's key, bounds the rows the UPDATE reads: the statement's
+      // generic plan (postgres.ts), made once per connection, otherwise joined every message of the
+      // outbox (a sequential scan chosen while the outbox was small, kept as it grew; issue 47). With
+      // the range, any plan reads the key's index between the batch's first and last message.
+      const seqs = rows.map((row) => row.seq as number);
+      return writeStatement(db, (trx) =>
         sql`UPDATE outbox SET ${sql.join(
           columns
             .split(',')
@@ -230,9 +235,12 @@ export async function settleMessages(
         )}${columns === '' ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
           FROM json_populate_recordset(NULL::outbox, ${JSON.stringify(rows)}::json) AS v
           WHERE outbox.seq = v.seq AND outbox.organisation_id = v.organisation_id
-            AND outbox.claimed_by = ${token}`.execute(trx),
-      ),
-    ),
+            AND outbox.claimed_by = ${token}
+            AND outbox.seq BETWEEN ${Math.min(...seqs)}::bigint AND ${Math.max(...seqs)}::bigint`.execute(
+          trx,
+        ),
+      );
+    }),
   );
 }
 
@@ -337,6 +345,15 @@ export async function messageFactsOf(
 ): Promise<Map<string, MessageFactsRow>> {
   const facts = new Map<string, MessageFactsRow>();
   if (bookings.length === 0) return facts;
+  if (dialectOf(db) === 'postgres') {
+    const [rows, sessions] = await Promise.all([
+      postgresFactRows(db, bookings),
+      options.withCheckouts ? openCheckoutsOf(db, bookings) : [],
+    ]);
+    for (const row of rows) facts.set(row.id, { ...row, checkout_session_id: null });
+    addCheckouts(facts, sessions);
+    return facts;
+  }
   const [rows, services, sessions] = await Promise.all([
     bookingFactRows(db, bookings),
     db
@@ -355,30 +372,83 @@ export async function messageFactsOf(
       .orderBy('bs.booking_id')
       .orderBy('bs.position')
       .execute(),
-    options.withCheckouts
-      ? db
-          .selectFrom('checkout_sessions')
-          .select(['booking_id', 'id'])
-          .where((eb) =>
-            eb(
-              eb.refTuple('organisation_id', 'booking_id'),
-              'in',
-              bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
-            ),
-          )
-          .where('status', 'in', ['open', 'abandoned'])
-          .orderBy('created_at', 'desc')
-          .execute()
-      : [],
+    options.withCheckouts ? openCheckoutsOf(db, bookings) : [],
   ]);
   for (const row of rows) facts.set(row.id, { ...row, service_names: [], checkout_session_id: null });
   for (const service of services) facts.get(service.booking_id)?.service_names.push(service.name);
-  // Newest first: the first seen of a booking is its latest open checkout.
+  addCheckouts(facts, sessions);
+  return facts;
+}
+
+function openCheckoutsOf(db: Db, bookings: readonly BookingKey[]) {
+  return db
+    .selectFrom('checkout_sessions')
+    .select(['booking_id', 'id'])
+    .where((eb) =>
+      eb(
+        eb.refTuple('organisation_id', 'booking_id'),
+        'in',
+        bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
+      ),
+    )
+    .where('status', 'in', ['open', 'abandoned'])
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/** Newest first: the first seen of a booking is its latest open checkout. */
+function addCheckouts(
+  facts: Map<string, MessageFactsRow>,
+  sessions: readonly { booking_id: string; id: string }[],
+): void {
   for (const session of sessions) {
     const fact = facts.get(session.booking_id);
     if (fact && fact.checkout_session_id === null) fact.checkout_session_id = session.id;
   }
-  return facts;
+}
+
+/**
+ * bookingFactRows and the bookings' service names (in booking order) on PostgreSQL, in one statement
+ * of one text whatever the batch's size: the keys travel as two arrays. Every table is reached by its
+ * key from the row before it (LATERAL ... LIMIT 1, a subquery per row), so no plan can read a whole
+ * table: the statement's generic plan is made once per connection (postgres.ts), and the one made for
+ * the row-value IN list of bookingFactRows, on a database still small when the connection first asked,
+ * scanned every booking, booking_services row and outbox message of every batch from then on (issue
+ * 47: half a millisecond of PostgreSQL's CPU per booking after 10 s of bookings, and growing).
+ */
+async function postgresFactRows(
+  db: Db,
+  bookings: readonly BookingKey[],
+): Promise<Omit<MessageFactsRow, 'checkout_session_id'>[]> {
+  const keys = new Map(bookings.map((b) => [`${b.organisationId}\u0000${b.bookingId}`, b]));
+  const organisations = [...keys.values()].map((b) => b.organisationId);
+  const ids = [...keys.values()].map((b) => b.bookingId);
+  const { rows } = await sql<Omit<MessageFactsRow, 'checkout_session_id'>>`
+    SELECT b.id, b.reference, p.token AS page_token, b.status, b.starts_at, b.hold_expires_at,
+      b.pending_requirements, b.deposit_minor, b.deposit_status, b.currency,
+      (SELECT f.charge_amount_minor FROM booking_fees f
+        WHERE f.organisation_id = b.organisation_id AND f.booking_id = b.id AND f.kind = 'late_cancellation'
+        LIMIT 1) AS late_fee_minor,
+      o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
+      s.name AS staff_name, c.first_name, c.contact_proven, o.catalogue_version,
+      ARRAY(SELECT sv.name FROM booking_services bs
+          CROSS JOIN LATERAL (SELECT sv.name FROM services sv
+            WHERE sv.organisation_id = bs.organisation_id AND sv.id = bs.service_id LIMIT 1) sv
+        WHERE bs.organisation_id = b.organisation_id AND bs.booking_id = b.id
+        ORDER BY bs.position) AS service_names
+    FROM unnest(${organisations}::text[], ${ids}::text[]) AS k(organisation_id, id)
+    CROSS JOIN LATERAL (SELECT * FROM bookings b
+      WHERE b.organisation_id = k.organisation_id AND b.id = k.id LIMIT 1) b
+    CROSS JOIN LATERAL (SELECT * FROM organisations o WHERE o.id = b.organisation_id LIMIT 1) o
+    CROSS JOIN LATERAL (SELECT * FROM locations l
+      WHERE l.organisation_id = b.organisation_id AND l.id = b.location_id LIMIT 1) l
+    CROSS JOIN LATERAL (SELECT * FROM staff s
+      WHERE s.organisation_id = b.organisation_id AND s.id = b.staff_id LIMIT 1) s
+    CROSS JOIN LATERAL (SELECT * FROM clients c
+      WHERE c.organisation_id = b.organisation_id AND c.id = b.client_id LIMIT 1) c
+    LEFT JOIN LATERAL (SELECT p.token FROM booking_pages p
+      WHERE p.organisation_id = b.organisation_id AND p.booking_id = b.id LIMIT 1) p ON true`.execute(db);
+  return rows;
 }
 
 function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
