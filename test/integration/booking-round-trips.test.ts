@@ -57,7 +57,9 @@ const kindsOf = (recorded: readonly string[]) =>
     if (/^with booking as \(\s*insert into bookings\b/.test(text)) return 'the writes';
     if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
     if (text.includes('live_bookings_after_turn'))
-      return text.includes('from clients') ? 'turn, then read bookings and the client' : 'turn, then read bookings';
+      return text.includes('from clients')
+        ? 'turn, then read bookings and the client'
+        : 'turn, then read bookings';
     if (text.includes('idempotency_record_after_turn')) return 'turn, then read idempotency_records';
     if (text.includes('pg_advisory_xact_lock')) return 'turn';
     const written = /^insert into "([a-z_]+)"/.exec(text)?.[1];
