@@ -193,9 +193,9 @@ export async function settleMessage(
 
 /**
  * settleMessage for several messages of one claim (`token`), each a write of its own. On PostgreSQL
- * the outcomes that set the same columns are one UPDATE, without a transaction (writeStatement): the
- * rows travel as one JSON parameter (json_populate_recordset, typed by the table), each with its own
- * values. On SQLite, one UPDATE each, in one write transaction (group commit would join them anyway).
+ * the outcomes that set the same columns are one statement, without a transaction (writeStatement):
+ * an UPDATE of each message by its key, each with its own values. On SQLite, one UPDATE each, in one
+ * write transaction (group commit would join them anyway).
  */
 export async function settleMessages(
   db: Db,
@@ -219,27 +219,23 @@ export async function settleMessages(
     rows.push({ ...outcome, seq: message.seq, organisation_id: message.organisationId });
     alike.set(columns, rows);
   }
+  // One UPDATE per message, each by the outbox's key (seq, organisation_id), as the CTEs of one
+  // statement: one round trip, and a plan that reads each message by its key whatever the tables'
+  // sizes when the connection first ran it. The statement's generic plan (postgres.ts) is made once per
+  // connection and kept: a join of the outbox with the rows' list (json_populate_recordset), planned
+  // while the outbox was small, scanned the whole outbox on every batch from then on (issue 47). The
+  // texts are one per set of columns and number of messages, a batch's size at most.
   await Promise.all(
     [...alike].map(([columns, rows]) => {
-      // The range of the rows' seqs, the outbox's key, bounds the rows the UPDATE reads: the statement's
-      // generic plan (postgres.ts), made once per connection, otherwise joined every message of the
-      // outbox (a sequential scan chosen while the outbox was small, kept as it grew; issue 47). With
-      // the range, any plan reads the key's index between the batch's first and last message.
-      const seqs = rows.map((row) => row.seq as number);
-      return writeStatement(db, (trx) =>
-        sql`UPDATE outbox SET ${sql.join(
-          columns
-            .split(',')
-            .filter((column) => column !== '')
-            .map((column) => sql`${sql.ref(column)} = ${sql.ref(`v.${column}`)}`),
-        )}${columns === '' ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
-          FROM json_populate_recordset(NULL::outbox, ${JSON.stringify(rows)}::json) AS v
-          WHERE outbox.seq = v.seq AND outbox.organisation_id = v.organisation_id
-            AND outbox.claimed_by = ${token}
-            AND outbox.seq BETWEEN ${Math.min(...seqs)}::bigint AND ${Math.max(...seqs)}::bigint`.execute(
-          trx,
-        ),
+      const set = columns.split(',').filter((column) => column !== '');
+      const updates = rows.map(
+        (row, index) => sql`${sql.raw(`m${index}`)} AS (UPDATE outbox SET ${sql.join(
+          set.map((column) => sql`${sql.ref(column)} = ${row[column] ?? null}`),
+        )}${set.length === 0 ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
+          WHERE seq = ${row.seq}::bigint AND organisation_id = ${row.organisation_id}::text
+            AND claimed_by = ${token}::text)`,
       );
+      return writeStatement(db, (trx) => sql`WITH ${sql.join(updates)} SELECT 1`.execute(trx));
     }),
   );
 }
