@@ -216,15 +216,17 @@ export async function settleMessages(
   for (const { message, outcome } of settled) {
     const columns = Object.keys(outcome).sort().join(',');
     const rows = alike.get(columns) ?? [];
-    rows.push({ ...outcome, seq: message.seq, organisation_id: message.organisationId });
+    rows.push({ ...outcome, seq: message.seq });
     alike.set(columns, rows);
   }
-  // One UPDATE per message, each by the outbox's key (seq, organisation_id), as the CTEs of one
-  // statement: one round trip, and a plan that reads each message by its key whatever the tables'
-  // sizes when the connection first ran it. The statement's generic plan (postgres.ts) is made once per
-  // connection and kept: a join of the outbox with the rows' list (json_populate_recordset), planned
-  // while the outbox was small, scanned the whole outbox on every batch from then on (issue 47). The
-  // texts are one per set of columns and number of messages, a batch's size at most.
+  // One UPDATE per message as the CTEs of one statement: one round trip, and each message found by
+  // its seq alone (unique across organisations, the first column of outbox_pk), the one index any
+  // plan can use for it whatever the tables' sizes when the connection first ran it. The statement's
+  // generic plan (postgres.ts) is made once per connection and kept: a join of the outbox with the
+  // rows' list (json_populate_recordset), planned while the outbox was small, scanned the whole
+  // outbox on every batch, and with the organisation as a condition too a plan may take outbox_booking
+  // and read every message of the organisation (issue 47). The claim's token is what makes the message
+  // this worker's. The texts are one per set of columns and number of messages (a batch's size).
   await Promise.all(
     [...alike].map(([columns, rows]) => {
       const set = columns.split(',').filter((column) => column !== '');
@@ -232,8 +234,7 @@ export async function settleMessages(
         (row, index) => sql`${sql.raw(`m${index}`)} AS (UPDATE outbox SET ${sql.join(
           set.map((column) => sql`${sql.ref(column)} = ${row[column] ?? null}`),
         )}${set.length === 0 ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
-          WHERE seq = ${row.seq}::bigint AND organisation_id = ${row.organisation_id}::text
-            AND claimed_by = ${token}::text)`,
+          WHERE seq = ${row.seq}::bigint AND claimed_by = ${token}::text)`,
       );
       return writeStatement(db, (trx) => sql`WITH ${sql.join(updates)} SELECT 1`.execute(trx));
     }),
@@ -405,12 +406,15 @@ function addCheckouts(
 
 /**
  * bookingFactRows and the bookings' service names (in booking order) on PostgreSQL, in one statement
- * of one text whatever the batch's size: the keys travel as two arrays. Every table is reached by its
- * key from the row before it (LATERAL ... LIMIT 1, a subquery per row), so no plan can read a whole
- * table: the statement's generic plan is made once per connection (postgres.ts), and the one made for
- * the row-value IN list of bookingFactRows, on a database still small when the connection first asked,
- * scanned every booking, booking_services row and outbox message of every batch from then on (issue
- * 47: half a millisecond of PostgreSQL's CPU per booking after 10 s of bookings, and growing).
+ * of one text whatever the batch's size: the keys travel as two arrays. Each table is reached from the
+ * row before it by the first column of its primary key alone (`id`, `booking_id`), in a LATERAL
+ * subquery that OFFSET 0 keeps whole (run once per row, nothing pushed into it), and the organisation
+ * is checked on what it returns. No plan can then read a whole table or a whole organisation's rows:
+ * the statement's generic plan is made once per connection (postgres.ts) and kept, and plans made on
+ * a database still small when the connection first asked chose otherwise: the row-value IN list of
+ * bookingFactRows scanned every booking and booking_services row on every batch, and with the
+ * organisation as an index condition a lookup may take an index that starts with it
+ * (bookings_org_reference) and read every booking of the organisation (issue 47).
  */
 async function postgresFactRows(
   db: Db,
@@ -423,27 +427,26 @@ async function postgresFactRows(
     SELECT b.id, b.reference, p.token AS page_token, b.status, b.starts_at, b.hold_expires_at,
       b.pending_requirements, b.deposit_minor, b.deposit_status, b.currency,
       (SELECT f.charge_amount_minor FROM booking_fees f
-        WHERE f.organisation_id = b.organisation_id AND f.booking_id = b.id AND f.kind = 'late_cancellation'
+        WHERE f.booking_id = b.id AND f.kind = 'late_cancellation' AND f.organisation_id = b.organisation_id
         LIMIT 1) AS late_fee_minor,
       o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
       s.name AS staff_name, c.first_name, c.contact_proven, o.catalogue_version,
       ARRAY(SELECT sv.name FROM booking_services bs
-          CROSS JOIN LATERAL (SELECT sv.name FROM services sv
-            WHERE sv.organisation_id = bs.organisation_id AND sv.id = bs.service_id LIMIT 1) sv
-        WHERE bs.organisation_id = b.organisation_id AND bs.booking_id = b.id
+          CROSS JOIN LATERAL (SELECT sv.name, sv.organisation_id FROM services sv
+            WHERE sv.id = bs.service_id OFFSET 0) sv
+        WHERE bs.booking_id = b.id AND bs.organisation_id = b.organisation_id
+          AND sv.organisation_id = bs.organisation_id
         ORDER BY bs.position) AS service_names
     FROM unnest(${organisations}::text[], ${ids}::text[]) AS k(organisation_id, id)
-    CROSS JOIN LATERAL (SELECT * FROM bookings b
-      WHERE b.organisation_id = k.organisation_id AND b.id = k.id LIMIT 1) b
-    CROSS JOIN LATERAL (SELECT * FROM organisations o WHERE o.id = b.organisation_id LIMIT 1) o
-    CROSS JOIN LATERAL (SELECT * FROM locations l
-      WHERE l.organisation_id = b.organisation_id AND l.id = b.location_id LIMIT 1) l
-    CROSS JOIN LATERAL (SELECT * FROM staff s
-      WHERE s.organisation_id = b.organisation_id AND s.id = b.staff_id LIMIT 1) s
-    CROSS JOIN LATERAL (SELECT * FROM clients c
-      WHERE c.organisation_id = b.organisation_id AND c.id = b.client_id LIMIT 1) c
+    CROSS JOIN LATERAL (SELECT * FROM bookings b WHERE b.id = k.id OFFSET 0) b
+    CROSS JOIN LATERAL (SELECT * FROM organisations o WHERE o.id = b.organisation_id OFFSET 0) o
+    CROSS JOIN LATERAL (SELECT * FROM locations l WHERE l.id = b.location_id OFFSET 0) l
+    CROSS JOIN LATERAL (SELECT * FROM staff s WHERE s.id = b.staff_id OFFSET 0) s
+    CROSS JOIN LATERAL (SELECT * FROM clients c WHERE c.id = b.client_id OFFSET 0) c
     LEFT JOIN LATERAL (SELECT p.token FROM booking_pages p
-      WHERE p.organisation_id = b.organisation_id AND p.booking_id = b.id LIMIT 1) p ON true`.execute(db);
+      WHERE p.booking_id = b.id AND p.organisation_id = b.organisation_id LIMIT 1) p ON true
+    WHERE b.organisation_id = k.organisation_id AND l.organisation_id = b.organisation_id
+      AND s.organisation_id = b.organisation_id AND c.organisation_id = b.organisation_id`.execute(db);
   return rows;
 }
 
