@@ -10,6 +10,7 @@ import {
   type StaffCalendars,
   type StaffCandidate,
 } from '../data/availability-repository.ts';
+import { type ClientRow, findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import { takeTurn } from '../data/write-locks.ts';
 import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
@@ -167,7 +168,12 @@ export interface SlotCheck {
    * is taken first (takeTurn) and held to the end of the transaction; the bookings are read after it
    * is granted, on PostgreSQL in the same statement (one round trip).
    */
-  slot(db: Db, turn?: string): Promise<Slot | null>;
+  slot(db: Db, turn?: string, clientId?: string): Promise<Slot | null>;
+  /**
+   * After slot() was given a client's id: that client's row as read with the bookings (on PostgreSQL
+   * in the same statement: a booking's round trip fewer), or undefined when there is no such client.
+   */
+  readClient(): ClientRow | undefined;
   /**
    * After slot(): the pending holds among the bookings it read, lapsed or not. What it read covers
    * the whole block of any slot it gives (the staff member's bookings over the block, or over the
@@ -187,18 +193,20 @@ export async function prepareSlotCheck(
   const date = localDateAt(startsAt, request.location.timezone);
   const offer = await loadOffer(db, organisationId, request, date, 1, startsAt, catalogueVersion);
   const { services, scope } = offer;
+  let client: ClientRow | undefined;
   if (!scope) {
-    const slot = async (afterTurn: Db, turn?: string) => {
+    const slot = async (afterTurn: Db, turn?: string, clientId?: string) => {
       if (turn !== undefined) await takeTurn(afterTurn, turn);
+      if (clientId !== undefined) client = await findClientById(afterTurn, organisationId, clientId);
       return null;
     };
-    return { services, slot, readHolds: () => [] };
+    return { services, slot, readHolds: () => [], readClient: () => client };
   }
   const catalogue = await loadCalendars(db, organisationId, request, scope, catalogueVersion);
   let holds: readonly ReadHold[] = [];
   return {
     services,
-    slot: async (afterTurn, turn) => {
+    slot: async (afterTurn, turn, clientId) => {
       const ids = scope.candidates.map((s) => s.id);
       const read = await busyBookingsAndHoldsOf(
         afterTurn,
@@ -207,11 +215,14 @@ export async function prepareSlotCheck(
         scope.bookingsWindow,
         request.excludeBookingId,
         turn,
+        clientId,
       );
       holds = read.holds;
+      client = read.client;
       return findSlotAt(assembleQuery(request, services, scope, catalogue, read.busy, now), startsAt);
     },
     readHolds: () => holds,
+    readClient: () => client,
   };
 }
 

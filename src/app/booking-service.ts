@@ -114,6 +114,12 @@ export interface CheckoutContext {
   awaitsSeriesProof?: boolean;
 }
 
+/** The booking's client, or 404 not_found (param client_id) when there is none. */
+function requireClient<T>(client: T | undefined): T {
+  if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
+  return client;
+}
+
 /**
  * Books a slot, inside the caller's write transaction: the slot is re-checked with the same engine
  * that offered it, its bookings read under the location's turn, then written; the database's overlap trigger is the last
@@ -161,48 +167,58 @@ export async function createBooking(
       'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',
     );
   }
-  const client = await findClientById(trx, caller.organisationId, input.clientId);
-  if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
   const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
-  const check = await prepareSlotCheck(
-    trx,
-    caller.organisationId,
-    request,
-    input.startsAt,
-    now,
-    caller.catalogueVersion,
-  ).catch(async (error: unknown) => {
-    // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
-    if (error instanceof AppError && error.param === 'service_ids') {
-      await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+  // The client is read with the staff's bookings (one statement on PostgreSQL: a round trip fewer),
+  // after what may refuse the booking before them; a refusal found there is said only of a client that
+  // exists, so an unknown client is still the first thing said (as when the client was read first).
+  const prepare = async () => {
+    const check = await prepareSlotCheck(
+      trx,
+      caller.organisationId,
+      request,
+      input.startsAt,
+      now,
+      caller.catalogueVersion,
+    ).catch(async (error: unknown) => {
+      // "Not offered here" may really be "no such service": that is a 404, asked only on this path.
+      if (error instanceof AppError && error.param === 'service_ids') {
+        await requireExistingServices(trx, caller.organisationId, input.serviceIds);
+      }
+      throw error;
+    });
+    const depositMinor = check.services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
+    if (depositMinor && !checkout.payments) {
+      throw new AppError(
+        'payments_unavailable',
+        'This booking needs a deposit, and no payment provider is set up to take it online; book it with the location directly.',
+      );
     }
+    if (protectedHold && !checkout.payments) {
+      throw new AppError(
+        'payments_unavailable',
+        'Bookings at this location need a card saved for Booking Protection, and no payment provider is set up to take one; book it with the location directly.',
+      );
+    }
+    const linksBase = checkout.publicBaseUrl;
+    if ((depositMinor || protectedHold) && linksBase === null) {
+      throw new AppError(
+        'payments_unavailable',
+        `This booking is finished by the customer through a link (${depositMinor ? 'to pay its deposit' : 'to save a card for Booking Protection'}), and links are unavailable here: booking mcp has no PUBLIC_BASE_URL, the address booking serve prints (see mcp.json); book it with the location directly.`,
+      );
+    }
+    return { check, depositMinor, linksBase };
+  };
+  const { check, depositMinor, linksBase } = await prepare().catch(async (error: unknown) => {
+    if (error instanceof AppError)
+      requireClient(await findClientById(trx, caller.organisationId, input.clientId));
     throw error;
   });
-  const depositMinor = check.services.reduce((total, s) => total + (s.depositMinor ?? 0), 0) || null;
-  if (depositMinor && !checkout.payments) {
-    throw new AppError(
-      'payments_unavailable',
-      'This booking needs a deposit, and no payment provider is set up to take it online; book it with the location directly.',
-    );
-  }
-  if (protectedHold && !checkout.payments) {
-    throw new AppError(
-      'payments_unavailable',
-      'Bookings at this location need a card saved for Booking Protection, and no payment provider is set up to take one; book it with the location directly.',
-    );
-  }
-  const linksBase = checkout.publicBaseUrl;
-  if ((depositMinor || protectedHold) && linksBase === null) {
-    throw new AppError(
-      'payments_unavailable',
-      `This booking is finished by the customer through a link (${depositMinor ? 'to pay its deposit' : 'to save a card for Booking Protection'}), and links are unavailable here: booking mcp has no PUBLIC_BASE_URL, the address booking serve prints (see mcp.json); book it with the location directly.`,
-    );
-  }
-  // Nothing read above is what the location's turn guards (the catalogue, the client); from here the
+  // Nothing read above is what the location's turn guards (the catalogue); from here the
   // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
   // the turn is held for as few queries as can be: it is taken by the read of the staff's bookings.
   const { services } = check;
-  const slot = await check.slot(trx, bookingsAt(location.id));
+  const slot = await check.slot(trx, bookingsAt(location.id), input.clientId);
+  const client = requireClient(check.readClient());
   if (!slot) {
     throw refusalError(await explainNoSlot(trx, caller.organisationId, request, input.startsAt, now));
   }

@@ -4,6 +4,7 @@ import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import { type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import type { OfferedService } from '../domain/catalogue.ts';
 import { busyBlocksOf } from './calendar-repository.ts';
+import { type ClientRow, findClientById } from './client-repository.ts';
 import { type Db, dialectOf } from './database.ts';
 import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import { offeredServicesByIds } from './service-repository.ts';
@@ -155,26 +156,33 @@ export async function busyBookingsAndHoldsOf(
   window: Interval,
   excludeBookingId?: string,
   turn?: string,
-): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[] }> {
+  clientId?: string,
+): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[]; client?: ClientRow | undefined }> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   const holds: ReadHold[] = [];
+  const readClient = async () =>
+    clientId === undefined ? {} : { client: await findClientById(db, organisationId, clientId) };
   if (staffIds.length === 0) {
     if (turn !== undefined) await takeTurn(db, turn);
-    return { busy, holds };
+    return { busy, holds, ...(await readClient()) };
   }
   const params = liveBookingsParams(organisationId, staffIds, window, excludeBookingId);
-  const bookings =
-    turn !== undefined && dialectOf(db) === 'postgres'
-      ? await liveBookingsAfterTurn(db, turn, params)
-      : await (async () => {
-          if (turn !== undefined) await takeTurn(db, turn);
-          return liveBookings(excludeBookingId).rows(db, params);
-        })();
+  let client: { client?: ClientRow | undefined } = {};
+  let bookings: LiveBookingRow[];
+  if (turn !== undefined && dialectOf(db) === 'postgres') {
+    const read = await liveBookingsAfterTurn(db, turn, params, clientId);
+    bookings = read.bookings;
+    if (clientId !== undefined) client = { client: read.client };
+  } else {
+    if (turn !== undefined) await takeTurn(db, turn);
+    bookings = await liveBookings(excludeBookingId).rows(db, params);
+    client = await readClient();
+  }
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
     if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
   }
-  return { busy, holds };
+  return { busy, holds, ...client };
 }
 
 /**
@@ -186,13 +194,30 @@ async function liveBookingsAfterTurn(
   db: Db,
   turn: string,
   params: LiveBookingsParams,
-): Promise<LiveBookingRow[]> {
+  clientId?: string,
+): Promise<{ bookings: LiveBookingRow[]; client: ClientRow | undefined }> {
   const { organisationId, staffIds, windowEnd, windowStart, startsAfter, excludeBookingId } = params;
-  const { rows } =
-    await sql<LiveBookingRow>`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...LIVE_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`.execute(
-      db,
-    );
-  return rows;
+  const live = sql`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...LIVE_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`;
+  if (clientId === undefined) {
+    const { rows } = await sql<LiveBookingRow>`${live}`.execute(db);
+    return { bookings: rows, client: undefined };
+  }
+  // The booking's client rides along (a row of its own, its columns as JSON): a round trip fewer for
+  // every booking (issue 47). The client is no part of what the turn guards: read with the
+  // statement's snapshot, as the separate read before the turn was.
+  const { rows } = await sql<
+    LiveBookingRow & { client: ClientRow | null }
+  >`SELECT *, NULL::json AS client FROM (${live}) live
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, row_to_json(c) FROM clients c
+    WHERE c.organisation_id = ${organisationId} AND c.id = ${clientId}`.execute(db);
+  let client: ClientRow | undefined;
+  const bookings: LiveBookingRow[] = [];
+  for (const row of rows) {
+    if (row.client !== null) client = row.client;
+    else bookings.push(row);
+  }
+  return { bookings, client };
 }
 
 type LiveBookingsParams = {

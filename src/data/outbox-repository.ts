@@ -193,9 +193,9 @@ export async function settleMessage(
 
 /**
  * settleMessage for several messages of one claim (`token`), each a write of its own. On PostgreSQL
- * the outcomes that set the same columns are one UPDATE, without a transaction (writeStatement): the
- * rows travel as one JSON parameter (json_populate_recordset, typed by the table), each with its own
- * values. On SQLite, one UPDATE each, in one write transaction (group commit would join them anyway).
+ * the outcomes that set the same columns are one statement, without a transaction (writeStatement):
+ * an UPDATE of each message by its key, each with its own values. On SQLite, one UPDATE each, in one
+ * write transaction (group commit would join them anyway).
  */
 export async function settleMessages(
   db: Db,
@@ -216,23 +216,28 @@ export async function settleMessages(
   for (const { message, outcome } of settled) {
     const columns = Object.keys(outcome).sort().join(',');
     const rows = alike.get(columns) ?? [];
-    rows.push({ ...outcome, seq: message.seq, organisation_id: message.organisationId });
+    rows.push({ ...outcome, seq: message.seq });
     alike.set(columns, rows);
   }
+  // One UPDATE per message as the CTEs of one statement: one round trip, and each message found by
+  // its seq alone (unique across organisations, the first column of outbox_pk), the one index any
+  // plan can use for it whatever the tables' sizes when the connection first ran it. The statement's
+  // generic plan (postgres.ts) is made once per connection and kept: a join of the outbox with the
+  // rows' list (json_populate_recordset), planned while the outbox was small, scanned the whole
+  // outbox on every batch, and with the organisation as a condition too a plan may take outbox_booking
+  // and read every message of the organisation (issue 47). The claim's token is what makes the message
+  // this worker's. The texts are one per set of columns and number of messages (a batch's size).
   await Promise.all(
-    [...alike].map(([columns, rows]) =>
-      writeStatement(db, (trx) =>
-        sql`UPDATE outbox SET ${sql.join(
-          columns
-            .split(',')
-            .filter((column) => column !== '')
-            .map((column) => sql`${sql.ref(column)} = ${sql.ref(`v.${column}`)}`),
-        )}${columns === '' ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
-          FROM json_populate_recordset(NULL::outbox, ${JSON.stringify(rows)}::json) AS v
-          WHERE outbox.seq = v.seq AND outbox.organisation_id = v.organisation_id
-            AND outbox.claimed_by = ${token}`.execute(trx),
-      ),
-    ),
+    [...alike].map(([columns, rows]) => {
+      const set = columns.split(',').filter((column) => column !== '');
+      const updates = rows.map(
+        (row, index) => sql`${sql.raw(`m${index}`)} AS (UPDATE outbox SET ${sql.join(
+          set.map((column) => sql`${sql.ref(column)} = ${row[column] ?? null}`),
+        )}${set.length === 0 ? sql`` : sql`,`} claimed_by = NULL, lease_until = NULL
+          WHERE seq = ${row.seq}::bigint AND claimed_by = ${token}::text)`,
+      );
+      return writeStatement(db, (trx) => sql`WITH ${sql.join(updates)} SELECT 1`.execute(trx));
+    }),
   );
 }
 
@@ -337,6 +342,15 @@ export async function messageFactsOf(
 ): Promise<Map<string, MessageFactsRow>> {
   const facts = new Map<string, MessageFactsRow>();
   if (bookings.length === 0) return facts;
+  if (dialectOf(db) === 'postgres') {
+    const [rows, sessions] = await Promise.all([
+      postgresFactRows(db, bookings),
+      options.withCheckouts ? openCheckoutsOf(db, bookings) : [],
+    ]);
+    for (const row of rows) facts.set(row.id, { ...row, checkout_session_id: null });
+    addCheckouts(facts, sessions);
+    return facts;
+  }
   const [rows, services, sessions] = await Promise.all([
     bookingFactRows(db, bookings),
     db
@@ -355,30 +369,85 @@ export async function messageFactsOf(
       .orderBy('bs.booking_id')
       .orderBy('bs.position')
       .execute(),
-    options.withCheckouts
-      ? db
-          .selectFrom('checkout_sessions')
-          .select(['booking_id', 'id'])
-          .where((eb) =>
-            eb(
-              eb.refTuple('organisation_id', 'booking_id'),
-              'in',
-              bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
-            ),
-          )
-          .where('status', 'in', ['open', 'abandoned'])
-          .orderBy('created_at', 'desc')
-          .execute()
-      : [],
+    options.withCheckouts ? openCheckoutsOf(db, bookings) : [],
   ]);
   for (const row of rows) facts.set(row.id, { ...row, service_names: [], checkout_session_id: null });
   for (const service of services) facts.get(service.booking_id)?.service_names.push(service.name);
-  // Newest first: the first seen of a booking is its latest open checkout.
+  addCheckouts(facts, sessions);
+  return facts;
+}
+
+function openCheckoutsOf(db: Db, bookings: readonly BookingKey[]) {
+  return db
+    .selectFrom('checkout_sessions')
+    .select(['booking_id', 'id'])
+    .where((eb) =>
+      eb(
+        eb.refTuple('organisation_id', 'booking_id'),
+        'in',
+        bookings.map((b) => eb.tuple(b.organisationId, b.bookingId)),
+      ),
+    )
+    .where('status', 'in', ['open', 'abandoned'])
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/** Newest first: the first seen of a booking is its latest open checkout. */
+function addCheckouts(
+  facts: Map<string, MessageFactsRow>,
+  sessions: readonly { booking_id: string; id: string }[],
+): void {
   for (const session of sessions) {
     const fact = facts.get(session.booking_id);
     if (fact && fact.checkout_session_id === null) fact.checkout_session_id = session.id;
   }
-  return facts;
+}
+
+/**
+ * bookingFactRows and the bookings' service names (in booking order) on PostgreSQL, in one statement
+ * of one text whatever the batch's size: the keys travel as two arrays. Each table is reached from the
+ * row before it by the first column of its primary key alone (`id`, `booking_id`), in a LATERAL
+ * subquery that OFFSET 0 keeps whole (run once per row, nothing pushed into it), and the organisation
+ * is checked on what it returns. No plan can then read a whole table or a whole organisation's rows:
+ * the statement's generic plan is made once per connection (postgres.ts) and kept, and plans made on
+ * a database still small when the connection first asked chose otherwise: the row-value IN list of
+ * bookingFactRows scanned every booking and booking_services row on every batch, and with the
+ * organisation as an index condition a lookup may take an index that starts with it
+ * (bookings_org_reference) and read every booking of the organisation (issue 47).
+ */
+async function postgresFactRows(
+  db: Db,
+  bookings: readonly BookingKey[],
+): Promise<Omit<MessageFactsRow, 'checkout_session_id'>[]> {
+  const keys = new Map(bookings.map((b) => [`${b.organisationId}\u0000${b.bookingId}`, b]));
+  const organisations = [...keys.values()].map((b) => b.organisationId);
+  const ids = [...keys.values()].map((b) => b.bookingId);
+  const { rows } = await sql<Omit<MessageFactsRow, 'checkout_session_id'>>`
+    SELECT b.id, b.reference, p.token AS page_token, b.status, b.starts_at, b.hold_expires_at,
+      b.pending_requirements, b.deposit_minor, b.deposit_status, b.currency,
+      (SELECT f.charge_amount_minor FROM booking_fees f
+        WHERE f.booking_id = b.id AND f.kind = 'late_cancellation' AND f.organisation_id = b.organisation_id
+        LIMIT 1) AS late_fee_minor,
+      o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
+      s.name AS staff_name, c.first_name, c.contact_proven, o.catalogue_version,
+      ARRAY(SELECT sv.name FROM booking_services bs
+          CROSS JOIN LATERAL (SELECT sv.name, sv.organisation_id FROM services sv
+            WHERE sv.id = bs.service_id OFFSET 0) sv
+        WHERE bs.booking_id = b.id AND bs.organisation_id = b.organisation_id
+          AND sv.organisation_id = bs.organisation_id
+        ORDER BY bs.position) AS service_names
+    FROM unnest(${organisations}::text[], ${ids}::text[]) AS k(organisation_id, id)
+    CROSS JOIN LATERAL (SELECT * FROM bookings b WHERE b.id = k.id OFFSET 0) b
+    CROSS JOIN LATERAL (SELECT * FROM organisations o WHERE o.id = b.organisation_id OFFSET 0) o
+    CROSS JOIN LATERAL (SELECT * FROM locations l WHERE l.id = b.location_id OFFSET 0) l
+    CROSS JOIN LATERAL (SELECT * FROM staff s WHERE s.id = b.staff_id OFFSET 0) s
+    CROSS JOIN LATERAL (SELECT * FROM clients c WHERE c.id = b.client_id OFFSET 0) c
+    LEFT JOIN LATERAL (SELECT p.token FROM booking_pages p
+      WHERE p.booking_id = b.id AND p.organisation_id = b.organisation_id LIMIT 1) p ON true
+    WHERE b.organisation_id = k.organisation_id AND l.organisation_id = b.organisation_id
+      AND s.organisation_id = b.organisation_id AND c.organisation_id = b.organisation_id`.execute(db);
+  return rows;
 }
 
 function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {

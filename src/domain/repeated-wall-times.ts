@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { offsetAt } from './time-format.ts';
 
 /**
  * Wall-clock times a zone shows twice: when the clocks go back, a stretch of the day happens again,
@@ -38,15 +39,16 @@ const TWIN_PROBES = [-3 * HOUR_MS, 3 * HOUR_MS, -25 * HOUR_MS, 25 * HOUR_MS];
 
 /** The other instant at which the clocks of `zone` show the same wall time as at `epochMs`, or null. */
 export function twinInstant(epochMs: number, zone: string): number | null {
-  const z = IANAZone.create(zone);
-  if (!z.isValid) return null;
-  const offset = z.offset(epochMs);
+  if (!IANAZone.create(zone).isValid) return null;
+  // offsetAt remembers the steady hours it was asked about: the outbox worker asks five offsets of every
+  // message it renders, and luxon's own (formatToParts each time) were 2 % of a booking's CPU (issue 47).
+  const offset = offsetAt(zone, epochMs);
   for (const probe of TWIN_PROBES) {
-    const other = z.offset(epochMs + probe);
+    const other = offsetAt(zone, epochMs + probe);
     if (other === offset) continue;
     // Same wall time: twin + other = epochMs + offset, and the twin must really be at that offset.
     const twin = epochMs + (offset - other) * 60_000;
-    if (z.offset(twin) === other) return twin;
+    if (offsetAt(zone, twin) === other) return twin;
   }
   return null;
 }

@@ -35,7 +35,7 @@ export function localDateAt(epochMs: number, zone: string): string {
  * remembered as steady (no zone changes offset twice within an hour); an hour with a change in it is
  * asked afresh each time, so the answer is always exact.
  */
-function offsetAt(zoneName: string, instant: number): number {
+export function offsetAt(zoneName: string, instant: number): number {
   const hour = Math.floor(instant / HOUR);
   const key = `${zoneName}|${hour}`;
   const steady = steadyHours.get(key);

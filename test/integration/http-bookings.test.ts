@@ -214,6 +214,17 @@ describe('POST /bookings refusals (nothing is written)', () => {
     await refuses(client, { status: 404, code: 'not_found', param: 'client_id' });
   });
 
+  it('names an unknown client before any other refusal, though the client is read with the bookings', async () => {
+    const unknown = { status: 404, code: 'not_found', param: 'client_id' };
+    // Refusals found before the bookings are read: an unknown service, a time off the grid.
+    await refuses(cut(tue('09:00'), { client_id: randomUUID(), service_ids: [randomUUID()] }), unknown);
+    await refuses(cut('2026-11-24T10:05:00+00:00', { client_id: randomUUID() }), unknown);
+    // A refusal found with them: the slot is taken.
+    const later = '2026-12-01T16:00:00+00:00';
+    expect((await postBooking(t, cut(later))).statusCode).toBe(201);
+    await refuses(cut(later, { client_id: randomUUID() }), unknown);
+  });
+
   it.each([
     ['off the grid', '2026-11-24T10:05:00+00:00'],
     ['outside working hours', '2026-11-24T17:30:00+00:00'],
