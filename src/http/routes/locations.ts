@@ -6,6 +6,7 @@ import {
   listLocations,
   listServicesAt,
   listStaffWorkingAt,
+  type PageRequest,
   requireLocation,
 } from '../../app/directory-service.ts';
 import { getLocationInfo } from '../../app/location-info-service.ts';
@@ -22,6 +23,7 @@ import { LocationResource, presentLocation } from '../../contract/location.ts';
 import { LocationInfoResource, presentLocationInfo } from '../../contract/location-info.ts';
 import { presentService, ServiceResource } from '../../contract/service.ts';
 import { presentStaff, StaffResource } from '../../contract/staff.ts';
+import type { Location } from '../../domain/catalogue.ts';
 import { principalOf } from '../authenticate.ts';
 import { CursorCodec } from '../cursor.ts';
 import type { ListPageCache } from '../list-page-cache.ts';
@@ -47,6 +49,21 @@ export function locationRoutes(
     };
     return { organisation, listing, cursors, context: { cursors, pages, nowMs: deps.clock.nowMs() } };
   };
+
+  /**
+   * What `list` reads at the location of `slug` (404 when it has none), for sendPage to call on a cache
+   * miss. Returned, not a named const in the route: the bundle (esbuild's keepNames) would name a
+   * function made on every request with a defineProperty each time.
+   */
+  const atLocation =
+    <T>(
+      list: (db: AppDeps['db'], organisationId: string, location: Location, page: PageRequest) => Promise<T>,
+      organisationId: string,
+      slug: string,
+      page: PageRequest,
+    ) =>
+    async () =>
+      list(deps.db, organisationId, await requireLocation(deps.db, organisationId, slug), page);
 
   return async (app) => {
     app.get(
@@ -104,14 +121,7 @@ export function locationRoutes(
           context,
           listing,
           page,
-          // Not a named const: the bundle would name it on every request (esbuild's keepNames).
-          async () =>
-            listServicesAt(
-              deps.db,
-              organisation.id,
-              await requireLocation(deps.db, organisation.id, slug),
-              page,
-            ),
+          atLocation(listServicesAt, organisation.id, slug, page),
           (s) => presentService(s, organisation.currency),
         );
       },
@@ -143,13 +153,7 @@ export function locationRoutes(
           context,
           listing,
           page,
-          async () =>
-            listStaffWorkingAt(
-              deps.db,
-              organisation.id,
-              await requireLocation(deps.db, organisation.id, slug),
-              page,
-            ),
+          atLocation(listStaffWorkingAt, organisation.id, slug, page),
           presentStaff,
         );
       },
