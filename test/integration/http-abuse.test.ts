@@ -118,7 +118,7 @@ describe('requests refused before the app sees them', () => {
     await t.close();
   });
   const auth = () => `Authorization: Bearer ${t.keys.readWrite}\r\n`;
-  /** A raw request carrying a key, made when the test runs (the keys are made before each). */
+  /** A raw request carrying a key, made when the test runs (beforeAll makes the keys after this table). */
   class Keyed {
     readonly request: () => string;
     constructor(request: () => string) {
