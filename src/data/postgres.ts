@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
+import { deferringBegin } from './postgres-begin.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 
@@ -88,7 +89,8 @@ export class StatementNames {
 }
 
 /**
- * The pool as Kysely sees it, its parameterised statements named (see StatementNames), each telling
+ * The pool as Kysely sees it, its parameterised statements named (see StatementNames), a
+ * transaction's BEGIN sent with its first statement (postgres-begin.ts), each statement telling
  * `health` whether a write went through or the storage failed (storage-health.ts).
  */
 function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
@@ -96,24 +98,23 @@ function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      const send = deferringBegin(client, nodePostgres().Query);
       const query = (text: string, values: readonly unknown[]) =>
-        client
-          .query({
-            text,
-            values: [...values],
-            // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
-            ...(values.length > 0 && { name: names.nameOf(text) }),
-          })
-          .then(
-            (result) => {
-              if (WRITES.test(text)) health.written();
-              return result;
-            },
-            (error: unknown) => {
-              health.failed(error);
-              throw error;
-            },
-          );
+        send({
+          text,
+          values: [...values],
+          // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
+          ...(values.length > 0 && { name: names.nameOf(text) }),
+        }).then(
+          (result) => {
+            if (WRITES.test(text)) health.written();
+            return result;
+          },
+          (error: unknown) => {
+            health.failed(error);
+            throw error;
+          },
+        );
       return { query, release: () => client.release() } as unknown as PostgresPoolClient;
     },
     end: () => pool.end(),

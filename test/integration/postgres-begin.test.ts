@@ -1,0 +1,118 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deferringBegin } from '../../src/data/postgres-begin.ts';
+import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
+
+/**
+ * A transaction's BEGIN goes out with its first statement, in one round trip (src/data/postgres-begin.ts),
+ * on a real PostgreSQL server: the statement runs inside the transaction, nothing is sent for a
+ * transaction that runs nothing, and failures leave the transaction and the connection as they would.
+ */
+describe.runIf(onPostgres)('BEGIN with the first statement, on PostgreSQL', () => {
+  let database: TempDatabase;
+  let client: pg.PoolClient;
+  let pool: pg.Pool;
+  /** Statements handed to node-postgres, each a round trip. */
+  let sent: string[];
+  let send: (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+
+  beforeAll(async () => {
+    database = await createTempDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const real = await pool.connect();
+    const counted = Object.create(real) as pg.PoolClient;
+    counted.query = ((config: string | pg.QueryConfig | pg.Submittable, ...rest: unknown[]) => {
+      sent.push(typeof config === 'string' ? config : ((config as pg.QueryConfig).text ?? '?'));
+      return (real.query as (...args: unknown[]) => unknown).call(real, config, ...rest);
+    }) as pg.PoolClient['query'];
+    client = real;
+    send = deferringBegin(counted, pg.Query);
+    await real.query('CREATE TABLE begin_probe (id int PRIMARY KEY)');
+  });
+
+  afterAll(async () => {
+    client?.release();
+    await pool?.end();
+    await database?.dispose();
+  });
+
+  const setting = `SELECT current_setting('probe.value', true) AS value`;
+
+  it('runs the first statement inside the transaction, BEGIN and it in one round trip', async () => {
+    sent = [];
+    await send({ text: 'begin' });
+    // Local to the transaction: seen by the next statement only if both ran inside it.
+    await send({ text: `SELECT set_config('probe.value', $1, true)`, values: ['inside'] });
+    const inside = await send({ text: setting });
+    await send({ text: 'commit' });
+    const after = await send({ text: setting });
+    expect(inside.rows).toEqual([{ value: 'inside' }]);
+    expect(after.rows).toEqual([{ value: '' }]);
+    expect(sent).toEqual([`SELECT set_config('probe.value', $1, true)`, setting, 'commit', setting]);
+  });
+
+  it('answers the statement’s own result, rows and count', async () => {
+    sent = [];
+    await send({ text: 'begin' });
+    const inserted = await send({
+      text: 'INSERT INTO begin_probe VALUES ($1), ($2) RETURNING id',
+      values: [1, 2],
+    });
+    await send({ text: 'rollback' });
+    expect(inserted.command).toBe('INSERT');
+    expect(inserted.rowCount).toBe(2);
+    expect(inserted.rows).toEqual([{ id: 1 }, { id: 2 }]);
+    // Rolled back with the transaction: it ran inside it.
+    expect((await send({ text: 'SELECT count(*)::int AS n FROM begin_probe' })).rows).toEqual([{ n: 0 }]);
+  });
+
+  it('sends nothing for a transaction that runs nothing', async () => {
+    sent = [];
+    expect((await send({ text: 'begin' })).command).toBe('BEGIN');
+    expect((await send({ text: 'commit' })).command).toBe('COMMIT');
+    await send({ text: 'begin' });
+    await send({ text: 'rollback' });
+    expect(sent).toEqual([]);
+  });
+
+  it('sends BEGIN alone before a first statement without parameters', async () => {
+    sent = [];
+    await send({ text: 'begin' });
+    await send({ text: `SELECT set_config('probe.value', 'simple', true)` });
+    const inside = await send({ text: setting });
+    await send({ text: 'commit' });
+    expect(inside.rows).toEqual([{ value: 'simple' }]);
+    expect(sent[0]).toBe('begin');
+  });
+
+  it('fails the first statement with its own error, leaves the transaction to roll back and the connection usable', async () => {
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [7] });
+    await send({ text: 'begin' });
+    await expect(send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [7] })).rejects.toMatchObject({
+      code: '23505',
+    });
+    // The transaction is open and failed, as after an answered BEGIN: it refuses until rolled back.
+    await expect(send({ text: 'SELECT 1 AS one' })).rejects.toMatchObject({ code: '25P02' });
+    await send({ text: 'rollback' });
+    expect((await send({ text: 'SELECT $1::int AS one', values: [1] })).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('keeps Kysely’s transactions whole through openPostgres: a failed one leaves nothing', async () => {
+    const { db } = database;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`INSERT INTO begin_probe VALUES (${100})`.execute(trx);
+        await sql`INSERT INTO begin_probe VALUES (${101})`.execute(trx);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    await db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO begin_probe VALUES (${200})`.execute(trx);
+    });
+    const { rows } = await sql<{
+      id: number;
+    }>`SELECT id FROM begin_probe WHERE id >= 100 ORDER BY id`.execute(db);
+    expect(rows).toEqual([{ id: 200 }]);
+  });
+});
