@@ -9,8 +9,8 @@ import type pg from 'pg';
  * and the backend woken to read it: a booking's statements were a third of its CPU on both sides,
  * docs/decisions/postgres-booking-cost.md). Here `begin` is held back and goes out with the next
  * statement, as the extended protocol allows: BEGIN's Parse, Bind and Execute, then the statement's,
- * then one Sync. PostgreSQL runs them in order, so the statement runs inside the transaction exactly
- * as if BEGIN had been answered first, and nothing could be seen in between: a transaction takes its
+ * then one Sync. PostgreSQL runs them in order, so the statement runs inside the transaction as if
+ * BEGIN had been answered first, and nothing could be seen in between: a transaction takes its
  * snapshot at its first statement, not at BEGIN. Should BEGIN fail, the statement is not run (the
  * server skips to the Sync) and its caller gets BEGIN's error.
  *
@@ -37,33 +37,60 @@ export function deferringBegin(
   };
 }
 
+/** The answers made up for statements held back and never sent (see wasSent). */
+const unsent = new WeakSet<pg.QueryResult>();
+
 /** A statement Kysely asked for that went nowhere: what node-postgres answers for one without rows. */
 function notSent(command: string): pg.QueryResult {
-  return { command, rowCount: null, oid: 0, rows: [], fields: [] };
+  const result = { command, rowCount: null, oid: 0, rows: [], fields: [] };
+  unsent.add(result);
+  return result;
 }
 
-/** The parts of node-postgres's protocol writer that BEGIN needs (lib/connection.js). */
+/** Whether the server saw this statement: false for a BEGIN held back, or the end of an empty transaction. */
+export function wasSent(result: pg.QueryResult): boolean {
+  return !unsent.has(result);
+}
+
+/**
+ * The parts of node-postgres's Query and protocol writer this uses (lib/query.js, lib/connection.js).
+ * They are not its public API: test/integration/postgres-begin.test.ts is what tells if they change.
+ */
 interface ProtocolWriter {
   parse(message: { text: string; name: string; types: unknown[] }): void;
   bind(message: { portal: string; statement: string; values: unknown[] }): void;
   execute(message: { portal: string }): void;
+  /** Named statements whose Parse is on its way, by name: the Query then sends no Parse of its own. */
+  submittedNamedStatements: Record<string, string>;
 }
 
 type QueryCallback = (error: Error | null, result: pg.QueryResult | pg.QueryResult[]) => void;
 
-/** node-postgres's Query as its subclasses see it: prepare writes the extended protocol's messages. */
 type PreparingQuery = new (
   config: pg.QueryConfig,
   values: undefined,
   callback: QueryCallback,
-) => pg.Submittable & { prepare(connection: ProtocolWriter): void };
+) => pg.Submittable & {
+  readonly name?: string;
+  readonly text: string;
+  readonly types?: unknown[];
+  hasBeenParsed(connection: ProtocolWriter): boolean;
+  prepare(connection: ProtocolWriter): void;
+};
 
 const beginningQueries = new WeakMap<typeof pg.Query, PreparingQuery>();
 
 /**
- * A Query that writes BEGIN's messages before its own (submit corks the socket around prepare, so all
- * of them leave in one write). Its answer is then two results, BEGIN's and the statement's: the
- * statement's is the last.
+ * A Query that writes BEGIN's messages before its own Bind and Execute (submit corks the socket around
+ * prepare, so all of them leave in one write). Its answer is then two results, BEGIN's and the
+ * statement's.
+ *
+ * A named statement not yet parsed on the connection has its Parse written first, before BEGIN's:
+ * node-postgres takes the first ParseComplete of a query for its statement's, so BEGIN's, arriving
+ * first, would mark the statement parsed even if its own Parse then failed (a lock timeout, a table
+ * not there yet), and the connection would never parse it again. Parse first, nothing is marked
+ * unless it succeeded; should it fail, the server skips BEGIN and the rest up to the Sync, and no
+ * transaction has begun.
  */
 function beginningQuery(Query: typeof pg.Query): PreparingQuery {
   let Beginning = beginningQueries.get(Query);
@@ -71,6 +98,10 @@ function beginningQuery(Query: typeof pg.Query): PreparingQuery {
     const Base = Query as unknown as PreparingQuery;
     Beginning = class extends Base {
       override prepare(connection: ProtocolWriter): void {
+        if (this.name && !this.hasBeenParsed(connection)) {
+          connection.parse({ text: this.text, name: this.name, types: this.types ?? [] });
+          connection.submittedNamedStatements[this.name] = this.text;
+        }
         connection.parse({ text: 'BEGIN', name: '', types: [] });
         connection.bind({ portal: '', statement: '', values: [] });
         connection.execute({ portal: '' });
@@ -91,8 +122,10 @@ function withBegin(
   return new Promise((resolve, reject) => {
     client.query(
       new Beginning(config, undefined, (error, result) => {
+        const own = Array.isArray(result) ? result[1] : undefined;
         if (error) reject(error);
-        else resolve(Array.isArray(result) ? result[result.length - 1]! : result);
+        else if (own) resolve(own);
+        else reject(new Error('PostgreSQL answered BEGIN but not the statement sent with it.'));
       }),
     );
   });

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
-import { deferringBegin } from './postgres-begin.ts';
+import { deferringBegin, wasSent } from './postgres-begin.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 
@@ -103,11 +103,12 @@ function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
         send({
           text,
           values: [...values],
-          // Statements without parameters (BEGIN, COMMIT, the migrations' DDL) stay simple queries.
+          // Statements without parameters (COMMIT, the migrations' DDL) stay simple queries; BEGIN
+          // mostly goes with the next statement (postgres-begin.ts).
           ...(values.length > 0 && { name: names.nameOf(text) }),
         }).then(
           (result) => {
-            if (WRITES.test(text)) health.written();
+            if (WRITES.test(text) && wasSent(result)) health.written();
             return result;
           },
           (error: unknown) => {

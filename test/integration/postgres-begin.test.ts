@@ -98,6 +98,36 @@ describe.runIf(onPostgres)('BEGIN with the first statement, on PostgreSQL', () =
     expect((await send({ text: 'SELECT $1::int AS one', values: [1] })).rows).toEqual([{ one: 1 }]);
   });
 
+  it('parses a named statement again after its first Parse failed, once what it needs is there', async () => {
+    const later = {
+      text: 'SELECT count(*)::int AS n FROM begin_later WHERE id > $1',
+      values: [0],
+      name: 'later',
+    };
+    await send({ text: 'begin' });
+    await expect(send(later)).rejects.toMatchObject({ code: '42P01' });
+    // Its Parse failed first, so nothing began: the rollback finds no transaction, and says so only as a notice.
+    await send({ text: 'rollback' });
+    await send({ text: 'CREATE TABLE begin_later (id int)' });
+    await send({ text: 'begin' });
+    expect((await send(later)).rows).toEqual([{ n: 0 }]);
+    await send({ text: 'commit' });
+  });
+
+  it('gives BEGIN’s error, and runs nothing, when BEGIN fails', async () => {
+    // A failed transaction left open behind the wrapper's back: BEGIN is refused in it.
+    await client.query('BEGIN');
+    await client.query('SELECT 1 / 0').catch(() => undefined);
+    await send({ text: 'begin' });
+    await expect(
+      send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [55], name: 'insert_one' }),
+    ).rejects.toMatchObject({ code: '25P02' });
+    await send({ text: 'rollback' });
+    expect(
+      (await send({ text: 'SELECT count(*)::int AS n FROM begin_probe WHERE id = $1', values: [55] })).rows,
+    ).toEqual([{ n: 0 }]);
+  });
+
   it('keeps Kysely’s transactions whole through openPostgres: a failed one leaves nothing', async () => {
     const { db } = database;
     await expect(
