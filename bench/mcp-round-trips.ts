@@ -17,7 +17,7 @@ import { findSlotsTool } from '../src/mcp/tools/find-slots.ts';
 import type { BenchContext, Benchmark, Timing } from './lib/benchmark.ts';
 import { LOAD_CPU, PINNING, SERVER_CPU } from './lib/cpu-pinning.ts';
 import { nodeHttpFetch } from './lib/http-request.ts';
-import { createMcpBenchDatabase, MCP_SCENARIO } from './lib/mcp-database.ts';
+import { createMcpBenchDatabase, MCP_SCENARIO, WARM_UP } from './lib/mcp-database.ts';
 import { type ServerProcess, startServerProcess } from './lib/server-process.ts';
 import { formatMs, summariseTimes } from './lib/timing.ts';
 import type { McpServerInfo } from './mcp-server.ts';
@@ -32,8 +32,12 @@ const MIN_CALLS = 200;
  * answering calls all day runs warm, so that is what is timed.
  */
 const FIND_WARM_UP = 1_000;
-/** Untimed bookings per side before the timed ones (each takes a slot of the plan). */
-const BOOK_WARM_UP = 20;
+/**
+ * Untimed bookings per side before the timed ones, at the scenario's warm-up location (WARM_UP), so
+ * they take none of the timed slots, of which the demo diaries hold few: the server's booking path is
+ * warmed as find_slots' is.
+ */
+const BOOK_WARM_UP = 100;
 /** Each row is timed in this many blocks, the sides alternating, so noise of the machine falls on both. */
 const ROUNDS = 2;
 /** find_slots asks about the afternoons of this many weeks from today (Sundays left out: Camden is shut). */
@@ -136,8 +140,10 @@ export const mcpRoundTrips: Benchmark = {
 
       const find = await timeFindSlots(context, sides, calls);
       context.progress('book: planning distinct free slots over the advance window…');
-      const planned = await planSlots(deps, principal);
-      const book = await timeBook(context, sides, calls, planned, local.clientId);
+      const planned = await planSlots(deps, principal, MCP_SCENARIO.location);
+      const elsewhere = await planSlots(deps, principal, WARM_UP.location);
+      const warmUpSlots = elsewhere.slots.filter((slot) => slot.staffName === WARM_UP.staffName);
+      const book = await timeBook(context, sides, calls, planned, warmUpSlots, local.clientId);
       sizes.held = await heldBookingSize();
       const timings = [...find.timings, ...book.timings];
       const answers = timings.reduce((n, t) => n + t.calls, 0) + find.untimed + book.untimed;
@@ -157,7 +163,7 @@ export const mcpRoundTrips: Benchmark = {
           `Over Streamable HTTP: the real app (\`buildApp\` with the production dependencies of \`src/runtime.ts\` but that fixed clock, no logger, \`NODE_ENV=production\`) listens on 127.0.0.1 in a child process (\`bench/mcp-server.ts\`)${PINNING ? ` pinned to core ${SERVER_CPU}` : ''}. In the runner process${PINNING ? `, pinned to core ${LOAD_CPU}` : ''}, two clients of the MCP TypeScript SDK 2.x (\`@modelcontextprotocol/client\`, \`StreamableHTTPClientTransport\`, header \`Authorization: Bearer <key>\`, fetch with keep-alive): one pinned to protocol 2026-07-28 (stateless: \`server/discover\` once, then every request carries its own protocol version and capabilities), one in legacy mode (the 2025 \`initialize\` handshake, protocol 2025-11-25). Each connects once and lists the tools, as a host does, after which the client checks every answer against the tool's output schema. Each timed call is one \`client.callTool\`, one at a time (latency of a single call on an idle server, not throughput), timed with \`performance.now()\` from the call to its parsed and checked result: a POST /mcp that passes the host check and authenticates the key before its body is read (one SQLite query), the direct lane of POST /mcp (\`src/http/mcp-direct-lane.ts\`: a well-formed tools/call, recognised with the SDK's own classifier, answered with the bytes the SDK's handler would send but without building a server, a transport and web Request and Response objects for it; anything else goes to the SDK's handler of that protocol generation with a fresh stateless server), validation of the arguments, the tool's work, and the JSON response back.`,
           `In process (the baseline): the very same tool work in the runner process on its own database, without MCP or HTTP: per call, \`InProcessBookingApi.forToolCall\` (the key's rate-limit count) and the tool spec's \`run(args, { api })\` (\`findSlotsTool\`, \`bookTool\` of \`src/mcp/tools/\`) with the same arguments, timed the same way. It leaves out the transport (HTTP, JSON-RPC, serialisation both ways), the key's authentication (the principal is resolved once, before timing), the server built per request, argument validation and the ok/JSON wrapping of the result. So the difference between the rows is what MCP over Streamable HTTP adds to a call.`,
           `find_slots: \`{ location: "camden", services: "cut", date, time_of_day: "afternoon" }\`, the date cycling through the ${find.dates} days of the next ${FIND_WEEKS} weeks from today on which Camden opens (every day but Sunday, YYYY-MM-DD), so the answers differ (one or two staff, today's notice, the days of the week) though the diaries are empty. Each call resolves the location, the service and the team by name against the catalogue listings (read from SQLite once per catalogue version and shared by the calls that follow, as in a running server, which also remember how each wording matched), reads the organisation's catalogue and bookings versions (one SQLite query) to reuse the availability answer of the day while nothing it depends on has changed (as REST availability does: \`src/app/availability-cache.ts\`; the first call of each day loads it from SQLite and runs the engine), and words up to 5 slots for speech. Before timing, each of the ${find.dates} questions is asked of every side and the answers must be identical (the whole answer, slots and spoken words included: they are); then ${FIND_WARM_UP} untimed calls per side, then ${findModern.calls} timed calls per side in ${ROUNDS} alternating blocks (2026-07-28, 2025-11-25, in process, and again). Every answer must be ok with at least one slot, or the benchmark does not run.`,
-          `book: each call books a distinct free slot with \`{ location: "camden", services: "cut", starts_at, staff: <first name>, client_id: <the demo client Jo Bloggs> }\`, \`starts_at\` exactly as availability gave it. The slots are planned before timing from the availability of the whole ${book.windowDays}-day advance window (in process, before any booking), staff by staff, in time order, each one starting after the previous one's end and buffer, so each stays free until its turn: ${book.planned} slots. The 2026-07-28 client and the in-process side book the same sequence (each in its own database); the 2025 client, which shares the server's database, books the slots after it. All of this after every find_slots call (which all saw empty diaries): ${BOOK_WARM_UP} untimed bookings per side, then ${bookModern.calls} timed ones each in ${ROUNDS} alternating blocks${book.capped ? ` (fewer than the ${calls} of the other rows: that is all the demo diaries hold)` : ''}. A call resolves location, services, staff and client, looks for a live booking of the client at that location and instant (one indexed query: a retry worded differently gets that booking, never a second), checks the idempotency key and that the slot is still free and writes the booking, its services, its event and its idempotency record in one SQLite transaction (WAL, synchronous FULL), reads the booking back and words it for speech (\`bookOnce\`, \`speakBookings\`). Every answer must be ok with a new reference for the slot and staff member asked, or the benchmark does not run.`,
+          `book: each call books a distinct free slot with \`{ location: "camden", services: "cut", starts_at, staff: <first name>, client_id: <the demo client Jo Bloggs> }\`, \`starts_at\` exactly as availability gave it. The slots are planned before timing from the availability of the whole ${book.windowDays}-day advance window (in process, before any booking), staff by staff, in time order, each one starting after the previous one's end and buffer, so each stays free until its turn: ${book.planned} slots. The 2026-07-28 client and the in-process side book the same sequence (each in its own database); the 2025 client, which shares the server's database, books the slots after it. All of this after every find_slots call (which all saw empty diaries): ${book.warmUp} untimed bookings per side, the same way, at a location the benchmark adds to its copy of the demo catalogue ("${WARM_UP.location}", like Camden, with one stylist of its own who does cuts every day: they take none of the timed slots, and the server's booking path is warm, as that of a server booking all day is), then ${bookModern.calls} timed ones each in ${ROUNDS} alternating blocks${book.capped ? ` (fewer than the ${calls} of the other rows: that is all the demo diaries hold)` : ''}. A call resolves location, services, staff and client, looks for a live booking of the client at that location and instant (one indexed query: a retry worded differently gets that booking, never a second), checks the idempotency key and that the slot is still free and writes the booking, its services, its event and its idempotency record in one SQLite transaction (WAL, synchronous FULL), reads the booking back and words it for speech (\`bookOnce\`, \`speakBookings\`). Every answer must be ok with a new reference for the slot and staff member asked, or the benchmark does not run.`,
         ],
         timings,
         ratios: [
@@ -352,20 +358,28 @@ async function timeBook(
   sides: readonly Side[],
   calls: number,
   planned: Awaited<ReturnType<typeof planSlots>>,
+  warmUpSlots: readonly PlannedSlot[],
   clientId: string,
 ) {
   const { slots, bufferMinutes, windowDays } = planned;
-  // The two HTTP clients share the server's database, so the 2025 one books the second half.
+  // The two HTTP clients share the server's database, so the 2025 one books the second half, of the
+  // timed slots and of the warm-up's.
   const half = Math.floor(slots.length / 2);
-  const timed = Math.min(calls, half - BOOK_WARM_UP);
+  const timed = Math.min(calls, half);
   if (timed < MIN_CALLS) {
-    throw new Error(
-      `Only ${slots.length} free slots to book: fewer than 2 × (${BOOK_WARM_UP} + ${MIN_CALLS}).`,
-    );
+    throw new Error(`Only ${slots.length} free slots to book: fewer than 2 × ${MIN_CALLS}.`);
   }
-  const slotOf = (side: Side, i: number) => slots[side.era === 'legacy' ? half + i : i]!;
-  const argsOf = (slot: PlannedSlot) => ({
-    location: MCP_SCENARIO.location,
+  const warmUpHalf = Math.floor(warmUpSlots.length / 2);
+  const warmUp = Math.min(BOOK_WARM_UP, warmUpHalf);
+  // Warm-up calls first (i < warmUp), at the other location; then the timed ones.
+  const placed = (side: Side, i: number) => {
+    const legacy = side.era === 'legacy';
+    return i < warmUp
+      ? { location: WARM_UP.location, slot: warmUpSlots[legacy ? warmUpHalf + i : i]! }
+      : { location: MCP_SCENARIO.location, slot: slots[(legacy ? half : 0) + i - warmUp]! };
+  };
+  const argsOf = ({ location, slot }: { location: string; slot: PlannedSlot }) => ({
+    location,
     services: MCP_SCENARIO.service,
     starts_at: slot.startsAt,
     staff: slot.staffName.split(' ')[0],
@@ -373,11 +387,11 @@ async function timeBook(
   });
   const references = new Set<string>();
   const timings = await timeAlternating(context, 'book', sides, {
-    warmUp: BOOK_WARM_UP,
+    warmUp,
     calls: timed,
-    call: (side, i) => side.call(bookTool, argsOf(slotOf(side, i))),
+    call: (side, i) => side.call(bookTool, argsOf(placed(side, i))),
     check: (side, i, answer) => {
-      const slot = slotOf(side, i);
+      const { slot } = placed(side, i);
       const booking = answer?.ok === true ? answer.booking : undefined;
       const reference = `${side.name} ${booking?.reference}`;
       if (
@@ -387,7 +401,7 @@ async function timeBook(
         booking.staff_name !== slot.staffName
       ) {
         throw new Error(
-          `book ${side.name} of ${JSON.stringify(argsOf(slot))} did not make a new booking: ${JSON.stringify(answer)}`,
+          `book ${side.name} of ${JSON.stringify(argsOf(placed(side, i)))} did not make a new booking: ${JSON.stringify(answer)}`,
         );
       }
       references.add(reference);
@@ -399,21 +413,23 @@ async function timeBook(
     capped: timed < calls,
     bufferMinutes,
     windowDays,
-    untimed: sides.length * BOOK_WARM_UP,
+    warmUp,
+    untimed: sides.length * warmUp,
   };
 }
 
 /**
- * Free slots of the service at Camden over the whole advance window, staff by staff in time order, each
+ * Free slots of the service at a location over its whole advance window, staff by staff in time order, each
  * starting no earlier than the previous one's end plus the service's buffer: booked in this order, each
  * is still free when its turn comes. Read in process, before any booking.
  */
 export async function planSlots(
   deps: AppDeps,
   principal: Principal,
+  location: string,
 ): Promise<{ slots: PlannedSlot[]; bufferMinutes: number; windowDays: number }> {
   const api = await InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: 'http://127.0.0.1' });
-  const place = await resolveLocation(api, MCP_SCENARIO.location);
+  const place = await resolveLocation(api, location);
   const [service] = await resolveServices(api, place, MCP_SCENARIO.service);
   const team = new Map((await api.listStaff(place.location.slug)).map((s) => [s.id, s.name]));
   const { db } = deps;

@@ -4,8 +4,8 @@ import { importCatalogue, readCatalogueFile } from '../../src/app/catalogue-impo
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-database.ts';
 
 /**
- * The MCP scenario: the project's demo catalogue as it is (Northside Hair, Camden and Islington, the
- * demo client Jo Bloggs), with "now" fixed on a Monday morning in London, so that the full stack in its
+ * The MCP scenario: the project's demo catalogue (Northside Hair, Camden and Islington, the demo
+ * client Jo Bloggs) plus a location of the benchmark's own (WARM_UP), with "now" fixed on a Monday morning in London, so that the full stack in its
  * child process and the in-process baseline in the runner answer the same questions with the same data.
  * Catalogue ids are derived from the catalogue's refs, so both databases have the very same ids.
  */
@@ -22,6 +22,41 @@ export const MCP_SCENARIO = {
   clientPhone: '+447911123456',
 } as const;
 
+/**
+ * A location added to the benchmark's copy of the demo catalogue, like Camden but with one stylist of
+ * its own who does cuts every day: the bookings that warm a server's booking path are made there, so
+ * they take none of the few Camden slots that are timed (bench/mcp-round-trips.ts).
+ */
+export const WARM_UP = { location: 'warm-up', staffName: 'Wren Warmup' } as const;
+
+/** The demo catalogue with WARM_UP's location and stylist; Camden and Islington are as they are. */
+function withWarmUpLocation(demo: unknown): unknown {
+  // biome-ignore lint/suspicious/noExplicitAny: the demo catalogue's JSON, validated by the import.
+  const catalogue = structuredClone(demo) as any;
+  const camden = catalogue.locations.find((location: { ref: string }) => location.ref === 'camden');
+  catalogue.locations.push({
+    ...camden,
+    ref: WARM_UP.location,
+    slug: WARM_UP.location,
+    name: 'Northside Warm-up',
+    phone: '+442074850099',
+    closures: [],
+  });
+  const cut = catalogue.services.find((service: { ref: string }) => service.ref === 'cut');
+  cut.locations.push(WARM_UP.location);
+  const everyDay = Object.fromEntries(
+    ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((day) => [day, [['08:00', '20:00']]]),
+  );
+  catalogue.staff.push({
+    ref: 'warm-up-stylist',
+    name: WARM_UP.staffName,
+    active: true,
+    services: ['cut'],
+    working_hours: { [WARM_UP.location]: everyDay },
+  });
+  return catalogue;
+}
+
 const DEMO_CATALOGUE = new URL('../../db/demo-catalogue.json', import.meta.url);
 
 export interface McpBenchDatabase {
@@ -34,12 +69,16 @@ export interface McpBenchDatabase {
   now: number;
 }
 
-/** A migrated temporary SQLite file with the demo catalogue imported and a read_write key; no bookings. */
+/** A migrated temporary SQLite file with the scenario's catalogue imported and a read_write key; no bookings. */
 export async function createMcpBenchDatabase(): Promise<McpBenchDatabase> {
   const now = Date.parse(MCP_SCENARIO.now);
   const database = await createTempDatabase();
   try {
-    await importCatalogue(database.db, readCatalogueFile(fileURLToPath(DEMO_CATALOGUE)), now);
+    await importCatalogue(
+      database.db,
+      withWarmUpLocation(readCatalogueFile(fileURLToPath(DEMO_CATALOGUE))),
+      now,
+    );
     const key = await createApiKey(
       database.db,
       {
