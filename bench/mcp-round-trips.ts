@@ -235,6 +235,8 @@ function httpSide(client: Client, era: 'modern' | 'legacy', sizes: AnswerSizes):
         throw new Error(`${tool.name} answered with an MCP error: ${text}`);
       }
       const answer = result.structuredContent as Json;
+      // The sizes are those of the demo catalogue's answers, not of the benchmark's warm-up location.
+      if (args.location === WARM_UP.location) return answer;
       const size = JSON.stringify(answer).length;
       if (tool === findSlotsTool && answer?.slots?.length === 5)
         sizes.findSlots = Math.max(sizes.findSlots, size);

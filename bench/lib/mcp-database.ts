@@ -5,8 +5,9 @@ import { createTempDatabase, type TempDatabase } from '../../test/helpers/temp-d
 
 /**
  * The MCP scenario: the project's demo catalogue (Northside Hair, Camden and Islington, the demo
- * client Jo Bloggs) plus a location of the benchmark's own (WARM_UP), with "now" fixed on a Monday morning in London, so that the full stack in its
- * child process and the in-process baseline in the runner answer the same questions with the same data.
+ * client Jo Bloggs) plus a location of the benchmark's own (WARM_UP), with "now" fixed on a Monday
+ * morning in London, so that the full stack in its child process and the in-process baseline in the
+ * runner answer the same questions with the same data.
  * Catalogue ids are derived from the catalogue's refs, so both databases have the very same ids.
  */
 export const MCP_SCENARIO = {
