@@ -5,8 +5,7 @@ import type pg from 'pg';
  *
  * Kysely opens a transaction with a statement of its own, `begin`, and node-postgres sends a statement
  * only once the one before has been answered: on every transaction a round trip that carries nothing,
- * and on this kind of machine a round trip is most of what a statement costs (the process's `writev`
- * and the backend woken to read it: a booking's statements were a third of its CPU on both sides,
+ * which the caller waits for (a network's round trip where PostgreSQL is on another machine;
  * docs/decisions/postgres-booking-cost.md). Here `begin` is held back and goes out with the next
  * statement, as the extended protocol allows: BEGIN's Parse, Bind and Execute, then the statement's,
  * then one Sync. PostgreSQL runs them in order, so the statement runs inside the transaction as if
