@@ -55,8 +55,8 @@ export function sendJson(options: {
  * sendJson's. With Node's own fetch (undici) the MCP benchmark's runner spent more CPU per call than
  * the server it timed, and on Node 20 each request's objects (web streams, abort listeners tied to
  * the transport's long-lived signal by the SDK's AbortSignal.any) outlived young collections: its
- * scavenges promoted 2 to 3 MB each and paused the runner 5 to 11 ms, every twenty calls or so, which
- * is most of the p99 of the server under test. A body streamed as server-sent events is passed on as
+ * scavenges promoted 2 to 3 MB each and paused the runner 5 to 11 ms, every twenty calls or so, inside
+ * the round trips it timed: a large part of the p99 measured. A body streamed as server-sent events is passed on as
  * a stream; any other is read whole first. The request's abort signal is not followed: nothing in the
  * benchmarks aborts a request.
  */
