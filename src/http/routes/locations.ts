@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { CursorSecrets } from '../../app/cursor-secrets.ts';
 import type { AppDeps } from '../../app/deps.ts';
@@ -23,7 +23,7 @@ import { LocationResource, presentLocation } from '../../contract/location.ts';
 import { LocationInfoResource, presentLocationInfo } from '../../contract/location-info.ts';
 import { presentService, ServiceResource } from '../../contract/service.ts';
 import { presentStaff, StaffResource } from '../../contract/staff.ts';
-import type { Location } from '../../domain/catalogue.ts';
+import type { Page } from '../../domain/catalogue.ts';
 import { principalOf } from '../authenticate.ts';
 import { CursorCodec } from '../cursor.ts';
 import type { ListPageCache } from '../list-page-cache.ts';
@@ -38,8 +38,18 @@ export function locationRoutes(
   secrets: CursorSecrets,
   pages: ListPageCache,
 ): FastifyPluginAsyncZod {
-  /** The listing a request reads, and what sendPage needs to answer it. */
-  const begin = async (request: FastifyRequest, name: string) => {
+  /**
+   * A page of the listing `name`, from the listing cache or, on a miss, `load`. Loaders are written
+   * inline at the call: as a named const made on every request, the bundle (esbuild's keepNames) would
+   * name each with a defineProperty.
+   */
+  const sendListPage = async <T, R>(
+    request: FastifyRequest & { query: Parameters<typeof readPageRequest>[2] },
+    reply: FastifyReply,
+    name: string,
+    load: (organisationId: string, page: PageRequest) => Promise<Page<T>>,
+    present: (item: T) => R,
+  ) => {
     const { organisation } = principalOf(request);
     const cursors = new CursorCodec(await secrets.of(organisation.id));
     const listing: Listing = {
@@ -47,23 +57,20 @@ export function locationRoutes(
       catalogueVersion: organisation.catalogueVersion,
       name,
     };
-    return { organisation, listing, cursors, context: { cursors, pages, nowMs: deps.clock.nowMs() } };
+    const nowMs = deps.clock.nowMs();
+    const page = readPageRequest(cursors, listing, request.query, nowMs);
+    return sendPage(
+      reply,
+      { cursors, pages, nowMs },
+      listing,
+      page,
+      () => load(organisation.id, page),
+      present,
+    );
   };
 
-  /**
-   * What `list` reads at the location of `slug` (404 when it has none), for sendPage to call on a cache
-   * miss. Returned, not a named const in the route: the bundle (esbuild's keepNames) would name a
-   * function made on every request with a defineProperty each time.
-   */
-  const atLocation =
-    <T>(
-      list: (db: AppDeps['db'], organisationId: string, location: Location, page: PageRequest) => Promise<T>,
-      organisationId: string,
-      slug: string,
-      page: PageRequest,
-    ) =>
-    async () =>
-      list(deps.db, organisationId, await requireLocation(deps.db, organisationId, slug), page);
+  /** The location of `slug` (404 when the organisation has no such active location). */
+  const locationOf = (organisationId: string, slug: string) => requireLocation(deps.db, organisationId, slug);
 
   return async (app) => {
     app.get(
@@ -81,18 +88,14 @@ export function locationRoutes(
           },
         },
       },
-      async (request, reply) => {
-        const { organisation, listing, cursors, context } = await begin(request, 'locations');
-        const page = readPageRequest(cursors, listing, request.query, context.nowMs);
-        return sendPage(
+      async (request, reply) =>
+        sendListPage(
+          request,
           reply,
-          context,
-          listing,
-          page,
-          () => listLocations(deps.db, organisation.id, page),
+          'locations',
+          (org, page) => listLocations(deps.db, org, page),
           presentLocation,
-        );
-      },
+        ),
     );
 
     app.get(
@@ -113,16 +116,14 @@ export function locationRoutes(
         },
       },
       async (request, reply) => {
+        const { currency } = principalOf(request).organisation;
         const { slug } = request.params;
-        const { organisation, listing, cursors, context } = await begin(request, `services:${slug}`);
-        const page = readPageRequest(cursors, listing, request.query, context.nowMs);
-        return sendPage(
+        return sendListPage(
+          request,
           reply,
-          context,
-          listing,
-          page,
-          atLocation(listServicesAt, organisation.id, slug, page),
-          (s) => presentService(s, organisation.currency),
+          `services:${slug}`,
+          async (org, page) => listServicesAt(deps.db, org, await locationOf(org, slug), page),
+          (s) => presentService(s, currency),
         );
       },
     );
@@ -146,14 +147,11 @@ export function locationRoutes(
       },
       async (request, reply) => {
         const { slug } = request.params;
-        const { organisation, listing, cursors, context } = await begin(request, `staff:${slug}`);
-        const page = readPageRequest(cursors, listing, request.query, context.nowMs);
-        return sendPage(
+        return sendListPage(
+          request,
           reply,
-          context,
-          listing,
-          page,
-          atLocation(listStaffWorkingAt, organisation.id, slug, page),
+          `staff:${slug}`,
+          async (org, page) => listStaffWorkingAt(deps.db, org, await locationOf(org, slug), page),
           presentStaff,
         );
       },
