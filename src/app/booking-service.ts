@@ -35,7 +35,7 @@ import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
-import { publishCreatedBooking } from './webhooks/events.ts';
+import { publishCreatedBooking, subscribed } from './webhooks/events.ts';
 
 /** Who is booking: the organisation (from the API key) and how the event log names them. */
 export interface Caller {
@@ -140,6 +140,13 @@ export async function createBooking(
      * no checkout): a round trip fewer on PostgreSQL. createBooking then returns that same `created`.
      */
     recordWith?: (created: CreatedBooking) => IdempotencyRecordsTable | undefined;
+    /**
+     * The caller runs nothing more in its transaction (its answer's record, if any, goes with the
+     * writes: recordWith). The write statement then carries the COMMIT on PostgreSQL, when nothing is
+     * written after it: no deposit (its checkout) and no endpoint subscribed to booking.created (its
+     * event). insertNewBooking's `lastStatement`.
+     */
+    lastStatement?: boolean;
   } = {},
 ): Promise<CreatedBooking> {
   checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
@@ -328,6 +335,9 @@ export async function createBooking(
   // reference is drawn at random and the unique index decides; the rare one taken already (nothing
   // written) is drawn again.
   const textedCountries = await textedCountriesOf(trx, caller.organisationId, caller.catalogueVersion);
+  // Nothing is written after the booking unless a deposit (its checkout) or an event is.
+  const announced = await subscribed(trx, caller.organisationId, 'booking.created', caller.catalogueVersion);
+  const lastStatement = options.lastStatement === true && !depositMinor && !announced;
   let row: BookingsTable;
   let messages: ReturnType<typeof messagesOf>;
   let proof: ReturnType<typeof publicContactRows>['proof'] | undefined;
@@ -363,15 +373,19 @@ export async function createBooking(
     }
   } while (
     !(await whileSlotFree(
-      insertNewBooking(trx, {
-        booking: row,
-        segments,
-        event,
-        page,
-        outbox: messages.rows,
-        proof,
-        idempotency,
-      }),
+      insertNewBooking(
+        trx,
+        {
+          booking: row,
+          segments,
+          event,
+          page,
+          outbox: messages.rows,
+          proof,
+          idempotency,
+        },
+        { lastStatement },
+      ),
     ))
   );
   const { reference } = row;
@@ -422,7 +436,8 @@ export async function createBooking(
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking =
     answered?.booking ?? createdBookingOf(row, location, pageToken, input.serviceIds, sessionId);
-  await publishCreatedBooking(trx, caller.organisationId, booking, now, caller.catalogueVersion);
+  if (announced)
+    await publishCreatedBooking(trx, caller.organisationId, booking, now, caller.catalogueVersion);
   return (
     answered ?? {
       booking,

@@ -93,9 +93,11 @@ export function createBookingIdempotently(
         return { status: 201, body: { data: presentCreatedSeries(series, now, viewer) } };
       }
       // The answer's record goes into the booking's own write statement when the answer is known by
-      // then (ResponseRecord): the same answer, returned as it was recorded.
+      // then (ResponseRecord): the same answer, returned as it was recorded. Nothing runs in the
+      // transaction after that statement, which may then carry its COMMIT (lastStatement).
       let recorded: { created: CreatedBooking; response: StoredResponse } | undefined;
       const created = await createBooking(trx, caller, input, now, checkout, {
+        lastStatement: true,
         recordWith: (made) => {
           const response = { status: 201, body: { data: presentCreatedBooking(made, now, viewer) } };
           recorded = { created: made, response };

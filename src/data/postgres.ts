@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseHandle, DatabaseOptions } from './db.ts';
-import { deferringBegin, wasSent } from './postgres-begin.ts';
+import { THEN_COMMIT, transactionEdges, wasSent } from './postgres-transaction-edges.ts';
 import { StorageHealth, trackStorageHealth } from './storage-health.ts';
 import type { Database } from './tables.ts';
 
@@ -90,7 +90,8 @@ export class StatementNames {
 
 /**
  * The pool as Kysely sees it, its parameterised statements named (see StatementNames), a
- * transaction's BEGIN sent with its first statement (postgres-begin.ts), each statement telling
+ * transaction's BEGIN sent with its first statement and its COMMIT, where asked, with its last
+ * (postgres-transaction-edges.ts), each statement telling
  * `health` whether a write went through or the storage failed (storage-health.ts).
  */
 function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
@@ -98,17 +99,17 @@ function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      const send = deferringBegin(client, nodePostgres().Query);
+      const send = transactionEdges(client, nodePostgres().Query);
       const query = (text: string, values: readonly unknown[]) =>
         send({
           text,
           values: [...values],
           // Statements without parameters (COMMIT, the migrations' DDL) stay simple queries; BEGIN
-          // mostly goes with the next statement (postgres-begin.ts).
+          // mostly goes with the next statement (postgres-transaction-edges.ts).
           ...(values.length > 0 && { name: names.nameOf(text) }),
         }).then(
           (result) => {
-            if (WRITES.test(text) && wasSent(result)) health.written();
+            if ((WRITES.test(text) || text.endsWith(THEN_COMMIT)) && wasSent(result)) health.written();
             return result;
           },
           (error: unknown) => {

@@ -16,7 +16,33 @@ export function writeTransaction<T>(db: Db, work: WriteWork<T>, options: WriteOp
   const durable = options.durable ?? true;
   const group = groups.get(db);
   if (group) return group.run(work, durable);
-  return durable || dialectOf(db) === 'postgres' ? db.transaction().execute(work) : lazilySynced(db, work);
+  if (dialectOf(db) === 'postgres') return redoneWhileAsked(() => db.transaction().execute(work));
+  return durable ? db.transaction().execute(work) : lazilySynced(db, work);
+}
+
+/**
+ * Thrown by a unit of work whose transaction ended, at a statement that carried its COMMIT
+ * (postgres-transaction-edges.ts), without the write that statement was for, and with nothing the work
+ * needs written (a booking's reference was taken already: insertNewBooking). writeTransaction runs the
+ * work again, from its start, in a new transaction.
+ */
+export class RedoTransaction extends Error {
+  constructor() {
+    super('The transaction ended before its work was done; it is run again.');
+  }
+}
+
+/** How many times a unit of work runs at most while it asks to be redone: references are rarely taken. */
+const MAX_RUNS = 5;
+
+async function redoneWhileAsked<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof RedoTransaction) || attempt >= MAX_RUNS) throw error;
+    }
+  }
 }
 
 /** WriteOptions for bookkeeping that is done again if a power cut undoes it (durable false). */

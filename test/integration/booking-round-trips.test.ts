@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newBookingPage } from '../../src/app/booking-page-token.ts';
 import { messagesOf } from '../../src/app/outbox-service.ts';
 import { eventRow, insertNewBooking, isOverlapRefusal } from '../../src/data/booking-repository.ts';
+import { THEN_COMMIT } from '../../src/data/postgres-transaction-edges.ts';
+import { RedoTransaction, writeTransaction } from '../../src/data/write-transaction.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { type RecordedInstance, startRecordedInstance } from '../helpers/recorded-instance.ts';
@@ -11,8 +13,10 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
  * What a booking costs the database (issues 16 and 47): on PostgreSQL every statement is a round trip,
- * and a booking whose catalogue was read already takes five, its writes one statement of them; that
- * statement is written whole or not at all, and not at all when the booking's reference is taken.
+ * but for Kysely's `begin` and `commit`, which go with the statements after and before them
+ * (postgres-transaction-edges.ts): a booking whose catalogue was read already takes three, its writes
+ * one statement of them; that statement is written whole or not at all, and not at all when the
+ * booking's reference is taken.
  */
 let t: TestApp;
 let ids: CatalogueIds;
@@ -54,7 +58,8 @@ const kindsOf = (recorded: readonly string[]) =>
   recorded.map((sql) => {
     const text = sql.trim().toLowerCase();
     if (text.startsWith('with k as')) return 'key and its count';
-    if (/^with booking as \(\s*insert into bookings\b/.test(text)) return 'the writes';
+    if (/^with booking as \(\s*insert into bookings\b/.test(text))
+      return text.endsWith(THEN_COMMIT.toLowerCase()) ? 'the writes, with COMMIT' : 'the writes';
     if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
     if (text.includes('live_bookings_after_turn'))
       return text.includes('from clients')
@@ -68,9 +73,83 @@ const kindsOf = (recorded: readonly string[]) =>
     return `read ${table}`;
   });
 
+const at = (time: string) => Date.parse(`2026-12-01T${time}:00Z`);
+const basics = (startsAt: number) => ({
+  organisationId: ids.organisation,
+  locationId: ids.locations.soho!,
+  staffId: ids.staff.ana!,
+  clientId: ids.jo,
+  startsAt,
+  endsAt: startsAt + 45 * MINUTE,
+});
+/** A booking's rows as createBooking writes them. */
+const rowsAt = (startsAt: number) => {
+  const booking = bookingRow(basics(startsAt));
+  return {
+    booking,
+    segments: [
+      {
+        organisation_id: ids.organisation,
+        booking_id: booking.id,
+        position: 0,
+        service_id: ids.services.cut!,
+        starts_at: booking.starts_at,
+        ends_at: booking.ends_at,
+        duration_minutes: 45,
+        buffer_after_minutes: 0,
+        price_minor: 4000,
+        deposit_minor: null,
+      },
+    ],
+    event: eventRow(
+      {
+        organisationId: ids.organisation,
+        bookingId: booking.id,
+        from: null,
+        to: 'confirmed',
+        actor: 'test',
+        at: 0,
+      },
+      1,
+    ),
+    page: newBookingPage(ids.organisation, booking.id, 0),
+    outbox: messagesOf(
+      {
+        organisationId: ids.organisation,
+        bookingId: booking.id,
+        reference: booking.reference,
+        client: { phone: '+447700900123', email: 'jo@example.com' },
+      },
+      { kind: 'confirmed' },
+      0,
+    ).rows,
+  };
+};
+/** How many rows of each table the booking has. */
+const left = async (bookingId: string) => {
+  const found: Record<string, number> = {};
+  for (const table of [
+    'bookings',
+    'booking_services',
+    'booking_events',
+    'booking_pages',
+    'outbox',
+  ] as const) {
+    const column = table === 'bookings' ? 'id' : 'booking_id';
+    found[table] = (
+      await t.database.db.selectFrom(table).select(column).where(column, '=', bookingId).execute()
+    ).length;
+  }
+  return found;
+};
+/** What a booking refused, or never written, leaves. */
+const NOTHING = { bookings: 0, booking_services: 0, booking_events: 0, booking_pages: 0, outbox: 0 };
+/** What one written by rowsAt leaves: its messages a confirmation by SMS and by e-mail. */
+const BOOKED = { bookings: 1, booking_services: 1, booking_events: 1, booking_pages: 1, outbox: 2 };
+
 describe('a booking', () => {
   it.runIf(onPostgres)(
-    'takes five statements once its catalogue was read, its writes one of them',
+    'takes three round trips once its catalogue was read, its writes and COMMIT one of them',
     async () => {
       expect((await bookAna('09:00')).statusCode).toBe(201);
       statements.length = 0;
@@ -78,12 +157,12 @@ describe('a booking', () => {
       expect(response.statusCode).toBe(201);
       expect(kindsOf(statements)).toEqual([
         'key and its count',
-        'begin',
+        'begin', // sent with the next statement
         // The location's turn, and the staff member's bookings (lapsed holds among them) read once it
         // is granted, and the client with them: one statement (issue 47).
         'turn, then read bookings and the client',
-        'the writes',
-        'commit',
+        'the writes, with COMMIT',
+        'commit', // answered without a round trip: it went with the writes
       ]);
       // The one statement wrote the booking, its segment, first event, page and messages.
       const { reference } = response.json().data;
@@ -121,7 +200,7 @@ describe('a booking', () => {
         'begin',
         'turn, then read idempotency_records',
         'turn, then read bookings and the client',
-        'the writes', // the record of the answer among them
+        'the writes, with COMMIT', // the record of the answer among them
         'commit',
       ]);
       const stored = await t.database.db
@@ -148,74 +227,6 @@ describe('a booking', () => {
   );
 
   it('is written whole or not at all: an overlap refused by the database leaves none of its rows', async () => {
-    const at = (time: string) => Date.parse(`2026-12-01T${time}:00Z`);
-    const basics = (startsAt: number) => ({
-      organisationId: ids.organisation,
-      locationId: ids.locations.soho!,
-      staffId: ids.staff.ana!,
-      clientId: ids.jo,
-      startsAt,
-      endsAt: startsAt + 45 * MINUTE,
-    });
-    /** A booking's rows as createBooking writes them. */
-    const rowsAt = (startsAt: number) => {
-      const booking = bookingRow(basics(startsAt));
-      return {
-        booking,
-        segments: [
-          {
-            organisation_id: ids.organisation,
-            booking_id: booking.id,
-            position: 0,
-            service_id: ids.services.cut!,
-            starts_at: booking.starts_at,
-            ends_at: booking.ends_at,
-            duration_minutes: 45,
-            buffer_after_minutes: 0,
-            price_minor: 4000,
-            deposit_minor: null,
-          },
-        ],
-        event: eventRow(
-          {
-            organisationId: ids.organisation,
-            bookingId: booking.id,
-            from: null,
-            to: 'confirmed',
-            actor: 'test',
-            at: 0,
-          },
-          1,
-        ),
-        page: newBookingPage(ids.organisation, booking.id, 0),
-        outbox: messagesOf(
-          {
-            organisationId: ids.organisation,
-            bookingId: booking.id,
-            reference: booking.reference,
-            client: { phone: '+447700900123', email: 'jo@example.com' },
-          },
-          { kind: 'confirmed' },
-          0,
-        ).rows,
-      };
-    };
-    const left = async (bookingId: string) => {
-      const found: Record<string, number> = {};
-      for (const table of [
-        'bookings',
-        'booking_services',
-        'booking_events',
-        'booking_pages',
-        'outbox',
-      ] as const) {
-        const column = table === 'bookings' ? 'id' : 'booking_id';
-        found[table] = (
-          await t.database.db.selectFrom(table).select(column).where(column, '=', bookingId).execute()
-        ).length;
-      }
-      return found;
-    };
     const write = (rows: ReturnType<typeof rowsAt>) =>
       t.database.db.transaction().execute((trx) => insertNewBooking(trx, rows));
 
@@ -229,22 +240,10 @@ describe('a booking', () => {
       (error: unknown) => error,
     );
     expect(isOverlapRefusal(refusal)).toBe(true);
-    expect(await left(overlapping.booking.id)).toEqual({
-      bookings: 0,
-      booking_services: 0,
-      booking_events: 0,
-      booking_pages: 0,
-      outbox: 0,
-    });
+    expect(await left(overlapping.booking.id)).toEqual(NOTHING);
     const free = rowsAt(at('13:00'));
     expect(await write(free)).toBe(true);
-    expect(await left(free.booking.id)).toEqual({
-      bookings: 1,
-      booking_services: 1,
-      booking_events: 1,
-      booking_pages: 1,
-      outbox: 2,
-    });
+    expect(await left(free.booking.id)).toEqual(BOOKED);
 
     // A reference another booking has already: nothing is written, and the caller is told so (it draws
     // another reference); the transaction goes on.
@@ -257,12 +256,34 @@ describe('a booking', () => {
         return written;
       }),
     ).toBe(false);
-    expect(await left(taken.booking.id)).toEqual({
-      bookings: 0,
-      booking_services: 0,
-      booking_events: 0,
-      booking_pages: 0,
-      outbox: 0,
-    });
+    expect(await left(taken.booking.id)).toEqual(NOTHING);
   });
+  it.runIf(onPostgres)(
+    'as its transaction’s last statement, commits with it; a taken reference has the unit of work run again',
+    async () => {
+      const first = rowsAt(at('16:00'));
+      expect(
+        await writeTransaction(t.database.db, (trx) => insertNewBooking(trx, first, { lastStatement: true })),
+      ).toBe(true);
+      const taken = rowsAt(at('17:00'));
+      taken.booking.reference = first.booking.reference;
+      const free = rowsAt(at('17:00'));
+      const outcomes: unknown[] = [];
+      await writeTransaction(t.database.db, async (trx) => {
+        try {
+          outcomes.push(
+            await insertNewBooking(trx, outcomes.length === 0 ? taken : free, { lastStatement: true }),
+          );
+        } catch (error) {
+          outcomes.push(error);
+          throw error;
+        }
+      });
+      expect(outcomes[0]).toBeInstanceOf(RedoTransaction);
+      expect(outcomes[1]).toBe(true);
+      expect(await left(taken.booking.id)).toEqual(NOTHING);
+      expect(await left(first.booking.id)).toEqual(BOOKED);
+      expect(await left(free.booking.id)).toEqual(BOOKED);
+    },
+  );
 });

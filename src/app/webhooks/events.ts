@@ -51,6 +51,20 @@ async function subscriptionsOf(
   });
 }
 
+/**
+ * Whether any enabled endpoint of the organisation subscribes to `type`: no statement while the
+ * subscriptions are cached (see subscriptionsOf).
+ */
+export async function subscribed(
+  trx: Db,
+  organisationId: string,
+  type: WebhookEventType,
+  catalogueVersion?: number,
+): Promise<boolean> {
+  const { endpoints } = await subscriptionsOf(trx, organisationId, catalogueVersion);
+  return endpoints.some((e) => e.events.has(type));
+}
+
 /** An event to publish: its type, what orders it (a booking's id), and its data, read only if wanted. */
 export interface EventToPublish {
   type: DeliveredEventType;

@@ -1,15 +1,20 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deferringBegin } from '../../src/data/postgres-begin.ts';
+import {
+  StatementAfterCommit,
+  THEN_COMMIT,
+  transactionEdges,
+} from '../../src/data/postgres-transaction-edges.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
 /**
- * A transaction's BEGIN goes out with its first statement, in one round trip (src/data/postgres-begin.ts),
- * on a real PostgreSQL server: the statement runs inside the transaction, nothing is sent for a
- * transaction that runs nothing, and failures leave the transaction and the connection as they would.
+ * A transaction's BEGIN goes out with its first statement, and its COMMIT where asked with its last,
+ * in one round trip (src/data/postgres-transaction-edges.ts), on a real PostgreSQL server: the
+ * statements run inside the transaction, nothing is sent for a transaction that runs nothing, and
+ * failures leave the transaction and the connection as they would.
  */
-describe.runIf(onPostgres)('BEGIN with the first statement, on PostgreSQL', () => {
+describe.runIf(onPostgres)('BEGIN with the first statement, COMMIT with the last, on PostgreSQL', () => {
   let database: TempDatabase;
   let client: pg.PoolClient;
   let pool: pg.Pool;
@@ -27,7 +32,7 @@ describe.runIf(onPostgres)('BEGIN with the first statement, on PostgreSQL', () =
       return (real.query as (...args: unknown[]) => unknown).call(real, config, ...rest);
     }) as pg.PoolClient['query'];
     client = real;
-    send = deferringBegin(counted, pg.Query);
+    send = transactionEdges(counted, pg.Query);
     await real.query('CREATE TABLE begin_probe (id int PRIMARY KEY)');
   });
 
@@ -128,6 +133,84 @@ describe.runIf(onPostgres)('BEGIN with the first statement, on PostgreSQL', () =
     ).toEqual([{ n: 0 }]);
   });
 
+  /** Rows of begin_probe from another connection: what has committed. */
+  const committedIds = async (from: number) =>
+    (
+      await sql<{ id: number }>`SELECT id FROM begin_probe WHERE id >= ${from} ORDER BY id`.execute(
+        database.db,
+      )
+    ).rows.map((row) => row.id);
+
+  it('commits with a statement that asks for it, BEGIN, it and COMMIT in one round trip', async () => {
+    sent = [];
+    await send({ text: 'begin' });
+    const insert = `INSERT INTO begin_probe VALUES ($1) RETURNING id${THEN_COMMIT}`;
+    const inserted = await send({ text: insert, values: [1300] });
+    // Its own answer; and committed already, before Kysely's COMMIT: another connection sees it.
+    expect(inserted.rows).toEqual([{ id: 1300 }]);
+    expect(await committedIds(1300)).toEqual([1300]);
+    expect((await send({ text: 'commit' })).command).toBe('COMMIT');
+    expect(sent).toEqual([insert]);
+  });
+
+  it('commits with the last of several statements, the transaction whole', async () => {
+    sent = [];
+    await send({ text: 'begin' });
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1310] });
+    expect(await committedIds(1310)).toEqual([]);
+    await send({ text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, values: [1311] });
+    expect(await committedIds(1310)).toEqual([1310, 1311]);
+    await send({ text: 'commit' });
+    expect(sent).toHaveLength(2);
+    // The connection is out of the transaction: this one stands alone.
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1312] });
+    expect(await committedIds(1310)).toEqual([1310, 1311, 1312]);
+  });
+
+  it('refuses, unsent, a statement after the one that carried the COMMIT; a rollback then keeps the writes', async () => {
+    await send({ text: 'begin' });
+    await send({ text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, values: [1320] });
+    sent = [];
+    await expect(
+      send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1321] }),
+    ).rejects.toBeInstanceOf(StatementAfterCommit);
+    expect((await send({ text: 'rollback' })).command).toBe('ROLLBACK');
+    expect(sent).toEqual([]);
+    expect(await committedIds(1320)).toEqual([1320]);
+  });
+
+  it('skips the COMMIT when the statement fails: the transaction rolls back whole', async () => {
+    await send({ text: 'begin' });
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1330] });
+    await expect(
+      send({ text: `INSERT INTO begin_probe VALUES ($1), ($1)${THEN_COMMIT}`, values: [1331] }),
+    ).rejects.toMatchObject({ code: '23505' });
+    sent = [];
+    await send({ text: 'rollback' });
+    expect(sent).toEqual(['rollback']);
+    expect(await committedIds(1330)).toEqual([]);
+  });
+
+  it('changes nothing outside a transaction, or for a statement without parameters', async () => {
+    await send({ text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, values: [1340] });
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1341] });
+    await send({ text: 'begin' });
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1342] });
+    await send({ text: `INSERT INTO begin_probe VALUES (1343)${THEN_COMMIT}` });
+    expect(await committedIds(1340)).toEqual([1340, 1341]);
+    await send({ text: 'rollback' });
+    expect(await committedIds(1340)).toEqual([1340, 1341]);
+  });
+
+  it('commits a Kysely transaction through openPostgres with its marked statement', async () => {
+    const { db } = database;
+    await db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO begin_probe VALUES (${1350})`.execute(trx);
+      await sql`INSERT INTO begin_probe VALUES (${1351})${sql.raw(THEN_COMMIT)}`.execute(trx);
+    });
+    expect(await committedIds(1350)).toEqual([1350, 1351]);
+  });
+
   it('keeps Kysely’s transactions whole through openPostgres: a failed one leaves nothing', async () => {
     const { db } = database;
     await expect(
@@ -142,7 +225,7 @@ describe.runIf(onPostgres)('BEGIN with the first statement, on PostgreSQL', () =
     });
     const { rows } = await sql<{
       id: number;
-    }>`SELECT id FROM begin_probe WHERE id >= 100 ORDER BY id`.execute(db);
+    }>`SELECT id FROM begin_probe WHERE id BETWEEN 100 AND 999 ORDER BY id`.execute(db);
     expect(rows).toEqual([{ id: 200 }]);
   });
 });
