@@ -142,9 +142,9 @@ export async function createBooking(
     recordWith?: (created: CreatedBooking) => IdempotencyRecordsTable | undefined;
     /**
      * The caller runs nothing more in its transaction (its answer's record, if any, goes with the
-     * writes: recordWith). The write statement then carries the COMMIT on PostgreSQL, when nothing is
-     * written after it: no deposit (its checkout) and no endpoint subscribed to booking.created (its
-     * event). insertNewBooking's `lastStatement`.
+     * writes: recordWith). The last write then carries the COMMIT on PostgreSQL (insertNewBooking's
+     * `lastStatement`): the booking's, or its booking.created event's where an endpoint subscribes to
+     * it; none where a deposit is due (its checkout is written after, outside any statement's reach).
      */
     lastStatement?: boolean;
   } = {},
@@ -335,9 +335,9 @@ export async function createBooking(
   // reference is drawn at random and the unique index decides; the rare one taken already (nothing
   // written) is drawn again.
   const textedCountries = await textedCountriesOf(trx, caller.organisationId, caller.catalogueVersion);
-  // Nothing is written after the booking unless a deposit (its checkout) or an event is.
+  // What is written after the booking: a deposit's checkout, the booking.created event.
   const announced = await subscribed(trx, caller.organisationId, 'booking.created', caller.catalogueVersion);
-  const lastStatement = options.lastStatement === true && !depositMinor && !announced;
+  const commitWithWrites = options.lastStatement === true && !depositMinor;
   let row: BookingsTable;
   let messages: ReturnType<typeof messagesOf>;
   let proof: ReturnType<typeof publicContactRows>['proof'] | undefined;
@@ -384,7 +384,7 @@ export async function createBooking(
           proof,
           idempotency,
         },
-        { lastStatement },
+        { lastStatement: commitWithWrites && !announced },
       ),
     ))
   );
@@ -436,8 +436,12 @@ export async function createBooking(
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking =
     answered?.booking ?? createdBookingOf(row, location, pageToken, input.serviceIds, sessionId);
-  if (announced)
-    await publishCreatedBooking(trx, caller.organisationId, booking, now, caller.catalogueVersion);
+  if (announced) {
+    await publishCreatedBooking(trx, caller.organisationId, booking, now, {
+      catalogueVersion: caller.catalogueVersion,
+      lastStatement: commitWithWrites,
+    });
+  }
   return (
     answered ?? {
       booking,

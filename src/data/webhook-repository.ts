@@ -1,6 +1,7 @@
 import { CompiledQuery, type Selectable, sql } from 'kysely';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
+import { THEN_COMMIT } from './postgres-transaction-edges.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.ts';
 
 /**
@@ -75,7 +76,8 @@ export function enabledEndpointsOf(
  * on every call it took about twice the CPU time (bench `webhooks-booking-cost`). On
  * PostgreSQL it is one statement, one round trip: the event is a data-modifying CTE whose RETURNING
  * gives the deliveries their event_seq. On SQLite (whose WITH takes no INSERT, and where there are no
- * round trips) the event's INSERT, then the deliveries'.
+ * round trips) the event's INSERT, then the deliveries'. `lastStatement`: nothing follows in the
+ * transaction, whose COMMIT then goes with it on PostgreSQL (postgres-transaction-edges.ts).
  */
 export async function insertEvent(
   trx: Db,
@@ -88,6 +90,7 @@ export async function insertEvent(
     at: number;
   },
   endpointIds: readonly string[],
+  options: { lastStatement?: boolean | undefined } = {},
 ): Promise<void> {
   if (endpointIds.length === 0) return;
   const dialect = dialectOf(trx);
@@ -95,7 +98,15 @@ export async function insertEvent(
   const { organisationId, id, type, orderingKey, payload, at } = event;
   if (dialect === 'postgres') {
     await trx.executeQuery(
-      CompiledQuery.raw(text.event, [organisationId, id, type, payload, at, orderingKey, ...endpointIds]),
+      CompiledQuery.raw(`${text.event}${options.lastStatement ? THEN_COMMIT : ''}`, [
+        organisationId,
+        id,
+        type,
+        payload,
+        at,
+        orderingKey,
+        ...endpointIds,
+      ]),
     );
     return;
   }

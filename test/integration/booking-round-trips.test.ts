@@ -60,6 +60,8 @@ const kindsOf = (recorded: readonly string[]) =>
     if (text.startsWith('with k as')) return 'key and its count';
     if (/^with booking as \(\s*insert into bookings\b/.test(text))
       return text.endsWith(THEN_COMMIT.toLowerCase()) ? 'the writes, with COMMIT' : 'the writes';
+    if (text.startsWith('with "event" as'))
+      return text.endsWith(THEN_COMMIT.toLowerCase()) ? 'its event, with COMMIT' : 'its event';
     if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
     if (text.includes('live_bookings_after_turn'))
       return text.includes('from clients')
@@ -284,6 +286,30 @@ describe('a booking', () => {
       expect(await left(taken.booking.id)).toEqual(NOTHING);
       expect(await left(first.booking.id)).toEqual(BOOKED);
       expect(await left(free.booking.id)).toEqual(BOOKED);
+    },
+  );
+  it.runIf(onPostgres)(
+    'where an endpoint wants booking.created, sends the COMMIT with the event, written after the booking',
+    async () => {
+      const endpoint = await t.request({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        payload: { url: 'https://hooks.example.com/bookings', events: ['booking.created'] },
+      });
+      expect(endpoint.statusCode, endpoint.body).toBe(201);
+      // The first booking after the change reads the organisation's endpoints again.
+      expect((await bookAna('13:00')).statusCode).toBe(201);
+      statements.length = 0;
+      expect((await bookAna('14:00', 'round-trips-3')).statusCode).toBe(201);
+      expect(kindsOf(statements)).toEqual([
+        'key and its count',
+        'begin',
+        'turn, then read idempotency_records',
+        'turn, then read bookings and the client',
+        'the writes',
+        'its event, with COMMIT',
+        'commit',
+      ]);
     },
   );
 });

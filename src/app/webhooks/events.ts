@@ -82,7 +82,12 @@ export async function publishEvent(
   organisationId: string,
   event: EventToPublish,
   now: number,
-  options: { catalogueVersion?: number | undefined; onlyEndpoint?: string } = {},
+  options: {
+    catalogueVersion?: number | undefined;
+    onlyEndpoint?: string;
+    /** The event is the transaction's last write: see insertEvent. */
+    lastStatement?: boolean;
+  } = {},
 ): Promise<string | null> {
   const { slug, endpoints } = await subscriptionsOf(trx, organisationId, options.catalogueVersion);
   const targets = options.onlyEndpoint
@@ -103,6 +108,7 @@ export async function publishEvent(
     trx,
     { organisationId, id, type: event.type, orderingKey: event.orderingKey, payload, at: now },
     targets,
+    { lastStatement: options.lastStatement },
   );
   return id;
 }
@@ -138,14 +144,14 @@ export function publishCreatedBooking(
   organisationId: string,
   booking: Booking,
   now: number,
-  catalogueVersion?: number,
+  options: { catalogueVersion?: number | undefined; lastStatement?: boolean } = {},
 ): Promise<string | null> {
   return publishEvent(
     trx,
     organisationId,
     { type: 'booking.created', orderingKey: booking.id, data: () => presentBooking(booking, now, null) },
     now,
-    { catalogueVersion },
+    options,
   );
 }
 
