@@ -141,10 +141,10 @@ export async function createBooking(
      */
     recordWith?: (created: CreatedBooking) => IdempotencyRecordsTable | undefined;
     /**
-     * The caller runs nothing more in its transaction (its answer's record, if any, goes with the
-     * writes: recordWith). The last write then carries the COMMIT on PostgreSQL (insertNewBooking's
+     * The caller runs nothing more in its transaction, and takes its answer's record from recordWith
+     * (which must be given). The last write then carries the COMMIT on PostgreSQL (insertNewBooking's
      * `lastStatement`): the booking's, or its booking.created event's where an endpoint subscribes to
-     * it; none where a deposit is due (its checkout is written after, outside any statement's reach).
+     * it; none where a deposit is due (its checkout is written after the provider answers).
      */
     lastStatement?: boolean;
   } = {},
@@ -335,9 +335,15 @@ export async function createBooking(
   // reference is drawn at random and the unique index decides; the rare one taken already (nothing
   // written) is drawn again.
   const textedCountries = await textedCountriesOf(trx, caller.organisationId, caller.catalogueVersion);
-  // What is written after the booking: a deposit's checkout, the booking.created event.
-  const announced = await subscribed(trx, caller.organisationId, 'booking.created', caller.catalogueVersion);
-  const commitWithWrites = options.lastStatement === true && !depositMinor;
+  // The COMMIT goes with the last write when the caller runs nothing after, and the answer's record (if
+  // any) goes with the writes: not after a deposit's checkout, written once the provider answers.
+  const commitWithWrites =
+    options.lastStatement === true && options.recordWith !== undefined && !depositMinor;
+  // Which write is last: the booking's, or its booking.created event's. (Asked only then: a caller
+  // without a catalogue version would read the subscriptions twice.)
+  const announced =
+    !commitWithWrites ||
+    (await subscribed(trx, caller.organisationId, 'booking.created', caller.catalogueVersion));
   let row: BookingsTable;
   let messages: ReturnType<typeof messagesOf>;
   let proof: ReturnType<typeof publicContactRows>['proof'] | undefined;
@@ -436,6 +442,7 @@ export async function createBooking(
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking =
     answered?.booking ?? createdBookingOf(row, location, pageToken, input.serviceIds, sessionId);
+  // (Not announced: nobody subscribes, so publishing would write nothing.)
   if (announced) {
     await publishCreatedBooking(trx, caller.organisationId, booking, now, {
       catalogueVersion: caller.catalogueVersion,

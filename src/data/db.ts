@@ -27,6 +27,13 @@ export interface DatabaseOptions {
   /** Called with the SQL of every query run (never its parameters): for tests that count queries. */
   onQuery?: (sql: string) => void;
   /**
+   * PostgreSQL: called with each round trip to the server as it goes, the SQL of its statements, BEGIN
+   * and COMMIT among them where they go with another (postgres-transaction-edges.ts): for tests that
+   * count round trips. Kysely's `begin` or `commit` that goes with another statement, or nowhere, is
+   * no round trip of its own.
+   */
+  onRoundTrip?: (statements: readonly string[]) => void;
+  /**
    * For commands that only look (`booking check`): a SQLite file is opened read-only and as it is (it
    * must exist; not even its journal mode changes); PostgreSQL sessions refuse every write.
    */

@@ -20,31 +20,46 @@ import type pg from 'pg';
  * way: BEGIN then goes alone before it, as before.
  *
  * COMMIT: a statement whose text ends with THEN_COMMIT, inside a transaction, goes out with COMMIT's
- * Parse, Bind and Execute after its own, under the same Sync. Should the statement fail, the server
- * skips COMMIT: the transaction is open and failed, and Kysely's `rollback` goes out as usual. Should it
- * succeed, the transaction has committed once its answer arrives: Kysely's `commit` (or `rollback`, if
- * the caller failed afterwards: the writes stand) is then answered here and sends nothing, and any
- * other statement before it is refused, since it would run outside the transaction. The caller marks
- * a statement so only when it is the last the transaction runs. Outside a transaction, or without
+ * Parse, Bind and Execute after its own, under the same Sync. Once it is sent, the transaction takes
+ * no other statement (one sent meanwhile would queue behind it and run after the COMMIT, outside the
+ * transaction): any is refused, StatementAfterCommit, until Kysely's `commit` or `rollback`. Should the
+ * statement succeed, the transaction has committed: that `commit` (or `rollback`, if the caller failed
+ * afterwards: the writes stand) is answered here and sends nothing. Should it fail, the server skips
+ * COMMIT and the transaction is open and failed; should COMMIT itself fail, it has ended; either way
+ * Kysely's `rollback` goes out (a notice only, if nothing is left to roll back). The caller marks a
+ * statement so only when it is the last its transaction runs. Outside a transaction, or without
  * parameters, the mark changes nothing.
+ *
+ * `onSent` hears of each round trip as it goes: its statements' texts, BEGIN and COMMIT among them
+ * (what Kysely's own log cannot tell: which of its statements went, and with what).
  */
 export function transactionEdges(
   client: pg.PoolClient,
   Query: typeof pg.Query,
+  onSent?: (statements: readonly string[]) => void,
 ): (config: pg.QueryConfig) => Promise<pg.QueryResult> {
   /** Kysely's `begin` came, and no `commit` or `rollback` since. */
   let inTransaction = false;
   /** That `begin` is still held, to go with the next statement. */
   let beginHeld = false;
-  /** A statement carried the transaction's COMMIT and succeeded: Kysely's own end is still to come. */
-  let committed = false;
+  /**
+   * A statement carrying the transaction's COMMIT: on its way, then committed (it succeeded) or failed
+   * (the transaction is failed or over); no other statement is sent until Kysely's `commit` or `rollback`.
+   */
+  let carried: 'none' | 'sent' | 'committed' | 'failed' = 'none';
+  const send = (config: pg.QueryConfig, begin = false, commit = false) => {
+    onSent?.([...(begin ? ['BEGIN'] : []), config.text, ...(commit ? ['COMMIT'] : [])]);
+    return begin || commit ? withEdges(client, Query, config, begin, commit) : client.query(config);
+  };
   return (config) => {
     const text = config.text;
     const ends = text === 'commit' || text === 'rollback';
-    if (committed) {
+    if (carried !== 'none') {
       if (!ends) return Promise.reject(new StatementAfterCommit());
-      inTransaction = committed = false;
-      return Promise.resolve(notSent(text.toUpperCase()));
+      const committed = carried === 'committed';
+      inTransaction = false;
+      carried = 'none';
+      return committed ? Promise.resolve(notSent(text.toUpperCase())) : send(config);
     }
     if (text === 'begin' && !inTransaction) {
       inTransaction = beginHeld = true;
@@ -54,17 +69,22 @@ export function transactionEdges(
     beginHeld = false;
     if (ends) {
       inTransaction = false;
-      return begin ? Promise.resolve(notSent(text.toUpperCase())) : client.query(config);
+      return begin ? Promise.resolve(notSent(text.toUpperCase())) : send(config);
     }
     const parameters = (config.values?.length ?? 0) > 0;
-    if (!parameters)
-      return begin ? client.query('begin').then(() => client.query(config)) : client.query(config);
-    const commit = inTransaction && text.endsWith(THEN_COMMIT);
-    if (!begin && !commit) return client.query(config);
-    return withEdges(client, Query, config, begin, commit).then((result) => {
-      if (commit) committed = true;
-      return result;
-    });
+    if (!parameters) return begin ? send({ text: 'begin' }).then(() => send(config)) : send(config);
+    if (!(inTransaction && text.endsWith(THEN_COMMIT))) return send(config, begin);
+    carried = 'sent';
+    return send(config, begin, true).then(
+      (result) => {
+        carried = 'committed';
+        return result;
+      },
+      (error: unknown) => {
+        carried = 'failed';
+        throw error;
+      },
+    );
   };
 }
 
@@ -78,7 +98,7 @@ export const THEN_COMMIT = ' /* then COMMIT */';
 export class StatementAfterCommit extends Error {
   constructor() {
     super(
-      'A statement came after the one that carried its transaction’s COMMIT: it would run outside the transaction, so it was not sent.',
+      'A statement came after the one that carries its transaction’s COMMIT: it would run outside the transaction, so it was not sent.',
     );
   }
 }
@@ -187,7 +207,7 @@ function edgedQuery(Query: typeof pg.Query): EdgedQuery {
       }
 
       override _getRows(connection: ProtocolWriter, rows: number | undefined): void {
-        if (!this.#edges.commit || rows) {
+        if (!this.#edges.commit) {
           super._getRows(connection, rows);
           return;
         }
@@ -208,6 +228,10 @@ function withEdges(
   begin: boolean,
   commit: boolean,
 ): Promise<pg.QueryResult> {
+  // Rows a page at a time would end the round trip with a Flush, not a Sync: COMMIT could not follow.
+  if (commit && (config as { rows?: number }).rows) {
+    return Promise.reject(new Error('A statement that carries its COMMIT reads all its rows at once.'));
+  }
   const Edged = edgedQuery(Query);
   const expected = 1 + Number(begin) + Number(commit);
   return new Promise((resolve, reject) => {

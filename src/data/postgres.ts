@@ -94,12 +94,16 @@ export class StatementNames {
  * (postgres-transaction-edges.ts), each statement telling
  * `health` whether a write went through or the storage failed (storage-health.ts).
  */
-function namingStatements(pool: pg.Pool, health: StorageHealth): PostgresPool {
+function namingStatements(
+  pool: pg.Pool,
+  health: StorageHealth,
+  onRoundTrip: DatabaseOptions['onRoundTrip'],
+): PostgresPool {
   const names = new StatementNames();
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      const send = transactionEdges(client, nodePostgres().Query);
+      const send = transactionEdges(client, nodePostgres().Query, onRoundTrip);
       const query = (text: string, values: readonly unknown[]) =>
         send({
           text,
@@ -176,7 +180,7 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
   const onQuery = options.onQuery;
   const health = new StorageHealth();
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: namingStatements(pool, health) }),
+    dialect: new PostgresDialect({ pool: namingStatements(pool, health, options.onRoundTrip) }),
     ...(onQuery && { log: (event) => onQuery(event.query.sql) }),
   });
   trackStorageHealth(db, health);

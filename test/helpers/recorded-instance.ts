@@ -13,13 +13,19 @@ export interface RecordedInstance {
   db: Db;
   /** Every SQL statement this instance has run, in order; the test empties it as it likes. */
   statements: string[];
+  /** On PostgreSQL, every round trip to the server (DatabaseOptions.onRoundTrip), in order. */
+  roundTrips: (readonly string[])[];
   close(): Promise<void>;
 }
 
 /** Another instance on `t`'s database (as another process would be), noting each statement it runs. */
 export async function startRecordedInstance(t: TestApp): Promise<RecordedInstance> {
   const statements: string[] = [];
-  const handle = openDatabase(t.database.url, { onQuery: (sql) => statements.push(sql) });
+  const roundTrips: (readonly string[])[] = [];
+  const handle = openDatabase(t.database.url, {
+    onQuery: (sql) => statements.push(sql),
+    onRoundTrip: (sql) => roundTrips.push(sql),
+  });
   const app = await buildApp(
     createAppDeps({
       db: handle.db,
@@ -33,6 +39,7 @@ export async function startRecordedInstance(t: TestApp): Promise<RecordedInstanc
     app,
     db: handle.db,
     statements,
+    roundTrips,
     async close() {
       await app.close();
       await handle.close();

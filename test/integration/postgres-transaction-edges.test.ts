@@ -133,12 +133,12 @@ describe.runIf(onPostgres)('BEGIN with the first statement, COMMIT with the last
     ).toEqual([{ n: 0 }]);
   });
 
-  /** Rows of begin_probe from another connection: what has committed. */
+  /** Rows of begin_probe from `from` to `from + 9`, from another connection: what has committed. */
   const committedIds = async (from: number) =>
     (
-      await sql<{ id: number }>`SELECT id FROM begin_probe WHERE id >= ${from} ORDER BY id`.execute(
-        database.db,
-      )
+      await sql<{
+        id: number;
+      }>`SELECT id FROM begin_probe WHERE id BETWEEN ${from} AND ${from + 9} ORDER BY id`.execute(database.db)
     ).rows.map((row) => row.id);
 
   it('commits with a statement that asks for it, BEGIN, it and COMMIT in one round trip', async () => {
@@ -202,13 +202,53 @@ describe.runIf(onPostgres)('BEGIN with the first statement, COMMIT with the last
     expect(await committedIds(1340)).toEqual([1340, 1341]);
   });
 
+  it('refuses a statement sent while the one carrying the COMMIT is on its way', async () => {
+    await send({ text: 'begin' });
+    const carrying = send({ text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, values: [1360] });
+    const meanwhile = send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1361] });
+    await expect(meanwhile).rejects.toBeInstanceOf(StatementAfterCommit);
+    await carrying;
+    await send({ text: 'commit' });
+    expect(await committedIds(1360)).toEqual([1360]);
+  });
+
+  it('refuses every statement after a COMMIT that failed, and sends the rollback', async () => {
+    await send({ text: 'CREATE TABLE deferred_probe (id int UNIQUE DEFERRABLE INITIALLY DEFERRED)' });
+    await send({ text: 'begin' });
+    await expect(
+      send({ text: `INSERT INTO deferred_probe VALUES ($1), ($1)${THEN_COMMIT}`, values: [1] }),
+    ).rejects.toMatchObject({ code: '23505' });
+    // The transaction ended with its COMMIT: a statement now would run on its own.
+    await expect(
+      send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1370] }),
+    ).rejects.toBeInstanceOf(StatementAfterCommit);
+    sent = [];
+    await send({ text: 'rollback' });
+    expect(sent).toEqual(['rollback']);
+    expect(await committedIds(1370)).toEqual([]);
+    expect(
+      (await send({ text: 'SELECT count(*)::int AS n FROM deferred_probe WHERE id > $1', values: [0] })).rows,
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('parses a named statement first used with BEGIN and COMMIT, and runs it by name after', async () => {
+    const named = { text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, name: 'insert_commit' };
+    for (const id of [1380, 1381]) {
+      await send({ text: 'begin' });
+      await send({ ...named, values: [id] });
+      await send({ text: 'commit' });
+    }
+    expect(await committedIds(1380)).toEqual([1380, 1381]);
+  });
+
   it('commits a Kysely transaction through openPostgres with its marked statement', async () => {
     const { db } = database;
     await db.transaction().execute(async (trx) => {
       await sql`INSERT INTO begin_probe VALUES (${1350})`.execute(trx);
       await sql`INSERT INTO begin_probe VALUES (${1351})${sql.raw(THEN_COMMIT)}`.execute(trx);
+      // Committed before Kysely's own COMMIT: seen from another of the pool's connections.
+      expect(await committedIds(1350)).toEqual([1350, 1351]);
     });
-    expect(await committedIds(1350)).toEqual([1350, 1351]);
   });
 
   it('keeps Kysely’s transactions whole through openPostgres: a failed one leaves nothing', async () => {
