@@ -340,7 +340,8 @@ export async function createBooking(
   const commitWithWrites =
     options.lastStatement === true && options.recordWith !== undefined && !depositMinor;
   // Which write is last: the booking's, or its booking.created event's. (Asked only then: a caller
-  // without a catalogue version would read the subscriptions twice.)
+  // without a catalogue version would read the subscriptions twice, here and in publishing. The one
+  // caller that asks for lastStatement, createBookingIdempotently, has the key's.)
   const announced =
     !commitWithWrites ||
     (await subscribed(trx, caller.organisationId, 'booking.created', caller.catalogueVersion));

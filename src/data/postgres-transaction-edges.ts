@@ -26,9 +26,10 @@ import type pg from 'pg';
  * statement succeed, the transaction has committed: that `commit` (or `rollback`, if the caller failed
  * afterwards: the writes stand) is answered here and sends nothing. Should it fail, the server skips
  * COMMIT and the transaction is open and failed; should COMMIT itself fail, it has ended; either way
- * Kysely's `rollback` goes out (a notice only, if nothing is left to roll back). The caller marks a
- * statement so only when it is the last its transaction runs. Outside a transaction, or without
- * parameters, the mark changes nothing.
+ * a ROLLBACK goes out when Kysely ends the transaction (a notice only, if nothing is left to roll
+ * back), and a `commit` then fails with the statement's error, as it would have had COMMIT gone alone. The caller marks a
+ * statement so only when it is the last its transaction runs. Outside a transaction, without
+ * parameters, or read a page at a time, the mark changes nothing.
  *
  * `onSent` hears of each round trip as it goes: its statements' texts, BEGIN and COMMIT among them
  * (what Kysely's own log cannot tell: which of its statements went, and with what).
@@ -43,23 +44,36 @@ export function transactionEdges(
   /** That `begin` is still held, to go with the next statement. */
   let beginHeld = false;
   /**
-   * A statement carrying the transaction's COMMIT: on its way, then committed (it succeeded) or failed
-   * (the transaction is failed or over); no other statement is sent until Kysely's `commit` or `rollback`.
+   * The statement that carries the transaction's COMMIT, from when it is sent (whether it succeeds or
+   * fails) until Kysely's `commit` or `rollback`: no other statement is sent meanwhile.
    */
-  let carried: 'none' | 'sent' | 'committed' | 'failed' = 'none';
+  let carrying: CarriedCommit | undefined;
   const send = (config: pg.QueryConfig, begin = false, commit = false) => {
     onSent?.([...(begin ? ['BEGIN'] : []), config.text, ...(commit ? ['COMMIT'] : [])]);
     return begin || commit ? withEdges(client, Query, config, begin, commit) : client.query(config);
   };
+  /**
+   * Kysely's `commit` or `rollback` after a statement that carried the COMMIT, once its answer is in:
+   * nothing to send after a success (the writes stand either way); after a failure a ROLLBACK (a notice
+   * only, where COMMIT itself failed and nothing is left to roll back), and a `commit` still fails
+   * with the statement's error, as it would have had COMMIT gone alone.
+   */
+  const endAfterCarried = async (text: 'commit' | 'rollback', carried: CarriedCommit) => {
+    await carried.answer;
+    if (carried.committed) return notSent(text.toUpperCase());
+    const rolledBack = await send({ text: 'rollback' });
+    if (text === 'commit') throw carried.failure;
+    return rolledBack;
+  };
   return (config) => {
     const text = config.text;
     const ends = text === 'commit' || text === 'rollback';
-    if (carried !== 'none') {
+    if (carrying) {
       if (!ends) return Promise.reject(new StatementAfterCommit());
-      const committed = carried === 'committed';
+      const carried = carrying;
       inTransaction = false;
-      carried = 'none';
-      return committed ? Promise.resolve(notSent(text.toUpperCase())) : send(config);
+      carrying = undefined;
+      return endAfterCarried(text, carried);
     }
     if (text === 'begin' && !inTransaction) {
       inTransaction = beginHeld = true;
@@ -71,21 +85,37 @@ export function transactionEdges(
       inTransaction = false;
       return begin ? Promise.resolve(notSent(text.toUpperCase())) : send(config);
     }
-    const parameters = (config.values?.length ?? 0) > 0;
-    if (!parameters) return begin ? send({ text: 'begin' }).then(() => send(config)) : send(config);
+    // A simple query (no parameters) shares no round trip; nor does one read a page at a time, whose
+    // round trip ends with a Flush where BEGIN and COMMIT need the Sync.
+    if (!(config.values?.length ?? 0) || (config as { rows?: number }).rows) {
+      return begin ? send({ text: 'begin' }).then(() => send(config)) : send(config);
+    }
     if (!(inTransaction && text.endsWith(THEN_COMMIT))) return send(config, begin);
-    carried = 'sent';
-    return send(config, begin, true).then(
+    const carried: CarriedCommit = { answer: Promise.resolve() };
+    const answer = send(config, begin, true).then(
       (result) => {
-        carried = 'committed';
+        carried.committed = true;
         return result;
       },
       (error: unknown) => {
-        carried = 'failed';
+        carried.failure = error;
         throw error;
       },
     );
+    carried.answer = answer.catch(() => undefined);
+    carrying = carried;
+    return answer;
   };
+}
+
+/** A statement that carries its transaction's COMMIT (see transactionEdges). */
+interface CarriedCommit {
+  /** Its answer, settled either way. */
+  answer: Promise<unknown>;
+  /** It succeeded: the transaction has committed. */
+  committed?: boolean;
+  /** Its error, when it failed. */
+  failure?: unknown;
 }
 
 /**
@@ -228,10 +258,6 @@ function withEdges(
   begin: boolean,
   commit: boolean,
 ): Promise<pg.QueryResult> {
-  // Rows a page at a time would end the round trip with a Flush, not a Sync: COMMIT could not follow.
-  if (commit && (config as { rows?: number }).rows) {
-    return Promise.reject(new Error('A statement that carries its COMMIT reads all its rows at once.'));
-  }
   const Edged = edgedQuery(Query);
   const expected = 1 + Number(begin) + Number(commit);
   return new Promise((resolve, reject) => {

@@ -311,7 +311,16 @@ describe('a booking', () => {
       // The first booking after the change reads the organisation's endpoints again.
       expect((await bookAna('13:00')).statusCode).toBe(201);
       roundTrips.length = 0;
-      expect((await bookAna('14:00', 'round-trips-3')).statusCode).toBe(201);
+      const response = await bookAna('14:00', 'round-trips-3');
+      expect(response.statusCode).toBe(201);
+      // Its event, and one delivery to the endpoint, committed with it.
+      const deliveries = await t.database.db
+        .selectFrom('webhook_deliveries')
+        .innerJoin('bookings', 'bookings.id', 'webhook_deliveries.ordering_key')
+        .select(['event_type', 'endpoint_id'])
+        .where('bookings.reference', '=', response.json().data.reference)
+        .execute();
+      expect(deliveries).toEqual([{ event_type: 'booking.created', endpoint_id: endpoint.json().data.id }]);
       expect(tripsOf(roundTrips)).toEqual([
         'key and its count',
         'begin + turn, then read idempotency_records',

@@ -5,6 +5,7 @@ import {
   StatementAfterCommit,
   THEN_COMMIT,
   transactionEdges,
+  wasSent,
 } from '../../src/data/postgres-transaction-edges.ts';
 import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
 
@@ -202,14 +203,21 @@ describe.runIf(onPostgres)('BEGIN with the first statement, COMMIT with the last
     expect(await committedIds(1340)).toEqual([1340, 1341]);
   });
 
-  it('refuses a statement sent while the one carrying the COMMIT is on its way', async () => {
+  it('refuses a statement sent while the one carrying the COMMIT is on its way; the end waits for it', async () => {
     await send({ text: 'begin' });
     const carrying = send({ text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, values: [1360] });
     const meanwhile = send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1361] });
     await expect(meanwhile).rejects.toBeInstanceOf(StatementAfterCommit);
+    // As Kysely would when its callback failed on the refusal: the rollback comes before the answer.
+    const rolledBack = send({ text: 'rollback' });
     await carrying;
-    await send({ text: 'commit' });
+    expect(wasSent(await rolledBack)).toBe(false);
     expect(await committedIds(1360)).toEqual([1360]);
+    // The connection is itself again.
+    await send({ text: 'begin' });
+    await send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1362] });
+    await send({ text: 'commit' });
+    expect(await committedIds(1360)).toEqual([1360, 1362]);
   });
 
   it('refuses every statement after a COMMIT that failed, and sends the rollback', async () => {
@@ -222,8 +230,9 @@ describe.runIf(onPostgres)('BEGIN with the first statement, COMMIT with the last
     await expect(
       send({ text: 'INSERT INTO begin_probe VALUES ($1)', values: [1370] }),
     ).rejects.toBeInstanceOf(StatementAfterCommit);
+    // Kysely's COMMIT, as from a callback that swallowed the error: it fails too, after a ROLLBACK.
     sent = [];
-    await send({ text: 'rollback' });
+    await expect(send({ text: 'commit' })).rejects.toMatchObject({ code: '23505' });
     expect(sent).toEqual(['rollback']);
     expect(await committedIds(1370)).toEqual([]);
     expect(
@@ -233,12 +242,29 @@ describe.runIf(onPostgres)('BEGIN with the first statement, COMMIT with the last
 
   it('parses a named statement first used with BEGIN and COMMIT, and runs it by name after', async () => {
     const named = { text: `INSERT INTO begin_probe VALUES ($1)${THEN_COMMIT}`, name: 'insert_commit' };
+    sent = [];
     for (const id of [1380, 1381]) {
       await send({ text: 'begin' });
       await send({ ...named, values: [id] });
       await send({ text: 'commit' });
     }
+    expect(sent).toEqual([named.text, named.text]);
     expect(await committedIds(1380)).toEqual([1380, 1381]);
+  });
+
+  it('sends BEGIN and COMMIT alone around a statement read a page at a time', async () => {
+    sent = [];
+    await send({ text: 'begin' });
+    const paged = {
+      text: `INSERT INTO begin_probe VALUES ($1) RETURNING id${THEN_COMMIT}`,
+      values: [1390],
+      rows: 10,
+    };
+    expect((await send(paged)).rows).toEqual([{ id: 1390 }]);
+    expect(await committedIds(1390)).toEqual([]);
+    await send({ text: 'commit' });
+    expect(sent).toEqual(['begin', paged.text, 'commit']);
+    expect(await committedIds(1390)).toEqual([1390]);
   });
 
   it('commits a Kysely transaction through openPostgres with its marked statement', async () => {
