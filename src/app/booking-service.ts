@@ -342,7 +342,7 @@ export async function createBooking(
   // Which write is last: the booking's, or its booking.created event's. (Asked only then: a caller
   // without a catalogue version would read the subscriptions twice, here and in publishing. The one
   // caller that asks for lastStatement, createBookingIdempotently, has the key's.)
-  const announced =
+  const eventAfterBooking =
     !commitWithWrites ||
     (await subscribed(trx, caller.organisationId, 'booking.created', caller.catalogueVersion));
   let row: BookingsTable;
@@ -391,7 +391,7 @@ export async function createBooking(
           proof,
           idempotency,
         },
-        { lastStatement: commitWithWrites && !announced },
+        { lastStatement: commitWithWrites && !eventAfterBooking },
       ),
     ))
   );
@@ -443,8 +443,8 @@ export async function createBooking(
   // Built from what was just written: reading it back would cost three queries on the hot path.
   const booking =
     answered?.booking ?? createdBookingOf(row, location, pageToken, input.serviceIds, sessionId);
-  // (Not announced: nobody subscribes, so publishing would write nothing.)
-  if (announced) {
+  // (Skipped only where nobody subscribes: publishing would write nothing.)
+  if (eventAfterBooking) {
     await publishCreatedBooking(trx, caller.organisationId, booking, now, {
       catalogueVersion: caller.catalogueVersion,
       lastStatement: commitWithWrites,

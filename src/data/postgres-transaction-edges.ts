@@ -27,9 +27,9 @@ import type pg from 'pg';
  * afterwards: the writes stand) is answered here and sends nothing. Should it fail, the server skips
  * COMMIT and the transaction is open and failed; should COMMIT itself fail, it has ended; either way
  * a ROLLBACK goes out when Kysely ends the transaction (a notice only, if nothing is left to roll
- * back), and a `commit` then fails with the statement's error, as it would have had COMMIT gone alone. The caller marks a
- * statement so only when it is the last its transaction runs. Outside a transaction, without
- * parameters, or read a page at a time, the mark changes nothing.
+ * back), and a `commit` then fails with the statement's error, as it would have had COMMIT gone
+ * alone. The caller marks a statement so only when it is the last its transaction runs. Outside a
+ * transaction, without parameters, or read a page at a time, the mark changes nothing.
  *
  * `onSent` hears of each round trip as it goes: its statements' texts, BEGIN and COMMIT among them
  * (what Kysely's own log cannot tell: which of its statements went, and with what).
@@ -47,7 +47,7 @@ export function transactionEdges(
    * The statement that carries the transaction's COMMIT, from when it is sent (whether it succeeds or
    * fails) until Kysely's `commit` or `rollback`: no other statement is sent meanwhile.
    */
-  let carrying: CarriedCommit | undefined;
+  let carrying: Promise<CarriedOutcome> | undefined;
   const send = (config: pg.QueryConfig, begin = false, commit = false) => {
     onSent?.([...(begin ? ['BEGIN'] : []), config.text, ...(commit ? ['COMMIT'] : [])]);
     return begin || commit ? withEdges(client, Query, config, begin, commit) : client.query(config);
@@ -58,11 +58,11 @@ export function transactionEdges(
    * only, where COMMIT itself failed and nothing is left to roll back), and a `commit` still fails
    * with the statement's error, as it would have had COMMIT gone alone.
    */
-  const endAfterCarried = async (text: 'commit' | 'rollback', carried: CarriedCommit) => {
-    await carried.answer;
-    if (carried.committed) return notSent(text.toUpperCase());
+  const endAfterCarried = async (text: 'commit' | 'rollback', carried: Promise<CarriedOutcome>) => {
+    const outcome = await carried;
+    if (outcome.committed) return notSent(text.toUpperCase());
     const rolledBack = await send({ text: 'rollback' });
-    if (text === 'commit') throw carried.failure;
+    if (text === 'commit') throw outcome.failure;
     return rolledBack;
   };
   return (config) => {
@@ -91,32 +91,17 @@ export function transactionEdges(
       return begin ? send({ text: 'begin' }).then(() => send(config)) : send(config);
     }
     if (!(inTransaction && text.endsWith(THEN_COMMIT))) return send(config, begin);
-    const carried: CarriedCommit = { answer: Promise.resolve() };
-    const answer = send(config, begin, true).then(
-      (result) => {
-        carried.committed = true;
-        return result;
-      },
-      (error: unknown) => {
-        carried.failure = error;
-        throw error;
-      },
+    const answer = send(config, begin, true);
+    carrying = answer.then(
+      (): CarriedOutcome => ({ committed: true }),
+      (failure: unknown): CarriedOutcome => ({ committed: false, failure }),
     );
-    carried.answer = answer.catch(() => undefined);
-    carrying = carried;
     return answer;
   };
 }
 
-/** A statement that carries its transaction's COMMIT (see transactionEdges). */
-interface CarriedCommit {
-  /** Its answer, settled either way. */
-  answer: Promise<unknown>;
-  /** It succeeded: the transaction has committed. */
-  committed?: boolean;
-  /** Its error, when it failed. */
-  failure?: unknown;
-}
+/** How the statement that carried its transaction's COMMIT went (see transactionEdges). */
+type CarriedOutcome = { committed: true } | { committed: false; failure: unknown };
 
 /**
  * The end of a statement's text (an SQL comment) that asks for the transaction's COMMIT to go with
@@ -124,7 +109,10 @@ interface CarriedCommit {
  */
 export const THEN_COMMIT = ' /* then COMMIT */';
 
-/** A statement asked for after its transaction committed with the one before it (THEN_COMMIT). */
+/**
+ * A statement asked for in a transaction whose COMMIT went with a statement before it (THEN_COMMIT),
+ * whether that one is still on its way, succeeded or failed.
+ */
 export class StatementAfterCommit extends Error {
   constructor() {
     super(
