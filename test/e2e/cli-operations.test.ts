@@ -309,7 +309,8 @@ describe('booking check', () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // 'close' waits for all of stderr to be read, which 'exit' may precede.
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(stderr).not.toMatch(/EPIPE|^\s+at /m);
     expect(status).toBe(0);
   });

@@ -67,8 +67,9 @@ function serveRefusing(extraEnv: Record<string, string>): Promise<{ status: numb
   });
   // Several start at once on a busy machine: each may take well over ten seconds to load.
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  // 'close', not 'exit': the exit can be seen before the last of stderr has been read.
   return new Promise((resolve) =>
-    child.once('exit', (status) => {
+    child.once('close', (status) => {
       clearTimeout(timer);
       resolve({ status, stderr });
     }),
