@@ -89,16 +89,10 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
   return false;
 }
 
-const exitOf = (server: RunningServer) =>
-  new Promise<number | null>((resolve) => {
-    if (server.process.exitCode !== null) resolve(server.process.exitCode);
-    else server.process.once('exit', (code) => resolve(code));
-  });
-
 describe('graceful shutdown on SIGTERM', () => {
   it('finishes a booking in flight, refuses new connections, closes the database and exits 0', async () => {
     const server = await startServer(['--port', '0'], env);
-    const exited = exitOf(server);
+    const { exited } = server;
     const body = Buffer.from(JSON.stringify(await bookingBody(server)));
 
     // Headers and the first half of the body now: the server has a request in progress.
@@ -157,7 +151,7 @@ describe('graceful shutdown on SIGTERM', () => {
 
   it('stops at once on a second signal while waiting for a request, its log lines written', async () => {
     const server = await startServer(['--port', '0'], env);
-    const exited = exitOf(server);
+    const { exited } = server;
     // A request that never finishes its body: the first SIGTERM waits for it.
     const stalled = http.request(`${server.url}/v1/bookings`, {
       method: 'POST',
@@ -180,7 +174,7 @@ describe('graceful shutdown on SIGTERM', () => {
 
   it('ends open MCP SSE streams, idle keep-alive connections and silent connections instead of waiting for them', async () => {
     const server = await startServer(['--port', '0'], env);
-    const exited = exitOf(server);
+    const { exited } = server;
     // A client that connects and sends nothing (an SSE client reconnecting as it closes does that).
     const { port } = new URL(server.url);
     const silent = net.connect(Number(port), '127.0.0.1');

@@ -71,6 +71,8 @@ export interface RunningServer {
   /** Its log lines (JSON, one a line), as far as they came. */
   stderr: () => string;
   process: ChildProcess;
+  /** Its exit status, once it has exited and its output has all been read. */
+  exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -97,7 +99,8 @@ export function startServer(
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the exit can be seen before the last of its output has been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${stdout}\n${stderr}`)), 30_000);
     child.stdout!.on('data', (chunk) => {
@@ -110,6 +113,7 @@ export function startServer(
           stdout: () => stdout,
           stderr: () => (options.logFile === undefined ? stderr : readFileSync(options.logFile, 'utf8')),
           process: child,
+          exited,
           stop: async (signal = 'SIGTERM') => {
             child.kill(signal);
             return exited;
