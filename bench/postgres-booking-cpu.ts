@@ -31,8 +31,13 @@ import { formatMs } from './lib/timing.ts';
 
 /** Enough to keep the instance busy; the same number of raw writers. */
 const CONNECTIONS = 16;
-/** Untimed, before each phase: JIT, the pool filling, named statements prepared, PostgreSQL's caches. */
-const WARM_UP_S = 2;
+/**
+ * Untimed, before each phase: JIT, the pool filling, named statements prepared, PostgreSQL's caches.
+ * Some 3,000 bookings: after 2 s the server still cost 2.3-2.4 ms of CPU per booking over the next
+ * 10 s, after 10 s 1.6-1.9 ms (V8 optimises the path, on threads counted as the server's); a server
+ * booking all day runs optimised (docs/decisions/benchmarks-one-process-each.md).
+ */
+const WARM_UP_S = 10;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Issue 47: the CPU of one booking with an Idempotency-Key, the instance and PostgreSQL together. */
 const TARGET_MS = 2.5;

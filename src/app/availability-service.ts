@@ -12,6 +12,7 @@ import {
 } from '../data/availability-repository.ts';
 import { type ClientRow, findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
+import { keyRecordAfterTurn } from '../data/idempotency-records.ts';
 import { takeTurn } from '../data/write-locks.ts';
 import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
 import { findSlotAt, findSlots, slotsStableUntil } from '../domain/availability/find-slots.ts';
@@ -31,6 +32,7 @@ import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { readCatalogue } from './catalogue-cache.ts';
+import type { DeferredRecordRead } from './idempotency.ts';
 import { workplacesOf } from './staff-workplaces.ts';
 
 /**
@@ -164,11 +166,12 @@ async function closedDaysWithReasons(
 export interface SlotCheck {
   services: OfferedService[];
   /**
-   * The slot starting at the asked instant as availability offers it, or null. With `turn`, that turn
-   * is taken first (takeTurn) and held to the end of the transaction; the bookings are read after it
-   * is granted, on PostgreSQL in the same statement (one round trip).
+   * The slot starting at the asked instant as availability offers it, or null. With a `turn`, that
+   * turn is taken first (takeTurn) and held to the end of the transaction; the bookings are read after
+   * it is granted, on PostgreSQL in the same statement (one round trip), and with them what else
+   * `reads` asks: the client, and an idempotency key's record (settled before the slot is decided).
    */
-  slot(db: Db, turn?: string, clientId?: string): Promise<Slot | null>;
+  slot(db: Db, reads?: SlotCheckReads): Promise<Slot | null>;
   /**
    * After slot() was given a client's id: that client's row as read with the bookings (on PostgreSQL
    * in the same statement: a booking's round trip fewer), or undefined when there is no such client.
@@ -180,6 +183,17 @@ export interface SlotCheck {
    * search window around the day), so the lapsed holds in that block are among them (lapsedHoldsIn).
    */
   readHolds(): readonly ReadHold[];
+}
+
+/**
+ * What a slot check reads with the staff's bookings (the data layer's AfterTurn): the location's turn
+ * taken first, the booking's client, and an idempotency key's record, read under the key's turn just
+ * before the location's and settled before the slot is decided.
+ */
+export interface SlotCheckReads {
+  turn?: string;
+  clientId?: string;
+  keyRecord?: DeferredRecordRead;
 }
 
 export async function prepareSlotCheck(
@@ -195,9 +209,11 @@ export async function prepareSlotCheck(
   const { services, scope } = offer;
   let client: ClientRow | undefined;
   if (!scope) {
-    const slot = async (afterTurn: Db, turn?: string, clientId?: string) => {
-      if (turn !== undefined) await takeTurn(afterTurn, turn);
-      if (clientId !== undefined) client = await findClientById(afterTurn, organisationId, clientId);
+    const slot = async (trx: Db, { turn, clientId, keyRecord }: SlotCheckReads = {}) => {
+      // The key's turn before the location's, as everywhere.
+      keyRecord?.settle(await keyRecordAfterTurn(trx, keyRecord.ask));
+      if (turn !== undefined) await takeTurn(trx, turn);
+      if (clientId !== undefined) client = await findClientById(trx, organisationId, clientId);
       return null;
     };
     return { services, slot, readHolds: () => [], readClient: () => client };
@@ -206,17 +222,17 @@ export async function prepareSlotCheck(
   let holds: readonly ReadHold[] = [];
   return {
     services,
-    slot: async (afterTurn, turn, clientId) => {
+    slot: async (trx, { turn, clientId, keyRecord } = {}) => {
       const ids = scope.candidates.map((s) => s.id);
       const read = await busyBookingsAndHoldsOf(
-        afterTurn,
+        trx,
         organisationId,
         ids,
         scope.bookingsWindow,
         request.excludeBookingId,
-        turn,
-        clientId,
+        { turn, clientId, keyRecord: keyRecord?.ask },
       );
+      keyRecord?.settle(read.keyRecord);
       holds = read.holds;
       client = read.client;
       return findSlotAt(assembleQuery(request, services, scope, catalogue, read.busy, now), startsAt);

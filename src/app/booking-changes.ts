@@ -158,7 +158,7 @@ export async function rescheduleInTransaction(
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
   const { services } = check;
-  const slot = await check.slot(trx, bookingsAt(location.id));
+  const slot = await check.slot(trx, { turn: bookingsAt(location.id) });
   if (!slot) {
     throw refusalError(await explainNoSlot(trx, changer.organisationId, request, change.startsAt, now));
   }

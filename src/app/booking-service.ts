@@ -30,6 +30,7 @@ import { redirectUrl } from './checkout-service.ts';
 import { type PublicContact, publicContactRows } from './contact-proof.ts';
 import { requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
+import type { DeferredRecordRead } from './idempotency.ts';
 import { messagesOf, newBookingAnnouncement } from './outbox-service.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
@@ -147,6 +148,12 @@ export async function createBooking(
      * it; none where a deposit is due (its checkout is written after the provider answers).
      */
     lastStatement?: boolean;
+    /**
+     * An idempotency key's record, read with the staff's bookings once the key's turn and then the
+     * location's are granted (see SlotCheckReads): a round trip fewer on PostgreSQL. Nothing is
+     * written before it is read; a record found ends the work (DeferredRecordRead.settle).
+     */
+    keyRecord?: DeferredRecordRead;
   } = {},
 ): Promise<CreatedBooking> {
   checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
@@ -224,7 +231,11 @@ export async function createBooking(
   // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
   // the turn is held for as few queries as can be: it is taken by the read of the staff's bookings.
   const { services } = check;
-  const slot = await check.slot(trx, bookingsAt(location.id), input.clientId);
+  const slot = await check.slot(trx, {
+    turn: bookingsAt(location.id),
+    clientId: input.clientId,
+    keyRecord: options.keyRecord,
+  });
   const client = requireClient(check.readClient());
   if (!slot) {
     throw refusalError(await explainNoSlot(trx, caller.organisationId, request, input.startsAt, now));

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
-import { type Db, dialectOf } from '../data/database.ts';
-import { liveRecordAfterTurn, upsertIdempotencyRecord } from '../data/idempotency-records.ts';
-import { preparedQuery } from '../data/prepared-query.ts';
+import type { Db } from '../data/database.ts';
+import {
+  type KeyRecordAsk,
+  keyRecordAfterTurn,
+  liveRecord,
+  upsertIdempotencyRecord,
+} from '../data/idempotency-records.ts';
 import type { IdempotencyRecordsTable } from '../data/tables.ts';
-import { idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
+import { idempotencyKeyTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 
@@ -52,77 +56,102 @@ export interface IdempotencyScope {
  * since `work`'s was rolled back; faults (5xx) are not, so a retry may succeed. Concurrent requests
  * with one key take turns (the write lock on SQLite, an advisory lock on PostgreSQL, see takeTurn),
  * and the later ones find the first one's record.
+ *
+ * With `workReadsRecord`, the work reads the key's record itself (ResponseRecord.deferredRead), in
+ * the statement that takes its location's turn (under the key's turn, taken just before), before it
+ * writes anything; what stops it before then is answered with the record when there is one, as if the
+ * record had been read first.
  */
 export async function runIdempotently(
   db: Db,
   scope: IdempotencyScope,
   work: (trx: Db, record: ResponseRecord) => Promise<StoredResponse>,
+  options: { workReadsRecord?: boolean } = {},
 ): Promise<StoredResponse> {
+  const { key } = scope;
+  const deferredRead =
+    options.workReadsRecord && key !== undefined ? new DeferredRecordRead({ ...scope, key }) : undefined;
   try {
     return await writeTransaction(db, async (trx) => {
-      // The key's turn is taken by the read of its record (one statement on PostgreSQL).
-      const replay = await storedResponse(trx, scope, { afterTurn: true });
-      if (replay) return { ...replay, replayed: true };
+      // Each run reads it afresh (writeTransaction runs the work again after a RedoTransaction).
+      deferredRead?.unsettle();
+      if (!deferredRead) {
+        // The key's turn is taken by the read of its record (one statement on PostgreSQL).
+        const replay = await storedResponse(trx, scope);
+        if (replay) return { ...replay, replayed: true };
+      }
       let written: StoredResponse | undefined;
       const response = await work(trx, {
+        deferredRead,
         rowFor: (answer) => {
-          const { key } = scope;
           if (key === undefined) return undefined;
+          deferredRead?.requireSettled();
           written = answer;
           return recordRow({ ...scope, key }, answer);
         },
       });
+      deferredRead?.requireSettled();
       // Unless the work wrote this very response's record with its own writes, it is stored now (over
       // any other the work wrote: the upsert keeps the last).
       if (written !== response) await store(trx, scope, response);
       return response;
     });
   } catch (error) {
-    if (scope.key === undefined || !isAppError(error) || error.status >= 500) throw error;
+    if (error instanceof RecordFound) return { ...error.response, replayed: true };
+    if (error instanceof UnreadRecord) throw error;
+    if (key === undefined) throw error;
+    // The work stopped before it read the record: a record there is the answer, whatever stopped it.
+    const unread = deferredRead !== undefined && !deferredRead.settled;
+    if (!isAppError(error) || error.status >= 500) {
+      const replay = unread ? await readAfterFault(db, scope) : undefined;
+      if (replay) return { ...replay, replayed: true };
+      throw error;
+    }
     if (error.code === 'idempotency_key_reused') throw error;
     const response = { status: error.status, body: error.envelope() };
-    await writeTransaction(db, async (trx) => {
-      if (!(await storedResponse(trx, scope, { afterTurn: true }))) await store(trx, scope, response);
+    const replay = await writeTransaction(db, async (trx) => {
+      const stored = await storedResponse(trx, scope);
+      if (!stored) await store(trx, scope, response);
+      return stored;
     });
+    if (replay && unread) return { ...replay, replayed: true };
     throw error;
   }
 }
 
-/** The key's record, unless its window has passed (asked on every write that carries a key). */
-const liveRecord = preparedQuery<
-  { organisationId: string; key: string; now: number },
-  IdempotencyRecordsTable
->((db, param) =>
-  db
-    .selectFrom('idempotency_records')
-    .selectAll()
-    .where('organisation_id', '=', param('organisationId'))
-    .where('idempotency_key', '=', param('key'))
-    .where('expires_at', '>', param('now')),
-);
+/**
+ * The key's stored response, if any: the key's turn (idempotencyKeyTurn) is taken first and held to
+ * the end of the transaction, and the record is read once it is granted (keyRecordAfterTurn), so a
+ * request waiting for the turn sees what the request before it stored.
+ */
+async function storedResponse(trx: Db, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
+  if (scope.key === undefined) return undefined;
+  const record = await keyRecordAfterTurn(trx, keyRecordAsk({ ...scope, key: scope.key }));
+  return record && responseOf(record, scope);
+}
 
 /**
- * The key's stored response, if any. With afterTurn, the key's turn (idempotencyKeyTurn) is taken
- * first and held to the end of the transaction, and the record is read once it is granted: on
- * PostgreSQL in one statement (liveRecordAfterTurn), so a request waiting for the turn sees what the
- * request before it stored.
+ * The key's stored response, read after a fault stopped the work before it read it: another body
+ * under the key is still idempotency_key_reused; a failure to read leaves the fault as the answer.
  */
-async function storedResponse(
-  trx: Db,
-  scope: IdempotencyScope,
-  options: { afterTurn?: boolean } = {},
-): Promise<StoredResponse | undefined> {
-  if (scope.key === undefined) return undefined;
-  const ask = { organisationId: scope.organisationId, key: scope.key, now: scope.now };
-  const turn = idempotencyKeyTurn(scope.organisationId, scope.key);
-  let record: IdempotencyRecordsTable | undefined;
-  if (options.afterTurn && dialectOf(trx) === 'postgres') {
-    record = await liveRecordAfterTurn(trx, turn, ask);
-  } else {
-    if (options.afterTurn) await takeTurn(trx, turn);
-    record = await liveRecord.first(trx, ask);
+async function readAfterFault(db: Db, scope: IdempotencyScope): Promise<StoredResponse | undefined> {
+  try {
+    return await writeTransaction(db, (trx) => storedResponse(trx, scope));
+  } catch (error) {
+    if (isAppError(error) && error.code === 'idempotency_key_reused') throw error;
+    return undefined;
   }
-  if (!record) return undefined;
+}
+
+const keyRecordAsk = (scope: IdempotencyScope & { key: string }): KeyRecordAsk => ({
+  turn: idempotencyKeyTurn(scope.organisationId, scope.key),
+  organisationId: scope.organisationId,
+  key: scope.key,
+  now: scope.now,
+});
+
+/** The response a record stored, for a request with the same fingerprint; another is refused. */
+function responseOf(record: IdempotencyRecordsTable, scope: IdempotencyScope): StoredResponse {
   if (record.fingerprint !== scope.fingerprint) {
     throw new AppError(
       'idempotency_key_reused',
@@ -131,6 +160,64 @@ async function storedResponse(
     );
   }
   return { status: record.status_code, body: JSON.parse(record.response_body) };
+}
+
+/**
+ * The key's record, read by the work in the statement that takes its location's turn, under the key's
+ * turn taken just before it (see AfterTurn.keyRecord), where runIdempotently would otherwise read it
+ * before the work: on PostgreSQL a round trip fewer for every booking with an Idempotency-Key. The
+ * work must read it before it writes or answers anything.
+ */
+export class DeferredRecordRead {
+  readonly ask: KeyRecordAsk;
+  readonly #scope: IdempotencyScope;
+  #settled = false;
+
+  constructor(scope: IdempotencyScope & { key: string }) {
+    this.#scope = scope;
+    this.ask = keyRecordAsk(scope);
+  }
+
+  /** Whether the work's current run has read the record. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** A new run of the work, in a new transaction: the record is to be read again. */
+  unsettle(): void {
+    this.#settled = false;
+  }
+
+  /**
+   * What the work read: with no record it goes on; a record ends it (the transaction rolled back,
+   * nothing written) and its response is the answer, or idempotency_key_reused for another body.
+   */
+  settle(record: IdempotencyRecordsTable | undefined): void {
+    this.#settled = true;
+    if (record) throw new RecordFound(responseOf(record, this.#scope));
+  }
+
+  /** A write or answer before the record was read would not be once only: a fault in the work. */
+  requireSettled(): void {
+    if (!this.#settled) throw new UnreadRecord();
+  }
+}
+
+/** A fault in the code, never a request's: answered as such, not with a record found after it. */
+class UnreadRecord extends Error {
+  constructor() {
+    super('The work wrote or answered before it read its idempotency record.');
+  }
+}
+
+/** Thrown through the work by DeferredRecordRead.settle: the key's response was stored already. */
+class RecordFound extends Error {
+  readonly response: StoredResponse;
+
+  constructor(response: StoredResponse) {
+    super('The idempotency key has a stored response.');
+    this.response = response;
+  }
 }
 
 /**
@@ -144,6 +231,8 @@ export interface ResponseRecord {
    * must then return this very object, or the record is stored again, as without this.
    */
   rowFor(response: StoredResponse): IdempotencyRecordsTable | undefined;
+  /** With runIdempotently's workReadsRecord and a key: the record, for the work to read. */
+  deferredRead: DeferredRecordRead | undefined;
 }
 
 function recordRow(

@@ -97,6 +97,7 @@ export function createBookingIdempotently(
       // transaction after that statement, which may then carry its COMMIT (lastStatement).
       let recorded: { created: CreatedBooking; response: StoredResponse } | undefined;
       const created = await createBooking(trx, caller, input, now, checkout, {
+        keyRecord: record.deferredRead,
         lastStatement: true,
         recordWith: (made) => {
           const response = { status: 201, body: { data: presentCreatedBooking(made, now, viewer) } };
@@ -107,5 +108,7 @@ export function createBookingIdempotently(
       if (recorded?.created === created) return recorded.response;
       return { status: 201, body: { data: presentCreatedBooking(created, now, viewer) } };
     },
+    // A single booking reads its key's record with its bookings; a series reads it first.
+    { workReadsRecord: !body.repeat },
   );
 }

@@ -6,8 +6,10 @@ import type { OfferedService } from '../domain/catalogue.ts';
 import { busyBlocksOf } from './calendar-repository.ts';
 import { type ClientRow, findClientById } from './client-repository.ts';
 import { type Db, dialectOf } from './database.ts';
+import { type KeyRecordAsk, keyRecordAfterTurn, keyRecordAfterTurnStatement } from './idempotency-records.ts';
 import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import { offeredServicesByIds } from './service-repository.ts';
+import type { IdempotencyRecordsTable } from './tables.ts';
 import { takeTurn } from './write-locks.ts';
 
 export interface StaffCandidate {
@@ -145,9 +147,33 @@ export interface ReadHold {
 }
 
 /**
+ * What a booking's re-check reads with the staff's bookings, in one statement on PostgreSQL
+ * (busyBookingsAndHoldsOf): the app's SlotCheckReads, as the data layer takes it.
+ */
+export interface AfterTurn {
+  /** The location's turn (takeTurn), taken first and held to the end of the transaction. */
+  turn?: string;
+  /** The booking's client, read with the bookings (its row, or undefined when there is none). */
+  clientId?: string;
+  /**
+   * An idempotency key's record, read under the key's own turn, taken just before the location's: so
+   * a booking with an Idempotency-Key checks its record in the statement that reads its bookings (on
+   * PostgreSQL; a round trip fewer), where it would otherwise read it first. A replay then waits for
+   * the location's turn too, behind the bookings being made there.
+   */
+  keyRecord?: KeyRecordAsk;
+}
+
+/** What busyBookingsAndHoldsOf read besides the bookings, for what AfterTurn asked. */
+interface ReadAfterTurn {
+  client?: ClientRow | undefined;
+  keyRecord?: IdempotencyRecordsTable | undefined;
+}
+
+/**
  * busyBookingsOf, and the pending holds among those bookings with their ids, in the same query: what
  * a booking's re-check needs to write the lapsed holds in its block expired without reading them
- * again (see SlotCheck.lapsedHolds).
+ * again (see SlotCheck.lapsedHolds); with `afterTurn`, what it asks read with them.
  */
 export async function busyBookingsAndHoldsOf(
   db: Db,
@@ -155,69 +181,80 @@ export async function busyBookingsAndHoldsOf(
   staffIds: readonly string[],
   window: Interval,
   excludeBookingId?: string,
-  turn?: string,
-  clientId?: string,
-): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[]; client?: ClientRow | undefined }> {
+  afterTurn: AfterTurn = {},
+): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[] } & ReadAfterTurn> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   const holds: ReadHold[] = [];
-  const readClient = async () =>
-    clientId === undefined ? {} : { client: await findClientById(db, organisationId, clientId) };
-  if (staffIds.length === 0) {
-    if (turn !== undefined) await takeTurn(db, turn);
-    return { busy, holds, ...(await readClient()) };
-  }
+  const { turn, clientId, keyRecord } = afterTurn;
+  let bookings: LiveBookingRow[] = [];
+  let read: ReadAfterTurn;
   const params = liveBookingsParams(organisationId, staffIds, window, excludeBookingId);
-  let client: { client?: ClientRow | undefined } = {};
-  let bookings: LiveBookingRow[];
-  if (turn !== undefined && dialectOf(db) === 'postgres') {
-    const read = await liveBookingsAfterTurn(db, turn, params, clientId);
-    bookings = read.bookings;
-    if (clientId !== undefined) client = { client: read.client };
+  if (staffIds.length > 0 && turn !== undefined && dialectOf(db) === 'postgres') {
+    ({ bookings, ...read } = await liveBookingsAfterTurn(db, turn, params, clientId, keyRecord));
   } else {
+    // The key's turn before the location's, as everywhere.
+    read = keyRecord === undefined ? {} : { keyRecord: await keyRecordAfterTurn(db, keyRecord) };
     if (turn !== undefined) await takeTurn(db, turn);
-    bookings = await liveBookings(excludeBookingId).rows(db, params);
-    client = await readClient();
+    if (staffIds.length > 0) bookings = await liveBookings(excludeBookingId).rows(db, params);
+    if (clientId !== undefined) read.client = await findClientById(db, organisationId, clientId);
   }
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
     if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
   }
-  return { busy, holds, ...client };
+  return { busy, holds, ...read };
 }
 
 /**
  * The live bookings' rows, read once the turn is granted, in one statement (one round trip, not two):
  * the function live_bookings_after_turn (2026-11-29-0030) takes the advisory lock and then reads with
- * a snapshot of its own, so it sees what the turn's previous holder committed. PostgreSQL only.
+ * a snapshot of its own, so it sees what the turn's previous holder committed. PostgreSQL only. The
+ * client and a key's record ride along, each a row of its own with its columns as JSON.
  */
 async function liveBookingsAfterTurn(
   db: Db,
   turn: string,
   params: LiveBookingsParams,
-  clientId?: string,
-): Promise<{ bookings: LiveBookingRow[]; client: ClientRow | undefined }> {
+  clientId: string | undefined,
+  keyRecord: KeyRecordAsk | undefined,
+): Promise<{ bookings: LiveBookingRow[] } & ReadAfterTurn> {
   const { organisationId, staffIds, windowEnd, windowStart, startsAfter, excludeBookingId } = params;
   const live = sql`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...LIVE_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`;
-  if (clientId === undefined) {
+  if (clientId === undefined && keyRecord === undefined) {
     const { rows } = await sql<LiveBookingRow>`${live}`.execute(db);
-    return { bookings: rows, client: undefined };
+    return { bookings: rows };
   }
-  // The booking's client rides along (a row of its own, its columns as JSON): a round trip fewer for
-  // every booking (issue 47). The client is no part of what the turn guards: read with the
-  // statement's snapshot, as the separate read before the turn was.
+  // The branches of a UNION ALL run in their order: the key's turn (and its record) first, then the
+  // location's turn and its bookings, then the client. The client is no part of what the turns guard:
+  // read with the statement's snapshot, as a separate read before the turn was. A round trip fewer
+  // for each (issue 47).
+  const none = sql`NULL, NULL, NULL, NULL, NULL, NULL, NULL`;
+  const branches = [
+    ...(keyRecord === undefined
+      ? []
+      : [sql`SELECT ${none}, NULL::json, row_to_json(r) FROM (${keyRecordAfterTurnStatement(keyRecord)}) r`]),
+    sql`SELECT *, NULL::json, NULL::json FROM (${live}) live`,
+    ...(clientId === undefined
+      ? []
+      : [
+          sql`SELECT ${none}, row_to_json(c), NULL::json FROM clients c
+              WHERE c.organisation_id = ${organisationId} AND c.id = ${clientId}`,
+        ]),
+  ];
   const { rows } = await sql<
-    LiveBookingRow & { client: ClientRow | null }
-  >`SELECT *, NULL::json AS client FROM (${live}) live
-    UNION ALL
-    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, row_to_json(c) FROM clients c
-    WHERE c.organisation_id = ${organisationId} AND c.id = ${clientId}`.execute(db);
-  let client: ClientRow | undefined;
-  const bookings: LiveBookingRow[] = [];
-  for (const row of rows) {
-    if (row.client !== null) client = row.client;
-    else bookings.push(row);
+    LiveBookingRow & { client: ClientRow | null; key_record: IdempotencyRecordsTable | null }
+  >`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS read (staff_id, status, starts_at, ends_at, blocked_until, hold_expires_at, id, client, key_record)`.execute(
+    db,
+  );
+  const read: { bookings: LiveBookingRow[] } & ReadAfterTurn = { bookings: [] };
+  if (clientId !== undefined) read.client = undefined;
+  if (keyRecord !== undefined) read.keyRecord = undefined;
+  for (const { client, key_record, ...booking } of rows) {
+    if (client !== null) read.client = client;
+    else if (key_record !== null) read.keyRecord = key_record;
+    else read.bookings.push(booking);
   }
-  return { bookings, client };
+  return read;
 }
 
 type LiveBookingsParams = {

@@ -1,26 +1,54 @@
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import { type Db, dialectOf } from './database.ts';
 import { preparedQuery } from './prepared-query.ts';
 import type { IdempotencyRecordsTable } from './tables.ts';
+import { takeTurn } from './write-locks.ts';
+
+/** An idempotency key's record to read once its turn (idempotencyKeyTurn) is granted. */
+export interface KeyRecordAsk {
+  /** The key's turn. */
+  turn: string;
+  organisationId: string;
+  key: string;
+  /** Records whose window ended by then are not read. */
+  now: number;
+}
 
 /**
- * PostgreSQL only: takes `turn` (the advisory lock of takeTurn, held to the end of the transaction)
- * and then reads the organisation's live record of `key`, in one statement: the function
+ * Takes the key's turn (takeTurn: held to the end of the transaction) and then reads the
+ * organisation's live record of the key. On PostgreSQL in one statement: the function
  * idempotency_record_after_turn (migration 2026-11-29-0030) reads with a snapshot taken once the lock
  * is granted, so it sees the record the turn's previous holder committed, as a separate SELECT after
  * takeTurn would, for one round trip instead of two.
  */
-export async function liveRecordAfterTurn(
+export async function keyRecordAfterTurn(
   trx: Db,
-  turn: string,
-  ask: { organisationId: string; key: string; now: number },
+  ask: KeyRecordAsk,
 ): Promise<IdempotencyRecordsTable | undefined> {
-  const { rows } =
-    await sql<IdempotencyRecordsTable>`SELECT * FROM idempotency_record_after_turn(${turn}, ${ask.organisationId}, ${ask.key}, ${ask.now}::bigint)`.execute(
-      trx,
-    );
+  if (dialectOf(trx) !== 'postgres') {
+    await takeTurn(trx, ask.turn);
+    return liveRecord.first(trx, ask);
+  }
+  const { rows } = await sql<IdempotencyRecordsTable>`${keyRecordAfterTurnStatement(ask)}`.execute(trx);
   return rows[0];
 }
+
+/** keyRecordAfterTurn's statement on PostgreSQL, for a statement that reads more after it. */
+export const keyRecordAfterTurnStatement = (ask: KeyRecordAsk) =>
+  sql<IdempotencyRecordsTable>`SELECT * FROM idempotency_record_after_turn(${ask.turn}, ${ask.organisationId}, ${ask.key}, ${ask.now}::bigint)`;
+
+/** The key's record, unless its window has passed. */
+export const liveRecord = preparedQuery<
+  { organisationId: string; key: string; now: number },
+  IdempotencyRecordsTable
+>((db, param) =>
+  db
+    .selectFrom('idempotency_records')
+    .selectAll()
+    .where('organisation_id', '=', param('organisationId'))
+    .where('idempotency_key', '=', param('key'))
+    .where('expires_at', '>', param('now')),
+);
 
 /** What an idempotency record past its window has overwritten when its key is used again. */
 export const RECORD_COLUMNS = [

@@ -39,13 +39,17 @@ afterAll(async () => {
   vi.resetModules();
 });
 
-const book = (startsAt: string) =>
-  postBooking(t, {
-    location_slug: 'soho',
-    service_ids: [ids.services.cut],
-    client_id: ids.jo,
-    starts_at: startsAt,
-  });
+const book = (startsAt: string, idempotencyKey?: string) =>
+  postBooking(
+    t,
+    {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: startsAt,
+    },
+    idempotencyKey === undefined ? {} : { idempotencyKey },
+  );
 
 describe('a booking reference', () => {
   it('taken already is drawn again, and the booking is made once', async () => {
@@ -73,5 +77,26 @@ describe('a booking reference', () => {
       .where('reference', '=', 'AC-FRESH3')
       .execute();
     expect(messages.length).toBeGreaterThan(0);
+  });
+
+  it('taken already, with an Idempotency-Key: the key is read again with the new draw, and one booking is made', async () => {
+    // On PostgreSQL the taken reference ends the transaction (its COMMIT went with the write) and the
+    // unit of work runs again, the key's record read again in it; on SQLite it is drawn again inside.
+    draws.push('AC-TAKEN4');
+    expect((await book('2026-11-30T13:00:00+00:00')).statusCode).toBe(201);
+    draws.push('AC-TAKEN4', 'AC-FRESH5');
+    const made = await book('2026-11-30T14:00:00+00:00', 'draws-1');
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().data.reference).toBe('AC-FRESH5');
+    expect(draws).toEqual([]);
+    const again = await book('2026-11-30T14:00:00+00:00', 'draws-1');
+    expect(again.json()).toEqual(made.json());
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const at = await t.database.db
+      .selectFrom('bookings')
+      .select('reference')
+      .where('starts_at', '=', Date.parse('2026-11-30T14:00:00Z'))
+      .execute();
+    expect(at).toEqual([{ reference: 'AC-FRESH5' }]);
   });
 });

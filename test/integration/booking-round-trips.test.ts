@@ -63,11 +63,15 @@ const kindsOf = (recorded: readonly string[]) =>
     if (text.startsWith('with k as')) return 'key and its count';
     if (/^with booking as \(\s*insert into bookings\b/.test(text)) return 'the writes';
     if (text.startsWith('with "event" as')) return 'its event';
-    if (/^(begin|commit)\b/.test(text)) return text.split(/\s/)[0];
-    if (text.includes('live_bookings_after_turn'))
-      return text.includes('from clients')
+    if (/^(begin|commit|rollback)\b/.test(text)) return text.split(/\s/)[0];
+    if (text.includes('live_bookings_after_turn')) {
+      const read = text.includes('from clients')
         ? 'turn, then read bookings and the client'
         : 'turn, then read bookings';
+      return text.includes('idempotency_record_after_turn')
+        ? `key's turn, then read idempotency_records; ${read}`
+        : read;
+    }
     if (text.includes('idempotency_record_after_turn')) return 'turn, then read idempotency_records';
     if (text.includes('pg_advisory_xact_lock')) return 'turn';
     const written = /^insert into "([a-z_]+)"/.exec(text)?.[1];
@@ -198,7 +202,7 @@ describe('a booking', () => {
   );
 
   it.runIf(onPostgres)(
-    'with an Idempotency-Key, takes one more: its record read under its turn (and written with the rest)',
+    'with an Idempotency-Key, takes as many: its record read under its turn with the bookings, and written with the rest',
     async () => {
       expect((await bookAna('11:00', 'round-trips-1')).statusCode).toBe(201);
       roundTrips.length = 0;
@@ -206,8 +210,8 @@ describe('a booking', () => {
       expect(response.statusCode).toBe(201);
       expect(tripsOf(roundTrips)).toEqual([
         'key and its count',
-        'begin + turn, then read idempotency_records',
-        'turn, then read bookings and the client',
+        // The key's turn first, then the location's: the order every writer takes them in.
+        "begin + key's turn, then read idempotency_records; turn, then read bookings and the client",
         'the writes + commit', // the record of the answer among the writes
       ]);
       const stored = await t.database.db
@@ -226,8 +230,8 @@ describe('a booking', () => {
       expect(replay.json()).toEqual(response.json());
       expect(tripsOf(roundTrips)).toEqual([
         'key and its count',
-        'begin + turn, then read idempotency_records',
-        'commit',
+        "begin + key's turn, then read idempotency_records; turn, then read bookings and the client",
+        'rollback',
       ]);
     },
   );
@@ -323,8 +327,7 @@ describe('a booking', () => {
       expect(deliveries).toEqual([{ event_type: 'booking.created', endpoint_id: endpoint.json().data.id }]);
       expect(tripsOf(roundTrips)).toEqual([
         'key and its count',
-        'begin + turn, then read idempotency_records',
-        'turn, then read bookings and the client',
+        "begin + key's turn, then read idempotency_records; turn, then read bookings and the client",
         'the writes',
         'its event + commit',
       ]);

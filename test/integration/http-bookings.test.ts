@@ -290,6 +290,39 @@ describe('Idempotency-Key', () => {
     expect((await postBooking(t, cut(monday), { idempotencyKey: randomUUID() })).statusCode).toBe(201);
   });
 
+  it('replays the stored 201 though the same body would now be refused before its slot is read', async () => {
+    // The record is read with the location's bookings: a request refused before that reads it then.
+    const own = await startTestApp();
+    try {
+      const ownIds = await catalogueIds(own.database.db);
+      const body = { ...cut(tue('10:00')), service_ids: [ownIds.services.cut], client_id: ownIds.jo };
+      const first = await postBooking(own, body, { idempotencyKey: 'before-slot-1' });
+      expect(first.statusCode).toBe(201);
+      await own.database.db.updateTable('locations').set({ active: 0 }).where('slug', '=', 'soho').execute();
+      const refused = await postBooking(own, body, { idempotencyKey: 'before-slot-2' });
+      expect(refused.statusCode).toBe(404);
+      expect(refused.json().error).toMatchObject({ code: 'not_found', param: 'location_slug' });
+      const again = await postBooking(own, body, { idempotencyKey: 'before-slot-1' });
+      expect(again.statusCode).toBe(201);
+      expect(again.json()).toEqual(first.json());
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      const other = await postBooking(
+        own,
+        { ...body, notes: 'changed' },
+        { idempotencyKey: 'before-slot-1' },
+      );
+      expect(other.statusCode).toBe(409);
+      expect(other.json().error.code).toBe('idempotency_key_reused');
+      // The refusal was stored under its own key, and replayed.
+      expect((await postBooking(own, body, { idempotencyKey: 'before-slot-2' })).json()).toEqual(
+        refused.json(),
+      );
+      expect(await countBookings(own.database.db)).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('frees the key after 24 hours', async () => {
     const key = randomUUID();
     const first = await postBooking(t, cut('2026-11-23T10:00:00+00:00'), { idempotencyKey: key });
@@ -480,6 +513,13 @@ describe('deposits without a payment provider', () => {
 
       const cutOnly = { ...cut(tue('12:00')), client_id: ownIds.jo };
       expect((await postBooking(own, cutOnly)).json().data.status).toBe('confirmed');
+
+      // A key that made a booking, sent with a body refused as this one: the key's reuse is what is said.
+      const cutLater = { ...cut(tue('14:00')), client_id: ownIds.jo };
+      expect((await postBooking(own, cutLater, { idempotencyKey: 'no-provider-2' })).statusCode).toBe(201);
+      const reused = await postBooking(own, body, { idempotencyKey: 'no-provider-2' });
+      expect(reused.statusCode).toBe(409);
+      expect(reused.json().error.code).toBe('idempotency_key_reused');
     } finally {
       await own.close();
     }
