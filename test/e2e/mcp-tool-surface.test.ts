@@ -252,7 +252,8 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
         buffered = buffered.slice(newline + 1);
       }
     });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // 'close': the answers written before the exit have all been read by then ('exit' may come first).
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const nextLine = async (count: number) => {
       for (let waited = 0; waited < 15_000; waited += 20) {
         if (lines.length >= count) return lines[count - 1];

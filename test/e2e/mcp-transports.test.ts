@@ -591,7 +591,8 @@ describe('booking mcp over stdio', () => {
         buffered = buffered.slice(newline + 1);
       }
     });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // 'close': the answers written before the exit have all been read by then ('exit' may come first).
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const answer = async (id: number) => {
       for (let waited = 0; waited < 15_000; waited += 20) {
         const found = lines.find((line) => line.id === id);
