@@ -247,8 +247,6 @@ async function liveBookingsAfterTurn(
     db,
   );
   const read: { bookings: LiveBookingRow[] } & ReadAfterTurn = { bookings: [] };
-  if (clientId !== undefined) read.client = undefined;
-  if (keyRecord !== undefined) read.keyRecord = undefined;
   for (const { client, key_record, ...booking } of rows) {
     if (client !== null) read.client = client;
     else if (key_record !== null) read.keyRecord = key_record;

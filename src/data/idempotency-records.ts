@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { type Db, dialectOf } from './database.ts';
 import { preparedQuery } from './prepared-query.ts';
 import type { IdempotencyRecordsTable } from './tables.ts';
-import { takeTurn } from './write-locks.ts';
 
 /** An idempotency key's record to read once its turn (idempotencyKeyTurn) is granted. */
 export interface KeyRecordAsk {
@@ -15,7 +14,7 @@ export interface KeyRecordAsk {
 }
 
 /**
- * Takes the key's turn (takeTurn: held to the end of the transaction) and then reads the
+ * Takes the key's turn (as takeTurn would: held to the end of the transaction) and then reads the
  * organisation's live record of the key. On PostgreSQL in one statement: the function
  * idempotency_record_after_turn (migration 2026-11-29-0030) reads with a snapshot taken once the lock
  * is granted, so it sees the record the turn's previous holder committed, as a separate SELECT after
@@ -25,10 +24,8 @@ export async function keyRecordAfterTurn(
   trx: Db,
   ask: KeyRecordAsk,
 ): Promise<IdempotencyRecordsTable | undefined> {
-  if (dialectOf(trx) !== 'postgres') {
-    await takeTurn(trx, ask.turn);
-    return liveRecord.first(trx, ask);
-  }
+  // SQLite has one writer: its write transaction is every turn.
+  if (dialectOf(trx) !== 'postgres') return liveRecord.first(trx, ask);
   const { rows } = await sql<IdempotencyRecordsTable>`${keyRecordAfterTurnStatement(ask)}`.execute(trx);
   return rows[0];
 }
