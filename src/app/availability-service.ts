@@ -7,13 +7,12 @@ import {
   eligibleStaff,
   offeredServicesByIds,
   type ReadHold,
+  readAfterTurns,
   type StaffCalendars,
   type StaffCandidate,
 } from '../data/availability-repository.ts';
-import { type ClientRow, findClientById } from '../data/client-repository.ts';
+import type { ClientRow } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
-import { keyRecordAfterTurn } from '../data/idempotency-records.ts';
-import { takeTurn } from '../data/write-locks.ts';
 import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
 import { findSlotAt, findSlots, slotsStableUntil } from '../domain/availability/find-slots.ts';
 import type {
@@ -210,10 +209,9 @@ export async function prepareSlotCheck(
   let client: ClientRow | undefined;
   if (!scope) {
     const slot = async (trx: Db, { turn, clientId, keyRecord }: SlotCheckReads = {}) => {
-      // The key's turn before the location's, as everywhere.
-      keyRecord?.settle(await keyRecordAfterTurn(trx, keyRecord.ask));
-      if (turn !== undefined) await takeTurn(trx, turn);
-      if (clientId !== undefined) client = await findClientById(trx, organisationId, clientId);
+      const read = await readAfterTurns(trx, organisationId, { turn, clientId, keyRecord: keyRecord?.ask });
+      keyRecord?.settle(read.keyRecord);
+      client = read.client;
       return null;
     };
     return { services, slot, readHolds: () => [], readClient: () => client };

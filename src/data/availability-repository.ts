@@ -165,7 +165,7 @@ export interface AfterTurn {
 }
 
 /** What busyBookingsAndHoldsOf read besides the bookings, for what AfterTurn asked. */
-interface ReadAfterTurn {
+export interface ReadAfterTurn {
   client?: ClientRow | undefined;
   keyRecord?: IdempotencyRecordsTable | undefined;
 }
@@ -192,17 +192,31 @@ export async function busyBookingsAndHoldsOf(
   if (staffIds.length > 0 && turn !== undefined && dialectOf(db) === 'postgres') {
     ({ bookings, ...read } = await liveBookingsAfterTurn(db, turn, params, clientId, keyRecord));
   } else {
-    // The key's turn before the location's, as everywhere.
-    read = keyRecord === undefined ? {} : { keyRecord: await keyRecordAfterTurn(db, keyRecord) };
-    if (turn !== undefined) await takeTurn(db, turn);
+    read = await readAfterTurns(db, organisationId, afterTurn);
     if (staffIds.length > 0) bookings = await liveBookings(excludeBookingId).rows(db, params);
-    if (clientId !== undefined) read.client = await findClientById(db, organisationId, clientId);
   }
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
     if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
   }
   return { busy, holds, ...read };
+}
+
+/**
+ * What `afterTurn` asks besides the bookings, a statement at a time (SQLite, or no staff to read): the
+ * key's turn and its record, then the location's turn (the key's before the location's, as every
+ * writer takes them), then the client.
+ */
+export async function readAfterTurns(
+  db: Db,
+  organisationId: string,
+  { turn, clientId, keyRecord }: AfterTurn,
+): Promise<ReadAfterTurn> {
+  const read: ReadAfterTurn =
+    keyRecord === undefined ? {} : { keyRecord: await keyRecordAfterTurn(db, keyRecord) };
+  if (turn !== undefined) await takeTurn(db, turn);
+  if (clientId !== undefined) read.client = await findClientById(db, organisationId, clientId);
+  return read;
 }
 
 /**
