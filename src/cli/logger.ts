@@ -50,6 +50,9 @@ export const LOG_FLUSH_MS = 100;
  * 5 µs, a twentieth of its CPU (issue 47); given bytes, it adds lengths.
  */
 export function serverLogDestination(): pino.DestinationStream & { flush(done?: () => void): void } {
+  // Whether the batch being written was refused (EAGAIN: a reader of stderr that fell behind) and waits
+  // for sonic-boom's retry timer, which no longer fires once the process exits.
+  let retryPending = false;
   const gathered = pino.destination({
     dest: 2,
     sync: false,
@@ -59,13 +62,46 @@ export function serverLogDestination(): pino.DestinationStream & { flush(done?: 
     maxWrite: 64 * 2 ** 10,
     maxLength: 16 * 2 ** 20,
     periodicFlush: LOG_FLUSH_MS,
+    retryEAGAIN: () => {
+      retryPending = true;
+      return true;
+    },
   });
+  gathered.on('write', () => {
+    retryPending = false;
+  });
+  // Before pino's own exit handler (its flushSync writes what is gathered but skips the batch "being
+  // written", which a pending retry is: up to maxWrite of lines were lost on exit, the last one cut).
+  process.prependListener('exit', () => requeueRefusedBatch(gathered, retryPending));
   return {
     // sonic-boom's types know its text mode only.
     write: (line: string) => gathered.write(Buffer.from(line) as unknown as string),
     // pino's logger.flush() reaches the gathered lines.
     flush: (done?: () => void) => gathered.flush(done),
   };
+}
+
+/**
+ * At exit, puts the batch sonic-boom was waiting to retry back at the head of what it has gathered, so
+ * that the flushSync run at exit writes it, in order, before the rest. sonic-boom's own flushSync does
+ * this only for a batch not marked as being written, and then without its length (buffer mode), so
+ * it is done here. Only a batch last refused is taken back: one whose retry went into a write call
+ * just before the exit may then be written twice, never lost. A batch in a write call that blocks (a
+ * blocking pipe that is full) is still lost at exit.
+ */
+function requeueRefusedBatch(stream: object, retryPending: boolean): void {
+  const boom = stream as {
+    _writing?: boolean;
+    _writingBuf?: Buffer;
+    _bufs?: Buffer[][];
+    _lens?: number[];
+  };
+  if (!retryPending || boom._writing !== true || !Buffer.isBuffer(boom._writingBuf)) return;
+  if (!Array.isArray(boom._bufs) || !Array.isArray(boom._lens) || boom._writingBuf.length === 0) return;
+  boom._bufs.unshift([boom._writingBuf]);
+  boom._lens.unshift(boom._writingBuf.length);
+  boom._writingBuf = Buffer.alloc(0);
+  boom._writing = false;
 }
 
 /**

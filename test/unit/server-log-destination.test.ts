@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -29,4 +29,39 @@ describe('the server log destination', () => {
       expect(JSON.parse(line)).toMatchObject({ level: 30, n, msg: `Zoë’s café ☕ ${n}` });
     });
   });
+
+  it('writes every line at a crash while the reader of stderr has fallen behind (writes refused)', async () => {
+    // Lines given in turns, as requests come, so that batches are written (and refused) as they go.
+    const script = `
+      import { createLogger, serverLogDestination } from ${JSON.stringify(LOGGER)};
+      const logger = createLogger('info', serverLogDestination());
+      let n = 0;
+      const turn = () => {
+        for (let i = 0; i < 500 && n < 20000; i++, n++) logger.info({ n }, 'line ' + n);
+        if (n < 20000) setImmediate(turn);
+        else setTimeout(() => { throw new Error('crash'); }, 300);
+      };
+      turn();
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    // Nobody reads until the process is well into its exit: the pipe is full, writes are refused.
+    child.stderr.pause();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const status = new Promise((resolve) => child.once('close', resolve));
+    child.stderr.resume();
+    expect(await status).toBe(1);
+    const numbers = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { n: number }).n);
+    expect(numbers).toEqual(Array.from({ length: 20000 }, (_, n) => n));
+  }, 30_000);
 });
