@@ -253,6 +253,35 @@ describe.runIf(onPostgres)('a booking on PostgreSQL that the database fails', ()
     }
   });
 
+  for (const [statement, table, time] of [
+    ['the write that carries the COMMIT', 'booking_pages', '2026-12-07T09:00:00Z'],
+    ['the first statement, which carries the BEGIN', 'clients', '2026-12-07T11:00:00Z'],
+  ] as const) {
+    it(`fails with nothing written when the Parse of ${statement} fails, and parses it again after`, async () => {
+      const instance = await startInstance({ settings: '-c lock_timeout=300' });
+      const locker = new pg.Client({ connectionString: t.database.url });
+      await locker.connect();
+      try {
+        // Warm: the catalogue cached, so the slot check is the transaction's first statement.
+        expect((await book(instance, '2026-12-03T09:00:00Z')).statusCode).toBe(409);
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+        const failed = await book(instance, time, { key: `parse-${table}` });
+        await locker.query('COMMIT');
+        expect(failed.statusCode).toBe(500);
+        expect(await outsideTransaction(instance)).toBe(true);
+        expect(await bookingsStartingAt(time)).toEqual([]);
+        expect(await recordOf(`parse-${table}`)).toEqual([]);
+        const retried = await book(instance, time, { key: `parse-${table}` });
+        expect(retried.statusCode, retried.body).toBe(201);
+        expect(await outsideTransaction(instance)).toBe(true);
+      } finally {
+        await locker.end();
+        await instance.close();
+      }
+    });
+  }
+
   it('makes one booking of concurrent requests with one key and one body, every answer the same', async () => {
     const time = '2026-11-30T14:00:00Z';
     const instance = await startInstance();
