@@ -103,6 +103,12 @@ function namingStatements(
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      // A connection that drops while checked out (its backend terminated, the server restarting)
+      // emits 'error', once it has failed the statement on its way if any, and again when its socket
+      // ends; pg-pool listens only while the connection is idle, and an 'error' nobody hears ends the
+      // process. The statements fail, the connection is not queryable, and the pool drops it on release.
+      const dropped = (error: unknown) => health.failed(error);
+      client.on('error', dropped);
       const send = transactionEdges(client, nodePostgres().Query, onRoundTrip);
       const query = (text: string, values: readonly unknown[]) =>
         send({
@@ -121,7 +127,11 @@ function namingStatements(
             throw error;
           },
         );
-      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+      const release = () => {
+        client.removeListener('error', dropped);
+        client.release();
+      };
+      return { query, release } as unknown as PostgresPoolClient;
     },
     end: () => pool.end(),
   };
