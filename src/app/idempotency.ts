@@ -53,7 +53,8 @@ export interface IdempotencyScope {
  * The stored response is written in the same transaction as whatever `work` wrote, so a crash leaves
  * both or neither. A replay with the same fingerprint returns the stored response; another body gets
  * 409 idempotency_key_reused. Expected failures (4xx) are stored too, in a transaction of their own
- * since `work`'s was rolled back; faults (5xx) are not, so a retry may succeed. Concurrent requests
+ * since `work`'s was rolled back (should another request with the key have stored its answer in
+ * between, that answer is this one's too); faults (5xx) are not, so a retry may succeed. Concurrent requests
  * with one key take turns (the write lock on SQLite, an advisory lock on PostgreSQL, see takeTurn),
  * and the later ones find the first one's record.
  *
@@ -114,7 +115,10 @@ export async function runIdempotently(
       if (!stored) await store(trx, scope, response);
       return stored;
     });
-    if (replay && unread) return { ...replay, replayed: true };
+    // A record there is the key's answer: this request's own work read none (or never got to read
+    // it), and another request with the key stored one once this one's turn was let go, before the
+    // refusal could be stored. Answered with it, this request is as if it had come second.
+    if (replay) return { ...replay, replayed: true };
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIdempotently, type StoredResponse } from '../../src/app/idempotency.ts';
 import { keyRecordAfterTurn } from '../../src/data/idempotency-records.ts';
 import { RedoTransaction } from '../../src/data/write-transaction.ts';
+import { AppError } from '../../src/domain/errors.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
@@ -101,4 +102,35 @@ describe('a unit of work that reads its own idempotency record', () => {
     expect(replay).toEqual({ ...ANSWER, replayed: true });
     expect(wentOn).toBe(false);
   });
+});
+
+describe('a refusal under a key another request answered meanwhile', () => {
+  // The first request's work is refused (a 4xx, stored in a transaction of its own once the work's is
+  // rolled back); a second request with the same key and body, queued behind the first one's turn,
+  // books in between. The first then finds the second's record where it meant to store its refusal:
+  // it answers with that record, as if it had come second, so every request under the key has one
+  // answer. (PostgreSQL: the second request's turn is granted before the first asks again.)
+  it.runIf(onPostgres).each([false, true])(
+    'answers with the record stored meanwhile (work reads the record itself: %s)',
+    async (workReadsRecord) => {
+      const key = `refused-then-booked-${workReadsRecord}`;
+      let second: Promise<StoredResponse> | undefined;
+      const first = runIdempotently(
+        t.database.db,
+        scope(key),
+        async (trx, record) => {
+          const read = record.deferredRead;
+          if (read) read.settle(await keyRecordAfterTurn(trx, read.ask));
+          second = runIdempotently(t.database.db, scope(key), async () => ANSWER);
+          // Long enough for the second request to wait for the key's turn this transaction holds.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          throw new AppError('conflict', 'That time was just taken.');
+        },
+        { workReadsRecord },
+      );
+      expect(await first).toEqual({ ...ANSWER, replayed: true });
+      expect(await second).toEqual(ANSWER);
+      expect(await recordsOf(key)).toHaveLength(1);
+    },
+  );
 });
