@@ -4,6 +4,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   LogController,
+  type onSendHookHandler,
 } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { LOOPBACK_HOSTS } from '../app/config.ts';
@@ -52,6 +53,8 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { cutSilentConnectionsOnClose } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+
+type OnSendDone = Parameters<onSendHookHandler>[3];
 
 /** How long a client may take to send a request, so that slow clients cannot hold connections. */
 export interface RequestTimeouts {
@@ -155,15 +158,28 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     done();
   });
   const giveAddressWindow = addressWindowHeaders(deps);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    // Refused before its body was read (no key, an unknown path): the client may still be sending it,
-    // slowly or not at all, and the connection would wait for it. Close it instead.
-    if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close');
+  const answer = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: OnSendDone) => {
     if (!needsAddressWindow(request, reply)) {
       done(null, payload);
       return;
     }
     void giveAddressWindow(request, reply).then(() => done(null, payload));
+  };
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode < 400 || request.raw.complete) {
+      answer(request, reply, payload, done);
+      return;
+    }
+    // Refused before its body was read (no key, an unknown path): the client may still be sending it,
+    // slowly or not at all, and the connection would wait for it. Close it instead. A refusal made
+    // while Node's parser is still inside the request's bytes (the synchronous onRequest hook) sees
+    // the request incomplete even when all of it, or all of a request without a body, has arrived:
+    // looked at again once the parser has returned, or every such refusal would close its
+    // connection, and the requests pipelined after it on that connection would go unanswered.
+    queueMicrotask(() => {
+      if (!request.raw.complete) reply.header('connection', 'close');
+      answer(request, reply, payload, done);
+    });
   });
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(

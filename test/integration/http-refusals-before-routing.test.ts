@@ -72,6 +72,38 @@ describe('refusals before routing', () => {
     expect(head.rest).toBe('');
   });
 
+  it('keeps the connection of a refusal whose request has all arrived: the next request on it is answered', async () => {
+    // Refused in the onRequest hook (no route, a wrong method, a NUL, no Host) and without a body:
+    // nothing is left to wait for, so the connection stays open for the next request.
+    const refused = [
+      'GET /nope HTTP/1.1\r\nHost: x\r\n\r\n',
+      'DELETE /v1/locations HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /v1/locations%00 HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /v1/locations HTTP/1.0\r\nConnection: keep-alive\r\n\r\n',
+    ];
+    for (const request of refused) {
+      const answers = (await exchange(origin, `${request}GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n`))
+        .toString('latin1')
+        .split(/(?=HTTP\/1\.1 \d{3} )/);
+      expect(
+        answers.map((answer) => answer.slice(9, 12)),
+        request,
+      ).toEqual([expect.stringMatching(/^4\d\d$/), '200']);
+      expect(answers[0]!.toLowerCase(), request).not.toContain('connection: close');
+    }
+  });
+
+  it('closes the connection of a refusal whose body has not all arrived', async () => {
+    const answer = split(
+      await exchange(
+        origin,
+        'POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+      ),
+    );
+    expect(answer.status).toBe(404);
+    expect(answer.headers).toContain('connection: close');
+  });
+
   it('says in words what is wrong with a path that is not percent-encoded UTF-8', async () => {
     for (const path of ['/v1/bookings/%ZZ', '/v1/bookings/%C0%AF']) {
       const response = await t.request({ method: 'GET', url: path });
