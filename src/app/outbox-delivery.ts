@@ -190,7 +190,28 @@ async function deliverOne(
 ): Promise<keyof DeliveryCounts> {
   const message = { seq: row.seq, organisationId: row.organisation_id };
   const now = delivery.clock.nowMs();
-  const rendered = facts && render(delivery, row, facts, now);
+  // Claimed more often than it may be tried: its earlier attempts ended without an outcome (a worker
+  // that crashed or failed on it every time). It is given up, not tried for ever.
+  if (row.attempts > MAX_ATTEMPTS) {
+    const reason = `no outcome was recorded in ${MAX_ATTEMPTS} attempts`;
+    delivery.onAttemptFailed?.({
+      id: row.id,
+      channel: row.channel,
+      attempts: row.attempts,
+      reason,
+      final: true,
+    });
+    await settle(message, { status: 'failed', last_error: reason });
+    return 'failed';
+  }
+  let rendered: RenderedMessage | null | undefined;
+  try {
+    rendered = facts && render(delivery, row, facts, now);
+  } catch {
+    // A message its booking's facts cannot be written from: tried again later (the facts may be
+    // mended meanwhile), failed once its attempts are spent; the rest of the batch goes on.
+    return failedAttempt(delivery, row, message, settle, 'the message could not be written', false);
+  }
   if (!rendered) {
     await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token), REDONE_IF_LOST);
     return 'dropped';
@@ -215,25 +236,45 @@ async function deliverOne(
     ({ providerId } = await sender.send({ id: row.id, to: row.recipient, rendered }));
   } catch (error) {
     const reason = error instanceof DeliveryError ? error.message : 'the provider could not be reached';
-    const final = (error instanceof DeliveryError && error.permanent) || row.attempts >= MAX_ATTEMPTS;
-    delivery.onAttemptFailed?.({ id: row.id, channel: row.channel, attempts: row.attempts, reason, final });
-    const later = delivery.clock.nowMs();
-    await settle(message, {
-      status: final ? 'failed' : 'pending',
-      due_at: final ? row.due_at : later + retryDelayMs(row.attempts),
-      last_error: reason,
-    });
-    return final ? 'failed' : 'retried';
+    return failedAttempt(
+      delivery,
+      row,
+      message,
+      settle,
+      reason,
+      error instanceof DeliveryError && error.permanent,
+    );
   }
   await settle(message, {
     status: 'sent',
-    provider_id: providerId.slice(0, 200),
+    // The provider accepted it, whatever it answered besides (an id missing from its answer included).
+    provider_id: typeof providerId === 'string' ? providerId.slice(0, 200) : null,
     // Once it went, a code's secrets are the customer's alone: the record keeps the words without them.
     body: row.kind === 'verification_code' ? withoutSecrets(body, proofSecretsOf(row.body)) : body,
     sent_at: delivery.clock.nowMs(),
     last_error: null,
   });
   return 'sent';
+}
+
+/** Records a failed attempt: tried again after its backoff, or failed when final or out of attempts. */
+async function failedAttempt(
+  delivery: OutboxDelivery,
+  row: OutboxRow,
+  message: ClaimedMessageKey,
+  settle: Settle,
+  reason: string,
+  permanent: boolean,
+): Promise<keyof DeliveryCounts> {
+  const final = permanent || row.attempts >= MAX_ATTEMPTS;
+  delivery.onAttemptFailed?.({ id: row.id, channel: row.channel, attempts: row.attempts, reason, final });
+  const later = delivery.clock.nowMs();
+  await settle(message, {
+    status: final ? 'failed' : 'pending',
+    due_at: final ? row.due_at : later + retryDelayMs(row.attempts),
+    last_error: reason,
+  });
+  return final ? 'failed' : 'retried';
 }
 
 /**

@@ -187,6 +187,11 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
   });
   // An idle connection the server drops (a restart, a failover) must not take the process down.
   pool.on('error', () => undefined);
+  // Nor one dropped just as it was made: a backend terminated at start-up may send its ReadyForQuery
+  // and its FATAL error in one read, and pg-pool hands the connection out (its idle listener removed)
+  // on the first, before namingStatements' listener is on it: the second was an 'error' nobody heard,
+  // and `booking serve` exited. Each connection keeps a listener of its own for its whole life.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const onQuery = options.onQuery;
   const health = new StorageHealth();
   const db = new Kysely<Database>({

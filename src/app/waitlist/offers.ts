@@ -9,6 +9,7 @@ import {
   insertWaitlistOffer,
   offersAt,
   offersOfEntry,
+  requestWaitlistRescan,
   takeRescans,
   type WaitlistEntryRow,
   waitingEntriesAt,
@@ -60,18 +61,61 @@ const RESCANS_PER_PASS = 20;
 /** The days availability is asked for at once (its limit). */
 const DAYS_PER_SEARCH = 14;
 
+/** A rescan taken but not carried out: a location to look at again. */
+interface OwedRescan {
+  organisation_id: string;
+  location_id: string;
+}
+
+/** How long after a failed rescan it is asked again (a database outage, a location that fails it). */
+const RESCAN_RETRY_MS = 5_000;
+
+/**
+ * The rescans this process took (deleted) whose offering failed (the database went away, the location
+ * threw), by database: asked again at a pass RESCAN_RETRY_MS later, once the database takes the write.
+ * Without this a freed time was offered to nobody until some other change at the location asked again.
+ */
+const owedRescans = new WeakMap<Db, { rescans: OwedRescan[]; notBefore: number }>();
+
 /** One pass: lapsed offers expired (freeing their time), then the rescans asked, offered. */
 export async function offerFreedTimes(deps: WaitlistWorkerDeps): Promise<number> {
   const now = deps.clock.nowMs();
+  await askOwedRescansAgain(deps.db, now);
   await endPastEntries(deps.db, now);
   await expireLapsedOffers(deps.db, now);
   if (!(await anyRescanAsked(deps.db))) return 0;
   const rescans = await writeTransaction(deps.db, (trx) => takeRescans(trx, RESCANS_PER_PASS));
   let offered = 0;
+  const failed: OwedRescan[] = [];
+  let firstError: unknown = null;
+  // One location that fails does not keep the others' freed times from their waiting entries.
   for (const rescan of rescans) {
-    offered += await offerAt(deps, rescan.organisation_id, rescan.location_id, now);
+    try {
+      offered += await offerAt(deps, rescan.organisation_id, rescan.location_id, now);
+    } catch (error) {
+      failed.push({ organisation_id: rescan.organisation_id, location_id: rescan.location_id });
+      firstError ??= error;
+    }
+  }
+  if (failed.length > 0) {
+    const owed = owedRescans.get(deps.db)?.rescans ?? [];
+    owedRescans.set(deps.db, { rescans: [...owed, ...failed], notBefore: now + RESCAN_RETRY_MS });
+    throw firstError;
   }
   return offered;
+}
+
+/** Asks again the rescans a failed pass owes, once their wait is over (they stay owed if it fails). */
+async function askOwedRescansAgain(db: Db, now: number): Promise<void> {
+  const owed = owedRescans.get(db);
+  if (!owed || now < owed.notBefore) return;
+  await writeTransaction(db, async (trx) => {
+    for (const rescan of owed.rescans) {
+      await requestWaitlistRescan(trx, rescan.organisation_id, rescan.location_id, now);
+    }
+  });
+  // Only those just asked: another pass on this database may have owed more meanwhile.
+  if (owedRescans.get(db) === owed) owedRescans.delete(db);
 }
 
 /** Runs offerFreedTimes every `intervalMs` until stopped; failures are reported, never fatal. */
