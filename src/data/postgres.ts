@@ -157,6 +157,9 @@ const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 /** Connections per instance; several instances share the server's max_connections (100 by default). */
 const DEFAULT_POOL_SIZE = 10;
 
+/** How long a connection is quiet before the kernel starts probing it (TCP_KEEPIDLE). */
+export const KEEPALIVE_IDLE_MS = 30_000;
+
 /**
  * A PostgreSQL database for DATABASE_URL=postgres://user:password@host:port/database. Several
  * `booking serve` instances may share it: what keeps them consistent lives in the database
@@ -178,6 +181,11 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
     connectionString,
     max: Number(process.env.PG_POOL_SIZE ?? DEFAULT_POOL_SIZE),
     types: TYPES,
+    // TCP keepalive: a connection whose server vanished without a word (a network partition, a
+    // failover behind a NAT that forgets it) is found dead by the kernel's probes and fails its
+    // statement, instead of a worker's pass or a request waiting on it for ever.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     options: [
       ...given,
       GENERIC_PLANS,
