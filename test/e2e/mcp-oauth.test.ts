@@ -107,6 +107,45 @@ describe('discovery', () => {
   });
 });
 
+describe('client registration', () => {
+  const register = async (redirectUri: string) => {
+    const response = await fetch(new URL('/oauth/register', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      }),
+    });
+    return { status: response.status, body: (await response.json()) as Json };
+  };
+
+  it.each([
+    ['plain http to another host', 'http://app.example/callback'],
+    ['plain http to a private address', 'http://10.0.0.5/callback'],
+    ['a user name and password', 'https://app.example:pw@evil.example/callback'],
+  ])(
+    'refuses a redirect URI with %s: a code never travels in the clear nor to a disguised host',
+    async (_what, uri) => {
+      const refused = await register(uri);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error).toBe('invalid_redirect_uri');
+    },
+  );
+
+  it.each([
+    'https://app.example/callback',
+    'http://127.0.0.1:9/callback',
+    'http://localhost:33418/callback',
+    'http://[::1]:33418/callback',
+  ])('registers %s', async (uri) => {
+    const registered = await register(uri);
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+  });
+});
+
 describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s protocol)', (era) => {
   it('registers, signs in on the consent page with bookings:write, and acts as the organisation', async () => {
     const auth = new HostAuth();

@@ -101,6 +101,9 @@ describe('endpoints over REST', () => {
     ['a link-local address', 'https://[fe80::1]/in'],
     ['the cloud metadata address', 'https://169.254.169.254/latest'],
     ['an IPv4-mapped private address', 'https://[::ffff:192.168.1.1]/in'],
+    ['a private address through NAT64', 'https://[64:ff9b::10.1.2.3]/in'],
+    ['the cloud metadata address through NAT64', 'https://[64:ff9b::a9fe:a9fe]/latest'],
+    ['a 6to4 address of a private one', 'https://[2002:c0a8:101::1]/in'],
     ['credentials in the URL', 'https://user:pass@hooks.example.com/in'],
     ['not a URL', 'hooks.example.com'],
   ])('refuses %s with a reason naming url', async (_what, url) => {

@@ -80,25 +80,59 @@ const RANGES: [AddressKind, BlockList][] = [
   ],
 ];
 
-/** What an IP address is; an IPv4 address written as IPv6 (::ffff:a.b.c.d) is what its IPv4 is. */
+/**
+ * What an IP address is. An IPv6 address that carries an IPv4 address is what its IPv4 is: written
+ * as IPv6 (::ffff:a.b.c.d, ::ffff:0:a.b.c.d), through NAT64's well-known prefix (64:ff9b::a.b.c.d,
+ * which a NAT64 gateway forwards to that IPv4 address, private ones included), IPv4-compatible
+ * (::a.b.c.d) or 6to4 (2002:aabb:ccdd::).
+ */
 export function addressKind(address: string): AddressKind {
-  const v4 = mappedIpv4(address);
+  const v4 = embeddedIpv4(address);
   const family = v4 ? 'ipv4' : isIP(address) === 6 ? 'ipv6' : 'ipv4';
   const ip = v4 ?? address;
   for (const [kind, list] of RANGES) if (list.check(ip, family)) return kind;
   return 'public';
 }
 
-function mappedIpv4(address: string): string | null {
-  const match = /^::ffff:(?:0:)?(.+)$/i.exec(address);
-  if (!match) return null;
-  const rest = match[1]!;
-  if (isIP(rest) === 4) return rest;
-  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(rest);
-  if (!hex) return null;
-  const high = Number.parseInt(hex[1]!, 16);
-  const low = Number.parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+function embeddedIpv4(address: string): string | null {
+  const groups = ipv6Groups(address);
+  if (!groups) return null;
+  const v4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const zeroes = (...values: number[]) => values.every((v) => v === 0);
+  if (zeroes(g0, g1, g2, g3) && ((g4 === 0 && g5 === 0xffff) || (g4 === 0xffff && g5 === 0)))
+    return v4(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && zeroes(g2, g3, g4, g5)) return v4(g6, g7);
+  // IPv4-compatible; :: and ::1 (their high group zero) stay what they are.
+  if (zeroes(g0, g1, g2, g3, g4, g5) && g6 !== 0) return v4(g6, g7);
+  if (g0 === 0x2002) return v4(g1, g2);
+  return null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 read as two), or null. */
+function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string?];
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const high = part(head);
+  const low = part(tail);
+  const missing = 8 - high.length - low.length;
+  return tail === undefined ? high : [...high, ...new Array<number>(missing).fill(0), ...low];
 }
 
 /** Why `address` may not receive deliveries under `policy`, or null when it may. */

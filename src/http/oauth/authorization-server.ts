@@ -84,6 +84,19 @@ export class AuthorizationServers {
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
       },
+      // Redirect URIs of registered and metadata-document clients: https, or plain http to loopback only
+      // (OAuth 2.1, MCP authorization); never with a user name or password. The library checks the rest
+      // (fragments, schemes, native clients' loopback rule).
+      extraClientMetadata: {
+        properties: ['redirect_uris'],
+        validator: (_ctx, key, value) => {
+          if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+          for (const uri of value) {
+            const why = redirectUriRefusal(String(uri));
+            if (why) throw new errors.InvalidClientMetadata(`redirect_uris ${why}`);
+          }
+        },
+      },
       findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
       // bookings:read and bookings:write are the /mcp resource's (getResourceServerInfo); listed here too
       // because clients name them in their registration's `scope`, which is checked against this list.
@@ -161,6 +174,21 @@ export class AuthorizationServers {
     });
     return this.#secrets;
   }
+}
+
+/** Why a client may not be sent back to `uri`, or null: plain http only to loopback, and no credentials. */
+export function redirectUriRefusal(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null; // the library refuses what is not a URL
+  }
+  if (url.username || url.password) return 'must not carry a user name or password';
+  if (url.protocol === 'http:' && !isLoopbackUrl(uri)) {
+    return 'must use https (plain http only to localhost, 127.0.0.1 or [::1])';
+  }
+  return null;
 }
 
 function isLoopbackUrl(value: string): boolean {
