@@ -74,6 +74,19 @@ export async function listConnectors(db: Db, organisationId: string): Promise<Co
   }));
 }
 
+/** Revokes every connector `userId` granted (their tokens deleted), as revokeConnector does one. */
+export async function revokeConnectorsGrantedBy(
+  db: Db,
+  organisationId: string,
+  userId: string,
+  now: number,
+): Promise<void> {
+  for (const id of await records.liveConnectorsGrantedBy(db, organisationId, userId)) {
+    await records.revokeConnector(db, organisationId, id, now);
+    await records.deleteRecordsOfGrant(db, id);
+  }
+}
+
 /**
  * Revokes a connector (again: no change): its tokens, refresh tokens and codes are deleted, so its
  * next /mcp call is refused and it cannot refresh. Another organisation's connector is as unknown as
@@ -103,7 +116,8 @@ interface AccessTokenPayload {
 /**
  * The principal of an OAuth access token presented at `resource` (this server's /mcp URL, as the
  * request reached it), or null: unknown, expired, issued for another resource (RFC 8707: a token
- * bound to another server, or to this one under another name, is refused), or its connector revoked.
+ * bound to another server, or to this one under another name, is refused), its connector revoked,
+ * or the account that granted it disabled.
  */
 export async function principalOfAccessToken(
   db: Db,
@@ -121,7 +135,9 @@ export async function principalOfAccessToken(
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!audiences.includes(resource)) return null;
   const connector = await records.findConnector(db, row.organisation_id, row.grant_id);
-  if (!connector || connector.revoked_at !== null) return null;
+  // A connector acts on its grantor's authority: none once that account is disabled (disableUser
+  // revokes its connectors; this also refuses one granted just as it was being disabled).
+  if (!connector || connector.revoked_at !== null || connector.granted_by_disabled_at !== null) return null;
   if (connector.last_used_at === null || now - connector.last_used_at >= LAST_USED_RESOLUTION_MS) {
     // Bookkeeping, as a key's last use: a database that cannot write just now refuses nobody.
     await records.recordConnectorUse(db, connector.organisation_id, connector.id, now).catch(() => undefined);

@@ -5,8 +5,10 @@ import { findOrganisationBySlug, type Organisation } from '../data/organisation-
 import { NO_ORGANISATION, type RateLimitCounter, type RateLimitStore } from '../data/rate-limit-counters.ts';
 import type { UserRole, UsersTable } from '../data/tables.ts';
 import * as users from '../data/user-repository.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { normaliseEmail } from './contact.ts';
+import { revokeConnectorsGrantedBy } from './oauth-connectors.ts';
 
 /**
  * Staff accounts of the console (design.md 8.4): created, listed and disabled by `booking users`,
@@ -92,7 +94,10 @@ export async function listUsers(db: Db, organisationSlug: string): Promise<Staff
   return (await users.listUsersOf(db, await organisationIdOf(db, organisationSlug))).map(toUser);
 }
 
-/** Disables an account and ends its sessions at once (again: no change). */
+/**
+ * Disables an account and ends at once its sessions and the MCP connectors it granted (again: no
+ * change): someone who leaves keeps no way in through an app they connected.
+ */
 export async function disableUser(
   db: Db,
   organisationSlug: string,
@@ -102,7 +107,10 @@ export async function disableUser(
   const organisationId = await organisationIdOf(db, organisationSlug);
   const user = await users.findUserByEmail(db, organisationId, email.trim().toLowerCase());
   if (!user) throw new AppError('not_found', `No user ${email} in ${organisationSlug}.`, 'email');
-  await users.disableUserAt(db, organisationId, user.id, now);
+  await writeTransaction(db, async (trx) => {
+    await users.disableUserAt(trx, organisationId, user.id, now);
+    await revokeConnectorsGrantedBy(trx, organisationId, user.id, now);
+  });
 }
 
 export interface SignInAttempt {

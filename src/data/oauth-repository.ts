@@ -81,6 +81,8 @@ export async function insertConnector(db: Db, row: OauthConnectorRow): Promise<v
 }
 
 export type ConnectorWithOrganisation = OauthConnectorRow & {
+  /** When the account that granted it was disabled, or null. */
+  granted_by_disabled_at: number | null;
   organisation_slug: string;
   currency: string;
   locale: string;
@@ -98,8 +100,14 @@ export function findConnector(
   return db
     .selectFrom('oauth_connectors')
     .innerJoin('organisations', 'organisations.id', 'oauth_connectors.organisation_id')
+    .innerJoin('users', (join) =>
+      join
+        .onRef('users.organisation_id', '=', 'oauth_connectors.organisation_id')
+        .onRef('users.id', '=', 'oauth_connectors.granted_by'),
+    )
     .selectAll('oauth_connectors')
     .select([
+      'users.disabled_at as granted_by_disabled_at',
       'organisations.slug as organisation_slug',
       'organisations.currency',
       'organisations.locale',
@@ -151,6 +159,22 @@ export async function recordConnectorUse(
 }
 
 /** revokeConnector by grant id alone: the authorization server revokes a grant without its organisation. */
+/** The ids of the connectors `userId` granted that are not revoked yet. */
+export async function liveConnectorsGrantedBy(
+  db: Db,
+  organisationId: string,
+  userId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('oauth_connectors')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('granted_by', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export async function revokeConnectorById(db: Db, id: string, now: number): Promise<void> {
   await db
     .updateTable('oauth_connectors')

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
+import { runCli } from '../helpers/cli.ts';
 import { demoCatalogue, type Era, errorText, type Json, READ_TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import { connectStreamableHttp, type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
 import {
@@ -230,6 +231,56 @@ describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s
     }
     const direct = await rawToolsList(mcpUrl, auth.savedTokens!.access_token);
     expect(direct.status).toBe(401);
+  });
+});
+
+describe('a connector granted by an account that is disabled', () => {
+  it('stops with `booking users disable`: refused at once, cannot refresh, shown revoked', async () => {
+    const leaver: Person = { organisation: SLUG, email: 'leaver@northside.example', password: PASSWORD };
+    await createUser(
+      server.t.database.db,
+      { organisationSlug: SLUG, email: leaver.email, role: 'admin', password: PASSWORD },
+      server.t.clock.nowMs(),
+    );
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, leaver, 'modern');
+    try {
+      expect((await client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
+      const disabled = runCli(['users', 'disable', '--org', SLUG, '--email', leaver.email], {
+        DATABASE_URL: server.t.database.url,
+      });
+      expect(disabled.status, disabled.stderr).toBe(0);
+      // The SDK sees the 401 and tries its refresh token: refused, revoked with the grant.
+      await expect(client.callTool({ name: 'list_locations', arguments: {} })).rejects.toThrow(
+        /grant request is invalid/,
+      );
+    } finally {
+      await client.close();
+    }
+    expect((await rawToolsList(mcpUrl, auth.savedTokens!.access_token)).status).toBe(401);
+    const page = await (await consoleSignIn(owner)).get('/console/connectors');
+    expect(page).not.toContain('/revoke"');
+  });
+
+  it('is refused when the account was disabled as it was granted (the account alone marked disabled)', async () => {
+    const late: Person = { organisation: SLUG, email: 'late@northside.example', password: PASSWORD };
+    const db = server.t.database.db;
+    await createUser(
+      db,
+      { organisationSlug: SLUG, email: late.email, role: 'owner', password: PASSWORD },
+      server.t.clock.nowMs(),
+    );
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, late, 'modern');
+    await client.close();
+    const token = auth.savedTokens!.access_token;
+    expect((await rawToolsList(mcpUrl, token)).status).toBe(200);
+    await db
+      .updateTable('users')
+      .set({ disabled_at: server.t.clock.nowMs() })
+      .where('email', '=', late.email)
+      .execute();
+    expect((await rawToolsList(mcpUrl, token)).status).toBe(401);
   });
 });
 
