@@ -16,6 +16,7 @@ import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogu
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { withRetryAfter } from '../error-envelope.ts';
+import { instantOf } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { repeatFieldset, repeatOf } from '../repeat-fields.ts';
 import {
@@ -63,7 +64,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
       async (request, reply) => {
         const organisation = await publicOrganisation(deps.db, request.params.org);
         const body = request.body ?? {};
-        const startsAt = Date.parse(body.starts_at ?? '');
+        const startsAt = instantOf(body.starts_at);
         try {
           if (Number.isNaN(startsAt))
             throw new AppError('invalid_request', 'Choose one of the free times.', 'starts_at');
