@@ -20,7 +20,7 @@ import { listLocations, listServicesAt, requireLocation } from './directory-serv
 import { checkFreeText } from './free-text.ts';
 import { madeOnce, recordMadeOnce } from './idempotency.ts';
 import { countryName, isTextable } from './phone-destinations.ts';
-import { FixedWindowRateLimiter } from './rate-limiter.ts';
+import { clientOfAddress, FixedWindowRateLimiter } from './rate-limiter.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 
 /**
@@ -297,7 +297,7 @@ export async function takeAttempt(
   const hours = new FixedWindowRateLimiter(deps.rateLimitStore, 3_600_000);
   const windowEnd = hours.windowEnd(now);
   const taken = await deps.rateLimitStore.incrementBelow(
-    { organisationId: organisation.id, name: `public-attempts:${address}` },
+    { organisationId: organisation.id, name: `public-attempts:${clientOfAddress(address)}` },
     organisation.policy.attemptsPerAddressPerHour,
     windowEnd,
   );

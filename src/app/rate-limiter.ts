@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import {
   countRequestInTurn,
   NO_ORGANISATION,
@@ -49,7 +50,7 @@ export function clientRegistrations(address: string): RateLimitCounter {
 
 /** The requests of one client address to the keyless public pages (/p/...). */
 export function pageRequests(address: string): RateLimitCounter {
-  return { organisationId: NO_ORGANISATION, name: `pages:${address}` };
+  return { organisationId: NO_ORGANISATION, name: `pages:${clientOfAddress(address)}` };
 }
 
 /** Counters of the current windows in process memory; expired windows are dropped as they pass. */
@@ -144,4 +145,31 @@ export class FixedWindowRateLimiter {
   windowEnd(nowMs: number): number {
     return (Math.floor(nowMs / this.#windowMs) + 1) * this.#windowMs;
   }
+}
+
+/**
+ * The client a counter of a client address counts: an IPv4 address itself (an IPv4-mapped IPv6
+ * address as the IPv4 address it is), an IPv6 address by its /64. One home line or server is given a
+ * whole /64 and may take its 2^64 addresses in turn; counted one by one, they would make every cap per
+ * address (the pages' requests a minute, the public booking attempts an hour) no cap at all.
+ */
+export function clientOfAddress(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  const bare = address.split('%')[0]!.toLowerCase();
+  const [head = '', tail] = bare.split('::') as [string, string | undefined];
+  const groups = (part: string) =>
+    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
+  const before = groups(head);
+  const after = tail === undefined ? [] : groups(tail);
+  const all = [
+    ...before,
+    ...Array<string>(Math.max(0, 8 - before.length - after.length)).fill('0'),
+    ...after,
+  ];
+  return `${all
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }

@@ -72,3 +72,16 @@ function textsOf(name: string, value: unknown): string[] {
 function shown(name: string): string {
   return `The field "${name.length > NAME_SHOWN ? `${name.slice(0, NAME_SHOWN)}…` : name}"`;
 }
+
+/** The latest instant a page takes (the start of year 9999): every date of the engine is written with four digits. */
+const LATEST_INSTANT = Date.UTC(9999, 0, 1);
+
+/**
+ * An instant a page's field names (a time chosen from the picker), as epoch milliseconds; NaN when it
+ * names none, or one outside 1970 to 9999 (Date.parse reads "+275760-09-13T00:00Z", and such an instant
+ * cannot be written back as a date: a refusal then, not a fault).
+ */
+export function instantOf(value: string | undefined): number {
+  const at = value === undefined ? Number.NaN : Date.parse(value);
+  return at >= 0 && at < LATEST_INSTANT ? at : Number.NaN;
+}

@@ -215,6 +215,51 @@ describe('forms', () => {
     expect(customer.body).toContain('notes is at most 1000 characters');
   });
 
+  it('refuses a time no date can be written for (year 275760), on every page that takes a time', async () => {
+    const far = '+275760-09-13T00:00:00.000Z';
+    const page = await t.database.db
+      .selectFrom('booking_pages')
+      .innerJoin('bookings', 'bookings.id', 'booking_pages.booking_id')
+      .select('booking_pages.token')
+      .where('bookings.reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    const manage = `/p/manage/${page.token}`;
+    for (const starts_at of [far, '-271821-04-20T00:00:00.000Z']) {
+      const customer = await refusedPage(
+        post(
+          '/p/northside-hair/book',
+          new URLSearchParams({
+            location: 'camden',
+            services: ids.services.cut!,
+            starts_at,
+            first_name: 'Far',
+            last_name: 'Future',
+            phone: '07911 555125',
+          }).toString(),
+        ),
+        400,
+      );
+      expect(customer.body).toContain('Choose one of the free times.');
+    }
+    await refusedPage(get(`${manage}/reschedule?starts_at=${encodeURIComponent(far)}`), 400);
+    await refusedPage(post(`${manage}/reschedule`, new URLSearchParams({ starts_at: far }).toString()), 400);
+    await refusedPage(post(`/console/bookings/${reference}/reschedule`, form({ starts_at: far })), 400);
+    await refusedPage(
+      post(
+        '/console/book',
+        form({
+          location: 'camden',
+          service_id: ids.services.cut!,
+          slot: `${far}|${ids.staff.amara}`,
+          first_name: 'Far',
+          last_name: 'Future',
+          phone: '07911 555126',
+        }),
+      ),
+      400,
+    );
+  });
+
   it('reads a national number the desk types in the location’s country, as the public page does', async () => {
     const slots = (await get(`/console/book?location=camden&date=2026-11-26&service_id=${ids.services.cut}`))
       .body;

@@ -109,6 +109,67 @@ describe('caps on strangers', () => {
     pagePathOf(await cut(1, { phone: '07400 555777' }, address));
   });
 
+  it('an IPv6 client is its /64: the addresses of one network share its ten attempts and its page requests', async () => {
+    // Behind a proxy that terminates TLS (TRUST_PROXY), as a server on the internet is.
+    t = await startTestApp({
+      catalogues: [demoCatalogue()],
+      now: NOW,
+      limits: { requestsPerMinute: 15 },
+      http: { trustProxy: '127.0.0.1' },
+    });
+    const ids = await catalogueIds(t.database.db);
+    const from = (client: string, method: 'GET' | 'POST', url: string, fields: Record<string, string> = {}) =>
+      t.app.inject({
+        method,
+        url,
+        headers: {
+          'x-forwarded-for': client,
+          'x-forwarded-proto': 'https',
+          ...(method === 'POST' && {
+            'content-type': 'application/x-www-form-urlencoded',
+            origin: 'https://localhost:80',
+          }),
+        },
+        ...(method === 'POST' && { payload: new URLSearchParams(fields).toString() }),
+      });
+    const book = (client: string, phone?: string) =>
+      from(client, 'POST', `/p/${ORG}/book`, {
+        location: 'camden',
+        services: ids.services.cut!,
+        starts_at: FREE[0]!,
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        ...(phone && { phone }),
+      });
+    // One home or server network (a /64) has 2^64 addresses to take turns with.
+    for (let i = 1; i <= 10; i++)
+      expect((await book(`2001:db8:1:2::${i.toString(16)}`)).statusCode).toBe(400);
+    const refused = await book('2001:db8:1:2:ffff:ffff:ffff:ffff', '07400 555666');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.body).toContain('Too many booking attempts');
+    // The waitlist form counts the same attempts.
+    const waitlist = await from('2001:db8:1:2:aaaa::1', 'POST', `/p/${ORG}/waitlist`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      from_date: '2026-11-25',
+      to_date: '2026-11-25',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      phone: '07400 555666',
+    });
+    expect(waitlist.statusCode).toBe(429);
+    // Another network books.
+    expect((await book('2001:db8:1:3::1', '07400 555666')).statusCode).toBe(303);
+    // The pages' requests a minute, likewise: 15 a minute for the whole /64.
+    let answered = 0;
+    for (let i = 1; i <= 20; i++) {
+      const page = await from(`2001:db8:9:9::${i.toString(16)}`, 'GET', `/p/${ORG}`);
+      if (page.statusCode === 200) answered++;
+      else expect(page.statusCode).toBe(429);
+    }
+    expect(answered).toBe(15);
+  });
+
   it('caps come from the catalogue, in `policies` or in `organisation.policies`, never both', async () => {
     t = await startTestApp({
       catalogues: [withPolicies({ public_holds_per_contact: 1 }, 'organisation')],

@@ -41,7 +41,7 @@ import type { FeeKind } from '../../domain/booking/booking.ts';
 import { AppError } from '../../domain/errors.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
-import { acceptPageFields, type Fields } from '../page-fields.ts';
+import { acceptPageFields, type Fields, instantOf } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
@@ -395,7 +395,7 @@ export function consoleRoutes(deps: AppDeps) {
 
     post('/console/bookings/:reference/reschedule', async (request, reply, session, form) => {
       const { reference } = request.params as { reference: string };
-      const startsAt = Date.parse(form.starts_at ?? '');
+      const startsAt = instantOf(form.starts_at);
       if (Number.isNaN(startsAt))
         throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
       const moved = await rescheduleBooking(
@@ -447,7 +447,7 @@ export function consoleRoutes(deps: AppDeps) {
 
     post('/console/book', async (request, reply, session, form) => {
       const [startsAtText, staffId] = (form.slot ?? '').split('|');
-      const startsAt = Date.parse(startsAtText ?? '');
+      const startsAt = instantOf(startsAtText);
       if (Number.isNaN(startsAt) || !staffId)
         throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
       const created = await bookForCaller(

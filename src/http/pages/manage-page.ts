@@ -22,6 +22,7 @@ import { maskedRecipient } from '../../domain/outbox.ts';
 import { CODE_DIGITS, CODE_VALID_MS, CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
+import { instantOf } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import {
   esc,
@@ -299,7 +300,7 @@ interface TokenParams {
 }
 
 function parseInstant(value: string | undefined): number {
-  const at = value === undefined ? Number.NaN : Date.parse(value);
+  const at = instantOf(value);
   if (Number.isNaN(at))
     throw new AppError('invalid_request', 'Choose one of the times offered.', 'starts_at');
   return at;
