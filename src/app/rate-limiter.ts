@@ -1,4 +1,3 @@
-import { isIPv6 } from 'node:net';
 import {
   countRequestInTurn,
   NO_ORGANISATION,
@@ -6,6 +5,7 @@ import {
   type RateLimitStore,
   type RequestCounts,
 } from '../data/rate-limit-counters.ts';
+import { ipv4Of, ipv6Groups } from './ip-address.ts';
 
 /**
  * Fixed-window request counting.
@@ -40,12 +40,12 @@ export function organisationRequests(organisationId: string): RateLimitCounter {
 
 /** The failed authentications from one client address; no organisation is known yet. */
 export function failedAuthentications(address: string): RateLimitCounter {
-  return { organisationId: NO_ORGANISATION, name: `auth-failures:${address}` };
+  return { organisationId: NO_ORGANISATION, name: `auth-failures:${clientOfAddress(address)}` };
 }
 
 /** The OAuth client registrations (RFC 7591) from one client address: open registration, so bounded. */
 export function clientRegistrations(address: string): RateLimitCounter {
-  return { organisationId: NO_ORGANISATION, name: `oauth-registrations:${address}` };
+  return { organisationId: NO_ORGANISATION, name: `oauth-registrations:${clientOfAddress(address)}` };
 }
 
 /** The requests of one client address to the keyless public pages (/p/...). */
@@ -151,25 +151,13 @@ export class FixedWindowRateLimiter {
  * The client a counter of a client address counts: an IPv4 address itself (an IPv4-mapped IPv6
  * address as the IPv4 address it is), an IPv6 address by its /64. One home line or server is given a
  * whole /64 and may take its 2^64 addresses in turn; counted one by one, they would make every cap per
- * address (the pages' requests a minute, the public booking attempts an hour) no cap at all.
+ * address (the pages' requests a minute, the public booking attempts an hour, failed authentications,
+ * sign-ins, OAuth client registrations) no cap at all.
  */
 export function clientOfAddress(address: string): string {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (!isIPv6(address)) return address;
-  const bare = address.split('%')[0]!.toLowerCase();
-  const [head = '', tail] = bare.split('::') as [string, string | undefined];
-  const groups = (part: string) =>
-    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g]));
-  const before = groups(head);
-  const after = tail === undefined ? [] : groups(tail);
-  const all = [
-    ...before,
-    ...Array<string>(Math.max(0, 8 - before.length - after.length)).fill('0'),
-    ...after,
-  ];
-  return `${all
-    .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups;
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return ipv4Of(g6, g7);
+  return `${[g0, g1, g2, g3].map((g) => g.toString(16)).join(':')}::/64`;
 }

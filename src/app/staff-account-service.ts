@@ -9,6 +9,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { normaliseEmail } from './contact.ts';
 import { revokeConnectorsGrantedBy } from './oauth-connectors.ts';
+import { clientOfAddress } from './rate-limiter.ts';
 
 /**
  * Staff accounts of the console (design.md 8.4): created, listed and disabled by `booking users`,
@@ -290,13 +291,14 @@ function throttles(
   // a typed e-mail has no length limit worth trusting (a 4 KB one broke PostgreSQL's index row) and
   // stays out of the counters table.
   const account = createHash('sha256').update(`${slug}\u0000${email}`).digest('hex');
+  const client = clientOfAddress(address);
   return [
     {
-      counter: { organisationId: NO_ORGANISATION, name: `signin:${account}/${address}` },
+      counter: { organisationId: NO_ORGANISATION, name: `signin:${account}/${client}` },
       limit: SIGN_IN_LIMITS.accountFromAddress,
     },
     {
-      counter: { organisationId: NO_ORGANISATION, name: `signin-address:${address}` },
+      counter: { organisationId: NO_ORGANISATION, name: `signin-address:${client}` },
       limit: SIGN_IN_LIMITS.address,
     },
     {

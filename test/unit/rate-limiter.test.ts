@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FixedWindowRateLimiter, MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
+import { clientOfAddress, FixedWindowRateLimiter, MemoryRateLimitStore } from '../../src/app/rate-limiter.ts';
 import type { RateLimitCounter } from '../../src/data/rate-limit-counters.ts';
 
 const t0 = Date.parse('2026-11-23T09:00:00Z');
@@ -49,5 +49,27 @@ describe('FixedWindowRateLimiter', () => {
     for (let i = 0; i < 100; i++) await limiter.hit(counter(`key-${i}`), 5, t0);
     await limiter.hit(counter('later'), 5, t0 + 120_000);
     expect(await store.get(counter('key-1'), t0 + 60_000)).toBe(0);
+  });
+});
+
+describe('the client a counter of a client address counts', () => {
+  it('is an IPv4 address itself, written as IPv4 or as IPv4-mapped IPv6', () => {
+    expect(clientOfAddress('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientOfAddress('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientOfAddress('::FFFF:cb00:7107')).toBe('203.0.113.7');
+  });
+
+  it('is an IPv6 address’s /64, however the address is written', () => {
+    const one = clientOfAddress('2001:db8:1:2::5');
+    expect(one).toBe('2001:db8:1:2::/64');
+    for (const same of [
+      '2001:0db8:0001:0002:ffff:ffff:ffff:ffff',
+      '2001:DB8:1:2:0:0:0:1',
+      '2001:db8:1:2::1%eth0',
+    ]) {
+      expect(clientOfAddress(same)).toBe(one);
+    }
+    expect(clientOfAddress('2001:db8:1:3::5')).not.toBe(one);
+    expect(clientOfAddress('::1')).toBe('0:0:0:0::/64');
   });
 });

@@ -2,6 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { AppError } from '../../domain/errors.ts';
+import { ipv4Of, ipv6Groups } from '../ip-address.ts';
 
 /**
  * Where deliveries may go (design.md 9.2): https only, except loopback with WEBHOOK_ALLOW_INSECURE=1;
@@ -97,42 +98,15 @@ export function addressKind(address: string): AddressKind {
 function embeddedIpv4(address: string): string | null {
   const groups = ipv6Groups(address);
   if (!groups) return null;
-  const v4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups;
   const zeroes = (...values: number[]) => values.every((v) => v === 0);
   if (zeroes(g0, g1, g2, g3) && ((g4 === 0 && g5 === 0xffff) || (g4 === 0xffff && g5 === 0)))
-    return v4(g6, g7);
-  if (g0 === 0x64 && g1 === 0xff9b && zeroes(g2, g3, g4, g5)) return v4(g6, g7);
+    return ipv4Of(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && zeroes(g2, g3, g4, g5)) return ipv4Of(g6, g7);
   // IPv4-compatible; :: and ::1 (their high group zero) stay what they are.
-  if (zeroes(g0, g1, g2, g3, g4, g5) && g6 !== 0) return v4(g6, g7);
-  if (g0 === 0x2002) return v4(g1, g2);
+  if (zeroes(g0, g1, g2, g3, g4, g5) && g6 !== 0) return ipv4Of(g6, g7);
+  if (g0 === 0x2002) return ipv4Of(g1, g2);
   return null;
-}
-
-/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 read as two), or null. */
-function ipv6Groups(address: string): number[] | null {
-  if (isIP(address) !== 6) return null;
-  let text = address.toLowerCase().replace(/%.*$/, '');
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string?];
-  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
-  const high = part(head);
-  const low = part(tail);
-  const missing = 8 - high.length - low.length;
-  return tail === undefined ? high : [...high, ...new Array<number>(missing).fill(0), ...low];
 }
 
 /** Why `address` may not receive deliveries under `policy`, or null when it may. */
