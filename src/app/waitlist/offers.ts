@@ -202,7 +202,10 @@ async function offerAt(
       .filter((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now)
       .map((o) => o.entry_id),
   );
-  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.staff_id}|${o.starts_at}`));
+  // A time an entry let go is its start, whoever would do it: an entry that waits for anyone is not
+  // offered the very start it declined again with another staff member (one that names a staff
+  // member is only ever offered that one).
+  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.starts_at}`));
   const entries = await waitingEntriesAt(db, organisationId, locationId);
   const free = new FreeTimes(db, location, entries, today, now);
   let offered = 0;
@@ -219,7 +222,7 @@ async function offerAt(
     };
     const candidates = await free.suiting(entry, wants);
     for (const slot of candidates) {
-      if (letGo.has(`${entry.id}|${slot.staffId}|${slot.startsAt}`)) continue;
+      if (letGo.has(`${entry.id}|${slot.startsAt}`)) continue;
       const made = await writeTransaction(db, async (trx) => {
         // Another instance's worker may have offered this entry a time since the pass read it: under
         // the location's turn (the one its booking takes too), it is asked again.
