@@ -219,6 +219,32 @@ describe('the waitlist', () => {
     expect(await entry(id)).toMatchObject({ status: 'waiting', offer: null });
   });
 
+  it('offers a free time once its date comes within max_advance_days, though nothing freed it', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // Bookable until 22 January (60 days); Ada waits for Tuesday 2 February, all free.
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        from_date: '2027-02-02',
+        to_date: '2027-02-02',
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const { id } = json(joined).data;
+    expect(await pass()).toBe(0);
+    expect(await pass()).toBe(0);
+    // On 4 December, 2 February is 60 days ahead: its first free time is Ada's.
+    t.clock.set('2026-12-04T09:00:00Z');
+    expect(await pass()).toBe(1);
+    expect((await entry(id)).offer).toMatchObject({ starts_at: '2027-02-02T09:00:00Z' });
+  });
+
   it('refuses what cannot be waited for, in the envelope, naming the field', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -82,6 +82,7 @@ export async function offerFreedTimes(deps: WaitlistWorkerDeps): Promise<number>
   const now = deps.clock.nowMs();
   await askOwedRescansAgain(deps.db, now);
   await endPastEntries(deps.db, now);
+  await rescanOnNewDates(deps.db, now);
   await expireLapsedOffers(deps.db, now);
   if (!(await anyRescanAsked(deps.db))) return 0;
   const rescans = await writeTransaction(deps.db, (trx) => takeRescans(trx, RESCANS_PER_PASS));
@@ -149,6 +150,39 @@ async function endPastEntries(db: Db, now: number): Promise<void> {
       await endWaitlistEntry(trx, entry.organisation_id, entry.id, { status: 'ended' }, now);
     }
   });
+}
+
+/** The local date each location where anyone waits was last rescanned on by this process, by database. */
+const rescannedOn = new WeakMap<Db, Map<string, string>>();
+
+/**
+ * Each local midnight brings another date within max_advance_days: its free times can be offered,
+ * though no change freed them (an entry may wait for dates further ahead than bookings are taken). A
+ * location where anyone waits is rescanned on each new local date there (and at this process's first
+ * pass); a read otherwise, so an idle worker writes nothing.
+ */
+async function rescanOnNewDates(db: Db, now: number): Promise<void> {
+  const waiting = await db
+    .selectFrom('waitlist_entries as e')
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.organisation_id', '=', 'e.organisation_id').onRef('l.id', '=', 'e.location_id'),
+    )
+    .select(['e.organisation_id', 'e.location_id', 'l.timezone'])
+    .distinct()
+    .where('e.status', '=', 'waiting')
+    .execute();
+  const seen = rescannedOn.get(db) ?? new Map<string, string>();
+  rescannedOn.set(db, seen);
+  const due = waiting
+    .map((location) => ({ ...location, today: localDateAt(now, location.timezone) }))
+    .filter((location) => seen.get(location.location_id) !== location.today);
+  if (due.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const location of due) {
+      await requestWaitlistRescan(trx, location.organisation_id, location.location_id, now);
+    }
+  });
+  for (const location of due) seen.set(location.location_id, location.today);
 }
 
 /**
