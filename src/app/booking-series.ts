@@ -62,16 +62,14 @@ export async function createSeries(
   checkout: CheckoutContext,
 ): Promise<CreatedSeries> {
   const extraAdvanceDays = seriesSpanDays(repeat);
-  const location = withSeriesHorizon(
-    await requireLocation(
-      trx,
-      caller.organisationId,
-      input.locationSlug,
-      'location_slug',
-      caller.catalogueVersion,
-    ),
-    extraAdvanceDays,
+  const ownHorizon = await requireLocation(
+    trx,
+    caller.organisationId,
+    input.locationSlug,
+    'location_slug',
+    caller.catalogueVersion,
   );
+  const location = withSeriesHorizon(ownHorizon, extraAdvanceDays);
   const id = timeOrderedId();
   await trx
     .insertInto('booking_series')
@@ -87,6 +85,9 @@ export async function createSeries(
   const clashes: SeriesClash[] = [];
   let stylist = input.staffId;
   const asked = { location, serviceIds: input.serviceIds, staffId: input.staffId };
+  // The first occurrence is booked within max_advance_days itself: so are its alternatives.
+  const askedOf = (occurrence: Occurrence) =>
+    occurrence.position > 1 ? asked : { ...asked, location: ownHorizon };
   for (const occurrence of seriesOccurrences(input.startsAt, location.timezone, repeat)) {
     if (occurrence.startsAt === null) {
       clashes.push(
@@ -115,7 +116,9 @@ export async function createSeries(
           )
         : await checkOccurrence(trx, caller, ask, location, stylist, input.staffId === undefined, now);
     if ('refusal' in outcome) {
-      clashes.push(await clashOf(trx, caller.organisationId, asked, occurrence, outcome.refusal, now));
+      clashes.push(
+        await clashOf(trx, caller.organisationId, askedOf(occurrence), occurrence, outcome.refusal, now),
+      );
     } else if (outcome.created) {
       occurrences.push(outcome.created);
       stylist ??= outcome.created.booking.staffId;

@@ -27,6 +27,22 @@ export function speakSeriesDates(
   return `${every}, ${starts.length} visits: ${listed(dates)}${at}`;
 }
 
+/**
+ * The weeks between the visits of a series already booked, read from its dates (an answer that
+ * returns a series the caller holds tells its own rule, not the one asked for): the greatest common
+ * gap, so a visit cancelled in between does not change it; null when the dates keep no weekly rule
+ * (visits moved one by one) or there is only one.
+ */
+export function weeksBetweenVisits(starts: readonly string[], zone: string): number | null {
+  const days = starts.map(
+    (start) => Date.parse(`${localDateAt(Date.parse(start), zone)}T00:00:00Z`) / 86_400_000,
+  );
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  let common = 0;
+  for (let i = 1; i < days.length; i++) common = gcd(common, Math.abs(days[i]! - days[i - 1]!));
+  return common > 0 && common % 7 === 0 ? common / 7 : null;
+}
+
 /** A clash as the series_clash refusal lists it (REST details.clashes). */
 interface Clash {
   occurrence: number;

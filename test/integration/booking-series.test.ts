@@ -97,6 +97,16 @@ describe('recurring series', () => {
     expect(json(tooFar).error.details.clashes[0]).toMatchObject({ occurrence: 1, reason: 'too_far_ahead' });
   });
 
+  it('offers no alternative for a first occurrence beyond max_advance_days that it could not book either', async () => {
+    t = await startTestApp({ now: NOW });
+    // Bookable until 30 April; a weekly pair may reach 7 May with its second visit, never its first.
+    const refused = await bookSeries('2027-05-04T09:00:00+01:00', { every_weeks: 1, count: 2 });
+    expect(refused.statusCode, refused.body).toBe(409);
+    const [first] = json(refused).error.details.clashes;
+    expect(first).toMatchObject({ occurrence: 1, date: '2027-05-04', reason: 'too_far_ahead' });
+    expect(first.alternatives).toEqual([]);
+  });
+
   it('books nothing when any occurrence clashes, and lists each clash with alternatives that day', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -82,6 +82,31 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('answers a series the caller already holds with its own interval, not the one asked for', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const ask = {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-16T10:00:00Z',
+        client_id: (await catalogueIds(t.database.db)).jo,
+      };
+      const booked = await mcp.call('book', { ...ask, repeat: { every_weeks: 2, count: 3 } });
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, existing: false });
+      const again = await mcp.call('book', { ...ask, repeat: { every_weeks: 4, count: 5 } });
+      expect(again, JSON.stringify(again)).toMatchObject({
+        ok: true,
+        existing: true,
+        series: { id: (booked.series as { id: string }).id, every_weeks: 2 },
+      });
+      expect(again.spoken).toContain('It repeats every 2 weeks, 3 visits:');
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('books nothing when a date clashes, and says which with the free times that day', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -166,6 +166,85 @@ describe('the waitlist', () => {
     expect(listed.data.map((e: { id: string }) => e.id)).toEqual([first.id, second.id]);
   });
 
+  it('never offers an entry for anyone again the start it let go, with another staff member', async () => {
+    // Bo works at Soho on Tuesdays 14:00-14:45 too: one start, 14:00, he and Ana can both do.
+    const catalogue = smallCatalogue();
+    const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+    (bo.working_hours as Record<string, unknown>).soho = { tue: [['14:00', '14:45']] };
+    t = await startTestApp({ now: NOW, catalogues: [catalogue] });
+    const ids = await catalogueIds(t.database.db);
+    const ana = await fillTuesdayAfternoon();
+    const bos = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.bo,
+        client_id: ids.jo,
+        starts_at: `${TUESDAY}T14:00:00Z`,
+      },
+    });
+    expect(bos.statusCode, bos.body).toBe(201);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+        times: ['afternoon'],
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const { id } = json(joined).data;
+
+    await t.request({ method: 'POST', url: `/v1/bookings/${ana.get('14')}/cancel` });
+    expect(await pass()).toBe(1);
+    const offered = (await entry(id)).offer;
+    expect(offered).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z`, staff_id: ids.staff.ana });
+    const declined = await t.app.inject({
+      method: 'POST',
+      url: `${await pageOf(offered.booking_reference)}/decline`,
+      headers: FORM,
+    });
+    expect(declined.statusCode).toBe(303);
+    expect(await pass()).toBe(0);
+
+    // Bo's 14:00 frees too: Tuesday 14:00 is the time Ada let go, whoever would do it.
+    await t.request({ method: 'POST', url: `/v1/bookings/${json(bos).data.reference}/cancel` });
+    expect(await pass()).toBe(0);
+    expect(await entry(id)).toMatchObject({ status: 'waiting', offer: null });
+  });
+
+  it('offers a free time once its date comes within max_advance_days, though nothing freed it', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // Bookable until 22 January (60 days); Ada waits for Tuesday 2 February, all free.
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        from_date: '2027-02-02',
+        to_date: '2027-02-02',
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const { id } = json(joined).data;
+    expect(await pass()).toBe(0);
+    expect(await pass()).toBe(0);
+    // On 4 December, 2 February is 60 days ahead: its first free time is Ada's.
+    t.clock.set('2026-12-04T09:00:00Z');
+    expect(await pass()).toBe(1);
+    expect((await entry(id)).offer).toMatchObject({ starts_at: '2027-02-02T09:00:00Z' });
+  });
+
   it('refuses what cannot be waited for, in the envelope, naming the field', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -82,6 +82,7 @@ export async function offerFreedTimes(deps: WaitlistWorkerDeps): Promise<number>
   const now = deps.clock.nowMs();
   await askOwedRescansAgain(deps.db, now);
   await endPastEntries(deps.db, now);
+  await rescanOnNewDates(deps.db, now);
   await expireLapsedOffers(deps.db, now);
   if (!(await anyRescanAsked(deps.db))) return 0;
   const rescans = await writeTransaction(deps.db, (trx) => takeRescans(trx, RESCANS_PER_PASS));
@@ -151,6 +152,39 @@ async function endPastEntries(db: Db, now: number): Promise<void> {
   });
 }
 
+/** The local date each location where anyone waits was last rescanned on by this process, by database. */
+const rescannedOn = new WeakMap<Db, Map<string, string>>();
+
+/**
+ * Each local midnight brings another date within max_advance_days: its free times can be offered,
+ * though no change freed them (an entry may wait for dates further ahead than bookings are taken). A
+ * location where anyone waits is rescanned on each new local date there (and at this process's first
+ * pass); a read otherwise, so an idle worker writes nothing.
+ */
+async function rescanOnNewDates(db: Db, now: number): Promise<void> {
+  const waiting = await db
+    .selectFrom('waitlist_entries as e')
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.organisation_id', '=', 'e.organisation_id').onRef('l.id', '=', 'e.location_id'),
+    )
+    .select(['e.organisation_id', 'e.location_id', 'l.timezone'])
+    .distinct()
+    .where('e.status', '=', 'waiting')
+    .execute();
+  const seen = rescannedOn.get(db) ?? new Map<string, string>();
+  rescannedOn.set(db, seen);
+  const due = waiting
+    .map((location) => ({ ...location, today: localDateAt(now, location.timezone) }))
+    .filter((location) => seen.get(location.location_id) !== location.today);
+  if (due.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const location of due) {
+      await requestWaitlistRescan(trx, location.organisation_id, location.location_id, now);
+    }
+  });
+  for (const location of due) seen.set(location.location_id, location.today);
+}
+
 /**
  * Offers whose hold has lapsed are expired now rather than at the hold sweeper's next round: the next
  * entry should not wait for it. The expiry's event asks the rescan.
@@ -202,7 +236,10 @@ async function offerAt(
       .filter((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now)
       .map((o) => o.entry_id),
   );
-  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.staff_id}|${o.starts_at}`));
+  // A time an entry let go is its start, whoever would do it: an entry that waits for anyone is not
+  // offered the very start it declined again with another staff member (one that names a staff
+  // member is only ever offered that one).
+  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.starts_at}`));
   const entries = await waitingEntriesAt(db, organisationId, locationId);
   const free = new FreeTimes(db, location, entries, today, now);
   let offered = 0;
@@ -219,7 +256,7 @@ async function offerAt(
     };
     const candidates = await free.suiting(entry, wants);
     for (const slot of candidates) {
-      if (letGo.has(`${entry.id}|${slot.staffId}|${slot.startsAt}`)) continue;
+      if (letGo.has(`${entry.id}|${slot.startsAt}`)) continue;
       const made = await writeTransaction(db, async (trx) => {
         // Another instance's worker may have offered this entry a time since the pass read it: under
         // the location's turn (the one its booking takes too), it is asked again.

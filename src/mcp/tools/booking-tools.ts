@@ -22,7 +22,7 @@ import {
   resolveStaff,
   resolveStart,
 } from '../resolution.ts';
-import { speakInstants, speakSeriesDates } from '../series-words.ts';
+import { speakInstants, speakSeriesDates, weeksBetweenVisits } from '../series-words.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -142,8 +142,16 @@ export const bookTool = defineTool({
     const protection = `${unfinished ? ` ${protectionSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
-    const repeats =
-      series.length > 1 ? seriesAnswer(series, args.repeat?.every_weeks ?? 1, place, api.now()) : null;
+    // A series the caller already held repeats by its own rule, whatever this call asked for.
+    const everyWeeks =
+      (held &&
+        weeksBetweenVisits(
+          series.map((b) => b.starts_at),
+          place.zone,
+        )) ??
+      args.repeat?.every_weeks ??
+      1;
+    const repeats = series.length > 1 ? seriesAnswer(series, everyWeeks, place, api.now()) : null;
     const reference = repeats
       ? `The first visit's reference is ${summary!.reference_spoken}; each visit has its own.`
       : `The reference is ${summary!.reference_spoken}.`;
