@@ -235,6 +235,41 @@ describe('signing in and out', () => {
     expect(elsewhere.headers.location).toBe('/console/diary');
   });
 
+  it('goes back after signing in to no page outside the console by dot segments', async () => {
+    // A browser resolves "..", "%2e%2e" and "\" in the Location it follows: each of these would leave
+    // /console for another page of the server (a public page of any organisation, say).
+    for (const next of [
+      '/console/../p/beta-barbers',
+      '/console/%2e%2e/p/beta-barbers',
+      '/console/.%2E/p/beta-barbers',
+      '/console/..\\p/beta-barbers',
+      '/console/./../../ical/x.ics',
+    ]) {
+      const posted = await postForm(
+        '/console/sign-in',
+        { organisation: 'acme-hair', email: 'owner@acme.test', password: PASSWORD, next },
+        {},
+        '127.0.0.13',
+      );
+      expect(posted.statusCode, next).toBe(303);
+      const landed = new URL(posted.headers.location as string, 'http://localhost').pathname;
+      expect(landed, next).toBe('/console/diary');
+    }
+    // A console page with dots that stay inside it still goes back there.
+    const inside = await postForm(
+      '/console/sign-in',
+      {
+        organisation: 'acme-hair',
+        email: 'owner@acme.test',
+        password: PASSWORD,
+        next: '/console/x/../clients?q=a',
+      },
+      {},
+      '127.0.0.13',
+    );
+    expect(inside.headers.location).toBe('/console/x/../clients?q=a');
+  });
+
   it('throttles one address guessing at one account without locking its owner out elsewhere', async () => {
     const guess = (address: string, password = 'not the password') =>
       postForm(

@@ -148,8 +148,8 @@ export function assertCsrf(session: ConsoleSession, form: Record<string, string>
 
 /**
  * A safe place to go back to after signing in: a console path of this server only, as it goes into
- * the Location header. A control character (CR, LF, NUL...), a line or paragraph separator or half a
- * surrogate pair is refused with 400: no link of ours holds one, and a header cannot carry it. Other
+ * the Location header and as a browser resolves it (staysInConsole). A control character (CR, LF,
+ * NUL...), a line or paragraph separator or half a surrogate pair is refused with 400: no link of ours holds one, and a header cannot carry it. Other
  * characters beyond ASCII are percent-encoded, as a browser would send them.
  */
 export function safeNext(value: string | undefined): string {
@@ -160,8 +160,17 @@ export function safeNext(value: string | undefined): string {
       'The address to go back to after signing in is not valid. Open the console from its own links.',
     );
   }
-  if (!value || !/^\/console(\/|$|\?)/.test(value)) return '/console/diary';
+  if (!value || !/^\/console(\/|$|\?)/.test(value) || !staysInConsole(value)) return '/console/diary';
   return value.replace(/[^\x21-\x7e]/gu, (character) => encodeURIComponent(character));
 }
 
 const UNSAFE_IN_NEXT = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/**
+ * Whether the path a browser makes of `value` is still the console's: it resolves dot segments
+ * ("..", "%2e%2e") and reads "\\" as "/", so "/console/../p/x" is /p/x, outside the console.
+ */
+function staysInConsole(value: string): boolean {
+  const path = new URL(value, 'http://console.invalid').pathname;
+  return path === '/console' || path.startsWith('/console/');
+}
