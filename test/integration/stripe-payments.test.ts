@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
-import { markNoShow } from '../../src/app/staff-actions.ts';
+import { markNoShow, payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
 import { createLogger } from '../../src/cli/logger.ts';
 import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
@@ -554,5 +554,49 @@ describe('the local test mode’s card setup', () => {
       (await t.app.inject({ method: 'GET', url: '/card-setup/00000000-0000-4000-8000-000000000000' }))
         .statusCode,
     ).toBe(404);
+  });
+});
+
+describe('review: a payment the booking no longer awaits goes back', () => {
+  const checkoutRow = (id: string) =>
+    t.database.db
+      .selectFrom('checkout_sessions')
+      .select(['status', 'payment_ref', 'refund_ref'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+
+  it('refunds a payment that arrives after the hold lapsed', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    const paid = fake.pay(String(session.id));
+    expect((await deliver(paid)).statusCode).toBe(200);
+    expect((await bookingOf(reference)).status).toBe('expired');
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
+  });
+
+  it('refunds an online payment of a deposit staff already took at the desk', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    await payDepositByStaff(t.database.db, org.id, reference, t.clock.nowMs());
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    // The customer still had Stripe's page open, and pays there too.
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
+    // Cancelled on time later: the desk's deposit is returned at the desk, Stripe refunds nothing more.
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect([...fake.refunds.values()]).toHaveLength(1);
   });
 });
