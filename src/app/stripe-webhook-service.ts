@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit } from './checkout-service.ts';
+import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
 /**
@@ -204,7 +205,7 @@ function chargesExactly(
   deposit: { amountMinor: number; currency: string },
 ): boolean {
   return (
-    session.amount_total === deposit.amountMinor &&
+    isStripeAmountOf(session.amount_total, deposit.amountMinor, deposit.currency) &&
     session.currency?.toLowerCase() === deposit.currency.toLowerCase()
   );
 }

@@ -600,3 +600,38 @@ describe('review: a payment the booking no longer awaits goes back', () => {
     expect([...fake.refunds.values()]).toHaveLength(1);
   });
 });
+
+describe('review: amounts in Stripe’s units for currencies it counts differently', () => {
+  /** The small catalogue in Icelandic krónur: whole krónur here (as the pages show them), hundredths at Stripe. */
+  function kronaCatalogue() {
+    const text = JSON.stringify(catalogue()).replaceAll('"GBP"', '"ISK"');
+    return JSON.parse(text) as ReturnType<typeof catalogue>;
+  }
+
+  it('asks Stripe for the deposit the booking shows, and confirms on its payment', async () => {
+    await start([kronaCatalogue()]);
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: STARTS_AT,
+    });
+    expect(response.statusCode).toBe(201);
+    const data = response.json().data;
+    expect(data.deposit).toEqual({ amount: 2000, currency: 'ISK' });
+    const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    // ISK 2,000 is 200000 in Stripe's API (ISK stays two-decimal there).
+    expect(session).toMatchObject({ amount_total: 200000, currency: 'isk' });
+    expect((await deliver(fake.pay(String(session.id)))).json().outcome).toBe('applied');
+    expect(await bookingOf(data.reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${data.reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.json().data).toMatchObject({ deposit_refunded: true });
+    expect([...fake.refunds.values()]).toEqual([expect.objectContaining({ amount: 200000 })]);
+  });
+});
