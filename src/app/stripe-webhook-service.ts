@@ -5,7 +5,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
-import { checkoutState, confirmDeposit } from './checkout-service.ts';
+import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
 import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
@@ -61,6 +61,7 @@ async function applyPaymentSession(
   now: number,
 ): Promise<WebhookOutcome> {
   return writeTransaction(db, async (trx) => {
+    await takeCheckoutTurn(trx, checkoutId);
     const row = await trx
       .selectFrom('checkout_sessions')
       .select([

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
 import { markNoShow, payDepositByStaff } from '../../src/app/staff-actions.ts';
@@ -11,6 +13,7 @@ import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
 import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -634,4 +637,41 @@ describe('review: amounts in Stripe’s units for currencies it counts different
     expect(cancelled.json().data).toMatchObject({ deposit_refunded: true });
     expect([...fake.refunds.values()]).toEqual([expect.objectContaining({ amount: 200000 })]);
   });
+});
+
+describe.runIf(onPostgres)('review: Stripe’s payment and a cancellation at once (PostgreSQL)', () => {
+  it.each(['payment', 'cancellation'])(
+    'leaves no paid deposit on a cancelled booking without its refund, nor a cancelled booking confirmed (%s first)',
+    async (first) => {
+      await start();
+      const { reference, session } = await bookWithDeposit();
+      const other = t.database.reopen();
+      try {
+        await other.db.connection().execute(async (conn) => {
+          // Another writer holds the booking's row a moment, so both requests read it before either writes.
+          await sql`begin`.execute(conn);
+          await sql`select 1 from bookings where reference = ${reference} for update`.execute(conn);
+          const pay = () => deliver(fake.pay(String(session.id)));
+          const cancelIt = () =>
+            t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+          const paid = first === 'payment' ? pay() : sleep(300).then(pay);
+          const cancel = first === 'payment' ? sleep(300).then(cancelIt) : cancelIt();
+          await sleep(600);
+          await sql`rollback`.execute(conn);
+          const [paidAnswer, cancelAnswer] = await Promise.all([paid, cancel]);
+          expect(paidAnswer.statusCode).toBe(200);
+          const booking = await bookingOf(reference);
+          if (cancelAnswer.statusCode === 200) {
+            expect(booking.status).toBe('cancelled');
+            // The deposit Stripe took went back.
+            expect([...fake.refunds.values()]).toHaveLength(1);
+          } else {
+            expect(booking).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+          }
+        });
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });
