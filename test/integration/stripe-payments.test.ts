@@ -675,3 +675,33 @@ describe.runIf(onPostgres)('review: Stripe’s payment and a cancellation at onc
     },
   );
 });
+
+describe.runIf(onPostgres)('review: Stripe’s payment and the desk’s at once (PostgreSQL)', () => {
+  it('refunds the online payment of a deposit staff took at the desk at the same moment', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const other = t.database.reopen();
+    try {
+      await other.db.connection().execute(async (conn) => {
+        await sql`begin`.execute(conn);
+        await sql`select 1 from bookings where reference = ${reference} for update`.execute(conn);
+        const desk = payDepositByStaff(t.database.db, org.id, reference, t.clock.nowMs()).then(
+          () => 'ok',
+          (error: Error) => error.message,
+        );
+        await sleep(300);
+        const paid = deliver(fake.pay(String(session.id)));
+        await sleep(300);
+        await sql`rollback`.execute(conn);
+        expect((await paid).statusCode).toBe(200);
+        expect(await desk).toBe('ok');
+      });
+    } finally {
+      await other.close();
+    }
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    // Paid twice, once at the desk and once at Stripe: Stripe's goes back.
+    expect([...fake.refunds.values()]).toEqual([expect.objectContaining({ amount: 2000 })]);
+  });
+});
