@@ -705,3 +705,44 @@ describe.runIf(onPostgres)('review: Stripe’s payment and the desk’s at once 
     expect([...fake.refunds.values()]).toEqual([expect.objectContaining({ amount: 2000 })]);
   });
 });
+
+describe('review: a Booking Protection hold whose deposit was paid but whose card never came', () => {
+  it('does not keep the deposit of the hold that lapsed', async () => {
+    await start([demoCatalogue()]);
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'colour',
+      starts_at: 'Wednesday 25 November at 2 pm',
+      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+    });
+    await mcp.close();
+    const reference = booked.booking.reference as string;
+    const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
+    const deposit = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'pending_confirmation',
+      deposit_status: 'paid',
+    });
+    // The card is never saved: the hold lapses.
+    t.clock.advance({ hours: 3 });
+    const { expireLapsedHolds, refundLapsedDeposits } = await import('../../src/app/hold-sweeper.ts');
+    await expireLapsedHolds(t.database.db, t.clock.nowMs());
+    // The sweep returns its deposit, once: a second sweep finds nothing left to refund.
+    const payments = makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    });
+    expect(await refundLapsedDeposits(t.database.db, payments, t.clock.nowMs())).toBe(1);
+    expect(await refundLapsedDeposits(t.database.db, payments, t.clock.nowMs())).toBe(0);
+    const after = await bookingOf(reference);
+    expect(after.status).toBe('expired');
+    // Paid for a booking that never was: refunded, or at least not still "paid" with nothing owed back.
+    expect({ deposit_status: after.deposit_status, refunds: fake.refunds.size }).toEqual({
+      deposit_status: 'refunded',
+      refunds: 1,
+    });
+  });
+});
