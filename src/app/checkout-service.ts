@@ -1,6 +1,7 @@
 import { updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
+import { bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
@@ -138,6 +139,7 @@ export function payDeposit(
   actor = 'payment:local',
 ): Promise<CheckoutOutcome> {
   return writeTransaction(db, async (trx) => {
+    await takeCheckoutTurn(trx, sessionId);
     // A public booking's deposit is paid once its contact is proven. (The provider's own word, its
     // webhook, is recorded whenever it comes: money taken is never refused; confirmDeposit.)
     const row = await findSession(trx, sessionId);
@@ -198,6 +200,26 @@ export async function confirmDeposit(
     details: { deposit_minor: row.amount_minor, currency: row.currency },
   });
   return outcome(row, redirectUrl(row.success_url, defaultSuccessPath(row.session_id), valuesOf(row)));
+}
+
+/**
+ * Takes the turn of the checkout's booking (write-locks.ts), as a cancellation or a move of it does:
+ * on PostgreSQL a payment and a cancellation at once then see each other's outcome, instead of each
+ * writing over the other's from what it read before (a cancelled booking confirmed, or a paid deposit
+ * neither kept on a live booking nor refunded). Before anything of the booking is read.
+ */
+export async function takeCheckoutTurn(trx: Db, sessionId: string): Promise<void> {
+  const id = sessionId.toLowerCase();
+  if (!UUID.test(id)) return;
+  const row = await trx
+    .selectFrom('checkout_sessions as s')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 's.organisation_id').onRef('b.id', '=', 's.booking_id'),
+    )
+    .select(['s.organisation_id', 'b.reference'])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+  if (row) await takeTurn(trx, bookingTurn(row.organisation_id, row.reference));
 }
 
 /** Whether the checkout can still be paid now (open or left, its booking still awaiting payment). */

@@ -3,6 +3,7 @@ import { expireHolds, PENDING } from '../data/hold-expiry.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
+import type { PaymentProvider } from './payments.ts';
 import { startPeriodicWork } from './periodic-work.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
@@ -31,6 +32,63 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
 }
 
 /**
+ * Returns the deposits paid through the provider on holds that then lapsed unfinished (Booking
+ * Protection's hold: the deposit paid, the card never saved): the booking never was, so its money goes
+ * back, as a payment arriving after the hold lapsed does (stripe-webhook-service.ts). The provider is
+ * asked outside any transaction, with the checkout's id as idempotency key (a repeat, on another
+ * instance say, returns the first refund); the refund is written only once it is accepted. A refund
+ * the provider refuses is asked again at the next sweep (the same key gets the same answer).
+ */
+export async function refundLapsedDeposits(
+  db: Db,
+  payments: PaymentProvider | null,
+  now: number,
+): Promise<number> {
+  if (!payments?.takesMoney) return 0;
+  const due = await db
+    .selectFrom('checkout_sessions as s')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 's.organisation_id').onRef('b.id', '=', 's.booking_id'),
+    )
+    .select(['s.id', 's.organisation_id', 's.booking_id', 's.amount_minor', 's.currency', 's.payment_ref'])
+    .where('b.status', '=', 'expired')
+    .where('b.deposit_status', '=', 'paid')
+    .where('s.status', '=', 'paid')
+    .where('s.payment_ref', 'is not', null)
+    .where('s.refund_ref', 'is', null)
+    .limit(literalLimit(BATCH))
+    .execute();
+  let refunded = 0;
+  for (const row of due) {
+    const outcome = await payments.refund({
+      key: row.id,
+      paymentRef: row.payment_ref!,
+      amountMinor: row.amount_minor,
+      currency: row.currency,
+    });
+    if (outcome.status !== 'refunded') continue;
+    refunded += 1;
+    await writeTransaction(db, async (trx) => {
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ refund_ref: outcome.refundRef ?? '' })
+        .where('organisation_id', '=', row.organisation_id)
+        .where('id', '=', row.id)
+        .execute();
+      await trx
+        .updateTable('bookings')
+        .set({ deposit_status: 'refunded', updated_at: now })
+        .where('organisation_id', '=', row.organisation_id)
+        .where('id', '=', row.booking_id)
+        .where('status', '=', 'expired')
+        .where('deposit_status', '=', 'paid')
+        .execute();
+    });
+  }
+  return refunded;
+}
+
+/**
  * Runs expireLapsedHolds every `intervalMs` until stopped; failures are reported, never fatal. The
  * returned stop resolves once a sweep in progress has finished, so a shutdown can close the database
  * after it without cutting a transaction short.
@@ -40,6 +98,14 @@ export function startHoldSweeper(
   clock: { nowMs(): number },
   onError: (error: unknown) => void,
   intervalMs = 30_000,
+  payments: PaymentProvider | null = null,
 ): () => Promise<void> {
-  return startPeriodicWork(() => expireLapsedHolds(db, clock.nowMs()), onError, intervalMs);
+  return startPeriodicWork(
+    async () => {
+      await expireLapsedHolds(db, clock.nowMs());
+      await refundLapsedDeposits(db, payments, clock.nowMs());
+    },
+    onError,
+    intervalMs,
+  );
 }

@@ -9,6 +9,7 @@ import type {
   RefundRequest,
   StripeSettings,
 } from './payment-provider.ts';
+import { toStripeAmount } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
 /**
@@ -79,7 +80,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
                 quantity: 1,
                 price_data: {
                   currency: session.currency.toLowerCase(),
-                  unit_amount: session.amountMinor,
+                  unit_amount: toStripeAmount(session.amountMinor, session.currency),
                   product_data: { name: `Deposit for booking ${session.bookingReference}` },
                 },
               },
@@ -126,7 +127,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
         const refund = await stripe.refunds.create(
           {
             payment_intent: request.paymentRef,
-            amount: request.amountMinor,
+            amount: toStripeAmount(request.amountMinor, request.currency),
             metadata: { checkout_session: request.key },
           },
           { idempotencyKey: `refund:${request.key}` },
@@ -148,7 +149,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       try {
         const intent = await stripe.paymentIntents.create(
           {
-            amount: request.amountMinor,
+            amount: toStripeAmount(request.amountMinor, request.currency),
             currency: request.currency.toLowerCase(),
             customer: request.customerRef,
             payment_method: request.paymentMethodRef,

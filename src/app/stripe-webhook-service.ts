@@ -5,7 +5,8 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
-import { checkoutState, confirmDeposit } from './checkout-service.ts';
+import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
+import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
 /**
@@ -60,9 +61,19 @@ async function applyPaymentSession(
   now: number,
 ): Promise<WebhookOutcome> {
   return writeTransaction(db, async (trx) => {
+    await takeCheckoutTurn(trx, checkoutId);
     const row = await trx
       .selectFrom('checkout_sessions')
-      .select(['id', 'organisation_id', 'booking_id', 'status', 'amount_minor', 'currency', 'refund_ref'])
+      .select([
+        'id',
+        'organisation_id',
+        'booking_id',
+        'status',
+        'amount_minor',
+        'currency',
+        'payment_ref',
+        'refund_ref',
+      ])
       .where('id', '=', checkoutId)
       .executeTakeFirst();
     if (!row) return 'ignored';
@@ -77,18 +88,19 @@ async function applyPaymentSession(
         await confirmDeposit(trx, row.id, now, ACTOR, { providerRef: session.id, paymentRef });
       } else if (paymentRef && !row.refund_ref) {
         // Paid after the hold lapsed or the booking left pending_payment: the money goes back.
-        const refund = await stripe.refund({
-          key: row.id,
-          paymentRef,
-          amountMinor: row.amount_minor,
-          currency: row.currency,
-        });
+        const refund = await refundPayment(stripe, row, paymentRef);
         await setCheckoutRefs(trx, row, {
           provider_ref: session.id,
           payment_ref: paymentRef,
-          refund_ref: refund.status === 'refunded' ? refund.refundRef : null,
+          refund_ref: refund,
         });
       }
+    } else if (paid && row.payment_ref !== paymentRef && paymentRef && !row.refund_ref) {
+      // The deposit was paid another way first (at the desk, say, which closed this checkout as paid
+      // while Stripe's page stayed open): this second payment goes back. payment_ref stays unset, so
+      // a later cancellation does not take the desk's deposit for this one.
+      const refund = await refundPayment(stripe, row, paymentRef);
+      await setCheckoutRefs(trx, row, { provider_ref: session.id, refund_ref: refund });
     } else if (session.status === 'expired' && (row.status === 'open' || row.status === 'abandoned')) {
       await lapseHold(trx, row, now);
     } else {
@@ -96,6 +108,21 @@ async function applyPaymentSession(
     }
     return 'applied';
   });
+}
+
+/** Returns a payment the booking did not need; the refund's id, or null when Stripe refused it. */
+async function refundPayment(
+  stripe: StripeProvider,
+  row: { id: string; amount_minor: number; currency: string },
+  paymentRef: string,
+): Promise<string | null> {
+  const refund = await stripe.refund({
+    key: row.id,
+    paymentRef,
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+  });
+  return refund.status === 'refunded' ? refund.refundRef : null;
 }
 
 /**
@@ -179,7 +206,7 @@ function chargesExactly(
   deposit: { amountMinor: number; currency: string },
 ): boolean {
   return (
-    session.amount_total === deposit.amountMinor &&
+    isStripeAmountOf(session.amount_total, deposit.amountMinor, deposit.currency) &&
     session.currency?.toLowerCase() === deposit.currency.toLowerCase()
   );
 }

@@ -77,8 +77,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     oauthClientMetadataAllowLoopback: config.oauthClientMetadataAllowLoopback,
   });
   const address = await app.listen({ port: config.port, host: config.host });
-  const stopSweeper = startHoldSweeper(db, clock, (error) =>
-    logger.error({ err: error }, 'hold sweep failed'),
+  const stopSweeper = startHoldSweeper(
+    db,
+    clock,
+    (error) => logger.error({ err: error }, 'hold sweep failed'),
+    undefined,
+    runtime.deps.payments,
   );
   if (demoSlug) {
     // Beside the key: where a customer books (a wildcard address is reached on this machine's loopback).

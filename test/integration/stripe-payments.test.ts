@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
-import { markNoShow } from '../../src/app/staff-actions.ts';
+import { markNoShow, payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
 import { createLogger } from '../../src/cli/logger.ts';
 import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
@@ -11,6 +13,7 @@ import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
 import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -554,5 +557,192 @@ describe('the local test mode’s card setup', () => {
       (await t.app.inject({ method: 'GET', url: '/card-setup/00000000-0000-4000-8000-000000000000' }))
         .statusCode,
     ).toBe(404);
+  });
+});
+
+describe('review: a payment the booking no longer awaits goes back', () => {
+  const checkoutRow = (id: string) =>
+    t.database.db
+      .selectFrom('checkout_sessions')
+      .select(['status', 'payment_ref', 'refund_ref'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+
+  it('refunds a payment that arrives after the hold lapsed', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    const paid = fake.pay(String(session.id));
+    expect((await deliver(paid)).statusCode).toBe(200);
+    expect((await bookingOf(reference)).status).toBe('expired');
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
+  });
+
+  it('refunds an online payment of a deposit staff already took at the desk', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    await payDepositByStaff(t.database.db, org.id, reference, t.clock.nowMs());
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    // The customer still had Stripe's page open, and pays there too.
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
+    // Cancelled on time later: the desk's deposit is returned at the desk, Stripe refunds nothing more.
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect([...fake.refunds.values()]).toHaveLength(1);
+  });
+});
+
+describe('review: amounts in Stripe’s units for currencies it counts differently', () => {
+  /** The small catalogue in Icelandic krónur: whole krónur here (as the pages show them), hundredths at Stripe. */
+  function kronaCatalogue() {
+    const text = JSON.stringify(catalogue()).replaceAll('"GBP"', '"ISK"');
+    return JSON.parse(text) as ReturnType<typeof catalogue>;
+  }
+
+  it('asks Stripe for the deposit the booking shows, and confirms on its payment', async () => {
+    await start([kronaCatalogue()]);
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: STARTS_AT,
+    });
+    expect(response.statusCode).toBe(201);
+    const data = response.json().data;
+    expect(data.deposit).toEqual({ amount: 2000, currency: 'ISK' });
+    const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    // ISK 2,000 is 200000 in Stripe's API (ISK stays two-decimal there).
+    expect(session).toMatchObject({ amount_total: 200000, currency: 'isk' });
+    expect((await deliver(fake.pay(String(session.id)))).json().outcome).toBe('applied');
+    expect(await bookingOf(data.reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${data.reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.json().data).toMatchObject({ deposit_refunded: true });
+    expect([...fake.refunds.values()]).toEqual([expect.objectContaining({ amount: 200000 })]);
+  });
+});
+
+describe.runIf(onPostgres)('review: Stripe’s payment and a cancellation at once (PostgreSQL)', () => {
+  it.each(['payment', 'cancellation'])(
+    'leaves no paid deposit on a cancelled booking without its refund, nor a cancelled booking confirmed (%s first)',
+    async (first) => {
+      await start();
+      const { reference, session } = await bookWithDeposit();
+      const other = t.database.reopen();
+      try {
+        await other.db.connection().execute(async (conn) => {
+          // Another writer holds the booking's row a moment, so both requests read it before either writes.
+          await sql`begin`.execute(conn);
+          await sql`select 1 from bookings where reference = ${reference} for update`.execute(conn);
+          const pay = () => deliver(fake.pay(String(session.id)));
+          const cancelIt = () =>
+            t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+          const paid = first === 'payment' ? pay() : sleep(300).then(pay);
+          const cancel = first === 'payment' ? sleep(300).then(cancelIt) : cancelIt();
+          await sleep(600);
+          await sql`rollback`.execute(conn);
+          const [paidAnswer, cancelAnswer] = await Promise.all([paid, cancel]);
+          expect(paidAnswer.statusCode).toBe(200);
+          const booking = await bookingOf(reference);
+          if (cancelAnswer.statusCode === 200) {
+            expect(booking.status).toBe('cancelled');
+            // The deposit Stripe took went back.
+            expect([...fake.refunds.values()]).toHaveLength(1);
+          } else {
+            expect(booking).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+          }
+        });
+      } finally {
+        await other.close();
+      }
+    },
+  );
+});
+
+describe.runIf(onPostgres)('review: Stripe’s payment and the desk’s at once (PostgreSQL)', () => {
+  it('refunds the online payment of a deposit staff took at the desk at the same moment', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const other = t.database.reopen();
+    try {
+      await other.db.connection().execute(async (conn) => {
+        await sql`begin`.execute(conn);
+        await sql`select 1 from bookings where reference = ${reference} for update`.execute(conn);
+        const desk = payDepositByStaff(t.database.db, org.id, reference, t.clock.nowMs()).then(
+          () => 'ok',
+          (error: Error) => error.message,
+        );
+        await sleep(300);
+        const paid = deliver(fake.pay(String(session.id)));
+        await sleep(300);
+        await sql`rollback`.execute(conn);
+        expect((await paid).statusCode).toBe(200);
+        expect(await desk).toBe('ok');
+      });
+    } finally {
+      await other.close();
+    }
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    // Paid twice, once at the desk and once at Stripe: Stripe's goes back.
+    expect([...fake.refunds.values()]).toEqual([expect.objectContaining({ amount: 2000 })]);
+  });
+});
+
+describe('review: a Booking Protection hold whose deposit was paid but whose card never came', () => {
+  it('does not keep the deposit of the hold that lapsed', async () => {
+    await start([demoCatalogue()]);
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'colour',
+      starts_at: 'Wednesday 25 November at 2 pm',
+      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+    });
+    await mcp.close();
+    const reference = booked.booking.reference as string;
+    const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
+    const deposit = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'pending_confirmation',
+      deposit_status: 'paid',
+    });
+    // The card is never saved: the hold lapses.
+    t.clock.advance({ hours: 3 });
+    const { expireLapsedHolds, refundLapsedDeposits } = await import('../../src/app/hold-sweeper.ts');
+    await expireLapsedHolds(t.database.db, t.clock.nowMs());
+    // The sweep returns its deposit, once: a second sweep finds nothing left to refund.
+    const payments = makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    });
+    expect(await refundLapsedDeposits(t.database.db, payments, t.clock.nowMs())).toBe(1);
+    expect(await refundLapsedDeposits(t.database.db, payments, t.clock.nowMs())).toBe(0);
+    const after = await bookingOf(reference);
+    expect(after.status).toBe('expired');
+    // Paid for a booking that never was: refunded, or at least not still "paid" with nothing owed back.
+    expect({ deposit_status: after.deposit_status, refunds: fake.refunds.size }).toEqual({
+      deposit_status: 'refunded',
+      refunds: 1,
+    });
   });
 });
