@@ -36,23 +36,30 @@ afterEach(async () => {
 
 const json = (response: { body: string }) => JSON.parse(response.body);
 
-async function join(name: string, times = ['afternoon']) {
+type JoinedEntry = { id: string; status: string; offer: null | Record<string, string> };
+
+/** Joins the waitlist at Soho for a cut, with `fields` over those: 201, the entry. */
+async function joinWith(fields: Record<string, unknown>): Promise<JoinedEntry> {
   const ids = await catalogueIds(t.database.db);
   const joined = await t.request({
     method: 'POST',
     url: '/v1/waitlist',
-    payload: {
-      location_slug: 'soho',
-      service_ids: [ids.services.cut],
-      staff_id: ids.staff.ana,
-      client: { first_name: name, last_name: 'Waiting', email: `${name.toLowerCase()}@example.com` },
-      from_date: TUESDAY,
-      to_date: TUESDAY,
-      times,
-    },
+    payload: { location_slug: 'soho', service_ids: [ids.services.cut], ...fields },
   });
   expect(joined.statusCode, joined.body).toBe(201);
-  return json(joined).data as { id: string; status: string; offer: null | Record<string, string> };
+  return json(joined).data as JoinedEntry;
+}
+
+/** `name` joins for Ana on Tuesday. */
+async function join(name: string, times = ['afternoon']) {
+  const ids = await catalogueIds(t.database.db);
+  return joinWith({
+    staff_id: ids.staff.ana,
+    client: { first_name: name, last_name: 'Waiting', email: `${name.toLowerCase()}@example.com` },
+    from_date: TUESDAY,
+    to_date: TUESDAY,
+    times,
+  });
 }
 
 /** Ana's Tuesday afternoon, every hour from 12:00 to 16:00, booked for Jo. */
@@ -186,20 +193,12 @@ describe('the waitlist', () => {
       },
     });
     expect(bos.statusCode, bos.body).toBe(201);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-        times: ['afternoon'],
-      },
+    const { id } = await joinWith({
+      client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times: ['afternoon'],
     });
-    expect(joined.statusCode, joined.body).toBe(201);
-    const { id } = json(joined).data;
 
     await t.request({ method: 'POST', url: `/v1/bookings/${ana.get('14')}/cancel` });
     expect(await pass()).toBe(1);
@@ -223,20 +222,12 @@ describe('the waitlist', () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
     // Bookable until 22 January (60 days); Ada waits for Tuesday 2 February, all free.
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        staff_id: ids.staff.ana,
-        client_id: ids.jo,
-        from_date: '2027-02-02',
-        to_date: '2027-02-02',
-      },
+    const { id } = await joinWith({
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      from_date: '2027-02-02',
+      to_date: '2027-02-02',
     });
-    expect(joined.statusCode, joined.body).toBe(201);
-    const { id } = json(joined).data;
     expect(await pass()).toBe(0);
     expect(await pass()).toBe(0);
     // On 4 December, 2 February is 60 days ahead: its first free time is Ada's.
@@ -343,19 +334,14 @@ describe('the waitlist', () => {
     t = await startTestApp({ now: NOW });
     await fillTuesdayAfternoon();
     const ids = await catalogueIds(t.database.db);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
+    const wednesday = (
+      await joinWith({
         staff_id: ids.staff.ana,
         client_id: ids.jo,
         from_date: '2026-11-25',
         to_date: '2026-11-25',
-      },
-    });
-    const wednesday = json(joined).data.id as string;
+      })
+    ).id;
     const tuesday = (await join('Bea')).id;
     expect(await pass()).toBe(0);
     // Ana now works Wednesdays too.
@@ -378,18 +364,14 @@ describe('the waitlist', () => {
     t = await startTestApp({ now: NOW });
     const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
     const ids = await catalogueIds(t.database.db);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
+    const id = (
+      await joinWith({
         service_ids: [ids.services.colour],
         client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
         from_date: TUESDAY,
         to_date: TUESDAY,
-      },
-    });
-    const id = json(joined).data.id as string;
+      })
+    ).id;
     // Colour takes 90 minutes: two hours free up.
     for (const hour of ['13', '14']) {
       await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
@@ -456,18 +438,13 @@ describe('the waitlist', () => {
     Object.assign(soho, { closures: [{ date: '2026-11-25', reason: 'Training' }] });
     await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
     const ids = await catalogueIds(t.database.db);
-    const wednesday = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
+    const waiting = (
+      await joinWith({
         client_id: ids.jo,
         from_date: '2026-11-25',
         to_date: '2026-11-25',
-      },
-    });
-    const waiting = json(wednesday).data.id as string;
+      })
+    ).id;
     expect(await pass()).toBe(0);
     Object.assign(soho, { closures: [] });
     await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
