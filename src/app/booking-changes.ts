@@ -2,7 +2,7 @@ import { findSeriesRule, updateBooking, upsertFee } from '../data/booking-reposi
 import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
-import { bookingsAt, bookingTurn, takeTurn } from '../data/write-locks.ts';
+import { bookingsAt } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
@@ -20,7 +20,7 @@ import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
-import { canonicalReference } from './booking-reference.ts';
+import { takeBookingTurn } from './booking-reference.ts';
 import { getBooking, whileSlotFree } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { announceChange } from './outbox-service.ts';
@@ -142,10 +142,7 @@ export async function rescheduleInTransaction(
   change: TimeChange,
   now: number,
 ): Promise<RescheduleResult> {
-  await takeTurn(
-    trx,
-    bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
-  );
+  await takeBookingTurn(trx, changer.organisationId, reference);
   const { booking, location, decision, seriesSpan } = await decide(
     trx,
     changer,
@@ -304,10 +301,7 @@ export async function cancelInTransaction(
   reason: string | undefined,
   now: number,
 ): Promise<CancellationResult> {
-  await takeTurn(
-    trx,
-    bookingTurn(changer.organisationId, await canonicalReference(trx, changer.organisationId, reference)),
-  );
+  await takeBookingTurn(trx, changer.organisationId, reference);
   const { booking, decision: decided } = await decide(trx, changer, reference, 'cancel', now);
   if (decided.refusal) throw refusalError(decided.refusal);
   // A refund the provider refused leaves the deposit paid (to be returned by hand), and says so.

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import { updateBooking } from '../data/booking-repository.ts';
+import { updateBooking, updateBookingIn } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import { transition } from '../domain/booking/state-machine.ts';
@@ -64,13 +64,19 @@ export async function settleRequirement(
     });
     return 'outstanding';
   }
-  await updateBooking(trx, organisationId, bookingId, {
+  // Confirmed only if still held as read: on PostgreSQL a cancellation (or a lapse) committed since the
+  // read is not written over (card setups and codes take no booking turn); the step's own changes stay.
+  const confirmed = await updateBookingIn(trx, organisationId, bookingId, 'pending_confirmation', {
     ...changes,
     status: 'confirmed',
     pending_requirements: null,
     hold_expires_at: null,
     updated_at: now,
   });
+  if (!confirmed) {
+    await updateBooking(trx, organisationId, bookingId, { ...changes, updated_at: now });
+    return 'not_held';
+  }
   await logBookingEvent(trx, {
     organisationId,
     bookingId,

@@ -1,7 +1,6 @@
 import { updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { UserRole } from '../data/tables.ts';
-import { bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
 import { processedStatus } from '../domain/booking/fees.ts';
@@ -10,7 +9,7 @@ import { type BookingEvent, type BookingStatus, transition } from '../domain/boo
 import { AppError } from '../domain/errors.ts';
 import { recordPendingFee } from './booking-changes.ts';
 import { logBookingEvent } from './booking-event-log.ts';
-import { canonicalReference } from './booking-reference.ts';
+import { takeBookingTurn } from './booking-reference.ts';
 import { getBooking } from './booking-service.ts';
 import { savedCard } from './card-setup-service.ts';
 import { recordDepositPaid } from './checkout-service.ts';
@@ -219,15 +218,6 @@ async function changeStatus(
       to: result.to,
     };
   });
-}
-
-/**
- * The booking's turn (write-locks.ts), as cancellations, moves and payments take it: on PostgreSQL a
- * staff action at the same moment as one of those (a deposit taken at the desk while Stripe's payment
- * arrives, a fee waived while it is charged) starts from the other's outcome, not from what both read.
- */
-async function takeBookingTurn(trx: Db, organisationId: string, reference: string): Promise<void> {
-  await takeTurn(trx, bookingTurn(organisationId, await canonicalReference(trx, organisationId, reference)));
 }
 
 interface FeeOutcome {

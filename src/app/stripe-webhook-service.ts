@@ -95,7 +95,7 @@ async function applyPaymentSession(
           refund_ref: refund,
         });
       }
-    } else if (paid && row.payment_ref !== paymentRef && paymentRef && !row.refund_ref) {
+    } else if (paid && row.payment_ref === null && paymentRef && !row.refund_ref) {
       // The deposit was paid another way first (at the desk, say, which closed this checkout as paid
       // while Stripe's page stayed open): this second payment goes back. payment_ref stays unset, so
       // a later cancellation does not take the desk's deposit for this one.

@@ -154,6 +154,27 @@ export async function updateBooking(
     .execute();
 }
 
+/**
+ * updateBooking where the booking still has `status` (PostgreSQL checks it again on the row as the
+ * last writer committed it); whether it had.
+ */
+export async function updateBookingIn(
+  trx: Db,
+  organisationId: string,
+  id: string,
+  status: BookingsTable['status'],
+  changes: Updateable<BookingsTable> & { updated_at: number },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('bookings')
+    .set(changes)
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .where('status', '=', status)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export interface BookingEvent {
   organisationId: string;
   bookingId: string;

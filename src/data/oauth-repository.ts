@@ -158,7 +158,6 @@ export async function recordConnectorUse(
     .execute();
 }
 
-/** revokeConnector by grant id alone: the authorization server revokes a grant without its organisation. */
 /** The ids of the connectors `userId` granted that are not revoked yet. */
 export async function liveConnectorsGrantedBy(
   db: Db,
@@ -175,6 +174,7 @@ export async function liveConnectorsGrantedBy(
   return rows.map((row) => row.id);
 }
 
+/** revokeConnector by grant id alone: the authorization server revokes a grant without its organisation. */
 export async function revokeConnectorById(db: Db, id: string, now: number): Promise<void> {
   await db
     .updateTable('oauth_connectors')

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, inject } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
+import { type DatabaseHandle, type Db, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import { createTestDatabase, dropDatabase, postgresUrlOf } from './postgres-test-server.ts';
 
@@ -122,4 +124,20 @@ export function tempDatabasePerTest(): { readonly db: DatabaseHandle['db']; read
       return now().dir;
     },
   };
+}
+
+/**
+ * Resolves once `count` backends of this PostgreSQL database wait on a lock (row or advisory): the
+ * requests under test have come to queue behind another writer, however slow the machine. Throws
+ * after 10 s.
+ */
+export async function untilLockWaiters(db: Db, count = 1): Promise<void> {
+  for (let tries = 0; tries < 400; tries++) {
+    const { rows } = await sql<{ waiting: number }>`
+      SELECT count(*)::int AS waiting FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+    if (rows[0]!.waiting >= count) return;
+    await sleep(25);
+  }
+  throw new Error(`fewer than ${count} backends came to wait on a lock`);
 }

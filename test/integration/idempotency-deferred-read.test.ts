@@ -4,7 +4,7 @@ import { keyRecordAfterTurn } from '../../src/data/idempotency-records.ts';
 import { RedoTransaction } from '../../src/data/write-transaction.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
-import { onPostgres } from '../helpers/temp-database.ts';
+import { onPostgres, untilLockWaiters } from '../helpers/temp-database.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -122,8 +122,8 @@ describe('a refusal under a key another request answered meanwhile', () => {
           const read = record.deferredRead;
           if (read) read.settle(await keyRecordAfterTurn(trx, read.ask));
           second = runIdempotently(t.database.db, scope(key), async () => ANSWER);
-          // Long enough for the second request to wait for the key's turn this transaction holds.
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          // Until the second request waits for the key's turn this transaction holds.
+          await untilLockWaiters(t.database.db);
           throw new AppError('conflict', 'That time was just taken.');
         },
         { workReadsRecord },

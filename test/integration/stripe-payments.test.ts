@@ -13,7 +13,7 @@ import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
 import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
-import { onPostgres } from '../helpers/temp-database.ts';
+import { onPostgres, untilLockWaiters } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -690,9 +690,9 @@ describe.runIf(onPostgres)('review: Stripe’s payment and the desk’s at once 
           () => 'ok',
           (error: Error) => error.message,
         );
-        await sleep(300);
+        await untilLockWaiters(other.db, 1);
         const paid = deliver(fake.pay(String(session.id)));
-        await sleep(300);
+        await untilLockWaiters(other.db, 2);
         await sql`rollback`.execute(conn);
         expect((await paid).statusCode).toBe(200);
         expect(await desk).toBe('ok');
@@ -744,5 +744,42 @@ describe('review: a Booking Protection hold whose deposit was paid but whose car
       deposit_status: 'refunded',
       refunds: 1,
     });
+  });
+});
+
+describe.runIf(onPostgres)('a card saved as the booking is cancelled (PostgreSQL)', () => {
+  it('leaves the cancelled booking cancelled: the card is kept, the booking not confirmed', async () => {
+    await start();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const started = await startCardSetup(
+      t.database.db,
+      t.deps.payments,
+      org.id,
+      PROTECTED,
+      'http://localhost',
+      t.clock.nowMs(),
+    );
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+    const other = t.database.reopen();
+    try {
+      await other.db.connection().execute(async (conn) => {
+        // A cancellation that has written the booking and not yet committed: the card's confirmation
+        // reads the hold as it was, then waits on the row.
+        await sql`begin`.execute(conn);
+        await sql`update bookings set status = 'cancelled', cancelled_at = ${t.clock.nowMs()} where reference = ${PROTECTED}`.execute(
+          conn,
+        );
+        const saved = deliver(fake.saveCard(String(session.id)));
+        await untilLockWaiters(other.db);
+        await sql`commit`.execute(conn);
+        expect((await saved).statusCode).toBe(200);
+      });
+    } finally {
+      await other.close();
+    }
+    const booking = await bookingOf(PROTECTED);
+    expect(booking.status).toBe('cancelled');
+    expect(booking.booking_protection.setup).toMatchObject({ payment_method_saved: true });
+    expect((await eventsOf(PROTECTED)).filter((e) => e.to_status === 'confirmed')).toEqual([]);
   });
 });
