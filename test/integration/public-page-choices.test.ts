@@ -255,7 +255,7 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     );
     expect(refused.body).toContain('value="Rosa"');
     expect(refused.body).toContain('value="Parks"');
-    expect(refused.body).toContain('name="phone" type="tel" autocomplete="off" maxlength="30" value="12">');
+    expect(refused.body).toContain('name="phone" type="tel" autocomplete="tel" maxlength="30" value="12">');
     expect(refused.body).toContain(`value="${startsAt}" checked>`);
     // The same form key: it has booked nothing yet.
     expect(refused.body).toContain(

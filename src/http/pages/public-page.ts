@@ -254,9 +254,6 @@ function detailsForm(
     return value ? ` value="${esc(value)}"` : '';
   };
   const key = isFormKey(kept?.fields.form_key) ? kept.fields.form_key : formKey();
-  // The page is kept for Back (its key with it); what a customer typed is not: a browser restores typed
-  // fields on Back unless they say autocomplete="off", and on a shared device the next customer would
-  // see the last one's name, phone and e-mail.
   const staff = choice.staff ? `<input type="hidden" name="staff" value="${esc(choice.staff.id)}">\n` : '';
   return `<form method="post" action="${esc(`/p/${organisation.slug}/book`)}">
 <input type="hidden" name="location" value="${esc(location.slug)}">
@@ -266,13 +263,13 @@ ${staff}<input type="hidden" name="form_key" value="${esc(key)}">
 ${timeGroups(choice.starts, location, organisation.locale, kept?.startsAt)}
 <fieldset><legend>Your details</legend>
 <label for="first_name">First name</label>
-<input id="first_name" name="first_name" autocomplete="off" required maxlength="60"${typed('first_name')}>
+<input id="first_name" name="first_name" autocomplete="given-name" required maxlength="60"${typed('first_name')}>
 <label for="last_name">Last name</label>
-<input id="last_name" name="last_name" autocomplete="off" required maxlength="60"${typed('last_name')}>
+<input id="last_name" name="last_name" autocomplete="family-name" required maxlength="60"${typed('last_name')}>
 <label for="phone">Phone</label>
-<input id="phone" name="phone" type="tel" autocomplete="off" maxlength="30"${typed('phone')}>
+<input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${typed('phone')}>
 <label for="email">E-mail</label>
-<input id="email" name="email" type="email" autocomplete="off" maxlength="254"${typed('email')}>
+<input id="email" name="email" type="email" autocomplete="email" maxlength="254"${typed('email')}>
 <p>Give a phone number or an e-mail address (or both).${
     organisation.policy.verification === 'code'
       ? ' We will send a 6-digit code there: the booking is confirmed once you enter it.'

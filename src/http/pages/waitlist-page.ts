@@ -45,8 +45,6 @@ export function waitlistForm(
   ).join('\n');
   const value = (field: Exclude<keyof WaitlistTyped, 'times'>) =>
     typed[field] ? ` value="${esc(typed[field])}"` : '';
-  // Shown on the booking page, which is kept for Back: typed details say autocomplete="off" so that a
-  // browser does not restore them there for the next customer on a shared device (public-page.ts).
   return `<section aria-labelledby="waitlist-heading">
 <h2 id="waitlist-heading">Tell me if a time frees up</h2>
 <p>Join the waitlist: when a time that suits you frees up (someone cancels), we send you a message with a link, and hold that time for you for ${location.policy.waitlistOfferMinutes} minutes. Nothing is booked until you claim it.</p>
@@ -64,13 +62,13 @@ ${times}
 </fieldset>
 <fieldset><legend>Your details</legend>
 <label for="wl_first_name">First name</label>
-<input id="wl_first_name" name="first_name" autocomplete="off" required maxlength="60"${value('first_name')}>
+<input id="wl_first_name" name="first_name" autocomplete="given-name" required maxlength="60"${value('first_name')}>
 <label for="wl_last_name">Last name</label>
-<input id="wl_last_name" name="last_name" autocomplete="off" required maxlength="60"${value('last_name')}>
+<input id="wl_last_name" name="last_name" autocomplete="family-name" required maxlength="60"${value('last_name')}>
 <label for="wl_phone">Phone</label>
-<input id="wl_phone" name="phone" type="tel" autocomplete="off" maxlength="30"${value('phone')}>
+<input id="wl_phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${value('phone')}>
 <label for="wl_email">E-mail</label>
-<input id="wl_email" name="email" type="email" autocomplete="off" maxlength="254"${value('email')}>
+<input id="wl_email" name="email" type="email" autocomplete="email" maxlength="254"${value('email')}>
 <p>Give a phone number or an e-mail address (or both): that is where we tell you.</p>
 </fieldset>
 <div class="actions"><button type="submit" class="primary">Tell me if a time frees up</button></div>
