@@ -8,6 +8,8 @@ import { startPeriodicWork } from './periodic-work.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;
+/** How long after a protected hold lapsed its paid deposit is still refunded by the sweeper. */
+const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Writes down what lazy expiry already implies: pending bookings whose hold has lapsed become
@@ -37,7 +39,8 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
  * back, as a payment arriving after the hold lapsed does (stripe-webhook-service.ts). The provider is
  * asked outside any transaction, with the checkout's id as idempotency key (a repeat, on another
  * instance say, returns the first refund); the refund is written only once it is accepted. A refund
- * the provider refuses is asked again at the next sweep (the same key gets the same answer).
+ * the provider refuses is asked again at the next sweep (the same key gets the same answer), for a
+ * week after the hold lapsed.
  */
 export async function refundLapsedDeposits(
   db: Db,
@@ -56,6 +59,11 @@ export async function refundLapsedDeposits(
     .where('s.status', '=', 'paid')
     .where('s.payment_ref', 'is not', null)
     .where('s.refund_ref', 'is', null)
+    // Holds that lapsed this past week only: a refund the provider refuses for good (refunded by hand
+    // in its dashboard, disputed) is asked again at each sweep until then, not for ever, and cannot
+    // fill every batch; nor does a first start refund holds settled by hand long before.
+    .where('b.hold_expires_at', '>=', now - REFUND_WINDOW_MS)
+    .orderBy('b.hold_expires_at', 'desc')
     .limit(literalLimit(BATCH))
     .execute();
   let refunded = 0;

@@ -105,8 +105,9 @@ function namingStatements(
       const client = await pool.connect();
       // A connection that drops while checked out (its backend terminated, the server restarting)
       // emits 'error', once it has failed the statement on its way if any, and again when its socket
-      // ends; pg-pool listens only while the connection is idle, and an 'error' nobody hears ends the
-      // process. The statements fail, the connection is not queryable, and the pool drops it on release.
+      // ends: told to the storage health here (the listener every connection keeps from its start,
+      // openPostgres, is what keeps the process alive). The statements fail, the connection is not
+      // queryable, and the pool drops it on release.
       const dropped = (error: unknown) => health.failed(error);
       client.on('error', dropped);
       const send = transactionEdges(client, nodePostgres().Query, onRoundTrip);

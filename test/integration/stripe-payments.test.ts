@@ -735,6 +735,9 @@ describe('review: a Booking Protection hold whose deposit was paid but whose car
       webhookSecret: fake.webhookSecret,
       apiBase: new URL(fake.url),
     });
+    // Not a week later (a refund refused for good, or a hold settled by hand, is not asked for ever).
+    const weekLater = t.clock.nowMs() + 8 * 24 * 60 * 60 * 1000;
+    expect(await refundLapsedDeposits(t.database.db, payments, weekLater)).toBe(0);
     expect(await refundLapsedDeposits(t.database.db, payments, t.clock.nowMs())).toBe(1);
     expect(await refundLapsedDeposits(t.database.db, payments, t.clock.nowMs())).toBe(0);
     const after = await bookingOf(reference);
