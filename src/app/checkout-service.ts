@@ -1,13 +1,13 @@
 import { updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
-import { bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPagePath } from './booking-page-token.ts';
+import { takeBookingTurn } from './booking-reference.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { announceChange } from './outbox-service.ts';
 
@@ -219,7 +219,7 @@ export async function takeCheckoutTurn(trx: Db, sessionId: string): Promise<void
     .select(['s.organisation_id', 'b.reference'])
     .where('s.id', '=', id)
     .executeTakeFirst();
-  if (row) await takeTurn(trx, bookingTurn(row.organisation_id, row.reference));
+  if (row) await takeBookingTurn(trx, row.organisation_id, row.reference);
 }
 
 /** Whether the checkout can still be paid now (open or left, its booking still awaiting payment). */

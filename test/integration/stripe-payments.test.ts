@@ -115,6 +115,21 @@ function deliver(event: Record<string, unknown>, options: { secret?: string; sig
   });
 }
 
+/** A card setup for the protected booking, through Stripe: its organisation, the setup and Stripe's session. */
+async function startProtectedSetup() {
+  const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+  const started = await startCardSetup(
+    t.database.db,
+    t.deps.payments,
+    org.id,
+    PROTECTED,
+    'http://localhost',
+    t.clock.nowMs(),
+  );
+  const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+  return { org, started, session };
+}
+
 const bookingOf = async (reference: string) => (await getBooking(t, reference)).json().data;
 const eventsOf = (reference: string) =>
   t.database.db
@@ -315,16 +330,7 @@ describe('deposits through Stripe Checkout', () => {
 // The fee tests run the `booking` command (twice in the crash test): a few seconds each.
 describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 }, () => {
   async function saveCard(options: { declining?: boolean } = {}) {
-    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-    const started = await startCardSetup(
-      t.database.db,
-      t.deps.payments,
-      org.id,
-      PROTECTED,
-      'http://localhost',
-      t.clock.nowMs(),
-    );
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+    const { org, started, session } = await startProtectedSetup();
     expect(started.url).toBe(session.url);
     expect(session).toMatchObject({ mode: 'setup', currency: 'gbp' });
     expect((await deliver(fake.saveCard(String(session.id), options))).statusCode).toBe(200);
@@ -362,16 +368,7 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
 
   it('saves no card from a setup session that names an amount or another currency', async () => {
     await start();
-    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-    const started = await startCardSetup(
-      t.database.db,
-      t.deps.payments,
-      org.id,
-      PROTECTED,
-      'http://localhost',
-      t.clock.nowMs(),
-    );
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+    const { session } = await startProtectedSetup();
     session.amount_total = 4500;
     const charging = fake.saveCard(String(session.id));
     Object.assign(session, { amount_total: null, currency: 'eur' });
@@ -753,16 +750,7 @@ describe('review: a Booking Protection hold whose deposit was paid but whose car
 describe.runIf(onPostgres)('a card saved as the booking is cancelled (PostgreSQL)', () => {
   it('leaves the cancelled booking cancelled: the card is kept, the booking not confirmed', async () => {
     await start();
-    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-    const started = await startCardSetup(
-      t.database.db,
-      t.deps.payments,
-      org.id,
-      PROTECTED,
-      'http://localhost',
-      t.clock.nowMs(),
-    );
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+    const { session } = await startProtectedSetup();
     const other = t.database.reopen();
     try {
       await other.db.connection().execute(async (conn) => {
