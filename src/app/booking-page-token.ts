@@ -31,10 +31,18 @@ export async function issueBookingPage(
   return page.token;
 }
 
-/** The booking_pages row of a new page, with a fresh token, for a caller that writes it itself. */
-export function newBookingPage(organisationId: string, bookingId: string, now: number): BookingPagesTable {
+/**
+ * The booking_pages row of a new page, with a fresh token (or the one a checkout opened before the
+ * booking's transaction names), for a caller that writes it itself.
+ */
+export function newBookingPage(
+  organisationId: string,
+  bookingId: string,
+  now: number,
+  token = randomBytes(32).toString('base64url'),
+): BookingPagesTable {
   return {
-    token: randomBytes(32).toString('base64url'),
+    token,
     organisation_id: organisationId,
     booking_id: bookingId,
     created_at: now,

@@ -27,6 +27,7 @@ import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
+import type { CheckoutAsk, CheckoutOpener } from './checkouts-opened-first.ts';
 import { type PublicContact, publicContactRows } from './contact-proof.ts';
 import { requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
@@ -78,6 +79,11 @@ export interface CheckoutContext {
   /** Who takes deposits; null: nobody, and a booking that needs one is refused. */
   payments: PaymentProvider | null;
   /**
+   * Where `payments` calls across the network: the checkouts opened before the transaction, given by
+   * withCheckoutsOpenedFirst (checkouts-opened-first.ts), whose work must end with its endOfWork.
+   */
+  opener?: CheckoutOpener | undefined;
+  /**
    * Scheme, host and port the customer reaches this server at, for payment_url. null: none is known
    * (`booking mcp` without PUBLIC_BASE_URL), so no link could be given, and a booking the customer
    * must finish through one (a deposit, Booking Protection) is refused.
@@ -115,6 +121,24 @@ export interface CheckoutContext {
   awaitsSeriesProof?: boolean;
 }
 
+/**
+ * The provider's URL of a deposit's checkout: opened here by a provider on this server; by one across
+ * the network, opened before the transaction (undefined: asked for, and this run writes nothing).
+ */
+async function openedCheckout(
+  payments: PaymentProvider,
+  opener: CheckoutOpener | undefined,
+  ask: CheckoutAsk,
+): Promise<string | undefined> {
+  if (!payments.remote) return payments.openCheckout(ask.session, ask.publicBaseUrl);
+  if (!opener) {
+    throw new Error(
+      `${payments.name} is called outside write transactions: book through withCheckoutsOpenedFirst.`,
+    );
+  }
+  return opener.take(ask);
+}
+
 /** The booking's client, or 404 not_found (param client_id) when there is none. */
 function requireClient<T>(client: T | undefined): T {
   if (!client) throw new AppError('not_found', 'No client has this id.', 'client_id');
@@ -145,7 +169,7 @@ export async function createBooking(
      * The caller runs nothing more in its transaction, and takes its answer's record from recordWith
      * (which must be given). The last write then carries the COMMIT on PostgreSQL (insertNewBooking's
      * `lastStatement`): the booking's, or its booking.created event's where an endpoint subscribes to
-     * it; none where a deposit is due (its checkout is written after the provider answers).
+     * it; none where a deposit is due (its checkout is written after the booking, as is its record).
      */
     lastStatement?: boolean;
     /**
@@ -329,7 +353,11 @@ export async function createBooking(
     'system:lazy-expiry',
     logBookingEvent,
   );
-  const page = newBookingPage(caller.organisationId, id, now);
+  // A deposit's checkout opened before this run (checkouts-opened-first.ts) names the booking's
+  // reference and page: they are kept.
+  const opensCheckout = depositMinor !== null && holdExpiresAt !== null && linksBase !== null;
+  const planned = opensCheckout ? checkout.opener?.planned() : undefined;
+  const page = newBookingPage(caller.organisationId, id, now, planned?.pageToken);
   const pageToken = page.token;
   const event = eventRow(
     {
@@ -347,7 +375,7 @@ export async function createBooking(
   // written) is drawn again.
   const textedCountries = await textedCountriesOf(trx, caller.organisationId, caller.catalogueVersion);
   // The COMMIT goes with the last write when the caller runs nothing after, and the answer's record (if
-  // any) goes with the writes: not after a deposit's checkout, written once the provider answers.
+  // any) goes with the writes: not with a deposit, whose checkout is written after the booking.
   const commitWithWrites =
     options.lastStatement === true && options.recordWith !== undefined && !depositMinor;
   // Which write is last: the booking's, or its booking.created event's. (Asked only then: a caller
@@ -362,8 +390,10 @@ export async function createBooking(
   // Built before the write when the answer is known by then (no deposit: no checkout after it).
   let answered: CreatedBooking | undefined;
   let idempotency: IdempotencyRecordsTable | undefined;
+  let plannedReference = planned?.session.bookingReference;
   do {
-    row = newRow(generateReference(caller.referencePrefix));
+    row = newRow(plannedReference ?? generateReference(caller.referencePrefix));
+    plannedReference = undefined;
     const target = { organisationId: caller.organisationId, bookingId: id, reference: row.reference };
     const contact =
       checkout.publicContact && publicContactRows(target, checkout.publicContact.contact, proofFirst, now);
@@ -410,8 +440,8 @@ export async function createBooking(
 
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;
-  if (depositMinor && holdExpiresAt && checkout.payments && linksBase !== null) {
-    sessionId = randomUUID();
+  if (opensCheckout && checkout.payments) {
+    sessionId = planned?.session.id ?? randomUUID();
     const values = { reference, slug: location.slug };
     // A protected hold's deposit is one of its steps: the customer goes back to the booking's page.
     const successUrl = input.successUrl
@@ -430,24 +460,30 @@ export async function createBooking(
       cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
     };
     // The provider's own page (Stripe's) is kept; the customer is given this server's stable link to it.
-    const providerUrl = await checkout.payments.openCheckout(session, linksBase);
-    await trx
-      .insertInto('checkout_sessions')
-      .values({
-        id: sessionId,
-        organisation_id: caller.organisationId,
-        booking_id: id,
-        status: 'open',
-        amount_minor: depositMinor,
-        currency: caller.currency,
-        success_url: input.successUrl ?? null,
-        cancel_url: input.cancelUrl ?? null,
-        expires_at: holdExpiresAt,
-        created_at: now,
-        completed_at: null,
-        provider_url: providerUrl,
-      })
-      .execute();
+    const providerUrl = await openedCheckout(checkout.payments, checkout.opener, {
+      session,
+      publicBaseUrl: linksBase,
+      pageToken,
+    });
+    if (providerUrl !== undefined) {
+      await trx
+        .insertInto('checkout_sessions')
+        .values({
+          id: sessionId,
+          organisation_id: caller.organisationId,
+          booking_id: id,
+          status: 'open',
+          amount_minor: depositMinor,
+          currency: caller.currency,
+          success_url: input.successUrl ?? null,
+          cancel_url: input.cancelUrl ?? null,
+          expires_at: holdExpiresAt,
+          created_at: now,
+          completed_at: null,
+          provider_url: providerUrl,
+        })
+        .execute();
+    }
     paymentUrl = checkout.payments.checkoutUrl(sessionId, linksBase);
   }
   const { notices } = messages;

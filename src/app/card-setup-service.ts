@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
+import type { Booking } from '../domain/booking/booking.ts';
 import { effectiveStatus, isLive } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
@@ -28,8 +29,12 @@ export interface StartedCardSetup {
  * Opens a card setup for a live booking whose location has Booking Protection and whose card is not
  * saved yet: a `card_setups` row and the provider's hosted page. 404 for an unknown reference; 409
  * conflict when there is nothing to set up; 503 payments_unavailable without a provider.
+ *
+ * The provider is asked before the write transaction, not inside it (a provider across the network
+ * holds no writer while it answers: checkouts-opened-first.ts says why), and the booking is checked
+ * again inside it; a booking that changed meanwhile leaves a setup nobody was given, which lapses.
  */
-export function startCardSetup(
+export async function startCardSetup(
   db: Db,
   payments: PaymentProvider | null,
   organisationId: string,
@@ -38,41 +43,25 @@ export function startCardSetup(
   now: number,
   urls: { successUrl?: string; cancelUrl?: string } = {},
 ): Promise<StartedCardSetup> {
+  const asked = await getBooking(db, organisationId, reference);
+  const provider = requireCardSetupWanted(asked, payments, now);
+  const setupId = randomUUID();
+  const expiresAt = asked.holdExpiresAt ?? now + UNHELD_SETUP_MS;
+  const url = await provider.openCardSetup(
+    {
+      id: setupId,
+      bookingReference: asked.reference,
+      currency: asked.currency,
+      expiresAt,
+      createdAt: now,
+      successUrl: urls.successUrl,
+      cancelUrl: urls.cancelUrl,
+    },
+    publicBaseUrl,
+  );
   return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
-    if (!payments) {
-      throw new AppError('payments_unavailable', 'No payment provider is set up to save a card online.');
-    }
-    if (!booking.protection.applies) {
-      throw new AppError(
-        'conflict',
-        'This booking does not need a card: its location has no Booking Protection.',
-      );
-    }
-    if (!isLive(booking, now)) {
-      throw new AppError(
-        'conflict',
-        `A card cannot be saved for this booking: it is ${effectiveStatus(booking, now)}.`,
-      );
-    }
-    if (awaitsContactProof(booking)) throw new AppError('conflict', AWAITING_PROOF);
-    if (booking.protection.setupStatus === 'succeeded') {
-      throw new AppError('conflict', 'A card is already saved for this booking.');
-    }
-    const setupId = randomUUID();
-    const expiresAt = booking.holdExpiresAt ?? now + UNHELD_SETUP_MS;
-    const url = await payments.openCardSetup(
-      {
-        id: setupId,
-        bookingReference: booking.reference,
-        currency: booking.currency,
-        expiresAt,
-        createdAt: now,
-        successUrl: urls.successUrl,
-        cancelUrl: urls.cancelUrl,
-      },
-      publicBaseUrl,
-    );
+    requireCardSetupWanted(booking, payments, now);
     await trx
       .insertInto('card_setups')
       .values({
@@ -95,6 +84,34 @@ export function startCardSetup(
     });
     return { setupId, url };
   });
+}
+
+/** The provider, when `booking` wants a card saved: else 503 without a provider, or 409 conflict. */
+function requireCardSetupWanted(
+  booking: Booking,
+  payments: PaymentProvider | null,
+  now: number,
+): PaymentProvider {
+  if (!payments) {
+    throw new AppError('payments_unavailable', 'No payment provider is set up to save a card online.');
+  }
+  if (!booking.protection.applies) {
+    throw new AppError(
+      'conflict',
+      'This booking does not need a card: its location has no Booking Protection.',
+    );
+  }
+  if (!isLive(booking, now)) {
+    throw new AppError(
+      'conflict',
+      `A card cannot be saved for this booking: it is ${effectiveStatus(booking, now)}.`,
+    );
+  }
+  if (awaitsContactProof(booking)) throw new AppError('conflict', AWAITING_PROOF);
+  if (booking.protection.setupStatus === 'succeeded') {
+    throw new AppError('conflict', 'A card is already saved for this booking.');
+  }
+  return payments;
 }
 
 export type CardSetupRow = NonNullable<Awaited<ReturnType<typeof findCardSetup>>>;

@@ -16,6 +16,7 @@ import type { OutboxMessage } from '../domain/outbox.ts';
 import { searchFold } from '../domain/search-fold.ts';
 import { createSeries } from './booking-series.ts';
 import { type Caller, type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
+import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
 import { registerClient } from './client-service.ts';
 import { normalisePhone, phoneAsDialledAt } from './contact.ts';
 import { listServicesAt, requireLocation } from './directory-service.ts';
@@ -325,10 +326,15 @@ export async function bookForCaller(
     notes: input.notes,
   };
   const { repeat } = input;
-  return writeTransaction(db, async (trx) =>
-    repeat
-      ? (await createSeries(trx, caller, booking, repeat, now, checkout)).occurrences[0]!
-      : createBooking(trx, caller, booking, now, checkout),
+  return withCheckoutsOpenedFirst(checkout.payments, (opener) =>
+    writeTransaction(db, async (trx) => {
+      const own = { ...checkout, opener };
+      const created = repeat
+        ? (await createSeries(trx, caller, booking, repeat, now, own)).occurrences[0]!
+        : await createBooking(trx, caller, booking, now, own);
+      opener?.endOfWork();
+      return created;
+    }),
   );
 }
 

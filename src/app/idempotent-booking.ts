@@ -7,6 +7,7 @@ import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempo
 import { type NewBookingBody, presentCreatedBooking, presentCreatedSeries } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import type { CreatedBooking } from '../domain/booking/booking.ts';
+import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
 import { customerLinks } from './customer-links.ts';
 
 /**
@@ -38,77 +39,84 @@ export function createBookingIdempotently(
 ): Promise<StoredResponse> {
   const now = deps.clock.nowMs();
   const { organisation } = principal;
-  return runIdempotently(
-    deps.db,
-    {
-      organisationId: organisation.id,
-      key: options.idempotencyKey,
-      fingerprint: fingerprint(
-        'POST',
-        options.protectedHoldOnly ? '/v1/bookings/protected-holds' : '/v1/bookings',
-        body,
-      ),
-      now,
-    },
-    async (trx, record) => {
-      const caller: Caller = {
+  // A deposit's checkout at a provider across the network is opened between runs, outside the
+  // transaction (checkouts-opened-first.ts); the key's record is read afresh by each run.
+  return withCheckoutsOpenedFirst(deps.payments, (opener) =>
+    runIdempotently(
+      deps.db,
+      {
         organisationId: organisation.id,
-        currency: organisation.currency,
-        referencePrefix: organisation.bookingReferencePrefix,
-        actor: `${options.source === 'mcp' ? 'mcp' : 'api_key'}:${principal.apiKeyId}`,
-        source: options.source,
-        // Read with the key, before anything of this request or tool call; nothing here writes the catalogue.
-        catalogueVersion: organisation.catalogueVersion,
-      };
-      const input = {
-        locationSlug: body.location_slug,
-        serviceIds: body.service_ids.map((id) => id.toLowerCase()),
-        staffId: body.staff_id?.toLowerCase(),
-        clientId: body.client_id.toLowerCase(),
-        startsAt: Date.parse(body.starts_at),
-        notes: body.notes,
-        successUrl: body.checkout_success_url,
-        cancelUrl: body.checkout_cancel_url,
-      };
-      const checkout = {
-        payments: deps.payments,
-        publicBaseUrl: options.publicBaseUrl,
-        hostedFlow: options.hostedFlow ?? false,
-        protectedHoldOnly: options.protectedHoldOnly ?? false,
-      };
-      const viewer = {
-        scope: principal.scope,
-        links: options.publicBaseUrl === null ? null : customerLinks(deps.payments, options.publicBaseUrl),
-      };
-      // A series is booked whole under the one key: a retry replays every occurrence, never books one again.
-      if (body.repeat) {
-        const series = await createSeries(
-          trx,
-          caller,
-          input,
-          { everyWeeks: body.repeat.every_weeks, count: body.repeat.count },
-          now,
-          checkout,
-        );
-        return { status: 201, body: { data: presentCreatedSeries(series, now, viewer) } };
-      }
-      // The answer's record goes into the booking's own write statement when the answer is known by
-      // then (ResponseRecord): the same answer, returned as it was recorded. Nothing runs in the
-      // transaction after that statement, which may then carry its COMMIT (lastStatement).
-      let recorded: { created: CreatedBooking; response: StoredResponse } | undefined;
-      const created = await createBooking(trx, caller, input, now, checkout, {
-        keyRecord: record.deferredRead,
-        lastStatement: true,
-        recordWith: (made) => {
-          const response = { status: 201, body: { data: presentCreatedBooking(made, now, viewer) } };
-          recorded = { created: made, response };
-          return record.rowFor(response);
-        },
-      });
-      if (recorded?.created === created) return recorded.response;
-      return { status: 201, body: { data: presentCreatedBooking(created, now, viewer) } };
-    },
-    // A single booking reads its key's record with its bookings; a series reads it first.
-    { workReadsRecord: !body.repeat },
+        key: options.idempotencyKey,
+        fingerprint: fingerprint(
+          'POST',
+          options.protectedHoldOnly ? '/v1/bookings/protected-holds' : '/v1/bookings',
+          body,
+        ),
+        now,
+      },
+      async (trx, record) => {
+        const caller: Caller = {
+          organisationId: organisation.id,
+          currency: organisation.currency,
+          referencePrefix: organisation.bookingReferencePrefix,
+          actor: `${options.source === 'mcp' ? 'mcp' : 'api_key'}:${principal.apiKeyId}`,
+          source: options.source,
+          // Read with the key, before anything of this request or tool call; nothing here writes the catalogue.
+          catalogueVersion: organisation.catalogueVersion,
+        };
+        const input = {
+          locationSlug: body.location_slug,
+          serviceIds: body.service_ids.map((id) => id.toLowerCase()),
+          staffId: body.staff_id?.toLowerCase(),
+          clientId: body.client_id.toLowerCase(),
+          startsAt: Date.parse(body.starts_at),
+          notes: body.notes,
+          successUrl: body.checkout_success_url,
+          cancelUrl: body.checkout_cancel_url,
+        };
+        const checkout = {
+          payments: deps.payments,
+          opener,
+          publicBaseUrl: options.publicBaseUrl,
+          hostedFlow: options.hostedFlow ?? false,
+          protectedHoldOnly: options.protectedHoldOnly ?? false,
+        };
+        const viewer = {
+          scope: principal.scope,
+          links: options.publicBaseUrl === null ? null : customerLinks(deps.payments, options.publicBaseUrl),
+        };
+        // A series is booked whole under the one key: a retry replays every occurrence, never books one again.
+        if (body.repeat) {
+          const series = await createSeries(
+            trx,
+            caller,
+            input,
+            { everyWeeks: body.repeat.every_weeks, count: body.repeat.count },
+            now,
+            checkout,
+          );
+          opener?.endOfWork();
+          return { status: 201, body: { data: presentCreatedSeries(series, now, viewer) } };
+        }
+        // The answer's record goes into the booking's own write statement when the answer is known by
+        // then (ResponseRecord): the same answer, returned as it was recorded. Nothing runs in the
+        // transaction after that statement, which may then carry its COMMIT (lastStatement).
+        let recorded: { created: CreatedBooking; response: StoredResponse } | undefined;
+        const created = await createBooking(trx, caller, input, now, checkout, {
+          keyRecord: record.deferredRead,
+          lastStatement: true,
+          recordWith: (made) => {
+            const response = { status: 201, body: { data: presentCreatedBooking(made, now, viewer) } };
+            recorded = { created: made, response };
+            return record.rowFor(response);
+          },
+        });
+        opener?.endOfWork();
+        if (recorded?.created === created) return recorded.response;
+        return { status: 201, body: { data: presentCreatedBooking(created, now, viewer) } };
+      },
+      // A single booking reads its key's record with its bookings; a series reads it first.
+      { workReadsRecord: !body.repeat },
+    ),
   );
 }

@@ -31,6 +31,11 @@ export interface PaymentProvider {
   /** False for a test mode that confirms deposits without taking money. */
   readonly takesMoney: boolean;
   /**
+   * Its calls cross the network (Stripe): a deposit's checkout is then opened before the booking's
+   * write transaction, not inside it (checkouts-opened-first.ts).
+   */
+  readonly remote: boolean;
+  /**
    * The origins of the provider's own hosted pages (checkout, card setup) that this server's pages
    * send the customer on to; none when they are this server's own. A page whose form is answered with
    * a redirect there names them in its CSP form-action (Chromium holds a form's redirects to it).

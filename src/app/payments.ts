@@ -17,6 +17,7 @@ export { PAYMENT_PROVIDER_NAMES } from './payment-provider.ts';
 export const localCheckout: PaymentProvider = {
   name: 'local',
   takesMoney: false,
+  remote: false,
   // Its pages are on this server.
   handOverOrigins: [],
   openCheckout: async (session, publicBaseUrl) => localCheckout.checkoutUrl(session.id, publicBaseUrl),

@@ -12,6 +12,7 @@ import { AppError } from '../domain/errors.ts';
 import { CONTACT_DAY_MS, type PublicBookingPolicy, proofChannel } from '../domain/public-booking-policy.ts';
 import { createSeries } from './booking-series.ts';
 import { type Caller, createBooking } from './booking-service.ts';
+import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
 import { insertUnprovenClient, newClientDetails } from './client-service.ts';
 import { phoneAsDialledAt } from './contact.ts';
 import type { PublicContact } from './contact-proof.ts';
@@ -192,47 +193,51 @@ export async function bookOnPublicPage(
     email: request.email,
   });
   const contact = await publicContactOf(deps.db, organisation, details.contact);
-  return writeTransaction(deps.db, async (trx) => {
-    if (once) {
-      // The form sent twice at once: the second waits for the first, and finds its booking.
-      await takeTurn(trx, idempotencyKeyTurn(organisation.id, once));
-      const first = await madeOnce(trx, organisation.id, once, now);
-      if (first) return tokenFor(first as FormRecord, sender);
-    }
-    for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
-    await checkContactCaps(trx, organisation, details.contact, now);
-    const client = await insertUnprovenClient(trx, organisation.id, details, now);
-    const caller: Caller = {
-      organisationId: organisation.id,
-      currency: organisation.currency,
-      referencePrefix: organisation.referencePrefix,
-      catalogueVersion: organisation.catalogueVersion,
-      actor: 'page:public',
-      // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
-      source: 'api',
-    };
-    const booking = {
-      locationSlug: request.locationSlug,
-      serviceIds: request.serviceIds,
-      staffId: request.staffId,
-      clientId: client.id,
-      startsAt: request.startsAt,
-      notes: request.notes,
-    };
-    const checkout = {
-      payments: deps.payments,
-      publicBaseUrl,
-      hostedFlow: true,
-      publicContact: { contact, askProof: policy.verification === 'code' },
-    };
-    // A series is one booking for the caps, with one proof: its first visit's (createSeries).
-    const created = request.repeat
-      ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
-      : await createBooking(trx, caller, booking, now, checkout);
-    const token = created.booking.pageToken!;
-    if (once) await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
-    return token;
-  });
+  return withCheckoutsOpenedFirst(deps.payments, (opener) =>
+    writeTransaction(deps.db, async (trx) => {
+      if (once) {
+        // The form sent twice at once: the second waits for the first, and finds its booking.
+        await takeTurn(trx, idempotencyKeyTurn(organisation.id, once));
+        const first = await madeOnce(trx, organisation.id, once, now);
+        if (first) return tokenFor(first as FormRecord, sender);
+      }
+      for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
+      await checkContactCaps(trx, organisation, details.contact, now);
+      const client = await insertUnprovenClient(trx, organisation.id, details, now);
+      const caller: Caller = {
+        organisationId: organisation.id,
+        currency: organisation.currency,
+        referencePrefix: organisation.referencePrefix,
+        catalogueVersion: organisation.catalogueVersion,
+        actor: 'page:public',
+        // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
+        source: 'api',
+      };
+      const booking = {
+        locationSlug: request.locationSlug,
+        serviceIds: request.serviceIds,
+        staffId: request.staffId,
+        clientId: client.id,
+        startsAt: request.startsAt,
+        notes: request.notes,
+      };
+      const checkout = {
+        payments: deps.payments,
+        opener,
+        publicBaseUrl,
+        hostedFlow: true,
+        publicContact: { contact, askProof: policy.verification === 'code' },
+      };
+      // A series is one booking for the caps, with one proof: its first visit's (createSeries).
+      const created = request.repeat
+        ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
+        : await createBooking(trx, caller, booking, now, checkout);
+      opener?.endOfWork();
+      const token = created.booking.pageToken!;
+      if (once) await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
+      return token;
+    }),
+  );
 }
 
 /**

@@ -65,6 +65,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
   return {
     name: 'stripe',
     takesMoney: true,
+    remote: true,
     handOverOrigins: stripeHandOverOrigins(apiBase),
     checkoutUrl,
 

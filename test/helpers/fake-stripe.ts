@@ -32,6 +32,11 @@ export interface FakeStripe {
   requests: { method: string; path: string; idempotencyKey: string | undefined }[];
   /** Called after an object is created, before Stripe answers (a test may crash the caller there). */
   afterCreate: ((kind: string, object: Json, response: ServerResponse) => boolean | undefined) | null;
+  /**
+   * A slow Stripe: while set, every POST is carried out at once but answered only once this settles
+   * (a test holds a call open while it looks at what else the server still does).
+   */
+  holdAnswers: Promise<void> | null;
   /** Refunds are refused (a test of a cancellation Stripe does not accept). */
   refuseRefunds: boolean;
   /** Requests to this path are carried out, replays included, but their answers are lost. */
@@ -80,6 +85,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     refunds: new Map(),
     requests: [],
     afterCreate: null,
+    holdAnswers: null,
     refuseRefunds: false,
     loseAnswersTo: null,
     webhookUrl: null,
@@ -340,6 +346,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       idempotent.set(`${method} ${url.pathname} ${key}`, { body, status, answer });
     if (status === 200 && method === 'POST' && fake.afterCreate?.(String(object.object), object, response))
       return;
+    if (method === 'POST' && fake.holdAnswers) await fake.holdAnswers;
     send(status, answer);
   }
 

@@ -5,8 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
+import { bookForCaller } from '../../src/app/console-service.ts';
 import { markNoShow, payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
+import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { createLogger } from '../../src/cli/logger.ts';
 import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
@@ -15,6 +17,7 @@ import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import { onPostgres, untilLockWaiters } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAnaOnTuesday, TUESDAY } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * PAYMENT_PROVIDER=stripe end to end: the real `stripe` package against a local server answering
@@ -772,5 +775,227 @@ describe.runIf(onPostgres)('a card saved as the booking is cancelled (PostgreSQL
     expect(booking.status).toBe('cancelled');
     expect(booking.booking_protection.setup).toMatchObject({ payment_method_saved: true });
     expect((await eventsOf(PROTECTED)).filter((e) => e.to_status === 'confirmed')).toEqual([]);
+  });
+});
+
+describe('Stripe is called before the write transaction, never inside it', () => {
+  /** Holds Stripe's answers until the returned function is called. */
+  function slowStripe(): () => void {
+    let release!: () => void;
+    fake.holdAnswers = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return () => {
+      fake.holdAnswers = null;
+      release();
+    };
+  }
+  const untilStripeAsked = async (path: string) => {
+    while (!fake.requests.some((r) => r.method === 'POST' && r.path === path)) await sleep(5);
+  };
+  /** The answer's status, or 'waiting' when it has not come within 5 s. */
+  const within5s = (answer: Promise<{ statusCode: number }>) =>
+    Promise.race([answer.then((r) => r.statusCode), sleep(5_000).then(() => 'waiting')]);
+
+  it('books another slot at the location while a deposit waits for its checkout', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const release = slowStripe();
+    const deposit = postBooking(
+      t,
+      { location_slug: 'soho', service_ids: [ids.services.colour], client_id: ids.jo, starts_at: STARTS_AT },
+      { idempotencyKey: 'slow-stripe-deposit' },
+    );
+    await untilStripeAsked('/v1/checkout/sessions');
+    const other = postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T15:00:00+00:00',
+    });
+    const otherStatus = await within5s(other);
+    release();
+    expect(otherStatus).toBe(201);
+    const booked = await deposit;
+    expect(booked.statusCode).toBe(201);
+    const data = booked.json().data;
+    expect(data).toMatchObject({ status: 'pending_payment', deposit: { amount: 2000, currency: 'GBP' } });
+    // Its payment link leads to the session Stripe opened, which names the booking.
+    const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    expect(session.metadata).toMatchObject({ booking_reference: data.reference });
+    const link = await t.app.inject({ method: 'GET', url: new URL(data.payment_url).pathname });
+    expect(link.statusCode).toBe(303);
+    expect(link.headers.location).toBe(session.url);
+    // The replay answers the same booking; Stripe was asked once.
+    const replay = await postBooking(
+      t,
+      { location_slug: 'soho', service_ids: [ids.services.colour], client_id: ids.jo, starts_at: STARTS_AT },
+      { idempotencyKey: 'slow-stripe-deposit' },
+    );
+    expect(replay.json().data.reference).toBe(data.reference);
+    expect(fake.requests.filter((r) => r.path === '/v1/checkout/sessions')).toHaveLength(1);
+  });
+
+  it('refuses a deposit booking whose slot was taken while Stripe answered, writing nothing of it', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const release = slowStripe();
+    const deposit = postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: STARTS_AT,
+    });
+    await untilStripeAsked('/v1/checkout/sessions');
+    const taker = postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: STARTS_AT,
+    });
+    const takerStatus = await within5s(taker);
+    release();
+    expect(takerStatus).toBe(201);
+    const refused = await deposit;
+    expect(refused.statusCode).toBe(409);
+    const colour = await t.database.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('deposit_minor', 'is not', null)
+      .execute();
+    expect(colour).toHaveLength(0);
+    expect(await t.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+  });
+
+  it('answers 503 and writes nothing when Stripe cannot be reached for the checkout', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    fake.loseAnswersTo = '/v1/checkout/sessions';
+    const refused = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: STARTS_AT,
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json().error.code).toBe('payments_unavailable');
+    expect(await t.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+    const held = await t.database.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('reference', '!=', PROTECTED)
+      .execute();
+    expect(held).toHaveLength(0);
+  });
+
+  it('opens one checkout per visit of a series with deposits, each once, naming its visit', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: STARTS_AT,
+      repeat: { every_weeks: 1, count: 3 },
+    });
+    expect(response.statusCode).toBe(201);
+    const visits = response.json().data.series.occurrences as { reference: string; payment_url: string }[];
+    expect(visits).toHaveLength(3);
+    expect(fake.requests.filter((r) => r.path === '/v1/checkout/sessions')).toHaveLength(3);
+    for (const visit of visits) {
+      const checkoutId = new URL(visit.payment_url).pathname.split('/')[2]!;
+      const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+      expect(session.metadata).toMatchObject({ booking_reference: visit.reference });
+      const row = await t.database.db
+        .selectFrom('checkout_sessions')
+        .select('provider_url')
+        .where('id', '=', checkoutId)
+        .executeTakeFirstOrThrow();
+      expect(row.provider_url).toBe(session.url);
+    }
+  });
+
+  it('offers a waitlist entry a time with a deposit, its checkout opened at Stripe', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.colour],
+        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    for (const hour of ['13', '14']) {
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+    }
+    const offered = await offerFreedTimes({
+      db: t.database.db,
+      clock: t.clock,
+      payments: t.deps.payments,
+      publicBaseUrl: 'http://localhost',
+    });
+    expect(offered).toBe(1);
+    const hold = await t.database.db
+      .selectFrom('checkout_sessions')
+      .innerJoin('bookings', 'bookings.id', 'checkout_sessions.booking_id')
+      .select(['checkout_sessions.id', 'checkout_sessions.provider_url', 'bookings.reference'])
+      .executeTakeFirstOrThrow();
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === hold.id)!;
+    expect(session.metadata).toMatchObject({ booking_reference: hold.reference });
+    expect(hold.provider_url).toBe(session.url);
+  });
+
+  it('books a deposit from the console with its checkout opened at Stripe', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const created = await bookForCaller(
+      t.database.db,
+      { id: 'desk', organisationId: ids.organisation },
+      {
+        locationSlug: 'soho',
+        serviceIds: [ids.services.colour!],
+        staffId: ids.staff.ana!,
+        startsAt: Date.parse(STARTS_AT),
+        client: { firstName: 'Wal', lastName: 'Kin', email: 'wal@example.com' },
+      },
+      t.clock.nowMs(),
+      { payments: t.deps.payments, publicBaseUrl: 'http://localhost' },
+    );
+    expect(created.booking.status).toBe('pending_payment');
+    const row = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select(['id', 'provider_url'])
+      .executeTakeFirstOrThrow();
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === row.id)!;
+    expect(session.metadata).toMatchObject({ booking_reference: created.booking.reference });
+    expect(row.provider_url).toBe(session.url);
+  });
+
+  it('books at the location while a card setup waits for Stripe', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const release = slowStripe();
+    const setup = startProtectedSetup();
+    await untilStripeAsked('/v1/customers');
+    const other = postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T15:00:00+00:00',
+    });
+    const otherStatus = await within5s(other);
+    release();
+    expect(otherStatus).toBe(201);
+    const { started, session } = await setup;
+    expect(session).toMatchObject({ mode: 'setup', url: started.url });
   });
 });

@@ -32,6 +32,7 @@ import {
 import { getAvailability } from '../availability-service.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
 import { createBooking } from '../booking-service.ts';
+import { withCheckoutsOpenedFirst } from '../checkouts-opened-first.ts';
 import type { PaymentProvider } from '../payments.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
 import { publishWaitlistEvent } from './offer-outcomes.ts';
@@ -257,40 +258,44 @@ async function offerAt(
     const candidates = await free.suiting(entry, wants);
     for (const slot of candidates) {
       if (letGo.has(`${entry.id}|${slot.startsAt}`)) continue;
-      const made = await writeTransaction(db, async (trx) => {
-        // Another instance's worker may have offered this entry a time since the pass read it: under
-        // the location's turn (the one its booking takes too), it is asked again.
-        await takeTurn(trx, bookingsAt(location.id));
-        if (!(await waitsWithoutOffer(trx, organisationId, entry.id, now))) return false;
-        const { booking } = await createBooking(
-          trx,
-          caller,
-          {
-            locationSlug: location.slug,
-            serviceIds: JSON.parse(entry.service_ids) as string[],
-            staffId: slot.staffId,
-            clientId: entry.client_id,
-            startsAt: slot.startsAt,
-          },
-          now,
-          {
-            payments: deps.payments,
-            publicBaseUrl: deps.publicBaseUrl,
-            hostedFlow: true,
-            waitlistOffer: true,
-          },
-        );
-        await insertWaitlistOffer(trx, {
-          organisation_id: organisationId,
-          booking_id: booking.id,
-          entry_id: entry.id,
-          staff_id: slot.staffId,
-          starts_at: slot.startsAt,
-          created_at: now,
-        });
-        await publishWaitlistEvent(trx, 'waitlist.offered', organisationId, entry, booking, now);
-        return true;
-      }).catch((error: unknown) => {
+      const made = await withCheckoutsOpenedFirst(deps.payments, (opener) =>
+        writeTransaction(db, async (trx) => {
+          // Another instance's worker may have offered this entry a time since the pass read it: under
+          // the location's turn (the one its booking takes too), it is asked again.
+          await takeTurn(trx, bookingsAt(location.id));
+          if (!(await waitsWithoutOffer(trx, organisationId, entry.id, now))) return false;
+          const { booking } = await createBooking(
+            trx,
+            caller,
+            {
+              locationSlug: location.slug,
+              serviceIds: JSON.parse(entry.service_ids) as string[],
+              staffId: slot.staffId,
+              clientId: entry.client_id,
+              startsAt: slot.startsAt,
+            },
+            now,
+            {
+              payments: deps.payments,
+              opener,
+              publicBaseUrl: deps.publicBaseUrl,
+              hostedFlow: true,
+              waitlistOffer: true,
+            },
+          );
+          opener?.endOfWork();
+          await insertWaitlistOffer(trx, {
+            organisation_id: organisationId,
+            booking_id: booking.id,
+            entry_id: entry.id,
+            staff_id: slot.staffId,
+            starts_at: slot.startsAt,
+            created_at: now,
+          });
+          await publishWaitlistEvent(trx, 'waitlist.offered', organisationId, entry, booking, now);
+          return true;
+        }),
+      ).catch((error: unknown) => {
         // Taken meanwhile, or not bookable online any more (no payment provider for a deposit): the
         // next time that suits, or the next entry.
         if (isAppError(error)) return false;
