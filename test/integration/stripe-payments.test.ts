@@ -954,6 +954,49 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     expect(hold.provider_url).toBe(session.url);
   });
 
+  it('offers a waitlist entry its freed time at a later pass when Stripe could not be reached for the checkout', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.colour],
+        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    for (const hour of ['13', '14']) {
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+    }
+    const deps = {
+      db: t.database.db,
+      clock: t.clock,
+      payments: t.deps.payments,
+      publicBaseUrl: 'http://localhost',
+    };
+    // Stripe is out: nothing is offered, nothing written, and the pass says it failed.
+    fake.loseAnswersTo = '/v1/checkout/sessions';
+    await expect(offerFreedTimes(deps)).rejects.toMatchObject({ code: 'payments_unavailable' });
+    expect(await t.database.db.selectFrom('waitlist_offers').select('booking_id').execute()).toHaveLength(0);
+    expect(await t.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
+    // Stripe is back: a later pass offers the time, as after any other failed pass.
+    fake.loseAnswersTo = null;
+    t.clock.advance({ seconds: 10 });
+    expect(await offerFreedTimes(deps)).toBe(1);
+    const hold = await t.database.db
+      .selectFrom('checkout_sessions')
+      .innerJoin('bookings', 'bookings.id', 'checkout_sessions.booking_id')
+      .select(['checkout_sessions.id', 'checkout_sessions.provider_url', 'bookings.reference'])
+      .executeTakeFirstOrThrow();
+    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === hold.id)!;
+    expect(hold.provider_url).toBe(session.url);
+  });
+
   it('books a deposit from the console with its checkout opened at Stripe', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);

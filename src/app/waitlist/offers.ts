@@ -297,8 +297,10 @@ async function offerAt(
         }),
       ).catch((error: unknown) => {
         // Taken meanwhile, or not bookable online any more (no payment provider for a deposit): the
-        // next time that suits, or the next entry.
-        if (isAppError(error)) return false;
+        // next time that suits, or the next entry. A provider that could not be reached (Stripe, for
+        // the deposit's checkout) fails the location's pass instead: its rescan is owed and asked
+        // again (offerFreedTimes), not spent on an offer nobody got.
+        if (isAppError(error) && !(deps.payments && error.code === 'payments_unavailable')) return false;
         throw error;
       });
       if (made) {
