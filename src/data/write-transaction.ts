@@ -94,8 +94,8 @@ export function writeStatement<T>(db: Db, work: WriteWork<T>, options: WriteOpti
  * after another in one transaction, each in a savepoint, and the transaction commits once: one disk
  * sync for the whole group. A unit that fails rolls back to its savepoint, so the others are
  * untouched; each caller hears about its own unit only after the COMMIT, so nobody is told "booked"
- * before it is on disk. If the COMMIT fails, every unit in the group fails with it and nothing of any
- * of them is written.
+ * before it is on disk. If the COMMIT fails, every unit in the group fails with it (those that failed
+ * on their own too) and nothing of any of them is written.
  *
  * The units still run strictly one after another, each seeing the writes of those before it, exactly
  * as separate transactions would: the availability re-check of one booking sees the booking before it.
@@ -184,11 +184,11 @@ class GroupCommit {
       });
       return outcomes;
     } catch (error) {
-      // The COMMIT (or a savepoint's rollback) failed: nothing of the group was written.
-      return group.map((_, index) => {
-        const own = outcomes[index];
-        return own && !own.ok ? own : { ok: false, error };
-      });
+      // The COMMIT (or a savepoint's rollback) failed: nothing of the group was written, so every unit
+      // hears that, a unit that failed on its own too. Its own failure may rest on what a unit before
+      // it wrote (a replay of that unit's answer under their idempotency key, a slot that unit took),
+      // which now never was: told as it stood, a replay would answer 201 for a booking not written.
+      return group.map(() => ({ ok: false, error }));
     }
   }
 }

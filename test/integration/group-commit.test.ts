@@ -109,6 +109,28 @@ describe.skipIf(onPostgres)('group commit', () => {
     expect(await ids()).toEqual([5]);
   });
 
+  it('tells a unit that failed on what the group wrote of the failed COMMIT, not of its own error', async () => {
+    // The second unit refuses because of the first unit's write (a replay of its answer, a slot it
+    // took): once the COMMIT fails, that write never was, and neither is the reason for the refusal.
+    const outcomes = await Promise.allSettled([
+      writeTransaction(db(), (trx) => insert(trx, 1)),
+      writeTransaction(db(), async (trx) => {
+        if ((await sql`select id from scratch where id = 1`.execute(trx)).rows.length > 0) {
+          throw new Error('1 is taken');
+        }
+      }),
+      writeTransaction(db(), async (trx) => {
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await insert(trx, 2, 99);
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const outcome of outcomes) {
+      expect((outcome as PromiseRejectedResult).reason.message).toMatch(/FOREIGN KEY/);
+    }
+    expect(await ids()).toEqual([]);
+  });
+
   it('starts the next group for units queued while one is running', async () => {
     let queuedMeanwhile: Promise<unknown> | undefined;
     await writeTransaction(db(), async (trx) => {
