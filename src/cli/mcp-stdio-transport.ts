@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import {
   INVALID_REQUEST,
   isJSONRPCErrorResponse,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
@@ -193,7 +194,9 @@ export class DrainingStdioTransport implements Transport {
   }
 
   #deliver(message: JSONRPCMessage): void {
-    if (isJSONRPCRequest(message)) {
+    // A subscriptions/listen is answered only by its cancellation, never with a response: the host
+    // closing stdin ends it, so it is not waited for.
+    if (isJSONRPCRequest(message) && message.method !== 'subscriptions/listen') {
       this.#pending.add(message.id);
       if (message.method === 'initialize') this.#initializing.add(message.id);
       const claimed = (message.params?._meta as Record<string, unknown> | undefined)?.[
@@ -202,6 +205,28 @@ export class DrainingStdioTransport implements Transport {
       if (typeof claimed === 'string') this.#revision = claimed;
     }
     this.onmessage?.(message);
+    // The SDK never answers a request the host cancelled (MCP's cancellation rule): it is no longer
+    // waited for, or a host that cancels a call and closes stdin would leave the process running.
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.#settleCancelled(id);
+    }
+  }
+
+  #settleCancelled(id: string | number): void {
+    if (!this.#pending.has(id)) return;
+    this.#initializing.delete(id);
+    const batch = this.#batches.find((b) => b.waiting.has(id));
+    if (batch) {
+      batch.waiting.delete(id);
+      if (batch.waiting.size > 0) return;
+      this.#batches.splice(this.#batches.indexOf(batch), 1);
+      for (const answered of batch.ids) this.#pending.delete(answered);
+      if (batch.answers.length > 0) void this.#write(JSON.stringify(batch.answers));
+    } else {
+      this.#pending.delete(id);
+    }
+    this.#closeWhenDrained();
   }
 
   /** A JSON array: served on 2025-03-26, its answers sent as one array; refused on any other revision. */

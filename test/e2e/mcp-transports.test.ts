@@ -650,6 +650,31 @@ describe('booking mcp over stdio', () => {
     });
   });
 
+  it('exits once stdin closes after a request the host cancelled, which is never answered', async () => {
+    const host = rawStdio();
+    await host.initialize();
+    // The cancellation arrives before the call has run: the SDK drops the call's answer (MCP's
+    // cancellation rule), so the call must not stay pending for the process to wait on.
+    host.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'find_slots', arguments: SLOT_QUERY },
+      })}\n${JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 2, reason: 'caller hung up' },
+      })}\n`,
+    );
+    host.end();
+    const exited = await Promise.race([
+      host.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 5000)),
+    ]);
+    expect(exited).toBe(0);
+  });
+
   it('refuses a line over 10 MiB by its id and goes on answering what follows, to the last line', async () => {
     const host = rawStdio();
     await host.initialize();
