@@ -48,8 +48,11 @@ export class DrainingStdioTransport implements Transport {
   #lineBytes = 0;
   /** The start of a line too long to read, while the rest of it is skipped. */
   #skipping: Buffer | null = null;
-  /** Requests read and not yet answered. */
-  readonly #pending = new Set<string | number>();
+  /**
+   * Requests read and not yet answered, by id: how many (a host that reuses an id still has each of
+   * its requests run, and is answered each time).
+   */
+  readonly #pending = new Map<string | number, number>();
   /** The protocol revision this connection speaks, once known (initialize's answer, or an envelope). */
   #revision: string | undefined;
   /** Ids of initialize requests not yet answered: their answer names the negotiated revision. */
@@ -96,13 +99,13 @@ export class DrainingStdioTransport implements Transport {
       if (batch.waiting.size > 0) return;
       this.#batches.splice(this.#batches.indexOf(batch), 1);
       await this.#write(JSON.stringify(batch.answers));
-      for (const answered of batch.ids) this.#pending.delete(answered);
+      for (const answered of batch.ids) this.#answered(answered);
       this.#closeWhenDrained();
       return;
     }
     await this.#write(serializeMessage(message).trimEnd());
     if (answers) {
-      if (id !== undefined) this.#pending.delete(id);
+      if (id !== undefined) this.#answered(id);
       this.#closeWhenDrained();
     }
   }
@@ -197,7 +200,7 @@ export class DrainingStdioTransport implements Transport {
     // A subscriptions/listen is answered only by its cancellation, never with a response: the host
     // closing stdin ends it, so it is not waited for.
     if (isJSONRPCRequest(message) && message.method !== 'subscriptions/listen') {
-      this.#pending.add(message.id);
+      this.#pending.set(message.id, (this.#pending.get(message.id) ?? 0) + 1);
       if (message.method === 'initialize') this.#initializing.add(message.id);
       const claimed = (message.params?._meta as Record<string, unknown> | undefined)?.[
         'io.modelcontextprotocol/protocolVersion'
@@ -221,10 +224,10 @@ export class DrainingStdioTransport implements Transport {
       batch.waiting.delete(id);
       if (batch.waiting.size > 0) return;
       this.#batches.splice(this.#batches.indexOf(batch), 1);
-      for (const answered of batch.ids) this.#pending.delete(answered);
+      for (const answered of batch.ids) this.#answered(answered);
       if (batch.answers.length > 0) void this.#write(JSON.stringify(batch.answers));
     } else {
-      this.#pending.delete(id);
+      this.#answered(id);
     }
     this.#closeWhenDrained();
   }
@@ -282,6 +285,12 @@ export class DrainingStdioTransport implements Transport {
     if (this.#lineBytes > 0 || this.#skipping) this.#endLine();
     this.#closeWhenDrained();
   };
+
+  #answered(id: string | number): void {
+    const left = (this.#pending.get(id) ?? 0) - 1;
+    if (left > 0) this.#pending.set(id, left);
+    else this.#pending.delete(id);
+  }
 
   #closeWhenDrained(): void {
     if (this.#inputEnded && this.#pending.size === 0) void this.close();

@@ -675,6 +675,19 @@ describe('booking mcp over stdio', () => {
     expect(exited).toBe(0);
   });
 
+  it('answers every request read before stdin closed, two of them under one id included', async () => {
+    const host = rawStdio();
+    await host.initialize();
+    // A host that reuses an id breaks JSON-RPC, but each request still runs (a book would be made):
+    // both are answered before the process exits.
+    const call = (name: string, args: Json) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
+    host.write(`${call('find_slots', SLOT_QUERY)}\n${call('list_locations', {})}\n`);
+    host.end();
+    expect(await host.exited).toBe(0);
+    expect(host.lines.filter((line) => line.id === 2)).toHaveLength(2);
+  });
+
   it('refuses a line over 10 MiB by its id and goes on answering what follows, to the last line', async () => {
     const host = rawStdio();
     await host.initialize();
