@@ -12,7 +12,7 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { batchRefusal } from '../http/mcp-batches.ts';
+import { batchRefusal, duplicateIdRefusal } from '../http/mcp-batches.ts';
 
 /** The longest message read (the SDK's own stdio limit, 10 MiB); a longer line is skipped, not fatal. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -234,7 +234,10 @@ export class DrainingStdioTransport implements Transport {
 
   /** A JSON array: served on 2025-03-26, its answers sent as one array; refused on any other revision. */
   #serveBatch(batch: unknown[]): void {
-    const refusal = batch.length === 0 ? 'Invalid Request: an empty batch.' : batchRefusal(this.#revision);
+    const refusal =
+      batch.length === 0
+        ? 'Invalid Request: an empty batch.'
+        : (batchRefusal(this.#revision) ?? duplicateIdRefusal(batch));
     if (refusal !== undefined) {
       this.onerror?.(new Error('A JSON-RPC batch was refused.'));
       this.#answerError(null, INVALID_REQUEST, refusal);

@@ -17,6 +17,25 @@ export function batchRefusal(revision: string | undefined): string | undefined {
 }
 
 /**
+ * Why a batch that would be served is refused all the same: two of its requests share an id. Each
+ * request's answer is known only by its id, so one of the two would be lost (the SDK's Streamable HTTP
+ * transport answers both with whichever came first, and not as an array), though both had run.
+ */
+export function duplicateIdRefusal(batch: readonly unknown[]): string | undefined {
+  const seen = new Set<string>();
+  for (const message of batch) {
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+    if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) continue;
+    const key = `${typeof id}:${id}`;
+    if (seen.has(key)) {
+      return `Invalid Request: two requests of the batch have the id ${JSON.stringify(id)}; give each request its own id.`;
+    }
+    seen.add(key);
+  }
+  return undefined;
+}
+
+/**
  * The revision a POST /mcp batch is sent for: its MCP-Protocol-Version header; without one, the
  * protocolVersion of an initialize it holds, else 2025-03-26 (what a server assumes without the header).
  */

@@ -15,7 +15,7 @@ import {
   SaysHowToFix,
   sendJsonRpcError,
 } from './json-rpc-errors.ts';
-import { batchRefusal, revisionOfHttpBatch } from './mcp-batches.ts';
+import { batchRefusal, duplicateIdRefusal, revisionOfHttpBatch } from './mcp-batches.ts';
 import type { Caller, McpProtocol } from './mcp-protocol.ts';
 import { DEFAULT_SSE_LIMITS, loadSseTransport, type SseLimits, SseSessions } from './mcp-sse.ts';
 import { mcpResourceFor, setMcpChallenge } from './oauth/protected-resource.ts';
@@ -112,9 +112,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       );
     }
     if (Array.isArray(request.body)) {
-      const refusal = batchRefusal(
-        revisionOfHttpBatch(request.headers['mcp-protocol-version'], request.body),
-      );
+      const refusal =
+        batchRefusal(revisionOfHttpBatch(request.headers['mcp-protocol-version'], request.body)) ??
+        duplicateIdRefusal(request.body);
       if (refusal !== undefined) {
         return refuse(
           reply,

@@ -188,6 +188,29 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
     ]);
   });
 
+  it('POST /mcp refuses a batch two of whose requests share an id, running neither', async () => {
+    const find = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name: 'find_slots',
+        arguments: { location: 'camden', services: 'cut', date: 'next tuesday' },
+      },
+    };
+    // Without the refusal, one answer came back (not even as an array) and the other was lost.
+    const { status, json } = await postBatch({}, [find, LOCATIONS_CALL(7)]);
+    expect(status).toBe(400);
+    expect(json).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: two requests of the batch have the id 7; give each request its own id.',
+      },
+    });
+  });
+
   it.each(['2025-06-18', '2025-11-25', '2026-07-28'])(
     'POST /mcp refuses a batch on %s with 400 and Invalid Request',
     async (revision) => {
@@ -327,6 +350,16 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
       [3, -32600],
       [4, true],
     ]);
+    // Two requests under one id: one of the answers could not be told from the other.
+    old.write(JSON.stringify([LOCATIONS_CALL(5), LOCATIONS_CALL(5)]));
+    expect(await old.nextLine(3)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: two requests of the batch have the id 5; give each request its own id.',
+      },
+    });
     expect(await old.end()).toBe(0);
   });
 });
