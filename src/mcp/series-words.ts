@@ -1,3 +1,4 @@
+import { isCalendarDate, LAST_CALENDAR_DATE } from '../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import type { BookingApi, Staff } from './booking-api.ts';
 import type { Place } from './resolution.ts';
@@ -59,7 +60,11 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
   const now = api.now();
   const today = localDateAt(now, place.zone);
   return (clashes as Clash[]).map((clash) => {
-    const day = speakDate(clash.date, place.locale, today);
+    // A weekly series from late 9999 has visits the engine writes past YYYY-MM-DD (+010000-01-07):
+    // said as what they are rather than failing the whole answer.
+    const day = isCalendarDate(clash.date)
+      ? speakDate(clash.date, place.locale, today)
+      : `a visit after ${speakDate(LAST_CALENDAR_DATE, place.locale, today)}`;
     const alternatives = clash.alternatives.map((a) => ({
       ...a,
       spoken: `${speakTime(Date.parse(a.starts_at), place.zone, place.locale)} with ${team.get(a.staff_id) ?? 'someone'}`,

@@ -64,6 +64,18 @@ describe('find_slots at the ends of the calendar', () => {
   });
 });
 
+describe('a series at the end of the calendar', () => {
+  it('answers a series whose later visits fall past 9999-12-31 as clashes, not as a fault', async () => {
+    const result = await demo.mcp.raw('book', {
+      ...bookAt('9999-12-31T10:00:00Z'),
+      repeat: { every_weeks: 1, count: 2 },
+    });
+    const answer = result.structuredContent as Json;
+    expect(answer).toMatchObject({ ok: false, code: 'conflict' });
+    expect(answer.hint).toMatch(/; a visit after Friday 31 December 9999 is not free/);
+  });
+});
+
 describe('find_slots says why nothing can be offered', () => {
   it('says a day gone by has passed, and offers the nearest free times from today', async () => {
     for (const date of ['yesterday', '2025-01-01', '1900-01-01']) {
