@@ -107,6 +107,34 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('moves nothing when a later visit would clash, and says which with the free times that day', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const booked = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-16T10:00:00Z',
+        client: { first_name: 'Bea', last_name: 'Regular', phone: '07400 123987' },
+        repeat: { every_weeks: 1, count: 2 },
+      });
+      expect(booked).toMatchObject({ ok: true });
+      const taken = await bookAna(t, '2027-03-23T11:00:00Z');
+      expect(taken.statusCode, taken.body).toBe(201);
+      // The harness checks each member answered is one reschedule declares.
+      const refused = await mcp.call('reschedule', {
+        reference: booked.booking.reference,
+        starts_at: '2027-03-16T11:00:00Z',
+        scope: 'following',
+      });
+      expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
+      expect((refused.clashes as { date: string }[]).map((c) => c.date)).toEqual(['2027-03-23']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('books nothing when a date clashes, and says which with the free times that day', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

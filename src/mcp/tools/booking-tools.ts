@@ -337,7 +337,7 @@ export const rescheduleTool = defineTool({
   },
   output: { ...BookingOutput, ...ChangeOutput },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  failureMembers: ['choices', 'alternatives', 'reason'],
+  failureMembers: ['choices', 'alternatives', 'reason', 'clashes'],
   callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
