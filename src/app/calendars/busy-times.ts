@@ -61,23 +61,39 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
     events.filter((e) => !e.hasProperty('recurrence-id')).map((e) => String(e.getFirstPropertyValue('uid'))),
   );
   for (const component of events) {
+    try {
+      expand(component);
+    } catch (error) {
+      // ical.js reads a value when it is first asked for: a broken one (a DTEND, an UNTIL, an EXDATE
+      // that is no date) throws here. The copy is refused, so that the last good one is kept and the
+      // reason shown, rather than the event dropped and its time silently left free.
+      if (error instanceof BusyCalendarError) throw error;
+      throw new BusyCalendarError(
+        `an event that cannot be read (${String((error as Error)?.message ?? error).slice(0, 200)})`,
+      );
+    }
+  }
+  return busy;
+
+  function expand(component: ICAL.Component): void {
     if (component.hasProperty('recurrence-id')) {
       // An override is expanded with its series; one whose series is not in the file stands alone.
-      if (masters.has(String(component.getFirstPropertyValue('uid')))) continue;
+      if (masters.has(String(component.getFirstPropertyValue('uid')))) return;
       const lone = new ICAL.Event(component, { exceptions: [] });
+      if (!lone.startDate) return;
       add(lone, lone.startDate, lone.endDate);
-      continue;
+      return;
     }
     let event: ICAL.Event;
     try {
       event = new ICAL.Event(component);
-      if (!event.startDate) continue;
+      if (!event.startDate) return;
     } catch {
-      continue;
+      return;
     }
     if (!event.isRecurring()) {
       add(event, event.startDate, event.endDate);
-      continue;
+      return;
     }
     const iterator = event.iterator();
     // Occurrences are in wall time of the series' zone: a day's margin covers any zone's offset.
@@ -91,7 +107,6 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
       add(details.item, details.startDate, details.endDate);
     }
   }
-  return busy;
 }
 
 /** Whether an event (or one occurrence's override) takes the time. */

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
+import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
+import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/** Calendars whose events ical.js cannot read: each is refused and says why; none stops the pass. */
+
+let t: TestApp;
+let server: CalendarServer;
+const fetcher = new CalendarFetcher(true, { timeoutMs: 2_000, maxBytes: 1 << 20 });
+const event = (...lines: string[]) => ['BEGIN:VEVENT', 'DTSTAMP:20261101T000000Z', ...lines, 'END:VEVENT'];
+
+beforeAll(async () => {
+  server = await startCalendarServer();
+  server.serve('/bad-end.ics', { body: ics(...event('UID:a', 'DTSTART:20261124T100000Z', 'DTEND:soon')) });
+  server.serve('/bad-until.ics', {
+    body: ics(...event('UID:b', 'DTSTART:20261124T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;UNTIL=never')),
+  });
+  server.serve('/good.ics', {
+    body: ics(...event('UID:c', 'DTSTART:20261124T100000Z', 'DTEND:20261124T110000Z')),
+  });
+  const catalogue = smallCatalogue();
+  const [ana] = catalogue.staff as Record<string, unknown>[];
+  ana!.busy_calendars = [server.url('/bad-end.ics'), server.url('/bad-until.ics'), server.url('/good.ics')];
+  t = await startTestApp({ catalogues: [catalogue] });
+});
+
+afterAll(async () => {
+  await t.close();
+  await server.close();
+});
+
+describe('busy calendars with events that cannot be read', () => {
+  it('are recorded as failed with a reason, and the others are still read', async () => {
+    await refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: 300_000 });
+    const rows = await t.database.db
+      .selectFrom('staff_busy_calendars')
+      .select(['url', 'last_error', 'last_success_at', 'busy_count'])
+      .orderBy('url')
+      .execute();
+    const byPath = Object.fromEntries(rows.map((r) => [new URL(r.url).pathname, r]));
+    expect(byPath['/bad-end.ics']).toMatchObject({ last_success_at: null, last_error: expect.any(String) });
+    expect(byPath['/bad-until.ics']).toMatchObject({ last_success_at: null, last_error: expect.any(String) });
+    expect(byPath['/good.ics']).toMatchObject({ last_error: null, busy_count: 1 });
+  });
+});
