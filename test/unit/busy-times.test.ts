@@ -59,4 +59,28 @@ describe('busyTimes (ical.js)', () => {
     );
     expect(() => busyTimes(minutely, WINDOW, 'UTC')).toThrow(`more than ${MAX_BUSY_INTERVALS} busy times`);
   });
+
+  it('matches an EXDATE or RECURRENCE-ID written in UTC to a series in an IANA zone the file does not define', () => {
+    // 09:00 New York (13:00 UTC in June): the 15th excluded by its UTC instant, the 16th moved to 15:00.
+    const text = ics(
+      ...event(
+        'UID:ny',
+        'DTSTART;TZID=America/New_York:20270614T090000',
+        'DTEND;TZID=America/New_York:20270614T100000',
+        'RRULE:FREQ=DAILY;COUNT=4',
+        'EXDATE:20270615T130000Z',
+      ),
+      ...event(
+        'UID:ny',
+        'RECURRENCE-ID:20270616T130000Z',
+        'DTSTART;TZID=America/New_York:20270616T150000',
+        'DTEND;TZID=America/New_York:20270616T160000',
+      ),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'UTC'))).toEqual([
+      ['2027-06-14T13:00:00.000Z', '2027-06-14T14:00:00.000Z'],
+      ['2027-06-16T19:00:00.000Z', '2027-06-16T20:00:00.000Z'],
+      ['2027-06-17T13:00:00.000Z', '2027-06-17T14:00:00.000Z'],
+    ]);
+  });
 });

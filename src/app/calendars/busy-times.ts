@@ -57,6 +57,7 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
   };
 
   const events = root.getAllSubcomponents('vevent');
+  alignUtcExceptions(events, zones);
   const masters = new Set(
     events.filter((e) => !e.hasProperty('recurrence-id')).map((e) => String(e.getFirstPropertyValue('uid'))),
   );
@@ -109,6 +110,66 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
   }
 }
 
+/**
+ * ical.js knows no zone the file does not define: a series whose TZID is only an IANA name is
+ * expanded in wall time, so an EXDATE or RECURRENCE-ID written in UTC (RFC 5545 allows it) would
+ * match none of its occurrences, leaving an excluded one busy and a moved one at its old time. Such
+ * values are rewritten as the series' wall time in that zone, which ical.js then matches.
+ */
+function alignUtcExceptions(events: ICAL.Component[], zones: Map<string, ICAL.Timezone>): void {
+  const seriesZone = new Map<string, string>();
+  for (const component of events) {
+    if (component.hasProperty('recurrence-id')) continue;
+    const dtstart = component.getFirstProperty('dtstart');
+    const tzid = dtstart?.getParameter('tzid');
+    if (typeof tzid !== 'string' || zones.has(tzid) || !isIanaZone(tzid)) continue;
+    if (dtstart?.type !== 'date-time') continue;
+    seriesZone.set(String(component.getFirstPropertyValue('uid')), tzid);
+    for (const exdate of component.getAllProperties('exdate')) toWallTime(exdate, tzid);
+  }
+  for (const component of events) {
+    const recurrenceId = component.getFirstProperty('recurrence-id');
+    const tzid = recurrenceId && seriesZone.get(String(component.getFirstPropertyValue('uid')));
+    if (recurrenceId && tzid) toWallTime(recurrenceId, tzid);
+  }
+}
+
+function toWallTime(property: ICAL.Property, tzid: string): void {
+  if (property.type !== 'date-time' || property.getParameter('tzid') !== undefined) return;
+  let values: ICAL.Time[];
+  try {
+    values = property.getValues() as ICAL.Time[];
+  } catch {
+    return; // A value that is no date: refused when the event is read.
+  }
+  if (!values.every((v) => v instanceof ICAL.Time && v.zone === ICAL.Timezone.utcTimezone)) return;
+  const wall = values.map((v) => {
+    const local = DateTime.fromMillis(v.toUnixTime() * 1000, { zone: tzid });
+    return ICAL.Time.fromData({
+      year: local.year,
+      month: local.month,
+      day: local.day,
+      hour: local.hour,
+      minute: local.minute,
+      second: local.second,
+      isDate: false,
+    });
+  });
+  property.setParameter('tzid', tzid);
+  if (property.isMultiValue) property.setValues(wall);
+  else property.setValue(wall[0]!);
+}
+
+const ianaZones = new Map<string, boolean>();
+function isIanaZone(name: string): boolean {
+  let known = ianaZones.get(name);
+  if (known === undefined) {
+    known = DateTime.now().setZone(name).isValid;
+    ianaZones.set(name, known);
+  }
+  return known;
+}
+
 /** Whether an event (or one occurrence's override) takes the time. */
 function blocks(event: ICAL.Event): boolean {
   const transp = String(event.component.getFirstPropertyValue('transp') ?? '').toUpperCase();
@@ -130,7 +191,6 @@ function floatingMs(time: ICAL.Time): number {
 class InstantReader {
   readonly #zones: Map<string, ICAL.Timezone>;
   readonly #fallback: string;
-  readonly #iana = new Map<string, boolean>();
 
   constructor(zones: Map<string, ICAL.Timezone>, fallback: string) {
     this.#zones = zones;
@@ -152,7 +212,7 @@ class InstantReader {
     if (defined && !time.isDate) {
       return ICAL.Time.fromData({ ...fields, isDate: false }, defined).toUnixTime() * 1000;
     }
-    const zone = tzid !== undefined && this.#isIana(tzid) && !time.isDate ? tzid : this.#fallback;
+    const zone = tzid !== undefined && isIanaZone(tzid) && !time.isDate ? tzid : this.#fallback;
     // Fields may run over (an all-day event's end is its start's day + 1): Date.UTC carries them.
     const wall = new Date(
       Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second),
@@ -168,14 +228,5 @@ class InstantReader {
       },
       { zone },
     ).toMillis();
-  }
-
-  #isIana(name: string): boolean {
-    let known = this.#iana.get(name);
-    if (known === undefined) {
-      known = DateTime.now().setZone(name).isValid;
-      this.#iana.set(name, known);
-    }
-    return known;
   }
 }
