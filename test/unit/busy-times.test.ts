@@ -83,4 +83,41 @@ describe('busyTimes (ical.js)', () => {
       ['2027-06-17T13:00:00.000Z', '2027-06-17T14:00:00.000Z'],
     ]);
   });
+
+  it('applies an override only to the series of its UID', () => {
+    // Two series at the same times: the first called off on the 2nd, the second moved on the 3rd.
+    const text = ics(
+      ...event('UID:a', 'DTSTART:20261201T100000Z', 'DTEND:20261201T110000Z', 'RRULE:FREQ=DAILY;COUNT=3'),
+      ...event('UID:b', 'DTSTART:20261201T100000Z', 'DTEND:20261201T103000Z', 'RRULE:FREQ=DAILY;COUNT=3'),
+      ...event(
+        'UID:a',
+        'RECURRENCE-ID:20261202T100000Z',
+        'DTSTART:20261202T100000Z',
+        'DTEND:20261202T110000Z',
+        'STATUS:CANCELLED',
+      ),
+      ...event(
+        'UID:b',
+        'RECURRENCE-ID:20261203T100000Z',
+        'DTSTART:20261203T150000Z',
+        'DTEND:20261203T153000Z',
+      ),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'UTC')).sort()).toEqual([
+      ['2026-12-01T10:00:00.000Z', '2026-12-01T10:30:00.000Z'],
+      ['2026-12-01T10:00:00.000Z', '2026-12-01T11:00:00.000Z'],
+      ['2026-12-02T10:00:00.000Z', '2026-12-02T10:30:00.000Z'],
+      ['2026-12-03T10:00:00.000Z', '2026-12-03T11:00:00.000Z'],
+      ['2026-12-03T15:00:00.000Z', '2026-12-03T15:30:00.000Z'],
+    ]);
+  });
+
+  it('reads a file of many events in time linear in their number', () => {
+    const many = Array.from({ length: 8000 }, (_, i) =>
+      event(`UID:e${i}`, `DTSTART:202701${String(1 + (i % 28)).padStart(2, '0')}T100000Z`, 'DURATION:PT1H'),
+    ).flat();
+    const started = performance.now();
+    expect(busyTimes(ics(...many), WINDOW, 'UTC')).toHaveLength(8000);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
 });

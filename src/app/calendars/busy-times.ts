@@ -61,6 +61,17 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
   const masters = new Set(
     events.filter((e) => !e.hasProperty('recurrence-id')).map((e) => String(e.getFirstPropertyValue('uid'))),
   );
+  // Each series is given its own overrides: left to itself, ical.js relates every override in the
+  // file to every series (whatever its UID, so one series' cancelled occurrence frees another's at
+  // the same time) and scans the whole file once per event (quadratic in the number of events).
+  const overrides = new Map<string, ICAL.Component[]>();
+  for (const component of events) {
+    if (!component.hasProperty('recurrence-id')) continue;
+    const uid = String(component.getFirstPropertyValue('uid'));
+    const same = overrides.get(uid);
+    if (same) same.push(component);
+    else overrides.set(uid, [component]);
+  }
   for (const component of events) {
     try {
       expand(component);
@@ -87,7 +98,9 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
     }
     let event: ICAL.Event;
     try {
-      event = new ICAL.Event(component);
+      event = new ICAL.Event(component, {
+        exceptions: overrides.get(String(component.getFirstPropertyValue('uid'))) ?? [],
+      });
       if (!event.startDate) return;
     } catch {
       return;
