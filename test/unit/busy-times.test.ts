@@ -120,4 +120,13 @@ describe('busyTimes (ical.js)', () => {
     expect(busyTimes(ics(...many), WINDOW, 'UTC')).toHaveLength(8000);
     expect(performance.now() - started).toBeLessThan(2_000);
   });
+
+  it('refuses a sparse or impossible rule in bounded time, not after minutes of ical.js looking', () => {
+    for (const rule of ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', 'FREQ=SECONDLY;BYMONTH=12']) {
+      const text = ics(...event('UID:x', 'DTSTART:20261101T000000Z', 'DURATION:PT1M', `RRULE:${rule}`));
+      const started = performance.now();
+      expect(() => busyTimes(text, WINDOW, 'UTC')).toThrow(BusyCalendarError);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+  });
 });

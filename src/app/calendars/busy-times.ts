@@ -20,7 +20,51 @@ export class BusyCalendarError extends Error {}
 export const MAX_BUSY_INTERVALS = 20_000;
 const MAX_OCCURRENCE_STEPS = 200_000;
 
+/**
+ * ical.js looks for a rule's next occurrence in loops of its own, which a sparse or impossible rule
+ * (FREQ=SECONDLY;BYMONTH=12, FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30) keeps turning for minutes, holding
+ * the event loop, however few occurrences it gives. The candidates it tries are counted, and the time
+ * they take: past either bound the copy is refused.
+ */
+const MAX_RULE_CANDIDATES = 1_000_000;
+const MAX_EXPANSION_MS = 2_000;
+let budget: { left: number; sinceLook: number; deadline: number } | null = null;
+type Iterating = { check_contracting_rules(): boolean; expand_year_days(year: number): unknown };
+const iterating = ICAL.RecurIterator.prototype as unknown as Iterating;
+const checkRules = iterating.check_contracting_rules;
+const expandYear = iterating.expand_year_days;
+function spend(cost: number): void {
+  if (!budget) return;
+  budget.left -= cost;
+  budget.sinceLook += cost;
+  if (budget.sinceLook >= 1_000) {
+    budget.sinceLook = 0;
+    if (performance.now() > budget.deadline) budget.left = -1;
+  }
+  if (budget.left < 0) {
+    budget = null;
+    throw new BusyCalendarError('a recurrence rule is too costly to expand');
+  }
+}
+iterating.check_contracting_rules = function (this: Iterating) {
+  spend(1);
+  return checkRules.call(this);
+};
+iterating.expand_year_days = function (this: Iterating, year: number) {
+  spend(366);
+  return expandYear.call(this, year);
+};
+
 export function busyTimes(text: string, window: Interval, fallbackZone: string): Interval[] {
+  budget = { left: MAX_RULE_CANDIDATES, sinceLook: 0, deadline: performance.now() + MAX_EXPANSION_MS };
+  try {
+    return readBusyTimes(text, window, fallbackZone);
+  } finally {
+    budget = null;
+  }
+}
+
+function readBusyTimes(text: string, window: Interval, fallbackZone: string): Interval[] {
   let root: ICAL.Component;
   try {
     root = new ICAL.Component(ICAL.parse(text) as unknown[]);
@@ -113,6 +157,7 @@ export function busyTimes(text: string, window: Interval, fallbackZone: string):
     // Occurrences are in wall time of the series' zone: a day's margin covers any zone's offset.
     const stopAfter = window.end + 2 * 86_400_000;
     for (let next = iterator.next(); next; next = iterator.next()) {
+      spend(1);
       if (++steps > MAX_OCCURRENCE_STEPS) {
         throw new BusyCalendarError('a recurrence rule gives too many occurrences to expand');
       }
