@@ -129,4 +129,22 @@ describe('busyTimes (ical.js)', () => {
       expect(performance.now() - started).toBeLessThan(5_000);
     }
   });
+
+  it('reads series that began long before the window without spending its bounds on the past', () => {
+    // Forty daily series since 2012, a weekly one every other Tuesday since 1995 (its weeks kept).
+    const daily = Array.from({ length: 40 }, (_, i) =>
+      event(`UID:d${i}`, 'DTSTART:20120101T100000Z', 'DURATION:PT30M', 'RRULE:FREQ=DAILY'),
+    ).flat();
+    const text = ics(
+      ...daily,
+      ...event('UID:w', 'DTSTART:19950103T080000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU'),
+    );
+    const busy = busyTimes(text, WINDOW, 'UTC');
+    expect(busy.filter((b) => new Date(b.start).getUTCHours() === 10)).toHaveLength(40 * 395);
+    const weekly = iso(busy.filter((b) => new Date(b.start).getUTCHours() === 8));
+    expect(weekly.slice(0, 2)).toEqual([
+      ['2026-11-10T08:00:00.000Z', '2026-11-10T09:00:00.000Z'],
+      ['2026-11-24T08:00:00.000Z', '2026-11-24T09:00:00.000Z'],
+    ]);
+  });
 });

@@ -153,7 +153,7 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string): In
       add(event, event.startDate, event.endDate);
       return;
     }
-    const iterator = event.iterator();
+    const iterator = event.iterator(laterStart(event, window) ?? undefined);
     // Occurrences are in wall time of the series' zone: a day's margin covers any zone's offset.
     const stopAfter = window.end + 2 * 86_400_000;
     for (let next = iterator.next(); next; next = iterator.next()) {
@@ -226,6 +226,44 @@ function isIanaZone(name: string): boolean {
     ianaZones.set(name, known);
   }
   return known;
+}
+
+const PERIOD_MS: Record<string, number> = {
+  SECONDLY: 1_000,
+  MINUTELY: 60_000,
+  HOURLY: 3_600_000,
+  DAILY: 86_400_000,
+  WEEKLY: 7 * 86_400_000,
+};
+
+/**
+ * A start for expanding a series that began long before the window: its DTSTART moved on by a whole
+ * number of its rule's periods (so the same weekdays, times and INTERVAL phase), to before the window
+ * by more than the event's length and a period, so that the moved start (an occurrence by
+ * definition, whether or not the rule gives it) falls outside the window. Without it, a daily series
+ * since 2012 spends four thousand of the file's steps on the past. Null when the rule cannot be
+ * moved so: a COUNT (counted from DTSTART), several rules, or months and years (whose lengths vary).
+ */
+function laterStart(event: ICAL.Event, window: Interval): ICAL.Time | null {
+  const rules = event.component.getAllProperties('rrule');
+  if (rules.length !== 1) return null;
+  const rule = rules[0]!.getFirstValue() as ICAL.Recur;
+  const period = PERIOD_MS[rule.freq];
+  if (!period || rule.count) return null;
+  const start = event.startDate;
+  const length = Math.max(0, floatingMs(event.endDate) - floatingMs(start));
+  const step = period * (rule.interval || 1);
+  const target = window.start - 2 * 86_400_000 - length - step;
+  const periods = Math.floor((target - floatingMs(start)) / step);
+  if (periods <= 0) return null;
+  const later = start.clone();
+  const units = periods * (rule.interval || 1);
+  if (rule.freq === 'WEEKLY') later.day += 7 * units;
+  else if (rule.freq === 'DAILY') later.day += units;
+  else if (rule.freq === 'HOURLY') later.hour += units;
+  else if (rule.freq === 'MINUTELY') later.minute += units;
+  else later.second += units;
+  return later;
 }
 
 /** Whether an event (or one occurrence's override) takes the time. */
