@@ -282,6 +282,25 @@ export async function saveBusyCopy(
   copy: { etag: string | null; lastModified: string | null; busy: readonly Interval[] },
   now: number,
 ): Promise<{ changed: boolean }> {
+  const wanted = busyPieces(copy.busy);
+  // The calendar's row first: an import may have taken the calendar out of the file while it was
+  // fetched (its busy times must not come back, nor be refused by their key to it), and on
+  // PostgreSQL this row's lock makes such an import wait (it, too, takes the row before the blocks).
+  const kept = await trx
+    .updateTable('staff_busy_calendars')
+    .set({
+      etag: copy.etag,
+      last_modified: copy.lastModified,
+      last_success_at: now,
+      last_error: null,
+      last_error_at: null,
+      busy_count: wanted.length,
+      parsed_at: now,
+    })
+    .where('organisation_id', '=', calendar.organisation_id)
+    .where('id', '=', calendar.id)
+    .executeTakeFirst();
+  if (kept.numUpdatedRows === 0n) return { changed: false };
   const stored = await trx
     .selectFrom('staff_busy_blocks')
     .select(['starts_at', 'ends_at'])
@@ -290,7 +309,6 @@ export async function saveBusyCopy(
     .orderBy('starts_at')
     .orderBy('ends_at')
     .execute();
-  const wanted = busyPieces(copy.busy);
   const changed =
     stored.length !== wanted.length ||
     stored.some((s, i) => Number(s.starts_at) !== wanted[i]!.start || Number(s.ends_at) !== wanted[i]!.end);
@@ -319,20 +337,6 @@ export async function saveBusyCopy(
       .where('id', '=', calendar.organisation_id)
       .execute();
   }
-  await trx
-    .updateTable('staff_busy_calendars')
-    .set({
-      etag: copy.etag,
-      last_modified: copy.lastModified,
-      last_success_at: now,
-      last_error: null,
-      last_error_at: null,
-      busy_count: wanted.length,
-      parsed_at: now,
-    })
-    .where('organisation_id', '=', calendar.organisation_id)
-    .where('id', '=', calendar.id)
-    .execute();
   return { changed };
 }
 

@@ -46,3 +46,31 @@ describe('busy calendars with events that cannot be read', () => {
     expect(byPath['/good.ics']).toMatchObject({ last_error: null, busy_count: 1 });
   });
 });
+
+describe('a busy calendar taken out of the catalogue while it is being fetched', () => {
+  it('is not written back, and the refresher goes on without an error', async () => {
+    const { importCatalogue } = await import('../../src/app/catalogue-import/import-catalogue.ts');
+    const catalogue = smallCatalogue();
+    const [ana] = catalogue.staff as Record<string, unknown>[];
+    ana!.busy_calendars = [server.url('/good.ics')];
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    const withoutIt = smallCatalogue();
+    (withoutIt.staff[0] as Record<string, unknown>).busy_calendars = [];
+    const racing = {
+      async fetch() {
+        // The import runs while the calendar is on the network.
+        await importCatalogue(t.database.db, withoutIt, t.clock.nowMs());
+        return {
+          kind: 'fetched' as const,
+          text: ics(...event('UID:c', 'DTSTART:20261124T100000Z', 'DTEND:20261124T110000Z')),
+          etag: null,
+          lastModified: null,
+        };
+      },
+    } as unknown as CalendarFetcher;
+    t.clock.advance({ milliseconds: 300_000 });
+    await refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher: racing, refreshMs: 300_000 });
+    expect(await t.database.db.selectFrom('staff_busy_calendars').select('url').execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('staff_busy_blocks').select('calendar_id').execute()).toEqual([]);
+  });
+});

@@ -36,6 +36,14 @@ export async function writeBusyCalendars(
     }
   }
   if (removed.length > 0) {
+    // The calendars' rows before their blocks, the order the refresher takes them in (PostgreSQL
+    // row locks: the other order could deadlock with a copy being saved).
+    await trx
+      .updateTable('staff_busy_calendars')
+      .set({ next_fetch_at: sql`next_fetch_at` })
+      .where('organisation_id', '=', orgId)
+      .where('id', 'in', removed)
+      .execute();
     const blocks = await trx
       .deleteFrom('staff_busy_blocks')
       .where('organisation_id', '=', orgId)
