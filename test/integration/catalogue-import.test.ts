@@ -345,4 +345,14 @@ describe('importCatalogue', () => {
       expect.objectContaining({ id: apiClientId, ref: 'kim' }),
     ]);
   });
+
+  it('refuses a __proto__ key, which the schema would drop without a word', async () => {
+    const catalogue = minimalCatalogue();
+    catalogue.staff[0].working_hours = JSON.parse('{"__proto__": {"mon": [["09:00", "17:00"]]}}');
+    await expect(importCatalogue(temp.db, catalogue, T0)).rejects.toMatchObject({
+      problems: [
+        { path: '$.staff[0].working_hours.__proto__', message: 'is not a key a catalogue can have' },
+      ],
+    });
+  });
 });

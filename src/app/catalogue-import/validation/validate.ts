@@ -65,6 +65,31 @@ function parsePart<T>(
 }
 
 /**
+ * A "__proto__" key (which JSON.parse keeps as a plain key) is dropped without a word by the schema's
+ * records: a location's working hours or overrides under it would vanish from an import that says it
+ * succeeded. It is no ref the file can mean, so it is refused where it stands.
+ */
+function reportProtoKeys(value: unknown, path: PathSegment[], problems: CatalogueProblem[]): void {
+  // A walk with its own stack: a file nested deeper than the call stack must not crash the check.
+  const pending: [unknown, PathSegment[]][] = [[value, path]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, at] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (Array.isArray(item)) {
+      for (const [index, child] of item.entries()) pending.push([child, [...at, index]]);
+      continue;
+    }
+    for (const key of Object.keys(item)) {
+      if (key === '__proto__') {
+        problems.push({ path: formatPath([...at, key]), message: 'is not a key a catalogue can have' });
+      } else {
+        pending.push([(item as Record<string, unknown>)[key], [...at, key]]);
+      }
+    }
+  }
+}
+
+/**
  * Checks a whole catalogue and reports every problem at once: each entity is shape-checked on its own,
  * so one malformed entry does not hide the semantic problems (unknown refs, overlaps, currency) of the rest.
  */
@@ -74,8 +99,9 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
     return { problems: [{ path: '$', message: 'must be a JSON object' }], catalogue: undefined };
   }
   const raw = input as Record<string, unknown>;
+  reportProtoKeys(raw, [], problems);
   for (const key of Object.keys(raw)) {
-    if (!(key in catalogueSchema.shape))
+    if (!Object.hasOwn(catalogueSchema.shape, key))
       problems.push({ path: formatPath([key]), message: unknownKeyMessage(catalogueSchema, [], key) });
   }
   const policies =
