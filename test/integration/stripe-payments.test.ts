@@ -100,7 +100,7 @@ async function bookWithDeposit() {
   const data = response.json().data;
   expect(data).toMatchObject({ status: 'pending_payment', deposit: { amount: 2000, currency: 'GBP' } });
   const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
-  const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+  const session = stripeSessionOf(checkoutId);
   return { reference: data.reference as string, paymentUrl: data.payment_url as string, session };
 }
 
@@ -129,11 +129,63 @@ async function startProtectedSetup() {
     'http://localhost',
     t.clock.nowMs(),
   );
-  const session = [...fake.sessions.values()].find((s) => s.client_reference_id === started.setupId)!;
+  const session = stripeSessionOf(started.setupId);
   return { org, started, session };
 }
 
 const bookingOf = async (reference: string) => (await getBooking(t, reference)).json().data;
+
+/** Stripe's session for our checkout (or card setup) `id`: its client_reference_id. */
+const stripeSessionOf = (id: string | undefined) =>
+  [...fake.sessions.values()].find((s) => s.client_reference_id === id)!;
+
+/**
+ * The checkout `checkoutId` of the booking `reference` is kept with the URL of Stripe's session for it,
+ * which names that booking.
+ */
+async function expectStripeCheckout(checkoutId: string, reference: string) {
+  const session = stripeSessionOf(checkoutId);
+  expect(session.metadata).toMatchObject({ booking_reference: reference });
+  const row = await t.database.db
+    .selectFrom('checkout_sessions')
+    .select('provider_url')
+    .where('id', '=', checkoutId)
+    .executeTakeFirstOrThrow();
+  expect(row.provider_url).toBe(session.url);
+}
+
+/** The one checkout written, with its booking's reference. */
+const onlyCheckout = () =>
+  t.database.db
+    .selectFrom('checkout_sessions')
+    .innerJoin('bookings', 'bookings.id', 'checkout_sessions.booking_id')
+    .select(['checkout_sessions.id', 'bookings.reference'])
+    .executeTakeFirstOrThrow();
+
+/**
+ * Dee waits for a colour (£20 deposit) at Soho on Tuesday, when Ana is booked all day; then two of
+ * Ana's hours free up. The waitlist worker's deps, with this test's Stripe.
+ */
+async function colourFreedForDee() {
+  const ids = await catalogueIds(t.database.db);
+  const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+  const joined = await t.request({
+    method: 'POST',
+    url: '/v1/waitlist',
+    payload: {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+    },
+  });
+  expect(joined.statusCode, joined.body).toBe(201);
+  for (const hour of ['13', '14']) {
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+  }
+  return { db: t.database.db, clock: t.clock, payments: t.deps.payments, publicBaseUrl: 'http://localhost' };
+}
 const eventsOf = (reference: string) =>
   t.database.db
     .selectFrom('booking_events')
@@ -468,7 +520,7 @@ describe('a Booking Protection hold with a deposit, finished on its booking page
     const reference = booked.booking.reference as string;
     const pagePath = new URL(booked.booking_page_url).pathname;
     const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
-    const deposit = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    const deposit = stripeSessionOf(checkoutId);
     expect(new URL(String(deposit.success_url)).pathname).toBe(pagePath);
     // Its forms' answers redirect to Stripe's hosted pages (the stand-in's, here): its CSP names them.
     const formAction = async () =>
@@ -624,7 +676,7 @@ describe('review: amounts in Stripe’s units for currencies it counts different
     const data = response.json().data;
     expect(data.deposit).toEqual({ amount: 2000, currency: 'ISK' });
     const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    const session = stripeSessionOf(checkoutId);
     // ISK 2,000 is 200000 in Stripe's API (ISK stays two-decimal there).
     expect(session).toMatchObject({ amount_total: 200000, currency: 'isk' });
     expect((await deliver(fake.pay(String(session.id)))).json().outcome).toBe('applied');
@@ -719,7 +771,7 @@ describe('review: a Booking Protection hold whose deposit was paid but whose car
     await mcp.close();
     const reference = booked.booking.reference as string;
     const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
-    const deposit = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    const deposit = stripeSessionOf(checkoutId);
     expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
     expect(await bookingOf(reference)).toMatchObject({
       status: 'pending_confirmation',
@@ -822,7 +874,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     expect(data).toMatchObject({ status: 'pending_payment', deposit: { amount: 2000, currency: 'GBP' } });
     // Its payment link leads to the session Stripe opened, which names the booking.
     const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
+    const session = stripeSessionOf(checkoutId);
     expect(session.metadata).toMatchObject({ booking_reference: data.reference });
     const link = await t.app.inject({ method: 'GET', url: new URL(data.payment_url).pathname });
     expect(link.statusCode).toBe(303);
@@ -906,79 +958,20 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     expect(visits).toHaveLength(3);
     expect(fake.requests.filter((r) => r.path === '/v1/checkout/sessions')).toHaveLength(3);
     for (const visit of visits) {
-      const checkoutId = new URL(visit.payment_url).pathname.split('/')[2]!;
-      const session = [...fake.sessions.values()].find((s) => s.client_reference_id === checkoutId)!;
-      expect(session.metadata).toMatchObject({ booking_reference: visit.reference });
-      const row = await t.database.db
-        .selectFrom('checkout_sessions')
-        .select('provider_url')
-        .where('id', '=', checkoutId)
-        .executeTakeFirstOrThrow();
-      expect(row.provider_url).toBe(session.url);
+      await expectStripeCheckout(new URL(visit.payment_url).pathname.split('/')[2]!, visit.reference);
     }
   });
 
   it('offers a waitlist entry a time with a deposit, its checkout opened at Stripe', async () => {
     await start();
-    const ids = await catalogueIds(t.database.db);
-    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.colour],
-        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-      },
-    });
-    expect(joined.statusCode, joined.body).toBe(201);
-    for (const hour of ['13', '14']) {
-      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
-    }
-    const offered = await offerFreedTimes({
-      db: t.database.db,
-      clock: t.clock,
-      payments: t.deps.payments,
-      publicBaseUrl: 'http://localhost',
-    });
-    expect(offered).toBe(1);
-    const hold = await t.database.db
-      .selectFrom('checkout_sessions')
-      .innerJoin('bookings', 'bookings.id', 'checkout_sessions.booking_id')
-      .select(['checkout_sessions.id', 'checkout_sessions.provider_url', 'bookings.reference'])
-      .executeTakeFirstOrThrow();
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === hold.id)!;
-    expect(session.metadata).toMatchObject({ booking_reference: hold.reference });
-    expect(hold.provider_url).toBe(session.url);
+    expect(await offerFreedTimes(await colourFreedForDee())).toBe(1);
+    const hold = await onlyCheckout();
+    await expectStripeCheckout(hold.id, hold.reference);
   });
 
   it('offers a waitlist entry its freed time at a later pass when Stripe could not be reached for the checkout', async () => {
     await start();
-    const ids = await catalogueIds(t.database.db);
-    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.colour],
-        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-      },
-    });
-    expect(joined.statusCode, joined.body).toBe(201);
-    for (const hour of ['13', '14']) {
-      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
-    }
-    const deps = {
-      db: t.database.db,
-      clock: t.clock,
-      payments: t.deps.payments,
-      publicBaseUrl: 'http://localhost',
-    };
+    const deps = await colourFreedForDee();
     // Stripe is out: nothing is offered, nothing written, and the pass says it failed.
     fake.loseAnswersTo = '/v1/checkout/sessions';
     await expect(offerFreedTimes(deps)).rejects.toMatchObject({ code: 'payments_unavailable' });
@@ -988,13 +981,8 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     fake.loseAnswersTo = null;
     t.clock.advance({ seconds: 10 });
     expect(await offerFreedTimes(deps)).toBe(1);
-    const hold = await t.database.db
-      .selectFrom('checkout_sessions')
-      .innerJoin('bookings', 'bookings.id', 'checkout_sessions.booking_id')
-      .select(['checkout_sessions.id', 'checkout_sessions.provider_url', 'bookings.reference'])
-      .executeTakeFirstOrThrow();
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === hold.id)!;
-    expect(hold.provider_url).toBe(session.url);
+    const hold = await onlyCheckout();
+    await expectStripeCheckout(hold.id, hold.reference);
   });
 
   it('books a deposit from the console with its checkout opened at Stripe', async () => {
@@ -1014,13 +1002,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
       { payments: t.deps.payments, publicBaseUrl: 'http://localhost' },
     );
     expect(created.booking.status).toBe('pending_payment');
-    const row = await t.database.db
-      .selectFrom('checkout_sessions')
-      .select(['id', 'provider_url'])
-      .executeTakeFirstOrThrow();
-    const session = [...fake.sessions.values()].find((s) => s.client_reference_id === row.id)!;
-    expect(session.metadata).toMatchObject({ booking_reference: created.booking.reference });
-    expect(row.provider_url).toBe(session.url);
+    await expectStripeCheckout((await onlyCheckout()).id, created.booking.reference);
   });
 
   it('books at the location while a card setup waits for Stripe', async () => {
