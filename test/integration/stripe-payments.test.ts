@@ -10,7 +10,7 @@ import { markNoShow, payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { createLogger } from '../../src/cli/logger.ts';
-import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
+import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
 import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
@@ -848,6 +848,16 @@ describe('Stripe is called before the write transaction, never inside it', () =>
   /** The answer's status, or 'waiting' when it has not come within 5 s. */
   const within5s = (answer: Promise<{ statusCode: number }>) =>
     Promise.race([answer.then((r) => r.statusCode), sleep(5_000).then(() => 'waiting')]);
+  /** A cut at Soho on Tuesday afternoon, booked meanwhile: its status, or 'waiting'. */
+  const cutMeanwhile = (ids: CatalogueIds) =>
+    within5s(
+      postBooking(t, {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client_id: ids.jo,
+        starts_at: '2026-11-24T15:00:00+00:00',
+      }),
+    );
 
   it('books another slot at the location while a deposit waits for its checkout', async () => {
     await start();
@@ -859,13 +869,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
       { idempotencyKey: 'slow-stripe-deposit' },
     );
     await untilStripeAsked('/v1/checkout/sessions');
-    const other = postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.cut],
-      client_id: ids.jo,
-      starts_at: '2026-11-24T15:00:00+00:00',
-    });
-    const otherStatus = await within5s(other);
+    const otherStatus = await cutMeanwhile(ids);
     release();
     expect(otherStatus).toBe(201);
     const booked = await deposit;
@@ -1011,13 +1015,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     const release = slowStripe();
     const setup = startProtectedSetup();
     await untilStripeAsked('/v1/customers');
-    const other = postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.cut],
-      client_id: ids.jo,
-      starts_at: '2026-11-24T15:00:00+00:00',
-    });
-    const otherStatus = await within5s(other);
+    const otherStatus = await cutMeanwhile(ids);
     release();
     expect(otherStatus).toBe(201);
     const { started, session } = await setup;
