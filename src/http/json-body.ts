@@ -19,6 +19,12 @@ export function parseJsonAsText(app: FastifyInstance): void {
       done(error, undefined);
     };
     const bytes = body as Buffer;
+    // No bytes is no body, not an invalid one, where the route's body is optional (the contract's
+    // "Body (optional)" of POST /bookings/{reference}/cancel), whatever Content-Type came with it.
+    if (bytes.length === 0 && bodyIsOptional(request)) {
+      done(null, undefined);
+      return;
+    }
     if (!isUtf8(bytes)) {
       refuse(new AppError('invalid_request', 'The body is not valid UTF-8.', 'body'), null);
       return;
@@ -34,6 +40,14 @@ export function parseJsonAsText(app: FastifyInstance): void {
     }
     parseJson(request, text, (error, value) => (error ? refuse(error, text, true) : done(null, value)));
   });
+}
+
+/** Whether the route's body schema (zod, through fastify-type-provider-zod) accepts no body at all. */
+function bodyIsOptional(request: FastifyRequest): boolean {
+  const schema = request.routeOptions.schema?.body as
+    | { safeParse?: (value: unknown) => { success: boolean } }
+    | undefined;
+  return typeof schema?.safeParse === 'function' && schema.safeParse(undefined).success;
 }
 
 /**

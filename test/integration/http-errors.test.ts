@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
+import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -59,6 +60,25 @@ describe('the error envelope', () => {
       'invalid_request',
       'body',
     );
+  });
+
+  it('takes an empty JSON body as no body where the body is optional (cancel)', async () => {
+    const ids = await catalogueIds(t.database.db);
+    const booked = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
+    });
+    expect(booked.statusCode).toBe(201);
+    const response = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${booked.json().data.reference}/cancel`,
+      headers: json,
+      payload: '',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.status).toBe('cancelled');
   });
 
   it('answers a body that is not an object with invalid_request', async () => {
