@@ -87,15 +87,19 @@ const mismatchWarnings = () =>
     .map((line) => JSON.parse(line) as Record<string, unknown>)
     .filter((entry) => String(entry.msg).startsWith('stripe event not applied'));
 
+/** POST /v1/bookings's body for Jo's colour at Soho (a £20 deposit), with `more` over it. */
+const colourAtSoho = (ids: CatalogueIds, more: Record<string, unknown> = {}) => ({
+  location_slug: 'soho',
+  service_ids: [ids.services.colour],
+  client_id: ids.jo,
+  starts_at: STARTS_AT,
+  ...more,
+});
+
 /** A Soho colour booking: pending_payment with a Stripe Checkout Session behind its payment link. */
 async function bookWithDeposit() {
   const ids = await catalogueIds(t.database.db);
-  const response = await postBooking(t, {
-    location_slug: 'soho',
-    service_ids: [ids.services.colour],
-    client_id: ids.jo,
-    starts_at: STARTS_AT,
-  });
+  const response = await postBooking(t, colourAtSoho(ids));
   expect(response.statusCode).toBe(201);
   const data = response.json().data;
   expect(data).toMatchObject({ status: 'pending_payment', deposit: { amount: 2000, currency: 'GBP' } });
@@ -666,12 +670,7 @@ describe('review: amounts in Stripe’s units for currencies it counts different
   it('asks Stripe for the deposit the booking shows, and confirms on its payment', async () => {
     await start([kronaCatalogue()]);
     const ids = await catalogueIds(t.database.db);
-    const response = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: STARTS_AT,
-    });
+    const response = await postBooking(t, colourAtSoho(ids));
     expect(response.statusCode).toBe(201);
     const data = response.json().data;
     expect(data.deposit).toEqual({ amount: 2000, currency: 'ISK' });
@@ -863,11 +862,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     await start();
     const ids = await catalogueIds(t.database.db);
     const release = slowStripe();
-    const deposit = postBooking(
-      t,
-      { location_slug: 'soho', service_ids: [ids.services.colour], client_id: ids.jo, starts_at: STARTS_AT },
-      { idempotencyKey: 'slow-stripe-deposit' },
-    );
+    const deposit = postBooking(t, colourAtSoho(ids), { idempotencyKey: 'slow-stripe-deposit' });
     await untilStripeAsked('/v1/checkout/sessions');
     const otherStatus = await cutMeanwhile(ids);
     release();
@@ -884,11 +879,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     expect(link.statusCode).toBe(303);
     expect(link.headers.location).toBe(session.url);
     // The replay answers the same booking; Stripe was asked once.
-    const replay = await postBooking(
-      t,
-      { location_slug: 'soho', service_ids: [ids.services.colour], client_id: ids.jo, starts_at: STARTS_AT },
-      { idempotencyKey: 'slow-stripe-deposit' },
-    );
+    const replay = await postBooking(t, colourAtSoho(ids), { idempotencyKey: 'slow-stripe-deposit' });
     expect(replay.json().data.reference).toBe(data.reference);
     expect(fake.requests.filter((r) => r.path === '/v1/checkout/sessions')).toHaveLength(1);
   });
@@ -897,13 +888,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     await start();
     const ids = await catalogueIds(t.database.db);
     const release = slowStripe();
-    const deposit = postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      staff_id: ids.staff.ana,
-      client_id: ids.jo,
-      starts_at: STARTS_AT,
-    });
+    const deposit = postBooking(t, colourAtSoho(ids, { staff_id: ids.staff.ana }));
     await untilStripeAsked('/v1/checkout/sessions');
     const taker = postBooking(t, {
       location_slug: 'soho',
@@ -930,12 +915,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     await start();
     const ids = await catalogueIds(t.database.db);
     fake.loseAnswersTo = '/v1/checkout/sessions';
-    const refused = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: STARTS_AT,
-    });
+    const refused = await postBooking(t, colourAtSoho(ids));
     expect(refused.statusCode).toBe(503);
     expect(refused.json().error.code).toBe('payments_unavailable');
     expect(await t.database.db.selectFrom('checkout_sessions').select('id').execute()).toHaveLength(0);
@@ -950,13 +930,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
   it('opens one checkout per visit of a series with deposits, each once, naming its visit', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
-    const response = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: STARTS_AT,
-      repeat: { every_weeks: 1, count: 3 },
-    });
+    const response = await postBooking(t, colourAtSoho(ids, { repeat: { every_weeks: 1, count: 3 } }));
     expect(response.statusCode).toBe(201);
     const visits = response.json().data.series.occurrences as { reference: string; payment_url: string }[];
     expect(visits).toHaveLength(3);

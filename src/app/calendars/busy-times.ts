@@ -218,11 +218,14 @@ function toWallTime(property: ICAL.Property, tzid: string): void {
   else property.setValue(wall[0]!);
 }
 
+/** Whether a TZID names an IANA zone, remembered; a feed names what it likes, so at most this many. */
+const MAX_ZONE_NAMES = 1_000;
 const ianaZones = new Map<string, boolean>();
 function isIanaZone(name: string): boolean {
   let known = ianaZones.get(name);
   if (known === undefined) {
     known = DateTime.now().setZone(name).isValid;
+    if (ianaZones.size >= MAX_ZONE_NAMES) ianaZones.clear();
     ianaZones.set(name, known);
   }
   return known;
