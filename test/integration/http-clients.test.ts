@@ -124,6 +124,18 @@ describe('GET /clients', () => {
     expect(emailFallback.json().data.first_name).toBe('Em');
   });
 
+  it('reads a + written unencoded in the query (which arrives as a space) as the +', async () => {
+    const byPhone = await t.request({ method: 'GET', url: '/v1/clients?phone=+447911123456' });
+    expect(byPhone.statusCode).toBe(200);
+    expect(byPhone.json().data.first_name).toBe('Jo');
+    await newClient({ first_name: 'Plus', last_name: 'Tag', email: 'jo+salon@example.com' });
+    const byEmail = await t.request({ method: 'GET', url: '/v1/clients?email=jo+salon@example.com' });
+    expect(byEmail.statusCode).toBe(200);
+    expect(byEmail.json().data.first_name).toBe('Plus');
+    const spaced = await t.request({ method: 'GET', url: '/v1/clients?phone=%20%207911123456' });
+    expect(spaced.json().error).toMatchObject({ code: 'invalid_request', param: 'phone' });
+  });
+
   it('answers 404 not_found when nobody matches', async () => {
     const response = await t.request({
       method: 'GET',

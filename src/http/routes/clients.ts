@@ -41,7 +41,11 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const client = await findClient(deps.db, principalOf(request).organisation.id, request.query);
+        const client = await findClient(
+          deps.db,
+          principalOf(request).organisation.id,
+          withUnencodedPlus(request.query),
+        );
         return { data: presentClient(client) };
       },
     );
@@ -177,4 +181,19 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
     );
   };
+}
+
+/**
+ * A `+` written unencoded in a query string is form encoding's space, so `?phone=+447911123456`
+ * arrives as " 447911123456" and `?email=jo+salon@example.com` as "jo salon@example.com". A number
+ * never begins with a space nor an address holds one between two of its characters, so such a space
+ * is read back as the + the caller wrote.
+ */
+function withUnencodedPlus<Query extends { phone?: string | undefined; email?: string | undefined }>(
+  query: Query,
+): Query {
+  const phone =
+    query.phone !== undefined && /^ \d/.test(query.phone) ? `+${query.phone.slice(1)}` : query.phone;
+  const email = query.email?.replace(/(?<=[^\s@]) (?=[^\s@])/g, '+');
+  return { ...query, phone, email };
 }
