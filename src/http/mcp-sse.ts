@@ -136,11 +136,19 @@ export class SseSessions {
       const session = { transport, response, apiKeyId, organisationId, openedAt: now, lastActive: now };
       this.#sessions.set(transport.sessionId, session);
       this.#reserved.delete(reservation);
-      response.on('close', () => {
+      const drop = () => {
         this.#sessions.delete(transport.sessionId);
-        void server.close();
         if (this.#sessions.size === 0) this.#stopTicking();
+      };
+      response.on('close', () => {
+        drop();
+        void server.close();
       });
+      // Closing the transport (a replaced, idle or revoked stream; shutdown) ends its response, whose
+      // 'close' waits until what was written is sent, which a client that stopped reading delays for
+      // as long as it likes: the session goes at once, so no message is handed to a closed transport
+      // (the SDK answers that with a plain-text 500). The server keeps this across connect().
+      transport.onclose = drop;
       await server.connect(transport);
       this.#startTicking();
       return session;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/server';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { SseSessions } from '../../src/http/mcp-sse.ts';
@@ -53,6 +53,59 @@ describe('SSE sessions', () => {
     for (const apiKeyId of ['key-2', 'key-3', 'key-4'])
       expect(sessions.reserve({ apiKeyId, organisationId: 'org-1' })).not.toBeNull();
     expect(sessions.reserve({ apiKeyId: 'key-5', organisationId: 'org-1' })).toBeNull();
+  });
+
+  it('drop a stream the moment its transport is closed, before its response has closed', async () => {
+    const sessions = new SseSessions({
+      limits: { keepAliveMs: 60_000, idleMs: 60_000, maxStreamsPerKey: 1, maxStreamsPerOrganisation: 3 },
+      keyIsActive: async () => true,
+      now: () => Date.now(),
+    });
+    const opened: Promise<{ transport: { sessionId: string } } | null>[] = [];
+    const responses: http.ServerResponse[] = [];
+    server = http.createServer((_request, response) => {
+      responses.push(response);
+      const place = sessions.reserve({ apiKeyId: 'key-1', organisationId: 'org-1' });
+      if (!place) throw new Error('a place was refused');
+      opened.push(
+        sessions.open(response, place, new Server({ name: 't', version: '1' }, { capabilities: {} })),
+      );
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const clients: http.ClientRequest[] = [];
+    const clientResponses: http.IncomingMessage[] = [];
+    const stream = () =>
+      clients.push(
+        http
+          .get({ host: '127.0.0.1', port, path: '/sse' }, (answer) => clientResponses.push(answer))
+          .on('error', () => {}),
+      );
+    stream();
+    await vi.waitFor(() => expect(opened).toHaveLength(1));
+    const first = (await opened[0])!.transport.sessionId;
+    await vi.waitFor(() => expect(clientResponses).toHaveLength(1));
+    // A client that has stopped reading: what the first stream's end writes cannot be sent, so its
+    // response reports no 'close' for as long.
+    clientResponses[0]!.pause();
+    const filler = `: ${'x'.repeat(1 << 20)}\n\n`;
+    // More than loopback's buffers hold on both sides.
+    await vi.waitFor(
+      () => {
+        responses[0]!.write(filler);
+        expect(responses[0]!.writableLength).toBeGreaterThan(8 << 20);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    // The key's second stream replaces its first: once it is open, a message for the first must not
+    // find it, though the first's response has not closed (the SDK would answer a message handed to
+    // its closed transport with a plain-text 500).
+    stream();
+    await vi.waitFor(() => expect(opened).toHaveLength(2));
+    await opened[1];
+    expect(sessions.touch(first)).toBeUndefined();
+    expect(sessions.size).toBe(1);
+    for (const client of clients) client.destroy();
   });
 
   it('hold an organisation’s places from admission, so admissions in one turn cannot overshoot', () => {
