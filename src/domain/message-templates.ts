@@ -1,4 +1,4 @@
-import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments } from './outbox.ts';
+import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments, toSmsAlphabet } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
 import { withRepeatedLabel } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
@@ -178,7 +178,7 @@ const FR: Wording = {
     rescheduled: 'Déplacé : {what} est maintenant le {when}',
     cancelled: 'Annulé : {what} le {when}',
     reminder: 'Rappel : {what} le {when}',
-    verification_code: 'À confirmer : {what} le {when}',
+    verification_code: 'Pour confirmer : {what} le {when}',
   },
   with: 'avec',
   at: 'à',
@@ -186,8 +186,9 @@ const FR: Wording = {
   questions: 'Questions ou changements',
   payBy: "Réglez l'acompte{amount} avant {until} pour confirmer",
   completeBy: 'Finalisez la réservation avant {until}',
-  offerLead: 'Un créneau s’est libéré pour vous : {what} le {when}',
-  claimBy: 'Réservé pour vous jusqu’à {until} ; réservez ici',
+  // Apostrophes and capitals the SMS alphabet has: "’" or "À" made every such SMS UCS-2.
+  offerLead: "Un créneau s'est libéré pour vous : {what} le {when}",
+  claimBy: "Réservé pour vous jusqu'à {until} ; réservez ici",
   manage: 'Voir, déplacer ou annuler',
   details: 'Votre réservation',
   depositRefunded: 'Votre acompte de {amount} sera remboursé.',
@@ -285,16 +286,24 @@ function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '');
 }
 
-/** Each message's lines, in the order an SMS keeps them when it must shorten (first kept longest). */
-function lines(facts: MessageFacts, words: Wording, options: { staff: boolean; services: string }) {
-  const when = localWhen(facts.startsAt, facts.timezone, facts.locale, facts.now);
+/**
+ * Each message's lines, in the order an SMS keeps them when it must shorten (first kept longest).
+ * `sms`: the dates in the SMS alphabet ("août" as "aout"), the e-mail keeping the locale's spelling.
+ */
+function lines(
+  facts: MessageFacts,
+  words: Wording,
+  options: { staff: boolean; services: string; sms?: boolean },
+) {
+  const dated = (epochMs: number) => {
+    const text = localWhen(epochMs, facts.timezone, facts.locale, facts.now);
+    return options.sms ? toSmsAlphabet(text) : text;
+  };
+  const when = dated(facts.startsAt);
   const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
   const template = facts.waitlistOffer ? words.offerLead : words.lead[facts.kind];
   const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.`;
-  const until =
-    facts.holdExpiresAt === null
-      ? ''
-      : localWhen(facts.holdExpiresAt, facts.timezone, facts.locale, facts.now);
+  const until = facts.holdExpiresAt === null ? '' : dated(facts.holdExpiresAt);
   let action: string | null = null;
   if (facts.link && facts.kind === 'payment_link') {
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
@@ -378,7 +387,7 @@ function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
     shape.services === 'first' && facts.serviceNames.length > 1
       ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`
       : facts.serviceNames.join(', ');
-  const parts = lines(facts, words, { staff: shape.staff, services });
+  const parts = lines(facts, words, { staff: shape.staff, services, sms: true });
   return [
     shape.lead === false && parts.action && ASKING_KINDS.has(facts.kind)
       ? `${facts.organisationName}:`

@@ -155,6 +155,29 @@ const GSM_BASIC =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM_EXTENDED = '^{}\\[~]|€\f';
 
+/** Whether `char` is in the SMS alphabet (GSM 03.38, its extension table included). */
+function inGsmAlphabet(char: string): boolean {
+  return GSM_BASIC.includes(char) || GSM_EXTENDED.includes(char);
+}
+
+/**
+ * `text` with each accented letter the SMS alphabet lacks written as its bare letter ("août" as
+ * "aout", "À" as "A"): one such letter makes the whole SMS UCS-2, 67 characters a part instead of 153.
+ * Anything else outside the alphabet stays as it is.
+ */
+export function toSmsAlphabet(text: string): string {
+  let folded = '';
+  for (const char of text) {
+    if (inGsmAlphabet(char)) {
+      folded += char;
+      continue;
+    }
+    const bare = char.normalize('NFD').replace(/\p{M}/gu, '');
+    folded += bare !== '' && [...bare].every(inGsmAlphabet) ? bare : char;
+  }
+  return folded;
+}
+
 /** How many SMS segments `text` takes: GSM-7 160/153 per part, otherwise UCS-2 70/67 (UTF-16 units). */
 export function smsSegments(text: string): number {
   let septets = 0;

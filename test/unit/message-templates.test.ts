@@ -156,6 +156,28 @@ describe('message templates', () => {
     expect(miquelon).toContain('avec Amara Okafor');
   });
 
+  it("keeps the engine's own French words in the SMS alphabet, so an offer says what it offers", () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const fr = { ...FACTS, locale: 'fr-FR', link: page, depositDue: null };
+    // A waitlist offer: "s’est" and "jusqu’à" made it UCS-2, and the SMS lost what time was offered.
+    const offer = renderSms({ ...fr, kind: 'booking_page_link', waitlistOffer: true });
+    expect(offer).toContain('Northside Hair: Un créneau s');
+    expect(offer).toContain('Full colour le mardi 8 décembre à 14:30, à Northside Camden.');
+    expect(smsSegments(offer)).toBeLessThanOrEqual(2);
+    // "août": every French SMS in August was UCS-2, its names cut to a few letters.
+    const august = renderMessage({ ...fr, kind: 'confirmed', startsAt: Date.parse('2026-08-07T11:30:00Z') });
+    expect(august.sms).toContain(
+      'Northside Hair: Réservé : Full colour avec Amara Okafor le vendredi 7 aout à 12:30',
+    );
+    expect(smsSegments(august.sms)).toBeLessThanOrEqual(2);
+    // The e-mail keeps the month's own spelling.
+    expect(august.text).toContain('vendredi 7 août à 12:30');
+    // A code: "À confirmer" dropped what was booked from the French SMS.
+    const code = renderSms({ ...fr, kind: 'verification_code', code: '042917', link: null });
+    expect(code).toContain('Pour confirmer : Full colour avec Amara Okafor le mardi 8 décembre à 14:30');
+    for (const sms of [offer, august.sms, code]) expect(sms).toBe(sms.replace(/[’‘ÀÂâêîôûÊÎÔÛ]/g, ''));
+  });
+
   it('keeps an SMS within two segments, dropping detail but never the link or the reference', () => {
     const long = {
       ...FACTS,
