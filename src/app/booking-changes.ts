@@ -207,12 +207,14 @@ export async function rescheduleInTransaction(
     at: now,
     details: { rescheduled: { from: booking.startsAt, to: slot.startsAt, staff_id: slot.staffId } },
   });
-  // The reminder follows the booking to its new start (or goes, if that is now too close).
+  // The reminder follows the booking to its new start (or goes, if that is now too close). An
+  // earlier move not sent yet goes too: it would say this same new time (messages are written when
+  // they go), so the customer would hear of one move twice.
   await announceChange(
     trx,
     changer.organisationId,
     booking.id,
-    { kind: 'rescheduled', drop: ['reminder'], remind: true },
+    { kind: 'rescheduled', drop: ['reminder', 'rescheduled'], remind: true },
     now,
   );
   return {

@@ -145,6 +145,28 @@ describe('messages written with the change', () => {
     expect(summary(messages)).toEqual(['cancelled:email:pending', 'cancelled:sms:pending']);
   });
 
+  it('a booking moved again before the first move was sent says it has moved once', async () => {
+    const { reference } = await book('2026-11-25T14:00:00+00:00');
+    for (const hour of [15, 16]) {
+      await rescheduleBooking(
+        t.database.db,
+        changer(),
+        reference,
+        { startsAt: Date.parse(`2026-11-25T${hour}:00:00Z`) },
+        t.clock.nowMs(),
+      );
+    }
+    // Each message says the booking as it is when it goes: two would say the same move twice.
+    expect(summary(await messagesOf(reference))).toEqual([
+      'confirmed:email:pending',
+      'confirmed:sms:pending',
+      'reminder:email:pending',
+      'reminder:sms:pending',
+      'rescheduled:email:pending',
+      'rescheduled:sms:pending',
+    ]);
+  });
+
   it('an expired hold: its link is dropped and nothing is sent', async () => {
     const { reference } = await book('2026-11-30T10:00:00+00:00', 'colour');
     expect(summary(await messagesOf(reference))).toHaveLength(2);
