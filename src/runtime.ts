@@ -5,6 +5,7 @@ import { paymentProviderFor } from './app/payments.ts';
 import { type DatabaseHandle, type DatabaseOptions, openDatabase, sqliteFileOf } from './data/database.ts';
 import { migrateToLatest } from './data/migrate.ts';
 import { holdInUseLock } from './data/postgres.ts';
+import { OUTBOX_CHANNELS, type OutboxChannel } from './domain/outbox.ts';
 
 export interface Runtime {
   database: DatabaseHandle;
@@ -43,6 +44,7 @@ export async function openRuntime(
       rateLimitStore,
       limits,
       webhookDestinations: config.webhookDestinations,
+      messageProviders: messageProvidersOf(config),
     });
     const close = async () => {
       rateLimitStore.close?.();
@@ -55,4 +57,9 @@ export async function openRuntime(
     await releaseUse();
     throw error;
   }
+}
+
+/** The channels `config` names a provider for: the messages that leave the outbox for real. */
+export function messageProvidersOf(config: Pick<Config, 'email' | 'sms'>): ReadonlySet<OutboxChannel> {
+  return new Set(OUTBOX_CHANNELS.filter((channel) => config[channel] !== null));
 }

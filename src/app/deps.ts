@@ -1,6 +1,7 @@
 import { type Db, dialectOf } from '../data/database.ts';
 import { PostgresRateLimitStore, type RateLimitStore } from '../data/rate-limit-counters.ts';
 import { rateLimitFileOf, SqliteRateLimitStore } from '../data/sqlite-rate-limits.ts';
+import type { OutboxChannel } from '../domain/outbox.ts';
 import type { Clock } from './clock.ts';
 import type { PaymentProvider } from './payments.ts';
 import { MemoryRateLimitStore } from './rate-limiter.ts';
@@ -43,6 +44,11 @@ export interface AppDeps {
    * default https to public addresses only.
    */
   webhookDestinations: DestinationPolicy;
+  /**
+   * The channels a provider sends on (SMTP_URL: email; TWILIO_*: sms); the others' messages are only
+   * logged in the outbox. The public pages ask for a contact a message can reach (reachable-contacts.ts).
+   */
+  messageProviders: ReadonlySet<OutboxChannel>;
 }
 
 /**
@@ -71,6 +77,7 @@ export function createAppDeps(
     rateLimitStore: rateLimitStoreFor(base.db, null),
     payments: null,
     webhookDestinations: STRICT_POLICY,
+    messageProviders: new Set(),
     ...base,
   };
 }

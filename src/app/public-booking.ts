@@ -20,9 +20,8 @@ import type { AppDeps } from './deps.ts';
 import { listLocations, listServicesAt, requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { madeOnce, recordMadeOnce } from './idempotency.ts';
-import { countryName, isTextable } from './phone-destinations.ts';
 import { clientOfAddress, FixedWindowRateLimiter } from './rate-limiter.ts';
-import { textedCountriesOf } from './texted-countries.ts';
+import { reachableContactsOf } from './reachable-contacts.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -192,7 +191,7 @@ export async function bookOnPublicPage(
     phone: request.phone && phoneAsDialledAt(request.phone, location.country),
     email: request.email,
   });
-  const contact = await publicContactOf(deps.db, organisation, details.contact);
+  const contact = await publicContactOf(deps, organisation, details.contact);
   return withCheckoutsOpenedFirst(deps.payments, (opener) =>
     writeTransaction(deps.db, async (trx) => {
       if (once) {
@@ -270,26 +269,22 @@ function checkPublicSeries(organisation: PublicOrganisation, repeat: Repeat): vo
 
 /**
  * Where a public booking's proof goes: its phone by SMS when the organisation may text it, otherwise
- * its e-mail. With no proof asked (policy none) a contact is still recorded, for the caps.
+ * its e-mail, of the contacts a message can reach (reachable-contacts.ts). With no proof asked
+ * (policy none) a contact is still recorded, for the caps.
  */
 async function publicContactOf(
-  db: Db,
+  deps: AppDeps,
   organisation: PublicOrganisation,
   given: { phone: string | null; email: string | null },
 ): Promise<PublicContact> {
-  const texted = await textedCountriesOf(db, organisation.id, organisation.catalogueVersion);
-  const phoneTextable = given.phone !== null && isTextable(given.phone, texted);
-  const proof = proofChannel({ ...given, phoneTextable });
+  const reachable = await reachableContactsOf(deps, organisation, given);
+  const proof = proofChannel(reachable);
   if (proof) return { ...given, proof };
-  if (organisation.policy.verification === 'none' && given.phone !== null) {
-    return { ...given, proof: { channel: 'sms', to: given.phone } };
+  if (organisation.policy.verification === 'none') {
+    if (given.phone !== null) return { ...given, proof: { channel: 'sms', to: given.phone } };
+    if (given.email !== null) return { ...given, proof: { channel: 'email', to: given.email } };
   }
-  const where = [...texted].map(countryName).sort().join(', ') || 'no country';
-  throw new AppError(
-    'invalid_request',
-    `We can only send texts to numbers in ${where}; give an e-mail address too, so we can send you the code that confirms your booking.`,
-    'email',
-  );
+  throw reachable.refusal('so we can send you the code that confirms your booking');
 }
 
 /** The address's attempts this hour (a form post counts whatever becomes of it). */

@@ -5,6 +5,8 @@
  * the service layer (src/app/public-booking.ts, contact-proof.ts) applies them.
  */
 
+import type { OutboxChannel } from './outbox.ts';
+
 /** `code`: a public booking waits for the contact's proof; `none`: it is booked unproven. */
 export type PublicVerification = 'code' | 'none';
 
@@ -68,15 +70,30 @@ export function readCode(typed: string): string | undefined {
 }
 
 /**
- * Which of the given contacts the proof goes to: the phone by SMS when it may be texted, else the
- * e-mail; null when neither can carry it.
+ * The given contacts a message can reach: the phone by SMS when it may be texted, the e-mail; each
+ * only where its channel has a provider (`providers`), unless no channel has one (a server that only
+ * logs its messages in the outbox: a demo, a test), where every channel counts as before.
  */
-export function proofChannel(contact: {
-  phone: string | null;
+export function reachableContacts(
+  contact: { phone: string | null; email: string | null; phoneTextable: boolean },
+  providers: ReadonlySet<OutboxChannel>,
+): { sms: string | null; email: string | null } {
+  const carries = (channel: OutboxChannel) => providers.size === 0 || providers.has(channel);
+  return {
+    sms: contact.phone !== null && contact.phoneTextable && carries('sms') ? contact.phone : null,
+    email: contact.email !== null && carries('email') ? contact.email : null,
+  };
+}
+
+/**
+ * Which of the given contacts the proof goes to: the phone by SMS when it may be texted, else the
+ * e-mail, of those a message can reach (reachableContacts); null when neither can carry it.
+ */
+export function proofChannel(reachable: {
+  sms: string | null;
   email: string | null;
-  phoneTextable: boolean;
-}): { channel: 'sms' | 'email'; to: string } | null {
-  if (contact.phone && contact.phoneTextable) return { channel: 'sms', to: contact.phone };
-  if (contact.email) return { channel: 'email', to: contact.email };
+}): { channel: OutboxChannel; to: string } | null {
+  if (reachable.sms !== null) return { channel: 'sms', to: reachable.sms };
+  if (reachable.email !== null) return { channel: 'email', to: reachable.email };
   return null;
 }

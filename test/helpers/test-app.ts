@@ -49,6 +49,8 @@ export async function startTestApp(
     payments?: PaymentProvider | null;
     /** Where webhook endpoints may point; tests' receivers listen on loopback. */
     webhookDestinations?: AppDeps['webhookDestinations'];
+    /** The channels a provider sends on (SMTP_URL, TWILIO_*); none by default: messages only logged. */
+    messageProviders?: AppDeps['messageProviders'];
   } = {},
 ): Promise<TestApp> {
   const database = await createTempDatabase();
@@ -64,6 +66,7 @@ export async function startTestApp(
     // As `booking serve` counts: in the database's shared store (a file beside a SQLite database).
     rateLimitStore: rateLimitStoreFor(database.db, onPostgres ? null : database.file),
     ...(options.webhookDestinations && { webhookDestinations: options.webhookDestinations }),
+    ...(options.messageProviders && { messageProviders: options.messageProviders }),
   });
   const app = await buildApp(deps, options.http);
   const routeOf = new Map<string, string | undefined>();

@@ -145,6 +145,37 @@ describe('numbers that are no person’s own', () => {
   });
 });
 
+describe('channels with a provider', () => {
+  it('asks for a contact a provider can reach, and sends the code there, never where nothing is sent', async () => {
+    // SMS only (TWILIO_*, no SMTP_URL): an e-mail would never receive its code.
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW, messageProviders: new Set(['sms']) });
+    const booking = { location: 'camden', service: 'cut', startsAt: '2026-11-25T14:00:00Z' };
+    const byEmail = await bookOnPage(t, ORG, { ...booking, email: 'amelie@example.fr' });
+    expect(byEmail.statusCode).toBe(400);
+    expect(byEmail.body).toContain('We send messages by text only, to numbers in United Kingdom');
+    const both = pagePathOf(
+      await bookOnPage(t, ORG, { ...booking, phone: '07400 123456', email: 'amelie@example.fr' }),
+    );
+    expect((await deliveredCode(t, await referenceOnPage(t, both))).message).toMatchObject({
+      channel: 'sms',
+      to: '+447400123456',
+    });
+    await t.close();
+    // E-mail only: the code goes to the e-mail, though the phone could be texted.
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW, messageProviders: new Set(['email']) });
+    const byPhone = await bookOnPage(t, ORG, { ...booking, phone: '07400 123456' });
+    expect(byPhone.statusCode).toBe(400);
+    expect(byPhone.body).toContain('We send messages by e-mail only: give an e-mail address');
+    const mailed = pagePathOf(
+      await bookOnPage(t, ORG, { ...booking, phone: '07400 123456', email: 'amelie@example.fr' }),
+    );
+    expect((await deliveredCode(t, await referenceOnPage(t, mailed))).message).toMatchObject({
+      channel: 'email',
+      to: 'amelie@example.fr',
+    });
+  });
+});
+
 describe('countries texted', () => {
   it('the page asks a caller with a number abroad for an e-mail, and sends the code there', async () => {
     await start();

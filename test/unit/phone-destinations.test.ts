@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { countryOfPhone, isTextable, nonPersonalNumber } from '../../src/app/phone-destinations.ts';
-import { codeState, proofChannel, readCode } from '../../src/domain/public-booking-policy.ts';
+import type { OutboxChannel } from '../../src/domain/outbox.ts';
+import {
+  codeState,
+  proofChannel,
+  reachableContacts,
+  readCode,
+} from '../../src/domain/public-booking-policy.ts';
+import { messageProvidersOf } from '../../src/runtime.ts';
 
 /**
  * Which numbers are texted (design.md 9.1), with libphonenumber-js's full metadata: a person's own
@@ -52,12 +59,35 @@ describe('countries texted', () => {
 describe('the proof of a public booking', () => {
   it('goes by text when the phone may be texted, else by e-mail, else nowhere', () => {
     const contact = { phone: '+447400123456', email: 'a@example.com' };
-    expect(proofChannel({ ...contact, phoneTextable: true })).toEqual({ channel: 'sms', to: contact.phone });
-    expect(proofChannel({ ...contact, phoneTextable: false })).toEqual({
+    const proof = (given: typeof contact & { phoneTextable: boolean }, providers: OutboxChannel[] = []) =>
+      proofChannel(reachableContacts(given, new Set(providers)));
+    expect(proof({ ...contact, phoneTextable: true })).toEqual({ channel: 'sms', to: contact.phone });
+    expect(proof({ ...contact, phoneTextable: false })).toEqual({ channel: 'email', to: contact.email });
+    expect(proof({ ...contact, email: null as never, phoneTextable: false })).toBeNull();
+    // Only by a channel that has a provider, where one has: else the code would never arrive.
+    expect(proof({ ...contact, phoneTextable: true }, ['email'])).toEqual({
       channel: 'email',
       to: contact.email,
     });
-    expect(proofChannel({ phone: contact.phone, email: null, phoneTextable: false })).toBeNull();
+    expect(proof({ ...contact, phoneTextable: false }, ['sms'])).toBeNull();
+    expect(proof({ ...contact, email: null as never, phoneTextable: true }, ['email'])).toBeNull();
+    expect(proof({ ...contact, phoneTextable: true }, ['sms', 'email'])).toEqual({
+      channel: 'sms',
+      to: contact.phone,
+    });
+  });
+
+  it('counts a channel as carried where the configuration names its provider', () => {
+    const twilio = {
+      accountSid: 'AC1',
+      authToken: 't',
+      from: '+447400000000',
+      apiBase: 'https://api.twilio.com',
+    };
+    const smtp = { smtpUrl: 'smtp://mail.example:587', mailFrom: 'bookings@salon.example' };
+    expect([...messageProvidersOf({ sms: null, email: null })]).toEqual([]);
+    expect([...messageProvidersOf({ sms: twilio, email: null })]).toEqual(['sms']);
+    expect([...messageProvidersOf({ sms: twilio, email: smtp })]).toEqual(['sms', 'email']);
   });
 
   it('reads a code as typed, and knows when one is spent, expired or done', () => {

@@ -1,4 +1,3 @@
-import type { Db } from '../../data/database.ts';
 import { publicEntriesOfContact, type WaitlistEntryRow } from '../../data/waitlist-repository.ts';
 import { clientContactTurns, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
@@ -8,9 +7,8 @@ import type { TimeOfDay, WaitlistEntry } from '../../domain/waitlist.ts';
 import { insertUnprovenClient, newClientDetails } from '../client-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
 import type { AppDeps } from '../deps.ts';
-import { countryName, isTextable } from '../phone-destinations.ts';
 import { type PublicOrganisation, takeAttempt } from '../public-booking.ts';
-import { textedCountriesOf } from '../texted-countries.ts';
+import { reachableContactsOf } from '../reachable-contacts.ts';
 import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedEntry } from './entries.ts';
 
 /**
@@ -84,7 +82,7 @@ export async function joinWaitlistOnPublicPage(
     phone: request.phone && phoneAsDialledAt(request.phone, wants.location.country),
     email: request.email,
   });
-  const reachedBy = await reachableBy(deps.db, organisation, details.contact);
+  const reachedBy = await reachableBy(deps, organisation, details.contact);
   const entryId = await writeTransaction(deps.db, async (trx) => {
     for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
     const mine = await publicEntriesOfContact(trx, organisation.id, details.contact, now - CONTACT_DAY_MS);
@@ -129,22 +127,15 @@ function sameWants(entry: WaitlistEntryRow, wants: CheckedWants): boolean {
 
 /**
  * Where offers can reach this contact: the phone by SMS when the organisation may text it, the
- * e-mail; 400 when neither can carry one (a phone abroad and no e-mail).
+ * e-mail, of the contacts a message can reach (reachable-contacts.ts); 400 when neither can carry one
+ * (a phone abroad and no e-mail).
  */
 async function reachableBy(
-  db: Db,
+  deps: AppDeps,
   organisation: PublicOrganisation,
   contact: { phone: string | null; email: string | null },
 ): Promise<{ sms: string | null; email: string | null }> {
-  const texted = await textedCountriesOf(db, organisation.id, organisation.catalogueVersion);
-  const sms = contact.phone !== null && isTextable(contact.phone, texted) ? contact.phone : null;
-  if (sms === null && contact.email === null) {
-    const where = [...texted].map(countryName).sort().join(', ') || 'no country';
-    throw new AppError(
-      'invalid_request',
-      `We can only send texts to numbers in ${where}; give an e-mail address too, so we can tell you when a time frees up.`,
-      'email',
-    );
-  }
-  return { sms, email: contact.email };
+  const { sms, email, refusal } = await reachableContactsOf(deps, organisation, contact);
+  if (sms === null && email === null) throw refusal('so we can tell you when a time frees up');
+  return { sms, email };
 }

@@ -1,0 +1,61 @@
+import { AppError } from '../domain/errors.ts';
+import type { OutboxChannel } from '../domain/outbox.ts';
+import { reachableContacts } from '../domain/public-booking-policy.ts';
+import type { AppDeps } from './deps.ts';
+import { countryName, isTextable } from './phone-destinations.ts';
+import type { PublicOrganisation } from './public-booking.ts';
+import { textedCountriesOf } from './texted-countries.ts';
+
+/** A customer's contacts a message can reach, and how to ask for one when neither can. */
+export interface Reachable {
+  sms: string | null;
+  email: string | null;
+  /** The 400 asking for a contact a message can reach: `purpose` says what the message is for. */
+  refusal(purpose: string): AppError;
+}
+
+/**
+ * Where messages can reach a customer of the public pages: the phone by SMS when the organisation may
+ * text it and SMS has a provider, the e-mail when e-mail has one (reachableContacts). A contact whose
+ * channel has no provider on a server where another has one would never receive its message: a code
+ * that never comes, an offer nobody hears of.
+ */
+export async function reachableContactsOf(
+  deps: AppDeps,
+  organisation: PublicOrganisation,
+  contact: { phone: string | null; email: string | null },
+): Promise<Reachable> {
+  const texted = await textedCountriesOf(deps.db, organisation.id, organisation.catalogueVersion);
+  const phoneTextable = contact.phone !== null && isTextable(contact.phone, texted);
+  return {
+    ...reachableContacts({ ...contact, phoneTextable }, deps.messageProviders),
+    refusal: (purpose) => unreachable(texted, deps.messageProviders, purpose),
+  };
+}
+
+function unreachable(
+  texted: ReadonlySet<string>,
+  providers: ReadonlySet<OutboxChannel>,
+  purpose: string,
+): AppError {
+  const where = [...texted].map(countryName).sort().join(', ') || 'no country';
+  if (providers.size > 0 && !providers.has('email')) {
+    return new AppError(
+      'invalid_request',
+      `We send messages by text only, to numbers in ${where}: give a mobile number there, ${purpose}.`,
+      'phone',
+    );
+  }
+  if (providers.size > 0 && !providers.has('sms')) {
+    return new AppError(
+      'invalid_request',
+      `We send messages by e-mail only: give an e-mail address, ${purpose}.`,
+      'email',
+    );
+  }
+  return new AppError(
+    'invalid_request',
+    `We can only send texts to numbers in ${where}; give an e-mail address too, ${purpose}.`,
+    'email',
+  );
+}
