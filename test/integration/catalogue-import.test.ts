@@ -346,6 +346,28 @@ describe('importCatalogue', () => {
     ]);
   });
 
+  it('reads time off from or to a midnight the clocks skip as the start of that day', async () => {
+    // Santiago's clocks go from 00:00 to 01:00 on Sunday 6 September 2026: that day starts at 01:00
+    // (-03:00). A day off written from midnight to midnight is the usual way to write one.
+    const catalogue = minimalCatalogue();
+    catalogue.locations[0].timezone = 'America/Santiago';
+    catalogue.staff[0].time_off = [
+      { start: '2026-09-05T00:00', end: '2026-09-06T00:00', reason: 'Saturday off' },
+      { start: '2026-09-06T00:00', end: '2026-09-07T00:00', reason: 'Sunday off' },
+    ];
+    await importCatalogue(temp.db, catalogue, T0);
+    const rows = await rowsOf(temp.db, 'staff_time_off');
+    const byReason = (reason: string) => rows.find((row) => row.reason === reason);
+    expect(byReason('Saturday off')).toMatchObject({
+      starts_at: Date.parse('2026-09-05T00:00:00-04:00'),
+      ends_at: Date.parse('2026-09-06T01:00:00-03:00'),
+    });
+    expect(byReason('Sunday off')).toMatchObject({
+      starts_at: Date.parse('2026-09-06T01:00:00-03:00'),
+      ends_at: Date.parse('2026-09-07T00:00:00-03:00'),
+    });
+  });
+
   it('refuses a __proto__ key, which the schema would drop without a word', async () => {
     const catalogue = minimalCatalogue();
     catalogue.staff[0].working_hours = JSON.parse('{"__proto__": {"mon": [["09:00", "17:00"]]}}');

@@ -11,14 +11,17 @@ const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
 /**
  * The instant of a local date-time in a zone, or undefined when the wall-clock time does not exist
  * there (the clocks go forward over it). Luxon would silently shift such a time, so it is compared back.
+ * Midnight is the exception: "T00:00" is the start of its date, and where the clocks skip midnight
+ * (Santiago, Havana, Beirut) that date starts when they land, as availability's days do; a day off
+ * written from midnight to midnight is no mistake there.
  */
 export function localInstant(local: string, zone: string): number | undefined {
   const inZone = DateTime.fromISO(local, { zone });
   const wall = DateTime.fromISO(local, { zone: 'utc' });
-  if (!inZone.isValid || !wall.isValid || inZone.toFormat(WALL_CLOCK) !== wall.toFormat(WALL_CLOCK)) {
-    return undefined;
-  }
-  return inZone.toMillis();
+  if (!inZone.isValid || !wall.isValid) return undefined;
+  if (inZone.toFormat(WALL_CLOCK) === wall.toFormat(WALL_CLOCK)) return inZone.toMillis();
+  if (wall.toFormat('HH:mm:ss') === '00:00:00') return calendarOf(zone).day(wall.toISODate()!).start;
+  return undefined;
 }
 
 /**
@@ -42,17 +45,22 @@ export function clockMinutes(time: string): number {
 
 const calendars = new Map<string, ZoneCalendar>();
 
+function calendarOf(zone: string): ZoneCalendar {
+  let calendar = calendars.get(zone);
+  if (calendar === undefined) {
+    calendar = new ZoneCalendar(zone);
+    calendars.set(zone, calendar);
+  }
+  return calendar;
+}
+
 /**
  * The instant a booking's local start means in a zone: undefined when the wall-clock time does not
  * exist (the clocks go forward over it); the first of the two instants when it happens twice (the
  * clocks go back), the same rule availability applies to its grid.
  */
 export function firstLocalInstant(local: string, zone: string): number | undefined {
-  let calendar = calendars.get(zone);
-  if (calendar === undefined) {
-    calendar = new ZoneCalendar(zone);
-    calendars.set(zone, calendar);
-  }
+  const calendar = calendarOf(zone);
   const [date = '', time = ''] = local.split('T');
   const [hours = 0, mins = 0, seconds = 0] = time.split(':').map(Number);
   const first = calendar.instantsAt(calendar.day(date), hours * 60 + mins)[0];
