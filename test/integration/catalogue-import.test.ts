@@ -368,6 +368,22 @@ describe('importCatalogue', () => {
     });
   });
 
+  it('reads time off at a midnight that happens twice as the first, where the day starts', async () => {
+    // Havana's clocks go back from 01:00 to 00:00 on Sunday 1 November 2026: Sunday starts at 00:00
+    // -04:00 (04:00Z), and 00:00 -05:00 (05:00Z) is an hour into it.
+    const catalogue = minimalCatalogue();
+    catalogue.locations[0].timezone = 'America/Havana';
+    catalogue.staff[0].time_off = [
+      { start: '2026-10-31T00:00', end: '2026-11-01T00:00', reason: 'Saturday off' },
+      { start: '2026-11-01T00:00', end: '2026-11-02T00:00', reason: 'Sunday off' },
+    ];
+    await importCatalogue(temp.db, catalogue, T0);
+    const rows = await rowsOf(temp.db, 'staff_time_off');
+    const byReason = (reason: string) => rows.find((row) => row.reason === reason);
+    expect(byReason('Saturday off')).toMatchObject({ ends_at: Date.parse('2026-11-01T00:00:00-04:00') });
+    expect(byReason('Sunday off')).toMatchObject({ starts_at: Date.parse('2026-11-01T00:00:00-04:00') });
+  });
+
   it('refuses a __proto__ key, which the schema would drop without a word', async () => {
     const catalogue = minimalCatalogue();
     catalogue.staff[0].working_hours = JSON.parse('{"__proto__": {"mon": [["09:00", "17:00"]]}}');

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import { ZoneCalendar } from '../../../domain/availability/zone-calendar.ts';
 import type { CatalogueStaff } from './schema.ts';
 
@@ -6,20 +6,20 @@ import type { CatalogueStaff } from './schema.ts';
 
 export { WEEKDAY_NAMES as WEEKDAYS } from '../../../domain/availability/opening-hours.ts';
 
-const WALL_CLOCK = "yyyy-MM-dd'T'HH:mm:ss";
-
 /**
- * The instant of a local date-time in a zone, or undefined when the wall-clock time does not exist
- * there (the clocks go forward over it). Luxon would silently shift such a time, so it is compared back.
- * Midnight is the exception: "T00:00" is the start of its date, and where the clocks skip midnight
- * (Santiago, Havana, Beirut) that date starts when they land, as availability's days do; a day off
- * written from midnight to midnight is no mistake there.
+ * The instant of a local date-time in a zone (time off), or undefined when the wall-clock time does not
+ * exist there (the clocks go forward over it). A time the clocks show twice is its first instant, as
+ * availability reads working hours (luxon picks the later one in some zones and the earlier in others:
+ * Havana's Sunday off from 00:00 then began an hour into the Sunday, and Saturday's ran into it).
+ * Midnight is the exception to the gap: "T00:00" is the start of its date, and where the clocks skip
+ * midnight (Santiago, Havana, Beirut) that date starts when they land, as availability's days do; a day
+ * off written from midnight to midnight is no mistake there.
  */
 export function localInstant(local: string, zone: string): number | undefined {
-  const inZone = DateTime.fromISO(local, { zone });
   const wall = DateTime.fromISO(local, { zone: 'utc' });
-  if (!inZone.isValid || !wall.isValid) return undefined;
-  if (inZone.toFormat(WALL_CLOCK) === wall.toFormat(WALL_CLOCK)) return inZone.toMillis();
+  if (!wall.isValid || !IANAZone.isValidZone(zone)) return undefined;
+  const first = firstLocalInstant(local, zone);
+  if (first !== undefined) return first;
   if (wall.toFormat('HH:mm:ss') === '00:00:00') return calendarOf(zone).day(wall.toISODate()!).start;
   return undefined;
 }
