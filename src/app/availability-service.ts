@@ -203,6 +203,7 @@ export async function prepareSlotCheck(
   now: number,
   catalogueVersion?: number,
 ): Promise<SlotCheck> {
+  requireWritableStart(startsAt, request.location.timezone);
   const date = localDateAt(startsAt, request.location.timezone);
   const offer = await loadOffer(db, organisationId, request, date, 1, startsAt, catalogueVersion);
   const { services, scope } = offer;
@@ -238,6 +239,21 @@ export async function prepareSlotCheck(
     readHolds: () => holds,
     readClient: () => client,
   };
+}
+
+/**
+ * 400 (param starts_at) for a start whose local date at the location cannot be written YYYY-MM-DD
+ * (before the year 0 or after 9999, as 9999-12-31T23:00:00-12:00 is in London): RFC 3339 allows it,
+ * but no day of the calendar holds it, and the dates counted from it (a series' next occurrences)
+ * cannot be made (they threw: a 500).
+ */
+export function requireWritableStart(startsAt: number, timezone: string): void {
+  if (isCalendarDate(localDateAt(startsAt, timezone))) return;
+  throw new AppError(
+    'invalid_request',
+    "starts_at must fall between the years 0000 and 9999 in the location's time zone.",
+    'starts_at',
+  );
 }
 
 /** Both steps of the slot check at once, for callers that take no turn in between. */

@@ -12,7 +12,7 @@ import {
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, conflict, type Refusal, refusalOf } from '../domain/errors.ts';
 import { formatLocal } from '../domain/time-format.ts';
-import { getAvailability } from './availability-service.ts';
+import { getAvailability, requireWritableStart } from './availability-service.ts';
 import {
   type Caller,
   type CheckoutContext,
@@ -70,6 +70,7 @@ export async function createSeries(
     caller.catalogueVersion,
   );
   const location = withSeriesHorizon(ownHorizon, extraAdvanceDays);
+  requireWritableStart(input.startsAt, location.timezone);
   const id = timeOrderedId();
   await trx
     .insertInto('booking_series')

@@ -8,6 +8,7 @@ import { followingMove } from '../domain/booking/series.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { refusalOf } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
+import { requireWritableStart } from './availability-service.ts';
 import {
   type CancellationResult,
   type Changer,
@@ -102,6 +103,7 @@ async function rescheduleFollowing(
   now: number,
 ): Promise<SeriesRescheduleResult> {
   const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
+  requireWritableStart(change.startsAt, booking.timezone);
   const later = laterOccurrences(series, booking, now);
   const move = { from: booking.startsAt, to: change.startsAt };
   const step = (occurrence: Booking) => ({

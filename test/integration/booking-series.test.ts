@@ -316,6 +316,34 @@ describe('recurring series', () => {
     expect(json(alone).error.reason).toBe('staff_not_working');
   });
 
+  it('refuses a start whose local date is past 9999 or before year 0 as starts_at, not a 500 or "date"', async () => {
+    t = await startTestApp({ now: NOW });
+    // Both are valid RFC 3339; in London the first is 10000-01-01 and the second 31 December of year -1.
+    const starts = ['9999-12-31T23:00:00-12:00', '0000-01-01T00:00:00+14:00'];
+    const answers = [];
+    for (const startsAt of starts) {
+      answers.push(await bookSeries(startsAt, { every_weeks: 1, count: 3 }));
+      answers.push(await bookSeries(startsAt, { every_weeks: 1, count: 3 }, { staffNamed: false }));
+    }
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 2 });
+    const [reference] = occurrencesOf(booked).map((o) => o.reference);
+    for (const startsAt of starts) {
+      for (const scope of ['one', 'following']) {
+        answers.push(
+          await t.request({
+            method: 'PATCH',
+            url: `/v1/bookings/${reference}`,
+            payload: { starts_at: startsAt, scope },
+          }),
+        );
+      }
+    }
+    for (const answer of answers) {
+      expect(answer.statusCode, answer.body).toBe(400);
+      expect(json(answer).error).toMatchObject({ code: 'invalid_request', param: 'starts_at' });
+    }
+  });
+
   it('answers 404 for an unknown series and 400 for a repeat out of bounds', async () => {
     t = await startTestApp({ now: NOW });
     const unknown = await t.request({
