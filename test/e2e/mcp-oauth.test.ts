@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
@@ -105,6 +106,22 @@ describe('discovery', () => {
       expect.arrayContaining(['authorization_code', 'refresh_token']),
     );
     expect(metadata.grant_types_supported).not.toContain('implicit');
+  });
+
+  it('advertises only endpoints it serves and tokens /mcp takes (Bearer: no DPoP)', async () => {
+    const metadata = (await (
+      await fetch(new URL('/.well-known/oauth-authorization-server', server.origin))
+    ).json()) as Json;
+    const advertised = Object.entries(metadata).filter(
+      ([name]) => name.endsWith('_endpoint') || name === 'jwks_uri',
+    );
+    for (const [name, url] of advertised) {
+      const { pathname } = new URL(String(url));
+      const served = ['GET', 'POST'].some((method) => server.t.app.hasRoute({ method, url: pathname }));
+      expect(served, `${name} ${pathname}`).toBe(true);
+    }
+    // /mcp reads `Authorization: Bearer` and checks no proof of possession.
+    expect(metadata).not.toHaveProperty('dpop_signing_alg_values_supported');
   });
 });
 
@@ -334,6 +351,29 @@ describe('what a token is not', () => {
     );
   });
 
+  it('is not bound to a DPoP proof /mcp would never check: a host that offers one gets a Bearer token', async () => {
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    const outcome = await consent(auth.authorizationUrl!, owner);
+    const tokenUrl = new URL('/oauth/token', server.origin).href;
+    const answer = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: dpopProof('POST', tokenUrl) },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: outcome.callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URL,
+        code_verifier: auth.verifier,
+        client_id: auth.info!.client_id,
+        resource: mcpUrl.href,
+      }),
+    });
+    const tokens = (await answer.json()) as Json;
+    expect(answer.status, JSON.stringify(tokens)).toBe(200);
+    expect(tokens.token_type).toBe('Bearer');
+    expect((await rawToolsList(mcpUrl, String(tokens.access_token))).status).toBe(200);
+  });
+
   it('is never issued for another resource', async () => {
     const auth = new HostAuth();
     await startSignIn(mcpUrl, auth);
@@ -396,6 +436,21 @@ function rawToolsList(url: URL, token: string): Promise<Response> {
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
+}
+
+/** A DPoP proof (RFC 9449) for `method` on `url`, signed by a key made for it. */
+function dpopProof(method: string, url: string): string {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signed = `${part({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } })}.${part({
+    htm: method,
+    htu: url,
+    jti: randomUUID(),
+    iat: Math.floor(Date.now() / 1000),
+  })}`;
+  const signature = sign('sha256', Buffer.from(signed), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return `${signed}.${signature.toString('base64url')}`;
 }
 
 /** The console signed in as `person`, over real HTTP: pages read, one-button forms posted with the CSRF token. */

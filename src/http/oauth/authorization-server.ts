@@ -125,6 +125,12 @@ export class AuthorizationServers {
         rpInitiatedLogout: { enabled: false },
         registration: { enabled: true },
         revocation: { enabled: true },
+        // On by default in the library, off here: /mcp takes `Authorization: Bearer` and checks no proof
+        // of possession, so a DPoP-bound token (token_type DPoP) would be refused under its own scheme
+        // and taken without its proof as Bearer; and pushed authorization requests would be advertised
+        // at an endpoint nothing routes.
+        dPoP: { enabled: false },
+        pushedAuthorizationRequests: { enabled: false },
         clientIdMetadataDocument: {
           enabled: true,
           allowFetch: async (_ctx, clientId) => allowLoopback || !isLoopbackUrl(clientId),
