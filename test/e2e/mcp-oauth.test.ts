@@ -335,6 +335,44 @@ describe('revocation by the client (RFC 7009)', () => {
   });
 });
 
+describe('a connector in use', () => {
+  it('keeps refreshing past 30 days from its consent: each rotated refresh token lasts 30 days from its use', async () => {
+    const used = await startListeningApp();
+    try {
+      await createUser(
+        used.t.database.db,
+        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+        used.t.clock.nowMs(),
+      );
+      const auth = new HostAuth();
+      const client = await signInAndConnect(new URL('/mcp', used.origin), auth, owner);
+      await client.close();
+      const refresh = async () => {
+        const answer = await fetch(new URL('/oauth/token', used.origin), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: auth.savedTokens!.refresh_token!,
+            client_id: auth.info!.client_id,
+          }),
+        });
+        const body = (await answer.json()) as Json;
+        expect(answer.status, JSON.stringify(body)).toBe(200);
+        auth.savedTokens = body as never;
+      };
+      // Used every 20 days: never 30 days without a refresh, though 60 days since the consent.
+      for (let i = 0; i < 3; i++) {
+        used.t.clock.advance({ days: 20 });
+        await refresh();
+      }
+      expect(auth.savedTokens!.access_token).toBeTruthy();
+    } finally {
+      await used.t.close();
+    }
+  });
+});
+
 describe('what a token is not', () => {
   it('is refused at the same server under another name: bound to the /mcp it was issued for', async () => {
     const auth = new HostAuth();

@@ -29,6 +29,13 @@ export interface AuthorizationServerOptions {
 export const CONNECTOR_SCOPE_LIST = 'bookings:read bookings:write';
 const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+/**
+ * A grant outlives every refresh token of its chain: the library rotates a refresh token on each use
+ * until the chain is a year old (its default rotateRefreshToken), and the last one then lasts its own
+ * 30 days. A grant of 30 days ended a connector in daily use 30 days after its consent (refresh
+ * refused, invalid_grant), while the console still showed it connected.
+ */
+const GRANT_TTL_SECONDS = 365.25 * 24 * 60 * 60 + REFRESH_TOKEN_TTL_SECONDS;
 
 /** Where oidc-provider's endpoints are served, under the issuer. */
 export const OAUTH_ROUTES = {
@@ -111,7 +118,7 @@ export class AuthorizationServers {
       ttl: {
         AccessToken: ACCESS_TOKEN_TTL_SECONDS,
         AuthorizationCode: 60,
-        Grant: REFRESH_TOKEN_TTL_SECONDS,
+        Grant: GRANT_TTL_SECONDS,
         Interaction: 15 * 60,
         Session: 15 * 60,
         RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
