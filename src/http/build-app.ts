@@ -217,7 +217,6 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   await app.register(
     oauthRoutes(deps, {
       allowLoopbackClientMetadata: options.oauthClientMetadataAllowLoopback ?? false,
-      trustProxy: (options.trustProxy ?? false) !== false,
     }),
   );
   registerMcpRoutes(app, deps, {

@@ -125,6 +125,37 @@ describe('discovery', () => {
   });
 });
 
+describe('the issuer a deployment names', () => {
+  it('names every endpoint under PUBLIC_BASE_URL, and under no Host a request sent', async () => {
+    const behind = await startTestApp({
+      catalogues: [demoCatalogue()],
+      http: { publicBaseUrl: 'https://book.example' },
+    });
+    try {
+      // As a proxy that passes its own upstream address as Host (nginx's default), and as a forged Host.
+      for (const host of ['127.0.0.1:8080', 'evil.example']) {
+        const answer = await behind.app.inject({
+          method: 'GET',
+          url: '/.well-known/oauth-authorization-server',
+          headers: { host },
+        });
+        const metadata = answer.json() as Json;
+        expect(metadata.issuer).toBe('https://book.example');
+        for (const name of [
+          'authorization_endpoint',
+          'token_endpoint',
+          'registration_endpoint',
+          'jwks_uri',
+        ]) {
+          expect(metadata[name], `${name} with Host ${host}`).toMatch(/^https:\/\/book\.example\/oauth\//);
+        }
+      }
+    } finally {
+      await behind.close();
+    }
+  });
+});
+
 describe('client registration', () => {
   const register = async (redirectUri: string) => {
     const response = await fetch(new URL('/oauth/register', server.origin), {

@@ -21,8 +21,6 @@ import { loadServerSecrets, OauthRecordStore, type ServerSecrets } from '../../a
 export interface AuthorizationServerOptions {
   /** OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: Client ID Metadata Documents may be fetched from loopback. */
   allowLoopbackClientMetadata: boolean;
-  /** Whether X-Forwarded-* headers are believed (TRUST_PROXY is set): then the request's scheme is. */
-  trustProxy: boolean;
   log: FastifyBaseLogger;
 }
 
@@ -174,7 +172,9 @@ export class AuthorizationServers {
       },
     };
     const provider = new Provider(issuer, configuration);
-    provider.proxy = this.#options.trustProxy;
+    // It reads its scheme and host from X-Forwarded-*: oauth-routes.ts hands it only the issuer's
+    // (issuerRequest), never what a client or an untrusted proxy sent.
+    provider.proxy = true;
     const log = this.#options.log;
     provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'OAuth server failed'));
     return provider;

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { default as OidcProvider } from 'oidc-provider';
 import type { AppDeps } from '../../app/deps.ts';
@@ -61,7 +62,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         reply.hijack();
         reply.raw.setHeader('x-request-id', request.id);
         if (url !== undefined) request.raw.url = url;
-        await handlerOf(provider)(request.raw, reply.raw);
+        await handlerOf(provider)(issuerRequest(request), reply.raw);
       };
       raw.get('/.well-known/oauth-authorization-server', hidden, (request, reply) =>
         forward(request, reply, '/.well-known/openid-configuration'),
@@ -196,6 +197,24 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       });
     });
   };
+}
+
+/**
+ * The raw request as the library is to see it: oidc-provider makes the URLs of its endpoints (the
+ * RFC 8414 metadata, its redirects) from the request's scheme and host, so it is given the issuer's
+ * (PUBLIC_BASE_URL, or a host this server serves as a trusted proxy reported it: public-base-url.ts)
+ * and the client address Fastify trusted, never a Host or X-Forwarded-* header it would believe by
+ * itself. Behind a proxy passing its upstream address as Host, or with a forged Host, the metadata
+ * named endpoints at that host.
+ */
+function issuerRequest(request: FastifyRequest): IncomingMessage {
+  const { host, protocol } = new URL(issuerOf(request));
+  const { headers } = request.raw;
+  headers.host = host;
+  headers['x-forwarded-host'] = host;
+  headers['x-forwarded-proto'] = protocol.slice(0, -1);
+  headers['x-forwarded-for'] = request.ip;
+  return request.raw;
 }
 
 /** The provider's request handler (koa composes its middleware once per handler, so it is kept). */
