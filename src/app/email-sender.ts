@@ -4,6 +4,9 @@ import { DeliveryError, type MessageSender, withoutPersonalData } from './messag
 /** How long one delivery may wait on the SMTP server, well inside the worker's lease. */
 const SMTP_TIMEOUT_MS = 20_000;
 
+/** The pool's connections: a message beyond them waits in nodemailer's queue, not on the server. */
+const SMTP_CONNECTIONS = 4;
+
 /**
  * E-mail over SMTP with nodemailer: SMTP_URL (`smtp://` or `smtps://user:pass@host:port`) and
  * MAIL_FROM. The outbox id is the Message-ID, so a message retried after a crash between the server's
@@ -14,7 +17,7 @@ export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): Mes
   const transport = nodemailer.createTransport({
     url: settings.smtpUrl,
     pool: true,
-    maxConnections: 4,
+    maxConnections: SMTP_CONNECTIONS,
     connectionTimeout: SMTP_TIMEOUT_MS,
     greetingTimeout: SMTP_TIMEOUT_MS,
     socketTimeout: SMTP_TIMEOUT_MS,
@@ -43,6 +46,8 @@ export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): Mes
       }
     },
     close: () => transport.close(),
+    concurrency: SMTP_CONNECTIONS,
+    timeoutMs: SMTP_TIMEOUT_MS,
   };
 }
 

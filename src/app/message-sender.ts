@@ -8,6 +8,13 @@ import type { RenderedMessage } from '../domain/message-templates.ts';
 export interface MessageSender {
   send(message: { id: string; to: string; rendered: RenderedMessage }): Promise<{ providerId: string }>;
   close?(): void;
+  /**
+   * How many sends it carries at once (its connections); more would wait in its own queue while their
+   * leases run. Absent: each send starts at once.
+   */
+  concurrency?: number;
+  /** How long one send may wait on the provider before it gives up (its timeout). */
+  timeoutMs?: number;
 }
 
 /**

@@ -57,7 +57,11 @@ export interface OutboxDelivery {
   /** The provider of each channel; null: none configured, messages are logged. */
   senders: Record<OutboxChannel, MessageSender | null>;
   links: CustomerLinks;
-  /** How long a claim lasts: longer than any one send may take (the providers time out at 20 s). */
+  /**
+   * How long a claim lasts: longer than any one send may take (the providers time out at 20 s). A
+   * send that waited for its turn (sendTurns) goes only while its lease still has the provider's
+   * timeout left; otherwise the message is given back unsent, for the next batch.
+   */
   leaseMs?: number;
   /** Messages claimed at once (and sent concurrently). */
   batchSize?: number;
@@ -116,14 +120,54 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
   );
   const texted = await textedCountriesOfBatch(delivery.db, claimed, facts);
   const settle = outcomeRecorder(delivery.db, token);
+  const turns = {
+    sms: sendTurns(delivery.senders.sms),
+    email: sendTurns(delivery.senders.email),
+  };
   await Promise.all(
     claimed.map(async (row) => {
       const rowFacts = superseded.has(row.seq) ? undefined : facts.get(row.booking_id);
       const countries = texted.get(row.organisation_id) ?? NO_COUNTRIES;
-      counts[await deliverOne(delivery, row, rowFacts, countries, token, settle)]++;
+      const outcome = await deliverOne(delivery, row, rowFacts, countries, token, settle, turns[row.channel]);
+      // A message given back unsent is none of these: the next batch delivers it.
+      if (outcome) counts[outcome]++;
     }),
   );
   return counts;
+}
+
+/** A send's turn with its provider: `waited` says whether it had to wait for another send to end. */
+interface SendTurns {
+  take(): Promise<{ waited: boolean }>;
+  done(): void;
+}
+
+/**
+ * The turns of one provider's sends in a batch: at most its `concurrency` at once, the others in claim
+ * order as each one ends. Handed to the provider all at once, the rest would wait in its own queue
+ * (nodemailer's pool) with their leases running, and could still be out when another worker takes
+ * them over and sends them again; waiting here, each is looked at again when its turn comes.
+ */
+function sendTurns(sender: MessageSender | null): SendTurns {
+  const limit = sender?.concurrency ?? Number.POSITIVE_INFINITY;
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async take() {
+      if (running < limit) {
+        running += 1;
+        return { waited: false };
+      }
+      // The ending send hands its place over (done), so `running` stays as it is.
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return { waited: true };
+    },
+    done() {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    },
+  };
 }
 
 type Settle = (message: ClaimedMessageKey, outcome: MessageOutcome) => Promise<void>;
@@ -187,7 +231,8 @@ async function deliverOne(
   textedCountries: ReadonlySet<string>,
   token: string,
   settle: Settle,
-): Promise<keyof DeliveryCounts> {
+  turns: SendTurns,
+): Promise<keyof DeliveryCounts | null> {
   const message = { seq: row.seq, organisationId: row.organisation_id };
   const now = delivery.clock.nowMs();
   // Claimed more often than it may be tried: its earlier attempts ended without an outcome (a worker
@@ -231,9 +276,21 @@ async function deliverOne(
     await settle(message, { status: 'logged', body, sent_at: now });
     return 'logged';
   }
+  const { waited } = await turns.take();
+  // A send that starts at once has the whole lease (kept above the providers' timeouts). One whose turn
+  // came late, with less than the provider's timeout left, could outlast its claim, and another worker
+  // would send the message again: it is given back unsent, still due (first in the next claim), its
+  // claim released and its attempt not counted, since nothing was tried.
+  if (waited && (row.lease_until ?? 0) - delivery.clock.nowMs() < (sender.timeoutMs ?? 0)) {
+    turns.done();
+    await settle(message, { attempts: row.attempts - 1 });
+    return null;
+  }
   let providerId: string;
   try {
-    ({ providerId } = await sender.send({ id: row.id, to: row.recipient, rendered }));
+    ({ providerId } = await sender
+      .send({ id: row.id, to: row.recipient, rendered })
+      .finally(() => turns.done()));
   } catch (error) {
     const reason = error instanceof DeliveryError ? error.message : 'the provider could not be reached';
     return failedAttempt(

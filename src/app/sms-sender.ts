@@ -42,6 +42,8 @@ class OutboxRequestClient extends RequestClient {
  */
 export function twilioSender(settings: TwilioSettings): MessageSender {
   return {
+    // No concurrency: each send has a client (and an HTTP agent) of its own, so none waits for another.
+    timeoutMs: TWILIO_TIMEOUT_MS,
     async send({ id, to, rendered }) {
       const client = twilio(settings.accountSid, settings.authToken, {
         httpClient: new OutboxRequestClient(settings.apiBase, id),

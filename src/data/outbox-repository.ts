@@ -168,7 +168,7 @@ export async function claimDueMessages(
 
 /** What became of a delivery attempt: the columns it sets. */
 export type MessageOutcome = Partial<
-  Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at'>
+  Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at' | 'attempts'>
 >;
 
 /**

@@ -23,6 +23,16 @@ export interface SmtpSink {
   received: ReceivedEmail[];
   /** Accepted messages by Message-ID (the first of each). */
   accepted: Map<string, ReceivedEmail>;
+  /**
+   * Receives messages but answers none until `release` (a server slow to say 250 after the data, as
+   * one scanning every message is); with `on` false, new messages are answered at once again while
+   * those held stay held.
+   */
+  hold(on: boolean): void;
+  /** How many received messages wait for their answer. */
+  readonly held: number;
+  /** Answers the held messages: accepted. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -30,6 +40,8 @@ export interface SmtpSink {
 export async function startSmtpSink(options: { user?: string; pass?: string } = {}): Promise<SmtpSink> {
   const received: ReceivedEmail[] = [];
   const accepted = new Map<string, ReceivedEmail>();
+  let holding = false;
+  let held: (() => void)[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     authOptional: options.user === undefined,
@@ -67,7 +79,8 @@ export async function startSmtpSink(options: { user?: string; pass?: string } = 
         };
         received.push(email);
         if (!accepted.has(messageId)) accepted.set(messageId, email);
-        callback();
+        if (holding) held.push(() => callback());
+        else callback();
       });
     },
   });
@@ -78,6 +91,17 @@ export async function startSmtpSink(options: { user?: string; pass?: string } = 
     url: `smtp://${credentials}127.0.0.1:${port}`,
     received,
     accepted,
+    hold: (on) => {
+      holding = on;
+    },
+    get held() {
+      return held.length;
+    },
+    release: () => {
+      const answers = held;
+      held = [];
+      for (const answer of answers) answer();
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

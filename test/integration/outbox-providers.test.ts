@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { customerLinks } from '../../src/app/customer-links.ts';
-import { deliverAllDue, type OutboxDelivery, sendersFor } from '../../src/app/outbox-delivery.ts';
+import {
+  deliverAllDue,
+  deliverDueMessages,
+  type OutboxDelivery,
+  sendersFor,
+} from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
 import { MAX_ATTEMPTS, MAX_SMS_SEGMENTS, type OutboxMessage, smsSegments } from '../../src/domain/outbox.ts';
@@ -249,6 +254,94 @@ describe('a change to the booking while its message is out', () => {
     expect(notices.map((m) => m.status)).toEqual(['sent']);
     const said = twilio.accepted.get(notices[0]!.id)!.body;
     expect(said).toMatch(/11:00|11am|11 am/);
+  });
+});
+
+describe('a slow SMTP server and the lease', () => {
+  it('hands no e-mail to the server once its lease has too little left: another worker sends it once, not twice', async () => {
+    await deliverAllDue(delivery);
+    // Twelve e-mails in one batch through a pool of four connections, each answered 25 s after it
+    // reached the server: the third four would start 50 s into a 60 s lease.
+    const emailIds: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const client = await clientWith({ email: `slow-${i}@example.com` });
+      const response = await postBooking(t, {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client_id: client,
+        starts_at: `2026-12-${i < 6 ? '08' : '15'}T${10 + (i % 6)}:00:00+00:00`,
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      const [email] = await messagesOf(response.json().data.reference);
+      emailIds.push(email!.id);
+    }
+    smtp.hold(true);
+    let firstDone = false;
+    const first = deliverDueMessages(delivery).finally(() => {
+      firstDone = true;
+    });
+    try {
+      for (const _wave of [1, 2]) {
+        await until(() => smtp.held === 4);
+        t.clock.advance({ seconds: 25 });
+        smtp.release();
+      }
+      // The third four: handed to the server with 10 s of their lease left, or given back unsent.
+      await until(() => firstDone || smtp.held === 4);
+      t.clock.advance({ seconds: 11 });
+      smtp.hold(false);
+      // Another instance, after the lease: it takes over whatever the first worker still holds.
+      const second = {
+        ...delivery,
+        senders: await sendersFor({ email: { smtpUrl: smtp.url, mailFrom: MAIL_FROM }, sms: null }),
+      };
+      try {
+        await deliverDueMessages(second);
+      } finally {
+        second.senders.email?.close?.();
+      }
+    } finally {
+      smtp.hold(false);
+      smtp.release();
+    }
+    const firstCounts = await first;
+    const receipts = emailIds.map(
+      (id) => smtp.received.filter((m) => m.messageId === `<${id}@booking-engine.outbox>`).length,
+    );
+    expect(receipts).toEqual(emailIds.map(() => 1));
+    // Eight sent; the third four were given back unsent at 50 s, not handed to the server.
+    expect(firstCounts).toMatchObject({ sent: 8, retried: 0, failed: 0 });
+    const messages = (await listOutbox(t.database.db, ids.organisation)).filter((m) =>
+      emailIds.includes(m.id),
+    );
+    expect(messages.map((m) => m.status)).toEqual(emailIds.map(() => 'sent'));
+    // A message given back unsent was tried once: by the worker that sent it.
+    expect(messages.map((m) => m.attempts)).toEqual(emailIds.map(() => 1));
+  });
+
+  it('still sends everything under a lease shorter than the timeout: what waited goes in the next batch', async () => {
+    await deliverAllDue(delivery);
+    const emailIds: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const client = await clientWith({ email: `short-lease-${i}@example.com` });
+      const response = await postBooking(t, {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client_id: client,
+        starts_at: `2026-12-22T${10 + i}:00:00+00:00`,
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      const [email] = await messagesOf(response.json().data.reference);
+      emailIds.push(email!.id);
+    }
+    expect(await deliverAllDue({ ...delivery, leaseMs: 10_000 })).toMatchObject({ sent: 6 });
+    const messages = (await listOutbox(t.database.db, ids.organisation)).filter((m) =>
+      emailIds.includes(m.id),
+    );
+    expect(messages.map((m) => `${m.status}:${m.attempts}`)).toEqual(emailIds.map(() => 'sent:1'));
+    expect(emailIds.map((id) => smtp.accepted.has(`<${id}@booking-engine.outbox>`))).toEqual(
+      emailIds.map(() => true),
+    );
   });
 });
 
