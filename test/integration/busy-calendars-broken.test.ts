@@ -18,12 +18,20 @@ beforeAll(async () => {
   server.serve('/bad-until.ics', {
     body: ics(...event('UID:b', 'DTSTART:20261124T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;UNTIL=never')),
   });
+  // A line that is no property, quoted by ical.js in its refusal: a NUL (which PostgreSQL refuses in
+  // text) and a terminal's escape sequences from someone else's server.
+  server.serve('/controls.ics', { body: ics('SUMMARY dentist \u0000\u001b]0;owned\u0007\u001b[2J') });
   server.serve('/good.ics', {
     body: ics(...event('UID:c', 'DTSTART:20261124T100000Z', 'DTEND:20261124T110000Z')),
   });
   const catalogue = smallCatalogue();
   const [ana] = catalogue.staff as Record<string, unknown>[];
-  ana!.busy_calendars = [server.url('/bad-end.ics'), server.url('/bad-until.ics'), server.url('/good.ics')];
+  ana!.busy_calendars = [
+    server.url('/bad-end.ics'),
+    server.url('/bad-until.ics'),
+    server.url('/controls.ics'),
+    server.url('/good.ics'),
+  ];
   t = await startTestApp({ catalogues: [catalogue] });
 });
 
@@ -44,6 +52,17 @@ describe('busy calendars with events that cannot be read', () => {
     expect(byPath['/bad-end.ics']).toMatchObject({ last_success_at: null, last_error: expect.any(String) });
     expect(byPath['/bad-until.ics']).toMatchObject({ last_success_at: null, last_error: expect.any(String) });
     expect(byPath['/good.ics']).toMatchObject({ last_error: null, busy_count: 1 });
+  });
+
+  it('keep the control characters of a quoted line out of the reason (the CLI prints it)', async () => {
+    const row = await t.database.db
+      .selectFrom('staff_busy_calendars')
+      .select(['last_error'])
+      .where('url', '=', server.url('/controls.ics'))
+      .executeTakeFirstOrThrow();
+    expect(row.last_error).toMatch(/^not an iCalendar file \(/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must be gone.
+    expect(row.last_error).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 });
 

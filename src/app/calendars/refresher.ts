@@ -8,6 +8,7 @@ import {
 } from '../../data/calendar-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
+import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import type { Clock } from '../clock.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
 import { rescanWaitlists } from '../waitlist/rescans.ts';
@@ -83,7 +84,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     return true;
   }
   if (outcome.kind === 'failed') {
-    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, outcome.reason, now));
+    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, keptReason(outcome.reason), now));
     return true;
   }
   // ical.js (with its source, 0.5 MB that V8 holds at two bytes a character) is loaded by the first
@@ -99,7 +100,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     );
   } catch (error) {
     if (!(error instanceof BusyCalendarError)) throw error;
-    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, error.message, now));
+    await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, keptReason(error.message), now));
     return true;
   }
   await writeTransaction(db, async (trx) => {
@@ -109,6 +110,17 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     if (changed) await rescanWaitlists(trx, calendar.organisation_id, now);
   });
   return true;
+}
+
+/**
+ * A failure's reason as it is kept and shown (console, `booking calendars list`). ical.js quotes the
+ * line it could not read, which is text from someone else's server: a NUL in it is refused by
+ * PostgreSQL (the pass would fail and the reason be lost), and terminal escapes or direction controls
+ * would act on the terminal or the page that shows it.
+ */
+function keptReason(reason: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced.
+  return withoutDirectionControls(reason).replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
 /**
