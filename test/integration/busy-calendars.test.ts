@@ -323,4 +323,18 @@ describe('busy_calendars in the catalogue', () => {
       { path: '$.staff[1].busy_calendars', message: 'must not list one calendar twice' },
     ]);
   });
+
+  it('refuses an address with a line break or space inside (the URL parser would glue two into one)', async () => {
+    const catalogue = smallCatalogue();
+    const [ana] = catalogue.staff as Record<string, unknown>[];
+    ana!.busy_calendars = [
+      'https://example.com/a.ics\nhttps://example.org/b.ics',
+      'https://example.com/c d.ics',
+    ];
+    const refused = await importCatalogue(t.database.db, catalogue, t.clock.nowMs()).catch((error) => error);
+    expect(refused.problems).toEqual([
+      { path: '$.staff[0].busy_calendars[0]', message: 'must be one address, without spaces or line breaks' },
+      { path: '$.staff[0].busy_calendars[1]', message: 'must be one address, without spaces or line breaks' },
+    ]);
+  });
 });

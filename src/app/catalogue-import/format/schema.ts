@@ -346,14 +346,22 @@ const busyCalendarUrl = z
   .string()
   .max(2000, 'must be at most 2,000 characters')
   .transform((value) => value.trim().replace(/^webcals?:\/\//i, 'https://'))
-  .refine((value) => {
+  .superRefine((value, context) => {
+    const problem = (message: string) => context.addIssue({ code: 'custom', message });
+    let url: URL;
     try {
-      const url = new URL(value);
-      return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+      url = new URL(value);
     } catch {
-      return false;
+      return problem('must be an https (or webcal) address without user name or password');
     }
-  }, 'must be an https (or webcal) address without user name or password');
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+      return problem('must be an https (or webcal) address without user name or password');
+    }
+    // The URL parser drops tabs and line breaks silently: two addresses would be glued into one, and
+    // the address kept would not be the one the console and `booking calendars list` show.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+    if (/[\s\u0000-\u001f\u007f]/.test(value)) problem('must be one address, without spaces or line breaks');
+  });
 
 export const staffSchema = z.strictObject({
   id: uuid.optional(),
