@@ -90,6 +90,7 @@ describe('where deliveries may go', () => {
     ['192.168.1.1', 'private'],
     ['100.64.0.1', 'private'],
     ['fd12::1', 'private'],
+    ['fec0::1', 'private'],
     ['169.254.1.1', 'link_local'],
     ['fe80::1', 'link_local'],
     ['169.254.169.254', 'metadata'],

@@ -53,7 +53,12 @@ const RANGES: [AddressKind, BlockList][] = [
         ['192.168.0.0', 16],
         ['100.64.0.0', 10],
       ],
-      [['fc00::', 7]],
+      // Unique local addresses, and the site-local ones they replaced (deprecated, still routed on
+      // some internal networks).
+      [
+        ['fc00::', 7],
+        ['fec0::', 10],
+      ],
     ),
   ],
   ['link_local', blockList([['169.254.0.0', 16]], [['fe80::', 10]])],
