@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
 import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
 import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
@@ -91,5 +91,57 @@ describe('a busy calendar taken out of the catalogue while it is being fetched',
     await refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher: racing, refreshMs: 300_000 });
     expect(await t.database.db.selectFrom('staff_busy_calendars').select('url').execute()).toEqual([]);
     expect(await t.database.db.selectFrom('staff_busy_blocks').select('calendar_id').execute()).toEqual([]);
+  });
+});
+
+describe('a refresh pass that fails', () => {
+  it('ends only when every calendar it started has ended, and starts no more', async () => {
+    const { importCatalogue } = await import('../../src/app/catalogue-import/import-catalogue.ts');
+    const catalogue = smallCatalogue();
+    // More than the pass fetches at once (4), four per person.
+    for (const [n, person] of (catalogue.staff as Record<string, unknown>[]).slice(0, 2).entries()) {
+      person.busy_calendars = Array.from({ length: 4 }, (_, i) => server.url(`/pass-${n}-${i}.ics`));
+    }
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    let releaseSlow!: () => void;
+    const slowHeld = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
+    const fetched: string[] = [];
+    let slowEnded = false;
+    const failing = {
+      async fetch(url: string) {
+        fetched.push(new URL(url).pathname);
+        if (fetched.length === 1) {
+          // Held on the network while the other worker fails.
+          await slowHeld;
+          slowEnded = true;
+          return { kind: 'not_modified' as const };
+        }
+        // Not a refusal of the file: something the pass cannot go on from (a database gone, say).
+        throw new Error('the database went away');
+      },
+    } as unknown as CalendarFetcher;
+    t.clock.advance({ milliseconds: 600_000 });
+    const pass = refreshDueCalendars({
+      db: t.database.db,
+      clock: t.clock,
+      fetcher: failing,
+      refreshMs: 300_000,
+    });
+    const settled = pass.then(
+      () => 'done',
+      (error: Error) => error.message,
+    );
+    await vi.waitFor(() => expect(fetched).toHaveLength(4));
+    // A shutdown waits for the pass: it must not end while the first calendar is still out.
+    expect(
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 300, 'still out'))]),
+    ).toBe('still out');
+    releaseSlow();
+    expect(await settled).toBe('the database went away');
+    expect(slowEnded).toBe(true);
+    // The calendars not yet started were left for the next pass.
+    expect(fetched).toHaveLength(4);
   });
 });

@@ -53,11 +53,21 @@ export async function refreshDueCalendars(deps: RefresherDeps, stopping: () => b
     if (due.length === 0 || stopping()) return refreshed;
     const queue = [...due];
     const worker = async () => {
-      for (let calendar = queue.shift(); calendar && !stopping(); calendar = queue.shift()) {
-        if (await refreshOne(deps, calendar)) refreshed++;
+      try {
+        for (let calendar = queue.shift(); calendar && !stopping(); calendar = queue.shift()) {
+          if (await refreshOne(deps, calendar)) refreshed++;
+        }
+      } catch (error) {
+        // Something the pass cannot go on from (a database gone): the others start nothing more.
+        queue.length = 0;
+        throw error;
       }
     };
-    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    // The pass ends when every calendar it started has: a stop waits for the pass, and must not close
+    // the database under a fetch still out (Promise.all would end at the first failure).
+    const workers = await Promise.allSettled(Array.from({ length: PARALLEL }, worker));
+    const failed = workers.find((worker) => worker.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
 
