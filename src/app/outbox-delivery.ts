@@ -28,7 +28,7 @@ import type { Clock } from './clock.ts';
 import { proofSecretsOf } from './contact-proof.ts';
 import type { CustomerLinks } from './customer-links.ts';
 import { DeliveryError, type MessageSender, type TwilioSettings } from './message-sender.ts';
-import { startPeriodicWork } from './periodic-work.ts';
+import { allEnded, startPeriodicWork } from './periodic-work.ts';
 import { isTextable } from './phone-destinations.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 
@@ -124,7 +124,7 @@ export async function deliverDueMessages(delivery: OutboxDelivery): Promise<Deli
     sms: sendTurns(delivery.senders.sms),
     email: sendTurns(delivery.senders.email),
   };
-  await Promise.all(
+  await allEnded(
     claimed.map(async (row) => {
       const rowFacts = superseded.has(row.seq) ? undefined : facts.get(row.booking_id);
       const countries = texted.get(row.organisation_id) ?? NO_COUNTRIES;

@@ -45,3 +45,15 @@ export function startPeriodicWork(
     await running;
   };
 }
+
+/**
+ * Waits for every piece of work a pass started, then fails with the first failure, if any. A pass
+ * must not end while some of its work is still out (Promise.all ends at the first failure): a stop
+ * waits for the pass, then closes the database.
+ */
+export async function allEnded<T>(work: readonly Promise<T>[]): Promise<T[]> {
+  const ended = await Promise.allSettled(work);
+  const failed = ended.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return ended.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+}

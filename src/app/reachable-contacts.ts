@@ -3,7 +3,6 @@ import type { OutboxChannel } from '../domain/outbox.ts';
 import { reachableContacts } from '../domain/public-booking-policy.ts';
 import type { AppDeps } from './deps.ts';
 import { countryName, isTextable } from './phone-destinations.ts';
-import type { PublicOrganisation } from './public-booking.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 
 /** A customer's contacts a message can reach, and how to ask for one when neither can. */
@@ -22,7 +21,7 @@ export interface Reachable {
  */
 export async function reachableContactsOf(
   deps: AppDeps,
-  organisation: PublicOrganisation,
+  organisation: { id: string; catalogueVersion: number },
   contact: { phone: string | null; email: string | null },
 ): Promise<Reachable> {
   const texted = await textedCountriesOf(deps.db, organisation.id, organisation.catalogueVersion);

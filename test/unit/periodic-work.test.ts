@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startPeriodicWork } from '../../src/app/periodic-work.ts';
+import { allEnded, startPeriodicWork } from '../../src/app/periodic-work.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,5 +56,22 @@ describe('periodic work', () => {
     await stop();
     expect(errors).toHaveLength(1);
     expect(calls).toBeGreaterThan(2);
+  });
+});
+
+describe('allEnded', () => {
+  it('waits for every piece of work, then fails with the first failure', async () => {
+    let slowEnded = false;
+    const slow = new Promise<string>((resolve) =>
+      setTimeout(() => {
+        slowEnded = true;
+        resolve('slow');
+      }, 50),
+    );
+    await expect(
+      allEnded([Promise.reject(new Error('first')), slow, Promise.reject(new Error('second'))]),
+    ).rejects.toThrow('first');
+    expect(slowEnded).toBe(true);
+    expect(await allEnded([Promise.resolve(1), slow])).toEqual([1, 'slow']);
   });
 });

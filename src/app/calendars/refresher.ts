@@ -10,7 +10,7 @@ import type { Db } from '../../data/database.ts';
 import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
 import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import type { Clock } from '../clock.ts';
-import { startPeriodicWork } from '../periodic-work.ts';
+import { allEnded, startPeriodicWork } from '../periodic-work.ts';
 import { rescanWaitlists } from '../waitlist/rescans.ts';
 import type { CalendarFetcher } from './busy-fetch.ts';
 import type { busyTimes } from './busy-times.ts';
@@ -63,11 +63,7 @@ export async function refreshDueCalendars(deps: RefresherDeps, stopping: () => b
         throw error;
       }
     };
-    // The pass ends when every calendar it started has: a stop waits for the pass, and must not close
-    // the database under a fetch still out (Promise.all would end at the first failure).
-    const workers = await Promise.allSettled(Array.from({ length: PARALLEL }, worker));
-    const failed = workers.find((worker) => worker.status === 'rejected');
-    if (failed) throw failed.reason;
+    await allEnded(Array.from({ length: PARALLEL }, worker));
   }
 }
 

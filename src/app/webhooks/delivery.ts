@@ -22,7 +22,7 @@ import {
   RETRY_UNIT_MS,
 } from '../../domain/webhooks.ts';
 import type { Clock } from '../clock.ts';
-import { startPeriodicWork } from '../periodic-work.ts';
+import { allEnded, startPeriodicWork } from '../periodic-work.ts';
 import type { AttemptResult, WebhookSender } from './sender.ts';
 import { signatureHeader } from './signature.ts';
 
@@ -85,7 +85,7 @@ export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<Web
       ),
     REDONE_IF_LOST,
   );
-  await Promise.all(
+  await allEnded(
     claimed.map(async (row) => {
       counts[await deliverOne(delivery, row, token)]++;
     }),
