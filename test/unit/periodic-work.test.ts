@@ -72,6 +72,6 @@ describe('allEnded', () => {
       allEnded([Promise.reject(new Error('first')), slow, Promise.reject(new Error('second'))]),
     ).rejects.toThrow('first');
     expect(slowEnded).toBe(true);
-    expect(await allEnded([Promise.resolve(1), slow])).toEqual([1, 'slow']);
+    expect(await allEnded<unknown>([Promise.resolve(1), slow])).toEqual([1, 'slow']);
   });
 });
