@@ -67,19 +67,12 @@ export async function restorePostgres(archive: string, url: string): Promise<Bac
     const { dbname, env } = connectionOf(url);
     await pipe(
       ['pg_restore', ['--no-owner', '--no-privileges', '--file=-', archive]],
-      [
-        'psql',
-        [
-          '--no-psqlrc',
-          '--quiet',
-          '--single-transaction',
-          '--set=ON_ERROR_STOP=1',
-          '--command=DROP SCHEMA public CASCADE; CREATE SCHEMA public;',
-          '--file=-',
-          `--dbname=${dbname}`,
-        ],
-      ],
+      ['psql', ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', '--file=-', `--dbname=${dbname}`]],
       env,
+      {
+        before: 'BEGIN;\nDROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n',
+        afterWhole: 'COMMIT;\n',
+      },
     );
   } finally {
     await lock.end().catch(() => undefined);
@@ -139,16 +132,27 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   });
 }
 
-/** `producer | consumer`; fails when either does, with what it said. */
+/**
+ * `producer | consumer`, the consumer given `wrap.before` first and `wrap.afterWhole` last only when the
+ * producer finished without error; fails when either does, with what it said. pg_restore breaking off
+ * half-way (an archive cut short) still ends psql's input cleanly, and psql --single-transaction
+ * would then commit what it had been given: the schema dropped, part of the data, no indexes. The
+ * COMMIT written here only after pg_restore succeeded leaves psql, otherwise, ending with the
+ * transaction open, which PostgreSQL rolls back.
+ */
 function pipe(
   producer: [string, string[]],
   consumer: [string, string[]],
   env: Record<string, string>,
+  wrap: { before: string; afterWhole: string },
 ): Promise<void> {
   const options = { env: { ...process.env, ...env } };
   const from = spawn(producer[0], producer[1], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   const to = spawn(consumer[0], consumer[1], { ...options, stdio: ['pipe', 'ignore', 'pipe'] });
-  from.stdout.pipe(to.stdin);
+  to.stdin.write(wrap.before);
+  from.stdout.pipe(to.stdin, { end: false });
+  // 'close' comes after the producer's output has all been read, so written to the consumer before this.
+  from.once('close', (status) => to.stdin.end(status === 0 ? wrap.afterWhole : undefined));
   // psql stopping early (an error) must not crash this process with EPIPE on its stdin.
   to.stdin.on('error', () => undefined);
   const finished = ([command]: [string, string[]], child: ReturnType<typeof spawn>) =>

@@ -660,4 +660,35 @@ describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
     expect(result.stderr).toContain(`error: ${notArchive} is not a pg_dump archive`);
     expect((await runCliAsync(['check'])).status).toBe(0);
   });
+
+  it('leaves the old data whole when the archive breaks off half-way (its table of contents still reads)', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.dump');
+    expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+    // Cut short at the end, as a copy that ran out of disk: pg_restore lists it, but fails in its data.
+    const whole = readFileSync(backupFile);
+    const truncated = path.join(dir, 'truncated.dump');
+    writeFileSync(truncated, whole.subarray(0, whole.length - 100), { mode: 0o600 });
+    const state = async () => {
+      const handle = openDatabase(database.url);
+      try {
+        const names = await sql<{ name: string }>`SELECT name FROM services ORDER BY name`.execute(handle.db);
+        const indexes = await sql<{ n: string }>`
+          SELECT count(*) AS n FROM pg_indexes WHERE schemaname = 'public'`.execute(handle.db);
+        return { names: names.rows.map((row) => row.name), indexes: Number(indexes.rows[0]!.n) };
+      } finally {
+        await handle.close();
+      }
+    };
+    const handle = openDatabase(database.url);
+    await sql`UPDATE services SET name = 'After the backup: ' || name`.execute(handle.db);
+    await handle.close();
+    const before = await state();
+
+    const result = await runCliAsync(['restore', truncated]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('error: pg_restore failed');
+    expect(await state()).toEqual(before);
+    expect((await runCliAsync(['check'])).status).toBe(0);
+  }, 60_000);
 });
