@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, linkSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { migrationUnknownHere } from './migrate.ts';
 import { createPrivateFile, PRIVATE_FILE_MODE } from './private-files.ts';
 
 export interface BackupOutcome {
@@ -17,6 +18,19 @@ export interface WrittenBackup {
 
 /** Thrown for a backup or restore the operator can fix (missing file, not a booking database, ...). */
 export class BackupError extends Error {}
+
+/**
+ * Refuses to restore a backup a newer version wrote: restored, it would replace a database this
+ * version can use with one it cannot open (every command would fail on its unknown migration).
+ */
+export function refuseNewerBackup(backup: string, appliedMigrations: Iterable<string>): void {
+  const unknown = migrationUnknownHere(appliedMigrations);
+  if (unknown !== null) {
+    throw new BackupError(
+      `${backup} was written by a newer version of booking (it has the migration ${unknown} this version lacks); restore it with that version or a later one.`,
+    );
+  }
+}
 
 /**
  * Writes a new backup file at `destination` through `write`, which fills the private file it is given

@@ -26,3 +26,12 @@ export async function pendingMigrations(db: Db): Promise<string[] | null> {
   if (applied === null) return null;
   return Object.keys(migrations).filter((name) => !applied.has(name));
 }
+
+/**
+ * Of the migrations a database has applied, the first this version does not have, or null: a database
+ * a newer version migrated, which this one cannot open (its migrator refuses unknown migrations).
+ */
+export function migrationUnknownHere(applied: Iterable<string>): string | null {
+  for (const name of applied) if (!Object.hasOwn(migrations, name)) return name;
+  return null;
+}

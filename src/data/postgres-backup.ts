@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { BackupError, type BackupOutcome, newBackupFile } from './backup-files.ts';
+import { BackupError, type BackupOutcome, newBackupFile, refuseNewerBackup } from './backup-files.ts';
 import { DATABASE_IN_USE_LOCK, nodePostgres } from './postgres.ts';
 
 /**
@@ -44,6 +44,7 @@ export async function backupPostgres(
 export async function restorePostgres(archive: string, url: string): Promise<BackupOutcome> {
   if (!existsSync(archive)) throw new BackupError(`There is no backup at ${archive}.`);
   const tables = await bookingTables(archive);
+  refuseNewerBackup(archive, await appliedMigrations(archive));
   const lock = new (nodePostgres().Client)({ connectionString: url });
   lock.on('error', () => undefined);
   await lock.connect();
@@ -94,6 +95,18 @@ async function bookingTables(archive: string): Promise<number> {
     throw new BackupError(`${archive} is not a booking database (it has no migrations).`);
   }
   return tables.length;
+}
+
+/** The names in the archive's kysely_migration table: its COPY data, one row a line, name first. */
+async function appliedMigrations(archive: string): Promise<string[]> {
+  const data = await run('pg_restore', ['--data-only', '--table=kysely_migration', '--file=-', archive], {});
+  const rows = /^COPY public\.kysely_migration \(([^)]*)\) FROM stdin;\n([\s\S]*?)^\\\.$/m.exec(data);
+  if (!rows) return [];
+  const nameColumn = rows[1]!.split(', ').indexOf('name');
+  return rows[2]!
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.split('\t')[nameColumn]!);
 }
 
 /** The URL without its password (which goes to PGPASSWORD, out of every process list). */

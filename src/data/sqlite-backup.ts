@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { BackupError, type BackupOutcome, newBackupFile } from './backup-files.ts';
+import { BackupError, type BackupOutcome, newBackupFile, refuseNewerBackup } from './backup-files.ts';
 import { createPrivateFile, PRIVATE_FILE_MODE } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase } from './sqlite-driver.ts';
 
@@ -30,7 +30,7 @@ export async function backupSqliteFile(
     } finally {
       live.close();
     }
-    const pages = verifyBookingDatabase(partial, { makeSelfContained: true });
+    const { pages } = verifyBookingDatabase(partial, { makeSelfContained: true });
     return { contents: `${pages} pages`, checked: 'integrity checked' };
   });
 }
@@ -45,7 +45,8 @@ export async function backupSqliteFile(
  */
 export async function restoreSqliteFile(backup: string, target: string): Promise<BackupOutcome> {
   if (!existsSync(backup)) throw new BackupError(`There is no backup at ${backup}.`);
-  const pages = verifyBookingDatabase(backup, { makeSelfContained: false });
+  const { pages, migrations } = verifyBookingDatabase(backup, { makeSelfContained: false });
+  refuseNewerBackup(backup, migrations);
   const resolved = path.resolve(target);
   if (existsSync(resolved)) refuseIfInUse(resolved);
   else createPrivateFile(resolved);
@@ -89,8 +90,14 @@ function refuseIfInUse(file: string): void {
   }
 }
 
-/** Opens `file`, checks it page by page and for the schema's migrations; returns its page count. */
-function verifyBookingDatabase(file: string, options: { makeSelfContained: boolean }): number {
+/**
+ * Opens `file`, checks it page by page and for the schema's migrations; returns its page count and
+ * the migrations it has applied.
+ */
+function verifyBookingDatabase(
+  file: string,
+  options: { makeSelfContained: boolean },
+): { pages: number; migrations: string[] } {
   let copy: SqliteConnection;
   try {
     copy = new SqliteDatabase(file, { fileMustExist: true, readonly: !options.makeSelfContained });
@@ -105,8 +112,9 @@ function verifyBookingDatabase(file: string, options: { makeSelfContained: boole
       .get() as { n: number };
     if (migrations.n === 0)
       throw new BackupError(`${file} is not a booking database (it has no migrations).`);
+    const applied = copy.prepare('SELECT name FROM kysely_migration').pluck().all() as string[];
     if (options.makeSelfContained) copy.pragma('journal_mode = DELETE');
-    return copy.pragma('page_count', { simple: true }) as number;
+    return { pages: copy.pragma('page_count', { simple: true }) as number, migrations: applied };
   } catch (error) {
     if (error instanceof BackupError) throw error;
     throw new BackupError(`${file} is not a usable SQLite database: ${(error as Error).message}`);

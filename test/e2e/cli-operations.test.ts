@@ -577,6 +577,32 @@ describe.skipIf(onPostgres)('booking restore', () => {
   }, 60_000);
 });
 
+describe.skipIf(onPostgres)('booking restore of a backup from a newer version', () => {
+  it('is refused, leaving the database this version can still open', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.sqlite');
+    expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+    // As a newer version would have written it: one migration more than this version has.
+    const newer = new SqliteDatabase(backupFile);
+    newer
+      .prepare(
+        `INSERT INTO kysely_migration (name, timestamp) VALUES ('9999-01-01-0001-future', '2099-01-01')`,
+      )
+      .run();
+    newer.close();
+    const before = readFileSync(databaseFile());
+
+    const result = await runCliAsync(['restore', backupFile]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      `error: ${backupFile} was written by a newer version of booking (it has the migration 9999-01-01-0001-future this version lacks)`,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(databaseFile()).equals(before)).toBe(true);
+    expect((await runCliAsync(['migrate'])).status).toBe(0);
+  }, 60_000);
+});
+
 describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
   it('backs up a serving database with pg_dump, refuses to restore while it is served, restores once stopped', async () => {
     const key = await createBookingDatabase();
@@ -660,6 +686,37 @@ describe.runIf(onPostgres)('backup and restore on PostgreSQL', () => {
     expect(result.stderr).toContain(`error: ${notArchive} is not a pg_dump archive`);
     expect((await runCliAsync(['check'])).status).toBe(0);
   });
+
+  it('refuses an archive from a newer version, changing nothing', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.dump');
+    const future = '9999-01-01-0001-future';
+    const handle = openDatabase(database.url);
+    try {
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${future}, '2099-01-01')`.execute(
+        handle.db,
+      );
+      expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+      await sql`DELETE FROM kysely_migration WHERE name = ${future}`.execute(handle.db);
+      await sql`UPDATE services SET name = 'After the backup: ' || name`.execute(handle.db);
+    } finally {
+      await handle.close();
+    }
+
+    const result = await runCliAsync(['restore', backupFile]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      `error: ${backupFile} was written by a newer version of booking (it has the migration ${future} this version lacks)`,
+    );
+    const after = openDatabase(database.url);
+    try {
+      const names = await sql<{ name: string }>`SELECT name FROM services`.execute(after.db);
+      expect(names.rows.every((row) => row.name.startsWith('After the backup: '))).toBe(true);
+    } finally {
+      await after.close();
+    }
+    expect((await runCliAsync(['migrate'])).status).toBe(0);
+  }, 60_000);
 
   it('leaves the old data whole when the archive breaks off half-way (its table of contents still reads)', async () => {
     await createBookingDatabase();
