@@ -8,6 +8,14 @@ export interface MigrationOutcome {
 
 /** Brings the schema up to date; safe to call at every start (already applied steps are skipped). */
 export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
+  // Kysely's own refusal of it ("corrupted migrations: previously executed migration ... is
+  // missing") does not tell an operator what happened, or what to do.
+  const unknown = migrationUnknownHere((await appliedMigrations(db)) ?? []);
+  if (unknown !== null) {
+    throw new Error(
+      `The database was migrated by a newer version of booking (it has the migration ${unknown} this version lacks); run that version, or restore a backup this version wrote.`,
+    );
+  }
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
@@ -19,12 +27,17 @@ export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
  * anything (read-only connections can ask); null when the database has no migrations table at all.
  */
 export async function pendingMigrations(db: Db): Promise<string[] | null> {
-  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`
+  const applied = await appliedMigrations(db);
+  if (applied === null) return null;
+  return Object.keys(migrations).filter((name) => !applied.has(name));
+}
+
+/** The migrations the database has applied; null when it has no migrations table at all. */
+async function appliedMigrations(db: Db): Promise<Set<string> | null> {
+  return sql<{ name: string }>`SELECT name FROM kysely_migration`
     .execute(db)
     .then((result) => new Set(result.rows.map((row) => row.name)))
     .catch(() => null);
-  if (applied === null) return null;
-  return Object.keys(migrations).filter((name) => !applied.has(name));
 }
 
 /**

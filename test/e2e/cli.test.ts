@@ -1,6 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/data/database.ts';
 import { runCli, runCliAsync, startServer } from '../helpers/cli.ts';
 import { freshDatabasePerTest, onPostgres } from '../helpers/temp-database.ts';
 
@@ -118,6 +120,23 @@ describe('booking (the operator command)', () => {
     expect(runCli(['keys', 'revoke', key.id], fresh.env).status).toBe(0);
     expect(runCli(['keys', 'list', '--org', 'northside-hair'], fresh.env).stdout).toMatch(/revoked/);
     expect(runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], fresh.env).status).toBe(1);
+  });
+
+  it('refuses a database a newer version migrated, saying so', async () => {
+    expect(runCli(['migrate'], fresh.env).status).toBe(0);
+    const handle = openDatabase(fresh.env.DATABASE_URL!);
+    try {
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999-01-01-0001-future', '2099-01-01')`.execute(
+        handle.db,
+      );
+    } finally {
+      await handle.close();
+    }
+    const result = runCli(['migrate'], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      'error: The database was migrated by a newer version of booking (it has the migration 9999-01-01-0001-future this version lacks); run that version, or restore a backup this version wrote.',
+    );
   });
 
   it('refuses bad key options and unknown organisations', () => {
