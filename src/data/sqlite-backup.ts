@@ -84,6 +84,13 @@ function refuseIfInUse(file: string): void {
         `${file} is in use by another process (a running booking serve, booking mcp or another command); stop it, then restore.`,
       );
     }
+    // A damaged file is what a restore is most often for: the way on is said, not only the refusal.
+    // Still refused: SQLite reads the file before it locks it, so a process using it goes unseen.
+    if (/^SQLITE_(CORRUPT|NOTADB)/.test((error as { code?: string }).code ?? '')) {
+      throw new BackupError(
+        `${file} is damaged (${(error as Error).message}), so whether a process still uses it cannot be told: stop every booking process, move ${file} and any ${file}-wal and ${file}-shm aside, then restore again.`,
+      );
+    }
     throw new BackupError(`${file} cannot be checked: ${(error as Error).message}`);
   } finally {
     probe.close();

@@ -577,6 +577,29 @@ describe.skipIf(onPostgres)('booking restore', () => {
   }, 60_000);
 });
 
+describe.skipIf(onPostgres)('booking restore over a damaged database', () => {
+  it('says how to go on (move the damaged file aside), and restores once it is', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.sqlite');
+    expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+    const file = databaseFile();
+    // A disk that failed under it: the first pages overwritten.
+    writeFileSync(file, Buffer.alloc(8192, 0x5a));
+
+    const refused = await runCliAsync(['restore', backupFile]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `error: ${file} is damaged (file is not a database), so whether a process still uses it cannot be told: stop every booking process, move ${file} and any ${file}-wal and ${file}-shm aside, then restore again.`,
+    );
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(`${file}${suffix}`)) rmSync(`${file}${suffix}`);
+    }
+    const restored = await runCliAsync(['restore', backupFile]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect((await runCliAsync(['check'])).status).toBe(0);
+  }, 60_000);
+});
+
 describe.skipIf(onPostgres)('booking restore of a backup from a newer version', () => {
   it('is refused, leaving the database this version can still open', async () => {
     await createBookingDatabase();
