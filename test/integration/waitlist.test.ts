@@ -173,6 +173,49 @@ describe('the waitlist', () => {
     expect(listed.data.map((e: { id: string }) => e.id)).toEqual([first.id, second.id]);
   });
 
+  it('neither cancels nor moves an offer not claimed yet from its page, and says nothing of a time never booked', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const first = await join('Ada');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    await pass();
+    const reference = (await entry(first.id)).offer.booking_reference as string;
+    const page = await pageOf(reference);
+    // The page shows no such forms; hand-made requests for them are refused, as pages.
+    const starts = `${TUESDAY}T16:00:00.000Z`;
+    const refusals = [
+      await t.app.inject({ method: 'GET', url: `${page}/cancel` }),
+      await t.app.inject({ method: 'POST', url: `${page}/cancel`, headers: FORM }),
+      await t.app.inject({ method: 'GET', url: `${page}/reschedule` }),
+      await t.app.inject({ method: 'GET', url: `${page}/reschedule?starts_at=${starts}` }),
+      await t.app.inject({
+        method: 'POST',
+        url: `${page}/reschedule`,
+        headers: FORM,
+        payload: `starts_at=${encodeURIComponent(starts)}`,
+      }),
+    ];
+    for (const refused of refusals) {
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.headers['content-type']).toMatch(/^text\/html/);
+      expect(refused.body).toContain('This time is offered to you, not booked yet');
+      expect(refused.body).not.toContain('Yes, cancel it');
+    }
+    const held = json(await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).data;
+    expect(held).toMatchObject({
+      status: 'pending_confirmation',
+      starts_at: `${TUESDAY}T14:00:00+00:00`,
+      pending_confirmation: { requirements: ['waitlist_claim'] },
+    });
+    const ids = await catalogueIds(t.database.db);
+    const said = (await listOutbox(t.database.db, ids.organisation)).filter((m) => m.reference === reference);
+    expect(said.map((m) => m.kind)).toEqual(['booking_page_link']);
+    // Its own answers still work.
+    const claimed = await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+    expect(claimed.statusCode).toBe(303);
+    expect((await t.app.inject({ method: 'GET', url: `${page}/cancel` })).body).toContain('Yes, cancel it');
+  });
+
   it('never offers an entry for anyone again the start it let go, with another staff member', async () => {
     // Bo works at Soho on Tuesdays 14:00-14:45 too: one start, 14:00, he and Ana can both do.
     const catalogue = smallCatalogue();

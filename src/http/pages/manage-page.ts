@@ -167,6 +167,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     app.get<{ Params: TokenParams }>('/p/manage/:token/cancel', hidden, async (request, reply) => {
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
+      refuseChangeBeforeClaim(view);
       const preview = await previewCancellation(deps.db, customer(view), view.booking.reference, now);
       return sendPage(
         reply,
@@ -177,6 +178,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     app.post<{ Params: TokenParams }>('/p/manage/:token/cancel', form, async (request, reply) => {
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
+      refuseChangeBeforeClaim(view);
       await cancelBooking(
         deps.db,
         customer(view),
@@ -194,6 +196,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const now = deps.clock.nowMs();
         const view = await getBookingPage(deps.db, request.params.token, now);
         refuseBeforeProof(view);
+        refuseChangeBeforeClaim(view);
         // A move the policy forbids now (late): said at once, with what can still be done.
         const refusal = moveRefusal(view, now);
         if (refusal)
@@ -268,6 +271,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const now = deps.clock.nowMs();
         const view = await getBookingPage(deps.db, request.params.token, now);
         refuseBeforeProof(view);
+        refuseChangeBeforeClaim(view);
         const at = parseInstant(request.body?.starts_at);
         const staffId = request.body?.staff_id || undefined;
         try {
@@ -353,6 +357,20 @@ function claimStep(path: string): string {
 <form method="post" action="${esc(`${path}/claim`)}"><div class="actions"><button type="submit" class="primary">Book this time</button></div></form>
 <form method="post" action="${esc(`${path}/decline`)}"><div class="actions"><button type="submit" class="secondary">Not this time, keep me on the waitlist</button></div></form>
 <form method="post" action="${esc(`${path}/leave`)}"><div class="actions"><button type="submit" class="secondary">Take me off the waitlist</button></div></form>`;
+}
+
+/**
+ * 409 while a waitlist offer waits for its claim: the time is not the customer's booking yet, so it
+ * is neither cancelled nor moved (which would tell them of a booking they never made); the offer's
+ * own answers (claim, let go, leave) are the way.
+ */
+function refuseChangeBeforeClaim(view: BookingPageView): void {
+  if (awaitsClaim(view)) {
+    throw new AppError(
+      'conflict',
+      'This time is offered to you, not booked yet: book it or let it go on this page.',
+    );
+  }
 }
 
 /** 409 while the booking waits for its contact's proof. */
