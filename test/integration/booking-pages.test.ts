@@ -129,6 +129,35 @@ describe('the hosted pages', () => {
     );
   });
 
+  it('answers an address under /p/ no page has, or a form address opened, with a page', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await protectedHold();
+    // A refused form leaves its address in the bar; opened again (a reload, a new tab), it is a GET.
+    for (const [method, url] of [
+      ['GET', `${path}/claim`],
+      ['GET', `${path}/setup`],
+      ['GET', `${path}/nothing`],
+      ['POST', path],
+      ['GET', '/p/northside-hair/book'],
+      ['GET', '/p/northside-hair/waitlist'],
+    ] as const) {
+      const response = await t.app.inject({ method, url, headers: { origin: OWN_ORIGIN } });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(response.headers['cache-control'], url).toBe('no-store');
+      expect(response.headers['referrer-policy'], url).toBe('same-origin');
+      expect(response.body, url).toContain('Not found');
+    }
+    const again = await page(`${path}/claim`);
+    expect(again.body).toContain(`<a href="${path}">Back to your booking</a>`);
+    expect((await page('/p/northside-hair/book')).body).toContain(
+      '<a href="/p/northside-hair">Back to the booking page</a>',
+    );
+    // The API keeps its envelope.
+    const api = await t.app.inject({ method: 'GET', url: '/v1/nothing' });
+    expect(api.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('sends every page never framed, its forms posting only here with the local provider', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { path } = await protectedHold('Full colour');

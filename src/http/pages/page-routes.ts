@@ -55,6 +55,11 @@ ${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code>
     await app.register(publicBookingRoutes(deps, sendPage));
     await app.register(verifyRoutes(deps, sendPage));
     await app.register(publicWaitlistRoutes(deps, sendPage));
+    // Any other address under /p/ (a refused form's address opened again, which is a GET; a link cut
+    // short) is a page too, with the way back, never the API's JSON envelope.
+    app.all('/p/*', { schema: { hide: true } }, async () => {
+      throw new AppError('not_found', 'There is no page at this address; check the link you were given.');
+    });
   };
 }
 
