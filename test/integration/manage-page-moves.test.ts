@@ -128,6 +128,31 @@ describe('moving a booking from its page', () => {
     expect(late.body).toContain(`<a href="${path}">Keep the current time</a>`);
   });
 
+  it('names the zone the chosen day’s times are in, summer time after the clocks go forward', async () => {
+    // The small catalogue: Soho, London; the clocks go forward on Sunday 28 March 2027.
+    t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2027-03-16T10:00:00Z',
+    });
+    const path = new URL(response.json().data.booking_page_url).pathname;
+    const march = await pageGet(t, `${path}/reschedule?date=2027-03-23`);
+    expect(march.body).toContain('Times are London time (GMT), where Soho is.');
+    const april = await pageGet(t, `${path}/reschedule?date=2027-04-06`);
+    expect(radios(april.body)[0]).toBe('2027-04-06T08:00Z');
+    expect(april.body).toContain('>09:00<');
+    expect(april.body).toContain('Times are London time (BST), where Soho is.');
+    // The booking page's times say the same.
+    const booking = await pageGet(
+      t,
+      `/p/acme-hair?location=soho&services=${ids.services.cut}&date=2027-04-06`,
+    );
+    expect(booking.body).toContain('Times are London time (BST), where Soho is.');
+  });
+
   it('an expired hold’s page links to booking the same services again', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -672,7 +672,7 @@ ${bookingSummary(view, f)}
 </form>
 ${dayStrip(found, { action: path, keep: staff ? { staff: staff.id } : {} })}
 <h2 id="times">${esc(dayWords(window.date, window, locale))}</h2>
-<p>${esc(zoneWords(view.location, locale, found.now))}</p>
+<p>${esc(zoneWords(view.location, locale, window.date))}</p>
 ${list}
 <p><a href="${esc(bookingPagePath(view.token))}">Back to the booking</a></p>`;
 }

@@ -158,7 +158,7 @@ async function bookingPage(
   parts.push(dayStrip(found, { action: `/p/${organisation.slug}`, keep }));
   const starts = startsOn(found, window.date);
   parts.push(`<h2 id="times">${esc(dayWords(window.date, window, organisation.locale))}</h2>
-<p>${esc(zoneWords(location, organisation.locale, now))}</p>`);
+<p>${esc(zoneWords(location, organisation.locale, window.date))}</p>`);
   if (starts.length === 0) {
     parts.push(`<p role="status">No free times that day. ${esc(emptyDayReason(found, window.date))}</p>`);
     // Nothing fits the search: the customer may ask to be told when a time frees up.

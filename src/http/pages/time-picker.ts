@@ -129,10 +129,15 @@ ${items.join('\n')}
 </form></nav>`;
 }
 
-/** The zone the times are in, named: a visitor elsewhere (travelling, abroad) knows which clock. */
-export function zoneWords(location: Location, locale: string, at: number): string {
+/**
+ * The zone the times of `date` (the day shown) are in, named: a visitor elsewhere (travelling, abroad)
+ * knows which clock. Named as on that day (its noon), not today: a day after the clocks change is in
+ * the other offset.
+ */
+export function zoneWords(location: Location, locale: string, date: string): string {
   const zone = location.timezone;
-  const short = DateTime.fromMillis(at, { zone }).setLocale(locale).toFormat('ZZZZ');
+  const noon = DateTime.fromISO(`${date}T12:00`, { zone });
+  const short = noon.setLocale(locale).toFormat('ZZZZ');
   const city = zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
   return `Times are ${city} time (${short}), where ${location.name} is.`;
 }
