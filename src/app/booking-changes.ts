@@ -242,6 +242,18 @@ function rescheduleRequest(
   };
 }
 
+/**
+ * The booking's location as a move of it sees it: an occurrence of a series may move as far ahead as
+ * the series reaches beyond max_advance_days (rescheduleRequest), so a page lists its times that far.
+ */
+export async function rescheduleHorizon(db: Db, booking: Booking, location: Location): Promise<Location> {
+  const rule =
+    booking.seriesId === null
+      ? undefined
+      : await findSeriesRule(db, booking.organisationId, booking.seriesId);
+  return withSeriesHorizon(location, rule ? seriesSpanDays(rule) : 0);
+}
+
 export interface CancellationResult {
   booking: Booking;
   /** As REST's Cancellation says it: true only when a paid deposit was refunded. */

@@ -153,6 +153,35 @@ describe('moving a booking from its page', () => {
     expect(booking.body).toContain('Times are London time (BST), where Soho is.');
   });
 
+  it('lists the times an occurrence of a series may move to beyond max_advance_days, as the API allows', async () => {
+    // The small catalogue: 60 days ahead at Soho; Ana does Cuts on Tuesdays.
+    t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
+    const ids = await catalogueIds(t.database.db);
+    const series = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: '2027-03-16T10:00:00Z',
+      repeat: { every_weeks: 4, count: 6 },
+    });
+    expect(series.statusCode, series.body).toBe(201);
+    const last = series.json().data.series.occurrences.at(-1);
+    expect(last.starts_at).toBe('2027-08-03T10:00:00+01:00');
+    const { booking_page_url } = (
+      await t.request({ method: 'GET', url: `/v1/bookings/${last.reference}` })
+    ).json().data;
+    const path = new URL(booking_page_url).pathname;
+    const times = await pageGet(t, `${path}/reschedule?staff=${ids.staff.ana}&date=2027-08-10`);
+    expect(times.body).not.toContain('Too far ahead');
+    expect(radios(times.body)).toContain('2027-08-10T08:00Z');
+    const moved = await pagePost(t, `${path}/reschedule`, {
+      starts_at: '2027-08-10T08:00Z',
+      staff_id: ids.staff.ana!,
+    });
+    expect(moved.statusCode, moved.body).toBe(303);
+  });
+
   it('an expired hold’s page links to booking the same services again', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -6,6 +6,7 @@ import {
   previewCancellation,
   previewReschedule,
   rescheduleBooking,
+  rescheduleHorizon,
 } from '../../app/booking-changes.ts';
 import { bookingPagePath, bookingPageUrl } from '../../app/booking-page-token.ts';
 import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts';
@@ -213,11 +214,12 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
             ? (query.date ?? localDateAt(Math.max(now, view.booking.startsAt), view.location.timezone))
             : localDateAt(chosenAt, view.location.timezone);
         const window = dayWindow(today, asked);
+        const location = await rescheduleHorizon(deps.db, view.booking, view.location);
         const availability = await getAvailability(
           deps.db,
           view.organisation.id,
           {
-            location: view.location,
+            location,
             serviceIds: view.booking.serviceIds,
             staffId: staff?.id,
             excludeBookingId: view.booking.id,
@@ -230,7 +232,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const others = availability.slots.filter((slot) => slot.startsAt !== view.booking.startsAt);
         const found = {
           window,
-          location: view.location,
+          location,
           locale: view.organisation.locale,
           availability: { ...availability, slots: others },
           staffName: staff?.name,
