@@ -191,6 +191,20 @@ describe('the hosted pages', () => {
     expect(rest.json().data.booking_page_url).toBe(`http://localhost:80${path}`);
   });
 
+  it('cancels once when the form is sent twice, and both answers land on the cancelled booking', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    await saveCard(path);
+    const both = await Promise.all([post(`${path}/cancel`), post(`${path}/cancel`)]);
+    expect(both.map((answer) => [answer.statusCode, answer.headers.location])).toEqual([
+      [303, path],
+      [303, path],
+    ]);
+    expect((await page(path)).body).toContain('Booking cancelled');
+    const said = (await messagesOf(reference)).filter((m) => m.kind === 'cancelled');
+    expect(said).toHaveLength(1);
+  });
+
   it("sends the hold's booking-page link through the outbox; confirming sends confirmed instead", async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { reference, path } = await protectedHold();

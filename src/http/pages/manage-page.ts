@@ -180,13 +180,20 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
       refuseChangeBeforeClaim(view);
-      await cancelBooking(
-        deps.db,
-        customer(view),
-        view.booking.reference,
-        'cancelled on the booking page',
-        now,
-      );
+      try {
+        await cancelBooking(
+          deps.db,
+          customer(view),
+          view.booking.reference,
+          'cancelled on the booking page',
+          now,
+        );
+      } catch (error) {
+        // The form sent twice (a double click): the first cancelled it, and this one lands on it too.
+        if (!isAppError(error) || error.status !== 409) throw error;
+        const again = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+        if (again.booking.status !== 'cancelled') throw error;
+      }
       return redirect(reply, bookingPagePath(view.token));
     });
 
