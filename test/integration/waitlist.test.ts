@@ -4,6 +4,7 @@ import { customerLinks } from '../../src/app/customer-links.ts';
 import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
+import { declineOffer } from '../../src/app/waitlist/claims.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
@@ -459,6 +460,56 @@ describe('the waitlist', () => {
     expect(paid.statusCode, paid.body).toBe(303);
     expect(json(await hold()).data).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
     expect(await entry(id)).toMatchObject({ status: 'booked', offer: null });
+  });
+
+  it('does not let go an offer claimed meanwhile (a "not this time" read before the claim)', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const ids = await catalogueIds(t.database.db);
+    const id = (
+      await joinWith({
+        service_ids: [ids.services.colour],
+        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+      })
+    ).id;
+    for (const hour of ['13', '14']) {
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+    }
+    const offers = () =>
+      offerFreedTimes({
+        db: t.database.db,
+        clock: t.clock,
+        payments: localCheckout,
+        publicBaseUrl: 'http://localhost',
+      });
+    expect(await offers()).toBe(1);
+    const { offer } = await entry(id);
+    const page = await pageOf(offer.booking_reference);
+    expect((await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM })).statusCode).toBe(
+      303,
+    );
+    // The other button, pressed on the page as it was before the claim went through.
+    const booking = await t.database.db
+      .selectFrom('bookings')
+      .select(['id', 'organisation_id'])
+      .where('reference', '=', offer.booking_reference)
+      .executeTakeFirstOrThrow();
+    const target = {
+      organisationId: booking.organisation_id,
+      bookingId: booking.id,
+      reference: offer.booking_reference,
+    };
+    await expect(declineOffer(t.database.db, target, true, t.clock.nowMs())).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    const held = json(await t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` }));
+    expect(held.data).toMatchObject({
+      status: 'pending_confirmation',
+      pending_confirmation: { requirements: ['deposit'] },
+    });
+    expect(await entry(id)).toMatchObject({ status: 'waiting' });
   });
 
   it('offers time freed by a booking moved away and by a closure taken out of the catalogue', async () => {

@@ -50,11 +50,32 @@ export async function declineOffer(db: Db, target: OfferTarget, leave: boolean, 
     await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
     const offer = await offerOfBooking(trx, target.organisationId, target.bookingId);
     if (!offer) throw new AppError('conflict', 'This booking is not a waitlist offer.');
+    // Claimed meanwhile (the other button, or another tab, went first): the time is the customer's
+    // booking now, and letting it go would release what they just booked.
+    if (await isClaimed(trx, target)) {
+      throw new AppError(
+        'conflict',
+        'You have booked this time already; to give it up, cancel the booking on its page.',
+      );
+    }
     // The booking, then the entry (the order every change to both keeps). The worker reads the
     // release's rescan only once this has committed, with the entry left.
     await releaseOffer(trx, target.organisationId, target.bookingId, now);
     if (leave) await endWaitlistEntry(trx, target.organisationId, offer.entry_id, { status: 'left' }, now);
   });
+}
+
+/** The offer's claim step is done: confirmed, or a hold waiting only for its deposit or card. */
+async function isClaimed(trx: Db, target: OfferTarget): Promise<boolean> {
+  const booking = await trx
+    .selectFrom('bookings')
+    .select(['status', 'pending_requirements'])
+    .where('organisation_id', '=', target.organisationId)
+    .where('id', '=', target.bookingId)
+    .executeTakeFirst();
+  if (booking?.status === 'confirmed') return true;
+  const pending = JSON.parse(booking?.pending_requirements ?? '[]') as string[];
+  return booking?.status === 'pending_confirmation' && !pending.includes(WAITLIST_CLAIM);
 }
 
 /**
