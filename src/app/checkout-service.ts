@@ -5,6 +5,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
+import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPagePath } from './booking-page-token.ts';
 import { takeBookingTurn } from './booking-reference.ts';
@@ -143,8 +144,17 @@ export function payDeposit(
     // A public booking's deposit is paid once its contact is proven. (The provider's own word, its
     // webhook, is recorded whenever it comes: money taken is never refused; confirmDeposit.)
     const row = await findSession(trx, sessionId);
-    if (awaitsContactProof({ pendingRequirements: JSON.parse(row.pending_requirements ?? '[]') })) {
+    const pendingRequirements: string[] = JSON.parse(row.pending_requirements ?? '[]');
+    if (awaitsContactProof({ pendingRequirements })) {
       throw new AppError('conflict', AWAITING_PROOF);
+    }
+    // A waitlist offer's deposit is paid once the time is claimed: nothing is taken for a time that
+    // may yet be let go (or lapse), which would leave the deposit paid on an expired booking.
+    if (pendingRequirements.includes(WAITLIST_CLAIM)) {
+      throw new AppError(
+        'conflict',
+        'This time is offered, not booked yet: book it on its booking page first, then pay the deposit.',
+      );
     }
     return confirmDeposit(trx, sessionId, now, actor);
   });

@@ -512,6 +512,47 @@ describe('the waitlist', () => {
     expect(await entry(id)).toMatchObject({ status: 'waiting' });
   });
 
+  it('takes no deposit on the payment link of an offer not claimed yet', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const ids = await catalogueIds(t.database.db);
+    const id = (
+      await joinWith({
+        service_ids: [ids.services.colour],
+        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+      })
+    ).id;
+    for (const hour of ['13', '14']) {
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+    }
+    await offerFreedTimes({
+      db: t.database.db,
+      clock: t.clock,
+      payments: localCheckout,
+      publicBaseUrl: 'http://localhost',
+    });
+    const { offer } = await entry(id);
+    const hold = async () =>
+      json(await t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` })).data;
+    // The booking's payment_url (an integrator's, a link staff forward) leads to its checkout.
+    const checkout = new URL((await hold()).payment_url).pathname;
+    const paid = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
+    expect(paid.statusCode, paid.body).toBe(409);
+    expect(paid.headers['content-type']).toMatch(/^text\/html/);
+    expect(await hold()).toMatchObject({
+      deposit_status: 'pending',
+      pending_confirmation: { requirements: ['waitlist_claim', 'deposit'] },
+    });
+    // Claimed, it is paid there.
+    const page = await pageOf(offer.booking_reference);
+    await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+    const after = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
+    expect(after.statusCode, after.body).toBe(303);
+    expect(await hold()).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
   it('offers time freed by a booking moved away and by a closure taken out of the catalogue', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
