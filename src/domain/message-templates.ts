@@ -266,8 +266,10 @@ function yearIn(zone: string, epochMs: number): string {
 
 /**
  * ICU writes a minus sign (U+2212: "UTC−3" in French) and narrow or no-break spaces (newer ICU's
- * "9:30 AM") where plain ones read the same: any of them makes an SMS UCS-2, 67 characters a part
- * instead of 153, and the staff member and the phone were dropped to fit.
+ * "9:30 AM", and money in most locales: "20,00 €" in German and French) where plain ones read the
+ * same: any of them makes an SMS UCS-2, 67 characters a part instead of 153, and the staff member and
+ * the phone were dropped to fit (a German deposit's SMS lost the appointment and ran to three parts).
+ * The SMS is written without them; the e-mail keeps money's no-break space.
  */
 const ICU_TYPOGRAPHY = /[\u2212\u202f\u00a0]/g;
 const PLAIN: Record<string, string> = { '\u2212': '-', '\u202f': ' ', '\u00a0': ' ' };
@@ -397,7 +399,8 @@ function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
     shape.phone ? parts.phone : null,
   ]
     .filter((part): part is string => part !== null)
-    .join(' ');
+    .join(' ')
+    .replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
 }
 
 /**

@@ -178,6 +178,36 @@ describe('message templates', () => {
     for (const sms of [offer, august.sms, code]) expect(sms).toBe(sms.replace(/[’‘ÀÂâêîôûÊÎÔÛ]/g, ''));
   });
 
+  it('keeps money written in the locale ("10,00 €") in the SMS alphabet, so the SMS keeps its detail', () => {
+    // Formatted as outbox-delivery.ts does: de-DE and fr-FR put a no-break space before the "€".
+    const euros = (locale: string, minor: number) =>
+      new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(minor / 100);
+    for (const locale of ['de-DE', 'fr-FR']) {
+      const held = renderSms({ ...FACTS, locale, depositDue: euros(locale, 2000) });
+      expect(held, locale).toContain('Northside Hair: ');
+      expect(held, locale).toContain('20,00 €');
+      // What is held and when stay: the lead was dropped, the organisation's name cut to "Nor...".
+      expect(held, locale).toMatch(/Full colour .*(am Dienstag, 8\. Dezember|le mardi 8 décembre)/);
+      expect(smsSegments(held), locale).toBeLessThanOrEqual(2);
+      const cancelled = renderSms({
+        ...FACTS,
+        locale,
+        kind: 'cancelled',
+        holdExpiresAt: null,
+        depositDue: null,
+        cancellation: { deposit: euros(locale, 2000), depositRefunded: true, fee: euros(locale, 2750) },
+      });
+      expect(cancelled, locale).toMatch(/(am Dienstag, 8\. Dezember|le mardi 8 décembre) \S+ 14:30/);
+      expect(cancelled, locale).toContain('20,00 €');
+      expect(cancelled, locale).toContain('27,50 €');
+      expect(smsSegments(cancelled), locale).toBeLessThanOrEqual(2);
+    }
+    // The e-mail keeps the no-break space, which keeps the amount on one line.
+    expect(renderMessage({ ...FACTS, locale: 'de-DE', depositDue: euros('de-DE', 2000) }).text).toContain(
+      '20,00\u00a0€',
+    );
+  });
+
   it('keeps an SMS within two segments, dropping detail but never the link or the reference', () => {
     const long = {
       ...FACTS,
