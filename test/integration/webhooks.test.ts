@@ -116,6 +116,17 @@ describe('endpoints over REST', () => {
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
   });
 
+  it('refuses a URL longer than 2,000 characters once written out, rather than failing with a 500', async () => {
+    // 400 characters as typed, each é written out as %C3%A9: 2,400 in the URL that would be saved.
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: `${receiver.url}/${'é'.repeat(400)}`, events: ['booking.created'] },
+    });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
+  });
+
   it('refuses an unknown event type', async () => {
     const response = await t.request({
       method: 'POST',

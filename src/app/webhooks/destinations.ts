@@ -159,7 +159,9 @@ export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): 
   } catch {
     throw refuse('is not a valid URL');
   }
-  if (raw.length > 2000) throw refuse('is longer than 2,000 characters');
+  // What is saved (and sent to) is the URL written out, which can be longer than typed (é is %C3%A9,
+  // a name in another script its punycode): the stored column holds at most 2,000 characters.
+  if (raw.length > 2000 || url.href.length > 2000) throw refuse('is longer than 2,000 characters');
   if (url.username || url.password) throw refuse('must not carry a user name or password');
   const host = hostOf(url);
   const loopback = isLoopbackName(host) || (isIP(host) !== 0 && addressKind(host) === 'loopback');
