@@ -172,6 +172,7 @@ export type ClaimedDelivery = WebhookDeliveryRow & {
   url: string;
   secret: string;
   endpoint_status: WebhookEndpointsTable['status'];
+  endpoint_disabled_reason: string | null;
   event_created_at: number;
 };
 
@@ -226,7 +227,7 @@ export async function claimDueDeliveries(
       .execute(),
     db
       .selectFrom('webhook_endpoints')
-      .select(['id', 'organisation_id', 'url', 'secret', 'status'])
+      .select(['id', 'organisation_id', 'url', 'secret', 'status', 'disabled_reason'])
       .where('id', 'in', [...new Set(claimed.map((d) => d.endpoint_id))])
       .execute(),
   ]);
@@ -244,6 +245,7 @@ export async function claimDueDeliveries(
       url: endpoint.url,
       secret: endpoint.secret,
       endpoint_status: endpoint.status,
+      endpoint_disabled_reason: endpoint.disabled_reason,
       event_created_at: event.created_at,
     });
   }
@@ -302,27 +304,40 @@ export async function clearFailing(db: Db, organisationId: string, endpointId: s
     .execute();
 }
 
-/** An endpoint failed at `now`: failing since then, unless it was already; the time it has been failing since. */
+/**
+ * An endpoint failed at `now`: failing since then, unless it was already or it is disabled; the time
+ * it has been failing since, or that it is disabled (with why), or undefined when it is gone. The row
+ * is read locked on PostgreSQL: a disabling committing meanwhile (another delivery's 410) is waited
+ * for and seen, since it leaves this claimed delivery for its worker to fail.
+ */
 export async function markFailing(
   db: Db,
   organisationId: string,
   endpointId: string,
   now: number,
-): Promise<number | null> {
+): Promise<{ failingSince: number | null; disabledReason: string | null; disabled: boolean } | undefined> {
   await db
     .updateTable('webhook_endpoints')
     .set({ failing_since: now })
     .where('organisation_id', '=', organisationId)
     .where('id', '=', endpointId)
+    .where('status', '=', 'enabled')
     .where('failing_since', 'is', null)
     .execute();
   const row = await db
     .selectFrom('webhook_endpoints')
-    .select('failing_since')
+    .select(['failing_since', 'status', 'disabled_reason'])
     .where('organisation_id', '=', organisationId)
     .where('id', '=', endpointId)
+    .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate())
     .executeTakeFirst();
-  return row?.failing_since ?? null;
+  return (
+    row && {
+      failingSince: row.failing_since,
+      disabledReason: row.disabled_reason,
+      disabled: row.status !== 'enabled',
+    }
+  );
 }
 
 /**

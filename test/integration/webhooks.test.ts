@@ -260,6 +260,42 @@ describe('delivery', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  it('ends as failed a delivery that failed while another one’s 410 Gone disabled its endpoint', async () => {
+    const endpoint = await subscribe(['booking.created']);
+    // Two bookings' events, sent at once: the first to arrive is answered 410 Gone, the other 500, and
+    // that one's outcome is recorded after the endpoint was disabled under it.
+    receiver.state.answers = [410, 500];
+    await book('2026-11-25T14:00:00+00:00');
+    await book('2026-11-25T15:00:00+00:00');
+    const slowFailures: WebhookDelivery['sender'] = {
+      async post(url, headers, body) {
+        const result = await sender.post(url, headers, body);
+        if ('status' in result && result.status === 500) await new Promise((r) => setTimeout(r, 300));
+        return result;
+      },
+      close() {},
+    };
+    expect(await deliverAllDueWebhooks({ ...delivery(), sender: slowFailures })).toEqual({
+      succeeded: 0,
+      retried: 0,
+      failed: 2,
+    });
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+    expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
+    const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+    expect(
+      log
+        .json()
+        .data.map((d: Record<string, unknown>) => [d.status, d.response_code, d.error, d.next_attempt_at]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['failed', 410, 'the endpoint answered 410', null],
+        ['failed', 500, 'endpoint disabled (gone)', null],
+      ]),
+    );
+    expect(receiver.received).toHaveLength(2);
+  });
+
   it('gives up after 72 hours, and disables an endpoint failing for 3 days', async () => {
     const endpoint = await subscribe(['booking.created']);
     receiver.state.fallback = 500;

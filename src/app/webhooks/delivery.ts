@@ -103,7 +103,11 @@ async function deliverOne(
   if (row.endpoint_status !== 'enabled') {
     await writeStatement(
       db,
-      (trx) => settleDelivery(trx, key, token, { status: 'failed', last_error: 'endpoint disabled' }),
+      (trx) =>
+        settleDelivery(trx, key, token, {
+          status: 'failed',
+          last_error: disabledError(row.endpoint_disabled_reason),
+        }),
       REDONE_IF_LOST,
     );
     return 'failed';
@@ -135,7 +139,19 @@ async function deliverOne(
         return 'failed';
       }
       const next = nextAttemptAt(row.event_created_at, row.attempts, at, unitMs);
-      const failingSince = await markFailing(trx, row.organisation_id, row.endpoint_id, at);
+      const endpoint = await markFailing(trx, row.organisation_id, row.endpoint_id, at);
+      // Disabled while this attempt was out (another delivery's 410): it ends here, as the deliveries
+      // the disabling found pending did, rather than waiting to be tried again.
+      if (endpoint?.disabled) {
+        const ended = {
+          ...failure,
+          status: 'failed' as const,
+          last_error: disabledError(endpoint.disabledReason),
+        };
+        await settleDelivery(trx, key, token, ended);
+        return 'failed';
+      }
+      const failingSince = endpoint?.failingSince ?? null;
       // Failing for 3 days: counted from the first failure since the last success, or, for an event
       // whose every attempt of its 72 hours failed (the schedule's last try comes a little before the
       // 72nd hour), from that event on.
@@ -184,6 +200,11 @@ function headersOf(row: ClaimedDelivery, nowMs: number): Record<string, string> 
     'booking-delivery-attempt': String(row.attempts),
     'booking-signature': signatureHeader(row.secret, row.payload, Math.floor(nowMs / 1000)),
   };
+}
+
+/** What a delivery to a disabled endpoint ends with (the words disableEndpoint writes). */
+function disabledError(reason: string | null): string {
+  return reason === null ? 'endpoint disabled' : `endpoint disabled (${reason})`;
 }
 
 function reasonOf(result: AttemptResult): string {
