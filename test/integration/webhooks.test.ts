@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import {
   deliverAllDueWebhooks,
@@ -7,6 +8,7 @@ import {
 } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -361,5 +363,35 @@ describe('delivery', () => {
       ['booking.expired', 'expired'],
     ]);
     expect(receiver.received[1]!.json.data.reference).toBe(reference);
+  });
+
+  it('tells of a booking an import moved to another time: booking.rescheduled', async () => {
+    await subscribe(['booking.created', 'booking.rescheduled']);
+    const catalogue = smallCatalogue() as { bookings?: Record<string, unknown>[] };
+    const imported = {
+      reference: 'AC-MMMMMM',
+      location: 'soho',
+      services: ['cut'],
+      staff: 'ana',
+      client: 'jo',
+      starts_at: '2026-12-08T10:00',
+      status: 'confirmed',
+    };
+    catalogue.bookings = [imported];
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    catalogue.bookings = [{ ...imported, starts_at: '2026-12-08T11:00' }];
+    t.clock.advance({ minutes: 5 });
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    await deliver();
+    expect(receiver.received.map((r) => [r.json.type, r.json.data.starts_at])).toEqual([
+      ['booking.created', '2026-12-08T10:00:00+00:00'],
+      ['booking.rescheduled', '2026-12-08T11:00:00+00:00'],
+    ]);
+    const read = await t.request({ method: 'GET', url: '/v1/bookings/AC-MMMMMM' });
+    expect(receiver.received[1]!.json.data).toEqual({
+      ...read.json().data,
+      booking_page_url: null,
+      payment_url: null,
+    });
   });
 });

@@ -145,6 +145,20 @@ export function wantedRow(
   return { row, segments, outstanding };
 }
 
+/**
+ * A booking the import moved to another time, staff member or location with its status kept: logged
+ * as the engine logs a reschedule (`rescheduled`), which is what sends integrators booking.rescheduled
+ * (domain/webhooks.ts bookingEventType). A change of status says so itself.
+ */
+function movedBy(current: BookingsTable, changes: Partial<Record<Column, unknown>>) {
+  if ('status' in changes || !MOVE_COLUMNS.some((column) => column in changes)) return {};
+  const to = (changes.starts_at as number | undefined) ?? current.starts_at;
+  const staffId = (changes.staff_id as string | undefined) ?? current.staff_id;
+  return { rescheduled: { from: current.starts_at, to, staff_id: staffId } };
+}
+
+const MOVE_COLUMNS: readonly Column[] = ['starts_at', 'staff_id', 'location_id'];
+
 /** A stored booking's update, worked out before anything is written. */
 export interface Update {
   current: BookingsTable;
@@ -190,6 +204,6 @@ export function plannedUpdate(
     current,
     changes: changes as Partial<BookingsTable>,
     segments: segmentsChanged ? wanted.segments : undefined,
-    log: logged ? { import: entry, changed: edited } : undefined,
+    log: logged ? { import: entry, changed: edited, ...movedBy(current, changes) } : undefined,
   };
 }
