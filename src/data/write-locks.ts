@@ -57,3 +57,6 @@ export const idempotencyKeyTurn = (organisationId: string, key: string) =>
 /** The turn of one client's joining of one location's waitlist: one entry per services, not two. */
 export const waitlistTurn = (organisationId: string, locationId: string, clientId: string) =>
   `waitlist:${organisationId}:${locationId}:${clientId}`;
+
+/** The turn of adding an organisation's webhook endpoints: each counts the others before its own. */
+export const webhookEndpointsTurn = (organisationId: string) => `webhook-endpoints:${organisationId}`;

@@ -129,6 +129,22 @@ describe('endpoints over REST', () => {
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
   });
 
+  it('never lets simultaneous subscriptions past the 20 endpoints an organisation may have', async () => {
+    for (let i = 0; i < 19; i++) await subscribe(['booking.created']);
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.request({
+          method: 'POST',
+          url: '/v1/webhook-endpoints',
+          payload: { url: receiver.url, events: ['booking.created'] },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409, 409]);
+    const list = await t.request({ method: 'GET', url: '/v1/webhook-endpoints' });
+    expect(list.json().data).toHaveLength(20);
+  });
+
   it('refuses an unknown event type', async () => {
     const response = await t.request({
       method: 'POST',

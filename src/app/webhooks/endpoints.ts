@@ -11,6 +11,7 @@ import {
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from '../../data/webhook-repository.ts';
+import { takeTurn, webhookEndpointsTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { isWebhookEventType, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks.ts';
@@ -70,6 +71,8 @@ export async function createWebhookEndpoint(
     disabled_at: null,
   };
   await writeTransaction(db, async (trx) => {
+    // Simultaneous additions take turns (PostgreSQL): each counts what the others added.
+    await takeTurn(trx, webhookEndpointsTurn(organisationId));
     if ((await endpointsOf(trx, organisationId)).length >= MAX_ENDPOINTS) {
       throw new AppError(
         'conflict',
