@@ -69,6 +69,34 @@ const pass = () => waitlistPass(t);
 const pageOf = (reference: string) => bookingPagePathOf(t, reference);
 const tuesdayStarts = () => anaTuesdayStarts(t);
 
+/**
+ * Dee waits for a colour (90 minutes, a £20 deposit) on Ana's full Tuesday; two hours free up and the
+ * worker offers her 13:00: her entry's id and its offer.
+ */
+async function deeOfferedColour() {
+  t = await startTestApp({ now: NOW });
+  const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+  const ids = await catalogueIds(t.database.db);
+  const { id } = await joinWith({
+    service_ids: [ids.services.colour],
+    client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+    from_date: TUESDAY,
+    to_date: TUESDAY,
+  });
+  for (const hour of ['13', '14']) {
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+  }
+  const offered = await offerFreedTimes({
+    db: t.database.db,
+    clock: t.clock,
+    payments: localCheckout,
+    publicBaseUrl: 'http://localhost',
+  });
+  expect(offered).toBe(1);
+  const { offer } = await entry(id);
+  return { id, offer };
+}
+
 const entry = async (id: string) => json(await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).data;
 
 describe('the waitlist', () => {
@@ -405,30 +433,7 @@ describe('the waitlist', () => {
   });
 
   it('books an offer with a deposit only once both the claim and the deposit are done', async () => {
-    t = await startTestApp({ now: NOW });
-    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-    const ids = await catalogueIds(t.database.db);
-    const id = (
-      await joinWith({
-        service_ids: [ids.services.colour],
-        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-      })
-    ).id;
-    // Colour takes 90 minutes: two hours free up.
-    for (const hour of ['13', '14']) {
-      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
-    }
-    const offers = () =>
-      offerFreedTimes({
-        db: t.database.db,
-        clock: t.clock,
-        payments: localCheckout,
-        publicBaseUrl: 'http://localhost',
-      });
-    expect(await offers()).toBe(1);
-    const { offer } = await entry(id);
+    const { id, offer } = await deeOfferedColour();
     expect(offer).toMatchObject({ starts_at: `${TUESDAY}T13:00:00Z` });
     const hold = () => t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` });
     expect(json(await hold()).data.pending_confirmation.requirements).toEqual(['waitlist_claim', 'deposit']);
@@ -463,29 +468,7 @@ describe('the waitlist', () => {
   });
 
   it('does not let go an offer claimed meanwhile (a "not this time" read before the claim)', async () => {
-    t = await startTestApp({ now: NOW });
-    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-    const ids = await catalogueIds(t.database.db);
-    const id = (
-      await joinWith({
-        service_ids: [ids.services.colour],
-        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-      })
-    ).id;
-    for (const hour of ['13', '14']) {
-      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
-    }
-    const offers = () =>
-      offerFreedTimes({
-        db: t.database.db,
-        clock: t.clock,
-        payments: localCheckout,
-        publicBaseUrl: 'http://localhost',
-      });
-    expect(await offers()).toBe(1);
-    const { offer } = await entry(id);
+    const { id, offer } = await deeOfferedColour();
     const page = await pageOf(offer.booking_reference);
     expect((await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM })).statusCode).toBe(
       303,
@@ -513,27 +496,7 @@ describe('the waitlist', () => {
   });
 
   it('takes no deposit on the payment link of an offer not claimed yet', async () => {
-    t = await startTestApp({ now: NOW });
-    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-    const ids = await catalogueIds(t.database.db);
-    const id = (
-      await joinWith({
-        service_ids: [ids.services.colour],
-        client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-      })
-    ).id;
-    for (const hour of ['13', '14']) {
-      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
-    }
-    await offerFreedTimes({
-      db: t.database.db,
-      clock: t.clock,
-      payments: localCheckout,
-      publicBaseUrl: 'http://localhost',
-    });
-    const { offer } = await entry(id);
+    const { offer } = await deeOfferedColour();
     const hold = async () =>
       json(await t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` })).data;
     // The booking's payment_url (an integrator's, a link staff forward) leads to its checkout.
