@@ -47,6 +47,8 @@ export interface CheckoutView {
   location: { slug: string; name: string; timezone: string };
   /** The booking's own page (/p/manage/{token}), where it is seen, moved or cancelled; null without one. */
   bookingPath: string | null;
+  /** Why the deposit is not taken yet (a contact to prove, an offer to claim first), or null. */
+  notPayableYet: string | null;
   booking: {
     reference: string;
     /** As of now (lazy expiry applied). */
@@ -115,6 +117,7 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
     organisation: { name: row.organisation_name, slug: row.organisation_slug, locale: row.locale },
     location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
     bookingPath: row.page_token ? bookingPagePath(row.page_token) : null,
+    notPayableYet: notPayableYet(row.pending_requirements),
     booking: {
       reference: row.reference,
       status: effectiveStatus(bookingClock(row), now),
@@ -144,20 +147,25 @@ export function payDeposit(
     // A public booking's deposit is paid once its contact is proven. (The provider's own word, its
     // webhook, is recorded whenever it comes: money taken is never refused; confirmDeposit.)
     const row = await findSession(trx, sessionId);
-    const pendingRequirements: string[] = JSON.parse(row.pending_requirements ?? '[]');
-    if (awaitsContactProof({ pendingRequirements })) {
-      throw new AppError('conflict', AWAITING_PROOF);
-    }
-    // A waitlist offer's deposit is paid once the time is claimed: nothing is taken for a time that
-    // may yet be let go (or lapse), which would leave the deposit paid on an expired booking.
-    if (pendingRequirements.includes(WAITLIST_CLAIM)) {
-      throw new AppError(
-        'conflict',
-        'This time is offered, not booked yet: book it on its booking page first, then pay the deposit.',
-      );
-    }
+    const waiting = notPayableYet(row.pending_requirements);
+    if (waiting) throw new AppError('conflict', waiting);
     return confirmDeposit(trx, sessionId, now, actor);
   });
+}
+
+/**
+ * Why a booking's deposit is not taken yet, or null when it may be: a public booking's once its
+ * contact is proven; a waitlist offer's once the time is claimed (nothing is taken for a time that
+ * may yet be let go or lapse, which would leave the deposit paid on an expired booking). Asked before
+ * the checkout page, or Stripe's, is shown, and again as the test mode pays.
+ */
+function notPayableYet(pendingRequirementsJson: string | null): string | null {
+  const pendingRequirements: string[] = JSON.parse(pendingRequirementsJson ?? '[]');
+  if (awaitsContactProof({ pendingRequirements })) return AWAITING_PROOF;
+  if (pendingRequirements.includes(WAITLIST_CLAIM)) {
+    return 'This time is offered, not booked yet: book it on its booking page first, then pay the deposit.';
+  }
+  return null;
 }
 
 /**

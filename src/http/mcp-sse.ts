@@ -50,6 +50,8 @@ export interface SseSession {
   organisationId: string;
   openedAt: number;
   lastActive: number;
+  /** The server closed its transport; its response may not have closed yet (a client not reading). */
+  closed: boolean;
 }
 
 /**
@@ -123,8 +125,9 @@ export class SseSessions {
       const SSEServerTransport = await loadSseTransport();
       const { apiKeyId, organisationId } = reservation;
       const ofKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === apiKeyId);
-      if (ofKey.length >= this.#limits.maxStreamsPerKey) {
-        const oldest = ofKey.reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
+      const stillOpen = ofKey.filter((s) => !s.closed);
+      if (ofKey.length >= this.#limits.maxStreamsPerKey && stillOpen.length > 0) {
+        const oldest = stillOpen.reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
         await oldest.transport.close();
       }
       if (response.destroyed) {
@@ -133,22 +136,30 @@ export class SseSessions {
       }
       const transport = new SSEServerTransport('/messages', response);
       const now = this.#now();
-      const session = { transport, response, apiKeyId, organisationId, openedAt: now, lastActive: now };
+      const session: SseSession = {
+        transport,
+        response,
+        apiKeyId,
+        organisationId,
+        openedAt: now,
+        lastActive: now,
+        closed: false,
+      };
       this.#sessions.set(transport.sessionId, session);
       this.#reserved.delete(reservation);
-      const drop = () => {
-        this.#sessions.delete(transport.sessionId);
-        if (this.#sessions.size === 0) this.#stopTicking();
-      };
       response.on('close', () => {
-        drop();
+        this.#sessions.delete(transport.sessionId);
         void server.close();
+        if (this.#sessions.size === 0) this.#stopTicking();
       });
       // Closing the transport (a replaced, idle or revoked stream; shutdown) ends its response, whose
       // 'close' waits until what was written is sent, which a client that stopped reading delays for
-      // as long as it likes: the session goes at once, so no message is handed to a closed transport
-      // (the SDK answers that with a plain-text 500). The server keeps this across connect().
-      transport.onclose = drop;
+      // as long as it likes. Marked closed at once, it is handed no more messages (the SDK answers one
+      // for a closed transport with a plain-text 500), while its socket still counts towards the
+      // limits until it goes. The server keeps this across connect().
+      transport.onclose = () => {
+        session.closed = true;
+      };
       await server.connect(transport);
       this.#startTicking();
       return session;
@@ -157,10 +168,11 @@ export class SseSessions {
     }
   }
 
-  /** The session with this id, marked active (a message is arriving), or undefined. */
+  /** The open session with this id, marked active (a message is arriving), or undefined. */
   touch(sessionId: unknown): SseSession | undefined {
     const session = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
-    if (session) session.lastActive = this.#now();
+    if (!session || session.closed) return undefined;
+    session.lastActive = this.#now();
     return session;
   }
 

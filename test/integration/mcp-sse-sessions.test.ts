@@ -55,7 +55,7 @@ describe('SSE sessions', () => {
     expect(sessions.reserve({ apiKeyId: 'key-5', organisationId: 'org-1' })).toBeNull();
   });
 
-  it('drop a stream the moment its transport is closed, before its response has closed', async () => {
+  it('hand no message to a stream whose transport is closed, and count it until its response has closed', async () => {
     const sessions = new SseSessions({
       limits: { keepAliveMs: 60_000, idleMs: 60_000, maxStreamsPerKey: 1, maxStreamsPerOrganisation: 3 },
       keyIsActive: async () => true,
@@ -104,8 +104,11 @@ describe('SSE sessions', () => {
     await vi.waitFor(() => expect(opened).toHaveLength(2));
     await opened[1];
     expect(sessions.touch(first)).toBeUndefined();
-    expect(sessions.size).toBe(1);
-    for (const client of clients) client.destroy();
+    // Its socket is still held, so it still counts towards the limits until it goes.
+    expect(sessions.size).toBe(2);
+    clients[0]!.destroy();
+    await vi.waitFor(() => expect(sessions.size).toBe(1));
+    clients[1]!.destroy();
   });
 
   it('hold an organisation’s places from admission, so admissions in one turn cannot overshoot', () => {

@@ -501,6 +501,10 @@ describe('the waitlist', () => {
       json(await t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` })).data;
     // The booking's payment_url (an integrator's, a link staff forward) leads to its checkout.
     const checkout = new URL((await hold()).payment_url).pathname;
+    // Nor is its page shown (with Stripe, the link would lead on to Stripe's, whose payment is kept).
+    const shown = await t.app.inject({ method: 'GET', url: checkout });
+    expect(shown.statusCode).toBe(409);
+    expect(shown.body).toContain('This time is offered, not booked yet');
     const paid = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
     expect(paid.statusCode, paid.body).toBe(409);
     expect(paid.headers['content-type']).toMatch(/^text\/html/);
@@ -511,6 +515,7 @@ describe('the waitlist', () => {
     // Claimed, it is paid there.
     const page = await pageOf(offer.booking_reference);
     await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+    expect((await t.app.inject({ method: 'GET', url: checkout })).statusCode).toBe(200);
     const after = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
     expect(after.statusCode, after.body).toBe(303);
     expect(await hold()).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });

@@ -27,13 +27,15 @@ export interface AuthorizationServerOptions {
 export const CONNECTOR_SCOPE_LIST = 'bookings:read bookings:write';
 const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+/** How long a chain of refresh tokens is rotated; its last token then lasts its own 30 days. */
+const ROTATION_SECONDS = 365.25 * 24 * 60 * 60;
 /**
- * A grant outlives every refresh token of its chain: the library rotates a refresh token on each use
- * until the chain is a year old (its default rotateRefreshToken), and the last one then lasts its own
- * 30 days. A grant of 30 days ended a connector in daily use 30 days after its consent (refresh
- * refused, invalid_grant), while the console still showed it connected.
+ * A grant outlives every refresh token of its chain: a refresh token is rotated on each use until the
+ * chain is a year old (rotateRefreshToken), so a connector ends only after 30 days unused, or a year
+ * and 30 days after its consent. A grant of 30 days ended a connector in daily use 30 days after its
+ * consent (refresh refused, invalid_grant), while the console still showed it connected.
  */
-const GRANT_TTL_SECONDS = 365.25 * 24 * 60 * 60 + REFRESH_TOKEN_TTL_SECONDS;
+const GRANT_TTL_SECONDS = ROTATION_SECONDS + REFRESH_TOKEN_TTL_SECONDS;
 
 /** Where oidc-provider's endpoints are served, under the issuer. */
 export const OAUTH_ROUTES = {
@@ -123,6 +125,10 @@ export class AuthorizationServers {
       },
       // A connector keeps working past an hour: every client that may refresh gets a refresh token.
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      // Every client's refresh token is rotated on each use for a year, not only public clients' (the
+      // library's default keeps a confidential client's until 70 % of its 30 days are gone, which
+      // would end a connector unused for nine days): 30 days unused is what ends a connector.
+      rotateRefreshToken: (ctx) => (ctx.oidc.entities.RefreshToken?.totalLifetime() ?? 0) < ROTATION_SECONDS,
       features: {
         devInteractions: { enabled: false },
         // No OpenID Connect beyond what OAuth needs: no user info, no logout endpoint.

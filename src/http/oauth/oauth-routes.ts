@@ -116,7 +116,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         if (form.decision === 'deny') {
           reply.hijack();
           return provider.interactionFinished(
-            request.raw,
+            issuerRequest(request),
             reply.raw,
             { error: 'access_denied', error_description: 'The owner or admin denied the connection.' },
             { mergeWithLastSubmission: false },
@@ -189,7 +189,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         );
         reply.hijack();
         return provider.interactionFinished(
-          request.raw,
+          issuerRequest(request),
           reply.raw,
           { login: { accountId }, consent: { grantId } },
           { mergeWithLastSubmission: false },
@@ -245,7 +245,7 @@ async function detailsOf(
   reply: FastifyReply,
 ): Promise<Interaction | null> {
   try {
-    const details = await provider.interactionDetails(request.raw, reply.raw);
+    const details = await provider.interactionDetails(issuerRequest(request), reply.raw);
     if (details.uid !== (request.params as { uid?: string }).uid) return null;
     const params = details.params as Record<string, unknown>;
     return {

@@ -62,6 +62,11 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
 
     app.get<{ Params: SessionParams }>('/checkout/:session', hidden, async (request, reply) => {
       const view = await getCheckout(deps.db, request.params.session, deps.clock.nowMs());
+      if ((view.state === 'open' || view.state === 'abandoned') && view.notPayableYet) {
+        // Not Stripe's page either: its webhook records whatever is paid there, whatever the booking's
+        // state (an offer let go would keep a deposit nothing refunds).
+        return sendPage(reply.code(409), 'Not yet', notYetBody(view, view.notPayableYet));
+      }
       if (view.state === 'open' || view.state === 'abandoned') {
         // A provider with hosted pages of its own (Stripe Checkout): the link leads there while payable.
         if (provider.takesMoney && view.providerUrl) return redirect(reply, view.providerUrl);
@@ -215,6 +220,15 @@ function notPayableBody(view: CheckoutView): string {
 <p role="alert">${explanation}</p>
 ${summary(view, f)}
 ${view.state === 'expired' ? '' : manageLink(view)}`;
+}
+
+/** The deposit waits for a step on the booking's page first (a code, an offer's claim). */
+function notYetBody(view: CheckoutView, reason: string): string {
+  const f = formatter({ ...view.organisation, currency: view.currency, timezone: view.location.timezone });
+  return `<h1>Not yet</h1>
+<p role="alert">${esc(reason)}</p>
+${summary(view, f)}
+${manageLink(view)}`;
 }
 
 function notPaidBody(view: CheckoutView): string {
