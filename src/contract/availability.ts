@@ -4,7 +4,7 @@ import { daysBetween, isCalendarDate, LAST_CALENDAR_DATE } from '../domain/avail
 import type { Location } from '../domain/catalogue.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { formatLocal } from '../domain/time-format.ts';
-import { Uuid } from './common.ts';
+import { queryInteger, Uuid } from './common.ts';
 import { DayHoursResource } from './location-info.ts';
 
 export const MAX_SERVICE_IDS = 10;
@@ -39,13 +39,7 @@ export const AvailabilityQuery = z
       'Comma-separated service UUIDs (1 to 10, no duplicates), in booking order.',
     ),
     date: LocalDate.describe("Local date in the location's time zone where the search starts (YYYY-MM-DD)."),
-    days: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(14)
-      .optional()
-      .describe('Days searched forward from date, 1 to 14 (default 1).'),
+    days: queryInteger(1, 14).optional().describe('Days searched forward from date, 1 to 14 (default 1).'),
     staff_id: z.uuid().optional().describe('Only this staff member; omitted means any staff.'),
   })
   .refine(

@@ -53,11 +53,32 @@ export function textOf(max: number) {
     .meta({ maxLength: max });
 }
 
+/**
+ * A whole number in a query string, between `min` and `max`, written in decimal digits only: "5", not
+ * "+5", "5e0", "0x5", " 5" or "5.0", which `Number()` (zod's coerce) would all read as 5. Documented
+ * as the integer it is.
+ */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .refine((value) => /^[0-9]{1,15}$/.test(value), 'must be a whole number written in digits')
+    .pipe(z.coerce.number<string>().int().min(min).max(max))
+    .meta({ type: 'integer', minimum: min, maximum: max });
+}
+
+/** The page size a list endpoint takes. */
+export const PageLimit = queryInteger(1, 100).optional().describe('Page size, 1 to 100 (default 50).');
+
+/** Where a list endpoint's next page starts. */
+export const PageCursor = z
+  .string()
+  .min(1)
+  .max(4096)
+  .optional()
+  .describe('Opaque, time-bound cursor from next_cursor.');
+
 /** The query of every paginated list endpoint. */
-export const PageQuery = z.strictObject({
-  cursor: z.string().min(1).max(4096).optional().describe('Opaque, time-bound cursor from next_cursor.'),
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).'),
-});
+export const PageQuery = z.strictObject({ cursor: PageCursor, limit: PageLimit });
 
 /** For endpoints that take no query parameters: any one sent is refused by name, as everywhere else. */
 export const NoQuery = z.strictObject({});

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatUtc } from '../domain/time-format.ts';
 import { TIMES_OF_DAY, WAITLIST_STATUSES, type WaitlistEntry } from '../domain/waitlist.ts';
 import { NewClientBody } from './client.ts';
-import { Uuid } from './common.ts';
+import { PageCursor, PageLimit, Uuid } from './common.ts';
 
 /** The waitlist over REST (design.md 9.4; docs/waitlist.md). */
 
@@ -41,8 +41,8 @@ export const NewWaitlistEntryBody = z
 export const WaitlistQuery = z.strictObject({
   location_slug: z.string().min(1).max(200).optional(),
   status: z.enum(WAITLIST_STATUSES).optional().describe('Omitted: every status.'),
-  cursor: z.string().min(1).max(4096).optional().describe('Opaque, time-bound cursor from next_cursor.'),
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 50).'),
+  cursor: PageCursor,
+  limit: PageLimit,
 });
 
 export const WaitlistEntryParams = z.strictObject({ id: z.uuid().describe('The entry id.') });

@@ -164,6 +164,12 @@ describe('GET /locations/{slug}/availability', () => {
     ['service_ids=CUT&date=2026-11-23&days=0', 'days'],
     ['service_ids=CUT&date=2026-11-23&days=15', 'days'],
     ['service_ids=CUT&date=2026-11-23&days=1.5', 'days'],
+    // Number() would read each of these as 2.
+    ['service_ids=CUT&date=2026-11-23&days=%2B2', 'days'],
+    ['service_ids=CUT&date=2026-11-23&days=2e0', 'days'],
+    ['service_ids=CUT&date=2026-11-23&days=0x2', 'days'],
+    ['service_ids=CUT&date=2026-11-23&days=%202', 'days'],
+    ['service_ids=CUT&date=2026-11-23&days=', 'days'],
     ['service_ids=CUT&date=2026-11-23&staff_id=ana', 'staff_id'],
     ['service_ids=CUT&date=2026-11-23&staff=x', 'staff'],
     ['service_ids=CUT&date=9999-12-31&days=2', 'days'],

@@ -174,6 +174,16 @@ describe('the error envelope', () => {
       'invalid_request',
       'limit',
     );
+    // Decimal digits only: Number() would read each of these as 5.
+    for (const limit of ['%2B5', '5e0', '0x5', '5.0', '%205', '']) {
+      expectEnvelope(
+        await t.request({ method: 'GET', url: `/v1/locations?limit=${limit}` }),
+        400,
+        'invalid_request',
+        'limit',
+      );
+    }
+    expect((await t.request({ method: 'GET', url: '/v1/locations?limit=05' })).statusCode).toBe(200);
     expectEnvelope(
       await t.request({ method: 'GET', url: '/v1/locations?limt=5' }),
       400,
