@@ -20,6 +20,7 @@ import * as bookingSeries from './2026-11-28-0027-booking-series.ts';
 import * as calendarFeeds from './2026-11-28-0028-calendar-feeds.ts';
 import * as feeWaivers from './2026-11-29-0029-fee-waivers.ts';
 import * as postgresOverlapGuard from './2026-11-29-0030-postgres-overlap-guard.ts';
+import * as oauthClientLifetime from './2026-11-30-0031-oauth-client-lifetime.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-0028-calendar-feeds': calendarFeeds,
   '2026-11-29-0029-fee-waivers': feeWaivers,
   '2026-11-29-0030-postgres-overlap-guard': postgresOverlapGuard,
+  '2026-11-30-0031-oauth-client-lifetime': oauthClientLifetime,
 };

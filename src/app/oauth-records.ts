@@ -2,6 +2,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Db } from '../data/database.ts';
 import * as records from '../data/oauth-repository.ts';
 import { NO_ORGANISATION } from '../data/rate-limit-counters.ts';
+import { startPeriodicWork } from './periodic-work.ts';
 
 /**
  * The storage adapter of the OAuth authorization server (oidc-provider's Adapter interface): one
@@ -13,6 +14,10 @@ import { NO_ORGANISATION } from '../data/rate-limit-counters.ts';
  * the token itself (opaque tokens), so the database holds no usable token, as api_keys holds no key.
  * A grant's records carry its organisation (from the account id, `<organisation id>/<user id>`), and
  * its id, so revoking the grant deletes them all at once.
+ *
+ * A registered client (dynamic registration is open to anyone) ends: its record's expiry is when
+ * sweepOauthRecords removes it unless it is in use, a day from its registration and, while it is in
+ * use, a day from the last sweep that saw it so. Records of a client carry its id for that.
  */
 export class OauthRecordStore {
   readonly #db: Db;
@@ -38,8 +43,15 @@ export class OauthRecordStore {
       // A Grant is its own grant: revoking it deletes it with its codes and tokens.
       grant_id: this.#kind === 'Grant' ? id : typeof payload.grantId === 'string' ? payload.grantId : null,
       uid: typeof payload.uid === 'string' ? payload.uid : null,
+      client_id: this.#kind === 'Client' ? id : clientOf(payload),
       payload: JSON.stringify(stored),
-      expires_at: typeof expiresIn === 'number' ? this.#now() + expiresIn * 1000 : null,
+      // The library gives a registered client no lifetime: it has one here (CLIENT_UNUSED_MS).
+      expires_at:
+        this.#kind === 'Client'
+          ? this.#now() + CLIENT_UNUSED_MS
+          : typeof expiresIn === 'number'
+            ? this.#now() + expiresIn * 1000
+            : null,
       consumed_at: null,
     });
   }
@@ -77,20 +89,24 @@ export class OauthRecordStore {
   }
 
   /**
-   * Expired records are never read again (find treats them as absent); they are deleted at most every
-   * SWEEP_EVERY_MS per database, when a sign-in starts (every one makes an Interaction).
+   * Expired records are never read again (find treats them as absent); they are deleted by the
+   * periodic sweep (startOauthSweeper), and besides at most every SWEEP_EVERY_MS per database when a
+   * sign-in starts (every one makes an Interaction).
    */
   async #sweep(): Promise<void> {
     const now = this.#now();
     if (now - (lastSweeps.get(this.#db) ?? 0) < SWEEP_EVERY_MS) return;
     lastSweeps.set(this.#db, now);
     // Housekeeping: a database that cannot write just now must not refuse the sign-in.
-    await records.deleteExpiredRecords(this.#db, now).catch(() => undefined);
+    await sweepOauthRecords(this.#db, now).catch(() => undefined);
   }
 
   #present(id: string, row: records.OauthRecordRow | undefined): Record<string, unknown> | undefined {
     if (!row) return undefined;
-    if (row.expires_at !== null && row.expires_at <= this.#now()) return undefined;
+    // A client's expiry is when the sweep may remove it, if unused: until the sweep does, it is read (a
+    // client in use whose expiry the sweep has not moved yet, after a day the server was stopped).
+    const expires = this.#kind !== 'Client' && row.expires_at !== null;
+    if (expires && row.expires_at! <= this.#now()) return undefined;
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     if (payload.jti === undefined && TOKEN_KINDS.has(this.#kind)) payload.jti = id;
     if (row.consumed_at !== null) payload.consumed = Math.floor(row.consumed_at / 1000);
@@ -100,6 +116,47 @@ export class OauthRecordStore {
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 const lastSweeps = new WeakMap<Db, number>();
+
+/**
+ * How long a registered client is kept without a sign-in, code, grant or token: a day from its
+ * registration, time enough for a person to reach and finish the consent page (the host registers
+ * just before opening it; the page itself lasts 15 minutes), and a day after its last grant ended or
+ * was revoked, time enough to connect it again without registering anew. Anyone may register (30 a
+ * minute from an address): without an end, registrations nobody uses would pile up for ever.
+ */
+export const CLIENT_UNUSED_MS = 24 * 60 * 60_000;
+
+/** The client a sign-in (its request's client_id), code, grant or token belongs to. */
+function clientOf(payload: Record<string, unknown>): string | null {
+  if (typeof payload.clientId === 'string') return payload.clientId;
+  const params = payload.params as Record<string, unknown> | undefined;
+  return typeof params?.client_id === 'string' ? params.client_id : null;
+}
+
+/**
+ * The authorization server's housekeeping: removes registered clients unused for CLIENT_UNUSED_MS
+ * (and their registration access tokens), gives those in use another CLIENT_UNUSED_MS, and deletes
+ * the other records past their expiry. A removed client's later requests get the library's
+ * invalid_client, as any unknown client.
+ */
+export async function sweepOauthRecords(db: Db, now: number): Promise<void> {
+  await records.removeUnusedClients(db, now);
+  await records.keepClientsInUse(db, now, now + CLIENT_UNUSED_MS);
+  await records.deleteExpiredRecords(db, now);
+}
+
+/**
+ * Runs sweepOauthRecords about every `intervalMs` until stopped; failures are reported, never fatal.
+ * Its interval must stay well under CLIENT_UNUSED_MS: a client in use is kept by the sweeps that see it.
+ */
+export function startOauthSweeper(
+  db: Db,
+  clock: { nowMs(): number },
+  onError: (error: unknown) => void,
+  intervalMs = SWEEP_EVERY_MS,
+): () => Promise<void> {
+  return startPeriodicWork(() => sweepOauthRecords(db, clock.nowMs()), onError, intervalMs);
+}
 
 /** Kinds whose id is the token a client holds: oidc-provider reads it back as the payload's jti. */
 const TOKEN_KINDS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'ClientCredentials']);
@@ -151,6 +208,7 @@ export async function loadServerSecrets(db: Db): Promise<ServerSecrets> {
       organisation_id: NO_ORGANISATION,
       grant_id: null,
       uid: null,
+      client_id: null,
       payload: JSON.stringify(made),
       expires_at: null,
       consumed_at: null,

@@ -4,6 +4,7 @@ import { CalendarFetcher } from '../app/calendars/busy-fetch.ts';
 import { startCalendarRefresher } from '../app/calendars/refresher.ts';
 import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
+import { startOauthSweeper } from '../app/oauth-records.ts';
 import { startOutboxWorker } from '../app/outbox-delivery.ts';
 import { startWaitlistWorker } from '../app/waitlist/offers.ts';
 import { startWebhookWorker } from '../app/webhooks/delivery.ts';
@@ -152,6 +153,10 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     },
     (error) => logger.error({ err: error }, 'calendar refresh failed'),
   );
+  // The OAuth server's records past their end, and registered clients nobody uses (oauth-records.ts).
+  const stopOauthSweeper = startOauthSweeper(db, clock, (error) =>
+    logger.error({ err: error }, 'OAuth record sweep failed'),
+  );
   out(`listening on ${address}`);
 
   let stopping = false;
@@ -176,6 +181,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     await stopWebhooks();
     await stopWaitlist();
     await stopCalendars();
+    await stopOauthSweeper();
     await app.close();
     clearTimeout(deadline);
     await runtime.close();

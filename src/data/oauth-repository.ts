@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import type { OauthConnectorsTable, OauthRecordsTable } from './tables.ts';
 
@@ -18,6 +19,7 @@ export async function upsertRecord(db: Db, row: OauthRecordRow): Promise<void> {
         organisation_id: row.organisation_id,
         grant_id: row.grant_id,
         uid: row.uid,
+        client_id: row.client_id,
         payload: row.payload,
         expires_at: row.expires_at,
         consumed_at: row.consumed_at,
@@ -71,9 +73,70 @@ export async function deleteRecordsOfGrant(db: Db, grantId: string): Promise<voi
   await db.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
 }
 
-/** Records past their expiry, whatever their kind: they are never read again. */
+/**
+ * Records past their expiry: they are never read again. Not registered clients: their expiry is when
+ * they may be removed if unused (removeUnusedClients), and they are read until then.
+ */
 export async function deleteExpiredRecords(db: Db, now: number): Promise<void> {
-  await db.deleteFrom('oauth_records').where('expires_at', '<', now).execute();
+  await db.deleteFrom('oauth_records').where('expires_at', '<', now).where('kind', '<>', 'Client').execute();
+}
+
+/**
+ * The kinds of record that show a client in use: a sign-in under way (its consent page), a code, a
+ * grant, a token. Not its registration access token, which lasts as long as the client.
+ */
+const CLIENT_IN_USE_KINDS = ['Interaction', 'AuthorizationCode', 'Grant', 'AccessToken', 'RefreshToken'];
+
+/** The unexpired records that show the registered client of the row `c` in use. */
+function inUseOf(db: Db, now: number) {
+  return db
+    .selectFrom('oauth_records as r')
+    .select('r.kind')
+    .where('r.client_id', '=', sql.ref<string>('c.client_id'))
+    .where('r.kind', 'in', CLIENT_IN_USE_KINDS)
+    .where((eb) => eb.or([eb('r.expires_at', 'is', null), eb('r.expires_at', '>', now)]));
+}
+
+/**
+ * Deletes the registered clients whose removal time has come and that nothing shows in use (checked
+ * in the same statement, so a client given consent just now stays), and the registration access
+ * tokens of clients no longer registered.
+ */
+export async function removeUnusedClients(db: Db, now: number): Promise<void> {
+  await db
+    .deleteFrom('oauth_records as c')
+    .where('c.kind', '=', 'Client')
+    .where('c.expires_at', '<=', now)
+    .where(({ not, exists }) => not(exists(inUseOf(db, now))))
+    .execute();
+  await db
+    .deleteFrom('oauth_records as t')
+    .where('t.kind', '=', 'RegistrationAccessToken')
+    .where(({ not, exists }) =>
+      not(
+        exists(
+          db
+            .selectFrom('oauth_records as c')
+            .select('c.kind')
+            .where('c.kind', '=', 'Client')
+            .where('c.client_id', '=', sql.ref<string>('t.client_id')),
+        ),
+      ),
+    )
+    .execute();
+}
+
+/**
+ * Moves to `until` the removal time of every registered client in use, and of any registered before
+ * clients had one.
+ */
+export async function keepClientsInUse(db: Db, now: number, until: number): Promise<void> {
+  await db
+    .updateTable('oauth_records as c')
+    .set({ expires_at: until })
+    .where('c.kind', '=', 'Client')
+    .where((eb) => eb.or([eb('c.expires_at', 'is', null), eb.exists(inUseOf(db, now))]))
+    .execute();
 }
 
 export async function insertConnector(db: Db, row: OauthConnectorRow): Promise<void> {

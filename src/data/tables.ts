@@ -77,8 +77,14 @@ export interface OauthRecordsTable {
   organisation_id: string;
   grant_id: string | null;
   uid: string | null;
+  /**
+   * The client the record belongs to (migration 0031): a registered client's own id, or the client of
+   * a sign-in, code, grant or token; null for records of no client (sessions, the server's secrets).
+   */
+  client_id: string | null;
   /** The record as JSON, without its id (a token's id is the token). */
   payload: string;
+  /** When the record ends; a registered client's, when it is removed unless in use (oauth-records.ts). */
   expires_at: number | null;
   consumed_at: number | null;
 }

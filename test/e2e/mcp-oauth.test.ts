@@ -1,7 +1,8 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
+import { hashOf, sweepOauthRecords } from '../../src/app/oauth-records.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -401,6 +402,148 @@ describe('a connector in use', () => {
     } finally {
       await used.t.close();
     }
+  });
+});
+
+describe('registered clients end', () => {
+  // A server of its own for each test: the clock moves by days, and /mcp reads a token's expiry by the
+  // library's clock, which does not move.
+  let ended: ListeningApp;
+  beforeEach(async () => {
+    ended = await startListeningApp();
+    await createUser(
+      ended.t.database.db,
+      { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+      ended.t.clock.nowMs(),
+    );
+  });
+  afterEach(async () => {
+    await ended?.t.close();
+  });
+  const sweep = () => sweepOauthRecords(ended.t.database.db, ended.t.clock.nowMs());
+  /** What is stored of the client: its registration, and its registration access token. */
+  const storedOf = async (clientId: string) => {
+    const db = ended.t.database.db;
+    const registration = await db
+      .selectFrom('oauth_records')
+      .select('kind')
+      .where('kind', '=', 'Client')
+      .where('id_hash', '=', hashOf(clientId))
+      .execute();
+    const rows = await db.selectFrom('oauth_records').select('payload').execute();
+    return {
+      registered: registration.length === 1,
+      rows: rows.filter((row) => row.payload.includes(clientId)).length,
+    };
+  };
+  const tokenRequest = (body: Record<string, string>) =>
+    fetch(new URL('/oauth/token', ended.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body),
+    });
+
+  it('removes a client never given consent a day after its registration; it is then an unknown client', async () => {
+    const response = await fetch(new URL('/oauth/register', ended.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
+    });
+    expect(response.status).toBe(201);
+    const clientId = String(((await response.json()) as Json).client_id);
+    ended.t.clock.advance({ hours: 23 });
+    await sweep();
+    expect((await storedOf(clientId)).registered).toBe(true);
+    ended.t.clock.advance({ hours: 2 });
+    await sweep();
+    // Nothing of it is left: its registration access token went with it.
+    expect(await storedOf(clientId)).toEqual({ registered: false, rows: 0 });
+
+    const token = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: 'x'.repeat(43),
+      redirect_uri: REDIRECT_URL,
+      code_verifier: 'v'.repeat(43),
+      client_id: clientId,
+    });
+    expect(token.status).toBe(401);
+    expect(await token.json()).toMatchObject({ error: 'invalid_client' });
+    const authorize = new URL('/oauth/authorize', ended.origin);
+    for (const [name, value] of Object.entries({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT_URL,
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
+      scope: 'bookings:read',
+    })) {
+      authorize.searchParams.set(name, value);
+    }
+    const page = await fetch(authorize, { redirect: 'manual' });
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('client is invalid');
+  });
+
+  it('keeps a client with a live grant, which still refreshes; removes it a day after the grant ends', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(new URL('/mcp', ended.origin), auth, owner);
+    await client.close();
+    const clientId = auth.info!.client_id;
+    ended.t.clock.advance({ days: 20 });
+    await sweep();
+    expect((await storedOf(clientId)).registered).toBe(true);
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: auth.savedTokens!.refresh_token!,
+      client_id: clientId,
+    });
+    const tokens = (await refreshed.json()) as Json;
+    expect(refreshed.status, JSON.stringify(tokens)).toBe(200);
+
+    // The host revokes its refresh token (RFC 7009): the grant ends; the client is kept a day more.
+    const revoked = await fetch(new URL('/oauth/revoke', ended.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: String(tokens.refresh_token), client_id: clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    await sweep();
+    ended.t.clock.advance({ hours: 23 });
+    await sweep();
+    expect((await storedOf(clientId)).registered).toBe(true);
+    ended.t.clock.advance({ hours: 2 });
+    await sweep();
+    expect((await storedOf(clientId)).registered).toBe(false);
+    const refused = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: clientId,
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('gives a client registered before clients ended a day from the first sweep', async () => {
+    const db = ended.t.database.db;
+    const response = await fetch(new URL('/oauth/register', ended.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
+    });
+    const clientId = String(((await response.json()) as Json).client_id);
+    // As an older version stored it: no removal time.
+    await db
+      .updateTable('oauth_records')
+      .set({ expires_at: null })
+      .where('kind', '=', 'Client')
+      .where('id_hash', '=', hashOf(clientId))
+      .execute();
+    ended.t.clock.advance({ days: 3 });
+    await sweep();
+    expect((await storedOf(clientId)).registered).toBe(true);
+    ended.t.clock.advance({ hours: 25 });
+    await sweep();
+    expect((await storedOf(clientId)).registered).toBe(false);
   });
 });
 

@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Migrator } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../db/migrations/index.ts';
+import { CLIENT_UNUSED_MS, hashOf, sweepOauthRecords } from '../../src/app/oauth-records.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
+import { migrateToLatest } from '../../src/data/migrate.ts';
+import { freshDatabaseUrl } from '../helpers/temp-database.ts';
+
+/**
+ * Migration 0031 names the client of each OAuth record (oauth_records.client_id) from the JSON the
+ * record already holds, so clients registered before it are swept as new ones: kept while a grant of
+ * theirs lives, removed a day after they were last seen in use.
+ */
+const t0 = Date.parse('2026-12-01T09:00:00Z');
+const day = 24 * 3_600_000;
+
+let dir: string;
+let handle: DatabaseHandle;
+let drop: () => Promise<void>;
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'oauth-client-lifetime-'));
+  const fresh = await freshDatabaseUrl(dir);
+  drop = fresh.drop;
+  handle = openDatabase(fresh.url);
+});
+afterEach(async () => {
+  await handle.close();
+  await drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('migration 0031: the client of each OAuth record', () => {
+  it('fills client_id from the stored JSON; the sweep then keeps a client in use and removes an unused one', async () => {
+    const { db } = handle;
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('2026-11-29-0030-postgres-overlap-guard')).error).toBeUndefined();
+    const row = (kind: string, id: string, payload: object, expiresAt: number | null, grantId?: string) => ({
+      kind,
+      id_hash: hashOf(id),
+      organisation_id: '',
+      grant_id: grantId ?? null,
+      uid: null,
+      payload: JSON.stringify(payload),
+      expires_at: expiresAt,
+      consumed_at: null,
+    });
+    await db
+      .insertInto('oauth_records')
+      .values([
+        row('Client', 'used', { client_id: 'used', redirect_uris: ['https://a.example/cb'] }, null),
+        row('Client', 'unused', { client_id: 'unused', redirect_uris: ['https://b.example/cb'] }, null),
+        row(
+          'RegistrationAccessToken',
+          'rat-unused',
+          { clientId: 'unused', kind: 'RegistrationAccessToken' },
+          null,
+        ),
+        row('Grant', 'grant-1', { clientId: 'used', accountId: 'o/u' }, t0 + 300 * day, 'grant-1'),
+        row('Interaction', 'sign-in', { params: { client_id: 'unused' } }, t0 - 1),
+        row('ServerSecrets', 'server-secrets', { cookieKey: 'k' }, null),
+      ] as never)
+      .execute();
+    await migrateToLatest(db);
+
+    const clients = await db
+      .selectFrom('oauth_records')
+      .select(['kind', 'client_id'])
+      .orderBy('kind')
+      .execute();
+    expect(clients).toEqual([
+      { kind: 'Client', client_id: expect.any(String) },
+      { kind: 'Client', client_id: expect.any(String) },
+      { kind: 'Grant', client_id: 'used' },
+      { kind: 'Interaction', client_id: 'unused' },
+      { kind: 'RegistrationAccessToken', client_id: 'unused' },
+      { kind: 'ServerSecrets', client_id: null },
+    ]);
+    const registered = async () =>
+      (await db.selectFrom('oauth_records').select('client_id').where('kind', '=', 'Client').execute())
+        .map((r) => r.client_id)
+        .sort();
+    expect(await registered()).toEqual(['unused', 'used']);
+
+    await sweepOauthRecords(db, t0);
+    expect(await registered()).toEqual(['unused', 'used']);
+    await sweepOauthRecords(db, t0 + CLIENT_UNUSED_MS + 1);
+    expect(await registered()).toEqual(['used']);
+    // Its registration access token went with it; the server's secrets stay.
+    expect(
+      (await db.selectFrom('oauth_records').select('kind').orderBy('kind').execute()).map((r) => r.kind),
+    ).toEqual(['Client', 'Grant', 'ServerSecrets']);
+  });
+});
