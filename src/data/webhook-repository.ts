@@ -177,11 +177,36 @@ export type ClaimedDelivery = WebhookDeliveryRow & {
 };
 
 /**
- * Claims up to `limit` due deliveries, each the earliest still pending of its booking (ordering key)
- * and endpoint, so one booking's events reach an endpoint in the order they were written: a claimed
- * delivery stays pending until settled, which keeps the later ones back. One statement; on PostgreSQL
- * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED), so each attempt is made by
- * one worker. The claim counts the attempt.
+ * The deliveries a worker may claim now: pending, due, not leased, and each the earliest still pending
+ * of its booking (ordering key) and endpoint. A delivery waiting behind a failing earlier one of its
+ * booking is due but not claimable: it goes when that one is settled.
+ */
+function claimableDeliveries(db: Db, now: number) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .select('d.seq')
+    .where('d.status', '=', PENDING)
+    .where('d.next_attempt_at', '<=', now)
+    .where((due) => due.or([due('d.lease_until', 'is', null), due('d.lease_until', '<=', now)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as e')
+            .select('e.seq')
+            .where('e.status', '=', PENDING)
+            .whereRef('e.endpoint_id', '=', 'd.endpoint_id')
+            .whereRef('e.ordering_key', '=', 'd.ordering_key')
+            .whereRef('e.seq', '<', 'd.seq'),
+        ),
+      ),
+    );
+}
+
+/**
+ * Claims up to `limit` claimable deliveries (claimableDeliveries), so one booking's events reach an
+ * endpoint in the order they were written: a claimed delivery stays pending until settled, which keeps
+ * the later ones back. One statement; on PostgreSQL rows another instance is claiming are skipped
+ * (FOR UPDATE SKIP LOCKED), so each attempt is made by one worker. The claim counts the attempt.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -193,25 +218,8 @@ export async function claimDueDeliveries(
   const claimed = await db
     .updateTable('webhook_deliveries')
     .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
-    .where('seq', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries as d')
-        .select('d.seq')
-        .where('d.status', '=', PENDING)
-        .where('d.next_attempt_at', '<=', now)
-        .where((due) => due.or([due('d.lease_until', 'is', null), due('d.lease_until', '<=', now)]))
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('webhook_deliveries as e')
-                .select('e.seq')
-                .where('e.status', '=', PENDING)
-                .whereRef('e.endpoint_id', '=', 'd.endpoint_id')
-                .whereRef('e.ordering_key', '=', 'd.ordering_key')
-                .whereRef('e.seq', '<', 'd.seq'),
-            ),
-          ),
-        )
+    .where('seq', 'in', () =>
+      claimableDeliveries(db, now)
         .orderBy('d.next_attempt_at')
         .limit(literalLimit(limit))
         .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked()),
@@ -253,18 +261,13 @@ export async function claimDueDeliveries(
 }
 
 /**
- * Whether any delivery is due and unclaimed now: a read, asked before the claim so that a worker that
- * finds nothing to do takes no write lock (on SQLite the claim is a write transaction, every 200 ms).
+ * Whether any delivery is claimable now (claimableDeliveries: the claim's own question): a read, asked
+ * before the claim so that a worker that finds nothing to do takes no write lock (on SQLite the claim
+ * is a write transaction, every 200 ms). A delivery due but waiting behind a failing one of its booking
+ * does not count: the worker would claim nothing, on every pass until that one's retry (hours, later on).
  */
-export async function anyDeliveryDue(db: Db, now: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('seq')
-    .where('status', '=', PENDING)
-    .where('next_attempt_at', '<=', now)
-    .where((due) => due.or([due('lease_until', 'is', null), due('lease_until', '<=', now)]))
-    .limit(literalLimit(1))
-    .executeTakeFirst();
+export async function anyDeliveryClaimable(db: Db, now: number): Promise<boolean> {
+  const row = await claimableDeliveries(db, now).limit(literalLimit(1)).executeTakeFirst();
   return row !== undefined;
 }
 

@@ -1,12 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import {
   deliverAllDueWebhooks,
   pruneDeliveredWebhooks,
+  startWebhookWorker,
   type WebhookDelivery,
 } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
+import { openDatabase } from '../../src/data/database.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
@@ -409,5 +412,47 @@ describe('delivery', () => {
       booking_page_url: null,
       payment_url: null,
     });
+  });
+});
+
+describe('the running worker', () => {
+  /** The claim's UPDATE: a write (on SQLite the database's one write lock) whether or not it claims. */
+  const isClaim = (statement: string) => /^update "webhook_deliveries" set "claimed_by"/i.test(statement);
+
+  it('runs no claim while what is due waits behind a failing delivery, yet sends new events and the retry when due', async () => {
+    await subscribe(['booking.created', 'booking.cancelled']);
+    receiver.state.answers = [500];
+    const reference = await book('2026-12-01T10:00:00+00:00');
+    await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+    // The creation failed (its retry a minute away, on a clock that stands still); the cancellation,
+    // due, waits behind it.
+    expect(await deliver()).toMatchObject({ retried: 1 });
+    // The worker on a connection of its own: the events below are written as another instance would.
+    const statements: string[] = [];
+    const handle = openDatabase(t.database.url, { onQuery: (statement) => statements.push(statement) });
+    const errors: unknown[] = [];
+    const stop = startWebhookWorker(
+      { db: handle.db, clock: t.clock, sender: httpSender(LOOPBACK_ALLOWED, 2_000) },
+      (error) => errors.push(error),
+    );
+    try {
+      await sleep(2_000);
+      expect(statements.filter(isClaim)).toHaveLength(0);
+      // Another booking's event goes out at once, the failing one no obstacle.
+      await book('2026-12-01T12:30:00+00:00');
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 1_500 });
+      t.clock.advance({ minutes: 1 });
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(4), { timeout: 1_500 });
+    } finally {
+      await stop();
+      await handle.close();
+    }
+    expect(errors).toEqual([]);
+    expect(receiver.received.map((r) => `${r.json.type}#${r.headers['booking-delivery-attempt']}`)).toEqual([
+      'booking.created#1',
+      'booking.created#1',
+      'booking.created#2',
+      'booking.cancelled#1',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../data/database.ts';
 import {
-  anyDeliveryDue,
+  anyDeliveryClaimable,
   type ClaimedDelivery,
   claimDueDeliveries,
   clearFailing,
@@ -72,7 +72,7 @@ export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<Web
   const counts: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
   const token = randomUUID();
   const now = delivery.clock.nowMs();
-  if (!(await anyDeliveryDue(delivery.db, now))) return counts;
+  if (!(await anyDeliveryClaimable(delivery.db, now))) return counts;
   const claimed = await writeStatement(
     delivery.db,
     (trx) =>
@@ -242,8 +242,10 @@ export async function pruneDeliveredWebhooks(db: Db, now: number): Promise<numbe
 /**
  * Runs deliverDueWebhooks every `intervalMs` (at once again after a full batch) until stopped; a
  * failure is reported, never fatal; once an hour it also forgets what ended a month ago. The short
- * interval is what keeps an event's delay under a second; a pass that finds nothing due costs one
- * indexed statement. The returned stop waits for the batch in progress.
+ * interval is what keeps an event's delay under a second: the pass's read is how a worker learns of an
+ * event any process wrote, there being no notification channel between processes. A pass with nothing
+ * to claim (nothing due, or only deliveries waiting behind a failing one of their booking) costs that
+ * one indexed read and takes no write lock. The returned stop waits for the batch in progress.
  */
 export function startWebhookWorker(
   delivery: WebhookDelivery,
