@@ -29,7 +29,7 @@ export interface NewClient extends ContactQuery {
 }
 
 /** The one mapper from a clients row to the domain Client. */
-function toClient(row: ClientRow): Client {
+export function toClient(row: ClientRow): Client {
   return {
     id: row.id,
     firstName: row.first_name,

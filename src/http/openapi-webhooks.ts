@@ -15,7 +15,7 @@ const WHEN: Record<string, string> = {
   'booking.expired': 'A pending hold lapsed without being confirmed.',
   'booking.completed': 'Staff marked a booking completed.',
   'booking.no_show': 'Staff marked a booking a no-show.',
-  'client.created': 'A client went on file (registered, or a public booking’s contact proven).',
+  'client.created': 'A client went on file (registered, imported, or a public booking’s contact proven).',
   'message.created': 'A caller left a message for staff (take_message, POST /v1/messages).',
   'waitlist.offered': 'A waitlisted customer was offered a freed slot.',
   'waitlist.claimed': 'A waitlisted customer claimed the slot offered.',

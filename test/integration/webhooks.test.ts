@@ -413,6 +413,34 @@ describe('delivery', () => {
       payment_url: null,
     });
   });
+
+  it('tells of the clients an import put on file (client.created), as POST /v1/clients does, and of none it updated', async () => {
+    await subscribe(['client.created']);
+    // On file over REST first (its client.created sent then); the import adopts it by phone.
+    const registered = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Ria', last_name: 'Patel', phone: '+447911000201' },
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const catalogue = smallCatalogue() as { clients: Record<string, unknown>[] };
+    const ria = { ref: 'ria', first_name: 'Ria', last_name: 'Patel', phone: '+447911000201', email: null };
+    const sam = { ref: 'sam', first_name: 'Sam', last_name: 'Okafor', phone: null, email: 'sam@example.com' };
+    catalogue.clients.push({ ...ria, marketing_consent: false }, { ...sam, marketing_consent: true });
+    t.clock.advance({ minutes: 5 });
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    // Again, with Sam renamed: an update, which no event names.
+    catalogue.clients[2] = { ...catalogue.clients[2], first_name: 'Samuel' };
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    await deliver();
+    expect(receiver.received.map((r) => [r.json.type, r.json.data.first_name])).toEqual([
+      ['client.created', 'Ria'],
+      ['client.created', 'Sam'],
+    ]);
+    // The Client as it was put on file (the rename came later), as GET /v1/clients/{id} reads it.
+    const read = await t.request({ method: 'GET', url: `/v1/clients/${receiver.received[1]!.json.data.id}` });
+    expect(receiver.received[1]!.json.data).toEqual({ ...read.json().data, first_name: 'Sam' });
+  });
 });
 
 describe('the running worker', () => {

@@ -155,7 +155,7 @@ export function publishCreatedBooking(
   );
 }
 
-/** client.created: a client went on file (registered, or a public booking's proven contact). */
+/** client.created: a client went on file (registered, imported, or a public booking's proven contact). */
 export function publishClientCreated(trx: Db, organisationId: string, client: Client, now: number) {
   return publishEvent(
     trx,
