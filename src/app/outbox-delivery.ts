@@ -348,7 +348,7 @@ function render(
     { status: facts.status, startsAt: facts.starts_at, holdExpiresAt: facts.hold_expires_at },
     now,
   );
-  if (!stillDue(row.kind, status, facts.starts_at, now)) return null;
+  if (!stillDue(row.kind, status, { startsAt: facts.starts_at, endsAt: facts.ends_at }, now)) return null;
   let link: string | null = null;
   let code: string | null = null;
   if (row.kind === 'payment_link' && facts.checkout_session_id) {

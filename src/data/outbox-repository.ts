@@ -424,7 +424,7 @@ async function postgresFactRows(
   const organisations = [...keys.values()].map((b) => b.organisationId);
   const ids = [...keys.values()].map((b) => b.bookingId);
   const { rows } = await sql<Omit<MessageFactsRow, 'checkout_session_id'>>`
-    SELECT b.id, b.reference, p.token AS page_token, b.status, b.starts_at, b.hold_expires_at,
+    SELECT b.id, b.reference, p.token AS page_token, b.status, b.starts_at, b.ends_at, b.hold_expires_at,
       b.pending_requirements, b.deposit_minor, b.deposit_status, b.currency,
       (SELECT f.charge_amount_minor FROM booking_fees f
         WHERE f.booking_id = b.id AND f.kind = 'late_cancellation' AND f.organisation_id = b.organisation_id
@@ -472,6 +472,7 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       'p.token as page_token',
       'b.status',
       'b.starts_at',
+      'b.ends_at',
       'b.hold_expires_at',
       'b.pending_requirements',
       'b.deposit_minor',

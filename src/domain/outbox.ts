@@ -82,23 +82,33 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
 }
 
-/** Which messages still make sense once the booking is in `status`: nothing for a dead hold. */
-export function stillDue(kind: OutboxKind, status: string, startsAt: number, now: number): boolean {
+/**
+ * Which messages still make sense once the booking is in `status` at `now`: nothing for a dead hold,
+ * and no news of an appointment that is over.
+ */
+export function stillDue(
+  kind: OutboxKind,
+  status: string,
+  appointment: { startsAt: number; endsAt: number },
+  now: number,
+): boolean {
   switch (kind) {
     case 'payment_link':
       return status === 'pending_payment';
     case 'booking_page_link':
       return status === 'pending_confirmation';
     case 'reminder':
-      return status === 'confirmed' && startsAt > now;
+      return status === 'confirmed' && appointment.startsAt > now;
     case 'cancelled':
       return status === 'cancelled';
     case 'verification_code':
       // Proof ends the wait; the proof's own transaction drops an unsent code then.
       return status === 'pending_confirmation' || status === 'pending_payment';
     default:
-      // Confirmed, rescheduled: not once the booking is gone (a retry outliving a cancellation).
-      return status !== 'expired' && status !== 'cancelled';
+      // Confirmed, rescheduled: not once the booking is gone (a retry outliving a cancellation), nor
+      // once the appointment has ended (a provider out for hours): "booked for 10:00" helps nobody at
+      // 14:00. While it is under way it still does (booked at 9:55 for 10:00, the message at 10:00:30).
+      return status !== 'expired' && status !== 'cancelled' && appointment.endsAt > now;
   }
 }
 

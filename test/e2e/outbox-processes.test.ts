@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import type { OutboxMessage } from '../../src/domain/outbox.ts';
@@ -26,12 +27,26 @@ let smtp: SmtpSink;
 let twilio: TwilioStandIn;
 let env: Record<string, string>;
 let slot = 0;
+const LONDON = 'Europe/London';
 
-/** Ana's free hours: Monday 23 from 10:00, Tuesday 24, Monday 30 November and Tuesday 1 December. */
-const DAYS = ['2026-11-24', '2026-11-30', '2026-12-01'];
+/**
+ * Ana's working days (Mondays and Tuesdays, 9:00 to 17:00 in London) from tomorrow on. The worker
+ * processes read the real clock, and a confirmation is not sent once its appointment has ended: the
+ * bookings lie ahead of the real date, and the app books them as of that date.
+ */
+const DAYS = anasNextDays(3);
+
+function anasNextDays(count: number): string[] {
+  const days: string[] = [];
+  for (let day = DateTime.now().setZone(LONDON).startOf('day').plus({ days: 1 }); days.length < count; ) {
+    if (day.weekday === 1 || day.weekday === 2) days.push(day.toISODate()!);
+    day = day.plus({ days: 1 });
+  }
+  return days;
+}
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ now: new Date().toISOString() });
   ids = await catalogueIds(t.database.db);
   await t.database.db.updateTable('locations').set({ reminder_hours_before: 0 }).execute();
   smtp = await startSmtpSink();
@@ -59,7 +74,9 @@ async function bookMany(count: number): Promise<string[]> {
       location_slug: 'soho',
       service_ids: [ids.services.cut],
       client_id: ids.jo,
-      starts_at: `${day}T${hour}:00:00+00:00`,
+      starts_at: DateTime.fromISO(`${day}T${hour}:00`, { zone: LONDON }).toISO({
+        suppressMilliseconds: true,
+      })!,
     });
     expect(response.statusCode, response.body).toBe(201);
     references.push(response.json().data.reference);

@@ -227,6 +227,69 @@ describe('delivery without providers', () => {
   });
 });
 
+describe('a message that outlived its appointment', () => {
+  /** A Cut with Jo at `hour`:00 on Tuesday 8 December, and when it ends. */
+  async function bookedAt(hour: number): Promise<{ reference: string; endsAt: string }> {
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: `2026-12-08T${hour}:00:00+00:00`,
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return { reference: response.json().data.reference, endsAt: response.json().data.ends_at };
+  }
+
+  /** Delivers what is due at `at` (the injected clock), then puts the clock back. */
+  async function deliverAt(at: string) {
+    t.clock.set(at);
+    try {
+      return await deliverAllDue(delivery());
+    } finally {
+      t.clock.set('2026-11-23T09:00:00Z');
+    }
+  }
+
+  it('a confirmation that could only go once the appointment had ended is dropped, not sent', async () => {
+    const { reference, endsAt } = await bookedAt(10);
+    // The provider was out until after the appointment: "You're booked for 10:00" at 14:00 helps nobody.
+    expect(Date.parse(endsAt)).toBeLessThan(Date.parse('2026-12-08T14:00:00Z'));
+    const counts = await deliverAt('2026-12-08T14:00:00Z');
+    expect(counts.dropped).toBeGreaterThanOrEqual(4);
+    expect(await messagesOf(reference)).toEqual([]);
+  });
+
+  it('a move that could only go once the appointment had ended is dropped; so is its confirmation', async () => {
+    const { reference } = await bookedAt(12);
+    await rescheduleBooking(
+      t.database.db,
+      changer(),
+      reference,
+      { startsAt: Date.parse('2026-12-08T13:00:00Z') },
+      t.clock.nowMs(),
+    );
+    await deliverAt('2026-12-08T17:00:00Z');
+    expect(await messagesOf(reference)).toEqual([]);
+  });
+
+  it('a confirmation still goes while the appointment is under way', async () => {
+    const { reference, endsAt } = await bookedAt(15);
+    // A booking made at 14:55 for 15:00 whose message goes late: still of use until the very end.
+    await deliverAt(new Date(Date.parse(endsAt) - 1).toISOString());
+    expect(summary(await messagesOf(reference, 'logged'))).toEqual([
+      'confirmed:email:logged',
+      'confirmed:sms:logged',
+    ]);
+  });
+
+  it('a cancellation note goes even once the appointment would have ended', async () => {
+    const { reference } = await bookedAt(16);
+    await cancelBooking(t.database.db, changer(), reference, undefined, t.clock.nowMs());
+    await deliverAt('2026-12-08T20:00:00Z');
+    expect(summary(await messagesOf(reference))).toEqual(['cancelled:email:logged', 'cancelled:sms:logged']);
+  });
+});
+
 describe('what a batch costs the database', () => {
   it('the claim, the facts of its bookings, the outcomes known together in one write; no BEGIN or COMMIT on PostgreSQL', async () => {
     await deliverAllDue(delivery());
