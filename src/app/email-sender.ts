@@ -8,6 +8,15 @@ const SMTP_TIMEOUT_MS = 20_000;
 const SMTP_CONNECTIONS = 4;
 
 /**
+ * The replies that refuse our login rather than the message: 530 authentication required, 534 the
+ * mechanism too weak, 535 the credentials invalid (RFC 4954).
+ */
+const CREDENTIAL_REPLIES: ReadonlySet<number> = new Set([530, 534, 535]);
+
+/** The reason kept for a refused login: what to mend, without the server's words (they may name the user). */
+const CREDENTIALS_REFUSED = "the credentials were refused at login (SMTP_URL's user and password)";
+
+/**
  * E-mail over SMTP with nodemailer: SMTP_URL (`smtp://` or `smtps://user:pass@host:port`) and
  * MAIL_FROM. The outbox id is the Message-ID, so a message retried after a crash between the server's
  * acceptance and our record of it is the same message to every mail system that de-duplicates.
@@ -39,7 +48,12 @@ export function smtpSender(settings: { smtpUrl: string; mailFrom: string }): Mes
         return { providerId: info.messageId };
       } catch (error) {
         if (error instanceof DeliveryError) throw error;
-        const smtp = error as { responseCode?: number; message?: string };
+        const smtp = error as { responseCode?: number; code?: string; message?: string };
+        // A login refused is the server's word on our settings, not on the message: mended by the
+        // operator (a mistyped or expired password), it passes, so it is tried again like an outage.
+        if (smtp.code === 'EAUTH' || CREDENTIAL_REPLIES.has(smtp.responseCode ?? 0)) {
+          throw new DeliveryError(`SMTP ${smtp.responseCode ?? smtp.code}: ${CREDENTIALS_REFUSED}`, false);
+        }
         // 5xx is the server's final word; anything else (4xx, a dropped connection) may pass later.
         const permanent = typeof smtp.responseCode === 'number' && smtp.responseCode >= 500;
         throw new DeliveryError(withoutPersonalData(`SMTP: ${smtp.message ?? String(error)}`, to), permanent);

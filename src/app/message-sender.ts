@@ -19,7 +19,8 @@ export interface MessageSender {
 
 /**
  * A provider's refusal or an outage. `permanent`: the same message will be refused again (a bad
- * number, a rejected address, bad credentials), so it is failed at once. `reason` is the provider's
+ * number, a rejected address), so it is failed at once. Refused credentials are not: the operator
+ * mends the setting, and the messages written meanwhile go on their next try. `reason` is the provider's
  * words with the recipient taken out: it is stored and may be logged, and personal data never is.
  */
 export class DeliveryError extends Error {

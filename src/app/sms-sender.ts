@@ -10,6 +10,10 @@ import {
 
 const TWILIO_TIMEOUT_MS = 20_000;
 
+/** The reason kept for a 401 or 403: what to mend, without the provider's words. */
+const CREDENTIALS_REFUSED =
+  "the account's credentials were refused (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN, or a suspended account)";
+
 /**
  * The twilio package's HTTP client, pointed at TWILIO_API_BASE and carrying the outbox id as the
  * request's idempotency token. The package has no base-URL setting; a custom httpClient is its
@@ -37,8 +41,10 @@ class OutboxRequestClient extends RequestClient {
 
 /**
  * SMS through Twilio's Messages API (POST {base}/2010-04-01/Accounts/{sid}/Messages.json with To,
- * From and Body, basic auth), with the twilio package. A 4xx answer other than 429 is final (a bad
- * number, bad credentials); 429, 5xx and network failures are tried again later.
+ * From and Body, basic auth), with the twilio package. A 4xx answer about the message is final (a bad
+ * number: 400 with code 21211 or 21614); 401 and 403 say the account's credentials were refused (a
+ * mistyped token, a suspended account), which the operator mends, so they are tried again later with
+ * 429, 5xx and network failures: a confirmation written meanwhile is not lost.
  */
 export function twilioSender(settings: TwilioSettings): MessageSender {
   return {
@@ -54,8 +60,10 @@ export function twilioSender(settings: TwilioSettings): MessageSender {
       } catch (error) {
         const rest = error as { status?: number; code?: number; message?: string };
         const status = typeof rest.status === 'number' ? rest.status : null;
-        const permanent = status !== null && status >= 400 && status < 500 && status !== 429;
         const what = status === null ? 'no answer' : `HTTP ${status}${rest.code ? ` code ${rest.code}` : ''}`;
+        if (status === 401 || status === 403)
+          throw new DeliveryError(`Twilio ${what}: ${CREDENTIALS_REFUSED}`, false);
+        const permanent = status !== null && status >= 400 && status < 500 && status !== 429;
         throw new DeliveryError(
           withoutPersonalData(`Twilio ${what}: ${rest.message ?? String(error)}`, to),
           permanent,

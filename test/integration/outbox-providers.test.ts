@@ -31,7 +31,7 @@ let twilio: TwilioStandIn;
 let delivery: OutboxDelivery;
 const failures: { reason: string; final: boolean }[] = [];
 const MAIL_FROM = 'Acme Hair <bookings@acme.example>';
-let day = 0;
+let booked = 0;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -76,14 +76,16 @@ async function clientWith(contact: { phone?: string; email?: string }): Promise<
   return response.json().data.id;
 }
 
-/** A confirmed Cut with Ana on Tuesday, an hour of its own. */
+/** A confirmed Cut with Ana on a Tuesday, an hour of its own (from 10:00 to 16:00). */
 async function book(clientId: string): Promise<string> {
-  day += 1;
+  const date = ['2026-11-24', '2026-12-01'][Math.floor(booked / 7)];
+  const hour = 10 + (booked % 7);
+  booked += 1;
   const response = await postBooking(t, {
     location_slug: 'soho',
     service_ids: [ids.services.cut],
     client_id: clientId,
-    starts_at: `2026-11-24T${String(9 + day).padStart(2, '0')}:00:00+00:00`,
+    starts_at: `${date}T${hour}:00:00+00:00`,
   });
   expect(response.statusCode, response.body).toBe(201);
   return response.json().data.reference;
@@ -183,6 +185,85 @@ describe('delivery through the providers', () => {
       expect(reason).not.toContain('reject-me');
     }
     expect(failures.every((f) => f.final)).toBe(true);
+  });
+});
+
+describe('credentials the provider refuses', () => {
+  it('retries an SMS refused for bad credentials (401) until the token is mended, then sends it', async () => {
+    const reference = await book(await clientWith({ phone: '+447911123471' }));
+    const mistyped = {
+      ...delivery,
+      senders: await sendersFor({
+        email: null,
+        sms: {
+          accountSid: twilio.accountSid,
+          authToken: 'mistyped-token',
+          from: '+447700900000',
+          apiBase: twilio.base,
+        },
+      }),
+    };
+    failures.length = 0;
+    expect(await deliverAllDue(mistyped)).toMatchObject({ retried: 1, failed: 0 });
+    const [sms] = await messagesOf(reference);
+    expect(sms).toMatchObject({ status: 'pending', attempts: 1, dueAt: t.clock.nowMs() + 30_000 });
+    expect(sms!.lastError).toMatch(/^Twilio HTTP 401\b.*credentials were refused/);
+    expect(sms!.lastError).not.toContain('1123471');
+    expect(failures).toMatchObject([{ final: false }]);
+    twilio.malformed.length = 0;
+    // The operator mends TWILIO_AUTH_TOKEN and restarts: the next try goes.
+    t.clock.advance({ seconds: 30 });
+    expect(await deliverAllDue(delivery)).toMatchObject({ sent: 1 });
+    expect((await messagesOf(reference)).map((m) => `${m.status}:${m.attempts}`)).toEqual(['sent:2']);
+  });
+
+  it('retries an e-mail refused at login (535, EAUTH) until the password is mended, then sends it', async () => {
+    const reference = await book(await clientWith({ email: 'login-refused@example.com' }));
+    const expired = {
+      ...delivery,
+      senders: await sendersFor({
+        email: { smtpUrl: smtp.url.replace(':s3cret@', ':expired@'), mailFrom: MAIL_FROM },
+        sms: null,
+      }),
+    };
+    failures.length = 0;
+    try {
+      expect(await deliverAllDue(expired)).toMatchObject({ retried: 1, failed: 0 });
+    } finally {
+      expired.senders.email?.close?.();
+    }
+    const [email] = await messagesOf(reference);
+    expect(email).toMatchObject({ status: 'pending', attempts: 1, dueAt: t.clock.nowMs() + 30_000 });
+    expect(email!.lastError).toMatch(/^SMTP .*credentials were refused/);
+    expect(email!.lastError).not.toMatch(/login-refused|mailer/);
+    expect(failures).toMatchObject([{ final: false }]);
+    t.clock.advance({ seconds: 30 });
+    expect(await deliverAllDue(delivery)).toMatchObject({ sent: 1 });
+    expect((await messagesOf(reference)).map((m) => `${m.status}:${m.attempts}`)).toEqual(['sent:2']);
+  });
+
+  it(`fails a message still refused for credentials after ${MAX_ATTEMPTS} attempts`, async () => {
+    const reference = await book(await clientWith({ phone: '+447911123472' }));
+    const mistyped = {
+      ...delivery,
+      senders: await sendersFor({
+        email: null,
+        sms: {
+          accountSid: twilio.accountSid,
+          authToken: 'never-mended',
+          from: '+447700900000',
+          apiBase: twilio.base,
+        },
+      }),
+    };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      await deliverAllDue(mistyped);
+      t.clock.advance({ hours: 1 });
+    }
+    twilio.malformed.length = 0;
+    const [sms] = await messagesOf(reference);
+    expect(sms).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
+    expect(sms!.lastError).toMatch(/credentials were refused/);
   });
 });
 
