@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /**
@@ -260,5 +260,116 @@ export function providerEnv(smtp: SmtpSink, twilio: TwilioStandIn): Record<strin
     TWILIO_AUTH_TOKEN: twilio.authToken,
     TWILIO_FROM: '+447700900000',
     TWILIO_API_BASE: twilio.base,
+  };
+}
+
+export interface TricklingSmtp {
+  url: string;
+  /** The Message-IDs of the messages whose data reached the server, in order (a repeat appears again). */
+  received: string[];
+  /** Connections the client closed while a reply was still being trickled to it. */
+  readonly cutMidReply: number;
+  /**
+   * With `on`, the reply to MAIL FROM goes out one byte every `byteEveryMs`, never silent long enough
+   * for an inactivity timeout (a tarpit, or a server in trouble); otherwise every reply goes at once.
+   */
+  trickle(on: boolean, byteEveryMs?: number): void;
+  close(): Promise<void>;
+}
+
+/** Replies that a trickle spells out: long enough to take seconds at one byte a time. */
+const TRICKLED_REPLY = '250 2.1.0 Sender OK, thinking it over slowly, one byte at a time\r\n';
+
+/**
+ * A bare SMTP server (no authentication) that can trickle a reply: nodemailer's timeouts
+ * (connection, greeting, socket inactivity) never fire on it, so only an overall deadline ends a
+ * send it stalls.
+ */
+export async function startTricklingSmtp(): Promise<TricklingSmtp> {
+  const received: string[] = [];
+  let trickling = false;
+  let byteEvery = 100;
+  let cutMidReply = 0;
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.setEncoding('utf8');
+    let inData = false;
+    let data = '';
+    let buffered = '';
+    let trickleTimer: NodeJS.Timeout | null = null;
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (trickleTimer) {
+        clearInterval(trickleTimer);
+        cutMidReply += 1;
+      }
+    });
+    socket.on('error', () => {});
+    const reply = (line: string) => {
+      if (!socket.destroyed) socket.write(`${line}\r\n`);
+    };
+    const trickled = () => {
+      let sent = 0;
+      trickleTimer = setInterval(() => {
+        if (socket.destroyed) return;
+        socket.write(TRICKLED_REPLY[sent]!);
+        sent += 1;
+        if (sent === TRICKLED_REPLY.length) {
+          clearInterval(trickleTimer!);
+          trickleTimer = null;
+        }
+      }, byteEvery);
+    };
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (;;) {
+        if (inData) {
+          const end = buffered.indexOf('\r\n.\r\n');
+          if (end === -1) return;
+          data += buffered.slice(0, end + 2);
+          buffered = buffered.slice(end + 5);
+          inData = false;
+          received.push(/^Message-ID:\s*(\S+)/im.exec(data)?.[1] ?? '');
+          data = '';
+          reply('250 2.0.0 Queued');
+          continue;
+        }
+        const eol = buffered.indexOf('\r\n');
+        if (eol === -1) return;
+        const line = buffered.slice(0, eol);
+        buffered = buffered.slice(eol + 2);
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === 'EHLO' || verb === 'HELO') reply('250 trickling.example');
+        else if (verb === 'MAIL') trickling ? trickled() : reply('250 2.1.0 Sender OK');
+        else if (verb === 'RCPT') reply('250 2.1.5 Recipient OK');
+        else if (verb === 'DATA') {
+          inData = true;
+          reply('354 Go ahead');
+        } else if (verb === 'RSET' || verb === 'NOOP') reply('250 OK');
+        else if (verb === 'QUIT') {
+          reply('221 Bye');
+          socket.end();
+        } else reply('502 5.5.1 Not implemented');
+      }
+    });
+    reply('220 trickling.example ESMTP');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    get cutMidReply() {
+      return cutMidReply;
+    },
+    trickle: (on, byteEveryMs = 100) => {
+      trickling = on;
+      byteEvery = byteEveryMs;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

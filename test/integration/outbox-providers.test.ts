@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { customerLinks } from '../../src/app/customer-links.ts';
+import { smtpSender } from '../../src/app/email-sender.ts';
 import {
   deliverAllDue,
   deliverDueMessages,
@@ -13,6 +14,7 @@ import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking
 import {
   type SmtpSink,
   startSmtpSink,
+  startTricklingSmtp,
   startTwilioStandIn,
   type TwilioStandIn,
 } from '../helpers/message-sinks.ts';
@@ -423,6 +425,40 @@ describe('a slow SMTP server and the lease', () => {
     expect(emailIds.map((id) => smtp.accepted.has(`<${id}@booking-engine.outbox>`))).toEqual(
       emailIds.map(() => true),
     );
+  });
+});
+
+describe('an SMTP server that trickles its replies', () => {
+  it('ends a send at its deadline, whatever the server trickles: the connection closed, tried again later', async () => {
+    const slow = await startTricklingSmtp();
+    // The provider's 20 s, shortened: its inactivity timeouts and its deadline alike.
+    const sender = smtpSender({ smtpUrl: slow.url, mailFrom: MAIL_FROM }, { timeoutMs: 1_000 });
+    const stalled = { ...delivery, senders: { email: sender, sms: null } };
+    try {
+      await deliverAllDue(delivery);
+      const reference = await book(await clientWith({ email: 'trickled@example.com' }));
+      // A byte every 100 ms: never quiet for a second, yet the reply to MAIL FROM takes 6.6 s. At one
+      // byte every few seconds and the real timeouts, a send would outlast the worker's 60 s lease.
+      slow.trickle(true, 100);
+      const started = Date.now();
+      const counts = await deliverDueMessages(stalled);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(counts).toMatchObject({ retried: 1, sent: 0 });
+      // Nothing of it is still out: the connection was closed mid-reply, before the message went.
+      expect(slow.cutMidReply).toBe(1);
+      expect(slow.received).toEqual([]);
+      const [email] = await messagesOf(reference);
+      expect(email).toMatchObject({ status: 'pending', attempts: 1, dueAt: t.clock.nowMs() + 30_000 });
+      expect(email!.lastError).toMatch(/^SMTP: no answer within 1 s/);
+
+      slow.trickle(false);
+      t.clock.advance({ seconds: 30 });
+      expect(await deliverDueMessages(stalled)).toMatchObject({ sent: 1 });
+      expect(slow.received).toEqual([`<${email!.id}@booking-engine.outbox>`]);
+    } finally {
+      sender.close?.();
+      await slow.close();
+    }
   });
 });
 
