@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
@@ -156,6 +157,134 @@ describe('the issuer a deployment names', () => {
     }
   });
 });
+
+describe('under a path prefix: PUBLIC_BASE_URL with a path, behind a proxy that strips it', () => {
+  it('signs in through the proxy: discovery, registration, consent, the code exchange and a tool call', async () => {
+    const proxy = await startPrefixProxy('/booking');
+    const behind = await startListeningApp({ publicBaseUrl: `${proxy.origin}/booking` });
+    proxy.target = behind.port;
+    try {
+      await createUser(
+        behind.t.database.db,
+        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+        behind.t.clock.nowMs(),
+      );
+      const issuer = `${proxy.origin}/booking`;
+      // Both metadata addresses reachable through the prefix name every endpoint under it.
+      for (const path of ['oauth-authorization-server', 'openid-configuration']) {
+        const metadata = (await (await fetch(`${issuer}/.well-known/${path}`)).json()) as Json;
+        expect(metadata.issuer).toBe(issuer);
+        for (const name of [
+          'authorization_endpoint',
+          'token_endpoint',
+          'registration_endpoint',
+          'revocation_endpoint',
+          'jwks_uri',
+        ]) {
+          expect(
+            String(metadata[name]).startsWith(`${issuer}/oauth/`),
+            `${name} of ${path}: ${metadata[name]}`,
+          ).toBe(true);
+        }
+      }
+      const client = await signInAndConnect(new URL(`${issuer}/mcp`), new HostAuth(), owner);
+      try {
+        const locations = await client.callTool({ name: 'list_locations', arguments: {} });
+        expect(JSON.stringify(locations.structuredContent)).toContain('camden');
+      } finally {
+        await client.close();
+      }
+      // Outside the prefix the SDK asked only the path-suffixed metadata addresses (RFC 8414, then
+      // OpenID's), which this proxy does not route; it then found /booking/.well-known/openid-configuration.
+      expect(new Set(proxy.unrouted)).toEqual(
+        new Set([
+          '/.well-known/oauth-authorization-server/booking',
+          '/.well-known/openid-configuration/booking',
+        ]),
+      );
+      // Routed as docs/mcp.md says, the standard addresses of an issuer and a resource with a path work too.
+      proxy.routes.set(
+        '/.well-known/oauth-authorization-server/booking',
+        '/.well-known/oauth-authorization-server',
+      );
+      proxy.routes.set(
+        '/.well-known/oauth-protected-resource/booking/mcp',
+        '/.well-known/oauth-protected-resource/mcp',
+      );
+      const rfc8414 = (await (
+        await fetch(`${proxy.origin}/.well-known/oauth-authorization-server/booking`)
+      ).json()) as Json;
+      expect(rfc8414).toMatchObject({ issuer, token_endpoint: `${issuer}/oauth/token` });
+      const rfc9728 = (await (
+        await fetch(`${proxy.origin}/.well-known/oauth-protected-resource/booking/mcp`)
+      ).json()) as Json;
+      expect(rfc9728).toMatchObject({ resource: `${issuer}/mcp`, authorization_servers: [issuer] });
+      // A browser sends the sign-in's cookies back through the proxy only if their paths are under it.
+      expect(proxy.cookiePaths.length).toBeGreaterThan(0);
+      for (const path of proxy.cookiePaths) expect(path).toMatch(/^\/booking(\/|$)/);
+    } finally {
+      await behind.t.close();
+      await proxy.close();
+    }
+  });
+});
+
+/**
+ * A reverse proxy serving the app under `prefix`, as a deployment behind one path of a shared host:
+ * it forwards `prefix/…` with the prefix removed (Host kept), and the exact paths of `routes`, and
+ * answers 404 to everything else. It records the paths it could not route and the Path of every
+ * cookie the app sets.
+ */
+async function startPrefixProxy(prefix: string) {
+  const unrouted: string[] = [];
+  const cookiePaths: string[] = [];
+  const routes = new Map<string, string>();
+  const state = { target: 0 };
+  const proxy = createServer((incoming, outgoing) => {
+    const url = incoming.url ?? '/';
+    const path = routes.get(url) ?? (url.startsWith(`${prefix}/`) ? url.slice(prefix.length) : undefined);
+    if (path === undefined) {
+      unrouted.push(url);
+      outgoing.writeHead(404).end();
+      return;
+    }
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: state.target,
+        method: incoming.method,
+        path,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        for (const cookie of answer.headers['set-cookie'] ?? []) {
+          cookiePaths.push(/;\s*path=([^;]*)/i.exec(cookie)?.[1] ?? '(none)');
+        }
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.writeHead(502).end());
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    unrouted,
+    cookiePaths,
+    /** Exact paths outside the prefix routed to a path of the server. */
+    routes,
+    set target(value: number) {
+      state.target = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}
 
 describe('client registration', () => {
   const register = async (redirectUri: string) => {

@@ -48,6 +48,15 @@ export const OAUTH_ROUTES = {
 
 export const INTERACTION_PATH = '/oauth/interaction';
 
+/**
+ * The path an issuer is served under ('' for none, '/booking' for PUBLIC_BASE_URL
+ * https://example.com/booking): behind a proxy that strips it, every URL the sign-in gives a browser or
+ * a client starts with it, though the routes here are matched without it.
+ */
+export function issuerPathOf(issuer: string): string {
+  return new URL(issuer).pathname.replace(/\/+$/, '');
+}
+
 /** The MCP resource of an issuer: what every token it issues is bound to. */
 export function mcpResourceOf(issuer: string): string {
   return `${issuer}/mcp`;
@@ -81,6 +90,7 @@ export class AuthorizationServers {
       this.#loadSecrets(),
     ]);
     const resource = mcpResourceOf(issuer);
+    const issuerPath = issuerPathOf(issuer);
     const deps = this.#deps;
     const allowLoopback = this.#options.allowLoopbackClientMetadata;
     const configuration: Configuration = {
@@ -112,8 +122,14 @@ export class AuthorizationServers {
       responseTypes: ['code'],
       pkce: { required: () => true },
       routes: OAUTH_ROUTES,
-      interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
-      cookies: { keys: [secrets.cookieKey] },
+      // The consent page's address, and so the interaction cookie's path, under the issuer's path.
+      interactions: {
+        url: async (_ctx, interaction) => `${issuerPath}${INTERACTION_PATH}/${interaction.uid}`,
+      },
+      // The session cookie is kept to the issuer's path ('/' without one, the library's default), so a
+      // host shared under other prefixes is not sent it. The interaction and resume cookies take the
+      // paths of the consent page and of the authorization endpoint (issuerRequest gives it the prefix).
+      cookies: { keys: [secrets.cookieKey], long: { path: issuerPath || '/' } },
       jwks: { keys: [secrets.signingKey] },
       ttl: {
         AccessToken: ACCESS_TOKEN_TTL_SECONDS,

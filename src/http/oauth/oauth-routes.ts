@@ -15,6 +15,7 @@ import {
   type AuthorizationServerOptions,
   AuthorizationServers,
   INTERACTION_PATH,
+  issuerPathOf,
   mcpResourceOf,
 } from './authorization-server.ts';
 import { consentBody, expiredBody } from './consent-page.ts';
@@ -96,7 +97,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         return sendPage(
           reply,
           'Connect an app',
-          consentBody(await viewOf(provider, details)),
+          consentBody(await viewOf(provider, details, issuerOf(request))),
           details.redirectUri,
         );
       });
@@ -122,7 +123,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
             { mergeWithLastSubmission: false },
           );
         }
-        const view = await viewOf(provider, details);
+        const view = await viewOf(provider, details, issuerOf(request));
         const again = (status: number, error: string) =>
           sendPage(
             reply.code(status),
@@ -206,15 +207,25 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
  * and the client address Fastify trusted, never a Host or X-Forwarded-* header it would believe by
  * itself. Behind a proxy passing its upstream address as Host, or with a forged Host, the metadata
  * named endpoints at that host.
+ *
+ * The issuer's path (PUBLIC_BASE_URL https://example.com/booking, behind a proxy that strips /booking)
+ * is given as the request's mount path, which the library puts before every endpoint it names
+ * (ctx.oidc.urlFor reads `baseUrl` when `originalUrl` names no other): without it the metadata, the
+ * redirects back from the consent page and the resume cookie's path named /oauth/… at the root,
+ * which the proxy does not send here.
  */
 function issuerRequest(request: FastifyRequest): IncomingMessage {
-  const { host, protocol } = new URL(issuerOf(request));
-  const { headers } = request.raw;
+  const issuer = issuerOf(request);
+  const { host, protocol } = new URL(issuer);
+  const raw = request.raw as IncomingMessage & { baseUrl?: string; originalUrl?: string };
+  const { headers } = raw;
   headers.host = host;
   headers['x-forwarded-host'] = host;
   headers['x-forwarded-proto'] = protocol.slice(0, -1);
   headers['x-forwarded-for'] = request.ip;
-  return request.raw;
+  raw.baseUrl = issuerPathOf(issuer);
+  delete raw.originalUrl;
+  return raw;
 }
 
 /** The provider's request handler (koa composes its middleware once per handler, so it is kept). */
@@ -261,12 +272,13 @@ async function detailsOf(
   }
 }
 
-async function viewOf(provider: OidcProvider, details: Interaction) {
+/** What the consent page shows; its form posts back to this page, under the issuer's path. */
+async function viewOf(provider: OidcProvider, details: Interaction, issuer: string) {
   const client = await provider.Client.find(details.clientId);
   const requested = CONNECTOR_SCOPES.filter((s) => details.requestedScopes.includes(s));
   const scopes: readonly ConnectorScope[] = requested.length > 0 ? requested : CONNECTOR_SCOPES;
   return {
-    action: `${INTERACTION_PATH}/${encodeURIComponent(details.uid)}`,
+    action: `${issuerPathOf(issuer)}${INTERACTION_PATH}/${encodeURIComponent(details.uid)}`,
     clientName: typeof client?.clientName === 'string' ? client.clientName : null,
     clientId: details.clientId,
     redirectHost: safeHost(details.redirectUri),
