@@ -94,4 +94,49 @@ describe('migration 0031: the client of each OAuth record', () => {
       (await db.selectFrom('oauth_records').select('kind').orderBy('kind').execute()).map((r) => r.kind),
     ).toEqual(['Client', 'Grant', 'ServerSecrets']);
   });
+
+  it("runs over records whose JSON holds a \\u0000 or a lone surrogate, which PostgreSQL's jsonb cannot read", async () => {
+    const { db } = handle;
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('2026-11-29-0030-postgres-overlap-guard')).error).toBeUndefined();
+    // Anyone may register a client with any name, and a sign-in keeps the authorize request's
+    // parameters (its state) as sent: JSON.stringify writes a NUL character as \u0000, and half an
+    // emoji (a name cut short) as \ud83d.
+    const row = (kind: string, id: string, payload: object) => ({
+      kind,
+      id_hash: hashOf(id),
+      organisation_id: '',
+      grant_id: null,
+      uid: null,
+      payload: JSON.stringify(payload),
+      expires_at: null,
+      consumed_at: null,
+    });
+    await db
+      .insertInto('oauth_records')
+      .values([
+        row('Client', 'nul-name', { client_name: 'a\u0000b', client_id: 'nul-name' }),
+        row('Client', 'plain', { client_id: 'plain' }),
+        row('Client', 'half-emoji', { client_name: 'a\ud83d', client_id: 'half-emoji' }),
+        row('Interaction', 'sign-in', { params: { state: '\u0000', client_id: 'nul-name' } }),
+        row('Grant', 'grant-1', { clientId: 'plain', note: 'x\u0000' }),
+        row('Session', 'session-1', { note: '\u0000' }),
+      ] as never)
+      .execute();
+    await migrateToLatest(db);
+
+    const named = await db
+      .selectFrom('oauth_records')
+      .select(['kind', 'client_id'])
+      .orderBy('kind')
+      .execute();
+    expect(named.map((r) => [r.kind, r.client_id]).sort()).toEqual([
+      ['Client', 'half-emoji'],
+      ['Client', 'nul-name'],
+      ['Client', 'plain'],
+      ['Grant', 'plain'],
+      ['Interaction', 'nul-name'],
+      ['Session', null],
+    ]);
+  });
 });
