@@ -31,7 +31,6 @@ export class OauthRecordStore {
   }
 
   async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
-    if (this.#kind === 'Interaction') await this.#sweep();
     // A token's id is the token: kept out of the payload. Other records (a session's uid look-up) keep it.
     const { jti: _jti, ...rest } = payload;
     const stored = TOKEN_KINDS.has(this.#kind) ? rest : payload;
@@ -54,6 +53,10 @@ export class OauthRecordStore {
             : null,
       consumed_at: null,
     });
+    // After the write: the sign-in that starts here shows its client in use, so the sweep it runs
+    // keeps that client (one past its day would otherwise go between the library's look-up of it and
+    // the consent, and the person's consent would end in "client is invalid").
+    if (this.#kind === 'Interaction') await this.#sweep();
   }
 
   async find(id: string): Promise<Record<string, unknown> | undefined> {

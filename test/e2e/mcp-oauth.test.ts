@@ -652,6 +652,21 @@ describe('registered clients end', () => {
     expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
   });
 
+  it('does not remove a client whose sign-in has begun: the sweep a sign-in runs counts it in use', async () => {
+    const auth = new HostAuth();
+    const first = await startSignIn(new URL('/mcp', ended.origin), auth);
+    const clientId = auth.info!.client_id;
+    // The person opens the consent page just as the client's day ends, before any periodic sweep.
+    ended.t.clock.advance({ hours: 24, minutes: 1 });
+    const outcome = await consent(auth.authorizationUrl!, owner);
+    expect(outcome.refusal).toBeUndefined();
+    expect(outcome.callback.searchParams.get('code')).toBeTruthy();
+    expect((await storedOf(clientId)).registered).toBe(true);
+    // The code is exchanged for tokens (the library's own clock, which does not move, judges /mcp's).
+    await first.finishAuth(outcome.callback.searchParams);
+    expect(auth.savedTokens?.refresh_token).toBeTruthy();
+  });
+
   it('gives a client registered before clients ended a day from the first sweep', async () => {
     const db = ended.t.database.db;
     const response = await fetch(new URL('/oauth/register', ended.origin), {
