@@ -100,6 +100,34 @@ export function freshDatabasePerTest(prefix: string): {
 }
 
 /**
+ * For a file of migration tests: before each test a new, empty database (no migration applied, on
+ * PostgreSQL too), opened, and closed and removed after it. `empty.db` is the current test's.
+ */
+export function emptyDatabasePerTest(prefix: string): { readonly db: Db } {
+  let dir = '';
+  let handle: DatabaseHandle | undefined;
+  let drop = async () => {};
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), prefix));
+    const fresh = await freshDatabaseUrl(dir);
+    drop = fresh.drop;
+    handle = openDatabase(fresh.url);
+  });
+  afterEach(async () => {
+    await handle?.close();
+    handle = undefined;
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get db() {
+      if (!handle) throw new Error('emptyDatabasePerTest: used outside a test');
+      return handle.db;
+    },
+  };
+}
+
+/**
  * A new migrated database before each test of the describe block (or file) that calls it, disposed
  * after the test: `temp.db` and `temp.dir` are the current test's.
  */

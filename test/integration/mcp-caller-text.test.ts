@@ -36,15 +36,18 @@ let server: ListeningApp;
 let writer: McpHarness;
 /** The booking with the note, and what book answered when it was made. */
 let reference: string;
+/** A Tuesday (Camden's staff work then) 7 or 8 days ahead, whatever today is. */
+const TUESDAY_WEEK = 'tuesday week';
 let booked: Json;
 
 beforeAll(async () => {
   server = await startListeningApp();
   writer = await connectInProcess(server.t, server.t.keys.readWrite);
+  // The real clock: not "next tuesday", which on a Monday is tomorrow, too soon to move (24 hours).
   const found = await writer.call('find_slots', {
     location: 'camden',
     services: 'cut',
-    date: 'next tuesday',
+    date: TUESDAY_WEEK,
   });
   booked = await writer.call('book', {
     location: 'camden',
@@ -129,7 +132,7 @@ describe('answers carrying what callers wrote (read_write key, in process)', () 
     const found = await writer.call('find_slots', {
       location: 'camden',
       services: 'cut',
-      date: 'next tuesday',
+      date: TUESDAY_WEEK,
     });
     const moving = await writer.call('reschedule', {
       reference,

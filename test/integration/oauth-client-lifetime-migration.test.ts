@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Migrator } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
 import { CLIENT_UNUSED_MS, hashOf, sweepOauthRecords } from '../../src/app/oauth-records.ts';
-import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
-import { freshDatabaseUrl } from '../helpers/temp-database.ts';
+import { emptyDatabasePerTest } from '../helpers/temp-database.ts';
 
 /**
  * Migration 0031 names the client of each OAuth record (oauth_records.client_id) from the JSON the
@@ -17,25 +13,11 @@ import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 const t0 = Date.parse('2026-12-01T09:00:00Z');
 const day = 24 * 3_600_000;
 
-let dir: string;
-let handle: DatabaseHandle;
-let drop: () => Promise<void>;
-
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'oauth-client-lifetime-'));
-  const fresh = await freshDatabaseUrl(dir);
-  drop = fresh.drop;
-  handle = openDatabase(fresh.url);
-});
-afterEach(async () => {
-  await handle.close();
-  await drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const empty = emptyDatabasePerTest('oauth-client-lifetime-');
 
 describe('migration 0031: the client of each OAuth record', () => {
   it('fills client_id from the stored JSON; the sweep then keeps a client in use and removes an unused one', async () => {
-    const { db } = handle;
+    const { db } = empty;
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     expect((await migrator.migrateTo('2026-11-29-0030-postgres-overlap-guard')).error).toBeUndefined();
     const row = (kind: string, id: string, payload: object, expiresAt: number | null, grantId?: string) => ({
@@ -96,7 +78,7 @@ describe('migration 0031: the client of each OAuth record', () => {
   });
 
   it("runs over records whose JSON holds a \\u0000 or a lone surrogate, which PostgreSQL's jsonb cannot read", async () => {
-    const { db } = handle;
+    const { db } = empty;
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     expect((await migrator.migrateTo('2026-11-29-0030-postgres-overlap-guard')).error).toBeUndefined();
     // Anyone may register a client with any name, and a sign-in keeps the authorize request's

@@ -191,20 +191,18 @@ describe('delivery through the providers', () => {
 });
 
 describe('credentials the provider refuses', () => {
+  /** The delivery as a server started with TWILIO_AUTH_TOKEN set to `authToken` would run it. */
+  const withTwilioToken = async (authToken: string) => ({
+    ...delivery,
+    senders: await sendersFor({
+      email: null,
+      sms: { accountSid: twilio.accountSid, authToken, from: '+447700900000', apiBase: twilio.base },
+    }),
+  });
+
   it('retries an SMS refused for bad credentials (401) until the token is mended, then sends it', async () => {
     const reference = await book(await clientWith({ phone: '+447911123471' }));
-    const mistyped = {
-      ...delivery,
-      senders: await sendersFor({
-        email: null,
-        sms: {
-          accountSid: twilio.accountSid,
-          authToken: 'mistyped-token',
-          from: '+447700900000',
-          apiBase: twilio.base,
-        },
-      }),
-    };
+    const mistyped = await withTwilioToken('mistyped-token');
     failures.length = 0;
     expect(await deliverAllDue(mistyped)).toMatchObject({ retried: 1, failed: 0 });
     const [sms] = await messagesOf(reference);
@@ -246,18 +244,7 @@ describe('credentials the provider refuses', () => {
 
   it(`fails a message still refused for credentials after ${MAX_ATTEMPTS} attempts`, async () => {
     const reference = await book(await clientWith({ phone: '+447911123472' }));
-    const mistyped = {
-      ...delivery,
-      senders: await sendersFor({
-        email: null,
-        sms: {
-          accountSid: twilio.accountSid,
-          authToken: 'never-mended',
-          from: '+447700900000',
-          apiBase: twilio.base,
-        },
-      }),
-    };
+    const mistyped = await withTwilioToken('never-mended');
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       await deliverAllDue(mistyped);
       t.clock.advance({ hours: 1 });

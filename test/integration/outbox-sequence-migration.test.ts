@@ -1,17 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type Insertable, sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations/index.ts';
-import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import { insertOutboxMessages, listOutboxOf } from '../../src/data/outbox-repository.ts';
 import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRowBeforeSeries } from '../helpers/booking-row.ts';
 import { catalogueAtMigration } from '../helpers/older-schema.ts';
-import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
+import { emptyDatabasePerTest, onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * Migration 0022 keys the outbox by `seq` (on SQLite the rowid) instead of (id, organisation_id), and
@@ -21,25 +17,11 @@ import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 const hour = 3_600_000;
 const t0 = Date.parse('2026-11-23T09:00:00Z');
 
-let dir: string;
-let handle: DatabaseHandle;
-let drop: () => Promise<void>;
-
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'outbox-sequence-'));
-  const fresh = await freshDatabaseUrl(dir);
-  drop = fresh.drop;
-  handle = openDatabase(fresh.url);
-});
-afterEach(async () => {
-  await handle.close();
-  await drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const empty = emptyDatabasePerTest('outbox-sequence-');
 
 describe('migration 0022: the outbox keyed by the order its messages were written in', () => {
   it('keeps every message, numbers them by created_at and id, and numbers new ones after them', async () => {
-    const { db } = handle;
+    const { db } = empty;
     await catalogueAtMigration(db, '2026-11-25-0021-staff-accounts', t0);
     const catalogue = await catalogueIds(db);
     const organisationId = catalogue.organisation;

@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type Insertable, sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../../src/data/database.ts';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/data/migrate.ts';
 import type { OutboxTable } from '../../src/data/tables.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { bookingRowBeforeSeries } from '../helpers/booking-row.ts';
 import { catalogueAtMigration } from '../helpers/older-schema.ts';
-import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
+import { emptyDatabasePerTest, onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * Migration 0023: clients gain contact_proven, and their phones and e-mails are unique among the
@@ -20,25 +16,11 @@ import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 const hour = 3_600_000;
 const t0 = Date.parse('2026-11-23T09:00:00Z');
 
-let dir: string;
-let handle: DatabaseHandle;
-let drop: () => Promise<void>;
-
-beforeEach(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'public-contacts-'));
-  const fresh = await freshDatabaseUrl(dir);
-  drop = fresh.drop;
-  handle = openDatabase(fresh.url);
-});
-afterEach(async () => {
-  await handle.close();
-  await drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const empty = emptyDatabasePerTest('public-contacts-');
 
 describe('migration 0023: public contacts', () => {
   it('keeps clients, bookings and messages, on file, with every rule; an unproven record may share a phone', async () => {
-    const { db } = handle;
+    const { db } = empty;
     await catalogueAtMigration(db, '2026-11-27-0022-outbox-sequence', t0);
     const ids = await catalogueIds(db);
     const booking = bookingRowBeforeSeries(
