@@ -57,6 +57,11 @@ export function issuerPathOf(issuer: string): string {
   return new URL(issuer).pathname.replace(/\/+$/, '');
 }
 
+/** The consent page of sign-in `uid`, as a browser reaches it: under the issuer's path. */
+export function interactionPathOf(issuer: string, uid: string): string {
+  return `${issuerPathOf(issuer)}${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
+}
+
 /** The MCP resource of an issuer: what every token it issues is bound to. */
 export function mcpResourceOf(issuer: string): string {
   return `${issuer}/mcp`;
@@ -123,9 +128,7 @@ export class AuthorizationServers {
       pkce: { required: () => true },
       routes: OAUTH_ROUTES,
       // The consent page's address, and so the interaction cookie's path, under the issuer's path.
-      interactions: {
-        url: async (_ctx, interaction) => `${issuerPath}${INTERACTION_PATH}/${interaction.uid}`,
-      },
+      interactions: { url: async (_ctx, interaction) => interactionPathOf(issuer, interaction.uid) },
       // The session cookie is kept to the issuer's path ('/' without one, the library's default), so a
       // host shared under other prefixes is not sent it. The interaction and resume cookies take the
       // paths of the consent page and of the authorization endpoint (issuerRequest gives it the prefix).

@@ -15,6 +15,7 @@ import {
   type AuthorizationServerOptions,
   AuthorizationServers,
   INTERACTION_PATH,
+  interactionPathOf,
   issuerPathOf,
   mcpResourceOf,
 } from './authorization-server.ts';
@@ -278,7 +279,7 @@ async function viewOf(provider: OidcProvider, details: Interaction, issuer: stri
   const requested = CONNECTOR_SCOPES.filter((s) => details.requestedScopes.includes(s));
   const scopes: readonly ConnectorScope[] = requested.length > 0 ? requested : CONNECTOR_SCOPES;
   return {
-    action: `${issuerPathOf(issuer)}${INTERACTION_PATH}/${encodeURIComponent(details.uid)}`,
+    action: interactionPathOf(issuer, details.uid),
     clientName: typeof client?.clientName === 'string' ? client.clientName : null,
     clientId: details.clientId,
     redirectHost: safeHost(details.redirectUri),
