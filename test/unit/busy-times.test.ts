@@ -84,6 +84,33 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('ends a series in an IANA zone the file does not define at its UNTIL written in UTC, that occurrence included', () => {
+    // Tuesdays 09:00 Berlin (08:00 UTC in winter) until the 19th's occurrence, and daily 01:00 New York
+    // (06:00 UTC) until 03:00 UTC on the 6th (22:00 on the 5th there): RFC 5545 writes UNTIL in UTC
+    // when DTSTART has a TZID. Read as wall times, the 19th would be left free and the 6th kept busy.
+    const text = ics(
+      ...event(
+        'UID:berlin',
+        'DTSTART;TZID=Europe/Berlin:20270105T090000',
+        'DTEND;TZID=Europe/Berlin:20270105T100000',
+        'RRULE:FREQ=WEEKLY;UNTIL=20270119T080000Z',
+      ),
+      ...event(
+        'UID:ny',
+        'DTSTART;TZID=America/New_York:20270104T010000',
+        'DTEND;TZID=America/New_York:20270104T020000',
+        'RRULE:FREQ=DAILY;UNTIL=20270106T030000Z',
+      ),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'UTC')).sort()).toEqual([
+      ['2027-01-04T06:00:00.000Z', '2027-01-04T07:00:00.000Z'],
+      ['2027-01-05T06:00:00.000Z', '2027-01-05T07:00:00.000Z'],
+      ['2027-01-05T08:00:00.000Z', '2027-01-05T09:00:00.000Z'],
+      ['2027-01-12T08:00:00.000Z', '2027-01-12T09:00:00.000Z'],
+      ['2027-01-19T08:00:00.000Z', '2027-01-19T09:00:00.000Z'],
+    ]);
+  });
+
   it('applies an override only to the series of its UID', () => {
     // Two series at the same times: the first called off on the 2nd, the second moved on the 3rd.
     const text = ics(

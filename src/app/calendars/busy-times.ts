@@ -184,12 +184,44 @@ function alignUtcExceptions(events: ICAL.Component[], zones: Map<string, ICAL.Ti
     if (dtstart?.type !== 'date-time') continue;
     seriesZone.set(String(component.getFirstPropertyValue('uid')), tzid);
     for (const exdate of component.getAllProperties('exdate')) toWallTime(exdate, tzid);
+    for (const rrule of component.getAllProperties('rrule')) untilToWallTime(rrule, tzid);
   }
   for (const component of events) {
     const recurrenceId = component.getFirstProperty('recurrence-id');
     const tzid = recurrenceId && seriesZone.get(String(component.getFirstPropertyValue('uid')));
     if (recurrenceId && tzid) toWallTime(recurrenceId, tzid);
   }
+}
+
+/**
+ * The same for a rule's UNTIL: RFC 5545 has it in UTC when DTSTART names a zone, and ical.js would
+ * compare that instant with the occurrences' wall times, ending the series an occurrence early east
+ * of UTC (the last one left free) and late west of it (one more kept busy).
+ */
+function untilToWallTime(property: ICAL.Property, tzid: string): void {
+  let rule: ICAL.Recur;
+  try {
+    rule = property.getFirstValue() as ICAL.Recur;
+  } catch {
+    return; // A rule that cannot be read: refused when the event is read.
+  }
+  const until = rule?.until;
+  if (!(until instanceof ICAL.Time) || until.isDate || until.zone !== ICAL.Timezone.utcTimezone) return;
+  rule.until = wallTimeIn(until, tzid);
+}
+
+/** A UTC time as the wall clock of `tzid` reads it, with no zone (as ical.js holds the series' times). */
+function wallTimeIn(time: ICAL.Time, tzid: string): ICAL.Time {
+  const local = DateTime.fromMillis(time.toUnixTime() * 1000, { zone: tzid });
+  return ICAL.Time.fromData({
+    year: local.year,
+    month: local.month,
+    day: local.day,
+    hour: local.hour,
+    minute: local.minute,
+    second: local.second,
+    isDate: false,
+  });
 }
 
 function toWallTime(property: ICAL.Property, tzid: string): void {
@@ -201,18 +233,7 @@ function toWallTime(property: ICAL.Property, tzid: string): void {
     return; // A value that is no date: refused when the event is read.
   }
   if (!values.every((v) => v instanceof ICAL.Time && v.zone === ICAL.Timezone.utcTimezone)) return;
-  const wall = values.map((v) => {
-    const local = DateTime.fromMillis(v.toUnixTime() * 1000, { zone: tzid });
-    return ICAL.Time.fromData({
-      year: local.year,
-      month: local.month,
-      day: local.day,
-      hour: local.hour,
-      minute: local.minute,
-      second: local.second,
-      isDate: false,
-    });
-  });
+  const wall = values.map((v) => wallTimeIn(v, tzid));
   property.setParameter('tzid', tzid);
   if (property.isMultiValue) property.setValues(wall);
   else property.setValue(wall[0]!);
