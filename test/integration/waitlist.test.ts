@@ -347,6 +347,14 @@ describe('the waitlist', () => {
     expect(joined.statusCode).toBe(201);
     expect(await refusal(base)).toMatchObject({ status: 409, error: { code: 'conflict' } });
     expect((await t.request({ method: 'GET', url: '/v1/waitlist', key: t.keys.read })).statusCode).toBe(200);
+    // An unknown location: 404 naming it, joining or listing, as the OpenAPI document says.
+    expect(await refusal({ ...base, location_slug: 'nowhere' })).toMatchObject({
+      status: 404,
+      error: { code: 'not_found', param: 'location_slug' },
+    });
+    const unknown = await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=nowhere' });
+    expect(unknown.statusCode).toBe(404);
+    expect(json(unknown).error).toMatchObject({ code: 'not_found', param: 'location_slug' });
   });
 
   it('texts or e-mails the offer with its link and tells integrators waitlist.offered and waitlist.claimed', async () => {

@@ -45,7 +45,9 @@ export function waitlistRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPl
             400: ErrorEnvelope.describe(
               'invalid_request naming location_slug, service_ids, staff_id, client, from_date or to_date.',
             ),
-            404: ErrorEnvelope.describe('not_found: no client has client_id.'),
+            404: ErrorEnvelope.describe(
+              'not_found: no location has location_slug, or no client has client_id.',
+            ),
             409: ErrorEnvelope.describe('conflict: the client already waits there for these services.'),
             ...AUTHENTICATED_ERRORS,
           },
@@ -89,6 +91,7 @@ export function waitlistRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPl
           response: {
             200: listOf(WaitlistEntryResource, 'A page of entries.'),
             400: ErrorEnvelope.describe('invalid_request: a bad query parameter or cursor.'),
+            404: ErrorEnvelope.describe('not_found: no location has location_slug.'),
             ...AUTHENTICATED_ERRORS,
           },
         },
