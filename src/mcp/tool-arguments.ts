@@ -87,8 +87,40 @@ function problemOf(input: z.ZodRawShape, issue: z.core.$ZodIssue, path: string[]
   if (issue.code === 'invalid_value' && issue.values.length > 0) {
     return `${name} is one of ${issue.values.map(String).join(', ')}`;
   }
+  const whole = wholeNumberRange(input, path);
+  if (whole !== undefined) return `${name} is a whole number${whole}`;
   const field = path.length === 1 ? (input[name] as z.ZodType | undefined) : undefined;
   return `${name} is not valid${expectedForm(field)}`;
+}
+
+/**
+ * For an argument that must be a whole number (at any depth: `repeat.every_weeks`), its range as
+ * said after "is a whole number" (" from 1 to 12", "" when unbounded); undefined for any other.
+ */
+function wholeNumberRange(input: z.ZodRawShape, path: readonly string[]): string | undefined {
+  const top = input[path[0]!] as z.ZodType | undefined;
+  if (!top) return undefined;
+  let node = z.toJSONSchema(top, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode | undefined;
+  for (const step of path.slice(1)) node = nonNull(node)?.properties?.[step];
+  node = nonNull(node);
+  if (node?.type !== 'integer') return undefined;
+  const { minimum: min, maximum: max } = node;
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  if (min !== undefined) return ` of at least ${min}`;
+  return max !== undefined ? ` of at most ${max}` : '';
+}
+
+interface JsonSchemaNode {
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  properties?: Record<string, JsonSchemaNode>;
+  anyOf?: JsonSchemaNode[];
+}
+
+/** The schema itself, or the branch of a nullable one that is not null. */
+function nonNull(node: JsonSchemaNode | undefined): JsonSchemaNode | undefined {
+  return node?.anyOf ? node.anyOf.find((branch) => branch.type !== 'null') : node;
 }
 
 /** "is at most 20", "is at least 1", "is at most 60 characters", "has at most 10 items". */

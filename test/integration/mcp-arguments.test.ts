@@ -134,6 +134,25 @@ describe('an argument error names every bad argument', () => {
     expect(text).toContain('latest: give a time of day such as "2:30pm" or "14:30".');
   });
 
+  it('gives the range of a whole number given as a fraction, nested ones too', async () => {
+    const book = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client_id: '0190a0b0-0000-7000-8000-000000000000',
+        repeat: { every_weeks: 1.5, count: 30 },
+      }),
+    );
+    expect(book).toContain('book has 2 bad arguments: ');
+    expect(book).toContain('repeat.every_weeks is a whole number from 1 to 12');
+    expect(book).toContain('repeat.count is at most 26');
+    const find = errorText(
+      await demo.mcp.raw('find_slots', { location: 'camden', services: 'cut', date: 'tomorrow', limit: 2.5 }),
+    );
+    expect(find).toContain('limit is a whole number from 1 to 20');
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);
