@@ -33,28 +33,42 @@ function speakIntervals(day: DayHours, locale: SpeechLocale): string {
     .join(' and ');
 }
 
+/** Monday first, as the week is said. */
+const WEEK_ORDER: readonly DayHours['weekday'][] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
 /**
- * The week, consecutive days with the same hours run together: "Monday to Friday 9 am to 6 pm,
- * Saturday 10 am to 2 pm; closed on Sunday". Days without hours are named as closed at the end.
+ * The week, days that follow each other on the calendar with the same hours run together, and runs
+ * with the same hours said together: "Monday to Friday 9 am to 6 pm, Saturday 10 am to 2 pm; closed
+ * on Sunday", "Monday, Wednesday and Friday 9 am to 5 pm". Days without hours are named as closed at
+ * the end. `week` may list only some days (a staff member's working days): days are next to each
+ * other by the calendar, not by their place in the list.
  */
 export function speakWeeklyHours(week: readonly DayHours[], locale: SpeechLocale): string {
+  const days = [...week].sort((a, b) => WEEK_ORDER.indexOf(a.weekday) - WEEK_ORDER.indexOf(b.weekday));
   const runs: { from: DayHours; to: DayHours; hours: string }[] = [];
-  for (const day of week) {
+  for (const day of days) {
     if (day.intervals.length === 0) continue;
     const hours = speakIntervals(day, locale);
     const last = runs[runs.length - 1];
-    const follows = last && week.indexOf(last.to) === week.indexOf(day) - 1;
+    const follows = last && WEEK_ORDER.indexOf(last.to.weekday) === WEEK_ORDER.indexOf(day.weekday) - 1;
     if (last && follows && last.hours === hours) last.to = day;
     else runs.push({ from: day, to: day, hours });
   }
-  const open = runs.map((run) => {
-    const days =
-      run.from === run.to
-        ? DAY_NAMES[run.from.weekday]
-        : `${DAY_NAMES[run.from.weekday]} ${week.indexOf(run.to) - week.indexOf(run.from) === 1 ? 'and' : 'to'} ${DAY_NAMES[run.to.weekday]}`;
-    return `${days} ${run.hours}`;
-  });
-  const closed = week.filter((day) => day.intervals.length === 0).map((day) => DAY_NAMES[day.weekday]);
+  const spans = (run: (typeof runs)[number]) => {
+    const length = WEEK_ORDER.indexOf(run.to.weekday) - WEEK_ORDER.indexOf(run.from.weekday);
+    if (length === 0) return [DAY_NAMES[run.from.weekday]];
+    if (length === 1) return [DAY_NAMES[run.from.weekday], DAY_NAMES[run.to.weekday]];
+    return [`${DAY_NAMES[run.from.weekday]} to ${DAY_NAMES[run.to.weekday]}`];
+  };
+  // Runs next to each other in the list with the same hours have a day off between them.
+  const said: { names: string[]; hours: string }[] = [];
+  for (const run of runs) {
+    const last = said[said.length - 1];
+    if (last && last.hours === run.hours) last.names.push(...spans(run));
+    else said.push({ names: spans(run), hours: run.hours });
+  }
+  const open = said.map(({ names, hours }) => `${listed(names)} ${hours}`);
+  const closed = days.filter((day) => day.intervals.length === 0).map((day) => DAY_NAMES[day.weekday]);
   if (open.length === 0) return 'no opening hours at the moment';
   return closed.length === 0 ? open.join(', ') : `${open.join(', ')}; closed on ${listed(closed)}`;
 }
