@@ -51,9 +51,10 @@ export function occurrenceOf(
 /**
  * English locales whose time-zone names are tried, after the location's own, for a real abbreviation:
  * CLDR gives "BST" only in en-GB, "EST" in en-US and en-CA, "AEDT" and "LHDT" in en-AU, "NZDT" in en-NZ,
- * Ireland's "IST" in en-IE; elsewhere only "GMT+11".
+ * Ireland's "IST" in en-IE, India's "IST" in en-IN (a salon in Kolkata hears "2:30 pm IST" as its own
+ * clock); elsewhere only "GMT+11".
  */
-export const ABBREVIATION_LOCALES = ['en-GB', 'en-US', 'en-AU', 'en-NZ', 'en-CA', 'en-IE'] as const;
+export const ABBREVIATION_LOCALES = ['en-GB', 'en-US', 'en-AU', 'en-NZ', 'en-CA', 'en-IE', 'en-IN'] as const;
 
 /**
  * The words that tell the two occurrences of a repeated time apart: the zone's abbreviations ("BST"

@@ -23,14 +23,33 @@ function lateThursdays(catalogue: unknown): unknown {
   return copy;
 }
 
+/** Kathmandu's salon moved to Kolkata: India's one zone, UTC+05:30, which its callers call IST. */
+function inKolkata(catalogue: unknown): unknown {
+  const copy = structuredClone(catalogue) as Json;
+  Object.assign(copy.organisation, {
+    slug: 'park-street',
+    name: 'Park Street Salon',
+    booking_reference_prefix: 'PS',
+  });
+  Object.assign(copy.locations[0], {
+    timezone: 'Asia/Kolkata',
+    country: 'IN',
+    city: 'Kolkata',
+    phone: '+913322334455',
+  });
+  copy.clients[0].phone = '+919876543210';
+  return copy;
+}
+
 let t: TestApp;
+let kolkata: McpHarness;
 let london: McpHarness;
 let newYork: McpHarness;
 let sydney: McpHarness;
 let kathmandu: McpHarness;
 beforeAll(async () => {
   t = await startTestApp({
-    catalogues: [demoCatalogue(), lateThursdays(NEW_YORK), SYDNEY, KATHMANDU],
+    catalogues: [demoCatalogue(), lateThursdays(NEW_YORK), SYDNEY, KATHMANDU, inKolkata(KATHMANDU)],
     limits: { requestsPerMinute: 100_000 },
   });
   const keyOf = (catalogue: unknown) => t.keyFor((catalogue as Json).organisation.slug);
@@ -38,9 +57,10 @@ beforeAll(async () => {
   newYork = await connectInProcess(t, await keyOf(NEW_YORK), 'modern');
   sydney = await connectInProcess(t, await keyOf(SYDNEY));
   kathmandu = await connectInProcess(t, await keyOf(KATHMANDU));
+  kolkata = await connectInProcess(t, await t.keyFor('park-street'));
 });
 afterAll(async () => {
-  for (const mcp of [london, newYork, sydney, kathmandu]) await mcp?.close();
+  for (const mcp of [london, newYork, sydney, kathmandu, kolkata]) await mcp?.close();
   await t.close();
 });
 
@@ -201,6 +221,30 @@ describe('book and reschedule take a slot as the tools said it', () => {
     // Open 7 AM to 9 PM on Thursdays: "8" could be either.
     const either = await newYork.raw('book', { services: "men's cut", starts_at: 'Thursday at 8', client });
     expect(errorText(either)).toMatch(/starts_at: ask the caller whether 8 is 8 AM or 8 PM/);
+  });
+
+  it('reads IST in Kolkata as the salon’s own clock, not as India, Ireland or Israel to ask about', async () => {
+    const client = { first_name: 'Riya', last_name: 'Sen', phone: '98300 12345' };
+    const booked = await kolkata.call('book', {
+      services: 'haircut',
+      starts_at: 'tomorrow at 2:30pm IST',
+      client,
+    });
+    expect(booked.booking.starts_at).toBe('2026-11-24T14:30:00+05:30');
+    // An hour without am/pm, with the zone: still placed inside the opening hours (9 to 6).
+    const moved = await kolkata.call('reschedule', {
+      reference: booked.booking.reference,
+      starts_at: 'tomorrow at 3 IST',
+    });
+    expect(moved.booking.starts_at).toBe('2026-11-24T15:00:00+05:30');
+    // In London, IST is still asked about.
+    const asked = await london.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: 'tomorrow at 2:30pm IST',
+      client,
+    });
+    expect(errorText(asked)).toMatch(/IST could be the time in India, Ireland or Israel/);
   });
 });
 
