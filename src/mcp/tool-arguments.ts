@@ -87,40 +87,58 @@ function problemOf(input: z.ZodRawShape, issue: z.core.$ZodIssue, path: string[]
   if (issue.code === 'invalid_value' && issue.values.length > 0) {
     return `${name} is one of ${issue.values.map(String).join(', ')}`;
   }
-  const whole = wholeNumberRange(input, path);
-  if (whole !== undefined) return `${name} is a whole number${whole}`;
-  const field = path.length === 1 ? (input[name] as z.ZodType | undefined) : undefined;
-  return `${name} is not valid${expectedForm(field)}`;
+  const field = fieldAt(input, path);
+  const form = field && valueForm(field);
+  if (form) return `${name} is ${form}`;
+  return `${name} is not valid${path.length === 1 ? expectedForm(field) : ''}`;
+}
+
+/** The schema of the member at `path` (through nested objects), if there is one. */
+function fieldAt(input: z.ZodRawShape, path: readonly string[]): z.ZodType | undefined {
+  let field = input[path[0]!] as z.ZodType | undefined;
+  for (const step of path.slice(1)) {
+    const inner = field && objectInside(field);
+    field = inner?.shape[step] as z.ZodType | undefined;
+  }
+  return field;
 }
 
 /**
- * For an argument that must be a whole number (at any depth: `repeat.every_weeks`), its range as
- * said after "is a whole number" (" from 1 to 12", "" when unbounded); undefined for any other.
+ * What a number, a yes-or-no or a list of choices is, said with its limits ("a whole number from 1
+ * to 20", "true or false", "a list of any of morning, afternoon, evening"); undefined for text and
+ * anything else, whose description says its form.
  */
-function wholeNumberRange(input: z.ZodRawShape, path: readonly string[]): string | undefined {
-  const top = input[path[0]!] as z.ZodType | undefined;
-  if (!top) return undefined;
-  let node = z.toJSONSchema(top, { io: 'input', unrepresentable: 'any' }) as JsonSchemaNode | undefined;
-  for (const step of path.slice(1)) node = nonNull(node)?.properties?.[step];
-  node = nonNull(node);
-  if (node?.type !== 'integer') return undefined;
-  const { minimum: min, maximum: max } = node;
-  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
-  if (min !== undefined) return ` of at least ${min}`;
-  return max !== undefined ? ` of at most ${max}` : '';
+function valueForm(field: z.ZodType): string | undefined {
+  const schema = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as JsonForm;
+  // A nullable member's form is that of its branch that is not null.
+  const json = schema.anyOf?.find((branch) => branch.type !== 'null') ?? schema;
+  switch (json.type) {
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+    case 'number': {
+      const kind = json.type === 'integer' ? 'a whole number' : 'a number';
+      const [low, high] = [json.minimum, json.maximum];
+      if (low !== undefined && high !== undefined) return `${kind} from ${low} to ${high}`;
+      if (low !== undefined) return `${kind} of at least ${low}`;
+      if (high !== undefined) return `${kind} of at most ${high}`;
+      return kind;
+    }
+    case 'array': {
+      const choices = json.items?.enum;
+      return choices ? `a list of any of ${choices.join(', ')}` : undefined;
+    }
+    default:
+      return undefined;
+  }
 }
 
-interface JsonSchemaNode {
+interface JsonForm {
   type?: string;
   minimum?: number;
   maximum?: number;
-  properties?: Record<string, JsonSchemaNode>;
-  anyOf?: JsonSchemaNode[];
-}
-
-/** The schema itself, or the branch of a nullable one that is not null. */
-function nonNull(node: JsonSchemaNode | undefined): JsonSchemaNode | undefined {
-  return node?.anyOf ? node.anyOf.find((branch) => branch.type !== 'null') : node;
+  items?: { enum?: string[] };
+  anyOf?: JsonForm[];
 }
 
 /** "is at most 20", "is at least 1", "is at most 60 characters", "has at most 10 items". */

@@ -134,6 +134,46 @@ describe('an argument error names every bad argument', () => {
     expect(text).toContain('latest: give a time of day such as "2:30pm" or "14:30".');
   });
 
+  it('says the form a number, a yes-or-no or a list takes when one is sent as something else', async () => {
+    const slots = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'tomorrow',
+        limit: 1.5,
+        days: '2',
+      }),
+    );
+    expect(slots).toContain('find_slots has 2 bad arguments: ');
+    expect(slots).toContain('days is a whole number from 1 to 14.');
+    expect(slots).toContain('limit is a whole number from 1 to 20.');
+    const cancel = errorText(await demo.mcp.raw('cancel', { reference: 'NHC-7KQ2MX', dry_run: 'yes' }));
+    expect(cancel).toMatch(/ cancel: dry_run is true or false\.$/);
+    const series = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: CALLER,
+        repeat: { every_weeks: 2.5, count: 3 },
+      }),
+    );
+    expect(series).toMatch(/ book: repeat\.every_weeks is a whole number from 1 to 12\.$/);
+    const waiting = errorText(
+      await demo.mcp.raw('join_waitlist', {
+        location: 'camden',
+        services: 'cut',
+        client: CALLER,
+        from_date: 'tomorrow',
+        to_date: 'friday',
+        times: 'morning',
+      }),
+    );
+    expect(waiting).toMatch(/ join_waitlist: times is a list of any of morning, afternoon, evening\.$/);
+    const consent = errorText(await demo.mcp.raw('register_client', { ...CALLER, marketing_consent: 'no' }));
+    expect(consent).toMatch(/ register_client: marketing_consent is true or false\.$/);
+  });
+
   it('gives the range of a whole number given as a fraction, nested ones too', async () => {
     const book = errorText(
       await demo.mcp.raw('book', {
@@ -147,10 +187,6 @@ describe('an argument error names every bad argument', () => {
     expect(book).toContain('book has 2 bad arguments: ');
     expect(book).toContain('repeat.every_weeks is a whole number from 1 to 12');
     expect(book).toContain('repeat.count is at most 26');
-    const find = errorText(
-      await demo.mcp.raw('find_slots', { location: 'camden', services: 'cut', date: 'tomorrow', limit: 2.5 }),
-    );
-    expect(find).toContain('limit is a whole number from 1 to 20');
   });
 
   it('keeps one bad argument in the form it had', async () => {
