@@ -193,6 +193,13 @@ export const TOOL_OUTCOMES = {
     ({ service, location, elsewhere }) =>
       `${service} is offered at ${either(elsewhere)}, not ${location}; offer to book it there, or ask what else the caller would like here.`,
   ),
+  /** join_waitlist for services the caller already waits for there (one entry each; no tool leaves one). */
+  already_waiting: outcome(
+    'conflict',
+    () =>
+      'The caller is already on the waitlist for that here and will be sent a link when a time frees up; ' +
+      'to change the days or times, offer to take a message for the salon.',
+  ),
   resends_spent: outcome<{ times: number; minutes: number }>(
     'rate_limited',
     ({ times, minutes }) =>

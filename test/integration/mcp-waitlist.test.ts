@@ -13,6 +13,9 @@ import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fix
  * 09:00 in London; Ana's Tuesday at Soho booked full.
  */
 const NOW = '2026-11-23T09:00:00Z';
+const ALREADY_WAITING =
+  'The caller is already on the waitlist for that here and will be sent a link when a time frees up; ' +
+  'to change the days or times, offer to take a message for the salon.';
 
 let t: TestApp;
 afterEach(async () => {
@@ -69,6 +72,25 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
     }
   });
 
+  it('tells a caller already waiting for those services that they are on the list', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const args = {
+        location: 'soho',
+        services: 'cut',
+        client: { first_name: 'Ada', last_name: 'Waiting', phone: '07911 778899' },
+        from_date: 'next week',
+        to_date: 'next week',
+      };
+      expect(await mcp.call('join_waitlist', args)).toMatchObject({ ok: true });
+      const again = await mcp.call('join_waitlist', { ...args, from_date: 'tomorrow', times: ['morning'] });
+      expect(again).toMatchObject({ ok: false, code: 'conflict', hint: ALREADY_WAITING });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('names every bad argument at once', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);
@@ -107,7 +129,7 @@ describe('join_waitlist over REST (booking mcp --base-url)', () => {
       const listed = (await t.request({ method: 'GET', url: '/v1/waitlist' })).json().data;
       expect(listed.map((e: { id: string }) => e.id)).toEqual([joined.entry_id]);
       const again = await mcp.call('join_waitlist', args);
-      expect(again).toMatchObject({ ok: false, code: 'conflict' });
+      expect(again).toMatchObject({ ok: false, code: 'conflict', hint: ALREADY_WAITING });
     } finally {
       await mcp.close();
     }

@@ -83,6 +83,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { location: 'Northside Islington', phone: '0 2 0' },
   ],
   rate_limited: [{ seconds: 1 }, { seconds: 42 }],
+  already_waiting: [{}],
   resends_spent: [
     { times: 3, minutes: 1 },
     { times: 3, minutes: 59 },

@@ -5,7 +5,7 @@ import { TIMES_OF_DAY } from '../../domain/waitlist.ts';
 import { resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
 import { speakDate } from '../speech.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
-import { BadArgument, readAll } from '../tool-kit.ts';
+import { BadArgument, fail, isError, readAll } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
@@ -45,15 +45,21 @@ export const joinWaitlistTool = defineTool({
     };
     const [from, to] = readAll(read('from_date'), read('to_date'));
     const clientId = await clientForBooking(api, args, place.location.country);
-    const entry = await api.joinWaitlist({
-      location_slug: place.location.slug,
-      service_ids: services.map((s) => s.id),
-      client_id: clientId,
-      from_date: from,
-      to_date: to,
-      ...(staff && { staff_id: staff.id }),
-      ...(args.times && { times: args.times }),
-    });
+    const entry = await api
+      .joinWaitlist({
+        location_slug: place.location.slug,
+        service_ids: services.map((s) => s.id),
+        client_id: clientId,
+        from_date: from,
+        to_date: to,
+        ...(staff && { staff_id: staff.id }),
+        ...(args.times && { times: args.times }),
+      })
+      .catch((error: unknown) => {
+        // The one conflict joining has: an entry for these services is already waiting.
+        if (isError(error, 'conflict')) fail('already_waiting', {});
+        throw error;
+      });
     const today = localDateAt(now, place.zone);
     const days =
       from === to
