@@ -38,9 +38,12 @@ const WEEKDAY_WORDS: ReadonlyMap<string, number> = new Map([
     (name, index) => [name, index] as const,
   ),
   ['tues', 2],
+  ['weds', 3],
   ['thur', 4],
   ['thurs', 4],
 ]);
+/** Short weekdays chrono does not know ("tues 8 december" read as no date at all), as full names. */
+const SHORT_WEEKDAYS = /\b(tues|weds|thur|thurs)\b/g;
 
 /** Longer than any date a caller says; the patterns below need not be tried on pages of text. */
 export const MAX_PHRASE = 100;
@@ -266,7 +269,9 @@ class DayReader {
   /** What chrono reads, with the engine's rules for a date without a year. */
   #calendarWords(phrase: string, said: string): DayReading {
     // "december the 8th": chrono takes the month and day only without the "the".
-    const plain = phrase.replace(/\b([a-z]{3,9}) the (?=\d)/, '$1 ');
+    const plain = phrase
+      .replace(/\b([a-z]{3,9}) the (?=\d)/, '$1 ')
+      .replace(SHORT_WEEKDAYS, (short) => WEEKDAYS[WEEKDAY_WORDS.get(short)!]!);
     const words = readCalendarWords(plain, this.today, this.#zone, this.#locale) ?? this.#leapDay(plain);
     if (!words)
       return MONTH_NAME.test(phrase) && /\d/.test(phrase)

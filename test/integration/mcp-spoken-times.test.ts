@@ -76,6 +76,12 @@ describe('find_slots reads dates as callers say them', () => {
     expect(dates(spoken)).toEqual(['2026-12-08']);
     expect(spoken.slots[0].spoken).toMatch(/^Tuesday 8 December at /);
     expect(dates(await camden({ date: 'the 8th' }))).toEqual(['2026-12-08']);
+    // The short weekdays callers and transcripts use, "Tues" and "Thur" among them.
+    for (const date of ['Tues 8th Dec', 'Tues 8 December', 'Thur 10 December', 'Weds 9 Dec']) {
+      expect(dates(await camden({ date })), date).toEqual([
+        `2026-12-${date.match(/\d+/)![0].padStart(2, '0')}`,
+      ]);
+    }
     expect(dates(await camden({ date: '8/12' }))).toEqual(['2026-12-08']);
     expect(dates(await camden({ date: 'Tuesday week' }))).toEqual(['2026-12-01']);
     expect(dates(await camden({ date: 'tomorrow, Tuesday 24 November' }))).toEqual(['2026-11-24']);
