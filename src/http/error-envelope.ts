@@ -6,6 +6,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { storageRefusal } from '../app/health-service.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
+import { notJsonBody } from './json-body.ts';
 import { answersJsonRpc, answersJsonRpcAt, jsonRpcErrorBody, sendRequestError } from './json-rpc-errors.ts';
 import { requestIdFor } from './request-id.ts';
 
@@ -223,11 +224,7 @@ export function toAppError(error: FastifyError): AppError {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
-      return new AppError(
-        'invalid_request',
-        'A request body must be sent as application/json.',
-        'Content-Type',
-      );
+      return notJsonBody();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -20,8 +20,8 @@ export function parseJsonAsText(app: FastifyInstance): void {
     };
     const bytes = body as Buffer;
     // No bytes is no body, not an invalid one, where the route's body is optional (the contract's
-    // "Body (optional)" of POST /bookings/{reference}/cancel), whatever Content-Type came with it.
-    if (bytes.length === 0 && bodyIsOptional(request)) {
+    // "Body (optional)" of POST /bookings/{reference}/cancel) or it takes none (a DELETE).
+    if (bytes.length === 0 && bodyMayBeAbsent(request)) {
       done(null, undefined);
       return;
     }
@@ -42,12 +42,43 @@ export function parseJsonAsText(app: FastifyInstance): void {
   });
 }
 
-/** Whether the route's body schema (zod, through fastify-type-provider-zod) accepts no body at all. */
-function bodyIsOptional(request: FastifyRequest): boolean {
+/**
+ * The REST API's answer to a body that is not JSON: the contract asks for Content-Type:
+ * application/json on every request that sends a body.
+ */
+export function notJsonBody(): AppError {
+  return new AppError('invalid_request', 'A request body must be sent as application/json.', 'Content-Type');
+}
+
+/**
+ * For the REST API (registered in its scope): a request that sends no body is not refused for the
+ * Content-Type an HTTP client put on it anyway (many set one on every request), where the operation's
+ * body is optional or it takes none; any other type with a body is refused as not JSON. The body of a
+ * refused request is never read (the connection is closed after the answer, build-app.ts).
+ */
+export function acceptNoBodyOfAnyType(app: FastifyInstance): void {
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    if (sendsNoBody(request) && bodyMayBeAbsent(request)) done(null, undefined);
+    else done(notJsonBody(), undefined);
+  });
+}
+
+/** HTTP/1.1: a request without Transfer-Encoding has the body its Content-Length says, none without one. */
+function sendsNoBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
+/**
+ * Whether the route may be called without a body: its body schema (zod, through
+ * fastify-type-provider-zod) accepts none, or it is a REST operation that takes no body at all.
+ */
+function bodyMayBeAbsent(request: FastifyRequest): boolean {
   const schema = request.routeOptions.schema?.body as
     | { safeParse?: (value: unknown) => { success: boolean } }
     | undefined;
-  return typeof schema?.safeParse === 'function' && schema.safeParse(undefined).success;
+  if (schema === undefined) return request.routeOptions.url?.startsWith('/v1/') === true;
+  return typeof schema.safeParse === 'function' && schema.safeParse(undefined).success;
 }
 
 /**

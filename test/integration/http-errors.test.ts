@@ -81,6 +81,92 @@ describe('the error envelope', () => {
     expect(response.json().data.status).toBe('cancelled');
   });
 
+  it('takes a request without a body as one, whatever Content-Type an HTTP client put on it', async () => {
+    // The contract asks for application/json on a request that sends a body; a POST without one (the
+    // cancel's body is optional) is not refused for the type a client library sets on every request.
+    const ids = await catalogueIds(t.database.db);
+    for (const [i, type] of ['application/x-www-form-urlencoded', 'text/plain; charset=utf-8'].entries()) {
+      const booked = await postBooking(t, {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client_id: ids.jo,
+        starts_at: `2026-11-24T1${i}:00:00+00:00`,
+      });
+      expect(booked.statusCode).toBe(201);
+      const response = await t.request({
+        method: 'POST',
+        url: `/v1/bookings/${booked.json().data.reference}/cancel`,
+        headers: { 'content-type': type },
+        payload: '',
+      });
+      expect(response.statusCode, type).toBe(200);
+      expect(response.json().data.status).toBe('cancelled');
+    }
+    // A body that is there is still refused for not being JSON.
+    expectEnvelope(
+      await t.request({
+        method: 'POST',
+        url: '/v1/bookings/AC-AAAAAA/cancel',
+        headers: { 'content-type': 'text/plain' },
+        payload: 'reason=moving',
+      }),
+      400,
+      'invalid_request',
+      'Content-Type',
+    );
+  });
+
+  it('takes an empty body on the operations that take none (DELETE, a test event, send-link)', async () => {
+    const endpointOf = async () => {
+      const created = await t.request({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        payload: { url: 'https://hooks.example.com/in', events: ['booking.created'] },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      return created.json().data.id as string;
+    };
+    const id = await endpointOf();
+    for (const headers of [json, { 'content-type': 'text/plain' }]) {
+      const tested = await t.request({
+        method: 'POST',
+        url: `/v1/webhook-endpoints/${id}/test`,
+        headers,
+        payload: '',
+      });
+      expect(tested.statusCode, tested.body).toBe(202);
+    }
+    const ids = await catalogueIds(t.database.db);
+    const booked = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
+    });
+    const sent = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${booked.json().data.reference}/send-link`,
+      headers: json,
+      payload: '',
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const deleted = await t.request({
+      method: 'DELETE',
+      url: `/v1/webhook-endpoints/${id}`,
+      headers: json,
+      payload: '',
+    });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    const other = await endpointOf();
+    const deletedWithType = await t.request({
+      method: 'DELETE',
+      url: `/v1/webhook-endpoints/${other}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(deletedWithType.statusCode, deletedWithType.body).toBe(204);
+  });
+
   it('answers a body that is not an object with invalid_request', async () => {
     expectEnvelope(
       await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload: '[1,2]' }),
