@@ -22,7 +22,7 @@ import {
   MAX_PARAM_LENGTH,
 } from './error-envelope.ts';
 import { assertSecureTransport } from './https-guard.ts';
-import { acceptNoBodyOfAnyType, parseJsonAsText } from './json-body.ts';
+import { acceptNoBodyOfAnyType, parseJsonAsText, refuseBodiesWhereNoneIsTaken } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
 import { registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
@@ -228,6 +228,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     async (v1) => {
       v1.addHook('onRequest', createAuthenticator(deps));
       acceptNoBodyOfAnyType(v1);
+      refuseBodiesWhereNoneIsTaken(v1);
       const cursorSecrets = new CursorSecrets(deps.db, deps.secret);
       await v1.register(locationRoutes(deps, cursorSecrets, new ListPageCache()));
       await v1.register(availabilityRoutes(deps));

@@ -63,6 +63,28 @@ export function acceptNoBodyOfAnyType(app: FastifyInstance): void {
   });
 }
 
+/**
+ * For the REST API (registered in its scope): an operation that takes no body (a DELETE, a test event,
+ * send-link) refuses one with fields, naming the first as an unknown field is named everywhere else,
+ * instead of ignoring what the caller meant by it; no body, or an empty object, is none.
+ */
+export function refuseBodiesWhereNoneIsTaken(app: FastifyInstance): void {
+  app.addHook('preValidation', (request, _reply, done) => {
+    const { body } = request;
+    if (request.routeOptions.schema?.body !== undefined || body === undefined || body === null) {
+      done();
+      return;
+    }
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      done(new AppError('invalid_request', 'This operation takes no body.', 'body'));
+      return;
+    }
+    const field = Object.keys(body)[0];
+    if (field === undefined) done();
+    else done(new AppError('invalid_request', `${field}: this operation takes no body fields.`, field));
+  });
+}
+
 /** HTTP/1.1: a request without Transfer-Encoding has the body its Content-Length says, none without one. */
 function sendsNoBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];

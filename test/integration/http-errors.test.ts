@@ -167,6 +167,45 @@ describe('the error envelope', () => {
     expect(deletedWithType.statusCode, deletedWithType.body).toBe(204);
   });
 
+  it('refuses a body with fields on the operations that take none, naming the field', async () => {
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: 'https://hooks.example.com/in', events: ['booking.created'] },
+    });
+    const id = created.json().data.id as string;
+    expectEnvelope(
+      await t.request({ method: 'DELETE', url: `/v1/webhook-endpoints/${id}`, payload: { force: true } }),
+      400,
+      'invalid_request',
+      'force',
+    );
+    expect((await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${id}` })).statusCode).toBe(200);
+    expectEnvelope(
+      await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${id}/test`, payload: [1] }),
+      400,
+      'invalid_request',
+      'body',
+    );
+    const ids = await catalogueIds(t.database.db);
+    const booked = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
+    });
+    const url = `/v1/bookings/${booked.json().data.reference}/send-link`;
+    // A caller that thinks it chooses the channel is told it does not, rather than sent both.
+    expectEnvelope(
+      await t.request({ method: 'POST', url, payload: { channel: 'sms' } }),
+      400,
+      'invalid_request',
+      'channel',
+    );
+    // An empty object has no field to refuse.
+    expect((await t.request({ method: 'POST', url, payload: {} })).statusCode).toBe(200);
+  });
+
   it('answers a body that is not an object with invalid_request', async () => {
     expectEnvelope(
       await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload: '[1,2]' }),
