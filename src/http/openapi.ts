@@ -18,6 +18,8 @@ export const OPENAPI_PATH = '/v1/openapi.json';
  * generator's `$id`s ("#/components/schemas/X", a fragment, which 2020-12 forbids) and `$schema`s go.
  */
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string | null): Promise<void> {
+  // The generator marks every requestBody required; these operations' bodies are optional.
+  const optionalBodies = new Set<string>();
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -34,13 +36,18 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       },
       security: [{ bearerAuth: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => {
+      const { body, operationId } = (input.schema ?? {}) as { body?: unknown; operationId?: string };
+      if (operationId && acceptsNoBody(body)) optionalBodies.add(operationId);
+      return jsonSchemaTransform(input);
+    },
     transformObject: (input) =>
       completed(
         withoutUnusedSchemas({
           ...(jsonSchemaTransformObject(input) as OpenApiDocument),
           webhooks: webhookOperations(),
         }),
+        optionalBodies,
       ),
   });
 }
@@ -50,8 +57,17 @@ type Operation = OpenAPIV3_1.OperationObject;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Plain component schemas, the shared responses and headers, and both added to every operation. */
-function completed(document: OpenApiDocument): OpenApiDocument {
+/** Whether a route's body schema (zod) takes a request without a body. */
+function acceptsNoBody(schema: unknown): boolean {
+  const zod = schema as { safeParse?: (value: unknown) => { success: boolean } } | undefined;
+  return typeof zod?.safeParse === 'function' && zod.safeParse(undefined).success;
+}
+
+/**
+ * Plain component schemas, the shared responses and headers, and both added to every operation; the
+ * requestBody of the operations in `optionalBodies` not required.
+ */
+function completed(document: OpenApiDocument, optionalBodies: ReadonlySet<string>): OpenApiDocument {
   const schemas = Object.fromEntries(
     Object.entries(document.components?.schemas ?? {}).map(([name, schema]) => {
       const { $id: _id, $schema: _schema, ...plain } = schema as Record<string, unknown>;
@@ -63,6 +79,13 @@ function completed(document: OpenApiDocument): OpenApiDocument {
     for (const method of METHODS) {
       const operation = operations?.[method] as Operation | undefined;
       if (!operation) continue;
+      if (
+        operation.requestBody &&
+        'required' in operation.requestBody &&
+        optionalBodies.has(operation.operationId ?? '')
+      ) {
+        operation.requestBody.required = false;
+      }
       operation.responses = { ...operation.responses, ...shared.references };
       for (const [status, response] of Object.entries(operation.responses)) {
         if ('$ref' in response) continue;

@@ -17,7 +17,7 @@ interface Response {
 interface Operation {
   operationId?: string;
   parameters?: { in: string; name: string; schema: Json }[];
-  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: { $ref?: string } }> };
   responses: Record<string, Response>;
 }
 interface OpenApiDocument {
@@ -135,6 +135,20 @@ describe('the OpenAPI document', () => {
     expect(dataOf('waitlist.offered').required).toEqual([...fields, 'expires_at']);
     expect(Object.keys(dataOf('waitlist.claimed').properties)).toEqual(fields);
     expect(dataOf('waitlist.claimed').required).toEqual(fields);
+  });
+
+  it('requires a body only where the service does (the cancel’s is optional)', () => {
+    const required = Object.values(doc.paths).flatMap((operations) =>
+      Object.values(operations)
+        .filter((operation) => operation.requestBody)
+        .map((operation) => [operation.operationId, operation.requestBody!.required ?? false] as const),
+    );
+    expect(Object.fromEntries(required)).toMatchObject({
+      cancelBooking: false,
+      createBooking: true,
+      rescheduleBooking: true,
+      registerClient: true,
+    });
   });
 
   it('lists every error code in the Error schema', () => {
