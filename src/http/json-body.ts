@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 
 /**
@@ -69,20 +69,28 @@ export function acceptNoBodyOfAnyType(app: FastifyInstance): void {
  * instead of ignoring what the caller meant by it; no body, or an empty object, is none.
  */
 export function refuseBodiesWhereNoneIsTaken(app: FastifyInstance): void {
-  app.addHook('preValidation', (request, _reply, done) => {
-    const { body } = request;
-    if (request.routeOptions.schema?.body !== undefined || body === undefined || body === null) {
-      done();
-      return;
-    }
-    if (typeof body !== 'object' || Array.isArray(body)) {
-      done(new AppError('invalid_request', 'This operation takes no body.', 'body'));
-      return;
-    }
-    const field = Object.keys(body)[0];
-    if (field === undefined) done();
-    else done(new AppError('invalid_request', `${field}: this operation takes no body fields.`, field));
+  // Attached to those operations only (a body schema's own check covers the rest): a hook on every
+  // request would cost each GET (issue 47) to look at a body it cannot have.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (route.schema?.body !== undefined || methods.every((m) => m === 'GET' || m === 'HEAD')) return;
+    route.preValidation = [route.preValidation ?? []].flat().concat(refuseAnyBody);
   });
+}
+
+function refuseAnyBody(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const { body } = request;
+  if (body === undefined || body === null) {
+    done();
+    return;
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    done(new AppError('invalid_request', 'This operation takes no body.', 'body'));
+    return;
+  }
+  const field = Object.keys(body)[0];
+  if (field === undefined) done();
+  else done(new AppError('invalid_request', `${field}: this operation takes no body fields.`, field));
 }
 
 /** HTTP/1.1: a request without Transfer-Encoding has the body its Content-Length says, none without one. */
