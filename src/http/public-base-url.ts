@@ -36,6 +36,32 @@ export function publicBaseUrl(request: FastifyRequest): string {
   return configured ?? ownOrigin(request) ?? listeningOrigin(request);
 }
 
+/**
+ * The path PUBLIC_BASE_URL puts before this server's own paths: '' without one, '/booking' for
+ * https://example.com/booking. Behind a proxy that strips it, the routes here are matched without it,
+ * yet every address a browser is given (a page's links and forms, a redirect, a cookie's path, the
+ * console's script's requests) must start with it, or the browser asks the proxy for a path it does
+ * not route. `from` is a request or a reply (either knows its server).
+ */
+export function publicPathPrefix(from: { server: FastifyInstance }): string {
+  const configured = from.server.publicLinks.publicBaseUrl;
+  return configured ? new URL(configured).pathname.replace(/\/+$/, '') : '';
+}
+
+/**
+ * The public path of `path`, a path as this server's routes match it ('/p/acme', '/console/diary'):
+ * where a browser reaches it, under PUBLIC_BASE_URL's path. A URL of its own (https://…, //host…) is
+ * left as it is.
+ */
+export function publicPath(from: { server: FastifyInstance }, path: string): string {
+  return isServerPath(path) ? `${publicPathPrefix(from)}${path}` : path;
+}
+
+/** Whether `url` is a path from this server's root ('/…'), not a URL of another host ('//…', '/\\…'). */
+function isServerPath(url: string): boolean {
+  return /^\/(?![/\\])/.test(url);
+}
+
 /** `scheme://host[:port]` of the request, when its host is one this server serves; else undefined. */
 export function ownOrigin(request: FastifyRequest): string | undefined {
   const host = request.host;

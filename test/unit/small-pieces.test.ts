@@ -5,6 +5,8 @@ import { parseTrustProxy, readConfig } from '../../src/app/config.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../../src/app/contact.ts';
 import { formatLocal, formatUtc } from '../../src/domain/time-format.ts';
 import { isLoopback } from '../../src/http/https-guard.ts';
+import { withPublicPaths } from '../../src/http/pages/page-shell.ts';
+import { publicPath } from '../../src/http/public-base-url.ts';
 
 describe('time formats', () => {
   it('writes UTC with Z and whole seconds', () => {
@@ -201,4 +203,42 @@ describe('loopback addresses', () => {
     ['128.0.0.1', false],
     [undefined, false],
   ])('%s is loopback: %s', (address, expected) => expect(isLoopback(address)).toBe(expected));
+});
+
+describe('public paths under PUBLIC_BASE_URL', () => {
+  const under = (publicBaseUrl: string | null) =>
+    ({ server: { publicLinks: { publicBaseUrl, allowedHosts: new Set() } } }) as unknown as Parameters<
+      typeof publicPath
+    >[0];
+
+  it('puts its path before this server’s paths only, and nothing without one', () => {
+    const booking = under('https://example.com/booking');
+    expect(publicPath(booking, '/p/acme')).toBe('/booking/p/acme');
+    expect(publicPath(booking, '/console/diary?location=soho')).toBe('/booking/console/diary?location=soho');
+    for (const other of ['https://pay.example/x', '//evil.example/x', '/\\evil.example', 'tel:+44']) {
+      expect(publicPath(booking, other)).toBe(other);
+    }
+    expect(publicPath(under('https://example.com'), '/p/acme')).toBe('/p/acme');
+    expect(publicPath(under(null), '/p/acme')).toBe('/p/acme');
+  });
+
+  it('rewrites the markup’s own href, action and src, never text or another host’s address', () => {
+    const html = [
+      '<a href="/p/acme?location=soho&amp;date=2026-11-23">Book</a>',
+      '<form method="post" action="/p/manage/t/pay"><input type="hidden" name="next" value="/console/diary">',
+      '<script src="/console/assets/console.js" defer></script>',
+      '<a href="https://pay.example/x">Pay</a><a href="//evil.example/">x</a><a href="tel:+44">Call</a>',
+      '<p>a note: href=&quot;/p/x&quot;</p><div data-src="/p/y"></div>',
+    ].join('\n');
+    expect(withPublicPaths(under(null), html)).toBe(html);
+    expect(withPublicPaths(under('https://example.com/a$&b'), html)).toBe(
+      [
+        '<a href="/a$&amp;b/p/acme?location=soho&amp;date=2026-11-23">Book</a>',
+        '<form method="post" action="/a$&amp;b/p/manage/t/pay"><input type="hidden" name="next" value="/console/diary">',
+        '<script src="/a$&amp;b/console/assets/console.js" defer></script>',
+        '<a href="https://pay.example/x">Pay</a><a href="//evil.example/">x</a><a href="tel:+44">Call</a>',
+        '<p>a note: href=&quot;/p/x&quot;</p><div data-src="/p/y"></div>',
+      ].join('\n'),
+    );
+  });
 });

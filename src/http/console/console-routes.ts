@@ -42,12 +42,13 @@ import { AppError } from '../../domain/errors.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields, instantOf } from '../page-fields.ts';
-import { publicBaseUrl } from '../public-base-url.ts';
+import { withPublicPaths } from '../pages/page-shell.ts';
+import { publicBaseUrl, publicPath, publicPathPrefix } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
-import { CONSOLE_SCRIPT } from './console-script.ts';
+import { consoleScript } from './console-script.ts';
 import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
 import { outboxBody } from './outbox-page.ts';
@@ -151,12 +152,12 @@ export function consoleRoutes(deps: AppDeps) {
       },
     });
 
-    app.get('/console/assets/console.js', hidden, async (_request, reply) =>
+    app.get('/console/assets/console.js', hidden, async (request, reply) =>
       reply
         .type('text/javascript; charset=utf-8')
         .header('cache-control', 'no-cache')
         .header('x-content-type-options', 'nosniff')
-        .send(CONSOLE_SCRIPT),
+        .send(consoleScript(publicPathPrefix(request))),
     );
 
     app.get('/console', hidden, async (_request, reply) => redirect(reply, '/console/diary'));
@@ -727,12 +728,14 @@ function formOf(request: FastifyRequest): Fields {
   return (request.body as Fields | undefined) ?? {};
 }
 
+/** A console page; its links, forms and script are written as the routes match them (withPublicPaths). */
 function send(reply: FastifyReply, shell: Shell, body: string): FastifyReply {
-  return securePage(reply).send(page(shell, body));
+  return securePage(reply).send(withPublicPaths(reply, page(shell, body)));
 }
 
+/** A 303 to a console path, at its public path (under PUBLIC_BASE_URL's). */
 function redirect(reply: FastifyReply, location: string): FastifyReply {
-  return reply.header('cache-control', 'no-store').redirect(location, 303);
+  return reply.header('cache-control', 'no-store').redirect(publicPath(reply, location), 303);
 }
 
 function problem(title: string, message: string, requestId: string): string {

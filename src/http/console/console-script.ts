@@ -7,21 +7,27 @@ import { BACKGROUND_HEADER } from './session.ts';
  * diary in place: no reload, the scroll position and focus elsewhere kept. Once a minute it
  * does so anyway, which moves the current-time line. Everything works without it but the live updates.
  * Its requests are not activity (session.ts): a diary left open still signs out after 30 idle minutes.
+ * `prefix` is PUBLIC_BASE_URL's path (public-base-url.ts publicPathPrefix): the addresses it asks for
+ * are under it, and the place to come back to after signing in is the page's path without it, as the
+ * console's routes match it (session.ts safeNext).
  */
-export const CONSOLE_SCRIPT = `'use strict';
+export function consoleScript(prefix: string): string {
+  return `'use strict';
 (function () {
+  var BASE = ${JSON.stringify(prefix)};
   var POLL_MS = 4000;
   var lastSwap = Date.now();
   function diary() { return document.getElementById('diary'); }
   function poll() {
     var d = diary();
     if (!d) return;
-    var url = '/console/diary/stamp?location=' + encodeURIComponent(d.getAttribute('data-location'));
+    var url = BASE + '/console/diary/stamp?location=' + encodeURIComponent(d.getAttribute('data-location'));
     fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json', '${BACKGROUND_HEADER}': '1' } })
       .then(function (r) {
         // The session ended (30 idle minutes, or signed out elsewhere): say so on the sign-in page.
         if (r.status === 401) {
-          location.assign('/console/sign-in?expired=1&next=' + encodeURIComponent(location.pathname + location.search));
+          var path = location.pathname.indexOf(BASE + '/') === 0 ? location.pathname.slice(BASE.length) : location.pathname;
+          location.assign(BASE + '/console/sign-in?expired=1&next=' + encodeURIComponent(path + location.search));
           throw new Error('signed out');
         }
         return r.json();
@@ -51,3 +57,4 @@ export const CONSOLE_SCRIPT = `'use strict';
   else setTimeout(poll, POLL_MS);
 })();
 `;
+}

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import { type ConsoleSession, IDLE_TIMEOUT_MS, resumeSession } from '../../app/staff-account-service.ts';
 import { originOf } from '../pages/page-shell.ts';
-import { ownOrigins } from '../public-base-url.ts';
+import { ownOrigins, publicPath } from '../public-base-url.ts';
 
 /**
  * The console's session cookie and the checks every form post passes. The cookie is HttpOnly (no
@@ -46,16 +46,23 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
   return undefined;
 }
 
-/** The session's cookie, ending when the session would end unused (a new one's: IDLE_TIMEOUT_MS). */
+/**
+ * The session's cookie, ending when the session would end unused (a new one's: IDLE_TIMEOUT_MS). Its
+ * path is the console's public path (/console, or /booking/console under PUBLIC_BASE_URL
+ * https://example.com/booking): a browser sends it back only to addresses under that.
+ */
 export function setSessionCookie(reply: FastifyReply, token: string, maxAgeMs = IDLE_TIMEOUT_MS): void {
   replaceSessionCookie(
     reply,
-    `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.ceil(maxAgeMs / 1000)}`,
+    `${SESSION_COOKIE}=${token}; Path=${publicPath(reply, '/console')}; HttpOnly; Secure; SameSite=Lax; Max-Age=${Math.ceil(maxAgeMs / 1000)}`,
   );
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {
-  replaceSessionCookie(reply, `${SESSION_COOKIE}=; Path=/console; HttpOnly; Secure; SameSite=Lax; Max-Age=0`);
+  replaceSessionCookie(
+    reply,
+    `${SESSION_COOKIE}=; Path=${publicPath(reply, '/console')}; HttpOnly; Secure; SameSite=Lax; Max-Age=0`,
+  );
 }
 
 /** One Set-Cookie for the session per answer: sign-out's clearing replaces the renewal before it. */

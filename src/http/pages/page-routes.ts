@@ -6,7 +6,7 @@ import { AppError } from '../../domain/errors.ts';
 import { isFault, toAppError, withRetryAfter } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
-import { esc, noticeFor, pageDocument, type SendPage, securePage } from './page-shell.ts';
+import { esc, noticeFor, pageSender } from './page-shell.ts';
 import { plainWords } from './people-words.ts';
 import { publicBookingRoutes } from './public-page.ts';
 import { verifyRoutes } from './verify-page.ts';
@@ -20,9 +20,7 @@ import { publicWaitlistRoutes } from './waitlist-page.ts';
  * nothing else stands in front of them.
  */
 export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
-  const document = pageDocument(noticeFor(deps.payments));
-  const sendPage: SendPage = (reply, title, body, policy) =>
-    securePage(reply, policy).send(document(title, body));
+  const sendPage = pageSender(noticeFor(deps.payments));
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   return async (app) => {
     acceptPageFields(app, 4096);

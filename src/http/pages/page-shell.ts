@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import { formatUtc } from '../../domain/time-format.ts';
-import { ownOrigins } from '../public-base-url.ts';
+import { ownOrigins, publicPath, publicPathPrefix } from '../public-base-url.ts';
 
 /**
  * What every server-rendered page shares (the local checkout, the booking pages, the console): the
@@ -46,12 +46,29 @@ export function originOf(url: string | undefined): string | undefined {
   }
 }
 
+/** A 303 to `url`: a path of this server's routes (sent as its public path) or a URL of its own. */
 export function redirect(reply: FastifyReply, url: string): FastifyReply {
   // no-referrer: the checkout URL (the capability) must not leak to the shop's pages.
   return reply
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
-    .redirect(url, 303);
+    .redirect(publicPath(reply, url), 303);
+}
+
+/**
+ * A page's markup as a browser is to read it: every href, action and src naming a path of this server
+ * ('/p/acme/book') names its public path instead ('/booking/p/acme/book' under PUBLIC_BASE_URL
+ * https://example.com/booking), so the pages write their links and forms as the routes match them and
+ * nothing is missed. Only the markup's own attributes are met: every interpolated value goes through
+ * esc(), which leaves no '"' of its own, so ` href="` is always the page's.
+ */
+export function withPublicPaths(from: { server: FastifyInstance }, html: string): string {
+  const prefix = publicPathPrefix(from);
+  if (prefix === '') return html;
+  return html.replace(
+    /(\s(?:href|action|src)=")(?=\/(?![/\\]))/g,
+    (_m, opening: string) => `${opening}${esc(prefix)}`,
+  );
 }
 
 /** Sends a page of the shell: its title and body inside the document, with its policy's headers. */
@@ -61,6 +78,13 @@ export type SendPage = (
   body: string,
   policy?: PagePolicy,
 ) => FastifyReply;
+
+/** The SendPage of the customer's pages and the checkout's: the document with `notice`, its paths public. */
+export function pageSender(notice: string): SendPage {
+  const document = pageDocument(notice);
+  return (reply, title, body, policy) =>
+    securePage(reply, policy).send(withPublicPaths(reply, document(title, body)));
+}
 
 /** What a page's Content-Security-Policy allows beyond what every page does (inline style, forms here). */
 export interface PagePolicy {

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
 import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
@@ -19,11 +19,9 @@ import {
   type Formatter,
   formatter,
   noticeFor,
-  type PagePolicy,
-  pageDocument,
+  pageSender,
   redirect,
   refuseCrossSiteForm,
-  securePage,
 } from '../pages/page-shell.ts';
 
 /**
@@ -41,9 +39,7 @@ import {
  * pay or leave a checkout whose link it has seen.
  */
 export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): FastifyPluginAsyncZod {
-  const document = pageDocument(noticeFor(provider));
-  const sendPage = (reply: FastifyReply, title: string, body: string, policy?: PagePolicy) =>
-    securePage(reply, policy).send(document(title, body));
+  const sendPage = pageSender(noticeFor(provider));
   return async (app) => {
     // HTML forms post application/x-www-form-urlencoded; ours carry no fields.
     acceptPageFields(app, 1024);
