@@ -151,9 +151,11 @@ describe('busyTimes (ical.js)', () => {
   it('refuses a sparse or impossible rule in bounded time, not after minutes of ical.js looking', () => {
     for (const rule of ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', 'FREQ=SECONDLY;BYMONTH=12']) {
       const text = ics(...event('UID:x', 'DTSTART:20261101T000000Z', 'DURATION:PT1M', `RRULE:${rule}`));
-      const started = performance.now();
+      // CPU time, as the bound counts it: the wall clock also counts the machine's other work.
+      const started = process.cpuUsage();
       expect(() => busyTimes(text, WINDOW, 'UTC')).toThrow(BusyCalendarError);
-      expect(performance.now() - started).toBeLessThan(5_000);
+      const { user, system } = process.cpuUsage(started);
+      expect((user + system) / 1000).toBeLessThan(5_000);
     }
   });
 
