@@ -4,7 +4,7 @@ import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import { type MatchOptions, type MatchResult, matchByName } from './name-matching.ts';
 import { type SpeechLocale, speakPhone, speechLocaleFor } from './speech.ts';
 import { readSpokenStart } from './spoken-starts.ts';
-import { BadArgument, fail } from './tool-kit.ts';
+import { BadArgument, fail, failure } from './tool-kit.ts';
 
 /**
  * Turning what an agent passes (names as the caller said them, relative times, national phone
@@ -448,6 +448,34 @@ export async function callerContact(
     contact.email = normaliseEmail(said.email) ?? fail('bad_contact', { field: 'email' });
   }
   return contact;
+}
+
+/**
+ * The contact's phone and e-mail that no location would read, as BadArguments named `${prefix}phone`
+ * and `${prefix}email` in the words callerContact refuses them with: a phone that is a number in no
+ * country (international or national), an e-mail that is no address. For naming every bad argument
+ * of a call before the location is known (tool-arguments.ts); values that are not text are left out.
+ */
+export function contactFormProblems(said: unknown, prefix = ''): BadArgument[] {
+  if (typeof said !== 'object' || said === null) return [];
+  const { phone, email } = said as Record<string, unknown>;
+  const problems: BadArgument[] = [];
+  if (typeof phone === 'string' && phone.trim() !== '' && !readsAsPhoneAnywhere(phone.trim())) {
+    problems.push(new BadArgument(`${prefix}phone`, failure('bad_contact', { field: 'phone' }).hint));
+  }
+  if (typeof email === 'string' && email.trim() !== '' && normaliseEmail(email) === undefined) {
+    problems.push(new BadArgument(`${prefix}email`, failure('bad_contact', { field: 'email' }).hint));
+  }
+  return problems;
+}
+
+/** Whether the number is a phone number of some country (read as readPhone reads it). */
+function readsAsPhoneAnywhere(text: string): boolean {
+  if (text.startsWith('+') || text.startsWith('00')) {
+    return normalisePhone(text.replace(/^00/, '+')) !== undefined;
+  }
+  // A national number that reads in no country is refused at home and abroad alike (readPhone).
+  return getCountries().some((country) => normalisePhone(text, country) !== undefined);
 }
 
 /**

@@ -23,9 +23,20 @@ export type DateResolution =
       /** The part of the day, when one was said ("tomorrow morning"). */
       timeOfDay?: TimeOfDay;
     }
-  | { ok: false; reason: string };
+  | DateRefusal;
 
-type DayReading = { ok: true; date: string; days?: number } | { ok: false; reason: string };
+/**
+ * Words not read as a date, and what to ask instead. `onToday`: the refusal depends on the date today
+ * ("next weekend" could be either of two dates from today, "Monday 8 December" is not a Monday this
+ * year): read on another day the same words might be a date. Without it, no day reads them.
+ */
+export interface DateRefusal {
+  ok: false;
+  reason: string;
+  onToday?: true;
+}
+
+type DayReading = { ok: true; date: string; days?: number } | DateRefusal;
 
 const ACCEPTED_FORMS =
   'say a date as YYYY-MM-DD, today, tomorrow, a weekday, "the 8th", a day and month, or "next week"';
@@ -99,6 +110,24 @@ export function resolveSpokenDate(
 }
 
 export { LAST_CALENDAR_DATE };
+
+/** Any instant will do for `dateFormProblem`: its refusals do not depend on the date today. */
+const SOME_DAY = Date.UTC(2026, 0, 1);
+
+/**
+ * Why no day would read the words as a date (refusals that depend on today left out), in the words
+ * resolveSpokenDate refuses them with; undefined when some locale reads them on some day. For naming
+ * every bad argument of a call before the location, its zone and locale are known (tool-arguments.ts).
+ */
+export function dateFormProblem(text: string): string | undefined {
+  let problem: string | undefined;
+  for (const locale of ['en-GB', 'en-US'] as const) {
+    const reading = resolveSpokenDate(text, 'UTC', SOME_DAY, locale);
+    if (reading.ok || reading.onToday) return undefined;
+    problem ??= reading.reason;
+  }
+  return problem;
+}
 
 /**
  * The reading, if its date is one the engine can write (YYYY-MM-DD, up to 9999-12-31): "a week on
@@ -188,6 +217,7 @@ class DayReader {
           reason:
             `"next weekend" could be ${this.#say(saturday)} or ${this.#say(addDays(saturday, 7))}; ` +
             'ask the caller which and pass that date',
+          onToday: true,
         };
       }
     }
@@ -246,6 +276,7 @@ class DayReader {
     return {
       ok: false,
       reason: `${anchor} is ${this.#say(first.date)}, not ${this.#say(second.date)}; ask the caller which day they mean`,
+      onToday: true,
     };
   }
 
@@ -284,7 +315,9 @@ class DayReader {
     if (words.year !== undefined) {
       const date = calendarDate(words.year, words.month, words.day);
       if (date === undefined) return unreal(said);
-      return this.#nearest([date], words.weekday, said);
+      const reading = this.#nearest([date], words.weekday, said);
+      // With its year said, a date is on that weekday or not whatever the date today.
+      return reading.ok ? reading : { ok: false, reason: reading.reason };
     }
     const thisYear = Number(this.today.slice(0, 4));
     const occurrences: string[] = [];
@@ -325,6 +358,7 @@ class DayReader {
     return {
       ok: false,
       reason: `${this.#say(next)} is not a ${capitalised(WEEKDAYS[weekday]!)}; ask the caller which they mean`,
+      onToday: true,
     };
   }
 

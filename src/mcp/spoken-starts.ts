@@ -25,8 +25,11 @@ export interface StartContext {
 
 export type StartReading =
   | { ok: true; startsAt: string }
-  /** needsOpeningHours: an hour without am/pm that the opening hours (not given) might place. */
-  | { ok: false; reason: string; needsOpeningHours?: true };
+  /**
+   * needsOpeningHours: an hour without am/pm that the opening hours (not given) might place. `form`:
+   * no zone, locale, day or opening hours would read it (startFormProblem).
+   */
+  | { ok: false; reason: string; needsOpeningHours?: true; form?: true };
 
 const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
 const LOCAL_ISO = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(:00)?$/;
@@ -81,9 +84,9 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   if (local) return atWallTime(local[1]!, Number(local[2]) * 60 + Number(local[3]), {}, text, context);
 
   const phrase = clockWordsAsTimes(normalise(text).replace(SHARP, ''));
-  if (phrase.length > MAX_PHRASE) return { ok: false, reason: UNREADABLE };
+  if (phrase.length > MAX_PHRASE) return { ok: false, reason: UNREADABLE, form: true };
   let parts = splitSpoken(phrase);
-  if (!parts) return { ok: false, reason: UNREADABLE };
+  if (!parts) return { ok: false, reason: UNREADABLE, form: true };
   let day = resolveDay(parts.dayWords, context);
   if (parts.zoneWord !== undefined && !namesAZone(parts.zoneWord, zone)) {
     // Not a zone: the word belongs to the day ("3pm today", "3pm march 3"), as before zones were read;
@@ -93,10 +96,16 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
     if (plain && plainDay?.ok) [parts, day] = [plain, plainDay];
   }
   const { which, clock, zoneWord } = parts;
-  if (!day.ok) return day;
-  if (day.days !== undefined) return { ok: false, reason: 'name one day for the start, not a span of days' };
+  if (!day.ok) {
+    // Words that read as no date on any day, with no zone word that another zone might have taken.
+    const form = !day.onToday && zoneWord === undefined;
+    return { ok: false, reason: day.reason, ...(form && { form: true }) };
+  }
+  if (day.days !== undefined) {
+    return { ok: false, reason: 'name one day for the start, not a span of days', form: true };
+  }
   const time = parseSpokenTime(clock);
-  if (!time) return { ok: false, reason: UNREADABLE };
+  if (!time) return { ok: false, reason: UNREADABLE, form: true };
   const localDay = zoneCalendar(zone).day(day.date);
   // A time said on another zone's clock ("3 pm EST") is not placed in the location's opening hours.
   const ownClock = zoneWord === undefined || namesOfDay(localDay, zone).has(zoneWord);
@@ -111,6 +120,24 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
       : { ok: false, reason };
   }
   return atWallTime(day.date, placed.minute, { which, zoneWord }, text, context);
+}
+
+/** Any instant will do for startFormProblem: the refusals it keeps do not depend on the date. */
+const SOME_DAY = Date.UTC(2026, 0, 1);
+
+/**
+ * Why no location would read the words as a start, in the words readSpokenStart refuses them with;
+ * undefined when some zone, locale, day or opening hours might. For naming every bad argument of a
+ * call before the location is known (tool-arguments.ts).
+ */
+export function startFormProblem(said: string): string | undefined {
+  let problem: string | undefined;
+  for (const locale of ['en-GB', 'en-US'] as const) {
+    const reading = readSpokenStart(said, { zone: 'UTC', locale, now: SOME_DAY });
+    if (reading.ok || !reading.form) return undefined;
+    problem ??= reading.reason;
+  }
+  return problem;
 }
 
 interface SpokenParts {

@@ -56,6 +56,29 @@ export function withoutNulls(args: unknown, plan: NullPlan): unknown {
 }
 
 /**
+ * The members of the arguments whose shape the schema takes, at any depth of nested objects (of a
+ * `client` lacking last_name, its phone and e-mail): what a tool can still read the meaning of when
+ * other members are refused, so that one answer names every bad argument (ToolSpec.formProblems).
+ */
+export function wellShaped(input: z.ZodRawShape, args: unknown): Record<string, unknown> {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    const field = input[name] as z.ZodType | undefined;
+    if (!field) continue;
+    if (field.safeParse(value).success) {
+      out[name] = value;
+      continue;
+    }
+    const inner = objectInside(field);
+    if (inner && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out[name] = wellShaped(inner.shape, value);
+    }
+  }
+  return out;
+}
+
+/**
  * Each bad argument, said once with its limit or form: "date is missing; expected: YYYY-MM-DD ...",
  * "limit is at most 20", "client needs last_name", "time_of_day is one of morning, afternoon, evening".
  */

@@ -3,8 +3,14 @@ import type { ApiKeyScope } from '../domain/api-key.ts';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
 import { resourceLinksOf } from './resource-links.ts';
-import { argumentProblems, nullPlanOf, withoutNulls } from './tool-arguments.ts';
-import { type ToolContext, type ToolResult, toolErrorResult, toolResult } from './tool-kit.ts';
+import { argumentProblems, nullPlanOf, wellShaped, withoutNulls } from './tool-arguments.ts';
+import {
+  type BadArgument,
+  type ToolContext,
+  type ToolResult,
+  toolErrorResult,
+  toolResult,
+} from './tool-kit.ts';
 import { type ToolDefinition, toolDefinition } from './tool-schemas.ts';
 import type { ToolSpec } from './tool-spec.ts';
 
@@ -79,7 +85,11 @@ export class ToolBox {
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
     const given = withoutNulls(args ?? {}, tool.nulls);
     const parsed = tool.input.safeParse(given);
-    if (!parsed.success) return toolErrorResult(argumentHint(tool.spec, parsed.error, given));
+    if (!parsed.success) {
+      // What the schema took is read too: a date that means nothing is named beside a limit passed.
+      const unread = tool.spec.formProblems?.(wellShaped(tool.spec.input, given)) ?? [];
+      return toolErrorResult(argumentHint(tool.spec, parsed.error, given, unread));
+    }
     const broken = Object.keys(parsed.data).find((param) => holdsLoneSurrogate(parsed.data[param]));
     if (broken !== undefined) {
       return toolErrorResult(
@@ -110,10 +120,20 @@ function holdsLoneSurrogate(value: unknown): boolean {
 
 /**
  * "Something in the request was not valid ... find_slots: date is missing; expected: YYYY-MM-DD ...",
- * and with more than one: "find_slots has 2 bad arguments: limit is at most 20. time_of_day is one of ..."
+ * and with more than one: "find_slots has 2 bad arguments: limit is at most 20. time_of_day is one of ...",
+ * the arguments the schema took but that mean nothing after those it refused, as the tool names them
+ * ("date: say a date as ...").
  */
-function argumentHint(tool: ToolSpec, error: z.ZodError, args: unknown): string {
-  const problems = argumentProblems(tool.input, error, args);
+function argumentHint(
+  tool: ToolSpec,
+  error: z.ZodError,
+  args: unknown,
+  unread: readonly BadArgument[],
+): string {
+  const problems = [
+    ...argumentProblems(tool.input, error, args),
+    ...unread.map((bad) => `${bad.param}: ${bad.message.replace(/\.$/, '')}`),
+  ];
   const said =
     problems.length === 1
       ? `${tool.name}: ${problems[0]}`

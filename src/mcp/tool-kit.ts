@@ -142,6 +142,15 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
   return read as T;
 }
 
+/**
+ * Throws the problems as one BadArgument (readAll's way), if there are any: for a reading that names
+ * several arguments at once (argument-forms.ts).
+ */
+export function throwAll(problems: readonly BadArgument[]): void {
+  const [first, ...more] = problems.flatMap((bad) => [bad, ...bad.more]);
+  if (first) throw new BadArgument(first.param, first.message, more);
+}
+
 /** A tool's output schema as tools/list gives it: its own payload, every member optional (absent when ok is false; ok itself is ANSWER_ENVELOPE's). */
 export function outputSchema<Shape extends z.ZodRawShape>(payload: Shape) {
   return z.object(payload).partial();

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FailureMember, ToolContext } from './tool-kit.ts';
+import type { BadArgument, FailureMember, ToolContext } from './tool-kit.ts';
 
 /**
  * Hints to a host about what a tool does (MCP's tool annotations), written here rather than imported
@@ -36,6 +36,13 @@ export interface ToolSpec<
    * and each answer lists there those that hold some.
    */
   callerSupplied?: readonly string[];
+  /**
+   * When the schema refuses some arguments: the problems of those it took (`given`, any of them
+   * absent, nested objects in part) that no location would read either (a date, a time, a start, a
+   * phone or an e-mail that means nothing), in the words `run` refuses them with, so that one answer
+   * names every bad argument (design.md 9.3). Run with no context: nothing is asked of the engine.
+   */
+  formProblems?(given: Readonly<Record<string, unknown>>): BadArgument[];
   run(args: z.infer<z.ZodObject<In>>, context: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }
 

@@ -134,6 +134,67 @@ describe('an argument error names every bad argument', () => {
     expect(text).toContain('latest: give a time of day such as "2:30pm" or "14:30".');
   });
 
+  it('names a date it cannot read beside a limit the schema refuses', async () => {
+    const text = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'someday',
+        earliest: 'after lunch',
+        limit: 50,
+      }),
+    );
+    expect(text).toContain('find_slots has 3 bad arguments: ');
+    expect(text).toContain('limit is at most 20');
+    expect(text).toMatch(/date: say a date as .*"next week"/);
+    expect(text).toContain('earliest: give a time of day such as "2:30pm" or "14:30"');
+  });
+
+  it('names a start, a phone and an e-mail it cannot read beside what the schema refuses', async () => {
+    const text = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: 'whenever suits',
+        client: { first_name: 'Sam', phone: '12', email: 'sam at nowhere' },
+      }),
+    );
+    expect(text).toContain('book has 4 bad arguments: ');
+    expect(text).toContain('client needs last_name');
+    expect(text).toContain('starts_at: give starts_at as find_slots returned it');
+    expect(text).toContain('client.phone: That phone number does not look complete');
+    expect(text).toContain('client.email: That e-mail address does not look right');
+    const waiting = errorText(
+      await demo.mcp.raw('join_waitlist', {
+        location: 'camden',
+        services: 'cut',
+        client: CALLER,
+        from_date: 'someday',
+        to_date: 'the 45th',
+        times: 'morning',
+      }),
+    );
+    expect(waiting).toContain('join_waitlist has 3 bad arguments: ');
+    expect(waiting).toMatch(/from_date: say a date as /);
+    expect(waiting).toContain('to_date: the 45th is not a real date');
+    const lookup = errorText(await demo.mcp.raw('lookup_client', { phone: '12', email: 7 }));
+    expect(lookup).toContain('lookup_client has 2 bad arguments: ');
+    expect(lookup).toContain('phone: That phone number does not look complete');
+  });
+
+  it('names a start and a phone it cannot read in one answer when the schema takes both', async () => {
+    const text = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: 'whenever suits',
+        client: { ...CALLER, phone: '12' },
+      }),
+    );
+    expect(text).toContain('starts_at: give starts_at as find_slots returned it');
+    expect(text).toContain('client.phone: That phone number does not look complete');
+  });
+
   it('says the form a number, a yes-or-no or a list takes when one is sent as something else', async () => {
     const slots = errorText(
       await demo.mcp.raw('find_slots', {

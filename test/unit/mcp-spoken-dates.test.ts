@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveSpokenDate } from '../../src/mcp/spoken-dates.ts';
+import { dateFormProblem, resolveSpokenDate } from '../../src/mcp/spoken-dates.ts';
 
 const REFUSED = {
   ok: false,
@@ -254,6 +254,7 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
     expect(london('Monday 8 December')).toEqual({
       ok: false,
       reason: 'Tuesday 8 December is not a Monday; ask the caller which they mean',
+      onToday: true,
     });
     expect(london('Friday 24 May 2027')).toEqual({
       ok: false,
@@ -263,6 +264,7 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
       ok: false,
       reason:
         'tomorrow is Tuesday 24 November, not Wednesday 25 November; ask the caller which day they mean',
+      onToday: true,
     });
   });
 
@@ -308,6 +310,7 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
       ok: false,
       reason:
         '"next weekend" could be Saturday 28 November or Saturday 5 December; ask the caller which and pass that date',
+      onToday: true,
     });
   });
 
@@ -392,5 +395,19 @@ describe('resolveSpokenDate on text no caller says', () => {
     expect(resolveSpokenDate(`${'a '.repeat(30_000)}morning`, 'Europe/London', LONDON_MONDAY)).toEqual(
       REFUSED,
     );
+  });
+});
+
+describe('dateFormProblem: words no day reads as a date', () => {
+  it('refuses them in the words resolveSpokenDate uses, and nothing that depends on today', () => {
+    expect(dateFormProblem('someday')).toMatch(/^say a date as YYYY-MM-DD/);
+    expect(dateFormProblem('the 45th')).toBe('the 45th is not a real date');
+    expect(dateFormProblem('31 June')).toBe('31 June is not a real date');
+    expect(dateFormProblem('tomorrow at 3pm')).toBe(
+      'give the day alone here; a time of day goes in earliest or latest',
+    );
+    for (const said of ['tomorrow', 'next weekend', 'Monday 8 December', '8/13', 'tuesday week']) {
+      expect(dateFormProblem(said), said).toBeUndefined();
+    }
   });
 });

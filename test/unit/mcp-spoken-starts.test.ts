@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DayHours } from '../../src/domain/availability/opening-hours.ts';
-import { readSpokenStart, type StartContext } from '../../src/mcp/spoken-starts.ts';
+import { readSpokenStart, type StartContext, startFormProblem } from '../../src/mcp/spoken-starts.ts';
 
 /** Monday 23 November 2026, 09:00 in London. */
 const MONDAY = Date.parse('2026-11-23T09:00:00Z');
@@ -262,6 +262,7 @@ describe('readSpokenStart', () => {
     expect(read('next week at 2pm')).toEqual({
       ok: false,
       reason: 'name one day for the start, not a span of days',
+      form: true,
     });
     expect(read('Tuesday 8 December')).toMatchObject({
       ok: false,
@@ -277,5 +278,16 @@ describe('readSpokenStart', () => {
       ok: false,
       reason: 'Tuesday 8 December is not a Monday; ask the caller which they mean',
     });
+  });
+});
+
+describe('startFormProblem: words no location reads as a start', () => {
+  it('refuses them in the words readSpokenStart uses, and nothing a location might read', () => {
+    expect(startFormProblem('whenever suits')).toMatch(/^give starts_at as find_slots returned it/);
+    expect(startFormProblem('next week at 2pm')).toBe('name one day for the start, not a span of days');
+    expect(startFormProblem('the 45th at 2pm')).toBe('the 45th is not a real date');
+    for (const said of ['tomorrow at 2:30', 'Monday 8 December at 2 pm', '2026-11-24T14:30', '3pm EST']) {
+      expect(startFormProblem(said), said).toBeUndefined();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { localDateAt } from '../../domain/time-format.ts';
+import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, Client, Usual } from '../booking-api.ts';
 import {
   BOOKING_CALLER_TEXT,
@@ -127,6 +128,7 @@ export const lookupClientTool = defineTool({
     spoken: z.string(),
   },
   annotations: READ_ONLY,
+  formProblems: (given) => contactForms(given, false),
   callerSupplied: [
     ...callerTextAt('client', CLIENT_CALLER_TEXT),
     ...callerTextAt('upcoming_bookings[]', BOOKING_CALLER_TEXT),
@@ -177,6 +179,7 @@ export const registerClientTool = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   callerSupplied: callerTextAt('client', CLIENT_CALLER_TEXT),
+  formProblems: (given) => contactForms(given, false),
   async run(args, { api }) {
     const { client, created } = await register(api, args, args.marketing_consent);
     const mismatch = !created && !sameName(args, client);

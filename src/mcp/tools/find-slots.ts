@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
+import { dateForms, timeForms } from '../argument-forms.ts';
 import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
 import { speakWorkplaces } from '../refusals.ts';
 import { zoneCalendar } from '../repeated-times.ts';
@@ -69,6 +70,7 @@ export const findSlotsTool = defineTool({
   },
   annotations: READ_ONLY,
   failureMembers: ['choices', 'alternatives', 'reason'],
+  formProblems: (given) => [...dateForms(given, 'date'), ...timeForms(given)],
   async run(args, { api }) {
     const now = api.now();
     const place = await resolveLocation(api, args.location);
