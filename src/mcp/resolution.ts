@@ -145,7 +145,7 @@ export async function resolveServices(
       if (match.kind !== 'match' || (match.fit !== 'exact' && match.fit !== 'id')) {
         await failIfServiceElsewhere(api, place, name, match);
       }
-      const service = settleService(name, match, place);
+      const service = settleService(name, match, place, all);
       if (!services.some((s) => s.id === service.id)) services.push(service);
     }
   }
@@ -221,10 +221,19 @@ async function failIfServiceElsewhere(
   );
 }
 
-function settleService(said: string, match: MatchResult<Service>, place: Place): Service {
+function settleService(
+  said: string,
+  match: MatchResult<Service>,
+  place: Place,
+  offered: readonly Service[],
+): Service {
   if (match.kind === 'none') {
     const names = match.closest.map((s) => s.name);
-    if (names.length === 0) fail('unknown_service', { said, location: place.location.name });
+    if (names.length === 0) {
+      // Nothing close (a name of filler words alone, "the"): some of what it offers, to choose from.
+      const some = offered.filter((s) => s.online_bookable).slice(0, MAX_CHOICES);
+      fail('unknown_service', { said, location: place.location.name }, { choices: some.map((s) => s.name) });
+    }
     fail('unknown_service_choices', { said, location: place.location.name, names }, { choices: names });
   }
   if (match.kind === 'ambiguous') {
@@ -272,7 +281,10 @@ export async function resolveStaff(
   }
   if (here.kind === 'none') {
     const names = team.map((s) => s.name);
-    fail('unknown_staff', { said, names }, { choices: here.closest.map((s) => s.name) });
+    // Nothing close (a name of filler words alone, "a"): those here who do the services, else the team.
+    const offered =
+      here.closest.length > 0 ? here.closest : team.some(delivers) ? team.filter(delivers) : team;
+    fail('unknown_staff', { said, names }, { choices: offered.slice(0, MAX_CHOICES).map((s) => s.name) });
   }
   if (here.kind === 'ambiguous') {
     askWhich(

@@ -148,6 +148,19 @@ describe.each<Era>(['legacy', 'modern'])('matching names through the MCP client 
     expect([...result.choices].sort()).toEqual(['Amara Okafor', 'Ben Carter']);
   });
 
+  it('offers choices for a name of nothing but filler words', async () => {
+    // "a" is dropped as a filler word: nothing is left to match, and the team is offered instead.
+    const staff = await slots({ services: 'cut', staff: 'a' });
+    expect(staff).toMatchObject({ ok: false, code: 'not_found' });
+    expect([...staff.choices].sort()).toEqual(['Amara Okafor', 'Ben Carter']);
+    // Only those who do the services asked for.
+    const colour = await slots({ services: 'colour', staff: 'a' });
+    expect(colour).toMatchObject({ ok: false, code: 'not_found', choices: ['Amara Okafor'] });
+    const service = await slots({ services: 'the' });
+    expect(service).toMatchObject({ ok: false, code: 'not_found' });
+    expect([...service.choices].sort()).toEqual(['Beard trim', 'Cut & blow-dry', 'Full colour']);
+  });
+
   it('books what it matched: "haircut" with "Amara Okafur"', async () => {
     const offered = await slots({ services: 'haircut', staff: 'Amara Okafur', time_of_day: 'afternoon' });
     const booked = await mcp.call('book', {
