@@ -107,6 +107,10 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
       `N H C dash ${code.split('').join(' ')}`,
       code,
       `nhc${code.toLowerCase()}`,
+      // A hyphen where the caller paused, not after the prefix.
+      `${code.slice(0, 3)}-${code.slice(3)}`,
+      `NHC-${code.slice(0, 3)}-${code.slice(3)}`,
+      `n h c dash ${code.slice(0, 3).split('').join(' ')} dash ${code.slice(3).split('').join(' ')}`,
     ]) {
       const read = await mcp.call('get_booking', { reference: said });
       expect(read.booking.reference, said).toBe(reference);

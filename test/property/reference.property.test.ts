@@ -30,6 +30,10 @@ const RENDERINGS: Record<string, Rendering> = {
   'the code alone': (_p, c) => c,
   'the code alone, letter by letter': (_p, c) => spelled(c.toLowerCase()),
   'spaces around the hyphen': (p, c) => `  ${p} - ${c} `,
+  'a hyphen inside the code': (p, c) => `${p}-${c.slice(0, 3)}-${c.slice(3)}`,
+  'the code alone, a hyphen inside it': (_p, c) => `${c.slice(0, 3)}-${c.slice(3)}`,
+  'a hyphen inside the code and none after the prefix': (p, c) => `${p}${c.slice(0, 2)}-${c.slice(2)}`,
+  '"dash" twice': (p, c) => `${spelled(p)} dash ${spelled(c.slice(0, 3))} dash ${spelled(c.slice(3))}`,
 };
 
 describe('readReference', () => {

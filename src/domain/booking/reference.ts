@@ -61,23 +61,19 @@ const SPOKEN_CHARACTERS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * A reference as a caller says it or a person types it: any case, spaces anywhere, the hyphen or the
- * word "dash" or neither ("nhc 2dsdkb", "N H C dash 2 D S D K B", "NHC2DSDKB"), digits as words and
- * NATO letters ("two d s delta k b", SPOKEN_CHARACTERS), with or without the
- * prefix ("2DSDKB"). The code is always the last REFERENCE_LENGTH characters, so the prefix is
- * whatever comes before them; null when nothing does (the organisation's own prefix is meant).
+ * A reference as a caller says it or a person types it: any case, spaces anywhere, hyphens or the
+ * word "dash" anywhere or nowhere ("nhc 2dsdkb", "N H C dash 2 D S D K B", "NHC2DSDKB", "2DS-DKB",
+ * where the caller paused), digits as words and NATO letters ("two d s delta k b",
+ * SPOKEN_CHARACTERS), with or without the prefix ("2DSDKB"). All of them are dropped: the code is
+ * always the last REFERENCE_LENGTH characters, so the prefix is whatever comes before them; null when
+ * nothing does (the organisation's own prefix is meant).
  */
 export function readReference(input: string): { prefix: string | null; code: string } {
   const compact = input
     .toUpperCase()
     .replace(/\b[A-Z]{3,8}\b/g, (word) => SPOKEN_CHARACTERS.get(word) ?? word)
-    .replace(/\bDASH\b/g, '-')
-    .replace(/[^A-Z0-9-]/g, '');
-  const hyphen = compact.lastIndexOf('-');
-  if (hyphen >= 0) {
-    const prefix = compact.slice(0, hyphen).replaceAll('-', '');
-    return { prefix: prefix === '' ? null : prefix, code: compact.slice(hyphen + 1) };
-  }
+    .replace(/\bDASH\b/g, '')
+    .replace(/[^A-Z0-9]/g, '');
   if (compact.length <= REFERENCE_LENGTH) return { prefix: null, code: compact };
   return { prefix: compact.slice(0, -REFERENCE_LENGTH), code: compact.slice(-REFERENCE_LENGTH) };
 }
