@@ -67,7 +67,8 @@ export function readTimeArguments(
 
 /**
  * The window of starts, the times placed inside the opening hours `open`; a time that is open both
- * in the morning and in the evening is a BadArgument whose hint has the agent ask which.
+ * in the morning and in the evening is a BadArgument whose hint has the agent ask which, and so is a
+ * latest start before the earliest.
  */
 export function minutesWindow(
   args: TimeArguments,
@@ -90,6 +91,14 @@ export function minutesWindow(
   // "Until midnight" runs to the end of the day: as the latest start, 00:00 is the day's last
   // minute, not its first (which would leave nothing to find).
   const until = to === undefined || to === 0 ? 1439 : to;
+  // Crossed, nothing could be found: the agent swapped them or misheard one, and should know it.
+  if (from !== undefined && to !== undefined && until < from) {
+    const [earliest, latest] = [speakClock(from, locale), speakClock(to, locale)];
+    throw new BadArgument(
+      'earliest and latest',
+      `latest (${latest}) is before earliest (${earliest}); latest is the last start wanted, so ask the caller which times they mean.`,
+    );
+  }
   return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, until) };
 }
 

@@ -176,6 +176,35 @@ describe('find_slots reads earliest and latest inside opening hours', () => {
     expect(result).toMatchObject({ ok: false, code: 'no_slots' });
     expect(result.hint).toMatch(/^Nothing is free tomorrow, Tuesday 24 November from 1 pm until 1:45 pm;/);
   });
+
+  it('refuses a latest start before the earliest, naming both', async () => {
+    const crossed = errorText(
+      await london.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'tomorrow',
+        earliest: '3pm',
+        latest: '1pm',
+      }),
+    );
+    expect(crossed).toMatch(
+      /^Something in the request was not valid.* earliest and latest: latest \(1 pm\) is before earliest \(3 pm\); /,
+    );
+    // Placed inside the opening hours first: "3" and "1" are 3 pm and 1 pm.
+    const placed = errorText(
+      await london.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'tomorrow',
+        earliest: '3',
+        latest: '1',
+      }),
+    );
+    expect(placed).toContain('latest (1 pm) is before earliest (3 pm)');
+    // The same time for both is one start, not a mistake.
+    const one = await camden({ date: 'tomorrow', earliest: '3pm', latest: '3pm' });
+    expect(one.slots.map((s: { starts_at: string }) => s.starts_at)).toEqual(['2026-11-24T15:00:00+00:00']);
+  });
 });
 
 describe('book and reschedule take a slot as the tools said it', () => {
