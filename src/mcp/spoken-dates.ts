@@ -62,9 +62,16 @@ const TIME_IN_DATE = 'give the day alone here; a time of day goes in earliest or
 /** "2pm", "14:30", "noon", "at 2": a time of day, which a date does not take. */
 const CLOCK_TIME = /\d ?[ap]\.? ?m\b|\d:\d\d|\b(?:noon|midday|midnight)\b|\bat \d/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const PART_OF_DAY = /^(.*?) ?(?:(?:in|during) the |this )?(morning|afternoon|evening|night)$/;
-/** "tuesday week", "a week on tuesday", "a week today", "tomorrow week": a week after that day. */
-const WEEK_AFTER = [/^a week (?:on |from |after )?(.+)$/, /^(.+) week$/];
+/** A part of the day as a word of its own: "fortnight" does not end in the night. */
+const PART_OF_DAY = /^(?:(.*?) )??(?:(?:in|during) the |this )?(morning|afternoon|evening|night)$/;
+/**
+ * "tuesday week", "a week on tuesday", "a week today", "tomorrow week": a week after that day; the same
+ * with "fortnight" ("monday fortnight", "a fortnight today"), two weeks after it.
+ */
+const WEEKS_AFTER = [/^an? (week|fortnight) (?:on |from |after )?(.+)$/, /^(.+) (week|fortnight)$/];
+const DAYS_IN = { week: 7, fortnight: 14 } as const;
+/** "this coming tuesday", "coming friday": the next one after today, never today. */
+const COMING = /^(?:this )?coming ([a-z]+)$/;
 /** "today, Tuesday 24 November", as the tools say it: both halves must name the same day. */
 const ANCHORED = /^(today|tomorrow) (.+)$/;
 /** "the 8th", "8th", "the 8": a day of the month; a bare "8" could be anything. */
@@ -82,7 +89,9 @@ const MONTH_NAME =
  * - a weekday alone or after "this" is the next one from today, today included; "next" skips today;
  * - a day and month without a year is the first such date not before today; with a weekday, the
  *   nearest such date on that weekday, the last one before today included, else not ok;
- * - "the 8th" is the next 8th from today; "Tuesday week" and "a week on Tuesday" a week after Tuesday;
+ * - "this coming Tuesday" is the next one after today (today never);
+ * - "the 8th" is the next 8th from today; "Tuesday week" and "a week on Tuesday" a week after Tuesday,
+ *   "Tuesday fortnight" and "a fortnight today" two weeks after that day;
  * - "this week" is today to Sunday, "next week" the seven days from next Monday, "the weekend" the
  *   coming Saturday and Sunday (days says how many);
  * - a trailing part of the day ("tomorrow morning", "tonight") is returned as timeOfDay.
@@ -102,7 +111,7 @@ export function resolveSpokenDate(
   if (phrase === 'tonight') return { ok: true, date: reader.today, timeOfDay: 'evening' };
   const part = PART_OF_DAY.exec(phrase);
   if (part) {
-    const reading = onTheCalendar(reader.span(part[1] === '' ? 'today' : part[1]!, text), text);
+    const reading = onTheCalendar(reader.span(part[1] ?? 'today', text), text);
     const timeOfDay = part[2] === 'night' ? 'evening' : (part[2] as TimeOfDay);
     return reading.ok ? { ...reading, timeOfDay } : reading;
   }
@@ -239,12 +248,16 @@ class DayReader {
         return { ok: true, date: addDays(this.today, 2) };
     }
 
-    for (const form of WEEK_AFTER) {
-      const inner = form.exec(phrase)?.[1];
-      if (inner === undefined) continue;
+    for (const [index, form] of WEEKS_AFTER.entries()) {
+      const found = form.exec(phrase);
+      if (!found) continue;
+      const [inner, span] = index === 0 ? [found[2]!, found[1]!] : [found[1]!, found[2]!];
       const reading = this.day(inner, said);
-      if (reading.ok) return { ok: true, date: addDays(reading.date, 7) };
+      if (reading.ok) return { ok: true, date: addDays(reading.date, DAYS_IN[span as keyof typeof DAYS_IN]) };
     }
+
+    const coming = WEEKDAY_WORDS.get(COMING.exec(phrase)?.[1] ?? '');
+    if (coming !== undefined) return { ok: true, date: onOrAfter(addDays(this.today, 1), coming) };
 
     const anchored = ANCHORED.exec(phrase);
     if (anchored) return this.#anchored(anchored[1]!, anchored[2]!, said);

@@ -147,6 +147,14 @@ describe('find_slots reads dates as callers say them', () => {
   });
 });
 
+describe('find_slots reads British date phrases', () => {
+  it('takes "this coming Tuesday", "Monday fortnight" and "a fortnight today"', async () => {
+    expect(dates(await camden({ date: 'this coming Tuesday' }))).toEqual(['2026-11-24']);
+    expect(dates(await camden({ date: 'Monday fortnight' }))).toEqual(['2026-12-07']);
+    expect(dates(await camden({ date: 'a fortnight today' }))).toEqual(['2026-12-07']);
+  });
+});
+
 describe('find_slots reads earliest and latest inside opening hours', () => {
   it('reads "2:30" at a salon open 9 to 6 as 2:30 pm', async () => {
     const result = await camden({ date: 'tomorrow', earliest: '2:30', latest: '3' });

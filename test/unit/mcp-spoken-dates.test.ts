@@ -294,6 +294,29 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
     expect(london('in 3 days')).toEqual({ ok: true, date: '2026-11-26' });
   });
 
+  it('reads a fortnight after a day: "Monday fortnight", "a fortnight today", "a fortnight on Friday"', () => {
+    // On a Monday, "Monday" is today: a fortnight on is two weeks from today, as "Monday week" is one.
+    expect(london('Monday fortnight')).toEqual({ ok: true, date: '2026-12-07' });
+    expect(london('tuesday fortnight')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('a fortnight today')).toEqual({ ok: true, date: '2026-12-07' });
+    expect(london('a fortnight tomorrow')).toEqual({ ok: true, date: '2026-12-08' });
+    expect(london('a fortnight on Friday')).toEqual({ ok: true, date: '2026-12-11' });
+    expect(london('a fortnight from today')).toEqual({ ok: true, date: '2026-12-07' });
+    expect(london('tomorrow fortnight')).toEqual({ ok: true, date: '2026-12-08' });
+  });
+
+  it('reads "this coming Tuesday" as the next Tuesday after today', () => {
+    expect(london('this coming Tuesday')).toEqual({ ok: true, date: '2026-11-24' });
+    expect(london('coming Friday')).toEqual({ ok: true, date: '2026-11-27' });
+    // Said on a Monday, "this coming Monday" is a week on, not today.
+    expect(london('this coming Monday')).toEqual({ ok: true, date: '2026-11-30' });
+    expect(london('this coming monday morning')).toEqual({
+      ok: true,
+      date: '2026-11-30',
+      timeOfDay: 'morning',
+    });
+  });
+
   it('reads spans of days: this week, next week, the week after next, the weekend', () => {
     expect(london('next week')).toEqual({ ok: true, date: '2026-11-30', days: 7 });
     expect(london('this week')).toEqual({ ok: true, date: '2026-11-23', days: 7 });
