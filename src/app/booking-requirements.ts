@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import { updateBooking, updateBookingIn } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { BookingsTable } from '../data/tables.ts';
-import { transition } from '../domain/booking/state-machine.ts';
+import { effectiveStatus, transition } from '../domain/booking/state-machine.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { announceChange } from './outbox-service.ts';
 import { bookEntryOfOffer } from './waitlist/offer-outcomes.ts';
@@ -49,7 +49,8 @@ export async function settleRequirement(
   const pending = JSON.parse(row.pending_requirements ?? '[]') as string[];
   const clock = { status: row.status, startsAt: row.starts_at, holdExpiresAt: row.hold_expires_at };
   const left = pending.filter((step) => step !== requirement);
-  const waiting = row.status === 'pending_confirmation' && left.length < pending.length;
+  // A hold that lapsed (its minutes ran out, or its appointment began) waits for nothing any more.
+  const waiting = effectiveStatus(clock, now) === 'pending_confirmation' && left.length < pending.length;
   const moved = waiting && left.length === 0 ? transition(clock, 'requirements_completed', now) : null;
   // A hold that lapsed meanwhile stays lapsed: what the step saved is kept, the booking is not revived.
   if (!waiting || (moved && !moved.ok)) {

@@ -17,7 +17,7 @@ import { bookingsAt } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { withSeriesHorizon } from '../domain/booking/series.ts';
-import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { effectiveStatus, holdEnd, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
@@ -289,7 +289,8 @@ export async function createBooking(
         : proofFirst
           ? location.policy.pendingConfirmationHoldMinutes
           : null;
-  const holdExpiresAt = holdMinutes === null ? null : now + holdMinutes * 60_000;
+  // Never past the start: a hold lapses when its appointment begins, whatever its minutes.
+  const holdExpiresAt = holdMinutes === null ? null : holdEnd(now, holdMinutes, slot.startsAt);
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
   const newRow = (reference: string): BookingsTable => ({

@@ -637,6 +637,26 @@ describe('review: a payment the booking no longer awaits goes back', () => {
     expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
   });
 
+  it('refunds a payment that arrives after the appointment started, its hold minutes not yet run out', async () => {
+    // Soho takes bookings 5 minutes ahead: a colour at 09:15 booked at 09:00 would be held until 09:30.
+    const soon = catalogue();
+    (soon.locations[0] as Record<string, unknown>).policy = { min_notice_minutes: 5 };
+    await start([soon]);
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, colourAtSoho(ids, { starts_at: '2026-11-23T09:15:00Z' }));
+    expect(response.statusCode, response.body).toBe(201);
+    const { reference, payment_url } = response.json().data;
+    const session = stripeSessionOf(new URL(payment_url).pathname.split('/')[2]);
+    expect((await bookingOf(reference)).hold_expires_at).toBe('2026-11-23T09:15:00Z');
+    t.clock.advance({ minutes: 20 });
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'pending' });
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
+  });
+
   it('refunds an online payment of a deposit staff already took at the desk', async () => {
     await start();
     const { reference, session } = await bookWithDeposit();

@@ -3,6 +3,7 @@ import {
   type BookingEvent,
   type BookingStatus,
   effectiveStatus,
+  holdEnd,
   TRANSITIONS,
   transition,
 } from '../../src/domain/booking/state-machine.ts';
@@ -33,14 +34,18 @@ const heldUntil = (status: BookingStatus) =>
     status === 'pending_payment' || status === 'pending_confirmation' ? start + 86_400_000 : null,
   );
 
-/** The whole table, written out: event -> statuses it may start from, the result, and when. */
+/**
+ * The whole table, written out: event -> statuses it may start from, the result, and when. A hold
+ * (held here a day past the start) lapses at the start all the same: it is confirmed before it or not
+ * at all.
+ */
 const EXPECTED: Record<
   BookingEvent,
   { from: BookingStatus[]; to: BookingStatus | 'same'; when: 'before' | 'after' | 'any' }
 > = {
-  deposit_paid: { from: ['pending_payment'], to: 'confirmed', when: 'any' },
-  requirements_completed: { from: ['pending_confirmation'], to: 'confirmed', when: 'any' },
-  hold_lapsed: { from: [], to: 'expired', when: 'any' },
+  deposit_paid: { from: ['pending_payment'], to: 'confirmed', when: 'before' },
+  requirements_completed: { from: ['pending_confirmation'], to: 'confirmed', when: 'before' },
+  hold_lapsed: { from: ['pending_payment', 'pending_confirmation'], to: 'expired', when: 'after' },
   cancel: { from: ['pending_payment', 'pending_confirmation', 'confirmed'], to: 'cancelled', when: 'before' },
   reschedule: { from: ['pending_payment', 'pending_confirmation', 'confirmed'], to: 'same', when: 'before' },
   check_out: { from: ['confirmed'], to: 'needs_checkout', when: 'after' },
@@ -90,5 +95,23 @@ describe('the booking state machine', () => {
       reason: 'the booking is expired',
     });
     expect(transition(lapsed, 'cancel', before)).toMatchObject({ ok: false });
+  });
+
+  it('treats a hold whose appointment has started as lapsed, whatever its stored expiry', () => {
+    for (const status of ['pending_payment', 'pending_confirmation'] as const) {
+      const held = booking(status, after);
+      expect(effectiveStatus(held, start - 1)).toBe(status);
+      expect(effectiveStatus(held, start)).toBe('expired');
+    }
+    expect(transition(booking('pending_payment', after), 'deposit_paid', start)).toMatchObject({
+      ok: false,
+      reason: 'the booking is expired',
+    });
+    expect(effectiveStatus(booking('confirmed'), after)).toBe('confirmed');
+  });
+
+  it('ends a new hold after its minutes, or at the start when that comes first', () => {
+    expect(holdEnd(before, 15, start)).toBe(before + 15 * 60_000);
+    expect(holdEnd(before, 90, start)).toBe(start);
   });
 });

@@ -3,6 +3,7 @@ import { expireHolds } from '../../data/hold-expiry.ts';
 import { endWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
 import { bookingTurn, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
+import { effectiveStatus } from '../../domain/booking/state-machine.ts';
 import { AppError } from '../../domain/errors.ts';
 import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
@@ -30,12 +31,18 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
     await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
     const hold = await trx
       .selectFrom('bookings')
-      .select('hold_expires_at')
+      .select(['status', 'starts_at', 'hold_expires_at'])
       .where('organisation_id', '=', target.organisationId)
       .where('id', '=', target.bookingId)
       .executeTakeFirst();
-    // A lapsed offer is gone (its time may be someone else's by now), whatever steps it had left.
-    if (!hold || (hold.hold_expires_at !== null && hold.hold_expires_at <= now)) return 'not_held';
+    // A lapsed offer is gone (its time may be someone else's by now, or has begun), whatever steps
+    // it had left.
+    const clock = hold && {
+      status: hold.status,
+      startsAt: hold.starts_at,
+      holdExpiresAt: hold.hold_expires_at,
+    };
+    if (!clock || effectiveStatus(clock, now) === 'expired') return 'not_held';
     // The last step confirms it, and its entry ends as booked there (offer-outcomes.ts).
     return settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
   });

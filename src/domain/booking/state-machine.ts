@@ -74,8 +74,8 @@ export type TransitionResult =
 
 /**
  * The status `booking` moves to on `event` at `now`, or why it cannot. A pending booking whose hold has
- * lapsed counts as expired even before the sweeper has written that (lazy expiry), so it can be neither
- * paid nor cancelled.
+ * lapsed (or whose start has come) counts as expired even before the sweeper has written that (lazy
+ * expiry), so it can be neither paid, confirmed nor cancelled.
  */
 export function transition(booking: BookingClock, event: BookingEvent, now: number): TransitionResult {
   const rule = TRANSITIONS[event];
@@ -98,12 +98,23 @@ export function transition(booking: BookingClock, event: BookingEvent, now: numb
   return { ok: true, from: status, to: rule.to ?? status };
 }
 
-/** The status as of `now`: a pending booking past its hold is expired, written or not. */
+/**
+ * The status as of `now`: a pending booking past its hold is expired, written or not. So is one whose
+ * appointment has started, whatever its hold said (one stored before holds ended at the start at the
+ * latest): a booking never becomes confirmed once its time has begun.
+ */
 export function effectiveStatus(booking: BookingClock, now: number): BookingStatus {
   const pending = booking.status === 'pending_payment' || booking.status === 'pending_confirmation';
-  return pending && booking.holdExpiresAt !== null && booking.holdExpiresAt <= now
-    ? 'expired'
-    : booking.status;
+  const lapsed = (booking.holdExpiresAt !== null && booking.holdExpiresAt <= now) || booking.startsAt <= now;
+  return pending && lapsed ? 'expired' : booking.status;
+}
+
+/**
+ * When a hold made at `now` for `holdMinutes` lapses: after those minutes, or at the appointment's
+ * start if that comes first (nothing is confirmed once it has begun).
+ */
+export function holdEnd(now: number, holdMinutes: number, startsAt: number): number {
+  return Math.min(now + holdMinutes * 60_000, startsAt);
 }
 
 export function isLive(booking: BookingClock, now: number): boolean {
