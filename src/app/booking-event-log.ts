@@ -1,6 +1,7 @@
 import { appendEvent, type BookingEvent } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { bookingEventType } from '../domain/webhooks.ts';
+import { endUnprovenEntryOfLapsedOffer } from './waitlist/offer-outcomes.ts';
 import { timeFreedBy } from './waitlist/rescans.ts';
 import { publishBookingEvent } from './webhooks/events.ts';
 
@@ -29,5 +30,7 @@ export async function logBookingEvent(
       options.catalogueVersion,
     );
   }
+  // The booking first, then its waitlist entry: the order every change to both keeps.
+  await endUnprovenEntryOfLapsedOffer(trx, event);
   await timeFreedBy(trx, event);
 }

@@ -62,6 +62,15 @@ export const PENDING = ['pending_payment', 'pending_confirmation'] as const;
 export type LogBookingEvent = (trx: Db, event: BookingEvent) => Promise<void>;
 
 /**
+ * Why a hold was expired, as its event's `details.reason` says: it lapsed (its time ran out, whoever
+ * noticed: the sweeper, a booking's lazy expiry, the waitlist worker, the payment provider), or the
+ * customer (or staff, removing a waitlist entry) let an offered time go before then.
+ */
+export const HOLD_LAPSED = 'hold lapsed';
+export const OFFER_LET_GO = 'offer let go';
+export type ExpiryReason = typeof HOLD_LAPSED | typeof OFFER_LET_GO;
+
+/**
  * Each booking is moved by a conditional update, and only the writer whose update changed the row
  * logs its event (`log`): another instance's sweeper may have got there first.
  */
@@ -71,6 +80,7 @@ export async function expireHolds(
   now: number,
   actor: string,
   log: LogBookingEvent,
+  reason: ExpiryReason = HOLD_LAPSED,
 ): Promise<number> {
   let expired = 0;
   for (const booking of lapsed) {
@@ -99,7 +109,7 @@ export async function expireHolds(
       to: 'expired',
       actor,
       at: now,
-      details: { reason: 'hold lapsed' },
+      details: { reason },
     });
   }
   return expired;

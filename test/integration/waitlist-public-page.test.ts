@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { deliver, messagesOf, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
-import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
+import {
+  bookAna,
+  bookAnaOnTuesday,
+  bookingPagePathOf,
+  TUESDAY,
+  waitlistPass,
+} from '../helpers/waitlist-fixtures.ts';
 
 /**
  * "Tell me if a time frees up" on the public booking page (design.md 9.4 under 9.1's rules), through
@@ -226,5 +233,59 @@ describe('the public page’s waitlist', () => {
     // The booking form shares the counter.
     const booking = await pagePost(t, `/p/${ORG}/book`, { starts_at: `${TUESDAY}T14:00:00Z` }, { address });
     expect(booking.statusCode).toBe(429);
+  });
+});
+
+describe('an entry from the public page ends with its offer’s lapse, whoever records it', () => {
+  /** A stranger waits for a Tuesday afternoon cut, and 14:00 frees: offered, its hold 15 minutes. */
+  async function offeredOnce() {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesday();
+    const joined = await joinOnPage({ email: 'jo@example.com' }, { times: ['afternoon'] });
+    expect(joined.statusCode, joined.body).toBe(200);
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(await pass()).toBe(1);
+    const [entry] = await entries();
+    expect(entry!.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    return { booked, entry: entry! };
+  }
+
+  /** Another time frees: an entry that ended is offered nothing. */
+  async function expectNoSecondOffer(booked: Map<string, string>, entryId: string) {
+    const ended = json(await t.request({ method: 'GET', url: `/v1/waitlist/${entryId}` })).data;
+    expect(ended).toMatchObject({ status: 'ended', offer: null });
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(0);
+  }
+
+  it('the hold sweeper', async () => {
+    const { booked, entry } = await offeredOnce();
+    t.clock.advance({ minutes: 16 });
+    // What `booking serve`'s sweeper runs every 30 seconds, here before the waitlist worker's pass.
+    expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBe(1);
+    await expectNoSecondOffer(booked, entry.id);
+  });
+
+  it('another booking of the same time, which writes the lapsed hold expired first', async () => {
+    const { booked, entry } = await offeredOnce();
+    t.clock.advance({ minutes: 16 });
+    const rebooked = await bookAna(t, `${TUESDAY}T14:00:00Z`);
+    expect(rebooked.statusCode, rebooked.body).toBe(201);
+    await expectNoSecondOffer(booked, entry.id);
+  });
+
+  it('but not "Not this time": the entry keeps waiting for another time', async () => {
+    const { booked, entry } = await offeredOnce();
+    const page = await bookingPagePathOf(t, entry.offer!.booking_reference);
+    const declined = await pagePost(t, `${page}/decline`);
+    expect(declined.statusCode, declined.body).toBe(303);
+    await pass();
+    const waiting = json(await t.request({ method: 'GET', url: `/v1/waitlist/${entry.id}` })).data;
+    expect(waiting).toMatchObject({ status: 'waiting', offer: null });
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(1);
+    // Offered again (not the 14:00 it let go: 14:15 now that 15:00 has freed too).
+    const [again] = await entries();
+    expect(again).toMatchObject({ status: 'waiting', offer: { starts_at: `${TUESDAY}T14:15:00Z` } });
   });
 });

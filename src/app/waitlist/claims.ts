@@ -1,5 +1,5 @@
 import type { Db } from '../../data/database.ts';
-import { expireHolds } from '../../data/hold-expiry.ts';
+import { expireHolds, OFFER_LET_GO } from '../../data/hold-expiry.ts';
 import { endWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
 import { bookingTurn, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
@@ -103,5 +103,6 @@ export async function releaseOffer(
     .where('id', '=', bookingId)
     .where('status', '=', 'pending_confirmation')
     .execute();
-  await expireHolds(trx, held, now, actor, logBookingEvent);
+  // Let go, not lapsed: an entry from the public page keeps waiting (offer-outcomes.ts).
+  await expireHolds(trx, held, now, actor, logBookingEvent, OFFER_LET_GO);
 }

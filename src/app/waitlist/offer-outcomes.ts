@@ -1,4 +1,6 @@
+import type { BookingEvent } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
+import { HOLD_LAPSED } from '../../data/hold-expiry.ts';
 import { endWaitlistEntry, findWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
 import { formatUtc } from '../../domain/time-format.ts';
 import { publishEvent } from '../webhooks/events.ts';
@@ -31,6 +33,34 @@ export async function bookEntryOfOffer(trx: Db, organisationId: string, bookingI
     staffId: offer.staff_id,
   };
   await publishWaitlistEvent(trx, 'waitlist.claimed', organisationId, entry, claimed, now);
+}
+
+/**
+ * A hold lapsed unanswered (booking-event-log.ts hears every expiry, whoever records it: the waitlist
+ * worker, the hold sweeper, another booking's lazy expiry): if it was a waitlist offer to an entry whose
+ * contact nobody has proven (made on the public page, design.md 9.1), that entry ends. Whoever typed
+ * someone else's phone or e-mail there gets that person one offer at most, not one for every time that
+ * frees up until the last date. An offer let go ("Not this time") keeps the entry waiting.
+ */
+export async function endUnprovenEntryOfLapsedOffer(trx: Db, event: BookingEvent): Promise<void> {
+  if (event.to !== 'expired' || event.details?.reason !== HOLD_LAPSED) return;
+  const unproven = await trx
+    .selectFrom('waitlist_offers as o')
+    .innerJoin('waitlist_entries as e', (join) =>
+      join.onRef('e.organisation_id', '=', 'o.organisation_id').onRef('e.id', '=', 'o.entry_id'),
+    )
+    .innerJoin('clients as c', (join) =>
+      join.onRef('c.organisation_id', '=', 'e.organisation_id').onRef('c.id', '=', 'e.client_id'),
+    )
+    .select('e.id')
+    .where('o.organisation_id', '=', event.organisationId)
+    .where('o.booking_id', '=', event.bookingId)
+    .where('e.status', '=', 'waiting')
+    .where('c.contact_proven', '=', 0)
+    .executeTakeFirst();
+  if (unproven) {
+    await endWaitlistEntry(trx, event.organisationId, unproven.id, { status: 'ended' }, event.at);
+  }
 }
 
 /** waitlist.offered and waitlist.claimed (design.md 9.2): the entry and the booking that holds its time. */

@@ -188,11 +188,8 @@ async function rescanOnNewDates(db: Db, now: number): Promise<void> {
 
 /**
  * Offers whose hold has lapsed are expired now rather than at the hold sweeper's next round: the next
- * entry should not wait for it. The expiry's event asks the rescan.
- *
- * An entry whose contact nobody has proven (made on the public page, design.md 9.1) ends when its
- * offer lapses unanswered: whoever typed someone else's phone or e-mail there gets that person one
- * offer at most, not one for every time that frees up until the last date.
+ * entry should not wait for it. The expiry's event asks the rescan, and ends an entry from the public
+ * page whose offer lapsed unanswered (offer-outcomes.ts: wherever the lapse is recorded).
  */
 async function expireLapsedOffers(db: Db, now: number): Promise<void> {
   const lapsed = await db
@@ -200,21 +197,12 @@ async function expireLapsedOffers(db: Db, now: number): Promise<void> {
     .innerJoin('bookings as b', (join) =>
       join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
     )
-    .innerJoin('clients as c', (join) =>
-      join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
-    )
-    .select(['b.id', 'b.organisation_id', 'b.status', 'o.entry_id', 'c.contact_proven'])
+    .select(['b.id', 'b.organisation_id', 'b.status'])
     .where('b.status', '=', 'pending_confirmation')
     .where('b.hold_expires_at', '<=', now)
     .execute();
   if (lapsed.length === 0) return;
-  // The bookings first, then the entries: the order a claim and a leave change them in.
-  await writeTransaction(db, async (trx) => {
-    await expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent);
-    for (const offer of lapsed.filter((o) => o.contact_proven === 0)) {
-      await endWaitlistEntry(trx, offer.organisation_id, offer.entry_id, { status: 'ended' }, now);
-    }
-  });
+  await writeTransaction(db, (trx) => expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent));
 }
 
 /** Offers the location's free times to its waiting entries, first come first served; how many. */
