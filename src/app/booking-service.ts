@@ -21,7 +21,7 @@ import { effectiveStatus, holdEnd, LIVE_STATUSES } from '../domain/booking/state
 import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
-import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
+import { claimedHoldMinutes, WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
@@ -291,6 +291,16 @@ export async function createBooking(
           : null;
   // Never past the start: a hold lapses when its appointment begins, whatever its minutes.
   const holdExpiresAt = holdMinutes === null ? null : holdEnd(now, holdMinutes, slot.startsAt);
+  // A waitlist offer's deposit is paid only once the time is claimed, and the claim holds it afresh
+  // for its steps (claims.ts): its checkout stays payable that long past the offer's last minute.
+  const checkoutUntil =
+    holdExpiresAt !== null && offer
+      ? holdEnd(
+          now,
+          location.policy.waitlistOfferMinutes + claimedHoldMinutes(location.policy, protectedHold),
+          slot.startsAt,
+        )
+      : holdExpiresAt;
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;
   const newRow = (reference: string): BookingsTable => ({
@@ -356,7 +366,7 @@ export async function createBooking(
   );
   // A deposit's checkout opened before this run (checkouts-opened-first.ts) names the booking's
   // reference and page: they are kept.
-  const opensCheckout = depositMinor !== null && holdExpiresAt !== null && linksBase !== null;
+  const opensCheckout = depositMinor !== null && checkoutUntil !== null && linksBase !== null;
   const planned = opensCheckout ? checkout.opener?.planned() : undefined;
   const page = newBookingPage(caller.organisationId, id, now, planned?.pageToken);
   const pageToken = page.token;
@@ -455,7 +465,7 @@ export async function createBooking(
       bookingReference: reference,
       amountMinor: depositMinor,
       currency: caller.currency,
-      expiresAt: holdExpiresAt,
+      expiresAt: checkoutUntil,
       createdAt: now,
       successUrl,
       cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
@@ -478,7 +488,7 @@ export async function createBooking(
           currency: caller.currency,
           success_url: input.successUrl ?? null,
           cancel_url: input.cancelUrl ?? null,
-          expires_at: holdExpiresAt,
+          expires_at: checkoutUntil,
           created_at: now,
           completed_at: null,
           provider_url: providerUrl,

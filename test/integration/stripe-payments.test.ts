@@ -967,6 +967,34 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     await expectStripeCheckout(hold.id, hold.reference);
   });
 
+  it('keeps a waitlist offer’s Stripe checkout payable for the deposit’s hold after a late claim', async () => {
+    await start();
+    expect(await offerFreedTimes(await colourFreedForDee())).toBe(1);
+    const hold = await onlyCheckout();
+    const session = stripeSessionOf(hold.id);
+    // Offered at 09:00 for 15 minutes; a claim then holds it 30 more for the deposit: 09:45 at most.
+    expect(session.expires_at).toBe(Date.parse('2026-11-23T09:45:00Z') / 1000);
+    const page = await t.database.db
+      .selectFrom('booking_pages as p')
+      .innerJoin('bookings as b', 'b.id', 'p.booking_id')
+      .select('p.token')
+      .where('b.reference', '=', hold.reference)
+      .executeTakeFirstOrThrow();
+    t.clock.advance({ minutes: 14 });
+    const claimed = await t.app.inject({
+      method: 'POST',
+      url: `/p/manage/${page.token}/claim`,
+      headers: { origin: 'http://localhost:80', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(claimed.statusCode, claimed.body).toBe(303);
+    expect((await bookingOf(hold.reference)).hold_expires_at).toBe('2026-11-23T09:44:00Z');
+    t.clock.advance({ minutes: 25 });
+    expect((await deliver(fake.pay(String(session.id)))).json().outcome).toBe('applied');
+    expect(await bookingOf(hold.reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    expect([...fake.refunds.values()]).toEqual([]);
+  });
+
   it('offers a waitlist entry its freed time at a later pass when Stripe could not be reached for the checkout', async () => {
     await start();
     const deps = await colourFreedForDee();

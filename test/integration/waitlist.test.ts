@@ -475,6 +475,34 @@ describe('the waitlist', () => {
     expect(await entry(id)).toMatchObject({ status: 'booked', offer: null });
   });
 
+  it('holds a claimed offer for its deposit as long as a deposit hold made at the claim', async () => {
+    const { offer } = await deeOfferedColour();
+    expect(offer.expires_at).toBe('2026-11-23T09:15:00Z');
+    const hold = () => t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` });
+    const page = await pageOf(offer.booking_reference);
+    // Claimed in the offer's 14th minute: Soho holds a deposit 30 minutes (pending_payment_hold_minutes).
+    t.clock.advance({ minutes: 14 });
+    const claimed = await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+    expect(claimed.statusCode, claimed.body).toBe(303);
+    expect(json(await hold()).data).toMatchObject({
+      status: 'pending_confirmation',
+      hold_expires_at: '2026-11-23T09:44:00Z',
+      pending_confirmation: { requirements: ['deposit'], expires_at: '2026-11-23T09:44:00Z' },
+    });
+    // Paid 20 minutes after the claim, past the offer's own expiry: the checkout takes it.
+    t.clock.advance({ minutes: 20 });
+    expect(await pass()).toBe(0);
+    const pay = await t.app.inject({ method: 'POST', url: `${page}/pay`, headers: FORM });
+    expect(pay.statusCode, pay.body).toBe(303);
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(pay.headers.location as string, 'http://localhost').pathname}/pay`,
+      headers: FORM,
+    });
+    expect(paid.statusCode, paid.body).toBe(303);
+    expect(json(await hold()).data).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
   it('does not let go an offer claimed meanwhile (a "not this time" read before the claim)', async () => {
     const { id, offer } = await deeOfferedColour();
     const page = await pageOf(offer.booking_reference);

@@ -1,11 +1,12 @@
 import type { Db } from '../../data/database.ts';
 import { expireHolds, OFFER_LET_GO } from '../../data/hold-expiry.ts';
+import { findLocationById } from '../../data/location-repository.ts';
 import { endWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
 import { bookingTurn, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
-import { effectiveStatus } from '../../domain/booking/state-machine.ts';
+import { effectiveStatus, holdEnd } from '../../domain/booking/state-machine.ts';
 import { AppError } from '../../domain/errors.ts';
-import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
+import { claimedHoldMinutes, WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
 import { type Settled, settleRequirement } from '../booking-requirements.ts';
 
@@ -31,7 +32,7 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
     await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
     const hold = await trx
       .selectFrom('bookings')
-      .select(['status', 'starts_at', 'hold_expires_at'])
+      .select(['status', 'starts_at', 'hold_expires_at', 'location_id', 'protection_applies'])
       .where('organisation_id', '=', target.organisationId)
       .where('id', '=', target.bookingId)
       .executeTakeFirst();
@@ -44,8 +45,49 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
     };
     if (!clock || effectiveStatus(clock, now) === 'expired') return 'not_held';
     // The last step confirms it, and its entry ends as booked there (offer-outcomes.ts).
-    return settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
+    const settled = await settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
+    if (settled === 'outstanding') await holdForSteps(trx, target, hold, now);
+    return settled;
   });
+}
+
+/**
+ * A claimed offer with steps left (its deposit, Booking Protection's card) is held for them as a hold
+ * made at the claim would be (claimedHoldMinutes), never past its start nor shorter than the offer's
+ * own hold: a claim in the offer's last minute does not leave a minute to pay. Its unpaid checkouts
+ * stay payable as long (an offer's checkout is opened to last that long already: booking-service.ts).
+ */
+async function holdForSteps(
+  trx: Db,
+  target: OfferTarget,
+  hold: {
+    starts_at: number;
+    hold_expires_at: number | null;
+    location_id: string;
+    protection_applies: number;
+  },
+  now: number,
+): Promise<void> {
+  const location = await findLocationById(trx, target.organisationId, hold.location_id);
+  if (!location) return;
+  const minutes = claimedHoldMinutes(location.policy, hold.protection_applies === 1);
+  const until = Math.max(hold.hold_expires_at ?? 0, holdEnd(now, minutes, hold.starts_at));
+  if (until === hold.hold_expires_at) return;
+  await trx
+    .updateTable('bookings')
+    .set({ hold_expires_at: until, updated_at: now })
+    .where('organisation_id', '=', target.organisationId)
+    .where('id', '=', target.bookingId)
+    .where('status', '=', 'pending_confirmation')
+    .execute();
+  await trx
+    .updateTable('checkout_sessions')
+    .set({ expires_at: until })
+    .where('organisation_id', '=', target.organisationId)
+    .where('booking_id', '=', target.bookingId)
+    .where('status', 'in', ['open', 'abandoned'])
+    .where('expires_at', '<', until)
+    .execute();
 }
 
 /**
