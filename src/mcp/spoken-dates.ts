@@ -70,6 +70,8 @@ const PART_OF_DAY = /^(?:(.*?) )??(?:(?:in|during) the |this )?(morning|afternoo
  */
 const WEEKS_AFTER = [/^an? (week|fortnight) (?:on |from |after )?(.+)$/, /^(.+) (week|fortnight)$/];
 const DAYS_IN = { week: 7, fortnight: 14 } as const;
+/** "tonight" as a word of a longer phrase ("a week tonight"): today, in the evening. */
+const TONIGHT = /\btonight\b/;
 /** "this coming tuesday", "coming friday": the next one after today, never today. */
 const COMING = /^(?:this )?coming ([a-z]+)$/;
 /** "today, Tuesday 24 November", as the tools say it: both halves must name the same day. */
@@ -114,6 +116,11 @@ export function resolveSpokenDate(
     const reading = onTheCalendar(reader.span(part[1] ?? 'today', text), text);
     const timeOfDay = part[2] === 'night' ? 'evening' : (part[2] as TimeOfDay);
     return reading.ok ? { ...reading, timeOfDay } : reading;
+  }
+  // "a week tonight", "tonight week": the day as of today, and its evening, as "tonight" alone is.
+  if (TONIGHT.test(phrase)) {
+    const reading = onTheCalendar(reader.span(phrase.replace(TONIGHT, 'today'), text), text);
+    return reading.ok ? { ...reading, timeOfDay: 'evening' } : reading;
   }
   return onTheCalendar(reader.span(phrase, text), text);
 }

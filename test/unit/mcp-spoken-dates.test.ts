@@ -305,6 +305,12 @@ describe('resolveSpokenDate: dates as callers and the tools say them', () => {
     expect(london('tomorrow fortnight')).toEqual({ ok: true, date: '2026-12-08' });
   });
 
+  it('keeps the evening of "a week tonight" and "a fortnight tonight", as of "tonight"', () => {
+    expect(london('a week tonight')).toEqual({ ok: true, date: '2026-11-30', timeOfDay: 'evening' });
+    expect(london('a fortnight tonight')).toEqual({ ok: true, date: '2026-12-07', timeOfDay: 'evening' });
+    expect(london('tonight week')).toEqual({ ok: true, date: '2026-11-30', timeOfDay: 'evening' });
+  });
+
   it('reads "this coming Tuesday" as the next Tuesday after today', () => {
     expect(london('this coming Tuesday')).toEqual({ ok: true, date: '2026-11-24' });
     expect(london('coming Friday')).toEqual({ ok: true, date: '2026-11-27' });
