@@ -177,6 +177,10 @@ export async function rescheduleInTransaction(
       starts_at: slot.startsAt,
       ends_at: slot.endsAt,
       blocked_until: blockedUntil,
+      // A hold still ends at its (new) start at the latest: nothing is confirmed once it has begun.
+      ...(booking.holdExpiresAt !== null && booking.holdExpiresAt > slot.startsAt
+        ? { hold_expires_at: slot.startsAt }
+        : {}),
       updated_at: now,
     }),
   );

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import {
@@ -190,5 +191,28 @@ describe('a hold stored with an expiry past its start lapses at the start', () =
     expect(entered.statusCode, entered.body).toBe(409);
     expect(entered.body).toContain('not confirmed in time');
     expect((await bookingOf(reference)).status).toBe('expired');
+  });
+});
+
+describe('a hold moved to an earlier start', () => {
+  it('ends at its new start at the latest, and the sweeper writes it expired then', async () => {
+    await start();
+    const { reference } = await colourWithDeposit(`${MONDAY}T11:00:00Z`);
+    expect((await bookingOf(reference)).hold_expires_at).toBe(`${MONDAY}T09:30:00Z`);
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: `${MONDAY}T09:15:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().data.hold_expires_at).toBe(`${MONDAY}T09:15:00Z`);
+    t.clock.advance({ minutes: 20 });
+    await expireLapsedHolds(t.database.db, t.clock.nowMs());
+    const stored = await t.database.db
+      .selectFrom('bookings')
+      .select('status')
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(stored.status).toBe('expired');
   });
 });
