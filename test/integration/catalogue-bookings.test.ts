@@ -96,6 +96,29 @@ async function snapshot(db: Db) {
 describe('importing existing bookings', () => {
   const temp = tempDatabasePerTest();
 
+  it('holds an imported pending booking until its start at the latest', async () => {
+    const catalogue = withBookings();
+    const pendingEntry = catalogue.bookings[1] as Json;
+    pendingEntry.starts_at = '2026-11-23T09:05';
+    await importCatalogue(temp.db, catalogue, NOW);
+    const pending = await bookingByStart(temp.db, '2026-11-23T09:05');
+    expect(pending).toMatchObject({ status: 'pending_confirmation', hold_expires_at: NOW + 5 * MINUTE });
+  });
+
+  it('ends a kept hold at the earlier start a re-import moves it to', async () => {
+    const catalogue = withBookings();
+    const pendingEntry = catalogue.bookings[1] as Json;
+    pendingEntry.reference = 'AC-DEF234';
+    await importCatalogue(temp.db, catalogue, NOW);
+    expect(await bookingByStart(temp.db, '2026-11-26T11:00')).toMatchObject({
+      hold_expires_at: NOW + 15 * MINUTE,
+    });
+    pendingEntry.starts_at = '2026-11-23T09:05';
+    await importCatalogue(temp.db, catalogue, NOW + MINUTE);
+    const moved = await bookingByStart(temp.db, '2026-11-23T09:05');
+    expect(moved).toMatchObject({ reference: 'AC-DEF234', hold_expires_at: NOW + 5 * MINUTE });
+  });
+
   it('writes rows, segments, snapshots, holds and events', async () => {
     const report = await importCatalogue(temp.db, withBookings(), NOW);
     expect(report.counts.bookings).toEqual({ created: 5, updated: 0, unchanged: 0 });

@@ -1,4 +1,5 @@
 import type { BookingServicesTable, BookingsTable } from '../../../data/tables.ts';
+import { holdEnd } from '../../../domain/booking/state-machine.ts';
 import type { BookingOutline } from '../format/booking-outline.ts';
 import {
   type Field,
@@ -9,8 +10,6 @@ import {
   type StoredBooking,
 } from './booking-entries.ts';
 import { flag, sameRows } from './write-support.ts';
-
-const MINUTE = 60_000;
 
 export type Column = keyof BookingsTable;
 const SCHEDULE_COLUMNS: readonly Column[] = [
@@ -95,7 +94,7 @@ export function wantedRow(
   const setup = applies ? entry.protection.setup_status : null;
   const hold =
     entry.status === 'pending_payment' || entry.status === 'pending_confirmation'
-      ? now + resolved.holdMinutes[entry.status] * MINUTE
+      ? holdEnd(now, resolved.holdMinutes[entry.status], outline.startsAt)
       : null;
   const row: BookingsTable = {
     id: planned.id,
@@ -196,6 +195,11 @@ export function plannedUpdate(
     }
     if (target[column] !== current[column]) changes[column] = target[column];
   }
+  // A kept hold moved to an earlier start ends there at the latest, as a rescheduled one does.
+  const startsAt = changes.starts_at === undefined ? current.starts_at : (changes.starts_at as number);
+  const hold =
+    'hold_expires_at' in changes ? (changes.hold_expires_at as number | null) : current.hold_expires_at;
+  if (hold !== null && hold > startsAt) changes.hold_expires_at = startsAt;
   const rescheduled = edited.some((field) => SCHEDULE_FIELDS.includes(field));
   const segmentsChanged = rescheduled && !sameRows(stored.segments, wanted.segments, SEGMENT_COLUMNS);
   if (Object.keys(changes).length === 0 && !segmentsChanged) return undefined;
