@@ -104,11 +104,15 @@ function sendsNoBody(request: FastifyRequest): boolean {
  * fastify-type-provider-zod) accepts none, or it is a REST operation that takes no body at all.
  */
 function bodyMayBeAbsent(request: FastifyRequest): boolean {
-  const schema = request.routeOptions.schema?.body as
-    | { safeParse?: (value: unknown) => { success: boolean } }
-    | undefined;
+  const schema = request.routeOptions.schema?.body;
   if (schema === undefined) return request.routeOptions.url?.startsWith('/v1/') === true;
-  return typeof schema.safeParse === 'function' && schema.safeParse(undefined).success;
+  return schemaTakesNoBody(schema);
+}
+
+/** Whether a route's body schema (zod, through fastify-type-provider-zod) takes a request without a body. */
+export function schemaTakesNoBody(schema: unknown): boolean {
+  const zod = schema as { safeParse?: (value: unknown) => { success: boolean } } | undefined;
+  return typeof zod?.safeParse === 'function' && zod.safeParse(undefined).success;
 }
 
 /**

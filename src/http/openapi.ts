@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { schemaTakesNoBody } from './json-body.ts';
 import { responseHeaders, responsesEveryOperationMayGive } from './openapi-responses.ts';
 import { webhookOperations } from './openapi-webhooks.ts';
 
@@ -38,7 +39,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
     },
     transform: (input) => {
       const { body, operationId } = (input.schema ?? {}) as { body?: unknown; operationId?: string };
-      if (operationId && acceptsNoBody(body)) optionalBodies.add(operationId);
+      if (operationId && schemaTakesNoBody(body)) optionalBodies.add(operationId);
       return jsonSchemaTransform(input);
     },
     transformObject: (input) =>
@@ -56,12 +57,6 @@ type OpenApiDocument = Partial<OpenAPIV3_1.Document>;
 type Operation = OpenAPIV3_1.OperationObject;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-/** Whether a route's body schema (zod) takes a request without a body. */
-function acceptsNoBody(schema: unknown): boolean {
-  const zod = schema as { safeParse?: (value: unknown) => { success: boolean } } | undefined;
-  return typeof zod?.safeParse === 'function' && zod.safeParse(undefined).success;
-}
 
 /**
  * Plain component schemas, the shared responses and headers, and both added to every operation; the
