@@ -16,6 +16,7 @@ import {
   pendingFee,
 } from '../domain/booking/change-policy.ts';
 import { seriesSpanDays, withSeriesHorizon } from '../domain/booking/series.ts';
+import { heldUntil } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
@@ -178,9 +179,7 @@ export async function rescheduleInTransaction(
       ends_at: slot.endsAt,
       blocked_until: blockedUntil,
       // A hold still ends at its (new) start at the latest: nothing is confirmed once it has begun.
-      ...(booking.holdExpiresAt !== null && booking.holdExpiresAt > slot.startsAt
-        ? { hold_expires_at: slot.startsAt }
-        : {}),
+      hold_expires_at: heldUntil(booking.holdExpiresAt, slot.startsAt),
       updated_at: now,
     }),
   );

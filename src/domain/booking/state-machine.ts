@@ -114,7 +114,12 @@ export function effectiveStatus(booking: BookingClock, now: number): BookingStat
  * start if that comes first (nothing is confirmed once it has begun).
  */
 export function holdEnd(now: number, holdMinutes: number, startsAt: number): number {
-  return Math.min(now + holdMinutes * 60_000, startsAt);
+  return heldUntil(now + holdMinutes * 60_000, startsAt);
+}
+
+/** A hold's expiry for an appointment starting at `startsAt`: never past it; null (no hold) stays null. */
+export function heldUntil<Expiry extends number | null>(expiry: Expiry, startsAt: number): Expiry {
+  return (expiry === null ? null : Math.min(expiry, startsAt)) as Expiry;
 }
 
 export function isLive(booking: BookingClock, now: number): boolean {

@@ -1,5 +1,5 @@
 import type { BookingServicesTable, BookingsTable } from '../../../data/tables.ts';
-import { holdEnd } from '../../../domain/booking/state-machine.ts';
+import { heldUntil, holdEnd } from '../../../domain/booking/state-machine.ts';
 import type { BookingOutline } from '../format/booking-outline.ts';
 import {
   type Field,
@@ -196,10 +196,11 @@ export function plannedUpdate(
     if (target[column] !== current[column]) changes[column] = target[column];
   }
   // A kept hold moved to an earlier start ends there at the latest, as a rescheduled one does.
-  const startsAt = changes.starts_at === undefined ? current.starts_at : (changes.starts_at as number);
-  const hold =
-    'hold_expires_at' in changes ? (changes.hold_expires_at as number | null) : current.hold_expires_at;
-  if (hold !== null && hold > startsAt) changes.hold_expires_at = startsAt;
+  const startsAt = (changes.starts_at ?? current.starts_at) as number;
+  const hold = ('hold_expires_at' in changes ? changes.hold_expires_at : current.hold_expires_at) as
+    | number
+    | null;
+  if (heldUntil(hold, startsAt) !== hold) changes.hold_expires_at = heldUntil(hold, startsAt);
   const rescheduled = edited.some((field) => SCHEDULE_FIELDS.includes(field));
   const segmentsChanged = rescheduled && !sameRows(stored.segments, wanted.segments, SEGMENT_COLUMNS);
   if (Object.keys(changes).length === 0 && !segmentsChanged) return undefined;
