@@ -2,7 +2,7 @@ import { contactFormProblems } from './resolution.ts';
 import { readTimeArguments } from './slot-window.ts';
 import { dateFormProblem } from './spoken-dates.ts';
 import { startFormProblem } from './spoken-starts.ts';
-import { BadArgument } from './tool-kit.ts';
+import { BadArgument, throwAll } from './tool-kit.ts';
 
 /**
  * The tools' ToolSpec.formProblems, from their parts: the arguments the schema took that no location
@@ -43,4 +43,16 @@ export function timeForms(given: Given): BadArgument[] {
 /** A phone or an e-mail that is none, at the top (lookup_client) or in `client` (book). */
 export function contactForms(given: Given, inClient: boolean): BadArgument[] {
   return inClient ? contactFormProblems(given.client, 'client.') : contactFormProblems(given);
+}
+
+/**
+ * For a tool's catch around reading its start or dates: a BadArgument there is thrown again with the
+ * problems of the `client`'s phone and e-mail beside it, so the agent hears of both at once (a bad
+ * contact alone is the conversational bad_contact answer, asked again later). Anything else passes on.
+ */
+export function alsoNamingContact(args: Given): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof BadArgument) throwAll([error, ...contactForms(args, true)]);
+    throw error;
+  };
 }

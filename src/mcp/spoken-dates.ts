@@ -2,6 +2,7 @@ import { addDays, LAST_CALENDAR_DATE, wallMidnightOf } from '../domain/availabil
 import { localDateAt } from '../domain/time-format.ts';
 import { type CalendarWords, readCalendarWords } from './calendar-words.ts';
 import { type SpeechLocale, speakDate, YEAR_SPOKEN_BEYOND_DAYS } from './speech.ts';
+import { refusedInEveryLocale } from './speech-locale.ts';
 import type { TimeOfDay } from './spoken-times.ts';
 
 /**
@@ -127,22 +128,16 @@ export function resolveSpokenDate(
 
 export { LAST_CALENDAR_DATE };
 
-/** Any instant will do for `dateFormProblem`: its refusals do not depend on the date today. */
-const SOME_DAY = Date.UTC(2026, 0, 1);
-
 /**
  * Why no day would read the words as a date (refusals that depend on today left out), in the words
  * resolveSpokenDate refuses them with; undefined when some locale reads them on some day. For naming
  * every bad argument of a call before the location, its zone and locale are known (tool-arguments.ts).
  */
 export function dateFormProblem(text: string): string | undefined {
-  let problem: string | undefined;
-  for (const locale of ['en-GB', 'en-US'] as const) {
-    const reading = resolveSpokenDate(text, 'UTC', SOME_DAY, locale);
-    if (reading.ok || reading.onToday) return undefined;
-    problem ??= reading.reason;
-  }
-  return problem;
+  return refusedInEveryLocale((locale, now) => {
+    const reading = resolveSpokenDate(text, 'UTC', now, locale);
+    return reading.ok || reading.onToday ? undefined : reading.reason;
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { LocalDay } from '../domain/availability/zone-calendar.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts';
 import { type SpeechLocale, speakClock } from './speech.ts';
+import { refusedInEveryLocale } from './speech-locale.ts';
 import { clockWordsAsTimes } from './spoken-clock-words.ts';
 import { MAX_PHRASE, normalise, resolveSpokenDate } from './spoken-dates.ts';
 import { openSpans, parseSpokenTime, readTimeInHours } from './spoken-times.ts';
@@ -122,22 +123,16 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   return atWallTime(day.date, placed.minute, { which, zoneWord }, text, context);
 }
 
-/** Any instant will do for startFormProblem: the refusals it keeps do not depend on the date. */
-const SOME_DAY = Date.UTC(2026, 0, 1);
-
 /**
  * Why no location would read the words as a start, in the words readSpokenStart refuses them with;
  * undefined when some zone, locale, day or opening hours might. For naming every bad argument of a
  * call before the location is known (tool-arguments.ts).
  */
 export function startFormProblem(said: string): string | undefined {
-  let problem: string | undefined;
-  for (const locale of ['en-GB', 'en-US'] as const) {
-    const reading = readSpokenStart(said, { zone: 'UTC', locale, now: SOME_DAY });
-    if (reading.ok || !reading.form) return undefined;
-    problem ??= reading.reason;
-  }
-  return problem;
+  return refusedInEveryLocale((locale, now) => {
+    const reading = readSpokenStart(said, { zone: 'UTC', locale, now });
+    return reading.ok || !reading.form ? undefined : reading.reason;
+  });
 }
 
 interface SpokenParts {

@@ -5,7 +5,7 @@ import { isTextable } from '../../app/phone-destinations.ts';
 import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
-import { contactForms, startForm } from '../argument-forms.ts';
+import { alsoNamingContact, contactForms, startForm } from '../argument-forms.ts';
 import {
   type Booking,
   type BookingApi,
@@ -25,7 +25,7 @@ import {
 } from '../resolution.ts';
 import { speakInstants, speakSeriesDates, weeksBetweenVisits } from '../series-words.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
-import { BadArgument, fail, isError, throwAll } from '../tool-kit.ts';
+import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
 import { feesSentence } from './booking-terms.ts';
@@ -107,11 +107,7 @@ export const bookTool = defineTool({
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const startsAt = await resolveStart(api, place, args.starts_at).catch((error: unknown) => {
-      // A contact that means nothing is named beside a start that does (alone, the caller is asked again below).
-      if (error instanceof BadArgument) throwAll([error, ...contactForms(args, true)]);
-      throw error;
-    });
+    const startsAt = await resolveStart(api, place, args.starts_at).catch(alsoNamingContact(args));
     const clientId = await clientForBooking(api, args, place.location.country);
     // A second booking of the same person at the same time is never what a caller wants (a retry
     // with a changed argument, another stylist named): book answers with the one they hold. Asked

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { TIMES_OF_DAY } from '../../domain/waitlist.ts';
-import { contactForms, dateForms } from '../argument-forms.ts';
+import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
 import { resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
 import { speakDate } from '../speech.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
-import { BadArgument, fail, isError, readAll, throwAll } from '../tool-kit.ts';
+import { BadArgument, fail, isError, readAll } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
@@ -45,15 +45,9 @@ export const joinWaitlistTool = defineTool({
       // "next week" as to_date waits until its last day.
       return name === 'to_date' && reading.days ? addDays(reading.date, reading.days - 1) : reading.date;
     };
-    let dates: [string, string];
-    try {
-      dates = readAll(read('from_date'), read('to_date'));
-    } catch (error) {
-      // A contact that means nothing is named beside dates that do (alone, the caller is asked again below).
-      if (error instanceof BadArgument) throwAll([error, ...contactForms(args, true)]);
-      throw error;
-    }
-    const [from, to] = dates;
+    const [from, to] = await Promise.resolve()
+      .then(() => readAll(read('from_date'), read('to_date')))
+      .catch(alsoNamingContact(args));
     const clientId = await clientForBooking(api, args, place.location.country);
     const entry = await api
       .joinWaitlist({
