@@ -49,7 +49,8 @@ const program = new Command('booking')
     'after',
     '\nConfiguration comes from the environment: DATABASE_URL (default sqlite:db/booking.sqlite), PORT, HOST,\n' +
       'TLS_CERT/TLS_KEY, TRUST_PROXY, ALLOWED_HOSTS, PUBLIC_BASE_URL, PAYMENT_PROVIDER, BOOKING_SECRET,\n' +
-      'LOG_LEVEL, SMTP_URL/MAIL_FROM, TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN/TWILIO_FROM/TWILIO_API_BASE. See README.md.',
+      'LOG_LEVEL, SMTP_URL/MAIL_FROM, TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN/TWILIO_FROM/TWILIO_API_BASE and\n' +
+      'more: .env.example lists every setting with its default, docs/operating.md says what each does.',
   );
 
 program

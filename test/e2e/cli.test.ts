@@ -75,6 +75,15 @@ describe('booking (the operator command)', () => {
     120_000,
   );
 
+  // docs/cli.md sends readers to Operating for configuration; the help's short list must too, since it
+  // names only the common settings (STRIPE_*, WEBHOOK_*, CALENDAR_*... are there alone).
+  it.skipIf(onPostgres)('says in its top-level help where every setting is described', () => {
+    const help = runCli(['--help'], fresh.env);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('docs/operating.md');
+    expect(help.stdout).toContain('.env.example');
+  });
+
   it('migrates, imports idempotently and manages keys', () => {
     expect(runCli(['migrate'], fresh.env)).toMatchObject({
       status: 0,
