@@ -42,6 +42,8 @@ interface SaidTime {
 /** The time arguments as said, read (or refused) before anything is searched. */
 export interface TimeArguments {
   part: TimeOfDay | undefined;
+  /** The argument the part of the day was said in: time_of_day, or the date ("tomorrow morning"). */
+  partSaidIn?: 'time_of_day' | 'date';
   earliest: SaidTime | undefined;
   latest: SaidTime | undefined;
 }
@@ -68,7 +70,8 @@ export function readTimeArguments(
 /**
  * The window of starts, the times placed inside the opening hours `open`; a time that is open both
  * in the morning and in the evening is a BadArgument whose hint has the agent ask which, and so is a
- * latest start before the earliest.
+ * latest start before the earliest, and an earliest start after the part of the day asked for or a
+ * latest start before it (nothing could be found: "nothing free" would mislead the caller).
  */
 export function minutesWindow(
   args: TimeArguments,
@@ -99,7 +102,33 @@ export function minutesWindow(
       `latest (${latest}) is before earliest (${earliest}); latest is the last start wanted, so ask the caller which times they mean.`,
     );
   }
+  if (args.part) outsidePart(args, from, to === undefined ? undefined : until, locale);
   return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, until) };
+}
+
+/** Throws when the earliest start is after the part of the day, or the latest before it. */
+function outsidePart(
+  args: TimeArguments,
+  from: number | undefined,
+  until: number | undefined,
+  locale: SpeechLocale,
+): void {
+  const part = args.part!;
+  const window = partOfDay(part);
+  const said = args.partSaidIn ?? 'time_of_day';
+  const clock = (minute: number) => speakClock(minute, locale);
+  if (from !== undefined && from > window.to) {
+    throw new BadArgument(
+      `${said} and earliest`,
+      `earliest (${clock(from)}) is after the ${part}, which ends at ${clock(window.to + 1)}; ask the caller whether they mean the ${part} or from ${clock(from)}.`,
+    );
+  }
+  if (until !== undefined && until < window.from) {
+    throw new BadArgument(
+      `${said} and latest`,
+      `latest (${clock(until)}) is before the ${part}, which starts at ${clock(window.from)}; ask the caller whether they mean the ${part} or until ${clock(until)}.`,
+    );
+  }
 }
 
 export function inWindow(startsAt: string, window: MinutesWindow): boolean {

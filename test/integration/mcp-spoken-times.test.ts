@@ -213,6 +213,27 @@ describe('find_slots reads earliest and latest inside opening hours', () => {
     const one = await camden({ date: 'tomorrow', earliest: '3pm', latest: '3pm' });
     expect(one.slots.map((s: { starts_at: string }) => s.starts_at)).toEqual(['2026-11-24T15:00:00+00:00']);
   });
+
+  it('refuses an earliest or latest start outside the part of the day asked for, naming both, not "nothing free"', async () => {
+    const refused = async (args: Json) =>
+      errorText(await london.raw('find_slots', { location: 'camden', services: 'cut', ...args }));
+    expect(await refused({ date: 'tomorrow', time_of_day: 'morning', earliest: '15:00' })).toMatch(
+      /^Something in the request was not valid.* time_of_day and earliest: earliest \(3 pm\) is after the morning, which ends at noon; ask the caller /,
+    );
+    expect(await refused({ date: 'tomorrow', time_of_day: 'afternoon', latest: '10am' })).toMatch(
+      / time_of_day and latest: latest \(10 am\) is before the afternoon, which starts at noon; ask the caller /,
+    );
+    expect(await refused({ date: 'tomorrow', time_of_day: 'afternoon', earliest: '5:30pm' })).toContain(
+      'time_of_day and earliest: earliest (5:30 pm) is after the afternoon, which ends at 5 pm;',
+    );
+    // The part of the day said in the date is named as the date.
+    expect(await refused({ date: 'tomorrow morning', earliest: '3pm' })).toContain(
+      'date and earliest: earliest (3 pm) is after the morning, which ends at noon;',
+    );
+    // A range that overlaps the part of the day is searched where they meet.
+    const overlap = await camden({ date: 'tomorrow', time_of_day: 'morning', earliest: '11:30' });
+    expect(times(overlap)).toEqual(['11:30', '11:45']);
+  });
 });
 
 describe('book and reschedule take a slot as the tools said it', () => {

@@ -86,7 +86,11 @@ export const findSlotsTool = defineTool({
       },
       () => readTimeArguments(undefined, args.earliest, args.latest),
     );
-    const times = { ...said, part: args.time_of_day ?? resolved.timeOfDay };
+    const times = {
+      ...said,
+      part: args.time_of_day ?? resolved.timeOfDay,
+      partSaidIn: args.time_of_day ? ('time_of_day' as const) : ('date' as const),
+    };
     const limit = args.limit ?? DEFAULT_LIMIT;
     const today = localDateAt(now, place.zone);
     // Days already over are not searched; none is made past 9999-12-31.
