@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
+import { existingReferences } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationById } from '../data/organisation-repository.ts';
 import { bookingTurn, takeTurn } from '../data/write-locks.ts';
-import { readReference, referenceFrom } from '../domain/booking/reference.ts';
+import { referenceFrom, referenceReadings } from '../domain/booking/reference.ts';
 
 /** A new random reference for the organisation's prefix, drawn from a secure random source. */
 export function generateReference(prefix: string, pick: (n: number) => number = randomInt): string {
@@ -10,14 +11,24 @@ export function generateReference(prefix: string, pick: (n: number) => number = 
 }
 
 /**
- * The stored form (`PREFIX-CODE`) of a reference as a caller gave it (see readReference); a bare code
- * takes the organisation's prefix, read only then.
+ * The stored form (`PREFIX-CODE`) of a reference as a caller gave it (see referenceReadings); a bare
+ * code takes the organisation's prefix, read only then. When the input reads more than one way (a
+ * prefix GOLF, also the letter G said as a word), the first reading the organisation has a booking
+ * with, else the usual reading.
  */
 export async function canonicalReference(db: Db, organisationId: string, input: string): Promise<string> {
-  const { prefix, code } = readReference(input);
-  if (prefix !== null) return `${prefix}-${code}`;
-  const organisation = await findOrganisationById(db, organisationId);
-  return `${organisation?.booking_reference_prefix ?? ''}-${code}`;
+  const readings = referenceReadings(input);
+  let ownPrefix: Promise<string> | undefined;
+  const stored = await Promise.all(
+    readings.map(async ({ prefix, code }) => {
+      if (prefix !== null) return `${prefix}-${code}`;
+      ownPrefix ??= findOrganisationById(db, organisationId).then((o) => o?.booking_reference_prefix ?? '');
+      return `${await ownPrefix}-${code}`;
+    }),
+  );
+  if (stored.length === 1) return stored[0]!;
+  const existing = new Set(await existingReferences(db, organisationId, stored));
+  return stored.find((reference) => existing.has(reference)) ?? stored[0]!;
 }
 
 /**

@@ -254,6 +254,22 @@ export async function findBookingByReference(
   return row && (await withDetails(db, [row]))[0];
 }
 
+/** Which of these references (already normalised) the organisation has a booking with. */
+export async function existingReferences(
+  db: Db,
+  organisationId: string,
+  references: readonly string[],
+): Promise<string[]> {
+  if (references.length === 0) return [];
+  const rows = await db
+    .selectFrom('bookings')
+    .select('reference')
+    .where('organisation_id', '=', organisationId)
+    .where('reference', 'in', references)
+    .execute();
+  return rows.map((row) => row.reference);
+}
+
 /** The booking with this id, with what presenting it needs (a webhook event's data). */
 export async function findBookingById(
   db: Db,

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REFERENCE_ALPHABET, REFERENCE_LENGTH, readReference } from '../../src/domain/booking/reference.ts';
+import {
+  REFERENCE_ALPHABET,
+  REFERENCE_LENGTH,
+  readReference,
+  referenceReadings,
+} from '../../src/domain/booking/reference.ts';
 
 /**
  * A booking reference as a caller reads it out, in every way the tools accept (design.md 8.2): any
@@ -44,5 +49,38 @@ describe('readReference', () => {
         expect(`${read.prefix ?? p}-${read.code}`).toBe(`${p}-${c}`);
       }),
     );
+  });
+});
+
+/** Prefixes and codes that are words a caller also spells with ("golf" for G, "seven" for 7). */
+const wordPrefix = fc.oneof(
+  prefix,
+  fc.constantFrom('GOLF', 'DASH', 'PAPA', 'SEVEN', 'ECHO', 'XRAY', 'TWO', 'NOVEMBER'),
+);
+const wordCode = fc.oneof(code, fc.constantFrom('PAPA2X', 'XRAY23', '7THREE', 'SEVEN9', 'QUEBEC'));
+
+describe('referenceReadings', () => {
+  it.each(Object.entries(RENDERINGS))(
+    'has the reference among its readings when its prefix or code is a spelling word, said %s',
+    (_name, render) => {
+      fc.assert(
+        fc.property(wordPrefix, wordCode, (p, c) => {
+          const readings = referenceReadings(render(p, c));
+          expect(readings.map((r) => `${r.prefix ?? p}-${r.code}`)).toContain(`${p}-${c}`);
+          const distinct = new Set(readings.map((r) => `${r.prefix}-${r.code}`));
+          expect(distinct.size).toBe(readings.length);
+        }),
+      );
+    },
+  );
+
+  it('reads the words as letters first, then as themselves', () => {
+    expect(referenceReadings('golf dash two d s delta k b')).toEqual([
+      { prefix: 'G', code: '2DSDKB' },
+      { prefix: 'GOLF', code: '2DSDKB' },
+      { prefix: 'GDASH', code: '2DSDKB' },
+      { prefix: 'GOLFDASH', code: '2DSDKB' },
+    ]);
+    expect(referenceReadings('NHC-2DSDKB')).toEqual([{ prefix: 'NHC', code: '2DSDKB' }]);
   });
 });

@@ -60,6 +60,17 @@ const SPOKEN_CHARACTERS: ReadonlyMap<string, string> = new Map([
   ].map((word) => [word, word[0]!] as const),
 ]);
 
+/** A reference as read: the code, and the prefix before it (null when none was given). */
+export interface ReferenceReading {
+  prefix: string | null;
+  code: string;
+}
+
+/** Words read as their letter, but that may also be a reference's own letters: "GOLF-2DSDKB". */
+const WORD_OR_LETTERS = /\b[A-Z]{3,8}\b/g;
+/** At most this many such words are also read as themselves: 16 readings. */
+const WORDS_READ_BOTH_WAYS = 4;
+
 /**
  * A reference as a caller says it or a person types it: any case, spaces anywhere, hyphens or the
  * word "dash" anywhere or nowhere ("nhc 2dsdkb", "N H C dash 2 D S D K B", "NHC2DSDKB", "2DS-DKB",
@@ -68,12 +79,59 @@ const SPOKEN_CHARACTERS: ReadonlyMap<string, string> = new Map([
  * always the last REFERENCE_LENGTH characters, so the prefix is whatever comes before them; null when
  * nothing does (the organisation's own prefix is meant).
  */
-export function readReference(input: string): { prefix: string | null; code: string } {
-  const compact = input
-    .toUpperCase()
-    .replace(/\b[A-Z]{3,8}\b/g, (word) => SPOKEN_CHARACTERS.get(word) ?? word)
-    .replace(/\bDASH\b/g, '')
+export function readReference(input: string): ReferenceReading {
+  return referenceReadings(input)[0]!;
+}
+
+/**
+ * Every way `input` can be read (readReference's first): a spelling-alphabet word, digit word or
+ * "dash" may also be the reference's own letters, as in a prefix GOLF, DASH or SEVEN, or a code
+ * PAPA2X. The first reading reads every such word as its letter (or as nothing, "dash"); the others
+ * read some as themselves, fewer before more. Only readings a reference could have are given after
+ * the first: a prefix of at most 8 letters or digits and a code of the reference alphabet.
+ */
+export function referenceReadings(input: string): ReferenceReading[] {
+  const upper = input.toUpperCase();
+  const words = [...upper.matchAll(WORD_OR_LETTERS)].filter(
+    (match) => SPOKEN_CHARACTERS.has(match[0]) || match[0] === 'DASH',
+  );
+  const both = words.slice(0, WORDS_READ_BOTH_WAYS);
+  // Each subset of the words read as themselves, by how many: the usual reading first.
+  const subsets = Array.from({ length: 2 ** both.length }, (_, mask) => mask).sort(
+    (a, b) => bitCount(a) - bitCount(b) || a - b,
+  );
+  const readings: ReferenceReading[] = [];
+  const seen = new Set<string>();
+  for (const mask of subsets) {
+    const literal = new Set(both.filter((_, i) => mask & (2 ** i)).map((match) => match.index));
+    const reading = readWords(upper, literal);
+    const key = `${reading.prefix ?? ''}-${reading.code}`;
+    if (seen.has(key) || (readings.length > 0 && !couldBeReference(reading))) continue;
+    seen.add(key);
+    readings.push(reading);
+  }
+  return readings;
+}
+
+/** `upper` read with the words at the offsets `literal` as themselves, every other word as its letter. */
+function readWords(upper: string, literal: ReadonlySet<number | undefined>): ReferenceReading {
+  const compact = upper
+    .replace(WORD_OR_LETTERS, (word, offset: number) =>
+      literal.has(offset) ? word : word === 'DASH' ? ' ' : (SPOKEN_CHARACTERS.get(word) ?? word),
+    )
     .replace(/[^A-Z0-9]/g, '');
   if (compact.length <= REFERENCE_LENGTH) return { prefix: null, code: compact };
   return { prefix: compact.slice(0, -REFERENCE_LENGTH), code: compact.slice(-REFERENCE_LENGTH) };
+}
+
+const CODE = new RegExp(`^[${REFERENCE_ALPHABET}]{${REFERENCE_LENGTH}}$`);
+
+function couldBeReference(reading: ReferenceReading): boolean {
+  return CODE.test(reading.code) && (reading.prefix === null || reading.prefix.length <= 8);
+}
+
+function bitCount(mask: number): number {
+  let count = 0;
+  for (let rest = mask; rest > 0; rest >>= 1) count += rest & 1;
+  return count;
 }
