@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import { updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { UserRole } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
 import { processedStatus } from '../domain/booking/fees.ts';
-import { normaliseReference } from '../domain/booking/reference.ts';
+import { referenceReadings } from '../domain/booking/reference.ts';
 import { type BookingEvent, type BookingStatus, transition } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { recordPendingFee } from './booking-changes.ts';
@@ -165,17 +166,35 @@ export async function mayWaiveFees(db: Db, organisationId: string, role: UserRol
 
 /**
  * The organisations holding a booking with this reference (references are unique per organisation
- * only), for callers such as the CLI that have a reference but no API key.
+ * only), for callers such as the CLI that have a reference but no API key. The reference is read as
+ * the API reads it (referenceReadings: any case, spaces, hyphens or none, the code alone for an
+ * organisation's own prefix).
  */
 export async function organisationsWithReference(
   db: Db,
   reference: string,
 ): Promise<{ id: string; slug: string }[]> {
+  const readings = referenceReadings(reference);
+  const prefixed = readings.flatMap((r) => (r.prefix === null ? [] : [`${r.prefix}-${r.code}`]));
+  const bare = readings.flatMap((r) => (r.prefix === null ? [r.code] : []));
   return db
     .selectFrom('bookings')
     .innerJoin('organisations', 'organisations.id', 'bookings.organisation_id')
     .select(['organisations.id', 'organisations.slug'])
-    .where('bookings.reference', '=', normaliseReference(reference))
+    .distinct()
+    .where((eb) =>
+      eb.or([
+        ...(prefixed.length > 0 ? [eb('bookings.reference', 'in', prefixed)] : []),
+        // A code alone: with the organisation's own prefix.
+        ...bare.map((code) =>
+          eb(
+            'bookings.reference',
+            '=',
+            sql<string>`${sql.ref('organisations.booking_reference_prefix')} || ${`-${code}`}`,
+          ),
+        ),
+      ]),
+    )
     .orderBy('organisations.slug')
     .execute();
 }

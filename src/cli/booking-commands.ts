@@ -13,7 +13,7 @@ import {
 } from '../app/staff-actions.ts';
 import type { Db } from '../data/database.ts';
 import type { Fee, FeeKind } from '../domain/booking/booking.ts';
-import { normaliseReference } from '../domain/booking/reference.ts';
+import { referenceAsRead } from '../domain/booking/reference.ts';
 import { CommandError, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>) => Promise<T>;
@@ -83,7 +83,7 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
 
 async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
   const holders = (await organisationsWithReference(db, reference)).filter((o) => !slug || o.slug === slug);
-  const shown = normaliseReference(reference);
+  const shown = referenceAsRead(reference);
   if (holders.length === 0) {
     throw new CommandError(`No booking has the reference ${shown}${slug ? ` in ${slug}` : ''}.`);
   }

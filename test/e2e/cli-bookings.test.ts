@@ -134,6 +134,22 @@ describe('booking bookings <reference> <action>', () => {
     expect(unknown).toMatchObject({ status: 1, stderr: 'error: No booking has the reference NHC-ZZZZZZ.\n' });
   });
 
+  it('finds a reference typed as people type it: lower case, spaces, a missing or extra hyphen, no prefix', () => {
+    for (const typed of [
+      'nhc7k3m9q',
+      'nhc 7k3m9q',
+      ' NHC - 7K3M9Q ',
+      '7k3m9q',
+      'NHC-7K3-M9Q',
+      'nhc dash 7k3m9q',
+    ]) {
+      const found = runCli(['bookings', typed, 'checkout'], env);
+      expect(found.stderr, typed).toMatch(/^error: .*has not started yet/);
+    }
+    const unknown = runCli(['bookings', 'nhczzzzzz', 'complete'], env);
+    expect(unknown).toMatchObject({ status: 1, stderr: 'error: No booking has the reference NHC-ZZZZZZ.\n' });
+  });
+
   it('refuses a bad action and --fee on an action without a fee', () => {
     const bad = runCli(['bookings', refs.future, 'finish'], env);
     expect(bad.status).toBe(1);
