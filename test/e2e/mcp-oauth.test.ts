@@ -227,6 +227,33 @@ describe('under a path prefix: PUBLIC_BASE_URL with a path, behind a proxy that 
       await proxy.close();
     }
   });
+
+  it('serves a consent page whose every address is under the prefix, and no script its policy would block', async () => {
+    const proxy = await startPrefixProxy('/booking');
+    const behind = await startListeningApp({ publicBaseUrl: `${proxy.origin}/booking` });
+    proxy.target = behind.port;
+    try {
+      await createUser(
+        behind.t.database.db,
+        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+        behind.t.clock.nowMs(),
+      );
+      const auth = new HostAuth();
+      await startSignIn(new URL(`${proxy.origin}/booking/mcp`), auth);
+      // The page as first shown, and as shown again with the refusal of a wrong password.
+      const shown = await consent(auth.authorizationUrl!, { ...owner, password: 'not the password' });
+      expect(shown.refusal?.status).toBe(401);
+      for (const page of [shown.page, shown.refusal!.page]) {
+        expect(page).toContain('<form method="post"');
+        expect(page).not.toMatch(/<script/i);
+        const paths = [...page.matchAll(/\s(?:href|src|action)="(\/[^"]*)"/g)].map((m) => m[1]!);
+        for (const path of paths) expect(path).toMatch(/^\/booking\//);
+      }
+    } finally {
+      await behind.t.close();
+      await proxy.close();
+    }
+  });
 });
 
 describe('client registration', () => {

@@ -25,6 +25,11 @@ export interface Shell {
     | 'calendars';
   /** Owners and admins: the API keys and webhooks pages are theirs (canManageKeys). */
   canManageKeys?: boolean;
+  /**
+   * Without the console's script: a page outside the console (the OAuth consent page), which has no
+   * diary to update and whose policy allows no script.
+   */
+  noScript?: true;
 }
 
 export function page(shell: Shell, body: string): string {
@@ -36,8 +41,7 @@ export function page(shell: Shell, body: string): string {
 <meta name="robots" content="noindex">
 <title>${esc(shell.title)} – Console</title>
 <style>${STYLE}</style>
-<script src="/console/assets/console.js" defer></script>
-</head>
+${shell.noScript ? '' : '<script src="/console/assets/console.js" defer></script>\n'}</head>
 <body>
 ${shell.session ? header(shell) : ''}<main id="main">
 ${body}

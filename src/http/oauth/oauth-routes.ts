@@ -298,5 +298,7 @@ function safeHost(url: string): string {
 
 /** A page of the sign-in; its form may lead (after this server's own redirect) to the client's redirect URI. */
 function sendPage(reply: FastifyReply, title: string, body: string, redirectUri?: string): FastifyReply {
-  return securePage(reply, { formTargets: redirectUri ? [redirectUri] : [] }).send(page({ title }, body));
+  return securePage(reply, { formTargets: redirectUri ? [redirectUri] : [] }).send(
+    page({ title, noScript: true }, body),
+  );
 }
