@@ -3,28 +3,37 @@ import { listed } from './word-lists.ts';
 /**
  * Free times as said, day by day, from each slot's own words (so "tomorrow" and a fall-back night's
  * "1:30 am GMT" stay as the slot says them): "Wednesday 25 November at 9 am, 9:30 am or 10 am with
- * Ben Carter"; with several people that day each time names its own ("9 am with Ben Carter or 9:15 am
- * with Amara Okafor"). Days are joined with "; or ".
+ * Ben Carter"; with several people that day, each person's times together, each person named once
+ * ("at noon or 2 pm with Amara Okafor, or 12:30 pm or 1 pm with Ben Carter"), as a receptionist reads
+ * a diary. Days are joined with "; or ". `withStaff` false leaves the people out, for times that are
+ * all one person's, named once before them (speakFreeTimes).
  */
-export function speakSlotList(slots: readonly { spoken: string; staff_name: string }[]): string {
-  const days = new Map<string, { time: string; staff: string }[]>();
+export function speakSlotList(
+  slots: readonly { spoken: string; staff_name: string }[],
+  withStaff = true,
+): string {
+  const days = new Map<string, Map<string, string[]>>();
   for (const slot of slots) {
     const cut = slot.spoken.lastIndexOf(' at ');
     const day = slot.spoken.slice(0, cut);
-    days.set(day, [...(days.get(day) ?? []), { time: slot.spoken.slice(cut + 4), staff: slot.staff_name }]);
+    const people = days.get(day) ?? new Map<string, string[]>();
+    days.set(day, people);
+    people.set(slot.staff_name, [...(people.get(slot.staff_name) ?? []), slot.spoken.slice(cut + 4)]);
   }
-  return [...days]
-    .map(([day, times]) => {
-      const staff = times[0]!.staff;
-      return times.every((t) => t.staff === staff)
-        ? `${day} at ${listed(
-            times.map((t) => t.time),
-            'or',
-          )} with ${staff}`
-        : `${day} at ${listed(
-            times.map((t) => `${t.time} with ${t.staff}`),
-            'or',
-          )}`;
-    })
-    .join('; or ');
+  const times = ([staff, said]: [string, string[]]) =>
+    `${listed(said, 'or')}${withStaff ? ` with ${staff}` : ''}`;
+  return [...days].map(([day, people]) => `${day} at ${[...people].map(times).join(', or ')}`).join('; or ');
+}
+
+/**
+ * find_slots' free times: "Chloé Martin is free today, Tuesday 28 September at 10 am or 10:30 am; or
+ * tomorrow, Wednesday 29 September at 9 am." when they are all one person's, who is named once;
+ * otherwise "Free: tomorrow, Tuesday 24 November at noon or 2 pm with Amara Okafor, or 12:30 pm with
+ * Ben Carter."
+ */
+export function speakFreeTimes(slots: readonly { spoken: string; staff_name: string }[]): string {
+  const person = slots[0]?.staff_name;
+  return slots.every((slot) => slot.staff_name === person)
+    ? `${person} is free ${speakSlotList(slots, false)}.`
+    : `Free: ${speakSlotList(slots)}.`;
 }

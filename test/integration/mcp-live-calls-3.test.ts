@@ -499,8 +499,8 @@ describe('Booking Protection says what late means and what it costs', () => {
   it('in London (Islington): find_slots, list_services and get_location_info say what late means; book names the fees', async () => {
     const mcp = await agent('demo');
     const found = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
-    expect(found.terms_spoken).toContain(
-      'a late cancellation (less than 2 days before) costs 50% and a no-show 100% of the price',
+    expect(found.spoken).toContain(
+      'cancelling less than 2 days before costs 50% and a no-show 100% of the price',
     );
     const listed = await mcp.call('list_services', { location: 'islington' });
     expect(listed.terms_spoken).toContain('a late cancellation (less than 2 days before) costs 50%');
@@ -523,7 +523,7 @@ describe('Booking Protection says what late means and what it costs', () => {
   it('in Sydney: the same in dollars', async () => {
     const mcp = await agent('sydney', 'modern');
     const found = await mcp.call('find_slots', { services: 'cut and style', date: 'wednesday' });
-    expect(found.terms_spoken).toContain('a late cancellation (less than 36 hours before) costs 25%');
+    expect(found.spoken).toContain('cancelling less than 36 hours before costs 25%');
     const booked = await mcp.call('book', {
       services: 'cut and style',
       starts_at: found.slots[0].starts_at,
@@ -673,9 +673,9 @@ describe('spoken carries everything to say, and nothing else', () => {
     expectOnlyWordsToSay(found.spoken);
     const times = found.slots.map((s: { spoken: string }) => s.spoken.split(' at ').at(-1));
     expect(found.spoken).toBe(
-      `Free: Wednesday 25 November at ${times.slice(0, -1).join(', ')} or ${times.at(-1)} with ${found.slots[0].staff_name}. ` +
+      `${found.slots[0].staff_name} is free Wednesday 25 November at ${times.slice(0, -1).join(', ')} or ${times.at(-1)}. ` +
         'There are other times too. Cut & blow-dry takes 1 hour 15 minutes and costs 62 pounds. ' +
-        `${found.terms_spoken}`,
+        "You'd finish booking online with a card on file; cancelling less than 2 days before costs 50% and a no-show 100% of the price.",
     );
   });
 

@@ -66,12 +66,9 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
       date: 'tomorrow',
       time_of_day: 'afternoon',
     });
-    expect(found).toMatchObject({
-      ok: true,
-      price: { amount: 5500, currency: 'GBP', spoken: '55 pounds' },
-      deposit: null,
-      card_required: false,
-    });
+    expect(found.ok).toBe(true);
+    // The price, and nothing more to tell before booking: no deposit, no card.
+    expect(found.spoken).toMatch(/ Cut & blow-dry takes 1 hour and costs 55 pounds\.$/);
     const slot = found.slots[0];
     expect(slot.spoken).toMatch(/^tomorrow, Tuesday 24 November at (noon|12 pm|[1-5](:\d\d)? pm)$/);
 
@@ -181,8 +178,10 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
       services: 'full colour',
       date: 'thursday',
     });
-    expect(found).toMatchObject({ ok: true, deposit: { amount: 2000, spoken: '20 pounds' } });
-    expect(found.terms_spoken).toMatch(/^A deposit of 20 pounds is taken when booking/);
+    expect(found.ok).toBe(true);
+    expect(found.spoken).toMatch(
+      / Full colour takes 1 hour 30 minutes and costs 95 pounds\. A deposit of 20 pounds is paid online to confirm the booking\.$/,
+    );
 
     const held = await mcp.call('book', {
       location: 'camden',
@@ -226,9 +225,9 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
   it('a protected location is told before booking, and a late cancellation there names its fee first', async () => {
     const mcp = await agent();
     const found = await mcp.call('find_slots', { location: 'islington', services: 'cut', date: 'wednesday' });
-    expect(found).toMatchObject({ ok: true, card_required: true });
-    expect(found.terms_spoken).toMatch(
-      /card on file .*a late cancellation \(less than 2 days before\) costs 50%/,
+    expect(found.ok).toBe(true);
+    expect(found.spoken).toMatch(
+      /You'd finish booking online with a card on file; cancelling less than 2 days before costs 50%/,
     );
 
     // Monday afternoon: less than 48 hours before Tuesday 14:00.
@@ -316,7 +315,7 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
   it('in New York, times and prices are said the American way, with the offset in force', async () => {
     const mcp = await agent('newYork');
     const found = await mcp.call('find_slots', { services: 'shave', date: 'tomorrow' });
-    expect(found.price).toEqual({ amount: 3500, currency: 'USD', spoken: '35 dollars' });
+    expect(found.spoken).toMatch(/ costs 35 dollars\.$/);
     expect(found.slots[0].starts_at).toMatch(/^2026-11-24T\d\d:\d\d:00-05:00$/);
     expect(found.slots[0].spoken).toMatch(/^tomorrow, Tuesday, November 24 at \d+(:\d\d)? AM$/);
     const booked = await mcp.call('book', {
@@ -335,7 +334,7 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
     const kathmandu = await agent('kathmandu');
     const thamel = await kathmandu.call('find_slots', { services: 'haircut', date: 'tomorrow' });
     expect(thamel.slots[0].starts_at).toMatch(/^2026-11-24T\d\d:\d\d:00\+05:45$/);
-    expect(thamel.price.spoken).toMatch(/rupees/);
+    expect(thamel.spoken).toMatch(/ costs \d+ rupees/);
     const booked = await kathmandu.call('book', {
       services: 'haircut',
       starts_at: thamel.slots[0].starts_at,

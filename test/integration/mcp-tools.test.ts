@@ -195,8 +195,8 @@ describe('find_slots', () => {
       time_of_day: 'afternoon',
     });
     expect(result.ok).toBe(true);
-    expect(result.services).toEqual([{ id: expect.any(String), name: 'Cut & blow-dry' }]);
-    expect(result.duration_spoken).toBe('1 hour');
+    // The service as matched, its length and price: said once, in spoken.
+    expect(result.spoken).toMatch(/ Cut & blow-dry takes 1 hour and costs 55 pounds\.$/);
     expect(result.slots).toHaveLength(5);
     expect(result.more_available).toBe(true);
     const starts = result.slots.map((s: Json) => s.starts_at);

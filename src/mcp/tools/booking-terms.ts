@@ -1,63 +1,66 @@
-import { z } from 'zod';
 import type { Booking, BookingApi, Service } from '../booking-api.ts';
 import type { Place } from '../resolution.ts';
-import { speakPrice } from '../speech.ts';
+import { speakDuration, speakPrice } from '../speech.ts';
 import { speakWindow } from '../spoken-hours.ts';
+import { listed } from '../word-lists.ts';
 
 /**
- * What booking these services at this location will ask of the caller, said before they book rather
- * than discovered at `book`: the price, a deposit taken at booking, and a card on file where Booking
- * Protection applies (design.md 8.2).
- */
-
-const SpokenMoney = z.object({ amount: z.int(), currency: z.string(), spoken: z.string() });
-
-export const BookingTerms = {
-  price: SpokenMoney.describe("The services' total here."),
-  deposit: SpokenMoney.nullable().describe(
-    'Taken when booking (the booking is held until it is paid); null when none.',
-  ),
-  card_required: z
-    .boolean()
-    .describe('Booking Protection: the caller finishes the booking online with a card on file.'),
-  terms_spoken: z
-    .string()
-    .nullable()
-    .describe('The deposit or card requirement in words, to tell the caller first.'),
-};
-
-export interface Terms {
-  price: z.infer<typeof SpokenMoney>;
-  deposit: z.infer<typeof SpokenMoney> | null;
-  card_required: boolean;
-  terms_spoken: string | null;
-}
-
-/**
+ * What these services cost here and what booking them asks of the caller, in the words to say before
+ * they book rather than discovered at `book` (design.md 8.2): "Full colour takes 1 hour 30 minutes and
+ * costs 95 pounds. A deposit of 20 pounds is paid online to confirm the booking."; where Booking
+ * Protection applies, the card on file (and any deposit) with what late means and costs: "You'd finish
+ * booking online with a card on file and a deposit of 20 pounds; cancelling less than 2 days before
+ * costs 50% and a no-show 100% of the price."
  * `windowHours`: the location's cancellation window, which says what "late" means where Booking
  * Protection charges for it (read from get_location_info's policy only then).
  */
-export function bookingTerms(place: Place, services: readonly Service[], windowHours?: number | null): Terms {
+export function speakBookingTerms(
+  place: Place,
+  services: readonly Service[],
+  durationMinutes: number,
+  windowHours?: number | null,
+): string {
   const currency = services[0]?.price.currency ?? '';
-  const money = (amount: number) => ({
-    amount,
-    currency,
-    spoken: speakPrice(amount, currency, place.locale),
-  });
-  const price = money(services.reduce((total, s) => total + s.price.amount, 0));
-  const depositMinor = services.reduce((total, s) => total + (s.deposit?.amount ?? 0), 0);
-  const deposit = depositMinor > 0 ? money(depositMinor) : null;
+  const price = (amount: number) => speakPrice(amount, currency, place.locale);
+  const total = services.reduce((sum, s) => sum + s.price.amount, 0);
+  const depositMinor = services.reduce((sum, s) => sum + (s.deposit?.amount ?? 0), 0);
+  const deposit = depositMinor > 0 ? `a deposit of ${price(depositMinor)}` : null;
+  const several = services.length > 1;
+  const said = [
+    `${listed(services.map((s) => s.name))} ${several ? 'take' : 'takes'} ${speakDuration(durationMinutes)} ` +
+      `and ${several ? 'cost' : 'costs'} ${price(total)}.`,
+  ];
   const protection = place.location.booking_protection_policy;
-  const said: string[] = [];
-  if (deposit)
-    said.push(`A deposit of ${deposit.spoken} is taken when booking; the booking is held until it is paid.`);
-  if (protection.applies) said.push(protectionTerms(protection, windowHours));
-  return {
-    price,
-    deposit,
-    card_required: protection.applies,
-    terms_spoken: said.length > 0 ? said.join(' ') : null,
-  };
+  if (protection.applies) {
+    const fees = feesInPercent(protection, windowHours);
+    said.push(
+      `You'd finish booking online with a card on file${deposit ? ` and ${deposit}` : ''}${fees ? `; ${fees}` : ''}.`,
+    );
+  } else if (deposit) {
+    said.push(`${deposit[0]!.toUpperCase()}${deposit.slice(1)} is paid online to confirm the booking.`);
+  }
+  return said.join(' ');
+}
+
+/**
+ * "cancelling less than 2 days before costs 50% and a no-show 100% of the price"; "a no-show costs
+ * 100% of the price"; empty when Booking Protection charges neither.
+ */
+function feesInPercent(
+  policy: { late_cancellation_fee_percentage: number | null; no_show_fee_percentage: number | null },
+  windowHours: number | null | undefined,
+): string {
+  const late = policy.late_cancellation_fee_percentage;
+  const missed = policy.no_show_fee_percentage;
+  const cancelling =
+    windowHours === null || windowHours === undefined
+      ? 'a late cancellation'
+      : `cancelling less than ${speakWindow(windowHours)} before`;
+  if (late !== null && missed !== null)
+    return `${cancelling} costs ${late}% and a no-show ${missed}% of the price`;
+  if (late !== null) return `${cancelling} costs ${late}% of the price`;
+  if (missed !== null) return `a no-show costs ${missed}% of the price`;
+  return '';
 }
 
 /**

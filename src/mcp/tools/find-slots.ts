@@ -6,7 +6,7 @@ import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
 import { speakWorkplaces } from '../refusals.ts';
 import { zoneCalendar } from '../repeated-times.ts';
 import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
-import { speakSlotList } from '../slot-list-words.ts';
+import { speakFreeTimes } from '../slot-list-words.ts';
 import {
   bookableDays,
   daysUpTo,
@@ -20,14 +20,13 @@ import {
   readTimeArguments,
   searchableDays,
 } from '../slot-window.ts';
-import { speakClock, speakDate, speakDuration, speakOnDate } from '../speech.ts';
+import { speakClock, speakDate, speakOnDate } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
-import { listed } from '../word-lists.ts';
-import { BookingTerms, bookingTerms } from './booking-terms.ts';
+import { speakBookingTerms } from './booking-terms.ts';
 
 /** How far ahead alternatives are looked for when nothing is free in the range asked. */
 const ALTERNATIVE_DAYS = 14;
@@ -59,14 +58,9 @@ export const findSlotsTool = defineTool({
     limit: z.int().min(1).max(20).optional().describe('Default 5.'),
   },
   output: {
-    location: z.object({ slug: z.string(), name: z.string() }),
-    services: z.array(z.object({ id: z.string(), name: z.string() })),
-    duration_minutes: z.int(),
-    duration_spoken: z.string(),
     slots: z.array(SpokenSlot),
     more_available: z.boolean().describe('More free times match than were returned.'),
-    spoken: z.string(),
-    ...BookingTerms,
+    spoken: z.string().describe('All to say: the times, length, price, and any deposit or card on file.'),
   },
   annotations: READ_ONLY,
   failureMembers: ['choices', 'alternatives', 'reason'],
@@ -177,28 +171,22 @@ export const findSlotsTool = defineTool({
     }
     const protectedHere = place.location.booking_protection_policy.applies;
     const windowHours = protectedHere ? (await locationInfo()).policy.cancellation_window_hours : null;
-    const terms = bookingTerms(place, services, windowHours);
     const slots = spokenSlots(
       nearest(matching, Date.parse(matching[0]!.starts_at), limit, SPREAD_MINUTES),
       place,
       team,
       now,
     );
-    const duration = speakDuration(found.duration.minutes);
     const more = matching.length > limit;
     return {
-      ...terms,
-      location: { slug: place.location.slug, name: place.location.name },
-      services: services.map((s) => ({ id: s.id, name: s.name })),
-      duration_minutes: found.duration.minutes,
-      duration_spoken: duration,
       slots,
       more_available: more,
-      // Everything to say, so the agent reads one field (issue 44): the times, then what it costs.
+      // Everything to say, so the agent reads one field (issue 44): the times, then what it costs and
+      // asks of the caller. Nothing else is repeated beside it: each slot's five fields are the
+      // contract's, and these are most of the answer (docs/decisions/spoken-is-what-to-say.md).
       spoken:
-        `Free: ${speakSlotList(slots)}.${more ? ' There are other times too.' : ''} ` +
-        `${listed(services.map((s) => s.name))} takes ${duration} and costs ${terms.price.spoken}.` +
-        (terms.terms_spoken ? ` ${terms.terms_spoken}` : ''),
+        `${speakFreeTimes(slots)}${more ? ' There are other times too.' : ''} ` +
+        speakBookingTerms(place, services, found.duration.minutes, windowHours),
     };
   },
 });
