@@ -503,7 +503,9 @@ describe('Booking Protection says what late means and what it costs', () => {
       'cancelling less than 2 days before costs 50% and a no-show 100% of the price',
     );
     const listed = await mcp.call('list_services', { location: 'islington' });
-    expect(listed.terms_spoken).toContain('a late cancellation (less than 2 days before) costs 50%');
+    expect(listed.terms_spoken).toContain(
+      'Booking Protection): cancelling less than 2 days before costs 50% and a no-show 100% of the price.',
+    );
     const info = await mcp.call('get_location_info', { location: 'islington' });
     expect(info.policy_spoken).toMatch(
       /^Cancelling or changing less than 2 days before the appointment is late: .*a late cancellation costs 50%/,

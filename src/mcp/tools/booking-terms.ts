@@ -64,20 +64,15 @@ function feesInPercent(
 }
 
 /**
- * "Booking here is finished online with a card on file (Booking Protection): a late cancellation
- * (less than 2 days before) costs 50% and a no-show 100% of the price."
+ * "Booking here is finished online with a card on file (Booking Protection): cancelling less than 2
+ * days before costs 50% and a no-show 100% of the price."
  */
 export function protectionTerms(
   policy: { late_cancellation_fee_percentage: number | null; no_show_fee_percentage: number | null },
   windowHours?: number | null,
 ): string {
-  const fees = [
-    policy.late_cancellation_fee_percentage !== null &&
-      `a late cancellation${lateMeans(windowHours)} costs ${policy.late_cancellation_fee_percentage}%`,
-    policy.no_show_fee_percentage !== null && `a no-show ${policy.no_show_fee_percentage}%`,
-  ].filter((fee): fee is string => typeof fee === 'string');
-  const charges = fees.length > 0 ? `: ${fees.join(' and ')} of the price` : '';
-  return `Booking here is finished online with a card on file (Booking Protection)${charges}.`;
+  const fees = feesInPercent(policy, windowHours);
+  return `Booking here is finished online with a card on file (Booking Protection)${fees ? `: ${fees}` : ''}.`;
 }
 
 /** " (less than 2 days before)": what late means, where the window is known, as get_location_info says it. */
@@ -100,7 +95,7 @@ export async function feesSentence(api: BookingApi, booking: Booking, place: Pla
     speakPrice(fee.amount_minor, fee.currency, place.locale);
   const fees = [
     late && `a late cancellation${lateMeans(policy.cancellation_window_hours)} costs ${price(late)}`,
-    missed && `a no-show ${price(missed)}`,
+    missed && `a no-show ${late ? '' : 'costs '}${price(missed)}`,
   ].filter((fee): fee is string => typeof fee === 'string');
   const [first, ...rest] = fees.join(', and ');
   return ` ${first!.toUpperCase()}${rest.join('')}.`;
