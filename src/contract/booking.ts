@@ -15,7 +15,7 @@ import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machi
 import { awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { MAX_SERVICE_IDS } from './availability.ts';
-import { Money, textOf, Uuid } from './common.ts';
+import { Money, omittable, textOf, Uuid } from './common.ts';
 
 const FEE_STATUSES = ['charged', 'waived', 'deposit_covered', 'failed'] as const;
 
@@ -204,15 +204,15 @@ export const NewBookingBody = z
         'service_ids holds a duplicate',
       )
       .describe('1 to 10 service ids, in booking order, each bookable online at the location.'),
-    staff_id: z.uuid().optional().describe('Omitted: the any-staff rule assigns one.'),
+    staff_id: omittable(z.uuid()).describe('Omitted or null: the any-staff rule assigns one.'),
     client_id: z.uuid(),
     starts_at: z.iso
       .datetime({ offset: true })
       .describe('A start offered by availability, with its offset (a time without one is refused).'),
-    notes: textOf(NOTES_MAX_LENGTH).optional(),
-    checkout_success_url: httpUrl.optional(),
-    checkout_cancel_url: httpUrl.optional(),
-    repeat: Repeat.optional().describe(
+    notes: omittable(textOf(NOTES_MAX_LENGTH)),
+    checkout_success_url: omittable(httpUrl),
+    checkout_cancel_url: omittable(httpUrl),
+    repeat: omittable(Repeat).describe(
       'Book a recurring series: every occurrence at the same local wall time is checked first; all free, they are booked at once sharing series_id; any not free, nothing is booked (409 conflict, reason series_clash, details.clashes with alternatives). An addition to v1.',
     ),
   })
@@ -370,26 +370,22 @@ function protectionOf(booking: Booking): z.infer<typeof BookingProtection> {
   };
 }
 
-const DryRun = z
-  .boolean()
-  .optional()
-  .describe(
-    'true: change nothing, answer what the change would do (change.dry_run true). An addition to v1.',
-  );
+const DryRun = omittable(z.boolean()).describe(
+  'true: change nothing, answer what the change would do (change.dry_run true). An addition to v1.',
+);
 
-const Scope = z
-  .enum(['one', 'following'])
-  .optional()
-  .describe(
-    'For an occurrence of a series: `one` (the default) changes this booking only; `following` changes it and every later live occurrence, all or nothing. An addition to v1.',
-  );
+const Scope = omittable(z.enum(['one', 'following'])).describe(
+  'For an occurrence of a series: `one` (the default) changes this booking only; `following` changes it and every later live occurrence, all or nothing. An addition to v1.',
+);
 
 export const RescheduleBody = z
   .strictObject({
     starts_at: z.iso
       .datetime({ offset: true })
       .describe('A start availability offers for the same services, with its offset.'),
-    staff_id: z.uuid().optional().describe('Another eligible staff member; omitted keeps the current one.'),
+    staff_id: omittable(z.uuid()).describe(
+      'Another eligible staff member; omitted or null keeps the current one (a booking always has one).',
+    ),
     dry_run: DryRun,
     scope: Scope,
   })
@@ -397,7 +393,7 @@ export const RescheduleBody = z
 
 export const CancelBody = z
   .strictObject({
-    reason: textOf(CANCEL_REASON_MAX_LENGTH).optional().describe('Shown to staff.'),
+    reason: omittable(textOf(CANCEL_REASON_MAX_LENGTH)).describe('Shown to staff.'),
     dry_run: DryRun,
     scope: Scope,
   })

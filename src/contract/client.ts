@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Usual } from '../domain/booking/usual.ts';
 import { type Client, NAME_MAX_LENGTH } from '../domain/client.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
-import { Uuid } from './common.ts';
+import { omittable, Uuid } from './common.ts';
 
 export const ClientResource = z
   .object({
@@ -47,7 +47,7 @@ export const NewClientBody = z
     last_name: Name,
     phone: z.string().max(40).meta(E164).nullable().optional().describe('E.164; phone or email is required.'),
     email: z.string().max(254).meta(EMAIL).nullable().optional().describe('phone or email is required.'),
-    marketing_consent: z.boolean().optional().describe('Default false.'),
+    marketing_consent: omittable(z.boolean()).describe('Default false.'),
   })
   .meta({ id: 'NewClient' });
 

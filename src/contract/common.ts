@@ -54,6 +54,17 @@ export function textOf(max: number) {
 }
 
 /**
+ * An optional body field whose `null` means the field omitted: clients written by a language model,
+ * and strict function calling, send null for every optional field they have nothing for. The parsed
+ * body never holds that null, so `{"notes": null}` is the same request as `{}` (its Idempotency-Key
+ * fingerprint included). Only where null has no meaning of its own: no field of the API clears
+ * anything with null. The OpenAPI document says the field takes null.
+ */
+export function omittable<T extends z.ZodType>(schema: T) {
+  return schema.nullish().transform((value) => value ?? undefined);
+}
+
+/**
  * A whole number in a query string, between `min` and `max`, written in decimal digits only: "5", not
  * "+5", "5e0", "0x5", " 5" or "5.0", which `Number()` (zod's coerce) would all read as 5. Documented
  * as the integer it is.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '../domain/message.ts';
 import { formatUtc } from '../domain/time-format.ts';
-import { Uuid } from './common.ts';
+import { omittable, Uuid } from './common.ts';
 
 /**
  * A message for staff that a caller left with the receptionist: what the MCP tool take_message
@@ -10,18 +10,14 @@ import { Uuid } from './common.ts';
 export const NewMessageBody = z
   .strictObject({
     caller_name: z.string().min(1).max(CALLER_NAME_MAX_LENGTH).describe("The caller's name as given."),
-    phone: z
-      .string()
-      .max(40)
-      .optional()
-      .describe('A number to call back: international, or national in the country of the location.'),
+    phone: omittable(z.string().max(40)).describe(
+      'A number to call back: international, or national in the country of the location.',
+    ),
     message: z.string().min(1).max(MESSAGE_MAX_LENGTH).describe("What to pass on, in the caller's words."),
-    reference: z.string().max(40).optional().describe('The booking it is about, if any.'),
-    location_slug: z
-      .string()
-      .max(200)
-      .optional()
-      .describe("The location it is about; without one, the booking's, if a reference is given."),
+    reference: omittable(z.string().max(40)).describe('The booking it is about, if any.'),
+    location_slug: omittable(z.string().max(200)).describe(
+      "The location it is about; without one, the booking's, if a reference is given.",
+    ),
   })
   .meta({ id: 'NewMessage' });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatUtc } from '../domain/time-format.ts';
 import { TIMES_OF_DAY, WAITLIST_STATUSES, type WaitlistEntry } from '../domain/waitlist.ts';
 import { NewClientBody } from './client.ts';
-import { PageCursor, PageLimit, Uuid } from './common.ts';
+import { omittable, PageCursor, PageLimit, Uuid } from './common.ts';
 
 /** The waitlist over REST (design.md 9.4; docs/waitlist.md). */
 
@@ -25,12 +25,12 @@ export const NewWaitlistEntryBody = z
         'service_ids holds a duplicate',
       )
       .describe('The services wanted, in booking order, each bookable online at the location.'),
-    staff_id: z.uuid().optional().describe('Omitted: any staff member who does them.'),
-    client_id: z.uuid().optional().describe('A client on file; or give `client`.'),
-    client: NewClientBody.optional().describe('A new client (found by phone or e-mail when on file).'),
+    staff_id: omittable(z.uuid()).describe('Omitted: any staff member who does them.'),
+    client_id: omittable(z.uuid()).describe('A client on file; or give `client`.'),
+    client: omittable(NewClientBody).describe('A new client (found by phone or e-mail when on file).'),
     from_date: LocalDate,
     to_date: LocalDate.describe('The last local date wanted (at most 92 days after from_date).'),
-    times: z.array(TimeOfDayEnum).max(3).optional().describe('Omitted or empty: any time of day.'),
+    times: omittable(z.array(TimeOfDayEnum).max(3)).describe('Omitted or empty: any time of day.'),
   })
   .refine((body) => (body.client_id === undefined) !== (body.client === undefined), {
     message: 'Give exactly one of client_id and client.',

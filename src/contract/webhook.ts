@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatUtc } from '../domain/time-format.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks.ts';
-import { textOf, Uuid } from './common.ts';
+import { omittable, textOf, Uuid } from './common.ts';
 
 /** Webhook endpoints and their deliveries over REST (design.md 9.2; docs/webhooks.md). */
 
@@ -22,7 +22,7 @@ export const NewWebhookEndpointBody = z
       .max(WEBHOOK_EVENT_TYPES.length)
       .refine((events) => new Set(events).size === events.length, 'events holds a duplicate')
       .describe('The event types to receive.'),
-    description: textOf(200).optional().describe('What the endpoint is for, for whoever reads the list.'),
+    description: omittable(textOf(200)).describe('What the endpoint is for, for whoever reads the list.'),
   })
   .meta({ id: 'NewWebhookEndpoint' });
 
