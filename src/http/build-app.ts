@@ -30,6 +30,7 @@ import { oauthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
 import { pageRoutes } from './pages/page-routes.ts';
 import { installPublicLinks } from './public-base-url.ts';
+import { leaveOutEmptyOptionalQuery } from './query-params.ts';
 import {
   addressWindow,
   addressWindowHeaders,
@@ -229,6 +230,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       v1.addHook('onRequest', createAuthenticator(deps));
       acceptNoBodyOfAnyType(v1);
       refuseBodiesWhereNoneIsTaken(v1);
+      leaveOutEmptyOptionalQuery(v1);
       const cursorSecrets = new CursorSecrets(deps.db, deps.secret);
       await v1.register(locationRoutes(deps, cursorSecrets, new ListPageCache()));
       await v1.register(availabilityRoutes(deps));

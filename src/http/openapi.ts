@@ -14,7 +14,8 @@ export const OPENAPI_PATH = '/v1/openapi.json';
  *
  * What the generator leaves out is added here, for every operation alike: the answers any request may
  * get before its route runs (405, 408, 417, 431), the headers every answer carries (X-Request-Id and
- * the rate-limit headers; Retry-After with 429, Allow with 405), and where the API is served
+ * the rate-limit headers; Retry-After with 429, Allow with 405), that an optional query parameter may
+ * be sent empty (allowEmptyValue), and where the API is served
  * (PUBLIC_BASE_URL, or this server). The component schemas are plain JSON Schema 2020-12: the
  * generator's `$id`s ("#/components/schemas/X", a fragment, which 2020-12 forbids) and `$schema`s go.
  */
@@ -80,6 +81,12 @@ function completed(document: OpenApiDocument, optionalBodies: ReadonlySet<string
         optionalBodies.has(operation.operationId ?? '')
       ) {
         operation.requestBody.required = false;
+      }
+      // An optional query parameter sent empty is the parameter left out (query-params.ts).
+      for (const parameter of operation.parameters ?? []) {
+        if ('in' in parameter && parameter.in === 'query' && parameter.required !== true) {
+          parameter.allowEmptyValue = true;
+        }
       }
       operation.responses = { ...operation.responses, ...shared.references };
       for (const [status, response] of Object.entries(operation.responses)) {

@@ -299,8 +299,9 @@ describe('the error envelope', () => {
       'invalid_request',
       'limit',
     );
-    // Decimal digits only: Number() would read each of these as 5.
-    for (const limit of ['%2B5', '5e0', '0x5', '5.0', '%205', '']) {
+    // Decimal digits only: Number() would read each of these as 5 (an empty limit is none:
+    // http-empty-query.test.ts).
+    for (const limit of ['%2B5', '5e0', '0x5', '5.0', '%205']) {
       expectEnvelope(
         await t.request({ method: 'GET', url: `/v1/locations?limit=${limit}` }),
         400,
