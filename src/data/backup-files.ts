@@ -37,11 +37,14 @@ export function refuseNewerBackup(backup: string, appliedMigrations: Iterable<st
  * and says what it holds. The file is written in a folder made for it beside the destination (mode
  * 0700, a random name: nothing planted beforehand, a symlink say, can be written through), is readable
  * by its owner only (0600), and is linked into place only when `write` has finished and checked it:
- * a file at `destination` is always a whole backup, and an existing file is never overwritten.
+ * a file at `destination` is always a whole backup, and an existing file is never overwritten. A
+ * `write` that fails, or a process cut short, leaves nothing at `destination`. `doing`: what the file is
+ * written for, in words ("the backup was taken", or a restore into a new database file).
  */
 export async function newBackupFile(
   destination: string,
   write: (partial: string) => Promise<WrittenBackup>,
+  doing = 'the backup was taken',
 ): Promise<BackupOutcome & { checked: string }> {
   const target = path.resolve(destination);
   if (existsSync(target)) throw new BackupError(`${target} exists; choose a new file name for the backup.`);
@@ -53,7 +56,7 @@ export async function newBackupFile(
     createPrivateFile(partial);
     const written = await write(partial);
     chmodSync(partial, PRIVATE_FILE_MODE);
-    publishWithoutOverwriting(partial, target);
+    publishWithoutOverwriting(partial, target, doing);
     return { file: target, ...written, bytes: statSync(target).size };
   } finally {
     rmSync(workspace, { recursive: true, force: true });
@@ -61,12 +64,12 @@ export async function newBackupFile(
 }
 
 /** A hard link fails if `target` exists, where a rename would silently replace it. */
-function publishWithoutOverwriting(partial: string, target: string): void {
+function publishWithoutOverwriting(partial: string, target: string, doing: string): void {
   try {
     linkSync(partial, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new BackupError(`${target} appeared while the backup was taken; it was left as it is.`);
+      throw new BackupError(`${target} appeared while ${doing}; it was left as it is.`);
     }
     throw error;
   }

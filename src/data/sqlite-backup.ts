@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BackupError, type BackupOutcome, newBackupFile, refuseNewerBackup } from './backup-files.ts';
-import { createPrivateFile, PRIVATE_FILE_MODE } from './private-files.ts';
+import { PRIVATE_FILE_MODE } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase } from './sqlite-driver.ts';
 
 /** sqlite3_backup_step's page count: this many means "all remaining pages in one step". */
@@ -40,24 +40,46 @@ export async function backupSqliteFile(
  * database and that nothing has the target open: a running server would go on answering from its own
  * view of the data (a booking it answered 201 would vanish under it, or be written into the restored
  * data as if the restore had not happened). The copy goes through SQLite's backup API into the
- * target, so the target's own WAL is handled by SQLite and a crash mid-restore leaves the old or the
- * new database, never a mix.
+ * target, so the target's own WAL is handled by SQLite and a copy that fails (a full disk) or a crash
+ * mid-restore leaves the old or the new database, never a mix. A target that does not exist yet is
+ * written beside its path and linked into place whole (newBackupFile): a restore that fails leaves no
+ * file there, where an empty one would pass for a database the next command migrates as new.
  */
 export async function restoreSqliteFile(backup: string, target: string): Promise<BackupOutcome> {
   if (!existsSync(backup)) throw new BackupError(`There is no backup at ${backup}.`);
   const { pages, migrations } = verifyBookingDatabase(backup, { makeSelfContained: false });
   refuseNewerBackup(backup, migrations);
   const resolved = path.resolve(target);
-  if (existsSync(resolved)) refuseIfInUse(resolved);
-  else createPrivateFile(resolved);
+  const contents = `${pages} pages`;
+  if (!existsSync(resolved)) {
+    const { file, bytes } = await newBackupFile(
+      resolved,
+      async (partial) => {
+        await copyBackup(backup, partial, resolved);
+        return { contents, checked: 'copied' };
+      },
+      'the backup was restored',
+    );
+    return { file, contents, bytes };
+  }
+  refuseIfInUse(resolved);
+  await copyBackup(backup, resolved, resolved);
+  chmodSync(resolved, PRIVATE_FILE_MODE);
+  return { file: resolved, contents, bytes: statSync(resolved).size };
+}
+
+/** Copies the backup's pages into the database file `into`, said as the restore of `target`. */
+async function copyBackup(backup: string, into: string, target: string): Promise<void> {
   const source = new SqliteDatabase(backup, { readonly: true, fileMustExist: true });
   try {
-    await source.backup(resolved, { progress: () => ALL_PAGES });
+    await source.backup(into, { progress: () => ALL_PAGES });
+  } catch (error) {
+    throw new BackupError(
+      `${backup} could not be copied to ${target} (${(error as Error).message}); nothing was restored.`,
+    );
   } finally {
     source.close();
   }
-  chmodSync(resolved, PRIVATE_FILE_MODE);
-  return { file: resolved, contents: `${pages} pages`, bytes: statSync(resolved).size };
 }
 
 /**

@@ -577,6 +577,51 @@ describe.skipIf(onPostgres)('booking restore', () => {
   }, 60_000);
 });
 
+describe.skipIf(onPostgres)('booking restore that fails', () => {
+  it('leaves a new target path as it was, without a file, and an existing database unchanged', async () => {
+    await createBookingDatabase();
+    const backupFile = path.join(dir, 'backup.sqlite');
+    expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+    const whole = readFileSync(backupFile);
+    const notSqlite = path.join(dir, 'notes.txt');
+    writeFileSync(notSqlite, 'This is not a database, but it is long enough to have a header.\n'.repeat(20));
+    const truncated = path.join(dir, 'truncated.sqlite');
+    writeFileSync(truncated, whole.subarray(0, whole.length / 2));
+    const corrupt = path.join(dir, 'corrupt.sqlite');
+    writeFileSync(
+      corrupt,
+      Buffer.concat([whole.subarray(0, 8192), Buffer.alloc(8192, 0x5a), whole.subarray(16384)]),
+    );
+
+    const target = path.join(dir, 'new.sqlite');
+    const targetEnv = { DATABASE_URL: `sqlite:${target}`, PAYMENT_PROVIDER: 'local' };
+    const untouched = () =>
+      readdirSync(dir).filter((name) => name.startsWith('new.sqlite') || name.startsWith('.new.sqlite'));
+    for (const backup of [notSqlite, truncated, corrupt]) {
+      const refused = await runCliAsync(['restore', backup], targetEnv);
+      expect(refused.status, backup).toBe(1);
+      expect(untouched(), backup).toEqual([]);
+    }
+    // A copy that fails midway, as on a full disk: a whole backup, no room for it.
+    const full = await runCliIn(['restore', backupFile], targetEnv, { maxFileBlocks: 64 });
+    expect(full.status).toBe(1);
+    expect(untouched()).toEqual([]);
+    expect(full.stderr).toContain(`error: ${backupFile} could not be copied to ${target}`);
+    expect(full.stderr).not.toMatch(/\n\s+at /);
+    // With room, the same restore goes through.
+    expect((await runCliAsync(['restore', backupFile], targetEnv)).status).toBe(0);
+    expect(untouched()).toEqual(['new.sqlite']);
+
+    // Over an existing database, a copy that fails leaves it as it was.
+    const before = readFileSync(databaseFile());
+    const over = await runCliIn(['restore', backupFile], env, { maxFileBlocks: 64 });
+    expect(over.status).toBe(1);
+    expect(over.stderr).toContain(`error: ${backupFile} could not be copied to ${databaseFile()}`);
+    expect(readFileSync(databaseFile()).equals(before)).toBe(true);
+    expect((await runCliAsync(['check'])).status).toBe(0);
+  }, 60_000);
+});
+
 describe.skipIf(onPostgres)('booking restore over a damaged database', () => {
   it('says how to go on (move the damaged file aside), and restores once it is', async () => {
     await createBookingDatabase();

@@ -26,10 +26,20 @@ export function runCli(args: string[], env: Record<string, string> = {}, input?:
 
 /**
  * Runs `booking <args>` without blocking this process (runCli's spawnSync would stall HTTP clients kept
- * busy meanwhile, or a load the command runs under); resolves once it exits.
+ * busy meanwhile, or a load the command runs under); resolves once it exits. With `maxFileBlocks`, the
+ * command may write no file larger than that many blocks of 512 bytes (`ulimit -f`, RLIMIT_FSIZE): a
+ * write past it fails as on a full disk (Node ignores SIGXFSZ, so the write gets EFBIG).
  */
-export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { maxFileBlocks?: number } = {},
+): Promise<CliResult> {
+  const command =
+    options.maxFileBlocks === undefined
+      ? [process.execPath, BIN, ...args]
+      : ['sh', '-c', `ulimit -f ${options.maxFileBlocks} && exec "$0" "$@"`, process.execPath, BIN, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
