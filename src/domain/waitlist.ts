@@ -78,6 +78,16 @@ export function datesToSearch(wants: WaitlistWants, today: string): { from: stri
   return from <= wants.toDate ? { from, to: wants.toDate } : null;
 }
 
+/**
+ * Whether two lists name the same things whatever their order (an entry's services, its parts of the
+ * day): a client waiting for a cut and a colour waits for a colour and a cut too.
+ */
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((item) => right.has(item));
+}
+
 /** Whether an entry is past its last date on `today` (the location's local date). */
 export function isPastLastDate(wants: WaitlistWants, today: string): boolean {
   return today > wants.toDate;

@@ -91,6 +91,26 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
     }
   });
 
+  it('tells a caller waiting for a cut and a colour that they wait already when asked for a colour and a cut', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const args = {
+        location: 'soho',
+        services: ['cut', 'colour'],
+        client_id: (await catalogueIds(t.database.db)).jo,
+        from_date: 'next week',
+        to_date: 'next week',
+      };
+      expect(await mcp.call('join_waitlist', args)).toMatchObject({ ok: true });
+      const again = await mcp.call('join_waitlist', { ...args, services: ['colour', 'cut'] });
+      expect(again).toMatchObject({ ok: false, code: 'conflict', hint: ALREADY_WAITING });
+      expect((await t.request({ method: 'GET', url: '/v1/waitlist' })).json().data).toHaveLength(1);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('names every bad argument at once', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -162,6 +162,26 @@ describe('the public page’s waitlist', () => {
     expect(await pass()).toBe(0);
   });
 
+  it('answers the entry already there when the same wants come again with services and times in another order', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const email = 'mallory@example.com';
+    const first = await joinOnPage(
+      { email, services: `${ids.services.cut},${ids.services.colour}` },
+      { times: ['morning', 'afternoon'] },
+    );
+    expect(first.statusCode, first.body).toBe(200);
+    const again = await joinOnPage(
+      { email, services: `${ids.services.colour},${ids.services.cut}` },
+      { times: ['afternoon', 'morning'] },
+    );
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.body).toContain('You are on the waitlist');
+    const waiting = await entries();
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatchObject({ times: ['morning', 'afternoon'] });
+  });
+
   it('refuses what cannot be asked, on a page saying why, and caps strangers as the booking form does', async () => {
     t = await startTestApp({ now: NOW });
     await fillTuesday();

@@ -357,6 +357,31 @@ describe('the waitlist', () => {
     expect(json(unknown).error).toMatchObject({ code: 'not_found', param: 'location_slug' });
   });
 
+  it('tells a client already waiting for the same services in another order that they wait already', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const base = { location_slug: 'soho', client_id: ids.jo, from_date: TUESDAY, to_date: TUESDAY };
+    const first = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: { ...base, service_ids: [ids.services.cut, ids.services.colour] },
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: { ...base, service_ids: [ids.services.colour, ids.services.cut] },
+    });
+    expect(again.statusCode, again.body).toBe(409);
+    expect(json(again).error).toMatchObject({ code: 'conflict' });
+    expect(json(again).error.message).toContain(json(first).data.id);
+    // The entry keeps the order it was asked in (the order its booking is made in).
+    const listed = json(await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=soho' })).data;
+    expect(listed.map((e: { service_ids: string[] }) => e.service_ids)).toEqual([
+      [ids.services.cut, ids.services.colour],
+    ]);
+  });
+
   it('texts or e-mails the offer with its link and tells integrators waitlist.offered and waitlist.claimed', async () => {
     const destinations = { allowInsecure: true, allowPrivateNetworks: false };
     t = await startTestApp({ now: NOW, webhookDestinations: destinations });

@@ -17,6 +17,7 @@ import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import {
   datesRefusal,
+  sameSet,
   type TimeOfDay,
   type WaitlistEntry,
   type WaitlistOffer,
@@ -132,7 +133,7 @@ export async function checkWaitlistWants(
 /**
  * Inside the caller's transaction: the entry of `clientId` for checked wants, and the location's
  * rescan (a time free now is offered at once). 409 conflict when the client already waits there for
- * the same services.
+ * the same services, in whatever order.
  */
 export async function insertCheckedEntry(
   trx: Db,
@@ -159,15 +160,20 @@ export async function insertCheckedEntry(
   };
   // Two joins of one client at once take turns, so the second finds the first (PostgreSQL).
   await takeTurn(trx, waitlistTurn(organisationId, location.id, clientId));
-  const same = await trx
+  // The same services in another order are the same wants: the stored lists are compared as sets.
+  const waiting = await trx
     .selectFrom('waitlist_entries')
-    .select('id')
+    .select(['id', 'service_ids'])
     .where('organisation_id', '=', organisationId)
     .where('location_id', '=', location.id)
     .where('client_id', '=', clientId)
-    .where('service_ids', '=', row.service_ids)
     .where('status', '=', 'waiting')
-    .executeTakeFirst();
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const same = waiting.find((entry) =>
+    sameSet(JSON.parse(entry.service_ids) as string[], checked.serviceIds),
+  );
   if (same) {
     throw new AppError(
       'conflict',

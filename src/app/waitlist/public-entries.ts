@@ -3,7 +3,7 @@ import { clientContactTurns, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { CONTACT_DAY_MS } from '../../domain/public-booking-policy.ts';
-import type { TimeOfDay, WaitlistEntry } from '../../domain/waitlist.ts';
+import { sameSet, type TimeOfDay, type WaitlistEntry } from '../../domain/waitlist.ts';
 import { insertUnprovenClient, newClientDetails } from '../client-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
 import type { AppDeps } from '../deps.ts';
@@ -113,15 +113,19 @@ export async function joinWaitlistOnPublicPage(
   return { entry: await getWaitlistEntry(deps.db, organisation.id, entryId, now), wants, reachedBy };
 }
 
-/** Whether a waiting entry waits for exactly these wants (the same form posted again). */
+/**
+ * Whether a waiting entry waits for exactly these wants (the same form posted again): its services and
+ * parts of the day in whatever order.
+ */
 function sameWants(entry: WaitlistEntryRow, wants: CheckedWants): boolean {
+  const times = entry.times === null ? null : (JSON.parse(entry.times) as string[]);
   return (
     entry.location_id === wants.location.id &&
-    entry.service_ids === JSON.stringify(wants.serviceIds) &&
+    sameSet(JSON.parse(entry.service_ids) as string[], wants.serviceIds) &&
     entry.staff_id === wants.staffId &&
     entry.from_date === wants.fromDate &&
     entry.to_date === wants.toDate &&
-    entry.times === (wants.times === null ? null : JSON.stringify(wants.times))
+    (times === null || wants.times === null ? times === wants.times : sameSet(times, wants.times))
   );
 }
 
