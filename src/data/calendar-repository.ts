@@ -245,11 +245,20 @@ export async function claimBusyCalendar(
   return result.numUpdatedRows > 0n;
 }
 
-/** The answer was 304 Not Modified: the last good copy stands, and the calendar is good again. */
+/**
+ * The answer was 304 Not Modified: the last good copy stands, and the calendar is good again; what
+ * its copy's note says (busy times read short of the window: written with the copy, at its parsed_at)
+ * still holds, and stays.
+ */
 export async function recordBusyNotModified(db: Db, calendar: CalendarKey, now: number): Promise<void> {
+  const copyNote = sql<boolean>`last_error_at is not null and last_error_at = parsed_at`;
   await db
     .updateTable('staff_busy_calendars')
-    .set({ last_success_at: now, last_error: null, last_error_at: null })
+    .set({
+      last_success_at: now,
+      last_error: sql<string | null>`case when ${copyNote} then last_error else null end`,
+      last_error_at: sql<number | null>`case when ${copyNote} then last_error_at else null end`,
+    })
     .where('organisation_id', '=', calendar.organisation_id)
     .where('id', '=', calendar.id)
     .execute();
@@ -279,10 +288,17 @@ export async function recordBusyFailure(
 export async function saveBusyCopy(
   trx: Db,
   calendar: Pick<BusyCalendarRow, 'id' | 'organisation_id' | 'staff_id'>,
-  copy: { etag: string | null; lastModified: string | null; busy: readonly Interval[] },
+  copy: {
+    etag: string | null;
+    lastModified: string | null;
+    busy: readonly Interval[];
+    /** Why the busy times stop short of the window (shown as the calendar's last error), or null. */
+    note?: string | null;
+  },
   now: number,
 ): Promise<{ changed: boolean }> {
   const wanted = busyPieces(copy.busy);
+  const note = copy.note ?? null;
   // The calendar's row first: an import may have taken the calendar out of the file while it was
   // fetched (its busy times must not come back, nor be refused by their key to it), and on
   // PostgreSQL this row's lock makes such an import wait (it, too, takes the row before the blocks).
@@ -292,8 +308,8 @@ export async function saveBusyCopy(
       etag: copy.etag,
       last_modified: copy.lastModified,
       last_success_at: now,
-      last_error: null,
-      last_error_at: null,
+      last_error: note,
+      last_error_at: note === null ? null : now,
       busy_count: wanted.length,
       parsed_at: now,
     })

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BusyCalendarError, busyTimes, MAX_BUSY_INTERVALS } from '../../src/app/calendars/busy-times.ts';
+import {
+  BusyCalendarError,
+  busyTimes,
+  MAX_BUSY_INTERVALS,
+  readBusyCalendar,
+} from '../../src/app/calendars/busy-times.ts';
 import { ics } from '../helpers/calendar-server.ts';
 
 const WINDOW = { start: Date.parse('2026-11-01T00:00:00Z'), end: Date.parse('2027-12-01T00:00:00Z') };
@@ -175,5 +180,80 @@ describe('busyTimes (ical.js)', () => {
       ['2026-11-10T08:00:00.000Z', '2026-11-10T09:00:00.000Z'],
       ['2026-11-24T08:00:00.000Z', '2026-11-24T09:00:00.000Z'],
     ]);
+  });
+});
+
+describe('readBusyCalendar: years ahead, the nearest first, under the one file’s bounds', () => {
+  const NOW = Date.parse('2026-11-23T09:00:00Z');
+  const DAY = 86_400_000;
+  // As the refresher reads for a location taking bookings 3660 days ahead: a first pass of the year
+  // it always read (a day back, 366 ahead), then passes of as long.
+  const TEN_YEARS = { start: NOW - DAY, end: NOW + 3662 * DAY };
+  const PASS = 367 * DAY;
+
+  it('reads what busyTimes reads over the whole window, an occurrence moved across a pass kept once', () => {
+    const text = ics(
+      ...event('UID:w', 'DTSTART:20261124T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY'),
+      // The occurrence of 23 November 2027 (in the second pass) moved back into the first, and that of
+      // 16 November 2027 (in the first) moved on into the second.
+      ...event('UID:w', 'RECURRENCE-ID:20271123T100000Z', 'DTSTART:20271122T150000Z', 'DURATION:PT1H'),
+      ...event('UID:w', 'RECURRENCE-ID:20271116T100000Z', 'DTSTART:20271126T150000Z', 'DURATION:PT1H'),
+      ...event('UID:far', 'DTSTART:20340301T090000Z', 'DURATION:PT2H'),
+      ...event('UID:m', 'DTSTART:20000115T120000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY'),
+    );
+    const read = readBusyCalendar(text, TEN_YEARS, 'UTC', PASS);
+    expect(read).toMatchObject({ readUntil: TEN_YEARS.end, shortBy: null });
+    const whole = busyTimes(text, TEN_YEARS, 'UTC');
+    expect(iso(read.busy).sort()).toEqual(iso(whole).sort());
+    const busy = iso(read.busy);
+    expect(busy).toContainEqual(['2027-11-22T15:00:00.000Z', '2027-11-22T16:00:00.000Z']);
+    expect(busy).toContainEqual(['2027-11-26T15:00:00.000Z', '2027-11-26T16:00:00.000Z']);
+    expect(busy).not.toContainEqual(['2027-11-23T10:00:00.000Z', '2027-11-23T11:00:00.000Z']);
+    expect(busy).not.toContainEqual(['2027-11-16T10:00:00.000Z', '2027-11-16T11:00:00.000Z']);
+    expect(busy).toContainEqual(['2034-03-01T09:00:00.000Z', '2034-03-01T11:00:00.000Z']);
+    expect(busy).toContainEqual(['2036-11-25T10:00:00.000Z', '2036-11-25T11:00:00.000Z']);
+    expect(busy.filter(([start]) => start!.endsWith('T12:00:00.000Z'))).toHaveLength(120);
+  });
+
+  it('keeps the passes before a bound reached further ahead, and says where it stopped', () => {
+    // Every hour: 8,808 busy times a pass, past MAX_BUSY_INTERVALS in the third.
+    const text = ics(...event('UID:h', 'DTSTART:20261101T000000Z', 'DURATION:PT30M', 'RRULE:FREQ=HOURLY'));
+    expect(() => busyTimes(text, TEN_YEARS, 'UTC')).toThrow(`more than ${MAX_BUSY_INTERVALS} busy times`);
+    const read = readBusyCalendar(text, TEN_YEARS, 'UTC', PASS);
+    const thirdPass = TEN_YEARS.start + 2 * PASS;
+    expect(read.shortBy).toBe(`more than ${MAX_BUSY_INTERVALS} busy times in the window kept`);
+    expect(read.readUntil).toBe(thirdPass - DAY);
+    expect(read.busy.length).toBeLessThanOrEqual(MAX_BUSY_INTERVALS);
+    expect(read.busy.at(-1)!.start).toBeLessThan(thirdPass);
+    expect(read.busy.at(-1)!.start).toBeGreaterThan(thirdPass - 2 * 3_600_000);
+    // The year to come is read whole, as it always was.
+    expect(iso(read.busy.filter((b) => b.start < NOW + 366 * DAY))).toEqual(
+      iso(busyTimes(text, { start: NOW - DAY, end: NOW + 366 * DAY }, 'UTC')),
+    );
+  });
+
+  it('refuses, in bounded time, what the first pass cannot read, however far the window reaches', () => {
+    const minutely = ics(
+      ...event('UID:x', 'DTSTART:20261201T000000Z', 'DURATION:PT1M', 'RRULE:FREQ=MINUTELY'),
+    );
+    expect(() => readBusyCalendar(minutely, TEN_YEARS, 'UTC', PASS)).toThrow(BusyCalendarError);
+    // A rule of leap days, found by the second; a daily time found by the second, which a year of
+    // takes about as long as the bound allows (refused, or read in part).
+    for (const rule of [
+      'FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=29',
+      'FREQ=SECONDLY;BYHOUR=3;BYMINUTE=0;BYSECOND=0',
+    ]) {
+      const text = ics(...event('UID:x', 'DTSTART:20261101T000000Z', 'DURATION:PT1M', `RRULE:${rule}`));
+      const started = process.cpuUsage();
+      try {
+        const read = readBusyCalendar(text, TEN_YEARS, 'UTC', PASS);
+        // Read in part (the bound reached in a later pass): what it kept is the year to come at least.
+        expect(read.readUntil).toBeGreaterThanOrEqual(TEN_YEARS.start + PASS - DAY);
+      } catch (error) {
+        expect(error).toBeInstanceOf(BusyCalendarError);
+      }
+      const { user, system } = process.cpuUsage(started);
+      expect((user + system) / 1000, rule).toBeLessThan(5_000);
+    }
   });
 });

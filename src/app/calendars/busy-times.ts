@@ -62,16 +62,44 @@ iterating.expand_year_days = function (this: Iterating, year: number) {
   return expandYear.call(this, year);
 };
 
+/** The busy intervals of a file over `window`, read whole: past any bound the copy is refused. */
 export function busyTimes(text: string, window: Interval, fallbackZone: string): Interval[] {
+  return readBusyCalendar(text, window, fallbackZone, Number.POSITIVE_INFINITY).busy;
+}
+
+/** What a file gives over a window read in passes (readBusyCalendar). */
+export interface BusyRead {
+  busy: Interval[];
+  /** The busy times are complete before this instant: the window's end, unless the read stopped short. */
+  readUntil: number;
+  /** Why the read stopped short of the window's end (a bound reached after the first pass), or null. */
+  shortBy: string | null;
+}
+
+/**
+ * The busy intervals of a file over `window`, its recurring events expanded in passes of `passMs`
+ * from the window's start, the nearest first, under one set of bounds for the whole file (the CPU
+ * time and candidates above, MAX_OCCURRENCE_STEPS, MAX_BUSY_INTERVALS): a window of ten years costs
+ * no more than one of a year. Past a bound in the first pass (or a file or event that cannot be read)
+ * the copy is refused (BusyCalendarError); in a later one, the passes before it are kept and the read
+ * says where and why it stopped, so that a calendar too costly to read ten years ahead still blocks
+ * the year to come.
+ */
+export function readBusyCalendar(
+  text: string,
+  window: Interval,
+  fallbackZone: string,
+  passMs: number,
+): BusyRead {
   budget = { left: MAX_RULE_CANDIDATES, sinceLook: 0, deadline: cpuMs() + MAX_EXPANSION_MS };
   try {
-    return readBusyTimes(text, window, fallbackZone);
+    return readBusyTimes(text, window, fallbackZone, passMs);
   } finally {
     budget = null;
   }
 }
 
-function readBusyTimes(text: string, window: Interval, fallbackZone: string): Interval[] {
+function readBusyTimes(text: string, window: Interval, fallbackZone: string, passMs: number): BusyRead {
   let root: ICAL.Component;
   try {
     root = new ICAL.Component(ICAL.parse(text) as unknown[]);
@@ -106,6 +134,15 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string): In
       throw new BusyCalendarError(`more than ${MAX_BUSY_INTERVALS} busy times in the window kept`);
     }
   };
+  const unreadable = (error: unknown) =>
+    // ical.js reads a value when it is first asked for: a broken one (a DTEND, an UNTIL, an EXDATE
+    // that is no date) throws then. The copy is refused, so that the last good one is kept and the
+    // reason shown, rather than the event dropped and its time silently left free.
+    error instanceof BusyCalendarError
+      ? error
+      : new BusyCalendarError(
+          `an event that cannot be read (${String((error as Error)?.message ?? error).slice(0, 200)})`,
+        );
 
   const events = root.getAllSubcomponents('vevent');
   alignUtcExceptions(events, zones);
@@ -123,56 +160,120 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string): In
     if (same) same.push(component);
     else overrides.set(uid, [component]);
   }
+  // The first pass in the file's order; later passes take the single events of their span and go on
+  // with each series where its iterator stopped. An event belongs to the pass that holds its own
+  // (wall) start, wherever an override moved it within the window.
+  const passEnd = (pass: number) =>
+    window.start + (pass + 1) * passMs < window.end
+      ? window.start + (pass + 1) * passMs
+      : Number.POSITIVE_INFINITY;
+  const series: Expansion[] = [];
+  const laterSingles: { event: ICAL.Event; wall: number }[] = [];
+  const single = (event: ICAL.Event) => {
+    const wall = floatingMs(event.startDate);
+    if (wall < passEnd(0)) add(event, event.startDate, event.endDate);
+    else laterSingles.push({ event, wall });
+  };
   for (const component of events) {
     try {
-      expand(component);
+      const event = readEvent(component, single);
+      if (!event) continue;
+      const expansion: Expansion = { event, iterator: null, next: undefined };
+      expand(expansion, passEnd(0));
+      series.push(expansion);
     } catch (error) {
-      // ical.js reads a value when it is first asked for: a broken one (a DTEND, an UNTIL, an EXDATE
-      // that is no date) throws here. The copy is refused, so that the last good one is kept and the
-      // reason shown, rather than the event dropped and its time silently left free.
-      if (error instanceof BusyCalendarError) throw error;
-      throw new BusyCalendarError(
-        `an event that cannot be read (${String((error as Error)?.message ?? error).slice(0, 200)})`,
-      );
+      throw unreadable(error);
     }
   }
-  return busy;
+  laterSingles.sort((a, b) => a.wall - b.wall);
+  let nextSingle = 0;
+  for (let pass = 1; passEnd(pass - 1) !== Number.POSITIVE_INFINITY; pass++) {
+    const kept = busy.length;
+    try {
+      for (
+        ;
+        nextSingle < laterSingles.length && laterSingles[nextSingle]!.wall < passEnd(pass);
+        nextSingle++
+      ) {
+        const { event } = laterSingles[nextSingle]!;
+        add(event, event.startDate, event.endDate);
+      }
+      for (const expansion of series) expand(expansion, passEnd(pass));
+    } catch (error) {
+      busy.length = kept;
+      // Passes end at wall times: a day before this one's start is before it in any zone.
+      const start = window.start + pass * passMs;
+      return { busy, readUntil: start - 86_400_000, shortBy: unreadable(error).message };
+    }
+  }
+  return { busy, readUntil: window.end, shortBy: null };
 
-  function expand(component: ICAL.Component): void {
+  /**
+   * A series, for its passes; a single event (or an override whose series is not in the file) is
+   * given to `single` instead.
+   */
+  function readEvent(component: ICAL.Component, single: (event: ICAL.Event) => void): ICAL.Event | null {
     if (component.hasProperty('recurrence-id')) {
       // An override is expanded with its series; one whose series is not in the file stands alone.
-      if (masters.has(String(component.getFirstPropertyValue('uid')))) return;
+      if (masters.has(String(component.getFirstPropertyValue('uid')))) return null;
       const lone = new ICAL.Event(component, { exceptions: [] });
-      if (!lone.startDate) return;
-      add(lone, lone.startDate, lone.endDate);
-      return;
+      if (!lone.startDate) return null;
+      single(lone);
+      return null;
     }
     let event: ICAL.Event;
     try {
       event = new ICAL.Event(component, {
         exceptions: overrides.get(String(component.getFirstPropertyValue('uid'))) ?? [],
       });
-      if (!event.startDate) return;
+      if (!event.startDate) return null;
     } catch {
-      return;
+      return null;
     }
-    if (!event.isRecurring()) {
-      add(event, event.startDate, event.endDate);
-      return;
-    }
-    const iterator = event.iterator(laterStart(event, window) ?? undefined);
+    if (event.isRecurring()) return event;
+    single(event);
+    return null;
+  }
+
+  /**
+   * The occurrences of a series up to the wall time `upper` (not included), from where its last pass
+   * stopped: each occurrence is taken from ical.js once.
+   */
+  function expand(expansion: Expansion, upper: number): void {
+    const { event } = expansion;
+    expansion.iterator ??= event.iterator(laterStart(event, window) ?? undefined);
     // Occurrences are in wall time of the series' zone: a day's margin covers any zone's offset.
     const stopAfter = window.end + 2 * 86_400_000;
-    for (let next = iterator.next(); next; next = iterator.next()) {
-      spend(1);
-      if (++steps > MAX_OCCURRENCE_STEPS) {
-        throw new BusyCalendarError('a recurrence rule gives too many occurrences to expand');
+    for (;;) {
+      if (expansion.next === undefined) {
+        expansion.next = expansion.iterator.next() ?? null;
+        if (expansion.next === null) return;
+        spend(1);
+        if (++steps > MAX_OCCURRENCE_STEPS) {
+          throw new BusyCalendarError('a recurrence rule gives too many occurrences to expand');
+        }
       }
-      if (floatingMs(next) > stopAfter) break;
+      const next = expansion.next;
+      if (next === null) return;
+      const wall = floatingMs(next);
+      if (wall > stopAfter) {
+        expansion.next = null;
+        return;
+      }
+      if (wall >= upper) return;
+      expansion.next = undefined;
       const details = event.getOccurrenceDetails(next);
       add(details.item, details.startDate, details.endDate);
     }
   }
+}
+
+/** A series being expanded: its iterator once made, and the occurrence it gave that no pass took yet. */
+interface Expansion {
+  event: ICAL.Event;
+  iterator: ICAL.RecurExpansion | null;
+  /** undefined: none waiting (ask the iterator); null: the series has ended. */
+  next: ICAL.Time | null | undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Clock } from '../clock.ts';
 import { allEnded, startPeriodicWork } from '../periodic-work.ts';
 import { rescanWaitlists } from '../waitlist/rescans.ts';
 import type { CalendarFetcher } from './busy-fetch.ts';
-import type { busyTimes } from './busy-times.ts';
+import type { BusyRead } from './busy-times.ts';
 
 /**
  * The background refresher of external busy calendars (design.md 9.6): every few seconds it takes
@@ -31,9 +31,23 @@ export interface RefresherDeps {
   refreshMs: number;
 }
 
-/** The window of busy times kept: from a day back (a booking's check near midnight) to 366 days on. */
+/**
+ * The window of busy times kept: from a day back (a booking's check near midnight) to as far ahead as
+ * the staff member's locations take bookings (busyWindowAheadMs), and at least 366 days on.
+ */
 export const BUSY_WINDOW_BACK_MS = 86_400_000;
 export const BUSY_WINDOW_AHEAD_MS = 366 * 86_400_000;
+
+/**
+ * How far ahead a staff member's busy times are kept: past the last local date their locations take
+ * bookings on (today + the largest max_advance_days, up to 3660), by two days more (that date's end in
+ * the location's zone, and an appointment that runs past its midnight); never less than
+ * BUSY_WINDOW_AHEAD_MS. The expansion's bounds (busy-times.ts) do not grow with it: a file costs at
+ * most as much CPU over ten years as over one, and is refused past them as it was.
+ */
+export function busyWindowAheadMs(maxAdvanceDays: number): number {
+  return Math.max(BUSY_WINDOW_AHEAD_MS, (maxAdvanceDays + 2) * 86_400_000);
+}
 
 /** A copy older than this is fetched whole again (no validators): its window has slid on. */
 const REPARSE_AFTER_MS = 86_400_000;
@@ -77,7 +91,13 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     claimBusyCalendar(trx, calendar, calendar.next_fetch_at, started + deps.refreshMs, started),
   );
   if (!claimed) return false;
-  const fresh = calendar.parsed_at !== null && started - calendar.parsed_at < REPARSE_AFTER_MS;
+  const places = await staffPlaces(db, calendar);
+  // A copy is read whole again once a day (its window slides on), and once the staff member or one of
+  // their locations changed since it was read (an import: the window follows max_advance_days).
+  const fresh =
+    calendar.parsed_at !== null &&
+    started - calendar.parsed_at < REPARSE_AFTER_MS &&
+    calendar.parsed_at >= places.changedAt;
   const outcome = await deps.fetcher.fetch(
     calendar.url,
     fresh
@@ -95,22 +115,29 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
   }
   // ical.js (with its source, 0.5 MB that V8 holds at two bytes a character) is loaded by the first
   // calendar to read, not at start: most servers have none (docs/decisions/memory-under-load.md).
-  const { BusyCalendarError, busyTimes } = await import('./busy-times.ts');
-  let busy: ReturnType<typeof busyTimes>;
+  const { BusyCalendarError, readBusyCalendar } = await import('./busy-times.ts');
+  let read: BusyRead;
   try {
-    const zone = await staffZone(db, calendar);
-    busy = busyTimes(
+    // The year to come first, as it always was: a file too costly to read further still blocks it.
+    read = readBusyCalendar(
       outcome.text,
-      { start: now - BUSY_WINDOW_BACK_MS, end: now + BUSY_WINDOW_AHEAD_MS },
-      zone,
+      { start: now - BUSY_WINDOW_BACK_MS, end: now + busyWindowAheadMs(places.maxAdvanceDays) },
+      places.zone,
+      BUSY_WINDOW_BACK_MS + BUSY_WINDOW_AHEAD_MS,
     );
   } catch (error) {
     if (!(error instanceof BusyCalendarError)) throw error;
     await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, keptReason(error.message), now));
     return true;
   }
+  const note =
+    read.shortBy === null
+      ? null
+      : keptReason(
+          `busy times read only until ${new Date(read.readUntil).toISOString().slice(0, 10)}: ${read.shortBy}`,
+        );
   await writeTransaction(db, async (trx) => {
-    const copy = { etag: outcome.etag, lastModified: outcome.lastModified, busy };
+    const copy = { etag: outcome.etag, lastModified: outcome.lastModified, busy: read.busy, note };
     const { changed } = await saveBusyCopy(trx, calendar, copy, now);
     // A busy time gone (a meeting called off) may free a time someone on the waitlist wants.
     if (changed) await rescanWaitlists(trx, calendar.organisation_id, now);
@@ -130,10 +157,15 @@ function keptReason(reason: string): string {
 }
 
 /**
- * The zone a floating time of the staff member's calendar is read in: that of a location where they
- * work (by name, for a stable choice), else the organisation's first location's.
+ * Where the staff member's calendar is read for: the zone a floating time is read in, that of a
+ * location where they work (by name, for a stable choice), else the organisation's first location's;
+ * the furthest ahead those locations take bookings (the largest max_advance_days, 0 for none); and
+ * when the staff member (their locations among what they own) or one of those locations last changed.
  */
-async function staffZone(db: Db, calendar: BusyCalendarRow): Promise<string> {
+async function staffPlaces(
+  db: Db,
+  calendar: BusyCalendarRow,
+): Promise<{ zone: string; maxAdvanceDays: number; changedAt: number }> {
   const worked = await db
     .selectFrom('staff_locations')
     .innerJoin('locations', (j) =>
@@ -141,19 +173,30 @@ async function staffZone(db: Db, calendar: BusyCalendarRow): Promise<string> {
         .onRef('locations.id', '=', 'staff_locations.location_id')
         .onRef('locations.organisation_id', '=', 'staff_locations.organisation_id'),
     )
-    .select('locations.timezone')
+    .select(['locations.timezone', 'locations.max_advance_days', 'locations.updated_at'])
     .where('staff_locations.organisation_id', '=', calendar.organisation_id)
     .where('staff_locations.staff_id', '=', calendar.staff_id)
     .orderBy('locations.name')
+    .execute();
+  const staff = await db
+    .selectFrom('staff')
+    .select('updated_at')
+    .where('organisation_id', '=', calendar.organisation_id)
+    .where('id', '=', calendar.staff_id)
     .executeTakeFirst();
-  if (worked) return worked.timezone;
+  const maxAdvanceDays = Math.max(0, ...worked.map((place) => Number(place.max_advance_days)));
+  const changedAt = Math.max(
+    Number(staff?.updated_at ?? 0),
+    ...worked.map((place) => Number(place.updated_at)),
+  );
+  if (worked[0]) return { zone: worked[0].timezone, maxAdvanceDays, changedAt };
   const any = await db
     .selectFrom('locations')
     .select('timezone')
     .where('organisation_id', '=', calendar.organisation_id)
     .orderBy('name')
     .executeTakeFirst();
-  return any?.timezone ?? 'UTC';
+  return { zone: any?.timezone ?? 'UTC', maxAdvanceDays, changedAt };
 }
 
 /** Starts the refresher (booking serve); the returned stop waits for a pass in progress. */

@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
+import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * How far ahead an external busy calendar is read (design.md 9.6): as far as the staff member's
+ * locations take bookings (max_advance_days, up to 3660 days), not a year only, so a time years ahead
+ * is not offered when the stylist's calendar says busy. A loopback server of ICS files, the refresher
+ * on the test clock (Monday 23 November 2026, 09:00 UTC), REST availability. Ana does Cuts at Soho on
+ * Mondays and Tuesdays 09:00-17:00 (45 minutes and 15 of buffer).
+ */
+
+const NOW = '2026-11-23T09:00:00Z';
+const REFRESH_MS = 300_000;
+const fetcher = new CalendarFetcher(true, { timeoutMs: 1_000, maxBytes: 65_536 });
+
+// Every Tuesday 10:00-11:00 in London (the zone by name), from the first Tuesday on, without end; and
+// an evening class of ten Tuesdays 14:00-15:00 that begins in September 2031 (British Summer Time).
+const FAR_CALENDAR = ics(
+  'BEGIN:VEVENT',
+  'UID:standing@example.com',
+  'DTSTAMP:20261101T000000Z',
+  'DTSTART;TZID=Europe/London:20261124T100000',
+  'DTEND;TZID=Europe/London:20261124T110000',
+  'RRULE:FREQ=WEEKLY;BYDAY=TU',
+  'SUMMARY:Standing appointment',
+  'END:VEVENT',
+  'BEGIN:VEVENT',
+  'UID:class@example.com',
+  'DTSTAMP:20261101T000000Z',
+  'DTSTART;TZID=Europe/London:20310902T140000',
+  'DTEND;TZID=Europe/London:20310902T150000',
+  'RRULE:FREQ=WEEKLY;COUNT=10',
+  'SUMMARY:Evening class',
+  'END:VEVENT',
+);
+
+/** Soho's last bookable Tuesday with max_advance_days 3660 (today + 3660 days is Sunday 30 November 2036). */
+const LAST_TUESDAY = '2036-11-25';
+/** The evening class's third Tuesday. */
+const CLASS_TUESDAY = '2031-09-16';
+
+let t: TestApp | undefined;
+let server: CalendarServer | undefined;
+afterEach(async () => {
+  await t?.close();
+  await server?.close();
+  t = undefined;
+  server = undefined;
+});
+
+function catalogueWith(maxAdvanceDays: number | undefined, url: string) {
+  const catalogue = smallCatalogue();
+  const soho = (catalogue.locations as Record<string, unknown>[])[0]!;
+  if (maxAdvanceDays !== undefined) soho.policy = { max_advance_days: maxAdvanceDays };
+  (catalogue.staff[0] as Record<string, unknown>).busy_calendars = [url];
+  return catalogue;
+}
+
+async function start(maxAdvanceDays: number | undefined) {
+  server = await startCalendarServer();
+  server.serve('/ana.ics', { body: FAR_CALENDAR, etag: '"v1"' });
+  t = await startTestApp({ now: NOW, catalogues: [catalogueWith(maxAdvanceDays, server.url('/ana.ics'))] });
+}
+
+const refresh = () =>
+  refreshDueCalendars({ db: t!.database.db, clock: t!.clock, fetcher, refreshMs: REFRESH_MS });
+
+async function anaStarts(date: string): Promise<string[]> {
+  const ids = await catalogueIds(t!.database.db);
+  const response = await t!.request({
+    method: 'GET',
+    url: `/v1/locations/soho/availability?service_ids=${ids.services.cut}&date=${date}&staff_id=${ids.staff.ana}`,
+    key: t!.keys.read,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data.slots.map((s: { starts_at: string }) => s.starts_at.slice(11, 16));
+}
+
+describe('busy calendars read as far ahead as bookings are taken', () => {
+  it('block a recurring event years ahead at a location that takes bookings 3660 days ahead', async () => {
+    await start(3660);
+    // A year on, as before.
+    await refresh();
+    expect(await anaStarts('2027-11-23')).not.toContain('10:00');
+    // Ten years on: the standing appointment's last Tuesday within reach is busy 10:00-11:00.
+    const last = await anaStarts(LAST_TUESDAY);
+    expect(last).toContain('09:00');
+    expect(last).not.toContain('10:00');
+    expect(last).not.toContain('10:30');
+    expect(last).toContain('11:00');
+    // The class that begins in 2031, in summer time (starts as the location's wall clock reads them):
+    // 14:00-15:00 is busy, and a cut at 13:00 (with its buffer) ends as it begins.
+    const classDay = await anaStarts(CLASS_TUESDAY);
+    expect(classDay).toContain('13:00');
+    expect(classDay).not.toContain('13:15');
+    expect(classDay).not.toContain('14:00');
+    expect(classDay).not.toContain('14:45');
+    expect(classDay).toContain('15:00');
+    // Nothing kept past the last bookable day (and its margin).
+    const ids = await catalogueIds(t!.database.db);
+    const latest = await t!.database.db
+      .selectFrom('staff_busy_blocks')
+      .select((eb) => eb.fn.max('starts_at').as('latest'))
+      .where('staff_id', '=', ids.staff.ana!)
+      .executeTakeFirstOrThrow();
+    expect(new Date(Number(latest.latest)).toISOString().slice(0, 10)).toBe(LAST_TUESDAY);
+  });
+
+  it('keep the year to come of a calendar too large to read ten years ahead, and say so', async () => {
+    await start(3660);
+    // Half of every hour, from the first of November: 8,808 busy times a year, past the 20,000 a file
+    // may give in the third year.
+    server!.serve('/ana.ics', {
+      etag: '"hourly"',
+      body: ics(
+        'BEGIN:VEVENT',
+        'UID:hourly@example.com',
+        'DTSTAMP:20261101T000000Z',
+        'DTSTART:20261101T000000Z',
+        'DURATION:PT30M',
+        'RRULE:FREQ=HOURLY',
+        'END:VEVENT',
+      ),
+    });
+    await refresh();
+    const state = () =>
+      t!.database.db
+        .selectFrom('staff_busy_calendars')
+        .select(['busy_count', 'last_success_at', 'last_error'])
+        .executeTakeFirstOrThrow();
+    const read = await state();
+    expect(read.last_success_at).toBe(t!.clock.nowMs());
+    expect(read.last_error).toBe(
+      'busy times read only until 2028-11-24: more than 20000 busy times in the window kept',
+    );
+    expect(Number(read.busy_count)).toBeGreaterThan(2 * 8000);
+    // Blocked within the two years read, as far as they go; not beyond (as before the horizon grew).
+    expect(await anaStarts('2027-11-23')).toEqual([]);
+    expect(await anaStarts('2028-11-21')).toEqual([]);
+    expect(await anaStarts(LAST_TUESDAY)).toContain('10:00');
+    // The copy stands on a 304, and so does what it says.
+    t!.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    expect(server!.requests.at(-1)).toMatchObject({ ifNoneMatch: '"hourly"' });
+    expect(await state()).toMatchObject({
+      last_success_at: t!.clock.nowMs(),
+      last_error: read.last_error,
+    });
+  });
+
+  it('read further once an import lets the location take bookings further ahead, though the calendar is unchanged', async () => {
+    await start(undefined);
+    await refresh();
+    expect(await anaStarts('2026-12-01')).not.toContain('10:00');
+    t!.clock.advance({ minutes: 1 });
+    await importCatalogue(t!.database.db, catalogueWith(3660, server!.url('/ana.ics')), t!.clock.nowMs());
+    // Before the calendar is read again the far Tuesday is offered: nothing is fetched on a request.
+    expect(await anaStarts(LAST_TUESDAY)).toContain('10:00');
+    t!.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    // Fetched whole (no validators: the copy kept covers a shorter window) and read to the new horizon.
+    expect(server!.requests.at(-1)).toMatchObject({ path: '/ana.ics', ifNoneMatch: undefined });
+    expect(await anaStarts(LAST_TUESDAY)).not.toContain('10:00');
+  });
+});
