@@ -122,7 +122,9 @@ export function suitsWants(wants: WaitlistWants, startsAt: number, timezone: str
 export function datesRefusal(fromDate: string, toDate: string, today: string): string | null {
   if (fromDate > toDate) return 'from_date is after to_date.';
   if (toDate < today) return `to_date is already past (today is ${today} at the location).`;
-  const days = DateTime.fromISO(toDate).diff(DateTime.fromISO(fromDate), 'days').days + 1;
+  // Dates as days of UTC: in the server's own zone a day may be 23 or 25 hours (or lack its midnight).
+  const day = (date: string) => DateTime.fromISO(date, { zone: 'utc' });
+  const days = day(toDate).diff(day(fromDate), 'days').days + 1;
   if (days > MAX_WAIT_DAYS)
     return `An entry waits for at most ${MAX_WAIT_DAYS} days: from_date to to_date spans ${days}.`;
   return null;

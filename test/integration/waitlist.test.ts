@@ -357,6 +357,40 @@ describe('the waitlist', () => {
     expect(json(unknown).error).toMatchObject({ code: 'not_found', param: 'location_slug' });
   });
 
+  it('counts the days an entry spans alike whatever zone the server runs in', async () => {
+    // Chile's clocks go forward at midnight on 6 September 2026: in the server's zone that day has
+    // no 00:00, and a day counted from it was 23 hours.
+    const saved = process.env.TZ;
+    process.env.TZ = 'America/Santiago';
+    try {
+      t = await startTestApp({ now: '2026-08-31T12:00:00Z' });
+      const ids = await catalogueIds(t.database.db);
+      const join = (from: string, to: string) =>
+        t.request({
+          method: 'POST',
+          url: '/v1/waitlist',
+          payload: {
+            location_slug: 'soho',
+            service_ids: [ids.services.cut],
+            client_id: ids.jo,
+            from_date: from,
+            to_date: to,
+          },
+        });
+      const tooLong = await join('2026-09-06', '2026-12-07');
+      expect(tooLong.statusCode, tooLong.body).toBe(400);
+      expect(json(tooLong).error).toMatchObject({
+        param: 'to_date',
+        message: 'An entry waits for at most 92 days: from_date to to_date spans 93.',
+      });
+      const longest = await join('2026-09-06', '2026-12-06');
+      expect(longest.statusCode, longest.body).toBe(201);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
   it('tells a client already waiting for the same services in another order that they wait already', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
