@@ -22,6 +22,7 @@ import * as feeWaivers from './2026-11-29-0029-fee-waivers.ts';
 import * as postgresOverlapGuard from './2026-11-29-0030-postgres-overlap-guard.ts';
 import * as oauthClientLifetime from './2026-11-30-0031-oauth-client-lifetime.ts';
 import * as holdsEndAtStart from './2026-11-30-0032-holds-end-at-start.ts';
+import * as paymentCalls from './2026-11-30-0033-payment-calls.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-0030-postgres-overlap-guard': postgresOverlapGuard,
   '2026-11-30-0031-oauth-client-lifetime': oauthClientLifetime,
   '2026-11-30-0032-holds-end-at-start': holdsEndAtStart,
+  '2026-11-30-0033-payment-calls': paymentCalls,
 };

@@ -25,6 +25,12 @@ import { takeBookingTurn } from './booking-reference.ts';
 import { getBooking, whileSlotFree } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { announceChange } from './outbox-service.ts';
+import {
+  type DepositRefunds,
+  dropPaymentCall,
+  refuseWhileCancelling,
+  withRefundsFirst,
+} from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot, slotOrRefusal } from './start-check.ts';
 
@@ -152,6 +158,7 @@ export async function rescheduleInTransaction(
     now,
   );
   if (decision.refusal) throw refusalError(decision.refusal);
+  await refuseWhileCancelling(trx, changer.organisationId, booking.id);
   const request = rescheduleRequest(location, booking, change, seriesSpan);
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
@@ -269,6 +276,10 @@ export interface CancellationResult {
  * cancellation window): refused when late_cancellation is forbid; otherwise a paid deposit is retained
  * and, when the booking's protection snapshot applies, the late-cancellation fee is recorded (status
  * null until staff process it), credited with the retained deposit.
+ *
+ * A deposit paid through the provider is refunded between two transactions, never inside one
+ * (withRefundsFirst); `refunds` carries answers the provider gave before (the sweeper's, completing a
+ * cancellation asked earlier).
  */
 export function cancelBooking(
   db: Db,
@@ -276,9 +287,24 @@ export function cancelBooking(
   reference: string,
   reason: string | undefined,
   now: number,
+  refunds?: DepositRefunds,
 ): Promise<CancellationResult> {
   checkFreeText(reason, CANCEL_REASON_MAX_LENGTH, 'reason');
-  return writeTransaction(db, (trx) => cancelInTransaction(trx, changer, reference, reason, now));
+  const asked = {
+    organisationId: changer.organisationId,
+    reference,
+    scope: 'one' as const,
+    reason: reason ?? null,
+    actor: changer.actor,
+    requestedAt: now,
+  };
+  return withRefundsFirst(
+    db,
+    changer.payments,
+    asked,
+    (trx, made) => cancelInTransaction(trx, changer, reference, reason, now, made),
+    refunds,
+  );
 }
 
 /** What cancelling would do now (late or not, the deposit, the fee), or why it would be refused. */
@@ -303,30 +329,32 @@ export async function cancelOrPreview(
   reason: string | undefined,
   now: number,
   dryRun: boolean,
+  refunds?: DepositRefunds,
 ): Promise<CancellationResult> {
-  if (!dryRun) return cancelBooking(db, changer, reference, reason, now);
+  if (!dryRun) return cancelBooking(db, changer, reference, reason, now, refunds);
   const { booking, refusal, disclosure } = await previewCancellation(db, changer, reference, now);
   if (refusal) throw refusalError(refusal);
   return { booking, depositRefunded: disclosure.depositRefunded === true, disclosure };
 }
 
-/** A cancellation inside the caller's write transaction (a series' "this and the following"). */
+/**
+ * A cancellation inside a write transaction of withRefundsFirst (one booking, or each of a series'
+ * "this and the following"): a deposit refund it has no answer to in `refunds` is asked for there, and
+ * the run is rolled back.
+ */
 export async function cancelInTransaction(
   trx: Db,
   changer: Changer,
   reference: string,
   reason: string | undefined,
   now: number,
+  refunds: DepositRefunds,
 ): Promise<CancellationResult> {
   await takeBookingTurn(trx, changer.organisationId, reference);
   const { booking, decision: decided } = await decide(trx, changer, reference, 'cancel', now);
   if (decided.refusal) throw refusalError(decided.refusal);
-  // A refund the provider refused leaves the deposit paid (to be returned by hand), and says so.
-  const refunded = decided.depositRefunded === true ? await refundDeposit(trx, changer, booking) : false;
-  const decision: ChangeDecision =
-    decided.depositRefunded === true && !refunded
-      ? { ...decided, depositRefunded: false, depositOutcome: null }
-      : decided;
+  const refunded = await refundDeposit(trx, changer, booking, decided.depositRefunded === true, refunds);
+  const decision = withRefund(decided, refunded, booking);
   const { late, depositOutcome } = decision;
   const depositRefunded = decision.depositRefunded === true;
   await updateBooking(trx, changer.organisationId, booking.id, {
@@ -364,13 +392,21 @@ export async function cancelInTransaction(
 }
 
 /**
- * Returns a deposit paid through the provider before the cancellation is written: deposit_refunded
- * says true only once the provider accepted the refund. If it does not, the provider's refusal (503
- * payments_unavailable) rolls the cancellation back, to be tried again; the refund's idempotency key
- * (the checkout's id) makes the repeat return the first refund, never a second one. A deposit taken
- * at the desk (no provider payment) is returned there.
+ * The refund of a deposit paid through the provider, which the cancellation writes: true once the
+ * provider accepted it, false when it refused (the deposit stays paid, to be returned by hand); null
+ * when no provider payment is involved (a deposit taken at the desk is returned there, or none was
+ * paid). A refund due that the run has no answer to is asked for (`refunds.ask`, the run is rolled back
+ * and the refund made before the next); the answer is written with its call removed. A refund made
+ * although the cancellation now finds it not due (the booking changed meanwhile) is written all the
+ * same: the money went back.
  */
-async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promise<boolean> {
+async function refundDeposit(
+  trx: Db,
+  changer: Changer,
+  booking: Booking,
+  due: boolean,
+  refunds: DepositRefunds,
+): Promise<boolean | null> {
   const paid = await trx
     .selectFrom('checkout_sessions')
     .select(['id', 'amount_minor', 'currency', 'payment_ref'])
@@ -379,27 +415,47 @@ async function refundDeposit(trx: Db, changer: Changer, booking: Booking): Promi
     .where('status', '=', 'paid')
     .where('payment_ref', 'is not', null)
     .executeTakeFirst();
-  if (!paid?.payment_ref) return true;
+  if (!paid?.payment_ref) return null;
+  const answered = refunds.take(paid.id);
+  if (answered) {
+    await dropPaymentCall(trx, changer.organisationId, 'refund', paid.id);
+    if (answered.status === 'refused') return false;
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ refund_ref: answered.refundRef })
+      .where('organisation_id', '=', changer.organisationId)
+      .where('id', '=', paid.id)
+      .execute();
+    return true;
+  }
+  if (!due) return null;
   if (!changer.payments) {
     throw new AppError(
       'payments_unavailable',
       'The deposit was paid online and no payment provider is set up to refund it; cancel it once payments are configured.',
     );
   }
-  const refund = await changer.payments.refund({
-    key: paid.id,
+  refunds.ask({
+    organisationId: changer.organisationId,
+    bookingId: booking.id,
+    checkoutId: paid.id,
     paymentRef: paid.payment_ref,
     amountMinor: paid.amount_minor,
     currency: paid.currency,
   });
-  if (refund.status === 'refused') return false;
-  await trx
-    .updateTable('checkout_sessions')
-    .set({ refund_ref: refund.refundRef })
-    .where('organisation_id', '=', changer.organisationId)
-    .where('id', '=', paid.id)
-    .execute();
+  // Written only in a run that has the provider's answer.
   return true;
+}
+
+/**
+ * The decision as the refund's outcome makes it: a refund refused leaves the deposit paid (and says
+ * so); a refund made is the deposit refunded, whatever the decision now (no deposit then credits a fee).
+ */
+function withRefund(decided: ChangeDecision, refunded: boolean | null, booking: Booking): ChangeDecision {
+  if (refunded === null || refunded === (decided.depositRefunded === true)) return decided;
+  if (!refunded) return { ...decided, depositRefunded: false, depositOutcome: null };
+  const fee = decided.fee && pendingFee(booking, 'late_cancellation', 0);
+  return { ...decided, depositRefunded: true, depositOutcome: 'refunded', fee };
 }
 
 /** The booking, its location and what the policy decides of the change now (shared with previews). */

@@ -5,6 +5,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import type { PaymentProvider } from './payments.ts';
 import { startPeriodicWork } from './periodic-work.ts';
+import { settlePaymentCalls } from './settle-payment-calls.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;
@@ -97,7 +98,9 @@ export async function refundLapsedDeposits(
 }
 
 /**
- * Runs expireLapsedHolds every `intervalMs` until stopped; failures are reported, never fatal. The
+ * Runs expireLapsedHolds every `intervalMs` until stopped, then the provider's part: the deposits of
+ * lapsed holds refunded, and refunds and fee charges left in doubt completed (settle-payment-calls.ts);
+ * failures are reported, never fatal. The
  * returned stop resolves once a sweep in progress has finished, so a shutdown can close the database
  * after it without cutting a transaction short.
  */
@@ -112,6 +115,7 @@ export function startHoldSweeper(
     async () => {
       await expireLapsedHolds(db, clock.nowMs());
       await refundLapsedDeposits(db, payments, clock.nowMs());
+      await settlePaymentCalls(db, payments, clock.nowMs());
     },
     onError,
     intervalMs,

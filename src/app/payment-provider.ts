@@ -13,6 +13,9 @@
  * - refund of a paid deposit when a cancellation is on time: `refund` (booking-changes.ts cancel).
  * - a late-cancellation or no-show fee: `chargeSavedCard`, off-session (staff-actions.ts chargeFee).
  *
+ * Refunds and charges are asked with no transaction open: written first as a call, made, and their
+ * outcome written after (payment-calls.ts); a call left in doubt is completed by the hold sweeper.
+ *
  * Every call that creates something at the provider carries an idempotency key made from our own ids,
  * so a call repeated after a crash (the provider acted, our database never heard) returns what the
  * first one did instead of charging again.
@@ -57,8 +60,8 @@ export interface PaymentProvider {
   /**
    * Returns a paid deposit (or `amountMinor` of it): `refunded` once the provider accepted the refund,
    * `refused` with its reason when it answered no (the money stays with the salon, to be returned by
-   * hand). An unreachable provider throws AppError payments_unavailable: nothing is to be recorded,
-   * and asking again (same key) cannot refund twice.
+   * hand). An unreachable provider throws AppError payments_unavailable: the outcome is unknown (the
+   * refund may have been made), and asking again (same key) cannot refund twice.
    */
   refund(request: RefundRequest): Promise<RefundOutcome>;
   /**

@@ -22,6 +22,7 @@ import {
 import { clashOf, missingWallTime, type SeriesClash, seriesClashError } from './booking-series.ts';
 import { getBooking, SlotTakenMeanwhile } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
+import { type DepositRefunds, withRefundsFirst } from './payment-calls.ts';
 
 /**
  * "This and the following" (design.md 9.5): a change to one occurrence of a series, and with scope
@@ -194,7 +195,9 @@ export interface SeriesCancellationResult extends CancellationResult {
 /**
  * Cancels an occurrence, and with scope `following` every later live occurrence, each under its own
  * policy window (a paid deposit refunded or kept, a fee recorded, per occurrence). A refusal of any
- * (late_change, not_changeable) cancels none.
+ * (late_change, not_changeable) cancels none. Deposits paid through the provider are refunded between
+ * transactions (withRefundsFirst): all of them, then the cancellations. `refunds` carries answers the
+ * provider gave before (the sweeper's, completing a cancellation asked earlier).
  */
 export async function cancelWithScope(
   db: Db,
@@ -204,9 +207,11 @@ export async function cancelWithScope(
   scope: ChangeScope,
   now: number,
   dryRun: boolean,
+  refunds?: DepositRefunds,
 ): Promise<SeriesCancellationResult> {
   if (scope === 'one') {
-    return { ...(await cancelOrPreview(db, changer, reference, reason, now, dryRun)), following: [] };
+    const result = await cancelOrPreview(db, changer, reference, reason, now, dryRun, refunds);
+    return { ...result, following: [] };
   }
   checkFreeText(reason, CANCEL_REASON_MAX_LENGTH, 'reason');
   if (dryRun) {
@@ -222,14 +227,23 @@ export async function cancelWithScope(
     }
     return { ...previews[0]!, following: previews.slice(1) };
   }
-  return writeTransaction(db, async (trx) => {
+  const asked = {
+    organisationId: changer.organisationId,
+    reference,
+    scope,
+    reason: reason ?? null,
+    actor: changer.actor,
+    requestedAt: now,
+  };
+  const work = async (trx: Db, made: DepositRefunds) => {
     const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
     const later = laterOccurrences(series, booking, now);
-    const first = await cancelInTransaction(trx, changer, reference, reason, now);
+    const first = await cancelInTransaction(trx, changer, reference, reason, now, made);
     const following: CancellationResult[] = [];
     for (const occurrence of later) {
-      following.push(await cancelInTransaction(trx, changer, occurrence.reference, reason, now));
+      following.push(await cancelInTransaction(trx, changer, occurrence.reference, reason, now, made));
     }
     return { ...first, following };
-  });
+  };
+  return withRefundsFirst(db, changer.payments, asked, work, refunds);
 }

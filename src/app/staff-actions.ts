@@ -14,6 +14,15 @@ import { takeBookingTurn } from './booking-reference.ts';
 import { getBooking } from './booking-service.ts';
 import { savedCard } from './card-setup-service.ts';
 import { recordDepositPaid } from './checkout-service.ts';
+import {
+  askCharge,
+  chargeKey,
+  chargeOfFee,
+  dropPaymentCall,
+  type PaymentCall,
+  recordPaymentCalls,
+  refuseWhileCancelling,
+} from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 
 /**
@@ -76,12 +85,15 @@ export function payDepositByStaff(
 /**
  * Charges the booking's pending fee: wholly covered by the retained deposit -> deposit_covered;
  * otherwise the saved card is charged for the rest. With a provider that takes money (Stripe) that is
- * an off-session payment on the card saved through its card setup: a decline records `failed` with
- * the provider's reason, and an unreachable provider changes nothing (charge again later; the
- * idempotency key, made from the booking and fee kind, makes a repeat return the first charge).
- * Without one (none, or the local test mode) the charge is only recorded, as no money can move.
+ * an off-session payment on the card saved through its card setup, asked between two transactions,
+ * never inside one (payment-calls.ts): the charge is written as asked, made, and its outcome written.
+ * A decline records `failed` with the provider's reason. An unreachable provider answers 503
+ * payments_unavailable and leaves the charge in doubt: the fee stays unprocessed, cannot be waived, and
+ * is charged when asked again or by the sweeper once the provider answers (the idempotency key, made
+ * from the booking and fee kind, makes a repeat return the first charge). Without a provider that
+ * takes money (none, or the local test mode) the charge is only recorded, as no money can move.
  */
-export function chargeFee(
+export async function chargeFee(
   db: Db,
   organisationId: string,
   reference: string,
@@ -89,44 +101,120 @@ export function chargeFee(
   kind?: FeeKind,
   payments: PaymentProvider | null = null,
   actor = ACTOR,
-) {
-  return processFee(db, organisationId, reference, now, kind, actor, async (trx, booking, fee) => {
-    const figures = {
-      amountMinor: fee.amountMinor,
-      depositCreditMinor: fee.depositCreditMinor,
-      chargeAmountMinor: fee.chargeAmountMinor,
-    };
-    // Nothing to take from the card cannot fail for want of one.
-    if (fee.chargeAmountMinor === 0) {
-      return { status: processedStatus(figures, true), failureReason: null, paymentRef: null };
+): Promise<ProcessedFee> {
+  const step = await processFee(
+    db,
+    organisationId,
+    reference,
+    now,
+    kind,
+    actor,
+    async (trx, booking, fee) => {
+      // Nothing to take from the card cannot fail for want of one.
+      if (fee.chargeAmountMinor === 0) {
+        return { status: processedStatus(figuresOf(fee), true), failureReason: null, paymentRef: null };
+      }
+      if (!payments?.takesMoney) {
+        const succeeded = booking.protection.paymentMethodSaved;
+        const status = processedStatus(figuresOf(fee), succeeded);
+        return { status, failureReason: succeeded ? null : 'no payment method saved', paymentRef: null };
+      }
+      // Asked before and in doubt: asked again, as it was.
+      const asked = await chargeOfFee(trx, organisationId, booking.id, fee.kind);
+      if (asked) return { call: asked };
+      const card = await savedCard(trx, organisationId, booking.id);
+      if (!card) {
+        return { status: 'failed', failureReason: `no card saved with ${payments.name}`, paymentRef: null };
+      }
+      return {
+        call: {
+          organisation_id: organisationId,
+          kind: 'charge',
+          key: chargeKey(booking.id, fee.kind),
+          booking_id: booking.id,
+          purpose: 'fee',
+          amount_minor: fee.chargeAmountMinor,
+          currency: fee.currency,
+          payment_ref: null,
+          fee_kind: fee.kind,
+          customer_ref: card.customerRef,
+          payment_method_ref: card.paymentMethodRef,
+          description: `${fee.kind.replace('_', '-')} fee, booking ${booking.reference}`,
+          reference: null,
+          scope: null,
+          reason: null,
+          actor,
+          requested_at: now,
+          attempted_at: null,
+        },
+      };
+    },
+  );
+  if (!('call' in step)) return step;
+  if (!payments) throw new Error('A fee charge was asked for without a payment provider');
+  return completeCharge(db, payments, step.call);
+}
+
+/**
+ * Makes a written fee charge at the provider, outside any transaction, and writes its outcome as of
+ * when it was asked, removing the call (chargeFee; the sweeper, for a charge left in doubt). 503
+ * payments_unavailable when the provider cannot be reached: the call stays, to be made again.
+ */
+export async function completeCharge(
+  db: Db,
+  payments: PaymentProvider,
+  call: PaymentCall,
+): Promise<ProcessedFee> {
+  const outcome = await askCharge(payments, call);
+  if (!outcome) {
+    throw new AppError(
+      'payments_unavailable',
+      'The payment provider could not be reached to charge the fee. The charge is completed as soon as the provider answers, or when it is asked again.',
+    );
+  }
+  const organisationId = call.organisation_id;
+  return writeTransaction(db, async (trx) => {
+    const { reference } = await trx
+      .selectFrom('bookings')
+      .select('reference')
+      .where('organisation_id', '=', organisationId)
+      .where('id', '=', call.booking_id)
+      .executeTakeFirstOrThrow();
+    await takeBookingTurn(trx, organisationId, reference);
+    const booking = await getBooking(trx, organisationId, reference);
+    const kind = call.fee_kind!;
+    const fee = booking.fees[kind];
+    // Another request wrote this very charge's outcome first.
+    if (!fee || !(await dropPaymentCall(trx, organisationId, 'charge', call.key))) {
+      throw new AppError(
+        'conflict',
+        `The ${kind.replace('_', ' ')} fee was already processed (${fee?.status ?? 'no fee'}).`,
+      );
     }
-    if (!payments?.takesMoney) {
-      const succeeded = booking.protection.paymentMethodSaved;
-      const status = processedStatus(figures, succeeded);
-      return { status, failureReason: succeeded ? null : 'no payment method saved', paymentRef: null };
-    }
-    const card = await savedCard(trx, organisationId, booking.id);
-    if (!card) {
-      return { status: 'failed', failureReason: `no card saved with ${payments.name}`, paymentRef: null };
-    }
-    const outcome = await payments.chargeSavedCard({
-      key: `${booking.id}:${fee.kind}`,
-      customerRef: card.customerRef,
-      paymentMethodRef: card.paymentMethodRef,
-      amountMinor: fee.chargeAmountMinor,
-      currency: fee.currency,
-      description: `${fee.kind.replace('_', '-')} fee, booking ${booking.reference}`,
-    });
-    return outcome.status === 'succeeded'
-      ? { status: processedStatus(figures, true), failureReason: null, paymentRef: outcome.paymentRef }
-      : { status: 'failed', failureReason: outcome.reason, paymentRef: outcome.paymentRef };
+    const step: FeeOutcome =
+      outcome.status === 'succeeded'
+        ? {
+            status: processedStatus(figuresOf(fee), true),
+            failureReason: null,
+            paymentRef: outcome.paymentRef,
+          }
+        : { status: 'failed', failureReason: outcome.reason, paymentRef: outcome.paymentRef };
+    return writeFeeOutcome(trx, booking, fee, step, call.requested_at, call.actor);
   });
+}
+
+function figuresOf(fee: Fee) {
+  return {
+    amountMinor: fee.amountMinor,
+    depositCreditMinor: fee.depositCreditMinor,
+    chargeAmountMinor: fee.chargeAmountMinor,
+  };
 }
 
 /**
  * Waives the booking's pending fee; `reason` (why it was let go) is kept in the event log with it.
  */
-export function waiveFee(
+export async function waiveFee(
   db: Db,
   organisationId: string,
   reference: string,
@@ -134,18 +222,29 @@ export function waiveFee(
   kind?: FeeKind,
   actor = ACTOR,
   reason?: string,
-) {
+): Promise<ProcessedFee> {
   const why = reason?.trim();
-  return processFee(
+  const step = await processFee(
     db,
     organisationId,
     reference,
     now,
     kind,
     actor,
-    async () => ({ status: 'waived', failureReason: null, paymentRef: null }),
+    async (trx, booking, fee) => {
+      // A charge in doubt may have taken the money: it is completed first, never waived under it.
+      if (await chargeOfFee(trx, organisationId, booking.id, fee.kind)) {
+        throw new AppError(
+          'conflict',
+          `The ${fee.kind.replace('_', ' ')} fee is being charged: its outcome waits for the payment provider’s answer.`,
+        );
+      }
+      return { status: 'waived', failureReason: null, paymentRef: null };
+    },
     why ? { reason: why.slice(0, WAIVER_REASON_MAX_LENGTH) } : {},
   );
+  if ('call' in step) throw new Error('A waiver asked for a charge');
+  return step;
 }
 
 /** The longest reason kept for a waiver. */
@@ -221,6 +320,7 @@ async function changeStatus(
     const result = transition(booking, event, now);
     if (!result.ok)
       throw new AppError('conflict', `This booking cannot be ${VERB[event]}: ${result.reason}.`);
+    await refuseWhileCancelling(trx, organisationId, booking.id);
     await updateBooking(trx, organisationId, booking.id, { status: result.to, updated_at: now });
     await also?.(trx, booking);
     await logBookingEvent(trx, {
@@ -252,6 +352,10 @@ const FEE_OF_STATUS: Partial<Record<BookingStatus, FeeKind>> = {
   no_show: 'no_show',
 };
 
+/**
+ * Processes the booking's pending fee as `decide` says: an outcome is written at once; a charge to ask
+ * of the provider is written as a call (committed), to be made after the transaction (chargeFee).
+ */
 async function processFee(
   db: Db,
   organisationId: string,
@@ -259,9 +363,9 @@ async function processFee(
   now: number,
   requested: FeeKind | undefined,
   actor: string,
-  decide: (trx: Db, booking: Booking, fee: Fee) => Promise<FeeOutcome>,
+  decide: (trx: Db, booking: Booking, fee: Fee) => Promise<FeeOutcome | { call: PaymentCall }>,
   logged: Record<string, unknown> = {},
-): Promise<ProcessedFee> {
+): Promise<ProcessedFee | { call: PaymentCall }> {
   return writeTransaction(db, async (trx) => {
     await takeBookingTurn(trx, organisationId, reference);
     const booking = await getBooking(trx, organisationId, reference);
@@ -277,33 +381,56 @@ async function processFee(
         `The ${kind.replace('_', ' ')} fee was already processed (${fee.status}).`,
       );
     }
-    const outcome = await decide(trx, booking, fee);
-    await upsertFee(trx, {
-      organisation_id: organisationId,
-      booking_id: booking.id,
-      kind,
-      status: outcome.status,
-      currency: fee.currency,
-      fee_percentage: fee.feePercentage,
-      amount_minor: fee.amountMinor,
-      deposit_credit_minor: fee.depositCreditMinor,
-      charge_amount_minor: fee.chargeAmountMinor,
-      failure_reason: outcome.failureReason,
-      processed_at: now,
-      created_at: now,
-      payment_ref: outcome.paymentRef,
-    });
-    await updateBooking(trx, organisationId, booking.id, { updated_at: now });
-    await logBookingEvent(trx, {
-      organisationId,
-      bookingId: booking.id,
-      from: booking.status,
-      to: booking.status,
-      actor,
-      at: now,
-      details: { fee: kind, outcome: outcome.status, charge_amount_minor: fee.chargeAmountMinor, ...logged },
-    });
-    const processed = await getBooking(trx, organisationId, booking.reference);
-    return { booking: processed, fee: processed.fees[kind]! };
+    const step = await decide(trx, booking, fee);
+    if ('call' in step) {
+      await recordPaymentCalls(trx, [step.call]);
+      return step;
+    }
+    return writeFeeOutcome(trx, booking, fee, step, now, actor, logged);
   });
+}
+
+/** Writes a processed fee, with its event. */
+async function writeFeeOutcome(
+  trx: Db,
+  booking: Booking,
+  fee: Fee,
+  outcome: FeeOutcome,
+  now: number,
+  actor: string,
+  logged: Record<string, unknown> = {},
+): Promise<ProcessedFee> {
+  const { organisationId } = booking;
+  await upsertFee(trx, {
+    organisation_id: organisationId,
+    booking_id: booking.id,
+    kind: fee.kind,
+    status: outcome.status,
+    currency: fee.currency,
+    fee_percentage: fee.feePercentage,
+    amount_minor: fee.amountMinor,
+    deposit_credit_minor: fee.depositCreditMinor,
+    charge_amount_minor: fee.chargeAmountMinor,
+    failure_reason: outcome.failureReason,
+    processed_at: now,
+    created_at: now,
+    payment_ref: outcome.paymentRef,
+  });
+  await updateBooking(trx, organisationId, booking.id, { updated_at: now });
+  await logBookingEvent(trx, {
+    organisationId,
+    bookingId: booking.id,
+    from: booking.status,
+    to: booking.status,
+    actor,
+    at: now,
+    details: {
+      fee: fee.kind,
+      outcome: outcome.status,
+      charge_amount_minor: fee.chargeAmountMinor,
+      ...logged,
+    },
+  });
+  const processed = await getBooking(trx, organisationId, booking.reference);
+  return { booking: processed, fee: processed.fees[fee.kind]! };
 }

@@ -6,6 +6,8 @@ import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
+import { askRefund, dropPaymentCall, type PaymentCall, recordPaymentCalls } from './payment-calls.ts';
+import type { PaymentProvider } from './payment-provider.ts';
 import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
@@ -22,7 +24,11 @@ import type { StripeProvider } from './stripe-provider.ts';
  * - only for the money we asked: a session (as the event shows it, or as Stripe says it is now) whose
  *   amount or currency is not the deposit's (a card setup: any amount at all, or another currency) is
  *   not applied; the booking stays as it was, the event is stored, and the outcome `mismatched` is
- *   answered with a 2xx (a retry would say the same) and logged by the route, for a person to look into.
+ *   answered with a 2xx (a retry would say the same) and logged by the route, for a person to look into;
+ * - a payment the booking no longer awaits is refunded after the transaction that applies the event,
+ *   never inside it (payment-calls.ts): the refund is written as a call with the event, made, and its
+ *   outcome written. If Stripe cannot be reached for it, the event is still applied (answered 200); the
+ *   hold sweeper makes the refund once Stripe answers (settle-payment-calls.ts).
  */
 
 const ACTOR = 'payment:stripe';
@@ -60,7 +66,7 @@ async function applyPaymentSession(
   checkoutId: string,
   now: number,
 ): Promise<WebhookOutcome> {
-  return writeTransaction(db, async (trx) => {
+  const applied = await writeTransaction(db, async (trx): Promise<[WebhookOutcome, PaymentCall?]> => {
     await takeCheckoutTurn(trx, checkoutId);
     const row = await trx
       .selectFrom('checkout_sessions')
@@ -76,10 +82,10 @@ async function applyPaymentSession(
       ])
       .where('id', '=', checkoutId)
       .executeTakeFirst();
-    if (!row) return 'ignored';
-    if (!(await recordEvent(trx, row.organisation_id, event, now))) return 'replayed';
+    if (!row) return ['ignored'];
+    if (!(await recordEvent(trx, row.organisation_id, event, now))) return ['replayed'];
     const deposit = { amountMinor: row.amount_minor, currency: row.currency };
-    if (![namedSession(event), session].every((s) => chargesExactly(s, deposit))) return 'mismatched';
+    if (![namedSession(event), session].every((s) => chargesExactly(s, deposit))) return ['mismatched'];
     const paymentRef = refOf(session.payment_intent);
     const paid = session.status === 'complete' && session.payment_status !== 'unpaid';
     if (paid && row.status !== 'paid') {
@@ -88,41 +94,83 @@ async function applyPaymentSession(
         await confirmDeposit(trx, row.id, now, ACTOR, { providerRef: session.id, paymentRef });
       } else if (paymentRef && !row.refund_ref) {
         // Paid after the hold lapsed or the booking left pending_payment: the money goes back.
-        const refund = await refundPayment(stripe, row, paymentRef);
-        await setCheckoutRefs(trx, row, {
-          provider_ref: session.id,
-          payment_ref: paymentRef,
-          refund_ref: refund,
-        });
+        await setCheckoutRefs(trx, row, { provider_ref: session.id, payment_ref: paymentRef });
+        return ['applied', await refundToMake(trx, row, paymentRef, now)];
       }
     } else if (paid && row.payment_ref === null && paymentRef && !row.refund_ref) {
       // The deposit was paid another way first (at the desk, say, which closed this checkout as paid
       // while Stripe's page stayed open): this second payment goes back. payment_ref stays unset, so
       // a later cancellation does not take the desk's deposit for this one.
-      const refund = await refundPayment(stripe, row, paymentRef);
-      await setCheckoutRefs(trx, row, { provider_ref: session.id, refund_ref: refund });
+      await setCheckoutRefs(trx, row, { provider_ref: session.id });
+      return ['applied', await refundToMake(trx, row, paymentRef, now)];
     } else if (session.status === 'expired' && (row.status === 'open' || row.status === 'abandoned')) {
       await lapseHold(trx, row, now);
     } else {
       await setCheckoutRefs(trx, row, { provider_ref: session.id });
     }
-    return 'applied';
+    return ['applied'];
   });
+  const [outcome, refund] = applied;
+  if (refund) await refundUnwantedPayment(db, stripe, refund);
+  return outcome;
 }
 
-/** Returns a payment the booking did not need; the refund's id, or null when Stripe refused it. */
-async function refundPayment(
-  stripe: StripeProvider,
-  row: { id: string; amount_minor: number; currency: string },
+/** Writes the refund of a payment the booking did not need, as a call to make once this commits. */
+async function refundToMake(
+  trx: Db,
+  row: { id: string; organisation_id: string; booking_id: string; amount_minor: number; currency: string },
   paymentRef: string,
-): Promise<string | null> {
-  const refund = await stripe.refund({
+  now: number,
+): Promise<PaymentCall> {
+  const call: PaymentCall = {
+    organisation_id: row.organisation_id,
+    kind: 'refund',
     key: row.id,
-    paymentRef,
-    amountMinor: row.amount_minor,
+    booking_id: row.booking_id,
+    purpose: 'unwanted_payment',
+    amount_minor: row.amount_minor,
     currency: row.currency,
+    payment_ref: paymentRef,
+    fee_kind: null,
+    customer_ref: null,
+    payment_method_ref: null,
+    description: null,
+    reference: null,
+    scope: null,
+    reason: null,
+    actor: ACTOR,
+    requested_at: now,
+    attempted_at: null,
+  };
+  await recordPaymentCalls(trx, [call]);
+  return call;
+}
+
+/**
+ * Returns a payment the booking did not need, outside any transaction, and writes the refund's id on
+ * its checkout (none when Stripe refused it: returned by hand); the call is done either way. Stripe
+ * out of reach: false, the call stays for the sweeper (or the next event about the session).
+ */
+export async function refundUnwantedPayment(
+  db: Db,
+  payments: PaymentProvider,
+  call: PaymentCall,
+): Promise<boolean> {
+  const refund = await askRefund(payments, call);
+  if (!refund) return false;
+  await writeTransaction(db, async (trx) => {
+    await takeCheckoutTurn(trx, call.key);
+    if (!(await dropPaymentCall(trx, call.organisation_id, 'refund', call.key))) return;
+    if (refund.status !== 'refunded') return;
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ refund_ref: refund.refundRef })
+      .where('organisation_id', '=', call.organisation_id)
+      .where('id', '=', call.key)
+      .where('refund_ref', 'is', null)
+      .execute();
   });
-  return refund.status === 'refunded' ? refund.refundRef : null;
+  return true;
 }
 
 /**

@@ -368,6 +368,39 @@ export interface PaymentEventsTable {
   received_at: number;
 }
 
+/** What a payment call was asked for (see the 0032 migration). */
+export type PaymentCallPurpose = 'cancellation' | 'unwanted_payment' | 'fee';
+
+/**
+ * A refund or fee charge asked of the payment provider whose outcome is not written yet: written before
+ * the provider is called, removed with the outcome (src/app/payment-calls.ts).
+ */
+export interface PaymentCallsTable {
+  organisation_id: string;
+  kind: 'refund' | 'charge';
+  /** Our id of the money movement, from which the provider's idempotency key is made. */
+  key: string;
+  booking_id: string;
+  purpose: PaymentCallPurpose;
+  amount_minor: number;
+  currency: string;
+  /** A refund: the provider's payment it returns. */
+  payment_ref: string | null;
+  /** A fee charge: the fee, the saved card it is charged to, and what the charge says. */
+  fee_kind: FeeKind | null;
+  customer_ref: string | null;
+  payment_method_ref: string | null;
+  description: string | null;
+  /** A cancellation: the reference asked about, its scope and reason. */
+  reference: string | null;
+  scope: 'one' | 'following' | null;
+  reason: string | null;
+  actor: string;
+  requested_at: number;
+  /** When the sweeper last tried to complete it. */
+  attempted_at: number | null;
+}
+
 export interface BookingFeesTable {
   organisation_id: string;
   booking_id: string;
@@ -669,6 +702,7 @@ export interface Database {
   card_setups: CardSetupsTable;
   payment_events: PaymentEventsTable;
   booking_fees: BookingFeesTable;
+  payment_calls: PaymentCallsTable;
   idempotency_records: IdempotencyRecordsTable;
   booking_events: BookingEventsTable;
   rate_limit_counters: RateLimitCountersTable;

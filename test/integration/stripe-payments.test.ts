@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
 import { bookForCaller } from '../../src/app/console-service.ts';
-import { markNoShow, payDepositByStaff } from '../../src/app/staff-actions.ts';
+import { chargeFee, markNoShow, payDepositByStaff, waiveFee } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { createLogger } from '../../src/cli/logger.ts';
@@ -507,6 +507,36 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
     expect(again.stdout).toContain('no_show fee charged');
     expect(fake.charged()).toHaveLength(1);
   });
+
+  it('records a fee the command died charging once the server settles it, charged once', async () => {
+    await start();
+    await noShow(await saveCard());
+    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: 'ignore',
+    });
+    fake.afterCreate = (kind) => {
+      if (kind !== 'payment_intent') return false;
+      child.kill('SIGKILL');
+      return true;
+    };
+    await new Promise((resolve) => child.once('exit', resolve));
+    fake.afterCreate = null;
+    expect(fake.charged()).toHaveLength(1);
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    // The sweeper of `booking serve` finds the charge the command asked for (on the real clock), minutes later.
+    const later = Date.now() + 5 * 60_000;
+    expect(await settlePaymentCalls(t.database.db, t.deps.payments, later)).toBe(1);
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({
+      status: 'charged',
+      charge_amount_minor: 4500,
+      failure_reason: null,
+    });
+    expect(fake.charged()).toHaveLength(1);
+    expect(await settlePaymentCalls(t.database.db, t.deps.payments, later)).toBe(0);
+  });
 });
 
 describe('a Booking Protection hold with a deposit, finished on its booking page through Stripe', () => {
@@ -849,35 +879,35 @@ describe.runIf(onPostgres)('a card saved as the booking is cancelled (PostgreSQL
   });
 });
 
-describe('Stripe is called before the write transaction, never inside it', () => {
-  /** Holds Stripe's answers until the returned function is called. */
-  function slowStripe(): () => void {
-    let release!: () => void;
-    fake.holdAnswers = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    return () => {
-      fake.holdAnswers = null;
-      release();
-    };
-  }
-  const untilStripeAsked = async (path: string) => {
-    while (!fake.requests.some((r) => r.method === 'POST' && r.path === path)) await sleep(5);
+/** Holds Stripe's answers until the returned function is called. */
+function slowStripe(): () => void {
+  let release!: () => void;
+  fake.holdAnswers = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return () => {
+    fake.holdAnswers = null;
+    release();
   };
-  /** The answer's status, or 'waiting' when it has not come within 5 s. */
-  const within5s = (answer: Promise<{ statusCode: number }>) =>
-    Promise.race([answer.then((r) => r.statusCode), sleep(5_000).then(() => 'waiting')]);
-  /** A cut at Soho on Tuesday afternoon, booked meanwhile: its status, or 'waiting'. */
-  const cutMeanwhile = (ids: CatalogueIds) =>
-    within5s(
-      postBooking(t, {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        client_id: ids.jo,
-        starts_at: '2026-11-24T15:00:00+00:00',
-      }),
-    );
+}
+const untilStripeAsked = async (path: string) => {
+  while (!fake.requests.some((r) => r.method === 'POST' && r.path === path)) await sleep(5);
+};
+/** The answer's status, or 'waiting' when it has not come within 5 s. */
+const within5s = (answer: Promise<{ statusCode: number }>) =>
+  Promise.race([answer.then((r) => r.statusCode), sleep(5_000).then(() => 'waiting')]);
+/** A cut at Soho on Tuesday afternoon, booked meanwhile: its status, or 'waiting'. */
+const cutMeanwhile = (ids: CatalogueIds) =>
+  within5s(
+    postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T15:00:00+00:00',
+    }),
+  );
 
+describe('Stripe is called before the write transaction, never inside it', () => {
   it('books another slot at the location while a deposit waits for its checkout', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
@@ -1042,5 +1072,272 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     expect(otherStatus).toBe(201);
     const { started, session } = await setup;
     expect(session).toMatchObject({ mode: 'setup', url: started.url });
+  });
+});
+
+describe('refunds and fee charges ask Stripe between transactions, never inside one', () => {
+  /**
+   * Transactions open on the database while Stripe answers: on PostgreSQL, the backends idle in one
+   * (each holding its locks and a connection); SQLite's one writer is seen by booking meanwhile.
+   */
+  const openTransactions = async () => {
+    if (!onPostgres) return 0;
+    const { rows } = await sql<{ open: number }>`
+      select count(*)::int as open from pg_stat_activity
+      where datname = current_database() and state like 'idle in transaction%'`.execute(t.database.db);
+    return rows[0]!.open;
+  };
+  const paymentCalls = () =>
+    t.database.db
+      .selectFrom('payment_calls' as never)
+      .selectAll()
+      .execute() as Promise<Record<string, unknown>[]>;
+  const stripeProvider = () =>
+    makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    });
+  /** Jo's colour at Soho, its £20 deposit paid through Stripe. */
+  async function paidColour() {
+    const booked = await bookWithDeposit();
+    expect((await deliver(fake.pay(String(booked.session.id)))).statusCode).toBe(200);
+    return booked;
+  }
+  const cancel = (reference: string, payload: Record<string, unknown> = {}) =>
+    t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload });
+  /** The sweeper's recovery of what was asked of Stripe and never written, as it runs minutes later. */
+  const settleLater = async () => {
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    return settlePaymentCalls(t.database.db, stripeProvider(), t.clock.nowMs() + 5 * 60_000);
+  };
+
+  it('books at the location while a cancellation’s refund waits for Stripe', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { reference, session } = await paidColour();
+    const release = slowStripe();
+    const cancelled = cancel(reference, { reason: 'ill' });
+    await untilStripeAsked('/v1/refunds');
+    const open = await openTransactions();
+    const otherStatus = await cutMeanwhile(ids);
+    release();
+    expect({ open, otherStatus }).toEqual({ open: 0, otherStatus: 201 });
+    const answer = await cancelled;
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+    expect(fake.requests.find((r) => r.path === '/v1/refunds')?.idempotencyKey).toBe(
+      `refund:${session.client_reference_id}`,
+    );
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('cancels a series’ following visits, refunding each paid deposit, while booking goes on', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, colourAtSoho(ids, { repeat: { every_weeks: 1, count: 3 } }));
+    expect(response.statusCode).toBe(201);
+    const visits = response.json().data.series.occurrences as { reference: string; payment_url: string }[];
+    for (const visit of visits) {
+      const session = stripeSessionOf(new URL(visit.payment_url).pathname.split('/')[2]);
+      expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    }
+    const release = slowStripe();
+    const cancelled = cancel(visits[0]!.reference, { scope: 'following' });
+    while (fake.requests.filter((r) => r.path === '/v1/refunds').length < 3) await sleep(5);
+    const open = await openTransactions();
+    const otherStatus = await cutMeanwhile(ids);
+    release();
+    expect({ open, otherStatus }).toEqual({ open: 0, otherStatus: 201 });
+    const answer = await cancelled;
+    expect(answer.statusCode, answer.body).toBe(200);
+    const data = answer.json().data;
+    expect([data, ...data.following].map((c: { deposit_refunded: boolean }) => c.deposit_refunded)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    for (const visit of visits) {
+      expect(await bookingOf(visit.reference)).toMatchObject({
+        status: 'cancelled',
+        deposit_status: 'refunded',
+      });
+    }
+    expect(fake.refunds.size).toBe(3);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('books at the location while a payment after the hold lapsed is refunded', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    const release = slowStripe();
+    const delivered = deliver(fake.pay(String(session.id)));
+    await untilStripeAsked('/v1/refunds');
+    const open = await openTransactions();
+    const otherStatus = await cutMeanwhile(ids);
+    release();
+    expect({ open, otherStatus }).toEqual({ open: 0, otherStatus: 201 });
+    expect((await delivered).json()).toEqual({ received: true, outcome: 'applied' });
+    expect((await bookingOf(reference)).status).toBe('expired');
+    const row = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select(['payment_ref', 'refund_ref'])
+      .where('id', '=', String(session.client_reference_id))
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ payment_ref: session.payment_intent, refund_ref: expect.stringMatching(/^re_/) });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('books at the location while a no-show fee is charged to the saved card', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const release = slowStripe();
+    const charged = chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    await untilStripeAsked('/v1/payment_intents');
+    const open = await openTransactions();
+    // A cut at Soho on Monday, booked meanwhile.
+    const otherStatus = await within5s(
+      postBooking(t, {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        client_id: ids.jo,
+        starts_at: '2026-11-30T10:00:00+00:00',
+      }),
+    );
+    release();
+    expect({ open, otherStatus }).toEqual({ open: 0, otherStatus: 201 });
+    const { fee } = await charged;
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+    expect(fake.requests.find((r) => r.path === '/v1/payment_intents')?.idempotencyKey).toMatch(
+      /^charge:.+:no_show$/,
+    );
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('completes a cancellation whose refund Stripe made but whose answer was lost: refunded once', async () => {
+    await start();
+    const { reference } = await paidColour();
+    fake.loseAnswersTo = '/v1/refunds';
+    const lost = await cancel(reference, { reason: 'ill' });
+    expect(lost.statusCode).toBe(503);
+    expect(lost.json().error.code).toBe('payments_unavailable');
+    expect(fake.refunds.size).toBe(1);
+    // Not cancelled yet, and not to be changed otherwise while its refund is in doubt.
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    expect(await paymentCalls()).toHaveLength(1);
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: '2026-11-24T12:00:00+00:00' },
+    });
+    expect(moved.statusCode).toBe(409);
+    expect(moved.json().error.message).toMatch(/cancellation/);
+    // Nothing to settle yet: the request may still be waiting for Stripe.
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    expect(await settlePaymentCalls(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    fake.loseAnswersTo = null;
+    expect(await settleLater()).toBe(1);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    const row = await t.database.db
+      .selectFrom('bookings')
+      .select(['deposit_refunded', 'cancel_reason'])
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ deposit_refunded: 1, cancel_reason: 'ill' });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+    expect(await settleLater()).toBe(0);
+  });
+
+  it('completes a cancellation when the process died between Stripe’s refund and the write', async () => {
+    await start();
+    const { reference } = await paidColour();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    const stripe = stripeProvider();
+    const { cancelBooking } = await import('../../src/app/booking-changes.ts');
+    // Stripe refunds; the process is gone before it hears so (nothing after the call runs).
+    const dying = {
+      ...stripe,
+      refund: async (request: Parameters<typeof stripe.refund>[0]) => {
+        await stripe.refund(request);
+        throw new Error('the process died');
+      },
+    };
+    await expect(
+      cancelBooking(
+        t.database.db,
+        { organisationId: org.id, actor: 'staff', payments: dying },
+        reference,
+        undefined,
+        t.clock.nowMs(),
+      ),
+    ).rejects.toThrow('the process died');
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toHaveLength(1);
+    expect(await settleLater()).toBe(1);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('refunds a payment after the hold lapsed once Stripe answers again, when it did not at first', async () => {
+    await start();
+    const { session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await deliver(fake.pay(String(session.id)))).json()).toEqual({
+      received: true,
+      outcome: 'applied',
+    });
+    const refundRef = async () =>
+      (
+        await t.database.db
+          .selectFrom('checkout_sessions')
+          .select('refund_ref')
+          .where('id', '=', String(session.client_reference_id))
+          .executeTakeFirstOrThrow()
+      ).refund_ref;
+    expect(await refundRef()).toBeNull();
+    expect(await paymentCalls()).toHaveLength(1);
+    fake.loseAnswersTo = null;
+    expect(await settleLater()).toBe(1);
+    expect(await refundRef()).toMatch(/^re_/);
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('charges a fee Stripe could not be reached for once asked again, and refuses its waiver meanwhile', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.loseAnswersTo = '/v1/payment_intents';
+    const charge = () =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    expect(fake.charged()).toHaveLength(1);
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
+    await expect(waiveFee(t.database.db, org.id, PROTECTED, t.clock.nowMs())).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/being charged/),
+    });
+    fake.loseAnswersTo = null;
+    const { fee } = await charge();
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+    expect(await paymentCalls()).toEqual([]);
   });
 });

@@ -201,8 +201,10 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             413: ErrorEnvelope.describe('payload_too_large.'),
             ...AUTHENTICATED_ERRORS,
             503: ErrorEnvelope.describe(
-              'payments_unavailable: a deposit paid online is due back and the payment provider did not accept ' +
-                `the refund (or none is configured); nothing changed, try again. Or ${DATABASE_UNAVAILABLE}`,
+              'payments_unavailable: a deposit paid online is due back and no payment provider is configured ' +
+                '(nothing changed), or the provider could not be reached: the booking is not cancelled yet, and ' +
+                'asking again completes the cancellation (as the server does once the provider answers). Or ' +
+                DATABASE_UNAVAILABLE,
             ),
           },
         },

@@ -1,0 +1,333 @@
+import type { Db } from '../data/database.ts';
+import type { FeeKind, PaymentCallsTable } from '../data/tables.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { AppError, isAppError } from '../domain/errors.ts';
+import type { ChargeOutcome, PaymentProvider, RefundOutcome } from './payment-provider.ts';
+
+/**
+ * Refunds and fee charges are asked of the payment provider (Stripe, across the network) between two
+ * write transactions, never inside one, as a deposit's checkout is opened before its booking's
+ * (checkouts-opened-first.ts): a transaction open while the provider answers (a second, or a minute
+ * while it struggles) held SQLite's one writer, so every booking of every organisation waited, and on
+ * PostgreSQL the booking's turns and a connection.
+ *
+ * The call is written first (a `payment_calls` row, committed), then made, then its outcome written in
+ * the transaction that removes the row. The provider's idempotency key is made from the row's own key
+ * (a refund's checkout, a fee's booking and kind), so asking again can never refund or charge twice. A
+ * row left behind (the provider unreachable, the process gone between its answer and our write) is a
+ * call in doubt: asking again (a repeated cancellation or charge) joins it, and the hold sweeper
+ * completes it minutes later (settle-payment-calls.ts) as it was asked. While it is in doubt the booking
+ * is not changed otherwise: a cancellation's booking is not moved or checked out, a fee being charged
+ * is not waived.
+ */
+export type PaymentCall = PaymentCallsTable;
+
+/** Writes the calls about to be made; a call already written (an earlier request's, in doubt) is kept. */
+export async function recordPaymentCalls(trx: Db, calls: readonly PaymentCall[]): Promise<void> {
+  for (const call of calls) {
+    await trx
+      .insertInto('payment_calls')
+      .values(call)
+      .onConflict((oc) => oc.columns(['key', 'kind', 'organisation_id']).doNothing())
+      .execute();
+  }
+}
+
+export function findPaymentCall(
+  trx: Db,
+  organisationId: string,
+  kind: PaymentCall['kind'],
+  key: string,
+): Promise<PaymentCall | undefined> {
+  return trx
+    .selectFrom('payment_calls')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('kind', '=', kind)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+/** Removes a call whose outcome is being written; false when it was not (or no longer) there. */
+export async function dropPaymentCall(
+  trx: Db,
+  organisationId: string,
+  kind: PaymentCall['kind'],
+  key: string,
+): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('payment_calls')
+    .where('organisation_id', '=', organisationId)
+    .where('kind', '=', kind)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
+ * Refuses (409 conflict) a change of a booking whose cancellation waits for its refund's outcome: the
+ * cancellation is completed as it was asked, on the booking as it was.
+ */
+export async function refuseWhileCancelling(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<void> {
+  const waiting = await trx
+    .selectFrom('payment_calls')
+    .select('key')
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('purpose', '=', 'cancellation')
+    .executeTakeFirst();
+  if (waiting) {
+    throw new AppError(
+      'conflict',
+      'This booking’s cancellation is being completed: its deposit’s refund waits for the payment provider’s answer.',
+    );
+  }
+}
+
+/** The charge of this fee asked of the provider and not written yet, if there is one. */
+export function chargeOfFee(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  kind: FeeKind,
+): Promise<PaymentCall | undefined> {
+  return findPaymentCall(trx, organisationId, 'charge', chargeKey(bookingId, kind));
+}
+
+/** Our id of a fee's charge, from which its idempotency key is made (`charge:<booking>:<kind>`). */
+export function chargeKey(bookingId: string, kind: FeeKind): string {
+  return `${bookingId}:${kind}`;
+}
+
+/** Asks the provider for a written refund: its answer, or null when it could not be reached. */
+export function askRefund(payments: PaymentProvider, call: PaymentCall): Promise<RefundOutcome | null> {
+  return unlessUnreachable(() =>
+    payments.refund({
+      key: call.key,
+      paymentRef: call.payment_ref ?? '',
+      amountMinor: call.amount_minor,
+      currency: call.currency,
+    }),
+  );
+}
+
+/** Asks the provider for a written fee charge: its answer, or null when it could not be reached. */
+export function askCharge(payments: PaymentProvider, call: PaymentCall): Promise<ChargeOutcome | null> {
+  return unlessUnreachable(() =>
+    payments.chargeSavedCard({
+      key: call.key,
+      customerRef: call.customer_ref ?? '',
+      paymentMethodRef: call.payment_method_ref ?? '',
+      amountMinor: call.amount_minor,
+      currency: call.currency,
+      description: call.description ?? '',
+    }),
+  );
+}
+
+async function unlessUnreachable<T>(call: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isAppError(error) && error.code === 'payments_unavailable') return null;
+    throw error;
+  }
+}
+
+/** Whether an error refuses what was asked (a 4xx: conflict, not found...), rather than failing it. */
+export function isRefusal(error: unknown): boolean {
+  return isAppError(error) && error.status < 500;
+}
+
+/** One deposit refund a cancellation needs, as a run of its work asks for it. */
+export interface RefundAsk {
+  organisationId: string;
+  bookingId: string;
+  /** The checkout that took the deposit: the refund's key. */
+  checkoutId: string;
+  /** The provider's payment of the deposit. */
+  paymentRef: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** The cancellation its refunds are asked for, written with each: it is completed as it was asked. */
+export interface CancellationAsked {
+  organisationId: string;
+  reference: string;
+  scope: 'one' | 'following';
+  reason: string | null;
+  actor: string;
+  requestedAt: number;
+}
+
+/**
+ * The deposit refunds of one cancellation (one booking, or a series' following visits), across the
+ * runs of its work. A run asks for a refund it has no answer to (`ask`), and is rolled back; the
+ * refunds are written, made, and the next run finds each answer (`take`) and writes it with the
+ * cancellation, removing the written call.
+ */
+export class DepositRefunds {
+  readonly #answers = new Map<string, { ask: RefundAsk; outcome: RefundOutcome }>();
+  #asked: RefundAsk[] = [];
+  #taken = new Set<string>();
+
+  /** The provider's answer to this checkout's refund, if it was asked before this run; marked written. */
+  take(checkoutId: string): RefundOutcome | undefined {
+    const answer = this.#answers.get(checkoutId);
+    if (answer) this.#taken.add(checkoutId);
+    return answer?.outcome;
+  }
+
+  /** The run needs this refund made first: it writes nothing (`endOfWork` rolls it back). */
+  ask(ask: RefundAsk): void {
+    this.#asked.push(ask);
+  }
+
+  /** The provider answered (here or, for the sweeper, before the work runs). */
+  know(ask: RefundAsk, outcome: RefundOutcome): void {
+    this.#answers.set(ask.checkoutId, { ask, outcome });
+  }
+
+  startRun(): void {
+    this.#asked = [];
+    this.#taken = new Set();
+  }
+
+  asked(): readonly RefundAsk[] {
+    return this.#asked;
+  }
+
+  /** Inside the run's transaction, last: throws, rolling it back, if a refund is to be made first. */
+  endOfWork(): void {
+    if (this.#asked.length > 0) throw new RefundsToMake();
+  }
+
+  /** Answers the last run did not write (it refused, or no longer needed them). */
+  unwritten(): { ask: RefundAsk; outcome: RefundOutcome }[] {
+    return [...this.#answers].filter(([id]) => !this.#taken.has(id)).map(([, answer]) => answer);
+  }
+}
+
+class RefundsToMake extends Error {
+  constructor() {
+    super('Refunds are made at the payment provider before the cancellation is written.');
+  }
+}
+
+/** Runs after which the work gives up: each makes only the refunds that became due since the last. */
+const MAX_RUNS = 4;
+
+/**
+ * Runs `work` (a cancellation, in a write transaction of its own) until it needs no refund it has no
+ * answer to: between runs the refunds it asked for are written as calls, made outside any transaction,
+ * and their answers handed to the next run. A refund the provider cannot be reached for leaves its call
+ * in doubt, and the cancellation answers 503 payments_unavailable: asking again completes it, and so
+ * does the sweeper once the provider answers. A provider's answer the work did not write (it was
+ * refused meanwhile) is written on its own: the money moved.
+ */
+export async function withRefundsFirst<T>(
+  db: Db,
+  payments: PaymentProvider | null | undefined,
+  asked: CancellationAsked,
+  work: (trx: Db, refunds: DepositRefunds) => Promise<T>,
+  refunds = new DepositRefunds(),
+): Promise<T> {
+  for (let run = 1; ; run += 1) {
+    refunds.startRun();
+    try {
+      const value = await writeTransaction(db, async (trx) => {
+        const done = await work(trx, refunds);
+        refunds.endOfWork();
+        return done;
+      });
+      await writeRefundsAlone(db, refunds.unwritten());
+      return value;
+    } catch (error) {
+      if (!(error instanceof RefundsToMake)) {
+        if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten());
+        throw error;
+      }
+      if (run >= MAX_RUNS) {
+        throw new AppError(
+          'payments_unavailable',
+          'The refunds due changed each time they were made; try again.',
+        );
+      }
+    }
+    if (!payments) throw new Error('A cancellation asked for a refund without a payment provider');
+    const calls = refunds.asked().map((ask) => refundCall(ask, asked));
+    await writeTransaction(db, (trx) => recordPaymentCalls(trx, calls));
+    const answers = await Promise.all(calls.map((call) => askRefund(payments, call)));
+    refunds.asked().forEach((ask, i) => {
+      const outcome = answers[i];
+      if (outcome) refunds.know(ask, outcome);
+    });
+    if (answers.includes(null)) {
+      throw new AppError(
+        'payments_unavailable',
+        'The payment provider could not be reached to refund the deposit. The booking is not cancelled yet: its cancellation is completed as soon as the provider answers, or when it is asked again.',
+      );
+    }
+  }
+}
+
+/** The written call of a cancellation's refund. */
+function refundCall(ask: RefundAsk, asked: CancellationAsked): PaymentCall {
+  return {
+    organisation_id: ask.organisationId,
+    kind: 'refund',
+    key: ask.checkoutId,
+    booking_id: ask.bookingId,
+    purpose: 'cancellation',
+    amount_minor: ask.amountMinor,
+    currency: ask.currency,
+    payment_ref: ask.paymentRef,
+    fee_kind: null,
+    customer_ref: null,
+    payment_method_ref: null,
+    description: null,
+    reference: asked.reference,
+    scope: asked.scope,
+    reason: asked.reason,
+    actor: asked.actor,
+    requested_at: asked.requestedAt,
+    attempted_at: null,
+  };
+}
+
+/**
+ * Writes refunds the provider answered that no cancellation wrote (it was refused, or no longer needed
+ * them): an accepted refund is recorded on its checkout and the booking's paid deposit is `refunded`;
+ * either way its call is done. Only a call still written is: another run may have written it.
+ */
+async function writeRefundsAlone(
+  db: Db,
+  answers: readonly { ask: RefundAsk; outcome: RefundOutcome }[],
+): Promise<void> {
+  if (answers.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    for (const { ask, outcome } of answers) {
+      if (!(await dropPaymentCall(trx, ask.organisationId, 'refund', ask.checkoutId))) continue;
+      if (outcome.status !== 'refunded') continue;
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ refund_ref: outcome.refundRef ?? '' })
+        .where('organisation_id', '=', ask.organisationId)
+        .where('id', '=', ask.checkoutId)
+        .where('refund_ref', 'is', null)
+        .execute();
+      await trx
+        .updateTable('bookings')
+        .set({ deposit_status: 'refunded' })
+        .where('organisation_id', '=', ask.organisationId)
+        .where('id', '=', ask.bookingId)
+        .where('deposit_status', '=', 'paid')
+        .execute();
+    }
+  });
+}

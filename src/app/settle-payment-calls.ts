@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Db } from '../data/database.ts';
+import { literalLimit } from '../data/literal-limit.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
+import { askRefund, DepositRefunds, isRefusal, type PaymentCall } from './payment-calls.ts';
+import type { PaymentProvider } from './payments.ts';
+import { cancelWithScope } from './series-changes.ts';
+import { completeCharge } from './staff-actions.ts';
+import { refundUnwantedPayment } from './stripe-webhook-service.ts';
+
+/**
+ * How long a written call is left to the request that wrote it before the sweeper completes it: longer
+ * than the provider's client takes to give up (Stripe: three tries of 20 seconds), so the sweeper
+ * never races a request still waiting for its answer. Also the pause between two of its own tries.
+ */
+export const SETTLE_AFTER_MS = 2 * 60_000;
+/** Calls settled in one sweep at most. */
+const BATCH = 50;
+
+/**
+ * Completes the refunds and fee charges asked of the provider whose outcome nobody wrote (payment-
+ * calls.ts): the provider was unreachable, or the process died between its answer and our write. Each
+ * is asked again under the same idempotency key (the provider answers what it did the first time, or
+ * does it now) and completed as it was asked: a cancellation as of when it was asked (its refunds, then
+ * the booking cancelled; refused meanwhile, the refund is written on its own), a fee's charge with its
+ * outcome, an unwanted payment's refund on its checkout. A call the provider still cannot be reached
+ * for is tried again after SETTLE_AFTER_MS. Answers how many calls were completed.
+ *
+ * Safe with several processes: a call is claimed by a conditional update of its attempted_at, and
+ * completing one that another process completed meanwhile changes nothing.
+ */
+export async function settlePaymentCalls(
+  db: Db,
+  payments: PaymentProvider | null,
+  now: number,
+): Promise<number> {
+  if (!payments) return 0;
+  const due = await db
+    .selectFrom('payment_calls')
+    .selectAll()
+    .where(sql<number>`coalesce(attempted_at, requested_at)`, '<=', now - SETTLE_AFTER_MS)
+    .orderBy('requested_at')
+    .limit(literalLimit(BATCH))
+    .execute();
+  let settled = 0;
+  let failure: unknown;
+  for (const call of due) {
+    if (!(await claim(db, call, now))) continue;
+    try {
+      if (await settle(db, payments, call)) settled += 1;
+    } catch (error) {
+      // Refused meanwhile (a 4xx): the call was written off by the work itself.
+      if (isRefusal(error)) settled += 1;
+      else if (!isUnavailable(error)) failure ??= error;
+    }
+  }
+  if (failure) throw failure;
+  return settled;
+}
+
+/** Takes the call for this sweep: false when another process took it, or it was completed meanwhile. */
+async function claim(db: Db, call: PaymentCall, now: number): Promise<boolean> {
+  const result = await writeTransaction(db, (trx) =>
+    trx
+      .updateTable('payment_calls')
+      .set({ attempted_at: now })
+      .where('organisation_id', '=', call.organisation_id)
+      .where('kind', '=', call.kind)
+      .where('key', '=', call.key)
+      .where(sql<number>`coalesce(attempted_at, requested_at)`, '<=', now - SETTLE_AFTER_MS)
+      .executeTakeFirst(),
+  );
+  return result.numUpdatedRows > 0n;
+}
+
+/** Completes one call; false when the provider still cannot be reached. */
+async function settle(db: Db, payments: PaymentProvider, call: PaymentCall): Promise<boolean> {
+  switch (call.purpose) {
+    case 'fee':
+      await completeCharge(db, payments, call);
+      return true;
+    case 'unwanted_payment':
+      return refundUnwantedPayment(db, payments, call);
+    case 'cancellation': {
+      // The refund first, so that its answer is written whatever becomes of the cancellation.
+      const outcome = await askRefund(payments, call);
+      if (!outcome) return false;
+      const refunds = new DepositRefunds();
+      refunds.know(
+        {
+          organisationId: call.organisation_id,
+          bookingId: call.booking_id,
+          checkoutId: call.key,
+          paymentRef: call.payment_ref ?? '',
+          amountMinor: call.amount_minor,
+          currency: call.currency,
+        },
+        outcome,
+      );
+      await cancelWithScope(
+        db,
+        { organisationId: call.organisation_id, actor: call.actor, payments },
+        call.reference ?? '',
+        call.reason ?? undefined,
+        call.scope ?? 'one',
+        call.requested_at,
+        false,
+        refunds,
+      );
+      return true;
+    }
+  }
+}
+
+function isUnavailable(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'payments_unavailable';
+}
