@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCardSetup } from '../../src/app/card-setup-service.ts';
 import { bookForCaller } from '../../src/app/console-service.ts';
+import { createUser } from '../../src/app/staff-account-service.ts';
 import { chargeFee, markNoShow, payDepositByStaff, waiveFee } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
@@ -13,6 +14,7 @@ import { createLogger } from '../../src/cli/logger.ts';
 import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
+import { signInToConsole } from '../helpers/console-session.ts';
 import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import { onPostgres, untilLockWaiters } from '../helpers/temp-database.ts';
@@ -1339,5 +1341,44 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
     expect(fake.charged()).toHaveLength(1);
     expect(await paymentCalls()).toEqual([]);
+  });
+});
+
+describe('review: a deposit paid through Stripe is refunded whoever cancels the booking on time', () => {
+  it('refunds it when the customer cancels on the booking’s page', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    const page = new URL((await bookingOf(reference)).booking_page_url).pathname;
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: `${page}/cancel`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+      payload: '',
+    });
+    expect(posted.statusCode, posted.body).toBe(303);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+  });
+
+  it('refunds it when staff cancel it in the console', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    const password = 'correct horse battery';
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password },
+      t.clock.nowMs(),
+    );
+    const desk = await signInToConsole(t, 'acme-hair', 'desk@acme.test', password);
+    const posted = await desk.post(`/console/bookings/${reference}/cancel`, { reason: 'called in' });
+    expect(posted.statusCode, posted.body).toBe(303);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
   });
 });

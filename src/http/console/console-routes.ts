@@ -356,7 +356,9 @@ export function consoleRoutes(deps: AppDeps) {
     post('/console/bookings/:reference/cancel', async (request, reply, session, form) => {
       const { reference } = request.params as { reference: string };
       const reason = form.reason?.trim() || undefined;
-      const result = await cancelBooking(deps.db, changer(session), reference, reason, now());
+      // With the provider, which returns a deposit paid online on a timely cancellation.
+      const staff = { ...changer(session), payments: deps.payments };
+      const result = await cancelBooking(deps.db, staff, reference, reason, now());
       return redirect(reply, doneAt(result.booking.reference, 'cancelled'));
     });
 

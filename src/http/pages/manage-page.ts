@@ -56,9 +56,11 @@ import {
  * the customer confirms.
  */
 export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAsyncZod {
+  // With the provider, which returns a deposit paid online on a timely cancellation.
   const customer = (view: BookingPageView) => ({
     organisationId: view.organisation.id,
     actor: 'page:customer',
+    payments: deps.payments,
   });
   return async (app) => {
     const hidden = { schema: { hide: true } };
