@@ -368,7 +368,7 @@ export interface PaymentEventsTable {
   received_at: number;
 }
 
-/** What a payment call was asked for (see the 0032 migration). */
+/** What a payment call was asked for (see the 0033 migration). */
 export type PaymentCallPurpose = 'cancellation' | 'unwanted_payment' | 'fee';
 
 /**
