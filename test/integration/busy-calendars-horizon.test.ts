@@ -9,8 +9,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
  * How far ahead an external busy calendar is read (design.md 9.6): as far as the staff member's
- * locations take bookings (max_advance_days, up to 3660 days), not a year only, so a time years ahead
- * is not offered when the stylist's calendar says busy. A loopback server of ICS files, the refresher
+ * locations take bookings (max_advance_days, up to 3660 days, and the later visits of a recurring
+ * series beyond it), not a year only, so a time years ahead is not offered when the stylist's calendar
+ * says busy. A loopback server of ICS files, the refresher
  * on the test clock (Monday 23 November 2026, 09:00 UTC), REST availability. Ana does Cuts at Soho on
  * Mondays and Tuesdays 09:00-17:00 (45 minutes and 15 of buffer).
  */
@@ -42,6 +43,12 @@ const FAR_CALENDAR = ics(
 
 /** Soho's last bookable Tuesday with max_advance_days 3660 (today + 3660 days is Sunday 30 November 2036). */
 const LAST_TUESDAY = '2036-11-25';
+/**
+ * The standing appointment's last Tuesday kept: a series booked on the last bookable day may reach
+ * 2,100 days further (every 12 weeks, 26 visits), and the window two days more, to Tuesday 2 September
+ * 2042 at 09:00 UTC, when that day's appointment (10:00 BST) begins.
+ */
+const LAST_KEPT_TUESDAY = '2042-08-26';
 /** The evening class's third Tuesday. */
 const CLASS_TUESDAY = '2031-09-16';
 
@@ -102,14 +109,14 @@ describe('busy calendars read as far ahead as bookings are taken', () => {
     expect(classDay).not.toContain('14:00');
     expect(classDay).not.toContain('14:45');
     expect(classDay).toContain('15:00');
-    // Nothing kept past the last bookable day (and its margin).
+    // Nothing kept past the furthest a series booked on the last bookable day reaches (and its margin).
     const ids = await catalogueIds(t!.database.db);
     const latest = await t!.database.db
       .selectFrom('staff_busy_blocks')
       .select((eb) => eb.fn.max('starts_at').as('latest'))
       .where('staff_id', '=', ids.staff.ana!)
       .executeTakeFirstOrThrow();
-    expect(new Date(Number(latest.latest)).toISOString().slice(0, 10)).toBe(LAST_TUESDAY);
+    expect(new Date(Number(latest.latest)).toISOString().slice(0, 10)).toBe(LAST_KEPT_TUESDAY);
   });
 
   it('keep the year to come of a calendar too large to read ten years ahead, and say so', async () => {
@@ -152,6 +159,41 @@ describe('busy calendars read as far ahead as bookings are taken', () => {
       last_success_at: t!.clock.nowMs(),
       last_error: read.last_error,
     });
+  });
+
+  it('block the later visits of a recurring series, which may lie beyond max_advance_days', async () => {
+    // max_advance_days 60 (the default): a series whose first visit is within it may reach 2,100 days
+    // further (every 12 weeks, 26 visits). Ana's calendar is busy on one Tuesday two years on.
+    await start(undefined);
+    server!.serve('/ana.ics', {
+      etag: '"far"',
+      body: ics(
+        'BEGIN:VEVENT',
+        'UID:far@example.com',
+        'DTSTAMP:20261101T000000Z',
+        'DTSTART;TZID=Europe/London:20281226T100000',
+        'DTEND;TZID=Europe/London:20281226T110000',
+        'SUMMARY:Away',
+        'END:VEVENT',
+      ),
+    });
+    await refresh();
+    const ids = await catalogueIds(t!.database.db);
+    // Tuesdays every 12 weeks from 1 December 2026: the tenth is 26 December 2028, 10:00.
+    const series = await t!.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        starts_at: '2026-12-01T10:00:00Z',
+        repeat: { every_weeks: 12, count: 10 },
+      },
+    });
+    expect(series.statusCode, series.body).toBe(409);
+    expect(series.json().error.details.clashes).toMatchObject([{ occurrence: 10, date: '2028-12-26' }]);
   });
 
   it('read further once an import lets the location take bookings further ahead, though the calendar is unchanged', async () => {

@@ -8,6 +8,7 @@ import {
 } from '../../data/calendar-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { writeStatement, writeTransaction } from '../../data/write-transaction.ts';
+import { REPEAT_LIMITS, seriesSpanDays } from '../../domain/booking/series.ts';
 import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import type { Clock } from '../clock.ts';
 import { allEnded, startPeriodicWork } from '../periodic-work.ts';
@@ -33,20 +34,30 @@ export interface RefresherDeps {
 
 /**
  * The window of busy times kept: from a day back (a booking's check near midnight) to as far ahead as
- * the staff member's locations take bookings (busyWindowAheadMs), and at least 366 days on.
+ * the staff member's locations take bookings (busyWindowAheadMs); read a year at a time (the pass).
  */
 export const BUSY_WINDOW_BACK_MS = 86_400_000;
 export const BUSY_WINDOW_AHEAD_MS = 366 * 86_400_000;
 
 /**
+ * How far a recurring series' last visit may lie beyond its first, and so beyond max_advance_days (a
+ * series is booked when its first visit is within it: withSeriesHorizon): every 12 weeks, 26 visits,
+ * 2,100 days.
+ */
+const SERIES_REACH_DAYS = seriesSpanDays({
+  everyWeeks: REPEAT_LIMITS.everyWeeks.max,
+  count: REPEAT_LIMITS.count.max,
+});
+
+/**
  * How far ahead a staff member's busy times are kept: past the last local date their locations take
- * bookings on (today + the largest max_advance_days, up to 3660), by two days more (that date's end in
- * the location's zone, and an appointment that runs past its midnight); never less than
- * BUSY_WINDOW_AHEAD_MS. The expansion's bounds (busy-times.ts) do not grow with it: a file costs at
- * most as much CPU over ten years as over one, and is refused past them as it was.
+ * bookings on (today + the largest max_advance_days, up to 3660, + the furthest a series' later visits
+ * reach beyond it), by two days more (that date's end in the location's zone, and an appointment that
+ * runs past its midnight). The expansion's bounds (busy-times.ts) do not grow with it: a file costs at
+ * most as much CPU over sixteen years as over one, and is refused past them as it was.
  */
 export function busyWindowAheadMs(maxAdvanceDays: number): number {
-  return Math.max(BUSY_WINDOW_AHEAD_MS, (maxAdvanceDays + 2) * 86_400_000);
+  return (maxAdvanceDays + SERIES_REACH_DAYS + 2) * 86_400_000;
 }
 
 /** A copy older than this is fetched whole again (no validators): its window has slid on. */
