@@ -43,7 +43,9 @@ export async function backupSqliteFile(
  * target, so the target's own WAL is handled by SQLite and a copy that fails (a full disk) or a crash
  * mid-restore leaves the old or the new database, never a mix. A target that does not exist yet is
  * written beside its path and linked into place whole (newBackupFile): a restore that fails leaves no
- * file there, where an empty one would pass for a database the next command migrates as new.
+ * file there, where an empty one would pass for a database the next command migrates as new. Such a
+ * path with another database's -wal, -shm or -journal file still beside it is refused (SQLite would
+ * replay them over the restored data: refuseLeftCompanions).
  */
 export async function restoreSqliteFile(backup: string, target: string): Promise<BackupOutcome> {
   if (!existsSync(backup)) throw new BackupError(`There is no backup at ${backup}.`);
@@ -52,6 +54,7 @@ export async function restoreSqliteFile(backup: string, target: string): Promise
   const resolved = path.resolve(target);
   const contents = `${pages} pages`;
   if (!existsSync(resolved)) {
+    refuseLeftCompanions(resolved);
     const { file, bytes } = await newBackupFile(
       resolved,
       async (partial) => {
@@ -80,6 +83,27 @@ async function copyBackup(backup: string, into: string, target: string): Promise
   } finally {
     source.close();
   }
+}
+
+/** What SQLite keeps beside a database file: its WAL, the WAL's shared memory, a rollback journal. */
+const COMPANIONS = ['-wal', '-shm', '-journal'] as const;
+
+/**
+ * Throws when files SQLite keeps beside a database lie at a path with no database: left by one moved
+ * or deleted without them. A whole file linked in beside them would be read with them: SQLite replays
+ * a WAL (or rolls back a journal) it finds over whatever database file is at its path, so the restored
+ * data would take pages of the other database. They may hold that database's last transactions, so
+ * they are not deleted here: the operator moves them.
+ */
+function refuseLeftCompanions(target: string): void {
+  const left = COMPANIONS.map((suffix) => `${target}${suffix}`).filter((file) => existsSync(file));
+  if (left.length === 0) return;
+  const one = left.length === 1;
+  const names = one ? left[0]! : `${left.slice(0, -1).join(', ')} and ${left.at(-1)!}`;
+  const them = one ? 'it' : 'them';
+  throw new BackupError(
+    `${target} does not exist, but ${names} ${one ? 'does' : 'do'}: ${one ? 'it belongs' : 'they belong'} to a database moved away without ${them}, and SQLite would replay ${them} over the restored one. Move ${them} aside with it (or delete ${them}), then restore again.`,
+  );
 }
 
 /**

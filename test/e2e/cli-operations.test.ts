@@ -622,6 +622,51 @@ describe.skipIf(onPostgres)('booking restore that fails', () => {
   }, 60_000);
 });
 
+describe.skipIf(onPostgres)('booking restore into a path whose database was moved without its WAL', () => {
+  it('refuses, naming the -wal and -shm files left there, rather than let SQLite replay them over the backup', async () => {
+    await createBookingDatabase();
+    const file = databaseFile();
+    const backupFile = path.join(dir, 'backup.sqlite');
+    expect((await runCliAsync(['backup', backupFile])).status).toBe(0);
+    // A process that wrote after the backup and was cut short: its changes are in the -wal file still.
+    const writer = new SqliteDatabase(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.prepare(`UPDATE organisations SET name = 'Written after the backup'`).run();
+    const wal = readFileSync(`${file}-wal`);
+    const shm = readFileSync(`${file}-shm`);
+    writer.close();
+    // The operator moves the database aside, but not its -wal and -shm.
+    rmSync(file);
+    writeFileSync(`${file}-wal`, wal);
+    writeFileSync(`${file}-shm`, shm);
+    expect(wal.length).toBeGreaterThan(0);
+
+    const refused = await runCliAsync(['restore', backupFile]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `error: ${file} does not exist, but ${file}-wal and ${file}-shm do: they belong to a database moved away without them, and SQLite would replay them over the restored one. Move them aside with it (or delete them), then restore again.`,
+    );
+    expect(existsSync(file)).toBe(false);
+    expect(readFileSync(`${file}-wal`).equals(wal)).toBe(true);
+
+    // Moved aside, the restore is the backup, with nothing of the other database in it.
+    rmSync(`${file}-wal`);
+    rmSync(`${file}-shm`);
+    const restored = await runCliAsync(['restore', backupFile]);
+    expect(restored.status, restored.stderr).toBe(0);
+    const reader = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+    try {
+      expect(reader.prepare('SELECT name FROM organisations').pluck().all()).not.toContain(
+        'Written after the backup',
+      );
+    } finally {
+      reader.close();
+    }
+    expect((await runCliAsync(['check'])).status).toBe(0);
+  }, 60_000);
+});
+
 describe.skipIf(onPostgres)('booking restore over a damaged database', () => {
   it('says how to go on (move the damaged file aside), and restores once it is', async () => {
     await createBookingDatabase();
