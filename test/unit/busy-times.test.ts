@@ -194,9 +194,10 @@ describe('readBusyCalendar: years ahead, the nearest first, under the one fileâ€
   it('reads what busyTimes reads over the whole window, an occurrence moved across a pass kept once', () => {
     const text = ics(
       ...event('UID:w', 'DTSTART:20261124T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY'),
-      // The occurrence of 23 November 2027 (in the second pass) moved back into the first, and that of
-      // 16 November 2027 (in the first) moved on into the second.
-      ...event('UID:w', 'RECURRENCE-ID:20271123T100000Z', 'DTSTART:20271122T150000Z', 'DURATION:PT1H'),
+      // The first pass ends on 24 November 2027 at 09:00: the occurrence of 30 November 2027 (in the
+      // second pass) moved back into the first, and that of 16 November 2027 (in the first) moved on
+      // into the second.
+      ...event('UID:w', 'RECURRENCE-ID:20271130T100000Z', 'DTSTART:20271122T150000Z', 'DURATION:PT1H'),
       ...event('UID:w', 'RECURRENCE-ID:20271116T100000Z', 'DTSTART:20271126T150000Z', 'DURATION:PT1H'),
       ...event('UID:far', 'DTSTART:20340301T090000Z', 'DURATION:PT2H'),
       ...event('UID:m', 'DTSTART:20000115T120000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY'),
@@ -208,7 +209,7 @@ describe('readBusyCalendar: years ahead, the nearest first, under the one fileâ€
     const busy = iso(read.busy);
     expect(busy).toContainEqual(['2027-11-22T15:00:00.000Z', '2027-11-22T16:00:00.000Z']);
     expect(busy).toContainEqual(['2027-11-26T15:00:00.000Z', '2027-11-26T16:00:00.000Z']);
-    expect(busy).not.toContainEqual(['2027-11-23T10:00:00.000Z', '2027-11-23T11:00:00.000Z']);
+    expect(busy).not.toContainEqual(['2027-11-30T10:00:00.000Z', '2027-11-30T11:00:00.000Z']);
     expect(busy).not.toContainEqual(['2027-11-16T10:00:00.000Z', '2027-11-16T11:00:00.000Z']);
     expect(busy).toContainEqual(['2034-03-01T09:00:00.000Z', '2034-03-01T11:00:00.000Z']);
     expect(busy).toContainEqual(['2036-11-25T10:00:00.000Z', '2036-11-25T11:00:00.000Z']);
@@ -230,6 +231,24 @@ describe('readBusyCalendar: years ahead, the nearest first, under the one fileâ€
     expect(iso(read.busy.filter((b) => b.start < NOW + 366 * DAY))).toEqual(
       iso(busyTimes(text, { start: NOW - DAY, end: NOW + 366 * DAY }, 'UTC')),
     );
+  });
+
+  it('keeps an occurrence a later, unread pass moved back into the passes read', () => {
+    // Hourly busy times reach the bound in the third pass (from 25 November 2028); the weekly series'
+    // occurrence of Tuesday 28 November 2028, in that pass, was moved back to 15 June 2027.
+    const text = ics(
+      ...event('UID:h', 'DTSTART:20261101T000000Z', 'DURATION:PT30M', 'RRULE:FREQ=HOURLY'),
+      ...event('UID:w', 'DTSTART:20261124T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY'),
+      ...event('UID:w', 'RECURRENCE-ID:20281128T100000Z', 'DTSTART:20270615T154000Z', 'DURATION:PT10M'),
+      // Moved back into the unread part: not kept (the read says it stops before it).
+      ...event('UID:w', 'RECURRENCE-ID:20281205T100000Z', 'DTSTART:20281201T154000Z', 'DURATION:PT10M'),
+    );
+    const read = readBusyCalendar(text, TEN_YEARS, 'UTC', PASS);
+    expect(read.readUntil).toBe(TEN_YEARS.start + 2 * PASS - DAY);
+    const busy = iso(read.busy);
+    expect(busy).toContainEqual(['2027-06-15T15:40:00.000Z', '2027-06-15T15:50:00.000Z']);
+    expect(busy).not.toContainEqual(['2028-12-01T15:40:00.000Z', '2028-12-01T15:50:00.000Z']);
+    expect(read.busy.every((b) => b.start < TEN_YEARS.start + 2 * PASS)).toBe(true);
   });
 
   it('refuses, in bounded time, what the first pass cannot read, however far the window reaches', () => {

@@ -200,13 +200,42 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
       }
       for (const expansion of series) expand(expansion, passEnd(pass));
     } catch (error) {
-      busy.length = kept;
       // Passes end at wall times: a day before this one's start is before it in any zone.
-      const start = window.start + pass * passMs;
-      return { busy, readUntil: start - 86_400_000, shortBy: unreadable(error).message };
+      const passStart = window.start + pass * passMs;
+      const readUntil = passStart - 86_400_000;
+      // What this pass had added is dropped, but for occurrences moved back before readUntil (an
+      // occurrence belongs to the pass of its original time); so are those it had not reached yet.
+      const movedBack = busy.splice(kept).concat(movedBackFrom(passStart));
+      busy.push(...movedBack.filter((b) => b.start < readUntil));
+      return { busy, readUntil, shortBy: unreadable(error).message };
     }
   }
   return { busy, readUntil: window.end, shortBy: null };
+
+  /**
+   * Where a read stops short at a pass starting at the wall time `passStart`, the busy times that
+   * the series' overrides whose original time lies in or after that pass move to (the caller keeps
+   * those before where the read stops): the passes read are complete, whatever was moved into them.
+   * An override read on its own, without its series' rule: one naming an occurrence the rule no
+   * longer gives blocks its time too, the side a booking is safe on.
+   */
+  function movedBackFrom(passStart: number): Interval[] {
+    const from = busy.length;
+    for (const [uid, moved] of overrides) {
+      if (!masters.has(uid)) continue;
+      for (const component of moved) {
+        try {
+          const original = component.getFirstPropertyValue('recurrence-id');
+          if (!(original instanceof ICAL.Time) || floatingMs(original) < passStart) continue;
+          const override = new ICAL.Event(component, { exceptions: [] });
+          if (override.startDate) add(override, override.startDate, override.endDate);
+        } catch {
+          // An override that cannot be read, or one busy time past the bound: left out, as the pass was.
+        }
+      }
+    }
+    return busy.splice(from);
+  }
 
   /**
    * A series, for its passes; a single event (or an override whose series is not in the file) is
