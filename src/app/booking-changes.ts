@@ -26,6 +26,7 @@ import { getBooking, whileSlotFree } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { announceChange } from './outbox-service.ts';
 import {
+  cancellationInDoubt,
   type DepositRefunds,
   dropPaymentCall,
   refuseWhileCancelling,
@@ -314,7 +315,7 @@ export async function previewCancellation(
   reference: string,
   now: number,
 ): Promise<ChangePreview> {
-  const { booking, decision } = await decide(db, changer, reference, 'cancel', now);
+  const { booking, decision } = await decideCancellation(db, changer, reference, now);
   return { booking, refusal: decision.refusal, disclosure: disclosureOf(decision) };
 }
 
@@ -351,29 +352,31 @@ export async function cancelInTransaction(
   refunds: DepositRefunds,
 ): Promise<CancellationResult> {
   await takeBookingTurn(trx, changer.organisationId, reference);
-  const { booking, decision: decided } = await decide(trx, changer, reference, 'cancel', now);
+  const { booking, decision: decided, at, asked } = await decideCancellation(trx, changer, reference, now);
   if (decided.refusal) throw refusalError(decided.refusal);
-  const refunded = await refundDeposit(trx, changer, booking, decided.depositRefunded === true, refunds);
+  // A refund asked before may have been made: it is asked again (same key) whatever the policy says now.
+  const due = decided.depositRefunded === true || asked !== undefined;
+  const refunded = await refundDeposit(trx, changer, booking, due, refunds);
   const decision = withRefund(decided, refunded, booking);
   const { late, depositOutcome } = decision;
   const depositRefunded = decision.depositRefunded === true;
   await updateBooking(trx, changer.organisationId, booking.id, {
     status: 'cancelled',
-    cancelled_at: now,
-    cancel_reason: reason ?? null,
+    cancelled_at: at,
+    cancel_reason: reason ?? asked?.reason ?? null,
     deposit_refunded: depositRefunded ? 1 : 0,
     deposit_status:
       depositOutcome === 'refunded' || depositOutcome === 'retained' ? depositOutcome : booking.depositStatus,
-    updated_at: now,
+    updated_at: at,
   });
-  if (decision.fee) await writePendingFee(trx, booking, 'late_cancellation', decision.fee, now);
+  if (decision.fee) await writePendingFee(trx, booking, 'late_cancellation', decision.fee, at);
   await logBookingEvent(trx, {
     organisationId: changer.organisationId,
     bookingId: booking.id,
     from: booking.status,
     to: 'cancelled',
     actor: changer.actor,
-    at: now,
+    at,
     details: { late, deposit_refunded: depositRefunded },
   });
   // Nothing else pending is said any more: no reminder, no link for a booking that is gone.
@@ -382,7 +385,7 @@ export async function cancelInTransaction(
     changer.organisationId,
     booking.id,
     { kind: 'cancelled', drop: 'all', remind: false },
-    now,
+    at,
   );
   return {
     booking: await getBooking(trx, changer.organisationId, booking.reference),
@@ -456,6 +459,20 @@ function withRefund(decided: ChangeDecision, refunded: boolean | null, booking: 
   if (!refunded) return { ...decided, depositRefunded: false, depositOutcome: null };
   const fee = decided.fee && pendingFee(booking, 'late_cancellation', 0);
   return { ...decided, depositRefunded: true, depositOutcome: 'refunded', fee };
+}
+
+/**
+ * What the policy decides of cancelling the booking: now, or, while a cancellation asked earlier waits
+ * for its refund's outcome (a call in doubt), as of when that one was asked: asking again joins it,
+ * as the sweeper completes it, so the first ask decides (on time, say, though it is late by now) and the
+ * refund made for it is the one written. `at` is the time the cancellation is written as of.
+ */
+async function decideCancellation(db: Db, changer: Changer, reference: string, now: number) {
+  const decided = await decide(db, changer, reference, 'cancel', now);
+  const asked = await cancellationInDoubt(db, changer.organisationId, decided.booking.id);
+  if (!asked || asked.requested_at === now) return { ...decided, at: now, asked };
+  const at = asked.requested_at;
+  return { ...(await decide(db, changer, reference, 'cancel', at)), at, asked };
 }
 
 /** The booking, its location and what the policy decides of the change now (shared with previews). */

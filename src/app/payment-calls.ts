@@ -73,19 +73,31 @@ export async function refuseWhileCancelling(
   organisationId: string,
   bookingId: string,
 ): Promise<void> {
-  const waiting = await trx
-    .selectFrom('payment_calls')
-    .select('key')
-    .where('organisation_id', '=', organisationId)
-    .where('booking_id', '=', bookingId)
-    .where('purpose', '=', 'cancellation')
-    .executeTakeFirst();
-  if (waiting) {
+  if (await cancellationInDoubt(trx, organisationId, bookingId)) {
     throw new AppError(
       'conflict',
       'This booking’s cancellation is being completed: its deposit’s refund waits for the payment provider’s answer.',
     );
   }
+}
+
+/**
+ * The refund of this booking's deposit that a cancellation asked for and nobody wrote yet, if there is
+ * one: a cancellation asked again joins it, completed as it was asked (as of its time).
+ */
+export function cancellationInDoubt(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<PaymentCall | undefined> {
+  return trx
+    .selectFrom('payment_calls')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('purpose', '=', 'cancellation')
+    .orderBy('requested_at')
+    .executeTakeFirst();
 }
 
 /** The charge of this fee asked of the provider and not written yet, if there is one. */

@@ -1342,6 +1342,34 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(fake.charged()).toHaveLength(1);
     expect(await paymentCalls()).toEqual([]);
   });
+
+  it('completes a cancellation asked on time as it was asked when it is asked again once late', async () => {
+    await start();
+    const { reference } = await paidColour();
+    // On time (25 hours ahead): Stripe refunds, its answer is lost.
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    // Asked again two hours on, inside the 24-hour window.
+    t.clock.advance({ hours: 2 });
+    const again = await cancel(reference, { reason: 'ill' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().data).toMatchObject({
+      status: 'cancelled',
+      deposit_refunded: true,
+      change: { late: false, deposit_refunded: true, fee: null },
+    });
+    expect(await settleLater()).toBe(0);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    const row = await t.database.db
+      .selectFrom('bookings')
+      .select('deposit_refunded')
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(row.deposit_refunded).toBe(1);
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
 });
 
 describe('review: a deposit paid through Stripe is refunded whoever cancels the booking on time', () => {
