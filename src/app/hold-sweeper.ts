@@ -3,6 +3,7 @@ import { expireHolds, PENDING } from '../data/hold-expiry.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
+import type { RefundOutcome } from './payment-provider.ts';
 import type { PaymentProvider } from './payments.ts';
 import { startPeriodicWork } from './periodic-work.ts';
 import { settlePaymentCalls } from './settle-payment-calls.ts';
@@ -68,13 +69,21 @@ export async function refundLapsedDeposits(
     .limit(literalLimit(BATCH))
     .execute();
   let refunded = 0;
+  let failure: unknown;
   for (const row of due) {
-    const outcome = await payments.refund({
-      key: row.id,
-      paymentRef: row.payment_ref!,
-      amountMinor: row.amount_minor,
-      currency: row.currency,
-    });
+    let outcome: RefundOutcome;
+    try {
+      outcome = await payments.refund({
+        key: row.id,
+        paymentRef: row.payment_ref!,
+        amountMinor: row.amount_minor,
+        currency: row.currency,
+      });
+    } catch (error) {
+      // One refund failing (asked again next sweep) does not hold back the others.
+      failure ??= error;
+      continue;
+    }
     if (outcome.status !== 'refunded') continue;
     refunded += 1;
     await writeTransaction(db, async (trx) => {
@@ -94,13 +103,14 @@ export async function refundLapsedDeposits(
         .execute();
     });
   }
+  if (failure) throw failure;
   return refunded;
 }
 
 /**
  * Runs expireLapsedHolds every `intervalMs` until stopped, then the provider's part: the deposits of
  * lapsed holds refunded, and refunds and fee charges left in doubt completed (settle-payment-calls.ts);
- * failures are reported, never fatal. The
+ * failures are reported, never fatal, and a part that fails does not keep the next from running. The
  * returned stop resolves once a sweep in progress has finished, so a shutdown can close the database
  * after it without cutting a transaction short.
  */
@@ -111,11 +121,22 @@ export function startHoldSweeper(
   intervalMs = 30_000,
   payments: PaymentProvider | null = null,
 ): () => Promise<void> {
+  // Each part runs whatever became of the one before: a refund Stripe keeps failing (a 500 it answers
+  // again under the same key for a day) must not hold back the calls in doubt, nor the holds.
+  const parts = [
+    () => expireLapsedHolds(db, clock.nowMs()),
+    () => refundLapsedDeposits(db, payments, clock.nowMs()),
+    () => settlePaymentCalls(db, payments, clock.nowMs()),
+  ];
   return startPeriodicWork(
     async () => {
-      await expireLapsedHolds(db, clock.nowMs());
-      await refundLapsedDeposits(db, payments, clock.nowMs());
-      await settlePaymentCalls(db, payments, clock.nowMs());
+      for (const part of parts) {
+        try {
+          await part();
+        } catch (error) {
+          onError(error);
+        }
+      }
     },
     onError,
     intervalMs,

@@ -11,6 +11,7 @@ import { chargeFee, markNoShow, payDepositByStaff, waiveFee } from '../../src/ap
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { createLogger } from '../../src/cli/logger.ts';
+import { AppError } from '../../src/domain/errors.ts';
 import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCliAsync } from '../helpers/cli.ts';
@@ -1369,6 +1370,44 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(row.deposit_refunded).toBe(1);
     expect(fake.refunds.size).toBe(1);
     expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('completes a cancellation in doubt while another refund of the sweep keeps failing', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    const { reference } = await paidColour();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference)).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    // Another colour, paid, on a hold that lapsed: its refund is the sweep's, and Stripe keeps failing
+    // it (a 500 Stripe answers again under the same key for a day).
+    const other = await postBooking(t, colourAtSoho(ids, { starts_at: '2026-11-24T13:00:00+00:00' }));
+    const otherCheckout = new URL(other.json().data.payment_url).pathname.split('/')[2]!;
+    expect((await deliver(fake.pay(String(stripeSessionOf(otherCheckout).id)))).statusCode).toBe(200);
+    await t.database.db
+      .updateTable('bookings')
+      .set({ status: 'expired', hold_expires_at: t.clock.nowMs() - 60_000 })
+      .where('reference', '=', other.json().data.reference)
+      .execute();
+    const stripe = stripeProvider();
+    const payments = {
+      ...stripe,
+      refund: (request: Parameters<typeof stripe.refund>[0]) =>
+        request.key === otherCheckout
+          ? Promise.reject(new AppError('payments_unavailable', 'Stripe answered 500.'))
+          : stripe.refund(request),
+    };
+    const { startHoldSweeper } = await import('../../src/app/hold-sweeper.ts');
+    const failures: unknown[] = [];
+    const later = { nowMs: () => t.clock.nowMs() + 5 * 60_000 };
+    const stop = startHoldSweeper(t.database.db, later, (error) => failures.push(error), 20, payments);
+    const deadline = Date.now() + 5_000;
+    while ((await paymentCalls()).length > 0 && Date.now() < deadline) await sleep(50);
+    await stop();
+    expect(await paymentCalls()).toEqual([]);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    expect(failures.length).toBeGreaterThan(0);
   });
 });
 
