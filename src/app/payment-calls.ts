@@ -22,15 +22,21 @@ import type { ChargeOutcome, PaymentProvider, RefundOutcome } from './payment-pr
  */
 export type PaymentCall = PaymentCallsTable;
 
-/** Writes the calls about to be made; a call already written (an earlier request's, in doubt) is kept. */
-export async function recordPaymentCalls(trx: Db, calls: readonly PaymentCall[]): Promise<void> {
+/**
+ * Writes the calls about to be made; a call already written (an earlier request's, in doubt) is kept.
+ * Answers, for each, whether it was written before: it is then asked again (`askedBefore`).
+ */
+export async function recordPaymentCalls(trx: Db, calls: readonly PaymentCall[]): Promise<boolean[]> {
+  const before: boolean[] = [];
   for (const call of calls) {
-    await trx
+    const written = await trx
       .insertInto('payment_calls')
       .values(call)
       .onConflict((oc) => oc.columns(['key', 'kind', 'organisation_id']).doNothing())
-      .execute();
+      .executeTakeFirst();
+    before.push(!(Number(written.numInsertedOrUpdatedRows ?? 0n) > 0));
   }
+  return before;
 }
 
 export function findPaymentCall(
@@ -115,20 +121,33 @@ export function chargeKey(bookingId: string, kind: FeeKind): string {
   return `${bookingId}:${kind}`;
 }
 
-/** Asks the provider for a written refund: its answer, or null when it could not be reached. */
-export function askRefund(payments: PaymentProvider, call: PaymentCall): Promise<RefundOutcome | null> {
+/**
+ * Asks the provider for a written refund: its answer, or null when it could not be reached.
+ * `askedBefore`: the call was made before, its outcome never written (in doubt); the provider looks
+ * for what it made then, as its idempotency key may be forgotten by now (Stripe's last 24 hours).
+ */
+export function askRefund(
+  payments: PaymentProvider,
+  call: PaymentCall,
+  askedBefore: boolean,
+): Promise<RefundOutcome | null> {
   return unlessUnreachable(() =>
     payments.refund({
       key: call.key,
       paymentRef: call.payment_ref ?? '',
       amountMinor: call.amount_minor,
       currency: call.currency,
+      askedBefore,
     }),
   );
 }
 
 /** Asks the provider for a written fee charge: its answer, or null when it could not be reached. */
-export function askCharge(payments: PaymentProvider, call: PaymentCall): Promise<ChargeOutcome | null> {
+export function askCharge(
+  payments: PaymentProvider,
+  call: PaymentCall,
+  askedBefore: boolean,
+): Promise<ChargeOutcome | null> {
   return unlessUnreachable(() =>
     payments.chargeSavedCard({
       key: call.key,
@@ -137,6 +156,7 @@ export function askCharge(payments: PaymentProvider, call: PaymentCall): Promise
       amountMinor: call.amount_minor,
       currency: call.currency,
       description: call.description ?? '',
+      askedBefore,
     }),
   );
 }
@@ -273,8 +293,8 @@ export async function withRefundsFirst<T>(
     }
     if (!payments) throw new Error('A cancellation asked for a refund without a payment provider');
     const calls = refunds.asked().map((ask) => refundCall(ask, asked));
-    await writeTransaction(db, (trx) => recordPaymentCalls(trx, calls));
-    const answers = await Promise.all(calls.map((call) => askRefund(payments, call)));
+    const before = await writeTransaction(db, (trx) => recordPaymentCalls(trx, calls));
+    const answers = await Promise.all(calls.map((call, i) => askRefund(payments, call, before[i]!)));
     refunds.asked().forEach((ask, i) => {
       const outcome = answers[i];
       if (outcome) refunds.know(ask, outcome);

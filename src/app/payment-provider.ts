@@ -107,6 +107,8 @@ export interface RefundRequest {
   paymentRef: string;
   amountMinor: number;
   currency: string;
+  /** Asked before (a call in doubt, asked again): see ChargeRequest.askedBefore. */
+  askedBefore?: boolean;
 }
 
 export interface ChargeRequest {
@@ -117,6 +119,12 @@ export interface ChargeRequest {
   amountMinor: number;
   currency: string;
   description: string;
+  /**
+   * Asked before, its outcome never written (a call in doubt, asked again): the provider may have
+   * acted, and may have forgotten the idempotency key since (Stripe keeps keys 24 hours), so what it
+   * made under this key is looked for first; only if there is none is it asked anew.
+   */
+  askedBefore?: boolean;
 }
 
 export type RefundOutcome =

@@ -76,14 +76,15 @@ async function claim(db: Db, call: PaymentCall, now: number): Promise<boolean> {
 /** Completes one call; false when the provider still cannot be reached. */
 async function settle(db: Db, payments: PaymentProvider, call: PaymentCall): Promise<boolean> {
   switch (call.purpose) {
+    // Each was asked before: the provider looks for what it made then (askRefund).
     case 'fee':
-      await completeCharge(db, payments, call);
+      await completeCharge(db, payments, call, true);
       return true;
     case 'unwanted_payment':
-      return refundUnwantedPayment(db, payments, call);
+      return refundUnwantedPayment(db, payments, call, true);
     case 'cancellation': {
       // The refund first, so that its answer is written whatever becomes of the cancellation.
-      const outcome = await askRefund(payments, call);
+      const outcome = await askRefund(payments, call, true);
       if (!outcome) return false;
       const refunds = new DepositRefunds();
       refunds.know(

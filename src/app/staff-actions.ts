@@ -152,7 +152,7 @@ export async function chargeFee(
   );
   if (!('call' in step)) return step;
   if (!payments) throw new Error('A fee charge was asked for without a payment provider');
-  return completeCharge(db, payments, step.call);
+  return completeCharge(db, payments, step.call, step.askedBefore);
 }
 
 /**
@@ -164,8 +164,9 @@ export async function completeCharge(
   db: Db,
   payments: PaymentProvider,
   call: PaymentCall,
+  askedBefore: boolean,
 ): Promise<ProcessedFee> {
-  const outcome = await askCharge(payments, call);
+  const outcome = await askCharge(payments, call, askedBefore);
   if (!outcome) {
     throw new AppError(
       'payments_unavailable',
@@ -365,7 +366,7 @@ async function processFee(
   actor: string,
   decide: (trx: Db, booking: Booking, fee: Fee) => Promise<FeeOutcome | { call: PaymentCall }>,
   logged: Record<string, unknown> = {},
-): Promise<ProcessedFee | { call: PaymentCall }> {
+): Promise<ProcessedFee | { call: PaymentCall; askedBefore: boolean }> {
   return writeTransaction(db, async (trx) => {
     await takeBookingTurn(trx, organisationId, reference);
     const booking = await getBooking(trx, organisationId, reference);
@@ -383,8 +384,8 @@ async function processFee(
     }
     const step = await decide(trx, booking, fee);
     if ('call' in step) {
-      await recordPaymentCalls(trx, [step.call]);
-      return step;
+      const [askedBefore] = await recordPaymentCalls(trx, [step.call]);
+      return { call: step.call, askedBefore: askedBefore! };
     }
     return writeFeeOutcome(trx, booking, fee, step, now, actor, logged);
   });

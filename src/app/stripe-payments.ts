@@ -21,8 +21,8 @@ import type { StripeProvider } from './stripe-provider.ts';
  * Every create call carries an idempotency key made from our own ids (the checkout session, the card
  * setup, the booking and fee kind), never a random one: a call repeated after a crash gets Stripe's
  * first answer back, so a deposit is never refunded twice and a fee never charged twice. Stripe keeps
- * keys for 24 hours; a repeat later than that is refused by our own records first (a fee already
- * processed, a deposit already refunded).
+ * keys for 24 hours: a refund or charge asked again (its outcome never written) first looks for what
+ * the first ask made, by the metadata it carries, and is made anew only if there is none.
  */
 /**
  * Stripe's shortest and longest Checkout Session lifetimes: a hold shorter than 30 minutes gets a
@@ -61,6 +61,25 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
   });
   const checkoutUrl = (sessionId: string, publicBaseUrl: string) =>
     `${publicBaseUrl}/checkout/${encodeURIComponent(sessionId)}`;
+
+  /**
+   * The refund made under this key before, if any, found by the metadata it was made with: a call in
+   * doubt is asked again, and after 24 hours Stripe no longer knows its idempotency key (a second
+   * refund would be refused as "already refunded", read as Stripe refusing it).
+   */
+  const refundMadeFor = async (request: RefundRequest): Promise<Stripe.Refund | undefined> => {
+    for await (const refund of stripe.refunds.list({ payment_intent: request.paymentRef, limit: 100 })) {
+      if (refund.metadata?.checkout_session === request.key) return refund;
+    }
+    return undefined;
+  };
+  /** The charge made under this key before, if any (after 24 hours, asking again would charge anew). */
+  const chargeMadeFor = async (request: ChargeRequest): Promise<Stripe.PaymentIntent | undefined> => {
+    for await (const intent of stripe.paymentIntents.list({ customer: request.customerRef, limit: 100 })) {
+      if (intent.metadata?.charge === request.key) return intent;
+    }
+    return undefined;
+  };
 
   return {
     name: 'stripe',
@@ -125,6 +144,8 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
 
     async refund(request: RefundRequest): Promise<RefundOutcome> {
       try {
+        const made = request.askedBefore ? await refundMadeFor(request) : undefined;
+        if (made) return refundOutcome(made);
         const refund = await stripe.refunds.create(
           {
             payment_intent: request.paymentRef,
@@ -133,10 +154,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
           },
           { idempotencyKey: `refund:${request.key}` },
         );
-        if (refund.status === 'failed' || refund.status === 'canceled') {
-          return { status: 'refused', reason: refund.failure_reason ?? refund.status };
-        }
-        return { status: 'refunded', refundRef: refund.id };
+        return refundOutcome(refund);
       } catch (error) {
         // Stripe answered no (already refunded elsewhere, a disputed charge): an answer, not an outage.
         if (error instanceof Stripe.errors.StripeInvalidRequestError) {
@@ -148,6 +166,8 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
 
     async chargeSavedCard(request: ChargeRequest): Promise<ChargeOutcome> {
       try {
+        const made = request.askedBefore ? await chargeMadeFor(request) : undefined;
+        if (made) return chargeOutcome(made);
         const intent = await stripe.paymentIntents.create(
           {
             amount: toStripeAmount(request.amountMinor, request.currency),
@@ -161,15 +181,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
           },
           { idempotencyKey: `charge:${request.key}` },
         );
-        if (intent.status === 'succeeded' || intent.status === 'processing') {
-          return { status: 'succeeded', paymentRef: intent.id };
-        }
-        return {
-          status: 'failed',
-          paymentRef: intent.id,
-          reason:
-            intent.last_payment_error?.message ?? `the payment is ${intent.status.replaceAll('_', ' ')}`,
-        };
+        return chargeOutcome(intent);
       } catch (error) {
         // A decline (or a card that needs the customer present) is Stripe's answer, with its reason.
         if (error instanceof Stripe.errors.StripeCardError) {
@@ -197,6 +209,24 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
 
     retrieveCheckoutSession: (id) => call(() => stripe.checkout.sessions.retrieve(id)),
     retrieveSetupIntent: (id) => call(() => stripe.setupIntents.retrieve(id)),
+  };
+}
+
+function refundOutcome(refund: Stripe.Refund): RefundOutcome {
+  if (refund.status === 'failed' || refund.status === 'canceled') {
+    return { status: 'refused', reason: refund.failure_reason ?? refund.status };
+  }
+  return { status: 'refunded', refundRef: refund.id };
+}
+
+function chargeOutcome(intent: Stripe.PaymentIntent): ChargeOutcome {
+  if (intent.status === 'succeeded' || intent.status === 'processing') {
+    return { status: 'succeeded', paymentRef: intent.id };
+  }
+  return {
+    status: 'failed',
+    paymentRef: intent.id,
+    reason: intent.last_payment_error?.message ?? `the payment is ${intent.status.replaceAll('_', ' ')}`,
   };
 }
 

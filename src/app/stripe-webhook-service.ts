@@ -66,7 +66,7 @@ async function applyPaymentSession(
   checkoutId: string,
   now: number,
 ): Promise<WebhookOutcome> {
-  const applied = await writeTransaction(db, async (trx): Promise<[WebhookOutcome, PaymentCall?]> => {
+  const applied = await writeTransaction(db, async (trx): Promise<[WebhookOutcome, RefundToMake?]> => {
     await takeCheckoutTurn(trx, checkoutId);
     const row = await trx
       .selectFrom('checkout_sessions')
@@ -111,7 +111,7 @@ async function applyPaymentSession(
     return ['applied'];
   });
   const [outcome, refund] = applied;
-  if (refund) await refundUnwantedPayment(db, stripe, refund);
+  if (refund) await refundUnwantedPayment(db, stripe, refund.call, refund.askedBefore);
   return outcome;
 }
 
@@ -121,7 +121,7 @@ async function refundToMake(
   row: { id: string; organisation_id: string; booking_id: string; amount_minor: number; currency: string },
   paymentRef: string,
   now: number,
-): Promise<PaymentCall> {
+): Promise<RefundToMake> {
   const call: PaymentCall = {
     organisation_id: row.organisation_id,
     kind: 'refund',
@@ -142,8 +142,14 @@ async function refundToMake(
     requested_at: now,
     attempted_at: null,
   };
-  await recordPaymentCalls(trx, [call]);
-  return call;
+  const [askedBefore] = await recordPaymentCalls(trx, [call]);
+  return { call, askedBefore: askedBefore! };
+}
+
+/** A refund written as a call, and whether an earlier event's had written (and asked) it already. */
+interface RefundToMake {
+  call: PaymentCall;
+  askedBefore: boolean;
 }
 
 /**
@@ -155,8 +161,9 @@ export async function refundUnwantedPayment(
   db: Db,
   payments: PaymentProvider,
   call: PaymentCall,
+  askedBefore: boolean,
 ): Promise<boolean> {
-  const refund = await askRefund(payments, call);
+  const refund = await askRefund(payments, call, askedBefore);
   if (!refund) return false;
   await writeTransaction(db, async (trx) => {
     await takeCheckoutTurn(trx, call.key);

@@ -7,9 +7,10 @@ import Stripe from 'stripe';
  * A local stand-in for the parts of Stripe's API the provider uses, answering Stripe-shaped JSON so
  * the real `stripe` package can be pointed at it (host, port, protocol): Checkout Sessions (create,
  * retrieve, expire), Customers, SetupIntents, PaymentIntents (off-session confirm, with a card that
- * declines), Refunds. Like Stripe, it remembers every Idempotency-Key: a request repeated with the same
- * key gets the first answer back and creates nothing (a different body under the same key is an
- * idempotency_error). Tests play the customer (pay, save a card, let a session expire) through its
+ * declines; listed by customer), Refunds (listed by PaymentIntent). Like Stripe, it remembers every
+ * Idempotency-Key: a request repeated with the same key gets the first answer back and creates nothing
+ * (a different body under the same key is an idempotency_error), until it forgets them as Stripe does
+ * after 24 hours (`forgetIdempotencyKeys`). Tests play the customer (pay, save a card, let a session expire) through its
  * controls, which answer the event Stripe would send; `signed` signs a delivery with the package's own
  * test-header helper.
  *
@@ -60,6 +61,11 @@ export interface FakeStripe {
   signed(event: Json, timestampSeconds: number, secret?: string): { payload: string; signature: string };
   /** PaymentIntents that took money (succeeded). */
   charged(): Json[];
+  /**
+   * Stripe prunes idempotency keys once they are 24 hours old: a request repeated later under the same
+   * key is carried out again. The stand-in forgets every key it knows.
+   */
+  forgetIdempotencyKeys(): void;
   close(): Promise<void>;
 }
 
@@ -155,6 +161,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     },
     charged: () =>
       [...fake.paymentIntents.values()].filter((pi) => pi.status === 'succeeded' && pi.off_session),
+    forgetIdempotencyKeys: () => idempotent.clear(),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
@@ -184,6 +191,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     ],
     ['GET', /^\/v1\/setup_intents\/([^/]+)$/, (m) => found(setupIntents, m[1]!)],
     ['POST', /^\/v1\/payment_intents$/, (_m, p) => createPaymentIntent(p)],
+    [
+      'GET',
+      /^\/v1\/payment_intents$/,
+      (_m, p) => list([...fake.paymentIntents.values()].filter((pi) => pi.customer === p.customer)),
+    ],
+    [
+      'GET',
+      /^\/v1\/refunds$/,
+      (_m, p) => list([...fake.refunds.values()].filter((r) => r.payment_intent === p.payment_intent)),
+    ],
     [
       'POST',
       /^\/v1\/refunds$/,
@@ -339,7 +356,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       );
       return;
     }
-    const result = route[2](route[1].exec(url.pathname)!, parseForm(body));
+    const params = method === 'GET' ? parseForm(url.searchParams.toString()) : parseForm(body);
+    const result = route[2](route[1].exec(url.pathname)!, params);
     const [status, object] = Array.isArray(result) ? [result[0], { error: result[1] }] : [200, result];
     const answer = JSON.stringify(object);
     if (key && method === 'POST')
@@ -434,6 +452,11 @@ function must(map: Map<string, Json>, key: string): Json {
   const value = map.get(key);
   if (!value) throw new Error(`The fake Stripe has no ${key}`);
   return value;
+}
+
+/** A list as Stripe answers one, newest first, all on one page. */
+function list(objects: Json[]): Json {
+  return { object: 'list', data: [...objects].reverse(), has_more: false, url: '' };
 }
 
 function found(map: Map<string, Json>, key: string): Json | [number, Json] {

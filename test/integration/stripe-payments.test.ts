@@ -1372,6 +1372,55 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('charges a fee once when it is asked again after Stripe forgot the first charge’s key', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const charge = () =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    fake.loseAnswersTo = '/v1/payment_intents';
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    fake.loseAnswersTo = null;
+    expect(fake.charged()).toHaveLength(1);
+    // Charged again more than a day on: Stripe has pruned the key.
+    t.clock.advance({ hours: 25 });
+    fake.forgetIdempotencyKeys();
+    const { fee } = await charge();
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+    const stored = await t.database.db
+      .selectFrom('booking_fees')
+      .select('payment_ref')
+      .where('kind', '=', 'no_show')
+      .executeTakeFirstOrThrow();
+    expect(stored.payment_ref).toBe(fake.charged()[0]!.id);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('writes a refund Stripe made as made when its cancellation is completed after Stripe forgot its key', async () => {
+    await start();
+    const { reference } = await paidColour();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference)).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    fake.forgetIdempotencyKeys();
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    const dayLater = t.clock.nowMs() + 25 * 60 * 60_000;
+    expect(await settlePaymentCalls(t.database.db, stripeProvider(), dayLater)).toBe(1);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    const row = await t.database.db
+      .selectFrom('bookings as b')
+      .innerJoin('checkout_sessions as s', 's.booking_id', 'b.id')
+      .select(['b.deposit_refunded', 's.refund_ref'])
+      .where('b.reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ deposit_refunded: 1, refund_ref: [...fake.refunds.keys()][0] });
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('completes a cancellation in doubt while another refund of the sweep keeps failing', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
