@@ -369,6 +369,21 @@ describe('deposits through Stripe Checkout', () => {
     expect([...fake.refunds.values()]).toEqual([]);
   });
 
+  it('tells the caller of a refund Stripe refused that the deposit goes back by hand, not that it is kept', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    await deliver(fake.pay(String(session.id)));
+    fake.refuseRefunds = true;
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const done = await mcp.call('cancel', { reference });
+    await mcp.close();
+    expect(done).toMatchObject({ ok: true, late: false, deposit_refunded: false, fee: null });
+    expect(done.spoken).not.toMatch(/kept/);
+    expect(done.spoken).toContain(
+      'The deposit of 20 pounds could not be refunded automatically; the shop will return it.',
+    );
+  });
+
   it('changes nothing when Stripe cannot be reached for the refund (503), and cancels on a retry', async () => {
     await start();
     const { reference, session } = await bookWithDeposit();

@@ -61,10 +61,13 @@ export async function describeChange(
   } else {
     const window = change.late ? await lateWindow(api, place) : '';
     if (change.deposit_refunded === true) sentences.push(`${capitalised(deposit)} ${will} be refunded.`);
-    if (change.deposit_refunded === false) {
+    if (change.deposit_refunded === false && change.late) {
       sentences.push(
         `${capitalised(deposit)} ${change.dry_run ? 'would be' : 'is'} kept, as this is ${window}.`,
       );
+    } else if (change.deposit_refunded === false) {
+      // On time, and the payment provider refused the refund: the shop returns it by hand.
+      sentences.push(`${capitalised(deposit)} could not be refunded automatically; the shop will return it.`);
     }
     if (fee) {
       sentences.push(`A late-cancellation fee of ${fee.spoken} ${will} be charged to the card on file.`);
