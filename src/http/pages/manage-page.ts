@@ -27,10 +27,13 @@ import { instantOf } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import {
   esc,
+  type FieldRefusal,
   type Formatter,
   formatter,
   redirect,
+  refusalBeside,
   refuseCrossSiteForm,
+  refusedState,
   type SendPage,
 } from './page-shell.ts';
 import {
@@ -66,10 +69,11 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     const hidden = { schema: { hide: true } };
     const form = { ...hidden, onRequest: refuseCrossSiteForm };
 
-    const showBooking = (reply: FastifyReply, view: BookingPageView, alert?: string) => {
+    /** The booking's page; `alert` said at its top, or beside `field` when it is about one shown. */
+    const showBooking = (reply: FastifyReply, view: BookingPageView, alert?: string, field?: string) => {
       // Its steps' forms are answered with redirects to the provider's hosted pages: named in its CSP.
       const handsOver = needsCard(view) || owesDeposit(view);
-      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs(), alert), {
+      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs(), alert, field), {
         formTargets: handsOver ? (deps.payments?.handOverOrigins ?? []) : [],
       });
     };
@@ -99,7 +103,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         if (outcome.proven) return redirect(reply, bookingPagePath(view.token));
         const again = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
         const status = outcome.reason === 'wrong' ? 400 : 409;
-        return showBooking(reply.code(status), again, codeRefusal(outcome));
+        return showBooking(reply.code(status), again, codeRefusal(outcome), 'code');
       },
     );
     // A waitlist offer (design.md 9.4): claim the time, let it go, or leave the waitlist.
@@ -461,12 +465,15 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
 ${deposit}</dl>`;
 }
 
-function bookingBody(view: BookingPageView, now: number, alert?: string): string {
+function bookingBody(view: BookingPageView, now: number, alert?: string, field?: string): string {
   const f = formatOf(view);
   const { booking } = view;
   const path = bookingPagePath(view.token);
   const parts = [`<p>${esc(view.organisation.name)}</p>`, `<h1>${esc(titleOf(view))}</h1>`];
-  if (alert) parts.push(`<p role="alert" class="fee">${esc(alert)}</p>`);
+  // A refused code is said beside the code's field, when that is shown; anything else at the top.
+  const refused =
+    alert !== undefined && field === 'code' && awaitsProof(view) ? { field, words: alert } : undefined;
+  if (alert && !refused) parts.push(`<p role="alert" class="fee">${esc(alert)}</p>`);
   if (isPending(view) && booking.holdExpiresAt !== null) {
     const minutes = Math.max(1, Math.ceil((booking.holdExpiresAt - now) / 60_000));
     parts.push(
@@ -480,7 +487,7 @@ function bookingBody(view: BookingPageView, now: number, alert?: string): string
     );
   }
   // The code first: on a phone, the one thing to do is above the fold.
-  if (awaitsProof(view)) parts.push(proofStep(view, path));
+  if (awaitsProof(view)) parts.push(proofStep(view, path, refused));
   if (awaitsClaim(view)) parts.push(claimStep(path));
   parts.push(bookingSummary(view, f));
   if (awaitsClaim(view)) return parts.join('\n');
@@ -523,7 +530,7 @@ function bookAgainHref(view: BookingPageView): string {
 const NEW_CODE_SENT = 'We sent you a new code; the one before no longer works.';
 
 /** The code step of a public booking: where the code went, the form, and a new code. */
-function proofStep(view: BookingPageView, path: string): string {
+function proofStep(view: BookingPageView, path: string, refused: FieldRefusal | undefined): string {
   const proof = view.proof;
   const where = proof
     ? proof.channel === 'sms'
@@ -535,7 +542,7 @@ function proofStep(view: BookingPageView, path: string): string {
 <p>We sent a ${CODE_DIGITS}-digit code ${esc(where)}. Enter it here, or open the link in that message. The code works for ${minutes} minutes; your booking is not confirmed until then.</p>
 <form method="post" action="${esc(`${path}/verify`)}">
 <label for="code">Code</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required>
+${refusalBeside(refused, 'code', 'code')}<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" required${refusedState(refused, 'code', 'code')}>
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>
 <form method="post" action="${esc(`${path}/resend`)}">

@@ -242,6 +242,30 @@ function styleFor(markup: string): string {
   );
 }
 
+/**
+ * A form sent back refused because of one of its fields (the error's param): the words are said, as
+ * an alert, right above that field instead of at the top of the page; the field is marked invalid,
+ * described by them, and has the focus when the page opens (autofocus: the pages run no script), so
+ * the keyboard, a screen reader and a phone's screen all land on what to put right.
+ */
+export interface FieldRefusal {
+  /** The refused field's name (the error's param). */
+  field: string;
+  words: string;
+}
+
+/** The refusal's words above the field `field` (whose element id is `id`), or '' for another field. */
+export function refusalBeside(refusal: FieldRefusal | undefined, field: string, id: string): string {
+  if (refusal?.field !== field) return '';
+  return `<p id="${esc(id)}-error" role="alert" class="fee">${esc(refusal.words)}</p>\n`;
+}
+
+/** The attributes of the field `field` (element id `id`): invalid, described and focused when refused. */
+export function refusedState(refusal: FieldRefusal | undefined, field: string, id: string): string {
+  if (refusal?.field !== field) return '';
+  return ` aria-invalid="true" aria-describedby="${esc(id)}-error" autofocus`;
+}
+
 export interface Formatter {
   money(minor: number): string;
   /** A `<time>` element, already escaped. */

@@ -21,10 +21,13 @@ import { publicBaseUrl } from '../public-base-url.ts';
 import { repeatFieldset, repeatOf } from '../repeat-fields.ts';
 import {
   esc,
+  type FieldRefusal,
   type Formatter,
   formatter,
   redirect,
+  refusalBeside,
   refuseCrossSiteForm,
+  refusedState,
   type SendPage,
 } from './page-shell.ts';
 import { forPeople } from './people-words.ts';
@@ -97,6 +100,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
               fields: error.param === 'form_key' ? { ...body, form_key: undefined } : body,
               startsAt: Number.isNaN(startsAt) ? undefined : startsAt,
               alert: forPeople(error),
+              field: error.param,
             },
           );
           withRetryAfter(reply, error);
@@ -107,11 +111,16 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
   };
 }
 
+/** The fields of the details form a refusal may name: it is said beside them (page-shell.ts FieldRefusal). */
+const DETAILS_FIELDS: readonly string[] = ['starts_at', 'first_name', 'last_name', 'phone', 'email'];
+
 /** A form sent back: what was typed, the time chosen, and what to change. */
 interface Kept {
   fields: Record<string, string | undefined>;
   startsAt: number | undefined;
   alert: string;
+  /** The field the refusal is about (the error's param), said beside it and focused. */
+  field?: string | undefined;
 }
 
 /**
@@ -129,9 +138,13 @@ async function bookingPage(
   const locations = await publicLocations(deps.db, organisation.id);
   const slug = query.location ?? (locations.length === 1 ? locations[0]!.slug : undefined);
   const parts = [`<h1>Book at ${esc(organisation.name)}</h1>`];
-  if (kept) parts.push(`<p role="alert" class="fee">${esc(kept.alert)}</p>`);
+  // The refusal at the top, unless the details form is shown and says it beside its field.
+  const page = (besideItsField = false) => {
+    if (kept && !besideItsField) parts.splice(1, 0, `<p role="alert" class="fee">${esc(kept.alert)}</p>`);
+    return parts.join('\n');
+  };
   parts.push(locationForm(organisation, locations, slug));
-  if (!slug) return parts.join('\n');
+  if (!slug) return page();
   const { location, services } = await publicServices(deps.db, organisation.id, slug);
   const f = formatter({ ...organisation, timezone: location.timezone });
   const chosen = listOf(query.services).filter((id) => services.some((s) => s.id === id));
@@ -145,7 +158,7 @@ async function bookingPage(
   parts.push(
     servicesForm(organisation, location, services, stylists, { chosen, staff, date: window.date }, f),
   );
-  if (chosen.length === 0) return parts.join('\n');
+  if (chosen.length === 0) return page();
   const availability = await getAvailability(
     deps.db,
     organisation.id,
@@ -165,8 +178,9 @@ async function bookingPage(
     parts.push(waitlistForm(organisation, location, chosen, window.date));
   } else {
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
+    return page(DETAILS_FIELDS.includes(kept?.field ?? ''));
   }
-  return parts.join('\n');
+  return page();
 }
 
 interface OrgParams {
@@ -254,22 +268,24 @@ function detailsForm(
     return value ? ` value="${esc(value)}"` : '';
   };
   const key = isFormKey(kept?.fields.form_key) ? kept.fields.form_key : formKey();
+  const refused: FieldRefusal | undefined =
+    kept?.field === undefined ? undefined : { field: kept.field, words: kept.alert };
+  // A field's label, the refusal beside it when it is the one refused, and its own attributes.
+  const field = (name: string, label: string, attributes: string) =>
+    `<label for="${name}">${label}</label>
+${refusalBeside(refused, name, name)}<input id="${name}" name="${name}" ${attributes}${typed(name)}${refusedState(refused, name, name)}>`;
   const staff = choice.staff ? `<input type="hidden" name="staff" value="${esc(choice.staff.id)}">\n` : '';
   return `<form method="post" action="${esc(`/p/${organisation.slug}/book`)}">
 <input type="hidden" name="location" value="${esc(location.slug)}">
 <input type="hidden" name="services" value="${esc(choice.chosen.join(','))}">
 ${staff}<input type="hidden" name="form_key" value="${esc(key)}">
 <p>Choose a time${choice.staff ? ` with ${esc(choice.staff.name)}` : ''}:</p>
-${timeGroups(choice.starts, location, organisation.locale, kept?.startsAt)}
+${refusalBeside(refused, 'starts_at', 'starts_at')}${timeGroups(choice.starts, location, organisation.locale, kept?.startsAt, refused?.field === 'starts_at' ? 'starts_at-error' : undefined)}
 <fieldset><legend>Your details</legend>
-<label for="first_name">First name</label>
-<input id="first_name" name="first_name" autocomplete="given-name" required maxlength="60"${typed('first_name')}>
-<label for="last_name">Last name</label>
-<input id="last_name" name="last_name" autocomplete="family-name" required maxlength="60"${typed('last_name')}>
-<label for="phone">Phone</label>
-<input id="phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${typed('phone')}>
-<label for="email">E-mail</label>
-<input id="email" name="email" type="email" autocomplete="email" maxlength="254"${typed('email')}>
+${field('first_name', 'First name', 'autocomplete="given-name" required maxlength="60"')}
+${field('last_name', 'Last name', 'autocomplete="family-name" required maxlength="60"')}
+${field('phone', 'Phone', 'type="tel" autocomplete="tel" maxlength="30"')}
+${field('email', 'E-mail', 'type="email" autocomplete="email" maxlength="254"')}
 <p>Give a phone number or an e-mail address (or both).${
     organisation.policy.verification === 'code'
       ? ' We will send a 6-digit code there: the booking is confirmed once you enter it.'

@@ -145,14 +145,17 @@ export function zoneWords(location: Location, locale: string, date: string): str
 /**
  * The chosen day's times as radio buttons (name starts_at), grouped morning / afternoon / evening,
  * each labelled with its time alone ("14:30"; a time the clocks show twice that day says its zone).
- * `checked` is the time kept from a form sent back.
+ * `checked` is the time kept from a form sent back; `refusedBy`, the id of the words refusing the time
+ * chosen, marks the kept (or first) time invalid, described by them, and focused.
  */
 export function timeGroups(
   starts: number[],
   location: Location,
   locale: string,
   checked?: number | undefined,
+  refusedBy?: string | undefined,
 ): string {
+  const focused = starts.includes(checked ?? Number.NaN) ? checked : starts[0];
   const zone = location.timezone;
   const clock = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: zone });
   const groups = new Map<string, string[]>();
@@ -162,7 +165,11 @@ export function timeGroups(
     const label = esc(withRepeatedLabel(clock.format(at), at, zone, locale));
     // Short markup (a busy day has 40 times and the page stays under 10 KB): the instant to the
     // minute, in UTC, as Date.parse reads it back.
-    const input = `<input type="radio" name="starts_at" value="${esc(toTheMinute(at))}"${i === 0 ? ' required' : ''}${at === checked ? ' checked' : ''}>`;
+    const refused =
+      refusedBy !== undefined && at === focused
+        ? ` aria-invalid="true" aria-describedby="${esc(refusedBy)}" autofocus`
+        : '';
+    const input = `<input type="radio" name="starts_at" value="${esc(toTheMinute(at))}"${i === 0 ? ' required' : ''}${at === checked ? ' checked' : ''}${refused}>`;
     const list = groups.get(part) ?? [];
     list.push(`<label>${input}${label}</label>`);
     groups.set(part, list);

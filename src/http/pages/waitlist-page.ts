@@ -6,7 +6,14 @@ import { joinWaitlistOnPublicPage, type PublicWaitlistJoined } from '../../app/w
 import type { Location, ServiceWithStaff } from '../../domain/catalogue.ts';
 import { AppError } from '../../domain/errors.ts';
 import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
-import { esc, refuseCrossSiteForm, type SendPage } from './page-shell.ts';
+import {
+  esc,
+  type FieldRefusal,
+  refusalBeside,
+  refuseCrossSiteForm,
+  refusedState,
+  type SendPage,
+} from './page-shell.ts';
 import { forPeople } from './people-words.ts';
 
 /**
@@ -23,6 +30,16 @@ export const TIME_WORDS: Record<TimeOfDay, string> = {
   evening: 'Evening (from 17:00)',
 };
 
+/** The fields of the waitlist form a refusal may name: it is said beside them. */
+const WAITLIST_FIELDS: readonly string[] = [
+  'from_date',
+  'to_date',
+  'first_name',
+  'last_name',
+  'phone',
+  'email',
+];
+
 /** What the customer typed into the waitlist form, to show it again when it is refused. */
 export type WaitlistTyped = Partial<
   Record<'from_date' | 'to_date' | 'first_name' | 'last_name' | 'phone' | 'email', string>
@@ -38,13 +55,25 @@ export function waitlistForm(
   serviceIds: readonly string[],
   date: string,
   typed: WaitlistTyped = {},
+  refused?: FieldRefusal,
 ): string {
   const times = TIMES_OF_DAY.map(
     (time) =>
       `<label class="choice"><input type="checkbox" name="times" value="${time}"${typed.times?.includes(time) ? ' checked' : ''}>${esc(TIME_WORDS[time])}</label>`,
   ).join('\n');
-  const value = (field: Exclude<keyof WaitlistTyped, 'times'>) =>
-    typed[field] ? ` value="${esc(typed[field])}"` : '';
+  // A field's label, the refusal beside it when it is the one refused, and its own attributes with
+  // what was typed (or `fallback`) after `before`.
+  const input = (
+    name: Exclude<keyof WaitlistTyped, 'times'>,
+    label: string,
+    before: string,
+    after = '',
+    fallback?: string,
+  ) => {
+    const value = typed[name] ?? fallback;
+    return `<label for="wl_${name}">${label}</label>
+${refusalBeside(refused, name, `wl_${name}`)}<input id="wl_${name}" name="${name}" ${before}${value ? ` value="${esc(value)}"` : ''}${after}${refusedState(refused, name, `wl_${name}`)}>`;
+  };
   return `<section aria-labelledby="waitlist-heading">
 <h2 id="waitlist-heading">Tell me if a time frees up</h2>
 <p>Join the waitlist: when a time that suits you frees up (someone cancels), we send you a message with a link, and hold that time for you for ${location.policy.waitlistOfferMinutes} minutes. Nothing is booked until you claim it.</p>
@@ -52,23 +81,17 @@ export function waitlistForm(
 <input type="hidden" name="location" value="${esc(location.slug)}">
 <input type="hidden" name="services" value="${esc(serviceIds.join(','))}">
 <fieldset><legend>When</legend>
-<label for="wl_from_date">From</label>
-<input id="wl_from_date" name="from_date" type="date" value="${esc(typed.from_date ?? date)}" required>
-<label for="wl_to_date">Until</label>
-<input id="wl_to_date" name="to_date" type="date" value="${esc(typed.to_date ?? date)}" required>
+${input('from_date', 'From', 'type="date"', ' required', date)}
+${input('to_date', 'Until', 'type="date"', ' required', date)}
 </fieldset>
 <fieldset><legend>Times of day (none ticked: any time)</legend>
 ${times}
 </fieldset>
 <fieldset><legend>Your details</legend>
-<label for="wl_first_name">First name</label>
-<input id="wl_first_name" name="first_name" autocomplete="given-name" required maxlength="60"${value('first_name')}>
-<label for="wl_last_name">Last name</label>
-<input id="wl_last_name" name="last_name" autocomplete="family-name" required maxlength="60"${value('last_name')}>
-<label for="wl_phone">Phone</label>
-<input id="wl_phone" name="phone" type="tel" autocomplete="tel" maxlength="30"${value('phone')}>
-<label for="wl_email">E-mail</label>
-<input id="wl_email" name="email" type="email" autocomplete="email" maxlength="254"${value('email')}>
+${input('first_name', 'First name', 'autocomplete="given-name" required maxlength="60"')}
+${input('last_name', 'Last name', 'autocomplete="family-name" required maxlength="60"')}
+${input('phone', 'Phone', 'type="tel" autocomplete="tel" maxlength="30"')}
+${input('email', 'E-mail', 'type="email" autocomplete="email" maxlength="254"')}
 <p>Give a phone number or an e-mail address (or both): that is where we tell you.</p>
 </fieldset>
 <div class="actions"><button type="submit" class="primary">Tell me if a time frees up</button></div>
@@ -144,9 +167,12 @@ async function refusedForm(
     times: (body.times ?? '').split('\n'),
   };
   const date = typed.from_date ?? '';
+  const words = forPeople(error);
+  // Said beside the field it is about (page-shell.ts FieldRefusal); anything else at the top.
+  const beside = WAITLIST_FIELDS.includes(error.param ?? '');
+  const refused = beside ? { field: error.param!, words } : undefined;
   return `<h1>Tell me if a time frees up</h1>
-<p role="alert">${esc(forPeople(error))}</p>
-${waitlistForm(organisation, location, listOf(body.services), date, typed)}
+${beside ? '' : `<p role="alert">${esc(words)}</p>\n`}${waitlistForm(organisation, location, listOf(body.services), date, typed, refused)}
 <p><a href="${esc(`/p/${organisation.slug}`)}">Back to the booking page</a></p>`;
 }
 

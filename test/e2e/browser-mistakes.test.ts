@@ -1,0 +1,107 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPhonePage } from '../helpers/browser.ts';
+import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
+import { deliveredCode } from '../helpers/public-booking.ts';
+
+/**
+ * What a customer on a phone (Debian's Chromium, 360 x 740) sees when something goes wrong, against
+ * the demo catalogue on a real port: a field the page refuses is said beside that field, marked
+ * invalid, and focused, so the keyboard and a screen reader land on what to put right.
+ */
+let browser: Browser;
+let server: ListeningApp;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  server = await startListeningApp();
+}, 10 * 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.t.close();
+});
+
+const ORG = 'northside-hair';
+
+let phoneSeq = 0;
+/** A phone number of its own per booking (the caps count bookings per phone). */
+const nextPhone = () => `07400 3${String(++phoneSeq).padStart(5, '0')}`;
+
+/** Camden's cut, on the first day with times from next week (the day strip's later week). */
+async function chooseAWeekOut(page: Page): Promise<void> {
+  await page.goto(`${server.origin}/p/${ORG}?location=camden`);
+  await page.getByLabel(/^Cut & blow-dry/).check();
+  await page.getByRole('button', { name: 'Show free times' }).click();
+  await page.getByRole('navigation', { name: 'Days' }).getByRole('button', { name: 'Later days' }).click();
+  await page.locator('nav.strip li button:not(.none)').first().click();
+  await page.getByRole('radio').first().waitFor();
+}
+
+/**
+ * The field is marked invalid, has the focus, and its accessible description is the refusal, which
+ * sits right above it (not only at the top of a long page, out of sight on a phone).
+ */
+async function refusedBeside(page: Page, label: string | RegExp, words: string): Promise<void> {
+  const field = page.getByLabel(label, { exact: typeof label === 'string' });
+  expect(await field.getAttribute('aria-invalid')).toBe('true');
+  expect(await page.evaluate('document.activeElement.id')).toBe(await field.getAttribute('id'));
+  const id = (await field.getAttribute('aria-describedby')) ?? '';
+  const message = page.locator(`[id="${id}"]`);
+  expect(await message.textContent()).toContain(words);
+  expect(await message.getAttribute('role')).toBe('alert');
+  const above = (await message.boundingBox())!;
+  const input = (await field.boundingBox())!;
+  expect(input.y - (above.y + above.height)).toBeGreaterThanOrEqual(0);
+  expect(input.y - (above.y + above.height)).toBeLessThan(40);
+  // On screen once the page opens: the phone scrolled to it.
+  expect(input.y + input.height).toBeLessThanOrEqual(740);
+  expect(above.y).toBeGreaterThanOrEqual(0);
+}
+
+describe('a refused field on the customer pages', () => {
+  it('is said beside the field, marked invalid and focused: the booking form, and the code', async () => {
+    const page = await openPhonePage(browser);
+    await chooseAWeekOut(page);
+    await page.getByRole('radio').first().check();
+    await page.getByLabel('First name').fill('Rosa');
+    await page.getByLabel('Last name').fill('Parks');
+    await page.getByLabel('Phone').fill('0900 123 456');
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByRole('heading', { name: 'Book at Northside Hair Co.' }).waitFor();
+    await refusedBeside(page, 'Phone', 'That phone number does not look right.');
+    // Said once, as an alert: beside the field, not again at the top.
+    expect(await page.getByRole('alert').count()).toBe(1);
+
+    // Put right: on to the code, entered wrongly first.
+    await page.getByLabel('Phone').fill(nextPhone());
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await page.getByLabel('Code').fill('000000');
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await refusedBeside(page, 'Code', 'That code is not right.');
+    const reference = /NHC-[0-9A-Z]{6}/.exec((await page.textContent('body')) ?? '')![0];
+    await page.getByLabel('Code').fill((await deliveredCode(server.t, reference)).code);
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+    // A page with nothing refused marks and focuses nothing.
+    expect(await page.locator('[aria-invalid]').count()).toBe(0);
+  }, 120_000);
+
+  it('is said beside the field on the waitlist form', async () => {
+    const page = await openPhonePage(browser);
+    await page.goto(`${server.origin}/p/${ORG}?location=camden`);
+    await page.getByLabel(/^Cut & blow-dry/).check();
+    await page.getByRole('button', { name: 'Show free times' }).click();
+    // Nobody works at Camden on Sundays: the strip's day with none is offered the waitlist.
+    await page.locator('nav.strip li button.none').first().click();
+    await page.getByRole('heading', { name: 'Tell me if a time frees up' }).waitFor();
+    await page.getByLabel('First name').fill('Rosa');
+    await page.getByLabel('Last name').fill('Parks');
+    await page.getByLabel('Phone').fill('0900 123 456');
+    await page.getByRole('button', { name: 'Tell me if a time frees up' }).click();
+    await page.getByRole('heading', { name: 'Tell me if a time frees up', level: 1 }).waitFor();
+    await refusedBeside(page, 'Phone', 'That phone number does not look right.');
+  }, 120_000);
+});
