@@ -2,12 +2,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openPhonePage } from '../helpers/browser.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
-import { deliveredCode } from '../helpers/public-booking.ts';
+import { deliveredCode, messagesOf } from '../helpers/public-booking.ts';
 
 /**
  * What a customer on a phone (Debian's Chromium, 360 x 740) sees when something goes wrong, against
  * the demo catalogue on a real port: a field the page refuses is said beside that field, marked
- * invalid, and focused, so the keyboard and a screen reader land on what to put right.
+ * invalid, and focused, so the keyboard and a screen reader land on what to put right; a move
+ * confirmed twice (Back to its page, or a second tab) moves the booking and tells the customer once.
  */
 let browser: Browser;
 let server: ListeningApp;
@@ -36,6 +37,22 @@ async function chooseAWeekOut(page: Page): Promise<void> {
   await page.getByRole('navigation', { name: 'Days' }).getByRole('button', { name: 'Later days' }).click();
   await page.locator('nav.strip li button:not(.none)').first().click();
   await page.getByRole('radio').first().waitFor();
+}
+
+/** Books the first time of a week out with a phone of its own; the booking's reference. */
+async function bookAWeekOut(page: Page): Promise<string> {
+  await chooseAWeekOut(page);
+  await page.getByRole('radio').first().check();
+  await page.getByLabel('First name').fill('Rosa');
+  await page.getByLabel('Last name').fill('Parks');
+  await page.getByLabel('Phone').fill(nextPhone());
+  await page.getByRole('button', { name: 'Confirm booking' }).click();
+  await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+  const reference = /NHC-[0-9A-Z]{6}/.exec((await page.textContent('body')) ?? '')![0];
+  await page.getByLabel('Code').fill((await deliveredCode(server.t, reference)).code);
+  await page.getByRole('button', { name: 'Confirm booking' }).click();
+  await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+  return reference;
 }
 
 /**
@@ -103,5 +120,44 @@ describe('a refused field on the customer pages', () => {
     await page.getByRole('button', { name: 'Tell me if a time frees up' }).click();
     await page.getByRole('heading', { name: 'Tell me if a time frees up', level: 1 }).waitFor();
     await refusedBeside(page, 'Phone', 'That phone number does not look right.');
+  }, 120_000);
+});
+
+describe('a move confirmed twice', () => {
+  it('moves the booking once: Back shows it is already there, a second tab lands on the booking', async () => {
+    const page = await openPhonePage(browser);
+    const reference = await bookAWeekOut(page);
+    const bookingUrl = page.url();
+    await page.getByRole('link', { name: 'Change the time' }).click();
+    await page.getByRole('radio').nth(2).check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Yes, move it' }).waitFor();
+    // The same confirmation open in a second tab.
+    const second = await page.context().newPage();
+    await second.goto(page.url());
+    await page.getByRole('button', { name: 'Yes, move it' }).click();
+    await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+    const moved = await page.locator('dl').textContent();
+
+    // Back to the confirmation: it says the booking is there already, and offers no move.
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Move your booking' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('Your booking is already at this time.');
+    expect(await page.getByRole('button', { name: 'Yes, move it' }).count()).toBe(0);
+
+    // The second tab's Yes: the booking's page, as it is, and no second message or event.
+    await second.getByRole('button', { name: 'Yes, move it' }).click();
+    await second.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+    expect(second.url()).toBe(bookingUrl);
+    expect(await second.locator('dl').textContent()).toBe(moved);
+    const told = (await messagesOf(server.t, reference)).filter((m) => m.kind === 'rescheduled');
+    expect(told).toHaveLength(1);
+    const events = await server.t.database.db
+      .selectFrom('booking_events')
+      .innerJoin('bookings', 'bookings.id', 'booking_events.booking_id')
+      .select('booking_events.details')
+      .where('bookings.reference', '=', reference)
+      .execute();
+    expect(events.filter((e) => String(e.details).includes('rescheduled'))).toHaveLength(1);
   }, 120_000);
 });

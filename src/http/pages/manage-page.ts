@@ -251,6 +251,11 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           staffName: staff?.name,
           now,
         };
+        if (chosenAt !== undefined && isWhereItIs(view, chosenAt, staff?.id)) {
+          // The move made already (Back to its confirmation after it was confirmed): nothing to move.
+          const back = moveHref(view, staff, localDateAt(chosenAt, view.location.timezone));
+          return sendPage(reply, 'Move your booking', alreadyThereBody(view, back));
+        }
         if (chosenAt !== undefined) {
           // A time was chosen: what moving there would mean, before the customer confirms.
           const at = chosenAt;
@@ -289,6 +294,8 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         refuseChangeBeforeClaim(view);
         const at = parseInstant(request.body?.starts_at);
         const staffId = request.body?.staff_id || undefined;
+        // Confirmed twice (a second tab, a double tap): the first moved it; nothing is moved or sent again.
+        if (isWhereItIs(view, at, staffId)) return redirect(reply, bookingPagePath(view.token));
         try {
           await rescheduleBooking(
             deps.db,
@@ -316,6 +323,11 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
 
 interface TokenParams {
   token: string;
+}
+
+/** The booking already starts at `at` (with `staffId`, when one is named): moving it there changes nothing. */
+function isWhereItIs(view: BookingPageView, at: number, staffId: string | undefined): boolean {
+  return view.booking.startsAt === at && (staffId === undefined || staffId === view.booking.staffId);
 }
 
 function parseInstant(value: string | undefined): number {
@@ -710,6 +722,16 @@ function moveRefusedBody(view: BookingPageView, refusal: string, now: number): s
 <p role="alert">${esc(refusal)}</p>
 ${bookingSummary(view, f)}
 ${phone}<div class="actions"><a href="${esc(path)}">Keep my booking</a>${cancel}</div>`;
+}
+
+/** A move to where the booking already is (confirmed before): said, with the booking as it is. */
+function alreadyThereBody(view: BookingPageView, back: string): string {
+  const f = formatOf(view);
+  return `<h1>Move your booking</h1>
+<p role="alert">Your booking is already at this time.</p>
+${bookingSummary(view, f)}
+<div class="actions"><a href="${esc(back)}">Choose another time</a>
+<a href="${esc(bookingPagePath(view.token))}">Back to the booking</a></div>`;
 }
 
 /** A move that failed on confirming (taken meanwhile): why, and the way to choose again. */
