@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../src/app/staff-account-service.ts';
 import { launchBrowser, openPhonePage } from '../helpers/browser.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
 import { deliveredCode, messagesOf } from '../helpers/public-booking.ts';
@@ -8,7 +9,9 @@ import { deliveredCode, messagesOf } from '../helpers/public-booking.ts';
  * What a customer on a phone (Debian's Chromium, 360 x 740) sees when something goes wrong, against
  * the demo catalogue on a real port: a field the page refuses is said beside that field, marked
  * invalid, and focused, so the keyboard and a screen reader land on what to put right; a move
- * confirmed twice (Back to its page, or a second tab) moves the booking and tells the customer once.
+ * confirmed twice (Back to its page, or a second tab) moves the booking and tells the customer once;
+ * at the desk (1280 x 800), a change another desk made first leaves the second on the booking as it
+ * now is, saying why nothing was done.
  */
 let browser: Browser;
 let server: ListeningApp;
@@ -16,6 +19,13 @@ let server: ListeningApp;
 beforeAll(async () => {
   browser = await launchBrowser();
   server = await startListeningApp();
+  for (const email of DESKS) {
+    await createUser(
+      server.t.database.db,
+      { organisationSlug: ORG, email, role: 'staff', password: PASSWORD },
+      server.t.clock.nowMs(),
+    );
+  }
 }, 10 * 60_000);
 
 afterAll(async () => {
@@ -24,6 +34,9 @@ afterAll(async () => {
 });
 
 const ORG = 'northside-hair';
+const PASSWORD = 'front desk password';
+/** Two receptionists at two desks. */
+const DESKS = ['desk@northside.test', 'desk2@northside.test'] as const;
 
 let phoneSeq = 0;
 /** A phone number of its own per booking (the caps count bookings per phone). */
@@ -159,5 +172,44 @@ describe('a move confirmed twice', () => {
       .where('bookings.reference', '=', reference)
       .execute();
     expect(events.filter((e) => String(e.details).includes('rescheduled'))).toHaveLength(1);
+  }, 120_000);
+});
+
+/** A desk's console, signed in, in a browser context of its own. */
+async function desk(email: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/console`);
+  await page.getByLabel('Organisation').fill(ORG);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/console\/diary/);
+  return page;
+}
+
+describe('two desks at the same booking', () => {
+  it('the second to cancel lands on the booking as it now is, told why nothing was done', async () => {
+    const reference = await bookAWeekOut(await openPhonePage(browser));
+    const [first, second] = [await desk(DESKS[0]), await desk(DESKS[1])];
+    for (const page of [first, second]) {
+      await page.goto(`${server.origin}/console/bookings/${reference}`);
+      await page.getByRole('link', { name: 'Cancel…' }).click();
+    }
+    await first.getByLabel('Reason (optional)').fill('client phoned');
+    await first.getByRole('button', { name: 'Cancel the booking' }).click();
+    await first.getByRole('heading', { name: `Booking ${reference}: Cancelled` }).waitFor();
+
+    const answer = second.waitForResponse((r) => r.request().method() === 'POST');
+    await second.getByRole('button', { name: 'Cancel the booking' }).click();
+    expect((await answer).status()).toBe(409);
+    await second.getByRole('heading', { name: `Booking ${reference}: Cancelled` }).waitFor();
+    expect(await second.getByRole('alert').textContent()).toContain(
+      'Not done. This booking cannot be cancelled',
+    );
+    // Still in the console (its navigation), with the event log saying who cancelled it.
+    await second.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Diary' }).waitFor();
+    expect(await second.locator('table').last().textContent()).toContain(DESKS[0]);
+    expect(await second.getByRole('link', { name: 'Cancel…' }).count()).toBe(0);
   }, 120_000);
 });

@@ -38,7 +38,10 @@ export function doneText(key: string | undefined): string | undefined {
   return key !== undefined && Object.hasOwn(DONE_TEXTS, key) ? DONE_TEXTS[key as Done] : undefined;
 }
 
-/** A booking's page: everything about it, the actions its status allows, its messages and event log. */
+/**
+ * A booking's page: everything about it, the actions its status allows, its messages and event log;
+ * `refusal`, a change just refused, is said at its top.
+ */
 export function bookingBody(
   d: BookingDetail,
   f: Formats,
@@ -46,6 +49,7 @@ export function bookingBody(
   done: string | undefined,
   now: number,
   mayWaive = true,
+  refusal?: string,
 ): string {
   const flash = doneText(done);
   const b = d.booking;
@@ -111,7 +115,13 @@ export function bookingBody(
   const protection = b.protection.applies
     ? `Applies: late cancellation ${b.protection.lateCancellationFeePercentage ?? 0}%, no-show ${b.protection.noShowFeePercentage ?? 0}%; card ${b.protection.paymentMethodSaved ? 'saved' : 'not saved'}`
     : 'Does not apply';
-  return `${flash ? `<p class="ok" role="status">${esc(flash)}</p>` : ''}<h1>Booking ${esc(b.reference)}: ${esc(STATUS_LABELS[b.status] ?? b.status)}</h1>
+  // A change refused (another desk changed the booking first): said above the booking as it now is.
+  const said = refusal
+    ? `<p class="error" role="alert">Not done. ${esc(refusal)}</p>`
+    : flash
+      ? `<p class="ok" role="status">${esc(flash)}</p>`
+      : '';
+  return `${said}<h1>Booking ${esc(b.reference)}: ${esc(STATUS_LABELS[b.status] ?? b.status)}</h1>
 <div class="card">
 <dl>
 <dt>When</dt><dd>${f.when(b.startsAt)} – ${esc(f.time(b.endsAt))}</dd>

@@ -38,7 +38,7 @@ import {
 } from '../../app/webhooks/endpoints.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, isAppError } from '../../domain/errors.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields, instantOf } from '../page-fields.ts';
@@ -251,11 +251,15 @@ export function consoleRoutes(deps: AppDeps) {
       },
     );
 
-    get('/console/bookings/:reference', async (request, reply, session) => {
-      const { reference } = request.params as { reference: string };
+    /** A booking's page: `done` what was just done, or `refusal` why a change was not. */
+    const bookingPage = async (
+      reply: FastifyReply,
+      session: ConsoleSession,
+      reference: string,
+      said: { done?: string | undefined; refusal?: string },
+    ) => {
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
       const f = formats(session.organisation.locale, detail.location.timezone);
-      const done = (request.query as { done?: string }).done;
       return send(
         reply,
         shell(session, `Booking ${detail.booking.reference}`, 'diary'),
@@ -263,11 +267,36 @@ export function consoleRoutes(deps: AppDeps) {
           detail,
           f,
           session.csrfToken,
-          done,
+          said.done,
           now(),
           await mayWaiveFees(deps.db, session.organisation.id, session.user.role),
+          said.refusal,
         ),
       );
+    };
+    /**
+     * A change to a booking, made; refused as a conflict (another desk, the customer or the phone
+     * agent changed it first, or the same form was sent twice), the booking's page as it now is, with
+     * why nothing was done, instead of a dead end.
+     */
+    const changeBooking = async (
+      reply: FastifyReply,
+      session: ConsoleSession,
+      reference: string,
+      change: () => Promise<unknown>,
+    ) => {
+      try {
+        return await change();
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'conflict') throw error;
+        return bookingPage(reply.code(409), session, reference, { refusal: error.message });
+      }
+    };
+
+    get('/console/bookings/:reference', async (request, reply, session) => {
+      const { reference } = request.params as { reference: string };
+      const done = (request.query as { done?: string }).done;
+      return bookingPage(reply, session, reference, { done });
     });
 
     // Waiving a fee: asked first, with a reason the event log keeps; the organisation may keep it
@@ -303,8 +332,10 @@ export function consoleRoutes(deps: AppDeps) {
         );
       }
       const { actor } = changer(session);
-      const done = await waiveFee(deps.db, session.organisation.id, reference, now(), kind, actor, reason);
-      return redirect(reply, doneAt(done.booking.reference, 'fee_waived'));
+      return changeBooking(reply, session, reference, async () => {
+        const done = await waiveFee(deps.db, session.organisation.id, reference, now(), kind, actor, reason);
+        return redirect(reply, doneAt(done.booking.reference, 'fee_waived'));
+      });
     });
 
     post('/console/bookings/:reference/action', async (request, reply, session, form) => {
@@ -334,8 +365,10 @@ export function consoleRoutes(deps: AppDeps) {
       // Own names only: "constructor" or "__proto__" is no action.
       const run = Object.hasOwn(actions, form.action ?? '') ? actions[form.action!] : undefined;
       if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
-      const done = await run();
-      return redirect(reply, doneAt(done.reference, done.said));
+      return changeBooking(reply, session, reference, async () => {
+        const done = await run();
+        return redirect(reply, doneAt(done.reference, done.said));
+      });
     });
 
     get('/console/bookings/:reference/cancel', async (request, reply, session) => {
@@ -356,10 +389,12 @@ export function consoleRoutes(deps: AppDeps) {
     post('/console/bookings/:reference/cancel', async (request, reply, session, form) => {
       const { reference } = request.params as { reference: string };
       const reason = form.reason?.trim() || undefined;
-      // With the provider, which returns a deposit paid online on a timely cancellation.
-      const staff = { ...changer(session), payments: deps.payments };
-      const result = await cancelBooking(deps.db, staff, reference, reason, now());
-      return redirect(reply, doneAt(result.booking.reference, 'cancelled'));
+      return changeBooking(reply, session, reference, async () => {
+        // With the provider, which returns a deposit paid online on a timely cancellation.
+        const staff = { ...changer(session), payments: deps.payments };
+        const result = await cancelBooking(deps.db, staff, reference, reason, now());
+        return redirect(reply, doneAt(result.booking.reference, 'cancelled'));
+      });
     });
 
     get('/console/bookings/:reference/reschedule', async (request, reply, session) => {
@@ -401,14 +436,16 @@ export function consoleRoutes(deps: AppDeps) {
       const startsAt = instantOf(form.starts_at);
       if (Number.isNaN(startsAt))
         throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
-      const moved = await rescheduleBooking(
-        deps.db,
-        changer(session),
-        reference,
-        { startsAt, staffId: form.staff_id || undefined },
-        now(),
-      );
-      return redirect(reply, doneAt(moved.reference, 'rescheduled'));
+      return changeBooking(reply, session, reference, async () => {
+        const moved = await rescheduleBooking(
+          deps.db,
+          changer(session),
+          reference,
+          { startsAt, staffId: form.staff_id || undefined },
+          now(),
+        );
+        return redirect(reply, doneAt(moved.reference, 'rescheduled'));
+      });
     });
 
     get('/console/book', async (request, reply, session) => {
