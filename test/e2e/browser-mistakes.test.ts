@@ -213,3 +213,44 @@ describe('two desks at the same booking', () => {
     expect(await second.getByRole('link', { name: 'Cancel…' }).count()).toBe(0);
   }, 120_000);
 });
+
+describe('moving a booking at the desk', () => {
+  it('offers no move to where it already is, and a move confirmed twice moves it once', async () => {
+    const reference = await bookAWeekOut(await openPhonePage(browser));
+    const response = await fetch(`${server.origin}/v1/bookings/${reference}`, {
+      headers: { authorization: `Bearer ${server.t.keys.readWrite}` },
+    });
+    const booking = ((await response.json()) as { data: { starts_at: string; staff_id: string } }).data;
+    const staff = await server.t.database.db
+      .selectFrom('staff')
+      .select('name')
+      .where('id', '=', booking.staff_id)
+      .executeTakeFirstOrThrow();
+    const time = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: 'Europe/London' }).format(
+      Date.parse(booking.starts_at),
+    );
+
+    const page = await desk(DESKS[0]);
+    await page.goto(`${server.origin}/console/bookings/${reference}/reschedule`);
+    const times = page.getByRole('group', { name: 'Free times' });
+    await times.waitFor();
+    expect(await times.getByRole('button', { name: `${time} with ${staff.name}`, exact: true }).count()).toBe(
+      0,
+    );
+
+    // The same list open in a second tab; the same new time chosen in both.
+    const second = await page.context().newPage();
+    await second.goto(page.url());
+    const choice = (await times.getByRole('button').nth(3).textContent())!;
+    await times.getByRole('button', { name: choice, exact: true }).click();
+    await page.getByRole('heading', { name: `Booking ${reference}: Confirmed` }).waitFor();
+    await second
+      .getByRole('group', { name: 'Free times' })
+      .getByRole('button', { name: choice, exact: true })
+      .click();
+    await second.getByRole('heading', { name: `Booking ${reference}: Confirmed` }).waitFor();
+    const told = (await messagesOf(server.t, reference)).filter((m) => m.kind === 'rescheduled');
+    expect(told).toHaveLength(1);
+    expect(await second.locator('table').last().textContent()).not.toMatch(/Moved from (.+) to \1/);
+  }, 120_000);
+});

@@ -186,7 +186,9 @@ export function rescheduleBody(
 ): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
+  // Its own time with its own stylist is where it is, not a move.
   const buttons = slots
+    .filter((s) => s.startsAt !== b.startsAt || s.staffId !== b.staffId)
     .map((s) =>
       actionForm(
         `${base}/reschedule`,
@@ -202,7 +204,7 @@ export function rescheduleBody(
   return `<h1>Reschedule ${esc(b.reference)}</h1>
 <p>${esc(d.client.name)}, now ${f.when(b.startsAt)} with ${esc(d.staffName)}.</p>
 <form method="get" action="${esc(`${base}/reschedule`)}" class="toolbar"><div><label for="date">Day</label><input id="date" type="date" name="date" value="${esc(date)}"></div><button type="submit" class="secondary">Show free times</button></form>
-${slots.length === 0 ? '<p>No free times that day.</p>' : `<div class="toolbar" role="group" aria-label="Free times">${buttons}</div>`}
+${buttons === '' ? '<p>No free times that day.</p>' : `<div class="toolbar" role="group" aria-label="Free times">${buttons}</div>`}
 <p><a href="${esc(base)}">Back to the booking</a></p>`;
 }
 

@@ -436,12 +436,17 @@ export function consoleRoutes(deps: AppDeps) {
       const startsAt = instantOf(form.starts_at);
       if (Number.isNaN(startsAt))
         throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
+      const staffId = form.staff_id || undefined;
+      const { booking } = await loadBookingDetail(deps.db, session.organisation.id, reference);
+      // Where it already is (the same time confirmed twice, in a second tab): nothing moved or sent again.
+      if (booking.startsAt === startsAt && (staffId === undefined || staffId === booking.staffId))
+        return redirect(reply, doneAt(booking.reference, 'rescheduled'));
       return changeBooking(reply, session, reference, async () => {
         const moved = await rescheduleBooking(
           deps.db,
           changer(session),
           reference,
-          { startsAt, staffId: form.staff_id || undefined },
+          { startsAt, staffId },
           now(),
         );
         return redirect(reply, doneAt(moved.reference, 'rescheduled'));
