@@ -254,3 +254,27 @@ describe('moving a booking at the desk', () => {
     expect(await second.locator('table').last().textContent()).not.toMatch(/Moved from (.+) to \1/);
   }, 120_000);
 });
+
+describe('a visitor in another time zone', () => {
+  it('reads every time on the booking’s page, and a move’s, with the clock it is on', async () => {
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 1,
+      timezoneId: 'America/New_York',
+    });
+    const page = await context.newPage();
+    await bookAWeekOut(page);
+    const appointment = page
+      .locator('dt', { hasText: 'Appointment' })
+      .locator('xpath=following-sibling::dd[1]');
+    expect(await appointment.textContent()).toMatch(/\d{2}:\d{2} London time$/);
+    // Moving it: the current time and the new one, each with its clock.
+    await page.getByRole('link', { name: 'Change the time' }).click();
+    await page.getByRole('radio').nth(1).check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    expect(await page.locator('main p', { hasText: /^From / }).textContent()).toMatch(
+      /^From .+ \d{2}:\d{2} London time to .+ \d{2}:\d{2} London time\.$/,
+    );
+    await context.close();
+  }, 120_000);
+});

@@ -268,11 +268,21 @@ export function refusedState(refusal: FieldRefusal | undefined, field: string, i
 
 export interface Formatter {
   money(minor: number): string;
-  /** A `<time>` element, already escaped. */
+  /** A `<time>` element, already escaped, saying the clock it is on ("… at 10:00 London time"). */
   time(epochMs: number): string;
 }
 
-/** Money and times in the organisation's locale, times in the location's zone. */
+/** The city a time zone is named after, as the pages name its clock ('Europe/London': 'London'). */
+export function zoneCity(zone: string): string {
+  return zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
+}
+
+/**
+ * Money in the organisation's locale, times in the location's zone, each time with its clock named:
+ * the pages run no script, so they cannot tell where the visitor is, and one abroad (or travelling)
+ * must not read the salon's 10:00 as their own. A wall time the clocks show twice that day already
+ * names its zone (withRepeatedLabel).
+ */
 export function formatter(place: { locale: string; currency: string; timezone: string }): Formatter {
   const { locale } = place;
   const currency = new Intl.NumberFormat(locale, { style: 'currency', currency: place.currency });
@@ -284,8 +294,12 @@ export function formatter(place: { locale: string; currency: string; timezone: s
   });
   return {
     money: (minor) => currency.format(minor / 10 ** digits),
-    time: (epochMs) =>
-      `<time datetime="${esc(formatUtc(epochMs))}">${esc(withRepeatedLabel(dates.format(epochMs), epochMs, place.timezone, locale))}</time>`,
+    time: (epochMs) => {
+      const wall = dates.format(epochMs);
+      const labelled = withRepeatedLabel(wall, epochMs, place.timezone, locale);
+      const said = labelled === wall ? `${wall} ${zoneCity(place.timezone)} time` : labelled;
+      return `<time datetime="${esc(formatUtc(epochMs))}">${esc(said)}</time>`;
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
-import { esc } from './page-shell.ts';
+import { esc, zoneCity } from './page-shell.ts';
 
 /**
  * Choosing a time on the customer's pages (booking and moving a booking), without script: a strip of
@@ -138,7 +138,7 @@ export function zoneWords(location: Location, locale: string, date: string): str
   const zone = location.timezone;
   const noon = DateTime.fromISO(`${date}T12:00`, { zone });
   const short = noon.setLocale(locale).toFormat('ZZZZ');
-  const city = zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
+  const city = zoneCity(zone);
   return `Times are ${city} time (${short}), where ${location.name} is.`;
 }
 
