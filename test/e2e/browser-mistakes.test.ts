@@ -278,3 +278,28 @@ describe('a visitor in another time zone', () => {
     await context.close();
   }, 120_000);
 });
+
+describe('the browser’s own console at the desk', () => {
+  it('logs no error on the console’s pages (a missing icon, a blocked load)', async () => {
+    const reference = await bookAWeekOut(await openPhonePage(browser));
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const logged: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') logged.push(message.text());
+    });
+    page.on('pageerror', (error) => logged.push(error.message));
+    await page.goto(`${server.origin}/console`);
+    await page.getByLabel('Organisation').fill(ORG);
+    await page.getByLabel('E-mail').fill(DESKS[0]);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/console\/diary/);
+    await page.goto(`${server.origin}/console/bookings/${reference}`);
+    await page.getByRole('heading', { name: `Booking ${reference}: Confirmed` }).waitFor();
+    // The tab's icon, asked for once the page has loaded.
+    await page.waitForLoadState('networkidle');
+    expect(logged).toEqual([]);
+    await context.close();
+  }, 120_000);
+});

@@ -52,7 +52,7 @@ import { consoleScript } from './console-script.ts';
 import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
 import { outboxBody } from './outbox-page.ts';
-import { esc, formats, page, type Shell, securePage } from './page.ts';
+import { esc, formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
 import {
   assertCsrf,
   assertOwnOrigin,
@@ -158,6 +158,14 @@ export function consoleRoutes(deps: AppDeps) {
         .header('cache-control', 'no-cache')
         .header('x-content-type-options', 'nosniff')
         .send(consoleScript(publicPathPrefix(request))),
+    );
+
+    app.get(ICON_PATH, hidden, async (_request, reply) =>
+      reply
+        .type('image/svg+xml')
+        .header('cache-control', 'public, max-age=86400')
+        .header('x-content-type-options', 'nosniff')
+        .send(ICON_SVG),
     );
 
     app.get('/console', hidden, async (_request, reply) => redirect(reply, '/console/diary'));

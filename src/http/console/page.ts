@@ -32,6 +32,18 @@ export interface Shell {
   noScript?: true;
 }
 
+/**
+ * The tab's icon, served by the console (its CSP allows images from this origin): without one the
+ * browser asks for /favicon.ico, which is nobody's, and logs the 404 as an error on every console page.
+ * A page without the console's script (the OAuth consent page) has a policy that allows no image, and
+ * names none.
+ */
+export const ICON_PATH = '/console/assets/icon.svg';
+
+/** The icon: a diary page, in the header's colours. */
+export const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="2" width="14" height="13" rx="2" fill="#123"/><rect x="3" y="6" width="10" height="7" fill="#fff"/><rect x="4" y="1" width="2" height="3" fill="#123"/><rect x="10" y="1" width="2" height="3" fill="#123"/></svg>';
+
 export function page(shell: Shell, body: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -41,7 +53,7 @@ export function page(shell: Shell, body: string): string {
 <meta name="robots" content="noindex">
 <title>${esc(shell.title)} – Console</title>
 <style>${STYLE}</style>
-${shell.noScript ? '' : '<script src="/console/assets/console.js" defer></script>\n'}</head>
+${shell.noScript ? '' : `<link rel="icon" href="${ICON_PATH}">\n<script src="/console/assets/console.js" defer></script>\n`}</head>
 <body>
 ${shell.session ? header(shell) : ''}<main id="main">
 ${body}
