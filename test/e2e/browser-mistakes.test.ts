@@ -175,9 +175,9 @@ describe('a move confirmed twice', () => {
   }, 120_000);
 });
 
-/** A desk's console, signed in, in a browser context of its own. */
-async function desk(email: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+/** A desk's console, signed in, in a browser context of its own (a desktop's screen unless told). */
+async function desk(email: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   await page.goto(`${server.origin}/console`);
   await page.getByLabel('Organisation').fill(ORG);
@@ -301,5 +301,15 @@ describe('the browser’s own console at the desk', () => {
     await page.waitForLoadState('networkidle');
     expect(logged).toEqual([]);
     await context.close();
+  }, 120_000);
+});
+
+describe('the console on a phone', () => {
+  it('shows a booking’s page, its messages and event log, without sideways scrolling', async () => {
+    const reference = await bookAWeekOut(await openPhonePage(browser));
+    const page = await desk(DESKS[1], { width: 360, height: 740 });
+    await page.goto(`${server.origin}/console/bookings/${reference}`);
+    await page.getByRole('heading', { name: 'Event log' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
   }, 120_000);
 });

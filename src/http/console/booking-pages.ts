@@ -135,9 +135,9 @@ export function bookingBody(
 </div>
 ${actions.length > 0 ? `<div class="card toolbar" role="group" aria-label="Actions">${actions.join('\n')}</div>` : ''}
 ${b.status === 'confirmed' && !started ? '<p>Complete, needs checkout and no-show are offered once the appointment has started.</p>' : ''}
-${fees ? `<div class="card"><h2>Fees</h2><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div>` : ''}
+${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div></div>` : ''}
 <div class="card"><h2>Messages to the client</h2>${d.messages.length === 0 ? '<p>None.</p>' : messagesTable(d.messages, f, now, { withBooking: false })}</div>
-<div class="card"><h2>Event log</h2><table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Details</th></tr></thead><tbody>${events}</tbody></table></div>
+<div class="card"><h2>Event log</h2><div class="scroll"><table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Details</th></tr></thead><tbody>${events}</tbody></table></div></div>
 <p><a href="/console/diary?location=${esc(encodeURIComponent(b.locationSlug))}&date=${esc(f.isoDate(b.startsAt))}">Back to the diary</a></p>`;
 }
 
