@@ -313,3 +313,42 @@ describe('the console on a phone', () => {
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
   }, 120_000);
 });
+
+describe('booking a caller at the desk', () => {
+  /** The desk's booking form for a cut at Camden a week out, its first free time chosen, a caller's details typed. */
+  async function fillBooking(page: Page, phone: string): Promise<void> {
+    const day = new Date(server.t.clock.nowMs() + 7 * 86_400_000).toISOString().slice(0, 10);
+    await page.goto(`${server.origin}/console/book?location=camden&date=${day}`);
+    await page.getByLabel('Services').selectOption({ label: 'Cut & blow-dry (60 min, £55.00)' });
+    await page.getByRole('button', { name: 'Show free times' }).click();
+    // The first day from then with a free time (nobody works at Camden on Sundays).
+    while ((await page.getByLabel('Free time').count()) === 0) {
+      const next = new Date(
+        Date.parse(`${await page.getByLabel('Day').inputValue()}T12:00:00Z`) + 86_400_000,
+      );
+      await page.getByLabel('Day').fill(next.toISOString().slice(0, 10));
+      await page.getByRole('button', { name: 'Show free times' }).click();
+    }
+    await page.getByLabel('Free time').selectOption({ index: 1 });
+    await page.getByLabel('First name').fill('Walk');
+    await page.getByLabel('Last name').fill('In');
+    await page.getByLabel('Phone').fill(phone);
+    await page.getByLabel('Notes').fill('prefers a quiet chair');
+  }
+
+  it('sends a refused form back filled in, the refusal beside its field', async () => {
+    const page = await desk(DESKS[0]);
+    await fillBooking(page, '0900 123 456');
+    const time = await page.getByLabel('Free time').inputValue();
+    await page.getByRole('button', { name: 'Book', exact: true }).click();
+    await page.getByRole('heading', { name: 'Book an appointment' }).waitFor();
+    await refusedBeside(page, 'Phone', 'That phone number does not look right.');
+    expect(await page.getByLabel('First name').inputValue()).toBe('Walk');
+    expect(await page.getByLabel('Notes').inputValue()).toBe('prefers a quiet chair');
+    expect(await page.getByLabel('Free time').inputValue()).toBe(time);
+    // Put right, it books.
+    await page.getByLabel('Phone').fill(nextPhone());
+    await page.getByRole('button', { name: 'Book', exact: true }).click();
+    await page.getByRole('heading', { name: /^Booking [A-Z]+-[0-9A-Z]{6}: Confirmed$/ }).waitFor();
+  }, 120_000);
+});

@@ -43,13 +43,14 @@ import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../dom
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields, instantOf } from '../page-fields.ts';
 import { withPublicPaths } from '../pages/page-shell.ts';
+import { plainWords } from '../pages/people-words.ts';
 import { publicBaseUrl, publicPath, publicPathPrefix } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
 import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { consoleScript } from './console-script.ts';
-import { bookBody, clientsBody, keysBody, messagesBody, signInBody } from './desk-pages.ts';
+import { bookBody, clientsBody, type KeptBooking, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
 import { outboxBody } from './outbox-page.ts';
 import { esc, formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
@@ -85,6 +86,17 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 
 /** Deliveries on one page of an endpoint's log. */
 const DELIVERIES_PAGE_SIZE = 25;
+
+/** The field of the desk's booking form a refusal's param names (said beside it). */
+const BOOKING_FIELDS: Record<string, KeptBooking['field']> = {
+  starts_at: 'slot',
+  staff_id: 'slot',
+  first_name: 'first_name',
+  last_name: 'last_name',
+  phone: 'phone',
+  email: 'email',
+  notes: 'notes',
+};
 
 /** The title of a refusal's page by status; "Something went wrong" is kept for faults. */
 const ERROR_TITLES: Record<number, string> = {
@@ -461,8 +473,13 @@ export function consoleRoutes(deps: AppDeps) {
       });
     });
 
-    get('/console/book', async (request, reply, session) => {
-      const query = request.query as { location?: string; date?: string; service_id?: string };
+    /** The desk's booking form for a location, services and a day; `kept`, a refused one sent back. */
+    const bookPage = async (
+      reply: FastifyReply,
+      session: ConsoleSession,
+      query: { location?: string | undefined; date?: string | undefined; service_id?: string | undefined },
+      kept?: KeptBooking,
+    ) => {
       const org = session.organisation.id;
       const locations = (await listLocations(deps.db, org, { after: null, limit: 100 })).items;
       const location = query.location
@@ -494,36 +511,61 @@ export function consoleRoutes(deps: AppDeps) {
         f: formats(session.organisation.locale, location.timezone),
         csrf: session.csrfToken,
         currency: session.organisation.currency,
+        ...(kept && { kept }),
       });
       return send(reply, shell(session, 'Book', 'book'), body);
-    });
+    };
+
+    get('/console/book', async (request, reply, session) =>
+      bookPage(reply, session, request.query as { location?: string; date?: string; service_id?: string }),
+    );
 
     post('/console/book', async (request, reply, session, form) => {
       const [startsAtText, staffId] = (form.slot ?? '').split('|');
       const startsAt = instantOf(startsAtText);
       if (Number.isNaN(startsAt) || !staffId)
         throw new ConsoleRefusal(400, 'Pick a time', 'Choose one of the free times.');
-      const created = await bookForCaller(
-        deps.db,
-        { id: session.user.id, organisationId: session.organisation.id },
-        {
-          locationSlug: form.location ?? '',
-          serviceIds: (form.service_id ?? '').split('\n').filter(Boolean),
-          staffId,
-          startsAt,
-          client: {
-            firstName: form.first_name ?? '',
-            lastName: form.last_name ?? '',
-            phone: form.phone?.trim() || undefined,
-            email: form.email?.trim() || undefined,
+      try {
+        const created = await bookForCaller(
+          deps.db,
+          { id: session.user.id, organisationId: session.organisation.id },
+          {
+            locationSlug: form.location ?? '',
+            serviceIds: (form.service_id ?? '').split('\n').filter(Boolean),
+            staffId,
+            startsAt,
+            client: {
+              firstName: form.first_name ?? '',
+              lastName: form.last_name ?? '',
+              phone: form.phone?.trim() || undefined,
+              email: form.email?.trim() || undefined,
+            },
+            notes: form.notes?.trim() || undefined,
+            repeat: repeatOf(form),
           },
-          notes: form.notes?.trim() || undefined,
-          repeat: repeatOf(form),
-        },
-        now(),
-        { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
-      );
-      return redirect(reply, doneAt(created.booking.reference, 'booked'));
+          now(),
+          { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
+        );
+        return redirect(reply, doneAt(created.booking.reference, 'booked'));
+      } catch (error) {
+        // Refused (a phone that does not read, the time taken meanwhile): the form again, as typed,
+        // with the day's times as they now are and the refusal beside its field; never a dead end
+        // that loses what the caller said.
+        if (!isAppError(error) || (error.status !== 400 && error.status !== 409)) throw error;
+        const location = await requireLocation(
+          deps.db,
+          session.organisation.id,
+          form.location ?? '',
+          'location',
+        );
+        const date = DateTime.fromMillis(startsAt, { zone: location.timezone }).toISODate()!;
+        return bookPage(
+          reply.code(error.status),
+          session,
+          { location: location.slug, date, service_id: form.service_id },
+          { fields: form, refusal: plainWords(error), field: BOOKING_FIELDS[error.param ?? ''] },
+        );
+      }
     });
 
     waitlistPages(deps, { get, post, shell, send, redirect });

@@ -89,6 +89,16 @@ ${created ? `<div class="ok" role="status"><p>Key "${esc(created.label)}" create
 <div class="scroll"><table><thead><tr><th>Label</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
+/**
+ * A booking form refused (a phone that does not read, a time taken meanwhile): the fields as typed,
+ * the refusal's words, and the field they are about (said beside it, focused), if it is one shown.
+ */
+export interface KeptBooking {
+  fields: Record<string, string | undefined>;
+  refusal: string;
+  field?: 'slot' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes' | undefined;
+}
+
 /** Booking for a caller or a walk-in: a location, services and a day give the free times; a time and the client's details book. */
 export function bookBody(options: {
   locations: readonly Location[];
@@ -101,8 +111,17 @@ export function bookBody(options: {
   f: Formats;
   csrf: string;
   currency: string;
+  /** A form sent back refused: what was typed, and why (beside its field when it names one). */
+  kept?: KeptBooking;
 }): string {
-  const { location, f } = options;
+  const { location, f, kept } = options;
+  const typed = (name: string) => kept?.fields[name] ?? '';
+  const beside = (field: string) =>
+    kept?.field === field ? `<p id="${field}-error" class="error" role="alert">${esc(kept.refusal)}</p>` : '';
+  const state = (field: string) =>
+    kept?.field === field ? ` aria-invalid="true" aria-describedby="${field}-error" autofocus` : '';
+  const input = (name: string, label: string, attributes: string) =>
+    `<label for="${name}">${label}</label>${beside(name)}<input id="${name}" name="${name}"${attributes}${typed(name) ? ` value="${esc(typed(name))}"` : ''}${state(name)}>`;
   const locations = options.locations
     .map(
       (l) =>
@@ -122,21 +141,21 @@ export function bookBody(options: {
       : slots.length === 0
         ? '<p>No free times that day.</p>'
         : `<form method="post" action="/console/book" class="card">${csrfField(options.csrf)}
-<input type="hidden" name="location" value="${esc(location.slug)}">
+${kept && kept.field === undefined ? `<p class="error" role="alert">${esc(kept.refusal)}</p>\n` : ''}<input type="hidden" name="location" value="${esc(location.slug)}">
 ${options.chosen.map((id) => `<input type="hidden" name="service_id" value="${esc(id)}">`).join('')}
 <fieldset><legend>Time</legend>
-<label for="slot">Free time</label><select id="slot" name="slot" required>${slots
-            .map(
-              (s) =>
-                `<option value="${esc(`${new Date(s.startsAt).toISOString()}|${s.staffId}`)}">${esc(f.time(s.startsAt))} with ${esc(options.staffNames.get(s.staffId) ?? '?')}</option>`,
-            )
+<label for="slot">Free time</label>${beside('slot')}<select id="slot" name="slot" required${state('slot')}>${slots
+            .map((s) => {
+              const value = `${new Date(s.startsAt).toISOString()}|${s.staffId}`;
+              return `<option value="${esc(value)}"${value === typed('slot') ? ' selected' : ''}>${esc(f.time(s.startsAt))} with ${esc(options.staffNames.get(s.staffId) ?? '?')}</option>`;
+            })
             .join('')}</select></fieldset>
 <fieldset><legend>Client</legend>
-<label for="first_name">First name</label><input id="first_name" name="first_name" required maxlength="60">
-<label for="last_name">Last name</label><input id="last_name" name="last_name" required maxlength="60">
-<label for="phone">Phone</label><input id="phone" name="phone" type="tel">
-<label for="email">E-mail</label><input id="email" name="email" type="email">
-<label for="notes">Notes</label><textarea id="notes" name="notes" maxlength="1000"></textarea></fieldset>
+${input('first_name', 'First name', ' required maxlength="60"')}
+${input('last_name', 'Last name', ' required maxlength="60"')}
+${input('phone', 'Phone', ' type="tel"')}
+${input('email', 'E-mail', ' type="email"')}
+<label for="notes">Notes</label>${beside('notes')}<textarea id="notes" name="notes" maxlength="1000"${state('notes')}>${esc(typed('notes'))}</textarea></fieldset>
 ${repeatFieldset()}
 <button type="submit" class="primary">Book</button></form>`;
   return `<h1>Book an appointment</h1>
