@@ -15,7 +15,13 @@ import { AppError } from '../domain/errors.ts';
 import type { OutboxMessage } from '../domain/outbox.ts';
 import { searchFold } from '../domain/search-fold.ts';
 import { createSeries } from './booking-series.ts';
-import { type Caller, type CheckoutContext, createBooking, getBooking } from './booking-service.ts';
+import {
+  type Caller,
+  type CheckoutContext,
+  createBooking,
+  findLiveBookingAt,
+  getBooking,
+} from './booking-service.ts';
 import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
 import { registerClient } from './client-service.ts';
 import { normalisePhone, phoneAsDialledAt } from './contact.ts';
@@ -302,7 +308,7 @@ export async function bookForCaller(
   input: CallerBooking,
   now: number,
   checkout: CheckoutContext,
-): Promise<CreatedBooking> {
+): Promise<CreatedBooking & { existing?: true }> {
   const organisation = await findOrganisationById(db, user.organisationId);
   if (!organisation) throw new AppError('not_found', 'No such organisation.');
   // Checked before the client is registered, as createBooking would after it.
@@ -310,6 +316,17 @@ export async function bookForCaller(
   const location = await requireLocation(db, user.organisationId, input.locationSlug, 'location');
   const phone = input.client.phone && phoneAsDialledAt(input.client.phone, location.country);
   const { client } = await registerClient(db, user.organisationId, { ...input.client, phone }, now);
+  // The caller already holds a live booking here at that instant (the same form sent from a second
+  // tab, or again): that booking, never a second one, as MCP book answers (design.md 8.2).
+  if (!input.repeat) {
+    const held = await findLiveBookingAt(
+      db,
+      user.organisationId,
+      { clientId: client.id, locationSlug: location.slug, startsAt: input.startsAt },
+      now,
+    );
+    if (held) return { booking: held, deposit: null, paymentUrl: null, notices: [], existing: true };
+  }
   const caller: Caller = {
     organisationId: organisation.id,
     currency: organisation.currency,

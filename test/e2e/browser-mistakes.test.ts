@@ -351,4 +351,19 @@ describe('booking a caller at the desk', () => {
     await page.getByRole('button', { name: 'Book', exact: true }).click();
     await page.getByRole('heading', { name: /^Booking [A-Z]+-[0-9A-Z]{6}: Confirmed$/ }).waitFor();
   }, 120_000);
+
+  it('books a caller once when the same form is sent from two tabs', async () => {
+    const page = await desk(DESKS[1]);
+    const second = await page.context().newPage();
+    const phone = nextPhone();
+    await fillBooking(page, phone);
+    await fillBooking(second, phone);
+    await page.getByRole('button', { name: 'Book', exact: true }).click();
+    await page.getByRole('heading', { name: /: Confirmed$/ }).waitFor();
+    const booked = page.url();
+    await second.getByRole('button', { name: 'Book', exact: true }).click();
+    await second.getByRole('heading', { name: /: Confirmed$/ }).waitFor();
+    expect(second.url().split('?')[0]).toBe(booked.split('?')[0]);
+    expect(await second.getByRole('status').textContent()).toContain('Already booked at that time');
+  }, 120_000);
 });

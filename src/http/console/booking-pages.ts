@@ -29,6 +29,7 @@ export const DONE_TEXTS = {
   cancelled: 'Cancelled.',
   rescheduled: 'Rescheduled.',
   booked: 'Booked.',
+  already_booked: 'Already booked at that time: this is that booking, nothing new was booked.',
 } as const;
 
 export type Done = keyof typeof DONE_TEXTS;

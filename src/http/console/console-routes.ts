@@ -546,7 +546,10 @@ export function consoleRoutes(deps: AppDeps) {
           now(),
           { payments: deps.payments, publicBaseUrl: publicBaseUrl(request) },
         );
-        return redirect(reply, doneAt(created.booking.reference, 'booked'));
+        return redirect(
+          reply,
+          doneAt(created.booking.reference, created.existing ? 'already_booked' : 'booked'),
+        );
       } catch (error) {
         // Refused (a phone that does not read, the time taken meanwhile): the form again, as typed,
         // with the day's times as they now are and the refusal beside its field; never a dead end
