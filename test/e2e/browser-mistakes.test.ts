@@ -367,3 +367,22 @@ describe('booking a caller at the desk', () => {
     expect(await second.getByRole('status').textContent()).toContain('Already booked at that time');
   }, 120_000);
 });
+
+describe('a day with no times for the services chosen', () => {
+  it('is not called closed when the salon is open and only nobody who does them works', async () => {
+    const page = await openPhonePage(browser);
+    await page.goto(`${server.origin}/p/${ORG}?location=camden`);
+    // Ben Carter alone trims beards, and he is not at Camden on Mondays; Camden is open then.
+    await page.getByLabel(/^Beard trim/).check();
+    await page.getByRole('button', { name: 'Show free times' }).click();
+    const strip = page.getByRole('navigation', { name: 'Days' });
+    await strip.getByRole('button', { name: 'Later days' }).click();
+    await strip.getByRole('button', { name: /^Mon \d+/ }).click();
+    const said = (await page.getByRole('status').textContent()) ?? '';
+    expect(said).toContain('No free times that day. Nobody who does Beard trim works that day');
+    expect(said).not.toContain('Closed');
+    // Sunday, when nobody at Camden works, is closed.
+    await strip.getByRole('button', { name: /^Sun \d+/ }).click();
+    expect(await page.getByRole('status').textContent()).toContain('Closed that day.');
+  }, 120_000);
+});

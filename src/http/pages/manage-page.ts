@@ -13,6 +13,7 @@ import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
+import { openWeekdays } from '../../app/location-info-service.ts';
 import { publicServices } from '../../app/public-booking.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
@@ -43,6 +44,7 @@ import {
   dayWords,
   emptyDayReason,
   isCalendarDate,
+  nobodyWorksOn,
   STRIP_DAYS,
   startsOn,
   stylistsFor,
@@ -243,7 +245,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         );
         // The booking's own time is not a move.
         const others = availability.slots.filter((slot) => slot.startsAt !== view.booking.startsAt);
-        const found = {
+        const found: DaysFound = {
           window,
           location,
           locale: view.organisation.locale,
@@ -251,6 +253,12 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           staffName: staff?.name,
           now,
         };
+        if (chosenAt === undefined && nobodyWorksOn(found, window.date)) {
+          found.open = {
+            weekdays: await openWeekdays(deps.db, view.organisation.id, view.location.id),
+            services: view.services.map((s) => s.name).join(' and '),
+          };
+        }
         if (chosenAt !== undefined && isWhereItIs(view, chosenAt, staff?.id)) {
           // The move made already (Back to its confirmation after it was confirmed): nothing to move.
           const back = moveHref(view, staff, localDateAt(chosenAt, view.location.timezone));

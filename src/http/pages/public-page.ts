@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getAvailability } from '../../app/availability-service.ts';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
 import type { AppDeps } from '../../app/deps.ts';
+import { openWeekdays } from '../../app/location-info-service.ts';
 import {
   bookOnPublicPage,
   formKey,
@@ -32,11 +33,13 @@ import {
 } from './page-shell.ts';
 import { forPeople } from './people-words.ts';
 import {
+  type DaysFound,
   dayStrip,
   dayWindow,
   dayWords,
   emptyDayReason,
   isCalendarDate,
+  nobodyWorksOn,
   STRIP_DAYS,
   startsOn,
   stylistsFor,
@@ -165,7 +168,21 @@ async function bookingPage(
     { location, serviceIds: chosen, staffId: staff?.id, fromDate: window.start, days: STRIP_DAYS },
     now,
   );
-  const found = { window, location, locale: organisation.locale, availability, staffName: staff?.name, now };
+  const found: DaysFound = {
+    window,
+    location,
+    locale: organisation.locale,
+    availability,
+    staffName: staff?.name,
+    now,
+  };
+  if (nobodyWorksOn(found, window.date)) {
+    const names = services.filter((s) => chosen.includes(s.id)).map((s) => s.name);
+    found.open = {
+      weekdays: await openWeekdays(deps.db, organisation.id, location.id),
+      services: names.join(' and '),
+    };
+  }
   const keep: Record<string, string> = { location: location.slug, services: chosen.join(',') };
   if (staff) keep.staff = staff.id;
   parts.push(dayStrip(found, { action: `/p/${organisation.slug}`, keep }));

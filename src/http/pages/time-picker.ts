@@ -57,6 +57,17 @@ export interface DaysFound {
   /** The staff member asked for, when one was: a day they do not work says so. */
   staffName?: string | undefined;
   now: number;
+  /**
+   * When nobody who does the services works on the day shown (and no stylist was asked for): the days
+   * the location opens and the services in words, so an open day is not called closed.
+   */
+  open?: { weekdays: ReadonlySet<number>; services: string } | undefined;
+}
+
+/** Nobody who does the services works on `date`, no stylist asked for: `open` tells whether the salon does. */
+export function nobodyWorksOn(found: DaysFound, date: string): boolean {
+  const closed = found.availability.closedDays.find((day) => day.date === date);
+  return closed?.cause === 'nobody_works' && !found.staffName;
 }
 
 /** The distinct free starts of one local day, earliest first. */
@@ -76,9 +87,13 @@ export function emptyDayReason(found: DaysFound, date: string): string {
     return closed.closureReason ? `Closed that day: ${closed.closureReason}.` : 'Closed that day.';
   }
   if (closed?.cause === 'nobody_works') {
-    return found.staffName
-      ? `${found.staffName} does not work that day; choose another day, or anyone.`
-      : 'Closed that day.';
+    if (found.staffName) return `${found.staffName} does not work that day; choose another day, or anyone.`;
+    // The salon opens that weekday; only nobody who does these works (a stylist's day off).
+    const weekday = DateTime.fromISO(date, { zone: 'UTC' }).weekday;
+    if (found.open?.weekdays.has(weekday)) {
+      return `Nobody who does ${found.open.services} works that day; choose another day.`;
+    }
+    return 'Closed that day.';
   }
   const { minNoticeMinutes, maxAdvanceDays } = location.policy;
   if (date > plusDays(found.window.today, maxAdvanceDays)) {
