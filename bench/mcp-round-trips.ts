@@ -5,6 +5,7 @@ import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@mod
 import type { Principal } from '../src/app/api-key-service.ts';
 import { ManualClock } from '../src/app/clock.ts';
 import { type AppDeps, createAppDeps } from '../src/app/deps.ts';
+import type { PaymentProvider } from '../src/app/payment-provider.ts';
 import { localCheckout } from '../src/app/payments.ts';
 import { addDays } from '../src/domain/availability/zone-calendar.ts';
 import { localDateAt } from '../src/domain/time-format.ts';
@@ -259,19 +260,9 @@ function httpSide(client: Client, era: 'modern' | 'legacy', sizes: AnswerSizes):
  * is the same JSON in process and over HTTP (find_slots compares them whole above).
  */
 async function heldBookingSize(): Promise<number> {
-  const fresh = await createMcpBenchDatabase();
-  try {
-    const deps = createAppDeps({
-      db: fresh.database.db,
-      clock: new ManualClock(MCP_SCENARIO.now),
-      secret: randomBytes(32).toString('base64url'),
-      // A deposit is held only where a payment provider can take it: the built-in test mode.
-      payments: localCheckout,
-    });
-    const principal = await principalOfKey(deps, fresh.writeKey);
-    const api = await InProcessBookingApi.forToolCall(deps, principal, {
-      publicBaseUrl: 'http://127.0.0.1:8080',
-    });
+  // A deposit is held only where a payment provider can take it: the built-in test mode.
+  return withFreshDemo(localCheckout, async (apiFor, fresh) => {
+    const api = await apiFor();
     const args = { location: MCP_SCENARIO.location, services: 'full colour' };
     const found = await findSlotsTool.run({ ...args, date: 'tomorrow' } as never, { api });
     const held = await bookTool.run(
@@ -286,9 +277,7 @@ async function heldBookingSize(): Promise<number> {
       bookTool.callerSupplied,
     );
     return JSON.stringify(answer.structuredContent).length;
-  } finally {
-    await fresh.database.dispose();
-  }
+  });
 }
 
 /**
@@ -299,17 +288,9 @@ async function heldBookingSize(): Promise<number> {
  * deposit say more, and two services name both.
  */
 async function largestFindSlotsSize(): Promise<LargestAnswer> {
-  const fresh = await createMcpBenchDatabase();
-  try {
-    const deps = createAppDeps({
-      db: fresh.database.db,
-      clock: new ManualClock(MCP_SCENARIO.now),
-      secret: randomBytes(32).toString('base64url'),
-    });
-    const principal = await principalOfKey(deps, fresh.writeKey);
+  return withFreshDemo(undefined, async (apiFor) => {
     const options = {
-      apiFor: () =>
-        InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: 'http://127.0.0.1:8080' }),
+      apiFor,
       onFault: (error: unknown) => {
         throw error;
       },
@@ -319,6 +300,33 @@ async function largestFindSlotsSize(): Promise<LargestAnswer> {
     const today = localDateAt(Date.parse(MCP_SCENARIO.now), MCP_SCENARIO.timezone);
     // The benchmark's own location is no part of the demo catalogue.
     return await largestFindSlotsAnswer(call, today, [WARM_UP.location]);
+  });
+}
+
+/**
+ * Runs `work` on a fresh copy of the demo database at the scenario's time, its tools' API made with
+ * the read_write key (and `payments`, where given), and disposes of the copy after.
+ */
+async function withFreshDemo<T>(
+  payments: PaymentProvider | undefined,
+  work: (
+    apiFor: () => Promise<InProcessBookingApi>,
+    fresh: Awaited<ReturnType<typeof createMcpBenchDatabase>>,
+  ) => Promise<T>,
+): Promise<T> {
+  const fresh = await createMcpBenchDatabase();
+  try {
+    const deps = createAppDeps({
+      db: fresh.database.db,
+      clock: new ManualClock(MCP_SCENARIO.now),
+      secret: randomBytes(32).toString('base64url'),
+      ...(payments ? { payments } : {}),
+    });
+    const principal = await principalOfKey(deps, fresh.writeKey);
+    return await work(
+      () => InProcessBookingApi.forToolCall(deps, principal, { publicBaseUrl: 'http://127.0.0.1:8080' }),
+      fresh,
+    );
   } finally {
     await fresh.database.dispose();
   }
