@@ -430,6 +430,29 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
     await markNoShow(t.database.db, organisationId, PROTECTED, t.clock.nowMs());
   }
 
+  /**
+   * A no-show's fee charged by `booking bookings … charge-fee`, the command killed once Stripe has
+   * charged the card and before it hears so (and before it writes anything): its arguments and
+   * environment, to run it again, and the signal it ended on.
+   */
+  async function chargeFeeKilledAfterStripe() {
+    await start();
+    await noShow(await saveCard());
+    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: 'ignore',
+    });
+    fake.afterCreate = (kind) => {
+      if (kind !== 'payment_intent') return false;
+      child.kill('SIGKILL');
+      return true;
+    };
+    const signal = await new Promise((resolve) => child.once('exit', (_code, ended) => resolve(ended)));
+    return { args, env, signal };
+  }
+
   it('saves the card in setup mode: payment_method_saved and the setup status follow Stripe', async () => {
     await start();
     expect((await bookingOf(PROTECTED)).status).toBe('pending_confirmation');
@@ -499,22 +522,8 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
   });
 
   it('never charges twice when the command dies between Stripe’s charge and the database write', async () => {
-    await start();
-    await noShow(await saveCard());
-    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: 'ignore',
-    });
-    // Stripe charged the card; the command is killed before it hears so (and before it writes anything).
-    fake.afterCreate = (kind) => {
-      if (kind !== 'payment_intent') return false;
-      child.kill('SIGKILL');
-      return true;
-    };
-    const status = await new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-    expect(status).toBe('SIGKILL');
+    const { args, env, signal } = await chargeFeeKilledAfterStripe();
+    expect(signal).toBe('SIGKILL');
     expect(fake.charged()).toHaveLength(1);
     expect(
       (await t.database.db.selectFrom('booking_fees').select('status').executeTakeFirstOrThrow()).status,
@@ -527,20 +536,7 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
   });
 
   it('records a fee the command died charging once the server settles it, charged once', async () => {
-    await start();
-    await noShow(await saveCard());
-    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: 'ignore',
-    });
-    fake.afterCreate = (kind) => {
-      if (kind !== 'payment_intent') return false;
-      child.kill('SIGKILL');
-      return true;
-    };
-    await new Promise((resolve) => child.once('exit', resolve));
+    await chargeFeeKilledAfterStripe();
     fake.afterCreate = null;
     expect(fake.charged()).toHaveLength(1);
     const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
