@@ -109,18 +109,32 @@ export async function runIdempotently(
       throw error;
     }
     if (error.code === 'idempotency_key_reused') throw error;
-    const response = { status: error.status, body: error.envelope() };
-    const replay = await writeTransaction(db, async (trx) => {
-      const stored = await storedResponse(trx, scope);
-      if (!stored) await store(trx, scope, response);
-      return stored;
-    });
-    // A record there is the key's answer: this request's own work read none (or never got to read
-    // it), and another request with the key stored one once this one's turn was let go, before the
-    // refusal could be stored. Answered with it, this request is as if it had come second.
-    if (replay) return { ...replay, replayed: true };
-    throw error;
+    return refuseOnce(db, { ...scope, key }, error);
   }
+}
+
+/**
+ * Stores a refusal (a 4xx) under its key and throws it; or, when the key already has a record,
+ * answers with that record (replayed), or idempotency_key_reused for another body. Used for the
+ * refusals of runIdempotently's work, and for a body refused before any work (src/http: a body the
+ * contract's schema refuses), so the same key and body are refused the same way for 24 hours.
+ */
+export async function refuseOnce(
+  db: Db,
+  scope: IdempotencyScope & { key: string },
+  error: AppError,
+): Promise<StoredResponse> {
+  const response = { status: error.status, body: error.envelope() };
+  const replay = await writeTransaction(db, async (trx) => {
+    const stored = await storedResponse(trx, scope);
+    if (!stored) await store(trx, scope, response);
+    return stored;
+  });
+  // A record there is the key's answer: this request's own work read none (or never got to read
+  // it), and another request with the key stored one once this one's turn was let go, before the
+  // refusal could be stored. Answered with it, this request is as if it had come second.
+  if (replay) return { ...replay, replayed: true };
+  throw error;
 }
 
 /**

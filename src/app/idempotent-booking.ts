@@ -47,11 +47,7 @@ export function createBookingIdempotently(
       {
         organisationId: organisation.id,
         key: options.idempotencyKey,
-        fingerprint: fingerprint(
-          'POST',
-          options.protectedHoldOnly ? '/v1/bookings/protected-holds' : '/v1/bookings',
-          body,
-        ),
+        fingerprint: bookingFingerprint(body, options.protectedHoldOnly ?? false),
         now,
       },
       async (trx, record) => {
@@ -119,4 +115,12 @@ export function createBookingIdempotently(
       { workReadsRecord: !body.repeat },
     ),
   );
+}
+
+/**
+ * The fingerprint of a booking-creating request: its body, and which of the two endpoints it went to
+ * (see protectedHoldOnly above). The body as validated, or as sent when the contract refused it.
+ */
+export function bookingFingerprint(body: unknown, protectedHoldOnly: boolean): string {
+  return fingerprint('POST', protectedHoldOnly ? '/v1/bookings/protected-holds' : '/v1/bookings', body);
 }

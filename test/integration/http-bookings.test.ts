@@ -276,6 +276,56 @@ describe('Idempotency-Key', () => {
     expect(other.json().error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
   });
 
+  it('stores a body the contract refuses (400): replayed for the same body, another body is reused', async () => {
+    const key = randomUUID();
+    const wrong = cut(tue('16:00'), { colour: 'blue' });
+    const refused = await postBooking(t, wrong, { idempotencyKey: key });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatchObject({ code: 'invalid_request', param: 'colour' });
+    expect(refused.headers['idempotent-replayed']).toBeUndefined();
+    const replay = await postBooking(t, wrong, { idempotencyKey: key });
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json()).toEqual(refused.json());
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const before = await countBookings(t.database.db);
+    const mended = await postBooking(t, cut(tue('16:00')), { idempotencyKey: key });
+    expect(mended.statusCode).toBe(409);
+    expect(mended.json().error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(await countBookings(t.database.db)).toBe(before);
+    // Another refused body under the key is another request too.
+    const otherWrong = await postBooking(t, cut(tue('16:00'), { colour: 'red' }), { idempotencyKey: key });
+    expect(otherWrong.json().error.code).toBe('idempotency_key_reused');
+  });
+
+  it('stores no refusal of what is not the body: a query, a body that is not JSON, a bad key', async () => {
+    const headers = (key: string) => ({
+      authorization: `Bearer ${t.keys.readWrite}`,
+      'idempotency-key': key,
+      'content-type': 'application/json',
+    });
+    const body = JSON.stringify(cut('2026-12-07T16:00:00+00:00'));
+    const post = (url: string, key: string, payload: string) =>
+      t.app.inject({ method: 'POST', url, headers: headers(key), payload });
+    const queried = await post('/v1/bookings?dry_run=1', 'not-stored-1', body);
+    expect(queried.json().error).toMatchObject({ code: 'invalid_request', param: 'dry_run' });
+    const notJson = await post('/v1/bookings', 'not-stored-2', '{"location_slug": ');
+    expect(notJson.json().error).toMatchObject({ code: 'invalid_request', param: 'body' });
+    expect((await post('/v1/bookings', 'not-stored-1', body)).statusCode).toBe(201);
+    const later = await post(
+      '/v1/bookings',
+      'not-stored-2',
+      JSON.stringify(cut('2026-12-08T16:00:00+00:00')),
+    );
+    expect(later.statusCode).toBe(201);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    const badKey = await post(
+      '/v1/bookings',
+      ' ',
+      JSON.stringify({ ...cut('2026-12-07T16:00:00+00:00'), colour: 1 }),
+    );
+    expect(badKey.json().error).toMatchObject({ code: 'invalid_request', param: 'colour' });
+  });
+
   it('replays a stored 409 even after the slot has become free', async () => {
     const monday = '2026-11-23T13:00:00+00:00';
     const colour = { ...cut(monday), service_ids: [ids.services.colour] };

@@ -138,6 +138,18 @@ describe('POST /v1/bookings/protected-holds at a Booking Protection location', (
     expect(elsewhere.json().error.code).toBe('idempotency_key_reused');
   });
 
+  it('stores a body the contract refuses (400) under its key, as POST /v1/bookings does', async () => {
+    const key = randomUUID();
+    const wrong = { ...at('islington', wed('16:00')), colour: 'blue' };
+    const refused = await hold(wrong, { idempotencyKey: key });
+    expect(refused.json().error).toMatchObject({ code: 'invalid_request', param: 'colour' });
+    const replay = await hold(wrong, { idempotencyKey: key });
+    expect(replay.json()).toEqual(refused.json());
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const mended = await hold(at('islington', wed('16:00')), { idempotencyKey: key });
+    expect(mended.json().error.code).toBe('idempotency_key_reused');
+  });
+
   it('takes a key whose POST /v1/bookings answer was the 409 only as reused, never replaying that 409', async () => {
     const key = randomUUID();
     const friday = at('islington', '2026-11-27T10:00:00+00:00');

@@ -1,10 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listSeries } from '../../app/booking-series.ts';
 import { getBooking } from '../../app/booking-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { createBookingIdempotently } from '../../app/idempotent-booking.ts';
+import { refuseOnce, type StoredResponse } from '../../app/idempotency.ts';
+import { bookingFingerprint, createBookingIdempotently } from '../../app/idempotent-booking.ts';
 import { cancelWithScope, rescheduleWithScope } from '../../app/series-changes.ts';
 import {
   BookingResource,
@@ -28,6 +29,7 @@ import {
 } from '../../contract/common.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
+import { toAppError } from '../error-envelope.ts';
 import { bookingViewer, publicBaseUrl } from '../public-base-url.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -38,6 +40,8 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/bookings',
       {
+        // A refused body is stored under its Idempotency-Key (createBookingHandler).
+        attachValidation: true,
         schema: {
           tags: ['Bookings'],
           operationId: 'createBooking',
@@ -240,15 +244,44 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
  */
 export function createBookingHandler(deps: AppDeps, options: { protectedHoldOnly: boolean }) {
   return async (request: FastifyRequest<{ Body: z.infer<typeof NewBookingBody> }>, reply: FastifyReply) => {
-    const outcome = await createBookingIdempotently(deps, principalOf(request), request.body, {
-      idempotencyKey: idempotencyKeyOf(request),
-      publicBaseUrl: publicBaseUrl(request),
-      source: 'api',
-      protectedHoldOnly: options.protectedHoldOnly,
-    });
+    const outcome = request.validationError
+      ? await refuseInvalidRequest(deps, request, request.validationError, options.protectedHoldOnly)
+      : await createBookingIdempotently(deps, principalOf(request), request.body, {
+          idempotencyKey: idempotencyKeyOf(request),
+          publicBaseUrl: publicBaseUrl(request),
+          source: 'api',
+          protectedHoldOnly: options.protectedHoldOnly,
+        });
     if (outcome.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(outcome.status as 201).send(outcome.body as never);
   };
+}
+
+/**
+ * The answer to a booking-creating request that the contract's schema refused (the routes'
+ * attachValidation). A refused body is a 4xx like any other, stored under a well-formed
+ * Idempotency-Key for 24 hours (design.md 4), fingerprinted as it was sent: the same key and body are
+ * refused again, replayed; the key with another body is idempotency_key_reused. Refused headers or
+ * query strings are no part of the fingerprint: answered, not stored. A body that is not JSON never
+ * gets here (the error handler answers it): it has no canonical form to fingerprint.
+ */
+async function refuseInvalidRequest(
+  deps: AppDeps,
+  request: FastifyRequest,
+  validationError: NonNullable<FastifyRequest['validationError']>,
+  protectedHoldOnly: boolean,
+): Promise<StoredResponse> {
+  const error = toAppError(validationError as FastifyError);
+  const header = request.headers['idempotency-key'];
+  const key = typeof header === 'string' && IDEMPOTENCY_KEY.test(header) ? header : undefined;
+  if (key === undefined || validationError.validationContext !== 'body') throw error;
+  const scope = {
+    organisationId: principalOf(request).organisation.id,
+    key,
+    fingerprint: bookingFingerprint(request.body, protectedHoldOnly),
+    now: deps.clock.nowMs(),
+  };
+  return refuseOnce(deps.db, scope, error);
 }
 
 /** The Idempotency-Key header of the booking-creating routes. */

@@ -22,6 +22,8 @@ export function protectedHoldRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/bookings/protected-holds',
       {
+        // A refused body is stored under its Idempotency-Key (createBookingHandler).
+        attachValidation: true,
         schema: {
           tags: ['Bookings'],
           operationId: 'createProtectedHold',
