@@ -27,6 +27,7 @@ import type {
 } from '../domain/availability/types.ts';
 import { addDays, isCalendarDate, searchWindow } from '../domain/availability/zone-calendar.ts';
 import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
+import { noticeMinutes } from '../domain/booking/state-machine.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
@@ -46,6 +47,48 @@ export interface AvailabilityRequest {
   staffId?: string | undefined;
   /** A booking whose own time does not count as busy (the one being rescheduled). */
   excludeBookingId?: string | undefined;
+  /**
+   * With excludeBookingId: the booking moved still waits for its customer (its deposit, its card), so
+   * its new start needs the time to finish it that a new booking would (bookingNotice). A booking
+   * confirmed already needs only the location's notice.
+   */
+  movesHold?: boolean | undefined;
+}
+
+/** What a customer finishes through a link before a booking is confirmed. */
+export type CustomerStep = 'deposit' | 'protection_setup';
+
+/**
+ * What a new booking of `services` at `location` waits for its customer to do through a link, and how
+ * many minutes it is held for that (as createBooking holds it); null when it is confirmed at once.
+ */
+export function customerStepOf(
+  location: Location,
+  services: readonly Pick<OfferedService, 'depositMinor'>[],
+): { step: CustomerStep; holdMinutes: number } | null {
+  if (location.protection.applies) {
+    return { step: 'protection_setup', holdMinutes: location.policy.pendingConfirmationHoldMinutes };
+  }
+  if (services.some((s) => (s.depositMinor ?? 0) > 0)) {
+    return { step: 'deposit', holdMinutes: location.policy.pendingPaymentHoldMinutes };
+  }
+  return null;
+}
+
+/**
+ * The notice a booking of the request's services needs (noticeMinutes): the location's, or longer for
+ * one whose hold must leave its customer time to finish it before it starts, with the step that makes
+ * it longer (for the words of a too_soon refusal). What availability offers and a booking re-checks.
+ */
+export function bookingNotice(
+  request: AvailabilityRequest,
+  services: readonly Pick<OfferedService, 'depositMinor'>[],
+): { minutes: number; step: CustomerStep | null } {
+  const { policy } = request.location;
+  const held = request.excludeBookingId === undefined || request.movesHold === true;
+  const hold = held ? customerStepOf(request.location, services) : null;
+  const minutes = noticeMinutes(policy.minNoticeMinutes, hold?.holdMinutes ?? null);
+  return { minutes, step: hold && minutes > policy.minNoticeMinutes ? hold.step : null };
 }
 
 /** The services, in the order asked; 400 (param service_ids) unless each is offered and bookable online here. */
@@ -425,7 +468,7 @@ function assembleQuery(
     bookings: busy.get(s.id) ?? [],
   }));
   return {
-    ...locationRules(location),
+    ...locationRules(location, bookingNotice(request, services).minutes),
     closedDates: catalogue.closedDates,
     services: serviceSpecs(services),
     staff,
@@ -435,14 +478,15 @@ function assembleQuery(
   };
 }
 
-/** What the engine needs of the location: its zone and its slot rules. */
+/** What the engine needs of the location: its zone and its slot rules, with the notice the booking needs. */
 export function locationRules(
   location: Location,
+  minNoticeMinutes: number,
 ): Pick<AvailabilityQuery, 'timezone' | 'slotIntervalMinutes' | 'minNoticeMinutes' | 'maxAdvanceDays'> {
   return {
     timezone: location.timezone,
     slotIntervalMinutes: location.policy.slotIntervalMinutes,
-    minNoticeMinutes: location.policy.minNoticeMinutes,
+    minNoticeMinutes,
     maxAdvanceDays: location.policy.maxAdvanceDays,
   };
 }

@@ -16,7 +16,7 @@ import {
   pendingFee,
 } from '../domain/booking/change-policy.ts';
 import { seriesSpanDays, withSeriesHorizon } from '../domain/booking/series.ts';
-import { heldUntil } from '../domain/booking/state-machine.ts';
+import { heldUntil, isHeld } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
@@ -115,7 +115,7 @@ export async function previewReschedule(
   const { booking, location, decision, seriesSpan } = await decide(db, changer, reference, 'reschedule', now);
   const disclosure = disclosureOf(decision);
   if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
-  const request = rescheduleRequest(location, booking, change, seriesSpan);
+  const request = rescheduleRequest(location, booking, change, seriesSpan, now);
   const { slot, refusal } = await slotOrRefusal(db, changer.organisationId, request, change.startsAt, now);
   return { booking, refusal, disclosure, slot };
 }
@@ -160,7 +160,7 @@ export async function rescheduleInTransaction(
   );
   if (decision.refusal) throw refusalError(decision.refusal);
   await refuseWhileCancelling(trx, changer.organisationId, booking.id);
-  const request = rescheduleRequest(location, booking, change, seriesSpan);
+  const request = rescheduleRequest(location, booking, change, seriesSpan, now);
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
   const { services } = check;
@@ -237,19 +237,22 @@ export async function rescheduleInTransaction(
 /**
  * The same services at the same location, at the new start, the booking's own time not busy. An
  * occurrence of a series may lie beyond max_advance_days by the series' own length (it was booked so),
- * and may move within that much; never further, however often it is moved.
+ * and may move within that much; never further, however often it is moved. A hold still waiting for
+ * its customer needs, at its new start, the time to be finished that a new booking would.
  */
 function rescheduleRequest(
   location: Location,
   booking: Booking,
   change: TimeChange,
   seriesSpan: number,
+  now: number,
 ): AvailabilityRequest {
   return {
     location: withSeriesHorizon(location, seriesSpan),
     serviceIds: booking.serviceIds,
     staffId: change.staffId ?? booking.staffId,
     excludeBookingId: booking.id,
+    movesHold: isHeld(booking, now),
   };
 }
 

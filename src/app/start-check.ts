@@ -7,6 +7,7 @@ import type { Refusal } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import {
   type AvailabilityRequest,
+  bookingNotice,
   getSlotAt,
   loadCalendarQuery,
   locationRules,
@@ -40,8 +41,9 @@ export async function explainNoSlot(
     1,
     now,
   );
+  const notice = bookingNotice(request, services);
   const slotQuery: SlotQuery = query ?? {
-    ...locationRules(location),
+    ...locationRules(location, notice.minutes),
     closedDates: await closedDatesBetween(db, organisationId, location.id, date, date),
     services: serviceSpecs(services),
     staff: [],
@@ -66,6 +68,7 @@ export async function explainNoSlot(
     timezone: location.timezone,
     locationName: location.name,
     policy: location.policy,
+    notice,
     closureReason: closure?.reason ?? null,
     staff,
   });

@@ -115,8 +115,12 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
  * needs (offer other times, explain the policy, or look at the booking again).
  */
 export const CONFLICT_REASONS = {
-  /** The start is in the past or inside the location's minimum notice. */
-  too_soon: "The time is in the past or inside the location's minimum notice; offer a later time.",
+  /**
+   * The start is in the past or inside the location's minimum notice, or leaves too little time to pay
+   * a deposit or save a card before it (noticeMinutes).
+   */
+  too_soon:
+    "The time is in the past, inside the location's minimum notice, or too soon to pay its deposit or save its card first; offer a later time.",
   /** The start lies beyond the location's max_advance_days. */
   too_far_ahead: 'The time is further ahead than the location takes bookings; offer an earlier date.',
   /** The location is closed that local day: a closure (its reason in details), or nobody eligible works. */

@@ -5,6 +5,7 @@ import { busyTimes } from '../../src/app/calendars/busy-times.ts';
 import { busyPieces } from '../../src/data/calendar-repository.ts';
 import { findSlots } from '../../src/domain/availability/find-slots.ts';
 import type { AvailabilityQuery, Slot, StaffSchedule } from '../../src/domain/availability/types.ts';
+import { holdEnd, LEAST_MINUTES_TO_FINISH, noticeMinutes } from '../../src/domain/booking/state-machine.ts';
 import { formatLocal } from '../../src/domain/time-format.ts';
 import {
   addDays,
@@ -128,6 +129,33 @@ describe('findSlots properties (against a brute-force oracle)', { timeout: 60_00
           expect(blocks.some((w) => w.start <= slot.startsAt && slot.endsAt <= w.end)).toBe(true);
         }
       }),
+      RUNS,
+    );
+  });
+
+  /**
+   * With no minimum notice, a booking held for its customer (a deposit, Booking Protection's card)
+   * gets noticeMinutes' notice: exactly the starts sooner than it go, each other start keeps its
+   * staff member, and every start left leaves the customer that long (or the whole hold) to finish.
+   */
+  it('c. with min_notice 0, a held booking loses only the starts its hold would not fit before', () => {
+    fc.assert(
+      fc.property(
+        queryArb.map((q) => ({ ...q, minNoticeMinutes: 0 })),
+        fc.integer({ min: 1, max: 10_080 }),
+        (q, holdMinutes) => {
+          const notice = noticeMinutes(q.minNoticeMinutes, holdMinutes);
+          expect(notice).toBe(Math.min(holdMinutes, LEAST_MINUTES_TO_FINISH));
+          const held = findSlots({ ...q, minNoticeMinutes: notice });
+          expect(held).toEqual(findSlots(q).filter((slot) => slot.startsAt >= q.now + notice * MINUTE));
+          expect(held).toEqual(oracleSlots({ ...q, minNoticeMinutes: notice }));
+          for (const slot of held) {
+            expect(holdEnd(q.now, holdMinutes, slot.startsAt) - q.now).toBeGreaterThanOrEqual(
+              Math.min(holdMinutes, LEAST_MINUTES_TO_FINISH) * MINUTE,
+            );
+          }
+        },
+      ),
       RUNS,
     );
   });

@@ -6,6 +6,7 @@ import { findSlotAt } from '../../src/domain/availability/find-slots.ts';
 import { clockTime, weeklyHours } from '../../src/domain/availability/opening-hours.ts';
 import { startRefusal } from '../../src/domain/availability/start-refusal.ts';
 import type { AvailabilityQuery, StaffSchedule } from '../../src/domain/availability/types.ts';
+import { noticeMinutes } from '../../src/domain/booking/state-machine.ts';
 import { addDays, localDateOf, localMinutes, workingBlocks } from '../helpers/availability-oracle.ts';
 import { queryArbitrary } from '../property/availability-arbitraries.ts';
 
@@ -132,6 +133,16 @@ describe('diagnoseStart', () => {
   });
 });
 
+describe('noticeMinutes', () => {
+  it('leaves a hold its customer can finish: 15 minutes, or the whole hold when shorter', () => {
+    expect(noticeMinutes(0, null)).toBe(0);
+    expect(noticeMinutes(0, 30)).toBe(15);
+    expect(noticeMinutes(0, 5)).toBe(5);
+    expect(noticeMinutes(60, 30)).toBe(60);
+    expect(noticeMinutes(10, 30)).toBe(15);
+  });
+});
+
 describe('startRefusal', () => {
   const context = {
     timezone: 'Europe/London',
@@ -164,6 +175,32 @@ describe('startRefusal', () => {
       details: { date: '2026-12-24', closed_because: 'closure', closure_reason: 'Christmas Eve' },
     });
     expect(refuse('2026-11-24T09:05:00Z').details).toEqual({ slot_interval_minutes: 15 });
+  });
+
+  it('says why a booking held for its customer needs more notice than the location asks', () => {
+    // No notice at the location, but a deposit to pay: 15 minutes (noticeMinutes).
+    const query = { ...london, minNoticeMinutes: noticeMinutes(0, 30) };
+    const refuse = (start: string, step: 'deposit' | 'protection_setup') => {
+      const diagnosis = diagnoseStart(query, at(start));
+      if (diagnosis.ok) throw new Error('a slot');
+      return startRefusal(diagnosis, at(start), {
+        ...context,
+        policy: { ...context.policy, minNoticeMinutes: 0 },
+        notice: { minutes: 15, step },
+      });
+    };
+    // The start is now: not passed (a cut could be booked), but the deposit needs time.
+    expect(refuse('2026-11-23T09:00:00Z', 'deposit')).toEqual({
+      reason: 'too_soon',
+      message:
+        "That time is too soon: its deposit must be paid before the appointment starts, so this booking needs at least 15 minutes' notice.",
+      param: 'starts_at',
+      details: { min_notice_minutes: 15, earliest_starts_at: '2026-11-23T09:15:00+00:00' },
+    });
+    expect(refuse('2026-11-23T09:00:00Z', 'protection_setup').message).toBe(
+      "That time is too soon: a card must be saved for Booking Protection before the appointment starts, so this booking needs at least 15 minutes' notice.",
+    );
+    expect(refuse('2026-11-23T08:45:00Z', 'deposit').message).toBe('That time has already passed.');
   });
 
   it('says where and when a staff member works', () => {

@@ -11,6 +11,11 @@ export interface RefusalContext {
   timezone: string;
   locationName: string;
   policy: Pick<LocationPolicy, 'minNoticeMinutes' | 'maxAdvanceDays' | 'slotIntervalMinutes'>;
+  /**
+   * The notice the booking needed, when it is not the policy's: longer for a booking its customer
+   * finishes through a link before it starts (noticeMinutes), naming that step.
+   */
+  notice?: { minutes: number; step: 'deposit' | 'protection_setup' | null };
   /** The closure's reason, for a date closed by a closure. */
   closureReason: string | null;
   /** The staff member a staff_not_working refusal names. */
@@ -30,16 +35,18 @@ export function startRefusal(
   const { policy, locationName } = context;
   switch (diagnosis.reason) {
     case 'too_soon': {
-      const now = diagnosis.earliest - policy.minNoticeMinutes * 60_000;
+      const notice = context.notice ?? { minutes: policy.minNoticeMinutes, step: null };
+      const now = diagnosis.earliest - notice.minutes * 60_000;
       return {
         reason: 'too_soon',
         message:
-          startsAt <= now
+          // A start at this very instant is bookable with no notice: refused, it needed more.
+          startsAt < now
             ? 'That time has already passed.'
-            : `That time is too soon: bookings here need at least ${policy.minNoticeMinutes} minutes' notice.`,
+            : `That time is too soon: ${notice.step ? `${STEP_BEFORE_START[notice.step]}, so this booking needs` : 'bookings here need'} at least ${notice.minutes} minutes' notice.`,
         param: 'starts_at',
         details: {
-          min_notice_minutes: policy.minNoticeMinutes,
+          min_notice_minutes: notice.minutes,
           earliest_starts_at: formatLocal(diagnosis.earliest, context.timezone),
         },
       };
@@ -113,6 +120,12 @@ export function startRefusal(
       };
   }
 }
+
+/** Why a booking held for its customer needs more notice than the location's, in a refusal's words. */
+const STEP_BEFORE_START = {
+  deposit: 'its deposit must be paid before the appointment starts',
+  protection_setup: 'a card must be saved for Booking Protection before the appointment starts',
+} as const;
 
 /** The time is allowed by every rule but not (or no longer) free. */
 export const SLOT_UNAVAILABLE: Readonly<Refusal> = {

@@ -117,9 +117,33 @@ export function holdEnd(now: number, holdMinutes: number, startsAt: number): num
   return heldUntil(now + holdMinutes * 60_000, startsAt);
 }
 
+/**
+ * The least time a customer is left to finish a hold through its link (pay its deposit, save Booking
+ * Protection's card) before the appointment starts, unless the hold's own minutes are fewer. A hold
+ * ends at the start at the latest, so without it a location with no minimum notice would hold a
+ * booking starting now for no time at all, and send a link that can no longer be paid.
+ */
+export const LEAST_MINUTES_TO_FINISH = 15;
+
+/**
+ * The notice a booking needs, in minutes: the location's min_notice_minutes, and for a booking held
+ * `holdMinutes` for its customer to finish (null: confirmed at once), enough of that hold before its
+ * start (LEAST_MINUTES_TO_FINISH, or the whole hold when it is shorter).
+ */
+export function noticeMinutes(minNoticeMinutes: number, holdMinutes: number | null): number {
+  if (holdMinutes === null) return minNoticeMinutes;
+  return Math.max(minNoticeMinutes, Math.min(holdMinutes, LEAST_MINUTES_TO_FINISH));
+}
+
 /** A hold's expiry for an appointment starting at `startsAt`: never past it; null (no hold) stays null. */
 export function heldUntil<Expiry extends number | null>(expiry: Expiry, startsAt: number): Expiry {
   return (expiry === null ? null : Math.min(expiry, startsAt)) as Expiry;
+}
+
+/** Whether the booking is a hold not yet lapsed: waiting for its deposit, or for its customer to finish it. */
+export function isHeld(booking: BookingClock, now: number): boolean {
+  const status = effectiveStatus(booking, now);
+  return status === 'pending_payment' || status === 'pending_confirmation';
 }
 
 export function isLive(booking: BookingClock, now: number): boolean {

@@ -1,0 +1,200 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { connectInProcess } from '../helpers/mcp-harness.ts';
+import { bookOnPage, pageGet } from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A booking the customer finishes through a link (a deposit to pay, Booking Protection's card to
+ * save) is held until the start at the latest, so with no minimum notice one starting now would be
+ * held for no time at all: it needs min(its hold's minutes, 15) minutes' notice, and availability, the
+ * MCP tools and the public page offer none sooner. Both locations take bookings with no notice:
+ * Soho (Colour carries a £20 deposit held 30 minutes; a Cut none) and Kings Cross (Booking Protection,
+ * its card held 15 minutes). Monday 23 November 2026, 09:00 in London: Ana works at Soho on Mondays
+ * 09:00-17:00, Bo at Kings Cross on Thursdays 10:00-18:00.
+ */
+const MONDAY = '2026-11-23';
+const THURSDAY = '2026-11-26';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+async function start(policy: Record<string, unknown> = {}) {
+  const c = smallCatalogue();
+  for (const location of c.locations) {
+    (location as Record<string, unknown>).policy = { min_notice_minutes: 0, ...policy };
+  }
+  t = await startTestApp({ catalogues: [c], now: `${MONDAY}T09:00:00Z` });
+  return catalogueIds(t.database.db);
+}
+
+async function restStarts(location: string, service: string, date: string): Promise<string[]> {
+  const response = await t.request({
+    method: 'GET',
+    url: `/v1/locations/${location}/availability?service_ids=${service}&date=${date}&days=1`,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data.slots.map((slot: { starts_at: string }) => slot.starts_at);
+}
+
+describe('a booking that waits for its deposit', () => {
+  it('is not offered, by availability, find_slots or the public page, sooner than 15 minutes ahead', async () => {
+    const ids = await start();
+    expect((await restStarts('soho', ids.services.colour!, MONDAY)).slice(0, 2)).toEqual([
+      `${MONDAY}T09:15:00+00:00`,
+      `${MONDAY}T09:30:00+00:00`,
+    ]);
+    // A cut needs nothing paid: bookable from now, as the location's notice says.
+    expect((await restStarts('soho', ids.services.cut!, MONDAY))[0]).toBe(`${MONDAY}T09:00:00+00:00`);
+
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const found = await mcp.call('find_slots', {
+        location: 'soho',
+        services: 'colour',
+        date: 'today',
+        limit: 10,
+      });
+      expect(found.ok).toBe(true);
+      expect(found.slots[0].starts_at).toBe(`${MONDAY}T09:15:00+00:00`);
+    } finally {
+      await mcp.close();
+    }
+
+    const page = await pageGet(
+      t,
+      `/p/acme-hair?location=soho&services=${ids.services.colour}&date=${MONDAY}`,
+    );
+    expect(page.statusCode, page.body).toBe(200);
+    const radios = [...page.body.matchAll(/<input type="radio" name="starts_at" value="([^"]+)"/g)];
+    expect(radios[0]?.[1]).toBe(`${MONDAY}T09:15Z`);
+  });
+
+  it('starting now is refused as too soon, saying the deposit is paid before the start', async () => {
+    const ids = await start();
+    const response = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: `${MONDAY}T09:00:00Z`,
+    });
+    expect(response.statusCode, response.body).toBe(409);
+    const { error } = response.json();
+    expect(error).toMatchObject({
+      code: 'conflict',
+      reason: 'too_soon',
+      param: 'starts_at',
+      details: { min_notice_minutes: 15, earliest_starts_at: `${MONDAY}T09:15:00+00:00` },
+    });
+    expect(error.message).toMatch(/deposit .*paid before/);
+    // 15 minutes ahead it is taken, held until its start.
+    const later = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: `${MONDAY}T09:15:00Z`,
+    });
+    expect(later.statusCode, later.body).toBe(201);
+    expect(later.json().data).toMatchObject({
+      status: 'pending_payment',
+      hold_expires_at: `${MONDAY}T09:15:00Z`,
+    });
+  });
+
+  it('on the public page, starting now, is refused and nothing is held', async () => {
+    await start();
+    const response = await bookOnPage(t, 'acme-hair', {
+      location: 'soho',
+      service: 'colour',
+      startsAt: `${MONDAY}T09:00:00Z`,
+      phone: '07400 654321',
+    });
+    expect(response.statusCode).not.toBe(303);
+    expect(response.body).toMatch(/deposit/);
+    const held = await t.database.db.selectFrom('bookings').select('id').execute();
+    expect(held).toEqual([]);
+  });
+
+  it('needs no more notice than its hold lasts, where that is shorter', async () => {
+    const ids = await start({ pending_payment_hold_minutes: 5 });
+    expect((await restStarts('soho', ids.services.colour!, MONDAY))[0]).toBe(`${MONDAY}T09:15:00+00:00`);
+    t.clock.set(`${MONDAY}T09:09:00Z`);
+    // Six minutes ahead: the whole five-minute hold fits before the start.
+    expect((await restStarts('soho', ids.services.colour!, MONDAY))[0]).toBe(`${MONDAY}T09:15:00+00:00`);
+    t.clock.set(`${MONDAY}T09:11:00Z`);
+    expect((await restStarts('soho', ids.services.colour!, MONDAY))[0]).toBe(`${MONDAY}T09:30:00+00:00`);
+  });
+
+  it('once paid, may still be moved to a time starting now', async () => {
+    const ids = await start();
+    const booked = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: `${MONDAY}T11:00:00Z`,
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const { reference, payment_url } = booked.json().data;
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(payment_url).pathname}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+    });
+    expect(paid.statusCode, paid.body).toBeLessThan(400);
+    expect((await getBooking(t, reference)).json().data.status).toBe('confirmed');
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: `${MONDAY}T09:00:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+  });
+
+  it('still unpaid, is not moved to a time starting now', async () => {
+    const ids = await start();
+    const booked = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: `${MONDAY}T11:00:00Z`,
+    });
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${booked.json().data.reference}`,
+      payload: { starts_at: `${MONDAY}T09:00:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(409);
+    expect(moved.json().error).toMatchObject({ reason: 'too_soon', param: 'starts_at' });
+  });
+});
+
+describe('a booking under Booking Protection', () => {
+  it('is offered and held from 15 minutes ahead, and refused as too soon before', async () => {
+    const ids = await start();
+    t.clock.set(`${THURSDAY}T10:00:00Z`);
+    expect((await restStarts('kings-cross', ids.services.cut!, THURSDAY))[0]).toBe(
+      `${THURSDAY}T10:15:00+00:00`,
+    );
+    const hold = (startsAt: string) =>
+      t.request({
+        method: 'POST',
+        url: '/v1/bookings/protected-holds',
+        payload: {
+          location_slug: 'kings-cross',
+          service_ids: [ids.services.cut],
+          client_id: ids.jo,
+          starts_at: startsAt,
+        },
+      });
+    const now = await hold(`${THURSDAY}T10:00:00Z`);
+    expect(now.statusCode, now.body).toBe(409);
+    expect(now.json().error).toMatchObject({ reason: 'too_soon', param: 'starts_at' });
+    expect(now.json().error.message).toMatch(/card/);
+    const later = await hold(`${THURSDAY}T10:15:00Z`);
+    expect(later.statusCode, later.body).toBe(201);
+    expect(later.json().data.hold_expires_at).toBe(`${THURSDAY}T10:15:00Z`);
+  });
+});
