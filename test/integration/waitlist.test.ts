@@ -71,10 +71,13 @@ const tuesdayStarts = () => anaTuesdayStarts(t);
 
 /**
  * Dee waits for a colour (90 minutes, a £20 deposit) on Ana's full Tuesday; two hours free up and the
- * worker offers her 13:00: her entry's id and its offer.
+ * worker offers her 13:00: her entry's id and its offer. `policy` is Soho's (the defaults otherwise);
+ * `now`, when all this happens (Monday 09:00 unless said).
  */
-async function deeOfferedColour() {
-  t = await startTestApp({ now: NOW });
+async function deeOfferedColour(policy?: Record<string, unknown>, now = NOW) {
+  const catalogue = smallCatalogue();
+  if (policy) (catalogue.locations[0] as Record<string, unknown>).policy = policy;
+  t = await startTestApp({ catalogues: [catalogue], now });
   const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
   const ids = await catalogueIds(t.database.db);
   const { id } = await joinWith({
@@ -560,6 +563,53 @@ describe('the waitlist', () => {
     });
     expect(paid.statusCode, paid.body).toBe(303);
     expect(json(await hold()).data).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
+  it('holds a claimed offer for its deposit no longer than a deposit hold made at the claim', async () => {
+    // Soho offers a freed time for an hour but holds a deposit 10 minutes.
+    const { id, offer } = await deeOfferedColour({
+      waitlist_offer_minutes: 60,
+      pending_payment_hold_minutes: 10,
+    });
+    expect(offer.expires_at).toBe('2026-11-23T10:00:00Z');
+    const hold = () => t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` });
+    const page = await pageOf(offer.booking_reference);
+    t.clock.advance({ minutes: 5 });
+    const claimed = await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+    expect(claimed.statusCode, claimed.body).toBe(303);
+    // Ten minutes from the claim, not the 55 the offer had left.
+    expect(json(await hold()).data).toMatchObject({
+      status: 'pending_confirmation',
+      hold_expires_at: '2026-11-23T09:15:00Z',
+      pending_confirmation: { requirements: ['deposit'], expires_at: '2026-11-23T09:15:00Z' },
+    });
+    expect((await entry(id)).offer).toMatchObject({ expires_at: '2026-11-23T09:15:00Z' });
+    // Its checkout says so too.
+    const pay = await t.app.inject({ method: 'POST', url: `${page}/pay`, headers: FORM });
+    expect(pay.statusCode, pay.body).toBe(303);
+    const checkout = new URL(pay.headers.location as string, 'http://localhost').pathname;
+    const shown = await t.app.inject({ method: 'GET', url: checkout });
+    expect(shown.body).toContain('Pay by <time datetime="2026-11-23T09:15:00Z">');
+    // Unpaid once those ten minutes are over: the checkout takes nothing, the time is free again.
+    t.clock.advance({ minutes: 11 });
+    const late = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
+    expect(late.statusCode, late.body).toBe(409);
+    expect(json(await hold()).data.status).toBe('expired');
+    expect(await tuesdayStarts()).toContain(`${TUESDAY}T13:00:00+00:00`);
+  });
+
+  it('holds a claimed offer for its deposit until its start at the latest', async () => {
+    // Offered on Tuesday at 08:00 for a day: until its start, 13:00.
+    const { offer } = await deeOfferedColour({ waitlist_offer_minutes: 1440 }, `${TUESDAY}T08:00:00Z`);
+    expect(offer.expires_at).toBe(`${TUESDAY}T13:00:00Z`);
+    const page = await pageOf(offer.booking_reference);
+    t.clock.set(`${TUESDAY}T12:50:00Z`);
+    const claimed = await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM });
+    expect(claimed.statusCode, claimed.body).toBe(303);
+    const held = json(
+      await t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` }),
+    ).data;
+    expect(held).toMatchObject({ status: 'pending_confirmation', hold_expires_at: `${TUESDAY}T13:00:00Z` });
   });
 
   it('does not let go an offer claimed meanwhile (a "not this time" read before the claim)', async () => {

@@ -53,9 +53,13 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
 
 /**
  * A claimed offer with steps left (its deposit, Booking Protection's card) is held for them as a hold
- * made at the claim would be (claimedHoldMinutes), never past its start nor shorter than the offer's
- * own hold: a claim in the offer's last minute does not leave a minute to pay. Its unpaid checkouts
- * stay payable as long (an offer's checkout is opened to last that long already: booking-service.ts).
+ * made at the claim would be (claimedHoldMinutes from the claim), never past its start. That may be
+ * longer than the offer had left (a claim in the offer's last minute still leaves the hold's minutes
+ * to pay) or shorter (an offer held an hour, claimed at once, holds a 10-minute deposit hold 10
+ * minutes): the claimer is in the same place as anyone who just booked, and an unpaid claim does not
+ * keep the time from others for the rest of the offer. Its unpaid checkouts end with it, so their
+ * pages say when it lapses (an offer's checkout is opened to last to the latest such end already:
+ * booking-service.ts, so this rarely lengthens one).
  */
 async function holdForSteps(
   trx: Db,
@@ -71,7 +75,7 @@ async function holdForSteps(
   const location = await findLocationById(trx, target.organisationId, hold.location_id);
   if (!location) return;
   const minutes = claimedHoldMinutes(location.policy, hold.protection_applies === 1);
-  const until = Math.max(hold.hold_expires_at ?? 0, holdEnd(now, minutes, hold.starts_at));
+  const until = holdEnd(now, minutes, hold.starts_at);
   if (until === hold.hold_expires_at) return;
   await trx
     .updateTable('bookings')
@@ -86,7 +90,7 @@ async function holdForSteps(
     .where('organisation_id', '=', target.organisationId)
     .where('booking_id', '=', target.bookingId)
     .where('status', 'in', ['open', 'abandoned'])
-    .where('expires_at', '<', until)
+    .where('expires_at', '!=', until)
     .execute();
 }
 
