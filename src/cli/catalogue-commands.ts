@@ -34,7 +34,8 @@ export async function importCatalogueFile(db: Db, file: string, clock: Clock): P
 
 export function printImportReport(report: ImportReport): void {
   const org = report.organisation;
-  out(`organisation ${org.slug} (${org.id}) ${org.created ? 'created' : 'updated'}`);
+  const outcome = org.created ? 'created' : org.changed ? 'updated' : 'unchanged';
+  out(`organisation ${org.slug} (${org.id}) ${outcome}`);
   for (const [kind, c] of Object.entries(report.counts)) {
     out(`  ${kind}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`);
   }

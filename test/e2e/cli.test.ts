@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -129,6 +129,36 @@ describe('booking (the operator command)', () => {
     expect(runCli(['keys', 'revoke', key.id], fresh.env).status).toBe(0);
     expect(runCli(['keys', 'list', '--org', 'northside-hair'], fresh.env).stdout).toMatch(/revoked/);
     expect(runCli(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], fresh.env).status).toBe(1);
+  });
+
+  // An organisation line that said "updated" on every re-import told the operator nothing; busy
+  // calendars have no count line, so that line alone says whether one was added or removed.
+  it('says the organisation is unchanged when a re-import changed nothing, busy calendars included', () => {
+    const organisationLine = (stdout: string) =>
+      /^organisation northside-hair \([0-9a-f-]+\) (\w+)$/m.exec(stdout)?.[1];
+    const demo = JSON.parse(readFileSync('db/demo-catalogue.json', 'utf8'));
+    const importing = (catalogue: unknown) => {
+      const file = path.join(fresh.dir, 'catalogue.json');
+      writeFileSync(file, JSON.stringify(catalogue));
+      const result = runCli(['import', file], fresh.env);
+      expect(result.status, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    expect(organisationLine(importing(demo))).toBe('created');
+    const again = importing(demo);
+    expect(organisationLine(again)).toBe('unchanged');
+    expect(again).toContain('services: 0 created, 0 updated, 4 unchanged');
+
+    demo.staff[0].busy_calendars = ['https://calendar.example.com/busy.ics'];
+    const withCalendar = importing(demo);
+    expect(organisationLine(withCalendar)).toBe('updated');
+    expect(withCalendar).toMatch(/staff: 0 created, 0 updated, \d+ unchanged/);
+    expect(organisationLine(importing(demo))).toBe('unchanged');
+    demo.staff[0].busy_calendars = [];
+    expect(organisationLine(importing(demo))).toBe('updated');
+
+    demo.organisation.name = `${demo.organisation.name} & Co`;
+    expect(organisationLine(importing(demo))).toBe('updated');
   });
 
   it('refuses a database a newer version migrated, saying so', async () => {

@@ -46,7 +46,11 @@ export class CatalogueValidationError extends Error {
 }
 
 export interface ImportReport {
-  organisation: { id: string; slug: string; created: boolean };
+  /**
+   * `changed` is whether the import changed anything of the organisation's at all (its own row, an
+   * entity, a booking, a busy calendar): false when the same file is imported again.
+   */
+  organisation: { id: string; slug: string; created: boolean; changed: boolean };
   /** `bookings` is there when the file lists any. */
   counts: CatalogueCounts & { bookings?: EntityCounts };
 }
@@ -86,10 +90,12 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
       const { plan } = planned;
       const bookings = await planBookings(trx, catalogue, plan, now);
       if ('problems' in bookings) throw new CatalogueValidationError(bookings.problems);
-      const counts: ImportReport['counts'] = await writeCatalogue(trx, catalogue, plan, now);
+      const written = await writeCatalogue(trx, catalogue, plan, now);
+      const counts: ImportReport['counts'] = written.counts;
       if (catalogue.bookings.length > 0) {
         counts.bookings = await writeBookings(trx, catalogue, plan, bookings.bookings, now);
       }
+      const entitiesChanged = Object.values(counts).some((c) => c.created > 0 || c.updated > 0);
       // New hours, staff or services, a closure removed: time may have freed for someone waiting.
       await rescanWaitlists(trx, plan.organisationId, now);
       return {
@@ -97,6 +103,7 @@ export async function importCatalogue(db: Db, input: unknown, now: number): Prom
           id: plan.organisationId,
           slug: catalogue.organisation.slug,
           created: plan.existingOrganisation === undefined,
+          changed: written.uncountedChanges || entitiesChanged,
         },
         counts,
       };

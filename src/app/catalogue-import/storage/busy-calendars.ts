@@ -11,14 +11,15 @@ import type { IdentityPlan } from './identities.ts';
  * unreachable calendar must not hold the import's transaction); one no longer listed goes, with the
  * busy times it gave, and the organisation's catalogue_version is bumped so no answer computed with
  * them is reused. A staff member left out of the file keeps theirs (the import deletes nothing of what
- * the file leaves out).
+ * the file leaves out). Answers whether any calendar was added or removed: no count covers them, and
+ * the import's report says whether anything at all changed.
  */
 export async function writeBusyCalendars(
   trx: Db,
   catalogue: Catalogue,
   plan: IdentityPlan,
   now: number,
-): Promise<void> {
+): Promise<boolean> {
   const orgId = plan.organisationId;
   const stored = await trx
     .selectFrom('staff_busy_calendars')
@@ -77,4 +78,5 @@ export async function writeBusyCalendars(
       )
       .execute();
   }
+  return removed.length > 0 || added.length > 0;
 }

@@ -35,16 +35,26 @@ export {
  * collections are replaced whole, and only when they differ from the file.
  */
 
+/**
+ * What writing the catalogue did: the entities' counts, and whether the organisation's own row or its
+ * staff's busy calendars changed, which no count covers.
+ */
+export interface CatalogueWrite {
+  counts: CatalogueCounts;
+  uncountedChanges: boolean;
+}
+
 export async function writeCatalogue(
   trx: Db,
   catalogue: Catalogue,
   plan: IdentityPlan,
   now: number,
-): Promise<CatalogueCounts> {
+): Promise<CatalogueWrite> {
   const ctx: Context = { trx, catalogue, plan, orgId: plan.organisationId, now };
   const { id: _explicitId, policies: _inline, ...named } = catalogue.organisation;
   const organisation = { ...named, ...policyColumns(catalogue) };
   const stored = plan.existingOrganisation;
+  const organisationChanged = stored === undefined || differs(stored, organisation);
   await atPath(['organisation'], async () => {
     if (stored === undefined) {
       await trx
@@ -69,9 +79,9 @@ export async function writeCatalogue(
   await writeLocations(ctx, counts.locations);
   await writeServices(ctx, counts.services);
   await writeStaff(ctx, counts.staff);
-  await writeBusyCalendars(trx, catalogue, plan, now);
+  const busyCalendarsChanged = await writeBusyCalendars(trx, catalogue, plan, now);
   await writeClients(ctx, counts.clients);
-  return counts;
+  return { counts, uncountedChanges: organisationChanged || busyCalendarsChanged };
 }
 
 async function writeLocations(ctx: Context, counts: EntityCounts): Promise<void> {
