@@ -247,17 +247,16 @@ export async function claimBusyCalendar(
 
 /**
  * The answer was 304 Not Modified: the last good copy stands, and the calendar is good again; what
- * its copy's note says (busy times read short of the window: written with the copy, at its parsed_at)
- * still holds, and stays.
+ * its copy's note says (busy times read short of the window, kept in copy_note: a failed fetch since
+ * may have overwritten last_error) still holds, and is shown again, dated as the copy.
  */
 export async function recordBusyNotModified(db: Db, calendar: CalendarKey, now: number): Promise<void> {
-  const copyNote = sql<boolean>`last_error_at is not null and last_error_at = parsed_at`;
   await db
     .updateTable('staff_busy_calendars')
     .set({
       last_success_at: now,
-      last_error: sql<string | null>`case when ${copyNote} then last_error else null end`,
-      last_error_at: sql<number | null>`case when ${copyNote} then last_error_at else null end`,
+      last_error: sql<string | null>`copy_note`,
+      last_error_at: sql<number | null>`case when copy_note is null then null else parsed_at end`,
     })
     .where('organisation_id', '=', calendar.organisation_id)
     .where('id', '=', calendar.id)
@@ -310,6 +309,7 @@ export async function saveBusyCopy(
       last_success_at: now,
       last_error: note,
       last_error_at: note === null ? null : now,
+      copy_note: note,
       busy_count: wanted.length,
       parsed_at: now,
     })

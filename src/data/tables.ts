@@ -657,9 +657,17 @@ export interface StaffBusyCalendarsTable {
   last_modified: string | null;
   last_attempt_at: number | null;
   last_success_at: number | null;
-  /** Why the last attempt failed (no URL, no content); null once one succeeds. */
+  /**
+   * Why the last attempt failed (no URL, no content), or what the last good copy says of itself (its
+   * copy_note) once one succeeds.
+   */
   last_error: string | null;
   last_error_at: number | null;
+  /**
+   * What the last good copy's read said of itself (busy times read only until a date), or null: a 304
+   * after a failed fetch is that copy again, and shows this as its last_error once more.
+   */
+  copy_note: string | null;
   /** Busy intervals of the last good copy within the window kept. */
   busy_count: Generated<number>;
   /**

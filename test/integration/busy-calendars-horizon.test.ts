@@ -159,6 +159,19 @@ describe('busy calendars read as far ahead as bookings are taken', () => {
       last_success_at: t!.clock.nowMs(),
       last_error: read.last_error,
     });
+    // A failed fetch says why; the 304 after it is the same copy, which says again what it said.
+    server!.serve('/ana.ics', { status: 503 });
+    t!.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    expect(await state()).toMatchObject({ last_error: 'the server answered 503' });
+    server!.serve('/ana.ics', { etag: '"hourly"', body: 'not read: the answer is 304' });
+    t!.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    expect(server!.requests.at(-1)).toMatchObject({ ifNoneMatch: '"hourly"' });
+    expect(await state()).toMatchObject({
+      last_success_at: t!.clock.nowMs(),
+      last_error: read.last_error,
+    });
   });
 
   it('block the later visits of a recurring series, which may lie beyond max_advance_days', async () => {
