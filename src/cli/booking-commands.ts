@@ -13,7 +13,7 @@ import {
 } from '../app/staff-actions.ts';
 import type { Db } from '../data/database.ts';
 import type { Fee, FeeKind } from '../domain/booking/booking.ts';
-import { referenceAsRead } from '../domain/booking/reference.ts';
+import { referenceReadings } from '../domain/booking/reference.ts';
 import { CommandError, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>) => Promise<T>;
@@ -83,16 +83,31 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
 
 async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
   const holders = (await organisationsWithReference(db, reference)).filter((o) => !slug || o.slug === slug);
-  const shown = referenceAsRead(reference);
+  const shown = referenceAsTyped(reference);
   if (holders.length === 0) {
     throw new CommandError(`No booking has the reference ${shown}${slug ? ` in ${slug}` : ''}.`);
   }
   if (holders.length > 1) {
     throw new CommandError(
-      `Several organisations have a booking ${shown} (${holders.map((o) => o.slug).join(', ')}); name one with --org.`,
+      `Several organisations have a booking ${shown}: ${holders.map((o) => o.slug).join(', ')}; name one with --org.`,
     );
   }
   return holders[0]!.id;
+}
+
+/**
+ * A reference as the operator typed it, with the readings looked for when they are not just that: a
+ * spelling-alphabet word may be read as its letter (GOLF-2DSDKB is first G-2DSDKB), and the operator
+ * must see both what they typed and what was looked up.
+ */
+function referenceAsTyped(reference: string): string {
+  const typed = reference.trim();
+  const readings = referenceReadings(reference).map(({ prefix, code }) =>
+    prefix === null ? code : `${prefix}-${code}`,
+  );
+  return readings.length === 1 && readings[0] === typed
+    ? typed
+    : `${typed} (read as ${readings.join(' or ')})`;
 }
 
 function describeFee(fee: Fee): string {

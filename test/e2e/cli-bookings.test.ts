@@ -147,7 +147,24 @@ describe('booking bookings <reference> <action>', () => {
       expect(found.stderr, typed).toMatch(/^error: .*has not started yet/);
     }
     const unknown = runCli(['bookings', 'nhczzzzzz', 'complete'], env);
-    expect(unknown).toMatchObject({ status: 1, stderr: 'error: No booking has the reference NHC-ZZZZZZ.\n' });
+    expect(unknown).toMatchObject({
+      status: 1,
+      stderr: 'error: No booking has the reference nhczzzzzz (read as NHC-ZZZZZZ).\n',
+    });
+  });
+
+  // GOLF-ZZZZZZ reads first as G-ZZZZZZ (the spelling alphabet's word for its letter): a refusal naming
+  // only that would have the operator hunt for a reference they never typed.
+  it('names the reference as typed when none has it, and every reading tried', () => {
+    const golf = runCli(['bookings', 'GOLF-ZZZZZZ', 'complete'], env);
+    expect(golf).toMatchObject({
+      status: 1,
+      stderr: 'error: No booking has the reference GOLF-ZZZZZZ (read as G-ZZZZZZ or GOLF-ZZZZZZ).\n',
+    });
+    const other = runCli(['bookings', 'GOLF-ZZZZZZ', 'complete', '--org', 'elsewhere'], env);
+    expect(other.stderr).toBe(
+      'error: No booking has the reference GOLF-ZZZZZZ (read as G-ZZZZZZ or GOLF-ZZZZZZ) in elsewhere.\n',
+    );
   });
 
   it('refuses a bad action and --fee on an action without a fee', () => {

@@ -83,12 +83,6 @@ export function readReference(input: string): ReferenceReading {
   return referenceReadings(input)[0]!;
 }
 
-/** A reference as read (readReference), written as stored: `PREFIX-CODE`, or the code alone. */
-export function referenceAsRead(input: string): string {
-  const { prefix, code } = readReference(input);
-  return prefix === null ? code : `${prefix}-${code}`;
-}
-
 /**
  * Every way `input` can be read (readReference's first): a spelling-alphabet word, digit word or
  * "dash" may also be the reference's own letters, as in a prefix GOLF, DASH or SEVEN, or a code
