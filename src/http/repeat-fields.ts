@@ -1,25 +1,40 @@
 import { REPEAT_LIMITS, type Repeat } from '../domain/booking/series.ts';
 import { AppError } from '../domain/errors.ts';
+import { esc } from './pages/page-shell.ts';
+
+/** The repeat fields as a form sent them (a refused form comes back with them as they were). */
+export interface RepeatForm {
+  repeat_every_weeks?: string | undefined;
+  repeat_count?: string | undefined;
+}
 
 /**
  * The form fields that book a recurring series (design.md 9.5) on the public page and in the console:
- * "Repeat every N weeks" (or not at all) and how many visits in all.
+ * "Repeat every N weeks" (or not at all) and how many visits in all; `kept`, a refused form's values,
+ * chosen again as the other fields are filled again.
  */
-export function repeatFieldset(maxVisits: number = REPEAT_LIMITS.count.max): string {
+export function repeatFieldset(maxVisits: number = REPEAT_LIMITS.count.max, kept: RepeatForm = {}): string {
   const { everyWeeks, count } = REPEAT_LIMITS;
-  const weeks = Array.from({ length: everyWeeks.max - everyWeeks.min + 1 }, (_, i) => i + everyWeeks.min)
-    .map((n) => `<option value="${n}">Every ${n === 1 ? 'week' : `${n} weeks`}</option>`)
+  const chosen = kept.repeat_every_weeks ?? '';
+  const offered = Array.from({ length: everyWeeks.max - everyWeeks.min + 1 }, (_, i) => i + everyWeeks.min);
+  const repeats = offered.some((n) => String(n) === chosen);
+  const weeks = offered
+    .map(
+      (n) =>
+        `<option value="${n}"${String(n) === chosen ? ' selected' : ''}>Every ${n === 1 ? 'week' : `${n} weeks`}</option>`,
+    )
     .join('');
+  const visits = kept.repeat_count || String(Math.min(6, maxVisits));
   return `<fieldset><legend>Repeat</legend>
 <label for="repeat_every_weeks">Repeat</label>
-<select id="repeat_every_weeks" name="repeat_every_weeks"><option value="" selected>Does not repeat</option>${weeks}</select>
+<select id="repeat_every_weeks" name="repeat_every_weeks"><option value=""${repeats ? '' : ' selected'}>Does not repeat</option>${weeks}</select>
 <label for="repeat_count">Visits in all, this one included (${count.min} to ${maxVisits})</label>
-<input id="repeat_count" name="repeat_count" type="number" min="${count.min}" max="${maxVisits}" value="${Math.min(6, maxVisits)}">
+<input id="repeat_count" name="repeat_count" type="number" min="${count.min}" max="${maxVisits}" value="${esc(visits)}">
 </fieldset>`;
 }
 
 /** The series a form asks for, or undefined for one that does not repeat; 400 for numbers out of bounds. */
-export function repeatOf(form: { repeat_every_weeks?: string; repeat_count?: string }): Repeat | undefined {
+export function repeatOf(form: RepeatForm): Repeat | undefined {
   if (!form.repeat_every_weeks) return undefined;
   const { everyWeeks, count } = REPEAT_LIMITS;
   const every = Number(form.repeat_every_weeks);

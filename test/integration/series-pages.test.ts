@@ -104,6 +104,11 @@ describe('a series on the public page', () => {
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('A series has 2 to 26 visits.');
     expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
+    // The form comes back as it was sent, the repeat included.
+    expect(refused.body).toContain('value="Rosa"');
+    expect(refused.body).toContain('<option value="2" selected>Every 2 weeks</option>');
+    expect(refused.body).not.toContain('<option value="" selected>');
+    expect(refused.body).toMatch(/<input id="repeat_count" name="repeat_count" [^>]*value="40"/);
   });
 });
 
@@ -136,5 +141,35 @@ describe('a series at the console’s desk', () => {
     expect(visits).toHaveLength(4);
     expect(visits.every((v) => v.status === 'confirmed')).toBe(true);
     expect(new Set(visits.map((v) => (v as unknown as { staff_id: string }).staff_id)).size).toBe(1);
+  });
+
+  it('gives a refused form back with its repeat as chosen, like every other field', async () => {
+    t = await startTestApp({ now: NOW });
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
+      t.clock.nowMs(),
+    );
+    const me = await signInToConsole(t, 'acme-hair', 'desk@acme.test', PASSWORD);
+    const ids = await catalogueIds(t.database.db);
+    const form = await me.get(`/console/book?location=soho&date=2026-11-30&service_id=${ids.services.cut}`);
+    const slot = /<option value="([^"]+\|[^"]+)">/.exec(form.body)![1]!;
+    const refused = await me.post('/console/book', {
+      location: 'soho',
+      service_id: [ids.services.cut!],
+      slot,
+      first_name: 'Wal',
+      last_name: 'Kin',
+      phone: '+44 7911 223366',
+      repeat_every_weeks: '3',
+      repeat_count: '40',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('A series has 2 to 26 visits.');
+    expect(refused.body).toContain('value="Wal"');
+    expect(refused.body).toContain('<option value="3" selected>Every 3 weeks</option>');
+    expect(refused.body).not.toContain('<option value="" selected>');
+    expect(refused.body).toMatch(/<input id="repeat_count" name="repeat_count" [^>]*value="40"/);
+    expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
   });
 });

@@ -309,7 +309,7 @@ ${field('email', 'E-mail', 'type="email" autocomplete="email" maxlength="254"')}
       : ''
   }</p>
 </fieldset>
-${organisation.policy.verification === 'code' ? repeatFieldset(PUBLIC_SERIES_MAX_VISITS) : ''}
+${organisation.policy.verification === 'code' ? repeatFieldset(PUBLIC_SERIES_MAX_VISITS, kept?.fields) : ''}
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>`;
 }
