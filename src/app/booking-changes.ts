@@ -26,9 +26,11 @@ import { getBooking, whileSlotFree } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { announceChange } from './outbox-service.ts';
 import {
+  type CancelRefunded,
   cancellationInDoubt,
-  type DepositRefunds,
+  DepositRefunds,
   dropPaymentCall,
+  isRefusal,
   refuseWhileCancelling,
   withRefundsFirst,
 } from './payment-calls.ts';
@@ -307,8 +309,45 @@ export function cancelBooking(
     changer.payments,
     asked,
     (trx, made) => cancelInTransaction(trx, changer, reference, reason, now, made),
+    cancelRefunded(changer.payments),
     refunds,
   );
+}
+
+/**
+ * A refund made that its cancellation did not write (withRefundsFirst): the booking is cancelled with
+ * it, as the cancellation was asked (its reason, actor and time), while it is live; a booking no longer
+ * live (cancelled meanwhile on its own, say) is left as it is, the refund written on its own. A
+ * deposit refunded never leaves its booking live.
+ */
+export function cancelRefunded(payments: PaymentProvider | null | undefined): CancelRefunded {
+  return async (trx, answer, asked) => {
+    const booking = await trx
+      .selectFrom('bookings')
+      .select('reference')
+      .where('organisation_id', '=', answer.ask.organisationId)
+      .where('id', '=', answer.ask.bookingId)
+      .executeTakeFirst();
+    if (!booking) return false;
+    const refunds = new DepositRefunds();
+    refunds.know(answer.ask, answer.outcome);
+    const changer = { organisationId: asked.organisationId, actor: asked.actor, payments };
+    try {
+      await cancelInTransaction(
+        trx,
+        changer,
+        booking.reference,
+        asked.reason ?? undefined,
+        asked.requestedAt,
+        refunds,
+      );
+      return true;
+    } catch (error) {
+      // Refused before it wrote anything (not live any more): the refund is written on its own.
+      if (isRefusal(error)) return false;
+      throw error;
+    }
+  };
 }
 
 /** What cancelling would do now (late or not, the deposit, the fee), or why it would be refused. */

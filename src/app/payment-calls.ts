@@ -204,7 +204,7 @@ export interface CancellationAsked {
  * cancellation, removing the written call.
  */
 export class DepositRefunds {
-  readonly #answers = new Map<string, { ask: RefundAsk; outcome: RefundOutcome }>();
+  readonly #answers = new Map<string, RefundAnswer>();
   #asked: RefundAsk[] = [];
   #taken = new Set<string>();
 
@@ -240,7 +240,7 @@ export class DepositRefunds {
   }
 
   /** Answers the last run did not write (it refused, or no longer needed them). */
-  unwritten(): { ask: RefundAsk; outcome: RefundOutcome }[] {
+  unwritten(): RefundAnswer[] {
     return [...this.#answers].filter(([id]) => !this.#taken.has(id)).map(([, answer]) => answer);
   }
 }
@@ -251,6 +251,21 @@ class RefundsToMake extends Error {
   }
 }
 
+/** A refund the provider answered: what was asked, and its outcome. */
+export interface RefundAnswer {
+  ask: RefundAsk;
+  outcome: RefundOutcome;
+}
+
+/**
+ * Cancels, in `trx`, the booking of a refund the provider made that no run of its cancellation wrote
+ * (the booking asked about was refused meanwhile: cancelled on its own, say, while a series' following
+ * visits waited for their refunds), as the cancellation was asked (its reason, actor and time), writing
+ * the refund with it. False when the booking is not to be cancelled (it is no longer live): the refund
+ * is then written on its own.
+ */
+export type CancelRefunded = (trx: Db, answer: RefundAnswer, asked: CancellationAsked) => Promise<boolean>;
+
 /** Runs after which the work gives up: each makes only the refunds that became due since the last. */
 const MAX_RUNS = 4;
 
@@ -259,14 +274,16 @@ const MAX_RUNS = 4;
  * answer to: between runs the refunds it asked for are written as calls, made outside any transaction,
  * and their answers handed to the next run. A refund the provider cannot be reached for leaves its call
  * in doubt, and the cancellation answers 503 payments_unavailable: asking again completes it, and so
- * does the sweeper once the provider answers. A provider's answer the work did not write (it was
- * refused meanwhile) is written on its own: the money moved.
+ * does the sweeper once the provider answers. A refund made that the work did not write (it was
+ * refused meanwhile) cancels its booking all the same (`cancelRefunded`), or, the booking no longer
+ * live, is written on its own: the money moved, and a live booking never has its deposit refunded.
  */
 export async function withRefundsFirst<T>(
   db: Db,
   payments: PaymentProvider | null | undefined,
   asked: CancellationAsked,
   work: (trx: Db, refunds: DepositRefunds) => Promise<T>,
+  cancelRefunded: CancelRefunded,
   refunds = new DepositRefunds(),
 ): Promise<T> {
   for (let run = 1; ; run += 1) {
@@ -277,11 +294,11 @@ export async function withRefundsFirst<T>(
         refunds.endOfWork();
         return done;
       });
-      await writeRefundsAlone(db, refunds.unwritten());
+      await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
       return value;
     } catch (error) {
       if (!(error instanceof RefundsToMake)) {
-        if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten());
+        if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
         throw error;
       }
       if (run >= MAX_RUNS) {
@@ -334,16 +351,22 @@ function refundCall(ask: RefundAsk, asked: CancellationAsked): PaymentCall {
 
 /**
  * Writes refunds the provider answered that no cancellation wrote (it was refused, or no longer needed
- * them): an accepted refund is recorded on its checkout and the booking's paid deposit is `refunded`;
- * either way its call is done. Only a call still written is: another run may have written it.
+ * them): an accepted refund cancels its booking while it is live (`cancelRefunded`); otherwise it is
+ * recorded on its checkout and the booking's paid deposit is `refunded`; either way its call is done.
+ * Only a call still written is: another run may have written it.
  */
 async function writeRefundsAlone(
   db: Db,
-  answers: readonly { ask: RefundAsk; outcome: RefundOutcome }[],
+  answers: readonly RefundAnswer[],
+  asked: CancellationAsked,
+  cancelRefunded: CancelRefunded,
 ): Promise<void> {
   if (answers.length === 0) return;
   await writeTransaction(db, async (trx) => {
-    for (const { ask, outcome } of answers) {
+    for (const answer of answers) {
+      const { ask, outcome } = answer;
+      if (!(await findPaymentCall(trx, ask.organisationId, 'refund', ask.checkoutId))) continue;
+      if (outcome.status === 'refunded' && (await cancelRefunded(trx, answer, asked))) continue;
       if (!(await dropPaymentCall(trx, ask.organisationId, 'refund', ask.checkoutId))) continue;
       if (outcome.status !== 'refunded') continue;
       await trx

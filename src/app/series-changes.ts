@@ -14,6 +14,7 @@ import {
   type Changer,
   cancelInTransaction,
   cancelOrPreview,
+  cancelRefunded,
   type RescheduleResult,
   rescheduleInTransaction,
   rescheduleOrPreview,
@@ -245,5 +246,5 @@ export async function cancelWithScope(
     }
     return { ...first, following };
   };
-  return withRefundsFirst(db, changer.payments, asked, work, refunds);
+  return withRefundsFirst(db, changer.payments, asked, work, cancelRefunded(changer.payments), refunds);
 }

@@ -1432,6 +1432,46 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  /** A weekly series of three colours at Soho, each visit's £20 deposit paid through Stripe. */
+  async function paidColourSeries() {
+    const ids = await catalogueIds(t.database.db);
+    const response = await postBooking(t, colourAtSoho(ids, { repeat: { every_weeks: 1, count: 3 } }));
+    expect(response.statusCode).toBe(201);
+    const visits = response.json().data.series.occurrences as { reference: string; payment_url: string }[];
+    for (const visit of visits) {
+      const session = stripeSessionOf(new URL(visit.payment_url).pathname.split('/')[2]);
+      expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    }
+    return visits.map((visit) => visit.reference);
+  }
+
+  it('cancels every visit whose refund was made when the first of a following cancellation in doubt was cancelled alone', async () => {
+    await start();
+    const visits = await paidColourSeries();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(visits[0]!, { scope: 'following', reason: 'moving away' })).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    expect(fake.refunds.size).toBe(3);
+    // The first visit alone, asked meanwhile: it joins its own refund, the later two stay in doubt.
+    const alone = await cancel(visits[0]!);
+    expect(alone.statusCode, alone.body).toBe(200);
+    await settleLater();
+    for (const reference of visits) {
+      expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    }
+    const later = await t.database.db
+      .selectFrom('bookings')
+      .select(['deposit_refunded', 'cancel_reason'])
+      .where('reference', 'in', visits.slice(1))
+      .execute();
+    expect(later).toEqual([
+      { deposit_refunded: 1, cancel_reason: 'moving away' },
+      { deposit_refunded: 1, cancel_reason: 'moving away' },
+    ]);
+    expect(fake.refunds.size).toBe(3);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('completes a cancellation in doubt while another refund of the sweep keeps failing', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
