@@ -308,8 +308,11 @@ export function cancelBooking(
     db,
     changer.payments,
     asked,
-    (trx, made) => cancelInTransaction(trx, changer, reference, reason, now, made),
-    cancelRefunded(changer.payments),
+    {
+      turns: (trx) => takeBookingTurn(trx, changer.organisationId, reference),
+      work: (trx, made) => cancelInTransaction(trx, changer, reference, reason, now, made),
+      cancelRefunded: cancelRefunded(changer.payments),
+    },
     refunds,
   );
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../data/database.ts';
 import type { FeeKind, PaymentCallsTable } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
@@ -199,9 +200,9 @@ export interface CancellationAsked {
 
 /**
  * The deposit refunds of one cancellation (one booking, or a series' following visits), across the
- * runs of its work. A run asks for a refund it has no answer to (`ask`), and is rolled back; the
- * refunds are written, made, and the next run finds each answer (`take`) and writes it with the
- * cancellation, removing the written call.
+ * runs of its work. A run asks for a refund it has no answer to (`ask`), and is rolled back, the
+ * refunds written in its stead; they are made, and the next run finds each answer (`take`) and writes
+ * it with the cancellation, removing the written call.
  */
 export class DepositRefunds {
   readonly #answers = new Map<string, RefundAnswer>();
@@ -215,7 +216,7 @@ export class DepositRefunds {
     return answer?.outcome;
   }
 
-  /** The run needs this refund made first: it writes nothing (`endOfWork` rolls it back). */
+  /** The run needs this refund made first: it writes nothing (withRefundsFirst rolls it back). */
   ask(ask: RefundAsk): void {
     this.#asked.push(ask);
   }
@@ -234,20 +235,9 @@ export class DepositRefunds {
     return this.#asked;
   }
 
-  /** Inside the run's transaction, last: throws, rolling it back, if a refund is to be made first. */
-  endOfWork(): void {
-    if (this.#asked.length > 0) throw new RefundsToMake();
-  }
-
   /** Answers the last run did not write (it refused, or no longer needed them). */
   unwritten(): RefundAnswer[] {
     return [...this.#answers].filter(([id]) => !this.#taken.has(id)).map(([, answer]) => answer);
-  }
-}
-
-class RefundsToMake extends Error {
-  constructor() {
-    super('Refunds are made at the payment provider before the cancellation is written.');
   }
 }
 
@@ -271,8 +261,9 @@ const MAX_RUNS = 4;
 
 /**
  * Runs `work` (a cancellation, in a write transaction of its own) until it needs no refund it has no
- * answer to: between runs the refunds it asked for are written as calls, made outside any transaction,
- * and their answers handed to the next run. A refund the provider cannot be reached for leaves its call
+ * answer to: a run that asks for refunds is undone and the refunds written as calls in its stead, in its
+ * transaction and under its bookings' turns, so no change of those bookings comes between; the calls
+ * are made outside any transaction, and their answers handed to the next run. A refund the provider cannot be reached for leaves its call
  * in doubt, and the cancellation answers 503 payments_unavailable: asking again completes it, and so
  * does the sweeper once the provider answers. A refund made that the work did not write (it was
  * refused meanwhile) cancels its booking all the same (`cancelRefunded`), or, the booking no longer
@@ -282,36 +273,53 @@ export async function withRefundsFirst<T>(
   db: Db,
   payments: PaymentProvider | null | undefined,
   asked: CancellationAsked,
-  work: (trx: Db, refunds: DepositRefunds) => Promise<T>,
-  cancelRefunded: CancelRefunded,
+  cancellation: {
+    /** Takes the turns of every booking the work decides on (takeTurn), before it runs. */
+    turns: (trx: Db) => Promise<unknown>;
+    work: (trx: Db, refunds: DepositRefunds) => Promise<T>;
+    cancelRefunded: CancelRefunded;
+  },
   refunds = new DepositRefunds(),
 ): Promise<T> {
+  const { turns, work, cancelRefunded } = cancellation;
   for (let run = 1; ; run += 1) {
     refunds.startRun();
+    let step: { done: T } | { calls: PaymentCall[]; before: boolean[] };
     try {
-      const value = await writeTransaction(db, async (trx) => {
+      step = await writeTransaction(db, async (trx) => {
+        // Taken outside the savepoint, whose rollback would let them go (PostgreSQL's advisory locks):
+        // held until the calls are written, no change of these bookings comes between the decision and
+        // its calls. Written later, a move in between left a refund made for a booking kept live.
+        await turns(trx);
+        await sql`savepoint refunds_first`.execute(trx);
         const done = await work(trx, refunds);
-        refunds.endOfWork();
-        return done;
+        if (refunds.asked().length === 0) {
+          await sql`release refunds_first`.execute(trx);
+          return { done };
+        }
+        // The work is undone and the refunds it needs written as calls instead, in its transaction.
+        await sql`rollback to refunds_first`.execute(trx);
+        await sql`release refunds_first`.execute(trx);
+        if (run >= MAX_RUNS) {
+          throw new AppError(
+            'payments_unavailable',
+            'The refunds due changed each time they were made; try again.',
+          );
+        }
+        if (!payments) throw new Error('A cancellation asked for a refund without a payment provider');
+        const calls = refunds.asked().map((ask) => refundCall(ask, asked));
+        return { calls, before: await recordPaymentCalls(trx, calls) };
       });
-      await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
-      return value;
     } catch (error) {
-      if (!(error instanceof RefundsToMake)) {
-        if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
-        throw error;
-      }
-      if (run >= MAX_RUNS) {
-        throw new AppError(
-          'payments_unavailable',
-          'The refunds due changed each time they were made; try again.',
-        );
-      }
+      if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
+      throw error;
     }
-    if (!payments) throw new Error('A cancellation asked for a refund without a payment provider');
-    const calls = refunds.asked().map((ask) => refundCall(ask, asked));
-    const before = await writeTransaction(db, (trx) => recordPaymentCalls(trx, calls));
-    const answers = await Promise.all(calls.map((call, i) => askRefund(payments, call, before[i]!)));
+    if ('done' in step) {
+      await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
+      return step.done;
+    }
+    const { calls, before } = step;
+    const answers = await Promise.all(calls.map((call, i) => askRefund(payments!, call, before[i]!)));
     refunds.asked().forEach((ask, i) => {
       const outcome = answers[i];
       if (outcome) refunds.know(ask, outcome);

@@ -246,5 +246,15 @@ export async function cancelWithScope(
     }
     return { ...first, following };
   };
-  return withRefundsFirst(db, changer.payments, asked, work, cancelRefunded(changer.payments), refunds);
+  return withRefundsFirst(
+    db,
+    changer.payments,
+    asked,
+    {
+      turns: (trx) => seriesUnderTurns(trx, changer.organisationId, reference),
+      work,
+      cancelRefunded: cancelRefunded(changer.payments),
+    },
+    refunds,
+  );
 }

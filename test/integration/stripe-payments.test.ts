@@ -1511,6 +1511,52 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 });
 
+describe.runIf(onPostgres)('a move just as a cancellation asks for its refund (PostgreSQL)', () => {
+  it('refunds the deposit only of a booking that ends up cancelled: the move waits, then is refused', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    // Cancelling late is refused at Soho, moving late is not.
+    await t.database.db
+      .updateTable('locations')
+      .set({ late_cancellation: 'forbid', late_reschedule: 'allow' })
+      .where('slug', '=', 'soho')
+      .execute();
+    const other = t.database.reopen();
+    try {
+      await other.db.connection().execute(async (conn) => {
+        // Another writer holds payment_calls against writes (reads go on): the cancellation has decided
+        // its refund and waits to write its call.
+        await sql`begin`.execute(conn);
+        await sql`lock table payment_calls in exclusive mode`.execute(conn);
+        const cancelled = t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+        await untilLockWaiters(t.database.db, 1);
+        // Moved meanwhile into the cancellation window (Monday 14:00), where cancelling is refused.
+        const moved = t.request({
+          method: 'PATCH',
+          url: `/v1/bookings/${reference}`,
+          payload: { starts_at: '2026-11-23T14:00:00+00:00' },
+        });
+        await Promise.race([moved, untilLockWaiters(t.database.db, 2)]);
+        await sql`rollback`.execute(conn);
+        const [cancelAnswer, moveAnswer] = await Promise.all([cancelled, moved]);
+        expect({ cancel: cancelAnswer.statusCode, move: moveAnswer.statusCode }).toEqual({
+          cancel: 200,
+          move: 409,
+        });
+      });
+    } finally {
+      await other.close();
+    }
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'cancelled',
+      deposit_status: 'refunded',
+      starts_at: STARTS_AT,
+    });
+    expect(fake.refunds.size).toBe(1);
+  });
+});
+
 describe('review: a deposit paid through Stripe is refunded whoever cancels the booking on time', () => {
   it('refunds it when the customer cancels on the booking’s page', async () => {
     await start();
