@@ -146,13 +146,18 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       try {
         const made = request.askedBefore ? await refundMadeFor(request) : undefined;
         if (made) return refundOutcome(made);
-        const refund = await stripe.refunds.create(
-          {
-            payment_intent: request.paymentRef,
-            amount: toStripeAmount(request.amountMinor, request.currency),
-            metadata: { checkout_session: request.key },
-          },
-          { idempotencyKey: `refund:${request.key}` },
+        const refund = await pastServerErrors(
+          `refund:${request.key}`,
+          (idempotencyKey) =>
+            stripe.refunds.create(
+              {
+                payment_intent: request.paymentRef,
+                amount: toStripeAmount(request.amountMinor, request.currency),
+                metadata: { checkout_session: request.key },
+              },
+              { idempotencyKey },
+            ),
+          () => refundMadeFor(request),
         );
         return refundOutcome(refund);
       } catch (error) {
@@ -168,18 +173,23 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       try {
         const made = request.askedBefore ? await chargeMadeFor(request) : undefined;
         if (made) return chargeOutcome(made);
-        const intent = await stripe.paymentIntents.create(
-          {
-            amount: toStripeAmount(request.amountMinor, request.currency),
-            currency: request.currency.toLowerCase(),
-            customer: request.customerRef,
-            payment_method: request.paymentMethodRef,
-            off_session: true,
-            confirm: true,
-            description: request.description,
-            metadata: { charge: request.key },
-          },
-          { idempotencyKey: `charge:${request.key}` },
+        const intent = await pastServerErrors(
+          `charge:${request.key}`,
+          (idempotencyKey) =>
+            stripe.paymentIntents.create(
+              {
+                amount: toStripeAmount(request.amountMinor, request.currency),
+                currency: request.currency.toLowerCase(),
+                customer: request.customerRef,
+                payment_method: request.paymentMethodRef,
+                off_session: true,
+                confirm: true,
+                description: request.description,
+                metadata: { charge: request.key },
+              },
+              { idempotencyKey },
+            ),
+          () => chargeMadeFor(request),
         );
         return chargeOutcome(intent);
       } catch (error) {
@@ -210,6 +220,42 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
     retrieveCheckoutSession: (id) => call(() => stripe.checkout.sessions.retrieve(id)),
     retrieveSetupIntent: (id) => call(() => stripe.setupIntents.retrieve(id)),
   };
+}
+
+/** Keys a refund or charge is tried under, one after another, while Stripe answers each 500. */
+const KEYS_PAST_SERVER_ERRORS = 3;
+
+/**
+ * Creates a refund or charge under `key`, and past Stripe's 500s: Stripe stores a 500 under its
+ * idempotency key and answers every repeat of it with that 500 for 24 hours, so a call asked again
+ * under the same key stayed in doubt (its booking not movable, its fee not waivable) for a day. A 500
+ * is an answer: the request has run its course at Stripe. What it made, if anything, is looked for
+ * (`madeBefore`, by its metadata) and taken; if nothing was made, the call is made under the next key
+ * of a fixed sequence (`<key>:after-500:<n>`), the same for every ask, so two asks at once (a retried
+ * request and the sweeper) share each key and can never make it twice. Every ask walks the sequence
+ * from the first key: a stored 500 answers at once, and what a later key made is found by the search
+ * before that key is tried again.
+ */
+async function pastServerErrors<T>(
+  key: string,
+  create: (idempotencyKey: string) => Promise<T>,
+  madeBefore: () => Promise<T | undefined>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    const idempotencyKey = attempt === 0 ? key : `${key}:after-500:${attempt}`;
+    try {
+      return await create(idempotencyKey);
+    } catch (error) {
+      if (!isServerError(error) || attempt + 1 >= KEYS_PAST_SERVER_ERRORS) throw error;
+    }
+    const made = await madeBefore();
+    if (made) return made;
+  }
+}
+
+/** Stripe's own 500 (an api_error), stored under the key; not a network failure, nor a gateway's 502-504. */
+function isServerError(error: unknown): boolean {
+  return error instanceof Stripe.errors.StripeAPIError && error.statusCode === 500;
 }
 
 function refundOutcome(refund: Stripe.Refund): RefundOutcome {

@@ -43,6 +43,12 @@ export interface FakeStripe {
   /** Requests to this path are carried out, replays included, but their answers are lost. */
   loseAnswersTo: string | null;
   /**
+   * The next `count` new requests to `path` (a key not seen before) fail with a 500 api_error, which,
+   * as Stripe does, is stored under their Idempotency-Key and answered again to every repeat of it for
+   * a day. `made`: the object was created before the error (a refund or charge made all the same).
+   */
+  serverErrors: { path: string; count: number; made: boolean } | null;
+  /**
    * Where the hosted pages deliver what the customer did there (the signed event, before sending the
    * customer on), as Stripe does to the endpoint set up in its dashboard; null: nothing is delivered.
    */
@@ -94,6 +100,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     holdAnswers: null,
     refuseRefunds: false,
     loseAnswersTo: null,
+    serverErrors: null,
     webhookUrl: null,
     deliveries: [],
     pay(sessionId) {
@@ -314,7 +321,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         response.socket?.destroy();
         return;
       }
-      response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
+      response.writeHead(status, {
+        'content-type': 'application/json',
+        'request-id': id('req'),
+        // A stored 500 is answered again to every retry under its key: retrying is a no-op.
+        ...(status >= 500 ? { 'stripe-should-retry': 'false' } : {}),
+      });
       response.end(answer);
     };
     if (request.headers.authorization !== `Bearer ${fake.secretKey}`) {
@@ -357,8 +369,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     const params = method === 'GET' ? parseForm(url.searchParams.toString()) : parseForm(body);
-    const result = route[2](route[1].exec(url.pathname)!, params);
-    const [status, object] = Array.isArray(result) ? [result[0], { error: result[1] }] : [200, result];
+    const failing = fake.serverErrors;
+    const serverError = method === 'POST' && failing?.path === url.pathname && failing.count > 0;
+    if (serverError) failing.count -= 1;
+    // A 500 whose object was made first, or a 500 alone.
+    const result: Json | [number, Json] =
+      serverError && !failing.made ? {} : route[2](route[1].exec(url.pathname)!, params);
+    const [status, object] = serverError
+      ? [500, { error: { type: 'api_error', message: 'An unknown error occurred' } }]
+      : Array.isArray(result)
+        ? [result[0], { error: result[1] }]
+        : [200, result];
     const answer = JSON.stringify(object);
     if (key && method === 'POST')
       idempotent.set(`${method} ${url.pathname} ${key}`, { body, status, answer });

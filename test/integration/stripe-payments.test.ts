@@ -1472,6 +1472,73 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('cancels at once when Stripe answered the refund 500 without making it: one refund, under a key of its own', async () => {
+    await start();
+    const { reference, session } = await paidColour();
+    fake.serverErrors = { path: '/v1/refunds', count: 1, made: false };
+    const answer = await cancel(reference, { reason: 'ill' });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    const keys = fake.requests.filter((r) => r.path === '/v1/refunds' && r.method === 'POST');
+    expect(new Set(keys.map((r) => r.idempotencyKey)).size).toBe(2);
+    expect(keys[0]!.idempotencyKey).toBe(`refund:${session.client_reference_id}`);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('writes the refund Stripe made before answering 500 and makes no other', async () => {
+    await start();
+    const { reference } = await paidColour();
+    fake.serverErrors = { path: '/v1/refunds', count: 1, made: true };
+    const answer = await cancel(reference);
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(fake.refunds.size).toBe(1);
+    const row = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('refund_ref')
+      .where('refund_ref', 'is not', null)
+      .executeTakeFirstOrThrow();
+    expect(row.refund_ref).toBe([...fake.refunds.keys()][0]);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('charges a fee Stripe answered 500 once: the charge it made is written, none made anew, nothing left blocked', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const charge = () =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: true };
+    const { fee } = await charge();
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('charges a fee Stripe answered 500 without charging, under a key of its own, once', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: false };
+    const { fee } = await chargeFee(
+      t.database.db,
+      org.id,
+      PROTECTED,
+      t.clock.nowMs(),
+      undefined,
+      t.deps.payments,
+    );
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('completes a cancellation in doubt while another refund of the sweep keeps failing', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
