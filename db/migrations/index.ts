@@ -24,6 +24,7 @@ import * as oauthClientLifetime from './2026-11-30-0031-oauth-client-lifetime.ts
 import * as holdsEndAtStart from './2026-11-30-0032-holds-end-at-start.ts';
 import * as paymentCalls from './2026-11-30-0033-payment-calls.ts';
 import * as busyCopyNote from './2026-11-30-0034-busy-copy-note.ts';
+import * as paymentCallProvider from './2026-11-30-0035-payment-call-provider.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-0032-holds-end-at-start': holdsEndAtStart,
   '2026-11-30-0033-payment-calls': paymentCalls,
   '2026-11-30-0034-busy-copy-note': busyCopyNote,
+  '2026-11-30-0035-payment-call-provider': paymentCallProvider,
 };

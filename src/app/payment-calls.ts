@@ -40,6 +40,28 @@ export async function recordPaymentCalls(trx: Db, calls: readonly PaymentCall[])
   return before;
 }
 
+/**
+ * Whether `payments` may complete this call: only the provider it was asked of knows what became of it
+ * (the local test mode would write a call asked of Stripe as refunded or charged, whatever Stripe did).
+ * A call written before its provider was recorded is left to a provider that takes money.
+ */
+export function madeBy(
+  call: Pick<PaymentCall, 'provider'>,
+  payments: PaymentProvider | null | undefined,
+): boolean {
+  if (!payments) return false;
+  return call.provider === null ? payments.takesMoney : call.provider === payments.name;
+}
+
+/** 503 payments_unavailable for a call in doubt that the provider configured now did not make. */
+export function refuseUnlessMadeBy(call: PaymentCall, payments: PaymentProvider | null | undefined): void {
+  if (madeBy(call, payments)) return;
+  throw new AppError(
+    'payments_unavailable',
+    `A ${call.kind === 'refund' ? 'refund' : 'charge'} of this booking was asked of ${call.provider ?? 'the payment provider'} and its outcome is not known; it is completed once PAYMENT_PROVIDER is ${call.provider ?? 'that provider'} again.`,
+  );
+}
+
 export function findPaymentCall(
   trx: Db,
   organisationId: string,
@@ -307,8 +329,13 @@ export async function withRefundsFirst<T>(
           );
         }
         if (!payments) throw new Error('A cancellation asked for a refund without a payment provider');
-        const calls = refunds.asked().map((ask) => refundCall(ask, asked));
-        return { calls, before: await recordPaymentCalls(trx, calls) };
+        const calls = refunds.asked().map((ask) => refundCall(ask, asked, payments.name));
+        const before = await recordPaymentCalls(trx, calls);
+        for (const [i, call] of calls.entries()) {
+          const written = before[i] && (await findPaymentCall(trx, call.organisation_id, 'refund', call.key));
+          if (written) refuseUnlessMadeBy(written, payments);
+        }
+        return { calls, before };
       });
     } catch (error) {
       if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
@@ -334,7 +361,7 @@ export async function withRefundsFirst<T>(
 }
 
 /** The written call of a cancellation's refund. */
-function refundCall(ask: RefundAsk, asked: CancellationAsked): PaymentCall {
+function refundCall(ask: RefundAsk, asked: CancellationAsked, provider: string): PaymentCall {
   return {
     organisation_id: ask.organisationId,
     kind: 'refund',
@@ -354,6 +381,7 @@ function refundCall(ask: RefundAsk, asked: CancellationAsked): PaymentCall {
     actor: asked.actor,
     requested_at: asked.requestedAt,
     attempted_at: null,
+    provider,
   };
 }
 

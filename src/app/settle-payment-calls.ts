@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../data/database.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { askRefund, DepositRefunds, isRefusal, type PaymentCall } from './payment-calls.ts';
+import { askRefund, DepositRefunds, isRefusal, madeBy, type PaymentCall } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { cancelWithScope } from './series-changes.ts';
 import { completeCharge } from './staff-actions.ts';
@@ -38,6 +38,12 @@ export async function settlePaymentCalls(
   const due = await db
     .selectFrom('payment_calls')
     .selectAll()
+    // Only the provider a call was asked of completes it (madeBy); the others' wait for theirs.
+    .where((eb) =>
+      payments.takesMoney
+        ? eb.or([eb('provider', '=', payments.name), eb('provider', 'is', null)])
+        : eb('provider', '=', payments.name),
+    )
     .where(sql<number>`coalesce(attempted_at, requested_at)`, '<=', now - SETTLE_AFTER_MS)
     .orderBy('requested_at')
     .limit(literalLimit(BATCH))
@@ -56,6 +62,26 @@ export async function settlePaymentCalls(
   }
   if (failure) throw failure;
   return settled;
+}
+
+/**
+ * The calls in doubt that the provider configured now (none, or another) did not make, by the provider
+ * they were asked of: they wait, in doubt, for it to be configured again (their bookings cannot be moved
+ * or checked out meanwhile), and `booking serve` says so as it starts.
+ */
+export async function callsWaitingForTheirProvider(
+  db: Db,
+  payments: PaymentProvider | null,
+): Promise<{ provider: string; calls: number }[]> {
+  const rows = await db
+    .selectFrom('payment_calls')
+    .select(['provider', (eb) => eb.fn.countAll<number | string | bigint>().as('calls')])
+    .groupBy('provider')
+    .execute();
+  return rows
+    .filter((row) => !madeBy(row, payments))
+    .map((row) => ({ provider: row.provider ?? 'unrecorded', calls: Number(row.calls) }))
+    .sort((a, b) => a.provider.localeCompare(b.provider));
 }
 
 /** Takes the call for this sweep: false when another process took it, or it was completed meanwhile. */

@@ -21,6 +21,7 @@ import {
   dropPaymentCall,
   type PaymentCall,
   recordPaymentCalls,
+  refuseUnlessMadeBy,
   refuseWhileCancelling,
 } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
@@ -114,14 +115,17 @@ export async function chargeFee(
       if (fee.chargeAmountMinor === 0) {
         return { status: processedStatus(figuresOf(fee), true), failureReason: null, paymentRef: null };
       }
+      // Asked before and in doubt: asked again, as it was, of the provider it was asked of only.
+      const asked = await chargeOfFee(trx, organisationId, booking.id, fee.kind);
+      if (asked) {
+        refuseUnlessMadeBy(asked, payments);
+        return { call: asked };
+      }
       if (!payments?.takesMoney) {
         const succeeded = booking.protection.paymentMethodSaved;
         const status = processedStatus(figuresOf(fee), succeeded);
         return { status, failureReason: succeeded ? null : 'no payment method saved', paymentRef: null };
       }
-      // Asked before and in doubt: asked again, as it was.
-      const asked = await chargeOfFee(trx, organisationId, booking.id, fee.kind);
-      if (asked) return { call: asked };
       const card = await savedCard(trx, organisationId, booking.id);
       if (!card) {
         return { status: 'failed', failureReason: `no card saved with ${payments.name}`, paymentRef: null };
@@ -146,6 +150,7 @@ export async function chargeFee(
           actor,
           requested_at: now,
           attempted_at: null,
+          provider: payments.name,
         },
       };
     },

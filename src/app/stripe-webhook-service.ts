@@ -141,6 +141,7 @@ async function refundToMake(
     actor: ACTOR,
     requested_at: now,
     attempted_at: null,
+    provider: 'stripe',
   };
   const [askedBefore] = await recordPaymentCalls(trx, [call]);
   return { call, askedBefore: askedBefore! };

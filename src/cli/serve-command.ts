@@ -6,6 +6,7 @@ import { type Config, LOOPBACK_HOSTS } from '../app/config.ts';
 import { startHoldSweeper } from '../app/hold-sweeper.ts';
 import { startOauthSweeper } from '../app/oauth-records.ts';
 import { startOutboxWorker } from '../app/outbox-delivery.ts';
+import { callsWaitingForTheirProvider } from '../app/settle-payment-calls.ts';
 import { startWaitlistWorker } from '../app/waitlist/offers.ts';
 import { startWebhookWorker } from '../app/webhooks/delivery.ts';
 import { httpSender } from '../app/webhooks/sender.ts';
@@ -78,6 +79,12 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     oauthClientMetadataAllowLoopback: config.oauthClientMetadataAllowLoopback,
   });
   const address = await app.listen({ port: config.port, host: config.host });
+  for (const waiting of await callsWaitingForTheirProvider(db, runtime.deps.payments)) {
+    logger.warn(
+      { provider: waiting.provider, calls: waiting.calls, payment_provider: config.paymentProvider },
+      'refunds or fee charges in doubt wait for the payment provider they were asked of; their bookings cannot be moved or checked out until PAYMENT_PROVIDER names it again',
+    );
+  }
   const stopSweeper = startHoldSweeper(
     db,
     clock,

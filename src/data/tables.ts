@@ -399,6 +399,8 @@ export interface PaymentCallsTable {
   requested_at: number;
   /** When the sweeper last tried to complete it. */
   attempted_at: number | null;
+  /** The provider it was asked of, the only one that completes it (null: written before 0035). */
+  provider: string | null;
 }
 
 export interface BookingFeesTable {

@@ -1539,6 +1539,67 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('leaves a refund asked of Stripe in doubt while the server runs in the local test mode or with none, and says so', async () => {
+    await start();
+    const { reference } = await paidColour();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    const { settlePaymentCalls, callsWaitingForTheirProvider } = await import(
+      '../../src/app/settle-payment-calls.ts'
+    );
+    const { localCheckout } = await import('../../src/app/payments.ts');
+    const { cancelBooking } = await import('../../src/app/booking-changes.ts');
+    const later = t.clock.nowMs() + 5 * 60_000;
+    // The test mode moves no money: it neither completes Stripe's call nor lets it be asked again.
+    expect(await settlePaymentCalls(t.database.db, localCheckout, later)).toBe(0);
+    await expect(
+      cancelBooking(
+        t.database.db,
+        { organisationId: org.id, actor: 'staff', payments: localCheckout },
+        reference,
+        undefined,
+        t.clock.nowMs(),
+      ),
+    ).rejects.toMatchObject({ code: 'payments_unavailable', message: expect.stringMatching(/stripe/) });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+    expect(await paymentCalls()).toHaveLength(1);
+    expect(await callsWaitingForTheirProvider(t.database.db, localCheckout)).toEqual([
+      { provider: 'stripe', calls: 1 },
+    ]);
+    expect(await callsWaitingForTheirProvider(t.database.db, null)).toEqual([
+      { provider: 'stripe', calls: 1 },
+    ]);
+    expect(await callsWaitingForTheirProvider(t.database.db, stripeProvider())).toEqual([]);
+    // Stripe again: completed as it was asked.
+    expect(await settleLater()).toBe(1);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+  });
+
+  it('leaves a fee charge asked of Stripe unprocessed while the server runs without it', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.loseAnswersTo = '/v1/payment_intents';
+    const charge = (payments: typeof t.deps.payments) =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, payments);
+    await expect(charge(t.deps.payments)).rejects.toMatchObject({ code: 'payments_unavailable' });
+    fake.loseAnswersTo = null;
+    const { localCheckout } = await import('../../src/app/payments.ts');
+    for (const payments of [null, localCheckout]) {
+      await expect(charge(payments)).rejects.toMatchObject({ code: 'payments_unavailable' });
+    }
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
+    expect(await paymentCalls()).toHaveLength(1);
+    const { fee } = await charge(t.deps.payments);
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+  });
+
   it('completes a cancellation in doubt while another refund of the sweep keeps failing', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
