@@ -112,10 +112,20 @@ export const TOOL_OUTCOMES = {
       ? 'That time has already passed; offer the nearest free times in alternatives.'
       : 'That time has already passed and nothing is free soon; offer another day.',
   ),
-  too_soon: outcome<{ notice: string; alternatives: number }>('conflict', ({ notice, alternatives }) =>
-    alternatives > 0
-      ? `That is too soon: bookings there need ${notice}; offer the earliest free times in alternatives.`
-      : `That is too soon: bookings there need ${notice}, and nothing is free soon after; offer another day.`,
+  /**
+   * `needing`: what the booking waits for ("a deposit paid first") when that, not the location's own
+   * notice, is why it needs this much (noticeMinutes): the location may book other services sooner.
+   */
+  too_soon: outcome<{ notice: string; needing: string | null; alternatives: number }>(
+    'conflict',
+    ({ notice, needing, alternatives }) => {
+      const needs = needing
+        ? `bookings that need ${needing} need ${notice} there`
+        : `bookings there need ${notice}`;
+      return alternatives > 0
+        ? `That is too soon: ${needs}; offer the earliest free times in alternatives.`
+        : `That is too soon: ${needs}, and nothing is free soon after; offer another day.`;
+    },
   ),
   too_far_ahead: outcome<{ location: string; until: string }>(
     'conflict',

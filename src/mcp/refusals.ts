@@ -1,5 +1,6 @@
 import { localDateAt } from '../domain/time-format.ts';
 import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
+import { refusedNoticeNeeding } from './hold-notice.ts';
 import type { Place } from './resolution.ts';
 import { speakClashes } from './series-words.ts';
 import { speakDate, speakNotice, speakOnDate } from './speech.ts';
@@ -69,10 +70,15 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
         const extra = await offer(2, today);
         return failure('time_passed', { alternatives: extra.alternatives.length }, extra);
       }
-      const extra = await offer(ALTERNATIVE_DAYS, today);
       const minutes = Number(details.min_notice_minutes);
+      const [extra, needing] = await Promise.all([
+        offer(ALTERNATIVE_DAYS, today),
+        Number.isFinite(minutes)
+          ? api.locationInfo(place.location.slug).then((info) => refusedNoticeNeeding(info, minutes))
+          : null,
+      ]);
       const notice = Number.isFinite(minutes) ? speakNotice(minutes) : 'more notice';
-      return failure('too_soon', { notice, alternatives: extra.alternatives.length }, extra);
+      return failure('too_soon', { notice, needing, alternatives: extra.alternatives.length }, extra);
     }
     case 'too_far_ahead':
       return failure('too_far_ahead', { location: place.location.name, until: day(details.last_date) }, base);

@@ -198,3 +198,65 @@ describe('a booking under Booking Protection', () => {
     expect(later.json().data.hold_expires_at).toBe(`${THURSDAY}T10:15:00Z`);
   });
 });
+
+describe('the MCP tools', () => {
+  it('say the longer notice is for bookings with a deposit or card, in a refusal and in get_location_info', async () => {
+    const ids = await start();
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      t.clock.set(`${MONDAY}T08:50:00Z`);
+      const soon = await mcp.call('book', {
+        location: 'soho',
+        services: 'colour',
+        starts_at: `${MONDAY}T09:00:00Z`,
+        client_id: ids.jo,
+      });
+      expect(soon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
+      expect(soon.hint).toBe(
+        "That is too soon: bookings that need a deposit paid first need 15 minutes' notice there; offer the earliest free times in alternatives.",
+      );
+      const soho = await mcp.call('get_location_info', { location: 'soho' });
+      expect(soho.policy_spoken).toMatch(
+        /Bookings need no notice and are taken up to \d+ days ahead; bookings that need a deposit paid first need 15 minutes' notice\.$/,
+      );
+
+      t.clock.set(`${THURSDAY}T09:50:00Z`);
+      const protectedSoon = await mcp.call('book', {
+        location: 'kings-cross',
+        services: 'cut',
+        starts_at: `${THURSDAY}T10:00:00Z`,
+        client_id: ids.jo,
+      });
+      expect(protectedSoon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
+      expect(protectedSoon.hint).toMatch(
+        /^That is too soon: bookings that need a card saved first need 15 minutes' notice there;/,
+      );
+      const kingsCross = await mcp.call('get_location_info', { location: 'kings-cross' });
+      expect(kingsCross.policy_spoken).toMatch(
+        /; bookings that need a card saved first need 15 minutes' notice\.$/,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("say only the location's notice where it is the longer", async () => {
+    const ids = await start({ min_notice_minutes: 60 });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const soon = await mcp.call('book', {
+        location: 'soho',
+        services: 'colour',
+        starts_at: `${MONDAY}T09:30:00Z`,
+        client_id: ids.jo,
+      });
+      expect(soon.hint).toMatch(/^That is too soon: bookings there need 1 hour's notice;/);
+      const soho = await mcp.call('get_location_info', { location: 'soho' });
+      expect(soho.policy_spoken).toMatch(
+        /Bookings need 1 hour's notice and are taken up to \d+ days ahead\.$/,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -36,8 +36,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   ],
   time_passed: [{ alternatives: 3 }, { alternatives: 0 }],
   too_soon: [
-    { notice: "1 hour's notice", alternatives: 3 },
-    { notice: "2 hours' notice", alternatives: 0 },
+    { notice: "1 hour's notice", needing: null, alternatives: 3 },
+    { notice: "2 hours' notice", needing: null, alternatives: 0 },
+    { notice: "15 minutes' notice", needing: 'a deposit paid first', alternatives: 3 },
+    { notice: "15 minutes' notice", needing: 'a card saved first', alternatives: 0 },
   ],
   too_far_ahead: [{ location: 'Northside Camden', until: 'Sunday 21 February' }],
   closed: [

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LocationInfo } from '../booking-api.ts';
+import { holdNoticeAt } from '../hold-notice.ts';
 import { type Place, resolveLocation } from '../resolution.ts';
 import { speakDate, speakNotice, speakPrice } from '../speech.ts';
 import { speakWeeklyHours, speakWindow } from '../spoken-hours.ts';
@@ -68,7 +69,9 @@ function depositsSpoken(info: LocationInfo, place: Place): string | null {
 /**
  * The policy as a receptionist explains it: "Cancellations or changes less than 24 hours before the
  * appointment are late: a paid deposit is then kept, and late changes are not possible. Bookings
- * need an hour's notice and are taken up to 90 days ahead."
+ * need an hour's notice and are taken up to 90 days ahead." A booking that waits for its deposit or card
+ * may need more ("...; bookings that need a deposit paid first need 15 minutes' notice"), as a too_soon
+ * refusal of one says.
  */
 function policySpoken(info: LocationInfo): string {
   const { policy } = info;
@@ -89,8 +92,10 @@ function policySpoken(info: LocationInfo): string {
     `Earlier, a paid deposit is refunded.`,
   ];
   if (info.booking_protection_policy.applies) said.push(protectionTerms(info.booking_protection_policy));
+  const held = holdNoticeAt(info);
   said.push(
-    `Bookings need ${speakNotice(policy.min_notice_minutes)} and are taken up to ${policy.max_advance_days} days ahead.`,
+    `Bookings need ${speakNotice(policy.min_notice_minutes)} and are taken up to ${policy.max_advance_days} days ahead` +
+      `${held ? `; bookings that need ${held.needing} need ${speakNotice(held.minutes)}` : ''}.`,
   );
   return said.join(' ');
 }
