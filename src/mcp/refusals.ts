@@ -66,7 +66,8 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
         : failure('slot_taken', { alternatives }, extra);
     }
     case 'too_soon': {
-      if (Date.parse(asked.startsAt) <= api.now()) {
+      // As REST words it: a start at this very instant is not past (bookable with no notice), just too soon.
+      if (Date.parse(asked.startsAt) < api.now()) {
         const extra = await offer(2, today);
         return failure('time_passed', { alternatives: extra.alternatives.length }, extra);
       }

@@ -240,6 +240,34 @@ describe('the MCP tools', () => {
     }
   });
 
+  it('say a start at this very instant is too soon, as REST does, and one before it has passed', async () => {
+    const ids = await start();
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const now = await mcp.call('book', {
+        location: 'soho',
+        services: 'colour',
+        starts_at: `${MONDAY}T09:00:00Z`,
+        client_id: ids.jo,
+      });
+      expect(now).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
+      expect(now.hint).toMatch(/^That is too soon: bookings that need a deposit paid first need 15 minutes'/);
+      expect(now.detail).toMatch(/^That time is too soon/);
+      expect(now.alternatives[0].starts_at).toBe(`${MONDAY}T09:15:00+00:00`);
+
+      const before = await mcp.call('book', {
+        location: 'soho',
+        services: 'colour',
+        starts_at: `${MONDAY}T08:45:00Z`,
+        client_id: ids.jo,
+      });
+      expect(before).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
+      expect(before.hint).toMatch(/^That time has already passed;/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("say only the location's notice where it is the longer", async () => {
     const ids = await start({ min_notice_minutes: 60 });
     const mcp = await connectInProcess(t, t.keys.readWrite);
