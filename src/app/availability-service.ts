@@ -135,6 +135,39 @@ export async function getAvailability(
 }
 
 /**
+ * Why a day that has begun (today) has no free time left, for the customer pages to say as it is:
+ * `notice`, a time later today is free but inside the notice this booking needs (too soon to book
+ * online); `booked`, the working time left is all taken; `hours_over`, no working time left today fits
+ * the services (the day is over for them). A closed day is no question for this: its closure says why.
+ */
+export type EmptyTodayCause = 'notice' | 'booked' | 'hours_over';
+
+/**
+ * What keeps today's remaining time from being offered (EmptyTodayCause): the day searched again
+ * without the notice, then without the bookings. `except`: a start not counted as free (the booking
+ * being moved, whose own time is no move).
+ */
+export async function whyNothingIsLeftToday(
+  db: Db,
+  organisationId: string,
+  request: AvailabilityRequest,
+  now: number,
+  except?: number,
+): Promise<EmptyTodayCause> {
+  const today = localDateAt(now, request.location.timezone);
+  const { query } = await loadQuery(db, organisationId, request, today, 1, now);
+  if (!query) return 'hours_over';
+  const freeIn = (q: AvailabilityQuery) => findSlots(q).some((slot) => slot.startsAt !== except);
+  const withoutNotice: AvailabilityQuery = { ...query, minNoticeMinutes: 0 };
+  if (freeIn(withoutNotice)) return 'notice';
+  const nobodyBooked: AvailabilityQuery = {
+    ...withoutNotice,
+    staff: withoutNotice.staff.map((member) => ({ ...member, bookings: [] })),
+  };
+  return freeIn(nobodyBooked) ? 'booked' : 'hours_over';
+}
+
+/**
  * getAvailability's answer, and the instant until which the same data gives the same answer as the
  * clock moves on (see slotsStableUntil): what lets availability-cache.ts reuse it.
  */

@@ -90,7 +90,7 @@ describe('choosing a day and a time', () => {
     expect(later).toContain('<button type="submit" name="date" value="2026-11-23">Earlier days</button>');
   });
 
-  it('says why a day has no times: closed, closed for a reason, too soon, too far ahead, fully booked', async () => {
+  it('says why a day has no times: closed, closed for a reason, too soon, the day over, too far ahead, fully booked', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     expect(await search({ date: '2026-11-29' })).toContain('No free times that day. Closed that day.');
     expect(await search({ date: '2026-12-25' })).toContain(
@@ -99,10 +99,16 @@ describe('choosing a day and a time', () => {
     expect(await search({ date: '2027-03-01' })).toContain(
       'Too far ahead: times can be booked up to 90 days ahead.',
     );
-    // A day already past is read as today; late in the evening nothing is left today.
-    t.clock.set('2026-11-23T17:30:00Z');
+    // A day already past is read as today. At 16:30 Amara is free until 18:00, but a cut (an hour)
+    // needs an hour's notice: too soon online, the salon may still fit one in.
+    t.clock.set('2026-11-23T16:30:00Z');
     expect(await search({ date: '2026-11-20' })).toContain(
       'Too soon: no times are left to book online today. Call +442074850000 to ask.',
+    );
+    // At 17:30 no cut fits before 18:00 whatever the notice: the day is over, not too soon.
+    t.clock.set('2026-11-23T17:30:00Z');
+    expect(await search({ date: '2026-11-23' })).toContain(
+      'No free times that day. No more times today: the working day is over.',
     );
     t.clock.set(NOW);
     // Ben works Saturday alone; book every Saturday time and the day is fully booked.

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { getAvailability } from '../../app/availability-service.ts';
+import { getAvailability, whyNothingIsLeftToday } from '../../app/availability-service.ts';
 import {
   cancelBooking,
   previewCancellation,
@@ -50,6 +50,7 @@ import {
   startsOn,
   stylistsFor,
   timeGroups,
+  todayNeedsCause,
   zoneWords,
 } from './time-picker.ts';
 
@@ -231,18 +232,17 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
             : localDateAt(chosenAt, view.location.timezone);
         const window = dayWindow(today, asked);
         const location = await rescheduleHorizon(deps.db, view.booking, view.location);
+        const search = {
+          location,
+          serviceIds: view.booking.serviceIds,
+          staffId: staff?.id,
+          excludeBookingId: view.booking.id,
+          movesHold: isHeld(view.booking, now),
+        };
         const availability = await getAvailability(
           deps.db,
           view.organisation.id,
-          {
-            location,
-            serviceIds: view.booking.serviceIds,
-            staffId: staff?.id,
-            excludeBookingId: view.booking.id,
-            movesHold: isHeld(view.booking, now),
-            fromDate: window.start,
-            days: STRIP_DAYS,
-          },
+          { ...search, fromDate: window.start, days: STRIP_DAYS },
           now,
         );
         // The booking's own time is not a move.
@@ -253,13 +253,21 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           locale: view.organisation.locale,
           availability: { ...availability, slots: others },
           staffName: staff?.name,
-          now,
         };
         if (chosenAt === undefined && nobodyWorksOn(found, window.date)) {
           found.open = {
             weekdays: await openWeekdays(deps.db, view.organisation.id, view.location.id),
             services: view.services.map((s) => s.name).join(' and '),
           };
+        }
+        if (chosenAt === undefined && todayNeedsCause(found, window.date)) {
+          found.todayCause = await whyNothingIsLeftToday(
+            deps.db,
+            view.organisation.id,
+            search,
+            now,
+            view.booking.startsAt,
+          );
         }
         if (chosenAt !== undefined && isWhereItIs(view, chosenAt, staff?.id)) {
           // The move made already (Back to its confirmation after it was confirmed): nothing to move.

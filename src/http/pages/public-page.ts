@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { getAvailability } from '../../app/availability-service.ts';
+import { getAvailability, whyNothingIsLeftToday } from '../../app/availability-service.ts';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { openWeekdays } from '../../app/location-info-service.ts';
@@ -44,6 +44,7 @@ import {
   startsOn,
   stylistsFor,
   timeGroups,
+  todayNeedsCause,
   zoneWords,
 } from './time-picker.ts';
 import { waitlistForm } from './waitlist-page.ts';
@@ -174,7 +175,6 @@ async function bookingPage(
     locale: organisation.locale,
     availability,
     staffName: staff?.name,
-    now,
   };
   if (nobodyWorksOn(found, window.date)) {
     const names = services.filter((s) => chosen.includes(s.id)).map((s) => s.name);
@@ -182,6 +182,14 @@ async function bookingPage(
       weekdays: await openWeekdays(deps.db, organisation.id, location.id),
       services: names.join(' and '),
     };
+  }
+  if (todayNeedsCause(found, window.date)) {
+    found.todayCause = await whyNothingIsLeftToday(
+      deps.db,
+      organisation.id,
+      { location, serviceIds: chosen, staffId: staff?.id },
+      now,
+    );
   }
   const keep: Record<string, string> = { location: location.slug, services: chosen.join(',') };
   if (staff) keep.staff = staff.id;

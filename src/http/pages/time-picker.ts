@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
@@ -10,7 +11,7 @@ import { esc, zoneCity } from './page-shell.ts';
  * a week's days, each a link (GET) saying how many times it has, with the earlier and later weeks; the
  * chosen day's times as radio buttons grouped morning / afternoon / evening, each labelled with its
  * time only (the day is said once, above them); the zone the times are in; and, on a day with none,
- * why (closed, fully booked, too soon, too far ahead).
+ * why (closed, fully booked, too soon, the working day over, too far ahead).
  */
 
 /** The days a strip shows. */
@@ -56,12 +57,25 @@ export interface DaysFound {
   availability: Availability;
   /** The staff member asked for, when one was: a day they do not work says so. */
   staffName?: string | undefined;
-  now: number;
   /**
    * When nobody who does the services works on the day shown (and no stylist was asked for): the days
    * the location opens and the services in words, so an open day is not called closed.
    */
   open?: { weekdays: ReadonlySet<number>; services: string } | undefined;
+  /**
+   * Today shown with no time left (todayNeedsCause): what keeps its remaining time from being offered
+   * (whyNothingIsLeftToday), so "too soon" is said only when the notice is why.
+   */
+  todayCause?: EmptyTodayCause | undefined;
+}
+
+/** Whether `date` is today with no free time and not closed: its cause is then asked (todayCause). */
+export function todayNeedsCause(found: DaysFound, date: string): boolean {
+  return (
+    date === found.window.today &&
+    startsOn(found, date).length === 0 &&
+    !found.availability.closedDays.some((day) => day.date === date)
+  );
 }
 
 /** Nobody who does the services works on `date`, no stylist asked for: `open` tells whether the salon does. */
@@ -81,7 +95,7 @@ export function startsOn(found: DaysFound, date: string): number[] {
 
 /** Why a day has no free time, in the customer's words. */
 export function emptyDayReason(found: DaysFound, date: string): string {
-  const { location, now } = found;
+  const { location } = found;
   const closed = found.availability.closedDays.find((day) => day.date === date);
   if (closed?.cause === 'closure') {
     return closed.closureReason ? `Closed that day: ${closed.closureReason}.` : 'Closed that day.';
@@ -95,14 +109,17 @@ export function emptyDayReason(found: DaysFound, date: string): string {
     }
     return 'Closed that day.';
   }
-  const { minNoticeMinutes, maxAdvanceDays } = location.policy;
+  const { maxAdvanceDays } = location.policy;
   if (date > plusDays(found.window.today, maxAdvanceDays)) {
     return `Too far ahead: times can be booked up to ${maxAdvanceDays} days ahead.`;
   }
-  const earliest = DateTime.fromMillis(now + minNoticeMinutes * 60_000, { zone: location.timezone });
-  if (date <= (earliest.toISODate() ?? date) && date === found.window.today) {
+  if (date === found.window.today && found.todayCause === 'notice') {
+    // A time later today is free, only too soon to book online: the salon may still fit the customer in.
     const call = location.phone ? ` Call ${location.phone} to ask.` : '';
     return `Too soon: no times are left to book online today.${call}`;
+  }
+  if (date === found.window.today && found.todayCause === 'hours_over') {
+    return 'No more times today: the working day is over.';
   }
   return 'Fully booked that day.';
 }
