@@ -183,6 +183,8 @@ export interface ProofView {
   to: string;
   proven: boolean;
   state: ReturnType<typeof codeState>;
+  /** Wrong tries the current code has left (CODE_TRIES when none was made since it was sent). */
+  triesLeft: number;
 }
 
 export async function proofOfBooking(db: Db, key: BookingKey, now: number): Promise<ProofView | null> {
@@ -192,6 +194,7 @@ export async function proofOfBooking(db: Db, key: BookingKey, now: number): Prom
     ...proofRecipient(proof),
     proven: proof.proven_at !== null,
     state: codeState(proofClock(proof), now),
+    triesLeft: Math.max(0, CODE_TRIES - proof.tries),
   };
 }
 

@@ -90,7 +90,7 @@ async function refusedBeside(page: Page, label: string | RegExp, words: string):
 }
 
 describe('a refused field on the customer pages', () => {
-  it('is said beside the field, marked invalid and focused: the booking form, and the code', async () => {
+  it('is said beside the field, marked invalid and focused: the booking form, and the code (Back and Reload send none again)', async () => {
     const page = await openPhonePage(browser);
     await chooseAWeekOut(page);
     await page.getByRole('radio').first().check();
@@ -112,6 +112,21 @@ describe('a refused field on the customer pages', () => {
     await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
     await refusedBeside(page, 'Code', 'That code is not right.');
     const reference = /NHC-[0-9A-Z]{6}/.exec((await page.textContent('body')) ?? '')![0];
+    // Wrong twice, then Back and Reload: pages read again (Post/Redirect/Get), no code sent again.
+    await page.getByLabel('Code').fill('000001');
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByText('3 tries are left').waitFor();
+    await page.goBack();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await refusedBeside(page, 'Code', '3 tries are left for this code.');
+    const proof = await server.t.database.db
+      .selectFrom('contact_proofs')
+      .innerJoin('bookings', 'bookings.id', 'contact_proofs.booking_id')
+      .select('contact_proofs.tries')
+      .where('bookings.reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(proof.tries).toBe(2);
     await page.getByLabel('Code').fill((await deliveredCode(server.t, reference)).code);
     await page.getByRole('button', { name: 'Confirm booking' }).click();
     await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();

@@ -42,6 +42,19 @@ async function rest(reference: string) {
   return response.json().data;
 }
 
+/**
+ * A code entered on the booking's page: a refusal redirects (303) to the page with ?refused=, which
+ * says it; `refused` is the flag ('' when accepted) and `said` the page landed on.
+ */
+async function enterCode(path: string, code: string) {
+  const response = await pagePost(t, `${path}/verify`, { code });
+  expect(response.statusCode, response.body).toBe(303);
+  const location = String(response.headers.location);
+  const refused = location.startsWith(`${path}?refused=`) ? location.slice(`${path}?refused=`.length) : '';
+  if (!refused) expect(location).toBe(path);
+  return { refused, said: (await pageGet(t, location)).body };
+}
+
 /** A colour at Camden on the public page: a £20 deposit, so the deposit is a step after the proof. */
 async function colourWithDeposit(phone: string) {
   const path = pagePathOf(
@@ -106,9 +119,9 @@ describe('a public booking waits for its contact to be proven', () => {
     const ids = await catalogueIds(t.database.db);
     const { path, reference } = await strangerBooksWithJosPhone();
     const { code } = await deliveredCode(t, reference);
-    const wrong = await pagePost(t, `${path}/verify`, { code: code === '000000' ? '111111' : '000000' });
-    expect(wrong.statusCode).toBe(400);
-    expect(wrong.body).toContain('4 tries are left');
+    const wrong = await enterCode(path, code === '000000' ? '111111' : '000000');
+    expect(wrong.refused).toBe('wrong');
+    expect(wrong.said).toContain('4 tries are left');
     expect((await rest(reference)).status).toBe('pending_confirmation');
     const right = await pagePost(t, `${path}/verify`, { code: `${code.slice(0, 3)} ${code.slice(3)}` });
     expect(right.statusCode, right.body).toBe(303);
@@ -165,28 +178,62 @@ describe('a public booking waits for its contact to be proven', () => {
     expect(byEmail.statusCode).toBe(404);
   });
 
+  it('a wrong code is answered with a redirect to the page, which says it: Back and Reload send no code again', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { code } = await deliveredCode(t, reference);
+    const wrongCode = code === '123456' ? '654321' : '123456';
+    const tries = async () =>
+      (await t.database.db.selectFrom('contact_proofs').select('tries').executeTakeFirstOrThrow()).tries;
+    for (const left of [4, 3]) {
+      const wrong = await pagePost(t, `${path}/verify`, { code: wrongCode });
+      expect(wrong.statusCode, wrong.body).toBe(303);
+      const refusedAt = String(wrong.headers.location);
+      expect(refusedAt).toBe(`${path}?refused=wrong`);
+      // The page the browser lands on (and reloads, or goes Back to) only reads: the count is the database's.
+      for (let reload = 0; reload < 2; reload++) {
+        const shown = await pageGet(t, refusedAt);
+        expect(shown.statusCode).toBe(200);
+        expect(shown.body).toContain(
+          `<p id="code-error" role="alert" class="fee">That code is not right. Check the latest message we sent; ${left} tries are left for this code.</p>`,
+        );
+        expect(shown.body).toMatch(
+          /<input id="code" name="code"[^>]* aria-invalid="true" aria-describedby="code-error" autofocus>/,
+        );
+      }
+      expect(await tries()).toBe(5 - left);
+    }
+    // The flag says which words to show, never how many tries are left; without a wrong try it shows none.
+    expect((await pageGet(t, `${path}?refused=wrong&tries_left=5`)).body).toContain('3 tries are left');
+    expect((await pageGet(t, path)).body).not.toContain('code-error');
+    const right = await pagePost(t, `${path}/verify`, { code });
+    expect(right.statusCode).toBe(303);
+    expect(right.headers.location).toBe(path);
+    expect((await pageGet(t, `${path}?refused=wrong`)).body).not.toContain('code-error');
+  });
+
   it('five wrong codes spend the code; a new one works and the old one does not', async () => {
     await start();
     const { path, reference } = await strangerBooksWithJosPhone();
     const first = await deliveredCode(t, reference);
     const wrongCode = first.code === '123456' ? '654321' : '123456';
     for (let left = 4; left >= 1; left--) {
-      const response = await pagePost(t, `${path}/verify`, { code: wrongCode });
-      expect(response.statusCode).toBe(400);
-      expect(response.body).toContain(`${left} ${left === 1 ? 'try is' : 'tries are'} left`);
+      const response = await enterCode(path, wrongCode);
+      expect(response.refused).toBe('wrong');
+      expect(response.said).toContain(`${left} ${left === 1 ? 'try is' : 'tries are'} left`);
     }
-    const spent = await pagePost(t, `${path}/verify`, { code: wrongCode });
-    expect(spent.statusCode).toBe(409);
-    expect(spent.body).toContain('too many times');
+    const spent = await enterCode(path, wrongCode);
+    expect(spent.refused).toBe('spent');
+    expect(spent.said).toContain('too many times');
     // Even the right code is refused now.
-    expect((await pagePost(t, `${path}/verify`, { code: first.code })).statusCode).toBe(409);
+    expect((await enterCode(path, first.code)).refused).toBe('spent');
     const resent = await pagePost(t, `${path}/resend`);
     expect(resent.statusCode).toBe(303);
     expect((await pageGet(t, String(resent.headers.location))).body).toContain('We sent you a new code');
     const second = await deliveredCode(t, reference);
     expect(second.linkPath).not.toBe(first.linkPath);
     if (second.code !== first.code) {
-      expect((await pagePost(t, `${path}/verify`, { code: first.code })).statusCode).toBe(400);
+      expect((await enterCode(path, first.code)).refused).toBe('wrong');
     }
     expect((await pagePost(t, `${path}/verify`, { code: second.code })).statusCode).toBe(303);
     expect((await rest(reference)).status).toBe('confirmed');
@@ -200,11 +247,12 @@ describe('a public booking waits for its contact to be proven', () => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, () => pagePost(t, `${path}/verify`, { code: wrongCode })),
     );
-    expect(answers.filter((a) => a.statusCode === 400)).toHaveLength(4);
-    expect(answers.filter((a) => a.statusCode === 409)).toHaveLength(8);
+    const refusals = answers.map((a) => String(a.headers.location).replace(`${path}?refused=`, ''));
+    expect(refusals.filter((r) => r === 'wrong')).toHaveLength(4);
+    expect(refusals.filter((r) => r === 'spent')).toHaveLength(8);
     const proof = await t.database.db.selectFrom('contact_proofs').select('tries').executeTakeFirstOrThrow();
     expect(proof.tries).toBe(5);
-    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(409);
+    expect((await enterCode(path, code)).refused).toBe('spent');
   });
 
   it('a code lasts ten minutes; the hold lasts its own fifteen, then the slot is free again', async () => {
@@ -212,9 +260,9 @@ describe('a public booking waits for its contact to be proven', () => {
     const { path, reference } = await strangerBooksWithJosPhone();
     const { code } = await deliveredCode(t, reference);
     t.clock.advance({ minutes: 10 });
-    const late = await pagePost(t, `${path}/verify`, { code });
-    expect(late.statusCode).toBe(409);
-    expect(late.body).toContain('expired');
+    const late = await enterCode(path, code);
+    expect(late.refused).toBe('expired');
+    expect(late.said).toContain('That code has expired.');
     t.clock.advance({ minutes: 5 });
     expect((await rest(reference)).status).toBe('expired');
     const afterHold = await pagePost(t, `${path}/verify`, { code });

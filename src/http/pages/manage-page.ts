@@ -22,7 +22,12 @@ import { isHeld } from '../../domain/booking/state-machine.ts';
 import type { StaffRef } from '../../domain/catalogue.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { maskedRecipient } from '../../domain/outbox.ts';
-import { CODE_DIGITS, CODE_VALID_MS, CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
+import {
+  CODE_DIGITS,
+  CODE_TRIES,
+  CODE_VALID_MS,
+  CONTACT_VERIFICATION,
+} from '../../domain/public-booking-policy.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { instantOf } from '../page-fields.ts';
@@ -82,16 +87,20 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       });
     };
 
-    app.get<{ Params: TokenParams; Querystring: { sent?: string } }>(
+    app.get<{ Params: TokenParams; Querystring: { sent?: string; refused?: string } }>(
       '/p/manage/:token',
       hidden,
       async (request, reply) => {
         const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+        const refusal = codeRefusal(view, request.query.refused);
+        if (refusal) return showBooking(reply, view, refusal, 'code');
         return showBooking(reply, view, request.query.sent === '1' ? NEW_CODE_SENT : undefined);
       },
     );
 
-    // The code that proves the contact a public booking gave (contact-proof.ts).
+    // The code that proves the contact a public booking gave (contact-proof.ts). A refused code is
+    // answered with a redirect to the booking's page, which says why (Post/Redirect/Get): Back and
+    // Reload then read the page again, and never send an old code that would use up one of its tries.
     app.post<{ Params: TokenParams; Body: { code?: string } }>(
       '/p/manage/:token/verify',
       form,
@@ -104,10 +113,8 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           request.body?.code ?? '',
           now,
         );
-        if (outcome.proven) return redirect(reply, bookingPagePath(view.token));
-        const again = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
-        const status = outcome.reason === 'wrong' ? 400 : 409;
-        return showBooking(reply.code(status), again, codeRefusal(outcome), 'code');
+        const path = bookingPagePath(view.token);
+        return redirect(reply, outcome.proven ? path : `${path}?refused=${outcome.reason}`);
       },
     );
     // A waitlist offer (design.md 9.4): claim the time, let it go, or leave the waitlist.
@@ -559,6 +566,16 @@ function bookAgainHref(view: BookingPageView): string {
 
 const NEW_CODE_SENT = 'We sent you a new code; the one before no longer works.';
 
+/**
+ * The refusals of a code the verify form redirects with (?refused=): the flag says only that a code was
+ * refused and how; what the page says comes from the proof (codeRefusal).
+ */
+const CODE_REFUSALS: ReadonlySet<string> = new Set<Exclude<CodeOutcome, { proven: true }>['reason']>([
+  'wrong',
+  'spent',
+  'expired',
+]);
+
 /** The code step of a public booking: where the code went, the form, and a new code. */
 function proofStep(view: BookingPageView, path: string, refused: FieldRefusal | undefined): string {
   const proof = view.proof;
@@ -581,14 +598,22 @@ ${refusalBeside(refused, 'code', 'code')}<input id="code" name="code" inputmode=
 }
 
 /** What the page says when a code did not prove the contact. */
-function codeRefusal(outcome: Exclude<CodeOutcome, { proven: true }>): string {
-  switch (outcome.reason) {
-    case 'wrong':
-      return `That code is not right. Check the latest message we sent; ${outcome.triesLeft} ${outcome.triesLeft === 1 ? 'try is' : 'tries are'} left for this code.`;
+function codeRefusal(view: BookingPageView, refused: string | undefined): string | undefined {
+  const proof = view.proof;
+  if (!proof || !awaitsProof(view) || !CODE_REFUSALS.has(refused ?? '')) return undefined;
+  // Said from the proof as it is now: the tries left are the database's, and a code spent, expired or
+  // replaced (a new one sent) since the refusal is said as it is, or not at all.
+  switch (proof.state) {
+    case 'usable':
+      return refused === 'wrong' && proof.triesLeft < CODE_TRIES
+        ? `That code is not right. Check the latest message we sent; ${proof.triesLeft} ${proof.triesLeft === 1 ? 'try is' : 'tries are'} left for this code.`
+        : undefined;
     case 'spent':
       return 'That code was entered wrongly too many times. Send a new code and enter that one.';
     case 'expired':
       return 'That code has expired. Send a new code and enter that one.';
+    default:
+      return undefined;
   }
 }
 
