@@ -173,24 +173,31 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       try {
         const made = request.askedBefore ? await chargeMadeFor(request) : undefined;
         if (made) return chargeOutcome(made);
-        const intent = await pastServerErrors(
-          `charge:${request.key}`,
-          (idempotencyKey) =>
-            stripe.paymentIntents.create(
-              {
-                amount: toStripeAmount(request.amountMinor, request.currency),
-                currency: request.currency.toLowerCase(),
-                customer: request.customerRef,
-                payment_method: request.paymentMethodRef,
-                off_session: true,
-                confirm: true,
-                description: request.description,
-                metadata: { charge: request.key },
-              },
-              { idempotencyKey },
-            ),
-          () => chargeMadeFor(request),
-        );
+        // Only ever under its one key, past a 500 too (unlike a refund, see pastServerErrors): Stripe
+        // may still carry out a charge it answered 500 (rolled forward once the payment network had
+        // it), after a list showed nothing, and one under a new key would take the money twice. What
+        // the 500'd request made is taken if it is there; otherwise the charge stays in doubt, its
+        // stored 500 answered to every repeat, until Stripe forgets the key a day on, and is then
+        // found by its metadata, or made.
+        const intent = await stripe.paymentIntents
+          .create(
+            {
+              amount: toStripeAmount(request.amountMinor, request.currency),
+              currency: request.currency.toLowerCase(),
+              customer: request.customerRef,
+              payment_method: request.paymentMethodRef,
+              off_session: true,
+              confirm: true,
+              description: request.description,
+              metadata: { charge: request.key },
+            },
+            { idempotencyKey: `charge:${request.key}` },
+          )
+          .catch(async (error: unknown) => {
+            const madeBefore500 = isServerError(error) ? await chargeMadeFor(request) : undefined;
+            if (madeBefore500) return madeBefore500;
+            throw error;
+          });
         return chargeOutcome(intent);
       } catch (error) {
         // A decline (or a card that needs the customer present) is Stripe's answer, with its reason.
@@ -222,19 +229,23 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
   };
 }
 
-/** Keys a refund or charge is tried under, one after another, while Stripe answers each 500. */
+/** Keys a refund is tried under, one after another, while Stripe answers each 500. */
 const KEYS_PAST_SERVER_ERRORS = 3;
 
 /**
- * Creates a refund or charge under `key`, and past Stripe's 500s: Stripe stores a 500 under its
- * idempotency key and answers every repeat of it with that 500 for 24 hours, so a call asked again
- * under the same key stayed in doubt (its booking not movable, its fee not waivable) for a day. A 500
- * is an answer: the request has run its course at Stripe. What it made, if anything, is looked for
- * (`madeBefore`, by its metadata) and taken; if nothing was made, the call is made under the next key
- * of a fixed sequence (`<key>:after-500:<n>`), the same for every ask, so two asks at once (a retried
- * request and the sweeper) share each key and can never make it twice. Every ask walks the sequence
- * from the first key: a stored 500 answers at once, and what a later key made is found by the search
- * before that key is tried again.
+ * Creates a refund under `key`, and past Stripe's 500s: Stripe stores a 500 under its idempotency key
+ * and answers every repeat of it with that 500 for 24 hours, so a cancellation asked again under the
+ * same key stayed in doubt (its booking not movable) for a day. What the 500'd request made, if
+ * anything, is looked for (`madeBefore`, by its metadata, a list: consistent, unlike Stripe's search)
+ * and taken; if nothing was made, the refund is asked under the next key of a fixed sequence
+ * (`<key>:after-500:<n>`), the same for every ask, so two asks at once (a retried request and the
+ * sweeper) share each key. Every ask walks the sequence from the first key: a stored 500 answers at
+ * once, and what a later key made is found before that key is tried again.
+ *
+ * Stripe's 500 is indeterminate: it may still carry the request out later (its engineers roll some
+ * forward), after the list showed nothing. For a deposit's refund that cannot move money twice: it is
+ * the whole payment, and Stripe refunds no more than was paid, so of the two the later is refused. Not
+ * for a fee's charge, which is never asked under a second key (chargeSavedCard).
  */
 async function pastServerErrors<T>(
   key: string,

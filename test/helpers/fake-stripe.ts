@@ -45,9 +45,13 @@ export interface FakeStripe {
   /**
    * The next `count` new requests to `path` (a key not seen before) fail with a 500 api_error, which,
    * as Stripe does, is stored under their Idempotency-Key and answered again to every repeat of it for
-   * a day. `made`: the object was created before the error (a refund or charge made all the same).
+   * a day. `made`: the object was created before the error (a refund or charge made all the same);
+   * `'later'`: it is created only when `reconcile` is called, as Stripe's engineers roll a request that
+   * answered 500 forward once the incident is over (a list right after the 500 does not show it).
    */
-  serverErrors: { path: string; count: number; made: boolean } | null;
+  serverErrors: { path: string; count: number; made: boolean | 'later' } | null;
+  /** Carries out the requests answered 500 with `made: 'later'`, as Stripe's reconciliation does. */
+  reconcile(): void;
   /**
    * Where the hosted pages deliver what the customer did there (the signed event, before sending the
    * customer on), as Stripe does to the endpoint set up in its dashboard; null: nothing is delivered.
@@ -83,6 +87,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const customers = new Map<string, Json>();
   const setupIntents = new Map<string, Json>();
   const declining = new Set<string>();
+  /** Requests answered 500 that Stripe carries out later (serverErrors made 'later'). */
+  const rolledForwardLater: (() => void)[] = [];
   let counter = 0;
   const id = (prefix: string) =>
     `${prefix}_test${(++counter).toString().padStart(6, '0')}${randomBytes(4).toString('hex')}`;
@@ -169,6 +175,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     charged: () =>
       [...fake.paymentIntents.values()].filter((pi) => pi.status === 'succeeded' && pi.off_session),
     forgetIdempotencyKeys: () => idempotent.clear(),
+    reconcile: () => {
+      for (const carryOut of rolledForwardLater.splice(0)) carryOut();
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
@@ -372,9 +381,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const failing = fake.serverErrors;
     const serverError = method === 'POST' && failing?.path === url.pathname && failing.count > 0;
     if (serverError) failing.count -= 1;
-    // A 500 whose object was made first, or a 500 alone.
+    // A 500 whose object was made first, made later, or a 500 alone.
+    if (serverError && failing.made === 'later') {
+      rolledForwardLater.push(() => route[2](route[1].exec(url.pathname)!, params));
+    }
     const result: Json | [number, Json] =
-      serverError && !failing.made ? {} : route[2](route[1].exec(url.pathname)!, params);
+      serverError && failing.made !== true ? {} : route[2](route[1].exec(url.pathname)!, params);
     const [status, object] = serverError
       ? [500, { error: { type: 'api_error', message: 'An unknown error occurred' } }]
       : Array.isArray(result)

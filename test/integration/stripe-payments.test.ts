@@ -1519,21 +1519,48 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
-  it('charges a fee Stripe answered 500 without charging, under a key of its own, once', async () => {
+  it('never charges a fee anew after Stripe answered it 500: Stripe may still carry that request out', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const charge = () =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    // Nothing to be seen at Stripe right after the 500; its engineers roll the charge forward later.
+    fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: 'later' };
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    expect(await settleLater()).toBe(0);
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
+    const keys = fake.requests.filter((r) => r.path === '/v1/payment_intents' && r.method === 'POST');
+    expect(new Set(keys.map((r) => r.idempotencyKey)).size).toBe(1);
+    fake.reconcile();
+    expect(fake.charged()).toHaveLength(1);
+    // A day on, Stripe has forgotten the key: the charge it made is found and written, none made anew.
+    fake.forgetIdempotencyKeys();
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    const dayLater = t.clock.nowMs() + 25 * 60 * 60_000;
+    expect(await settlePaymentCalls(t.database.db, stripeProvider(), dayLater)).toBe(1);
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: 'charged' });
+    expect(fake.charged()).toHaveLength(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('charges a fee Stripe answered 500 and never made once Stripe has forgotten the key, once', async () => {
     await start();
     const { org, session } = await startProtectedSetup();
     expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
     t.clock.set('2026-11-26T11:00:00Z');
     await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: false };
-    const { fee } = await chargeFee(
-      t.database.db,
-      org.id,
-      PROTECTED,
-      t.clock.nowMs(),
-      undefined,
-      t.deps.payments,
-    );
+    const charge = () =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    expect(fake.charged()).toHaveLength(0);
+    t.clock.advance({ hours: 25 });
+    fake.forgetIdempotencyKeys();
+    const { fee } = await charge();
     expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
     expect(fake.charged()).toHaveLength(1);
     expect(await paymentCalls()).toEqual([]);
