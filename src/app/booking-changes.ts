@@ -515,23 +515,39 @@ function withRefund(decided: ChangeDecision, refunded: boolean | null, booking: 
 async function decideCancellation(db: Db, changer: Changer, reference: string, now: number) {
   const decided = await decide(db, changer, reference, 'cancel', now);
   const asked = await cancellationInDoubt(db, changer.organisationId, decided.booking.id);
-  if (!asked || asked.requested_at === now) return { ...decided, at: now, asked };
+  if (!asked) return { ...decided, at: now, asked };
+  // A refund is asked only of a cancellation on time, so this one was on time as it was asked, under
+  // the policy then. The salon may have changed it since (a wider window, late cancellations
+  // forbidden): read now, it refused the cancellation whose refund Stripe may have made, and the
+  // booking stayed live with its deposit refunded.
   const at = asked.requested_at;
-  return { ...(await decide(db, changer, reference, 'cancel', at)), at, asked };
+  return { ...(await decide(db, changer, reference, 'cancel', at, { onTime: true })), at, asked };
 }
 
-/** The booking, its location and what the policy decides of the change now (shared with previews). */
-async function decide(db: Db, changer: Changer, reference: string, kind: ChangeKind, now: number) {
+/**
+ * The booking, its location and what the policy decides of the change now (shared with previews).
+ * `onTime`: the change is known to have been asked on time (a cancellation in doubt), whatever the
+ * cancellation window says now.
+ */
+async function decide(
+  db: Db,
+  changer: Changer,
+  reference: string,
+  kind: ChangeKind,
+  now: number,
+  options: { onTime?: boolean } = {},
+) {
   const booking = await getBooking(db, changer.organisationId, reference);
   const location = await locationOf(db, booking);
   const rule =
     booking.seriesId === null
       ? undefined
       : await findSeriesRule(db, changer.organisationId, booking.seriesId);
+  const rules = options.onTime ? { ...location.policy, cancellationWindowHours: 0 } : location.policy;
   return {
     booking,
     location,
-    decision: decideChange(booking, location.policy, kind, now),
+    decision: decideChange(booking, rules, kind, now),
     seriesSpan: rule ? seriesSpanDays(rule) : 0,
   };
 }
