@@ -161,6 +161,19 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
         );
         return refundOutcome(refund);
       } catch (error) {
+        // Already refunded, by this very refund: one Stripe answered 500 and carried out after it was
+        // looked for, the next key then refused. Written as refused, the customer who got the money
+        // back would be told not, and the deposit shown as still paid.
+        if (
+          error instanceof Stripe.errors.StripeInvalidRequestError &&
+          error.code === 'charge_already_refunded'
+        ) {
+          // Not found for want of an answer: in doubt, not refused.
+          const made = await refundMadeFor(request).catch((listError: unknown) => {
+            throw unavailable(listError);
+          });
+          if (made) return refundOutcome(made);
+        }
         // Stripe answered no (already refunded elsewhere, a disputed charge): an answer, not an outage.
         if (error instanceof Stripe.errors.StripeInvalidRequestError) {
           return { status: 'refused', reason: error.message };

@@ -52,6 +52,8 @@ export interface FakeStripe {
   serverErrors: { path: string; count: number; made: boolean | 'later' } | null;
   /** Carries out the requests answered 500 with `made: 'later'`, as Stripe's reconciliation does. */
   reconcile(): void;
+  /** Called as each API request arrives, before it is answered (a test acts at Stripe just then). */
+  onRequest: ((request: { method: string; path: string; idempotencyKey: string | undefined }) => void) | null;
   /**
    * Where the hosted pages deliver what the customer did there (the signed event, before sending the
    * customer on), as Stripe does to the endpoint set up in its dashboard; null: nothing is delivered.
@@ -107,6 +109,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     refuseRefunds: false,
     loseAnswersTo: null,
     serverErrors: null,
+    onRequest: null,
     webhookUrl: null,
     deliveries: [],
     pay(sessionId) {
@@ -319,6 +322,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const method = request.method ?? 'GET';
     const key = request.headers['idempotency-key'] as string | undefined;
     fake.requests.push({ method, path: url.pathname, idempotencyKey: key });
+    fake.onRequest?.({ method, path: url.pathname, idempotencyKey: key });
     // A customer's browser at the hosted page: no API key, as at Stripe.
     const hosted = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
     if (hosted) {

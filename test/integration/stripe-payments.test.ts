@@ -1525,6 +1525,30 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('writes a refund Stripe answered 500 and carried out just before it was asked under the next key as refunded', async () => {
+    await start();
+    const { reference, session } = await paidColour();
+    fake.serverErrors = { path: '/v1/refunds', count: 1, made: 'later' };
+    // Stripe rolls the 500'd refund forward after the server looked for it, before the next key reaches it.
+    fake.onRequest = ({ method, idempotencyKey }) => {
+      if (method === 'POST' && idempotencyKey === `refund:${session.client_reference_id}:after-500:1`) {
+        fake.reconcile();
+      }
+    };
+    const answer = await cancel(reference, { reason: 'ill' });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    const row = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('refund_ref')
+      .where('refund_ref', 'is not', null)
+      .executeTakeFirstOrThrow();
+    expect(row.refund_ref).toBe([...fake.refunds.keys()][0]);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('writes the refund Stripe made before answering 500 and makes no other', async () => {
     await start();
     const { reference } = await paidColour();
