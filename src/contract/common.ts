@@ -66,6 +66,23 @@ export function omittable<T extends z.ZodType>(schema: T) {
 }
 
 /**
+ * A body as sent, less its members sent null where `schema` takes null as the member omitted
+ * (omittable): the form a body the schema refused is fingerprinted in, so that `{"notes": null}` and
+ * `{}` are one request there too, as they are once parsed. Anything but an object is as sent.
+ */
+export function withoutOmittedNulls(schema: z.ZodObject, body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const shape: Record<string, z.ZodType | undefined> = schema.shape;
+  const omittedAsNull = (name: string) => {
+    const read = shape[name]?.safeParse(null);
+    return read?.success === true && read.data === undefined;
+  };
+  return Object.fromEntries(
+    Object.entries(body).filter(([name, value]) => value !== null || !omittedAsNull(name)),
+  );
+}
+
+/**
  * A whole number in a query string, between `min` and `max`, written in decimal digits only: "5", not
  * "+5", "5e0", "0x5", " 5" or "5.0", which `Number()` (zod's coerce) would all read as 5. Documented
  * as the integer it is.

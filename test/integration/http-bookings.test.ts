@@ -297,6 +297,22 @@ describe('Idempotency-Key', () => {
     expect(otherWrong.json().error.code).toBe('idempotency_key_reused');
   });
 
+  it('takes a refused body with an optional field sent null as the same body without it', async () => {
+    const key = randomUUID();
+    const withNulls = cut(tue('16:15'), { colour: 'blue', notes: null, staff_id: null, repeat: null });
+    const refused = await postBooking(t, withNulls, { idempotencyKey: key });
+    expect(refused.json().error).toMatchObject({ code: 'invalid_request', param: 'colour' });
+    const without = await postBooking(t, cut(tue('16:15'), { colour: 'blue' }), { idempotencyKey: key });
+    expect(without.statusCode, without.body).toBe(400);
+    expect(without.json()).toEqual(refused.json());
+    expect(without.headers['idempotent-replayed']).toBe('true');
+    // A null where the field is required is no omission: another body.
+    const nullSlug = await postBooking(t, cut(tue('16:15'), { colour: 'blue', location_slug: null }), {
+      idempotencyKey: key,
+    });
+    expect(nullSlug.json().error.code).toBe('idempotency_key_reused');
+  });
+
   it('stores no refusal of what is not the body: a query, a body that is not JSON, a bad key', async () => {
     const headers = (key: string) => ({
       authorization: `Bearer ${t.keys.readWrite}`,

@@ -26,6 +26,7 @@ import {
   dataOf,
   ErrorEnvelope,
   NoQuery,
+  withoutOmittedNulls,
 } from '../../contract/common.ts';
 import { AppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
@@ -260,8 +261,9 @@ export function createBookingHandler(deps: AppDeps, options: { protectedHoldOnly
 /**
  * The answer to a booking-creating request that the contract's schema refused (the routes'
  * attachValidation). A refused body is a 4xx like any other, stored under a well-formed
- * Idempotency-Key for 24 hours (design.md 4), fingerprinted as it was sent: the same key and body are
- * refused again, replayed; the key with another body is idempotency_key_reused. Refused headers or
+ * Idempotency-Key for 24 hours (design.md 4), fingerprinted as it was sent, less the optional fields
+ * sent null (they mean the field omitted, in a parsed body too: withoutOmittedNulls): the same key and
+ * body are refused again, replayed; the key with another body is idempotency_key_reused. Refused headers or
  * query strings are no part of the fingerprint: answered, not stored. A body that is not JSON never
  * gets here (the error handler answers it): it has no canonical form to fingerprint.
  */
@@ -278,7 +280,7 @@ async function refuseInvalidRequest(
   const scope = {
     organisationId: principalOf(request).organisation.id,
     key,
-    fingerprint: bookingFingerprint(request.body, protectedHoldOnly),
+    fingerprint: bookingFingerprint(withoutOmittedNulls(NewBookingBody, request.body), protectedHoldOnly),
     now: deps.clock.nowMs(),
   };
   return refuseOnce(deps.db, scope, error);
