@@ -219,7 +219,9 @@ const policySchema = z.strictObject({
   slot_interval_minutes: minutes(1, 1440).default(15).describe('Grid of bookable start times.'),
   min_notice_minutes: minutes(0, 525_600)
     .default(60)
-    .describe('How soon before its start a time can still be booked.'),
+    .describe(
+      'How soon before its start a time can still be booked; a booking with a deposit to pay or a Booking Protection card to save needs at least 15 minutes (its whole hold when shorter).',
+    ),
   max_advance_days: z.int().min(0).max(3660).default(60).describe('How far ahead a time can be booked.'),
   cancellation_window_hours: z
     .int()
