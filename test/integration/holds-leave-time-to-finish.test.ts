@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
+import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { connectInProcess } from '../helpers/mcp-harness.ts';
+import { connectInProcess, type McpHarness } from '../helpers/mcp-harness.ts';
 import { bookOnPage, pageGet } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -18,6 +18,7 @@ const MONDAY = '2026-11-23';
 const THURSDAY = '2026-11-26';
 
 let t: TestApp;
+let ids: CatalogueIds;
 afterEach(async () => {
   await t?.close();
 });
@@ -28,7 +29,22 @@ async function start(policy: Record<string, unknown> = {}) {
     (location as Record<string, unknown>).policy = { min_notice_minutes: 0, ...policy };
   }
   t = await startTestApp({ catalogues: [c], now: `${MONDAY}T09:00:00Z` });
-  return catalogueIds(t.database.db);
+  ids = await catalogueIds(t.database.db);
+}
+
+/** Jo's Colour (its £20 deposit) at Soho, through POST /v1/bookings. */
+function bookColour(startsAt: string) {
+  return postBooking(t, {
+    location_slug: 'soho',
+    service_ids: [ids.services.colour],
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+}
+
+/** Jo's booking through MCP book. */
+function bookOverMcp(mcp: McpHarness, location: string, services: string, startsAt: string) {
+  return mcp.call('book', { location, services, starts_at: startsAt, client_id: ids.jo });
 }
 
 async function restStarts(location: string, service: string, date: string): Promise<string[]> {
@@ -42,7 +58,7 @@ async function restStarts(location: string, service: string, date: string): Prom
 
 describe('a booking that waits for its deposit', () => {
   it('is not offered, by availability, find_slots or the public page, sooner than 15 minutes ahead', async () => {
-    const ids = await start();
+    await start();
     expect((await restStarts('soho', ids.services.colour!, MONDAY)).slice(0, 2)).toEqual([
       `${MONDAY}T09:15:00+00:00`,
       `${MONDAY}T09:30:00+00:00`,
@@ -74,13 +90,8 @@ describe('a booking that waits for its deposit', () => {
   });
 
   it('starting now is refused as too soon, saying the deposit is paid before the start', async () => {
-    const ids = await start();
-    const response = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: `${MONDAY}T09:00:00Z`,
-    });
+    await start();
+    const response = await bookColour(`${MONDAY}T09:00:00Z`);
     expect(response.statusCode, response.body).toBe(409);
     const { error } = response.json();
     expect(error).toMatchObject({
@@ -91,12 +102,7 @@ describe('a booking that waits for its deposit', () => {
     });
     expect(error.message).toMatch(/deposit .*paid before/);
     // 15 minutes ahead it is taken, held until its start.
-    const later = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: `${MONDAY}T09:15:00Z`,
-    });
+    const later = await bookColour(`${MONDAY}T09:15:00Z`);
     expect(later.statusCode, later.body).toBe(201);
     expect(later.json().data).toMatchObject({
       status: 'pending_payment',
@@ -119,7 +125,7 @@ describe('a booking that waits for its deposit', () => {
   });
 
   it('needs no more notice than its hold lasts, where that is shorter', async () => {
-    const ids = await start({ pending_payment_hold_minutes: 5 });
+    await start({ pending_payment_hold_minutes: 5 });
     expect((await restStarts('soho', ids.services.colour!, MONDAY))[0]).toBe(`${MONDAY}T09:15:00+00:00`);
     t.clock.set(`${MONDAY}T09:09:00Z`);
     // Six minutes ahead: the whole five-minute hold fits before the start.
@@ -129,13 +135,8 @@ describe('a booking that waits for its deposit', () => {
   });
 
   it('once paid, may still be moved to a time starting now', async () => {
-    const ids = await start();
-    const booked = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: `${MONDAY}T11:00:00Z`,
-    });
+    await start();
+    const booked = await bookColour(`${MONDAY}T11:00:00Z`);
     expect(booked.statusCode, booked.body).toBe(201);
     const { reference, payment_url } = booked.json().data;
     const paid = await t.app.inject({
@@ -154,13 +155,8 @@ describe('a booking that waits for its deposit', () => {
   });
 
   it('still unpaid, is not moved to a time starting now', async () => {
-    const ids = await start();
-    const booked = await postBooking(t, {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client_id: ids.jo,
-      starts_at: `${MONDAY}T11:00:00Z`,
-    });
+    await start();
+    const booked = await bookColour(`${MONDAY}T11:00:00Z`);
     const moved = await t.request({
       method: 'PATCH',
       url: `/v1/bookings/${booked.json().data.reference}`,
@@ -173,7 +169,7 @@ describe('a booking that waits for its deposit', () => {
 
 describe('a booking under Booking Protection', () => {
   it('is offered and held from 15 minutes ahead, and refused as too soon before', async () => {
-    const ids = await start();
+    await start();
     t.clock.set(`${THURSDAY}T10:00:00Z`);
     expect((await restStarts('kings-cross', ids.services.cut!, THURSDAY))[0]).toBe(
       `${THURSDAY}T10:15:00+00:00`,
@@ -201,16 +197,11 @@ describe('a booking under Booking Protection', () => {
 
 describe('the MCP tools', () => {
   it('say the longer notice is for bookings with a deposit or card, in a refusal and in get_location_info', async () => {
-    const ids = await start();
+    await start();
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
       t.clock.set(`${MONDAY}T08:50:00Z`);
-      const soon = await mcp.call('book', {
-        location: 'soho',
-        services: 'colour',
-        starts_at: `${MONDAY}T09:00:00Z`,
-        client_id: ids.jo,
-      });
+      const soon = await bookOverMcp(mcp, 'soho', 'colour', `${MONDAY}T09:00:00Z`);
       expect(soon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
       expect(soon.hint).toBe(
         "That is too soon: bookings that need a deposit paid first need 15 minutes' notice there; offer the earliest free times in alternatives.",
@@ -221,12 +212,7 @@ describe('the MCP tools', () => {
       );
 
       t.clock.set(`${THURSDAY}T09:50:00Z`);
-      const protectedSoon = await mcp.call('book', {
-        location: 'kings-cross',
-        services: 'cut',
-        starts_at: `${THURSDAY}T10:00:00Z`,
-        client_id: ids.jo,
-      });
+      const protectedSoon = await bookOverMcp(mcp, 'kings-cross', 'cut', `${THURSDAY}T10:00:00Z`);
       expect(protectedSoon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
       expect(protectedSoon.hint).toMatch(
         /^That is too soon: bookings that need a card saved first need 15 minutes' notice there;/,
@@ -241,26 +227,16 @@ describe('the MCP tools', () => {
   });
 
   it('say a start at this very instant is too soon, as REST does, and one before it has passed', async () => {
-    const ids = await start();
+    await start();
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
-      const now = await mcp.call('book', {
-        location: 'soho',
-        services: 'colour',
-        starts_at: `${MONDAY}T09:00:00Z`,
-        client_id: ids.jo,
-      });
+      const now = await bookOverMcp(mcp, 'soho', 'colour', `${MONDAY}T09:00:00Z`);
       expect(now).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
       expect(now.hint).toMatch(/^That is too soon: bookings that need a deposit paid first need 15 minutes'/);
       expect(now.detail).toMatch(/^That time is too soon/);
       expect(now.alternatives[0].starts_at).toBe(`${MONDAY}T09:15:00+00:00`);
 
-      const before = await mcp.call('book', {
-        location: 'soho',
-        services: 'colour',
-        starts_at: `${MONDAY}T08:45:00Z`,
-        client_id: ids.jo,
-      });
+      const before = await bookOverMcp(mcp, 'soho', 'colour', `${MONDAY}T08:45:00Z`);
       expect(before).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
       expect(before.hint).toMatch(/^That time has already passed;/);
     } finally {
@@ -269,15 +245,10 @@ describe('the MCP tools', () => {
   });
 
   it("say only the location's notice where it is the longer", async () => {
-    const ids = await start({ min_notice_minutes: 60 });
+    await start({ min_notice_minutes: 60 });
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
-      const soon = await mcp.call('book', {
-        location: 'soho',
-        services: 'colour',
-        starts_at: `${MONDAY}T09:30:00Z`,
-        client_id: ids.jo,
-      });
+      const soon = await bookOverMcp(mcp, 'soho', 'colour', `${MONDAY}T09:30:00Z`);
       expect(soon.hint).toMatch(/^That is too soon: bookings there need 1 hour's notice;/);
       const soho = await mcp.call('get_location_info', { location: 'soho' });
       expect(soho.policy_spoken).toMatch(
