@@ -112,29 +112,39 @@ describe('a series on the public page', () => {
   });
 });
 
-describe('a series at the console’s desk', () => {
-  it('books every visit with the stylist of the slot chosen', async () => {
-    t = await startTestApp({ now: NOW });
-    await createUser(
-      t.database.db,
-      { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
-      t.clock.nowMs(),
-    );
-    const me = await signInToConsole(t, 'acme-hair', 'desk@acme.test', PASSWORD);
-    const ids = await catalogueIds(t.database.db);
-    const form = await me.get(`/console/book?location=soho&date=2026-11-30&service_id=${ids.services.cut}`);
-    expect(form.body).toContain('name="repeat_every_weeks"');
-    const slot = /<option value="([^"]+\|[^"]+)">/.exec(form.body)![1]!;
-    const booked = await me.post('/console/book', {
+/**
+ * A desk user signed in to acme-hair's console, its Book form for a Cut at Soho on Monday 30 November,
+ * and `book`, which sends that form for Wal Kin in its first slot with the repeat given.
+ */
+async function atTheDesk() {
+  t = await startTestApp({ now: NOW });
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
+    t.clock.nowMs(),
+  );
+  const me = await signInToConsole(t, 'acme-hair', 'desk@acme.test', PASSWORD);
+  const ids = await catalogueIds(t.database.db);
+  const form = await me.get(`/console/book?location=soho&date=2026-11-30&service_id=${ids.services.cut}`);
+  const slot = /<option value="([^"]+\|[^"]+)">/.exec(form.body)![1]!;
+  const book = (repeat: { repeat_every_weeks: string; repeat_count: string }) =>
+    me.post('/console/book', {
       location: 'soho',
       service_id: [ids.services.cut!],
       slot,
       first_name: 'Wal',
       last_name: 'Kin',
       phone: '+44 7911 223366',
-      repeat_every_weeks: '1',
-      repeat_count: '4',
+      ...repeat,
     });
+  return { form, book };
+}
+
+describe('a series at the console’s desk', () => {
+  it('books every visit with the stylist of the slot chosen', async () => {
+    const { form, book } = await atTheDesk();
+    expect(form.body).toContain('name="repeat_every_weeks"');
+    const booked = await book({ repeat_every_weeks: '1', repeat_count: '4' });
     expect(booked.statusCode, booked.body).toBe(303);
     const reference = decodeURIComponent(/bookings\/([^?]+)/.exec(booked.headers.location as string)![1]!);
     const visits = await series((await rest(reference)).series_id);
@@ -144,26 +154,8 @@ describe('a series at the console’s desk', () => {
   });
 
   it('gives a refused form back with its repeat as chosen, like every other field', async () => {
-    t = await startTestApp({ now: NOW });
-    await createUser(
-      t.database.db,
-      { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
-      t.clock.nowMs(),
-    );
-    const me = await signInToConsole(t, 'acme-hair', 'desk@acme.test', PASSWORD);
-    const ids = await catalogueIds(t.database.db);
-    const form = await me.get(`/console/book?location=soho&date=2026-11-30&service_id=${ids.services.cut}`);
-    const slot = /<option value="([^"]+\|[^"]+)">/.exec(form.body)![1]!;
-    const refused = await me.post('/console/book', {
-      location: 'soho',
-      service_id: [ids.services.cut!],
-      slot,
-      first_name: 'Wal',
-      last_name: 'Kin',
-      phone: '+44 7911 223366',
-      repeat_every_weeks: '3',
-      repeat_count: '40',
-    });
+    const { book } = await atTheDesk();
+    const refused = await book({ repeat_every_weeks: '3', repeat_count: '40' });
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('A series has 2 to 26 visits.');
     expect(refused.body).toContain('value="Wal"');
