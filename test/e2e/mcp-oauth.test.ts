@@ -748,7 +748,51 @@ describe('the consent page', () => {
     // Nothing was granted.
     expect((await connectors()).length).toBe(before);
   });
+
+  it('explains a sign-in it cannot start, on a page sent as the consent page is', async () => {
+    const authorize = new URL('/oauth/authorize', server.origin);
+    for (const [name, value] of Object.entries({
+      client_id: 'no-such-client',
+      response_type: 'code',
+      redirect_uri: REDIRECT_URL,
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
+      scope: 'bookings:read',
+    })) {
+      authorize.searchParams.set(name, value);
+    }
+    const unknownClient = await fetch(authorize, { redirect: 'manual' });
+    expect(unknownClient.status).toBe(400);
+    const page = await unknownClient.text();
+    // The person who followed the app's link learns what to do, not only the library's words.
+    expect(page).toContain('Remove the connector in your app and add it again');
+    expect(page).toContain('client is invalid');
+    expect(page).toContain('name="viewport"');
+    expect(unknownClient.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(unknownClient.headers.get('x-frame-options')).toBe('DENY');
+    expect(unknownClient.headers.get('x-content-type-options')).toBe('nosniff');
+
+    // A redirect URI the client did not register: never redirected to, so said on the page.
+    authorize.searchParams.set('client_id', (await registeredClientId()) ?? '');
+    authorize.searchParams.set('redirect_uri', 'https://elsewhere.example/callback');
+    const elsewhere = await fetch(authorize, { redirect: 'manual' });
+    const refusal = await elsewhere.text();
+    expect(elsewhere.status, refusal).toBe(400);
+    expect(refusal).toContain('Start connecting again from your app');
+    expect(refusal).toContain('redirect_uri did not match');
+    expect(elsewhere.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
 });
+
+/** A client registered as an older MCP host does (RFC 7591), with REDIRECT_URL: its client_id. */
+async function registeredClientId(): Promise<string | undefined> {
+  const response = await fetch(new URL('/oauth/register', server.origin), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
+  });
+  return ((await response.json()) as { client_id?: string }).client_id;
+}
 
 /** A tools/list posted straight to `url` with `token`, as any client would. */
 function rawToolsList(url: URL, token: string): Promise<Response> {

@@ -2,6 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Configuration, default as OidcProvider } from 'oidc-provider';
 import type { AppDeps } from '../../app/deps.ts';
 import { loadServerSecrets, OauthRecordStore, type ServerSecrets } from '../../app/oauth-records.ts';
+import { page } from '../console/page.ts';
+import { pageHeaders } from '../pages/page-shell.ts';
+import { refusedSignInBody } from './consent-page.ts';
 
 /**
  * The OAuth 2.1 authorization server of hosted MCP connectors (design.md 9.3), in the same process:
@@ -191,9 +194,13 @@ export class AuthorizationServers {
         }
         return fetch(url, init);
       },
+      // Sent as the consent page is (the sign-in's look, its security headers), saying what to do.
       renderError: async (ctx, out) => {
-        ctx.type = 'html';
-        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head><body><main><h1>Sign-in failed</h1><p>${escapeHtml(String(out.error_description ?? out.error))}</p></main></body></html>`;
+        for (const [name, value] of Object.entries(pageHeaders())) ctx.set(name, value);
+        ctx.body = page(
+          { title: 'Sign-in failed', noScript: true },
+          refusedSignInBody(String(out.error), out.error_description),
+        );
       },
     };
     const provider = new Provider(issuer, configuration);
@@ -236,8 +243,4 @@ function isLoopbackUrl(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

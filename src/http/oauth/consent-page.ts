@@ -53,3 +53,18 @@ export function expiredBody(): string {
   return `<h1>This sign-in has ended</h1>
 <p>It was finished already or waited too long. Start connecting again from your app.</p>`;
 }
+
+/**
+ * The page of a sign-in the authorization server refuses before it can send the browser back to the
+ * app (an unknown client, a redirect URI it did not register...). Whoever reads it followed the app's
+ * link: it says what to do, and keeps the library's words for the app's makers.
+ */
+export function refusedSignInBody(error: string, description: string | undefined): string {
+  const advice =
+    error === 'invalid_client'
+      ? 'This booking engine does not know the app that sent you here, or could not read its description: its registration may have ended. Remove the connector in your app and add it again.'
+      : 'Your app asked to connect in a way this booking engine cannot take. Start connecting again from your app; if this page comes back, tell the app’s makers what it says below.';
+  return `<h1>Sign-in failed</h1>
+<p>${esc(advice)}</p>
+<p><small>${esc(error)}${description ? `: ${esc(description)}` : ''}</small></p>`;
+}

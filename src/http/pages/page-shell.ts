@@ -135,13 +135,19 @@ const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-
  * No framing twice over: CSP frame-ancestors, and X-Frame-Options for browsers that predate it.
  */
 export function securePage(reply: FastifyReply, policy: PagePolicy = {}): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('cache-control', policy.keptForBack ? 'private, max-age=0' : 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .header('x-content-type-options', 'nosniff')
-    .header('x-frame-options', 'DENY')
-    .header('content-security-policy', contentSecurityPolicy(policy));
+  return reply.headers(pageHeaders(policy));
+}
+
+/** The headers securePage sets, for a page sent by something other than Fastify (oidc-provider's). */
+export function pageHeaders(policy: PagePolicy = {}): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': policy.keptForBack ? 'private, max-age=0' : 'no-store',
+    'referrer-policy': 'same-origin',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'content-security-policy': contentSecurityPolicy(policy),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
