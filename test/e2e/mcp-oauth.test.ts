@@ -467,6 +467,31 @@ describe('revocation by the client (RFC 7009)', () => {
 });
 
 describe('a connector in use', () => {
+  it('ends the connection when a spent refresh token comes back, as only a copy of it would (docs/mcp.md)', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const clientId = auth.info!.client_id;
+    const refresh = (token: string) =>
+      fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
+      });
+    const spent = auth.savedTokens!.refresh_token!;
+    const rotated = await refresh(spent);
+    const tokens = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect(rotated.status).toBe(200);
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(200);
+
+    const replayed = await refresh(spent);
+    expect(replayed.status).toBe(400);
+    expect(await replayed.json()).toMatchObject({ error: 'invalid_grant' });
+    // The newer tokens went with it: the person connects the app again.
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(401);
+    expect((await refresh(tokens.refresh_token)).status).toBe(400);
+  });
+
   it('keeps refreshing past 30 days from its consent: each rotated refresh token lasts 30 days from its use', async () => {
     const used = await startListeningApp();
     try {
