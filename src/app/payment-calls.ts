@@ -24,6 +24,19 @@ import type { ChargeOutcome, PaymentProvider, RefundOutcome } from './payment-pr
 export type PaymentCall = PaymentCallsTable;
 
 /**
+ * How long one request (a cancellation, a fee's charge, the sweeper completing a call) waits for the
+ * provider at most, across all it asks: half the time after which the sweeper completes a call left in
+ * doubt (SETTLE_AFTER_MS), the rest left for its writes, so the sweeper never asks under the same keys
+ * while the request still waits for an answer (extra calls, and Stripe answering the slower 409).
+ */
+export const PROVIDER_WAIT_MS = 60_000;
+
+/** The deadline (ChargeRequest.deadline) of a request that starts asking the provider now. */
+export function providerDeadline(): number {
+  return performance.now() + PROVIDER_WAIT_MS;
+}
+
+/**
  * Writes the calls about to be made; a call already written (an earlier request's, in doubt) is kept.
  * Answers, for each, whether it was written before: it is then asked again (`askedBefore`).
  */
@@ -153,6 +166,7 @@ export function askRefund(
   payments: PaymentProvider,
   call: PaymentCall,
   askedBefore: boolean,
+  deadline: number,
 ): Promise<RefundOutcome | null> {
   return unlessUnreachable(() =>
     payments.refund({
@@ -161,6 +175,7 @@ export function askRefund(
       amountMinor: call.amount_minor,
       currency: call.currency,
       askedBefore,
+      deadline,
     }),
   );
 }
@@ -170,6 +185,7 @@ export function askCharge(
   payments: PaymentProvider,
   call: PaymentCall,
   askedBefore: boolean,
+  deadline: number,
 ): Promise<ChargeOutcome | null> {
   return unlessUnreachable(() =>
     payments.chargeSavedCard({
@@ -180,6 +196,7 @@ export function askCharge(
       currency: call.currency,
       description: call.description ?? '',
       askedBefore,
+      deadline,
     }),
   );
 }
@@ -227,6 +244,8 @@ export interface CancellationAsked {
  * it with the cancellation, removing the written call.
  */
 export class DepositRefunds {
+  /** Every run's refunds are asked under the one deadline of the request (providerDeadline). */
+  readonly deadline = providerDeadline();
   readonly #answers = new Map<string, RefundAnswer>();
   #asked: RefundAsk[] = [];
   #taken = new Set<string>();
@@ -346,7 +365,9 @@ export async function withRefundsFirst<T>(
       return step.done;
     }
     const { calls, before } = step;
-    const answers = await Promise.all(calls.map((call, i) => askRefund(payments!, call, before[i]!)));
+    const answers = await Promise.all(
+      calls.map((call, i) => askRefund(payments!, call, before[i]!, refunds.deadline)),
+    );
     refunds.asked().forEach((ask, i) => {
       const outcome = answers[i];
       if (outcome) refunds.know(ask, outcome);

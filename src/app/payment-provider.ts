@@ -109,6 +109,8 @@ export interface RefundRequest {
   currency: string;
   /** Asked before (a call in doubt, asked again): see ChargeRequest.askedBefore. */
   askedBefore?: boolean;
+  /** When the request stops waiting for the provider: see ChargeRequest.deadline. */
+  deadline?: number;
 }
 
 export interface ChargeRequest {
@@ -125,6 +127,13 @@ export interface ChargeRequest {
    * made under this key is looked for first; only if there is none is it asked anew.
    */
   askedBefore?: boolean;
+  /**
+   * A performance.now() instant (real time, not the booking clock) by which the provider has given up,
+   * every call it makes for this included (tries, lookups), and answers payments_unavailable: the
+   * request's share of the time before the sweeper takes its call over (payment-calls.ts
+   * providerDeadline). None: the provider's own limits.
+   */
+  deadline?: number;
 }
 
 export type RefundOutcome =

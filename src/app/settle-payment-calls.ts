@@ -2,16 +2,24 @@ import { sql } from 'kysely';
 import type { Db } from '../data/database.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { askRefund, DepositRefunds, isRefusal, madeBy, type PaymentCall } from './payment-calls.ts';
+import {
+  askRefund,
+  DepositRefunds,
+  isRefusal,
+  madeBy,
+  type PaymentCall,
+  providerDeadline,
+} from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { cancelWithScope } from './series-changes.ts';
 import { completeCharge } from './staff-actions.ts';
 import { refundUnwantedPayment } from './stripe-webhook-service.ts';
 
 /**
- * How long a written call is left to the request that wrote it before the sweeper completes it: longer
- * than the provider's client takes to give up (Stripe: three tries of 20 seconds), so the sweeper
- * never races a request still waiting for its answer. Also the pause between two of its own tries.
+ * How long a written call is left to the request that wrote it before the sweeper completes it: twice
+ * the longest a request waits for the provider (PROVIDER_WAIT_MS, a deadline across all it asks), so
+ * the sweeper never races a request still waiting for its answer. Also the pause between two of its
+ * own tries, each bounded by the same deadline.
  */
 export const SETTLE_AFTER_MS = 2 * 60_000;
 /** Calls settled in one sweep at most. */
@@ -104,15 +112,16 @@ async function settle(db: Db, payments: PaymentProvider, call: PaymentCall): Pro
   switch (call.purpose) {
     // Each was asked before: the provider looks for what it made then (askRefund).
     case 'fee':
-      await completeCharge(db, payments, call, true);
+      await completeCharge(db, payments, call, true, providerDeadline());
       return true;
     case 'unwanted_payment':
-      return refundUnwantedPayment(db, payments, call, true);
+      return refundUnwantedPayment(db, payments, call, true, providerDeadline());
     case 'cancellation': {
-      // The refund first, so that its answer is written whatever becomes of the cancellation.
-      const outcome = await askRefund(payments, call, true);
-      if (!outcome) return false;
+      // Its deadline bounds this refund and any other the cancellation still asks for.
       const refunds = new DepositRefunds();
+      // The refund first, so that its answer is written whatever becomes of the cancellation.
+      const outcome = await askRefund(payments, call, true, refunds.deadline);
+      if (!outcome) return false;
       refunds.know(
         {
           organisationId: call.organisation_id,

@@ -20,6 +20,7 @@ import {
   chargeOfFee,
   dropPaymentCall,
   type PaymentCall,
+  providerDeadline,
   recordPaymentCalls,
   refuseUnlessMadeBy,
   refuseWhileCancelling,
@@ -170,8 +171,9 @@ export async function completeCharge(
   payments: PaymentProvider,
   call: PaymentCall,
   askedBefore: boolean,
+  deadline: number = providerDeadline(),
 ): Promise<ProcessedFee> {
-  const outcome = await askCharge(payments, call, askedBefore);
+  const outcome = await askCharge(payments, call, askedBefore, deadline);
   if (!outcome) {
     throw new AppError(
       'payments_unavailable',

@@ -55,8 +55,8 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
     port: apiBase.port === '' ? defaultPort : Number(apiBase.port),
     protocol: apiBase.protocol === 'https:' ? 'https' : 'http',
     // Repeats are safe (idempotency keys); a short pause is better than a failed cancellation.
-    maxNetworkRetries: 2,
-    timeout: 20_000,
+    maxNetworkRetries: TRIES - 1,
+    timeout: TRY_TIMEOUT_MS,
     telemetry: false,
   });
   const checkoutUrl = (sessionId: string, publicBaseUrl: string) =>
@@ -67,19 +67,21 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
    * doubt is asked again, and after 24 hours Stripe no longer knows its idempotency key (a second
    * refund would be refused as "already refunded", read as Stripe refusing it).
    */
-  const refundMadeFor = async (request: RefundRequest): Promise<Stripe.Refund | undefined> => {
-    for await (const refund of stripe.refunds.list({ payment_intent: request.paymentRef, limit: 100 })) {
-      if (refund.metadata?.checkout_session === request.key) return refund;
-    }
-    return undefined;
-  };
+  const refundMadeFor = (request: RefundRequest): Promise<Stripe.Refund | undefined> =>
+    findInPages(
+      request.deadline,
+      (page, options) =>
+        stripe.refunds.list({ payment_intent: request.paymentRef, limit: 100, ...page }, options),
+      (refund) => refund.metadata?.checkout_session === request.key,
+    );
   /** The charge made under this key before, if any (after 24 hours, asking again would charge anew). */
-  const chargeMadeFor = async (request: ChargeRequest): Promise<Stripe.PaymentIntent | undefined> => {
-    for await (const intent of stripe.paymentIntents.list({ customer: request.customerRef, limit: 100 })) {
-      if (intent.metadata?.charge === request.key) return intent;
-    }
-    return undefined;
-  };
+  const chargeMadeFor = (request: ChargeRequest): Promise<Stripe.PaymentIntent | undefined> =>
+    findInPages(
+      request.deadline,
+      (page, options) =>
+        stripe.paymentIntents.list({ customer: request.customerRef, limit: 100, ...page }, options),
+      (intent) => intent.metadata?.charge === request.key,
+    );
 
   return {
     name: 'stripe',
@@ -149,13 +151,15 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
         const refund = await pastServerErrors(
           `refund:${request.key}`,
           (idempotencyKey) =>
-            stripe.refunds.create(
-              {
-                payment_intent: request.paymentRef,
-                amount: toStripeAmount(request.amountMinor, request.currency),
-                metadata: { checkout_session: request.key },
-              },
-              { idempotencyKey },
+            beforeDeadline(request.deadline, (options) =>
+              stripe.refunds.create(
+                {
+                  payment_intent: request.paymentRef,
+                  amount: toStripeAmount(request.amountMinor, request.currency),
+                  metadata: { checkout_session: request.key },
+                },
+                { idempotencyKey, ...options },
+              ),
             ),
           () => refundMadeFor(request),
         );
@@ -192,8 +196,8 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
         // the 500'd request made is taken if it is there; otherwise the charge stays in doubt, its
         // stored 500 answered to every repeat, until Stripe forgets the key a day on, and is then
         // found by its metadata, or made.
-        const intent = await stripe.paymentIntents
-          .create(
+        const intent = await beforeDeadline(request.deadline, (options) =>
+          stripe.paymentIntents.create(
             {
               amount: toStripeAmount(request.amountMinor, request.currency),
               currency: request.currency.toLowerCase(),
@@ -204,13 +208,13 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
               description: request.description,
               metadata: { charge: request.key },
             },
-            { idempotencyKey: `charge:${request.key}` },
-          )
-          .catch(async (error: unknown) => {
-            const madeBefore500 = isServerError(error) ? await chargeMadeFor(request) : undefined;
-            if (madeBefore500) return madeBefore500;
-            throw error;
-          });
+            { idempotencyKey: `charge:${request.key}`, ...options },
+          ),
+        ).catch(async (error: unknown) => {
+          const madeBefore500 = isServerError(error) ? await chargeMadeFor(request) : undefined;
+          if (madeBefore500) return madeBefore500;
+          throw error;
+        });
         return chargeOutcome(intent);
       } catch (error) {
         // A decline (or a card that needs the customer present) is Stripe's answer, with its reason.
@@ -240,6 +244,55 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
     retrieveCheckoutSession: (id) => call(() => stripe.checkout.sessions.retrieve(id)),
     retrieveSetupIntent: (id) => call(() => stripe.setupIntents.retrieve(id)),
   };
+}
+
+/** The client's tries of one request (maxNetworkRetries 2), and its pauses between them at most. */
+const TRIES = 3;
+const PAUSES_MS = 500 + 1_000;
+/** The client's timeout of one try (the `timeout` option, for a socket silent that long). */
+const TRY_TIMEOUT_MS = 20_000;
+/** A try shorter than this is not worth starting: the request gives up instead. */
+const SHORTEST_TRY_MS = 500;
+
+/**
+ * One request to Stripe that is over by `deadline` (performance.now()), tries and pauses included:
+ * each try's timeout is cut to fit, the wait ends at the deadline whatever the socket does (a timeout
+ * bounds silence, not a slow trickle), and with too little time left it is not made at all. So the
+ * client asks nothing more of Stripe once the request answered, and the sweeper never races it.
+ */
+async function beforeDeadline<T>(
+  deadline: number | undefined,
+  request: (options: Stripe.RequestOptions) => Promise<T>,
+): Promise<T> {
+  if (deadline === undefined) return request({});
+  const left = deadline - performance.now();
+  const timeout = Math.min(TRY_TIMEOUT_MS, Math.floor((left - PAUSES_MS) / TRIES));
+  if (timeout < SHORTEST_TRY_MS) throw new Error('Stripe did not answer in time');
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('Stripe did not answer in time')), left);
+  });
+  try {
+    return await Promise.race([request({ timeout }), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The first object of a paginated list that `wanted`, each page asked before `deadline`. */
+async function findInPages<T extends { id: string }>(
+  deadline: number | undefined,
+  page: (after: { starting_after?: string }, options: Stripe.RequestOptions) => Promise<Stripe.ApiList<T>>,
+  wanted: (object: T) => boolean,
+): Promise<T | undefined> {
+  let after: { starting_after?: string } = {};
+  for (;;) {
+    const list = await beforeDeadline(deadline, (options) => page(after, options));
+    const found = list.data.find(wanted);
+    const last = list.data.at(-1);
+    if (found || !list.has_more || !last) return found;
+    after = { starting_after: last.id };
+  }
 }
 
 /** Keys a refund is tried under, one after another, while Stripe answers each 500. */

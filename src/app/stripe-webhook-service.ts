@@ -6,7 +6,13 @@ import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
-import { askRefund, dropPaymentCall, type PaymentCall, recordPaymentCalls } from './payment-calls.ts';
+import {
+  askRefund,
+  dropPaymentCall,
+  type PaymentCall,
+  providerDeadline,
+  recordPaymentCalls,
+} from './payment-calls.ts';
 import type { PaymentProvider } from './payment-provider.ts';
 import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
@@ -163,8 +169,9 @@ export async function refundUnwantedPayment(
   payments: PaymentProvider,
   call: PaymentCall,
   askedBefore: boolean,
+  deadline: number = providerDeadline(),
 ): Promise<boolean> {
-  const refund = await askRefund(payments, call, askedBefore);
+  const refund = await askRefund(payments, call, askedBefore, deadline);
   if (!refund) return false;
   await writeTransaction(db, async (trx) => {
     await takeCheckoutTurn(trx, call.key);

@@ -29,8 +29,8 @@ export interface FakeStripe {
   sessions: Map<string, Json>;
   paymentIntents: Map<string, Json>;
   refunds: Map<string, Json>;
-  /** Every request: method, path and its Idempotency-Key. */
-  requests: { method: string; path: string; idempotencyKey: string | undefined }[];
+  /** Every request: method, path, its Idempotency-Key, and when it arrived (performance.now()). */
+  requests: { method: string; path: string; idempotencyKey: string | undefined; at: number }[];
   /** Called after an object is created, before Stripe answers (a test may crash the caller there). */
   afterCreate: ((kind: string, object: Json, response: ServerResponse) => boolean | undefined) | null;
   /**
@@ -38,6 +38,8 @@ export interface FakeStripe {
    * (a test holds a call open while it looks at what else the server still does).
    */
   holdAnswers: Promise<void> | null;
+  /** A struggling Stripe: every answer (replays and lists too) is sent this many milliseconds late. */
+  delayAnswers: number;
   /** Refunds are refused (a test of a cancellation Stripe does not accept). */
   refuseRefunds: boolean;
   /** Requests to this path are carried out, replays included, but their answers are lost. */
@@ -106,6 +108,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     requests: [],
     afterCreate: null,
     holdAnswers: null,
+    delayAnswers: 0,
     refuseRefunds: false,
     loseAnswersTo: null,
     serverErrors: null,
@@ -321,7 +324,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const url = new URL(request.url ?? '/', 'http://stripe.test');
     const method = request.method ?? 'GET';
     const key = request.headers['idempotency-key'] as string | undefined;
-    fake.requests.push({ method, path: url.pathname, idempotencyKey: key });
+    fake.requests.push({ method, path: url.pathname, idempotencyKey: key, at: performance.now() });
     fake.onRequest?.({ method, path: url.pathname, idempotencyKey: key });
     // A customer's browser at the hosted page: no API key, as at Stripe.
     const hosted = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
@@ -329,7 +332,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       await hostedPage(method, decodeURIComponent(hosted[1]!), response);
       return;
     }
+    if (fake.delayAnswers > 0) await new Promise((resolve) => setTimeout(resolve, fake.delayAnswers));
     const send = (status: number, answer: string) => {
+      // The client gave up waiting (its timeout) and closed the connection.
+      if (response.destroyed) return;
       if (fake.loseAnswersTo === url.pathname) {
         response.socket?.destroy();
         return;

@@ -9,6 +9,7 @@ import { bookForCaller } from '../../src/app/console-service.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { chargeFee, markNoShow, payDepositByStaff, waiveFee } from '../../src/app/staff-actions.ts';
 import { makeStripeProvider } from '../../src/app/stripe-payments.ts';
+import type { StripeProvider } from '../../src/app/stripe-provider.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { createLogger } from '../../src/cli/logger.ts';
 import { AppError } from '../../src/domain/errors.ts';
@@ -62,12 +63,18 @@ function catalogue() {
   return c;
 }
 
-async function start(catalogues: unknown[] = [catalogue()]) {
-  const payments = makeStripeProvider({
-    secretKey: fake.secretKey,
-    webhookSecret: fake.webhookSecret,
-    apiBase: new URL(fake.url),
-  });
+/** The app with this test's Stripe; `watch` wraps it (a test that looks at what is asked of it). */
+async function start(
+  catalogues: unknown[] = [catalogue()],
+  watch: (stripe: StripeProvider) => StripeProvider = (stripe) => stripe,
+) {
+  const payments = watch(
+    makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    }),
+  );
   t = await startTestApp({ payments, catalogues, http: { logger: createLogger('info', logSink) } });
   return t;
 }
@@ -1273,6 +1280,56 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(fake.refunds.size).toBe(1);
     expect(await paymentCalls()).toEqual([]);
     expect(await settleLater()).toBe(0);
+  });
+
+  it('gives up on a Stripe too slow to answer by the request’s deadline, and asks it nothing after', {
+    timeout: 15_000,
+  }, async () => {
+    await start();
+    const { session } = await paidColour();
+    fake.delayAnswers = 10_000;
+    const startedAt = performance.now();
+    const deadline = startedAt + 4_000;
+    const refund = stripeProvider().refund({
+      key: String(session.client_reference_id),
+      paymentRef: String(session.payment_intent),
+      amountMinor: 2000,
+      currency: 'GBP',
+      askedBefore: true,
+      deadline,
+    });
+    await expect(refund).rejects.toMatchObject({ code: 'payments_unavailable' });
+    expect(performance.now()).toBeLessThan(deadline + 250);
+    // What the client would still try in the background (its retries) is over by the deadline too.
+    await sleep(2_000);
+    const asked = fake.requests.filter((r) => r.at >= startedAt);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.filter((r) => r.at > deadline)).toEqual([]);
+  });
+
+  it('waits for Stripe, across every ask of a cancellation and of the sweeper completing it, well under the time after which the sweeper takes it over', async () => {
+    const { SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    /** How far ahead of each refund's ask its deadline was. */
+    const ahead: (number | undefined)[] = [];
+    const watched = (stripe: StripeProvider): StripeProvider => ({
+      ...stripe,
+      refund: (request) => {
+        ahead.push(request.deadline === undefined ? undefined : request.deadline - performance.now());
+        return stripe.refund(request);
+      },
+    });
+    await start(undefined, watched);
+    const { reference } = await paidColour();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference)).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    expect(
+      await settlePaymentCalls(t.database.db, watched(stripeProvider()), t.clock.nowMs() + SETTLE_AFTER_MS),
+    ).toBe(1);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    expect(ahead).toHaveLength(2);
+    for (const left of ahead) expect(left).toBeLessThanOrEqual(SETTLE_AFTER_MS / 2);
   });
 
   it('completes a cancellation when the process died between Stripe’s refund and the write', async () => {
