@@ -22,6 +22,26 @@ import { refundUnwantedPayment } from './stripe-webhook-service.ts';
  * own tries, each bounded by the same deadline.
  */
 export const SETTLE_AFTER_MS = 2 * 60_000;
+/** The longest pause between two of the sweeper's tries of a fee's charge. */
+const LONGEST_CHARGE_PAUSE_MS = 60 * 60_000;
+
+/**
+ * When the sweeper next tries a call: SETTLE_AFTER_MS after it was asked (a lost answer is completed
+ * then), and after each try of its own. A fee's charge waits, after a try, as long as it has been in
+ * doubt (pauses doubling from SETTLE_AFTER_MS) up to an hour: a charge Stripe answered 500 is answered
+ * that 500 again for a day (never asked under another key, see stripe-payments.ts), and every try is
+ * a list and a POST; staff charging again still asks at once. A refund keeps its short pause: its
+ * booking cannot be moved or checked out meanwhile, and a 500 moves it to another key.
+ */
+const nextTryAt = sql<number>`case
+  when attempted_at is null then requested_at + ${SETTLE_AFTER_MS}
+  when kind <> 'charge' or attempted_at - requested_at <= ${SETTLE_AFTER_MS}
+    then attempted_at + ${SETTLE_AFTER_MS}
+  when attempted_at - requested_at >= ${LONGEST_CHARGE_PAUSE_MS}
+    then attempted_at + ${LONGEST_CHARGE_PAUSE_MS}
+  else attempted_at + (attempted_at - requested_at)
+end`;
+
 /** Calls settled in one sweep at most. */
 const BATCH = 50;
 
@@ -32,7 +52,8 @@ const BATCH = 50;
  * does it now) and completed as it was asked: a cancellation as of when it was asked (its refunds, then
  * the booking cancelled; refused meanwhile, the refund is written on its own), a fee's charge with its
  * outcome, an unwanted payment's refund on its checkout. A call the provider still cannot be reached
- * for is tried again after SETTLE_AFTER_MS. Answers how many calls were completed.
+ * for is tried again after SETTLE_AFTER_MS (a fee's charge, after longer and longer: nextTryAt).
+ * Answers how many calls were completed.
  *
  * Safe with several processes: a call is claimed by a conditional update of its attempted_at, and
  * completing one that another process completed meanwhile changes nothing.
@@ -52,7 +73,7 @@ export async function settlePaymentCalls(
         ? eb.or([eb('provider', '=', payments.name), eb('provider', 'is', null)])
         : eb('provider', '=', payments.name),
     )
-    .where(sql<number>`coalesce(attempted_at, requested_at)`, '<=', now - SETTLE_AFTER_MS)
+    .where(nextTryAt, '<=', now)
     .orderBy('requested_at')
     .limit(literalLimit(BATCH))
     .execute();
@@ -101,7 +122,7 @@ async function claim(db: Db, call: PaymentCall, now: number): Promise<boolean> {
       .where('organisation_id', '=', call.organisation_id)
       .where('kind', '=', call.kind)
       .where('key', '=', call.key)
-      .where(sql<number>`coalesce(attempted_at, requested_at)`, '<=', now - SETTLE_AFTER_MS)
+      .where(nextTryAt, '<=', now)
       .executeTakeFirst(),
   );
   return result.numUpdatedRows > 0n;

@@ -1666,6 +1666,33 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('asks Stripe again for a fee charge it answered 500 less and less often, the first time two minutes on', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: false };
+    const askedAt = t.clock.nowMs();
+    await expect(
+      chargeFee(t.database.db, org.id, PROTECTED, askedAt, undefined, t.deps.payments),
+    ).rejects.toMatchObject({ code: 'payments_unavailable' });
+    // Stripe answers the stored 500 to every repeat under the key for a day: the sweeper, running every
+    // two minutes for three hours, asks again after pauses doubling from two minutes up to an hour.
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    const charges = () =>
+      fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents').length;
+    const askedAgainAt: number[] = [];
+    for (let minutes = 2; minutes <= 180; minutes += 2) {
+      const before = charges();
+      await settlePaymentCalls(t.database.db, stripeProvider(), askedAt + minutes * 60_000);
+      if (charges() > before) askedAgainAt.push(minutes);
+    }
+    expect(askedAgainAt).toEqual([2, 4, 8, 16, 32, 64, 124, 184].filter((m) => m <= 180));
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
+    expect(fake.charged()).toHaveLength(0);
+  });
+
   it('charges a fee Stripe answered 500 and never made once Stripe has forgotten the key, once', async () => {
     await start();
     const { org, session } = await startProtectedSetup();
