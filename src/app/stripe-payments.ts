@@ -330,9 +330,19 @@ async function pastServerErrors<T>(
   }
 }
 
-/** Stripe's own 500 (an api_error), stored under the key; not a network failure, nor a gateway's 502-504. */
+/**
+ * Stripe's own 500 (an api_error), stored under the key; not a network failure, nor a gateway's 502-504,
+ * nor a 500 with the same JSON from a proxy in front of Stripe (the request may still be running
+ * there): only Stripe sends its Request-Id header (`req_...`), which stripe-node sets as the error's
+ * `requestId` (RequestSender's `_jsonResponseHandler`: `headers['request-id']`).
+ */
 function isServerError(error: unknown): boolean {
-  return error instanceof Stripe.errors.StripeAPIError && error.statusCode === 500;
+  return (
+    error instanceof Stripe.errors.StripeAPIError &&
+    error.statusCode === 500 &&
+    typeof error.requestId === 'string' &&
+    error.requestId.startsWith('req_')
+  );
 }
 
 function refundOutcome(refund: Stripe.Refund): RefundOutcome {

@@ -50,8 +50,10 @@ export interface FakeStripe {
    * a day. `made`: the object was created before the error (a refund or charge made all the same);
    * `'later'`: it is created only when `reconcile` is called, as Stripe's engineers roll a request that
    * answered 500 forward once the incident is over (a list right after the 500 does not show it).
+   * `byProxy`: the same JSON answered by a proxy in front of Stripe instead (no Request-Id header;
+   * nothing stored under the key, `made` as above).
    */
-  serverErrors: { path: string; count: number; made: boolean | 'later' } | null;
+  serverErrors: { path: string; count: number; made: boolean | 'later'; byProxy?: boolean } | null;
   /** Carries out the requests answered 500 with `made: 'later'`, as Stripe's reconciliation does. */
   reconcile(): void;
   /** Called as each API request arrives, before it is answered (a test acts at Stripe just then). */
@@ -333,7 +335,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     if (fake.delayAnswers > 0) await new Promise((resolve) => setTimeout(resolve, fake.delayAnswers));
-    const send = (status: number, answer: string) => {
+    const send = (status: number, answer: string, byStripe = true) => {
       // The client gave up waiting (its timeout) and closed the connection.
       if (response.destroyed) return;
       if (fake.loseAnswersTo === url.pathname) {
@@ -342,9 +344,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       }
       response.writeHead(status, {
         'content-type': 'application/json',
-        'request-id': id('req'),
+        ...(byStripe ? { 'request-id': id('req') } : {}),
         // A stored 500 is answered again to every retry under its key: retrying is a no-op.
-        ...(status >= 500 ? { 'stripe-should-retry': 'false' } : {}),
+        ...(status >= 500 && byStripe ? { 'stripe-should-retry': 'false' } : {}),
       });
       response.end(answer);
     };
@@ -403,6 +405,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         ? [result[0], { error: result[1] }]
         : [200, result];
     const answer = JSON.stringify(object);
+    if (serverError && failing.byProxy) {
+      send(status, answer, false);
+      return;
+    }
     if (key && method === 'POST')
       idempotent.set(`${method} ${url.pathname} ${key}`, { body, status, answer });
     if (status === 200 && method === 'POST' && fake.afterCreate?.(String(object.object), object, response))

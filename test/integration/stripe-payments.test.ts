@@ -1582,6 +1582,27 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('keeps a refund under its one key after a 500 that a proxy, not Stripe, answered: in doubt, completed when asked again', async () => {
+    await start();
+    const { reference, session } = await paidColour();
+    // Stripe's own error body, without the Request-Id header only Stripe sends: the refund may still
+    // be running at Stripe, so it is not asked under another key. (The client tries each request three
+    // times: the proxy fails them all.)
+    fake.serverErrors = { path: '/v1/refunds', count: 3, made: false, byProxy: true };
+    const answer = await cancel(reference, { reason: 'ill' });
+    expect(answer.statusCode, answer.body).toBe(503);
+    expect(answer.json().error.code).toBe('payments_unavailable');
+    expect(await paymentCalls()).toHaveLength(1);
+    const again = await cancel(reference, { reason: 'ill' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(fake.refunds.size).toBe(1);
+    const keys = fake.requests.filter((r) => r.path === '/v1/refunds' && r.method === 'POST');
+    expect(new Set(keys.map((r) => r.idempotencyKey))).toEqual(
+      new Set([`refund:${session.client_reference_id}`]),
+    );
+  });
+
   it('writes a refund Stripe answered 500 and carried out just before it was asked under the next key as refunded', async () => {
     await start();
     const { reference, session } = await paidColour();
