@@ -42,7 +42,9 @@ export const WebhookEndpointResource = z
     failing_since: z
       .string()
       .nullable()
-      .describe('UTC: the first of the failed attempts since its last success; null while it succeeds.'),
+      .describe(
+        'UTC: the first of the failed attempts since its last success; null while it succeeds (a 410 disables at once and does not set it).',
+      ),
     created_at: z.string().describe('UTC.'),
     updated_at: z.string().describe('UTC.'),
   })
