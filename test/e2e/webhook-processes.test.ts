@@ -300,14 +300,19 @@ describe('webhooks delivered by server processes', () => {
       // outcome being written: the delivery is still due, and only an attempt after the restart settles it.
       await until(
         `the booking.created of ${reference}`,
-        () => ofBooking().slice(sentBeforeKill).some((r) => r.answered === 200),
+        () =>
+          ofBooking()
+            .slice(sentBeforeKill)
+            .some((r) => r.answered === 200),
         60_000,
       );
       deliveredMs = Date.now() - restarted;
     } finally {
       expect(await second.stop()).toBe(0);
     }
-    const [delivered] = ofBooking().slice(sentBeforeKill).filter((r) => r.answered === 200);
+    const [delivered] = ofBooking()
+      .slice(sentBeforeKill)
+      .filter((r) => r.answered === 200);
     expect(delivered!.signed).toBe(true);
     expect(delivered!.json).toMatchObject({
       type: 'booking.created',
