@@ -568,11 +568,7 @@ describe('registered clients end', () => {
     });
 
   it('removes a client never given consent a day after its registration; it is then an unknown client', async () => {
-    const response = await fetch(new URL('/oauth/register', ended.origin), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
-    });
+    const response = await registerClient(ended.origin);
     expect(response.status).toBe(201);
     const clientId = String(((await response.json()) as Json).client_id);
     ended.t.clock.advance({ hours: 23 });
@@ -592,17 +588,7 @@ describe('registered clients end', () => {
     });
     expect(token.status).toBe(401);
     expect(await token.json()).toMatchObject({ error: 'invalid_client' });
-    const authorize = new URL('/oauth/authorize', ended.origin);
-    for (const [name, value] of Object.entries({
-      client_id: clientId,
-      response_type: 'code',
-      redirect_uri: REDIRECT_URL,
-      code_challenge: 'c'.repeat(43),
-      code_challenge_method: 'S256',
-      scope: 'bookings:read',
-    })) {
-      authorize.searchParams.set(name, value);
-    }
+    const authorize = authorizeUrl(ended.origin, clientId);
     const page = await fetch(authorize, { redirect: 'manual' });
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('client is invalid');
@@ -664,11 +650,7 @@ describe('registered clients end', () => {
 
   it('gives a client registered before clients ended a day from the first sweep', async () => {
     const db = ended.t.database.db;
-    const response = await fetch(new URL('/oauth/register', ended.origin), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
-    });
+    const response = await registerClient(ended.origin);
     const clientId = String(((await response.json()) as Json).client_id);
     // As an older version stored it: no removal time.
     await db
@@ -775,17 +757,7 @@ describe('the consent page', () => {
   });
 
   it('explains a sign-in it cannot start, on a page sent as the consent page is', async () => {
-    const authorize = new URL('/oauth/authorize', server.origin);
-    for (const [name, value] of Object.entries({
-      client_id: 'no-such-client',
-      response_type: 'code',
-      redirect_uri: REDIRECT_URL,
-      code_challenge: 'c'.repeat(43),
-      code_challenge_method: 'S256',
-      scope: 'bookings:read',
-    })) {
-      authorize.searchParams.set(name, value);
-    }
+    const authorize = authorizeUrl(server.origin, 'no-such-client');
     const unknownClient = await fetch(authorize, { redirect: 'manual' });
     expect(unknownClient.status).toBe(400);
     const page = await unknownClient.text();
@@ -809,14 +781,34 @@ describe('the consent page', () => {
   });
 });
 
-/** A client registered as an older MCP host does (RFC 7591), with REDIRECT_URL: its client_id. */
-async function registeredClientId(): Promise<string | undefined> {
-  const response = await fetch(new URL('/oauth/register', server.origin), {
+/** Registers a client as an older MCP host does (RFC 7591), with REDIRECT_URL: the answer. */
+function registerClient(origin: string): Promise<Response> {
+  return fetch(new URL('/oauth/register', origin), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }),
   });
-  return ((await response.json()) as { client_id?: string }).client_id;
+}
+
+/** A client registered with registerClient at the shared server: its client_id. */
+async function registeredClientId(): Promise<string | undefined> {
+  return ((await (await registerClient(server.origin)).json()) as { client_id?: string }).client_id;
+}
+
+/** The authorization request a host sends `clientId`'s user to (PKCE S256, bookings:read). */
+function authorizeUrl(origin: string, clientId: string): URL {
+  const url = new URL('/oauth/authorize', origin);
+  for (const [name, value] of Object.entries({
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT_URL,
+    code_challenge: 'c'.repeat(43),
+    code_challenge_method: 'S256',
+    scope: 'bookings:read',
+  })) {
+    url.searchParams.set(name, value);
+  }
+  return url;
 }
 
 /** A tools/list posted straight to `url` with `token`, as any client would. */

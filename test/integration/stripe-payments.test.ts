@@ -1412,19 +1412,26 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
-  it('completes a cancellation whose refund Stripe made though the salon forbade late cancellations meanwhile', async () => {
+  /**
+   * A paid booking cancelled on time (25 hours ahead, Soho's window is 24) whose refund Stripe made
+   * and whose answer was lost; meanwhile the salon widens its window and forbids cancelling inside it.
+   */
+  async function refundInDoubtThenLateForbidden(): Promise<string> {
     await start();
     const { reference } = await paidColour();
-    // On time (25 hours ahead, Soho's window is 24): Stripe refunds, its answer is lost.
     fake.loseAnswersTo = '/v1/refunds';
     expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
     fake.loseAnswersTo = null;
-    // Meanwhile the salon widens its window and forbids cancelling inside it.
     await t.database.db
       .updateTable('locations')
       .set({ cancellation_window_hours: 48, late_cancellation: 'forbid' })
       .where('slug', '=', 'soho')
       .execute();
+    return reference;
+  }
+
+  it('completes a cancellation whose refund Stripe made though the salon forbade late cancellations meanwhile', async () => {
+    const reference = await refundInDoubtThenLateForbidden();
     const again = await cancel(reference, { reason: 'ill' });
     expect(again.statusCode, again.body).toBe(200);
     expect(again.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
@@ -1434,16 +1441,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('lets the sweeper complete a cancellation whose refund Stripe made though late cancellations were forbidden meanwhile', async () => {
-    await start();
-    const { reference } = await paidColour();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
-    await t.database.db
-      .updateTable('locations')
-      .set({ cancellation_window_hours: 48, late_cancellation: 'forbid' })
-      .where('slug', '=', 'soho')
-      .execute();
+    const reference = await refundInDoubtThenLateForbidden();
     await settleLater();
     expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
     expect(fake.refunds.size).toBe(1);
