@@ -75,6 +75,7 @@ describe('importCatalogue', () => {
       id: catalogueId('northside-hair', 'organisation', 'northside-hair'),
       slug: 'northside-hair',
       created: true,
+      changed: true,
     });
     expect(counts(report)).toEqual({
       locations: { created: 2, updated: 0, unchanged: 0 },
