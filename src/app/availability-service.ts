@@ -137,7 +137,8 @@ export async function getAvailability(
 /**
  * Why a day that has begun (today) has no free time left, for the customer pages to say as it is:
  * `notice`, a time later today is free but inside the notice this booking needs (too soon to book
- * online); `booked`, the working time left is all taken; `hours_over`, no working time left today fits
+ * online); `booked`, the working time left is all taken (by bookings, or by busy times of the staff's
+ * external calendars, which the customer is not told of); `hours_over`, no working time left today fits
  * the services (the day is over for them). A closed day is no question for this: its closure says why.
  */
 export type EmptyTodayCause = 'notice' | 'booked' | 'hours_over';
@@ -162,7 +163,8 @@ export async function whyNothingIsLeftToday(
   if (freeIn(withoutNotice)) return 'notice';
   const nobodyBooked: AvailabilityQuery = {
     ...withoutNotice,
-    staff: withoutNotice.staff.map((member) => ({ ...member, bookings: [] })),
+    // Nobody booked, and no external calendar busy: what those take is taken, the day is not over.
+    staff: withoutNotice.staff.map((member) => ({ ...member, busy: [], bookings: [] })),
   };
   return freeIn(nobodyBooked) ? 'booked' : 'hours_over';
 }
@@ -498,6 +500,7 @@ function assembleQuery(
     name: s.name,
     workingHours: catalogue.workingHours.get(s.id) ?? [],
     timeOff: catalogue.timeOff.get(s.id) ?? [],
+    busy: catalogue.busy.get(s.id) ?? [],
     bookings: busy.get(s.id) ?? [],
   }));
   return {

@@ -104,7 +104,11 @@ export async function loadDiary(
           .filter((h) => h.weekday === day.weekday)
           .map((h) => ({ startMinute: h.startMinute, endMinute: h.endMinute }))
           .sort((a, b) => a.startMinute - b.startMinute),
-        timeOff: (calendars.timeOff.get(member.id) ?? []).filter((t) => t.start < end && t.end > start),
+        // The diary marks external calendars' busy times as it marks time off: the staff see both.
+        timeOff: [
+          ...(calendars.timeOff.get(member.id) ?? []),
+          ...(calendars.busy.get(member.id) ?? []),
+        ].filter((t) => t.start < end && t.end > start),
         bookings: bookings.filter((b) => b.staff_id === member.id && b.starts_at < end && b.ends_at > start),
       })),
     };

@@ -51,13 +51,15 @@ export async function eligibleStaff(
 }
 
 /**
- * What the catalogue says of each staff member over a window of instants: hours and time off. The busy
- * times of their external calendars (design.md 9.6) are time off like any other: they come from the
- * last good copy the refresher kept, never from a fetch here.
+ * What the catalogue says of each staff member over a window of instants: hours, time off, and the
+ * busy times of their external calendars (design.md 9.6), which come from the last good copy the
+ * refresher kept, never from a fetch here. Busy times block like time off but are kept apart from it:
+ * the staff member works then and is taken (StaffSchedule.busy), which is what a customer is told.
  */
 export interface StaffCalendars {
   workingHours: Map<string, WorkingInterval[]>;
   timeOff: Map<string, Interval[]>;
+  busy: Map<string, Interval[]>;
 }
 
 export async function calendarsOf(
@@ -67,10 +69,11 @@ export async function calendarsOf(
   staffIds: readonly string[],
   window: Interval,
 ): Promise<StaffCalendars> {
-  const calendars: StaffCalendars = { workingHours: new Map(), timeOff: new Map() };
+  const calendars: StaffCalendars = { workingHours: new Map(), timeOff: new Map(), busy: new Map() };
   for (const id of staffIds) {
     calendars.workingHours.set(id, []);
     calendars.timeOff.set(id, []);
+    calendars.busy.set(id, []);
   }
   if (staffIds.length === 0) return calendars;
   const [hours, timeOff, busy] = await Promise.all([
@@ -84,7 +87,7 @@ export async function calendarsOf(
       ?.push({ weekday: h.weekday, startMinute: h.start_minute, endMinute: h.end_minute });
   }
   for (const t of timeOff) calendars.timeOff.get(t.staff_id)?.push({ start: t.starts_at, end: t.ends_at });
-  for (const b of busy) calendars.timeOff.get(b.staff_id)?.push({ start: b.starts_at, end: b.ends_at });
+  for (const b of busy) calendars.busy.get(b.staff_id)?.push({ start: b.starts_at, end: b.ends_at });
   return calendars;
 }
 

@@ -61,7 +61,8 @@ describe('findSlots properties (against a brute-force oracle)', { timeout: 60_00
   /**
    * External busy calendars (design.md 9.6) as production reads them: each staff member's events
    * written as an iCalendar file, expanded by ical.js (busy-times.ts), kept in pieces (as the
-   * database keeps them) and merged into time off (as calendarsOf does); the oracle reads the same
+   * database keeps them) and given as the staff member's busy times (as calendarsOf does, apart from
+   * their time off: StaffSchedule.busy); the oracle reads the same
    * events itself, occurrence by occurrence in wall time, and blocks them whole.
    */
   const matchesOracleWithBusy = ({
@@ -78,7 +79,7 @@ describe('findSlots properties (against a brute-force oracle)', { timeout: 60_00
       staff: query.staff.map((s) => {
         const mine = events.filter((e) => e.staffId === s.id);
         const busy = mine.length === 0 ? [] : busyTimes(eventsAsIcs(query.timezone, mine), window, 'UTC');
-        return { ...s, timeOff: [...s.timeOff, ...busyPieces(busy)] };
+        return { ...s, busy: busyPieces(busy) };
       }),
     };
     const expected = oracleSlots(query, eventsAsBusy(query.timezone, events));

@@ -115,6 +115,32 @@ describe('diagnoseStart', () => {
     expect(dayClosure(london, '2026-11-24')).toBeNull();
   });
 
+  it("counts an external calendar's busy time as taken, never as time off or a day nobody works", () => {
+    // Ana's private calendar takes all of Friday 27 November and Saturday 28 from 10:00.
+    const busyAna: StaffSchedule = {
+      ...ana,
+      busy: [
+        { start: at('2026-11-27T09:00:00Z'), end: at('2026-11-27T17:00:00Z') },
+        { start: at('2026-11-28T10:00:00Z'), end: at('2026-11-28T17:00:00Z') },
+      ],
+    };
+    const busy: SlotQuery = { ...london, staff: [busyAna, bo] };
+    for (const staffId of [undefined, 'ana']) {
+      for (const start of ['2026-11-27T10:00:00Z', '2026-11-28T11:00:00Z']) {
+        expect(diagnoseStart(busy, at(start), staffId), `${start} ${staffId}`).toEqual({
+          ok: false,
+          reason: 'slot_unavailable',
+          date: start.slice(0, 10),
+          outsideHours: false,
+        });
+      }
+    }
+    // A whole day busy is no closed day; and the busy time is no slot.
+    expect(dayClosure(busy, '2026-11-27')).toBeNull();
+    expect(findSlotAt(busy, at('2026-11-28T09:00:00Z'))).not.toBeNull();
+    expect(findSlotAt(busy, at('2026-11-28T09:15:00Z'))).toBeNull();
+  });
+
   it('reads the grid on the local wall clock across the spring-forward gap (45-minute grid)', () => {
     const night: SlotQuery = { ...london, slotIntervalMinutes: 45, now: at('2026-03-27T00:00:00Z') };
     // Sunday 29 March: 01:00 GMT becomes 02:00 BST. Grid minutes 0, 45, (90 = 01:30 does not exist), 135 ...

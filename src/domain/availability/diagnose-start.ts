@@ -21,7 +21,8 @@ export type DayClosure = 'closure' | 'nobody_works';
  *   none, so an instant is never "in the gap"; both instants of a repeated wall time are on the grid);
  * - staff_not_working: the named staff member's working time (hours less time off) that date does
  *   not hold the whole appointment;
- * - slot_unavailable: none of the above, yet no slot: it is taken, blocked by a buffer, outside
+ * - slot_unavailable: none of the above, yet no slot: it is taken (by a booking, or by a busy time of
+ *   an external calendar, which is no time off: StaffSchedule.busy), blocked by a buffer, outside
  *   everyone's hours (any staff: `outsideHours`, so a caller asking for 8 pm hears that nobody works
  *   then, not that the time was taken), or the buffer meets time off.
  * A start that is a slot breaks none of these rules, so `ok` agrees with findSlotAt exactly.

@@ -112,7 +112,7 @@ interface PreparedStaff {
   source: StaffSchedule;
   /** Bookings that block: confirmed ones and holds that have not lapsed. */
   live: BusyBooking[];
-  /** Time off and live booking blocks, normalised. */
+  /** Time off, external busy times and live booking blocks, normalised. */
   busy: Interval[];
 }
 
@@ -120,6 +120,7 @@ function prepare(staff: StaffSchedule, now: number): PreparedStaff {
   const live = staff.bookings.filter((b) => b.holdExpiresAt === null || b.holdExpiresAt > now);
   const busy = normalise([
     ...staff.timeOff,
+    ...(staff.busy ?? []),
     ...live.map((b) => ({ start: b.startsAt, end: b.blockedUntil })),
   ]);
   return { source: staff, live, busy };

@@ -19,8 +19,8 @@ import type { OfferedService } from '../catalogue.ts';
  *   (the transition itself); one that exists twice (fall back) is its FIRST (earlier) instant; and
  *   endMinute 1440 is the first instant of the next local date. (Do not rely on luxon's fromObject for
  *   this: it picks the later instant in some zones and the earlier in others.)
- * - The block overlaps no time off of the staff member and no live booking's block
- *   [starts_at, blocked_until) of theirs. Live: confirmed, or a pending hold that has not lapsed
+ * - The block overlaps no time off of the staff member, no busy time of their external calendars
+ *   and no live booking's block [starts_at, blocked_until) of theirs. Live: confirmed, or a pending hold that has not lapsed
  *   (holdExpiresAt > now).
  * - No slot on a local date the location is closed.
  * - start >= now + minNoticeMinutes; the start's local date <= today (local) + maxAdvanceDays.
@@ -59,6 +59,13 @@ export interface StaffSchedule {
   /** Weekly hours at this location, in its local time. */
   workingHours: WorkingInterval[];
   timeOff: Interval[];
+  /**
+   * The busy times of their external calendars (design.md 9.6). They block like time off, but they
+   * are not time off: the staff member works then and is taken, as by a booking. What explains a
+   * refusal or an empty day (diagnose-start.ts) counts them as taken, never as not working, so a
+   * private calendar reads as "not available", not as a day off or a closed salon.
+   */
+  busy?: Interval[];
   /** Live bookings of this staff member at any location (pending holds included; lapsed ones are ignored). */
   bookings: BusyBooking[];
 }
