@@ -1,6 +1,6 @@
 import { REPEAT_LIMITS, type Repeat } from '../domain/booking/series.ts';
 import { AppError } from '../domain/errors.ts';
-import { esc } from './pages/page-shell.ts';
+import { esc, type FieldRefusal, refusalBeside, refusedState } from './pages/page-shell.ts';
 
 /** The repeat fields as a form sent them (a refused form comes back with them as they were). */
 export interface RepeatForm {
@@ -11,9 +11,15 @@ export interface RepeatForm {
 /**
  * The form fields that book a recurring series (design.md 9.5) on the public page and in the console:
  * "Repeat every N weeks" (or not at all) and how many visits in all; `kept`, a refused form's values,
- * chosen again as the other fields are filled again.
+ * chosen again as the other fields are filled again (an emptied count comes back empty). `refused`: a
+ * refusal of one of these two fields (its param), said beside it, which is marked invalid, described
+ * by it and focused, as the form's other fields are (page-shell.ts refusalBeside).
  */
-export function repeatFieldset(maxVisits: number = REPEAT_LIMITS.count.max, kept: RepeatForm = {}): string {
+export function repeatFieldset(
+  maxVisits: number = REPEAT_LIMITS.count.max,
+  kept: RepeatForm = {},
+  refused?: FieldRefusal,
+): string {
   const { everyWeeks, count } = REPEAT_LIMITS;
   const chosen = kept.repeat_every_weeks ?? '';
   const offered = Array.from({ length: everyWeeks.max - everyWeeks.min + 1 }, (_, i) => i + everyWeeks.min);
@@ -24,12 +30,14 @@ export function repeatFieldset(maxVisits: number = REPEAT_LIMITS.count.max, kept
         `<option value="${n}"${String(n) === chosen ? ' selected' : ''}>Every ${n === 1 ? 'week' : `${n} weeks`}</option>`,
     )
     .join('');
-  const visits = kept.repeat_count || String(Math.min(6, maxVisits));
+  const visits = kept.repeat_count ?? String(Math.min(6, maxVisits));
+  const every = 'repeat_every_weeks';
+  const many = 'repeat_count';
   return `<fieldset><legend>Repeat</legend>
-<label for="repeat_every_weeks">Repeat</label>
-<select id="repeat_every_weeks" name="repeat_every_weeks"><option value=""${repeats ? '' : ' selected'}>Does not repeat</option>${weeks}</select>
-<label for="repeat_count">Visits in all, this one included (${count.min} to ${maxVisits})</label>
-<input id="repeat_count" name="repeat_count" type="number" min="${count.min}" max="${maxVisits}" value="${esc(visits)}">
+<label for="${every}">Repeat</label>
+${refusalBeside(refused, every, every)}<select id="${every}" name="${every}"${refusedState(refused, every, every)}><option value=""${repeats ? '' : ' selected'}>Does not repeat</option>${weeks}</select>
+<label for="${many}">Visits in all, this one included (${count.min} to ${maxVisits})</label>
+${refusalBeside(refused, many, many)}<input id="${many}" name="${many}" type="number" min="${count.min}" max="${maxVisits}" value="${esc(visits)}"${refusedState(refused, many, many)}>
 </fieldset>`;
 }
 

@@ -134,6 +134,26 @@ describe('a refused field on the customer pages', () => {
     expect(await page.locator('[aria-invalid]').count()).toBe(0);
   }, 120_000);
 
+  it('is said beside the repeat fields when the series is what is refused, the rest kept', async () => {
+    const page = await openPhonePage(browser);
+    await chooseAWeekOut(page);
+    await page.getByRole('radio').first().check();
+    await page.getByLabel('First name').fill('Rosa');
+    await page.getByLabel('Last name').fill('Parks');
+    await page.getByLabel('Phone').fill(nextPhone());
+    // Every week, with the number of visits left empty (the field is not required: a form sends it).
+    await page.getByLabel('Repeat', { exact: true }).selectOption({ label: 'Every week' });
+    await page.getByLabel(/^Visits in all/).fill('');
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByRole('heading', { name: 'Book at Northside Hair Co.' }).waitFor();
+    await refusedBeside(page, /^Visits in all/, 'A series has 2 to');
+    expect(await page.getByRole('alert').count()).toBe(1);
+    // The rest as it was: the time, the details and the repeat chosen.
+    expect(await page.getByLabel('Repeat', { exact: true }).inputValue()).toBe('1');
+    expect(await page.getByLabel('First name').inputValue()).toBe('Rosa');
+    expect(await page.getByRole('radio', { checked: true }).count()).toBe(1);
+  }, 120_000);
+
   it('is said beside the field on the waitlist form', async () => {
     const page = await openPhonePage(browser);
     await page.goto(`${server.origin}/p/${ORG}?location=camden`);

@@ -109,6 +109,36 @@ describe('a series on the public page', () => {
     expect(refused.body).toContain('<option value="2" selected>Every 2 weeks</option>');
     expect(refused.body).not.toContain('<option value="" selected>');
     expect(refused.body).toMatch(/<input id="repeat_count" name="repeat_count" [^>]*value="40"/);
+    // Said beside the field it is about, which it describes, and said once.
+    expect(refused.body).toContain(
+      '<p id="repeat_count-error" role="alert" class="fee">A series has 2 to 26 visits. Your details are kept below.</p>',
+    );
+    expect(refused.body).toMatch(
+      /<input id="repeat_count" [^>]* aria-invalid="true" aria-describedby="repeat_count-error" autofocus>/,
+    );
+    expect(refused.body.match(/role="alert"/g)).toHaveLength(1);
+  });
+
+  it('says a repeat refused where no series is booked online at the top: no repeat field to be beside', async () => {
+    const catalogue = demoCatalogue() as { policies?: unknown };
+    catalogue.policies = { public_verification: 'none' };
+    t = await startTestApp({ catalogues: [catalogue], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const refused = await pagePost(t, `/p/${ORG}/book`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      starts_at: '2026-11-25T14:00:00Z',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '2',
+      repeat_count: '3',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).not.toContain('name="repeat_every_weeks"');
+    expect(refused.body).toContain(
+      '<p role="alert" class="fee">Repeat bookings are made by phone or at the salon. Your details are kept below.</p>',
+    );
   });
 });
 

@@ -117,6 +117,18 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
 
 /** The fields of the details form a refusal may name: it is said beside them (page-shell.ts FieldRefusal). */
 const DETAILS_FIELDS: readonly string[] = ['starts_at', 'first_name', 'last_name', 'phone', 'email'];
+/** The repeat fields (repeat-fields.ts), on the form where a series can be booked (policy code). */
+const REPEAT_FIELDS: readonly string[] = ['repeat_every_weeks', 'repeat_count'];
+
+/**
+ * Whether the details form shows `field`, so that a refusal naming it is said beside it; else it is
+ * said at the top (a repeat refused where no series can be booked online has no field to be beside).
+ */
+function besideAField(organisation: PublicOrganisation, field: string | undefined): boolean {
+  if (field === undefined) return false;
+  if (DETAILS_FIELDS.includes(field)) return true;
+  return REPEAT_FIELDS.includes(field) && organisation.policy.verification === 'code';
+}
 
 /** A form sent back: what was typed, the time chosen, and what to change. */
 interface Kept {
@@ -203,7 +215,7 @@ async function bookingPage(
     parts.push(waitlistForm(organisation, location, chosen, window.date));
   } else {
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
-    return page(DETAILS_FIELDS.includes(kept?.field ?? ''));
+    return page(besideAField(organisation, kept?.field));
   }
   return page();
 }
@@ -317,7 +329,7 @@ ${field('email', 'E-mail', 'type="email" autocomplete="email" maxlength="254"')}
       : ''
   }</p>
 </fieldset>
-${organisation.policy.verification === 'code' ? repeatFieldset(PUBLIC_SERIES_MAX_VISITS, kept?.fields) : ''}
+${organisation.policy.verification === 'code' ? repeatFieldset(PUBLIC_SERIES_MAX_VISITS, kept?.fields, refused) : ''}
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>`;
 }
