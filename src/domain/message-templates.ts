@@ -1,13 +1,15 @@
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments, toSmsAlphabet } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
-import { withRepeatedLabel } from './repeated-wall-times.ts';
+import { repeatedTimeLabel, zoneAbbreviation, zoneCity, zoneShortName } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
 
 /**
  * The words of each message, per kind, in the organisation's language: an SMS (plain text, at most two
  * segments) and an e-mail (subject, text and HTML). They say what the spoken answers say: the
  * services, the staff member, the local date and time with the weekday, the location and its phone,
- * the reference, and the link with the time its hold ends when one is due.
+ * the reference, and the link with the time its hold ends when one is due. Every time names the zone
+ * of the location's clock ("14:30 GMT", "14:30 (New York time)"): a customer reading it elsewhere, or
+ * travelling, must not take it for their own clock's.
  */
 export interface MessageFacts {
   kind: OutboxKind;
@@ -83,6 +85,8 @@ interface Wording {
   code: string;
   orLink: string;
   notYou: string;
+  /** A time's zone by its city, where the locale has no abbreviation for it: "(New York time)". */
+  zoneTime: string;
 }
 
 const EN: Wording = {
@@ -121,6 +125,7 @@ const EN: Wording = {
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
   notYou: 'Did not book? Ignore this message; nothing is booked in your name.',
+  zoneTime: '({city} time)',
 };
 
 const DE: Wording = {
@@ -159,6 +164,7 @@ const DE: Wording = {
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
   notYou: 'Nicht gebucht? Ignorieren Sie diese Nachricht; nichts wird in Ihrem Namen gebucht.',
+  zoneTime: '(Ortszeit {city})',
 };
 
 const FR: Wording = {
@@ -198,6 +204,7 @@ const FR: Wording = {
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
   notYou: "Vous n'avez rien réservé ? Ignorez ce message ; rien n'est réservé à votre nom.",
+  zoneTime: '(heure de {city})',
 };
 
 const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
@@ -208,15 +215,36 @@ function wordingFor(locale: string): Wording {
 }
 
 /**
- * "Tuesday 8 December, 2:30 pm" in the locale, at the location's wall clock. A time the clock shows
- * twice that day (the clocks go back) carries the zone's name, as on the pages: "1:30 BST" or
- * "1:30 GMT", never a bare "1:30" the customer cannot place.
+ * "Tuesday 8 December at 14:30 GMT" in the locale, at the location's wall clock, its zone named the way
+ * a person names it (zoneWords). A time the clock shows twice that day (the clocks go back) is named
+ * by what tells the two apart, as on the pages: "1:30 BST" or "1:30 GMT", never a bare "1:30" the
+ * customer cannot place. `compactZone`: the zone as short as the locale writes it ("GMT+1", "UTC+1"),
+ * for an SMS the city's words would not fit.
  */
-function localWhen(epochMs: number, zone: string, locale: string, now?: number): string {
+function localWhen(
+  epochMs: number,
+  zone: string,
+  locale: string,
+  words: Wording,
+  options: { now?: number | undefined; compactZone?: boolean | undefined },
+): string {
   // "Tuesday 8 December 2027": a booking a year ahead is not read as this December's.
+  const { now } = options;
   const otherYear = now !== undefined && yearIn(zone, now) !== yearIn(zone, epochMs);
   const text = whenFormat(locale, zone, otherYear).format(epochMs);
-  return withRepeatedLabel(text, epochMs, zone, locale).replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
+  const named =
+    repeatedTimeLabel(epochMs, zone, locale) ||
+    (options.compactZone ? zoneShortName(epochMs, zone, locale) : zoneWords(epochMs, zone, locale, words));
+  return `${text} ${named}`.replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
+}
+
+/**
+ * The zone of a time, as a person names it: the locale's abbreviation when it has one people read
+ * ("GMT", "BST", "MEZ", "EST"; short, which an SMS needs), else the zone's city in the language's
+ * words ("(New York time)", "(heure de Paris)"), never an offset ("UTC+1") a customer must work out.
+ */
+function zoneWords(epochMs: number, zone: string, locale: string, words: Wording): string {
+  return zoneAbbreviation(epochMs, zone, locale) ?? fill(words.zoneTime, { city: zoneCity(zone) });
 }
 
 const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {
@@ -295,10 +323,13 @@ function fill(template: string, values: Record<string, string>): string {
 function lines(
   facts: MessageFacts,
   words: Wording,
-  options: { staff: boolean; services: string; sms?: boolean },
+  options: { staff: boolean; services: string; sms?: boolean; compactZone?: boolean | undefined },
 ) {
   const dated = (epochMs: number) => {
-    const text = localWhen(epochMs, facts.timezone, facts.locale, facts.now);
+    const text = localWhen(epochMs, facts.timezone, facts.locale, words, {
+      now: facts.now,
+      compactZone: options.compactZone,
+    });
     return options.sms ? toSmsAlphabet(text) : text;
   };
   const when = dated(facts.startsAt);
@@ -336,8 +367,9 @@ function lines(
 /**
  * The SMS: the organisation's name, what happened, the link when due, the reference and the
  * location's phone, within two segments. When that is too long the staff member goes first, then the
- * phone, then service names beyond the first, then (with a link) what happened; then the names are
- * cut short, longest allowance first. The link and the reference always stay, and so does the time.
+ * phone, then service names beyond the first, then the zone's words give way to its short name
+ * ("(Ortszeit London)" to "GMT+0"), then (with a link) what happened; then the names are cut short,
+ * longest allowance first. The link and the reference always stay, and so does the time and its zone.
  */
 export function renderSms(facts: MessageFacts): string {
   const words = wordingFor(facts.locale);
@@ -346,14 +378,21 @@ export function renderSms(facts: MessageFacts): string {
     { staff: false, services: 'all', phone: true },
     { staff: false, services: 'all', phone: false },
     { staff: false, services: 'first', phone: false },
+    { staff: false, services: 'first', phone: false, compactZone: true },
     // Long names in UCS-2 (67 characters a part): what is asked, the link and the reference.
-    { staff: false, services: 'first', phone: false, lead: false },
+    { staff: false, services: 'first', phone: false, lead: false, compactZone: true },
   ];
   for (const shape of attempts) {
     const text = smsText(facts, words, shape);
     if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
   }
-  const shortest: SmsShape = { staff: false, services: 'first', phone: false, lead: false };
+  const shortest: SmsShape = {
+    staff: false,
+    services: 'first',
+    phone: false,
+    lead: false,
+    compactZone: true,
+  };
   let text = '';
   for (const allowance of NAME_ALLOWANCES) {
     const cut = (name: string) => cutName(name, allowance);
@@ -382,6 +421,8 @@ interface SmsShape {
    * do). A confirmation, a move, a reminder or a cancellation always keeps it: it is the news.
    */
   lead?: false;
+  /** The zone by its short name ("GMT+0", "UTC+1") where the locale has no abbreviation for it. */
+  compactZone?: true;
 }
 
 function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
@@ -389,7 +430,12 @@ function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
     shape.services === 'first' && facts.serviceNames.length > 1
       ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`
       : facts.serviceNames.join(', ');
-  const parts = lines(facts, words, { staff: shape.staff, services, sms: true });
+  const parts = lines(facts, words, {
+    staff: shape.staff,
+    services,
+    sms: true,
+    compactZone: shape.compactZone,
+  });
   return [
     shape.lead === false && parts.action && ASKING_KINDS.has(facts.kind)
       ? `${facts.organisationName}:`

@@ -85,12 +85,57 @@ export function zoneNamesApart(
   return ['(first)', '(second)'];
 }
 
+/** The city a time zone is named after, as the pages and messages name its clock ('Europe/London': 'London'). */
+export function zoneCity(zone: string): string {
+  return zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
+}
+
+/**
+ * The abbreviation of the zone at `epochMs` as the locale writes it, when it has one people read
+ * ("GMT"/"BST" in en-GB for London, "MEZ" in de-DE for Berlin, "EST" in en-US for New York), or null
+ * (en-GB writes New York's as "GMT-5", fr-FR Paris's as "UTC+1"): ICU gives letters only where the
+ * locale's readers use them, so they are not another zone's to them.
+ */
+export function zoneAbbreviation(epochMs: number, zone: string, locale: string): string | null {
+  const name = zoneNameAt(epochMs, zone, locale, 'short');
+  return LETTERS.test(name) ? name : null;
+}
+
+/**
+ * The zone at `epochMs` as short as the locale writes it: its abbreviation ("GMT", "MEZ") or its offset
+ * ("GMT-5", "UTC+1"), for where the words of a city do not fit (an SMS's two parts).
+ */
+export function zoneShortName(epochMs: number, zone: string, locale: string): string {
+  return zoneNameAt(epochMs, zone, locale, 'short') || zoneNameAt(epochMs, zone, locale, 'shortOffset');
+}
+
 /** A zone abbreviation people read ("BST", "EST", "AEDT"), not an offset ("GMT-5"). */
 const LETTERS = /^[A-Z]{2,6}$/;
 /** The English locales whose short zone names are abbreviations for their own zones. */
 const ENGLISH_ABBREVIATIONS = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-CA', 'en-IE'];
 
 function zoneNameAt(epochMs: number, zone: string, locale: string, style: 'short' | 'shortOffset'): string {
-  const names = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: style });
-  return names.formatToParts(epochMs).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  return (
+    zoneNames(zone, locale, style)
+      .formatToParts(epochMs)
+      .find((p) => p.type === 'timeZoneName')?.value ?? ''
+  );
+}
+
+/**
+ * The formats of zoneNameAt, made once per zone, locale and style: every message the outbox worker
+ * renders names its zone, and making a format costs far more than using one. Bounded, as
+ * message-templates.ts's are: a process serves few zones and locales.
+ */
+const zoneNameFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneNames(zone: string, locale: string, style: 'short' | 'shortOffset'): Intl.DateTimeFormat {
+  const key = `${zone}|${locale}|${style}`;
+  let format = zoneNameFormats.get(key);
+  if (format === undefined) {
+    if (zoneNameFormats.size >= 1_000) zoneNameFormats.clear();
+    format = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: style });
+    zoneNameFormats.set(key, format);
+  }
+  return format;
 }

@@ -596,7 +596,7 @@ describe('what the client was told', () => {
     expect(page.body).toMatch(/Moved from <time [^>]+>30 Nov 2026, \d\d:\d\d<\/time> to <time/);
     expect(messages).toMatch(
       new RegExp(
-        `Booked: Cut with Ana on Monday 30 November at 16:15, at Soho\\. See, move or cancel it: https://book\\.example/p/manage/[A-Za-z0-9_-]{43} Ref ${reference}\\.`,
+        `Booked: Cut with Ana on Monday 30 November at 16:15 GMT, at Soho\\. See, move or cancel it: https://book\\.example/p/manage/[A-Za-z0-9_-]{43} Ref ${reference}\\.`,
       ),
     );
 

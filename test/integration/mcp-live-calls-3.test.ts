@@ -635,12 +635,13 @@ describe('messages for a booking next year say the year', () => {
       [
         'london',
         '2027-01-05T10:00:00+00:00',
-        'on Tuesday, 5 January 2027 at 10:00, at Everest & Thames London',
+        'on Tuesday, 5 January 2027 at 10:00 GMT, at Everest & Thames London',
       ],
       [
         'kathmandu',
         '2027-01-05T10:00:00+05:45',
-        'on Tuesday, 5 January 2027 at 10:00, at Everest & Thames Kathmandu',
+        // Its zone by its city: en-GB writes Kathmandu's as "GMT+5:45".
+        'on Tuesday, 5 January 2027 at 10:00 (Kathmandu time), at Everest & Thames Kathmandu',
       ],
     ] as const) {
       const booked = await mcp.call('book', {

@@ -187,7 +187,8 @@ describe('delivery without providers', () => {
     // It leads back to the booking's own page: a customer who closed the tab needs no phone call.
     expect(sms).toMatch(
       new RegExp(
-        '^Org acme-hair: Booked: Cut with Ana on Tuesday 24 November at 11:00, at Soho\\. ' +
+        // The time names its zone: a customer reading it elsewhere knows which clock it is on.
+        '^Org acme-hair: Booked: Cut with Ana on Tuesday 24 November at 11:00 GMT, at Soho\\. ' +
           'See, move or cancel it: https://book\\.example/p/manage/[A-Za-z0-9_-]{43} ' +
           `Ref ${reference}\\. Questions or changes: \\+442071234567$`,
       ),
@@ -195,6 +196,7 @@ describe('delivery without providers', () => {
     const email = JSON.parse(logged.find((m) => m.channel === 'email')!.body!);
     expect(email.subject).toBe(`Org acme-hair: Your booking is confirmed (${reference})`);
     expect(email.text).toContain('Hello Jo,');
+    expect(email.text).toContain('Booked: Cut with Ana on Tuesday 24 November at 11:00 GMT, at Soho.');
     expect(email.html).toContain('<p>Hello Jo,</p>');
     expect(summary(await messagesOf(reference, 'pending'))).toEqual([
       'reminder:email:pending',
@@ -209,7 +211,7 @@ describe('delivery without providers', () => {
         (m) => m.kind === 'reminder' && m.channel === 'sms',
       );
       expect(JSON.parse(reminder!.body!).text).toContain(
-        'Reminder: Cut with Ana on Tuesday 24 November at 11:00',
+        'Reminder: Cut with Ana on Tuesday 24 November at 11:00 GMT,',
       );
     } finally {
       t.clock.set('2026-11-23T09:00:00Z');
@@ -222,7 +224,7 @@ describe('delivery without providers', () => {
     const [sms] = (await messagesOf(reference, 'logged')).filter((m) => m.channel === 'sms');
     const session = new URL(paymentUrl!).pathname.split('/').pop();
     expect(JSON.parse(sms!.body!).text).toContain(
-      `Pay the deposit (£20.00) by Monday 23 November at 9:30 to confirm: https://book.example/checkout/${session}`,
+      `Pay the deposit (£20.00) by Monday 23 November at 9:30 GMT to confirm: https://book.example/checkout/${session}`,
     );
   });
 });

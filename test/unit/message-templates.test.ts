@@ -28,8 +28,8 @@ const FACTS: MessageFacts = {
 describe('message templates', () => {
   it('says the services, staff, weekday, time, location, its phone, the reference and the link', () => {
     expect(renderSms(FACTS)).toBe(
-      'Northside Hair: Held for you: Full colour with Amara Okafor on Tuesday 8 December at 14:30, at Northside Camden. ' +
-        'Pay the deposit (£20.00) by Monday 23 November at 9:30 to confirm: https://book.example/checkout/8fd397d7-a586-474e-ae17-f3dd478beebf ' +
+      'Northside Hair: Held for you: Full colour with Amara Okafor on Tuesday 8 December at 14:30 GMT, at Northside Camden. ' +
+        'Pay the deposit (£20.00) by Monday 23 November at 9:30 GMT to confirm: https://book.example/checkout/8fd397d7-a586-474e-ae17-f3dd478beebf ' +
         'Ref NHC-7KQ2MX. Questions or changes: +442074850000',
     );
   });
@@ -97,13 +97,15 @@ describe('message templates', () => {
     expect(rendered.sms).toContain('with Amara Okafor');
   });
 
-  it('names the zone of a time the clocks show twice that day, and of no other', () => {
+  it('names the zone of a time the clocks show twice that day by what tells the two apart', () => {
     // London's clocks go back at 02:00 BST on 25 October 2026: 01:30 happens at 00:30Z and at 01:30Z.
     const at = (iso: string, kind: MessageFacts['kind'] = 'confirmed') =>
       renderSms({ ...FACTS, kind, link: null, holdExpiresAt: null, startsAt: Date.parse(iso) });
     expect(at('2026-10-25T00:30:00Z')).toContain('on Sunday 25 October at 1:30 BST,');
     expect(at('2026-10-25T01:30:00Z')).toContain('on Sunday 25 October at 1:30 GMT,');
-    expect(at('2026-10-25T03:30:00Z')).toContain('on Sunday 25 October at 3:30,');
+    // Named once: the zone that tells them apart is the zone.
+    expect(at('2026-10-25T01:30:00Z')).not.toContain('GMT GMT');
+    expect(at('2026-10-25T03:30:00Z')).toContain('on Sunday 25 October at 3:30 GMT,');
     // The hold's end too; and in Sydney's words where the organisation is Australian.
     const held = renderSms({ ...FACTS, holdExpiresAt: Date.parse('2026-10-25T01:15:00Z') });
     expect(held).toContain('by Sunday 25 October at 1:15 GMT to confirm');
@@ -117,6 +119,75 @@ describe('message templates', () => {
       startsAt: Date.parse('2027-04-03T15:30:00Z'),
     });
     expect(sydney).toMatch(/2:30 am AEDT,/);
+  });
+
+  it("names every time's zone as a person does: an abbreviation the locale's readers use, else the city", () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const confirmed = {
+      ...FACTS,
+      kind: 'confirmed' as const,
+      link: page,
+      holdExpiresAt: null,
+      depositDue: null,
+    };
+    const when = (facts: Partial<MessageFacts>) => {
+      const rendered = renderMessage({ ...confirmed, ...facts });
+      return { sms: rendered.sms, text: rendered.text };
+    };
+    // London: GMT in winter, BST in summer, in the SMS and the e-mail alike.
+    expect(when({}).sms).toContain('on Tuesday 8 December at 14:30 GMT, at Northside Camden.');
+    expect(when({}).text).toContain('on Tuesday 8 December at 14:30 GMT, at Northside Camden.');
+    expect(when({ startsAt: Date.parse('2026-07-07T13:30:00Z') }).sms).toContain(
+      'Tuesday 7 July at 14:30 BST,',
+    );
+    // A British organisation's New York salon: en-GB has no letters for it ("GMT-5"), so its city.
+    const newYork = when({ timezone: 'America/New_York', startsAt: Date.parse('2026-12-08T19:30:00Z') });
+    expect(newYork.sms).toContain('Tuesday 8 December at 14:30 (New York time),');
+    expect(newYork.text).toContain('Tuesday 8 December at 14:30 (New York time),');
+    expect(newYork.sms).not.toMatch(/GMT/);
+    // American English has letters for it; German ones for Berlin.
+    expect(
+      when({ locale: 'en-US', timezone: 'America/New_York', startsAt: Date.parse('2026-12-08T19:30:00Z') })
+        .sms,
+    ).toMatch(/December 8 at 2:30\sPM EST,/);
+    expect(
+      when({ locale: 'de-DE', timezone: 'Europe/Berlin', startsAt: Date.parse('2026-12-08T13:30:00Z') }).sms,
+    ).toContain('am Dienstag, 8. Dezember um 14:30 MEZ,');
+    // French writes Paris's as "UTC+1": the city, in French words.
+    expect(
+      when({ locale: 'fr-FR', timezone: 'Europe/Paris', startsAt: Date.parse('2026-12-08T13:30:00Z') }).sms,
+    ).toContain('le mardi 8 décembre à 14:30 (heure de Paris),');
+  });
+
+  it("keeps the zone when an SMS must shorten: the city's words give way to the zone's short name", () => {
+    // A cancellation's news (what, when, where) stays; with a kept deposit and a fee it is too long for
+    // "(New York time)" even with every name cut short.
+    const sms = renderSms({
+      ...FACTS,
+      kind: 'cancelled',
+      link: 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde',
+      holdExpiresAt: null,
+      depositDue: null,
+      timezone: 'America/New_York',
+      startsAt: Date.parse('2026-12-08T19:30:00Z'),
+      locationName: 'Northside Hair Brooklyn Heights Atlantic Avenue Studio',
+      serviceNames: ['Balayage with toner and gloss treatment'],
+      cancellation: { deposit: '£20.00', depositRefunded: false, fee: '£27.50' },
+    });
+    expect(smsSegments(sms)).toBeLessThanOrEqual(2);
+    expect(sms).toContain('Cancelled: ');
+    expect(sms).toContain('on Tuesday 8 December at 14:30 GMT-5, at ');
+    // German, in London ("GMT+0" in de-DE), with euros (two GSM characters each).
+    const de = renderSms({
+      ...FACTS,
+      locale: 'de-DE',
+      kind: 'cancelled',
+      holdExpiresAt: null,
+      depositDue: null,
+      cancellation: { deposit: '20,00 €', depositRefunded: true, fee: '27,50 €' },
+    });
+    expect(smsSegments(de)).toBeLessThanOrEqual(2);
+    expect(de).toContain('am Dienstag, 8. Dezember um 14:30 GMT+0, in ');
   });
 
   it('says the year of a date in another year, and a repeated time by an abbreviation people read', () => {
@@ -162,7 +233,7 @@ describe('message templates', () => {
     // A waitlist offer: "s’est" and "jusqu’à" made it UCS-2, and the SMS lost what time was offered.
     const offer = renderSms({ ...fr, kind: 'booking_page_link', waitlistOffer: true });
     expect(offer).toContain('Northside Hair: Un créneau s');
-    expect(offer).toContain('Full colour le mardi 8 décembre à 14:30, à Northside Camden.');
+    expect(offer).toContain('Full colour le mardi 8 décembre à 14:30 (heure de London), à Northside Camden.');
     expect(smsSegments(offer)).toBeLessThanOrEqual(2);
     // "août": every French SMS in August was UCS-2, its names cut to a few letters.
     const august = renderMessage({ ...fr, kind: 'confirmed', startsAt: Date.parse('2026-08-07T11:30:00Z') });
@@ -255,7 +326,7 @@ describe('message templates', () => {
   it("speaks the organisation's language and formats dates in its locale", () => {
     const de = renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: null, depositDue: null });
     expect(de.sms).toBe(
-      'Northside Hair: Erinnerung: Full colour bei Amara Okafor am Dienstag, 8. Dezember um 14:30, in Northside Camden. ' +
+      'Northside Hair: Erinnerung: Full colour bei Amara Okafor am Dienstag, 8. Dezember um 14:30 (Ortszeit London), in Northside Camden. ' +
         'Nr. NHC-7KQ2MX. Fragen oder Änderungen: +442074850000',
     );
     expect(de.subject).toBe('Northside Hair: Erinnerung an Ihren Termin (NHC-7KQ2MX)');
@@ -318,7 +389,7 @@ describe('the verification code message (design.md 9.1)', () => {
     const sms = renderSms(CODE);
     // Two parts hold it once the staff member and the salon's phone are left out, as any SMS shortens.
     expect(sms).toBe(
-      'Northside Hair: To confirm: Full colour on Tuesday 8 December at 14:30, at Northside Camden. ' +
+      'Northside Hair: To confirm: Full colour on Tuesday 8 December at 14:30 GMT, at Northside Camden. ' +
         'Your code is 042917 (valid 10 minutes). Or confirm here: https://book.example/p/verify/0123456789abcdefghijklmnopqrstuvwxyzABCDEFG ' +
         'Did not book? Ignore this message; nothing is booked in your name.',
     );

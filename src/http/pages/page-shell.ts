@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
+import { withRepeatedLabel, zoneCity } from '../../domain/repeated-wall-times.ts';
 import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import { formatUtc } from '../../domain/time-format.ts';
 import { ownOrigins, publicPath, publicPathPrefix } from '../public-base-url.ts';
@@ -279,9 +279,7 @@ export interface Formatter {
 }
 
 /** The city a time zone is named after, as the pages name its clock ('Europe/London': 'London'). */
-export function zoneCity(zone: string): string {
-  return zone.split('/').pop()?.replace(/_/g, ' ') ?? zone;
-}
+export { zoneCity };
 
 /**
  * Money in the organisation's locale, times in the location's zone, each time with its clock named:
