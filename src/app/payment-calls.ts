@@ -37,10 +37,18 @@ export function providerDeadline(): number {
 }
 
 /**
- * Writes the calls about to be made; a call already written (an earlier request's, in doubt) is kept.
- * Answers, for each, whether it was written before: it is then asked again (`askedBefore`).
+ * Writes the calls about to be made; a call already written (an earlier request's, in doubt) is kept,
+ * and marked tried `now` (its attempted_at), as the sweeper marks the calls it takes: this request is
+ * about to ask it again, for up to PROVIDER_WAIT_MS, and the sweeper takes a call only SETTLE_AFTER_MS
+ * after its last try, so it does not ask under the same keys meanwhile. (Unmarked, a call asked first
+ * 110 s before was the sweeper's 10 s into this request's wait.) Answers, for each, whether it was
+ * written before: it is then asked again (`askedBefore`).
  */
-export async function recordPaymentCalls(trx: Db, calls: readonly PaymentCall[]): Promise<boolean[]> {
+export async function recordPaymentCalls(
+  trx: Db,
+  calls: readonly PaymentCall[],
+  now: number,
+): Promise<boolean[]> {
   const before: boolean[] = [];
   for (const call of calls) {
     const written = await trx
@@ -48,7 +56,19 @@ export async function recordPaymentCalls(trx: Db, calls: readonly PaymentCall[])
       .values(call)
       .onConflict((oc) => oc.columns(['key', 'kind', 'organisation_id']).doNothing())
       .executeTakeFirst();
-    before.push(!(Number(written.numInsertedOrUpdatedRows ?? 0n) > 0));
+    const joined = !(Number(written.numInsertedOrUpdatedRows ?? 0n) > 0);
+    if (joined) {
+      await trx
+        .updateTable('payment_calls')
+        .set({ attempted_at: now })
+        .where('organisation_id', '=', call.organisation_id)
+        .where('kind', '=', call.kind)
+        .where('key', '=', call.key)
+        // Never back in time (another process's clock, a try marked later than this one).
+        .where((eb) => eb.or([eb('attempted_at', 'is', null), eb('attempted_at', '<', now)]))
+        .execute();
+    }
+    before.push(joined);
   }
   return before;
 }
@@ -246,6 +266,15 @@ export interface CancellationAsked {
 export class DepositRefunds {
   /** Every run's refunds are asked under the one deadline of the request (providerDeadline). */
   readonly deadline = providerDeadline();
+  /**
+   * When these refunds are asked (the calls' attempted_at): the cancellation's own time, unless it is
+   * completed as of an earlier one (the sweeper's, whose refunds are asked as it works them).
+   */
+  readonly askedAt: number | undefined;
+
+  constructor(askedAt?: number) {
+    this.askedAt = askedAt;
+  }
   readonly #answers = new Map<string, RefundAnswer>();
   #asked: RefundAsk[] = [];
   #taken = new Set<string>();
@@ -349,7 +378,7 @@ export async function withRefundsFirst<T>(
         }
         if (!payments) throw new Error('A cancellation asked for a refund without a payment provider');
         const calls = refunds.asked().map((ask) => refundCall(ask, asked, payments.name));
-        const before = await recordPaymentCalls(trx, calls);
+        const before = await recordPaymentCalls(trx, calls, refunds.askedAt ?? asked.requestedAt);
         for (const [i, call] of calls.entries()) {
           const written = before[i] && (await findPaymentCall(trx, call.organisation_id, 'refund', call.key));
           if (written) refuseUnlessMadeBy(written, payments);

@@ -82,7 +82,7 @@ export async function settlePaymentCalls(
   for (const call of due) {
     if (!(await claim(db, call, now))) continue;
     try {
-      if (await settle(db, payments, call)) settled += 1;
+      if (await settle(db, payments, call, now)) settled += 1;
     } catch (error) {
       // Refused meanwhile (a 4xx): the call was written off by the work itself.
       if (isRefusal(error)) settled += 1;
@@ -128,8 +128,8 @@ async function claim(db: Db, call: PaymentCall, now: number): Promise<boolean> {
   return result.numUpdatedRows > 0n;
 }
 
-/** Completes one call; false when the provider still cannot be reached. */
-async function settle(db: Db, payments: PaymentProvider, call: PaymentCall): Promise<boolean> {
+/** Completes one call, claimed at `now`; false when the provider still cannot be reached. */
+async function settle(db: Db, payments: PaymentProvider, call: PaymentCall, now: number): Promise<boolean> {
   switch (call.purpose) {
     // Each was asked before: the provider looks for what it made then (askRefund).
     case 'fee':
@@ -138,8 +138,9 @@ async function settle(db: Db, payments: PaymentProvider, call: PaymentCall): Pro
     case 'unwanted_payment':
       return refundUnwantedPayment(db, payments, call, true, providerDeadline());
     case 'cancellation': {
-      // Its deadline bounds this refund and any other the cancellation still asks for.
-      const refunds = new DepositRefunds();
+      // Its deadline bounds this refund and any other the cancellation still asks for (each marked
+      // tried now, though the cancellation is completed as of when it was asked).
+      const refunds = new DepositRefunds(now);
       // The refund first, so that its answer is written whatever becomes of the cancellation.
       const outcome = await askRefund(payments, call, true, refunds.deadline);
       if (!outcome) return false;

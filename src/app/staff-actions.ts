@@ -391,7 +391,7 @@ async function processFee(
     }
     const step = await decide(trx, booking, fee);
     if ('call' in step) {
-      const [askedBefore] = await recordPaymentCalls(trx, [step.call]);
+      const [askedBefore] = await recordPaymentCalls(trx, [step.call], now);
       return { call: step.call, askedBefore: askedBefore! };
     }
     return writeFeeOutcome(trx, booking, fee, step, now, actor, logged);

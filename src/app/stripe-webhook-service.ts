@@ -149,7 +149,7 @@ async function refundToMake(
     attempted_at: null,
     provider: 'stripe',
   };
-  const [askedBefore] = await recordPaymentCalls(trx, [call]);
+  const [askedBefore] = await recordPaymentCalls(trx, [call], now);
   return { call, askedBefore: askedBefore! };
 }
 

@@ -1282,6 +1282,67 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await settleLater()).toBe(0);
   });
 
+  it('leaves a call in doubt to the request that asked again while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
+    await start();
+    const { reference } = await paidColour();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    const askedAt = t.clock.nowMs();
+    // Asked again 110 s on, and Stripe slow to answer it...
+    t.clock.advance({ seconds: 110 });
+    fake.delayAnswers = 1_500;
+    const asked = fake.requests.length;
+    const again = cancel(reference, { reason: 'ill' });
+    while (fake.requests.length === asked) await sleep(5);
+    // ...when the sweeper comes by, two minutes after the first ask: the request may wait a minute
+    // more, so the call is still its own.
+    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    const swept = await settlePaymentCalls(
+      t.database.db,
+      stripeProvider(),
+      askedAt + SETTLE_AFTER_MS + 5_000,
+    );
+    const answer = await again;
+    fake.delayAnswers = 0;
+    expect(swept).toBe(0);
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('leaves a fee charge asked again to its request while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.loseAnswersTo = '/v1/payment_intents';
+    const charge = () =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    fake.loseAnswersTo = null;
+    const askedAt = t.clock.nowMs();
+    t.clock.advance({ seconds: 110 });
+    fake.delayAnswers = 1_500;
+    const asked = fake.requests.length;
+    const again = charge();
+    while (fake.requests.length === asked) await sleep(5);
+    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    const swept = await settlePaymentCalls(
+      t.database.db,
+      stripeProvider(),
+      askedAt + SETTLE_AFTER_MS + 5_000,
+    );
+    const { fee } = await again;
+    fake.delayAnswers = 0;
+    expect(swept).toBe(0);
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.charged()).toHaveLength(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('gives up on a Stripe too slow to answer by the request’s deadline, and asks it nothing after', {
     timeout: 15_000,
   }, async () => {
