@@ -126,7 +126,8 @@ export function startHoldSweeper(
   const parts = [
     () => expireLapsedHolds(db, clock.nowMs()),
     () => refundLapsedDeposits(db, payments, clock.nowMs()),
-    () => settlePaymentCalls(db, payments, clock.nowMs()),
+    // The clock itself: each call is claimed as of when it is worked, not when the sweep began.
+    () => settlePaymentCalls(db, payments, clock),
   ];
   return startPeriodicWork(
     async () => {

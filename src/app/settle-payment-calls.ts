@@ -55,15 +55,22 @@ const BATCH = 50;
  * for is tried again after SETTLE_AFTER_MS (a fee's charge, after longer and longer: nextTryAt).
  * Answers how many calls were completed.
  *
- * Safe with several processes: a call is claimed by a conditional update of its attempted_at, and
- * completing one that another process completed meanwhile changes nothing.
+ * Safe with several processes: a call is claimed by a conditional update of its attempted_at, just
+ * before it is worked and at the time it is (`clock`, read again for each): the claim lasts
+ * SETTLE_AFTER_MS, twice the most one call's work waits for the provider, so no other process's
+ * sweeper takes it while this one works it, however long the batch has taken so far. (Claimed as of
+ * the sweep's start, a call worked minutes into a batch was claimed in the past: another sweeper took
+ * it at once.) Completing one that another process completed meanwhile changes nothing. A number for
+ * `clock` is a sweep as of that one instant (tests).
  */
 export async function settlePaymentCalls(
   db: Db,
   payments: PaymentProvider | null,
-  now: number,
+  clock: number | { nowMs(): number },
 ): Promise<number> {
   if (!payments) return 0;
+  const nowMs = typeof clock === 'number' ? () => clock : () => clock.nowMs();
+  const now = nowMs();
   const due = await db
     .selectFrom('payment_calls')
     .selectAll()
@@ -80,9 +87,10 @@ export async function settlePaymentCalls(
   let settled = 0;
   let failure: unknown;
   for (const call of due) {
-    if (!(await claim(db, call, now))) continue;
+    const claimedAt = nowMs();
+    if (!(await claim(db, call, claimedAt))) continue;
     try {
-      if (await settle(db, payments, call, now)) settled += 1;
+      if (await settle(db, payments, call, claimedAt)) settled += 1;
     } catch (error) {
       // Refused meanwhile (a 4xx): the call was written off by the work itself.
       if (isRefusal(error)) settled += 1;

@@ -1892,6 +1892,76 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 });
 
+describe('a sweep’s claim on the calls it completes', () => {
+  const stripeProvider = () =>
+    makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    });
+
+  it('lasts as long as the sweep works each call: another process’s sweeper takes none of its batch meanwhile', async () => {
+    await start();
+    const ids = await catalogueIds(t.database.db);
+    // Two colours paid through Stripe, each cancelled: Stripe refunds each, its answer lost.
+    const references: string[] = [];
+    for (const startsAt of [STARTS_AT, '2026-11-24T14:00:00+00:00']) {
+      const booked = await postBooking(t, colourAtSoho(ids, { starts_at: startsAt }));
+      expect(booked.statusCode, booked.body).toBe(201);
+      const checkout = new URL(booked.json().data.payment_url).pathname.split('/')[2];
+      expect((await deliver(fake.pay(String(stripeSessionOf(checkout).id)))).statusCode).toBe(200);
+      references.push(booked.json().data.reference);
+    }
+    fake.loseAnswersTo = '/v1/refunds';
+    for (const reference of references) {
+      const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel` });
+      expect(cancelled.statusCode).toBe(503);
+      t.clock.advance({ seconds: 1 });
+    }
+    fake.loseAnswersTo = null;
+    // This process's sweeper comes by five minutes on and works the two calls one after the other,
+    // Stripe taking a minute to answer each (under its deadline).
+    t.clock.advance({ minutes: 5 });
+    const stripe = stripeProvider();
+    const asked: string[] = [];
+    const answers: (() => void)[] = [];
+    const slow: StripeProvider = {
+      ...stripe,
+      refund: async (request) => {
+        asked.push(request.key);
+        await new Promise<void>((resolve) => answers.push(resolve));
+        return stripe.refund(request);
+      },
+    };
+    const untilAsked = async (count: number) => {
+      while (asked.length < count) await sleep(5);
+    };
+    const { startHoldSweeper } = await import('../../src/app/hold-sweeper.ts');
+    const failures: unknown[] = [];
+    const stop = startHoldSweeper(t.database.db, t.clock, (error) => failures.push(error), 20, slow);
+    await untilAsked(1);
+    t.clock.advance({ minutes: 1 });
+    answers.shift()!();
+    await untilAsked(2);
+    // Another process's sweeper, 70 s into the work on the second call, over two minutes after the
+    // first sweep began: the second call is still the first sweeper's.
+    t.clock.advance({ seconds: 70 });
+    const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
+    const other = await settlePaymentCalls(t.database.db, stripeProvider(), t.clock.nowMs());
+    answers.shift()!();
+    while ((await t.database.db.selectFrom('payment_calls').select('key').execute()).length > 0) {
+      await sleep(20);
+    }
+    await stop();
+    expect({ other, failures }).toEqual({ other: 0, failures: [] });
+    expect(new Set(asked).size).toBe(2);
+    for (const reference of references) {
+      expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    }
+    expect(fake.refunds.size).toBe(2);
+  });
+});
+
 describe.runIf(onPostgres)('a move just as a cancellation asks for its refund (PostgreSQL)', () => {
   it('refunds the deposit only of a booking that ends up cancelled: the move waits, then is refused', async () => {
     await start();
