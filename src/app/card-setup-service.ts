@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { getBooking } from './booking-service.ts';
+import { providerDeadline } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 
 /**
@@ -58,6 +59,8 @@ export async function startCardSetup(
       cancelUrl: urls.cancelUrl,
     },
     publicBaseUrl,
+    // The customer, then the setup: both within the minute a request waits for the provider.
+    providerDeadline(),
   );
   return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);

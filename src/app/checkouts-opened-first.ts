@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
+import { providerDeadline } from './payment-calls.ts';
 import type { CheckoutSession, PaymentProvider } from './payment-provider.ts';
 
 /**
@@ -26,6 +27,12 @@ export class CheckoutOpener {
   readonly #opened: OpenedCheckout[] = [];
   #asked: { ordinal: number; ask: CheckoutAsk }[] = [];
   #ordinal = 0;
+  /**
+   * When the request stops waiting for the provider (providerDeadline), set as it first asks: every
+   * checkout it opens, in every run, is opened by then, or the request answers 503
+   * payments_unavailable; a request never waits for Stripe longer than a refund's or a charge's does.
+   */
+  #deadline: number | undefined;
 
   constructor(payments: PaymentProvider) {
     this.#payments = payments;
@@ -62,9 +69,11 @@ export class CheckoutOpener {
   }
 
   async openAsked(): Promise<void> {
+    this.#deadline ??= providerDeadline();
+    const deadline = this.#deadline;
     await Promise.all(
       this.#asked.map(async ({ ordinal, ask }) => {
-        const providerUrl = await this.#payments.openCheckout(ask.session, ask.publicBaseUrl);
+        const providerUrl = await this.#payments.openCheckout(ask.session, ask.publicBaseUrl, deadline);
         this.#opened[ordinal] = { ...ask, providerUrl };
       }),
     );

@@ -47,16 +47,18 @@ export interface PaymentProvider {
   /**
    * Deposit: opens the hosted checkout of a new session (a provider may call its API, with the
    * session id as idempotency key); answers the URL where the customer pays it at the provider. The
-   * caller keeps that URL (checkout_sessions.provider_url) and hands out `checkoutUrl`.
+   * caller keeps that URL (checkout_sessions.provider_url) and hands out `checkoutUrl`. `deadline`:
+   * see ChargeRequest.deadline (the request's one minute, across every checkout it opens).
    */
-  openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string>;
+  openCheckout(session: CheckoutSession, publicBaseUrl: string, deadline?: number): Promise<string>;
   /** The stable link of a checkout on this server (payment_url), which leads to where it is paid. */
   checkoutUrl(sessionId: string, publicBaseUrl: string): string;
   /**
    * Booking Protection: opens a hosted page that saves the customer's card for later off-session fee
-   * charges, without charging it; answers the URL where the customer enters the card.
+   * charges, without charging it; answers the URL where the customer enters the card. `deadline`: as
+   * openCheckout's.
    */
-  openCardSetup(setup: CardSetupSession, publicBaseUrl: string): Promise<string>;
+  openCardSetup(setup: CardSetupSession, publicBaseUrl: string, deadline?: number): Promise<string>;
   /**
    * Returns a paid deposit (or `amountMinor` of it): `refunded` once the provider accepted the refund,
    * `refused` with its reason when it answered no (the money stays with the salon, to be returned by

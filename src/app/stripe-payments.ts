@@ -90,55 +90,61 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
     handOverOrigins: stripeHandOverOrigins(apiBase),
     checkoutUrl,
 
-    async openCheckout(session: CheckoutSession, publicBaseUrl: string): Promise<string> {
+    async openCheckout(session: CheckoutSession, publicBaseUrl: string, deadline?: number): Promise<string> {
       const metadata = { checkout_session: session.id, booking_reference: session.bookingReference };
       const created = await call(() =>
-        stripe.checkout.sessions.create(
-          {
-            mode: 'payment',
-            client_reference_id: session.id,
-            line_items: [
-              {
-                quantity: 1,
-                price_data: {
-                  currency: session.currency.toLowerCase(),
-                  unit_amount: toStripeAmount(session.amountMinor, session.currency),
-                  product_data: { name: `Deposit for booking ${session.bookingReference}` },
+        beforeDeadline(deadline, (options) =>
+          stripe.checkout.sessions.create(
+            {
+              mode: 'payment',
+              client_reference_id: session.id,
+              line_items: [
+                {
+                  quantity: 1,
+                  price_data: {
+                    currency: session.currency.toLowerCase(),
+                    unit_amount: toStripeAmount(session.amountMinor, session.currency),
+                    product_data: { name: `Deposit for booking ${session.bookingReference}` },
+                  },
                 },
-              },
-            ],
-            payment_intent_data: { metadata },
-            metadata,
-            expires_at: sessionExpiry(session.expiresAt, session.createdAt),
-            success_url: session.successUrl ?? `${checkoutUrl(session.id, publicBaseUrl)}/done`,
-            cancel_url: session.cancelUrl ?? checkoutUrl(session.id, publicBaseUrl),
-          },
-          { idempotencyKey: `checkout:${session.id}` },
+              ],
+              payment_intent_data: { metadata },
+              metadata,
+              expires_at: sessionExpiry(session.expiresAt, session.createdAt),
+              success_url: session.successUrl ?? `${checkoutUrl(session.id, publicBaseUrl)}/done`,
+              cancel_url: session.cancelUrl ?? checkoutUrl(session.id, publicBaseUrl),
+            },
+            { idempotencyKey: `checkout:${session.id}`, ...options },
+          ),
         ),
       );
       return hostedUrl(created);
     },
 
-    async openCardSetup(setup: CardSetupSession, publicBaseUrl: string): Promise<string> {
+    async openCardSetup(setup: CardSetupSession, publicBaseUrl: string, deadline?: number): Promise<string> {
       const metadata = { card_setup: setup.id, booking_reference: setup.bookingReference };
       // The customer the card is saved to: no personal data, only which booking it is for.
       const customer = await call(() =>
-        stripe.customers.create({ metadata }, { idempotencyKey: `customer:${setup.id}` }),
+        beforeDeadline(deadline, (options) =>
+          stripe.customers.create({ metadata }, { idempotencyKey: `customer:${setup.id}`, ...options }),
+        ),
       );
       const created = await call(() =>
-        stripe.checkout.sessions.create(
-          {
-            mode: 'setup',
-            currency: setup.currency.toLowerCase(),
-            customer: customer.id,
-            client_reference_id: setup.id,
-            setup_intent_data: { metadata },
-            metadata,
-            expires_at: sessionExpiry(setup.expiresAt, setup.createdAt),
-            success_url: setup.successUrl ?? `${publicBaseUrl}/`,
-            cancel_url: setup.cancelUrl ?? `${publicBaseUrl}/`,
-          },
-          { idempotencyKey: `card-setup:${setup.id}` },
+        beforeDeadline(deadline, (options) =>
+          stripe.checkout.sessions.create(
+            {
+              mode: 'setup',
+              currency: setup.currency.toLowerCase(),
+              customer: customer.id,
+              client_reference_id: setup.id,
+              setup_intent_data: { metadata },
+              metadata,
+              expires_at: sessionExpiry(setup.expiresAt, setup.createdAt),
+              success_url: setup.successUrl ?? `${publicBaseUrl}/`,
+              cancel_url: setup.cancelUrl ?? `${publicBaseUrl}/`,
+            },
+            { idempotencyKey: `card-setup:${setup.id}`, ...options },
+          ),
         ),
       );
       return hostedUrl(created);

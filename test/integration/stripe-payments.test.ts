@@ -998,6 +998,84 @@ describe('Stripe is called before the write transaction, never inside it', () =>
     expect(held).toHaveLength(0);
   });
 
+  it('waits for Stripe to open checkouts and card setups at most the minute a request waits for it, across all it opens', async () => {
+    const { PROVIDER_WAIT_MS } = await import('../../src/app/payment-calls.ts');
+    /** Each opening's deadline, and how far ahead of it it was. */
+    const asked: { deadline: number | undefined; ahead: number }[] = [];
+    const note = (deadline: number | undefined) => {
+      asked.push({ deadline, ahead: (deadline ?? Number.POSITIVE_INFINITY) - performance.now() });
+    };
+    const watched = (stripe: StripeProvider): StripeProvider => ({
+      ...stripe,
+      openCheckout: (session, base, deadline) => {
+        note(deadline);
+        return stripe.openCheckout(session, base, deadline);
+      },
+      openCardSetup: (setup, base, deadline) => {
+        note(deadline);
+        return stripe.openCardSetup(setup, base, deadline);
+      },
+    });
+    await start(undefined, watched);
+    const ids = await catalogueIds(t.database.db);
+    const series = await postBooking(t, colourAtSoho(ids, { repeat: { every_weeks: 1, count: 3 } }));
+    expect(series.statusCode).toBe(201);
+    await startProtectedSetup();
+    expect(asked).toHaveLength(4);
+    for (const { ahead } of asked) expect(ahead).toBeLessThanOrEqual(PROVIDER_WAIT_MS);
+    // The series' three checkouts, one request: one deadline.
+    expect(new Set(asked.slice(0, 3).map((a) => a.deadline)).size).toBe(1);
+  });
+
+  it.each(['checkout', 'card setup'])(
+    'gives up opening a %s at Stripe by the request’s deadline, and asks it nothing after',
+    { timeout: 15_000 },
+    async (what) => {
+      await start();
+      fake.delayAnswers = 10_000;
+      const startedAt = performance.now();
+      const deadline = startedAt + 4_000;
+      const now = t.clock.nowMs();
+      const stripe = makeStripeProvider({
+        secretKey: fake.secretKey,
+        webhookSecret: fake.webhookSecret,
+        apiBase: new URL(fake.url),
+      });
+      const opened =
+        what === 'checkout'
+          ? stripe.openCheckout(
+              {
+                id: '5b0a6f8e-3c1d-4e2f-9a7b-1c2d3e4f5a6b',
+                bookingReference: 'AC-SLOW01',
+                amountMinor: 2000,
+                currency: 'GBP',
+                expiresAt: now + 30 * 60_000,
+                createdAt: now,
+              },
+              'http://localhost',
+              deadline,
+            )
+          : stripe.openCardSetup(
+              {
+                id: '5b0a6f8e-3c1d-4e2f-9a7b-1c2d3e4f5a6c',
+                bookingReference: 'AC-SLOW01',
+                currency: 'GBP',
+                expiresAt: now + 30 * 60_000,
+                createdAt: now,
+              },
+              'http://localhost',
+              deadline,
+            );
+      await expect(opened).rejects.toMatchObject({ code: 'payments_unavailable' });
+      expect(performance.now()).toBeLessThan(deadline + 250);
+      // What the client would still try in the background (its retries) is over by the deadline too.
+      await sleep(2_000);
+      const requests = fake.requests.filter((r) => r.at >= startedAt);
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.filter((r) => r.at > deadline)).toEqual([]);
+    },
+  );
+
   it('opens one checkout per visit of a series with deposits, each once, naming its visit', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
