@@ -83,6 +83,61 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       (intent) => intent.metadata?.charge === request.key,
     );
 
+  /**
+   * The outcome of a fee's PaymentIntent, taken as far as it can go off-session. One found half way
+   * (what a request Stripe answered 500 made, or a charge asked before) is neither charged nor failed:
+   *
+   * - `requires_confirmation`: made, never confirmed (the 500 came between the two), so the card was
+   *   never tried. It is confirmed now, as the charge was asked: a PaymentIntent takes the money at
+   *   most once, so this cannot charge twice, even if Stripe rolls the 500'd request forward as well.
+   * - `requires_action`: the card's bank asks the cardholder to authenticate, which an off-session
+   *   charge cannot ask of them (nobody is given the intent's secret): the customer must act, as for
+   *   the `authentication_required` decline. It is cancelled at Stripe first, so nothing can be
+   *   charged behind the failure written; its reason says the customer has to authenticate.
+   *
+   * Still half way after that (or moved on at Stripe meanwhile and unreadable), it stays in doubt.
+   */
+  const chargeCompleted = async (
+    intent: Stripe.PaymentIntent,
+    request: ChargeRequest,
+    moves = 2,
+  ): Promise<ChargeOutcome> => {
+    const finished = chargeOutcome(intent);
+    if (finished) return finished;
+    const awaitsCustomer = intent.status === 'requires_action';
+    if (moves === 0 || (!awaitsCustomer && intent.status !== 'requires_confirmation')) {
+      throw new Error(`Stripe's charge ${intent.id} is ${intent.status}`);
+    }
+    let moved: Stripe.PaymentIntent;
+    try {
+      moved = await beforeDeadline(request.deadline, (options) =>
+        awaitsCustomer
+          ? stripe.paymentIntents.cancel(intent.id, { cancellation_reason: 'abandoned' }, options)
+          : stripe.paymentIntents.confirm(intent.id, { off_session: true }, options),
+      );
+    } catch (error) {
+      if (
+        !(error instanceof Stripe.errors.StripeInvalidRequestError) ||
+        error.code !== 'payment_intent_unexpected_state'
+      ) {
+        throw error;
+      }
+      // Moved on at Stripe meanwhile (the 500'd request rolled forward, say): what it is now.
+      moved = await beforeDeadline(request.deadline, (options) =>
+        stripe.paymentIntents.retrieve(intent.id, {}, options),
+      );
+    }
+    if (awaitsCustomer && moved.status === 'canceled') {
+      return {
+        status: 'failed',
+        paymentRef: moved.id,
+        reason:
+          'the card needs the customer to authenticate the payment, which cannot be asked of them off-session (requires_action); nothing was charged',
+      };
+    }
+    return chargeCompleted(moved, request, moves - 1);
+  };
+
   return {
     name: 'stripe',
     takesMoney: true,
@@ -195,7 +250,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
     async chargeSavedCard(request: ChargeRequest): Promise<ChargeOutcome> {
       try {
         const made = request.askedBefore ? await chargeMadeFor(request) : undefined;
-        if (made) return chargeOutcome(made);
+        if (made) return await chargeCompleted(made, request);
         // Only ever under its one key, past a 500 too (unlike a refund, see pastServerErrors): Stripe
         // may still carry out a charge it answered 500 (rolled forward once the payment network had
         // it), after a list showed nothing, and one under a new key would take the money twice. What
@@ -221,7 +276,7 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
           if (madeBefore500) return madeBefore500;
           throw error;
         });
-        return chargeOutcome(intent);
+        return await chargeCompleted(intent, request);
       } catch (error) {
         // A decline (or a card that needs the customer present) is Stripe's answer, with its reason.
         if (error instanceof Stripe.errors.StripeCardError) {
@@ -358,10 +413,15 @@ function refundOutcome(refund: Stripe.Refund): RefundOutcome {
   return { status: 'refunded', refundRef: refund.id };
 }
 
-function chargeOutcome(intent: Stripe.PaymentIntent): ChargeOutcome {
+/**
+ * The outcome of a PaymentIntent that is done: taken (or being taken), or tried and declined or
+ * cancelled; undefined half way (to confirm, or awaiting the customer: chargeCompleted).
+ */
+function chargeOutcome(intent: Stripe.PaymentIntent): ChargeOutcome | undefined {
   if (intent.status === 'succeeded' || intent.status === 'processing') {
     return { status: 'succeeded', paymentRef: intent.id };
   }
+  if (intent.status !== 'requires_payment_method' && intent.status !== 'canceled') return undefined;
   return {
     status: 'failed',
     paymentRef: intent.id,

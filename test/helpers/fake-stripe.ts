@@ -7,7 +7,8 @@ import Stripe from 'stripe';
  * A local stand-in for the parts of Stripe's API the provider uses, answering Stripe-shaped JSON so
  * the real `stripe` package can be pointed at it (host, port, protocol): Checkout Sessions (create,
  * retrieve, expire), Customers, SetupIntents, PaymentIntents (off-session confirm, with a card that
- * declines; listed by customer), Refunds (listed by PaymentIntent). Like Stripe, it remembers every
+ * declines; left unconfirmed or awaiting the customer's authentication; confirmed, cancelled and
+ * retrieved; listed by customer), Refunds (listed by PaymentIntent). Like Stripe, it remembers every
  * Idempotency-Key: a request repeated with the same key gets the first answer back and creates nothing
  * (a different body under the same key is an idempotency_error), until it forgets them as Stripe does
  * after 24 hours (`forgetIdempotencyKeys`). Tests play the customer (pay, save a card, let a session expire) through its
@@ -42,6 +43,14 @@ export interface FakeStripe {
   delayAnswers: number;
   /** Refunds are refused (a test of a cancellation Stripe does not accept). */
   refuseRefunds: boolean;
+  /**
+   * PaymentIntents created while this is set are left in this status instead of being charged:
+   * `requires_confirmation`, made but never confirmed (a 500 came between the two, say);
+   * `requires_action`, the card's bank asks the customer to authenticate. Confirming one in
+   * `requires_confirmation` (POST /v1/payment_intents/{id}/confirm) charges it; one not yet paid can be
+   * cancelled (POST …/cancel).
+   */
+  leaveIntentsIn: 'requires_confirmation' | 'requires_action' | null;
   /** Requests to this path are carried out, replays included, but their answers are lost. */
   loseAnswersTo: string | null;
   /**
@@ -86,6 +95,13 @@ export interface FakeStripe {
 }
 
 const DECLINING = 'pm_card_chargeDeclinedInsufficientFunds';
+/** The statuses a PaymentIntent can be cancelled in: not yet paid. */
+const CANCELLABLE = new Set([
+  'requires_payment_method',
+  'requires_confirmation',
+  'requires_action',
+  'requires_capture',
+]);
 
 export async function startFakeStripe(): Promise<FakeStripe> {
   const stripeLib = new Stripe('sk_test_helper');
@@ -112,6 +128,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     holdAnswers: null,
     delayAnswers: 0,
     refuseRefunds: false,
+    leaveIntentsIn: null,
     loseAnswersTo: null,
     serverErrors: null,
     onRequest: null,
@@ -215,6 +232,30 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     ],
     ['GET', /^\/v1\/setup_intents\/([^/]+)$/, (m) => found(setupIntents, m[1]!)],
     ['POST', /^\/v1\/payment_intents$/, (_m, p) => createPaymentIntent(p)],
+    ['GET', /^\/v1\/payment_intents\/([^/]+)$/, (m) => found(fake.paymentIntents, m[1]!)],
+    [
+      'POST',
+      /^\/v1\/payment_intents\/([^/]+)\/confirm$/,
+      (m) => {
+        const intent = fake.paymentIntents.get(m[1]!);
+        if (!intent) return missing(m[1]!);
+        if (intent.status !== 'requires_confirmation') return unexpectedState(intent);
+        return chargeIntent(intent);
+      },
+    ],
+    [
+      'POST',
+      /^\/v1\/payment_intents\/([^/]+)\/cancel$/,
+      (m, p) => {
+        const intent = fake.paymentIntents.get(m[1]!);
+        if (!intent) return missing(m[1]!);
+        if (!CANCELLABLE.has(String(intent.status))) return unexpectedState(intent);
+        return Object.assign(intent, {
+          status: 'canceled',
+          cancellation_reason: p.cancellation_reason ?? null,
+        });
+      },
+    ],
     [
       'GET',
       /^\/v1\/payment_intents$/,
@@ -303,11 +344,24 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       off_session: p.off_session === 'true',
       description: p.description ?? null,
       metadata: p.metadata ?? {},
-      status: 'succeeded',
+      status: 'requires_confirmation',
       last_payment_error: null,
+      cancellation_reason: null,
     };
     fake.paymentIntents.set(String(intent.id), intent);
-    if (declining.has(String(p.payment_method))) {
+    if (fake.leaveIntentsIn === 'requires_action') {
+      return Object.assign(intent, {
+        status: 'requires_action',
+        next_action: { type: 'use_stripe_sdk', use_stripe_sdk: {} },
+      });
+    }
+    if (fake.leaveIntentsIn === 'requires_confirmation' || p.confirm !== 'true') return intent;
+    return chargeIntent(intent);
+  }
+
+  /** Confirms a PaymentIntent: the card is charged, or declines. */
+  function chargeIntent(intent: Json): Json | [number, Json] {
+    if (declining.has(String(intent.payment_method))) {
       const error = {
         type: 'card_error',
         code: 'card_declined',
@@ -317,7 +371,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });
       return [402, { ...error, payment_intent: intent }];
     }
-    return intent;
+    return Object.assign(intent, { status: 'succeeded' });
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -516,6 +570,19 @@ function missing(key: string): [number, Json] {
   return [
     404,
     { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: '${key}'` },
+  ];
+}
+
+/** Stripe's refusal of an action the PaymentIntent's status does not allow. */
+function unexpectedState(intent: Json): [number, Json] {
+  return [
+    400,
+    {
+      type: 'invalid_request_error',
+      code: 'payment_intent_unexpected_state',
+      message: `This PaymentIntent's status is ${String(intent.status)}.`,
+      payment_intent: structuredClone(intent),
+    },
   ];
 }
 

@@ -1796,6 +1796,52 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await paymentCalls()).toEqual([]);
   });
 
+  it('confirms a fee charge Stripe made but left unconfirmed behind a 500: charged once, not written as failed', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: true };
+    fake.leaveIntentsIn = 'requires_confirmation';
+    const { fee } = await chargeFee(
+      t.database.db,
+      org.id,
+      PROTECTED,
+      t.clock.nowMs(),
+      undefined,
+      t.deps.payments,
+    );
+    expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
+    expect(fake.paymentIntents.size).toBe(1);
+    expect(fake.charged()).toHaveLength(1);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
+  it('writes a fee charge Stripe left waiting for the customer’s authentication behind a 500 as failed only once Stripe cancelled it', async () => {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: true };
+    fake.leaveIntentsIn = 'requires_action';
+    const { fee } = await chargeFee(
+      t.database.db,
+      org.id,
+      PROTECTED,
+      t.clock.nowMs(),
+      undefined,
+      t.deps.payments,
+    );
+    // Off-session, nobody can authenticate it: the customer must act, and the salon collects the fee
+    // another way. The PaymentIntent can no longer take the money behind the failure written.
+    expect(fee).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/authenticat/) });
+    expect([...fake.paymentIntents.values()].map((pi) => pi.status)).toEqual(['canceled']);
+    expect(fake.charged()).toHaveLength(0);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('never charges a fee anew after Stripe answered it 500: Stripe may still carry that request out', async () => {
     await start();
     const { org, session } = await startProtectedSetup();
