@@ -25,6 +25,7 @@ import * as holdsEndAtStart from './2026-11-30-0032-holds-end-at-start.ts';
 import * as paymentCalls from './2026-11-30-0033-payment-calls.ts';
 import * as busyCopyNote from './2026-11-30-0034-busy-copy-note.ts';
 import * as paymentCallProvider from './2026-11-30-0035-payment-call-provider.ts';
+import * as oneCheckoutPerBooking from './2026-11-30-0036-one-checkout-per-booking.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-0033-payment-calls': paymentCalls,
   '2026-11-30-0034-busy-copy-note': busyCopyNote,
   '2026-11-30-0035-payment-call-provider': paymentCallProvider,
+  '2026-11-30-0036-one-checkout-per-booking': oneCheckoutPerBooking,
 };

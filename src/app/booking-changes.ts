@@ -344,6 +344,14 @@ export function cancelRefunded(payments: PaymentProvider | null | undefined): Ca
         asked.requestedAt,
         refunds,
       );
+      // The refund is its booking's one checkout's (one per booking): the cancellation wrote it, and
+      // asked for no other. Otherwise it wrote the booking refunded for a refund it never had, and
+      // the one made was left unwritten; nothing of it is kept.
+      if (refunds.unwritten().length > 0 || refunds.asked().length > 0) {
+        throw new Error(
+          `The refund of checkout ${answer.ask.checkoutId} is not its booking's deposit refund: a booking has one checkout`,
+        );
+      }
       return true;
     } catch (error) {
       // Refused before it wrote anything (not live any more): the refund is written on its own.
@@ -455,6 +463,8 @@ async function refundDeposit(
   due: boolean,
   refunds: DepositRefunds,
 ): Promise<boolean | null> {
+  // A booking has one checkout at most (opened with it; the database refuses a second, migration
+  // 0036), so one paid checkout at most to refund.
   const paid = await trx
     .selectFrom('checkout_sessions')
     .select(['id', 'amount_minor', 'currency', 'payment_ref'])

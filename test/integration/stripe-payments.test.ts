@@ -2132,6 +2132,41 @@ describe.runIf(onPostgres)('a move just as a cancellation asks for its refund (P
   });
 });
 
+describe('review: one checkout per booking, the one a cancellation refunds', () => {
+  it('opens no second checkout when a paid booking moves, and refuses one written for it', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: '2026-11-24T12:00:00+00:00' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const checkouts = await t.database.db.selectFrom('checkout_sessions').selectAll().execute();
+    expect(checkouts).toHaveLength(1);
+    // A second checkout of the booking (a deposit paid again, which a cancellation would not refund:
+    // it refunds the booking's one checkout) cannot be written.
+    const second = t.database.db
+      .insertInto('checkout_sessions')
+      .values({
+        ...checkouts[0]!,
+        id: '0b6c1f0e-8a51-4e3b-9d7a-2f4c6e8a0b1d',
+        provider_ref: null,
+        payment_ref: 'pi_second',
+        refund_ref: null,
+      })
+      .execute();
+    await expect(second).rejects.toThrow(/unique/i);
+    const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel` });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
+    expect([...fake.refunds.values()]).toEqual([
+      expect.objectContaining({ amount: 2000, payment_intent: session.payment_intent }),
+    ]);
+  });
+});
+
 describe('review: a deposit paid through Stripe is refunded whoever cancels the booking on time', () => {
   it('refunds it when the customer cancels on the booking’s page', async () => {
     await start();
