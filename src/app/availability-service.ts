@@ -27,7 +27,7 @@ import type {
 } from '../domain/availability/types.ts';
 import { addDays, isCalendarDate, searchWindow } from '../domain/availability/zone-calendar.ts';
 import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
-import { noticeMinutes } from '../domain/booking/state-machine.ts';
+import { type HoldStep, holdNotice } from '../domain/booking/holds.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
@@ -55,40 +55,22 @@ export interface AvailabilityRequest {
   movesHold?: boolean | undefined;
 }
 
-/** What a customer finishes through a link before a booking is confirmed. */
-export type CustomerStep = 'deposit' | 'protection_setup';
-
 /**
- * What a new booking of `services` at `location` waits for its customer to do through a link, and how
- * many minutes it is held for that (as createBooking holds it); null when it is confirmed at once.
- */
-export function customerStepOf(
-  location: Location,
-  services: readonly Pick<OfferedService, 'depositMinor'>[],
-): { step: CustomerStep; holdMinutes: number } | null {
-  if (location.protection.applies) {
-    return { step: 'protection_setup', holdMinutes: location.policy.pendingConfirmationHoldMinutes };
-  }
-  if (services.some((s) => (s.depositMinor ?? 0) > 0)) {
-    return { step: 'deposit', holdMinutes: location.policy.pendingPaymentHoldMinutes };
-  }
-  return null;
-}
-
-/**
- * The notice a booking of the request's services needs (noticeMinutes): the location's, or longer for
+ * The notice a booking of the request's services needs (holdNotice): the location's, or longer for
  * one whose hold must leave its customer time to finish it before it starts, with the step that makes
  * it longer (for the words of a too_soon refusal). What availability offers and a booking re-checks.
  */
 export function bookingNotice(
   request: AvailabilityRequest,
   services: readonly Pick<OfferedService, 'depositMinor'>[],
-): { minutes: number; step: CustomerStep | null } {
-  const { policy } = request.location;
+): { minutes: number; step: HoldStep | null } {
+  const { location } = request;
   const held = request.excludeBookingId === undefined || request.movesHold === true;
-  const hold = held ? customerStepOf(request.location, services) : null;
-  const minutes = noticeMinutes(policy.minNoticeMinutes, hold?.holdMinutes ?? null);
-  return { minutes, step: hold && minutes > policy.minNoticeMinutes ? hold.step : null };
+  const terms = {
+    protection: location.protection.applies,
+    deposit: services.some((s) => (s.depositMinor ?? 0) > 0),
+  };
+  return holdNotice(location.policy, held ? terms : null);
 }
 
 /** The services, in the order asked; 400 (param service_ids) unless each is offered and bookable online here. */

@@ -16,12 +16,13 @@ import type { BookingServicesTable, BookingsTable, IdempotencyRecordsTable } fro
 import { bookingsAt } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
+import { bookingHold, claimedHold } from '../domain/booking/holds.ts';
 import { withSeriesHorizon } from '../domain/booking/series.ts';
 import { effectiveStatus, holdEnd, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
-import { claimedHoldMinutes, WAITLIST_CLAIM } from '../domain/waitlist.ts';
+import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
@@ -280,26 +281,16 @@ export async function createBooking(
   ];
   const requirements = steps.length > 0 ? steps : null;
   const status = requirements ? 'pending_confirmation' : depositMinor ? 'pending_payment' : 'confirmed';
-  const holdMinutes = offer
-    ? location.policy.waitlistOfferMinutes
-    : protectedHold
-      ? location.policy.pendingConfirmationHoldMinutes
-      : depositMinor
-        ? location.policy.pendingPaymentHoldMinutes
-        : proofFirst
-          ? location.policy.pendingConfirmationHoldMinutes
-          : null;
+  const terms = { protection: protectedHold, deposit: depositMinor !== null, proofFirst, offer };
+  const hold = bookingHold(location.policy, terms);
   // Never past the start: a hold lapses when its appointment begins, whatever its minutes.
-  const holdExpiresAt = holdMinutes === null ? null : holdEnd(now, holdMinutes, slot.startsAt);
+  const holdExpiresAt = hold === null ? null : holdEnd(now, hold.minutes, slot.startsAt);
   // A waitlist offer's deposit is paid only once the time is claimed, and the claim holds it afresh
   // for its steps (claims.ts): its checkout stays payable that long past the offer's last minute.
+  const claimed = offer ? claimedHold(location.policy, terms) : null;
   const checkoutUntil =
-    holdExpiresAt !== null && offer
-      ? holdEnd(
-          now,
-          location.policy.waitlistOfferMinutes + claimedHoldMinutes(location.policy, protectedHold),
-          slot.startsAt,
-        )
+    holdExpiresAt !== null && claimed
+      ? holdEnd(now, location.policy.waitlistOfferMinutes + claimed.minutes, slot.startsAt)
       : holdExpiresAt;
   const last = services[services.length - 1]!;
   const blockedUntil = slot.endsAt + last.bufferAfterMinutes * 60_000;

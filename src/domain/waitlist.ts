@@ -3,7 +3,6 @@
  * service layer reads the entries and the availability, and makes the offers.
  */
 import { DateTime } from 'luxon';
-import type { LocationPolicy } from './catalogue.ts';
 
 /** Parts of the day a caller may ask for, by the appointment's local start. */
 export const TIMES_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
@@ -21,18 +20,6 @@ export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
 
 /** The step of an offered hold that is the customer's claim (a booking's pending requirements). */
 export const WAITLIST_CLAIM = 'waitlist_claim';
-
-/**
- * How long a claimed offer is held for the steps it has left (its deposit, Booking Protection's card):
- * as a hold made at the claim would be (pending_confirmation_hold_minutes under Booking Protection,
- * otherwise pending_payment_hold_minutes), from the claim.
- */
-export function claimedHoldMinutes(
-  policy: Pick<LocationPolicy, 'pendingConfirmationHoldMinutes' | 'pendingPaymentHoldMinutes'>,
-  protectedHold: boolean,
-): number {
-  return protectedHold ? policy.pendingConfirmationHoldMinutes : policy.pendingPaymentHoldMinutes;
-}
 
 /** How long an offer holds a freed time when the location's policy says nothing. */
 export const DEFAULT_OFFER_MINUTES = 15;

@@ -1,9 +1,9 @@
-import { noticeMinutes } from '../domain/booking/state-machine.ts';
+import { holdNotice } from '../domain/booking/holds.ts';
 import type { LocationInfo } from './booking-api.ts';
 
 /**
  * A booking its customer finishes through a link (a deposit to pay, Booking Protection's card to save)
- * may need more notice than the location's own (noticeMinutes, docs/decisions/holds-leave-time-to-finish.md).
+ * may need more notice than the location's own (holdNotice, docs/decisions/holds-leave-time-to-finish.md).
  * The tools say what that notice is for, so "bookings there need 15 minutes' notice" is never heard
  * where a cut without a deposit can be booked for now.
  */
@@ -27,9 +27,17 @@ export function holdNoticeAt(info: LocationInfo): HoldNotice | null {
   const { policy } = info;
   const protectedHere = info.booking_protection_policy.applies;
   if (!protectedHere && info.deposits.length === 0) return null;
-  const hold = protectedHere ? policy.pending_confirmation_hold_minutes : policy.pending_payment_hold_minutes;
-  const minutes = noticeMinutes(policy.min_notice_minutes, hold);
-  return minutes > policy.min_notice_minutes ? { minutes, needing: needingAt(info) } : null;
+  const notice = holdNotice(
+    {
+      minNoticeMinutes: policy.min_notice_minutes,
+      pendingConfirmationHoldMinutes: policy.pending_confirmation_hold_minutes,
+      pendingPaymentHoldMinutes: policy.pending_payment_hold_minutes,
+      // Not a waitlist offer: a booking the caller makes.
+      waitlistOfferMinutes: 0,
+    },
+    { protection: protectedHere, deposit: true },
+  );
+  return notice.step ? { minutes: notice.minutes, needing: needingAt(info) } : null;
 }
 
 /**

@@ -4,9 +4,10 @@ import { findLocationById } from '../../data/location-repository.ts';
 import { endWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
 import { bookingTurn, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
+import { claimedHold } from '../../domain/booking/holds.ts';
 import { effectiveStatus, holdEnd } from '../../domain/booking/state-machine.ts';
 import { AppError } from '../../domain/errors.ts';
-import { claimedHoldMinutes, WAITLIST_CLAIM } from '../../domain/waitlist.ts';
+import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
 import { type Settled, settleRequirement } from '../booking-requirements.ts';
 
@@ -32,7 +33,14 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
     await takeTurn(trx, bookingTurn(target.organisationId, target.reference));
     const hold = await trx
       .selectFrom('bookings')
-      .select(['status', 'starts_at', 'hold_expires_at', 'location_id', 'protection_applies'])
+      .select([
+        'status',
+        'starts_at',
+        'hold_expires_at',
+        'location_id',
+        'protection_applies',
+        'deposit_minor',
+      ])
       .where('organisation_id', '=', target.organisationId)
       .where('id', '=', target.bookingId)
       .executeTakeFirst();
@@ -53,7 +61,7 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
 
 /**
  * A claimed offer with steps left (its deposit, Booking Protection's card) is held for them as a hold
- * made at the claim would be (claimedHoldMinutes from the claim), never past its start. That may be
+ * made at the claim would be (claimedHold, from the claim), never past its start. That may be
  * longer than the offer had left (a claim in the offer's last minute still leaves the hold's minutes
  * to pay) or shorter (an offer held an hour, claimed at once, holds a 10-minute deposit hold 10
  * minutes): the claimer is in the same place as anyone who just booked, and an unpaid claim does not
@@ -69,13 +77,18 @@ async function holdForSteps(
     hold_expires_at: number | null;
     location_id: string;
     protection_applies: number;
+    deposit_minor: number | null;
   },
   now: number,
 ): Promise<void> {
   const location = await findLocationById(trx, target.organisationId, hold.location_id);
   if (!location) return;
-  const minutes = claimedHoldMinutes(location.policy, hold.protection_applies === 1);
-  const until = holdEnd(now, minutes, hold.starts_at);
+  const claimed = claimedHold(location.policy, {
+    protection: hold.protection_applies === 1,
+    deposit: (hold.deposit_minor ?? 0) > 0,
+  });
+  if (!claimed) return;
+  const until = holdEnd(now, claimed.minutes, hold.starts_at);
   if (until === hold.hold_expires_at) return;
   await trx
     .updateTable('bookings')

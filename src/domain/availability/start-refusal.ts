@@ -1,3 +1,4 @@
+import type { HoldStep } from '../booking/holds.ts';
 import type { LocationPolicy } from '../catalogue.ts';
 import type { Refusal } from '../errors.ts';
 import { formatLocal } from '../time-format.ts';
@@ -13,9 +14,9 @@ export interface RefusalContext {
   policy: Pick<LocationPolicy, 'minNoticeMinutes' | 'maxAdvanceDays' | 'slotIntervalMinutes'>;
   /**
    * The notice the booking needed, when it is not the policy's: longer for a booking its customer
-   * finishes through a link before it starts (noticeMinutes), naming that step.
+   * finishes through a link before it starts (holdNotice), naming that step.
    */
-  notice?: { minutes: number; step: 'deposit' | 'protection_setup' | null };
+  notice?: { minutes: number; step: HoldStep | null };
   /** The closure's reason, for a date closed by a closure. */
   closureReason: string | null;
   /** The staff member a staff_not_working refusal names. */
@@ -122,10 +123,12 @@ export function startRefusal(
 }
 
 /** Why a booking held for its customer needs more notice than the location's, in a refusal's words. */
-const STEP_BEFORE_START = {
+const STEP_BEFORE_START: Readonly<Record<HoldStep, string>> = {
   deposit: 'its deposit must be paid before the appointment starts',
   protection_setup: 'a card must be saved for Booking Protection before the appointment starts',
-} as const;
+  contact_verification: 'the code sent to confirm it must be entered before the appointment starts',
+  waitlist_claim: 'an offered time must be claimed before the appointment starts',
+};
 
 /** The time is allowed by every rule but not (or no longer) free. */
 export const SLOT_UNAVAILABLE: Readonly<Refusal> = {
