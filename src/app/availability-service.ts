@@ -27,7 +27,7 @@ import type {
 } from '../domain/availability/types.ts';
 import { addDays, isCalendarDate, searchWindow } from '../domain/availability/zone-calendar.ts';
 import { bookingSpanMinutes, MAX_BOOKING_SPAN_MINUTES } from '../domain/booking/booking.ts';
-import { type HoldStep, holdNotice } from '../domain/booking/holds.ts';
+import { type HoldStep, type HoldTerms, holdNotice } from '../domain/booking/holds.ts';
 import type { Location, OfferedService } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
@@ -53,6 +53,12 @@ export interface AvailabilityRequest {
    * confirmed already needs only the location's notice.
    */
   movesHold?: boolean | undefined;
+  /**
+   * A new booking held first for more than its location and services ask (Booking Protection, a
+   * deposit): a public booking's code (`proofFirst`), a waitlist offer's claim (`offer`). Its notice
+   * leaves that hold time before the start too (holdNotice).
+   */
+  heldFor?: Pick<HoldTerms, 'proofFirst' | 'offer'> | undefined;
 }
 
 /**
@@ -69,6 +75,7 @@ export function bookingNotice(
   const terms = {
     protection: location.protection.applies,
     deposit: services.some((s) => (s.depositMinor ?? 0) > 0),
+    ...request.heldFor,
   };
   return holdNotice(location.policy, held ? terms : null);
 }

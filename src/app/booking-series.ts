@@ -9,14 +9,14 @@ import {
   seriesSpanDays,
   withSeriesHorizon,
 } from '../domain/booking/series.ts';
-import type { Location } from '../domain/catalogue.ts';
 import { AppError, conflict, type Refusal, refusalOf } from '../domain/errors.ts';
 import { formatLocal } from '../domain/time-format.ts';
-import { getAvailability, requireWritableStart } from './availability-service.ts';
+import { type AvailabilityRequest, getAvailability, requireWritableStart } from './availability-service.ts';
 import {
   type Caller,
   type CheckoutContext,
   createBooking,
+  heldFirstFor,
   type NewBooking,
   SlotTakenMeanwhile,
 } from './booking-service.ts';
@@ -85,7 +85,12 @@ export async function createSeries(
   const occurrences: CreatedBooking[] = [];
   const clashes: SeriesClash[] = [];
   let stylist = input.staffId;
-  const asked = { location, serviceIds: input.serviceIds, staffId: input.staffId };
+  const asked = {
+    location,
+    serviceIds: input.serviceIds,
+    staffId: input.staffId,
+    heldFor: heldFirstFor(checkout),
+  };
   // The first occurrence is booked within max_advance_days itself: so are its alternatives.
   const askedOf = (occurrence: Occurrence) =>
     occurrence.position > 1 ? asked : { ...asked, location: ownHorizon };
@@ -115,7 +120,7 @@ export async function createSeries(
             now,
             checkout,
           )
-        : await checkOccurrence(trx, caller, ask, location, stylist, input.staffId === undefined, now);
+        : await checkOccurrence(trx, caller, ask, asked, stylist, input.staffId === undefined, now);
     if ('refusal' in outcome) {
       clashes.push(
         await clashOf(trx, caller.organisationId, askedOf(occurrence), occurrence, outcome.refusal, now),
@@ -172,19 +177,13 @@ async function checkOccurrence(
   trx: Db,
   caller: Caller,
   ask: NewBooking,
-  location: Location,
+  asked: AvailabilityRequest,
   stylist: string | undefined,
   anyone: boolean,
   now: number,
 ): Promise<Outcome> {
   const check = (staffId: string | undefined) =>
-    slotOrRefusal(
-      trx,
-      caller.organisationId,
-      { location, serviceIds: ask.serviceIds, staffId },
-      ask.startsAt,
-      now,
-    );
+    slotOrRefusal(trx, caller.organisationId, { ...asked, staffId }, ask.startsAt, now);
   const first = await check(stylist);
   if (first.slot) return { created: null };
   if (!anyone || stylist === undefined) return { refusal: first.refusal };
@@ -204,7 +203,7 @@ export function missingWallTime(occurrence: Occurrence): Refusal {
 export async function clashOf(
   trx: Db,
   organisationId: string,
-  request: { location: Location; serviceIds: string[]; staffId?: string | undefined },
+  request: AvailabilityRequest,
   occurrence: Occurrence,
   refusal: Refusal,
   now: number,

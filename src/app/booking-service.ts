@@ -123,6 +123,18 @@ export interface CheckoutContext {
 }
 
 /**
+ * What a booking made with `checkout` is held for first, beyond its location's and services' terms:
+ * its contact's proof (a public booking under `public_verification: code`, or a later visit of such a
+ * series), or a waitlist offer's claim.
+ */
+export function heldFirstFor(checkout: CheckoutContext): { proofFirst: boolean; offer: boolean } {
+  return {
+    proofFirst: checkout.publicContact?.askProof === true || checkout.awaitsSeriesProof === true,
+    offer: checkout.waitlistOffer === true,
+  };
+}
+
+/**
  * The provider's URL of a deposit's checkout: opened here by a provider on this server; by one across
  * the network, opened before the transaction (undefined: asked for, and this run writes nothing).
  */
@@ -206,7 +218,10 @@ export async function createBooking(
       'Bookings at this location need Booking Protection and are taken only through its hosted booking page.',
     );
   }
-  const request = { location, serviceIds: input.serviceIds, staffId: input.staffId };
+  // A public booking whose contact must be proven first is held for that, proof first, and a waitlist
+  // offer for its claim: the slot must leave that hold time before it starts too (holdNotice).
+  const heldFor = heldFirstFor(checkout);
+  const request = { location, serviceIds: input.serviceIds, staffId: input.staffId, heldFor };
   // The client is read with the staff's bookings (one statement on PostgreSQL: a round trip fewer),
   // after what may refuse the booking before them; a refusal found there is said only of a client that
   // exists, so an unknown client is still the first thing said (as when the client was read first).
@@ -271,8 +286,7 @@ export async function createBooking(
   // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
   // A public booking whose contact must be proven first holds the slot the same way, proof first.
   const awaitsSeriesProof = checkout.awaitsSeriesProof === true;
-  const proofFirst = checkout.publicContact?.askProof === true || awaitsSeriesProof;
-  const offer = checkout.waitlistOffer === true;
+  const { proofFirst, offer } = heldFor;
   const steps = [
     ...(proofFirst ? [CONTACT_VERIFICATION] : []),
     ...(offer ? [WAITLIST_CLAIM] : []),

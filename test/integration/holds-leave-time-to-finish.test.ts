@@ -2,8 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { connectInProcess, type McpHarness } from '../helpers/mcp-harness.ts';
-import { bookOnPage, pageGet } from '../helpers/public-booking.ts';
+import {
+  bookOnPage,
+  deliveredCode,
+  pageGet,
+  pagePathOf,
+  pagePost,
+  referenceOnPage,
+} from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * A booking the customer finishes through a link (a deposit to pay, Booking Protection's card to
@@ -23,8 +31,9 @@ afterEach(async () => {
   await t?.close();
 });
 
-async function start(policy: Record<string, unknown> = {}) {
+async function start(policy: Record<string, unknown> = {}, policies?: Record<string, unknown>) {
   const c = smallCatalogue();
+  if (policies) (c as Record<string, unknown>).policies = policies;
   for (const location of c.locations) {
     (location as Record<string, unknown>).policy = { min_notice_minutes: 0, ...policy };
   }
@@ -192,6 +201,99 @@ describe('a booking under Booking Protection', () => {
     const later = await hold(`${THURSDAY}T10:15:00Z`);
     expect(later.statusCode, later.body).toBe(201);
     expect(later.json().data.hold_expires_at).toBe(`${THURSDAY}T10:15:00Z`);
+  });
+});
+
+/** The first starts the public page offers for a cut at Soho on Monday. */
+async function pageStarts(): Promise<string[]> {
+  const page = await pageGet(t, `/p/acme-hair?location=soho&services=${ids.services.cut}&date=${MONDAY}`);
+  expect(page.statusCode, page.body).toBe(200);
+  return [...page.body.matchAll(/<input type="radio" name="starts_at" value="([^"]+)"/g)].map((m) => m[1]!);
+}
+
+describe('a public booking that waits for its code', () => {
+  it('is not offered, nor taken, sooner than its hold leaves time to type the code', async () => {
+    await start();
+    t.clock.set(`${MONDAY}T08:59:30Z`);
+    // A cut needs no deposit, but the page holds it 15 minutes (pending_confirmation_hold_minutes)
+    // for its code: a start 30 seconds ahead would be held 30 seconds.
+    expect((await pageStarts()).slice(0, 2)).toEqual([`${MONDAY}T09:15Z`, `${MONDAY}T09:30Z`]);
+    const soon = await bookOnPage(t, 'acme-hair', {
+      location: 'soho',
+      service: 'cut',
+      startsAt: `${MONDAY}T09:00:00Z`,
+      phone: '07400 654321',
+    });
+    expect(soon.statusCode).not.toBe(303);
+    expect(soon.body).toMatch(/code sent to confirm it must be entered before the appointment starts/);
+    expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
+
+    // 15 minutes ahead it is held its 15 minutes, and the code typed then confirms it.
+    const later = await bookOnPage(t, 'acme-hair', {
+      location: 'soho',
+      service: 'cut',
+      startsAt: `${MONDAY}T09:15:00Z`,
+      phone: '07400 654321',
+    });
+    const path = pagePathOf(later);
+    const reference = await referenceOnPage(t, path);
+    expect((await getBooking(t, reference)).json().data).toMatchObject({
+      status: 'pending_confirmation',
+      hold_expires_at: `${MONDAY}T09:14:30Z`,
+    });
+    const { code } = await deliveredCode(t, reference);
+    t.clock.set(`${MONDAY}T09:08:00Z`);
+    const typed = await pagePost(t, `${path}/verify`, { code });
+    expect(typed.statusCode, typed.body).toBe(303);
+    expect(typed.headers.location, 'the code is refused').toBe(path);
+    expect((await getBooking(t, reference)).json().data.status).toBe('confirmed');
+  });
+
+  it("needs only the location's notice where no code is asked", async () => {
+    await start({}, { public_verification: 'none' });
+    expect((await pageStarts())[0]).toBe(`${MONDAY}T09:00Z`);
+    const now = await bookOnPage(t, 'acme-hair', {
+      location: 'soho',
+      service: 'cut',
+      startsAt: `${MONDAY}T09:00:00Z`,
+      phone: '07400 654321',
+    });
+    expect(now.statusCode, now.body).toBe(303);
+  });
+});
+
+describe('a waitlist offer without a deposit', () => {
+  it('is made only of a time its hold leaves the customer time to claim', async () => {
+    await start();
+    // Ana's Tuesday full; Ada waits for any cut with her that day.
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const entry = async () =>
+      (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.json().data.id}` })).json().data;
+    // 13:00 and 14:00 are given up at 12:59:30: 13:00 would be held 30 seconds of the 15 minutes
+    // an offer is held (waitlist_offer_minutes), so 13:15 is offered, held the whole 15.
+    t.clock.set(`${TUESDAY}T12:59:30Z`);
+    for (const hour of ['13', '14']) {
+      const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+    }
+    expect(await waitlistPass(t)).toBe(1);
+    expect((await entry()).offer).toMatchObject({
+      starts_at: `${TUESDAY}T13:15:00Z`,
+      expires_at: `${TUESDAY}T13:14:30Z`,
+    });
   });
 });
 

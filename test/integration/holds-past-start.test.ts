@@ -17,8 +17,9 @@ import { bookAna, bookingPagePathOf, waitlistPass } from '../helpers/waitlist-fi
  * never becomes confirmed once its appointment has started: its expiry is never later than its start,
  * and a hold whose start has passed counts as lapsed wherever it would be confirmed. Through REST, the
  * public pages and the local checkout; the small catalogue with Soho taking bookings 5 minutes ahead
- * and holding a waitlist offer for an hour (longer than that notice). Monday 23 November 2026, 09:00
- * in London; Ana works at Soho on Mondays 09:00-17:00.
+ * and holding a waitlist offer and a public booking's code for an hour (longer than that notice, and
+ * than the 15 minutes such a hold needs before its start). Monday 23 November 2026, 09:00 in London;
+ * Ana works at Soho on Mondays 09:00-17:00.
  */
 const NOW = '2026-11-23T09:00:00Z';
 const MONDAY = '2026-11-23';
@@ -32,7 +33,7 @@ afterEach(async () => {
 function catalogue() {
   const c = smallCatalogue();
   const soho = c.locations[0] as Record<string, unknown>;
-  soho.policy = { min_notice_minutes: 5, waitlist_offer_minutes: 60 };
+  soho.policy = { min_notice_minutes: 5, waitlist_offer_minutes: 60, pending_confirmation_hold_minutes: 60 };
   return c;
 }
 
@@ -91,9 +92,8 @@ async function kimOffered915() {
   return { entryId, offer: entry.offer as { booking_reference: string; expires_at: string } };
 }
 
-/** A stranger's cut with Ana at 09:15 on the public page, booked at 09:07: its page and reference. */
+/** A stranger's cut with Ana at 09:15 on the public page, booked at 09:00 (its code held an hour, but only until the start): its page and reference. */
 async function publicCutAt915() {
-  t.clock.advance({ minutes: 7 });
   const path = pagePathOf(
     await bookOnPage(t, 'acme-hair', {
       location: 'soho',
@@ -103,6 +103,14 @@ async function publicCutAt915() {
     }),
   );
   return { path, reference: await referenceOnPage(t, path) };
+}
+
+/** A new code asked for on the booking's page at 09:08 (good until 09:18, past the 09:15 start). */
+async function newCodeAt0908(path: string, reference: string): Promise<string> {
+  t.clock.set(`${MONDAY}T09:08:00Z`);
+  const resent = await pagePost(t, `${path}/resend`);
+  expect(resent.statusCode, resent.body).toBe(303);
+  return (await deliveredCode(t, reference)).code;
 }
 
 /** The booking's stored hold made to run past its start, as holds made before this rule could. */
@@ -148,8 +156,8 @@ describe('a hold is never held past its start', () => {
     await start();
     const { path, reference } = await publicCutAt915();
     expect((await bookingOf(reference)).pending_confirmation.expires_at).toBe(`${MONDAY}T09:15:00Z`);
-    const { code } = await deliveredCode(t, reference);
-    t.clock.advance({ minutes: 9 });
+    const code = await newCodeAt0908(path, reference);
+    t.clock.set(`${MONDAY}T09:16:00Z`);
     const entered = await pagePost(t, `${path}/verify`, { code });
     expect(entered.statusCode, entered.body).toBe(409);
     expect(entered.body).toContain('not confirmed in time');
@@ -185,8 +193,8 @@ describe('a hold stored with an expiry past its start lapses at the start', () =
     await start();
     const { path, reference } = await publicCutAt915();
     await holdPastStart(reference);
-    const { code } = await deliveredCode(t, reference);
-    t.clock.advance({ minutes: 9 });
+    const code = await newCodeAt0908(path, reference);
+    t.clock.set(`${MONDAY}T09:16:00Z`);
     const entered = await pagePost(t, `${path}/verify`, { code });
     expect(entered.statusCode, entered.body).toBe(409);
     expect(entered.body).toContain('not confirmed in time');

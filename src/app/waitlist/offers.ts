@@ -355,7 +355,15 @@ class FreeTimes {
       const availability = await getAvailability(
         this.#db,
         entry.organisation_id,
-        { location: this.#location, serviceIds, staffId: entry.staff_id ?? undefined, fromDate: from, days },
+        {
+          location: this.#location,
+          serviceIds,
+          staffId: entry.staff_id ?? undefined,
+          // Held for its claim first: a time offered leaves that hold time before it starts.
+          heldFor: { offer: true },
+          fromDate: from,
+          days,
+        },
         this.#now,
       ).catch((error: unknown) => {
         // The services are not bookable online here any more: nothing to offer who asks them.

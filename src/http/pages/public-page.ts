@@ -175,10 +175,18 @@ async function bookingPage(
     servicesForm(organisation, location, services, stylists, { chosen, staff, date: window.date }, f),
   );
   if (chosen.length === 0) return page();
+  // Under `public_verification: code` a booking made here is held for its code first: the times
+  // offered leave that hold time before they start (holdNotice), as the booking's own check does.
+  const search = {
+    location,
+    serviceIds: chosen,
+    staffId: staff?.id,
+    heldFor: { proofFirst: organisation.policy.verification === 'code' },
+  };
   const availability = await getAvailability(
     deps.db,
     organisation.id,
-    { location, serviceIds: chosen, staffId: staff?.id, fromDate: window.start, days: STRIP_DAYS },
+    { ...search, fromDate: window.start, days: STRIP_DAYS },
     now,
   );
   const found: DaysFound = {
@@ -196,12 +204,7 @@ async function bookingPage(
     };
   }
   if (todayNeedsCause(found, window.date)) {
-    found.todayCause = await whyNothingIsLeftToday(
-      deps.db,
-      organisation.id,
-      { location, serviceIds: chosen, staffId: staff?.id },
-      now,
-    );
+    found.todayCause = await whyNothingIsLeftToday(deps.db, organisation.id, search, now);
   }
   const keep: Record<string, string> = { location: location.slug, services: chosen.join(',') };
   if (staff) keep.staff = staff.id;
