@@ -48,11 +48,12 @@ export interface AvailabilityRequest {
   /** A booking whose own time does not count as busy (the one being rescheduled). */
   excludeBookingId?: string | undefined;
   /**
-   * With excludeBookingId: the booking moved still waits for its customer (its deposit, its card), so
-   * its new start needs the time to finish it that a new booking would (bookingNotice). A booking
-   * confirmed already needs only the location's notice.
+   * With excludeBookingId: the terms the booking moved is still held under for its customer (its
+   * deposit, its card: heldTermsOf, as it was made, whatever the location asks now), so its new start
+   * needs the time to finish it that a new booking on those terms would (bookingNotice). Absent or
+   * null: it is confirmed already, and needs only the location's notice.
    */
-  movesHold?: boolean | undefined;
+  movesHold?: HoldTerms | null | undefined;
   /**
    * A new booking held first for more than its location and services ask (Booking Protection, a
    * deposit): a public booking's code (`proofFirst`), a waitlist offer's claim (`offer`). Its notice
@@ -71,13 +72,12 @@ export function bookingNotice(
   services: readonly Pick<OfferedService, 'depositMinor'>[],
 ): { minutes: number; step: HoldStep | null } {
   const { location } = request;
-  const held = request.excludeBookingId === undefined || request.movesHold === true;
-  const terms = {
+  if (request.excludeBookingId !== undefined) return holdNotice(location.policy, request.movesHold ?? null);
+  return holdNotice(location.policy, {
     protection: location.protection.applies,
     deposit: services.some((s) => (s.depositMinor ?? 0) > 0),
     ...request.heldFor,
-  };
-  return holdNotice(location.policy, held ? terms : null);
+  });
 }
 
 /** The services, in the order asked; 400 (param service_ids) unless each is offered and bookable online here. */

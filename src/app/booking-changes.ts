@@ -15,8 +15,9 @@ import {
   type FeeDisclosure,
   pendingFee,
 } from '../domain/booking/change-policy.ts';
+import { heldTermsOf } from '../domain/booking/holds.ts';
 import { seriesSpanDays, withSeriesHorizon } from '../domain/booking/series.ts';
-import { heldUntil, isHeld } from '../domain/booking/state-machine.ts';
+import { heldUntil } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
@@ -240,7 +241,8 @@ export async function rescheduleInTransaction(
  * The same services at the same location, at the new start, the booking's own time not busy. An
  * occurrence of a series may lie beyond max_advance_days by the series' own length (it was booked so),
  * and may move within that much; never further, however often it is moved. A hold still waiting for
- * its customer needs, at its new start, the time to be finished that a new booking would.
+ * its customer needs, at its new start, the time to be finished that a new booking would on the terms
+ * it was made under (heldTermsOf), not those its location asks of a booking made now.
  */
 function rescheduleRequest(
   location: Location,
@@ -254,7 +256,7 @@ function rescheduleRequest(
     serviceIds: booking.serviceIds,
     staffId: change.staffId ?? booking.staffId,
     excludeBookingId: booking.id,
-    movesHold: isHeld(booking, now),
+    movesHold: heldTermsOf(booking, now),
   };
 }
 

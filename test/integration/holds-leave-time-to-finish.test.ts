@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { connectInProcess, type McpHarness } from '../helpers/mcp-harness.ts';
@@ -31,14 +32,33 @@ afterEach(async () => {
   await t?.close();
 });
 
-async function start(policy: Record<string, unknown> = {}, policies?: Record<string, unknown>) {
+function catalogue(policy: Record<string, unknown> = {}, policies?: Record<string, unknown>) {
   const c = smallCatalogue();
   if (policies) (c as Record<string, unknown>).policies = policies;
   for (const location of c.locations) {
     (location as Record<string, unknown>).policy = { min_notice_minutes: 0, ...policy };
   }
-  t = await startTestApp({ catalogues: [c], now: `${MONDAY}T09:00:00Z` });
+  return c;
+}
+
+async function start(policy: Record<string, unknown> = {}, policies?: Record<string, unknown>) {
+  t = await startTestApp({ catalogues: [catalogue(policy, policies)], now: `${MONDAY}T09:00:00Z` });
   ids = await catalogueIds(t.database.db);
+}
+
+/** The catalogue imported again with `slug`'s Booking Protection on or off (and `policy` for all). */
+async function protectionAt(slug: string, applies: boolean, policy: Record<string, unknown> = {}) {
+  const c = catalogue(policy);
+  const location = c.locations.find((l) => l.slug === slug)!;
+  location.booking_protection = applies
+    ? { applies: true, late_cancellation_fee_percentage: 50, no_show_fee_percentage: 100 }
+    : { applies: false, late_cancellation_fee_percentage: null, no_show_fee_percentage: null };
+  await importCatalogue(t.database.db, c, t.clock.nowMs());
+}
+
+/** PATCH /v1/bookings/{reference} to `startsAt`. */
+function move(reference: string, startsAt: string) {
+  return t.request({ method: 'PATCH', url: `/v1/bookings/${reference}`, payload: { starts_at: startsAt } });
 }
 
 /** Jo's Colour (its £20 deposit) at Soho, through POST /v1/bookings. */
@@ -201,6 +221,62 @@ describe('a booking under Booking Protection', () => {
     const later = await hold(`${THURSDAY}T10:15:00Z`);
     expect(later.statusCode, later.body).toBe(201);
     expect(later.json().data.hold_expires_at).toBe(`${THURSDAY}T10:15:00Z`);
+  });
+});
+
+describe('a booking still held, moved', () => {
+  it('keeps the Booking Protection it was made under, though the location has turned it off since', async () => {
+    await start();
+    t.clock.set(`${THURSDAY}T09:50:00Z`);
+    const held = await t.request({
+      method: 'POST',
+      url: '/v1/bookings/protected-holds',
+      payload: {
+        location_slug: 'kings-cross',
+        service_ids: [ids.services.cut],
+        client_id: ids.jo,
+        starts_at: `${THURSDAY}T12:00:00Z`,
+      },
+    });
+    expect(held.statusCode, held.body).toBe(201);
+    const { reference } = held.json().data;
+    await protectionAt('kings-cross', false);
+    // Its card is still to be saved: a start now would end its hold at once.
+    t.clock.set(`${THURSDAY}T10:00:00Z`);
+    const soon = await move(reference, `${THURSDAY}T10:00:00Z`);
+    expect(soon.statusCode, soon.body).toBe(409);
+    expect(soon.json().error).toMatchObject({
+      reason: 'too_soon',
+      details: { min_notice_minutes: 15 },
+    });
+    expect(soon.json().error.message).toMatch(/card/);
+    // Its page offers the same times to move to.
+    const page = await pageGet(t, `${new URL(held.json().data.booking_page_url).pathname}/reschedule`);
+    expect(page.statusCode, page.body).toBe(200);
+    const radios = [...page.body.matchAll(/<input type="radio" name="starts_at" value="([^"]+)"/g)];
+    expect(radios[0]?.[1]).toBe(`${THURSDAY}T10:15Z`);
+    const moved = await move(reference, `${THURSDAY}T10:15:00Z`);
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().data).toMatchObject({
+      status: 'pending_confirmation',
+      hold_expires_at: `${THURSDAY}T10:05:00Z`,
+    });
+  });
+
+  it('keeps the deposit hold it was made under, though the location has turned Booking Protection on since', async () => {
+    await start({ pending_confirmation_hold_minutes: 5 });
+    const booked = await bookColour(`${MONDAY}T11:00:00Z`);
+    expect(booked.statusCode, booked.body).toBe(201);
+    const { reference } = booked.json().data;
+    await protectionAt('soho', true, { pending_confirmation_hold_minutes: 5 });
+    // Its deposit is held 30 minutes: a start 10 minutes ahead leaves less than the 15 to pay it (a
+    // card held 5 minutes, which it never needed, would have left enough).
+    t.clock.set(`${MONDAY}T09:05:00Z`);
+    const soon = await move(reference, `${MONDAY}T09:15:00Z`);
+    expect(soon.statusCode, soon.body).toBe(409);
+    expect(soon.json().error).toMatchObject({ reason: 'too_soon', details: { min_notice_minutes: 15 } });
+    expect(soon.json().error.message).toMatch(/deposit/);
+    expect((await move(reference, `${MONDAY}T09:30:00Z`)).statusCode).toBe(200);
   });
 });
 

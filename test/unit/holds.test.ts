@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bookingHold, claimedHold, holdNotice } from '../../src/domain/booking/holds.ts';
+import { bookingHold, claimedHold, heldTermsOf, holdNotice } from '../../src/domain/booking/holds.ts';
 
 /**
  * How long a booking is held for its customer and the notice it needs (src/domain/booking/holds.ts,
@@ -93,5 +93,49 @@ describe('holdNotice', () => {
       minutes: 15,
       step: 'deposit',
     });
+  });
+});
+
+describe('heldTermsOf', () => {
+  const now = Date.parse('2026-11-23T09:00:00Z');
+  const held = {
+    status: 'pending_confirmation' as const,
+    startsAt: now + 3_600_000,
+    holdExpiresAt: now + 600_000,
+    protection: {
+      applies: true,
+      lateCancellationFeePercentage: 50,
+      noShowFeePercentage: 100,
+      setupStatus: 'pending' as const,
+      paymentMethodSaved: false,
+      setupCompletedAt: null,
+    },
+    depositMinor: null,
+    pendingRequirements: ['protection_setup'],
+  };
+
+  it('are the snapshots a hold was made with, and the code or claim it still waits for', () => {
+    expect(heldTermsOf(held, now)).toEqual({
+      protection: true,
+      deposit: false,
+      proofFirst: false,
+      offer: false,
+    });
+    expect(
+      heldTermsOf(
+        {
+          ...held,
+          protection: { ...held.protection, applies: false },
+          depositMinor: 2000,
+          pendingRequirements: ['waitlist_claim', 'deposit'],
+        },
+        now,
+      ),
+    ).toEqual({ protection: false, deposit: true, proofFirst: false, offer: true });
+  });
+
+  it('are none once it is confirmed, or its hold has lapsed', () => {
+    expect(heldTermsOf({ ...held, status: 'confirmed', holdExpiresAt: null }, now)).toBeNull();
+    expect(heldTermsOf(held, now + 600_000)).toBeNull();
   });
 });

@@ -1,5 +1,8 @@
 import type { LocationPolicy } from '../catalogue.ts';
-import { noticeMinutes } from './state-machine.ts';
+import { CONTACT_VERIFICATION } from '../public-booking-policy.ts';
+import { WAITLIST_CLAIM } from '../waitlist.ts';
+import type { Booking } from './booking.ts';
+import { isHeld, noticeMinutes } from './state-machine.ts';
 
 /**
  * How long a booking is held for its customer, and the notice that hold therefore needs
@@ -77,4 +80,25 @@ export function holdNotice(
     if (minutes > notice.minutes) notice = { minutes, step: hold.step };
   }
   return notice;
+}
+
+/**
+ * The terms a booking still held at `now` is held under, as it was made (its Booking Protection and
+ * deposit snapshots, the code or claim it still waits for), whatever its location or services ask of
+ * a booking made now: what a move of it must leave time for (holdNotice). null once it is not held.
+ */
+export function heldTermsOf(
+  booking: Pick<
+    Booking,
+    'status' | 'startsAt' | 'holdExpiresAt' | 'protection' | 'depositMinor' | 'pendingRequirements'
+  >,
+  now: number,
+): HoldTerms | null {
+  if (!isHeld(booking, now)) return null;
+  return {
+    protection: booking.protection.applies,
+    deposit: (booking.depositMinor ?? 0) > 0,
+    proofFirst: booking.pendingRequirements.includes(CONTACT_VERIFICATION),
+    offer: booking.pendingRequirements.includes(WAITLIST_CLAIM),
+  };
 }

@@ -38,7 +38,7 @@ import {
 } from '../../app/webhooks/endpoints.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
-import { isHeld } from '../../domain/booking/state-machine.ts';
+import { heldTermsOf } from '../../domain/booking/holds.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
@@ -438,7 +438,7 @@ export function consoleRoutes(deps: AppDeps) {
           location,
           serviceIds: detail.booking.serviceIds,
           excludeBookingId: detail.booking.id,
-          movesHold: isHeld(detail.booking, now()),
+          movesHold: heldTermsOf(detail.booking, now()),
           fromDate: date,
           days: 1,
         },

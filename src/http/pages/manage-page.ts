@@ -18,7 +18,7 @@ import { publicServices } from '../../app/public-booking.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import { type ChangeDisclosure, decideChange } from '../../domain/booking/change-policy.ts';
-import { isHeld } from '../../domain/booking/state-machine.ts';
+import { heldTermsOf } from '../../domain/booking/holds.ts';
 import type { StaffRef } from '../../domain/catalogue.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { maskedRecipient } from '../../domain/outbox.ts';
@@ -244,7 +244,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           serviceIds: view.booking.serviceIds,
           staffId: staff?.id,
           excludeBookingId: view.booking.id,
-          movesHold: isHeld(view.booking, now),
+          movesHold: heldTermsOf(view.booking, now),
         };
         const availability = await getAvailability(
           deps.db,
