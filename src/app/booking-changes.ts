@@ -1,5 +1,6 @@
 import { findSeriesRule, updateBooking, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
+import { eventsOfBooking } from '../data/diary-repository.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import { bookingsAt } from '../data/write-locks.ts';
@@ -360,6 +361,39 @@ export function cancelRefunded(payments: PaymentProvider | null | undefined): Ca
       if (isRefusal(error)) return false;
       throw error;
     }
+  };
+}
+
+/**
+ * The cancellation a booking cancelled already had, as it was answered then: whether it was late (its
+ * event says), its paid deposit refunded or retained, the late-cancellation fee recorded. What a
+ * series' "this and the following" answers of the visit asked about when that one was cancelled
+ * before (on its own meanwhile, or by the same ask).
+ */
+export async function pastCancellation(db: Db, booking: Booking): Promise<CancellationResult> {
+  const events = await eventsOfBooking(db, booking.organisationId, booking.id);
+  const cancelled = events.findLast((event) => event.to_status === 'cancelled');
+  const details = cancelled?.details ? (JSON.parse(cancelled.details) as { late?: unknown }) : {};
+  const { depositStatus } = booking;
+  const depositOutcome = depositStatus === 'refunded' || depositStatus === 'retained' ? depositStatus : null;
+  const fee = booking.fees.late_cancellation;
+  return {
+    booking,
+    depositRefunded: booking.depositRefunded === true,
+    disclosure: {
+      late: details.late === true || fee !== undefined,
+      depositRefunded: depositOutcome === null ? null : depositOutcome === 'refunded',
+      depositOutcome,
+      fee: fee
+        ? {
+            amountMinor: fee.amountMinor,
+            depositCreditMinor: fee.depositCreditMinor,
+            chargeAmountMinor: fee.chargeAmountMinor,
+            currency: fee.currency,
+            feePercentage: fee.feePercentage,
+          }
+        : null,
+    },
   };
 }
 

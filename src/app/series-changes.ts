@@ -15,6 +15,7 @@ import {
   cancelInTransaction,
   cancelOrPreview,
   cancelRefunded,
+  pastCancellation,
   type RescheduleResult,
   rescheduleInTransaction,
   rescheduleOrPreview,
@@ -188,6 +189,16 @@ async function seriesUnderTurns(
   return { booking: series.find((b) => b.id === booking.id) ?? booking, series };
 }
 
+/**
+ * A visit cancelled already, on its own meanwhile or by the same ask before (one whose refund was in
+ * doubt, asked again as its 503 says): "this and the following" asked of it cancels the later visits
+ * still live, and answers it as it was cancelled (with none left, the ask is answered as done). A visit
+ * no longer live otherwise (expired, completed...) is refused as on its own.
+ */
+function isCancelled(booking: Booking, now: number): boolean {
+  return effectiveStatus(booking, now) === 'cancelled';
+}
+
 export interface SeriesCancellationResult extends CancellationResult {
   /** The later occurrences cancelled with it (scope following), in time order. */
   following: CancellationResult[];
@@ -196,7 +207,8 @@ export interface SeriesCancellationResult extends CancellationResult {
 /**
  * Cancels an occurrence, and with scope `following` every later live occurrence, each under its own
  * policy window (a paid deposit refunded or kept, a fee recorded, per occurrence). A refusal of any
- * (late_change, not_changeable) cancels none. Deposits paid through the provider are refunded between
+ * (late_change, not_changeable) cancels none; the occurrence asked about cancelled already is no
+ * refusal (isCancelled): the later ones are cancelled, and it is answered as it was. Deposits paid through the provider are refunded between
  * transactions (withRefundsFirst): all of them, then the cancellations. `refunds` carries answers the
  * provider gave before (the sweeper's, completing a cancellation asked earlier).
  */
@@ -221,12 +233,15 @@ export async function cancelWithScope(
       booking.seriesId === null
         ? [booking]
         : await findBookingsOfSeries(db, changer.organisationId, booking.seriesId);
-    const all = [booking, ...laterOccurrences(series, booking, now)];
-    const previews: CancellationResult[] = [];
-    for (const occurrence of all) {
-      previews.push(await cancelOrPreview(db, changer, occurrence.reference, reason, now, true));
+    const later = laterOccurrences(series, booking, now);
+    const first = isCancelled(booking, now)
+      ? await pastCancellation(db, booking)
+      : await cancelOrPreview(db, changer, reference, reason, now, true);
+    const following: CancellationResult[] = [];
+    for (const occurrence of later) {
+      following.push(await cancelOrPreview(db, changer, occurrence.reference, reason, now, true));
     }
-    return { ...previews[0]!, following: previews.slice(1) };
+    return { ...first, following };
   }
   const asked = {
     organisationId: changer.organisationId,
@@ -239,7 +254,9 @@ export async function cancelWithScope(
   const work = async (trx: Db, made: DepositRefunds) => {
     const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
     const later = laterOccurrences(series, booking, now);
-    const first = await cancelInTransaction(trx, changer, reference, reason, now, made);
+    const first = isCancelled(booking, now)
+      ? await pastCancellation(trx, booking)
+      : await cancelInTransaction(trx, changer, reference, reason, now, made);
     const following: CancellationResult[] = [];
     for (const occurrence of later) {
       following.push(await cancelInTransaction(trx, changer, occurrence.reference, reason, now, made));

@@ -503,7 +503,13 @@ function presentCancelledOccurrence(
   return {
     reference: booking.reference,
     status: 'cancelled',
-    cancelled_at: formatUtc(outcome.dryRun ? outcome.at : (booking.cancelledAt ?? booking.updatedAt)),
+    // A dry run's time, unless the booking was cancelled already (the visit a series' "this and the
+    // following" was asked of, cancelled before): then when it was.
+    cancelled_at: formatUtc(
+      outcome.dryRun && booking.status !== 'cancelled'
+        ? outcome.at
+        : (booking.cancelledAt ?? booking.updatedAt),
+    ),
     deposit_refunded: outcome.depositRefunded,
     change: presentChangeOutcome(outcome.disclosure, outcome.dryRun),
   };

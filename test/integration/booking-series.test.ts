@@ -247,6 +247,54 @@ describe('recurring series', () => {
     }
   });
 
+  it('cancels the following visits when asked of a visit cancelled on its own meanwhile, and answers again once none is left', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries('2027-03-02T10:00:00Z', { every_weeks: 1, count: 4 });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const refs = occurrencesOf(booked).map((o) => o.reference);
+    const alone = await t.request({ method: 'POST', url: `/v1/bookings/${refs[0]}/cancel`, payload: {} });
+    expect(alone.statusCode, alone.body).toBe(200);
+    const cancelledAt = json(alone).data.cancelled_at;
+
+    t.clock.set('2027-03-01T10:00:00Z');
+    const ask = (payload: Record<string, unknown>) =>
+      t.request({
+        method: 'POST',
+        url: `/v1/bookings/${refs[0]}/cancel`,
+        payload: { scope: 'following', reason: 'Moving away', ...payload },
+      });
+    const preview = await ask({ dry_run: true });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(json(preview).data.following.map((c: { reference: string }) => c.reference)).toEqual(
+      refs.slice(1),
+    );
+
+    const following = await ask({});
+    expect(following.statusCode, following.body).toBe(200);
+    // The visit asked about, as it was cancelled; the later ones, cancelled now.
+    expect(json(following).data).toMatchObject({
+      reference: refs[0],
+      status: 'cancelled',
+      cancelled_at: cancelledAt,
+      change: { dry_run: false, late: false },
+    });
+    expect(json(following).data.following.map((c: { reference: string }) => c.reference)).toEqual(
+      refs.slice(1),
+    );
+    for (const ref of refs) {
+      const read = await t.request({ method: 'GET', url: `/v1/bookings/${ref}` });
+      expect(json(read).data.status).toBe('cancelled');
+    }
+
+    // Asked once more: nothing is left to cancel, and the answer says so.
+    const again = await ask({});
+    expect(again.statusCode, again.body).toBe(200);
+    expect(json(again).data).toMatchObject({ reference: refs[0], cancelled_at: cancelledAt, following: [] });
+    // A visit cancelled on its own is still refused on its own.
+    const one = await t.request({ method: 'POST', url: `/v1/bookings/${refs[0]}/cancel`, payload: {} });
+    expect(one.statusCode, one.body).toBe(409);
+  });
+
   it('moves an occurrence and the following ones by the same days to the new wall time, or none of them', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });

@@ -69,6 +69,9 @@ async function seriesScenario(mcp: McpHarness) {
       'cancelled',
     );
   }
+  // The same ask again: nothing later is left, and it is answered, not refused.
+  const again = await mcp.call('cancel', { reference: refs[1], scope: 'following' });
+  expect(again, JSON.stringify(again)).toMatchObject({ ok: true });
 }
 
 describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s protocol)', (era) => {

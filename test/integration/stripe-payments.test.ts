@@ -1977,6 +1977,33 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(fake.charged()).toHaveLength(1);
   });
 
+  it('completes a following cancellation in doubt when it is asked again after the first was cancelled alone', async () => {
+    await start();
+    const visits = await paidColourSeries();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(visits[0]!, { scope: 'following', reason: 'moving away' })).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+    const alone = await cancel(visits[0]!);
+    expect(alone.statusCode, alone.body).toBe(200);
+    // The same request again, as the 503 said to: it completes the later two, their refunds made once.
+    const again = await cancel(visits[0]!, { scope: 'following', reason: 'moving away' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().data).toMatchObject({
+      reference: visits[0],
+      status: 'cancelled',
+      deposit_refunded: true,
+    });
+    expect(again.json().data.following).toMatchObject([
+      { reference: visits[1], deposit_refunded: true },
+      { reference: visits[2], deposit_refunded: true },
+    ]);
+    for (const reference of visits) {
+      expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
+    }
+    expect(fake.refunds.size).toBe(3);
+    expect(await paymentCalls()).toEqual([]);
+  });
+
   it('completes a cancellation in doubt while another refund of the sweep keeps failing', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
