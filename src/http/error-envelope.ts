@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { storageRefusal } from '../app/health-service.ts';
+import { describeIssues, type RefusedIssue } from '../contract/validation-wording.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { notJsonBody } from './json-body.ts';
 import { answersJsonRpc, answersJsonRpcAt, jsonRpcErrorBody, sendRequestError } from './json-rpc-errors.ts';
@@ -20,7 +21,7 @@ export function installErrorEnvelope(app: FastifyInstance): UnroutedRefusal {
   const routeTable = trackRoutes(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request);
     if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
@@ -211,15 +212,19 @@ export function isFault(error: unknown, answered: AppError): boolean {
   return answered.code === 'server_error' || (!isAppError(error) && answered.status >= 500);
 }
 
-/** Translates whatever was thrown into one of the catalogue's codes. */
-export function toAppError(error: FastifyError): AppError {
+/**
+ * Translates whatever was thrown into one of the catalogue's codes. `request`, where there is one, is
+ * what a refused validation names its fields from (a field missing, or of another type).
+ */
+export function toAppError(error: FastifyError, request?: FastifyRequest): AppError {
+  const input = request && validatedInput(request, error.validationContext);
   if (isAppError(error)) return error;
   const storage = storageRefusal(error);
   if (storage) return storage;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const first = error.validation[0]!;
     const param = paramOf(error.validationContext, first.instancePath, first.params);
-    return new AppError('invalid_request', `${param}: ${first.message}`, param);
+    return new AppError('invalid_request', validationWords(error, input), param);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -260,6 +265,55 @@ export function toAppError(error: FastifyError): AppError {
     'server_error',
     'Something went wrong on our side; idempotent requests are safe to retry.',
   );
+}
+
+/** The part of the request a validation refused, as it arrived. */
+function validatedInput(request: FastifyRequest, context: string | undefined): unknown {
+  switch (context) {
+    case 'body':
+      return request.body;
+    case 'querystring':
+      return request.query;
+    case 'params':
+      return request.params;
+    case 'headers':
+      return request.headers;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The message of a request the schemas refused: every bad field named, with what it takes
+ * (contract/validation-wording.ts), never zod's own English.
+ */
+function validationWords(
+  error: FastifyError & { validation: NonNullable<FastifyError['validation']> },
+  input: unknown,
+): string {
+  const part = (['body', 'querystring', 'params', 'headers'] as const).find(
+    (name) => name === error.validationContext,
+  );
+  const issues: RefusedIssue[] = error.validation.map((entry) => ({
+    ...(entry.params as Record<string, unknown>),
+    code: entry.keyword,
+    path: pathOf(entry.instancePath, input),
+    message: entry.message ?? '',
+  }));
+  return describeIssues(issues, input, part);
+}
+
+/** The segments of a validation's instancePath, an index of an array as a number ("service_ids[2]"). */
+function pathOf(instancePath: string, input: unknown): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  let node = input;
+  for (const segment of instancePath === '/' ? [] : instancePath.split('/').slice(1)) {
+    const step = Array.isArray(node) && /^\d+$/.test(segment) ? Number(segment) : segment;
+    path.push(step);
+    node =
+      typeof node === 'object' && node !== null ? (node as Record<PropertyKey, unknown>)[step] : undefined;
+  }
+  return path;
 }
 
 /**

@@ -41,6 +41,7 @@ import { NewMessageBody, presentMessage } from '../contract/message.ts';
 import { presentLinkSent } from '../contract/outbox.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
+import { describeIssues, paramOfIssue, type RefusedIssue } from '../contract/validation-wording.ts';
 import { NewWaitlistEntryBody, presentWaitlistEntry } from '../contract/waitlist.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
@@ -545,7 +546,7 @@ async function allPages<T>(load: (page: PageRequest) => Promise<Page<T>>): Promi
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const param = String(issue.path[0] ?? 'body');
-  throw new AppError('invalid_request', `${param}: ${issue.message}`, param);
+  const issues = result.error.issues as unknown as RefusedIssue[];
+  const param = paramOfIssue(issues[0]!) ?? 'body';
+  throw new AppError('invalid_request', describeIssues(issues, value), param);
 }

@@ -279,6 +279,116 @@ describe('the error envelope', () => {
     expectEnvelope(response, 400, 'invalid_request', 'nickname');
   });
 
+  it('words a refused field for an API user: its name and what it takes, never zod’s own English', async () => {
+    const ids = await catalogueIds(t.database.db);
+    const booking = {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: '2026-11-24T10:00:00+00:00',
+    };
+    const cases: Array<[string, string, unknown, string, string]> = [
+      [
+        'POST',
+        '/v1/clients',
+        { first_name: 5, last_name: 'Tester' },
+        'first_name',
+        'first_name must be a string, not a number.',
+      ],
+      [
+        'POST',
+        '/v1/clients',
+        { last_name: 'Tester', phone: '+447911123000' },
+        'first_name',
+        'first_name is required and must be a string.',
+      ],
+      [
+        'POST',
+        '/v1/clients',
+        { first_name: '', last_name: 'Tester' },
+        'first_name',
+        'first_name must not be empty.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
+        { ...booking, service_ids: 'cut' },
+        'service_ids',
+        'service_ids must be an array, not a string.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
+        { ...booking, client_id: 'jo' },
+        'client_id',
+        'client_id must be a UUID, e.g. 3bfb2d49-4b43-512b-ab21-fcee7c1755e2.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
+        { ...booking, starts_at: '2026-11-24 10:00' },
+        'starts_at',
+        'starts_at must be an ISO 8601 date and time with its UTC offset, e.g. 2026-11-24T10:00:00+00:00.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
+        { ...booking, repeat: { every_weeks: 40, count: 2 } },
+        'repeat',
+        'repeat.every_weeks must be at most 12.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
+        { ...booking, repeat: { every_weeks: 1.5, count: 2 } },
+        'repeat',
+        'repeat.every_weeks must be a whole number (an integer).',
+      ],
+      [
+        'POST',
+        '/v1/waitlist',
+        {
+          location_slug: 'soho',
+          service_ids: [ids.services.cut],
+          client_id: ids.jo,
+          from_date: '2026-11-24',
+          to_date: '2026-11-25',
+          times: ['night'],
+        },
+        'times',
+        'times[0] must be one of morning, afternoon, evening.',
+      ],
+    ];
+    for (const [method, url, payload, param, message] of cases) {
+      const response = await t.request({
+        method: method as 'POST',
+        url,
+        headers: json,
+        payload: JSON.stringify(payload),
+      });
+      expectEnvelope(response, 400, 'invalid_request', param);
+      expect(response.json().error.message, JSON.stringify(payload)).toBe(message);
+    }
+    // Every bad field is named, the first one in param; an unknown one is said to be unknown.
+    const several = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      headers: json,
+      payload: JSON.stringify({ first_name: true, last_name: null, nickname: 'Jo' }),
+    });
+    expectEnvelope(several, 400, 'invalid_request', 'first_name');
+    expect(several.json().error.message).toBe(
+      'first_name must be a string, not true. last_name must be a string, not null. nickname is not a field this endpoint takes; remove it.',
+    );
+    const query = await t.request({ method: 'GET', url: '/v1/locations/soho/availability' });
+    expectEnvelope(query, 400, 'invalid_request', 'service_ids');
+    expect(query.json().error.message).toBe('service_ids is required. date is required.');
+    const unknown = await t.request({ method: 'GET', url: '/v1/locations?limt=5' });
+    expect(unknown.json().error.message).toBe(
+      'limt is not a query parameter this endpoint takes; remove it.',
+    );
+  });
+
   it('refuses prototype poisoning', async () => {
     const payload = '{"first_name":"A","last_name":"B","email":"a@example.com","__proto__":{"admin":true}}';
     const response = await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload });

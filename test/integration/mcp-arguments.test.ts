@@ -250,6 +250,23 @@ describe('an argument error names every bad argument', () => {
     expect(book).toContain('repeat.count is at most 26');
   });
 
+  it('says what the booking service refused in words, never zod’s own English', async () => {
+    // times passes join_waitlist's own schema (any number of times of day) and is refused by the
+    // waitlist's (at most three): the hint carries that refusal's message.
+    const text = errorText(
+      await demo.mcp.raw('join_waitlist', {
+        location: 'camden',
+        services: 'cut',
+        client: { first_name: 'Nia', last_name: 'Obi', phone: '07911 123458' },
+        from_date: '2026-11-25',
+        to_date: '2026-11-27',
+        times: ['morning', 'morning', 'afternoon', 'evening'],
+      }),
+    );
+    expect(text).not.toMatch(/Too big|expected array|<=/);
+    expect(text).toMatch(/ times must have at most 3 items\.$/);
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);

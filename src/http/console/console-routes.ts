@@ -126,7 +126,7 @@ export function consoleRoutes(deps: AppDeps) {
           problem(error.title, error.message, request.id),
         );
       }
-      const appError = toAppError(error);
+      const appError = toAppError(error, request);
       if (isFault(error, appError)) request.log.error({ err: error }, 'console request failed');
       const title = ERROR_TITLES[appError.status] ?? 'Something went wrong';
       return send(reply.code(appError.status), { title }, problem(title, appError.message, request.id));

@@ -37,7 +37,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       }
     });
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      const appError = toAppError(error);
+      const appError = toAppError(error, request);
       withRetryAfter(reply, appError);
       if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
       const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';

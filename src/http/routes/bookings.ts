@@ -273,7 +273,7 @@ async function refuseInvalidRequest(
   validationError: NonNullable<FastifyRequest['validationError']>,
   protectedHoldOnly: boolean,
 ): Promise<StoredResponse> {
-  const error = toAppError(validationError as FastifyError);
+  const error = toAppError(validationError as FastifyError, request);
   const header = request.headers['idempotency-key'];
   const key = typeof header === 'string' && IDEMPOTENCY_KEY.test(header) ? header : undefined;
   if (key === undefined || validationError.validationContext !== 'body') throw error;

@@ -47,7 +47,7 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     // Failures are pages too (a browser shows them): 404 for an unknown checkout, 409 when it cannot
     // be paid or left any more, the app's status and message for anything else.
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      const appError = toAppError(error);
+      const appError = toAppError(error, request);
       if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
       const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
       return sendPage(reply.code(appError.status), title, errorBody(title, appError.message, request));
