@@ -1,4 +1,9 @@
-import { type CountryCode, parsePhoneNumberWithError } from 'libphonenumber-js';
+import {
+  type CountryCode,
+  ParseError,
+  parsePhoneNumberWithError,
+  validatePhoneNumberLength,
+} from 'libphonenumber-js';
 import { z } from 'zod';
 import { NAME_MAX_LENGTH } from '../domain/client.ts';
 
@@ -25,11 +30,130 @@ export function normalisePhone(value: string, defaultCountry?: CountryCode): str
 
 /**
  * A number as a customer or the front desk types it at a location: national numbers are read in the
- * location's country, as dialled there. One that does not read is returned as typed, for the client's
- * rules to refuse with their own message.
+ * location's country, as dialled there. One that is not valid is returned in international form when
+ * it reads as a number of that country (07700 900123 in the UK as +447700900123), so that the client's
+ * rules refuse it for what it is (phoneProblem); one that does not read at all, as typed.
  */
 export function phoneAsDialledAt(value: string, country: string | null): string {
-  return normalisePhone(value, (country ?? undefined) as CountryCode | undefined) ?? value;
+  const defaultCountry = (country ?? undefined) as CountryCode | undefined;
+  const valid = normalisePhone(value, defaultCountry);
+  if (valid) return valid;
+  const trimmed = value.trim();
+  if (!defaultCountry || trimmed.startsWith('+') || trimmed.length > 40) return value;
+  try {
+    return parsePhoneNumberWithError(trimmed, defaultCountry).number;
+  } catch {
+    return value;
+  }
+}
+
+/** What is wrong with a phone number that is refused (phoneRefusal). */
+export type PhoneProblemKind =
+  | 'empty'
+  | 'overlong_text'
+  | 'no_country_code'
+  | 'unknown_country_code'
+  | 'not_a_number'
+  | 'too_short'
+  | 'too_long'
+  | 'wrong_length'
+  | 'drama'
+  | 'not_in_use';
+
+/**
+ * Why a phone number is refused, or undefined for a valid one; `callingCode` ("+44") where the number
+ * has one. Numbers Ofcom keeps for drama, such as 07700 900123, are told apart: libphonenumber refuses
+ * the mobile ones as no one's number, and "not valid" or "give its country code" would send the person
+ * looking for a mistake they did not make.
+ */
+export function phoneRefusal(
+  value: string,
+  defaultCountry?: CountryCode,
+): { kind: PhoneProblemKind; callingCode?: string } | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '') return { kind: 'empty' };
+  if (trimmed.length > 40) return { kind: 'overlong_text' };
+  if (!defaultCountry && !trimmed.startsWith('+')) return { kind: 'no_country_code' };
+  let parsed: ReturnType<typeof parsePhoneNumberWithError>;
+  try {
+    parsed = parsePhoneNumberWithError(trimmed, defaultCountry);
+  } catch (error) {
+    switch (error instanceof ParseError ? error.message : '') {
+      case 'INVALID_COUNTRY':
+        return { kind: defaultCountry ? 'not_a_number' : 'unknown_country_code' };
+      case 'TOO_SHORT':
+        return { kind: 'too_short' };
+      case 'TOO_LONG':
+        return { kind: 'too_long' };
+      default:
+        return { kind: 'not_a_number' };
+    }
+  }
+  if (parsed.isValid()) return undefined;
+  const callingCode = `+${parsed.countryCallingCode}`;
+  if (isDramaNumber(parsed.number)) return { kind: 'drama', callingCode };
+  switch (validatePhoneNumberLength(parsed.number)) {
+    case 'TOO_SHORT':
+      return { kind: 'too_short', callingCode };
+    case 'TOO_LONG':
+      return { kind: 'too_long', callingCode };
+    case 'INVALID_LENGTH':
+      return { kind: 'wrong_length', callingCode };
+    default:
+      return { kind: 'not_in_use', callingCode };
+  }
+}
+
+/**
+ * Why a phone number is refused, as the rest of a sentence that starts with the field's name ("phone
+ * is too short for a number with the country code +44"); undefined for a valid number. The number
+ * itself is never repeated (refusals may be logged).
+ */
+export function phoneProblem(value: string, defaultCountry?: CountryCode): string | undefined {
+  const problem = phoneRefusal(value, defaultCountry);
+  if (!problem) return undefined;
+  const code = problem.callingCode;
+  switch (problem.kind) {
+    case 'empty':
+      return 'is empty: give a phone number, or leave it out';
+    case 'overlong_text':
+      return 'is longer than 40 characters, longer than any phone number';
+    case 'no_country_code':
+      return `has no country code: give it in international form, ${EXAMPLE}`;
+    case 'unknown_country_code':
+      return `starts with a country code no country uses: give it in international form, ${EXAMPLE}`;
+    case 'not_a_number':
+      return `is not a phone number: give it in international form, ${EXAMPLE}`;
+    case 'too_short':
+      return code
+        ? `is too short for a number with the country code ${code}: a digit or more is missing`
+        : 'is too short to be a phone number';
+    case 'too_long':
+      return code
+        ? `is too long for a number with the country code ${code}: it has a digit or more too many`
+        : 'is too long to be a phone number';
+    case 'wrong_length':
+      return `does not have as many digits as a number with the country code ${code} has`;
+    case 'drama':
+      return "is in a range Ofcom keeps for TV, film and radio drama (such as 07700 900000 to 07700 900999), so it is no one's real number: give a number the person really uses";
+    case 'not_in_use':
+      return `is not a number in use with the country code ${code}: no number there begins like that`;
+  }
+}
+
+const EXAMPLE = 'such as +447911123456';
+
+/**
+ * The numbers Ofcom keeps for drama (films, TV and radio), never given to anyone: 07700 900xxx (mobile),
+ * 020 7946 0xxx, 0113 to 0118, 0121, 0131, 0141, 0151 and 0161 496 0xxx, 0191 498 0xxx, 028 9649 6xxx,
+ * 029 2018 0xxx, 01632 960xxx, 03069 990xxx, 08081 570xxx and 0909 879 0xxx.
+ */
+const DRAMA =
+  /^\+44(?:7700900|2079460|11[3-8]4960|1[2-6]14960|1914980|2896496|2920180|1632960|3069990|8081570|9098790)\d{3}$/;
+
+/** Whether an E.164 number is one of Ofcom's drama numbers. */
+export function isDramaNumber(e164: string): boolean {
+  return DRAMA.test(e164);
 }
 
 const emailShape = z.email();

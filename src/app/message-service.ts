@@ -14,7 +14,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '../domain/message.ts';
 import { getBooking } from './booking-service.ts';
-import { normaliseName, normalisePhone } from './contact.ts';
+import { normaliseName, normalisePhone, phoneProblem, phoneRefusal } from './contact.ts';
 import { requireLocation } from './directory-service.ts';
 import { publishMessageCreated } from './webhooks/events.ts';
 
@@ -123,13 +123,13 @@ function normaliseMessage(value: string): string | undefined {
 /** E.164, null when none was given, or 400 (param phone); a blank number is not a number. */
 function phoneOf(value: string | undefined, country: string | null): string | null {
   if (value === undefined) return null;
-  const phone = normalisePhone(value, (country ?? undefined) as CountryCode | undefined);
+  const dialledIn = (country ?? undefined) as CountryCode | undefined;
+  const phone = normalisePhone(value, dialledIn);
   if (phone === undefined) {
-    throw new AppError(
-      'invalid_request',
-      'phone is not a valid phone number; give it with its country code (e.g. +44 20 7123 4567).',
-      'phone',
-    );
+    const why = phoneProblem(value, dialledIn) ?? 'is not a phone number';
+    throw new AppError('invalid_request', `phone ${why}.`, 'phone', {
+      phoneProblem: phoneRefusal(value, dialledIn)?.kind ?? 'not_a_number',
+    });
   }
   return phone;
 }

@@ -27,6 +27,18 @@ function closedHint(params: { location: string; day: string; why: string | null;
   return `${location} is closed on ${day}${why ? ` (${why})` : ''}; ${next}.`;
 }
 
+/** What is wrong with a phone number a caller gave, as bad_contact says it. */
+export type PhoneTrouble = 'incomplete' | 'too_long' | 'not_in_use' | 'drama';
+
+const PHONE_TROUBLE: Record<PhoneTrouble, string> = {
+  incomplete: 'That phone number does not look complete; ask the caller to say it again, digit by digit.',
+  too_long: 'That phone number has too many digits; ask the caller to say it again, digit by digit.',
+  not_in_use:
+    'That is not a phone number anyone has there; ask the caller to say it again, digit by digit, with its country code.',
+  drama:
+    "That is one of the numbers kept for TV and film dramas, so it is nobody's phone; ask the caller for the number they really use.",
+};
+
 export const TOOL_OUTCOMES = {
   location_needed: outcome<{ names: string[] }>(
     'ambiguous',
@@ -72,10 +84,16 @@ export const TOOL_OUTCOMES = {
     ({ by }) =>
       `No client has that ${by === 'phone' ? 'phone number' : 'e-mail address'} on file; ask whether they booked with another number or e-mail and look that up, and only if not, register them.`,
   ),
-  bad_contact: outcome<{ field: 'phone' | 'email' }>('invalid_request', ({ field }) =>
-    field === 'phone'
-      ? 'That phone number does not look complete; ask the caller to say it again, digit by digit.'
-      : 'That e-mail address does not look right; ask the caller to spell it again.',
+  /**
+   * A phone or e-mail that cannot be taken; a phone for what is wrong with it: digits missing (or
+   * misheard), too many, a number no one has there, or one of the numbers Ofcom keeps for drama.
+   */
+  bad_contact: outcome<{ field: 'phone' | 'email'; why?: PhoneTrouble }>(
+    'invalid_request',
+    ({ field, why }) =>
+      field === 'email'
+        ? 'That e-mail address does not look right; ask the caller to spell it again.'
+        : PHONE_TROUBLE[why ?? 'incomplete'],
   ),
   /** A national number that is not one of the location's country (a foreign caller's), or reads in two. */
   phone_country: outcome<{ countries: string[]; several: boolean }>(

@@ -1,6 +1,13 @@
 import { type CountryCode, getCountries, getCountryCallingCode } from 'libphonenumber-js';
-import { normaliseEmail, normalisePhone } from '../app/contact.ts';
+import {
+  isDramaNumber,
+  normaliseEmail,
+  normalisePhone,
+  phoneAsDialledAt,
+  phoneRefusal,
+} from '../app/contact.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
+import type { PhoneTrouble } from './hints.ts';
 import { type MatchOptions, type MatchResult, matchByName } from './name-matching.ts';
 import { type SpeechLocale, speakPhone, speechLocaleFor } from './speech.ts';
 import { readSpokenStart } from './spoken-starts.ts';
@@ -375,13 +382,14 @@ type PhoneReading =
   | { kind: 'several'; countries: string[] }
   /** Not valid where it was read, but a complete national number elsewhere: a foreign caller's. */
   | { kind: 'foreign'; countries: string[] }
-  | { kind: 'incomplete' };
+  /** Not a number to take: digits missing or misheard, too many, no one's there, or a drama number. */
+  | { kind: 'refused'; why: PhoneTrouble };
 
 function readPhone(said: string, countries: readonly (string | null | undefined)[]): PhoneReading {
   const text = said.trim();
   if (text.startsWith('+') || text.startsWith('00')) {
     const phone = normalisePhone(text.replace(/^00/, '+'));
-    return phone ? { kind: 'phone', phone } : { kind: 'incomplete' };
+    return phone ? { kind: 'phone', phone } : { kind: 'refused', why: internationalTrouble(text) };
   }
   const home = [...new Set(countries.filter((c): c is string => typeof c === 'string' && c !== ''))];
   const readings = new Map<string, string>();
@@ -391,12 +399,31 @@ function readPhone(said: string, countries: readonly (string | null | undefined)
   }
   if (readings.size === 1) return { kind: 'phone', phone: [...readings.keys()][0]! };
   if (readings.size > 1) return { kind: 'several', countries: [...readings.values()] };
+  // One of the numbers Ofcom keeps for drama (07700 900123 in London) is nobody's: said as such.
+  if (home.some((country) => isDramaNumber(phoneAsDialledAt(text, country)))) {
+    return { kind: 'refused', why: 'drama' };
+  }
   // Asked only when it does not read at home. The start of a home number with digits missing
   // ("07911 12") is misheard; a complete number elsewhere that no home number begins like (a French
   // "06 12 34 56 78" in London) is a foreign caller's.
-  if (home.some((country) => startsAHomeNumber(text, country))) return { kind: 'incomplete' };
+  const incomplete = { kind: 'refused', why: 'incomplete' } as const;
+  if (home.some((country) => startsAHomeNumber(text, country))) return incomplete;
   const elsewhere = getCountries().some((country) => normalisePhone(text, country) !== undefined);
-  return elsewhere ? { kind: 'foreign', countries: home } : { kind: 'incomplete' };
+  return elsewhere ? { kind: 'foreign', countries: home } : incomplete;
+}
+
+/** What is wrong with an international number (+ or 00) that is not valid, in bad_contact's terms. */
+function internationalTrouble(text: string): PhoneTrouble {
+  switch (phoneRefusal(text.replace(/^00/, '+'))?.kind) {
+    case 'drama':
+      return 'drama';
+    case 'not_in_use':
+      return 'not_in_use';
+    case 'too_long':
+      return 'too_long';
+    default:
+      return 'incomplete';
+  }
 }
 
 /**
@@ -430,8 +457,8 @@ function phoneOrAsk(reading: PhoneReading): string {
       });
     case 'foreign':
       return fail('phone_country', { countries: reading.countries.map(countryName), several: false });
-    case 'incomplete':
-      return fail('bad_contact', { field: 'phone' });
+    case 'refused':
+      return fail('bad_contact', { field: 'phone', why: reading.why });
   }
 }
 
@@ -473,7 +500,9 @@ export function contactFormProblems(said: unknown, prefix = ''): BadArgument[] {
   const { phone, email } = said as Record<string, unknown>;
   const problems: BadArgument[] = [];
   if (typeof phone === 'string' && phone.trim() !== '' && !readsAsPhoneAnywhere(phone.trim())) {
-    problems.push(new BadArgument(`${prefix}phone`, failure('bad_contact', { field: 'phone' }).hint));
+    const text = phone.trim();
+    const why = text.startsWith('+') || text.startsWith('00') ? internationalTrouble(text) : 'incomplete';
+    problems.push(new BadArgument(`${prefix}phone`, failure('bad_contact', { field: 'phone', why }).hint));
   }
   if (typeof email === 'string' && email.trim() !== '' && normaliseEmail(email) === undefined) {
     problems.push(new BadArgument(`${prefix}email`, failure('bad_contact', { field: 'email' }).hint));

@@ -98,6 +98,48 @@ describe('POST /clients', () => {
   });
 });
 
+describe('a refused phone number', () => {
+  it('is said for what it is: one of Ofcom’s drama numbers, a number no one has, digits missing, no country code', async () => {
+    const refusal = async (phone: string) => {
+      const registered = await newClient({ first_name: 'Dee', last_name: 'Rama', phone });
+      expect(registered.statusCode, phone).toBe(400);
+      const looked = await t.request({
+        method: 'GET',
+        url: `/v1/clients?phone=${encodeURIComponent(phone)}`,
+      });
+      expect(looked.json(), phone).toEqual(registered.json());
+      expect(registered.json().error).toMatchObject({ code: 'invalid_request', param: 'phone' });
+      return registered.json().error.message as string;
+    };
+    // 07700 900000 to 900999 are kept by Ofcom for drama: a full, well-formed UK mobile number that is
+    // no one's. It was refused as not "an E.164 number with its country code", which it is.
+    const drama = await refusal('+447700900123');
+    expect(drama).toBe(
+      "phone is in a range Ofcom keeps for TV, film and radio drama (such as 07700 900000 to 07700 900999), so it is no one's real number: give a number the person really uses.",
+    );
+    expect(await refusal('+4479111234')).toBe(
+      'phone does not have as many digits as a number with the country code +44 has.',
+    );
+    expect(await refusal('+44791112345678')).toBe(
+      'phone is too long for a number with the country code +44: it has a digit or more too many.',
+    );
+    expect(await refusal('+15555550123')).toBe(
+      'phone is not a number in use with the country code +1: no number there begins like that.',
+    );
+    expect(await refusal('07911 123456')).toBe(
+      'phone has no country code: give it in international form, such as +447911123456.',
+    );
+    // A message's call-back number, national at the location: the same words.
+    const message = await t.request({
+      method: 'POST',
+      url: '/v1/messages',
+      payload: { caller_name: 'Dee', message: 'Call me back', phone: '07700 900123', location_slug: 'soho' },
+    });
+    expect(message.statusCode).toBe(400);
+    expect(message.json().error.message).toBe(drama);
+  });
+});
+
 describe('GET /clients', () => {
   it('finds a client by phone and by e-mail', async () => {
     const byPhone = await t.request({

@@ -267,6 +267,37 @@ describe('an argument error names every bad argument', () => {
     expect(text).toMatch(/ times must have at most 3 items\.$/);
   });
 
+  it('says a drama number (07700 900123) is no one’s phone, international or national, not that it is incomplete', async () => {
+    const drama =
+      /^That is one of the numbers kept for TV and film dramas, so it is nobody's phone; ask the caller for the number they really use\.$/;
+    for (const phone of ['+447700900123', '07700 900123', '0044 7700 900123']) {
+      const looked = await demo.mcp.call('lookup_client', { phone });
+      expect(looked, phone).toMatchObject({ ok: false, code: 'invalid_request' });
+      expect(looked.hint, phone).toMatch(drama);
+      const registered = await demo.mcp.call('register_client', {
+        first_name: 'Dee',
+        last_name: 'Rama',
+        phone,
+      });
+      expect(registered.hint, phone).toMatch(drama);
+    }
+    // Beside another bad argument, named with the same words.
+    const text = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: 'whenever suits',
+        client: { first_name: 'Dee', last_name: 'Rama', phone: '+447700900123' },
+      }),
+    );
+    expect(text).toContain(
+      "client.phone: That is one of the numbers kept for TV and film dramas, so it is nobody's phone",
+    );
+    // A complete number with a start no one has is not said to be incomplete either.
+    const unused = await demo.mcp.call('lookup_client', { phone: '+1 555 555 0123' });
+    expect(unused.hint).toMatch(/^That is not a phone number anyone has there; /);
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);

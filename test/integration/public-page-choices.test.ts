@@ -239,6 +239,25 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     expect(refused.headers['cache-control']).toBe('no-store');
   });
 
+  it('a drama number (07700 900123): the page says it is no one’s phone, not that its digits are wrong', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const body = await search({ date: '2026-11-24' });
+    const refused = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(body, {
+        starts_at: radios(body)[2]!,
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        phone: '07700 900123',
+      }),
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain(
+      '<p id="phone-error" role="alert" class="fee">That number is one kept for TV and film dramas, so it is no one’s phone. Give the number you really use.</p>',
+    );
+  });
+
   it('a phone that does not read: the page again, in plain words, with the details and time kept', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const body = await search({ date: '2026-11-24' });

@@ -22,7 +22,13 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { when: 'on Friday 25 December', alternatives: 0 },
   ],
   client_not_found: [{ by: 'phone' }, { by: 'email' }],
-  bad_contact: [{ field: 'phone' }, { field: 'email' }],
+  bad_contact: [
+    { field: 'phone' },
+    { field: 'email' },
+    { field: 'phone', why: 'too_long' },
+    { field: 'phone', why: 'not_in_use' },
+    { field: 'phone', why: 'drama' },
+  ],
   phone_country: [
     { countries: ['United Kingdom'], several: false },
     { countries: ['United Kingdom (+44)', 'Nepal (+977)'], several: true },

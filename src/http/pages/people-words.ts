@@ -2,12 +2,17 @@ import type { AppError } from '../../domain/errors.ts';
 
 /**
  * A refusal in the words a customer reads on the hosted pages. The API's messages name fields and
- * formats ("phone must be an E.164 number") that mean nothing on a form, where national numbers work
+ * formats ("phone has no country code: give it in international form") that mean nothing on a form, where national numbers work
  * too; the API keeps them, the pages say what to do.
  */
 export function plainWords(error: AppError): string {
   const param = error.param;
-  if (param === 'phone' && /E\.164/.test(error.message)) {
+  // A number refused for what it is (contact.ts phoneRefusal), not one that is no person's own.
+  const phoneProblem = param === 'phone' ? error.details?.phoneProblem : undefined;
+  if (phoneProblem === 'drama') {
+    return 'That number is one kept for TV and film dramas, so it is no one’s phone. Give the number you really use.';
+  }
+  if (phoneProblem !== undefined) {
     return 'That phone number does not look right. Check the digits; a number from abroad starts with + and its country code.';
   }
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
