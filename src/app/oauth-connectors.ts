@@ -114,30 +114,41 @@ interface AccessTokenPayload {
 }
 
 /**
+ * Why an access token presented at /mcp is refused, for the refusal to say so:
+ * - `not_a_token`: not shaped as the tokens this server issues (nor as an API key);
+ * - `unknown`: no token this server holds (never issued here, revoked by its client or from the
+ *   console, whose records are deleted, or expired and since swept away);
+ * - `expired`: past its hour, still on record;
+ * - `other_resource`: bound to another resource (RFC 8707), this server under another name included;
+ * - `revoked`: its connector revoked, or the account that granted it disabled.
+ */
+export type AccessTokenRefusal = 'not_a_token' | 'unknown' | 'expired' | 'other_resource' | 'revoked';
+
+/**
  * The principal of an OAuth access token presented at `resource` (this server's /mcp URL, as the
- * request reached it), or null: unknown, expired, issued for another resource (RFC 8707: a token
- * bound to another server, or to this one under another name, is refused), its connector revoked,
- * or the account that granted it disabled.
+ * request reached it), or why it is refused (AccessTokenRefusal).
  */
 export async function principalOfAccessToken(
   db: Db,
   token: string,
   resource: string,
   now: number,
-): Promise<Principal | null> {
+): Promise<Principal | { refused: AccessTokenRefusal }> {
   // Tokens are what oidc-provider makes (43 base64url characters); anything longer is not one.
-  if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) return null;
+  if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) return { refused: 'not_a_token' };
   const row = await records.findRecord(db, 'AccessToken', hashOf(token));
-  if (!row || row.grant_id === null) return null;
+  if (!row || row.grant_id === null) return { refused: 'unknown' };
   const payload = JSON.parse(row.payload) as AccessTokenPayload;
-  if (row.expires_at !== null && row.expires_at <= now) return null;
-  if (typeof payload.exp === 'number' && payload.exp * 1000 <= now) return null;
+  if (row.expires_at !== null && row.expires_at <= now) return { refused: 'expired' };
+  if (typeof payload.exp === 'number' && payload.exp * 1000 <= now) return { refused: 'expired' };
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (!audiences.includes(resource)) return null;
+  if (!audiences.includes(resource)) return { refused: 'other_resource' };
   const connector = await records.findConnector(db, row.organisation_id, row.grant_id);
+  if (!connector) return { refused: 'unknown' };
   // A connector acts on its grantor's authority: none once that account is disabled (disableUser
   // revokes its connectors; this also refuses one granted just as it was being disabled).
-  if (!connector || connector.revoked_at !== null || connector.granted_by_disabled_at !== null) return null;
+  if (connector.revoked_at !== null || connector.granted_by_disabled_at !== null)
+    return { refused: 'revoked' };
   if (connector.last_used_at === null || now - connector.last_used_at >= LAST_USED_RESOLUTION_MS) {
     // Bookkeeping, as a key's last use: a database that cannot write just now refuses nobody.
     await records.recordConnectorUse(db, connector.organisation_id, connector.id, now).catch(() => undefined);

@@ -6,12 +6,12 @@ import {
   requireScope,
 } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { principalOfAccessToken } from '../app/oauth-connectors.ts';
+import { type AccessTokenRefusal, principalOfAccessToken } from '../app/oauth-connectors.ts';
 import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limiter.ts';
 import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { type ApiKeyScope, isWellFormedApiKey } from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { SaysHowToFix } from './json-rpc-errors.ts';
+import { HasOwnHint, SaysHowToFix } from './json-rpc-errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
@@ -43,11 +43,14 @@ export function createKeyResolver(
   const identify = keyedCaller(deps, async (key, now, request) => {
     // An OAuth access token (design.md 9.3) where the endpoint takes them; never one that looks like a key.
     if (oauthResource === undefined || isWellFormedApiKey(key)) return requirePrincipal(deps.db, key, now);
-    const principal = await principalOfAccessToken(deps.db, key, oauthResource(request), now);
-    if (principal) return principal;
+    const resource = oauthResource(request);
+    const found = await principalOfAccessToken(deps.db, key, resource, now);
+    if (!('refused' in found)) return found;
+    if (found.refused !== 'not_a_token') throw new RefusedAccessToken(found.refused, resource);
+    // Neither a key nor a token: which was meant cannot be told, so the code's own hint goes with it.
     throw new AppError(
       'invalid_api_key',
-      'The API key or access token is malformed, unknown, expired, revoked or issued for another server; sign in again.',
+      'The Bearer credential is neither an API key nor an access token this server issues: send an API key, or sign in with OAuth.',
       'Authorization',
     );
   });
@@ -156,6 +159,47 @@ export class KeyWithoutBearer extends SaysHowToFix {
     );
   }
 }
+
+/**
+ * 401 invalid_api_key (the contract's code) for an OAuth access token /mcp refuses: its message says
+ * why (expired, revoked, unknown, bound to another resource) and what to do, and its hint, the
+ * JSON-RPC message, speaks of the assistant's sign-in, not of an API key it never had.
+ */
+export class RefusedAccessToken extends HasOwnHint {
+  override readonly name = 'RefusedAccessToken';
+  readonly refusal: AccessTokenRefusal;
+
+  constructor(refusal: Exclude<AccessTokenRefusal, 'not_a_token'>, resource: string) {
+    const [message, hint] = TOKEN_REFUSALS[refusal](resource);
+    super('invalid_api_key', message, hint, 'Authorization');
+    this.refusal = refusal;
+  }
+}
+
+const CALLER = 'tell the caller bookings cannot be taken right now.';
+
+/** What each refusal of an access token says: its message (detail), then its hint. */
+const TOKEN_REFUSALS: Record<
+  Exclude<AccessTokenRefusal, 'not_a_token'>,
+  (resource: string) => [string, string]
+> = {
+  unknown: () => [
+    'The access token is not one this server holds: it was revoked, expired a while ago, or was issued elsewhere. Refresh it, or sign in again.',
+    `The booking system no longer knows this assistant's sign-in, which must be renewed; ${CALLER}`,
+  ],
+  expired: () => [
+    'The access token has expired: refresh it with the refresh token, or sign in again.',
+    `This assistant's sign-in to the booking system has expired and must be renewed; ${CALLER}`,
+  ],
+  other_resource: (resource) => [
+    `The access token was issued for another resource, not ${resource}: sign in again at this address.`,
+    `This assistant signed in to the booking system at another address and must sign in again here; ${CALLER}`,
+  ],
+  revoked: () => [
+    "The access token's connection was revoked (from the console, or its account was disabled): sign in again.",
+    `This assistant's connection to the booking system was revoked; ${CALLER}`,
+  ],
+};
 
 /** The principal of an authenticated request; a programming error if authenticate() did not run. */
 export function principalOf(request: FastifyRequest): Principal {

@@ -56,8 +56,23 @@ export class SaysHowToFix extends AppError {
 }
 
 /**
+ * A refusal whose hint, the JSON-RPC message, is its own rather than its code's: the code says too
+ * little or the wrong thing (an OAuth access token refused under invalid_api_key, whose hint speaks of
+ * an API key).
+ */
+export class HasOwnHint extends AppError {
+  override readonly name: string = 'HasOwnHint';
+  readonly hint: string;
+
+  constructor(code: AppError['code'], message: string, hint: string, param?: string) {
+    super(code, message, param);
+    this.hint = hint;
+  }
+}
+
+/**
  * An MCP endpoint's error: `message` is the code's hint (a client that shows only the message shows
- * what to tell the caller), or a SaysHowToFix's own message; `data` the REST
+ * what to tell the caller), a HasOwnHint's own hint, or a SaysHowToFix's own message; `data` the REST
  * error's code, message (`detail`) and param.
  */
 export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = JSON_RPC_ERROR.refused) {
@@ -66,7 +81,7 @@ export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = 
     id,
     error: {
       code,
-      message: error instanceof SaysHowToFix ? error.message : ERROR_CATALOGUE[error.code].hint,
+      message: hintOf(error),
       data: {
         code: error.code,
         detail: error.message,
@@ -74,6 +89,12 @@ export function jsonRpcErrorBody(error: AppError, id: JsonRpcId, code: number = 
       },
     },
   };
+}
+
+function hintOf(error: AppError): string {
+  if (error instanceof SaysHowToFix) return error.message;
+  if (error instanceof HasOwnHint) return error.hint;
+  return ERROR_CATALOGUE[error.code].hint;
 }
 
 /** Answers `error` in JSON-RPC with the HTTP status of its code (401 says how to authenticate). */

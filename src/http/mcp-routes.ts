@@ -6,7 +6,7 @@ import type { AppDeps } from '../app/deps.ts';
 import { storageRefusal } from '../app/health-service.ts';
 import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { createKeyResolver } from './authenticate.ts';
+import { createKeyResolver, RefusedAccessToken } from './authenticate.ts';
 import { isFault } from './error-envelope.ts';
 import {
   JSON_RPC_ERROR,
@@ -96,7 +96,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
         const principal = await resolve(request, reply);
         request.mcpCaller = { principal, publicBaseUrl: publicBaseUrl(request), log: request.log };
       } catch (error) {
-        if (challenge && isAppError(error) && error.status === 401) setMcpChallenge(reply, request);
+        if (challenge && isAppError(error) && error.status === 401) {
+          setMcpChallenge(reply, request, error instanceof RefusedAccessToken ? error.message : undefined);
+        }
         return refuse(reply, error, null);
       }
     };

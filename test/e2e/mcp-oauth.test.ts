@@ -668,6 +668,94 @@ describe('registered clients end', () => {
   });
 });
 
+describe('a refused access token', () => {
+  /** /mcp's answer to `token`: 401 with the challenge, and the JSON-RPC error, which never speaks of an API key. */
+  const refusal = async (token: string, url: URL = mcpUrl) => {
+    const response = await rawToolsList(url, token);
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(
+      /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp", realm="booking", error="invalid_token", error_description="[^"\\]+"$/,
+    );
+    const { error } = (await response.json()) as Json;
+    expect(error.data.code).toBe('invalid_api_key');
+    expect(error.data.param).toBe('Authorization');
+    expect(error.message).not.toMatch(/API key/);
+    expect(challenge).toContain(`error_description="${error.data.detail}"`);
+    return { message: error.message as string, detail: error.data.detail as string };
+  };
+  const signedIn = async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    return auth.savedTokens!.access_token;
+  };
+
+  it('says an expired token has expired, to be refreshed', async () => {
+    const token = await signedIn();
+    await server.t.database.db
+      .updateTable('oauth_records')
+      .set({ expires_at: server.t.clock.nowMs() - 1000 })
+      .where('kind', '=', 'AccessToken')
+      .where('id_hash', '=', hashOf(token))
+      .execute();
+    expect(await refusal(token)).toEqual({
+      message:
+        "This assistant's sign-in to the booking system has expired and must be renewed; tell the caller bookings cannot be taken right now.",
+      detail: 'The access token has expired: refresh it with the refresh token, or sign in again.',
+    });
+  });
+
+  it('says a token it does not hold (revoked, or never issued here) is unknown', async () => {
+    const { message, detail } = await refusal('A'.repeat(43));
+    expect(message).toMatch(/no longer knows this assistant's sign-in/);
+    expect(detail).toMatch(/^The access token is not one this server holds/);
+  });
+
+  it('says a token whose connection was revoked (its account disabled) was revoked', async () => {
+    const person: Person = { organisation: SLUG, email: 'gone@northside.example', password: PASSWORD };
+    const db = server.t.database.db;
+    await createUser(
+      db,
+      { organisationSlug: SLUG, email: person.email, role: 'owner', password: PASSWORD },
+      server.t.clock.nowMs(),
+    );
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, person, 'modern');
+    await client.close();
+    await db
+      .updateTable('users')
+      .set({ disabled_at: server.t.clock.nowMs() })
+      .where('email', '=', person.email)
+      .execute();
+    const { message, detail } = await refusal(auth.savedTokens!.access_token);
+    expect(message).toMatch(/connection to the booking system was revoked/);
+    expect(detail).toMatch(/^The access token's connection was revoked/);
+  });
+
+  it('says a token bound to this server under another name is for another resource', async () => {
+    const { message, detail } = await refusal(
+      await signedIn(),
+      new URL(`http://localhost:${server.port}/mcp`),
+    );
+    expect(message).toMatch(/at another address and must sign in again here/);
+    expect(detail).toBe(
+      `The access token was issued for another resource, not http://localhost:${server.port}/mcp: sign in again at this address.`,
+    );
+  });
+
+  it('still says an API key was rejected when the credential is an API key', async () => {
+    const key = await createApiKey(
+      server.t.database.db,
+      { organisationSlug: SLUG, label: 'gone', scope: 'read' },
+      server.t.clock.nowMs(),
+    );
+    const response = await rawToolsList(mcpUrl, `${key.key.slice(0, -4)}zzzz`);
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as Json).error.message).toBe(ERROR_CATALOGUE.invalid_api_key.hint);
+  });
+});
+
 describe('what a token is not', () => {
   it('is refused at the same server under another name: bound to the /mcp it was issued for', async () => {
     const auth = new HostAuth();

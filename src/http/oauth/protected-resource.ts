@@ -26,13 +26,16 @@ export function resourceMetadataUrlFor(request: FastifyRequest): string {
 /**
  * The challenge of a 401 from /mcp (design.md 9.3: `Bearer resource_metadata="…"`): where the metadata
  * says to sign in, and `error="invalid_token"` when a credential was sent and refused (RFC 6750), which
- * tells an OAuth client to refresh or sign in again.
+ * tells an OAuth client to refresh or sign in again; with `description`, why (RFC 6750's
+ * error_description: an access token expired, revoked, unknown or bound to another resource).
  */
-export function setMcpChallenge(reply: FastifyReply, request: FastifyRequest): void {
+export function setMcpChallenge(reply: FastifyReply, request: FastifyRequest, description?: string): void {
   const tokenSent = request.headers.authorization !== undefined;
+  // A quoted-string of RFC 6750's characters: printable ASCII without " and \.
+  const said = description?.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
   reply.header(
     'www-authenticate',
-    `Bearer resource_metadata="${resourceMetadataUrlFor(request)}", realm="booking"${tokenSent ? ', error="invalid_token"' : ''}`,
+    `Bearer resource_metadata="${resourceMetadataUrlFor(request)}", realm="booking"${tokenSent ? ', error="invalid_token"' : ''}${tokenSent && said ? `, error_description="${said}"` : ''}`,
   );
 }
 
