@@ -295,6 +295,46 @@ describe('client registration', () => {
   });
 });
 
+describe('a method an OAuth endpoint does not serve', () => {
+  const send = (method: string, path: string, headers: Record<string, string> = {}) =>
+    fetch(new URL(path, server.origin), { method, headers });
+  const expectOauthError = async (response: Response, allow: string) => {
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe(allow);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as Json;
+    expect(body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+    return body.error_description as string;
+  };
+
+  it('refuses to delete or update a client registration, known or not, in the JSON error form (RFC 7592: 405)', async () => {
+    const registered = (await (await registerClient(server.origin)).json()) as Json;
+    const own = { authorization: `Bearer ${registered.registration_access_token}` };
+    for (const [path, headers] of [
+      ['/oauth/register/no-such-client', {}],
+      [new URL(registered.registration_client_uri).pathname, own],
+    ] as const) {
+      const deleted = await expectOauthError(await send('DELETE', path, headers), 'GET');
+      expect(deleted).toMatch(/^A client registration cannot be deleted here: only read/);
+      const updated = await expectOauthError(await send('PUT', path, headers), 'GET');
+      expect(updated).toMatch(/^A client registration cannot be updated here/);
+    }
+    // Reading it is what the registration access token is for, and still answered.
+    const read = await send('GET', new URL(registered.registration_client_uri).pathname, own);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as Json).client_id).toBe(registered.client_id);
+  });
+
+  it('refuses a wrong method at the other endpoints so too, naming the one to use', async () => {
+    expect(await expectOauthError(await send('GET', '/oauth/token'), 'POST, OPTIONS')).toBe(
+      'GET is not allowed at this endpoint; use POST.',
+    );
+    await expectOauthError(await send('DELETE', '/oauth/register'), 'POST');
+    await expectOauthError(await send('POST', '/oauth/jwks'), 'GET, OPTIONS');
+    await expectOauthError(await send('PUT', '/oauth/revoke'), 'POST, OPTIONS');
+  });
+});
+
 describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s protocol)', (era) => {
   it('registers, signs in on the consent page with bookings:write, and acts as the organisation', async () => {
     const auth = new HostAuth();

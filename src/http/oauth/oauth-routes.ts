@@ -70,20 +70,15 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         forward(request, reply, '/.well-known/openid-configuration'),
       );
       raw.get('/.well-known/openid-configuration', hidden, (request, reply) => forward(request, reply));
-      for (const path of [
-        '/oauth/authorize',
-        '/oauth/authorize/*',
-        '/oauth/token',
-        '/oauth/register',
-        '/oauth/register/*',
-        '/oauth/revoke',
-        '/oauth/jwks',
-      ]) {
+      for (const [path, served] of Object.entries(SERVED_METHODS)) {
         raw.route({
           method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
           url: path,
           ...hidden,
-          handler: (request, reply) => forward(request, reply),
+          handler: (request, reply) =>
+            served.includes(request.method)
+              ? forward(request, reply)
+              : refuseMethod(reply, path, request.method, served),
         });
       }
     });
@@ -227,6 +222,40 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
   raw.baseUrl = issuerPathOf(issuer);
   delete raw.originalUrl;
   return raw;
+}
+
+/**
+ * The methods oidc-provider serves at each of its endpoints here (OPTIONS where it answers CORS
+ * preflights). Any other went to its router, which answered a plain-text "Not Found": the DELETE or
+ * PUT of a client registration (RFC 7592's update and delete, which this server does not offer) among
+ * them, whatever the client. They are refused here instead, in the OAuth endpoints' JSON error form.
+ */
+const SERVED_METHODS: Readonly<Record<string, readonly string[]>> = {
+  '/oauth/authorize': ['GET'],
+  '/oauth/authorize/*': ['GET'],
+  '/oauth/token': ['POST', 'OPTIONS'],
+  '/oauth/register': ['POST'],
+  '/oauth/register/*': ['GET'],
+  '/oauth/revoke': ['POST', 'OPTIONS'],
+  '/oauth/jwks': ['GET', 'OPTIONS'],
+};
+
+/**
+ * 405 with Allow, as RFC 7592 answers an update or delete a server does not support, in the JSON
+ * error form the OAuth endpoints answer ({error, error_description}).
+ */
+function refuseMethod(reply: FastifyReply, path: string, method: string, served: readonly string[]) {
+  const allowed = served.filter((m) => m !== 'OPTIONS');
+  const description =
+    path === '/oauth/register/*'
+      ? `A client registration cannot be ${method === 'DELETE' ? 'deleted' : method === 'PUT' ? 'updated' : 'changed'} here: only read (GET, with its registration access token). A registration with no grant is removed a day after it was made, or a day after its last grant ended.`
+      : `${method} is not allowed at this endpoint; use ${allowed.join(' or ')}.`;
+  return reply
+    .code(405)
+    .header('allow', served.join(', '))
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: 'invalid_request', error_description: description }));
 }
 
 /** The provider's request handler (koa composes its middleware once per handler, so it is kept). */
