@@ -90,6 +90,22 @@ describe('discovery', () => {
     }
   });
 
+  it('points resource_documentation at a page about connecting to /mcp, not at the REST API’s OpenAPI document', async () => {
+    const metadata = (await (
+      await fetch(new URL('/.well-known/oauth-protected-resource/mcp', server.origin))
+    ).json()) as Json;
+    // No page of the server documents the MCP tools; the console's connectors page is the one that
+    // says how an app connects to /mcp (and lists the apps connected), for its owner or admin.
+    expect(metadata.resource_documentation).toBe(`${server.origin}/console/connectors`);
+    const page = await fetch(metadata.resource_documentation);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const console = await consoleSignIn(owner);
+    expect(await console.get(new URL(metadata.resource_documentation).pathname)).toContain(
+      "Connect one by giving it the address of this server's <code>/mcp</code>",
+    );
+  });
+
   it('serves the authorization server metadata (RFC 8414): PKCE S256, metadata documents, registration', async () => {
     const metadata = (await (
       await fetch(new URL('/.well-known/oauth-authorization-server', server.origin))

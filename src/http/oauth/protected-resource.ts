@@ -57,7 +57,9 @@ export function protectedResourceRoutes(app: FastifyInstance): void {
             scopes_supported: CONNECTOR_SCOPES,
             bearer_methods_supported: ['header'],
             resource_name: 'Booking engine MCP',
-            resource_documentation: `${issuer}/v1/openapi.json`,
+            // The server serves no page on its MCP tools (docs/mcp.md is the repository's); the
+            // console's connectors page is the one that says how an app connects to /mcp.
+            resource_documentation: `${issuer}/console/connectors`,
           }),
         )
     );
