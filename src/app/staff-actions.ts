@@ -280,14 +280,16 @@ export async function mayWaiveFees(db: Db, organisationId: string, role: UserRol
 export async function organisationsWithReference(
   db: Db,
   reference: string,
-): Promise<{ id: string; slug: string }[]> {
+): Promise<{ id: string; slug: string; reference: string }[]> {
   const readings = referenceReadings(reference);
   const prefixed = readings.flatMap((r) => (r.prefix === null ? [] : [`${r.prefix}-${r.code}`]));
   const bare = readings.flatMap((r) => (r.prefix === null ? [r.code] : []));
+  // Each booking's reference as stored (its canonical form: upper case, the prefix's hyphen), whatever
+  // was typed.
   return db
     .selectFrom('bookings')
     .innerJoin('organisations', 'organisations.id', 'bookings.organisation_id')
-    .select(['organisations.id', 'organisations.slug'])
+    .select(['organisations.id', 'organisations.slug', 'bookings.reference'])
     .distinct()
     .where((eb) =>
       eb.or([
@@ -303,6 +305,7 @@ export async function organisationsWithReference(
       ]),
     )
     .orderBy('organisations.slug')
+    .orderBy('bookings.reference')
     .execute();
 }
 

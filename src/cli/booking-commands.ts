@@ -83,13 +83,16 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
 
 async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
   const holders = (await organisationsWithReference(db, reference)).filter((o) => !slug || o.slug === slug);
-  const shown = referenceAsTyped(reference);
   if (holders.length === 0) {
-    throw new CommandError(`No booking has the reference ${shown}${slug ? ` in ${slug}` : ''}.`);
-  }
-  if (holders.length > 1) {
+    // Not found: said as typed (with what it was read as), since there is no booking to name.
     throw new CommandError(
-      `Several organisations have a booking ${shown}: ${holders.map((o) => o.slug).join(', ')}; name one with --org.`,
+      `No booking has the reference ${referenceAsTyped(reference)}${slug ? ` in ${slug}` : ''}.`,
+    );
+  }
+  if (new Set(holders.map((o) => o.id)).size > 1) {
+    // Found, in several: each booking by its own reference as stored (NHC-7K3M9P, not nhc-7k3m9p).
+    throw new CommandError(
+      `Several organisations have a booking with this reference: ${holders.map((o) => `${o.reference} in ${o.slug}`).join(', ')}; name one with --org.`,
     );
   }
   return holders[0]!.id;

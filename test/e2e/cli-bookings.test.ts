@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { insertBooking } from '../../src/data/booking-repository.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import type { BookingsTable } from '../../src/data/tables.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 
@@ -190,5 +191,80 @@ describe('booking bookings <reference> <action>', () => {
       status: 1,
       stderr: 'error: The no show fee was already processed (charged).\n',
     });
+  });
+});
+
+// A reference is unique per organisation only: two organisations with one prefix may both hold it.
+describe('a reference two organisations hold', () => {
+  const REFERENCE = 'NHC-7K3M9T';
+  beforeAll(async () => {
+    const file = path.join(dir, 'second.json');
+    writeFileSync(file, JSON.stringify(smallCatalogue({ slug: 'northside-two', prefix: 'NHC' })));
+    expect(runCli(['import', file], env).status).toBe(0);
+    const { db, close } = openDatabase(env.DATABASE_URL);
+    try {
+      for (const slug of ['northside-hair', 'northside-two']) {
+        const org = (
+          await db.selectFrom('organisations').select('id').where('slug', '=', slug).executeTakeFirstOrThrow()
+        ).id;
+        const idOf = async (table: 'locations' | 'staff' | 'clients' | 'services', ref?: string) =>
+          (
+            await db
+              .selectFrom(table)
+              .select('id')
+              .where('organisation_id', '=', org)
+              .$if(ref !== undefined, (q) => q.where('ref', '=', ref!))
+              .executeTakeFirstOrThrow()
+          ).id;
+        const startsAt = Date.now() + 48 * 3_600_000;
+        const id = randomUUID();
+        const endsAt = startsAt + 3_600_000;
+        await insertBooking(
+          db,
+          bookingRow(
+            {
+              organisationId: org,
+              locationId: await idOf('locations'),
+              staffId: await idOf('staff'),
+              clientId: await idOf('clients', 'jo'),
+              startsAt,
+              endsAt,
+            },
+            { id, reference: REFERENCE },
+          ),
+          [
+            {
+              organisation_id: org,
+              booking_id: id,
+              position: 0,
+              service_id: await idOf('services', 'cut'),
+              starts_at: startsAt,
+              ends_at: endsAt,
+              duration_minutes: 60,
+              buffer_after_minutes: 0,
+              price_minor: 4000,
+              deposit_minor: null,
+            },
+          ],
+        );
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it('names each booking it found by its reference as stored, not as typed in lower case', () => {
+    const several = runCli(['bookings', 'nhc-7k3m9t', 'checkout'], env);
+    expect(several).toMatchObject({
+      status: 1,
+      stderr:
+        'error: Several organisations have a booking with this reference: NHC-7K3M9T in northside-hair, NHC-7K3M9T in northside-two; name one with --org.\n',
+    });
+    // Named with --org, it is found: its reference as stored again, and as typed where it is not found.
+    const one = runCli(['bookings', 'nhc-7k3m9t', 'checkout', '--org', 'northside-two'], env);
+    expect(one.stderr).toMatch(/^error: .*has not started yet/);
+    expect(runCli(['bookings', 'nhc-7k3m9t', 'checkout', '--org', 'elsewhere'], env).stderr).toBe(
+      'error: No booking has the reference nhc-7k3m9t (read as NHC-7K3M9T) in elsewhere.\n',
+    );
   });
 });

@@ -203,7 +203,7 @@ describe('check-out, complete and no-show', () => {
     await expect(complete(t.deps.db, org, reference, now())).rejects.toEqual(conflict(/is cancelled/));
     await expect(complete(t.deps.db, org, 'AC-ZZZZZZ', now())).rejects.toMatchObject({ code: 'not_found' });
     expect(await organisationsWithReference(t.deps.db, reference.toLowerCase())).toEqual([
-      { id: org, slug: 'acme-hair' },
+      { id: org, slug: 'acme-hair', reference },
     ]);
     expect(await organisationsWithReference(t.deps.db, 'AC-ZZZZZZ')).toEqual([]);
   });
