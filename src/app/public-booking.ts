@@ -6,7 +6,7 @@ import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { clientContactTurns, idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
-import type { Repeat } from '../domain/booking/series.ts';
+import { REPEAT_LIMITS, type Repeat, type SeriesVisits } from '../domain/booking/series.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { CONTACT_DAY_MS, type PublicBookingPolicy, proofChannel } from '../domain/public-booking-policy.ts';
@@ -240,11 +240,21 @@ export async function bookOnPublicPage(
 }
 
 /**
- * The most visits a series booked on the public page may have. A series counts as one booking for the
- * caps, and its visits are held until the first one's code is typed (a stranger's unproven series
- * holds at most this many times, for the hold's minutes); longer series are booked by the salon.
+ * The most visits a series booked on the public page may have, the first included: a series counts as
+ * one booking for the caps, and its visits are held until the first one's code is typed (a stranger's
+ * unproven series holds at most this many times, for the hold's minutes); longer series (REPEAT_LIMITS
+ * allows 26) are booked by the salon.
  */
-export const PUBLIC_SERIES_MAX_VISITS = 6;
+const PUBLIC_SERIES_MAX_VISITS = 6;
+/** The visits of a series booked on the public page: its label, its field's bounds and its refusals. */
+export const PUBLIC_SERIES_VISITS: SeriesVisits = {
+  min: REPEAT_LIMITS.count.min,
+  max: PUBLIC_SERIES_MAX_VISITS,
+  refusal(visits) {
+    const range = `Online, a series has ${REPEAT_LIMITS.count.min} to ${PUBLIC_SERIES_MAX_VISITS} visits.`;
+    return visits > PUBLIC_SERIES_MAX_VISITS ? `${range} Call the salon for more.` : range;
+  },
+};
 
 /**
  * A series is taken on the public page only where its contact is proven first (policy code): with
@@ -258,12 +268,9 @@ function checkPublicSeries(organisation: PublicOrganisation, repeat: Repeat): vo
       'repeat_every_weeks',
     );
   }
-  if (repeat.count > PUBLIC_SERIES_MAX_VISITS) {
-    throw new AppError(
-      'invalid_request',
-      `Online, a series has at most ${PUBLIC_SERIES_MAX_VISITS} visits; call the salon for more.`,
-      'repeat_count',
-    );
+  const visits = PUBLIC_SERIES_VISITS;
+  if (repeat.count < visits.min || repeat.count > visits.max) {
+    throw new AppError('invalid_request', visits.refusal(repeat.count), 'repeat_count');
   }
 }
 

@@ -1,4 +1,4 @@
-import { REPEAT_LIMITS, type Repeat } from '../domain/booking/series.ts';
+import { REPEAT_LIMITS, type Repeat, SERIES_VISITS, type SeriesVisits } from '../domain/booking/series.ts';
 import { AppError } from '../domain/errors.ts';
 import { esc, type FieldRefusal, refusalBeside, refusedState } from './pages/page-shell.ts';
 
@@ -10,17 +10,17 @@ export interface RepeatForm {
 
 /**
  * The form fields that book a recurring series (design.md 9.5) on the public page and in the console:
- * "Repeat every N weeks" (or not at all) and how many visits in all; `kept`, a refused form's values,
- * chosen again as the other fields are filled again (an emptied count comes back empty). `refused`: a
- * refusal of one of these two fields (its param), said beside it, which is marked invalid, described
- * by it and focused, as the form's other fields are (page-shell.ts refusalBeside).
+ * "Repeat every N weeks" (or not at all) and how many visits in all, within `visits` (its label and
+ * its bounds; repeatOf refuses a count outside them in the same words). `kept`, a refused form's
+ * values, chosen again as the other fields are filled again (an emptied count comes back empty).
+ * `refused`: a refusal of one of these two fields (its param), said beside it, which is marked
+ * invalid, described by it and focused, as the form's other fields are (page-shell.ts refusalBeside).
  */
 export function repeatFieldset(
-  maxVisits: number = REPEAT_LIMITS.count.max,
-  kept: RepeatForm = {},
-  refused?: FieldRefusal,
+  options: { visits?: SeriesVisits; kept?: RepeatForm | undefined; refused?: FieldRefusal | undefined } = {},
 ): string {
-  const { everyWeeks, count } = REPEAT_LIMITS;
+  const { visits = SERIES_VISITS, kept = {}, refused } = options;
+  const { everyWeeks } = REPEAT_LIMITS;
   const chosen = kept.repeat_every_weeks ?? '';
   const offered = Array.from({ length: everyWeeks.max - everyWeeks.min + 1 }, (_, i) => i + everyWeeks.min);
   const repeats = offered.some((n) => String(n) === chosen);
@@ -30,23 +30,26 @@ export function repeatFieldset(
         `<option value="${n}"${String(n) === chosen ? ' selected' : ''}>Every ${n === 1 ? 'week' : `${n} weeks`}</option>`,
     )
     .join('');
-  const visits = kept.repeat_count ?? String(Math.min(6, maxVisits));
+  const count = kept.repeat_count ?? String(Math.min(6, visits.max));
   const every = 'repeat_every_weeks';
   const many = 'repeat_count';
   return `<fieldset><legend>Repeat</legend>
 <label for="${every}">Repeat</label>
 ${refusalBeside(refused, every, every)}<select id="${every}" name="${every}"${refusedState(refused, every, every)}><option value=""${repeats ? '' : ' selected'}>Does not repeat</option>${weeks}</select>
-<label for="${many}">Visits in all, this one included (${count.min} to ${maxVisits})</label>
-${refusalBeside(refused, many, many)}<input id="${many}" name="${many}" type="number" min="${count.min}" max="${maxVisits}" value="${esc(visits)}"${refusedState(refused, many, many)}>
+<label for="${many}">Visits in all, this one included (${visits.min} to ${visits.max})</label>
+${refusalBeside(refused, many, many)}<input id="${many}" name="${many}" type="number" min="${visits.min}" max="${visits.max}" value="${esc(count)}"${refusedState(refused, many, many)}>
 </fieldset>`;
 }
 
-/** The series a form asks for, or undefined for one that does not repeat; 400 for numbers out of bounds. */
-export function repeatOf(form: RepeatForm): Repeat | undefined {
+/**
+ * The series a form asks for, or undefined for one that does not repeat; 400 for numbers out of
+ * bounds, a count outside `visits` (or none) in its own words.
+ */
+export function repeatOf(form: RepeatForm, visits: SeriesVisits = SERIES_VISITS): Repeat | undefined {
   if (!form.repeat_every_weeks) return undefined;
-  const { everyWeeks, count } = REPEAT_LIMITS;
+  const { everyWeeks } = REPEAT_LIMITS;
   const every = Number(form.repeat_every_weeks);
-  const visits = Number(form.repeat_count);
+  const count = Number(form.repeat_count);
   if (!Number.isInteger(every) || every < everyWeeks.min || every > everyWeeks.max) {
     throw new AppError(
       'invalid_request',
@@ -54,12 +57,9 @@ export function repeatOf(form: RepeatForm): Repeat | undefined {
       'repeat_every_weeks',
     );
   }
-  if (!Number.isInteger(visits) || visits < count.min || visits > count.max) {
-    throw new AppError(
-      'invalid_request',
-      `A series has ${count.min} to ${count.max} visits.`,
-      'repeat_count',
-    );
+  // A count left empty is Number('') = 0: refused as too few, in the same words.
+  if (!Number.isInteger(count) || count < visits.min || count > visits.max) {
+    throw new AppError('invalid_request', visits.refusal(count), 'repeat_count');
   }
-  return { everyWeeks: every, count: visits };
+  return { everyWeeks: every, count };
 }

@@ -146,7 +146,9 @@ describe('a refused field on the customer pages', () => {
     await page.getByLabel(/^Visits in all/).fill('');
     await page.getByRole('button', { name: 'Confirm booking' }).click();
     await page.getByRole('heading', { name: 'Book at Northside Hair Co.' }).waitFor();
-    await refusedBeside(page, /^Visits in all/, 'A series has 2 to');
+    // In the words of the field's own label: the range the page books.
+    expect(await page.getByText(/^Visits in all/).textContent()).toContain('(2 to 6)');
+    await refusedBeside(page, /^Visits in all/, 'Online, a series has 2 to 6 visits.');
     expect(await page.getByRole('alert').count()).toBe(1);
     // The rest as it was: the time, the details and the repeat chosen.
     expect(await page.getByLabel('Repeat', { exact: true }).inputValue()).toBe('1');

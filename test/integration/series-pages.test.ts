@@ -102,7 +102,7 @@ describe('a series on the public page', () => {
       repeat_count: '40',
     });
     expect(refused.statusCode).toBe(400);
-    expect(refused.body).toContain('A series has 2 to 26 visits.');
+    expect(refused.body).toContain('Online, a series has 2 to 6 visits. Call the salon for more.');
     expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
     // The form comes back as it was sent, the repeat included.
     expect(refused.body).toContain('value="Rosa"');
@@ -111,12 +111,46 @@ describe('a series on the public page', () => {
     expect(refused.body).toMatch(/<input id="repeat_count" name="repeat_count" [^>]*value="40"/);
     // Said beside the field it is about, which it describes, and said once.
     expect(refused.body).toContain(
-      '<p id="repeat_count-error" role="alert" class="fee">A series has 2 to 26 visits. Your details are kept below.</p>',
+      '<p id="repeat_count-error" role="alert" class="fee">Online, a series has 2 to 6 visits. Call the salon for more. Your details are kept below.</p>',
     );
     expect(refused.body).toMatch(
       /<input id="repeat_count" [^>]* aria-invalid="true" aria-describedby="repeat_count-error" autofocus>/,
     );
     expect(refused.body.match(/role="alert"/g)).toHaveLength(1);
+  });
+
+  it('says the number of visits a series may have online alike in the label, the field and a refusal', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const form = await pageGet(t, `/p/${ORG}?location=camden&services=${ids.services.cut}&date=2026-11-25`);
+    expect(form.body).toContain(
+      '<label for="repeat_count">Visits in all, this one included (2 to 6)</label>',
+    );
+    expect(form.body).toMatch(/<input id="repeat_count" name="repeat_count" type="number" min="2" max="6" /);
+    const refusal = async (count: string) => {
+      const refused = await pagePost(t, `/p/${ORG}/book`, {
+        location: 'camden',
+        services: ids.services.cut!,
+        starts_at: '2026-11-25T14:00:00Z',
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        email: 'rosa@example.com',
+        repeat_every_weeks: '2',
+        repeat_count: count,
+      });
+      expect(refused.statusCode).toBe(400);
+      // The field comes back with the same label and bounds.
+      expect(refused.body).toContain('(2 to 6)</label>');
+      expect(refused.body).toMatch(/<input id="repeat_count" [^>]*min="2" max="6" /);
+      return /<p id="repeat_count-error" role="alert" class="fee">([^<]*)<\/p>/.exec(refused.body)?.[1];
+    };
+    // Left empty, too few, or more than the page books (the console books up to 26): the same range.
+    const kept = ' Your details are kept below.';
+    expect(await refusal('')).toBe(`Online, a series has 2 to 6 visits.${kept}`);
+    expect(await refusal('1')).toBe(`Online, a series has 2 to 6 visits.${kept}`);
+    expect(await refusal('7')).toBe(`Online, a series has 2 to 6 visits. Call the salon for more.${kept}`);
+    expect(await refusal('40')).toBe(`Online, a series has 2 to 6 visits. Call the salon for more.${kept}`);
+    expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
   });
 
   it('says a repeat refused where no series is booked online at the top: no repeat field to be beside', async () => {

@@ -11,6 +11,22 @@ import { localDateAt } from '../time-format.ts';
 
 export const REPEAT_LIMITS = { everyWeeks: { min: 1, max: 12 }, count: { min: 2, max: 26 } } as const;
 
+/**
+ * How many visits a series booked through a form may have, the first included, and what a count
+ * outside them (or none) is told: a form's label, its field's bounds and its refusal say this range.
+ */
+export interface SeriesVisits {
+  min: number;
+  max: number;
+  refusal(visits: number): string;
+}
+
+/** The visits of any series (design.md 9.5): the console's form, REST and MCP. */
+export const SERIES_VISITS: SeriesVisits = {
+  ...REPEAT_LIMITS.count,
+  refusal: () => `A series has ${REPEAT_LIMITS.count.min} to ${REPEAT_LIMITS.count.max} visits.`,
+};
+
 export interface Repeat {
   everyWeeks: number;
   count: number;

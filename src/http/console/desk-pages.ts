@@ -156,7 +156,7 @@ ${input('last_name', 'Last name', ' required maxlength="60"')}
 ${input('phone', 'Phone', ' type="tel"')}
 ${input('email', 'E-mail', ' type="email"')}
 <label for="notes">Notes</label>${beside('notes')}<textarea id="notes" name="notes" maxlength="1000"${state('notes')}>${esc(typed('notes'))}</textarea></fieldset>
-${repeatFieldset(undefined, kept?.fields)}
+${repeatFieldset({ kept: kept?.fields })}
 <button type="submit" class="primary">Book</button></form>`;
   return `<h1>Book an appointment</h1>
 <form method="get" action="/console/book" class="card">

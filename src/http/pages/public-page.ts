@@ -7,7 +7,7 @@ import {
   bookOnPublicPage,
   formKey,
   isFormKey,
-  PUBLIC_SERIES_MAX_VISITS,
+  PUBLIC_SERIES_VISITS,
   type PublicOrganisation,
   publicLocations,
   publicOrganisation,
@@ -86,7 +86,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
             email: body.email || undefined,
             notes: body.notes || undefined,
             address: request.ip,
-            repeat: repeatOf(body),
+            repeat: repeatOf(body, PUBLIC_SERIES_VISITS),
             formKey: isFormKey(body.form_key) ? body.form_key : undefined,
           });
           return redirect(reply, bookingPagePath(token));
@@ -332,7 +332,7 @@ ${field('email', 'E-mail', 'type="email" autocomplete="email" maxlength="254"')}
       : ''
   }</p>
 </fieldset>
-${organisation.policy.verification === 'code' ? repeatFieldset(PUBLIC_SERIES_MAX_VISITS, kept?.fields, refused) : ''}
+${organisation.policy.verification === 'code' ? repeatFieldset({ visits: PUBLIC_SERIES_VISITS, kept: kept?.fields, refused }) : ''}
 <div class="actions"><button type="submit" class="primary">Confirm booking</button></div>
 </form>`;
 }
