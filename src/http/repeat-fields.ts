@@ -14,12 +14,19 @@ export interface RepeatForm {
  * its bounds; repeatOf refuses a count outside them in the same words). `kept`, a refused form's
  * values, chosen again as the other fields are filled again (an emptied count comes back empty).
  * `refused`: a refusal of one of these two fields (its param), said beside it, which is marked
- * invalid, described by it and focused, as the form's other fields are (page-shell.ts refusalBeside).
+ * invalid, described by it and focused, as the form's other fields are (page-shell.ts refusalBeside),
+ * on the public page and in the console alike.
  */
 export function repeatFieldset(
-  options: { visits?: SeriesVisits; kept?: RepeatForm | undefined; refused?: FieldRefusal | undefined } = {},
+  options: {
+    visits?: SeriesVisits;
+    kept?: RepeatForm | undefined;
+    refused?: FieldRefusal | undefined;
+    /** The class the page shows a refusal in: the public pages' "fee" unless told (the console's "error"). */
+    refusalStyle?: string;
+  } = {},
 ): string {
-  const { visits = SERIES_VISITS, kept = {}, refused } = options;
+  const { visits = SERIES_VISITS, kept = {}, refused, refusalStyle } = options;
   const { everyWeeks } = REPEAT_LIMITS;
   const chosen = kept.repeat_every_weeks ?? '';
   const offered = Array.from({ length: everyWeeks.max - everyWeeks.min + 1 }, (_, i) => i + everyWeeks.min);
@@ -35,9 +42,9 @@ export function repeatFieldset(
   const many = 'repeat_count';
   return `<fieldset><legend>Repeat</legend>
 <label for="${every}">Repeat</label>
-${refusalBeside(refused, every, every)}<select id="${every}" name="${every}"${refusedState(refused, every, every)}><option value=""${repeats ? '' : ' selected'}>Does not repeat</option>${weeks}</select>
+${refusalBeside(refused, every, every, refusalStyle)}<select id="${every}" name="${every}"${refusedState(refused, every, every)}><option value=""${repeats ? '' : ' selected'}>Does not repeat</option>${weeks}</select>
 <label for="${many}">Visits in all, this one included (${visits.min} to ${visits.max})</label>
-${refusalBeside(refused, many, many)}<input id="${many}" name="${many}" type="number" min="${visits.min}" max="${visits.max}" value="${esc(count)}"${refusedState(refused, many, many)}>
+${refusalBeside(refused, many, many, refusalStyle)}<input id="${many}" name="${many}" type="number" min="${visits.min}" max="${visits.max}" value="${esc(count)}"${refusedState(refused, many, many)}>
 </fieldset>`;
 }
 

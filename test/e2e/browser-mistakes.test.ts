@@ -389,6 +389,28 @@ describe('booking a caller at the desk', () => {
     await page.getByRole('heading', { name: /^Booking [A-Z]+-[0-9A-Z]{6}: Confirmed$/ }).waitFor();
   }, 120_000);
 
+  it('says a refused repeat beside its field, marked invalid and focused, the rest kept', async () => {
+    const page = await desk(DESKS[0]);
+    await fillBooking(page, nextPhone());
+    const time = await page.getByLabel('Free time').inputValue();
+    // Every 2 weeks, with the number of visits left empty (the field is not required: a form sends it).
+    await page.getByLabel('Repeat', { exact: true }).selectOption({ label: 'Every 2 weeks' });
+    await page.getByLabel(/^Visits in all/).fill('');
+    await page.getByRole('button', { name: 'Book', exact: true }).click();
+    await page.getByRole('heading', { name: 'Book an appointment' }).waitFor();
+    expect(await page.getByText(/^Visits in all/).textContent()).toContain('(2 to 26)');
+    await refusedBeside(page, /^Visits in all/, 'A series has 2 to 26 visits.');
+    // Said once, in the console's own style for a refusal, not again at the top of the form.
+    expect(await page.getByRole('alert').count()).toBe(1);
+    expect(await page.getByRole('alert').getAttribute('class')).toBe('error');
+    // The rest as it was: the repeat chosen, the time and the caller's details.
+    expect(await page.getByLabel('Repeat', { exact: true }).inputValue()).toBe('2');
+    expect(await page.getByLabel('Free time').inputValue()).toBe(time);
+    expect(await page.getByLabel('First name').inputValue()).toBe('Walk');
+    // Nothing was booked (the day's times are left for the tests after this one).
+    expect(await page.getByLabel('Free time').locator('option').count()).toBeGreaterThan(1);
+  }, 120_000);
+
   it('books a caller once when the same form is sent from two tabs', async () => {
     const page = await desk(DESKS[1]);
     const second = await page.context().newPage();

@@ -227,5 +227,13 @@ describe('a series at the console’s desk', () => {
     expect(refused.body).not.toContain('<option value="" selected>');
     expect(refused.body).toMatch(/<input id="repeat_count" name="repeat_count" [^>]*value="40"/);
     expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
+    // Said beside the field, in the console's style, which it describes; not again above the form.
+    expect(refused.body).toContain(
+      '<p id="repeat_count-error" role="alert" class="error">A series has 2 to 26 visits.</p>',
+    );
+    expect(refused.body).toMatch(
+      /<input id="repeat_count" [^>]* aria-invalid="true" aria-describedby="repeat_count-error" autofocus>/,
+    );
+    expect(refused.body.match(/role="alert"/g)).toHaveLength(1);
   });
 });

@@ -97,6 +97,8 @@ const BOOKING_FIELDS: Record<string, KeptBooking['field']> = {
   phone: 'phone',
   email: 'email',
   notes: 'notes',
+  repeat_every_weeks: 'repeat_every_weeks',
+  repeat_count: 'repeat_count',
 };
 
 /** The title of a refusal's page by status; "Something went wrong" is kept for faults. */

@@ -3,6 +3,7 @@ import type { ClientMatch } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { Location, OfferedService } from '../../domain/catalogue.ts';
 import type { StaffMessage } from '../../domain/message.ts';
+import type { FieldRefusal } from '../pages/page-shell.ts';
 import { repeatFieldset } from '../repeat-fields.ts';
 import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
 
@@ -96,7 +97,22 @@ ${created ? `<div class="ok" role="status"><p>Key "${esc(created.label)}" create
 export interface KeptBooking {
   fields: Record<string, string | undefined>;
   refusal: string;
-  field?: 'slot' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes' | undefined;
+  field?:
+    | 'slot'
+    | 'first_name'
+    | 'last_name'
+    | 'phone'
+    | 'email'
+    | 'notes'
+    | 'repeat_every_weeks'
+    | 'repeat_count'
+    | undefined;
+}
+
+/** A refusal of the repeat fields, for repeatFieldset to say beside the field it names. */
+function repeatRefusal(kept: KeptBooking | undefined): FieldRefusal | undefined {
+  if (kept?.field !== 'repeat_every_weeks' && kept?.field !== 'repeat_count') return undefined;
+  return { field: kept.field, words: kept.refusal };
 }
 
 /** Booking for a caller or a walk-in: a location, services and a day give the free times; a time and the client's details book. */
@@ -156,7 +172,7 @@ ${input('last_name', 'Last name', ' required maxlength="60"')}
 ${input('phone', 'Phone', ' type="tel"')}
 ${input('email', 'E-mail', ' type="email"')}
 <label for="notes">Notes</label>${beside('notes')}<textarea id="notes" name="notes" maxlength="1000"${state('notes')}>${esc(typed('notes'))}</textarea></fieldset>
-${repeatFieldset({ kept: kept?.fields })}
+${repeatFieldset({ kept: kept?.fields, refused: repeatRefusal(kept), refusalStyle: 'error' })}
 <button type="submit" class="primary">Book</button></form>`;
   return `<h1>Book an appointment</h1>
 <form method="get" action="/console/book" class="card">

@@ -260,10 +260,18 @@ export interface FieldRefusal {
   words: string;
 }
 
-/** The refusal's words above the field `field` (whose element id is `id`), or '' for another field. */
-export function refusalBeside(refusal: FieldRefusal | undefined, field: string, id: string): string {
+/**
+ * The refusal's words above the field `field` (whose element id is `id`), or '' for another field;
+ * `style`, the class its page shows a refusal in (the console's is "error").
+ */
+export function refusalBeside(
+  refusal: FieldRefusal | undefined,
+  field: string,
+  id: string,
+  style = 'fee',
+): string {
   if (refusal?.field !== field) return '';
-  return `<p id="${esc(id)}-error" role="alert" class="fee">${esc(refusal.words)}</p>\n`;
+  return `<p id="${esc(id)}-error" role="alert" class="${esc(style)}">${esc(refusal.words)}</p>\n`;
 }
 
 /** The attributes of the field `field` (element id `id`): invalid, described and focused when refused. */
