@@ -1,6 +1,12 @@
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments, toSmsAlphabet } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
-import { repeatedTimeLabel, zoneAbbreviation, zoneCity, zoneShortName } from './repeated-wall-times.ts';
+import {
+  repeatedTimeLabel,
+  zoneAbbreviation,
+  zoneCity,
+  zonePlace,
+  zoneShortName,
+} from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
 
 /**
@@ -85,8 +91,11 @@ interface Wording {
   code: string;
   orLink: string;
   notYou: string;
-  /** A time's zone by its city, where the locale has no abbreviation for it: "(New York time)". */
-  zoneTime: string;
+  /**
+   * A time's zone by its place, where the locale has no abbreviation for it: "(New York time)",
+   * "(Ortszeit Moskau)", "(heure : Royaume-Uni)"; the place in the language's own words.
+   */
+  zoneTime: (epochMs: number, zone: string, locale: string) => string;
 }
 
 const EN: Wording = {
@@ -125,7 +134,8 @@ const EN: Wording = {
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
   notYou: 'Did not book? Ignore this message; nothing is booked in your name.',
-  zoneTime: '({city} time)',
+  // The zone's name is English: its city ("Kolkata", "New York") in English words.
+  zoneTime: (_epochMs, zone) => `(${zoneCity(zone)} time)`,
 };
 
 const DE: Wording = {
@@ -164,7 +174,8 @@ const DE: Wording = {
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
   notYou: 'Nicht gebucht? Ignorieren Sie diese Nachricht; nichts wird in Ihrem Namen gebucht.',
-  zoneTime: '(Ortszeit {city})',
+  zoneTime: (epochMs, zone, locale) =>
+    `(Ortszeit ${zonePlace(epochMs, zone, locale)?.name ?? zoneCity(zone)})`,
 };
 
 const FR: Wording = {
@@ -204,8 +215,20 @@ const FR: Wording = {
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
   notYou: "Vous n'avez rien réservé ? Ignorez ce message ; rien n'est réservé à votre nom.",
-  zoneTime: '(heure de {city})',
+  zoneTime: frenchZoneTime,
 };
+
+/**
+ * A zone in French by its place: a city as French says it, "(heure de New York)", "(heure de Moscou)";
+ * a country, or a name French writes with its article or elides ("du Royaume-Uni", "des Açores",
+ * "d'Anchorage"), in ICU's own form, which needs neither: "(heure : Royaume-Uni)".
+ */
+function frenchZoneTime(epochMs: number, zone: string, locale: string): string {
+  const place = zonePlace(epochMs, zone, locale);
+  if (place === null) return `(heure : ${zoneCity(zone)})`;
+  const plainCity = !place.country && /^[B-DF-HJ-NP-TV-Z]/.test(place.name);
+  return plainCity ? `(heure de ${place.name})` : `(heure : ${place.name})`;
+}
 
 const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
 
@@ -219,7 +242,7 @@ function wordingFor(locale: string): Wording {
  * a person names it (zoneWords). A time the clock shows twice that day (the clocks go back) is named
  * by what tells the two apart, as on the pages: "1:30 BST" or "1:30 GMT", never a bare "1:30" the
  * customer cannot place. `compactZone`: the zone as short as the locale writes it ("GMT+1", "UTC+1"),
- * for an SMS the city's words would not fit.
+ * for an SMS the place's words would not fit.
  */
 function localWhen(
   epochMs: number,
@@ -240,11 +263,12 @@ function localWhen(
 
 /**
  * The zone of a time, as a person names it: the locale's abbreviation when it has one people read
- * ("GMT", "BST", "MEZ", "EST"; short, which an SMS needs), else the zone's city in the language's
- * words ("(New York time)", "(heure de Paris)"), never an offset ("UTC+1") a customer must work out.
+ * ("GMT", "BST", "MEZ", "EST"; short, which an SMS needs), else the zone's place in the language's
+ * words ("(New York time)", "(Ortszeit Moskau)", "(heure : France)"), never an offset ("UTC+1") a
+ * customer must work out.
  */
 function zoneWords(epochMs: number, zone: string, locale: string, words: Wording): string {
-  return zoneAbbreviation(epochMs, zone, locale) ?? fill(words.zoneTime, { city: zoneCity(zone) });
+  return zoneAbbreviation(epochMs, zone, locale) ?? words.zoneTime(epochMs, zone, locale);
 }
 
 const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {
@@ -368,7 +392,7 @@ function lines(
  * The SMS: the organisation's name, what happened, the link when due, the reference and the
  * location's phone, within two segments. When that is too long the staff member goes first, then the
  * phone, then service names beyond the first, then the zone's words give way to its short name
- * ("(Ortszeit London)" to "GMT+0"), then (with a link) what happened; then the names are cut short,
+ * ("(heure : Royaume-Uni)" to "UTC+0"), then (with a link) what happened; then the names are cut short,
  * longest allowance first. The link and the reference always stay, and so does the time and its zone.
  */
 export function renderSms(facts: MessageFacts): string {

@@ -109,12 +109,88 @@ export function zoneShortName(epochMs: number, zone: string, locale: string): st
   return zoneNameAt(epochMs, zone, locale, 'short') || zoneNameAt(epochMs, zone, locale, 'shortOffset');
 }
 
+/**
+ * Where a zone's clock is kept, in `locale`'s words, as ICU names it in its generic location names
+ * ("heure : Royaume-Uni", "Moskau (Ortszeit)"): the city where its country keeps several clocks ("New
+ * York", "Moscou", "Mexiko-Stadt"), else the country or territory whose one clock it is ("Royaume-Uni",
+ * "Indien"; `country`). ICU has no city's own name for the latter (no French "Londres"), so the country
+ * says where. Null where the locale names the zone otherwise (an abbreviation such as "MEZ").
+ */
+export interface ZonePlace {
+  name: string;
+  country: boolean;
+}
+
+export function zonePlace(epochMs: number, zone: string, locale: string): ZonePlace | null {
+  const around = locationPattern(locale);
+  if (around === null) return null;
+  const [before, after] = around;
+  const generic = zoneNameAt(epochMs, zone, locale, 'shortGeneric');
+  if (
+    generic.length <= before.length + after.length ||
+    !generic.startsWith(before) ||
+    !generic.endsWith(after)
+  ) {
+    return null;
+  }
+  const name = generic.slice(before.length, generic.length - after.length);
+  return { name, country: regionNames(locale).has(name) };
+}
+
+/** An instant at which London keeps GMT, to find the locale's words around a place (locationPattern). */
+const PROBE_INSTANT = Date.UTC(2026, 0, 15);
+
+/**
+ * The words around the place in the locale's generic location names ("heure : {0}", "{0} (Ortszeit)",
+ * "{0} Time"), found where it names London by its country, which keeps one clock; null if it does not.
+ */
+function locationPattern(locale: string): [string, string] | null {
+  const key = `pattern|${locale}`;
+  let found = zonePlaceMemo.get(key) as [string, string] | null | undefined;
+  if (found === undefined) {
+    const country = new Intl.DisplayNames([locale], { type: 'region', fallback: 'none' }).of('GB') ?? '';
+    const generic = zoneNameAt(PROBE_INSTANT, 'Europe/London', locale, 'shortGeneric');
+    const at = country === '' ? -1 : generic.indexOf(country);
+    found = at < 0 ? null : [generic.slice(0, at), generic.slice(at + country.length)];
+    remember(key, found);
+  }
+  return found;
+}
+
+/** The names of every country and territory in the locale's words, to tell a country from a city. */
+function regionNames(locale: string): ReadonlySet<string> {
+  const key = `regions|${locale}`;
+  let names = zonePlaceMemo.get(key) as Set<string> | undefined;
+  if (names === undefined) {
+    const displayed = new Intl.DisplayNames([locale], { type: 'region', fallback: 'none' });
+    names = new Set<string>();
+    for (let a = 65; a <= 90; a++) {
+      for (let b = 65; b <= 90; b++) {
+        const name = displayed.of(String.fromCharCode(a, b));
+        if (name !== undefined) names.add(name);
+      }
+    }
+    remember(key, names);
+  }
+  return names;
+}
+
+/** What locationPattern and regionNames found, per locale; bounded as zoneNameFormats is. */
+const zonePlaceMemo = new Map<string, [string, string] | null | Set<string>>();
+
+function remember(key: string, value: [string, string] | null | Set<string>): void {
+  if (zonePlaceMemo.size >= 1_000) zonePlaceMemo.clear();
+  zonePlaceMemo.set(key, value);
+}
+
 /** A zone abbreviation people read ("BST", "EST", "AEDT"), not an offset ("GMT-5"). */
 const LETTERS = /^[A-Z]{2,6}$/;
 /** The English locales whose short zone names are abbreviations for their own zones. */
 const ENGLISH_ABBREVIATIONS = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-CA', 'en-IE'];
 
-function zoneNameAt(epochMs: number, zone: string, locale: string, style: 'short' | 'shortOffset'): string {
+type ZoneNameStyle = 'short' | 'shortOffset' | 'shortGeneric';
+
+function zoneNameAt(epochMs: number, zone: string, locale: string, style: ZoneNameStyle): string {
   return (
     zoneNames(zone, locale, style)
       .formatToParts(epochMs)
@@ -129,7 +205,7 @@ function zoneNameAt(epochMs: number, zone: string, locale: string, style: 'short
  */
 const zoneNameFormats = new Map<string, Intl.DateTimeFormat>();
 
-function zoneNames(zone: string, locale: string, style: 'short' | 'shortOffset'): Intl.DateTimeFormat {
+function zoneNames(zone: string, locale: string, style: ZoneNameStyle): Intl.DateTimeFormat {
   const key = `${zone}|${locale}|${style}`;
   let format = zoneNameFormats.get(key);
   if (format === undefined) {

@@ -9,6 +9,7 @@ import { localCheckout } from '../../src/app/payments.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import type { OutboxMessage } from '../../src/domain/outbox.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -333,6 +334,42 @@ describe('what a batch costs the database', () => {
       // One transaction (group commit's), an UPDATE per row.
       expect(work.filter((s) => s.startsWith('update "outbox" set "status"'))).toHaveLength(6);
       expect(statements.filter((s) => s.startsWith('begin'))).toHaveLength(2);
+    }
+  });
+});
+
+describe("a time's zone in the organisation's language", () => {
+  it('names the place of a London salon in French and German words, not by its English name', async () => {
+    for (const [locale, said] of [
+      // No abbreviation for London's clock in either ("UTC+0", "GMT+0"): its place, as ICU names it.
+      ['fr-FR', 'le mardi 24 novembre à 11:00 (heure : Royaume-Uni), à Soho.'],
+      ['de-DE', 'am Dienstag, 24. November um 11:00 (Ortszeit Vereinigtes Königreich), in Soho.'],
+    ] as const) {
+      const catalogue = smallCatalogue();
+      catalogue.organisation.locale = locale;
+      const app = await startTestApp({ catalogues: [catalogue] });
+      try {
+        const own = await catalogueIds(app.database.db);
+        const response = await postBooking(app, {
+          location_slug: 'soho',
+          service_ids: [own.services.cut],
+          client_id: own.jo,
+          starts_at: '2026-11-24T11:00:00+00:00',
+        });
+        expect(response.statusCode, response.body).toBe(201);
+        const reference = response.json().data.reference as string;
+        await deliverAllDue({ ...delivery(), db: app.database.db, clock: app.clock });
+        const logged = (await listOutbox(app.database.db, own.organisation, 'logged')).filter(
+          (m) => m.reference === reference,
+        );
+        const sms = JSON.parse(logged.find((m) => m.channel === 'sms')!.body!).text as string;
+        const email = JSON.parse(logged.find((m) => m.channel === 'email')!.body!).text as string;
+        expect(sms).toContain(said);
+        expect(email).toContain(said);
+        expect(`${sms} ${email}`).not.toMatch(/heure de London|Ortszeit London/);
+      } finally {
+        await app.close();
+      }
     }
   });
 });

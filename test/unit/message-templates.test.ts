@@ -6,6 +6,7 @@ import {
   retryDelayMs,
   sentSentence,
   smsSegments,
+  toSmsAlphabet,
 } from '../../src/domain/outbox.ts';
 
 const FACTS: MessageFacts = {
@@ -121,7 +122,7 @@ describe('message templates', () => {
     expect(sydney).toMatch(/2:30 am AEDT,/);
   });
 
-  it("names every time's zone as a person does: an abbreviation the locale's readers use, else the city", () => {
+  it("names every time's zone as a person does: an abbreviation the locale's readers use, else its place", () => {
     const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
     const confirmed = {
       ...FACTS,
@@ -153,10 +154,48 @@ describe('message templates', () => {
     expect(
       when({ locale: 'de-DE', timezone: 'Europe/Berlin', startsAt: Date.parse('2026-12-08T13:30:00Z') }).sms,
     ).toContain('am Dienstag, 8. Dezember um 14:30 MEZ,');
-    // French writes Paris's as "UTC+1": the city, in French words.
+    // French writes Paris's as "UTC+1": its place, in French words (ICU's, France keeping one clock).
     expect(
       when({ locale: 'fr-FR', timezone: 'Europe/Paris', startsAt: Date.parse('2026-12-08T13:30:00Z') }).sms,
-    ).toContain('le mardi 8 décembre à 14:30 (heure de Paris),');
+    ).toContain('le mardi 8 décembre à 14:30 (heure : France),');
+  });
+
+  it("names a zone without an abbreviation by its place in the message's own language, as ICU names it", () => {
+    // French and German have no letters for these zones here; their place is ICU's, in their words:
+    // the city where its country keeps several clocks, the country (or territory) where it keeps one.
+    const confirmed = { ...FACTS, kind: 'confirmed' as const, holdExpiresAt: null, depositDue: null };
+    const named = (locale: string, timezone: string) => {
+      const rendered = renderMessage({ ...confirmed, locale, timezone });
+      // The e-mail and the SMS say the same.
+      const zone = /\d (\([^)]*\)),/.exec(rendered.text)?.[1] ?? '';
+      expect(rendered.sms).toContain(` ${toSmsAlphabet(zone)},`);
+      return zone;
+    };
+    // A city: in French "heure de …" as French writes it, in German "Ortszeit …".
+    expect(named('fr-FR', 'America/New_York')).toBe('(heure de New York)');
+    expect(named('fr-FR', 'Europe/Moscow')).toBe('(heure de Moscou)');
+    expect(named('fr-FR', 'Australia/Lord_Howe')).toBe('(heure de Lord Howe)');
+    expect(named('de-DE', 'America/New_York')).toBe('(Ortszeit New York)');
+    expect(named('de-DE', 'Europe/Moscow')).toBe('(Ortszeit Moskau)');
+    expect(named('de-DE', 'America/Mexico_City')).toBe('(Ortszeit Mexiko-Stadt)');
+    expect(named('de-DE', 'Australia/Lord_Howe')).toBe('(Ortszeit Lord Howe)');
+    // A country with one clock: French takes ICU's own "heure : …" (it needs no article: du
+    // Royaume-Uni, de l'Inde), German "Ortszeit …" as for a city.
+    expect(named('fr-FR', 'Europe/London')).toBe('(heure : Royaume-Uni)');
+    expect(named('fr-FR', 'Europe/Paris')).toBe('(heure : France)');
+    expect(named('fr-FR', 'Asia/Kolkata')).toBe('(heure : Inde)');
+    expect(named('de-DE', 'Europe/London')).toBe('(Ortszeit Vereinigtes Königreich)');
+    expect(named('de-DE', 'Asia/Kolkata')).toBe('(Ortszeit Indien)');
+    // A French name that would need its article or an elision ("des Açores", "d'Anchorage"): ICU's form.
+    expect(named('fr-FR', 'Atlantic/Azores')).toBe('(heure : Açores)');
+    expect(named('fr-FR', 'America/Anchorage')).toBe('(heure : Anchorage)');
+    // English keeps the city of the zone's name, which is English ("(Kolkata time)"); never English
+    // names in French or German.
+    expect(named('en-GB', 'Asia/Kolkata')).toBe('(Kolkata time)');
+    for (const zone of ['Europe/London', 'Asia/Kolkata', 'Europe/Moscow', 'America/Mexico_City']) {
+      expect(named('fr-FR', zone)).not.toContain(zone.split('/')[1]!.replace('_', ' '));
+      expect(named('de-DE', zone)).not.toMatch(/London|Kolkata|Moscow|Mexico City/);
+    }
   });
 
   it("keeps the zone when an SMS must shorten: the city's words give way to the zone's short name", () => {
@@ -233,7 +272,8 @@ describe('message templates', () => {
     // A waitlist offer: "s’est" and "jusqu’à" made it UCS-2, and the SMS lost what time was offered.
     const offer = renderSms({ ...fr, kind: 'booking_page_link', waitlistOffer: true });
     expect(offer).toContain('Northside Hair: Un créneau s');
-    expect(offer).toContain('Full colour le mardi 8 décembre à 14:30 (heure de London), à Northside Camden.');
+    // Its two times named by the zone's short name: "(heure : Royaume-Uni)" twice does not fit.
+    expect(offer).toContain('Full colour le mardi 8 décembre à 14:30 UTC+0, à Northside Camden.');
     expect(smsSegments(offer)).toBeLessThanOrEqual(2);
     // "août": every French SMS in August was UCS-2, its names cut to a few letters.
     const august = renderMessage({ ...fr, kind: 'confirmed', startsAt: Date.parse('2026-08-07T11:30:00Z') });
@@ -326,7 +366,7 @@ describe('message templates', () => {
   it("speaks the organisation's language and formats dates in its locale", () => {
     const de = renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: null, depositDue: null });
     expect(de.sms).toBe(
-      'Northside Hair: Erinnerung: Full colour bei Amara Okafor am Dienstag, 8. Dezember um 14:30 (Ortszeit London), in Northside Camden. ' +
+      'Northside Hair: Erinnerung: Full colour bei Amara Okafor am Dienstag, 8. Dezember um 14:30 (Ortszeit Vereinigtes Königreich), in Northside Camden. ' +
         'Nr. NHC-7KQ2MX. Fragen oder Änderungen: +442074850000',
     );
     expect(de.subject).toBe('Northside Hair: Erinnerung an Ihren Termin (NHC-7KQ2MX)');
