@@ -302,8 +302,10 @@ export function makeStripeProvider(settings: StripeSettings): StripeProvider {
       );
     },
 
-    retrieveCheckoutSession: (id) => call(() => stripe.checkout.sessions.retrieve(id)),
-    retrieveSetupIntent: (id) => call(() => stripe.setupIntents.retrieve(id)),
+    retrieveCheckoutSession: (id, deadline) =>
+      call(() => beforeDeadline(deadline, (options) => stripe.checkout.sessions.retrieve(id, {}, options))),
+    retrieveSetupIntent: (id, deadline) =>
+      call(() => beforeDeadline(deadline, (options) => stripe.setupIntents.retrieve(id, {}, options))),
   };
 }
 

@@ -34,8 +34,19 @@ import type { StripeProvider } from './stripe-provider.ts';
  * - a payment the booking no longer awaits is refunded after the transaction that applies the event,
  *   never inside it (payment-calls.ts): the refund is written as a call with the event, made, and its
  *   outcome written. If Stripe cannot be reached for it, the event is still applied (answered 200); the
- *   hold sweeper makes the refund once Stripe answers (settle-payment-calls.ts).
+ *   hold sweeper makes the refund once Stripe answers (settle-payment-calls.ts);
+ * - Stripe waits for the answer seconds only (it asks for a 2xx quickly, and counts a delivery
+ *   unanswered after about 20 s as timed out, and delivers it again): everything a delivery asks of
+ *   Stripe (the session and setup read back, a refund) is under one deadline, WEBHOOK_WAIT_MS. A read
+ *   not answered by then is answered 503 with nothing written (Stripe delivers the event again); a
+ *   refund not answered by then is left in doubt to the sweeper, the event applied.
  */
+
+/**
+ * How long one webhook delivery waits for Stripe at most, across all it asks: half the 20 s or so
+ * after which Stripe gives up on the delivery, the rest left for our writes and the network.
+ */
+export const WEBHOOK_WAIT_MS = 10_000;
 
 const ACTOR = 'payment:stripe';
 
@@ -55,22 +66,31 @@ export async function applyStripeEvent(
   now: number,
 ): Promise<WebhookOutcome> {
   if (!CHECKOUT_EVENTS.has(event.type)) return 'ignored';
+  const deadline = performance.now() + WEBHOOK_WAIT_MS;
   const named = event.data.object as Stripe.Checkout.Session;
-  const session = await stripe.retrieveCheckoutSession(named.id);
+  const session = await stripe.retrieveCheckoutSession(named.id, deadline);
   const ours = session.client_reference_id;
   if (!ours) return 'ignored';
-  if (session.mode === 'setup') return applySetupSession(db, stripe, event, session, ours, now);
-  if (session.mode === 'payment') return applyPaymentSession(db, stripe, event, session, ours, now);
+  const delivery = { event, session, now, deadline };
+  if (session.mode === 'setup') return applySetupSession(db, stripe, delivery, ours);
+  if (session.mode === 'payment') return applyPaymentSession(db, stripe, delivery, ours);
   return 'ignored';
+}
+
+/** A delivery being applied: its event, the session as Stripe has it now, and the delivery's deadline. */
+interface Delivery {
+  event: Stripe.Event;
+  session: Stripe.Checkout.Session;
+  now: number;
+  /** When it stops waiting for Stripe (performance.now(), WEBHOOK_WAIT_MS on). */
+  deadline: number;
 }
 
 async function applyPaymentSession(
   db: Db,
   stripe: StripeProvider,
-  event: Stripe.Event,
-  session: Stripe.Checkout.Session,
+  { event, session, now, deadline }: Delivery,
   checkoutId: string,
-  now: number,
 ): Promise<WebhookOutcome> {
   const applied = await writeTransaction(db, async (trx): Promise<[WebhookOutcome, RefundToMake?]> => {
     await takeCheckoutTurn(trx, checkoutId);
@@ -117,7 +137,7 @@ async function applyPaymentSession(
     return ['applied'];
   });
   const [outcome, refund] = applied;
-  if (refund) await refundUnwantedPayment(db, stripe, refund.call, refund.askedBefore);
+  if (refund) await refundUnwantedPayment(db, stripe, refund.call, refund.askedBefore, deadline);
   return outcome;
 }
 
@@ -219,14 +239,12 @@ async function lapseHold(
 async function applySetupSession(
   db: Db,
   stripe: StripeProvider,
-  event: Stripe.Event,
-  session: Stripe.Checkout.Session,
+  { event, session, now, deadline }: Delivery,
   setupId: string,
-  now: number,
 ): Promise<WebhookOutcome> {
   // Read from Stripe before the transaction: the card saved, and to whom.
   const intentId = session.status === 'complete' ? refOf(session.setup_intent) : null;
-  const intent = intentId ? await stripe.retrieveSetupIntent(intentId) : null;
+  const intent = intentId ? await stripe.retrieveSetupIntent(intentId, deadline) : null;
   return writeTransaction(db, async (trx) => {
     const setup = await findCardSetup(trx, setupId);
     if (!setup) return 'ignored';

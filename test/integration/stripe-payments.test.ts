@@ -2232,3 +2232,90 @@ describe('review: a deposit paid through Stripe is refunded whoever cancels the 
     ]);
   });
 });
+
+describe('review: a Stripe webhook waits for Stripe seconds only, answering before Stripe gives up on it', () => {
+  /**
+   * Stripe counts a delivery not answered within seconds (about 20) as timed out and delivers it again;
+   * the endpoint must answer first: within 15 s here, or 'waiting'.
+   */
+  const within15s = (answer: Promise<{ statusCode: number }>) =>
+    Promise.race([answer.then((r) => r.statusCode), sleep(15_000).then(() => 'waiting')]);
+  const paymentEvents = () => t.database.db.selectFrom('payment_events').select('event_id').execute();
+  /** Stripe answers the first read of a session at once, then struggles: every answer 30 s late. */
+  const slowAfterSessionRead = (stripe: StripeProvider): StripeProvider => {
+    let read = false;
+    return {
+      ...stripe,
+      retrieveCheckoutSession: async (...args: Parameters<StripeProvider['retrieveCheckoutSession']>) => {
+        const session = await stripe.retrieveCheckoutSession(...args);
+        if (!read) fake.delayAnswers = 30_000;
+        read = true;
+        return session;
+      },
+    };
+  };
+
+  it('answers 503, writing nothing, when Stripe is too slow to read the session back; the next delivery applies it', {
+    timeout: 90_000,
+  }, async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const paid = fake.pay(String(session.id));
+    fake.delayAnswers = 30_000;
+    expect(await within15s(deliver(paid))).toBe(503);
+    expect(await paymentEvents()).toEqual([]);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'pending_payment' });
+    fake.delayAnswers = 0;
+    const again = await deliver(paid);
+    expect(again.json()).toEqual({ received: true, outcome: 'applied' });
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
+  it('answers 503, saving no card, when Stripe is too slow to read the setup’s intent back; the next delivery saves it', {
+    timeout: 90_000,
+  }, async () => {
+    await start(undefined, slowAfterSessionRead);
+    const { session } = await startProtectedSetup();
+    const saved = fake.saveCard(String(session.id));
+    expect(await within15s(deliver(saved))).toBe(503);
+    expect(await paymentEvents()).toEqual([]);
+    expect((await bookingOf(PROTECTED)).booking_protection.setup).toMatchObject({
+      payment_method_saved: false,
+    });
+    fake.delayAnswers = 0;
+    expect((await deliver(saved)).json()).toEqual({ received: true, outcome: 'applied' });
+    expect((await bookingOf(PROTECTED)).booking_protection.setup).toMatchObject({
+      payment_method_saved: true,
+    });
+  });
+
+  it('applies a payment after the hold lapsed in time, its refund left to the sweeper when Stripe is slow to make it', {
+    timeout: 90_000,
+  }, async () => {
+    await start(undefined, slowAfterSessionRead);
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    const answer = deliver(fake.pay(String(session.id)));
+    expect(await within15s(answer)).toBe(200);
+    fake.delayAnswers = 0;
+    expect((await answer).json()).toEqual({ received: true, outcome: 'applied' });
+    expect((await bookingOf(reference)).status).toBe('expired');
+    expect(await t.database.db.selectFrom('payment_calls').select('purpose').execute()).toEqual([
+      { purpose: 'unwanted_payment' },
+    ]);
+    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    const stripe = makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    });
+    expect(await settlePaymentCalls(t.database.db, stripe, t.clock.nowMs() + SETTLE_AFTER_MS)).toBe(1);
+    expect(fake.refunds.size).toBe(1);
+    const checkout = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('refund_ref')
+      .where('id', '=', String(session.client_reference_id))
+      .executeTakeFirstOrThrow();
+    expect(checkout.refund_ref).toMatch(/^re_/);
+  });
+});

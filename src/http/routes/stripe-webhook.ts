@@ -12,7 +12,8 @@ import { AppError } from '../../domain/errors.ts';
  * the event is applied (or was before), so Stripe stops retrying, or that it will never be: a session
  * whose amount or currency is not the deposit's (`mismatched`, logged as a warning for a person to look
  * into, with the event's id and type only); a failure to apply it now (Stripe
- * unreachable while we read the session back) is an error status, and Stripe delivers it again.
+ * unreachable, or not answering within the delivery's WEBHOOK_WAIT_MS, while we read the session back)
+ * is 503 with nothing written, answered before Stripe gives up waiting, and Stripe delivers it again.
  */
 export function stripeWebhookRoutes(deps: AppDeps, stripe: StripeProvider): FastifyPluginAsync {
   return async (app) => {
