@@ -3,10 +3,12 @@ import { expireHolds, PENDING } from '../data/hold-expiry.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
-import type { RefundOutcome } from './payment-provider.ts';
+import { takeCheckoutTurn } from './checkout-service.ts';
+import { type PaymentCall, providerDeadline } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { startPeriodicWork } from './periodic-work.ts';
 import { settlePaymentCalls } from './settle-payment-calls.ts';
+import { refundUnwantedPayment } from './stripe-webhook-service.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;
@@ -38,11 +40,15 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
 /**
  * Returns the deposits paid through the provider on holds that then lapsed unfinished (Booking
  * Protection's hold: the deposit paid, the card never saved): the booking never was, so its money goes
- * back, as a payment arriving after the hold lapsed does (stripe-webhook-service.ts). The provider is
- * asked outside any transaction, with the checkout's id as idempotency key (a repeat, on another
- * instance say, returns the first refund); the refund is written only once it is accepted. A refund
- * the provider refuses is asked again at the next sweep (the same key gets the same answer), for a
- * week after the hold lapsed.
+ * back, as a payment arriving after the hold lapsed does (stripe-webhook-service.ts), and the same way
+ * (payment-calls.ts): each refund is written as a call first (an `unwanted_payment` refund, keyed by
+ * its checkout), which claims it, then asked of the provider outside any transaction within the
+ * minute a request waits for it (providerDeadline), then written (its booking's deposit `refunded`).
+ * A refund another process wrote first, in doubt or being asked, is left to it and to the sweeper
+ * (settle-payment-calls.ts), which completes one whose answer never came, so several processes never
+ * ask the provider for one refund at once. A refund the provider refuses is asked again at the next
+ * sweep (the same key gets the same answer), for a week after the hold lapsed. Answers how many were
+ * refunded.
  */
 export async function refundLapsedDeposits(
   db: Db,
@@ -50,61 +56,106 @@ export async function refundLapsedDeposits(
   now: number,
 ): Promise<number> {
   if (!payments?.takesMoney) return 0;
-  const due = await db
-    .selectFrom('checkout_sessions as s')
-    .innerJoin('bookings as b', (join) =>
-      join.onRef('b.organisation_id', '=', 's.organisation_id').onRef('b.id', '=', 's.booking_id'),
+  const due = await lapsedDeposits(db, now)
+    // Not one whose refund is written already (in doubt): the sweeper completes it.
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('payment_calls as c')
+            .select('c.key')
+            .whereRef('c.organisation_id', '=', 's.organisation_id')
+            .whereRef('c.key', '=', 's.id')
+            .where('c.kind', '=', 'refund'),
+        ),
+      ),
     )
-    .select(['s.id', 's.organisation_id', 's.booking_id', 's.amount_minor', 's.currency', 's.payment_ref'])
-    .where('b.status', '=', 'expired')
-    .where('b.deposit_status', '=', 'paid')
-    .where('s.status', '=', 'paid')
-    .where('s.payment_ref', 'is not', null)
-    .where('s.refund_ref', 'is', null)
-    // Holds that lapsed this past week only: a refund the provider refuses for good (refunded by hand
-    // in its dashboard, disputed) is asked again at each sweep until then, not for ever, and cannot
-    // fill every batch; nor does a first start refund holds settled by hand long before.
-    .where('b.hold_expires_at', '>=', now - REFUND_WINDOW_MS)
     .orderBy('b.hold_expires_at', 'desc')
     .limit(literalLimit(BATCH))
     .execute();
   let refunded = 0;
   let failure: unknown;
   for (const row of due) {
-    let outcome: RefundOutcome;
     try {
-      outcome = await payments.refund({
-        key: row.id,
-        paymentRef: row.payment_ref!,
-        amountMinor: row.amount_minor,
-        currency: row.currency,
-      });
+      const call = await claimRefund(db, row, payments.name, now);
+      if (!call) continue;
+      const outcome = await refundUnwantedPayment(db, payments, call, false, now, providerDeadline());
+      if (outcome?.status === 'refunded') refunded += 1;
     } catch (error) {
-      // One refund failing (asked again next sweep) does not hold back the others.
+      // One refund failing (asked again later) does not hold back the others.
       failure ??= error;
-      continue;
     }
-    if (outcome.status !== 'refunded') continue;
-    refunded += 1;
-    await writeTransaction(db, async (trx) => {
-      await trx
-        .updateTable('checkout_sessions')
-        .set({ refund_ref: outcome.refundRef ?? '' })
-        .where('organisation_id', '=', row.organisation_id)
-        .where('id', '=', row.id)
-        .execute();
-      await trx
-        .updateTable('bookings')
-        .set({ deposit_status: 'refunded', updated_at: now })
-        .where('organisation_id', '=', row.organisation_id)
-        .where('id', '=', row.booking_id)
-        .where('status', '=', 'expired')
-        .where('deposit_status', '=', 'paid')
-        .execute();
-    });
   }
   if (failure) throw failure;
   return refunded;
+}
+
+/** The paid deposits of holds that lapsed this past week, not refunded. */
+function lapsedDeposits(db: Db, now: number) {
+  return (
+    db
+      .selectFrom('checkout_sessions as s')
+      .innerJoin('bookings as b', (join) =>
+        join.onRef('b.organisation_id', '=', 's.organisation_id').onRef('b.id', '=', 's.booking_id'),
+      )
+      .select(['s.id', 's.organisation_id', 's.booking_id', 's.amount_minor', 's.currency', 's.payment_ref'])
+      .where('b.status', '=', 'expired')
+      .where('b.deposit_status', '=', 'paid')
+      .where('s.status', '=', 'paid')
+      .where('s.payment_ref', 'is not', null)
+      .where('s.refund_ref', 'is', null)
+      // Holds that lapsed this past week only: a refund the provider refuses for good (refunded by hand
+      // in its dashboard, disputed) is asked again at each sweep until then, not for ever, and cannot
+      // fill every batch; nor does a first start refund holds settled by hand long before.
+      .where('b.hold_expires_at', '>=', now - REFUND_WINDOW_MS)
+  );
+}
+
+/**
+ * Writes the refund of a lapsed hold's deposit as a call, under its checkout's turn, if it is still
+ * due and nobody wrote it meanwhile: that call, now this process's to ask; otherwise null (another
+ * process refunded it, or wrote its call first and asks it).
+ */
+async function claimRefund(
+  db: Db,
+  row: { id: string; organisation_id: string },
+  provider: PaymentProvider['name'],
+  now: number,
+): Promise<PaymentCall | null> {
+  return writeTransaction(db, async (trx) => {
+    await takeCheckoutTurn(trx, row.id);
+    const due = await lapsedDeposits(trx, now)
+      .where('s.organisation_id', '=', row.organisation_id)
+      .where('s.id', '=', row.id)
+      .executeTakeFirst();
+    if (!due) return null;
+    const call: PaymentCall = {
+      organisation_id: due.organisation_id,
+      kind: 'refund',
+      key: due.id,
+      booking_id: due.booking_id,
+      purpose: 'unwanted_payment',
+      amount_minor: due.amount_minor,
+      currency: due.currency,
+      payment_ref: due.payment_ref ?? null,
+      fee_kind: null,
+      customer_ref: null,
+      payment_method_ref: null,
+      description: null,
+      reference: null,
+      scope: null,
+      reason: null,
+      actor: 'system:sweeper',
+      requested_at: now,
+      attempted_at: null,
+      provider,
+    };
+    const written = await trx
+      .insertInto('payment_calls')
+      .values(call)
+      .onConflict((oc) => oc.columns(['key', 'kind', 'organisation_id']).doNothing())
+      .executeTakeFirst();
+    return Number(written.numInsertedOrUpdatedRows ?? 0n) > 0 ? call : null;
+  });
 }
 
 /**

@@ -144,7 +144,7 @@ async function settle(db: Db, payments: PaymentProvider, call: PaymentCall, now:
       await completeCharge(db, payments, call, true, providerDeadline());
       return true;
     case 'unwanted_payment':
-      return refundUnwantedPayment(db, payments, call, true, providerDeadline());
+      return (await refundUnwantedPayment(db, payments, call, true, now, providerDeadline())) !== null;
     case 'cancellation': {
       // Its deadline bounds this refund and any other the cancellation still asks for (each marked
       // tried now, though the cancellation is completed as of when it was asked).

@@ -13,7 +13,7 @@ import {
   providerDeadline,
   recordPaymentCalls,
 } from './payment-calls.ts';
-import type { PaymentProvider } from './payment-provider.ts';
+import type { PaymentProvider, RefundOutcome } from './payment-provider.ts';
 import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
@@ -137,7 +137,7 @@ async function applyPaymentSession(
     return ['applied'];
   });
   const [outcome, refund] = applied;
-  if (refund) await refundUnwantedPayment(db, stripe, refund.call, refund.askedBefore, deadline);
+  if (refund) await refundUnwantedPayment(db, stripe, refund.call, refund.askedBefore, now, deadline);
   return outcome;
 }
 
@@ -181,31 +181,50 @@ interface RefundToMake {
 
 /**
  * Returns a payment the booking did not need, outside any transaction, and writes the refund's id on
- * its checkout (none when Stripe refused it: returned by hand); the call is done either way. Stripe
- * out of reach: false, the call stays for the sweeper (or the next event about the session).
+ * its checkout (none when Stripe refused it: returned by hand); the call is done either way. The
+ * deposit of a hold that lapsed unfinished (hold-sweeper.ts refundLapsedDeposits), the checkout's own
+ * payment, is written refunded on its booking too. Answers Stripe's answer; out of reach, null: the
+ * call stays for the sweeper (or the next event about the session).
  */
 export async function refundUnwantedPayment(
   db: Db,
   payments: PaymentProvider,
   call: PaymentCall,
   askedBefore: boolean,
+  now: number,
   deadline: number = providerDeadline(),
-): Promise<boolean> {
+): Promise<RefundOutcome | null> {
   const refund = await askRefund(payments, call, askedBefore, deadline);
-  if (!refund) return false;
+  if (!refund) return null;
   await writeTransaction(db, async (trx) => {
     await takeCheckoutTurn(trx, call.key);
     if (!(await dropPaymentCall(trx, call.organisation_id, 'refund', call.key))) return;
     if (refund.status !== 'refunded') return;
     await trx
       .updateTable('checkout_sessions')
-      .set({ refund_ref: refund.refundRef })
+      .set({ refund_ref: refund.refundRef ?? '' })
       .where('organisation_id', '=', call.organisation_id)
       .where('id', '=', call.key)
       .where('refund_ref', 'is', null)
       .execute();
+    const checkout = await trx
+      .selectFrom('checkout_sessions')
+      .select('payment_ref')
+      .where('organisation_id', '=', call.organisation_id)
+      .where('id', '=', call.key)
+      .executeTakeFirst();
+    // Not a second payment of a deposit paid another way (at the desk): that deposit stays paid.
+    if (checkout?.payment_ref !== call.payment_ref) return;
+    await trx
+      .updateTable('bookings')
+      .set({ deposit_status: 'refunded', updated_at: now })
+      .where('organisation_id', '=', call.organisation_id)
+      .where('id', '=', call.booking_id)
+      .where('status', '=', 'expired')
+      .where('deposit_status', '=', 'paid')
+      .execute();
   });
-  return true;
+  return refund;
 }
 
 /**

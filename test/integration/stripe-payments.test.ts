@@ -2034,12 +2034,17 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     const later = { nowMs: () => t.clock.nowMs() + 5 * 60_000 };
     const stop = startHoldSweeper(t.database.db, later, (error) => failures.push(error), 20, payments);
     const deadline = Date.now() + 5_000;
-    while ((await paymentCalls()).length > 0 && Date.now() < deadline) await sleep(50);
+    const cancelling = async () => (await paymentCalls()).filter((c) => c.purpose === 'cancellation');
+    while ((await cancelling()).length > 0 && Date.now() < deadline) await sleep(50);
     await stop();
-    expect(await paymentCalls()).toEqual([]);
+    expect(await cancelling()).toEqual([]);
     expect(await bookingOf(reference)).toMatchObject({ status: 'cancelled', deposit_status: 'refunded' });
     expect(fake.refunds.size).toBe(1);
-    expect(failures.length).toBeGreaterThan(0);
+    // The lapsed hold's refund is in doubt, its call left for the sweeper to try again (not a failure).
+    expect(await paymentCalls()).toEqual([
+      expect.objectContaining({ key: otherCheckout, purpose: 'unwanted_payment' }),
+    ]);
+    expect(failures).toEqual([]);
   });
 });
 
@@ -2317,5 +2322,101 @@ describe('review: a Stripe webhook waits for Stripe seconds only, answering befo
       .where('id', '=', String(session.client_reference_id))
       .executeTakeFirstOrThrow();
     expect(checkout.refund_ref).toMatch(/^re_/);
+  });
+});
+
+describe('review: a lapsed hold’s deposit is refunded under a claim and a deadline, as other refunds are', () => {
+  const stripeProvider = () =>
+    makeStripeProvider({
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiBase: new URL(fake.url),
+    });
+  const refundsAsked = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
+  const paymentCalls = () => t.database.db.selectFrom('payment_calls').selectAll().execute();
+
+  /** Max's protected colour at Islington: its deposit paid through Stripe, its card never saved, lapsed. */
+  async function lapsedWithDeposit() {
+    await start([demoCatalogue()]);
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'colour',
+      starts_at: 'Wednesday 25 November at 2 pm',
+      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+    });
+    await mcp.close();
+    const reference = booked.booking.reference as string;
+    const deposit = stripeSessionOf(new URL(booked.payment_url).pathname.split('/')[2]);
+    expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+    t.clock.advance({ hours: 3 });
+    const { expireLapsedHolds, refundLapsedDeposits } = await import('../../src/app/hold-sweeper.ts');
+    await expireLapsedHolds(t.database.db, t.clock.nowMs());
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'paid' });
+    return { reference, refundLapsedDeposits };
+  }
+
+  it('asks Stripe within the minute a request waits for it at most', async () => {
+    const { PROVIDER_WAIT_MS } = await import('../../src/app/payment-calls.ts');
+    const { reference, refundLapsedDeposits } = await lapsedWithDeposit();
+    const stripe = stripeProvider();
+    const ahead: (number | undefined)[] = [];
+    const watched: StripeProvider = {
+      ...stripe,
+      refund: (request) => {
+        ahead.push(request.deadline === undefined ? undefined : request.deadline - performance.now());
+        return stripe.refund(request);
+      },
+    };
+    expect(await refundLapsedDeposits(t.database.db, watched, t.clock.nowMs())).toBe(1);
+    expect(ahead).toHaveLength(1);
+    expect(ahead[0]).toBeLessThanOrEqual(PROVIDER_WAIT_MS);
+    expect(await bookingOf(reference)).toMatchObject({ deposit_status: 'refunded' });
+  });
+
+  it('leaves a refund whose answer was lost in doubt, asked no more by the next sweeps, and completes it once', async () => {
+    const { reference, refundLapsedDeposits } = await lapsedWithDeposit();
+    fake.loseAnswersTo = '/v1/refunds';
+    expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    // The client's tries of that one ask, under its one key.
+    const asked = refundsAsked();
+    expect(new Set(asked.map((r) => r.idempotencyKey)).size).toBe(1);
+    expect(await paymentCalls()).toEqual([
+      expect.objectContaining({ kind: 'refund', purpose: 'unwanted_payment' }),
+    ]);
+    // The next sweep, 30 s on: the call in doubt is the sweeper's to complete, two minutes on.
+    t.clock.advance({ seconds: 30 });
+    expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    expect(refundsAsked()).toHaveLength(asked.length);
+    fake.loseAnswersTo = null;
+    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    expect(await settlePaymentCalls(t.database.db, stripeProvider(), t.clock.nowMs() + SETTLE_AFTER_MS)).toBe(
+      1,
+    );
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
+    const settled = refundsAsked().length;
+    expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    expect(refundsAsked()).toHaveLength(settled);
+  });
+
+  it('asks Stripe once when two sweepers (two processes) come by at once while Stripe is slow', async () => {
+    const { reference, refundLapsedDeposits } = await lapsedWithDeposit();
+    const release = slowStripe();
+    const now = t.clock.nowMs();
+    const sweeps = Promise.all([
+      refundLapsedDeposits(t.database.db, stripeProvider(), now),
+      refundLapsedDeposits(t.database.db, stripeProvider(), now),
+    ]);
+    await untilStripeAsked('/v1/refunds');
+    await sleep(300);
+    release();
+    const [first, second] = await sweeps;
+    expect(first + second).toBe(1);
+    expect(refundsAsked()).toHaveLength(1);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
   });
 });
