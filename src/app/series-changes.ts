@@ -190,13 +190,14 @@ async function seriesUnderTurns(
 }
 
 /**
- * A visit cancelled already, on its own meanwhile or by the same ask before (one whose refund was in
- * doubt, asked again as its 503 says): "this and the following" asked of it cancels the later visits
- * still live, and answers it as it was cancelled (with none left, the ask is answered as done). A visit
- * no longer live otherwise (expired, completed...) is refused as on its own.
+ * A visit of a series cancelled already, on its own meanwhile or by the same ask before (one whose
+ * refund was in doubt, asked again as its 503 says): "this and the following" asked of it cancels the
+ * later visits still live, and answers it as it was cancelled (with none left, the ask is answered as
+ * done). A visit no longer live otherwise (expired, completed...), and a booking of no series (nothing
+ * follows it), is refused as on its own: 409, as any change of a booking not live (design.md 6).
  */
-function isCancelled(booking: Booking, now: number): boolean {
-  return effectiveStatus(booking, now) === 'cancelled';
+function isCancelledVisit(booking: Booking, now: number): boolean {
+  return booking.seriesId !== null && effectiveStatus(booking, now) === 'cancelled';
 }
 
 export interface SeriesCancellationResult extends CancellationResult {
@@ -208,7 +209,7 @@ export interface SeriesCancellationResult extends CancellationResult {
  * Cancels an occurrence, and with scope `following` every later live occurrence, each under its own
  * policy window (a paid deposit refunded or kept, a fee recorded, per occurrence). A refusal of any
  * (late_change, not_changeable) cancels none; the occurrence asked about cancelled already is no
- * refusal (isCancelled): the later ones are cancelled, and it is answered as it was. Deposits paid through the provider are refunded between
+ * refusal (isCancelledVisit): the later ones are cancelled, and it is answered as it was. Deposits paid through the provider are refunded between
  * transactions (withRefundsFirst): all of them, then the cancellations. `refunds` carries answers the
  * provider gave before (the sweeper's, completing a cancellation asked earlier).
  */
@@ -234,7 +235,7 @@ export async function cancelWithScope(
         ? [booking]
         : await findBookingsOfSeries(db, changer.organisationId, booking.seriesId);
     const later = laterOccurrences(series, booking, now);
-    const first = isCancelled(booking, now)
+    const first = isCancelledVisit(booking, now)
       ? await pastCancellation(db, booking)
       : await cancelOrPreview(db, changer, reference, reason, now, true);
     const following: CancellationResult[] = [];
@@ -254,7 +255,7 @@ export async function cancelWithScope(
   const work = async (trx: Db, made: DepositRefunds) => {
     const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
     const later = laterOccurrences(series, booking, now);
-    const first = isCancelled(booking, now)
+    const first = isCancelledVisit(booking, now)
       ? await pastCancellation(trx, booking)
       : await cancelInTransaction(trx, changer, reference, reason, now, made);
     const following: CancellationResult[] = [];

@@ -295,6 +295,33 @@ describe('recurring series', () => {
     expect(one.statusCode, one.body).toBe(409);
   });
 
+  it('refuses "this and the following" of a booking of no series cancelled already, as any change of one not live', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const booked = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        starts_at: '2027-03-02T10:00:00Z',
+      },
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const { reference } = json(booked).data;
+    const cancel = (payload: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload });
+    expect((await cancel({})).statusCode).toBe(200);
+    // No series, so nothing follows it: cancelled already is not live (design.md 6), whatever the scope.
+    for (const payload of [{ scope: 'following' }, { scope: 'following', dry_run: true }]) {
+      const again = await cancel(payload);
+      expect(again.statusCode, again.body).toBe(409);
+      expect(json(again).error).toMatchObject({ code: 'conflict', reason: 'not_changeable' });
+    }
+  });
+
   it('moves an occurrence and the following ones by the same days to the new wall time, or none of them', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
