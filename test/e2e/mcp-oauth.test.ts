@@ -349,6 +349,15 @@ describe('a method an OAuth endpoint does not serve', () => {
     await expectOauthError(await send('POST', '/oauth/jwks'), 'GET, OPTIONS');
     await expectOauthError(await send('PUT', '/oauth/revoke'), 'POST, OPTIONS');
   });
+
+  it('answers HEAD where it answers GET, as the provider does (RFC 9110), not 405', async () => {
+    const head = await send('HEAD', '/oauth/jwks');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^application\/jwk-set\+json/);
+    expect(await head.text()).toBe('');
+    // HEAD of what takes no GET is refused as GET would be.
+    expect((await send('HEAD', '/oauth/token')).status).toBe(405);
+  });
 });
 
 describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s protocol)', (era) => {

@@ -75,8 +75,9 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
           url: path,
           ...hidden,
+          // HEAD (Fastify's, beside each GET route) wherever GET is served, as the provider answers it.
           handler: (request, reply) =>
-            served.includes(request.method)
+            served.includes(request.method === 'HEAD' ? 'GET' : request.method)
               ? forward(request, reply)
               : refuseMethod(reply, path, request.method, served),
         });
@@ -226,7 +227,7 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
 
 /**
  * The methods oidc-provider serves at each of its endpoints here (OPTIONS where it answers CORS
- * preflights). Any other went to its router, which answered a plain-text "Not Found": the DELETE or
+ * preflights; HEAD wherever GET, as its router does). Any other went to its router, which answered a plain-text "Not Found": the DELETE or
  * PUT of a client registration (RFC 7592's update and delete, which this server does not offer) among
  * them, whatever the client. They are refused here instead, in the OAuth endpoints' JSON error form.
  */
