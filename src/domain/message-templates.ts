@@ -393,7 +393,9 @@ function lines(
  * location's phone, within two segments. When that is too long the staff member goes first, then the
  * phone, then service names beyond the first, then the zone's words give way to its short name
  * ("(heure : Royaume-Uni)" to "UTC+0"), then (with a link) what happened; then the names are cut short,
- * longest allowance first. The link and the reference always stay, and so does the time and its zone.
+ * longest allowance first. The link and the reference always stay, and so does the time and its zone,
+ * but for a cancellation that does not fit even so: its link to its page goes last, before what became
+ * of its deposit and fee (a late one's two sentences leave no room for it in German or French).
  */
 export function renderSms(facts: MessageFacts): string {
   const words = wordingFor(facts.locale);
@@ -417,20 +419,25 @@ export function renderSms(facts: MessageFacts): string {
     lead: false,
     compactZone: true,
   };
+  // Last, a cancellation gives up the link to its page, its names as long as they then fit.
+  const shapes =
+    facts.kind === 'cancelled' ? [shortest, { ...shortest, pageOfCancelled: false as const }] : [shortest];
   let text = '';
-  for (const allowance of NAME_ALLOWANCES) {
-    const cut = (name: string) => cutName(name, allowance);
-    text = smsText(
-      {
-        ...facts,
-        organisationName: cut(facts.organisationName),
-        locationName: cut(facts.locationName),
-        serviceNames: facts.serviceNames.map(cut),
-      },
-      words,
-      shortest,
-    );
-    if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
+  for (const shape of shapes) {
+    for (const allowance of NAME_ALLOWANCES) {
+      const cut = (name: string) => cutName(name, allowance);
+      text = smsText(
+        {
+          ...facts,
+          organisationName: cut(facts.organisationName),
+          locationName: cut(facts.locationName),
+          serviceNames: facts.serviceNames.map(cut),
+        },
+        words,
+        shape,
+      );
+      if (smsSegments(text) <= MAX_SMS_SEGMENTS) return text;
+    }
   }
   return text;
 }
@@ -447,9 +454,12 @@ interface SmsShape {
   lead?: false;
   /** The zone by its short name ("GMT+0", "UTC+1") where the locale has no abbreviation for it. */
   compactZone?: true;
+  /** false: a cancellation without the link to its page, its money kept (no other kind's link goes). */
+  pageOfCancelled?: false;
 }
 
-function smsText(facts: MessageFacts, words: Wording, shape: SmsShape): string {
+function smsText(told: MessageFacts, words: Wording, shape: SmsShape): string {
+  const facts = shape.pageOfCancelled === false && told.kind === 'cancelled' ? { ...told, link: null } : told;
   const services =
     shape.services === 'first' && facts.serviceNames.length > 1
       ? `${facts.serviceNames[0]} +${facts.serviceNames.length - 1}`

@@ -88,6 +88,31 @@ describe('message templates', () => {
     expect(renderSms(cancelled)).not.toMatch(/deposit|fee/);
   });
 
+  it('keeps a late cancellation’s SMS within two segments in every language: its money before its page’s link', () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const late: MessageFacts = {
+      ...FACTS,
+      kind: 'cancelled',
+      link: page,
+      holdExpiresAt: null,
+      depositDue: null,
+      cancellation: { deposit: '£20.00', depositRefunded: false, fee: '£27.50' },
+    };
+    const money: Record<string, string[]> = {
+      'en-GB': ['Your deposit of £20.00 is kept', 'A late-cancellation fee of £27.50'],
+      'de-DE': ['Ihre Anzahlung von £20.00 wird einbehalten', 'Gebühr für späte Stornierung von £27.50'],
+      'fr-FR': ['Votre acompte de £20.00', "Des frais d'annulation tardive de £27.50"],
+    };
+    for (const [locale, said] of Object.entries(money)) {
+      const sms = renderSms({ ...late, locale });
+      expect(smsSegments(sms), `${locale}: ${sms}`).toBeLessThanOrEqual(2);
+      for (const words of said) expect(sms, locale).toContain(words);
+      expect(sms, locale).toContain('NHC-7KQ2MX.');
+    }
+    // Where it fits, the page's link stays, the names cut short as for any message.
+    expect(renderSms(late)).toContain(page);
+  });
+
   it('leaves direction controls out of names, so none turns the rest of a line backwards', () => {
     const hostile = { ...FACTS, clientFirstName: 'Jo\u202e', staffName: 'Amara\u2067 Okafor' };
     const rendered = renderMessage(hostile);
