@@ -13,7 +13,7 @@ import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Client } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
-import { normaliseEmail, normaliseName, normalisePhone, phoneProblem, phoneRefusal } from './contact.ts';
+import { invalidPhone, normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
 import { nonPersonalNumber } from './phone-destinations.ts';
 import { publishClientCreated } from './webhooks/events.ts';
 
@@ -49,15 +49,7 @@ function normaliseContact(query: ContactQuery): { phone: string | null; email: s
     phone = normalisePhone(query.phone) ?? null;
     if (!phone) {
       // Said for what it is: a number with no country code, too short, one of Ofcom's drama numbers...
-      const problem = phoneRefusal(query.phone)?.kind ?? 'not_a_number';
-      throw new AppError(
-        'invalid_request',
-        `phone ${phoneProblem(query.phone) ?? 'is not a phone number'}.`,
-        'phone',
-        {
-          phoneProblem: problem,
-        },
-      );
+      throw invalidPhone(query.phone);
     }
   }
   if (query.email != null) {

@@ -6,6 +6,7 @@ import {
 } from 'libphonenumber-js';
 import { z } from 'zod';
 import { NAME_MAX_LENGTH } from '../domain/client.ts';
+import { AppError } from '../domain/errors.ts';
 
 /**
  * Phone numbers are kept in E.164 and e-mail addresses trimmed and lower-cased, so that "the same
@@ -60,16 +61,19 @@ export type PhoneProblemKind =
   | 'drama'
   | 'not_in_use';
 
+/** Why a phone number is refused: what is wrong, and its country code where it has one. */
+export interface PhoneRefusal {
+  kind: PhoneProblemKind;
+  callingCode?: string;
+}
+
 /**
  * Why a phone number is refused, or undefined for a valid one; `callingCode` ("+44") where the number
  * has one. Numbers Ofcom keeps for drama, such as 07700 900123, are told apart: libphonenumber refuses
  * the mobile ones as no one's number, and "not valid" or "give its country code" would send the person
  * looking for a mistake they did not make.
  */
-export function phoneRefusal(
-  value: string,
-  defaultCountry?: CountryCode,
-): { kind: PhoneProblemKind; callingCode?: string } | undefined {
+export function phoneRefusal(value: string, defaultCountry?: CountryCode): PhoneRefusal | undefined {
   const trimmed = value.trim();
   if (trimmed === '') return { kind: 'empty' };
   if (trimmed.length > 40) return { kind: 'overlong_text' };
@@ -106,12 +110,10 @@ export function phoneRefusal(
 
 /**
  * Why a phone number is refused, as the rest of a sentence that starts with the field's name ("phone
- * is too short for a number with the country code +44"); undefined for a valid number. The number
- * itself is never repeated (refusals may be logged).
+ * is too short for a number with the country code +44"). The number itself is never repeated
+ * (refusals may be logged).
  */
-export function phoneProblem(value: string, defaultCountry?: CountryCode): string | undefined {
-  const problem = phoneRefusal(value, defaultCountry);
-  if (!problem) return undefined;
+function phoneProblem(problem: PhoneRefusal): string {
   const code = problem.callingCode;
   switch (problem.kind) {
     case 'empty':
@@ -142,6 +144,17 @@ export function phoneProblem(value: string, defaultCountry?: CountryCode): strin
 }
 
 const EXAMPLE = 'such as +447911123456';
+
+/**
+ * The 400 (param phone) for a number normalisePhone refused, said for what is wrong with it; its
+ * details carry the kind (`phoneProblem`), which pages word in their own way.
+ */
+export function invalidPhone(value: string, defaultCountry?: CountryCode): AppError {
+  const problem = phoneRefusal(value, defaultCountry) ?? { kind: 'not_a_number' };
+  return new AppError('invalid_request', `phone ${phoneProblem(problem)}.`, 'phone', {
+    phoneProblem: problem.kind,
+  });
+}
 
 /**
  * The numbers Ofcom keeps for drama (films, TV and radio), never given to anyone: 07700 900xxx (mobile),

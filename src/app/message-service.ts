@@ -14,7 +14,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError } from '../domain/errors.ts';
 import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '../domain/message.ts';
 import { getBooking } from './booking-service.ts';
-import { normaliseName, normalisePhone, phoneProblem, phoneRefusal } from './contact.ts';
+import { invalidPhone, normaliseName, normalisePhone } from './contact.ts';
 import { requireLocation } from './directory-service.ts';
 import { publishMessageCreated } from './webhooks/events.ts';
 
@@ -126,10 +126,7 @@ function phoneOf(value: string | undefined, country: string | null): string | nu
   const dialledIn = (country ?? undefined) as CountryCode | undefined;
   const phone = normalisePhone(value, dialledIn);
   if (phone === undefined) {
-    const why = phoneProblem(value, dialledIn) ?? 'is not a phone number';
-    throw new AppError('invalid_request', `phone ${why}.`, 'phone', {
-      phoneProblem: phoneRefusal(value, dialledIn)?.kind ?? 'not_a_number',
-    });
+    throw invalidPhone(value, dialledIn);
   }
   return phone;
 }

@@ -286,9 +286,6 @@ export interface Formatter {
   time(epochMs: number): string;
 }
 
-/** The city a time zone is named after, as the pages name its clock ('Europe/London': 'London'). */
-export { zoneCity };
-
 /**
  * Money in the organisation's locale, times in the location's zone, each time with its clock named:
  * the pages run no script, so they cannot tell where the visitor is, and one abroad (or travelling)

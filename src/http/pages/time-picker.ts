@@ -2,9 +2,9 @@ import { DateTime } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
-import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
+import { withRepeatedLabel, zoneCity } from '../../domain/repeated-wall-times.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
-import { esc, zoneCity } from './page-shell.ts';
+import { esc } from './page-shell.ts';
 
 /**
  * Choosing a time on the customer's pages (booking and moving a booking), without script: a strip of
