@@ -143,7 +143,6 @@ function expectDeclared(name: string, result: CallToolResult): void {
   }
 }
 
-/** A harness around any connected SDK client. */
 /**
  * The tools as `booking mcp --base-url` runs them: over the test app's REST API, listening on a
  * loopback port, through the SDK's client.
@@ -167,10 +166,20 @@ export async function connectOverRest(t: TestApp): Promise<McpHarness> {
   });
 }
 
+/** A harness around any connected SDK client. */
 export function harness(client: Client, close: () => Promise<void> = () => client.close()): McpHarness {
   let calls = 0;
+  let listed: Promise<unknown> | undefined;
   const raw = async (name: string, args: Record<string, unknown> = {}) => {
     calls += 1;
+    // The tools listed first, as a host lists them: the SDK's client then validates every answer's
+    // structuredContent against the outputSchema it was given (ok false answers too), so each call
+    // any test makes is one a validating host accepts. A listing refused (a key revoked meanwhile)
+    // is left to the call to answer for.
+    listed ??= client.listTools().catch(() => {
+      listed = undefined;
+    });
+    await listed;
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     expectDeclared(name, result);
     return result;

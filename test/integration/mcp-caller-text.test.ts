@@ -205,7 +205,22 @@ describe('answers carrying what callers wrote (read_write key, in process)', () 
       choices: [onFile],
       caller_supplied: ['choices'],
     });
-    for (const said of [registered.hint, refused.hint]) expect(said).not.toMatch(/[\n\t\u202e]/);
+    // join_waitlist finds the caller as book does, and marks the name on file the same way.
+    const waiting = await writer.call('join_waitlist', {
+      location: 'camden',
+      services: 'cut',
+      client: { first_name: 'Sam', last_name: 'Lee', phone },
+      from_date: TUESDAY_WEEK,
+      to_date: TUESDAY_WEEK,
+    });
+    expect(waiting).toMatchObject({
+      ok: false,
+      code: 'ambiguous',
+      choices: [onFile],
+      caller_supplied: ['choices'],
+    });
+    for (const said of [registered.hint, refused.hint, waiting.hint])
+      expect(said).not.toMatch(/[\n\t\u202e]/);
   });
 });
 
@@ -237,7 +252,15 @@ describe.each(CONNECTIONS)('%s, %s protocol', (_transport, era, connect) => {
     const { tools } = await agent.client.listTools();
     const marking = TOOLS.filter((tool) => tool.callerSupplied).map((tool) => tool.name);
     expect(marking.sort()).toEqual(
-      ['book', 'cancel', 'get_booking', 'lookup_client', 'register_client', 'reschedule'].sort(),
+      [
+        'book',
+        'cancel',
+        'get_booking',
+        'join_waitlist',
+        'lookup_client',
+        'register_client',
+        'reschedule',
+      ].sort(),
     );
     for (const tool of tools) {
       if (marking.includes(tool.name)) {

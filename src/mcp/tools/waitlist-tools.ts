@@ -3,6 +3,7 @@ import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { TIMES_OF_DAY } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
+import { CALLER_TEXT_NOTE } from '../caller-text.ts';
 import { resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
 import { speakDate } from '../speech.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
@@ -18,8 +19,7 @@ import { ServicesArgument } from './find-slots.ts';
 export const joinWaitlistTool = defineTool({
   name: 'join_waitlist',
   title: 'Join the waitlist',
-  description:
-    'When nothing suits: the first time freed between the dates is held and sent to the caller to claim.',
+  description: `When nothing suits: the first time freed between the dates is held and sent to the caller to claim. ${CALLER_TEXT_NOTE}`,
   input: {
     location: z.string().optional(),
     services: ServicesArgument,
@@ -33,6 +33,9 @@ export const joinWaitlistTool = defineTool({
   output: { entry_id: z.string(), spoken: z.string() },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   failureMembers: ['choices'],
+  // A caller whose phone or e-mail is on file under another name is answered with that name to choose
+  // (clientForBooking, as book answers it): written by whoever registered it, so marked as theirs.
+  callerSupplied: ['choices'],
   formProblems: (given) => [...dateForms(given, 'from_date', 'to_date'), ...contactForms(given, true)],
   async run(args, { api }) {
     const now = api.now();
