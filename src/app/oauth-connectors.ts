@@ -124,6 +124,19 @@ interface AccessTokenPayload {
  */
 export type AccessTokenRefusal = 'not_a_token' | 'unknown' | 'expired' | 'other_resource' | 'revoked';
 
+/** Tokens are what oidc-provider makes (43 base64url characters); anything longer is not one. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
+
+/**
+ * Whether `token` is an OAuth access token this server issued and still has on record, whatever its
+ * state (expired, revoked, for another resource): for an endpoint that takes API keys only (the SSE
+ * transport) to say that it does, rather than that an API key was rejected.
+ */
+export async function isAccessTokenOnRecord(db: Db, token: string): Promise<boolean> {
+  if (!TOKEN_SHAPE.test(token)) return false;
+  return (await records.findRecord(db, 'AccessToken', hashOf(token))) !== undefined;
+}
+
 /**
  * The principal of an OAuth access token presented at `resource` (this server's /mcp URL, as the
  * request reached it), or why it is refused (AccessTokenRefusal).
@@ -134,8 +147,7 @@ export async function principalOfAccessToken(
   resource: string,
   now: number,
 ): Promise<Principal | { refused: AccessTokenRefusal }> {
-  // Tokens are what oidc-provider makes (43 base64url characters); anything longer is not one.
-  if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) return { refused: 'not_a_token' };
+  if (!TOKEN_SHAPE.test(token)) return { refused: 'not_a_token' };
   const row = await records.findRecord(db, 'AccessToken', hashOf(token));
   if (!row || row.grant_id === null) return { refused: 'unknown' };
   const payload = JSON.parse(row.payload) as AccessTokenPayload;

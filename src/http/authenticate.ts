@@ -6,7 +6,11 @@ import {
   requireScope,
 } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import { type AccessTokenRefusal, principalOfAccessToken } from '../app/oauth-connectors.ts';
+import {
+  type AccessTokenRefusal,
+  isAccessTokenOnRecord,
+  principalOfAccessToken,
+} from '../app/oauth-connectors.ts';
 import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limiter.ts';
 import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { type ApiKeyScope, isWellFormedApiKey } from '../domain/api-key.ts';
@@ -33,7 +37,9 @@ export function scopeNeededFor(method: string): ApiKeyScope {
  * - a missing or unusable key is a failed authentication, counted for the client address: 401
  *   missing_api_key / invalid_api_key (param Authorization), or 429 rate_limited once the address
  *   has failed more than the limit in the window, with the address window's X-RateLimit headers.
- * The REST endpoints and the MCP endpoints share it; what each counts and allows differs.
+ * The REST endpoints and the MCP endpoints share it; what each counts and allows differs. With
+ * `oauthResource` (/mcp) it also takes OAuth access tokens bound to that resource; without it (the SSE
+ * transport) it takes API keys only, and says so to an access token this server issued.
  */
 export function createKeyResolver(
   deps: AppDeps,
@@ -41,8 +47,13 @@ export function createKeyResolver(
 ) {
   const { oauthResource } = options;
   const identify = keyedCaller(deps, async (key, now, request) => {
+    if (isWellFormedApiKey(key)) return requirePrincipal(deps.db, key, now);
+    if (oauthResource === undefined) {
+      // An endpoint that takes API keys only (the SSE transport): an access token is told where it is taken.
+      if (await isAccessTokenOnRecord(deps.db, key)) throw new AccessTokenWhereKeysOnly();
+      return requirePrincipal(deps.db, key, now);
+    }
     // An OAuth access token (design.md 9.3) where the endpoint takes them; never one that looks like a key.
-    if (oauthResource === undefined || isWellFormedApiKey(key)) return requirePrincipal(deps.db, key, now);
     const resource = oauthResource(request);
     const found = await principalOfAccessToken(deps.db, key, resource, now);
     if (!('refused' in found)) return found;
@@ -155,6 +166,23 @@ export class KeyWithoutBearer extends SaysHowToFix {
     super(
       'invalid_api_key',
       'The Authorization header holds an API key without "Bearer ": send it as "Authorization: Bearer <API key>".',
+      'Authorization',
+    );
+  }
+}
+
+/**
+ * 401 invalid_api_key (the contract's code) for an OAuth access token sent to the SSE transport (GET
+ * /sse, POST /messages), which takes API keys only: its message, which is also its JSON-RPC message,
+ * says so and where a token is taken (/mcp), not that an API key was rejected.
+ */
+export class AccessTokenWhereKeysOnly extends SaysHowToFix {
+  override readonly name = 'AccessTokenWhereKeysOnly';
+
+  constructor() {
+    super(
+      'invalid_api_key',
+      'The SSE transport takes API keys only, and an OAuth access token is not one: send an API key as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
       'Authorization',
     );
   }

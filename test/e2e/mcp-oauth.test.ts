@@ -881,11 +881,29 @@ describe('what a token is not', () => {
     const auth = new HostAuth();
     const client = await signInAndConnect(mcpUrl, auth, owner);
     await client.close();
-    const sse = await fetch(new URL('/sse', server.origin), {
-      headers: { authorization: `Bearer ${auth.savedTokens!.access_token}`, accept: 'text/event-stream' },
-    });
-    expect(sse.status).toBe(401);
-    await sse.body?.cancel();
+    const token = auth.savedTokens!.access_token;
+    // Said as such, where the stream is opened and where its messages go: not as a bad API key.
+    for (const [method, path] of [
+      ['GET', '/sse'],
+      ['POST', '/messages?sessionId=any'],
+    ] as const) {
+      const sse = await fetch(new URL(path, server.origin), {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'content-type': 'application/json',
+        },
+        ...(method === 'POST' && { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) }),
+      });
+      expect(sse.status, path).toBe(401);
+      const { error } = (await sse.json()) as Json;
+      expect(error.data, path).toMatchObject({ code: 'invalid_api_key', param: 'Authorization' });
+      expect(error.data.detail, path).toBe(
+        'The SSE transport takes API keys only, and an OAuth access token is not one: send an API key as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
+      );
+      expect(error.message, path).toBe(error.data.detail);
+    }
   });
 });
 
