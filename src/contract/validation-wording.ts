@@ -45,46 +45,63 @@ export function fieldName(path: readonly PropertyKey[]): string {
  */
 export function describeIssue(issue: RefusedIssue, input: unknown, part: RequestPart = 'body'): string {
   const name = fieldName(issue.path);
-  const subject = name === '' ? MEMBER[part].whole : name;
   if (!isZodDefault(issue, input)) {
     // The schema's own words ("must be a calendar date written YYYY-MM-DD"): said of its field.
     return sentence(name === '' ? issue.message : `${name}: ${issue.message}`);
   }
-  const given = valueAt(input, issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = (Array.isArray(issue.keys) ? issue.keys : []).map((key) =>
+      fieldName([...issue.path, String(key)]),
+    );
+    const { one } = MEMBER[part];
+    return keys.length === 1
+      ? sentence(`${keys[0]} is not a ${one} this endpoint takes; remove it`)
+      : sentence(`${keys.join(', ')} are not ${one}s this endpoint takes; remove them`);
+  }
+  const subject = name === '' ? MEMBER[part].whole : name;
+  const said = problemOf(issue, valueAt(input, issue.path), name !== '' && part === 'body');
+  return sentence(`${subject} ${said}`);
+}
+
+/**
+ * What is wrong with the refused value, in the words describeIssue says it with, without naming it
+ * and without a full stop ("must be a string, not a number", "must be one of open, done", "must be at
+ * most 60 characters long"): for a face that names the place itself (`booking import`'s problems, each
+ * under its JSON path). `input` is the value the schema read, the issue's path leading into it; a
+ * message the schema words itself is kept as it is. Unknown keys are for the face to name.
+ */
+export function issueProblem(issue: RefusedIssue, input: unknown): string {
+  if (!isZodDefault(issue, input)) return issue.message;
+  return problemOf(issue, valueAt(input, issue.path), true);
+}
+
+/** The issue's problem, said of its member: `given` is the value refused (undefined when missing). */
+function problemOf(issue: RefusedIssue, given: unknown, sayType: boolean): string {
   switch (issue.code) {
     case 'invalid_type':
-      return sentence(typeProblem(subject, String(issue.expected), given, name !== '' && part === 'body'));
+      return typeProblem(String(issue.expected), given, sayType);
     case 'invalid_value': {
       const values = Array.isArray(issue.values) ? issue.values : [];
-      if (values.length === 1) return sentence(`${subject} must be ${JSON.stringify(values[0])}`);
-      return sentence(`${subject} must be one of ${values.map(String).join(', ')}`);
+      if (values.length === 1) return `must be ${JSON.stringify(values[0])}`;
+      return `must be one of ${values.map(String).join(', ')}`;
     }
     case 'too_big':
     case 'too_small':
-      return sentence(`${subject} ${sizeProblem(issue)}`);
+      return sizeProblem(issue);
     case 'invalid_format':
-      return sentence(`${subject} must be ${formatOf(issue)}`);
+      return `must be ${formatOf(issue)}`;
     case 'not_multiple_of':
-      return sentence(`${subject} must be a multiple of ${String(issue.divisor)}`);
-    case 'unrecognized_keys': {
-      const keys = (Array.isArray(issue.keys) ? issue.keys : []).map((key) =>
-        fieldName([...issue.path, String(key)]),
-      );
-      const { one } = MEMBER[part];
-      return keys.length === 1
-        ? sentence(`${keys[0]} is not a ${one} this endpoint takes; remove it`)
-        : sentence(`${keys.join(', ')} are not ${one}s this endpoint takes; remove them`);
-    }
+      return `must be a multiple of ${String(issue.divisor)}`;
     case 'invalid_union': {
       const forms = unionForms(issue);
-      return sentence(forms ? `${subject} must be ${forms}` : `${subject} is not in a form it takes`);
+      return forms ? `must be ${forms}` : 'is not in a form it takes';
     }
     case 'invalid_key':
-      return sentence(`${subject} has a key that is not valid`);
+      return 'has a key that is not valid';
     case 'invalid_element':
-      return sentence(`${subject} has an entry that is not valid`);
+      return 'has an entry that is not valid';
     default:
-      return sentence(`${subject} is not valid`);
+      return 'is not valid';
   }
 }
 
@@ -131,13 +148,11 @@ function isZodDefault(issue: RefusedIssue, input: unknown): boolean {
   return text === issue.message;
 }
 
-function typeProblem(subject: string, expected: string, given: unknown, sayType: boolean): string {
+function typeProblem(expected: string, given: unknown, sayType: boolean): string {
   const wanted = TYPE_NOUNS[expected] ?? `a value of type ${expected}`;
-  if (given === undefined)
-    return sayType ? `${subject} is required and must be ${wanted}` : `${subject} is required`;
-  if (expected === 'int' && typeof given === 'number')
-    return `${subject} must be a whole number (an integer)`;
-  return `${subject} must be ${wanted}, not ${typeOfValue(given)}`;
+  if (given === undefined) return sayType ? `is required and must be ${wanted}` : 'is required';
+  if (expected === 'int' && typeof given === 'number') return 'must be a whole number (an integer)';
+  return `must be ${wanted}, not ${typeOfValue(given)}`;
 }
 
 const TYPE_NOUNS: Record<string, string> = {

@@ -77,6 +77,33 @@ describe('booking import of a hand-written catalogue', () => {
     expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
   }, 120_000);
 
+  it('says what is wrong with a value in the words the API uses, under its path, never in zod’s', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.organisation.name = 42;
+    catalogue.locations[0].timezone = ['Europe/London'];
+    catalogue.services[0].duration_minutes = 22.5;
+    catalogue.services[0].aliases = 'Haircut';
+    catalogue.clients = [
+      { ref: 'ola', first_name: 'Ola', last_name: 'Field', phone: '+447911123457', marketing_consent: 'yes' },
+    ];
+    const file = path.join(fresh.dir, 'wrong-types.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    for (const line of [
+      '$.organisation.name: must be a string, not a number',
+      '$.locations[0].timezone: must be a string, not an array',
+      '$.services[0].duration_minutes: must be a whole number (an integer)',
+      '$.services[0].aliases: must be an array, not a string',
+      '$.clients[0].marketing_consent: must be true or false, not a string',
+    ]) {
+      expect(result.stderr).toContain(`${line}\n`);
+    }
+    expect(result.stderr).not.toMatch(/Invalid input|expected \w+, received/);
+    expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
+  }, 120_000);
+
   it('takes a file that names its JSON Schema in $schema, as the demo catalogue does', () => {
     const demo = path.join(REPO_ROOT, 'db', 'demo-catalogue.json');
     expect(JSON.parse(readFileSync(demo, 'utf8')).$schema).toBe('../docs/catalogue.schema.json');

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { issueProblem, type RefusedIssue } from '../../../contract/validation-wording.ts';
 import { unknownKeyMessage } from '../format/key-suggestions.ts';
 import { type CatalogueProblem, formatPath, type PathSegment } from '../format/problems.ts';
 import {
@@ -34,11 +35,17 @@ const COLLECTIONS = {
 const errorMap = (issue: { code?: string; input?: unknown }) =>
   issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined;
 
+/**
+ * The schema's issues with `value` (the part at `prefix`), each under its path: unknown keys with the
+ * key that was meant, the rest in the words the API refuses a request with (validation-wording.ts),
+ * never zod's own English ("Invalid input: expected string, received number").
+ */
 function pushIssues(
   problems: CatalogueProblem[],
   schema: z.ZodType,
   prefix: PathSegment[],
   issues: readonly z.core.$ZodIssue[],
+  value: unknown,
 ) {
   for (const issue of issues) {
     const inPart = issue.path.map((s) => (typeof s === 'number' ? s : String(s)));
@@ -47,7 +54,10 @@ function pushIssues(
       for (const key of issue.keys)
         problems.push({ path: formatPath([...path, key]), message: unknownKeyMessage(schema, inPart, key) });
     } else {
-      problems.push({ path: formatPath(path), message: issue.message });
+      problems.push({
+        path: formatPath(path),
+        message: issueProblem(issue as unknown as RefusedIssue, value),
+      });
     }
   }
 }
@@ -60,7 +70,7 @@ function parsePart<T>(
 ): T | undefined {
   const result = schema.safeParse(value, { error: errorMap });
   if (result.success) return result.data;
-  pushIssues(problems, schema, path, result.error.issues);
+  pushIssues(problems, schema, path, result.error.issues, value);
   return undefined;
 }
 
