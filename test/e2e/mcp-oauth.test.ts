@@ -358,6 +358,29 @@ describe('a method an OAuth endpoint does not serve', () => {
     // HEAD of what takes no GET is refused as GET would be.
     expect((await send('HEAD', '/oauth/token')).status).toBe(405);
   });
+
+  it('answers OPTIONS that is no CORS preflight with the methods it takes (RFC 9110), a preflight as before', async () => {
+    for (const [path, allow] of [
+      ['/oauth/token', 'POST, OPTIONS'],
+      ['/oauth/revoke', 'POST, OPTIONS'],
+      ['/oauth/jwks', 'GET, OPTIONS'],
+    ] as const) {
+      // No Origin, and an Origin without Access-Control-Request-Method: neither is a preflight.
+      for (const headers of [{}, { origin: 'https://host.example' }] as Record<string, string>[]) {
+        const answer = await send('OPTIONS', path, headers);
+        expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(204);
+        expect(answer.headers.get('allow'), path).toBe(allow);
+        expect(await answer.text(), path).toBe('');
+      }
+      const preflight = await send('OPTIONS', path, {
+        origin: 'https://host.example',
+        'access-control-request-method': allow.split(',')[0]!,
+      });
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin'), path).toBe('https://host.example');
+      expect(preflight.headers.get('access-control-allow-methods'), path).toBeTruthy();
+    }
+  });
 });
 
 describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s protocol)', (era) => {

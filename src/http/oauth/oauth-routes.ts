@@ -76,10 +76,12 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           url: path,
           ...hidden,
           // HEAD (Fastify's, beside each GET route) wherever GET is served, as the provider answers it.
-          handler: (request, reply) =>
-            served.includes(request.method === 'HEAD' ? 'GET' : request.method)
-              ? forward(request, reply)
-              : refuseMethod(reply, path, request.method, served),
+          handler: (request, reply) => {
+            const method = request.method === 'HEAD' ? 'GET' : request.method;
+            if (!served.includes(method)) return refuseMethod(reply, path, request.method, served);
+            if (method === 'OPTIONS' && !isPreflight(request)) return answerOptions(reply, served);
+            return forward(request, reply);
+          },
         });
       }
     });
@@ -227,7 +229,8 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
 
 /**
  * The methods oidc-provider serves at each of its endpoints here (OPTIONS where it answers CORS
- * preflights; HEAD wherever GET, as its router does). Any other went to its router, which answered a plain-text "Not Found": the DELETE or
+ * preflights; an OPTIONS that is none is answered here, with Allow; HEAD wherever GET, as its router
+ * does). Any other went to its router, which answered a plain-text "Not Found": the DELETE or
  * PUT of a client registration (RFC 7592's update and delete, which this server does not offer) among
  * them, whatever the client. They are refused here instead, in the OAuth endpoints' JSON error form.
  */
@@ -240,6 +243,20 @@ const SERVED_METHODS: Readonly<Record<string, readonly string[]>> = {
   '/oauth/revoke': ['POST', 'OPTIONS'],
   '/oauth/jwks': ['GET', 'OPTIONS'],
 };
+
+/**
+ * A CORS preflight, which oidc-provider answers: it names the method to be sent
+ * (Access-Control-Request-Method). An OPTIONS without it it hands on to its router, which has no route
+ * for it and answered a plain-text 404.
+ */
+function isPreflight(request: FastifyRequest): boolean {
+  return request.headers['access-control-request-method'] !== undefined;
+}
+
+/** OPTIONS that is no preflight: the methods the endpoint takes, in Allow (RFC 9110 section 9.3.7). */
+function answerOptions(reply: FastifyReply, served: readonly string[]) {
+  return reply.code(204).header('allow', served.join(', ')).send();
+}
 
 /**
  * 405 with Allow, as RFC 7592 answers an update or delete a server does not support, in the JSON
