@@ -4,11 +4,10 @@ import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { takeCheckoutTurn } from './checkout-service.ts';
-import { type PaymentCall, providerDeadline } from './payment-calls.ts';
+import { type PaymentCall, providerDeadline, refundUnwantedPayment } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { startPeriodicWork } from './periodic-work.ts';
 import { settlePaymentCalls } from './settle-payment-calls.ts';
-import { refundUnwantedPayment } from './stripe-webhook-service.ts';
 
 /** How many lapsed holds one sweep writes at most, so a sweep never holds the write lock for long. */
 const BATCH = 200;

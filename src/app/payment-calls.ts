@@ -3,6 +3,7 @@ import type { Db } from '../data/database.ts';
 import type { FeeKind, PaymentCallsTable } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
+import { takeCheckoutTurn } from './checkout-service.ts';
 import type { ChargeOutcome, PaymentProvider, RefundOutcome } from './payment-provider.ts';
 
 /**
@@ -198,6 +199,56 @@ export function askRefund(
       deadline,
     }),
   );
+}
+
+/**
+ * Returns a payment the booking did not need (an `unwanted_payment` call: a payment Stripe reports
+ * after the hold lapsed, stripe-webhook-service.ts, or a lapsed hold's deposit, hold-sweeper.ts
+ * refundLapsedDeposits), outside any transaction, and writes the refund's id on its checkout (none when
+ * the provider refused it: returned by hand); the call is done either way. The deposit of a hold that
+ * lapsed unfinished, the checkout's own payment, is written refunded on its booking too. Answers the
+ * provider's answer; out of reach, null: the call stays for the sweeper (settle-payment-calls.ts), or
+ * the next webhook event about the session.
+ */
+export async function refundUnwantedPayment(
+  db: Db,
+  payments: PaymentProvider,
+  call: PaymentCall,
+  askedBefore: boolean,
+  now: number,
+  deadline: number = providerDeadline(),
+): Promise<RefundOutcome | null> {
+  const refund = await askRefund(payments, call, askedBefore, deadline);
+  if (!refund) return null;
+  await writeTransaction(db, async (trx) => {
+    await takeCheckoutTurn(trx, call.key);
+    if (!(await dropPaymentCall(trx, call.organisation_id, 'refund', call.key))) return;
+    if (refund.status !== 'refunded') return;
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ refund_ref: refund.refundRef ?? '' })
+      .where('organisation_id', '=', call.organisation_id)
+      .where('id', '=', call.key)
+      .where('refund_ref', 'is', null)
+      .execute();
+    const checkout = await trx
+      .selectFrom('checkout_sessions')
+      .select('payment_ref')
+      .where('organisation_id', '=', call.organisation_id)
+      .where('id', '=', call.key)
+      .executeTakeFirst();
+    // Not a second payment of a deposit paid another way (at the desk): that deposit stays paid.
+    if (checkout?.payment_ref !== call.payment_ref) return;
+    await trx
+      .updateTable('bookings')
+      .set({ deposit_status: 'refunded', updated_at: now })
+      .where('organisation_id', '=', call.organisation_id)
+      .where('id', '=', call.booking_id)
+      .where('status', '=', 'expired')
+      .where('deposit_status', '=', 'paid')
+      .execute();
+  });
+  return refund;
 }
 
 /** Asks the provider for a written fee charge: its answer, or null when it could not be reached. */

@@ -9,11 +9,11 @@ import {
   madeBy,
   type PaymentCall,
   providerDeadline,
+  refundUnwantedPayment,
 } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { cancelWithScope } from './series-changes.ts';
 import { completeCharge } from './staff-actions.ts';
-import { refundUnwantedPayment } from './stripe-webhook-service.ts';
 
 /**
  * How long a written call is left to the request that wrote it before the sweeper completes it: twice

@@ -6,14 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
-import {
-  askRefund,
-  dropPaymentCall,
-  type PaymentCall,
-  providerDeadline,
-  recordPaymentCalls,
-} from './payment-calls.ts';
-import type { PaymentProvider, RefundOutcome } from './payment-provider.ts';
+import { type PaymentCall, recordPaymentCalls, refundUnwantedPayment } from './payment-calls.ts';
 import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
@@ -177,54 +170,6 @@ async function refundToMake(
 interface RefundToMake {
   call: PaymentCall;
   askedBefore: boolean;
-}
-
-/**
- * Returns a payment the booking did not need, outside any transaction, and writes the refund's id on
- * its checkout (none when Stripe refused it: returned by hand); the call is done either way. The
- * deposit of a hold that lapsed unfinished (hold-sweeper.ts refundLapsedDeposits), the checkout's own
- * payment, is written refunded on its booking too. Answers Stripe's answer; out of reach, null: the
- * call stays for the sweeper (or the next event about the session).
- */
-export async function refundUnwantedPayment(
-  db: Db,
-  payments: PaymentProvider,
-  call: PaymentCall,
-  askedBefore: boolean,
-  now: number,
-  deadline: number = providerDeadline(),
-): Promise<RefundOutcome | null> {
-  const refund = await askRefund(payments, call, askedBefore, deadline);
-  if (!refund) return null;
-  await writeTransaction(db, async (trx) => {
-    await takeCheckoutTurn(trx, call.key);
-    if (!(await dropPaymentCall(trx, call.organisation_id, 'refund', call.key))) return;
-    if (refund.status !== 'refunded') return;
-    await trx
-      .updateTable('checkout_sessions')
-      .set({ refund_ref: refund.refundRef ?? '' })
-      .where('organisation_id', '=', call.organisation_id)
-      .where('id', '=', call.key)
-      .where('refund_ref', 'is', null)
-      .execute();
-    const checkout = await trx
-      .selectFrom('checkout_sessions')
-      .select('payment_ref')
-      .where('organisation_id', '=', call.organisation_id)
-      .where('id', '=', call.key)
-      .executeTakeFirst();
-    // Not a second payment of a deposit paid another way (at the desk): that deposit stays paid.
-    if (checkout?.payment_ref !== call.payment_ref) return;
-    await trx
-      .updateTable('bookings')
-      .set({ deposit_status: 'refunded', updated_at: now })
-      .where('organisation_id', '=', call.organisation_id)
-      .where('id', '=', call.booking_id)
-      .where('status', '=', 'expired')
-      .where('deposit_status', '=', 'paid')
-      .execute();
-  });
-  return refund;
 }
 
 /**
