@@ -437,11 +437,11 @@ export async function withRefundsFirst<T>(
         return { calls, before };
       });
     } catch (error) {
-      if (isRefusal(error)) await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
+      if (isRefusal(error)) await writeRefundsAlone(db, refunds, asked, cancelRefunded);
       throw error;
     }
     if ('done' in step) {
-      await writeRefundsAlone(db, refunds.unwritten(), asked, cancelRefunded);
+      await writeRefundsAlone(db, refunds, asked, cancelRefunded);
       return step.done;
     }
     const { calls, before } = step;
@@ -489,16 +489,19 @@ function refundCall(ask: RefundAsk, asked: CancellationAsked, provider: string):
 /**
  * Writes refunds the provider answered that no cancellation wrote (it was refused, or no longer needed
  * them): an accepted refund cancels its booking while it is live (`cancelRefunded`); otherwise it is
- * recorded on its checkout and the booking's paid deposit is `refunded`; either way its call is done.
+ * recorded on its checkout and the booking's paid deposit is `refunded` (its updated_at the time the
+ * refunds were asked: the cancellation's, or the sweeper's completing it); either way its call is done.
  * Only a call still written is: another run may have written it.
  */
 async function writeRefundsAlone(
   db: Db,
-  answers: readonly RefundAnswer[],
+  refunds: DepositRefunds,
   asked: CancellationAsked,
   cancelRefunded: CancelRefunded,
 ): Promise<void> {
+  const answers = refunds.unwritten();
   if (answers.length === 0) return;
+  const now = refunds.askedAt ?? asked.requestedAt;
   await writeTransaction(db, async (trx) => {
     for (const answer of answers) {
       const { ask, outcome } = answer;
@@ -515,7 +518,7 @@ async function writeRefundsAlone(
         .execute();
       await trx
         .updateTable('bookings')
-        .set({ deposit_status: 'refunded' })
+        .set({ deposit_status: 'refunded', updated_at: now })
         .where('organisation_id', '=', ask.organisationId)
         .where('id', '=', ask.bookingId)
         .where('deposit_status', '=', 'paid')

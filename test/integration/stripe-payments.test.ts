@@ -2335,8 +2335,8 @@ describe('review: a lapsed hold’s deposit is refunded under a claim and a dead
   const refundsAsked = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
   const paymentCalls = () => t.database.db.selectFrom('payment_calls').selectAll().execute();
 
-  /** Max's protected colour at Islington: its deposit paid through Stripe, its card never saved, lapsed. */
-  async function lapsedWithDeposit() {
+  /** Max's protected colour at Islington, booked over MCP: its deposit paid through Stripe, its card not saved. */
+  async function paidProtectedHold() {
     await start([demoCatalogue()]);
     const mcp = await connectInProcess(t, t.keys.readWrite);
     const booked = await mcp.call('book', {
@@ -2349,6 +2349,12 @@ describe('review: a lapsed hold’s deposit is refunded under a claim and a dead
     const reference = booked.booking.reference as string;
     const deposit = stripeSessionOf(new URL(booked.payment_url).pathname.split('/')[2]);
     expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+    return reference;
+  }
+
+  /** Max's protected colour at Islington: its deposit paid through Stripe, its card never saved, lapsed. */
+  async function lapsedWithDeposit() {
+    const reference = await paidProtectedHold();
     t.clock.advance({ hours: 3 });
     const { expireLapsedHolds, refundLapsedDeposits } = await import('../../src/app/hold-sweeper.ts');
     await expireLapsedHolds(t.database.db, t.clock.nowMs());
@@ -2399,6 +2405,34 @@ describe('review: a lapsed hold’s deposit is refunded under a claim and a dead
     const settled = refundsAsked().length;
     expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
     expect(refundsAsked()).toHaveLength(settled);
+  });
+
+  it('writes when a lapsed hold’s deposit was refunded by the cancellation asked before it lapsed', async () => {
+    const reference = await paidProtectedHold();
+    // Cancelled while held: Stripe refunds, its answer is lost; the hold lapses before the sweeper
+    // completes the cancellation, which it then cannot do: the refund is written on its own.
+    fake.loseAnswersTo = '/v1/refunds';
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(503);
+    fake.loseAnswersTo = null;
+    t.clock.advance({ hours: 3 });
+    const { expireLapsedHolds } = await import('../../src/app/hold-sweeper.ts');
+    await expireLapsedHolds(t.database.db, t.clock.nowMs());
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'paid' });
+    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    const settledAt = t.clock.nowMs() + SETTLE_AFTER_MS;
+    expect(await settlePaymentCalls(t.database.db, stripeProvider(), settledAt)).toBe(1);
+    expect(await bookingOf(reference)).toMatchObject({
+      status: 'expired',
+      deposit_status: 'refunded',
+      updated_at: new Date(settledAt).toISOString().replace('.000Z', 'Z'),
+    });
+    expect(fake.refunds.size).toBe(1);
+    expect(await paymentCalls()).toEqual([]);
   });
 
   it('asks Stripe once when two sweepers (two processes) come by at once while Stripe is slow', async () => {
