@@ -1205,6 +1205,21 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   }
   const cancel = (reference: string, payload: Record<string, unknown> = {}) =>
     t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload });
+  /**
+   * Kings Cross's protected booking, its card saved through Stripe, marked a no-show on Thursday at
+   * 11:00: its organisation, and `charge`, which charges its no-show fee now through `payments` (this
+   * test's Stripe unless said).
+   */
+  async function noShowWithSavedCard() {
+    await start();
+    const { org, session } = await startProtectedSetup();
+    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
+    t.clock.set('2026-11-26T11:00:00Z');
+    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const charge = (payments: typeof t.deps.payments = t.deps.payments) =>
+      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, payments);
+    return { org, charge };
+  }
   /** The sweeper's recovery of what was asked of Stripe and never written, as it runs minutes later. */
   const settleLater = async () => {
     const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
@@ -1295,14 +1310,10 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('books at the location while a no-show fee is charged to the saved card', async () => {
-    await start();
+    const { charge } = await noShowWithSavedCard();
     const ids = await catalogueIds(t.database.db);
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
     const release = slowStripe();
-    const charged = chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    const charged = charge();
     await untilStripeAsked('/v1/payment_intents');
     const open = await openTransactions();
     // A cut at Soho on Monday, booked meanwhile.
@@ -1391,14 +1402,8 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('leaves a fee charge asked again to its request while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { charge } = await noShowWithSavedCard();
     fake.loseAnswersTo = '/v1/payment_intents';
-    const charge = () =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
     await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
     fake.loseAnswersTo = null;
     const askedAt = t.clock.nowMs();
@@ -1529,14 +1534,8 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('charges a fee Stripe could not be reached for once asked again, and refuses its waiver meanwhile', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { org, charge } = await noShowWithSavedCard();
     fake.loseAnswersTo = '/v1/payment_intents';
-    const charge = () =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
     await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
     expect(fake.charged()).toHaveLength(1);
     expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
@@ -1616,13 +1615,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('charges a fee once when it is asked again after Stripe forgot the first charge’s key', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
-    const charge = () =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    const { charge } = await noShowWithSavedCard();
     fake.loseAnswersTo = '/v1/payment_intents';
     await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
     fake.loseAnswersTo = null;
@@ -1782,13 +1775,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('charges a fee Stripe answered 500 once: the charge it made is written, none made anew, nothing left blocked', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
-    const charge = () =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    const { charge } = await noShowWithSavedCard();
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: true };
     const { fee } = await charge();
     expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
@@ -1797,21 +1784,10 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('confirms a fee charge Stripe made but left unconfirmed behind a 500: charged once, not written as failed', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { charge } = await noShowWithSavedCard();
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: true };
     fake.leaveIntentsIn = 'requires_confirmation';
-    const { fee } = await chargeFee(
-      t.database.db,
-      org.id,
-      PROTECTED,
-      t.clock.nowMs(),
-      undefined,
-      t.deps.payments,
-    );
+    const { fee } = await charge();
     expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
     expect(fake.paymentIntents.size).toBe(1);
     expect(fake.charged()).toHaveLength(1);
@@ -1819,21 +1795,10 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('writes a fee charge Stripe left waiting for the customer’s authentication behind a 500 as failed only once Stripe cancelled it', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { charge } = await noShowWithSavedCard();
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: true };
     fake.leaveIntentsIn = 'requires_action';
-    const { fee } = await chargeFee(
-      t.database.db,
-      org.id,
-      PROTECTED,
-      t.clock.nowMs(),
-      undefined,
-      t.deps.payments,
-    );
+    const { fee } = await charge();
     // Off-session, nobody can authenticate it: the customer must act, and the salon collects the fee
     // another way. The PaymentIntent can no longer take the money behind the failure written.
     expect(fee).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/authenticat/) });
@@ -1843,13 +1808,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('never charges a fee anew after Stripe answered it 500: Stripe may still carry that request out', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
-    const charge = () =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
+    const { charge } = await noShowWithSavedCard();
     // Nothing to be seen at Stripe right after the 500; its engineers roll the charge forward later.
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: 'later' };
     await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
@@ -1871,16 +1830,10 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('asks Stripe again for a fee charge it answered 500 less and less often, the first time two minutes on', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { charge } = await noShowWithSavedCard();
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: false };
     const askedAt = t.clock.nowMs();
-    await expect(
-      chargeFee(t.database.db, org.id, PROTECTED, askedAt, undefined, t.deps.payments),
-    ).rejects.toMatchObject({ code: 'payments_unavailable' });
+    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
     // Stripe answers the stored 500 to every repeat under the key for a day: the sweeper, running every
     // two minutes for three hours, asks again after pauses doubling from two minutes up to an hour.
     const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
@@ -1898,14 +1851,8 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('charges a fee Stripe answered 500 and never made once Stripe has forgotten the key, once', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { charge } = await noShowWithSavedCard();
     fake.serverErrors = { path: '/v1/payment_intents', count: 1, made: false };
-    const charge = () =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, t.deps.payments);
     await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
     expect(fake.charged()).toHaveLength(0);
     t.clock.advance({ hours: 25 });
@@ -1956,14 +1903,8 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('leaves a fee charge asked of Stripe unprocessed while the server runs without it', async () => {
-    await start();
-    const { org, session } = await startProtectedSetup();
-    expect((await deliver(fake.saveCard(String(session.id)))).statusCode).toBe(200);
-    t.clock.set('2026-11-26T11:00:00Z');
-    await markNoShow(t.database.db, org.id, PROTECTED, t.clock.nowMs());
+    const { charge } = await noShowWithSavedCard();
     fake.loseAnswersTo = '/v1/payment_intents';
-    const charge = (payments: typeof t.deps.payments) =>
-      chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, payments);
     await expect(charge(t.deps.payments)).rejects.toMatchObject({ code: 'payments_unavailable' });
     fake.loseAnswersTo = null;
     const { localCheckout } = await import('../../src/app/payments.ts');
