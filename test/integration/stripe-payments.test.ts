@@ -1220,6 +1220,14 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
       chargeFee(t.database.db, org.id, PROTECTED, t.clock.nowMs(), undefined, payments);
     return { org, charge };
   }
+  /** noShowWithSavedCard, its fee charged while Stripe's answers are lost: the charge made, in doubt. */
+  async function noShowChargeInDoubt() {
+    const noShow = await noShowWithSavedCard();
+    fake.loseAnswersTo = '/v1/payment_intents';
+    await expect(noShow.charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    fake.loseAnswersTo = null;
+    return noShow;
+  }
   /** The sweeper's recovery of what was asked of Stripe and never written, as it runs minutes later. */
   const settleLater = async () => {
     const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
@@ -1402,10 +1410,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('leaves a fee charge asked again to its request while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
-    const { charge } = await noShowWithSavedCard();
-    fake.loseAnswersTo = '/v1/payment_intents';
-    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
-    fake.loseAnswersTo = null;
+    const { charge } = await noShowChargeInDoubt();
     const askedAt = t.clock.nowMs();
     t.clock.advance({ seconds: 110 });
     fake.delayAnswers = 1_500;
@@ -1534,16 +1539,13 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('charges a fee Stripe could not be reached for once asked again, and refuses its waiver meanwhile', async () => {
-    const { org, charge } = await noShowWithSavedCard();
-    fake.loseAnswersTo = '/v1/payment_intents';
-    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
+    const { org, charge } = await noShowChargeInDoubt();
     expect(fake.charged()).toHaveLength(1);
     expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
     await expect(waiveFee(t.database.db, org.id, PROTECTED, t.clock.nowMs())).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringMatching(/being charged/),
     });
-    fake.loseAnswersTo = null;
     const { fee } = await charge();
     expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
     expect(fake.charged()).toHaveLength(1);
@@ -1615,10 +1617,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('charges a fee once when it is asked again after Stripe forgot the first charge’s key', async () => {
-    const { charge } = await noShowWithSavedCard();
-    fake.loseAnswersTo = '/v1/payment_intents';
-    await expect(charge()).rejects.toMatchObject({ code: 'payments_unavailable' });
-    fake.loseAnswersTo = null;
+    const { charge } = await noShowChargeInDoubt();
     expect(fake.charged()).toHaveLength(1);
     // Charged again more than a day on: Stripe has pruned the key.
     t.clock.advance({ hours: 25 });
@@ -1903,10 +1902,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   });
 
   it('leaves a fee charge asked of Stripe unprocessed while the server runs without it', async () => {
-    const { charge } = await noShowWithSavedCard();
-    fake.loseAnswersTo = '/v1/payment_intents';
-    await expect(charge(t.deps.payments)).rejects.toMatchObject({ code: 'payments_unavailable' });
-    fake.loseAnswersTo = null;
+    const { charge } = await noShowChargeInDoubt();
     const { localCheckout } = await import('../../src/app/payments.ts');
     for (const payments of [null, localCheckout]) {
       await expect(charge(payments)).rejects.toMatchObject({ code: 'payments_unavailable' });
