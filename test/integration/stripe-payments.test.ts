@@ -1205,6 +1205,12 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   }
   const cancel = (reference: string, payload: Record<string, unknown> = {}) =>
     t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload });
+  /** Cancels `reference` while Stripe's answers to refunds are lost: 503, its refund made and in doubt. */
+  async function cancelInDoubt(reference: string, payload: Record<string, unknown> = {}) {
+    fake.loseAnswersTo = '/v1/refunds';
+    expect((await cancel(reference, payload)).statusCode).toBe(503);
+    fake.loseAnswersTo = null;
+  }
   /**
    * Kings Cross's protected booking, its card saved through Stripe, marked a no-show on Thursday at
    * 11:00: its organisation, and `charge`, which charges its no-show fee now through `payments` (this
@@ -1382,9 +1388,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   it('leaves a call in doubt to the request that asked again while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
     await start();
     const { reference } = await paidColour();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference, { reason: 'ill' });
     const askedAt = t.clock.nowMs();
     // Asked again 110 s on, and Stripe slow to answer it...
     t.clock.advance({ seconds: 110 });
@@ -1469,9 +1473,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     });
     await start(undefined, watched);
     const { reference } = await paidColour();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference)).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference);
     const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
     expect(
       await settlePaymentCalls(t.database.db, watched(stripeProvider()), t.clock.nowMs() + SETTLE_AFTER_MS),
@@ -1559,9 +1561,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   async function refundInDoubtThenLateForbidden(): Promise<string> {
     await start();
     const { reference } = await paidColour();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference, { reason: 'ill' });
     await t.database.db
       .updateTable('locations')
       .set({ cancellation_window_hours: 48, late_cancellation: 'forbid' })
@@ -1592,9 +1592,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     await start();
     const { reference } = await paidColour();
     // On time (25 hours ahead): Stripe refunds, its answer is lost.
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference, { reason: 'ill' });
     // Asked again two hours on, inside the 24-hour window.
     t.clock.advance({ hours: 2 });
     const again = await cancel(reference, { reason: 'ill' });
@@ -1637,9 +1635,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   it('writes a refund Stripe made as made when its cancellation is completed after Stripe forgot its key', async () => {
     await start();
     const { reference } = await paidColour();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference)).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference);
     fake.forgetIdempotencyKeys();
     const { settlePaymentCalls } = await import('../../src/app/settle-payment-calls.ts');
     const dayLater = t.clock.nowMs() + 25 * 60 * 60_000;
@@ -1672,9 +1668,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   it('cancels every visit whose refund was made when the first of a following cancellation in doubt was cancelled alone', async () => {
     await start();
     const visits = await paidColourSeries();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(visits[0]!, { scope: 'following', reason: 'moving away' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(visits[0]!, { scope: 'following', reason: 'moving away' });
     expect(fake.refunds.size).toBe(3);
     // The first visit alone, asked meanwhile: it joins its own refund, the later two stay in doubt.
     const alone = await cancel(visits[0]!);
@@ -1866,9 +1860,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     await start();
     const { reference } = await paidColour();
     const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference, { reason: 'ill' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference, { reason: 'ill' });
     const { settlePaymentCalls, callsWaitingForTheirProvider } = await import(
       '../../src/app/settle-payment-calls.ts'
     );
@@ -1917,9 +1909,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
   it('completes a following cancellation in doubt when it is asked again after the first was cancelled alone', async () => {
     await start();
     const visits = await paidColourSeries();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(visits[0]!, { scope: 'following', reason: 'moving away' })).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(visits[0]!, { scope: 'following', reason: 'moving away' });
     const alone = await cancel(visits[0]!);
     expect(alone.statusCode, alone.body).toBe(200);
     // The same request again, as the 503 said to: it completes the later two, their refunds made once.
@@ -1945,9 +1935,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     await start();
     const ids = await catalogueIds(t.database.db);
     const { reference } = await paidColour();
-    fake.loseAnswersTo = '/v1/refunds';
-    expect((await cancel(reference)).statusCode).toBe(503);
-    fake.loseAnswersTo = null;
+    await cancelInDoubt(reference);
     // Another colour, paid, on a hold that lapsed: its refund is the sweep's, and Stripe keeps failing
     // it (a 500 Stripe answers again under the same key for a day).
     const other = await postBooking(t, colourAtSoho(ids, { starts_at: '2026-11-24T13:00:00+00:00' }));
