@@ -1385,27 +1385,36 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
     expect(await settleLater()).toBe(0);
   });
 
-  it('leaves a call in doubt to the request that asked again while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
-    await start();
-    const { reference } = await paidColour();
-    await cancelInDoubt(reference, { reason: 'ill' });
+  /**
+   * A call in doubt asked again (`again`) 110 s after it was first asked, Stripe slow to answer, when
+   * the sweeper comes by, two minutes after the first ask: the request may wait a minute more, so the
+   * call is still its own. What the sweeper completed, and the request's answer.
+   */
+  async function askAgainAsTheSweeperComes<T>(
+    again: () => Promise<T>,
+  ): Promise<{ swept: number; answer: T }> {
     const askedAt = t.clock.nowMs();
-    // Asked again 110 s on, and Stripe slow to answer it...
     t.clock.advance({ seconds: 110 });
     fake.delayAnswers = 1_500;
     const asked = fake.requests.length;
-    const again = cancel(reference, { reason: 'ill' });
+    const answered = again();
     while (fake.requests.length === asked) await sleep(5);
-    // ...when the sweeper comes by, two minutes after the first ask: the request may wait a minute
-    // more, so the call is still its own.
     const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
     const swept = await settlePaymentCalls(
       t.database.db,
       stripeProvider(),
       askedAt + SETTLE_AFTER_MS + 5_000,
     );
-    const answer = await again;
+    const answer = await answered;
     fake.delayAnswers = 0;
+    return { swept, answer };
+  }
+
+  it('leaves a call in doubt to the request that asked again while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
+    await start();
+    const { reference } = await paidColour();
+    await cancelInDoubt(reference, { reason: 'ill' });
+    const { swept, answer } = await askAgainAsTheSweeperComes(() => cancel(reference, { reason: 'ill' }));
     expect(swept).toBe(0);
     expect(answer.statusCode, answer.body).toBe(200);
     expect(answer.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
@@ -1415,20 +1424,8 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
 
   it('leaves a fee charge asked again to its request while it waits for Stripe: the sweeper does not take it meanwhile', async () => {
     const { charge } = await noShowChargeInDoubt();
-    const askedAt = t.clock.nowMs();
-    t.clock.advance({ seconds: 110 });
-    fake.delayAnswers = 1_500;
-    const asked = fake.requests.length;
-    const again = charge();
-    while (fake.requests.length === asked) await sleep(5);
-    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
-    const swept = await settlePaymentCalls(
-      t.database.db,
-      stripeProvider(),
-      askedAt + SETTLE_AFTER_MS + 5_000,
-    );
-    const { fee } = await again;
-    fake.delayAnswers = 0;
+    const { swept, answer } = await askAgainAsTheSweeperComes(charge);
+    const { fee } = answer;
     expect(swept).toBe(0);
     expect(fee).toMatchObject({ status: 'charged', chargeAmountMinor: 4500 });
     expect(fake.charged()).toHaveLength(1);
