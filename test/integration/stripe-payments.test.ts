@@ -132,6 +132,31 @@ function deliver(event: Record<string, unknown>, options: { secret?: string; sig
   });
 }
 
+/**
+ * Max's colour at Islington (the demo catalogue: Booking Protection and a deposit) on Wednesday at
+ * 2 pm, booked over MCP: MCP's answer, its reference and Stripe's session for its deposit.
+ */
+async function maxsProtectedColour() {
+  await start([demoCatalogue()]);
+  const mcp = await connectInProcess(t, t.keys.readWrite);
+  const booked = await mcp.call('book', {
+    location: 'islington',
+    services: 'colour',
+    starts_at: 'Wednesday 25 November at 2 pm',
+    client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+  });
+  await mcp.close();
+  const deposit = stripeSessionOf(new URL(booked.payment_url).pathname.split('/')[2]);
+  return { booked, reference: booked.booking.reference as string, deposit };
+}
+
+/** Max's protected colour at Islington, its deposit paid through Stripe, its card not saved: its reference. */
+async function paidProtectedHold() {
+  const { reference, deposit } = await maxsProtectedColour();
+  expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+  return reference;
+}
+
 /** A card setup for the protected booking, through Stripe: its organisation, the setup and Stripe's session. */
 async function startProtectedSetup() {
   const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
@@ -562,20 +587,9 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
 
 describe('a Booking Protection hold with a deposit, finished on its booking page through Stripe', () => {
   it('settles the card and the deposit from Stripe’s webhooks, the last confirming; both return to the page', async () => {
-    await start([demoCatalogue()]);
-    const mcp = await connectInProcess(t, t.keys.readWrite);
-    const booked = await mcp.call('book', {
-      location: 'islington',
-      services: 'colour',
-      starts_at: 'Wednesday 25 November at 2 pm',
-      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
-    });
-    await mcp.close();
+    const { booked, reference, deposit } = await maxsProtectedColour();
     expect(booked.booking.pending_confirmation.requirements).toEqual(['protection_setup', 'deposit']);
-    const reference = booked.booking.reference as string;
     const pagePath = new URL(booked.booking_page_url).pathname;
-    const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
-    const deposit = stripeSessionOf(checkoutId);
     expect(new URL(String(deposit.success_url)).pathname).toBe(pagePath);
     // Its forms' answers redirect to Stripe's hosted pages (the stand-in's, here): its CSP names them.
     const formAction = async () =>
@@ -830,19 +844,7 @@ describe.runIf(onPostgres)('review: Stripe’s payment and the desk’s at once 
 
 describe('review: a Booking Protection hold whose deposit was paid but whose card never came', () => {
   it('does not keep the deposit of the hold that lapsed', async () => {
-    await start([demoCatalogue()]);
-    const mcp = await connectInProcess(t, t.keys.readWrite);
-    const booked = await mcp.call('book', {
-      location: 'islington',
-      services: 'colour',
-      starts_at: 'Wednesday 25 November at 2 pm',
-      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
-    });
-    await mcp.close();
-    const reference = booked.booking.reference as string;
-    const checkoutId = new URL(booked.payment_url).pathname.split('/')[2];
-    const deposit = stripeSessionOf(checkoutId);
-    expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
+    const reference = await paidProtectedHold();
     expect(await bookingOf(reference)).toMatchObject({
       status: 'pending_confirmation',
       deposit_status: 'paid',
@@ -2256,23 +2258,6 @@ describe('review: a lapsed hold’s deposit is refunded under a claim and a dead
     });
   const refundsAsked = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
   const paymentCalls = () => t.database.db.selectFrom('payment_calls').selectAll().execute();
-
-  /** Max's protected colour at Islington, booked over MCP: its deposit paid through Stripe, its card not saved. */
-  async function paidProtectedHold() {
-    await start([demoCatalogue()]);
-    const mcp = await connectInProcess(t, t.keys.readWrite);
-    const booked = await mcp.call('book', {
-      location: 'islington',
-      services: 'colour',
-      starts_at: 'Wednesday 25 November at 2 pm',
-      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
-    });
-    await mcp.close();
-    const reference = booked.booking.reference as string;
-    const deposit = stripeSessionOf(new URL(booked.payment_url).pathname.split('/')[2]);
-    expect((await deliver(fake.pay(String(deposit.id)))).statusCode).toBe(200);
-    return reference;
-  }
 
   /** Max's protected colour at Islington: its deposit paid through Stripe, its card never saved, lapsed. */
   async function lapsedWithDeposit() {
