@@ -63,18 +63,21 @@ function catalogue() {
   return c;
 }
 
+/** A Stripe provider for this test's Stripe, as the app's own is made. */
+function stripeProvider(): StripeProvider {
+  return makeStripeProvider({
+    secretKey: fake.secretKey,
+    webhookSecret: fake.webhookSecret,
+    apiBase: new URL(fake.url),
+  });
+}
+
 /** The app with this test's Stripe; `watch` wraps it (a test that looks at what is asked of it). */
 async function start(
   catalogues: unknown[] = [catalogue()],
   watch: (stripe: StripeProvider) => StripeProvider = (stripe) => stripe,
 ) {
-  const payments = watch(
-    makeStripeProvider({
-      secretKey: fake.secretKey,
-      webhookSecret: fake.webhookSecret,
-      apiBase: new URL(fake.url),
-    }),
-  );
+  const payments = watch(stripeProvider());
   t = await startTestApp({ payments, catalogues, http: { logger: createLogger('info', logSink) } });
   return t;
 }
@@ -854,11 +857,7 @@ describe('review: a Booking Protection hold whose deposit was paid but whose car
     const { expireLapsedHolds, refundLapsedDeposits } = await import('../../src/app/hold-sweeper.ts');
     await expireLapsedHolds(t.database.db, t.clock.nowMs());
     // The sweep returns its deposit, once: a second sweep finds nothing left to refund.
-    const payments = makeStripeProvider({
-      secretKey: fake.secretKey,
-      webhookSecret: fake.webhookSecret,
-      apiBase: new URL(fake.url),
-    });
+    const payments = stripeProvider();
     // Not a week later (a refund refused for good, or a hold settled by hand, is not asked for ever).
     const weekLater = t.clock.nowMs() + 8 * 24 * 60 * 60 * 1000;
     expect(await refundLapsedDeposits(t.database.db, payments, weekLater)).toBe(0);
@@ -1038,11 +1037,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
       const startedAt = performance.now();
       const deadline = startedAt + 4_000;
       const now = t.clock.nowMs();
-      const stripe = makeStripeProvider({
-        secretKey: fake.secretKey,
-        webhookSecret: fake.webhookSecret,
-        apiBase: new URL(fake.url),
-      });
+      const stripe = stripeProvider();
       const opened =
         what === 'checkout'
           ? stripe.openCheckout(
@@ -1193,12 +1188,6 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
       .selectFrom('payment_calls' as never)
       .selectAll()
       .execute() as Promise<Record<string, unknown>[]>;
-  const stripeProvider = () =>
-    makeStripeProvider({
-      secretKey: fake.secretKey,
-      webhookSecret: fake.webhookSecret,
-      apiBase: new URL(fake.url),
-    });
   /** Jo's colour at Soho, its £20 deposit paid through Stripe. */
   async function paidColour() {
     const booked = await bookWithDeposit();
@@ -1973,13 +1962,6 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
 });
 
 describe('a sweep’s claim on the calls it completes', () => {
-  const stripeProvider = () =>
-    makeStripeProvider({
-      secretKey: fake.secretKey,
-      webhookSecret: fake.webhookSecret,
-      apiBase: new URL(fake.url),
-    });
-
   it('lasts as long as the sweep works each call: another process’s sweeper takes none of its batch meanwhile', async () => {
     await start();
     const ids = await catalogueIds(t.database.db);
@@ -2233,11 +2215,7 @@ describe('review: a Stripe webhook waits for Stripe seconds only, answering befo
       { purpose: 'unwanted_payment' },
     ]);
     const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
-    const stripe = makeStripeProvider({
-      secretKey: fake.secretKey,
-      webhookSecret: fake.webhookSecret,
-      apiBase: new URL(fake.url),
-    });
+    const stripe = stripeProvider();
     expect(await settlePaymentCalls(t.database.db, stripe, t.clock.nowMs() + SETTLE_AFTER_MS)).toBe(1);
     expect(fake.refunds.size).toBe(1);
     const checkout = await t.database.db
@@ -2250,12 +2228,6 @@ describe('review: a Stripe webhook waits for Stripe seconds only, answering befo
 });
 
 describe('review: a lapsed hold’s deposit is refunded under a claim and a deadline, as other refunds are', () => {
-  const stripeProvider = () =>
-    makeStripeProvider({
-      secretKey: fake.secretKey,
-      webhookSecret: fake.webhookSecret,
-      apiBase: new URL(fake.url),
-    });
   const refundsAsked = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
   const paymentCalls = () => t.database.db.selectFrom('payment_calls').selectAll().execute();
 
