@@ -72,6 +72,20 @@ function stripeProvider(): StripeProvider {
   });
 }
 
+/**
+ * `asked` of this test's Stripe (too slow to answer) from `startedAt` on is refused payments_unavailable
+ * by its `deadline`, and what the client would still try in the background (its retries) is over by
+ * then too.
+ */
+async function expectGivenUpBy(asked: Promise<unknown>, startedAt: number, deadline: number) {
+  await expect(asked).rejects.toMatchObject({ code: 'payments_unavailable' });
+  expect(performance.now()).toBeLessThan(deadline + 250);
+  await sleep(2_000);
+  const requests = fake.requests.filter((r) => r.at >= startedAt);
+  expect(requests.length).toBeGreaterThan(0);
+  expect(requests.filter((r) => r.at > deadline)).toEqual([]);
+}
+
 /** The app with this test's Stripe; `watch` wraps it (a test that looks at what is asked of it). */
 async function start(
   catalogues: unknown[] = [catalogue()],
@@ -1063,13 +1077,7 @@ describe('Stripe is called before the write transaction, never inside it', () =>
               'http://localhost',
               deadline,
             );
-      await expect(opened).rejects.toMatchObject({ code: 'payments_unavailable' });
-      expect(performance.now()).toBeLessThan(deadline + 250);
-      // What the client would still try in the background (its retries) is over by the deadline too.
-      await sleep(2_000);
-      const requests = fake.requests.filter((r) => r.at >= startedAt);
-      expect(requests.length).toBeGreaterThan(0);
-      expect(requests.filter((r) => r.at > deadline)).toEqual([]);
+      await expectGivenUpBy(opened, startedAt, deadline);
     },
   );
 
@@ -1439,13 +1447,7 @@ describe('refunds and fee charges ask Stripe between transactions, never inside 
       askedBefore: true,
       deadline,
     });
-    await expect(refund).rejects.toMatchObject({ code: 'payments_unavailable' });
-    expect(performance.now()).toBeLessThan(deadline + 250);
-    // What the client would still try in the background (its retries) is over by the deadline too.
-    await sleep(2_000);
-    const asked = fake.requests.filter((r) => r.at >= startedAt);
-    expect(asked.length).toBeGreaterThan(0);
-    expect(asked.filter((r) => r.at > deadline)).toEqual([]);
+    await expectGivenUpBy(refund, startedAt, deadline);
   });
 
   it('waits for Stripe, across every ask of a cancellation and of the sweeper completing it, well under the time after which the sweeper takes it over', async () => {
