@@ -37,10 +37,30 @@ async function rest(reference: string) {
   return (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
 }
 
+/**
+ * northside-hair's public page (the demo catalogue unless told), and `bookRosa`, which sends its form
+ * for Rosa Parks' Cut at Camden on Wednesday 25 November at 14:00, every two weeks, `count` visits.
+ */
+async function onThePage(catalogue: unknown = demoCatalogue()) {
+  t = await startTestApp({ catalogues: [catalogue], now: NOW });
+  const ids = await catalogueIds(t.database.db);
+  const bookRosa = (count: string) =>
+    pagePost(t, `/p/${ORG}/book`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      starts_at: '2026-11-25T14:00:00Z',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '2',
+      repeat_count: count,
+    });
+  return { ids, bookRosa };
+}
+
 describe('a series on the public page', () => {
   it('offers the repeat, holds every visit until the first one’s code is typed, then confirms them all', async () => {
-    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
-    const ids = await catalogueIds(t.database.db);
+    const { ids } = await onThePage();
     const form = await pageGet(t, `/p/${ORG}?location=camden&services=${ids.services.cut}&date=2026-11-25`);
     expect(form.body).toContain('<select id="repeat_every_weeks" name="repeat_every_weeks">');
     expect(form.body).toContain('<label for="repeat_count">');
@@ -89,18 +109,8 @@ describe('a series on the public page', () => {
   });
 
   it('refuses a repeat out of bounds with the field named', async () => {
-    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
-    const ids = await catalogueIds(t.database.db);
-    const refused = await pagePost(t, `/p/${ORG}/book`, {
-      location: 'camden',
-      services: ids.services.cut!,
-      starts_at: '2026-11-25T14:00:00Z',
-      first_name: 'Rosa',
-      last_name: 'Parks',
-      email: 'rosa@example.com',
-      repeat_every_weeks: '2',
-      repeat_count: '40',
-    });
+    const { bookRosa } = await onThePage();
+    const refused = await bookRosa('40');
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('Online, a series has 2 to 6 visits. Call the salon for more.');
     expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
@@ -120,24 +130,14 @@ describe('a series on the public page', () => {
   });
 
   it('says the number of visits a series may have online alike in the label, the field and a refusal', async () => {
-    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
-    const ids = await catalogueIds(t.database.db);
+    const { ids, bookRosa } = await onThePage();
     const form = await pageGet(t, `/p/${ORG}?location=camden&services=${ids.services.cut}&date=2026-11-25`);
     expect(form.body).toContain(
       '<label for="repeat_count">Visits in all, this one included (2 to 6)</label>',
     );
     expect(form.body).toMatch(/<input id="repeat_count" name="repeat_count" type="number" min="2" max="6" /);
     const refusal = async (count: string) => {
-      const refused = await pagePost(t, `/p/${ORG}/book`, {
-        location: 'camden',
-        services: ids.services.cut!,
-        starts_at: '2026-11-25T14:00:00Z',
-        first_name: 'Rosa',
-        last_name: 'Parks',
-        email: 'rosa@example.com',
-        repeat_every_weeks: '2',
-        repeat_count: count,
-      });
+      const refused = await bookRosa(count);
       expect(refused.statusCode).toBe(400);
       // The field comes back with the same label and bounds.
       expect(refused.body).toContain('(2 to 6)</label>');
@@ -156,18 +156,8 @@ describe('a series on the public page', () => {
   it('says a repeat refused where no series is booked online at the top: no repeat field to be beside', async () => {
     const catalogue = demoCatalogue() as { policies?: unknown };
     catalogue.policies = { public_verification: 'none' };
-    t = await startTestApp({ catalogues: [catalogue], now: NOW });
-    const ids = await catalogueIds(t.database.db);
-    const refused = await pagePost(t, `/p/${ORG}/book`, {
-      location: 'camden',
-      services: ids.services.cut!,
-      starts_at: '2026-11-25T14:00:00Z',
-      first_name: 'Rosa',
-      last_name: 'Parks',
-      email: 'rosa@example.com',
-      repeat_every_weeks: '2',
-      repeat_count: '3',
-    });
+    const { bookRosa } = await onThePage(catalogue);
+    const refused = await bookRosa('3');
     expect(refused.statusCode).toBe(400);
     expect(refused.body).not.toContain('name="repeat_every_weeks"');
     expect(refused.body).toContain(
