@@ -47,6 +47,40 @@ export async function bookAnaOnTuesday(t: TestApp, hours: readonly string[]): Pr
   return references;
 }
 
+/** A waitlist entry as POST /v1/waitlist answers it. */
+export type WaitlistEntry = { id: string; status: string; offer: null | Record<string, string> };
+
+/** POST /v1/waitlist: joins at Soho for a Cut, `fields` over those; answered 201, the entry. */
+export async function joinWaitlist(t: TestApp, fields: Record<string, unknown>): Promise<WaitlistEntry> {
+  const ids = await catalogueIds(t.database.db);
+  const joined = await t.request({
+    method: 'POST',
+    url: '/v1/waitlist',
+    payload: { location_slug: 'soho', service_ids: [ids.services.cut], ...fields },
+  });
+  expect(joined.statusCode, joined.body).toBe(201);
+  return JSON.parse(joined.body).data as WaitlistEntry;
+}
+
+/**
+ * `name`, a new client (`<name> Waiting`, `<name>@example.com`), joins for a Cut with Ana at Soho on
+ * Tuesday, at any time of day; `fields` over those (`times`, another day): answered 201, the entry.
+ */
+export async function joinForAna(
+  t: TestApp,
+  name: string,
+  fields: Record<string, unknown> = {},
+): Promise<WaitlistEntry> {
+  const ids = await catalogueIds(t.database.db);
+  return joinWaitlist(t, {
+    staff_id: ids.staff.ana,
+    client: { first_name: name, last_name: 'Waiting', email: `${name.toLowerCase()}@example.com` },
+    from_date: TUESDAY,
+    to_date: TUESDAY,
+    ...fields,
+  });
+}
+
 /** Ana's free starts on Tuesday at Soho, as availability lists them. */
 export async function anaTuesdayStarts(t: TestApp): Promise<string[]> {
   const ids = await catalogueIds(t.database.db);

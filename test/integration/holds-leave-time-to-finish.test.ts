@@ -12,7 +12,7 @@ import {
   referenceOnPage,
 } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
-import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
+import { bookAnaOnTuesday, joinForAna, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * A booking the customer finishes through a link (a deposit to pay, Booking Protection's card to
@@ -343,21 +343,9 @@ describe('a waitlist offer without a deposit', () => {
     await start();
     // Ana's Tuesday full; Ada waits for any cut with her that day.
     const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        staff_id: ids.staff.ana,
-        client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-      },
-    });
-    expect(joined.statusCode, joined.body).toBe(201);
+    const joined = await joinForAna(t, 'Ada');
     const entry = async () =>
-      (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.json().data.id}` })).json().data;
+      (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.id}` })).json().data;
     // 13:00 and 14:00 are given up at 12:59:30: 13:00 would be held 30 seconds of the 15 minutes
     // an offer is held (waitlist_offer_minutes), so 13:15 is offered, held the whole 15.
     t.clock.set(`${TUESDAY}T12:59:30Z`);

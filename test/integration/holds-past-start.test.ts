@@ -10,7 +10,7 @@ import {
   referenceOnPage,
 } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
-import { bookAna, bookingPagePathOf, waitlistPass } from '../helpers/waitlist-fixtures.ts';
+import { bookAna, bookingPagePathOf, joinForAna, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * A pending hold (a deposit's pending_payment, a public booking awaiting its code, a waitlist offer)
@@ -63,28 +63,17 @@ async function colourWithDeposit(startsAt: string) {
  * morning cut, and 09:15 is cancelled: the worker offers it to her. Her entry and the offer.
  */
 async function kimOffered915() {
-  const ids = await catalogueIds(t.database.db);
   const references: string[] = [];
   for (const hour of ['09:15', '10:15', '11:15']) {
     const booked = await bookAna(t, `${MONDAY}T${hour}:00Z`);
     expect(booked.statusCode, booked.body).toBe(201);
     references.push(booked.json().data.reference);
   }
-  const joined = await t.request({
-    method: 'POST',
-    url: '/v1/waitlist',
-    payload: {
-      location_slug: 'soho',
-      service_ids: [ids.services.cut],
-      staff_id: ids.staff.ana,
-      client: { first_name: 'Kim', last_name: 'Waiting', email: 'kim@example.com' },
-      from_date: MONDAY,
-      to_date: MONDAY,
-      times: ['morning'],
-    },
+  const { id: entryId } = await joinForAna(t, 'Kim', {
+    from_date: MONDAY,
+    to_date: MONDAY,
+    times: ['morning'],
   });
-  expect(joined.statusCode, joined.body).toBe(201);
-  const entryId = joined.json().data.id as string;
   await t.request({ method: 'POST', url: `/v1/bookings/${references[0]}/cancel` });
   expect(await waitlistPass(t)).toBe(1);
   const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${entryId}` })).json().data;

@@ -21,7 +21,7 @@ import { type FakeStripe, startFakeStripe } from '../helpers/fake-stripe.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import { onPostgres, untilLockWaiters } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
-import { bookAnaOnTuesday, TUESDAY } from '../helpers/waitlist-fixtures.ts';
+import { bookAnaOnTuesday, joinWaitlist, TUESDAY } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * PAYMENT_PROVIDER=stripe end to end: the real `stripe` package against a local server answering
@@ -225,18 +225,12 @@ const onlyCheckout = () =>
 async function colourFreedForDee() {
   const ids = await catalogueIds(t.database.db);
   const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-  const joined = await t.request({
-    method: 'POST',
-    url: '/v1/waitlist',
-    payload: {
-      location_slug: 'soho',
-      service_ids: [ids.services.colour],
-      client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
-      from_date: TUESDAY,
-      to_date: TUESDAY,
-    },
+  await joinWaitlist(t, {
+    service_ids: [ids.services.colour],
+    client: { first_name: 'Dee', last_name: 'Posit', email: 'dee@example.com' },
+    from_date: TUESDAY,
+    to_date: TUESDAY,
   });
-  expect(joined.statusCode, joined.body).toBe(201);
   for (const hour of ['13', '14']) {
     await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
   }

@@ -4,7 +4,7 @@ import { bookingsAt as turnOfBookingsAt } from '../../src/data/write-locks.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
-import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
+import { bookAnaOnTuesday, joinForAna, TUESDAY, waitlistPass } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * The waitlist worker when the database fails it mid-pass: the freed time it was offering is offered
@@ -21,21 +21,7 @@ describe.runIf(onPostgres)('the waitlist worker on PostgreSQL', () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
     const booked = await bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
-    const joined = await t.request({
-      method: 'POST',
-      url: '/v1/waitlist',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        staff_id: ids.staff.ana,
-        client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
-        from_date: TUESDAY,
-        to_date: TUESDAY,
-        times: ['afternoon'],
-      },
-    });
-    expect(joined.statusCode, joined.body).toBe(201);
-    const entryId = joined.json().data.id as string;
+    const { id: entryId } = await joinForAna(t, 'Ada', { times: ['afternoon'] });
     const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
     expect(cancelled.statusCode, cancelled.body).toBe(200);
 

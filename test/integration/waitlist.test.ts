@@ -16,6 +16,8 @@ import {
   bookAna,
   bookAnaOnTuesday,
   bookingPagePathOf,
+  joinForAna,
+  joinWaitlist,
   TUESDAY,
   waitlistPass,
 } from '../helpers/waitlist-fixtures.ts';
@@ -37,31 +39,11 @@ afterEach(async () => {
 
 const json = (response: { body: string }) => JSON.parse(response.body);
 
-type JoinedEntry = { id: string; status: string; offer: null | Record<string, string> };
-
 /** Joins the waitlist at Soho for a cut, with `fields` over those: 201, the entry. */
-async function joinWith(fields: Record<string, unknown>): Promise<JoinedEntry> {
-  const ids = await catalogueIds(t.database.db);
-  const joined = await t.request({
-    method: 'POST',
-    url: '/v1/waitlist',
-    payload: { location_slug: 'soho', service_ids: [ids.services.cut], ...fields },
-  });
-  expect(joined.statusCode, joined.body).toBe(201);
-  return json(joined).data as JoinedEntry;
-}
+const joinWith = (fields: Record<string, unknown>) => joinWaitlist(t, fields);
 
-/** `name` joins for Ana on Tuesday. */
-async function join(name: string, times = ['afternoon']) {
-  const ids = await catalogueIds(t.database.db);
-  return joinWith({
-    staff_id: ids.staff.ana,
-    client: { first_name: name, last_name: 'Waiting', email: `${name.toLowerCase()}@example.com` },
-    from_date: TUESDAY,
-    to_date: TUESDAY,
-    times,
-  });
-}
+/** `name` joins for Ana on Tuesday, in the afternoon unless told. */
+const join = (name: string, times = ['afternoon']) => joinForAna(t, name, { times });
 
 /** Ana's Tuesday afternoon, every hour from 12:00 to 16:00, booked for Jo. */
 const fillTuesdayAfternoon = () => bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
