@@ -71,9 +71,33 @@ function bookColour(startsAt: string) {
   });
 }
 
+/** Jo's Cut at Kings Cross (Booking Protection), held for her card: POST /v1/bookings/protected-holds. */
+function holdAtKingsCross(startsAt: string) {
+  return t.request({
+    method: 'POST',
+    url: '/v1/bookings/protected-holds',
+    payload: {
+      location_slug: 'kings-cross',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: startsAt,
+    },
+  });
+}
+
 /** Jo's booking through MCP book. */
 function bookOverMcp(mcp: McpHarness, location: string, services: string, startsAt: string) {
   return mcp.call('book', { location, services, starts_at: startsAt, client_id: ids.jo });
+}
+
+/** A stranger's `service` at Soho at `time` on Monday, through the public page (acme-hair's). */
+function bookOnSohoPage(service: string, time: string) {
+  return bookOnPage(t, 'acme-hair', {
+    location: 'soho',
+    service,
+    startsAt: `${MONDAY}T${time}Z`,
+    phone: '07400 654321',
+  });
 }
 
 async function restStarts(location: string, service: string, date: string): Promise<string[]> {
@@ -141,12 +165,7 @@ describe('a booking that waits for its deposit', () => {
 
   it('on the public page, starting now, is refused and nothing is held', async () => {
     await start();
-    const response = await bookOnPage(t, 'acme-hair', {
-      location: 'soho',
-      service: 'colour',
-      startsAt: `${MONDAY}T09:00:00Z`,
-      phone: '07400 654321',
-    });
+    const response = await bookOnSohoPage('colour', '09:00:00');
     expect(response.statusCode).not.toBe(303);
     expect(response.body).toMatch(/deposit/);
     const held = await t.database.db.selectFrom('bookings').select('id').execute();
@@ -203,22 +222,11 @@ describe('a booking under Booking Protection', () => {
     expect((await restStarts('kings-cross', ids.services.cut!, THURSDAY))[0]).toBe(
       `${THURSDAY}T10:15:00+00:00`,
     );
-    const hold = (startsAt: string) =>
-      t.request({
-        method: 'POST',
-        url: '/v1/bookings/protected-holds',
-        payload: {
-          location_slug: 'kings-cross',
-          service_ids: [ids.services.cut],
-          client_id: ids.jo,
-          starts_at: startsAt,
-        },
-      });
-    const now = await hold(`${THURSDAY}T10:00:00Z`);
+    const now = await holdAtKingsCross(`${THURSDAY}T10:00:00Z`);
     expect(now.statusCode, now.body).toBe(409);
     expect(now.json().error).toMatchObject({ reason: 'too_soon', param: 'starts_at' });
     expect(now.json().error.message).toMatch(/card/);
-    const later = await hold(`${THURSDAY}T10:15:00Z`);
+    const later = await holdAtKingsCross(`${THURSDAY}T10:15:00Z`);
     expect(later.statusCode, later.body).toBe(201);
     expect(later.json().data.hold_expires_at).toBe(`${THURSDAY}T10:15:00Z`);
   });
@@ -228,16 +236,7 @@ describe('a booking still held, moved', () => {
   it('keeps the Booking Protection it was made under, though the location has turned it off since', async () => {
     await start();
     t.clock.set(`${THURSDAY}T09:50:00Z`);
-    const held = await t.request({
-      method: 'POST',
-      url: '/v1/bookings/protected-holds',
-      payload: {
-        location_slug: 'kings-cross',
-        service_ids: [ids.services.cut],
-        client_id: ids.jo,
-        starts_at: `${THURSDAY}T12:00:00Z`,
-      },
-    });
+    const held = await holdAtKingsCross(`${THURSDAY}T12:00:00Z`);
     expect(held.statusCode, held.body).toBe(201);
     const { reference } = held.json().data;
     await protectionAt('kings-cross', false);
@@ -294,23 +293,13 @@ describe('a public booking that waits for its code', () => {
     // A cut needs no deposit, but the page holds it 15 minutes (pending_confirmation_hold_minutes)
     // for its code: a start 30 seconds ahead would be held 30 seconds.
     expect((await pageStarts()).slice(0, 2)).toEqual([`${MONDAY}T09:15Z`, `${MONDAY}T09:30Z`]);
-    const soon = await bookOnPage(t, 'acme-hair', {
-      location: 'soho',
-      service: 'cut',
-      startsAt: `${MONDAY}T09:00:00Z`,
-      phone: '07400 654321',
-    });
+    const soon = await bookOnSohoPage('cut', '09:00:00');
     expect(soon.statusCode).not.toBe(303);
     expect(soon.body).toMatch(/code sent to confirm it must be entered before the appointment starts/);
     expect(await t.database.db.selectFrom('bookings').select('id').execute()).toEqual([]);
 
     // 15 minutes ahead it is held its 15 minutes, and the code typed then confirms it.
-    const later = await bookOnPage(t, 'acme-hair', {
-      location: 'soho',
-      service: 'cut',
-      startsAt: `${MONDAY}T09:15:00Z`,
-      phone: '07400 654321',
-    });
+    const later = await bookOnSohoPage('cut', '09:15:00');
     const path = pagePathOf(later);
     const reference = await referenceOnPage(t, path);
     expect((await getBooking(t, reference)).json().data).toMatchObject({
@@ -328,12 +317,7 @@ describe('a public booking that waits for its code', () => {
   it("needs only the location's notice where no code is asked", async () => {
     await start({}, { public_verification: 'none' });
     expect((await pageStarts())[0]).toBe(`${MONDAY}T09:00Z`);
-    const now = await bookOnPage(t, 'acme-hair', {
-      location: 'soho',
-      service: 'cut',
-      startsAt: `${MONDAY}T09:00:00Z`,
-      phone: '07400 654321',
-    });
+    const now = await bookOnSohoPage('cut', '09:00:00');
     expect(now.statusCode, now.body).toBe(303);
   });
 });
