@@ -55,6 +55,31 @@ afterAll(async () => {
   await server?.t.close();
 });
 
+/**
+ * A new account of northside-hair, `email` as `role`, that signs in through a host (the modern SDK
+ * client) and connects: the account, the host's tokens and its client.
+ */
+async function newAccountConnected(email: string, role: 'owner' | 'admin') {
+  const person: Person = { organisation: SLUG, email, password: PASSWORD };
+  await createUser(
+    server.t.database.db,
+    { organisationSlug: SLUG, email, role, password: PASSWORD },
+    server.t.clock.nowMs(),
+  );
+  const auth = new HostAuth();
+  const client = await signInAndConnect(mcpUrl, auth, person, 'modern');
+  return { person, auth, client };
+}
+
+/** The account marked disabled now, in the database alone (no grant revoked with it). */
+async function markDisabled(person: Person) {
+  await server.t.database.db
+    .updateTable('users')
+    .set({ disabled_at: server.t.clock.nowMs() })
+    .where('email', '=', person.email)
+    .execute();
+}
+
 describe('discovery', () => {
   it('answers /mcp without a credential with 401, the JSON-RPC error and where its metadata is', async () => {
     const response = await fetch(mcpUrl, {
@@ -472,14 +497,7 @@ describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s
 
 describe('a connector granted by an account that is disabled', () => {
   it('stops with `booking users disable`: refused at once, cannot refresh, shown revoked', async () => {
-    const leaver: Person = { organisation: SLUG, email: 'leaver@northside.example', password: PASSWORD };
-    await createUser(
-      server.t.database.db,
-      { organisationSlug: SLUG, email: leaver.email, role: 'admin', password: PASSWORD },
-      server.t.clock.nowMs(),
-    );
-    const auth = new HostAuth();
-    const client = await signInAndConnect(mcpUrl, auth, leaver, 'modern');
+    const { person: leaver, auth, client } = await newAccountConnected('leaver@northside.example', 'admin');
     try {
       expect((await client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
       const disabled = runCli(['users', 'disable', '--org', SLUG, '--email', leaver.email], {
@@ -499,23 +517,11 @@ describe('a connector granted by an account that is disabled', () => {
   });
 
   it('is refused when the account was disabled as it was granted (the account alone marked disabled)', async () => {
-    const late: Person = { organisation: SLUG, email: 'late@northside.example', password: PASSWORD };
-    const db = server.t.database.db;
-    await createUser(
-      db,
-      { organisationSlug: SLUG, email: late.email, role: 'owner', password: PASSWORD },
-      server.t.clock.nowMs(),
-    );
-    const auth = new HostAuth();
-    const client = await signInAndConnect(mcpUrl, auth, late, 'modern');
+    const { person: late, auth, client } = await newAccountConnected('late@northside.example', 'owner');
     await client.close();
     const token = auth.savedTokens!.access_token;
     expect((await rawToolsList(mcpUrl, token)).status).toBe(200);
-    await db
-      .updateTable('users')
-      .set({ disabled_at: server.t.clock.nowMs() })
-      .where('email', '=', late.email)
-      .execute();
+    await markDisabled(late);
     expect((await rawToolsList(mcpUrl, token)).status).toBe(401);
   });
 });
@@ -801,21 +807,9 @@ describe('a refused access token', () => {
   });
 
   it('says a token whose connection was revoked (its account disabled) was revoked', async () => {
-    const person: Person = { organisation: SLUG, email: 'gone@northside.example', password: PASSWORD };
-    const db = server.t.database.db;
-    await createUser(
-      db,
-      { organisationSlug: SLUG, email: person.email, role: 'owner', password: PASSWORD },
-      server.t.clock.nowMs(),
-    );
-    const auth = new HostAuth();
-    const client = await signInAndConnect(mcpUrl, auth, person, 'modern');
+    const { person, auth, client } = await newAccountConnected('gone@northside.example', 'owner');
     await client.close();
-    await db
-      .updateTable('users')
-      .set({ disabled_at: server.t.clock.nowMs() })
-      .where('email', '=', person.email)
-      .execute();
+    await markDisabled(person);
     const { message, detail } = await refusal(auth.savedTokens!.access_token);
     expect(message).toMatch(/connection to the booking system was revoked/);
     expect(detail).toMatch(/^The access token's connection was revoked/);
