@@ -4,7 +4,12 @@ import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { takeCheckoutTurn } from './checkout-service.ts';
-import { type PaymentCall, providerDeadline, refundUnwantedPayment } from './payment-calls.ts';
+import {
+  type PaymentCall,
+  providerDeadline,
+  refundUnwantedPayment,
+  unwantedPaymentRefund,
+} from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { startPeriodicWork } from './periodic-work.ts';
 import { settlePaymentCalls } from './settle-payment-calls.ts';
@@ -127,27 +132,12 @@ async function claimRefund(
       .where('s.id', '=', row.id)
       .executeTakeFirst();
     if (!due) return null;
-    const call: PaymentCall = {
-      organisation_id: due.organisation_id,
-      kind: 'refund',
-      key: due.id,
-      booking_id: due.booking_id,
-      purpose: 'unwanted_payment',
-      amount_minor: due.amount_minor,
-      currency: due.currency,
-      payment_ref: due.payment_ref ?? null,
-      fee_kind: null,
-      customer_ref: null,
-      payment_method_ref: null,
-      description: null,
-      reference: null,
-      scope: null,
-      reason: null,
-      actor: 'system:sweeper',
-      requested_at: now,
-      attempted_at: null,
-      provider,
-    };
+    const call = unwantedPaymentRefund(
+      due,
+      due.payment_ref ?? null,
+      { actor: 'system:sweeper', provider },
+      now,
+    );
     const written = await trx
       .insertInto('payment_calls')
       .values(call)

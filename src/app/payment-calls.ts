@@ -202,6 +202,45 @@ export function askRefund(
 }
 
 /**
+ * The refund of a payment a booking did not need (an `unwanted_payment` call), keyed by its checkout:
+ * what refundUnwantedPayment asks.
+ */
+export function unwantedPaymentRefund(
+  checkout: {
+    id: string;
+    organisation_id: string;
+    booking_id: string;
+    amount_minor: number;
+    currency: string;
+  },
+  paymentRef: string | null,
+  by: { actor: string; provider: string },
+  now: number,
+): PaymentCall {
+  return {
+    organisation_id: checkout.organisation_id,
+    kind: 'refund',
+    key: checkout.id,
+    booking_id: checkout.booking_id,
+    purpose: 'unwanted_payment',
+    amount_minor: checkout.amount_minor,
+    currency: checkout.currency,
+    payment_ref: paymentRef,
+    fee_kind: null,
+    customer_ref: null,
+    payment_method_ref: null,
+    description: null,
+    reference: null,
+    scope: null,
+    reason: null,
+    actor: by.actor,
+    requested_at: now,
+    attempted_at: null,
+    provider: by.provider,
+  };
+}
+
+/**
  * Returns a payment the booking did not need (an `unwanted_payment` call: a payment Stripe reports
  * after the hold lapsed, stripe-webhook-service.ts, or a lapsed hold's deposit, hold-sweeper.ts
  * refundLapsedDeposits), outside any transaction, and writes the refund's id on its checkout (none when

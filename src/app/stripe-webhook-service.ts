@@ -6,7 +6,12 @@ import { AppError } from '../domain/errors.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { completeCardSetup, expireCardSetup, findCardSetup } from './card-setup-service.ts';
 import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-service.ts';
-import { type PaymentCall, recordPaymentCalls, refundUnwantedPayment } from './payment-calls.ts';
+import {
+  type PaymentCall,
+  recordPaymentCalls,
+  refundUnwantedPayment,
+  unwantedPaymentRefund,
+} from './payment-calls.ts';
 import { isStripeAmountOf } from './stripe-amounts.ts';
 import type { StripeProvider } from './stripe-provider.ts';
 
@@ -141,27 +146,7 @@ async function refundToMake(
   paymentRef: string,
   now: number,
 ): Promise<RefundToMake> {
-  const call: PaymentCall = {
-    organisation_id: row.organisation_id,
-    kind: 'refund',
-    key: row.id,
-    booking_id: row.booking_id,
-    purpose: 'unwanted_payment',
-    amount_minor: row.amount_minor,
-    currency: row.currency,
-    payment_ref: paymentRef,
-    fee_kind: null,
-    customer_ref: null,
-    payment_method_ref: null,
-    description: null,
-    reference: null,
-    scope: null,
-    reason: null,
-    actor: ACTOR,
-    requested_at: now,
-    attempted_at: null,
-    provider: 'stripe',
-  };
+  const call = unwantedPaymentRefund(row, paymentRef, { actor: ACTOR, provider: 'stripe' }, now);
   const [askedBefore] = await recordPaymentCalls(trx, [call], now);
   return { call, askedBefore: askedBefore! };
 }
