@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { catalogueIds, countBookings } from '../helpers/booking-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAna } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * Recurring appointments through REST (design.md 9.5), on the small catalogue: Ana does Cuts (45
@@ -297,18 +298,7 @@ describe('recurring series', () => {
 
   it('refuses "this and the following" of a booking of no series cancelled already, as any change of one not live', async () => {
     t = await startTestApp({ now: NOW });
-    const ids = await catalogueIds(t.database.db);
-    const booked = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.cut],
-        staff_id: ids.staff.ana,
-        client_id: ids.jo,
-        starts_at: '2027-03-02T10:00:00Z',
-      },
-    });
+    const booked = await bookAna(t, '2027-03-02T10:00:00Z');
     expect(booked.statusCode, booked.body).toBe(201);
     const { reference } = json(booked).data;
     const cancel = (payload: Record<string, unknown>) =>
