@@ -234,15 +234,9 @@ export async function cancelWithScope(
       booking.seriesId === null
         ? [booking]
         : await findBookingsOfSeries(db, changer.organisationId, booking.seriesId);
-    const later = laterOccurrences(series, booking, now);
-    const first = isCancelledVisit(booking, now)
-      ? await pastCancellation(db, booking)
-      : await cancelOrPreview(db, changer, reference, reason, now, true);
-    const following: CancellationResult[] = [];
-    for (const occurrence of later) {
-      following.push(await cancelOrPreview(db, changer, occurrence.reference, reason, now, true));
-    }
-    return { ...first, following };
+    return cancelFromHere(db, booking, reference, laterOccurrences(series, booking, now), now, (ref) =>
+      cancelOrPreview(db, changer, ref, reason, now, true),
+    );
   }
   const asked = {
     organisationId: changer.organisationId,
@@ -254,15 +248,9 @@ export async function cancelWithScope(
   };
   const work = async (trx: Db, made: DepositRefunds) => {
     const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
-    const later = laterOccurrences(series, booking, now);
-    const first = isCancelledVisit(booking, now)
-      ? await pastCancellation(trx, booking)
-      : await cancelInTransaction(trx, changer, reference, reason, now, made);
-    const following: CancellationResult[] = [];
-    for (const occurrence of later) {
-      following.push(await cancelInTransaction(trx, changer, occurrence.reference, reason, now, made));
-    }
-    return { ...first, following };
+    return cancelFromHere(trx, booking, reference, laterOccurrences(series, booking, now), now, (ref) =>
+      cancelInTransaction(trx, changer, ref, reason, now, made),
+    );
   };
   return withRefundsFirst(
     db,
@@ -275,4 +263,25 @@ export async function cancelWithScope(
     },
     refunds,
   );
+}
+
+/**
+ * "This and the following": the visit asked about (`reference`, as asked), then each later one, each
+ * by `cancelOne` (a preview or a cancellation); a series visit cancelled already is answered as it was
+ * cancelled, and the later ones still go.
+ */
+async function cancelFromHere(
+  db: Db,
+  booking: Booking,
+  reference: string,
+  later: readonly Booking[],
+  now: number,
+  cancelOne: (reference: string) => Promise<CancellationResult>,
+): Promise<SeriesCancellationResult> {
+  const first = isCancelledVisit(booking, now)
+    ? await pastCancellation(db, booking)
+    : await cancelOne(reference);
+  const following: CancellationResult[] = [];
+  for (const occurrence of later) following.push(await cancelOne(occurrence.reference));
+  return { ...first, following };
 }
