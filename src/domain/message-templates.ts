@@ -1,13 +1,8 @@
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments, toSmsAlphabet } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
-import {
-  repeatedTimeLabel,
-  zoneAbbreviation,
-  zoneCity,
-  zonePlace,
-  zoneShortName,
-} from './repeated-wall-times.ts';
+import { repeatedTimeLabel, zoneAbbreviation, zoneShortName } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
+import { zoneTimeWords } from './zone-words.ts';
 
 /**
  * The words of each message, per kind, in the organisation's language: an SMS (plain text, at most two
@@ -91,11 +86,6 @@ interface Wording {
   code: string;
   orLink: string;
   notYou: string;
-  /**
-   * A time's zone by its place, where the locale has no abbreviation for it: "(New York time)",
-   * "(Ortszeit Moskau)", "(heure : Royaume-Uni)"; the place in the language's own words.
-   */
-  zoneTime: (epochMs: number, zone: string, locale: string) => string;
 }
 
 const EN: Wording = {
@@ -134,8 +124,6 @@ const EN: Wording = {
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
   notYou: 'Did not book? Ignore this message; nothing is booked in your name.',
-  // The zone's name is English: its city ("Kolkata", "New York") in English words.
-  zoneTime: (_epochMs, zone) => `(${zoneCity(zone)} time)`,
 };
 
 const DE: Wording = {
@@ -174,8 +162,6 @@ const DE: Wording = {
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
   notYou: 'Nicht gebucht? Ignorieren Sie diese Nachricht; nichts wird in Ihrem Namen gebucht.',
-  zoneTime: (epochMs, zone, locale) =>
-    `(Ortszeit ${zonePlace(epochMs, zone, locale)?.name ?? zoneCity(zone)})`,
 };
 
 const FR: Wording = {
@@ -215,20 +201,7 @@ const FR: Wording = {
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
   notYou: "Vous n'avez rien réservé ? Ignorez ce message ; rien n'est réservé à votre nom.",
-  zoneTime: frenchZoneTime,
 };
-
-/**
- * A zone in French by its place: a city as French says it, "(heure de New York)", "(heure de Moscou)";
- * a country, or a name French writes with its article or elides ("du Royaume-Uni", "des Açores",
- * "d'Anchorage"), in ICU's own form, which needs neither: "(heure : Royaume-Uni)".
- */
-function frenchZoneTime(epochMs: number, zone: string, locale: string): string {
-  const place = zonePlace(epochMs, zone, locale);
-  if (place === null) return `(heure : ${zoneCity(zone)})`;
-  const plainCity = !place.country && /^[B-DF-HJ-NP-TV-Z]/.test(place.name);
-  return plainCity ? `(heure de ${place.name})` : `(heure : ${place.name})`;
-}
 
 const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
 
@@ -248,7 +221,6 @@ function localWhen(
   epochMs: number,
   zone: string,
   locale: string,
-  words: Wording,
   options: { now?: number | undefined; compactZone?: boolean | undefined },
 ): string {
   // "Tuesday 8 December 2027": a booking a year ahead is not read as this December's.
@@ -257,18 +229,19 @@ function localWhen(
   const text = whenFormat(locale, zone, otherYear).format(epochMs);
   const named =
     repeatedTimeLabel(epochMs, zone, locale) ||
-    (options.compactZone ? zoneShortName(epochMs, zone, locale) : zoneWords(epochMs, zone, locale, words));
+    (options.compactZone ? zoneShortName(epochMs, zone, locale) : zoneWords(epochMs, zone, locale));
   return `${text} ${named}`.replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
 }
 
 /**
  * The zone of a time, as a person names it: the locale's abbreviation when it has one people read
  * ("GMT", "BST", "MEZ", "EST"; short, which an SMS needs), else the zone's place in the language's
- * words ("(New York time)", "(Ortszeit Moskau)", "(heure : France)"), never an offset ("UTC+1") a
- * customer must work out.
+ * words (zone-words.ts: "(New York time)", "(Ortszeit Moskau)", "(heure : France)", "(hora de
+ * Nueva York)"), never an offset ("UTC+1") a customer must work out. The words follow the locale's
+ * language as its date does, whatever language the rest of the message is in.
  */
-function zoneWords(epochMs: number, zone: string, locale: string, words: Wording): string {
-  return zoneAbbreviation(epochMs, zone, locale) ?? words.zoneTime(epochMs, zone, locale);
+function zoneWords(epochMs: number, zone: string, locale: string): string {
+  return zoneAbbreviation(epochMs, zone, locale) ?? `(${zoneTimeWords(epochMs, zone, locale)})`;
 }
 
 const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {
@@ -350,7 +323,7 @@ function lines(
   options: { staff: boolean; services: string; sms?: boolean; compactZone?: boolean | undefined },
 ) {
   const dated = (epochMs: number) => {
-    const text = localWhen(epochMs, facts.timezone, facts.locale, words, {
+    const text = localWhen(epochMs, facts.timezone, facts.locale, {
       now: facts.now,
       compactZone: options.compactZone,
     });

@@ -372,4 +372,35 @@ describe("a time's zone in the organisation's language", () => {
       }
     }
   });
+
+  it('names the clock of a Spanish organisation’s New York salon in Spanish, as its date is', async () => {
+    const catalogue = smallCatalogue();
+    catalogue.organisation.locale = 'es-ES';
+    // es-ES has no letters for New York's clock ("GMT-5"): its place, in ICU's Spanish words.
+    catalogue.locations[0]!.timezone = 'America/New_York';
+    const app = await startTestApp({ catalogues: [catalogue] });
+    try {
+      const own = await catalogueIds(app.database.db);
+      const response = await postBooking(app, {
+        location_slug: 'soho',
+        service_ids: [own.services.cut],
+        client_id: own.jo,
+        starts_at: '2026-11-24T11:00:00-05:00',
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      const reference = response.json().data.reference as string;
+      await deliverAllDue({ ...delivery(), db: app.database.db, clock: app.clock });
+      const logged = (await listOutbox(app.database.db, own.organisation, 'logged')).filter(
+        (m) => m.reference === reference,
+      );
+      const sms = JSON.parse(logged.find((m) => m.channel === 'sms')!.body!).text as string;
+      const email = JSON.parse(logged.find((m) => m.channel === 'email')!.body!).text as string;
+      for (const text of [sms, email]) {
+        expect(text).toContain('martes, 24 de noviembre, 11:00 (hora de Nueva York), at Soho.');
+        expect(text).not.toContain('New York time');
+      }
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -214,8 +214,13 @@ describe('message templates', () => {
     // A French name that would need its article or an elision ("des Açores", "d'Anchorage"): ICU's form.
     expect(named('fr-FR', 'Atlantic/Azores')).toBe('(heure : Açores)');
     expect(named('fr-FR', 'America/Anchorage')).toBe('(heure : Anchorage)');
+    // Spanish: ICU's own "hora de …", for a city and a country alike.
+    expect(named('es-ES', 'America/New_York')).toBe('(hora de Nueva York)');
+    expect(named('es-ES', 'Europe/Moscow')).toBe('(hora de Moscú)');
+    expect(named('es-ES', 'America/Mexico_City')).toBe('(hora de Ciudad de México)');
+    expect(named('es-ES', 'Asia/Kolkata')).toBe('(hora de India)');
     // English keeps the city of the zone's name, which is English ("(Kolkata time)"); never English
-    // names in French or German.
+    // names in French, German or Spanish.
     expect(named('en-GB', 'Asia/Kolkata')).toBe('(Kolkata time)');
     for (const zone of ['Europe/London', 'Asia/Kolkata', 'Europe/Moscow', 'America/Mexico_City']) {
       expect(named('fr-FR', zone)).not.toContain(zone.split('/')[1]!.replace('_', ' '));
@@ -252,6 +257,31 @@ describe('message templates', () => {
     });
     expect(smsSegments(de)).toBeLessThanOrEqual(2);
     expect(de).toContain('am Dienstag, 8. Dezember um 14:30 GMT+0, in ');
+    // Spanish, in New York: "(hora de Nueva York)" gives way to "GMT-5" as English's words do.
+    const es = renderSms({
+      ...FACTS,
+      locale: 'es-ES',
+      kind: 'cancelled',
+      link: 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde',
+      holdExpiresAt: null,
+      depositDue: null,
+      timezone: 'America/New_York',
+      startsAt: Date.parse('2026-12-08T19:30:00Z'),
+      locationName: 'Northside Hair Brooklyn Heights Atlantic Avenue Studio',
+      serviceNames: ['Balayage with toner and gloss treatment'],
+      cancellation: { deposit: '20,00 €', depositRefunded: false, fee: '27,50 €' },
+    });
+    expect(smsSegments(es)).toBeLessThanOrEqual(2);
+    expect(es).toContain('martes, 8 de diciembre, 14:30 GMT-5, at ');
+    const roomy = renderSms({
+      ...FACTS,
+      locale: 'es-ES',
+      kind: 'reminder',
+      link: null,
+      timezone: 'America/New_York',
+    });
+    expect(smsSegments(roomy)).toBeLessThanOrEqual(2);
+    expect(roomy).toContain('martes, 8 de diciembre, 9:30 (hora de Nueva York), at ');
   });
 
   it('says the year of a date in another year, and a repeated time by an abbreviation people read', () => {

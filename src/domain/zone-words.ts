@@ -1,0 +1,43 @@
+import { zoneCity, zonePlace } from './repeated-wall-times.ts';
+
+/**
+ * A zone's clock named by its place, in the words of the locale's language, for a time written in
+ * that locale: "New York time", "Ortszeit Moskau", "heure : Royaume-Uni", "hora de Nueva York". The
+ * messages put them in brackets after a time ("14:30 (hora de Nueva York)", where the locale has no
+ * abbreviation people read); the hosted pages after each time and in the words above a day's times.
+ * The place is ICU's (CLDR's generic location names, zonePlace): the city where its country keeps
+ * several clocks, else the country whose one clock it is. A language with no words here gets English's.
+ */
+export function zoneTimeWords(epochMs: number, zone: string, locale: string): string {
+  return ZONE_TIME[zoneWordsLanguage(locale)](epochMs, zone, locale);
+}
+
+/** The language zoneTimeWords speaks for `locale`: its own when it has words for it, else English. */
+export function zoneWordsLanguage(locale: string): ZoneWordsLanguage {
+  const language = locale.split('-')[0]!.toLowerCase();
+  return language in ZONE_TIME ? (language as ZoneWordsLanguage) : 'en';
+}
+
+type ZoneWordsLanguage = 'en' | 'de' | 'fr' | 'es';
+
+const ZONE_TIME: Record<ZoneWordsLanguage, (epochMs: number, zone: string, locale: string) => string> = {
+  // English: the city of the zone's name, which is English ("Kolkata", "New York").
+  en: (_epochMs, zone) => `${zoneCity(zone)} time`,
+  de: (epochMs, zone, locale) => `Ortszeit ${zonePlace(epochMs, zone, locale)?.name ?? zoneCity(zone)}`,
+  fr: frenchZoneTime,
+  // ICU's own Spanish form, "hora de {0}", for a city and a country alike ("hora de Nueva York",
+  // "hora de Reino Unido"); the same text on Node 20, 22 and 24 (CLDR 44 to 48).
+  es: (epochMs, zone, locale) => `hora de ${zonePlace(epochMs, zone, locale)?.name ?? zoneCity(zone)}`,
+};
+
+/**
+ * A zone in French by its place: a city as French says it, "heure de New York", "heure de Moscou"; a
+ * country, or a name French writes with its article or elides ("du Royaume-Uni", "des Açores",
+ * "d'Anchorage"), in ICU's own form, which needs neither: "heure : Royaume-Uni".
+ */
+function frenchZoneTime(epochMs: number, zone: string, locale: string): string {
+  const place = zonePlace(epochMs, zone, locale);
+  if (place === null) return `heure : ${zoneCity(zone)}`;
+  const plainCity = !place.country && /^[B-DF-HJ-NP-TV-Z]/.test(place.name);
+  return plainCity ? `heure de ${place.name}` : `heure : ${place.name}`;
+}
