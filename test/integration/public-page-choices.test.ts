@@ -90,6 +90,40 @@ describe('choosing a day and a time', () => {
     expect(later).toContain('<button type="submit" name="date" value="2026-11-23">Earlier days</button>');
   });
 
+  // The page's words are English; its times follow the organisation's locale, and so does their clock.
+  it.each([
+    ['fr-FR', '(heure : Royaume-Uni)', 'mardi 24 novembre 2026 à 10:00 (heure : Royaume-Uni)'],
+    [
+      'de-DE',
+      '(Ortszeit Vereinigtes Königreich)',
+      '24. November 2026 um 10:00 (Ortszeit Vereinigtes Königreich)',
+    ],
+    ['es-ES', '(hora de Reino Unido)', '24 de noviembre de 2026, 10:00 (hora de Reino Unido)'],
+  ])(
+    'names the clock of a %s page’s times in their language, not by the zone’s English city',
+    async (locale, clock, time) => {
+      const catalogue = demoCatalogue() as { organisation: { locale: string } };
+      catalogue.organisation.locale = locale;
+      t = await startTestApp({ catalogues: [catalogue], now: NOW });
+      const body = await search({ date: '2026-11-24' });
+      const words = /<p>(Times are [^<]*)<\/p>/.exec(body)?.[1] ?? '';
+      expect(words).toMatch(/^Times are local time where Northside Camden is \(.+, .+\)\.$/);
+      expect(words).toContain(`(${clock.slice(1, -1)}, `);
+      expect(words).not.toContain('London');
+      const page = pagePathOf(
+        await pagePost(t, `/p/${ORG}/book`, {
+          ...formOf(body, { starts_at: '2026-11-24T10:00Z', first_name: 'Rosa', last_name: 'Parks' }),
+          email: 'rosa@example.com',
+        }),
+      );
+      const booking = (await pageGet(t, page)).body;
+      const times = [...booking.matchAll(/<time datetime="[^"]+">([^<]+)<\/time>/g)].map((m) => m[1]!);
+      expect(times.find((said) => said.includes('10:00'))).toContain(time);
+      for (const said of times) expect(said.endsWith(` ${clock}`), said).toBe(true);
+      expect(booking).not.toContain('London time');
+    },
+  );
+
   it('says why a day has no times: closed, closed for a reason, too soon, the day over, too far ahead, fully booked', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     expect(await search({ date: '2026-11-29' })).toContain('No free times that day. Closed that day.');

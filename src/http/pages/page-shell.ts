@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { withRepeatedLabel, zoneCity } from '../../domain/repeated-wall-times.ts';
+import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import { formatUtc } from '../../domain/time-format.ts';
+import { zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
 import { ownOrigins, publicPath, publicPathPrefix } from '../public-base-url.ts';
 
 /**
@@ -282,7 +283,10 @@ export function refusedState(refusal: FieldRefusal | undefined, field: string, i
 
 export interface Formatter {
   money(minor: number): string;
-  /** A `<time>` element, already escaped, saying the clock it is on ("… at 10:00 London time"). */
+  /**
+   * A `<time>` element, already escaped, saying the clock it is on ("… at 10:00 London time", "… à
+   * 10:00 (heure : Royaume-Uni)"; clockAfterTime).
+   */
   time(epochMs: number): string;
 }
 
@@ -306,10 +310,22 @@ export function formatter(place: { locale: string; currency: string; timezone: s
     time: (epochMs) => {
       const wall = dates.format(epochMs);
       const labelled = withRepeatedLabel(wall, epochMs, place.timezone, locale);
-      const said = labelled === wall ? `${wall} ${zoneCity(place.timezone)} time` : labelled;
+      const said =
+        labelled === wall ? `${wall} ${clockAfterTime(epochMs, place.timezone, locale)}` : labelled;
       return `<time datetime="${esc(formatUtc(epochMs))}">${esc(said)}</time>`;
     },
   };
+}
+
+/**
+ * The clock a time on a page is on, named after it in the language the time is written in (the
+ * organisation's locale), with the messages' words (zone-words.ts): "London time" after an English
+ * time, "(heure : Royaume-Uni)" after a French one, "(hora de Nueva York)" after a Spanish one; in
+ * brackets where they are not the page's own English.
+ */
+export function clockAfterTime(epochMs: number, zone: string, locale: string): string {
+  const words = zoneTimeWords(epochMs, zone, locale);
+  return zoneWordsLanguage(locale) === 'en' ? words : `(${words})`;
 }
 
 const ESCAPES: Record<string, string> = {

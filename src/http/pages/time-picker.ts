@@ -2,8 +2,9 @@ import { DateTime } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
-import { withRepeatedLabel, zoneCity } from '../../domain/repeated-wall-times.ts';
+import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
+import { zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
 import { esc } from './page-shell.ts';
 
 /**
@@ -164,14 +165,19 @@ ${items.join('\n')}
 /**
  * The zone the times of `date` (the day shown) are in, named: a visitor elsewhere (travelling, abroad)
  * knows which clock. Named as on that day (its noon), not today: a day after the clocks change is in
- * the other offset.
+ * the other offset. The clock in the words of the language the times are written in, as after every
+ * time on the pages (clockAfterTime): "Times are London time (GMT), …" in English; in another
+ * language its words in brackets in the page's English sentence ("Times are local time where Soho is
+ * (heure : Royaume-Uni, UTC+0).").
  */
 export function zoneWords(location: Location, locale: string, date: string): string {
   const zone = location.timezone;
   const noon = DateTime.fromISO(`${date}T12:00`, { zone });
   const short = noon.setLocale(locale).toFormat('ZZZZ');
-  const city = zoneCity(zone);
-  return `Times are ${city} time (${short}), where ${location.name} is.`;
+  const clock = zoneTimeWords(noon.toMillis(), zone, locale);
+  return zoneWordsLanguage(locale) === 'en'
+    ? `Times are ${clock} (${short}), where ${location.name} is.`
+    : `Times are local time where ${location.name} is (${clock}, ${short}).`;
 }
 
 /**
