@@ -50,9 +50,10 @@ export async function expireLapsedHolds(db: Db, now: number, actor = 'system:swe
  * minute a request waits for it (providerDeadline), then written (its booking's deposit `refunded`).
  * A refund another process wrote first, in doubt or being asked, is left to it and to the sweeper
  * (settle-payment-calls.ts), which completes one whose answer never came, so several processes never
- * ask the provider for one refund at once. A refund the provider refuses is asked again at the next
- * sweep (the same key gets the same answer), for a week after the hold lapsed. Answers how many were
- * refunded.
+ * ask the provider for one refund at once. A refund the provider refuses for good (a 4xx answer:
+ * refunded by hand already, disputed) is settled at once, recorded refused on its checkout and never
+ * asked again (the same key gets the same answer); one it could not answer (unreachable, a 5xx) stays
+ * in doubt for the sweeper to ask again. Answers how many were refunded.
  */
 export async function refundLapsedDeposits(
   db: Db,
@@ -107,9 +108,10 @@ function lapsedDeposits(db: Db, now: number) {
       .where('s.status', '=', 'paid')
       .where('s.payment_ref', 'is not', null)
       .where('s.refund_ref', 'is', null)
-      // Holds that lapsed this past week only: a refund the provider refuses for good (refunded by hand
-      // in its dashboard, disputed) is asked again at each sweep until then, not for ever, and cannot
-      // fill every batch; nor does a first start refund holds settled by hand long before.
+      // Not one the provider refused for good: settled, returned by hand.
+      .where('s.refund_refused_at', 'is', null)
+      // Holds that lapsed this past week only: a first start does not refund holds settled by hand
+      // long before (nor one refused before its refusal was recorded, migration 0037).
       .where('b.hold_expires_at', '>=', now - REFUND_WINDOW_MS)
   );
 }

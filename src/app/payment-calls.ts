@@ -240,11 +240,15 @@ export function unwantedPaymentRefund(
   };
 }
 
+/** The most of a provider's reason for refusing a refund that is kept (checkout_sessions.refund_refusal). */
+const MAX_REFUSAL_LENGTH = 500;
+
 /**
  * Returns a payment the booking did not need (an `unwanted_payment` call: a payment Stripe reports
  * after the hold lapsed, stripe-webhook-service.ts, or a lapsed hold's deposit, hold-sweeper.ts
- * refundLapsedDeposits), outside any transaction, and writes the refund's id on its checkout (none when
- * the provider refused it: returned by hand); the call is done either way. The deposit of a hold that
+ * refundLapsedDeposits), outside any transaction, and writes the refund's id on its checkout, or, when
+ * the provider refused it for good (an answer, not an outage), when and why (refund_refused_at,
+ * refund_refusal: returned by hand, never asked again); the call is done either way. The deposit of a hold that
  * lapsed unfinished, the checkout's own payment, is written refunded on its booking too. Answers the
  * provider's answer; out of reach, null: the call stays for the sweeper (settle-payment-calls.ts), or
  * the next webhook event about the session.
@@ -262,7 +266,18 @@ export async function refundUnwantedPayment(
   await writeTransaction(db, async (trx) => {
     await takeCheckoutTurn(trx, call.key);
     if (!(await dropPaymentCall(trx, call.organisation_id, 'refund', call.key))) return;
-    if (refund.status !== 'refunded') return;
+    if (refund.status !== 'refunded') {
+      // Refused for good (refunded by hand already, disputed): settled, and recorded, so that the
+      // sweeper does not ask it again (the same key gets the same answer); returned by hand.
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ refund_refused_at: now, refund_refusal: refund.reason.slice(0, MAX_REFUSAL_LENGTH) })
+        .where('organisation_id', '=', call.organisation_id)
+        .where('id', '=', call.key)
+        .where('refund_ref', 'is', null)
+        .execute();
+      return;
+    }
     await trx
       .updateTable('checkout_sessions')
       .set({ refund_ref: refund.refundRef ?? '' })

@@ -339,6 +339,12 @@ export interface CheckoutSessionsTable {
   payment_ref?: string | null;
   /** The provider's refund of that payment, once it accepted one. */
   refund_ref?: string | null;
+  /**
+   * When the provider refused for good the refund of a payment nobody needed, and its reason (0037):
+   * settled, not asked again; the money is returned by hand.
+   */
+  refund_refused_at?: number | null;
+  refund_refusal?: string | null;
 }
 
 export type CardSetupStatus = 'open' | 'succeeded' | 'expired';

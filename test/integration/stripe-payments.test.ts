@@ -2282,6 +2282,67 @@ describe('review: a lapsed hold’s deposit is refunded under a claim and a dead
     expect(refundsAsked()).toHaveLength(settled);
   });
 
+  /** The checkout of the booking `reference`, as stored. */
+  const checkoutOf = async (reference: string) =>
+    t.database.db
+      .selectFrom('checkout_sessions as s')
+      .innerJoin('bookings as b', (join) =>
+        join.onRef('b.organisation_id', '=', 's.organisation_id').onRef('b.id', '=', 's.booking_id'),
+      )
+      .selectAll('s')
+      .where('b.reference', '=', reference)
+      .executeTakeFirstOrThrow();
+
+  it('settles a refund Stripe refuses for good at once: recorded as refused, asked no more by the next sweeps', async () => {
+    const { reference, refundLapsedDeposits } = await lapsedWithDeposit();
+    // Refunded by hand in Stripe's dashboard meanwhile: Stripe answers 400 charge_already_refunded.
+    const paid = await checkoutOf(reference);
+    fake.refunds.set('re_by_hand', {
+      id: 're_by_hand',
+      object: 'refund',
+      amount: paid.amount_minor,
+      currency: 'gbp',
+      payment_intent: paid.payment_ref,
+      status: 'succeeded',
+      metadata: {},
+    });
+    expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    const asked = refundsAsked().length;
+    expect(asked).toBeGreaterThan(0);
+    expect(await paymentCalls()).toEqual([]);
+    const refusedAt = t.clock.nowMs();
+    // The next sweeps (30 s on, a day on, within the week) do not ask Stripe again.
+    for (const later of [{ seconds: 30 }, { hours: 24 }]) {
+      t.clock.advance(later);
+      expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    }
+    expect(refundsAsked()).toHaveLength(asked);
+    expect(await paymentCalls()).toEqual([]);
+    // Recorded on its checkout, refused, with Stripe's reason, for a person to look into.
+    const refused = await checkoutOf(reference);
+    expect(refused).toMatchObject({ refund_ref: null, refund_refused_at: refusedAt });
+    expect(refused.refund_refusal).toMatch(/already been refunded/);
+    // The money stays where Stripe says it is: our deposit is not written refunded by a refusal.
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'paid' });
+  });
+
+  it('keeps asking a refund that failed (a 502 from a gateway before Stripe), as a call in doubt, until it is answered', async () => {
+    const { reference, refundLapsedDeposits } = await lapsedWithDeposit();
+    fake.serverErrors = { path: '/v1/refunds', count: 1_000, made: false, byProxy: true };
+    expect(await refundLapsedDeposits(t.database.db, stripeProvider(), t.clock.nowMs())).toBe(0);
+    expect(await paymentCalls()).toEqual([
+      expect.objectContaining({ kind: 'refund', purpose: 'unwanted_payment' }),
+    ]);
+    expect(await checkoutOf(reference)).toMatchObject({ refund_ref: null, refund_refused_at: null });
+    fake.serverErrors = null;
+    const { settlePaymentCalls, SETTLE_AFTER_MS } = await import('../../src/app/settle-payment-calls.ts');
+    expect(await settlePaymentCalls(t.database.db, stripeProvider(), t.clock.nowMs() + SETTLE_AFTER_MS)).toBe(
+      1,
+    );
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'refunded' });
+    expect(fake.refunds.size).toBe(1);
+  });
+
   it('writes when a lapsed hold’s deposit was refunded by the cancellation asked before it lapsed', async () => {
     const reference = await paidProtectedHold();
     // Cancelled while held: Stripe refunds, its answer is lost; the hold lapses before the sweeper
