@@ -50,7 +50,7 @@ export function createKeyResolver(
     if (isWellFormedApiKey(key)) return requirePrincipal(deps.db, key, now);
     if (oauthResource === undefined) {
       // An endpoint that takes API keys only (the SSE transport): an access token is told where it is taken.
-      if (await isAccessTokenOnRecord(deps.db, key)) throw new AccessTokenWhereKeysOnly();
+      if (await isAccessTokenOnRecord(deps.db, key)) throw new AccessTokenWhereKeysOnly('sse');
       return requirePrincipal(deps.db, key, now);
     }
     // An OAuth access token (design.md 9.3) where the endpoint takes them; never one that looks like a key.
@@ -113,11 +113,15 @@ function keyedCaller<T>(
  *    included: the key's window, or the organisation's when its budget is what refuses the request
  *    (429 rate_limited with Retry-After, before any route work; src/app/request-budgets.ts);
  * 3. the key's scope is checked against the method (403 insufficient_scope).
+ * An OAuth access token this server issued (for /mcp) is told that /v1 takes API keys only. Only a
+ * credential that is not a well-formed API key is looked up as one: a key costs what it did.
  */
 export function createAuthenticator(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const identify = keyedCaller(deps, (key, now) =>
-    requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, limiter.windowEnd(now), deps.limits),
+    isWellFormedApiKey(key)
+      ? requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, limiter.windowEnd(now), deps.limits)
+      : notAKey(deps, key, now, limiter.windowEnd(now)),
   );
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -134,6 +138,15 @@ export function createAuthenticator(deps: AppDeps) {
 
     requireScope(principal, scopeNeededFor(request.method));
   };
+}
+
+/**
+ * /v1's refusal of a credential that is not a well-formed API key: AccessTokenWhereKeysOnly for an
+ * access token this server issued, else requireCountedPrincipal's own (invalid_api_key, no lookup).
+ */
+async function notAKey(deps: AppDeps, key: string, now: number, windowEnd: number) {
+  if (await isAccessTokenOnRecord(deps.db, key)) throw new AccessTokenWhereKeysOnly('rest');
+  return requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, windowEnd, deps.limits);
 }
 
 /** The key of an Authorization header: 401 missing_api_key without one; '' when it is no Bearer key. */
@@ -172,21 +185,23 @@ export class KeyWithoutBearer extends SaysHowToFix {
 }
 
 /**
- * 401 invalid_api_key (the contract's code) for an OAuth access token sent to the SSE transport (GET
- * /sse, POST /messages), which takes API keys only: its message, which is also its JSON-RPC message,
- * says so and where a token is taken (/mcp), not that an API key was rejected.
+ * 401 invalid_api_key (the contract's code) for an OAuth access token this server issued (for /mcp)
+ * sent where API keys only are taken: the SSE transport (GET /sse, POST /messages) or REST /v1. Its
+ * message, which on the SSE transport is also its JSON-RPC message, says so and where a token is taken
+ * (/mcp), not that an API key was rejected.
  */
 export class AccessTokenWhereKeysOnly extends SaysHowToFix {
   override readonly name = 'AccessTokenWhereKeysOnly';
 
-  constructor() {
-    super(
-      'invalid_api_key',
-      'The SSE transport takes API keys only, and an OAuth access token is not one: send an API key as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
-      'Authorization',
-    );
+  constructor(where: 'sse' | 'rest') {
+    super('invalid_api_key', KEYS_ONLY[where], 'Authorization');
   }
 }
+
+const KEYS_ONLY: Record<'sse' | 'rest', string> = {
+  sse: 'The SSE transport takes API keys only, and an OAuth access token is not one: send an API key as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
+  rest: 'This is an OAuth access token for the MCP endpoint /mcp, and REST /v1 takes API keys only: send an API key as "Authorization: Bearer <API key>".',
+};
 
 /**
  * 401 invalid_api_key (the contract's code) for an OAuth access token /mcp refuses: its message says

@@ -922,6 +922,32 @@ describe('what a token is not', () => {
       expect(error.message, path).toBe(error.data.detail);
     }
   });
+
+  it('is said as an access token for /mcp at REST /v1, which takes API keys only', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const token = auth.savedTokens!.access_token;
+    const answer = await fetch(new URL('/v1/locations', server.origin), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(answer.status).toBe(401);
+    const { error } = (await answer.json()) as Json;
+    expect(error).toEqual({
+      code: 'invalid_api_key',
+      message:
+        'This is an OAuth access token for the MCP endpoint /mcp, and REST /v1 takes API keys only: send an API key as "Authorization: Bearer <API key>".',
+      param: 'Authorization',
+    });
+    // A credential that is neither keeps the code's own wording.
+    const neither = await fetch(new URL('/v1/locations', server.origin), {
+      headers: { authorization: `Bearer ${'x'.repeat(43)}` },
+    });
+    expect(neither.status).toBe(401);
+    expect(((await neither.json()) as Json).error.message).toBe(
+      'The API key is malformed, unknown or revoked.',
+    );
+  });
 });
 
 describe('the consent page', () => {
