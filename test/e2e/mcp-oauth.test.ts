@@ -355,9 +355,9 @@ describe('a method an OAuth endpoint does not serve', () => {
       ['/oauth/register/no-such-client', {}],
       [new URL(registered.registration_client_uri).pathname, own],
     ] as const) {
-      const deleted = await expectOauthError(await send('DELETE', path, headers), 'GET');
+      const deleted = await expectOauthError(await send('DELETE', path, headers), 'GET, OPTIONS');
       expect(deleted).toMatch(/^A client registration cannot be deleted here: only read/);
-      const updated = await expectOauthError(await send('PUT', path, headers), 'GET');
+      const updated = await expectOauthError(await send('PUT', path, headers), 'GET, OPTIONS');
       expect(updated).toMatch(/^A client registration cannot be updated here/);
     }
     // Reading it is what the registration access token is for, and still answered.
@@ -370,7 +370,7 @@ describe('a method an OAuth endpoint does not serve', () => {
     expect(await expectOauthError(await send('GET', '/oauth/token'), 'POST, OPTIONS')).toBe(
       'GET is not allowed at this endpoint; use POST.',
     );
-    await expectOauthError(await send('DELETE', '/oauth/register'), 'POST');
+    await expectOauthError(await send('DELETE', '/oauth/register'), 'POST, OPTIONS');
     await expectOauthError(await send('POST', '/oauth/jwks'), 'GET, OPTIONS');
     await expectOauthError(await send('PUT', '/oauth/revoke'), 'POST, OPTIONS');
   });
@@ -404,6 +404,27 @@ describe('a method an OAuth endpoint does not serve', () => {
       expect(preflight.status, path).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin'), path).toBe('https://host.example');
       expect(preflight.headers.get('access-control-allow-methods'), path).toBeTruthy();
+    }
+  });
+
+  it('answers OPTIONS so at the endpoints that answer no CORS preflight too, a preflight granting nothing', async () => {
+    for (const [path, allow] of [
+      ['/oauth/register', 'POST, OPTIONS'],
+      ['/oauth/register/no-such-client', 'GET, OPTIONS'],
+      ['/oauth/authorize', 'GET, OPTIONS'],
+      ['/oauth/authorize/no-such-interaction', 'GET, OPTIONS'],
+    ] as const) {
+      for (const headers of [
+        {},
+        { origin: 'https://host.example' },
+        { origin: 'https://host.example', 'access-control-request-method': allow.split(',')[0]! },
+      ] as Record<string, string>[]) {
+        const answer = await send('OPTIONS', path, headers);
+        expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(204);
+        expect(answer.headers.get('allow'), path).toBe(allow);
+        expect(answer.headers.get('access-control-allow-origin'), path).toBeNull();
+        expect(await answer.text(), path).toBe('');
+      }
     }
   });
 });

@@ -70,7 +70,8 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         forward(request, reply, '/.well-known/openid-configuration'),
       );
       raw.get('/.well-known/openid-configuration', hidden, (request, reply) => forward(request, reply));
-      for (const [path, served] of Object.entries(SERVED_METHODS)) {
+      for (const [path, taken] of Object.entries(SERVED_METHODS)) {
+        const served = [...taken, 'OPTIONS'];
         raw.route({
           method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
           url: path,
@@ -79,7 +80,8 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           handler: (request, reply) => {
             const method = request.method === 'HEAD' ? 'GET' : request.method;
             if (!served.includes(method)) return refuseMethod(reply, path, request.method, served);
-            if (method === 'OPTIONS' && !isPreflight(request)) return answerOptions(reply, served);
+            if (method === 'OPTIONS' && !(isPreflight(request) && PREFLIGHTED.has(path)))
+              return answerOptions(reply, served);
             return forward(request, reply);
           },
         });
@@ -228,32 +230,42 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
 }
 
 /**
- * The methods oidc-provider serves at each of its endpoints here (OPTIONS where it answers CORS
- * preflights; an OPTIONS that is none is answered here, with Allow; HEAD wherever GET, as its router
- * does). Any other went to its router, which answered a plain-text "Not Found": the DELETE or
- * PUT of a client registration (RFC 7592's update and delete, which this server does not offer) among
- * them, whatever the client. They are refused here instead, in the OAuth endpoints' JSON error form.
+ * The methods oidc-provider serves at each of its endpoints here (HEAD wherever GET, as its router
+ * does), besides OPTIONS, which every one takes: a CORS preflight is the provider's to answer where it
+ * answers one (PREFLIGHTED), and any other OPTIONS is answered here, with Allow. Any other method went
+ * to its router, which answered a plain-text "Not Found": the DELETE or PUT of a client registration
+ * (RFC 7592's update and delete, which this server does not offer) among them, whatever the client.
+ * They are refused here instead, in the OAuth endpoints' JSON error form.
  */
 const SERVED_METHODS: Readonly<Record<string, readonly string[]>> = {
   '/oauth/authorize': ['GET'],
   '/oauth/authorize/*': ['GET'],
-  '/oauth/token': ['POST', 'OPTIONS'],
+  '/oauth/token': ['POST'],
   '/oauth/register': ['POST'],
   '/oauth/register/*': ['GET'],
-  '/oauth/revoke': ['POST', 'OPTIONS'],
-  '/oauth/jwks': ['GET', 'OPTIONS'],
+  '/oauth/revoke': ['POST'],
+  '/oauth/jwks': ['GET'],
 };
 
 /**
- * A CORS preflight, which oidc-provider answers: it names the method to be sent
- * (Access-Control-Request-Method). An OPTIONS without it it hands on to its router, which has no route
- * for it and answered a plain-text 404.
+ * The endpoints whose CORS preflights oidc-provider answers (its router's `cors.*` routes). Elsewhere
+ * (the browser's own authorization request, registration) it allows no cross-origin call: a preflight
+ * there is answered as any OPTIONS, granting nothing (its router, with no route for it, says "Not Found").
+ */
+const PREFLIGHTED: ReadonlySet<string> = new Set(['/oauth/token', '/oauth/revoke', '/oauth/jwks']);
+
+/**
+ * A CORS preflight: it names the method to be sent (Access-Control-Request-Method). oidc-provider hands
+ * an OPTIONS without it on to its router, which has no route for it and answers a plain-text 404.
  */
 function isPreflight(request: FastifyRequest): boolean {
   return request.headers['access-control-request-method'] !== undefined;
 }
 
-/** OPTIONS that is no preflight: the methods the endpoint takes, in Allow (RFC 9110 section 9.3.7). */
+/**
+ * OPTIONS that is no preflight the provider answers: the methods the endpoint takes, in Allow (RFC 9110
+ * section 9.3.7), and no CORS header.
+ */
 function answerOptions(reply: FastifyReply, served: readonly string[]) {
   return reply.code(204).header('allow', served.join(', ')).send();
 }
