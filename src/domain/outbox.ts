@@ -143,9 +143,14 @@ const SENT_BRIEF: Record<OutboxKind, string> = {
 /**
  * What an answer says was sent: "I've sent the payment link to the number ending 3456 and to your
  * e-mail at example.com." Empty when nothing was (a client with neither phone nor e-mail). `brief`
- * (book's answer): "Link sent to the number ending 3456 and by e-mail."
+ * (book's answer): "Link sent to the number ending 3456 and by e-mail."; `brief: 'then'`, of what an
+ * earlier change sent (a cancellation asked again): "The cancellation was sent then to the number
+ * ending 3456 and by e-mail."
  */
-export function sentSentence(notices: readonly OutboxNotice[], options: { brief?: boolean } = {}): string {
+export function sentSentence(
+  notices: readonly OutboxNotice[],
+  options: { brief?: boolean | 'then' } = {},
+): string {
   const first = notices[0];
   if (!first) return '';
   const where = notices
@@ -155,6 +160,7 @@ export function sentSentence(notices: readonly OutboxNotice[], options: { brief?
         : `${i === 0 ? '' : 'and '}to ${maskedRecipient(n.channel, n.to)}`,
     )
     .join(' ');
+  if (options.brief === 'then') return `The ${SENT_BRIEF[first.kind].toLowerCase()} was sent then ${where}.`;
   return options.brief
     ? `${SENT_BRIEF[first.kind]} sent ${where}.`
     : `I've sent ${SENT_WHAT[first.kind]} ${where}.`;

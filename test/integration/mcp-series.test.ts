@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { connectInProcess, connectOverRest, type Era, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -72,6 +73,10 @@ async function seriesScenario(mcp: McpHarness) {
   // The same ask again: nothing later is left, and it is answered, not refused.
   const again = await mcp.call('cancel', { reference: refs[1], scope: 'following' });
   expect(again, JSON.stringify(again)).toMatchObject({ ok: true });
+  // Said as cancelled before, with what was sent then: no message went out again.
+  expect(again.spoken).toBe(
+    'Already cancelled: Cut with Ana at Soho, Monday 29 March at 11 am. The cancellation was sent then to the number ending 3456 and by e-mail. Nothing was sent again.',
+  );
 }
 
 describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s protocol)', (era) => {
@@ -80,6 +85,38 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     const mcp = await connectInProcess(t, t.keys.readWrite, era);
     try {
       await seriesScenario(mcp);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('cancels the visits after one cancelled before, saying that one as cancelled then', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const ids = await catalogueIds(t.database.db);
+      const booked = await mcp.call('book', {
+        location: 'soho',
+        services: 'colour',
+        staff: 'Ana',
+        starts_at: '2027-03-16T10:00:00Z',
+        client_id: ids.jo,
+        repeat: { every_weeks: 2, count: 3 },
+      });
+      const refs = (booked.series as { occurrences: { reference: string }[] }).occurrences.map(
+        (o) => o.reference,
+      );
+      await payDepositByStaff(t.database.db, ids.organisation, refs[0]!, t.clock.nowMs());
+      const one = await mcp.call('cancel', { reference: refs[0] });
+      expect(one.spoken).toContain('The deposit of 20 pounds will be refunded.');
+      expect(one.spoken).toMatch(
+        /^Cancelled: .* Cancellation sent to the number ending 3456 and by e-mail\.$/,
+      );
+      const following = await mcp.call('cancel', { reference: refs[0], scope: 'following' });
+      expect(following, JSON.stringify(following)).toMatchObject({ ok: true });
+      expect(following.spoken).toBe(
+        'Already cancelled: Colour with Ana at Soho, Tuesday 16 March at 10 am. The deposit of 20 pounds was refunded. The cancellation was sent then to the number ending 3456 and by e-mail. Its 2 later visits are cancelled too: Tuesday 30 March at 10 am and Tuesday 13 April at 10 am. Cancellation sent to the number ending 3456 and by e-mail.',
+      );
     } finally {
       await mcp.close();
     }

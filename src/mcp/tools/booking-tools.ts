@@ -29,7 +29,7 @@ import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
 import { feesSentence } from './booking-terms.ts';
-import { ChangeOutput, describeChange, sentAfterChange } from './change-outcome.ts';
+import { ChangeOutput, describeChange, sentAfterChange, sentWhenCancelled } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
@@ -431,11 +431,22 @@ export const cancelTool = defineTool({
     // Read again once cancelled: its deposit is now refunded or kept, and its fee set (issue 44).
     const after = change.dry_run ? booking : await api.getBooking(booking.reference);
     const [summary] = await speakBookings(api, [after]);
-    const said = await describeChange(api, 'cancel', change, booking, place);
+    // Cancelled before this call (a series' visit asked again, with its later visits): said as it was
+    // then, with what was sent then; only later visits cancelled now sent anything now.
+    const earlier = booking.status === 'cancelled';
+    const said = await describeChange(api, 'cancel', change, booking, place, { earlier });
     const later = await laterVisitsCancelled(api, cancelled.following, place, change.dry_run);
-    const spoken = change.dry_run
-      ? `If cancelled now: ${summary!.spoken}.${said.consequences}${later}`
-      : `Cancelled: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'cancelled')}`;
+    const sentNow =
+      change.dry_run || (earlier && later === '') ? '' : await sentAfterChange(api, after, 'cancelled');
+    let spoken: string;
+    if (earlier) {
+      const nothingNew = change.dry_run || sentNow !== '' ? '' : ' Nothing was sent again.';
+      spoken = `Already cancelled: ${summary!.spoken}.${said.consequences}${await sentWhenCancelled(api, after)}${later}${sentNow}${nothingNew}`;
+    } else if (change.dry_run) {
+      spoken = `If cancelled now: ${summary!.spoken}.${said.consequences}${later}`;
+    } else {
+      spoken = `Cancelled: ${summary!.spoken}.${said.consequences}${later}${sentNow}`;
+    }
     return {
       booking: summary!,
       ...said.fields,

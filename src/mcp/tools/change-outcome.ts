@@ -38,18 +38,24 @@ export interface ChangeSaid {
   consequences: string;
 }
 
+/**
+ * `earlier`: the change was made before this call (a series' visit cancelled already, asked again),
+ * so it is said as what became of the booking then, not as what happens now.
+ */
 export async function describeChange(
   api: BookingApi,
   kind: 'cancel' | 'reschedule',
   change: Change,
   booking: Booking,
   place: Place,
+  options: { earlier?: boolean } = {},
 ): Promise<ChangeSaid> {
   const { locale } = place;
   const fee = change.fee && {
     ...change.fee,
     spoken: speakPrice(change.fee.amount, change.fee.currency, locale),
   };
+  if (kind === 'cancel' && options.earlier) return cancelledEarlier(api, change, booking, place, fee);
   const will = change.dry_run ? 'would' : 'will';
   const deposit = booking.deposit
     ? `the deposit of ${speakPrice(booking.deposit.amount, booking.deposit.currency, locale)}`
@@ -81,6 +87,36 @@ export async function describeChange(
   };
 }
 
+/** describeChange of a cancellation made before this call: what it did then, in the past tense. */
+async function cancelledEarlier(
+  api: BookingApi,
+  change: Change,
+  booking: Booking,
+  place: Place,
+  fee: ChangeSaid['fields']['fee'],
+): Promise<ChangeSaid> {
+  const deposit = booking.deposit
+    ? `the deposit of ${speakPrice(booking.deposit.amount, booking.deposit.currency, place.locale)}`
+    : 'the deposit';
+  const window = change.late ? await lateWindow(api, place) : '';
+  const sentences: string[] = [];
+  if (change.deposit_refunded === true) sentences.push(`${capitalised(deposit)} was refunded.`);
+  if (change.deposit_refunded === false && change.late) {
+    sentences.push(`${capitalised(deposit)} was kept, as it was cancelled ${window}.`);
+  } else if (change.deposit_refunded === false) {
+    sentences.push(`${capitalised(deposit)} could not be refunded automatically; the shop will return it.`);
+  }
+  if (fee) {
+    sentences.push(`A late-cancellation fee of ${fee.spoken} was recorded for the card on file.`);
+  } else if (change.late && change.deposit_refunded === null) {
+    sentences.push(`It was cancelled ${window}, but no fee applies.`);
+  }
+  return {
+    fields: { dry_run: change.dry_run, late: change.late, deposit_refunded: change.deposit_refunded, fee },
+    consequences: sentences.map((sentence) => ` ${sentence}`).join(''),
+  };
+}
+
 /** "less than 24 hours before the appointment", from the location's policy. */
 async function lateWindow(api: BookingApi, place: Place): Promise<string> {
   const { policy } = await api.locationInfo(place.location.slug);
@@ -101,10 +137,28 @@ export async function sentAfterChange(
   booking: Booking,
   kind: Extract<OutboxKind, 'rescheduled' | 'cancelled'>,
 ): Promise<string> {
+  const sent = sentSentence(await noticesOfChange(api, booking, kind), { brief: true });
+  return sent ? ` ${sent}` : '';
+}
+
+/**
+ * What a cancellation made before this call sent the client then (its transaction wrote it to the
+ * outbox, for the contacts on file): " The cancellation was sent then to the number ending 3456 and
+ * by e-mail.", or that none was.
+ */
+export async function sentWhenCancelled(api: BookingApi, booking: Booking): Promise<string> {
+  const sent = sentSentence(await noticesOfChange(api, booking, 'cancelled'), { brief: 'then' });
+  return ` ${sent || 'No cancellation was sent then.'}`;
+}
+
+/** The notices a change wrote for the booking's client: each channel it has (SMS only where texted). */
+async function noticesOfChange(
+  api: BookingApi,
+  booking: Booking,
+  kind: Extract<OutboxKind, 'rescheduled' | 'cancelled'>,
+) {
   const [client, texted] = await Promise.all([api.getClient(booking.client_id), api.textedCountries()]);
-  const notices = recipientsOf(client)
+  return recipientsOf(client)
     .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
     .map((r) => ({ kind, ...r }));
-  const sent = sentSentence(notices, { brief: true });
-  return sent ? ` ${sent}` : '';
 }
