@@ -13,8 +13,9 @@ export const ErrorEnvelope = z
         .enum(Object.keys(CONFLICT_REASONS) as [ConflictReason, ...ConflictReason[]])
         .optional()
         .describe(
-          'With 409 conflict, why: too_soon (in the past or inside the minimum notice, or too soon for a ' +
-            'deposit or Booking Protection card to be seen to before the start), too_far_ahead ' +
+          'With 409 conflict, why: too_soon (in the past or inside the minimum notice, or too soon to pay ' +
+            'a deposit, save a Booking Protection card, enter a confirmation code or claim a waitlist offer ' +
+            'before the start), too_far_ahead ' +
             '(beyond max_advance_days), closed (a closure, or nobody works that day), not_on_grid (not one ' +
             "of the location's start times), staff_not_working (the staff member does not work then; " +
             'param staff_id), slot_unavailable (otherwise allowed but taken: ask availability again), ' +

@@ -116,11 +116,12 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
  */
 export const CONFLICT_REASONS = {
   /**
-   * The start is in the past or inside the location's minimum notice, or leaves too little time to pay
-   * a deposit or save a card before it (noticeMinutes).
+   * The start is in the past or inside the location's minimum notice, or leaves its customer too little
+   * of the booking's hold to finish it before the start (holdNotice: a deposit to pay, a card to save,
+   * a public booking's code to enter, a waitlist offer to claim).
    */
   too_soon:
-    "The time is in the past, inside the location's minimum notice, or too soon to pay its deposit or save its card first; offer a later time.",
+    "The time is in the past, inside the location's minimum notice, or too soon for the customer to pay a deposit, save a card, enter a code or claim a waitlist offer first; offer a later time.",
   /** The start lies beyond the location's max_advance_days. */
   too_far_ahead: 'The time is further ahead than the location takes bookings; offer an earlier date.',
   /** The location is closed that local day: a closure (its reason in details), or nobody eligible works. */

@@ -131,8 +131,9 @@ export const TOOL_OUTCOMES = {
       : 'That time has already passed and nothing is free soon; offer another day.',
   ),
   /**
-   * `needing`: what the booking waits for ("a deposit paid first") when that, not the location's own
-   * notice, is why it needs this much (noticeMinutes): the location may book other services sooner.
+   * `needing`: what the booking waits for ("a deposit paid first", "a card saved first", "a code
+   * entered first", "an offer claimed first") when that, not the location's own notice, is why it
+   * needs this much (holdNotice): the location may book other services sooner.
    */
   too_soon: outcome<{ notice: string; needing: string | null; alternatives: number }>(
     'conflict',

@@ -75,7 +75,9 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       const [extra, needing] = await Promise.all([
         offer(ALTERNATIVE_DAYS, today),
         Number.isFinite(minutes)
-          ? api.locationInfo(place.location.slug).then((info) => refusedNoticeNeeding(info, minutes))
+          ? api
+              .locationInfo(place.location.slug)
+              .then((info) => refusedNoticeNeeding(info, minutes, asked.booking))
           : null,
       ]);
       const notice = Number.isFinite(minutes) ? speakNotice(minutes) : 'more notice';

@@ -376,6 +376,35 @@ describe('the MCP tools', () => {
     }
   });
 
+  it('say what a held booking moved needs its longer notice for: a waitlist offer its claim', async () => {
+    await start();
+    // As below: 13:00 and 14:00 given up at 12:59:30, 13:15 offered to Ada and held 15 minutes.
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const joined = await joinForAna(t, 'Ada');
+    t.clock.set(`${TUESDAY}T12:59:30Z`);
+    for (const hour of ['13', '14']) {
+      const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel` });
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+    }
+    expect(await waitlistPass(t)).toBe(1);
+    const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.id}` })).json().data;
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      // Still to be claimed, it is not moved to a start that leaves less than 15 minutes to claim it.
+      const soon = await mcp.call('reschedule', {
+        reference: entry.offer.booking_reference,
+        starts_at: `${TUESDAY}T13:00:00Z`,
+      });
+      expect(soon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
+      expect(soon.detail).toMatch(/offered time must be claimed/);
+      expect(soon.hint).toMatch(
+        /^That is too soon: bookings that need an offer claimed first need 15 minutes' notice there;/,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('say a start at this very instant is too soon, as REST does, and one before it has passed', async () => {
     await start();
     const mcp = await connectInProcess(t, t.keys.readWrite);

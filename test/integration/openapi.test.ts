@@ -30,7 +30,11 @@ interface OpenApiDocument {
     responses: Record<string, Response>;
     headers: Record<string, Json>;
     schemas: Record<string, Json> & {
-      Error: { properties: { error: { properties: { code: { enum: string[] } } } } };
+      Error: {
+        properties: {
+          error: { properties: { code: { enum: string[] }; reason: { description: string } } };
+        };
+      };
     };
   };
 }
@@ -153,6 +157,12 @@ describe('the OpenAPI document', () => {
 
   it('lists every error code in the Error schema', () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(ERROR_CODES);
+  });
+
+  it("names every hold that needs more notice than the location's in the too_soon reason", () => {
+    const reason = doc.components.schemas.Error.properties.error.properties.reason.description;
+    const tooSoon = reason.slice(reason.indexOf('too_soon'), reason.indexOf('too_far_ahead'));
+    for (const hold of ['deposit', 'card', 'code', 'waitlist offer']) expect(tooSoon).toContain(hold);
   });
 
   it('has component schemas that are valid JSON Schema 2020-12 (no $id fragments), each compiling strictly', () => {
