@@ -14,12 +14,19 @@ import { type ChildDatabase, connectStdio, createChildDatabase } from '../helper
  * a directory of the host's (not the project's), with its environment and the host expanding
  * ${BOOKING_API_KEY}. The database is pointed at a temporary one (a file, or a PostgreSQL database in
  * the suite's PostgreSQL run), so the test leaves db/booking.sqlite alone.
+ *
+ * The entry is written for this checkout as `npm install` writes it (writtenEntry), not read from the
+ * checkout's mcp.json: that file is generated and not in git, and a git worktree sharing another
+ * checkout's install (node_modules a link to it, .gitignore) has none of its own, or a copy of the
+ * other checkout's, naming that checkout's bin/booking.js and database.
  */
 let database: ChildDatabase;
 let elsewhere: string;
+let project: ServerEntry;
 beforeAll(async () => {
   database = await createChildDatabase();
   elsewhere = mkdtempSync(path.join(tmpdir(), 'mcp-host-'));
+  project = writtenEntry();
 });
 afterAll(async () => {
   await database.dispose();
@@ -35,13 +42,36 @@ interface ServerEntry {
   env: Record<string, string>;
 }
 
-function entry(file = path.join(REPO_ROOT, 'mcp.json')): ServerEntry {
+function entry(file: string): ServerEntry {
   const config = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, ServerEntry> };
   return config.mcpServers.booking!;
 }
 
+/** What package.json's postinstall runs to write the project's mcp.json (no file named: the project's). */
+const WRITE_MCP_JSON = 'node bin/write-mcp-json.js';
+
+/**
+ * The mcp.json entry `npm install` writes for this checkout: its postinstall's script, run from the
+ * checkout with `env` set as npm install would have it (by default none of PAYMENT_PROVIDER,
+ * PUBLIC_BASE_URL and PORT), writing to a file of the test's instead of the project's mcp.json.
+ */
+function writtenEntry(env: Record<string, string> = {}): ServerEntry {
+  const file = path.join(tmpdir(), `mcp-${randomUUID()}.json`);
+  const writing = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'write-mcp-json.js'), file], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PAYMENT_PROVIDER: '', PUBLIC_BASE_URL: '', PORT: '', ...env },
+    encoding: 'utf8',
+  });
+  expect(writing.status, writing.stderr).toBe(0);
+  try {
+    return entry(file);
+  } finally {
+    rmSync(file);
+  }
+}
+
 /** The entry's environment as a host expands it, plus what the test adds. */
-function hostEnv(key: string, extra: Record<string, string>, of = entry()): Record<string, string> {
+function hostEnv(key: string, extra: Record<string, string>, of = project): Record<string, string> {
   const expanded = Object.fromEntries(
     Object.entries(of.env).map(([name, value]) => [name, value.replace(KEY_PLACEHOLDER, key)]),
   );
@@ -49,8 +79,16 @@ function hostEnv(key: string, extra: Record<string, string>, of = entry()): Reco
 }
 
 describe('mcp.json', () => {
+  it('is written by npm install, for the checkout it is installed in', () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    // The project's own file (no other named), by the script writtenEntry runs.
+    expect(scripts.postinstall?.split('&&').map((step) => step.trim())).toContain(WRITE_MCP_JSON);
+  });
+
   it('names this checkout by absolute paths and keeps the key as a placeholder', () => {
-    const { command, args, env } = entry();
+    const { command, args, env } = project;
     expect(path.isAbsolute(command)).toBe(true);
     expect(args).toEqual([path.join(REPO_ROOT, 'bin', 'booking.js'), 'mcp']);
     // What makes its answers the server's: the demo's payment provider and the address `npm start`
@@ -65,7 +103,7 @@ describe('mcp.json', () => {
   it.each<Era>(['modern', 'legacy'])(
     'starts the booking tools from another directory (%s protocol)',
     async (era) => {
-      const { command, args } = entry();
+      const { command, args } = project;
       const mcp = await connectStdio([], hostEnv(database.keys.read, { DATABASE_URL: database.url }), era, {
         command,
         args,
@@ -87,7 +125,7 @@ describe('mcp.json', () => {
   );
 
   it('says that there is no database rather than that the key was rejected, and creates none', async () => {
-    const { command, args } = entry();
+    const { command, args } = project;
     const missing = `.tmp/no-such-${randomUUID()}.sqlite`;
     const mcp = await connectStdio(
       [],
@@ -110,7 +148,7 @@ describe('mcp.json', () => {
 
 describe('booking mcp without PUBLIC_BASE_URL', () => {
   it('gives no link, and refuses what the customer would have to finish through one, saying so', async () => {
-    const { command, args } = entry();
+    const { command, args } = project;
     const { PUBLIC_BASE_URL: _unset, ...env } = hostEnv(database.keys.readWrite, {
       DATABASE_URL: database.url,
     });
@@ -145,15 +183,7 @@ describe('mcp.json written for a server on another port', () => {
   beforeAll(async () => {
     // The server as `npm start` runs it on this database (the demo's provider), on a port of its own.
     server = await startServer(['--port', '0'], { DATABASE_URL: database.url, PAYMENT_PROVIDER: 'local' });
-    const port = new URL(server.url).port;
-    const file = path.join(elsewhere, '..', `mcp-${randomUUID()}.json`);
-    const writing = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'write-mcp-json.js'), file], {
-      env: { ...process.env, PORT: port, PAYMENT_PROVIDER: '', PUBLIC_BASE_URL: '' },
-      encoding: 'utf8',
-    });
-    expect(writing.status).toBe(0);
-    written = entry(file);
-    rmSync(file);
+    written = writtenEntry({ PORT: new URL(server.url).port });
   });
   afterAll(async () => {
     await server?.stop();
