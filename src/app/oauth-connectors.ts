@@ -128,16 +128,6 @@ export type AccessTokenRefusal = 'not_a_token' | 'unknown' | 'expired' | 'other_
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
 
 /**
- * Whether `token` is an OAuth access token this server issued and still has on record, whatever its
- * state (expired, revoked, for another resource): for an endpoint that takes API keys only (the SSE
- * transport) to say that it does, rather than that an API key was rejected.
- */
-export async function isAccessTokenOnRecord(db: Db, token: string): Promise<boolean> {
-  if (!TOKEN_SHAPE.test(token)) return false;
-  return (await records.findRecord(db, 'AccessToken', hashOf(token))) !== undefined;
-}
-
-/**
  * The principal of an OAuth access token presented at `resource` (this server's /mcp URL, as the
  * request reached it), or why it is refused (AccessTokenRefusal).
  */

@@ -6,14 +6,15 @@ import {
   requireScope,
 } from '../app/api-key-service.ts';
 import type { AppDeps } from '../app/deps.ts';
-import {
-  type AccessTokenRefusal,
-  isAccessTokenOnRecord,
-  principalOfAccessToken,
-} from '../app/oauth-connectors.ts';
+import { type AccessTokenRefusal, principalOfAccessToken } from '../app/oauth-connectors.ts';
 import { FixedWindowRateLimiter, failedAuthentications } from '../app/rate-limiter.ts';
 import { decideRequest, rateLimitRefusal } from '../app/request-budgets.ts';
-import { type ApiKeyScope, isWellFormedApiKey } from '../domain/api-key.ts';
+import {
+  API_KEY_BODY_LENGTH,
+  API_KEY_PREFIX,
+  type ApiKeyScope,
+  isWellFormedApiKey,
+} from '../domain/api-key.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { HasOwnHint, SaysHowToFix } from './json-rpc-errors.ts';
 import { secondsUntil, setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -39,7 +40,7 @@ export function scopeNeededFor(method: string): ApiKeyScope {
  *   has failed more than the limit in the window, with the address window's X-RateLimit headers.
  * The REST endpoints and the MCP endpoints share it; what each counts and allows differs. With
  * `oauthResource` (/mcp) it also takes OAuth access tokens bound to that resource; without it (the SSE
- * transport) it takes API keys only, and says so to an access token this server issued.
+ * transport) it takes API keys only, and says so of anything that is not one (NotAnApiKey).
  */
 export function createKeyResolver(
   deps: AppDeps,
@@ -48,11 +49,9 @@ export function createKeyResolver(
   const { oauthResource } = options;
   const identify = keyedCaller(deps, async (key, now, request) => {
     if (isWellFormedApiKey(key)) return requirePrincipal(deps.db, key, now);
-    if (oauthResource === undefined) {
-      // An endpoint that takes API keys only (the SSE transport): an access token is told where it is taken.
-      if (await isAccessTokenOnRecord(deps.db, key)) throw new AccessTokenWhereKeysOnly('sse');
-      return requirePrincipal(deps.db, key, now);
-    }
+    // An endpoint that takes API keys only (the SSE transport): anything else, an access token
+    // included, is told so and where a token is taken, without a lookup.
+    if (oauthResource === undefined) throw new NotAnApiKey('sse');
     // An OAuth access token (design.md 9.3) where the endpoint takes them; never one that looks like a key.
     const resource = oauthResource(request);
     const found = await principalOfAccessToken(deps.db, key, resource, now);
@@ -113,15 +112,15 @@ function keyedCaller<T>(
  *    included: the key's window, or the organisation's when its budget is what refuses the request
  *    (429 rate_limited with Retry-After, before any route work; src/app/request-budgets.ts);
  * 3. the key's scope is checked against the method (403 insufficient_scope).
- * An OAuth access token this server issued (for /mcp) is told that /v1 takes API keys only. Only a
- * credential that is not a well-formed API key is looked up as one: a key costs what it did.
+ * A credential not of an API key's shape is refused without a database lookup (design.md), with
+ * NotAnApiKey's words: an OAuth access token for /mcp is the likeliest such credential.
  */
 export function createAuthenticator(deps: AppDeps) {
   const limiter = new FixedWindowRateLimiter(deps.rateLimitStore);
   const identify = keyedCaller(deps, (key, now) =>
     isWellFormedApiKey(key)
       ? requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, limiter.windowEnd(now), deps.limits)
-      : notAKey(deps, key, now, limiter.windowEnd(now)),
+      : Promise.reject(new NotAnApiKey('rest')),
   );
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -138,15 +137,6 @@ export function createAuthenticator(deps: AppDeps) {
 
     requireScope(principal, scopeNeededFor(request.method));
   };
-}
-
-/**
- * /v1's refusal of a credential that is not a well-formed API key: AccessTokenWhereKeysOnly for an
- * access token this server issued, else requireCountedPrincipal's own (invalid_api_key, no lookup).
- */
-async function notAKey(deps: AppDeps, key: string, now: number, windowEnd: number) {
-  if (await isAccessTokenOnRecord(deps.db, key)) throw new AccessTokenWhereKeysOnly('rest');
-  return requireCountedPrincipal(deps.db, deps.rateLimitStore, key, now, windowEnd, deps.limits);
 }
 
 /** The key of an Authorization header: 401 missing_api_key without one; '' when it is no Bearer key. */
@@ -185,22 +175,25 @@ export class KeyWithoutBearer extends SaysHowToFix {
 }
 
 /**
- * 401 invalid_api_key (the contract's code) for an OAuth access token this server issued (for /mcp)
- * sent where API keys only are taken: the SSE transport (GET /sse, POST /messages) or REST /v1. Its
- * message, which on the SSE transport is also its JSON-RPC message, says so and where a token is taken
- * (/mcp), not that an API key was rejected.
+ * 401 invalid_api_key (the contract's code) for a Bearer credential that is not of an API key's shape,
+ * where API keys only are taken: REST /v1, or the SSE transport (GET /sse, POST /messages). Known by
+ * its shape alone (no lookup: design.md), so it is said of any such credential; the likeliest is an
+ * OAuth access token meant for /mcp, so the message says where those are taken. On the SSE transport
+ * it is also the JSON-RPC message.
  */
-export class AccessTokenWhereKeysOnly extends SaysHowToFix {
-  override readonly name = 'AccessTokenWhereKeysOnly';
+export class NotAnApiKey extends SaysHowToFix {
+  override readonly name = 'NotAnApiKey';
 
   constructor(where: 'sse' | 'rest') {
     super('invalid_api_key', KEYS_ONLY[where], 'Authorization');
   }
 }
 
+const KEY_SHAPE_SAID = `This is not an API key (${API_KEY_PREFIX} followed by ${API_KEY_BODY_LENGTH} letters and digits)`;
+
 const KEYS_ONLY: Record<'sse' | 'rest', string> = {
-  sse: 'The SSE transport takes API keys only, and an OAuth access token is not one: send an API key as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
-  rest: 'This is an OAuth access token for the MCP endpoint /mcp, and REST /v1 takes API keys only: send an API key as "Authorization: Bearer <API key>".',
+  sse: `${KEY_SHAPE_SAID}, and the SSE transport takes API keys only: send one as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.`,
+  rest: `${KEY_SHAPE_SAID}, and REST /v1 takes API keys only: send one as "Authorization: Bearer <API key>". An OAuth access token is taken by the MCP endpoint /mcp alone.`,
 };
 
 /**

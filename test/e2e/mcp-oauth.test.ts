@@ -938,34 +938,40 @@ describe('what a token is not', () => {
       const { error } = (await sse.json()) as Json;
       expect(error.data, path).toMatchObject({ code: 'invalid_api_key', param: 'Authorization' });
       expect(error.data.detail, path).toBe(
-        'The SSE transport takes API keys only, and an OAuth access token is not one: send an API key as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
+        'This is not an API key (bk_ followed by 40 letters and digits), and the SSE transport takes API keys only: send one as "Authorization: Bearer <API key>", or connect to /mcp (Streamable HTTP), where an assistant signs in with OAuth.',
       );
       expect(error.message, path).toBe(error.data.detail);
     }
   });
 
-  it('is said as an access token for /mcp at REST /v1, which takes API keys only', async () => {
+  it('is told at REST /v1 that it is no API key and where it is taken, by its shape, without a lookup', async () => {
     const auth = new HostAuth();
     const client = await signInAndConnect(mcpUrl, auth, owner);
     await client.close();
     const token = auth.savedTokens!.access_token;
+    const notAKey = {
+      code: 'invalid_api_key',
+      message:
+        'This is not an API key (bk_ followed by 40 letters and digits), and REST /v1 takes API keys only: send one as "Authorization: Bearer <API key>". An OAuth access token is taken by the MCP endpoint /mcp alone.',
+      param: 'Authorization',
+    };
     const answer = await fetch(new URL('/v1/locations', server.origin), {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(answer.status).toBe(401);
-    const { error } = (await answer.json()) as Json;
-    expect(error).toEqual({
-      code: 'invalid_api_key',
-      message:
-        'This is an OAuth access token for the MCP endpoint /mcp, and REST /v1 takes API keys only: send an API key as "Authorization: Bearer <API key>".',
-      param: 'Authorization',
-    });
-    // A credential that is neither keeps the code's own wording.
+    expect(((await answer.json()) as Json).error).toEqual(notAKey);
+    // Known by its shape alone (design.md: no database lookup), so anything else of another shape is
+    // told the same; a well-formed key that is unknown keeps the code's own wording.
     const neither = await fetch(new URL('/v1/locations', server.origin), {
       headers: { authorization: `Bearer ${'x'.repeat(43)}` },
     });
     expect(neither.status).toBe(401);
-    expect(((await neither.json()) as Json).error.message).toBe(
+    expect(((await neither.json()) as Json).error).toEqual(notAKey);
+    const unknownKey = await fetch(new URL('/v1/locations', server.origin), {
+      headers: { authorization: `Bearer bk_${'x'.repeat(40)}` },
+    });
+    expect(unknownKey.status).toBe(401);
+    expect(((await unknownKey.json()) as Json).error.message).toBe(
       'The API key is malformed, unknown or revoked.',
     );
   });
