@@ -117,6 +117,10 @@ export async function previewReschedule(
   now: number,
 ): Promise<ReschedulePreview> {
   const { booking, location, decision, seriesSpan } = await decide(db, changer, reference, 'reschedule', now);
+  if (staysPut(booking, change, decision)) {
+    const { startsAt, endsAt, staffId } = booking;
+    return { booking, refusal: null, disclosure: unchanged(decision), slot: { startsAt, endsAt, staffId } };
+  }
   const disclosure = disclosureOf(decision);
   if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
   const request = rescheduleRequest(location, booking, change, seriesSpan, now);
@@ -162,8 +166,11 @@ export async function rescheduleInTransaction(
     'reschedule',
     now,
   );
-  if (decision.refusal) throw refusalError(decision.refusal);
+  const put = staysPut(booking, change, decision);
+  if (decision.refusal && !put) throw refusalError(decision.refusal);
   await refuseWhileCancelling(trx, changer.organisationId, booking.id);
+  // Asked for the time and staff member it has (a retried move): nothing to change, write or tell.
+  if (put) return { booking, disclosure: unchanged(decision) };
   const request = rescheduleRequest(location, booking, change, seriesSpan, now);
   const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
@@ -596,6 +603,25 @@ async function decide(
     decision: decideChange(booking, rules, kind, now),
     seriesSpan: rule ? seriesSpanDays(rule) : 0,
   };
+}
+
+/**
+ * Whether a move asks for the start and staff member the booking already has, on a booking still
+ * live: a retried move (the same PATCH again, an MCP host calling again). It changes nothing, so it
+ * is neither refused as late (the retry of a move into the window would be) nor told to the customer
+ * a second time; a booking no longer live is still refused (not_changeable).
+ */
+function staysPut(booking: Booking, change: TimeChange, decision: ChangeDecision): boolean {
+  return (
+    change.startsAt === booking.startsAt &&
+    (change.staffId === undefined || change.staffId === booking.staffId) &&
+    decision.refusal?.reason !== 'not_changeable'
+  );
+}
+
+/** What a move that changes nothing means: not late, a paid deposit where it was. */
+function unchanged(decision: ChangeDecision): ChangeDisclosure {
+  return { ...disclosureOf(decision), late: false };
 }
 
 function disclosureOf(decision: ChangeDecision): ChangeDisclosure {

@@ -530,6 +530,27 @@ describe('get_booking, reschedule and cancel', () => {
     );
   });
 
+  it('says a move to the time the booking has changes nothing, also when called again inside the window', async () => {
+    const reference = await bookJo('2026-12-02T09:00:00+00:00');
+    const move = { reference, starts_at: '2026-11-24T12:00:00+00:00' };
+    expect((await mcp.call('reschedule', move)).spoken).toMatch(/^Moved: .* New time sent to/);
+    // The host calls again (a retry), now less than 24 hours before: Camden forbids late changes.
+    t.clock.set('2026-11-24T09:00:00Z');
+    const again = await mcp.call('reschedule', move);
+    expect(again).toMatchObject({
+      ok: true,
+      dry_run: false,
+      late: false,
+      booking: { starts_at: '2026-11-24T12:00:00+00:00' },
+    });
+    expect(again.spoken).toBe(
+      'That is the time it already has, so nothing changed: Cut & blow-dry with Amara Okafor at Northside Camden, today, Tuesday 24 November at noon.',
+    );
+    const asked = await mcp.call('reschedule', { ...move, starts_at: 'today at noon', dry_run: true });
+    expect(asked.spoken).toBe(again.spoken);
+    expect(asked.hint).toBeUndefined();
+  });
+
   it('cancels, and says when a booking can no longer be changed', async () => {
     const reference = await bookJo('2026-12-01T09:00:00+00:00');
     const cancelled = await mcp.call('cancel', { reference, reason: 'Caller is unwell' });

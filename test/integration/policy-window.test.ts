@@ -125,6 +125,58 @@ describe('the cancellation policy window', () => {
     expect(late.json().error).toMatchObject({ code: 'conflict', param: 'starts_at' });
   });
 
+  it('answers a move to the time the booking already has (a retried PATCH) with the booking, changing nothing', async () => {
+    const reference = await bookPaidColour('strict');
+    t.clock.set('2026-11-23T09:59:59Z');
+    expect((await reschedule(reference, '2026-11-24T12:00:00+00:00')).statusCode).toBe(200);
+    const moved = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+    // The first move was told; its messages have gone.
+    await t.database.db
+      .updateTable('outbox')
+      .set({ status: 'sent', sent_at: t.clock.nowMs() })
+      .where('reference', '=', reference)
+      .execute();
+    const outboxBefore = await t.database.db
+      .selectFrom('outbox')
+      .select('id')
+      .where('reference', '=', reference)
+      .execute();
+
+    // The same PATCH again, now inside Strict's 24 hours: not refused as a late change, since nothing changes.
+    t.clock.set('2026-11-23T12:00:01Z');
+    const again = await reschedule(reference, '2026-11-24T12:00:00+00:00');
+    expect(again.statusCode).toBe(200);
+    const { change, following, ...booking } = again.json().data;
+    expect(booking).toEqual(moved);
+    expect(change).toEqual({ dry_run: false, late: false, deposit_refunded: false, fee: null });
+    expect(following).toEqual([]);
+    const withStaff = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: '2026-11-24T12:00:00Z', staff_id: moved.staff_id, dry_run: true },
+    });
+    expect(withStaff.statusCode).toBe(200);
+    expect(withStaff.json().data).toMatchObject({ starts_at: moved.starts_at, updated_at: moved.updated_at });
+
+    // No second "moved" message, no second event: the customer hears of one move.
+    const outboxAfter = await t.database.db
+      .selectFrom('outbox')
+      .select('id')
+      .where('reference', '=', reference)
+      .execute();
+    expect(outboxAfter).toEqual(outboxBefore);
+    const events = await t.database.db
+      .selectFrom('booking_events')
+      .innerJoin('bookings', 'bookings.id', 'booking_events.booking_id')
+      .select('booking_events.details')
+      .where('bookings.reference', '=', reference)
+      .execute();
+    expect(events.filter((e) => String(e.details).includes('rescheduled'))).toHaveLength(1);
+
+    // Another time is still a change, and a late one here.
+    expect((await reschedule(reference, '2026-11-24T14:00:00+00:00')).statusCode).toBe(409);
+  });
+
   it('allows a late reschedule where the location allows it', async () => {
     const reference = await bookPaidColour('soho');
     t.clock.set('2026-11-24T08:00:00Z');

@@ -380,11 +380,18 @@ export const rescheduleTool = defineTool({
               api.now(),
             ),
           )}.`;
-    const spoken = change.dry_run
-      ? `It can be moved to ${summary!.spoken}.${said.consequences}${later}`
-      : `Moved: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'rescheduled')}`;
+    // The time (and staff member) it already has, as a host's retry asks: the engine changed nothing.
+    const stays =
+      Date.parse(startsAt) === Date.parse(booking.starts_at) &&
+      (staff === undefined || staff.id === booking.staff_id);
+    const spoken = stays
+      ? `That is the time it already has, so nothing changed: ${summary!.spoken}.`
+      : change.dry_run
+        ? `It can be moved to ${summary!.spoken}.${said.consequences}${later}`
+        : `Moved: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'rescheduled')}`;
     // spoken is only what the caller hears; what the agent does next is the hint (issue 44).
-    return { booking: summary!, ...said.fields, spoken, ...(change.dry_run && { hint: CONFIRM_FIRST }) };
+    const confirm = change.dry_run && !stays;
+    return { booking: summary!, ...said.fields, spoken, ...(confirm && { hint: CONFIRM_FIRST }) };
   },
 });
 
