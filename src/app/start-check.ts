@@ -1,6 +1,7 @@
 import { closedDatesBetween, closuresBetween } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
 import { diagnoseStart, type SlotQuery } from '../domain/availability/diagnose-start.ts';
+import { calendarFor } from '../domain/availability/find-slots.ts';
 import { SLOT_UNAVAILABLE, startRefusal, type Workplace } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
 import type { Refusal } from '../domain/errors.ts';
@@ -13,6 +14,7 @@ import {
   locationRules,
   serviceSpecs,
 } from './availability-service.ts';
+import { openWeekdays } from './location-info-service.ts';
 import { workplacesOf } from './staff-workplaces.ts';
 
 /**
@@ -64,12 +66,19 @@ export async function explainNoSlot(
       workplaces: await workplacesOf(db, organisationId, diagnosis.staffId),
     };
   }
+  const openForOthers =
+    diagnosis.reason === 'closed' &&
+    diagnosis.cause === 'nobody_works' &&
+    (await openWeekdays(db, organisationId, location.id)).has(
+      calendarFor(location.timezone).day(diagnosis.date).weekday,
+    );
   return startRefusal(diagnosis, startsAt, {
     timezone: location.timezone,
     locationName: location.name,
     policy: location.policy,
     notice,
     closureReason: closure?.reason ?? null,
+    openForOthers,
     staff,
   });
 }

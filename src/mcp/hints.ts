@@ -27,6 +27,16 @@ function closedHint(params: { location: string; day: string; why: string | null;
   return `${location} is closed on ${day}${why ? ` (${why})` : ''}; ${next}.`;
 }
 
+/**
+ * Nobody who does the services works on the day(s) asked, though the location opens then (`open`:
+ * on every one of them) for other services: not "closed", or the caller hears the salon is shut.
+ */
+function nobodyDoesItHint(params: { location: string; day: string; open: boolean; alternatives: number }) {
+  const { location, day, open, alternatives } = params;
+  const next = alternatives > 0 ? 'offer the nearest free times in alternatives' : 'offer another day';
+  return `Nobody who does that works at ${location} on ${day}${open ? ', though it is open that day for others' : ''}; ${next}.`;
+}
+
 /** What is wrong with a phone number a caller gave, as bad_contact says it. */
 export type PhoneTrouble = 'incomplete' | 'too_long' | 'not_in_use' | 'drama';
 
@@ -153,6 +163,8 @@ export const TOOL_OUTCOMES = {
   ),
   /** A booking or move refused because the location is closed that day. */
   closed: outcome('conflict', closedHint),
+  /** A booking or move refused on a day the location opens, but nobody who does the services works. */
+  nobody_does_it: outcome('conflict', nobodyDoesItHint),
   not_on_grid: outcome<{ every: number | null; alternatives: number }>(
     'conflict',
     ({ every, alternatives }) =>
@@ -165,6 +177,8 @@ export const TOOL_OUTCOMES = {
   ),
   /** find_slots on a day the location is closed: not "nothing free", which sounds fully booked. */
   closed_day: outcome('no_slots', closedHint),
+  /** find_slots on days the location opens, but nobody who does the services works. */
+  nobody_does_it_day: outcome('no_slots', nobodyDoesItHint),
   /** find_slots: every day asked for is over (said so: "nothing is free" sounds fully booked). */
   days_passed: outcome<{ days: string; count: number; alternatives: number }>(
     'no_slots',

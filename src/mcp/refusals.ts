@@ -5,7 +5,7 @@ import type { Place } from './resolution.ts';
 import { speakClashes } from './series-words.ts';
 import { speakDate, speakNotice, speakOnDate } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
-import { speakWeeklyHours } from './spoken-hours.ts';
+import { opensOn, speakWeeklyHours } from './spoken-hours.ts';
 import { failure, isError, type SpokenSlot } from './tool-kit.ts';
 import { listed } from './word-lists.ts';
 
@@ -87,6 +87,21 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       return failure('too_far_ahead', { location: place.location.name, until: day(details.last_date) }, base);
     case 'closed': {
       const extra = await offer(ALTERNATIVE_DAYS);
+      if (details.closed_because === 'nobody_works' && typeof details.date === 'string') {
+        const { opening_hours } = await api.locationInfo(place.location.slug);
+        if (opensOn(opening_hours, details.date)) {
+          return failure(
+            'nobody_does_it',
+            {
+              location: place.location.name,
+              day: speakDate(details.date, place.locale, today, { relative: false }),
+              open: true,
+              alternatives: extra.alternatives.length,
+            },
+            extra,
+          );
+        }
+      }
       const why =
         details.closed_because === 'nobody_works'
           ? 'nobody who does that works that day'

@@ -33,6 +33,17 @@ function speakIntervals(day: DayHours, locale: SpeechLocale): string {
     .join(' and ');
 }
 
+/**
+ * Whether the location opens on a local date ("YYYY-MM-DD"): someone works there that weekday, as its
+ * opening hours (its staff's weekly hours) say; closures and time off aside.
+ */
+export function opensOn(hours: readonly DayHours[], date: string): boolean {
+  const weekday = (['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const)[
+    new Date(`${date}T00:00:00Z`).getUTCDay()
+  ];
+  return hours.some((day) => day.weekday === weekday && day.intervals.length > 0);
+}
+
 /** Monday first, as the week is said. */
 const WEEK_ORDER: readonly DayHours['weekday'][] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 

@@ -247,6 +247,26 @@ describe('find_slots', () => {
     expect(result.alternatives[0].spoken).toMatch(/^Saturday 26 December at/);
   });
 
+  it('does not call the salon closed on a day it opens when nobody who does the service works', async () => {
+    // Wednesday at Camden: Amara works; Ben, the only one who trims beards, is at Islington.
+    const hint =
+      'Nobody who does that works at Northside Camden on Wednesday 25 November, though it is open that day for others; ' +
+      'offer the nearest free times in alternatives.';
+    const found = await mcp.call('find_slots', { location: 'camden', services: 'beard', date: 'wednesday' });
+    expect(found).toMatchObject({ ok: false, code: 'no_slots', reason: 'closed', hint });
+    expect(found.alternatives[0].spoken).toMatch(/^Thursday 26 November at /);
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'beard',
+      starts_at: 'Wednesday at 11am',
+      client: NEW_CALLER,
+    });
+    expect(booked).toMatchObject({ ok: false, code: 'conflict', reason: 'closed', hint });
+    // Sunday nobody works there: closed, as before.
+    const sunday = await mcp.call('find_slots', { location: 'camden', services: 'beard', date: 'sunday' });
+    expect(sunday.hint).toMatch(/^Northside Camden is closed on Sunday 29 November/);
+  });
+
   it('answers unknown, ambiguous, in-person-only and staff mismatches conversationally', async () => {
     const ask = (args: Json) => mcp.call('find_slots', { location: 'camden', date: 'tomorrow', ...args });
     expect(await ask({ services: 'perm' })).toMatchObject({ ok: false, code: 'not_found' });

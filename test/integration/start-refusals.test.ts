@@ -136,6 +136,19 @@ describe('POST /bookings: 409 conflict names its reason', () => {
     });
   });
 
+  it('closed: on a day the location opens, says nobody who offers the services works, not that it is closed', async () => {
+    // Wednesday: Bo (cuts only) works at Soho; Ana, the only one who colours, does not.
+    const colour = { ...cut('2026-11-25T10:00:00+00:00'), service_ids: [ids.services.colour] };
+    expect(await refused(colour)).toEqual({
+      code: 'conflict',
+      message:
+        'Nobody who offers these services works at Soho on 2026-11-25, though it is open that day for others.',
+      param: 'starts_at',
+      reason: 'closed',
+      details: { date: '2026-11-25', closed_because: 'nobody_works', closure_reason: null },
+    });
+  });
+
   it('not_on_grid: a time between the grid times', async () => {
     expect(await refused(cut('2026-11-24T10:05:00+00:00'))).toMatchObject({
       reason: 'not_on_grid',

@@ -68,6 +68,19 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { location: 'Northside Camden', day: 'Friday 25 December', why: 'Christmas Day', alternatives: 3 },
     { location: 'Northside Camden', day: 'Sunday 29 November', why: null, alternatives: 0 },
   ],
+  nobody_does_it: [
+    { location: 'Northside Camden', day: 'Wednesday 25 November', open: true, alternatives: 3 },
+    { location: 'Northside Camden', day: 'Wednesday 25 November', open: true, alternatives: 0 },
+  ],
+  nobody_does_it_day: [
+    { location: 'Northside Camden', day: 'Wednesday 25 November', open: true, alternatives: 3 },
+    {
+      location: 'Northside Camden',
+      day: 'Saturday 28 November and the 2 days after',
+      open: false,
+      alternatives: 0,
+    },
+  ],
   not_on_grid: [
     { every: 15, alternatives: 3 },
     { every: null, alternatives: 0 },

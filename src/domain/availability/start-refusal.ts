@@ -19,6 +19,11 @@ export interface RefusalContext {
   notice?: { minutes: number; step: HoldStep | null };
   /** The closure's reason, for a date closed by a closure. */
   closureReason: string | null;
+  /**
+   * For a date nobody who offers the services works: whether others work at the location that
+   * weekday (it opens then, only not for these services), so it is not said to be closed.
+   */
+  openForOthers?: boolean;
   /** The staff member a staff_not_working refusal names. */
   staff?: { id: string; name: string; workplaces: Workplace[] } | undefined;
 }
@@ -68,7 +73,10 @@ export function startRefusal(
         : ': nobody who offers these services works that day';
       return {
         reason: 'closed',
-        message: `${locationName} is closed on ${diagnosis.date}${why}.`,
+        message:
+          !closure && context.openForOthers
+            ? `Nobody who offers these services works at ${locationName} on ${diagnosis.date}, though it is open that day for others.`
+            : `${locationName} is closed on ${diagnosis.date}${why}.`,
         param: 'starts_at',
         details: {
           date: diagnosis.date,

@@ -23,6 +23,7 @@ import {
 import { speakClock, speakDate, speakOnDate } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
+import { opensOn } from '../spoken-hours.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -156,6 +157,21 @@ export const findSlotsTool = defineTool({
               alternatives: offered.length,
             },
             { alternatives: offered, reason: 'staff_not_working' },
+          );
+        }
+        // Open those days, for other services: nobody who does these works (design.md 8.2).
+        const { opening_hours } = await locationInfo();
+        const opens = closed.filter((c) => c.reason === 'nobody_works' && opensOn(opening_hours, c.date));
+        if (opens.length > 0) {
+          fail(
+            'nobody_does_it_day',
+            {
+              location: place.location.name,
+              day,
+              open: opens.length === closed.length && closed.length === 1,
+              alternatives: offered.length,
+            },
+            { alternatives: offered, reason: 'closed' },
           );
         }
         const why = closure ? (closed[0]!.closure_reason ?? null) : 'nobody who does that works then';
