@@ -28,9 +28,18 @@ export async function importCatalogueFile(db: Db, file: string, clock: Clock): P
         error.problems.map((p) => `${p.path}: ${p.message}`),
       );
     }
+    const unreadable = UNREADABLE[(error as NodeJS.ErrnoException).code ?? ''];
+    if (unreadable) throw new CommandError(unreadable(file));
     throw error;
   }
 }
+
+/** A catalogue path that cannot be read, said as a person would (a typo, a folder), not as errno. */
+const UNREADABLE: Record<string, (file: string) => string> = {
+  ENOENT: (file) => `There is no catalogue file at ${file}.`,
+  EISDIR: (file) => `${file} is a folder; name the catalogue's JSON file.`,
+  EACCES: (file) => `${file} cannot be read: permission denied.`,
+};
 
 export function printImportReport(report: ImportReport): void {
   const org = report.organisation;

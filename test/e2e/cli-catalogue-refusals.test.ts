@@ -112,6 +112,16 @@ describe('booking import of a hand-written catalogue', () => {
     expect(result.status).toBe(0);
   }, 120_000);
 
+  it('says plainly when the path names no file, or names a folder', () => {
+    const missing = path.join(fresh.dir, 'catalgoue.json');
+    const typo = runCli(['import', missing], fresh.env);
+    expect(typo.status).toBe(1);
+    expect(typo.stderr).toBe(`error: There is no catalogue file at ${missing}.\n`);
+    const folder = runCli(['import', fresh.dir], fresh.env);
+    expect(folder.status).toBe(1);
+    expect(folder.stderr).toBe(`error: ${fresh.dir} is a folder; name the catalogue's JSON file.\n`);
+  }, 120_000);
+
   // The team's shared example sits beside the checkout, when it is there (CI links it in).
   it.skipIf(!existsSync(SHARED_EXAMPLE))(
     'takes the shared example with a $schema added, and without',
