@@ -339,45 +339,11 @@ describe('what a batch costs the database', () => {
 });
 
 describe("a time's zone in the organisation's language", () => {
-  it('names the place of a London salon in French and German words, not by its English name', async () => {
-    for (const [locale, said] of [
-      // No abbreviation for London's clock in either ("UTC+0", "GMT+0"): its place, as ICU names it.
-      ['fr-FR', 'le mardi 24 novembre à 11:00 (heure : Royaume-Uni), à Soho.'],
-      ['de-DE', 'am Dienstag, 24. November um 11:00 (Ortszeit Vereinigtes Königreich), in Soho.'],
-    ] as const) {
-      const catalogue = smallCatalogue();
-      catalogue.organisation.locale = locale;
-      const app = await startTestApp({ catalogues: [catalogue] });
-      try {
-        const own = await catalogueIds(app.database.db);
-        const response = await postBooking(app, {
-          location_slug: 'soho',
-          service_ids: [own.services.cut],
-          client_id: own.jo,
-          starts_at: '2026-11-24T11:00:00+00:00',
-        });
-        expect(response.statusCode, response.body).toBe(201);
-        const reference = response.json().data.reference as string;
-        await deliverAllDue({ ...delivery(), db: app.database.db, clock: app.clock });
-        const logged = (await listOutbox(app.database.db, own.organisation, 'logged')).filter(
-          (m) => m.reference === reference,
-        );
-        const sms = JSON.parse(logged.find((m) => m.channel === 'sms')!.body!).text as string;
-        const email = JSON.parse(logged.find((m) => m.channel === 'email')!.body!).text as string;
-        expect(sms).toContain(said);
-        expect(email).toContain(said);
-        expect(`${sms} ${email}`).not.toMatch(/heure de London|Ortszeit London/);
-      } finally {
-        await app.close();
-      }
-    }
-  });
-
-  it('names the clock of a Spanish organisation’s New York salon in Spanish, as its date is', async () => {
+  /** The SMS and e-mail confirming a Cut booked at `startsAt` at Soho, for an organisation in `locale`. */
+  async function confirmationTexts(locale: string, startsAt: string, timezone?: string) {
     const catalogue = smallCatalogue();
-    catalogue.organisation.locale = 'es-ES';
-    // es-ES has no letters for New York's clock ("GMT-5"): its place, in ICU's Spanish words.
-    catalogue.locations[0]!.timezone = 'America/New_York';
+    catalogue.organisation.locale = locale;
+    if (timezone) catalogue.locations[0]!.timezone = timezone;
     const app = await startTestApp({ catalogues: [catalogue] });
     try {
       const own = await catalogueIds(app.database.db);
@@ -385,7 +351,7 @@ describe("a time's zone in the organisation's language", () => {
         location_slug: 'soho',
         service_ids: [own.services.cut],
         client_id: own.jo,
-        starts_at: '2026-11-24T11:00:00-05:00',
+        starts_at: startsAt,
       });
       expect(response.statusCode, response.body).toBe(201);
       const reference = response.json().data.reference as string;
@@ -393,14 +359,32 @@ describe("a time's zone in the organisation's language", () => {
       const logged = (await listOutbox(app.database.db, own.organisation, 'logged')).filter(
         (m) => m.reference === reference,
       );
-      const sms = JSON.parse(logged.find((m) => m.channel === 'sms')!.body!).text as string;
-      const email = JSON.parse(logged.find((m) => m.channel === 'email')!.body!).text as string;
-      for (const text of [sms, email]) {
-        expect(text).toContain('martes, 24 de noviembre, 11:00 (hora de Nueva York), at Soho.');
-        expect(text).not.toContain('New York time');
-      }
+      const text = (channel: string) =>
+        JSON.parse(logged.find((m) => m.channel === channel)!.body!).text as string;
+      return [text('sms'), text('email')];
     } finally {
       await app.close();
+    }
+  }
+
+  it('names the place of a London salon in French and German words, not by its English name', async () => {
+    for (const [locale, said] of [
+      // No abbreviation for London's clock in either ("UTC+0", "GMT+0"): its place, as ICU names it.
+      ['fr-FR', 'le mardi 24 novembre à 11:00 (heure : Royaume-Uni), à Soho.'],
+      ['de-DE', 'am Dienstag, 24. November um 11:00 (Ortszeit Vereinigtes Königreich), in Soho.'],
+    ] as const) {
+      for (const text of await confirmationTexts(locale, '2026-11-24T11:00:00+00:00')) {
+        expect(text).toContain(said);
+        expect(text).not.toMatch(/heure de London|Ortszeit London/);
+      }
+    }
+  });
+
+  it('names the clock of a Spanish organisation’s New York salon in Spanish, as its date is', async () => {
+    // es-ES has no letters for New York's clock ("GMT-5"): its place, in ICU's Spanish words.
+    for (const text of await confirmationTexts('es-ES', '2026-11-24T11:00:00-05:00', 'America/New_York')) {
+      expect(text).toContain('martes, 24 de noviembre, 11:00 (hora de Nueva York), at Soho.');
+      expect(text).not.toContain('New York time');
     }
   });
 });
