@@ -26,7 +26,7 @@ export const ErrorEnvelope = z
         .record(z.string(), z.unknown())
         .optional()
         .describe(
-          'With a conflict reason, what answers it: earliest_starts_at (too_soon), last_date ' +
+          'With a conflict reason, what answers it: min_notice_minutes, earliest_starts_at and hold_step (too_soon), last_date ' +
             '(too_far_ahead), date and closure_reason (closed), slot_interval_minutes (not_on_grid), ' +
             'staff_name and works (staff_not_working). An addition to v1.',
         ),

@@ -1,7 +1,5 @@
-import { bookingHold, type HoldStep, type HoldTerms, holdNotice } from '../domain/booking/holds.ts';
-import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
-import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
-import type { Booking, LocationInfo } from './booking-api.ts';
+import { type HoldStep, holdNotice } from '../domain/booking/holds.ts';
+import type { LocationInfo } from './booking-api.ts';
 
 /**
  * A booking its customer finishes through a link (a deposit to pay, Booking Protection's card to save,
@@ -52,43 +50,11 @@ export function holdNoticeAt(info: LocationInfo): HoldNotice | null {
 }
 
 /**
- * What a too_soon refusal's notice (its details.min_notice_minutes) was needed for: null when it is
- * the location's own, else what the booking waits for (the engine asks more only of a held booking):
- * a booking made, its deposit or card; a held booking moved, its own hold's step (its code, or an
- * offered time's claim, too).
+ * What a too_soon refusal's notice was needed for, from the hold the engine names in its details
+ * (`hold_step`, the hold that asked the most notice): null when it names none (the location's own
+ * notice was what refused it).
  */
-export function refusedNoticeNeeding(
-  info: LocationInfo,
-  refusedMinutes: number,
-  moved?: Booking,
-): string | null {
-  if (refusedMinutes <= info.policy.min_notice_minutes) return null;
-  const terms = moved && heldTermsOf(moved);
-  // The step a hold is for does not depend on its minutes (bookingHold): those of a waitlist offer,
-  // which LocationInfo does not carry, are not needed.
-  const hold = terms && bookingHold({ ...holdPolicyOf(info), waitlistOfferMinutes: 0 }, terms);
-  return hold ? NEEDING[hold.step] : needingAt(info);
-}
-
-function holdPolicyOf(info: LocationInfo) {
-  return {
-    pendingConfirmationHoldMinutes: info.policy.pending_confirmation_hold_minutes,
-    pendingPaymentHoldMinutes: info.policy.pending_payment_hold_minutes,
-  };
-}
-
-/**
- * The terms a booking as the API answers it is still held under, as the engine reads them from its
- * row (heldTermsOf): null once it is not a hold. A code or an offer's claim is held in
- * pending_confirmation, its requirements listed; pending_payment waits for its deposit alone.
- */
-function heldTermsOf(booking: Booking): HoldTerms | null {
-  if (booking.status !== 'pending_payment' && booking.status !== 'pending_confirmation') return null;
-  const requirements = booking.pending_confirmation?.requirements ?? [];
-  return {
-    protection: booking.booking_protection.applies,
-    deposit: (booking.deposit?.amount ?? 0) > 0,
-    proofFirst: requirements.includes(CONTACT_VERIFICATION),
-    offer: requirements.includes(WAITLIST_CLAIM),
-  };
+export function refusedNoticeNeeding(details: Record<string, unknown>): string | null {
+  const step = details.hold_step;
+  return typeof step === 'string' && Object.hasOwn(NEEDING, step) ? NEEDING[step as HoldStep] : null;
 }

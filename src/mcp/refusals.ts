@@ -72,14 +72,8 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
         return failure('time_passed', { alternatives: extra.alternatives.length }, extra);
       }
       const minutes = Number(details.min_notice_minutes);
-      const [extra, needing] = await Promise.all([
-        offer(ALTERNATIVE_DAYS, today),
-        Number.isFinite(minutes)
-          ? api
-              .locationInfo(place.location.slug)
-              .then((info) => refusedNoticeNeeding(info, minutes, asked.booking))
-          : null,
-      ]);
+      const extra = await offer(ALTERNATIVE_DAYS, today);
+      const needing = refusedNoticeNeeding(details);
       const notice = Number.isFinite(minutes) ? speakNotice(minutes) : 'more notice';
       return failure('too_soon', { notice, needing, alternatives: extra.alternatives.length }, extra);
     }

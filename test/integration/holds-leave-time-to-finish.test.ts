@@ -151,7 +151,12 @@ describe('a booking that waits for its deposit', () => {
       code: 'conflict',
       reason: 'too_soon',
       param: 'starts_at',
-      details: { min_notice_minutes: 15, earliest_starts_at: `${MONDAY}T09:15:00+00:00` },
+      details: {
+        min_notice_minutes: 15,
+        earliest_starts_at: `${MONDAY}T09:15:00+00:00`,
+        // The hold that asked for more than the location's notice, by name (MCP words it from this).
+        hold_step: 'deposit',
+      },
     });
     expect(error.message).toMatch(/deposit .*paid before/);
     // 15 minutes ahead it is taken, held until its start.
@@ -397,6 +402,11 @@ describe('the MCP tools', () => {
       });
       expect(soon).toMatchObject({ ok: false, code: 'conflict', reason: 'too_soon' });
       expect(soon.detail).toMatch(/offered time must be claimed/);
+      const rest = await move(entry.offer.booking_reference, `${TUESDAY}T13:00:00Z`);
+      expect(rest.json().error.details).toMatchObject({
+        min_notice_minutes: 15,
+        hold_step: 'waitlist_claim',
+      });
       expect(soon.hint).toMatch(
         /^That is too soon: bookings that need an offer claimed first need 15 minutes' notice there;/,
       );

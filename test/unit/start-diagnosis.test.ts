@@ -221,7 +221,11 @@ describe('startRefusal', () => {
       message:
         "That time is too soon: its deposit must be paid before the appointment starts, so this booking needs at least 15 minutes' notice.",
       param: 'starts_at',
-      details: { min_notice_minutes: 15, earliest_starts_at: '2026-11-23T09:15:00+00:00' },
+      details: {
+        min_notice_minutes: 15,
+        earliest_starts_at: '2026-11-23T09:15:00+00:00',
+        hold_step: 'deposit',
+      },
     });
     expect(refuse('2026-11-23T09:00:00Z', 'protection_setup').message).toBe(
       "That time is too soon: a card must be saved for Booking Protection before the appointment starts, so this booking needs at least 15 minutes' notice.",

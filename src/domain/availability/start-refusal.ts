@@ -54,6 +54,8 @@ export function startRefusal(
         details: {
           min_notice_minutes: notice.minutes,
           earliest_starts_at: formatLocal(diagnosis.earliest, context.timezone),
+          // Which hold asked for more than the location's notice: what a caller says it is for.
+          ...(notice.step && { hold_step: notice.step }),
         },
       };
     }
