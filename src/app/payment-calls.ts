@@ -240,6 +240,17 @@ export function unwantedPaymentRefund(
   };
 }
 
+/**
+ * Whether the refund of a checkout's unwanted payment is settled: made (refund_ref), or refused for
+ * good by the provider (refund_refused_at: returned by hand). Either way it is never asked again.
+ */
+export function refundSettled(checkout: {
+  refund_ref?: string | null;
+  refund_refused_at?: number | null;
+}): boolean {
+  return (checkout.refund_ref ?? null) !== null || (checkout.refund_refused_at ?? null) !== null;
+}
+
 /** The most of a provider's reason for refusing a refund that is kept (checkout_sessions.refund_refusal). */
 const MAX_REFUSAL_LENGTH = 500;
 

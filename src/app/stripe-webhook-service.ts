@@ -9,6 +9,7 @@ import { checkoutState, confirmDeposit, takeCheckoutTurn } from './checkout-serv
 import {
   type PaymentCall,
   recordPaymentCalls,
+  refundSettled,
   refundUnwantedPayment,
   unwantedPaymentRefund,
 } from './payment-calls.ts';
@@ -103,6 +104,7 @@ async function applyPaymentSession(
         'currency',
         'payment_ref',
         'refund_ref',
+        'refund_refused_at',
       ])
       .where('id', '=', checkoutId)
       .executeTakeFirst();
@@ -112,16 +114,18 @@ async function applyPaymentSession(
     if (![namedSession(event), session].every((s) => chargesExactly(s, deposit))) return ['mismatched'];
     const paymentRef = refOf(session.payment_intent);
     const paid = session.status === 'complete' && session.payment_status !== 'unpaid';
+    // Its refund made, or refused for good (returned by hand): never asked again, whatever comes next.
+    const refundDue = !refundSettled(row);
     if (paid && row.status !== 'paid') {
       const state = await checkoutState(trx, row.id, now);
       if (state === 'open' || state === 'abandoned') {
         await confirmDeposit(trx, row.id, now, ACTOR, { providerRef: session.id, paymentRef });
-      } else if (paymentRef && !row.refund_ref) {
+      } else if (paymentRef && refundDue) {
         // Paid after the hold lapsed or the booking left pending_payment: the money goes back.
         await setCheckoutRefs(trx, row, { provider_ref: session.id, payment_ref: paymentRef });
         return ['applied', await refundToMake(trx, row, paymentRef, now)];
       }
-    } else if (paid && row.payment_ref === null && paymentRef && !row.refund_ref) {
+    } else if (paid && row.payment_ref === null && paymentRef && refundDue) {
       // The deposit was paid another way first (at the desk, say, which closed this checkout as paid
       // while Stripe's page stayed open): this second payment goes back. payment_ref stays unset, so
       // a later cancellation does not take the desk's deposit for this one.

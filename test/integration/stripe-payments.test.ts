@@ -754,6 +754,67 @@ describe('review: a payment the booking no longer awaits goes back', () => {
     expect(cancelled.json().data).toMatchObject({ status: 'cancelled', deposit_refunded: true });
     expect([...fake.refunds.values()]).toHaveLength(1);
   });
+
+  /** The refunds asked of Stripe so far. */
+  const refundsAsked = () =>
+    fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds').length;
+
+  /**
+   * Stripe refuses for good the refund of the payment of `session` (a 400), then reports the session
+   * again (the payment's other event, the same event under another id): answered 200, asked no more.
+   */
+  async function refusedThenReportedAgain(session: Record<string, unknown>) {
+    fake.refuseRefunds = true;
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    const asked = refundsAsked();
+    expect(asked).toBeGreaterThan(0);
+    const checkoutId = String(session.client_reference_id);
+    const refused = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select(['refund_ref', 'refund_refused_at', 'refund_refusal'])
+      .where('id', '=', checkoutId)
+      .executeTakeFirstOrThrow();
+    expect(refused).toEqual({
+      refund_ref: null,
+      refund_refused_at: t.clock.nowMs(),
+      refund_refusal: expect.stringMatching(/cannot be refunded/),
+    });
+    t.clock.advance({ minutes: 5 });
+    for (const type of ['checkout.session.async_payment_succeeded', 'checkout.session.completed']) {
+      expect((await deliver(fake.event(type, session))).json()).toEqual({
+        received: true,
+        outcome: 'applied',
+      });
+    }
+    expect(refundsAsked()).toBe(asked);
+    expect(await t.database.db.selectFrom('payment_calls').selectAll().execute()).toEqual([]);
+    // Its refusal stays as it was first recorded.
+    expect(await checkoutRow(checkoutId)).toMatchObject({ refund_ref: null });
+    expect(
+      await t.database.db
+        .selectFrom('checkout_sessions')
+        .select(['refund_refused_at', 'refund_refusal'])
+        .where('id', '=', checkoutId)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ refund_refused_at: refused.refund_refused_at, refund_refusal: refused.refund_refusal });
+  }
+
+  it('asks Stripe no more for the refund of a payment after the hold lapsed that it refused for good, as more events come', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    await refusedThenReportedAgain(session);
+    expect((await bookingOf(reference)).status).toBe('expired');
+  });
+
+  it('asks Stripe no more for the refund of a second payment of a deposit taken at the desk that it refused for good', async () => {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    await payDepositByStaff(t.database.db, org.id, reference, t.clock.nowMs());
+    await refusedThenReportedAgain(session);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
 });
 
 describe('review: amounts in Stripe’s units for currencies it counts differently', () => {
