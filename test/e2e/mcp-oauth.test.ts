@@ -355,9 +355,9 @@ describe('a method an OAuth endpoint does not serve', () => {
       ['/oauth/register/no-such-client', {}],
       [new URL(registered.registration_client_uri).pathname, own],
     ] as const) {
-      const deleted = await expectOauthError(await send('DELETE', path, headers), 'GET, OPTIONS');
+      const deleted = await expectOauthError(await send('DELETE', path, headers), 'GET, HEAD, OPTIONS');
       expect(deleted).toMatch(/^A client registration cannot be deleted here: only read/);
-      const updated = await expectOauthError(await send('PUT', path, headers), 'GET, OPTIONS');
+      const updated = await expectOauthError(await send('PUT', path, headers), 'GET, HEAD, OPTIONS');
       expect(updated).toMatch(/^A client registration cannot be updated here/);
     }
     // Reading it is what the registration access token is for, and still answered.
@@ -371,7 +371,10 @@ describe('a method an OAuth endpoint does not serve', () => {
       'GET is not allowed at this endpoint; use POST.',
     );
     await expectOauthError(await send('DELETE', '/oauth/register'), 'POST, OPTIONS');
-    await expectOauthError(await send('POST', '/oauth/jwks'), 'GET, OPTIONS');
+    expect(await expectOauthError(await send('POST', '/oauth/jwks'), 'GET, HEAD, OPTIONS')).toBe(
+      'POST is not allowed at this endpoint; use GET.',
+    );
+    await expectOauthError(await send('DELETE', '/oauth/authorize'), 'GET, HEAD, OPTIONS');
     await expectOauthError(await send('PUT', '/oauth/revoke'), 'POST, OPTIONS');
   });
 
@@ -380,15 +383,20 @@ describe('a method an OAuth endpoint does not serve', () => {
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toMatch(/^application\/jwk-set\+json/);
     expect(await head.text()).toBe('');
-    // HEAD of what takes no GET is refused as GET would be.
-    expect((await send('HEAD', '/oauth/token')).status).toBe(405);
+    // HEAD of what takes no GET is refused as GET would be; Allow lists HEAD wherever GET.
+    const refused = await send('HEAD', '/oauth/token');
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('allow')).toBe('POST, OPTIONS');
+    for (const path of ['/oauth/jwks', '/oauth/authorize', '/oauth/register/no-such-client']) {
+      expect((await send('OPTIONS', path)).headers.get('allow'), path).toBe('GET, HEAD, OPTIONS');
+    }
   });
 
   it('answers OPTIONS that is no CORS preflight with the methods it takes (RFC 9110), a preflight as before', async () => {
     for (const [path, allow] of [
       ['/oauth/token', 'POST, OPTIONS'],
       ['/oauth/revoke', 'POST, OPTIONS'],
-      ['/oauth/jwks', 'GET, OPTIONS'],
+      ['/oauth/jwks', 'GET, HEAD, OPTIONS'],
     ] as const) {
       // No Origin, and an Origin without Access-Control-Request-Method: neither is a preflight.
       for (const headers of [{}, { origin: 'https://host.example' }] as Record<string, string>[]) {
@@ -410,9 +418,9 @@ describe('a method an OAuth endpoint does not serve', () => {
   it('answers OPTIONS so at the endpoints that answer no CORS preflight too, a preflight granting nothing', async () => {
     for (const [path, allow] of [
       ['/oauth/register', 'POST, OPTIONS'],
-      ['/oauth/register/no-such-client', 'GET, OPTIONS'],
-      ['/oauth/authorize', 'GET, OPTIONS'],
-      ['/oauth/authorize/no-such-interaction', 'GET, OPTIONS'],
+      ['/oauth/register/no-such-client', 'GET, HEAD, OPTIONS'],
+      ['/oauth/authorize', 'GET, HEAD, OPTIONS'],
+      ['/oauth/authorize/no-such-interaction', 'GET, HEAD, OPTIONS'],
     ] as const) {
       for (const headers of [
         {},

@@ -71,16 +71,15 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       );
       raw.get('/.well-known/openid-configuration', hidden, (request, reply) => forward(request, reply));
       for (const [path, taken] of Object.entries(SERVED_METHODS)) {
-        const served = [...taken, 'OPTIONS'];
+        const served = allowOf(taken);
         raw.route({
           method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
           url: path,
           ...hidden,
-          // HEAD (Fastify's, beside each GET route) wherever GET is served, as the provider answers it.
+          // HEAD comes here through Fastify's own route beside each GET one.
           handler: (request, reply) => {
-            const method = request.method === 'HEAD' ? 'GET' : request.method;
-            if (!served.includes(method)) return refuseMethod(reply, path, request.method, served);
-            if (method === 'OPTIONS' && !(isPreflight(request) && PREFLIGHTED.has(path)))
+            if (!served.includes(request.method)) return refuseMethod(reply, path, request.method, served);
+            if (request.method === 'OPTIONS' && !(isPreflight(request) && PREFLIGHTED.has(path)))
               return answerOptions(reply, served);
             return forward(request, reply);
           },
@@ -248,6 +247,14 @@ const SERVED_METHODS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * What an endpoint's Allow lists (405 and OPTIONS alike): the methods it takes, HEAD wherever GET (the
+ * provider answers it so, and so does every other GET route of the server), and OPTIONS.
+ */
+function allowOf(taken: readonly string[]): readonly string[] {
+  return [...taken.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])), 'OPTIONS'];
+}
+
+/**
  * The endpoints whose CORS preflights oidc-provider answers (its router's `cors.*` routes). Elsewhere
  * (the browser's own authorization request, registration) it allows no cross-origin call: a preflight
  * there is answered as any OPTIONS, granting nothing (its router, with no route for it, says "Not Found").
@@ -275,7 +282,8 @@ function answerOptions(reply: FastifyReply, served: readonly string[]) {
  * error form the OAuth endpoints answer ({error, error_description}).
  */
 function refuseMethod(reply: FastifyReply, path: string, method: string, served: readonly string[]) {
-  const allowed = served.filter((m) => m !== 'OPTIONS');
+  // The methods to use instead: HEAD is GET's, OPTIONS asks what they are.
+  const allowed = served.filter((m) => m !== 'OPTIONS' && m !== 'HEAD');
   const description =
     path === '/oauth/register/*'
       ? `A client registration cannot be ${method === 'DELETE' ? 'deleted' : method === 'PUT' ? 'updated' : 'changed'} here: only read (GET, with its registration access token). A registration with no grant is removed a day after it was made, or a day after its last grant ended.`
