@@ -138,6 +138,27 @@ export interface BookingDetail {
   }[];
   /** The messages to the customer about it: sent, failed, logged, or still to go (the reminder). */
   messages: OutboxMessage[];
+  /**
+   * The refund of the deposit paid online that the payment provider refused for good (a payment after
+   * the hold lapsed, say): staff return it by hand. Null when none was refused.
+   */
+  refusedRefund: RefusedRefund | null;
+}
+
+/** A refund the payment provider refused for good: when (epoch ms), and its reason as it gave it. */
+export interface RefusedRefund {
+  at: number;
+  reason: string;
+}
+
+/**
+ * What staff are told of a refund the payment provider refused for good, `when` it did in their words
+ * (the console's local time, the CLI's UTC): the same sentence wherever they look.
+ */
+export function refusedRefundWords(refusal: RefusedRefund, when: string): string {
+  const reason = refusal.reason.trim();
+  const why = reason === '' ? '.' : `: “${reason}”${/[.!?]$/.test(reason) ? '' : '.'}`;
+  return `The payment provider refused on ${when} to refund the deposit paid online${why} Return it by hand from the payment provider’s dashboard.`;
 }
 
 export async function loadBookingDetail(
@@ -146,13 +167,14 @@ export async function loadBookingDetail(
   reference: string,
 ): Promise<BookingDetail> {
   const booking = await getBooking(db, organisationId, reference);
-  const [location, client, services, events, staff, messages] = await Promise.all([
+  const [location, client, services, events, staff, messages, refusedRefund] = await Promise.all([
     findLocationById(db, organisationId, booking.locationId),
     findClientById(db, organisationId, booking.clientId),
     diary.bookedServices(db, organisationId, booking.id),
     diary.eventsOfBooking(db, organisationId, booking.id),
     diary.staffNameOf(db, organisationId, booking.staffId),
     messagesOfBooking(db, organisationId, booking.id),
+    diary.refusedRefundOf(db, organisationId, booking.id),
   ]);
   const names = await diary.actorNames(db, organisationId, {
     users: idsOfActors(events, ['user']),
@@ -177,6 +199,7 @@ export async function loadBookingDetail(
       details: parsedDetails(e.details),
     })),
     messages,
+    refusedRefund: refusedRefund ?? null,
   };
 }
 

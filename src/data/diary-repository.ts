@@ -109,6 +109,27 @@ export function eventsOfBooking(
     .execute();
 }
 
+/**
+ * The refund of a payment of the booking's deposit (its checkout's) that the payment provider refused
+ * for good (migration 0037): when, and the provider's reason; undefined when none was refused.
+ */
+export async function refusedRefundOf(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<{ at: number; reason: string } | undefined> {
+  const row = await db
+    .selectFrom('checkout_sessions')
+    .select(['refund_refused_at', 'refund_refusal'])
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('refund_refused_at', 'is not', null)
+    .orderBy('refund_refused_at', 'desc')
+    .executeTakeFirst();
+  if (row?.refund_refused_at == null) return undefined;
+  return { at: Number(row.refund_refused_at), reason: row.refund_refusal ?? '' };
+}
+
 /** The e-mails of the organisation's staff accounts and the labels of its keys among `ids` (event actors). */
 export async function actorNames(
   db: Db,

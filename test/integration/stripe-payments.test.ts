@@ -817,6 +817,42 @@ describe('review: a payment the booking no longer awaits goes back', () => {
   });
 });
 
+describe('review: a refund Stripe refused for good is shown to staff, to return by hand', () => {
+  /** Jo's colour at Soho, paid after its hold lapsed (09:31 in London), its refund refused by Stripe for good. */
+  async function paidLateRefundRefused() {
+    await start();
+    const { reference, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    fake.refuseRefunds = true;
+    expect((await deliver(fake.pay(String(session.id)))).statusCode).toBe(200);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'expired', deposit_status: 'pending' });
+    return reference;
+  }
+
+  /** A page's words, without its markup. */
+  const wordsOf = (html: string) =>
+    html
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&#39;|&#x27;|&rsquo;/g, '’')
+      .replace(/\s+/g, ' ');
+
+  it('says so on the booking’s console page: when, Stripe’s reason, and that it goes back by hand from the dashboard', async () => {
+    const reference = await paidLateRefundRefused();
+    const password = 'correct horse battery';
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password },
+      t.clock.nowMs(),
+    );
+    const desk = await signInToConsole(t, 'acme-hair', 'desk@acme.test', password);
+    const page = await desk.get(`/console/bookings/${reference}`);
+    expect(page.statusCode).toBe(200);
+    expect(wordsOf(page.body)).toContain(
+      'Refund refused. The payment provider refused on 23 Nov 2026, 09:31 to refund the deposit paid online: “This charge cannot be refunded right now.” Return it by hand from the payment provider’s dashboard.',
+    );
+  });
+});
+
 describe('review: amounts in Stripe’s units for currencies it counts differently', () => {
   /** The small catalogue in Icelandic krónur: whole krónur here (as the pages show them), hundredths at Stripe. */
   function kronaCatalogue() {

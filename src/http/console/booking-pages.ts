@@ -1,4 +1,4 @@
-import type { BookingDetail } from '../../app/console-service.ts';
+import { type BookingDetail, refusedRefundWords } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
 import { messagesTable } from './outbox-page.ts';
@@ -134,6 +134,7 @@ export function bookingBody(
 <dt>Protection</dt><dd>${esc(protection)}</dd>
 </dl>
 </div>
+${d.refusedRefund ? `<div class="notice" role="note"><p><strong>Refund refused.</strong> ${esc(refusedRefundWords(d.refusedRefund, f.dateTime(d.refusedRefund.at)))}</p></div>` : ''}
 ${actions.length > 0 ? `<div class="card toolbar" role="group" aria-label="Actions">${actions.join('\n')}</div>` : ''}
 ${b.status === 'confirmed' && !started ? '<p>Complete, needs checkout and no-show are offered once the appointment has started.</p>' : ''}
 ${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div></div>` : ''}
