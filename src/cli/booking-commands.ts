@@ -1,5 +1,6 @@
 import { Argument, type Command, Option } from 'commander';
 import type { Clock } from '../app/clock.ts';
+import { loadBookingDetail, refusedRefundWords } from '../app/console-service.ts';
 import type { AppDeps } from '../app/deps.ts';
 import {
   chargeFee,
@@ -14,7 +15,8 @@ import {
 import type { Db } from '../data/database.ts';
 import type { Fee, FeeKind } from '../domain/booking/booking.ts';
 import { referenceReadings } from '../domain/booking/reference.ts';
-import { CommandError, out } from './output.ts';
+import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import { CommandError, formatTime, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>) => Promise<T>;
 
@@ -29,13 +31,18 @@ const ACTIONS = {
 } as const;
 type Action = keyof typeof ACTIONS;
 
-/** `booking bookings <reference> <action>`: staff-console actions, through the same service layer. */
+/**
+ * `booking bookings <reference> [action]`: staff-console actions, through the same service layer; with
+ * no action, the booking as staff see it (nothing of its client: the output may end up in a log).
+ */
 export function addBookingCommands(program: Command, withDb: WithDb): void {
   program
     .command('bookings')
-    .description('Staff actions on one booking the REST API does not offer')
+    .description('Show one booking, or take a staff action on it that the REST API does not offer')
     .argument('<reference>', 'booking reference, e.g. NHC-7K3M9P (any case)')
-    .addArgument(new Argument('<action>', 'what to do').choices(Object.keys(ACTIONS)))
+    .addArgument(
+      new Argument('[action]', 'what to do (none: show the booking)').choices(Object.keys(ACTIONS)),
+    )
     .addOption(
       new Option(
         '--fee <kind>',
@@ -49,36 +56,70 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
         .map(([name, text]) => `  ${name.padEnd(12)} ${text}`)
         .join('\n')}`,
     )
-    .action(async (reference: string, action: Action, options: { fee?: FeeKind; org?: string }) => {
-      if (options.fee !== undefined && action !== 'charge-fee' && action !== 'waive-fee') {
-        throw new CommandError('--fee applies only to charge-fee and waive-fee.');
-      }
-      const line = await withDb(async (db, clock, deps) => {
-        const organisationId = await organisationOf(db, reference, options.org);
-        const now = clock.nowMs();
-        switch (action) {
-          case 'charge-fee':
-          case 'waive-fee': {
-            const { booking, fee } =
-              action === 'charge-fee'
-                ? await chargeFee(db, organisationId, reference, now, options.fee, deps.payments)
-                : await waiveFee(db, organisationId, reference, now, options.fee);
-            return `${booking.reference}: ${describeFee(fee)}`;
-          }
-          default: {
-            const run = {
-              complete,
-              'no-show': markNoShow,
-              checkout: checkOut,
-              'pay-deposit': payDepositByStaff,
-            }[action];
-            const { booking, from, to } = await run(db, organisationId, reference, now);
-            return `${booking.reference}: ${from} -> ${to}`;
-          }
+    .action(
+      async (reference: string, action: Action | undefined, options: { fee?: FeeKind; org?: string }) => {
+        if (options.fee !== undefined && action !== 'charge-fee' && action !== 'waive-fee') {
+          throw new CommandError('--fee applies only to charge-fee and waive-fee.');
         }
-      });
-      out(line);
-    });
+        const line = await withDb(async (db, clock, deps) => {
+          const organisationId = await organisationOf(db, reference, options.org);
+          const now = clock.nowMs();
+          switch (action) {
+            case undefined:
+              return describeBooking(db, organisationId, reference, now);
+            case 'charge-fee':
+            case 'waive-fee': {
+              const { booking, fee } =
+                action === 'charge-fee'
+                  ? await chargeFee(db, organisationId, reference, now, options.fee, deps.payments)
+                  : await waiveFee(db, organisationId, reference, now, options.fee);
+              return `${booking.reference}: ${describeFee(fee)}`;
+            }
+            default: {
+              const run = {
+                complete,
+                'no-show': markNoShow,
+                checkout: checkOut,
+                'pay-deposit': payDepositByStaff,
+              }[action];
+              const { booking, from, to } = await run(db, organisationId, reference, now);
+              return `${booking.reference}: ${from} -> ${to}`;
+            }
+          }
+        });
+        out(line);
+      },
+    );
+}
+
+/** A booking as the console shows it to staff, in lines; nothing of its client (name, phone, notes). */
+async function describeBooking(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+): Promise<string> {
+  const {
+    booking: b,
+    location,
+    staffName,
+    services,
+    refusedRefund,
+  } = await loadBookingDetail(db, organisationId, reference);
+  const money = (minor: number) => formatMoney(minor, b.currency);
+  const lines = [
+    // As the API says it: a hold that lapsed is expired before the sweeper writes it so.
+    `${b.reference}: ${effectiveStatus(b, now)}`,
+    `When: ${formatTime(b.startsAt)} to ${formatTime(b.endsAt)} (${b.timezone})`,
+    `Where: ${location.name}, with ${staffName}`,
+    `Services: ${services.map((s) => `${s.name} (${money(s.priceMinor)})`).join(', ')}`,
+    `Deposit: ${b.depositMinor === null ? 'none' : `${money(b.depositMinor)}, ${b.depositStatus}`}`,
+  ];
+  for (const fee of Object.values(b.fees)) lines.push(`Fee: ${describeFee(fee)}`);
+  if (refusedRefund) {
+    lines.push(`Refund refused: ${refusedRefundWords(refusedRefund, formatTime(refusedRefund.at))}`);
+  }
+  return lines.join('\n');
 }
 
 async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
@@ -117,7 +158,7 @@ function describeFee(fee: Fee): string {
   const money = (minor: number) => formatMoney(minor, fee.currency);
   const figures = `fee ${money(fee.amountMinor)}, deposit credit ${money(fee.depositCreditMinor)}, card ${money(fee.chargeAmountMinor)}`;
   const reason = fee.failureReason ? ` (${fee.failureReason})` : '';
-  return `${fee.kind} fee ${fee.status}${reason}: ${figures}`;
+  return `${fee.kind} fee ${fee.status ?? 'pending'}${reason}: ${figures}`;
 }
 
 function formatMoney(minor: number, currency: string): string {

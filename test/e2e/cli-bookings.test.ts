@@ -110,7 +110,7 @@ describe('booking bookings <reference> <action>', () => {
   it('lists the actions in --help', () => {
     const help = runCli(['bookings', '--help'], env);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/Usage: booking bookings \[options\] <reference> <action>/);
+    expect(help.stdout).toMatch(/Usage: booking bookings \[options\] <reference> \[action\]/);
     for (const action of ['complete', 'no-show', 'checkout', 'pay-deposit', 'charge-fee', 'waive-fee']) {
       expect(help.stdout).toContain(`  ${action} `);
     }
@@ -168,6 +168,24 @@ describe('booking bookings <reference> <action>', () => {
     );
   });
 
+  it('shows the booking when no action is named: status, time, place, services and deposit, nothing of its client', () => {
+    const shown = runCli(['bookings', refs.future.toLowerCase()], env);
+    expect(shown).toMatchObject({ status: 0, stderr: '' });
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`${refs.future}: confirmed`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^When: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ to .*Z \(Europe\/London\)$/),
+        'Where: Northside Camden, with Amara Okafor',
+        'Services: Cut & blow-dry (GBP 55.00)',
+        'Deposit: none',
+      ]),
+    );
+    expect(shown.stdout).not.toMatch(/Refund refused|Bloggs|7911|jo\.bloggs/);
+    const unknown = runCli(['bookings', 'NHC-ZZZZZZ'], env);
+    expect(unknown).toMatchObject({ status: 1, stderr: 'error: No booking has the reference NHC-ZZZZZZ.\n' });
+  });
+
   it('refuses a bad action and --fee on an action without a fee', () => {
     const bad = runCli(['bookings', refs.future, 'finish'], env);
     expect(bad.status).toBe(1);
@@ -175,6 +193,9 @@ describe('booking bookings <reference> <action>', () => {
     const misplaced = runCli(['bookings', refs.future, 'complete', '--fee', 'no_show'], env);
     expect(misplaced.status).toBe(1);
     expect(misplaced.stderr).toContain('--fee applies only to charge-fee and waive-fee');
+    const lookup = runCli(['bookings', refs.future, '--fee', 'no_show'], env);
+    expect(lookup.status).toBe(1);
+    expect(lookup.stderr).toContain('--fee applies only to charge-fee and waive-fee');
   });
 
   it('marks a protected no-show and charges its fee once, the deposit credited first', () => {

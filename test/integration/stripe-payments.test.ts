@@ -851,6 +851,19 @@ describe('review: a refund Stripe refused for good is shown to staff, to return 
       'Refund refused. The payment provider refused on 23 Nov 2026, 09:31 to refund the deposit paid online: “This charge cannot be refunded right now.” Return it by hand from the payment provider’s dashboard.',
     );
   });
+
+  it('says so in the operator’s lookup, `booking bookings <reference>`, in the same words', async () => {
+    const reference = await paidLateRefundRefused();
+    const shown = await runCliAsync(['bookings', reference.toLowerCase()], { DATABASE_URL: t.database.url });
+    expect(shown.stderr).toBe('');
+    expect(shown.status).toBe(0);
+    expect(shown.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        `${reference}: expired`,
+        'Refund refused: The payment provider refused on 2026-11-23T09:31:00Z to refund the deposit paid online: “This charge cannot be refunded right now.” Return it by hand from the payment provider’s dashboard.',
+      ]),
+    );
+  });
 });
 
 describe('review: amounts in Stripe’s units for currencies it counts differently', () => {
