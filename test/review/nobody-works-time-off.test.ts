@@ -22,7 +22,7 @@ afterAll(async () => {
   await t.close();
 });
 
-it("does not say Soho is open for others on a day nobody at all works there', async () => {
+it('does not say Soho is open for others on a day nobody at all works there', async () => {
   const response = await postBooking(t, {
     location_slug: 'soho',
     service_ids: [ids.services.cut],
