@@ -122,6 +122,53 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('says a later visit moved back when the one asked about keeps its time with scope following', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const booked = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-16T10:00:00Z',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        repeat: { every_weeks: 2, count: 3 },
+      });
+      const refs = (booked.series as { occurrences: { reference: string }[] }).occurrences.map(
+        (o) => o.reference,
+      );
+      // The third visit alone moves to 11 am.
+      const alone = await mcp.call('reschedule', {
+        reference: refs[2],
+        starts_at: '2027-04-13T11:00:00+01:00',
+      });
+      expect(alone, JSON.stringify(alone)).toMatchObject({ ok: true });
+      // "Keep this one at 10 and put the following ones at 10 too": the third is moved back.
+      const ask = { reference: refs[0], starts_at: '2027-03-16T10:00:00Z', scope: 'following' };
+      const asked = await mcp.call('reschedule', { ...ask, dry_run: true });
+      // Only the visit that moves is said: the second already stands at 10.
+      expect(asked.spoken).toBe(
+        'It can be moved to Cut with Ana at Soho, Tuesday 16 March at 10 am. The 1 later visit would move too: Tuesday 13 April at 10 am.',
+      );
+      expect(asked.hint).toBeDefined();
+      const again = await mcp.call('reschedule', ask);
+      expect(again, JSON.stringify(again)).toMatchObject({ ok: true });
+      const third = (await t.request({ method: 'GET', url: `/v1/bookings/${refs[2]}` })).json().data;
+      expect(third.starts_at).toBe('2027-04-13T10:00:00+01:00');
+      // ...which the answer says, with what was sent: not that nothing changed.
+      expect(again.spoken).toBe(
+        'Moved: Cut with Ana at Soho, Tuesday 16 March at 10 am. Its 1 later visit moved too: Tuesday 13 April at 10 am. New time sent to the number ending 3456 and by e-mail.',
+      );
+      // Asked once more, nothing moves: that is said, and nothing was sent.
+      const retry = await mcp.call('reschedule', ask);
+      expect(retry.spoken).toBe(
+        'That is the time it already has, so nothing changed: Cut with Ana at Soho, Tuesday 16 March at 10 am.',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('answers a series the caller already holds with its own interval, not the one asked for', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -350,6 +350,16 @@ export const rescheduleTool = defineTool({
     const services = booking.service_ids.flatMap((id) => offered.filter((s) => s.id === id));
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at);
+    // The time (and staff member) it already has, as a host's retry asks: the engine leaves it be.
+    const stays =
+      Date.parse(startsAt) === Date.parse(booking.starts_at) &&
+      (staff === undefined || staff.id === booking.staff_id);
+    // With scope following it still puts every later visit at that wall time: one moved on its own
+    // before is moved back. What they were before tells whether anything changed.
+    const before =
+      stays && args.scope === 'following' && booking.series_id
+        ? await api.seriesBookings(booking.series_id)
+        : [];
     let moved: Awaited<ReturnType<BookingApi['rescheduleBooking']>>;
     try {
       moved = await api.rescheduleBooking(booking.reference, {
@@ -367,7 +377,10 @@ export const rescheduleTool = defineTool({
         booking,
       });
     }
-    const { change, following, ...after } = moved;
+    const { change, ...after } = moved;
+    const following = stays ? moved.following.filter((b) => movedFrom(before, b)) : moved.following;
+    // Nothing moved at all: the answer says so, and nothing was sent.
+    const unchanged = stays && following.length === 0;
     const [summary] = await speakBookings(api, [after]);
     const said = await describeChange(api, 'reschedule', change, booking, place);
     const later =
@@ -380,20 +393,26 @@ export const rescheduleTool = defineTool({
               api.now(),
             ),
           )}.`;
-    // The time (and staff member) it already has, as a host's retry asks: the engine changed nothing.
-    const stays =
-      Date.parse(startsAt) === Date.parse(booking.starts_at) &&
-      (staff === undefined || staff.id === booking.staff_id);
-    const spoken = stays
+    const spoken = unchanged
       ? `That is the time it already has, so nothing changed: ${summary!.spoken}.`
       : change.dry_run
         ? `It can be moved to ${summary!.spoken}.${said.consequences}${later}`
         : `Moved: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'rescheduled')}`;
     // spoken is only what the caller hears; what the agent does next is the hint (issue 44).
-    const confirm = change.dry_run && !stays;
+    const confirm = change.dry_run && !unchanged;
     return { booking: summary!, ...said.fields, spoken, ...(confirm && { hint: CONFIRM_FIRST }) };
   },
 });
+
+/** Whether a later visit's time or staff member differs from what it had before the move (unknown: it did). */
+function movedFrom(before: Booking[], after: Booking): boolean {
+  const was = before.find((b) => b.reference === after.reference);
+  return (
+    was === undefined ||
+    Date.parse(was.starts_at) !== Date.parse(after.starts_at) ||
+    was.staff_id !== after.staff_id
+  );
+}
 
 export const cancelTool = defineTool({
   name: 'cancel',
