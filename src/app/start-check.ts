@@ -1,9 +1,11 @@
-import { closedDatesBetween, closuresBetween } from '../data/availability-repository.ts';
+import { calendarsOf, closedDatesBetween, closuresBetween } from '../data/availability-repository.ts';
 import type { Db } from '../data/database.ts';
-import { diagnoseStart, type SlotQuery } from '../domain/availability/diagnose-start.ts';
-import { calendarFor } from '../domain/availability/find-slots.ts';
+import { activeStaffAt } from '../data/staff-repository.ts';
+import { dayClosure, diagnoseStart, type SlotQuery } from '../domain/availability/diagnose-start.ts';
 import { SLOT_UNAVAILABLE, startRefusal, type Workplace } from '../domain/availability/start-refusal.ts';
 import type { Slot } from '../domain/availability/types.ts';
+import { searchWindow } from '../domain/availability/zone-calendar.ts';
+import type { Location } from '../domain/catalogue.ts';
 import type { Refusal } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import {
@@ -14,7 +16,6 @@ import {
   locationRules,
   serviceSpecs,
 } from './availability-service.ts';
-import { openWeekdays } from './location-info-service.ts';
 import { workplacesOf } from './staff-workplaces.ts';
 
 /**
@@ -69,9 +70,7 @@ export async function explainNoSlot(
   const openForOthers =
     diagnosis.reason === 'closed' &&
     diagnosis.cause === 'nobody_works' &&
-    (await openWeekdays(db, organisationId, location.id)).has(
-      calendarFor(location.timezone).day(diagnosis.date).weekday,
-    );
+    (await someoneWorksOn(db, organisationId, location, diagnosis.date));
   return startRefusal(diagnosis, startsAt, {
     timezone: location.timezone,
     locationName: location.name,
@@ -94,4 +93,24 @@ export async function slotOrRefusal(
   const { slot } = await getSlotAt(db, organisationId, request, startsAt, now);
   if (slot) return { slot, refusal: null };
   return { slot: null, refusal: await explainNoSlot(db, organisationId, request, startsAt, now) };
+}
+
+/**
+ * Whether anyone at all works at the location on a local date, whatever they offer: their weekly
+ * hours there that weekday less their time off, as the day-closure check sees the staff it is given.
+ * A weekday someone works is not enough: everyone may be off that date.
+ */
+export async function someoneWorksOn(
+  db: Db,
+  organisationId: string,
+  location: Pick<Location, 'id' | 'timezone'>,
+  date: string,
+): Promise<boolean> {
+  const ids = (await activeStaffAt(db, organisationId, location.id)).map((s) => s.id);
+  const calendars = await calendarsOf(db, organisationId, location.id, ids, searchWindow(date, 1));
+  const staff = ids.map((id) => ({
+    workingHours: calendars.workingHours.get(id) ?? [],
+    timeOff: calendars.timeOff.get(id) ?? [],
+  }));
+  return dayClosure({ timezone: location.timezone, closedDates: new Set(), staff }, date) === null;
 }

@@ -5,9 +5,10 @@ import type { Place } from './resolution.ts';
 import { speakClashes } from './series-words.ts';
 import { speakDate, speakNotice, speakOnDate } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
-import { opensOn, speakWeeklyHours } from './spoken-hours.ts';
+import { speakWeeklyHours } from './spoken-hours.ts';
 import { failure, isError, type SpokenSlot } from './tool-kit.ts';
 import { listed } from './word-lists.ts';
+import { datesSomeoneWorks } from './working-days.ts';
 
 /**
  * A refused booking or move, made conversational. The engine (the service layer, shared with REST)
@@ -83,7 +84,8 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       const extra = await offer(ALTERNATIVE_DAYS);
       if (details.closed_because === 'nobody_works' && typeof details.date === 'string') {
         const { opening_hours } = await api.locationInfo(place.location.slug);
-        if (opensOn(opening_hours, details.date)) {
+        // Open for others only if anyone works there that date (time off counts), not just that weekday.
+        if ((await datesSomeoneWorks(api, place, opening_hours, [details.date])).has(details.date)) {
           return failure(
             'nobody_does_it',
             {

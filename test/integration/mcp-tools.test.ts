@@ -328,6 +328,46 @@ describe('find_slots', () => {
   });
 });
 
+describe('find_slots and book on a day everyone at the location is off', () => {
+  // Amara, the only one who works at Camden on Wednesdays, is off on Wednesday 2 December.
+  let off: TestApp;
+  let offMcp: McpHarness;
+  beforeAll(async () => {
+    const catalogue = demoCatalogue() as { staff: { ref: string; time_off?: unknown[] }[] };
+    catalogue.staff
+      .find((s) => s.ref === 'amara')!
+      .time_off!.push({ start: '2026-12-02T00:00', end: '2026-12-03T00:00', reason: 'Holiday' });
+    off = await startTestApp({ catalogues: [catalogue] });
+    offMcp = await connectInProcess(off, off.keys.readWrite);
+  });
+  afterAll(async () => {
+    await offMcp.close();
+    await off.close();
+  });
+
+  it('says the salon is closed, not open for others, when nobody at all works there that day', async () => {
+    const found = await offMcp.call('find_slots', {
+      location: 'camden',
+      services: 'beard',
+      date: '2 December',
+    });
+    expect(found).toMatchObject({ ok: false, code: 'no_slots', reason: 'closed' });
+    expect(found.hint).toBe(
+      'Northside Camden is closed on Wednesday 2 December (nobody who does that works then); offer the nearest free times in alternatives.',
+    );
+    const booked = await offMcp.call('book', {
+      location: 'camden',
+      services: 'beard',
+      starts_at: '2 December at 11am',
+      client: NEW_CALLER,
+    });
+    expect(booked).toMatchObject({ ok: false, code: 'conflict', reason: 'closed' });
+    expect(booked.hint).toBe(
+      'Northside Camden is closed on Wednesday 2 December (nobody who does that works that day); offer the nearest free times in alternatives.',
+    );
+  });
+});
+
 describe('clients', () => {
   it('finds a caller by a national phone number or e-mail, with upcoming bookings', async () => {
     const byPhone = await mcp.call('lookup_client', { phone: '07911 123456' });

@@ -6,8 +6,9 @@ import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
 /**
  * Why a start is refused, through REST, on a fixed clock (Monday 2026-11-23 09:00 GMT). The small
  * catalogue (Ana: Soho Mon/Tue 09:00-17:00; Bo: Soho Wed, Kings Cross Thu, 10:00-18:00), plus:
- * - Soho is closed on Friday 25 December ("Christmas Day"); defaults otherwise (60 minutes' notice,
- *   60 days ahead, 15-minute grid, 24-hour window, late changes allowed);
+ * - Soho is closed on Friday 25 December ("Christmas Day"), and Bo is off on Wednesday 9 December;
+ *   defaults otherwise (60 minutes' notice, 60 days ahead, 15-minute grid, 24-hour window, late
+ *   changes allowed);
  * - "Strict", Soho's twin where late changes are forbidden (Ana works there on Tuesdays);
  * - "Night owls" (London) on a 45-minute grid, where Nox works Sundays 00:00-06:00, across the night
  *   the clocks go forward (29 March 2026, 01:00 GMT becomes 02:00 BST).
@@ -38,6 +39,9 @@ function catalogue() {
     } as never,
   );
   c.services.find((s) => s.ref === 'cut')!.locations.push('strict', 'night');
+  // Bo, the only one who works at Soho on Wednesdays, is off on Wednesday 9 December.
+  const bo = c.staff.find((s) => s.ref === 'bo')! as { time_off?: unknown[] };
+  bo.time_off = [{ start: '2026-12-09T00:00:00', end: '2026-12-10T00:00:00', reason: 'Holiday' }];
   const ana = c.staff.find((s) => s.ref === 'ana')!;
   ana.working_hours = { ...ana.working_hours, strict: { tue: [['09:00', '17:00']] } } as never;
   c.staff.push({
@@ -146,6 +150,16 @@ describe('POST /bookings: 409 conflict names its reason', () => {
       param: 'starts_at',
       reason: 'closed',
       details: { date: '2026-11-25', closed_because: 'nobody_works', closure_reason: null },
+    });
+  });
+
+  it('closed: on a day everyone there is off (time off, not a closure), says it closed, not open for others', async () => {
+    expect(await refused(cut('2026-12-09T10:00:00+00:00'))).toEqual({
+      code: 'conflict',
+      message: 'Soho is closed on 2026-12-09: nobody who offers these services works that day.',
+      param: 'starts_at',
+      reason: 'closed',
+      details: { date: '2026-12-09', closed_because: 'nobody_works', closure_reason: null },
     });
   });
 

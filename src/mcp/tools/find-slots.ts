@@ -23,10 +23,10 @@ import {
 import { speakClock, speakDate, speakOnDate } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
-import { opensOn } from '../spoken-hours.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
+import { datesSomeoneWorks } from '../working-days.ts';
 import { speakBookingTerms } from './booking-terms.ts';
 
 /** How far ahead alternatives are looked for when nothing is free in the range asked. */
@@ -161,7 +161,10 @@ export const findSlotsTool = defineTool({
         }
         // Open those days, for other services: nobody who does these works (design.md 8.2).
         const { opening_hours } = await locationInfo();
-        const opens = closed.filter((c) => c.reason === 'nobody_works' && opensOn(opening_hours, c.date));
+        // Open for others only on a date anyone works there (time off counts), not just that weekday.
+        const unstaffed = closed.filter((c) => c.reason === 'nobody_works').map((c) => c.date);
+        const worked = await datesSomeoneWorks(api, place, opening_hours, unstaffed);
+        const opens = closed.filter((c) => worked.has(c.date));
         if (opens.length > 0) {
           fail(
             'nobody_does_it_day',
