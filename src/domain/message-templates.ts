@@ -1,8 +1,8 @@
 import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments, toSmsAlphabet } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
-import { repeatedTimeLabel, zoneAbbreviation, zoneShortName } from './repeated-wall-times.ts';
+import { repeatedTimeLabel, zoneShortName } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
-import { zoneTimeWords } from './zone-words.ts';
+import { zoneClockName } from './zone-words.ts';
 
 /**
  * The words of each message, per kind, in the organisation's language: an SMS (plain text, at most two
@@ -212,8 +212,8 @@ function wordingFor(locale: string): Wording {
 
 /**
  * "Tuesday 8 December at 14:30 GMT" in the locale, at the location's wall clock, its zone named the way
- * a person names it (zoneWords). A time the clock shows twice that day (the clocks go back) is named
- * by what tells the two apart, as on the pages: "1:30 BST" or "1:30 GMT", never a bare "1:30" the
+ * a person names it, as the pages do (zoneClockName: "MEZ", "(hora de Nueva York)"). A time the clock
+ * shows twice that day (the clocks go back) is named by what tells the two apart, as on the pages: "1:30 BST" or "1:30 GMT", never a bare "1:30" the
  * customer cannot place. `compactZone`: the zone as short as the locale writes it ("GMT+1", "UTC+1"),
  * for an SMS the place's words would not fit.
  */
@@ -229,19 +229,8 @@ function localWhen(
   const text = whenFormat(locale, zone, otherYear).format(epochMs);
   const named =
     repeatedTimeLabel(epochMs, zone, locale) ||
-    (options.compactZone ? zoneShortName(epochMs, zone, locale) : zoneWords(epochMs, zone, locale));
+    (options.compactZone ? zoneShortName(epochMs, zone, locale) : zoneClockName(epochMs, zone, locale));
   return `${text} ${named}`.replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
-}
-
-/**
- * The zone of a time, as a person names it: the locale's abbreviation when it has one people read
- * ("GMT", "BST", "MEZ", "EST"; short, which an SMS needs), else the zone's place in the language's
- * words (zone-words.ts: "(New York time)", "(Ortszeit Moskau)", "(heure : France)", "(hora de
- * Nueva York)"), never an offset ("UTC+1") a customer must work out. The words follow the locale's
- * language as its date does, whatever language the rest of the message is in.
- */
-function zoneWords(epochMs: number, zone: string, locale: string): string {
-  return zoneAbbreviation(epochMs, zone, locale) ?? `(${zoneTimeWords(epochMs, zone, locale)})`;
 }
 
 const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {

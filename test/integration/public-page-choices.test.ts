@@ -98,7 +98,6 @@ describe('choosing a day and a time', () => {
       '(Ortszeit Vereinigtes Königreich)',
       '24. November 2026 um 10:00 (Ortszeit Vereinigtes Königreich)',
     ],
-    ['es-ES', '(hora de Reino Unido)', '24 de noviembre de 2026, 10:00 (hora de Reino Unido)'],
   ])(
     'names the clock of a %s page’s times in their language, not by the zone’s English city',
     async (locale, clock, time) => {
@@ -121,6 +120,41 @@ describe('choosing a day and a time', () => {
       expect(times.find((said) => said.includes('10:00'))).toContain(time);
       for (const said of times) expect(said.endsWith(` ${clock}`), said).toBe(true);
       expect(booking).not.toContain('London time');
+    },
+  );
+
+  // Where the locale has letters for the clock (its own zone), the page says them, as the messages do.
+  it.each([
+    ['de-AT', 'Europe/Vienna', 'Vienna', 'MEZ'],
+    ['es-ES', 'Atlantic/Canary', 'Canary', 'WET'],
+    ['es-US', 'America/New_York', 'New York', 'EST'],
+    // Spanish writes London's as "GMT" (French "UTC+0", German "GMT+0": their place, above).
+    ['es-ES', 'Europe/London', 'London time', 'GMT'],
+  ])(
+    'names the clock of a %s page in %s by its abbreviation, not the English city',
+    async (locale, zone, city, abbr) => {
+      const catalogue = demoCatalogue() as {
+        organisation: { locale: string };
+        locations: { timezone: string }[];
+      };
+      catalogue.organisation.locale = locale;
+      catalogue.locations[0]!.timezone = zone;
+      t = await startTestApp({ catalogues: [catalogue], now: NOW });
+      const body = await search({ date: '2026-11-24' });
+      expect(/<p>(Times are [^<]*)<\/p>/.exec(body)?.[1]).toBe(
+        `Times are local time where Northside Camden is (${abbr}).`,
+      );
+      const page = pagePathOf(
+        await pagePost(t, `/p/${ORG}/book`, {
+          ...formOf(body, { starts_at: radios(body)[0]!, first_name: 'Rosa', last_name: 'Parks' }),
+          email: 'rosa@example.com',
+        }),
+      );
+      const booking = (await pageGet(t, page)).body;
+      const times = [...booking.matchAll(/<time datetime="[^"]+">([^<]+)<\/time>/g)].map((m) => m[1]!);
+      expect(times.length).toBeGreaterThan(0);
+      for (const said of times) expect(said.endsWith(` ${abbr}`), said).toBe(true);
+      expect(booking).not.toContain(city);
     },
   );
 

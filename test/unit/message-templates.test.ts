@@ -8,6 +8,8 @@ import {
   smsSegments,
   toSmsAlphabet,
 } from '../../src/domain/outbox.ts';
+import { zoneTimeWords } from '../../src/domain/zone-words.ts';
+import { clockAfterTime } from '../../src/http/pages/page-shell.ts';
 
 const FACTS: MessageFacts = {
   kind: 'payment_link',
@@ -184,6 +186,31 @@ describe('message templates', () => {
       when({ locale: 'fr-FR', timezone: 'Europe/Paris', startsAt: Date.parse('2026-12-08T13:30:00Z') }).sms,
     ).toContain('le mardi 8 décembre à 14:30 (heure : France),');
   });
+
+  it.each([
+    ['de-AT', 'Europe/Vienna', 'Vienna', 'MEZ'],
+    ['de-CH', 'Europe/Zurich', 'Zurich', 'MEZ'],
+    ['es-ES', 'Atlantic/Canary', 'Canary', 'WET'],
+    ['es-ES', 'Europe/Lisbon', 'Lisbon', 'WET'],
+    ['es-US', 'America/New_York', 'New York', 'EST'],
+  ])(
+    'a %s page names %s’s clock as its messages do (%s), never by the English city',
+    (locale, zone, city, abbr) => {
+      const at = Date.parse('2026-11-24T10:00:00Z');
+      const rendered = renderMessage({
+        ...FACTS,
+        kind: 'confirmed',
+        holdExpiresAt: null,
+        depositDue: null,
+        locale,
+        timezone: zone,
+        startsAt: at,
+      });
+      expect(rendered.text).toMatch(new RegExp(` ${abbr}, (at|in) Northside Camden\\.`));
+      expect(clockAfterTime(at, zone, locale)).toBe(abbr);
+      expect(zoneTimeWords(at, zone, locale)).not.toContain(city);
+    },
+  );
 
   it("names a zone without an abbreviation by its place in the message's own language, as ICU names it", () => {
     // French and German have no letters for these zones here; their place is ICU's, in their words:

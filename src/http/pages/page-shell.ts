@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors.ts';
 import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
 import { withoutDirectionControls } from '../../domain/text-rules.ts';
 import { formatUtc } from '../../domain/time-format.ts';
-import { zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
+import { zoneClockName, zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
 import { ownOrigins, publicPath, publicPathPrefix } from '../public-base-url.ts';
 
 /**
@@ -319,13 +319,14 @@ export function formatter(place: { locale: string; currency: string; timezone: s
 
 /**
  * The clock a time on a page is on, named after it in the language the time is written in (the
- * organisation's locale), with the messages' words (zone-words.ts): "London time" after an English
- * time, "(heure : Royaume-Uni)" after a French one, "(hora de Nueva York)" after a Spanish one; in
- * brackets where they are not the page's own English.
+ * organisation's locale): "London time" after an English time; after any other, as the messages name
+ * it (zoneClockName): the locale's abbreviation where it has one ("um 11:00 MEZ"), else its place in
+ * words, in brackets ("(heure : Royaume-Uni)", "(hora de Nueva York)").
  */
 export function clockAfterTime(epochMs: number, zone: string, locale: string): string {
-  const words = zoneTimeWords(epochMs, zone, locale);
-  return zoneWordsLanguage(locale) === 'en' ? words : `(${words})`;
+  return zoneWordsLanguage(locale) === 'en'
+    ? zoneTimeWords(epochMs, zone, locale)
+    : zoneClockName(epochMs, zone, locale);
 }
 
 const ESCAPES: Record<string, string> = {

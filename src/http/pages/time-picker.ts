@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
-import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
+import { withRepeatedLabel, zoneAbbreviation } from '../../domain/repeated-wall-times.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
 import { zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
 import { esc } from './page-shell.ts';
@@ -168,16 +168,20 @@ ${items.join('\n')}
  * the other offset. The clock in the words of the language the times are written in, as after every
  * time on the pages (clockAfterTime): "Times are London time (GMT), …" in English; in another
  * language its words in brackets in the page's English sentence ("Times are local time where Soho is
- * (heure : Royaume-Uni, UTC+0).").
+ * (heure : Royaume-Uni, UTC+0).", "… (MEZ).").
  */
 export function zoneWords(location: Location, locale: string, date: string): string {
   const zone = location.timezone;
   const noon = DateTime.fromISO(`${date}T12:00`, { zone });
   const short = noon.setLocale(locale).toFormat('ZZZZ');
-  const clock = zoneTimeWords(noon.toMillis(), zone, locale);
-  return zoneWordsLanguage(locale) === 'en'
-    ? `Times are ${clock} (${short}), where ${location.name} is.`
-    : `Times are local time where ${location.name} is (${clock}, ${short}).`;
+  if (zoneWordsLanguage(locale) === 'en') {
+    return `Times are ${zoneTimeWords(noon.toMillis(), zone, locale)} (${short}), where ${location.name} is.`;
+  }
+  // As after each time (clockAfterTime, zoneClockName): the locale's abbreviation where it has one
+  // ("(MEZ)"), else its place in words with the short name ("(hora de Nueva York, GMT-5)").
+  const clock =
+    zoneAbbreviation(noon.toMillis(), zone, locale) ?? zoneTimeWords(noon.toMillis(), zone, locale);
+  return `Times are local time where ${location.name} is (${clock === short ? short : `${clock}, ${short}`}).`;
 }
 
 /**
