@@ -52,16 +52,3 @@ export async function getLocationInfo(
     policy: location.policy,
   };
 }
-
-/**
- * The weekdays (1 Monday .. 7 Sunday) on which someone works at the location: the days it opens, as
- * far as its staff's weekly hours say (closures and time off aside).
- */
-export async function openWeekdays(
-  db: Db,
-  organisationId: string,
-  locationId: string,
-): Promise<ReadonlySet<number>> {
-  const hours = await activeWorkingHoursAt(db, organisationId, locationId);
-  return new Set(hours.filter((h) => h.endMinute > h.startMinute).map((h) => h.weekday));
-}

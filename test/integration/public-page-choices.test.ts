@@ -158,6 +158,23 @@ describe('choosing a day and a time', () => {
     },
   );
 
+  it('calls a day everyone at the location is off closed, not one nobody who does the service works', async () => {
+    // Wednesday 2 December: Camden opens Wednesdays, but everyone there has the day off.
+    const catalogue = demoCatalogue() as {
+      staff: { locations?: string[]; working_hours?: Record<string, unknown>; time_off?: unknown[] }[];
+    };
+    for (const person of catalogue.staff) {
+      person.time_off = [
+        ...(person.time_off ?? []),
+        { start: '2026-12-02T00:00:00', end: '2026-12-03T00:00:00', reason: 'Training' },
+      ];
+    }
+    t = await startTestApp({ catalogues: [catalogue], now: NOW });
+    const body = await search({ date: '2026-12-02' });
+    expect(body).toContain('No free times that day. Closed that day.');
+    expect(body).not.toContain('Nobody who does');
+  });
+
   it('says why a day has no times: closed, closed for a reason, too soon, the day over, too far ahead, fully booked', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     expect(await search({ date: '2026-11-29' })).toContain('No free times that day. Closed that day.');

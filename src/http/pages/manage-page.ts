@@ -13,8 +13,8 @@ import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { openWeekdays } from '../../app/location-info-service.ts';
 import { publicServices } from '../../app/public-booking.ts';
+import { someoneWorksOn } from '../../app/start-check.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import { type ChangeDisclosure, decideChange } from '../../domain/booking/change-policy.ts';
@@ -263,7 +263,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         };
         if (chosenAt === undefined && nobodyWorksOn(found, window.date)) {
           found.open = {
-            weekdays: await openWeekdays(deps.db, view.organisation.id, view.location.id),
+            someoneWorks: await someoneWorksOn(deps.db, view.organisation.id, view.location, window.date),
             services: view.services.map((s) => s.name).join(' and '),
           };
         }

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getAvailability, whyNothingIsLeftToday } from '../../app/availability-service.ts';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { openWeekdays } from '../../app/location-info-service.ts';
 import {
   bookOnPublicPage,
   formKey,
@@ -13,6 +12,7 @@ import {
   publicOrganisation,
   publicServices,
 } from '../../app/public-booking.ts';
+import { someoneWorksOn } from '../../app/start-check.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
@@ -199,7 +199,7 @@ async function bookingPage(
   if (nobodyWorksOn(found, window.date)) {
     const names = services.filter((s) => chosen.includes(s.id)).map((s) => s.name);
     found.open = {
-      weekdays: await openWeekdays(deps.db, organisation.id, location.id),
+      someoneWorks: await someoneWorksOn(deps.db, organisation.id, location, window.date),
       services: names.join(' and '),
     };
   }

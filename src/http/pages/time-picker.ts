@@ -59,10 +59,11 @@ export interface DaysFound {
   /** The staff member asked for, when one was: a day they do not work says so. */
   staffName?: string | undefined;
   /**
-   * When nobody who does the services works on the day shown (and no stylist was asked for): the days
-   * the location opens and the services in words, so an open day is not called closed.
+   * When nobody who does the services works on the day shown (and no stylist was asked for): whether
+   * anyone works at the location that date (their hours less time off: someoneWorksOn) and the
+   * services in words, so an open day is not called closed, nor a day everyone is off called open.
    */
-  open?: { weekdays: ReadonlySet<number>; services: string } | undefined;
+  open?: { someoneWorks: boolean; services: string } | undefined;
   /**
    * Today shown with no time left (todayNeedsCause): what keeps its remaining time from being offered
    * (whyNothingIsLeftToday), so "too soon" is said only when the notice is why.
@@ -103,9 +104,8 @@ export function emptyDayReason(found: DaysFound, date: string): string {
   }
   if (closed?.cause === 'nobody_works') {
     if (found.staffName) return `${found.staffName} does not work that day; choose another day, or anyone.`;
-    // The salon opens that weekday; only nobody who does these works (a stylist's day off).
-    const weekday = DateTime.fromISO(date, { zone: 'UTC' }).weekday;
-    if (found.open?.weekdays.has(weekday)) {
+    // Someone works there that day; only nobody who does these (a stylist's day off).
+    if (found.open?.someoneWorks) {
       return `Nobody who does ${found.open.services} works that day; choose another day.`;
     }
     return 'Closed that day.';
