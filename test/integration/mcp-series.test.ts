@@ -21,15 +21,22 @@ afterEach(async () => {
   await t?.close();
 });
 
-async function seriesScenario(mcp: McpHarness) {
+/** Jo's visits with Ana at Soho every 2 weeks from Tuesday 16 March at 10 am, 3 of them, over MCP `book`. */
+async function bookJosSeries(mcp: McpHarness, services = 'cut') {
   const booked = await mcp.call('book', {
     location: 'soho',
-    services: 'cut',
+    services,
     staff: 'Ana',
     starts_at: '2027-03-16T10:00:00Z',
     client_id: (await catalogueIds(t.database.db)).jo,
     repeat: { every_weeks: 2, count: 3 },
   });
+  const series = booked.series as { occurrences: { reference: string }[] } | undefined;
+  return { booked, refs: (series?.occurrences ?? []).map((o) => o.reference) };
+}
+
+async function seriesScenario(mcp: McpHarness) {
+  const { booked } = await bookJosSeries(mcp);
   expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
   expect(booked.spoken).toContain(
     'It repeats every 2 weeks, 3 visits: Tuesday 16 March, Tuesday 30 March and Tuesday 13 April at 10 am.',
@@ -95,17 +102,7 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     const mcp = await connectInProcess(t, t.keys.readWrite, era);
     try {
       const ids = await catalogueIds(t.database.db);
-      const booked = await mcp.call('book', {
-        location: 'soho',
-        services: 'colour',
-        staff: 'Ana',
-        starts_at: '2027-03-16T10:00:00Z',
-        client_id: ids.jo,
-        repeat: { every_weeks: 2, count: 3 },
-      });
-      const refs = (booked.series as { occurrences: { reference: string }[] }).occurrences.map(
-        (o) => o.reference,
-      );
+      const { refs } = await bookJosSeries(mcp, 'colour');
       await payDepositByStaff(t.database.db, ids.organisation, refs[0]!, t.clock.nowMs());
       const one = await mcp.call('cancel', { reference: refs[0] });
       expect(one.spoken).toContain('The deposit of 20 pounds will be refunded.');
@@ -126,17 +123,7 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);
     try {
-      const booked = await mcp.call('book', {
-        location: 'soho',
-        services: 'cut',
-        staff: 'Ana',
-        starts_at: '2027-03-16T10:00:00Z',
-        client_id: (await catalogueIds(t.database.db)).jo,
-        repeat: { every_weeks: 2, count: 3 },
-      });
-      const refs = (booked.series as { occurrences: { reference: string }[] }).occurrences.map(
-        (o) => o.reference,
-      );
+      const { refs } = await bookJosSeries(mcp);
       // The third visit alone moves to 11 am.
       const alone = await mcp.call('reschedule', {
         reference: refs[2],
