@@ -181,6 +181,19 @@ describe('busyTimes (ical.js)', () => {
       ['2026-11-24T08:00:00.000Z', '2026-11-24T09:00:00.000Z'],
     ]);
   });
+
+  it('reads series begun a century ago at the cost of recent ones, well inside its CPU bound', () => {
+    // Each occurrence is copied from the moved start: left unnormalised, every copy walked the
+    // 1,500 months since 1900 again, and these 24 series cost several seconds and were refused.
+    const text = ics(
+      ...Array.from({ length: 24 }, (_, i) =>
+        event(`UID:c${i}`, 'DTSTART:19000101T100000Z', 'DURATION:PT30M', 'RRULE:FREQ=DAILY'),
+      ).flat(),
+    );
+    const busy = busyTimes(text, WINDOW, 'UTC');
+    expect(busy).toHaveLength(24 * 395);
+    expect(iso(busy.slice(0, 1))).toEqual([['2026-11-01T10:00:00.000Z', '2026-11-01T10:30:00.000Z']]);
+  });
 });
 
 describe('readBusyCalendar: years ahead, the nearest first, under the one file’s bounds', () => {

@@ -424,6 +424,9 @@ function laterStart(event: ICAL.Event, window: Interval): ICAL.Time | null {
   else if (rule.freq === 'HOURLY') later.hour += units;
   else if (rule.freq === 'MINUTELY') later.minute += units;
   else later.second += units;
+  // ical.js normalises a time when it is next read, but copies it unnormalised: left so, every copy
+  // the iterator makes would carry the thousands of days added and walk them month by month again.
+  later.adjust(0, 0, 0, 0);
   return later;
 }
 
