@@ -5,7 +5,10 @@ import { type CalendarServer, ics, startCalendarServer } from '../helpers/calend
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
-/** Calendars whose events ical.js cannot read: each is refused and says why; none stops the pass. */
+/**
+ * Calendars whose events ical.js cannot read: each is refused and says why; none stops the pass. A
+ * file ical.js alone would refuse for a byte-order mark before it is read.
+ */
 
 let t: TestApp;
 let server: CalendarServer;
@@ -24,6 +27,10 @@ beforeAll(async () => {
   server.serve('/good.ics', {
     body: ics(...event('UID:c', 'DTSTART:20261124T100000Z', 'DTEND:20261124T110000Z')),
   });
+  // A file that starts with a UTF-8 byte-order mark, as Windows tools and some publishers write them.
+  server.serve('/bom.ics', {
+    body: `\uFEFF${ics(...event('UID:d', 'DTSTART:20261125T100000Z', 'DTEND:20261125T110000Z'))}`,
+  });
   const catalogue = smallCatalogue();
   const [ana] = catalogue.staff as Record<string, unknown>[];
   ana!.busy_calendars = [
@@ -31,6 +38,7 @@ beforeAll(async () => {
     server.url('/bad-until.ics'),
     server.url('/controls.ics'),
     server.url('/good.ics'),
+    server.url('/bom.ics'),
   ];
   t = await startTestApp({ catalogues: [catalogue] });
 });
@@ -52,6 +60,15 @@ describe('busy calendars with events that cannot be read', () => {
     expect(byPath['/bad-end.ics']).toMatchObject({ last_success_at: null, last_error: expect.any(String) });
     expect(byPath['/bad-until.ics']).toMatchObject({ last_success_at: null, last_error: expect.any(String) });
     expect(byPath['/good.ics']).toMatchObject({ last_error: null, busy_count: 1 });
+  });
+
+  it('a file that starts with a byte-order mark is read, not refused as no calendar', async () => {
+    const row = await t.database.db
+      .selectFrom('staff_busy_calendars')
+      .select(['last_error', 'busy_count'])
+      .where('url', '=', server.url('/bom.ics'))
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ last_error: null, busy_count: 1 });
   });
 
   it('keep the control characters of a quoted line out of the reason (the CLI prints it)', async () => {

@@ -102,7 +102,9 @@ export function readBusyCalendar(
 function readBusyTimes(text: string, window: Interval, fallbackZone: string, passMs: number): BusyRead {
   let root: ICAL.Component;
   try {
-    root = new ICAL.Component(ICAL.parse(text) as unknown[]);
+    // A UTF-8 byte-order mark before BEGIN:VCALENDAR (Windows tools and some publishers write one;
+    // Buffer's UTF-8 decoding keeps it) is no part of the calendar: ical.js would refuse the file.
+    root = new ICAL.Component(ICAL.parse(text.replace(/^\uFEFF/, '')) as unknown[]);
   } catch (error) {
     throw new BusyCalendarError(`not an iCalendar file (${(error as Error).message.slice(0, 200)})`);
   }
