@@ -256,6 +256,55 @@ describe('the public page’s waitlist', () => {
   });
 });
 
+describe('an offer claimed from the public page’s waitlist', () => {
+  /** A Tuesday afternoon cut waited for from the page with `fields`, 14:00 freed and claimed. */
+  async function claimed(fields: Record<string, string>) {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesday();
+    const joined = await joinOnPage(fields, { times: ['afternoon'] });
+    expect(joined.statusCode, joined.body).toBe(200);
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(await pass()).toBe(1);
+    const [entry] = await entries();
+    const reference = entry!.offer!.booking_reference;
+    const page = await bookingPagePathOf(t, reference);
+    const claim = await pagePost(t, `${page}/claim`);
+    expect(claim.statusCode, claim.body).toBe(303);
+    const booking = json(await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).data;
+    expect(booking.status).toBe('confirmed');
+    return { booking, entry: entry! };
+  }
+
+  it('belongs to the client on file with the contact the claim link proved, who finds it', async () => {
+    const { booking, entry } = await claimed({ email: 'jo@example.com' });
+    const ids = await catalogueIds(t.database.db);
+    expect(booking.client_id).toBe(ids.jo);
+    const jos = json(await t.request({ method: 'GET', url: `/v1/clients/${ids.jo}/bookings` })).data;
+    expect(jos.map((b: { reference: string }) => b.reference)).toContain(booking.reference);
+    // The entry is Jo's too, so the waitlist.claimed event names the booking's client.
+    expect(json(await t.request({ method: 'GET', url: `/v1/waitlist/${entry.id}` })).data).toMatchObject({
+      status: 'booked',
+      client_id: ids.jo,
+    });
+  });
+
+  it('puts a customer new to the salon on file with that contact, so lookups find them', async () => {
+    const { booking } = await claimed({ email: 'new.customer@example.com' });
+    const found = await t.request({ method: 'GET', url: '/v1/clients?email=new.customer@example.com' });
+    expect(found.statusCode, found.body).toBe(200);
+    expect(json(found).data).toMatchObject({ id: booking.client_id, first_name: 'Mallory' });
+  });
+
+  it('stays on a record of its own when the claim cannot say which of two contacts it proved', async () => {
+    // Jo's phone with another e-mail: the offer went to both, and either may have opened it.
+    const { booking } = await claimed({ phone: '+447911123456', email: 'mallory@example.com' });
+    const ids = await catalogueIds(t.database.db);
+    expect(booking.client_id).not.toBe(ids.jo);
+    const found = await t.request({ method: 'GET', url: '/v1/clients?phone=%2B447911123456' });
+    expect(json(found).data.id).toBe(ids.jo);
+  });
+});
+
 describe('an entry from the public page ends with its offer’s lapse, whoever records it', () => {
   /** A stranger waits for a Tuesday afternoon cut, and 14:00 frees: offered, its hold 15 minutes. */
   async function offeredOnce() {

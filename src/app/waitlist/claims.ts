@@ -1,3 +1,5 @@
+import { updateBooking } from '../../data/booking-repository.ts';
+import { findClientByEmail, findClientByPhone } from '../../data/client-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { expireHolds, OFFER_LET_GO } from '../../data/hold-expiry.ts';
 import { findLocationById } from '../../data/location-repository.ts';
@@ -10,6 +12,7 @@ import { AppError } from '../../domain/errors.ts';
 import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
 import { type Settled, settleRequirement } from '../booking-requirements.ts';
+import { adoptProvenClient } from '../client-service.ts';
 
 /**
  * What the customer does with an offer, from its link (the booking page): claim it, let it go, or
@@ -52,11 +55,72 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
       holdExpiresAt: hold.hold_expires_at,
     };
     if (!clock || effectiveStatus(clock, now) === 'expired') return 'not_held';
+    await adoptClaimant(trx, target, now);
     // The last step confirms it, and its entry ends as booked there (offer-outcomes.ts).
     const settled = await settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
     if (settled === 'outstanding') await holdForSteps(trx, target, hold, now);
     return settled;
   });
+}
+
+/**
+ * An offer to an entry made on the public page (its client an unproven record of its own, design.md
+ * 9.1) went to the contact typed there, and its claim link is what proves it: once claimed, the booking
+ * and its entry go to the client on file with that contact, or the record goes on file with it, as a
+ * public booking's code does (adoptProvenClient). An offer sent to a phone and an e-mail does not say
+ * which of them opened it: then only a client on file with both takes it, and otherwise the booking
+ * stays on its own record, as before.
+ */
+async function adoptClaimant(trx: Db, target: OfferTarget, now: number): Promise<void> {
+  const row = await trx
+    .selectFrom('bookings as b')
+    .innerJoin('clients as c', (join) =>
+      join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
+    )
+    .select(['b.client_id', 'b.pending_requirements', 'c.contact_proven', 'c.phone', 'c.email'])
+    .where('b.organisation_id', '=', target.organisationId)
+    .where('b.id', '=', target.bookingId)
+    .executeTakeFirst();
+  if (!row || row.contact_proven === 1) return;
+  // Only the claim itself proves the contact: not a second press once it is made.
+  if (!(JSON.parse(row.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM)) return;
+  const proven = await provenByClaim(trx, target.organisationId, row);
+  if (!proven) return;
+  const adopted = await adoptProvenClient(trx, target.organisationId, row.client_id, proven, now);
+  if (adopted.clientId === row.client_id) return;
+  await updateBooking(trx, target.organisationId, target.bookingId, {
+    client_id: adopted.clientId,
+    updated_at: now,
+  });
+  const offer = await offerOfBooking(trx, target.organisationId, target.bookingId);
+  if (offer) {
+    await trx
+      .updateTable('waitlist_entries')
+      .set({ client_id: adopted.clientId, updated_at: now })
+      .where('organisation_id', '=', target.organisationId)
+      .where('id', '=', offer.entry_id)
+      .where('client_id', '=', row.client_id)
+      .execute();
+  }
+  // Gone unless another booking (an earlier offer let go) still names it.
+  await adopted.release();
+}
+
+/** The contact a claim proved, of those its unproven record holds; null when it cannot be told. */
+async function provenByClaim(
+  trx: Db,
+  organisationId: string,
+  client: { phone: string | null; email: string | null },
+): Promise<{ channel: 'sms' | 'email'; contact: string } | null> {
+  const { phone, email } = client;
+  if (phone !== null && email === null) return { channel: 'sms', contact: phone };
+  if (email !== null && phone === null) return { channel: 'email', contact: email };
+  if (phone === null || email === null) return null;
+  const [byPhone, byEmail] = await Promise.all([
+    findClientByPhone(trx, organisationId, phone),
+    findClientByEmail(trx, organisationId, email),
+  ]);
+  return byPhone && byPhone.id === byEmail?.id ? { channel: 'sms', contact: phone } : null;
 }
 
 /**
