@@ -119,7 +119,10 @@ export async function offerOfBooking(
     .executeTakeFirst();
 }
 
-/** The offers of one entry, the latest first. */
+/**
+ * The offers of one entry, the latest first, each where its booking is now: a hold the desk moved
+ * (PATCH, MCP reschedule) is at its new time and with its new staff member, not the one first offered.
+ */
 export async function offersOfEntry(db: Db, organisationId: string, entryId: string) {
   return db
     .selectFrom('waitlist_offers as o')
@@ -128,8 +131,8 @@ export async function offersOfEntry(db: Db, organisationId: string, entryId: str
     )
     .select([
       'o.booking_id',
-      'o.staff_id',
-      'o.starts_at',
+      'b.staff_id',
+      'b.starts_at',
       'o.created_at',
       'b.reference',
       'b.status',

@@ -681,4 +681,51 @@ describe('the waitlist', () => {
     expect(await pass()).toBe(1);
     expect((await entry(waiting)).offer).toMatchObject({ starts_at: '2026-11-25T10:00:00Z' });
   });
+
+  it('tells the offer where its hold is now once the hold was moved, in the entry and in waitlist.claimed', async () => {
+    const destinations = { allowInsecure: true, allowPrivateNetworks: false };
+    t = await startTestApp({ now: NOW, webhookDestinations: destinations });
+    const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+    const sender = httpSender(destinations, 2_000);
+    try {
+      const subscribed = await t.request({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        payload: { url: receiver.url, events: ['waitlist.claimed'] },
+      });
+      receiver.state.secret = json(subscribed).data.secret;
+      const booked = await fillTuesdayAfternoon();
+      const ada = await join('Ada');
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+      expect(await pass()).toBe(1);
+      const reference = (await entry(ada.id)).offer.booking_reference as string;
+      // Ada rang the salon: 15:00 suits her better, and the desk moved the time held for her.
+      const moved = await t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${reference}`,
+        payload: { starts_at: `${TUESDAY}T15:00:00Z` },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect((await entry(ada.id)).offer).toMatchObject({
+        booking_reference: reference,
+        starts_at: `${TUESDAY}T15:00:00Z`,
+      });
+
+      await t.app.inject({ method: 'POST', url: `${await pageOf(reference)}/claim`, headers: FORM });
+      expect(json(await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).data).toMatchObject({
+        status: 'confirmed',
+        starts_at: `${TUESDAY}T15:00:00+00:00`,
+      });
+      await deliverAllDueWebhooks({ db: t.database.db, clock: t.clock, sender });
+      expect(receiver.received.map((r) => r.json.type)).toEqual(['waitlist.claimed']);
+      expect(receiver.received[0]!.json.data).toMatchObject({
+        booking_reference: reference,
+        starts_at: `${TUESDAY}T15:00:00Z`,
+      });
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
+  });
 });

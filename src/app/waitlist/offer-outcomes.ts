@@ -20,17 +20,18 @@ export async function bookEntryOfOffer(trx: Db, organisationId: string, bookingI
     findWaitlistEntry(trx, organisationId, offer.entry_id),
     trx
       .selectFrom('bookings')
-      .select('reference')
+      .select(['reference', 'starts_at', 'staff_id'])
       .where('organisation_id', '=', organisationId)
       .where('id', '=', bookingId)
       .executeTakeFirstOrThrow(),
   ]);
   if (!entry) return;
+  // Where the booking is now: the desk may have moved the hold since it was offered.
   const claimed = {
     id: bookingId,
     reference: booking.reference,
-    startsAt: offer.starts_at,
-    staffId: offer.staff_id,
+    startsAt: booking.starts_at,
+    staffId: booking.staff_id,
   };
   await publishWaitlistEvent(trx, 'waitlist.claimed', organisationId, entry, claimed, now);
 }
