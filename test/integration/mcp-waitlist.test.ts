@@ -67,6 +67,22 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
       const offered = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
         .data;
       expect(offered.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00Z` });
+
+      // Ada rings about the offer and asks for that time: the offer is hers already, to claim; Soho
+      // has no Booking Protection, so nothing is said of one.
+      const asked = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: 'Tuesday 3pm',
+        client_id: entry.client_id,
+      });
+      expect(asked).toMatchObject({ ok: true, existing: true, status: 'pending_confirmation' });
+      expect(asked.booking.reference).toBe(offered.offer.booking_reference);
+      expect(asked.spoken).not.toContain('Booking Protection');
+      expect(asked.spoken).toContain(
+        'This time is offered to you from the waitlist: please claim it on the booking page to book it.',
+      );
     } finally {
       await mcp.close();
     }

@@ -230,11 +230,22 @@ function seriesAnswer(series: readonly Booking[], everyWeeks: number, place: Pla
 /** A dry run's next step, for the agent (its spoken is for the caller). */
 const CONFIRM_FIRST = 'Ask the caller whether to go ahead; if so, call again without dry_run.';
 
-/** What a caller at a Booking Protection location is told: what to finish, where, and by when. */
+/**
+ * What a caller holding a pending_confirmation booking is told to finish on its page, by the steps it
+ * waits for: a waitlist offer's claim (the steps after it are said on the page), Booking Protection's
+ * card (and deposit), a deposit alone (an offer claimed at a location without Booking Protection).
+ */
 function protectionSentence(booking: Booking): string {
   const steps = booking.pending_confirmation?.requirements ?? [];
-  const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
-  return `This location needs Booking Protection: please ${what} on the booking page to confirm it.`;
+  if (steps.includes('waitlist_claim')) {
+    return 'This time is offered to you from the waitlist: please claim it on the booking page to book it.';
+  }
+  if (steps.includes('protection_setup')) {
+    const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
+    return `This location needs Booking Protection: please ${what} on the booking page to confirm it.`;
+  }
+  if (steps.includes('deposit')) return 'Please pay the deposit on the booking page to confirm it.';
+  return 'Please finish it on the booking page to confirm it.';
 }
 
 /** Where a new booking's first message went: each channel the client has, as the outbox wrote it. */
