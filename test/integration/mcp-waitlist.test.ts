@@ -127,6 +127,52 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
     }
   });
 
+  it('reads the last date as said after the first: "Monday to Friday", "the 28th to the 3rd"', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const jo = (await catalogueIds(t.database.db)).jo;
+      // Monday 23 November: "Monday" is today, so Wednesday to Monday is Wednesday 25 to Monday 30.
+      const joined = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        client_id: jo,
+        from_date: 'Wednesday',
+        to_date: 'Monday',
+      });
+      expect(joined, JSON.stringify(joined)).toMatchObject({ ok: true });
+      const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
+      expect(entry).toMatchObject({ from_date: '2026-11-25', to_date: '2026-11-30' });
+
+      const across = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'colour',
+        client_id: jo,
+        from_date: 'the 28th',
+        to_date: 'the 3rd',
+      });
+      expect(across, JSON.stringify(across)).toMatchObject({ ok: true });
+      const second = (await t.request({ method: 'GET', url: `/v1/waitlist/${across.entry_id}` })).json().data;
+      expect(second).toMatchObject({ from_date: '2026-11-28', to_date: '2026-12-03' });
+
+      // Dates given as dates, and days named from today, are taken as they are: the wrong way round
+      // is still said.
+      for (const to_date of ['2026-11-26', 'tomorrow']) {
+        const wrong = await mcp.raw('join_waitlist', {
+          location: 'soho',
+          services: ['cut', 'colour'],
+          client_id: jo,
+          from_date: '2026-11-28',
+          to_date,
+        });
+        expect(wrong.isError).toBe(true);
+        expect(errorText(wrong)).toContain('from_date is after to_date');
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('names every bad argument at once', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

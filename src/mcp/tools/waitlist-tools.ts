@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
+import { instantOfWallTime } from '../../domain/booking/series.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { TIMES_OF_DAY } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
@@ -11,6 +12,9 @@ import { BadArgument, fail, isError, readAll } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
+
+/** Words that name a day from today, whatever else was said. */
+const OF_TODAY = /\b(?:today|tonight|tomorrow)\b/;
 
 /**
  * join_waitlist (design.md 9.4): when find_slots finds nothing, the caller waits for a time to free up;
@@ -42,15 +46,22 @@ export const joinWaitlistTool = defineTool({
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
-    const read = (name: 'from_date' | 'to_date') => () => {
-      const reading = resolveSpokenDate(args[name], place.zone, now, place.locale);
-      if (!reading.ok) throw new BadArgument(name, reading.reason);
-      // "next week" as to_date waits until its last day.
-      return name === 'to_date' && reading.days ? addDays(reading.date, reading.days - 1) : reading.date;
-    };
-    const [from, to] = await Promise.resolve()
+    const read =
+      (name: 'from_date' | 'to_date', at = now) =>
+      () => {
+        const reading = resolveSpokenDate(args[name], place.zone, at, place.locale);
+        if (!reading.ok) throw new BadArgument(name, reading.reason);
+        // "next week" as to_date waits until its last day.
+        return name === 'to_date' && reading.days ? addDays(reading.date, reading.days - 1) : reading.date;
+      };
+    const [from, asRead] = await Promise.resolve()
       .then(() => readAll(read('from_date'), read('to_date')))
       .catch(alsoNamingContact(args));
+    // A span is said from its first day: "Wednesday to Monday" ends on the Monday after that
+    // Wednesday, "the 28th to the 3rd" in the next month. Dates given as dates read the same either
+    // way, and words of today ("tomorrow") mean today's: those the wrong way round are still refused.
+    const fromFirstDay = asRead < from && !OF_TODAY.test(args.to_date.toLowerCase());
+    const to = fromFirstDay ? read('to_date', instantOfWallTime(place.zone, from, 12 * 60) ?? now)() : asRead;
     const clientId = await clientForBooking(api, args, place.location.country);
     const entry = await api
       .joinWaitlist({
