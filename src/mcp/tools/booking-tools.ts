@@ -141,7 +141,7 @@ export const bookTool = defineTool({
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'You already have this booking; nothing new was booked. ' : '';
-    const protection = `${unfinished ? ` ${protectionSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
+    const stepsLeft = `${unfinished ? ` ${stepsLeftSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     // A series the caller already held repeats by its own rule, whatever this call asked for.
@@ -162,7 +162,7 @@ export const bookTool = defineTool({
       ...(repeats && { series: repeats.series }),
       status: booking.status,
       existing: held !== undefined,
-      spoken: `${already}${statusSentence(summary!, place.locale)}${repeats ? ` ${repeats.spoken}` : ''} ${reference}${protection}${sent ? ` ${sent}` : ''}`,
+      spoken: `${already}${statusSentence(summary!, place.locale)}${repeats ? ` ${repeats.spoken}` : ''} ${reference}${stepsLeft}${sent ? ` ${sent}` : ''}`,
       payment_url: booking.payment_url,
       // Only where it is the next step: every booking carries it too, and book's answer must stay short.
       ...(unfinished && booking.booking_page_url && { booking_page_url: booking.booking_page_url }),
@@ -235,7 +235,7 @@ const CONFIRM_FIRST = 'Ask the caller whether to go ahead; if so, call again wit
  * waits for: a waitlist offer's claim (the steps after it are said on the page), Booking Protection's
  * card (and deposit), a deposit alone (an offer claimed at a location without Booking Protection).
  */
-function protectionSentence(booking: Booking): string {
+function stepsLeftSentence(booking: Booking): string {
   const steps = booking.pending_confirmation?.requirements ?? [];
   if (steps.includes('waitlist_claim')) {
     return 'This time is offered to you from the waitlist: please claim it on the booking page to book it.';
