@@ -89,9 +89,16 @@ export function nextAttemptAt(
   return next > createdAt + RETRY_WINDOW_UNITS * unitMs ? null : next;
 }
 
-/** Whether an endpoint failing since `failingSince` is disabled by a failure at `now`. */
-export function failedTooLong(failingSince: number, now: number, unitMs: number): boolean {
-  return now - failingSince >= DISABLE_AFTER_UNITS * unitMs;
+/**
+ * Whether an endpoint failing since `failingSince` is disabled by a failure at `now`: failing for 3
+ * days, or, at the last try of an event (`lastTry`: its next would fall after the 72 hours), failing
+ * within the hour between two tries of 3 days. The schedule's last try comes between the 71st and the
+ * 72nd hour after the event, and the first attempt a moment after it: an endpoint that failed every
+ * try of an event's 72 hours is failing for the 3 days the schedule can tell.
+ */
+export function failedTooLong(failingSince: number, now: number, unitMs: number, lastTry = false): boolean {
+  const units = lastTry ? DISABLE_AFTER_UNITS - HOURLY : DISABLE_AFTER_UNITS;
+  return now - failingSince >= units * unitMs;
 }
 
 /** How long one attempt may take before it counts as failed (the contract's 10 s). */

@@ -347,6 +347,25 @@ describe('delivery', () => {
     expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
   });
 
+  it('disables an endpoint whose one event failed every attempt of its 72 hours, tried first a moment after it happened', async () => {
+    const endpoint = await subscribe(['booking.created']);
+    receiver.state.fallback = 500;
+    await book('2026-11-25T11:00:00+00:00');
+    // The running worker finds the event at its next pass, a moment after it was written.
+    t.clock.advance({ milliseconds: 300 });
+    for (;;) {
+      const counts = await deliver();
+      if (counts.failed > 0) break;
+      const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+      expect(log.statusCode, log.body).toBe(200);
+      // The log names the second; the worker's next pass comes within one.
+      t.clock.set(log.json().data[0].next_attempt_at);
+      t.clock.advance({ milliseconds: 1_000 });
+    }
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+    expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+  });
+
   it('sends a test event on request, to that endpoint alone', async () => {
     const endpoint = await subscribe(['booking.no_show']);
     const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });

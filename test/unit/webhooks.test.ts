@@ -58,6 +58,9 @@ describe('the retry schedule', () => {
     const since = Date.UTC(2026, 10, 1);
     expect(failedTooLong(since, since + 3 * 24 * 60 * MINUTE - 1, MINUTE)).toBe(false);
     expect(failedTooLong(since, since + 3 * 24 * 60 * MINUTE, MINUTE)).toBe(true);
+    // At an event's last try, which comes between its 71st and 72nd hour: failing for 71 hours will do.
+    expect(failedTooLong(since, since + 71 * 60 * MINUTE - 1, MINUTE, true)).toBe(false);
+    expect(failedTooLong(since, since + 71 * 60 * MINUTE, MINUTE, true)).toBe(true);
   });
 });
 

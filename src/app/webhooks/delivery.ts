@@ -152,12 +152,9 @@ async function deliverOne(
         return 'failed';
       }
       const failingSince = endpoint?.failingSince ?? null;
-      // Failing for 3 days: counted from the first failure since the last success, or, for an event
-      // whose every attempt of its 72 hours failed (the schedule's last try comes a little before the
-      // 72nd hour), from that event on.
-      const disable =
-        failingSince !== null &&
-        (failedTooLong(failingSince, at, unitMs) || (next === null && failingSince <= row.event_created_at));
+      // Failing for 3 days: counted from the first failure since the last success, within an hour at
+      // an event's last try (which comes a little before the 72nd hour after its first).
+      const disable = failingSince !== null && failedTooLong(failingSince, at, unitMs, next === null);
       const final = next === null || disable;
       const settled = await settleDelivery(
         trx,
