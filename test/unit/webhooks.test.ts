@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addressKind, addressRefusal, checkEndpointUrl } from '../../src/app/webhooks/destinations.ts';
+import { httpSender } from '../../src/app/webhooks/sender.ts';
 import { newWebhookSecret, signatureHeader, verifySignature } from '../../src/app/webhooks/signature.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import {
@@ -135,6 +136,29 @@ describe('where deliveries may go', () => {
       return (error as AppError).message;
     }
   };
+
+  it('keeps loopback to WEBHOOK_ALLOW_INSECURE: private networks allowed are not this machine', async () => {
+    const privateOnly = { allowInsecure: false, allowPrivateNetworks: true };
+    expect(addressRefusal('10.0.0.1', privateOnly)).toBeNull();
+    expect(addressRefusal('127.0.0.1', privateOnly)).toMatch(/loopback.*WEBHOOK_ALLOW_INSECURE=1/);
+    expect(addressRefusal('::1', privateOnly)).toMatch(/loopback/);
+    expect(await refusal('https://10.1.2.3/hook', privateOnly)).toBeNull();
+    expect(await refusal('https://127.0.0.1:9/hook', privateOnly)).toMatch(/loopback/);
+    expect(await refusal('https://[::1]:9/hook', privateOnly)).toMatch(/loopback/);
+    expect(await refusal('https://localhost:9/hook', privateOnly)).toMatch(/this machine/);
+    // Nor is anything sent there (an endpoint saved under other settings).
+    const sender = httpSender(privateOnly, 1_000);
+    try {
+      expect(await sender.post('https://127.0.0.1:9/hook', {}, '{}')).toEqual({
+        error: expect.stringMatching(/loopback/),
+      });
+      expect(await sender.post('https://localhost:9/hook', {}, '{}')).toEqual({
+        error: expect.stringMatching(/loopback/),
+      });
+    } finally {
+      sender.close();
+    }
+  });
 
   it('takes https to a public address, and plain http to loopback only when insecure is allowed', async () => {
     expect(await refusal('https://8.8.8.8/hook')).toBeNull();

@@ -119,10 +119,9 @@ export function addressRefusal(address: string, policy: DestinationPolicy): stri
   switch (addressKind(address)) {
     case 'public':
       return null;
+    // This machine: never reached by allowing the private networks around it.
     case 'loopback':
-      return policy.allowInsecure || policy.allowPrivateNetworks
-        ? null
-        : 'a loopback address (allowed only with WEBHOOK_ALLOW_INSECURE=1)';
+      return policy.allowInsecure ? null : 'a loopback address (allowed only with WEBHOOK_ALLOW_INSECURE=1)';
     case 'private':
     case 'link_local':
       return policy.allowPrivateNetworks
@@ -172,7 +171,7 @@ export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): 
     }
   }
   if (isLoopbackName(host)) {
-    if (!policy.allowInsecure && !policy.allowPrivateNetworks) {
+    if (!policy.allowInsecure) {
       throw refuse('names this machine (allowed only with WEBHOOK_ALLOW_INSECURE=1)');
     }
     return url.toString();
