@@ -18,6 +18,7 @@ import {
   reminderDueAt,
 } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
+import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { isTextable } from './phone-destinations.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
@@ -141,6 +142,8 @@ export async function announceChange(
   // A public booking whose contact nobody has proven sends nothing but its code (contact-proof.ts):
   // that contact may be anybody's.
   if (row.pending_requirements?.includes(CONTACT_VERIFICATION)) return [];
+  // A waitlist offer not claimed yet is withdrawn as it lapses: quietly, its link then saying so.
+  if (change.kind === 'cancelled' && row.pending_requirements?.includes(WAITLIST_CLAIM)) return [];
   const target = {
     organisationId,
     bookingId,

@@ -21,6 +21,15 @@ export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
 /** The step of an offered hold that is the customer's claim (a booking's pending requirements). */
 export const WAITLIST_CLAIM = 'waitlist_claim';
 
+/**
+ * A time the waitlist holds for an entry that its customer has not claimed yet: offered, never taken.
+ * Withdrawing it (a cancellation by the desk or an agent) is never late and tells the customer nothing,
+ * as an offer that lapses or is let go.
+ */
+export function awaitsWaitlistClaim(booking: { pendingRequirements: readonly string[] }): boolean {
+  return booking.pendingRequirements.includes(WAITLIST_CLAIM);
+}
+
 /** How long an offer holds a freed time when the location's policy says nothing. */
 export const DEFAULT_OFFER_MINUTES = 15;
 

@@ -230,6 +230,32 @@ describe('the waitlist', () => {
     expect((await t.app.inject({ method: 'GET', url: `${page}/cancel` })).body).toContain('Yes, cancel it');
   });
 
+  it('lets the desk withdraw an offer not claimed yet: never late, and nothing sent of a time never booked', async () => {
+    const { id, offer } = await deeOfferedColour();
+    // Soho now refuses late cancellations, and the offer starts in 28 hours: inside the window.
+    const catalogue = smallCatalogue();
+    const policy = { cancellation_window_hours: 48, late_cancellation: 'forbid' };
+    Object.assign(catalogue.locations[0]!, { policy });
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    const reference = offer.booking_reference as string;
+    const links = customerLinks(localCheckout, 'https://book.example');
+    await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
+    const preview = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: { dry_run: true },
+    });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(json(preview).data.change).toMatchObject({ late: false, fee: null });
+    const withdrawn = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel` });
+    expect(withdrawn.statusCode, withdrawn.body).toBe(200);
+    expect(json(withdrawn).data).toMatchObject({ status: 'cancelled', change: { late: false, fee: null } });
+    const ids = await catalogueIds(t.database.db);
+    const said = (await listOutbox(t.database.db, ids.organisation)).filter((m) => m.reference === reference);
+    expect(said.map((m) => m.kind)).toEqual(['booking_page_link']);
+    expect(await entry(id)).toMatchObject({ status: 'waiting', offer: null });
+  });
+
   it('never offers an entry for anyone again the start it let go, with another staff member', async () => {
     // Bo works at Soho on Tuesdays 14:00-14:45 too: one start, 14:00, he and Ana can both do.
     const catalogue = smallCatalogue();

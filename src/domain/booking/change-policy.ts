@@ -1,6 +1,7 @@
 import type { LocationPolicy } from '../catalogue.ts';
 import type { Refusal } from '../errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../public-booking-policy.ts';
+import { awaitsWaitlistClaim } from '../waitlist.ts';
 import type { Booking, FeeKind } from './booking.ts';
 import { computeFee, type FeeFigures } from './fees.ts';
 import { transition } from './state-machine.ts';
@@ -10,8 +11,8 @@ import { transition } from './state-machine.ts';
  * section 6), decided once for the change itself and for its preview (a dry run), so that what an
  * agent is told beforehand is what then happens:
  * - not live, or already started: refused (not_changeable);
- * - late (less than cancellation_window_hours before the current start) and the policy forbids that
- *   change: refused (late_change);
+ * - late (less than cancellation_window_hours before the current start; never a waitlist offer not
+ *   claimed yet) and the policy forbids that change: refused (late_change);
  * - a cancellation on time refunds a paid deposit; a late one retains it and, when the booking's
  *   protection snapshot has a late-cancellation percentage, records the fee (credited with the
  *   retained deposit, the rest to be charged to the saved card);
@@ -56,7 +57,8 @@ export function decideChange(
   kind: ChangeKind,
   now: number,
 ): ChangeDecision {
-  const late = isLate(booking.startsAt, rules, now);
+  // An offer not claimed yet was never the customer's booking: moving or withdrawing it is not late.
+  const late = !awaitsWaitlistClaim(booking) && isLate(booking.startsAt, rules, now);
   const paid = booking.depositStatus === 'paid';
   const disclosure: ChangeDisclosure =
     kind === 'cancel'
