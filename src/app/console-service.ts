@@ -10,6 +10,7 @@ import { activeStaffAt } from '../data/staff-repository.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import type { Repeat } from '../domain/booking/series.ts';
+import { type BookingStatus, effectiveStatus } from '../domain/booking/state-machine.ts';
 import type { Location, OfferedService, StaffRef } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxMessage } from '../domain/outbox.ts';
@@ -59,13 +60,17 @@ export interface Diary {
   stamp: string;
 }
 
-/** The diary of a location for `days` (1 or 7) local days from `date` (YYYY-MM-DD). */
+/**
+ * The diary of a location for `days` (1 or 7) local days from `date` (YYYY-MM-DD), each booking's
+ * status as of `now` (a hold whose time ran out is expired before the sweeper writes it so).
+ */
 export async function loadDiary(
   db: Db,
   organisationId: string,
   locationSlug: string | undefined,
   date: string,
   days: number,
+  now: number,
 ): Promise<Diary> {
   const locations = (await listActiveLocations(db, organisationId, null, 100)).items;
   const location =
@@ -88,6 +93,7 @@ export async function loadDiary(
     diary.bookingsOfLocation(db, organisationId, location.id, window.start, window.end),
     diary.bookingsStamp(db, organisationId, location.id),
   ]);
+  for (const b of bookings) b.status = statusAt(b, now);
   const closureOn = new Map(closures.map((c) => [c.date, c]));
   const result: DiaryDay[] = dayStarts.slice(0, days).map((day, i) => {
     const start = day.toMillis();
@@ -218,7 +224,12 @@ export interface ClientMatch {
  * reads a caller's number; whole, or its beginning once that has 3 digits past the country code and
  * trunk prefix (so "0" or "+44" alone does not find every client).
  */
-export async function searchClients(db: Db, organisationId: string, query: string): Promise<ClientMatch[]> {
+export async function searchClients(
+  db: Db,
+  organisationId: string,
+  query: string,
+  now: number,
+): Promise<ClientMatch[]> {
   if (query.trim() === '') return [];
   // A word that folds to nothing (accents alone) would match every client: it is not a word.
   const tokens = query
@@ -240,7 +251,7 @@ export async function searchClients(db: Db, organisationId: string, query: strin
       email: c.email,
       bookings: (await diary.bookingsOfClient(db, organisationId, c.id, 10)).map((b) => ({
         reference: b.reference,
-        status: b.status,
+        status: statusAt(b, now),
         startsAt: b.starts_at,
         timezone: b.timezone,
         locationName: b.location_name,
@@ -422,4 +433,12 @@ function parsedDetails(details: string | null): Record<string, unknown> | null {
   } catch {
     return { note: details };
   }
+}
+
+/** A booking row's status as of `now`: a hold whose time ran out is expired (effectiveStatus). */
+function statusAt(
+  b: { status: BookingStatus; starts_at: number; hold_expires_at: number | null },
+  now: number,
+): BookingStatus {
+  return effectiveStatus({ status: b.status, startsAt: b.starts_at, holdExpiresAt: b.hold_expires_at }, now);
 }

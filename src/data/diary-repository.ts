@@ -12,6 +12,7 @@ export interface DiaryBooking {
   status: BookingStatus;
   starts_at: number;
   ends_at: number;
+  hold_expires_at: number | null;
   first_name: string;
   last_name: string;
   services: string;
@@ -40,6 +41,7 @@ export async function bookingsOfLocation(
       'bookings.status',
       'bookings.starts_at',
       'bookings.ends_at',
+      'bookings.hold_expires_at',
       'bookings.source',
       'clients.first_name',
       'clients.last_name',
@@ -244,6 +246,7 @@ export function bookingsOfClient(db: Db, organisationId: string, clientId: strin
       'bookings.reference',
       'bookings.status',
       'bookings.starts_at',
+      'bookings.hold_expires_at',
       'locations.timezone',
       'locations.name as location_name',
     ])

@@ -428,6 +428,69 @@ describe('the diary and a booking', () => {
     expect(after.body).toMatch(/Confirmed → Completed<\/td><td>desk@acme.test<\/td>/);
   });
 
+  it('shows a hold whose time ran out as expired, before the sweeper writes it so, offering nothing for it', async () => {
+    const org = ids.organisation;
+    const startsAt = Date.parse('2026-12-02T10:00:00Z');
+    const row = bookingRow(
+      {
+        organisationId: org,
+        locationId: ids.locations.soho!,
+        staffId: ids.staff.ana!,
+        clientId: ids.jo,
+        startsAt,
+        endsAt: startsAt + 3_600_000,
+      },
+      {
+        status: 'pending_payment',
+        deposit_minor: 2000,
+        deposit_status: 'pending',
+        hold_expires_at: Date.parse('2026-11-26T09:30:00Z'),
+        created_at: Date.parse('2026-11-26T09:00:00Z'),
+      },
+    );
+    await insertBooking(t.database.db, row, [
+      {
+        organisation_id: org,
+        booking_id: row.id,
+        position: 0,
+        service_id: ids.services.cut!,
+        starts_at: startsAt,
+        ends_at: startsAt + 3_600_000,
+        duration_minutes: 60,
+        buffer_after_minutes: 0,
+        price_minor: 4000,
+        deposit_minor: 2000,
+      },
+    ]);
+    t.clock.set('2026-11-26T09:20:00Z');
+    const me = await signIn('acme-hair', 'desk@acme.test');
+    const held = await me.get(`/console/bookings/${row.reference}`);
+    expect(held.body).toContain(`Booking ${row.reference}: Awaiting deposit`);
+    expect(held.body).toContain('Deposit paid at the desk');
+    // Its 30 minutes are over; no sweeper has run (the row still says pending_payment).
+    t.clock.set('2026-11-26T09:31:00Z');
+    const page = await me.get(`/console/bookings/${row.reference}`);
+    expect(page.body).toContain(`Booking ${row.reference}: Expired`);
+    for (const offered of [
+      'Deposit paid at the desk',
+      'Send the payment link again',
+      'Reschedule',
+      'Cancel…',
+    ]) {
+      expect(page.body).not.toContain(offered);
+    }
+    const diary = await me.get('/console/diary?location=soho&date=2026-12-02');
+    const block = new RegExp(`data-reference="${row.reference}">(?:(?!</a>).)*</a>`, 's').exec(
+      diary.body,
+    )?.[0];
+    expect(block).toContain('<em>Expired</em>');
+    const found = await me.get('/console/clients?q=Jo');
+    expect(found.body).toMatch(
+      new RegExp(`${row.reference}</a>[^<]*<time[^>]*>[^<]*</time>[^<]*Soho – Expired`),
+    );
+    expect(await statusOf(row.reference)).toBe('pending_payment');
+  });
+
   it('marks a protected no-show and charges its fee, and cancels with the fee stated first', async () => {
     const org = ids.organisation;
     const insert = async (startsAt: number) => {

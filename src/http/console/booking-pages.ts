@@ -1,6 +1,7 @@
 import { type BookingDetail, refusedRefundWords } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
+import { effectiveStatus } from '../../domain/booking/state-machine.ts';
 import { messagesTable } from './outbox-page.ts';
 import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
 
@@ -62,16 +63,17 @@ export function bookingBody(
   // Completing, checking out and a no-show are for an appointment that has started: before, the
   // state machine refuses them, so they are not offered (a note says when they will be).
   const started = now >= b.startsAt;
-  if (b.status === 'confirmed' && started) {
+  // A hold whose time ran out is expired, whether or not the sweeper has written it so yet.
+  const status = effectiveStatus(b, now);
+  if (status === 'confirmed' && started) {
     actions.push(
       act('complete', 'Complete', 'primary'),
       act('check_out', 'Needs checkout'),
       act('no_show', 'Mark no-show', 'danger'),
     );
   }
-  if (b.status === 'needs_checkout') actions.push(act('complete', 'Complete', 'primary'));
-  if (b.status === 'pending_payment')
-    actions.push(act('deposit_paid', 'Deposit paid at the desk', 'primary'));
+  if (status === 'needs_checkout') actions.push(act('complete', 'Complete', 'primary'));
+  if (status === 'pending_payment') actions.push(act('deposit_paid', 'Deposit paid at the desk', 'primary'));
   for (const fee of Object.values(b.fees)) {
     if (fee.status === null) {
       const what = fee.kind === 'no_show' ? 'no-show' : 'late-cancellation';
@@ -89,14 +91,14 @@ export function bookingBody(
       );
     }
   }
-  const live = ['confirmed', 'pending_payment', 'pending_confirmation'].includes(b.status);
+  const live = ['confirmed', 'pending_payment', 'pending_confirmation'].includes(status);
   if (live) {
     actions.push(
       `<a href="${esc(`${base}/reschedule`)}">Reschedule</a>`,
       `<a href="${esc(`${base}/cancel`)}">Cancel…</a>`,
     );
   }
-  const sendAgain = SEND_AGAIN[b.status];
+  const sendAgain = SEND_AGAIN[status];
   if (sendAgain && b.startsAt > now && (d.client.phone || d.client.email)) {
     actions.push(act('send_link', sendAgain));
   }
@@ -122,7 +124,7 @@ export function bookingBody(
     : flash
       ? `<p class="ok" role="status">${esc(flash)}</p>`
       : '';
-  return `${said}<h1>Booking ${esc(b.reference)}: ${esc(STATUS_LABELS[b.status] ?? b.status)}</h1>
+  return `${said}<h1>Booking ${esc(b.reference)}: ${esc(STATUS_LABELS[status] ?? status)}</h1>
 <div class="card">
 <dl>
 <dt>When</dt><dd>${f.when(b.startsAt)} – ${esc(f.time(b.endsAt))}</dd>
@@ -136,7 +138,7 @@ export function bookingBody(
 </div>
 ${d.refusedRefund ? `<div class="notice" role="note"><p><strong>Refund refused.</strong> ${esc(refusedRefundWords(d.refusedRefund, f.dateTime(d.refusedRefund.at)))}</p></div>` : ''}
 ${actions.length > 0 ? `<div class="card toolbar" role="group" aria-label="Actions">${actions.join('\n')}</div>` : ''}
-${b.status === 'confirmed' && !started ? '<p>Complete, needs checkout and no-show are offered once the appointment has started.</p>' : ''}
+${status === 'confirmed' && !started ? '<p>Complete, needs checkout and no-show are offered once the appointment has started.</p>' : ''}
 ${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><th>Fee</th><th>Amount</th><th>Deposit credit</th><th>To charge</th><th>Status</th></tr></thead><tbody>${fees}</tbody></table></div></div>` : ''}
 <div class="card"><h2>Messages to the client</h2>${d.messages.length === 0 ? '<p>None.</p>' : messagesTable(d.messages, f, now, { withBooking: false })}</div>
 <div class="card"><h2>Event log</h2><div class="scroll"><table><thead><tr><th>When</th><th>Change</th><th>By</th><th>Details</th></tr></thead><tbody>${events}</tbody></table></div></div>

@@ -253,6 +253,7 @@ export function consoleRoutes(deps: AppDeps) {
         location,
         date,
         view === 'week' ? 7 : 1,
+        now(),
       );
       const f = formats(session.organisation.locale, diary.location.timezone);
       return send(
@@ -580,7 +581,7 @@ export function consoleRoutes(deps: AppDeps) {
 
     get('/console/clients', async (request, reply, session) => {
       const q = (request.query as { q?: string }).q ?? '';
-      const matches = await searchClients(deps.db, session.organisation.id, q);
+      const matches = await searchClients(deps.db, session.organisation.id, q, now());
       const locale = session.organisation.locale;
       return send(
         reply,

@@ -83,7 +83,7 @@ export function waitlistPages(deps: AppDeps, kit: ConsoleKit): void {
       now(),
     );
     const query = shown.query ?? '';
-    const matches = await searchClients(deps.db, org, query);
+    const matches = await searchClients(deps.db, org, query, now());
     const f = formats(session.organisation.locale, waitlist.location.timezone);
     const form = shown.form ?? emptyWaitlistForm(localDateAt(now(), waitlist.location.timezone));
     return kit.send(
