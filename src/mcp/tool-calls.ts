@@ -84,6 +84,8 @@ export class ToolBox {
     const tool = this.#tools.get(name);
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
     const given = withoutNulls(args ?? {}, tool.nulls);
+    const unknown = unknownArguments(tool.spec, given);
+    if (unknown) return toolErrorResult(unknown);
     const parsed = tool.input.safeParse(given);
     if (!parsed.success) {
       // What the schema took is read too: a date that means nothing is named beside a limit passed.
@@ -105,6 +107,27 @@ export class ToolBox {
     const links = resourceLinksOf(result.structuredContent);
     return links.length === 0 ? result : { ...result, content: [...result.content, ...links] };
   }
+}
+
+/**
+ * The hint for arguments the tool does not take, or undefined when it takes them all. They are
+ * refused, not dropped, as REST refuses an unknown body field: an agent that sends `dry_run` to book,
+ * as cancel and reschedule take it, must not hear "Booked" for a booking it meant only to try.
+ */
+function unknownArguments(tool: ToolSpec, args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const all = Object.keys(args).filter((name) => !Object.hasOwn(tool.input, name));
+  if (all.length === 0) return undefined;
+  // Names quoted short and few: arguments are the agent's, of any length and number.
+  const unknown = all.slice(0, 5).map((name) => (name.length > 40 ? `${name.slice(0, 40)}…` : name));
+  if (all.length > 5) unknown.push(`${all.length - 5} more`);
+  const named =
+    unknown.length === 1
+      ? `${unknown[0]} is not an argument of ${tool.name}`
+      : `${unknown.slice(0, -1).join(', ')} and ${unknown.at(-1)} are not arguments of ${tool.name}`;
+  const takes = Object.keys(tool.input);
+  const known = takes.length === 0 ? 'it takes none' : `its arguments are ${takes.join(', ')}`;
+  return `${errorHint('invalid_request')} ${tool.name}: ${named}; nothing was done (${known}).`;
 }
 
 /**

@@ -44,4 +44,25 @@ describe('odd arguments', () => {
     expect(result.hint.length).toBeLessThan(300);
     expect(result.hint).toMatch(/"[xyz]{60}…"/);
   });
+
+  it('refuses an argument the tool does not take, and does nothing: book with dry_run books nothing', async () => {
+    const jo = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+    const result = await demo.mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T10:00:00+00:00',
+      client_id: jo.client.id,
+      dry_run: true,
+    });
+    expect(errorText(result)).toMatch(/book: dry_run is not an argument of book; nothing was done/);
+    expect(errorText(result)).toMatch(/its arguments are location, services, starts_at/);
+    const after = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+    const starts = after.upcoming_bookings.map((booking: { starts_at: string }) => booking.starts_at);
+    expect(starts).not.toContain('2026-11-25T10:00:00+00:00');
+  });
+
+  it('names every argument it does not take', async () => {
+    const result = await demo.mcp.raw('cancel', { reference: 'NHC-ABCDEF', dryrun: true, fee: 0 });
+    expect(errorText(result)).toMatch(/cancel: dryrun and fee are not arguments of cancel; nothing was done/);
+  });
 });
