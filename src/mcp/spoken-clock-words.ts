@@ -1,7 +1,8 @@
 /**
  * Times said in everyday words, rewritten as the clock times the readers take (spoken-times.ts,
  * spoken-starts.ts): "half past four" and the British "half four" are 4:30, "quarter past four" 4:15,
- * "quarter to five" 4:45, "four pm" and "four o'clock" 4 pm and 4 o'clock. Hours are digits or the
+ * "quarter to five" 4:45, "four pm" and "four o'clock" 4 pm and 4 o'clock, "three thirty" 3:30, and
+ * an hour word alone or after "at" ("four", "tomorrow at four") the hour 4. Hours are digits or the
  * words one to twelve; what the rewritten time means (am or pm) is then read as for "4:30".
  */
 
@@ -16,6 +17,28 @@ const HALF_PAST = new RegExp(String.raw`\bhalf (?:past |after )?${HOUR}\b`, 'g')
 const QUARTER_PAST = new RegExp(String.raw`\b(?:a )?quarter (?:past|after) ${HOUR}\b`, 'g');
 const QUARTER_TO = new RegExp(String.raw`\b(?:a )?quarter (?:to|of|before) ${HOUR}\b`, 'g');
 const WORD_HOUR = new RegExp(String.raw`\b${HOUR}(?= ?(?:o'?clock|[ap]\.? ?m\b))`, 'g');
+
+/** Minutes said in words after an hour: "three thirty", "two forty five", "ten oh five". */
+const MINUTE_WORDS: ReadonlyMap<string, number> = new Map([
+  ['oh five', 5],
+  ['ten', 10],
+  ['fifteen', 15],
+  ['twenty five', 25],
+  ['twenty', 20],
+  ['thirty five', 35],
+  ['thirty', 30],
+  ['forty five', 45],
+  ['forty', 40],
+  ['fifty five', 55],
+  ['fifty', 50],
+]);
+const HOUR_WORD = `(${[...HOUR_WORDS.keys()].join('|')})`;
+const HOUR_AND_MINUTES = new RegExp(
+  String.raw`\b${HOUR_WORD}[ -](${[...MINUTE_WORDS.keys()].map((words) => words.replace(' ', '[ -]')).join('|')})\b`,
+  'g',
+);
+/** An hour in words on its own: the whole phrase ("four"), or after "at" ("tomorrow at four"). */
+const LONE_HOUR = new RegExp(String.raw`(^|\bat )${HOUR_WORD}$|(\bat )${HOUR_WORD}(?=,| )`, 'g');
 
 function hourOf(said: string): number | undefined {
   const hour = HOUR_WORDS.get(said) ?? Number(said);
@@ -34,5 +57,16 @@ export function clockWordsAsTimes(phrase: string): string {
     .replace(HALF_PAST, (whole, hour: string) => at(hour, 30, whole))
     .replace(QUARTER_PAST, (whole, hour: string) => at(hour, 15, whole))
     .replace(QUARTER_TO, (whole, hour: string) => at(hour, 45, whole, true))
-    .replace(WORD_HOUR, (whole, hour: string) => String(HOUR_WORDS.get(hour) ?? whole));
+    .replace(HOUR_AND_MINUTES, (whole, hour: string, minutes: string) => {
+      const minute = MINUTE_WORDS.get(minutes.replace('-', ' '));
+      return minute === undefined ? whole : at(hour, minute, whole);
+    })
+    .replace(WORD_HOUR, (whole, hour: string) => String(HOUR_WORDS.get(hour) ?? whole))
+    .replace(
+      LONE_HOUR,
+      (whole, endBefore?: string, endHour?: string, midBefore?: string, midHour?: string) => {
+        const hour = HOUR_WORDS.get(endHour ?? midHour ?? '');
+        return hour === undefined ? whole : `${endBefore ?? midBefore ?? ''}${hour}`;
+      },
+    );
 }

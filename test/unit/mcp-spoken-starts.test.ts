@@ -55,6 +55,13 @@ describe('readSpokenStart', () => {
     expect(read('tomorrow at 2:30', { openingHours: NINE_TO_SIX })).toEqual(
       startsAt('2026-11-24T14:30:00+00:00'),
     );
+    // The hour in words, as callers say it: "at four", "at three thirty".
+    expect(read('tomorrow at four', { openingHours: NINE_TO_SIX })).toEqual(
+      startsAt('2026-11-24T16:00:00+00:00'),
+    );
+    expect(read('Thursday at three thirty', { openingHours: NINE_TO_SIX })).toEqual(
+      startsAt('2026-11-26T15:30:00+00:00'),
+    );
     expect(read('tomorrow at 10', { openingHours: NINE_TO_SIX })).toEqual(
       startsAt('2026-11-24T10:00:00+00:00'),
     );

@@ -47,6 +47,12 @@ describe('parseSpokenTime', () => {
     expect(parseSpokenTime("ten o'clock")).toEqual({ minute: 600, halfDay: true });
     expect(parseSpokenTime('half thirteen')).toBeUndefined();
     expect(parseSpokenTime('2 oclock')).toEqual({ minute: 120, halfDay: true });
+    // An hour in words alone, or with its minutes in words, as callers say it.
+    expect(parseSpokenTime('four')).toEqual({ minute: 240, halfDay: true });
+    expect(parseSpokenTime('three thirty')).toEqual({ minute: 210, halfDay: true });
+    expect(parseSpokenTime('two forty five')).toEqual({ minute: 165, halfDay: true });
+    expect(parseSpokenTime('two thirty pm')).toEqual({ minute: 870, halfDay: false });
+    expect(parseSpokenTime('ten oh five')).toEqual({ minute: 605, halfDay: true });
     // A leading zero or an hour past 12 is the 24-hour clock; 0 is midnight.
     expect(halfDay('09:05')).toBe(false);
     expect(parseSpokenTime('14')).toEqual({ minute: 840, halfDay: false });
