@@ -44,7 +44,9 @@ export default defineConfig(async () => {
   return {
     test: {
       include,
-      testTimeout: 30_000,
+      // A minute: with two files at once, a test that starts many processes (the CLI's) takes up to
+      // three times as long as alone on a loaded two-core machine.
+      testTimeout: 60_000,
       hookTimeout: 60_000,
       // Each test file builds its own databases; forks keep native better-sqlite3 handles out of
       // worker threads.
