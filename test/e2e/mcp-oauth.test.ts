@@ -1005,6 +1005,41 @@ describe('the consent page', () => {
     expect((await connectors()).length).toBe(before);
   });
 
+  it.each<[string, string | null]>([
+    ['no scope at all', null],
+    ['only offline_access', 'offline_access'],
+  ])(
+    'grants a host that asks for %s the scope chosen on the page (OAuth 2.1: scope is optional)',
+    async (_, asked) => {
+      // A fresh minute of registrations from this address (this file's tests register many clients).
+      server.t.clock.advance({ minutes: 1, seconds: 1 });
+      const auth = new HostAuth();
+      await startSignIn(mcpUrl, auth);
+      const url = new URL(auth.authorizationUrl!);
+      if (asked === null) url.searchParams.delete('scope');
+      else url.searchParams.set('scope', asked);
+      const outcome = await consent(url, { ...owner, scope: 'bookings:write' });
+      // The page offered both scopes; the one chosen is granted, not access_denied after "Allow".
+      expect(outcome.page, outcome.callback.href).toContain('value="bookings:write"');
+      expect(outcome.callback.searchParams.get('error')).toBeNull();
+      const answer = await fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: outcome.callback.searchParams.get('code') ?? '',
+          redirect_uri: REDIRECT_URL,
+          code_verifier: auth.verifier,
+          client_id: auth.info!.client_id,
+        }),
+      });
+      const tokens = (await answer.json()) as Json;
+      expect(answer.status, JSON.stringify(tokens)).toBe(200);
+      expect(tokens.scope).toBe('bookings:write');
+      expect((await rawToolsList(mcpUrl, String(tokens.access_token))).status).toBe(200);
+    },
+  );
+
   it('explains a sign-in it cannot start, on a page sent as the consent page is', async () => {
     const authorize = authorizeUrl(server.origin, 'no-such-client');
     const unknownClient = await fetch(authorize, { redirect: 'manual' });

@@ -77,10 +77,14 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           url: path,
           ...hidden,
           // HEAD comes here through Fastify's own route beside each GET one.
-          handler: (request, reply) => {
+          handler: async (request, reply) => {
             if (!served.includes(request.method)) return refuseMethod(reply, path, request.method, served);
             if (request.method === 'OPTIONS' && !(isPreflight(request) && PREFLIGHTED.has(path)))
               return answerOptions(reply, served);
+            if (path === '/oauth/authorize') {
+              const provider = await servers.providerFor(issuerOf(request));
+              return forward(request, reply, await withConnectorScopes(provider, request.raw.url));
+            }
             return forward(request, reply);
           },
         });
@@ -294,6 +298,33 @@ function refuseMethod(reply: FastifyReply, path: string, method: string, served:
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
     .send(JSON.stringify({ error: 'invalid_request', error_description: description }));
+}
+
+/**
+ * An authorization request as the library is to see it: one that names no connector scope (no `scope`
+ * at all, as OAuth 2.1 allows and hosts that read no scopes_supported send, or only `openid` or
+ * `offline_access`) asks for those its client may ask for (both, unless its registration names one),
+ * and the consent page offers them, as it already said it would. The library grants only scopes the
+ * request named: such a sign-in ended in access_denied after "Allow", or in a token with an empty
+ * `scope`.
+ */
+async function withConnectorScopes(
+  provider: OidcProvider,
+  url: string | undefined,
+): Promise<string | undefined> {
+  const query = url?.indexOf('?') ?? -1;
+  if (url === undefined || query === -1) return url;
+  const params = new URLSearchParams(url.slice(query + 1));
+  const asked = (params.get('scope') ?? '').split(' ').filter(Boolean);
+  if (asked.some(isConnectorScope)) return url;
+  // An unknown client, or a metadata document that cannot be read, is the library's to refuse.
+  const client = await provider.Client.find(params.get('client_id') ?? '').catch(() => undefined);
+  if (!client) return url;
+  const registered = typeof client.scope === 'string' ? client.scope.split(' ') : undefined;
+  const added = CONNECTOR_SCOPES.filter((scope) => !registered || registered.includes(scope));
+  if (added.length === 0) return url;
+  params.set('scope', [...asked, ...added].join(' '));
+  return `${url.slice(0, query)}?${params}`;
 }
 
 /** The provider's request handler (koa composes its middleware once per handler, so it is kept). */
