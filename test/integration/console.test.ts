@@ -12,6 +12,7 @@ import {
   SIGN_IN_LIMITS,
 } from '../../src/app/staff-account-service.ts';
 import { insertBooking } from '../../src/data/booking-repository.ts';
+import type { BookingsTable } from '../../src/data/tables.ts';
 import { type CatalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { bookingRow } from '../helpers/booking-row.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
@@ -448,20 +449,7 @@ describe('the diary and a booking', () => {
         created_at: Date.parse('2026-11-26T09:00:00Z'),
       },
     );
-    await insertBooking(t.database.db, row, [
-      {
-        organisation_id: org,
-        booking_id: row.id,
-        position: 0,
-        service_id: ids.services.cut!,
-        starts_at: startsAt,
-        ends_at: startsAt + 3_600_000,
-        duration_minutes: 60,
-        buffer_after_minutes: 0,
-        price_minor: 4000,
-        deposit_minor: 2000,
-      },
-    ]);
+    await insertCut(row);
     t.clock.set('2026-11-26T09:20:00Z');
     const me = await signIn('acme-hair', 'desk@acme.test');
     const held = await me.get(`/console/bookings/${row.reference}`);
@@ -513,20 +501,7 @@ describe('the diary and a booking', () => {
           source: 'staff',
         },
       );
-      await insertBooking(t.database.db, row, [
-        {
-          organisation_id: org,
-          booking_id: row.id,
-          position: 0,
-          service_id: ids.services.cut!,
-          starts_at: startsAt,
-          ends_at: startsAt + 3_600_000,
-          duration_minutes: 60,
-          buffer_after_minutes: 0,
-          price_minor: 4500,
-          deposit_minor: null,
-        },
-      ]);
+      await insertCut(row);
       return row.reference;
     };
     t.clock.set('2026-11-25T12:00:00Z');
@@ -858,4 +833,22 @@ async function statusOf(reference: string): Promise<string> {
     .where('reference', '=', reference)
     .executeTakeFirstOrThrow();
   return row.status;
+}
+
+/** Inserts a bookings row as one Cut over its whole time, at its price and deposit. */
+async function insertCut(row: BookingsTable): Promise<void> {
+  await insertBooking(t.database.db, row, [
+    {
+      organisation_id: row.organisation_id,
+      booking_id: row.id,
+      position: 0,
+      service_id: ids.services.cut!,
+      starts_at: row.starts_at,
+      ends_at: row.ends_at,
+      duration_minutes: (row.ends_at - row.starts_at) / 60_000,
+      buffer_after_minutes: 0,
+      price_minor: row.total_price_minor,
+      deposit_minor: row.deposit_minor,
+    },
+  ]);
 }
