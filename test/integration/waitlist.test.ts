@@ -84,6 +84,35 @@ async function deeOfferedColour(policy?: Record<string, unknown>, now = NOW) {
 
 const entry = async (id: string) => json(await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).data;
 
+/**
+ * Starts the app (Monday 09:00) with a webhook receiver subscribed to `events`, runs `work` with it and
+ * the sender that delivers to it, and stops both after.
+ */
+async function withWaitlistReceiver(
+  events: string[],
+  work: (
+    receiver: Awaited<ReturnType<typeof startWebhookReceiver>>,
+    sender: ReturnType<typeof httpSender>,
+  ) => Promise<void>,
+): Promise<void> {
+  const destinations = { allowInsecure: true, allowPrivateNetworks: false };
+  t = await startTestApp({ now: NOW, webhookDestinations: destinations });
+  const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+  const sender = httpSender(destinations, 2_000);
+  try {
+    const subscribed = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: receiver.url, events },
+    });
+    receiver.state.secret = json(subscribed).data.secret;
+    await work(receiver, sender);
+  } finally {
+    sender.close();
+    await receiver.close();
+  }
+}
+
 describe('the waitlist', () => {
   it('offers a cancelled time to the first entry, holds it, passes it on when it lapses, and books the claim once', async () => {
     t = await startTestApp({ now: NOW });
@@ -428,17 +457,7 @@ describe('the waitlist', () => {
   });
 
   it('texts or e-mails the offer with its link and tells integrators waitlist.offered and waitlist.claimed', async () => {
-    const destinations = { allowInsecure: true, allowPrivateNetworks: false };
-    t = await startTestApp({ now: NOW, webhookDestinations: destinations });
-    const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
-    const sender = httpSender(destinations, 2_000);
-    try {
-      const subscribed = await t.request({
-        method: 'POST',
-        url: '/v1/webhook-endpoints',
-        payload: { url: receiver.url, events: ['waitlist.offered', 'waitlist.claimed'] },
-      });
-      receiver.state.secret = json(subscribed).data.secret;
+    await withWaitlistReceiver(['waitlist.offered', 'waitlist.claimed'], async (receiver, sender) => {
       const booked = await fillTuesdayAfternoon();
       const ada = await join('Ada');
       await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
@@ -474,10 +493,7 @@ describe('the waitlist', () => {
         starts_at: `${TUESDAY}T13:00:00Z`,
         expires_at: '2026-11-23T09:15:00Z',
       });
-    } finally {
-      sender.close();
-      await receiver.close();
-    }
+    });
   });
 
   it('offers what new working hours open, and ends an entry once its last date has passed', async () => {
@@ -709,17 +725,7 @@ describe('the waitlist', () => {
   });
 
   it('tells the offer where its hold is now once the hold was moved, in the entry and in waitlist.claimed', async () => {
-    const destinations = { allowInsecure: true, allowPrivateNetworks: false };
-    t = await startTestApp({ now: NOW, webhookDestinations: destinations });
-    const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
-    const sender = httpSender(destinations, 2_000);
-    try {
-      const subscribed = await t.request({
-        method: 'POST',
-        url: '/v1/webhook-endpoints',
-        payload: { url: receiver.url, events: ['waitlist.claimed'] },
-      });
-      receiver.state.secret = json(subscribed).data.secret;
+    await withWaitlistReceiver(['waitlist.claimed'], async (receiver, sender) => {
       const booked = await fillTuesdayAfternoon();
       const ada = await join('Ada');
       await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
@@ -749,9 +755,6 @@ describe('the waitlist', () => {
         booking_reference: reference,
         starts_at: `${TUESDAY}T15:00:00Z`,
       });
-    } finally {
-      sender.close();
-      await receiver.close();
-    }
+    });
   });
 });
