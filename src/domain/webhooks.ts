@@ -91,14 +91,29 @@ export function nextAttemptAt(
 
 /**
  * Whether an endpoint failing since `failingSince` is disabled by a failure at `now`: failing for 3
- * days, or, at the last try of an event (`lastTry`: its next would fall after the 72 hours), failing
- * within the hour between two tries of 3 days. The schedule's last try comes between the 71st and the
- * 72nd hour after the event, and the first attempt a moment after it: an endpoint that failed every
- * try of an event's 72 hours is failing for the 3 days the schedule can tell.
+ * days, or failing since before the first try of an event given up now (`givenUpFirstTry`: its every
+ * try of 72 hours failed). The tries of an event fit in its 72 hours however late the first came (the
+ * worker down, a backlog), so the 3 days cannot be counted at its last try: it is failing as long as
+ * the schedule can tell.
  */
-export function failedTooLong(failingSince: number, now: number, unitMs: number, lastTry = false): boolean {
-  const units = lastTry ? DISABLE_AFTER_UNITS - HOURLY : DISABLE_AFTER_UNITS;
-  return now - failingSince >= units * unitMs;
+export function failedTooLong(
+  failingSince: number,
+  now: number,
+  unitMs: number,
+  givenUpFirstTry?: number,
+): boolean {
+  if (now - failingSince >= DISABLE_AFTER_UNITS * unitMs) return true;
+  return givenUpFirstTry !== undefined && failingSince <= givenUpFirstTry;
+}
+
+/**
+ * When the first try of a delivery whose `attempts`th try failed at `now` failed at the latest: each
+ * retry came at least its delay after the failure before it.
+ */
+export function firstTryBy(attempts: number, now: number, unitMs: number): number {
+  let first = now;
+  for (let tried = 1; tried < attempts; tried++) first -= retryDelayUnits(tried) * unitMs;
+  return first;
 }
 
 /** How long one attempt may take before it counts as failed (the contract's 10 s). */

@@ -347,24 +347,33 @@ describe('delivery', () => {
     expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
   });
 
-  it('disables an endpoint whose one event failed every attempt of its 72 hours, tried first a moment after it happened', async () => {
-    const endpoint = await subscribe(['booking.created']);
-    receiver.state.fallback = 500;
-    await book('2026-11-25T11:00:00+00:00');
-    // The running worker finds the event at its next pass, a moment after it was written.
-    t.clock.advance({ milliseconds: 300 });
-    for (;;) {
-      const counts = await deliver();
-      if (counts.failed > 0) break;
-      const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
-      expect(log.statusCode, log.body).toBe(200);
-      // The log names the second; the worker's next pass comes within one.
-      t.clock.set(log.json().data[0].next_attempt_at);
-      t.clock.advance({ milliseconds: 1_000 });
-    }
-    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
-    expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
-  });
+  it.each([
+    ['a moment after it happened (the next pass of the worker)', { milliseconds: 300 }, '2026-11-25'],
+    ['an hour after it happened (the worker was down)', { minutes: 61 }, '2026-12-09'],
+  ])(
+    'disables an endpoint whose one event failed every attempt of its 72 hours, tried first %s',
+    async (_, late, day) => {
+      const endpoint = await subscribe(['booking.created']);
+      receiver.state.fallback = 500;
+      // A Wednesday still ahead on the clock the tests before moved on.
+      await book(`${day}T11:00:00+00:00`);
+      t.clock.advance(late);
+      for (;;) {
+        const counts = await deliver();
+        if (counts.failed > 0) break;
+        const log = await t.request({
+          method: 'GET',
+          url: `/v1/webhook-endpoints/${endpoint.id}/deliveries`,
+        });
+        expect(log.statusCode, log.body).toBe(200);
+        // The log names the second; the worker's next pass comes within one.
+        t.clock.set(log.json().data[0].next_attempt_at);
+        t.clock.advance({ milliseconds: 1_000 });
+      }
+      const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+      expect(got.json().data).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+    },
+  );
 
   it('sends a test event on request, to that endpoint alone', async () => {
     const endpoint = await subscribe(['booking.no_show']);

@@ -7,6 +7,7 @@ import { AppError } from '../../src/domain/errors.ts';
 import {
   bookingEventType,
   failedTooLong,
+  firstTryBy,
   nextAttemptAt,
   RETRY_WINDOW_UNITS,
   retryDelayUnits,
@@ -59,9 +60,18 @@ describe('the retry schedule', () => {
     const since = Date.UTC(2026, 10, 1);
     expect(failedTooLong(since, since + 3 * 24 * 60 * MINUTE - 1, MINUTE)).toBe(false);
     expect(failedTooLong(since, since + 3 * 24 * 60 * MINUTE, MINUTE)).toBe(true);
-    // At an event's last try, which comes between its 71st and 72nd hour: failing for 71 hours will do.
-    expect(failedTooLong(since, since + 71 * 60 * MINUTE - 1, MINUTE, true)).toBe(false);
-    expect(failedTooLong(since, since + 71 * 60 * MINUTE, MINUTE, true)).toBe(true);
+    // At an event's last try: failing since its first try, however late that came.
+    const lastTry = since + 70 * 60 * MINUTE;
+    expect(failedTooLong(since, lastTry, MINUTE, since)).toBe(true);
+    expect(failedTooLong(since, lastTry, MINUTE, since - 1)).toBe(false);
+  });
+
+  it('tells when the first try of a delivery came at the latest, from its schedule', () => {
+    const now = Date.UTC(2026, 10, 4);
+    expect(firstTryBy(1, now, MINUTE)).toBe(now);
+    // Six doubling retries (63 minutes), then hourly ones.
+    expect(firstTryBy(7, now, MINUTE)).toBe(now - 63 * MINUTE);
+    expect(firstTryBy(9, now, MINUTE)).toBe(now - (63 + 120) * MINUTE);
   });
 });
 

@@ -16,6 +16,7 @@ import { REDONE_IF_LOST, writeStatement, writeTransaction } from '../../data/wri
 import {
   DELIVERY_TIMEOUT_MS,
   failedTooLong,
+  firstTryBy,
   GONE,
   isSuccess,
   nextAttemptAt,
@@ -152,9 +153,10 @@ async function deliverOne(
         return 'failed';
       }
       const failingSince = endpoint?.failingSince ?? null;
-      // Failing for 3 days: counted from the first failure since the last success, within an hour at
-      // an event's last try (which comes a little before the 72nd hour after its first).
-      const disable = failingSince !== null && failedTooLong(failingSince, at, unitMs, next === null);
+      // Failing for 3 days, counted from the first failure since the last success, or for all the
+      // tries of an event given up now.
+      const givenUpFirstTry = next === null ? firstTryBy(row.attempts, at, unitMs) : undefined;
+      const disable = failingSince !== null && failedTooLong(failingSince, at, unitMs, givenUpFirstTry);
       const final = next === null || disable;
       const settled = await settleDelivery(
         trx,
