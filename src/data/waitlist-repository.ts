@@ -92,14 +92,17 @@ export async function insertWaitlistOffer(db: Db, row: WaitlistOffersTable): Pro
   await db.insertInto('waitlist_offers').values(row).execute();
 }
 
-/** Every offer made to the location's entries, with its booking's status and hold. */
+/**
+ * Every offer made to the location's entries, with its booking's status and hold, at its booking's
+ * time and staff member now: the desk may have moved the hold (offersOfEntry).
+ */
 export async function offersAt(db: Db, organisationId: string, locationId: string) {
   return db
     .selectFrom('waitlist_offers as o')
     .innerJoin('bookings as b', (join) =>
       join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
     )
-    .select(['o.entry_id', 'o.booking_id', 'o.staff_id', 'o.starts_at', 'b.status', 'b.hold_expires_at'])
+    .select(['o.entry_id', 'o.booking_id', 'b.staff_id', 'b.starts_at', 'b.status', 'b.hold_expires_at'])
     .where('o.organisation_id', '=', organisationId)
     .where('b.location_id', '=', locationId)
     .execute();

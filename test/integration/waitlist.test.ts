@@ -724,6 +724,32 @@ describe('the waitlist', () => {
     expect((await entry(waiting)).offer).toMatchObject({ starts_at: '2026-11-25T10:00:00Z' });
   });
 
+  it('counts as let go the time an offer was moved to, not the time first offered', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const ada = await join('Ada');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(1);
+    const reference = (await entry(ada.id)).offer.booking_reference as string;
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    // The desk moved the time held for her to 15:00; she then let it go.
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: `${TUESDAY}T15:00:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const declined = await t.app.inject({
+      method: 'POST',
+      url: `${await pageOf(reference)}/decline`,
+      headers: FORM,
+    });
+    expect(declined.statusCode).toBe(303);
+    expect(await pass()).toBe(1);
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+  });
+
   it('tells the offer where its hold is now once the hold was moved, in the entry and in waitlist.claimed', async () => {
     await withWaitlistReceiver(['waitlist.claimed'], async (receiver, sender) => {
       const booked = await fillTuesdayAfternoon();
