@@ -116,7 +116,10 @@ export class ToolBox {
  */
 function unknownArguments(tool: ToolSpec, args: unknown): string | undefined {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
-  const all = Object.keys(args).filter((name) => !Object.hasOwn(tool.input, name));
+  // One sent as null says nothing, as null for a known optional argument (design.md 9.3): left out.
+  const all = Object.entries(args)
+    .filter(([name, value]) => value !== null && !Object.hasOwn(tool.input, name))
+    .map(([name]) => name);
   if (all.length === 0) return undefined;
   // Names quoted short and few: arguments are the agent's, of any length and number.
   const unknown = all.slice(0, 5).map((name) => (name.length > 40 ? `${name.slice(0, 40)}…` : name));

@@ -45,6 +45,16 @@ describe('odd arguments', () => {
     expect(result.hint).toMatch(/"[xyz]{60}…"/);
   });
 
+  it('takes an argument it does not know sent as null as left out, as it takes null for one it knows', async () => {
+    const found = await demo.mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: '2026-11-25',
+      dry_run: null,
+    });
+    expect(found.ok).toBe(true);
+  });
+
   it('refuses an argument the tool does not take, and does nothing: book with dry_run books nothing', async () => {
     const jo = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
     const result = await demo.mcp.raw('book', {
