@@ -1,5 +1,5 @@
 import { updateBooking } from '../../data/booking-repository.ts';
-import { findClientByEmail, findClientByPhone } from '../../data/client-repository.ts';
+import { findClientByEmail, findClientById, findClientByPhone } from '../../data/client-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { expireHolds, OFFER_LET_GO } from '../../data/hold-expiry.ts';
 import { findLocationById } from '../../data/location-repository.ts';
@@ -43,6 +43,8 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
         'location_id',
         'protection_applies',
         'deposit_minor',
+        'client_id',
+        'pending_requirements',
       ])
       .where('organisation_id', '=', target.organisationId)
       .where('id', '=', target.bookingId)
@@ -55,7 +57,7 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
       holdExpiresAt: hold.hold_expires_at,
     };
     if (!clock || effectiveStatus(clock, now) === 'expired') return 'not_held';
-    await adoptClaimant(trx, target, now);
+    await adoptClaimant(trx, target, hold, now);
     // The last step confirms it, and its entry ends as booked there (offer-outcomes.ts).
     const settled = await settleRequirement(trx, target, WAITLIST_CLAIM, {}, now, 'page:customer');
     if (settled === 'outstanding') await holdForSteps(trx, target, hold, now);
@@ -71,23 +73,20 @@ export async function claimOffer(db: Db, target: OfferTarget, now: number): Prom
  * which of them opened it: then only a client on file with both takes it, and otherwise the booking
  * stays on its own record, as before.
  */
-async function adoptClaimant(trx: Db, target: OfferTarget, now: number): Promise<void> {
-  const row = await trx
-    .selectFrom('bookings as b')
-    .innerJoin('clients as c', (join) =>
-      join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
-    )
-    .select(['b.client_id', 'b.pending_requirements', 'c.contact_proven', 'c.phone', 'c.email'])
-    .where('b.organisation_id', '=', target.organisationId)
-    .where('b.id', '=', target.bookingId)
-    .executeTakeFirst();
-  if (!row || row.contact_proven === 1) return;
+async function adoptClaimant(
+  trx: Db,
+  target: OfferTarget,
+  booking: { client_id: string; pending_requirements: string | null },
+  now: number,
+): Promise<void> {
   // Only the claim itself proves the contact: not a second press once it is made.
-  if (!(JSON.parse(row.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM)) return;
-  const proven = await provenByClaim(trx, target.organisationId, row);
+  if (!(JSON.parse(booking.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM)) return;
+  const client = await findClientById(trx, target.organisationId, booking.client_id);
+  if (!client || client.contact_proven === 1) return;
+  const proven = await provenByClaim(trx, target.organisationId, client);
   if (!proven) return;
-  const adopted = await adoptProvenClient(trx, target.organisationId, row.client_id, proven, now);
-  if (adopted.clientId === row.client_id) return;
+  const adopted = await adoptProvenClient(trx, target.organisationId, booking.client_id, proven, now);
+  if (adopted.clientId === booking.client_id) return;
   await updateBooking(trx, target.organisationId, target.bookingId, {
     client_id: adopted.clientId,
     updated_at: now,
@@ -99,7 +98,7 @@ async function adoptClaimant(trx: Db, target: OfferTarget, now: number): Promise
       .set({ client_id: adopted.clientId, updated_at: now })
       .where('organisation_id', '=', target.organisationId)
       .where('id', '=', offer.entry_id)
-      .where('client_id', '=', row.client_id)
+      .where('client_id', '=', booking.client_id)
       .execute();
   }
   // Gone unless another booking (an earlier offer let go) still names it.

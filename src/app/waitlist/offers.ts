@@ -225,9 +225,9 @@ async function offerAt(
       .filter((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now)
       .map((o) => o.entry_id),
   );
-  // A time an entry let go is its start (where its hold was last, moved or not), whoever would do it: an entry that waits for anyone is not
-  // offered the very start it declined again with another staff member (one that names a staff
-  // member is only ever offered that one).
+  // A time an entry let go is its start (where its hold was last, moved or not), whoever would do it:
+  // an entry that waits for anyone is not offered the very start it declined again with another staff
+  // member (one that names a staff member is only ever offered that one).
   const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.starts_at}`));
   const entries = await waitingEntriesAt(db, organisationId, locationId);
   const free = new FreeTimes(db, location, entries, today, now);
