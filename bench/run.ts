@@ -100,16 +100,17 @@ if (PINNING) pinProcess(process.pid, LOAD_CPU);
 const machine = describeMachine();
 const measured: Measured[] = [];
 let failedToRun = false;
-for (const [index, benchmark] of selected.entries()) {
+for (const [index, { id, load }] of selected.entries()) {
   const context: BenchContext = {
     durationS,
     cpuProfileDir,
     progress: (message) =>
       process.stderr.write(
-        `[${process.env.BENCH_RUNNER_CHILD ?? `${index + 1}/${selected.length}`}] ${benchmark.id}: ${message}\n`,
+        `[${process.env.BENCH_RUNNER_CHILD ?? `${index + 1}/${selected.length}`}] ${id}: ${message}\n`,
       ),
   };
   try {
+    const benchmark = await load();
     const result = await benchmark.run(context);
     measured.push({ benchmark, result, durationS });
     if (result.kind === 'http') {
@@ -140,7 +141,7 @@ for (const [index, benchmark] of selected.entries()) {
       console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.description}: ${t.measured}`);
   } catch (error) {
     failedToRun = true;
-    console.error(`${benchmark.id}: could not run:`, error);
+    console.error(`${id}: could not run:`, error);
   }
 }
 
