@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatUtc } from '../domain/time-format.ts';
+import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { TIMES_OF_DAY, WAITLIST_STATUSES, type WaitlistEntry } from '../domain/waitlist.ts';
 import { NewClientBody } from './client.ts';
 import { omittable, PageCursor, PageLimit, Uuid } from './common.ts';
@@ -64,7 +64,11 @@ export const WaitlistEntryResource = z
       .object({
         booking_reference: z.string().describe('The hold (a pending_confirmation booking) made for it.'),
         staff_id: Uuid,
-        starts_at: z.string().describe('UTC.'),
+        starts_at: z
+          .string()
+          .describe(
+            "The time held, in the location's time zone with the offset in force (as the Booking's).",
+          ),
         expires_at: z.string().describe('UTC: when the time goes to the next entry unless claimed.'),
       })
       .nullable()
@@ -89,7 +93,7 @@ export function presentWaitlistEntry(entry: WaitlistEntry): z.infer<typeof Waitl
     offer: entry.offer && {
       booking_reference: entry.offer.bookingReference,
       staff_id: entry.offer.staffId,
-      starts_at: formatUtc(entry.offer.startsAt),
+      starts_at: formatLocal(entry.offer.startsAt, entry.offer.timezone),
       expires_at: formatUtc(entry.offer.expiresAt),
     },
     booking_id: entry.bookingId,

@@ -41,6 +41,8 @@ export interface WaitlistOffer {
   bookingReference: string;
   staffId: string;
   startsAt: number;
+  /** The location's zone: the time held is said on its clock, as every appointment time is. */
+  timezone: string;
   expiresAt: number;
 }
 

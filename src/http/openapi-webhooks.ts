@@ -46,7 +46,11 @@ function waitlistData(offered: boolean): OpenAPIV3_1.SchemaObject {
     booking_id: { ...uuid, description: 'The booking that holds the time (its own booking.* events).' },
     booking_reference: { type: 'string' },
     staff_id: uuid,
-    starts_at: { type: 'string', format: 'date-time', description: 'UTC.' },
+    starts_at: {
+      type: 'string',
+      format: 'date-time',
+      description: "In the location's time zone with the offset in force (as the Booking's).",
+    },
     ...(offered
       ? {
           expires_at: {

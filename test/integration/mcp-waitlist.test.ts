@@ -66,7 +66,7 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
       expect(await waitlistPass(t)).toBe(1);
       const offered = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
         .data;
-      expect(offered.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00Z` });
+      expect(offered.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00+00:00` });
 
       // Ada rings about the offer and asks for that time: the offer is hers already, to claim; Soho
       // has no Booking Protection, so nothing is said of one.

@@ -139,7 +139,7 @@ describe('the public page’s waitlist', () => {
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     expect(await pass()).toBe(1);
     const [offered] = await entries();
-    expect(offered!.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect(offered!.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
     const reference = offered!.offer!.booking_reference;
     const hold = json(await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).data;
     expect(hold.client_id).toBe(entry!.client_id);
@@ -315,7 +315,7 @@ describe('an entry from the public page ends with its offer’s lapse, whoever r
     await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
     expect(await pass()).toBe(1);
     const [entry] = await entries();
-    expect(entry!.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect(entry!.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
     return { booked, entry: entry! };
   }
 
@@ -355,6 +355,6 @@ describe('an entry from the public page ends with its offer’s lapse, whoever r
     expect(await pass()).toBe(1);
     // Offered again (not the 14:00 it let go: 14:15 now that 15:00 has freed too).
     const [again] = await entries();
-    expect(again).toMatchObject({ status: 'waiting', offer: { starts_at: `${TUESDAY}T14:15:00Z` } });
+    expect(again).toMatchObject({ status: 'waiting', offer: { starts_at: `${TUESDAY}T14:15:00+00:00` } });
   });
 });

@@ -63,6 +63,6 @@ describe.runIf(onPostgres)('the waitlist worker on PostgreSQL', () => {
     t.clock.advance({ seconds: 10 });
     expect((await waitlistPass(t)) + (await waitlistPass(t))).toBe(1);
     const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${entryId}` })).json().data;
-    expect(entry.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect(entry.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
   });
 });

@@ -127,7 +127,7 @@ describe('the waitlist', () => {
     expect(await pass()).toBe(1);
     const offered = await entry(first.id);
     expect(offered.offer).toMatchObject({
-      starts_at: `${TUESDAY}T14:00:00Z`,
+      starts_at: `${TUESDAY}T14:00:00+00:00`,
       expires_at: '2026-11-23T09:15:00Z',
     });
     expect((await entry(second.id)).offer).toBeNull();
@@ -148,7 +148,7 @@ describe('the waitlist', () => {
     expect(await pass()).toBe(1);
     expect((await entry(first.id)).offer).toBeNull();
     const bea = await entry(second.id);
-    expect(bea.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect(bea.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
 
     // Bea claims it from the link, twice at once: one booking, confirmed once.
     const page = await pageOf(bea.offer.booking_reference);
@@ -195,7 +195,7 @@ describe('the waitlist', () => {
     expect(await entry(first.id)).toMatchObject({ status: 'left', offer: null });
     await pass();
     const bea = await entry(second.id);
-    expect(bea.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00Z` });
+    expect(bea.offer).toMatchObject({ starts_at: `${TUESDAY}T15:00:00+00:00` });
     // Bea lets it go but stays: nobody else waits, and it is not offered to her again.
     const passed = await t.app.inject({
       method: 'POST',
@@ -315,7 +315,7 @@ describe('the waitlist', () => {
     await t.request({ method: 'POST', url: `/v1/bookings/${ana.get('14')}/cancel` });
     expect(await pass()).toBe(1);
     const offered = (await entry(id)).offer;
-    expect(offered).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z`, staff_id: ids.staff.ana });
+    expect(offered).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00`, staff_id: ids.staff.ana });
     const declined = await t.app.inject({
       method: 'POST',
       url: `${await pageOf(offered.booking_reference)}/decline`,
@@ -345,7 +345,7 @@ describe('the waitlist', () => {
     // On 4 December, 2 February is 60 days ahead: its first free time is Ada's.
     t.clock.set('2026-12-04T09:00:00Z');
     expect(await pass()).toBe(1);
-    expect((await entry(id)).offer).toMatchObject({ starts_at: '2027-02-02T09:00:00Z' });
+    expect((await entry(id)).offer).toMatchObject({ starts_at: '2027-02-02T09:00:00+00:00' });
   });
 
   it('refuses what cannot be waited for, in the envelope, naming the field', async () => {
@@ -490,10 +490,40 @@ describe('the waitlist', () => {
         booking_id: expect.any(String),
         booking_reference: offer.booking_reference,
         staff_id: ids.staff.ana,
-        starts_at: `${TUESDAY}T13:00:00Z`,
+        starts_at: `${TUESDAY}T13:00:00+00:00`,
         expires_at: '2026-11-23T09:15:00Z',
       });
     });
+  });
+
+  it("says the offered time in the location's zone, with the offset in force, over REST and in its events", async () => {
+    // Soho moved to Kolkata (UTC+05:30): Ana's Tuesday 12:00 there is 06:30 UTC.
+    const catalogue = smallCatalogue();
+    catalogue.locations[0]!.timezone = 'Asia/Kolkata';
+    const destinations = { allowInsecure: true, allowPrivateNetworks: false };
+    t = await startTestApp({ catalogues: [catalogue], now: NOW, webhookDestinations: destinations });
+    const receiver = await startWebhookReceiver({ nowSeconds: () => Math.floor(t.clock.nowMs() / 1000) });
+    const sender = httpSender(destinations, 2_000);
+    try {
+      const subscribed = await t.request({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        payload: { url: receiver.url, events: ['waitlist.offered'] },
+      });
+      receiver.state.secret = json(subscribed).data.secret;
+      const ada = await join('Ada');
+      expect(await pass()).toBe(1);
+      const offer = (await entry(ada.id)).offer;
+      const held = json(await t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` }));
+      // The first free afternoon time is offered (Ada's Tuesday is otherwise open): 12:00 there.
+      expect(held.data.starts_at).toBe(`${TUESDAY}T12:00:00+05:30`);
+      expect(offer.starts_at).toBe(held.data.starts_at);
+      await deliverAllDueWebhooks({ db: t.database.db, clock: t.clock, sender });
+      expect(receiver.received[0]!.json.data.starts_at).toBe(held.data.starts_at);
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
   });
 
   it('offers what new working hours open, and ends an entry once its last date has passed', async () => {
@@ -518,7 +548,7 @@ describe('the waitlist', () => {
     } as typeof ana.working_hours;
     await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
     expect(await pass()).toBe(1);
-    expect((await entry(wednesday)).offer).toMatchObject({ starts_at: '2026-11-25T09:00:00Z' });
+    expect((await entry(wednesday)).offer).toMatchObject({ starts_at: '2026-11-25T09:00:00+00:00' });
     // Tuesday is over in London at midnight: Bea's entry ends.
     t.clock.set('2026-11-25T00:00:00Z');
     await pass();
@@ -528,7 +558,7 @@ describe('the waitlist', () => {
 
   it('books an offer with a deposit only once both the claim and the deposit are done', async () => {
     const { id, offer } = await deeOfferedColour();
-    expect(offer).toMatchObject({ starts_at: `${TUESDAY}T13:00:00Z` });
+    expect(offer).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
     const hold = () => t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` });
     expect(json(await hold()).data.pending_confirmation.requirements).toEqual(['waitlist_claim', 'deposit']);
 
@@ -545,7 +575,7 @@ describe('the waitlist', () => {
     // Claimed but not paid: the entry still waits on it (a lapse would send it the next time).
     expect(await entry(id)).toMatchObject({
       status: 'waiting',
-      offer: { starts_at: `${TUESDAY}T13:00:00Z` },
+      offer: { starts_at: `${TUESDAY}T13:00:00+00:00` },
     });
     const shown = await t.app.inject({ method: 'GET', url: page });
     expect(shown.body).toContain('Pay deposit £20.00');
@@ -702,7 +732,7 @@ describe('the waitlist', () => {
     });
     expect(moved.statusCode, moved.body).toBe(200);
     expect(await pass()).toBe(1);
-    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
 
     // Wednesday closed in the catalogue: Bo's Wednesday is nobody's; taken out, it is offered.
     const catalogue = smallCatalogue();
@@ -721,7 +751,7 @@ describe('the waitlist', () => {
     Object.assign(soho, { closures: [] });
     await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
     expect(await pass()).toBe(1);
-    expect((await entry(waiting)).offer).toMatchObject({ starts_at: '2026-11-25T10:00:00Z' });
+    expect((await entry(waiting)).offer).toMatchObject({ starts_at: '2026-11-25T10:00:00+00:00' });
   });
 
   it('counts as let go the time an offer was moved to, not the time first offered', async () => {
@@ -732,7 +762,7 @@ describe('the waitlist', () => {
     await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
     expect(await pass()).toBe(1);
     const reference = (await entry(ada.id)).offer.booking_reference as string;
-    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
     // The desk moved the time held for her to 15:00; she then let it go.
     const moved = await t.request({
       method: 'PATCH',
@@ -747,7 +777,7 @@ describe('the waitlist', () => {
     });
     expect(declined.statusCode).toBe(303);
     expect(await pass()).toBe(1);
-    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00Z` });
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
   });
 
   it('tells the offer where its hold is now once the hold was moved, in the entry and in waitlist.claimed', async () => {
@@ -767,7 +797,7 @@ describe('the waitlist', () => {
       expect(moved.statusCode, moved.body).toBe(200);
       expect((await entry(ada.id)).offer).toMatchObject({
         booking_reference: reference,
-        starts_at: `${TUESDAY}T15:00:00Z`,
+        starts_at: `${TUESDAY}T15:00:00+00:00`,
       });
 
       await t.app.inject({ method: 'POST', url: `${await pageOf(reference)}/claim`, headers: FORM });
@@ -779,7 +809,7 @@ describe('the waitlist', () => {
       expect(receiver.received.map((r) => r.json.type)).toEqual(['waitlist.claimed']);
       expect(receiver.received[0]!.json.data).toMatchObject({
         booking_reference: reference,
-        starts_at: `${TUESDAY}T15:00:00Z`,
+        starts_at: `${TUESDAY}T15:00:00+00:00`,
       });
     });
   });

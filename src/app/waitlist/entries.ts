@@ -266,6 +266,7 @@ async function presentRow(db: Db, row: WaitlistEntryRow, now: number): Promise<W
           bookingReference: open.reference,
           staffId: open.staff_id,
           startsAt: open.starts_at,
+          timezone: location?.timezone ?? 'UTC',
           expiresAt: open.hold_expires_at!,
         }
       : null,

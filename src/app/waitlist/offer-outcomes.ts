@@ -2,7 +2,7 @@ import type { BookingEvent } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { HOLD_LAPSED } from '../../data/hold-expiry.ts';
 import { endWaitlistEntry, findWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
-import { formatUtc } from '../../domain/time-format.ts';
+import { formatLocal, formatUtc } from '../../domain/time-format.ts';
 import { publishEvent } from '../webhooks/events.ts';
 
 /**
@@ -19,10 +19,13 @@ export async function bookEntryOfOffer(trx: Db, organisationId: string, bookingI
   const [entry, booking] = await Promise.all([
     findWaitlistEntry(trx, organisationId, offer.entry_id),
     trx
-      .selectFrom('bookings')
-      .select(['reference', 'starts_at', 'staff_id'])
-      .where('organisation_id', '=', organisationId)
-      .where('id', '=', bookingId)
+      .selectFrom('bookings as b')
+      .innerJoin('locations as l', (join) =>
+        join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
+      )
+      .select(['b.reference', 'b.starts_at', 'b.staff_id', 'l.timezone'])
+      .where('b.organisation_id', '=', organisationId)
+      .where('b.id', '=', bookingId)
       .executeTakeFirstOrThrow(),
   ]);
   if (!entry) return;
@@ -32,6 +35,7 @@ export async function bookEntryOfOffer(trx: Db, organisationId: string, bookingI
     reference: booking.reference,
     startsAt: booking.starts_at,
     staffId: booking.staff_id,
+    timezone: booking.timezone,
   };
   await publishWaitlistEvent(trx, 'waitlist.claimed', organisationId, entry, claimed, now);
 }
@@ -76,6 +80,8 @@ export function publishWaitlistEvent(
     startsAt: number;
     staffId: string;
     holdExpiresAt?: number | null;
+    /** The location's zone: the start is said on its clock, with the offset in force then. */
+    timezone: string;
   },
   now: number,
 ) {
@@ -91,7 +97,7 @@ export function publishWaitlistEvent(
         booking_id: booking.id,
         booking_reference: booking.reference,
         staff_id: booking.staffId,
-        starts_at: formatUtc(booking.startsAt),
+        starts_at: formatLocal(booking.startsAt, booking.timezone),
         ...(type === 'waitlist.offered' && booking.holdExpiresAt
           ? { expires_at: formatUtc(booking.holdExpiresAt) }
           : {}),

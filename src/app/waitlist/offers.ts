@@ -280,7 +280,14 @@ async function offerAt(
             starts_at: slot.startsAt,
             created_at: now,
           });
-          await publishWaitlistEvent(trx, 'waitlist.offered', organisationId, entry, booking, now);
+          await publishWaitlistEvent(
+            trx,
+            'waitlist.offered',
+            organisationId,
+            entry,
+            { ...booking, timezone: location.timezone },
+            now,
+          );
           return true;
         }),
       ).catch((error: unknown) => {
