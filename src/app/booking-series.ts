@@ -2,11 +2,12 @@ import { findBookingsOfSeries } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { Booking, CreatedBooking } from '../domain/booking/booking.ts';
 import {
-  instantOfWallTime,
   type Occurrence,
   type Repeat,
   seriesOccurrences,
   seriesSpanDays,
+  wallTimeOf,
+  wantedInstant,
   withSeriesHorizon,
 } from '../domain/booking/series.ts';
 import { AppError, conflict, type Refusal, refusalOf } from '../domain/errors.ts';
@@ -94,11 +95,13 @@ export async function createSeries(
   // The first occurrence is booked within max_advance_days itself: so are its alternatives.
   const askedOf = (occurrence: Occurrence) =>
     occurrence.position > 1 ? asked : { ...asked, location: ownHorizon };
+  // Every visit wants the first one's wall time of day: where the clocks skip it, the free times
+  // nearest it are offered instead.
+  const { minute } = wallTimeOf(input.startsAt, location.timezone);
   for (const occurrence of seriesOccurrences(input.startsAt, location.timezone, repeat)) {
     if (occurrence.startsAt === null) {
-      clashes.push(
-        await clashOf(trx, caller.organisationId, asked, occurrence, missingWallTime(occurrence), now),
-      );
+      const refusal = missingWallTime(occurrence);
+      clashes.push(await clashOf(trx, caller.organisationId, asked, occurrence, refusal, now, minute));
       continue;
     }
     const ask = {
@@ -199,7 +202,11 @@ export function missingWallTime(occurrence: Occurrence): Refusal {
   };
 }
 
-/** The clash of one occurrence, with the free starts of its date nearest the time wanted. */
+/**
+ * The clash of one occurrence, with the free starts of its date nearest the time wanted. An occurrence
+ * whose wall time the clocks skip (startsAt null) wants `wallMinute` of its date, read as availability
+ * reads a time in a gap: the end of the gap.
+ */
 export async function clashOf(
   trx: Db,
   organisationId: string,
@@ -207,10 +214,9 @@ export async function clashOf(
   occurrence: Occurrence,
   refusal: Refusal,
   now: number,
+  wallMinute = 12 * 60,
 ): Promise<SeriesClash> {
-  // A wall time the clocks skip has no instant: that day's free times nearest noon.
-  const wanted =
-    occurrence.startsAt ?? instantOfWallTime(request.location.timezone, occurrence.date, 12 * 60) ?? 0;
+  const wanted = occurrence.startsAt ?? wantedInstant(request.location.timezone, occurrence.date, wallMinute);
   const free = await getAvailability(
     trx,
     organisationId,

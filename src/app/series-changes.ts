@@ -4,7 +4,7 @@ import { findLocationById } from '../data/location-repository.ts';
 import { bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Booking, CANCEL_REASON_MAX_LENGTH } from '../domain/booking/booking.ts';
-import { followingMove } from '../domain/booking/series.ts';
+import { followingMove, wallTimeOf } from '../domain/booking/series.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { refusalOf } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
@@ -136,7 +136,9 @@ async function rescheduleFollowing(
     };
     const at = { position, ...target };
     if (target.startsAt === null) {
-      clashes.push(await clashOf(trx, changer.organisationId, asked, at, missingWallTime(at), now));
+      // The new wall time of day, which the clocks skip on this visit's date: the times nearest it.
+      const { minute } = wallTimeOf(change.startsAt, booking.timezone);
+      clashes.push(await clashOf(trx, changer.organisationId, asked, at, missingWallTime(at), now, minute));
       continue;
     }
     try {

@@ -72,6 +72,18 @@ export interface Occurrence {
   startsAt: number | null;
 }
 
+/**
+ * The instant a series wants on `date` at wall minute `minute`: the wall time's own (its first, or
+ * the one with `preferOffsetMs`), or, where the clocks skip it, the end of the gap, as availability
+ * reads every time in a gap: where the free times nearest a visit that cannot be are looked for.
+ */
+export function wantedInstant(zone: string, date: string, minute: number, preferOffsetMs?: number): number {
+  const calendar = calendarFor(zone);
+  return (
+    instantOfWallTime(zone, date, minute, preferOffsetMs) ?? calendar.boundary(calendar.day(date), minute)
+  );
+}
+
 /** The occurrences of a series starting at `firstStart`, in order, the first being `firstStart` itself. */
 export function seriesOccurrences(firstStart: number, zone: string, repeat: Repeat): Occurrence[] {
   const first = wallTimeOf(firstStart, zone);
