@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import type { Interval } from '../../domain/availability/types.ts';
+import { twinInstant } from '../../domain/repeated-wall-times.ts';
 
 /**
  * The busy intervals of an external calendar (an iCalendar file) over a window, by ical.js: recurring
@@ -479,7 +480,7 @@ class InstantReader {
     const wall = new Date(
       Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second),
     );
-    return DateTime.fromObject(
+    const read = DateTime.fromObject(
       {
         year: wall.getUTCFullYear(),
         month: wall.getUTCMonth() + 1,
@@ -490,5 +491,10 @@ class InstantReader {
       },
       { zone },
     ).toMillis();
+    // A wall time the clocks show twice is its first occurrence (RFC 5545 3.3.5); luxon takes the
+    // second in some zones (London, New York), which left the first pass of a busy hour free. One in a
+    // gap is read with the offset before it, as luxon does and RFC 5545 says.
+    const twin = twinInstant(read, zone);
+    return twin !== null && twin < read ? twin : read;
   }
 }

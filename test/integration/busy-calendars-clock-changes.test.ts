@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
+import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
+import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A busy calendar's times on the night the clocks go back, through REST availability: a wall time
+ * that happens twice means its first occurrence (RFC 5545 3.3.5), whether its zone is an IANA name
+ * without a VTIMEZONE or the time is floating (read in the location's zone). A London barber open
+ * through the small hours of Sundays; on Sunday 31 October 2027 01:00-02:00 happens twice (BST, then
+ * GMT). Kit's calendar says 01:00-02:00 that night, from the first 01:00 (00:00 UTC) to 02:00 GMT
+ * (02:00 UTC): both passes of the hour are busy.
+ */
+let t: TestApp;
+let server: CalendarServer;
+let service: string;
+
+const fetcher = new CalendarFetcher(true, { timeoutMs: 1_000, maxBytes: 4096 });
+
+function nightBarber(calendar: string) {
+  return {
+    organisation: {
+      slug: 'night-cuts',
+      name: 'Night Cuts',
+      currency: 'GBP',
+      booking_reference_prefix: 'NC',
+      locale: 'en-GB',
+    },
+    locations: [
+      {
+        ref: 'soho',
+        slug: 'soho',
+        name: 'Soho',
+        timezone: 'Europe/London',
+        phone: '+442071234567',
+        active: true,
+        policy: { slot_interval_minutes: 30, min_notice_minutes: 0, max_advance_days: 60 },
+        booking_protection: {
+          applies: false,
+          late_cancellation_fee_percentage: null,
+          no_show_fee_percentage: null,
+        },
+      },
+    ],
+    services: [
+      {
+        ref: 'trim',
+        name: 'Trim',
+        duration_minutes: 30,
+        price: { amount: 2000, currency: 'GBP' },
+        locations: ['soho'],
+      },
+    ],
+    staff: [
+      {
+        ref: 'kit',
+        name: 'Kit',
+        services: ['trim'],
+        working_hours: { soho: { sun: [['00:00', '04:00']] } },
+        busy_calendars: [calendar],
+      },
+    ],
+    clients: [],
+  };
+}
+
+beforeAll(async () => {
+  server = await startCalendarServer();
+  server.serve('/kit.ics', {
+    body: ics(
+      'BEGIN:VEVENT',
+      'UID:night-shift@example.com',
+      'DTSTAMP:20271001T000000Z',
+      'DTSTART;TZID=Europe/London:20271031T010000',
+      'DTEND;TZID=Europe/London:20271031T020000',
+      'SUMMARY:Night shift',
+      'END:VEVENT',
+    ),
+  });
+  server.serve('/floating.ics', {
+    body: ics(
+      'BEGIN:VEVENT',
+      'UID:floating@example.com',
+      'DTSTAMP:20271001T000000Z',
+      'DTSTART:20271031T013000',
+      'DTEND:20271031T020000',
+      'SUMMARY:Floating',
+      'END:VEVENT',
+    ),
+  });
+  t = await startTestApp({
+    catalogues: [nightBarber(server.url('/kit.ics'))],
+    now: '2027-10-20T09:00:00Z',
+  });
+  service = (await t.database.db.selectFrom('services').select('id').executeTakeFirstOrThrow()).id;
+});
+afterAll(async () => {
+  await t.close();
+  await server.close();
+});
+
+async function startsOn(date: string): Promise<string[]> {
+  const response = await t.request({
+    method: 'GET',
+    url: `/v1/locations/soho/availability?service_ids=${service}&date=${date}`,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data.slots.map((s: { starts_at: string }) => s.starts_at);
+}
+
+const refresh = () => refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: 300_000 });
+
+describe('a busy calendar on the night the clocks go back', () => {
+  it('reads a repeated wall time written with an IANA zone name as its first occurrence', async () => {
+    await refresh();
+    expect(await startsOn('2027-10-31')).toEqual([
+      '2027-10-31T00:00:00+01:00',
+      '2027-10-31T00:30:00+01:00',
+      '2027-10-31T02:00:00+00:00',
+      '2027-10-31T02:30:00+00:00',
+      '2027-10-31T03:00:00+00:00',
+      '2027-10-31T03:30:00+00:00',
+    ]);
+  });
+
+  it('reads a floating repeated wall time in the location’s zone as its first occurrence', async () => {
+    await t.close();
+    t = await startTestApp({
+      catalogues: [nightBarber(server.url('/floating.ics'))],
+      now: '2027-10-20T09:00:00Z',
+    });
+    service = (await t.database.db.selectFrom('services').select('id').executeTakeFirstOrThrow()).id;
+    await refresh();
+    // 01:30-02:00 floating: from the first 01:30 (00:30 UTC) to 02:00 GMT (02:00 UTC).
+    expect(await startsOn('2027-10-31')).toEqual([
+      '2027-10-31T00:00:00+01:00',
+      '2027-10-31T00:30:00+01:00',
+      '2027-10-31T01:00:00+01:00',
+      '2027-10-31T02:00:00+00:00',
+      '2027-10-31T02:30:00+00:00',
+      '2027-10-31T03:00:00+00:00',
+      '2027-10-31T03:30:00+00:00',
+    ]);
+  });
+});
