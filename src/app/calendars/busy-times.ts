@@ -451,6 +451,34 @@ function floatingMs(time: ICAL.Time): number {
   return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
 }
 
+/**
+ * The offset (ms) a zone the file defines (VTIMEZONE) has at an instant: its wall clock then, less the
+ * instant (ical.js's own utcOffset reads the offset back from the wall time, the second of a repeated one).
+ */
+function definedOffsetMs(instant: number, zone: ICAL.Timezone): number {
+  const wall = ICAL.Time.fromJSDate(new Date(Math.floor(instant / 1000) * 1000), true).convertToZone(zone);
+  return floatingMs(wall) - Math.floor(instant / 1000) * 1000;
+}
+
+/** How far from a wall time its twin can be: a change of up to 3 hours. */
+const TWIN_PROBES_MS = [-3 * 3_600_000, 3 * 3_600_000];
+
+/**
+ * The first instant whose wall clock reads as `read`'s does, in a zone given by its offsets: a wall
+ * time the clocks show twice is its first occurrence (RFC 5545 3.3.5), whichever the reader took.
+ */
+function firstOccurrence(read: number, offsetMs: (instant: number) => number): number {
+  const own = offsetMs(read);
+  let first = read;
+  for (const probe of TWIN_PROBES_MS) {
+    const other = offsetMs(read + probe);
+    if (other === own) continue;
+    const twin = read + own - other;
+    if (twin < first && offsetMs(twin) === other) first = twin;
+  }
+  return first;
+}
+
 class InstantReader {
   readonly #zones: Map<string, ICAL.Timezone>;
   readonly #fallback: string;
@@ -473,7 +501,8 @@ class InstantReader {
       second: time.isDate ? 0 : time.second,
     };
     if (defined && !time.isDate) {
-      return ICAL.Time.fromData({ ...fields, isDate: false }, defined).toUnixTime() * 1000;
+      const read = ICAL.Time.fromData({ ...fields, isDate: false }, defined).toUnixTime() * 1000;
+      return firstOccurrence(read, (instant) => definedOffsetMs(instant, defined));
     }
     const zone = tzid !== undefined && isIanaZone(tzid) && !time.isDate ? tzid : this.#fallback;
     // Fields may run over (an all-day event's end is its start's day + 1): Date.UTC carries them.
