@@ -55,6 +55,41 @@ export function withoutNulls(args: unknown, plan: NullPlan): unknown {
   return out;
 }
 
+/** A member the schema does not take: its path, and the object it was sent in (none: the arguments). */
+export interface UnknownMember {
+  path: readonly string[];
+  /** The path of the object holding it ([] for the arguments themselves), and the members it takes. */
+  owner: readonly string[];
+  takes: readonly string[];
+}
+
+/**
+ * Every member the schema does not take, at any depth of nested objects (`client.email_address`,
+ * `repeat.until`), in the order sent. A member sent as null says nothing and is not one (design.md
+ * 9.3); a nested value that is no object is left to the schema, which names its form.
+ */
+export function unknownMembers(
+  shape: z.ZodRawShape,
+  args: unknown,
+  owner: readonly string[] = [],
+): UnknownMember[] {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return [];
+  const found: UnknownMember[] = [];
+  const inner: UnknownMember[] = [];
+  for (const [name, value] of Object.entries(args)) {
+    if (value === null) continue;
+    // Own members only: "constructor" or "toString" is no argument because every object has one.
+    const field = Object.hasOwn(shape, name) ? (shape[name] as z.ZodType) : undefined;
+    if (!field) {
+      found.push({ path: [...owner, name], owner, takes: Object.keys(shape) });
+      continue;
+    }
+    const object = objectInside(field);
+    if (object) inner.push(...unknownMembers(object.shape, value, [...owner, name]));
+  }
+  return [...found, ...inner];
+}
+
 /**
  * The members of the arguments whose shape the schema takes, at any depth of nested objects (of a
  * `client` lacking last_name, its phone and e-mail): what a tool can still read the meaning of when

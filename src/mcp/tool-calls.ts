@@ -3,7 +3,7 @@ import type { ApiKeyScope } from '../domain/api-key.ts';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
 import { resourceLinksOf } from './resource-links.ts';
-import { argumentProblems, nullPlanOf, wellShaped, withoutNulls } from './tool-arguments.ts';
+import { argumentProblems, nullPlanOf, unknownMembers, wellShaped, withoutNulls } from './tool-arguments.ts';
 import {
   type BadArgument,
   type ToolContext,
@@ -110,26 +110,37 @@ export class ToolBox {
 }
 
 /**
- * The hint for arguments the tool does not take, or undefined when it takes them all. They are
- * refused, not dropped, as REST refuses an unknown body field: an agent that sends `dry_run` to book,
- * as cancel and reschedule take it, must not hear "Booked" for a booking it meant only to try.
+ * The hint for arguments the tool does not take, or members a nested object (`client`, `repeat`) does
+ * not take, or undefined when it takes them all. They are refused, not dropped, as REST refuses an
+ * unknown body field: an agent that sends `dry_run` to book, as cancel and reschedule take it, must not
+ * hear "Booked" for a booking it meant only to try, nor one that sends `client.email_address` "Booked"
+ * for a client whose e-mail was never kept.
  */
 function unknownArguments(tool: ToolSpec, args: unknown): string | undefined {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
   // One sent as null says nothing, as null for a known optional argument (design.md 9.3): left out.
-  const all = Object.entries(args)
-    .filter(([name, value]) => value !== null && !Object.hasOwn(tool.input, name))
-    .map(([name]) => name);
+  const all = unknownMembers(tool.input, args);
   if (all.length === 0) return undefined;
   // Names quoted short and few: arguments are the agent's, of any length and number.
-  const unknown = all.slice(0, 5).map((name) => (name.length > 40 ? `${name.slice(0, 40)}…` : name));
+  const unknown = all.slice(0, 5).map(({ path }) => {
+    const name = path.join('.');
+    return name.length > 60 ? `${name.slice(0, 60)}…` : name;
+  });
   if (all.length > 5) unknown.push(`${all.length - 5} more`);
+  const owners = [...new Map(all.map((member) => [member.owner.join('.'), member])).values()];
+  const lone = owners.length === 1 && owners[0]!.owner.length > 0 ? owners[0]!.owner.join('.') : undefined;
+  const [one, many] = lone
+    ? [`a member of ${lone}`, `members of ${lone}`]
+    : [`an argument of ${tool.name}`, `arguments of ${tool.name}`];
   const named =
     unknown.length === 1
-      ? `${unknown[0]} is not an argument of ${tool.name}`
-      : `${unknown.slice(0, -1).join(', ')} and ${unknown.at(-1)} are not arguments of ${tool.name}`;
-  const takes = Object.keys(tool.input);
-  const known = takes.length === 0 ? 'it takes none' : `its arguments are ${takes.join(', ')}`;
+      ? `${unknown[0]} is not ${one}`
+      : `${unknown.slice(0, -1).join(', ')} and ${unknown.at(-1)} are not ${many}`;
+  const known = owners
+    .map(({ owner, takes }) => {
+      if (owner.length > 0) return `${owner.join('.')} takes ${takes.join(', ')}`;
+      return takes.length === 0 ? 'it takes none' : `its arguments are ${takes.join(', ')}`;
+    })
+    .join('; ');
   return `${errorHint('invalid_request')} ${tool.name}: ${named}; nothing was done (${known}).`;
 }
 

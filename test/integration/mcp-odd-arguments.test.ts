@@ -75,4 +75,86 @@ describe('odd arguments', () => {
     const result = await demo.mcp.raw('cancel', { reference: 'NHC-ABCDEF', dryrun: true, fee: 0 });
     expect(errorText(result)).toMatch(/cancel: dryrun and fee are not arguments of cancel; nothing was done/);
   });
+
+  it('refuses a member client does not take, naming it and the members it takes, and books nothing', async () => {
+    const result = await demo.mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T11:00:00+00:00',
+      client: {
+        first_name: 'Ada',
+        last_name: 'Quist',
+        phone: '07911 123999',
+        email_address: 'ada@example.com',
+      },
+    });
+    expect(result.isError).toBe(true);
+    expect(errorText(result)).toMatch(
+      /book: client\.email_address is not a member of client; nothing was done \(client takes first_name, last_name, phone, email\)/,
+    );
+    // Nothing was done: no client was registered with that phone.
+    const after = await demo.mcp.call('lookup_client', { phone: '07911 123999' });
+    expect(after).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
+  it('refuses a member repeat does not take, and books no series', async () => {
+    const jo = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+    const result = await demo.mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T12:00:00+00:00',
+      client_id: jo.client.id,
+      repeat: { every_weeks: 2, count: 3, until: '2027-01-31' },
+    });
+    expect(result.isError).toBe(true);
+    expect(errorText(result)).toMatch(
+      /book: repeat\.until is not a member of repeat; nothing was done \(repeat takes every_weeks, count\)/,
+    );
+    const after = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+    const starts = after.upcoming_bookings.map((booking: { starts_at: string }) => booking.starts_at);
+    expect(starts).not.toContain('2026-11-25T12:00:00+00:00');
+  });
+
+  it('names unknown members beside unknown arguments, in join_waitlist too', async () => {
+    const result = await demo.mcp.raw('join_waitlist', {
+      location: 'camden',
+      services: 'cut',
+      from_date: '2026-11-30',
+      to_date: '2026-12-04',
+      client: { first_name: 'Ada', last_name: 'Quist', mobile: '07911 123999' },
+      priority: 'high',
+    });
+    expect(result.isError).toBe(true);
+    expect(errorText(result)).toMatch(
+      /join_waitlist: priority and client\.mobile are not arguments of join_waitlist; nothing was done/,
+    );
+    expect(errorText(result)).toMatch(/client takes first_name, last_name, phone, email/);
+  });
+
+  it('takes a member client does not know sent as null as left out', async () => {
+    const booked = await demo.mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T14:00:00+00:00',
+      client: { first_name: 'Ada', last_name: 'Quist', phone: '07911 123998', email_address: null },
+      repeat: null,
+    });
+    expect(booked, JSON.stringify(booked)).toMatchObject({
+      ok: true,
+      booking: { starts_at: '2026-11-25T14:00:00+00:00' },
+    });
+  });
+
+  it('refuses names every object has (constructor, toString) as arguments or members it does not take', async () => {
+    const result = await demo.mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T16:00:00+00:00',
+      constructor: 1,
+      client: { first_name: 'Ada', last_name: 'Quist', phone: '07911 123999', toString: 'x' },
+    });
+    expect(errorText(result)).toMatch(
+      /book: constructor and client\.toString are not arguments of book; nothing was done/,
+    );
+  });
 });
