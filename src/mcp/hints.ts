@@ -211,6 +211,13 @@ export const TOOL_OUTCOMES = {
     ({ status }) =>
       `That booking is ${status.replaceAll('_', ' ')} and can no longer be changed; check the details with the caller.`,
   ),
+  // A cancel asked again (a host's retry after a dropped answer): done, not refused; the code stays
+  // that of any change to a booking no longer live (design.md 6), the words say it is done.
+  already_cancelled: outcome<{ when: string }>(
+    'conflict',
+    ({ when }) =>
+      `That booking (${when}) is already cancelled, so nothing more needs doing; tell the caller it is cancelled.`,
+  ),
   protection_required: outcome<{ location: string; phone: string | null }>(
     'booking_protection_required',
     ({ location, phone }) =>

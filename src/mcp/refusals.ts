@@ -3,7 +3,7 @@ import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import { refusedNoticeNeeding } from './hold-notice.ts';
 import type { Place } from './resolution.ts';
 import { speakClashes } from './series-words.ts';
-import { speakDate, speakNotice, speakOnDate } from './speech.ts';
+import { speakDate, speakDateTime, speakNotice, speakOnDate } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
 import { speakWeeklyHours } from './spoken-hours.ts';
 import { failure, isError, type SpokenSlot } from './tool-kit.ts';
@@ -32,6 +32,8 @@ export interface RefusedStart {
   staffId?: string | undefined;
   /** The booking being changed, if any. */
   booking?: Booking | undefined;
+  /** A cancellation (not a move): one of a booking cancelled already is said as done. */
+  cancelling?: boolean;
 }
 
 /** The outcome to report for a refused booking, move or cancellation; anything else unchanged. */
@@ -152,6 +154,10 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
     case 'late_change':
       return failure('late_change', { detail: error.message, phone: place.phoneSpoken }, { reason });
     case 'not_changeable':
+      if (asked.cancelling && asked.booking?.status === 'cancelled') {
+        const when = speakDateTime(Date.parse(asked.booking.starts_at), place.zone, place.locale, api.now());
+        return failure('already_cancelled', { when }, base);
+      }
       return failure('not_changeable', { status: asked.booking?.status ?? 'closed' }, base);
   }
 }

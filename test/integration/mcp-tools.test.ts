@@ -625,9 +625,14 @@ describe('get_booking, reschedule and cancel', () => {
     expect(cancelled.spoken).toBe(
       'Cancelled: Cut & blow-dry with Amara Okafor at Northside Camden, Tuesday 1 December at 9 am. Cancellation sent to the number ending 3456 and by e-mail.',
     );
+    // Asked again (a retry): done already, said as done.
     const again = await mcp.call('cancel', { reference });
-    expect(again).toMatchObject({ ok: false, code: 'conflict' });
+    expect(again).toMatchObject({ ok: false, code: 'conflict', reason: 'not_changeable' });
     expect(again.hint).toBe(
+      'That booking (Tuesday 1 December at 9 am) is already cancelled, so nothing more needs doing; tell the caller it is cancelled.',
+    );
+    const moved = await mcp.call('reschedule', { reference, starts_at: '2026-12-01T10:00:00+00:00' });
+    expect(moved.hint).toBe(
       'That booking is cancelled and can no longer be changed; check the details with the caller.',
     );
   });

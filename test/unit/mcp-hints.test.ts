@@ -99,6 +99,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { detail: 'Changes less than 24 hours before the appointment are not allowed here.', phone: null },
   ],
   not_changeable: [{ status: 'no_show' }],
+  already_cancelled: [{ when: 'Thursday 26 November at 10 am' }],
   protection_required: [
     { location: 'Northside Islington', phone: null },
     { location: 'Northside Islington', phone: '0 2 0' },

@@ -462,6 +462,7 @@ export const cancelTool = defineTool({
         startsAt: booking.starts_at,
         staffId: booking.staff_id,
         booking,
+        cancelling: true,
       });
     }
     const { change } = cancelled;
