@@ -3,7 +3,9 @@
  * spoken-starts.ts): "half past four" and the British "half four" are 4:30, "quarter past four" 4:15,
  * "quarter to five" 4:45, "four pm" and "four o'clock" 4 pm and 4 o'clock, "three thirty" 3:30, and
  * an hour word alone or after "at" ("four", "tomorrow at four") the hour 4. Hours are digits or the
- * words one to twelve; what the rewritten time means (am or pm) is then read as for "4:30".
+ * words one to twelve; what the rewritten time means (am or pm) is then read as for "4:30". A part of
+ * the day said after the time says which: "3 in the afternoon" is 3 pm, "8 in the morning" 8 am,
+ * "8 in the evening" and "10 at night" pm.
  */
 
 const HOUR_WORDS: ReadonlyMap<string, number> = new Map(
@@ -37,6 +39,18 @@ const HOUR_AND_MINUTES = new RegExp(
   String.raw`\b${HOUR_WORD}[ -](${[...MINUTE_WORDS.keys()].map((words) => words.replace(' ', '[ -]')).join('|')})\b`,
   'g',
 );
+/** A clock time (as rewritten above) and the part of the day said after it: "3 in the afternoon". */
+const WITH_PART_OF_DAY =
+  /\b(\d{1,2})(:\d{2})?(?: ?o'?clock)? (?:in the (morning)|in the (afternoon|evening)|at (night))\b/g;
+
+/** "3:30 in the afternoon" as "3:30 pm"; unchanged where the part of the day cannot hold the hour. */
+function withHalfDay(whole: string, hour: string, minutes: string | undefined, part: string): string {
+  const h = Number(hour);
+  const fits =
+    part === 'morning' ? h >= 1 && h <= 11 : part === 'afternoon' ? h >= 1 && h <= 12 : h >= 5 && h <= 11;
+  return fits ? `${h}${minutes ?? ''} ${part === 'morning' ? 'am' : 'pm'}` : whole;
+}
+
 /** An hour in words on its own: the whole phrase ("four"), or after "at" ("tomorrow at four"). */
 const LONE_HOUR = new RegExp(String.raw`(^|\bat )${HOUR_WORD}$|(\bat )${HOUR_WORD}(?=,| )`, 'g');
 
@@ -68,5 +82,10 @@ export function clockWordsAsTimes(phrase: string): string {
         const hour = HOUR_WORDS.get(endHour ?? midHour ?? '');
         return hour === undefined ? whole : `${endBefore ?? midBefore ?? ''}${hour}`;
       },
+    )
+    .replace(
+      WITH_PART_OF_DAY,
+      (whole, hour: string, minutes: string | undefined, am?: string, pm?: string, night?: string) =>
+        withHalfDay(whole, hour, minutes, (am ?? pm ?? night)!),
     );
 }

@@ -59,7 +59,8 @@ const SHORT_WEEKDAYS = /\b(tues|weds|thur|thurs)\b/g;
 
 /** Longer than any date a caller says; the patterns below need not be tried on pages of text. */
 export const MAX_PHRASE = 100;
-const TIME_IN_DATE = 'give the day alone here; a time of day goes in earliest or latest';
+/** Why a date holding a time of day is refused (find_slots' date: the time goes in earliest or latest). */
+export const TIME_IN_DATE = 'give the day alone here; a time of day goes in earliest or latest';
 /** "2pm", "14:30", "noon", "at 2": a time of day, which a date does not take. */
 const CLOCK_TIME = /\d ?[ap]\.? ?m\b|\d:\d\d|\b(?:noon|midday|midnight)\b|\bat \d/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

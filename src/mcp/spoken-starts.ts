@@ -5,7 +5,7 @@ import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts'
 import { type SpeechLocale, speakClock } from './speech.ts';
 import { refusedInEveryLocale } from './speech-locale.ts';
 import { clockWordsAsTimes } from './spoken-clock-words.ts';
-import { MAX_PHRASE, normalise, resolveSpokenDate } from './spoken-dates.ts';
+import { MAX_PHRASE, normalise, resolveSpokenDate, TIME_IN_DATE } from './spoken-dates.ts';
 import { openSpans, parseSpokenTime, readTimeInHours } from './spoken-times.ts';
 import { namesAZone, readInNamedZone } from './spoken-zones.ts';
 
@@ -35,8 +35,8 @@ export type StartReading =
 const ISO_WITH_OFFSET = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i;
 const LOCAL_ISO = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(:00)?$/;
 
-/** A clock time that cannot be a day of the month: with minutes, am/pm, or a name. */
-const CLOCK = String.raw`(?:\d{1,2}[:.]\d{2}(?: ?[ap]\.? ?m\.?)?|\d{1,2} ?[ap]\.? ?m\.?|noon|midday|midnight)`;
+/** A clock time that cannot be a day of the month: with minutes, am/pm, or a name ("afternoon" is no noon). */
+const CLOCK = String.raw`(?:\d{1,2}[:.]\d{2}(?: ?[ap]\.? ?m\.?)?|\d{1,2} ?[ap]\.? ?m\.?|\bnoon|\bmidday|\bmidnight)`;
 /** After "at", a bare hour is a time too ("tomorrow at 2"). */
 const AT_CLOCK = String.raw`(?:${CLOCK}|\d{1,2}(?: ?o'?clock)?)`;
 /** "the first" / "the second" before a repeated time, as the tools say it where a zone has no letters. */
@@ -100,7 +100,10 @@ export function readSpokenStart(said: string, context: StartContext): StartReadi
   if (!day.ok) {
     // Words that read as no date on any day, with no zone word that another zone might have taken.
     const form = !day.onToday && zoneWord === undefined;
-    return { ok: false, reason: day.reason, ...(form && { form: true }) };
+    // A second time among the day's words ("tomorrow at 3 at 4pm"): find_slots' "a time goes in
+    // earliest or latest" is no answer for a start, which takes one time.
+    const reason = day.reason === TIME_IN_DATE ? UNREADABLE : day.reason;
+    return { ok: false, reason, ...(form && { form: true }) };
   }
   if (day.days !== undefined) {
     return { ok: false, reason: 'name one day for the start, not a span of days', form: true };

@@ -323,3 +323,50 @@ describe('prices as they are said', () => {
     );
   });
 });
+
+describe('a start said with its part of the day after the hour', () => {
+  const client = { first_name: 'Lee', last_name: 'Park', phone: '+12125550123' };
+
+  it('books "Thursday at 8 in the evening" and "at 8 in the morning" where 8 is open both ways', async () => {
+    const evening = await newYork.call('book', {
+      services: "men's cut",
+      starts_at: 'Thursday at 8 in the evening',
+      client,
+    });
+    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
+    expect(evening.booking.starts_at).toBe('2026-11-26T20:00:00-05:00');
+    const morning = await newYork.call('book', {
+      services: "men's cut",
+      starts_at: '8 in the morning on Thursday',
+      client,
+    });
+    expect(morning.booking.starts_at).toBe('2026-11-26T08:00:00-05:00');
+  });
+
+  it('reads "tomorrow at 3 in the afternoon" as 3 pm, and never reads "afternoon" as noon', async () => {
+    const moved = await london.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'tomorrow',
+      earliest: 'half past 3 in the afternoon',
+    });
+    expect(moved.slots[0].starts_at).toBe('2026-11-24T15:30:00+00:00');
+    const booked = await london.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: 'tomorrow at 3 in the afternoon',
+      client: { first_name: 'Ola', last_name: 'Ade', phone: '07911 123460' },
+    });
+    expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+    expect(booked.booking.starts_at).toBe('2026-11-24T15:00:00+00:00');
+    // A day and a part of it but no time: a start needs a time, not find_slots' earliest or latest.
+    const vague = await london.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: 'tomorrow afternoon',
+      client: { first_name: 'Ola', last_name: 'Ade', phone: '07911 123460' },
+    });
+    expect(errorText(vague)).toMatch(/starts_at: give starts_at as find_slots returned it/);
+    expect(errorText(vague)).not.toMatch(/earliest or latest|say a date as/);
+  });
+});
