@@ -218,6 +218,18 @@ export const TOOL_OUTCOMES = {
     ({ when }) =>
       `That booking (${when}) is already cancelled, so nothing more needs doing; tell the caller it is cancelled.`,
   ),
+  // Live but refused: the appointment has begun (design.md 6, after starts_at), or a public-page
+  // booking waits for its customer's code (9.1). Said so, not as its status "can no longer be changed".
+  appointment_started: outcome<{ when: string }>(
+    'conflict',
+    ({ when }) =>
+      `That appointment (${when}) has already started, so it can no longer be moved or cancelled; offer to take a message for the salon.`,
+  ),
+  awaiting_code: outcome(
+    'conflict',
+    () =>
+      'That booking waits for the customer to confirm it with the code sent to their phone or e-mail (or the link in that message); once confirmed it can be moved, and it can be cancelled now.',
+  ),
   protection_required: outcome<{ location: string; phone: string | null }>(
     'booking_protection_required',
     ({ location, phone }) =>

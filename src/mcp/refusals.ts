@@ -1,3 +1,5 @@
+import { ALREADY_STARTED, type BookingStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
+import { AWAITING_PROOF } from '../domain/public-booking-policy.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import { refusedNoticeNeeding } from './hold-notice.ts';
@@ -157,6 +159,19 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       if (asked.cancelling && asked.booking?.status === 'cancelled') {
         const when = speakDateTime(Date.parse(asked.booking.starts_at), place.zone, place.locale, api.now());
         return failure('already_cancelled', { when }, base);
+      }
+      if (asked.booking && LIVE_STATUSES.includes(asked.booking.status as BookingStatus)) {
+        // The engine's clock decided it, as its words say (an MCP process over REST has its own).
+        if (error.message.includes(ALREADY_STARTED)) {
+          const when = speakDateTime(
+            Date.parse(asked.booking.starts_at),
+            place.zone,
+            place.locale,
+            api.now(),
+          );
+          return failure('appointment_started', { when }, base);
+        }
+        if (error.message === AWAITING_PROOF) return failure('awaiting_code', {}, base);
       }
       return failure('not_changeable', { status: asked.booking?.status ?? 'closed' }, base);
   }

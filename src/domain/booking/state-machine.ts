@@ -32,6 +32,9 @@ export type BookingEvent =
   /** Staff: the client did not come. */
   | 'no_show';
 
+/** Why a booking cannot be cancelled or moved once its time has come (in the 409's message). */
+export const ALREADY_STARTED = 'the appointment has already started';
+
 export const LIVE_STATUSES: readonly BookingStatus[] = [
   'pending_payment',
   'pending_confirmation',
@@ -90,7 +93,7 @@ export function transition(booking: BookingClock, event: BookingEvent, now: numb
     return { ok: false, reason: `the booking is ${status.replace('_', ' ')}` };
   }
   if (rule.timing === 'before_start' && now >= booking.startsAt) {
-    return { ok: false, reason: 'the appointment has already started' };
+    return { ok: false, reason: ALREADY_STARTED };
   }
   if (rule.timing === 'after_start' && now < booking.startsAt) {
     return { ok: false, reason: 'the appointment has not started yet' };
