@@ -170,10 +170,20 @@ export const TOOL_OUTCOMES = {
     ({ every, alternatives }) =>
       `Appointments there start ${every ? `every ${every} minutes` : 'at set times'}; ${alternatives > 0 ? 'offer the nearest start times in alternatives' : 'ask find_slots for times'}.`,
   ),
-  staff_not_working: outcome<{ staff: string; when?: string; works: string | null; alternatives: number }>(
+  /**
+   * `away`: off on a day they usually work (time off, a busy calendar), said as such: "does not work
+   * on Thursday 24 December; works ... Thursday 11 am to 8 pm" reads as a contradiction.
+   */
+  staff_not_working: outcome<{
+    staff: string;
+    when?: string;
+    works: string | null;
+    alternatives: number;
+    away?: boolean;
+  }>(
     'conflict',
-    ({ staff, when, works, alternatives }) =>
-      `${staff} does not work ${when ?? 'then'}${works ? `; ${staff} works ${works}` : ''}; ${alternatives > 0 ? `offer ${staff}'s nearest free times in alternatives, or anyone else` : 'offer another day or anyone else'}.`,
+    ({ staff, when, works, alternatives, away }) =>
+      `${staff} ${away ? 'is off' : 'does not work'} ${when ?? 'then'}${works ? `; ${staff} ${away ? 'usually works' : 'works'} ${works}` : ''}; ${alternatives > 0 ? `offer ${staff}'s nearest free times in alternatives, or anyone else` : 'offer another day or anyone else'}.`,
   ),
   /** find_slots on a day the location is closed: not "nothing free", which sounds fully booked. */
   closed_day: outcome('no_slots', closedHint),

@@ -141,6 +141,7 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
           staff: name,
           works: speakWorkplaces(details.works, place),
           alternatives: extra.alternatives.length,
+          away: details.on_time_off === true,
         },
         extra,
       );

@@ -89,6 +89,13 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { staff: 'Ben Carter', works: 'Tuesday to Saturday 10 am to 6 pm at Northside Camden', alternatives: 3 },
     { staff: 'Ben Carter', works: null, alternatives: 0 },
     { staff: 'Ben Carter', when: 'on Monday 30 November', works: null, alternatives: 2 },
+    {
+      staff: 'Ben Carter',
+      when: 'on Tuesday 1 December',
+      works: 'Tuesday to Saturday 10 am to 6 pm at Northside Camden',
+      alternatives: 2,
+      away: true,
+    },
   ],
   name_mismatch: [{ said: 'Alex Smith', onFile: 'Jo Bloggs' }],
   service_elsewhere: [

@@ -155,6 +155,7 @@ export const findSlotsTool = defineTool({
               when: `on ${day}`,
               works: speakWorkplaces(found.staff_works, place),
               alternatives: offered.length,
+              away: usualDays(found.staff_works, place.location.slug, closed),
             },
             { alternatives: offered, reason: 'staff_not_working' },
           );
@@ -279,4 +280,26 @@ function daysAfter(count: number): string {
 function speakDays(place: Place, from: string, days: number, today: string): string {
   const first = speakDate(from, place.locale, today);
   return days === 1 ? first : `${first} to ${speakDate(addDays(from, days - 1), place.locale, today)}`;
+}
+
+const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+
+/**
+ * Whether every one of the days is a weekday the staff member works at this location: they are off
+ * then (time off, a busy calendar), not on a usual day off.
+ */
+function usualDays(
+  works: readonly {
+    location_slug: string;
+    hours: readonly { weekday: string; intervals: readonly unknown[] }[];
+  }[],
+  slug: string,
+  days: readonly { date: string }[],
+): boolean {
+  const worked = new Set(
+    works
+      .filter((w) => w.location_slug === slug)
+      .flatMap((w) => w.hours.filter((d) => d.intervals.length > 0).map((d) => d.weekday)),
+  );
+  return days.every(({ date }) => worked.has(WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()]!));
 }
