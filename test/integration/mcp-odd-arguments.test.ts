@@ -157,4 +157,21 @@ describe('odd arguments', () => {
       /book: constructor and client\.toString are not arguments of book; nothing was done/,
     );
   });
+
+  it('refuses client_id and client together, booking for neither', async () => {
+    const jo = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+    const result = await demo.mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T15:00:00+00:00',
+      client_id: jo.client.id,
+      client: { first_name: 'Sam', last_name: 'Reed', phone: '07911 123457' },
+    });
+    expect(errorText(result)).toMatch(/client_id and client are both given/);
+    const after = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+    const starts = after.upcoming_bookings.map((booking: { starts_at: string }) => booking.starts_at);
+    expect(starts).not.toContain('2026-11-25T15:00:00+00:00');
+    const sam = await demo.mcp.call('lookup_client', { phone: '07911 123457' });
+    expect(sam).toMatchObject({ ok: false, code: 'not_found' });
+  });
 });

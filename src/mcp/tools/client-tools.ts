@@ -226,6 +226,14 @@ export async function clientForBooking(
   country?: string | null,
 ): Promise<string> {
   const clientId = args.client_id?.trim() ?? '';
+  // Both: which person is meant is not for the tool to guess (booking for the id's client sent the
+  // confirmation to them, and dropped the caller described).
+  if (clientId !== '' && args.client) {
+    throw new BadArgument(
+      'client',
+      'client_id and client are both given; nothing was done. Give client_id alone for the client lookup_client found, or client alone for a new caller.',
+    );
+  }
   if (clientId !== '') {
     // A name or a phone number where the id belongs: said so in words, not as REST's "Invalid UUID".
     if (!CLIENT_ID.safeParse(clientId).success) {
