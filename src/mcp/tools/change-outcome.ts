@@ -75,7 +75,11 @@ export async function describeChange(
       // On time, and the payment provider refused the refund: the shop returns it by hand.
       sentences.push(`${capitalised(deposit)} could not be refunded automatically; the shop will return it.`);
     }
-    if (fee) {
+    if (fee && !cardSaved(booking)) {
+      sentences.push(
+        `A late-cancellation fee of ${fee.spoken} ${change.dry_run ? 'would be' : 'is'} due; ${NO_CARD}`,
+      );
+    } else if (fee) {
       sentences.push(`A late-cancellation fee of ${fee.spoken} ${will} be charged to the card on file.`);
     } else if (change.late && change.deposit_refunded === null) {
       sentences.push(`It is ${window}, but no fee applies.`);
@@ -106,7 +110,9 @@ async function cancelledEarlier(
   } else if (change.deposit_refunded === false) {
     sentences.push(`${capitalised(deposit)} could not be refunded automatically; the shop will return it.`);
   }
-  if (fee) {
+  if (fee && !cardSaved(booking)) {
+    sentences.push(`A late-cancellation fee of ${fee.spoken} was recorded; ${NO_CARD}`);
+  } else if (fee) {
     sentences.push(`A late-cancellation fee of ${fee.spoken} was recorded for the card on file.`);
   } else if (change.late && change.deposit_refunded === null) {
     sentences.push(`It was cancelled ${window}, but no fee applies.`);
@@ -115,6 +121,17 @@ async function cancelledEarlier(
     fields: { dry_run: change.dry_run, late: change.late, deposit_refunded: change.deposit_refunded, fee },
     consequences: sentences.map((sentence) => ` ${sentence}`).join(''),
   };
+}
+
+/**
+ * A fee of a booking whose customer never saved a card (a Booking Protection hold not finished on the
+ * booking page) is recorded, but nothing can charge it: "charged to the card on file" would be untrue.
+ */
+const NO_CARD = 'no card is saved, so it is not charged automatically.';
+
+function cardSaved(booking: Booking): boolean {
+  const protection = booking.booking_protection;
+  return protection.applies && protection.setup.payment_method_saved;
 }
 
 /** "less than 24 hours before the appointment", from the location's policy. */
