@@ -124,7 +124,9 @@ export async function previewReschedule(
   const disclosure = disclosureOf(decision);
   if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
   const request = rescheduleRequest(location, booking, change, seriesSpan, now);
-  const { slot, refusal } = await slotOrRefusal(db, changer.organisationId, request, change.startsAt, now);
+  const { slot, refusal } = await keepingStaff(change, () =>
+    slotOrRefusal(db, changer.organisationId, request, change.startsAt, now),
+  );
   return { booking, refusal, disclosure, slot };
 }
 
@@ -172,7 +174,9 @@ export async function rescheduleInTransaction(
   // Asked for the time and staff member it has (a retried move): nothing to change, write or tell.
   if (put) return { booking, disclosure: unchanged(decision) };
   const request = rescheduleRequest(location, booking, change, seriesSpan, now);
-  const check = await prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now);
+  const check = await keepingStaff(change, () =>
+    prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now),
+  );
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
   const { services } = check;
   const slot = await check.slot(trx, { turn: bookingsAt(location.id) });
@@ -243,6 +247,33 @@ export async function rescheduleInTransaction(
     booking: await getBooking(trx, changer.organisationId, booking.reference),
     disclosure: disclosureOf(decision),
   };
+}
+
+/**
+ * A move naming no staff member keeps the booking's own. When that member can no longer take it (made
+ * inactive, or no longer doing these services here), nothing the caller sent is invalid: the booking
+ * stands in the way, so the answer is 409 conflict naming staff_id (name someone else), not the
+ * 400 invalid_request a staff_id sent and refused gets.
+ */
+async function keepingStaff<T>(change: TimeChange, check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (
+      change.staffId === undefined &&
+      error instanceof AppError &&
+      error.code === 'invalid_request' &&
+      error.param === 'staff_id'
+    ) {
+      throw new AppError(
+        'conflict',
+        "The booking's staff member can no longer take it here (not active, or no longer doing these " +
+          'services): give staff_id to move it to someone else.',
+        'staff_id',
+      );
+    }
+    throw error;
+  }
 }
 
 /**
