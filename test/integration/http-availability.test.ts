@@ -179,6 +179,15 @@ describe('GET /locations/{slug}/availability', () => {
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
   });
 
+  it('says of eleven service ids that ten is the most, not how many characters the list may have', async () => {
+    const eleven = Array.from({ length: 11 }, () => randomUUID()).join(',');
+    const response = await availability(`service_ids=${eleven}&date=2026-11-23`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'service_ids' });
+    expect(response.json().error.message).toMatch(/at most 10 service ids/);
+    expect(response.json().error.message).not.toMatch(/characters/);
+  });
+
   it('takes every date written with four digits, the years 0 to 99 and the last days of 9999 too', async () => {
     for (const [date, days] of [
       ['0001-01-01', 1],
