@@ -124,7 +124,7 @@ export async function previewReschedule(
   const disclosure = disclosureOf(decision);
   if (decision.refusal) return { booking, refusal: decision.refusal, disclosure, slot: null };
   const request = rescheduleRequest(location, booking, change, seriesSpan, now);
-  const { slot, refusal } = await keepingStaff(change, () =>
+  const { slot, refusal } = await asBookingConflict(change, () =>
     slotOrRefusal(db, changer.organisationId, request, change.startsAt, now),
   );
   return { booking, refusal, disclosure, slot };
@@ -174,7 +174,7 @@ export async function rescheduleInTransaction(
   // Asked for the time and staff member it has (a retried move): nothing to change, write or tell.
   if (put) return { booking, disclosure: unchanged(decision) };
   const request = rescheduleRequest(location, booking, change, seriesSpan, now);
-  const check = await keepingStaff(change, () =>
+  const check = await asBookingConflict(change, () =>
     prepareSlotCheck(trx, changer.organisationId, request, change.startsAt, now),
   );
   // The catalogue is read; the location's bookings are decided one at a time from here (see createBooking).
@@ -250,21 +250,19 @@ export async function rescheduleInTransaction(
 }
 
 /**
- * A move naming no staff member keeps the booking's own. When that member can no longer take it (made
- * inactive, or no longer doing these services here), nothing the caller sent is invalid: the booking
- * stands in the way, so the answer is 409 conflict naming staff_id (name someone else), not the
- * 400 invalid_request a staff_id sent and refused gets.
+ * A move is of the booking's own services, and naming no staff member keeps its own. When the
+ * catalogue changed since it was booked (its staff member made inactive or no longer doing these
+ * services here, a service no longer bookable online or offered here), nothing the caller sent is
+ * invalid: the booking stands in the way, so the answer is 409 conflict naming staff_id (name someone
+ * else) or service_ids, not the 400 invalid_request a staff_id sent and refused gets.
  */
-async function keepingStaff<T>(change: TimeChange, check: () => Promise<T>): Promise<T> {
+async function asBookingConflict<T>(change: TimeChange, check: () => Promise<T>): Promise<T> {
   try {
     return await check();
   } catch (error) {
-    if (
-      change.staffId === undefined &&
-      error instanceof AppError &&
-      error.code === 'invalid_request' &&
-      error.param === 'staff_id'
-    ) {
+    if (!(error instanceof AppError) || error.code !== 'invalid_request') throw error;
+    if (error.param === 'service_ids') throw new AppError('conflict', error.message, 'service_ids');
+    if (error.param === 'staff_id' && change.staffId === undefined) {
       throw new AppError(
         'conflict',
         "The booking's staff member can no longer take it here (not active, or no longer doing these " +

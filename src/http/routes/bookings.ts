@@ -157,8 +157,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             409: ErrorEnvelope.describe(
               'conflict with its reason: not_changeable (the booking is not live or has started), late_change ' +
                 '(the policy window forbids it), too_soon, too_far_ahead, closed, not_on_grid or ' +
-                'slot_unavailable (param starts_at), staff_not_working (param staff_id); without a reason, ' +
-                "param staff_id: no staff_id was sent and the booking's staff member can no longer take it.",
+                'slot_unavailable (param starts_at), staff_not_working (param staff_id); without a reason, the ' +
+                "catalogue changed since the booking was made: param staff_id (no staff_id was sent and the booking's " +
+                'staff member can no longer take it) or service_ids (a service no longer bookable online there).',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
             ...AUTHENTICATED_ERRORS,

@@ -3,10 +3,11 @@ import { type CatalogueIds, catalogueIds, getBooking, postBooking } from '../hel
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
- * PATCH /bookings/{reference} without staff_id keeps the booking's staff member. When that member can
- * no longer take it (made inactive, or no longer doing the service there), the move is refused as a
- * conflict about the booking (409, param staff_id: give another), not as a 400 invalid_request naming
- * a field the request did not send. Ana does cuts at Soho on Tuesdays, Bo on Wednesdays.
+ * PATCH /bookings/{reference} moves the booking's own services, and without staff_id keeps its staff
+ * member. When the catalogue changed since it was booked (its staff member made inactive, a service no
+ * longer bookable online), the move is refused as a conflict about the booking (409, param staff_id or
+ * service_ids), not as a 400 invalid_request naming a field the request did not send. Ana does cuts at
+ * Soho on Tuesdays, Bo on Wednesdays.
  */
 let t: TestApp;
 let ids: CatalogueIds;
@@ -67,5 +68,17 @@ describe('PATCH /bookings/{reference} when the booking’s staff member can no l
     });
     expect(refused.statusCode, refused.body).toBe(400);
     expect(refused.json().error).toMatchObject({ code: 'invalid_request', param: 'staff_id' });
+  });
+
+  it('answers 409 conflict naming service_ids when a service of the booking is no longer bookable online', async () => {
+    const reference = await anasCut();
+    await t.database.db
+      .updateTable('services')
+      .set({ online_bookable: 0 })
+      .where('id', '=', ids.services.cut!)
+      .execute();
+    const refused = await move(reference, { starts_at: '2026-11-24T11:00:00+00:00' });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().error).toMatchObject({ code: 'conflict', param: 'service_ids' });
   });
 });
