@@ -43,7 +43,10 @@ function portNumber(value: string): string {
 }
 
 const program = new Command('booking')
-  .description('Booking engine for salons and shops: REST /v1, MCP tools for voice agents, operator console.')
+  .description(
+    'booking, the operator command line of the booking engine for salons and shops: serve its REST API, ' +
+      'MCP tools, hosted pages and staff console, and manage its keys, bookings, messages and data.',
+  )
   .showHelpAfterError()
   .addHelpText(
     'after',

@@ -84,6 +84,15 @@ describe('booking (the operator command)', () => {
     expect(help.stdout).toContain('.env.example');
   });
 
+  // design.md calls `booking` the operator CLI and README "the operator command line"; the console is
+  // the staff console at /console, a web page, not this command.
+  it.skipIf(onPostgres)('calls itself the operator command line in its top-level help', () => {
+    const help = runCli(['--help'], fresh.env);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('operator command line');
+    expect(help.stdout).not.toContain('operator console');
+  });
+
   it('migrates, imports idempotently and manages keys', () => {
     expect(runCli(['migrate'], fresh.env)).toMatchObject({
       status: 0,
