@@ -58,7 +58,10 @@ const program = new Command('booking')
 
 program
   .command('serve')
-  .description('Serve REST under /v1 on one port; prints "listening on <url>" when ready')
+  .description(
+    'Serve REST under /v1, MCP at /mcp and /sse, the hosted pages and the staff console, all on one port; ' +
+      'prints "listening on <url>" when ready',
+  )
   .option('--port <port>', 'port to listen on (default $PORT or 8080)', portNumber)
   .option('--host <host>', 'address to bind (default $HOST or 127.0.0.1)')
   .option(

@@ -93,6 +93,15 @@ describe('booking (the operator command)', () => {
     expect(help.stdout).not.toContain('operator console');
   });
 
+  // design.md section 4: serve answers REST, MCP Streamable HTTP and legacy SSE on one port.
+  it.skipIf(onPostgres)("says in serve's help that it serves MCP at /mcp and /sse beside REST", () => {
+    for (const args of [['--help'], ['serve', '--help']]) {
+      const help = runCli(args, fresh.env);
+      expect(help.status).toBe(0);
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain('Serve REST under /v1, MCP at /mcp and /sse');
+    }
+  });
+
   it('migrates, imports idempotently and manages keys', () => {
     expect(runCli(['migrate'], fresh.env)).toMatchObject({
       status: 0,
