@@ -16,7 +16,7 @@ export function addMessagesCommands(program: Command, withDb: WithDb): void {
 
   messages
     .command('list')
-    .description('List the messages of an organisation, oldest first')
+    .description('List the messages callers left for the staff of an organisation, oldest first')
     .requiredOption('--org <slug>', 'organisation slug')
     .addOption(new Option('--status <status>', 'only open or only done messages').choices(['open', 'done']))
     .option(

@@ -45,7 +45,7 @@ export function addOutboxCommands(program: Command, withDb: WithDb): void {
 
   outbox
     .command('list')
-    .description('List the messages of an organisation, oldest first')
+    .description('List the messages to customers of an organisation, oldest first')
     .requiredOption('--org <slug>', 'organisation slug')
     .addOption(new Option('--status <status>', 'only messages of this status').choices([...OUTBOX_STATUSES]))
     .option(

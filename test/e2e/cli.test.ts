@@ -102,6 +102,14 @@ describe('booking (the operator command)', () => {
     }
   });
 
+  // Two lists of "messages": an operator must tell from the help which one is which.
+  it.skipIf(onPostgres)("says in each list's help whose messages it lists", () => {
+    const outbox = runCli(['outbox', 'list', '--help'], fresh.env);
+    const messages = runCli(['messages', 'list', '--help'], fresh.env);
+    expect(outbox.stdout).toContain('List the messages to customers of an organisation');
+    expect(messages.stdout).toContain('List the messages callers left for the staff of an organisation');
+  });
+
   it('migrates, imports idempotently and manages keys', () => {
     expect(runCli(['migrate'], fresh.env)).toMatchObject({
       status: 0,
