@@ -196,7 +196,7 @@ export async function completeCharge(
     if (!fee || !(await dropPaymentCall(trx, organisationId, 'charge', call.key))) {
       throw new AppError(
         'conflict',
-        `The ${kind.replace('_', ' ')} fee was already processed (${fee?.status ?? 'no fee'}).`,
+        `The ${feeWords(kind)} was already processed (${fee?.status ?? 'no fee'}).`,
       );
     }
     const step: FeeOutcome =
@@ -244,7 +244,7 @@ export async function waiveFee(
       if (await chargeOfFee(trx, organisationId, booking.id, fee.kind)) {
         throw new AppError(
           'conflict',
-          `The ${fee.kind.replace('_', ' ')} fee is being charged: its outcome waits for the payment provider’s answer.`,
+          `The ${feeWords(fee.kind)} is being charged: its outcome waits for the payment provider’s answer.`,
         );
       }
       return { status: 'waived', failureReason: null, paymentRef: null };
@@ -357,6 +357,11 @@ interface FeeOutcome {
   paymentRef: string | null;
 }
 
+/** A fee as staff read it: "no-show fee", "late-cancellation fee" (as `booking bookings --help` says). */
+function feeWords(kind: FeeKind): string {
+  return `${kind.replace('_', '-')} fee`;
+}
+
 /** Which fee a booking in this status can owe. */
 const FEE_OF_STATUS: Partial<Record<BookingStatus, FeeKind>> = {
   cancelled: 'late_cancellation',
@@ -383,14 +388,11 @@ async function processFee(
     const kind = requested ?? FEE_OF_STATUS[booking.status];
     const fee = kind && booking.fees[kind];
     if (!kind || !fee) {
-      const what = kind ? `${kind.replace('_', ' ')} fee` : 'fee';
+      const what = kind ? feeWords(kind) : 'fee';
       throw new AppError('conflict', `This booking has no ${what} to process (it is ${booking.status}).`);
     }
     if (fee.status !== null) {
-      throw new AppError(
-        'conflict',
-        `The ${kind.replace('_', ' ')} fee was already processed (${fee.status}).`,
-      );
+      throw new AppError('conflict', `The ${feeWords(kind)} was already processed (${fee.status}).`);
     }
     const step = await decide(trx, booking, fee);
     if ('call' in step) {

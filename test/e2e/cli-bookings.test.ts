@@ -210,7 +210,14 @@ describe('booking bookings <reference> <action>', () => {
     const again = runCli(['bookings', refs.protectedPast, 'waive-fee'], env);
     expect(again).toMatchObject({
       status: 1,
-      stderr: 'error: The no show fee was already processed (charged).\n',
+      stderr: 'error: The no-show fee was already processed (charged).\n',
+    });
+    // Named as the help names the fees ("no-show", "late-cancellation"), not "no no show fee".
+    expect(
+      runCli(['bookings', refs.protectedPast, 'charge-fee', '--fee', 'late_cancellation'], env),
+    ).toMatchObject({
+      status: 1,
+      stderr: 'error: This booking has no late-cancellation fee to process (it is no_show).\n',
     });
   });
 });

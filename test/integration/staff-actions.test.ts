@@ -416,7 +416,7 @@ describe('Booking Protection fees', () => {
     expect(pending.booking_protection.no_show_fee).toBeNull();
     // A no-show owes no late-cancellation fee.
     await expect(chargeFee(t.deps.db, org, reference, now(), 'late_cancellation')).rejects.toEqual(
-      conflict(/no late cancellation fee/),
+      conflict(/no late-cancellation fee/),
     );
 
     const charged = await chargeFee(t.deps.db, org, reference, now());
@@ -451,7 +451,7 @@ describe('Booking Protection fees', () => {
     const cancel = await t.request({ method: 'POST', url: `/v1/bookings/${early.reference}/cancel` });
     expect(cancel.json().data.deposit_refunded).toBe(true);
     await expect(chargeFee(t.deps.db, org, early.reference, now())).rejects.toEqual(
-      conflict(/no late cancellation fee/),
+      conflict(/no late-cancellation fee/),
     );
     // Confirmed or completed: no fee of either kind.
     const live = await protectedBooking({ cardSaved: true });
@@ -459,7 +459,7 @@ describe('Booking Protection fees', () => {
       conflict(/no fee to process/),
     );
     await expect(waiveFee(t.deps.db, org, live.reference, now(), 'no_show')).rejects.toEqual(
-      conflict(/no no show fee/),
+      conflict(/no no-show fee/),
     );
     t.clock.set(new Date(live.startsAt).toISOString());
     await complete(t.deps.db, org, live.reference, now());
@@ -472,7 +472,7 @@ describe('Booking Protection fees', () => {
     t.clock.set('2026-11-23T14:00:00Z');
     await t.request({ method: 'POST', url: `/v1/bookings/${plain}/cancel` });
     await expect(waiveFee(t.deps.db, org, plain, now())).rejects.toEqual(
-      conflict(/no late cancellation fee/),
+      conflict(/no late-cancellation fee/),
     );
   });
 });
