@@ -16,6 +16,7 @@ import type { Db } from '../data/database.ts';
 import type { Fee, FeeKind } from '../domain/booking/booking.ts';
 import { referenceReadings } from '../domain/booking/reference.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import { formatLocal } from '../domain/time-format.ts';
 import { CommandError, formatTime, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>) => Promise<T>;
@@ -110,7 +111,9 @@ async function describeBooking(
   const lines = [
     // As the API says it: a hold that lapsed is expired before the sweeper writes it so.
     `${b.reference}: ${effectiveStatus(b, now)}`,
-    `When: ${formatTime(b.startsAt)} to ${formatTime(b.endsAt)} (${b.timezone})`,
+    // On the location's clock with the offset in force, as the API says it: a UTC time reads an hour
+    // off to an operator in a London summer.
+    `When: ${formatLocal(b.startsAt, b.timezone)} to ${formatLocal(b.endsAt, b.timezone)} (${b.timezone})`,
     `Where: ${location.name}, with ${staffName}`,
     `Services: ${services.map((s) => `${s.name} (${money(s.priceMinor)})`).join(', ')}`,
     `Deposit: ${b.depositMinor === null ? 'none' : `${money(b.depositMinor)}, ${b.depositStatus}`}`,

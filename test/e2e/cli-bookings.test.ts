@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertBooking } from '../../src/data/booking-repository.ts';
 import { openDatabase } from '../../src/data/database.ts';
@@ -19,7 +20,8 @@ import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 let dir: string;
 let env: Record<string, string>;
 let dropDatabase: () => Promise<void>;
-const refs = { past: '', protectedPast: '', future: '' };
+const refs = { past: '', protectedPast: '', future: '', summer: '' };
+let futureStartsAt = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'booking-cli-bookings-'));
@@ -84,7 +86,10 @@ beforeAll(async () => {
       return reference;
     };
     refs.past = await insert('NHC-7K3M9P', now - 2 * hour, {});
-    refs.future = await insert('NHC-7K3M9Q', now + 24 * hour, {});
+    futureStartsAt = Math.floor((now + 24 * hour) / 1000) * 1000;
+    refs.future = await insert('NHC-7K3M9Q', futureStartsAt, {});
+    // 10:00 in London on a summer's day (09:00 UTC).
+    refs.summer = await insert('NHC-7K3M9S', Date.UTC(2027, 6, 15, 9), {});
     refs.protectedPast = await insert('NHC-7K3M9R', now - 3 * hour, {
       location_id: await idOf('locations', 'islington'),
       staff_id: await idOf('staff', 'chloe'),
@@ -175,13 +180,18 @@ describe('booking bookings <reference> <action>', () => {
     expect(lines[0]).toBe(`${refs.future}: confirmed`);
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^When: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ to .*Z \(Europe\/London\)$/),
+        // On the location's clock with the offset in force, as the API says it: "…T10:00:00+01:00" in
+        // summer, never a UTC time an operator would read an hour off.
+        `When: ${londonTime(futureStartsAt)} to ${londonTime(futureStartsAt + 3_600_000)} (Europe/London)`,
         'Where: Northside Camden, with Amara Okafor',
         'Services: Cut & blow-dry (GBP 55.00)',
         'Deposit: none',
       ]),
     );
     expect(shown.stdout).not.toMatch(/Refund refused|Bloggs|7911|jo\.bloggs/);
+    expect(runCli(['bookings', refs.summer], env).stdout).toContain(
+      'When: 2027-07-15T10:00:00+01:00 to 2027-07-15T11:00:00+01:00 (Europe/London)\n',
+    );
     const unknown = runCli(['bookings', 'NHC-ZZZZZZ'], env);
     expect(unknown).toMatchObject({ status: 1, stderr: 'error: No booking has the reference NHC-ZZZZZZ.\n' });
   });
@@ -296,3 +306,7 @@ describe('a reference two organisations hold', () => {
     );
   });
 });
+
+function londonTime(epochMs: number): string {
+  return DateTime.fromMillis(epochMs, { zone: 'Europe/London' }).toISO({ suppressMilliseconds: true })!;
+}
