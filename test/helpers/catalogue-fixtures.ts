@@ -131,3 +131,58 @@ export function smallCatalogue(options: FixtureOptions = {}) {
     ],
   };
 }
+
+/**
+ * Night Cuts: one London barber, Kit, who trims (30 minutes) on Sunday nights from midnight to
+ * `sundayUntil`, the hours the clocks change in; optionally with busy calendars and clients.
+ */
+export function nightBarberCatalogue(options: {
+  sundayUntil: string;
+  busyCalendars?: string[];
+  clients?: { ref: string; first_name: string; last_name: string; phone: string }[];
+}) {
+  return {
+    organisation: {
+      slug: 'night-cuts',
+      name: 'Night Cuts',
+      currency: 'GBP',
+      booking_reference_prefix: 'NC',
+      locale: 'en-GB',
+    },
+    locations: [
+      {
+        ref: 'soho',
+        slug: 'soho',
+        name: 'Soho',
+        timezone: 'Europe/London',
+        phone: '+442071234567',
+        active: true,
+        policy: { slot_interval_minutes: 30, min_notice_minutes: 0, max_advance_days: 60 },
+        booking_protection: {
+          applies: false,
+          late_cancellation_fee_percentage: null,
+          no_show_fee_percentage: null,
+        },
+      },
+    ],
+    services: [
+      {
+        ref: 'trim',
+        name: 'Trim',
+        duration_minutes: 30,
+        price: { amount: 2000, currency: 'GBP' },
+        locations: ['soho'],
+      },
+    ],
+    staff: [
+      {
+        ref: 'kit',
+        name: 'Kit',
+        services: ['trim'],
+        working_hours: { soho: { sun: [['00:00', options.sundayUntil]] } },
+        ...(options.busyCalendars && { busy_calendars: options.busyCalendars }),
+      },
+    ],
+    clients: options.clients ?? [],
+  };
+}

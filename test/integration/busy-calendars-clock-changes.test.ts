@@ -7,6 +7,7 @@ import {
   LONDON_VTIMEZONE,
   startCalendarServer,
 } from '../helpers/calendar-server.ts';
+import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -24,50 +25,7 @@ let service: string;
 const fetcher = new CalendarFetcher(true, { timeoutMs: 1_000, maxBytes: 4096 });
 
 function nightBarber(calendar: string) {
-  return {
-    organisation: {
-      slug: 'night-cuts',
-      name: 'Night Cuts',
-      currency: 'GBP',
-      booking_reference_prefix: 'NC',
-      locale: 'en-GB',
-    },
-    locations: [
-      {
-        ref: 'soho',
-        slug: 'soho',
-        name: 'Soho',
-        timezone: 'Europe/London',
-        phone: '+442071234567',
-        active: true,
-        policy: { slot_interval_minutes: 30, min_notice_minutes: 0, max_advance_days: 60 },
-        booking_protection: {
-          applies: false,
-          late_cancellation_fee_percentage: null,
-          no_show_fee_percentage: null,
-        },
-      },
-    ],
-    services: [
-      {
-        ref: 'trim',
-        name: 'Trim',
-        duration_minutes: 30,
-        price: { amount: 2000, currency: 'GBP' },
-        locations: ['soho'],
-      },
-    ],
-    staff: [
-      {
-        ref: 'kit',
-        name: 'Kit',
-        services: ['trim'],
-        working_hours: { soho: { sun: [['00:00', '04:00']] } },
-        busy_calendars: [calendar],
-      },
-    ],
-    clients: [],
-  };
+  return nightBarberCatalogue({ sundayUntil: '04:00', busyCalendars: [calendar] });
 }
 
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -10,49 +11,10 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 let t: TestApp;
 
 function nightBarber() {
-  return {
-    organisation: {
-      slug: 'night-cuts',
-      name: 'Night Cuts',
-      currency: 'GBP',
-      booking_reference_prefix: 'NC',
-      locale: 'en-GB',
-    },
-    locations: [
-      {
-        ref: 'soho',
-        slug: 'soho',
-        name: 'Soho',
-        timezone: 'Europe/London',
-        phone: '+442071234567',
-        active: true,
-        policy: { slot_interval_minutes: 30, min_notice_minutes: 0, max_advance_days: 60 },
-        booking_protection: {
-          applies: false,
-          late_cancellation_fee_percentage: null,
-          no_show_fee_percentage: null,
-        },
-      },
-    ],
-    services: [
-      {
-        ref: 'trim',
-        name: 'Trim',
-        duration_minutes: 30,
-        price: { amount: 2000, currency: 'GBP' },
-        locations: ['soho'],
-      },
-    ],
-    staff: [
-      {
-        ref: 'kit',
-        name: 'Kit',
-        services: ['trim'],
-        working_hours: { soho: { sun: [['00:00', '06:00']] } },
-      },
-    ],
+  return nightBarberCatalogue({
+    sundayUntil: '06:00',
     clients: [{ ref: 'sam', first_name: 'Sam', last_name: 'Lee', phone: '+447911123456' }],
-  };
+  });
 }
 
 beforeAll(async () => {
