@@ -108,6 +108,12 @@ export function rescheduleBookingWithDisclosure(
   return writeTransaction(db, (trx) => rescheduleInTransaction(trx, changer, reference, change, now));
 }
 
+/** Why the booking cannot be moved at all now (late under late_reschedule "forbid", its state), if so. */
+export async function rescheduleRefusal(db: Db, changer: Changer, reference: string, now: number) {
+  const { decision } = await decide(db, changer, reference, 'reschedule', now);
+  return decision.refusal?.message ?? null;
+}
+
 /** What rescheduling would do now: the decision, and whether the new start is a slot (or why not). */
 export async function previewReschedule(
   db: Db,

@@ -187,9 +187,16 @@ export function rescheduleBody(
   staffNames: ReadonlyMap<string, string>,
   f: Formats,
   csrf: string,
+  refusal: string | null = null,
 ): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
+  if (refusal) {
+    return `<h1>Reschedule ${esc(b.reference)}</h1>
+<p>${esc(d.client.name)}, now ${f.when(b.startsAt)} with ${esc(d.staffName)}.</p>
+<p class="error" role="alert">${esc(refusal)}</p>
+<p><a href="${esc(base)}">Back to the booking</a></p>`;
+  }
   // Its own time with its own stylist is where it is, not a move.
   const buttons = slots
     .filter((s) => s.startsAt !== b.startsAt || s.staffId !== b.staffId)

@@ -2,7 +2,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DateTime } from 'luxon';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../app/api-key-service.ts';
 import { getAvailability } from '../../app/availability-service.ts';
-import { cancelBooking, previewCancellation, rescheduleBooking } from '../../app/booking-changes.ts';
+import {
+  cancelBooking,
+  previewCancellation,
+  rescheduleBooking,
+  rescheduleRefusal,
+} from '../../app/booking-changes.ts';
 import {
   bookForCaller,
   diaryStamp,
@@ -425,6 +430,14 @@ export function consoleRoutes(deps: AppDeps) {
       const { reference } = request.params as { reference: string };
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
       const zone = detail.location.timezone;
+      const f = formats(session.organisation.locale, zone);
+      const title = `Reschedule ${detail.booking.reference}`;
+      // Refused whatever time is picked (late, or its state): said now, with no times to pick.
+      const refusal = await rescheduleRefusal(deps.db, changer(session), reference, now());
+      if (refusal) {
+        const body = rescheduleBody(detail, '', [], new Map(), f, session.csrfToken, refusal);
+        return send(reply, shell(session, title, 'diary'), body);
+      }
       const date =
         (request.query as { date?: string }).date ||
         DateTime.fromMillis(detail.booking.startsAt, { zone }).toISODate()!;
@@ -448,10 +461,9 @@ export function consoleRoutes(deps: AppDeps) {
         now(),
       );
       const names = await staffNamesAt(deps.db, session.organisation.id, location.id);
-      const f = formats(session.organisation.locale, zone);
       return send(
         reply,
-        shell(session, `Reschedule ${detail.booking.reference}`, 'diary'),
+        shell(session, title, 'diary'),
         rescheduleBody(detail, date, availability.slots, names, f, session.csrfToken),
       );
     });
