@@ -190,6 +190,13 @@ export function consoleRoutes(deps: AppDeps) {
 
     app.get('/console', hidden, async (_request, reply) => redirect(reply, '/console/diary'));
 
+    // Any other address under /console (a link cut short, an old bookmark, a form's answer opened
+    // again, which is a GET of a POST-only address) is the console's own page with the way back to
+    // the diary, never the API's JSON envelope; it asks for no session and names nothing of one.
+    app.all('/console/*', hidden, async () => {
+      throw new ConsoleRefusal(404, 'Not found', 'There is no console page at this address.');
+    });
+
     app.get<{ Querystring: { next?: string; expired?: string } }>(
       '/console/sign-in',
       hidden,
