@@ -24,9 +24,30 @@ let service: string;
 
 const fetcher = new CalendarFetcher(true, { timeoutMs: 1_000, maxBytes: 4096 });
 
-function nightBarber(calendar: string) {
-  return nightBarberCatalogue({ sundayUntil: '04:00', busyCalendars: [calendar] });
+function nightBarber(calendar: string, sundayUntil = '04:00') {
+  return nightBarberCatalogue({ sundayUntil, busyCalendars: [calendar] });
 }
+
+/** New York's zone as Google writes it: the clocks go back at 02:00 EDT on the first Sunday of November. */
+const NEW_YORK_VTIMEZONE = [
+  'BEGIN:VTIMEZONE',
+  'TZID:America/New_York',
+  'BEGIN:DAYLIGHT',
+  'TZOFFSETFROM:-0500',
+  'TZOFFSETTO:-0400',
+  'TZNAME:EDT',
+  'DTSTART:19700308T020000',
+  'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU',
+  'END:DAYLIGHT',
+  'BEGIN:STANDARD',
+  'TZOFFSETFROM:-0400',
+  'TZOFFSETTO:-0500',
+  'TZNAME:EST',
+  'DTSTART:19701101T020000',
+  'RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU',
+  'END:STANDARD',
+  'END:VTIMEZONE',
+];
 
 beforeAll(async () => {
   server = await startCalendarServer();
@@ -50,6 +71,18 @@ beforeAll(async () => {
       'DTSTART;TZID=Europe/London:20271031T010000',
       'DTEND;TZID=Europe/London:20271031T020000',
       'SUMMARY:Night shift',
+      'END:VEVENT',
+    ),
+  });
+  server.serve('/new-york.ics', {
+    body: ics(
+      ...NEW_YORK_VTIMEZONE,
+      'BEGIN:VEVENT',
+      'UID:call@example.com',
+      'DTSTAMP:20271001T000000Z',
+      'DTSTART;TZID=America/New_York:20271107T010000',
+      'DTEND;TZID=America/New_York:20271107T013000',
+      'SUMMARY:Call home',
       'END:VEVENT',
     ),
   });
@@ -87,9 +120,12 @@ async function startsOn(date: string): Promise<string[]> {
 const refresh = () => refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: 300_000 });
 
 /** A fresh app whose Kit has the calendar at `path`, fetched. */
-async function restartWith(path: string): Promise<void> {
+async function restartWith(path: string, sundayUntil?: string): Promise<void> {
   await t.close();
-  t = await startTestApp({ catalogues: [nightBarber(server.url(path))], now: '2027-10-20T09:00:00Z' });
+  t = await startTestApp({
+    catalogues: [nightBarber(server.url(path), sundayUntil)],
+    now: '2027-10-20T09:00:00Z',
+  });
   service = (await t.database.db.selectFrom('services').select('id').executeTakeFirstOrThrow()).id;
   await refresh();
 }
@@ -131,5 +167,14 @@ describe('a busy calendar on the night the clocks go back', () => {
       '2027-10-31T03:00:00+00:00',
       '2027-10-31T03:30:00+00:00',
     ]);
+  });
+
+  it('reads a repeated wall time of a zone the file defines that shifts by more than London (New York)', async () => {
+    // New York's 01:00-01:30 on Sunday 7 November 2027 happens at 05:00 UTC (EDT), then at 06:00 UTC
+    // (EST); London keeps GMT by then, so the first pass is Kit's 05:00, the second his 06:00.
+    await restartWith('/new-york.ics', '07:00');
+    const starts = await startsOn('2027-11-07');
+    expect(starts).not.toContain('2027-11-07T05:00:00+00:00');
+    expect(starts).toContain('2027-11-07T06:00:00+00:00');
   });
 });

@@ -452,12 +452,34 @@ function floatingMs(time: ICAL.Time): number {
 }
 
 /**
- * The offset (ms) a zone the file defines (VTIMEZONE) has at an instant: its wall clock then, less the
- * instant (ical.js's own utcOffset reads the offset back from the wall time, the second of a repeated one).
+ * The offset (ms) a zone the file defines (VTIMEZONE) has at an instant: that of the last change at or
+ * before it. Not ical.js's convertToZone: it looks the offset up by the UTC fields read as a wall time,
+ * hours off around a change (New York's, Lord Howe's), so a repeated time's twin went unfound.
  */
 function definedOffsetMs(instant: number, zone: ICAL.Timezone): number {
-  const wall = ICAL.Time.fromJSDate(new Date(Math.floor(instant / 1000) * 1000), true).convertToZone(zone);
-  return floatingMs(wall) - Math.floor(instant / 1000) * 1000;
+  const year = new Date(instant).getUTCFullYear();
+  // utcOffset expands the zone's changes through the year asked (and a few more), sorted, in UTC.
+  zone.utcOffset(ICAL.Time.fromData({ year: year + 1, month: 1, day: 1, isDate: true }));
+  const changes = zone.changes as ZoneChange[];
+  let offset = changes[0]?.prevUtcOffset ?? 0;
+  for (const change of changes) {
+    const at = Date.UTC(change.year, change.month - 1, change.day, change.hour, change.minute, change.second);
+    if (at > instant) break;
+    offset = change.utcOffset;
+  }
+  return offset * 1000;
+}
+
+/** One change of a defined zone as ical.js keeps it: its instant in UTC fields, offsets in seconds. */
+interface ZoneChange {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  utcOffset: number;
+  prevUtcOffset: number;
 }
 
 /** How far from a wall time its twin can be: a change of up to 3 hours. */
