@@ -221,6 +221,19 @@ export const TOOL_OUTCOMES = {
     ({ status }) =>
       `That booking is ${status.replaceAll('_', ' ')} and can no longer be changed; check the details with the caller.`,
   ),
+  // A move without a staff member named, of a booking whose own one can no longer take it (made inactive,
+  // or no longer doing its services there since it was booked): no other time helps, someone else may.
+  staff_cannot_take: outcome(
+    'conflict',
+    () =>
+      'The staff member it is booked with can no longer take it here, so it stays as it is; offer to move it to someone else (reschedule with staff) or take a message for the salon.',
+  ),
+  // A service of the booking no longer bookable online since it was booked: no move of it is taken here.
+  service_not_online: outcome(
+    'conflict',
+    () =>
+      'A service of this booking can no longer be booked online, so it stays as it is; offer to take a message for the salon to move it.',
+  ),
   // A cancel asked again (a host's retry after a dropped answer): done, not refused; the code stays
   // that of any change to a booking no longer live (design.md 6), the words say it is done.
   already_cancelled: outcome<{ when: string }>(

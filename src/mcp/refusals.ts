@@ -41,6 +41,16 @@ export interface RefusedStart {
 /** The outcome to report for a refused booking, move or cancellation; anything else unchanged. */
 export async function explainRefusal(api: BookingApi, error: unknown, asked: RefusedStart): Promise<unknown> {
   if (!isError(error, 'conflict') || error.reason === undefined) {
+    // A move the engine refuses for the booking's own staff member or services (REST 409 without a
+    // reason): the catalogue changed since it was booked; no other time would be taken either.
+    if (isError(error, 'conflict') && asked.booking && !asked.cancelling) {
+      const base = {
+        reason: error.param === 'staff_id' ? 'staff_not_working' : 'not_changeable',
+        detail: error.message,
+      };
+      if (error.param === 'staff_id') return failure('staff_cannot_take', {}, base);
+      if (error.param === 'service_ids') return failure('service_not_online', {}, base);
+    }
     if (isError(error, 'booking_protection_required')) {
       return failure('protection_required', {
         location: asked.place.location.name,

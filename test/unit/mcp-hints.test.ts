@@ -109,6 +109,8 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   already_cancelled: [{ when: 'Thursday 26 November at 10 am' }],
   appointment_started: [{ when: 'today, Tuesday 24 November at 10 am' }],
   awaiting_code: [{}],
+  staff_cannot_take: [{}],
+  service_not_online: [{}],
   protection_required: [
     { location: 'Northside Islington', phone: null },
     { location: 'Northside Islington', phone: '0 2 0' },
