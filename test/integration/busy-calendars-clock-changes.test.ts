@@ -86,6 +86,23 @@ beforeAll(async () => {
       'END:VEVENT',
     ),
   });
+  for (const [path, zone] of [
+    ['/gap-named.ics', []],
+    ['/gap-defined.ics', LONDON_VTIMEZONE],
+  ] as const) {
+    server.serve(path, {
+      body: ics(
+        ...zone,
+        'BEGIN:VEVENT',
+        'UID:gap@example.com',
+        'DTSTAMP:20280301T000000Z',
+        'DTSTART;TZID=Europe/London:20280326T013000',
+        'DTEND;TZID=Europe/London:20280326T030000',
+        'SUMMARY:From a time the clocks skip',
+        'END:VEVENT',
+      ),
+    });
+  }
   server.serve('/floating.ics', {
     body: ics(
       'BEGIN:VEVENT',
@@ -120,12 +137,9 @@ async function startsOn(date: string): Promise<string[]> {
 const refresh = () => refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: 300_000 });
 
 /** A fresh app whose Kit has the calendar at `path`, fetched. */
-async function restartWith(path: string, sundayUntil?: string): Promise<void> {
+async function restartWith(path: string, sundayUntil?: string, now = '2027-10-20T09:00:00Z'): Promise<void> {
   await t.close();
-  t = await startTestApp({
-    catalogues: [nightBarber(server.url(path), sundayUntil)],
-    now: '2027-10-20T09:00:00Z',
-  });
+  t = await startTestApp({ catalogues: [nightBarber(server.url(path), sundayUntil)], now });
   service = (await t.database.db.selectFrom('services').select('id').executeTakeFirstOrThrow()).id;
   await refresh();
 }
@@ -176,5 +190,22 @@ describe('a busy calendar on the night the clocks go back', () => {
     const starts = await startsOn('2027-11-07');
     expect(starts).not.toContain('2027-11-07T05:00:00+00:00');
     expect(starts).toContain('2027-11-07T06:00:00+00:00');
+  });
+
+  it('reads a wall time the clocks skip with the offset before the gap, zone defined or named alike', async () => {
+    // London skips 01:00-02:00 on Sunday 26 March 2028. 01:30 is read as 01:30 GMT (02:30 BST), as
+    // RFC 5545 3.3.5 says: busy 02:30-03:00 BST, whether the file defines the zone or only names it
+    // (ical.js alone reads it with the offset after, 00:30 GMT, blocking an hour and a half more).
+    const expected = [
+      '2028-03-26T00:00:00+00:00',
+      '2028-03-26T00:30:00+00:00',
+      '2028-03-26T02:00:00+01:00',
+      '2028-03-26T03:00:00+01:00',
+      '2028-03-26T03:30:00+01:00',
+    ];
+    for (const path of ['/gap-named.ics', '/gap-defined.ics']) {
+      await restartWith(path, '04:00', '2028-03-20T09:00:00Z');
+      expect(await startsOn('2028-03-26'), path).toEqual(expected);
+    }
   });
 });

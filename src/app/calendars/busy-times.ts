@@ -524,7 +524,19 @@ class InstantReader {
     };
     if (defined && !time.isDate) {
       const read = ICAL.Time.fromData({ ...fields, isDate: false }, defined).toUnixTime() * 1000;
-      return firstOccurrence(read, (instant) => definedOffsetMs(instant, defined));
+      const offsetMs = (instant: number) => definedOffsetMs(instant, defined);
+      // A wall time the clocks skip: ical.js reads it with the offset after the gap; RFC 5545 3.3.5 (and
+      // the IANA reading below) with the one before, which is the offset in force at ical.js's instant.
+      const wall = Date.UTC(
+        fields.year,
+        fields.month - 1,
+        fields.day,
+        fields.hour,
+        fields.minute,
+        fields.second,
+      );
+      const before = offsetMs(read);
+      return firstOccurrence(read + before === wall ? read : wall - before, offsetMs);
     }
     const zone = tzid !== undefined && isIanaZone(tzid) && !time.isDate ? tzid : this.#fallback;
     // Fields may run over (an all-day event's end is its start's day + 1): Date.UTC carries them.
