@@ -17,8 +17,9 @@ export { isCalendarDate };
 /** Comma-separated UUIDs, 1 to 10, no duplicates; the order is the booking order. */
 export const ServiceIdList = z
   .string()
-  // Eleven ids are over this before the count below is checked: said as the count, not in characters.
-  .max(MAX_SERVICE_IDS * 40, `at most ${MAX_SERVICE_IDS} service ids`)
+  // Eleven ids are over this before the count below is checked: said as the count, and for one long
+  // value that is no list at all, as the form the ids take.
+  .max(MAX_SERVICE_IDS * 40, `at most ${MAX_SERVICE_IDS} service ids, each a UUID, separated by commas`)
   .meta({ pattern: `^${UUID_TEXT}(,${UUID_TEXT}){0,${MAX_SERVICE_IDS - 1}}$` })
   .transform((value) => value.split(',').map((id) => id.trim().toLowerCase()))
   .pipe(
