@@ -344,7 +344,7 @@ describe('a waitlist offer without a deposit', () => {
     }
     expect(await waitlistPass(t)).toBe(1);
     expect((await entry()).offer).toMatchObject({
-      starts_at: `${TUESDAY}T13:15:00Z`,
+      starts_at: `${TUESDAY}T13:15:00+00:00`,
       expires_at: `${TUESDAY}T13:14:30Z`,
     });
   });

@@ -77,7 +77,7 @@ async function kimOffered915() {
   await t.request({ method: 'POST', url: `/v1/bookings/${references[0]}/cancel` });
   expect(await waitlistPass(t)).toBe(1);
   const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${entryId}` })).json().data;
-  expect(entry.offer).toMatchObject({ starts_at: `${MONDAY}T09:15:00Z` });
+  expect(entry.offer).toMatchObject({ starts_at: `${MONDAY}T09:15:00+00:00` });
   return { entryId, offer: entry.offer as { booking_reference: string; expires_at: string } };
 }
 
