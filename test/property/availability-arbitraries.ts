@@ -248,6 +248,23 @@ export function eventsAsIcs(zone: string, events: readonly ExternalEvent[]): str
  * The oracle's own reading of the events: each occurrence's local start and end (wall times, a day or
  * a week apart) turned into instants by luxon in the zone, per staff member; free ones left out.
  */
+/**
+ * The first instant whose clock in `zone` reads `wall` (RFC 5545 3.3.5: a wall time the clocks show
+ * twice is its first occurrence), found by brute force over the 3 hours before luxon's reading, in
+ * 5-minute steps; one the clocks skip is luxon's reading (the offset before the gap).
+ */
+function firstInstantOfWall(wall: DateTime, zone: string): number {
+  const fields = wall.toObject();
+  const read = DateTime.fromObject(fields, { zone }).toMillis();
+  const key = (t: number) => DateTime.fromMillis(t, { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
+  const wanted = wall.toFormat('yyyy-MM-dd HH:mm:ss');
+  let first = read;
+  for (let back = 5 * 60_000; back <= 3 * 3_600_000; back += 5 * 60_000) {
+    if (key(read - back) === wanted) first = read - back;
+  }
+  return first;
+}
+
 export function eventsAsBusy(zone: string, events: readonly ExternalEvent[]): Map<string, Interval[]> {
   const busy = new Map<string, Interval[]>();
   for (const e of events) {
@@ -257,8 +274,7 @@ export function eventsAsBusy(zone: string, events: readonly ExternalEvent[]): Ma
     const occurrences = e.freq === null ? 1 : e.count;
     for (let k = 0; k < occurrences; k++) {
       const step = e.freq === 'WEEKLY' ? { weeks: k } : { days: k };
-      const instant = (wall: DateTime) =>
-        DateTime.fromObject(wall.plus(step).toObject(), { zone }).toMillis();
+      const instant = (wall: DateTime) => firstInstantOfWall(wall.plus(step), zone);
       const interval = { start: instant(start), end: instant(end) };
       if (interval.end > interval.start) busy.set(e.staffId, [...(busy.get(e.staffId) ?? []), interval]);
     }
