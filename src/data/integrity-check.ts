@@ -85,11 +85,13 @@ async function checkStorage(db: Db): Promise<IntegrityFinding> {
   const problems = integrity.rows.map((row) => row.integrity_check).filter((text) => text !== 'ok');
   const foreignKeys = await sql<{
     table: string;
-    rowid: number;
+    /** Null in a WITHOUT ROWID table. */
+    rowid: number | null;
     parent: string;
   }>`PRAGMA foreign_key_check`.execute(db);
   for (const row of foreignKeys.rows) {
-    problems.push(`${row.table} row ${row.rowid} points at a missing ${row.parent}`);
+    const which = row.rowid === null ? `a ${row.table} row` : `${row.table} row ${row.rowid}`;
+    problems.push(`${which} points at a missing ${row.parent}`);
   }
   return finding('storage', description, problems);
 }
