@@ -46,6 +46,8 @@ export const CODE_TRIES = 5;
 /** Re-sends of a booking's link or code (MCP send_link, REST send-link, "send a new code") per hour. */
 export const RESENDS_PER_HOUR = 3;
 export const RESEND_WINDOW_MS = 3_600_000;
+/** Moves of a booking from its own page per hour: each tells its contact (resend-limit.ts withPageMove). */
+export const PAGE_MOVES_PER_HOUR = 3;
 
 /** The window of bookingsPerContactPerDay. */
 export const CONTACT_DAY_MS = 86_400_000;

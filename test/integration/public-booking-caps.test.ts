@@ -219,4 +219,36 @@ describe('policies.public_verification: none', () => {
     expect(words.text.startsWith('Hello,\n')).toBe(true);
     expect(`${words.text}${words.html}`).not.toContain('URGENT');
   });
+
+  it('moves on the booking’s page are 3 an hour: a stranger cannot text or mail the contact typed without end', async () => {
+    t = await startTestApp({ catalogues: [withPolicies({ public_verification: 'none' })], now: NOW });
+    const path = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'cut',
+        startsAt: FREE[0]!,
+        email: 'jo.bloggs@example.com',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const moveTo = (slot: number) => pagePost(t, `${path}/reschedule`, { starts_at: FREE[slot]! });
+    // Each move tells the contact, delivered before the next (nothing left pending to fold into one).
+    for (const slot of [1, 2, 1]) {
+      expect((await moveTo(slot)).statusCode).toBe(303);
+      await deliver(t);
+      t.clock.advance({ minutes: 1 });
+    }
+    const fourth = await moveTo(2);
+    expect(fourth.statusCode).toBe(429);
+    expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+    expect(fourth.body).toContain('moved 3 times this hour');
+    await deliver(t);
+    const told = (await messagesOf(t, reference)).filter((m) => m.kind === 'rescheduled');
+    expect(told).toHaveLength(3);
+    // The booking stayed where the third move put it; in the next hour it moves again.
+    const booking = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+    expect(booking.starts_at).toBe('2026-11-25T14:00:00+00:00');
+    t.clock.advance({ hours: 1 });
+    expect((await moveTo(2)).statusCode).toBe(303);
+  });
 });

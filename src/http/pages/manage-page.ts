@@ -14,6 +14,7 @@ import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { publicServices } from '../../app/public-booking.ts';
+import { withPageMove } from '../../app/resend-limit.ts';
 import { someoneWorksOn } from '../../app/start-check.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
@@ -322,15 +323,23 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         // Confirmed twice (a second tab, a double tap): the first moved it; nothing is moved or sent again.
         if (isWhereItIs(view, at, staffId)) return redirect(reply, bookingPagePath(view.token));
         try {
-          await rescheduleBooking(
-            deps.db,
-            customer(view),
-            view.booking.reference,
-            { startsAt: at, staffId },
+          // Each move tells the booking's contact: a few an hour, or the page could message it without end.
+          await withPageMove(
+            { store: deps.rateLimitStore },
+            { organisationId: view.organisation.id, bookingId: view.booking.id },
             now,
+            () =>
+              rescheduleBooking(
+                deps.db,
+                customer(view),
+                view.booking.reference,
+                { startsAt: at, staffId },
+                now,
+              ),
           );
         } catch (error) {
-          if (!isAppError(error) || error.status >= 500) throw error;
+          // Too many moves: the error page, with Retry-After; choosing another time would not help.
+          if (!isAppError(error) || error.status >= 500 || error.code === 'rate_limited') throw error;
           // Taken meanwhile (or no longer allowed): the day's other times, not a dead end.
           const again = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
           const back = moveHref(view, undefined, localDateAt(at, view.location.timezone));
