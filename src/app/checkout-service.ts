@@ -92,6 +92,17 @@ export function redirectUrl(
     .replace(/\{location_slug\}|%7Blocation_slug%7D/gi, () => encodeURIComponent(values.slug));
 }
 
+/**
+ * A checkout_success_url or checkout_cancel_url as it is kept and redirected to: serialised as a
+ * browser reads it (line breaks and tabs dropped; spaces and other scripts' characters percent-encoded;
+ * an international host in punycode), placeholders still recognised (redirectUrl). The URL parser
+ * takes the text as given, but a Location header carries Latin-1 only: a success URL in Cyrillic
+ * answered the customer who had just paid with a 500.
+ */
+export function redirectTemplate(url: string | undefined): string | undefined {
+  return url === undefined ? undefined : new URL(url).href;
+}
+
 /** The checkout with everything its page shows, or 404 not_found. Reads only. */
 export async function getCheckout(db: Db, sessionId: string, now: number): Promise<CheckoutView> {
   const row = await findSession(db, sessionId);

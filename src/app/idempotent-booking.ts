@@ -7,6 +7,7 @@ import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempo
 import { type NewBookingBody, presentCreatedBooking, presentCreatedSeries } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import type { CreatedBooking } from '../domain/booking/booking.ts';
+import { redirectTemplate } from './checkout-service.ts';
 import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
 import { customerLinks } from './customer-links.ts';
 
@@ -67,8 +68,8 @@ export function createBookingIdempotently(
           clientId: body.client_id.toLowerCase(),
           startsAt: Date.parse(body.starts_at),
           notes: body.notes,
-          successUrl: body.checkout_success_url,
-          cancelUrl: body.checkout_cancel_url,
+          successUrl: redirectTemplate(body.checkout_success_url),
+          cancelUrl: redirectTemplate(body.checkout_cancel_url),
         };
         const checkout = {
           payments: deps.payments,

@@ -206,6 +206,19 @@ describe('paying', () => {
     expect(paid.headers.location).toBe(`https://shop.example/done?ref=${reference}&loc=soho`);
   });
 
+  it('sends the customer who paid to a success URL in another script, as a browser reads it', async () => {
+    t = await startTestApp();
+    // A salon's own site in Cyrillic: a Location header carries Latin-1 only, and the raw text was a 500.
+    const { reference, path } = await book({
+      checkout_success_url: 'https://салон.example/спасибо?ref={booking_reference}',
+    });
+    const paid = await post(`${path}/pay`);
+    expect(paid.statusCode).toBe(303);
+    expect(paid.headers.location).toBe(
+      `https://xn--80awgdm.example/%D1%81%D0%BF%D0%B0%D1%81%D0%B8%D0%B1%D0%BE?ref=${reference}`,
+    );
+  });
+
   it('names the origins of the success and cancel URLs in its form-action: its forms lead there', async () => {
     t = await startTestApp();
     const { path } = await book({
