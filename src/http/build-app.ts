@@ -24,7 +24,7 @@ import {
 import { assertSecureTransport } from './https-guard.ts';
 import { acceptNoBodyOfAnyType, parseJsonAsText, refuseBodiesWhereNoneIsTaken } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
-import { registerMcpRoutes } from './mcp-routes.ts';
+import { answerMcpPreflight, crossOriginAtMcp, registerMcpRoutes } from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
 import { oauthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
@@ -150,7 +150,14 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   // address window of an unkeyed answer.
   app.addHook('onRequest', (request, reply, done) => {
     try {
+      // First, so that a browser-based MCP client can read every answer of /mcp, refusals included.
+      const preflight = crossOriginAtMcp(request, reply);
       checkRequestLine(request, reply);
+      // Answered here: /mcp has no OPTIONS route (its Allow is POST), the preflight is CORS's own.
+      if (preflight) {
+        answerMcpPreflight(request, reply);
+        return;
+      }
       refuseUnroutedEarly(request, reply);
     } catch (error) {
       done(error as Error);

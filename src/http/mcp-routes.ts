@@ -7,6 +7,7 @@ import { storageRefusal } from '../app/health-service.ts';
 import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { createKeyResolver, RefusedAccessToken } from './authenticate.ts';
+import { allowCrossOrigin, answerPreflight, isPreflight } from './cross-origin.ts';
 import { isFault } from './error-envelope.ts';
 import {
   JSON_RPC_ERROR,
@@ -237,6 +238,30 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
     },
   );
 }
+
+/**
+ * /mcp from a web page (a browser-based client, cross-origin): every answer readable by the page, with
+ * the headers the SDK reads (the 401's challenge above all: without it a browser client cannot find
+ * where to sign in). True for a CORS preflight, which the caller answers (answerMcpPreflight) once the
+ * request line is checked. The Host and Origin checks stay /mcp's own (403 invalid_host, which the
+ * page can read): a page of an origin not served here is refused by them.
+ */
+export function crossOriginAtMcp(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.headers.origin === undefined || request.url.split('?', 1)[0] !== '/mcp') return false;
+  allowCrossOrigin(request, reply, MCP_EXPOSED_HEADERS);
+  return isPreflight(request);
+}
+
+/**
+ * Grants Streamable HTTP's methods: the GET for a stream and the DELETE of a session are then answered
+ * 405 to the page (which the SDK reads as "no stream here") rather than failing in its browser.
+ */
+export function answerMcpPreflight(request: FastifyRequest, reply: FastifyReply): void {
+  answerPreflight(request, reply, ['POST', 'GET', 'DELETE']);
+}
+
+/** What a page may read of /mcp's answers besides the safelisted headers. */
+const MCP_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Retry-After'];
 
 function authInfoOf(caller: Caller): AuthInfo {
   const { principal } = caller;

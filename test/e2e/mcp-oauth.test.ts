@@ -416,8 +416,8 @@ describe('a method an OAuth endpoint does not serve', () => {
   });
 
   it('answers OPTIONS so at the endpoints that answer no CORS preflight too, a preflight granting nothing', async () => {
+    // (Registration's preflight is granted: a browser-based client registers from its page.)
     for (const [path, allow] of [
-      ['/oauth/register', 'POST, OPTIONS'],
       ['/oauth/register/no-such-client', 'GET, HEAD, OPTIONS'],
       ['/oauth/authorize', 'GET, HEAD, OPTIONS'],
       ['/oauth/authorize/no-such-interaction', 'GET, HEAD, OPTIONS'],

@@ -8,6 +8,7 @@ import { accountIdOf } from '../../app/oauth-records.ts';
 import { clientRegistrations, FixedWindowRateLimiter } from '../../app/rate-limiter.ts';
 import { canManageKeys, checkPassword } from '../../app/staff-account-service.ts';
 import { page } from '../console/page.ts';
+import { allowCrossOrigin, answerPreflight, isPreflight } from '../cross-origin.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
 import { originOf, securePage } from '../pages/page-shell.ts';
 import { ownOrigins } from '../public-base-url.ts';
@@ -41,6 +42,8 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       const registrations = new FixedWindowRateLimiter(deps.rateLimitStore);
       raw.addHook('onRequest', async (request, reply) => {
         if (request.method !== 'POST' || request.routeOptions.url !== '/oauth/register') return;
+        // A browser-based client registers from its page: it may read the answer, this refusal included.
+        allowCrossOrigin(request, reply, ['Retry-After']);
         const now = deps.clock.nowMs();
         const decision = await registrations.hit(
           clientRegistrations(request.ip),
@@ -66,10 +69,22 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         if (url !== undefined) request.raw.url = url;
         await handlerOf(provider)(issuerRequest(request), reply.raw);
       };
-      raw.get('/.well-known/oauth-authorization-server', hidden, (request, reply) =>
-        forward(request, reply, '/.well-known/openid-configuration'),
-      );
-      raw.get('/.well-known/openid-configuration', hidden, (request, reply) => forward(request, reply));
+      // The metadata, and its CORS preflight (a browser-based client's GET carries MCP-Protocol-Version),
+      // are the provider's; any other OPTIONS is answered here, as at the endpoints below.
+      for (const [path, served] of [
+        ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
+        ['/.well-known/openid-configuration', undefined],
+      ] as const) {
+        raw.route({
+          method: ['GET', 'OPTIONS'],
+          url: path,
+          ...hidden,
+          handler: (request, reply) =>
+            request.method === 'OPTIONS' && !isPreflight(request)
+              ? answerOptions(reply, allowOf(['GET']))
+              : forward(request, reply, served),
+        });
+      }
       for (const [path, taken] of Object.entries(SERVED_METHODS)) {
         const served = allowOf(taken);
         raw.route({
@@ -79,6 +94,8 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           // HEAD comes here through Fastify's own route beside each GET one.
           handler: async (request, reply) => {
             if (!served.includes(request.method)) return refuseMethod(reply, path, request.method, served);
+            if (path === '/oauth/register' && isPreflight(request))
+              return answerPreflight(request, reply, ['POST']);
             if (request.method === 'OPTIONS' && !(isPreflight(request) && PREFLIGHTED.has(path)))
               return answerOptions(reply, served);
             if (path === '/oauth/authorize') {
@@ -235,10 +252,11 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
 /**
  * The methods oidc-provider serves at each of its endpoints here (HEAD wherever GET, as its router
  * does), besides OPTIONS, which every one takes: a CORS preflight is the provider's to answer where it
- * answers one (PREFLIGHTED), and any other OPTIONS is answered here, with Allow. Any other method went
- * to its router, which answered a plain-text "Not Found": the DELETE or PUT of a client registration
- * (RFC 7592's update and delete, which this server does not offer) among them, whatever the client.
- * They are refused here instead, in the OAuth endpoints' JSON error form.
+ * answers one (PREFLIGHTED), registration's is answered here (the provider has none: a browser-based
+ * client registers from its page, cross-origin), and any other OPTIONS is answered here, with Allow.
+ * Any other method went to its router, which answered a plain-text "Not Found": the DELETE or PUT of a
+ * client registration (RFC 7592's update and delete, which this server does not offer) among them,
+ * whatever the client. They are refused here instead, in the OAuth endpoints' JSON error form.
  */
 const SERVED_METHODS: Readonly<Record<string, readonly string[]>> = {
   '/oauth/authorize': ['GET'],
@@ -259,19 +277,12 @@ function allowOf(taken: readonly string[]): readonly string[] {
 }
 
 /**
- * The endpoints whose CORS preflights oidc-provider answers (its router's `cors.*` routes). Elsewhere
- * (the browser's own authorization request, registration) it allows no cross-origin call: a preflight
- * there is answered as any OPTIONS, granting nothing (its router, with no route for it, says "Not Found").
+ * The endpoints whose CORS preflights oidc-provider answers (its router's `cors.*` routes). Its
+ * authorization endpoint and a registration's read take no cross-origin call (the first is a page the
+ * browser is sent to): a preflight there is answered as any OPTIONS, granting nothing (its router, with
+ * no route for it, says "Not Found"). Registration is granted here (cross-origin.ts).
  */
 const PREFLIGHTED: ReadonlySet<string> = new Set(['/oauth/token', '/oauth/revoke', '/oauth/jwks']);
-
-/**
- * A CORS preflight: it names the method to be sent (Access-Control-Request-Method). oidc-provider hands
- * an OPTIONS without it on to its router, which has no route for it and answers a plain-text 404.
- */
-function isPreflight(request: FastifyRequest): boolean {
-  return request.headers['access-control-request-method'] !== undefined;
-}
 
 /**
  * OPTIONS that is no preflight the provider answers: the methods the endpoint takes, in Allow (RFC 9110

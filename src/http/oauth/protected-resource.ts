@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONNECTOR_SCOPES } from '../../app/oauth-connectors.ts';
+import { answerPreflight, isPreflight } from '../cross-origin.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 
 /**
@@ -64,6 +65,13 @@ export function protectedResourceRoutes(app: FastifyInstance): void {
         )
     );
   };
-  app.get('/.well-known/oauth-protected-resource', hidden, metadata);
-  app.get('/.well-known/oauth-protected-resource/mcp', hidden, metadata);
+  // A browser-based client's GET carries MCP-Protocol-Version, so its browser asks first (CORS).
+  const options = async (request: FastifyRequest, reply: FastifyReply) =>
+    isPreflight(request)
+      ? answerPreflight(request, reply, ['GET', 'HEAD'], true)
+      : reply.code(204).header('allow', 'GET, HEAD, OPTIONS').send();
+  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    app.get(path, hidden, metadata);
+    app.options(path, hidden, options);
+  }
 }
