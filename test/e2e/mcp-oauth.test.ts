@@ -615,6 +615,34 @@ describe('a connector in use', () => {
     expect((await refresh(tokens.refresh_token)).status).toBe(400);
   });
 
+  it('keeps the refresh token when a refresh is refused: one naming another resource spends nothing', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const refresh = (extra: Record<string, string> = {}) =>
+      fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: auth.savedTokens!.refresh_token!,
+          client_id: auth.info!.client_id,
+          ...extra,
+        }),
+      });
+    for (const resource of ['https://elsewhere.example/mcp', `${mcpUrl.href}/`]) {
+      const refused = await refresh({ resource });
+      expect(refused.status, resource).toBe(400);
+      expect(await refused.json(), resource).toMatchObject({ error: 'invalid_target' });
+    }
+    // The host's refresh token is as it was: it refreshes, and the connection goes on.
+    const refreshed = await refresh({ resource: mcpUrl.href });
+    const tokens = (await refreshed.json()) as { access_token: string };
+    expect(refreshed.status, JSON.stringify(tokens)).toBe(200);
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(200);
+    expect((await rawToolsList(mcpUrl, auth.savedTokens!.access_token)).status).toBe(200);
+  });
+
   it('keeps refreshing past 30 days from its consent: each rotated refresh token lasts 30 days from its use', async () => {
     const used = await startListeningApp();
     try {

@@ -150,7 +150,19 @@ export class AuthorizationServers {
       // Every client's refresh token is rotated on each use for a year, not only public clients' (the
       // library's default keeps a confidential client's until 70 % of its 30 days are gone, which
       // would end a connector unused for nine days): 30 days unused is what ends a connector.
-      rotateRefreshToken: (ctx) => (ctx.oidc.entities.RefreshToken?.totalLifetime() ?? 0) < ROTATION_SECONDS,
+      //
+      // It is also the last thing the library asks before it spends the refresh token being used, and
+      // the resource a refresh names is checked only after that: a refresh refused for naming another
+      // resource spent the token the host still held, whose next use then read as a stolen copy's and
+      // ended the connection. Such a refresh is refused here, before anything is spent. (A list of
+      // resources is the library's to reduce to this one, defaultResource.)
+      rotateRefreshToken: (ctx) => {
+        const named = ctx.oidc.params?.resource;
+        if (typeof named === 'string' && named !== resource) {
+          throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+        }
+        return (ctx.oidc.entities.RefreshToken?.totalLifetime() ?? 0) < ROTATION_SECONDS;
+      },
       features: {
         devInteractions: { enabled: false },
         // No OpenID Connect beyond what OAuth needs: no user info, no logout endpoint.
