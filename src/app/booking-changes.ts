@@ -632,11 +632,29 @@ async function decide(
       ? undefined
       : await findSeriesRule(db, changer.organisationId, booking.seriesId);
   const rules = options.onTime ? { ...location.policy, cancellationWindowHours: 0 } : location.policy;
+  const decision = decideChange(booking, rules, kind, now);
   return {
     booking,
     location,
-    decision: decideChange(booking, rules, kind, now),
+    decision: kind === 'reschedule' ? closedToMoves(decision, location) : decision,
     seriesSpan: rule ? seriesSpanDays(rule) : 0,
+  };
+}
+
+/**
+ * A location made inactive takes no bookings (its slug is 404 to availability and to a new booking),
+ * so none is moved to another time there either; its bookings stay where they are and can still be
+ * cancelled. A refusal the booking has already (not live, late) is the one said.
+ */
+function closedToMoves(decision: ChangeDecision, location: Location): ChangeDecision {
+  if (location.active || decision.refusal) return decision;
+  return {
+    ...decision,
+    refusal: {
+      reason: 'closed',
+      message: `${location.name} no longer takes bookings, so this one cannot be moved; it can still be cancelled.`,
+      param: 'starts_at',
+    },
   };
 }
 

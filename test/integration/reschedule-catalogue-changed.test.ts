@@ -82,3 +82,24 @@ describe('PATCH /bookings/{reference} when the booking’s staff member can no l
     expect(refused.json().error).toMatchObject({ code: 'conflict', param: 'service_ids' });
   });
 });
+
+describe('PATCH /bookings/{reference} when the booking’s location no longer takes bookings', () => {
+  it('answers 409 conflict and leaves the booking where it is, which can still be cancelled', async () => {
+    const reference = await anasCut();
+    await t.database.db.updateTable('locations').set({ active: 0 }).where('slug', '=', 'soho').execute();
+
+    for (const dryRun of [true, false]) {
+      const refused = await move(reference, {
+        starts_at: '2026-11-24T11:00:00+00:00',
+        ...(dryRun && { dry_run: true }),
+      });
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.json().error).toMatchObject({ code: 'conflict', reason: 'closed' });
+    }
+    const unchanged = (await getBooking(t, reference)).json().data;
+    expect(unchanged).toMatchObject({ status: 'confirmed', starts_at: '2026-11-24T10:00:00+00:00' });
+
+    const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel` });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+  });
+});
