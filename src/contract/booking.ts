@@ -11,7 +11,7 @@ import {
 import type { ChangeDisclosure } from '../domain/booking/change-policy.ts';
 import { computeFee } from '../domain/booking/fees.ts';
 import { REPEAT_LIMITS } from '../domain/booking/series.ts';
-import { BOOKING_STATUSES, effectiveStatus } from '../domain/booking/state-machine.ts';
+import { BOOKING_STATUSES, effectiveStatus, effectiveUpdatedAt } from '../domain/booking/state-machine.ts';
 import { awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { MAX_SERVICE_IDS } from './availability.ts';
@@ -244,7 +244,7 @@ export function presentBooking(
     ends_at: formatLocal(booking.endsAt, zone),
     notes: booking.notes,
     created_at: formatUtc(booking.createdAt),
-    updated_at: formatUtc(booking.updatedAt),
+    updated_at: formatUtc(effectiveUpdatedAt(booking, now)),
     pending_confirmation:
       status === 'pending_confirmation' && booking.holdExpiresAt !== null
         ? { requirements: booking.pendingRequirements, expires_at: formatUtc(booking.holdExpiresAt) }

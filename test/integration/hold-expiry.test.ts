@@ -43,6 +43,21 @@ describe('hold expiry', () => {
     expect(starts).toContain('2026-11-24T10:00:00+00:00');
   });
 
+  it('reads a lapsed hold the sweeper has not reached as changed when it lapsed', async () => {
+    // Made at 09:00Z and held for 30 minutes: it became expired at 09:30Z, whoever writes that down.
+    t.clock.advance({ minutes: 47 });
+    const read = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+    expect(read).toMatchObject({
+      status: 'expired',
+      created_at: '2026-11-23T09:00:00Z',
+      updated_at: '2026-11-23T09:30:00Z',
+      pending_confirmation: null,
+      payment_url: null,
+      hold_expires_at: null,
+    });
+    expect((await stored()).status).toBe('pending_payment');
+  });
+
   it('is persisted by the sweeper once, with an event and the checkout expired', async () => {
     expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBe(0);
     t.clock.advance({ minutes: 30 });

@@ -113,6 +113,17 @@ export function effectiveStatus(booking: BookingClock, now: number): BookingStat
 }
 
 /**
+ * When the booking last changed as of `now`: its stored updated_at, or, for a hold lapsed that nothing
+ * has written expired yet (effectiveStatus), the moment it lapsed (its hold's end, or its start if that
+ * came first), since that is when it became expired.
+ */
+export function effectiveUpdatedAt(booking: BookingClock & { updatedAt: number }, now: number): number {
+  if (effectiveStatus(booking, now) === booking.status) return booking.updatedAt;
+  const lapsed = Math.min(booking.holdExpiresAt ?? booking.startsAt, booking.startsAt);
+  return Math.max(booking.updatedAt, lapsed);
+}
+
+/**
  * When a hold made at `now` for `holdMinutes` lapses: after those minutes, or at the appointment's
  * start if that comes first (nothing is confirmed once it has begun).
  */
