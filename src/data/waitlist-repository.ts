@@ -185,17 +185,38 @@ export async function takeRescans(db: Db, limit: number) {
   return rows;
 }
 
-/** Whether the organisation has anyone waiting at the location (what makes a rescan worth asking). */
-export async function anyoneWaitingAt(db: Db, organisationId: string, locationId: string): Promise<boolean> {
-  const row = await db
+/**
+ * Of the location and every location sharing a staff member with it, those where anyone waits: a
+ * staff member is busy wherever they work while booked at any of them (availability-repository.ts), so
+ * time freed at one location may be free at these too (what makes a rescan worth asking).
+ */
+export async function waitingLocationsSharingStaff(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+): Promise<string[]> {
+  const sharing = await db
+    .selectFrom('staff_locations as here')
+    .innerJoin('staff_locations as there', (join) =>
+      join
+        .onRef('there.organisation_id', '=', 'here.organisation_id')
+        .onRef('there.staff_id', '=', 'here.staff_id'),
+    )
+    .select('there.location_id')
+    .distinct()
+    .where('here.organisation_id', '=', organisationId)
+    .where('here.location_id', '=', locationId)
+    .execute();
+  const locations = [...new Set([locationId, ...sharing.map((row) => row.location_id)])];
+  const waiting = await db
     .selectFrom('waitlist_entries')
-    .select('id')
+    .select('location_id')
+    .distinct()
     .where('organisation_id', '=', organisationId)
-    .where('location_id', '=', locationId)
+    .where('location_id', 'in', locations)
     .where('status', '=', 'waiting')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .execute();
+  return waiting.map((row) => row.location_id);
 }
 
 /**

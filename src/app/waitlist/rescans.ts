@@ -1,10 +1,10 @@
 import type { BookingEvent } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
-import { anyoneWaitingAt, requestWaitlistRescan } from '../../data/waitlist-repository.ts';
+import { requestWaitlistRescan, waitingLocationsSharingStaff } from '../../data/waitlist-repository.ts';
 
 /**
- * When a change to a booking frees time (a cancellation, a lapsed hold, a move), the location's
- * waitlist is looked at again: a rescan is asked in the transaction of the change, so no freed time
+ * When a change to a booking frees time (a cancellation, a lapsed hold, a move), the waitlists of its
+ * location and of the others its staff work at are looked at again: a rescan is asked in the transaction of the change, so no freed time
  * goes unnoticed whatever face made it, and the worker (offers.ts) offers it off the request's path.
  */
 export async function timeFreedBy(trx: Db, event: BookingEvent): Promise<void> {
@@ -20,15 +20,19 @@ export async function timeFreedBy(trx: Db, event: BookingEvent): Promise<void> {
   await rescanIfWaiting(trx, event.organisationId, booking.location_id, event.at);
 }
 
-/** Asks a rescan of the location when anyone waits there (an import's new hours, a closure removed). */
+/**
+ * Asks a rescan of the location, and of every other location sharing a staff member with it, where
+ * anyone waits: a booking frees its staff member's time wherever they work, since they are busy
+ * everywhere while booked anywhere (whoever it was assigned before a move worked here too).
+ */
 export async function rescanIfWaiting(
   trx: Db,
   organisationId: string,
   locationId: string,
   now: number,
 ): Promise<void> {
-  if (await anyoneWaitingAt(trx, organisationId, locationId)) {
-    await requestWaitlistRescan(trx, organisationId, locationId, now);
+  for (const waiting of await waitingLocationsSharingStaff(trx, organisationId, locationId)) {
+    await requestWaitlistRescan(trx, organisationId, waiting, now);
   }
 }
 
