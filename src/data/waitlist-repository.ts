@@ -102,7 +102,15 @@ export async function offersAt(db: Db, organisationId: string, locationId: strin
     .innerJoin('bookings as b', (join) =>
       join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
     )
-    .select(['o.entry_id', 'o.booking_id', 'b.staff_id', 'b.starts_at', 'b.status', 'b.hold_expires_at'])
+    .select([
+      'o.entry_id',
+      'o.booking_id',
+      'b.staff_id',
+      'b.starts_at',
+      'b.ends_at',
+      'b.status',
+      'b.hold_expires_at',
+    ])
     .where('o.organisation_id', '=', organisationId)
     .where('b.location_id', '=', locationId)
     .execute();

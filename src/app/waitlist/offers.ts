@@ -31,7 +31,7 @@ import {
 } from '../../domain/waitlist.ts';
 import { getAvailability } from '../availability-service.ts';
 import { logBookingEvent } from '../booking-event-log.ts';
-import { createBooking } from '../booking-service.ts';
+import { type Caller, createBooking } from '../booking-service.ts';
 import { withCheckoutsOpenedFirst } from '../checkouts-opened-first.ts';
 import type { PaymentProvider } from '../payments.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
@@ -225,87 +225,117 @@ async function offerAt(
       .filter((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now)
       .map((o) => o.entry_id),
   );
-  // A time an entry let go is its start (where its hold was last, moved or not), whoever would do it:
-  // an entry that waits for anyone is not offered the very start it declined again with another staff
-  // member (one that names a staff member is only ever offered that one).
-  const letGo = new Set(offers.map((o) => `${o.entry_id}|${o.starts_at}`));
+  // A time an entry let go is the span its hold had (where it was last, moved or not), whoever would do
+  // it. That freed time goes to the next entries first: an entry is offered a start overlapping it
+  // only in a second round, once every entry had its turn, and never that very start (one that waits
+  // for anyone is not offered again with another staff member the start it declined; one that names
+  // a staff member is only ever offered that one).
+  const letGo = new Map<string, { startsAt: number; endsAt: number }[]>();
+  for (const offer of offers) {
+    const spans = letGo.get(offer.entry_id) ?? [];
+    spans.push({ startsAt: offer.starts_at, endsAt: offer.ends_at });
+    letGo.set(offer.entry_id, spans);
+  }
   const entries = await waitingEntriesAt(db, organisationId, locationId);
   const free = new FreeTimes(db, location, entries, today, now);
+  const caller = {
+    organisationId,
+    currency: organisation.currency,
+    referencePrefix: organisation.booking_reference_prefix,
+    actor: 'system:waitlist',
+    source: 'api' as const,
+  };
   let offered = 0;
-  for (const entry of entries) {
-    const wants = wantsOf(entry);
-    // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
-    if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
-    const caller = {
-      organisationId,
-      currency: organisation.currency,
-      referencePrefix: organisation.booking_reference_prefix,
-      actor: 'system:waitlist',
-      source: 'api' as const,
-    };
-    const candidates = await free.suiting(entry, wants);
-    for (const slot of candidates) {
-      if (letGo.has(`${entry.id}|${slot.startsAt}`)) continue;
-      const made = await withCheckoutsOpenedFirst(deps.payments, (opener) =>
-        writeTransaction(db, async (trx) => {
-          // Another instance's worker may have offered this entry a time since the pass read it: under
-          // the location's turn (the one its booking takes too), it is asked again.
-          await takeTurn(trx, bookingsAt(location.id));
-          if (!(await waitsWithoutOffer(trx, organisationId, entry.id, now))) return false;
-          const { booking } = await createBooking(
-            trx,
-            caller,
-            {
-              locationSlug: location.slug,
-              serviceIds: JSON.parse(entry.service_ids) as string[],
-              staffId: slot.staffId,
-              clientId: entry.client_id,
-              startsAt: slot.startsAt,
-            },
-            now,
-            {
-              payments: deps.payments,
-              opener,
-              publicBaseUrl: deps.publicBaseUrl,
-              hostedFlow: true,
-              waitlistOffer: true,
-            },
-          );
-          opener?.endOfWork();
-          await insertWaitlistOffer(trx, {
-            organisation_id: organisationId,
-            booking_id: booking.id,
-            entry_id: entry.id,
-            staff_id: slot.staffId,
-            starts_at: slot.startsAt,
-            created_at: now,
-          });
-          await publishWaitlistEvent(
-            trx,
-            'waitlist.offered',
-            organisationId,
-            entry,
-            { ...booking, timezone: location.timezone },
-            now,
-          );
-          return true;
-        }),
-      ).catch((error: unknown) => {
-        // Taken meanwhile, or not bookable online any more (no payment provider for a deposit): the
-        // next time that suits, or the next entry. A provider that could not be reached (Stripe, for
-        // the deposit's checkout) fails the location's pass instead: its rescan is owed and asked
-        // again (offerFreedTimes), not spent on an offer nobody got.
-        if (isAppError(error) && !(deps.payments && error.code === 'payments_unavailable')) return false;
-        throw error;
-      });
-      if (made) {
-        offered += 1;
-        free.forget();
-        break;
+  for (const round of ['apart', 'overlapping'] as const) {
+    for (const entry of entries) {
+      const wants = wantsOf(entry);
+      const spans = letGo.get(entry.id) ?? [];
+      // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
+      if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
+      if (round === 'overlapping' && spans.length === 0) continue;
+      for (const slot of await free.suiting(entry, wants)) {
+        const overlapping = spans.some((span) => slot.startsAt < span.endsAt && slot.endsAt > span.startsAt);
+        const sameStart = spans.some((span) => span.startsAt === slot.startsAt);
+        if (round === 'apart' ? overlapping : !overlapping || sameStart) continue;
+        if (await offerSlot(deps, caller, location, entry, slot, now)) {
+          offered += 1;
+          holding.add(entry.id);
+          free.forget();
+          break;
+        }
       }
     }
   }
   return offered;
+}
+
+/**
+ * Offers `slot` to `entry` as a hold for its claim, through the normal booking path; false when it
+ * could not be (the entry holds an offer or ended meanwhile, the time was taken, the services are not
+ * bookable online any more).
+ */
+async function offerSlot(
+  deps: WaitlistWorkerDeps,
+  caller: Caller,
+  location: Location,
+  entry: WaitlistEntryRow,
+  slot: Slot,
+  now: number,
+): Promise<boolean> {
+  const { db } = deps;
+  const { organisationId } = caller;
+  return withCheckoutsOpenedFirst(deps.payments, (opener) =>
+    writeTransaction(db, async (trx) => {
+      // Another instance's worker may have offered this entry a time since the pass read it: under
+      // the location's turn (the one its booking takes too), it is asked again.
+      await takeTurn(trx, bookingsAt(location.id));
+      if (!(await waitsWithoutOffer(trx, organisationId, entry.id, now))) return false;
+      const { booking } = await createBooking(
+        trx,
+        caller,
+        {
+          locationSlug: location.slug,
+          serviceIds: JSON.parse(entry.service_ids) as string[],
+          staffId: slot.staffId,
+          clientId: entry.client_id,
+          startsAt: slot.startsAt,
+        },
+        now,
+        {
+          payments: deps.payments,
+          opener,
+          publicBaseUrl: deps.publicBaseUrl,
+          hostedFlow: true,
+          waitlistOffer: true,
+        },
+      );
+      opener?.endOfWork();
+      await insertWaitlistOffer(trx, {
+        organisation_id: organisationId,
+        booking_id: booking.id,
+        entry_id: entry.id,
+        staff_id: slot.staffId,
+        starts_at: slot.startsAt,
+        created_at: now,
+      });
+      await publishWaitlistEvent(
+        trx,
+        'waitlist.offered',
+        organisationId,
+        entry,
+        { ...booking, timezone: location.timezone },
+        now,
+      );
+      return true;
+    }),
+  ).catch((error: unknown) => {
+    // Taken meanwhile, or not bookable online any more (no payment provider for a deposit): the
+    // next time that suits, or the next entry. A provider that could not be reached (Stripe, for
+    // the deposit's checkout) fails the location's pass instead: its rescan is owed and asked
+    // again (offerFreedTimes), not spent on an offer nobody got.
+    if (isAppError(error) && !(deps.payments && error.code === 'payments_unavailable')) return false;
+    throw error;
+  });
 }
 
 /**

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import {
+  anaTuesdayStarts,
+  bookAnaOnTuesday,
+  joinForAna,
+  TUESDAY,
+  waitlistPass,
+} from '../helpers/waitlist-fixtures.ts';
+
+/**
+ * An offer that lapses goes to the next entry (design.md 9.4): the time it held is not offered to the
+ * same entry again a quarter of an hour later, as it would be where the freed time holds more than one
+ * start. The small catalogue: Ana's Cuts at Soho (45 minutes and 15 of buffer) on Tuesday 24 November
+ * 2026, 09:00-17:00 London; Monday 23 November, 09:00.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+const offerOf = async (id: string) =>
+  JSON.parse((await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).body).data.offer;
+
+describe('an offer that lapses unanswered', () => {
+  it('passes its freed time to the next entry, not to the same entry at the next start', async () => {
+    t = await startTestApp({ now: NOW });
+    // Ana's afternoon booked but for 13:00-14:30: the starts 13:00, 13:15 and 13:30 fit in it.
+    const booked = await bookAnaOnTuesday(t, ['12', '13', '14']);
+    for (const [hour, start] of [
+      ['14', '15:30'],
+      ['13', '14:30'],
+    ] as const) {
+      const moved = await t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${booked.get(hour)}`,
+        payload: { starts_at: `${TUESDAY}T${start}:00Z` },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+    }
+    expect((await anaTuesdayStarts(t)).filter((s) => s >= `${TUESDAY}T12`)).toEqual([
+      `${TUESDAY}T13:00:00+00:00`,
+      `${TUESDAY}T13:15:00+00:00`,
+      `${TUESDAY}T13:30:00+00:00`,
+    ]);
+    const ada = await joinForAna(t, 'Ada', { times: ['afternoon'] });
+    const bea = await joinForAna(t, 'Bea', { times: ['afternoon'] });
+    expect(await waitlistPass(t)).toBe(1);
+    expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
+    expect(await offerOf(bea.id)).toBeNull();
+
+    // Ada's 15 minutes pass unanswered: the time goes to Bea.
+    t.clock.advance({ minutes: 16 });
+    expect(await waitlistPass(t)).toBe(1);
+    expect(await offerOf(ada.id)).toBeNull();
+    expect(await offerOf(bea.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
+  });
+});
