@@ -14,6 +14,7 @@ import { isStripe } from '../app/stripe-provider.ts';
 import { AppError } from '../domain/errors.ts';
 import { createAuthenticator } from './authenticate.ts';
 import { consoleRoutes } from './console/console-routes.ts';
+import { answerConsoleFrameworkError, isConsoleAddress } from './console/problem-page.ts';
 import {
   answerClientError,
   answerFrameworkError,
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const windowOf = addressWindow(deps);
   const headersFor = async (address: string) => rateLimitHeaders(await windowOf(address));
+  const envelopeFrameworkError = answerFrameworkError(headersFor);
   const server = {
     // Node would answer a Host-less HTTP/1.1 request itself, outside the envelope: the onRequest hook does.
     requireHostHeader: false,
@@ -129,7 +131,11 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Requests refused before Fastify's lifecycle get the envelope, a request id and rate-limit headers.
-    frameworkErrors: answerFrameworkError(headersFor),
+    // ... except at console addresses, where a person's browser shows the answer: the console's page.
+    frameworkErrors: (error, request, reply) =>
+      isConsoleAddress(request.url)
+        ? answerConsoleFrameworkError(error, request, reply)
+        : envelopeFrameworkError(error, request, reply),
     clientErrorHandler: answerClientError(headersFor),
   }) as unknown as FastifyInstance;
   app.server.on('checkExpectation', answerUnmetExpectation(headersFor));

@@ -59,7 +59,8 @@ import { consoleScript } from './console-script.ts';
 import { bookBody, clientsBody, type KeptBooking, keysBody, messagesBody, signInBody } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
 import { outboxBody } from './outbox-page.ts';
-import { esc, formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
+import { formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
+import { ERROR_TITLES, sendProblem } from './problem-page.ts';
 import {
   assertCsrf,
   assertOwnOrigin,
@@ -106,17 +107,6 @@ const BOOKING_FIELDS: Record<string, KeptBooking['field']> = {
   repeat_count: 'repeat_count',
 };
 
-/** The title of a refusal's page by status; "Something went wrong" is kept for faults. */
-const ERROR_TITLES: Record<number, string> = {
-  400: 'Please check',
-  403: 'Not allowed',
-  404: 'Not found',
-  409: 'Not possible now',
-  413: 'Too large',
-  429: 'Too many requests',
-  503: 'Not available now',
-};
-
 export function consoleRoutes(deps: AppDeps) {
   const now = () => deps.clock.nowMs();
   return async (app: FastifyInstance) => {
@@ -127,16 +117,12 @@ export function consoleRoutes(deps: AppDeps) {
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       if (error instanceof ConsoleRedirect) return redirect(reply, error.location);
       if (error instanceof ConsoleRefusal) {
-        return send(
-          reply.code(error.status),
-          { title: error.title },
-          problem(error.title, error.message, request.id),
-        );
+        return sendProblem(reply, error.status, error.title, error.message, request.id);
       }
       const appError = toAppError(error, request);
       if (isFault(error, appError)) request.log.error({ err: error }, 'console request failed');
       const title = ERROR_TITLES[appError.status] ?? 'Something went wrong';
-      return send(reply.code(appError.status), { title }, problem(title, appError.message, request.id));
+      return sendProblem(reply, appError.status, title, appError.message, request.id);
     });
 
     const hidden = { schema: { hide: true } };
@@ -857,10 +843,6 @@ function send(reply: FastifyReply, shell: Shell, body: string): FastifyReply {
 /** A 303 to a console path, at its public path (under PUBLIC_BASE_URL's). */
 function redirect(reply: FastifyReply, location: string): FastifyReply {
   return reply.header('cache-control', 'no-store').redirect(publicPath(reply, location), 303);
-}
-
-function problem(title: string, message: string, requestId: string): string {
-  return `<h1>${esc(title)}</h1><p class="error" role="alert">${esc(message)}</p><p><a href="/console/diary">Back to the diary</a> · Reference for support: <code>${esc(requestId)}</code></p>`;
 }
 
 /** The zone of the organisation's first location, for pages that belong to no location. */
