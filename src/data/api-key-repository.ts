@@ -9,6 +9,16 @@ export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
+/** Inserts the key unless one with its id is there already; whether it was inserted. */
+export async function insertApiKeyOnce(db: Db, row: ApiKeyRow): Promise<boolean> {
+  const result = await db
+    .insertInto('api_keys')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
 export type ApiKeyWithOrganisation = ApiKeyRow & {
   organisation_slug: string;
   currency: string;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../app/api-key-service.ts';
@@ -90,6 +91,10 @@ import {
 type Handler = (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) => Promise<unknown>;
 
 const FORM_LIMIT_BYTES = 16 * 1024;
+
+/** Said on the keys page when its form was sent again (a reload of the answer that showed the key). */
+const ALREADY_SENT =
+  'That form was already sent, and issued its key then: it is in the list below. Its key was shown only once; if it was not copied, revoke it and issue another.';
 
 /** Deliveries on one page of an endpoint's log. */
 const DELIVERIES_PAGE_SIZE = 25;
@@ -625,28 +630,45 @@ export function consoleRoutes(deps: AppDeps) {
     const keysPage = async (
       reply: FastifyReply,
       session: ConsoleSession,
-      created?: { key: string; label: string },
+      shown: { created?: { key: string; label: string }; notice?: string } = {},
     ) => {
       const keys = await listApiKeys(deps.db, session.organisation.slug);
       const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
-      return send(reply, shell(session, 'API keys', 'keys'), keysBody(keys, f, session.csrfToken, created));
+      return send(
+        reply,
+        shell(session, 'API keys', 'keys'),
+        // Each form drawn gets a one-time id of its own (api-key-service.ts createApiKey's formId).
+        keysBody({ keys, f, csrf: session.csrfToken, formId: randomUUID(), ...shown }),
+      );
     };
 
-    get('/console/keys', async (_request, reply, session) => {
+    get('/console/keys', async (request, reply, session) => {
       requireKeyManager(session);
-      return keysPage(reply, session);
+      const done = (request.query as { done?: string }).done;
+      return keysPage(reply, session, { notice: done === 'already_sent' ? ALREADY_SENT : undefined });
     });
 
     post('/console/keys', async (_request, reply, session, form) => {
       requireKeyManager(session);
       const scope = API_KEY_SCOPES.includes(form.scope as ApiKeyScope) ? (form.scope as ApiKeyScope) : 'read';
-      const created = await createApiKey(
-        deps.db,
-        { organisationSlug: session.organisation.slug, label: form.label ?? '', scope },
-        now(),
-      );
-      // The plaintext is in this one answer only (no redirect that would need to carry it).
-      return keysPage(reply.code(201), session, { key: created.key, label: created.label });
+      try {
+        const created = await createApiKey(
+          deps.db,
+          {
+            organisationSlug: session.organisation.slug,
+            label: form.label ?? '',
+            scope,
+            formId: form.form_id || undefined,
+          },
+          now(),
+        );
+        // The plaintext is in this one answer only (no redirect that would need to carry it); a browser
+        // reloading it posts the same form again, which issues nothing (the form's one-time id).
+        return keysPage(reply.code(201), session, { created: { key: created.key, label: created.label } });
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'conflict' || error.param !== 'form_id') throw error;
+        return redirect(reply, '/console/keys?done=already_sent');
+      }
     });
 
     post('/console/keys/:id/revoke', async (request, reply, session) => {

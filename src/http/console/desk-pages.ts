@@ -59,12 +59,17 @@ export function messagesBody(messages: readonly StaffMessage[], f: Formats, csrf
 <h2>Done</h2>${done.slice(-20).reverse().map(item).join('') || '<p>None yet.</p>'}`;
 }
 
-export function keysBody(
-  keys: readonly ApiKeySummary[],
-  f: Formats,
-  csrf: string,
-  created?: { key: string; label: string },
-): string {
+export function keysBody(view: {
+  keys: readonly ApiKeySummary[];
+  f: Formats;
+  csrf: string;
+  /** The one-time id of the page's form: sent again, it issues no second key. */
+  formId: string;
+  /** The key just issued: in this one answer only. */
+  created?: { key: string; label: string } | undefined;
+  notice?: string | undefined;
+}): string {
+  const { keys, f, csrf, created } = view;
   const rows = keys
     .map(
       (k) =>
@@ -82,8 +87,8 @@ export function keysBody(
     )
     .join('');
   return `<h1>API keys</h1>
-${created ? `<div class="ok" role="status"><p>Key "${esc(created.label)}" created. Copy it now: it is shown only once.</p><p class="key" aria-label="New API key">${esc(created.key)}</p></div>` : ''}
-<div class="card"><h2>Issue a key</h2><form method="post" action="/console/keys" class="toolbar">${csrfField(csrf)}
+${view.notice ? `<p class="notice" role="status">${esc(view.notice)}</p>` : ''}${created ? `<div class="ok" role="status"><p>Key "${esc(created.label)}" created. Copy it now: it is shown only once.</p><p class="key" aria-label="New API key">${esc(created.key)}</p></div>` : ''}
+<div class="card"><h2>Issue a key</h2><form method="post" action="/console/keys" class="toolbar">${csrfField(csrf)}<input type="hidden" name="form_id" value="${esc(view.formId)}">
 <div><label for="label">Label</label><input id="label" name="label" required maxlength="100"></div>
 <div><label for="scope">Scope</label><select id="scope" name="scope"><option value="read_write">Read and write</option><option value="read">Read only</option></select></div>
 <button type="submit" class="primary">Create key</button></form></div>

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createUser } from '../../src/app/staff-account-service.ts';
+import { type SignedIn, signInToConsole } from '../helpers/console-session.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The console's API keys page as an owner uses it in a browser: a key's form sent twice (the answer
+ * reloaded, which a browser does by posting the form again; a double click) issues one key.
+ */
+const PASSWORD = 'correct horse battery';
+let t: TestApp;
+let owner: SignedIn;
+
+beforeAll(async () => {
+  t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'northside-hair', email: 'owner@northside.test', role: 'owner', password: PASSWORD },
+    t.clock.nowMs(),
+  );
+  owner = await signInToConsole(t, 'northside-hair', 'owner@northside.test', PASSWORD);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const keysLabelled = async (label: string) =>
+  t.database.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('label', '=', label).execute();
+
+/** The hidden fields of the page's key form, as a browser sends them with what the owner typed. */
+function keyForm(html: string, typed: Record<string, string>): Record<string, string> {
+  const form = /<form method="post" action="\/console\/keys"[^>]*>([\s\S]*?)<\/form>/.exec(html)![1]!;
+  const hidden = Object.fromEntries(
+    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+  );
+  delete hidden._csrf;
+  return { ...hidden, ...typed };
+}
+
+it('issues one key when the form is sent again, and says where that key is', async () => {
+  const page = await owner.get('/console/keys');
+  const form = keyForm(page.body, { label: 'Reloaded tablet', scope: 'read_write' });
+  const first = await owner.post('/console/keys', form);
+  expect(first.statusCode).toBe(201);
+  expect(first.body).toMatch(/bk_[0-9A-Za-z]{40}/);
+
+  const again = await owner.post('/console/keys', form);
+  expect(again.statusCode).toBe(303);
+  expect(await keysLabelled('Reloaded tablet')).toHaveLength(1);
+  const shown = await owner.get(String(again.headers.location));
+  expect(shown.statusCode).toBe(200);
+  expect(shown.body).not.toMatch(/bk_[0-9A-Za-z]{40}/);
+  expect(shown.body).toContain('already sent');
+
+  // The answer's own form is a fresh one: another key can be issued from it.
+  const next = await owner.post(
+    '/console/keys',
+    keyForm(first.body, { label: 'Second tablet', scope: 'read' }),
+  );
+  expect(next.statusCode).toBe(201);
+  expect(await keysLabelled('Second tablet')).toHaveLength(1);
+});
