@@ -129,6 +129,15 @@ export async function listApiKeys(db: Db, organisationSlug: string): Promise<Api
   return (await keys.listApiKeys(db, organisation.id)).map(toSummary);
 }
 
+/** The organisation's key with this id while it is live (the console asks before revoking it); else 404. */
+export async function getLiveApiKey(db: Db, organisationId: string, id: string): Promise<ApiKeySummary> {
+  const existing = await keys.findApiKeyById(db, id);
+  if (!existing || existing.organisation_id !== organisationId || existing.revoked_at !== null) {
+    throw new AppError('not_found', 'No live API key has this id.', 'id');
+  }
+  return toSummary(existing);
+}
+
 /**
  * Revokes a key (again: no change). `organisationId` scopes it (the console): another organisation's
  * key is as unknown as a missing one. The operator's CLI passes none.

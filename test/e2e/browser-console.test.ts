@@ -186,7 +186,11 @@ describe('the staff console in a browser', () => {
     expect((await api(key)).status).toBe(200);
     await page.goto(`${served.origin}/console/keys`);
     expect(await page.textContent('body')).not.toContain(key);
-    await page.getByRole('button', { name: 'Revoke Booking widget' }).click();
+    // The list asks first, on a page of its own.
+    await page.getByRole('link', { name: 'Revoke… Booking widget' }).click();
+    await page.getByRole('heading', { name: 'Revoke the key "Booking widget"?' }).waitFor();
+    expect((await api(key)).status).toBe(200);
+    await page.getByRole('button', { name: 'Revoke the key' }).click();
     await page
       .getByText(/^Revoked /)
       .first()

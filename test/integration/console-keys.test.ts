@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
-import { type SignedIn, signInToConsole } from '../helpers/console-session.ts';
+import { expectNamedControls, type SignedIn, signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
  * The console's API keys page as an owner uses it in a browser: a key's form sent twice (the answer
- * reloaded, which a browser does by posting the form again; a double click) issues one key.
+ * reloaded, which a browser does by posting the form again; a double click) issues one key, and
+ * revoking a key asks first, on a page of its own.
  */
 const PASSWORD = 'correct horse battery';
 let t: TestApp;
@@ -60,4 +61,27 @@ it('issues one key when the form is sent again, and says where that key is', asy
   );
   expect(next.statusCode).toBe(201);
   expect(await keysLabelled('Second tablet')).toHaveLength(1);
+});
+it('asks before revoking a key, and revokes it only when confirmed', async () => {
+  const created = await owner.post('/console/keys', { label: 'Old kiosk', scope: 'read' });
+  expect(created.statusCode).toBe(201);
+  const [key] = await keysLabelled('Old kiosk');
+  // The list offers no one-click revoke: it links to a page that asks.
+  const list = await owner.get('/console/keys');
+  expect(list.body).not.toContain(`action="/console/keys/${key!.id}/revoke"`);
+  expect(list.body).toContain(`href="/console/keys/${key!.id}/revoke"`);
+
+  const ask = await owner.get(`/console/keys/${key!.id}/revoke`);
+  expect(ask.statusCode).toBe(200);
+  expect(ask.body).toContain('Revoke the key "Old kiosk"?');
+  expect(ask.body).toContain(`action="/console/keys/${key!.id}/revoke"`);
+  expect(ask.body).toContain('href="/console/keys"');
+  expectNamedControls(ask.body);
+  expect((await keysLabelled('Old kiosk'))[0]!.revoked_at).toBeNull();
+
+  expect((await owner.post(`/console/keys/${key!.id}/revoke`)).statusCode).toBe(303);
+  expect((await keysLabelled('Old kiosk'))[0]!.revoked_at).not.toBeNull();
+  // A key already revoked, or none at all, has nothing to ask about.
+  expect((await owner.get(`/console/keys/${key!.id}/revoke`)).statusCode).toBe(404);
+  expect((await owner.get('/console/keys/not-a-key/revoke')).statusCode).toBe(404);
 });

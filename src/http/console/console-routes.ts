@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../app/api-key-service.ts';
+import { createApiKey, getLiveApiKey, listApiKeys, revokeApiKey } from '../../app/api-key-service.ts';
 import { getAvailability } from '../../app/availability-service.ts';
 import {
   cancelBooking,
@@ -57,7 +57,15 @@ import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from '.
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { consoleScript } from './console-script.ts';
-import { bookBody, clientsBody, type KeptBooking, keysBody, messagesBody, signInBody } from './desk-pages.ts';
+import {
+  bookBody,
+  clientsBody,
+  type KeptBooking,
+  keysBody,
+  messagesBody,
+  revokeKeyBody,
+  signInBody,
+} from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
 import { outboxBody } from './outbox-page.ts';
 import { formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
@@ -669,6 +677,18 @@ export function consoleRoutes(deps: AppDeps) {
         if (!isAppError(error) || error.code !== 'conflict' || error.param !== 'form_id') throw error;
         return redirect(reply, '/console/keys?done=already_sent');
       }
+    });
+
+    // Revoking cuts off whatever uses the key at once and cannot be undone: the list links here, to a
+    // page that says so and asks, rather than revoking in one click.
+    get('/console/keys/:id/revoke', async (request, reply, session) => {
+      requireKeyManager(session);
+      const key = await getLiveApiKey(
+        deps.db,
+        session.organisation.id,
+        (request.params as { id: string }).id,
+      );
+      return send(reply, shell(session, 'Revoke API key', 'keys'), revokeKeyBody(key, session.csrfToken));
     });
 
     post('/console/keys/:id/revoke', async (request, reply, session) => {

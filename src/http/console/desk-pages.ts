@@ -75,13 +75,7 @@ export function keysBody(view: {
       (k) =>
         `<tr><td>${esc(k.label)}</td><td><code>${esc(k.hint)}</code></td><td>${esc(k.scope)}</td><td>${f.when(k.created_at)}</td><td>${k.last_used_at === null ? 'Never' : f.when(k.last_used_at)}</td><td>${
           k.revoked_at === null
-            ? actionForm(
-                `/console/keys/${encodeURIComponent(k.id)}/revoke`,
-                csrf,
-                `Revoke ${k.label}`,
-                {},
-                'danger',
-              )
+            ? `<a href="/console/keys/${esc(encodeURIComponent(k.id))}/revoke">Revoke…<span class="visually-hidden"> ${esc(k.label)}</span></a>`
             : `Revoked ${f.when(k.revoked_at)}`
         }</td></tr>`,
     )
@@ -93,6 +87,15 @@ ${view.notice ? `<p class="notice" role="status">${esc(view.notice)}</p>` : ''}$
 <div><label for="scope">Scope</label><select id="scope" name="scope"><option value="read_write">Read and write</option><option value="read">Read only</option></select></div>
 <button type="submit" class="primary">Create key</button></form></div>
 <div class="scroll"><table><thead><tr><th>Label</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The question before a key is revoked (its list links here): what revoking does, and the way back. */
+export function revokeKeyBody(key: ApiKeySummary, csrf: string): string {
+  return `<h1>Revoke the key "${esc(key.label)}"?</h1>
+<p><code>${esc(key.hint)}</code> · ${key.scope === 'read_write' ? 'Read and write' : 'Read only'}</p>
+<div class="notice" role="note"><ul><li>Whatever uses this key (an agent, an app, a script) is refused from its next request.</li><li>This cannot be undone: to give access again, issue a new key.</li></ul></div>
+${actionForm(`/console/keys/${encodeURIComponent(key.id)}/revoke`, csrf, 'Revoke the key', {}, 'danger')}
+<p><a href="/console/keys">Keep it</a></p>`;
 }
 
 /**
