@@ -6,8 +6,9 @@ import type { RateLimitStore, RequestCounts } from '../data/rate-limit-counters.
 import { REDONE_IF_LOST, writeStatement } from '../data/write-transaction.ts';
 import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
-import { apiKeyIdOfForm, generateApiKey, hashApiKey } from './api-key-crypto.ts';
+import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
 import { checkFreeText } from './free-text.ts';
+import { alreadySent, idOfForm } from './once-forms.ts';
 import {
   KEY_COUNTER_PREFIX,
   keyRequests,
@@ -63,9 +64,6 @@ export interface CreatedApiKey extends ApiKeySummary {
  */
 export const MAX_KEY_RATE_LIMIT = 1_000_000;
 
-/** A console form's one-time id (a UUID the page drew). */
-const FORM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function createApiKey(
   db: Db,
   input: {
@@ -92,16 +90,9 @@ export async function createApiKey(
       `A rate limit is a whole number of requests per minute, from 1 to ${MAX_KEY_RATE_LIMIT}.`,
     );
   }
-  if (input.formId !== undefined && !FORM_ID.test(input.formId)) {
-    throw new AppError(
-      'invalid_request',
-      'This form is out of date: open the API keys page again.',
-      'form_id',
-    );
-  }
   const key = generateApiKey();
   const row: keys.ApiKeyRow = {
-    id: input.formId === undefined ? randomUUID() : apiKeyIdOfForm(organisation.id, input.formId),
+    id: input.formId === undefined ? randomUUID() : idOfForm(organisation.id, input.formId),
     organisation_id: organisation.id,
     label,
     scope: input.scope,
@@ -113,13 +104,7 @@ export async function createApiKey(
     revoked_at: null,
   };
   if (input.formId === undefined) await keys.insertApiKey(db, row);
-  else if (!(await keys.insertApiKeyOnce(db, row))) {
-    throw new AppError(
-      'conflict',
-      'This form was already sent: the key it issued is in the list, and was shown only in the answer to it.',
-      'form_id',
-    );
-  }
+  else if (!(await keys.insertApiKeyOnce(db, row))) throw alreadySent('key');
   return { ...toSummary(row), key };
 }
 

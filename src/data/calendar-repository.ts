@@ -22,6 +22,16 @@ export async function insertFeed(db: Db, row: FeedRow): Promise<void> {
   await db.insertInto('staff_calendar_feeds').values(row).execute();
 }
 
+/** Inserts the feed unless one with its id is there already; whether it was inserted. */
+export async function insertFeedOnce(db: Db, row: FeedRow): Promise<boolean> {
+  const result = await db
+    .insertInto('staff_calendar_feeds')
+    .values(row)
+    .onConflict((oc) => oc.columns(['organisation_id', 'id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
 /** The feed whose token has this hash, with what its answer needs of the staff member. */
 export async function findFeedByHash(db: Db, tokenHash: string) {
   return db

@@ -72,6 +72,32 @@ describe('console: Calendars', () => {
     expect((await owner.post(revoke)).statusCode).toBe(404);
   });
 
+  it('makes one feed when its form is sent again (the answer reloaded)', async () => {
+    const owner = await signInToConsole(t, 'acme-hair', 'owner@acme.test', PASSWORD);
+    const page = await owner.get('/console/calendars');
+    const form = /<form method="post" action="\/console\/calendars\/feeds"[^>]*>([\s\S]*?)<\/form>/.exec(
+      page.body,
+    )![1]!;
+    const fields = Object.fromEntries(
+      [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+        .filter((m) => m[1] !== '_csrf')
+        .map((m) => [m[1]!, m[2]!]),
+    );
+    const bo = /<option value="([^"]+)">Bo<\/option>/.exec(page.body)![1]!;
+    const feedsOfBo = async () =>
+      t.database.db.selectFrom('staff_calendar_feeds').select('id').where('staff_id', '=', bo).execute();
+    expect(await feedsOfBo()).toHaveLength(0);
+
+    const made = await owner.post('/console/calendars/feeds', { ...fields, staff_id: bo });
+    expect(made.statusCode, made.body).toBe(201);
+    const again = await owner.post('/console/calendars/feeds', { ...fields, staff_id: bo });
+    expect(again.statusCode).toBe(303);
+    expect(await feedsOfBo()).toHaveLength(1);
+    const shown = await owner.get(String(again.headers.location));
+    expect(shown.body).toContain('already sent');
+    expect(shown.body).not.toMatch(/\/ical\/[\w-]{43}\.ics/);
+  });
+
   it('shows how each busy calendar fares, without its full address', async () => {
     const fetcher = new CalendarFetcher(true, { timeoutMs: 2_000, maxBytes: 4096 });
     await refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: 300_000 });

@@ -3,6 +3,7 @@ import {
   feedBookings,
   findFeedByHash,
   insertFeed,
+  insertFeedOnce,
   listBusyCalendars,
   listFeeds,
   revokeFeed,
@@ -12,6 +13,7 @@ import type { Db } from '../../data/database.ts';
 import { writeStatement } from '../../data/write-transaction.ts';
 import { FEED_DAYS_AHEAD, FEED_DAYS_BACK, FEED_STATUSES, writeFeed } from '../../domain/calendar-feed.ts';
 import { AppError } from '../../domain/errors.ts';
+import { alreadySent, idOfForm } from '../once-forms.ts';
 
 /**
  * Staff calendar feeds (design.md 9.6): issue, list, revoke, and the feed itself. A feed's token is
@@ -84,27 +86,31 @@ export async function staffOfOrganisation(
     .execute();
 }
 
-/** Makes a feed for the staff member: its summary and its token (shown this once). */
+/**
+ * Makes a feed for the staff member: its summary and its token (shown this once). `formId`, the console
+ * form's one-time id: the same form sent again makes no second feed (once-forms.ts).
+ */
 export async function createFeed(
   db: Db,
   organisationId: string,
   staffId: string,
   now: number,
+  formId?: string,
 ): Promise<{ feed: FeedSummary; token: string }> {
   const member = await requireStaffMember(db, organisationId, staffId);
   const token = randomBytes(32).toString('base64url');
-  const id = randomUUID();
-  await writeStatement(db, (trx) =>
-    insertFeed(trx, {
-      id,
-      organisation_id: organisationId,
-      staff_id: member.id,
-      token_hash: hashToken(token),
-      created_at: now,
-      revoked_at: null,
-      last_used_at: null,
-    }),
-  );
+  const id = formId === undefined ? randomUUID() : idOfForm(organisationId, formId);
+  const row = {
+    id,
+    organisation_id: organisationId,
+    staff_id: member.id,
+    token_hash: hashToken(token),
+    created_at: now,
+    revoked_at: null,
+    last_used_at: null,
+  };
+  if (formId === undefined) await writeStatement(db, (trx) => insertFeed(trx, row));
+  else if (!(await writeStatement(db, (trx) => insertFeedOnce(trx, row)))) throw alreadySent('feed');
   return {
     feed: {
       id,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import {
   busyCalendarStatuses,
@@ -8,6 +9,7 @@ import {
   staffOfOrganisation,
 } from '../../app/calendars/feeds.ts';
 import type { AppDeps } from '../../app/deps.ts';
+import { isAlreadySent } from '../../app/once-forms.ts';
 import { type ConsoleSession, canManageKeys } from '../../app/staff-account-service.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
 import { calendarsBody } from './calendars-page.ts';
@@ -30,7 +32,7 @@ export function calendarPages(
   const render = async (
     reply: FastifyReply,
     session: ConsoleSession,
-    created?: { staffName: string; url: string },
+    shown: { created?: { staffName: string; url: string }; notice?: string | undefined } = {},
   ) => {
     const org = session.organisation.id;
     const [staff, feeds, busy] = await Promise.all([
@@ -42,21 +44,35 @@ export function calendarPages(
     return kit.send(
       reply,
       kit.shell(session, 'Calendars', 'calendars'),
-      calendarsBody({ staff, feeds, busy, created, f, csrf: session.csrfToken }),
+      // Each form drawn gets a one-time id of its own (once-forms.ts).
+      calendarsBody({ staff, feeds, busy, f, csrf: session.csrfToken, formId: randomUUID(), ...shown }),
     );
   };
 
-  kit.get('/console/calendars', async (_request, reply, session) => {
+  kit.get('/console/calendars', async (request, reply, session) => {
     requireManager(session);
-    return render(reply, session);
+    const done = (request.query as { done?: string }).done;
+    return render(reply, session, { notice: done === 'already_sent' ? ALREADY_SENT : undefined });
   });
 
   kit.post('/console/calendars/feeds', async (request, reply, session, form) => {
     requireManager(session);
-    const { feed, token } = await createFeed(deps.db, session.organisation.id, form.staff_id ?? '', now());
-    // The address is in this one answer only (no redirect that would need to carry it).
-    const url = `${publicBaseUrl(request)}${feedPath(token)}`;
-    return render(reply.code(201), session, { staffName: feed.staffName, url });
+    try {
+      const { feed, token } = await createFeed(
+        deps.db,
+        session.organisation.id,
+        form.staff_id ?? '',
+        now(),
+        form.form_id || undefined,
+      );
+      // The address is in this one answer only (no redirect that would need to carry it); a browser
+      // reloading it posts the same form again, which makes nothing (the form's one-time id).
+      const url = `${publicBaseUrl(request)}${feedPath(token)}`;
+      return render(reply.code(201), session, { created: { staffName: feed.staffName, url } });
+    } catch (error) {
+      if (!isAlreadySent(error)) throw error;
+      return kit.redirect(reply, '/console/calendars?done=already_sent');
+    }
   });
 
   kit.post('/console/calendars/feeds/:id/revoke', async (request, reply, session) => {
@@ -65,6 +81,10 @@ export function calendarPages(
     return kit.redirect(reply, '/console/calendars');
   });
 }
+
+/** Said on the page when its form was sent again (a reload of the answer that showed the address). */
+const ALREADY_SENT =
+  'That form was already sent, and made its feed then: it is in the list below. Its address was shown only once; if it was not copied, revoke the feed and make another.';
 
 function requireManager(session: ConsoleSession): void {
   if (!canManageKeys(session.user.role)) {

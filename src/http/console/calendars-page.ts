@@ -11,7 +11,11 @@ export interface CalendarsView {
   feeds: readonly FeedSummary[];
   busy: readonly BusyCalendarStatus[];
   /** The address of a feed just made: in this one answer only. */
-  created?: { staffName: string; url: string };
+  created?: { staffName: string; url: string } | undefined;
+  /** Said above the rest (the form was already sent). */
+  notice?: string | undefined;
+  /** The one-time id of the page's form: sent again, it makes no second feed. */
+  formId: string;
   f: Formats;
   csrf: string;
 }
@@ -45,7 +49,7 @@ export function calendarsBody(view: CalendarsView): string {
     })
     .join('');
   return `<h1>Calendars</h1>
-${
+${view.notice ? `<p class="notice" role="status">${esc(view.notice)}</p>` : ''}${
   view.created
     ? `<div class="ok" role="status"><p>Calendar feed of ${esc(view.created.staffName)} made. Copy its address now: it is shown only once. Anyone with the address sees this staff member's bookings (times, services, clients' first names).</p><p class="key" aria-label="Address of the new calendar feed">${esc(view.created.url)}</p></div>`
     : ''
@@ -55,7 +59,7 @@ ${
 ${
   view.staff.length === 0
     ? '<p>This organisation has no staff.</p>'
-    : `<div class="card"><form method="post" action="/console/calendars/feeds" class="toolbar">${csrfField(csrf)}
+    : `<div class="card"><form method="post" action="/console/calendars/feeds" class="toolbar">${csrfField(csrf)}<input type="hidden" name="form_id" value="${esc(view.formId)}">
 <div><label for="staff_id">Staff member</label><select id="staff_id" name="staff_id" required>${options}</select></div>
 <button type="submit" class="primary">Make a feed</button></form></div>`
 }

@@ -22,6 +22,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import { listLocations, requireLocation } from '../../app/directory-service.ts';
 import { listMessages, markMessageDone } from '../../app/message-service.ts';
 import { listConnectors, revokeConnector } from '../../app/oauth-connectors.ts';
+import { isAlreadySent } from '../../app/once-forms.ts';
 import { RECENT_OUTBOX_LIMIT, recentOutbox } from '../../app/outbox-service.ts';
 import { sendLink } from '../../app/send-link.ts';
 import { type ConsoleSession, canManageKeys, signIn, signOut } from '../../app/staff-account-service.ts';
@@ -674,7 +675,7 @@ export function consoleRoutes(deps: AppDeps) {
         // reloading it posts the same form again, which issues nothing (the form's one-time id).
         return keysPage(reply.code(201), session, { created: { key: created.key, label: created.label } });
       } catch (error) {
-        if (!isAppError(error) || error.code !== 'conflict' || error.param !== 'form_id') throw error;
+        if (!isAlreadySent(error)) throw error;
         return redirect(reply, '/console/keys?done=already_sent');
       }
     });
