@@ -60,7 +60,7 @@ export const CreatedWebhookEndpointResource = WebhookEndpointResource.extend({
 
 export const WebhookDeliveryResource = z
   .object({
-    id: z.string().describe("The delivery's number."),
+    id: Uuid.describe("The delivery's id: one for each event and endpoint, the same on every attempt."),
     event_id: z.string().describe("The event's id: Booking-Event-Id, the receiver's idempotency key."),
     event_type: z.union([WebhookEventType, z.literal(TEST_EVENT_TYPE)]),
     status: z
@@ -94,6 +94,8 @@ export interface WebhookEndpoint {
 }
 
 export interface WebhookDelivery {
+  id: string;
+  /** Where it stands in the log (a sequence every organisation's deliveries share): never shown. */
   seq: number;
   eventId: string;
   eventType: string;
@@ -126,7 +128,7 @@ export function presentWebhookEndpoint(endpoint: WebhookEndpoint): z.infer<typeo
 
 export function presentWebhookDelivery(delivery: WebhookDelivery): z.infer<typeof WebhookDeliveryResource> {
   return {
-    id: String(delivery.seq),
+    id: delivery.id,
     event_id: delivery.eventId,
     event_type: delivery.eventType as z.infer<typeof WebhookDeliveryResource>['event_type'],
     status: delivery.status,

@@ -221,7 +221,9 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   // Stripe's webhook; nothing without a provider.
   if (deps.payments) await typed.register(checkoutRoutes(deps, deps.payments));
   if (isStripe(deps.payments)) await app.register(stripeWebhookRoutes(deps, deps.payments));
-  await app.register(consoleRoutes(deps));
+  // One reader of the cursor secrets for the API's lists and the console's pages of deliveries.
+  const cursorSecrets = new CursorSecrets(deps.db, deps.secret);
+  await app.register(consoleRoutes(deps, cursorSecrets));
   // Staff members' calendar feeds: /ical/{token}.ics.
   await app.register(calendarFeedRoutes(deps));
   // The customer's pages: /p/{organisation_slug} and /p/manage/{token}.
@@ -244,7 +246,6 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
       acceptNoBodyOfAnyType(v1);
       refuseBodiesWhereNoneIsTaken(v1);
       leaveOutEmptyOptionalQuery(v1);
-      const cursorSecrets = new CursorSecrets(deps.db, deps.secret);
       await v1.register(locationRoutes(deps, cursorSecrets, new ListPageCache()));
       await v1.register(availabilityRoutes(deps));
       await v1.register(clientRoutes(deps));

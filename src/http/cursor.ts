@@ -1,4 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
 
 /**
@@ -6,6 +13,8 @@ import { AppError } from '../domain/errors.ts';
  *
  * The payload names the listing it belongs to (organisation and endpoint), so a cursor cannot be
  * replayed against another listing or organisation, and it expires an hour after it was issued.
+ * Signed, not hidden: whoever holds a cursor can read its position, so a position that must not be
+ * read (a sequence every organisation's rows share, which would count another's) is sealed as well.
  */
 export const CURSOR_TTL_MS = 60 * 60 * 1000;
 
@@ -51,7 +60,46 @@ export class CursorCodec {
     return payload.k;
   }
 
+  /** As encode, the position encrypted (AES-256-GCM): the cursor tells its holder nothing of it. */
+  encodeSealed<K>(listing: string, position: K, nowMs: number): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#sealingKey(), iv);
+    const sealed = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+    const box = Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    return this.encode(listing, box, nowMs);
+  }
+
+  /** The position in a cursor of encodeSealed, or 400 invalid_request (param cursor) as decode. */
+  decodeSealed<K>(
+    listing: string,
+    cursor: string,
+    nowMs: number,
+    isPosition: (value: unknown) => value is K,
+  ): K {
+    const box = Buffer.from(this.decode(listing, cursor, nowMs, isString), 'base64url');
+    let position: unknown;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#sealingKey(), box.subarray(0, 12));
+      decipher.setAuthTag(box.subarray(box.length - 16));
+      const opened = Buffer.concat([decipher.update(box.subarray(12, box.length - 16)), decipher.final()]);
+      position = JSON.parse(opened.toString('utf8'));
+    } catch {
+      position = undefined;
+    }
+    if (!isPosition(position)) throw new AppError('invalid_request', 'The cursor is malformed.', 'cursor');
+    return position;
+  }
+
+  /** A key of its own for sealing, drawn from the signing secret (never the same key for both uses). */
+  #sealingKey(): Buffer {
+    return createHash('sha256').update(`cursor position sealing\0${this.#secret}`).digest();
+  }
+
   #sign(body: string): string {
     return createHmac('sha256', this.#secret).update(body).digest('base64url');
   }
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
 }

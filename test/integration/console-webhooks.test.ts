@@ -314,7 +314,7 @@ describe('webhooks in the console', () => {
     expect(rowsOf(first.body).map((cells) => cells[1])).toEqual(latestFirst.slice(0, 25));
     expect(first.body).not.toContain('Latest deliveries');
     const older = new RegExp(
-      `href="(/console/webhooks/${id}/deliveries\\?before=\\d+)">Older deliveries`,
+      `href="(/console/webhooks/${id}/deliveries\\?before=[\\w.%-]+)">Older deliveries`,
     ).exec(first.body)![1]!;
     const second = await admin.get(older);
     expect(rowsOf(second.body).map((cells) => cells[1])).toEqual(latestFirst.slice(25));
@@ -322,14 +322,23 @@ describe('webhooks in the console', () => {
     expect(second.body).not.toContain('Older deliveries');
     expectNamedControls(second.body);
 
-    for (const before of ['0', '-1', 'abc', '1e3', '99999999999999999999']) {
+    // The link's cursor is sealed: not the log's sequence, which every organisation's deliveries share.
+    const cursor = decodeURIComponent(older.split('before=')[1]!);
+    const position = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()).k;
+    expect(String(position)).not.toMatch(/^\d+$/);
+    // Signed by the organisation's cursor secret for this endpoint's log: not another endpoint's.
+    const { id: otherEndpoint } = await addEndpoint(admin, ['booking.created']);
+    const foreign = await admin.get(`/console/webhooks/${otherEndpoint}/deliveries?before=${cursor}`);
+    expect(foreign.statusCode).toBe(400);
+
+    for (const before of ['0', '-1', 'abc', '1e3', '1', '99999999999999999999']) {
       const bad = await admin.get(`/console/webhooks/${id}/deliveries?before=${before}`);
       expect(bad.statusCode, before).toBe(400);
       expect(bad.body).toContain('This page of deliveries does not exist');
     }
-    expect((await admin.get(`/console/webhooks/${id}/deliveries?before=1`)).body).toContain(
-      'No older deliveries.',
-    );
+    t.clock.advance({ hours: 1 });
+    const later = await signIn('acme-hair', 'admin@acme.test');
+    expect((await later.get(older)).body).toContain('the link is over an hour old');
   });
 
   it('refuses staff, as the other owner and admin pages do, and hides the link', async () => {

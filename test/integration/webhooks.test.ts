@@ -512,3 +512,64 @@ describe('the running worker', () => {
     ]);
   });
 });
+
+describe('between organisations', () => {
+  it('shows an organisation nothing that counts another’s deliveries: no shared number in ids or cursors', async () => {
+    const two = await startTestApp({
+      catalogues: [smallCatalogue(), smallCatalogue({ slug: 'other-salon', prefix: 'OS' })],
+      webhookDestinations: LOOPBACK_ALLOWED,
+    });
+    try {
+      const other = await two.keyFor('other-salon');
+      const endpointOf = async (key?: string) => {
+        const response = await two.request({
+          method: 'POST',
+          url: '/v1/webhook-endpoints',
+          payload: { url: receiver.url, events: ['booking.created'] },
+          ...(key && { key }),
+        });
+        expect(response.statusCode, response.body).toBe(201);
+        return response.json().data.id as string;
+      };
+      const test = (id: string, key?: string) =>
+        two.request({ method: 'POST', url: `/v1/webhook-endpoints/${id}/test`, ...(key && { key }) });
+      const mine = await endpointOf();
+      const theirs = await endpointOf(other);
+      await test(mine);
+      for (let i = 0; i < 30; i++) await test(theirs, other);
+      await test(mine);
+
+      const log = await two.request({
+        method: 'GET',
+        url: `/v1/webhook-endpoints/${mine}/deliveries?limit=1`,
+      });
+      expect(log.statusCode, log.body).toBe(200);
+      const { data, next_cursor: cursor } = log.json() as { data: { id: string }[]; next_cursor: string };
+      // The shared sequence that keys the deliveries of every organisation (1 and 32 here).
+      const seqs = (
+        await two.database.db
+          .selectFrom('webhook_deliveries')
+          .select('seq')
+          .where('endpoint_id', '=', mine)
+          .execute()
+      ).map((row) => String(row.seq));
+      expect(seqs).toHaveLength(2);
+      // Ids are opaque UUIDs, as every other id of the API.
+      expect(data[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      // The cursor's position is not the sequence number either, even once its signed body is read.
+      const position = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()).k;
+      expect(seqs).not.toContain(String(position));
+      expect(String(position)).not.toMatch(/^\d+$/);
+
+      const older = await two.request({
+        method: 'GET',
+        url: `/v1/webhook-endpoints/${mine}/deliveries?limit=1&cursor=${cursor}`,
+      });
+      expect(older.json().data).toHaveLength(1);
+      expect(older.json().data[0].id).not.toBe(data[0]!.id);
+      expect(older.json()).not.toHaveProperty('next_cursor');
+    } finally {
+      await two.close();
+    }
+  });
+});

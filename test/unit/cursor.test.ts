@@ -39,4 +39,15 @@ describe('CursorCodec', () => {
       expect.objectContaining({ param: 'cursor' }),
     );
   });
+
+  it('seals a position: round-trips it, yet the cursor read by its holder does not show it', () => {
+    const isNumber = (value: unknown): value is number => typeof value === 'number';
+    const cursor = codec.encodeSealed('org:deliveries:e', 4242, now);
+    expect(codec.decodeSealed('org:deliveries:e', cursor, now, isNumber)).toBe(4242);
+    expect(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()).not.toContain('4242');
+    // An unsealed cursor is not taken for a sealed one.
+    expect(() => codec.decodeSealed('l', codec.encode('l', 'abc', now), now, isNumber)).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'cursor' }),
+    );
+  });
 });

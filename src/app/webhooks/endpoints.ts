@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { WebhookDelivery, WebhookEndpoint } from '../../contract/webhook.ts';
 import { presentWebhookEndpoint } from '../../contract/webhook.ts';
 import type { Db } from '../../data/database.ts';
@@ -166,8 +166,20 @@ function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
   };
 }
 
+/**
+ * A delivery's id: a UUID (version 8, RFC 9562) hashed from its endpoint and event, which it is the
+ * one delivery of. Not its row's seq: that sequence is shared by every organisation's deliveries, and
+ * the gap between two of one's would count another's.
+ */
+function deliveryIdOf(endpointId: string, eventId: string): string {
+  const hex = createHash('sha256').update(`${endpointId}\0${eventId}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
   return {
+    id: deliveryIdOf(row.endpoint_id, row.event_id),
     seq: Number(row.seq),
     eventId: row.event_id,
     eventType: row.event_type,

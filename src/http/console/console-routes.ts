@@ -18,6 +18,7 @@ import {
   servicesOfferedAt,
   staffNamesAt,
 } from '../../app/console-service.ts';
+import type { CursorSecrets } from '../../app/cursor-secrets.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { listLocations, requireLocation } from '../../app/directory-service.ts';
 import { listMessages, markMessageDone } from '../../app/message-service.ts';
@@ -48,6 +49,7 @@ import type { FeeKind } from '../../domain/booking/booking.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
+import { deliveriesCursor } from '../delivery-cursor.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields, instantOf } from '../page-fields.ts';
 import { withPublicPaths } from '../pages/page-shell.ts';
@@ -121,7 +123,7 @@ const BOOKING_FIELDS: Record<string, KeptBooking['field']> = {
   repeat_count: 'repeat_count',
 };
 
-export function consoleRoutes(deps: AppDeps) {
+export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
   const now = () => deps.clock.nowMs();
   return async (app: FastifyInstance) => {
     // Forms post urlencoded (the API keeps its JSON-only rule); every query and form is text fields,
@@ -798,8 +800,9 @@ export function consoleRoutes(deps: AppDeps) {
     get('/console/webhooks/:id/deliveries', async (request, reply, session) => {
       requireWebhookManager(session);
       const query = request.query as { before?: string; done?: string };
-      const beforeSeq = beforeOf(query.before);
       const endpoint = await getWebhookEndpoint(deps.db, session.organisation.id, endpointIdOf(request));
+      const cursors = await deliveriesCursor(cursorSecrets, session.organisation.id, endpoint.id);
+      const beforeSeq = beforeOf(query.before, (before) => cursors.decode(before, now()));
       const deliveries = await listDeliveries(deps.db, session.organisation.id, endpoint.id, {
         beforeSeq,
         limit: DELIVERIES_PAGE_SIZE,
@@ -811,7 +814,7 @@ export function consoleRoutes(deps: AppDeps) {
         deliveriesBody({
           endpoint,
           deliveries: deliveries.items,
-          older: deliveries.next,
+          older: deliveries.next === null ? null : cursors.encode(deliveries.next, now()),
           paged: beforeSeq !== null,
           f,
           csrf: session.csrfToken,
@@ -859,18 +862,22 @@ function endpointIdOf(request: FastifyRequest): string {
   return id;
 }
 
-/** The deliveries page's `before` (an "Older deliveries" link's delivery number), or null for the latest. */
-function beforeOf(before: string | undefined): number | null {
+/**
+ * The deliveries page's `before` (an "Older deliveries" link's cursor, as the REST API's), or null for
+ * the latest; a cursor tampered with, of another endpoint or over an hour old is refused.
+ */
+function beforeOf(before: string | undefined, decode: (cursor: string) => number): number | null {
   if (before === undefined || before === '') return null;
-  const seq = /^[1-9][0-9]{0,15}$/.test(before) ? Number(before) : Number.NaN;
-  if (!Number.isSafeInteger(seq)) {
+  try {
+    return decode(before);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
     throw new ConsoleRefusal(
       400,
       'Please check',
-      'This page of deliveries does not exist: start from the latest.',
+      'This page of deliveries does not exist (or the link is over an hour old): start from the latest.',
     );
   }
-  return seq;
 }
 
 /** The posted form (page-fields.ts made it text fields); none posted: no fields. */

@@ -148,11 +148,11 @@ export function deleteWebhookBody(endpoint: WebhookEndpoint, csrf: string): stri
 <p><a href="/console/webhooks">Keep it</a></p>`;
 }
 
-/** One page of an endpoint's deliveries, the latest first; `older` is the next page's `before`. */
+/** One page of an endpoint's deliveries, the latest first; `older` is the next page's `before` (a cursor). */
 export function deliveriesBody(options: {
   endpoint: WebhookEndpoint;
   deliveries: readonly WebhookDelivery[];
-  older: number | null;
+  older: string | null;
   paged: boolean;
   f: Formats;
   csrf: string;
@@ -175,7 +175,7 @@ export function deliveriesBody(options: {
     options.paged ? `<a href="${esc(`${base}/deliveries`)}">Latest deliveries</a>` : '',
     options.older === null
       ? ''
-      : `<a href="${esc(`${base}/deliveries?before=${options.older}`)}">Older deliveries</a>`,
+      : `<a href="${esc(`${base}/deliveries?before=${encodeURIComponent(options.older)}`)}">Older deliveries</a>`,
   ]
     .filter(Boolean)
     .join(' · ');

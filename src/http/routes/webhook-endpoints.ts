@@ -31,7 +31,7 @@ import {
   WebhookEndpointResource,
 } from '../../contract/webhook.ts';
 import { principalOf } from '../authenticate.ts';
-import { CursorCodec } from '../cursor.ts';
+import { deliveriesCursor } from '../delivery-cursor.ts';
 
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no webhook endpoint of the organisation has this id.');
 const BAD_ID = ErrorEnvelope.describe(
@@ -198,25 +198,16 @@ export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): Fa
       },
       async (request) => {
         const organisationId = organisationOf(request);
-        const cursors = new CursorCodec(await secrets.of(organisationId));
-        const listing = `webhook-deliveries:${request.params.id.toLowerCase()}`;
+        const cursors = await deliveriesCursor(secrets, organisationId, request.params.id);
         const now = deps.clock.nowMs();
-        const beforeSeq = request.query.cursor
-          ? cursors.decode(`${organisationId}:${listing}`, request.query.cursor, now, isSeq)
-          : null;
+        const beforeSeq = request.query.cursor ? cursors.decode(request.query.cursor, now) : null;
         const page = await listDeliveries(deps.db, organisationId, request.params.id, {
           beforeSeq,
           limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
         });
         const data = page.items.map(presentWebhookDelivery);
-        return page.next === null
-          ? { data }
-          : { data, next_cursor: cursors.encode(`${organisationId}:${listing}`, page.next, now) };
+        return page.next === null ? { data } : { data, next_cursor: cursors.encode(page.next, now) };
       },
     );
   };
-}
-
-function isSeq(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
