@@ -22,7 +22,7 @@ const WHEN: Record<string, string> = {
   [TEST_EVENT_TYPE]: 'Sent on request (POST /v1/webhook-endpoints/{id}/test), to one endpoint only.',
 };
 
-/** The component schema of each event's `data`; null: an object described in words. */
+/** The component schema of each event's `data`: the REST resource after the change. */
 function dataSchemaOf(type: string): OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject {
   if (type.startsWith('booking.')) return { $ref: '#/components/schemas/Booking' };
   if (type === 'client.created') return { $ref: '#/components/schemas/Client' };
@@ -34,41 +34,7 @@ function dataSchemaOf(type: string): OpenAPIV3_1.SchemaObject | OpenAPIV3_1.Refe
       required: ['endpoint'],
     };
   }
-  return waitlistData(type === 'waitlist.offered');
-}
-
-/** waitlist.offered and waitlist.claimed (waitlist/offer-outcomes.ts): the entry and the booking holding its time. */
-function waitlistData(offered: boolean): OpenAPIV3_1.SchemaObject {
-  const uuid = { type: 'string', format: 'uuid' } as const;
-  const properties: Record<string, OpenAPIV3_1.SchemaObject> = {
-    waitlist_entry_id: { ...uuid, description: 'The waitlist entry (GET /v1/waitlist/{id}).' },
-    client_id: uuid,
-    booking_id: { ...uuid, description: 'The booking that holds the time (its own booking.* events).' },
-    booking_reference: { type: 'string' },
-    staff_id: uuid,
-    starts_at: {
-      type: 'string',
-      format: 'date-time',
-      description: "In the location's time zone with the offset in force (as the Booking's).",
-    },
-    ...(offered
-      ? {
-          expires_at: {
-            type: 'string',
-            format: 'date-time',
-            description: 'UTC: when the time held for the entry goes to the next one, unless claimed.',
-          },
-        }
-      : {}),
-  };
-  return {
-    type: 'object',
-    description: offered
-      ? 'A freed time offered to a waitlist entry, held for it as a pending_confirmation booking.'
-      : 'A waitlist offer booked: the entry ends as booked.',
-    properties,
-    required: Object.keys(properties),
-  };
+  return { $ref: '#/components/schemas/WaitlistEntry' };
 }
 
 const HEADERS: OpenAPIV3_1.ParameterObject[] = [

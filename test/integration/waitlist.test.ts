@@ -462,7 +462,8 @@ describe('the waitlist', () => {
       const ada = await join('Ada');
       await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
       await pass();
-      const offer = (await entry(ada.id)).offer;
+      const offered = await entry(ada.id);
+      const offer = offered.offer;
       const ids = await catalogueIds(t.database.db);
       const links = customerLinks(localCheckout, 'https://book.example');
       await deliverAllDue({ db: t.database.db, clock: t.clock, senders: { sms: null, email: null }, links });
@@ -484,15 +485,18 @@ describe('the waitlist', () => {
         ['waitlist.offered', true],
         ['waitlist.claimed', true],
       ]);
-      expect(receiver.received[0]!.json.data).toEqual({
-        waitlist_entry_id: ada.id,
-        client_id: (await entry(ada.id)).client_id,
-        booking_id: expect.any(String),
-        booking_reference: offer.booking_reference,
+      // Each event's data is the REST resource after the change: the WaitlistEntry as GET
+      // /v1/waitlist/{id} answered then (design.md 9.2), as a Booking's events carry the Booking.
+      expect(offer).toEqual({
+        booking_reference: expect.any(String),
         staff_id: ids.staff.ana,
         starts_at: `${TUESDAY}T13:00:00+00:00`,
         expires_at: '2026-11-23T09:15:00Z',
       });
+      expect(receiver.received[0]!.json.data).toEqual(offered);
+      const claimed = await entry(ada.id);
+      expect(claimed).toMatchObject({ status: 'booked', booking_id: expect.any(String), offer: null });
+      expect(receiver.received[1]!.json.data).toEqual(claimed);
     });
   });
 
@@ -519,7 +523,7 @@ describe('the waitlist', () => {
       expect(held.data.starts_at).toBe(`${TUESDAY}T12:00:00+05:30`);
       expect(offer.starts_at).toBe(held.data.starts_at);
       await deliverAllDueWebhooks({ db: t.database.db, clock: t.clock, sender });
-      expect(receiver.received[0]!.json.data.starts_at).toBe(held.data.starts_at);
+      expect(receiver.received[0]!.json.data).toMatchObject({ offer: { starts_at: held.data.starts_at } });
     } finally {
       sender.close();
       await receiver.close();
@@ -780,7 +784,7 @@ describe('the waitlist', () => {
     expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
   });
 
-  it('tells the offer where its hold is now once the hold was moved, in the entry and in waitlist.claimed', async () => {
+  it('tells the offer where its hold is now once the hold was moved, in the entry, and sends waitlist.claimed with the booked entry', async () => {
     await withWaitlistReceiver(['waitlist.claimed'], async (receiver, sender) => {
       const booked = await fillTuesdayAfternoon();
       const ada = await join('Ada');
@@ -807,10 +811,9 @@ describe('the waitlist', () => {
       });
       await deliverAllDueWebhooks({ db: t.database.db, clock: t.clock, sender });
       expect(receiver.received.map((r) => r.json.type)).toEqual(['waitlist.claimed']);
-      expect(receiver.received[0]!.json.data).toMatchObject({
-        booking_reference: reference,
-        starts_at: `${TUESDAY}T15:00:00+00:00`,
-      });
+      // The entry as it reads once booked; where the booking is now, its own events and GET tell.
+      expect(receiver.received[0]!.json.data).toEqual(await entry(ada.id));
+      expect(receiver.received[0]!.json.data).toMatchObject({ status: 'booked', offer: null });
     });
   });
 });

@@ -1,13 +1,11 @@
 import { eligibleStaff } from '../../data/availability-repository.ts';
 import type { Db } from '../../data/database.ts';
-import { findLocationById } from '../../data/location-repository.ts';
 import {
   endWaitlistEntry,
   findWaitlistEntry,
   insertWaitlistEntry,
   offersOfEntry,
   requestWaitlistRescan,
-  type WaitlistEntryRow,
   waitlistEntriesPage,
 } from '../../data/waitlist-repository.ts';
 import { bookingTurn, takeTurn, waitlistTurn } from '../../data/write-locks.ts';
@@ -20,7 +18,6 @@ import {
   sameSet,
   type TimeOfDay,
   type WaitlistEntry,
-  type WaitlistOffer,
   type WaitlistStatus,
 } from '../../domain/waitlist.ts';
 import { requireBookableServices } from '../availability-service.ts';
@@ -29,6 +26,7 @@ import { phoneAsDialledAt } from '../contact.ts';
 import { requireLocation } from '../directory-service.ts';
 import { timeOrderedId } from '../time-ordered-id.ts';
 import { releaseOffer } from './claims.ts';
+import { entryAsItReads, entryOfRow } from './entry-view.ts';
 
 /** Joining, reading and leaving the waitlist (design.md 9.4), for REST, MCP, the pages and the console. */
 
@@ -182,7 +180,7 @@ export async function insertCheckedEntry(
   }
   await insertWaitlistEntry(trx, row);
   await requestWaitlistRescan(trx, organisationId, location.id, now);
-  return toEntry(row, location.slug, null);
+  return entryOfRow(row, location.slug, null);
 }
 
 /** One entry, with the offer it holds now (404 not_found, param id, when the organisation has none). */
@@ -194,7 +192,7 @@ export async function getWaitlistEntry(
 ): Promise<WaitlistEntry> {
   const row = await findWaitlistEntry(db, organisationId, id.toLowerCase());
   if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
-  return presentRow(db, row, now);
+  return entryAsItReads(db, row, now);
 }
 
 /** A page of entries in joining order, optionally of one location and one status. */
@@ -216,7 +214,7 @@ export async function listWaitlist(
     after,
     limit,
   );
-  const items = await Promise.all(rows.slice(0, limit).map((row) => presentRow(db, row, now)));
+  const items = await Promise.all(rows.slice(0, limit).map((row) => entryAsItReads(db, row, now)));
   const last = items[items.length - 1];
   return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
 }
@@ -250,43 +248,4 @@ export async function leaveWaitlist(
     }
     if (!(await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now))) throw ended();
   });
-}
-
-async function presentRow(db: Db, row: WaitlistEntryRow, now: number): Promise<WaitlistEntry> {
-  const location = await findLocationById(db, row.organisation_id, row.location_id);
-  const offers = row.status === 'waiting' ? await offersOfEntry(db, row.organisation_id, row.id) : [];
-  const open = offers.find(
-    (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
-  );
-  return toEntry(
-    row,
-    location?.slug ?? '',
-    open
-      ? {
-          bookingReference: open.reference,
-          staffId: open.staff_id,
-          startsAt: open.starts_at,
-          timezone: location?.timezone ?? 'UTC',
-          expiresAt: open.hold_expires_at!,
-        }
-      : null,
-  );
-}
-
-function toEntry(row: WaitlistEntryRow, locationSlug: string, offer: WaitlistOffer | null): WaitlistEntry {
-  return {
-    id: row.id,
-    locationSlug,
-    clientId: row.client_id,
-    serviceIds: JSON.parse(row.service_ids) as string[],
-    staffId: row.staff_id,
-    fromDate: row.from_date,
-    toDate: row.to_date,
-    times: row.times === null ? null : (JSON.parse(row.times) as TimeOfDay[]),
-    status: row.status,
-    bookingId: row.booking_id,
-    createdAt: row.created_at,
-    endedAt: row.ended_at,
-    offer,
-  };
 }

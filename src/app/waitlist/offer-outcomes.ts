@@ -1,9 +1,10 @@
+import { presentWaitlistEntry } from '../../contract/waitlist.ts';
 import type { BookingEvent } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { HOLD_LAPSED } from '../../data/hold-expiry.ts';
 import { endWaitlistEntry, findWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
-import { formatLocal, formatUtc } from '../../domain/time-format.ts';
 import { publishEvent } from '../webhooks/events.ts';
+import { entryAsItReads } from './entry-view.ts';
 
 /**
  * A waitlist offer confirmed, by whichever step came last (the claim, the deposit, Booking
@@ -16,28 +17,7 @@ export async function bookEntryOfOffer(trx: Db, organisationId: string, bookingI
   if (!offer) return;
   const booked = { status: 'booked' as const, bookingId };
   if (!(await endWaitlistEntry(trx, organisationId, offer.entry_id, booked, now))) return;
-  const [entry, booking] = await Promise.all([
-    findWaitlistEntry(trx, organisationId, offer.entry_id),
-    trx
-      .selectFrom('bookings as b')
-      .innerJoin('locations as l', (join) =>
-        join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
-      )
-      .select(['b.reference', 'b.starts_at', 'b.staff_id', 'l.timezone'])
-      .where('b.organisation_id', '=', organisationId)
-      .where('b.id', '=', bookingId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  if (!entry) return;
-  // Where the booking is now: the desk may have moved the hold since it was offered.
-  const claimed = {
-    id: bookingId,
-    reference: booking.reference,
-    startsAt: booking.starts_at,
-    staffId: booking.staff_id,
-    timezone: booking.timezone,
-  };
-  await publishWaitlistEvent(trx, 'waitlist.claimed', organisationId, entry, claimed, now);
+  await publishWaitlistEvent(trx, 'waitlist.claimed', organisationId, offer.entry_id, bookingId, now);
 }
 
 /**
@@ -68,21 +48,17 @@ export async function endUnprovenEntryOfLapsedOffer(trx: Db, event: BookingEvent
   }
 }
 
-/** waitlist.offered and waitlist.claimed (design.md 9.2): the entry and the booking that holds its time. */
+/**
+ * waitlist.offered and waitlist.claimed (design.md 9.2): the data is the WaitlistEntry after the
+ * change, as GET /v1/waitlist/{id} answers it (waiting with its offer; booked with its booking_id),
+ * ordered with the events of the booking that holds its time.
+ */
 export function publishWaitlistEvent(
   trx: Db,
   type: 'waitlist.offered' | 'waitlist.claimed',
   organisationId: string,
-  entry: { id: string; client_id: string; location_id: string },
-  booking: {
-    id: string;
-    reference: string;
-    startsAt: number;
-    staffId: string;
-    holdExpiresAt?: number | null;
-    /** The location's zone: the start is said on its clock, with the offset in force then. */
-    timezone: string;
-  },
+  entryId: string,
+  bookingId: string,
   now: number,
 ) {
   return publishEvent(
@@ -90,18 +66,11 @@ export function publishWaitlistEvent(
     organisationId,
     {
       type,
-      orderingKey: booking.id,
-      data: () => ({
-        waitlist_entry_id: entry.id,
-        client_id: entry.client_id,
-        booking_id: booking.id,
-        booking_reference: booking.reference,
-        staff_id: booking.staffId,
-        starts_at: formatLocal(booking.startsAt, booking.timezone),
-        ...(type === 'waitlist.offered' && booking.holdExpiresAt
-          ? { expires_at: formatUtc(booking.holdExpiresAt) }
-          : {}),
-      }),
+      orderingKey: bookingId,
+      data: async () => {
+        const row = await findWaitlistEntry(trx, organisationId, entryId);
+        return row && presentWaitlistEntry(await entryAsItReads(trx, row, now));
+      },
     },
     now,
   );

@@ -318,14 +318,7 @@ async function offerSlot(
         starts_at: slot.startsAt,
         created_at: now,
       });
-      await publishWaitlistEvent(
-        trx,
-        'waitlist.offered',
-        organisationId,
-        entry,
-        { ...booking, timezone: location.timezone },
-        now,
-      );
+      await publishWaitlistEvent(trx, 'waitlist.offered', organisationId, entry.id, booking.id, now);
       return true;
     }),
   ).catch((error: unknown) => {
