@@ -239,6 +239,29 @@ describe('webhooks in the console', () => {
     expect((await t.request({ method: 'GET', url: '/v1/webhook-endpoints' })).json().data).toEqual([]);
   });
 
+  it('adds one endpoint when its form is sent again (the answer reloaded), and says where it is', async () => {
+    const owner = await signIn('acme-hair', 'owner@acme.test');
+    const page = await owner.get('/console/webhooks');
+    const form = /<form method="post" action="\/console\/webhooks"[^>]*>([\s\S]*?)<\/form>/.exec(
+      page.body,
+    )![1]!;
+    const formId = /<input type="hidden" name="form_id" value="([^"]+)">/.exec(form)?.[1];
+    expect(formId, 'the form carries a one-time id').toBeDefined();
+    const typed = { form_id: formId!, url: receiver.url, events: ['booking.created'], description: 'Till' };
+    const first = await owner.post('/console/webhooks', typed);
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.body).toMatch(/aria-label="Signing secret">whsec_/);
+
+    const again = await owner.post('/console/webhooks', typed);
+    expect(again.statusCode).toBe(303);
+    const listed = await t.request({ method: 'GET', url: '/v1/webhook-endpoints' });
+    expect(listed.json().data).toHaveLength(1);
+    const shown = await owner.get(String(again.headers.location));
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).not.toMatch(/whsec_/);
+    expect(shown.body).toContain('already sent');
+  });
+
   it('refuses a url sent twice rather than gluing the two together', async () => {
     const owner = await signIn('acme-hair', 'owner@acme.test');
     const refused = await owner.post('/console/webhooks', {

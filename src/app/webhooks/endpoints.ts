@@ -15,6 +15,7 @@ import { takeTurn, webhookEndpointsTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { isWebhookEventType, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks.ts';
+import { alreadySent, idOfForm } from '../once-forms.ts';
 import { checkEndpointUrl, type DestinationPolicy } from './destinations.ts';
 import { publishEvent } from './events.ts';
 import { newWebhookSecret } from './signature.ts';
@@ -32,7 +33,8 @@ export const MAX_ENDPOINTS = 20;
 
 /**
  * Registers an endpoint, enabled, with a new secret: the answer is the only time the secret is shown.
- * 400 naming `url` or `events` when one is not acceptable (destinations.ts).
+ * 400 naming `url` or `events` when one is not acceptable (destinations.ts). `formId`: the console
+ * form's one-time id, which makes the endpoint's id; sent again, 409 (once-forms.ts alreadySent).
  */
 export async function createWebhookEndpoint(
   db: Db,
@@ -40,6 +42,7 @@ export async function createWebhookEndpoint(
   input: NewWebhookEndpoint,
   policy: DestinationPolicy,
   now: number,
+  formId?: string,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const events = [...new Set(input.events)];
   const unknown = events.find((event) => !isWebhookEventType(event));
@@ -57,7 +60,8 @@ export async function createWebhookEndpoint(
   const url = await checkEndpointUrl(input.url.trim(), policy);
   const secret = newWebhookSecret();
   const row: WebhookEndpointRow = {
-    id: randomUUID(),
+    // The console's form names what it makes (once-forms.ts): sent again, it makes nothing.
+    id: formId === undefined ? randomUUID() : idOfForm(organisationId, formId),
     organisation_id: organisationId,
     url,
     description,
@@ -73,7 +77,11 @@ export async function createWebhookEndpoint(
   await writeTransaction(db, async (trx) => {
     // Simultaneous additions take turns (PostgreSQL): each counts what the others added.
     await takeTurn(trx, webhookEndpointsTurn(organisationId));
-    if ((await endpointsOf(trx, organisationId)).length >= MAX_ENDPOINTS) {
+    const endpoints = await endpointsOf(trx, organisationId);
+    if (formId !== undefined && endpoints.some((endpoint) => endpoint.id === row.id)) {
+      throw alreadySent('endpoint');
+    }
+    if (endpoints.length >= MAX_ENDPOINTS) {
       throw new AppError(
         'conflict',
         `An organisation has at most ${MAX_ENDPOINTS} webhook endpoints: delete one first.`,

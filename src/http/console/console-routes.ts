@@ -731,7 +731,8 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       return send(
         reply,
         shell(session, 'Webhooks', 'webhooks'),
-        webhooksBody({ endpoints, f, csrf: session.csrfToken, ...shown }),
+        // Each form drawn gets a one-time id of its own (once-forms.ts).
+        webhooksBody({ endpoints, f, csrf: session.csrfToken, formId: randomUUID(), ...shown }),
       );
     };
 
@@ -759,10 +760,15 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
           typed,
           deps.webhookDestinations,
           now(),
+          form.form_id || undefined,
         );
-        // The secret is in this one answer only (no redirect that would need to carry it), as a new key.
+        // The secret is in this one answer only (no redirect that would need to carry it), as a new key;
+        // a browser reloading it posts the same form again, which adds nothing (the form's one-time id).
         return webhooksPage(reply.code(201), session, { created: { url: endpoint.url, secret } });
       } catch (error) {
+        if (isAlreadySent(error)) {
+          return redirect(reply, `/console/webhooks?done=${'already_sent' satisfies WebhookDone}`);
+        }
         // A refused URL, no events, or the organisation's 20 already there: said on the form, the
         // typed values kept; anything else is the error page's.
         if (!(error instanceof AppError) || (error.code !== 'invalid_request' && error.code !== 'conflict')) {

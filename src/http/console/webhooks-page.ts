@@ -40,6 +40,8 @@ const DELIVERY_STATES: Record<WebhookDelivery['status'], string> = {
  */
 export const WEBHOOK_DONE_TEXTS = {
   deleted: 'Endpoint deleted: nothing more is sent to it.',
+  already_sent:
+    'That form was already sent, and added its endpoint then: it is in the list below. Its signing secret was shown only once; if it was not copied, delete the endpoint and add it again.',
   test_sent: 'Test event queued: it is sent within a few seconds, and its delivery shows below.',
 } as const;
 
@@ -89,6 +91,8 @@ export function webhooksBody(options: {
   form?: EndpointForm;
   created?: { url: string; secret: string };
   done?: string | undefined;
+  /** The add form's one-time id (once-forms.ts). */
+  formId: string;
 }): string {
   const { f, csrf, created } = options;
   const rows = options.endpoints
@@ -117,10 +121,10 @@ export function webhooksBody(options: {
 <p>Endpoints receive a signed POST for each event they subscribe to; a failed delivery is tried again for 72 hours. An endpoint that answers 410 Gone, or fails every attempt for 3 days, is disabled.</p>
 ${secret}
 ${list}
-${addForm(options.form ?? EMPTY_FORM, csrf)}`;
+${addForm(options.form ?? EMPTY_FORM, csrf, options.formId)}`;
 }
 
-function addForm(form: EndpointForm, csrf: string): string {
+function addForm(form: EndpointForm, csrf: string, formId: string): string {
   const error = form.error;
   const invalid = (param: string) =>
     error?.param === param ? ' aria-invalid="true" aria-describedby="endpoint-error"' : '';
@@ -129,7 +133,7 @@ function addForm(form: EndpointForm, csrf: string): string {
       `<label class="check"><input type="checkbox" name="events" value="${esc(type)}"${form.events.includes(type) ? ' checked' : ''}> <code>${esc(type)}</code> – ${esc(EVENT_MEANINGS[type])}</label>`,
   ).join('\n');
   return `<div class="card"><h2 id="add-endpoint">Add an endpoint</h2>
-${error ? `<p class="error" role="alert" id="endpoint-error">${esc(error.message)}</p>` : ''}<form method="post" action="/console/webhooks" aria-labelledby="add-endpoint">${csrfField(csrf)}
+${error ? `<p class="error" role="alert" id="endpoint-error">${esc(error.message)}</p>` : ''}<form method="post" action="/console/webhooks" aria-labelledby="add-endpoint">${csrfField(csrf)}<input type="hidden" name="form_id" value="${esc(formId)}">
 <label for="url">URL (https)</label><input id="url" name="url" type="url" required maxlength="2000" size="60" value="${esc(form.url)}"${invalid('url')}>
 <label for="description">Description (optional)</label><input id="description" name="description" maxlength="200" size="60" value="${esc(form.description)}"${invalid('description')}>
 <fieldset${invalid('events')}><legend>Events to receive</legend>
