@@ -222,8 +222,11 @@ function blockOf(html: string, reference: string): Placed {
     top: Number(TOP.exec(style)![1]),
     height: Number(HEIGHT.exec(style)![1]),
     style,
-    // The block's accessible name: its visible text.
-    label: match![2]!.replace(/<br>/g, ' ').replace(/<[^>]+>/g, ''),
+    // The block's visible text (its accessible name adds the staff member, for screen readers only).
+    label: match![2]!
+      .replace(/<span class="visually-hidden">.*?<\/span>/, '')
+      .replace(/<br>/g, ' ')
+      .replace(/<[^>]+>/g, ''),
   };
 }
 

@@ -379,8 +379,10 @@ describe('the diary and a booking', () => {
     expect(day.headers['x-frame-options']).toBe('DENY');
     expect(day.body).toContain('<h2>Ana</h2>');
     expect(day.body).toContain(`data-reference="${reference}"`);
-    // Its accessible name is its visible text (no aria-label saying something else).
-    expect(day.body).toContain('<strong>11:00–11:45</strong> Jo Bloggs<br>Cut<br><em>Confirmed</em></a>');
+    // Its accessible name is its visible text (no aria-label saying something else), then its stylist.
+    expect(day.body).toContain(
+      '<strong>11:00–11:45</strong> Jo Bloggs<br>Cut<br><em>Confirmed</em><span class="visually-hidden">, with Ana</span></a>',
+    );
     expect(day.body).toContain('class="now"');
     expect(day.body).toContain('class="hours"');
     const stamp = /data-stamp="([^"]+)"/.exec(day.body)![1];

@@ -115,7 +115,9 @@ function dayGrid(day: DiaryDay, zone: string, f: Formats, now: number): string {
     const spans = bookingSpans[i]!;
     const places = lanes(spans);
     const blocks = c.bookings
-      .map((b, j) => block(b, `${span(spans[j]!.start, spans[j]!.end)}${laneStyle(places[j]!)}`, f))
+      .map((b, j) =>
+        block(b, c.staff.name, `${span(spans[j]!.start, spans[j]!.end)}${laneStyle(places[j]!)}`, f),
+      )
       .join('');
     const working = c.hours.length === 0 ? ' (not working)' : '';
     return `<section class="col" style="height:calc(2rem + ${height})" aria-label="${esc(c.staff.name)}${working}"><h2>${esc(c.staff.name)}${working}</h2>${hours}${skipped}${off}${blocks}${nowLine}</section>`;
@@ -128,10 +130,12 @@ ${columns.join('\n')}
 
 /**
  * A booking's block. Its accessible name is its visible text (no aria-label that says something else:
- * speech users say what they see, axe's label-content-name-mismatch), so the text carries the end too.
+ * speech users say what they see, axe's label-content-name-mismatch), so the text carries the end too,
+ * and then the staff member, for a screen reader only (the column shows it to the eye): the same
+ * client's same service at the same time with two stylists would otherwise be two links of one name.
  */
-function block(b: DiaryBooking, style: string, f: Formats): string {
-  return `<a class="block s-${esc(b.status)}" style="${style}" href="/console/bookings/${esc(encodeURIComponent(b.reference))}" data-reference="${esc(b.reference)}"><strong>${esc(f.time(b.starts_at))}–${esc(f.time(b.ends_at))}</strong> ${esc(b.first_name)} ${esc(b.last_name)}<br>${esc(b.services)}<br><em>${esc(STATUS_LABELS[b.status] ?? b.status)}</em>${b.source === 'mcp' ? ' · phone agent' : ''}</a>`;
+function block(b: DiaryBooking, staffName: string, style: string, f: Formats): string {
+  return `<a class="block s-${esc(b.status)}" style="${style}" href="/console/bookings/${esc(encodeURIComponent(b.reference))}" data-reference="${esc(b.reference)}"><strong>${esc(f.time(b.starts_at))}–${esc(f.time(b.ends_at))}</strong> ${esc(b.first_name)} ${esc(b.last_name)}<br>${esc(b.services)}<br><em>${esc(STATUS_LABELS[b.status] ?? b.status)}</em>${b.source === 'mcp' ? ' · phone agent' : ''}<span class="visually-hidden">, with ${esc(staffName)}</span></a>`;
 }
 
 function weekTable(diary: Diary, f: Formats): string {
