@@ -85,3 +85,26 @@ it('asks before revoking a key, and revokes it only when confirmed', async () =>
   expect((await owner.get(`/console/keys/${key!.id}/revoke`)).statusCode).toBe(404);
   expect((await owner.get('/console/keys/not-a-key/revoke')).statusCode).toBe(404);
 });
+it('says a refused label or scope on the form, the typed values kept, and issues nothing', async () => {
+  const blank = await owner.post('/console/keys', { label: '   ', scope: 'read_write' });
+  expect(blank.statusCode).toBe(400);
+  // The keys page again, not an error page with no way on: the reason beside the label, the form there.
+  expect(blank.body).toContain('<h1>API keys</h1>');
+  expect(blank.body).toMatch(
+    /<p class="error" role="alert" id="key-error">A key label is 1 to 100 characters\.<\/p>/,
+  );
+  expect(blank.body).toMatch(/<input id="label" name="label"[^>]*aria-invalid="true"/);
+  expect(blank.body).toMatch(/<option value="read_write" selected>/);
+  expectNamedControls(blank.body);
+
+  // A scope no key has (a tampered form) is refused, not quietly issued read-only.
+  const tampered = await owner.post('/console/keys', { label: 'Front desk', scope: 'admin' });
+  expect(tampered.statusCode).toBe(400);
+  expect(tampered.body).toContain('Scope is read and write or read only.');
+  expect(tampered.body).toMatch(/<input id="label" name="label"[^>]*value="Front desk"/);
+  expect(await keysLabelled('Front desk')).toHaveLength(0);
+
+  const fine = await owner.post('/console/keys', { label: 'Front desk', scope: 'read' });
+  expect(fine.statusCode).toBe(201);
+  expect(await keysLabelled('Front desk')).toHaveLength(1);
+});

@@ -64,6 +64,7 @@ import {
   bookBody,
   clientsBody,
   type KeptBooking,
+  type KeyForm,
   keysBody,
   messagesBody,
   revokeKeyBody,
@@ -641,7 +642,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
     const keysPage = async (
       reply: FastifyReply,
       session: ConsoleSession,
-      shown: { created?: { key: string; label: string }; notice?: string } = {},
+      shown: { created?: { key: string; label: string }; notice?: string; refused?: KeyForm } = {},
     ) => {
       const keys = await listApiKeys(deps.db, session.organisation.slug);
       const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
@@ -661,14 +662,19 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
 
     post('/console/keys', async (_request, reply, session, form) => {
       requireKeyManager(session);
-      const scope = API_KEY_SCOPES.includes(form.scope as ApiKeyScope) ? (form.scope as ApiKeyScope) : 'read';
+      const typed = { label: form.label ?? '', scope: form.scope ?? '' };
       try {
+        // The form offers only the scopes there are: another one is a tampered form, refused rather
+        // than issued as some scope the owner did not choose.
+        if (!API_KEY_SCOPES.includes(typed.scope as ApiKeyScope)) {
+          throw new AppError('invalid_request', 'Scope is read and write or read only.', 'scope');
+        }
         const created = await createApiKey(
           deps.db,
           {
             organisationSlug: session.organisation.slug,
-            label: form.label ?? '',
-            scope,
+            label: typed.label,
+            scope: typed.scope as ApiKeyScope,
             formId: form.form_id || undefined,
           },
           now(),
@@ -677,8 +683,12 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         // reloading it posts the same form again, which issues nothing (the form's one-time id).
         return keysPage(reply.code(201), session, { created: { key: created.key, label: created.label } });
       } catch (error) {
-        if (!isAlreadySent(error)) throw error;
-        return redirect(reply, '/console/keys?done=already_sent');
+        if (isAlreadySent(error)) return redirect(reply, '/console/keys?done=already_sent');
+        // A refused label or scope is said on the form, what was typed kept, as the webhook form does.
+        if (!(error instanceof AppError) || error.code !== 'invalid_request') throw error;
+        return keysPage(reply.code(error.status), session, {
+          refused: { ...typed, error: error.message, field: error.param === 'scope' ? 'scope' : 'label' },
+        });
       }
     });
 

@@ -59,6 +59,15 @@ export function messagesBody(messages: readonly StaffMessage[], f: Formats, csrf
 <h2>Done</h2>${done.slice(-20).reverse().map(item).join('') || '<p>None yet.</p>'}`;
 }
 
+/** A key form the console refused: what was typed, and the reason. */
+export interface KeyForm {
+  label: string;
+  scope: string;
+  error: string;
+  /** The field the reason is about. */
+  field: 'label' | 'scope';
+}
+
 export function keysBody(view: {
   keys: readonly ApiKeySummary[];
   f: Formats;
@@ -68,8 +77,15 @@ export function keysBody(view: {
   /** The key just issued: in this one answer only. */
   created?: { key: string; label: string } | undefined;
   notice?: string | undefined;
+  /** What was typed in a form just refused, and why: said beside the label, the values kept. */
+  refused?: KeyForm | undefined;
 }): string {
   const { keys, f, csrf, created } = view;
+  const typed = view.refused ?? { label: '', scope: 'read_write' };
+  const invalid = (field: KeyForm['field']) =>
+    view.refused?.field === field ? ' aria-invalid="true" aria-describedby="key-error"' : '';
+  const scopeOption = (scope: string, words: string) =>
+    `<option value="${scope}"${typed.scope === scope ? ' selected' : ''}>${words}</option>`;
   const rows = keys
     .map(
       (k) =>
@@ -82,9 +98,9 @@ export function keysBody(view: {
     .join('');
   return `<h1>API keys</h1>
 ${view.notice ? `<p class="notice" role="status">${esc(view.notice)}</p>` : ''}${created ? `<div class="ok" role="status"><p>Key "${esc(created.label)}" created. Copy it now: it is shown only once.</p><p class="key" aria-label="New API key">${esc(created.key)}</p></div>` : ''}
-<div class="card"><h2>Issue a key</h2><form method="post" action="/console/keys" class="toolbar">${csrfField(csrf)}<input type="hidden" name="form_id" value="${esc(view.formId)}">
-<div><label for="label">Label</label><input id="label" name="label" required maxlength="100"></div>
-<div><label for="scope">Scope</label><select id="scope" name="scope"><option value="read_write">Read and write</option><option value="read">Read only</option></select></div>
+<div class="card"><h2>Issue a key</h2>${view.refused ? `<p class="error" role="alert" id="key-error">${esc(view.refused.error)}</p>` : ''}<form method="post" action="/console/keys" class="toolbar">${csrfField(csrf)}<input type="hidden" name="form_id" value="${esc(view.formId)}">
+<div><label for="label">Label</label><input id="label" name="label" required maxlength="100" value="${esc(typed.label)}"${invalid('label')}></div>
+<div><label for="scope">Scope</label><select id="scope" name="scope"${invalid('scope')}>${scopeOption('read_write', 'Read and write')}${scopeOption('read', 'Read only')}</select></div>
 <button type="submit" class="primary">Create key</button></form></div>
 <div class="scroll"><table><thead><tr><th>Label</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
