@@ -4,6 +4,7 @@ import { findLocationById } from '../data/location-repository.ts';
 import { bookingTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Booking, CANCEL_REASON_MAX_LENGTH } from '../domain/booking/booking.ts';
+import { heldTermsOf } from '../domain/booking/holds.ts';
 import { followingMove, wallTimeOf } from '../domain/booking/series.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { refusalOf } from '../domain/errors.ts';
@@ -17,6 +18,7 @@ import {
   cancelRefunded,
   pastCancellation,
   type RescheduleResult,
+  rescheduleHorizon,
   rescheduleInTransaction,
   rescheduleOrPreview,
   type TimeChange,
@@ -128,11 +130,16 @@ async function rescheduleFollowing(
   let refusalOfAsked: unknown;
   const location = await findLocationById(trx, changer.organisationId, booking.locationId);
   if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
+  // A clash's free times are those a move of that visit could take: as far ahead as the series
+  // reaches (a later visit may lie beyond max_advance_days), its own time not busy.
+  const reach = await rescheduleHorizon(trx, booking, location);
   for (const { occurrence, position, target } of order) {
     const asked = {
-      location,
+      location: reach,
       serviceIds: occurrence.serviceIds,
       staffId: change.staffId ?? occurrence.staffId,
+      excludeBookingId: occurrence.id,
+      movesHold: heldTermsOf(occurrence, now),
     };
     const at = { position, ...target };
     if (target.startsAt === null) {

@@ -381,6 +381,43 @@ describe('recurring series', () => {
     expect(json(alone).error.reason).toBe('staff_not_working');
   });
 
+  it('offers, for a later visit a move of the following cannot take, the free times of its date, its own included', async () => {
+    t = await startTestApp({ now: NOW });
+    // Every six weeks from Tuesday 16 March: 27 April, and 20 July beyond max_advance_days (60).
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 6, count: 4 });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const refs = occurrencesOf(booked).map((o) => o.reference);
+    // Someone else at 11:00 on 27 April and 20 July.
+    const other = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Al', last_name: 'Smith', email: 'al@example.com' },
+    });
+    const taken = await bookSeries(
+      '2027-04-27T11:00:00+01:00',
+      { every_weeks: 12, count: 2 },
+      { clientId: json(other).data.id },
+    );
+    expect(taken.statusCode, taken.body).toBe(201);
+
+    const refused = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-16T11:00:00Z', scope: 'following' },
+    });
+    expect(refused.statusCode, refused.body).toBe(409);
+    const clashes = json(refused).error.details.clashes;
+    expect(clashes.map((c: { occurrence: number }) => c.occurrence)).toEqual([2, 4]);
+    // Nearest 11:00: the visit's own 10:00 (it may stay or move within its own time), then noon.
+    expect(clashes[0].alternatives.map((a: { starts_at: string }) => a.starts_at)).toEqual(
+      expect.arrayContaining(['2027-04-27T10:00:00+01:00', '2027-04-27T12:00:00+01:00']),
+    );
+    // A visit the series took beyond max_advance_days has the free times of its date too.
+    expect(clashes[1].alternatives.map((a: { starts_at: string }) => a.starts_at)).toContain(
+      '2027-07-20T12:00:00+01:00',
+    );
+  });
+
   it('refuses a start whose local date is past 9999 or before year 0 as starts_at, not a 500 or "date"', async () => {
     t = await startTestApp({ now: NOW });
     // Both are valid RFC 3339; in London the first is 10000-01-01 and the second 31 December of year -1.
