@@ -191,7 +191,7 @@ async function atTheDesk() {
       phone: '+44 7911 223366',
       ...repeat,
     });
-  return { form, book };
+  return { form, book, me };
 }
 
 describe('a series at the console’s desk', () => {
@@ -205,6 +205,21 @@ describe('a series at the console’s desk', () => {
     expect(visits).toHaveLength(4);
     expect(visits.every((v) => v.status === 'confirmed')).toBe(true);
     expect(new Set(visits.map((v) => (v as unknown as { staff_id: string }).staff_id)).size).toBe(1);
+  });
+
+  it('lists the free times of a visit the series took beyond max_advance_days, to move it', async () => {
+    const { book, me } = await atTheDesk();
+    // Every 12 weeks from Monday 30 November: the third visit, 17 May 2027, lies beyond the 60 days.
+    const booked = await book({ repeat_every_weeks: '12', repeat_count: '3' });
+    expect(booked.statusCode, booked.body).toBe(303);
+    const reference = decodeURIComponent(/bookings\/([^?]+)/.exec(booked.headers.location as string)![1]!);
+    const last = (await series((await rest(reference)).series_id)).at(-1)!;
+    expect(last.starts_at.slice(0, 10)).toBe('2027-05-17');
+    const page = await me.get(`/console/bookings/${last.reference}/reschedule`);
+    expect(page.statusCode).toBe(200);
+    // Its own day's other free times, each a button that moves it there, as the API would.
+    expect(page.body).toContain(`action="/console/bookings/${last.reference}/reschedule" class="inline"`);
+    expect(page.body).toContain('name="starts_at" value="2027-05-17T');
   });
 
   it('gives a refused form back with its repeat as chosen, like every other field', async () => {

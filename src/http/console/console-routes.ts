@@ -7,6 +7,7 @@ import {
   cancelBooking,
   previewCancellation,
   rescheduleBooking,
+  rescheduleHorizon,
   rescheduleRefusal,
 } from '../../app/booking-changes.ts';
 import {
@@ -451,11 +452,11 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       const date =
         (request.query as { date?: string }).date ||
         DateTime.fromMillis(detail.booking.startsAt, { zone }).toISODate()!;
-      const location = await requireLocation(
+      // A visit of a series may lie, and move, beyond max_advance_days by the series' own length.
+      const location = await rescheduleHorizon(
         deps.db,
-        session.organisation.id,
-        detail.location.slug,
-        'location',
+        detail.booking,
+        await requireLocation(deps.db, session.organisation.id, detail.location.slug, 'location'),
       );
       const availability = await getAvailability(
         deps.db,
