@@ -108,6 +108,31 @@ describe('a series on the public page', () => {
       expect(await kinds(visit.reference)).toEqual(['reminder', 'reminder']);
   });
 
+  it('says which visit of a series is not free and the free times that day, as its refusal promises', async () => {
+    const { ids, bookRosa } = await onThePage();
+    // 14:00 on Wednesday 9 December, the series' second visit, taken with every stylist there.
+    for (let taken = 201; taken === 201; ) {
+      const booked = await t.request({
+        method: 'POST',
+        url: '/v1/bookings',
+        payload: {
+          location_slug: 'camden',
+          service_ids: [ids.services.cut],
+          client_id: ids.jo,
+          starts_at: '2026-12-09T14:00:00Z',
+        },
+      });
+      taken = booked.statusCode;
+    }
+    const refused = await bookRosa('3');
+    expect(refused.statusCode).toBe(409);
+    const alert = /<p [^>]*role="alert"[^>]*>([^<]*)<\/p>/.exec(refused.body)![1]!;
+    expect(alert).toMatch(
+      /^Nothing was booked: this visit of the series is not free at that time: Wednesday 9 December \(free that day: \d\d:\d\d(, \d\d:\d\d)* or \d\d:\d\d\)\. Your details are kept below/,
+    );
+    expect(alert).not.toContain('Each clash lists');
+  });
+
   it('refuses a repeat out of bounds with the field named', async () => {
     const { bookRosa } = await onThePage();
     const refused = await bookRosa('40');

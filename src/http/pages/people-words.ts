@@ -15,6 +15,8 @@ export function plainWords(error: AppError): string {
   if (phoneProblem !== undefined) {
     return 'That phone number does not look right. Check the digits; a number from abroad starts with + and its country code.';
   }
+  const clashes = seriesClashWords(error);
+  if (clashes !== undefined) return clashes;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
   if (param === 'last_name') return 'Please give your last name (up to 60 characters).';
   if (param === 'email' && /must be an e-mail/.test(error.message)) {
@@ -23,9 +25,41 @@ export function plainWords(error: AppError): string {
   return error.message;
 }
 
+/**
+ * A series refused because some of its visits are not free (409 series_clash): the API's message
+ * says each clash lists the free times nearest it, which only its details do; a page says them.
+ */
+function seriesClashWords(error: AppError): string | undefined {
+  const clashes = error.reason === 'series_clash' ? error.details?.clashes : undefined;
+  if (!Array.isArray(clashes) || clashes.length === 0) return undefined;
+  const visits = (clashes as { date: string; alternatives: { starts_at: string }[] }[]).map((clash) => {
+    // A start as the API gives it is the location's wall time: its hours and minutes are the clock's.
+    const times = clash.alternatives.map((a) => a.starts_at.slice(11, 16));
+    const free =
+      times.length === 0
+        ? 'no other free time that day'
+        : `free that day: ${times.length === 1 ? times[0] : `${times.slice(0, -1).join(', ')} or ${times.at(-1)}`}`;
+    const day = Date.parse(`${clash.date}T00:00:00Z`);
+    return `${Number.isNaN(day) ? clash.date : DAY_WORDS.format(day)} (${free})`;
+  });
+  const which = visits.length === 1 ? 'this visit of the series is' : 'these visits of the series are';
+  return `Nothing was booked: ${which} not free at that time: ${visits.join('; ')}.`;
+}
+
+/** "Wednesday 9 December": a local date as the pages say it (a date read at UTC midnight). */
+const DAY_WORDS = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  timeZone: 'UTC',
+});
+
 /** plainWords for a booking form sent back with what was typed kept: what to do next, too. */
 export function forPeople(error: AppError): string {
   const words = plainWords(error);
+  if (error.reason === 'series_clash') {
+    return `${words} Your details are kept below: choose another time and confirm again.`;
+  }
   if (words !== error.message) return words;
   if (error.param === 'form_key') return `${words} Your details are kept below: confirm to book.`;
   if (error.status === 409) {
