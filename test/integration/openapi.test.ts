@@ -150,6 +150,18 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(ERROR_CODES);
   });
 
+  it('names series_clash among the conflicts of booking a series and of moving its following visits', () => {
+    for (const [path, method] of [
+      ['/v1/bookings', 'post'],
+      ['/v1/bookings/{reference}', 'patch'],
+    ] as const) {
+      const conflict = doc.paths[path]![method]!.responses['409']!;
+      const description =
+        conflict.description ?? doc.components.responses[conflict.$ref!.split('/').pop()!]!.description;
+      expect(description, `${method} ${path}`).toContain('series_clash');
+    }
+  });
+
   it("names every hold that needs more notice than the location's in the too_soon reason", () => {
     const reason = doc.components.schemas.Error.properties.error.properties.reason.description;
     const tooSoon = reason.slice(reason.indexOf('too_soon'), reason.indexOf('too_far_ahead'));

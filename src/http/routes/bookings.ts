@@ -64,8 +64,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             404: ErrorEnvelope.describe('not_found: unknown location, service or client.'),
             409: ErrorEnvelope.describe(
               'conflict with its reason: too_soon, too_far_ahead, closed, not_on_grid or slot_unavailable ' +
-                '(param starts_at), staff_not_working (param staff_id); booking_protection_required; ' +
-                'idempotency_key_reused.',
+                '(param starts_at), staff_not_working (param staff_id); series_clash (with `repeat`: nothing ' +
+                'was booked, details.clashes lists each occurrence not free with alternatives that day); ' +
+                'booking_protection_required; idempotency_key_reused.',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
             ...AUTHENTICATED_ERRORS,
@@ -157,7 +158,9 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             409: ErrorEnvelope.describe(
               'conflict with its reason: not_changeable (the booking is not live or has started), late_change ' +
                 '(the policy window forbids it), too_soon, too_far_ahead, closed, not_on_grid or ' +
-                'slot_unavailable (param starts_at), staff_not_working (param staff_id); without a reason, the ' +
+                'slot_unavailable (param starts_at), staff_not_working (param staff_id); series_clash (scope ' +
+                'following: nothing moved, details.clashes lists each occurrence that cannot move with ' +
+                'alternatives that day); without a reason, the ' +
                 "catalogue changed since the booking was made: param staff_id (no staff_id was sent and the booking's " +
                 'staff member can no longer take it) or service_ids (a service no longer bookable online there).',
             ),
