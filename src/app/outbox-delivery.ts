@@ -257,13 +257,20 @@ async function deliverOne(
     // mended meanwhile), failed once its attempts are spent; the rest of the batch goes on.
     return failedAttempt(delivery, row, message, settle, 'the message could not be written', false);
   }
-  if (!rendered) {
+  // To the client's phone or e-mail as it is now, not as it was when the message was written (a
+  // re-import corrected it meanwhile): the old one may be somebody else's by now, and the message
+  // names the client, the appointment and the link that cancels it. A code goes to the contact it
+  // proves. A client with no contact on this channel any more is sent nothing on it.
+  const to =
+    !rendered || row.kind === 'verification_code' ? row.recipient : currentContact(row.channel, facts!);
+  if (!rendered || to === null) {
     await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token), REDONE_IF_LOST);
     return 'dropped';
   }
+  const readdressed: MessageOutcome = to === row.recipient ? {} : { recipient: to };
   // Whatever wrote it (an old client record, an import): a text goes only where texts may go.
-  if (row.channel === 'sms' && !isTextable(row.recipient, textedCountries)) {
-    await settle(message, { status: 'failed', last_error: NOT_TEXTABLE });
+  if (row.channel === 'sms' && !isTextable(to, textedCountries)) {
+    await settle(message, { ...readdressed, status: 'failed', last_error: NOT_TEXTABLE });
     return 'failed';
   }
   const body = JSON.stringify(
@@ -273,7 +280,7 @@ async function deliverOne(
   );
   const sender = delivery.senders[row.channel];
   if (!sender) {
-    await settle(message, { status: 'logged', body, sent_at: now });
+    await settle(message, { ...readdressed, status: 'logged', body, sent_at: now });
     return 'logged';
   }
   const { waited } = await turns.take();
@@ -288,9 +295,7 @@ async function deliverOne(
   }
   let providerId: string;
   try {
-    ({ providerId } = await sender
-      .send({ id: row.id, to: row.recipient, rendered })
-      .finally(() => turns.done()));
+    ({ providerId } = await sender.send({ id: row.id, to, rendered }).finally(() => turns.done()));
   } catch (error) {
     const reason = error instanceof DeliveryError ? error.message : 'the provider could not be reached';
     return failedAttempt(
@@ -303,6 +308,7 @@ async function deliverOne(
     );
   }
   await settle(message, {
+    ...readdressed,
     status: 'sent',
     // The provider accepted it, whatever it answered besides (an id missing from its answer included).
     provider_id: typeof providerId === 'string' ? providerId.slice(0, 200) : null,
@@ -312,6 +318,11 @@ async function deliverOne(
     last_error: null,
   });
   return 'sent';
+}
+
+/** The client's phone (for a text) or e-mail as the booking's facts read it now; null when it has none. */
+function currentContact(channel: OutboxChannel, facts: MessageFactsRow): string | null {
+  return channel === 'sms' ? facts.client_phone : facts.client_email;
 }
 
 /** Records a failed attempt: tried again after its backoff, or failed when final or out of attempts. */

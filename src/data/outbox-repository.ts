@@ -168,7 +168,10 @@ export async function claimDueMessages(
 
 /** What became of a delivery attempt: the columns it sets. */
 export type MessageOutcome = Partial<
-  Pick<OutboxTable, 'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at' | 'attempts'>
+  Pick<
+    OutboxTable,
+    'status' | 'due_at' | 'provider_id' | 'last_error' | 'body' | 'sent_at' | 'attempts' | 'recipient'
+  >
 >;
 
 /**
@@ -430,7 +433,8 @@ async function postgresFactRows(
         WHERE f.booking_id = b.id AND f.kind = 'late_cancellation' AND f.organisation_id = b.organisation_id
         LIMIT 1) AS late_fee_minor,
       o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
-      s.name AS staff_name, c.first_name, c.contact_proven, o.catalogue_version,
+      s.name AS staff_name, c.first_name, c.contact_proven, c.phone AS client_phone,
+      c.email AS client_email, o.catalogue_version,
       ARRAY(SELECT sv.name FROM booking_services bs
           CROSS JOIN LATERAL (SELECT sv.name, sv.organisation_id FROM services sv
             WHERE sv.id = bs.service_id OFFSET 0) sv
@@ -496,6 +500,9 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       's.name as staff_name',
       'c.first_name',
       'c.contact_proven',
+      // Where the client is reached now: a message goes there, not where it was when written.
+      'c.phone as client_phone',
+      'c.email as client_email',
       'o.catalogue_version',
     ])
     .where((eb) =>
