@@ -1,3 +1,4 @@
+import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus } from '../domain/booking/state-machine.ts';
@@ -54,9 +55,14 @@ function send(db: Db, organisationId: string, reference: string, now: number) {
       now,
     );
     if (notices.length === 0) {
+      // No e-mail, and a phone (if any) that may not be texted: said as it is, so staff know to ask for
+      // an e-mail rather than look for a number that is there.
+      const client = await findClientById(trx, organisationId, booking.clientId);
       throw new AppError(
         'conflict',
-        'The client has neither a phone number nor an e-mail address to send it to.',
+        client?.phone
+          ? "The client's phone number is not one we send texts to (texts go only to personal numbers in the countries the organisation texts), and the client has no e-mail address to send it to."
+          : 'The client has neither a phone number nor an e-mail address to send it to.',
       );
     }
     return { reference: booking.reference, kind, notices };

@@ -230,6 +230,20 @@ describe('countries texted', () => {
     }
   });
 
+  it('send_link for a client reached only by a number abroad says why nothing can be sent', async () => {
+    const catalogue = demoCatalogue() as { clients: Record<string, unknown>[] };
+    catalogue.clients[0]!.phone = '+33612345678';
+    delete catalogue.clients[0]!.email;
+    await start(catalogue);
+    const reference = (await bookForJo()).json().data.reference as string;
+    const link = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/send-link` });
+    expect(link.statusCode).toBe(409);
+    const { message } = link.json().error;
+    expect(message).not.toContain('neither a phone number');
+    expect(message).toContain('not one we send texts to');
+    expect(message).not.toContain('+33612345678');
+  });
+
   it('policies.sms_countries adds countries: the code goes by text to a French mobile', async () => {
     const catalogue = demoCatalogue() as Record<string, unknown>;
     catalogue.policies = { sms_countries: ['FR'] };
