@@ -178,6 +178,30 @@ describe('the waitlist', () => {
     expect(await pass()).toBe(0);
   });
 
+  it('passes over an entry no message can reach (a number abroad, no e-mail): the time goes to the next', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const ids = await catalogueIds(t.database.db);
+    // A French mobile only: the London salon texts the United Kingdom only, and there is no e-mail.
+    const abroad = await joinWith({
+      staff_id: ids.staff.ana,
+      client: { first_name: 'Amelie', last_name: 'Roux', phone: '+33612345678' },
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times: ['afternoon'],
+    });
+    const reachable = await join('Bea');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(await pass()).toBe(1);
+    expect((await entry(abroad.id)).offer).toBeNull();
+    const offered = await entry(reachable.id);
+    expect(offered.offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
+    const messages = (await listOutbox(t.database.db, ids.organisation)).filter(
+      (m) => m.reference === offered.offer.booking_reference,
+    );
+    expect(messages.map((m) => `${m.kind}:${m.channel}`)).toEqual(['booking_page_link:email']);
+  });
+
   it('lets the customer decline an offer or leave from its link, and the time goes to the next entry', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await fillTuesdayAfternoon();

@@ -35,6 +35,8 @@ import { type Caller, createBooking } from '../booking-service.ts';
 import { withCheckoutsOpenedFirst } from '../checkouts-opened-first.ts';
 import type { PaymentProvider } from '../payments.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
+import { isTextable } from '../phone-destinations.ts';
+import { textedCountriesOf } from '../texted-countries.ts';
 import { publishWaitlistEvent } from './offer-outcomes.ts';
 
 /**
@@ -236,7 +238,10 @@ async function offerAt(
     spans.push({ startsAt: offer.starts_at, endsAt: offer.ends_at });
     letGo.set(offer.entry_id, spans);
   }
-  const entries = await waitingEntriesAt(db, organisationId, locationId);
+  // An offer is made known by text or e-mail alone: an entry none can reach (a number the salon does
+  // not text, and no e-mail) would hold the time for nobody while those after it wait.
+  const waiting = await waitingEntriesAt(db, organisationId, locationId);
+  const entries = await reachableEntries(db, organisation, waiting);
   const free = new FreeTimes(db, location, entries, today, now);
   const caller = {
     organisationId,
@@ -267,6 +272,30 @@ async function offerAt(
     }
   }
   return offered;
+}
+
+/** The entries whose client a message can reach: an e-mail, or a phone the organisation texts. */
+async function reachableEntries(
+  db: Db,
+  organisation: { id: string; catalogue_version: number },
+  entries: WaitlistEntryRow[],
+): Promise<WaitlistEntryRow[]> {
+  if (entries.length === 0) return entries;
+  const [clients, texted] = await Promise.all([
+    db
+      .selectFrom('clients')
+      .select(['id', 'phone', 'email'])
+      .where('organisation_id', '=', organisation.id)
+      .where('id', 'in', [...new Set(entries.map((e) => e.client_id))])
+      .execute(),
+    textedCountriesOf(db, organisation.id, organisation.catalogue_version),
+  ]);
+  const reached = new Set(
+    clients
+      .filter((c) => c.email !== null || (c.phone !== null && isTextable(c.phone, texted)))
+      .map((c) => c.id),
+  );
+  return entries.filter((entry) => reached.has(entry.client_id));
 }
 
 /**
