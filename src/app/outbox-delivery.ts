@@ -249,6 +249,20 @@ async function deliverOne(
     await settle(message, { status: 'failed', last_error: reason });
     return 'failed';
   }
+  // A reminder goes as many hours before as the location's policy says now: none once it sends none,
+  // later once it asks fewer hours (given back unsent, due then, its attempt not counted).
+  if (row.kind === 'reminder' && facts) {
+    const hours = facts.reminder_hours_before;
+    if (hours <= 0) {
+      await writeStatement(delivery.db, (trx) => dropClaimedMessage(trx, message, token), REDONE_IF_LOST);
+      return 'dropped';
+    }
+    const due = facts.starts_at - hours * 3_600_000;
+    if (due > now) {
+      await settle(message, { due_at: due, attempts: row.attempts - 1 });
+      return null;
+    }
+  }
   let rendered: RenderedMessage | null | undefined;
   try {
     rendered = facts && render(delivery, row, facts, now);

@@ -433,6 +433,7 @@ async function postgresFactRows(
         WHERE f.booking_id = b.id AND f.kind = 'late_cancellation' AND f.organisation_id = b.organisation_id
         LIMIT 1) AS late_fee_minor,
       o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
+      l.reminder_hours_before,
       s.name AS staff_name, c.first_name, c.contact_proven, c.phone AS client_phone,
       c.email AS client_email, o.catalogue_version,
       ARRAY(SELECT sv.name FROM booking_services bs
@@ -497,6 +498,7 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       'l.name as location_name',
       'l.phone as location_phone',
       'l.timezone',
+      'l.reminder_hours_before',
       's.name as staff_name',
       'c.first_name',
       'c.contact_proven',
