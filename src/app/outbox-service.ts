@@ -137,13 +137,18 @@ export async function announceChange(
     .where('b.organisation_id', '=', organisationId)
     .where('b.id', '=', bookingId)
     .executeTakeFirstOrThrow();
-  const kinds = change.drop === 'all' ? undefined : change.drop;
+  // A waitlist offer not claimed yet that was moved (the desk, as the customer asked on the phone) is
+  // told again as the offer it is, at its new time: "Moved" would speak of a booking nobody made.
+  const offer = row.pending_requirements?.includes(WAITLIST_CLAIM) === true;
+  const kind: OutboxKind = offer && change.kind === 'rescheduled' ? 'booking_page_link' : change.kind;
+  const kinds =
+    change.drop === 'all' ? undefined : kind === change.kind ? change.drop : [...change.drop, kind];
   await dropPendingMessages(trx, organisationId, bookingId, now, kinds);
   // A public booking whose contact nobody has proven sends nothing but its code (contact-proof.ts):
   // that contact may be anybody's.
   if (row.pending_requirements?.includes(CONTACT_VERIFICATION)) return [];
   // A waitlist offer not claimed yet is withdrawn as it lapses: quietly, its link then saying so.
-  if (change.kind === 'cancelled' && row.pending_requirements?.includes(WAITLIST_CLAIM)) return [];
+  if (change.kind === 'cancelled' && offer) return [];
   const target = {
     organisationId,
     bookingId,
@@ -156,7 +161,7 @@ export async function announceChange(
     trx,
     target,
     {
-      kind: change.kind,
+      kind,
       reminder: remind ? { startsAt: row.starts_at, hoursBefore: row.reminder_hours_before } : undefined,
       silent: change.silent === true,
     },

@@ -808,6 +808,36 @@ describe('the waitlist', () => {
     expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
   });
 
+  it('tells the customer of an offer the desk moved as an offer, not as a booking of theirs that moved', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const ada = await join('Ada');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('13')}/cancel` });
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(1);
+    const reference = (await entry(ada.id)).offer.booking_reference as string;
+    const ids = await catalogueIds(t.database.db);
+    const delivery = {
+      db: t.database.db,
+      clock: t.clock,
+      senders: { sms: null, email: null },
+      links: customerLinks(localCheckout, 'https://book.example'),
+    };
+    await deliverAllDue(delivery);
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: `${TUESDAY}T15:00:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await deliverAllDue(delivery);
+    const told = (await listOutbox(t.database.db, ids.organisation)).filter((m) => m.reference === reference);
+    expect(told.map((m) => m.kind)).not.toContain('rescheduled');
+    const last = JSON.parse(told.at(-1)!.body!).text as string;
+    expect(last).toContain('A time has freed up for you: Cut with Ana on Tuesday 24 November at 15:00 GMT');
+    expect(last).toContain('Held for you until');
+  });
+
   it('tells the offer where its hold is now once the hold was moved, in the entry, and sends waitlist.claimed with the booked entry', async () => {
     await withWaitlistReceiver(['waitlist.claimed'], async (receiver, sender) => {
       const booked = await fillTuesdayAfternoon();
