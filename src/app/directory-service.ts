@@ -1,6 +1,10 @@
 import { aliasesOf } from '../data/alias-repository.ts';
 import type { Db } from '../data/database.ts';
-import { findActiveLocationBySlug, listActiveLocations } from '../data/location-repository.ts';
+import {
+  findActiveLocationBySlug,
+  findLocationBySlug,
+  listActiveLocations,
+} from '../data/location-repository.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import { listOfferedServices, staffDeliveringAt } from '../data/service-repository.ts';
 import { listStaffAt, servicesDeliveredAt } from '../data/staff-repository.ts';
@@ -37,6 +41,16 @@ export async function requireLocation(
     findActiveLocationBySlug(db, organisationId, slug),
   );
   if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
+  return location;
+}
+
+/**
+ * The location a booking is at, by slug, active or not (404 not_found when the organisation has none):
+ * a location made inactive takes no bookings, but its bookings are still read, named and cancelled.
+ */
+export async function requireBookedLocation(db: Db, organisationId: string, slug: string): Promise<Location> {
+  const location = await findLocationBySlug(db, organisationId, slug);
+  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, 'slug');
   return location;
 }
 

@@ -5,6 +5,7 @@ import { allOfferedServices } from '../data/service-repository.ts';
 import { activeWorkingHoursAt } from '../data/staff-repository.ts';
 import { weeklyHours } from '../domain/availability/opening-hours.ts';
 import { addDays } from '../domain/availability/zone-calendar.ts';
+import type { Location } from '../domain/catalogue.ts';
 import type { LocationInfo } from '../domain/location-info.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { requireLocation } from './directory-service.ts';
@@ -19,6 +20,16 @@ export async function getLocationInfo(
   now: number,
 ): Promise<LocationInfo> {
   const location = await requireLocation(db, organisationId, locationSlug, 'location');
+  return describeLocation(db, organisationId, location, now);
+}
+
+/** What getLocationInfo tells of a location already read (active or not: a booking's own location). */
+export async function describeLocation(
+  db: Db,
+  organisationId: string,
+  location: Location,
+  now: number,
+): Promise<LocationInfo> {
   const today = localDateAt(now, location.timezone);
   const [hours, closures, services, organisation] = await Promise.all([
     activeWorkingHoursAt(db, organisationId, location.id),

@@ -69,6 +69,24 @@ export async function findActiveLocationBySlug(
   return row ? toLocation(row) : undefined;
 }
 
+/**
+ * A location by slug, active or not: the one a booking is at, which keeps being read (named, its
+ * policy said, the booking cancelled) after the location stops taking bookings.
+ */
+export async function findLocationBySlug(
+  db: Db,
+  organisationId: string,
+  slug: string,
+): Promise<Location | undefined> {
+  const row = await db
+    .selectFrom('locations')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  return row ? toLocation(row) : undefined;
+}
+
 /** A location by id, active or not: a booking keeps its location whatever happens to it later. */
 export async function findLocationById(
   db: Db,

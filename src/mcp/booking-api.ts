@@ -81,6 +81,11 @@ export interface BookingApi {
    */
   now(): number;
   listLocations(): Promise<Location[]>;
+  /**
+   * The location a booking is at, active or not: a location made inactive takes no bookings, but its
+   * bookings are still read, named and cancelled (404 not_found where this API cannot see it).
+   */
+  bookingLocation(locationSlug: string): Promise<Location>;
   /** Every service offered at the location, bookable online or not. */
   listServices(locationSlug: string): Promise<Service[]>;
   listStaff(locationSlug: string): Promise<Staff[]>;

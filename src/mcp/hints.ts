@@ -163,6 +163,15 @@ export const TOOL_OUTCOMES = {
   ),
   /** A booking or move refused because the location is closed that day. */
   closed: outcome('conflict', closedHint),
+  /**
+   * A move refused because the location no longer takes bookings at all (made inactive): no other day
+   * or time there helps, so none is offered; the booking stays, and can still be cancelled.
+   */
+  location_closed: outcome<{ location: string }>(
+    'conflict',
+    ({ location }) =>
+      `${location} no longer takes bookings, so this one stays as it is and cannot be moved; offer to cancel it, or to take a message for the salon.`,
+  ),
   /** A booking or move refused on a day the location opens, but nobody who does the services works. */
   nobody_does_it: outcome('conflict', nobodyDoesItHint),
   not_on_grid: outcome<{ every: number | null; alternatives: number }>(

@@ -98,6 +98,13 @@ export class HttpBookingApi implements BookingApi {
     return this.#cachedListing<Location>('locations', ['locations']);
   }
 
+  /** Over REST only active locations are listed: one made inactive since is not found. */
+  async bookingLocation(locationSlug: string): Promise<Location> {
+    const location = (await this.listLocations()).find((l) => l.slug === locationSlug);
+    if (!location) throw new AppError('not_found', `No location has the slug "${locationSlug}".`, 'slug');
+    return location;
+  }
+
   async listServices(locationSlug: string): Promise<Service[]> {
     const slug = slugSegment(locationSlug);
     const services = await this.#cachedListing<Service>(`services\u0000${locationSlug}`, [

@@ -16,10 +16,10 @@ import {
   listServicesAt,
   listStaffWorkingAt,
   type PageRequest,
-  requireLocation,
+  requireBookedLocation,
 } from '../app/directory-service.ts';
 import { createBookingIdempotently } from '../app/idempotent-booking.ts';
-import { getLocationInfo } from '../app/location-info-service.ts';
+import { describeLocation } from '../app/location-info-service.ts';
 import { takeMessage } from '../app/message-service.ts';
 import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { sendLink } from '../app/send-link.ts';
@@ -125,6 +125,12 @@ export class InProcessBookingApi implements BookingApi {
       const locations = await allPages((page) => listLocations(this.#deps.db, this.#allowed('read'), page));
       return locations.map(presentLocation);
     });
+  }
+
+  bookingLocation(locationSlug: string): Promise<Location> {
+    return this.#listedAt('location', locationSlug, async (_organisationId, location) =>
+      presentLocation(location),
+    );
   }
 
   listServices(locationSlug: string): Promise<Service[]> {
@@ -313,7 +319,7 @@ export class InProcessBookingApi implements BookingApi {
       `info:${localDateKey(this.now())}`,
       locationSlug,
       async (organisationId, location) =>
-        presentLocationInfo(await getLocationInfo(this.#deps.db, organisationId, location.slug, this.now())),
+        presentLocationInfo(await describeLocation(this.#deps.db, organisationId, location, this.now())),
     );
   }
 
@@ -389,7 +395,9 @@ export class InProcessBookingApi implements BookingApi {
   ): Promise<T> {
     return this.#once(`${listing}:${locationSlug}`, async () => {
       const organisationId = this.#allowed('read');
-      return load(organisationId, await requireLocation(this.#deps.db, organisationId, locationSlug));
+      // Active or not: the tools name a location only from listLocations (active ones), or as the
+      // location of a booking, which is still read and cancelled once its location closes for good.
+      return load(organisationId, await requireBookedLocation(this.#deps.db, organisationId, locationSlug));
     });
   }
 

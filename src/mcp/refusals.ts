@@ -95,6 +95,10 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
     case 'too_far_ahead':
       return failure('too_far_ahead', { location: place.location.name, until: day(details.last_date) }, base);
     case 'closed': {
+      // Closed for good, not on a day (a location made inactive): no time there is offered instead.
+      if (typeof details.date !== 'string') {
+        return failure('location_closed', { location: place.location.name }, base);
+      }
       const extra = await offer(ALTERNATIVE_DAYS);
       if (details.closed_because === 'nobody_works' && typeof details.date === 'string') {
         const { opening_hours } = await api.locationInfo(place.location.slug);

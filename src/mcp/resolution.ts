@@ -116,11 +116,10 @@ function askWhich(what: 'locations' | 'services' | 'staff members', said: string
   return fail('ambiguous', { what, said, names: choices }, { choices });
 }
 
-/** The location a booking is at, by its slug. */
+/** The location a booking is at, by its slug: active or not (its bookings are still read and cancelled). */
 export async function placeOfSlug(api: BookingApi, slug: string): Promise<Place> {
-  const location = (await api.listLocations()).find((l) => l.slug === slug);
-  if (!location) throw new Error(`Location ${slug} of a booking is not listed`);
-  return placeOf(location);
+  const listed = (await api.listLocations()).find((l) => l.slug === slug);
+  return placeOf(listed ?? (await api.bookingLocation(slug)));
 }
 
 const describeService = (s: Service) => ({ id: s.id, names: [s.name], aliases: s.aliases });

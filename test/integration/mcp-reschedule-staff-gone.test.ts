@@ -77,3 +77,40 @@ describe('reschedule when the catalogue changed since the booking was made', () 
     }
   });
 });
+
+describe('a booking at a location that no longer takes bookings (made inactive since)', () => {
+  it('is still read, looked up and cancelled; a move is refused as closed for good, with no times offered', async () => {
+    const booking = await amarasCut('2026-11-24T15:00:00+00:00');
+    const camden = () => demo.t.database.db.updateTable('locations').where('slug', '=', 'camden');
+    await camden().set({ active: 0 }).execute();
+    try {
+      const read = await demo.mcp.call('get_booking', { reference: booking.reference });
+      expect(read).toMatchObject({ ok: true, booking: { location_name: 'Northside Camden' } });
+      expect(read.booking.spoken).toMatch(/Cut & blow-dry with Amara Okafor at Northside Camden/);
+
+      const jo = await demo.mcp.call('lookup_client', { phone: '+447911123456' });
+      expect(jo.upcoming_bookings.map((b: { reference: string }) => b.reference)).toContain(
+        booking.reference,
+      );
+
+      for (const dryRun of [true, false]) {
+        const refused = await demo.mcp.call('reschedule', {
+          reference: booking.reference,
+          starts_at: '2026-11-24T16:00:00+00:00',
+          ...(dryRun && { dry_run: true }),
+        });
+        expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'closed' });
+        expect(refused.hint).toMatch(/Northside Camden no longer takes bookings.*cancel/);
+        expect(refused.hint).not.toMatch(/another day|closed on/);
+        expect(refused.alternatives).toBeUndefined();
+      }
+
+      const asked = await demo.mcp.call('cancel', { reference: booking.reference, dry_run: true });
+      expect(asked).toMatchObject({ ok: true, dry_run: true, late: false });
+      const cancelled = await demo.mcp.call('cancel', { reference: booking.reference });
+      expect(cancelled).toMatchObject({ ok: true, dry_run: false, booking: { status: 'cancelled' } });
+    } finally {
+      await camden().set({ active: 1 }).execute();
+    }
+  });
+});

@@ -110,6 +110,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   appointment_started: [{ when: 'today, Tuesday 24 November at 10 am' }],
   awaiting_code: [{}],
   staff_cannot_take: [{}],
+  location_closed: [{ location: 'Northside Camden' }],
   service_not_online: [{}],
   protection_required: [
     { location: 'Northside Islington', phone: null },
