@@ -182,6 +182,15 @@ describe('an argument error names every bad argument', () => {
     expect(lookup).toContain('phone: That phone number does not look complete');
   });
 
+  it('names a call-back phone it cannot read beside what take_message’s schema refuses', async () => {
+    const text = errorText(
+      await demo.mcp.raw('take_message', { caller_name: '', phone: '12', message: 'Call me back' }),
+    );
+    expect(text).toContain('take_message has 2 bad arguments: ');
+    expect(text).toContain('caller_name is at least 1 character');
+    expect(text).toContain('phone: That phone number does not look complete');
+  });
+
   it('names a start and a phone it cannot read in one answer when the schema takes both', async () => {
     const text = errorText(
       await demo.mcp.raw('book', {

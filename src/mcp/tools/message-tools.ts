@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contactForms } from '../argument-forms.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
 import { defineTool } from '../tool-spec.ts';
 
@@ -22,6 +23,7 @@ export const takeMessageTool = defineTool({
   // idempotentHint false is the default, left out of tools/list.
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   failureMembers: ['choices'],
+  formProblems: (given) => contactForms(given, false),
   async run(args, { api }) {
     const locations = await api.listLocations();
     // Without a location the message is the organisation's (or the booking's location, with a reference).
