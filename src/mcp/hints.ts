@@ -294,6 +294,12 @@ export const TOOL_OUTCOMES = {
       'The caller is already on the waitlist for that here and will be sent a link when a time frees up; ' +
       'to change the days or times, offer to take a message for the salon.',
   ),
+  /** send_link with nothing to send (the booking no longer live, begun, or nowhere to send it), and why. */
+  nothing_to_send: outcome<{ why: string }>(
+    'conflict',
+    ({ why }) =>
+      `Nothing was sent: ${why}; tell the caller, and offer to take a message for the salon if they need more.`,
+  ),
   resends_spent: outcome<{ times: number; minutes: number }>(
     'rate_limited',
     ({ times, minutes }) =>

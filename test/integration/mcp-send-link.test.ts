@@ -88,6 +88,17 @@ describe('send_link', () => {
     await mcp.call('cancel', { reference });
     const refused = await mcp.call('send_link', { reference });
     expect(refused).toMatchObject({ ok: false, code: 'conflict' });
+    // Not the hint of a time refused ("offer the caller another time"): nothing is sent, and why.
+    expect(refused.hint).toMatch(/^Nothing was sent: that booking is cancelled/);
+    expect(refused.hint).not.toMatch(/another time/);
+  });
+
+  it('an unknown reference is said with the reference, as get_booking says it', async () => {
+    const refused = await mcp.call('send_link', { reference: 'NHC-ZZZZZZ' });
+    expect(refused).toMatchObject({ ok: false, code: 'not_found' });
+    expect(refused.hint).toBe(
+      'No booking has the reference NHC-ZZZZZZ; ask the caller to read it again, or find it with lookup_client.',
+    );
   });
 });
 

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
+import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { contactForms } from '../argument-forms.ts';
+import type { BookingApi, LinkSent } from '../booking-api.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
+import { fail, isError } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 
 export const takeMessageTool = defineTool({
@@ -61,7 +65,30 @@ export const sendLinkTool = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run(args, { api }) {
-    const sent = await api.sendLink(args.reference);
+    const sent = await sendLinkOrSayWhy(api, args.reference);
     return { kind: sent.kind, spoken: sent.spoken };
   },
 });
+
+/**
+ * The link sent again, or the outcome saying why nothing was: an unknown reference as get_booking says
+ * it, and a refusal (the booking no longer live, or its appointment begun, or nowhere to send it) in
+ * words of its own, not a refused time's "offer the caller another time".
+ */
+async function sendLinkOrSayWhy(api: BookingApi, reference: string): Promise<LinkSent> {
+  try {
+    return await api.sendLink(reference);
+  } catch (error) {
+    if (isError(error, 'not_found')) fail('booking_not_found', { reference });
+    if (!isError(error, 'conflict')) throw error;
+    const booking = await api.getBooking(reference);
+    const live = (LIVE_STATUSES as readonly string[]).includes(booking.status);
+    let why: string;
+    if (!live) why = `that booking is ${booking.status.replaceAll('_', ' ')}`;
+    else if (Date.parse(booking.starts_at) <= api.now()) why = 'that appointment has already started';
+    else if (booking.pending_confirmation?.requirements.includes(CONTACT_VERIFICATION)) {
+      why = 'that booking waits for the code sent to the customer, which its booking page sends again';
+    } else why = 'there is no phone number or e-mail address on file it may be sent to';
+    return fail('nothing_to_send', { why }, { detail: error.message });
+  }
+}
