@@ -312,6 +312,19 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
     );
   });
 
+  it('a message about a reference no booking has is not taken; the reference is said back to check', async () => {
+    const mcp = await agent();
+    const refused = await mcp.call('take_message', {
+      caller_name: 'Priya',
+      message: 'Please move my appointment',
+      reference: 'NHC-ZZZZZZ',
+    });
+    expect(refused).toMatchObject({ ok: false, code: 'not_found' });
+    expect(refused.hint).toBe(
+      'No booking has the reference NHC-ZZZZZZ; ask the caller to read it again, or find it with lookup_client.',
+    );
+  });
+
   it('in New York, times and prices are said the American way, with the offset in force', async () => {
     const mcp = await agent('newYork');
     const found = await mcp.call('find_slots', { services: 'shave', date: 'tomorrow' });

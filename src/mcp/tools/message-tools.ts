@@ -37,13 +37,20 @@ export const takeMessageTool = defineTool({
         : null;
     // A national number is read with the countries of the organisation's locations, as lookup_client reads it.
     const { phone } = await callerContact(api, { phone: args.phone }, location?.location.country);
-    const taken = await api.takeMessage({
-      caller_name: args.caller_name,
-      message: args.message,
-      ...(phone !== undefined && { phone }),
-      ...(args.reference !== undefined && args.reference.trim() !== '' && { reference: args.reference }),
-      ...(location && { location_slug: location.location.slug }),
-    });
+    const reference = args.reference?.trim() ? args.reference : undefined;
+    const taken = await api
+      .takeMessage({
+        caller_name: args.caller_name,
+        message: args.message,
+        ...(phone !== undefined && { phone }),
+        ...(reference !== undefined && { reference }),
+        ...(location && { location_slug: location.location.slug }),
+      })
+      .catch((error: unknown) => {
+        // The one thing not found here is the booking it is about: said with the reference, to check.
+        if (reference !== undefined && isError(error, 'not_found')) fail('booking_not_found', { reference });
+        throw error;
+      });
     return {
       message_id: taken.id,
       spoken: `I've passed your message on to the team${taken.phone ? ', and they can call you back on the number you gave' : ''}.`,
