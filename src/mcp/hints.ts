@@ -113,6 +113,12 @@ export const TOOL_OUTCOMES = {
         ? `That number could be a ${either(countries)} number; ask the caller which country it is from, then pass it with that country's code.`
         : `That is not a ${either(countries)} number as said; ask the caller which country the number is from, then pass it with that country's code and without the leading 0 (like +33 6 12 34 56 78 for France).`,
   ),
+  /** A client_id (the agent's, from an earlier answer) that no client of the organisation has. */
+  unknown_client: outcome(
+    'not_found',
+    () =>
+      'No client has that client_id; look the caller up with lookup_client, or pass client with their name and phone or e-mail instead.',
+  ),
   booking_not_found: outcome<{ reference: string }>(
     'not_found',
     ({ reference }) =>

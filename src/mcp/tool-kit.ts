@@ -233,6 +233,11 @@ function fromAppError(error: AppError): ToolResult {
     const { code, hint } = TOOL_OUTCOMES.rate_limited;
     return structured({ ok: false, code, hint: hint({ seconds }) });
   }
+  if (error.code === 'not_found' && error.param === 'client_id') {
+    // An id the agent passed (book, join_waitlist), not something the caller said: how to find them.
+    const { code, hint } = TOOL_OUTCOMES.unknown_client;
+    return structured({ ok: false, code, hint: hint({}), detail: error.message });
+  }
   if (CONVERSATIONAL.has(error.code)) {
     return structured({ ok: false, code: error.code, hint: errorHint(error.code), detail: error.message });
   }

@@ -93,3 +93,26 @@ describe('book, refused and asked again', () => {
     }
   });
 });
+
+describe('book and join_waitlist for a client_id no client has', () => {
+  it('say the id is unknown and how to find the caller, not "check the details with the caller"', async () => {
+    const unknown = '0b7e4c1a-0000-4000-8000-000000000000';
+    const booked = await demo.mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-26T17:00:00+00:00',
+      client_id: unknown,
+    });
+    const waiting = await demo.mcp.call('join_waitlist', {
+      location: 'camden',
+      services: 'cut',
+      client_id: unknown,
+      from_date: 'tomorrow',
+      to_date: 'friday',
+    });
+    for (const refused of [booked, waiting]) {
+      expect(refused).toMatchObject({ ok: false, code: 'not_found' });
+      expect(refused.hint).toMatch(/^No client has that client_id; .*lookup_client.*client/);
+    }
+  });
+});

@@ -111,6 +111,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   awaiting_code: [{}],
   staff_cannot_take: [{}],
   location_closed: [{ location: 'Northside Camden' }],
+  unknown_client: [{}],
   nothing_to_send: [
     { why: 'that booking is no show' },
     { why: 'that booking waits for the code sent to the customer, which its booking page sends again' },
