@@ -240,6 +240,41 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
   });
 });
 
+describe('lookup_client for a caller with a long series', () => {
+  it('says how many visits they hold and reads the next few, not all twenty listed', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const booked = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-02T10:00:00Z',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        repeat: { every_weeks: 1, count: 26 },
+      });
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      const found = await mcp.call('lookup_client', JO);
+      const refs = (found.upcoming_bookings as { reference_spoken: string }[]).map((b) => b.reference_spoken);
+      // The engine lists the first 20: the caller holds 26, so not "You have 20".
+      expect(found.spoken).toMatch(
+        /^You have at least 20 upcoming bookings; the next 3 are: .*; and more after them, until at least Tuesday 13 July at 10 am\.$/,
+      );
+      for (const ref of refs.slice(0, 3)) expect(found.spoken).toContain(ref);
+      for (const ref of refs.slice(3)) expect(found.spoken).not.toContain(ref);
+      expect(found.spoken.length).toBeLessThan(700);
+
+      await mcp.call('cancel', { reference: booked.series.occurrences[5].reference, scope: 'following' });
+      const fewer = await mcp.call('lookup_client', JO);
+      expect(fewer.spoken).toMatch(
+        /^You have 5 upcoming bookings; the next 3 are: .*; and 2 more, the last on Tuesday 30 March at 10 am\./,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('lookup_client usual from past visits', () => {
   it('reads the interval from the gaps between visits, and book takes it in one call', async () => {
     t = await startTestApp({ now: NOW });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { UPCOMING_BOOKINGS_LIMIT } from '../../app/booking-service.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { contactForms } from '../argument-forms.ts';
-import type { BookingApi, Client, Usual } from '../booking-api.ts';
+import type { Booking, BookingApi, Client, Usual } from '../booking-api.ts';
 import {
   BOOKING_CALLER_TEXT,
   CALLER_TEXT_NOTE,
@@ -102,18 +103,39 @@ const HELD_FOR = {
   pending_confirmation: ', held for you to finish online',
 };
 
+/** How many upcoming bookings are read out one by one: a series' later visits are counted, not read. */
+const UPCOMING_SAID = 3;
+
 /**
  * The caller's upcoming bookings as said to them, each with its reference: "You have 2 upcoming
- * bookings: ... (reference N H C dash ...); and ...". No name: names are caller-supplied (docs/mcp.md).
+ * bookings: ... (reference N H C dash ...); and ...". More than three (a weekly series) are counted, the
+ * next three read and the last one's time said; a full list (the engine lists the first
+ * UPCOMING_BOOKINGS_LIMIT) may not be all of them, so it is "at least". No name: names are
+ * caller-supplied (docs/mcp.md).
  */
-function upcomingSentence(bookings: readonly SpokenBooking[]): string {
+function upcomingSentence(bookings: readonly SpokenBooking[], lastWhen: string | undefined): string {
   if (bookings.length === 0) return 'You have no upcoming bookings.';
   const each = bookings.map(
     (b) =>
       `${b.spoken}${HELD_FOR[b.status as keyof typeof HELD_FOR] ?? ''} (reference ${b.reference_spoken})`,
   );
-  const count = bookings.length === 1 ? 'an upcoming booking' : `${bookings.length} upcoming bookings`;
-  return `You have ${count}: ${each.join('; and ')}.`;
+  if (bookings.length === 1) return `You have an upcoming booking: ${each[0]}.`;
+  if (bookings.length <= UPCOMING_SAID || lastWhen === undefined) {
+    return `You have ${bookings.length} upcoming bookings: ${each.join('; and ')}.`;
+  }
+  const next = `the next ${UPCOMING_SAID} are: ${each.slice(0, UPCOMING_SAID).join('; and ')}`;
+  if (bookings.length >= UPCOMING_BOOKINGS_LIMIT) {
+    return `You have at least ${bookings.length} upcoming bookings; ${next}; and more after them, until at least ${lastWhen}.`;
+  }
+  return `You have ${bookings.length} upcoming bookings; ${next}; and ${bookings.length - UPCOMING_SAID} more, the last on ${lastWhen}.`;
+}
+
+/** When the last of more bookings than are read out is, as said where it is. */
+async function lastOfMany(api: BookingApi, bookings: readonly Booking[]): Promise<string | undefined> {
+  const last = bookings.at(-1);
+  if (bookings.length <= UPCOMING_SAID || !last) return undefined;
+  const place = await placeOfSlug(api, last.location_slug);
+  return speakDateTime(Date.parse(last.starts_at), place.zone, place.locale, api.now());
 }
 
 export const lookupClientTool = defineTool({
@@ -147,16 +169,17 @@ export const lookupClientTool = defineTool({
       api.upcomingBookings(client.id),
       api.clientUsual(client.id),
     ]);
-    const [bookings, said] = await Promise.all([
+    const [bookings, said, lastWhen] = await Promise.all([
       speakBookings(api, upcoming),
       usual ? speakUsual(api, usual) : undefined,
+      lastOfMany(api, upcoming),
     ]);
     return {
       client: await spokenClient(api, client),
       upcoming_bookings: bookings,
       ...(said && { usual: said }),
       // The usual is said when it adds something: not when it is only the booking just read out.
-      spoken: `${upcomingSentence(bookings)}${said && Date.parse(usual!.last_starts_at) <= api.now() ? ` ${said.spoken}` : ''}`,
+      spoken: `${upcomingSentence(bookings, lastWhen)}${said && Date.parse(usual!.last_starts_at) <= api.now() ? ` ${said.spoken}` : ''}`,
     };
   },
 });
