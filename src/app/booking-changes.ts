@@ -646,7 +646,7 @@ async function decide(
  * so none is moved to another time there either; its bookings stay where they are and can still be
  * cancelled. A refusal the booking has already (not live, late) is the one said.
  */
-function closedToMoves(decision: ChangeDecision, location: Location): ChangeDecision {
+export function closedToMoves(decision: ChangeDecision, location: Location): ChangeDecision {
   if (location.active || decision.refusal) return decision;
   return {
     ...decision,

@@ -1,12 +1,12 @@
 import type { Db } from '../data/database.ts';
 import { bookedServices } from '../data/diary-repository.ts';
+import { findLocationById } from '../data/location-repository.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import { getBooking } from './booking-service.ts';
 import { type ProofView, proofOfBooking } from './contact-proof.ts';
-import { requireLocation } from './directory-service.ts';
 
 /**
  * A booking's own page, /p/manage/{token}: the link every message and booking_page_url carry (the
@@ -50,13 +50,9 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
         .innerJoin('clients as c', (join) =>
           join.onRef('c.organisation_id', '=', 'b.organisation_id').onRef('c.id', '=', 'b.client_id'),
         )
-        .innerJoin('locations as l', (join) =>
-          join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
-        )
         .select([
           'b.reference',
           'b.id as booking_id',
-          'l.slug as location_slug',
           'o.id as organisation_id',
           'o.name as organisation_name',
           'o.locale',
@@ -71,6 +67,9 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
   if (!page) throw new AppError('not_found', 'No booking has this link; check the link you were given.');
   const booking = await getBooking(db, page.organisation_id, page.reference);
   const services = await bookedServices(db, page.organisation_id, page.booking_id);
+  // The booking's own location, made inactive since or not: its customer still sees and can cancel it.
+  const location = await findLocationById(db, page.organisation_id, booking.locationId);
+  if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
   return {
     token,
     organisation: {
@@ -79,7 +78,7 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
       locale: page.locale,
       slug: page.organisation_slug,
     },
-    location: await requireLocation(db, page.organisation_id, page.location_slug),
+    location,
     booking: { ...booking, status: effectiveStatus(booking, now) },
     services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     staffName: page.staff_name,

@@ -199,4 +199,44 @@ describe('moving a booking from its page', () => {
       `<a href="/p/northside-hair?location=camden&amp;services=${ids.services.colour}">Book again</a>`,
     );
   });
+  it('a booking at a location made inactive: its page shows it and cancels it, and offers no move', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path, reference } = await cutFor('2026-11-30T10:00:00Z');
+    const ids = await catalogueIds(t.database.db);
+    const held = await postBooking(t, {
+      location_slug: 'camden',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: '2026-12-01T10:00:00Z',
+    });
+    const heldPath = new URL(held.json().data.booking_page_url).pathname;
+    await t.database.db.updateTable('locations').set({ active: 0 }).where('slug', '=', 'camden').execute();
+    const booking = await pageGet(t, path);
+    expect(booking.statusCode, booking.body).toBe(200);
+    expect(booking.body).toContain('Booking confirmed');
+    expect(booking.body).toContain(reference);
+    expect(booking.body).not.toContain('Change the time');
+    expect(booking.body).toContain('no longer takes bookings, so this one cannot be moved');
+    expect(booking.body).toContain(`<a href="${path}/cancel">Cancel the booking</a>`);
+    const move = await pageGet(t, `${path}/reschedule`);
+    expect(move.statusCode).toBe(409);
+    expect(move.headers['content-type']).toMatch(/^text\/html/);
+    expect(radios(move.body)).toEqual([]);
+    expect(move.body).toContain(`<a href="${path}/cancel">Cancel the booking</a>`);
+    const moved = await pagePost(t, `${path}/reschedule`, { starts_at: '2026-12-01T10:00:00.000Z' });
+    expect(moved.statusCode).toBe(409);
+    const preview = await pageGet(t, `${path}/cancel`);
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.body).toContain('Yes, cancel it');
+    const cancelled = await pagePost(t, `${path}/cancel`);
+    expect(cancelled.statusCode, cancelled.body).toBe(303);
+    expect((await pageGet(t, path)).body).toContain('Booking cancelled');
+    const rest = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+    expect(rest.json().data.status).toBe('cancelled');
+    // A hold there that lapsed: booking again starts from the salon's page, not the closed location's.
+    t.clock.advance({ minutes: 31 });
+    const expired = await pageGet(t, heldPath);
+    expect(expired.body).toContain('Booking expired');
+    expect(expired.body).toContain('<a href="/p/northside-hair">Book again</a>');
+  });
 });

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getAvailability, whyNothingIsLeftToday } from '../../app/availability-service.ts';
 import {
   cancelBooking,
+  closedToMoves,
   previewCancellation,
   previewReschedule,
   rescheduleBooking,
@@ -529,7 +530,7 @@ function bookingBody(view: BookingPageView, now: number, alert?: string, field?:
   if (booking.status === 'confirmed') parts.push('<p role="status">You are booked. See you then!</p>');
   if (booking.status === 'expired') {
     parts.push(
-      `<p role="alert">This booking was not finished in time and the time was released. <a href="${esc(bookAgainHref(view))}">Book again</a> (the same services, at ${esc(view.location.name)}).</p>`,
+      `<p role="alert">This booking was not finished in time and the time was released. <a href="${esc(bookAgainHref(view))}">Book again</a>${view.location.active ? ` (the same services, at ${esc(view.location.name)})` : ''}.</p>`,
     );
   }
   // The code first: on a phone, the one thing to do is above the fold.
@@ -564,8 +565,12 @@ ${moveRefused ? '' : `<a href="${esc(`${path}/reschedule`)}">Change the time</a>
   return parts.join('\n');
 }
 
-/** The public booking page with the same location and services chosen. */
+/**
+ * The public booking page with the same location and services chosen; its first step when the
+ * location no longer takes bookings (its address on the page would be Not found).
+ */
 function bookAgainHref(view: BookingPageView): string {
+  if (!view.location.active) return `/p/${view.organisation.slug}`;
   const query = new URLSearchParams({
     location: view.location.slug,
     services: view.booking.serviceIds.join(','),
@@ -697,9 +702,13 @@ interface MoveQuery {
   staff?: string;
 }
 
-/** Why the booking cannot be moved now (a late move the location forbids, say), or undefined. */
+/**
+ * Why the booking cannot be moved now (a late move the location forbids, its location made inactive
+ * since), or undefined.
+ */
 function moveRefusal(view: BookingPageView, now: number): string | undefined {
-  return decideChange(view.booking, view.location.policy, 'reschedule', now).refusal?.message;
+  const decision = decideChange(view.booking, view.location.policy, 'reschedule', now);
+  return closedToMoves(decision, view.location).refusal?.message;
 }
 
 /** The stylists who do all the booking's services at its location. */
