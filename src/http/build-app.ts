@@ -29,7 +29,7 @@ import { answerMcpPreflight, crossOriginAtMcp, registerMcpRoutes } from './mcp-r
 import type { SseLimits } from './mcp-sse.ts';
 import { oauthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
-import { pageRoutes } from './pages/page-routes.ts';
+import { answerPageFrameworkError, isCustomerPageAddress, pageRoutes } from './pages/page-routes.ts';
 import { installPublicLinks } from './public-base-url.ts';
 import { leaveOutEmptyOptionalQuery } from './query-params.ts';
 import {
@@ -107,6 +107,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   const windowOf = addressWindow(deps);
   const headersFor = async (address: string) => rateLimitHeaders(await windowOf(address));
   const envelopeFrameworkError = answerFrameworkError(headersFor);
+  const pageFrameworkError = answerPageFrameworkError(deps);
   const server = {
     // Node would answer a Host-less HTTP/1.1 request itself, outside the envelope: the onRequest hook does.
     requireHostHeader: false,
@@ -132,10 +133,12 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Requests refused before Fastify's lifecycle get the envelope, a request id and rate-limit headers.
     // ... except at console addresses, where a person's browser shows the answer: the console's page.
-    frameworkErrors: (error, request, reply) =>
-      isConsoleAddress(request.url)
-        ? answerConsoleFrameworkError(error, request, reply)
-        : envelopeFrameworkError(error, request, reply),
+    // ... and at the customer's pages (/p/), whose own error page is answered.
+    frameworkErrors: (error, request, reply) => {
+      if (isConsoleAddress(request.url)) return answerConsoleFrameworkError(error, request, reply);
+      if (isCustomerPageAddress(request.url)) return pageFrameworkError(error, request, reply);
+      return envelopeFrameworkError(error, request, reply);
+    },
     clientErrorHandler: answerClientError(headersFor),
   }) as unknown as FastifyInstance;
   app.server.on('checkExpectation', answerUnmetExpectation(headersFor));

@@ -158,6 +158,31 @@ describe('the hosted pages', () => {
     expect(api.headers['content-type']).toMatch(/^application\/json/);
   });
 
+  it('answers a page, not JSON, when an address under /p/ has a % that escapes nothing', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await protectedHold();
+    for (const url of ['/p/%E0%A4%A', '/p/northside-hair%zz', `${path}/%zz`, '/p/manage/%']) {
+      const response = await page(url);
+      expect(response.statusCode, url).toBe(400);
+      expect(response.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(response.headers['content-security-policy'], url).toContain("frame-ancestors 'none'");
+      expect(response.headers['cache-control'], url).toBe('no-store');
+      expect(response.headers['x-request-id'], url).toBeDefined();
+      expect(response.body, url).toContain('<h1>Please check your details</h1>');
+      expect(response.body, url).toContain('every % must begin the escape');
+      expect(response.body, url).toContain(
+        `Reference for support: <code>${response.headers['x-request-id']}</code>`,
+      );
+    }
+    // A form posted to such an address is refused the same way.
+    const posted = await post('/p/northside-hair/%E0%A4%A/book');
+    expect(posted.statusCode).toBe(400);
+    expect(posted.headers['content-type']).toMatch(/^text\/html/);
+    // The API keeps its JSON envelope for the same mistake.
+    const api = await t.app.inject({ method: 'GET', url: '/v1/locations/%zz' });
+    expect(api.headers['content-type']).toMatch(/^application\/json/);
+  });
+
   it('sends every page never framed, its forms posting only here with the local provider', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { path } = await protectedHold('Full colour');

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../app/deps.ts';
 import { FixedWindowRateLimiter, pageRequests } from '../../app/rate-limiter.ts';
@@ -6,7 +6,7 @@ import { AppError } from '../../domain/errors.ts';
 import { isFault, toAppError, withRetryAfter } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
-import { esc, noticeFor, pageSender } from './page-shell.ts';
+import { esc, noticeFor, pageSender, type SendPage } from './page-shell.ts';
 import { plainWords } from './people-words.ts';
 import { publicBookingRoutes } from './public-page.ts';
 import { verifyRoutes } from './verify-page.ts';
@@ -40,14 +40,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       const appError = toAppError(error, request);
       withRetryAfter(reply, appError);
       if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
-      const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
-      return sendPage(
-        reply.code(appError.status),
-        title,
-        `<h1>${esc(title)}</h1>
-<p role="alert">${esc(plainWords(appError))}</p>
-${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code></p>`,
-      );
+      return problemPage(sendPage, reply, request, appError);
     });
     await app.register(manageRoutes(deps, sendPage));
     await app.register(publicBookingRoutes(deps, sendPage));
@@ -58,6 +51,40 @@ ${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code>
     app.all('/p/*', { schema: { hide: true } }, async () => {
       throw new AppError('not_found', 'There is no page at this address; check the link you were given.');
     });
+  };
+}
+
+/** The page of a refusal or a fault at a customer's address: what went wrong, the way back, the request id. */
+function problemPage(
+  sendPage: SendPage,
+  reply: FastifyReply,
+  request: FastifyRequest,
+  appError: AppError,
+): FastifyReply {
+  const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
+  return sendPage(
+    reply.code(appError.status),
+    title,
+    `<h1>${esc(title)}</h1>
+<p role="alert">${esc(plainWords(appError))}</p>
+${wayBack(request.url)}<p>Reference for support: <code>${esc(request.id)}</code></p>`,
+  );
+}
+
+/** Whether a request's address is one of the customer's pages (where a person's browser shows the answer). */
+export function isCustomerPageAddress(url: string): boolean {
+  return url.startsWith('/p/');
+}
+
+/**
+ * The router's refusal of a customer page's address (a % that escapes nothing, in a link cut short or
+ * typed): the pages' own error page, since a browser shows the API's JSON envelope as raw text.
+ */
+export function answerPageFrameworkError(deps: Pick<AppDeps, 'payments'>) {
+  const sendPage = pageSender(noticeFor(deps.payments));
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('x-request-id', request.id);
+    problemPage(sendPage, reply, request, toAppError(error));
   };
 }
 
