@@ -279,6 +279,25 @@ describe('deposits through Stripe Checkout', () => {
     expect(stored).toEqual([{ event_id: paid.id, type: 'checkout.session.completed' }]);
   });
 
+  it('does not tell the customer Stripe sent back that the deposit is unpaid before its webhook arrives', async () => {
+    await start();
+    const { reference, paymentUrl, session } = await bookWithDeposit();
+    const done = `${new URL(paymentUrl).pathname}/done`;
+    // Paid on Stripe's page, which sends the customer back at once; its webhook comes after.
+    const paid = fake.pay(String(session.id));
+    const early = await t.app.inject({ method: 'GET', url: done });
+    expect(early.statusCode).toBe(200);
+    expect(early.headers['content-type']).toMatch(/^text\/html/);
+    expect(early.body).not.toContain('has not been paid');
+    expect(early.body).toContain('If you have just paid');
+    expect(early.body).toContain(reference);
+    expect(await bookingOf(reference)).toMatchObject({ status: 'pending_payment' });
+    expect((await deliver(paid)).statusCode).toBe(200);
+    const confirmed = await t.app.inject({ method: 'GET', url: done });
+    expect(confirmed.statusCode).toBe(200);
+    expect(confirmed.body).toContain('Booking confirmed');
+  });
+
   it('applies a payment only of the deposit’s amount and currency; any other is answered 200, logged and changes nothing', async () => {
     await start();
     const { reference, session } = await bookWithDeposit();

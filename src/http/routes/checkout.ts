@@ -77,6 +77,10 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     app.get<{ Params: SessionParams }>('/checkout/:session/done', hidden, async (request, reply) => {
       const view = await getCheckout(deps.db, request.params.session, deps.clock.nowMs());
       if (view.state === 'paid') return sendPage(reply, 'Booking confirmed', doneBody(view));
+      // Stripe sends the customer here as soon as they pay, often before its webhook says so: a
+      // payable checkout may well be paid already, so it is not called unpaid.
+      const payable = view.state === 'open' || view.state === 'abandoned';
+      if (provider.takesMoney && payable) return sendPage(reply, 'Not paid yet', awaitingBody(view));
       return sendPage(reply.code(409), 'Not paid', notPaidBody(view));
     });
 
@@ -234,6 +238,18 @@ function notPaidBody(view: CheckoutView): string {
     : 'It can no longer be paid.';
   return `<h1>Not paid</h1>
 <p role="alert">The deposit for booking ${esc(view.booking.reference)} has not been paid. ${next}</p>
+${manageLink(view)}`;
+}
+
+/**
+ * Back from the provider's page before its word on the payment arrived: paid there or not, said
+ * without guessing, with the way to pay if they did not and the booking's page, which says when it
+ * is confirmed.
+ */
+function awaitingBody(view: CheckoutView): string {
+  return `<h1>Not paid yet</h1>
+<p role="status">We have not yet heard from the payment provider that the deposit for booking ${esc(view.booking.reference)} is paid. If you have just paid, it is on its way: this can take a minute, and we send you the confirmation as soon as it arrives.</p>
+<p>If you did not pay, <a href="${esc(checkoutPath(view.sessionId))}">go back to the checkout</a> to pay it.</p>
 ${manageLink(view)}`;
 }
 
