@@ -65,10 +65,26 @@ export function codeState(
   return 'usable';
 }
 
-/** A code as a customer types it: spaces and dashes ignored; undefined when it is not 6 digits. */
+/**
+ * A code as a customer types it: spaces and dashes ignored, and digits of any script read as the
+ * code's (a Japanese IME types full-width ones, an Arabic keyboard its own); undefined when it is not
+ * 6 digits.
+ */
 export function readCode(typed: string): string | undefined {
-  const digits = typed.replace(/[\s-]/g, '');
+  const digits = asciiDigits(typed).replace(/[\s-]/g, '');
   return new RegExp(`^\\d{${CODE_DIGITS}}$`).test(digits) ? digits : undefined;
+}
+
+/** Every decimal digit of `text`, whatever its script, as the ASCII digit of its value. */
+function asciiDigits(text: string): string {
+  // NFKC: full-width and other compatibility digits (and dashes) become ASCII ones.
+  return text.normalize('NFKC').replace(/\p{Nd}/gu, (digit) => {
+    const at = digit.codePointAt(0)!;
+    // Unicode keeps each script's digits together, 0 to 9 in order: the value is the distance from its 0.
+    let zero = at;
+    while (zero > 0 && /\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--;
+    return String((at - zero) % 10);
+  });
 }
 
 /**

@@ -212,6 +212,33 @@ describe('a public booking waits for its contact to be proven', () => {
     expect((await pageGet(t, `${path}?refused=wrong`)).body).not.toContain('code-error');
   });
 
+  it('takes the right code typed in another script’s digits (Arabic-Indic, full-width) without counting a try', async () => {
+    await start();
+    const tries = async () =>
+      (await t.database.db.selectFrom('contact_proofs').select('tries').executeTakeFirstOrThrow()).tries;
+    const inDigits = (code: string, zero: number) =>
+      [...code].map((d) => String.fromCodePoint(zero + Number(d))).join('');
+    // An Arabic keyboard types its own digits.
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { code } = await deliveredCode(t, reference);
+    expect((await enterCode(path, inDigits(code, 0x0660))).refused).toBe('');
+    expect(await tries()).toBe(0);
+    expect(await rest(reference)).toMatchObject({ status: 'confirmed' });
+    // A Japanese IME types full-width ones (and a full-width dash).
+    const other = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'cut',
+        startsAt: '2026-11-26T14:00:00Z',
+        email: 'rosa@example.org',
+      }),
+    );
+    const otherReference = await referenceOnPage(t, other);
+    const wide = inDigits((await deliveredCode(t, otherReference)).code, 0xff10);
+    expect((await enterCode(other, `${wide.slice(0, 3)}\uff0d${wide.slice(3)}`)).refused).toBe('');
+    expect(await rest(otherReference)).toMatchObject({ status: 'confirmed' });
+  });
+
   it('five wrong codes spend the code; a new one works and the old one does not', async () => {
     await start();
     const { path, reference } = await strangerBooksWithJosPhone();
