@@ -732,6 +732,21 @@ describe('review: a payment the booking no longer awaits goes back', () => {
     expect((await checkoutRow(String(session.client_reference_id))).refund_ref).toMatch(/^re_/);
   });
 
+  it('tells the customer Stripe sent back after the hold lapsed that their payment is refunded, not that none was made', async () => {
+    await start();
+    const { paymentUrl, session } = await bookWithDeposit();
+    t.clock.advance({ minutes: 31 });
+    const paid = fake.pay(String(session.id));
+    const done = `${new URL(paymentUrl).pathname}/done`;
+    for (const delivered of [false, true]) {
+      if (delivered) expect((await deliver(paid)).statusCode).toBe(200);
+      const back = await t.app.inject({ method: 'GET', url: done });
+      expect(back.statusCode).toBe(409);
+      expect(back.body).not.toContain('has not been paid');
+      expect(back.body).toContain('If you paid on the payment page, the payment is refunded to you');
+    }
+  });
+
   it('refunds a payment that arrives after the appointment started, its hold minutes not yet run out', async () => {
     // Soho takes bookings 5 minutes ahead: a colour at 09:15 booked at 09:00 would be held until 09:30.
     const soon = catalogue();

@@ -81,7 +81,7 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
       // payable checkout may well be paid already, so it is not called unpaid.
       const payable = view.state === 'open' || view.state === 'abandoned';
       if (provider.takesMoney && payable) return sendPage(reply, 'Not paid yet', awaitingBody(view));
-      return sendPage(reply.code(409), 'Not paid', notPaidBody(view));
+      return sendPage(reply.code(409), 'Not paid', notPaidBody(view, provider.takesMoney));
     });
 
     // Only the test mode is paid or left here; a real provider's page does both itself.
@@ -231,13 +231,29 @@ ${summary(view, f)}
 ${manageLink(view)}`;
 }
 
-function notPaidBody(view: CheckoutView): string {
+/**
+ * The deposit not paid (as far as we know). With a provider that takes money, a checkout no longer
+ * payable may still have been paid on the provider's page, which stays open a while after the hold
+ * lapses: that payment is refunded (stripe-webhook-service.ts), and the page says so rather than that
+ * nothing was paid.
+ */
+function notPaidBody(view: CheckoutView, takesMoney: boolean): string {
   const payable = view.state === 'open' || view.state === 'abandoned';
+  const reference = esc(view.booking.reference);
+  if (!payable && takesMoney) {
+    const why =
+      view.state === 'expired'
+        ? 'it was not paid in time and the time was released'
+        : `the booking no longer awaits it (it is ${esc(view.booking.status.replace('_', ' '))})`;
+    return `<h1>Not paid</h1>
+<p role="alert">The deposit for booking ${reference} can no longer be paid: ${why}. If you paid on the payment page, the payment is refunded to you.</p>
+${manageLink(view)}`;
+  }
   const next = payable
     ? `<a href="${esc(checkoutPath(view.sessionId))}">Go back to the checkout</a> to pay it.`
     : 'It can no longer be paid.';
   return `<h1>Not paid</h1>
-<p role="alert">The deposit for booking ${esc(view.booking.reference)} has not been paid. ${next}</p>
+<p role="alert">The deposit for booking ${reference} has not been paid. ${next}</p>
 ${manageLink(view)}`;
 }
 
