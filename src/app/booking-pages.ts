@@ -1,5 +1,6 @@
 import type { Db } from '../data/database.ts';
 import { bookedServices } from '../data/diary-repository.ts';
+import { OFFER_LET_GO } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
@@ -30,6 +31,16 @@ export interface BookingPageView {
   clientName: string;
   /** A public booking's contact proof: where the code went and whether it is done (null: none asked). */
   proof: ProofView | null;
+  /**
+   * A waitlist offer that ended unclaimed (the booking expired): whether the customer let it go (else
+   * it lapsed) and whether their entry still waits. Null for any other booking.
+   */
+  endedOffer: EndedOffer | null;
+}
+
+export interface EndedOffer {
+  letGo: boolean;
+  stillWaiting: boolean;
 }
 
 /** A token can only be 43 base64url characters; anything else is not looked up. */
@@ -67,6 +78,7 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
   if (!page) throw new AppError('not_found', 'No booking has this link; check the link you were given.');
   const booking = await getBooking(db, page.organisation_id, page.reference);
   const services = await bookedServices(db, page.organisation_id, page.booking_id);
+  const status = effectiveStatus(booking, now);
   // The booking's own location, made inactive since or not: its customer still sees and can cancel it.
   const location = await findLocationById(db, page.organisation_id, booking.locationId);
   if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
@@ -79,7 +91,7 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
       slug: page.organisation_slug,
     },
     location,
-    booking: { ...booking, status: effectiveStatus(booking, now) },
+    booking: { ...booking, status },
     services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     staffName: page.staff_name,
     clientName: [page.first_name, page.last_name].filter(Boolean).join(' '),
@@ -88,7 +100,33 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
       { organisationId: page.organisation_id, bookingId: page.booking_id },
       now,
     ),
+    endedOffer: status === 'expired' ? await endedOfferOf(db, page.organisation_id, page.booking_id) : null,
   };
+}
+
+/** The booking's waitlist offer, ended unclaimed: let go or lapsed, and whether its entry waits on. */
+async function endedOfferOf(db: Db, organisationId: string, bookingId: string): Promise<EndedOffer | null> {
+  const offer = await db
+    .selectFrom('waitlist_offers as o')
+    .innerJoin('waitlist_entries as e', (join) =>
+      join.onRef('e.organisation_id', '=', 'o.organisation_id').onRef('e.id', '=', 'o.entry_id'),
+    )
+    .select('e.status')
+    .where('o.organisation_id', '=', organisationId)
+    .where('o.booking_id', '=', bookingId)
+    .executeTakeFirst();
+  if (!offer) return null;
+  // Let go from its page (or by staff) is logged with its reason; a lapse not yet swept has no event.
+  const expiry = await db
+    .selectFrom('booking_events')
+    .select('details')
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('to_status', '=', 'expired')
+    .orderBy('seq', 'desc')
+    .executeTakeFirst();
+  const reason = expiry?.details ? (JSON.parse(expiry.details) as { reason?: string }).reason : undefined;
+  return { letGo: reason === OFFER_LET_GO, stillWaiting: offer.status === 'waiting' };
 }
 
 /** The page token of a booking (its booking_pages row). */

@@ -305,6 +305,35 @@ describe('an offer claimed from the public page’s waitlist', () => {
   });
 });
 
+describe('an offer’s page once it is let go or lapsed', () => {
+  it('says the customer left the waitlist, or that the time went to the next person, not that a booking expired', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesday();
+    expect((await joinOnPage({ email: 'jo@example.com' }, { times: ['afternoon'] })).statusCode).toBe(200);
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(await pass()).toBe(1);
+    const [first] = await entries();
+    const page = await bookingPagePathOf(t, first!.offer!.booking_reference);
+    expect((await pagePost(t, `${page}/leave`)).statusCode).toBe(303);
+    const left = (await pageGet(t, page)).body;
+    expect(left).toContain('<h1>Time let go</h1>');
+    expect(left).toContain('You let this time go and left the waitlist.');
+    expect(left).not.toContain('not finished in time');
+
+    expect((await joinOnPage({ email: 'max@example.com' }, { times: ['afternoon'] })).statusCode).toBe(200);
+    expect(await pass()).toBe(1);
+    const offered = (await entries()).find((e) => e.offer !== null);
+    const lapsing = await bookingPagePathOf(t, offered!.offer!.booking_reference);
+    t.clock.advance({ minutes: 16 });
+    const lapsed = (await pageGet(t, lapsing)).body;
+    expect(lapsed).toContain('<h1>Offer lapsed</h1>');
+    expect(lapsed).toContain(
+      'This time was held for you and not booked in time, so it went to the next person waiting.',
+    );
+    expect(lapsed).not.toContain('not finished in time');
+  });
+});
+
 describe('an entry from the public page ends with its offer’s lapse, whoever records it', () => {
   /** A stranger waits for a Tuesday afternoon cut, and 14:00 frees: offered, its hold 15 minutes. */
   async function offeredOnce() {
@@ -348,6 +377,11 @@ describe('an entry from the public page ends with its offer’s lapse, whoever r
     const page = await bookingPagePathOf(t, entry.offer!.booking_reference);
     const declined = await pagePost(t, `${page}/decline`);
     expect(declined.statusCode, declined.body).toBe(303);
+    // The page it lands on says what the customer did, not that a booking of theirs ran out of time.
+    const shown = (await pageGet(t, page)).body;
+    expect(shown).toContain('<h1>Time let go</h1>');
+    expect(shown).toContain('You let this time go. You are still on the waitlist');
+    expect(shown).not.toContain('not finished in time');
     await pass();
     const waiting = json(await t.request({ method: 'GET', url: `/v1/waitlist/${entry.id}` })).data;
     expect(waiting).toMatchObject({ status: 'waiting', offer: null });

@@ -10,7 +10,7 @@ import {
   rescheduleHorizon,
 } from '../../app/booking-changes.ts';
 import { bookingPagePath, bookingPageUrl } from '../../app/booking-page-token.ts';
-import { type BookingPageView, getBookingPage } from '../../app/booking-pages.ts';
+import { type BookingPageView, type EndedOffer, getBookingPage } from '../../app/booking-pages.ts';
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
@@ -470,6 +470,9 @@ function isChangeable(view: BookingPageView, now: number): boolean {
 }
 
 function titleOf(view: BookingPageView): string {
+  if (view.booking.status === 'expired' && view.endedOffer) {
+    return view.endedOffer.letGo ? 'Time let go' : 'Offer lapsed';
+  }
   switch (view.booking.status) {
     case 'confirmed':
       return 'Booking confirmed';
@@ -528,7 +531,9 @@ function bookingBody(view: BookingPageView, now: number, alert?: string, field?:
     );
   }
   if (booking.status === 'confirmed') parts.push('<p role="status">You are booked. See you then!</p>');
-  if (booking.status === 'expired') {
+  if (booking.status === 'expired' && view.endedOffer) {
+    parts.push(endedOfferWords(view, view.endedOffer));
+  } else if (booking.status === 'expired') {
     parts.push(
       `<p role="alert">This booking was not finished in time and the time was released. <a href="${esc(bookAgainHref(view))}">Book again</a>${view.location.active ? ` (the same services, at ${esc(view.location.name)})` : ''}.</p>`,
     );
@@ -563,6 +568,20 @@ ${moveRefused ? '' : `<a href="${esc(`${path}/reschedule`)}">Change the time</a>
 </div>`);
   }
   return parts.join('\n');
+}
+
+/**
+ * A waitlist offer that ended unclaimed: what the customer did (let it go, and whether they left the
+ * waitlist) or that it lapsed, and the way to book; never that a booking of theirs expired. Of a lapse
+ * nothing is said of the entry: one made on the public page ends with it, once the sweeper records it.
+ */
+function endedOfferWords(view: BookingPageView, ended: EndedOffer): string {
+  const what = ended.letGo
+    ? ended.stillWaiting
+      ? 'You let this time go. You are still on the waitlist: we will tell you if another time frees up.'
+      : 'You let this time go and left the waitlist.'
+    : 'This time was held for you and not booked in time, so it went to the next person waiting.';
+  return `<p role="status">${esc(what)} <a href="${esc(bookAgainHref(view))}">Book a time</a></p>`;
 }
 
 /**
