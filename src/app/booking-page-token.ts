@@ -19,6 +19,18 @@ export function bookingPageUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}${bookingPagePath(token)}`;
 }
 
+/**
+ * Where the payment provider's pages send the customer back to a booking's page (its success URL):
+ * the page, marked as reached from there, so that before the provider's word arrives it does not
+ * simply ask again for the step just done.
+ */
+export function providerReturnUrl(publicBaseUrl: string, token: string): string {
+  return `${bookingPageUrl(publicBaseUrl, token)}?${PROVIDER_RETURN}=1`;
+}
+
+/** The query flag of providerReturnUrl. */
+export const PROVIDER_RETURN = 'back_from_provider';
+
 /** Issues the page of a booking just written (inside its transaction); the token. */
 export async function issueBookingPage(
   trx: Db,

@@ -25,7 +25,7 @@ import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
-import { bookingPageUrl, newBookingPage } from './booking-page-token.ts';
+import { newBookingPage, providerReturnUrl } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import type { CheckoutAsk, CheckoutOpener } from './checkouts-opened-first.ts';
@@ -463,7 +463,7 @@ export async function createBooking(
     const successUrl = input.successUrl
       ? redirectUrl(input.successUrl, '', values)
       : status === 'pending_confirmation'
-        ? bookingPageUrl(linksBase, pageToken)
+        ? providerReturnUrl(linksBase, pageToken)
         : undefined;
     const session = {
       id: sessionId,

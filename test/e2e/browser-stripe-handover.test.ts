@@ -186,7 +186,8 @@ describe("handing over to Stripe from the booking's page, in a browser", () => {
 
     await page.getByRole('button', { name: 'Save card' }).click();
     await landsOn(page, reported, 'Booking confirmed');
-    expect(page.url()).toBe(booked.booking_page_url);
+    // Back on the booking's page, marked as back from the provider (said only while a step is left).
+    expect(page.url()).toBe(`${booked.booking_page_url}?back_from_provider=1`);
     expect(fake.deliveries).toEqual([{ type: 'checkout.session.completed', status: 200 }]);
     const after = await api<Record<string, unknown>>('GET', `/bookings/${booked.reference}`);
     expect(after.data).toMatchObject({

@@ -661,6 +661,36 @@ describe('a Booking Protection hold with a deposit, finished on its booking page
     expect(await formAction()).toBe("form-action 'self'");
   });
 
+  it('does not ask the customer Stripe sent back to pay or save a card again before its webhooks arrive', async () => {
+    const { booked, deposit } = await maxsProtectedColour();
+    const pagePath = new URL(booked.booking_page_url).pathname;
+    const setup = await t.app.inject({
+      method: 'POST',
+      url: `${pagePath}/setup`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+      payload: '',
+    });
+    const card = [...fake.sessions.values()].find(
+      (s) => s.mode === 'setup' && s.url === setup.headers.location,
+    )!;
+    // Saved and paid on Stripe's pages, which send the customer back at once; the webhooks come after.
+    fake.saveCard(String(card.id));
+    fake.pay(String(deposit.id));
+    for (const session of [card, deposit]) {
+      const back = new URL(String(session.success_url));
+      expect(back.pathname).toBe(pagePath);
+      const shown = await t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}` });
+      expect(shown.statusCode).toBe(200);
+      expect(shown.body).toContain(
+        'If you have just paid or saved a card, the payment provider is still telling us: this can take a minute. Reload this page to see it.',
+      );
+    }
+    // Opened afresh (not back from Stripe), the page says nothing of it.
+    expect((await t.app.inject({ method: 'GET', url: pagePath })).body).not.toContain(
+      'If you have just paid',
+    );
+  });
+
   it("hands over to Stripe Checkout's origin only, against Stripe's own API", () => {
     const provider = (apiBase: string) =>
       makeStripeProvider({ secretKey: 'sk_test_x', webhookSecret: 'whsec_x', apiBase: new URL(apiBase) });

@@ -9,7 +9,12 @@ import {
   rescheduleBooking,
   rescheduleHorizon,
 } from '../../app/booking-changes.ts';
-import { bookingPagePath, bookingPageUrl } from '../../app/booking-page-token.ts';
+import {
+  bookingPagePath,
+  bookingPageUrl,
+  PROVIDER_RETURN,
+  providerReturnUrl,
+} from '../../app/booking-page-token.ts';
 import { type BookingPageView, type EndedOffer, getBookingPage } from '../../app/booking-pages.ts';
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
@@ -89,13 +94,17 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       });
     };
 
-    app.get<{ Params: TokenParams; Querystring: { sent?: string; refused?: string } }>(
+    app.get<{ Params: TokenParams; Querystring: Record<string, string | undefined> }>(
       '/p/manage/:token',
       hidden,
       async (request, reply) => {
         const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
         const refusal = codeRefusal(view, request.query.refused);
         if (refusal) return showBooking(reply, view, refusal, 'code');
+        if (request.query[PROVIDER_RETURN] === '1' && (needsCard(view) || owesDeposit(view))) {
+          // Back from the provider's page before its word on the step arrived: done there, perhaps.
+          return showBooking(reply, view, PROVIDER_NOT_HEARD);
+        }
         return showBooking(reply, view, request.query.sent === '1' ? NEW_CODE_SENT : undefined);
       },
     );
@@ -171,7 +180,9 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       const view = await getBookingPage(deps.db, request.params.token, now);
       refuseBeforeProof(view);
       refuseBeforeClaim(view);
-      const page = bookingPageUrl(publicBaseUrl(request), view.token);
+      const base = publicBaseUrl(request);
+      // Saved, the provider sends the customer back marked as such; left, to the page as it is.
+      const saved = providerReturnUrl(base, view.token);
       const setup = await startCardSetup(
         deps.db,
         deps.payments,
@@ -179,7 +190,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         view.booking.reference,
         publicBaseUrl(request),
         now,
-        { successUrl: page, cancelUrl: page },
+        { successUrl: saved, cancelUrl: bookingPageUrl(base, view.token) },
       );
       return redirect(reply, setup.url);
     });
@@ -598,6 +609,8 @@ function bookAgainHref(view: BookingPageView): string {
 }
 
 const NEW_CODE_SENT = 'We sent you a new code; the one before no longer works.';
+const PROVIDER_NOT_HEARD =
+  'If you have just paid or saved a card, the payment provider is still telling us: this can take a minute. Reload this page to see it.';
 
 /**
  * The refusals of a code the verify form redirects with (?refused=): the flag says only that a code was
