@@ -40,6 +40,8 @@ export interface BookingPageView {
 
 export interface EndedOffer {
   letGo: boolean;
+  /** Let go from its page (else by the salon or an integrator, taking the entry off the waitlist). */
+  byCustomer: boolean;
   stillWaiting: boolean;
 }
 
@@ -104,6 +106,9 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
   };
 }
 
+/** The actor the booking's page acts as (claims.ts). */
+const PAGE_CUSTOMER = 'page:customer';
+
 /** The booking's waitlist offer, ended unclaimed: let go or lapsed, and whether its entry waits on. */
 async function endedOfferOf(db: Db, organisationId: string, bookingId: string): Promise<EndedOffer | null> {
   const offer = await db
@@ -119,14 +124,18 @@ async function endedOfferOf(db: Db, organisationId: string, bookingId: string): 
   // Let go from its page (or by staff) is logged with its reason; a lapse not yet swept has no event.
   const expiry = await db
     .selectFrom('booking_events')
-    .select('details')
+    .select(['details', 'actor'])
     .where('organisation_id', '=', organisationId)
     .where('booking_id', '=', bookingId)
     .where('to_status', '=', 'expired')
     .orderBy('seq', 'desc')
     .executeTakeFirst();
   const reason = expiry?.details ? (JSON.parse(expiry.details) as { reason?: string }).reason : undefined;
-  return { letGo: reason === OFFER_LET_GO, stillWaiting: offer.status === 'waiting' };
+  return {
+    letGo: reason === OFFER_LET_GO,
+    byCustomer: expiry?.actor === PAGE_CUSTOMER,
+    stillWaiting: offer.status === 'waiting',
+  };
 }
 
 /** The page token of a booking (its booking_pages row). */

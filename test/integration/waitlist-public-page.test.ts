@@ -331,6 +331,16 @@ describe('an offer’s page once it is let go or lapsed', () => {
       'This time was held for you and not booked in time, so it went to the next person waiting.',
     );
     expect(lapsed).not.toContain('not finished in time');
+
+    // The salon takes the next person off the waitlist while their offer is held (over REST).
+    expect((await joinOnPage({ email: 'kim@example.com' }, { times: ['afternoon'] })).statusCode).toBe(200);
+    await pass();
+    const withdrawn = (await entries()).find((e) => e.offer !== null)!;
+    const withdrawnPage = await bookingPagePathOf(t, withdrawn.offer!.booking_reference);
+    expect((await t.request({ method: 'DELETE', url: `/v1/waitlist/${withdrawn.id}` })).statusCode).toBe(204);
+    const taken = (await pageGet(t, withdrawnPage)).body;
+    expect(taken).toContain('<h1>Offer withdrawn</h1>');
+    expect(taken).toContain('This time is no longer held for you: the salon has taken you off the waitlist.');
   });
 });
 

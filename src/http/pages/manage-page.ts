@@ -482,7 +482,8 @@ function isChangeable(view: BookingPageView, now: number): boolean {
 
 function titleOf(view: BookingPageView): string {
   if (view.booking.status === 'expired' && view.endedOffer) {
-    return view.endedOffer.letGo ? 'Time let go' : 'Offer lapsed';
+    if (!view.endedOffer.letGo) return 'Offer lapsed';
+    return view.endedOffer.byCustomer ? 'Time let go' : 'Offer withdrawn';
   }
   switch (view.booking.status) {
     case 'confirmed':
@@ -583,14 +584,16 @@ ${moveRefused ? '' : `<a href="${esc(`${path}/reschedule`)}">Change the time</a>
 
 /**
  * A waitlist offer that ended unclaimed: what the customer did (let it go, and whether they left the
- * waitlist) or that it lapsed, and the way to book; never that a booking of theirs expired. Of a lapse
+ * waitlist), that the salon took them off the waitlist, or that it lapsed, and the way to book; never that a booking of theirs expired. Of a lapse
  * nothing is said of the entry: one made on the public page ends with it, once the sweeper records it.
  */
 function endedOfferWords(view: BookingPageView, ended: EndedOffer): string {
   const what = ended.letGo
-    ? ended.stillWaiting
-      ? 'You let this time go. You are still on the waitlist: we will tell you if another time frees up.'
-      : 'You let this time go and left the waitlist.'
+    ? !ended.byCustomer
+      ? 'This time is no longer held for you: the salon has taken you off the waitlist.'
+      : ended.stillWaiting
+        ? 'You let this time go. You are still on the waitlist: we will tell you if another time frees up.'
+        : 'You let this time go and left the waitlist.'
     : 'This time was held for you and not booked in time, so it went to the next person waiting.';
   return `<p role="status">${esc(what)} <a href="${esc(bookAgainHref(view))}">Book a time</a></p>`;
 }
