@@ -11,21 +11,74 @@ import { listed } from './word-lists.ts';
  * dates are not free, which ones and what is free instead that day.
  */
 
-/** "every 6 weeks, 4 visits: Tuesday 16 March, Tuesday 27 April, ... at 10 am". */
+/**
+ * Up to this many visits are each said by date; more (a series runs to 26) are said as a run, its first
+ * and last dates and rhythm, which a caller can follow on the phone.
+ */
+export const VISITS_SAID_IN_FULL = 4;
+
+/** "every week" or "every 6 weeks". */
+function rhythm(everyWeeks: number): string {
+  return everyWeeks === 1 ? 'every week' : `every ${everyWeeks} weeks`;
+}
+
+/**
+ * "every 6 weeks, 4 visits: Tuesday 16 March, Tuesday 27 April, ... at 10 am"; more than
+ * VISITS_SAID_IN_FULL visits as a run: "every 6 weeks, 26 visits from Tuesday 16 March to Tuesday
+ * 1 June at 10 am" (see visitsRun).
+ */
 export function speakSeriesDates(
   starts: readonly string[],
   everyWeeks: number,
   place: Place,
   now: number,
 ): string {
+  if (starts.length > VISITS_SAID_IN_FULL) {
+    return `${rhythm(everyWeeks)}, ${starts.length} visits ${visitsRun(starts, place, now, null)}`;
+  }
   const today = localDateAt(now, place.zone);
   const dates = starts.map((start) =>
     speakDate(localDateAt(Date.parse(start), place.zone), place.locale, today),
   );
   const times = new Set(starts.map((start) => speakTime(Date.parse(start), place.zone, place.locale)));
-  const every = everyWeeks === 1 ? 'every week' : `every ${everyWeeks} weeks`;
   const at = times.size === 1 ? ` at ${[...times][0]}` : '';
-  return `${every}, ${starts.length} visits: ${listed(dates)}${at}`;
+  return `${rhythm(everyWeeks)}, ${starts.length} visits: ${listed(dates)}${at}`;
+}
+
+/**
+ * Visits of a series as a caller hears them after "Its 3 later visits moved too": up to
+ * VISITS_SAID_IN_FULL each with its time (": Tuesday 16 March at 10 am and ..."), more as a run
+ * (", every 2 weeks from Tuesday 16 March to Tuesday 1 June at 10 am"), its rhythm read from the
+ * dates. The structured answer keeps every visit; only the words are shorter.
+ */
+export function speakVisits(starts: readonly string[], place: Place, now: number): string {
+  if (starts.length <= VISITS_SAID_IN_FULL) return `: ${listed(speakInstants(starts, place, now))}`;
+  const every = weeksBetweenVisits(starts, place.zone);
+  return `, ${visitsRun(starts, place, now, every === null ? null : rhythm(every))}`;
+}
+
+/**
+ * "[every 2 weeks ]from Tuesday 16 March to Tuesday 1 June at 10 am": the visits' first and last dates
+ * and the time most of them are at, naming (up to VISITS_SAID_IN_FULL) any at another time ("except
+ * Tuesday 13 April at 11 am"); with more of those, "at different times".
+ */
+function visitsRun(starts: readonly string[], place: Place, now: number, every: string | null): string {
+  const today = localDateAt(now, place.zone);
+  const dateOf = (start: string) =>
+    speakDate(localDateAt(Date.parse(start), place.zone), place.locale, today);
+  const timeOf = (start: string) => speakTime(Date.parse(start), place.zone, place.locale);
+  const counts = new Map<string, number>();
+  for (const start of starts) counts.set(timeOf(start), (counts.get(timeOf(start)) ?? 0) + 1);
+  const [usual] = [...counts].reduce((most, entry) => (entry[1] > most[1] ? entry : most));
+  const others = starts.filter((start) => timeOf(start) !== usual);
+  const at =
+    others.length === 0
+      ? ` at ${usual}`
+      : others.length <= VISITS_SAID_IN_FULL
+        ? ` at ${usual}, except ${listed(others.map((start) => `${dateOf(start)} at ${timeOf(start)}`))}`
+        : ' at different times';
+  const from = `from ${dateOf(starts[0]!)} to ${dateOf(starts.at(-1)!)}${at}`;
+  return every === null ? from : `${every} ${from}`;
 }
 
 /**

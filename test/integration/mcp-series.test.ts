@@ -275,6 +275,60 @@ describe('lookup_client for a caller with a long series', () => {
   });
 });
 
+describe('a long series said over MCP', () => {
+  it('is said as its count, first and last dates and rhythm, naming only a visit at another time', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const booked = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-02T10:00:00Z',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        repeat: { every_weeks: 1, count: 26 },
+      });
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      expect(booked.spoken).toContain(
+        'It repeats every week, 26 visits from tomorrow, Tuesday 2 March to Tuesday 24 August at 10 am.',
+      );
+      expect(booked.spoken.length).toBeLessThan(400);
+      // The structured answer keeps every visit.
+      const refs = (booked.series.occurrences as { reference: string }[]).map((o) => o.reference);
+      expect(refs).toHaveLength(26);
+
+      // The fourth visit alone moves to 11: it is the one named.
+      const alone = await mcp.call('reschedule', { reference: refs[3], starts_at: '2027-03-23T11:00:00Z' });
+      expect(alone, JSON.stringify(alone)).toMatchObject({ ok: true });
+      const cancel = await mcp.call('cancel', { reference: refs[0], scope: 'following', dry_run: true });
+      expect(cancel.spoken).toContain(
+        'Its 25 later visits would be cancelled too, every week from Tuesday 9 March to Tuesday 24 August at 10 am, except Tuesday 23 March at 11 am.',
+      );
+      expect(cancel.spoken.length).toBeLessThan(400);
+
+      const move = await mcp.call('reschedule', {
+        reference: refs[1],
+        starts_at: '2027-03-09T11:00:00Z',
+        scope: 'following',
+        dry_run: true,
+      });
+      expect(move, JSON.stringify(move)).toMatchObject({ ok: true });
+      expect(move.spoken).toContain(
+        'The 24 later visits would move too, every week from Tuesday 16 March to Tuesday 24 August at 11 am.',
+      );
+      expect(move.spoken.length).toBeLessThan(400);
+
+      // Four or fewer are still each said.
+      const few = await mcp.call('cancel', { reference: refs[21], scope: 'following', dry_run: true });
+      expect(few.spoken).toContain(
+        'Its 4 later visits would be cancelled too: Tuesday 3 August at 10 am, Tuesday 10 August at 10 am, Tuesday 17 August at 10 am and Tuesday 24 August at 10 am.',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('lookup_client usual from past visits', () => {
   it('reads the interval from the gaps between visits, and book takes it in one call', async () => {
     t = await startTestApp({ now: NOW });

@@ -23,7 +23,13 @@ import {
   resolveStaff,
   resolveStart,
 } from '../resolution.ts';
-import { speakInstants, speakSeriesDates, weeksBetweenVisits } from '../series-words.ts';
+import {
+  speakInstants,
+  speakSeriesDates,
+  speakVisits,
+  VISITS_SAID_IN_FULL,
+  weeksBetweenVisits,
+} from '../series-words.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -186,19 +192,30 @@ async function laterVisitsCancelled(
 ): Promise<string> {
   if (following.length === 0) return '';
   const bookings = await Promise.all(following.map((c) => api.getBooking(c.reference)));
-  const when = listed(
-    speakInstants(
-      bookings.map((b) => b.starts_at),
-      place,
-      api.now(),
-    ),
+  const starts = bookings.map((b) => b.starts_at);
+  const when = speakVisits(starts, place, api.now());
+  // Said in full, each visit is heard, so a count says which; said as a run, the few that differ are named.
+  const named = following.length > VISITS_SAID_IN_FULL;
+  const which = (picked: boolean[]) => {
+    const count = picked.filter(Boolean).length;
+    if (!named || count > VISITS_SAID_IN_FULL) return { count, words: `${count} of them` };
+    return {
+      count,
+      words: listed(
+        speakInstants(
+          starts.filter((_, i) => picked[i]),
+          place,
+          api.now(),
+        ),
+      ),
+    };
+  };
+  const late = which(following.map((c) => c.change.late));
+  const kept = which(
+    following.map((c) => c.deposit_refunded === false && c.change.deposit_refunded === false),
   );
-  const late = following.filter((c) => c.change.late).length;
-  const kept = following.filter(
-    (c) => c.deposit_refunded === false && c.change.deposit_refunded === false,
-  ).length;
   const visits = following.length === 1 ? 'visit' : 'visits';
-  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too: ${when}.${late > 0 ? ` ${late} of them ${late === 1 ? 'is' : 'are'} late.` : ''}${kept > 0 ? ` The deposit is kept for ${kept} of them.` : ''}`;
+  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too${when}.${late.count > 0 ? ` ${late.words} ${late.count === 1 ? 'is' : 'are'} late.` : ''}${kept.count > 0 ? ` The deposit is kept for ${kept.words}.` : ''}`;
 }
 
 /** A series booked: its visits, and the words saying when they are. */
@@ -397,12 +414,10 @@ export const rescheduleTool = defineTool({
     const later =
       following.length === 0
         ? ''
-        : ` ${change.dry_run ? 'The' : 'Its'} ${following.length} later ${following.length === 1 ? 'visit' : 'visits'} ${change.dry_run ? 'would move' : 'moved'} too: ${listed(
-            speakInstants(
-              following.map((b) => b.starts_at),
-              place,
-              api.now(),
-            ),
+        : ` ${change.dry_run ? 'The' : 'Its'} ${following.length} later ${following.length === 1 ? 'visit' : 'visits'} ${change.dry_run ? 'would move' : 'moved'} too${speakVisits(
+            following.map((b) => b.starts_at),
+            place,
+            api.now(),
           )}.`;
     const spoken = unchanged
       ? `That is the time it already has, so nothing changed: ${summary!.spoken}.`
