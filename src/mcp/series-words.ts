@@ -103,6 +103,7 @@ interface Clash {
   date: string;
   starts_at: string | null;
   reason: string;
+  message?: string;
   alternatives: { starts_at: string; staff_id: string }[];
 }
 
@@ -126,14 +127,46 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
       alternatives.length > 0
         ? `free that day: ${listed(alternatives.map((a) => a.spoken))}`
         : 'nothing else free that day';
+    const why = clashCause(clash, place.location.name, day);
+    // A closed day has nothing else free: only free times found there are said.
+    const spoken = why
+      ? `${why}${alternatives.length > 0 || clash.reason !== 'closed' ? ` (${free})` : ''}`
+      : `${day} is not free (${free})`;
     return {
       occurrence: clash.occurrence,
       date: clash.date,
       reason: clash.reason,
       alternatives,
-      spoken: `${day} is not free (${free})`,
+      spoken,
     };
   });
+}
+
+/**
+ * Why a visit clashes, when it is not that its time is taken, as its REST message says it
+ * (docs/recurring.md): "Soho is closed on Tuesday 23 March (Staff training)", "Nobody who does that
+ * works at Soho on Tuesday 30 March", "Ana is away at that time on Tuesday 30 March"; null
+ * otherwise.
+ */
+function clashCause(clash: Clash, locationName: string, day: string): string | null {
+  const message = typeof clash.message === 'string' ? clash.message : '';
+  if (clash.reason === 'closed') {
+    if (/nobody who offers these services works/i.test(message)) {
+      return `Nobody who does that works at ${locationName} on ${day}`;
+    }
+    // "Soho is closed on 2027-03-23 (Staff training)." names the closure's reason.
+    const opening = `is closed on ${clash.date} (`;
+    const at = message.indexOf(opening);
+    const reason = at >= 0 && message.endsWith(').') ? message.slice(at + opening.length, -2) : '';
+    return `${locationName} is closed on ${day}${reason ? ` (${reason})` : ''}`;
+  }
+  if (clash.reason === 'staff_not_working') {
+    // "Ana does not work then (time off); Ana works at Soho Monday 09:00-17:00, ...".
+    const said = /^(.+?) does not work then( \(time off\))?[;,]/.exec(message);
+    const name = said?.[1] ?? 'The stylist';
+    return `${name} ${said?.[2] ? 'is away' : 'does not work'} at that time on ${day}`;
+  }
+  return null;
 }
 
 /** "Tuesday 16 March at 10 am" for each instant, in order. */

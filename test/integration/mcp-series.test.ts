@@ -329,6 +329,60 @@ describe('a long series said over MCP', () => {
   });
 });
 
+describe('a series clash on a day the salon is closed or the stylist away', () => {
+  it('says the closure with its reason, and the stylist away, not "is not free"', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    await t.database.db
+      .insertInto('location_closures')
+      .values({
+        organisation_id: ids.organisation,
+        location_id: ids.locations.soho!,
+        date: '2027-03-23',
+        reason: 'Staff training',
+      })
+      .execute();
+    await t.database.db
+      .insertInto('staff_time_off')
+      .values({
+        id: crypto.randomUUID(),
+        organisation_id: ids.organisation,
+        staff_id: ids.staff.ana!,
+        starts_at: Date.parse('2027-03-30T09:00:00+01:00'),
+        ends_at: Date.parse('2027-03-30T12:00:00+01:00'),
+        reason: 'Holiday',
+      })
+      .execute();
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const refused = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-16T10:00:00Z',
+        client_id: ids.jo,
+        repeat: { every_weeks: 1, count: 3 },
+      });
+      expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
+      const clashes = refused.clashes as { date: string; reason: string; spoken: string }[];
+      expect(clashes.map((c) => [c.date, c.reason])).toEqual([
+        ['2027-03-23', 'closed'],
+        ['2027-03-30', 'staff_not_working'],
+      ]);
+      expect(clashes[0]!.spoken).toBe('Soho is closed on Tuesday 23 March (Staff training)');
+      expect(clashes[1]!.spoken).toMatch(
+        /^Ana is away at that time on Tuesday 30 March \(free that day: noon with Ana, .*\)$/,
+      );
+      expect(refused.hint).toMatch(
+        /^Nothing was booked or moved: Soho is closed on Tuesday 23 March \(Staff training\); Ana is away at that time on Tuesday 30 March/,
+      );
+      expect(refused.hint).not.toContain('is not free');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('lookup_client usual from past visits', () => {
   it('reads the interval from the gaps between visits, and book takes it in one call', async () => {
     t = await startTestApp({ now: NOW });
