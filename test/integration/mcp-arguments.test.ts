@@ -307,6 +307,25 @@ describe('an argument error names every bad argument', () => {
     expect(unused.hint).toMatch(/^That is not a phone number anyone has there; /);
   });
 
+  it('names a blank client name as client.first_name, as it was sent', async () => {
+    for (const [tool, args] of [
+      ['book', { location: 'camden', services: 'cut', starts_at: '2026-11-24T15:00:00+00:00' }],
+      [
+        'join_waitlist',
+        { location: 'camden', services: 'cut', from_date: '2026-11-25', to_date: '2026-11-27' },
+      ],
+    ] as const) {
+      for (const client of [
+        { ...CALLER, first_name: '   ' },
+        { ...CALLER, last_name: '\t' },
+      ]) {
+        const text = errorText(await demo.mcp.raw(tool, { ...args, client }));
+        const name = client.first_name.trim() ? 'last_name' : 'first_name';
+        expect(text, tool).toMatch(new RegExp(` client\\.${name} must be 1 to 60 characters\\.$`));
+      }
+    }
+  });
+
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UPCOMING_BOOKINGS_LIMIT } from '../../app/booking-service.ts';
+import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { contactForms } from '../argument-forms.ts';
 import type { Booking, BookingApi, Client, Usual } from '../booking-api.ts';
@@ -273,7 +274,7 @@ export async function clientForBooking(
       'give client_id (from lookup_client) or client with a name and phone or e-mail.',
     );
   }
-  const { client, created } = await register(api, args.client, undefined, country);
+  const { client, created } = await register(api, args.client, undefined, country).catch(namedInClient);
   if (!created && !sameName(args.client, client)) {
     // The name on file was written by whoever registered it: the answer marks it as theirs.
     fail(
@@ -283,6 +284,25 @@ export async function clientForBooking(
     );
   }
   return client.id;
+}
+
+/**
+ * A refusal of one of the client's own fields named as the caller sent it, inside `client`
+ * ("client.first_name must be 1 to 60 characters."), as other nested argument errors are.
+ */
+function namedInClient(error: unknown): never {
+  const fields = Object.keys(NewClientInput.shape);
+  if (error instanceof BadArgument && fields.includes(error.param)) {
+    throw new BadArgument(`client.${error.param}`, error.message, error.more);
+  }
+  if (isAppError(error) && error.code === 'invalid_request' && error.param && fields.includes(error.param)) {
+    const param = `client.${error.param}`;
+    const message = error.message.startsWith(`${error.param} `)
+      ? `client.${error.message}`
+      : `${param}: ${error.message}`;
+    throw new AppError(error.code, message, param, error.details);
+  }
+  throw error;
 }
 
 function nameMismatchHint(said: { first_name: string; last_name: string }, onFile: Client): string {
