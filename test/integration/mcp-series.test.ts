@@ -323,6 +323,15 @@ describe('a long series said over MCP', () => {
       expect(few.spoken).toContain(
         'Its 4 later visits would be cancelled too: Tuesday 3 August at 10 am, Tuesday 10 August at 10 am, Tuesday 17 August at 10 am and Tuesday 24 August at 10 am.',
       );
+
+      // A day before the second visit, the first cancelled before: the late one is named, not counted.
+      expect((await mcp.call('cancel', { reference: refs[0] })).ok).toBe(true);
+      t.clock.set('2027-03-08T11:00:00Z');
+      const late = await mcp.call('cancel', { reference: refs[0], scope: 'following', dry_run: true });
+      expect(late, JSON.stringify(late)).toMatchObject({ ok: true });
+      expect(late.spoken).toContain(
+        'Its 25 later visits would be cancelled too, every week from tomorrow, Tuesday 9 March to Tuesday 24 August at 10 am, except Tuesday 23 March at 11 am. Tomorrow, Tuesday 9 March at 10 am is late.',
+      );
     } finally {
       await mcp.close();
     }

@@ -215,7 +215,9 @@ async function laterVisitsCancelled(
     following.map((c) => c.deposit_refunded === false && c.change.deposit_refunded === false),
   );
   const visits = following.length === 1 ? 'visit' : 'visits';
-  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too${when}.${late.count > 0 ? ` ${late.words} ${late.count === 1 ? 'is' : 'are'} late.` : ''}${kept.count > 0 ? ` The deposit is kept for ${kept.words}.` : ''}`;
+  // Named, they open a sentence: "Tomorrow, Tuesday 9 March at 10 am is late."
+  const lateWords = late.words.charAt(0).toUpperCase() + late.words.slice(1);
+  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too${when}.${late.count > 0 ? ` ${lateWords} ${late.count === 1 ? 'is' : 'are'} late.` : ''}${kept.count > 0 ? ` The deposit is kept for ${kept.words}.` : ''}`;
 }
 
 /** A series booked: its visits, and the words saying when they are. */
