@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { updateBooking } from '../data/booking-repository.ts';
+import { findBookingById, findBookingsOfSeries, updateBooking } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking } from '../domain/booking/booking.ts';
@@ -8,6 +8,7 @@ import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { getBooking } from './booking-service.ts';
+import { announceChange } from './outbox-service.ts';
 import { providerDeadline } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 
@@ -124,10 +125,20 @@ export function findCardSetup(trx: Db, setupId: string) {
   return trx.selectFrom('card_setups').selectAll().where('id', '=', setupId).executeTakeFirst();
 }
 
+/** What a saved card writes on a booking it protects. */
+function cardSavedChanges(now: number) {
+  return {
+    protection_setup_status: 'succeeded',
+    payment_method_saved: 1,
+    protection_setup_completed_at: now,
+  } as const;
+}
+
 /**
  * The provider saved the card: inside the caller's transaction the setup succeeds, the booking's
  * card is saved (payment_method_saved, setup status succeeded) and its protection_setup step is settled
- * (booking-requirements.ts: the last step confirms the hold). Applying it again changes nothing.
+ * (booking-requirements.ts: the last step confirms the hold). A visit of a series saves the card of
+ * every other visit still waiting for one (saveCardForSeries). Applying it again changes nothing.
  */
 export async function completeCardSetup(
   trx: Db,
@@ -149,14 +160,81 @@ export async function completeCardSetup(
     .where('organisation_id', '=', setup.organisation_id)
     .where('id', '=', setup.id)
     .execute();
-  await settleRequirement(
+  const settled = await settleRequirement(
     trx,
     { organisationId: setup.organisation_id, bookingId: setup.booking_id },
     'protection_setup',
-    { protection_setup_status: 'succeeded', payment_method_saved: 1, protection_setup_completed_at: now },
+    cardSavedChanges(now),
     now,
     actor,
   );
+  await saveCardForSeries(trx, setup, saved, settled === 'confirmed', now, actor);
+}
+
+/**
+ * A customer saves one card for a series (design.md 9.5), not one per visit within each hold's
+ * minutes: the card saved on one visit is saved (a succeeded card_setups row of its own, which fees
+ * are charged to) on every other visit of the series held for the same client and still waiting for
+ * it, whose step is settled: confirmed when it was the last, with its reminder and webhook event, but
+ * one confirmation message for the series (the first visit confirmed sends it); a visit with a step
+ * left (a deposit) gets its page's link, as contact-proof.ts proveLaterVisits does.
+ */
+async function saveCardForSeries(
+  trx: Db,
+  setup: CardSetupRow,
+  saved: { customerRef: string; paymentMethodRef: string },
+  confirmationSent: boolean,
+  now: number,
+  actor: string,
+): Promise<void> {
+  const organisationId = setup.organisation_id;
+  const booking = await findBookingById(trx, organisationId, setup.booking_id);
+  if (!booking?.seriesId) return;
+  let announced = confirmationSent;
+  for (const visit of await findBookingsOfSeries(trx, organisationId, booking.seriesId)) {
+    if (visit.id === booking.id || visit.clientId !== booking.clientId) continue;
+    if (!visit.pendingRequirements.includes('protection_setup')) continue;
+    if (effectiveStatus(visit, now) !== 'pending_confirmation') continue;
+    await trx
+      .insertInto('card_setups')
+      .values({
+        id: randomUUID(),
+        organisation_id: organisationId,
+        booking_id: visit.id,
+        status: 'succeeded',
+        provider_ref: null,
+        provider_url: null,
+        customer_ref: saved.customerRef,
+        payment_method_ref: saved.paymentMethodRef,
+        expires_at: now,
+        created_at: now,
+        completed_at: now,
+      })
+      .execute();
+    const target = { organisationId, bookingId: visit.id };
+    const settled = await settleRequirement(
+      trx,
+      target,
+      'protection_setup',
+      cardSavedChanges(now),
+      now,
+      actor,
+      {
+        silent: announced,
+      },
+    );
+    if (settled === 'confirmed') announced = true;
+    // A step left (a deposit): the visit's own page link, for what it still needs.
+    if (settled === 'outstanding') {
+      await announceChange(
+        trx,
+        organisationId,
+        visit.id,
+        { kind: 'booking_page_link', drop: ['booking_page_link'], remind: false },
+        now,
+      );
+    }
+  }
 }
 
 /** The provider says the setup page expired unused: it can no longer save a card. */

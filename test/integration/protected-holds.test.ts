@@ -253,3 +253,95 @@ describe('POST /v1/bookings/protected-holds without a payment provider', () => {
     }
   });
 });
+
+describe('POST /v1/bookings/protected-holds with repeat: one card for the series', () => {
+  const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' };
+  const form = (url: string) => t.app.inject({ method: 'POST', url, headers: FORM, payload: '' });
+
+  /** The booking page's "Save a card", through the local provider's card page. */
+  async function saveCardOn(pageUrl: string): Promise<void> {
+    const path = new URL(pageUrl).pathname;
+    const setup = await form(`${path}/setup`);
+    expect(setup.statusCode, setup.body).toBe(303);
+    const saved = await form(new URL(setup.headers.location as string).pathname);
+    expect(saved.statusCode, saved.body).toBe(303);
+  }
+
+  const deliveriesOf = (reference: string) =>
+    t.database.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('bookings', 'bookings.id', 'webhook_deliveries.ordering_key')
+      .select('event_type')
+      .where('bookings.reference', '=', reference)
+      .where('event_type', '=', 'booking.confirmed')
+      .execute();
+
+  it('saving the card on one visit confirms every visit, with one confirmation and an event per visit', async () => {
+    const endpoint = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: 'https://hooks.example.com/series', events: ['booking.confirmed'] },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const response = await hold({ ...at('islington', wed('11:00')), repeat: { every_weeks: 1, count: 3 } });
+    expect(response.statusCode, response.body).toBe(201);
+    const visits = response.json().data.series.occurrences as {
+      reference: string;
+      booking_page_url: string;
+    }[];
+    expect(visits).toHaveLength(3);
+    // Minutes later (within the hold), the customer saves a card on the second visit's page.
+    t.clock.advance({ minutes: 5 });
+    await saveCardOn(visits[1]!.booking_page_url);
+    for (const visit of visits) {
+      const read = (await t.request({ method: 'GET', url: `/v1/bookings/${visit.reference}` })).json().data;
+      expect(read, visit.reference).toMatchObject({
+        status: 'confirmed',
+        pending_confirmation: null,
+        booking_protection: { setup: { status: 'succeeded', payment_method_saved: true } },
+      });
+      expect(await deliveriesOf(visit.reference)).toEqual([{ event_type: 'booking.confirmed' }]);
+    }
+    // The customer hears one confirmation (by SMS and e-mail), and each visit keeps its reminder.
+    const confirmations = [];
+    for (const visit of visits) {
+      const messages = await messagesOf(visit.reference);
+      confirmations.push(...messages.filter((m) => m.kind === 'confirmed'));
+      expect(messages.filter((m) => m.kind === 'reminder')).toHaveLength(2);
+      expect(messages.filter((m) => m.kind === 'booking_page_link' && m.status === 'pending')).toEqual([]);
+    }
+    expect(confirmations.map((m) => `${m.reference}:${m.channel}`).sort()).toEqual([
+      `${visits[1]!.reference}:email`,
+      `${visits[1]!.reference}:sms`,
+    ]);
+    // Past the hold's 15 minutes, nothing lapses.
+    t.clock.advance({ minutes: 15 });
+    for (const visit of visits) {
+      const read = (await t.request({ method: 'GET', url: `/v1/bookings/${visit.reference}` })).json().data;
+      expect(read.status).toBe('confirmed');
+    }
+  });
+
+  it('leaves a visit still owing its deposit waiting for that alone, its page link sent', async () => {
+    const response = await hold({
+      ...at('islington', '2026-12-30T14:00:00+00:00', 'colour'),
+      repeat: { every_weeks: 1, count: 2 },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const visits = response.json().data.series.occurrences as {
+      reference: string;
+      booking_page_url: string;
+    }[];
+    await saveCardOn(visits[0]!.booking_page_url);
+    for (const visit of visits) {
+      const read = (await t.request({ method: 'GET', url: `/v1/bookings/${visit.reference}` })).json().data;
+      expect(read, visit.reference).toMatchObject({
+        status: 'pending_confirmation',
+        pending_confirmation: { requirements: ['deposit'] },
+        booking_protection: { setup: { status: 'succeeded', payment_method_saved: true } },
+      });
+    }
+    const links = (await messagesOf(visits[1]!.reference)).filter((m) => m.kind === 'booking_page_link');
+    expect(links.filter((m) => m.status === 'pending')).toHaveLength(2);
+  });
+});

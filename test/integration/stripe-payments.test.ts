@@ -703,6 +703,50 @@ describe('a Booking Protection hold with a deposit, finished on its booking page
   });
 });
 
+describe('a series of Booking Protection holds, its card saved through Stripe on one visit', () => {
+  it('saves the card of every visit from Stripe’s webhook, and a later visit’s fee is charged to it', async () => {
+    await start([demoCatalogue()]);
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const booked = await mcp.call('book', {
+      location: 'islington',
+      services: 'cut',
+      starts_at: 'Wednesday 25 November at 2 pm',
+      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+      repeat: { every_weeks: 1, count: 2 },
+    });
+    await mcp.close();
+    expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'pending_confirmation' });
+    const refs = (booked.series as { occurrences: { reference: string }[] }).occurrences.map(
+      (o) => o.reference,
+    );
+    expect(refs).toHaveLength(2);
+    const setup = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(booked.booking_page_url).pathname}/setup`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+      payload: '',
+    });
+    expect(setup.statusCode, setup.body).toBe(303);
+    const card = [...fake.sessions.values()].find(
+      (s) => s.mode === 'setup' && s.url === setup.headers.location,
+    )!;
+    expect((await deliver(fake.saveCard(String(card.id)))).statusCode).toBe(200);
+    for (const reference of refs) {
+      expect(await bookingOf(reference), reference).toMatchObject({
+        status: 'confirmed',
+        booking_protection: { setup: { status: 'succeeded', payment_method_saved: true } },
+      });
+    }
+    // The second visit missed: its no-show fee goes to the card saved on the first.
+    const org = await t.database.db.selectFrom('organisations').select('id').executeTakeFirstOrThrow();
+    t.clock.set('2026-12-02T16:00:00Z');
+    await markNoShow(t.database.db, org.id, refs[1]!, t.clock.nowMs());
+    const fee = await chargeFee(t.database.db, org.id, refs[1]!, t.clock.nowMs(), undefined, t.deps.payments);
+    expect(fee.fee).toMatchObject({ status: 'charged' });
+    expect(fake.charged()).toEqual([expect.objectContaining({ off_session: true, customer: card.customer })]);
+  });
+});
+
 describe('the local test mode’s card setup', () => {
   it('saves the card without asking for one, says it is a test mode, and 404s an unknown setup', async () => {
     t = await startTestApp({ catalogues: [catalogue()] });
