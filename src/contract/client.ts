@@ -72,10 +72,15 @@ export const UsualResource = z
       .int()
       .nullable()
       .describe(
-        "Weeks between visits: their series' rule, or the typical gap between their visits; null when unknown.",
+        "Weeks between visits: their series' rule, or the typical gap between their visits; null when unknown or longer than a series repeats (12).",
       ),
     last_starts_at: z.string().describe("The visit it is read from, local time with the location's offset."),
-    next_due_date: z.string().nullable().describe('YYYY-MM-DD: the last visit plus every_weeks, or null.'),
+    next_due_date: z
+      .string()
+      .nullable()
+      .describe(
+        'YYYY-MM-DD: the gap between visits after their latest visit of these services, booked ones included; or null.',
+      ),
   })
   .meta({ id: 'Usual' });
 

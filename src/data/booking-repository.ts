@@ -308,10 +308,13 @@ export async function findBookingsOfSeries(
   return withDetails(db, rows);
 }
 
+/** How many visits booked ahead the usual reads: more than the longest series (26 visits). */
+const VISITS_AHEAD_READ = 40;
+
 /**
- * The client's latest visits that were kept or are booked (completed, confirmed, needs_checkout), most
- * recent first, at most `limit`, each with its services in order, its zone and its series' interval:
- * what the client's usual is read from (domain/booking/usual.ts).
+ * The client's visits that were kept or are booked (completed, confirmed, needs_checkout): the latest
+ * `limit` that have started and the soonest VISITS_AHEAD_READ ahead, each with its services in order,
+ * its zone and its series' interval: what the client's usual is read from (domain/booking/usual.ts).
  */
 export async function findVisitsOfClient(
   db: Db,
@@ -320,8 +323,9 @@ export async function findVisitsOfClient(
   limit: number,
   now: number,
 ): Promise<Visit[]> {
-  // The latest that have started, and the soonest booked: a long series ahead must not hide the past.
-  const [past, next] = await Promise.all([
+  // The latest that have started, and those booked ahead (soonest first, a whole series of them): a
+  // long series ahead must not hide the past, and the next visit falls due only after the last booked.
+  const [past, ahead] = await Promise.all([
     visitsQuery(db, organisationId, clientId)
       .where('bookings.starts_at', '<=', now)
       .orderBy('bookings.starts_at', 'desc')
@@ -330,10 +334,10 @@ export async function findVisitsOfClient(
     visitsQuery(db, organisationId, clientId)
       .where('bookings.starts_at', '>', now)
       .orderBy('bookings.starts_at')
-      .limit(1)
+      .limit(VISITS_AHEAD_READ)
       .execute(),
   ]);
-  const rows = [...past, ...next];
+  const rows = [...past, ...ahead];
   if (rows.length === 0) return [];
   const segments = await db
     .selectFrom('booking_services')

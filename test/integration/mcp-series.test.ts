@@ -49,11 +49,18 @@ async function seriesScenario(mcp: McpHarness) {
     '2027-04-13T10:00:00+01:00',
   ]);
 
-  // The caller's usual, from the series: "my usual" is then one book call.
+  // The caller's usual, from the series: "my usual" is then one book call, due after the third visit
+  // (not on the second, booked already).
   const found = await mcp.call('lookup_client', JO);
-  expect(found.usual).toMatchObject({ location: 'Soho', services: ['Cut'], staff: 'Ana', every_weeks: 2 });
+  expect(found.usual).toMatchObject({
+    location: 'Soho',
+    services: ['Cut'],
+    staff: 'Ana',
+    every_weeks: 2,
+    next_due_date: '2027-04-27',
+  });
   expect(String((found.usual as { spoken: string }).spoken)).toMatch(
-    /^Your usual: Cut with Ana at Soho, every 2 weeks \(booked for Tuesday 16 March at 10 am\); next due around Tuesday 30 March\.$/,
+    /^Your usual: Cut with Ana at Soho, every 2 weeks \(booked for Tuesday 16 March at 10 am\); next due around Tuesday 27 April\.$/,
   );
 
   // The second visit and the third move a day earlier, to Monday at 11.
@@ -425,6 +432,29 @@ describe('lookup_client usual from past visits', () => {
         client_id: ids.jo,
       });
       expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
+      // Booked on the date it was due: the next falls due four weeks after that one.
+      const again = await mcp.call('lookup_client', JO);
+      expect(again.usual).toMatchObject({ every_weeks: 4, next_due_date: '2027-06-29' });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('suggests no repeat book refuses: a gap of 18 weeks is told by its due date alone', async () => {
+    t = await startTestApp({ now: NOW });
+    for (const startsAt of ['2026-11-10T10:00:00Z', '2027-03-16T10:00:00Z']) {
+      t.clock.set(`${startsAt.slice(0, 8)}01T09:00:00Z`);
+      const booked = await bookAna(t, startsAt);
+      expect(booked.statusCode, booked.body).toBe(201);
+    }
+    t.clock.set('2027-03-20T09:00:00Z');
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const found = await mcp.call('lookup_client', JO);
+      expect(found.usual).toMatchObject({ every_weeks: null, next_due_date: '2027-07-20' });
+      expect(String((found.usual as { spoken: string }).spoken)).toBe(
+        'Your usual: Cut with Ana at Soho (last Tuesday 16 March at 10 am); next due around Tuesday 20 July.',
+      );
     } finally {
       await mcp.close();
     }

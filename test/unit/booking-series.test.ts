@@ -177,4 +177,52 @@ describe('usualOf', () => {
     );
     expect(usual?.staffId).toBe('cy');
   });
+
+  it('falls due after the latest visit of the usual already booked, not on a date booked already', () => {
+    // Came on 3 May; booked on 17 and 31 May (a series every 2 weeks): nothing is due before 14 June.
+    const series = { status: 'confirmed', seriesEveryWeeks: 2 } as const;
+    const usual = usualOf(
+      [
+        visit('2027-05-03T09:00:00Z', { seriesEveryWeeks: 2 }),
+        visit('2027-05-17T09:00:00Z', series),
+        visit('2027-05-31T09:00:00Z', series),
+      ],
+      NOW,
+    );
+    expect(usual).toMatchObject({ lastStartsAt: Date.parse('2027-05-03T09:00:00Z'), everyWeeks: 2 });
+    expect(usual?.nextDueDate).toBe('2027-06-14');
+    // Not yet come, three visits ahead: due after the third.
+    const ahead = usualOf(
+      [
+        visit('2027-05-17T09:00:00Z', series),
+        visit('2027-05-31T09:00:00Z', series),
+        visit('2027-06-14T09:00:00Z', series),
+      ],
+      NOW,
+    );
+    expect(ahead).toMatchObject({
+      lastStartsAt: Date.parse('2027-05-17T09:00:00Z'),
+      nextDueDate: '2027-06-28',
+    });
+    // A booking of other services ahead does not stand for the usual.
+    const other = usualOf(
+      [
+        visit('2027-05-04T09:00:00Z', { seriesEveryWeeks: 4 }),
+        visit('2027-06-20T09:00:00Z', { status: 'confirmed', serviceIds: ['colour'] }),
+      ],
+      NOW,
+    );
+    expect(other?.nextDueDate).toBe('2027-06-01');
+  });
+
+  it('suggests no interval book could not repeat (beyond 12 weeks), and still says when one is due', () => {
+    const usual = usualOf(
+      [visit('2026-09-01T09:00:00Z'), visit('2027-01-05T10:00:00Z'), visit('2027-05-04T09:00:00Z')],
+      NOW,
+    );
+    // 18 weeks between visits: every_weeks 1 to 12 is all `book`'s repeat takes.
+    expect(usual).toMatchObject({ everyWeeks: null, nextDueDate: '2027-09-07' });
+    const twelve = usualOf([visit('2027-02-09T10:00:00Z'), visit('2027-05-04T09:00:00Z')], NOW);
+    expect(twelve).toMatchObject({ everyWeeks: 12, nextDueDate: '2027-07-27' });
+  });
 });

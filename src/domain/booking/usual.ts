@@ -1,5 +1,6 @@
 import { addDays, daysBetween } from '../availability/zone-calendar.ts';
 import { localDateAt } from '../time-format.ts';
+import { REPEAT_LIMITS } from './series.ts';
 import type { BookingStatus } from './state-machine.ts';
 
 /**
@@ -10,11 +11,17 @@ export interface Usual {
   serviceIds: string[];
   staffId: string;
   locationId: string;
-  /** Weeks between visits: the series' own rule, or the typical gap between their visits; null when unknown. */
+  /**
+   * Weeks between visits: the series' own rule, or the typical gap between their visits; null when
+   * unknown or longer than a series repeats (REPEAT_LIMITS: what `book`'s repeat takes).
+   */
   everyWeeks: number | null;
   /** The visit it is read from. */
   lastStartsAt: number;
-  /** The local date the next visit falls due (the last one plus the interval), or null. */
+  /**
+   * The local date the next visit falls due: the gap between visits after the latest visit of these
+   * services, the ones already booked included (never a date they are booked up to); null when no gap is known.
+   */
   nextDueDate: string | null;
 }
 
@@ -36,7 +43,8 @@ const KEPT: readonly BookingStatus[] = ['completed', 'confirmed', 'needs_checkou
 /**
  * The usual from a client's visits (any order): the latest one that has started (completed or
  * confirmed), else the soonest one booked; the interval from its series, else the median gap in whole
- * weeks between its visits of the same services. Null for a client who never came nor booked.
+ * weeks between its visits of the same services, due again that long after the latest of those visits
+ * (booked ones included). Null for a client who never came nor booked.
  */
 export function usualOf(visits: readonly Visit[], now: number): Usual | null {
   const kept = visits.filter((v) => KEPT.includes(v.status)).sort((a, b) => a.startsAt - b.startsAt);
@@ -44,15 +52,18 @@ export function usualOf(visits: readonly Visit[], now: number): Usual | null {
   const last = past.at(-1) ?? kept[0];
   if (!last) return null;
   const same = kept.filter((v) => sameServices(v.serviceIds, last.serviceIds));
-  const everyWeeks = last.seriesEveryWeeks ?? typicalGapWeeks(same);
-  const lastDate = localDateAt(last.startsAt, last.timezone);
+  const gapWeeks = last.seriesEveryWeeks ?? typicalGapWeeks(same);
+  // Due after the latest of these visits, booked ones included: not on a date already booked.
+  const latest = same.at(-1) ?? last;
+  const latestDate = localDateAt(latest.startsAt, latest.timezone);
   return {
     serviceIds: [...last.serviceIds],
     staffId: last.staffId,
     locationId: last.locationId,
-    everyWeeks,
+    // Never a repeat `book` refuses: a longer gap is told by its due date alone.
+    everyWeeks: gapWeeks !== null && gapWeeks <= REPEAT_LIMITS.everyWeeks.max ? gapWeeks : null,
     lastStartsAt: last.startsAt,
-    nextDueDate: everyWeeks === null ? null : addDays(lastDate, everyWeeks * 7),
+    nextDueDate: gapWeeks === null ? null : addDays(latestDate, gapWeeks * 7),
   };
 }
 

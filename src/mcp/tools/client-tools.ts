@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UPCOMING_BOOKINGS_LIMIT } from '../../app/booking-service.ts';
+import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { contactForms } from '../argument-forms.ts';
@@ -57,8 +58,16 @@ const SpokenUsual = z.object({
   service_ids: z.array(z.string()),
   staff: z.string(),
   staff_id: z.string(),
-  every_weeks: z.int().nullable(),
-  next_due_date: z.string().nullable(),
+  every_weeks: z
+    .int()
+    .min(REPEAT_LIMITS.everyWeeks.min)
+    .max(REPEAT_LIMITS.everyWeeks.max)
+    .nullable()
+    .describe("book's repeat every_weeks for their usual; null when none is known that a series repeats."),
+  next_due_date: z
+    .string()
+    .nullable()
+    .describe('YYYY-MM-DD the next visit falls due, after any already booked; null when unknown.'),
   spoken: z.string(),
 });
 
