@@ -23,9 +23,9 @@ function rhythm(everyWeeks: number): string {
 }
 
 /**
- * "every 6 weeks, 4 visits: Tuesday 16 March, Tuesday 27 April, ... at 10 am"; more than
- * VISITS_SAID_IN_FULL visits as a run: "every 6 weeks, 26 visits from Tuesday 16 March to Tuesday
- * 1 June at 10 am" (see visitsRun).
+ * "every 6 weeks, 4 visits: Tuesday 16 March, Tuesday 27 April, ... at 10 am" (each with its own time
+ * when they are not all at one); more than VISITS_SAID_IN_FULL visits as a run: "every 6 weeks, 26
+ * visits from Tuesday 16 March to Tuesday 1 June at 10 am" (see visitsRun).
  */
 export function speakSeriesDates(
   starts: readonly string[],
@@ -37,12 +37,17 @@ export function speakSeriesDates(
     return `${rhythm(everyWeeks)}, ${starts.length} visits ${visitsRun(starts, place, now, null)}`;
   }
   const today = localDateAt(now, place.zone);
-  const dates = starts.map((start) =>
-    speakDate(localDateAt(Date.parse(start), place.zone), place.locale, today),
-  );
-  const times = new Set(starts.map((start) => speakTime(Date.parse(start), place.zone, place.locale)));
-  const at = times.size === 1 ? ` at ${[...times][0]}` : '';
-  return `${rhythm(everyWeeks)}, ${starts.length} visits: ${listed(dates)}${at}`;
+  const visits = starts.map((start) => ({
+    date: speakDate(localDateAt(Date.parse(start), place.zone), place.locale, today),
+    time: speakTime(Date.parse(start), place.zone, place.locale),
+  }));
+  const times = new Set(visits.map((v) => v.time));
+  // Visits not all at one time of day (one was moved): each is said with its own.
+  const when =
+    times.size === 1
+      ? `${listed(visits.map((v) => v.date))} at ${[...times][0]}`
+      : listed(visits.map((v) => `${v.date} at ${v.time}`));
+  return `${rhythm(everyWeeks)}, ${starts.length} visits: ${when}`;
 }
 
 /**

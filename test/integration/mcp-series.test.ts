@@ -183,6 +183,17 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
         series: { id: (booked.series as { id: string }).id, every_weeks: 2 },
       });
       expect(again.spoken).toContain('It repeats every 2 weeks, 3 visits:');
+      // One visit moved to another time of day: each visit is said with its own time.
+      const third = (booked.series as { occurrences: { reference: string }[] }).occurrences[2]!.reference;
+      const moved = await mcp.call('reschedule', {
+        reference: third,
+        starts_at: '2027-04-13T11:00:00+01:00',
+      });
+      expect(moved, JSON.stringify(moved)).toMatchObject({ ok: true });
+      const held = await mcp.call('book', { ...ask, repeat: { every_weeks: 2, count: 3 } });
+      expect(held.spoken).toContain(
+        'It repeats every 2 weeks, 3 visits: Tuesday 16 March at 10 am, Tuesday 30 March at 10 am and Tuesday 13 April at 11 am.',
+      );
     } finally {
       await mcp.close();
     }
