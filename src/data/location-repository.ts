@@ -59,14 +59,8 @@ export async function findActiveLocationBySlug(
   organisationId: string,
   slug: string,
 ): Promise<Location | undefined> {
-  const row = await db
-    .selectFrom('locations')
-    .selectAll()
-    .where('organisation_id', '=', organisationId)
-    .where('slug', '=', slug)
-    .where('active', '=', 1)
-    .executeTakeFirst();
-  return row ? toLocation(row) : undefined;
+  const location = await findLocationBySlug(db, organisationId, slug);
+  return location?.active ? location : undefined;
 }
 
 /**

@@ -35,6 +35,20 @@ async function bookJosSeries(mcp: McpHarness, services = 'cut') {
   return { booked, refs: (series?.occurrences ?? []).map((o) => o.reference) };
 }
 
+/** Jo's 26 weekly visits with Ana at Soho from Tuesday 2 March at 10 am, over MCP `book`, booked. */
+async function bookJosWeekly(mcp: McpHarness) {
+  const booked = await mcp.call('book', {
+    location: 'soho',
+    services: 'cut',
+    staff: 'Ana',
+    starts_at: '2027-03-02T10:00:00Z',
+    client_id: (await catalogueIds(t.database.db)).jo,
+    repeat: { every_weeks: 1, count: 26 },
+  });
+  expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+  return booked;
+}
+
 async function seriesScenario(mcp: McpHarness) {
   const { booked } = await bookJosSeries(mcp);
   expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
@@ -263,15 +277,7 @@ describe('lookup_client for a caller with a long series', () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
-      const booked = await mcp.call('book', {
-        location: 'soho',
-        services: 'cut',
-        staff: 'Ana',
-        starts_at: '2027-03-02T10:00:00Z',
-        client_id: (await catalogueIds(t.database.db)).jo,
-        repeat: { every_weeks: 1, count: 26 },
-      });
-      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      const booked = await bookJosWeekly(mcp);
       const found = await mcp.call('lookup_client', JO);
       const refs = (found.upcoming_bookings as { reference_spoken: string }[]).map((b) => b.reference_spoken);
       // The engine lists the first 20: the caller holds 26, so not "You have 20".
@@ -298,15 +304,7 @@ describe('a long series said over MCP', () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
-      const booked = await mcp.call('book', {
-        location: 'soho',
-        services: 'cut',
-        staff: 'Ana',
-        starts_at: '2027-03-02T10:00:00Z',
-        client_id: (await catalogueIds(t.database.db)).jo,
-        repeat: { every_weeks: 1, count: 26 },
-      });
-      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      const booked = await bookJosWeekly(mcp);
       expect(booked.spoken).toContain(
         'It repeats every week, 26 visits from tomorrow, Tuesday 2 March to Tuesday 24 August at 10 am.',
       );
