@@ -198,15 +198,19 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
         const caller = request.mcpCaller;
         // No caller: admit has answered (a bad host or key).
         if (!caller) return;
-        const session = sessions.touch((request.query as { sessionId?: unknown }).sessionId);
-        if (!session || session.apiKeyId !== caller.principal.apiKeyId) {
-          return refuse(reply, noSuchSession(), null);
-        }
+        const session = sessions.touch(
+          (request.query as { sessionId?: unknown }).sessionId,
+          caller.principal.apiKeyId,
+        );
+        if (!session) return refuse(reply, noSuchSession(), null);
       },
     },
     async (request, reply) => {
       const caller = request.mcpCaller!;
-      const session = sessions.touch((request.query as { sessionId?: unknown }).sessionId);
+      const session = sessions.touch(
+        (request.query as { sessionId?: unknown }).sessionId,
+        caller.principal.apiKeyId,
+      );
       // The stream may have closed while the body arrived.
       if (!session) return refuse(reply, noSuchSession(), requestIdOf(request.body));
       if (Array.isArray(request.body)) {

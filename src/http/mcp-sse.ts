@@ -168,10 +168,13 @@ export class SseSessions {
     }
   }
 
-  /** The open session with this id, marked active (a message is arriving), or undefined. */
-  touch(sessionId: unknown): SseSession | undefined {
+  /**
+   * The open session with this id of this key, marked active (a message is arriving), or undefined.
+   * Another key's session is left as it was: its POSTs must not keep a stranger's idle stream open.
+   */
+  touch(sessionId: unknown, apiKeyId: string): SseSession | undefined {
     const session = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
-    if (!session || session.closed) return undefined;
+    if (!session || session.closed || session.apiKeyId !== apiKeyId) return undefined;
     session.lastActive = this.#now();
     return session;
   }

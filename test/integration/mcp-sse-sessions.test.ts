@@ -103,7 +103,7 @@ describe('SSE sessions', () => {
     stream();
     await vi.waitFor(() => expect(opened).toHaveLength(2));
     await opened[1];
-    expect(sessions.touch(first)).toBeUndefined();
+    expect(sessions.touch(first, 'key-1')).toBeUndefined();
     // Its socket is still held, so it still counts towards the limits until it goes.
     expect(sessions.size).toBe(2);
     clients[0]!.destroy();
@@ -206,6 +206,27 @@ describe('POST /messages to a live session', () => {
       expect(mcp.errors).toEqual([]);
     } finally {
       await mcp.close();
+    }
+  });
+
+  it('keeps no session alive for another key: its POSTs do not count as the session’s activity', async () => {
+    const key = await app.t.keyFor('northside-hair', 'read_write');
+    const stream = await fetch(`${app.origin}/sse`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    const endpoint = new TextDecoder().decode((await reader.read()).value);
+    const path = /^data: (\S+)$/m.exec(endpoint)![1]!;
+    // Another key posts to the session 50 s into its 60 s of idleness...
+    app.t.clock.advance({ seconds: 50 });
+    const other = await postTo(new URL(path, app.origin), `Bearer ${app.t.keys.read}`);
+    expect(other.status).toBe(404);
+    // ...and 70 s after its owner last used it, the session is idle: the next tick closes it.
+    app.t.clock.advance({ seconds: 20 });
+    const started = Date.now();
+    while (!(await reader.read()).done) {
+      if (Date.now() - started > 5000) throw new Error('the idle session was kept alive by another key');
     }
   });
 
