@@ -86,21 +86,21 @@ export class SseSessions {
   /**
    * A place for a new stream of `owner`, or null when its organisation already holds (or is opening)
    * maxStreamsPerOrganisation streams and the new one would not replace one of its key's own (a key
-   * at maxStreamsPerKey replaces its oldest, which leaves the organisation's count as it was). Taken
-   * in one turn, so concurrent admissions cannot overshoot; open() takes it, release() gives it back.
+   * at maxStreamsPerKey, none of its streams still closing, replaces its oldest, which leaves the
+   * organisation's count as it was). Taken in one turn, so concurrent admissions cannot overshoot;
+   * open() takes it, release() gives it back.
    */
   reserve(owner: SseOwner): SseReservation | null {
     const streams = [...this.#sessions.values(), ...this.#reserved];
     // Only the key's open streams can be replaced (open() closes the oldest of those): places still
-    // being opened do not make room.
-    const openOfKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === owner.apiKeyId).length;
+    // being opened do not make room. Nor does a replacement while one of the key's streams is still
+    // closing: a replaced stream whose client stopped reading keeps its socket, and replacing again and
+    // again would pile such sockets up past both caps.
+    const ofKey = [...this.#sessions.values()].filter((s) => s.apiKeyId === owner.apiKeyId);
+    const openOfKey = ofKey.filter((s) => !s.closed).length;
+    const replaces = openOfKey >= this.#limits.maxStreamsPerKey && openOfKey === ofKey.length;
     const ofOrganisation = streams.filter((s) => s.organisationId === owner.organisationId).length;
-    if (
-      openOfKey < this.#limits.maxStreamsPerKey &&
-      ofOrganisation >= this.#limits.maxStreamsPerOrganisation
-    ) {
-      return null;
-    }
+    if (!replaces && ofOrganisation >= this.#limits.maxStreamsPerOrganisation) return null;
     const reservation: SseReservation = { apiKeyId: owner.apiKeyId, organisationId: owner.organisationId };
     this.#reserved.add(reservation);
     return reservation;

@@ -111,6 +111,74 @@ describe('SSE sessions', () => {
     clients[1]!.destroy();
   });
 
+  it('let a key replace its stream past the organisation’s cap only while none of its replaced ones is still closing', async () => {
+    const sessions = new SseSessions({
+      limits: { keepAliveMs: 60_000, idleMs: 60_000, maxStreamsPerKey: 1, maxStreamsPerOrganisation: 2 },
+      keyIsActive: async () => true,
+      now: () => Date.now(),
+    });
+    const opened: Promise<unknown>[] = [];
+    const responses: http.ServerResponse[] = [];
+    server = http.createServer((_request, response) => {
+      responses.push(response);
+      const place = sessions.reserve({ apiKeyId: 'key-1', organisationId: 'org-1' });
+      if (!place) {
+        response.writeHead(429).end();
+        return;
+      }
+      opened.push(
+        sessions.open(response, place, new Server({ name: 't', version: '1' }, { capabilities: {} })),
+      );
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const clients: http.ClientRequest[] = [];
+    const answers: http.IncomingMessage[] = [];
+    const stream = () =>
+      clients.push(
+        http
+          .get({ host: '127.0.0.1', port, path: '/sse' }, (answer) => answers.push(answer))
+          .on('error', () => {}),
+      );
+    // A client that stops reading its stream: the stream's end cannot be sent, so its socket stays.
+    const stall = async (i: number) => {
+      await vi.waitFor(() => expect(answers).toHaveLength(i + 1));
+      answers[i]!.pause();
+      const filler = `: ${'x'.repeat(1 << 20)}\n\n`;
+      await vi.waitFor(
+        () => {
+          responses[i]!.write(filler);
+          expect(responses[i]!.writableLength).toBeGreaterThan(8 << 20);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+    };
+    stream();
+    await vi.waitFor(() => expect(opened).toHaveLength(1));
+    await opened[0];
+    await stall(0);
+    // The key's second stream replaces its first, whose socket stays: two sockets, the cap.
+    stream();
+    await vi.waitFor(() => expect(opened).toHaveLength(2));
+    await opened[1];
+    expect(sessions.size).toBe(2);
+    // Replacing again would leave a third socket (and a fourth, and so on for a client that stalls
+    // each one): refused while the replaced one is still closing.
+    expect(sessions.reserve({ apiKeyId: 'key-1', organisationId: 'org-1' })).toBeNull();
+    await stall(1);
+    stream();
+    await vi.waitFor(() => expect(answers).toHaveLength(3));
+    expect(answers[2]!.statusCode).toBe(429);
+    expect(sessions.size).toBe(2);
+    // Once its socket has gone, the key replaces its stream again.
+    clients[0]!.destroy();
+    await vi.waitFor(() => expect(sessions.size).toBe(1));
+    const place = sessions.reserve({ apiKeyId: 'key-1', organisationId: 'org-1' });
+    expect(place).not.toBeNull();
+    sessions.release(place!);
+    for (const client of clients) client.destroy();
+  });
+
   it('hold an organisation’s places from admission, so admissions in one turn cannot overshoot', () => {
     const sessions = new SseSessions({
       limits: { keepAliveMs: 60_000, idleMs: 60_000, maxStreamsPerKey: 2, maxStreamsPerOrganisation: 2 },
