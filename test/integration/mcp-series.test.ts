@@ -408,6 +408,56 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
   });
 });
 
+describe('later visits of a series changed late', () => {
+  /** Soho's window widened to 700 hours: from 1 March, the visits of 16 and 30 March are late, 13 April is not. */
+  async function widenWindow() {
+    await t.database.db
+      .updateTable('locations')
+      .set({ cancellation_window_hours: 700 })
+      .where('slug', '=', 'soho')
+      .execute();
+  }
+
+  it('reschedule with following names each later visit whose move is late, as cancel does', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const { booked, refs } = await bookJosSeries(mcp);
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      await widenWindow();
+      const move = await mcp.call('reschedule', {
+        reference: refs[0],
+        starts_at: '2027-03-16T11:00:00Z',
+        scope: 'following',
+        dry_run: true,
+      });
+      expect(move, JSON.stringify(move)).toMatchObject({ ok: true });
+      expect(move.spoken).toContain(
+        'The 2 later visits would move too: Tuesday 30 March at 11 am and Tuesday 13 April at 11 am. Tuesday 30 March at 11 am is late.',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('cancel with following names the late visits of a short series rather than counting them', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const { booked, refs } = await bookJosSeries(mcp);
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      await widenWindow();
+      const cancel = await mcp.call('cancel', { reference: refs[0], scope: 'following', dry_run: true });
+      expect(cancel, JSON.stringify(cancel)).toMatchObject({ ok: true });
+      expect(cancel.spoken).toContain(
+        'Its 2 later visits would be cancelled too: Tuesday 30 March at 10 am and Tuesday 13 April at 10 am. Tuesday 30 March at 10 am is late.',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('lookup_client usual from past visits', () => {
   it('reads the interval from the gaps between visits, and book takes it in one call', async () => {
     t = await startTestApp({ now: NOW });

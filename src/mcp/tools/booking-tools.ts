@@ -30,6 +30,7 @@ import {
   VISITS_SAID_IN_FULL,
   weeksBetweenVisits,
 } from '../series-words.ts';
+import { speakPrice } from '../speech.ts';
 import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -194,30 +195,62 @@ async function laterVisitsCancelled(
   const bookings = await Promise.all(following.map((c) => api.getBooking(c.reference)));
   const starts = bookings.map((b) => b.starts_at);
   const when = speakVisits(starts, place, api.now());
-  // Said in full, each visit is heard, so a count says which; said as a run, the few that differ are named.
-  const named = following.length > VISITS_SAID_IN_FULL;
-  const which = (picked: boolean[]) => {
-    const count = picked.filter(Boolean).length;
-    if (!named || count > VISITS_SAID_IN_FULL) return { count, words: `${count} of them` };
-    return {
-      count,
-      words: listed(
-        speakInstants(
-          starts.filter((_, i) => picked[i]),
-          place,
-          api.now(),
-        ),
-      ),
-    };
-  };
-  const late = which(following.map((c) => c.change.late));
-  const kept = which(
-    following.map((c) => c.deposit_refunded === false && c.change.deposit_refunded === false),
-  );
   const visits = following.length === 1 ? 'visit' : 'visits';
-  // Named, they open a sentence: "Tomorrow, Tuesday 9 March at 10 am is late."
-  const lateWords = late.words.charAt(0).toUpperCase() + late.words.slice(1);
-  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too${when}.${late.count > 0 ? ` ${lateWords} ${late.count === 1 ? 'is' : 'are'} late.` : ''}${kept.count > 0 ? ` The deposit is kept for ${kept.words}.` : ''}`;
+  const costs = laterVisitsCosts(
+    starts,
+    following.map((c) => ({
+      ...c.change,
+      kept: c.deposit_refunded === false && c.change.deposit_refunded === false,
+    })),
+    place,
+    api.now(),
+    dryRun,
+  );
+  return ` Its ${following.length} later ${visits} ${dryRun ? 'would be' : following.length === 1 ? 'is' : 'are'} cancelled too${when}.${costs}`;
+}
+
+/**
+ * What changing the later visits of a series means for them, each under its own policy window: the
+ * ones that are late, any late-cancellation fee, a deposit kept. Up to VISITS_SAID_IN_FULL of them are
+ * named, opening a sentence ("Tomorrow, Tuesday 9 March at 10 am is late."); more are counted.
+ */
+function laterVisitsCosts(
+  starts: readonly string[],
+  changes: readonly { late: boolean; fee: { amount: number; currency: string } | null; kept?: boolean }[],
+  place: Place,
+  now: number,
+  dryRun: boolean,
+): string {
+  const which = (picked: boolean[]) => {
+    const chosen = starts.filter((_, i) => picked[i]);
+    const words =
+      chosen.length > VISITS_SAID_IN_FULL
+        ? chosen.length === starts.length
+          ? `all ${chosen.length} of them`
+          : `${chosen.length} of them`
+        : listed(speakInstants(chosen, place, now));
+    return { count: chosen.length, words, opening: words.charAt(0).toUpperCase() + words.slice(1) };
+  };
+  const late = which(changes.map((c) => c.late));
+  const charged = changes.filter((c) => c.fee !== null && c.fee.amount > 0);
+  const fee = which(changes.map((c) => c.fee !== null && c.fee.amount > 0));
+  const kept = which(changes.map((c) => c.kept === true));
+  const sentences: string[] = [];
+  if (late.count > 0) sentences.push(`${late.opening} ${late.count === 1 ? 'is' : 'are'} late.`);
+  if (fee.count > 0) {
+    const currency = charged[0]!.fee!.currency;
+    const oneCurrency = charged.every((c) => c.fee!.currency === currency);
+    const total = oneCurrency
+      ? ` (${speakPrice(
+          charged.reduce((sum, c) => sum + c.fee!.amount, 0),
+          currency,
+          place.locale,
+        )}${fee.count === 1 ? '' : ' in all'})`
+      : '';
+    sentences.push(`A late-cancellation fee ${dryRun ? 'would be' : 'is'} due for ${fee.words}${total}.`);
+  }
+  if (kept.count > 0) sentences.push(`The deposit is kept for ${kept.words}.`);
+  return sentences.map((sentence) => ` ${sentence}`).join('');
 }
 
 /** A series booked: its visits, and the words saying when they are. */
@@ -420,7 +453,13 @@ export const rescheduleTool = defineTool({
             following.map((b) => b.starts_at),
             place,
             api.now(),
-          )}.`;
+          )}.${laterVisitsCosts(
+            following.map((b) => b.starts_at),
+            following.map((b) => b.change),
+            place,
+            api.now(),
+            change.dry_run,
+          )}`;
     const spoken = unchanged
       ? `That is the time it already has, so nothing changed: ${summary!.spoken}.`
       : change.dry_run
