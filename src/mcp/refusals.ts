@@ -4,7 +4,7 @@ import { localDateAt } from '../domain/time-format.ts';
 import type { Booking, BookingApi, Service, Staff } from './booking-api.ts';
 import { refusedNoticeNeeding } from './hold-notice.ts';
 import type { Place } from './resolution.ts';
-import { speakClashes } from './series-words.ts';
+import { speakClashes, speakClashList } from './series-words.ts';
 import { speakDate, speakDateTime, speakNotice, speakOnDate } from './speech.ts';
 import { nearest, spokenSlots } from './spoken-bookings.ts';
 import { speakWeeklyHours } from './spoken-hours.ts';
@@ -164,7 +164,7 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       const clashes = await speakClashes(api, details.clashes, place);
       return failure(
         'series_clash',
-        { dates: clashes.map((c) => c.spoken).join('; ') },
+        { dates: speakClashList(clashes, place, api.now()) },
         { ...base, clashes },
       );
     }

@@ -119,11 +119,7 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
   const now = api.now();
   const today = localDateAt(now, place.zone);
   return (clashes as Clash[]).map((clash) => {
-    // A weekly series from late 9999 has visits the engine writes past YYYY-MM-DD (+010000-01-07):
-    // said as what they are rather than failing the whole answer.
-    const day = isCalendarDate(clash.date)
-      ? speakDate(clash.date, place.locale, today)
-      : `a visit after ${speakDate(LAST_CALENDAR_DATE, place.locale, today)}`;
+    const day = clashDay(clash.date, place, today);
     const alternatives = clash.alternatives.map((a) => ({
       ...a,
       spoken: `${speakTime(Date.parse(a.starts_at), place.zone, place.locale)} with ${team.get(a.staff_id) ?? 'someone'}`,
@@ -145,6 +141,29 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
       spoken,
     };
   });
+}
+
+/**
+ * The clashes of a series as a caller hears them: up to VISITS_SAID_IN_FULL each in its words (joined
+ * by "; "), more counted with the first and last clashing dates ("5 of the visits clash, from Tuesday
+ * 6 April to Tuesday 4 May"); the structured clashes keep every one.
+ */
+export function speakClashList(clashes: readonly SpokenClash[], place: Place, now: number): string {
+  if (clashes.length <= VISITS_SAID_IN_FULL) return clashes.map((c) => c.spoken).join('; ');
+  const today = localDateAt(now, place.zone);
+  const first = clashDay(clashes[0]!.date, place, today);
+  const last = clashDay(clashes.at(-1)!.date, place, today);
+  return `${clashes.length} of the visits clash, from ${first} to ${last}`;
+}
+
+/**
+ * A clash's date as said. A weekly series from late 9999 has visits the engine writes past YYYY-MM-DD
+ * (+010000-01-07): said as what they are rather than failing the whole answer.
+ */
+function clashDay(date: string, place: Place, today: string): string {
+  return isCalendarDate(date)
+    ? speakDate(date, place.locale, today)
+    : `a visit after ${speakDate(LAST_CALENDAR_DATE, place.locale, today)}`;
 }
 
 /**

@@ -406,6 +406,51 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
       await mcp.close();
     }
   });
+
+  it('names up to 4 clashes in the hint and counts more, with the first and last clashing dates', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // A holiday stretch: Soho closed five Tuesdays running, 6 April to 4 May.
+    for (const date of ['2027-04-06', '2027-04-13', '2027-04-20', '2027-04-27', '2027-05-04']) {
+      await t.database.db
+        .insertInto('location_closures')
+        .values({
+          organisation_id: ids.organisation,
+          location_id: ids.locations.soho!,
+          date,
+          reason: 'Holiday',
+        })
+        .execute();
+    }
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const refused = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-02T10:00:00Z',
+        client_id: ids.jo,
+        repeat: { every_weeks: 1, count: 26 },
+      });
+      expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
+      // The structured answer keeps every clash; the words count them.
+      const clashes = refused.clashes as { date: string; spoken: string }[];
+      expect(clashes.map((c) => c.date)).toEqual([
+        '2027-04-06',
+        '2027-04-13',
+        '2027-04-20',
+        '2027-04-27',
+        '2027-05-04',
+      ]);
+      expect(clashes[2]!.spoken).toBe('Soho is closed on Tuesday 20 April (Holiday)');
+      expect(refused.hint).toMatch(
+        /^Nothing was booked or moved: 5 of the visits clash, from Tuesday 6 April to Tuesday 4 May\. /,
+      );
+      expect(refused.hint).not.toContain('20 April');
+    } finally {
+      await mcp.close();
+    }
+  });
 });
 
 describe('later visits of a series changed late', () => {
