@@ -124,11 +124,15 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
       ...a,
       spoken: `${speakTime(Date.parse(a.starts_at), place.zone, place.locale)} with ${team.get(a.staff_id) ?? 'someone'}`,
     }));
+    // A wall time the clocks skip: the engine offers the free times nearest the end of the gap.
+    const skipped = clash.starts_at === null && clash.reason === 'not_on_grid';
     const free =
       alternatives.length > 0
-        ? `free that day: ${listed(alternatives.map((a) => a.spoken))}`
+        ? `free ${skipped ? 'nearest it' : 'that day'}: ${listed(alternatives.map((a) => a.spoken))}`
         : 'nothing else free that day';
-    const why = clashCause(clash, place.location.name, day);
+    const why = skipped
+      ? `${day.charAt(0).toUpperCase()}${day.slice(1)}: that time does not exist, as the clocks go forward that night`
+      : clashCause(clash, place.location.name, day);
     // A closed day has nothing else free: only free times found there are said.
     const spoken = why
       ? `${why}${alternatives.length > 0 || clash.reason !== 'closed' ? ` (${free})` : ''}`

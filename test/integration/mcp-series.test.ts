@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { connectInProcess, connectOverRest, type Era, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { bookAna } from '../helpers/waitlist-fixtures.ts';
@@ -447,6 +448,42 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
         /^Nothing was booked or moved: 5 of the visits clash, from Tuesday 6 April to Tuesday 4 May\. /,
       );
       expect(refused.hint).not.toContain('20 April');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('a series visit on the night the clocks go forward', () => {
+  it('says the time does not exist as the clocks go forward that night, not that it "is not free"', async () => {
+    // A London barber open through the small hours of Sundays (00:00-06:00); the clocks go forward at
+    // 01:00 GMT on Sunday 28 March 2027, to 02:00 BST.
+    t = await startTestApp({
+      catalogues: [
+        nightBarberCatalogue({
+          sundayUntil: '06:00',
+          clients: [{ ref: 'sam', first_name: 'Sam', last_name: 'Lee', phone: '+447911123456' }],
+        }),
+      ],
+      now: '2027-03-15T09:00:00Z',
+    });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const refused = await mcp.call('book', {
+        location: 'soho',
+        services: 'Trim',
+        staff: 'Kit',
+        starts_at: '2027-03-21T01:30:00+00:00',
+        client: { first_name: 'Sam', last_name: 'Lee', phone: '+447911123456' },
+        repeat: { every_weeks: 1, count: 2 },
+      });
+      expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
+      const clashes = refused.clashes as { date: string; reason: string; spoken: string }[];
+      expect(clashes.map((c) => [c.date, c.reason])).toEqual([['2027-03-28', 'not_on_grid']]);
+      expect(clashes[0]!.spoken).toBe(
+        'Sunday 28 March: that time does not exist, as the clocks go forward that night (free nearest it: 12:30 am with Kit, 2 am with Kit and 2:30 am with Kit)',
+      );
+      expect(refused.hint).not.toContain('is not free');
     } finally {
       await mcp.close();
     }
