@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { connectInProcess, connectOverRest, type Era, type McpHarness } from '../helpers/mcp-harness.ts';
+import {
+  connectInProcess,
+  connectOverRest,
+  demoCatalogue,
+  type Era,
+  type McpHarness,
+} from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { bookAna } from '../helpers/waitlist-fixtures.ts';
 
@@ -484,6 +490,54 @@ describe('a series visit on the night the clocks go forward', () => {
         'Sunday 28 March: that time does not exist, as the clocks go forward that night (free nearest it: 12:30 am with Kit, 2 am with Kit and 2:30 am with Kit)',
       );
       expect(refused.hint).not.toContain('is not free');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('a series of Booking Protection holds over MCP', () => {
+  it('says one card saved on the booking page confirms every visit, not only "it"', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()] });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const slots = await mcp.call('find_slots', {
+        location: 'islington',
+        services: 'cut',
+        date: 'wednesday',
+      });
+      expect(slots, JSON.stringify(slots)).toMatchObject({ ok: true });
+      const held = await mcp.call('book', {
+        location: 'islington',
+        services: 'cut',
+        starts_at: slots.slots[0].starts_at,
+        client: { first_name: 'Bea', last_name: 'Regular', phone: '07400 123987' },
+        repeat: { every_weeks: 2, count: 3 },
+      });
+      expect(held, JSON.stringify(held)).toMatchObject({ ok: true, status: 'pending_confirmation' });
+      expect(held.series.occurrences).toHaveLength(3);
+      expect(held.spoken).toContain(
+        'This location needs Booking Protection: please save a card on the booking page; that one card confirms all 3 visits.',
+      );
+      expect(held.spoken).not.toContain('to confirm it.');
+
+      // With a deposit, the card is saved for all; each visit's deposit is still paid on its page.
+      const colour = await mcp.call('find_slots', {
+        location: 'islington',
+        services: 'colour',
+        date: 'thursday',
+      });
+      const deposits = await mcp.call('book', {
+        location: 'islington',
+        services: 'colour',
+        starts_at: colour.slots[0].starts_at,
+        client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+        repeat: { every_weeks: 4, count: 2 },
+      });
+      expect(deposits, JSON.stringify(deposits)).toMatchObject({ ok: true, status: 'pending_confirmation' });
+      expect(deposits.spoken).toContain(
+        "please save a card and pay the deposit on the booking page; that one card is saved for both visits, and each visit's own page asks for its deposit.",
+      );
     } finally {
       await mcp.close();
     }

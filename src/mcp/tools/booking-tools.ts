@@ -148,7 +148,7 @@ export const bookTool = defineTool({
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'You already have this booking; nothing new was booked. ' : '';
-    const stepsLeft = `${unfinished ? ` ${stepsLeftSentence(booking)}` : ''}${await feesSentence(api, booking, place)}`;
+    const stepsLeft = `${unfinished ? ` ${stepsLeftSentence(booking, series)}` : ''}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     // A series the caller already held repeats by its own rule, whatever this call asked for.
@@ -286,13 +286,27 @@ const CONFIRM_FIRST = 'Ask the caller whether to go ahead; if so, call again wit
  * What a caller holding a pending_confirmation booking is told to finish on its page, by the steps it
  * waits for: a waitlist offer's claim (the steps after it are said on the page), Booking Protection's
  * card (and deposit), a deposit alone (an offer claimed at a location without Booking Protection).
+ * One card saved on any visit of a series is saved for every visit held for the client
+ * (docs/recurring.md): with more than one waiting for it, the caller hears that one card does for all.
  */
-function stepsLeftSentence(booking: Booking): string {
+function stepsLeftSentence(booking: Booking, series: readonly Booking[] = []): string {
   const steps = booking.pending_confirmation?.requirements ?? [];
   if (steps.includes('waitlist_claim')) {
     return 'This time is offered to you from the waitlist: please claim it on the booking page to book it.';
   }
   if (steps.includes('protection_setup')) {
+    const waiting = series.filter(
+      (visit) =>
+        visit.status === 'pending_confirmation' &&
+        visit.client_id === booking.client_id &&
+        (visit.pending_confirmation?.requirements ?? []).includes('protection_setup'),
+    ).length;
+    if (waiting > 1) {
+      const all = waiting === 2 ? 'both' : `all ${waiting}`;
+      return steps.includes('deposit')
+        ? `This location needs Booking Protection: please save a card and pay the deposit on the booking page; that one card is saved for ${all} visits, and each visit's own page asks for its deposit.`
+        : `This location needs Booking Protection: please save a card on the booking page; that one card confirms ${all} visits.`;
+    }
     const what = steps.includes('deposit') ? 'save a card and pay the deposit' : 'save a card';
     return `This location needs Booking Protection: please ${what} on the booking page to confirm it.`;
   }
