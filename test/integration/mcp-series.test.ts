@@ -9,6 +9,7 @@ import {
   type Era,
   type McpHarness,
 } from '../helpers/mcp-harness.ts';
+import { insertProtectedIslingtonCut } from '../helpers/protected-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { bookAna } from '../helpers/waitlist-fixtures.ts';
 
@@ -587,6 +588,34 @@ describe('later visits of a series changed late', () => {
       expect(cancel, JSON.stringify(cancel)).toMatchObject({ ok: true });
       expect(cancel.spoken).toContain(
         'Its 2 later visits would be cancelled too: Tuesday 30 March at 10 am and Tuesday 13 April at 10 am. Tuesday 30 March at 10 am is late.',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('cancel with following says the late-cancellation fee of a later visit, naming it', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()] });
+    const db = t.database.db;
+    const ids = await catalogueIds(db);
+    // Jo's three protected cuts with Ben at Islington (window 2 days, late cancellation 50% of £62),
+    // from Monday 23 November at 9: the second is 47 hours away, the third 73.
+    const refs = [];
+    for (const at of ['2026-11-24T10:00:00Z', '2026-11-25T08:00:00Z', '2026-11-26T10:00:00Z']) {
+      refs.push(await insertProtectedIslingtonCut(db, Date.parse(at)));
+    }
+    const seriesId = crypto.randomUUID();
+    await db
+      .insertInto('booking_series')
+      .values({ id: seriesId, organisation_id: ids.organisation, every_weeks: 1, count: 3, created_at: 0 })
+      .execute();
+    await db.updateTable('bookings').set({ series_id: seriesId }).where('reference', 'in', refs).execute();
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const cancel = await mcp.call('cancel', { reference: refs[0], scope: 'following', dry_run: true });
+      expect(cancel, JSON.stringify(cancel)).toMatchObject({ ok: true });
+      expect(cancel.spoken).toContain(
+        'Its 2 later visits would be cancelled too: Wednesday 25 November at 8 am and Thursday 26 November at 10 am. Wednesday 25 November at 8 am is late. A late-cancellation fee would be due for Wednesday 25 November at 8 am (31 pounds).',
       );
     } finally {
       await mcp.close();
