@@ -161,20 +161,41 @@ export async function proveByCode(db: Db, key: BookingKey, typed: string, now: n
 export async function proveByLink(db: Db, token: string, now: number): Promise<BookingKey> {
   return writeTransaction(db, async (trx) => {
     const found = TOKEN.test(token) ? await findProofByTokenHash(trx, sha256(token)) : undefined;
-    if (!found) throw new AppError('not_found', 'This link is not valid; use the latest message we sent.');
+    if (!found) throw new AppError('not_found', LINK_UNKNOWN);
     const key = { organisationId: found.organisation_id, bookingId: found.booking_id };
     const proof = await waitingProof(trx, key, now);
     const state = codeState({ ...proofClock(proof), tries: 0 }, now);
     if (state === 'expired') {
-      throw new AppError(
-        'conflict',
-        'This link has expired. Open your booking page and ask for a new code.',
-        'token',
-      );
+      throw new AppError('conflict', LINK_EXPIRED, 'token');
     }
     if (state !== 'proven') await markProven(trx, proof, now);
     return key;
   });
+}
+
+/**
+ * What a verification link is now, read without changing anything (its page opened: mail scanners
+ * open links too, so opening one spends nothing): `usable` to confirm with the button; `proven` when
+ * it was used already; `expired` past its code's 10 minutes; `lapsed` when its booking is no longer a
+ * live hold (`words` say which); `unknown` for a token that is no proof's (replaced by a newer code,
+ * or never one).
+ */
+export type LinkState =
+  | { state: 'unknown' }
+  | { state: 'usable' | 'proven' | 'expired'; key: BookingKey }
+  | { state: 'lapsed'; key: BookingKey; status: string; words: string };
+
+export async function linkState(db: Db, token: string, now: number): Promise<LinkState> {
+  const found = TOKEN.test(token) ? await findProofByTokenHash(db, sha256(token)) : undefined;
+  if (!found || found.code_hash === null) return { state: 'unknown' };
+  const key = { organisationId: found.organisation_id, bookingId: found.booking_id };
+  const proof = await findProofWithBooking(db, key.organisationId, key.bookingId);
+  if (!proof) return { state: 'unknown' };
+  if (proof.proven_at !== null) return { state: 'proven', key };
+  const status = liveStatus(proof, now);
+  if (status !== 'pending_confirmation') return { state: 'lapsed', key, status, words: notLiveWords(status) };
+  const state = codeState({ ...proofClock(proof), tries: 0 }, now);
+  return { state: state === 'expired' ? 'expired' : 'usable', key };
 }
 
 /** What the booking's page shows of a proof: where it went, whether it is done. */
@@ -237,6 +258,11 @@ function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice
   });
 }
 
+/** A link that is no proof's (any more: a newer code replaces it). */
+export const LINK_UNKNOWN = 'This link is not valid; use the latest message we sent.';
+/** A link past its code's 10 minutes, its booking still waiting. */
+export const LINK_EXPIRED = 'This link has expired. Open your booking page and ask for a new code.';
+
 /** A link token is 43 base64url characters; anything else is not looked up. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -265,19 +291,23 @@ async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<Proo
     throw new AppError('conflict', 'This booking is not waiting for a code.');
   }
   if (proof.proven_at !== null) return proof;
-  const status = effectiveStatus(
+  const status = liveStatus(proof, now);
+  if (status !== 'pending_confirmation') throw new AppError('conflict', notLiveWords(status));
+  return proof;
+}
+
+function liveStatus(proof: ProofWithBooking, now: number): string {
+  return effectiveStatus(
     { status: proof.status, startsAt: proof.starts_at, holdExpiresAt: proof.hold_expires_at },
     now,
   );
-  if (status !== 'pending_confirmation') {
-    throw new AppError(
-      'conflict',
-      status === 'expired'
-        ? 'This booking was not confirmed in time and its time was released; please book again.'
-        : `This booking is ${status.replace('_', ' ')}; there is nothing to confirm.`,
-    );
-  }
-  return proof;
+}
+
+/** Why a booking no longer live (lapsed, cancelled) has nothing to confirm. */
+function notLiveWords(status: string): string {
+  return status === 'expired'
+    ? 'This booking was not confirmed in time and its time was released; please book again.'
+    : `This booking is ${status.replace('_', ' ')}; there is nothing to confirm.`;
 }
 
 /**

@@ -313,8 +313,50 @@ describe('a public booking waits for its contact to be proven', () => {
     expect((await rest(reference)).status).toBe('confirmed');
     // Used again: it is done already, and still leads to the booking.
     expect((await pagePost(t, linkPath)).headers.location).toBe(path);
-    expect((await pageGet(t, `/p/verify/${'x'.repeat(43)}`)).statusCode).toBe(200);
+    expect((await pageGet(t, `/p/verify/${'x'.repeat(43)}`)).statusCode).toBe(404);
     expect((await pagePost(t, `/p/verify/${'x'.repeat(43)}`)).statusCode).toBe(404);
+  });
+
+  it('a link that is no longer valid says so when opened, with the way on, and opening it spends nothing', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const first = await deliveredCode(t, reference);
+    // Unknown: no button, no booking named.
+    const unknown = await pageGet(t, `/p/verify/${'x'.repeat(43)}`);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.body).toContain('This link is not valid');
+    expect(unknown.body).not.toContain('Yes, confirm my booking');
+    // Replaced by a new code: the old link is not valid any more.
+    expect((await pagePost(t, `${path}/resend`)).statusCode).toBe(303);
+    const { linkPath } = await deliveredCode(t, reference);
+    const replaced = await pageGet(t, first.linkPath);
+    expect(replaced.statusCode).toBe(404);
+    expect(replaced.body).not.toContain('Yes, confirm my booking');
+    // Expired: said, with the booking's page to ask for a new code there; still waiting for it.
+    t.clock.advance({ minutes: 10 });
+    const expired = await pageGet(t, linkPath);
+    expect(expired.statusCode).toBe(409);
+    expect(expired.body).toContain('This link has expired');
+    expect(expired.body).toContain(`href="${path}"`);
+    expect(expired.body).not.toContain('Yes, confirm my booking');
+    expect((await rest(reference)).status).toBe('pending_confirmation');
+    // The hold lapsed: said, with the way to book again.
+    t.clock.advance({ minutes: 5 });
+    const lapsed = await pageGet(t, linkPath);
+    expect(lapsed.statusCode).toBe(409);
+    expect(lapsed.body).toContain('not confirmed in time');
+    expect(lapsed.body).toMatch(/href="\/p\/northside-hair\?location=camden[^"]*">Book again/);
+    expect(lapsed.body).not.toContain('Yes, confirm my booking');
+  });
+
+  it('a link already used leads to the booking when opened again', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { linkPath } = await deliveredCode(t, reference);
+    expect((await pagePost(t, linkPath)).statusCode).toBe(303);
+    const again = await pageGet(t, linkPath);
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe(path);
   });
 
   it('before the proof, nothing else is done from its page: no payment, no move; cancelling is', async () => {

@@ -602,7 +602,7 @@ function endedOfferWords(view: BookingPageView, ended: EndedOffer): string {
  * The public booking page with the same location and services chosen; its first step when the
  * location no longer takes bookings (its address on the page would be Not found).
  */
-function bookAgainHref(view: BookingPageView): string {
+export function bookAgainHref(view: BookingPageView): string {
   if (!view.location.active) return `/p/${view.organisation.slug}`;
   const query = new URLSearchParams({
     location: view.location.slug,
