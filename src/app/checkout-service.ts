@@ -44,7 +44,8 @@ export interface CheckoutView {
    */
   returnUrls: string[];
   organisation: { name: string; slug: string; locale: string };
-  location: { slug: string; name: string; timezone: string };
+  /** `active` false: the location no longer takes bookings (its page is Not found). */
+  location: { slug: string; name: string; timezone: string; active: boolean };
   /** The booking's own page (/p/manage/{token}), where it is seen, moved or cancelled; null without one. */
   bookingPath: string | null;
   /** Why the deposit is not taken yet (a contact to prove, an offer to claim first), or null. */
@@ -126,7 +127,12 @@ export async function getCheckout(db: Db, sessionId: string, now: number): Promi
       url ? [redirectUrl(url, '', valuesOf(row))] : [],
     ),
     organisation: { name: row.organisation_name, slug: row.organisation_slug, locale: row.locale },
-    location: { slug: row.location_slug, name: row.location_name, timezone: row.timezone },
+    location: {
+      slug: row.location_slug,
+      name: row.location_name,
+      timezone: row.timezone,
+      active: Boolean(row.location_active),
+    },
     bookingPath: row.page_token ? bookingPagePath(row.page_token) : null,
     notPayableYet: notPayableYet(row.pending_requirements),
     booking: {
@@ -365,6 +371,7 @@ async function findSession(db: Db, sessionId: string) {
           'l.slug as location_slug',
           'l.name as location_name',
           'l.timezone',
+          'l.active as location_active',
           'o.name as organisation_name',
           'o.slug as organisation_slug',
           'o.locale',

@@ -381,6 +381,19 @@ describe('expiry with the hold', () => {
     expect((await page(path)).statusCode).toBe(409);
   });
 
+  it('an expired checkout at a location made inactive since books again from the salon’s page', async () => {
+    t = await startTestApp();
+    const { path } = await book();
+    t.clock.advance({ minutes: 30 });
+    await t.database.db.updateTable('locations').set({ active: 0 }).where('slug', '=', 'soho').execute();
+    const shown = await page(path);
+    expect(shown.statusCode).toBe(409);
+    expect(shown.body).toContain('Checkout expired');
+    expect(shown.body).toContain('<a href="/p/acme-hair">Book again</a>');
+    // That is a page; the location's own address would be Not found.
+    expect((await page('/p/acme-hair')).statusCode).toBe(200);
+  });
+
   it('closes the checkout when the booking is cancelled', async () => {
     t = await startTestApp();
     const { reference, path } = await book();

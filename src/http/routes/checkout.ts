@@ -214,12 +214,21 @@ function notPayableBody(view: CheckoutView): string {
     view.state === 'paid'
       ? `This deposit has already been paid. <a href="${esc(defaultSuccessPath(view.sessionId))}">See the confirmation</a>.`
       : view.state === 'expired'
-        ? `This checkout has expired: the deposit was not paid in time and the booking was released. <a href="${esc(`/p/${view.organisation.slug}?location=${encodeURIComponent(view.location.slug)}`)}">Book again</a>.`
+        ? `This checkout has expired: the deposit was not paid in time and the booking was released. <a href="${esc(bookAgainPath(view))}">Book again</a>.`
         : `This booking is no longer awaiting payment (it is ${esc(view.booking.status.replace('_', ' '))}).`;
   return `<h1>${esc(title)}</h1>
 <p role="alert">${explanation}</p>
 ${summary(view, f)}
 ${view.state === 'expired' ? '' : manageLink(view)}`;
+}
+
+/**
+ * Where to book again after a lapsed checkout: the location's page, or the salon's when the location
+ * no longer takes bookings (its page would be Not found).
+ */
+function bookAgainPath(view: CheckoutView): string {
+  const salon = `/p/${view.organisation.slug}`;
+  return view.location.active ? `${salon}?location=${encodeURIComponent(view.location.slug)}` : salon;
 }
 
 /** The deposit waits for a step on the booking's page first (a code, an offer's claim). */
