@@ -231,7 +231,7 @@ export function toAppError(error: FastifyError, request?: FastifyRequest): AppEr
     case 'FST_ERR_CTP_INVALID_TYPE':
       return notJsonBody();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
+      return bodyTooLarge(request);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_request', 'The body is empty; send a JSON object.', 'body');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -256,7 +256,7 @@ export function toAppError(error: FastifyError, request?: FastifyRequest): AppEr
     );
   }
   const status = error.statusCode ?? 500;
-  if (status === 413) return new AppError('payload_too_large', 'The request body is larger than 64 KiB.');
+  if (status === 413) return bodyTooLarge(request);
   if (status >= 400 && status < 500) {
     // Fastify's own 4xx codes describe the request, never its content, so they are safe to echo.
     return new AppError('invalid_request', `The request could not be processed (${error.code ?? status}).`);
@@ -265,6 +265,23 @@ export function toAppError(error: FastifyError, request?: FastifyRequest): AppEr
     'server_error',
     'Something went wrong on our side; idempotent requests are safe to retry.',
   );
+}
+
+/**
+ * Requests whose body is held to a limit of their routes' own, not the server's 64 KiB (a pages
+ * plugin's forms, acceptPageFields): the limit, so a body refused is said with the limit that refused it.
+ */
+const ownBodyLimits = new WeakMap<FastifyRequest, number>();
+
+export function noteBodyLimit(request: FastifyRequest, limit: number): void {
+  ownBodyLimits.set(request, limit);
+}
+
+function bodyTooLarge(request: FastifyRequest | undefined): AppError {
+  const limit = request && ownBodyLimits.get(request);
+  const words =
+    limit === undefined ? '64 KiB' : limit % 1024 === 0 ? `${limit / 1024} KiB` : `${limit} bytes`;
+  return new AppError('payload_too_large', `The request body is larger than ${words}.`);
 }
 
 /** The part of the request a validation refused, as it arrived. */

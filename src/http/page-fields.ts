@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
+import { noteBodyLimit } from './error-envelope.ts';
 
 /**
  * What a server-rendered page's handler reads from its query string and its posted form: every field
@@ -19,8 +20,8 @@ export type Fields = Record<string, string>;
 const NAME_SHOWN = 40;
 
 /**
- * Registers, inside a pages plugin: the urlencoded form parser (the API keeps its JSON-only rule), and
- * a hook that turns every request's query and body into Fields before a handler sees them.
+ * Registers, inside a pages plugin: the urlencoded form parser (the API keeps its JSON-only rule), held
+ * to bodyLimit and refused in its words when over it, and a hook that turns every request's query and body into Fields before a handler sees them.
  */
 export function acceptPageFields(app: FastifyInstance, bodyLimit: number): void {
   app.addContentTypeParser(
@@ -34,6 +35,12 @@ export function acceptPageFields(app: FastifyInstance, bodyLimit: number): void 
       }
     },
   );
+  // A form over bodyLimit is refused naming bodyLimit (other bodies keep the server's limit).
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
+      noteBodyLimit(request, bodyLimit);
+    }
+  });
   app.addHook('preValidation', async (request: FastifyRequest) => {
     request.query = fieldsOf(request.query);
     if (request.body !== undefined && request.body !== null) request.body = fieldsOf(request.body);

@@ -269,7 +269,10 @@ describe('paying', () => {
   it('accepts a form body with fields, and refuses an oversized one', async () => {
     t = await startTestApp();
     const { path } = await book();
-    expect((await post(`${path}/pay`, 'x'.repeat(2048))).statusCode).toBe(413);
+    const large = await post(`${path}/pay`, 'x'.repeat(2048));
+    expect(large.statusCode).toBe(413);
+    expectHtml(large);
+    expect(large.body).toContain('larger than 1 KiB');
     expect((await post(`${path}/pay`, 'submit=Pay')).statusCode).toBe(303);
   });
 });

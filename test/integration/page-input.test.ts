@@ -149,6 +149,23 @@ describe('forms', () => {
     expect(still.json().data.status).toBe('confirmed');
   });
 
+  it('refuses a form over its pages’ limit naming that limit, not the API’s 64 KiB', async () => {
+    const notes = `notes=${'x'.repeat(5000)}`;
+    const booking = await refusedPage(post('/p/northside-hair/book', notes), 413);
+    expect(booking.body).toContain('larger than 4 KiB');
+    expect(booking.body).not.toContain('64 KiB');
+    const console = await refusedPage(post('/console/keys', `${form({})}&${'x'.repeat(17_000)}`), 413);
+    expect(console.body).toContain('larger than 16 KiB');
+    // The API keeps its own limit.
+    const api = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: { notes: 'x'.repeat(70_000) },
+    });
+    expect(api.statusCode).toBe(413);
+    expect(api.json().error.message).toBe('The request body is larger than 64 KiB.');
+  });
+
   it('answers a sign-in with a 4,000-character e-mail as any wrong one (its counter is a hash)', async () => {
     const response = await post(
       '/console/sign-in',
