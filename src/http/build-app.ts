@@ -42,7 +42,7 @@ import { requestIdFor } from './request-id.ts';
 import { availabilityRoutes } from './routes/availability.ts';
 import { bookingRoutes } from './routes/bookings.ts';
 import { calendarFeedRoutes } from './routes/calendar-feed.ts';
-import { checkoutRoutes } from './routes/checkout.ts';
+import { answerCheckoutFrameworkError, checkoutRoutes, isCheckoutAddress } from './routes/checkout.ts';
 import { clientRoutes } from './routes/clients.ts';
 import { healthRoutes } from './routes/health.ts';
 import { locationRoutes } from './routes/locations.ts';
@@ -108,6 +108,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   const headersFor = async (address: string) => rateLimitHeaders(await windowOf(address));
   const envelopeFrameworkError = answerFrameworkError(headersFor);
   const pageFrameworkError = answerPageFrameworkError(deps);
+  const checkoutFrameworkError = deps.payments && answerCheckoutFrameworkError(deps.payments);
   const server = {
     // Node would answer a Host-less HTTP/1.1 request itself, outside the envelope: the onRequest hook does.
     requireHostHeader: false,
@@ -133,10 +134,14 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Requests refused before Fastify's lifecycle get the envelope, a request id and rate-limit headers.
     // ... except at console addresses, where a person's browser shows the answer: the console's page.
-    // ... and at the customer's pages (/p/), whose own error page is answered.
+    // ... and at the customer's pages (/p/), whose own error page is answered; the checkout's and the
+    // card page's likewise, where a provider mounts them.
     frameworkErrors: (error, request, reply) => {
       if (isConsoleAddress(request.url)) return answerConsoleFrameworkError(error, request, reply);
       if (isCustomerPageAddress(request.url)) return pageFrameworkError(error, request, reply);
+      if (checkoutFrameworkError && isCheckoutAddress(request.url)) {
+        return checkoutFrameworkError(error, request, reply);
+      }
       return envelopeFrameworkError(error, request, reply);
     },
     clientErrorHandler: answerClientError(headersFor),

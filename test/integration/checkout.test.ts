@@ -277,6 +277,28 @@ describe('paying', () => {
   });
 });
 
+describe('addresses that are none', () => {
+  it('answers the checkout’s page, not JSON, when a checkout or card address has a % that escapes nothing', async () => {
+    t = await startTestApp();
+    const { path } = await book();
+    for (const url of ['/checkout/%zz', `${path}/%E0%A4%A`, '/card-setup/%zz', '/card-setup/%']) {
+      const response = await page(url);
+      expect(response.statusCode, url).toBe(400);
+      expectHtml(response);
+      expect(response.body, url).toContain('every % must begin the escape');
+      expect(response.body, url).toContain(
+        `Reference for support: <code>${response.headers['x-request-id']}</code>`,
+      );
+    }
+    const posted = await post(`${path}%zz/pay`);
+    expect(posted.statusCode).toBe(400);
+    expectHtml(posted);
+    // The API keeps its JSON envelope for the same mistake.
+    const api = await page('/v1/bookings/%zz');
+    expect(api.headers['content-type']).toMatch(/^application\/json/);
+  });
+});
+
 describe('the forms', () => {
   it('are refused from another site, or without Origin and Referer, and accepted from the page itself', async () => {
     t = await startTestApp();

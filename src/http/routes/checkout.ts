@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
 import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
@@ -12,6 +12,7 @@ import {
 } from '../../app/checkout-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { PaymentProvider } from '../../app/payments.ts';
+import type { AppError } from '../../domain/errors.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import {
@@ -22,6 +23,7 @@ import {
   pageSender,
   redirect,
   refuseCrossSiteForm,
+  type SendPage,
 } from '../pages/page-shell.ts';
 
 /**
@@ -49,8 +51,7 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error, request);
       if (isFault(error, appError)) request.log.error({ err: error }, 'request failed');
-      const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
-      return sendPage(reply.code(appError.status), title, errorBody(title, appError.message, request));
+      return problemPage(sendPage, reply, request, appError);
     });
 
     const hidden = { schema: { hide: true } };
@@ -278,10 +279,33 @@ function awaitingBody(view: CheckoutView): string {
 ${manageLink(view)}`;
 }
 
-function errorBody(title: string, message: string, request: FastifyRequest): string {
-  return `<h1>${esc(title)}</h1>
-<p role="alert">${esc(message)}</p>
-<p>Reference for support: <code>${esc(request.id)}</code></p>`;
+/** The page of a refusal or a fault at a checkout or card address: what went wrong, the request id. */
+function problemPage(sendPage: SendPage, reply: FastifyReply, request: FastifyRequest, appError: AppError) {
+  const title = TITLES[appError.code] ?? TITLES[appError.status] ?? 'Something went wrong';
+  return sendPage(
+    reply.code(appError.status),
+    title,
+    `<h1>${esc(title)}</h1>
+<p role="alert">${esc(appError.message)}</p>
+<p>Reference for support: <code>${esc(request.id)}</code></p>`,
+  );
+}
+
+/** Whether a request's address is the checkout's or the card page's (where a person's browser shows the answer). */
+export function isCheckoutAddress(url: string): boolean {
+  return url.startsWith('/checkout/') || url.startsWith('/card-setup/');
+}
+
+/**
+ * The router's refusal of a checkout or card address (a % that escapes nothing, in a link cut short):
+ * the checkout's own error page, since a browser shows the API's JSON envelope as raw text.
+ */
+export function answerCheckoutFrameworkError(provider: PaymentProvider) {
+  const sendPage = pageSender(noticeFor(provider));
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('x-request-id', request.id);
+    problemPage(sendPage, reply, request, toAppError(error));
+  };
 }
 
 function summary(view: CheckoutView, f: Formatter): string {
