@@ -32,6 +32,10 @@ export interface StartedCardSetup {
  * saved yet: a `card_setups` row and the provider's hosted page. 404 for an unknown reference; 409
  * conflict when there is nothing to set up; 503 payments_unavailable without a provider.
  *
+ * The booking's setup already open (a second press, a double click, back from the provider's page
+ * unsaved) is handed out again rather than a new one opened: one customer and one page at the provider,
+ * as a deposit has its one checkout.
+ *
  * The provider is asked before the write transaction, not inside it (a provider across the network
  * holds no writer while it answers: checkouts-opened-first.ts says why), and the booking is checked
  * again inside it; a booking that changed meanwhile leaves a setup nobody was given, which lapses.
@@ -47,8 +51,10 @@ export async function startCardSetup(
 ): Promise<StartedCardSetup> {
   const asked = await getBooking(db, organisationId, reference);
   const provider = requireCardSetupWanted(asked, payments, now);
-  const setupId = randomUUID();
   const expiresAt = asked.holdExpiresAt ?? now + UNHELD_SETUP_MS;
+  const open = await reusableSetup(db, organisationId, asked.id, asked.holdExpiresAt, now);
+  if (open) return open;
+  const setupId = randomUUID();
   const url = await provider.openCardSetup(
     {
       id: setupId,
@@ -88,6 +94,37 @@ export async function startCardSetup(
     });
     return { setupId, url };
   });
+}
+
+/**
+ * Time a setup handed out again has left at least: the provider's page may close a minute before ours
+ * does (Stripe's sessions last under 24 hours), and the customer needs a while to enter the card.
+ */
+const REUSE_MARGIN_MS = 5 * 60_000;
+
+/**
+ * The booking's open setup (the latest), when it can be handed out again: its page is known, it has
+ * REUSE_MARGIN_MS left, and, for a held booking, it lasts as long as the hold (a hold extended since
+ * outlasts an older setup, which a new one would not). Undefined otherwise.
+ */
+async function reusableSetup(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+  holdExpiresAt: number | null,
+  now: number,
+): Promise<StartedCardSetup | undefined> {
+  const row = await db
+    .selectFrom('card_setups')
+    .select(['id', 'provider_url', 'expires_at'])
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('status', '=', 'open')
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  if (!row?.provider_url || row.expires_at - now < REUSE_MARGIN_MS) return undefined;
+  if (holdExpiresAt !== null && row.expires_at < holdExpiresAt) return undefined;
+  return { setupId: row.id, url: row.provider_url };
 }
 
 /** The provider, when `booking` wants a card saved: else 503 without a provider, or 409 conflict. */

@@ -691,6 +691,35 @@ describe('a Booking Protection hold with a deposit, finished on its booking page
     );
   });
 
+  it('opens one customer and setup session at Stripe however often "Save a card" is pressed before it is used', async () => {
+    const { booked } = await maxsProtectedColour();
+    const pagePath = new URL(booked.booking_page_url).pathname;
+    const press = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `${pagePath}/setup`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+        payload: '',
+      });
+    const setupSessions = () => [...fake.sessions.values()].filter((s) => s.mode === 'setup');
+    const customersMade = () =>
+      new Set(fake.requests.filter((r) => r.path === '/v1/customers').map((r) => r.idempotencyKey)).size;
+    const first = await press();
+    expect(first.statusCode, first.body).toBe(303);
+    // Pressed again (a double click, or back from Stripe's page without saving): the same page.
+    const again = await press();
+    expect(again.statusCode, again.body).toBe(303);
+    expect(again.headers.location).toBe(first.headers.location);
+    expect(setupSessions()).toHaveLength(1);
+    expect(customersMade()).toBe(1);
+    // Once Stripe has expired it, a press opens a new one.
+    expect((await deliver(fake.expire(String(setupSessions()[0]!.id)))).statusCode).toBe(200);
+    const after = await press();
+    expect(after.statusCode, after.body).toBe(303);
+    expect(after.headers.location).not.toBe(first.headers.location);
+    expect(setupSessions()).toHaveLength(2);
+  });
+
   it("hands over to Stripe Checkout's origin only, against Stripe's own API", () => {
     const provider = (apiBase: string) =>
       makeStripeProvider({ secretKey: 'sk_test_x', webhookSecret: 'whsec_x', apiBase: new URL(apiBase) });
