@@ -43,6 +43,15 @@ async function bookJosSeries(mcp: McpHarness, services = 'cut') {
   return { booked, refs: (series?.occurrences ?? []).map((o) => o.reference) };
 }
 
+/** Soho closed on `date` (a closure with its reason), written as the catalogue would. */
+async function closeSoho(date: string, reason: string) {
+  const ids = await catalogueIds(t.database.db);
+  await t.database.db
+    .insertInto('location_closures')
+    .values({ organisation_id: ids.organisation, location_id: ids.locations.soho!, date, reason })
+    .execute();
+}
+
 /** Jo's 26 weekly visits with Ana at Soho from Tuesday 2 March at 10 am, over MCP `book`, booked. */
 async function bookJosWeekly(mcp: McpHarness) {
   const booked = await mcp.call('book', {
@@ -366,15 +375,7 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
   it('says the closure with its reason, and the stylist away, not "is not free"', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
-    await t.database.db
-      .insertInto('location_closures')
-      .values({
-        organisation_id: ids.organisation,
-        location_id: ids.locations.soho!,
-        date: '2027-03-23',
-        reason: 'Staff training',
-      })
-      .execute();
+    await closeSoho('2027-03-23', 'Staff training');
     await t.database.db
       .insertInto('staff_time_off')
       .values({
@@ -420,15 +421,7 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
     const ids = await catalogueIds(t.database.db);
     // A holiday stretch: Soho closed five Tuesdays running, 6 April to 4 May.
     for (const date of ['2027-04-06', '2027-04-13', '2027-04-20', '2027-04-27', '2027-05-04']) {
-      await t.database.db
-        .insertInto('location_closures')
-        .values({
-          organisation_id: ids.organisation,
-          location_id: ids.locations.soho!,
-          date,
-          reason: 'Holiday',
-        })
-        .execute();
+      await closeSoho(date, 'Holiday');
     }
     const mcp = await connectInProcess(t, t.keys.readWrite);
     try {
