@@ -124,8 +124,9 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
       ...a,
       spoken: `${speakTime(Date.parse(a.starts_at), place.zone, place.locale)} with ${team.get(a.staff_id) ?? 'someone'}`,
     }));
-    // A wall time the clocks skip: the engine offers the free times nearest the end of the gap.
-    const skipped = clash.starts_at === null && clash.reason === 'not_on_grid';
+    // A wall time the clocks skip: the engine offers the free times nearest the end of the gap. (A visit
+    // past 9999-12-31 has no start either, but no calendar date.)
+    const skipped = clash.starts_at === null && clash.reason === 'not_on_grid' && isCalendarDate(clash.date);
     const free =
       alternatives.length > 0
         ? `free ${skipped ? 'nearest it' : 'that day'}: ${listed(alternatives.map((a) => a.spoken))}`
