@@ -21,7 +21,8 @@ const NAME_SHOWN = 40;
 
 /**
  * Registers, inside a pages plugin: the urlencoded form parser (the API keeps its JSON-only rule), held
- * to bodyLimit and refused in its words when over it, and a hook that turns every request's query and body into Fields before a handler sees them.
+ * to bodyLimit and refused in its words when over it, and a hook that turns every request's query and
+ * body into Fields before a handler sees them.
  */
 export function acceptPageFields(app: FastifyInstance, bodyLimit: number): void {
   app.addContentTypeParser(
