@@ -182,6 +182,26 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('keeps busy an occurrence of a long-running series moved from weeks back into the window', () => {
+    // A weekly meeting since 2020, the one of 5 October 2026 (before the window) moved to 2 December.
+    const text = ics(
+      ...event('UID:m', 'DTSTART:20200106T090000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY'),
+      ...event('UID:m', 'RECURRENCE-ID:20261005T090000Z', 'DTSTART:20261202T150000Z', 'DURATION:PT1H'),
+      // A daily one since 2012, its 20 October moved to 3 November.
+      ...event('UID:d', 'DTSTART:20120101T070000Z', 'DURATION:PT30M', 'RRULE:FREQ=DAILY'),
+      ...event('UID:d', 'RECURRENCE-ID:20261020T070000Z', 'DTSTART:20261103T180000Z', 'DURATION:PT30M'),
+    );
+    const busy = iso(busyTimes(text, WINDOW, 'UTC'));
+    expect(busy).toContainEqual(['2026-12-02T15:00:00.000Z', '2026-12-02T16:00:00.000Z']);
+    expect(busy).toContainEqual(['2026-11-03T18:00:00.000Z', '2026-11-03T18:30:00.000Z']);
+    // The rest of each series as the rule gives it, from the window's start.
+    expect(busy.filter(([start]) => start!.endsWith('T09:00:00.000Z'))[0]).toEqual([
+      '2026-11-02T09:00:00.000Z',
+      '2026-11-02T10:00:00.000Z',
+    ]);
+    expect(busy.filter(([start]) => start!.endsWith('T07:00:00.000Z'))).toHaveLength(395);
+  });
+
   it('reads series begun a century ago at the cost of recent ones, well inside its CPU bound', () => {
     // Each occurrence is copied from the moved start: left unnormalised, every copy walked the
     // 1,500 months since 1900 again, and these 24 series cost several seconds and were refused.

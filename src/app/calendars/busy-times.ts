@@ -417,7 +417,10 @@ function laterStart(event: ICAL.Event, window: Interval): ICAL.Time | null {
   const start = event.startDate;
   const length = Math.max(0, floatingMs(event.endDate) - floatingMs(start));
   const step = period * (rule.interval || 1);
-  const target = window.start - 2 * 86_400_000 - length - step;
+  const target = Math.min(
+    window.start - 2 * 86_400_000 - length - step,
+    earliestMovedIn(event, window) - step,
+  );
   const periods = Math.floor((target - floatingMs(start)) / step);
   if (periods <= 0) return null;
   const later = start.clone();
@@ -431,6 +434,27 @@ function laterStart(event: ICAL.Event, window: Interval): ICAL.Time | null {
   // the iterator makes would carry the thousands of days added and walk them month by month again.
   later.adjust(0, 0, 0, 0);
   return later;
+}
+
+/**
+ * The earliest original time (RECURRENCE-ID, as a wall time) of an occurrence of the series that an
+ * override moved into the window or after it, or +Infinity: the iterator gives such an occurrence at
+ * its original time only, so a series' expansion must not start after it (a meeting of weeks ago moved
+ * to next week blocks next week). An override that cannot be read is left to the iterator, as before.
+ */
+function earliestMovedIn(event: ICAL.Event, window: Interval): number {
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const moved of Object.values(event.exceptions ?? {})) {
+    try {
+      const original = floatingMs(moved.recurrenceId);
+      if (original < earliest && floatingMs(moved.endDate) > window.start - 2 * 86_400_000) {
+        earliest = original;
+      }
+    } catch {
+      // Read (and refused, if broken) when the iterator reaches its original time.
+    }
+  }
+  return earliest;
 }
 
 /** Whether an event (or one occurrence's override) takes the time. */
