@@ -116,6 +116,33 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('reads an RDATE given as a period (its own start and end), EXDATE and overrides applying to it', () => {
+    const text = ics(
+      ...event(
+        'UID:p',
+        'DTSTART;TZID=Europe/Berlin:20261201T090000',
+        'DTEND;TZID=Europe/Berlin:20261201T100000',
+        'RDATE;VALUE=PERIOD:20261203T120000Z/20261203T150000Z,20261204T120000Z/PT30M',
+        'RDATE;TZID=Europe/Berlin;VALUE=PERIOD:20261207T080000/PT2H,20261208T080000/PT2H',
+        'RDATE;TZID=Europe/Berlin:20261209T090000',
+        'EXDATE:20261204T120000Z',
+      ),
+      ...event(
+        'UID:p',
+        'RECURRENCE-ID;TZID=Europe/Berlin:20261208T080000',
+        'DTSTART;TZID=Europe/Berlin:20261208T160000',
+        'DTEND;TZID=Europe/Berlin:20261208T170000',
+      ),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'UTC')).sort()).toEqual([
+      ['2026-12-01T08:00:00.000Z', '2026-12-01T09:00:00.000Z'],
+      ['2026-12-03T12:00:00.000Z', '2026-12-03T15:00:00.000Z'],
+      ['2026-12-07T07:00:00.000Z', '2026-12-07T09:00:00.000Z'],
+      ['2026-12-08T15:00:00.000Z', '2026-12-08T16:00:00.000Z'],
+      ['2026-12-09T08:00:00.000Z', '2026-12-09T09:00:00.000Z'],
+    ]);
+  });
+
   it('applies an override only to the series of its UID', () => {
     // Two series at the same times: the first called off on the 2nd, the second moved on the 3rd.
     const text = ics(

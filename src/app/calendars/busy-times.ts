@@ -147,6 +147,15 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
           `an event that cannot be read (${String((error as Error)?.message ?? error).slice(0, 200)})`,
         );
 
+  try {
+    // (Most files have no RDATE: they are not walked for one.)
+    if (/^RDATE[;:]/im.test(text)) {
+      periodsAsOverrides(root);
+      keepFirstOccurrence(root);
+    }
+  } catch (error) {
+    throw unreadable(error);
+  }
   const events = root.getAllSubcomponents('vevent');
   alignUtcExceptions(events, zones);
   const masters = new Set(
@@ -308,6 +317,73 @@ interface Expansion {
   next: ICAL.Time | null | undefined;
 }
 
+/** A series' properties an override of one of its occurrences does not take over. */
+const SERIES_ONLY = new Set(['rrule', 'rdate', 'exdate', 'exrule', 'dtstart', 'dtend', 'duration']);
+
+/**
+ * RDATE;VALUE=PERIOD (RFC 5545 3.8.5.2: an occurrence with its own start and end), which ical.js cannot
+ * expand (it throws, and the whole file was refused): each period becomes an RDATE of its start and,
+ * unless the file overrides that occurrence already, an override of it (RECURRENCE-ID its start) ending
+ * at the period's end. EXDATE and the series' overrides then apply to it as to any occurrence.
+ */
+function periodsAsOverrides(root: ICAL.Component): void {
+  const events = root.getAllSubcomponents('vevent');
+  const withPeriods = events.filter(
+    (e) => !e.hasProperty('recurrence-id') && e.getAllProperties('rdate').some((r) => r.type === 'period'),
+  );
+  if (withPeriods.length === 0) return;
+  const key = (uid: unknown, time: unknown) => `${String(uid)}|${String(time)}`;
+  const overridden = new Set(
+    events
+      .filter((e) => e.hasProperty('recurrence-id'))
+      .map((e) => key(e.getFirstPropertyValue('uid'), e.getFirstPropertyValue('recurrence-id'))),
+  );
+  for (const series of withPeriods) {
+    const uid = series.getFirstPropertyValue('uid');
+    for (const rdate of series.getAllProperties('rdate')) {
+      if (rdate.type !== 'period') continue;
+      const tzid = rdate.getParameter('tzid');
+      const periods = rdate.getValues() as ICAL.Period[];
+      rdate.resetType('date-time');
+      rdate.setValues(periods.map((period) => period.start));
+      for (const period of periods) {
+        if (overridden.has(key(uid, period.start))) continue;
+        const override = new ICAL.Component('vevent');
+        for (const property of series.getAllProperties()) {
+          if (!SERIES_ONLY.has(property.name)) override.addProperty(new ICAL.Property(property.toJSON()));
+        }
+        const times: [string, ICAL.Time][] = [
+          ['recurrence-id', period.start],
+          ['dtstart', period.start],
+          ['dtend', period.getEnd()],
+        ];
+        for (const [name, time] of times) {
+          const property = override.addPropertyWithValue(name, time);
+          if (typeof tzid === 'string') property.setParameter('tzid', tzid);
+        }
+        root.addSubcomponent(override);
+      }
+    }
+  }
+}
+
+/**
+ * A series given by RDATEs alone (no RRULE): its DTSTART is its first occurrence (RFC 5545 3.8.5.2),
+ * which ical.js leaves out, freeing that time. It is added to the RDATEs (a duplicate is harmless: the
+ * busy times are merged), where EXDATE can still exclude it.
+ */
+function keepFirstOccurrence(root: ICAL.Component): void {
+  for (const series of root.getAllSubcomponents('vevent')) {
+    if (series.hasProperty('recurrence-id') || series.hasProperty('rrule') || !series.hasProperty('rdate')) {
+      continue;
+    }
+    const dtstart = series.getFirstProperty('dtstart');
+    if (!dtstart) continue;
+    const [, parameters, type, ...values] = dtstart.toJSON();
+    series.addProperty(new ICAL.Property(['rdate', parameters, type, ...values]));
+  }
+}
+
 /**
  * ical.js knows no zone the file does not define: a series whose TZID is only an IANA name is
  * expanded in wall time, so an EXDATE or RECURRENCE-ID written in UTC (RFC 5545 allows it) would
@@ -324,6 +400,7 @@ function alignUtcExceptions(events: ICAL.Component[], zones: Map<string, ICAL.Ti
     if (dtstart?.type !== 'date-time') continue;
     seriesZone.set(String(component.getFirstPropertyValue('uid')), tzid);
     for (const exdate of component.getAllProperties('exdate')) toWallTime(exdate, tzid);
+    for (const rdate of component.getAllProperties('rdate')) toWallTime(rdate, tzid);
     for (const rrule of component.getAllProperties('rrule')) untilToWallTime(rrule, tzid);
   }
   for (const component of events) {
