@@ -334,6 +334,42 @@ describe('client registration', () => {
     const registered = await register(uri);
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   });
+
+  it('registers a host that names scopes of its own, keeping only those it knows, and signs it in', async () => {
+    const registerWith = async (scope: string) => {
+      const response = await fetch(new URL('/oauth/register', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        // As Claude.ai registers its custom connectors.
+        body: JSON.stringify({
+          client_name: 'claudeai',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+          scope,
+          redirect_uris: [REDIRECT_URL],
+        }),
+      });
+      const body = (await response.json()) as Json;
+      expect(response.status, JSON.stringify(body)).toBe(201);
+      return body;
+    };
+    expect((await registerWith('openid profile bookings:read')).scope).toBe('openid bookings:read');
+    const claude = await registerWith('claudeai');
+    // None known: it may ask for any, as a client that named none.
+    expect(claude).not.toHaveProperty('scope');
+    const auth = new HostAuth({ info: claude as never });
+    const client = await signInAndConnect(mcpUrl, auth, { ...owner, scope: 'bookings:write' });
+    try {
+      const locations = await client.callTool({ name: 'list_locations', arguments: {} });
+      expect(JSON.stringify(locations.structuredContent)).toContain('camden');
+    } finally {
+      await client.close();
+    }
+    expect(auth.savedTokens!.scope).toBe('bookings:write');
+    // The tests after this one register many clients too: a fresh minute of registrations for them.
+    server.t.clock.advance({ minutes: 1, seconds: 1 });
+  });
 });
 
 describe('a method an OAuth endpoint does not serve', () => {

@@ -40,6 +40,9 @@ const ROTATION_SECONDS = 365.25 * 24 * 60 * 60;
  */
 const GRANT_TTL_SECONDS = ROTATION_SECONDS + REFRESH_TOKEN_TTL_SECONDS;
 
+/** Every scope the authorization server knows: the connector scopes, and OpenID's two. */
+const SCOPES: readonly string[] = ['openid', 'offline_access', 'bookings:read', 'bookings:write'];
+
 /** Where oidc-provider's endpoints are served, under the issuer. */
 export const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',
@@ -112,9 +115,20 @@ export class AuthorizationServers {
       // Redirect URIs of registered and metadata-document clients: https, or plain http to loopback only
       // (OAuth 2.1, MCP authorization); never with a user name or password. The library checks the rest
       // (fragments, schemes, native clients' loopback rule).
+      //
+      // A registration's (or metadata document's) `scope` keeps only the scopes this server knows
+      // (RFC 7591 section 3.2.1 lets a server replace what a client asked for): a host that names
+      // scopes of its own (Claude.ai registers with "claudeai") was refused with
+      // invalid_client_metadata, and could not connect at all. With none left, the client may ask
+      // for any scope, as one that named none.
       extraClientMetadata: {
-        properties: ['redirect_uris'],
-        validator: (_ctx, key, value) => {
+        properties: ['redirect_uris', 'scope'],
+        validator: (_ctx, key, value, metadata) => {
+          if (key === 'scope' && typeof value === 'string') {
+            const known = value.split(' ').filter((scope) => SCOPES.includes(scope));
+            metadata.scope = known.length > 0 ? [...new Set(known)].join(' ') : undefined;
+            return;
+          }
           if (key !== 'redirect_uris' || !Array.isArray(value)) return;
           for (const uri of value) {
             const why = redirectUriRefusal(String(uri));
@@ -125,7 +139,7 @@ export class AuthorizationServers {
       findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
       // bookings:read and bookings:write are the /mcp resource's (getResourceServerInfo); listed here too
       // because clients name them in their registration's `scope`, which is checked against this list.
-      scopes: ['openid', 'offline_access', 'bookings:read', 'bookings:write'],
+      scopes: [...SCOPES],
       claims: { openid: ['sub'] },
       responseTypes: ['code'],
       pkce: { required: () => true },
