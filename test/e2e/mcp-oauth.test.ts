@@ -354,7 +354,10 @@ describe('client registration', () => {
       expect(response.status, JSON.stringify(body)).toBe(201);
       return body;
     };
-    expect((await registerWith('openid profile bookings:read')).scope).toBe('openid bookings:read');
+    // The connector scopes it named, and OpenID's two, which change nothing here.
+    expect((await registerWith('openid profile bookings:read')).scope).toBe(
+      'bookings:read openid offline_access',
+    );
     const claude = await registerWith('claudeai');
     // None known: it may ask for any, as a client that named none.
     expect(claude).not.toHaveProperty('scope');
@@ -369,6 +372,37 @@ describe('client registration', () => {
     expect(auth.savedTokens!.scope).toBe('bookings:write');
     // The tests after this one register many clients too: a fresh minute of registrations for them.
     server.t.clock.advance({ minutes: 1, seconds: 1 });
+  });
+
+  it('lets a host registered for the connector scopes ask for openid besides: it changes nothing here', async () => {
+    const response = await fetch(new URL('/oauth/register', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // The scopes the resource metadata lists, as a host that reads scopes_supported registers them.
+      body: JSON.stringify({
+        client_name: 'OpenID-minded host',
+        token_endpoint_auth_method: 'none',
+        scope: 'bookings:read bookings:write',
+        redirect_uris: [REDIRECT_URL],
+      }),
+    });
+    const registered = (await response.json()) as Json;
+    expect(response.status, JSON.stringify(registered)).toBe(201);
+    const auth = new HostAuth({ info: registered as never });
+    const first = await startSignIn(mcpUrl, auth);
+    const url = new URL(auth.authorizationUrl!);
+    url.searchParams.set('scope', `openid ${url.searchParams.get('scope')}`);
+    const outcome = await consent(url, { ...owner, scope: 'bookings:read' });
+    expect(outcome.callback.searchParams.get('error'), outcome.callback.href).toBeNull();
+    await first.finishAuth(outcome.callback.searchParams);
+    const client = await connectWith(mcpUrl, auth);
+    try {
+      const locations = await client.callTool({ name: 'list_locations', arguments: {} });
+      expect(locations.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    expect(auth.savedTokens!.scope).toBe('bookings:read');
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Configuration, default as OidcProvider } from 'oidc-provider';
 import type { AppDeps } from '../../app/deps.ts';
+import { CONNECTOR_SCOPES } from '../../app/oauth-connectors.ts';
 import { loadServerSecrets, OauthRecordStore, type ServerSecrets } from '../../app/oauth-records.ts';
 import { page } from '../console/page.ts';
 import { pageHeaders } from '../pages/page-shell.ts';
@@ -40,8 +41,8 @@ const ROTATION_SECONDS = 365.25 * 24 * 60 * 60;
  */
 const GRANT_TTL_SECONDS = ROTATION_SECONDS + REFRESH_TOKEN_TTL_SECONDS;
 
-/** Every scope the authorization server knows: the connector scopes, and OpenID's two. */
-const SCOPES: readonly string[] = ['openid', 'offline_access', 'bookings:read', 'bookings:write'];
+/** OpenID's scopes, which a client may ask for beside a connector scope: they change nothing here. */
+const OPENID_SCOPES = ['openid', 'offline_access'] as const;
 
 /** Where oidc-provider's endpoints are served, under the issuer. */
 export const OAUTH_ROUTES = {
@@ -116,17 +117,18 @@ export class AuthorizationServers {
       // (OAuth 2.1, MCP authorization); never with a user name or password. The library checks the rest
       // (fragments, schemes, native clients' loopback rule).
       //
-      // A registration's (or metadata document's) `scope` keeps only the scopes this server knows
-      // (RFC 7591 section 3.2.1 lets a server replace what a client asked for): a host that names
-      // scopes of its own (Claude.ai registers with "claudeai") was refused with
-      // invalid_client_metadata, and could not connect at all. With none left, the client may ask
-      // for any scope, as one that named none.
+      // A registration's (or metadata document's) `scope` says which connector scopes the client may
+      // ask for, and nothing else (RFC 7591 section 3.2.1 lets a server replace what a client asked
+      // for): a host that names scopes of its own (Claude.ai registers with "claudeai") was refused
+      // with invalid_client_metadata and could not connect at all, and one registered for the
+      // connector scopes was refused `openid` beside them (invalid_scope), which changes nothing
+      // here. With no connector scope named, the client may ask for either, as one that named none.
       extraClientMetadata: {
         properties: ['redirect_uris', 'scope'],
         validator: (_ctx, key, value, metadata) => {
           if (key === 'scope' && typeof value === 'string') {
-            const known = value.split(' ').filter((scope) => SCOPES.includes(scope));
-            metadata.scope = known.length > 0 ? [...new Set(known)].join(' ') : undefined;
+            const named = CONNECTOR_SCOPES.filter((scope) => value.split(' ').includes(scope));
+            metadata.scope = named.length > 0 ? [...named, ...OPENID_SCOPES].join(' ') : undefined;
             return;
           }
           if (key !== 'redirect_uris' || !Array.isArray(value)) return;
@@ -139,7 +141,7 @@ export class AuthorizationServers {
       findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
       // bookings:read and bookings:write are the /mcp resource's (getResourceServerInfo); listed here too
       // because clients name them in their registration's `scope`, which is checked against this list.
-      scopes: [...SCOPES],
+      scopes: [...OPENID_SCOPES, ...CONNECTOR_SCOPES],
       claims: { openid: ['sub'] },
       responseTypes: ['code'],
       pkce: { required: () => true },
