@@ -111,6 +111,9 @@ it('signs in a client named by its metadata document, without registering it', a
   } finally {
     await client.close();
   }
+  // Standard output carries the listening line alone: the OAuth library printed notices about its
+  // experimental features there at the first sign-in, where scripts read the server's URL.
+  expect(served.server!.stdout().trim().split('\n')).toEqual([`listening on ${served.server!.url}`]);
 });
 
 it('does not fetch a metadata document from this machine unless the setting allows it', async () => {

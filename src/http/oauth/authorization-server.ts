@@ -194,6 +194,11 @@ export class AuthorizationServers {
         pushedAuthorizationRequests: { enabled: false },
         clientIdMetadataDocument: {
           enabled: true,
+          // The draft this release implements, acknowledged: unacknowledged, the library prints four
+          // notices on standard output at the first sign-in, where only the listening line belongs. A
+          // release implementing another draft refuses to start with this value, so an upgrade that
+          // changes the feature fails the OAuth tests rather than passing unnoticed.
+          ack: 'draft-02',
           allowFetch: async (_ctx, clientId) => allowLoopback || !isLoopbackUrl(clientId),
         },
         resourceIndicators: {
