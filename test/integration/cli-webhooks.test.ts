@@ -263,6 +263,26 @@ describe('booking webhooks list', { timeout: CLI_TIMEOUT }, () => {
     }
   });
 
+  // A description is an integrator's text (any read_write key may set it over REST): escape sequences in
+  // it would retitle the operator's terminal, erase the line or overwrite it (CR) with a line of its own.
+  it("shows an integrator's control characters escaped, never to the terminal as they are", async () => {
+    const description = 'CRM\u001b]0;owned\u0007\u001b[2K\rFAKE\u007f\u009b31m';
+    const endpoint = await subscribe({ url: receiver.url, events: ['booking.created'], description });
+    const [json, text] = await Promise.all([
+      runCliAsync(['webhooks', 'list', '--org', 'acme-hair', '--json'], strict),
+      runCliAsync(['webhooks', 'list', '--org', 'acme-hair'], strict),
+    ]);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toBe(
+      `${endpoint.id}  enabled  ${receiver.url}  booking.created  ` +
+        'CRM\\u001b]0;owned\\u0007\\u001b[2K\\u000dFAKE\\u007f\\u009b31m\n',
+    );
+    expect(json.status, json.stderr).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for.
+    expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(json.stdout)[0].description).toBe(description);
+  });
+
   it('says when there are none, and refuses an unknown organisation', async () => {
     const [none, unknown] = await Promise.all([
       runCliAsync(['webhooks', 'list', '--org', 'acme-hair'], strict),
