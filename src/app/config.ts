@@ -171,6 +171,12 @@ function parseEmail(env: NodeJS.ProcessEnv): Config['email'] {
   if (!/^smtps?:\/\/[^/]+/i.test(smtpUrl)) {
     throw new Error('SMTP_URL must be smtp://host:port or smtps://user:pass@host:port.');
   }
+  // What nodemailer would refuse with a bare "Invalid URL" (and a warning that prints the password).
+  if (!URL.canParse(smtpUrl)) {
+    throw new Error(
+      `SMTP_URL is not a valid URL, got "${withoutPassword(smtpUrl)}": smtp://host:port or smtps://user:pass@host:port, with a port of digits and the user name and password percent-encoded.`,
+    );
+  }
   if (mailFrom === '')
     throw new Error(
       'MAIL_FROM must be set with SMTP_URL (the sender address, e.g. "Salon <bookings@salon.example>").',
@@ -237,11 +243,11 @@ function parseApiBase(raw: string | undefined): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`STRIPE_API_BASE must be an absolute http(s) URL, got "${value}".`);
+    throw new Error(`STRIPE_API_BASE must be an absolute http(s) URL, got "${withoutPassword(value)}".`);
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.username) {
     throw new Error(
-      `STRIPE_API_BASE must be an http(s) origin without path, query or credentials, got "${value}".`,
+      `STRIPE_API_BASE must be an http(s) origin without path, query or credentials, got "${withoutPassword(value)}".`,
     );
   }
   assertSecureApiBase('STRIPE_API_BASE', url);
@@ -266,6 +272,14 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /** PUBLIC_BASE_URL: an http(s) origin, optionally with a path prefix; no query, no fragment, no user. */
+/**
+ * A URL setting as an error message may show it: the password of `scheme://user:password@host` as
+ * `***`, since the message goes to the terminal and the service's log.
+ */
+function withoutPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^/?#]*@/i, '$1:***@');
+}
+
 function parsePublicBaseUrl(raw: string | undefined): string | null {
   const value = raw?.trim() ?? '';
   if (value === '') return null;
@@ -274,12 +288,12 @@ function parsePublicBaseUrl(raw: string | undefined): string | null {
     url = new URL(value);
   } catch {
     throw new Error(
-      `PUBLIC_BASE_URL must be an absolute URL such as https://book.example.com, got "${value}".`,
+      `PUBLIC_BASE_URL must be an absolute URL such as https://book.example.com, got "${withoutPassword(value)}".`,
     );
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
     throw new Error(
-      `PUBLIC_BASE_URL must be an http(s) URL without query, fragment or credentials, got "${value}".`,
+      `PUBLIC_BASE_URL must be an http(s) URL without query, fragment or credentials, got "${withoutPassword(value)}".`,
     );
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');

@@ -239,6 +239,39 @@ describe('booking (the operator command)', () => {
     }
   });
 
+  // Settings are read before any database is opened, so the sqlite project's run covers them.
+  it.skipIf(onPostgres)('names a malformed URL setting in one line, never echoing its password', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [
+        { SMTP_URL: 'smtp://mailer:hunter2-secret@mail.example:notaport', MAIL_FROM: 'a@b.example' },
+        'error: SMTP_URL is not a valid URL, got "smtp://mailer:***@mail.example:notaport"',
+      ],
+      [
+        { PUBLIC_BASE_URL: 'https://admin:hunter2-secret@book.example' },
+        'error: PUBLIC_BASE_URL must be an http(s) URL without query, fragment or credentials, got "https://admin:***@book.example"',
+      ],
+      [
+        {
+          PAYMENT_PROVIDER: 'stripe',
+          STRIPE_SECRET_KEY: 'sk_test_x',
+          STRIPE_WEBHOOK_SECRET: 'whsec_x',
+          STRIPE_API_BASE: 'https://proxy:hunter2-secret@stripe.example',
+        },
+        'error: STRIPE_API_BASE must be an http(s) origin without path, query or credentials, got "https://proxy:***@stripe.example"',
+      ],
+    ];
+    const runs = await Promise.all(
+      cases.map(([env]) => runCliAsync(['outbox', 'deliver'], { ...fresh.env, ...env })),
+    );
+    for (const [i, run] of runs.entries()) {
+      const [env, said] = cases[i]!;
+      expect(run.status, JSON.stringify(env)).toBe(1);
+      expect(run.stderr.split('\n')[0], JSON.stringify(env)).toContain(said);
+      expect(run.stderr.trimEnd().split('\n'), run.stderr).toHaveLength(1);
+      expect(run.stderr + run.stdout).not.toContain('hunter2');
+    }
+  });
+
   it.skipIf(!existsSync(EXAMPLE))('imports the shared catalogue example unchanged', () => {
     const result = runCli(['import', EXAMPLE], fresh.env);
     expect(result.status).toBe(0);
