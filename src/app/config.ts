@@ -96,7 +96,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: certFile && keyFile ? { certFile, keyFile } : null,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     secret: env.BOOKING_SECRET?.trim() || null,
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel: parseLogLevel(env.LOG_LEVEL),
     allowedHosts: [...LOOPBACK_HOSTS, ...listOf(env.ALLOWED_HOSTS)],
     publicBaseUrl:
       publicBaseUrl ??
@@ -313,6 +313,19 @@ function listOf(raw: string | undefined): string[] {
     .split(',')
     .map((item) => item.trim().toLowerCase())
     .filter((item) => item !== '');
+}
+
+/** pino's levels, `silent` included. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** LOG_LEVEL: one of pino's levels (any case); pino's own refusal names neither the setting nor them. */
+function parseLogLevel(raw: string | undefined): string {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '') return 'info';
+  if (!LOG_LEVELS.includes(value)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}".`);
+  }
+  return value;
 }
 
 function parsePort(raw: string | undefined): number {

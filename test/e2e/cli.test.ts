@@ -272,6 +272,23 @@ describe('booking (the operator command)', () => {
     }
   });
 
+  // pino's own refusal ("default level:loud must be included in custom levels") came from serve and mcp
+  // only; every other command ran on as if the setting were fine.
+  it.skipIf(onPostgres)('refuses an unknown LOG_LEVEL by name, on every command', async () => {
+    const [serve, list] = await Promise.all([
+      runCliAsync(['serve', '--port', '0'], { ...fresh.env, LOG_LEVEL: 'loud' }),
+      runCliAsync(['outbox', 'deliver'], { ...fresh.env, LOG_LEVEL: 'loud' }),
+    ]);
+    for (const run of [serve, list]) {
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".\n',
+      );
+    }
+    const upperCase = await runCliAsync(['outbox', 'deliver'], { ...fresh.env, LOG_LEVEL: 'WARN' });
+    expect(upperCase.status, upperCase.stderr).toBe(0);
+  });
+
   it.skipIf(!existsSync(EXAMPLE))('imports the shared catalogue example unchanged', () => {
     const result = runCli(['import', EXAMPLE], fresh.env);
     expect(result.status).toBe(0);
