@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { DEFAULT_DATABASE_URL } from '../data/database.ts';
 import { DEFAULT_LEASE_MS } from '../domain/outbox.ts';
 import { RETRY_UNIT_MS } from '../domain/webhooks.ts';
@@ -342,5 +343,25 @@ export function parseTrustProxy(raw: string | undefined): boolean | number | str
   if (value === '' || value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
+  const wrong = value.split(',').find((item) => !isProxyAddress(item.trim()));
+  if (wrong !== undefined) {
+    throw new Error(
+      `TRUST_PROXY must be true, a hop count, or comma-separated addresses and CIDRs (or loopback, linklocal, uniquelocal), got "${wrong.trim()}".`,
+    );
+  }
   return value;
+}
+
+/** The names proxy-addr (Fastify's trustProxy) knows for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** What proxy-addr takes in a trust list: a range name, an address, address/prefix or IPv4/netmask. */
+function isProxyAddress(item: string): boolean {
+  if (PROXY_RANGE_NAMES.has(item)) return true;
+  const [address = '', mask, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (mask === undefined) return true;
+  if (/^\d+$/.test(mask)) return Number(mask) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(mask) === 4;
 }

@@ -289,6 +289,17 @@ describe('booking (the operator command)', () => {
     expect(upperCase.status, upperCase.stderr).toBe(0);
   });
 
+  it.skipIf(onPostgres)('refuses a TRUST_PROXY entry that is no address by name', async () => {
+    const serve = await runCliAsync(['serve', '--port', '0'], {
+      ...fresh.env,
+      TRUST_PROXY: '10.0.0.0/8, proxy.internal',
+    });
+    expect(serve.status, serve.stderr).toBe(1);
+    expect(serve.stderr).toBe(
+      'error: TRUST_PROXY must be true, a hop count, or comma-separated addresses and CIDRs (or loopback, linklocal, uniquelocal), got "proxy.internal".\n',
+    );
+  });
+
   it.skipIf(!existsSync(EXAMPLE))('imports the shared catalogue example unchanged', () => {
     const result = runCli(['import', EXAMPLE], fresh.env);
     expect(result.status).toBe(0);

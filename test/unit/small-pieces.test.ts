@@ -189,6 +189,27 @@ describe('configuration', () => {
     expect(parseTrustProxy('true')).toBe(true);
     expect(parseTrustProxy('2')).toBe(2);
     expect(parseTrustProxy('10.0.0.0/8, 127.0.0.1')).toBe('10.0.0.0/8, 127.0.0.1');
+    // What proxy-addr (Fastify's trustProxy) takes, as it takes it.
+    for (const list of [
+      'loopback, linklocal,uniquelocal',
+      '192.168.0.0/255.255.0.0',
+      'fe80::/10,::1',
+      '10.1.2.3/32',
+    ]) {
+      expect(parseTrustProxy(list), list).toBe(list);
+    }
+    // What it refuses, named: Fastify's own refusal ("invalid IP address: maybe") named no setting.
+    for (const [list, wrong] of [
+      ['maybe', 'maybe'],
+      ['10.0.0.0/8, proxy.internal', 'proxy.internal'],
+      ['10.0.0.0/33', '10.0.0.0/33'],
+      ['::1/255.0.0.0', '::1/255.0.0.0'],
+      ['yes', 'yes'],
+    ]) {
+      expect(() => parseTrustProxy(list), list).toThrow(
+        `TRUST_PROXY must be true, a hop count, or comma-separated addresses and CIDRs (or loopback, linklocal, uniquelocal), got "${wrong}".`,
+      );
+    }
   });
 });
 
