@@ -168,6 +168,12 @@ export const KEEPALIVE_IDLE_MS = 30_000;
  * connections this process keeps.
  */
 export function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
+  // Said without the URL: it holds the password. (URL's own refusal is a bare "Invalid URL".)
+  if (!URL.canParse(url)) {
+    throw new Error(
+      'DATABASE_URL is not a valid URL: postgres://user:password@host:5432/database, with a port of digits and the user name and password percent-encoded.',
+    );
+  }
   const parsed = new URL(url);
   // node-postgres takes `options` from the URL over the config's, and from PGOPTIONS only when neither
   // has any: both are kept here, before this process's own settings (a later -c wins).

@@ -289,6 +289,23 @@ describe('booking (the operator command)', () => {
     expect(upperCase.status, upperCase.stderr).toBe(0);
   });
 
+  it.skipIf(onPostgres)('names a DATABASE_URL that is no URL, without echoing its password', async () => {
+    const runs = await Promise.all(
+      [
+        'postgres://booking:hunter2@db host/booking',
+        'postgres://booking:hunter2@db.example:port/booking',
+      ].map((url) =>
+        runCliAsync(['keys', 'list', '--org', 'northside-hair'], { ...fresh.env, DATABASE_URL: url }),
+      ),
+    );
+    for (const run of runs) {
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        'error: DATABASE_URL is not a valid URL: postgres://user:password@host:5432/database, with a port of digits and the user name and password percent-encoded.\n',
+      );
+    }
+  });
+
   it.skipIf(onPostgres)('refuses a TRUST_PROXY entry that is no address by name', async () => {
     const serve = await runCliAsync(['serve', '--port', '0'], {
       ...fresh.env,
