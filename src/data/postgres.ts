@@ -167,6 +167,20 @@ export const KEEPALIVE_IDLE_MS = 30_000;
  * (constraints, locks taken in transactions), not in any one process. PG_POOL_SIZE sets how many
  * connections this process keeps.
  */
+/**
+ * PG_POOL_SIZE: connections this process keeps, 1 to 1000. pg-pool takes 0 or NaN as its default and
+ * a negative size as a pool that never hands out a connection: every statement would wait for ever.
+ */
+function poolSize(raw: string | undefined): number {
+  const value = raw?.trim() ?? '';
+  if (value === '') return DEFAULT_POOL_SIZE;
+  const size = Number(value);
+  if (!/^\d+$/.test(value) || size < 1 || size > 1000) {
+    throw new Error(`PG_POOL_SIZE must be a whole number from 1 to 1000, got "${raw}".`);
+  }
+  return size;
+}
+
 export function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // Said without the URL: it holds the password. (URL's own refusal is a bare "Invalid URL".)
   if (!URL.canParse(url)) {
@@ -186,7 +200,7 @@ export function openPostgres(url: string, options: DatabaseOptions): DatabaseHan
   }
   const pool = new (nodePostgres().Pool)({
     connectionString,
-    max: Number(process.env.PG_POOL_SIZE ?? DEFAULT_POOL_SIZE),
+    max: poolSize(process.env.PG_POOL_SIZE),
     types: TYPES,
     // TCP keepalive: a connection whose server vanished without a word (a network partition, a
     // failover behind a NAT that forgets it) is found dead by the kernel's probes and fails its

@@ -306,6 +306,28 @@ describe('booking (the operator command)', () => {
     }
   });
 
+  // A negative size made a pool that never hands out a connection: every command waited for ever.
+  it.skipIf(onPostgres)(
+    'refuses a PG_POOL_SIZE that is no size, before waiting on the database',
+    async () => {
+      const runs = await Promise.all(
+        ['-1', '0', 'ten', '2.5'].map((size) =>
+          runCliAsync(['keys', 'list', '--org', 'northside-hair'], {
+            ...fresh.env,
+            DATABASE_URL: 'postgres://booking@127.0.0.1:9/booking',
+            PG_POOL_SIZE: size,
+          }),
+        ),
+      );
+      for (const [i, run] of runs.entries()) {
+        expect(run.status, run.stderr).toBe(1);
+        expect(run.stderr).toBe(
+          `error: PG_POOL_SIZE must be a whole number from 1 to 1000, got "${['-1', '0', 'ten', '2.5'][i]}".\n`,
+        );
+      }
+    },
+  );
+
   it.skipIf(onPostgres)('refuses a TRUST_PROXY entry that is no address by name', async () => {
     const serve = await runCliAsync(['serve', '--port', '0'], {
       ...fresh.env,
