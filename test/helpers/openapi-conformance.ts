@@ -1,4 +1,4 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
@@ -12,6 +12,7 @@ type Json = Record<string, unknown>;
 export class OpenApiConformance {
   readonly #ajv: Ajv2020;
   readonly #doc: Json;
+  readonly #validators = new Map<string, ValidateFunction>();
 
   private constructor(doc: Json) {
     this.#doc = doc;
@@ -25,9 +26,31 @@ export class OpenApiConformance {
     this.#ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: pointed } });
   }
 
+  /**
+   * The checker of `app`'s document. Generating the document (and compiling its schemas) took about a
+   * second per app, a test app each test: apps with the same routes (method and path, the route table
+   * as Fastify prints it) share one checker, as their documents are the same, made by the same code
+   * from the same route schemas (only `servers`, PUBLIC_BASE_URL, may differ, which no check reads).
+   */
   static async load(app: FastifyInstance): Promise<OpenApiConformance> {
+    const routes = app.printRoutes({ commonPrefix: false });
+    const known = loaded.get(routes);
+    if (known) return known;
     const response = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
-    return new OpenApiConformance(response.json());
+    const conformance = new OpenApiConformance(response.json());
+    loaded.set(routes, conformance);
+    return conformance;
+  }
+
+  /** Ajv's validator of `schema`, compiled once per schema (Ajv's own cache is by object, new each check). */
+  #validator(schema: Json): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let validate = this.#validators.get(key);
+    if (!validate) {
+      validate = this.#ajv.compile(schema);
+      this.#validators.set(key, validate);
+    }
+    return validate;
   }
 
   /** A response or header object, through its $ref into components when it has one. */
@@ -60,7 +83,7 @@ export class OpenApiConformance {
         }
         continue;
       }
-      const validate = this.#ajv.compile(header.schema as Json);
+      const validate = this.#validator(header.schema as Json);
       const typed = (header.schema as Json).type === 'integer' ? Number(value) : String(value);
       if (!validate(typed)) {
         throw new Error(
@@ -71,7 +94,7 @@ export class OpenApiConformance {
     const schema = ((documented.content as Json | undefined)?.['application/json'] as Json | undefined)
       ?.schema as Json | undefined;
     if (!schema) return;
-    const validate = this.#ajv.compile(pointIntoDocument(schema));
+    const validate = this.#validator(pointIntoDocument(schema));
     if (!validate(response.json())) {
       throw new Error(
         `${method} ${openApiPath} ${response.statusCode} body does not match its schema: ${this.#ajv.errorsText(validate.errors)}`,
@@ -81,6 +104,9 @@ export class OpenApiConformance {
 }
 
 const DOCUMENT_ID = 'https://booking.test/openapi.json';
+
+/** The checkers made so far in this process, by the route table of their apps. */
+const loaded = new Map<string, OpenApiConformance>();
 
 function pointIntoDocument(schema: Json): Json {
   return JSON.parse(
