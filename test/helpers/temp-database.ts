@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,13 +28,16 @@ export interface TempDatabase extends DatabaseHandle {
   dispose(): Promise<void>;
 }
 
-/** A real, migrated database: a SQLite file in a fresh temporary directory, or a new PostgreSQL database. */
+/**
+ * A real, migrated database: a SQLite file in a fresh temporary directory (a copy of this process's
+ * migrated one), or a new PostgreSQL database (a copy of the run's template).
+ */
 export async function createTempDatabase(): Promise<TempDatabase> {
   const dir = mkdtempSync(path.join(tmpdir(), 'booking-test-'));
   const { url, drop } = await freshDatabaseUrl(dir, { migrated: true });
-  const handle = openDatabase(url);
-  if (!onPostgres) await migrateToLatest(handle.db);
   const sqliteFile = onPostgres ? null : path.join(dir, 'booking.sqlite');
+  if (sqliteFile !== null) copyFileSync(await migratedSqliteTemplate(), sqliteFile);
+  const handle = openDatabase(url);
   return {
     ...handle,
     url,
@@ -51,6 +54,46 @@ export async function createTempDatabase(): Promise<TempDatabase> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * This process's migrated SQLite database, closed (its WAL folded into the file): each test's
+ * database is a copy of it, as each PostgreSQL one is a copy of the run's template, quicker than
+ * migrating a new file every test. On globalThis, as the database counter (postgres-test-server.ts):
+ * a file that resets the modules loads this one again. Removed by a later process once this one is gone.
+ */
+const sqliteTemplate = globalThis as typeof globalThis & { bookingSqliteTemplate?: Promise<string> };
+
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate.bookingSqliteTemplate ??= (async () => {
+    // Vitest ends its workers without an exit event: each worker removes those of workers gone.
+    for (const name of readdirSync(tmpdir())) {
+      const pid = Number(name.match(/^booking-template-(\d+)$/)?.[1]);
+      if (pid > 0 && !processIsAlive(pid))
+        rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
+    }
+    const dir = path.join(tmpdir(), `booking-template-${process.pid}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    const file = path.join(dir, 'booking.sqlite');
+    const handle = openDatabase(`sqlite:${file}`);
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+    return file;
+  })();
+  return sqliteTemplate.bookingSqliteTemplate;
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
