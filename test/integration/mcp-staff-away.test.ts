@@ -44,4 +44,22 @@ describe('a stylist off on a day they usually work', () => {
     });
     expect(found.hint).toMatch(/^Amara Okafor does not work on Saturday 5 December; Amara Okafor works /);
   });
+
+  it('a misspelt stylist off on a day the salon is open, though nobody else does that service then', async () => {
+    // Chloé Martin does colour at Islington Tuesday to Thursday and Saturday; on Mondays Ben Carter is
+    // in, but he does no colour. The caller asked for Chloé: that is her day off, not the salon closed.
+    const found = await demo.mcp.call('find_slots', {
+      location: 'islington',
+      services: 'colour',
+      date: '2026-11-30',
+      staff: 'Cloe',
+    });
+    expect(found).toMatchObject({ ok: false, code: 'conflict', reason: 'staff_not_working' });
+    expect(found.hint).toMatch(
+      /^Chloé Martin does not work on Monday 30 November; Chloé Martin works Tuesday to Thursday .* at Northside Islington; /,
+    );
+    expect(found.alternatives.every((s: { staff_name: string }) => s.staff_name === 'Chloé Martin')).toBe(
+      true,
+    );
+  });
 });

@@ -146,8 +146,14 @@ export const findSlotsTool = defineTool({
         let day = bookable.days === 1 ? first : `${first} and the ${daysAfter(bookable.days - 1)} after`;
         if (bookable.cut) day += `, the last ${bookable.days === 1 ? 'day' : 'days'} it takes bookings for`;
         const closure = closed.every((c) => c.reason === 'closure');
-        // A stylist's day off is not the salon closed: others may be free (design.md 8.2).
-        if (staff && !closure && found.staff_works && (await openForOthers(api, place, services, span))) {
+        // Open those days when anyone works there (time off counts), for any service: not just that
+        // weekday's opening hours.
+        const { opening_hours } = await locationInfo();
+        const unstaffed = closed.filter((c) => c.reason === 'nobody_works').map((c) => c.date);
+        const worked = await datesSomeoneWorks(api, place, opening_hours, unstaffed);
+        // A stylist's day off is not the salon closed, even when nobody else does these services that
+        // day: the caller asked for that stylist (design.md 8.2).
+        if (staff && !closure && found.staff_works && worked.size > 0) {
           fail(
             'staff_not_working',
             {
@@ -161,10 +167,6 @@ export const findSlotsTool = defineTool({
           );
         }
         // Open those days, for other services: nobody who does these works (design.md 8.2).
-        const { opening_hours } = await locationInfo();
-        // Open for others only on a date anyone works there (time off counts), not just that weekday.
-        const unstaffed = closed.filter((c) => c.reason === 'nobody_works').map((c) => c.date);
-        const worked = await datesSomeoneWorks(api, place, opening_hours, unstaffed);
         const opens = closed.filter((c) => worked.has(c.date));
         if (opens.length > 0) {
           fail(
@@ -210,21 +212,6 @@ export const findSlotsTool = defineTool({
     };
   },
 });
-
-/** Whether anyone who does these services works on a day of the span (the location is open then). */
-async function openForOthers(
-  api: BookingApi,
-  place: Place,
-  services: readonly { id: string }[],
-  span: { from: string; days: number },
-): Promise<boolean> {
-  const everyone = await api.availability(place.location.slug, {
-    serviceIds: services.map((s) => s.id),
-    date: span.from,
-    days: daysUpTo(span.from, span.days),
-  });
-  return everyone.closed_days.length < daysUpTo(span.from, span.days);
-}
 
 /**
  * The free times nearest to the start of what was asked, from that day on: in the part of the day or
