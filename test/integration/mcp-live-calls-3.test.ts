@@ -332,6 +332,48 @@ describe('everyday spoken forms', () => {
     expect(dashed.booking.reference).toBe(booked.booking.reference);
   });
 
+  it('in London: minutes past and to the hour, "ten past three", "twenty to four", "five to four"', async () => {
+    const mcp = await agent('demo', 'modern');
+    const between = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'the third',
+      staff: 'Ben',
+      earliest: 'ten past three',
+      latest: 'twenty to four',
+    });
+    expect(
+      between.slots?.map((s: { starts_at: string }) => s.starts_at),
+      JSON.stringify(between),
+    ).toEqual(['2026-12-03T15:15:00+00:00', '2026-12-03T15:30:00+00:00']);
+    const after = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: 'the third',
+      staff: 'Ben',
+      earliest: 'five to four',
+      limit: 1,
+    });
+    expect(after.slots?.[0]?.starts_at, JSON.stringify(after)).toBe('2026-12-03T16:00:00+00:00');
+    // Read, then refused for the 15-minute grid with the times near it: not an argument to say again.
+    const offGrid = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Ben',
+      starts_at: 'the third at twenty-five past three',
+      client: { first_name: 'Priya', last_name: 'Nair', phone: '07911 123777' },
+    });
+    expect(offGrid).toMatchObject({ ok: false, reason: 'not_on_grid' });
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Ben',
+      starts_at: 'Thursday the third at a quarter to four',
+      client: { first_name: 'Priya', last_name: 'Nair', phone: '07911 123777' },
+    });
+    expect(booked.booking.starts_at).toBe('2026-12-03T15:45:00+00:00');
+  });
+
   it('in New York: "the twenty-first", "quarter past two", "quarter to three", and a reference in words', async () => {
     const mcp = await agent('newYork', 'modern');
     const found = await mcp.call('find_slots', {
