@@ -147,7 +147,8 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       );
     }
     case 'staff_not_working': {
-      const extra = await offer(2);
+      // A week: every weekday they work comes round, so a stylist in twice a week is offered too.
+      const extra = await offer(7);
       const name = typeof details.staff_name === 'string' ? details.staff_name : 'That staff member';
       return failure(
         'staff_not_working',

@@ -62,4 +62,23 @@ describe('a stylist off on a day they usually work', () => {
       true,
     );
   });
+
+  it("book offers a stylist's times beyond the next day, not none", async () => {
+    // Ben Carter is at Islington on Mondays, Wednesdays and Fridays: asked for there on a Saturday
+    // (the salon open, Sunday closed), his Monday there is offered.
+    const refused = await demo.mcp.call('book', {
+      location: 'islington',
+      services: 'cut',
+      staff: 'Ben',
+      starts_at: 'Saturday at 11',
+      client: { first_name: 'Sam', last_name: 'Lee', phone: '07400 123456' },
+    });
+    expect(refused, JSON.stringify(refused)).toMatchObject({ ok: false, reason: 'staff_not_working' });
+    expect(refused.alternatives.length, JSON.stringify(refused)).toBeGreaterThan(0);
+    expect(refused.alternatives[0].spoken).toMatch(/^Monday 30 November at /);
+    expect(refused.alternatives.every((s: { staff_name: string }) => s.staff_name === 'Ben Carter')).toBe(
+      true,
+    );
+    expect(refused.hint).toMatch(/offer Ben Carter's nearest free times in alternatives/);
+  });
 });
