@@ -66,6 +66,12 @@ const CLOCK_TIME = /\d ?[ap]\.? ?m\b|\d:\d\d|\b(?:noon|midday|midnight)\b|\bat \
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** A part of the day as a word of its own: "fortnight" does not end in the night. */
 const PART_OF_DAY = /^(?:(.*?) )??(?:(?:in|during) the |this )?(morning|afternoon|evening|night)$/;
+/** Parts of the day in everyday words: "Friday after work" the evening, "first thing Tuesday" the morning. */
+const EVERYDAY_PARTS: readonly (readonly [RegExp, string])[] = [
+  [/^(?:(.+) )?after work$/, '$1 evening'],
+  [/^first thing(?: (?:on )?(.+))?$/, '$1 morning'],
+  [/^(.+) first thing$/, '$1 morning'],
+];
 /**
  * "tuesday week", "a week on tuesday", "a week today", "tomorrow week": a week after that day; the same
  * with "fortnight" ("monday fortnight", "a fortnight today"), two weeks after it.
@@ -98,7 +104,8 @@ const MONTH_NAME =
  *   "Tuesday fortnight" and "a fortnight today" two weeks after that day;
  * - "this week" is today to Sunday, "next week" the seven days from next Monday, "the weekend" the
  *   coming Saturday and Sunday (days says how many);
- * - a trailing part of the day ("tomorrow morning", "tonight") is returned as timeOfDay.
+ * - a trailing part of the day ("tomorrow morning", "tonight", "Friday after work", "first thing
+ *   Tuesday") is returned as timeOfDay.
  * Dates in the past are resolved, not refused: whether they can be booked is for the caller of this
  * function to say.
  */
@@ -109,7 +116,10 @@ export function resolveSpokenDate(
   locale: SpeechLocale = 'en-GB',
 ): DateResolution {
   const reader = new DayReader(localDateAt(now, zone), zone, locale);
-  const phrase = ordinalWordsAsNumbers(normalise(text));
+  // The parts first: "first thing" is no day of the month.
+  const phrase = ordinalWordsAsNumbers(
+    EVERYDAY_PARTS.reduce((said, [words, part]) => said.replace(words, part).trim(), normalise(text)),
+  );
   if (phrase === '' || phrase.length > MAX_PHRASE) return { ok: false, reason: ACCEPTED_FORMS };
   if (CLOCK_TIME.test(phrase)) return { ok: false, reason: TIME_IN_DATE };
   if (phrase === 'tonight') return { ok: true, date: reader.today, timeOfDay: 'evening' };

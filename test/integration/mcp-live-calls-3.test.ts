@@ -374,6 +374,24 @@ describe('everyday spoken forms', () => {
     expect(booked.booking.starts_at).toBe('2026-12-03T15:45:00+00:00');
   });
 
+  it('in London: "next Friday after work" and "first thing Tuesday" name the part of the day', async () => {
+    const mcp = await agent('demo');
+    const ask = (date: string, time_of_day?: string) =>
+      mcp.call('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date,
+        ...(time_of_day && { time_of_day }),
+      });
+    expect(await ask('next Friday after work')).toEqual(await ask('next Friday', 'evening'));
+    expect(await ask('after work')).toEqual(await ask('today', 'evening'));
+    const morning = await ask('Tuesday', 'morning');
+    expect(morning.ok).toBe(true);
+    expect(await ask('first thing Tuesday')).toEqual(morning);
+    expect(await ask('first thing on Tuesday')).toEqual(morning);
+    expect(await ask('Tuesday first thing')).toEqual(morning);
+  });
+
   it('in New York: "the twenty-first", "quarter past two", "quarter to three", and a reference in words', async () => {
     const mcp = await agent('newYork', 'modern');
     const found = await mcp.call('find_slots', {
