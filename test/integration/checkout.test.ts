@@ -254,6 +254,23 @@ describe('paying', () => {
     expect(await eventsOf(reference)).toHaveLength(2);
   });
 
+  it('answers a second Pay (a double tap on a slow phone) with the page that leads on, not a dead end', async () => {
+    t = await startTestApp();
+    const { reference, path } = await book();
+    const manage = new URL((await getBooking(t, reference)).json().data.booking_page_url).pathname;
+    expect((await post(`${path}/pay`)).statusCode).toBe(303);
+    // The browser shows the answer to the last tap: it says it is paid and links on.
+    for (const again of [await post(`${path}/pay`), await post(`${path}/abandon`)]) {
+      expect(again.statusCode).toBe(409);
+      expectHtml(again);
+      expect(again.body).toContain('already been paid');
+      expect(again.body).toContain(`href="${path}/done"`);
+      expect(again.body).toContain(`href="${manage}"`);
+      expect(again.body).toContain(reference);
+    }
+    expect(await eventsOf(reference)).toHaveLength(2);
+  });
+
   it('keeps a paid booking confirmed, and its slot taken, after the hold would have lapsed', async () => {
     t = await startTestApp();
     const { reference, path } = await book();
@@ -397,6 +414,8 @@ describe('expiry with the hold', () => {
     const pay = await post(`${path}/pay`);
     expect(pay.statusCode).toBe(409);
     expect(pay.body).toContain('expired');
+    // Pay pressed on a page left open past the hold: the way to book again, not a dead end.
+    expect(pay.body).toContain('<a href="/p/acme-hair?location=soho">Book again</a>');
     expect((await post(`${path}/abandon`)).statusCode).toBe(409);
     expect(await statusOf(reference)).toBe('expired');
     expect(await eventsOf(reference)).toHaveLength(1);

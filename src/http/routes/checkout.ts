@@ -12,7 +12,7 @@ import {
 } from '../../app/checkout-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { PaymentProvider } from '../../app/payments.ts';
-import type { AppError } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import {
@@ -88,9 +88,23 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     // Only the test mode is paid or left here; a real provider's page does both itself.
     if (provider.takesMoney) return;
 
+    // A refused form (a second tap on Pay, a page left open past the hold) answers the checkout's own
+    // page as it is now, which leads on: to the confirmation and the booking's page, or to book again.
+    const asItIsNow = async (session: string, reply: FastifyReply, error: unknown) => {
+      if (!(error instanceof AppError) || error.code !== 'conflict') throw error;
+      const view = await getCheckout(deps.db, session, deps.clock.nowMs());
+      if (view.state === 'open' || view.state === 'abandoned') {
+        if (!view.notPayableYet) throw error;
+        return sendPage(reply.code(409), 'Not yet', notYetBody(view, view.notPayableYet));
+      }
+      return sendPage(reply.code(409), notPayableTitle(view), notPayableBody(view));
+    };
+
     app.post<{ Params: SessionParams }>('/checkout/:session/pay', form, async (request, reply) => {
-      const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs());
-      return redirect(reply, paid.redirectUrl);
+      const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs()).catch((error) =>
+        asItIsNow(request.params.session, reply, error),
+      );
+      return 'redirectUrl' in paid ? redirect(reply, paid.redirectUrl) : paid;
     });
 
     // The test mode's card setup (Booking Protection): no card is asked for; saving marks it saved.
@@ -109,8 +123,10 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     });
 
     app.post<{ Params: SessionParams }>('/checkout/:session/abandon', form, async (request, reply) => {
-      const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs());
-      return redirect(reply, left.redirectUrl);
+      const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs()).catch((error) =>
+        asItIsNow(request.params.session, reply, error),
+      );
+      return 'redirectUrl' in left ? redirect(reply, left.redirectUrl) : left;
     });
   };
 }
