@@ -36,6 +36,19 @@ export interface BookingPageView {
    * it lapsed) and whether their entry still waits. Null for any other booking.
    */
   endedOffer: EndedOffer | null;
+  /**
+   * The visits of the booking's series (9.5) that are the same client's, in time order, this one
+   * included, each with its own page's token (null: it has none); null for a booking of no series.
+   */
+  seriesVisits: SeriesVisit[] | null;
+}
+
+export interface SeriesVisit {
+  reference: string;
+  startsAt: number;
+  /** As of now (lazy expiry applied). */
+  status: Booking['status'];
+  token: string | null;
 }
 
 export interface EndedOffer {
@@ -103,7 +116,37 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
       now,
     ),
     endedOffer: status === 'expired' ? await endedOfferOf(db, page.organisation_id, page.booking_id) : null,
+    seriesVisits: booking.seriesId ? await seriesVisitsOf(db, page.organisation_id, booking, now) : null,
   };
+}
+
+/** The visits of `booking`'s series that are its client's, with their pages' tokens. */
+async function seriesVisitsOf(
+  db: Db,
+  organisationId: string,
+  booking: Booking,
+  now: number,
+): Promise<SeriesVisit[]> {
+  const rows = await db
+    .selectFrom('bookings as b')
+    .leftJoin('booking_pages as p', (join) =>
+      join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+    )
+    .select(['b.reference', 'b.starts_at', 'b.status', 'b.hold_expires_at', 'p.token'])
+    .where('b.organisation_id', '=', organisationId)
+    .where('b.series_id', '=', booking.seriesId)
+    .where('b.client_id', '=', booking.clientId)
+    .orderBy('b.starts_at')
+    .execute();
+  return rows.map((row) => ({
+    reference: row.reference,
+    startsAt: row.starts_at,
+    status: effectiveStatus(
+      { status: row.status, startsAt: row.starts_at, holdExpiresAt: row.hold_expires_at },
+      now,
+    ),
+    token: row.token ?? null,
+  }));
 }
 
 /** The actor the booking's page acts as (claims.ts). */

@@ -108,6 +108,38 @@ describe('a series on the public page', () => {
       expect(await kinds(visit.reference)).toEqual(['reminder', 'reminder']);
   });
 
+  it('lists every visit of the series on each visit’s page, with a link to its own page', async () => {
+    const { bookRosa } = await onThePage();
+    const path = pagePathOf(await bookRosa('3'));
+    const reference = await referenceOnPage(t, path);
+    const visits = await series((await rest(reference)).series_id);
+    const pages = await Promise.all(
+      visits.map(async (v) => new URL((await rest(v.reference)).booking_page_url).pathname),
+    );
+    expect(pages[0]).toBe(path);
+    const shown = (await pageGet(t, path)).body;
+    expect(shown).toContain('Your visits in this series');
+    for (const [i, visit] of visits.entries())
+      expect(shown).toContain(i === 0 ? ': this page' : visit.reference);
+    // The later visits are reached from the first one's page, and lead back to it.
+    const link = (to: string, when: string) => `<a href="${to}"><time datetime="${when}">`;
+    expect(shown).toContain(link(pages[1]!, '2026-12-09T14:00:00Z'));
+    expect(shown).toContain(link(pages[2]!, '2026-12-23T14:00:00Z'));
+    expect((await pageGet(t, pages[1]!)).body).toContain(link(path, '2026-11-25T14:00:00Z'));
+    // A booking of no series shows no list.
+    const single = pagePathOf(
+      await pagePost(t, `/p/${ORG}/book`, {
+        location: 'camden',
+        services: (await catalogueIds(t.database.db)).services.cut!,
+        starts_at: '2026-11-26T14:00:00Z',
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        email: 'rosa@example.com',
+      }),
+    );
+    expect((await pageGet(t, single)).body).not.toContain('Your visits in this series');
+  });
+
   it('says which visit of a series is not free and the free times that day, as its refusal promises', async () => {
     const { ids, bookRosa } = await onThePage();
     // 14:00 on Wednesday 9 December, the series' second visit, taken with every stylist there.

@@ -527,6 +527,38 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
 ${deposit}</dl>`;
 }
 
+const VISIT_STATUS: Partial<Record<string, string>> = {
+  pending_payment: 'held, not yet confirmed',
+  pending_confirmation: 'held, not yet confirmed',
+  confirmed: 'booked',
+  needs_checkout: 'done',
+  completed: 'done',
+  no_show: 'missed',
+  cancelled: 'cancelled',
+  expired: 'released',
+};
+
+/**
+ * The visits of the booking's series, each with a link to its own page, where it is finished, moved
+ * or cancelled: the customer finds every visit from any one of them. Empty for a booking of no series.
+ */
+function seriesVisitsList(view: BookingPageView, f: Formatter): string {
+  const visits = view.seriesVisits;
+  if (!visits || visits.length < 2) return '';
+  const items = visits.map((visit) => {
+    const when = f.time(visit.startsAt);
+    const status = VISIT_STATUS[visit.status] ?? visit.status.replace('_', ' ');
+    if (visit.reference === view.booking.reference) return `<li>${when} (${esc(status)}): this page</li>`;
+    const link = visit.token ? `<a href="${esc(bookingPagePath(visit.token))}">${when}</a>` : when;
+    return `<li>${link} (${esc(status)}), reference ${esc(visit.reference)}</li>`;
+  });
+  return `<h2>Your visits in this series</h2>
+<p>Each visit has its own page, where it is finished, moved or cancelled.</p>
+<ul>
+${items.join('\n')}
+</ul>`;
+}
+
 function bookingBody(view: BookingPageView, now: number, alert?: string, field?: string): string {
   const f = formatOf(view);
   const { booking } = view;
@@ -555,6 +587,8 @@ function bookingBody(view: BookingPageView, now: number, alert?: string, field?:
   if (awaitsClaim(view)) parts.push(claimStep(path));
   parts.push(bookingSummary(view, f));
   if (awaitsClaim(view)) return parts.join('\n');
+  const visits = seriesVisitsList(view, f);
+  if (visits) parts.push(visits);
   if (isPending(view)) {
     const steps: string[] = [];
     if (needsCard(view)) {
