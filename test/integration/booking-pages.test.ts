@@ -216,6 +216,24 @@ describe('the hosted pages', () => {
     expect(rest.json().data.booking_page_url).toBe(`http://localhost:80${path}`);
   });
 
+  it('says a late cancellation that costs nothing is free of charge, not only that it is late', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: 'Monday 23 November at 2 pm',
+      client: { first_name: 'Max', last_name: 'Ode', phone: '07911 778899' },
+    });
+    await mcp.close();
+    expect(booked).toMatchObject({ ok: true, status: 'confirmed' });
+    const path = new URL(booked.booking.booking_page_url).pathname;
+    const asked = (await page(`${path}/cancel`)).body;
+    expect(asked).toContain(
+      'This is a late change under the cancellation policy. There is no charge for cancelling.',
+    );
+  });
+
   it('cancels once when the form is sent twice, and both answers land on the cancelled booking', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { reference, path } = await protectedHold();

@@ -734,7 +734,8 @@ function costWords(view: BookingPageView, disclosure: ChangeDisclosure, kind: 'c
   } else if (disclosure.depositOutcome === 'carried_over') {
     sentences.push('Your deposit moves with the booking.');
   }
-  if (sentences.length === 0)
+  // Nothing to pay or lose (late or not): said, so that "late" alone does not leave the cost unknown.
+  if (sentences.length === (disclosure.late ? 1 : 0))
     sentences.push(
       kind === 'cancel' ? 'There is no charge for cancelling.' : 'There is no charge for moving it.',
     );
