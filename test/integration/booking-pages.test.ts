@@ -243,7 +243,13 @@ describe('the hosted pages', () => {
       [303, path],
       [303, path],
     ]);
-    expect((await page(path)).body).toContain('Booking cancelled');
+    const cancelled = (await page(path)).body;
+    expect(cancelled).toContain('Booking cancelled');
+    // Not a dead end: the way to book another time, with the same services, at the same place.
+    const ids = await catalogueIds(t.database.db);
+    expect(cancelled).toContain(
+      `<a href="/p/northside-hair?location=islington&amp;services=${ids.services.cut}">Book another time</a>`,
+    );
     const said = (await messagesOf(reference)).filter((m) => m.kind === 'cancelled');
     expect(said).toHaveLength(1);
   });

@@ -575,6 +575,8 @@ function bookingBody(view: BookingPageView, now: number, alert?: string, field?:
     );
   }
   if (booking.status === 'confirmed') parts.push('<p role="status">You are booked. See you then!</p>');
+  if (booking.status === 'cancelled')
+    parts.push(`<p><a href="${esc(bookAgainHref(view))}">Book another time</a></p>`);
   if (booking.status === 'expired' && view.endedOffer) {
     parts.push(endedOfferWords(view, view.endedOffer));
   } else if (booking.status === 'expired') {
