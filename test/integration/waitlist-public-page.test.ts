@@ -198,7 +198,12 @@ describe('the public page’s waitlist', () => {
       expect(answer.body).toContain(`<a href="/p/${ORG}">Back to the booking page</a>`);
     };
     await refused({}, 400, 'Give a phone number or an e-mail address');
-    await refused({ phone: '+44 909 879 0000' }, 400, 'never send messages to');
+    // Said to a person, not in the API's field words ("phone is ...").
+    await refused(
+      { phone: '+44 909 879 0000' },
+      400,
+      'That number is a premium-rate number, which we never send messages to',
+    );
     await refused({ phone: '+33 6 12 34 56 78' }, 400, 'We can only send texts to numbers in United Kingdom');
     await refused({ email: 'a@example.com', from_date: 'soon' }, 400, 'Choose the first day you could come.');
     await refused(

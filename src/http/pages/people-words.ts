@@ -15,6 +15,10 @@ export function plainWords(error: AppError): string {
   if (phoneProblem !== undefined) {
     return 'That phone number does not look right. Check the digits; a number from abroad starts with + and its country code.';
   }
+  // A number that is no person's own (client-service.ts), said to a person, not in the field's name.
+  if (param === 'phone' && error.message.startsWith('phone is ')) {
+    return `That number is ${error.message.slice('phone is '.length)}`;
+  }
   const clashes = seriesClashWords(error);
   if (clashes !== undefined) return clashes;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
