@@ -423,6 +423,11 @@ describe('expiry with the hold', () => {
     // The sweeper writes it down; the page says the same.
     expect(await expireLapsedHolds(t.database.db, t.clock.nowMs())).toBe(1);
     expect((await page(path)).statusCode).toBe(409);
+    // The booking's own page does not call a released booking's deposit due.
+    const manage = new URL((await getBooking(t, reference)).json().data.booking_page_url).pathname;
+    const released = (await page(manage)).body;
+    expect(released).toContain('Booking expired');
+    expect(released).toContain('<dt>Deposit</dt><dd>£20.00 (not paid)</dd>');
   });
 
   it('an expired checkout at a location made inactive since books again from the salon’s page', async () => {

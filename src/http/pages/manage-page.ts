@@ -509,13 +509,19 @@ function formatOf(view: BookingPageView): Formatter {
 }
 
 /** The booking's facts, shared by every page about it. */
+/** A deposit's state in words: one not paid is due only while the booking waits for it. */
+function depositWords(booking: BookingPageView['booking']): string {
+  if (booking.depositStatus !== 'pending') return booking.depositStatus;
+  return booking.status === 'expired' || booking.status === 'cancelled' ? 'not paid' : 'due';
+}
+
 export function bookingSummary(view: BookingPageView, f: Formatter): string {
   const { booking } = view;
   const services = view.services.map((s) => `${esc(s.name)} (${esc(f.money(s.priceMinor))})`).join(', ');
   const deposit =
     booking.depositMinor === null
       ? ''
-      : `<dt>Deposit</dt><dd>${esc(f.money(booking.depositMinor))} (${esc(booking.depositStatus === 'pending' ? 'due' : booking.depositStatus)})</dd>\n`;
+      : `<dt>Deposit</dt><dd>${esc(f.money(booking.depositMinor))} (${esc(depositWords(booking))})</dd>\n`;
   return `<dl>
 <dt>Booking reference</dt><dd><strong>${esc(booking.reference)}</strong></dd>
 <dt>Name</dt><dd>${esc(view.clientName)}</dd>
