@@ -175,7 +175,11 @@ describe('busyTimes (ical.js)', () => {
     const file = (count: number) =>
       ics(
         ...Array.from({ length: count }, (_, i) =>
-          event(`UID:e${i}`, `DTSTART:202701${String(1 + (i % 28)).padStart(2, '0')}T100000Z`, 'DURATION:PT1H'),
+          event(
+            `UID:e${i}`,
+            `DTSTART:202701${String(1 + (i % 28)).padStart(2, '0')}T100000Z`,
+            'DURATION:PT1H',
+          ),
         ).flat(),
       );
     // The least CPU time of three reads (what the machine's other work and collections add is not the
