@@ -118,6 +118,11 @@ export interface NewClientDetails {
   contact: { phone: string | null; email: string | null };
 }
 
+/** Why a number that is no person's own is refused, and what to give instead, after "is". */
+export function notPersonalWords(notPersonal: string): string {
+  return `${notPersonal}, which we never send messages to: give a mobile or landline number (or an e-mail address).`;
+}
+
 /**
  * A new client's details: 400 naming the field that is not valid, and a phone that is no person's own
  * (premium-rate, satellite...: phone-destinations.ts) refused with what it is, since nothing should
@@ -132,11 +137,9 @@ export function newClientDetails(input: NewClient): NewClientDetails {
   const contact = normaliseContact(input);
   const notPersonal = contact.phone === null ? null : nonPersonalNumber(contact.phone);
   if (notPersonal) {
-    throw new AppError(
-      'invalid_request',
-      `phone is ${notPersonal}, which we never send messages to: give a mobile or landline number (or an e-mail address).`,
-      'phone',
-    );
+    throw new AppError('invalid_request', `phone is ${notPersonalWords(notPersonal)}`, 'phone', {
+      notPersonal,
+    });
   }
   return { firstName, lastName, contact };
 }

@@ -272,7 +272,6 @@ function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-/** PUBLIC_BASE_URL: an http(s) origin, optionally with a path prefix; no query, no fragment, no user. */
 /**
  * A URL setting as an error message may show it: the password of `scheme://user:password@host` as
  * `***`, since the message goes to the terminal and the service's log.
@@ -281,6 +280,7 @@ function withoutPassword(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^/?#]*@/i, '$1:***@');
 }
 
+/** PUBLIC_BASE_URL: an http(s) origin, optionally with a path prefix; no query, no fragment, no user. */
 function parsePublicBaseUrl(raw: string | undefined): string | null {
   const value = raw?.trim() ?? '';
   if (value === '') return null;

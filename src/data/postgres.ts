@@ -162,12 +162,6 @@ const DEFAULT_POOL_SIZE = 10;
 export const KEEPALIVE_IDLE_MS = 30_000;
 
 /**
- * A PostgreSQL database for DATABASE_URL=postgres://user:password@host:port/database. Several
- * `booking serve` instances may share it: what keeps them consistent lives in the database
- * (constraints, locks taken in transactions), not in any one process. PG_POOL_SIZE sets how many
- * connections this process keeps.
- */
-/**
  * PG_POOL_SIZE: connections this process keeps, 1 to 1000. pg-pool takes 0 or NaN as its default and
  * a negative size as a pool that never hands out a connection: every statement would wait for ever.
  */
@@ -181,6 +175,12 @@ function poolSize(raw: string | undefined): number {
   return size;
 }
 
+/**
+ * A PostgreSQL database for DATABASE_URL=postgres://user:password@host:port/database. Several
+ * `booking serve` instances may share it: what keeps them consistent lives in the database
+ * (constraints, locks taken in transactions), not in any one process. PG_POOL_SIZE sets how many
+ * connections this process keeps.
+ */
 export function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   // Said without the URL: it holds the password. (URL's own refusal is a bare "Invalid URL".)
   if (!URL.canParse(url)) {

@@ -1,7 +1,8 @@
 /**
  * Times said in everyday words, rewritten as the clock times the readers take (spoken-times.ts,
  * spoken-starts.ts): "half past four" and the British "half four" are 4:30, "quarter past four" 4:15,
- * "quarter to five" 4:45, "ten past four" 4:10, "five to five" 4:55, "four pm" and "four o'clock" 4 pm and 4 o'clock, "three thirty" 3:30, and
+ * "quarter to five" 4:45, "ten past four" 4:10, "five to five" 4:55, "four pm" and "four o'clock"
+ * 4 pm and 4 o'clock, "three thirty" 3:30, and
  * an hour word alone or after "at" ("four", "tomorrow at four") the hour 4. Hours are digits or the
  * words one to twelve; what the rewritten time means (am or pm) is then read as for "4:30". A part of
  * the day said after the time says which: "3 in the afternoon" is 3 pm, "8 in the morning" 8 am,

@@ -508,13 +508,13 @@ function formatOf(view: BookingPageView): Formatter {
   });
 }
 
-/** The booking's facts, shared by every page about it. */
 /** A deposit's state in words: one not paid is due only while the booking waits for it. */
 function depositWords(booking: BookingPageView['booking']): string {
   if (booking.depositStatus !== 'pending') return booking.depositStatus;
   return booking.status === 'expired' || booking.status === 'cancelled' ? 'not paid' : 'due';
 }
 
+/** The booking's facts, shared by every page about it. */
 export function bookingSummary(view: BookingPageView, f: Formatter): string {
   const { booking } = view;
   const services = view.services.map((s) => `${esc(s.name)} (${esc(f.money(s.priceMinor))})`).join(', ');
@@ -725,8 +725,8 @@ function protectionWords(view: BookingPageView): string {
 /** What a change costs, in words: the fee to the saved card, what becomes of a paid deposit. */
 function costWords(view: BookingPageView, disclosure: ChangeDisclosure, kind: 'cancel' | 'move'): string {
   const f = formatOf(view);
+  const lateness = disclosure.late ? ['This is a late change under the cancellation policy.'] : [];
   const sentences: string[] = [];
-  if (disclosure.late) sentences.push('This is a late change under the cancellation policy.');
   if (disclosure.fee && disclosure.fee.amountMinor > 0) {
     const fee = disclosure.fee;
     const credit =
@@ -743,11 +743,11 @@ function costWords(view: BookingPageView, disclosure: ChangeDisclosure, kind: 'c
     sentences.push('Your deposit moves with the booking.');
   }
   // Nothing to pay or lose (late or not): said, so that "late" alone does not leave the cost unknown.
-  if (sentences.length === (disclosure.late ? 1 : 0))
+  if (sentences.length === 0)
     sentences.push(
       kind === 'cancel' ? 'There is no charge for cancelling.' : 'There is no charge for moving it.',
     );
-  return sentences.join(' ');
+  return [...lateness, ...sentences].join(' ');
 }
 
 function cancelBody(

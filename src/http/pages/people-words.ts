@@ -1,3 +1,4 @@
+import { notPersonalWords } from '../../app/client-service.ts';
 import type { AppError } from '../../domain/errors.ts';
 
 /**
@@ -16,8 +17,9 @@ export function plainWords(error: AppError): string {
     return 'That phone number does not look right. Check the digits; a number from abroad starts with + and its country code.';
   }
   // A number that is no person's own (client-service.ts), said to a person, not in the field's name.
-  if (param === 'phone' && error.message.startsWith('phone is ')) {
-    return `That number is ${error.message.slice('phone is '.length)}`;
+  const notPersonal = param === 'phone' ? error.details?.notPersonal : undefined;
+  if (typeof notPersonal === 'string') {
+    return `That number is ${notPersonalWords(notPersonal)}`;
   }
   const clashes = seriesClashWords(error);
   if (clashes !== undefined) return clashes;
