@@ -283,8 +283,7 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
   function expand(expansion: Expansion, upper: number): void {
     const { event } = expansion;
     expansion.iterator ??= event.iterator(laterStart(event, window) ?? undefined);
-    // Occurrences are in wall time of the series' zone: a day's margin covers any zone's offset.
-    const stopAfter = window.end + 2 * 86_400_000;
+    const stopAfter = window.end + WALL_TIME_MARGIN_MS;
     for (;;) {
       if (expansion.next === undefined) {
         expansion.next = expansion.iterator.next() ?? null;
@@ -478,6 +477,12 @@ const PERIOD_MS: Record<string, number> = {
 };
 
 /**
+ * Occurrences are in wall time of the series' zone, the window in UTC: two days' margin around the
+ * window covers any zone's offset.
+ */
+const WALL_TIME_MARGIN_MS = 2 * 86_400_000;
+
+/**
  * A start for expanding a series that began long before the window: its DTSTART moved on by a whole
  * number of its rule's periods (so the same weekdays, times and INTERVAL phase), to before the window
  * by more than the event's length and a period, so that the moved start (an occurrence by
@@ -495,7 +500,7 @@ function laterStart(event: ICAL.Event, window: Interval): ICAL.Time | null {
   const length = Math.max(0, floatingMs(event.endDate) - floatingMs(start));
   const step = period * (rule.interval || 1);
   const target = Math.min(
-    window.start - 2 * 86_400_000 - length - step,
+    window.start - WALL_TIME_MARGIN_MS - length - step,
     earliestMovedIn(event, window) - step,
   );
   const periods = Math.floor((target - floatingMs(start)) / step);
@@ -524,7 +529,7 @@ function earliestMovedIn(event: ICAL.Event, window: Interval): number {
   for (const moved of Object.values(event.exceptions ?? {})) {
     try {
       const original = floatingMs(moved.recurrenceId);
-      if (original < earliest && floatingMs(moved.endDate) > window.start - 2 * 86_400_000) {
+      if (original < earliest && floatingMs(moved.endDate) > window.start - WALL_TIME_MARGIN_MS) {
         earliest = original;
       }
     } catch {
