@@ -203,7 +203,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     reconcile: () => {
       for (const carryOut of rolledForwardLater.splice(0)) carryOut();
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // Connections still open end with it: a browser's keep-alive (or a request the test left waiting)
+    // held the close past the hook's minute.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 
   /** One endpoint: what it creates or answers, or an error `[status, error]`. */
