@@ -89,7 +89,7 @@ describe('discovery', () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp", realm="booking"`,
+      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp", scope="bookings:read bookings:write", realm="booking"`,
     );
     expect(await response.json()).toMatchObject({
       jsonrpc: '2.0',
@@ -896,7 +896,7 @@ describe('a refused access token', () => {
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(
-      /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp", realm="booking", error="invalid_token", error_description="[^"\\]+"$/,
+      /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp", scope="bookings:read bookings:write", realm="booking", error="invalid_token", error_description="[^"\\]+"$/,
     );
     const { error } = (await response.json()) as Json;
     expect(error.data.code).toBe('invalid_api_key');

@@ -26,7 +26,9 @@ export function resourceMetadataUrlFor(request: FastifyRequest): string {
 
 /**
  * The challenge of a 401 from /mcp (design.md 9.3: `Bearer resource_metadata="…"`): where the metadata
- * says to sign in, and `error="invalid_token"` when a credential was sent and refused (RFC 6750), which
+ * says to sign in; the scopes to ask for (RFC 6750's `scope`, which the MCP authorization spec of
+ * 2025-11-25 says a server SHOULD send and a client uses before the metadata's `scopes_supported`: the
+ * two, so the consent page still offers read-only or read and write); and `error="invalid_token"` when a credential was sent and refused (RFC 6750), which
  * tells an OAuth client to refresh or sign in again; with `description`, why (RFC 6750's
  * error_description: an access token expired, revoked, unknown or bound to another resource).
  */
@@ -36,7 +38,7 @@ export function setMcpChallenge(reply: FastifyReply, request: FastifyRequest, de
   const said = description?.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
   reply.header(
     'www-authenticate',
-    `Bearer resource_metadata="${resourceMetadataUrlFor(request)}", realm="booking"${tokenSent ? ', error="invalid_token"' : ''}${tokenSent && said ? `, error_description="${said}"` : ''}`,
+    `Bearer resource_metadata="${resourceMetadataUrlFor(request)}", scope="${CONNECTOR_SCOPES.join(' ')}", realm="booking"${tokenSent ? ', error="invalid_token"' : ''}${tokenSent && said ? `, error_description="${said}"` : ''}`,
   );
 }
 
