@@ -1,5 +1,7 @@
 import {
   type CountryCode,
+  getCountryCallingCode,
+  isSupportedCountry,
   ParseError,
   parsePhoneNumberWithError,
   validatePhoneNumberLength,
@@ -45,6 +47,27 @@ export function phoneAsDialledAt(value: string, country: string | null): string 
     return parsePhoneNumberWithError(trimmed, defaultCountry).number;
   } catch {
     return value;
+  }
+}
+
+/**
+ * A number as it is written for someone at a location: in national form when it is in the location's
+ * own numbering plan ("020 7485 0000", as dialled there), otherwise in international form
+ * ("+33 1 42 68 53 00"); undefined when it does not read as a phone number.
+ */
+export function phoneAsWrittenAt(value: string, country: string | null | undefined): string | undefined {
+  const home = country?.trim().toUpperCase();
+  const homeCountry = home && isSupportedCountry(home) ? home : undefined;
+  try {
+    const phone = parsePhoneNumberWithError(value.trim(), homeCountry);
+    // libphonenumber places some +44 numbers in Guernsey, Jersey or the Isle of Man and some +1
+    // numbers in Canada; they are dialled nationally from the rest of the plan all the same.
+    const national =
+      homeCountry !== undefined &&
+      (phone.country === homeCountry || phone.countryCallingCode === getCountryCallingCode(homeCountry));
+    return national ? phone.formatNational() : phone.formatInternational();
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,4 +1,4 @@
-import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { phoneAsWrittenAt } from '../app/contact.ts';
 import { isCalendarDate, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { localDateAt } from '../domain/time-format.ts';
@@ -124,19 +124,9 @@ export function spellReference(reference: string): string {
  * with "plus". Input that is not a phone number has its digits (and a leading plus) read as one group.
  */
 export function speakPhone(e164: string, country?: string | null): string {
-  const trimmed = e164.trim();
-  const home = country?.trim().toUpperCase();
-  const homeCountry = home && isSupportedCountry(home) ? home : undefined;
-  let formatted: string;
-  try {
-    const phone = parsePhoneNumberWithError(trimmed, homeCountry);
-    // libphonenumber places some +44 numbers in Guernsey, Jersey or the Isle of Man and some +1
-    // numbers in Canada; they are dialled nationally from the rest of the plan all the same.
-    const national =
-      homeCountry !== undefined &&
-      (phone.country === homeCountry || phone.countryCallingCode === getCountryCallingCode(homeCountry));
-    formatted = national ? phone.formatNational() : phone.formatInternational();
-  } catch {
+  const formatted = phoneAsWrittenAt(e164, country);
+  if (formatted === undefined) {
+    const trimmed = e164.trim();
     const digits = trimmed.replace(/\D/g, '');
     return spellGroup(trimmed.startsWith('+') ? `+${digits}` : digits);
   }

@@ -101,7 +101,7 @@ describe('moving a booking from its page', () => {
     const booking = await pageGet(t, path);
     expect(booking.body).not.toContain('Change the time');
     expect(booking.body).toContain(
-      'Changes less than 24 hours before the appointment are not allowed here. To ask about another time, call +442074850000.',
+      'Changes less than 24 hours before the appointment are not allowed here. To ask about another time, call <a href="tel:+442074850000">020 7485 0000</a>.',
     );
     expect(booking.body).toContain('Cancel the booking');
     const refused = await pageGet(t, `${path}/reschedule`);
@@ -112,7 +112,7 @@ describe('moving a booking from its page', () => {
     expect(radios(refused.body)).toEqual([]);
     expect(refused.body).toContain(`<a href="${path}">Keep my booking</a>`);
     expect(refused.body).toContain(`<a href="${path}/cancel">Cancel the booking</a>`);
-    expect(refused.body).toContain('<a href="tel:+442074850000">+442074850000</a>');
+    expect(refused.body).toContain('<a href="tel:+442074850000">020 7485 0000</a>');
   });
 
   it('a time taken meanwhile: the booking unchanged, and the way to choose another', async () => {

@@ -188,7 +188,7 @@ describe('choosing a day and a time', () => {
     // needs an hour's notice: too soon online, the salon may still fit one in.
     t.clock.set('2026-11-23T16:30:00Z');
     expect(await search({ date: '2026-11-20' })).toContain(
-      'Too soon: no times are left to book online today. Call +442074850000 to ask.',
+      'Too soon: no times are left to book online today. Call <a href="tel:+442074850000">020 7485 0000</a> to ask.',
     );
     // At 17:30 no cut fits before 18:00 whatever the notice: the day is over, not too soon.
     t.clock.set('2026-11-23T17:30:00Z');

@@ -39,6 +39,7 @@ import { localDateAt } from '../../domain/time-format.ts';
 import { WAITLIST_CLAIM } from '../../domain/waitlist.ts';
 import { instantOf } from '../page-fields.ts';
 import { publicBaseUrl } from '../public-base-url.ts';
+import { callLinkHtml } from './call-link.ts';
 import {
   esc,
   type FieldRefusal,
@@ -55,7 +56,7 @@ import {
   dayStrip,
   dayWindow,
   dayWords,
-  emptyDayReason,
+  emptyDayReasonHtml,
   isCalendarDate,
   nobodyWorksOn,
   STRIP_DAYS,
@@ -614,9 +615,10 @@ function bookingBody(view: BookingPageView, now: number, alert?: string, field?:
   } else if (isChangeable(view, now)) {
     // A late move the location forbids is not offered (it could only be refused).
     const moveRefused = moveRefusal(view, now);
-    const phone = view.location.phone ? ` To ask about another time, call ${view.location.phone}.` : '';
+    const call = callLinkHtml(view.location);
+    const phone = call ? ` To ask about another time, call ${call}.` : '';
     parts.push(`<h2>Need to change it?</h2>
-<p>${esc(moveRefused ? `${moveRefused}${phone}` : policyWords(view))}</p>
+<p>${moveRefused ? `${esc(moveRefused)}${phone}` : esc(policyWords(view))}</p>
 <div class="actions">
 ${moveRefused ? '' : `<a href="${esc(`${path}/reschedule`)}">Change the time</a>\n`}<a href="${esc(`${path}/cancel`)}">Cancel the booking</a>
 </div>`);
@@ -826,7 +828,7 @@ function moveBody(
     .join('');
   const list =
     starts.length === 0
-      ? `<p role="status">No free times that day. ${esc(emptyDayReason(found, window.date))}</p>`
+      ? `<p role="status">No free times that day. ${emptyDayReasonHtml(found, window.date)}</p>`
       : `<form method="get" action="${esc(path)}">
 ${staff ? `<input type="hidden" name="staff" value="${esc(staff.id)}">\n` : ''}${timeGroups(starts, view.location, locale)}
 <div class="actions"><button type="submit" class="primary">Continue</button></div></form>`;
@@ -850,9 +852,8 @@ ${list}
 function moveRefusedBody(view: BookingPageView, refusal: string, now: number): string {
   const f = formatOf(view);
   const path = bookingPagePath(view.token);
-  const phone = view.location.phone
-    ? `<p>To ask about another time, call ${esc(view.location.name)} on <a href="tel:${esc(view.location.phone)}">${esc(view.location.phone)}</a>.</p>\n`
-    : '';
+  const call = callLinkHtml(view.location);
+  const phone = call ? `<p>To ask about another time, call ${esc(view.location.name)} on ${call}.</p>\n` : '';
   const cancel =
     isChangeable(view, now) && !decideChange(view.booking, view.location.policy, 'cancel', now).refusal
       ? ` <a href="${esc(`${path}/cancel`)}">Cancel the booking</a>`

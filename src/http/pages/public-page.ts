@@ -37,7 +37,7 @@ import {
   dayStrip,
   dayWindow,
   dayWords,
-  emptyDayReason,
+  emptyDayReasonHtml,
   isCalendarDate,
   nobodyWorksOn,
   STRIP_DAYS,
@@ -213,7 +213,7 @@ async function bookingPage(
   parts.push(`<h2 id="times">${esc(dayWords(window.date, window, organisation.locale))}</h2>
 <p>${esc(zoneWords(location, organisation.locale, window.date))}</p>`);
   if (starts.length === 0) {
-    parts.push(`<p role="status">No free times that day. ${esc(emptyDayReason(found, window.date))}</p>`);
+    parts.push(`<p role="status">No free times that day. ${emptyDayReasonHtml(found, window.date)}</p>`);
     // Nothing fits the search: the customer may ask to be told when a time frees up.
     parts.push(waitlistForm(organisation, location, chosen, window.date));
   } else {

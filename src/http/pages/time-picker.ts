@@ -5,6 +5,7 @@ import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogu
 import { withRepeatedLabel, zoneAbbreviation } from '../../domain/repeated-wall-times.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
 import { zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
+import { callLinkHtml } from './call-link.ts';
 import { esc } from './page-shell.ts';
 
 /**
@@ -95,8 +96,17 @@ export function startsOn(found: DaysFound, date: string): number[] {
   return [...new Set(starts)].sort((a, b) => a - b);
 }
 
-/** Why a day has no free time, in the customer's words. */
-export function emptyDayReason(found: DaysFound, date: string): string {
+/** Why a day has no free time, in the customer's words: HTML (a number to call is a link). */
+export function emptyDayReasonHtml(found: DaysFound, date: string): string {
+  if (date === found.window.today && found.todayCause === 'notice') {
+    // A time later today is free, only too soon to book online: the salon may still fit the customer in.
+    const call = callLinkHtml(found.location);
+    return `Too soon: no times are left to book online today.${call ? ` Call ${call} to ask.` : ''}`;
+  }
+  return esc(emptyDayReason(found, date));
+}
+
+function emptyDayReason(found: DaysFound, date: string): string {
   const { location } = found;
   const closed = found.availability.closedDays.find((day) => day.date === date);
   if (closed?.cause === 'closure') {
@@ -113,11 +123,6 @@ export function emptyDayReason(found: DaysFound, date: string): string {
   const { maxAdvanceDays } = location.policy;
   if (date > plusDays(found.window.today, maxAdvanceDays)) {
     return `Too far ahead: times can be booked up to ${maxAdvanceDays} days ahead.`;
-  }
-  if (date === found.window.today && found.todayCause === 'notice') {
-    // A time later today is free, only too soon to book online: the salon may still fit the customer in.
-    const call = location.phone ? ` Call ${location.phone} to ask.` : '';
-    return `Too soon: no times are left to book online today.${call}`;
   }
   if (date === found.window.today && found.todayCause === 'hours_over') {
     return 'No more times today: the working day is over.';
