@@ -112,10 +112,25 @@ export class OauthRecordStore {
     if (expires && row.expires_at! <= this.#now()) return undefined;
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
     if (payload.jti === undefined && TOKEN_KINDS.has(this.#kind)) payload.jti = id;
-    if (row.consumed_at !== null) payload.consumed = Math.floor(row.consumed_at / 1000);
+    if (row.consumed_at !== null && !this.#inReuseGrace(row.consumed_at)) {
+      payload.consumed = Math.floor(row.consumed_at / 1000);
+    }
     return payload;
   }
+
+  /**
+   * A refresh token exchanged moments ago is taken again, as if unspent: a host whose calls all found
+   * their access token expired refreshes once per call, each with the token it holds, and the library
+   * reads every use of a spent refresh token as a stolen copy's and ends the whole connection. After
+   * REFRESH_REUSE_GRACE_MS a second use is that again. Codes are never taken twice.
+   */
+  #inReuseGrace(consumedAt: number): boolean {
+    return this.#kind === 'RefreshToken' && this.#now() - consumedAt < REFRESH_REUSE_GRACE_MS;
+  }
 }
+
+/** How long a rotated refresh token may still be exchanged (as Okta's grace period: 30 s). */
+const REFRESH_REUSE_GRACE_MS = 30_000;
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 const lastSweeps = new WeakMap<Db, number>();

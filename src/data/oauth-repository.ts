@@ -61,6 +61,8 @@ export async function consumeRecord(db: Db, kind: string, idHash: string, now: n
     .set({ consumed_at: now })
     .where('kind', '=', kind)
     .where('id_hash', '=', idHash)
+    // Spent when first spent: a token exchanged again within its grace does not extend it.
+    .where('consumed_at', 'is', null)
     .execute();
 }
 

@@ -677,12 +677,41 @@ describe('a connector in use', () => {
     expect(rotated.status).toBe(200);
     expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(200);
 
+    // Past the half-minute in which a host's own concurrent refreshes are taken (docs/mcp.md).
+    server.t.clock.advance({ seconds: 31 });
     const replayed = await refresh(spent);
     expect(replayed.status).toBe(400);
     expect(await replayed.json()).toMatchObject({ error: 'invalid_grant' });
     // The newer tokens went with it: the person connects the app again.
     expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(401);
     expect((await refresh(tokens.refresh_token)).status).toBe(400);
+  });
+
+  it('takes two refreshes with the same token at once, as a host whose calls all found their token expired sends them', async () => {
+    const auth = new HostAuth();
+    const client = await signInAndConnect(mcpUrl, auth, owner);
+    await client.close();
+    const clientId = auth.info!.client_id;
+    const refresh = (token: string) =>
+      fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
+      });
+    const spent = auth.savedTokens!.refresh_token!;
+    const answers = await Promise.all([refresh(spent), refresh(spent)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const tokens = (await Promise.all(answers.map((answer) => answer.json()))) as {
+      access_token: string;
+      refresh_token: string;
+    }[];
+    // A moment later, the one that came back last: the host keeps whichever it saved; both work.
+    server.t.clock.advance({ seconds: 5 });
+    expect((await refresh(spent)).status).toBe(200);
+    for (const { access_token, refresh_token } of tokens) {
+      expect((await rawToolsList(mcpUrl, access_token)).status).toBe(200);
+      expect((await refresh(refresh_token)).status).toBe(200);
+    }
   });
 
   it('keeps the refresh token when a refresh is refused: one naming another resource spends nothing', async () => {
