@@ -25,7 +25,12 @@ import {
 import { assertSecureTransport } from './https-guard.ts';
 import { acceptNoBodyOfAnyType, parseJsonAsText, refuseBodiesWhereNoneIsTaken } from './json-body.ts';
 import { ListPageCache } from './list-page-cache.ts';
-import { answerMcpPreflight, crossOriginAtMcp, registerMcpRoutes } from './mcp-routes.ts';
+import {
+  answerMcpPreflight,
+  crossOriginAtMcp,
+  registerMcpRoutes,
+  withoutMcpTrailingSlash,
+} from './mcp-routes.ts';
 import type { SseLimits } from './mcp-sse.ts';
 import { oauthRoutes } from './oauth/oauth-routes.ts';
 import { registerOpenApi, serveOpenApi } from './openapi.ts';
@@ -132,6 +137,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     // most one request per connection, and a caller's booking should not fail because of a deploy.
     return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    rewriteUrl: (raw) => withoutMcpTrailingSlash(raw.url ?? '/'),
     // Requests refused before Fastify's lifecycle get the envelope, a request id and rate-limit headers.
     // ... except at console addresses, where a person's browser shows the answer: the console's page.
     // ... and at the customer's pages (/p/), whose own error page is answered; the checkout's and the

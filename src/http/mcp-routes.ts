@@ -244,6 +244,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
 }
 
 /**
+ * `/mcp/` is `/mcp`: a connector's address pasted with a trailing slash (and the resource an SDK then
+ * derives from it) reaches the same endpoint, its challenge and its tools, instead of a 404 the host
+ * reports as a server it cannot connect to. Every other address is left as it came.
+ */
+export function withoutMcpTrailingSlash(url: string): string {
+  if (!url.startsWith('/mcp/')) return url;
+  const rest = url.slice('/mcp/'.length);
+  return rest === '' || rest.startsWith('?') ? `/mcp${rest}` : url;
+}
+
+/**
  * /mcp from a web page (a browser-based client, cross-origin): every answer readable by the page, with
  * the headers the SDK reads (the 401's challenge above all: without it a browser client cannot find
  * where to sign in). True for a CORS preflight, which the caller answers (answerMcpPreflight) once the

@@ -97,6 +97,27 @@ describe('discovery', () => {
     });
   });
 
+  it('takes /mcp/ (a trailing slash, as a person may paste the address) as /mcp: the challenge, the sign-in, the tools', async () => {
+    const withSlash = new URL('/mcp/', server.origin);
+    const refused = await fetch(withSlash, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const auth = new HostAuth();
+    const client = await signInAndConnect(withSlash, auth, owner);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('find_slots');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('serves the protected-resource metadata (RFC 9728) at both addresses, naming this server', async () => {
     for (const path of [
       '/.well-known/oauth-protected-resource',
