@@ -73,6 +73,22 @@ const EVERYDAY_PARTS: readonly (readonly [RegExp, string])[] = [
   [/^(.+) first thing$/, '$1 morning'],
 ];
 /**
+ * Holidays of a fixed date, as the date they name ("christmas eve" is "24 december", then read as any
+ * day and month without a year: the next one). Not before "week" or "fortnight": "Christmas week" is
+ * the week of Christmas, not a week after it. Holidays of moving dates (Easter, Mother's Day, which
+ * differ by country) are left for the caller's agent to ask.
+ */
+const NOT_A_SPAN = String.raw`(?! (?:week|fortnight)\b)`;
+const FIXED_HOLIDAYS: readonly (readonly [RegExp, string])[] = [
+  [new RegExp(String.raw`\b(?:christmas|xmas) eve\b${NOT_A_SPAN}`), '24 december'],
+  [new RegExp(String.raw`\b(?:christmas|xmas)(?: day)?\b${NOT_A_SPAN}`), '25 december'],
+  [new RegExp(String.raw`\bboxing day\b${NOT_A_SPAN}`), '26 december'],
+  [new RegExp(String.raw`\bnew year['’]?s eve\b${NOT_A_SPAN}`), '31 december'],
+  [new RegExp(String.raw`\bnew year['’]?s day\b${NOT_A_SPAN}`), '1 january'],
+  [new RegExp(String.raw`\b(?:st |saint )?valentine['’]?s(?: day)?\b${NOT_A_SPAN}`), '14 february'],
+  [new RegExp(String.raw`\bhallowe['’]?en\b${NOT_A_SPAN}`), '31 october'],
+];
+/**
  * "tuesday week", "a week on tuesday", "a week today", "tomorrow week": a week after that day; the same
  * with "fortnight" ("monday fortnight", "a fortnight today"), two weeks after it.
  */
@@ -118,7 +134,10 @@ export function resolveSpokenDate(
   const reader = new DayReader(localDateAt(now, zone), zone, locale);
   // The parts first: "first thing" is no day of the month.
   const phrase = ordinalWordsAsNumbers(
-    EVERYDAY_PARTS.reduce((said, [words, part]) => said.replace(words, part).trim(), normalise(text)),
+    [...FIXED_HOLIDAYS, ...EVERYDAY_PARTS].reduce(
+      (said, [words, meant]) => said.replace(words, meant).trim(),
+      normalise(text),
+    ),
   );
   if (phrase === '' || phrase.length > MAX_PHRASE) return { ok: false, reason: ACCEPTED_FORMS };
   if (CLOCK_TIME.test(phrase)) return { ok: false, reason: TIME_IN_DATE };

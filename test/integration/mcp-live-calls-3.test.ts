@@ -374,6 +374,17 @@ describe('everyday spoken forms', () => {
     expect(booked.booking.starts_at).toBe('2026-12-03T15:45:00+00:00');
   });
 
+  it('in London: "Christmas Eve", "Boxing Day" and "New Year\'s Eve" are the days they name', async () => {
+    const mcp = await agent('demo');
+    const ask = (date: string, time_of_day?: string) =>
+      mcp.call('find_slots', { location: 'camden', services: 'cut', date, ...(time_of_day && { time_of_day }) });
+    expect(await ask('Christmas Eve')).toEqual(await ask('24 December'));
+    expect(await ask('christmas eve morning')).toEqual(await ask('24 December', 'morning'));
+    expect(await ask('Boxing Day')).toEqual(await ask('26 December'));
+    expect(await ask('New Year’s Eve')).toEqual(await ask('31 December'));
+    expect((await ask('Christmas Eve')).ok).toBe(true);
+  });
+
   it('in London: "next Friday after work" and "first thing Tuesday" name the part of the day', async () => {
     const mcp = await agent('demo');
     const ask = (date: string, time_of_day?: string) =>

@@ -32,6 +32,22 @@ describe('resolveSpokenDate', () => {
     expect(london('2026-11-00')).toEqual({ ok: false, reason: '2026-11-00 is not a real date' });
   });
 
+  it('takes the holidays of a fixed date as the next such day, with a year or a part of the day', () => {
+    expect(london('Christmas Eve')).toEqual({ ok: true, date: '2026-12-24' });
+    expect(london('christmas day')).toEqual({ ok: true, date: '2026-12-25' });
+    expect(london('Christmas')).toEqual({ ok: true, date: '2026-12-25' });
+    expect(london('Boxing Day')).toEqual({ ok: true, date: '2026-12-26' });
+    expect(london("New Year's Eve")).toEqual({ ok: true, date: '2026-12-31' });
+    expect(london('new years day')).toEqual({ ok: true, date: '2027-01-01' });
+    expect(london('New Year’s Day 2028')).toEqual({ ok: true, date: '2028-01-01' });
+    expect(london('Christmas Eve', LONDON_LATE_DECEMBER)).toEqual({ ok: true, date: '2027-12-24' });
+    expect(london("Valentine's Day")).toEqual({ ok: true, date: '2027-02-14' });
+    expect(london('Halloween')).toEqual({ ok: true, date: '2027-10-31' });
+    expect(london('Christmas Eve morning')).toEqual({ ok: true, date: '2026-12-24', timeOfDay: 'morning' });
+    expect(london('Thursday Christmas Eve')).toEqual({ ok: true, date: '2026-12-24' });
+    expect(london('Friday Christmas Eve')).toMatchObject({ ok: false });
+  });
+
   it('takes today, tomorrow and the day after, in any case and spacing', () => {
     expect(london('today')).toEqual({ ok: true, date: '2026-11-23' });
     expect(london('  Today ')).toEqual({ ok: true, date: '2026-11-23' });
