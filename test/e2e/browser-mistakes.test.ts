@@ -187,6 +187,7 @@ describe('a move confirmed twice', () => {
     await second.goto(page.url());
     await page.getByRole('button', { name: 'Yes, move it' }).click();
     await page.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+    expect(await page.getByText(/^Moved: you are now booked for /).count()).toBe(1);
     const moved = await page.locator('dl').textContent();
 
     // Back to the confirmation: it says the booking is there already, and offers no move.
@@ -198,7 +199,7 @@ describe('a move confirmed twice', () => {
     // The second tab's Yes: the booking's page, as it is, and no second message or event.
     await second.getByRole('button', { name: 'Yes, move it' }).click();
     await second.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
-    expect(second.url()).toBe(bookingUrl);
+    expect(second.url()).toBe(`${bookingUrl}?moved=1`);
     expect(await second.locator('dl').textContent()).toBe(moved);
     const told = (await messagesOf(server.t, reference)).filter((m) => m.kind === 'rescheduled');
     expect(told).toHaveLength(1);

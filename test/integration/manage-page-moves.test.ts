@@ -73,6 +73,16 @@ describe('moving a booking from its page', () => {
     expect(preview.body).toContain(`<input type="hidden" name="staff_id" value="${ben}">`);
     const moved = await pagePost(t, `${path}/reschedule`, { starts_at: at, staff_id: ben });
     expect(moved.statusCode).toBe(303);
+    // The page it leads to says the booking was moved, and to when, not only that it is booked.
+    expect(moved.headers.location).toBe(`${path}?moved=1`);
+    const after = await pageGet(t, moved.headers.location as string);
+    expect(after.body).toMatch(
+      /<p role="status">Moved: you are now booked for <time datetime="2026-12-01T10:00:00Z">Tuesday, 1 December 2026 at 10:00 London time<\/time> with Ben Carter\. See you then!<\/p>/,
+    );
+    expect(after.body).not.toContain('You are booked. See you then!');
+    // A second tap on the same time moves nothing and leads to the same page.
+    const again = await pagePost(t, `${path}/reschedule`, { starts_at: at, staff_id: ben });
+    expect(again.headers.location).toBe(`${path}?moved=1`);
     const rest = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
     expect(rest).toMatchObject({ staff_id: ben });
     expect(Date.parse(rest.starts_at)).toBe(Date.parse(at));

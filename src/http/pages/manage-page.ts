@@ -86,11 +86,20 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     const hidden = { schema: { hide: true } };
     const form = { ...hidden, onRequest: refuseCrossSiteForm };
 
-    /** The booking's page; `alert` said at its top, or beside `field` when it is about one shown. */
-    const showBooking = (reply: FastifyReply, view: BookingPageView, alert?: string, field?: string) => {
+    /**
+     * The booking's page; `alert` said at its top, or beside `field` when it is about one shown; `moved`
+     * when the customer has just moved it here.
+     */
+    const showBooking = (
+      reply: FastifyReply,
+      view: BookingPageView,
+      alert?: string,
+      field?: string,
+      moved = false,
+    ) => {
       // Its steps' forms are answered with redirects to the provider's hosted pages: named in its CSP.
       const handsOver = needsCard(view) || owesDeposit(view);
-      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs(), alert, field), {
+      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs(), alert, field, moved), {
         formTargets: handsOver ? (deps.payments?.handOverOrigins ?? []) : [],
       });
     };
@@ -106,6 +115,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           // Back from the provider's page before its word on the step arrived: done there, perhaps.
           return showBooking(reply, view, PROVIDER_NOT_HEARD);
         }
+        if (request.query[MOVED] === '1') return showBooking(reply, view, undefined, undefined, true);
         return showBooking(reply, view, request.query.sent === '1' ? NEW_CODE_SENT : undefined);
       },
     );
@@ -334,7 +344,8 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         const at = parseInstant(request.body?.starts_at);
         const staffId = request.body?.staff_id || undefined;
         // Confirmed twice (a second tab, a double tap): the first moved it; nothing is moved or sent again.
-        if (isWhereItIs(view, at, staffId)) return redirect(reply, bookingPagePath(view.token));
+        const movedPath = `${bookingPagePath(view.token)}?${MOVED}=1`;
+        if (isWhereItIs(view, at, staffId)) return redirect(reply, movedPath);
         try {
           // Each move tells the booking's contact: a few an hour, or the page could message it without end.
           await withPageMove(
@@ -362,7 +373,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
             moveFailedBody(again, error.message, back),
           );
         }
-        return redirect(reply, bookingPagePath(view.token));
+        return redirect(reply, movedPath);
       },
     );
   };
@@ -371,6 +382,9 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
 interface TokenParams {
   token: string;
 }
+
+/** The query a move leads to the booking's page with, so that the page says it was moved. */
+const MOVED = 'moved';
 
 /** The booking already starts at `at` (with `staffId`, when one is named): moving it there changes nothing. */
 function isWhereItIs(view: BookingPageView, at: number, staffId: string | undefined): boolean {
@@ -566,7 +580,13 @@ ${items.join('\n')}
 </ul>`;
 }
 
-function bookingBody(view: BookingPageView, now: number, alert?: string, field?: string): string {
+function bookingBody(
+  view: BookingPageView,
+  now: number,
+  alert?: string,
+  field?: string,
+  moved = false,
+): string {
   const f = formatOf(view);
   const { booking } = view;
   const path = bookingPagePath(view.token);
@@ -581,7 +601,13 @@ function bookingBody(view: BookingPageView, now: number, alert?: string, field?:
       `<p class="notice" role="status">Your time is held for <strong>${minutes} more minute${minutes === 1 ? '' : 's'}</strong> (until ${f.time(booking.holdExpiresAt)}). Finish the steps below to confirm it; otherwise it is released.</p>`,
     );
   }
-  if (booking.status === 'confirmed') parts.push('<p role="status">You are booked. See you then!</p>');
+  if (booking.status === 'confirmed' && moved) {
+    parts.push(
+      `<p role="status">Moved: you are now booked for ${f.time(booking.startsAt)} with ${esc(view.staffName)}. See you then!</p>`,
+    );
+  } else if (booking.status === 'confirmed') {
+    parts.push('<p role="status">You are booked. See you then!</p>');
+  }
   if (booking.status === 'cancelled')
     parts.push(`<p><a href="${esc(bookAgainHref(view))}">Book another time</a></p>`);
   if (booking.status === 'expired' && view.endedOffer) {
