@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
+import { registerClient } from '../../src/app/client-service.ts';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import {
   deliverAllDueWebhooks,
@@ -220,6 +221,33 @@ describe('delivery', () => {
       expect(mine[0]!.json).toMatchObject({ type: 'booking.created', data: { reference } });
     } finally {
       await other.close();
+    }
+  });
+
+  it('gives each of a burst of events its own 10 s from when it is sent, not from when it waited for a connection', async () => {
+    const endpoint = await subscribe(['client.created']);
+    // Within the sender's 2 s, but a burst larger than its connections to one receiver waits for one
+    // to come free: that wait is not the receiver's answer being slow.
+    receiver.state.delayMs = 1_200;
+    try {
+      // Registered as POST /v1/clients does, without spending the suite's requests a minute.
+      for (let n = 0; n < 40; n++) {
+        const client = { firstName: 'Burst', lastName: `Client ${n}`, email: `burst.${n}@example.com` };
+        await registerClient(t.database.db, ids.organisation, client, t.clock.nowMs());
+      }
+      expect(await deliver()).toEqual({ succeeded: 40, retried: 0, failed: 0 });
+
+      // A receiver slower than that is still cut off, and the event tried again.
+      receiver.state.delayMs = 2_500;
+      const slow = { firstName: 'Slow', lastName: 'Client', email: 'slow.client@example.com' };
+      await registerClient(t.database.db, ids.organisation, slow, t.clock.nowMs());
+      expect(await deliver()).toEqual({ succeeded: 0, retried: 1, failed: 0 });
+      const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+      expect(log.json().data[0]).toMatchObject({ status: 'pending', error: 'no answer within 2 s' });
+      // Its late answer comes in before the next test listens.
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(41), { timeout: 2_000 });
+    } finally {
+      receiver.state.delayMs = 0;
     }
   });
 

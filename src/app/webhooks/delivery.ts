@@ -34,8 +34,9 @@ import { signatureHeader } from './signature.ts';
  * A worker claims due deliveries in one statement (a lease, the attempt counted: claimDueDeliveries),
  * POSTs each outside any transaction, and records the outcome only while its claim holds. A worker
  * killed mid-send leaves its claims to lapse; another (or this one restarted) sends again after the
- * lease with the same event id, which the receiver deduplicates on. The lease outlasts the 10 s an
- * attempt may take, so a live worker's claim never lapses under it.
+ * lease with the same event id, which the receiver deduplicates on. The lease outlasts the 20 s a
+ * batch's attempt may take (10 s, after waiting at most another 10 s for a connection: sender.ts), so a
+ * live worker's claim never lapses under it.
  *
  * 2xx: succeeded. 410 Gone: the endpoint is disabled at once. Anything else (or no answer in 10 s):
  * tried again on the schedule of domain/webhooks.ts until 72 hours after the event, and an endpoint
