@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
@@ -248,6 +249,43 @@ describe('delivery', () => {
       await vi.waitFor(() => expect(receiver.received).toHaveLength(41), { timeout: 2_000 });
     } finally {
       receiver.state.delayMs = 0;
+    }
+  });
+
+  it('sends again at once on another connection when a kept-alive one was dropped while idle', async () => {
+    // A receiver behind a load balancer or NAT that forgets idle connections: the next request on
+    // one is answered with a reset, before the receiver sees it.
+    const answered: string[] = [];
+    const dropping = createServer((socket) => {
+      let served = false;
+      let pending = '';
+      socket.on('error', () => {});
+      socket.on('data', (chunk: Buffer) => {
+        if (served) {
+          socket.resetAndDestroy();
+          return;
+        }
+        pending += chunk.toString('utf8');
+        const head = pending.indexOf('\r\n\r\n');
+        const length = Number(/content-length: *(\d+)/i.exec(pending)?.[1] ?? Number.NaN);
+        if (head < 0 || Buffer.byteLength(pending.slice(head + 4)) < length) return;
+        served = true;
+        answered.push(JSON.parse(pending.slice(head + 4)).type);
+        socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = dropping.address() as AddressInfo;
+      await subscribe(['client.created'], `http://127.0.0.1:${port}/hooks`);
+      for (const n of [1, 2]) {
+        const client = { firstName: 'Idle', lastName: `Client ${n}`, email: `idle.${n}@example.com` };
+        await registerClient(t.database.db, ids.organisation, client, t.clock.nowMs());
+        expect(await deliver()).toEqual({ succeeded: 1, retried: 0, failed: 0 });
+      }
+      expect(answered).toEqual(['client.created', 'client.created']);
+    } finally {
+      dropping.close();
     }
   });
 

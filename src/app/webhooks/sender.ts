@@ -12,6 +12,12 @@ export interface WebhookSender {
   close(): void;
 }
 
+/** Connections kept to one receiver at once. */
+const MAX_SOCKETS = 32;
+
+/** How a reused connection that was dropped while idle fails, before the receiver read anything. */
+const STALE_CONNECTION: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
+
 /** How much of a receiver's answer is read (and dropped): enough to reuse the connection. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -23,7 +29,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  */
 export function httpSender(policy: DestinationPolicy, timeoutMs = DELIVERY_TIMEOUT_MS): WebhookSender {
   const lookup = checkedLookup(policy);
-  const options = { keepAlive: true, maxSockets: 32, lookup } as const;
+  const options = { keepAlive: true, maxSockets: MAX_SOCKETS, lookup } as const;
   const agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
   return {
     post(raw, headers, body) {
@@ -39,39 +45,61 @@ export function httpSender(policy: DestinationPolicy, timeoutMs = DELIVERY_TIMEO
       const refused = literalRefusal(url, policy);
       if (refused) return Promise.resolve({ error: `the URL's host is ${refused}` });
       const client = url.protocol === 'https:' ? https : http;
-      return new Promise<AttemptResult>((resolve) => {
-        const abort = new AbortController();
-        let timer: NodeJS.Timeout | undefined;
-        const settle = (result: AttemptResult) => {
-          clearTimeout(timer);
-          resolve(result);
-        };
-        const request = client.request(url, {
-          method: 'POST',
-          agent: agents[url.protocol as 'http:' | 'https:'],
-          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-          signal: abort.signal,
-        });
-        // The 10 s run from when the request has its connection: a burst beyond maxSockets waits in
-        // the agent's queue first, and that wait is ours, not the receiver's. A batch (64) is at most
-        // two rounds of 32 connections, 20 s, inside the worker's 30 s lease.
-        request.once('socket', () => {
-          timer = setTimeout(() => abort.abort(), timeoutMs);
-        });
-        request.on('response', (response) => {
-          let read = 0;
-          response.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_ANSWER_BYTES) response.destroy();
+      const agent = agents[url.protocol as 'http:' | 'https:'];
+      // One deadline for the attempt, however many connections it takes (see below).
+      const abort = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const send = (staleLeft: number): Promise<AttemptResult> =>
+        new Promise<AttemptResult>((resolve) => {
+          let answered = false;
+          const settle = (result: AttemptResult) => {
+            clearTimeout(timer);
+            resolve(result);
+          };
+          const request = client.request(url, {
+            method: 'POST',
+            agent,
+            headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+            signal: abort.signal,
           });
-          const done = () => settle({ status: response.statusCode ?? 0 });
-          response.on('end', done);
-          response.on('close', done);
-          response.on('error', done);
+          // The 10 s run from when the request has its connection: a burst beyond maxSockets waits in
+          // the agent's queue first, and that wait is ours, not the receiver's. A batch (64) is at most
+          // two rounds of 32 connections, 20 s, inside the worker's 30 s lease.
+          request.once('socket', () => {
+            timer ??= setTimeout(() => abort.abort(), timeoutMs);
+          });
+          request.on('response', (response) => {
+            answered = true;
+            let read = 0;
+            response.on('data', (chunk: Buffer) => {
+              read += chunk.length;
+              if (read > MAX_ANSWER_BYTES) response.destroy();
+            });
+            const done = () => settle({ status: response.statusCode ?? 0 });
+            response.on('end', done);
+            response.on('close', done);
+            response.on('error', done);
+          });
+          request.on('error', (error: NodeJS.ErrnoException) => {
+            // A kept-alive connection that the receiver, or a load balancer or NAT before it, dropped
+            // while idle fails as soon as it is reused: the attempt goes again at once on another
+            // connection, within its same 10 s, with the same event id (on which a receiver that read
+            // the first one deduplicates). Each dropped connection is destroyed: this ends within the
+            // pool's size.
+            if (
+              !answered &&
+              request.reusedSocket &&
+              STALE_CONNECTION.has(error.code ?? '') &&
+              staleLeft > 0
+            ) {
+              resolve(send(staleLeft - 1));
+              return;
+            }
+            settle({ error: describe(error, timeoutMs) });
+          });
+          request.end(body);
         });
-        request.on('error', (error: NodeJS.ErrnoException) => settle({ error: describe(error, timeoutMs) }));
-        request.end(body);
-      });
+      return send(MAX_SOCKETS);
     },
     close() {
       agents['http:'].destroy();
