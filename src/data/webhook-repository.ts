@@ -395,7 +395,7 @@ export function deliveriesOf(
     .execute();
 }
 
-/** How many deliveries are pending and due now (the operator's `webhooks deliver` stops at none). */
+/** How many deliveries are pending and due now (deliverAllDueWebhooks stops at none). */
 export async function countDueDeliveries(db: Db, now: number): Promise<number> {
   const row = await db
     .selectFrom('webhook_deliveries')

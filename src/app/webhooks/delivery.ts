@@ -211,7 +211,7 @@ function reasonOf(result: AttemptResult): string {
   return 'status' in result ? `the endpoint answered ${result.status}` : result.error;
 }
 
-/** Delivers until nothing is due (tests and the operator). */
+/** Delivers until nothing is due (the tests, which then read what each receiver was sent). */
 export async function deliverAllDueWebhooks(delivery: WebhookDelivery): Promise<WebhookCounts> {
   const total: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
   for (;;) {
