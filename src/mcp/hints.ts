@@ -89,6 +89,13 @@ export const TOOL_OUTCOMES = {
       ? `Nothing is free ${when}; offer the nearest free times in alternatives, or join_waitlist.`
       : `Nothing is free ${when} or in the two weeks after; offer join_waitlist, or to take a message.`,
   ),
+  /** find_slots: the part of the day or times asked lie outside the location's hours on every day asked. */
+  not_open_then: outcome<{ location: string; when: string; hours: string; alternatives: number }>(
+    'no_slots',
+    ({ location, when, hours, alternatives }) =>
+      `${location} is not open ${when} (open ${hours}); ` +
+      `${alternatives > 0 ? 'offer the nearest free times in alternatives' : 'offer another time of day'}, not the waitlist: no time frees up then.`,
+  ),
   client_not_found: outcome<{ by: 'phone' | 'email' }>(
     'not_found',
     ({ by }) =>

@@ -121,7 +121,7 @@ describe('find_slots says why nothing can be offered', () => {
     const result = await findSlots({ date: '2027-02-20', days: 7, earliest: '5:55 pm' });
     expect(result).toMatchObject({ ok: false, code: 'no_slots' });
     expect(result.hint).toMatch(
-      /^Nothing is free from Saturday 20 February to Sunday 21 February from 5:55 pm, the last day Northside Camden takes bookings for;/,
+      /^Northside Camden is not open from Saturday 20 February to Sunday 21 February from 5:55 pm, the last day Northside Camden takes bookings for \(open /,
     );
   });
 });
@@ -133,7 +133,7 @@ describe('find_slots wording', () => {
     const today = await findSlots({ date: 'today', earliest: '5:50pm' });
     expect(today.hint).toMatch(/^Nothing is free today, Monday 23 November from 5:50 pm;/);
     const thursday = await findSlots({ date: 'thursday', latest: '8am' });
-    expect(thursday.hint).toMatch(/^Nothing is free on Thursday 26 November until 8 am;/);
+    expect(thursday.hint).toMatch(/^Northside Camden is not open on Thursday 26 November until 8 am \(open /);
   });
 
   it('says "and the day after" for two closed days, and a closed tomorrow without "on tomorrow"', async () => {

@@ -217,3 +217,38 @@ describe('join_waitlist over REST (booking mcp --base-url)', () => {
     }
   });
 });
+
+describe('find_slots for a part of the day nobody works', () => {
+  it('says the location is not open then, not that nothing is free: the waitlist cannot help', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, 'modern');
+    try {
+      // Soho closes at 5 pm on Tuesdays: no evening time there can ever free up.
+      const evening = await mcp.call('find_slots', {
+        location: 'soho',
+        services: 'cut',
+        date: 'tuesday evening',
+        staff: 'Ana',
+      });
+      expect(evening).toMatchObject({ ok: false, code: 'no_slots' });
+      expect(evening.hint).toBe(
+        'Soho is not open tomorrow, Tuesday 24 November in the evening (open Monday and Tuesday 9 am to ' +
+          '5 pm, Wednesday 10 am to 6 pm); offer the nearest free times in alternatives, not the waitlist: ' +
+          'no time frees up then.',
+      );
+      expect((evening.alternatives as unknown[]).length).toBeGreaterThan(0);
+
+      // Inside the hours, a full afternoon still says nothing is free and offers the waitlist.
+      await bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
+      const afternoon = await mcp.call('find_slots', {
+        location: 'soho',
+        services: 'cut',
+        date: 'tuesday afternoon',
+        staff: 'Ana',
+      });
+      expect(afternoon.hint).toContain('join_waitlist');
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -21,6 +21,20 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { when: 'on Friday 25 December', alternatives: 5 },
     { when: 'on Friday 25 December', alternatives: 0 },
   ],
+  not_open_then: [
+    {
+      location: 'Soho',
+      when: 'tomorrow, Tuesday 24 November in the evening',
+      hours: 'Monday to Saturday 9 am to 5 pm',
+      alternatives: 3,
+    },
+    {
+      location: 'Soho',
+      when: 'on Sunday 29 November after 6 pm',
+      hours: 'Sunday 10 am to 4 pm',
+      alternatives: 0,
+    },
+  ],
   client_not_found: [{ by: 'phone' }, { by: 'email' }],
   bad_contact: [
     { field: 'phone' },

@@ -23,6 +23,7 @@ import {
 import { speakClock, speakDate, speakOnDate } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
+import { speakWeeklyHours } from '../spoken-hours.ts';
 import type { TimeOfDay } from '../spoken-times.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -189,6 +190,22 @@ export const findSlotsTool = defineTool({
       }
       let when = describeRange(place, span.from, bookable.days, times.part, window, now);
       if (bookable.cut) when += `, the last day ${place.location.name} takes bookings for`;
+      // A part of the day outside everyone's hours (the evening at a salon that closes at 5): nothing
+      // there can free up, so "nothing is free" would send the caller to a waitlist that never offers.
+      const { opening_hours } = await locationInfo();
+      const open = openDuring(opening_hours, place.zone, span.from, bookable.days);
+      if (!open.some((hours) => window.from < hours.to && window.to >= hours.from)) {
+        fail(
+          'not_open_then',
+          {
+            location: place.location.name,
+            when,
+            hours: speakWeeklyHours(opening_hours, place.locale).replace(/; closed on .*$/, ''),
+            alternatives: offered.length,
+          },
+          { alternatives: offered },
+        );
+      }
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
     }
     const protectedHere = place.location.booking_protection_policy.applies;
