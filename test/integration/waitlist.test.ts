@@ -619,6 +619,31 @@ describe('the waitlist', () => {
     expect(await entry(id)).toMatchObject({ status: 'booked', offer: null });
   });
 
+  it('takes an entry off the list without releasing the time its customer claimed and is paying for', async () => {
+    const { id, offer } = await deeOfferedColour();
+    const hold = () => t.request({ method: 'GET', url: `/v1/bookings/${offer.booking_reference}` });
+    const page = await pageOf(offer.booking_reference);
+    expect((await t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM })).statusCode).toBe(
+      303,
+    );
+    // Dee rings the salon: no more offers, please. The time she claimed stays hers to pay for.
+    expect((await t.request({ method: 'DELETE', url: `/v1/waitlist/${id}` })).statusCode).toBe(204);
+    expect(await entry(id)).toMatchObject({ status: 'left' });
+    expect(json(await hold()).data).toMatchObject({
+      status: 'pending_confirmation',
+      pending_confirmation: { requirements: ['deposit'] },
+    });
+    const pay = await t.app.inject({ method: 'POST', url: `${page}/pay`, headers: FORM });
+    expect(pay.statusCode, pay.body).toBe(303);
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `${new URL(pay.headers.location as string, 'http://localhost').pathname}/pay`,
+      headers: FORM,
+    });
+    expect(paid.statusCode, paid.body).toBe(303);
+    expect(json(await hold()).data).toMatchObject({ status: 'confirmed', deposit_status: 'paid' });
+  });
+
   it('holds a claimed offer for its deposit as long as a deposit hold made at the claim', async () => {
     const { offer } = await deeOfferedColour();
     expect(offer.expires_at).toBe('2026-11-23T09:15:00Z');

@@ -194,6 +194,17 @@ export async function declineOffer(db: Db, target: OfferTarget, leave: boolean, 
   });
 }
 
+/**
+ * Withdraws an offer its customer has not claimed (the entry taken off the waitlist by the desk or an
+ * integrator). One claimed already, its deposit or card still to come, is the customer's booking in
+ * progress: it stays, to be given up only by cancelling it, as "Take me off the waitlist" on its page
+ * leaves it too. Under the booking's turn, so a claim made meanwhile is seen.
+ */
+export async function withdrawUnclaimedOffer(trx: Db, target: OfferTarget, now: number, actor: string) {
+  if (await isClaimed(trx, target)) return;
+  await releaseOffer(trx, target.organisationId, target.bookingId, now, actor);
+}
+
 /** The offer's claim step is done: confirmed, or a hold waiting only for its deposit or card. */
 async function isClaimed(trx: Db, target: OfferTarget): Promise<boolean> {
   const booking = await trx

@@ -25,7 +25,7 @@ import { getClient, type NewClient, registerClient } from '../client-service.ts'
 import { phoneAsDialledAt } from '../contact.ts';
 import { requireLocation } from '../directory-service.ts';
 import { timeOrderedId } from '../time-ordered-id.ts';
-import { releaseOffer } from './claims.ts';
+import { withdrawUnclaimedOffer } from './claims.ts';
 import { entryAsItReads, entryOfRow } from './entry-view.ts';
 
 /** Joining, reading and leaving the waitlist (design.md 9.4), for REST, MCP, the pages and the console. */
@@ -220,8 +220,8 @@ export async function listWaitlist(
 }
 
 /**
- * Takes an entry off the waitlist (status left). An offer it holds is withdrawn: its hold is
- * cancelled, which frees the time for the next entry. 404 for no such entry; 409 when it has ended.
+ * Takes an entry off the waitlist (status left). An offer it holds and its customer has not claimed is
+ * withdrawn: its hold is released, which frees the time for the next entry (a claimed one stays theirs). 404 for no such entry; 409 when it has ended.
  * `actor` is who the withdrawn hold's event log names (a console user; the customer by default).
  */
 export async function leaveWaitlist(
@@ -243,8 +243,9 @@ export async function leaveWaitlist(
       (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
     );
     if (open) {
+      const target = { organisationId, bookingId: open.booking_id, reference: open.reference };
       await takeTurn(trx, bookingTurn(organisationId, open.reference));
-      await releaseOffer(trx, organisationId, open.booking_id, now, actor);
+      await withdrawUnclaimedOffer(trx, target, now, actor);
     }
     if (!(await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now))) throw ended();
   });
