@@ -72,6 +72,7 @@ const entries = async () =>
   json(await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=soho' })).data as {
     id: string;
     client_id: string;
+    staff_id: string | null;
     status: string;
     times: string[] | null;
     offer: null | { booking_reference: string; starts_at: string };
@@ -159,6 +160,27 @@ describe('the public page’s waitlist', () => {
     const ended = await t.request({ method: 'GET', url: `/v1/waitlist/${entry!.id}` });
     expect(json(ended).data).toMatchObject({ status: 'ended', offer: null });
     await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    expect(await pass()).toBe(0);
+  });
+
+  it('waits for the stylist the customer searched with, not anyone: no offer with someone else', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // Bo does not work on Tuesdays; Ana does, and has free times then.
+    const page = await pageGet(
+      t,
+      `/p/${ORG}?location=soho&services=${ids.services.cut}&staff=${ids.staff.bo}&date=${TUESDAY}`,
+    );
+    const form = page.body.slice(page.body.indexOf('aria-labelledby="waitlist-heading"'));
+    expect(form).toContain('Tell me if a time frees up');
+    expect(form).toContain(`<input type="hidden" name="staff" value="${ids.staff.bo}">`);
+
+    const joined = await joinOnPage({ email: 'rosa@example.com', staff: ids.staff.bo });
+    expect(joined.statusCode, joined.body).toBe(200);
+    expect(joined.body).toContain('<dt>With</dt><dd>Bo</dd>');
+    const [entry] = await entries();
+    expect(entry).toMatchObject({ staff_id: ids.staff.bo });
+    // Ana's free Tuesday is not what Rosa asked for.
     expect(await pass()).toBe(0);
   });
 

@@ -31,6 +31,8 @@ import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedE
 export interface PublicWaitlistRequest {
   locationSlug: string;
   serviceIds: string[];
+  /** The stylist the customer searched with; omitted: anyone who does the services. */
+  staffId?: string | undefined;
   fromDate: string;
   toDate: string;
   times: TimeOfDay[];
@@ -70,6 +72,7 @@ export async function joinWaitlistOnPublicPage(
     {
       locationSlug: request.locationSlug,
       serviceIds: request.serviceIds,
+      staffId: request.staffId,
       fromDate: request.fromDate,
       toDate: request.toDate,
       times: request.times,

@@ -215,7 +215,7 @@ async function bookingPage(
   if (starts.length === 0) {
     parts.push(`<p role="status">No free times that day. ${emptyDayReasonHtml(found, window.date)}</p>`);
     // Nothing fits the search: the customer may ask to be told when a time frees up.
-    parts.push(waitlistForm(organisation, location, chosen, window.date));
+    parts.push(waitlistForm(organisation, location, { serviceIds: chosen, staff }, window.date));
   } else {
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
     return page(besideAField(organisation, kept?.field));

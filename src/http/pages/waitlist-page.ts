@@ -15,6 +15,7 @@ import {
   type SendPage,
 } from './page-shell.ts';
 import { forPeople } from './people-words.ts';
+import { stylistsFor } from './time-picker.ts';
 
 /**
  * "Tell me if a time frees up" (design.md 9.4) on the public booking page: the form shown when the
@@ -52,7 +53,8 @@ export type WaitlistTyped = Partial<
 export function waitlistForm(
   organisation: PublicOrganisation,
   location: Location,
-  serviceIds: readonly string[],
+  /** What was searched: the services, and the stylist when one was chosen (waited for alone). */
+  search: { serviceIds: readonly string[]; staff?: { id: string; name: string } | undefined },
   date: string,
   typed: WaitlistTyped = {},
   refused?: FieldRefusal,
@@ -76,11 +78,11 @@ ${refusalBeside(refused, name, `wl_${name}`)}<input id="wl_${name}" name="${name
   };
   return `<section aria-labelledby="waitlist-heading">
 <h2 id="waitlist-heading">Tell me if a time frees up</h2>
-<p>Join the waitlist: when a time that suits you frees up (someone cancels), we send you a message with a link, and hold that time for you for ${location.policy.waitlistOfferMinutes} minutes. Nothing is booked until you claim it.</p>
+<p>Join the waitlist: when a time that suits you${search.staff ? ` with ${esc(search.staff.name)}` : ''} frees up (someone cancels), we send you a message with a link, and hold that time for you for ${location.policy.waitlistOfferMinutes} minutes. Nothing is booked until you claim it.</p>
 <form method="post" action="${esc(`/p/${organisation.slug}/waitlist`)}">
 <input type="hidden" name="location" value="${esc(location.slug)}">
-<input type="hidden" name="services" value="${esc(serviceIds.join(','))}">
-<fieldset><legend>When</legend>
+<input type="hidden" name="services" value="${esc(search.serviceIds.join(','))}">
+${search.staff ? `<input type="hidden" name="staff" value="${esc(search.staff.id)}">\n` : ''}<fieldset><legend>When</legend>
 ${input('from_date', 'From', 'type="date"', ' required', date)}
 ${input('to_date', 'Until', 'type="date"', ' required', date)}
 </fieldset>
@@ -112,6 +114,7 @@ export function publicWaitlistRoutes(deps: AppDeps, sendPage: SendPage): Fastify
           joined = await joinWaitlistOnPublicPage(deps, organisation, {
             locationSlug: body.location ?? '',
             serviceIds: listOf(body.services),
+            staffId: body.staff?.trim() || undefined,
             fromDate: dateOf(body.from_date, 'from_date'),
             toDate: dateOf(body.to_date, 'to_date'),
             times: timesOf(body.times),
@@ -152,11 +155,13 @@ async function refusedForm(
   // A cap reached (429) is the error page's, with its Retry-After: sending the form again would not help.
   if (!(error instanceof AppError) || error.status === 429 || error.status >= 500) return null;
   let location: Location;
+  let services: ServiceWithStaff[];
   try {
-    ({ location } = await publicServices(deps.db, organisation.id, body.location ?? ''));
+    ({ location, services } = await publicServices(deps.db, organisation.id, body.location ?? ''));
   } catch {
     return null;
   }
+  const staff = stylistsFor(services, listOf(body.services)).find((s) => s.id === body.staff);
   const typed: WaitlistTyped = {
     from_date: body.from_date,
     to_date: body.to_date,
@@ -172,7 +177,7 @@ async function refusedForm(
   const beside = WAITLIST_FIELDS.includes(error.param ?? '');
   const refused = beside ? { field: error.param!, words } : undefined;
   return `<h1>Tell me if a time frees up</h1>
-${beside ? '' : `<p role="alert">${esc(words)}</p>\n`}${waitlistForm(organisation, location, listOf(body.services), date, typed, refused)}
+${beside ? '' : `<p role="alert">${esc(words)}</p>\n`}${waitlistForm(organisation, location, { serviceIds: listOf(body.services), staff }, date, typed, refused)}
 <p><a href="${esc(`/p/${organisation.slug}`)}">Back to the booking page</a></p>`;
 }
 
@@ -191,6 +196,8 @@ function joinedBody(
   const when =
     wants.fromDate === wants.toDate ? day(wants.fromDate) : `${day(wants.fromDate)} to ${day(wants.toDate)}`;
   const times = wants.times === null ? 'Any time' : wants.times.map((t) => TIME_WORDS[t]).join(', ');
+  const staff =
+    wants.staffId && stylistsFor([...services], wants.serviceIds).find((s) => s.id === wants.staffId);
   const where = [
     reachedBy.sms && `a text to <strong>${esc(reachedBy.sms)}</strong>`,
     reachedBy.email && `an e-mail to <strong>${esc(reachedBy.email)}</strong>`,
@@ -201,7 +208,7 @@ function joinedBody(
 <p role="status">We will tell you if a time frees up at ${esc(location.name)}.</p>
 <dl>
 <dt>Services</dt><dd>${names.map(esc).join(', ')}</dd>
-<dt>Dates</dt><dd>${when}</dd>
+${staff ? `<dt>With</dt><dd>${esc(staff.name)}</dd>\n` : ''}<dt>Dates</dt><dd>${when}</dd>
 <dt>Times</dt><dd>${esc(times)}</dd>
 </dl>
 <p>When a time that suits you frees up, we send ${where} with a link. That time is held for you for ${location.policy.waitlistOfferMinutes} minutes: claim it from the link to book it, or let it go. The same link lets you leave the waitlist.</p>
