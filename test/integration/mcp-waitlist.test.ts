@@ -252,3 +252,41 @@ describe('find_slots for a part of the day nobody works', () => {
     }
   });
 });
+
+describe('join_waitlist with a part of the day said in its dates', () => {
+  it('waits for that part of the day ("Tuesday afternoon"), not any time', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+    const mcp = await connectInProcess(t, t.keys.readWrite, 'modern');
+    try {
+      const joined = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        client: { first_name: 'Ada', last_name: 'Waiting', phone: '07911 778899' },
+        from_date: 'tuesday afternoon',
+        to_date: 'tuesday afternoon',
+      });
+      expect(joined).toMatchObject({ ok: true });
+      const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
+      expect(entry.times).toEqual(['afternoon']);
+      // A morning that frees is not what Ada asked for.
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('09')}/cancel` });
+      expect(await waitlistPass(t)).toBe(0);
+
+      // Different parts at the two ends say where a span starts and ends: any time between suits.
+      const span = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'colour',
+        client_id: entry.client_id,
+        from_date: 'tomorrow morning',
+        to_date: 'wednesday evening',
+      });
+      const spanEntry = (await t.request({ method: 'GET', url: `/v1/waitlist/${span.entry_id}` })).json()
+        .data;
+      expect(spanEntry.times).toBeNull();
+    } finally {
+      await mcp.close();
+    }
+  });
+});

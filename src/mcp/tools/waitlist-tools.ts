@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { instantOfWallTime } from '../../domain/booking/series.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import { TIMES_OF_DAY } from '../../domain/waitlist.ts';
+import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
 import { CALLER_TEXT_NOTE } from '../caller-text.ts';
 import { resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
@@ -46,11 +46,13 @@ export const joinWaitlistTool = defineTool({
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
+    const partsSaid: Partial<Record<'from_date' | 'to_date', TimeOfDay>> = {};
     const read =
       (name: 'from_date' | 'to_date', at = now) =>
       () => {
         const reading = resolveSpokenDate(args[name], place.zone, at, place.locale);
         if (!reading.ok) throw new BadArgument(name, reading.reason);
+        if (reading.timeOfDay) partsSaid[name] = reading.timeOfDay;
         // "next week" as to_date waits until its last day.
         return name === 'to_date' && reading.days ? addDays(reading.date, reading.days - 1) : reading.date;
       };
@@ -71,7 +73,7 @@ export const joinWaitlistTool = defineTool({
         from_date: from,
         to_date: to,
         ...(staff && { staff_id: staff.id }),
-        ...(args.times && { times: args.times }),
+        ...(args.times ? { times: args.times } : timesSaidInDates(from, to, partsSaid)),
       })
       .catch((error: unknown) => {
         // The one conflict joining has: an entry for these services is already waiting.
@@ -89,3 +91,22 @@ export const joinWaitlistTool = defineTool({
     };
   },
 });
+
+/**
+ * The part of the day said in the dates, waited for when `times` is not given: an entry for any time
+ * would be offered the morning a caller who said "Tuesday afternoon" cannot come. One day said with a
+ * part ("Tuesday afternoon", "tonight"), or the same part at both ends ("Monday evening to Friday
+ * evening"); parts that differ ("tomorrow morning to Wednesday evening") mark where a span starts and
+ * ends, not the times of each day, so any time suits.
+ */
+function timesSaidInDates(
+  from: string,
+  to: string,
+  said: Partial<Record<'from_date' | 'to_date', TimeOfDay>>,
+): { times: TimeOfDay[] } | Record<string, never> {
+  const first = said.from_date;
+  const last = said.to_date;
+  if (first && last) return first === last ? { times: [first] } : {};
+  const only = first ?? last;
+  return only && from === to ? { times: [only] } : {};
+}
