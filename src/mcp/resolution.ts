@@ -265,6 +265,33 @@ function strictness(match: MatchResult<unknown>): number {
   return match.kind === 'none' ? 4 : ['id', 'exact', 'close', 'partial'].indexOf(match.fit);
 }
 
+/** What callers say for no stylist in particular: whoever does the services and is free. */
+const ANYONE =
+  /^(?:any|anyone|anybody|any (?:one|stylist|barber|staff(?: member)?)|no(?: particular)? preference|whoever(?: is free)?|(?:the )?first available|(?:i )?(?:don'?t|do not) mind|(?:it )?doesn'?t matter|no ?one in particular|nobody in particular)$/;
+
+/**
+ * The staff member said, if one was: undefined when none was, or when the words name no one in
+ * particular ("anyone", "no preference"). Read as a name, they were refused with the team as choices,
+ * and an agent picking one of those narrowed the search, booking or waitlist entry to a stylist the
+ * caller never asked for.
+ */
+export async function resolveStaffIfNamed(
+  api: BookingApi,
+  place: Place,
+  said: string | undefined,
+  services: readonly Service[],
+): Promise<Staff | undefined> {
+  if (said === undefined) return undefined;
+  const words = said
+    .toLowerCase()
+    .replace(/[’]/g, "'")
+    .replace(/[.!,]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (ANYONE.test(words)) return undefined;
+  return resolveStaff(api, place, said, services);
+}
+
 /**
  * The staff member named, who must deliver every one of the services. Someone who works only at
  * another of the organisation's locations is named with it (and the caller offered to book there),

@@ -290,3 +290,32 @@ describe('join_waitlist with a part of the day said in its dates', () => {
     }
   });
 });
+
+describe('a caller with no stylist in mind', () => {
+  it('joins for anyone when the staff said is "anyone" or "no preference", not a stylist the agent then picks', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, 'modern');
+    try {
+      const joined = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'anyone',
+        client: { first_name: 'Ada', last_name: 'Waiting', phone: '07911 778899' },
+        from_date: 'tuesday',
+        to_date: 'tuesday',
+      });
+      expect(joined).toMatchObject({ ok: true });
+      const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
+      expect(entry.staff_id).toBeNull();
+      const slots = await mcp.call('find_slots', {
+        location: 'soho',
+        services: 'cut',
+        date: 'tuesday',
+        staff: 'No preference.',
+      });
+      expect(slots).toMatchObject({ slots: expect.any(Array) });
+    } finally {
+      await mcp.close();
+    }
+  });
+});

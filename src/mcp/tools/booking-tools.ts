@@ -21,6 +21,7 @@ import {
   resolveLocation,
   resolveServices,
   resolveStaff,
+  resolveStaffIfNamed,
   resolveStart,
 } from '../resolution.ts';
 import {
@@ -113,7 +114,7 @@ export const bookTool = defineTool({
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
-    const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
+    const staff = await resolveStaffIfNamed(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at).catch(alsoNamingContact(args));
     const clientId = await clientForBooking(api, args, place.location.country);
     // A second booking of the same person at the same time is never what a caller wants (a retry
@@ -425,6 +426,7 @@ export const rescheduleTool = defineTool({
     // In the booking's order: availability takes the services back to back as listed.
     const offered = await api.listServices(place.location.slug);
     const services = booking.service_ids.flatMap((id) => offered.filter((s) => s.id === id));
+    // Not resolveStaffIfNamed: without staff a move keeps the booking's own, which "anyone" is not.
     const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at);
     // The time (and staff member) it already has, as a host's retry asks: the engine leaves it be.

@@ -5,7 +5,7 @@ import { dateForms, timeForms } from '../argument-forms.ts';
 import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
 import { speakWorkplaces } from '../refusals.ts';
 import { zoneCalendar } from '../repeated-times.ts';
-import { type Place, resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
+import { type Place, resolveLocation, resolveServices, resolveStaffIfNamed } from '../resolution.ts';
 import { speakFreeTimes } from '../slot-list-words.ts';
 import {
   bookableDays,
@@ -72,7 +72,7 @@ export const findSlotsTool = defineTool({
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const team = await api.listStaff(place.location.slug);
-    const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
+    const staff = await resolveStaffIfNamed(api, place, args.staff, services);
     // The date and the times are read together: an agent that got both wrong hears of both at once.
     const [resolved, said] = readAll(
       () => {

@@ -5,7 +5,7 @@ import { localDateAt } from '../../domain/time-format.ts';
 import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
 import { CALLER_TEXT_NOTE } from '../caller-text.ts';
-import { resolveLocation, resolveServices, resolveStaff } from '../resolution.ts';
+import { resolveLocation, resolveServices, resolveStaffIfNamed } from '../resolution.ts';
 import { speakDate } from '../speech.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { BadArgument, fail, isError, readAll } from '../tool-kit.ts';
@@ -45,7 +45,7 @@ export const joinWaitlistTool = defineTool({
     const now = api.now();
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
-    const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
+    const staff = await resolveStaffIfNamed(api, place, args.staff, services);
     const partsSaid: Partial<Record<'from_date' | 'to_date', TimeOfDay>> = {};
     const read =
       (name: 'from_date' | 'to_date', at = now) =>
