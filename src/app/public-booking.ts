@@ -3,7 +3,7 @@ import { countLivePublicHolds, countPublicBookingsSince } from '../data/contact-
 import type { Db } from '../data/database.ts';
 import { storedCountries } from '../data/location-repository.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
-import { clientContactTurns, idempotencyKeyTurn, takeTurn } from '../data/write-locks.ts';
+import { idempotencyKeyTurn, publicContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { REPEAT_LIMITS, type Repeat, type SeriesVisits } from '../domain/booking/series.ts';
@@ -149,7 +149,8 @@ function tokenFor(record: FormRecord, sender: string): string {
  *   a country the organisation texts, else to the e-mail (400 when neither can carry it and a proof
  *   is asked; with `none` the contact is only recorded, for the caps);
  * - under the contact's turn: at most `holdsPerContact` unconfirmed public holds and
- *   `bookingsPerContactPerDay` public bookings in 24 hours per phone or e-mail (429 past either);
+ *   `bookingsPerContactPerDay` public bookings in 24 hours per phone or e-mail (429 past either), a
+ *   Gmail address counted by its inbox, whatever its dots and tags (inboxOfEmail);
  * - the booking gets a client record of its own (never an existing client's, whatever it typed) and,
  *   with `public_verification: code`, waits as a pending_confirmation hold for the code sent to that
  *   contact (contact-proof.ts), the only message it sends until then.
@@ -200,7 +201,7 @@ export async function bookOnPublicPage(
         const first = await madeOnce(trx, organisation.id, once, now);
         if (first) return tokenFor(first as FormRecord, sender);
       }
-      for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
+      for (const turn of publicContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
       await checkContactCaps(trx, organisation, details.contact, now);
       const client = await insertUnprovenClient(trx, organisation.id, details, now);
       const caller: Caller = {

@@ -1,4 +1,5 @@
-import type { Selectable, Updateable } from 'kysely';
+import { type RawBuilder, type Selectable, type SqlBool, sql, type Updateable } from 'kysely';
+import { GMAIL_DOMAINS, inboxOfEmail } from '../domain/public-booking-policy.ts';
 import type { Db } from './database.ts';
 import type { BookingStatus, ContactProofsTable } from './tables.ts';
 
@@ -70,27 +71,30 @@ export async function findProofWithBooking(
     .executeTakeFirst();
 }
 
-/** Public bookings made since `since` that gave this phone or e-mail (the larger of the two counts). */
+/**
+ * Public bookings made since `since` that gave this phone or e-mail (the larger of the two counts; an
+ * e-mail counted by its inbox, inboxOfEmail).
+ */
 export function countPublicBookingsSince(
   db: Db,
   organisationId: string,
   contact: ContactKeys,
   since: number,
 ): Promise<number> {
-  return largestCount(contact, (column, value) =>
+  return largestCount(contact, (column, criterion) =>
     db
       .selectFrom('contact_proofs')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select(sql<string>`${sql.ref(column)}`.as('contact'))
       .where('organisation_id', '=', organisationId)
-      .where(column, '=', value)
+      .where(contactMatch(column, criterion))
       .where('created_at', '>', since)
-      .executeTakeFirstOrThrow(),
+      .execute(),
   );
 }
 
 /**
  * Public bookings that gave this phone or e-mail and are still unconfirmed holds (pending, not lapsed
- * as of `now`): the larger of the two counts.
+ * as of `now`): the larger of the two counts (an e-mail counted by its inbox, inboxOfEmail).
  */
 export function countLivePublicHolds(
   db: Db,
@@ -98,30 +102,50 @@ export function countLivePublicHolds(
   contact: ContactKeys,
   now: number,
 ): Promise<number> {
-  return largestCount(contact, (column, value) =>
+  return largestCount(contact, (column, criterion) =>
     db
       .selectFrom('contact_proofs as p')
       .innerJoin('bookings as b', (join) =>
         join.onRef('b.organisation_id', '=', 'p.organisation_id').onRef('b.id', '=', 'p.booking_id'),
       )
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select(sql<string>`${sql.ref(`p.${column}`)}`.as('contact'))
       .where('p.organisation_id', '=', organisationId)
-      .where(`p.${column}`, '=', value)
+      .where(contactMatch(`p.${column}`, criterion))
       .where('b.status', 'in', ['pending_payment', 'pending_confirmation'])
       .where('b.hold_expires_at', '>', now)
-      .executeTakeFirstOrThrow(),
+      .execute(),
   );
 }
 
-/** The larger of a count by the phone and a count by the e-mail (each only when given). */
+/** What a count looks for in a contact column: this value, or any address at one of these domains. */
+type ContactCriterion = { equals: string } | { atDomains: readonly string[] };
+
+function contactMatch(column: string, criterion: ContactCriterion): RawBuilder<SqlBool> {
+  if ('equals' in criterion) return sql<SqlBool>`${sql.ref(column)} = ${criterion.equals}`;
+  const at = criterion.atDomains.map((domain) => sql<SqlBool>`${sql.ref(column)} like ${`%@${domain}`}`);
+  return sql<SqlBool>`(${sql.join(at, sql` or `)})`;
+}
+
+/**
+ * The larger of a count by the phone and a count by the e-mail (each only when given). A Gmail address
+ * is counted by its inbox (inboxOfEmail): every address at Gmail's domains is read and compared here,
+ * since dots and tags are not dropped alike in SQLite's SQL and PostgreSQL's, and one organisation's
+ * public bookings at Gmail in a day are few enough to read.
+ */
 async function largestCount(
   contact: ContactKeys,
-  count: (column: 'phone' | 'email', value: string) => Promise<{ n: number | string | bigint }>,
+  rowsOf: (column: 'phone' | 'email', criterion: ContactCriterion) => Promise<{ contact: string }[]>,
 ): Promise<number> {
   let most = 0;
-  for (const column of ['phone', 'email'] as const) {
-    const value = contact[column];
-    if (value !== null) most = Math.max(most, Number((await count(column, value)).n));
+  if (contact.phone !== null) most = (await rowsOf('phone', { equals: contact.phone })).length;
+  if (contact.email !== null) {
+    const inbox = inboxOfEmail(contact.email);
+    if (!inbox.endsWith(`@${GMAIL_DOMAINS[0]}`)) {
+      most = Math.max(most, (await rowsOf('email', { equals: contact.email })).length);
+    } else {
+      const rows = await rowsOf('email', { atDomains: GMAIL_DOMAINS });
+      most = Math.max(most, rows.filter((row) => inboxOfEmail(row.contact) === inbox).length);
+    }
   }
   return most;
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { inboxOfEmail } from '../domain/public-booking-policy.ts';
 import { type Db, dialectOf } from './database.ts';
 
 /**
@@ -46,6 +47,19 @@ export const clientContactTurns = (
   ]
     .filter((turn): turn is string => turn !== null)
     .sort();
+
+/**
+ * The turns of a public booking's contact: its own, and its e-mail's inbox's (inboxOfEmail), so that
+ * two spellings of one Gmail inbox sent at once take turns too and neither slips past the caps.
+ */
+export const publicContactTurns = (
+  organisationId: string,
+  contact: { phone: string | null; email: string | null },
+) => {
+  const inbox = contact.email === null ? null : inboxOfEmail(contact.email);
+  const inboxTurns = inbox === null ? [] : clientContactTurns(organisationId, { phone: null, email: inbox });
+  return [...new Set([...clientContactTurns(organisationId, contact), ...inboxTurns])].sort();
+};
 
 /** The turn of every catalogue import, whichever organisation's (imports are rare and whole). */
 export const CATALOGUE_IMPORT_TURN = 'catalogue-import';

@@ -49,6 +49,26 @@ export const RESEND_WINDOW_MS = 3_600_000;
 /** Moves of a booking from its own page per hour: each tells its contact (resend-limit.ts withPageMove). */
 export const PAGE_MOVES_PER_HOUR = 3;
 
+/**
+ * Gmail's domains. Google delivers mail to every spelling of one address: dots anywhere in its name,
+ * a `+tag` after it, and googlemail.com for gmail.com. A cap per e-mail address that took each spelling
+ * for another contact would be sidestepped by a customer holding slot after slot with one inbox.
+ */
+export const GMAIL_DOMAINS: readonly string[] = ['gmail.com', 'googlemail.com'];
+
+/**
+ * The inbox a (lower-cased) e-mail address reaches, as the per-contact caps count it: a Gmail address
+ * without its dots and `+tag`, at gmail.com; any other as it is (other providers read dots and tags
+ * their own ways). Only counted by: messages go to the address as typed.
+ */
+export function inboxOfEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  const domain = email.slice(at + 1);
+  if (at < 1 || !GMAIL_DOMAINS.includes(domain)) return email;
+  const name = email.slice(0, at).split('+')[0]!.replaceAll('.', '');
+  return `${name}@${GMAIL_DOMAINS[0]}`;
+}
+
 /** The window of bookingsPerContactPerDay. */
 export const CONTACT_DAY_MS = 86_400_000;
 

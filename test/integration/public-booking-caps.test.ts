@@ -90,6 +90,35 @@ describe('caps on strangers', () => {
     );
   });
 
+  it('a Gmail address spelt another way (dots, a +tag, googlemail.com) is the same inbox for the caps', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    // Google delivers every one of these to rosaparks@gmail.com.
+    pagePathOf(await cut(0, { email: 'rosaparks@gmail.com' }, '127.0.0.21'));
+    pagePathOf(await cut(1, { email: 'Rosa.Parks@gmail.com' }, '127.0.0.22'));
+    for (const [i, email] of [
+      'r.o.s.a.parks@gmail.com',
+      'rosaparks+salon@gmail.com',
+      'rosa.parks@googlemail.com',
+    ].entries()) {
+      const third = await cut(2, { email }, `127.0.0.${23 + i}`);
+      expect(third.statusCode, email).toBe(429);
+      expect(third.body).toContain('2 bookings waiting to be confirmed');
+    }
+    expect(await countBookings(t.database.db)).toBe(2);
+    // Another inbox at Gmail is another contact; the held ones keep the address as typed.
+    pagePathOf(await cut(2, { email: 'rosa.parks.jr@gmail.com' }, '127.0.0.30'));
+    const proofs = await t.database.db
+      .selectFrom('contact_proofs')
+      .select('email')
+      .orderBy('created_at')
+      .execute();
+    expect(proofs.map((p) => p.email)).toEqual([
+      'rosaparks@gmail.com',
+      'rosa.parks@gmail.com',
+      'rosa.parks.jr@gmail.com',
+    ]);
+  });
+
   it('ten booking attempts per client address an hour, whatever became of them, then 429 with Retry-After', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const address = '127.0.0.9';
