@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { GMAIL_DOMAINS, inboxOfEmail } from '../domain/public-booking-policy.ts';
 import type { Db } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from './tables.ts';
@@ -229,7 +230,8 @@ export async function waitingLocationsSharingStaff(
 
 /**
  * Entries joined from the public page (their client an unproven record: contact_proven 0) that gave
- * this phone or this e-mail, waiting or joined since `since`: what the public page's caps count.
+ * this phone or this e-mail, waiting or joined since `since`: what the public page's caps count. A
+ * Gmail address matches by its inbox (inboxOfEmail), as the booking form's caps count it.
  */
 export async function publicEntriesOfContact(
   db: Db,
@@ -239,21 +241,32 @@ export async function publicEntriesOfContact(
 ): Promise<WaitlistEntryRow[]> {
   const { phone, email } = contact;
   if (phone === null && email === null) return [];
-  return db
+  const inbox = email === null ? null : inboxOfEmail(email);
+  const gmail = inbox?.endsWith(`@${GMAIL_DOMAINS[0]}`) === true;
+  const rows = await db
     .selectFrom('waitlist_entries as e')
     .innerJoin('clients as c', (join) =>
       join.onRef('c.organisation_id', '=', 'e.organisation_id').onRef('c.id', '=', 'e.client_id'),
     )
     .selectAll('e')
+    .select(['c.phone as contact_phone', 'c.email as contact_email'])
     .where('e.organisation_id', '=', organisationId)
     .where('c.contact_proven', '=', 0)
     .where((eb) =>
       eb.or([
         ...(phone === null ? [] : [eb('c.phone', '=', phone)]),
-        ...(email === null ? [] : [eb('c.email', '=', email)]),
+        ...(email === null || gmail ? [] : [eb('c.email', '=', email)]),
+        ...(gmail ? GMAIL_DOMAINS.map((domain) => eb('c.email', 'like', `%@${domain}`)) : []),
       ]),
     )
     .where((eb) => eb.or([eb('e.status', '=', 'waiting'), eb('e.created_at', '>', since)]))
     .orderBy('e.created_at')
     .execute();
+  return rows
+    .filter(
+      (row) =>
+        (phone !== null && row.contact_phone === phone) ||
+        (row.contact_email !== null && inboxOfEmail(row.contact_email) === inbox),
+    )
+    .map(({ contact_phone: _phone, contact_email: _email, ...entry }) => entry);
 }

@@ -281,6 +281,27 @@ describe('the public page’s waitlist', () => {
     const booking = await pagePost(t, `/p/${ORG}/book`, { starts_at: `${TUESDAY}T14:00:00Z` }, { address });
     expect(booking.statusCode).toBe(429);
   });
+
+  it('counts a Gmail address spelt another way (dots, a +tag, googlemail.com) as the same contact', async () => {
+    t = await startTestApp({ now: NOW });
+    await fillTuesday();
+    const join = (email: string, times: string[], address: string) =>
+      joinOnPage({ email }, { times, address });
+    expect((await join('rosaparks@gmail.com', ['morning'], '127.0.0.21')).statusCode).toBe(200);
+    expect((await join('Rosa.Parks@gmail.com', ['afternoon'], '127.0.0.22')).statusCode).toBe(200);
+    for (const [i, email] of [
+      'r.o.s.a.parks@gmail.com',
+      'rosaparks+salon@gmail.com',
+      'rosaparks@googlemail.com',
+    ].entries()) {
+      const third = await join(email, ['evening'], `127.0.0.${23 + i}`);
+      expect(third.statusCode, email).toBe(429);
+      expect(third.body).toContain('is already on the waitlist 2 times');
+    }
+    expect(await entries()).toHaveLength(2);
+    // Another inbox at Gmail is another contact.
+    expect((await join('rosa.parks.jr@gmail.com', ['evening'], '127.0.0.30')).statusCode).toBe(200);
+  });
 });
 
 describe('an offer claimed from the public page’s waitlist', () => {

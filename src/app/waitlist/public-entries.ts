@@ -1,5 +1,5 @@
 import { publicEntriesOfContact, type WaitlistEntryRow } from '../../data/waitlist-repository.ts';
-import { clientContactTurns, takeTurn } from '../../data/write-locks.ts';
+import { publicContactTurns, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import { AppError } from '../../domain/errors.ts';
 import { CONTACT_DAY_MS } from '../../domain/public-booking-policy.ts';
@@ -87,7 +87,7 @@ export async function joinWaitlistOnPublicPage(
   });
   const reachedBy = await reachableBy(deps, organisation, details.contact);
   const entryId = await writeTransaction(deps.db, async (trx) => {
-    for (const turn of clientContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
+    for (const turn of publicContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
     const mine = await publicEntriesOfContact(trx, organisation.id, details.contact, now - CONTACT_DAY_MS);
     const waiting = mine.filter((e) => e.status === 'waiting');
     const again = waiting.find((e) => sameWants(e, wants));
