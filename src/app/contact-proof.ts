@@ -116,7 +116,9 @@ export function publicContactRows(
 export type CodeOutcome =
   | { proven: true }
   | { proven: false; reason: 'wrong'; triesLeft: number }
-  | { proven: false; reason: 'expired' | 'spent' };
+  | { proven: false; reason: 'expired' | 'spent' }
+  /** Not six digits (one short, one too many, letters): no code could match it, so no try is counted. */
+  | { proven: false; reason: 'unreadable' };
 
 /** The booking of a page (its id and organisation), as the booking page knows it. */
 export interface BookingKey {
@@ -127,7 +129,7 @@ export interface BookingKey {
 /**
  * The customer typed `typed` on the booking's page. A right code proves the contact; a wrong one is
  * counted (and stays counted: the count is written even though the answer is a refusal), and the
- * fifth wrong try spends the code. 409 conflict when the booking is not waiting for a proof.
+ * fifth wrong try spends the code; what is not six digits is refused uncounted. 409 conflict when the booking is not waiting for a proof.
  */
 export async function proveByCode(db: Db, key: BookingKey, typed: string, now: number): Promise<CodeOutcome> {
   const code = readCode(typed);
@@ -136,11 +138,9 @@ export async function proveByCode(db: Db, key: BookingKey, typed: string, now: n
     const state = codeState(proofClock(proof), now);
     if (state === 'proven') return { proven: true };
     if (state !== 'usable') return { proven: false, reason: state };
-    if (
-      code !== undefined &&
-      proof.code_hash !== null &&
-      sameHash(proof.code_hash, codeHash(key.bookingId, code))
-    ) {
+    // A slip of the thumb on a phone, not a guess: it could match no code, so it tells a guesser nothing.
+    if (code === undefined) return { proven: false, reason: 'unreadable' };
+    if (proof.code_hash !== null && sameHash(proof.code_hash, codeHash(key.bookingId, code))) {
       await markProven(trx, proof, now);
       return { proven: true };
     }

@@ -212,6 +212,25 @@ describe('a public booking waits for its contact to be proven', () => {
     expect((await pageGet(t, `${path}?refused=wrong`)).body).not.toContain('code-error');
   });
 
+  it('a code a digit short or long, or no digits at all, is said to be no code and costs no try', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const { code } = await deliveredCode(t, reference);
+    for (const typed of [code.slice(0, 5), `${code}1`, 'abcdef', '12 34 5']) {
+      const response = await enterCode(path, typed);
+      expect(response.refused, typed).toBe('unreadable');
+      expect(response.said).toContain(
+        '<p id="code-error" role="alert" class="fee">The code has 6 digits: check the latest message we sent and enter all of them.</p>',
+      );
+    }
+    const { tries } = await t.database.db
+      .selectFrom('contact_proofs')
+      .select('tries')
+      .executeTakeFirstOrThrow();
+    expect(tries).toBe(0);
+    expect((await enterCode(path, code)).refused).toBe('');
+  });
+
   it('takes the right code typed in another script’s digits (Arabic-Indic, full-width) without counting a try', async () => {
     await start();
     const tries = async () =>

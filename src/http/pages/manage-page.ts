@@ -693,6 +693,7 @@ const CODE_REFUSALS: ReadonlySet<string> = new Set<Exclude<CodeOutcome, { proven
   'wrong',
   'spent',
   'expired',
+  'unreadable',
 ]);
 
 /** The code step of a public booking: where the code went, the form, and a new code. */
@@ -724,6 +725,8 @@ function codeRefusal(view: BookingPageView, refused: string | undefined): string
   // replaced (a new one sent) since the refusal is said as it is, or not at all.
   switch (proof.state) {
     case 'usable':
+      if (refused === 'unreadable')
+        return `The code has ${CODE_DIGITS} digits: check the latest message we sent and enter all of them.`;
       return refused === 'wrong' && proof.triesLeft < CODE_TRIES
         ? `That code is not right. Check the latest message we sent; ${proof.triesLeft} ${proof.triesLeft === 1 ? 'try is' : 'tries are'} left for this code.`
         : undefined;
