@@ -295,13 +295,18 @@ async function publicContactOf(
   throw reachable.refusal('so we can send you the code that confirms your booking');
 }
 
-/** The address's attempts this hour (a form post counts whatever becomes of it). */
+/**
+ * The address's attempts this hour (a form post counts whatever becomes of it). A salon that allows
+ * none has turned its page's form off: `closed` says so, with no time to try again after.
+ */
 export async function takeAttempt(
   deps: AppDeps,
   organisation: PublicOrganisation,
   address: string,
   now: number,
+  closed: string = TAKES_NO_BOOKINGS,
 ): Promise<void> {
+  if (organisation.policy.attemptsPerAddressPerHour === 0) throw new AppError('rate_limited', closed);
   const hours = new FixedWindowRateLimiter(deps.rateLimitStore, 3_600_000);
   const windowEnd = hours.windowEnd(now);
   const taken = await deps.rateLimitStore.incrementBelow(
@@ -320,6 +325,9 @@ export async function takeAttempt(
   }
 }
 
+/** Why a salon whose caps allow nothing refuses every booking on its page. */
+const TAKES_NO_BOOKINGS = 'This salon takes no bookings on this page; call the salon to book.';
+
 /** The per-contact caps, read under the contact's turn: 429 rate_limited past either. */
 async function checkContactCaps(
   trx: Db,
@@ -329,7 +337,7 @@ async function checkContactCaps(
 ): Promise<void> {
   const { policy } = organisation;
   if (policy.holdsPerContact === 0 || policy.bookingsPerContactPerDay === 0) {
-    throw new AppError('rate_limited', 'This salon takes no bookings on this page; call the salon to book.');
+    throw new AppError('rate_limited', TAKES_NO_BOOKINGS);
   }
   if ((await countLivePublicHolds(trx, organisation.id, contact, now)) >= policy.holdsPerContact) {
     throw new AppError(

@@ -199,6 +199,28 @@ describe('caps on strangers', () => {
     expect(answered).toBe(15);
   });
 
+  it('a salon that allows no attempts is said to take no bookings on its page, not to try again later', async () => {
+    t = await startTestApp({
+      catalogues: [withPolicies({ public_attempts_per_address_per_hour: 0 })],
+      now: NOW,
+    });
+    const refused = await cut(0, { phone: '07400 222333' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeUndefined();
+    expect(refused.body).toContain('This salon takes no bookings on this page; call the salon to book.');
+    expect(refused.body).not.toContain('Try again in');
+    expect(await countBookings(t.database.db)).toBe(0);
+    const waitlist = await pagePost(t, `/p/${ORG}/waitlist`, {
+      location: 'camden',
+      from_date: '2026-11-25',
+      to_date: '2026-11-25',
+      phone: '07400 222333',
+    });
+    expect(waitlist.statusCode).toBe(429);
+    expect(waitlist.headers['retry-after']).toBeUndefined();
+    expect(waitlist.body).toContain('This salon takes no waitlist requests on this page');
+  });
+
   it('caps come from the catalogue, in `policies` or in `organisation.policies`, never both', async () => {
     t = await startTestApp({
       catalogues: [withPolicies({ public_holds_per_contact: 1 }, 'organisation')],

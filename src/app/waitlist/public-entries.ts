@@ -28,6 +28,10 @@ import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedE
  *   nothing of who else waits.
  */
 
+/** Why a salon whose caps allow nothing refuses every waitlist request on its page. */
+const TAKES_NO_WAITLIST =
+  'This salon takes no waitlist requests on this page; call the salon to be put on its list.';
+
 export interface PublicWaitlistRequest {
   locationSlug: string;
   serviceIds: string[];
@@ -58,7 +62,7 @@ export async function joinWaitlistOnPublicPage(
 ): Promise<PublicWaitlistJoined> {
   const now = deps.clock.nowMs();
   const { policy } = organisation;
-  await takeAttempt(deps, organisation, request.address, now);
+  await takeAttempt(deps, organisation, request.address, now, TAKES_NO_WAITLIST);
   if (!request.phone && !request.email) {
     throw new AppError(
       'invalid_request',
@@ -93,10 +97,7 @@ export async function joinWaitlistOnPublicPage(
     const again = waiting.find((e) => sameWants(e, wants));
     if (again) return again.id;
     if (policy.holdsPerContact === 0 || policy.bookingsPerContactPerDay === 0) {
-      throw new AppError(
-        'rate_limited',
-        'This salon takes no waitlist requests on this page; call the salon to be put on its list.',
-      );
+      throw new AppError('rate_limited', TAKES_NO_WAITLIST);
     }
     if (waiting.length >= policy.holdsPerContact) {
       throw new AppError(
