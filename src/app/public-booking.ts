@@ -9,7 +9,12 @@ import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { REPEAT_LIMITS, type Repeat, type SeriesVisits } from '../domain/booking/series.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
-import { CONTACT_DAY_MS, type PublicBookingPolicy, proofChannel } from '../domain/public-booking-policy.ts';
+import {
+  CONTACT_DAY_MS,
+  type PublicBookingPolicy,
+  proofChannel,
+  TAKES_NO_BOOKINGS,
+} from '../domain/public-booking-policy.ts';
 import { createSeries } from './booking-series.ts';
 import { type Caller, createBooking } from './booking-service.ts';
 import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
@@ -324,9 +329,6 @@ export async function takeAttempt(
     );
   }
 }
-
-/** Why a salon whose caps allow nothing refuses every booking on its page. */
-const TAKES_NO_BOOKINGS = 'This salon takes no bookings on this page; call the salon to book.';
 
 /** The per-contact caps, read under the contact's turn: 429 rate_limited past either. */
 async function checkContactCaps(

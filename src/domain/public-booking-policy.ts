@@ -23,6 +23,21 @@ export interface PublicBookingPolicy {
   smsCountries: readonly string[];
 }
 
+/**
+ * Whether caps of 0 leave the public page's forms nothing to take: no attempt, no hold or no booking a
+ * day. A salon turns its online booking off so; its page says so rather than offer a form.
+ */
+export function takesNoPublicBookings(policy: PublicBookingPolicy): boolean {
+  return (
+    policy.attemptsPerAddressPerHour === 0 ||
+    policy.holdsPerContact === 0 ||
+    policy.bookingsPerContactPerDay === 0
+  );
+}
+
+/** Why such a salon's page takes no booking. */
+export const TAKES_NO_BOOKINGS = 'This salon takes no bookings on this page; call the salon to book.';
+
 /** The pending requirement a public hold carries until its contact is proven. */
 export const CONTACT_VERIFICATION = 'contact_verification';
 

@@ -221,6 +221,28 @@ describe('caps on strangers', () => {
     expect(waitlist.body).toContain('This salon takes no waitlist requests on this page');
   });
 
+  it.each([
+    'public_attempts_per_address_per_hour',
+    'public_holds_per_contact',
+    'public_bookings_per_contact_per_day',
+  ])(
+    'a salon whose %s is 0 says so on its page at once, with no form to fill in for nothing',
+    async (cap) => {
+      t = await startTestApp({ catalogues: [withPolicies({ [cap]: 0 })], now: NOW });
+      const ids = await catalogueIds(t.database.db);
+      for (const url of [
+        `/p/${ORG}`,
+        `/p/${ORG}?location=camden&services=${ids.services.cut}&date=2026-11-25`,
+      ]) {
+        const page = await pageGet(t, url);
+        expect(page.statusCode).toBe(200);
+        expect(page.body).toContain('This salon takes no bookings on this page; call the salon to book.');
+        expect(page.body).not.toContain(`action="/p/${ORG}/book"`);
+        expect(page.body).not.toContain(`action="/p/${ORG}/waitlist"`);
+      }
+    },
+  );
+
   it('caps come from the catalogue, in `policies` or in `organisation.policies`, never both', async () => {
     t = await startTestApp({
       catalogues: [withPolicies({ public_holds_per_contact: 1 }, 'organisation')],

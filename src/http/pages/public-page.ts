@@ -15,6 +15,7 @@ import {
 import { someoneWorksOn } from '../../app/start-check.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
+import { TAKES_NO_BOOKINGS, takesNoPublicBookings } from '../../domain/public-booking-policy.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { withRetryAfter } from '../error-envelope.ts';
 import { instantOf } from '../page-fields.ts';
@@ -154,6 +155,10 @@ async function bookingPage(
   const locations = await publicLocations(deps.db, organisation.id);
   const slug = query.location ?? (locations.length === 1 ? locations[0]!.slug : undefined);
   const parts = [`<h1>Book at ${esc(organisation.name)}</h1>`];
+  // Caps of 0: the salon books by phone only; a form would be filled in to be refused.
+  if (takesNoPublicBookings(organisation.policy)) {
+    return [...parts, `<p class="notice" role="status">${esc(TAKES_NO_BOOKINGS)}</p>`].join('\n');
+  }
   // The refusal at the top, unless the details form is shown and says it beside its field.
   const page = (besideItsField = false) => {
     if (kept && !besideItsField) parts.splice(1, 0, `<p role="alert" class="fee">${esc(kept.alert)}</p>`);
