@@ -405,6 +405,24 @@ describe('the waitlist', () => {
       error: { param: 'service_ids' },
     });
     expect(await refusal({ ...base, client_id: undefined })).toMatchObject({ status: 400 });
+    // A new client's own field refused (a number no person's own, one with a digit missing) names
+    // `client`, as its shape's refusals do, and says which field of it.
+    const newClient = (phone: string) => ({
+      ...base,
+      client_id: undefined,
+      client: { first_name: 'Ann', last_name: 'Lee', phone },
+    });
+    for (const [phone, said] of [
+      ['+449098790879', 'client.phone is a premium-rate number, which we never send messages to'],
+      ['+44740', 'client.phone is too short'],
+    ] as const) {
+      const refused = await refusal(newClient(phone));
+      expect(refused, phone).toMatchObject({
+        status: 400,
+        error: { code: 'invalid_request', param: 'client' },
+      });
+      expect(refused.error.message).toContain(said);
+    }
     expect(await refusal({ ...base, times: ['night'] })).toMatchObject({ status: 400 });
     expect(await refusal(base, t.keys.read)).toMatchObject({ status: 403 });
     const joined = await t.request({ method: 'POST', url: '/v1/waitlist', payload: base });
