@@ -689,3 +689,24 @@ describe('recurring series over REST (booking mcp --base-url)', () => {
     }
   });
 });
+
+describe('a usual at a location that no longer takes bookings', () => {
+  it('is not offered, and the caller is still looked up, in process and over REST', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAna(t, '2027-03-09T10:00:00Z');
+    expect(booked.statusCode, booked.body).toBe(201);
+    t.clock.set('2027-03-20T09:00:00Z');
+    // Soho closed for good: "book my usual" there could only be refused.
+    await t.database.db.updateTable('locations').set({ active: 0 }).where('slug', '=', 'soho').execute();
+    for (const connect of [() => connectInProcess(t, t.keys.readWrite), () => connectOverRest(t)]) {
+      const mcp = await connect();
+      try {
+        const found = await mcp.call('lookup_client', JO);
+        expect(found.usual).toBeUndefined();
+        expect(found.spoken).toBe('You have no upcoming bookings.');
+      } finally {
+        await mcp.close();
+      }
+    }
+  });
+});

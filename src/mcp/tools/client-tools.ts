@@ -75,7 +75,10 @@ const SpokenUsual = z.object({
  * The caller's usual in words, with what `book` takes ("book my usual": services, staff and location as
  * they are here, repeat every_weeks if they want a series).
  */
-async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof SpokenUsual>> {
+async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof SpokenUsual> | undefined> {
+  // A location closed since (inactive) takes no bookings: its usual could only be refused, and over
+  // REST it is not even found, which would fail the whole look-up.
+  if (!(await api.listLocations()).some((l) => l.slug === usual.location_slug)) return undefined;
   const [place, services, team] = await Promise.all([
     placeOfSlug(api, usual.location_slug),
     api.listServices(usual.location_slug),
