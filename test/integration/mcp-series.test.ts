@@ -157,6 +157,21 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('says each visit of a series owes its own deposit at its own link, not one deposit', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const { booked } = await bookJosSeries(mcp, 'colour');
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'pending_payment' });
+      // Paying the first link alone would let the other two visits lapse with their holds.
+      expect(booked.spoken).toContain(
+        'Each of the 3 visits has its own deposit of 20 pounds (60 pounds in all) and its own payment link; a visit whose deposit is not paid by 9:30 am today lapses.',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('says a later visit moved back when the one asked about keeps its time with scope following', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -149,7 +149,7 @@ export const bookTool = defineTool({
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
     const unfinished = booking.status === 'pending_confirmation';
     const already = held ? 'You already have this booking; nothing new was booked. ' : '';
-    const stepsLeft = `${unfinished ? ` ${stepsLeftSentence(booking, series)}` : ''}${await feesSentence(api, booking, place)}`;
+    const stepsLeft = `${unfinished ? ` ${stepsLeftSentence(booking, series)}` : ''}${seriesDepositsSentence(series, summary!.hold_expires_spoken, place.locale)}${await feesSentence(api, booking, place)}`;
     // The booking's transaction wrote its messages to whatever the client gave (see outbox-service).
     const sent = held ? '' : sentSentence(await noticesOf(api, clientId, booking.status), { brief: true });
     // A series the caller already held repeats by its own rule, whatever this call asked for.
@@ -278,6 +278,33 @@ function seriesAnswer(series: readonly Booking[], everyWeeks: number, place: Pla
       })),
     },
   };
+}
+
+/**
+ * For a series whose visits wait for their deposits: each has its own, paid at its own link, and
+ * lapses on its own when its hold ends (docs/recurring.md), so a caller who pays the first link alone
+ * keeps the first visit alone. "Held for the deposit of 20 pounds" said of the first is not all of it.
+ */
+function seriesDepositsSentence(
+  series: readonly Booking[],
+  holdSpoken: string | null,
+  locale: Place['locale'],
+): string {
+  const owing = series.filter((b) => b.status === 'pending_payment' && b.deposit !== null);
+  const first = owing[0]?.deposit;
+  if (owing.length < 2 || !first) return '';
+  const amounts = owing.map((b) => b.deposit!.amount);
+  const each = amounts.every((a) => a === first.amount)
+    ? ` of ${speakPrice(first.amount, first.currency, locale)}`
+    : '';
+  const total = speakPrice(
+    amounts.reduce((sum, a) => sum + a, 0),
+    first.currency,
+    locale,
+  );
+  const oneHold = owing.every((b) => b.hold_expires_at === owing[0]!.hold_expires_at);
+  const by = oneHold && holdSpoken ? `by ${holdSpoken}` : 'in time';
+  return ` Each of the ${owing.length} visits has its own deposit${each} (${total} in all) and its own payment link; a visit whose deposit is not paid ${by} lapses.`;
 }
 
 /** A dry run's next step, for the agent (its spoken is for the caller). */
