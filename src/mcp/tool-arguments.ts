@@ -136,8 +136,13 @@ function problemOf(input: z.ZodRawShape, issue: z.core.$ZodIssue, path: string[]
   const given = valueAt(args, path);
   // null where an argument is required: it is as missing as one left out.
   if (given === undefined || given === null) {
-    // A member of a nested object: "client needs last_name".
-    if (path.length > 1) return `${path.slice(0, -1).join('.')} needs ${path.at(-1)}`;
+    // A member of a nested object: "client needs last_name"; with its limits where it has some
+    // ("repeat needs every_weeks, a whole number from 1 to 12"), as a member sent wrong is told.
+    if (path.length > 1) {
+      const field = fieldAt(input, path);
+      const form = field && valueForm(field);
+      return `${path.slice(0, -1).join('.')} needs ${path.at(-1)}${form ? `, ${form}` : ''}`;
+    }
     return `${name} is missing${expectedForm(input[name] as z.ZodType | undefined)}`;
   }
   const limit = limitOf(issue);

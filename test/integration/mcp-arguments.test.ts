@@ -259,6 +259,21 @@ describe('an argument error names every bad argument', () => {
     expect(book).toContain('repeat.count is at most 26');
   });
 
+  it('gives the range of a nested whole number left out or sent as null', async () => {
+    const book = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client_id: '0190a0b0-0000-7000-8000-000000000000',
+        repeat: { every_weeks: null },
+      }),
+    );
+    expect(book).toContain('book has 2 bad arguments: ');
+    expect(book).toContain('repeat needs every_weeks, a whole number from 1 to 12.');
+    expect(book).toContain('repeat needs count, a whole number from 2 to 26.');
+  });
+
   it('says what the booking service refused in words, never zod’s own English', async () => {
     // times passes join_waitlist's own schema (any number of times of day) and is refused by the
     // waitlist's (at most three): the hint carries that refusal's message.
