@@ -216,6 +216,8 @@ export async function clashOf(
   now: number,
   wallMinute = 12 * 60,
 ): Promise<SeriesClash> {
+  // A visit that may not be changed at all would be refused any other time of its date too.
+  if (refusesAnyTime(refusal.reason)) return { ...occurrence, refusal, alternatives: [] };
   const wanted = occurrence.startsAt ?? wantedInstant(request.location.timezone, occurrence.date, wallMinute);
   const free = await getAvailability(
     trx,
@@ -233,6 +235,14 @@ export async function clashOf(
     .slice(0, ALTERNATIVES_PER_CLASH)
     .sort((a, b) => a.startsAt - b.startsAt);
   return { ...occurrence, refusal, alternatives };
+}
+
+/**
+ * Whether a refusal is of the visit itself rather than of the time asked (too late to change under the
+ * policy window, or not live): another time would be refused alike, so none is offered.
+ */
+export function refusesAnyTime(reason: string): boolean {
+  return reason === 'late_change' || reason === 'not_changeable';
 }
 
 /** 409 conflict (reason series_clash): nothing was booked; details.clashes says which dates and why. */

@@ -23,7 +23,13 @@ import {
   rescheduleOrPreview,
   type TimeChange,
 } from './booking-changes.ts';
-import { clashOf, missingWallTime, type SeriesClash, seriesClashError } from './booking-series.ts';
+import {
+  clashOf,
+  missingWallTime,
+  refusesAnyTime,
+  type SeriesClash,
+  seriesClashError,
+} from './booking-series.ts';
 import { getBooking, SlotTakenMeanwhile } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { type DepositRefunds, withRefundsFirst } from './payment-calls.ts';
@@ -127,7 +133,7 @@ async function rescheduleFollowing(
   const order = change.startsAt > booking.startsAt ? [...steps].reverse() : steps;
   const clashes: SeriesClash[] = [];
   const moved = new Map<string, RescheduleResult>();
-  let refusalOfAsked: unknown;
+  let refusalOfAsked: { error: unknown; reason: string } | undefined;
   const location = await findLocationById(trx, changer.organisationId, booking.locationId);
   if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
   // A clash's free times are those a move of that visit could take: as far ahead as the series
@@ -161,12 +167,16 @@ async function rescheduleFollowing(
       const refusal = refusalOf(error);
       // The database's own overlap guard ends the transaction on PostgreSQL: nothing more can be asked.
       if (!refusal || error instanceof SlotTakenMeanwhile) throw error;
-      if (occurrence === booking) refusalOfAsked = error;
+      if (occurrence === booking) refusalOfAsked = { error, reason: refusal.reason };
       clashes.push(await clashOf(trx, changer.organisationId, asked, at, refusal, now));
     }
   }
-  // The occurrence asked about alone refused: its own 409 (late_change, not_on_grid...).
-  if (refusalOfAsked && clashes.length === 1) throw refusalOfAsked;
+  // The occurrence asked about alone refused, or refused whatever the time (too late to change, not
+  // live): its own 409 (late_change, not_on_grid...), as a change of it alone answers. Listed as a
+  // clash it read "not free", with free times that day the same refusal awaits.
+  if (refusalOfAsked && (clashes.length === 1 || refusesAnyTime(refusalOfAsked.reason))) {
+    throw refusalOfAsked.error;
+  }
   if (clashes.length > 0) {
     throw seriesClashError(
       clashes.sort((a, b) => a.position - b.position),

@@ -312,6 +312,30 @@ describe('recurring series', () => {
     }
   });
 
+  it('refuses "this and the following" of a visit too late to move as its own late_change, offering no other times', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 2, count: 3 });
+    const refs = occurrencesOf(booked).map((o) => o.reference);
+    // 700 hours from 1 March: the visits of 16 and 30 March are late, and late moves are refused.
+    await t.database.db
+      .updateTable('locations')
+      .set({ cancellation_window_hours: 700, late_reschedule: 'forbid' })
+      .where('slug', '=', 'soho')
+      .execute();
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-16T11:00:00Z', scope: 'following' },
+    });
+    expect(moved.statusCode, moved.body).toBe(409);
+    // Not a clash of times "not free" with 11 am, the very time asked, among the free ones.
+    expect(json(moved).error).toMatchObject({
+      code: 'conflict',
+      reason: 'late_change',
+      message: 'Changes less than 700 hours before the appointment are not allowed here.',
+    });
+  });
+
   it('moves an occurrence and the following ones by the same days to the new wall time, or none of them', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });

@@ -585,6 +585,31 @@ describe('later visits of a series changed late', () => {
     }
   });
 
+  it('reschedule with following of a visit too late to move says so, offering no times that would be refused too', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const { booked, refs } = await bookJosSeries(mcp);
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+      await widenWindow();
+      await t.database.db
+        .updateTable('locations')
+        .set({ late_reschedule: 'forbid' })
+        .where('slug', '=', 'soho')
+        .execute();
+      const move = await mcp.raw('reschedule', {
+        reference: refs[0],
+        starts_at: '2027-03-16T11:00:00Z',
+        scope: 'following',
+      });
+      const answer = move.structuredContent as { ok: boolean; reason: string; clashes?: unknown };
+      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: false, reason: 'late_change' });
+      expect(answer.clashes).toBeUndefined();
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('cancel with following names the late visits of a short series rather than counting them', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite);
