@@ -245,12 +245,19 @@ export function refusesAnyTime(reason: string): boolean {
   return reason === 'late_change' || reason === 'not_changeable';
 }
 
-/** 409 conflict (reason series_clash): nothing was booked; details.clashes says which dates and why. */
-export function seriesClashError(clashes: readonly SeriesClash[], zone: string): AppError {
+/**
+ * 409 conflict (reason series_clash): nothing was booked, or with `done` "moved" (a move of the
+ * following visits), nothing moved; details.clashes says which dates and why.
+ */
+export function seriesClashError(
+  clashes: readonly SeriesClash[],
+  zone: string,
+  done: 'booked' | 'moved' = 'booked',
+): AppError {
   const dates = clashes.map((c) => c.date).join(', ');
   return conflict(
     'series_clash',
-    `Nothing was booked: ${clashes.length === 1 ? 'one date of the series is' : `${clashes.length} dates of the series are`} not free (${dates}). Each clash lists the nearest free times that day.`,
+    `Nothing was ${done}: ${clashes.length === 1 ? 'one date of the series is' : `${clashes.length} dates of the series are`} not free (${dates}). Each clash lists the nearest free times that day.`,
     'starts_at',
     {
       clashes: clashes.map((clash) => ({

@@ -181,6 +181,7 @@ async function rescheduleFollowing(
     throw seriesClashError(
       clashes.sort((a, b) => a.position - b.position),
       booking.timezone,
+      'moved',
     );
   }
   return { ...moved.get(booking.id)!, following: later.map((o) => moved.get(o.id)!) };

@@ -387,6 +387,8 @@ describe('recurring series', () => {
     });
     expect(refused.statusCode, refused.body).toBe(409);
     expect(json(refused).error.reason).toBe('series_clash');
+    // A move refused: nothing was moved (not "booked", which the visits are and stay).
+    expect(json(refused).error.message).toMatch(/^Nothing was moved: 2 dates of the series are not free/);
     const clashes = json(refused).error.details.clashes;
     expect(
       clashes.map(
