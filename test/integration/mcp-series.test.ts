@@ -165,7 +165,16 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
       expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'pending_payment' });
       // Paying the first link alone would let the other two visits lapse with their holds.
       expect(booked.spoken).toContain(
-        'Each of the 3 visits has its own deposit of 20 pounds (60 pounds in all) and its own payment link; a visit whose deposit is not paid by 9:30 am today lapses.',
+        'Each of the 3 visits has its own deposit of 20 pounds (60 pounds in all) and own payment link; a visit whose deposit is not paid by 9:30 am today lapses.',
+      );
+      // The first paid at the desk, the same ask again: the series held, two visits still owing.
+      const ids = await catalogueIds(t.database.db);
+      const first = (booked.series as { occurrences: { reference: string }[] }).occurrences[0]!.reference;
+      await payDepositByStaff(t.database.db, ids.organisation, first, t.clock.nowMs());
+      const again = (await bookJosSeries(mcp, 'colour')).booked;
+      expect(again, JSON.stringify(again)).toMatchObject({ ok: true, existing: true, status: 'confirmed' });
+      expect(again.spoken).toContain(
+        '2 of the visits each have their own deposit of 20 pounds (40 pounds in all) and own payment link; a visit whose deposit is not paid in time lapses.',
       );
     } finally {
       await mcp.close();

@@ -302,9 +302,16 @@ function seriesDepositsSentence(
     first.currency,
     locale,
   );
-  const oneHold = owing.every((b) => b.hold_expires_at === owing[0]!.hold_expires_at);
+  // The first visit's hold is said when it is every owing visit's (a series the caller held, its
+  // first visit paid already, says none).
+  const oneHold = owing.every((b) => b.hold_expires_at === series[0]?.hold_expires_at);
   const by = oneHold && holdSpoken ? `by ${holdSpoken}` : 'in time';
-  return ` Each of the ${owing.length} visits has its own deposit${each} (${total} in all) and its own payment link; a visit whose deposit is not paid ${by} lapses.`;
+  const live = series.filter((b) => (LIVE_STATUSES as readonly string[]).includes(b.status)).length;
+  const which =
+    owing.length === live
+      ? `Each of the ${owing.length} visits has its`
+      : `${owing.length} of the visits each have their`;
+  return ` ${which} own deposit${each} (${total} in all) and own payment link; a visit whose deposit is not paid ${by} lapses.`;
 }
 
 /** A dry run's next step, for the agent (its spoken is for the caller). */
