@@ -181,6 +181,34 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('tells the agent, previewing a change of one visit of a series, that its later visits stay as they are', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const { refs } = await bookJosSeries(mcp);
+      // "Cancel my appointment on the 16th": is that one visit, or the standing appointment?
+      const cancel = await mcp.call('cancel', { reference: refs[0], dry_run: true });
+      expect(cancel.hint).toBe(
+        'Ask the caller whether to go ahead; if so, call again without dry_run. It is one visit of a series: its 2 later visits stay as they are unless the caller wants them changed too (scope following).',
+      );
+      const move = await mcp.call('reschedule', {
+        reference: refs[1],
+        starts_at: '2027-03-30T11:00:00+01:00',
+        dry_run: true,
+      });
+      expect(move.hint).toContain(
+        'It is one visit of a series: its 1 later visit stays as it is unless the caller wants it changed too (scope following).',
+      );
+      // Asked with following, or of the last visit, there is nothing more to ask.
+      const following = await mcp.call('cancel', { reference: refs[0], dry_run: true, scope: 'following' });
+      expect(following.hint).not.toContain('one visit of a series');
+      const last = await mcp.call('cancel', { reference: refs[2], dry_run: true });
+      expect(last.hint).not.toContain('one visit of a series');
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('says a later visit moved back when the one asked about keeps its time with scope following', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -314,6 +314,27 @@ function seriesDepositsSentence(
   return ` ${which} own deposit${each} (${total} in all) and own payment link; a visit whose deposit is not paid ${by} lapses.`;
 }
 
+/**
+ * A preview of a change of one visit of a series (scope one): the agent hears that the later visits
+ * stay as they are, so it can ask whether the caller means them too ("cancel my appointment" said of
+ * a standing one). Nothing with scope following, or for the last visit.
+ */
+async function laterVisitsStayNote(
+  api: BookingApi,
+  booking: Booking,
+  scope: 'one' | 'following' | undefined,
+): Promise<string> {
+  if (scope === 'following' || !booking.series_id) return '';
+  const later = (await api.seriesBookings(booking.series_id)).filter(
+    (b) =>
+      Date.parse(b.starts_at) > Date.parse(booking.starts_at) &&
+      (LIVE_STATUSES as readonly string[]).includes(b.status),
+  ).length;
+  if (later === 0) return '';
+  const stay = later === 1 ? '1 later visit stays as it is' : `${later} later visits stay as they are`;
+  return ` It is one visit of a series: its ${stay} unless the caller wants ${later === 1 ? 'it' : 'them'} changed too (scope following).`;
+}
+
 /** A dry run's next step, for the agent (its spoken is for the caller). */
 const CONFIRM_FIRST = 'Ask the caller whether to go ahead; if so, call again without dry_run.';
 
@@ -517,7 +538,8 @@ export const rescheduleTool = defineTool({
         : `Moved: ${summary!.spoken}.${said.consequences}${later}${await sentAfterChange(api, after, 'rescheduled')}`;
     // spoken is only what the caller hears; what the agent does next is the hint (issue 44).
     const confirm = change.dry_run && !unchanged;
-    return { booking: summary!, ...said.fields, spoken, ...(confirm && { hint: CONFIRM_FIRST }) };
+    const hint = confirm && `${CONFIRM_FIRST}${await laterVisitsStayNote(api, booking, args.scope)}`;
+    return { booking: summary!, ...said.fields, spoken, ...(hint && { hint }) };
   },
 });
 
@@ -595,7 +617,9 @@ export const cancelTool = defineTool({
       booking: summary!,
       ...said.fields,
       spoken,
-      ...(change.dry_run && { hint: CONFIRM_FIRST }),
+      ...(change.dry_run && {
+        hint: `${CONFIRM_FIRST}${earlier ? '' : await laterVisitsStayNote(api, booking, args.scope)}`,
+      }),
       cancelled_at: change.dry_run ? null : cancelled.cancelled_at,
     };
   },
