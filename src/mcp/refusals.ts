@@ -36,6 +36,8 @@ export interface RefusedStart {
   booking?: Booking | undefined;
   /** A cancellation (not a move): one of a booking cancelled already is said as done. */
   cancelling?: boolean;
+  /** Who the booking is for: a date of a series they hold at that time already is said as theirs. */
+  clientId?: string | undefined;
 }
 
 /** The outcome to report for a refused booking, move or cancellation; anything else unchanged. */
@@ -162,7 +164,8 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       );
     }
     case 'series_clash': {
-      const clashes = await speakClashes(api, details.clashes, place);
+      const clientId = asked.clientId ?? asked.booking?.client_id;
+      const clashes = await speakClashes(api, details.clashes, place, clientId);
       return failure(
         'series_clash',
         { dates: speakClashList(clashes, place, api.now()) },

@@ -112,13 +112,30 @@ interface Clash {
   alternatives: { starts_at: string; staff_id: string }[];
 }
 
-/** Each clash in words: the date, and the free times that day with whom. */
-export async function speakClashes(api: BookingApi, clashes: unknown, place: Place): Promise<SpokenClash[]> {
+/**
+ * Each clash in words: the date, and the free times that day with whom; a time taken by a booking of
+ * `clientId` itself (one they made on its own) is said as theirs, not as "not free".
+ */
+export async function speakClashes(
+  api: BookingApi,
+  clashes: unknown,
+  place: Place,
+  clientId?: string,
+): Promise<SpokenClash[]> {
   if (!Array.isArray(clashes)) return [];
   const team = new Map((await api.listStaff(place.location.slug)).map((s: Staff) => [s.id, s.name]));
   const now = api.now();
   const today = localDateAt(now, place.zone);
-  return (clashes as Clash[]).map((clash) => {
+  const held = await Promise.all(
+    (clashes as Clash[]).map(
+      async (clash) =>
+        clientId !== undefined &&
+        clash.reason === 'slot_unavailable' &&
+        clash.starts_at !== null &&
+        (await api.liveBookingAt(clientId, place.location.slug, clash.starts_at)) !== undefined,
+    ),
+  );
+  return (clashes as Clash[]).map((clash, index) => {
     const day = clashDay(clash.date, place, today);
     const alternatives = clash.alternatives.map((a) => ({
       ...a,
@@ -131,9 +148,12 @@ export async function speakClashes(api: BookingApi, clashes: unknown, place: Pla
       alternatives.length > 0
         ? `free ${skipped ? 'nearest it' : 'that day'}: ${listed(alternatives.map((a) => a.spoken))}`
         : 'nothing else free that day';
+    const opening = `${day.charAt(0).toUpperCase()}${day.slice(1)}`;
     const why = skipped
-      ? `${day.charAt(0).toUpperCase()}${day.slice(1)}: that time does not exist, as the clocks go forward that night`
-      : clashCause(clash, place.location.name, day);
+      ? `${opening}: that time does not exist, as the clocks go forward that night`
+      : held[index]
+        ? `${opening}: the caller already has a booking at that time`
+        : clashCause(clash, place.location.name, day);
     // A closed day has nothing else free: only free times found there are said.
     const spoken = why
       ? `${why}${alternatives.length > 0 || clash.reason !== 'closed' ? ` (${free})` : ''}`

@@ -310,6 +310,30 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('says a date the caller already holds at that time is theirs, not "not free"', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      // Jo holds Tuesday 23 March at 10 on its own, and asks for the weekly series through it.
+      const own = await bookAna(t, '2027-03-23T10:00:00Z');
+      expect(own.statusCode, own.body).toBe(201);
+      const refused = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-16T10:00:00Z',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        repeat: { every_weeks: 1, count: 3 },
+      });
+      expect(refused).toMatchObject({ ok: false, reason: 'series_clash' });
+      expect(refused.hint).toMatch(
+        /^Nothing was booked or moved: Tuesday 23 March: the caller already has a booking at that time \(free that day: /,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('books nothing when a date clashes, and says which with the free times that day', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

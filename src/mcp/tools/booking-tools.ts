@@ -140,7 +140,7 @@ export const bookTool = defineTool({
       try {
         booking = await bookOnce(api, body);
       } catch (error) {
-        throw await explainRefusal(api, error, { place, services, startsAt, staffId: staff?.id });
+        throw await explainRefusal(api, error, { place, services, startsAt, staffId: staff?.id, clientId });
       }
       if (args.repeat && booking.series_id) series = await api.seriesBookings(booking.series_id);
     }
