@@ -126,14 +126,19 @@ export async function speakClashes(
   const team = new Map((await api.listStaff(place.location.slug)).map((s: Staff) => [s.id, s.name]));
   const now = api.now();
   const today = localDateAt(now, place.zone);
-  const held = await Promise.all(
-    (clashes as Clash[]).map(
-      async (clash) =>
-        clientId !== undefined &&
-        clash.reason === 'slot_unavailable' &&
-        clash.starts_at !== null &&
-        (await api.liveBookingAt(clientId, place.location.slug, clash.starts_at)) !== undefined,
-    ),
+  // Read once (over REST each read is a request), for the times a booking of theirs takes.
+  const anyTaken = (clashes as Clash[]).some((c) => c.reason === 'slot_unavailable' && c.starts_at !== null);
+  const theirs =
+    clientId !== undefined && anyTaken
+      ? (await api.upcomingBookings(clientId))
+          .filter((b) => b.location_slug === place.location.slug)
+          .map((b) => Date.parse(b.starts_at))
+      : [];
+  const held = (clashes as Clash[]).map(
+    (clash) =>
+      clash.reason === 'slot_unavailable' &&
+      clash.starts_at !== null &&
+      theirs.includes(Date.parse(clash.starts_at)),
   );
   return (clashes as Clash[]).map((clash, index) => {
     const day = clashDay(clash.date, place, today);
