@@ -7,7 +7,7 @@ import { type Booking, CANCEL_REASON_MAX_LENGTH } from '../domain/booking/bookin
 import { heldTermsOf } from '../domain/booking/holds.ts';
 import { followingMove, wallTimeOf } from '../domain/booking/series.ts';
 import { effectiveStatus, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
-import { refusalOf } from '../domain/errors.ts';
+import { isAppError, type Refusal, refusalOf } from '../domain/errors.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { requireWritableStart } from './availability-service.ts';
 import {
@@ -164,7 +164,7 @@ async function rescheduleFollowing(
       );
       moved.set(occurrence.id, result);
     } catch (error) {
-      const refusal = refusalOf(error);
+      const refusal = refusalOf(error) ?? (occurrence === booking ? undefined : catalogueRefusal(error));
       // The database's own overlap guard ends the transaction on PostgreSQL: nothing more can be asked.
       if (!refusal || error instanceof SlotTakenMeanwhile) throw error;
       if (occurrence === booking) refusalOfAsked = { error, reason: refusal.reason };
@@ -185,6 +185,21 @@ async function rescheduleFollowing(
     );
   }
   return { ...moved.get(booking.id)!, following: later.map((o) => moved.get(o.id)!) };
+}
+
+/**
+ * A later visit the catalogue no longer allows as it is (its stylist gone or no longer doing its
+ * services, a service no longer online: a 409 without a reason, param staff_id or service_ids) is a
+ * clash of that visit, named as MCP names such a refusal, not a refusal of the visit asked about.
+ */
+function catalogueRefusal(error: unknown): Refusal | undefined {
+  if (!isAppError(error) || error.code !== 'conflict' || error.reason !== undefined) return undefined;
+  if (error.param === 'staff_id')
+    return { reason: 'staff_not_working', message: error.message, param: 'staff_id' };
+  if (error.param === 'service_ids') {
+    return { reason: 'not_changeable', message: error.message, param: 'service_ids' };
+  }
+  return undefined;
 }
 
 /**

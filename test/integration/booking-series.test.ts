@@ -336,6 +336,33 @@ describe('recurring series', () => {
     });
   });
 
+  it('names the later visit whose stylist has gone when the following cannot move, not the visit asked about', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
+    const refs = occurrencesOf(booked).map((o) => o.reference);
+    // The third visit is with Cy, who has since left (inactive).
+    const ids = await catalogueIds(t.database.db);
+    await t.database.db
+      .updateTable('bookings')
+      .set({ staff_id: ids.staff.cy! })
+      .where('reference', '=', refs[2]!)
+      .execute();
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-16T11:00:00Z', scope: 'following' },
+    });
+    expect(moved.statusCode, moved.body).toBe(409);
+    expect(json(moved).error.reason).toBe('series_clash');
+    expect(
+      json(moved).error.details.clashes.map(
+        (c: { occurrence: number; date: string; reason: string }) => `${c.occurrence} ${c.date} ${c.reason}`,
+      ),
+    ).toEqual(['3 2027-03-30 staff_not_working']);
+    const first = await t.request({ method: 'GET', url: `/v1/bookings/${refs[0]}` });
+    expect(json(first).data.starts_at).toBe('2027-03-16T10:00:00+00:00');
+  });
+
   it('moves an occurrence and the following ones by the same days to the new wall time, or none of them', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
