@@ -685,13 +685,7 @@ describe('a connector in use', () => {
     const auth = new HostAuth();
     const client = await signInAndConnect(mcpUrl, auth, owner);
     await client.close();
-    const clientId = auth.info!.client_id;
-    const refresh = (token: string) =>
-      fetch(new URL('/oauth/token', server.origin), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
-      });
+    const refresh = (token: string) => refreshAt(server.origin, auth.info!.client_id, token);
     const spent = auth.savedTokens!.refresh_token!;
     const rotated = await refresh(spent);
     const tokens = (await rotated.json()) as { access_token: string; refresh_token: string };
@@ -712,13 +706,7 @@ describe('a connector in use', () => {
     const auth = new HostAuth();
     const client = await signInAndConnect(mcpUrl, auth, owner);
     await client.close();
-    const clientId = auth.info!.client_id;
-    const refresh = (token: string) =>
-      fetch(new URL('/oauth/token', server.origin), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
-      });
+    const refresh = (token: string) => refreshAt(server.origin, auth.info!.client_id, token);
     const spent = auth.savedTokens!.refresh_token!;
     const answers = await Promise.all([refresh(spent), refresh(spent)]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
@@ -1241,6 +1229,15 @@ function authorizeUrl(origin: string, clientId: string): URL {
     url.searchParams.set(name, value);
   }
   return url;
+}
+
+/** A refresh token exchanged at the token endpoint by the public client `clientId`, as a host does. */
+function refreshAt(origin: string, clientId: string, token: string): Promise<Response> {
+  return fetch(new URL('/oauth/token', origin), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
+  });
 }
 
 /** A tools/list posted straight to `url` with `token`, as any client would. */
