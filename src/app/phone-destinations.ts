@@ -105,11 +105,23 @@ export function isTextable(e164: string, countries: ReadonlySet<string>): boolea
   return false;
 }
 
-/** A country's name in English ("the United Kingdom" reads better than "GB" in a refusal). */
+const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/** A country's name in English, as it stands before a noun ("a United Kingdom number"); "GB" reads worse. */
 export function countryName(code: string): string {
   try {
-    return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) ?? code;
+    return REGION_NAMES.of(code) ?? code;
   } catch {
     return code;
   }
+}
+
+/** Names English writes with "the" ("numbers in the United Kingdom", "the Netherlands"). */
+const NAMED_WITH_THE =
+  /^(?:United |Netherlands$|Philippines$|Bahamas$|Gambia$|Maldives$|Seychelles$|Comoros$|Vatican City$)|(?:Islands|Republic|Emirates)$/;
+
+/** A country's name as a sentence says it after "in": "the United Kingdom", "France". */
+export function countryInSentence(code: string): string {
+  const name = countryName(code);
+  return NAMED_WITH_THE.test(name) ? `the ${name}` : name;
 }

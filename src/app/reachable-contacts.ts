@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.ts';
 import type { OutboxChannel } from '../domain/outbox.ts';
 import { reachableContacts } from '../domain/public-booking-policy.ts';
 import type { AppDeps } from './deps.ts';
-import { countryName, isTextable } from './phone-destinations.ts';
+import { countryInSentence, countryName, isTextable } from './phone-destinations.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 
 /** A customer's contacts a message can reach, and how to ask for one when neither can. */
@@ -37,7 +37,11 @@ function unreachable(
   providers: ReadonlySet<OutboxChannel>,
   purpose: string,
 ): AppError {
-  const where = [...texted].map(countryName).sort().join(', ') || 'no country';
+  const where =
+    [...texted]
+      .sort((a, b) => countryName(a).localeCompare(countryName(b)))
+      .map(countryInSentence)
+      .join(', ') || 'no country';
   if (providers.size > 0 && !providers.has('email')) {
     return new AppError(
       'invalid_request',

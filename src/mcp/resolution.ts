@@ -6,6 +6,7 @@ import {
   phoneAsDialledAt,
   phoneRefusal,
 } from '../app/contact.ts';
+import { countryName } from '../app/phone-destinations.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import type { PhoneTrouble } from './hints.ts';
 import { type MatchOptions, type MatchResult, matchByName } from './name-matching.ts';
@@ -486,13 +487,6 @@ function phoneOrAsk(reading: PhoneReading): string {
     case 'refused':
       return fail('bad_contact', { field: 'phone', why: reading.why });
   }
-}
-
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
-
-/** "United Kingdom", "Nepal": a country as a hint names it. */
-function countryName(code: string): string {
-  return regionNames.of(code) ?? code;
 }
 
 /**

@@ -152,7 +152,7 @@ describe('channels with a provider', () => {
     const booking = { location: 'camden', service: 'cut', startsAt: '2026-11-25T14:00:00Z' };
     const byEmail = await bookOnPage(t, ORG, { ...booking, email: 'amelie@example.fr' });
     expect(byEmail.statusCode).toBe(400);
-    expect(byEmail.body).toContain('We send messages by text only, to numbers in United Kingdom');
+    expect(byEmail.body).toContain('We send messages by text only, to numbers in the United Kingdom');
     const both = pagePathOf(
       await bookOnPage(t, ORG, { ...booking, phone: '07400 123456', email: 'amelie@example.fr' }),
     );
@@ -186,7 +186,7 @@ describe('countries texted', () => {
       phone: '+33 6 12 34 56 78',
     });
     expect(abroad.statusCode).toBe(400);
-    expect(abroad.body).toContain('We can only send texts to numbers in United Kingdom');
+    expect(abroad.body).toContain('We can only send texts to numbers in the United Kingdom');
     const path = pagePathOf(
       await bookOnPage(t, ORG, {
         location: 'camden',

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parseTrustProxy, readConfig } from '../../src/app/config.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../../src/app/contact.ts';
+import { countryInSentence } from '../../src/app/phone-destinations.ts';
 import { formatLocal, formatUtc } from '../../src/domain/time-format.ts';
 import { isLoopback } from '../../src/http/https-guard.ts';
 import { withPublicPaths } from '../../src/http/pages/page-shell.ts';
@@ -90,6 +91,22 @@ describe('contact normalisation', () => {
     expect(normaliseName('')).toBeUndefined();
     expect(normaliseName('😀'.repeat(60))).toBe('😀'.repeat(60));
     expect(normaliseName('a'.repeat(61))).toBeUndefined();
+  });
+});
+
+describe('countries named in a sentence', () => {
+  it('says "the" where English does', () => {
+    expect(['GB', 'US', 'NL', 'AE', 'DO', 'KY', 'FR', 'IE', 'DE'].map(countryInSentence)).toEqual([
+      'the United Kingdom',
+      'the United States',
+      'the Netherlands',
+      'the United Arab Emirates',
+      'the Dominican Republic',
+      'the Cayman Islands',
+      'France',
+      'Ireland',
+      'Germany',
+    ]);
   });
 });
 
