@@ -117,22 +117,13 @@ export function countLivePublicHolds(
   );
 }
 
-/**
- * What a count looks for in a contact column: this value, or any address at one of these domains
- * whose first character is `first` (every spelling of a Gmail inbox starts as its name does: an
- * address cannot start with a dot), which keeps the read to a slice of the column's index.
- */
-type ContactCriterion = { equals: string } | { atDomains: readonly string[]; first: string | null };
+/** What a count looks for in a contact column: this value, or any address at one of these domains. */
+type ContactCriterion = { equals: string } | { atDomains: readonly string[] };
 
 function contactMatch(column: string, criterion: ContactCriterion): RawBuilder<SqlBool> {
-  const ref = sql.ref(column);
-  if ('equals' in criterion) return sql<SqlBool>`${ref} = ${criterion.equals}`;
-  const at = criterion.atDomains.map((domain) => sql<SqlBool>`${ref} like ${`%@${domain}`}`);
-  const domains = sql<SqlBool>`(${sql.join(at, sql` or `)})`;
-  const { first } = criterion;
-  if (first === null) return domains;
-  const after = String.fromCharCode(first.charCodeAt(0) + 1);
-  return sql<SqlBool>`${ref} >= ${first} and ${ref} < ${after} and ${domains}`;
+  if ('equals' in criterion) return sql<SqlBool>`${sql.ref(column)} = ${criterion.equals}`;
+  const at = criterion.atDomains.map((domain) => sql<SqlBool>`${sql.ref(column)} like ${`%@${domain}`}`);
+  return sql<SqlBool>`(${sql.join(at, sql` or `)})`;
 }
 
 /**
@@ -152,8 +143,7 @@ async function largestCount(
     if (!inbox.endsWith(`@${GMAIL_DOMAINS[0]}`)) {
       most = Math.max(most, (await rowsOf('email', { equals: contact.email })).length);
     } else {
-      const first = inbox.startsWith('@') ? null : inbox.charAt(0);
-      const rows = await rowsOf('email', { atDomains: GMAIL_DOMAINS, first });
+      const rows = await rowsOf('email', { atDomains: GMAIL_DOMAINS });
       most = Math.max(most, rows.filter((row) => inboxOfEmail(row.contact) === inbox).length);
     }
   }
