@@ -92,6 +92,10 @@ export function httpSender(policy: DestinationPolicy, timeoutMs = DELIVERY_TIMEO
               STALE_CONNECTION.has(error.code ?? '') &&
               staleLeft > 0
             ) {
+              // Its 10 s start again on the new connection: the reset came at once, before the
+              // receiver read anything, and the retry may wait behind the batch's other requests.
+              clearTimeout(timer);
+              timer = undefined;
               resolve(send(staleLeft - 1));
               return;
             }
