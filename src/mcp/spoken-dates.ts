@@ -74,20 +74,20 @@ const EVERYDAY_PARTS: readonly (readonly [RegExp, string])[] = [
 ];
 /**
  * Holidays of a fixed date, as the date they name ("christmas eve" is "24 december", then read as any
- * day and month without a year: the next one). Not before "week" or "fortnight": "Christmas week" is
- * the week of Christmas, not a week after it. Holidays of moving dates (Easter, Mother's Day, which
- * differ by country) are left for the caller's agent to ask.
+ * day and month without a year: the next one). Not in a phrase that speaks of weeks: "Christmas week"
+ * and "the week before Christmas" are spans around the day, not a day, and are asked. Holidays of
+ * moving dates (Easter, Mother's Day, which differ by country) are left for the caller's agent to ask.
  */
-const NOT_A_SPAN = String.raw`(?! (?:week|fortnight)\b)`;
 const FIXED_HOLIDAYS: readonly (readonly [RegExp, string])[] = [
-  [new RegExp(String.raw`\b(?:christmas|xmas) eve\b${NOT_A_SPAN}`), '24 december'],
-  [new RegExp(String.raw`\b(?:christmas|xmas)(?: day)?\b${NOT_A_SPAN}`), '25 december'],
-  [new RegExp(String.raw`\bboxing day\b${NOT_A_SPAN}`), '26 december'],
-  [new RegExp(String.raw`\bnew year['’]?s eve\b${NOT_A_SPAN}`), '31 december'],
-  [new RegExp(String.raw`\bnew year['’]?s day\b${NOT_A_SPAN}`), '1 january'],
-  [new RegExp(String.raw`\b(?:st |saint )?valentine['’]?s(?: day)?\b${NOT_A_SPAN}`), '14 february'],
-  [new RegExp(String.raw`\bhallowe['’]?en\b${NOT_A_SPAN}`), '31 october'],
+  [/\b(?:christmas|xmas) eve\b/, '24 december'],
+  [/\b(?:christmas|xmas)(?: day)?\b/, '25 december'],
+  [/\bboxing day\b/, '26 december'],
+  [/\bnew year['’]?s eve\b/, '31 december'],
+  [/\bnew year['’]?s day\b/, '1 january'],
+  [/\b(?:st |saint )?valentine['’]?s(?: day)?\b/, '14 february'],
+  [/\bhallowe['’]?en\b/, '31 october'],
 ];
+const WEEKS = /\b(?:week|fortnight)s?\b/;
 /**
  * "tuesday week", "a week on tuesday", "a week today", "tomorrow week": a week after that day; the same
  * with "fortnight" ("monday fortnight", "a fortnight today"), two weeks after it.
@@ -135,7 +135,10 @@ export function resolveSpokenDate(
   // The parts first: "first thing" is no day of the month.
   const phrase = ordinalWordsAsNumbers(
     [...FIXED_HOLIDAYS, ...EVERYDAY_PARTS].reduce(
-      (said, [words, meant]) => said.replace(words, meant).trim(),
+      (said, [words, meant]) =>
+        WEEKS.test(said) && FIXED_HOLIDAYS.some(([holiday]) => holiday === words)
+          ? said
+          : said.replace(words, meant).trim(),
       normalise(text),
     ),
   );

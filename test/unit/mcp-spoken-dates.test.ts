@@ -46,6 +46,9 @@ describe('resolveSpokenDate', () => {
     expect(london('Christmas Eve morning')).toEqual({ ok: true, date: '2026-12-24', timeOfDay: 'morning' });
     expect(london('Thursday Christmas Eve')).toEqual({ ok: true, date: '2026-12-24' });
     expect(london('Friday Christmas Eve')).toMatchObject({ ok: false });
+    // Weeks around a holiday are spans, asked rather than read as one day.
+    expect(london('Christmas week')).toMatchObject({ ok: false });
+    expect(london('the week before Christmas')).toMatchObject({ ok: false });
   });
 
   it('takes today, tomorrow and the day after, in any case and spacing', () => {
