@@ -204,7 +204,7 @@ export function speakWorkplaces(works: unknown, place: Place): string | null {
     if (typeof where.location_name !== 'string' || !Array.isArray(where.hours)) return [];
     const week = where.hours as Parameters<typeof speakWeeklyHours>[0];
     // A refusal lists only the days they work: the rest of the week is not "closed" for them.
-    const open = speakWeeklyHours(week, place.locale).replace(/; closed on .*$/, '');
+    const open = speakWeeklyHours(week, place.locale, { closedDays: false });
     return [`${open} at ${where.location_name}`];
   });
   return said.length === 0 ? null : listed(said);

@@ -51,10 +51,15 @@ const WEEK_ORDER: readonly DayHours['weekday'][] = ['mon', 'tue', 'wed', 'thu', 
  * The week, days that follow each other on the calendar with the same hours run together, and runs
  * with the same hours said together: "Monday to Friday 9 am to 6 pm, Saturday 10 am to 2 pm; closed
  * on Sunday", "Monday, Wednesday and Friday 9 am to 5 pm". Days without hours are named as closed at
- * the end. `week` may list only some days (a staff member's working days): days are next to each
- * other by the calendar, not by their place in the list.
+ * the end, unless `closedDays` is false (the hours alone, as a refusal gives them). `week` may list only
+ * some days (a staff member's working days): days are next to each other by the calendar, not by
+ * their place in the list.
  */
-export function speakWeeklyHours(week: readonly DayHours[], locale: SpeechLocale): string {
+export function speakWeeklyHours(
+  week: readonly DayHours[],
+  locale: SpeechLocale,
+  options: { closedDays?: boolean } = {},
+): string {
   const days = [...week].sort((a, b) => WEEK_ORDER.indexOf(a.weekday) - WEEK_ORDER.indexOf(b.weekday));
   const runs: { from: DayHours; to: DayHours; hours: string }[] = [];
   for (const day of days) {
@@ -81,7 +86,8 @@ export function speakWeeklyHours(week: readonly DayHours[], locale: SpeechLocale
   const open = said.map(({ names, hours }) => `${listed(names)} ${hours}`);
   const closed = days.filter((day) => day.intervals.length === 0).map((day) => DAY_NAMES[day.weekday]);
   if (open.length === 0) return 'no opening hours at the moment';
-  return closed.length === 0 ? open.join(', ') : `${open.join(', ')}; closed on ${listed(closed)}`;
+  const saysClosed = closed.length > 0 && options.closedDays !== false;
+  return saysClosed ? `${open.join(', ')}; closed on ${listed(closed)}` : open.join(', ');
 }
 
 /** "24 hours", "2 days" (whole days said as days, as people count a cancellation window). */

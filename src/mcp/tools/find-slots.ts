@@ -200,7 +200,7 @@ export const findSlotsTool = defineTool({
           {
             location: place.location.name,
             when,
-            hours: speakWeeklyHours(opening_hours, place.locale).replace(/; closed on .*$/, ''),
+            hours: speakWeeklyHours(opening_hours, place.locale, { closedDays: false }),
             alternatives: offered.length,
           },
           { alternatives: offered },
