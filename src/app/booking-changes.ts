@@ -15,6 +15,7 @@ import {
   decideChange,
   type FeeDisclosure,
   pendingFee,
+  STAFF_CANNOT_TAKE_IT,
 } from '../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../domain/booking/holds.ts';
 import { seriesSpanDays, withSeriesHorizon } from '../domain/booking/series.ts';
@@ -269,12 +270,7 @@ async function asBookingConflict<T>(change: TimeChange, check: () => Promise<T>)
     if (!(error instanceof AppError) || error.code !== 'invalid_request') throw error;
     if (error.param === 'service_ids') throw new AppError('conflict', error.message, 'service_ids');
     if (error.param === 'staff_id' && change.staffId === undefined) {
-      throw new AppError(
-        'conflict',
-        "The booking's staff member can no longer take it here (not active, or no longer doing these " +
-          'services): give staff_id to move it to someone else.',
-        'staff_id',
-      );
+      throw new AppError('conflict', STAFF_CANNOT_TAKE_IT, 'staff_id');
     }
     throw error;
   }

@@ -1,4 +1,5 @@
 import { isCalendarDate, LAST_CALENDAR_DATE } from '../domain/availability/zone-calendar.ts';
+import { STAFF_CANNOT_TAKE_IT } from '../domain/booking/change-policy.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import type { BookingApi, Staff } from './booking-api.ts';
 import type { Place } from './resolution.ts';
@@ -213,6 +214,10 @@ function clashCause(clash: Clash, locationName: string, day: string): string | n
     const at = message.indexOf(opening);
     const reason = at >= 0 && message.endsWith(').') ? message.slice(at + opening.length, -2) : '';
     return `${locationName} is closed on ${day}${reason ? ` (${reason})` : ''}`;
+  }
+  // A later visit whose stylist has left: no time that day helps, another stylist does (that visit alone).
+  if (message === STAFF_CANNOT_TAKE_IT) {
+    return `${day.charAt(0).toUpperCase()}${day.slice(1)}: the stylist of that visit can no longer take it here; move it alone with another stylist (staff)`;
   }
   if (clash.reason === 'staff_not_working') {
     // "Ana does not work then (time off); Ana works at Soho Monday 09:00-17:00, ...".

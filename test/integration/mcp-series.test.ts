@@ -310,6 +310,33 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('says which later visit has a stylist who has left when the following cannot move', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const { refs } = await bookJosSeries(mcp);
+      // The third visit (Tuesday 13 April) is with Cy, who has since left (inactive).
+      const ids = await catalogueIds(t.database.db);
+      await t.database.db
+        .updateTable('bookings')
+        .set({ staff_id: ids.staff.cy! })
+        .where('reference', '=', refs[2]!)
+        .execute();
+      const refused = await mcp.call('reschedule', {
+        reference: refs[0],
+        starts_at: '2027-03-16T11:00:00Z',
+        scope: 'following',
+      });
+      expect(refused).toMatchObject({ ok: false, reason: 'series_clash' });
+      expect(refused.hint).toContain(
+        'Tuesday 13 April: the stylist of that visit can no longer take it here; move it alone with another stylist (staff)',
+      );
+      expect(refused.hint).not.toMatch(/does not work at that time/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('says a date the caller already holds at that time is theirs, not "not free"', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -134,3 +134,8 @@ function refusalOf(
     ...(kind === 'reschedule' && { param: 'starts_at' }),
   };
 }
+
+/** Why a booking whose staff member left (or stopped doing its services) cannot be moved with them. */
+export const STAFF_CANNOT_TAKE_IT =
+  "The booking's staff member can no longer take it here (not active, or no longer doing these " +
+  'services): give staff_id to move it to someone else.';
