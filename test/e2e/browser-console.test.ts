@@ -231,6 +231,16 @@ describe('the staff console in a browser', () => {
     expect(new URL(page.url()).searchParams.get('next')).toBe('/console/diary');
   }, 120_000);
 
+  it('fits a phone on the keys page, its list of keys scrolled within its own box', async () => {
+    const page = await signedIn('northside-hair', 'owner@northside.test', { width: 360, height: 740 });
+    await page.goto(`${served.origin}/console/keys`);
+    await page
+      .getByRole('link', { name: /^Revoke…/ })
+      .first()
+      .waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  }, 120_000);
+
   it("shows another organisation's desk none of it, and fits a phone", async () => {
     const page = await signedIn('acme-hair', 'owner@acme.test', { width: 360, height: 740 });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);

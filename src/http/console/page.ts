@@ -186,7 +186,9 @@ const STYLE = [
   '.ok{padding:.6rem;border-left:4px solid #2e7d32;background:#e8f5e9}',
   '.error{padding:.6rem;border-left:4px solid #8a1c1c;background:#fdecea}',
   '.toolbar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin-bottom:.8rem}.toolbar label{margin:0}',
-  '.scroll{overflow-x:auto;max-width:100%}',
+  // Positioned, so the visually hidden words of its rows' links (absolute) are placed and clipped in
+  // it: else they sit where their cell would be on the page and a phone scrolls the whole page sideways.
+  '.scroll{overflow-x:auto;max-width:100%;position:relative}',
   '.diary{display:grid;position:relative;min-width:max-content}',
   '.col{position:relative;border-left:1px solid #ddd;background:#e9e9e9;min-width:9rem}',
   '.col h2{position:sticky;top:0;font-size:.9rem;margin:0;padding:.3rem;background:#fff;border-bottom:1px solid #ccc;height:2rem;z-index:3}',
