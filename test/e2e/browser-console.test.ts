@@ -100,6 +100,45 @@ describe('the staff console in a browser', () => {
     }
   }, 120_000);
 
+  it('keeps the keyboard on the booking it was on when the diary updates itself', async () => {
+    const agent = await connectStreamableHttp(served.origin, agentKey);
+    try {
+      const found = await agent.call('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: DateTime.fromISO(tomorrow()).plus({ days: 7 }).toISODate(),
+        days: 14,
+      });
+      const slots = found.slots as { starts_at: string; ends_at: string }[];
+      const first = slots[0];
+      // A later time of that day, after the first has ended (the stylist is busy until then).
+      const second = slots.find(
+        (s) => s.starts_at.slice(0, 10) === first!.starts_at.slice(0, 10) && s.starts_at >= first!.ends_at,
+      );
+      const day = DateTime.fromISO(first!.starts_at, { zone: 'Europe/London' }).toISODate()!;
+      const book = async (startsAt: string, phone: string) => {
+        const answer = await agent.call('book', {
+          location: 'camden',
+          services: 'cut',
+          starts_at: startsAt,
+          client: { first_name: 'Kay', last_name: 'Board', phone },
+        });
+        return answer.booking.reference as string;
+      };
+      const focused = await book(first!.starts_at, '07911 123481');
+      expect(second).toBeDefined();
+      const page = await signedIn('northside-hair', 'owner@northside.test');
+      await page.goto(`${served.origin}/console/diary?location=camden&date=${day}`);
+      await page.locator(`[data-reference="${focused}"]`).focus();
+
+      const later = await book(second!.starts_at, '07911 123482');
+      await page.locator(`[data-reference="${later}"]`).waitFor({ timeout: 20_000 });
+      expect(await page.evaluate('document.activeElement?.getAttribute("data-reference")')).toBe(focused);
+    } finally {
+      await agent.close();
+    }
+  }, 120_000);
+
   it('marks a no-show and charges the fee', async () => {
     const { db } = served.t.database;
     const org = await db

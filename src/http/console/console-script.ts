@@ -4,7 +4,7 @@ import { BACKGROUND_HEADER } from './session.ts';
  * The console's only script, served from /console/assets/console.js (the CSP allows scripts from this
  * origin only). On a diary it asks every POLL_MS whether the location's bookings changed (a booking by
  * another desk, the API or the phone agent) and, when they did, fetches the page again and swaps the
- * diary in place: no reload, the scroll position and focus elsewhere kept. Once a minute it
+ * diary in place: no reload, the scroll position and the focus kept. Once a minute it
  * does so anyway, which moves the current-time line. Everything works without it but the live updates.
  * Its requests are not activity (session.ts): a diary left open still signs out after 30 idle minutes.
  * `prefix` is PUBLIC_BASE_URL's path (public-base-url.ts publicPathPrefix): the addresses it asks for
@@ -43,11 +43,21 @@ export function consoleScript(prefix: string): string {
             if (!fresh || !current) return;
             var scroller = current.querySelector('.scroll');
             var left = scroller ? scroller.scrollLeft : 0;
+            // The link the keyboard is on (a booking, a day): the new diary's link to the same place
+            // gets the focus back, or each update would throw a keyboard user back to the page's top.
+            var active = document.activeElement;
+            var focusedHref = active && active !== current && current.contains(active) ? active.getAttribute('href') : null;
             current.innerHTML = fresh.innerHTML;
             lastSwap = Date.now();
             current.setAttribute('data-stamp', fresh.getAttribute('data-stamp'));
             var again = current.querySelector('.scroll');
             if (again) again.scrollLeft = left;
+            if (focusedHref !== null) {
+              var links = current.querySelectorAll('a[href]');
+              for (var i = 0; i < links.length; i++) {
+                if (links[i].getAttribute('href') === focusedHref) { links[i].focus({ preventScroll: true }); break; }
+              }
+            }
           });
       })
       .catch(function () {})
