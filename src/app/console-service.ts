@@ -214,11 +214,22 @@ export interface ClientMatch {
   name: string;
   phone: string | null;
   email: string | null;
-  bookings: { reference: string; status: string; startsAt: number; timezone: string; locationName: string }[];
+  /** The next bookings, soonest first. */
+  bookings: ClientBooking[];
+  /** The last bookings before now, latest first. */
+  pastBookings: ClientBooking[];
+}
+
+export interface ClientBooking {
+  reference: string;
+  status: string;
+  startsAt: number;
+  timezone: string;
+  locationName: string;
 }
 
 /**
- * Clients matching every word of `query` (name, phone digits or e-mail), each with recent bookings. A
+ * Clients matching every word of `query` (name, phone digits or e-mail), each with its next and last bookings. A
  * phone number is found however the desk types it: international ("+44 7911 000111", "0044…"), or
  * national in the country of one of the organisation's locations ("07911 000111"), as lookup_client
  * reads a caller's number; whole, or its beginning once that has 3 digits past the country code and
@@ -244,19 +255,27 @@ export async function searchClients(
     : [];
   const clients = await diary.searchClients(db, organisationId, searchTerms(tokens, countries), 20);
   return Promise.all(
-    clients.map(async (c) => ({
-      id: c.id,
-      name: `${c.first_name} ${c.last_name}`,
-      phone: c.phone,
-      email: c.email,
-      bookings: (await diary.bookingsOfClient(db, organisationId, c.id, 10)).map((b) => ({
+    clients.map(async (c) => {
+      const around = await diary.bookingsOfClientAround(db, organisationId, c.id, now, {
+        ahead: 10,
+        back: 5,
+      });
+      const shown = (b: (typeof around.next)[number]): ClientBooking => ({
         reference: b.reference,
         status: statusAt(b, now),
         startsAt: b.starts_at,
         timezone: b.timezone,
         locationName: b.location_name,
-      })),
-    })),
+      });
+      return {
+        id: c.id,
+        name: `${c.first_name} ${c.last_name}`,
+        phone: c.phone,
+        email: c.email,
+        bookings: around.next.map(shown),
+        pastBookings: around.before.map(shown),
+      };
+    }),
   );
 }
 

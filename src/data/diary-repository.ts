@@ -237,24 +237,47 @@ function searchFolded(db: Db, value: RawBuilder<unknown>) {
     ELSE lower(${value}) END`;
 }
 
-/** The client's bookings, newest first. */
-export function bookingsOfClient(db: Db, organisationId: string, clientId: string, limit: number) {
-  return db
-    .selectFrom('bookings')
-    .innerJoin('locations', 'locations.id', 'bookings.location_id')
-    .select([
-      'bookings.reference',
-      'bookings.status',
-      'bookings.starts_at',
-      'bookings.hold_expires_at',
-      'locations.timezone',
-      'locations.name as location_name',
-    ])
-    .where('bookings.organisation_id', '=', organisationId)
-    .where('bookings.client_id', '=', clientId)
-    .orderBy('bookings.starts_at', 'desc')
-    .limit(literalLimit(limit))
-    .execute();
+/**
+ * The client's bookings around `now`: the next `ahead` from it, soonest first, then the last `back`
+ * before it, latest first. Not simply the latest starts: a weekly series booked months ahead would
+ * fill those and hide the next visit, which is what the desk is asked for.
+ */
+export async function bookingsOfClientAround(
+  db: Db,
+  organisationId: string,
+  clientId: string,
+  now: number,
+  counts: { ahead: number; back: number },
+) {
+  const ofClient = () =>
+    db
+      .selectFrom('bookings')
+      .innerJoin('locations', 'locations.id', 'bookings.location_id')
+      .select([
+        'bookings.reference',
+        'bookings.status',
+        'bookings.starts_at',
+        'bookings.hold_expires_at',
+        'locations.timezone',
+        'locations.name as location_name',
+      ])
+      .where('bookings.organisation_id', '=', organisationId)
+      .where('bookings.client_id', '=', clientId);
+  const [next, before] = await Promise.all([
+    ofClient()
+      .where('bookings.starts_at', '>=', now)
+      .orderBy('bookings.starts_at', 'asc')
+      .orderBy('bookings.id', 'asc')
+      .limit(literalLimit(counts.ahead))
+      .execute(),
+    ofClient()
+      .where('bookings.starts_at', '<', now)
+      .orderBy('bookings.starts_at', 'desc')
+      .orderBy('bookings.id', 'desc')
+      .limit(literalLimit(counts.back))
+      .execute(),
+  ]);
+  return { next, before };
 }
 
 export async function staffNameOf(

@@ -35,13 +35,16 @@ export function clientsBody(
 ): string {
   const rows = matches
     .map((c) => {
-      const bookings = c.bookings
-        .map(
-          (b) =>
-            `<li><a href="/console/bookings/${esc(encodeURIComponent(b.reference))}">${esc(b.reference)}</a> ${f(b.timezone).when(b.startsAt)} ${esc(b.locationName)} – ${esc(STATUS_LABELS[b.status] ?? b.status)}</li>`,
-        )
-        .join('');
-      return `<div class="card"><h2>${esc(c.name)}</h2><p>${esc(c.phone ?? '')} ${esc(c.email ?? '')}</p>${bookings ? `<ul>${bookings}</ul>` : '<p>No bookings.</p>'}</div>`;
+      const list = (bookings: ClientMatch['bookings']) =>
+        `<ul>${bookings
+          .map(
+            (b) =>
+              `<li><a href="/console/bookings/${esc(encodeURIComponent(b.reference))}">${esc(b.reference)}</a> ${f(b.timezone).when(b.startsAt)} ${esc(b.locationName)} – ${esc(STATUS_LABELS[b.status] ?? b.status)}</li>`,
+          )
+          .join('')}</ul>`;
+      const next = c.bookings.length > 0 ? `<h3>Next</h3>${list(c.bookings)}` : '';
+      const before = c.pastBookings.length > 0 ? `<h3>Before</h3>${list(c.pastBookings)}` : '';
+      return `<div class="card"><h2>${esc(c.name)}</h2><p>${esc(c.phone ?? '')} ${esc(c.email ?? '')}</p>${next || before ? `${next}${before}` : '<p>No bookings.</p>'}</div>`;
     })
     .join('');
   return `<h1>Clients</h1>
