@@ -139,6 +139,27 @@ describe('the staff console in a browser', () => {
     }
   }, 120_000);
 
+  it('moves only the current-time line on its minute refresh, not redrawing (and re-announcing) the diary', async () => {
+    const page = await signedIn('northside-hair', 'owner@northside.test');
+    await page.clock.install();
+    // Today's diary: the one with the current-time line.
+    const today = DateTime.fromMillis(served.t.clock.nowMs(), { zone: 'Europe/London' }).toISODate()!;
+    const todayUrl = `${served.origin}/console/diary?location=camden&date=${today}`;
+    await page.goto(todayUrl);
+    await page.evaluate('window.__firstColumn = document.querySelector("#diary section.col")');
+    const nowLabel = () => page.locator('#diary .now').first().getAttribute('aria-label');
+    const before = await nowLabel();
+    served.t.clock.advance({ minutes: 2 });
+    const refetched = page.waitForResponse(
+      (r) => r.url() === todayUrl && r.request().headers()['x-console-background'] === '1',
+    );
+    await page.clock.fastForward(61_000);
+    await refetched;
+    await expect.poll(nowLabel).not.toBe(before);
+    // The same elements as before: nothing but the line changed, so nothing else was replaced.
+    expect(await page.evaluate('window.__firstColumn.isConnected')).toBe(true);
+  }, 120_000);
+
   it('marks a no-show and charges the fee', async () => {
     const { db } = served.t.database;
     const org = await db

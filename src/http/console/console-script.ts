@@ -4,8 +4,9 @@ import { BACKGROUND_HEADER } from './session.ts';
  * The console's only script, served from /console/assets/console.js (the CSP allows scripts from this
  * origin only). On a diary it asks every POLL_MS whether the location's bookings changed (a booking by
  * another desk, the API or the phone agent) and, when they did, fetches the page again and swaps the
- * diary in place: no reload, the scroll position and the focus kept. Once a minute it
- * does so anyway, which moves the current-time line. Everything works without it but the live updates.
+ * diary in place: no reload, the scroll position and the focus kept. Once a minute it fetches the
+ * page anyway (the current-time line moves; a hold's time runs out), and when only that line moved,
+ * moves just the line. Everything works without it but the live updates.
  * Its requests are not activity (session.ts): a diary left open still signs out after 30 idle minutes.
  * `prefix` is PUBLIC_BASE_URL's path (public-base-url.ts publicPathPrefix): the addresses it asks for
  * are under it, and the place to come back to after signing in is the page's path without it, as the
@@ -18,6 +19,12 @@ export function consoleScript(prefix: string): string {
   var POLL_MS = 4000;
   var lastSwap = Date.now();
   function diary() { return document.getElementById('diary'); }
+  function withoutNowLines(element) {
+    var copy = element.cloneNode(true);
+    var lines = copy.querySelectorAll('.now');
+    for (var i = 0; i < lines.length; i++) lines[i].remove();
+    return copy.innerHTML;
+  }
   function poll() {
     var d = diary();
     if (!d) return;
@@ -41,6 +48,20 @@ export function consoleScript(prefix: string): string {
             var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('diary');
             var current = diary();
             if (!fresh || !current) return;
+            lastSwap = Date.now();
+            // Only the current-time line moved (the minute's refresh of a diary nothing else changed
+            // in): that line alone is moved. Redrawn, the whole diary, a live region, would be read
+            // out again to a screen reader every minute.
+            var lines = current.querySelectorAll('.now');
+            var freshLines = fresh.querySelectorAll('.now');
+            if (lines.length === freshLines.length && withoutNowLines(current) === withoutNowLines(fresh)) {
+              for (var n = 0; n < lines.length; n++) {
+                lines[n].setAttribute('style', freshLines[n].getAttribute('style') || '');
+                lines[n].setAttribute('aria-label', freshLines[n].getAttribute('aria-label') || '');
+              }
+              current.setAttribute('data-stamp', fresh.getAttribute('data-stamp'));
+              return;
+            }
             var scroller = current.querySelector('.scroll');
             var left = scroller ? scroller.scrollLeft : 0;
             // The link the keyboard is on (a booking, a day): the new diary's link to the same place
@@ -48,7 +69,6 @@ export function consoleScript(prefix: string): string {
             var active = document.activeElement;
             var focusedHref = active && active !== current && current.contains(active) ? active.getAttribute('href') : null;
             current.innerHTML = fresh.innerHTML;
-            lastSwap = Date.now();
             current.setAttribute('data-stamp', fresh.getAttribute('data-stamp'));
             var again = current.querySelector('.scroll');
             if (again) again.scrollLeft = left;
