@@ -182,10 +182,13 @@ export async function loadBookingDetail(
     messagesOfBooking(db, organisationId, booking.id),
     diary.refusedRefundOf(db, organisationId, booking.id),
   ]);
-  const names = await diary.actorNames(db, organisationId, {
-    users: idsOfActors(events, ['user']),
-    keys: idsOfActors(events, ['api_key', 'mcp']),
-  });
+  const [names, connectors] = await Promise.all([
+    diary.actorNames(db, organisationId, {
+      users: idsOfActors(events, ['user']),
+      keys: idsOfActors(events, ['api_key', 'mcp']),
+    }),
+    diary.connectorNames(db, organisationId, idsOfActors(events, ['mcp'])),
+  ]);
   return {
     booking,
     location: location!,
@@ -200,7 +203,7 @@ export async function loadBookingDetail(
     events: events.map((e) => ({
       from: e.from_status,
       to: e.to_status,
-      by: actorInWords(e.actor, names),
+      by: actorInWords(e.actor, names, connectors),
       at: e.occurred_at,
       details: parsedDetails(e.details),
     })),
@@ -432,13 +435,22 @@ function idsOfActors(events: readonly { actor: string }[], kinds: readonly strin
   return [...new Set(ids)];
 }
 
-/** Who made a change, as the desk knows them: an account's e-mail, a key's label, a page. */
-function actorInWords(actor: string, names: ReadonlyMap<string, string>): string {
+/**
+ * Who made a change, as the desk knows them: an account's e-mail, a key's label, a connected app's
+ * name (as the Connectors page shows it), a page.
+ */
+function actorInWords(
+  actor: string,
+  names: ReadonlyMap<string, string>,
+  connectors: ReadonlyMap<string, string>,
+): string {
   const fixed = ACTORS[actor];
   if (fixed) return fixed;
   const [kind, id = ''] = actor.split(':');
   const name = names.get(id);
   if (kind === 'user') return name ?? 'A former staff account';
+  const app = kind === 'mcp' ? connectors.get(id) : undefined;
+  if (app !== undefined) return `Connected app ${app}`;
   if (kind === 'mcp') return `Phone agent (key ${name ?? id.slice(0, 8)})`;
   if (kind === 'api_key') return `API (key ${name ?? id.slice(0, 8)})`;
   return actor;

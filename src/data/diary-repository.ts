@@ -160,6 +160,25 @@ export async function actorNames(
 }
 
 /**
+ * The names of the apps connected through the OAuth consent page among `ids` (design.md 9.3): their
+ * changes are written as `mcp:<connector id>`, as an MCP key's are, and are told apart by this.
+ */
+export async function connectorNames(
+  db: Db,
+  organisationId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('oauth_connectors')
+    .select(['id', 'client_name', 'client_id'])
+    .where('organisation_id', '=', organisationId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.client_name ?? row.client_id]));
+}
+
+/**
  * A booking's services with the prices it was booked at (booking_services, in booking order): a
  * location's own price, not the catalogue's base price, so the lines add up to the booking's total.
  */
