@@ -614,12 +614,22 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
     });
 
     get('/console/messages', async (_request, reply, session) => {
-      const messages = await listMessages(deps.db, session.organisation.id);
-      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      const org = session.organisation.id;
+      const [messages, locations] = await Promise.all([
+        listMessages(deps.db, org),
+        listLocations(deps.db, org, { after: null, limit: 100 }),
+      ]);
+      const locale = session.organisation.locale;
+      const f = formats(locale, locations.items[0]?.timezone ?? 'UTC');
+      // A message about a location names it, its time in that location's zone: the desk of that salon
+      // knows the call back is theirs.
+      const places = new Map(
+        locations.items.map((l) => [l.id, { name: l.name, f: formats(locale, l.timezone) }]),
+      );
       return send(
         reply,
         shell(session, 'Messages', 'messages'),
-        messagesBody(messages, f, session.csrfToken),
+        messagesBody(messages, f, session.csrfToken, places),
       );
     });
 

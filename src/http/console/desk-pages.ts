@@ -52,11 +52,21 @@ export function clientsBody(
 ${query.trim() === '' ? '' : rows || '<p>No client matches.</p>'}`;
 }
 
-export function messagesBody(messages: readonly StaffMessage[], f: Formats, csrf: string): string {
+/**
+ * The messages taken; `places`, the organisation's locations by id: a message about one says which,
+ * its time in that location's zone (others in `f`'s).
+ */
+export function messagesBody(
+  messages: readonly StaffMessage[],
+  f: Formats,
+  csrf: string,
+  places: ReadonlyMap<string, { name: string; f: Formats }>,
+): string {
   const open = messages.filter((m) => m.status === 'open');
   const done = messages.filter((m) => m.status === 'done');
+  const placeOf = (m: StaffMessage) => (m.locationId === null ? undefined : places.get(m.locationId));
   const item = (m: StaffMessage) =>
-    `<div class="card"><p><strong>${esc(m.callerName)}</strong>${m.phone ? ` · ${esc(m.phone)}` : ''}${m.reference ? ` · about <a href="/console/bookings/${esc(encodeURIComponent(m.reference))}">${esc(m.reference)}</a>` : ''} · ${f.when(m.createdAt)}</p><p>${esc(m.message).replace(/\n/g, '<br>')}</p>${m.status === 'open' ? actionForm(`/console/messages/${encodeURIComponent(m.id)}/done`, csrf, `Mark done: message from ${m.callerName}`) : '<p><em>Done</em></p>'}</div>`;
+    `<div class="card"><p><strong>${esc(m.callerName)}</strong>${m.phone ? ` · ${esc(m.phone)}` : ''}${placeOf(m) ? ` · for ${esc(placeOf(m)!.name)}` : ''}${m.reference ? ` · about <a href="/console/bookings/${esc(encodeURIComponent(m.reference))}">${esc(m.reference)}</a>` : ''} · ${(placeOf(m)?.f ?? f).when(m.createdAt)}</p><p>${esc(m.message).replace(/\n/g, '<br>')}</p>${m.status === 'open' ? actionForm(`/console/messages/${encodeURIComponent(m.id)}/done`, csrf, `Mark done: message from ${m.callerName}`) : '<p><em>Done</em></p>'}</div>`;
   return `<h1>Messages</h1>
 <h2>Open (${open.length})</h2>${open.map(item).join('') || '<p>No open messages.</p>'}
 <h2>Done</h2>${done.slice(-20).reverse().map(item).join('') || '<p>None yet.</p>'}`;
