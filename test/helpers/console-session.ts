@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { createUser } from '../../src/app/staff-account-service.ts';
 import type { TestApp } from './test-app.ts';
 
 /**
@@ -17,6 +18,16 @@ function encode(fields: Record<string, string | string[]>): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) params.append(name, v);
   return params.toString();
+}
+
+/** A console account of acme-hair (the small catalogue's organisation), made as `booking users create` would. */
+export async function addAcmeAccount(
+  t: TestApp,
+  email: string,
+  role: 'owner' | 'admin' | 'staff',
+  password: string,
+): Promise<void> {
+  await createUser(t.database.db, { organisationSlug: 'acme-hair', email, role, password }, t.clock.nowMs());
 }
 
 export async function signInToConsole(

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/app/staff-account-service.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { signInToConsole } from '../helpers/console-session.ts';
+import { addAcmeAccount, signInToConsole } from '../helpers/console-session.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -15,11 +14,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
-  await createUser(
-    t.database.db,
-    { organisationSlug: 'acme-hair', email: 'owner@acme.test', role: 'owner', password: PASSWORD },
-    t.clock.nowMs(),
-  );
+  await addAcmeAccount(t, 'owner@acme.test', 'owner', PASSWORD);
 });
 afterAll(async () => {
   await t.close();

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeMessage } from '../../src/app/message-service.ts';
-import { createUser } from '../../src/app/staff-account-service.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { signInToConsole } from '../helpers/console-session.ts';
+import { addAcmeAccount, signInToConsole } from '../helpers/console-session.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -15,11 +14,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await createUser(
-    t.database.db,
-    { organisationSlug: 'acme-hair', email: 'desk@acme.test', role: 'staff', password: PASSWORD },
-    t.clock.nowMs(),
-  );
+  await addAcmeAccount(t, 'desk@acme.test', 'staff', PASSWORD);
 });
 afterAll(async () => {
   await t.close();
