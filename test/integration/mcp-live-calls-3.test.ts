@@ -377,7 +377,12 @@ describe('everyday spoken forms', () => {
   it('in London: "Christmas Eve", "Boxing Day" and "New Year\'s Eve" are the days they name', async () => {
     const mcp = await agent('demo');
     const ask = (date: string, time_of_day?: string) =>
-      mcp.call('find_slots', { location: 'camden', services: 'cut', date, ...(time_of_day && { time_of_day }) });
+      mcp.call('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date,
+        ...(time_of_day && { time_of_day }),
+      });
     expect(await ask('Christmas Eve')).toEqual(await ask('24 December'));
     expect(await ask('christmas eve morning')).toEqual(await ask('24 December', 'morning'));
     expect(await ask('Boxing Day')).toEqual(await ask('26 December'));

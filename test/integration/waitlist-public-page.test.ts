@@ -226,7 +226,11 @@ describe('the public page’s waitlist', () => {
       400,
       'That number is a premium-rate number, which we never send messages to',
     );
-    await refused({ phone: '+33 6 12 34 56 78' }, 400, 'We can only send texts to numbers in the United Kingdom');
+    await refused(
+      { phone: '+33 6 12 34 56 78' },
+      400,
+      'We can only send texts to numbers in the United Kingdom',
+    );
     await refused({ email: 'a@example.com', from_date: 'soon' }, 400, 'Choose the first day you could come.');
     await refused(
       { email: 'a@example.com', to_date: '2026-11-20', from_date: '2026-11-20' },
