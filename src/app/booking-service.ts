@@ -25,7 +25,7 @@ import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
-import { newBookingPage, providerReturnUrl } from './booking-page-token.ts';
+import { bookingPageUrl, newBookingPage, providerReturnUrl } from './booking-page-token.ts';
 import { canonicalReference, generateReference } from './booking-reference.ts';
 import { redirectUrl } from './checkout-service.ts';
 import type { CheckoutAsk, CheckoutOpener } from './checkouts-opened-first.ts';
@@ -473,7 +473,11 @@ export async function createBooking(
       expiresAt: checkoutUntil,
       createdAt: now,
       successUrl,
-      cancelUrl: input.cancelUrl ? redirectUrl(input.cancelUrl, '', values) : undefined,
+      // The contract's default: the booking's page, which offers to pay again or to cancel (the
+      // checkout link would hand the customer straight back to the provider's page).
+      cancelUrl: input.cancelUrl
+        ? redirectUrl(input.cancelUrl, '', values)
+        : bookingPageUrl(linksBase, pageToken),
     };
     // The provider's own page (Stripe's) is kept; the customer is given this server's stable link to it.
     const providerUrl = await openedCheckout(checkout.payments, checkout.opener, {

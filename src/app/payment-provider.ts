@@ -85,7 +85,10 @@ export interface CheckoutSession {
   createdAt: number;
   /** Where the customer lands after paying (default: this server's confirmation page). */
   successUrl?: string | undefined;
-  /** Where a customer who leaves without paying lands (default: the checkout link again). */
+  /**
+   * Where a customer who leaves without paying lands: checkout_cancel_url, else the booking's page
+   * (booking-service.ts); without either, the checkout link again.
+   */
   cancelUrl?: string | undefined;
 }
 

@@ -132,7 +132,12 @@ async function bookWithDeposit() {
   expect(data).toMatchObject({ status: 'pending_payment', deposit: { amount: 2000, currency: 'GBP' } });
   const checkoutId = new URL(data.payment_url).pathname.split('/')[2]!;
   const session = stripeSessionOf(checkoutId);
-  return { reference: data.reference as string, paymentUrl: data.payment_url as string, session };
+  return {
+    reference: data.reference as string,
+    paymentUrl: data.payment_url as string,
+    pageUrl: data.booking_page_url as string,
+    session,
+  };
 }
 
 /** Posts a Stripe delivery of `event`, signed now (the test clock) unless told otherwise. */
@@ -258,6 +263,13 @@ describe('deposits through Stripe Checkout', () => {
     expect(page.headers.location).toBe(session.url);
     const create = fake.requests.find((r) => r.path === '/v1/checkout/sessions');
     expect(create?.idempotencyKey).toBe(`checkout:${session.client_reference_id}`);
+  });
+
+  it('sends a customer who leaves Stripe without paying to the booking page, as checkout_cancel_url defaults', async () => {
+    await start();
+    const { pageUrl, session } = await bookWithDeposit();
+    // Back to the checkout link would only hand them to Stripe again, with no way to the booking.
+    expect(session.cancel_url).toBe(pageUrl);
   });
 
   it('confirms the booking once Stripe reports the payment, and applies a replayed event once', async () => {
