@@ -303,7 +303,8 @@ export function presentCreatedSeries(
 
 /**
  * The top-level fee object: null without protection; the processed record once there is one;
- * before that, what the fee would be (no deposit retained yet, status null).
+ * before that, what the fee would be (no deposit retained yet, status null), or with no percentage
+ * set for this fee, one of nothing (fee_percentage null).
  */
 function feeOf(booking: Booking, kind: FeeKind): z.infer<typeof FeeResource> | null {
   if (!booking.protection.applies) return null;
@@ -325,7 +326,21 @@ function feeOf(booking: Booking, kind: FeeKind): z.infer<typeof FeeResource> | n
           failureReason: null,
           processedAt: null,
         });
-  if (!fee) return null;
+  // Protection without this fee (its percentage not set): the object all the same, as the contract
+  // keeps null for a booking without protection; nothing to charge.
+  if (!fee) {
+    return {
+      status: null,
+      currency: booking.currency,
+      fee_percentage: null,
+      amount_minor: 0,
+      deposit_credit_minor: 0,
+      charge_amount_minor: 0,
+      payment_method_saved: booking.protection.paymentMethodSaved,
+      failure_reason: null,
+      processed_at: null,
+    };
+  }
   return {
     status: fee.status,
     currency: fee.currency,

@@ -373,6 +373,34 @@ describe('Booking Protection fees', () => {
     await expect(waiveFee(t.deps.db, org, reference, now())).rejects.toEqual(conflict(/already processed/));
   });
 
+  it('shows a fee the location does not charge as a fee object of nothing, not as null (no protection)', async () => {
+    const { reference, startsAt } = await protectedBooking({ cardSaved: true });
+    await t.database.db
+      .updateTable('bookings')
+      .set({ late_cancellation_fee_percentage: null })
+      .where('reference', '=', reference)
+      .execute();
+    const data = await shown(reference);
+    expect(data.late_cancellation_fee).toEqual({
+      status: null,
+      currency: 'GBP',
+      fee_percentage: null,
+      amount_minor: 0,
+      deposit_credit_minor: 0,
+      charge_amount_minor: 0,
+      payment_method_saved: true,
+      failure_reason: null,
+      processed_at: null,
+    });
+    expect(data.no_show_fee).toMatchObject({ fee_percentage: 100, amount_minor: 4500 });
+    // Cancelled late, it has nothing to charge either.
+    await cancelLate(reference, startsAt);
+    expect((await shown(reference)).late_cancellation_fee).toMatchObject({
+      fee_percentage: null,
+      charge_amount_minor: 0,
+    });
+  });
+
   it('waives a late-cancellation fee', async () => {
     const { reference, startsAt } = await protectedBooking({ cardSaved: true, depositMinor: 2000 });
     await cancelLate(reference, startsAt);

@@ -34,4 +34,11 @@ describe("a booking's fees in words (book, get_booking)", () => {
     );
     expect(await say({ late_cancellation_fee: null, no_show_fee: null })).toBe('');
   });
+
+  it('says nothing of a fee of nothing (protection without that fee: fee_percentage null)', async () => {
+    expect(await say({ late_cancellation_fee: fee(0), no_show_fee: fee(6200) })).toBe(
+      ' A no-show costs 62 pounds.',
+    );
+    expect(await say({ late_cancellation_fee: fee(0), no_show_fee: fee(0) })).toBe('');
+  });
 });

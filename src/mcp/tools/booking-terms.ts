@@ -87,8 +87,11 @@ export function lateMeans(windowHours: number | null | undefined): string {
  * before) costs 31 pounds, and a no-show 62 pounds."; empty without protection.
  */
 export async function feesSentence(api: BookingApi, booking: Booking, place: Place): Promise<string> {
-  const late = booking.late_cancellation_fee;
-  const missed = booking.no_show_fee;
+  // A fee of nothing (protection without that fee: fee_percentage null) is no cost to speak of.
+  const charged = <T extends { amount_minor: number }>(fee: T | null | undefined) =>
+    fee && fee.amount_minor > 0 ? fee : null;
+  const late = charged(booking.late_cancellation_fee);
+  const missed = charged(booking.no_show_fee);
   if (!late && !missed) return '';
   const { policy } = await api.locationInfo(place.location.slug);
   const price = (fee: { amount_minor: number; currency: string }) =>
