@@ -218,7 +218,11 @@ export const NewBookingBody = z
   })
   .meta({ id: 'NewBooking' });
 
-export const ReferenceParams = z.strictObject({ reference: z.string().min(1).max(40) });
+/**
+ * A booking's reference in a path. No length of its own: one no booking has is not found (404, as the
+ * contract says), however long; the router refuses a segment past its own limit first.
+ */
+export const ReferenceParams = z.strictObject({ reference: z.string().min(1) });
 
 /**
  * The REST Booking, as `viewer` may see it (no capability links for a read-only key); null: nobody's
