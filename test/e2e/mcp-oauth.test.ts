@@ -82,11 +82,7 @@ async function markDisabled(person: Person) {
 
 describe('discovery', () => {
   it('answers /mcp without a credential with 401, the JSON-RPC error and where its metadata is', async () => {
-    const response = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const response = await toolsListWithoutCredential(mcpUrl);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
       `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp", scope="bookings:read bookings:write", realm="booking"`,
@@ -99,11 +95,7 @@ describe('discovery', () => {
 
   it('takes /mcp/ (a trailing slash, as a person may paste the address) as /mcp: the challenge, the sign-in, the tools', async () => {
     const withSlash = new URL('/mcp/', server.origin);
-    const refused = await fetch(withSlash, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const refused = await toolsListWithoutCredential(withSlash);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain(
       `resource_metadata="${server.origin}/.well-known/oauth-protected-resource/mcp"`,
@@ -1237,6 +1229,15 @@ function refreshAt(origin: string, clientId: string, token: string): Promise<Res
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
+  });
+}
+
+/** A tools/list posted to `url` with no credential, as a host's first call is. */
+function toolsListWithoutCredential(url: URL): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
 }
 

@@ -66,6 +66,17 @@ async function agent(business: keyof typeof keys, era: 'legacy' | 'modern' = 'le
   return mcp;
 }
 
+/** find_slots for a cut at Camden on the date said (and part of the day, when given). */
+function cutsAtCamden(mcp: McpHarness) {
+  return (date: string, time_of_day?: string) =>
+    mcp.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date,
+      ...(time_of_day && { time_of_day }),
+    });
+}
+
 async function organisationId(slug: string): Promise<string> {
   return (
     await t.database.db
@@ -375,14 +386,7 @@ describe('everyday spoken forms', () => {
   });
 
   it('in London: "Christmas Eve", "Boxing Day" and "New Year\'s Eve" are the days they name', async () => {
-    const mcp = await agent('demo');
-    const ask = (date: string, time_of_day?: string) =>
-      mcp.call('find_slots', {
-        location: 'camden',
-        services: 'cut',
-        date,
-        ...(time_of_day && { time_of_day }),
-      });
+    const ask = cutsAtCamden(await agent('demo'));
     expect(await ask('Christmas Eve')).toEqual(await ask('24 December'));
     expect(await ask('christmas eve morning')).toEqual(await ask('24 December', 'morning'));
     expect(await ask('Boxing Day')).toEqual(await ask('26 December'));
@@ -391,14 +395,7 @@ describe('everyday spoken forms', () => {
   });
 
   it('in London: "next Friday after work" and "first thing Tuesday" name the part of the day', async () => {
-    const mcp = await agent('demo');
-    const ask = (date: string, time_of_day?: string) =>
-      mcp.call('find_slots', {
-        location: 'camden',
-        services: 'cut',
-        date,
-        ...(time_of_day && { time_of_day }),
-      });
+    const ask = cutsAtCamden(await agent('demo'));
     expect(await ask('next Friday after work')).toEqual(await ask('next Friday', 'evening'));
     expect(await ask('after work')).toEqual(await ask('today', 'evening'));
     const morning = await ask('Tuesday', 'morning');
