@@ -22,6 +22,7 @@ import { seriesSpanDays, withSeriesHorizon } from '../domain/booking/series.ts';
 import { heldUntil } from '../domain/booking/state-machine.ts';
 import type { Location } from '../domain/catalogue.ts';
 import { AppError, type Refusal, refusalError } from '../domain/errors.ts';
+import type { SeriesNote } from '../domain/outbox.ts';
 import { type AvailabilityRequest, prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { takeBookingTurn } from './booking-reference.ts';
@@ -160,12 +161,24 @@ export async function rescheduleOrPreview(
 }
 
 /** A reschedule inside the caller's write transaction (a series' "this and the following"). */
+/**
+ * How a change of one visit of a series is told (series-changes.ts): the visit it was asked of says
+ * what became of the later visits it took along (`series`); each of those is `quiet`, telling nothing
+ * of its own but what only it can say (its deposit refunded or kept, its fee). Nothing given: a change
+ * of one booking, told as such.
+ */
+export interface Telling {
+  series?: SeriesNote | undefined;
+  quiet?: boolean | undefined;
+}
+
 export async function rescheduleInTransaction(
   trx: Db,
   changer: Changer,
   reference: string,
   change: TimeChange,
   now: number,
+  telling: Telling = {},
 ): Promise<RescheduleResult> {
   await takeBookingTurn(trx, changer.organisationId, reference);
   const { booking, location, decision, seriesSpan } = await decide(
@@ -247,7 +260,13 @@ export async function rescheduleInTransaction(
     trx,
     changer.organisationId,
     booking.id,
-    { kind: 'rescheduled', drop: ['reminder', 'rescheduled'], remind: true },
+    {
+      kind: 'rescheduled',
+      drop: ['reminder', 'rescheduled'],
+      remind: true,
+      silent: telling.quiet === true,
+      series: telling.series,
+    },
     now,
   );
   return {
@@ -477,6 +496,7 @@ export async function cancelInTransaction(
   reason: string | undefined,
   now: number,
   refunds: DepositRefunds,
+  telling: Telling = {},
 ): Promise<CancellationResult> {
   await takeBookingTurn(trx, changer.organisationId, reference);
   const { booking, decision: decided, at, asked } = await decideCancellation(trx, changer, reference, now);
@@ -506,12 +526,20 @@ export async function cancelInTransaction(
     at,
     details: { late, deposit_refunded: depositRefunded },
   });
-  // Nothing else pending is said any more: no reminder, no link for a booking that is gone.
+  // Nothing else pending is said any more: no reminder, no link for a booking that is gone. A later
+  // visit cancelled with its series still tells the customer what became of its own money.
+  const moneyToTell = depositOutcome === 'refunded' || depositOutcome === 'retained' || Boolean(decision.fee);
   await announceChange(
     trx,
     changer.organisationId,
     booking.id,
-    { kind: 'cancelled', drop: 'all', remind: false },
+    {
+      kind: 'cancelled',
+      drop: 'all',
+      remind: false,
+      silent: telling.quiet === true && !moneyToTell,
+      series: telling.series,
+    },
     at,
   );
   return {

@@ -3,6 +3,7 @@ import { updateBooking, updateBookingIn } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import { effectiveStatus, transition } from '../domain/booking/state-machine.ts';
+import type { SeriesNote } from '../domain/outbox.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { announceChange } from './outbox-service.ts';
 import { bookEntryOfOffer } from './waitlist/offer-outcomes.ts';
@@ -36,8 +37,11 @@ export async function settleRequirement(
   changes: Omit<Updateable<BookingsTable>, 'status' | 'pending_requirements' | 'hold_expires_at'>,
   now: number,
   actor: string,
-  /** A later visit of a series, confirmed with its first: its reminder, but no message of its own. */
-  options: { silent?: boolean } = {},
+  /**
+   * silent: a later visit of a series, confirmed with its first: its reminder, but no message of its
+   * own. series: the first visit's confirmation names the later visits confirmed with it.
+   */
+  options: { silent?: boolean; series?: SeriesNote | undefined } = {},
 ): Promise<Settled> {
   const { organisationId, bookingId } = target;
   const row = await trx
@@ -96,6 +100,7 @@ export async function settleRequirement(
       drop: ['payment_link', 'booking_page_link', 'verification_code'],
       remind: true,
       silent: options.silent === true,
+      series: options.series,
     },
     now,
   );

@@ -98,7 +98,14 @@ export async function createSeries(
   // Every visit wants the first one's wall time of day: where the clocks skip it, the free times
   // nearest it are offered instead.
   const { minute } = wallTimeOf(input.startsAt, location.timezone);
-  for (const occurrence of seriesOccurrences(input.startsAt, location.timezone, repeat)) {
+  const visits = seriesOccurrences(input.startsAt, location.timezone, repeat);
+  // The first visit's confirmation tells the whole series; the later visits send only their reminders.
+  const seriesNote = {
+    following: visits.length - 1,
+    everyWeeks: repeat.everyWeeks,
+    lastStartsAt: visits.at(-1)?.startsAt ?? undefined,
+  };
+  for (const occurrence of visits) {
     if (occurrence.startsAt === null) {
       const refusal = missingWallTime(occurrence);
       clashes.push(await clashOf(trx, caller.organisationId, asked, occurrence, refusal, now, minute));
@@ -109,6 +116,7 @@ export async function createSeries(
       startsAt: occurrence.startsAt,
       seriesId: id,
       extraAdvanceDays: occurrence.position > 1 ? extraAdvanceDays : 0,
+      seriesNote: occurrence.position === 1 ? seriesNote : undefined,
     };
     // Once one occurrence clashes nothing will be kept: the rest are only checked, to list every clash.
     const outcome =

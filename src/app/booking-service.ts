@@ -21,6 +21,7 @@ import { withSeriesHorizon } from '../domain/booking/series.ts';
 import { effectiveStatus, holdEnd, LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
+import type { SeriesNote } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
@@ -72,6 +73,8 @@ export interface NewBooking {
    * own; the series' first occurrence sends that.
    */
   confirmedWithSeries?: boolean | undefined;
+  /** The first occurrence of a new series: its confirmation names the later visits booked with it. */
+  seriesNote?: SeriesNote | undefined;
   /** Days beyond the location's max_advance_days this booking may lie (a later occurrence of a series). */
   extraAdvanceDays?: number | undefined;
 }
@@ -421,6 +424,7 @@ export async function createBooking(
           {
             ...newBookingAnnouncement(status, row.starts_at, location.policy.reminderHoursBefore),
             silent: input.confirmedWithSeries === true && status === 'confirmed',
+            series: status === 'confirmed' ? input.seriesNote : undefined,
           },
           now,
         );

@@ -1,5 +1,10 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { findBookingById, findBookingsOfSeries, updateBooking } from '../data/booking-repository.ts';
+import {
+  findBookingById,
+  findBookingsOfSeries,
+  findSeriesRule,
+  updateBooking,
+} from '../data/booking-repository.ts';
 import {
   type ContactProofRow,
   findProofByTokenHash,
@@ -15,7 +20,7 @@ import { contactProofTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
-import type { OutboxNotice } from '../domain/outbox.ts';
+import type { OutboxNotice, SeriesNote } from '../domain/outbox.ts';
 import {
   CODE_DIGITS,
   CODE_TRIES,
@@ -316,9 +321,15 @@ function notLiveWords(status: string): string {
  * last step) without a confirmation of its own; a visit with a step left (a deposit, a card) gets its
  * page's link, as the first does.
  */
-async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now: number): Promise<void> {
+async function proveLaterVisits(
+  trx: Db,
+  key: BookingKey,
+  clientId: string,
+  now: number,
+): Promise<SeriesNote | undefined> {
   const first = await findBookingById(trx, key.organisationId, key.bookingId);
-  if (!first?.seriesId) return;
+  if (!first?.seriesId) return undefined;
+  const confirmed: number[] = [];
   for (const visit of await findBookingsOfSeries(trx, key.organisationId, first.seriesId)) {
     if (visit.id === first.id || !visit.pendingRequirements.includes(CONTACT_VERIFICATION)) continue;
     if (visit.clientId !== clientId) {
@@ -328,6 +339,7 @@ async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now:
     const settled = await settleRequirement(trx, target, CONTACT_VERIFICATION, {}, now, 'page:customer', {
       silent: true,
     });
+    if (settled === 'confirmed') confirmed.push(visit.startsAt);
     // A step left (a deposit, a card): the visit's own page link, as the first visit gets.
     if (settled === 'outstanding') {
       await announceChange(
@@ -339,6 +351,8 @@ async function proveLaterVisits(trx: Db, key: BookingKey, clientId: string, now:
       );
     }
   }
+  const rule = await findSeriesRule(trx, key.organisationId, first.seriesId);
+  return rule && { following: confirmed.length, everyWeeks: rule.everyWeeks, lastStartsAt: confirmed.at(-1) };
 }
 
 /**
@@ -353,7 +367,7 @@ async function markProven(trx: Db, proof: ProofWithBooking, now: number): Promis
   const proven = { channel, contact: to };
   const adopted = await adoptProvenClient(trx, key.organisationId, proof.client_id, proven, now);
   // Before the unproven record is let go: the later visits of a series still name it.
-  await proveLaterVisits(trx, key, adopted.clientId, now);
+  const series = await proveLaterVisits(trx, key, adopted.clientId, now);
   if (adopted.clientId !== proof.client_id) {
     await updateBooking(trx, key.organisationId, key.bookingId, {
       client_id: adopted.clientId,
@@ -362,7 +376,9 @@ async function markProven(trx: Db, proof: ProofWithBooking, now: number): Promis
     await adopted.release();
   }
   await dropPendingMessages(trx, key.organisationId, key.bookingId, now, ['verification_code']);
-  const settled = await settleRequirement(trx, key, CONTACT_VERIFICATION, {}, now, 'page:customer');
+  const settled = await settleRequirement(trx, key, CONTACT_VERIFICATION, {}, now, 'page:customer', {
+    series,
+  });
   if (settled === 'outstanding') {
     await announceChange(
       trx,

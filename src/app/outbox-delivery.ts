@@ -20,6 +20,7 @@ import {
   MAX_ATTEMPTS,
   type OutboxChannel,
   retryDelayMs,
+  seriesNoteOf,
   stillDue,
 } from '../domain/outbox.ts';
 import { CODE_VALID_MS } from '../domain/public-booking-policy.ts';
@@ -410,6 +411,7 @@ function render(
         : null,
     code,
     cancellation: row.kind === 'cancelled' ? cancellationMoney(facts) : null,
+    series: seriesNoteOf(row.body),
     now,
     waitlistOffer:
       row.kind === 'booking_page_link' &&

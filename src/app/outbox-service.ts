@@ -16,6 +16,8 @@ import {
   type OutboxStatus,
   recipientsOf,
   reminderDueAt,
+  type SeriesNote,
+  seriesNoteBody,
 } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
@@ -49,6 +51,8 @@ export interface Announcement {
   reminder?: { startsAt: number; hoursBefore: number } | undefined;
   /** Only the reminder: a later visit of a series, whose first visit sent the confirmation. */
   silent?: boolean;
+  /** The later visits of its series the change took with it, said in this one message. */
+  series?: SeriesNote | undefined;
 }
 
 export type Notice = OutboxNotice;
@@ -87,6 +91,9 @@ export function messagesOf(
   const { reminder } = announcement;
   const due = reminder ? reminderDueAt(reminder.startsAt, reminder.hoursBefore, now) : null;
   if (due !== null) rows.push(...recipients.map((r) => outboxRow(target, 'reminder', r, due, now)));
+  // The series note rides on the announcement; the reminders name the column too (one INSERT, one shape).
+  const note = announcement.silent ? undefined : seriesNoteBody(announcement.series);
+  if (note) for (const row of rows) row.body = row.kind === announcement.kind ? note : null;
   const notices = announcement.silent ? [] : recipients.map((r) => ({ kind: announcement.kind, ...r }));
   return { rows, notices };
 }
@@ -112,7 +119,13 @@ export async function announceChange(
   trx: Db,
   organisationId: string,
   bookingId: string,
-  change: { kind: OutboxKind; drop: readonly OutboxKind[] | 'all'; remind: boolean; silent?: boolean },
+  change: {
+    kind: OutboxKind;
+    drop: readonly OutboxKind[] | 'all';
+    remind: boolean;
+    silent?: boolean;
+    series?: SeriesNote | undefined;
+  },
   now: number,
 ): Promise<Notice[]> {
   const row = await trx
@@ -164,6 +177,7 @@ export async function announceChange(
       kind,
       reminder: remind ? { startsAt: row.starts_at, hoursBefore: row.reminder_hours_before } : undefined,
       silent: change.silent === true,
+      series: change.series,
     },
     now,
   );

@@ -21,6 +21,7 @@ import {
   rescheduleHorizon,
   rescheduleInTransaction,
   rescheduleOrPreview,
+  type Telling,
   type TimeChange,
 } from './booking-changes.ts';
 import {
@@ -155,12 +156,15 @@ async function rescheduleFollowing(
       continue;
     }
     try {
+      // One message tells the move: the visit asked about's, naming the later visits moved with it.
+      const telling = occurrence === booking ? { series: { following: later.length } } : { quiet: true };
       const result = await rescheduleInTransaction(
         trx,
         changer,
         occurrence.reference,
         { startsAt: target.startsAt, staffId: change.staffId },
         now,
+        telling,
       );
       moved.set(occurrence.id, result);
     } catch (error) {
@@ -283,8 +287,13 @@ export async function cancelWithScope(
   };
   const work = async (trx: Db, made: DepositRefunds) => {
     const { booking, series } = await seriesUnderTurns(trx, changer.organisationId, reference);
-    return cancelFromHere(trx, booking, reference, laterOccurrences(series, booking, now), now, (ref) =>
-      cancelInTransaction(trx, changer, ref, reason, now, made),
+    return cancelFromHere(
+      trx,
+      booking,
+      reference,
+      laterOccurrences(series, booking, now),
+      now,
+      (ref, telling) => cancelInTransaction(trx, changer, ref, reason, now, made, telling),
     );
   };
   return withRefundsFirst(
@@ -303,7 +312,8 @@ export async function cancelWithScope(
 /**
  * "This and the following": the visit asked about (`reference`, as asked), then each later one, each
  * by `cancelOne` (a preview or a cancellation); a series visit cancelled already is answered as it was
- * cancelled, and the later ones still go.
+ * cancelled, and the later ones still go. The first visit this cancels tells the customer, naming how
+ * many after it went too; the others are quiet (Telling).
  */
 async function cancelFromHere(
   db: Db,
@@ -311,12 +321,16 @@ async function cancelFromHere(
   reference: string,
   later: readonly Booking[],
   now: number,
-  cancelOne: (reference: string) => Promise<CancellationResult>,
+  cancelOne: (reference: string, telling: Telling) => Promise<CancellationResult>,
 ): Promise<SeriesCancellationResult> {
-  const first = isCancelledVisit(booking, now)
-    ? await pastCancellation(db, booking)
-    : await cancelOne(reference);
-  const following: CancellationResult[] = [];
-  for (const occurrence of later) following.push(await cancelOne(occurrence.reference));
-  return { ...first, following };
+  const toCancel = isCancelledVisit(booking, now)
+    ? later.map((b) => b.reference)
+    : [reference, ...later.map((b) => b.reference)];
+  const results: CancellationResult[] = [];
+  for (const [i, ref] of toCancel.entries()) {
+    const telling = i === 0 ? { series: { following: toCancel.length - 1 } } : { quiet: true };
+    results.push(await cancelOne(ref, telling));
+  }
+  if (toCancel[0] === reference) return { ...results[0]!, following: results.slice(1) };
+  return { ...(await pastCancellation(db, booking)), following: results };
 }

@@ -63,8 +63,11 @@ const NEW_MESSAGE_COLUMNS = [
 ] as const satisfies readonly (keyof OutboxTable)[];
 
 export type NewOutboxRow = Pick<OutboxTable, (typeof NEW_MESSAGE_COLUMNS)[number]> & {
-  /** Only a verification code is written with one: its secrets, until delivery renders it. */
-  body?: string;
+  /**
+   * What delivery needs to write the message besides its booking: a verification code's secrets, a
+   * series note (domain/outbox.ts). Every row of one INSERT names it, or none does.
+   */
+  body?: string | null;
 };
 
 /**

@@ -1,4 +1,4 @@
-import { MAX_SMS_SEGMENTS, type OutboxKind, smsSegments, toSmsAlphabet } from './outbox.ts';
+import { MAX_SMS_SEGMENTS, type OutboxKind, type SeriesNote, smsSegments, toSmsAlphabet } from './outbox.ts';
 import { CODE_VALID_MS } from './public-booking-policy.ts';
 import { repeatedTimeLabel, zoneShortName } from './repeated-wall-times.ts';
 import { withoutDirectionControls } from './text-rules.ts';
@@ -49,6 +49,8 @@ export interface MessageFacts {
    * late-cancellation fee charged to the saved card; null each when there is none.
    */
   cancellation?: { deposit: string | null; depositRefunded: boolean; fee: string | null } | null;
+  /** A series' later visits booked, moved or cancelled by the same change (a confirmation, a move or a cancellation). */
+  series?: SeriesNote | null;
 }
 
 export interface RenderedMessage {
@@ -86,6 +88,15 @@ interface Wording {
   code: string;
   orLink: string;
   notYou: string;
+  /**
+   * The later visits of a series the change took with it, [one visit, {n} visits]: cancelled too,
+   * moved with it ({time}: the new time of day), booked with it ({every} its interval, {last} the
+   * date of the last one).
+   */
+  seriesCancelled: [string, string];
+  seriesMoved: [string, string];
+  seriesBooked: [string, string];
+  everyWeeks: [string, string];
 }
 
 const EN: Wording = {
@@ -124,6 +135,16 @@ const EN: Wording = {
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
   notYou: 'Did not book? Ignore this message; nothing is booked in your name.',
+  seriesCancelled: ['The visit after it is cancelled too.', 'The {n} visits after it are cancelled too.'],
+  seriesMoved: [
+    'The visit after it moved with it, to {time}.',
+    'The {n} visits after it moved with it, each to {time}.',
+  ],
+  seriesBooked: [
+    'Also booked: the visit after it, on {last}.',
+    'Also booked: the {n} visits after it, {every}, the last on {last}.',
+  ],
+  everyWeeks: ['every week', 'every {w} weeks'],
 };
 
 const DE: Wording = {
@@ -162,6 +183,19 @@ const DE: Wording = {
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
   notYou: 'Nicht gebucht? Ignorieren Sie diese Nachricht; nichts wird in Ihrem Namen gebucht.',
+  seriesCancelled: [
+    'Der Termin danach ist ebenfalls storniert.',
+    'Die {n} Termine danach sind ebenfalls storniert.',
+  ],
+  seriesMoved: [
+    'Der Termin danach wurde mitverschoben, auf {time}.',
+    'Die {n} Termine danach wurden mitverschoben, jeweils auf {time}.',
+  ],
+  seriesBooked: [
+    'Ebenfalls gebucht: der Termin danach, am {last}.',
+    'Ebenfalls gebucht: die {n} Termine danach, {every}, der letzte am {last}.',
+  ],
+  everyWeeks: ['jede Woche', 'alle {w} Wochen'],
 };
 
 const FR: Wording = {
@@ -201,6 +235,19 @@ const FR: Wording = {
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
   notYou: "Vous n'avez rien réservé ? Ignorez ce message ; rien n'est réservé à votre nom.",
+  seriesCancelled: [
+    'Le rendez-vous suivant est aussi annulé.',
+    'Les {n} rendez-vous suivants sont aussi annulés.',
+  ],
+  seriesMoved: [
+    'Le rendez-vous suivant est aussi déplacé, à {time}.',
+    'Les {n} rendez-vous suivants sont aussi déplacés, chacun à {time}.',
+  ],
+  seriesBooked: [
+    'Également réservé : le rendez-vous suivant, le {last}.',
+    'Également réservés : les {n} rendez-vous suivants, {every}, le dernier le {last}.',
+  ],
+  everyWeeks: ['chaque semaine', 'toutes les {w} semaines'],
 };
 
 const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
@@ -233,13 +280,12 @@ function localWhen(
   return `${text} ${named}`.replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
 }
 
-const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-  hour: 'numeric',
-  minute: '2-digit',
-};
+/** What each format shows: the date and time of a visit, a date alone, a time of day alone. */
+const FORMAT_OPTIONS = {
+  when: { weekday: 'long', day: 'numeric', month: 'long', hour: 'numeric', minute: '2-digit' },
+  day: { weekday: 'long', day: 'numeric', month: 'long' },
+  time: { hour: 'numeric', minute: '2-digit' },
+} satisfies Record<string, Intl.DateTimeFormatOptions>;
 
 /**
  * The formats of localWhen, made once per locale, zone and year shown: making one (what luxon's
@@ -251,13 +297,18 @@ const WHEN_OPTIONS: Intl.DateTimeFormatOptions = {
 const whenFormats = new Map<string, Intl.DateTimeFormat>();
 const MAX_CACHED_FORMATS = 1_000;
 
-function whenFormat(locale: string, zone: string, withYear: boolean): Intl.DateTimeFormat {
-  const key = `${locale}|${zone}|${withYear}`;
+function whenFormat(
+  locale: string,
+  zone: string,
+  withYear: boolean,
+  shows: keyof typeof FORMAT_OPTIONS = 'when',
+): Intl.DateTimeFormat {
+  const key = `${locale}|${zone}|${withYear}|${shows}`;
   let format = whenFormats.get(key);
   if (format === undefined) {
     if (whenFormats.size >= MAX_CACHED_FORMATS) whenFormats.clear();
     format = new Intl.DateTimeFormat(locale, {
-      ...WHEN_OPTIONS,
+      ...FORMAT_OPTIONS[shows],
       ...(withYear && { year: 'numeric' }),
       timeZone: zone,
     });
@@ -321,7 +372,8 @@ function lines(
   const when = dated(facts.startsAt);
   const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
   const template = facts.waitlistOffer ? words.offerLead : words.lead[facts.kind];
-  const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.`;
+  const series = seriesSentence(facts, words, options.sms === true);
+  const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.${series ? ` ${series}` : ''}`;
   const until = facts.holdExpiresAt === null ? '' : dated(facts.holdExpiresAt);
   let action: string | null = null;
   if (facts.link && facts.kind === 'payment_link') {
@@ -348,6 +400,36 @@ function lines(
     facts.kind === 'verification_code' ? words.notYou : `${words.reference} ${facts.reference}.`;
   const phone = facts.locationPhone ? `${words.questions}: ${facts.locationPhone}` : null;
   return { lead, action, reference, phone };
+}
+
+/**
+ * What the change did to the series' later visits, said once in the message of the visit it was asked
+ * of: cancelled too, moved with it to the same time of day, or (a new series' confirmation) booked
+ * with it, how often and until when. Null for a message of one visit alone.
+ */
+function seriesSentence(facts: MessageFacts, words: Wording, sms: boolean): string | null {
+  const note = facts.series;
+  if (!note || note.following < 1) return null;
+  const n = String(note.following);
+  const said = ([one, several]: [string, string]) => (note.following === 1 ? one : several);
+  const shown = (epochMs: number, shows: 'day' | 'time') => {
+    const otherYear =
+      shows === 'day' &&
+      facts.now !== undefined &&
+      yearIn(facts.timezone, facts.now) !== yearIn(facts.timezone, epochMs);
+    const text = whenFormat(facts.locale, facts.timezone, otherYear, shows)
+      .format(epochMs)
+      .replace(ICU_TYPOGRAPHY, (c) => PLAIN[c]!);
+    return sms ? toSmsAlphabet(text) : text;
+  };
+  if (facts.kind === 'cancelled') return fill(said(words.seriesCancelled), { n });
+  if (facts.kind === 'rescheduled') {
+    return fill(said(words.seriesMoved), { n, time: shown(facts.startsAt, 'time') });
+  }
+  const { everyWeeks, lastStartsAt } = note;
+  if (facts.kind !== 'confirmed' || everyWeeks === undefined || lastStartsAt === undefined) return null;
+  const every = fill(everyWeeks === 1 ? words.everyWeeks[0] : words.everyWeeks[1], { w: String(everyWeeks) });
+  return fill(said(words.seriesBooked), { n, every, last: shown(lastStartsAt, 'day') });
 }
 
 /**

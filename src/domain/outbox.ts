@@ -47,6 +47,37 @@ export interface OutboxMessage {
   sentAt: number | null;
 }
 
+/**
+ * What a message about one visit of a series says of its later visits that the same change booked,
+ * moved or cancelled: one message for the change, not one per visit (a series runs to 26).
+ */
+export interface SeriesNote {
+  /** How many later visits the change took with it. */
+  following: number;
+  /** A new series' confirmation: its interval, and the start of its last visit. */
+  everyWeeks?: number | undefined;
+  lastStartsAt?: number | undefined;
+}
+
+/** The note a pending message's body carries until it is written (seriesNoteBody), or null. */
+export function seriesNoteOf(body: string | null): SeriesNote | null {
+  try {
+    const { series } = JSON.parse(body ?? '') as { series?: Partial<SeriesNote> };
+    if (!series || !Number.isInteger(series.following) || series.following! < 1) return null;
+    const { everyWeeks, lastStartsAt } = series;
+    return Number.isInteger(everyWeeks) && Number.isFinite(lastStartsAt)
+      ? { following: series.following!, everyWeeks, lastStartsAt }
+      : { following: series.following! };
+  } catch {
+    return null;
+  }
+}
+
+/** The body a message carries while pending: its series note, for the worker that writes it. */
+export function seriesNoteBody(note: SeriesNote | undefined): string | undefined {
+  return note && note.following > 0 ? JSON.stringify({ series: note }) : undefined;
+}
+
 /** Where a client can be reached: by SMS at the phone and by e-mail at the address, whichever they gave. */
 export function recipientsOf(client: { phone: string | null; email: string | null }): {
   channel: OutboxChannel;

@@ -4,6 +4,7 @@ import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import {
+  deliver,
   deliveredCode,
   messagesOf,
   pageGet,
@@ -106,6 +107,12 @@ describe('a series on the public page', () => {
     expect(await kinds(reference)).toContain('confirmed');
     for (const visit of proven.slice(1))
       expect(await kinds(visit.reference)).toEqual(['reminder', 'reminder']);
+    // Its confirmation names the visits booked with it.
+    await deliver(t);
+    const confirmation = (await messagesOf(t, reference)).find((m) => m.kind === 'confirmed');
+    expect(JSON.parse(confirmation!.body!).text).toContain(
+      'Also booked: the 2 visits after it, every 2 weeks, the last on Wednesday 23 December.',
+    );
   });
 
   it('lists every visit of the series on each visit’s page, with a link to its own page', async () => {

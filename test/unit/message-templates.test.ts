@@ -445,6 +445,51 @@ describe('message templates', () => {
     expect(held).toMatch(/^Sal[^:]*\.\.\.: /);
   });
 
+  it('says once what a change did to the later visits of a series, in each language, within two SMS parts', () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const base: MessageFacts = { ...FACTS, link: page, holdExpiresAt: null, depositDue: null };
+    const booked = { following: 25, everyWeeks: 2, lastStartsAt: Date.parse('2027-11-23T14:30:00Z') };
+    const expected: Record<string, Record<'cancelled' | 'rescheduled' | 'confirmed', string>> = {
+      'en-GB': {
+        cancelled: 'The 25 visits after it are cancelled too.',
+        rescheduled: 'The 25 visits after it moved with it, each to 14:30.',
+        confirmed:
+          'Also booked: the 25 visits after it, every 2 weeks, the last on Tuesday, 23 November 2027.',
+      },
+      'de-DE': {
+        cancelled: 'Die 25 Termine danach sind ebenfalls storniert.',
+        rescheduled: 'Die 25 Termine danach wurden mitverschoben, jeweils auf 14:30.',
+        confirmed:
+          'Ebenfalls gebucht: die 25 Termine danach, alle 2 Wochen, der letzte am Dienstag, 23. November 2027.',
+      },
+      'fr-FR': {
+        cancelled: 'Les 25 rendez-vous suivants sont aussi annulés.',
+        rescheduled: 'Les 25 rendez-vous suivants sont aussi déplacés, chacun à 14:30.',
+        confirmed:
+          'Également réservés : les 25 rendez-vous suivants, toutes les 2 semaines, le dernier le mardi 23 novembre 2027.',
+      },
+    };
+    for (const [locale, sentences] of Object.entries(expected)) {
+      for (const kind of ['cancelled', 'rescheduled', 'confirmed'] as const) {
+        const facts: MessageFacts = { ...base, locale, kind, series: booked, now: FACTS.holdExpiresAt! };
+        const rendered = renderMessage(facts);
+        expect(rendered.text, `${locale} ${kind}`).toContain(sentences[kind]);
+        expect(smsSegments(rendered.sms), `${locale} ${kind}: ${rendered.sms}`).toBeLessThanOrEqual(2);
+        expect(rendered.sms, `${locale} ${kind}`).toContain(toSmsAlphabet(sentences[kind]));
+        expect(rendered.sms, `${locale} ${kind}`).toContain(page);
+      }
+    }
+    // One visit after it; and nothing said of a series by a reminder or a message of one visit.
+    expect(renderSms({ ...base, kind: 'cancelled', series: { following: 1 } })).toContain(
+      'The visit after it is cancelled too.',
+    );
+    expect(
+      renderSms({ ...base, kind: 'confirmed', series: { ...booked, following: 1, everyWeeks: 1 } }),
+    ).toContain('Also booked: the visit after it, on Tuesday 23 November.');
+    expect(renderSms({ ...base, kind: 'reminder', series: booked })).not.toContain('after it');
+    expect(renderSms({ ...base, kind: 'cancelled', series: null })).not.toContain('after it');
+  });
+
   it("speaks the organisation's language and formats dates in its locale", () => {
     const de = renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: null, depositDue: null });
     expect(de.sms).toBe(
