@@ -1,13 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 /**
  * A loopback HTTP server of iCalendar files for the busy-calendar tests: each path answers what the
- * test set for it (a body with an ETag and Last-Modified, honouring If-None-Match with 304; a status;
- * or no answer at all), and every request's conditional headers are recorded.
+ * test set for it (a body with an ETag and Last-Modified, honouring If-None-Match with 304, gzipped if
+ * asked; a status; or no answer at all), and every request's conditional headers are recorded.
  */
 export type Served =
-  | { body: string; etag?: string; lastModified?: string }
+  | { body: string; etag?: string; lastModified?: string; gzip?: boolean }
   | { status: number }
   | { hang: true };
 
@@ -46,8 +47,9 @@ export async function startCalendarServer(): Promise<CalendarServer> {
       'content-type': 'text/calendar; charset=utf-8',
       ...(what.etag && { etag: what.etag }),
       ...(what.lastModified && { 'last-modified': what.lastModified }),
+      ...(what.gzip && { 'content-encoding': 'gzip' }),
     });
-    response.end(what.body);
+    response.end(what.gzip ? gzipSync(what.body) : what.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

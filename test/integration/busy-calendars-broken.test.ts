@@ -31,6 +31,11 @@ beforeAll(async () => {
   server.serve('/bom.ics', {
     body: `\uFEFF${ics(...event('UID:d', 'DTSTART:20261125T100000Z', 'DTEND:20261125T110000Z'))}`,
   });
+  // A file sent gzipped (Content-Encoding: gzip), as a server may whatever the request asked for.
+  server.serve('/gzip.ics', {
+    body: ics(...event('UID:e', 'DTSTART:20261126T100000Z', 'DTEND:20261126T110000Z')),
+    gzip: true,
+  });
   const catalogue = smallCatalogue();
   const [ana] = catalogue.staff as Record<string, unknown>[];
   ana!.busy_calendars = [
@@ -40,6 +45,7 @@ beforeAll(async () => {
     server.url('/good.ics'),
     server.url('/bom.ics'),
   ];
+  (catalogue.staff[1] as Record<string, unknown>).busy_calendars = [server.url('/gzip.ics')];
   t = await startTestApp({ catalogues: [catalogue] });
 });
 
@@ -67,6 +73,15 @@ describe('busy calendars with events that cannot be read', () => {
       .selectFrom('staff_busy_calendars')
       .select(['last_error', 'busy_count'])
       .where('url', '=', server.url('/bom.ics'))
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ last_error: null, busy_count: 1 });
+  });
+
+  it('a file sent gzipped is read, not refused as no calendar', async () => {
+    const row = await t.database.db
+      .selectFrom('staff_busy_calendars')
+      .select(['last_error', 'busy_count'])
+      .where('url', '=', server.url('/gzip.ics'))
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ last_error: null, busy_count: 1 });
   });

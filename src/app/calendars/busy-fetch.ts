@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { addressKind, checkedLookup, type DestinationPolicy } from '../webhooks/destinations.ts';
 
 /**
@@ -110,6 +112,7 @@ export class CalendarFetcher {
     const client = url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = {
       accept: 'text/calendar, */*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
       'user-agent': 'booking-engine calendar refresher',
     };
     if (validators.etag) headers['if-none-match'] = validators.etag;
@@ -146,18 +149,28 @@ export class CalendarFetcher {
           settle({ kind: 'failed', reason: `the calendar is larger than ${maxBytes} bytes` });
           return;
         }
+        // A server may send the file compressed (asked to, and without an Accept-Encoding at all, RFC
+        // 9110 12.5.3): it is read decompressed, the size limit counting what it decompresses to.
+        const decoder = decoderOf(response.headers['content-encoding']);
+        if (decoder === null) {
+          response.destroy();
+          settle({ kind: 'failed', reason: 'the server sent the calendar in an encoding not read' });
+          return;
+        }
+        const body: Readable = decoder ? response.pipe(decoder) : response;
         const chunks: Buffer[] = [];
         let read = 0;
-        response.on('data', (chunk: Buffer) => {
+        body.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (read > maxBytes) {
             response.destroy();
+            decoder?.destroy();
             settle({ kind: 'failed', reason: `the calendar is larger than ${maxBytes} bytes` });
             return;
           }
           chunks.push(chunk);
         });
-        response.on('end', () =>
+        body.on('end', () =>
           settle({
             kind: 'fetched',
             text: Buffer.concat(chunks).toString('utf8'),
@@ -165,10 +178,18 @@ export class CalendarFetcher {
             lastModified: headerOf(response.headers['last-modified']),
           }),
         );
+        decoder?.on('error', () =>
+          settle({ kind: 'failed', reason: 'the compressed calendar could not be decompressed' }),
+        );
         response.on('error', (error: NodeJS.ErrnoException) =>
           settle({ kind: 'failed', reason: describe(error, timeoutMs) }),
         );
-        response.on('close', () => settle({ kind: 'failed', reason: describe(signal.reason, timeoutMs) }));
+        // Closed before all of it came; one that came whole is still being decompressed.
+        response.on('close', () => {
+          if (!decoder || !response.complete) {
+            settle({ kind: 'failed', reason: describe(signal.reason, timeoutMs) });
+          }
+        });
       });
       request.on('error', (error: NodeJS.ErrnoException) =>
         settle({ kind: 'failed', reason: describe(error, timeoutMs) }),
@@ -176,6 +197,18 @@ export class CalendarFetcher {
       request.end();
     });
   }
+}
+
+/** A decompressor for the answer's Content-Encoding, undefined for none, null for one not read. */
+function decoderOf(
+  header: string | undefined,
+): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined | null {
+  const encoding = (header ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return undefined;
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip();
+  if (encoding === 'deflate') return zlib.createInflate();
+  if (encoding === 'br') return zlib.createBrotliDecompress();
+  return null;
 }
 
 function headerOf(value: string | string[] | undefined): string | null {
