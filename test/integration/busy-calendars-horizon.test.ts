@@ -174,6 +174,67 @@ describe('busy calendars read as far ahead as bookings are taken', () => {
     });
   });
 
+  it('read an Outlook calendar, its zones defined from 1601 as Outlook writes them, whole as far ahead', async () => {
+    await start(3660);
+    // Outlook's zones by their Windows names, each change's rule from 1 January 1601; every Tuesday
+    // 10:00-11:00 London time, without end.
+    const windowsZone = (name: string, standard: string, daylight: string) => [
+      'BEGIN:VTIMEZONE',
+      `TZID:${name}`,
+      'BEGIN:STANDARD',
+      'DTSTART:16010101T020000',
+      `TZOFFSETFROM:${daylight}`,
+      `TZOFFSETTO:${standard}`,
+      'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=10',
+      'END:STANDARD',
+      'BEGIN:DAYLIGHT',
+      'DTSTART:16010101T010000',
+      `TZOFFSETFROM:${standard}`,
+      `TZOFFSETTO:${daylight}`,
+      'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=3',
+      'END:DAYLIGHT',
+      'END:VTIMEZONE',
+    ];
+    server!.serve('/ana.ics', {
+      etag: '"outlook"',
+      body: ics(
+        ...windowsZone('GMT Standard Time', '+0000', '+0100'),
+        ...windowsZone('W. Europe Standard Time', '+0100', '+0200'),
+        'BEGIN:VEVENT',
+        'UID:outlook-standing@example.com',
+        'DTSTAMP:20261101T000000Z',
+        'DTSTART;TZID=GMT Standard Time:20261124T100000',
+        'DTEND;TZID=GMT Standard Time:20261124T110000',
+        'RRULE:FREQ=WEEKLY;INTERVAL=1;BYDAY=TU',
+        'SUMMARY:Standing appointment',
+        'END:VEVENT',
+        'BEGIN:VEVENT',
+        'UID:outlook-call@example.com',
+        'DTSTAMP:20261101T000000Z',
+        'DTSTART;TZID=W. Europe Standard Time:20270601T160000',
+        'DTEND;TZID=W. Europe Standard Time:20270601T170000',
+        'SUMMARY:Call with Paris',
+        'END:VEVENT',
+      ),
+    });
+    await refresh();
+    const state = await t!.database.db
+      .selectFrom('staff_busy_calendars')
+      .select(['last_success_at', 'last_error'])
+      .executeTakeFirstOrThrow();
+    expect(state).toEqual({ last_success_at: t!.clock.nowMs(), last_error: null });
+    expect(await anaStarts('2027-11-23')).not.toContain('10:00');
+    // 16:00 in Paris is 15:00 in London, in summer as in winter.
+    const call = await anaStarts('2027-06-01');
+    expect(call).toContain('14:00');
+    expect(call).not.toContain('15:00');
+    expect(call).toContain('16:00');
+    const last = await anaStarts(LAST_TUESDAY);
+    expect(last).toContain('09:00');
+    expect(last).not.toContain('10:00');
+    expect(last).toContain('11:00');
+  });
+
   it('block the later visits of a recurring series, which may lie beyond max_advance_days', async () => {
     // max_advance_days 60 (the default): a series whose first visit is within it may reach 2,100 days
     // further (every 12 weeks, 26 visits). Ana's calendar is busy on one Tuesday two years on.

@@ -110,6 +110,11 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
     throw new BusyCalendarError(`not an iCalendar file (${(error as Error).message.slice(0, 200)})`);
   }
   if (root.name !== 'vcalendar') throw new BusyCalendarError('not an iCalendar file (no VCALENDAR)');
+  try {
+    startZonesNear(root, window);
+  } catch {
+    // A definition that cannot be read: left as it is (read, or not, as before).
+  }
   const zones = new Map<string, ICAL.Timezone>();
   for (const vtimezone of root.getAllSubcomponents('vtimezone')) {
     try {
@@ -314,6 +319,34 @@ interface Expansion {
   iterator: ICAL.RecurExpansion | null;
   /** undefined: none waiting (ask the iterator); null: the series has ended. */
   next: ICAL.Time | null | undefined;
+}
+
+/**
+ * Outlook and Exchange define each zone from 1 January 1601 (DTSTART:16010101T020000), its changes by
+ * yearly rules. ical.js expands such a rule from its start whenever a later year is asked, for each
+ * copy of the zone (its own and the reader's): four centuries a time, which took most of the file's
+ * CPU time and rule candidates, so that an Outlook calendar was read only a few years ahead (or, with
+ * a few zones, refused). A yearly rule without COUNT or UNTIL gives the same changes from any year
+ * on: its start is moved to two years before the window (same month, day and time), so that the
+ * change at the start itself (an occurrence, whether or not the rule gives it) is long past.
+ */
+function startZonesNear(root: ICAL.Component, window: Interval): void {
+  const year = new Date(window.start).getUTCFullYear() - 2;
+  for (const vtimezone of root.getAllSubcomponents('vtimezone')) {
+    for (const change of vtimezone.getAllSubcomponents()) {
+      const dtstart = change.getFirstProperty('dtstart');
+      const rules = change.getAllProperties('rrule');
+      if (!dtstart || rules.length !== 1 || change.hasProperty('rdate')) continue;
+      const start = dtstart.getFirstValue();
+      const rule = rules[0]!.getFirstValue() as ICAL.Recur;
+      if (!(start instanceof ICAL.Time) || start.year >= year) continue;
+      if (rule.freq !== 'YEARLY' || (rule.interval ?? 1) !== 1 || rule.count || rule.until) continue;
+      const moved = start.clone();
+      moved.year = year;
+      if (moved.month === 2 && moved.day === 29) moved.day = 28;
+      dtstart.setValue(moved);
+    }
+  }
 }
 
 /** A series' properties an override of one of its occurrences does not take over. */
