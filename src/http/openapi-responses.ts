@@ -68,13 +68,26 @@ const SHARED: Record<string, { name: string; description: string }> = {
   },
 };
 
-/** The shared answers as components, the references every operation gets, and the headers they use. */
+/**
+ * The answer to a body over the server's limit, read (and refused) before the route runs for every
+ * method but GET and HEAD, whether or not the operation takes a body.
+ */
+const BODY_TOO_LARGE = {
+  name: 'PayloadTooLarge',
+  description: 'payload_too_large: the request body is larger than 64 KiB.',
+};
+
+/**
+ * The shared answers as components, the references every operation gets (`bodyRead`: the operations
+ * whose method has its body read, one more), and the headers they use.
+ */
 export function responsesEveryOperationMayGive() {
   const components: Record<string, OpenAPIV3_1.ResponseObject> = {};
   const references: Record<string, { $ref: string }> = {};
-  for (const [status, { name, description }] of Object.entries(SHARED)) {
+  for (const [status, { name, description }] of Object.entries({ ...SHARED, 413: BODY_TOO_LARGE })) {
     components[name] = { description, headers: responseHeaders(Number(status)), content: ERROR_CONTENT };
     references[status] = { $ref: `#/components/responses/${name}` };
   }
-  return { components, references, headers: HEADERS };
+  const { 413: bodyTooLarge, ...always } = references;
+  return { components, references: always, bodyRead: { 413: bodyTooLarge! }, headers: HEADERS };
 }

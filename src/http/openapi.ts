@@ -13,9 +13,9 @@ export const OPENAPI_PATH = '/v1/openapi.json';
  * drift from what the routes accept. Must be registered before the routes it describes.
  *
  * What the generator leaves out is added here, for every operation alike: the answers any request may
- * get before its route runs (405, 408, 417, 431), the headers every answer carries (X-Request-Id and
- * the rate-limit headers; Retry-After with 429, Allow with 405), that an optional query parameter may
- * be sent empty (allowEmptyValue), and where the API is served
+ * get before its route runs (405, 408, 417, 431; 413 wherever a body is read), the headers every
+ * answer carries (X-Request-Id and the rate-limit headers; Retry-After with 429, Allow with 405), that
+ * an optional query parameter may be sent empty (allowEmptyValue), and where the API is served
  * (PUBLIC_BASE_URL, or this server). The component schemas are plain JSON Schema 2020-12: the
  * generator's `$id`s ("#/components/schemas/X", a fragment, which 2020-12 forbids) and `$schema`s go.
  */
@@ -88,7 +88,13 @@ function completed(document: OpenApiDocument, optionalBodies: ReadonlySet<string
           parameter.allowEmptyValue = true;
         }
       }
-      operation.responses = { ...operation.responses, ...shared.references };
+      // A body over the limit is refused as it is read, before the route: an operation's own 413 stays.
+      const readsBody = method !== 'get' && method !== 'head' && !operation.responses?.['413'];
+      operation.responses = {
+        ...operation.responses,
+        ...(readsBody && shared.bodyRead),
+        ...shared.references,
+      };
       for (const [status, response] of Object.entries(operation.responses)) {
         if ('$ref' in response) continue;
         response.headers = { ...response.headers, ...responseHeaders(Number(status)) };

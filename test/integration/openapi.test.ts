@@ -238,6 +238,27 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it('documents the 413 of every operation that reads a body, as each answers one over 64 KiB', async () => {
+    const tooLarge = JSON.stringify({ padding: 'x'.repeat(70_000) });
+    const concrete = (path: string) =>
+      path
+        .replace('{reference}', 'AC-AAAAAA')
+        .replace(/\{[a-z_]+\}/g, '00000000-0000-4000-8000-000000000001');
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(operations).filter((m) => m !== 'get' && m !== 'head')) {
+        // t.request checks the answer against the document: an undocumented status fails here.
+        const response = await t.request({
+          method: method.toUpperCase() as 'POST',
+          url: concrete(path),
+          headers: { 'content-type': 'application/json' },
+          payload: tooLarge,
+        });
+        expect(response.statusCode, `${method} ${path}`).toBe(413);
+        expect(response.json().error.code).toBe('payload_too_large');
+      }
+    }
+  });
+
   it('describes inputs no looser than the service takes them', () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
