@@ -45,12 +45,18 @@ export async function requireLocation(
 }
 
 /**
- * The location a booking is at, by slug, active or not (404 not_found when the organisation has none):
- * a location made inactive takes no bookings, but its bookings are still read, named and cancelled.
+ * The location a booking (or a waitlist entry) is at, by slug, active or not (404 not_found when the
+ * organisation has none): a location made inactive takes no bookings, but its bookings are still read,
+ * named and cancelled, and its entries listed. `param` as requireLocation's.
  */
-export async function requireBookedLocation(db: Db, organisationId: string, slug: string): Promise<Location> {
+export async function requireBookedLocation(
+  db: Db,
+  organisationId: string,
+  slug: string,
+  param = 'slug',
+): Promise<Location> {
   const location = await findLocationBySlug(db, organisationId, slug);
-  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, 'slug');
+  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
   return location;
 }
 

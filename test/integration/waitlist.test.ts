@@ -914,3 +914,22 @@ describe('the waitlist', () => {
     });
   });
 });
+
+describe('the waitlist of a location taken out of the catalogue', () => {
+  it('is listed when asked by that location’s slug, as its entries are listed unasked', async () => {
+    const catalogue = smallCatalogue();
+    t = await startTestApp({ catalogues: [catalogue], now: NOW });
+    const entry = await join('Dee');
+    catalogue.locations[0]!.active = false;
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+
+    const everything = await t.request({ method: 'GET', url: '/v1/waitlist' });
+    expect(json(everything).data.map((e: { id: string }) => e.id)).toEqual([entry.id]);
+    expect(json(everything).data[0].location_slug).toBe('soho');
+    const atSoho = await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=soho' });
+    expect(atSoho.statusCode, atSoho.body).toBe(200);
+    expect(json(atSoho).data.map((e: { id: string }) => e.id)).toEqual([entry.id]);
+    const nowhere = await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=nowhere' });
+    expect(nowhere.statusCode).toBe(404);
+  });
+});

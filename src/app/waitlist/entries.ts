@@ -23,7 +23,7 @@ import {
 import { requireBookableServices } from '../availability-service.ts';
 import { getClient, type NewClient, registerClient } from '../client-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
-import { requireLocation } from '../directory-service.ts';
+import { requireBookedLocation, requireLocation } from '../directory-service.ts';
 import { timeOrderedId } from '../time-ordered-id.ts';
 import { withdrawUnclaimedOffer } from './claims.ts';
 import { entryAsItReads, entryOfRow } from './entry-view.ts';
@@ -204,8 +204,9 @@ export async function listWaitlist(
   limit: number,
   now: number,
 ): Promise<{ items: WaitlistEntry[]; next: { createdAt: number; id: string } | null }> {
+  // Active or not: the entries of a location taken out of the catalogue are listed all the same.
   const location = filter.locationSlug
-    ? await requireLocation(db, organisationId, filter.locationSlug, 'location_slug')
+    ? await requireBookedLocation(db, organisationId, filter.locationSlug, 'location_slug')
     : undefined;
   const rows = await waitlistEntriesPage(
     db,
