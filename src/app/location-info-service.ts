@@ -18,8 +18,10 @@ export async function getLocationInfo(
   organisationId: string,
   locationSlug: string,
   now: number,
+  /** What a 404 names the slug: `slug` in a REST path. */
+  param = 'location',
 ): Promise<LocationInfo> {
-  const location = await requireLocation(db, organisationId, locationSlug, 'location');
+  const location = await requireLocation(db, organisationId, locationSlug, param);
   return describeLocation(db, organisationId, location, now);
 }
 

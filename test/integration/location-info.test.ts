@@ -169,8 +169,11 @@ describe('GET /v1/locations/{slug}/info', () => {
       booking_protection_policy: { applies: false },
       policy: { cancellation_window_hours: 24, late_cancellation: 'allow', min_notice_minutes: 60 },
     });
-    const unknown = await t.request({ method: 'GET', url: '/v1/locations/nowhere/info' });
-    expect(unknown.statusCode).toBe(404);
-    expect(unknown.json().error).toMatchObject({ code: 'not_found' });
+    // The refusal names the path's parameter, as every /locations/{slug} operation does.
+    for (const slug of ['nowhere', 'closed-branch']) {
+      const unknown = await t.request({ method: 'GET', url: `/v1/locations/${slug}/info` });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json().error).toMatchObject({ code: 'not_found', param: 'slug' });
+    }
   });
 });

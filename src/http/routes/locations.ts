@@ -180,7 +180,13 @@ export function locationRoutes(
       },
       async (request) => {
         const { organisation } = principalOf(request);
-        const info = await getLocationInfo(deps.db, organisation.id, request.params.slug, deps.clock.nowMs());
+        const info = await getLocationInfo(
+          deps.db,
+          organisation.id,
+          request.params.slug,
+          deps.clock.nowMs(),
+          'slug',
+        );
         return { data: presentLocationInfo(info) };
       },
     );
