@@ -28,15 +28,54 @@ export function fingerprint(method: string, path: string, body: unknown): string
     .digest('hex');
 }
 
+/**
+ * `value` as JSON with every object's keys sorted (members undefined left out, undefined elsewhere
+ * null). Written with a stack of its own, not by recursion: a body refused for its shape is
+ * fingerprinted as sent, and 64 KiB of JSON nests some 30,000 deep, past the call stack's depth.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const parts: string[] = [];
+  // What is left to write, the last first: a value, or text as it is.
+  const pending: ({ value: unknown } | { text: string })[] = [{ value }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if ('text' in next) {
+      parts.push(next.text);
+      continue;
+    }
+    const current = next.value;
+    if (Array.isArray(current)) {
+      const items = Array.from(current, (item, index) => [index === 0 ? '[' : ',', item] as const);
+      pushInOrder(pending, items, ']', '[]');
+    } else if (current !== null && typeof current === 'object') {
+      const entries = Object.entries(current as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v], index) => [`${index === 0 ? '{' : ','}${JSON.stringify(k)}:`, v] as const);
+      pushInOrder(pending, entries, '}', '{}');
+    } else {
+      parts.push(JSON.stringify(current ?? null));
+    }
   }
-  return JSON.stringify(value ?? null);
+  return parts.join('');
+}
+
+/** Puts `members` (each a text before its value), then `close`, on `pending` to be written in order. */
+function pushInOrder(
+  pending: ({ value: unknown } | { text: string })[],
+  members: readonly (readonly [string, unknown])[],
+  close: string,
+  empty: string,
+): void {
+  if (members.length === 0) {
+    pending.push({ text: empty });
+    return;
+  }
+  pending.push({ text: close });
+  for (let i = members.length - 1; i >= 0; i--) {
+    const [before, member] = members[i]!;
+    pending.push({ value: member }, { text: before });
+  }
 }
 
 export interface IdempotencyScope {

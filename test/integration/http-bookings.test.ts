@@ -297,6 +297,27 @@ describe('Idempotency-Key', () => {
     expect(otherWrong.json().error.code).toBe('idempotency_key_reused');
   });
 
+  it('stores a refused body nested thousands deep like any other, in the envelope, not as a fault', async () => {
+    const key = randomUUID();
+    // Under 64 KiB: 20,000 arrays, one in another, where the body takes a string (written out, as
+    // JSON.stringify would not go that deep either).
+    const fields = JSON.stringify(cut(tue('16:30'))).slice(0, -1);
+    const deep = `${fields},"notes":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const post = () =>
+      t.request({
+        method: 'POST',
+        url: '/v1/bookings',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        payload: deep,
+      });
+    const refused = await post();
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().error).toMatchObject({ code: 'invalid_request', param: 'notes' });
+    const replay = await post();
+    expect(replay.statusCode).toBe(400);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+
   it('takes a refused body with an optional field sent null as the same body without it', async () => {
     const key = randomUUID();
     const withNulls = cut(tue('16:15'), { colour: 'blue', notes: null, staff_id: null, repeat: null });
