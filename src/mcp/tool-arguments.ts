@@ -120,7 +120,7 @@ export function wellShaped(input: z.ZodRawShape, args: unknown): Record<string, 
 export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: unknown): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const issue of error.issues) {
+  for (const issue of error.issues.map(branchTaken)) {
     const path = issue.path.map(String);
     const key = path.join('.');
     if (seen.has(key)) continue;
@@ -128,6 +128,21 @@ export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: 
     problems.push(problemOf(input, issue, path, args));
   }
   return problems;
+}
+
+/**
+ * The issue of the one branch of a union the value has the type of (a list of services sent as a
+ * list, 11 long: the list's "at most 10", not the union's "not valid"), at the union's path; the
+ * union's own issue when none or several have.
+ */
+function branchTaken(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const typed = issue.errors.filter(
+    (branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0),
+  );
+  // Only an issue of the whole value (its size): one of an item is said with the union's form.
+  const inner = typed.length === 1 ? typed[0]![0] : undefined;
+  return inner && inner.path.length === 0 ? { ...inner, path: issue.path } : issue;
 }
 
 function problemOf(input: z.ZodRawShape, issue: z.core.$ZodIssue, path: string[], args: unknown): string {

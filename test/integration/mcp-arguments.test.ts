@@ -104,6 +104,44 @@ describe('an argument error names every bad argument', () => {
     expect(text).toContain('limit is at most 20');
   });
 
+  it('says the most services a call takes when more are sent, on every tool that takes them', async () => {
+    const eleven = Array.from({ length: 11 }, (_, i) => `service ${i + 1}`);
+    const slots = errorText(
+      await demo.mcp.raw('find_slots', { location: 'camden', services: eleven, date: 'tomorrow', limit: 50 }),
+    );
+    expect(slots).toContain('find_slots has 2 bad arguments: ');
+    expect(slots).toContain('services has at most 10 items');
+    expect(slots).toContain('limit is at most 20');
+    const book = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: eleven,
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: CALLER,
+      }),
+    );
+    expect(book).toMatch(/ book: services has at most 10 items\.$/);
+    const waiting = errorText(
+      await demo.mcp.raw('join_waitlist', {
+        location: 'camden',
+        services: eleven,
+        client: CALLER,
+        from_date: 'tomorrow',
+        to_date: 'friday',
+      }),
+    );
+    expect(waiting).toMatch(/ join_waitlist: services has at most 10 items\.$/);
+    // A list holding something other than a name is said with the form services take.
+    for (const services of [[1], [null], ['cut', 7]]) {
+      const odd = errorText(
+        await demo.mcp.raw('find_slots', { location: 'camden', services, date: 'tomorrow' }),
+      );
+      expect(odd).toMatch(
+        / find_slots: services is not valid; expected: Names as said, or ids; several back to back\.$/,
+      );
+    }
+  });
+
   it('names what a nested client lacks and what is too long', async () => {
     const text = errorText(
       await demo.mcp.raw('book', {
