@@ -120,14 +120,23 @@ export function wellShaped(input: z.ZodRawShape, args: unknown): Record<string, 
 export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: unknown): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  for (const issue of error.issues.map(branchTaken)) {
+  const issues = error.issues.map(branchTaken);
+  for (const issue of issues) {
     const path = issue.path.map(String);
     const key = path.join('.');
     if (seen.has(key)) continue;
+    // zod checks a whole number against the safe-integer range before the tool's own limits: a
+    // limit of 1e16 is said with the tool's "at most 20", not with 9007199254740991.
+    const safeRange = (issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'int';
+    if (safeRange && issues.some((other) => other !== issue && sameKey(other, key))) continue;
     seen.add(key);
     problems.push(problemOf(input, issue, path, args));
   }
   return problems;
+}
+
+function sameKey(issue: z.core.$ZodIssue, key: string): boolean {
+  return issue.path.map(String).join('.') === key;
 }
 
 /**

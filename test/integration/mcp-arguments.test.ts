@@ -297,6 +297,32 @@ describe('an argument error names every bad argument', () => {
     expect(book).toContain('repeat.count is at most 26');
   });
 
+  it('gives the limit the tool sets for a whole number too large for any, not the largest safe integer', async () => {
+    const slots = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'tomorrow',
+        days: -1e300,
+        limit: 1e16,
+      }),
+    );
+    expect(slots).toContain('find_slots has 2 bad arguments: ');
+    expect(slots).toContain('days is at least 1.');
+    expect(slots).toContain('limit is at most 20.');
+    expect(slots).not.toContain('9007199254740991');
+    const series = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: CALLER,
+        repeat: { every_weeks: 2, count: 1e300 },
+      }),
+    );
+    expect(series).toMatch(/ book: repeat\.count is at most 26\.$/);
+  });
+
   it('gives the range of a nested whole number left out or sent as null', async () => {
     const book = errorText(
       await demo.mcp.raw('book', {
