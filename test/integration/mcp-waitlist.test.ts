@@ -173,6 +173,37 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
     }
   });
 
+  it('says a wait that started on a day already past from today, the first day a time can free up', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const jo = (await catalogueIds(t.database.db)).jo;
+      const since = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        client_id: jo,
+        from_date: 'last Friday',
+        to_date: 'Wednesday',
+      });
+      expect(since, JSON.stringify(since)).toMatchObject({ ok: true });
+      expect(since.spoken).toBe(
+        "You're on the waitlist from today, Monday 23 November to Wednesday 25 November. If a time frees up, it's held for you and we'll send you a link to book it.",
+      );
+      const today = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'colour',
+        client_id: jo,
+        from_date: 'yesterday',
+        to_date: 'today',
+      });
+      expect(today.spoken).toBe(
+        "You're on the waitlist for today, Monday 23 November. If a time frees up, it's held for you and we'll send you a link to book it.",
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('names every bad argument at once', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

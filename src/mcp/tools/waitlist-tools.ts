@@ -81,10 +81,12 @@ export const joinWaitlistTool = defineTool({
         throw error;
       });
     const today = localDateAt(now, place.zone);
+    // A wait said from a day already past ("since last Friday") can be offered a time from today on.
+    const first = from < today ? today : from;
     const days =
-      from === to
-        ? `for ${speakDate(from, place.locale, today)}`
-        : `from ${speakDate(from, place.locale, today)} to ${speakDate(to, place.locale, today)}`;
+      first === to
+        ? `for ${speakDate(first, place.locale, today)}`
+        : `from ${speakDate(first, place.locale, today)} to ${speakDate(to, place.locale, today)}`;
     return {
       entry_id: entry.id,
       spoken: `You're on the waitlist ${days}. If a time frees up, it's held for you and we'll send you a link to book it.`,
