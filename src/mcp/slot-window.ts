@@ -52,11 +52,22 @@ export function readTimeArguments(
   part: TimeOfDay | undefined,
   earliest: string | undefined,
   latest: string | undefined,
+  /**
+   * A time given with a zone ("10am EST"), when it can be read: the time when it is the location's
+   * clock there, else what to say of it (find_slots's reader).
+   */
+  zoned?: (param: SaidTime['param'], said: string) => SpokenTime | string | undefined,
 ): TimeArguments {
   const read = (param: SaidTime['param'], said: string | undefined) => {
     if (said === undefined) return undefined;
-    const time = parseSpokenTime(said);
-    if (!time) throw new BadArgument(param, 'give a time of day such as "2:30pm" or "14:30".');
+    const plain = parseSpokenTime(said);
+    const withZone = plain ? undefined : zoned?.(param, said);
+    const time = plain ?? (typeof withZone === 'object' ? withZone : undefined);
+    if (!time) {
+      const reason =
+        typeof withZone === 'string' ? withZone : 'give a time of day such as "2:30pm" or "14:30".';
+      throw new BadArgument(param, reason);
+    }
     return { param, said, time };
   };
   // Both read, so that two unreadable times are both named (readAll).

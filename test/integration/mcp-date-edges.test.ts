@@ -184,6 +184,29 @@ describe('book with a time said in another zone', () => {
     expect(errorText(unknown)).toMatch(/starts_at: "xyz" after the time is not a time zone/);
   });
 
+  it('says what a find_slots earliest or latest given in another zone is in London, not that it is no time', async () => {
+    const raw = (args: Json) =>
+      demo.mcp.raw('find_slots', { location: 'camden', services: 'haircut', date: 'tomorrow', ...args });
+    const eastern = errorText(await raw({ earliest: '10am EST', latest: '1 pm ET' }));
+    expect(eastern).toContain(
+      'earliest: earliest is a time in London; 10 am EST is 3 pm there tomorrow, Tuesday 24 November: ask the caller whether that suits and pass earliest "3 pm".',
+    );
+    expect(eastern).toContain('latest: latest is a time in London; 1 pm ET is 6 pm there');
+    // A time in the evening on the Pacific coast is the next morning in London.
+    const pacific = errorText(await raw({ earliest: '10pm PST' }));
+    expect(pacific).toMatch(
+      / earliest: earliest is a time in London; 10 pm PST is 6 am there on Wednesday 25 November: .* pass earliest "6 am"\.$/,
+    );
+    // A zone that names several is asked about, as book asks.
+    expect(errorText(await raw({ earliest: '3pm CST' }))).toMatch(
+      / earliest: CST could be the time in China, the central US or Cuba; ask the caller for the time in London/,
+    );
+    // The location's own zone is its clock.
+    const own = await findSlots({ date: 'tomorrow', earliest: '3pm GMT' });
+    expect(own).toMatchObject({ ok: true });
+    expect(own.slots[0].starts_at).toBe('2026-11-24T15:00:00+00:00');
+  });
+
   it('books "2:30 pm today" (a day after the time is no zone) and asks which zone CST is', async () => {
     const today = await demo.mcp.call('book', bookAt('2:30 pm today'));
     expect(today).toMatchObject({ ok: true });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
+import { instantOfWallTime } from '../../domain/booking/series.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { dateForms, timeForms } from '../argument-forms.ts';
 import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
@@ -20,11 +21,12 @@ import {
   readTimeArguments,
   searchableDays,
 } from '../slot-window.ts';
-import { speakClock, speakDate, speakOnDate } from '../speech.ts';
+import { speakClock, speakDate, speakOnDate, speakTime } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { speakWeeklyHours } from '../spoken-hours.ts';
-import type { TimeOfDay } from '../spoken-times.ts';
+import { parseSpokenTime, type SpokenTime, type TimeOfDay } from '../spoken-times.ts';
+import { namesAZone, readInNamedZone } from '../spoken-zones.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { datesSomeoneWorks } from '../working-days.ts';
@@ -39,6 +41,37 @@ const SPREAD_MINUTES = 30;
 export const ServicesArgument = z
   .union([z.string(), z.array(z.string()).min(1).max(10)])
   .describe('Names as said, or ids; several back to back.');
+
+/**
+ * What to say of an earliest or latest start given with a zone ("10am EST"): they are times on the
+ * location's clock, so the time is said there, on the first day asked (or today), as the argument to
+ * pass; a zone that names several is asked about, as book asks. Undefined when the words are no time
+ * with a zone.
+ */
+function zonedTimeReason(place: Place, date: string, now: number) {
+  return (param: 'earliest' | 'latest', said: string): SpokenTime | string | undefined => {
+    const words = said.trim().toLowerCase().split(/\s+/);
+    const word = words.at(-1)!;
+    const time = words.length > 1 ? parseSpokenTime(words.slice(0, -1).join(' ')) : undefined;
+    if (!time || time.halfDay || !namesAZone(word, place.zone)) return undefined;
+    const read = resolveSpokenDate(date, place.zone, now, place.locale);
+    const day = read.ok ? read.date : localDateAt(now, place.zone);
+    const clock = speakClock(time.minute, place.locale);
+    const context = { zone: place.zone, locale: place.locale };
+    const reading = readInNamedZone(word, day, time.minute, clock, context);
+    if (!reading.ok) return reading.reason;
+    const localDate = localDateAt(reading.instant, place.zone);
+    // The location's own clock under one of its names ("3pm GMT" in a London winter): that time.
+    if (localDate === day && reading.instant === instantOfWallTime(place.zone, day, time.minute)) return time;
+    const there = speakTime(reading.instant, place.zone, place.locale);
+    const on = speakOnDate(localDate, place.locale, localDateAt(now, place.zone));
+    const here = place.zone.slice(place.zone.lastIndexOf('/') + 1).replaceAll('_', ' ');
+    return (
+      `${param} is a time in ${here}; ${clock} ${word.toUpperCase()} is ${there} there ${on}: ` +
+      `ask the caller whether that suits and pass ${param} "${there}".`
+    );
+  };
+}
 
 export const findSlotsTool = defineTool({
   name: 'find_slots',
@@ -80,7 +113,7 @@ export const findSlotsTool = defineTool({
         if (!reading.ok) throw new BadArgument('date', reading.reason);
         return reading;
       },
-      () => readTimeArguments(undefined, args.earliest, args.latest),
+      () => readTimeArguments(undefined, args.earliest, args.latest, zonedTimeReason(place, args.date, now)),
     );
     const times = {
       ...said,
