@@ -54,6 +54,17 @@ function laterOccurrences(series: readonly Booking[], booking: Booking, now: num
   );
 }
 
+/**
+ * The visits a change of `booking` with scope `following` would take along: its series' later live
+ * visits that have not started, in time order (none for a booking of no series). For the console's
+ * forms, which offer the choice before it is made.
+ */
+export async function followingVisits(db: Db, booking: Booking, now: number): Promise<Booking[]> {
+  if (booking.seriesId === null) return [];
+  const series = await findBookingsOfSeries(db, booking.organisationId, booking.seriesId);
+  return laterOccurrences(series, booking, now);
+}
+
 /** A work that must leave nothing behind: its transaction is rolled back once it has answered. */
 class DryRunDone<T> extends Error {
   readonly value: T;

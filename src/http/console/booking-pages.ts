@@ -152,6 +152,7 @@ export function cancelBody(
   refusal: string | null,
   f: Formats,
   csrf: string,
+  laterVisits: readonly number[] = [],
 ): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
@@ -170,13 +171,34 @@ export function cancelBody(
   const form = refusal
     ? `<p class="error" role="alert">${esc(refusal)}</p>`
     : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
-<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
+${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
 <p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
   return `<h1>Cancel booking ${esc(b.reference)}?</h1>
 <p>${esc(d.client.name)}, ${f.when(b.startsAt)}</p>
 <div class="notice" role="note"><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></div>
 ${form}
 <p><a href="${esc(base)}">Keep the booking</a></p>`;
+}
+
+/**
+ * For a visit of a series with later visits: whether the change is of this visit only (the default)
+ * or of it and every later one (`scope` following, as REST and MCP offer), the later visits listed.
+ */
+function seriesScopeField(laterVisits: readonly number[], f: Formats, what: string): string {
+  if (laterVisits.length === 0) return '';
+  const count = laterVisits.length === 1 ? 'the later visit' : `the ${laterVisits.length} later visits`;
+  const dates = laterVisits.map((at) => f.when(at)).join('; ');
+  return `<fieldset><legend>A visit of a series</legend>
+<label><input type="radio" name="scope" value="one" checked> This visit only</label>
+<label><input type="radio" name="scope" value="following"> This visit and ${count} (${dates}), ${esc(what)}</label>
+</fieldset>
+`;
+}
+
+/** The series' later visits a move takes along, and whether this page moves them (`following`). */
+export interface SeriesMove {
+  laterVisits: readonly number[];
+  following: boolean;
 }
 
 /** The slots availability offers for the booking's services on a day, each a button that moves it there. */
@@ -188,6 +210,7 @@ export function rescheduleBody(
   f: Formats,
   csrf: string,
   refusal: string | null = null,
+  series: SeriesMove = { laterVisits: [], following: false },
 ): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
@@ -208,15 +231,29 @@ export function rescheduleBody(
         {
           starts_at: new Date(s.startsAt).toISOString(),
           staff_id: s.staffId,
+          ...(series.following && { scope: 'following' }),
         },
       ),
     )
     .join('\n');
   return `<h1>Reschedule ${esc(b.reference)}</h1>
 <p>${esc(d.client.name)}, now ${f.when(b.startsAt)} with ${esc(d.staffName)}.</p>
-<form method="get" action="${esc(`${base}/reschedule`)}" class="toolbar"><div><label for="date">Day</label><input id="date" type="date" name="date" value="${esc(date)}"></div><button type="submit" class="secondary">Show free times</button></form>
+${seriesMoveChoice(series, `${base}/reschedule?date=${encodeURIComponent(date)}`, f)}<form method="get" action="${esc(`${base}/reschedule`)}" class="toolbar"><div><label for="date">Day</label><input id="date" type="date" name="date" value="${esc(date)}"></div>${series.following ? '<input type="hidden" name="scope" value="following">' : ''}<button type="submit" class="secondary">Show free times</button></form>
 ${buttons === '' ? '<p>No free times that day.</p>' : `<div class="toolbar" role="group" aria-label="Free times">${buttons}</div>`}
 <p><a href="${esc(base)}">Back to the booking</a></p>`;
+}
+
+/** Which visits a picked time moves, and the link to the other choice. */
+function seriesMoveChoice(series: SeriesMove, here: string, f: Formats): string {
+  const { laterVisits, following } = series;
+  if (laterVisits.length === 0) return '';
+  const count = laterVisits.length === 1 ? 'the later visit' : `the ${laterVisits.length} later visits`;
+  if (!following) {
+    return `<p class="notice" role="note">A visit of a series: a time picked moves this visit only. <a href="${esc(`${here}&scope=following`)}">Move this visit and ${count} instead</a></p>
+`;
+  }
+  return `<p class="notice" role="note">A time picked moves this visit and ${count} (${laterVisits.map((at) => f.when(at)).join('; ')}), each by as many days, to the time picked; if any of them is not free, none moves. <a href="${esc(here)}">Move this visit only</a></p>
+`;
 }
 
 const REQUIREMENTS: Record<string, string> = {

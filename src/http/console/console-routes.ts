@@ -3,13 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DateTime } from 'luxon';
 import { createApiKey, getLiveApiKey, listApiKeys, revokeApiKey } from '../../app/api-key-service.ts';
 import { getAvailability } from '../../app/availability-service.ts';
-import {
-  cancelBooking,
-  previewCancellation,
-  rescheduleBooking,
-  rescheduleHorizon,
-  rescheduleRefusal,
-} from '../../app/booking-changes.ts';
+import { previewCancellation, rescheduleHorizon, rescheduleRefusal } from '../../app/booking-changes.ts';
 import {
   bookForCaller,
   diaryStamp,
@@ -27,6 +21,12 @@ import { listConnectors, revokeConnector } from '../../app/oauth-connectors.ts';
 import { isAlreadySent } from '../../app/once-forms.ts';
 import { RECENT_OUTBOX_LIMIT, recentOutbox } from '../../app/outbox-service.ts';
 import { sendLink } from '../../app/send-link.ts';
+import {
+  type ChangeScope,
+  cancelWithScope,
+  followingVisits,
+  rescheduleWithScope,
+} from '../../app/series-changes.ts';
 import { type ConsoleSession, canManageKeys, signIn, signOut } from '../../app/staff-account-service.ts';
 import {
   chargeFee,
@@ -416,12 +416,14 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
       const preview = await previewCancellation(deps.db, changer(session), reference, now());
       const f = formats(session.organisation.locale, detail.location.timezone);
+      const later = await followingVisits(deps.db, detail.booking, now());
       const body = cancelBody(
         detail,
         preview.disclosure,
         preview.refusal?.message ?? null,
         f,
         session.csrfToken,
+        later.map((visit) => visit.startsAt),
       );
       return send(reply, shell(session, `Cancel ${detail.booking.reference}`, 'diary'), body);
     });
@@ -432,7 +434,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       return changeBooking(reply, session, reference, async () => {
         // With the provider, which returns a deposit paid online on a timely cancellation.
         const staff = { ...changer(session), payments: deps.payments };
-        const result = await cancelBooking(deps.db, staff, reference, reason, now());
+        const result = await cancelWithScope(deps.db, staff, reference, reason, scopeOf(form), now(), false);
         return redirect(reply, doneAt(result.booking.reference, 'cancelled'));
       });
     });
@@ -445,6 +447,11 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       const title = `Reschedule ${detail.booking.reference}`;
       // Refused whatever time is picked (late, or its state): said now, with no times to pick.
       const refusal = await rescheduleRefusal(deps.db, changer(session), reference, now());
+      const later = await followingVisits(deps.db, detail.booking, now());
+      const series = {
+        laterVisits: later.map((visit) => visit.startsAt),
+        following: later.length > 0 && (request.query as { scope?: string }).scope === 'following',
+      };
       if (refusal) {
         const body = rescheduleBody(detail, '', [], new Map(), f, session.csrfToken, refusal);
         return send(reply, shell(session, title, 'diary'), body);
@@ -475,7 +482,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       return send(
         reply,
         shell(session, title, 'diary'),
-        rescheduleBody(detail, date, availability.slots, names, f, session.csrfToken),
+        rescheduleBody(detail, date, availability.slots, names, f, session.csrfToken, null, series),
       );
     });
 
@@ -490,14 +497,16 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       if (booking.startsAt === startsAt && (staffId === undefined || staffId === booking.staffId))
         return redirect(reply, doneAt(booking.reference, 'rescheduled'));
       return changeBooking(reply, session, reference, async () => {
-        const moved = await rescheduleBooking(
+        const moved = await rescheduleWithScope(
           deps.db,
           changer(session),
           reference,
           { startsAt, staffId },
+          scopeOf(form),
           now(),
+          false,
         );
-        return redirect(reply, doneAt(moved.reference, 'rescheduled'));
+        return redirect(reply, doneAt(moved.booking.reference, 'rescheduled'));
       });
     });
 
@@ -862,6 +871,11 @@ function sentAgain(notices: readonly OutboxNotice[]): Done {
   const sms = notices.some((n) => n.channel === 'sms');
   const email = notices.some((n) => n.channel === 'email');
   return sms && email ? 'sent_sms_email' : sms ? 'sent_sms' : 'sent_email';
+}
+
+/** A change of this visit only, or (a visit of a series) of it and every later one. */
+function scopeOf(form: Fields): ChangeScope {
+  return form.scope === 'following' ? 'following' : 'one';
 }
 
 function changer(session: ConsoleSession) {
