@@ -64,10 +64,11 @@ export function addOperationsCommands(program: Command): void {
 /**
  * Opens the database read-only and as it is, so that checking a backup file leaves it byte for byte
  * unchanged: no migrations, no journal-mode switch. A schema older than this version is refused
- * rather than misjudged.
+ * rather than misjudged, and a path with no file there is named, not created.
  */
 async function checkConfiguredDatabase(): Promise<IntegrityReport> {
-  const database = openDatabase(readConfig().databaseUrl, { readonly: true });
+  // A file that is not there is said so (SQLite's read-only open would only say it cannot open one).
+  const database = openDatabase(readConfig().databaseUrl, { readonly: true, mustExist: true });
   try {
     const pending = await pendingMigrations(database.db);
     if (pending === null) throw new CommandError(`${database.description} is not a booking database.`);

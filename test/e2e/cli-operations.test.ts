@@ -296,6 +296,16 @@ describe('booking check', () => {
     expect(failedText.stderr).toContain('error: The database breaks the invariants listed above.');
   });
 
+  // A typo in DATABASE_URL's path: the check reads, so it must say there is nothing there, and name where.
+  it.skipIf(onPostgres)('says there is no database at a path with no file, making none', async () => {
+    const missing = path.join(dir, 'bookng.sqlite');
+    const run = await runCliAsync(['check'], { ...env, DATABASE_URL: `sqlite:${missing}` });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`error: There is no booking database at ${missing}.\n`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it('into a reader that stops at once (`| head -1`): no stack trace, and the status of the check', async () => {
     await createBookingDatabase(withTwoBookings());
     const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'check'], {
