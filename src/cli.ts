@@ -18,7 +18,7 @@ import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { out } from './cli/output.ts';
 import { addUsersCommands } from './cli/users-commands.ts';
 import { addWebhooksCommands } from './cli/webhooks-commands.ts';
-import type { Db } from './data/database.ts';
+import { type Db, sqliteFileOf } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
 
@@ -119,5 +119,24 @@ addOperationsCommands(program);
  * npm install can load it to prepare it (bin/prepare-sources.js); bin/booking.js calls this.
  */
 export async function runCli(argv: string[]): Promise<void> {
-  await runProgram(program, argv);
+  await runProgram(program, argv, unusableDatabaseFile);
+}
+
+/**
+ * SQLite's refusal of DATABASE_URL's file ("file is not a database", "unable to open database file")
+ * names no file: said with the file, so that an operator sees which setting points where.
+ */
+function unusableDatabaseFile(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CANTOPEN') return null;
+  let file: string | null;
+  try {
+    file = sqliteFileOf(readConfig().databaseUrl);
+  } catch {
+    return null;
+  }
+  if (file === null) return null;
+  return code === 'SQLITE_NOTADB'
+    ? `${file} (DATABASE_URL) is not a SQLite database.`
+    : `${file} (DATABASE_URL) cannot be opened as a SQLite database: ${(error as Error).message}.`;
 }

@@ -21,8 +21,15 @@ export function addMcpCommand(program: Command): void {
     });
 }
 
-/** Runs `program` on `argv`; a command that fails says why on stderr and exits with status 1. */
-export async function runProgram(program: Command, argv: string[]): Promise<void> {
+/**
+ * Runs `program` on `argv`; a command that fails says why on stderr and exits with status 1, in the
+ * words of `explain` where it has some for the error.
+ */
+export async function runProgram(
+  program: Command,
+  argv: string[],
+  explain: (error: unknown) => string | null = () => null,
+): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -30,7 +37,7 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
       err(`error: ${error.message}`);
       for (const line of error.details) err(`  ${line}`);
     } else {
-      err(`error: ${error instanceof Error ? error.message : String(error)}`);
+      err(`error: ${explain(error) ?? (error instanceof Error ? error.message : String(error))}`);
       if (process.env.LOG_LEVEL === 'debug' && error instanceof Error && error.stack) err(error.stack);
     }
     process.exitCode = 1;

@@ -306,6 +306,32 @@ describe('booking (the operator command)', () => {
     }
   });
 
+  // SQLite's own words ("file is not a database", "unable to open database file") name no file: an
+  // operator whose DATABASE_URL points at the wrong file or a folder could not tell which.
+  it.skipIf(onPostgres)(
+    'names a DATABASE_URL file that is no SQLite database, or a folder, leaving it as it was',
+    async () => {
+      const notes = path.join(fresh.dir, 'notes.txt');
+      writeFileSync(notes, 'not a database, but a long enough text file: '.repeat(20));
+      const before = readFileSync(notes);
+      const runs = await Promise.all([
+        runCliAsync(['keys', 'list', '--org', 'northside-hair'], { DATABASE_URL: `sqlite:${notes}` }),
+        runCliAsync(['check'], { DATABASE_URL: `sqlite:${notes}` }),
+        runCliAsync(['migrate'], { DATABASE_URL: `sqlite:${fresh.dir}` }),
+      ]);
+      const [list, check, folder] = runs;
+      for (const run of [list, check]) {
+        expect(run!.status, run!.stderr).toBe(1);
+        expect(run!.stderr).toBe(`error: ${notes} (DATABASE_URL) is not a SQLite database.\n`);
+      }
+      expect(folder!.status, folder!.stderr).toBe(1);
+      expect(folder!.stderr).toBe(
+        `error: ${fresh.dir} (DATABASE_URL) cannot be opened as a SQLite database: unable to open database file.\n`,
+      );
+      expect(readFileSync(notes).equals(before)).toBe(true);
+    },
+  );
+
   // A negative size made a pool that never hands out a connection: every command waited for ever.
   it.skipIf(onPostgres)(
     'refuses a PG_POOL_SIZE that is no size, before waiting on the database',
