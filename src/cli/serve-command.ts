@@ -53,32 +53,44 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const logger = createLogger(config.logLevel, serverLogDestination());
   // The demo takes deposits in the built-in test mode unless another provider was chosen.
   if (options.demo && config.paymentProvider === null) config.paymentProvider = 'local';
-  const runtime = await openRuntime(config);
-  warnAboutPayments(logger, config);
-  const { db, clock } = runtime.deps;
-  let demoSlug: string | null = null;
-  if (options.demo) {
-    if (await isDatabaseEmpty(db)) {
-      const { report, key } = await installDemo(db, clock);
-      printDemoKey(report.organisation.slug, key);
-      demoSlug = report.organisation.slug;
-    } else {
-      out('The database already holds data, so no demo key is printed; issue one with');
-      out('  npx booking keys create --org <slug> --label <text> --scope read_write');
-    }
-  }
+  // Read before the database is opened: a certificate that cannot be read stops the start there.
   const https = config.tls
     ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
     : null;
-  const app = await buildApp(runtime.deps, {
-    trustProxy: config.trustProxy,
-    https,
-    logger,
-    allowedHosts: config.allowedHosts,
-    publicBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : null,
-    oauthClientMetadataAllowLoopback: config.oauthClientMetadataAllowLoopback,
-  });
-  const address = await app.listen({ port: config.port, host: config.host });
+  const runtime = await openRuntime(config);
+  const { db, clock } = runtime.deps;
+  let demoSlug: string | null = null;
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let address: string;
+  try {
+    warnAboutPayments(logger, config);
+    if (options.demo) {
+      if (await isDatabaseEmpty(db)) {
+        const { report, key } = await installDemo(db, clock);
+        printDemoKey(report.organisation.slug, key);
+        demoSlug = report.organisation.slug;
+      } else {
+        out('The database already holds data, so no demo key is printed; issue one with');
+        out('  npx booking keys create --org <slug> --label <text> --scope read_write');
+      }
+    }
+    app = await buildApp(runtime.deps, {
+      trustProxy: config.trustProxy,
+      https,
+      logger,
+      allowedHosts: config.allowedHosts,
+      publicBaseUrl: config.publicBaseUrlSet ? config.publicBaseUrl : null,
+      oauthClientMetadataAllowLoopback: config.oauthClientMetadataAllowLoopback,
+    });
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A start that fails (its port taken, say) closes what it opened, so that the process ends with
+    // the error: PostgreSQL's pool and in-use lock would keep it alive for ever.
+    await app?.close();
+    await runtime.close();
+    throw error;
+  }
+  const listening = app;
   for (const waiting of await callsWaitingForTheirProvider(db, runtime.deps.payments)) {
     logger.warn(
       { provider: waiting.provider, calls: waiting.calls, payment_provider: config.paymentProvider },
@@ -180,7 +192,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     // keep the process alive: its connection is cut, and the database is still closed cleanly.
     const deadline = setTimeout(() => {
       logger.warn({ grace_ms: SHUTDOWN_GRACE_MS }, 'closing connections still open after the grace period');
-      app.server.closeAllConnections();
+      listening.server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     deadline.unref();
     await stopSweeper();
@@ -189,7 +201,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     await stopWaitlist();
     await stopCalendars();
     await stopOauthSweeper();
-    await app.close();
+    await listening.close();
     clearTimeout(deadline);
     await runtime.close();
     logger.info('stopped');

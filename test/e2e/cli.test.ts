@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/data/database.ts';
-import { runCli, runCliAsync, startServer } from '../helpers/cli.ts';
+import { outcomeOf, REPO_ROOT, runCli, runCliAsync, startServer } from '../helpers/cli.ts';
 import { freshDatabasePerTest, onPostgres } from '../helpers/temp-database.ts';
 
 const EXAMPLE = path.resolve('..', 'shared', 'catalogue-example.json');
@@ -449,4 +452,29 @@ describe('booking (the operator command)', () => {
       await again.stop();
     }
   });
+
+  // A server that cannot start must end, for a service manager to see it fail and restart it: on
+  // PostgreSQL the database it had opened (its pool, its in-use lock) kept the process alive for ever.
+  it('exits with status 1 when its port is taken, saying why', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const child = spawn(process.execPath, ['bin/booking.js', 'serve', '--port', String(port)], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...fresh.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const outcome = await Promise.race([outcomeOf(child), sleep(40_000).then(() => null)]);
+      expect(outcome, 'booking serve was still running 40 s after its port was refused').not.toBeNull();
+      expect(outcome!.status).toBe(1);
+      expect(outcome!.stdout).not.toContain('listening on');
+      expect(outcome!.stderr.trim()).toBe(
+        `error: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      );
+    } finally {
+      child.kill('SIGKILL');
+      taken.close();
+    }
+  }, 60_000);
 });
