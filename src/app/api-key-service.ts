@@ -128,12 +128,13 @@ export async function getLiveApiKey(db: Db, organisationId: string, id: string):
  * key is as unknown as a missing one. The operator's CLI passes none.
  */
 export async function revokeApiKey(db: Db, id: string, now: number, organisationId?: string): Promise<void> {
-  const existing = await keys.findApiKeyById(db, id);
+  // A UUID in any case, as a message's id is taken (ids are stored in lower case).
+  const existing = await keys.findApiKeyById(db, id.trim().toLowerCase());
   if (!existing || (organisationId !== undefined && existing.organisation_id !== organisationId)) {
     throw new AppError('not_found', `No API key has the id "${id}".`, 'id');
   }
   if (existing.revoked_at !== null) return;
-  await keys.revokeApiKey(db, id, now);
+  await keys.revokeApiKey(db, existing.id, now);
 }
 
 /**

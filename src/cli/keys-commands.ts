@@ -91,6 +91,6 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
     .argument('<id>', 'key id (from keys list)')
     .action(async (id: string) => {
       await withDb((db, clock) => revokeApiKey(db, id, clock.nowMs()));
-      out(`Revoked key ${id}.`);
+      out(`Revoked key ${id.trim().toLowerCase()}.`);
     });
 }

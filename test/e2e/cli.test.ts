@@ -207,6 +207,24 @@ describe('booking (the operator command)', () => {
     );
   });
 
+  // As `messages done`, `webhooks delete` and `calendars revoke` take them: an id is a UUID, whatever
+  // the case it was copied in (a spreadsheet, a ticket that capitalised it).
+  it('revokes a key by its id in capitals or with spaces around it', () => {
+    runCli(['import', 'db/demo-catalogue.json'], fresh.env);
+    const created = runCli(
+      ['keys', 'create', '--org', 'northside-hair', '--label', 'Till', '--scope', 'read', '--json'],
+      fresh.env,
+    );
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const revoked = runCli(['keys', 'revoke', ` ${id.toUpperCase()} `], fresh.env);
+    expect(revoked.stderr).toBe('');
+    expect(revoked).toMatchObject({ status: 0, stdout: `Revoked key ${id}.\n` });
+    const listed = runCli(['keys', 'list', '--org', 'northside-hair', '--json'], fresh.env);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ id, revoked_at: expect.stringMatching(/Z$/) }),
+    ]);
+  });
+
   it('refuses bad key options and unknown organisations', () => {
     runCli(['import', 'db/demo-catalogue.json'], fresh.env);
     const badScope = runCli(
