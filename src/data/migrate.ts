@@ -32,12 +32,24 @@ export async function pendingMigrations(db: Db): Promise<string[] | null> {
   return Object.keys(migrations).filter((name) => !applied.has(name));
 }
 
-/** The migrations the database has applied; null when it has no migrations table at all. */
+/**
+ * The migrations the database has applied; null when it has no migrations table at all. Any other
+ * failure (a server down, a password refused) is thrown as itself, not taken for a missing table.
+ */
 async function appliedMigrations(db: Db): Promise<Set<string> | null> {
   return sql<{ name: string }>`SELECT name FROM kysely_migration`
     .execute(db)
     .then((result) => new Set(result.rows.map((row) => row.name)))
-    .catch(() => null);
+    .catch((error: unknown) => {
+      if (isMissingTable(error)) return null;
+      throw error;
+    });
+}
+
+/** SQLite's "no such table", or PostgreSQL's undefined_table (SQLSTATE 42P01). */
+function isMissingTable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '42P01' || (typeof message === 'string' && message.startsWith('no such table'));
 }
 
 /**

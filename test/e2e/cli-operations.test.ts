@@ -306,6 +306,30 @@ describe('booking check', () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  // Any failure to read the migrations table was taken for its absence: a server down, a wrong password
+  // or database name were all said as "not a booking database", as if the data were gone.
+  it.skipIf(onPostgres)(
+    'says why it cannot reach a database, keeping "not a booking database" for one without its tables',
+    async () => {
+      const [down, stranger] = await Promise.all([
+        runCliAsync(['check'], { DATABASE_URL: 'postgres://booking@127.0.0.1:9/booking' }),
+        (async () => {
+          const other = path.join(dir, 'other.sqlite');
+          const handle = new SqliteDatabase(other);
+          handle.exec('CREATE TABLE notes (body TEXT)');
+          handle.close();
+          return runCliAsync(['check'], { DATABASE_URL: `sqlite:${other}` });
+        })(),
+      ]);
+      expect(down.status).toBe(1);
+      expect(down.stderr).toBe('error: connect ECONNREFUSED 127.0.0.1:9\n');
+      expect(stranger.status).toBe(1);
+      expect(stranger.stderr).toBe(
+        `error: SQLite ${path.join(dir, 'other.sqlite')} is not a booking database.\n`,
+      );
+    },
+  );
+
   it('into a reader that stops at once (`| head -1`): no stack trace, and the status of the check', async () => {
     await createBookingDatabase(withTwoBookings());
     const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'check'], {
