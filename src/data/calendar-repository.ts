@@ -32,7 +32,10 @@ export async function insertFeedOnce(db: Db, row: FeedRow): Promise<boolean> {
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-/** The feed whose token has this hash, with what its answer needs of the staff member. */
+/**
+ * The feed whose token has this hash, with what its answer needs of the staff member; none while the
+ * staff member is inactive (the feed is kept, and serves again once they are active).
+ */
 export async function findFeedByHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('staff_calendar_feeds')
@@ -54,6 +57,7 @@ export async function findFeedByHash(db: Db, tokenHash: string) {
       'organisations.catalogue_version',
     ])
     .where('staff_calendar_feeds.token_hash', '=', tokenHash)
+    .where('staff.active', '=', 1)
     .executeTakeFirst();
 }
 
@@ -222,14 +226,23 @@ export async function listBusyCalendars(db: Db, organisationId: string) {
     .execute();
 }
 
-/** Up to `limit` calendars due for a fetch at `now`, the longest overdue first. */
+/**
+ * Up to `limit` calendars due for a fetch at `now`, the longest overdue first. Those of an inactive
+ * staff member are left (due, so fetched at once when they are active again).
+ */
 export async function dueBusyCalendars(db: Db, now: number, limit: number): Promise<BusyCalendarRow[]> {
   return db
     .selectFrom('staff_busy_calendars')
-    .selectAll()
-    .where('next_fetch_at', '<=', now)
-    .orderBy('next_fetch_at')
-    .orderBy('id')
+    .innerJoin('staff', (j) =>
+      j
+        .onRef('staff.id', '=', 'staff_busy_calendars.staff_id')
+        .onRef('staff.organisation_id', '=', 'staff_busy_calendars.organisation_id'),
+    )
+    .selectAll('staff_busy_calendars')
+    .where('staff_busy_calendars.next_fetch_at', '<=', now)
+    .where('staff.active', '=', 1)
+    .orderBy('staff_busy_calendars.next_fetch_at')
+    .orderBy('staff_busy_calendars.id')
     .limit(literalLimit(limit))
     .execute();
 }

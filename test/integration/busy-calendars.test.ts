@@ -301,6 +301,25 @@ describe('busy calendars', () => {
       '2026-12-14T14:00:00.000Z',
     ]);
   });
+  it('a staff member made inactive has their calendars left unfetched until they are back', async () => {
+    const away = smallCatalogue();
+    const [ana] = away.staff as Record<string, unknown>[];
+    ana!.busy_calendars = [server.url('/adelaide.ics')];
+    ana!.active = false;
+    await importCatalogue(t.database.db, away, t.clock.nowMs());
+    const before = server.requests.length;
+    t.clock.advance({ milliseconds: REFRESH_MS });
+    await refresh();
+    expect(server.requests.slice(before).map((r) => r.path)).not.toContain('/adelaide.ics');
+    // Back in the file as active: fetched at the next refresh, its copy read whole again.
+    const back = smallCatalogue();
+    (back.staff[0] as Record<string, unknown>).busy_calendars = [server.url('/adelaide.ics')];
+    await importCatalogue(t.database.db, back, t.clock.nowMs());
+    await refresh();
+    expect(server.requests.slice(before).filter((r) => r.path === '/adelaide.ics')).toEqual([
+      { path: '/adelaide.ics', ifNoneMatch: undefined, ifModifiedSince: undefined },
+    ]);
+  });
 });
 
 describe('busy_calendars in the catalogue', () => {

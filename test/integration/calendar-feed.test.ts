@@ -1,7 +1,9 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFeed, revokeCalendarFeed } from '../../src/app/calendars/feeds.ts';
+import { createFeed, listCalendarFeeds, revokeCalendarFeed } from '../../src/app/calendars/feeds.ts';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -153,5 +155,32 @@ describe('GET /ical/{token}.ics', () => {
     const revoked = await feed();
     expect(revoked.statusCode).toBe(404);
     expect(revoked.body).toBe(unknown.body);
+  });
+});
+
+describe('the feed of a staff member made inactive', () => {
+  it('answers the 404 of a revoked address while they are inactive, and again once they are back', async () => {
+    const made = await createFeed(t.database.db, ids.organisation, 'ana', t.clock.nowMs());
+    const get = (method: 'GET' | 'HEAD' = 'GET') => t.app.inject({ method, url: `/ical/${made.token}.ics` });
+    expect((await get()).statusCode).toBe(200);
+    const unknown = await t.app.inject({ method: 'GET', url: `/ical/${'A'.repeat(43)}.ics` });
+    const away = smallCatalogue();
+    (away.staff[0] as Record<string, unknown>).active = false;
+    await importCatalogue(t.database.db, away, t.clock.nowMs());
+    const inactive = await get();
+    expect(inactive.statusCode).toBe(404);
+    expect(inactive.body).toBe(unknown.body);
+    expect((await get('HEAD')).statusCode).toBe(404);
+    // Cy is inactive from the start: a feed made for them is not served either.
+    const cy = await createFeed(t.database.db, ids.organisation, 'cy', t.clock.nowMs());
+    expect((await t.app.inject({ method: 'GET', url: `/ical/${cy.token}.ics` })).statusCode).toBe(404);
+    // The feed is not revoked: the staff member active again, their address serves again.
+    const listed = await listCalendarFeeds(t.database.db, ids.organisation, ids.staff.ana);
+    expect(listed.find((f) => f.id === made.feed.id)?.revokedAt).toBeNull();
+    await importCatalogue(t.database.db, smallCatalogue(), t.clock.nowMs());
+    const back = await get();
+    expect(back.statusCode).toBe(200);
+    expect(back.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    expect((await get('HEAD')).statusCode).toBe(200);
   });
 });

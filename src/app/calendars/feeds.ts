@@ -182,8 +182,10 @@ export async function busyCalendarStatuses(db: Db, organisationId: string): Prom
 }
 
 /**
- * The feed of a token as iCalendar text, or null when the token names no live feed (the caller
- * answers 404 either way, so that an unknown and a revoked address cannot be told apart).
+ * The feed of a token as iCalendar text, or null when the token names no live feed, or the feed of a
+ * staff member who is inactive (the caller answers 404 either way, so that an unknown, a revoked and
+ * a suspended address cannot be told apart; the feed is not revoked, and serves again once they are
+ * active).
  */
 export async function renderFeed(
   db: Db,
