@@ -101,34 +101,50 @@ export function readBusyCalendar(
 }
 
 function readBusyTimes(text: string, window: Interval, fallbackZone: string, passMs: number): BusyRead {
-  let root: ICAL.Component;
+  let calendars: ICAL.Component[];
   try {
     // A UTF-8 byte-order mark before BEGIN:VCALENDAR (Windows tools and some publishers write one;
     // Buffer's UTF-8 decoding keeps it) is no part of the calendar: ical.js would refuse the file.
-    root = new ICAL.Component(ICAL.parse(text.replace(/^\uFEFF/, '')) as unknown[]);
+    const parsed = ICAL.parse(text.replace(/^\uFEFF/, '')) as unknown[];
+    // A file may hold several VCALENDARs one after the other (RFC 5545 3.4): ical.js gives one as it
+    // is, several as a list. All are read, under the one set of bounds of the file.
+    const objects = typeof parsed[0] === 'string' ? [parsed] : parsed;
+    calendars = objects.map((jcal) => new ICAL.Component(jcal as unknown[]));
   } catch (error) {
     throw new BusyCalendarError(`not an iCalendar file (${(error as Error).message.slice(0, 200)})`);
   }
-  if (root.name !== 'vcalendar') throw new BusyCalendarError('not an iCalendar file (no VCALENDAR)');
-  try {
-    startZonesNear(root, window);
-  } catch {
-    // A definition that cannot be read: left as it is (read, or not, as before).
+  if (calendars.length === 0 || calendars.some((calendar) => calendar.name !== 'vcalendar')) {
+    throw new BusyCalendarError('not an iCalendar file (no VCALENDAR)');
   }
-  const zones = new Map<string, ICAL.Timezone>();
-  for (const vtimezone of root.getAllSubcomponents('vtimezone')) {
+  // A TZID names a VTIMEZONE of its own VCALENDAR (as ical.js reads it too): a reader for each.
+  const readers = new Map<ICAL.Component, InstantReader>();
+  for (const calendar of calendars) {
     try {
-      const zone = new ICAL.Timezone(vtimezone);
-      if (zone.tzid) zones.set(zone.tzid, zone);
+      startZonesNear(calendar, window);
     } catch {
-      // A broken definition: its TZID is then read as an IANA name, or in the fallback zone.
+      // A definition that cannot be read: left as it is (read, or not, as before).
     }
+    const zones = new Map<string, ICAL.Timezone>();
+    for (const vtimezone of calendar.getAllSubcomponents('vtimezone')) {
+      try {
+        const zone = new ICAL.Timezone(vtimezone);
+        if (zone.tzid) zones.set(zone.tzid, zone);
+      } catch {
+        // A broken definition: its TZID is then read as an IANA name, or in the fallback zone.
+      }
+    }
+    readers.set(calendar, new InstantReader(zones, fallbackZone));
   }
-  const reader = new InstantReader(zones, fallbackZone);
+  const readerOf = (component: ICAL.Component): InstantReader => {
+    let calendar = component;
+    while (calendar.parent) calendar = calendar.parent;
+    return readers.get(calendar)!;
+  };
   const busy: Interval[] = [];
   let steps = 0;
   const add = (item: ICAL.Event, start: ICAL.Time, end: ICAL.Time) => {
     if (!blocks(item)) return;
+    const reader = readerOf(item.component);
     const from = reader.instant(start, zoneOf(item, 'dtstart'));
     let until = reader.instant(end, zoneOf(item, 'dtend') ?? zoneOf(item, 'dtstart'));
     if (!(until > from)) {
@@ -155,14 +171,16 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
   try {
     // (Most files have no RDATE: they are not walked for one.)
     if (/^RDATE[;:]/im.test(text)) {
-      periodsAsOverrides(root);
-      keepFirstOccurrence(root);
+      for (const calendar of calendars) {
+        periodsAsOverrides(calendar);
+        keepFirstOccurrence(calendar);
+      }
     }
   } catch (error) {
     throw unreadable(error);
   }
-  const events = root.getAllSubcomponents('vevent');
-  alignUtcExceptions(events, zones);
+  const events = calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent'));
+  alignUtcExceptions(events, (component, tzid) => readerOf(component).defines(tzid));
   const masters = new Set(
     events.filter((e) => !e.hasProperty('recurrence-id')).map((e) => String(e.getFirstPropertyValue('uid'))),
   );
@@ -422,13 +440,16 @@ function keepFirstOccurrence(root: ICAL.Component): void {
  * match none of its occurrences, leaving an excluded one busy and a moved one at its old time. Such
  * values are rewritten as the series' wall time in that zone, which ical.js then matches.
  */
-function alignUtcExceptions(events: ICAL.Component[], zones: Map<string, ICAL.Timezone>): void {
+function alignUtcExceptions(
+  events: ICAL.Component[],
+  defines: (component: ICAL.Component, tzid: string) => boolean,
+): void {
   const seriesZone = new Map<string, string>();
   for (const component of events) {
     if (component.hasProperty('recurrence-id')) continue;
     const dtstart = component.getFirstProperty('dtstart');
     const tzid = dtstart?.getParameter('tzid');
-    if (typeof tzid !== 'string' || zones.has(tzid) || !isIanaZone(tzid)) continue;
+    if (typeof tzid !== 'string' || defines(component, tzid) || !isIanaZone(tzid)) continue;
     if (dtstart?.type !== 'date-time') continue;
     seriesZone.set(String(component.getFirstPropertyValue('uid')), tzid);
     for (const exdate of component.getAllProperties('exdate')) toWallTime(exdate, tzid);
@@ -647,6 +668,11 @@ class InstantReader {
   constructor(zones: Map<string, ICAL.Timezone>, fallback: string) {
     this.#zones = zones;
     this.#fallback = fallback;
+  }
+
+  /** Whether the calendar defines this TZID (a VTIMEZONE of its own). */
+  defines(tzid: string): boolean {
+    return this.#zones.has(tzid);
   }
 
   /** Epoch milliseconds of a time as the file means it. */
