@@ -61,6 +61,8 @@ export interface SeriesNote {
 
 /** The note a pending message's body carries until it is written (seriesNoteBody), or null. */
 export function seriesNoteOf(body: string | null): SeriesNote | null {
+  // Most messages carry none: no parse (and no exception) for them on the worker's path.
+  if (body === null || !body.startsWith('{"series"')) return null;
   try {
     const { series } = JSON.parse(body ?? '') as { series?: Partial<SeriesNote> };
     if (!series || !Number.isInteger(series.following) || series.following! < 1) return null;
