@@ -160,7 +160,6 @@ export async function rescheduleOrPreview(
   };
 }
 
-/** A reschedule inside the caller's write transaction (a series' "this and the following"). */
 /**
  * How a change of one visit of a series is told (series-changes.ts): the visit it was asked of says
  * what became of the later visits it took along (`series`); each of those is `quiet`, telling nothing
@@ -172,6 +171,7 @@ export interface Telling {
   quiet?: boolean | undefined;
 }
 
+/** A reschedule inside the caller's write transaction (a series' "this and the following"). */
 export async function rescheduleInTransaction(
   trx: Db,
   changer: Changer,

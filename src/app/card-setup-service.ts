@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { findBookingById, findBookingsOfSeries, updateBooking } from '../data/booking-repository.ts';
+import {
+  findBookingById,
+  findBookingsOfSeries,
+  findSeriesRule,
+  updateBooking,
+} from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking } from '../domain/booking/booking.ts';
 import { effectiveStatus, isLive } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
+import type { SeriesNote } from '../domain/outbox.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { getBooking } from './booking-service.ts';
@@ -197,15 +203,58 @@ export async function completeCardSetup(
     .where('organisation_id', '=', setup.organisation_id)
     .where('id', '=', setup.id)
     .execute();
-  const settled = await settleRequirement(
+  const teller = await seriesConfirmation(trx, setup, now);
+  const telling = (bookingId: string) =>
+    teller === undefined
+      ? {}
+      : {
+          silent: bookingId !== teller.bookingId,
+          series: bookingId === teller.bookingId ? teller.note : undefined,
+        };
+  await settleRequirement(
     trx,
     { organisationId: setup.organisation_id, bookingId: setup.booking_id },
     'protection_setup',
     cardSavedChanges(now),
     now,
     actor,
+    telling(setup.booking_id),
   );
-  await saveCardForSeries(trx, setup, saved, settled === 'confirmed', now, actor);
+  await saveCardForSeries(trx, setup, saved, telling, now, actor);
+}
+
+/** The visits of a series one card confirms: held for the same client, the card their last step. */
+function confirmedByTheCard(visit: Booking, clientId: string, now: number): boolean {
+  return (
+    visit.clientId === clientId &&
+    visit.pendingRequirements.length === 1 &&
+    visit.pendingRequirements[0] === 'protection_setup' &&
+    effectiveStatus(visit, now) === 'pending_confirmation'
+  );
+}
+
+/**
+ * Which visit tells the customer that the card confirmed their series, and what it says: the earliest
+ * visit the card confirms, naming the others ("Also booked: the 2 visits after it, …"); undefined for
+ * a booking of no series (it tells its own confirmation, as any booking does).
+ */
+async function seriesConfirmation(
+  trx: Db,
+  setup: CardSetupRow,
+  now: number,
+): Promise<{ bookingId: string; note: SeriesNote } | undefined> {
+  const booking = await findBookingById(trx, setup.organisation_id, setup.booking_id);
+  if (!booking?.seriesId) return undefined;
+  const confirmed = (await findBookingsOfSeries(trx, setup.organisation_id, booking.seriesId)).filter(
+    (visit) => confirmedByTheCard(visit, booking.clientId, now),
+  );
+  const [first, ...rest] = confirmed;
+  if (!first) return undefined;
+  const rule = await findSeriesRule(trx, setup.organisation_id, booking.seriesId);
+  return {
+    bookingId: first.id,
+    note: { following: rest.length, everyWeeks: rule?.everyWeeks, lastStartsAt: rest.at(-1)?.startsAt },
+  };
 }
 
 /**
@@ -213,21 +262,20 @@ export async function completeCardSetup(
  * minutes: the card saved on one visit is saved (a succeeded card_setups row of its own, which fees
  * are charged to) on every other visit of the series held for the same client and still waiting for
  * it, whose step is settled: confirmed when it was the last, with its reminder and webhook event, but
- * one confirmation message for the series (the first visit confirmed sends it); a visit with a step
- * left (a deposit) gets its page's link, as contact-proof.ts proveLaterVisits does.
+ * one confirmation message for the series (`telling`: seriesConfirmation's); a visit with a step left
+ * (a deposit) gets its page's link, as contact-proof.ts proveLaterVisits does.
  */
 async function saveCardForSeries(
   trx: Db,
   setup: CardSetupRow,
   saved: { customerRef: string; paymentMethodRef: string },
-  confirmationSent: boolean,
+  telling: (bookingId: string) => { silent?: boolean; series?: SeriesNote | undefined },
   now: number,
   actor: string,
 ): Promise<void> {
   const organisationId = setup.organisation_id;
   const booking = await findBookingById(trx, organisationId, setup.booking_id);
   if (!booking?.seriesId) return;
-  let announced = confirmationSent;
   for (const visit of await findBookingsOfSeries(trx, organisationId, booking.seriesId)) {
     if (visit.id === booking.id || visit.clientId !== booking.clientId) continue;
     if (!visit.pendingRequirements.includes('protection_setup')) continue;
@@ -256,11 +304,8 @@ async function saveCardForSeries(
       cardSavedChanges(now),
       now,
       actor,
-      {
-        silent: announced,
-      },
+      telling(visit.id),
     );
-    if (settled === 'confirmed') announced = true;
     // A step left (a deposit): the visit's own page link, for what it still needs.
     if (settled === 'outstanding') {
       await announceChange(

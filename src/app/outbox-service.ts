@@ -18,6 +18,7 @@ import {
   reminderDueAt,
   type SeriesNote,
   seriesNoteBody,
+  seriesNoteOf,
 } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
@@ -156,6 +157,12 @@ export async function announceChange(
   const kind: OutboxKind = offer && change.kind === 'rescheduled' ? 'booking_page_link' : change.kind;
   const kinds =
     change.drop === 'all' ? undefined : kind === change.kind ? change.drop : [...change.drop, kind];
+  // A series note of this kind not sent yet goes on with the message that replaces it (the visit that
+  // told a move of the series moved again alone before the worker sent it): the later visits' move
+  // is still to be told.
+  const series =
+    change.series ??
+    (change.silent ? undefined : await pendingSeriesNote(trx, organisationId, bookingId, kind, now));
   await dropPendingMessages(trx, organisationId, bookingId, now, kinds);
   // A public booking whose contact nobody has proven sends nothing but its code (contact-proof.ts):
   // that contact may be anybody's.
@@ -177,10 +184,32 @@ export async function announceChange(
       kind,
       reminder: remind ? { startsAt: row.starts_at, hoursBefore: row.reminder_hours_before } : undefined,
       silent: change.silent === true,
-      series: change.series,
+      series,
     },
     now,
   );
+}
+
+/** The series note of the booking's pending message of this kind, if one carries it. */
+async function pendingSeriesNote(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  kind: OutboxKind,
+  now: number,
+): Promise<SeriesNote | undefined> {
+  const row = await trx
+    .selectFrom('outbox')
+    .select('body')
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('status', '=', 'pending')
+    .where('kind', '=', kind)
+    .where('body', 'like', '{"series"%')
+    // One a worker is sending right now stays (dropPendingMessages): it tells the note itself.
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .executeTakeFirst();
+  return seriesNoteOf(row?.body ?? null) ?? undefined;
 }
 
 /** The organisation's messages for the operator (`booking outbox list`), oldest first. */

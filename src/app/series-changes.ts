@@ -143,6 +143,15 @@ async function rescheduleFollowing(
   // own way, whatever its interval and the move.
   const steps = [booking, ...later].map(step);
   const order = change.startsAt > booking.startsAt ? [...steps].reverse() : steps;
+  // One message tells the move: the first visit (in time) that moves, naming the others that move
+  // with it. A visit asked to stay where it is (lining the rest up with it) moves nothing and tells nothing.
+  const moving = steps.filter(
+    ({ occurrence, target }) =>
+      target.startsAt !== occurrence.startsAt ||
+      (change.staffId !== undefined && change.staffId !== occurrence.staffId),
+  );
+  const teller = moving[0]?.occurrence;
+  const note = { following: moving.length - 1, movedTo: change.startsAt };
   const clashes: SeriesClash[] = [];
   const moved = new Map<string, RescheduleResult>();
   let refusalOfAsked: { error: unknown; reason: string } | undefined;
@@ -167,8 +176,7 @@ async function rescheduleFollowing(
       continue;
     }
     try {
-      // One message tells the move: the visit asked about's, naming the later visits moved with it.
-      const telling = occurrence === booking ? { series: { following: later.length } } : { quiet: true };
+      const telling = occurrence === teller ? { series: note } : { quiet: true };
       const result = await rescheduleInTransaction(
         trx,
         changer,

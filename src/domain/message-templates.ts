@@ -424,7 +424,8 @@ function seriesSentence(facts: MessageFacts, words: Wording, sms: boolean): stri
   };
   if (facts.kind === 'cancelled') return fill(said(words.seriesCancelled), { n });
   if (facts.kind === 'rescheduled') {
-    return fill(said(words.seriesMoved), { n, time: shown(facts.startsAt, 'time') });
+    // The time of day of the move itself: the visit telling it may have moved alone since.
+    return fill(said(words.seriesMoved), { n, time: shown(note.movedTo ?? facts.startsAt, 'time') });
   }
   const { everyWeeks, lastStartsAt } = note;
   if (facts.kind !== 'confirmed' || everyWeeks === undefined || lastStartsAt === undefined) return null;

@@ -57,6 +57,8 @@ export interface SeriesNote {
   /** A new series' confirmation: its interval, and the start of its last visit. */
   everyWeeks?: number | undefined;
   lastStartsAt?: number | undefined;
+  /** A move: the new start of the visit it was asked of, whose time of day every visit moved to. */
+  movedTo?: number | undefined;
 }
 
 /** The note a pending message's body carries until it is written (seriesNoteBody), or null. */
@@ -64,12 +66,14 @@ export function seriesNoteOf(body: string | null): SeriesNote | null {
   // Most messages carry none: no parse (and no exception) for them on the worker's path.
   if (body === null || !body.startsWith('{"series"')) return null;
   try {
-    const { series } = JSON.parse(body ?? '') as { series?: Partial<SeriesNote> };
+    const { series } = JSON.parse(body) as { series?: Partial<SeriesNote> };
     if (!series || !Number.isInteger(series.following) || series.following! < 1) return null;
-    const { everyWeeks, lastStartsAt } = series;
-    return Number.isInteger(everyWeeks) && Number.isFinite(lastStartsAt)
-      ? { following: series.following!, everyWeeks, lastStartsAt }
-      : { following: series.following! };
+    const { everyWeeks, lastStartsAt, movedTo } = series;
+    return {
+      following: series.following!,
+      ...(Number.isInteger(everyWeeks) && Number.isFinite(lastStartsAt) && { everyWeeks, lastStartsAt }),
+      ...(Number.isFinite(movedTo) && { movedTo }),
+    };
   } catch {
     return null;
   }

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { type CatalogueIds, catalogueIds, countBookings, postBooking } from '../helpers/booking-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { deliver } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -310,10 +311,18 @@ describe('POST /v1/bookings/protected-holds with repeat: one card for the series
       expect(messages.filter((m) => m.kind === 'reminder')).toHaveLength(2);
       expect(messages.filter((m) => m.kind === 'booking_page_link' && m.status === 'pending')).toEqual([]);
     }
+    // The first visit's, though the card was saved on the second's page, naming the two after it.
     expect(confirmations.map((m) => `${m.reference}:${m.channel}`).sort()).toEqual([
-      `${visits[1]!.reference}:email`,
-      `${visits[1]!.reference}:sms`,
+      `${visits[0]!.reference}:email`,
+      `${visits[0]!.reference}:sms`,
     ]);
+    await deliver(t);
+    const sms = (await messagesOf(visits[0]!.reference)).find(
+      (m) => m.kind === 'confirmed' && m.channel === 'sms',
+    );
+    expect(JSON.parse(sms!.body!).text).toContain(
+      'Also booked: the 2 visits after it, every week, the last on',
+    );
     // Past the hold's 15 minutes, nothing lapses.
     t.clock.advance({ minutes: 15 });
     for (const visit of visits) {

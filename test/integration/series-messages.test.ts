@@ -179,6 +179,54 @@ describe('the messages of a series', () => {
     ]);
   });
 
+  it('tells a move of "this and the following" by the first visit that moves, when the one asked about stays', async () => {
+    t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
+    const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
+    const alone = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[1]}`,
+      payload: { starts_at: '2027-03-23T11:00:00Z' },
+    });
+    expect(alone.statusCode, alone.body).toBe(200);
+    await deliver(t);
+    // The first visit "moved" to where it is: only the second moves, back in line at 10:00.
+    const lined = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-16T10:00:00Z', scope: 'following' },
+    });
+    expect(lined.statusCode, lined.body).toBe(200);
+    await deliver(t);
+    const moves = (await outbox()).filter((m) => m.kind === 'rescheduled' && m.channel === 'sms');
+    expect(moves.map((m) => m.reference)).toEqual([refs[1], refs[1]]);
+    const last = JSON.parse(moves[1]!.body!).text as string;
+    expect(last).toContain('Moved: Cut with Ana is now on Tuesday 23 March at 10:00 GMT, at Soho.');
+    expect(last).not.toContain('after it');
+  });
+
+  it('still tells the move of the later visits when the visit telling it moves again alone before it is sent', async () => {
+    t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
+    const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
+    await deliver(t);
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-22T11:00:00Z', scope: 'following' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    // Not delivered yet: the first visit moves again, alone.
+    const again = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${refs[0]}`,
+      payload: { starts_at: '2027-03-22T14:00:00Z' },
+    });
+    expect(again.statusCode, again.body).toBe(200);
+    const told = await said('rescheduled');
+    expect(told.map((c) => c.reference)).toEqual([refs[0]]);
+    expect(told[0]!.sms).toContain('is now on Monday 22 March at 14:00 GMT');
+    expect(told[0]!.sms).toContain('The 2 visits after it moved with it, each to 11:00.');
+  });
+
   it('tells a move of one visit of a series as a move of that visit alone', async () => {
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
     const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });

@@ -188,7 +188,7 @@ function seriesScopeField(laterVisits: readonly number[], f: Formats, what: stri
   if (laterVisits.length === 0) return '';
   const count = laterVisits.length === 1 ? 'the later visit' : `the ${laterVisits.length} later visits`;
   const dates = laterVisits.map((at) => f.when(at)).join('; ');
-  return `<fieldset><legend>A visit of a series</legend>
+  return `<fieldset><legend>Which visits?</legend>
 <label><input type="radio" name="scope" value="one" checked> This visit only</label>
 <label><input type="radio" name="scope" value="following"> This visit and ${count} (${dates}), ${esc(what)}</label>
 </fieldset>
