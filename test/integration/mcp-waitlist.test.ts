@@ -48,7 +48,7 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
       });
       expect(joined).toMatchObject({ ok: true });
       expect(joined.spoken).toBe(
-        "You're on the waitlist for tomorrow, Tuesday 24 November. If a time frees up, it's held for you and we'll send you a link to book it.",
+        "You're on the waitlist with Ana for tomorrow, Tuesday 24 November, in the afternoon. If a time frees up, it's held for you and we'll send you a link to book it.",
       );
       const ids = await catalogueIds(t.database.db);
       const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
@@ -301,6 +301,10 @@ describe('join_waitlist with a part of the day said in its dates', () => {
       expect(joined).toMatchObject({ ok: true });
       const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
       expect(entry.times).toEqual(['afternoon']);
+      // Said back as asked: the stylist and the part of the day, not just the day.
+      expect(joined.spoken).toMatch(
+        /^You're on the waitlist with Ana for tomorrow, Tuesday 24 November, in the afternoon\. /,
+      );
       // A morning that frees is not what Ada asked for.
       await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('09')}/cancel` });
       expect(await waitlistPass(t)).toBe(0);
@@ -316,6 +320,22 @@ describe('join_waitlist with a part of the day said in its dates', () => {
       const spanEntry = (await t.request({ method: 'GET', url: `/v1/waitlist/${span.entry_id}` })).json()
         .data;
       expect(spanEntry.times).toBeNull();
+      expect(span.spoken).toMatch(
+        /^You're on the waitlist from tomorrow, Tuesday 24 November to Wednesday 25 November\. /,
+      );
+
+      // Parts of the day given are said in the day's order, whatever order they came in.
+      const parts = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: ['cut', 'colour'],
+        client_id: entry.client_id,
+        from_date: 'wednesday',
+        to_date: 'friday',
+        times: ['evening', 'morning'],
+      });
+      expect(parts.spoken).toMatch(
+        /^You're on the waitlist from Wednesday 25 November to Friday 27 November, in the morning or evening\. /,
+      );
     } finally {
       await mcp.close();
     }
@@ -338,6 +358,8 @@ describe('a caller with no stylist in mind', () => {
       expect(joined).toMatchObject({ ok: true });
       const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
       expect(entry.staff_id).toBeNull();
+      // No stylist was named, so none is said.
+      expect(joined.spoken).toMatch(/^You're on the waitlist for tomorrow, Tuesday 24 November\. /);
       const slots = await mcp.call('find_slots', {
         location: 'soho',
         services: 'cut',

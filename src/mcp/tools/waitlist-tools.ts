@@ -65,6 +65,7 @@ export const joinWaitlistTool = defineTool({
     const fromFirstDay = asRead < from && !OF_TODAY.test(args.to_date.toLowerCase());
     const to = fromFirstDay ? read('to_date', instantOfWallTime(place.zone, from, 12 * 60) ?? now)() : asRead;
     const clientId = await clientForBooking(api, args, place.location.country);
+    const times = args.times ? { times: args.times } : timesSaidInDates(from, to, partsSaid);
     const entry = await api
       .joinWaitlist({
         location_slug: place.location.slug,
@@ -73,7 +74,7 @@ export const joinWaitlistTool = defineTool({
         from_date: from,
         to_date: to,
         ...(staff && { staff_id: staff.id }),
-        ...(args.times ? { times: args.times } : timesSaidInDates(from, to, partsSaid)),
+        ...times,
       })
       .catch((error: unknown) => {
         // The one conflict joining has: an entry for these services is already waiting.
@@ -87,12 +88,24 @@ export const joinWaitlistTool = defineTool({
       first === to
         ? `for ${speakDate(first, place.locale, today)}`
         : `from ${speakDate(first, place.locale, today)} to ${speakDate(to, place.locale, today)}`;
+    // What was asked, said back: the stylist when named, the parts of the day when given.
+    const withStaff = staff ? ` with ${staff.name}` : '';
     return {
       entry_id: entry.id,
-      spoken: `You're on the waitlist ${days}. If a time frees up, it's held for you and we'll send you a link to book it.`,
+      spoken: `You're on the waitlist${withStaff} ${days}${speakTimesOfDay(times.times)}. If a time frees up, it's held for you and we'll send you a link to book it.`,
     };
   },
 });
+
+/** ", in the morning", ", in the morning or evening": the parts of the day waited for ("" for any). */
+function speakTimesOfDay(times: readonly TimeOfDay[] | undefined): string {
+  // In the day's order, whatever order they were given in.
+  const parts = TIMES_OF_DAY.filter((part) => times?.includes(part));
+  if (parts.length === 0) return '';
+  const last = parts[parts.length - 1]!;
+  const listed = parts.length === 1 ? last : `${parts.slice(0, -1).join(', ')} or ${last}`;
+  return `, in the ${listed}`;
+}
 
 /**
  * The part of the day said in the dates, waited for when `times` is not given: an entry for any time
