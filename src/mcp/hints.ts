@@ -307,6 +307,12 @@ export const TOOL_OUTCOMES = {
       'The caller is already on the waitlist for that here and will be sent a link when a time frees up; ' +
       'to change the days or times, offer to take a message for the salon.',
   ),
+  /** join_waitlist for a new caller who gave neither phone nor e-mail: nobody could be sent the offer. */
+  waitlist_contact_needed: outcome(
+    'invalid_request',
+    () =>
+      'I need a phone number or e-mail to tell them when a time frees up; ask the caller for one, then join_waitlist again with it in client.',
+  ),
   /** send_link with nothing to send (the booking no longer live, begun, or nowhere to send it), and why. */
   nothing_to_send: outcome<{ why: string }>(
     'conflict',

@@ -204,6 +204,27 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
     }
   });
 
+  it('asks for a phone number or e-mail for a new caller who gave neither, rather than joining nobody to tell', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      for (const contact of [{}, { phone: ' ', email: '' }]) {
+        const joined = await mcp.call('join_waitlist', {
+          location: 'soho',
+          services: 'cut',
+          client: { first_name: 'Nell', last_name: 'Quiet', ...contact },
+          from_date: 'tuesday',
+          to_date: 'tuesday',
+        });
+        expect(joined).toMatchObject({ ok: false, code: 'invalid_request' });
+        expect(joined.hint).toContain('I need a phone number or e-mail to tell them when a time frees up');
+      }
+      expect((await t.request({ method: 'GET', url: '/v1/waitlist' })).json().data).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('names every bad argument at once', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

@@ -137,6 +137,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   ],
   rate_limited: [{ seconds: 1 }, { seconds: 42 }],
   already_waiting: [{}],
+  waitlist_contact_needed: [{}],
   resends_spent: [
     { times: 3, minutes: 1 },
     { times: 3, minutes: 59 },

@@ -64,6 +64,11 @@ export const joinWaitlistTool = defineTool({
     // way, and words of today ("tomorrow") mean today's: those the wrong way round are still refused.
     const fromFirstDay = asRead < from && !OF_TODAY.test(args.to_date.toLowerCase());
     const to = fromFirstDay ? read('to_date', instantOfWallTime(place.zone, from, 12 * 60) ?? now)() : asRead;
+    // An offer goes by text or e-mail alone: a new caller without either could never hear of one.
+    const { client } = args;
+    if (client && !args.client_id?.trim() && !client.phone?.trim() && !client.email?.trim()) {
+      fail('waitlist_contact_needed', {});
+    }
     const clientId = await clientForBooking(api, args, place.location.country);
     const times = args.times ? { times: args.times } : timesSaidInDates(from, to, partsSaid);
     const entry = await api
