@@ -13,6 +13,7 @@ import {
 } from '../data/availability-repository.ts';
 import type { ClientRow } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
+import type { WaitlistEntryRow } from '../data/waitlist-repository.ts';
 import { closedDaysOf } from '../domain/availability/diagnose-start.ts';
 import { findSlotAt, findSlots, slotsStableUntil } from '../domain/availability/find-slots.ts';
 import type {
@@ -244,6 +245,11 @@ export interface SlotCheck {
    */
   readClient(): ClientRow | undefined;
   /**
+   * After slot() was given `waitingAt` with the client's id: that client's waitlist entries still
+   * waiting at that location, read with the bookings (on PostgreSQL in the same statement); [] otherwise.
+   */
+  readWaiting(): readonly WaitlistEntryRow[];
+  /**
    * After slot(): the pending holds among the bookings it read, lapsed or not. What it read covers
    * the whole block of any slot it gives (the staff member's bookings over the block, or over the
    * search window around the day), so the lapsed holds in that block are among them (lapsedHoldsIn).
@@ -259,6 +265,8 @@ export interface SlotCheck {
 export interface SlotCheckReads {
   turn?: string;
   clientId?: string;
+  /** A location's id: the client's waiting entries there are read too (readWaiting). */
+  waitingAt?: string;
   keyRecord?: DeferredRecordRead;
 }
 
@@ -275,6 +283,7 @@ export async function prepareSlotCheck(
   const offer = await loadOffer(db, organisationId, request, date, 1, startsAt, catalogueVersion);
   const { services, scope } = offer;
   let client: ClientRow | undefined;
+  let waiting: readonly WaitlistEntryRow[] = [];
   if (!scope) {
     const slot = async (trx: Db, { turn, clientId, keyRecord }: SlotCheckReads = {}) => {
       const read = await readAfterTurns(trx, organisationId, { turn, clientId, keyRecord: keyRecord?.ask });
@@ -282,13 +291,13 @@ export async function prepareSlotCheck(
       client = read.client;
       return null;
     };
-    return { services, slot, readHolds: () => [], readClient: () => client };
+    return { services, slot, readHolds: () => [], readClient: () => client, readWaiting: () => [] };
   }
   const catalogue = await loadCalendars(db, organisationId, request, scope, catalogueVersion);
   let holds: readonly ReadHold[] = [];
   return {
     services,
-    slot: async (trx, { turn, clientId, keyRecord } = {}) => {
+    slot: async (trx, { turn, clientId, keyRecord, waitingAt } = {}) => {
       const ids = scope.candidates.map((s) => s.id);
       const read = await busyBookingsAndHoldsOf(
         trx,
@@ -296,15 +305,17 @@ export async function prepareSlotCheck(
         ids,
         scope.bookingsWindow,
         request.excludeBookingId,
-        { turn, clientId, keyRecord: keyRecord?.ask },
+        { turn, clientId, keyRecord: keyRecord?.ask, waitingAt },
       );
       keyRecord?.settle(read.keyRecord);
       holds = read.holds;
       client = read.client;
+      waiting = read.waiting ?? [];
       return findSlotAt(assembleQuery(request, services, scope, catalogue, read.busy, now), startsAt);
     },
     readHolds: () => holds,
     readClient: () => client,
+    readWaiting: () => waiting,
   };
 }
 

@@ -13,6 +13,7 @@ import type { Db } from '../data/database.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
 import { findLocationById } from '../data/location-repository.ts';
 import type { BookingServicesTable, BookingsTable, IdempotencyRecordsTable } from '../data/tables.ts';
+import { endWaitlistEntry } from '../data/waitlist-repository.ts';
 import { bookingsAt } from '../data/write-locks.ts';
 import { SLOT_UNAVAILABLE } from '../domain/availability/start-refusal.ts';
 import { type Booking, type CreatedBooking, NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
@@ -23,7 +24,7 @@ import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import type { SeriesNote } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
-import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
+import { entryFitsBooking, type TimeOfDay, WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage, providerReturnUrl } from './booking-page-token.ts';
@@ -274,10 +275,14 @@ export async function createBooking(
   // location's bookings are decided one at a time (on PostgreSQL; SQLite has one writer already), so
   // the turn is held for as few queries as can be: it is taken by the read of the staff's bookings.
   const { services } = check;
+  const { offer } = heldFor;
   const slot = await check.slot(trx, {
     turn: bookingsAt(location.id),
     clientId: input.clientId,
     keyRecord: options.keyRecord,
+    // The client's waiting entries here, read with the bookings: one this booking fits ends with it. An
+    // offer is the waitlist's own booking, which ends its entry once claimed (offer-outcomes.ts).
+    ...(!offer && { waitingAt: location.id }),
   });
   const client = requireClient(check.readClient());
   if (!slot) {
@@ -289,7 +294,7 @@ export async function createBooking(
   // when one is due), for pending_confirmation_hold_minutes. Otherwise a deposit holds the slot until paid.
   // A public booking whose contact must be proven first holds the slot the same way, proof first.
   const awaitsSeriesProof = checkout.awaitsSeriesProof === true;
-  const { proofFirst, offer } = heldFor;
+  const { proofFirst } = heldFor;
   const steps = [
     ...(proofFirst ? [CONTACT_VERIFICATION] : []),
     ...(offer ? [WAITLIST_CLAIM] : []),
@@ -395,8 +400,28 @@ export async function createBooking(
   const textedCountries = await textedCountriesOf(trx, caller.organisationId, caller.catalogueVersion);
   // The COMMIT goes with the last write when the caller runs nothing after, and the answer's record (if
   // any) goes with the writes: not with a deposit, whose checkout is written after the booking.
+  // A waitlist entry this booking gives what it waits for ends as booked (design.md 9.4), so no offer
+  // follows for a time the client no longer needs; it is written after the booking (the order every
+  // change to both keeps), so the COMMIT cannot go with the booking's writes then.
+  const bookedServiceIds = services.map((s) => s.id);
+  const endedEntries = check.readWaiting().filter((entry) =>
+    entryFitsBooking(
+      {
+        serviceIds: JSON.parse(entry.service_ids) as string[],
+        staffId: entry.staff_id,
+        fromDate: entry.from_date,
+        toDate: entry.to_date,
+        times: entry.times === null ? null : (JSON.parse(entry.times) as TimeOfDay[]),
+      },
+      { serviceIds: bookedServiceIds, staffId: slot.staffId, startsAt: slot.startsAt },
+      location.timezone,
+    ),
+  );
   const commitWithWrites =
-    options.lastStatement === true && options.recordWith !== undefined && !depositMinor;
+    options.lastStatement === true &&
+    options.recordWith !== undefined &&
+    !depositMinor &&
+    endedEntries.length === 0;
   // Which write is last: the booking's, or its booking.created event's. (Asked only then: a caller
   // without a catalogue version would read the subscriptions twice, here and in publishing. The one
   // caller that asks for lastStatement, createBookingIdempotently, has the key's.)
@@ -457,6 +482,9 @@ export async function createBooking(
     ))
   );
   const { reference } = row;
+  for (const entry of endedEntries) {
+    await endWaitlistEntry(trx, caller.organisationId, entry.id, { status: 'booked', bookingId: id }, now);
+  }
 
   let paymentUrl: string | null = null;
   let sessionId: string | null = null;

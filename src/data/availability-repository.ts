@@ -10,6 +10,7 @@ import { type KeyRecordAsk, keyRecordAfterTurn, keyRecordAfterTurnStatement } fr
 import { type PreparedQuery, preparedQuery } from './prepared-query.ts';
 import { offeredServicesByIds } from './service-repository.ts';
 import type { IdempotencyRecordsTable } from './tables.ts';
+import { clientWaitingEntriesAt, type WaitlistEntryRow } from './waitlist-repository.ts';
 import { takeTurn } from './write-locks.ts';
 
 export interface StaffCandidate {
@@ -159,6 +160,11 @@ export interface AfterTurn {
   /** The booking's client, read with the bookings (its row, or undefined when there is none). */
   clientId?: string;
   /**
+   * With clientId: the location (its id) whose waitlist entries of that client still waiting are read
+   * with the bookings too (a booking that fits one ends it: design.md 9.4).
+   */
+  waitingAt?: string;
+  /**
    * An idempotency key's record, read under the key's own turn, taken just before the location's: so
    * a booking with an Idempotency-Key checks its record in the statement that reads its bookings (on
    * PostgreSQL; a round trip fewer), where it would otherwise read it first. A replay then waits for
@@ -170,6 +176,8 @@ export interface AfterTurn {
 /** What busyBookingsAndHoldsOf read besides the bookings, for what AfterTurn asked. */
 export interface ReadAfterTurn {
   client?: ClientRow | undefined;
+  /** The client's waiting entries at waitingAt, when asked. */
+  waiting?: WaitlistEntryRow[];
   keyRecord?: IdempotencyRecordsTable | undefined;
 }
 
@@ -188,12 +196,12 @@ export async function busyBookingsAndHoldsOf(
 ): Promise<{ busy: Map<string, BusyBooking[]>; holds: ReadHold[] } & ReadAfterTurn> {
   const busy = new Map<string, BusyBooking[]>(staffIds.map((id) => [id, []]));
   const holds: ReadHold[] = [];
-  const { turn, clientId, keyRecord } = afterTurn;
+  const { turn, clientId, keyRecord, waitingAt } = afterTurn;
   let bookings: LiveBookingRow[] = [];
   let read: ReadAfterTurn;
   const params = liveBookingsParams(organisationId, staffIds, window, excludeBookingId);
   if (staffIds.length > 0 && turn !== undefined && dialectOf(db) === 'postgres') {
-    ({ bookings, ...read } = await liveBookingsAfterTurn(db, turn, params, clientId, keyRecord));
+    ({ bookings, ...read } = await liveBookingsAfterTurn(db, turn, params, clientId, keyRecord, waitingAt));
   } else {
     read = await readAfterTurns(db, organisationId, afterTurn);
     if (staffIds.length > 0) bookings = await liveBookings(excludeBookingId).rows(db, params);
@@ -213,12 +221,15 @@ export async function busyBookingsAndHoldsOf(
 export async function readAfterTurns(
   db: Db,
   organisationId: string,
-  { turn, clientId, keyRecord }: AfterTurn,
+  { turn, clientId, keyRecord, waitingAt }: AfterTurn,
 ): Promise<ReadAfterTurn> {
   const read: ReadAfterTurn =
     keyRecord === undefined ? {} : { keyRecord: await keyRecordAfterTurn(db, keyRecord) };
   if (turn !== undefined) await takeTurn(db, turn);
   if (clientId !== undefined) read.client = await findClientById(db, organisationId, clientId);
+  if (clientId !== undefined && waitingAt !== undefined) {
+    read.waiting = await clientWaitingEntriesAt(db, organisationId, waitingAt, clientId);
+  }
   return read;
 }
 
@@ -234,6 +245,7 @@ async function liveBookingsAfterTurn(
   params: LiveBookingsParams,
   clientId: string | undefined,
   keyRecord: KeyRecordAsk | undefined,
+  waitingAt: string | undefined,
 ): Promise<{ bookings: LiveBookingRow[] } & ReadAfterTurn> {
   const { organisationId, staffIds, windowEnd, windowStart, startsAfter, excludeBookingId } = params;
   const live = sql`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...LIVE_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`;
@@ -244,29 +256,47 @@ async function liveBookingsAfterTurn(
   // The branches of a UNION ALL run in their order: the key's turn (and its record) first, then the
   // location's turn and its bookings, then the client. The client is no part of what the turns guard:
   // read with the statement's snapshot, as a separate read before the turn was. A round trip fewer
-  // for each (issue 47).
+  // for each (issue 47). The client's waiting entries likewise, each a row (as clientWaitingEntriesAt).
   const none = sql`NULL, NULL, NULL, NULL, NULL, NULL, NULL`;
+  const waiting = clientId !== undefined && waitingAt !== undefined;
   const branches = [
     ...(keyRecord === undefined
       ? []
-      : [sql`SELECT ${none}, NULL::json, row_to_json(r) FROM (${keyRecordAfterTurnStatement(keyRecord)}) r`]),
-    sql`SELECT *, NULL::json, NULL::json FROM (${live}) live`,
+      : [
+          sql`SELECT ${none}, NULL::json, row_to_json(r), NULL::json FROM (${keyRecordAfterTurnStatement(keyRecord)}) r`,
+        ]),
+    sql`SELECT *, NULL::json, NULL::json, NULL::json FROM (${live}) live`,
     ...(clientId === undefined
       ? []
       : [
-          sql`SELECT ${none}, row_to_json(c), NULL::json FROM clients c
+          sql`SELECT ${none}, row_to_json(c), NULL::json, NULL::json FROM clients c
               WHERE c.organisation_id = ${organisationId} AND c.id = ${clientId}`,
         ]),
+    ...(waiting
+      ? [
+          sql`SELECT ${none}, NULL::json, NULL::json, row_to_json(e) FROM waitlist_entries e
+              WHERE e.organisation_id = ${organisationId} AND e.location_id = ${waitingAt}
+              AND e.status = 'waiting' AND e.client_id = ${clientId}`,
+        ]
+      : []),
   ];
   const { rows } = await sql<
-    LiveBookingRow & { client: ClientRow | null; key_record: IdempotencyRecordsTable | null }
-  >`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS read (staff_id, status, starts_at, ends_at, blocked_until, hold_expires_at, id, client, key_record)`.execute(
+    LiveBookingRow & {
+      client: ClientRow | null;
+      key_record: IdempotencyRecordsTable | null;
+      entry: WaitlistEntryRow | null;
+    }
+  >`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS read (staff_id, status, starts_at, ends_at, blocked_until, hold_expires_at, id, client, key_record, entry)`.execute(
     db,
   );
-  const read: { bookings: LiveBookingRow[] } & ReadAfterTurn = { bookings: [] };
-  for (const { client, key_record, ...booking } of rows) {
+  const read: { bookings: LiveBookingRow[] } & ReadAfterTurn = {
+    bookings: [],
+    ...(waiting && { waiting: [] }),
+  };
+  for (const { client, key_record, entry, ...booking } of rows) {
     if (client !== null) read.client = client;
     else if (key_record !== null) read.keyRecord = key_record;
+    else if (entry !== null) read.waiting?.push(entry);
     else read.bookings.push(booking);
   }
   return read;

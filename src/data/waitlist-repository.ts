@@ -71,6 +71,26 @@ export async function waitingEntriesAt(
     .execute();
 }
 
+/**
+ * A client's waiting entries at a location (what a booking of theirs there may end): read by the index
+ * of the location's waiting entries (organisation, location, status), the client's among them.
+ */
+export async function clientWaitingEntriesAt(
+  db: Db,
+  organisationId: string,
+  locationId: string,
+  clientId: string,
+): Promise<WaitlistEntryRow[]> {
+  return db
+    .selectFrom('waitlist_entries')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('location_id', '=', locationId)
+    .where('status', '=', 'waiting')
+    .where('client_id', '=', clientId)
+    .execute();
+}
+
 /** Ends a waiting entry (booked, left, ended); false when it was not waiting any more. */
 export async function endWaitlistEntry(
   db: Db,

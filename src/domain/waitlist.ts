@@ -127,3 +127,25 @@ export function datesRefusal(fromDate: string, toDate: string, today: string): s
     return `An entry waits for at most ${MAX_WAIT_DAYS} days: from_date to to_date spans ${days}.`;
   return null;
 }
+
+/** What of an entry a booking is measured against (entryFitsBooking). */
+export interface EntryWants extends WaitlistWants {
+  serviceIds: readonly string[];
+  /** null: anyone. */
+  staffId: string | null;
+}
+
+/**
+ * Whether a booking gives an entry what it waits for (design.md 9.4, "an entry ends when booked"):
+ * the entry's services, in any order, with its staff member if it named one, starting within its
+ * dates and parts of the day in the location's zone. The location is the caller's to match.
+ */
+export function entryFitsBooking(
+  entry: EntryWants,
+  booking: { serviceIds: readonly string[]; staffId: string; startsAt: number },
+  timezone: string,
+): boolean {
+  if (!sameSet(entry.serviceIds, booking.serviceIds)) return false;
+  if (entry.staffId !== null && entry.staffId !== booking.staffId) return false;
+  return suitsWants(entry, booking.startsAt, timezone);
+}

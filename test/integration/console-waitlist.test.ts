@@ -155,7 +155,14 @@ describe('the waitlist in the console', () => {
     );
     expectNamedControls(listed);
 
-    // Ana's Tuesday afternoon is booked but 14:00, which Jo is offered (first in joining order).
+    // Ana's Tuesday afternoon is booked but 14:00, which Jo is offered (first in joining order); by
+    // another client: a booking of Jo's there would end Jo's entry as booked.
+    const filler = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Fay', last_name: 'Filler', email: 'fay@example.com' },
+    });
+    expect(filler.statusCode, filler.body).toBe(201);
     for (const hour of ['09', '10', '11', '12', '13', '15', '16']) {
       const booked = await t.request({
         method: 'POST',
@@ -164,7 +171,7 @@ describe('the waitlist in the console', () => {
           location_slug: 'soho',
           service_ids: [acme.cut],
           staff_id: acme.ana,
-          client_id: acme.jo,
+          client_id: filler.json().data.id,
           starts_at: `${TUESDAY}T${hour}:00:00Z`,
         },
       });

@@ -439,6 +439,44 @@ describe('the waitlist', () => {
     expect(json(unknown).error).toMatchObject({ code: 'not_found', param: 'location_slug' });
   });
 
+  it('ends an entry as booked once its client books a time that fits it, so no offer follows', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    // Jo waits for a Cut with anyone on Tuesday afternoon.
+    const waiting = await joinWith({
+      client_id: ids.jo,
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times: ['afternoon'],
+    });
+    // A morning is not what the entry waits for, nor is another client's afternoon: it still waits.
+    expect((await bookAna(t, `${TUESDAY}T10:00:00Z`)).statusCode).toBe(201);
+    const bea = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+    });
+    expect((await bookAna(t, `${TUESDAY}T13:00:00Z`, json(bea).data.id)).statusCode).toBe(201);
+    expect(await entry(waiting.id)).toMatchObject({ status: 'waiting' });
+
+    const booked = await bookAna(t, `${TUESDAY}T14:00:00Z`);
+    expect(booked.statusCode, booked.body).toBe(201);
+    const bookingRow = await t.database.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('reference', '=', json(booked).data.reference)
+      .executeTakeFirstOrThrow();
+    expect(await entry(waiting.id)).toMatchObject({
+      status: 'booked',
+      booking_id: bookingRow.id,
+      offer: null,
+    });
+    // Other afternoon times are free, and none is held for Jo, who needs none now.
+    expect((await tuesdayStarts()).some((start) => start.startsWith(`${TUESDAY}T15`))).toBe(true);
+    expect(await pass()).toBe(0);
+    expect(await entry(waiting.id)).toMatchObject({ status: 'booked', offer: null });
+  });
+
   it('counts the days an entry spans alike whatever zone the server runs in', async () => {
     // Chile's clocks go forward at midnight on 6 September 2026: in the server's zone that day has
     // no 00:00, and a day counted from it was 23 hours.
