@@ -9,8 +9,12 @@ import { DayHoursResource } from './location-info.ts';
 
 export const MAX_SERVICE_IDS = 10;
 
-/** A UUID as text, any case (ids are compared in lower case). */
-const UUID_TEXT = '[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}';
+/**
+ * A UUID as text, any case (ids are compared in lower case): the pattern each id is checked against
+ * below (an RFC 4122 version and variant, or the nil and max UUIDs), unanchored, so the document
+ * refuses what the service refuses.
+ */
+const UUID_TEXT = z.regexes.uuid().source.replace(/^\^/, '').replace(/\$$/, '');
 
 export { isCalendarDate };
 

@@ -259,7 +259,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('describes inputs no looser than the service takes them', () => {
+  it('describes inputs no looser than the service takes them', async () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
     const client = ajv.compile(doc.components.schemas.NewClientInput as Json);
@@ -282,6 +282,17 @@ describe('the OpenAPI document', () => {
     const serviceIds = parameter('/v1/locations/{slug}/availability', 'get', 'service_ids');
     expect(serviceIds('0b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e')).toBe(true);
     expect(serviceIds('cut')).toBe(false);
+    // A UUID of no RFC 4122 version or variant, which the service refuses, is refused here too.
+    expect(serviceIds('0b5c1d5e-2f1a-0c3b-9d8e-7f6a5b4c3d2e')).toBe(false);
+    expect(serviceIds('0b5c1d5e-2f1a-4c3b-cd8e-7f6a5b4c3d2e')).toBe(false);
+    expect(serviceIds('0b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e,0b5c1d5e-2f1a-0c3b-9d8e-7f6a5b4c3d2e')).toBe(
+      false,
+    );
+    const versionless = await t.request({
+      method: 'GET',
+      url: '/v1/locations/soho/availability?service_ids=0b5c1d5e-2f1a-0c3b-9d8e-7f6a5b4c3d2e&date=2026-11-24',
+    });
+    expect(versionless.statusCode, versionless.body).toBe(400);
     const phone = parameter('/v1/clients', 'get', 'phone');
     expect(phone('+447911123456')).toBe(true);
     expect(phone('07911123456')).toBe(false);
