@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import {
@@ -296,5 +297,26 @@ describe('the waitlist in the console', () => {
     const anonymous = await t.app.inject({ method: 'GET', url: '/console/waitlist' });
     expect(anonymous.statusCode).toBe(303);
     expect(anonymous.headers.location).toMatch(/^\/console\/sign-in/);
+  });
+
+  it('lists the entries of a location taken out of the catalogue, as REST’s waitlist does', async () => {
+    const desk = await signIn('acme-hair', 'desk@acme.test');
+    expect((await desk.post('/console/waitlist', joForm())).statusCode).toBe(303);
+    const catalogue = smallCatalogue();
+    catalogue.locations[0]!.active = false;
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    try {
+      const page = await waitlistPage(desk);
+      expect(page).toContain('<h1>Waitlist – Soho</h1>');
+      expect(tableRows(page)).toHaveLength(1);
+      expect(page).toContain('Jo Bloggs');
+      // Shown again with another status, it is still Soho's list.
+      expect(page).toContain('<option value="soho" selected>Soho</option>');
+      expectNamedControls(page);
+      const rest = await t.request({ method: 'GET', url: '/v1/waitlist?location_slug=soho' });
+      expect(rest.statusCode, rest.body).toBe(200);
+    } finally {
+      await importCatalogue(t.database.db, smallCatalogue(), t.clock.nowMs());
+    }
   });
 });

@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { TimeOfDay, WaitlistEntry, WaitlistStatus } from '../../domain/waitlist.ts';
 import { servicesOfferedAt, staffNamesAt } from '../console-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
-import { requireLocation } from '../directory-service.ts';
+import { requireBookedLocation, requireLocation } from '../directory-service.ts';
 import { joinWaitlist, listWaitlist } from './entries.ts';
 
 /**
@@ -38,7 +38,10 @@ export interface DeskWaitlist {
   staffNames: Map<string, string>;
 }
 
-/** A location's entries (all statuses, or one) in joining order, with the names the desk reads. */
+/**
+ * A location's entries (all statuses, or one) in joining order, with the names the desk reads; the
+ * location may be one taken out of the catalogue.
+ */
 export async function waitlistAtDesk(
   db: Db,
   organisationId: string,
@@ -46,7 +49,8 @@ export async function waitlistAtDesk(
   after: { createdAt: number; id: string } | null,
   now: number,
 ): Promise<DeskWaitlist> {
-  const location = await requireLocation(db, organisationId, filter.locationSlug, 'location');
+  // Active or not, as REST's list: the entries of a location taken out of the catalogue are listed.
+  const location = await requireBookedLocation(db, organisationId, filter.locationSlug, 'location');
   const page = await listWaitlist(
     db,
     organisationId,

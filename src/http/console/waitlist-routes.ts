@@ -90,7 +90,10 @@ export function waitlistPages(deps: AppDeps, kit: ConsoleKit): void {
       reply,
       kit.shell(session, `Waitlist – ${waitlist.location.name}`, 'waitlist'),
       waitlistBody({
-        locations,
+        // A location taken out of the catalogue is offered while its list is shown, so it stays chosen.
+        locations: locations.some((l) => l.id === waitlist.location.id)
+          ? locations
+          : [...locations, waitlist.location],
         waitlist,
         status,
         query,
