@@ -15,7 +15,7 @@ import { BOOKING_STATUSES, effectiveStatus, effectiveUpdatedAt } from '../domain
 import { awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { MAX_SERVICE_IDS } from './availability.ts';
-import { Money, omittable, textOf, Uuid } from './common.ts';
+import { LocationSlug, Money, omittable, textOf, Uuid } from './common.ts';
 
 const FEE_STATUSES = ['charged', 'waived', 'deposit_covered', 'failed'] as const;
 
@@ -194,7 +194,7 @@ const httpUrl = z
 
 export const NewBookingBody = z
   .strictObject({
-    location_slug: z.string().min(1).max(200),
+    location_slug: LocationSlug,
     service_ids: z
       .array(z.uuid())
       .min(1)

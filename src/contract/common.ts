@@ -141,4 +141,18 @@ export const AUTHENTICATED_ERRORS = {
   503: ErrorEnvelope.describe(DATABASE_UNAVAILABLE),
 } as const;
 
-export const SlugParams = z.strictObject({ slug: z.string().min(1).max(200).describe('Location slug.') });
+/**
+ * The longest slug a location (or an organisation) may have in the catalogue, far inside PostgreSQL's
+ * index row limit (2704 bytes).
+ */
+export const SLUG_MAX_LENGTH = 200;
+
+/**
+ * A location's slug in a path. No length of its own: a longer one than any location may have is
+ * simply one no location has (404, as for any unknown slug); the router refuses a segment past its own
+ * limit first.
+ */
+export const SlugParams = z.strictObject({ slug: z.string().min(1).describe('Location slug.') });
+
+/** A location's slug in a body: one longer than any location may have is unknown (404), as any other. */
+export const LocationSlug = z.string().min(1);

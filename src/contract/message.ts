@@ -15,7 +15,7 @@ export const NewMessageBody = z
     ),
     message: z.string().min(1).max(MESSAGE_MAX_LENGTH).describe("What to pass on, in the caller's words."),
     reference: omittable(z.string().max(40)).describe('The booking it is about, if any.'),
-    location_slug: omittable(z.string().max(200)).describe(
+    location_slug: omittable(z.string()).describe(
       "The location it is about; without one, the booking's, if a reference is given.",
     ),
   })

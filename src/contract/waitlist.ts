@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { TIMES_OF_DAY, WAITLIST_STATUSES, type WaitlistEntry } from '../domain/waitlist.ts';
 import { NewClientBody } from './client.ts';
-import { omittable, PageCursor, PageLimit, Uuid } from './common.ts';
+import { LocationSlug, omittable, PageCursor, PageLimit, Uuid } from './common.ts';
 
 /** The waitlist over REST (design.md 9.4; docs/waitlist.md). */
 
@@ -15,7 +15,7 @@ export const TimeOfDayEnum = z
 
 export const NewWaitlistEntryBody = z
   .strictObject({
-    location_slug: z.string().min(1).max(200),
+    location_slug: LocationSlug,
     service_ids: z
       .array(z.uuid())
       .min(1)

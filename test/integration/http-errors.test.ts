@@ -564,6 +564,52 @@ describe('requests refused before authentication', () => {
       expect(read.json().error.code).toBe('not_found');
     }
   });
+
+  it('answer a location slug no location has with 404 however long, in a path or in a body', async () => {
+    const ids = await catalogueIds(t.database.db);
+    for (const length of [7, 200, 201, 300, 500]) {
+      const slug = 'a'.repeat(length);
+      for (const tail of [
+        'services',
+        'staff',
+        'info',
+        `availability?service_ids=${ids.services.cut}&date=2030-01-07`,
+      ]) {
+        const read = await t.request({ method: 'GET', url: `/v1/locations/${slug}/${tail}` });
+        expect(read.statusCode, `${length} ${tail}`).toBe(404);
+        expect(read.json().error, `${length} ${tail}`).toMatchObject({ code: 'not_found', param: 'slug' });
+      }
+      for (const [url, payload] of [
+        [
+          '/v1/bookings',
+          {
+            location_slug: slug,
+            service_ids: [ids.services.cut],
+            client_id: ids.jo,
+            starts_at: '2030-01-07T10:00:00Z',
+          },
+        ],
+        [
+          '/v1/waitlist',
+          {
+            location_slug: slug,
+            service_ids: [ids.services.cut],
+            client_id: ids.jo,
+            from_date: '2030-01-07',
+            to_date: '2030-01-07',
+          },
+        ],
+        ['/v1/messages', { caller_name: 'Dee', message: 'Call me back', location_slug: slug }],
+      ] as const) {
+        const posted = await t.request({ method: 'POST', url, payload });
+        expect(posted.statusCode, `${length} ${url}: ${posted.body}`).toBe(404);
+        expect(posted.json().error, `${length} ${url}`).toMatchObject({
+          code: 'not_found',
+          param: 'location_slug',
+        });
+      }
+    }
+  });
 });
 
 describe('health', () => {

@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { SlugParams } from '../../../contract/common.ts';
+import { SLUG_MAX_LENGTH } from '../../../contract/common.ts';
 import { normaliseReference, REFERENCE_ALPHABET } from '../../../domain/booking/reference.ts';
 import { BOOKING_STATUSES } from '../../../domain/booking/state-machine.ts';
 import { NAME_MAX_LENGTH } from '../../../domain/client.ts';
@@ -36,12 +36,8 @@ const storableText = z
 
 /** Refs are stored and indexed; 100 characters keep them far inside PostgreSQL's index row limit. */
 export const REF_MAX_LENGTH = 100;
-/**
- * The API takes a location slug of at most this many characters in a path (SlugParams), so a longer
- * one could never be used; organisation slugs get the same bound. It also keeps each slug inside
- * PostgreSQL's index row limit (2704 bytes).
- */
-export const SLUG_MAX_LENGTH = SlugParams.shape.slug.maxLength ?? 200;
+/** The longest slug, a location's or the organisation's (the contract's bound, SLUG_MAX_LENGTH). */
+export { SLUG_MAX_LENGTH };
 
 const uuid = z
   .string()
