@@ -134,6 +134,55 @@ function withoutUnusedSchemas(document: OpenApiDocument): OpenApiDocument {
   return { ...document, components: { ...document.components, schemas: kept } };
 }
 
+/**
+ * Serves the document as published: what an answer carries (and a webhook, which sends the same
+ * resources) says nothing of fields it does not list, as the contract has clients ignore unknown
+ * response fields and fields may be added; request bodies keep `additionalProperties: false`, the
+ * service refusing a field it does not take. `app.swagger()` stays strict, which the tests check real
+ * answers against, so an undocumented field is still caught.
+ */
 export function serveOpenApi(app: FastifyInstance): void {
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  let published: OpenApiDocument | undefined;
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => {
+    published ??= openToAddedFields(app.swagger() as OpenApiDocument);
+    return published;
+  });
+}
+
+/** A copy of `document` whose answers' schemas, and the components they use, allow more fields. */
+function openToAddedFields(strict: OpenApiDocument): OpenApiDocument {
+  const document = JSON.parse(JSON.stringify(strict)) as OpenApiDocument;
+  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  const answers: unknown[] = Object.values(document.components?.responses ?? {});
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = operations?.[method] as Operation | undefined;
+      if (operation?.responses) answers.push(operation.responses);
+    }
+  }
+  // The components an answer names, and those they name in turn (no request body names one of them).
+  const named = new Set<string>();
+  const pending = [...answers];
+  while (pending.length > 0) {
+    for (const [, name] of JSON.stringify(pending.pop()).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (name && !named.has(name) && schemas[name]) {
+        named.add(name);
+        pending.push(schemas[name]);
+      }
+    }
+  }
+  for (const answer of answers) withoutClosedObjects(answer);
+  for (const name of named) withoutClosedObjects(schemas[name]);
+  return document;
+}
+
+/** Drops every `additionalProperties: false` in `value`, in place. */
+function withoutClosedObjects(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) withoutClosedObjects(item);
+  } else if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    if (object.additionalProperties === false) delete object.additionalProperties;
+    for (const item of Object.values(object)) withoutClosedObjects(item);
+  }
 }

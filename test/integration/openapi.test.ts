@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/domain/errors.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks.ts';
+import { OpenApiConformance } from '../helpers/openapi-conformance.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -310,6 +311,50 @@ describe('the OpenAPI document', () => {
     expect(booking(body)).toBe(true);
     expect(booking({ ...body, starts_at: '2026-11-24T10:00:00' })).toBe(false);
     expect(booking({ ...body, checkout_success_url: 'ftp://shop.example/' })).toBe(false);
+  });
+});
+
+describe('the OpenAPI document’s answers', () => {
+  it('leave room for fields added later, as clients ignore unknown ones, while requests refuse them', () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'https://booking.test/doc.json', components: doc.components });
+    const schema = (name: string) =>
+      ajv.compile({ $ref: `https://booking.test/doc.json#/components/schemas/${name}` });
+    const answered = JSON.stringify(doc.paths['/v1/locations']!.get!.responses['200']);
+    expect(answered).not.toContain('"additionalProperties":false');
+    for (const name of ['Booking', 'Location', 'Client', 'WaitlistEntry', 'WebhookEndpoint', 'Error']) {
+      expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain(
+        '"additionalProperties":false',
+      );
+    }
+    const error = schema('Error');
+    expect(error({ error: { code: 'not_found', message: 'No.', hint: 'a field added later' } })).toBe(true);
+    // A request still refuses a field it does not take, as the service does.
+    const booking = schema('NewBookingInput');
+    const body = {
+      location_slug: 'soho',
+      service_ids: ['0b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e'],
+      client_id: '1b5c1d5e-2f1a-4c3b-9d8e-7f6a5b4c3d2e',
+      starts_at: '2026-11-24T10:00:00+00:00',
+    };
+    expect(booking(body)).toBe(true);
+    expect(booking({ ...body, colour: 'blue' })).toBe(false);
+    expect(JSON.stringify(doc.components.schemas.NewClientInput)).toContain('"additionalProperties":false');
+  });
+
+  it('are still checked strictly in the tests: a field the document does not list is caught', async () => {
+    const conformance = await OpenApiConformance.load(t.app);
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: '/v1/locations',
+      headers: { authorization: `Bearer ${t.keys.readWrite}` },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(() => conformance.check('GET', '/v1/locations', answer)).not.toThrow();
+    const body = answer.json();
+    const widened = { ...answer, json: () => ({ ...body, undocumented: true }) } as typeof answer;
+    expect(() => conformance.check('GET', '/v1/locations', widened)).toThrow(/additional properties/);
   });
 });
 
