@@ -38,9 +38,9 @@ const PAGE_READS = [10, 25, 50, 100] as const;
 
 /**
  * The rows read for a page of `limit`: a size of PAGE_READS at least that large, and one more to tell
- * whether more follow. toPage keeps `limit` of them.
+ * whether more follow. toPage (or the listing's own caller) keeps `limit` of them.
  */
-function rowsToRead(limit: number): number {
+export function rowsToRead(limit: number): number {
   return (PAGE_READS.find((size) => size >= limit) ?? limit) + 1;
 }
 

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { GMAIL_DOMAINS, inboxOfEmail } from '../domain/public-booking-policy.ts';
 import type { Db } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
+import { rowsToRead } from './page-query.ts';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from './tables.ts';
 
 /** The waitlist's tables (migration 0026): entries, the offers made to them, and the rescans asked. */
@@ -26,8 +27,9 @@ export async function findWaitlistEntry(
 }
 
 /**
- * A page of the organisation's entries in joining order, after `after` (created_at, id), at most
- * `limit` + 1 rows (the one more says whether more follow).
+ * A page of the organisation's entries in joining order, after `after` (created_at, id): more than
+ * `limit` rows when more follow (rowsToRead, one statement for every page size); the caller keeps
+ * `limit` of them.
  */
 export async function waitlistEntriesPage(
   db: Db,
@@ -50,7 +52,7 @@ export async function waitlistEntriesPage(
   return query
     .orderBy('created_at')
     .orderBy('id')
-    .limit(literalLimit(limit + 1))
+    .limit(literalLimit(rowsToRead(limit)))
     .execute();
 }
 

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Selectable, sql } from 'kysely';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
+import { rowsToRead } from './page-query.ts';
 import { THEN_COMMIT } from './postgres-transaction-edges.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.ts';
 
@@ -377,7 +378,10 @@ export async function disableEndpoint(
     .execute();
 }
 
-/** An endpoint's deliveries, the latest first, after `beforeSeq` (the cursor), at most `limit` (+1 read). */
+/**
+ * An endpoint's deliveries, the latest first, after `beforeSeq` (the cursor): more than `limit` when more
+ * follow (rowsToRead, one statement for every page size); the caller keeps `limit` of them.
+ */
 export function deliveriesOf(
   db: Db,
   organisationId: string,
@@ -391,7 +395,7 @@ export function deliveriesOf(
     .where('endpoint_id', '=', endpointId)
     .$if(options.beforeSeq !== null, (q) => q.where('seq', '<', options.beforeSeq!))
     .orderBy('seq', 'desc')
-    .limit(literalLimit(options.limit + 1))
+    .limit(literalLimit(rowsToRead(options.limit)))
     .execute();
 }
 
