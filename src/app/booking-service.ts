@@ -630,6 +630,8 @@ export async function listUpcomingBookings(
     statuses: LIVE_STATUSES,
     from: now,
     limit: UPCOMING_BOOKINGS_LIMIT,
+    // Left out in the query, so that the list is full when more live bookings follow.
+    liveAt: now,
   });
   // A hold that has lapsed is expired already, whether or not the sweeper has written it down.
   return bookings.filter((b) => LIVE_STATUSES.includes(effectiveStatus(b, now)));

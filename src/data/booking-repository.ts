@@ -388,26 +388,37 @@ function visitsQuery(db: Db, organisationId: string, clientId: string) {
 /**
  * The client's bookings in the given statuses that start at or after `from` (or exactly `at`),
  * soonest first, at most `limit`: what a receptionist needs to find "my appointment" without its
- * reference, or the one a caller already holds at a given time.
+ * reference, or the one a caller already holds at a given time. With `liveAt`, a hold lapsed by then
+ * (effectiveStatus: expired, whether or not the sweeper has written it) is left out in the query, so
+ * it takes no place among the `limit`.
  */
 export async function findBookingsOfClient(
   db: Db,
   organisationId: string,
   clientId: string,
-  options: { statuses: readonly BookingStatus[]; limit: number } & ({ from: number } | { at: number }),
+  options: { statuses: readonly BookingStatus[]; limit: number; liveAt?: number } & (
+    | { from: number }
+    | { at: number }
+  ),
 ): Promise<Booking[]> {
   const at = 'at' in options;
-  const query = clientBookingsQuery(at ? '=' : '>=', options.statuses, options.limit);
+  const query = clientBookingsQuery(
+    at ? '=' : '>=',
+    options.statuses,
+    options.limit,
+    options.liveAt !== undefined,
+  );
   const rows = await query.rows(db, {
     organisationId,
     clientId,
     instant: at ? options.at : options.from,
+    now: options.liveAt ?? 0,
   });
   return withDetails(db, rows);
 }
 
 type ClientBookingsQuery = PreparedQuery<
-  { organisationId: string; clientId: string; instant: number },
+  { organisationId: string; clientId: string; instant: number; now: number },
   BookingRowWithLocation
 >;
 
@@ -418,8 +429,9 @@ function clientBookingsQuery(
   startsAtIs: '=' | '>=',
   statuses: readonly BookingStatus[],
   limit: number,
+  liveOnly: boolean,
 ): ClientBookingsQuery {
-  const shape = `${startsAtIs} ${statuses.join(',')} ${limit}`;
+  const shape = `${startsAtIs} ${statuses.join(',')} ${limit} ${liveOnly}`;
   let query = clientBookingsQueries.get(shape);
   if (query === undefined) {
     query = preparedQuery((db, param) =>
@@ -427,6 +439,21 @@ function clientBookingsQuery(
         .where('bookings.client_id', '=', param('clientId'))
         .where('bookings.starts_at', startsAtIs, param('instant'))
         .where('bookings.status', 'in', statuses)
+        // A hold lapses at its hold's end or at its start, whichever comes first (effectiveStatus).
+        .$if(liveOnly, (q) =>
+          q.where((eb) =>
+            eb.or([
+              eb('bookings.status', 'not in', ['pending_payment', 'pending_confirmation']),
+              eb.and([
+                eb('bookings.starts_at', '>', param('now')),
+                eb.or([
+                  eb('bookings.hold_expires_at', 'is', null),
+                  eb('bookings.hold_expires_at', '>', param('now')),
+                ]),
+              ]),
+            ]),
+          ),
+        )
         .orderBy('bookings.starts_at')
         .limit(literalLimit(limit)),
     );

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { UPCOMING_BOOKINGS_LIMIT } from '../../src/app/booking-service.ts';
 import { createAppDeps } from '../../src/app/deps.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import {
@@ -490,6 +491,43 @@ describe('GET /clients/{client_id}/bookings', () => {
       const bad = await r.request({ method: 'GET', url: '/v1/clients/not-a-uuid/bookings' });
       expect(bad.statusCode).toBe(400);
       expect(bad.json().error).toMatchObject({ code: 'invalid_request', param: 'client_id' });
+    } finally {
+      await r.close();
+    }
+  });
+});
+
+describe('GET /clients/{client_id}/bookings, past lapsed holds', () => {
+  it('lists as many live bookings as it may, holds that lapsed unswept leaving no gap', async () => {
+    const r = await startTestApp({ limits: { requestsPerMinute: 100_000 } });
+    try {
+      const rIds = await catalogueIds(r.database.db);
+      const book = async (startsAt: string, services = [rIds.services.cut]) => {
+        const response = await postBooking(r, {
+          location_slug: 'soho',
+          service_ids: services,
+          client_id: rIds.jo,
+          starts_at: startsAt,
+          staff_id: rIds.staff.ana,
+        });
+        expect(response.statusCode, response.body).toBe(201);
+        return response.json().data.reference as string;
+      };
+      // Two deposit holds (colour), soonest of all, that lapse before anyone pays them.
+      await book(tue('09:00'), [rIds.services.colour]);
+      await book(tue('11:00'), [rIds.services.colour]);
+      const cuts: string[] = [];
+      for (const day of ['2026-11-30', '2026-12-01', '2026-12-07']) {
+        for (const hour of ['09', '10', '11', '12', '13', '14', '15', '16']) {
+          cuts.push(await book(`${day}T${hour}:00:00+00:00`));
+        }
+      }
+      r.clock.advance({ minutes: 31 });
+      const response = await r.request({ method: 'GET', url: `/v1/clients/${rIds.jo}/bookings` });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().data.map((b: { reference: string }) => b.reference)).toEqual(
+        cuts.slice(0, UPCOMING_BOOKINGS_LIMIT),
+      );
     } finally {
       await r.close();
     }
