@@ -13,6 +13,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { batchRefusal, duplicateIdRefusal } from '../http/mcp-batches.ts';
+import { withToolCallArguments } from '../mcp/call-arguments.ts';
 
 /** The longest message read (the SDK's own stdio limit, 10 MiB); a longer line is skipped, not fatal. */
 const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -190,7 +191,8 @@ export class DrainingStdioTransport implements Transport {
 
   #messageOf(value: unknown): JSONRPCMessage | undefined {
     try {
-      return parseJSONRPCMessage(value);
+      // tools/call's arguments as the tools take them (null: none), before the SDK reads them.
+      return parseJSONRPCMessage(withToolCallArguments(value));
     } catch {
       return undefined;
     }

@@ -17,6 +17,7 @@ import {
   type McpServerOptions,
   SERVER_INFO,
 } from '../mcp/build-server.ts';
+import { withToolCallArguments } from '../mcp/call-arguments.ts';
 import { InProcessBookingApi } from '../mcp/in-process-api.ts';
 import { createDirectLane } from './mcp-direct-lane.ts';
 
@@ -45,6 +46,8 @@ export interface McpProtocol {
   answer(request: Request, authInfo: AuthInfo, body: unknown): Promise<Response>;
   /** A server with the tools, for one SSE session. */
   newServer(): Server;
+  /** A POST /messages body as the SSE session's server is to read it (call-arguments.ts). */
+  asServed(body: unknown): unknown;
 }
 
 export function createMcpProtocol(deps: AppDeps, bodyLimitBytes: number): McpProtocol {
@@ -63,15 +66,19 @@ export function createMcpProtocol(deps: AppDeps, bodyLimitBytes: number): McpPro
   });
   return {
     newServer,
+    asServed: withToolCallArguments,
+    // The lane leaves arguments null or no object to the SDK's path, which reads them as below.
     answerDirectly: createDirectLane({
       isServedTool,
       callTool: (params, authInfo, revision) => callTool(tools, params, authInfo.extra, revision),
       serverInfo: SERVER_INFO,
     }),
-    answer: async (request, authInfo, body) =>
-      (await isLegacyRequest(request, body))
+    answer: async (request, authInfo, sent) => {
+      const body = withToolCallArguments(sent);
+      return (await isLegacyRequest(request, body))
         ? serveLegacy(newServer(), request, authInfo, body)
-        : modern.fetch(request, { authInfo, parsedBody: body }),
+        : modern.fetch(request, { authInfo, parsedBody: body });
+    },
   };
 }
 

@@ -236,9 +236,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: AppDeps, options: 
       }
       const raw = request.raw as IncomingMessage & { auth?: AuthInfo };
       raw.auth = authInfoOf(caller);
+      // Loaded already: the session's stream was opened with it.
+      const mcp = await protocol();
       reply.hijack();
       reply.raw.setHeader('x-request-id', request.id);
-      await session.transport.handlePostMessage(raw, reply.raw, request.body);
+      await session.transport.handlePostMessage(raw, reply.raw, mcp.asServed(request.body));
     },
   );
 }

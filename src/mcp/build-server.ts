@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { BookingApi } from './booking-api.ts';
+import { argumentsAsSent } from './call-arguments.ts';
 import { CALLER_TEXT_INSTRUCTIONS } from './caller-text.ts';
 import { readsResourceLinks } from './resource-links.ts';
 import { ToolBox, UnknownToolError } from './tool-calls.ts';
@@ -92,7 +93,7 @@ export async function callTool(
   try {
     return await TOOL_BOX.call(
       params.name,
-      params.arguments,
+      argumentsAsSent(params.arguments),
       async () => ({ api: await options.apiFor(caller) }),
       (error) => options.onFault(error, caller),
       { resourceLinks: readsResourceLinks(revision) },
