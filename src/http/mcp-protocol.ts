@@ -70,7 +70,8 @@ export function createMcpProtocol(deps: AppDeps, bodyLimitBytes: number): McpPro
     // The lane leaves arguments null or no object to the SDK's path, which reads them as below.
     answerDirectly: createDirectLane({
       isServedTool,
-      callTool: (params, authInfo, revision) => callTool(tools, params, authInfo.extra, revision),
+      callTool: (params, authInfo, revision) =>
+        callTool(tools, params, authInfo.extra, revision, authInfo.scopes),
       serverInfo: SERVER_INFO,
     }),
     answer: async (request, authInfo, sent) => {

@@ -89,6 +89,8 @@ export async function callTool(
   caller: CallerOf,
   /** The protocol revision the client speaks: from 2025-06-18 on, links come as resource_link items too. */
   revision: string | undefined,
+  /** The scopes the HTTP transports put in the request's AuthInfo (none over stdio). */
+  scopes?: readonly string[],
 ): Promise<ToolResult> {
   try {
     return await TOOL_BOX.call(
@@ -96,7 +98,10 @@ export async function callTool(
       argumentsAsSent(params.arguments),
       async () => ({ api: await options.apiFor(caller) }),
       (error) => options.onFault(error, caller),
-      { resourceLinks: readsResourceLinks(revision) },
+      {
+        resourceLinks: readsResourceLinks(revision),
+        scope: async () => scopeOfRequest(scopes) ?? (await options.scopeOf?.()),
+      },
     );
   } catch (error) {
     if (error instanceof UnknownToolError)
@@ -117,7 +122,13 @@ export function buildMcpServer(options: McpServerOptions): Server {
     TOOL_BOX.listingFor(scopeOfRequest(ctx.http?.authInfo?.scopes) ?? (await options.scopeOf?.())),
   );
   server.setRequestHandler('tools/call', (request, ctx) =>
-    callTool(options, request.params, ctx.http?.authInfo?.extra, revisionOf(server, ctx)),
+    callTool(
+      options,
+      request.params,
+      ctx.http?.authInfo?.extra,
+      revisionOf(server, ctx),
+      ctx.http?.authInfo?.scopes,
+    ),
   );
   return server;
 }

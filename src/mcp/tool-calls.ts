@@ -25,6 +25,11 @@ export class UnknownToolError extends Error {
 export interface CallOptions {
   /** Links in the answer also as resource_link items: the client's revision has them (resource-links.ts). */
   resourceLinks?: boolean;
+  /**
+   * The caller's scope, when the transport can tell it (undefined: not known, and the API answers for
+   * it). Asked only for a tool that changes something.
+   */
+  scope?: () => Promise<ApiKeyScope | undefined>;
 }
 
 /**
@@ -83,6 +88,10 @@ export class ToolBox {
   ): Promise<ToolResult> {
     const tool = this.#tools.get(name);
     if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
+    // A read key may not change bookings, whatever it sends: told so first, not of its arguments.
+    if (tool.spec.annotations.readOnlyHint !== true && (await options.scope?.()) === 'read') {
+      return toolErrorResult(errorHint('insufficient_scope'));
+    }
     const given = withoutNulls(args ?? {}, tool.nulls);
     const unknown = unknownArguments(tool.spec, given);
     if (unknown) return toolErrorResult(unknown);

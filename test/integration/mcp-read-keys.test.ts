@@ -104,6 +104,22 @@ describe.each(ERAS)('a read key, %s protocol', (era) => {
     }
   });
 
+  it('tells a read key it may not change bookings before anything of the arguments of a write tool', async () => {
+    const reader = await connectStreamableHttp(server.origin, server.t.keys.read, era);
+    try {
+      for (const [tool, args] of [
+        ['book', { location: 'camden' }],
+        ['cancel', { reference: 'NHC-ABCDEF', dryrun: true }],
+        ['take_message', {}],
+      ] as const) {
+        expect(errorText(await reader.raw(tool, args)), tool).toBe(ERROR_CATALOGUE.insufficient_scope.hint);
+      }
+      expect(reader.errors).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('reads holds over Streamable HTTP (POST /mcp) without them', async () => {
     const reader = await connectStreamableHttp(server.origin, server.t.keys.read, era);
     try {
