@@ -319,10 +319,11 @@ export const TOOL_OUTCOMES = {
     ({ why }) =>
       `Nothing was sent: ${why}; tell the caller, and offer to take a message for the salon if they need more.`,
   ),
-  resends_spent: outcome<{ times: number; minutes: number }>(
+  /** send_link past the hour's resends; `channels`: where the booking's messages go (both when not known). */
+  resends_spent: outcome<{ times: number; minutes: number; channels?: readonly ('sms' | 'email')[] }>(
     'rate_limited',
-    ({ times, minutes }) =>
-      `It was already sent again ${times} times this hour; ask the caller to check their texts and e-mail (spam too), or offer to take a message; it can be sent again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    ({ times, minutes, channels }) =>
+      `It was already sent again ${times} times this hour; ask the caller to check ${whereSent(channels)}, or offer to take a message; it can be sent again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   ),
   rate_limited: outcome<{ seconds: number }>(
     'rate_limited',
@@ -333,6 +334,15 @@ export const TOOL_OUTCOMES = {
 
 export type ToolOutcome = keyof typeof TOOL_OUTCOMES;
 export type OutcomeParams<K extends ToolOutcome> = Parameters<(typeof TOOL_OUTCOMES)[K]['hint']>[0];
+
+/** Where a caller looks for a booking's messages: their texts, their e-mail (spam folder too), or both. */
+function whereSent(channels: readonly ('sms' | 'email')[] | undefined): string {
+  const texts = channels === undefined || channels.includes('sms');
+  const email = channels === undefined || channels.includes('email');
+  if (texts && !email) return 'their texts';
+  if (email && !texts) return 'their e-mail (spam folder too)';
+  return 'their texts and e-mail (spam too)';
+}
 
 /** The hint of a contract error code (from the error catalogue). */
 export function errorHint(code: ErrorCode): string {

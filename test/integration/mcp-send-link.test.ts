@@ -93,6 +93,36 @@ describe('send_link', () => {
     expect(refused.hint).not.toMatch(/another time/);
   });
 
+  it.each([
+    ['texts only', '10', { phone: '07911 224441' }, /check their texts[,;]/, /e-mail|spam/],
+    ['e-mail only', '11', { email: 'pat@example.net' }, /check their e-mail \(spam folder too\)/, /texts/],
+    [
+      'texts and e-mail',
+      '12',
+      { phone: '07911 224442', email: 'sam@example.net' },
+      /check their texts and e-mail \(spam too\)/,
+      /^$/,
+    ],
+  ])(
+    'past the resend limit names only where the messages went: %s',
+    async (_label, hour, contact, says, never) => {
+      const booked = await mcp.call('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: `2026-11-26T${hour}:00:00+00:00`,
+        client: { first_name: 'Pat', last_name: 'Lee', ...contact },
+      });
+      const reference = booked.booking.reference as string;
+      for (let i = 0; i < 3; i++)
+        expect(await mcp.call('send_link', { reference })).toMatchObject({ kind: 'confirmed' });
+      const spent = await mcp.call('send_link', { reference });
+      expect(spent).toMatchObject({ ok: false, code: 'rate_limited' });
+      expect(spent.hint).toMatch(/^It was already sent again 3 times this hour; ask the caller to /);
+      expect(spent.hint).toMatch(says);
+      if (never.source !== '^$') expect(spent.hint).not.toMatch(never);
+    },
+  );
+
   it('an unknown reference is said with the reference, as get_booking says it', async () => {
     const refused = await mcp.call('send_link', { reference: 'NHC-ZZZZZZ' });
     expect(refused).toMatchObject({ ok: false, code: 'not_found' });

@@ -141,6 +141,9 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   resends_spent: [
     { times: 3, minutes: 1 },
     { times: 3, minutes: 59 },
+    { times: 3, minutes: 20, channels: ['sms'] },
+    { times: 3, minutes: 20, channels: ['email'] },
+    { times: 3, minutes: 20, channels: ['sms', 'email'] },
   ],
   confirm_name: [{ what: 'service', said: 'colour', name: 'Full colour' }],
   unknown_service_choices: [

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { isTextable } from '../../app/phone-destinations.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
+import { recipientsOf } from '../../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
@@ -87,6 +89,16 @@ async function sendLinkOrSayWhy(api: BookingApi, reference: string): Promise<Lin
     return await api.sendLink(reference);
   } catch (error) {
     if (isError(error, 'not_found')) fail('booking_not_found', { reference });
+    if (isError(error, 'rate_limited') && typeof error.details?.resendsPerHour === 'number') {
+      // Where to look: only the channels the booking's messages go by (texts only where texted).
+      const booking = await api.getBooking(reference);
+      const [client, texted] = await Promise.all([api.getClient(booking.client_id), api.textedCountries()]);
+      const channels = recipientsOf(client)
+        .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
+        .map((r) => r.channel);
+      const minutes = Math.max(1, Math.ceil(Number(error.details.retryAfterSeconds ?? 60) / 60));
+      fail('resends_spent', { times: error.details.resendsPerHour, minutes, channels });
+    }
     if (!isError(error, 'conflict')) throw error;
     const booking = await api.getBooking(reference);
     const live = (LIVE_STATUSES as readonly string[]).includes(booking.status);
