@@ -135,6 +135,30 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
     }
   });
 
+  it('tells the usual due after the latest visit of its own series, not of another series of the same cut', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      await bookJosSeries(mcp);
+      // A second series of cuts with Ana, every 4 weeks on Mondays, its last visit on 17 May.
+      const other = await mcp.call('book', {
+        location: 'soho',
+        services: 'cut',
+        staff: 'Ana',
+        starts_at: '2027-03-22T10:00:00Z',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        repeat: { every_weeks: 4, count: 3 },
+      });
+      expect(other, JSON.stringify(other)).toMatchObject({ ok: true });
+      const found = await mcp.call('lookup_client', JO);
+      // The usual is the first series (the soonest visit, every 2 weeks): due 2 weeks after its last
+      // visit of 13 April, not 2 weeks after the other series' 17 May.
+      expect(found.usual).toMatchObject({ staff: 'Ana', every_weeks: 2, next_due_date: '2027-04-27' });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('cancels the visits after one cancelled before, saying that one as cancelled then', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);

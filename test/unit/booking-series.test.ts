@@ -167,6 +167,24 @@ describe('usualOf', () => {
     expect(usualOf([visit('2027-05-04T09:00:00Z', { status: 'no_show' })], NOW)).toBeNull();
   });
 
+  it('with two series of the same services, is due after the latest visit of its own series', () => {
+    const ana = { seriesEveryWeeks: 4 };
+    const bo = { staffId: 'bo', seriesEveryWeeks: 6 };
+    const usual = usualOf(
+      [
+        visit('2027-04-06T09:00:00Z', ana),
+        visit('2027-04-20T09:00:00Z', bo),
+        visit('2027-05-04T09:00:00Z', ana),
+        visit('2027-06-01T09:00:00Z', { ...ana, status: 'confirmed' }),
+        visit('2027-06-01T09:00:00Z', { ...bo, status: 'confirmed' }),
+        visit('2027-07-13T09:00:00Z', { ...bo, status: 'confirmed' }),
+      ],
+      NOW,
+    );
+    // Ana's series, every 4 weeks: due after its visit of 1 June, not four weeks after Bo's of 13 July.
+    expect(usual).toMatchObject({ staffId: 'ana', everyWeeks: 4, nextDueDate: '2027-06-29' });
+  });
+
   it('falls back to the soonest booked visit for a client who has not come yet', () => {
     const usual = usualOf(
       [

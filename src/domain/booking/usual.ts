@@ -20,7 +20,8 @@ export interface Usual {
   lastStartsAt: number;
   /**
    * The local date the next visit falls due: the gap between visits after the latest visit of these
-   * services, the ones already booked included (never a date they are booked up to); null when no gap is known.
+   * services (of its series, for a visit of one), the ones already booked included (never a date they
+   * are booked up to); null when no gap is known.
    */
   nextDueDate: string | null;
 }
@@ -51,7 +52,14 @@ export function usualOf(visits: readonly Visit[], now: number): Usual | null {
   const past = kept.filter((v) => v.startsAt <= now);
   const last = past.at(-1) ?? kept[0];
   if (!last) return null;
-  const same = kept.filter((v) => sameServices(v.serviceIds, last.serviceIds));
+  // A visit of a series is due by its own series (its stylist, its interval), not by another series
+  // of the same services.
+  const same = kept.filter(
+    (v) =>
+      sameServices(v.serviceIds, last.serviceIds) &&
+      (last.seriesEveryWeeks === null ||
+        (v.staffId === last.staffId && v.seriesEveryWeeks === last.seriesEveryWeeks)),
+  );
   const gapWeeks = last.seriesEveryWeeks ?? typicalGapWeeks(same);
   // Due after the latest of these visits, booked ones included: not on a date already booked.
   const latest = same.at(-1) ?? last;
