@@ -12,7 +12,13 @@ import {
   type Json,
   type McpHarness,
 } from '../helpers/mcp-harness.ts';
-import { connectStreamableHttp, type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
+import {
+  connectStdio,
+  connectStreamableHttp,
+  createChildDatabase,
+  type ListeningApp,
+  startListeningApp,
+} from '../helpers/mcp-servers.ts';
 
 /**
  * design.md 9.1: a read-only key never receives a capability link. payment_url and booking_page_url
@@ -127,6 +133,24 @@ describe.each(ERAS)('a read key, %s protocol', (era) => {
       expect(reader.errors).toEqual([]);
     } finally {
       await reader.close();
+    }
+  });
+});
+
+describe('booking mcp with a read key (stdio)', () => {
+  it('tells it may not change bookings before anything of the arguments of a write tool', async () => {
+    const database = await createChildDatabase();
+    const reader = await connectStdio([], {
+      DATABASE_URL: database.url,
+      BOOKING_API_KEY: database.keys.read,
+    });
+    try {
+      expect(errorText(await reader.raw('book', { location: 'camden' }))).toBe(
+        ERROR_CATALOGUE.insufficient_scope.hint,
+      );
+    } finally {
+      await reader.close();
+      await database.dispose();
     }
   });
 });
