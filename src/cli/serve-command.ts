@@ -16,7 +16,7 @@ import { openRuntime } from '../runtime.ts';
 import { installDemo, printDemoKey } from './catalogue-commands.ts';
 import { createLogger, serverLogDestination } from './logger.ts';
 import { outboxDeliveryFor } from './outbox-commands.ts';
-import { out } from './output.ts';
+import { CommandError, out } from './output.ts';
 
 /**
  * Says at start what an operator must know about deposits and links: the local provider takes no
@@ -40,6 +40,16 @@ function warnAboutPayments(logger: pino.Logger, config: Config): void {
   }
 }
 
+/** The file a setting names, or a refusal naming the setting (Node's own names only the file). */
+function readSetting(setting: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new CommandError(`${setting} names ${file}, which cannot be read (${code}).`);
+  }
+}
+
 /** How long a shutdown waits for requests in flight before it cuts their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -55,7 +65,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   if (options.demo && config.paymentProvider === null) config.paymentProvider = 'local';
   // Read before the database is opened: a certificate that cannot be read stops the start there.
   const https = config.tls
-    ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
+    ? { cert: readSetting('TLS_CERT', config.tls.certFile), key: readSetting('TLS_KEY', config.tls.keyFile) }
     : null;
   const runtime = await openRuntime(config);
   const { db, clock } = runtime.deps;

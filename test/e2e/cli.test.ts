@@ -387,6 +387,25 @@ describe('booking (the operator command)', () => {
     );
   });
 
+  // Node's own refusal ("ENOENT: no such file or directory, open '/nope'") named no setting: an operator
+  // could not tell whether the certificate, the key or something else was missing.
+  it.skipIf(onPostgres)('names an unreadable TLS_CERT or TLS_KEY by its setting', async () => {
+    const readable = path.join(fresh.dir, 'readable.pem');
+    writeFileSync(readable, 'not checked before both are read');
+    const missing = path.join(fresh.dir, 'nope.pem');
+    const [cert, key, folder] = await Promise.all([
+      runCliAsync(['serve', '--port', '0'], { ...fresh.env, TLS_CERT: missing, TLS_KEY: readable }),
+      runCliAsync(['serve', '--port', '0'], { ...fresh.env, TLS_CERT: readable, TLS_KEY: missing }),
+      runCliAsync(['serve', '--port', '0'], { ...fresh.env, TLS_CERT: readable, TLS_KEY: fresh.dir }),
+    ]);
+    expect(cert.status, cert.stderr).toBe(1);
+    expect(cert.stderr).toBe(`error: TLS_CERT names ${missing}, which cannot be read (ENOENT).\n`);
+    expect(key.status, key.stderr).toBe(1);
+    expect(key.stderr).toBe(`error: TLS_KEY names ${missing}, which cannot be read (ENOENT).\n`);
+    expect(folder.status, folder.stderr).toBe(1);
+    expect(folder.stderr).toBe(`error: TLS_KEY names ${fresh.dir}, which cannot be read (EISDIR).\n`);
+  });
+
   it.skipIf(!existsSync(EXAMPLE))('imports the shared catalogue example unchanged', () => {
     const result = runCli(['import', EXAMPLE], fresh.env);
     expect(result.status).toBe(0);
