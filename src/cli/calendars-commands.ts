@@ -32,7 +32,10 @@ export function addCalendarsCommands(program: Command, withDb: WithDb): void {
     .command('create')
     .description("Make a staff member's calendar feed; its address is printed once and cannot be shown again")
     .requiredOption('--org <slug>', 'organisation slug')
-    .requiredOption('--staff <staff>', "the staff member's id, catalogue ref or name")
+    .requiredOption(
+      '--staff <staff>',
+      "the staff member's id, catalogue ref, name, or first name if one active member has it",
+    )
     .option('--json', 'print {"id","staff_id","staff_name","url","created_at"}')
     .addHelpText(
       'after',
@@ -65,7 +68,10 @@ export function addCalendarsCommands(program: Command, withDb: WithDb): void {
     .command('list')
     .description("List the organisation's calendar feeds (never their addresses) and its busy calendars")
     .requiredOption('--org <slug>', 'organisation slug')
-    .option('--staff <staff>', "only this staff member's (id, catalogue ref or name)")
+    .option(
+      '--staff <staff>',
+      "only this staff member's (id, catalogue ref, name, or first name if one active member has it)",
+    )
     .option(
       '--json',
       'print {"feeds":[{"id","staff_id","staff_name","created_at","revoked_at","last_used_at"}],"busy_calendars":[{"id","staff_id","staff_name","url","busy_count","last_success_at","last_error","last_error_at"}]}',

@@ -14,6 +14,17 @@ let env: Record<string, string>;
 beforeAll(async () => {
   const catalogue = smallCatalogue();
   (catalogue.staff[1] as Record<string, unknown>).busy_calendars = ['webcal://calendar.example.com/bo.ics'];
+  // Full names sharing a first name, and a first name an inactive member shares with an active one.
+  const hours = { soho: { mon: [['09:00', '17:00']] } };
+  for (const [ref, name, active] of [
+    ['dee-martin', 'Dee Martin', true],
+    ['dee-khan', 'Dee Khan', true],
+    ['eli-stone', 'Eli Stone', true],
+    ['fay-young', 'Fay Young', true],
+    ['fay-old', 'Fay Oldham', false],
+  ] as const) {
+    (catalogue.staff as unknown[]).push({ ref, name, active, services: ['cut'], working_hours: hours });
+  }
   t = await startTestApp({ catalogues: [catalogue] });
   env = { DATABASE_URL: t.database.url, PUBLIC_BASE_URL: 'https://book.example.com' };
 });
@@ -53,6 +64,31 @@ describe('booking calendars', () => {
       const again = await runCliAsync(['calendars', 'revoke', '--org', 'acme-hair', feed.id], env);
       expect(again.status).toBe(1);
       expect(again.stderr).toContain(`No live calendar feed of acme-hair has the id "${feed.id}".`);
+    },
+    CLI_TIMEOUT,
+  );
+
+  // An operator says "--staff Eli" as the salon says it; only the full name "Eli Stone" was found.
+  it(
+    'finds a staff member by a first name only one active member has, and names the members an ambiguous one fits',
+    async () => {
+      const [eli, fay, dee, listed] = await Promise.all([
+        runCliAsync(['calendars', 'create', '--org', 'acme-hair', '--staff', 'eli', '--json'], env),
+        runCliAsync(['calendars', 'create', '--org', 'acme-hair', '--staff', 'Fay', '--json'], env),
+        runCliAsync(['calendars', 'create', '--org', 'acme-hair', '--staff', 'Dee'], env),
+        runCliAsync(['calendars', 'list', '--org', 'acme-hair', '--staff', 'Eli', '--json'], env),
+      ]);
+      expect(eli.status, eli.stderr).toBe(0);
+      expect(JSON.parse(eli.stdout)).toMatchObject({ staff_name: 'Eli Stone' });
+      expect(fay.status, fay.stderr).toBe(0);
+      expect(JSON.parse(fay.stdout)).toMatchObject({ staff_name: 'Fay Young' });
+      expect(dee.status).toBe(1);
+      expect(dee.stdout).toBe('');
+      expect(dee.stderr).toBe(
+        'error: Several staff members are called "Dee" (Dee Khan, Dee Martin): give the full name, ref or id.\n',
+      );
+      expect(listed.status, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout).busy_calendars).toEqual([]);
     },
     CLI_TIMEOUT,
   );

@@ -44,7 +44,11 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** A staff member of the organisation by id, ref or name (any case); one, or a 404 / 400 saying why. */
+/**
+ * A staff member of the organisation by id, ref, name or first name (any case); one, or a 404 / 400
+ * saying why. A first name ("Eli" for Eli Stone) is taken when one active member has it; one that
+ * several have is refused naming them.
+ */
 export async function requireStaffMember(
   db: Db,
   organisationId: string,
@@ -53,19 +57,33 @@ export async function requireStaffMember(
   const wanted = asked.trim();
   const staff = await db
     .selectFrom('staff')
-    .select(['id', 'ref', 'name'])
+    .select(['id', 'ref', 'name', 'active'])
     .where('organisation_id', '=', organisationId)
     .execute();
+  const member = (s: (typeof staff)[number]) => ({ id: s.id, name: s.name });
   const byId = UUID.test(wanted) ? staff.find((s) => s.id === wanted.toLowerCase()) : undefined;
-  if (byId) return byId;
+  if (byId) return member(byId);
   const byRef = staff.find((s) => s.ref === wanted);
-  if (byRef) return byRef;
-  const byName = staff.filter((s) => s.name.toLowerCase() === wanted.toLowerCase());
-  if (byName.length === 1) return byName[0]!;
+  if (byRef) return member(byRef);
+  const lower = wanted.toLowerCase();
+  const byName = staff.filter((s) => s.name.toLowerCase() === lower);
+  if (byName.length === 1) return member(byName[0]!);
   if (byName.length > 1) {
     throw new AppError(
       'invalid_request',
       `Several staff members are called "${wanted}": give the id.`,
+      'staff',
+    );
+  }
+  const byFirstName = staff.filter(
+    (s) => s.active === 1 && s.name.trim().split(/\s+/)[0]!.toLowerCase() === lower,
+  );
+  if (byFirstName.length === 1) return member(byFirstName[0]!);
+  if (byFirstName.length > 1) {
+    const names = byFirstName.map((s) => s.name).sort((a, b) => a.localeCompare(b));
+    throw new AppError(
+      'invalid_request',
+      `Several staff members are called "${wanted}" (${names.join(', ')}): give the full name, ref or id.`,
       'staff',
     );
   }
