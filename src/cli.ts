@@ -18,7 +18,7 @@ import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { out } from './cli/output.ts';
 import { addUsersCommands } from './cli/users-commands.ts';
 import { addWebhooksCommands } from './cli/webhooks-commands.ts';
-import { type Db, sqliteFileOf } from './data/database.ts';
+import { type DatabaseOptions, type Db, sqliteFileOf } from './data/database.ts';
 import { isDatabaseEmpty } from './data/organisation-repository.ts';
 import { openRuntime } from './runtime.ts';
 
@@ -29,7 +29,23 @@ import { openRuntime } from './runtime.ts';
  * starts without Fastify or the MCP SDK, and a server without the stdio entry.
  */
 async function withDb<T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>): Promise<T> {
-  const runtime = await openRuntime(readConfig(), systemClock);
+  return onDatabase(work, { mustExist: true });
+}
+
+/**
+ * withDb for the commands that set a database up (migrate, import, demo; serve opens its own): a
+ * SQLite file that is not there yet is made. Every other command refuses a path with no file ("There is
+ * no booking database at ..."), so that a typo in DATABASE_URL makes no new, empty database.
+ */
+async function withNewOrExistingDb<T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>): Promise<T> {
+  return onDatabase(work, {});
+}
+
+async function onDatabase<T>(
+  work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>,
+  options: DatabaseOptions,
+): Promise<T> {
+  const runtime = await openRuntime(readConfig(), systemClock, options);
   try {
     return await work(runtime.deps.db, runtime.deps.clock, runtime.deps);
   } finally {
@@ -80,7 +96,7 @@ program
   .command('migrate')
   .description('Bring the database schema up to date')
   .action(async () => {
-    await withDb(async () => undefined);
+    await withNewOrExistingDb(async () => undefined);
     out('Database schema is up to date.');
   });
 
@@ -89,14 +105,14 @@ program
   .description('Import (idempotently upsert) a catalogue file; an invalid file changes nothing')
   .argument('<catalogue.json>', 'catalogue file (see docs/catalogue.md)')
   .action(async (file: string) => {
-    printImportReport(await withDb((db, clock) => importCatalogueFile(db, file, clock)));
+    printImportReport(await withNewOrExistingDb((db, clock) => importCatalogueFile(db, file, clock)));
   });
 
 program
   .command('demo')
   .description('Import the demo catalogue and print a read_write API key')
   .action(async () => {
-    await withDb(async (db, clock) => {
+    await withNewOrExistingDb(async (db, clock) => {
       const empty = await isDatabaseEmpty(db);
       const { report, key } = await installDemo(db, clock);
       if (!empty) out('(The demo catalogue was re-imported over existing data.)');

@@ -93,7 +93,7 @@ export function addOutboxCommands(program: Command, withDb: WithDb): void {
     )
     .action(async () => {
       const config = readConfig();
-      const runtime = await openRuntime(config);
+      const runtime = await openRuntime(config, undefined, { mustExist: true });
       try {
         const delivery = await outboxDeliveryFor(runtime.deps, config, config.publicBaseUrl);
         const counts = await deliverAllDue(delivery);

@@ -40,7 +40,8 @@ export interface DatabaseOptions {
   readonly?: boolean;
   /**
    * A SQLite file must be there already (MissingDatabaseError otherwise) rather than be created: for
-   * `booking mcp`, where a new empty database would only make every tool fail mysteriously.
+   * every command but those that set a database up (migrate, import, demo, serve; restore writes the
+   * file itself), so that a mistyped DATABASE_URL path makes no new, empty database.
    */
   mustExist?: boolean;
 }

@@ -307,6 +307,8 @@ describe('booking (the operator command)', () => {
         'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud".\n',
       );
     }
+    // outbox deliver needs a database there (only the commands that set one up make it).
+    expect((await runCliAsync(['migrate'], fresh.env)).status).toBe(0);
     const upperCase = await runCliAsync(['outbox', 'deliver'], { ...fresh.env, LOG_LEVEL: 'WARN' });
     expect(upperCase.status, upperCase.stderr).toBe(0);
   });
@@ -352,6 +354,43 @@ describe('booking (the operator command)', () => {
       );
       expect(readFileSync(notes).equals(before)).toBe(true);
     },
+  );
+
+  // A typo in DATABASE_URL's path made a new, empty database (and its folder) there: the command then said
+  // the organisation did not exist, or listed nothing, as if the data were gone. Only the commands that
+  // set a database up (migrate, import, demo, serve; restore writes it) may make one.
+  it.skipIf(onPostgres)(
+    'says there is no database at a path with no file, on every command but those that set one up, making none',
+    async () => {
+      const missing = path.join(fresh.dir, 'typo', 'bookng.sqlite');
+      const env = { DATABASE_URL: `sqlite:${missing}` };
+      const commands = [
+        ['keys', 'list', '--org', 'northside-hair'],
+        ['users', 'list', '--org', 'northside-hair'],
+        ['bookings', 'NHC-7K3M9P', '--org', 'northside-hair'],
+        ['messages', 'list', '--org', 'northside-hair'],
+        ['outbox', 'list', '--org', 'northside-hair'],
+        ['outbox', 'deliver'],
+        ['webhooks', 'list', '--org', 'northside-hair'],
+        ['calendars', 'list', '--org', 'northside-hair'],
+      ];
+      // Four processes at a time, as the help test runs them.
+      for (let i = 0; i < commands.length; i += 4) {
+        const runs = await Promise.all(commands.slice(i, i + 4).map((args) => runCliAsync(args, env)));
+        for (const [j, run] of runs.entries()) {
+          const command = commands[i + j]!.join(' ');
+          expect(run.status, command).toBe(1);
+          expect(run.stdout, command).toBe('');
+          expect(run.stderr, command).toBe(`error: There is no booking database at ${missing}.\n`);
+        }
+      }
+      expect(existsSync(path.dirname(missing))).toBe(false);
+
+      const migrated = await runCliAsync(['migrate'], env);
+      expect(migrated.status, migrated.stderr).toBe(0);
+      expect(existsSync(missing)).toBe(true);
+    },
+    120_000,
   );
 
   // A negative size made a pool that never hands out a connection: every command waited for ever.
