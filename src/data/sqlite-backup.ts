@@ -21,7 +21,7 @@ export async function backupSqliteFile(
   source: string,
   destination: string,
 ): Promise<BackupOutcome & { checked: string }> {
-  if (!existsSync(source)) throw new BackupError(`There is no database at ${source}.`);
+  if (!existsSync(source)) throw new BackupError(`There is no booking database at ${source}.`);
   return newBackupFile(destination, async (partial) => {
     const live = new SqliteDatabase(source, { fileMustExist: true });
     try {

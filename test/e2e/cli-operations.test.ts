@@ -306,6 +306,21 @@ describe('booking check', () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  // booking backup said "There is no database at ...", other words than every other command's.
+  it.skipIf(onPostgres)(
+    'backs up no database from a path with no file, saying so as the check does',
+    async () => {
+      const missing = path.join(dir, 'typo', 'bookng.sqlite');
+      const copy = path.join(dir, 'copy.sqlite');
+      const run = await runCliAsync(['backup', copy], { ...env, DATABASE_URL: `sqlite:${missing}` });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(`error: There is no booking database at ${missing}.\n`);
+      expect(existsSync(path.dirname(missing))).toBe(false);
+      expect(existsSync(copy)).toBe(false);
+    },
+  );
+
   // Any failure to read the migrations table was taken for its absence: a server down, a wrong password
   // or database name were all said as "not a booking database", as if the data were gone.
   it.skipIf(onPostgres)(
