@@ -28,6 +28,7 @@ import * as paymentCallProvider from './2026-11-30-0035-payment-call-provider.ts
 import * as oneCheckoutPerBooking from './2026-11-30-0036-one-checkout-per-booking.ts';
 import * as refundRefusals from './2026-12-01-0037-refund-refusals.ts';
 import * as fewerPagesPerBooking from './2026-12-02-0038-fewer-pages-per-booking.ts';
+import * as waitlistEntriesByClient from './2026-12-02-0039-waitlist-entries-by-client.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-0036-one-checkout-per-booking': oneCheckoutPerBooking,
   '2026-12-01-0037-refund-refusals': refundRefusals,
   '2026-12-02-0038-fewer-pages-per-booking': fewerPagesPerBooking,
+  '2026-12-02-0039-waitlist-entries-by-client': waitlistEntriesByClient,
 };
