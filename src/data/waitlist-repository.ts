@@ -74,8 +74,8 @@ export async function waitingEntriesAt(
 }
 
 /**
- * A client's waiting entries at a location (what a booking of theirs there may end): read by the index
- * of the location's waiting entries (organisation, location, status), the client's among them.
+ * A client's waiting entries at a location (what a booking of theirs there may end): read by the
+ * client's index (waitlist_entries_client, migration 0039), not among everyone waiting there.
  */
 export async function clientWaitingEntriesAt(
   db: Db,

@@ -60,6 +60,16 @@ async function said(
   return [...words.values()];
 }
 
+/** Moves a visit (with scope following: it and the later ones), as REST's PATCH does. */
+async function move(reference: string, startsAt: string, scope: 'one' | 'following' = 'one') {
+  const moved = await t.request({
+    method: 'PATCH',
+    url: `/v1/bookings/${reference}`,
+    payload: { starts_at: startsAt, scope },
+  });
+  expect(moved.statusCode, moved.body).toBe(200);
+}
+
 const pendingReminders = async (reference: string) =>
   (await outbox()).filter(
     (m) => m.kind === 'reminder' && m.status === 'pending' && m.reference === reference,
@@ -161,12 +171,7 @@ describe('the messages of a series', () => {
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
     const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
     await deliver(t);
-    const moved = await t.request({
-      method: 'PATCH',
-      url: `/v1/bookings/${refs[0]}`,
-      payload: { starts_at: '2027-03-22T11:00:00Z', scope: 'following' },
-    });
-    expect(moved.statusCode, moved.body).toBe(200);
+    await move(refs[0]!, '2027-03-22T11:00:00Z', 'following');
     const told = await said('rescheduled');
     expect(told.map((c) => c.reference)).toEqual([refs[0]]);
     expect(told[0]!.sms).toContain('Moved: Cut with Ana is now on Monday 22 March at 11:00 GMT, at Soho.');
@@ -182,20 +187,10 @@ describe('the messages of a series', () => {
   it('tells a move of "this and the following" by the first visit that moves, when the one asked about stays', async () => {
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
     const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
-    const alone = await t.request({
-      method: 'PATCH',
-      url: `/v1/bookings/${refs[1]}`,
-      payload: { starts_at: '2027-03-23T11:00:00Z' },
-    });
-    expect(alone.statusCode, alone.body).toBe(200);
+    await move(refs[1]!, '2027-03-23T11:00:00Z');
     await deliver(t);
     // The first visit "moved" to where it is: only the second moves, back in line at 10:00.
-    const lined = await t.request({
-      method: 'PATCH',
-      url: `/v1/bookings/${refs[0]}`,
-      payload: { starts_at: '2027-03-16T10:00:00Z', scope: 'following' },
-    });
-    expect(lined.statusCode, lined.body).toBe(200);
+    await move(refs[0]!, '2027-03-16T10:00:00Z', 'following');
     await deliver(t);
     const moves = (await outbox()).filter((m) => m.kind === 'rescheduled' && m.channel === 'sms');
     expect(moves.map((m) => m.reference)).toEqual([refs[1], refs[1]]);
@@ -208,19 +203,9 @@ describe('the messages of a series', () => {
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
     const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
     await deliver(t);
-    const moved = await t.request({
-      method: 'PATCH',
-      url: `/v1/bookings/${refs[0]}`,
-      payload: { starts_at: '2027-03-22T11:00:00Z', scope: 'following' },
-    });
-    expect(moved.statusCode, moved.body).toBe(200);
+    await move(refs[0]!, '2027-03-22T11:00:00Z', 'following');
     // Not delivered yet: the first visit moves again, alone.
-    const again = await t.request({
-      method: 'PATCH',
-      url: `/v1/bookings/${refs[0]}`,
-      payload: { starts_at: '2027-03-22T14:00:00Z' },
-    });
-    expect(again.statusCode, again.body).toBe(200);
+    await move(refs[0]!, '2027-03-22T14:00:00Z');
     const told = await said('rescheduled');
     expect(told.map((c) => c.reference)).toEqual([refs[0]]);
     expect(told[0]!.sms).toContain('is now on Monday 22 March at 14:00 GMT');
@@ -230,12 +215,7 @@ describe('the messages of a series', () => {
   it('tells a move of one visit of a series as a move of that visit alone', async () => {
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
     const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
-    const moved = await t.request({
-      method: 'PATCH',
-      url: `/v1/bookings/${refs[1]}`,
-      payload: { starts_at: '2027-03-22T11:00:00Z' },
-    });
-    expect(moved.statusCode, moved.body).toBe(200);
+    await move(refs[1]!, '2027-03-22T11:00:00Z');
     const told = await said('rescheduled');
     expect(told.map((c) => c.reference)).toEqual([refs[1]]);
     expect(told[0]!.sms).not.toContain('after it');
