@@ -403,8 +403,11 @@ export async function createBooking(
   // A waitlist entry this booking gives what it waits for ends as booked (design.md 9.4), so no offer
   // follows for a time the client no longer needs; it is written after the booking (the order every
   // change to both keeps), so the COMMIT cannot go with the booking's writes then.
+  // Only a confirmed booking: a hold (a deposit, a card, a code to come) may lapse, and the client
+  // would have lost their place for nothing (as an offer claimed but not paid keeps its entry).
   const bookedServiceIds = services.map((s) => s.id);
-  const endedEntries = check.readWaiting().filter((entry) =>
+  const waiting = status === 'confirmed' ? check.readWaiting() : [];
+  const endedEntries = waiting.filter((entry) =>
     entryFitsBooking(
       {
         serviceIds: JSON.parse(entry.service_ids) as string[],

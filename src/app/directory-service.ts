@@ -1,3 +1,4 @@
+import { SLUG_MAX_LENGTH } from '../contract/common.ts';
 import { aliasesOf } from '../data/alias-repository.ts';
 import type { Db } from '../data/database.ts';
 import {
@@ -37,11 +38,19 @@ export async function requireLocation(
   param = 'slug',
   catalogueVersion?: number,
 ): Promise<Location> {
+  // Longer than any slug can be: no location, and nothing kept of it in the catalogue cache.
+  if (slug.length > SLUG_MAX_LENGTH) throw noLocation(slug, param);
   const location = await readCatalogue(db, organisationId, catalogueVersion, `location|${slug}`, () =>
     findActiveLocationBySlug(db, organisationId, slug),
   );
-  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
+  if (!location) throw noLocation(slug, param);
   return location;
+}
+
+/** The 404 of a slug no location has, quoting at most its first 60 characters. */
+function noLocation(slug: string, param: string): AppError {
+  const quoted = slug.length > 60 ? `${Array.from(slug).slice(0, 57).join('')}...` : slug;
+  return new AppError('not_found', `No location has the slug "${quoted}".`, param);
 }
 
 /**
@@ -55,8 +64,9 @@ export async function requireBookedLocation(
   slug: string,
   param = 'slug',
 ): Promise<Location> {
+  if (slug.length > SLUG_MAX_LENGTH) throw noLocation(slug, param);
   const location = await findLocationBySlug(db, organisationId, slug);
-  if (!location) throw new AppError('not_found', `No location has the slug "${slug}".`, param);
+  if (!location) throw noLocation(slug, param);
   return location;
 }
 

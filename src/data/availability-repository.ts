@@ -276,7 +276,11 @@ async function liveBookingsAfterTurn(
       ? [
           sql`SELECT ${none}, NULL::json, NULL::json, row_to_json(e) FROM waitlist_entries e
               WHERE e.organisation_id = ${organisationId} AND e.location_id = ${waitingAt}
-              AND e.status = 'waiting' AND e.client_id = ${clientId}`,
+              AND e.status = 'waiting' AND e.client_id = ${clientId}
+              AND NOT EXISTS (SELECT 1 FROM waitlist_offers o JOIN bookings b
+                ON b.organisation_id = o.organisation_id AND b.id = o.booking_id
+                WHERE o.organisation_id = e.organisation_id AND o.entry_id = e.id
+                AND b.status = 'pending_confirmation')`,
         ]
       : []),
   ];

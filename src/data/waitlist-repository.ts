@@ -83,14 +83,33 @@ export async function clientWaitingEntriesAt(
   locationId: string,
   clientId: string,
 ): Promise<WaitlistEntryRow[]> {
-  return db
-    .selectFrom('waitlist_entries')
-    .selectAll()
-    .where('organisation_id', '=', organisationId)
-    .where('location_id', '=', locationId)
-    .where('status', '=', 'waiting')
-    .where('client_id', '=', clientId)
-    .execute();
+  return (
+    db
+      .selectFrom('waitlist_entries')
+      .selectAll()
+      .where('organisation_id', '=', organisationId)
+      .where('location_id', '=', locationId)
+      .where('status', '=', 'waiting')
+      .where('client_id', '=', clientId)
+      // Not an entry whose offer still holds a time (not claimed, not lapsed): its hold would stay,
+      // claimable, were the entry ended by a booking made elsewhere.
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('waitlist_offers as o')
+              .innerJoin('bookings as b', (join) =>
+                join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
+              )
+              .select('o.booking_id')
+              .whereRef('o.organisation_id', '=', 'waitlist_entries.organisation_id')
+              .whereRef('o.entry_id', '=', 'waitlist_entries.id')
+              .where('b.status', '=', 'pending_confirmation'),
+          ),
+        ),
+      )
+      .execute()
+  );
 }
 
 /** Ends a waiting entry (booked, left, ended); false when it was not waiting any more. */

@@ -477,6 +477,58 @@ describe('the waitlist', () => {
     expect(await entry(waiting.id)).toMatchObject({ status: 'booked', offer: null });
   });
 
+  it('keeps an entry waiting when its client only holds a time (a deposit to pay) or it holds an offer', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const bea = json(
+      await t.request({
+        method: 'POST',
+        url: '/v1/clients',
+        payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+      }),
+    ).data.id as string;
+    // Jo waits for a colour on Tuesday; her colour at 14:00 is held until its deposit is paid.
+    const colour = await joinWith({
+      client_id: ids.jo,
+      service_ids: [ids.services.colour],
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+    });
+    const held = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.colour],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        starts_at: `${TUESDAY}T14:00:00Z`,
+      },
+    });
+    expect(json(held).data.status, held.body).toBe('pending_payment');
+    expect(await entry(colour.id)).toMatchObject({ status: 'waiting' });
+
+    // Jo waits for a cut too; Bea's 10:00 is cancelled and offered to Jo, held for her to claim.
+    const taken = await bookAna(t, `${TUESDAY}T10:00:00Z`, bea);
+    expect(taken.statusCode, taken.body).toBe(201);
+    const cut = await joinWith({
+      client_id: ids.jo,
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times: ['morning'],
+    });
+    await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${json(taken).data.reference}/cancel`,
+      payload: {},
+    });
+    await pass();
+    expect((await entry(cut.id)).offer).not.toBeNull();
+    // Booking 11:00 herself leaves the entry with its offer as it is: not ended with a hold still claimable.
+    expect((await bookAna(t, `${TUESDAY}T11:00:00Z`)).statusCode).toBe(201);
+    expect(await entry(cut.id)).toMatchObject({ status: 'waiting' });
+  });
+
   it('counts the days an entry spans alike whatever zone the server runs in', async () => {
     // Chile's clocks go forward at midnight on 6 September 2026: in the server's zone that day has
     // no 00:00, and a day counted from it was 23 hours.
