@@ -6,7 +6,7 @@ import { effectiveStatus, transition } from '../domain/booking/state-machine.ts'
 import type { SeriesNote } from '../domain/outbox.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { announceChange } from './outbox-service.ts';
-import { bookEntryOfOffer } from './waitlist/offer-outcomes.ts';
+import { bookEntriesFilledBy, bookEntryOfOffer } from './waitlist/offer-outcomes.ts';
 
 /**
  * THE place that decides "a step of Booking Protection's hold is done -> confirm when none is left",
@@ -106,5 +106,6 @@ export async function settleRequirement(
   );
   // A waitlist offer confirmed: its entry is booked (and integrators hear waitlist.claimed).
   await bookEntryOfOffer(trx, organisationId, bookingId, now);
+  await bookEntriesFilledBy(trx, organisationId, bookingId, now);
   return 'confirmed';
 }

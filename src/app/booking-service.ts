@@ -24,7 +24,7 @@ import { type Usual, usualOf } from '../domain/booking/usual.ts';
 import { AppError, refusalError } from '../domain/errors.ts';
 import type { SeriesNote } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
-import { entryFitsBooking, type TimeOfDay, WAITLIST_CLAIM } from '../domain/waitlist.ts';
+import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
 import { prepareSlotCheck } from './availability-service.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { bookingPageUrl, newBookingPage, providerReturnUrl } from './booking-page-token.ts';
@@ -40,6 +40,7 @@ import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot } from './start-check.ts';
 import { textedCountriesOf } from './texted-countries.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
+import { entriesFilledBy } from './waitlist/entry-view.ts';
 import { publishCreatedBooking, subscribed } from './webhooks/events.ts';
 
 /** Who is booking: the organisation (from the API key) and how the event log names them. */
@@ -407,18 +408,10 @@ export async function createBooking(
   // would have lost their place for nothing (as an offer claimed but not paid keeps its entry).
   const bookedServiceIds = services.map((s) => s.id);
   const waiting = status === 'confirmed' ? check.readWaiting() : [];
-  const endedEntries = waiting.filter((entry) =>
-    entryFitsBooking(
-      {
-        serviceIds: JSON.parse(entry.service_ids) as string[],
-        staffId: entry.staff_id,
-        fromDate: entry.from_date,
-        toDate: entry.to_date,
-        times: entry.times === null ? null : (JSON.parse(entry.times) as TimeOfDay[]),
-      },
-      { serviceIds: bookedServiceIds, staffId: slot.staffId, startsAt: slot.startsAt },
-      location.timezone,
-    ),
+  const endedEntries = entriesFilledBy(
+    waiting,
+    { serviceIds: bookedServiceIds, staffId: slot.staffId, startsAt: slot.startsAt },
+    location.timezone,
   );
   const commitWithWrites =
     options.lastStatement === true &&

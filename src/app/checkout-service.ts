@@ -11,6 +11,7 @@ import { bookingPagePath } from './booking-page-token.ts';
 import { takeBookingTurn } from './booking-reference.ts';
 import { settleRequirement } from './booking-requirements.ts';
 import { announceChange } from './outbox-service.ts';
+import { bookEntriesFilledBy } from './waitlist/offer-outcomes.ts';
 
 /**
  * The built-in local payment provider's hosted checkout (payments.ts): what the page at
@@ -287,6 +288,8 @@ export async function recordDepositPaid(
     { kind: 'confirmed', drop: ['payment_link', 'booking_page_link'], remind: true },
     now,
   );
+  // The client's waiting entries this booking fills end now it is confirmed, not while it was held.
+  await bookEntriesFilledBy(trx, organisationId, bookingId, now);
 }
 
 /** The booking's unpaid checkouts are closed as paid (its deposit is). */

@@ -74,6 +74,10 @@ export const WaitlistEntryResource = z
       .nullable()
       .describe('The time held for this entry now, if any.'),
     booking_id: Uuid.nullable().describe('The booking it ended with (status booked).'),
+    booking_reference: z
+      .string()
+      .nullable()
+      .describe("That booking's reference (status booked): GET /v1/bookings/{reference} reads it."),
     created_at: z.string().describe('UTC: the joining order.'),
     ended_at: z.string().nullable().describe('UTC.'),
   })
@@ -97,6 +101,7 @@ export function presentWaitlistEntry(entry: WaitlistEntry): z.infer<typeof Waitl
       expires_at: formatUtc(entry.offer.expiresAt),
     },
     booking_id: entry.bookingId,
+    booking_reference: entry.bookingReference,
     created_at: formatUtc(entry.createdAt),
     ended_at: entry.endedAt === null ? null : formatUtc(entry.endedAt),
   };

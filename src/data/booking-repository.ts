@@ -280,6 +280,21 @@ export async function findBookingById(
   return row && (await withDetails(db, [row]))[0];
 }
 
+/** The reference of the booking with this id (what the API addresses it by). */
+export async function referenceOfBooking(
+  db: Db,
+  organisationId: string,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('bookings')
+    .select('reference')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.reference;
+}
+
 /** How a series repeats, as it was booked; undefined for an id the organisation has no series of. */
 export async function findSeriesRule(
   db: Db,

@@ -57,6 +57,8 @@ export interface WaitlistEntry {
   times: TimeOfDay[] | null;
   status: WaitlistStatus;
   bookingId: string | null;
+  /** The reference of that booking (what GET /v1/bookings/{reference} takes). */
+  bookingReference: string | null;
   createdAt: number;
   endedAt: number | null;
   offer: WaitlistOffer | null;

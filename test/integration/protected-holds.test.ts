@@ -331,6 +331,30 @@ describe('POST /v1/bookings/protected-holds with repeat: one card for the series
     }
   });
 
+  it("saving the card ends the client's waiting entry the held time gives what it waits for", async () => {
+    const joined = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: {
+        location_slug: 'islington',
+        service_ids: [ids.services.cut],
+        client_id: client,
+        from_date: '2026-12-09',
+        to_date: '2026-12-09',
+      },
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const entry = async () =>
+      (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.json().data.id}` })).json().data;
+    const response = await hold(at('islington', '2026-12-09T10:00:00+00:00'));
+    expect(response.statusCode, response.body).toBe(201);
+    const booking = response.json().data;
+    // Held, the time may yet lapse: the client keeps their place.
+    expect(await entry()).toMatchObject({ status: 'waiting' });
+    await saveCardOn(booking.booking_page_url);
+    expect(await entry()).toMatchObject({ status: 'booked', booking_reference: booking.reference });
+  });
+
   it('leaves a visit still owing its deposit waiting for that alone, its page link sent', async () => {
     const response = await hold({
       ...at('islington', '2026-12-30T14:00:00+00:00', 'colour'),

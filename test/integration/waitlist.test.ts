@@ -469,6 +469,7 @@ describe('the waitlist', () => {
     expect(await entry(waiting.id)).toMatchObject({
       status: 'booked',
       booking_id: bookingRow.id,
+      booking_reference: json(booked).data.reference,
       offer: null,
     });
     // Other afternoon times are free, and none is held for Jo, who needs none now.
@@ -527,6 +528,42 @@ describe('the waitlist', () => {
     // Booking 11:00 herself leaves the entry with its offer as it is: not ended with a hold still claimable.
     expect((await bookAna(t, `${TUESDAY}T11:00:00Z`)).statusCode).toBe(201);
     expect(await entry(cut.id)).toMatchObject({ status: 'waiting' });
+  });
+
+  it('ends the entry once the time its client holds is confirmed: the deposit paid', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const colour = await joinWith({
+      client_id: ids.jo,
+      service_ids: [ids.services.colour],
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+    });
+    const held = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.colour],
+        staff_id: ids.staff.ana,
+        client_id: ids.jo,
+        starts_at: `${TUESDAY}T14:00:00Z`,
+      },
+    });
+    const booking = json(held).data;
+    expect(booking.status, held.body).toBe('pending_payment');
+    expect(await entry(colour.id)).toMatchObject({ status: 'waiting' });
+    const checkout = new URL(booking.payment_url as string).pathname;
+    const paid = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
+    expect(paid.statusCode, paid.body).toBe(303);
+    expect(
+      json(await t.request({ method: 'GET', url: `/v1/bookings/${booking.reference}` })).data.status,
+    ).toBe('confirmed');
+    expect(await entry(colour.id)).toMatchObject({
+      status: 'booked',
+      booking_reference: booking.reference,
+      offer: null,
+    });
   });
 
   it('counts the days an entry spans alike whatever zone the server runs in', async () => {
@@ -627,7 +664,12 @@ describe('the waitlist', () => {
       });
       expect(receiver.received[0]!.json.data).toEqual(offered);
       const claimed = await entry(ada.id);
-      expect(claimed).toMatchObject({ status: 'booked', booking_id: expect.any(String), offer: null });
+      expect(claimed).toMatchObject({
+        status: 'booked',
+        booking_id: expect.any(String),
+        booking_reference: offer.booking_reference,
+        offer: null,
+      });
       expect(receiver.received[1]!.json.data).toEqual(claimed);
     });
   });

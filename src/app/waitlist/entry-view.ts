@@ -1,7 +1,13 @@
+import { referenceOfBooking } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { findLocationById } from '../../data/location-repository.ts';
 import { offersOfEntry, type WaitlistEntryRow } from '../../data/waitlist-repository.ts';
-import type { TimeOfDay, WaitlistEntry, WaitlistOffer } from '../../domain/waitlist.ts';
+import {
+  entryFitsBooking,
+  type TimeOfDay,
+  type WaitlistEntry,
+  type WaitlistOffer,
+} from '../../domain/waitlist.ts';
 
 /**
  * A waitlist entry as it reads now, with the offer it holds (a hold not yet lapsed): what
@@ -11,6 +17,8 @@ import type { TimeOfDay, WaitlistEntry, WaitlistOffer } from '../../domain/waitl
 export async function entryAsItReads(db: Db, row: WaitlistEntryRow, now: number): Promise<WaitlistEntry> {
   const location = await findLocationById(db, row.organisation_id, row.location_id);
   const offers = row.status === 'waiting' ? await offersOfEntry(db, row.organisation_id, row.id) : [];
+  const bookingReference =
+    row.booking_id === null ? undefined : await referenceOfBooking(db, row.organisation_id, row.booking_id);
   const open = offers.find(
     (offer) => offer.status === 'pending_confirmation' && (offer.hold_expires_at ?? 0) > now,
   );
@@ -26,6 +34,7 @@ export async function entryAsItReads(db: Db, row: WaitlistEntryRow, now: number)
           expiresAt: open.hold_expires_at!,
         }
       : null,
+    bookingReference ?? null,
   );
 }
 
@@ -33,20 +42,40 @@ export function entryOfRow(
   row: WaitlistEntryRow,
   locationSlug: string,
   offer: WaitlistOffer | null,
+  bookingReference: string | null = null,
 ): WaitlistEntry {
   return {
     id: row.id,
     locationSlug,
     clientId: row.client_id,
+    ...wantsOfRow(row),
+    status: row.status,
+    bookingId: row.booking_id,
+    bookingReference,
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+    offer,
+  };
+}
+
+/** What an entry's row waits for, as entryFitsBooking measures it. */
+export function wantsOfRow(
+  row: WaitlistEntryRow,
+): Pick<WaitlistEntry, 'serviceIds' | 'staffId' | 'fromDate' | 'toDate' | 'times'> {
+  return {
     serviceIds: JSON.parse(row.service_ids) as string[],
     staffId: row.staff_id,
     fromDate: row.from_date,
     toDate: row.to_date,
     times: row.times === null ? null : (JSON.parse(row.times) as TimeOfDay[]),
-    status: row.status,
-    bookingId: row.booking_id,
-    createdAt: row.created_at,
-    endedAt: row.ended_at,
-    offer,
   };
+}
+
+/** Of a client's waiting entries at a location, those a confirmed booking there gives what they wait for. */
+export function entriesFilledBy<T extends WaitlistEntryRow>(
+  entries: readonly T[],
+  booking: { serviceIds: readonly string[]; staffId: string; startsAt: number },
+  timezone: string,
+): T[] {
+  return entries.filter((entry) => entryFitsBooking(wantsOfRow(entry), booking, timezone));
 }

@@ -2,9 +2,14 @@ import { presentWaitlistEntry } from '../../contract/waitlist.ts';
 import type { BookingEvent } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { HOLD_LAPSED } from '../../data/hold-expiry.ts';
-import { endWaitlistEntry, findWaitlistEntry, offerOfBooking } from '../../data/waitlist-repository.ts';
+import {
+  clientWaitingEntriesAt,
+  endWaitlistEntry,
+  findWaitlistEntry,
+  offerOfBooking,
+} from '../../data/waitlist-repository.ts';
 import { publishEvent } from '../webhooks/events.ts';
-import { entryAsItReads } from './entry-view.ts';
+import { entriesFilledBy, entryAsItReads } from './entry-view.ts';
 
 /**
  * A waitlist offer confirmed, by whichever step came last (the claim, the deposit, Booking
@@ -18,6 +23,41 @@ export async function bookEntryOfOffer(trx: Db, organisationId: string, bookingI
   const booked = { status: 'booked' as const, bookingId };
   if (!(await endWaitlistEntry(trx, organisationId, offer.entry_id, booked, now))) return;
   await publishWaitlistEvent(trx, 'waitlist.claimed', organisationId, offer.entry_id, bookingId, now);
+}
+
+/**
+ * A hold confirmed later (its deposit paid, its card saved, its contact proven, its offer claimed):
+ * the client's other waiting entries it gives what they wait for end as booked, as they do when a
+ * booking is confirmed at once (booking-service.ts). Never an entry whose own offer still holds a time.
+ */
+export async function bookEntriesFilledBy(trx: Db, organisationId: string, bookingId: string, now: number) {
+  const booking = await trx
+    .selectFrom('bookings as b')
+    .innerJoin('locations as l', (join) =>
+      join.onRef('l.organisation_id', '=', 'b.organisation_id').onRef('l.id', '=', 'b.location_id'),
+    )
+    .select(['b.location_id', 'b.client_id', 'b.staff_id', 'b.starts_at', 'l.timezone'])
+    .where('b.organisation_id', '=', organisationId)
+    .where('b.id', '=', bookingId)
+    .executeTakeFirst();
+  if (!booking) return;
+  const waiting = await clientWaitingEntriesAt(trx, organisationId, booking.location_id, booking.client_id);
+  if (waiting.length === 0) return;
+  const services = await trx
+    .selectFrom('booking_services')
+    .select('service_id')
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .orderBy('position')
+    .execute();
+  const filled = entriesFilledBy(
+    waiting,
+    { serviceIds: services.map((s) => s.service_id), staffId: booking.staff_id, startsAt: booking.starts_at },
+    booking.timezone,
+  );
+  for (const entry of filled) {
+    await endWaitlistEntry(trx, organisationId, entry.id, { status: 'booked', bookingId }, now);
+  }
 }
 
 /**

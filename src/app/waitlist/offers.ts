@@ -26,7 +26,6 @@ import {
   type LocalStart,
   localStartOf,
   startSuits,
-  type TimeOfDay,
   type WaitlistWants,
 } from '../../domain/waitlist.ts';
 import { getAvailability } from '../availability-service.ts';
@@ -37,6 +36,7 @@ import type { PaymentProvider } from '../payments.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
 import { isTextable } from '../phone-destinations.ts';
 import { textedCountriesOf } from '../texted-countries.ts';
+import { wantsOfRow } from './entry-view.ts';
 import { publishWaitlistEvent } from './offer-outcomes.ts';
 
 /**
@@ -253,7 +253,7 @@ async function offerAt(
   let offered = 0;
   for (const round of ['apart', 'overlapping'] as const) {
     for (const entry of entries) {
-      const wants = wantsOf(entry);
+      const wants = wantsOfRow(entry);
       const spans = letGo.get(entry.id) ?? [];
       // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
       if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
@@ -456,14 +456,6 @@ async function waitsWithoutOffer(trx: Db, organisationId: string, entryId: strin
   if (entry?.status !== 'waiting') return false;
   const offers = await offersOfEntry(trx, organisationId, entryId);
   return !offers.some((o) => o.status === 'pending_confirmation' && (o.hold_expires_at ?? 0) > now);
-}
-
-function wantsOf(entry: WaitlistEntryRow): WaitlistWants {
-  return {
-    fromDate: entry.from_date,
-    toDate: entry.to_date,
-    times: entry.times === null ? null : (JSON.parse(entry.times) as TimeOfDay[]),
-  };
 }
 
 function daysBetween(from: string, to: string): number {
