@@ -299,6 +299,42 @@ describe('the waitlist in the console', () => {
     expect(anonymous.headers.location).toMatch(/^\/console\/sign-in/);
   });
 
+  it('links an entry that ended booked to the booking it ended with', async () => {
+    const desk = await signIn('acme-hair', 'desk@acme.test');
+    // Wednesday: Bo's day (the first test fills Ana's Tuesday).
+    const wednesday = '2026-11-25';
+    const form = joForm({ staff_id: acme.bo, from_date: wednesday, to_date: wednesday });
+    expect((await desk.post('/console/waitlist', form)).statusCode).toBe(303);
+    // Jo books an afternoon cut with Bo herself: her entry ends, booked.
+    const free = await t.request({
+      method: 'GET',
+      url: `/v1/locations/soho/availability?service_ids=${acme.cut}&date=${wednesday}&staff_id=${acme.bo}`,
+    });
+    const afternoon = (free.json().data.slots as { starts_at: string }[])
+      .map((slot) => slot.starts_at)
+      .find((start) => start >= `${wednesday}T12`);
+    expect(afternoon, free.body).toBeDefined();
+    const booked = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [acme.cut],
+        staff_id: acme.bo,
+        client_id: acme.jo,
+        starts_at: afternoon,
+      },
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const reference = booked.json().data.reference as string;
+    const page = await waitlistPage(desk, 'location=soho&status=all');
+    const [jo] = tableRows(page);
+    expect(jo![6]).toBe(`Booked | ${reference}`);
+    expect(page).toContain(`<a href="/console/bookings/${reference}">${reference}</a>`);
+    // Bo's Wednesday free again for the other tests.
+    await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+  });
+
   it('lists the entries of a location taken out of the catalogue, as REST’s waitlist does', async () => {
     const desk = await signIn('acme-hair', 'desk@acme.test');
     expect((await desk.post('/console/waitlist', joForm())).statusCode).toBe(303);

@@ -144,16 +144,21 @@ function entriesTable(
           ? 'Anyone'
           : esc(waitlist.staffNames.get(entry.staffId) ?? 'A former staff member');
       const offer = entry.offer
-        ? `${f.when(entry.offer.startsAt)} with ${esc(waitlist.staffNames.get(entry.offer.staffId) ?? '?')}<br>held until ${f.when(entry.offer.expiresAt)}<br><a href="/console/bookings/${esc(encodeURIComponent(entry.offer.bookingReference))}">${esc(entry.offer.bookingReference)}</a>`
+        ? `${f.when(entry.offer.startsAt)} with ${esc(waitlist.staffNames.get(entry.offer.staffId) ?? '?')}<br>held until ${f.when(entry.offer.expiresAt)}<br>${bookingLink(entry.offer.bookingReference)}`
         : '–';
       const remove =
         entry.status === 'waiting'
           ? `<form method="post" action="/console/waitlist/${esc(encodeURIComponent(entry.id))}/remove" class="inline">${csrfField(csrf)}<input type="hidden" name="location" value="${esc(waitlist.location.slug)}"><button type="submit" class="danger">Remove<span class="visually-hidden"> ${esc(client.name)} from the waitlist</span></button></form>`
           : '';
-      return `<tr><td>${f.when(entry.createdAt)}</td><td>${esc(client.name)}${contact ? `<br>${contact}` : ''}${unproven}</td><td>${entry.serviceIds.map((id) => esc(serviceName(id))).join('<br>')}</td><td>${staff}</td><td>${dates}</td><td>${times}</td><td>${esc(STATUS_WORDS[entry.status])}</td><td>${offer}</td><td>${remove}</td></tr>`;
+      return `<tr><td>${f.when(entry.createdAt)}</td><td>${esc(client.name)}${contact ? `<br>${contact}` : ''}${unproven}</td><td>${entry.serviceIds.map((id) => esc(serviceName(id))).join('<br>')}</td><td>${staff}</td><td>${dates}</td><td>${times}</td><td>${esc(STATUS_WORDS[entry.status])}${entry.bookingReference ? `<br>${bookingLink(entry.bookingReference)}` : ''}</td><td>${offer}</td><td>${remove}</td></tr>`;
     })
     .join('');
   return `<div class="scroll"><table><thead><tr><th>Joined</th><th>Client</th><th>Services</th><th>Staff</th><th>Dates</th><th>Times</th><th>Status</th><th>Offer held now</th><th>Actions</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The console's page of a booking, named by its reference. */
+function bookingLink(reference: string): string {
+  return `<a href="/console/bookings/${esc(encodeURIComponent(reference))}">${esc(reference)}</a>`;
 }
 
 function addForm(options: {
