@@ -40,6 +40,7 @@ import {
 } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
 import { explainNoSlot, slotOrRefusal } from './start-check.ts';
+import { bookEntriesFilledBy } from './waitlist/offer-outcomes.ts';
 
 /** Who is changing the booking, as the event log names them. */
 export interface Changer {
@@ -269,6 +270,8 @@ export async function rescheduleInTransaction(
     },
     now,
   );
+  // Moved to a time the client waits for: that entry ends, booked (as a new booking there would).
+  if (booking.status === 'confirmed') await bookEntriesFilledBy(trx, changer.organisationId, booking.id, now);
   return {
     booking: await getBooking(trx, changer.organisationId, booking.reference),
     disclosure: disclosureOf(decision),

@@ -478,6 +478,29 @@ describe('the waitlist', () => {
     expect(await entry(waiting.id)).toMatchObject({ status: 'booked', offer: null });
   });
 
+  it("ends an entry as booked once its client's booking is moved to a time that fits it", async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const waiting = await joinWith({
+      client_id: ids.jo,
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times: ['afternoon'],
+    });
+    // Jo's Tuesday morning cut is not what the entry waits for; moved to the afternoon, it is.
+    const morning = await bookAna(t, `${TUESDAY}T10:00:00Z`);
+    expect(morning.statusCode, morning.body).toBe(201);
+    const reference = json(morning).data.reference as string;
+    expect(await entry(waiting.id)).toMatchObject({ status: 'waiting' });
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: `${TUESDAY}T15:00:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(await entry(waiting.id)).toMatchObject({ status: 'booked', booking_reference: reference });
+  });
+
   it('keeps an entry waiting when its client only holds a time (a deposit to pay) or it holds an offer', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
