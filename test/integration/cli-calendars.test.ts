@@ -99,6 +99,15 @@ describe('booking calendars', () => {
       const nobody = await runCliAsync(['calendars', 'create', '--org', 'acme-hair', '--staff', 'Zed'], env);
       expect(nobody.status).toBe(1);
       expect(nobody.stderr).toContain('No staff member has the id, ref or name "Zed".');
+      // Fay Oldham is out of the catalogue: her feed would answer 404, so none is made.
+      const away = await runCliAsync(
+        ['calendars', 'create', '--org', 'acme-hair', '--staff', 'Fay Oldham'],
+        env,
+      );
+      expect(away.status).toBe(1);
+      expect(away.stderr).toBe(
+        'error: Fay Oldham is not an active staff member: a feed of theirs would not be served. Make it once they are active again.\n',
+      );
       const noOrg = await runCliAsync(['calendars', 'list', '--org', 'nope'], env);
       expect(noOrg.status).toBe(1);
       expect(noOrg.stderr).toContain('No organisation has the slug "nope".');

@@ -50,6 +50,8 @@ describe('console: Calendars', () => {
     expectNamedControls(page.body);
     expect(page.body).toContain('No feed has been made.');
     const ana = /<option value="([^"]+)">Ana<\/option>/.exec(page.body)![1]!;
+    // Cy, out of the catalogue, is not offered: a feed of theirs would not be served.
+    expect(page.body).not.toContain('>Cy</option>');
 
     const made = await owner.post('/console/calendars/feeds', { staff_id: ana });
     expect(made.statusCode).toBe(201);

@@ -53,14 +53,14 @@ export async function requireStaffMember(
   db: Db,
   organisationId: string,
   asked: string,
-): Promise<{ id: string; name: string }> {
+): Promise<{ id: string; name: string; active: boolean }> {
   const wanted = asked.trim();
   const staff = await db
     .selectFrom('staff')
     .select(['id', 'ref', 'name', 'active'])
     .where('organisation_id', '=', organisationId)
     .execute();
-  const member = (s: (typeof staff)[number]) => ({ id: s.id, name: s.name });
+  const member = (s: (typeof staff)[number]) => ({ id: s.id, name: s.name, active: s.active === 1 });
   const byId = UUID.test(wanted) ? staff.find((s) => s.id === wanted.toLowerCase()) : undefined;
   if (byId) return member(byId);
   const byRef = staff.find((s) => s.ref === wanted);
@@ -90,7 +90,7 @@ export async function requireStaffMember(
   throw new AppError('not_found', `No staff member has the id, ref or name "${wanted}".`, 'staff');
 }
 
-/** The organisation's staff, by name (the console's choice of whom to make a feed for). */
+/** The organisation's active staff, by name (the console's choice of whom to make a feed for). */
 export async function staffOfOrganisation(
   db: Db,
   organisationId: string,
@@ -99,6 +99,7 @@ export async function staffOfOrganisation(
     .selectFrom('staff')
     .select(['id', 'name'])
     .where('organisation_id', '=', organisationId)
+    .where('active', '=', 1)
     .orderBy('name')
     .orderBy('id')
     .execute();
@@ -116,6 +117,14 @@ export async function createFeed(
   formId?: string,
 ): Promise<{ feed: FeedSummary; token: string }> {
   const member = await requireStaffMember(db, organisationId, staffId);
+  // Its address would answer 404 while they are out of the catalogue (feed-routes.ts): refused, said.
+  if (!member.active) {
+    throw new AppError(
+      'conflict',
+      `${member.name} is not an active staff member: a feed of theirs would not be served. Make it once they are active again.`,
+      'staff',
+    );
+  }
   const token = randomBytes(32).toString('base64url');
   const id = formId === undefined ? randomUUID() : idOfForm(organisationId, formId);
   const row = {
