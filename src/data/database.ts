@@ -34,12 +34,20 @@ export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
  */
 export const DEFAULT_DATABASE_URL = 'sqlite:db/booking.sqlite';
 
+/**
+ * What a command says of a SQLite DATABASE_URL path with no file: the path, and the two ways on (a
+ * mistyped path, or a database not made yet).
+ */
+export function noDatabaseAt(file: string): string {
+  return `There is no booking database at ${file}. Check DATABASE_URL, or make one there with \`booking migrate\`.`;
+}
+
 /** A SQLite database file that was required to exist (DatabaseOptions.mustExist) and does not. */
 export class MissingDatabaseError extends Error {
   readonly file: string;
 
   constructor(file: string) {
-    super(`There is no booking database at ${file}.`);
+    super(noDatabaseAt(file));
     this.name = 'MissingDatabaseError';
     this.file = file;
   }

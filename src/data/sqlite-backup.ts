@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BackupError, type BackupOutcome, newBackupFile, refuseNewerBackup } from './backup-files.ts';
+import { noDatabaseAt } from './database.ts';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase } from './sqlite-driver.ts';
 
@@ -21,7 +22,7 @@ export async function backupSqliteFile(
   source: string,
   destination: string,
 ): Promise<BackupOutcome & { checked: string }> {
-  if (!existsSync(source)) throw new BackupError(`There is no booking database at ${source}.`);
+  if (!existsSync(source)) throw new BackupError(noDatabaseAt(source));
   return newBackupFile(destination, async (partial) => {
     const live = new SqliteDatabase(source, { fileMustExist: true });
     try {

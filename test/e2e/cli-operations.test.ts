@@ -302,7 +302,9 @@ describe('booking check', () => {
     const run = await runCliAsync(['check'], { ...env, DATABASE_URL: `sqlite:${missing}` });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`error: There is no booking database at ${missing}.\n`);
+    expect(run.stderr).toBe(
+      `error: There is no booking database at ${missing}. Check DATABASE_URL, or make one there with \`booking migrate\`.\n`,
+    );
     expect(existsSync(missing)).toBe(false);
   });
 
@@ -315,7 +317,9 @@ describe('booking check', () => {
       const run = await runCliAsync(['backup', copy], { ...env, DATABASE_URL: `sqlite:${missing}` });
       expect(run.status).toBe(1);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toBe(`error: There is no booking database at ${missing}.\n`);
+      expect(run.stderr).toBe(
+        `error: There is no booking database at ${missing}. Check DATABASE_URL, or make one there with \`booking migrate\`.\n`,
+      );
       expect(existsSync(path.dirname(missing))).toBe(false);
       expect(existsSync(copy)).toBe(false);
     },

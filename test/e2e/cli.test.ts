@@ -381,7 +381,9 @@ describe('booking (the operator command)', () => {
           const command = commands[i + j]!.join(' ');
           expect(run.status, command).toBe(1);
           expect(run.stdout, command).toBe('');
-          expect(run.stderr, command).toBe(`error: There is no booking database at ${missing}.\n`);
+          expect(run.stderr, command).toBe(
+            `error: There is no booking database at ${missing}. Check DATABASE_URL, or make one there with \`booking migrate\`.\n`,
+          );
         }
       }
       expect(existsSync(path.dirname(missing))).toBe(false);
