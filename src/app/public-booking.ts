@@ -10,6 +10,7 @@ import { REPEAT_LIMITS, type Repeat, type SeriesVisits } from '../domain/booking
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
 import {
+  asciiDigits,
   CONTACT_DAY_MS,
   type PublicBookingPolicy,
   proofChannel,
@@ -128,12 +129,14 @@ interface FormRecord {
 }
 
 /**
- * Who sent a form, as a digest of the contact it gave (digits of the phone, the e-mail in lower
- * case): a form sent again leads to the booking it made only for the same contact. On a shared
- * device, Back then another customer's details must not open the last customer's booking.
+ * Who sent a form, as a digest of the contact it gave (digits of the phone, whatever their script,
+ * the e-mail in lower case): a form sent again leads to the booking it made only for the same contact.
+ * On a shared device, Back then another customer's details must not open the last customer's booking
+ * (full-width or Arabic-Indic digits are digits here too, as the number they make is read with them).
  */
 function senderOf(request: Pick<PublicBookingRequest, 'phone' | 'email'>): string {
-  const contact = `${(request.phone ?? '').replace(/\D/g, '')}|${(request.email ?? '').trim().toLowerCase()}`;
+  const phone = asciiDigits(request.phone ?? '').replace(/\D/g, '');
+  const contact = `${phone}|${(request.email ?? '').trim().toLowerCase()}`;
   return createHash('sha256').update(contact).digest('base64url');
 }
 

@@ -111,7 +111,7 @@ export function readCode(typed: string): string | undefined {
 }
 
 /** Every decimal digit of `text`, whatever its script, as the ASCII digit of its value. */
-function asciiDigits(text: string): string {
+export function asciiDigits(text: string): string {
   // NFKC: full-width and other compatibility digits (and dashes) become ASCII ones.
   return text.normalize('NFKC').replace(/\p{Nd}/gu, (digit) => {
     const at = digit.codePointAt(0)!;

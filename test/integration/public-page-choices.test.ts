@@ -262,6 +262,35 @@ describe('choosing a stylist', () => {
 });
 
 describe('one form, one booking; a refusal keeps what was typed', () => {
+  it('a number typed in full-width digits is its own customer: the next one on the device, also typing full-width, never opens it', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const body = await search({ date: '2026-11-24' });
+    const [first, second] = radios(body);
+    // A Japanese IME types full-width digits; the number is read (and texted) as 07400 111222.
+    const rosa = { first_name: 'Rosa', last_name: 'Parks', phone: '０７４００ １１１２２２' };
+    const once = pagePathOf(
+      await pagePost(t, `/p/${ORG}/book`, formOf(body, { ...rosa, starts_at: first! })),
+    );
+    // The same customer sending the form again (Back, Confirm) still lands on her booking...
+    expect(
+      pagePathOf(await pagePost(t, `/p/${ORG}/book`, formOf(body, { ...rosa, starts_at: first! }))),
+    ).toBe(once);
+    // ...but the next customer on the device, with a number of her own in full-width digits, does not.
+    const stranger = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(body, {
+        first_name: 'Ann',
+        last_name: 'Other',
+        phone: '０７４００ ３３３４４４',
+        starts_at: second!,
+      }),
+    );
+    expect(stranger.statusCode, stranger.body).toBe(409);
+    expect(stranger.body).toContain('This form has already made a booking.');
+    expect(stranger.body).not.toContain(once);
+  });
+
   it('the same form sent again (Back, then Confirm) leads to the booking it made, not a second one', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const body = await search({ date: '2026-11-24' });
