@@ -24,9 +24,9 @@ import { OUTBOX_CLIENTS } from './outbox-database.ts';
  *
  * Every public booking gives a phone of its own (publicPhone), so the per-contact caps (2 live holds,
  * 3 a day: left at their defaults) never refuse one, though they are read as always. All the load
- * comes from one address, 127.0.0.1: each organisation's attempts per address per hour is raised to
- * the most a catalogue may set (100,000), which a run stays far below (the full stack's clock is fixed,
- * so every attempt of a run falls into one hour).
+ * comes from one address, 127.0.0.1: each organisation's attempts per address per hour, and its
+ * public bookings per hour, are raised to the most a catalogue may set (100,000), which a run stays
+ * far below (the full stack's clock is fixed, so every attempt of a run falls into one hour).
  */
 export const PUBLIC_BOOKING_SCENARIO = {
   withCode: BOOKINGS_SCENARIO.organisation,
@@ -34,6 +34,8 @@ export const PUBLIC_BOOKING_SCENARIO = {
   location: BOOKINGS_SCENARIO.location,
   /** The most `public_attempts_per_address_per_hour` may be (the catalogue's schema). */
   attemptsPerAddressPerHour: 100_000,
+  /** The most `public_bookings_per_organisation_per_hour` may be: a run makes fewer at each. */
+  bookingsPerOrganisationPerHour: 100_000,
 } as const;
 
 export type Organisation = 'withCode' | 'withoutCode';
@@ -131,6 +133,7 @@ export async function createPublicBookingDatabase(): Promise<PublicBookingBenchD
     policies: {
       public_verification: organisation === 'withCode' ? 'code' : 'none',
       public_attempts_per_address_per_hour: PUBLIC_BOOKING_SCENARIO.attemptsPerAddressPerHour,
+      public_bookings_per_organisation_per_hour: PUBLIC_BOOKING_SCENARIO.bookingsPerOrganisationPerHour,
     },
     // `regular` (phone and e-mail) as the bookings scenario has it; `texted` for the REST side.
     clients: [...catalogue.clients, OUTBOX_CLIENTS.texted],

@@ -28,6 +28,7 @@ import { checkFreeText } from './free-text.ts';
 import { madeOnce, recordMadeOnce } from './idempotency.ts';
 import { clientOfAddress, FixedWindowRateLimiter } from './rate-limiter.ts';
 import { reachableContactsOf } from './reachable-contacts.ts';
+import { withinHour } from './resend-limit.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -64,6 +65,7 @@ export async function publicOrganisation(db: Db, slug: string): Promise<PublicOr
       holdsPerContact: row.public_holds_per_contact,
       bookingsPerContactPerDay: row.public_bookings_per_contact_per_day,
       attemptsPerAddressPerHour: row.public_attempts_per_address_per_hour,
+      bookingsPerOrganisationPerHour: row.public_bookings_per_organisation_per_hour,
       smsCountries: storedCountries(row.sms_countries),
     },
   };
@@ -211,39 +213,42 @@ export async function bookOnPublicPage(
       }
       for (const turn of publicContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
       await checkContactCaps(trx, organisation, details.contact, now);
-      const client = await insertUnprovenClient(trx, organisation.id, details, now);
-      const caller: Caller = {
-        organisationId: organisation.id,
-        currency: organisation.currency,
-        referencePrefix: organisation.referencePrefix,
-        catalogueVersion: organisation.catalogueVersion,
-        actor: 'page:public',
-        // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
-        source: 'api',
-      };
-      const booking = {
-        locationSlug: request.locationSlug,
-        serviceIds: request.serviceIds,
-        staffId: request.staffId,
-        clientId: client.id,
-        startsAt: request.startsAt,
-        notes: request.notes,
-      };
-      const checkout = {
-        payments: deps.payments,
-        opener,
-        publicBaseUrl,
-        hostedFlow: true,
-        publicContact: { contact, askProof: policy.verification === 'code' },
-      };
-      // A series is one booking for the caps, with one proof: its first visit's (createSeries).
-      const created = request.repeat
-        ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
-        : await createBooking(trx, caller, booking, now, checkout);
-      opener?.endOfWork();
-      const token = created.booking.pageToken!;
-      if (once) await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
-      return token;
+      return withinOrganisationHour(deps, organisation, now, async () => {
+        const client = await insertUnprovenClient(trx, organisation.id, details, now);
+        const caller: Caller = {
+          organisationId: organisation.id,
+          currency: organisation.currency,
+          referencePrefix: organisation.referencePrefix,
+          catalogueVersion: organisation.catalogueVersion,
+          actor: 'page:public',
+          // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
+          source: 'api',
+        };
+        const booking = {
+          locationSlug: request.locationSlug,
+          serviceIds: request.serviceIds,
+          staffId: request.staffId,
+          clientId: client.id,
+          startsAt: request.startsAt,
+          notes: request.notes,
+        };
+        const checkout = {
+          payments: deps.payments,
+          opener,
+          publicBaseUrl,
+          hostedFlow: true,
+          publicContact: { contact, askProof: policy.verification === 'code' },
+        };
+        // A series is one booking for the caps, with one proof: its first visit's (createSeries).
+        const created = request.repeat
+          ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
+          : await createBooking(trx, caller, booking, now, checkout);
+        opener?.endOfWork();
+        const token = created.booking.pageToken!;
+        if (once)
+          await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
+        return token;
+      });
     }),
   );
 }
@@ -357,4 +362,28 @@ async function checkContactCaps(
       `This phone number or e-mail address has made ${policy.bookingsPerContactPerDay} bookings on this page in the last 24 hours, the most it may; to book more, call the salon.`,
     );
   }
+}
+
+/**
+ * Makes a booking as one of the organisation's `bookingsPerOrganisationPerHour` public bookings of the
+ * clock hour, across every contact and address (429 past them; a booking not made gives its place
+ * back): whoever has many addresses and a mail domain of their own, each passing the caps per contact
+ * and per address, can neither hold the whole diary nor have a code sent for every time in it.
+ */
+function withinOrganisationHour<T>(
+  deps: AppDeps,
+  organisation: PublicOrganisation,
+  now: number,
+  make: () => Promise<T>,
+): Promise<T> {
+  const limit = organisation.policy.bookingsPerOrganisationPerHour;
+  return withinHour(
+    { store: deps.rateLimitStore },
+    { organisationId: organisation.id, name: 'public-bookings' },
+    { limit, details: {} },
+    now,
+    (minutes) =>
+      `This salon takes ${limit} bookings an hour on this page, and this hour's are taken. Try again in ${minutes}, or call the salon.`,
+    make,
+  );
 }

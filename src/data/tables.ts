@@ -40,6 +40,7 @@ export interface OrganisationsTable {
   public_holds_per_contact: Generated<number>;
   public_bookings_per_contact_per_day: Generated<number>;
   public_attempts_per_address_per_hour: Generated<number>;
+  public_bookings_per_organisation_per_hour: Generated<number>;
   /** ISO 3166-1 codes, comma-separated: countries texted besides those of the locations. */
   sms_countries: Generated<string>;
   /** Who may waive a fee in the console: any staff account, or owners and admins only. */

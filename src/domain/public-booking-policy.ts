@@ -19,6 +19,8 @@ export interface PublicBookingPolicy {
   bookingsPerContactPerDay: number;
   /** Booking attempts (form posts) per client address per hour. */
   attemptsPerAddressPerHour: number;
+  /** Bookings made on the public page per hour, across every contact and address. */
+  bookingsPerOrganisationPerHour: number;
   /** ISO 3166-1 codes texted besides the countries of the organisation's locations. */
   smsCountries: readonly string[];
 }
@@ -31,6 +33,7 @@ export function takesNoPublicBookings(policy: PublicBookingPolicy): boolean {
   return (
     policy.attemptsPerAddressPerHour === 0 ||
     policy.holdsPerContact === 0 ||
+    policy.bookingsPerOrganisationPerHour === 0 ||
     policy.bookingsPerContactPerDay === 0
   );
 }

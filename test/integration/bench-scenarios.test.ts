@@ -107,6 +107,7 @@ describe.skipIf(onPostgres)('benchmark scenarios', () => {
           'public_holds_per_contact',
           'public_bookings_per_contact_per_day',
           'public_attempts_per_address_per_hour',
+          'public_bookings_per_organisation_per_hour',
         ])
         .orderBy('slug')
         .execute();
@@ -115,6 +116,7 @@ describe.skipIf(onPostgres)('benchmark scenarios', () => {
         public_holds_per_contact: 2,
         public_bookings_per_contact_per_day: 3,
         public_attempts_per_address_per_hour: 100_000,
+        public_bookings_per_organisation_per_hour: 100_000,
       };
       expect(policies).toEqual([
         { slug: 'slot-studio', public_verification: 'code', ...caps },

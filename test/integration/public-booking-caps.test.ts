@@ -90,6 +90,27 @@ describe('caps on strangers', () => {
     );
   });
 
+  it('so many public bookings an hour across the organisation, whatever the contacts and addresses', async () => {
+    t = await startTestApp({
+      catalogues: [withPolicies({ public_bookings_per_organisation_per_hour: 2 })],
+      now: NOW,
+    });
+    // Each from a phone and an address of its own: the caps per contact and per address never refuse.
+    pagePathOf(await cut(0, { phone: '07400 100001' }, '127.0.0.41'));
+    // A booking not made (the time taken already) gives its place back.
+    expect((await cut(0, { phone: '07400 100002' }, '127.0.0.42')).statusCode).toBe(409);
+    pagePathOf(await cut(1, { phone: '07400 100003' }, '127.0.0.43'));
+    const third = await cut(2, { email: 'someone.else@example.com' }, '127.0.0.44');
+    expect(third.statusCode).toBe(429);
+    expect(third.body).toContain(
+      'This salon takes 2 bookings an hour on this page, and this hour&#39;s are taken. Try again in 60 minutes, or call the salon.',
+    );
+    expect(await countBookings(t.database.db)).toBe(2);
+    // The next clock hour takes bookings again.
+    t.clock.advance({ hours: 1 });
+    pagePathOf(await cut(2, { email: 'someone.else@example.com' }, '127.0.0.44'));
+  });
+
   it('a Gmail address spelt another way (dots, a +tag, googlemail.com) is the same inbox for the caps', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     // Google delivers every one of these to rosaparks@gmail.com.
@@ -225,6 +246,7 @@ describe('caps on strangers', () => {
     'public_attempts_per_address_per_hour',
     'public_holds_per_contact',
     'public_bookings_per_contact_per_day',
+    'public_bookings_per_organisation_per_hour',
   ])(
     'a salon whose %s is 0 says so on its page at once, with no form to fill in for nothing',
     async (cap) => {

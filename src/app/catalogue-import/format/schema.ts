@@ -184,6 +184,12 @@ export const organisationPoliciesSchema = z.strictObject({
     .max(100_000)
     .default(10)
     .describe('Booking attempts (form posts) per client address per clock hour.'),
+  public_bookings_per_organisation_per_hour: z
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(30)
+    .describe('Bookings made on the public page per clock hour, across every contact and address.'),
   sms_countries: z
     .array(countryCode)
     .max(250)

@@ -265,6 +265,7 @@ function policyColumns(catalogue: Catalogue) {
     public_holds_per_contact: policies.public_holds_per_contact,
     public_bookings_per_contact_per_day: policies.public_bookings_per_contact_per_day,
     public_attempts_per_address_per_hour: policies.public_attempts_per_address_per_hour,
+    public_bookings_per_organisation_per_hour: policies.public_bookings_per_organisation_per_hour,
     sms_countries: [...new Set(policies.sms_countries)].sort().join(','),
     fee_waivers: policies.fee_waivers,
   };
