@@ -1043,6 +1043,46 @@ describe('what a token is not', () => {
     expect(outcome.callback.searchParams.get('error')).toBe('invalid_target');
   });
 
+  it('is issued for /mcp named with an upper-case scheme, as RFC 3986 and the MCP spec say it may be', async () => {
+    // The MCP authorization spec: "implementations SHOULD accept uppercase scheme and host components".
+    const named = mcpUrl.href.replace(/^http:/, 'HTTP:');
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    const url = new URL(auth.authorizationUrl!);
+    url.searchParams.set('resource', named);
+    const outcome = await consent(url, owner);
+    expect(outcome.callback.searchParams.get('error_description')).toBeNull();
+    const exchange = (body: Record<string, string>) =>
+      fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: auth.info!.client_id, resource: named, ...body }),
+      });
+    const issued = await exchange({
+      grant_type: 'authorization_code',
+      code: outcome.callback.searchParams.get('code')!,
+      redirect_uri: REDIRECT_URL,
+      code_verifier: auth.verifier,
+    });
+    const tokens = (await issued.json()) as { access_token: string; refresh_token: string; scope: string };
+    expect(issued.status, JSON.stringify(tokens)).toBe(200);
+    expect(tokens.scope).toBe('bookings:write');
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(200);
+    // Its refreshes name the resource as the host wrote it, or as this server does: both are /mcp.
+    let refreshToken = tokens.refresh_token;
+    for (const resource of [named, mcpUrl.href]) {
+      const refreshed = await exchange({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        resource,
+      });
+      const renewed = (await refreshed.json()) as { access_token: string; refresh_token: string };
+      expect(refreshed.status, JSON.stringify(renewed)).toBe(200);
+      expect((await rawToolsList(mcpUrl, renewed.access_token)).status).toBe(200);
+      refreshToken = renewed.refresh_token;
+    }
+  });
+
   it('is not an API key, and an API key still works at /mcp; the SSE transport takes keys only', async () => {
     const key = await createApiKey(
       server.t.database.db,

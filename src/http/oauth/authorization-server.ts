@@ -171,13 +171,22 @@ export class AuthorizationServers {
       // the resource a refresh names is checked only after that: a refresh refused for naming another
       // resource spent the token the host still held, whose next use then read as a stolen copy's and
       // ended the connection. Such a refresh is refused here, before anything is spent. (A list of
-      // resources is the library's to reduce to this one, defaultResource.)
+      // resources is the library's to reduce to this one, defaultResource.) This /mcp spelled otherwise
+      // (namesResource) is read as the token records it, which the library's later check compares
+      // exactly.
       rotateRefreshToken: (ctx) => {
-        const named = ctx.oidc.params?.resource;
-        if (typeof named === 'string' && named !== resource) {
-          throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+        const token = ctx.oidc.entities.RefreshToken;
+        const params = ctx.oidc.params as { resource?: unknown } | undefined;
+        if (params && typeof params.resource === 'string') {
+          if (!namesResource(params.resource, resource)) {
+            throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
+          }
+          const recorded = [...(token?.resourceIndicators ?? [])].find(
+            (indicator) => typeof indicator === 'string' && namesResource(indicator, resource),
+          );
+          if (recorded !== undefined) params.resource = recorded;
         }
-        return (ctx.oidc.entities.RefreshToken?.totalLifetime() ?? 0) < ROTATION_SECONDS;
+        return (token?.totalLifetime() ?? 0) < ROTATION_SECONDS;
       },
       features: {
         devInteractions: { enabled: false },
@@ -206,7 +215,8 @@ export class AuthorizationServers {
           defaultResource: async () => resource,
           useGrantedResource: async () => true,
           getResourceServerInfo: async (_ctx, indicator) => {
-            if (indicator !== resource) {
+            // The audience is the resource as this server names it, however the indicator spelled it.
+            if (!namesResource(indicator, resource)) {
               throw new errors.InvalidTarget(`the only resource of this server is ${resource}`);
             }
             return {
@@ -251,6 +261,20 @@ export class AuthorizationServers {
       this.#secrets = undefined;
     });
     return this.#secrets;
+  }
+}
+
+/**
+ * Whether a resource indicator (RFC 8707) names `resource`, this server's /mcp: the same URL once its
+ * scheme and host are lower-cased and a default port dropped (RFC 3986 section 6.2.2-6.2.3), as the
+ * MCP authorization spec says a server SHOULD accept. A host that wrote `HTTPS://Booking.Example.com/mcp`
+ * or `https://booking.example.com:443/mcp` was refused with invalid_target and could not connect.
+ */
+export function namesResource(indicator: string, resource: string): boolean {
+  try {
+    return new URL(indicator).href === new URL(resource).href;
+  } catch {
+    return false;
   }
 }
 

@@ -19,6 +19,7 @@ import {
   interactionPathOf,
   issuerPathOf,
   mcpResourceOf,
+  namesResource,
 } from './authorization-server.ts';
 import { consentBody, expiredBody } from './consent-page.ts';
 import { issuerOf, protectedResourceRoutes } from './protected-resource.ts';
@@ -191,10 +192,15 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         // ask again for them (and the token carries only the one granted).
         const resource = mcpResourceOf(issuerOf(request));
         // (They are OpenID scopes to the library as well: granted and refused the same way there.)
-        grant.addResourceScope(resource, scope);
-        grant.addOIDCScope(scope);
+        // Granted on the resource as the request named it too (an upper-case host, say): the library
+        // looks the grant up under the indicator it was sent.
         const refused = CONNECTOR_SCOPES.filter((s) => s !== scope).join(' ');
-        grant.rejectResourceScope(resource, refused);
+        for (const indicator of new Set([resource, ...details.resources])) {
+          if (!namesResource(indicator, resource)) continue;
+          grant.addResourceScope(indicator, scope);
+          grant.rejectResourceScope(indicator, refused);
+        }
+        grant.addOIDCScope(scope);
         grant.rejectOIDCScope(refused);
         const grantId = await grant.save();
         await recordConnector(
@@ -357,6 +363,8 @@ interface Interaction {
   clientId: string;
   redirectUri: string;
   requestedScopes: string[];
+  /** The resource indicators the request named (RFC 8707), as it spelled them. */
+  resources: string[];
 }
 
 /** The interaction of this page's uid and cookie, or null when it ended (or is not this browser's). */
@@ -376,6 +384,7 @@ async function detailsOf(
       requestedScopes: String(params.scope ?? '')
         .split(' ')
         .filter(Boolean),
+      resources: ([] as unknown[]).concat(params.resource ?? []).map(String),
     };
   } catch {
     return null;
