@@ -348,6 +348,34 @@ describe('client registration', () => {
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   });
 
+  it('registers a desktop host that does not say it is native (as SDK 1.x hosts register): its own URI scheme, any loopback port', async () => {
+    // RFC 7591 has no application_type; OpenID's registration defaults it to "web", which refused
+    // every custom scheme and held a loopback redirect URI to its port (RFC 8252 7.3: any port).
+    const scheme = await register('com.example.desktop-host:/oauth/callback');
+    expect(scheme.status, JSON.stringify(scheme.body)).toBe(201);
+    expect(scheme.body.application_type).toBe('native');
+    const loopback = await register('http://127.0.0.1/callback');
+    expect(loopback.status, JSON.stringify(loopback.body)).toBe(201);
+    expect(loopback.body.application_type).toBe('native');
+    // Back at a port of the moment (REDIRECT_URL's): the code arrives there.
+    const auth = new HostAuth({ info: { client_id: String(loopback.body.client_id) } });
+    const first = await startSignIn(mcpUrl, auth);
+    expect(auth.authorizationUrl!.searchParams.get('redirect_uri')).toBe(REDIRECT_URL);
+    const outcome = await consent(auth.authorizationUrl!, owner);
+    await first.finishAuth(outcome.callback.searchParams);
+    expect(auth.info!.client_id).toBe(loopback.body.client_id);
+    const client = await connectWith(mcpUrl, auth);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+    // A host that says it is a web application is taken at its word.
+    const web = await fetch(new URL('/oauth/register', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/callback'], application_type: 'web' }),
+    });
+    expect(((await web.json()) as Json).application_type).toBe('web');
+  });
+
   it('registers a host that names scopes of its own, keeping only those it knows, and signs it in', async () => {
     const registerWith = async (scope: string) => {
       const response = await fetch(new URL('/oauth/register', server.origin), {

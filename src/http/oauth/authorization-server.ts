@@ -125,7 +125,7 @@ export class AuthorizationServers {
       // here. With no connector scope named, the client may ask for either, as one that named none.
       extraClientMetadata: {
         properties: ['redirect_uris', 'scope'],
-        validator: (_ctx, key, value, metadata) => {
+        validator: (ctx, key, value, metadata) => {
           if (key === 'scope' && typeof value === 'string') {
             const named = CONNECTOR_SCOPES.filter((scope) => value.split(' ').includes(scope));
             metadata.scope = named.length > 0 ? [...named, ...OPENID_SCOPES].join(' ') : undefined;
@@ -135,6 +135,23 @@ export class AuthorizationServers {
           for (const uri of value) {
             const why = redirectUriRefusal(String(uri));
             if (why) throw new errors.InvalidClientMetadata(`redirect_uris ${why}`);
+          }
+          // A desktop host (a loopback or custom-scheme redirect URI) that does not say it is native is
+          // taken as one: RFC 7591 has no application_type, and hosts on SDK 1.x send none, but the
+          // library's OpenID default, "web", refused every custom scheme and held a loopback URI to its
+          // registered port (RFC 8252 section 7.3: any port). A registration that names its type keeps
+          // it; a metadata document's is not seen here (a stated "web" reads as the default), and a
+          // stored registration is read as it was stored.
+          const oidc = (ctx as { oidc?: { route?: string; body?: Record<string, unknown> } } | undefined)
+            ?.oidc;
+          const registering = oidc?.route === 'registration' && oidc.body?.application_type === undefined;
+          const metadataDocument = /^https:\/\//.test(String(metadata.client_id ?? ''));
+          if (
+            metadata.application_type === 'web' &&
+            (registering || metadataDocument) &&
+            isNativeStyle(value.map(String))
+          ) {
+            metadata.application_type = 'native';
           }
         },
       },
@@ -291,6 +308,36 @@ export function redirectUriRefusal(uri: string): string | null {
     return 'must use https (plain http only to localhost, 127.0.0.1 or [::1])';
   }
   return null;
+}
+
+/** The library's loopback host names, the only ones a native client's plain http may name. */
+const NATIVE_LOOPBACKS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether redirect URIs are a native application's (RFC 8252): one at least is plain http to loopback
+ * or of a scheme of its own, and every one is as the library takes a native client's (plain http to
+ * loopback only, https to no loopback host).
+ */
+function isNativeStyle(uris: readonly string[]): boolean {
+  let native = false;
+  for (const uri of uris) {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      return false;
+    }
+    const loopback = NATIVE_LOOPBACKS.has(url.hostname.toLowerCase());
+    if (url.protocol === 'https:') {
+      if (loopback) return false;
+    } else if (url.protocol === 'http:') {
+      if (!loopback) return false;
+      native = true;
+    } else {
+      native = true;
+    }
+  }
+  return native;
 }
 
 function isLoopbackUrl(value: string): boolean {
