@@ -1181,6 +1181,64 @@ describe('what a token is not', () => {
   });
 });
 
+describe('an authorization code', () => {
+  it('comes back with the host’s state, and used a second time is refused and ends what the first use gave', async () => {
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    // The SDK relies on PKCE and sends none; a host that sends one gets it back (RFC 6749 4.1.2).
+    const state = 'host-state-1';
+    auth.authorizationUrl!.searchParams.set('state', state);
+    const outcome = await consent(auth.authorizationUrl!, owner);
+    expect(outcome.callback.searchParams.get('state')).toBe(state);
+    expect(outcome.callback.searchParams.get('iss')).toBe(server.origin);
+    const exchange = () =>
+      fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: outcome.callback.searchParams.get('code')!,
+          redirect_uri: REDIRECT_URL,
+          client_id: auth.info!.client_id,
+          code_verifier: auth.verifier,
+          resource: mcpUrl.href,
+        }),
+      });
+    const first = await exchange();
+    const tokens = (await first.json()) as { access_token: string; refresh_token: string };
+    expect(first.status).toBe(200);
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(200);
+    // A code seen twice may have been stolen (RFC 6749 4.1.2): refused, and the tokens it gave end.
+    const second = await exchange();
+    expect(second.status).toBe(400);
+    expect(second.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await second.json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(401);
+    const refresh = await refreshAt(server.origin, auth.info!.client_id, tokens.refresh_token);
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('is refused once its minute is gone', async () => {
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    const outcome = await consent(auth.authorizationUrl!, owner);
+    server.t.clock.advance({ seconds: 61 });
+    const late = await fetch(new URL('/oauth/token', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: outcome.callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URL,
+        client_id: auth.info!.client_id,
+        code_verifier: auth.verifier,
+      }),
+    });
+    expect(late.status).toBe(400);
+    expect(await late.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
 describe('the consent page', () => {
   it('refuses a staff account and a wrong password, and a denial returns access_denied', async () => {
     const auth = new HostAuth();
