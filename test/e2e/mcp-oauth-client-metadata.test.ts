@@ -51,15 +51,18 @@ beforeAll(async () => {
   documentServer = createServer(
     { cert: readFileSync(path.join(dir, 'cert.pem')), key: readFileSync(path.join(dir, 'key.pem')) },
     (request, response) => {
-      if (request.url !== '/oauth/client.json') {
+      // A desktop host's document names its loopback redirect URI without a port (it listens on one of
+      // the moment) and, as most do, no application_type.
+      const desktop = request.url === '/oauth/desktop.json';
+      if (request.url !== '/oauth/client.json' && !desktop) {
         response.writeHead(404).end();
         return;
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
-          client_id: clientId,
+          client_id: desktop ? clientId.replace('client.json', 'desktop.json') : clientId,
           client_name: 'Metadata host',
-          redirect_uris: [REDIRECT_URL],
+          redirect_uris: [desktop ? 'http://127.0.0.1/callback' : REDIRECT_URL],
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: 'none',
@@ -114,6 +117,17 @@ it('signs in a client named by its metadata document, without registering it', a
   // Standard output carries the listening line alone: the OAuth library printed notices about its
   // experimental features there at the first sign-in, where scripts read the server's URL.
   expect(served.server!.stdout().trim().split('\n')).toEqual([`listening on ${served.server!.url}`]);
+});
+
+it('sends a desktop host back to its loopback redirect URI on the port it listens on (RFC 8252)', async () => {
+  const mcpUrl = await serve({ OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: '1' });
+  const auth = new HostAuth({ clientMetadataUrl: clientId.replace('client.json', 'desktop.json') });
+  const transport = await startSignIn(mcpUrl, auth);
+  expect(auth.authorizationUrl!.searchParams.get('redirect_uri')).toBe(REDIRECT_URL);
+  const outcome = await consent(auth.authorizationUrl!, owner);
+  await transport.finishAuth(outcome.callback.searchParams);
+  const client = await connectWith(mcpUrl, auth);
+  await client.close();
 });
 
 it('does not fetch a metadata document from this machine unless the setting allows it', async () => {
