@@ -117,20 +117,39 @@ export function countLivePublicHolds(
   );
 }
 
-/** What a count looks for in a contact column: this value, or any address at one of these domains. */
-type ContactCriterion = { equals: string } | { atDomains: readonly string[] };
+/**
+ * What a count looks for in a contact column: this value, or the addresses that may reach this inbox
+ * (sameInbox; the caller keeps those inboxOfEmail finds the same).
+ */
+type ContactCriterion = { equals: string } | { inbox: string };
 
 function contactMatch(column: string, criterion: ContactCriterion): RawBuilder<SqlBool> {
   if ('equals' in criterion) return sql<SqlBool>`${sql.ref(column)} = ${criterion.equals}`;
-  const at = criterion.atDomains.map((domain) => sql<SqlBool>`${sql.ref(column)} like ${`%@${domain}`}`);
-  return sql<SqlBool>`(${sql.join(at, sql` or `)})`;
+  return sameInbox(column, criterion.inbox);
 }
 
 /**
- * The larger of a count by the phone and a count by the e-mail (each only when given). A Gmail address
- * is counted by its inbox (inboxOfEmail): every address at Gmail's domains is read and compared here,
- * since dots and tags are not dropped alike in SQLite's SQL and PostgreSQL's, and one organisation's
- * public bookings at Gmail in a day are few enough to read.
+ * The addresses in `column` that may reach `inbox` (an inboxOfEmail): any at Gmail's domains for a
+ * Gmail inbox (its dots are not dropped alike in SQLite's SQL and PostgreSQL's; one organisation's
+ * public contacts at Gmail in a day are few enough to read), else the inbox itself and its `+tag`
+ * spellings. The caller compares what it reads by inboxOfEmail.
+ */
+export function sameInbox(column: string, inbox: string): RawBuilder<SqlBool> {
+  const ref = sql.ref(column);
+  if (inbox.endsWith(`@${GMAIL_DOMAINS[0]}`)) {
+    const at = GMAIL_DOMAINS.map((domain) => sql<SqlBool>`${ref} like ${`%@${domain}`}`);
+    return sql<SqlBool>`(${sql.join(at, sql` or `)})`;
+  }
+  const at = inbox.lastIndexOf('@');
+  const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const tagged = `${likeText(inbox.slice(0, at))}+%@${likeText(inbox.slice(at + 1))}`;
+  return sql<SqlBool>`(${ref} = ${inbox} or ${ref} like ${tagged} escape '\\')`;
+}
+
+/**
+ * The larger of a count by the phone and a count by the e-mail (each only when given), an e-mail
+ * counted by its inbox (inboxOfEmail): the addresses that may reach it are read (sameInbox) and
+ * compared here.
  */
 async function largestCount(
   contact: ContactKeys,
@@ -140,12 +159,8 @@ async function largestCount(
   if (contact.phone !== null) most = (await rowsOf('phone', { equals: contact.phone })).length;
   if (contact.email !== null) {
     const inbox = inboxOfEmail(contact.email);
-    if (!inbox.endsWith(`@${GMAIL_DOMAINS[0]}`)) {
-      most = Math.max(most, (await rowsOf('email', { equals: contact.email })).length);
-    } else {
-      const rows = await rowsOf('email', { atDomains: GMAIL_DOMAINS });
-      most = Math.max(most, rows.filter((row) => inboxOfEmail(row.contact) === inbox).length);
-    }
+    const rows = await rowsOf('email', { inbox });
+    most = Math.max(most, rows.filter((row) => inboxOfEmail(row.contact) === inbox).length);
   }
   return most;
 }

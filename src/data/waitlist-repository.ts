@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import { GMAIL_DOMAINS, inboxOfEmail } from '../domain/public-booking-policy.ts';
+import { inboxOfEmail } from '../domain/public-booking-policy.ts';
+import { sameInbox } from './contact-proof-repository.ts';
 import type { Db } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import { rowsToRead } from './page-query.ts';
@@ -272,7 +273,7 @@ export async function waitingLocationsSharingStaff(
 /**
  * Entries joined from the public page (their client an unproven record: contact_proven 0) that gave
  * this phone or this e-mail, waiting or joined since `since`: what the public page's caps count. A
- * Gmail address matches by its inbox (inboxOfEmail), as the booking form's caps count it.
+ * an e-mail matches by its inbox (inboxOfEmail), as the booking form's caps count it.
  */
 export async function publicEntriesOfContact(
   db: Db,
@@ -283,7 +284,6 @@ export async function publicEntriesOfContact(
   const { phone, email } = contact;
   if (phone === null && email === null) return [];
   const inbox = email === null ? null : inboxOfEmail(email);
-  const gmail = inbox?.endsWith(`@${GMAIL_DOMAINS[0]}`) === true;
   const rows = await db
     .selectFrom('waitlist_entries as e')
     .innerJoin('clients as c', (join) =>
@@ -296,8 +296,7 @@ export async function publicEntriesOfContact(
     .where((eb) =>
       eb.or([
         ...(phone === null ? [] : [eb('c.phone', '=', phone)]),
-        ...(email === null || gmail ? [] : [eb('c.email', '=', email)]),
-        ...(gmail ? GMAIL_DOMAINS.map((domain) => eb('c.email', 'like', `%@${domain}`)) : []),
+        ...(inbox === null ? [] : [sameInbox('c.email', inbox)]),
       ]),
     )
     .where((eb) => eb.or([eb('e.status', '=', 'waiting'), eb('e.created_at', '>', since)]))

@@ -75,16 +75,19 @@ export const PAGE_MOVES_PER_HOUR = 3;
 export const GMAIL_DOMAINS: readonly string[] = ['gmail.com', 'googlemail.com'];
 
 /**
- * The inbox a (lower-cased) e-mail address reaches, as the per-contact caps count it: a Gmail address
- * without its dots and `+tag`, at gmail.com; any other as it is (other providers read dots and tags
- * their own ways). Only counted by: messages go to the address as typed.
+ * The inbox a (lower-cased) e-mail address reaches, as the per-contact caps count it: without its
+ * `+tag` (Outlook, iCloud, Fastmail, Proton and most others deliver `jo+1@` to `jo@`), and a Gmail
+ * address without its dots too, at gmail.com (other providers read dots their own ways). Only counted
+ * by: messages go to the address as typed.
  */
 export function inboxOfEmail(email: string): string {
   const at = email.lastIndexOf('@');
+  if (at < 1) return email;
   const domain = email.slice(at + 1);
-  if (at < 1 || !GMAIL_DOMAINS.includes(domain)) return email;
-  const name = email.slice(0, at).split('+')[0]!.replaceAll('.', '');
-  return `${name}@${GMAIL_DOMAINS[0]}`;
+  const name = email.slice(0, at).split('+')[0]!;
+  if (name === '') return email;
+  if (!GMAIL_DOMAINS.includes(domain)) return `${name}@${domain}`;
+  return `${name.replaceAll('.', '')}@${GMAIL_DOMAINS[0]}`;
 }
 
 /** The window of bookingsPerContactPerDay. */

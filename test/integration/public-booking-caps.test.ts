@@ -140,6 +140,21 @@ describe('caps on strangers', () => {
     ]);
   });
 
+  it('any address with a +tag is its inbox for the caps, at any provider; other names are other inboxes', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    // Outlook delivers each of these to ro_sa@outlook.com.
+    pagePathOf(await cut(0, { email: 'ro_sa+1@outlook.com' }, '127.0.0.51'));
+    pagePathOf(await cut(1, { email: 'ro_sa+2@outlook.com' }, '127.0.0.52'));
+    for (const [i, email] of ['ro_sa@outlook.com', 'ro_sa+salon@outlook.com'].entries()) {
+      const third = await cut(2, { email }, `127.0.0.${53 + i}`);
+      expect(third.statusCode, email).toBe(429);
+      expect(third.body).toContain('2 bookings waiting to be confirmed');
+    }
+    // Dots count outside Gmail, and an underscore is a letter like any other, not a wildcard.
+    pagePathOf(await cut(2, { email: 'roxsa+1@outlook.com' }, '127.0.0.55'));
+    pagePathOf(await cut(3, { email: 'ro.sa@outlook.com' }, '127.0.0.56'));
+  });
+
   it('ten booking attempts per client address an hour, whatever became of them, then 429 with Retry-After', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const address = '127.0.0.9';

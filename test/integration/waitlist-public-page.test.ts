@@ -306,6 +306,20 @@ describe('the public page’s waitlist', () => {
     // Another inbox at Gmail is another contact.
     expect((await join('rosa.parks.jr@gmail.com', ['evening'], '127.0.0.30')).statusCode).toBe(200);
   });
+
+  it('counts any address with a +tag as its inbox, at any provider', async () => {
+    t = await startTestApp({ now: NOW });
+    await fillTuesday();
+    const join = (email: string, times: string[], address: string) =>
+      joinOnPage({ email }, { times, address });
+    expect((await join('ro_sa+1@outlook.com', ['morning'], '127.0.0.21')).statusCode).toBe(200);
+    expect((await join('ro_sa+2@outlook.com', ['afternoon'], '127.0.0.22')).statusCode).toBe(200);
+    const third = await join('ro_sa@outlook.com', ['evening'], '127.0.0.23');
+    expect(third.statusCode).toBe(429);
+    expect(third.body).toContain('is already on the waitlist 2 times');
+    // An underscore is a letter, not a wildcard: another inbox.
+    expect((await join('roxsa@outlook.com', ['evening'], '127.0.0.24')).statusCode).toBe(200);
+  });
 });
 
 describe('an offer claimed from the public page’s waitlist', () => {
