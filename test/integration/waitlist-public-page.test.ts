@@ -235,7 +235,7 @@ describe('the public page’s waitlist', () => {
     await refused(
       { email: 'a@example.com', to_date: '2026-11-20', from_date: '2026-11-20' },
       400,
-      'already past',
+      'The last day (Until) has passed',
     );
     await refused({ email: 'a@example.com' }, 400, 'Choose morning, afternoon or evening', ['night']);
     const ids = await catalogueIds(t.database.db);
@@ -284,6 +284,25 @@ describe('the public page’s waitlist', () => {
     // The booking form shares the counter.
     const booking = await pagePost(t, `/p/${ORG}/book`, { starts_at: `${TUESDAY}T14:00:00Z` }, { address });
     expect(booking.statusCode).toBe(429);
+  });
+
+  it('says a refused date in the form’s words (From, Until), never the API’s field names', async () => {
+    t = await startTestApp({ now: NOW });
+    await fillTuesday();
+    const words = async (fields: Record<string, string>) => {
+      const answer = await joinOnPage({ email: 'a@example.com', ...fields });
+      expect(answer.statusCode, answer.body).toBe(400);
+      return /<p id="wl_(?:from|to)_date-error" role="alert"[^>]*>([^<]*)<\/p>/.exec(answer.body)?.[1];
+    };
+    expect(await words({ from_date: '2026-11-25', to_date: '2026-11-24' })).toBe(
+      'The last day (Until) is before the first (From): choose a last day on or after the first.',
+    );
+    expect(await words({ from_date: '2026-11-20', to_date: '2026-11-20' })).toBe(
+      'The last day (Until) has passed: choose days from today, Monday 23 November, on.',
+    );
+    expect(await words({ from_date: TUESDAY, to_date: '2027-03-01' })).toBe(
+      'You can wait for at most 92 days; these dates span 98. Choose a last day (Until) nearer the first (From).',
+    );
   });
 
   it('counts a Gmail address spelt another way (dots, a +tag, googlemail.com) as the same contact', async () => {

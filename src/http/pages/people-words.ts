@@ -25,10 +25,31 @@ export function plainWords(error: AppError): string {
   if (clashes !== undefined) return clashes;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
   if (param === 'last_name') return 'Please give your last name (up to 60 characters).';
+  const dates = param === 'from_date' || param === 'to_date' ? waitDatesWords(error.message) : undefined;
+  if (dates !== undefined) return dates;
   if (param === 'email' && /must be an e-mail/.test(error.message)) {
     return 'That e-mail address does not look right; check it, or give a phone number instead.';
   }
   return error.message;
+}
+
+/**
+ * A waitlist request's dates refused (domain/waitlist.ts datesRefusal), in the words of the form's own
+ * fields, From and Until, not the API's from_date and to_date; undefined for any other refusal.
+ */
+function waitDatesWords(message: string): string | undefined {
+  if (message.startsWith('from_date is after to_date')) {
+    return 'The last day (Until) is before the first (From): choose a last day on or after the first.';
+  }
+  const today = /^to_date is already past \(today is (\d{4}-\d{2}-\d{2})/.exec(message)?.[1];
+  if (today !== undefined) {
+    return `The last day (Until) has passed: choose days from today, ${DAY_WORDS.format(Date.parse(`${today}T00:00:00Z`))}, on.`;
+  }
+  const span = /^An entry waits for at most (\d+) days: from_date to to_date spans (\d+)\.$/.exec(message);
+  if (span) {
+    return `You can wait for at most ${span[1]} days; these dates span ${span[2]}. Choose a last day (Until) nearer the first (From).`;
+  }
+  return undefined;
 }
 
 /**
