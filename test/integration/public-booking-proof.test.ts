@@ -285,6 +285,22 @@ describe('a public booking waits for its contact to be proven', () => {
     expect((await rest(reference)).status).toBe('confirmed');
   });
 
+  it('says a new code was sent only while the code is awaited: Reload after confirming does not say it', async () => {
+    await start();
+    const { path, reference } = await strangerBooksWithJosPhone();
+    const resent = await pagePost(t, `${path}/resend`);
+    const sentPage = String(resent.headers.location);
+    expect(sentPage).toBe(`${path}?sent=1`);
+    expect((await pageGet(t, sentPage)).body).toContain('We sent you a new code');
+    // The link in the new message, confirmed in another tab; then the first tab is reloaded.
+    const { code } = await deliveredCode(t, reference);
+    expect((await enterCode(path, code)).refused).toBe('');
+    const reloaded = await pageGet(t, sentPage);
+    expect(reloaded.statusCode).toBe(200);
+    expect(reloaded.body).toContain('Booking confirmed');
+    expect(reloaded.body).not.toContain('new code');
+  });
+
   it('guesses made at once are counted one after another: five at most, whatever the concurrency', async () => {
     await start();
     const { path, reference } = await strangerBooksWithJosPhone();

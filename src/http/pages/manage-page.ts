@@ -116,7 +116,11 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           return showBooking(reply, view, PROVIDER_NOT_HEARD);
         }
         if (request.query[MOVED] === '1') return showBooking(reply, view, undefined, undefined, true);
-        return showBooking(reply, view, request.query.sent === '1' ? NEW_CODE_SENT : undefined);
+        return showBooking(
+          reply,
+          view,
+          request.query.sent === '1' && awaitsProof(view) ? NEW_CODE_SENT : undefined,
+        );
       },
     );
 
