@@ -89,4 +89,31 @@ describe('the public page’s waitlist in a browser', () => {
       expect.objectContaining({ from_date: date, to_date: until, times: ['morning'], status: 'waiting' }),
     ]);
   }, 120_000);
+
+  it('keeps a long e-mail address and name inside a phone’s width, on the confirmation and the booking’s page', async () => {
+    const services = await api<{ id: string; name: string }[]>('/locations/camden/services');
+    const service = services.find((s) => s.name === 'Cut & blow-dry')!;
+    const date = await firstClosedDayFromAWeek('camden', service.id);
+    const email = 'christopher.montgomeryfitzwilliam@example.com';
+    const page = await openPhonePage(browser);
+    await page.goto(`${server.origin}/p/${ORG}?location=camden&services=${service.id}&date=${date}`);
+    await page.getByLabel('First name').fill('Christopher');
+    await page.getByLabel('Last name').fill('Montgomeryfitzwilliamsonsmythe-Featherstonehaugh');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Tell me if a time frees up' }).click();
+    await page.getByRole('heading', { name: 'You are on the waitlist' }).waitFor();
+    expect(await page.textContent('body')).toContain(email);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+
+    // A booking's page names them in its list of details.
+    const later = DateTime.fromISO(date).plus({ days: 1 }).toISODate()!;
+    await page.goto(`${server.origin}/p/${ORG}?location=camden&services=${service.id}&date=${later}`);
+    await page.getByRole('radio').first().check();
+    await page.getByLabel('First name').fill('Christopher');
+    await page.getByLabel('Last name').fill('Montgomeryfitzwilliamsonsmythefeatherstonehaugh');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Confirm booking' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  }, 120_000);
 });

@@ -186,9 +186,10 @@ ${notice}${body}
 /** The rules every page needs. */
 const STYLE = [
   'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f6f6;color:#1a1a1a}',
-  'main{max-width:32rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px}',
+  // A long e-mail address or name breaks anywhere rather than widen the page past a phone's width.
+  'main{max-width:32rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:8px;overflow-wrap:anywhere}',
   'h1{font-size:1.5rem;margin-top:0}',
-  'dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}',
+  'dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}',
   '.notice{padding:.75rem;border-left:4px solid #b35900;background:#fff4e5}',
   '.actions{display:flex;gap:1rem;flex-wrap:wrap;margin-top:1.5rem}',
   'button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:2px solid #0b5394;cursor:pointer}',
