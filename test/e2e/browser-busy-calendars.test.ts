@@ -143,7 +143,7 @@ describe("a stylist's busy calendar on the public booking page", () => {
       await page.getByRole('button', { name: 'Confirm booking' }).click();
       await page.getByRole('heading', { name: 'Book at Org acme-hair' }).waitFor();
       const alert = (await page.getByRole('alert').textContent()) ?? '';
-      expect(alert, stylist).toContain('That time is not available');
+      expect(alert, stylist).toContain('That time has just been taken');
       saysNothingUntrue(alert);
       // What was typed is kept, and the hour is no longer offered.
       expect(await page.getByLabel('First name').inputValue()).toBe('Rosa');

@@ -51,6 +51,7 @@ import {
   refusedState,
   type SendPage,
 } from './page-shell.ts';
+import { plainWords } from './people-words.ts';
 import {
   type DaysFound,
   dayStrip,
@@ -374,7 +375,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           return sendPage(
             reply.code(error.status),
             'Move your booking',
-            moveFailedBody(again, error.message, back),
+            moveFailedBody(again, plainWords(error), back),
           );
         }
         return redirect(reply, movedPath);

@@ -21,6 +21,11 @@ export function plainWords(error: AppError): string {
   if (typeof notPersonal === 'string') {
     return `That number is ${notPersonalWords(notPersonal)}`;
   }
+  // A time not free (taken since the page showed it): the page lists the times still free, so the
+  // API's "ask for availability again" would send the customer looking for what is in front of them.
+  if (error.reason === 'slot_unavailable' && error.details?.outside_hours !== true) {
+    return 'That time has just been taken.';
+  }
   const clashes = seriesClashWords(error);
   if (clashes !== undefined) return clashes;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
@@ -84,7 +89,7 @@ const DAY_WORDS = new Intl.DateTimeFormat('en-GB', {
 /** plainWords for a booking form sent back with what was typed kept: what to do next, too. */
 export function forPeople(error: AppError): string {
   const words = plainWords(error);
-  if (error.reason === 'series_clash') {
+  if (error.reason === 'series_clash' || error.reason === 'slot_unavailable') {
     return `${words} Your details are kept below: choose another time and confirm again.`;
   }
   if (words !== error.message) return words;
