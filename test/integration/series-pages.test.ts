@@ -147,6 +147,42 @@ describe('a series on the public page', () => {
     expect((await pageGet(t, single)).body).not.toContain('Your visits in this series');
   });
 
+  it('says, once a visit is confirmed, that the later visits still held wait to be finished on their own pages', async () => {
+    const { ids } = await onThePage();
+    const booked = await pagePost(t, `/p/${ORG}/book`, {
+      location: 'camden',
+      services: ids.services.colour!,
+      starts_at: '2026-11-25T14:00:00Z',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '2',
+      repeat_count: '3',
+    });
+    const path = pagePathOf(booked);
+    const reference = await referenceOnPage(t, path);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    const pay = await pagePost(t, `${path}/pay`);
+    const checkout = new URL(String(pay.headers.location)).pathname;
+    expect((await pagePost(t, `${checkout}/pay`)).statusCode).toBe(303);
+    expect((await rest(reference)).status).toBe('confirmed');
+    const shown = (await pageGet(t, path)).body;
+    expect(shown).toContain('<h1>Booking confirmed</h1>');
+    expect(shown).toContain(
+      '<p class="notice">The 2 other visits held for you are not booked yet: open each one below to finish it, or it is released.</p>',
+    );
+    // Once every visit is finished, nothing more is asked.
+    for (const visit of (await series((await rest(reference)).series_id)).slice(1)) {
+      const page = new URL((await rest(visit.reference)).booking_page_url).pathname;
+      const next = await pagePost(t, `${page}/pay`);
+      expect((await pagePost(t, `${new URL(String(next.headers.location)).pathname}/pay`)).statusCode).toBe(
+        303,
+      );
+    }
+    expect((await pageGet(t, path)).body).not.toContain('not booked yet');
+  });
+
   it('says which visit of a series is not free and the free times that day, as its refusal promises', async () => {
     const { ids, bookRosa } = await onThePage();
     // 14:00 on Wednesday 9 December, the series' second visit, taken with every stylist there.

@@ -553,6 +553,9 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
 ${deposit}</dl>`;
 }
 
+/** A visit's statuses while it is held, not yet booked. */
+const HELD: ReadonlySet<string> = new Set(['pending_payment', 'pending_confirmation']);
+
 const VISIT_STATUS: Partial<Record<string, string>> = {
   pending_payment: 'held, not yet confirmed',
   pending_confirmation: 'held, not yet confirmed',
@@ -578,8 +581,17 @@ function seriesVisitsList(view: BookingPageView, f: Formatter): string {
     const link = visit.token ? `<a href="${esc(bookingPagePath(visit.token))}">${when}</a>` : when;
     return `<li>${link} (${esc(status)}), reference ${esc(visit.reference)}</li>`;
   });
+  // This visit done, later ones still held (each its own deposit or card): "See you then!" alone would
+  // leave them to lapse unnoticed.
+  const held = isPending(view)
+    ? 0
+    : visits.filter((v) => v.reference !== view.booking.reference && HELD.has(v.status)).length;
+  const stillHeld =
+    held === 0
+      ? ''
+      : `<p class="notice">${held === 1 ? 'The other visit held for you is not booked yet: open it below to finish it' : `The ${held} other visits held for you are not booked yet: open each one below to finish it`}, or it is released.</p>\n`;
   return `<h2>Your visits in this series</h2>
-<p>Each visit has its own page, where it is finished, moved or cancelled.</p>
+${stillHeld}<p>Each visit has its own page, where it is finished, moved or cancelled.</p>
 <ul>
 ${items.join('\n')}
 </ul>`;
