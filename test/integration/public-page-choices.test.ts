@@ -507,3 +507,15 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     expect(late.body).toContain(`<option value="${ben}" selected>Ben Carter</option>`);
   });
 });
+
+describe('the forms’ addresses opened as pages', () => {
+  it('sends a bookmark or a reload of /book or /waitlist to the salon’s page; an unknown salon is 404', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    for (const form of ['book', 'waitlist']) {
+      const opened = await pageGet(t, `/p/${ORG}/${form}`);
+      expect(opened.statusCode, form).toBe(303);
+      expect(opened.headers.location).toBe(`/p/${ORG}`);
+      expect((await pageGet(t, `/p/nobody-here/${form}`)).statusCode).toBe(404);
+    }
+  });
+});

@@ -66,6 +66,14 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
       return sendPage(reply, `Book – ${organisation.name}`, body, { keptForBack: true });
     });
 
+    // The forms' addresses opened as pages (a bookmark, history, a reload of a refusal): the salon's page.
+    for (const form of ['book', 'waitlist']) {
+      app.get<{ Params: OrgParams }>(`/p/:org/${form}`, hidden, async (request, reply) => {
+        const organisation = await publicOrganisation(deps.db, request.params.org);
+        return redirect(reply, `/p/${encodeURIComponent(organisation.slug)}`);
+      });
+    }
+
     app.post<{ Params: OrgParams; Body: Record<string, string | undefined> }>(
       '/p/:org/book',
       { ...hidden, onRequest: refuseCrossSiteForm },
