@@ -360,7 +360,8 @@ export interface CallerBooking {
 
 /**
  * Books a caller or a walk-in from the desk: the client is found or registered by phone or e-mail as
- * the API does, then the booking is made by the same use case as POST /v1/bookings, logged as the user.
+ * the API does, then the booking is made by the same use case as POST /v1/bookings, logged as the user
+ * (at a location with Booking Protection, the hold MCP `book` makes, finished on the booking page).
  */
 export async function bookForCaller(
   db: Db,
@@ -405,7 +406,10 @@ export async function bookForCaller(
   const { repeat } = input;
   return withCheckoutsOpenedFirst(checkout.payments, (opener) =>
     writeTransaction(db, async (trx) => {
-      const own = { ...checkout, opener };
+      // The desk hands the caller the booking page, as the phone agent does: at a location with
+      // Booking Protection the booking is a hold the customer finishes there (its link sent to them),
+      // not a refusal that leaves the desk no way to book there at all.
+      const own = { ...checkout, opener, hostedFlow: true };
       const created = repeat
         ? (await createSeries(trx, caller, booking, repeat, now, own)).occurrences[0]!
         : await createBooking(trx, caller, booking, now, own);
