@@ -378,15 +378,17 @@ export async function bookForCaller(
   const phone = input.client.phone && phoneAsDialledAt(input.client.phone, location.country);
   const { client } = await registerClient(db, user.organisationId, { ...input.client, phone }, now);
   // The caller already holds a live booking here at that instant (the same form sent from a second
-  // tab, or again): that booking, never a second one, as MCP book answers (design.md 8.2).
-  if (!input.repeat) {
-    const held = await findLiveBookingAt(
-      db,
-      user.organisationId,
-      { clientId: client.id, locationSlug: location.slug, startsAt: input.startsAt },
-      now,
-    );
-    if (held) return { booking: held, deposit: null, paymentUrl: null, notices: [], existing: true };
+  // tab, or again): that booking, never a second one, as MCP book answers (design.md 8.2). Asked for a
+  // series, only a series they hold is that answer (the series form sent twice); a single visit held
+  // there is the series' first clash, as MCP book says.
+  const held = await findLiveBookingAt(
+    db,
+    user.organisationId,
+    { clientId: client.id, locationSlug: location.slug, startsAt: input.startsAt },
+    now,
+  );
+  if (held && (!input.repeat || held.seriesId !== null)) {
+    return { booking: held, deposit: null, paymentUrl: null, notices: [], existing: true };
   }
   const caller: Caller = {
     organisationId: organisation.id,

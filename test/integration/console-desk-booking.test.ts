@@ -57,3 +57,48 @@ describe('booking a caller at a location with Booking Protection', () => {
     expect(row).toEqual({ status: 'pending_confirmation', source: 'staff', protection_applies: 1 });
   });
 });
+
+describe('a series form sent twice (a double click, a reload of its slow answer, a second tab)', () => {
+  it('lands on the series booked by the first, booking nothing more, and says so', async () => {
+    const desk = await start();
+    const form = {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot: `2026-11-24T10:00:00.000Z|${ids.staff.amara}`,
+      first_name: 'Ria',
+      last_name: 'Kumar',
+      phone: '07911 123988',
+      repeat_every_weeks: '2',
+      repeat_count: '3',
+    };
+    const first = await desk.post('/console/book', form);
+    expect(first.statusCode, first.body).toBe(303);
+    const again = await desk.post('/console/book', form);
+    expect(again.statusCode, again.body).toBe(303);
+    expect(again.headers.location).toBe(String(first.headers.location).replace('booked', 'already_booked'));
+    const page = (await desk.get(String(again.headers.location))).body;
+    expect(page).toContain('Already booked at that time: this is that booking, nothing new was booked.');
+    const rows = await t.database.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('staff_id', '=', ids.staff.amara!)
+      .execute();
+    expect(rows).toHaveLength(3);
+  });
+
+  it('still refuses a series whose first time the caller holds as a single visit', async () => {
+    const desk = await start();
+    const form = {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot: `2026-11-24T10:00:00.000Z|${ids.staff.amara}`,
+      first_name: 'Ria',
+      last_name: 'Kumar',
+      phone: '07911 123988',
+    };
+    expect((await desk.post('/console/book', form)).statusCode).toBe(303);
+    const series = await desk.post('/console/book', { ...form, repeat_every_weeks: '2', repeat_count: '3' });
+    expect(series.statusCode).toBe(409);
+    expect(series.body).toContain('Nothing was booked');
+  });
+});
