@@ -64,7 +64,7 @@ function dayGrid(day: DiaryDay, zone: string, f: Formats, now: number): string {
   // Everything is placed by the wall clock, as the axis and the working hours read (see wallMinute).
   const wallOf = (start: number, end: number) => wallSpan(start, end, day, zone);
   const bookingSpans = day.columns.map((c) => c.bookings.map((b) => wallOf(b.starts_at, b.ends_at)));
-  // The hours shown: 08:00 to 20:00, widened to every working hour and booking of the day.
+  // The hours shown: 08:00 to 20:00, widened to every working hour and booking of the day, and now.
   let from = 8 * 60;
   let to = 20 * 60;
   day.columns.forEach((c, i) => {
@@ -77,6 +77,13 @@ function dayGrid(day: DiaryDay, zone: string, f: Formats, now: number): string {
       to = Math.max(to, s.end);
     }
   });
+  // Today's diary shows the current time too: its line is never pinned to an edge it is not at (at
+  // 07:30, a line at the 08:00 the diary would otherwise start at).
+  const nowMinute = now >= day.start && now < day.end ? wallMinute(now, day, zone) : null;
+  if (nowMinute !== null) {
+    from = Math.min(from, nowMinute);
+    to = Math.max(to, nowMinute + 1);
+  }
   from = Math.floor(from / 60) * 60;
   to = Math.min(MINUTES_PER_DAY, Math.ceil(to / 60) * 60);
   const top = (minute: number) =>
@@ -99,8 +106,8 @@ function dayGrid(day: DiaryDay, zone: string, f: Formats, now: number): string {
     axis.push(`<span style="top:calc(2rem + ${top(m)})">${clock(m)}</span>`);
   }
   const nowLine =
-    now >= day.start && now < day.end
-      ? `<div class="now" style="top:calc(2rem + ${top(wallMinute(now, day, zone))})" role="img" aria-label="Now, ${esc(f.time(now))}"></div>`
+    nowMinute !== null
+      ? `<div class="now" style="top:calc(2rem + ${top(nowMinute)})" role="img" aria-label="Now, ${esc(f.time(now))}"></div>`
       : '';
   const columns = day.columns.map((c, i) => {
     const hours = c.hours
