@@ -102,3 +102,26 @@ describe('a series form sent twice (a double click, a reload of its slow answer,
     expect(series.body).toContain('Nothing was booked');
   });
 });
+
+describe('the cancel page of a booking that can no longer be cancelled (the back button, a second tab)', () => {
+  it('says why, without stating what a cancellation would cost', async () => {
+    const desk = await start();
+    const booked = await desk.post('/console/book', {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot: `2026-11-24T10:00:00.000Z|${ids.staff.amara}`,
+      first_name: 'Ria',
+      last_name: 'Kumar',
+      phone: '07911 123988',
+    });
+    const reference = /bookings\/([^?]+)/.exec(String(booked.headers.location))![1]!;
+    expect((await desk.post(`/console/bookings/${reference}/cancel`, {})).statusCode).toBe(303);
+    const page = await desk.get(`/console/bookings/${reference}/cancel`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('This booking cannot be cancelled: the booking is cancelled.');
+    expect(page.body).not.toContain('This cancellation is on time.');
+    expect(page.body).not.toContain('No fee applies.');
+    expect(page.body).not.toContain(`Cancel booking ${reference}?`);
+    expect(page.body).toContain('>Back to the booking</a>');
+  });
+});

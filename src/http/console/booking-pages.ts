@@ -173,11 +173,18 @@ export function cancelBody(
     : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
 ${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
 <p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
-  return `<h1>Cancel booking ${esc(b.reference)}?</h1>
+  // Refused (cancelled already, past, a late cancellation the location forbids): only why, not what a
+  // cancellation that cannot happen would cost.
+  const heading = refusal
+    ? `Booking ${esc(b.reference)} cannot be cancelled`
+    : `Cancel booking ${esc(b.reference)}?`;
+  const notice = refusal
+    ? ''
+    : `<div class="notice" role="note"><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></div>\n`;
+  return `<h1>${heading}</h1>
 <p>${esc(d.client.name)}, ${f.when(b.startsAt)}</p>
-<div class="notice" role="note"><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></div>
-${form}
-<p><a href="${esc(base)}">Keep the booking</a></p>`;
+${notice}${form}
+<p><a href="${esc(base)}">${refusal ? 'Back to the booking' : 'Keep the booking'}</a></p>`;
 }
 
 /**
