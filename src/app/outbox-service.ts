@@ -6,6 +6,7 @@ import {
   type NewOutboxRow,
   outboxOfBooking,
   recentOutboxOf,
+  zonesOfOutboxBookings,
 } from '../data/outbox-repository.ts';
 import type { OutboxTable } from '../data/tables.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
@@ -227,6 +228,19 @@ export function recentOutbox(
   status?: OutboxStatus,
 ): Promise<OutboxMessage[]> {
   return recentOutboxOf(db, organisationId, { status, limit: RECENT_OUTBOX_LIMIT });
+}
+
+/** The zone each message's times are said in: its booking's location's, by booking id. */
+export function zonesOfMessages(
+  db: Db,
+  organisationId: string,
+  messages: readonly OutboxMessage[],
+): Promise<Map<string, string>> {
+  return zonesOfOutboxBookings(
+    db,
+    organisationId,
+    messages.map((m) => m.bookingId),
+  );
 }
 
 /** What a booking's customer was told, and what is still to go (its reminder). */

@@ -294,6 +294,23 @@ export async function recentOutboxOf(
   return rows.map(toOutboxMessage);
 }
 
+/** The zone of each message's booking's location (its times are said in it), by booking id. */
+export async function zonesOfOutboxBookings(
+  db: Db,
+  organisationId: string,
+  bookingIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (bookingIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('bookings')
+    .innerJoin('locations', 'locations.id', 'bookings.location_id')
+    .select(['bookings.id as id', 'locations.timezone as timezone'])
+    .where('bookings.organisation_id', '=', organisationId)
+    .where('bookings.id', 'in', [...new Set(bookingIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.timezone]));
+}
+
 /** One booking's messages, sent or still to go, in the order they were written. */
 export async function outboxOfBooking(
   db: Db,

@@ -19,7 +19,7 @@ import { listLocations, requireLocation } from '../../app/directory-service.ts';
 import { listMessages, markMessageDone } from '../../app/message-service.ts';
 import { listConnectors, revokeConnector } from '../../app/oauth-connectors.ts';
 import { isAlreadySent } from '../../app/once-forms.ts';
-import { RECENT_OUTBOX_LIMIT, recentOutbox } from '../../app/outbox-service.ts';
+import { RECENT_OUTBOX_LIMIT, recentOutbox, zonesOfMessages } from '../../app/outbox-service.ts';
 import { sendLink } from '../../app/send-link.ts';
 import {
   type ChangeScope,
@@ -49,7 +49,12 @@ import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { FeeKind } from '../../domain/booking/booking.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
-import { OUTBOX_STATUSES, type OutboxNotice, type OutboxStatus } from '../../domain/outbox.ts';
+import {
+  OUTBOX_STATUSES,
+  type OutboxMessage,
+  type OutboxNotice,
+  type OutboxStatus,
+} from '../../domain/outbox.ts';
 import { deliveriesCursor } from '../delivery-cursor.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields, type Fields, instantOf } from '../page-fields.ts';
@@ -73,7 +78,7 @@ import {
 } from './desk-pages.ts';
 import { diaryBody } from './diary-page.ts';
 import { outboxBody } from './outbox-page.ts';
-import { formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
+import { type Formats, formats, ICON_PATH, ICON_SVG, page, type Shell, securePage } from './page.ts';
 import { ERROR_TITLES, sendProblem } from './problem-page.ts';
 import {
   assertCsrf,
@@ -651,11 +656,24 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       const asked = (request.query as { status?: string }).status;
       const status = OUTBOX_STATUSES.find((s) => s === asked) as OutboxStatus | undefined;
       const messages = await recentOutbox(deps.db, session.organisation.id, status);
-      const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
+      // Each message's times in its booking's location's zone, as that booking's page says them.
+      const locale = session.organisation.locale;
+      const zones = await zonesOfMessages(deps.db, session.organisation.id, messages);
+      const fallback = formats(locale, await firstLocationZone(deps, session));
+      const byZone = new Map<string, Formats>();
+      const formatsOf = (message: OutboxMessage) => {
+        const zone = zones.get(message.bookingId);
+        if (zone === undefined) return fallback;
+        const known = byZone.get(zone);
+        if (known) return known;
+        const f = formats(locale, zone);
+        byZone.set(zone, f);
+        return f;
+      };
       return send(
         reply,
         shell(session, 'Outbox', 'outbox'),
-        outboxBody(messages, status, RECENT_OUTBOX_LIMIT, f, now()),
+        outboxBody(messages, status, RECENT_OUTBOX_LIMIT, formatsOf, now()),
       );
     });
 

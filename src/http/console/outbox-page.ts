@@ -29,15 +29,19 @@ const STATUS_LABELS: Record<OutboxStatus, string> = {
   logged: 'Logged (no provider set up)',
 };
 
-/** The table of messages; `withBooking` adds a column linking each to its booking (the outbox page). */
+/**
+ * The table of messages; `withBooking` adds a column linking each to its booking (the outbox page).
+ * Times are said by `f`, or by `f` of the message (the outbox: its booking's location's zone).
+ */
 export function messagesTable(
   messages: readonly OutboxMessage[],
-  f: Formats,
+  formatsOf: Formats | ((message: OutboxMessage) => Formats),
   now: number,
   options: { withBooking: boolean },
 ): string {
   const rows = messages
     .map((m) => {
+      const f = typeof formatsOf === 'function' ? formatsOf(m) : formatsOf;
       const state =
         m.status === 'pending' && m.dueAt > now
           ? `Scheduled for ${f.when(m.dueAt)}`
@@ -58,7 +62,7 @@ export function outboxBody(
   messages: readonly OutboxMessage[],
   status: OutboxStatus | undefined,
   limit: number,
-  f: Formats,
+  f: Formats | ((message: OutboxMessage) => Formats),
   now: number,
 ): string {
   const options = [['', 'All'], ...OUTBOX_STATUSES.map((s) => [s, STATUS_LABELS[s]])]
