@@ -125,3 +125,36 @@ describe('the cancel page of a booking that can no longer be cancelled (the back
     expect(page.body).toContain('>Back to the booking</a>');
   });
 });
+
+describe("an action's button pressed twice (a double click, a reload of its answer, a second tab)", () => {
+  it('answers the second as done, since it is, rather than "Not done"', async () => {
+    let desk = await start();
+    // Full colour carries a £20 deposit: booked at the desk it awaits it.
+    const booked = await desk.post('/console/book', {
+      location: 'camden',
+      service_id: ids.services.colour!,
+      slot: `2026-11-23T10:00:00.000Z|${ids.staff.amara}`,
+      first_name: 'Ria',
+      last_name: 'Kumar',
+      phone: '07911 123988',
+    });
+    const reference = /bookings\/([^?]+)/.exec(String(booked.headers.location))![1]!;
+    const paid = `/console/bookings/${reference}?done=deposit_paid`;
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await desk.post(`/console/bookings/${reference}/action`, { action: 'deposit_paid' });
+      expect(answer.statusCode, answer.body).toBe(303);
+      expect(answer.headers.location).toBe(paid);
+    }
+    t.clock.set('2026-11-23T10:30:00Z');
+    desk = await signInToConsole(t, 'northside-hair', 'desk@northside.test', PASSWORD);
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await desk.post(`/console/bookings/${reference}/action`, { action: 'complete' });
+      expect(answer.statusCode, answer.body).toBe(303);
+      expect(answer.headers.location).toBe(`/console/bookings/${reference}?done=completed`);
+    }
+    // Another action on it than the one done is still refused, saying why.
+    const noShow = await desk.post(`/console/bookings/${reference}/action`, { action: 'no_show' });
+    expect(noShow.statusCode).toBe(409);
+    expect(noShow.body).toContain('Not done.');
+  });
+});

@@ -46,7 +46,7 @@ import {
   sendTestEvent,
 } from '../../app/webhooks/endpoints.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
-import type { FeeKind } from '../../domain/booking/booking.ts';
+import type { Booking, FeeKind } from '../../domain/booking/booking.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import {
@@ -128,6 +128,14 @@ const BOOKING_FIELDS: Record<string, KeptBooking['field']> = {
   notes: 'notes',
   repeat_every_weeks: 'repeat_every_weeks',
   repeat_count: 'repeat_count',
+};
+
+/** An action whose outcome the booking already shows, by the action: what it did, and how that shows. */
+const ALREADY_DONE: Record<string, { said: Done; holds: (booking: Booking) => boolean }> = {
+  complete: { said: 'completed', holds: (b) => b.status === 'completed' },
+  check_out: { said: 'needs_checkout', holds: (b) => b.status === 'needs_checkout' },
+  no_show: { said: 'no_show', holds: (b) => b.status === 'no_show' },
+  deposit_paid: { said: 'deposit_paid', holds: (b) => b.depositStatus === 'paid' },
 };
 
 export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
@@ -410,10 +418,18 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       // Own names only: "constructor" or "__proto__" is no action.
       const run = Object.hasOwn(actions, form.action ?? '') ? actions[form.action!] : undefined;
       if (!run) throw new ConsoleRefusal(400, 'Unknown action', 'This action does not exist.');
-      return changeBooking(reply, session, reference, async () => {
+      try {
         const done = await run();
         return redirect(reply, doneAt(done.reference, done.said));
-      });
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'conflict') throw error;
+        // Refused because what it does is done already (the button pressed twice, a reload of its
+        // answer, a second tab): said as done, as a cancellation or a move sent twice is.
+        const held = Object.hasOwn(ALREADY_DONE, form.action!) ? ALREADY_DONE[form.action!] : undefined;
+        const { booking } = await loadBookingDetail(deps.db, org, reference);
+        if (held?.holds(booking)) return redirect(reply, doneAt(booking.reference, held.said));
+        return bookingPage(reply.code(409), session, reference, { refusal: error.message });
+      }
     });
 
     get('/console/bookings/:reference/cancel', async (request, reply, session) => {
