@@ -56,6 +56,27 @@ describe('booking a caller at a location with Booking Protection', () => {
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'pending_confirmation', source: 'staff', protection_applies: 1 });
   });
+
+  it('says until when the hold keeps the time, so the desk knows how long the caller has', async () => {
+    const desk = await start();
+    const booked = await desk.post('/console/book', {
+      location: 'islington',
+      service_id: ids.services.cut!,
+      slot: `2026-11-25T10:00:00.000Z|${ids.staff.ben}`,
+      first_name: 'Priya',
+      last_name: 'Shah',
+      phone: '07911 123987',
+    });
+    const { hold_expires_at } = await t.database.db
+      .selectFrom('bookings')
+      .select('hold_expires_at')
+      .where('starts_at', '=', Date.parse('2026-11-25T10:00:00Z'))
+      .executeTakeFirstOrThrow();
+    expect(hold_expires_at).toBeGreaterThan(t.clock.nowMs());
+    const until = new Date(Number(hold_expires_at)).toISOString().replace('.000Z', 'Z');
+    const page = (await desk.get(String(booked.headers.location))).body;
+    expect(page).toContain(`<dt>Held until</dt><dd><time datetime="${until}">`);
+  });
 });
 
 describe('a series form sent twice (a double click, a reload of its slow answer, a second tab)', () => {

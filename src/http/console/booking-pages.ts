@@ -118,6 +118,12 @@ export function bookingBody(
   const protection = b.protection.applies
     ? `Applies: late cancellation ${b.protection.lateCancellationFeePercentage ?? 0}%, no-show ${b.protection.noShowFeePercentage ?? 0}%; card ${b.protection.paymentMethodSaved ? 'saved' : 'not saved'}`
     : 'Does not apply';
+  // A hold (a deposit or a card to come, a code, a waitlist claim) keeps its time until then: the desk
+  // can tell the caller how long they have.
+  const held =
+    (status === 'pending_payment' || status === 'pending_confirmation') && b.holdExpiresAt !== null
+      ? b.holdExpiresAt
+      : null;
   // A change refused (another desk changed the booking first): said above the booking as it now is.
   const said = refusal
     ? `<p class="error" role="alert">Not done. ${esc(refusal)}</p>`
@@ -132,7 +138,7 @@ export function bookingBody(
 <dt>Client</dt><dd><a href="/console/clients?q=${esc(encodeURIComponent(d.client.phone ?? d.client.email ?? d.client.name))}">${esc(d.client.name)}</a>${d.client.phone ? ` · ${esc(d.client.phone)}` : ''}${d.client.email ? ` · ${esc(d.client.email)}` : ''}</dd>
 <dt>Services</dt><dd><ul>${services}</ul>Total ${esc(money(b.totalPriceMinor))}</dd>
 <dt>Notes</dt><dd>${b.notes ? esc(b.notes) : '–'}</dd>
-<dt>Deposit</dt><dd>${b.depositMinor === null ? 'None' : `${esc(money(b.depositMinor))} (${esc(b.depositStatus)})`}</dd>
+${held ? `<dt>Held until</dt><dd>${f.when(held)}</dd>\n` : ''}<dt>Deposit</dt><dd>${b.depositMinor === null ? 'None' : `${esc(money(b.depositMinor))} (${esc(b.depositStatus)})`}</dd>
 <dt>Protection</dt><dd>${esc(protection)}</dd>
 </dl>
 </div>
