@@ -179,3 +179,15 @@ describe("an action's button pressed twice (a double click, a reload of its answ
     expect(noShow.body).toContain('Not done.');
   });
 });
+
+describe('the Connectors page of a staff account', () => {
+  it('is refused, naming connectors (not API keys), on the page and to a direct POST', async () => {
+    const desk = await start();
+    const page = await desk.get('/console/connectors');
+    expect(page.statusCode).toBe(403);
+    expect(page.body).toContain('Only owners and admins manage connected apps.');
+    const revoke = await desk.post('/console/connectors/00000000-0000-0000-0000-000000000000/revoke');
+    expect(revoke.statusCode).toBe(403);
+    expect(revoke.body).toContain('Only owners and admins manage connected apps.');
+  });
+});

@@ -765,7 +765,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
     });
 
     get('/console/connectors', async (_request, reply, session) => {
-      requireKeyManager(session);
+      requireConnectorManager(session);
       const connectors = await listConnectors(deps.db, session.organisation.id);
       const f = formats(session.organisation.locale, await firstLocationZone(deps, session));
       return send(
@@ -776,7 +776,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
     });
 
     post('/console/connectors/:id/revoke', async (request, reply, session) => {
-      requireKeyManager(session);
+      requireConnectorManager(session);
       await revokeConnector(deps.db, session.organisation.id, (request.params as { id: string }).id, now());
       return redirect(reply, '/console/connectors');
     });
@@ -919,6 +919,12 @@ function changer(session: ConsoleSession) {
 function requireKeyManager(session: ConsoleSession): void {
   if (!canManageKeys(session.user.role)) {
     throw new ConsoleRefusal(403, 'Not allowed', 'Only owners and admins manage API keys.');
+  }
+}
+
+function requireConnectorManager(session: ConsoleSession): void {
+  if (!canManageKeys(session.user.role)) {
+    throw new ConsoleRefusal(403, 'Not allowed', 'Only owners and admins manage connected apps.');
   }
 }
 
