@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import {
@@ -340,5 +341,46 @@ describe('a series at the console’s desk', () => {
       /<input id="repeat_count" [^>]* aria-invalid="true" aria-describedby="repeat_count-error" autofocus>/,
     );
     expect(refused.body.match(/role="alert"/g)).toHaveLength(1);
+  });
+});
+
+describe('a series on the public page across the night the clocks go back', () => {
+  it('tells apart the free times the clocks show twice when a visit is not free', async () => {
+    // Night Cuts: Kit trims on Sunday nights from midnight in London. On Sunday 31 October 2027 the
+    // clocks go back at 02:00 BST to 01:00 GMT, so 01:00 to 02:00 happens twice.
+    const catalogue = nightBarberCatalogue({
+      sundayUntil: '06:00',
+      clients: [{ ref: 'sam', first_name: 'Sam', last_name: 'Lee', phone: '+447911123456' }],
+    });
+    t = await startTestApp({ catalogues: [catalogue], now: '2027-10-20T09:00:00Z' });
+    const db = t.database.db;
+    const service = (await db.selectFrom('services').select('id').executeTakeFirstOrThrow()).id;
+    const client = (await db.selectFrom('clients').select('id').executeTakeFirstOrThrow()).id;
+    // The series' second visit, 01:30 BST on 31 October, is taken.
+    const taken = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [service],
+        client_id: client,
+        starts_at: '2027-10-31T01:30:00+01:00',
+      },
+    });
+    expect(taken.statusCode, taken.body).toBe(201);
+    const refused = await pagePost(t, '/p/night-cuts/book', {
+      location: 'soho',
+      services: service,
+      starts_at: '2027-10-24T01:30:00+01:00',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '1',
+      repeat_count: '2',
+    });
+    expect(refused.statusCode, refused.body).toBe(409);
+    const alert = /<p [^>]*role="alert"[^>]*>([^<]*)<\/p>/.exec(refused.body)![1]!;
+    // The free times nearest 01:30 BST, the two 01:00s told apart.
+    expect(alert).toContain('Sunday 31 October (free that day: 00:30, 01:00 BST or 01:00 GMT)');
   });
 });

@@ -624,7 +624,11 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
           reply.code(error.status),
           session,
           { location: location.slug, date, service_id: form.service_id },
-          { fields: form, refusal: plainWords(error), field: BOOKING_FIELDS[error.param ?? ''] },
+          {
+            fields: form,
+            refusal: plainWords(error, { timezone: location.timezone, locale: session.organisation.locale }),
+            field: BOOKING_FIELDS[error.param ?? ''],
+          },
         );
       }
     });

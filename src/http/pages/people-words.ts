@@ -1,12 +1,23 @@
 import { notPersonalWords } from '../../app/client-service.ts';
 import type { AppError } from '../../domain/errors.ts';
+import { withRepeatedLabel } from '../../domain/repeated-wall-times.ts';
+
+/**
+ * Where a refusal's times are read: the location's zone and the organisation's locale. A free time
+ * the clocks show twice that day (they go back) is told apart from its twin with it ("01:00 BST",
+ * "01:00 GMT"), as every other time the pages write is.
+ */
+export interface TimesPlace {
+  timezone: string;
+  locale: string;
+}
 
 /**
  * A refusal in the words a customer reads on the hosted pages. The API's messages name fields and
  * formats ("phone has no country code: give it in international form") that mean nothing on a form, where national numbers work
  * too; the API keeps them, the pages say what to do.
  */
-export function plainWords(error: AppError): string {
+export function plainWords(error: AppError, place?: TimesPlace): string {
   const param = error.param;
   // A number refused for what it is (contact.ts phoneRefusal), not one that is no person's own.
   const phoneProblem = param === 'phone' ? error.details?.phoneProblem : undefined;
@@ -26,7 +37,7 @@ export function plainWords(error: AppError): string {
   if (error.reason === 'slot_unavailable' && error.details?.outside_hours !== true) {
     return 'That time has just been taken.';
   }
-  const clashes = seriesClashWords(error);
+  const clashes = seriesClashWords(error, place);
   if (clashes !== undefined) return clashes;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
   if (param === 'last_name') return 'Please give your last name (up to 60 characters).';
@@ -61,12 +72,16 @@ function waitDatesWords(message: string): string | undefined {
  * A series refused because some of its visits are not free (409 series_clash): the API's message
  * says each clash lists the free times nearest it, which only its details do; a page says them.
  */
-function seriesClashWords(error: AppError): string | undefined {
+function seriesClashWords(error: AppError, place?: TimesPlace): string | undefined {
   const clashes = error.reason === 'series_clash' ? error.details?.clashes : undefined;
   if (!Array.isArray(clashes) || clashes.length === 0) return undefined;
   const visits = (clashes as { date: string; alternatives: { starts_at: string }[] }[]).map((clash) => {
     // A start as the API gives it is the location's wall time: its hours and minutes are the clock's.
-    const times = clash.alternatives.map((a) => a.starts_at.slice(11, 16));
+    const times = clash.alternatives.map((a) => {
+      const wall = a.starts_at.slice(11, 16);
+      const at = Date.parse(a.starts_at);
+      return place && !Number.isNaN(at) ? withRepeatedLabel(wall, at, place.timezone, place.locale) : wall;
+    });
     const free =
       times.length === 0
         ? 'no other free time that day'
@@ -87,8 +102,8 @@ const DAY_WORDS = new Intl.DateTimeFormat('en-GB', {
 });
 
 /** plainWords for a booking form sent back with what was typed kept: what to do next, too. */
-export function forPeople(error: AppError): string {
-  const words = plainWords(error);
+export function forPeople(error: AppError, place?: TimesPlace): string {
+  const words = plainWords(error, place);
   if (error.reason === 'series_clash' || error.reason === 'slot_unavailable') {
     return `${words} Your details are kept below: choose another time and confirm again.`;
   }

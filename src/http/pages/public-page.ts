@@ -104,6 +104,10 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
           // Not booked: the same page again, what was typed kept, saying what to change.
           const choices = { location: body.location, services: body.services, staff: body.staff };
           const date = Number.isNaN(startsAt) ? body.date : undefined;
+          // A series' clashes name free times on the location's clock.
+          const where = (await publicLocations(deps.db, organisation.id)).find(
+            (l) => l.slug === body.location,
+          );
           const page = await bookingPage(
             deps,
             organisation,
@@ -112,7 +116,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
               // A form that already booked for someone else comes back as a fresh one (a new key).
               fields: error.param === 'form_key' ? { ...body, form_key: undefined } : body,
               startsAt: Number.isNaN(startsAt) ? undefined : startsAt,
-              alert: forPeople(error),
+              alert: forPeople(error, where && { timezone: where.timezone, locale: organisation.locale }),
               field: error.param,
             },
           );
