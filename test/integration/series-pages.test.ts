@@ -384,3 +384,27 @@ describe('a series on the public page across the night the clocks go back', () =
     expect(alert).toContain('Sunday 31 October (free that day: 00:30, 01:00 BST or 01:00 GMT)');
   });
 });
+
+describe('a series on the public page across the night the clocks go forward', () => {
+  it('says a visit whose time the clocks skip does not exist, with the free times nearest it', async () => {
+    // Night Cuts, London: on Sunday 28 March 2027 the clocks go from 01:00 GMT to 02:00 BST.
+    const catalogue = nightBarberCatalogue({ sundayUntil: '06:00' });
+    t = await startTestApp({ catalogues: [catalogue], now: '2027-03-15T09:00:00Z' });
+    const service = (await t.database.db.selectFrom('services').select('id').executeTakeFirstOrThrow()).id;
+    const refused = await pagePost(t, '/p/night-cuts/book', {
+      location: 'soho',
+      services: service,
+      starts_at: '2027-03-21T01:30:00+00:00',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '1',
+      repeat_count: '2',
+    });
+    expect(refused.statusCode, refused.body).toBe(409);
+    const alert = /<p [^>]*role="alert"[^>]*>([^<]*)<\/p>/.exec(refused.body)![1]!;
+    expect(alert).toContain(
+      'Sunday 28 March (that time does not exist that night: the clocks go forward over it; free nearest it: 00:30, 02:00 or 02:30)',
+    );
+  });
+});

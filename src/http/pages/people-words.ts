@@ -75,19 +75,29 @@ function waitDatesWords(message: string): string | undefined {
 function seriesClashWords(error: AppError, place?: TimesPlace): string | undefined {
   const clashes = error.reason === 'series_clash' ? error.details?.clashes : undefined;
   if (!Array.isArray(clashes) || clashes.length === 0) return undefined;
-  const visits = (clashes as { date: string; alternatives: { starts_at: string }[] }[]).map((clash) => {
+  type Clash = {
+    date: string;
+    starts_at: string | null;
+    reason: string;
+    alternatives: { starts_at: string }[];
+  };
+  const visits = (clashes as Clash[]).map((clash) => {
     // A start as the API gives it is the location's wall time: its hours and minutes are the clock's.
     const times = clash.alternatives.map((a) => {
       const wall = a.starts_at.slice(11, 16);
       const at = Date.parse(a.starts_at);
       return place && !Number.isNaN(at) ? withRepeatedLabel(wall, at, place.timezone, place.locale) : wall;
     });
+    // A wall time the clocks skip that night (no start): the free times offered are those nearest it.
+    const skipped = clash.starts_at === null && clash.reason === 'not_on_grid';
+    const listed = times.length === 1 ? times[0] : `${times.slice(0, -1).join(', ')} or ${times.at(-1)}`;
     const free =
       times.length === 0
         ? 'no other free time that day'
-        : `free that day: ${times.length === 1 ? times[0] : `${times.slice(0, -1).join(', ')} or ${times.at(-1)}`}`;
+        : `free ${skipped ? 'nearest it' : 'that day'}: ${listed}`;
+    const why = skipped ? 'that time does not exist that night: the clocks go forward over it; ' : '';
     const day = Date.parse(`${clash.date}T00:00:00Z`);
-    return `${Number.isNaN(day) ? clash.date : DAY_WORDS.format(day)} (${free})`;
+    return `${Number.isNaN(day) ? clash.date : DAY_WORDS.format(day)} (${why}${free})`;
   });
   const which = visits.length === 1 ? 'this visit of the series is' : 'these visits of the series are';
   return `Nothing was booked: ${which} not free at that time: ${visits.join('; ')}.`;
