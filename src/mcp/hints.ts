@@ -304,7 +304,7 @@ export const TOOL_OUTCOMES = {
   already_waiting: outcome(
     'conflict',
     () =>
-      'The caller is already on the waitlist for that here and will be sent a link when a time frees up; ' +
+      'The caller is already on the waitlist here for those services and will be sent a link when a time frees up; ' +
       'to change the days or times, offer to take a message for the salon.',
   ),
   /** join_waitlist for a new caller who gave neither phone nor e-mail: nobody could be sent the offer. */

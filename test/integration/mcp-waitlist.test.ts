@@ -14,7 +14,7 @@ import { bookAnaOnTuesday, TUESDAY, waitlistPass } from '../helpers/waitlist-fix
  */
 const NOW = '2026-11-23T09:00:00Z';
 const ALREADY_WAITING =
-  'The caller is already on the waitlist for that here and will be sent a link when a time frees up; ' +
+  'The caller is already on the waitlist here for those services and will be sent a link when a time frees up; ' +
   'to change the days or times, offer to take a message for the salon.';
 
 let t: TestApp;
