@@ -42,6 +42,34 @@ const json = (response: { body: string }) => JSON.parse(response.body);
 /** Joins the waitlist at Soho for a cut, with `fields` over those: 201, the entry. */
 const joinWith = (fields: Record<string, unknown>) => joinWaitlist(t, fields);
 
+/**
+ * Jo waits for a colour with anyone on Tuesday, and books one with Ana at 14:00: held (pending_payment)
+ * until its deposit is paid, her entry still waiting. The entry and the booking.
+ */
+async function joHoldsTheColourSheWaitsFor(ids: Awaited<ReturnType<typeof catalogueIds>>) {
+  const colour = await joinWith({
+    client_id: ids.jo,
+    service_ids: [ids.services.colour],
+    from_date: TUESDAY,
+    to_date: TUESDAY,
+  });
+  const held = await t.request({
+    method: 'POST',
+    url: '/v1/bookings',
+    payload: {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: `${TUESDAY}T14:00:00Z`,
+    },
+  });
+  const booking = json(held).data;
+  expect(booking.status, held.body).toBe('pending_payment');
+  expect(await entry(colour.id)).toMatchObject({ status: 'waiting' });
+  return { colour, booking };
+}
+
 /** `name` joins for Ana on Tuesday, in the afternoon unless told. */
 const join = (name: string, times = ['afternoon']) => joinForAna(t, name, { times });
 
@@ -512,25 +540,7 @@ describe('the waitlist', () => {
       }),
     ).data.id as string;
     // Jo waits for a colour on Tuesday; her colour at 14:00 is held until its deposit is paid.
-    const colour = await joinWith({
-      client_id: ids.jo,
-      service_ids: [ids.services.colour],
-      from_date: TUESDAY,
-      to_date: TUESDAY,
-    });
-    const held = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.colour],
-        staff_id: ids.staff.ana,
-        client_id: ids.jo,
-        starts_at: `${TUESDAY}T14:00:00Z`,
-      },
-    });
-    expect(json(held).data.status, held.body).toBe('pending_payment');
-    expect(await entry(colour.id)).toMatchObject({ status: 'waiting' });
+    const { colour } = await joHoldsTheColourSheWaitsFor(ids);
 
     // Jo waits for a cut too; Bea's 10:00 is cancelled and offered to Jo, held for her to claim.
     const taken = await bookAna(t, `${TUESDAY}T10:00:00Z`, bea);
@@ -556,26 +566,7 @@ describe('the waitlist', () => {
   it('ends the entry once the time its client holds is confirmed: the deposit paid', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
-    const colour = await joinWith({
-      client_id: ids.jo,
-      service_ids: [ids.services.colour],
-      from_date: TUESDAY,
-      to_date: TUESDAY,
-    });
-    const held = await t.request({
-      method: 'POST',
-      url: '/v1/bookings',
-      payload: {
-        location_slug: 'soho',
-        service_ids: [ids.services.colour],
-        staff_id: ids.staff.ana,
-        client_id: ids.jo,
-        starts_at: `${TUESDAY}T14:00:00Z`,
-      },
-    });
-    const booking = json(held).data;
-    expect(booking.status, held.body).toBe('pending_payment');
-    expect(await entry(colour.id)).toMatchObject({ status: 'waiting' });
+    const { colour, booking } = await joHoldsTheColourSheWaitsFor(ids);
     const checkout = new URL(booking.payment_url as string).pathname;
     const paid = await t.app.inject({ method: 'POST', url: `${checkout}/pay`, headers: FORM });
     expect(paid.statusCode, paid.body).toBe(303);
