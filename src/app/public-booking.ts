@@ -28,7 +28,6 @@ import { checkFreeText } from './free-text.ts';
 import { madeOnce, recordMadeOnce } from './idempotency.ts';
 import { clientOfAddress, FixedWindowRateLimiter } from './rate-limiter.ts';
 import { reachableContactsOf } from './reachable-contacts.ts';
-import { withinHour } from './resend-limit.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -213,42 +212,41 @@ export async function bookOnPublicPage(
       }
       for (const turn of publicContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
       await checkContactCaps(trx, organisation, details.contact, now);
-      return withinOrganisationHour(deps, organisation, now, async () => {
-        const client = await insertUnprovenClient(trx, organisation.id, details, now);
-        const caller: Caller = {
-          organisationId: organisation.id,
-          currency: organisation.currency,
-          referencePrefix: organisation.referencePrefix,
-          catalogueVersion: organisation.catalogueVersion,
-          actor: 'page:public',
-          // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
-          source: 'api',
-        };
-        const booking = {
-          locationSlug: request.locationSlug,
-          serviceIds: request.serviceIds,
-          staffId: request.staffId,
-          clientId: client.id,
-          startsAt: request.startsAt,
-          notes: request.notes,
-        };
-        const checkout = {
-          payments: deps.payments,
-          opener,
-          publicBaseUrl,
-          hostedFlow: true,
-          publicContact: { contact, askProof: policy.verification === 'code' },
-        };
-        // A series is one booking for the caps, with one proof: its first visit's (createSeries).
-        const created = request.repeat
-          ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
-          : await createBooking(trx, caller, booking, now, checkout);
-        opener?.endOfWork();
-        const token = created.booking.pageToken!;
-        if (once)
-          await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
-        return token;
-      });
+      const client = await insertUnprovenClient(trx, organisation.id, details, now);
+      const caller: Caller = {
+        organisationId: organisation.id,
+        currency: organisation.currency,
+        referencePrefix: organisation.referencePrefix,
+        catalogueVersion: organisation.catalogueVersion,
+        actor: 'page:public',
+        // The bookings table knows the API, MCP, import and staff; the page books through the API's use case.
+        source: 'api',
+      };
+      const booking = {
+        locationSlug: request.locationSlug,
+        serviceIds: request.serviceIds,
+        staffId: request.staffId,
+        clientId: client.id,
+        startsAt: request.startsAt,
+        notes: request.notes,
+      };
+      const checkout = {
+        payments: deps.payments,
+        opener,
+        publicBaseUrl,
+        hostedFlow: true,
+        publicContact: { contact, askProof: policy.verification === 'code' },
+      };
+      // A series is one booking for the caps, with one proof: its first visit's (createSeries).
+      const created = request.repeat
+        ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
+        : await createBooking(trx, caller, booking, now, checkout);
+      // Counted once the time is secured: a booking refused (a time taken) takes no place of the hour.
+      await takeOrganisationPlace(deps, organisation, now);
+      opener?.endOfWork();
+      const token = created.booking.pageToken!;
+      if (once) await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
+      return token;
     }),
   );
 }
@@ -365,25 +363,27 @@ async function checkContactCaps(
 }
 
 /**
- * Makes a booking as one of the organisation's `bookingsPerOrganisationPerHour` public bookings of the
- * clock hour, across every contact and address (429 past them; a booking not made gives its place
+ * One of the organisation's `bookingsPerOrganisationPerHour` public bookings of the clock hour, across
+ * every contact and address, or 429 (the booking, made in the caller's transaction, is then rolled
  * back): whoever has many addresses and a mail domain of their own, each passing the caps per contact
  * and per address, can neither hold the whole diary nor have a code sent for every time in it.
  */
-function withinOrganisationHour<T>(
+async function takeOrganisationPlace(
   deps: AppDeps,
   organisation: PublicOrganisation,
   now: number,
-  make: () => Promise<T>,
-): Promise<T> {
+): Promise<void> {
   const limit = organisation.policy.bookingsPerOrganisationPerHour;
-  return withinHour(
-    { store: deps.rateLimitStore },
-    { organisationId: organisation.id, name: 'public-bookings' },
-    { limit, details: {} },
-    now,
-    (minutes) =>
-      `This salon takes ${limit} bookings an hour on this page, and this hour's are taken. Try again in ${minutes}, or call the salon.`,
-    make,
-  );
+  const hours = new FixedWindowRateLimiter(deps.rateLimitStore, 3_600_000);
+  const windowEnd = hours.windowEnd(now);
+  const counter = { organisationId: organisation.id, name: 'public-bookings' };
+  if ((await deps.rateLimitStore.incrementBelow(counter, limit, windowEnd)) === null) {
+    const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
+    throw new AppError(
+      'rate_limited',
+      `This salon takes ${limit} bookings an hour on this page, and this hour's are taken. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or call the salon.`,
+      undefined,
+      { retryAfterSeconds: (windowEnd - now) / 1000 },
+    );
+  }
 }

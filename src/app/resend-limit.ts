@@ -61,9 +61,9 @@ export function withPageMove<T>(
 
 /**
  * Runs `act` after taking one of `limit` places in the counter's clock hour; past them, 429 with the
- * seconds to wait and `details`. An act that fails gives its place back.
+ * seconds to wait and `details`.
  */
-export async function withinHour<T>(
+async function withinHour<T>(
   limiter: ResendLimiter,
   counter: RateLimitCounter,
   { limit, details }: { limit: number; details: Record<string, unknown> },

@@ -111,6 +111,20 @@ describe('caps on strangers', () => {
     pagePathOf(await cut(2, { email: 'someone.else@example.com' }, '127.0.0.44'));
   });
 
+  it('takes a place of the hour only for a booking made: many at once for one time are one booking and refusals', async () => {
+    t = await startTestApp({
+      catalogues: [withPolicies({ public_bookings_per_organisation_per_hour: 2 })],
+      now: NOW,
+    });
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => cut(0, { phone: `07400 20000${i}` }, `127.0.0.${60 + i}`)),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([303, 409, 409, 409, 409]);
+    // One place taken: one more booking this hour, then none.
+    pagePathOf(await cut(1, { phone: '07400 200009' }, '127.0.0.70'));
+    expect((await cut(2, { phone: '07400 200010' }, '127.0.0.71')).statusCode).toBe(429);
+  });
+
   it('a Gmail address spelt another way (dots, a +tag, googlemail.com) is the same inbox for the caps', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     // Google delivers every one of these to rosaparks@gmail.com.
