@@ -130,6 +130,33 @@ export function datesRefusal(fromDate: string, toDate: string, today: string): s
   return null;
 }
 
+/** Where each part of the day ends on the location's clock, in minutes from midnight (timeOfDay). */
+const PART_ENDS: Record<TimeOfDay, number> = { morning: 12 * 60, afternoon: 17 * 60, evening: 24 * 60 };
+
+/**
+ * Why a new entry can never be offered anything because every part of the day it wants is already
+ * over on its last date, today at the location (`now` read on `timezone`'s clock), or null. A part is
+ * over once the clock is past its end (morning at 12:00, afternoon at 17:00); the evening lasts until
+ * the day does, and a day already past is datesRefusal's. Names `times`: a later part of the day helps.
+ */
+export function wantsOverRefusal(
+  wants: WaitlistWants,
+  now: number,
+  timezone: string,
+): { param: 'times'; message: string } | null {
+  const local = DateTime.fromMillis(now, { zone: timezone });
+  if (wants.toDate !== local.toISODate()) return null;
+  const minutes = local.hour * 60 + local.minute;
+  const wanted = TIMES_OF_DAY.filter((part) => wants.times === null || wants.times.includes(part));
+  if (wanted.some((part) => minutes < PART_ENDS[part])) return null;
+  const parts = wanted.length === 1 ? wanted[0]! : `${wanted.slice(0, -1).join(', ')} and ${wanted.at(-1)!}`;
+  const day = local.setLocale('en-GB').toFormat('cccc d LLLL');
+  return {
+    param: 'times',
+    message: `The ${parts} of ${day} ${wanted.length === 1 ? 'is' : 'are'} over; choose a later part of the day or a later date.`,
+  };
+}
+
 /** What of an entry a booking is measured against (entryFitsBooking). */
 export interface EntryWants extends WaitlistWants {
   serviceIds: readonly string[];

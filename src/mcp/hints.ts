@@ -307,6 +307,12 @@ export const TOOL_OUTCOMES = {
       'The caller is already on the waitlist here for those services and will be sent a link when a time frees up; ' +
       'to change the days or times, offer to take a message for the salon.',
   ),
+  /** join_waitlist ending today with every part of the day asked for over: no time could be offered. */
+  waitlist_times_over: outcome<{ parts: readonly string[]; day: string }>(
+    'invalid_request',
+    ({ parts, day }) =>
+      `The ${both(parts)} ${parts.length === 1 ? 'is' : 'are'} already over ${day}; ask the caller whether a later part of the day or another day suits, then join_waitlist with that.`,
+  ),
   /** join_waitlist for a new caller who gave neither phone nor e-mail: nobody could be sent the offer. */
   waitlist_contact_needed: outcome(
     'invalid_request',

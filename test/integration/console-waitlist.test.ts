@@ -251,6 +251,19 @@ describe('the waitlist in the console', () => {
     );
     expect(typed).toContain('value="bea@example.com"');
     expect(typed).toContain('id="wl-last-name" name="last_name" maxlength="60" value="" aria-invalid="true"');
+    // Tuesday 18:00 in London (signed in again then): its afternoon is over, so a wait for it alone
+    // is refused at the times.
+    t.clock.set(`${TUESDAY}T18:00:00Z`);
+    const over = await (await signIn('acme-hair', 'owner@acme.test')).post('/console/waitlist', joForm());
+    expect(over.statusCode, over.body).toBe(400);
+    expect(over.body).toContain(
+      '<p class="error" role="alert" id="waitlist-error">The afternoon of Tuesday 24 November is over; choose a later part of the day or a later date.',
+    );
+    expect(over.body).toContain(
+      '<fieldset aria-invalid="true" aria-describedby="waitlist-error"><legend>Times of day',
+    );
+    expect(over.body).toContain('name="times" value="afternoon" checked');
+    t.clock.set(NOW);
     expect((await owner.post('/console/waitlist', joForm())).statusCode).toBe(303);
     await refused(joForm(), 409, 'This client is already waiting for these services here');
     // Nothing of it was written.

@@ -17,6 +17,10 @@ const ALREADY_WAITING =
   'The caller is already on the waitlist here for those services and will be sent a link when a time frees up; ' +
   'to change the days or times, offer to take a message for the salon.';
 
+/** join_waitlist's hint for parts of Tuesday 24 November (today) already over. */
+const TODAY_OVER = (parts: string) =>
+  `The ${parts} already over today, Tuesday 24 November; ask the caller whether a later part of the day or another day suits, then join_waitlist with that.`;
+
 let t: TestApp;
 afterEach(async () => {
   await t?.close();
@@ -225,6 +229,34 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
     }
   });
 
+  it('says the parts of today asked for are over, to offer a later one, and joins nobody', async () => {
+    // Tuesday 24 November 2026, 18:00 in London: the morning and afternoon are over, the evening not.
+    t = await startTestApp({ now: `${TUESDAY}T18:00:00Z` });
+    const mcp = await connectInProcess(t, t.keys.readWrite, era);
+    try {
+      const args = {
+        location: 'soho',
+        services: 'cut',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        from_date: 'today',
+        to_date: 'today',
+      };
+      const over = await mcp.call('join_waitlist', { ...args, times: ['morning', 'afternoon'] });
+      expect(over).toMatchObject({
+        ok: false,
+        code: 'invalid_request',
+        hint: TODAY_OVER('morning and afternoon are'),
+      });
+      expect(
+        await mcp.call('join_waitlist', { ...args, from_date: 'this morning', to_date: 'this morning' }),
+      ).toMatchObject({ ok: false, hint: TODAY_OVER('morning is') });
+      expect((await t.request({ method: 'GET', url: '/v1/waitlist' })).json().data).toEqual([]);
+      expect(await mcp.call('join_waitlist', { ...args, times: ['evening'] })).toMatchObject({ ok: true });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('names every bad argument at once', async () => {
     t = await startTestApp({ now: NOW });
     const mcp = await connectInProcess(t, t.keys.readWrite, era);
@@ -264,6 +296,27 @@ describe('join_waitlist over REST (booking mcp --base-url)', () => {
       expect(listed.map((e: { id: string }) => e.id)).toEqual([joined.entry_id]);
       const again = await mcp.call('join_waitlist', args);
       expect(again).toMatchObject({ ok: false, code: 'conflict', hint: ALREADY_WAITING });
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('says the parts of today asked for are over, as the API refused them', async () => {
+    t = await startTestApp({ now: `${TUESDAY}T23:30:00Z` });
+    const mcp = await connectOverRest(t);
+    try {
+      const over = await mcp.call('join_waitlist', {
+        location: 'soho',
+        services: 'cut',
+        client_id: (await catalogueIds(t.database.db)).jo,
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+        times: ['morning'],
+      });
+      // This harness's MCP side reads today on the real clock, the API on the test's: the day said
+      // is not "today" here, as it is when both agree.
+      expect(over).toMatchObject({ ok: false, code: 'invalid_request' });
+      expect(over.hint).toContain('The morning is already over Tuesday 24 November; ask the caller whether');
     } finally {
       await mcp.close();
     }

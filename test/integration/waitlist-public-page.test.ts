@@ -305,6 +305,23 @@ describe('the public page’s waitlist', () => {
     );
   });
 
+  it('says beside the times of day that those ticked are over today, keeping what was typed', async () => {
+    // Tuesday 24 November 2026, 18:00 in London: the morning and afternoon are over, the evening not.
+    t = await startTestApp({ now: `${TUESDAY}T18:00:00Z` });
+    const answer = await joinOnPage({ email: 'a@example.com' }, { times: ['morning', 'afternoon'] });
+    expect(answer.statusCode, answer.body).toBe(400);
+    const times = /<fieldset id="wl_times"[^>]*>[\s\S]*?<\/fieldset>/.exec(answer.body)?.[0] ?? '';
+    expect(times).toContain('aria-describedby="wl_times-error"');
+    expect(/<p id="wl_times-error" role="alert"[^>]*>([^<]*)<\/p>/.exec(times)?.[1]).toBe(
+      'The morning and afternoon of Tuesday 24 November are over; choose a later part of the day or a later date. Your details are kept below.',
+    );
+    expect(times).toMatch(/value="morning" checked/);
+    expect(answer.body).toContain('value="a@example.com"');
+    expect(await entries()).toEqual([]);
+    const evening = await joinOnPage({ email: 'a@example.com' }, { times: ['evening'] });
+    expect(evening.statusCode, evening.body).toBe(200);
+  });
+
   it('counts a Gmail address spelt another way (dots, a +tag, googlemail.com) as the same contact', async () => {
     t = await startTestApp({ now: NOW });
     await fillTuesday();

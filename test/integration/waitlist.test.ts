@@ -467,6 +467,42 @@ describe('the waitlist', () => {
     expect(json(unknown).error).toMatchObject({ code: 'not_found', param: 'location_slug' });
   });
 
+  it('refuses a wait for parts of today already over on the location’s clock, naming times', async () => {
+    // Tuesday 24 November 2026, 18:00 in London (GMT): its morning and afternoon are over.
+    t = await startTestApp({ now: `${TUESDAY}T18:00:00Z` });
+    const ids = await catalogueIds(t.database.db);
+    const base = {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+    };
+    const join = (fields: Record<string, unknown>) =>
+      t.request({ method: 'POST', url: '/v1/waitlist', payload: { ...base, ...fields } });
+    for (const [times, said] of [
+      [['morning'], 'The morning of Tuesday 24 November is over'],
+      [['afternoon', 'morning'], 'The morning and afternoon of Tuesday 24 November are over'],
+    ] as const) {
+      const refused = await join({ times });
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(json(refused).error).toMatchObject({
+        code: 'invalid_request',
+        param: 'times',
+        message: `${said}; choose a later part of the day or a later date.`,
+      });
+    }
+    // A wait from earlier days, or tomorrow's morning too, is refused alike; the evening is still to come.
+    expect((await join({ from_date: '2026-11-23', times: ['morning'] })).statusCode).toBe(400);
+    expect((await join({ to_date: '2026-11-25', times: ['morning'] })).statusCode).toBe(201);
+    t.clock.set(`${TUESDAY}T23:30:00Z`);
+    expect(json(await join({ service_ids: [ids.services.colour], times: ['morning'] })).error).toMatchObject({
+      param: 'times',
+    });
+    expect((await join({ service_ids: [ids.services.colour], times: ['evening'] })).statusCode).toBe(201);
+    expect(json(await t.request({ method: 'GET', url: '/v1/waitlist' })).data).toHaveLength(2);
+  });
+
   it('ends an entry as booked once its client books a time that fits it, so no offer follows', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

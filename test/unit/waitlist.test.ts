@@ -6,6 +6,7 @@ import {
   localStartOf,
   suitsWants,
   timeOfDay,
+  wantsOverRefusal,
 } from '../../src/domain/waitlist.ts';
 
 describe('waitlist wants', () => {
@@ -57,5 +58,50 @@ describe('waitlist wants', () => {
     expect(datesRefusal('2026-11-01', '2026-11-19', '2026-11-20')).toMatch(/^to_date is already past/);
     expect(datesRefusal('2026-11-20', '2027-02-20', '2026-11-20')).toMatch(/at most 92 days/);
     expect(datesRefusal('2026-11-20', '2027-02-19', '2026-11-20')).toBeNull();
+  });
+
+  it("refuses a last day whose wanted parts are over on the location's clock, across DST", () => {
+    const on = (toDate: string, times: ('morning' | 'afternoon' | 'evening')[] | null) => ({
+      fromDate: toDate,
+      toDate,
+      times,
+    });
+    const london = (iso: string, wants: ReturnType<typeof on>) =>
+      wantsOverRefusal(wants, Date.parse(iso), 'Europe/London');
+    // Tuesday 24 November 2026 (GMT): the morning is over from 12:00, the afternoon from 17:00.
+    expect(london('2026-11-24T23:30:00Z', on('2026-11-24', ['morning']))).toEqual({
+      param: 'times',
+      message: 'The morning of Tuesday 24 November is over; choose a later part of the day or a later date.',
+    });
+    expect(london('2026-11-24T18:00:00Z', on('2026-11-24', ['afternoon', 'morning']))).toEqual({
+      param: 'times',
+      message:
+        'The morning and afternoon of Tuesday 24 November are over; choose a later part of the day or a later date.',
+    });
+    expect(london('2026-11-24T11:59:00Z', on('2026-11-24', ['morning']))).toBeNull();
+    expect(london('2026-11-24T12:00:00Z', on('2026-11-24', ['morning']))?.param).toBe('times');
+    expect(london('2026-11-24T16:59:00Z', on('2026-11-24', ['morning', 'afternoon']))).toBeNull();
+    // The evening, or any time, lasts as long as the day; a later last date, or a wait from an
+    // earlier day, is judged on its last date.
+    expect(london('2026-11-24T23:59:00Z', on('2026-11-24', ['morning', 'evening']))).toBeNull();
+    expect(london('2026-11-24T23:59:00Z', on('2026-11-24', null))).toBeNull();
+    expect(london('2026-11-24T23:30:00Z', on('2026-11-25', ['morning']))).toBeNull();
+    expect(
+      london('2026-11-24T13:00:00Z', { fromDate: '2026-11-20', toDate: '2026-11-24', times: ['morning'] }),
+    ).not.toBeNull();
+    // Sunday 29 March 2026, London springs forward: 11:30Z is 12:30 BST (morning over), 10:59Z 11:59.
+    expect(london('2026-03-29T11:30:00Z', on('2026-03-29', ['morning']))?.message).toBe(
+      'The morning of Sunday 29 March is over; choose a later part of the day or a later date.',
+    );
+    expect(london('2026-03-29T10:59:00Z', on('2026-03-29', ['morning']))).toBeNull();
+    // Sunday 25 October 2026, back to GMT: 16:30Z is 16:30, still afternoon (it was 17:30 in BST).
+    expect(london('2026-10-25T16:30:00Z', on('2026-10-25', ['afternoon']))).toBeNull();
+    expect(london('2026-10-25T17:00:00Z', on('2026-10-25', ['afternoon']))?.param).toBe('times');
+    // Adelaide (+10:30 in November): 02:00Z on the 24th is 12:30 there, its morning over; 23:30Z on
+    // the 23rd is already 10:00 on the 24th there, its morning not.
+    const adelaide = (iso: string) =>
+      wantsOverRefusal(on('2026-11-24', ['morning']), Date.parse(iso), 'Australia/Adelaide');
+    expect(adelaide('2026-11-24T02:00:00Z')?.param).toBe('times');
+    expect(adelaide('2026-11-23T23:30:00Z')).toBeNull();
   });
 });

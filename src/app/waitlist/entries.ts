@@ -19,6 +19,7 @@ import {
   type TimeOfDay,
   type WaitlistEntry,
   type WaitlistStatus,
+  wantsOverRefusal,
 } from '../../domain/waitlist.ts';
 import { requireBookableServices } from '../availability-service.ts';
 import { getClient, type NewClient, registerClient } from '../client-service.ts';
@@ -49,7 +50,8 @@ function dialledAt(client: NewClient, location: Location): NewClient {
 
 /**
  * Adds a client to a location's waitlist: the services must be bookable online there, the staff member
- * (if named) must do them all, the dates must not be past nor span more than MAX_WAIT_DAYS. A client
+ * (if named) must do them all, the dates must not be past nor span more than MAX_WAIT_DAYS, nor end
+ * today with every part of the day asked for over (wantsOverRefusal). A client
  * already waiting there for the same services is told so (409 conflict naming the entry). A time that
  * suits them and is free now is offered at once, by the worker.
  */
@@ -117,6 +119,14 @@ export async function checkWaitlistWants(
   if (refusal) {
     throw new AppError('invalid_request', refusal, refusal.startsWith('from_date') ? 'from_date' : 'to_date');
   }
+  const times = input.times && input.times.length > 0 ? [...new Set(input.times)] : null;
+  // A last day of today whose parts asked for are over on the location's clock: nothing could be offered.
+  const over = wantsOverRefusal(
+    { fromDate: input.fromDate, toDate: input.toDate, times },
+    now,
+    location.timezone,
+  );
+  if (over) throw new AppError('invalid_request', over.message, over.param);
   return {
     organisationId,
     location,
@@ -124,7 +134,7 @@ export async function checkWaitlistWants(
     staffId: input.staffId?.toLowerCase() ?? null,
     fromDate: input.fromDate,
     toDate: input.toDate,
-    times: input.times && input.times.length > 0 ? [...new Set(input.times)] : null,
+    times,
   };
 }
 

@@ -35,6 +35,7 @@ export const TIME_WORDS: Record<TimeOfDay, string> = {
 const WAITLIST_FIELDS: readonly string[] = [
   'from_date',
   'to_date',
+  'times',
   'first_name',
   'last_name',
   'phone',
@@ -86,8 +87,8 @@ ${search.staff ? `<input type="hidden" name="staff" value="${esc(search.staff.id
 ${input('from_date', 'From', 'type="date"', ' required', date)}
 ${input('to_date', 'Until', 'type="date"', ' required', date)}
 </fieldset>
-<fieldset><legend>Times of day (none ticked: any time)</legend>
-${times}
+<fieldset id="wl_times"${refused?.field === 'times' ? ' aria-describedby="wl_times-error"' : ''}><legend>Times of day (none ticked: any time)</legend>
+${refusalBeside(refused, 'times', 'wl_times')}${times}
 </fieldset>
 <fieldset><legend>Your details</legend>
 ${input('first_name', 'First name', 'autocomplete="given-name" required maxlength="60"')}

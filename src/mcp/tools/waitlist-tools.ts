@@ -84,6 +84,14 @@ export const joinWaitlistTool = defineTool({
       .catch((error: unknown) => {
         // The one conflict joining has: an entry for these services is already waiting.
         if (isError(error, 'conflict')) fail('already_waiting', {});
+        // The parts of the day asked for are over on the last day, today (domain wantsOverRefusal).
+        if (isError(error, 'invalid_request') && error.param === 'times') {
+          const parts = TIMES_OF_DAY.filter((part) => !times.times || times.times.includes(part));
+          fail('waitlist_times_over', {
+            parts,
+            day: speakDate(to, place.locale, localDateAt(now, place.zone)),
+          });
+        }
         throw error;
       });
     const today = localDateAt(now, place.zone);
