@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { expectNamedControls, type SignedIn, signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -107,4 +108,39 @@ it('says a refused label or scope on the form, the typed values kept, and issues
   const fine = await owner.post('/console/keys', { label: 'Front desk', scope: 'read' });
   expect(fine.statusCode).toBe(201);
   expect(await keysLabelled('Front desk')).toHaveLength(1);
+});
+it('says plainly when the organisation has no API keys yet, instead of an empty table', async () => {
+  // The test app issues its keys to the first catalogue's organisation: northside-hair here has none.
+  const bare = await startTestApp({
+    catalogues: [smallCatalogue(), demoCatalogue()],
+    now: '2026-11-23T09:00:00Z',
+  });
+  try {
+    await createUser(
+      bare.database.db,
+      {
+        organisationSlug: 'northside-hair',
+        email: 'owner@northside.test',
+        role: 'owner',
+        password: PASSWORD,
+      },
+      bare.clock.nowMs(),
+    );
+    const signedIn = await signInToConsole(bare, 'northside-hair', 'owner@northside.test', PASSWORD);
+    const page = await signedIn.get('/console/keys');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<p>No API keys yet.</p>');
+    expect(page.body).not.toContain('<th>Label</th>');
+    // The form to issue the first one is still there.
+    expect(page.body).toContain('action="/console/keys"');
+    // Once a key exists, the table lists it and the empty state is gone.
+    expect((await signedIn.post('/console/keys', { label: 'First key', scope: 'read' })).statusCode).toBe(
+      201,
+    );
+    const listed = await signedIn.get('/console/keys');
+    expect(listed.body).not.toContain('No API keys yet.');
+    expect(listed.body).toContain('<td>First key</td>');
+  } finally {
+    await bare.close();
+  }
 });

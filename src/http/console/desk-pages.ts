@@ -115,7 +115,11 @@ ${view.notice ? `<p class="notice" role="status">${esc(view.notice)}</p>` : ''}$
 <div><label for="label">Label</label><input id="label" name="label" required maxlength="100" value="${esc(typed.label)}"${invalid('label')}></div>
 <div><label for="scope">Scope</label><select id="scope" name="scope"${invalid('scope')}>${scopeOption('read_write', 'Read and write')}${scopeOption('read', 'Read only')}</select></div>
 <button type="submit" class="primary">Create key</button></form></div>
-<div class="scroll"><table><thead><tr><th>Label</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+${
+  rows === ''
+    ? '<p>No API keys yet.</p>'
+    : `<div class="scroll"><table><thead><tr><th>Label</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th>State</th></tr></thead><tbody>${rows}</tbody></table></div>`
+}`;
 }
 
 /** The question before a key is revoked (its list links here): what revoking does, and the way back. */
