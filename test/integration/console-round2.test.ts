@@ -151,3 +151,16 @@ describe('waiving a fee', () => {
     expect(waived.statusCode).toBe(303);
   });
 });
+
+describe('the diary asked for a date twice', () => {
+  it('says to give one date, in words, not a refusal with the value cut short', async () => {
+    await start();
+    const desk = await signIn('desk@northside.test');
+    const answer = await desk.get('/console/diary?date=2026-11-23&date=2026-11-24');
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toContain('<p class="error" role="alert">Give one date.</p>');
+    expect(answer.body).not.toContain('2026-11-23,');
+    // One date is the diary as ever.
+    expect((await desk.get('/console/diary?date=2026-11-24')).statusCode).toBe(200);
+  });
+});

@@ -270,6 +270,9 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
 
     get('/console/diary', async (request, reply, session) => {
       const query = request.query as { location?: string; date?: string; view?: string };
+      // `?date=` twice (a link pasted onto another) arrives joined by a newline (acceptPageFields):
+      // which day is meant is not ours to guess, and the joined text is no date to quote back.
+      if (query.date?.includes('\n')) throw new AppError('invalid_request', 'Give one date.', 'date');
       const view = query.view === 'week' ? 'week' : 'day';
       const location = query.location || undefined;
       const zoneOf = location
