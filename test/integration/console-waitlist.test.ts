@@ -137,17 +137,19 @@ describe('the waitlist in the console', () => {
       'Jo Bloggs | +447911123456 | jo@example.com',
       'Cut',
       'Ana',
-      TUESDAY,
+      // The day as the rest of the console writes dates, in the organisation's locale (en-GB).
+      '24 Nov 2026',
       'Afternoon (12:00–17:00)',
       'Waiting',
       '–',
       'Remove',
     ]);
+    expect(listed).toContain(`<time datetime="${TUESDAY}">24 Nov 2026</time>`);
     expect(rows[1]!.slice(1, 7)).toEqual([
       'Ada Lovelace | +447400555666',
       'Cut',
       'Anyone',
-      TUESDAY,
+      '24 Nov 2026',
       'Any time',
       'Waiting',
     ]);

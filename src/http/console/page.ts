@@ -126,6 +126,8 @@ export interface Formats {
   isoDate(epochMs: number): string;
   /** A `<time>` element, escaped. */
   when(epochMs: number): string;
+  /** A local date (YYYY-MM-DD) as a `<time>` element in the locale ("24 Nov 2026"), escaped. */
+  day(isoDate: string): string;
 }
 
 /** Money in the organisation's locale, times in the location's zone. */
@@ -136,6 +138,8 @@ export function formats(locale: string, zone: string): Formats {
     timeStyle: 'short',
     timeZone: zone,
   });
+  // A date alone names no instant: read at noon UTC, its day is the same in every zone's writing.
+  const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
   return {
     locale,
     money: (minor, currency) => {
@@ -147,6 +151,12 @@ export function formats(locale: string, zone: string): Formats {
     isoDate: (ms) => localDateAt(ms, zone),
     when: (ms) =>
       `<time datetime="${esc(formatUtc(ms))}">${esc(withRepeatedLabel(dateTime.format(ms), ms, zone, locale))}</time>`,
+    day: (isoDate) => {
+      const at = Date.parse(`${isoDate}T12:00:00Z`);
+      return Number.isNaN(at)
+        ? esc(isoDate)
+        : `<time datetime="${esc(isoDate)}">${esc(date.format(at))}</time>`;
+    },
   };
 }
 

@@ -135,8 +135,8 @@ function entriesTable(
         : '<br><small>Joined on the public page; contact not confirmed</small>';
       const dates =
         entry.fromDate === entry.toDate
-          ? esc(entry.fromDate)
-          : `${esc(entry.fromDate)} to ${esc(entry.toDate)}`;
+          ? f.day(entry.fromDate)
+          : `${f.day(entry.fromDate)} to ${f.day(entry.toDate)}`;
       const times =
         entry.times === null ? 'Any time' : entry.times.map((t) => esc(TIME_WORDS[t])).join('<br>');
       const staff =
