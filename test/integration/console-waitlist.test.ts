@@ -233,12 +233,29 @@ describe('the waitlist in the console', () => {
     const dates = await refused(
       joForm({ from_date: '2026-11-26', to_date: '2026-11-25' }),
       400,
-      'from_date is after to_date.',
+      // In the form's own labels (From, Until), as the public page says it, not the API's field names.
+      'The last day (Until) is before the first (From): choose a last day on or after the first.',
     );
+    expect(dates).not.toContain('from_date is after to_date');
     expect(dates).toContain(
       'id="wl-from" name="from_date" type="date" required value="2026-11-26" aria-invalid="true" aria-describedby="waitlist-error"',
     );
     expect(dates).toContain(`<option value="${acme.cut}" selected>`);
+    const long = await refused(
+      joForm({ from_date: TUESDAY, to_date: '2027-11-24' }),
+      400,
+      'You can wait for at most',
+    );
+    expect(long).toMatch(/these dates span 366\. Choose a last day \(Until\) nearer the first \(From\)\./);
+    expect(long).not.toContain('from_date to to_date');
+    expect(long).toContain(
+      'id="wl-to" name="to_date" type="date" required value="2027-11-24" aria-invalid="true"',
+    );
+    await refused(
+      joForm({ from_date: '2026-11-20', to_date: '2026-11-21' }),
+      400,
+      'The last day (Until) has passed: choose days from today, Monday 23 November, on.',
+    );
     await refused(
       joForm({ staff_id: acme.bo, service_id: [acme.colour] }),
       400,

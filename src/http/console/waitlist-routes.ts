@@ -14,6 +14,7 @@ import {
   type WaitlistStatus,
 } from '../../domain/waitlist.ts';
 import type { Fields } from '../page-fields.ts';
+import { waitDatesWords } from '../pages/people-words.ts';
 import { formats, type Shell } from './page.ts';
 import { ConsoleRefusal } from './session.ts';
 import {
@@ -191,7 +192,8 @@ export function waitlistPages(deps: AppDeps, kit: ConsoleKit): void {
         throw error;
       return render(reply.code(error.status), session, {
         locationSlug,
-        form: { ...typed, error: { message: error.message, param: error.param } },
+        // Refused dates in the form's labels (From, Until), as the public page says them.
+        form: { ...typed, error: { message: waitDatesWords(error) ?? error.message, param: error.param } },
       });
     }
   });

@@ -41,7 +41,7 @@ export function plainWords(error: AppError, place?: TimesPlace): string {
   if (clashes !== undefined) return clashes;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
   if (param === 'last_name') return 'Please give your last name (up to 60 characters).';
-  const dates = param === 'from_date' || param === 'to_date' ? waitDatesWords(error.message) : undefined;
+  const dates = waitDatesWords(error);
   if (dates !== undefined) return dates;
   if (param === 'email' && /must be an e-mail/.test(error.message)) {
     return 'That e-mail address does not look right; check it, or give a phone number instead.';
@@ -51,9 +51,12 @@ export function plainWords(error: AppError, place?: TimesPlace): string {
 
 /**
  * A waitlist request's dates refused (domain/waitlist.ts datesRefusal), in the words of the form's own
- * fields, From and Until, not the API's from_date and to_date; undefined for any other refusal.
+ * fields, From and Until, not the API's from_date and to_date; undefined for any other refusal. The
+ * public page's form and the console's add form both label the dates so.
  */
-function waitDatesWords(message: string): string | undefined {
+export function waitDatesWords(error: AppError): string | undefined {
+  if (error.param !== 'from_date' && error.param !== 'to_date') return undefined;
+  const message = error.message;
   if (message.startsWith('from_date is after to_date')) {
     return 'The last day (Until) is before the first (From): choose a last day on or after the first.';
   }
