@@ -219,7 +219,11 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       return sendPage(
         reply,
         'Cancel your booking',
-        cancelBody(view, preview.refusal?.message, preview.disclosure),
+        cancelBody(
+          view,
+          preview.refusal ? cancelRefusalWords(view, preview.refusal.message) : undefined,
+          preview.disclosure,
+        ),
       );
     });
     app.post<{ Params: TokenParams }>('/p/manage/:token/cancel', form, async (request, reply) => {
@@ -796,6 +800,14 @@ function costWords(view: BookingPageView, disclosure: ChangeDisclosure, kind: 'c
       kind === 'cancel' ? 'There is no charge for cancelling.' : 'There is no charge for moving it.',
     );
   return [...lateness, ...sentences].join(' ');
+}
+
+/**
+ * Why the cancel page cannot cancel, in the customer's words: one already cancelled (the back button,
+ * a second tab) is said to be so, not refused as the API words the state machine's refusal.
+ */
+function cancelRefusalWords(view: BookingPageView, message: string): string {
+  return view.booking.status === 'cancelled' ? 'This booking is already cancelled.' : message;
 }
 
 function cancelBody(

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { pageGet, pagePost } from '../helpers/public-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * Words a reviewer found on the customer pages (/p/...), through real HTTP (inject): each said in
+ * the customer's words, where the API's own wording stays as it is. The demo catalogue; Monday
+ * 23 November 2026, 09:00 in London.
+ */
+const NOW = '2026-11-23T09:00:00Z';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+/** A cut at Camden for Jo, made over REST; its page's path and reference. */
+async function cutAt(location: string, startsAt: string): Promise<{ path: string; reference: string }> {
+  const ids = await catalogueIds(t.database.db);
+  const response = await postBooking(t, {
+    location_slug: location,
+    service_ids: [ids.services.cut],
+    client_id: ids.jo,
+    starts_at: startsAt,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const data = response.json().data;
+  return { path: new URL(data.booking_page_url).pathname, reference: data.reference };
+}
+
+describe('the cancel page of a booking already cancelled (the back button)', () => {
+  it('says plainly that it is already cancelled; the API keeps its own words', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path, reference } = await cutAt('camden', '2026-11-30T10:00:00Z');
+    expect((await pagePost(t, `${path}/cancel`)).statusCode).toBe(303);
+    const again = await pageGet(t, `${path}/cancel`);
+    expect(again.body).toContain('This booking is already cancelled.');
+    expect(again.body).not.toContain('cannot be cancelled');
+    expect(again.body).toContain('>Back to the booking</a>');
+    const api = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+    expect(api.statusCode).toBe(409);
+    expect(api.json().error.message).toBe('This booking cannot be cancelled: the booking is cancelled.');
+  });
+});
