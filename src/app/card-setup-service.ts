@@ -368,17 +368,37 @@ export function saveCardInTestMode(
       'payment:local',
     );
     // The booking's page, if it has one, is where the customer goes back to.
-    const booking = await trx
-      .selectFrom('bookings as b')
-      .leftJoin('booking_pages as p', (join) =>
-        join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
-      )
-      .select(['b.reference', 'p.token'])
-      .where('b.organisation_id', '=', setup.organisation_id)
-      .where('b.id', '=', setup.booking_id)
-      .executeTakeFirstOrThrow();
-    return { reference: booking.reference, pageToken: booking.token };
+    return pageOfSetup(trx, setup);
   });
+}
+
+/**
+ * The local test mode's card setup page is opened: the open setup's booking reference and page token
+ * (the way back without saving), if it has a page. 404 for an unknown setup; 409 once it is not open.
+ */
+export async function openSetupInTestMode(
+  db: Db,
+  setupId: string,
+  now: number,
+): Promise<{ reference: string; pageToken: string | null }> {
+  return pageOfSetup(db, await requireOpenSetup(db, setupId, now));
+}
+
+/** The setup's booking reference and the token of its page (null for a booking without one). */
+async function pageOfSetup(
+  db: Db,
+  setup: CardSetupRow,
+): Promise<{ reference: string; pageToken: string | null }> {
+  const booking = await db
+    .selectFrom('bookings as b')
+    .leftJoin('booking_pages as p', (join) =>
+      join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+    )
+    .select(['b.reference', 'p.token'])
+    .where('b.organisation_id', '=', setup.organisation_id)
+    .where('b.id', '=', setup.booking_id)
+    .executeTakeFirstOrThrow();
+  return { reference: booking.reference, pageToken: booking.token };
 }
 
 /** The card setup with this id while it can still save a card: else 404, or 409 once it is not open. */

@@ -44,3 +44,34 @@ describe('the cancel page of a booking already cancelled (the back button)', () 
     expect(api.json().error.message).toBe('This booking cannot be cancelled: the booking is cancelled.');
   });
 });
+
+/** A Booking Protection hold at Islington for Jo, made over REST; its page's path and reference. */
+async function protectedHold(startsAt: string): Promise<{ path: string; reference: string }> {
+  const ids = await catalogueIds(t.database.db);
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/bookings/protected-holds',
+    payload: {
+      location_slug: 'islington',
+      service_ids: [ids.services.cut],
+      client_id: ids.jo,
+      starts_at: startsAt,
+    },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const data = response.json().data;
+  return { path: new URL(data.booking_page_url).pathname, reference: data.reference };
+}
+
+describe('the test mode’s card page (Booking Protection)', () => {
+  it('links back to the booking’s own page', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await protectedHold('2026-11-25T14:00:00Z');
+    const setup = await pagePost(t, `${path}/setup`);
+    expect(setup.statusCode, setup.body).toBe(303);
+    const card = await pageGet(t, new URL(String(setup.headers.location)).pathname);
+    expect(card.statusCode, card.body).toBe(200);
+    expect(card.body).toContain('<h1>Save a card</h1>');
+    expect(card.body).toContain(`<a href="${path}">Back to your booking without saving a card</a>`);
+  });
+});

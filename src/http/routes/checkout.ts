@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { bookingPagePath } from '../../app/booking-page-token.ts';
-import { requireOpenSetup, saveCardInTestMode } from '../../app/card-setup-service.ts';
+import { openSetupInTestMode, saveCardInTestMode } from '../../app/card-setup-service.ts';
 import {
   abandonCheckout,
   type CheckoutView,
@@ -109,8 +109,8 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
 
     // The test mode's card setup (Booking Protection): no card is asked for; saving marks it saved.
     app.get<{ Params: SetupParams }>('/card-setup/:setup', hidden, async (request, reply) => {
-      await requireOpenSetup(deps.db, request.params.setup, deps.clock.nowMs());
-      return sendPage(reply, 'Save a card', cardSetupBody());
+      const setup = await openSetupInTestMode(deps.db, request.params.setup, deps.clock.nowMs());
+      return sendPage(reply, 'Save a card', cardSetupBody(setup.pageToken));
     });
     app.post<{ Params: SetupParams }>('/card-setup/:setup', form, async (request, reply) => {
       const saved = await saveCardInTestMode(deps.db, request.params.setup, deps.clock.nowMs());
@@ -139,10 +139,14 @@ interface SetupParams {
   setup: string;
 }
 
-function cardSetupBody(): string {
+/** The test mode's card page, with the way back to the booking's page (when it has one) unsaved. */
+function cardSetupBody(pageToken: string | null): string {
+  const back = pageToken
+    ? `\n<p><a href="${esc(bookingPagePath(pageToken))}">Back to your booking without saving a card</a></p>`
+    : '';
   return `<h1>Save a card</h1>
 <p>Booking Protection: a card is kept on file for late-cancellation and no-show fees. Nothing is charged now.</p>
-<form method="post"><button type="submit" class="primary">Save card</button></form>`;
+<form method="post"><button type="submit" class="primary">Save card</button></form>${back}`;
 }
 
 const TITLES: Record<string | number, string> = {
