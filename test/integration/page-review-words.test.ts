@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
-import { pageGet, pagePost } from '../helpers/public-booking.ts';
+import { bookOnPage, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -73,5 +73,33 @@ describe('the test mode’s card page (Booking Protection)', () => {
     expect(card.statusCode, card.body).toBe(200);
     expect(card.body).toContain('<h1>Save a card</h1>');
     expect(card.body).toContain(`<a href="${path}">Back to your booking without saving a card</a>`);
+  });
+});
+
+describe('the public booking form refused for too many attempts from one address (429)', () => {
+  it('comes back with what was typed kept', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const address = '127.0.0.9';
+    const attempt = (details: Record<string, string>) =>
+      bookOnPage(
+        t,
+        'northside-hair',
+        { location: 'camden', service: 'cut', startsAt: '2026-11-25T14:00:00Z', ...details },
+        { address },
+      );
+    // Ten attempts with no contact (each refused, each counted), then one more in full.
+    for (let i = 0; i < 10; i++) expect((await attempt({})).statusCode).toBe(400);
+    const refused = await attempt({
+      firstName: 'Maya',
+      lastName: 'Angelou',
+      phone: '07400 555666',
+      email: 'maya@example.com',
+    });
+    expect(refused.statusCode, refused.body).toBe(429);
+    expect(refused.body).toContain('Too many booking attempts');
+    for (const typed of ['Maya', 'Angelou', '07400 555666', 'maya@example.com']) {
+      expect(refused.body).toContain(`value="${typed}"`);
+    }
+    expect(refused.body).toContain('value="2026-11-25T14:00Z" checked');
   });
 });
