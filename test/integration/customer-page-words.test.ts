@@ -5,8 +5,8 @@ import { bookOnPage, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
- * Words a reviewer found on the customer pages (/p/...), through real HTTP (inject): each said in
- * the customer's words, where the API's own wording stays as it is. The demo catalogue; Monday
+ * What the customer pages (/p/...) say where the API's words would not do, through real HTTP (inject):
+ * each in the customer's words, where the API's own wording stays as it is. The demo catalogue; Monday
  * 23 November 2026, 09:00 in London.
  */
 const NOW = '2026-11-23T09:00:00Z';
