@@ -84,8 +84,10 @@ export const joinWaitlistTool = defineTool({
       .catch((error: unknown) => {
         // The one conflict joining has: an entry for these services is already waiting.
         if (isError(error, 'conflict')) fail('already_waiting', {});
-        // The parts of the day asked for are over on the last day, today (domain wantsOverRefusal).
-        if (isError(error, 'invalid_request') && error.param === 'times') {
+        // The parts of the day asked for are over on the last day, today (domain wantsOverRefusal); the
+        // other refusal of times is of a list longer than the parts of the day, told as refused.
+        const listed = times.times?.length ?? 0;
+        if (isError(error, 'invalid_request') && error.param === 'times' && listed <= TIMES_OF_DAY.length) {
           const parts = TIMES_OF_DAY.filter((part) => !times.times || times.times.includes(part));
           fail('waitlist_times_over', {
             parts,
