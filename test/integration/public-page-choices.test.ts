@@ -519,3 +519,44 @@ describe('the forms’ addresses opened as pages', () => {
     }
   });
 });
+
+describe('a link to a location that takes no bookings here', () => {
+  it('is a 404 page that offers the salon’s locations, never the API’s “slug”; its forms say so too', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const gone = await pageGet(t, `/p/${ORG}?location=kings-cross&services=${ids.services.cut!}`);
+    expect(gone.statusCode).toBe(404);
+    expect(gone.body).toContain(
+      '<p role="alert" class="fee">We could not find that location: it may have closed or moved. Choose one of ours below.</p>',
+    );
+    expect(gone.body).toContain('<option value="">Choose a location</option>');
+    expect(gone.body).toContain('<option value="camden">Northside Camden</option>');
+    expect(gone.body).not.toMatch(/slug|selected/);
+
+    // A booking or waitlist form sent for it (a page kept open while the branch closed): said in the same words.
+    const booked = await pagePost(t, `/p/${ORG}/book`, {
+      location: 'kings-cross',
+      services: ids.services.cut!,
+      starts_at: '2026-11-24T10:00:00Z',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+    });
+    expect(booked.statusCode).toBe(404);
+    expect(booked.body).toContain('We could not find that location: it may have closed or moved.');
+    expect(booked.body).toContain('<option value="islington">Northside Islington</option>');
+    expect(booked.body).not.toContain('slug');
+    const waiting = await pagePost(t, `/p/${ORG}/waitlist`, {
+      location: 'kings-cross',
+      services: ids.services.cut!,
+      from_date: '2026-11-29',
+      to_date: '2026-11-29',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+    });
+    expect(waiting.statusCode).toBe(404);
+    expect(waiting.body).toContain('We could not find that location: it may have closed or moved.');
+    expect(waiting.body).not.toContain('slug');
+  });
+});

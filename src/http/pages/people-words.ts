@@ -12,6 +12,9 @@ export interface TimesPlace {
   locale: string;
 }
 
+/** A location a link or form names that takes no bookings here: closed or renamed since, or mistyped. */
+export const NO_SUCH_LOCATION = 'We could not find that location: it may have closed or moved.';
+
 /**
  * A refusal in the words a customer reads on the hosted pages. The API's messages name fields and
  * formats ("phone has no country code: give it in international form") that mean nothing on a form, where national numbers work
@@ -39,6 +42,9 @@ export function plainWords(error: AppError, place?: TimesPlace): string {
   }
   const clashes = seriesClashWords(error, place);
   if (clashes !== undefined) return clashes;
+  // The booking form names it location, the waitlist's service (as the API) location_slug.
+  if (error.code === 'not_found' && (param === 'location' || param === 'location_slug'))
+    return NO_SUCH_LOCATION;
   if (param === 'first_name') return 'Please give your first name (up to 60 characters).';
   if (param === 'last_name') return 'Please give your last name (up to 60 characters).';
   const dates = waitDatesWords(error);

@@ -32,7 +32,7 @@ import {
   refusedState,
   type SendPage,
 } from './page-shell.ts';
-import { forPeople } from './people-words.ts';
+import { forPeople, NO_SUCH_LOCATION } from './people-words.ts';
 import {
   type DaysFound,
   dayStrip,
@@ -62,8 +62,10 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
     const hidden = { schema: { hide: true } };
     app.get<{ Params: OrgParams; Querystring: Choices }>('/p/:org', hidden, async (request, reply) => {
       const organisation = await publicOrganisation(deps.db, request.params.org);
-      const body = await bookingPage(deps, organisation, request.query);
-      return sendPage(reply, `Book – ${organisation.name}`, body, { keptForBack: true });
+      const page = await bookingPage(deps, organisation, request.query);
+      return sendPage(reply.code(page.status), `Book – ${organisation.name}`, page.html, {
+        keptForBack: true,
+      });
     });
 
     // The forms' addresses opened as pages (a bookmark, history, a reload of a refusal): the salon's page.
@@ -121,7 +123,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
             },
           );
           withRetryAfter(reply, error);
-          return sendPage(reply.code(error.status), `Not booked yet – ${organisation.name}`, page);
+          return sendPage(reply.code(error.status), `Not booked yet – ${organisation.name}`, page.html);
         }
       },
     );
@@ -155,27 +157,39 @@ interface Kept {
 /**
  * The booking page for these choices: the location, the services and stylist, then (services
  * chosen) the week's days, the chosen day's times and the details form, or why the day has none
- * and the waitlist. `kept` fills the form again after a refusal.
+ * and the waitlist. `kept` fills the form again after a refusal. A location the link names that takes
+ * no bookings here (closed, renamed, mistyped) is a 404 page that offers the salon's locations.
  */
 async function bookingPage(
   deps: AppDeps,
   organisation: PublicOrganisation,
   query: Choices,
   kept?: Kept,
-): Promise<string> {
+): Promise<{ html: string; status: number }> {
   const now = deps.clock.nowMs();
   const locations = await publicLocations(deps.db, organisation.id);
-  const slug = query.location ?? (locations.length === 1 ? locations[0]!.slug : undefined);
+  const unknown = query.location !== undefined && !locations.some((l) => l.slug === query.location);
+  const slug = unknown
+    ? undefined
+    : (query.location ?? (locations.length === 1 ? locations[0]!.slug : undefined));
   const parts = [`<h1>Book at ${esc(organisation.name)}</h1>`];
   // Caps of 0: the salon books by phone only; a form would be filled in to be refused.
   if (takesNoPublicBookings(organisation.policy)) {
-    return [...parts, `<p class="notice" role="status">${esc(TAKES_NO_BOOKINGS)}</p>`].join('\n');
+    parts.push(`<p class="notice" role="status">${esc(TAKES_NO_BOOKINGS)}</p>`);
+    return { html: parts.join('\n'), status: 200 };
   }
   // The refusal at the top, unless the details form is shown and says it beside its field.
   const page = (besideItsField = false) => {
     if (kept && !besideItsField) parts.splice(1, 0, `<p role="alert" class="fee">${esc(kept.alert)}</p>`);
-    return parts.join('\n');
+    return { html: parts.join('\n'), status: 200 };
   };
+  if (unknown) {
+    // Said once: a form sent for that location was refused for the same reason (its alert).
+    if (!kept)
+      parts.push(`<p role="alert" class="fee">${esc(`${NO_SUCH_LOCATION} Choose one of ours below.`)}</p>`);
+    parts.push(locationForm(organisation, locations, undefined));
+    return { ...page(), status: 404 };
+  }
   parts.push(locationForm(organisation, locations, slug));
   if (!slug) return page();
   const { location, services } = await publicServices(deps.db, organisation.id, slug);
