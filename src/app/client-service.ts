@@ -97,18 +97,30 @@ export async function registerClient(
   now: number,
 ): Promise<{ client: Client; created: boolean }> {
   const details = newClientDetails(input);
+  return writeTransaction(db, (trx) => findOrRegisterClient(trx, organisationId, details, input, now));
+}
+
+/**
+ * registerClient's work inside a transaction the caller holds, for a client registered only if what
+ * follows in it (a booking) is made too: a refused booking leaves no client, nor a client.created event.
+ */
+export async function findOrRegisterClient(
+  trx: Db,
+  organisationId: string,
+  details: NewClientDetails,
+  input: Pick<NewClient, 'marketingConsent'>,
+  now: number,
+): Promise<{ client: Client; created: boolean }> {
   const { contact } = details;
-  return writeTransaction(db, async (trx) => {
-    // Simultaneous registrations of one phone or e-mail take turns, so the later ones find the first.
-    for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
-    const existing = await findMatch(trx, organisationId, contact);
-    if (existing) return { client: toClient(existing), created: false };
-    const row = clientRow(organisationId, details, input.marketingConsent ? 1 : 0, 1, now);
-    await insertClient(trx, row);
-    const client = toClient(row);
-    await publishClientCreated(trx, organisationId, client, now);
-    return { client, created: true };
-  });
+  // Simultaneous registrations of one phone or e-mail take turns, so the later ones find the first.
+  for (const turn of clientContactTurns(organisationId, contact)) await takeTurn(trx, turn);
+  const existing = await findMatch(trx, organisationId, contact);
+  if (existing) return { client: toClient(existing), created: false };
+  const row = clientRow(organisationId, details, input.marketingConsent ? 1 : 0, 1, now);
+  await insertClient(trx, row);
+  const client = toClient(row);
+  await publishClientCreated(trx, organisationId, client, now);
+  return { client, created: true };
 }
 
 /** A new client's first and last name and contact, checked and normalised. */

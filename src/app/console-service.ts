@@ -24,7 +24,7 @@ import {
   getBooking,
 } from './booking-service.ts';
 import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
-import { registerClient } from './client-service.ts';
+import { findOrRegisterClient, type NewClientDetails, newClientDetails } from './client-service.ts';
 import { normalisePhone, phoneAsDialledAt } from './contact.ts';
 import { listServicesAt, requireLocation } from './directory-service.ts';
 import { checkFreeText } from './free-text.ts';
@@ -362,6 +362,8 @@ export interface CallerBooking {
  * Books a caller or a walk-in from the desk: the client is found or registered by phone or e-mail as
  * the API does, then the booking is made by the same use case as POST /v1/bookings, logged as the user
  * (at a location with Booking Protection, the hold MCP `book` makes, finished on the booking page).
+ * Both in one transaction: a booking refused (the time taken meanwhile) registers nobody. A client on
+ * file under another name than the one typed is told (`clientOnFile`): the booking is theirs.
  */
 export async function bookForCaller(
   db: Db,
@@ -369,27 +371,14 @@ export async function bookForCaller(
   input: CallerBooking,
   now: number,
   checkout: CheckoutContext,
-): Promise<CreatedBooking & { existing?: true }> {
+): Promise<CreatedBooking & { existing?: true; clientOnFile?: true }> {
   const organisation = await findOrganisationById(db, user.organisationId);
   if (!organisation) throw new AppError('not_found', 'No such organisation.');
-  // Checked before the client is registered, as createBooking would after it.
+  // Checked before anything is written, as createBooking would after the client.
   checkFreeText(input.notes, NOTES_MAX_LENGTH, 'notes');
   const location = await requireLocation(db, user.organisationId, input.locationSlug, 'location');
   const phone = input.client.phone && phoneAsDialledAt(input.client.phone, location.country);
-  const { client } = await registerClient(db, user.organisationId, { ...input.client, phone }, now);
-  // The caller already holds a live booking here at that instant (the same form sent from a second
-  // tab, or again): that booking, never a second one, as MCP book answers (design.md 8.2). Asked for a
-  // series, only a series they hold is that answer (the series form sent twice); a single visit held
-  // there is the series' first clash, as MCP book says.
-  const held = await findLiveBookingAt(
-    db,
-    user.organisationId,
-    { clientId: client.id, locationSlug: location.slug, startsAt: input.startsAt },
-    now,
-  );
-  if (held && (!input.repeat || held.seriesId !== null)) {
-    return { booking: held, deposit: null, paymentUrl: null, notices: [], existing: true };
-  }
+  const details = newClientDetails({ ...input.client, phone });
   const caller: Caller = {
     organisationId: organisation.id,
     currency: organisation.currency,
@@ -397,28 +386,49 @@ export async function bookForCaller(
     actor: `user:${user.id}`,
     source: 'staff',
   };
-  const booking = {
-    locationSlug: input.locationSlug,
-    serviceIds: input.serviceIds,
-    staffId: input.staffId,
-    clientId: client.id,
-    startsAt: input.startsAt,
-    notes: input.notes,
-  };
   const { repeat } = input;
   return withCheckoutsOpenedFirst(checkout.payments, (opener) =>
     writeTransaction(db, async (trx) => {
+      const { client, created } = await findOrRegisterClient(trx, user.organisationId, details, {}, now);
+      const onFile = !created && !sameName(client, details) ? { clientOnFile: true as const } : {};
+      // The caller already holds a live booking here at that instant (the same form sent from a
+      // second tab, or again): that booking, never a second one, as MCP book answers (design.md 8.2).
+      // Asked for a series, only a series they hold is that answer (the series form sent twice); a
+      // single visit held there is the series' first clash, as MCP book says.
+      const held = await findLiveBookingAt(
+        trx,
+        user.organisationId,
+        { clientId: client.id, locationSlug: location.slug, startsAt: input.startsAt },
+        now,
+      );
+      if (held && (!repeat || held.seriesId !== null)) {
+        return { booking: held, deposit: null, paymentUrl: null, notices: [], existing: true, ...onFile };
+      }
+      const booking = {
+        locationSlug: input.locationSlug,
+        serviceIds: input.serviceIds,
+        staffId: input.staffId,
+        clientId: client.id,
+        startsAt: input.startsAt,
+        notes: input.notes,
+      };
       // The desk hands the caller the booking page, as the phone agent does: at a location with
       // Booking Protection the booking is a hold the customer finishes there (its link sent to them),
       // not a refusal that leaves the desk no way to book there at all.
       const own = { ...checkout, opener, hostedFlow: true };
-      const created = repeat
+      const made = repeat
         ? (await createSeries(trx, caller, booking, repeat, now, own)).occurrences[0]!
         : await createBooking(trx, caller, booking, now, own);
       opener?.endOfWork();
-      return created;
+      return { ...made, ...onFile };
     }),
   );
+}
+
+/** Whether the name typed is the client's on file, as a person reads it (case and spacing aside). */
+function sameName(client: { firstName: string; lastName: string }, typed: NewClientDetails): boolean {
+  const fold = (name: string) => searchFold(name.trim().replace(/\s+/g, ' '));
+  return fold(client.firstName) === fold(typed.firstName) && fold(client.lastName) === fold(typed.lastName);
 }
 
 const ACTORS: Record<string, string> = {

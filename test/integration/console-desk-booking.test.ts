@@ -191,3 +191,80 @@ describe('the Connectors page of a staff account', () => {
     expect(revoke.body).toContain('Only owners and admins manage connected apps.');
   });
 });
+
+describe('the client the desk types', () => {
+  it('already on file under another name: the booking is theirs, and the page says so', async () => {
+    const desk = await start();
+    const booked = await desk.post('/console/book', {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot: `2026-11-24T10:00:00.000Z|${ids.staff.ben}`,
+      first_name: 'Joanne',
+      last_name: 'Smith',
+      phone: '07911 123456',
+    });
+    expect(booked.statusCode, booked.body).toBe(303);
+    expect(String(booked.headers.location)).toMatch(/\?done=booked_client_on_file$/);
+    const page = (await desk.get(String(booked.headers.location))).body;
+    expect(page).toContain(
+      'Booked for the client already on file with that phone or e-mail, under their name on file (below), not the name typed.',
+    );
+    expect(page).toContain('Jo Bloggs');
+    const clients = await t.database.db.selectFrom('clients').select(['first_name', 'last_name']).execute();
+    expect(clients).toEqual([{ first_name: 'Jo', last_name: 'Bloggs' }]);
+
+    // The same name as on file, told in other case and spacing: just booked.
+    const again = await desk.post('/console/book', {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot: `2026-11-24T12:00:00.000Z|${ids.staff.ben}`,
+      first_name: ' jo ',
+      last_name: 'BLOGGS',
+      phone: '07911 123456',
+    });
+    expect(String(again.headers.location)).toMatch(/\?done=booked$/);
+  });
+
+  it('a booking refused (the time taken meanwhile) registers no new client, nor tells webhooks of one', async () => {
+    const desk = await start();
+    const endpoint = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: 'https://hooks.example.com/clients', events: ['client.created'] },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const slot = `2026-11-24T10:00:00.000Z|${ids.staff.ben}`;
+    const first = await desk.post('/console/book', {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot,
+      first_name: 'Ann',
+      last_name: 'Other',
+      phone: '07400 123001',
+    });
+    expect(first.statusCode, first.body).toBe(303);
+    const refused = await desk.post('/console/book', {
+      location: 'camden',
+      service_id: ids.services.cut!,
+      slot,
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      phone: '07400 123002',
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('value="Rosa"');
+    const names = await t.database.db
+      .selectFrom('clients')
+      .select('first_name')
+      .orderBy('first_name')
+      .execute();
+    expect(names.map((c) => c.first_name)).toEqual(['Ann', 'Jo']);
+    const created = await t.database.db
+      .selectFrom('webhook_events')
+      .select('payload')
+      .where('type', '=', 'client.created')
+      .execute();
+    expect(created.map((e) => e.payload).join()).toContain('Ann');
+    expect(created.map((e) => e.payload).join()).not.toContain('Rosa');
+  });
+});

@@ -30,6 +30,8 @@ export const DONE_TEXTS = {
   cancelled: 'Cancelled.',
   rescheduled: 'Rescheduled.',
   booked: 'Booked.',
+  booked_client_on_file:
+    'Booked for the client already on file with that phone or e-mail, under their name on file (below), not the name typed.',
   already_booked: 'Already booked at that time: this is that booking, nothing new was booked.',
 } as const;
 

@@ -609,7 +609,10 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         );
         return redirect(
           reply,
-          doneAt(created.booking.reference, created.existing ? 'already_booked' : 'booked'),
+          doneAt(
+            created.booking.reference,
+            created.existing ? 'already_booked' : created.clientOnFile ? 'booked_client_on_file' : 'booked',
+          ),
         );
       } catch (error) {
         // Refused (a phone that does not read, the time taken meanwhile): the form again, as typed,
