@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { type CatalogueIds, catalogueIds } from '../helpers/booking-fixtures.ts';
-import { signInToConsole } from '../helpers/console-session.ts';
+import { type SignedIn, signInToConsole } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -192,17 +192,27 @@ describe('the Connectors page of a staff account', () => {
   });
 });
 
+/** The desk's Book form at Camden for a cut: the slot (`<start>|<staff id>`), the name and phone typed. */
+function bookAtCamden(desk: SignedIn, slot: string, [first, last]: [string, string], phone: string) {
+  return desk.post('/console/book', {
+    location: 'camden',
+    service_id: ids.services.cut!,
+    slot,
+    first_name: first,
+    last_name: last,
+    phone,
+  });
+}
+
 describe('the client the desk types', () => {
   it('already on file under another name: the booking is theirs, and the page says so', async () => {
     const desk = await start();
-    const booked = await desk.post('/console/book', {
-      location: 'camden',
-      service_id: ids.services.cut!,
-      slot: `2026-11-24T10:00:00.000Z|${ids.staff.ben}`,
-      first_name: 'Joanne',
-      last_name: 'Smith',
-      phone: '07911 123456',
-    });
+    const booked = await bookAtCamden(
+      desk,
+      `2026-11-24T10:00:00.000Z|${ids.staff.ben}`,
+      ['Joanne', 'Smith'],
+      '07911 123456',
+    );
     expect(booked.statusCode, booked.body).toBe(303);
     expect(String(booked.headers.location)).toMatch(/\?done=booked_client_on_file$/);
     const page = (await desk.get(String(booked.headers.location))).body;
@@ -214,14 +224,12 @@ describe('the client the desk types', () => {
     expect(clients).toEqual([{ first_name: 'Jo', last_name: 'Bloggs' }]);
 
     // The same name as on file, told in other case and spacing: just booked.
-    const again = await desk.post('/console/book', {
-      location: 'camden',
-      service_id: ids.services.cut!,
-      slot: `2026-11-24T12:00:00.000Z|${ids.staff.ben}`,
-      first_name: ' jo ',
-      last_name: 'BLOGGS',
-      phone: '07911 123456',
-    });
+    const again = await bookAtCamden(
+      desk,
+      `2026-11-24T12:00:00.000Z|${ids.staff.ben}`,
+      [' jo ', 'BLOGGS'],
+      '07911 123456',
+    );
     expect(String(again.headers.location)).toMatch(/\?done=booked$/);
   });
 
@@ -234,23 +242,9 @@ describe('the client the desk types', () => {
     });
     expect(endpoint.statusCode, endpoint.body).toBe(201);
     const slot = `2026-11-24T10:00:00.000Z|${ids.staff.ben}`;
-    const first = await desk.post('/console/book', {
-      location: 'camden',
-      service_id: ids.services.cut!,
-      slot,
-      first_name: 'Ann',
-      last_name: 'Other',
-      phone: '07400 123001',
-    });
+    const first = await bookAtCamden(desk, slot, ['Ann', 'Other'], '07400 123001');
     expect(first.statusCode, first.body).toBe(303);
-    const refused = await desk.post('/console/book', {
-      location: 'camden',
-      service_id: ids.services.cut!,
-      slot,
-      first_name: 'Rosa',
-      last_name: 'Parks',
-      phone: '07400 123002',
-    });
+    const refused = await bookAtCamden(desk, slot, ['Rosa', 'Parks'], '07400 123002');
     expect(refused.statusCode).toBe(409);
     expect(refused.body).toContain('value="Rosa"');
     const names = await t.database.db
