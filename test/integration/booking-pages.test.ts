@@ -3,7 +3,9 @@ import { customerLinks } from '../../src/app/customer-links.ts';
 import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
+import { createUser } from '../../src/app/staff-account-service.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { signInToConsole } from '../helpers/console-session.ts';
 import { connectInProcess, demoCatalogue } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -16,6 +18,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 const NOW = '2026-11-23T09:00:00Z';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const OWN_ORIGIN = 'http://localhost:80';
+const PASSWORD = 'correct horse battery';
 
 let t: TestApp;
 afterEach(async () => {
@@ -228,6 +231,38 @@ describe('the hosted pages', () => {
     const asked = (await page(`${path}/cancel`)).body;
     expect(asked).toContain(
       'This is a late change under the cancellation policy. There is no charge for cancelling.',
+    );
+  });
+
+  it('says again, once cancelled late, the fee the customer was told of, then what the salon did with it', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    await saveCard(path);
+    // Tuesday 15:00: 23 hours before the appointment, inside Islington's 48-hour window.
+    t.clock.advance({ hours: 30 });
+    const asked = (await page(`${path}/cancel`)).body;
+    expect(asked).toContain(
+      'A late cancellation fee of £31.00 (50% of the price) applies: £31.00 will be charged',
+    );
+    expect((await post(`${path}/cancel`)).statusCode).toBe(303);
+    const cancelled = (await page(path)).body;
+    expect(cancelled).toContain('Booking cancelled');
+    expect(cancelled).toContain(
+      '<dt>Late cancellation fee</dt><dd>£31.00 (50% of the price): £31.00 to be charged to your saved card.</dd>',
+    );
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'northside-hair', email: 'desk@northside.test', role: 'owner', password: PASSWORD },
+      t.clock.nowMs(),
+    );
+    const desk = await signInToConsole(t, 'northside-hair', 'desk@northside.test', PASSWORD);
+    const waived = await desk.post(`/console/bookings/${reference}/waive`, {
+      fee: 'late_cancellation',
+      reason: 'First time',
+    });
+    expect(waived.statusCode, waived.body).toBe(303);
+    expect((await page(path)).body).toContain(
+      '<dt>Late cancellation fee</dt><dd>£31.00 (50% of the price): waived by the salon; nothing is charged.</dd>',
     );
   });
 

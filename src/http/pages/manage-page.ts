@@ -24,6 +24,7 @@ import { withPageMove } from '../../app/resend-limit.ts';
 import { someoneWorksOn } from '../../app/start-check.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
+import type { Fee } from '../../domain/booking/booking.ts';
 import { type ChangeDisclosure, decideChange } from '../../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import type { StaffRef } from '../../domain/catalogue.ts';
@@ -546,6 +547,11 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
     booking.depositMinor === null
       ? ''
       : `<dt>Deposit</dt><dd>${esc(f.money(booking.depositMinor))} (${esc(depositWords(booking))})</dd>\n`;
+  const fees = (['late_cancellation', 'no_show'] as const)
+    .map((kind) => booking.fees[kind])
+    .filter((fee) => fee !== undefined)
+    .map((fee) => `<dt>${FEE_NAMES[fee.kind]}</dt><dd>${esc(feeWords(fee, f))}</dd>\n`)
+    .join('');
   return `<dl>
 <dt>Booking reference</dt><dd><strong>${esc(booking.reference)}</strong></dd>
 <dt>Name</dt><dd>${esc(view.clientName)}</dd>
@@ -554,7 +560,36 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
 <dt>With</dt><dd>${esc(view.staffName)}</dd>
 <dt>Services</dt><dd>${services}</dd>
 <dt>Total</dt><dd>${esc(f.money(booking.totalPriceMinor))}</dd>
-${deposit}</dl>`;
+${deposit}${fees}</dl>`;
+}
+
+const FEE_NAMES: Record<Fee['kind'], string> = {
+  late_cancellation: 'Late cancellation fee',
+  no_show: 'Missed appointment fee',
+};
+
+/**
+ * A fee the booking incurred (a late cancellation, a missed appointment), as it now stands: the
+ * customer was told before cancelling what would be charged, and the page says it again afterwards,
+ * then what the salon did with it.
+ */
+export function feeWords(fee: Fee, f: Formatter): string {
+  const amount = `${f.money(fee.amountMinor)} (${fee.feePercentage}% of the price)`;
+  const credit =
+    fee.depositCreditMinor > 0 ? `, less the deposit of ${f.money(fee.depositCreditMinor)} you paid` : '';
+  const charge = f.money(fee.chargeAmountMinor);
+  switch (fee.status) {
+    case null:
+      return `${amount}${credit}: ${charge} to be charged to your saved card.`;
+    case 'charged':
+      return `${amount}${credit}: ${charge} charged to your saved card.`;
+    case 'deposit_covered':
+      return `${amount}: covered by the deposit you paid; nothing more is charged.`;
+    case 'waived':
+      return `${amount}: waived by the salon; nothing is charged.`;
+    case 'failed':
+      return `${amount}${credit}: ${charge} could not be charged to your saved card; the salon may contact you.`;
+  }
 }
 
 /** A visit's statuses while it is held, not yet booked. */
