@@ -289,6 +289,24 @@ function trustedProxies(
 }
 
 /**
+ * The REST parameter, path or query, whose value holds a NUL, as the contract's invalid_request names
+ * the parameter (param); undefined elsewhere (the pages, the MCP endpoints) and where none does (a
+ * parameter's name, a path no route took): the URL's.
+ */
+function parameterHoldingNul(request: FastifyRequest): string | undefined {
+  if (request.routeOptions.url?.startsWith('/v1/') !== true) return undefined;
+  const holds = (value: unknown) => [value].flat().some((v) => typeof v === 'string' && v.includes('\u0000'));
+  for (const source of [request.params, request.query]) {
+    if (typeof source !== 'object' || source === null) continue;
+    for (const [name, value] of Object.entries(source)) {
+      if (name.includes('\u0000')) return undefined;
+      if (holds(value)) return name;
+    }
+  }
+  return undefined;
+}
+
+/**
  * What every request must be before anything else: its id echoed; no NUL in its URL (no path or query
  * parameter is text with one, and PostgreSQL cannot even compare one); a Host header but on /healthz
  * (links the service makes, payment_url, are built from it; HTTP/1.0 may omit it, and health checkers
@@ -297,7 +315,10 @@ function trustedProxies(
 function checkRequestLine(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   if (request.url.includes('%00') || request.url.includes('\u0000')) {
-    throw new AppError('invalid_request', 'The URL holds a NUL character (%00).', 'url');
+    const param = parameterHoldingNul(request);
+    throw param === undefined
+      ? new AppError('invalid_request', 'The URL holds a NUL character (%00).', 'url')
+      : new AppError('invalid_request', `${param} holds a NUL character (%00); send text only.`, param);
   }
   if (request.routeOptions.url === '/healthz') return;
   if (request.headers.host === undefined) {

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
+import { LONE_SURROGATE } from '../domain/text-rules.ts';
 
 /**
  * Bodies are read as the contract says they are sent: JSON in UTF-8, whose strings are text. Node
@@ -31,11 +32,11 @@ export function parseJsonAsText(app: FastifyInstance): void {
     }
     const text = bytes.toString('utf8');
     if (NUL_ESCAPE.test(text)) {
-      refuse(new AppError('invalid_request', 'The body holds a NUL character (\\u0000).', 'body'), text);
+      refuse(unstorableText(request, text, 'NUL'), text);
       return;
     }
     if (hasLoneSurrogateEscape(text)) {
-      refuse(new AppError('invalid_request', 'The body holds a lone UTF-16 surrogate escape.', 'body'), text);
+      refuse(unstorableText(request, text, 'surrogate'), text);
       return;
     }
     parseJson(request, text, (error, value) => (error ? refuse(error, text, true) : done(null, value)));
@@ -174,6 +175,58 @@ function forbiddenKeyIn(value: unknown): RefusedBody['forbiddenKey'] {
       return 'constructor.prototype';
     }
     for (const child of Object.values(node)) stack.push(child);
+  }
+  return undefined;
+}
+
+const UNSTORABLE = {
+  NUL: { words: 'a NUL character (\\u0000)', in: (text: string) => text.includes('\u0000') },
+  surrogate: { words: 'a lone UTF-16 surrogate escape', in: (text: string) => LONE_SURROGATE.test(text) },
+} as const;
+
+/**
+ * The refusal of a body holding text no column can store (a NUL, a lone surrogate). A REST body is an
+ * object of fields, and the contract's invalid_request names the field (param): the top-level field
+ * whose value holds it, as every other refused value is named. Elsewhere (the MCP endpoints, whose
+ * JSON-RPC answer says it of the body), and where no one field holds it (a key, a body that is not an
+ * object), it is the body's.
+ */
+function unstorableText(request: FastifyRequest, text: string, kind: keyof typeof UNSTORABLE): AppError {
+  const { words } = UNSTORABLE[kind];
+  const field =
+    request.routeOptions.url?.startsWith('/v1/') === true
+      ? fieldHolding(text, UNSTORABLE[kind].in)
+      : undefined;
+  return field === undefined
+    ? new AppError('invalid_request', `The body holds ${words}.`, 'body')
+    : new AppError('invalid_request', `${field} holds ${words}; send text only.`, field);
+}
+
+/** The first top-level field of a JSON object whose value (at any depth, keys included) `holds` matches. */
+function fieldHolding(text: string, holds: (text: string) => boolean): string | undefined {
+  let body: unknown;
+  try {
+    // JSON.parse reads both escapes as what they spell (and keeps "__proto__" as an own key).
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  for (const [field, value] of Object.entries(body)) {
+    if (holds(field)) return undefined;
+    // Walked without recursion: a body may nest deep.
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      if (typeof node === 'string') {
+        if (holds(node)) return field;
+      } else if (typeof node === 'object' && node !== null) {
+        for (const [key, child] of Object.entries(node)) {
+          if (holds(key)) return field;
+          stack.push(child);
+        }
+      }
+    }
   }
   return undefined;
 }

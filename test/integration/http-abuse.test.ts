@@ -227,13 +227,22 @@ describe('bodies that are not UTF-8 text', () => {
     );
 
   it.each([
-    ['a lone high surrogate', '{"first_name":"A\\ud800B","last_name":"Lee","email":"s1@example.com"}'],
-    ['a lone low surrogate', '{"first_name":"A","last_name":"\\udc00","email":"s2@example.com"}'],
+    [
+      'a lone high surrogate',
+      '{"first_name":"A\\ud800B","last_name":"Lee","email":"s1@example.com"}',
+      'first_name',
+    ],
+    [
+      'a lone low surrogate',
+      '{"first_name":"A","last_name":"\\udc00","email":"s2@example.com"}',
+      'last_name',
+    ],
     [
       'surrogates in the wrong order',
       '{"first_name":"\\udc00\\ud800","last_name":"Lee","email":"s3@example.com"}',
+      'first_name',
     ],
-  ])('refuses a name with %s instead of storing U+FFFD', async (_, payload) => {
+  ])('refuses a name with %s instead of storing U+FFFD, naming the field', async (_, payload, field) => {
     const before = await clientCount();
     const response = await t.request({
       method: 'POST',
@@ -242,7 +251,11 @@ describe('bodies that are not UTF-8 text', () => {
       payload,
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'body' });
+    expect(response.json().error).toEqual({
+      code: 'invalid_request',
+      message: `${field} holds a lone UTF-16 surrogate escape; send text only.`,
+      param: field,
+    });
     expect(await clientCount()).toBe(before);
   });
 

@@ -442,31 +442,60 @@ describe('the error envelope', () => {
     );
   });
 
-  it('refuses a NUL character in the URL or the body, which PostgreSQL cannot store or compare', async () => {
+  it('refuses a NUL character in the URL or the body, which PostgreSQL cannot store or compare, naming the parameter', async () => {
     expectEnvelope(
       await t.request({ method: 'GET', url: '/v1/bookings/AC-%00' }),
       400,
       'invalid_request',
-      'url',
+      'reference',
     );
     expectEnvelope(
       await t.request({ method: 'GET', url: '/v1/locations/soho%00/services' }),
       400,
       'invalid_request',
-      'url',
+      'slug',
     );
-    const withNul = '{"first_name":"A\\u0000","last_name":"B","phone":"+447911123000"}';
     expectEnvelope(
-      await t.request({
-        method: 'POST',
-        url: '/v1/clients',
-        payload: withNul,
-        headers: { 'content-type': 'application/json' },
-      }),
+      await t.request({ method: 'GET', url: '/v1/clients?phone=%2B447911123000&email=a%00b%40example.com' }),
       400,
       'invalid_request',
-      'body',
+      'email',
     );
+    // A parameter's name is no parameter's value: the URL's.
+    expectEnvelope(
+      await t.request({ method: 'GET', url: '/v1/locations?x%00=1' }),
+      400,
+      'invalid_request',
+      'url',
+    );
+    const withNul = '{"first_name":"A","last_name":"B\\u0000","phone":"+447911123000"}';
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: withNul,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectEnvelope(refused, 400, 'invalid_request', 'last_name');
+    expect(refused.json().error.message).toBe('last_name holds a NUL character (\\u0000); send text only.');
+    // Deep in a field's value, the field; in a key of the body itself, or a body that is no object, the body.
+    for (const [payload, param] of [
+      ['{"location_slug":"soho","service_ids":["\\u0000"]}', 'service_ids'],
+      ['{"repeat":{"count":"\\u0000"}}', 'repeat'],
+      ['{"\\u0000":1}', 'body'],
+      ['["\\u0000"]', 'body'],
+    ] as const) {
+      expectEnvelope(
+        await t.request({
+          method: 'POST',
+          url: '/v1/bookings',
+          payload,
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+        'invalid_request',
+        param,
+      );
+    }
     // An escaped backslash before "u0000" is plain text, and accepted.
     const plain = '{"first_name":"A\\\\u0000","last_name":"B","phone":"+447911123001"}';
     const created = await t.request({

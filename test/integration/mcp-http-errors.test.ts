@@ -103,6 +103,11 @@ interface Refused extends ExpectedError {
   contentType?: string;
   /** The REST API's message for the same body (its envelope is unchanged). */
   restMessage: string;
+  /**
+   * The REST API's param where it is not the JSON-RPC answer's: the top-level field holding what was
+   * refused (a REST body is an object of fields, and the contract's invalid_request names the field).
+   */
+  restParam?: string;
 }
 
 /** A body sent as another media type than JSON: never read, so no id. */
@@ -132,7 +137,8 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     detail: 'The body holds a NUL character (\\u0000).',
     param: 'body',
-    restMessage: 'The body holds a NUL character (\\u0000).',
+    restMessage: 'params holds a NUL character (\\u0000); send text only.',
+    restParam: 'params',
   },
   {
     label: 'a lone surrogate',
@@ -143,7 +149,8 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     detail: 'The body holds a lone UTF-16 surrogate escape.',
     param: 'body',
-    restMessage: 'The body holds a lone UTF-16 surrogate escape.',
+    restMessage: 'params holds a lone UTF-16 surrogate escape; send text only.',
+    restParam: 'params',
   },
   {
     label: 'a __proto__ key',
@@ -467,7 +474,7 @@ describe('the REST API keeps its envelope for the same requests', () => {
       error: {
         code: refused.code,
         message: refused.restMessage,
-        ...(refused.param !== undefined && { param: refused.param }),
+        ...(refused.param !== undefined && { param: refused.restParam ?? refused.param }),
       },
     });
   });
@@ -484,7 +491,11 @@ describe('the REST API keeps its envelope for the same requests', () => {
     });
     expect(nul.status).toBe(400);
     expect(await nul.json()).toEqual({
-      error: { code: 'invalid_request', message: 'The URL holds a NUL character (%00).', param: 'url' },
+      error: {
+        code: 'invalid_request',
+        message: 'x holds a NUL character (%00); send text only.',
+        param: 'x',
+      },
     });
   });
 });
