@@ -11,7 +11,7 @@ import {
 import type { Db } from '../data/database.ts';
 import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import type { Client } from '../domain/client.ts';
+import { type Client, NAME_MAX_LENGTH } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { invalidPhone, normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
 import { nonPersonalNumber } from './phone-destinations.ts';
@@ -136,16 +136,29 @@ export function notPersonalWords(notPersonal: string): string {
 }
 
 /**
+ * The 400 for a name normaliseName refused, said for what is wrong with it: a name of three letters
+ * and a line break is not "must be 1 to 60 characters".
+ */
+function refuseName(field: 'first_name' | 'last_name', value: string): never {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this names.
+  const control = /[\u0000-\u001f\u007f]/.test(value.trim()) && [...value.trim()].length <= NAME_MAX_LENGTH;
+  throw new AppError(
+    'invalid_request',
+    control
+      ? `${field} holds a control character (a line break, a tab or the like): send the name as one line of text.`
+      : `${field} must be 1 to ${NAME_MAX_LENGTH} characters.`,
+    field,
+  );
+}
+
+/**
  * A new client's details: 400 naming the field that is not valid, and a phone that is no person's own
  * (premium-rate, satellite...: phone-destinations.ts) refused with what it is, since nothing should
  * ever be sent to it.
  */
 export function newClientDetails(input: NewClient): NewClientDetails {
-  const firstName = normaliseName(input.firstName);
-  if (!firstName)
-    throw new AppError('invalid_request', 'first_name must be 1 to 60 characters.', 'first_name');
-  const lastName = normaliseName(input.lastName);
-  if (!lastName) throw new AppError('invalid_request', 'last_name must be 1 to 60 characters.', 'last_name');
+  const firstName = normaliseName(input.firstName) ?? refuseName('first_name', input.firstName);
+  const lastName = normaliseName(input.lastName) ?? refuseName('last_name', input.lastName);
   const contact = normaliseContact(input);
   const notPersonal = contact.phone === null ? null : nonPersonalNumber(contact.phone);
   if (notPersonal) {

@@ -87,6 +87,28 @@ describe('POST /clients', () => {
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param });
   });
 
+  it('says of a short name with a line break or a tab what is wrong with it, not its length', async () => {
+    for (const [body, field] of [
+      [{ first_name: 'Ann\nMarie', last_name: 'B', email: 'a@example.com' }, 'first_name'],
+      [{ first_name: 'A', last_name: 'Le\te', email: 'a@example.com' }, 'last_name'],
+    ] as const) {
+      const response = await newClient(body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toEqual({
+        code: 'invalid_request',
+        message: `${field} holds a control character (a line break, a tab or the like): send the name as one line of text.`,
+        param: field,
+      });
+    }
+    // Blank or too long is still said as the length it must have.
+    const long = await newClient({
+      first_name: `${'x'.repeat(61)}\n`,
+      last_name: 'B',
+      email: 'a@example.com',
+    });
+    expect(long.json().error.message).toBe('first_name must be 1 to 60 characters.');
+  });
+
   it('accepts a name in a right-to-left script, which needs no direction controls', async () => {
     const response = await newClient({ first_name: 'محمد', last_name: 'כהן', email: 'rtl@example.com' });
     expect(response.statusCode, response.body).toBe(201);
