@@ -13,6 +13,7 @@ import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Client, NAME_MAX_LENGTH } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
+import { NOT_IN_A_NAME } from '../domain/text-rules.ts';
 import { invalidPhone, normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
 import { nonPersonalNumber } from './phone-destinations.ts';
 import { publishClientCreated } from './webhooks/events.ts';
@@ -140,8 +141,8 @@ export function notPersonalWords(notPersonal: string): string {
  * and a line break is not "must be 1 to 60 characters".
  */
 function refuseName(field: 'first_name' | 'last_name', value: string): never {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this names.
-  const control = /[\u0000-\u001f\u007f]/.test(value.trim()) && [...value.trim()].length <= NAME_MAX_LENGTH;
+  const trimmed = value.trim();
+  const control = NOT_IN_A_NAME.test(trimmed) && [...trimmed].length <= NAME_MAX_LENGTH;
   throw new AppError(
     'invalid_request',
     control

@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import { NAME_MAX_LENGTH } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
+import { NOT_IN_A_NAME } from '../domain/text-rules.ts';
 
 /**
  * Phone numbers are kept in E.164 and e-mail addresses trimmed and lower-cased, so that "the same
@@ -201,11 +202,13 @@ export function normaliseEmail(value: string): string | undefined {
   return emailShape.safeParse(normalised).success ? normalised : undefined;
 }
 
-/** A first or last name trimmed, or undefined when empty, too long or holding control characters. */
+/**
+ * A first or last name trimmed, or undefined when empty, too long or holding what breaks its line (a
+ * control character, a line separator: NOT_IN_A_NAME).
+ */
 export function normaliseName(value: string, maxLength = NAME_MAX_LENGTH): string | undefined {
   const trimmed = value.trim();
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
-  if (trimmed.length < 1 || [...trimmed].length > maxLength || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+  if (trimmed.length < 1 || [...trimmed].length > maxLength || NOT_IN_A_NAME.test(trimmed)) {
     return undefined;
   }
   return trimmed;

@@ -24,8 +24,9 @@ export const ClientResource = z
 export const E164 = { pattern: '^\\+[1-9][0-9]{6,14}$' };
 const EMAIL = { format: 'email', maxLength: 254 };
 
-/** No control character, and something besides blanks. */
-const NAME_PATTERN = '^[^\\u0000-\\u001F\\u007F]*[^\\s\\u0000-\\u001F\\u007F][^\\u0000-\\u001F\\u007F]*$';
+/** No control character (C0 or C1) nor line separator, and something besides blanks. */
+const NAME_PATTERN =
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029]*[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029][^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029]*$';
 
 const Name = z
   .string()

@@ -11,6 +11,13 @@
 export const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
+ * What a one-line name may not hold: a control character, C0 or C1 (a tab, a line feed, U+0085 NEXT
+ * LINE...), or a line or paragraph separator (U+2028, U+2029). Each breaks the line the name is shown
+ * on, in a message or a page, or is no character anyone types.
+ */
+export const NOT_IN_A_NAME = /[\p{Cc}\u2028\u2029]/u;
+
+/**
  * The explicit direction controls (embeddings, overrides, isolates, U+202A–U+202E, U+2066–U+2069).
  * One left open in a value turns the text after it backwards (a name holding U+202E showed the phone
  * number after it reversed), so what the engine shows or sends leaves them out; the Unicode

@@ -983,10 +983,9 @@ function acceptedText(field: string, schema: JsonSchema, value: string): { store
   const length = [...trimmed].length;
   if (field === 'first_name' || field === 'last_name' || field === 'caller_name') {
     // 1 to 60 characters (a caller's name for a message: 120), of the trimmed name, which holds no
-    // control characters.
+    // control characters (C0 or C1) nor line separators.
     const most = field === 'caller_name' ? 120 : 60;
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a name may not hold.
-    if (length < 1 || length > most || /[\u0000-\u001f\u007f]/.test(trimmed)) return undefined;
+    if (length < 1 || length > most || /[\p{Cc}\u2028\u2029]/u.test(trimmed)) return undefined;
     return { stored: trimmed };
   }
   if (field === 'message') {

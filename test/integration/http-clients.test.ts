@@ -91,6 +91,9 @@ describe('POST /clients', () => {
     for (const [body, field] of [
       [{ first_name: 'Ann\nMarie', last_name: 'B', email: 'a@example.com' }, 'first_name'],
       [{ first_name: 'A', last_name: 'Le\te', email: 'a@example.com' }, 'last_name'],
+      // NEXT LINE (a C1 control) and LINE SEPARATOR break a line as a line feed does.
+      [{ first_name: 'Ann\u0085Marie', last_name: 'B', email: 'a@example.com' }, 'first_name'],
+      [{ first_name: 'A', last_name: 'Le\u2028e', email: 'a@example.com' }, 'last_name'],
     ] as const) {
       const response = await newClient(body);
       expect(response.statusCode).toBe(400);
