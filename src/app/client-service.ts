@@ -13,7 +13,7 @@ import { clientContactTurns, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type Client, NAME_MAX_LENGTH } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
-import { NOT_IN_A_NAME } from '../domain/text-rules.ts';
+import { NOT_IN_A_NAME, VISIBLE } from '../domain/text-rules.ts';
 import { invalidPhone, normaliseEmail, normaliseName, normalisePhone } from './contact.ts';
 import { nonPersonalNumber } from './phone-destinations.ts';
 import { publishClientCreated } from './webhooks/events.ts';
@@ -138,18 +138,18 @@ export function notPersonalWords(notPersonal: string): string {
 
 /**
  * The 400 for a name normaliseName refused, said for what is wrong with it: a name of three letters
- * and a line break is not "must be 1 to 60 characters".
+ * and a line break, or of zero-width spaces, is not "must be 1 to 60 characters".
  */
 function refuseName(field: 'first_name' | 'last_name', value: string): never {
   const trimmed = value.trim();
-  const control = NOT_IN_A_NAME.test(trimmed) && [...trimmed].length <= NAME_MAX_LENGTH;
-  throw new AppError(
-    'invalid_request',
-    control
-      ? `${field} holds a control character (a line break, a tab or the like): send the name as one line of text.`
-      : `${field} must be 1 to ${NAME_MAX_LENGTH} characters.`,
-    field,
-  );
+  const fits = trimmed !== '' && [...trimmed].length <= NAME_MAX_LENGTH;
+  let said = `${field} must be 1 to ${NAME_MAX_LENGTH} characters.`;
+  if (fits && NOT_IN_A_NAME.test(trimmed)) {
+    said = `${field} holds a control character (a line break, a tab or the like): send the name as one line of text.`;
+  } else if (fits && !VISIBLE.test(trimmed)) {
+    said = `${field} shows nothing (it holds only zero-width or invisible characters): send the name as written.`;
+  }
+  throw new AppError('invalid_request', said, field);
 }
 
 /**

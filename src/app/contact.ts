@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 import { NAME_MAX_LENGTH } from '../domain/client.ts';
 import { AppError } from '../domain/errors.ts';
-import { NOT_IN_A_NAME } from '../domain/text-rules.ts';
+import { NOT_IN_A_NAME, VISIBLE } from '../domain/text-rules.ts';
 
 /**
  * Phone numbers are kept in E.164 and e-mail addresses trimmed and lower-cased, so that "the same
@@ -203,12 +203,12 @@ export function normaliseEmail(value: string): string | undefined {
 }
 
 /**
- * A first or last name trimmed, or undefined when empty, too long or holding what breaks its line (a
- * control character, a line separator: NOT_IN_A_NAME).
+ * A first or last name trimmed, or undefined when it shows nothing (blank, or zero-width characters
+ * alone), is too long or holds what breaks its line (a control character, a line separator).
  */
 export function normaliseName(value: string, maxLength = NAME_MAX_LENGTH): string | undefined {
   const trimmed = value.trim();
-  if (trimmed.length < 1 || [...trimmed].length > maxLength || NOT_IN_A_NAME.test(trimmed)) {
+  if (!VISIBLE.test(trimmed) || [...trimmed].length > maxLength || NOT_IN_A_NAME.test(trimmed)) {
     return undefined;
   }
   return trimmed;

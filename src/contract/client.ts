@@ -24,9 +24,14 @@ export const ClientResource = z
 export const E164 = { pattern: '^\\+[1-9][0-9]{6,14}$' };
 const EMAIL = { format: 'email', maxLength: 254 };
 
-/** No control character (C0 or C1) nor line separator, and something besides blanks. */
-const NAME_PATTERN =
-  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029]*[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029][^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029]*$';
+/**
+ * No control character (C0 or C1) nor line separator, and a character that shows: besides blanks and
+ * the format characters that show nothing (zero-width spaces, direction marks, the soft hyphen: VISIBLE).
+ */
+const NOT_IN_A_NAME = '\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029';
+const SHOWS_NOTHING =
+  '\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uFEFF';
+const NAME_PATTERN = `^[^${NOT_IN_A_NAME}]*[^\\s${NOT_IN_A_NAME}${SHOWS_NOTHING}][^${NOT_IN_A_NAME}]*$`;
 
 const Name = z
   .string()

@@ -18,6 +18,13 @@ export const LONE_SURROGATE = /\p{Cs}/u;
 export const NOT_IN_A_NAME = /[\p{Cc}\u2028\u2029]/u;
 
 /**
+ * A character that shows: neither blank nor one of the format characters that show nothing where they
+ * stand (the soft hyphen, zero-width spaces and joiners, direction marks and controls, word joiners,
+ * the byte order mark). A name needs one: of those and blanks alone it shows as no name.
+ */
+export const VISIBLE = /[^\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
+
+/**
  * The explicit direction controls (embeddings, overrides, isolates, U+202A–U+202E, U+2066–U+2069).
  * One left open in a value turns the text after it backwards (a name holding U+202E showed the phone
  * number after it reversed), so what the engine shows or sends leaves them out; the Unicode

@@ -983,9 +983,11 @@ function acceptedText(field: string, schema: JsonSchema, value: string): { store
   const length = [...trimmed].length;
   if (field === 'first_name' || field === 'last_name' || field === 'caller_name') {
     // 1 to 60 characters (a caller's name for a message: 120), of the trimmed name, which holds no
-    // control characters (C0 or C1) nor line separators.
+    // control characters (C0 or C1) nor line separators, and something that shows (not zero-width
+    // characters alone).
     const most = field === 'caller_name' ? 120 : 60;
-    if (length < 1 || length > most || /[\p{Cc}\u2028\u2029]/u.test(trimmed)) return undefined;
+    const shows = /[^\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
+    if (!shows.test(trimmed) || length > most || /[\p{Cc}\u2028\u2029]/u.test(trimmed)) return undefined;
     return { stored: trimmed };
   }
   if (field === 'message') {

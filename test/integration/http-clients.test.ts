@@ -112,6 +112,23 @@ describe('POST /clients', () => {
     expect(long.json().error.message).toBe('first_name must be 1 to 60 characters.');
   });
 
+  it('refuses a name that shows nothing, of zero-width spaces or direction controls alone', async () => {
+    for (const name of ['\u200b\u200b', ' \u202e ', '\u2060\ufeff\u00ad']) {
+      const response = await newClient({ first_name: 'Ann', last_name: name, email: 'a@example.com' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toEqual({
+        code: 'invalid_request',
+        message:
+          'last_name shows nothing (it holds only zero-width or invisible characters): send the name as written.',
+        param: 'last_name',
+      });
+    }
+    // One inside a name that shows is kept as sent.
+    const joined = await newClient({ first_name: 'Ann\u200bMarie', last_name: 'B', email: 'zw@example.com' });
+    expect(joined.statusCode).toBe(201);
+    expect(joined.json().data.first_name).toBe('Ann\u200bMarie');
+  });
+
   it('accepts a name in a right-to-left script, which needs no direction controls', async () => {
     const response = await newClient({ first_name: 'محمد', last_name: 'כהן', email: 'rtl@example.com' });
     expect(response.statusCode, response.body).toBe(201);
