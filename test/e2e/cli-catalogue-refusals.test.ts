@@ -122,6 +122,42 @@ describe('booking import of a hand-written catalogue', () => {
     expect(folder.stderr).toBe(`error: ${fresh.dir} is a folder; name the catalogue's JSON file.\n`);
   }, 120_000);
 
+  it('says where a hand-edited file stops being JSON, by line and column, and what to do there', () => {
+    // As an editor leaves it: pretty-printed, then a comma typed after the last hours of a day.
+    const text = JSON.stringify(smallCatalogue(), null, 2);
+    const lines = text.split('\n');
+    const interval = lines.findIndex(
+      (l, i) =>
+        l.trim() === ']' && /^"\d\d:\d\d"$/.test(lines[i - 1]!.trim()) && lines[i + 1]!.trim() === ']',
+    );
+    expect(interval).toBeGreaterThan(0);
+    lines[interval] = `${lines[interval]},`;
+    const file = path.join(fresh.dir, 'hand-edited.json');
+    writeFileSync(file, lines.join('\n'));
+    const line = interval + 2;
+    const column = lines[interval + 1]!.indexOf(']') + 1;
+
+    const comma = runCli(['import', file], fresh.env);
+    expect(comma.status).toBe(1);
+    expect(comma.stderr).toContain(
+      `  $: invalid JSON at line ${line}, column ${column}: a comma comes just before this "]": JSON allows none after the last item; remove it\n`,
+    );
+
+    // A file cut short, named at its last character; an empty one, as empty.
+    writeFileSync(file, text.slice(0, text.indexOf('"locations"')));
+    const cut = runCli(['import', file], fresh.env);
+    expect(cut.status).toBe(1);
+    const kept = text.slice(0, text.indexOf('"locations"')).trimEnd().split('\n');
+    expect(cut.stderr).toContain(
+      `  $: invalid JSON at line ${kept.length}, column ${kept.at(-1)!.length + 1}: the file ends before the JSON does`,
+    );
+    writeFileSync(file, '\n');
+    expect(runCli(['import', file], fresh.env).stderr).toContain(
+      '  $: the file is empty; a catalogue is one JSON object (see docs/catalogue.md)\n',
+    );
+    expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
+  }, 120_000);
+
   // The team's shared example sits beside the checkout, when it is there (CI links it in).
   it.skipIf(!existsSync(SHARED_EXAMPLE))(
     'takes the shared example with a $schema added, and without',

@@ -4,6 +4,7 @@ import type { Db } from '../../data/database.ts';
 import { CATALOGUE_IMPORT_TURN, takeTurn } from '../../data/write-locks.ts';
 import { writeTransaction } from '../../data/write-transaction.ts';
 import { rescanWaitlists } from '../waitlist/rescans.ts';
+import { jsonSyntaxProblem } from './format/json-syntax.ts';
 import { planBookings } from './storage/booking-plan.ts';
 import { writeBookings } from './storage/booking-write.ts';
 import { planIdentities } from './storage/identities.ts';
@@ -65,7 +66,7 @@ export function readCatalogueFile(path: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     if (error instanceof SyntaxError) {
-      throw new CatalogueValidationError([{ path: '$', message: `invalid JSON: ${error.message}` }]);
+      throw new CatalogueValidationError([{ path: '$', message: jsonSyntaxProblem(text, error) }]);
     }
     throw error;
   }
