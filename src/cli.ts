@@ -16,6 +16,7 @@ import { addMessagesCommands } from './cli/messages-commands.ts';
 import { addOperationsCommands } from './cli/operations-commands.ts';
 import { addOutboxCommands } from './cli/outbox-commands.ts';
 import { out } from './cli/output.ts';
+import { postgresTrouble } from './cli/postgres-trouble.ts';
 import { addUsersCommands } from './cli/users-commands.ts';
 import { addWebhooksCommands } from './cli/webhooks-commands.ts';
 import { type DatabaseOptions, type Db, sqliteFileOf } from './data/database.ts';
@@ -135,7 +136,13 @@ addOperationsCommands(program);
  * npm install can load it to prepare it (bin/prepare-sources.js); bin/booking.js calls this.
  */
 export async function runCli(argv: string[]): Promise<void> {
-  await runProgram(program, argv, unusableDatabaseFile);
+  await runProgram(
+    program,
+    argv,
+    // DATABASE_URL as it is set (a PostgreSQL one always is): readConfig would throw again for a setting
+    // that is the error being said (PORT=abc, LOG_LEVEL=loud).
+    (error) => unusableDatabaseFile(error) ?? postgresTrouble(error, process.env.DATABASE_URL?.trim()),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { addMcpCommand, runProgram } from './mcp-program.ts';
+import { postgresTrouble } from './postgres-trouble.ts';
 
 /**
  * The command line `booking mcp` runs (bin/booking.js): the whole one's `mcp` command alone, without
@@ -10,5 +11,5 @@ const program = new Command('booking').showHelpAfterError();
 addMcpCommand(program);
 
 export async function runCli(argv: string[]): Promise<void> {
-  await runProgram(program, argv);
+  await runProgram(program, argv, (error) => postgresTrouble(error, process.env.DATABASE_URL?.trim()));
 }

@@ -341,7 +341,9 @@ describe('booking check', () => {
         })(),
       ]);
       expect(down.status).toBe(1);
-      expect(down.stderr).toBe('error: connect ECONNREFUSED 127.0.0.1:9\n');
+      expect(down.stderr).toBe(
+        'error: Cannot reach PostgreSQL at 127.0.0.1:9 (DATABASE_URL): the connection was refused. Start PostgreSQL there, or correct DATABASE_URL.\n',
+      );
       expect(stranger.status).toBe(1);
       expect(stranger.stderr).toBe(
         `error: SQLite ${path.join(dir, 'other.sqlite')} is not a booking database.\n`,

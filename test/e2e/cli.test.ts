@@ -330,6 +330,61 @@ describe('booking (the operator command)', () => {
     }
   });
 
+  // The driver's own words ("connect ECONNREFUSED 127.0.0.1:5999", `database "x" does not exist`) named
+  // neither the setting nor what to do; nor did serve's or mcp's.
+  it('names a PostgreSQL DATABASE_URL it cannot use, and what to do, without its password', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const refused = { DATABASE_URL: `postgres://booking:hunter2@127.0.0.1:${closed}/booking` };
+    const runs = await Promise.all([
+      runCliAsync(['keys', 'list', '--org', 'northside-hair'], refused),
+      runCliAsync(['migrate'], refused),
+      runCliAsync(['serve', '--port', '0'], refused),
+      outcomeOf(
+        spawn(process.execPath, [path.join(REPO_ROOT, 'bin/booking.js'), 'mcp'], {
+          cwd: REPO_ROOT,
+          env: { ...process.env, ...refused, BOOKING_API_KEY: 'bk_x', LOG_LEVEL: 'error' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      ),
+    ]);
+    for (const run of runs) {
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        `error: Cannot reach PostgreSQL at 127.0.0.1:${closed} (DATABASE_URL): the connection was refused. Start PostgreSQL there, or correct DATABASE_URL.\n`,
+      );
+    }
+    if (!onPostgres) return;
+    // A server that answers, but has no such database, or no such user.
+    const url = new URL(fresh.env.DATABASE_URL!);
+    const absent = new URL(url);
+    absent.pathname = '/booking_test_absent';
+    const stranger = new URL(url);
+    stranger.username = 'nobody_here';
+    stranger.password = 'hunter2';
+    const [noDatabase, noUser] = await Promise.all([
+      runCliAsync(['keys', 'list', '--org', 'northside-hair'], { DATABASE_URL: absent.href }),
+      runCliAsync(['keys', 'list', '--org', 'northside-hair'], { DATABASE_URL: stranger.href }),
+    ]);
+    const where = `PostgreSQL at ${url.hostname}:${url.port || 5432} (DATABASE_URL)`;
+    expect(noDatabase.stderr).toBe(
+      `error: ${where} has no database "booking_test_absent". Create it (createdb booking_test_absent), or correct the database name in DATABASE_URL.\n`,
+    );
+    expect(noUser.stderr).toMatch(
+      new RegExp(
+        `^error: ${where.replace(/[.()]/g, '\\$&')} refused user "nobody_here": .*\\. Check the user and password in DATABASE_URL\\.\n$`,
+      ),
+    );
+    for (const run of [noDatabase, noUser]) {
+      expect(run.status).toBe(1);
+      expect(run.stderr + run.stdout).not.toContain('hunter2');
+    }
+  });
+
   // SQLite's own words ("file is not a database", "unable to open database file") name no file: an
   // operator whose DATABASE_URL points at the wrong file or a folder could not tell which.
   it.skipIf(onPostgres)(
