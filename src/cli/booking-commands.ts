@@ -2,6 +2,7 @@ import { Argument, type Command, Option } from 'commander';
 import type { Clock } from '../app/clock.ts';
 import { loadBookingDetail, refusedRefundWords } from '../app/console-service.ts';
 import type { AppDeps } from '../app/deps.ts';
+import { requireOrganisationId } from '../app/directory-service.ts';
 import {
   chargeFee,
   checkOut,
@@ -128,6 +129,8 @@ async function describeBooking(
 async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
   const holders = (await organisationsWithReference(db, reference)).filter((o) => !slug || o.slug === slug);
   if (holders.length === 0) {
+    // A mistyped --org is said as such, not as a booking missing from an organisation there is not.
+    if (slug) await requireOrganisationId(db, slug);
     // Not found: said as typed (with what it was read as), since there is no booking to name.
     throw new CommandError(
       `No booking has the reference ${referenceAsTyped(reference)}${slug ? ` in ${slug}` : ''}.`,

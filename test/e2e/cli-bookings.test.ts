@@ -167,10 +167,20 @@ describe('booking bookings <reference> <action>', () => {
       status: 1,
       stderr: 'error: No booking has the reference GOLF-ZZZZZZ (read as G-ZZZZZZ or GOLF-ZZZZZZ).\n',
     });
-    const other = runCli(['bookings', 'GOLF-ZZZZZZ', 'complete', '--org', 'elsewhere'], env);
+    const other = runCli(['bookings', 'GOLF-ZZZZZZ', 'complete', '--org', 'northside-hair'], env);
     expect(other.stderr).toBe(
-      'error: No booking has the reference GOLF-ZZZZZZ (read as G-ZZZZZZ or GOLF-ZZZZZZ) in elsewhere.\n',
+      'error: No booking has the reference GOLF-ZZZZZZ (read as G-ZZZZZZ or GOLF-ZZZZZZ) in northside-hair.\n',
     );
+  });
+
+  // A mistyped --org was said as the booking missing from it: the operator went looking for the booking.
+  it('says an --org that names no organisation, with or without an action', () => {
+    for (const action of [[], ['complete']]) {
+      expect(runCli(['bookings', refs.past, ...action, '--org', 'nothside-hair'], env)).toMatchObject({
+        status: 1,
+        stderr: 'error: No organisation has the slug "nothside-hair".\n',
+      });
+    }
   });
 
   it('shows the booking when no action is named: status, time, place, services and deposit, nothing of its client', () => {
@@ -301,8 +311,8 @@ describe('a reference two organisations hold', () => {
     // Named with --org, it is found: its reference as stored again, and as typed where it is not found.
     const one = runCli(['bookings', 'nhc-7k3m9t', 'checkout', '--org', 'northside-two'], env);
     expect(one.stderr).toMatch(/^error: .*has not started yet/);
-    expect(runCli(['bookings', 'nhc-7k3m9t', 'checkout', '--org', 'elsewhere'], env).stderr).toBe(
-      'error: No booking has the reference nhc-7k3m9t (read as NHC-7K3M9T) in elsewhere.\n',
+    expect(runCli(['bookings', 'nhc-7k3m9x', 'checkout', '--org', 'northside-two'], env).stderr).toBe(
+      'error: No booking has the reference nhc-7k3m9x (read as NHC-7K3M9X) in northside-two.\n',
     );
   });
 });
