@@ -104,6 +104,31 @@ describe('booking import of a hand-written catalogue', () => {
     expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
   }, 120_000);
 
+  // A date written another way was two problems at one path, the second ("must be a real date") wrong.
+  it('says a date or date-time written another way once, and a day no calendar has as such', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.locations[0].closures = [
+      { date: '25/12/2026', reason: 'Christmas' },
+      { date: '2026-02-30', reason: 'No such day' },
+    ];
+    catalogue.staff[0].time_off = [
+      { start: '2026-12-24 09:00', end: '2026-12-24T17:00', reason: 'Away' },
+      { start: '2026-12-24T09:00', end: '2026-12-24T25:00', reason: 'Away' },
+    ];
+    const file = path.join(fresh.dir, 'dates.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    const problems = result.stderr.split('\n').filter((line) => line.startsWith('  $'));
+    expect(problems).toEqual([
+      '  $.locations[0].closures[0].date: must be a date YYYY-MM-DD',
+      '  $.locations[0].closures[1].date: must be a real calendar date',
+      '  $.staff[0].time_off[0].start: must be a local date-time without offset, e.g. 2026-12-24T09:00',
+      '  $.staff[0].time_off[1].end: must be a real date and time',
+    ]);
+  }, 120_000);
+
   it('takes a file that names its JSON Schema in $schema, as the demo catalogue does', () => {
     const demo = path.join(REPO_ROOT, 'db', 'demo-catalogue.json');
     expect(JSON.parse(readFileSync(demo, 'utf8')).$schema).toBe('../docs/catalogue.schema.json');

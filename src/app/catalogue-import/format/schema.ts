@@ -120,14 +120,22 @@ const aliases = z
   .describe('Everyday names callers use (“haircut”, a nickname), matched by the MCP tools as names are.')
   .default([]);
 
+// Whether a value of the right form names a real date is asked only of one of that form: a date
+// written another way ("24/12/2026", "2026-12-24 09:00") is one problem, said once.
 const calendarDate = z
   .string()
   .regex(LOCAL_DATE, 'must be a date YYYY-MM-DD')
-  .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real calendar date');
+  .refine(
+    (value) => !LOCAL_DATE.test(value) || DateTime.fromISO(value, { zone: 'utc' }).isValid,
+    'must be a real calendar date',
+  );
 const localDateTime = z
   .string()
   .regex(LOCAL_DATE_TIME, 'must be a local date-time without offset, e.g. 2026-12-24T09:00')
-  .refine((value) => DateTime.fromISO(value, { zone: 'utc' }).isValid, 'must be a real date and time');
+  .refine(
+    (value) => !LOCAL_DATE_TIME.test(value) || DateTime.fromISO(value, { zone: 'utc' }).isValid,
+    'must be a real date and time',
+  );
 const clockTime = z.string().regex(CLOCK_TIME, 'must be a time HH:MM between 00:00 and 24:00');
 
 /**
