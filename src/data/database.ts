@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   CompiledQuery,
@@ -92,8 +92,12 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
   const readonly = options.readonly === true && !inMemory;
   if (!inMemory && options.mustExist && !existsSync(resolved)) throw new MissingDatabaseError(resolved);
   if (!inMemory && !readonly) {
-    mkdirSync(path.dirname(resolved), { recursive: true });
-    privateDatabaseFile(resolved);
+    try {
+      mkdirSync(path.dirname(resolved), { recursive: true });
+      privateDatabaseFile(resolved);
+    } catch (error) {
+      throw new Error(`Cannot make the database file ${resolved} (DATABASE_URL): ${whyNoFile(error)}.`);
+    }
   }
   const sqlite = new SqliteDatabase(resolved, { readonly, fileMustExist: readonly });
   if (readonly) configureReadonlySqlite(sqlite);
@@ -116,6 +120,30 @@ function openSqlite(file: string, options: DatabaseOptions): DatabaseHandle {
     description: inMemory ? 'SQLite in memory' : `SQLite ${resolved}`,
     close: () => db.destroy(),
   };
+}
+
+/** Why a folder or file on the way to a SQLite database could not be made, said of the path at fault. */
+function whyNoFile(error: unknown): string {
+  const { code, path: at } = error as NodeJS.ErrnoException;
+  if (at !== undefined) {
+    if (code === 'EEXIST' || code === 'ENOTDIR') return `${fileOnTheWay(at)} is a file, not a folder`;
+    if (code === 'EACCES' || code === 'EPERM') return `permission denied on ${at}`;
+    if (code === 'EROFS') return `${at} is on a read-only file system`;
+    if (code === 'ENOENT') return `${at} cannot be made there`;
+  }
+  return (error as Error).message;
+}
+
+/** The file a folder was to be made under or in place of (`/etc/hostname` of `/etc/hostname/sub`). */
+function fileOnTheWay(at: string): string {
+  for (let p = at; p !== path.dirname(p); p = path.dirname(p)) {
+    try {
+      if (!statSync(p).isDirectory()) return p;
+    } catch {
+      // Not there: its parent is looked at.
+    }
+  }
+  return at;
 }
 
 /**

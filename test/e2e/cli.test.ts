@@ -411,6 +411,28 @@ describe('booking (the operator command)', () => {
     },
   );
 
+  // mkdir's own words ("EEXIST: file already exists, mkdir '/srv/booking/db'") named neither the setting
+  // nor which part of the path was a file.
+  it.skipIf(onPostgres)(
+    'names the file in the way of a DATABASE_URL path the commands that set one up would make',
+    async () => {
+      const notes = path.join(fresh.dir, 'notes.txt');
+      writeFileSync(notes, 'a file where a folder was meant');
+      const runs = await Promise.all(
+        [['migrate'], ['import', 'db/demo-catalogue.json'], ['serve', '--port', '0']].map((args) =>
+          runCliAsync(args, { DATABASE_URL: `sqlite:${notes}/db/booking.sqlite` }),
+        ),
+      );
+      for (const run of runs) {
+        expect(run.status, run.stderr).toBe(1);
+        expect(run.stderr).toBe(
+          `error: Cannot make the database file ${notes}/db/booking.sqlite (DATABASE_URL): ${notes} is a file, not a folder.\n`,
+        );
+      }
+      expect(readFileSync(notes, 'utf8')).toBe('a file where a folder was meant');
+    },
+  );
+
   // A typo in DATABASE_URL's path made a new, empty database (and its folder) there: the command then said
   // the organisation did not exist, or listed nothing, as if the data were gone. Only the commands that
   // set a database up (migrate, import, demo, serve; restore writes it) may make one.
