@@ -10,7 +10,7 @@ import { callsWaitingForTheirProvider } from '../app/settle-payment-calls.ts';
 import { startWaitlistWorker } from '../app/waitlist/offers.ts';
 import { startWebhookWorker } from '../app/webhooks/delivery.ts';
 import { httpSender } from '../app/webhooks/sender.ts';
-import { isDatabaseEmpty } from '../data/organisation-repository.ts';
+import { isDatabaseEmpty, organisationSlugs } from '../data/organisation-repository.ts';
 import { buildApp } from '../http/build-app.ts';
 import { openRuntime } from '../runtime.ts';
 import { installDemo, printDemoKey } from './catalogue-commands.ts';
@@ -80,8 +80,14 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
         printDemoKey(report.organisation.slug, key);
         demoSlug = report.organisation.slug;
       } else {
+        // Named, when it is one (`npm start` again, its key not kept): the command to copy, and its page.
+        const slugs = await organisationSlugs(db, 6);
+        const one = slugs.length === 1 ? slugs[0]! : null;
         out('The database already holds data, so no demo key is printed; issue one with');
-        out('  npx booking keys create --org <slug> --label <text> --scope read_write');
+        out(`  npx booking keys create --org ${one ?? '<slug>'} --label <text> --scope read_write`);
+        if (one === null)
+          out(`  (--org one of: ${slugs.slice(0, 5).join(', ')}${slugs.length > 5 ? ', ...' : ''})`);
+        demoSlug = one;
       }
     }
     app = await buildApp(runtime.deps, {

@@ -18,6 +18,17 @@ export async function isDatabaseEmpty(db: Db): Promise<boolean> {
   return row === undefined;
 }
 
+/** The slugs of the first `limit` organisations, in order (what an operator types after --org). */
+export async function organisationSlugs(db: Db, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('organisations')
+    .select('slug')
+    .orderBy('slug')
+    .limit(literalLimit(limit))
+    .execute();
+  return rows.map((row) => row.slug);
+}
+
 /** What an organisation's availability answers depend on, as two counters the database triggers bump. */
 export interface AvailabilityVersions {
   catalogueVersion: number;

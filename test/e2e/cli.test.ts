@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/data/database.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { outcomeOf, REPO_ROOT, runCli, runCliAsync, startServer } from '../helpers/cli.ts';
 import { freshDatabasePerTest, onPostgres } from '../helpers/temp-database.ts';
 
@@ -599,13 +600,34 @@ describe('booking (the operator command)', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-    // A second start finds data and prints no new key.
+    // A second start finds data and prints no new key, but the command that issues one for the
+    // organisation there, named (it said `--org <slug>`), and its public page again.
     const again = await startServer(['--demo', '--port', '0'], fresh.env);
     try {
       expect(demoKeyIn(again.stdout())).toBeUndefined();
-      expect(again.stdout()).toContain('keys create');
+      expect(again.stdout()).toBe(
+        'The database already holds data, so no demo key is printed; issue one with\n' +
+          '  npx booking keys create --org northside-hair --label <text> --scope read_write\n' +
+          `Public booking page: ${again.url}/p/northside-hair\n` +
+          `listening on ${again.url}\n`,
+      );
     } finally {
       await again.stop();
+    }
+    // With several organisations, the slugs to choose from.
+    const second = path.join(fresh.dir, 'acme.json');
+    writeFileSync(second, JSON.stringify(smallCatalogue()));
+    expect(runCli(['import', second], fresh.env).status).toBe(0);
+    const third = await startServer(['--demo', '--port', '0'], fresh.env);
+    try {
+      expect(third.stdout()).toBe(
+        'The database already holds data, so no demo key is printed; issue one with\n' +
+          '  npx booking keys create --org <slug> --label <text> --scope read_write\n' +
+          '  (--org one of: acme-hair, northside-hair)\n' +
+          `listening on ${third.url}\n`,
+      );
+    } finally {
+      await third.stop();
     }
   });
 
