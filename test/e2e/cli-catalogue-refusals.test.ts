@@ -77,6 +77,39 @@ describe('booking import of a hand-written catalogue', () => {
     expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
   }, 120_000);
 
+  // "unknown staff ref \"zed\"" left the operator to search the file for the refs there are.
+  it('names the ref that was meant for an unknown one, or the refs there are, never the clients’', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.staff[0].services.push('colur');
+    catalogue.staff[1].working_hours.kingscross = { mon: [['09:00', '17:00']] };
+    catalogue.services[0].locations.push('mayfair');
+    catalogue.bookings = [
+      {
+        location: 'soho',
+        services: ['cut'],
+        staff: 'zed',
+        client: 'sam',
+        starts_at: '2026-12-07T10:00',
+        status: 'confirmed',
+      },
+    ];
+    const file = path.join(fresh.dir, 'refs.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    for (const line of [
+      '$.staff[0].services[3]: unknown service ref "colur"; did you mean "colour"?',
+      '$.staff[1].working_hours.kingscross: unknown location ref "kingscross"; did you mean "kings-cross"?',
+      '$.services[0].locations[2]: unknown location ref "mayfair": locations[] has "soho", "kings-cross", "closed"',
+      '$.bookings[0].staff: unknown staff ref "zed": staff[] has "ana", "bo", "cy"',
+      '$.bookings[0].client: unknown client ref "sam": no entry of clients[] has it',
+    ]) {
+      expect(result.stderr).toContain(`  ${line}\n`);
+    }
+    expect(result.stderr).not.toContain('"jo"');
+  }, 120_000);
+
   it('says what is wrong with a value in the words the API uses, under its path, never in zod’s', () => {
     const catalogue: Json = smallCatalogue();
     catalogue.organisation.name = 42;

@@ -81,3 +81,30 @@ export function unknownKeyMessage(schema: z.ZodType, objectPath: Path, key: stri
   const suggestion = nearestKey(key, knownKeysAt(schema, objectPath));
   return suggestion ? `unknown key; did you mean "${suggestion}"?` : 'unknown key';
 }
+
+/** Refs listed, at most, beside an unknown one that none is near. */
+const LISTED_REFS = 8;
+
+/**
+ * The problem message for a ref that names no entity of its kind in the file: the ref that was
+ * probably meant, else the refs there are to choose from (a client's refs are never listed: the
+ * output may be kept, and they may be made of names), so that the fix is in the message.
+ */
+export function unknownRefMessage(
+  kind: 'location' | 'service' | 'staff' | 'client',
+  ref: string,
+  known: Iterable<string>,
+): string {
+  const refs = [...known];
+  const said = `unknown ${kind} ref "${ref}"`;
+  const suggestion = nearestKey(ref, refs);
+  if (suggestion) return `${said}; did you mean "${suggestion}"?`;
+  const where = kind === 'staff' ? 'staff[]' : `${kind === 'client' ? 'clients' : `${kind}s`}[]`;
+  if (refs.length === 0) return `${said}: ${where} lists none`;
+  if (kind === 'client') return `${said}: no entry of clients[] has it`;
+  const listed = refs
+    .slice(0, LISTED_REFS)
+    .map((r) => `"${r}"`)
+    .join(', ');
+  return `${said}: ${where} has ${listed}${refs.length > LISTED_REFS ? ', ...' : ''}`;
+}

@@ -2,6 +2,7 @@ import { MAX_BOOKING_SPAN_MS } from '../../../domain/booking/booking.ts';
 import { LIVE_STATUSES } from '../../../domain/booking/state-machine.ts';
 import type { OfferedService } from '../../../domain/catalogue.ts';
 import { type BookingOutline, offeredAt, outlineBooking } from '../format/booking-outline.ts';
+import { unknownRefMessage } from '../format/key-suggestions.ts';
 import { firstLocalInstant } from '../format/local-times.ts';
 import {
   checkDuplicates,
@@ -91,13 +92,16 @@ function checkBooking(
 ): BookingOutline | undefined {
   const { refs } = context;
   const locationKnown = refs.locations.has(booking.location);
-  if (!locationKnown) report([...path, 'location'], `unknown location ref "${booking.location}"`);
+  if (!locationKnown) {
+    report([...path, 'location'], unknownRefMessage('location', booking.location, refs.locations));
+  }
   checkDuplicates(booking.services, [...path, 'services'], 'service', report);
   const offered: OfferedService[] = [];
   booking.services.forEach((ref, index) => {
     const service = context.services.get(ref);
-    if (!refs.services.has(ref)) report([...path, 'services', index], `unknown service ref "${ref}"`);
-    else if (service && locationKnown && !service.locations.includes(booking.location)) {
+    if (!refs.services.has(ref)) {
+      report([...path, 'services', index], unknownRefMessage('service', ref, refs.services));
+    } else if (service && locationKnown && !service.locations.includes(booking.location)) {
       report(
         [...path, 'services', index],
         `service "${ref}" is not offered at location "${booking.location}"`,
@@ -106,7 +110,7 @@ function checkBooking(
   });
   checkBookingStaff(booking, [...path, 'staff'], context, report);
   if (!refs.clients.has(booking.client)) {
-    report([...path, 'client'], `unknown client ref "${booking.client}"`);
+    report([...path, 'client'], unknownRefMessage('client', booking.client, refs.clients));
   }
   const zone = context.zones.get(booking.location);
   const startsAt = zone === undefined ? undefined : firstLocalInstant(booking.starts_at, zone);
@@ -142,7 +146,7 @@ function checkBooking(
 /** The staff member must work at the location (have working hours there) and deliver every service. */
 function checkBookingStaff(booking: CatalogueBooking, path: Path, context: BookingContext, report: Report) {
   if (!context.refs.staff.has(booking.staff)) {
-    report(path, `unknown staff ref "${booking.staff}"`);
+    report(path, unknownRefMessage('staff', booking.staff, context.refs.staff));
     return;
   }
   const staff = context.staff.get(booking.staff);

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { MAX_BOOKING_SPAN_MINUTES } from '../../../domain/booking/booking.ts';
+import { unknownRefMessage } from '../format/key-suggestions.ts';
 import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../format/local-times.ts';
 import {
   type CatalogueProblem,
@@ -100,7 +101,8 @@ function checkService(
     checkDeposit(service.deposit, service.price, [...path, 'deposit'], report);
   }
   service.locations.forEach((ref, index) => {
-    if (!locationRefs.has(ref)) report([...path, 'locations', index], `unknown location ref "${ref}"`);
+    if (!locationRefs.has(ref))
+      report([...path, 'locations', index], unknownRefMessage('location', ref, locationRefs));
   });
   checkDuplicates(service.locations, [...path, 'locations'], 'location', report);
   checkSpan(service.duration_minutes, service.buffer_after_minutes, [...path, 'duration_minutes'], report);
@@ -109,7 +111,7 @@ function checkService(
     if (override.duration_minutes !== undefined) {
       checkSpan(override.duration_minutes, service.buffer_after_minutes, [...at, 'duration_minutes'], report);
     }
-    if (!locationRefs.has(ref)) report(at, `unknown location ref "${ref}"`);
+    if (!locationRefs.has(ref)) report(at, unknownRefMessage('location', ref, locationRefs));
     else if (!service.locations.includes(ref)) report(at, `"${ref}" is not one of this service's locations`);
     if (override.price) checkMoney(override.price, [...at, 'price'], currency, report);
     if (override.deposit) checkMoney(override.deposit, [...at, 'deposit'], currency, report);
@@ -140,12 +142,14 @@ interface StaffContext {
 
 function checkStaff(staff: CatalogueStaff, path: Path, context: StaffContext, report: Report): void {
   staff.services.forEach((ref, index) => {
-    if (!context.serviceRefs.has(ref)) report([...path, 'services', index], `unknown service ref "${ref}"`);
+    if (!context.serviceRefs.has(ref)) {
+      report([...path, 'services', index], unknownRefMessage('service', ref, context.serviceRefs));
+    }
   });
   checkDuplicates(staff.services, [...path, 'services'], 'service', report);
   for (const [ref, week] of Object.entries(staff.working_hours)) {
     const at = [...path, 'working_hours', ref];
-    if (!context.locationRefs.has(ref)) report(at, `unknown location ref "${ref}"`);
+    if (!context.locationRefs.has(ref)) report(at, unknownRefMessage('location', ref, context.locationRefs));
     for (const day of WEEKDAYS) checkDay(week[day] ?? [], [...at, day], report);
   }
   const seen = new Map<string, number>();
