@@ -110,6 +110,23 @@ describe('booking import of a hand-written catalogue', () => {
     expect(result.stderr).not.toContain('"jo"');
   }, 120_000);
 
+  it('names the time zone that was meant for a misspelt one, or a city written alone', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.locations[0].timezone = 'Europe/Londn';
+    catalogue.locations[1].timezone = 'New York';
+    catalogue.locations[2].timezone = 'GMT+1';
+    const file = path.join(fresh.dir, 'zones.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('  $'))).toEqual([
+      '  $.locations[0].timezone: must be a valid IANA time zone; did you mean "Europe/London"?',
+      '  $.locations[1].timezone: must be a valid IANA time zone; did you mean "America/New_York"?',
+      '  $.locations[2].timezone: must be a valid IANA time zone, e.g. Europe/London',
+    ]);
+  }, 120_000);
+
   it('says what is wrong with a value in the words the API uses, under its path, never in zod’s', () => {
     const catalogue: Json = smallCatalogue();
     catalogue.organisation.name = 42;

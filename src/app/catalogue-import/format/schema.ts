@@ -7,6 +7,7 @@ import { NAME_MAX_LENGTH } from '../../../domain/client.ts';
 import { isUuid } from '../../../domain/ids.ts';
 import { DIRECTION_CONTROL, LONE_SURROGATE } from '../../../domain/text-rules.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../../contact.ts';
+import { nearestKey } from './key-suggestions.ts';
 
 /**
  * The catalogue file (design.md section 5) as zod schemas. Objects are strict so that a misspelt key
@@ -271,6 +272,20 @@ const protectionSchema = z.strictObject({
   no_show_fee_percentage: percentage,
 });
 
+/**
+ * A time zone no IANA name has, with the one probably meant: a typo (`Europe/Londn`), or a city
+ * written alone or with spaces (`London`, `New York`), which names its zone's last part.
+ */
+function unknownZoneMessage(value: string): string {
+  const zones = Intl.supportedValuesOf('timeZone');
+  const city = value.trim().replace(/ +/g, '_').toLowerCase();
+  const meant =
+    zones.find((zone) => zone.split('/').at(-1)!.toLowerCase() === city) ?? nearestKey(value, zones);
+  return meant
+    ? `must be a valid IANA time zone; did you mean "${meant}"?`
+    : 'must be a valid IANA time zone, e.g. Europe/London';
+}
+
 export const locationSchema = z.strictObject({
   id: uuid.optional(),
   ref,
@@ -278,7 +293,10 @@ export const locationSchema = z.strictObject({
   name: displayName(200),
   timezone: z
     .string()
-    .refine((value) => IANAZone.isValidZone(value), 'must be a valid IANA time zone, e.g. Europe/London')
+    .superRefine((value, context) => {
+      if (!IANAZone.isValidZone(value))
+        context.addIssue({ code: 'custom', message: unknownZoneMessage(value) });
+    })
     .describe('IANA time zone of the location’s hours and bookings, e.g. Europe/London.'),
   street_address: optionalText(200),
   city: optionalText(100),
