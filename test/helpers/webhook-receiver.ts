@@ -18,9 +18,9 @@ export interface Received {
  * with the endpoint's secret and answers what the test asks for, one answer per request in turn
  * (`answers`), then what `answerFor` decides from the request (a rule per event or attempt, for
  * deliveries whose order is not known in advance), then `fallback`; `delayMs` holds each answer back
- * (a slow receiver).
+ * (a slow receiver). It listens on 127.0.0.1, or on `host` (::1: a receiver bound to IPv6 alone).
  */
-export async function startWebhookReceiver(options: { nowSeconds?: () => number } = {}) {
+export async function startWebhookReceiver(options: { nowSeconds?: () => number; host?: string } = {}) {
   const received: Received[] = [];
   const state = {
     secret: '',
@@ -51,10 +51,12 @@ export async function startWebhookReceiver(options: { nowSeconds?: () => number 
       }, state.delayMs);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hooks`,
+    port,
     received,
     state,
     /** The received events of one type, in the order they came. */

@@ -451,6 +451,31 @@ describe('delivery', () => {
     ]);
   });
 
+  it('reaches a receiver on localhost whether it listens on 127.0.0.1 or on ::1', async () => {
+    // Where `listen(port, 'localhost')` binds depends on the system (many resolve localhost to ::1
+    // first): a receiver bound to ::1 alone is this machine too.
+    const onIpv6 = await startWebhookReceiver({
+      host: '::1',
+      nowSeconds: () => Math.floor(t.clock.nowMs() / 1000),
+    });
+    try {
+      for (const url of [
+        `http://localhost:${onIpv6.port}/hooks`,
+        receiver.url.replace('127.0.0.1', 'localhost'),
+      ]) {
+        const endpoint = await subscribe(['booking.created'], url);
+        onIpv6.state.secret = endpoint.secret;
+        const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+        expect(sent.statusCode, sent.body).toBe(202);
+        expect(await deliver()).toMatchObject({ succeeded: 1, retried: 0, failed: 0 });
+      }
+      expect(onIpv6.received.map((r) => [r.json.type, r.signed])).toEqual([['webhook.test', true]]);
+      expect(receiver.received.map((r) => [r.json.type, r.signed])).toEqual([['webhook.test', true]]);
+    } finally {
+      await onIpv6.close();
+    }
+  });
+
   it('keeps the deliveries log for 30 days, then forgets what ended (never what is still to go)', async () => {
     const endpoint = await subscribe(['booking.created']);
     await book('2026-11-24T09:00:00+00:00');

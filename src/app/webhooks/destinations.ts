@@ -199,6 +199,17 @@ type LookupCallback = (
 ) => void;
 
 /**
+ * What `localhost` (and `*.localhost`) is, whatever DNS or /etc/hosts say: this machine, over IPv4
+ * and IPv6 alike. A receiver listening on `localhost` is bound to one of the two, which one depending
+ * on the system (many list ::1 first): both are offered, and the connection tries each in turn
+ * (node's autoSelectFamily), so it reaches the receiver wherever it listens.
+ */
+const LOOPBACK_ADDRESSES: readonly LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+/**
  * A `lookup` for http(s).request that resolves the name and refuses it unless every address it
  * resolves to may receive deliveries: the connection then goes to one of the addresses checked.
  * `refusal` words the refusal for another use (the calendar fetcher names its own setting).
@@ -210,7 +221,7 @@ export function checkedLookup(
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     const name = hostname.replace(/^\[(.*)\]$/, '$1');
     const resolved = isLoopbackName(name)
-      ? Promise.resolve([{ address: '127.0.0.1', family: 4 }])
+      ? Promise.resolve([...LOOPBACK_ADDRESSES])
       : lookup(name, { all: true, verbatim: true });
     resolved.then(
       (addresses) => {
