@@ -143,6 +143,14 @@ export async function feedBookings(
       'bookings.updated_at',
       'clients.first_name',
       'locations.name as location_name',
+      // The booking's last logged change: its revision (appendEvent numbers them 1, 2, 3...).
+      (eb) =>
+        eb
+          .selectFrom('booking_events')
+          .select((e) => e.fn.max('booking_events.seq').as('seq'))
+          .whereRef('booking_events.organisation_id', '=', 'bookings.organisation_id')
+          .whereRef('booking_events.booking_id', '=', 'bookings.id')
+          .as('last_event_seq'),
     ])
     .where('bookings.organisation_id', '=', organisationId)
     .where('bookings.staff_id', '=', staffId)
@@ -189,6 +197,8 @@ export async function feedBookings(
     locationName: r.location_name,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    // The first logged event is the booking's creation; each after it, a change.
+    revisions: Math.max(0, Number(r.last_event_seq ?? 1) - 1),
   }));
 }
 

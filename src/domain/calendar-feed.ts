@@ -25,6 +25,8 @@ export interface FeedBooking {
   locationName: string;
   createdAt: number;
   updatedAt: number;
+  /** How many changes the booking's event log holds after its creation (0 for one never changed). */
+  revisions: number;
 }
 
 export interface FeedCalendar {
@@ -51,13 +53,14 @@ function eventStatus(status: BookingStatus): 'TENTATIVE' | 'CONFIRMED' {
 }
 
 /**
- * SEQUENCE must go up with every revision. Bookings keep no revision counter; updated_at only goes up
- * and changes with every write, so its distance from created_at in seconds is such a counter (writes
- * to one booking a second apart or more, which a person's changes are), and it fits the 31 bits a
- * SEQUENCE is read into for 68 years.
+ * SEQUENCE must go up with every revision (RFC 5545 3.8.7.4), however soon one follows another: a
+ * booking moved within the second it was made or last changed is a new revision too. It is the
+ * seconds between created_at and updated_at (which only go up, and are what feeds served before
+ * counted: no event's SEQUENCE goes down) plus the changes the booking's event log holds after its
+ * creation, one more with each change. It fits the 31 bits a SEQUENCE is read into for 68 years.
  */
-export function sequenceOf(booking: Pick<FeedBooking, 'createdAt' | 'updatedAt'>): number {
-  return Math.max(0, Math.floor((booking.updatedAt - booking.createdAt) / 1000));
+export function sequenceOf(booking: Pick<FeedBooking, 'createdAt' | 'updatedAt' | 'revisions'>): number {
+  return Math.max(0, Math.floor((booking.updatedAt - booking.createdAt) / 1000)) + booking.revisions;
 }
 
 /** The feed as an iCalendar stream (text/calendar), CRLF lines folded at 75 octets. */

@@ -124,6 +124,34 @@ describe('GET /ical/{token}.ics', () => {
     expect(event!.lastModified).toBeGreaterThan(first.lastModified);
   });
 
+  it('raises SEQUENCE with each change made within the same second, as with the one before it', async () => {
+    // The clock stands still: the booking is made, moved and moved back at the same instant, as an
+    // integrator's script may do.
+    const quick = await book('cut', '2026-11-30T09:00:00+00:00');
+    const sequenceOfQuick = async () => {
+      const event = eventsOf((await feed()).body).find((e) => e.uid === `${quick.id}@localhost`);
+      return event!.sequence;
+    };
+    const made = await sequenceOfQuick();
+    const sequences = [made];
+    for (const startsAt of ['2026-11-30T11:00:00+00:00', '2026-11-30T09:00:00+00:00']) {
+      const moved = await t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${quick.reference}`,
+        payload: { starts_at: startsAt },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      sequences.push(await sequenceOfQuick());
+    }
+    expect(sequences).toEqual([made, made + 1, made + 2]);
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${quick.reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+  });
+
   it('shows a pending hold as tentative, and drops a cancelled booking', async () => {
     const hold = await book('colour', '2026-11-30T14:00:00+00:00');
     let events = eventsOf((await feed()).body);
