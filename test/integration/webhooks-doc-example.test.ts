@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
 import { httpSender, type WebhookSender } from '../../src/app/webhooks/sender.ts';
+import { signatureHeader } from '../../src/app/webhooks/signature.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -175,5 +176,41 @@ describe('the receiver example of docs/webhooks.md', () => {
     await handled(eventId);
     expect(linesFor(eventId)).toHaveLength(1);
     expect(stderr).toBe('');
+  });
+});
+
+/** The worked signature of docs/webhooks.md: its ```sh block, and the header shown above it. */
+function signatureExample(markdown: string) {
+  const block = /^```sh\n(secret='[^\n]*\n[\s\S]*?)^```$/m.exec(markdown)?.[1];
+  if (!block) throw new Error('no signature example');
+  const value = (name: string) => new RegExp(`^${name}='?([^'\\n]*)'?$`, 'm').exec(block)?.[1] ?? '';
+  const shown = /^```text\n(t=\d+,v1=[0-9a-f]{64})\n```$/m.exec(markdown)?.[1];
+  const printed = /^# SHA2-256\(stdin\)= ([0-9a-f]{64})$/m.exec(block)?.[1];
+  return { block, secret: value('secret'), t: Number(value('t')), body: value('body'), shown, printed };
+}
+
+describe('the worked signature of docs/webhooks.md', () => {
+  const example = signatureExample(readFileSync(path.join(REPO_ROOT, 'docs/webhooks.md'), 'utf8'));
+
+  it('is the header the server signs that body with, and its body is one as sent', async () => {
+    expect(example.secret).toMatch(/^whsec_/);
+    expect(signatureHeader(example.secret, example.body, example.t)).toBe(example.shown);
+    expect(example.shown).toBe(`t=${example.t},v1=${example.printed}`);
+    const event = JSON.parse(example.body);
+    // Compact, on one line, as the server writes it.
+    expect(JSON.stringify(event)).toBe(example.body);
+    // Its data a Client with the fields, in the order, that the REST API answers.
+    const client = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Jo', last_name: 'Bloggs', email: 'jo.bloggs@example.com' },
+    });
+    expect(Object.keys(event.data)).toEqual(Object.keys(client.json().data));
+  });
+
+  it.skipIf(spawnSync('openssl', ['version']).status !== 0)('prints with openssl what it says', () => {
+    const run = spawnSync('bash', ['-c', example.block], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe(`SHA2-256(stdin)= ${example.printed}`);
   });
 });
