@@ -29,7 +29,12 @@ export function addWebhooksCommands(program: Command, withDb: WithDb): void {
     .description('Subscribe a URL to events; its signing secret is printed once and cannot be shown again')
     .requiredOption('--org <slug>', 'organisation slug')
     .requiredOption('--url <url>', 'where events are POSTed: https (see WEBHOOK_ALLOW_INSECURE below)')
-    .requiredOption('--events <list>', 'comma-separated event types, e.g. booking.created,booking.cancelled')
+    .requiredOption(
+      '--events <list>',
+      'comma-separated event types, e.g. booking.created,booking.cancelled (may be given more than once)',
+      // Each --events adds to the list: a second one replacing the first would drop events unsaid.
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), ...value.split(',')],
+    )
     .option('--description <text>', 'what the endpoint is for (at most 200 characters)')
     .option('--json', 'print the endpoint as the REST API answers it, its "secret" included')
     .addHelpText(
@@ -39,12 +44,15 @@ export function addWebhooksCommands(program: Command, withDb: WithDb): void {
         'Set them as for `booking serve`: the server checks every send against its own settings.',
     )
     .action(
-      async (options: { org: string; url: string; events: string; description?: string; json?: boolean }) => {
+      async (options: {
+        org: string;
+        url: string;
+        events: string[];
+        description?: string;
+        json?: boolean;
+      }) => {
         // The list as typed, blanks dropped: the service names any event it does not know.
-        const events = options.events
-          .split(',')
-          .map((event) => event.trim())
-          .filter((event) => event !== '');
+        const events = options.events.map((event) => event.trim()).filter((event) => event !== '');
         const { endpoint, secret } = await withDb(async (db, clock, deps) =>
           createWebhookEndpoint(
             db,

@@ -147,6 +147,22 @@ describe('booking webhooks create', { timeout: CLI_TIMEOUT }, () => {
     expect(rest).toMatchObject({ description: null, status: 'enabled', failing_since: null });
   });
 
+  it('subscribes to the events of every --events given, not only the last one', async () => {
+    const created = await createJson([
+      '--org',
+      'acme-hair',
+      '--url',
+      receiver.url,
+      '--events',
+      'booking.created,booking.cancelled',
+      '--events',
+      'client.created',
+    ]);
+    expect(created.events).toEqual(['booking.created', 'booking.cancelled', 'client.created']);
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${created.id}` });
+    expect(got.json().data.events).toEqual(['booking.created', 'booking.cancelled', 'client.created']);
+  });
+
   it('applies the URL policy of the environment, as `booking serve` does', async () => {
     const run = (url: string, env: Record<string, string>) =>
       runCliAsync(
