@@ -123,6 +123,18 @@ describe('endpoints over REST', () => {
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
   });
 
+  it('answers an address given without a path as it was given, and delivers to it', async () => {
+    const origin = new URL(receiver.url).origin;
+    const endpoint = await subscribe(['booking.created'], origin);
+    expect((endpoint as unknown as { url: string }).url).toBe(origin);
+    const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+    expect(got.json().data.url).toBe(origin);
+    const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+    expect(sent.statusCode, sent.body).toBe(202);
+    expect(await deliver()).toMatchObject({ succeeded: 1, retried: 0, failed: 0 });
+    expect(receiver.received.map((r) => [r.json.type, r.signed])).toEqual([['webhook.test', true]]);
+  });
+
   it('refuses a URL longer than 2,000 characters once written out, rather than failing with a 500', async () => {
     // 400 characters as typed, each é written out as %C3%A9: 2,400 in the URL that would be saved.
     const response = await t.request({

@@ -174,14 +174,24 @@ export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): 
     if (!policy.allowInsecure) {
       throw refuse('names this machine (allowed only with WEBHOOK_ALLOW_INSECURE=1)');
     }
-    return url.toString();
+    return saved(raw, url);
   }
   const addresses = isIP(host) !== 0 ? [host] : await resolvedOrNone(host);
   for (const address of addresses) {
     const why = addressRefusal(address, policy);
     if (why) throw refuse(`reaches ${why}`);
   }
-  return url.toString();
+  return saved(raw, url);
+}
+
+/**
+ * The URL an endpoint keeps: as the parser writes it out (what is checked and sent to, with no
+ * reading of it left to a receiver's own parser), except that an origin given without a path keeps
+ * none: `https://crm.example.com` is answered as it was given, not with a `/` the integrator did not
+ * write (the same address).
+ */
+function saved(raw: string, url: URL): string {
+  return url.href === `${raw}/` ? raw : url.href;
 }
 
 async function resolvedOrNone(host: string): Promise<string[]> {
