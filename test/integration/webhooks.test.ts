@@ -123,6 +123,36 @@ describe('endpoints over REST', () => {
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
   });
 
+  it('pages the endpoints as every list is paged (limit, cursor), the newest first', async () => {
+    // A minute of its own: the key's 120 requests a minute are shared with the tests around.
+    t.clock.advance({ minutes: 2 });
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      made.unshift((await subscribe(['booking.created'], `${receiver.url}/${i}`)).id);
+      t.clock.advance({ seconds: i % 2 }); // two made at the same instant, too
+    }
+    const all = await t.request({ method: 'GET', url: '/v1/webhook-endpoints' });
+    expect(all.statusCode, all.body).toBe(200);
+    expect(all.json()).not.toHaveProperty('next_cursor');
+    const newestFirst = all.json().data.map((e: { id: string }) => e.id);
+    expect(newestFirst).toHaveLength(5);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const query = cursor ? `limit=2&cursor=${encodeURIComponent(cursor)}` : 'limit=2';
+      const page = await t.request({ method: 'GET', url: `/v1/webhook-endpoints?${query}` });
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.json().data.length).toBeLessThanOrEqual(2);
+      paged.push(...page.json().data.map((e: { id: string }) => e.id));
+      cursor = page.json().next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(newestFirst);
+    expect(new Set(paged)).toEqual(new Set(made));
+    const bad = await t.request({ method: 'GET', url: '/v1/webhook-endpoints?cursor=nonsense' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+  });
+
   it('answers an address given without a path as it was given, and delivers to it', async () => {
     const origin = new URL(receiver.url).origin;
     const endpoint = await subscribe(['booking.created'], origin);

@@ -31,6 +31,7 @@ import {
   WebhookEndpointResource,
 } from '../../contract/webhook.ts';
 import { principalOf } from '../authenticate.ts';
+import { CursorCodec } from '../cursor.ts';
 import { deliveriesCursor } from '../delivery-cursor.ts';
 
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no webhook endpoint of the organisation has this id.');
@@ -87,18 +88,44 @@ export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): Fa
         schema: {
           tags: TAGS,
           operationId: 'listWebhookEndpoints',
-          summary: "The organisation's webhook endpoints, the newest first (at most 20, one page)",
-          querystring: NoQuery,
+          summary:
+            "The organisation's webhook endpoints, enabled or disabled, the newest first (at most 20: one page at the default limit)",
+          querystring: PageQuery,
           response: {
-            200: listOf(WebhookEndpointResource, 'Every endpoint, enabled or disabled.'),
-            400: ErrorEnvelope.describe('invalid_request: a query parameter (this endpoint takes none).'),
+            200: listOf(WebhookEndpointResource, 'A page of endpoints, enabled or disabled.'),
+            400: ErrorEnvelope.describe('invalid_request: a bad query parameter or cursor.'),
             ...AUTHENTICATED_ERRORS,
           },
         },
       },
       async (request) => {
-        const endpoints = await listWebhookEndpoints(deps.db, organisationOf(request));
-        return { data: endpoints.map(presentWebhookEndpoint) };
+        // Paged as every list of the API (limit, cursor), so that a client that pages every list
+        // reads this one too; at the default limit the 20 an organisation may have are one page.
+        const organisationId = organisationOf(request);
+        const cursors = new CursorCodec(await secrets.of(organisationId));
+        const listing = `${organisationId}:webhook-endpoints`;
+        const now = deps.clock.nowMs();
+        const after = request.query.cursor
+          ? cursors.decode(listing, request.query.cursor, now, isPosition)
+          : null;
+        // Ordered here as the cursor compares (the database's collation need not order ids as JS does).
+        const endpoints = (await listWebhookEndpoints(deps.db, organisationId)).sort(
+          (a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+        );
+        // Newest first (created_at, then id, descending): what follows the last item of the page before.
+        const rest =
+          after === null
+            ? endpoints
+            : endpoints.filter(
+                (e) => e.createdAt < after[0] || (e.createdAt === after[0] && e.id < after[1]),
+              );
+        const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
+        const page = rest.slice(0, limit);
+        const data = page.map(presentWebhookEndpoint);
+        const last = page[page.length - 1];
+        return rest.length > limit && last
+          ? { data, next_cursor: cursors.encode(listing, [last.createdAt, last.id], now) }
+          : { data };
       },
     );
 
@@ -210,4 +237,15 @@ export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): Fa
       },
     );
   };
+}
+
+/** A page's position: the created_at and id of the last endpoint it showed. */
+function isPosition(value: unknown): value is [number, string] {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    Number.isSafeInteger(value[0]) &&
+    typeof value[1] === 'string' &&
+    value[1].length <= 40
+  );
 }
