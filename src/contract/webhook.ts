@@ -20,7 +20,7 @@ export const NewWebhookEndpointBody = z
       .array(WebhookEventType)
       .min(1)
       .max(WEBHOOK_EVENT_TYPES.length)
-      .refine((events) => new Set(events).size === events.length, 'events holds a duplicate')
+      .refine((events) => new Set(events).size === events.length, 'must not name an event twice')
       .describe('The event types to receive.'),
     description: omittable(textOf(200)).describe('What the endpoint is for, for whoever reads the list.'),
   })

@@ -200,6 +200,20 @@ describe('endpoints over REST', () => {
     });
     expect(response.statusCode).toBe(400);
   });
+
+  it('refuses an event named twice, saying so once', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: receiver.url, events: ['booking.created', 'booking.created'] },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toEqual({
+      code: 'invalid_request',
+      message: 'events: must not name an event twice.',
+      param: 'events',
+    });
+  });
 });
 
 describe('delivery', () => {
