@@ -31,7 +31,7 @@ export const ServiceIdList = z
       .array(z.uuid('each of service_ids must be a UUID'))
       .min(1, 'give at least one service id')
       .max(MAX_SERVICE_IDS, `at most ${MAX_SERVICE_IDS} service ids`)
-      .refine((ids) => new Set(ids).size === ids.length, 'service_ids holds a duplicate'),
+      .refine((ids) => new Set(ids).size === ids.length, 'must not name a service twice'),
   );
 
 export const LocalDate = z

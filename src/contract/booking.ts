@@ -201,7 +201,7 @@ export const NewBookingBody = z
       .max(MAX_SERVICE_IDS)
       .refine(
         (ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length,
-        'service_ids holds a duplicate',
+        'must not name a service twice',
       )
       .describe('1 to 10 service ids, in booking order, each bookable online at the location.'),
     staff_id: omittable(z.uuid()).describe('Omitted or null: the any-staff rule assigns one.'),

@@ -22,7 +22,7 @@ export const NewWaitlistEntryBody = z
       .max(10)
       .refine(
         (ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length,
-        'service_ids holds a duplicate',
+        'must not name a service twice',
       )
       .describe('The services wanted, in booking order, each bookable online at the location.'),
     staff_id: omittable(z.uuid()).describe('Omitted: any staff member who does them.'),

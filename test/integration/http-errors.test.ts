@@ -319,6 +319,13 @@ describe('the error envelope', () => {
       [
         'POST',
         '/v1/bookings',
+        { ...booking, service_ids: [ids.services.cut, ids.services.cut] },
+        'service_ids',
+        'service_ids: must not name a service twice.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
         { ...booking, client_id: 'jo' },
         'client_id',
         'client_id must be a UUID, e.g. 3bfb2d49-4b43-512b-ab21-fcee7c1755e2.',
@@ -383,6 +390,12 @@ describe('the error envelope', () => {
     const query = await t.request({ method: 'GET', url: '/v1/locations/soho/availability' });
     expectEnvelope(query, 400, 'invalid_request', 'service_ids');
     expect(query.json().error.message).toBe('service_ids is required. date is required.');
+    const twice = await t.request({
+      method: 'GET',
+      url: `/v1/locations/soho/availability?service_ids=${ids.services.cut},${ids.services.cut}&date=2026-11-24`,
+    });
+    expectEnvelope(twice, 400, 'invalid_request', 'service_ids');
+    expect(twice.json().error.message).toBe('service_ids: must not name a service twice.');
     const unknown = await t.request({ method: 'GET', url: '/v1/locations?limt=5' });
     expect(unknown.json().error.message).toBe(
       'limt is not a query parameter this endpoint takes; remove it.',
