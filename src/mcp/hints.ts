@@ -38,11 +38,13 @@ function nobodyDoesItHint(params: { location: string; day: string; open: boolean
 }
 
 /** What is wrong with a phone number a caller gave, as bad_contact says it. */
-export type PhoneTrouble = 'incomplete' | 'too_long' | 'not_in_use' | 'drama';
+export type PhoneTrouble = 'incomplete' | 'too_long' | 'unassigned' | 'not_in_use' | 'drama';
 
 const PHONE_TROUBLE: Record<PhoneTrouble, string> = {
   incomplete: 'That phone number does not look complete; ask the caller to say it again, digit by digit.',
   too_long: 'That phone number has too many digits; ask the caller to say it again, digit by digit.',
+  unassigned:
+    'That phone number has the right number of digits but is not one in use; ask the caller to say it again, digit by digit, or for an e-mail address instead.',
   not_in_use:
     'That is not a phone number anyone has there; ask the caller to say it again, digit by digit, with its country code.',
   drama:
@@ -102,8 +104,9 @@ export const TOOL_OUTCOMES = {
       `No client has that ${by === 'phone' ? 'phone number' : 'e-mail address'} on file; ask whether they booked with another number or e-mail and look that up, and only if not, register them.`,
   ),
   /**
-   * A phone or e-mail that cannot be taken; a phone for what is wrong with it: digits missing (or
-   * misheard), too many, a number no one has there, or one of the numbers Ofcom keeps for drama.
+   * A phone or e-mail that cannot be taken; a phone for what is wrong with it: digits missing, too
+   * many, all of them but in no range in use (misheard), a number no one has there, or one of the
+   * numbers Ofcom keeps for drama.
    */
   bad_contact: outcome<{ field: 'phone' | 'email'; why?: PhoneTrouble }>(
     'invalid_request',

@@ -430,13 +430,36 @@ function readPhone(said: string, countries: readonly (string | null | undefined)
   if (home.some((country) => isDramaNumber(phoneAsDialledAt(text, country)))) {
     return { kind: 'refused', why: 'drama' };
   }
-  // Asked only when it does not read at home. The start of a home number with digits missing
-  // ("07911 12") is misheard; a complete number elsewhere that no home number begins like (a French
-  // "06 12 34 56 78" in London) is a foreign caller's.
-  const incomplete = { kind: 'refused', why: 'incomplete' } as const;
-  if (home.some((country) => startsAHomeNumber(text, country))) return incomplete;
+  // Asked only when it does not read at home. A home number misheard is asked for again, saying
+  // what is wrong with it: digits missing ("07911 12"), one too many ("079115 551234"), or all of
+  // them but in no range in use ("07911 554433"); a complete number elsewhere that no home number
+  // begins like (a French "06 12 34 56 78" in London) is a foreign caller's.
+  for (const country of home) {
+    const why = homeTrouble(text, country);
+    if (why) return { kind: 'refused', why };
+  }
   const elsewhere = getCountries().some((country) => normalisePhone(text, country) !== undefined);
-  return elsewhere ? { kind: 'foreign', countries: home } : incomplete;
+  return elsewhere ? { kind: 'foreign', countries: home } : { kind: 'refused', why: 'incomplete' };
+}
+
+/**
+ * What is wrong with a national number that is not valid in `country` but reads as one of its numbers
+ * misheard, or undefined when it does not (a foreign caller's): digits missing (a few more make it
+ * valid), too many (without its last one to three it begins like one of the country's numbers), or
+ * none missing and none too many but in no range the country uses.
+ */
+function homeTrouble(text: string, country: string): PhoneTrouble | undefined {
+  if (missesDigits(text, country)) return 'incomplete';
+  const kind = phoneRefusal(text, country as CountryCode)?.kind;
+  const digits = text.replace(/\D/g, '');
+  if (kind === 'too_long') {
+    const cut = [1, 2, 3].some(
+      (n) => digits.length - n > 5 && beginsLikeAHomeNumber(digits.slice(0, -n), country),
+    );
+    return cut ? 'too_long' : undefined;
+  }
+  if (!beginsLikeAHomeNumber(digits, country)) return undefined;
+  return kind === 'not_in_use' ? 'unassigned' : 'incomplete';
 }
 
 /** What is wrong with an international number (+ or 00) that is not valid, in bad_contact's terms. */
@@ -453,16 +476,21 @@ function internationalTrouble(text: string): PhoneTrouble {
   }
 }
 
-/**
- * Whether what was said is a home number misheard: a few more digits make it a valid number of the
- * country (its start was said), or it begins like one (the same first five digits, others after).
- */
-function startsAHomeNumber(text: string, country: string): boolean {
+/** Whether a few more digits make what was said a valid number of the country: its start was said. */
+function missesDigits(text: string, country: string): boolean {
   const valid = (candidate: string) => normalisePhone(candidate, country as CountryCode) !== undefined;
   for (let missing = 1; missing <= 4; missing += 1) {
     if (['0', '1', '5', '9'].some((digit) => valid(text + digit.repeat(missing)))) return true;
   }
-  const digits = text.replace(/\D/g, '');
+  return false;
+}
+
+/**
+ * Whether the digits begin like a number of the country: the same first five digits, others after
+ * (as many as were said), make a valid one.
+ */
+function beginsLikeAHomeNumber(digits: string, country: string): boolean {
+  const valid = (candidate: string) => normalisePhone(candidate, country as CountryCode) !== undefined;
   if (digits.length <= 5) return false;
   const rest = digits.length - 5;
   const fills = ['0', '1', '2', '3', '5', '7', '9'].map((digit) => digit.repeat(rest));

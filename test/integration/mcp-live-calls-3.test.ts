@@ -209,9 +209,24 @@ describe("a foreign caller's national number", () => {
     // A number too short for any country is still asked again.
     const short = await mcp.call('lookup_client', { phone: '06 12' });
     expect(short.hint).toMatch(/does not look complete/);
-    // A British-looking number that is not one (a digit misheard) is asked for again, not its country.
+    // A British-looking number that is not one (a digit misheard) is asked for again, not its country,
+    // saying what is wrong: all its digits but no number in use (the caller may give an e-mail
+    // instead), or a digit too many, not "which country" (a British caller was asked where they are from).
     const misheard = await mcp.call('lookup_client', { phone: '07911 554433' });
-    expect(misheard.hint).toMatch(/does not look complete/);
+    expect(misheard.hint).toBe(
+      'That phone number has the right number of digits but is not one in use; ask the caller to say it again, digit by digit, or for an e-mail address instead.',
+    );
+    for (const phone of ['079115 551234', '07911 1234567', '020 7485 00000']) {
+      for (const long of [
+        await mcp.call('lookup_client', { phone }),
+        await mcp.call('book', { ...args, client: { ...args.client, phone } }),
+      ]) {
+        expect(long, phone).toMatchObject({ ok: false, code: 'invalid_request' });
+        expect(long.hint, phone).toBe(
+          'That phone number has too many digits; ask the caller to say it again, digit by digit.',
+        );
+      }
+    }
   });
 
   it('at a New York barber, the same', async () => {
