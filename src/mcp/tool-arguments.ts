@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listed } from './word-lists.ts';
 
 /**
  * How a tool reads the arguments a host sends, before its input schema checks them:
@@ -177,6 +178,12 @@ function problemOf(input: z.ZodRawShape, issue: z.core.$ZodIssue, path: string[]
   const field = fieldAt(input, path);
   const form = field && valueForm(field);
   if (form) return `${name} is ${form}`;
+  // Text or an object sent as something else (a number, a list): what it is for, then what it is
+  // with its limits ("notes is not valid; expected: For the stylist (text of at most 1000 characters)").
+  const shape = field && shapeForm(field);
+  if (shape) {
+    return `${name} is not valid; expected: ${field.description ? `${bare(field.description)} (${shape})` : shape}`;
+  }
   return `${name} is not valid${path.length === 1 ? expectedForm(field) : ''}`;
 }
 
@@ -224,8 +231,53 @@ interface JsonForm {
   type?: string;
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  maxLength?: number;
   items?: { enum?: string[] };
   anyOf?: JsonForm[];
+  properties?: Record<string, JsonForm>;
+  required?: string[];
+}
+
+/**
+ * What text or an object is, with its limits, which tools/list leaves out of the input schemas
+ * (tool-schemas.ts): "text of 1 to 60 characters", "an object with first_name and last_name, and
+ * optionally phone and email", "an object with every_weeks (a whole number from 1 to 12) and count
+ * (a whole number from 2 to 26)"; undefined for anything else (a choice of forms: its description
+ * says it).
+ */
+function shapeForm(field: z.ZodType): string | undefined {
+  const schema = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as JsonForm;
+  // A nullable member's form is that of its branch that is not null; a choice of forms has none.
+  const branches = schema.anyOf?.filter((branch) => branch.type !== 'null');
+  const json = branches ? (branches.length === 1 ? branches[0]! : {}) : schema;
+  if (json.type === 'string') return `text${lengthOf(json)}`;
+  if (json.type !== 'object' || !json.properties) return undefined;
+  const objectField = objectInside(field);
+  const members = Object.keys(json.properties).map((member) => {
+    const inner = objectField?.shape[member] as z.ZodType | undefined;
+    const form = inner && valueForm(inner);
+    return { member, said: form ? `${member} (${form})` : member };
+  });
+  const required = new Set(json.required ?? []);
+  const needed = members.filter(({ member }) => required.has(member)).map(({ said }) => said);
+  const optional = members.filter(({ member }) => !required.has(member)).map(({ said }) => said);
+  if (needed.length === 0) return `an object with any of ${listed(optional)}`;
+  return `an object with ${listed(needed)}${optional.length > 0 ? `, and optionally ${listed(optional)}` : ''}`;
+}
+
+/** " of 1 to 60 characters", " of at most 1000 characters", or nothing. */
+function lengthOf(json: JsonForm): string {
+  const [low, high] = [json.minLength, json.maxLength];
+  if (low !== undefined && low > 0 && high !== undefined) return ` of ${low} to ${high} characters`;
+  if (high !== undefined) return ` of at most ${high} characters`;
+  if (low !== undefined && low > 0) return ` of at least ${low} ${low === 1 ? 'character' : 'characters'}`;
+  return '';
+}
+
+/** A description as said inside a sentence: without its full stop (an ellipsis is kept). */
+function bare(description: string): string {
+  return description.replace(/(?<!\.)\.$/, '');
 }
 
 /** "is at most 20", "is at least 1", "is at most 60 characters", "has at most 10 items". */
@@ -255,7 +307,7 @@ function expectedForm(field: z.ZodType | undefined): string {
 function expectedType(field: z.ZodType): string {
   const json = z.toJSONSchema(field, { io: 'input' }) as { type?: string; enum?: string[] };
   if (json.enum) return `one of ${json.enum.join(', ')}`;
-  return json.type ?? 'a value';
+  return shapeForm(field) ?? json.type ?? 'a value';
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {

@@ -407,6 +407,58 @@ describe('an argument error names every bad argument', () => {
 
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
-    expect(text).toMatch(/ get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX\.$/);
+    expect(text).toMatch(
+      / get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX \(text of 1 to 40 characters\)\.$/,
+    );
+  });
+
+  it('says what text or an object sent as something else should be, with its limits, for every one', async () => {
+    // A number for text and text for an object: the limits tools/list leaves out are said here, or
+    // the agent hears "expected: For the stylist" and cannot tell what to send.
+    const book = errorText(
+      await demo.mcp.raw('book', {
+        location: 3,
+        services: 'cut',
+        starts_at: '2026-11-24T15:00:00+00:00',
+        client: 'Nia Obi',
+        notes: 42,
+        repeat: 'every 3 weeks',
+      }),
+    );
+    expect(book).toContain('book has 4 bad arguments: ');
+    expect(book).toContain('location is not valid; expected: text.');
+    expect(book).toContain(
+      'client is not valid; expected: A new client, instead of client_id (an object with first_name and last_name, and optionally phone and email).',
+    );
+    expect(book).toContain(
+      'notes is not valid; expected: For the stylist (text of at most 1000 characters).',
+    );
+    expect(book).toContain(
+      'repeat is not valid; expected: A series: same time every every_weeks weeks, count visits (an object with every_weeks (a whole number from 1 to 12) and count (a whole number from 2 to 26)).',
+    );
+    const register = errorText(
+      await demo.mcp.raw('register_client', { first_name: 7, phone: 7911123458, email: ['nia@example.com'] }),
+    );
+    expect(register).toContain('register_client has 4 bad arguments: ');
+    expect(register).toContain('first_name is not valid; expected: text of 1 to 60 characters.');
+    expect(register).toContain('last_name is missing; expected: text of 1 to 60 characters.');
+    // A description ending in an ellipsis keeps it.
+    expect(register).toContain('phone is not valid; expected: As said: +44... or 07911... (text).');
+    expect(register).toContain('email is not valid; expected: text.');
+    const nested = errorText(
+      await demo.mcp.raw('join_waitlist', {
+        services: 'cut',
+        from_date: 'friday',
+        to_date: 'friday',
+        client: { first_name: 7, last_name: 'Obi', phone: '07911 123458' },
+      }),
+    );
+    expect(nested).toMatch(
+      / join_waitlist: client\.first_name is not valid; expected: text of 1 to 60 characters\.$/,
+    );
+    const message = errorText(await demo.mcp.raw('take_message', { caller_name: 'Nia', message: 42 }));
+    expect(message).toMatch(
+      / take_message: message is not valid; expected: In the caller's words \(text of 1 to 2000 characters\)\.$/,
+    );
   });
 });
