@@ -123,7 +123,10 @@ export function statusSentence(booking: SpokenBooking, locale: Place['locale']):
       return `Held${until} for${deposit}, not yet booked: ${booking.spoken}.`;
     }
     case 'pending_confirmation':
-      return `Held${until} for you to finish online, not yet booked: ${booking.spoken}.`;
+      // A waitlist offer was never started by the caller: said as what it is, a time to claim.
+      return isWaitlistOffer(booking)
+        ? `Offered to you from the waitlist and held${until} for you to claim online, not yet booked: ${booking.spoken}.`
+        : `Held${until} for you to finish online, not yet booked: ${booking.spoken}.`;
     case 'needs_checkout':
       return `Done, awaiting payment at the desk: ${booking.spoken}.`;
     case 'completed':
@@ -135,6 +138,14 @@ export function statusSentence(booking: SpokenBooking, locale: Place['locale']):
     case 'expired':
       return `Lapsed (the hold expired, nothing is booked): ${booking.spoken}.`;
   }
+}
+
+/** A time the waitlist offers the client, held for them to claim (its first step is the claim). */
+export function isWaitlistOffer(booking: Pick<Booking, 'status' | 'pending_confirmation'>): boolean {
+  return (
+    booking.status === 'pending_confirmation' &&
+    (booking.pending_confirmation?.requirements ?? []).includes('waitlist_claim')
+  );
 }
 
 /** Availability's slots with the staff member's name and the words for each start. */

@@ -87,6 +87,17 @@ describe.each(['legacy', 'modern'] as Era[])('join_waitlist (%s protocol)', (era
       expect(asked.spoken).toContain(
         'This time is offered to you from the waitlist: please claim it on the booking page to book it.',
       );
+      // Read back, or listed when she rings again, the offer is said as one (a time to claim), not as
+      // something she left unfinished online.
+      const read = await mcp.call('get_booking', { reference: offered.offer.booking_reference });
+      expect(read.spoken).toMatch(
+        /^Offered to you from the waitlist and held until \d{1,2}:\d\d [ap]m today for you to claim online, not yet booked: .+ at 3 pm\. The reference is /,
+      );
+      const found = await mcp.call('lookup_client', { phone: '07911 778899' });
+      expect(found.spoken).toMatch(
+        /^You have an upcoming booking: .+ at 3 pm, offered to you from the waitlist for you to claim online \(reference [A-Z0-9 ]+ dash [A-Z0-9 ]+\)\.$/,
+      );
+      expect(`${asked.spoken} ${read.spoken} ${found.spoken}`).not.toContain('finish online');
     } finally {
       await mcp.close();
     }

@@ -14,7 +14,12 @@ import {
 } from '../caller-text.ts';
 import { callerContact, callerPhoneReadings, placeOfSlug } from '../resolution.ts';
 import { speakDate, speakDateTime, speakPhone } from '../speech.ts';
-import { type SpokenBooking, SpokenBookingSchema, speakBookings } from '../spoken-bookings.ts';
+import {
+  isWaitlistOffer,
+  type SpokenBooking,
+  SpokenBookingSchema,
+  speakBookings,
+} from '../spoken-bookings.ts';
 import { BadArgument, fail, failure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
@@ -116,6 +121,9 @@ const HELD_FOR = {
   pending_confirmation: ', held for you to finish online',
 };
 
+/** A time the waitlist offers the caller: nothing they started, so not "to finish". */
+const WAITLIST_OFFER = ', offered to you from the waitlist for you to claim online';
+
 /** How many upcoming bookings are read out one by one: a series' later visits are counted, not read. */
 const UPCOMING_SAID = 3;
 
@@ -130,7 +138,7 @@ function upcomingSentence(bookings: readonly SpokenBooking[], lastWhen: string |
   if (bookings.length === 0) return 'You have no upcoming bookings.';
   const each = bookings.map(
     (b) =>
-      `${b.spoken}${HELD_FOR[b.status as keyof typeof HELD_FOR] ?? ''} (reference ${b.reference_spoken})`,
+      `${b.spoken}${isWaitlistOffer(b) ? WAITLIST_OFFER : (HELD_FOR[b.status as keyof typeof HELD_FOR] ?? '')} (reference ${b.reference_spoken})`,
   );
   if (bookings.length === 1) return `You have an upcoming booking: ${each[0]}.`;
   if (bookings.length <= UPCOMING_SAID || lastWhen === undefined) {
