@@ -51,6 +51,27 @@ const PHONE_TROUBLE: Record<PhoneTrouble, string> = {
     "That is one of the numbers kept for TV and film dramas, so it is nobody's phone; ask the caller for the number they really use.",
 };
 
+/**
+ * What became of a booking no longer live, said after "that booking": "is cancelled", "has already
+ * taken place"; never its status as a word ("is no show", "is needs checkout").
+ */
+export function whatBecameOf(status: string): string {
+  switch (status) {
+    case 'cancelled':
+      return 'is cancelled';
+    case 'expired':
+      return 'has lapsed (its hold expired)';
+    case 'completed':
+      return 'has already taken place';
+    case 'needs_checkout':
+      return 'has already taken place and awaits payment at the desk';
+    case 'no_show':
+      return 'was missed (marked as a no-show)';
+    default:
+      return `is ${status.replaceAll('_', ' ')}`;
+  }
+}
+
 export const TOOL_OUTCOMES = {
   location_needed: outcome<{ names: string[] }>(
     'ambiguous',
@@ -244,7 +265,7 @@ export const TOOL_OUTCOMES = {
   not_changeable: outcome<{ status: string }>(
     'conflict',
     ({ status }) =>
-      `That booking is ${status.replaceAll('_', ' ')} and can no longer be changed; check the details with the caller.`,
+      `That booking ${whatBecameOf(status)} and can no longer be changed; check the details with the caller.`,
   ),
   // A move without a staff member named, of a booking whose own one can no longer take it (made inactive,
   // or no longer doing its services there since it was booked): no other time helps, someone else may.

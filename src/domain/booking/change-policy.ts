@@ -130,7 +130,7 @@ function refusalOf(
   const what = kind === 'cancel' ? 'Cancellations' : 'Changes';
   return {
     reason: 'late_change',
-    message: `${what} less than ${rules.cancellationWindowHours} hours before the appointment are not allowed here.`,
+    message: `${what} less than ${rules.cancellationWindowHours} ${rules.cancellationWindowHours === 1 ? 'hour' : 'hours'} before the appointment are not allowed here.`,
     ...(kind === 'reschedule' && { param: 'starts_at' }),
   };
 }

@@ -5,6 +5,7 @@ import { recipientsOf } from '../../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
+import { whatBecameOf } from '../hints.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
@@ -103,7 +104,7 @@ async function sendLinkOrSayWhy(api: BookingApi, reference: string): Promise<Lin
     const booking = await api.getBooking(reference);
     const live = (LIVE_STATUSES as readonly string[]).includes(booking.status);
     let why: string;
-    if (!live) why = `that booking is ${booking.status.replaceAll('_', ' ')}`;
+    if (!live) why = `that booking ${whatBecameOf(booking.status)}`;
     else if (Date.parse(booking.starts_at) <= api.now()) why = 'that appointment has already started';
     else if (booking.pending_confirmation?.requirements.includes(CONTACT_VERIFICATION)) {
       why = 'that booking waits for the code sent to the customer, which its booking page sends again';
