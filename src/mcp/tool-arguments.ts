@@ -123,7 +123,9 @@ export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: 
   const seen = new Set<string>();
   const issues = error.issues.map(branchTaken);
   for (const issue of issues) {
-    const path = issue.path.map(String);
+    // An item of a list (`times: [null]`, `["noon"]`) is said as the list: the path stops before it.
+    const item = issue.path.findIndex((step) => typeof step === 'number');
+    const path = (item >= 0 ? issue.path.slice(0, item) : issue.path).map(String);
     const key = path.join('.');
     if (seen.has(key)) continue;
     // zod checks a whole number against the safe-integer range before the tool's own limits: a
@@ -131,9 +133,17 @@ export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: 
     const safeRange = (issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'int';
     if (safeRange && issues.some((other) => other !== issue && sameKey(other, key))) continue;
     seen.add(key);
-    problems.push(problemOf(input, issue, path, args));
+    problems.push(item >= 0 ? listProblem(input, path) : problemOf(input, issue, path, args));
   }
   return problems;
+}
+
+/** A list holding an item it does not take: said with the list's form ("times is a list of any of ..."). */
+function listProblem(input: z.ZodRawShape, path: string[]): string {
+  const name = path.join('.');
+  const field = fieldAt(input, path);
+  const form = field && valueForm(field);
+  return form ? `${name} is ${form}` : `${name} is not valid${path.length === 1 ? expectedForm(field) : ''}`;
 }
 
 function sameKey(issue: z.core.$ZodIssue, key: string): boolean {

@@ -142,6 +142,25 @@ describe('an argument error names every bad argument', () => {
     }
   });
 
+  it('says a list holding an item it does not take as the list, with its choices', async () => {
+    // times: [null] was "times needs 0", and ["noon"] "times.0 is one of ...": the agent passes a list.
+    for (const times of [[null], ['noon'], [3], ['morning', null, 'night']]) {
+      const text = errorText(
+        await demo.mcp.raw('join_waitlist', {
+          location: 'camden',
+          services: 'cut',
+          client: CALLER,
+          from_date: 'friday',
+          to_date: 'friday',
+          times,
+        }),
+      );
+      expect(text, JSON.stringify(times)).toMatch(
+        / join_waitlist: times is a list of any of morning, afternoon, evening\.$/,
+      );
+    }
+  });
+
   it('names what a nested client lacks and what is too long', async () => {
     const text = errorText(
       await demo.mcp.raw('book', {
