@@ -103,3 +103,17 @@ export class CursorCodec {
 function isString(value: unknown): value is string {
   return typeof value === 'string';
 }
+
+/**
+ * A listing's position ordered by creation: the created_at and id of the last item a page showed (the
+ * waitlist's entries, the webhook endpoints), as a decoded cursor must hold it.
+ */
+export function isCreatedPosition(value: unknown): value is [number, string] {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    Number.isSafeInteger(value[0]) &&
+    typeof value[1] === 'string' &&
+    value[1].length <= 40
+  );
+}

@@ -21,7 +21,7 @@ import {
 } from '../../contract/waitlist.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
-import { CursorCodec } from '../cursor.ts';
+import { CursorCodec, isCreatedPosition } from '../cursor.ts';
 
 const TAGS = ['Waitlist'];
 
@@ -127,7 +127,7 @@ export function waitlistRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPl
         const cursors = new CursorCodec(await secrets.of(organisationId));
         const listing = `${organisationId}:waitlist:${query.location_slug ?? ''}:${query.status ?? ''}`;
         const now = deps.clock.nowMs();
-        const after = query.cursor ? cursors.decode(listing, query.cursor, now, isPosition) : null;
+        const after = query.cursor ? cursors.decode(listing, query.cursor, now, isCreatedPosition) : null;
         const page = await listWaitlist(
           deps.db,
           organisationId,
@@ -202,14 +202,4 @@ export function waitlistRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPl
       },
     );
   };
-}
-
-function isPosition(value: unknown): value is [number, string] {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    Number.isSafeInteger(value[0]) &&
-    typeof value[1] === 'string' &&
-    value[1].length <= 40
-  );
 }

@@ -31,7 +31,7 @@ import {
   WebhookEndpointResource,
 } from '../../contract/webhook.ts';
 import { principalOf } from '../authenticate.ts';
-import { CursorCodec } from '../cursor.ts';
+import { CursorCodec, isCreatedPosition } from '../cursor.ts';
 import { deliveriesCursor } from '../delivery-cursor.ts';
 
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no webhook endpoint of the organisation has this id.');
@@ -106,7 +106,7 @@ export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): Fa
         const listing = `${organisationId}:webhook-endpoints`;
         const now = deps.clock.nowMs();
         const after = request.query.cursor
-          ? cursors.decode(listing, request.query.cursor, now, isPosition)
+          ? cursors.decode(listing, request.query.cursor, now, isCreatedPosition)
           : null;
         // Ordered here as the cursor compares (the database's collation need not order ids as JS does).
         const endpoints = (await listWebhookEndpoints(deps.db, organisationId)).sort(
@@ -237,15 +237,4 @@ export function webhookEndpointRoutes(deps: AppDeps, secrets: CursorSecrets): Fa
       },
     );
   };
-}
-
-/** A page's position: the created_at and id of the last endpoint it showed. */
-function isPosition(value: unknown): value is [number, string] {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    Number.isSafeInteger(value[0]) &&
-    typeof value[1] === 'string' &&
-    value[1].length <= 40
-  );
 }
