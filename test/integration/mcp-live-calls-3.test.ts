@@ -229,6 +229,18 @@ describe("a foreign caller's national number", () => {
     }
   });
 
+  it('finds a caller by their e-mail when the phone beside it does not read (caller ID of a switchboard)', async () => {
+    const mcp = await agent('demo');
+    for (const phone of ['12', '07911 554433', '079115 551234']) {
+      const found = await mcp.call('lookup_client', { phone, email: 'jo.bloggs@example.com' });
+      expect(found, phone).toMatchObject({ ok: true, client: { first_name: 'Jo', last_name: 'Bloggs' } });
+    }
+    // Nobody has the e-mail either: the phone is asked for again, as without an e-mail.
+    const neither = await mcp.call('lookup_client', { phone: '12', email: 'nobody@example.com' });
+    expect(neither).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(neither.hint).toMatch(/^That phone number does not look complete/);
+  });
+
   it('at a New York barber, the same', async () => {
     const mcp = await agent('newYork', 'modern');
     const refused = await mcp.call('register_client', {

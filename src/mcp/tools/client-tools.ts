@@ -20,7 +20,7 @@ import {
   SpokenBookingSchema,
   speakBookings,
 } from '../spoken-bookings.ts';
-import { BadArgument, fail, failure } from '../tool-kit.ts';
+import { BadArgument, fail, failure, ToolFailure } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
 import { typoBudget, typos, wordFit } from '../word-similarity.ts';
@@ -180,8 +180,17 @@ export const lookupClientTool = defineTool({
     if (!args.phone?.trim() && !args.email?.trim())
       throw new BadArgument('phone', 'give a phone number or an e-mail address.');
     const { email } = await callerContact(api, { email: args.email });
-    const phones = args.phone?.trim() ? await callerPhoneReadings(api, args.phone) : [undefined];
     let client: Client | null = null;
+    let phones: (string | undefined)[] = [undefined];
+    try {
+      if (args.phone?.trim()) phones = await callerPhoneReadings(api, args.phone);
+    } catch (error) {
+      // A phone that does not read (caller ID of a switchboard, a number misheard) beside an e-mail:
+      // the e-mail finds them; only when it does not is the phone asked for again.
+      if (!(error instanceof ToolFailure) || !email) throw error;
+      client = await api.findClient({ email });
+      if (!client) throw error;
+    }
     for (const phone of phones) {
       client ??= await api.findClient({ ...(phone && { phone }), ...(email && { email }) });
     }
