@@ -206,6 +206,12 @@ describe("a foreign caller's national number", () => {
       client: { ...args.client, phone: '+33 6 12 34 56 78' },
     });
     expect(booked.booking.status).toBe('confirmed');
+    // London texts only British numbers and Élodie gave no e-mail: no confirmation goes out, and the
+    // agent is told so, or the caller waits for a text that never comes.
+    expect(booked.spoken).not.toMatch(/sent/);
+    expect(booked.hint).toBe(
+      'No confirmation could be sent: the salon does not text that number and there is no e-mail on file; tell the caller, and make sure they note the reference.',
+    );
     // A number too short for any country is still asked again.
     const short = await mcp.call('lookup_client', { phone: '06 12' });
     expect(short.hint).toMatch(/does not look complete/);

@@ -176,6 +176,13 @@ export const bookTool = defineTool({
       ...(unfinished && booking.booking_page_url && { booking_page_url: booking.booking_page_url }),
       // When the link was sent, spoken says so (and book's answer must stay short).
       ...(unpaid && !sent && { hint: 'Give the caller the payment link.' }),
+      // Nothing could be sent (a number of a country the salon does not text, and no e-mail): the
+      // caller would otherwise wait for a text that never comes.
+      ...(booking.status === 'confirmed' &&
+        !held &&
+        !sent && {
+          hint: 'No confirmation could be sent: the salon does not text that number and there is no e-mail on file; tell the caller, and make sure they note the reference.',
+        }),
       // When the link was sent, spoken says so and what is left to do.
       ...(unfinished &&
         !sent && {
