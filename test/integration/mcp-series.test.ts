@@ -437,6 +437,13 @@ describe('lookup_client for a caller with a long series', () => {
       expect(fewer.spoken).toMatch(
         /^You have 5 upcoming bookings; the next 3 are: .*; and 2 more, the last on Tuesday 30 March at 10 am\./,
       );
+      // Read one after another as a list is ("A; B; and C"), not "A; and B; and C".
+      const [a, b, c] = (fewer.upcoming_bookings as { reference_spoken: string }[]).map(
+        (visit) => visit.reference_spoken,
+      );
+      expect(fewer.spoken).toContain(`(reference ${a}); Cut`);
+      expect(fewer.spoken).toContain(`(reference ${b}); and Cut`);
+      expect(fewer.spoken).toContain(`(reference ${c}); and 2 more`);
     } finally {
       await mcp.close();
     }

@@ -142,13 +142,18 @@ function upcomingSentence(bookings: readonly SpokenBooking[], lastWhen: string |
   );
   if (bookings.length === 1) return `You have an upcoming booking: ${each[0]}.`;
   if (bookings.length <= UPCOMING_SAID || lastWhen === undefined) {
-    return `You have ${bookings.length} upcoming bookings: ${each.join('; and ')}.`;
+    return `You have ${bookings.length} upcoming bookings: ${inTurn(each)}.`;
   }
-  const next = `the next ${UPCOMING_SAID} are: ${each.slice(0, UPCOMING_SAID).join('; and ')}`;
+  const next = `the next ${UPCOMING_SAID} are: ${inTurn(each.slice(0, UPCOMING_SAID))}`;
   if (bookings.length >= UPCOMING_BOOKINGS_LIMIT) {
     return `You have at least ${bookings.length} upcoming bookings; ${next}; and more after them, until at least ${lastWhen}.`;
   }
   return `You have ${bookings.length} upcoming bookings; ${next}; and ${bookings.length - UPCOMING_SAID} more, the last on ${lastWhen}.`;
+}
+
+/** Bookings read one after another: "A; B; and C" (each holds commas of its own), not "A; and B; and C". */
+function inTurn(each: readonly string[]): string {
+  return each.length <= 1 ? (each[0] ?? '') : `${each.slice(0, -1).join('; ')}; and ${each.at(-1)}`;
 }
 
 /** When the last of more bookings than are read out is, as said where it is. */
