@@ -37,3 +37,18 @@ export function speakFreeTimes(slots: readonly { spoken: string; staff_name: str
     ? `${person} is free ${speakSlotList(slots, false)}.`
     : `Free: ${speakSlotList(slots)}.`;
 }
+
+/**
+ * Free times offered instead of the one asked for: "The nearest free times are Tuesday 1 December at
+ * 4 pm or 4:30 pm with Ben Carter."; over several days all one person's, the person named once, after
+ * them ("...; or Thursday 3 December at 4 pm, all with Ben Carter."), not after every day.
+ */
+export function speakNearestTimes(slots: readonly { spoken: string; staff_name: string }[]): string {
+  const opening = `The nearest free ${slots.length === 1 ? 'time is' : 'times are'}`;
+  const person = slots[0]?.staff_name;
+  const days = new Set(slots.map((slot) => slot.spoken.slice(0, slot.spoken.lastIndexOf(' at '))));
+  if (days.size > 1 && slots.every((slot) => slot.staff_name === person)) {
+    return `${opening} ${speakSlotList(slots, false)}, all with ${person}.`;
+  }
+  return `${opening} ${speakSlotList(slots)}.`;
+}

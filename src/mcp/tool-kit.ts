@@ -5,7 +5,7 @@ import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
 import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
 import type { ResourceLinkItem } from './resource-links.ts';
-import { speakSlotList } from './slot-list-words.ts';
+import { speakNearestTimes } from './slot-list-words.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
@@ -194,9 +194,7 @@ export async function toolResult(
     if (error instanceof ToolFailure) {
       const { alternatives } = error.extra;
       // The free times offered instead, in the words to say them: spoken carries what is said (issue 44).
-      const offered = alternatives?.length
-        ? `The nearest free ${alternatives.length === 1 ? 'time is' : 'times are'} ${speakSlotList(alternatives)}.`
-        : undefined;
+      const offered = alternatives?.length ? speakNearestTimes(alternatives) : undefined;
       return structured({
         ok: false,
         code: error.code,

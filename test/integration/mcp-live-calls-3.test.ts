@@ -873,4 +873,23 @@ describe('spoken carries everything to say, and nothing else', () => {
       }
     }
   });
+
+  it('names one stylist once when their nearest free times run over several days', async () => {
+    const mcp = await agent('demo');
+    // Beard trims at Camden are Ben's alone, Tuesdays, Thursdays and Saturdays: from 4 pm next week,
+    // a few a day on several days.
+    const refused = await mcp.call('find_slots', {
+      location: 'camden',
+      services: 'beard',
+      date: 'next monday',
+      earliest: '4pm',
+    });
+    expect(refused).toMatchObject({ ok: false });
+    const days = new Set(
+      (refused.alternatives as { spoken: string }[]).map((slot) => slot.spoken.split(' at ')[0]),
+    );
+    expect(days.size).toBeGreaterThan(1);
+    expect(refused.spoken).toMatch(/^The nearest free times are .+; or .+, all with Ben Carter\.$/);
+    expect(refused.spoken.split('Ben Carter')).toHaveLength(2);
+  });
 });

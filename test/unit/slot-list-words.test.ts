@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { speakFreeTimes, speakSlotList } from '../../src/mcp/slot-list-words.ts';
+import { speakFreeTimes, speakNearestTimes, speakSlotList } from '../../src/mcp/slot-list-words.ts';
 
 describe('speakSlotList', () => {
   it('says one stylist once per day, and several each with their own times', () => {
@@ -59,5 +59,39 @@ describe('speakFreeTimes', () => {
         { spoken: 'Wednesday 25 November at 1 pm', staff_name: 'Cleo' },
       ]),
     ).toBe('Free: Wednesday 25 November at noon with Ben, or 1 pm with Cleo.');
+  });
+});
+
+describe('speakNearestTimes', () => {
+  it('names one person once after several days of their times, not after every day', () => {
+    expect(
+      speakNearestTimes([
+        { spoken: 'Tuesday 1 December at 4 pm', staff_name: 'Ben Carter' },
+        { spoken: 'Tuesday 1 December at 4:30 pm', staff_name: 'Ben Carter' },
+        { spoken: 'Thursday 3 December at 4 pm', staff_name: 'Ben Carter' },
+      ]),
+    ).toBe(
+      'The nearest free times are Tuesday 1 December at 4 pm or 4:30 pm; or Thursday 3 December at 4 pm, all with Ben Carter.',
+    );
+  });
+
+  it('names the person with the times of one day, and each person with theirs', () => {
+    expect(
+      speakNearestTimes([
+        { spoken: 'Tuesday 1 December at 4 pm', staff_name: 'Ben Carter' },
+        { spoken: 'Tuesday 1 December at 4:30 pm', staff_name: 'Ben Carter' },
+      ]),
+    ).toBe('The nearest free times are Tuesday 1 December at 4 pm or 4:30 pm with Ben Carter.');
+    expect(speakNearestTimes([{ spoken: 'Tuesday 1 December at 4 pm', staff_name: 'Ben Carter' }])).toBe(
+      'The nearest free time is Tuesday 1 December at 4 pm with Ben Carter.',
+    );
+    expect(
+      speakNearestTimes([
+        { spoken: 'Tuesday 1 December at 4 pm', staff_name: 'Ben Carter' },
+        { spoken: 'Thursday 3 December at 4 pm', staff_name: 'Amara Okafor' },
+      ]),
+    ).toBe(
+      'The nearest free times are Tuesday 1 December at 4 pm with Ben Carter; or Thursday 3 December at 4 pm with Amara Okafor.',
+    );
   });
 });
