@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { bookOnPage, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -16,19 +16,26 @@ afterEach(async () => {
   await t?.close();
 });
 
-/** A cut at Camden for Jo, made over REST; its page's path and reference. */
-async function cutAt(location: string, startsAt: string): Promise<{ path: string; reference: string }> {
+/** A cut for Jo, made over REST at `url` (a booking, or a Booking Protection hold); its page's path and reference. */
+async function cutFor(
+  url: string,
+  location: string,
+  startsAt: string,
+): Promise<{ path: string; reference: string }> {
   const ids = await catalogueIds(t.database.db);
-  const response = await postBooking(t, {
+  const payload = {
     location_slug: location,
     service_ids: [ids.services.cut],
     client_id: ids.jo,
     starts_at: startsAt,
-  });
+  };
+  const response = await t.request({ method: 'POST', url, payload });
   expect(response.statusCode, response.body).toBe(201);
   const data = response.json().data;
   return { path: new URL(data.booking_page_url).pathname, reference: data.reference };
 }
+
+const cutAt = (location: string, startsAt: string) => cutFor('/v1/bookings', location, startsAt);
 
 describe('the cancel page of a booking already cancelled (the back button)', () => {
   it('says plainly that it is already cancelled; the API keeps its own words', async () => {
@@ -45,23 +52,8 @@ describe('the cancel page of a booking already cancelled (the back button)', () 
   });
 });
 
-/** A Booking Protection hold at Islington for Jo, made over REST; its page's path and reference. */
-async function protectedHold(startsAt: string): Promise<{ path: string; reference: string }> {
-  const ids = await catalogueIds(t.database.db);
-  const response = await t.request({
-    method: 'POST',
-    url: '/v1/bookings/protected-holds',
-    payload: {
-      location_slug: 'islington',
-      service_ids: [ids.services.cut],
-      client_id: ids.jo,
-      starts_at: startsAt,
-    },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  const data = response.json().data;
-  return { path: new URL(data.booking_page_url).pathname, reference: data.reference };
-}
+/** A Booking Protection hold at Islington for Jo, made over REST. */
+const protectedHold = (startsAt: string) => cutFor('/v1/bookings/protected-holds', 'islington', startsAt);
 
 describe('the test mode’s card page (Booking Protection)', () => {
   it('links back to the booking’s own page', async () => {
