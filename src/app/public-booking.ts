@@ -8,6 +8,7 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import { NOTES_MAX_LENGTH } from '../domain/booking/booking.ts';
 import { REPEAT_LIMITS, type Repeat, type SeriesVisits } from '../domain/booking/series.ts';
 import type { Location, ServiceWithStaff } from '../domain/catalogue.ts';
+import { counted } from '../domain/counted.ts';
 import { AppError } from '../domain/errors.ts';
 import {
   asciiDigits,
@@ -329,7 +330,7 @@ export async function takeAttempt(
     const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
     throw new AppError(
       'rate_limited',
-      `Too many booking attempts from your connection this hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or call the salon.`,
+      `Too many booking attempts from your connection this hour. Try again in ${counted(minutes, 'minute')}, or call the salon.`,
       undefined,
       { retryAfterSeconds: (windowEnd - now) / 1000 },
     );
@@ -381,7 +382,7 @@ async function takeOrganisationPlace(
     const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
     throw new AppError(
       'rate_limited',
-      `This salon takes ${limit} bookings an hour on this page, and this hour's are taken. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or call the salon.`,
+      `This salon takes ${limit} bookings an hour on this page, and this hour's are taken. Try again in ${counted(minutes, 'minute')}, or call the salon.`,
       undefined,
       { retryAfterSeconds: (windowEnd - now) / 1000 },
     );

@@ -1,4 +1,5 @@
 import type { RateLimitCounter, RateLimitStore } from '../data/rate-limit-counters.ts';
+import { counted } from '../domain/counted.ts';
 import { AppError } from '../domain/errors.ts';
 import { PAGE_MOVES_PER_HOUR, RESEND_WINDOW_MS, RESENDS_PER_HOUR } from '../domain/public-booking-policy.ts';
 import { FixedWindowRateLimiter } from './rate-limiter.ts';
@@ -75,7 +76,7 @@ async function withinHour<T>(
   const windowEnd = hours.windowEnd(now);
   if ((await limiter.store.incrementBelow(counter, limit, windowEnd)) === null) {
     const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
-    throw new AppError('rate_limited', refusal(`${minutes} minute${minutes === 1 ? '' : 's'}`), undefined, {
+    throw new AppError('rate_limited', refusal(counted(minutes, 'minute')), undefined, {
       retryAfterSeconds: (windowEnd - now) / 1000,
       ...details,
     });

@@ -1,5 +1,6 @@
 import { phoneAsWrittenAt } from '../app/contact.ts';
 import { isCalendarDate, wallMidnightOf } from '../domain/availability/zone-calendar.ts';
+import { possessive } from '../domain/counted.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import { occurrenceNames, occurrenceOf, wallClockOf } from './repeated-times.ts';
@@ -153,8 +154,7 @@ export function speakDuration(minutes: number): string {
  */
 export function speakNotice(minutes: number): string {
   if (minutes <= 0) return 'no notice';
-  const duration = describeDuration(minutes);
-  return `${duration}${/\b1 (?:hour|minute)$/.test(duration) ? "'s" : "'"} notice`;
+  return `${possessive(describeDuration(minutes))} notice`;
 }
 
 const DAY_MS = 86_400_000;

@@ -1,3 +1,4 @@
+import { counted } from '../domain/counted.ts';
 import type { LocationInfo } from './booking-api.ts';
 import { type SpeechLocale, speakClock } from './speech.ts';
 import { listed } from './word-lists.ts';
@@ -93,5 +94,5 @@ export function speakWeeklyHours(
 /** "24 hours", "2 days" (whole days said as days, as people count a cancellation window). */
 export function speakWindow(hours: number): string {
   if (hours >= 48 && hours % 24 === 0) return `${hours / 24} days`;
-  return hours === 1 ? '1 hour' : `${hours} hours`;
+  return counted(hours, 'hour');
 }

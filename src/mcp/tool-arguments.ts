@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { counted } from '../domain/counted.ts';
 import { listed } from './word-lists.ts';
 
 /**
@@ -281,7 +282,7 @@ function lengthOf(json: JsonForm): string {
   const [low, high] = [json.minLength, json.maxLength];
   if (low !== undefined && low > 0 && high !== undefined) return ` of ${low} to ${high} characters`;
   if (high !== undefined) return ` of at most ${high} characters`;
-  if (low !== undefined && low > 0) return ` of at least ${low} ${low === 1 ? 'character' : 'characters'}`;
+  if (low !== undefined && low > 0) return ` of at least ${counted(low, 'character')}`;
   return '';
 }
 

@@ -203,6 +203,24 @@ describe('startRefusal', () => {
     expect(refuse('2026-11-24T09:05:00Z').details).toEqual({ slot_interval_minutes: 15 });
   });
 
+  it('says one minute and one day in the singular', () => {
+    const refuse = (start: string, q: SlotQuery) => {
+      const diagnosis = diagnoseStart(q, at(start));
+      if (diagnosis.ok) throw new Error('a slot');
+      return startRefusal(diagnosis, at(start), {
+        ...context,
+        policy: { ...context.policy, minNoticeMinutes: q.minNoticeMinutes, maxAdvanceDays: q.maxAdvanceDays },
+      });
+    };
+    const query = { ...london, minNoticeMinutes: 1, maxAdvanceDays: 1 };
+    expect(refuse('2026-11-23T09:00:00Z', query).message).toBe(
+      "That time is too soon: bookings here need at least 1 minute's notice.",
+    );
+    expect(refuse('2026-11-25T09:00:00Z', query).message).toBe(
+      'That date is too far ahead: Soho takes bookings up to 1 day ahead (until 2026-11-24).',
+    );
+  });
+
   it('says why a booking held for its customer needs more notice than the location asks', () => {
     // No notice at the location, but a deposit to pay: 15 minutes (noticeMinutes).
     const query = { ...london, minNoticeMinutes: noticeMinutes(0, 30) };

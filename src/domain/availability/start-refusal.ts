@@ -1,5 +1,6 @@
 import type { HoldStep } from '../booking/holds.ts';
 import type { LocationPolicy } from '../catalogue.ts';
+import { counted, possessive } from '../counted.ts';
 import type { Refusal } from '../errors.ts';
 import { formatLocal } from '../time-format.ts';
 import type { StartDiagnosis } from './diagnose-start.ts';
@@ -49,7 +50,7 @@ export function startRefusal(
           // A start at this very instant is bookable with no notice: refused, it needed more.
           startsAt < now
             ? 'That time has already passed.'
-            : `That time is too soon: ${notice.step ? `${STEP_BEFORE_START[notice.step]}, so this booking needs` : 'bookings here need'} at least ${notice.minutes} minutes' notice.`,
+            : `That time is too soon: ${notice.step ? `${STEP_BEFORE_START[notice.step]}, so this booking needs` : 'bookings here need'} at least ${possessive(counted(notice.minutes, 'minute'))} notice.`,
         param: 'starts_at',
         details: {
           min_notice_minutes: notice.minutes,
@@ -62,7 +63,7 @@ export function startRefusal(
     case 'too_far_ahead':
       return {
         reason: 'too_far_ahead',
-        message: `That date is too far ahead: ${locationName} takes bookings up to ${policy.maxAdvanceDays} days ahead (until ${diagnosis.lastDate}).`,
+        message: `That date is too far ahead: ${locationName} takes bookings up to ${counted(policy.maxAdvanceDays, 'day')} ahead (until ${diagnosis.lastDate}).`,
         param: 'starts_at',
         details: { max_advance_days: policy.maxAdvanceDays, last_date: diagnosis.lastDate },
       };

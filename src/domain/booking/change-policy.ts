@@ -1,4 +1,5 @@
 import type { LocationPolicy } from '../catalogue.ts';
+import { counted } from '../counted.ts';
 import type { Refusal } from '../errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../public-booking-policy.ts';
 import { awaitsWaitlistClaim } from '../waitlist.ts';
@@ -130,7 +131,7 @@ function refusalOf(
   const what = kind === 'cancel' ? 'Cancellations' : 'Changes';
   return {
     reason: 'late_change',
-    message: `${what} less than ${rules.cancellationWindowHours} ${rules.cancellationWindowHours === 1 ? 'hour' : 'hours'} before the appointment are not allowed here.`,
+    message: `${what} less than ${counted(rules.cancellationWindowHours, 'hour')} before the appointment are not allowed here.`,
     ...(kind === 'reschedule' && { param: 'starts_at' }),
   };
 }

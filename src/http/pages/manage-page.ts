@@ -28,6 +28,7 @@ import type { Fee } from '../../domain/booking/booking.ts';
 import { type ChangeDisclosure, decideChange } from '../../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import type { StaffRef } from '../../domain/catalogue.ts';
+import { counted } from '../../domain/counted.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { maskedRecipient } from '../../domain/outbox.ts';
 import {
@@ -654,7 +655,7 @@ function bookingBody(
   if (isPending(view) && booking.holdExpiresAt !== null) {
     const minutes = Math.max(1, Math.ceil((booking.holdExpiresAt - now) / 60_000));
     parts.push(
-      `<p class="notice" role="status">Your time is held for <strong>${minutes} more minute${minutes === 1 ? '' : 's'}</strong> (until ${f.time(booking.holdExpiresAt)}). Finish the steps below to confirm it; otherwise it is released.</p>`,
+      `<p class="notice" role="status">Your time is held for <strong>${counted(minutes, 'more minute', 'more minutes')}</strong> (until ${f.time(booking.holdExpiresAt)}). Finish the steps below to confirm it; otherwise it is released.</p>`,
     );
   }
   if (booking.status === 'confirmed' && moved) {
@@ -784,7 +785,7 @@ function codeRefusal(view: BookingPageView, refused: string | undefined): string
       if (refused === 'unreadable')
         return `The code has ${CODE_DIGITS} digits: check the latest message we sent and enter all of them.`;
       return refused === 'wrong' && proof.triesLeft < CODE_TRIES
-        ? `That code is not right. Check the latest message we sent; ${proof.triesLeft} ${proof.triesLeft === 1 ? 'try is' : 'tries are'} left for this code.`
+        ? `That code is not right. Check the latest message we sent; ${counted(proof.triesLeft, 'try is', 'tries are')} left for this code.`
         : undefined;
     case 'spent':
       return 'That code was entered wrongly too many times. Send a new code and enter that one.';
@@ -797,7 +798,7 @@ function codeRefusal(view: BookingPageView, refused: string | undefined): string
 
 function policyWords(view: BookingPageView): string {
   const hours = view.location.policy.cancellationWindowHours;
-  return `Changes and cancellations less than ${hours} hour${hours === 1 ? '' : 's'} before the appointment are late: you will see what that costs before you confirm.`;
+  return `Changes and cancellations less than ${counted(hours, 'hour')} before the appointment are late: you will see what that costs before you confirm.`;
 }
 
 function protectionWords(view: BookingPageView): string {

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
+import { counted } from '../../domain/counted.ts';
 import { withRepeatedLabel, zoneAbbreviation } from '../../domain/repeated-wall-times.ts';
 import { timeOfDay } from '../../domain/waitlist.ts';
 import { zoneTimeWords, zoneWordsLanguage } from '../../domain/zone-words.ts';
@@ -122,7 +123,7 @@ function emptyDayReason(found: DaysFound, date: string): string {
   }
   const { maxAdvanceDays } = location.policy;
   if (date > plusDays(found.window.today, maxAdvanceDays)) {
-    return `Too far ahead: times can be booked up to ${maxAdvanceDays} days ahead.`;
+    return `Too far ahead: times can be booked up to ${counted(maxAdvanceDays, 'day')} ahead.`;
   }
   if (date === found.window.today && found.todayCause === 'hours_over') {
     return 'No more times today: the working day is over.';
@@ -150,7 +151,7 @@ export function dayStrip(found: DaysFound, target: StripTarget): string {
     const count = startsOn(found, date).length;
     const day = DateTime.fromISO(date, { zone: location.timezone }).setLocale(locale);
     // The visible words are the whole accessible name (no aria-label that could drift from them).
-    const words = `${day.toFormat('ccc d')} <small>${count === 0 ? 'none' : `${count} time${count === 1 ? '' : 's'}`}</small>`;
+    const words = `${day.toFormat('ccc d')} <small>${count === 0 ? 'none' : counted(count, 'time')}</small>`;
     const current = date === window.date ? ' aria-current="date"' : '';
     return `<li>${go(date, words, `${current}${count === 0 ? ' class="none"' : ''}`)}</li>`;
   });

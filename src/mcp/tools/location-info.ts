@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { counted } from '../../domain/counted.ts';
 import type { LocationInfo } from '../booking-api.ts';
 import { holdNoticeAt } from '../hold-notice.ts';
 import { type Place, resolveLocation } from '../resolution.ts';
@@ -94,7 +95,7 @@ function policySpoken(info: LocationInfo): string {
   if (info.booking_protection_policy.applies) said.push(protectionTerms(info.booking_protection_policy));
   const held = holdNoticeAt(info);
   said.push(
-    `Bookings need ${speakNotice(policy.min_notice_minutes)} and are taken up to ${policy.max_advance_days === 1 ? '1 day' : `${policy.max_advance_days} days`} ahead` +
+    `Bookings need ${speakNotice(policy.min_notice_minutes)} and are taken up to ${counted(policy.max_advance_days, 'day')} ahead` +
       `${held ? `; bookings that need ${held.needing} need ${speakNotice(held.minutes)}` : ''}.`,
   );
   return said.join(' ');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { counted } from '../../../domain/counted.ts';
 import { catalogueSchema } from './schema.ts';
 
 /**
@@ -97,9 +98,9 @@ function limits(schema: JsonSchema): string[] {
     if (v.minimum !== undefined || v.maximum !== undefined)
       notes.push(`${v.minimum ?? '…'} to ${v.maximum ?? '…'}`);
     if (v.minLength !== undefined && v.minLength > 0)
-      notes.push(`at least ${v.minLength} character${v.minLength === 1 ? '' : 's'}`);
+      notes.push(`at least ${counted(v.minLength, 'character')}`);
     if (v.maxLength !== undefined) notes.push(`at most ${v.maxLength} characters`);
-    if (v.minItems !== undefined) notes.push(`at least ${v.minItems} item${v.minItems === 1 ? '' : 's'}`);
+    if (v.minItems !== undefined) notes.push(`at least ${counted(v.minItems, 'item')}`);
     if (v.maxItems !== undefined) notes.push(`at most ${v.maxItems} items`);
   }
   return notes;
