@@ -1,7 +1,7 @@
 import { appendEvent, type BookingEvent } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { bookingEventType } from '../domain/webhooks.ts';
-import { endUnprovenEntryOfLapsedOffer } from './waitlist/offer-outcomes.ts';
+import { endEntryBookedMeanwhile, endUnprovenEntryOfLapsedOffer } from './waitlist/offer-outcomes.ts';
 import { timeFreedBy } from './waitlist/rescans.ts';
 import { publishBookingEvent } from './webhooks/events.ts';
 
@@ -32,5 +32,6 @@ export async function logBookingEvent(
   }
   // The booking first, then its waitlist entry: the order every change to both keeps.
   await endUnprovenEntryOfLapsedOffer(trx, event);
+  await endEntryBookedMeanwhile(trx, event);
   await timeFreedBy(trx, event);
 }

@@ -599,6 +599,62 @@ describe('the waitlist', () => {
     expect(await entry(cut.id)).toMatchObject({ status: 'waiting' });
   });
 
+  it.each([
+    ['lets it go from its link', 'let-go'],
+    ['lets it lapse', 'lapse'],
+  ] as const)(
+    'ends as booked the entry of a client who booked a time it waits for while holding an offer, once she %s',
+    async (_, ending) => {
+      t = await startTestApp({ now: NOW });
+      const ids = await catalogueIds(t.database.db);
+      const bea = json(
+        await t.request({
+          method: 'POST',
+          url: '/v1/clients',
+          payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+        }),
+      ).data.id as string;
+      // Bea holds Ana's whole Tuesday; Jo waits for a morning cut with Ana.
+      const beas = new Map<string, string>();
+      for (const hour of ['09', '10', '11', '12', '13', '14', '15', '16']) {
+        beas.set(hour, json(await bookAna(t, `${TUESDAY}T${hour}:00:00Z`, bea)).data.reference);
+      }
+      const waiting = await joinWith({
+        client_id: ids.jo,
+        staff_id: ids.staff.ana,
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+        times: ['morning'],
+      });
+      // 10:00 and 11:00 free up; 10:00 is offered to Jo, who rings and books 11:00 herself.
+      for (const hour of ['10', '11']) {
+        await t.request({ method: 'POST', url: `/v1/bookings/${beas.get(hour)}/cancel`, payload: {} });
+      }
+      expect(await pass()).toBe(1);
+      const { offer } = await entry(waiting.id);
+      expect(offer).toMatchObject({ starts_at: `${TUESDAY}T10:00:00+00:00` });
+      const own = await bookAna(t, `${TUESDAY}T11:00:00Z`);
+      expect(json(own).data.status, own.body).toBe('confirmed');
+
+      if (ending === 'let-go') {
+        const page = await pageOf(offer.booking_reference);
+        expect(
+          (await t.app.inject({ method: 'POST', url: `${page}/decline`, headers: FORM })).statusCode,
+        ).toBe(303);
+      } else {
+        t.clock.advance({ minutes: 16 });
+      }
+      // She has the morning she waited for: another one freeing is not held and sent to her.
+      await t.request({ method: 'POST', url: `/v1/bookings/${beas.get('09')}/cancel`, payload: {} });
+      expect(await pass()).toBe(0);
+      expect(await entry(waiting.id)).toMatchObject({
+        status: 'booked',
+        booking_reference: json(own).data.reference,
+        offer: null,
+      });
+    },
+  );
+
   it('ends the entry once the time its client holds is confirmed: the deposit paid', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -1,5 +1,5 @@
 import { presentWaitlistEntry } from '../../contract/waitlist.ts';
-import type { BookingEvent } from '../../data/booking-repository.ts';
+import { type BookingEvent, findBookingsOfClient } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { HOLD_LAPSED } from '../../data/hold-expiry.ts';
 import {
@@ -85,6 +85,49 @@ export async function endUnprovenEntryOfLapsedOffer(trx: Db, event: BookingEvent
     .executeTakeFirst();
   if (unproven) {
     await endWaitlistEntry(trx, event.organisationId, unproven.id, { status: 'ended' }, event.at);
+  }
+}
+
+/** How many of a client's coming confirmed bookings an offer that ended unclaimed looks through. */
+const BOOKINGS_READ_FOR_ENDED_OFFER = 50;
+
+/**
+ * An offer that ended unclaimed (lapsed, let go, withdrawn): if its client booked, while it held its
+ * time, a confirmed time its entry waits for (a booking made then leaves the entry waiting, its hold
+ * still claimable: clientWaitingEntriesAt), the entry ends as booked with that booking now. Otherwise
+ * the next time that frees would be held and sent to a client who needs none.
+ */
+export async function endEntryBookedMeanwhile(trx: Db, event: BookingEvent): Promise<void> {
+  if (event.to !== 'expired') return;
+  const offer = await offerOfBooking(trx, event.organisationId, event.bookingId);
+  if (!offer) return;
+  const entry = await findWaitlistEntry(trx, event.organisationId, offer.entry_id);
+  if (entry?.status !== 'waiting') return;
+  const location = await trx
+    .selectFrom('locations')
+    .select('timezone')
+    .where('organisation_id', '=', event.organisationId)
+    .where('id', '=', entry.location_id)
+    .executeTakeFirst();
+  if (!location) return;
+  const coming = await findBookingsOfClient(trx, event.organisationId, entry.client_id, {
+    statuses: ['confirmed'],
+    limit: BOOKINGS_READ_FOR_ENDED_OFFER,
+    from: event.at,
+  });
+  const [filling] = coming.filter(
+    (booking) =>
+      booking.locationId === entry.location_id &&
+      entriesFilledBy([entry], booking, location.timezone).length > 0,
+  );
+  if (filling) {
+    await endWaitlistEntry(
+      trx,
+      event.organisationId,
+      entry.id,
+      { status: 'booked', bookingId: filling.id },
+      event.at,
+    );
   }
 }
 
