@@ -52,6 +52,37 @@ export function speakSeriesDates(
 }
 
 /**
+ * The visits of a series with another stylist than its first ("; Tuesday 9 March is with Bo"), said
+ * after its dates: a series booked with no stylist named keeps the first one's where free and takes
+ * anyone free otherwise, and "Booked: Cut with Ana" alone would have the caller expect Ana every time.
+ * Up to VISITS_SAID_IN_FULL dates per stylist are named, more counted. Empty when all share one.
+ */
+export function speakOtherStylists(
+  visits: readonly { starts_at: string; staff_id: string }[],
+  team: ReadonlyMap<string, string>,
+  place: Place,
+  now: number,
+): string {
+  const first = visits[0]?.staff_id;
+  const others = new Map<string, string[]>();
+  for (const visit of visits) {
+    if (visit.staff_id === first) continue;
+    others.set(visit.staff_id, [...(others.get(visit.staff_id) ?? []), visit.starts_at]);
+  }
+  if (others.size === 0) return '';
+  const today = localDateAt(now, place.zone);
+  const parts = [...others].map(([staffId, starts]) => {
+    const name = team.get(staffId) ?? 'another stylist';
+    if (starts.length > VISITS_SAID_IN_FULL) return `${starts.length} of them are with ${name}`;
+    const dates = starts.map((start) =>
+      speakDate(localDateAt(Date.parse(start), place.zone), place.locale, today),
+    );
+    return `${listed(dates)} ${starts.length === 1 ? 'is' : 'are'} with ${name}`;
+  });
+  return `; ${listed(parts)}`;
+}
+
+/**
  * Visits of a series as a caller hears them after "Its 3 later visits moved too": up to
  * VISITS_SAID_IN_FULL each with its time (": Tuesday 16 March at 10 am and ..."), more as a run
  * (", every 2 weeks from Tuesday 16 March to Tuesday 1 June at 10 am"), its rhythm read from the

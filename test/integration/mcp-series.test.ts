@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
-import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { nightBarberCatalogue, smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import {
   connectInProcess,
   connectOverRest,
@@ -414,6 +414,45 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
       await mcp.close();
     }
   });
+});
+
+describe('a series booked with no stylist named', () => {
+  it.each(['in process', 'over REST'])(
+    "says which visits are with another stylist than the first, not only the first one's (%s)",
+    async (face) => {
+      // Bo works Tuesdays at Soho too; Ana's Tuesday 9 March at 10 am is taken.
+      const catalogue = smallCatalogue();
+      const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+      bo.working_hours = {
+        soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
+      } as unknown as typeof bo.working_hours;
+      t = await startTestApp({ catalogues: [catalogue], now: NOW });
+      const bea = await t.request({
+        method: 'POST',
+        url: '/v1/clients',
+        payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+      });
+      expect((await bookAna(t, '2027-03-09T10:00:00Z', bea.json().data.id)).statusCode).toBe(201);
+      const mcp =
+        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      try {
+        const booked = await mcp.call('book', {
+          location: 'soho',
+          services: 'cut',
+          starts_at: 'Tuesday 2 March at 10am',
+          client_id: (await catalogueIds(t.database.db)).jo,
+          repeat: { every_weeks: 1, count: 3 },
+        });
+        expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+        // (Over REST the engine's today is the real one: "tomorrow" is said in process only.)
+        expect(booked.spoken).toMatch(
+          /^Booked: Cut with Ana at Soho, (tomorrow, )?Tuesday 2 March at 10 am\. It repeats every week, 3 visits: (tomorrow, )?Tuesday 2 March, Tuesday 9 March and Tuesday 16 March at 10 am; Tuesday 9 March is with Bo\. /,
+        );
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
 });
 
 describe('lookup_client for a caller with a long series', () => {

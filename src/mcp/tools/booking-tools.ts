@@ -26,6 +26,7 @@ import {
 } from '../resolution.ts';
 import {
   speakInstants,
+  speakOtherStylists,
   speakSeriesDates,
   speakVisits,
   VISITS_SAID_IN_FULL,
@@ -161,7 +162,7 @@ export const bookTool = defineTool({
         )) ??
       args.repeat?.every_weeks ??
       1;
-    const repeats = series.length > 1 ? seriesAnswer(series, everyWeeks, place, api.now()) : null;
+    const repeats = series.length > 1 ? await seriesAnswer(api, series, everyWeeks, place) : null;
     const reference = repeats
       ? `The first visit's reference is ${summary!.reference_spoken}; each visit has its own.`
       : `The reference is ${summary!.reference_spoken}.`;
@@ -261,16 +262,21 @@ function laterVisitsCosts(
   return sentences.map((sentence) => ` ${sentence}`).join('');
 }
 
-/** A series booked: its visits, and the words saying when they are. */
-function seriesAnswer(series: readonly Booking[], everyWeeks: number, place: Place, now: number) {
+/** A series booked: its visits, and the words saying when they are and with whom, where not the first's stylist. */
+async function seriesAnswer(api: BookingApi, series: readonly Booking[], everyWeeks: number, place: Place) {
+  const now = api.now();
   const live = series.filter((b) => (LIVE_STATUSES as readonly string[]).includes(b.status));
+  // The team is read (over REST, a request) only for a series whose visits are not all with one stylist.
+  const team = live.some((b) => b.staff_id !== live[0]?.staff_id)
+    ? new Map((await api.listStaff(place.location.slug)).map((s) => [s.id, s.name]))
+    : new Map<string, string>();
   return {
     spoken: `It repeats ${speakSeriesDates(
       live.map((b) => b.starts_at),
       everyWeeks,
       place,
       now,
-    )}.`,
+    )}${speakOtherStylists(live, team, place, now)}.`,
     series: {
       id: series[0]!.series_id ?? '',
       every_weeks: everyWeeks,
