@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { customerLinks } from '../../src/app/customer-links.ts';
+import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
+import { listOutbox } from '../../src/app/outbox-service.ts';
+import { localCheckout } from '../../src/app/payments.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { connectInProcess, connectOverRest, type Era, errorText } from '../helpers/mcp-harness.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -456,4 +460,63 @@ describe('a caller with no stylist in mind', () => {
       await mcp.close();
     }
   });
+});
+
+describe('cancel of a time offered from the waitlist, not claimed yet', () => {
+  it.each(['in process', 'over REST'])(
+    'says the offer is released and nothing sent, not "cancellation sent" (%s)',
+    async (face) => {
+      t = await startTestApp({ now: NOW });
+      const ids = await catalogueIds(t.database.db);
+      const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+      const mcp =
+        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      try {
+        const joined = await mcp.call('join_waitlist', {
+          location: 'soho',
+          services: 'cut',
+          staff: 'Ana',
+          client_id: ids.jo,
+          from_date: TUESDAY,
+          to_date: TUESDAY,
+        });
+        expect(joined, JSON.stringify(joined)).toMatchObject({ ok: true });
+        await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('10')}/cancel`, payload: {} });
+        expect(await waitlistPass(t)).toBe(1);
+        const { offer } = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
+          .data;
+
+        const links = customerLinks(localCheckout, 'https://book.example');
+        await deliverAllDue({
+          db: t.database.db,
+          clock: t.clock,
+          senders: { sms: null, email: null },
+          links,
+        });
+        // Jo got the offer's text and rings: she cannot make it. The engine withdraws the offer quietly (nothing was booked).
+        const preview = await mcp.call('cancel', { reference: offer.booking_reference, dry_run: true });
+        expect(preview.spoken).toMatch(
+          /^If released now: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing would be sent; the caller stays on the waitlist\.$/,
+        );
+        const released = await mcp.call('cancel', { reference: offer.booking_reference });
+        expect(released).toMatchObject({ ok: true });
+        expect(released.spoken).toMatch(
+          /^Released: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing is sent; the caller stays on the waitlist\.$/,
+        );
+        const sent = (await listOutbox(t.database.db, ids.organisation)).filter(
+          (m) => m.reference === offer.booking_reference,
+        );
+        // The offer's text and e-mail, and nothing after them.
+        expect(sent.map((m) => `${m.kind}:${m.channel}`).sort()).toEqual([
+          'booking_page_link:email',
+          'booking_page_link:sms',
+        ]);
+        const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
+          .data;
+        expect(entry).toMatchObject({ status: 'waiting', offer: null });
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
 });

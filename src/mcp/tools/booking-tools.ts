@@ -33,7 +33,7 @@ import {
   weeksBetweenVisits,
 } from '../series-words.ts';
 import { speakPrice } from '../speech.ts';
-import { SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
+import { isWaitlistOffer, SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
@@ -618,7 +618,13 @@ export const cancelTool = defineTool({
     const sentNow =
       change.dry_run || (earlier && later === '') ? '' : await sentAfterChange(api, after, 'cancelled');
     let spoken: string;
-    if (earlier) {
+    if (isWaitlistOffer(booking)) {
+      // A time the waitlist offered, not claimed: the engine withdraws it quietly (nothing was booked,
+      // so no cancellation goes out) and the entry waits on for another time.
+      spoken = change.dry_run
+        ? `If released now: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing would be sent; the caller stays on the waitlist.`
+        : `Released: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing is sent; the caller stays on the waitlist.`;
+    } else if (earlier) {
       const nothingNew = change.dry_run || sentNow !== '' ? '' : ' Nothing was sent again.';
       spoken = `Already cancelled: ${summary!.spoken}.${said.consequences}${await sentWhenCancelled(api, after)}${later}${sentNow}${nothingNew}`;
     } else if (change.dry_run) {
