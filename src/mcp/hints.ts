@@ -156,10 +156,10 @@ export const TOOL_OUTCOMES = {
       `No booking has the reference ${reference}; ask the caller to read it again, or find it with lookup_client.`,
   ),
   /** A series (book with repeat, or a move of its following visits) of which some dates are not free. */
-  series_clash: outcome<{ dates: string }>(
+  series_clash: outcome<{ dates: string; done: 'booked' | 'moved' }>(
     'conflict',
-    ({ dates }) =>
-      `Nothing was booked or moved: ${dates}. Offer the caller the free times in clashes for those dates, or another time for the whole series.`,
+    ({ dates, done }) =>
+      `Nothing was ${done}: ${dates}. Offer the caller the free times in clashes for those dates, or another time for the whole series.`,
   ),
   slot_taken: outcome<{ alternatives: number }>('conflict', ({ alternatives }) =>
     alternatives > 0

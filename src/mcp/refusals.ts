@@ -168,7 +168,7 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
       const clashes = await speakClashes(api, details.clashes, place, clientId);
       return failure(
         'series_clash',
-        { dates: speakClashList(clashes, place, api.now()) },
+        { dates: speakClashList(clashes, place, api.now()), done: asked.booking ? 'moved' : 'booked' },
         { ...base, clashes },
       );
     }

@@ -329,6 +329,8 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
       });
       expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
       expect((refused.clashes as { date: string }[]).map((c) => c.date)).toEqual(['2027-03-23']);
+      // A move is said as one: nothing was moved (a new series' clash says nothing was booked).
+      expect(refused.hint).toMatch(/^Nothing was moved: Tuesday 23 March /);
     } finally {
       await mcp.close();
     }
@@ -378,7 +380,7 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
       });
       expect(refused).toMatchObject({ ok: false, reason: 'series_clash' });
       expect(refused.hint).toMatch(
-        /^Nothing was booked or moved: Tuesday 23 March: the caller already has a booking at that time \(free that day: /,
+        /^Nothing was booked: Tuesday 23 March: the caller already has a booking at that time \(free that day: /,
       );
     } finally {
       await mcp.close();
@@ -401,7 +403,7 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
       });
       expect(refused).toMatchObject({ ok: false, code: 'conflict', reason: 'series_clash' });
       expect(refused.hint).toMatch(
-        /^Nothing was booked or moved: Tuesday 23 March is not free \(free that day: .*11 am with Ana.*\)\./,
+        /^Nothing was booked: Tuesday 23 March is not free \(free that day: .*11 am with Ana.*\)\./,
       );
       const clashes = refused.clashes as { date: string; alternatives: { starts_at: string }[] }[];
       expect(clashes.map((c) => c.date)).toEqual(['2027-03-23']);
@@ -581,7 +583,7 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
         /^Ana is away at that time on Tuesday 30 March \(free that day: noon with Ana, .*\)$/,
       );
       expect(refused.hint).toMatch(
-        /^Nothing was booked or moved: Soho is closed on Tuesday 23 March \(Staff training\); Ana is away at that time on Tuesday 30 March/,
+        /^Nothing was booked: Soho is closed on Tuesday 23 March \(Staff training\); Ana is away at that time on Tuesday 30 March/,
       );
       expect(refused.hint).not.toContain('is not free');
     } finally {
@@ -618,7 +620,7 @@ describe('a series clash on a day the salon is closed or the stylist away', () =
       ]);
       expect(clashes[2]!.spoken).toBe('Soho is closed on Tuesday 20 April (Holiday)');
       expect(refused.hint).toMatch(
-        /^Nothing was booked or moved: 5 of the visits clash, from Tuesday 6 April to Tuesday 4 May\. /,
+        /^Nothing was booked: 5 of the visits clash, from Tuesday 6 April to Tuesday 4 May\. /,
       );
       expect(refused.hint).not.toContain('20 April');
     } finally {

@@ -48,7 +48,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { countries: ['United Kingdom (+44)', 'Nepal (+977)'], several: true },
   ],
   booking_not_found: [{ reference: 'NHC-ZZZZZZ' }],
-  series_clash: [{ dates: 'Tuesday 30 March is not free (free that day: 11 am with Ana)' }],
+  series_clash: [
+    { dates: 'Tuesday 30 March is not free (free that day: 11 am with Ana)', done: 'booked' },
+    { dates: 'Tuesday 30 March is not free (free that day: 11 am with Ana)', done: 'moved' },
+  ],
   slot_taken: [{ alternatives: 3 }, { alternatives: 0 }],
   nobody_works_then: [
     { day: 'on Friday 27 November', alternatives: 3 },
