@@ -12,6 +12,7 @@ import {
   connectWith,
   consent,
   HostAuth,
+  Jar,
   type Person,
   REDIRECT_URL,
   signInAndConnect,
@@ -1257,6 +1258,37 @@ describe('the consent page', () => {
     expect(denied.callback.searchParams.get('error')).toBe('access_denied');
     // Nothing was granted.
     expect((await connectors()).length).toBe(before);
+  });
+
+  it('asks for an owner’s or admin’s password at every sign-in, even again in the same browser', async () => {
+    // A fresh minute of registrations from this address (this file's tests register many clients).
+    server.t.clock.advance({ minutes: 1, seconds: 1 });
+    // A web host, as Claude.ai and ChatGPT are (a native one was always asked again).
+    const callback = 'https://host.example/callback';
+    const auth = new HostAuth({ redirectUrl: callback });
+    await startSignIn(mcpUrl, auth);
+    const jar = new Jar();
+    const first = await consent(
+      auth.authorizationUrl!,
+      { ...owner, scope: 'bookings:read' },
+      { jar, callback },
+    );
+    expect(first.callback.searchParams.get('code')).toBeTruthy();
+    // Minutes later, in the same browser (the salon's shared computer), the app is connected again: a
+    // staff member there is not let through on the owner's earlier consent...
+    // (Asked as hosts ask that send no `prompt`: the SDK sends prompt=consent with offline_access.)
+    const again = new URL(auth.authorizationUrl!);
+    again.searchParams.set('state', 'again');
+    again.searchParams.delete('prompt');
+    const byStaff = await consent(again, staff, { jar, callback });
+    expect(byStaff.page, byStaff.callback.href).toContain('Sign in with your console account');
+    expect(byStaff.refusal?.status).toBe(403);
+    // ...and the owner who now wants it to book is offered that, not sent back with access_denied.
+    const wider = new URL(again);
+    wider.searchParams.set('scope', 'bookings:write');
+    const upgraded = await consent(wider, { ...owner, scope: 'bookings:write' }, { jar, callback });
+    expect(upgraded.page, upgraded.callback.href).toContain('value="bookings:write"');
+    expect(upgraded.callback.searchParams.get('code')).toBeTruthy();
   });
 
   it.each<[string, string | null]>([

@@ -91,8 +91,8 @@ export interface Person {
   origin?: string;
 }
 
-/** A browser's cookie jar, enough for one sign-in on one origin. */
-class Jar {
+/** A browser's cookie jar, enough for the sign-ins of one browser on one origin. */
+export class Jar {
   readonly #cookies = new Map<string, string>();
   take(response: Response) {
     for (const header of response.headers.getSetCookie()) {
@@ -116,11 +116,17 @@ export interface ConsentOutcome {
 
 /**
  * Opens `authorizationUrl` as a browser would, fills the consent page and follows the redirects back
- * to the host's redirect URL. When the form is refused (wrong password, a staff account), `refusal`
- * holds the answer and `callback` is not reached.
+ * to the host's redirect URL (REDIRECT_URL unless `browser.callback` says another). When the form is
+ * refused (wrong password, a staff account), `refusal` holds the answer and `callback` is not reached.
+ * A new browser each time, unless `browser.jar` is the cookie jar of one that signed in before.
  */
-export async function consent(authorizationUrl: URL, person: Person): Promise<ConsentOutcome> {
-  const jar = new Jar();
+export async function consent(
+  authorizationUrl: URL,
+  person: Person,
+  browser: { jar?: Jar; callback?: string } = {},
+): Promise<ConsentOutcome> {
+  const jar = browser.jar ?? new Jar();
+  const callback = browser.callback ?? REDIRECT_URL;
   const get = async (url: URL) => {
     const response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
     jar.take(response);
@@ -130,7 +136,7 @@ export async function consent(authorizationUrl: URL, person: Person): Promise<Co
   let url = authorizationUrl;
   while (response.status >= 300 && response.status < 400) {
     url = new URL(response.headers.get('location')!, url);
-    if (url.href.startsWith(REDIRECT_URL)) return { callback: url, page: '' };
+    if (url.href.startsWith(callback)) return { callback: url, page: '' };
     response = await get(url);
   }
   const page = await response.text();
@@ -167,7 +173,7 @@ export async function consent(authorizationUrl: URL, person: Person): Promise<Co
   url = action;
   while (response.status >= 300 && response.status < 400) {
     url = new URL(response.headers.get('location')!, url);
-    if (url.href.startsWith(REDIRECT_URL)) return { callback: url, page };
+    if (url.href.startsWith(callback)) return { callback: url, page };
     response = await get(url);
   }
   throw new Error(`the sign-in ended at ${url.href} with ${response.status}: ${await response.text()}`);

@@ -156,6 +156,15 @@ export class AuthorizationServers {
         },
       },
       findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
+      // Every sign-in shows the consent page (and its password): only the grant the page has just made
+      // is used. The library's default also took the grant an earlier sign-in of the same browser made
+      // (its 15-minute session): a web host's request that came again was given a code at once,
+      // whoever was at the browser (a staff member at the salon's shared computer, on the owner's
+      // consent), and one that asked for more than was granted got access_denied, no page, no word.
+      loadExistingGrant: async (ctx) => {
+        const grantId = ctx.oidc.result?.consent?.grantId;
+        return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+      },
       // bookings:read and bookings:write are the /mcp resource's (getResourceServerInfo); listed here too
       // because clients name them in their registration's `scope`, which is checked against this list.
       scopes: [...OPENID_SCOPES, ...CONNECTOR_SCOPES],
