@@ -76,3 +76,45 @@ it('signs in on the consent page in Chromium and lands back at the host with a c
     await client.close();
   }
 });
+
+it('sends a desktop host back to its own URI scheme after Allow (Cursor, VS Code), past the page’s policy', async () => {
+  const mcpUrl = new URL('/mcp', served.origin);
+  const appCallback = 'cursor://anysphere.cursor-mcp/oauth/callback';
+  const auth = new HostAuth({ redirectUrl: appCallback });
+  const transport = await startSignIn(mcpUrl, auth);
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const said: string[] = [];
+    page.on('console', (message) => said.push(message.text()));
+    await page.goto(auth.authorizationUrl!.href);
+    await page.getByLabel('Organisation').fill('northside-hair');
+    await page.getByLabel('E-mail').fill('owner@northside.test');
+    await page.getByLabel('Password').fill(PASSWORD);
+    // The browser hands the app's own scheme to the app (none is installed here): the redirect that
+    // does so, with the code, is what the page's Content-Security-Policy must let the form lead to.
+    const handedOver = page
+      .waitForResponse(
+        (response) =>
+          response.url().includes('/oauth/authorize/') &&
+          (response.headers().location ?? '').startsWith(appCallback),
+        { timeout: 10_000 },
+      )
+      .catch(() => null);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const response = await handedOver;
+    expect(response, said.join('\n')).not.toBeNull();
+    expect(said.join('\n')).not.toContain('Content Security Policy');
+    const landed = new URL(response!.headers().location!);
+    expect(landed.searchParams.get('code')).toBeTruthy();
+    await transport.finishAuth(landed.searchParams);
+  } finally {
+    await context.close();
+  }
+  const client = await connectWith(mcpUrl, auth);
+  try {
+    expect((await client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
+  } finally {
+    await client.close();
+  }
+});

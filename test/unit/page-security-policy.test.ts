@@ -31,6 +31,13 @@ describe('the pages’ Content-Security-Policy', () => {
     );
   });
 
+  it("names an app's own URI scheme (a desktop MCP host's OAuth redirect URI) by its scheme alone", () => {
+    const policy = contentSecurityPolicy({
+      formTargets: ['cursor://anysphere.cursor-mcp/oauth/callback', 'com.example.App:/oauth2redirect'],
+    });
+    expect(policy).toContain("form-action 'self' cursor: com.example.app:;");
+  });
+
   it('never lets a target add to the policy: hosts with policy syntax, and non-web schemes, are left out', () => {
     const policy = contentSecurityPolicy({
       formTargets: [
@@ -39,6 +46,8 @@ describe('the pages’ Content-Security-Policy', () => {
         "https://a'unsafe-inline'.example/",
         'javascript:alert(1)',
         'data:text/html,x',
+        'about:blank',
+        'file:///etc/passwd',
         'not a url',
       ],
     });

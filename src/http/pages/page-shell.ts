@@ -116,6 +116,8 @@ export function contentSecurityPolicy(policy: PagePolicy = {}): string {
     const origin = originOf(target);
     // A host may contain characters a policy gives meaning to (";", ","): only plain origins are named.
     if (origin !== undefined && PLAIN_ORIGIN.test(origin)) targets.add(origin);
+    const scheme = appSchemeOf(target);
+    if (scheme !== undefined) targets.add(scheme);
   }
   return [
     "default-src 'none'",
@@ -129,6 +131,38 @@ export function contentSecurityPolicy(policy: PagePolicy = {}): string {
 }
 
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d+)?$/;
+
+/**
+ * The scheme-source (`cursor:`) of a target of an app's own URI scheme (RFC 8252 section 7.1: a desktop
+ * MCP host's OAuth redirect URI, `cursor://anysphere.cursor-mcp/oauth/callback`), or undefined. Such a
+ * URL has no origin, and Chromium holds the consent form's redirect to it to form-action: without it,
+ * Allow left the person on the consent page and the app never got its code. Never a scheme that runs
+ * or holds content of its own.
+ */
+function appSchemeOf(target: string): string | undefined {
+  let scheme: string;
+  try {
+    scheme = new URL(target).protocol.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (!/^[a-z][a-z0-9+.-]*:$/.test(scheme) || NOT_APP_SCHEMES.has(scheme)) return undefined;
+  return scheme;
+}
+
+const NOT_APP_SCHEMES: ReadonlySet<string> = new Set([
+  'http:',
+  'https:',
+  'javascript:',
+  'data:',
+  'blob:',
+  'filesystem:',
+  'file:',
+  'about:',
+  'vbscript:',
+  'ws:',
+  'wss:',
+]);
 
 /**
  * Headers of every HTML page. Referrer-Policy same-origin: the page's URL (the capability) never leaves
