@@ -1326,6 +1326,34 @@ describe('the consent page', () => {
     },
   );
 
+  it.each([
+    ['com.example.app:/oauth2redirect', 'the app on this device that opens com.example.app: links'],
+    ['cursor://anysphere.cursor-mcp/oauth/callback', 'the app on this device that opens cursor: links'],
+    ['http://127.0.0.1:33418/callback', 'the app on this device that listens at 127.0.0.1:33418'],
+    ['https://claude.ai/api/mcp/auth_callback', 'claude.ai'],
+  ])('says where a host redirected to %s returns the person to, in words', async (redirectUri, said) => {
+    // A fresh minute of registrations from this address (this file's tests register many clients).
+    server.t.clock.advance({ minutes: 1, seconds: 1 });
+    const registered = await fetch(new URL('/oauth/register', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const url = authorizeUrl(server.origin, clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    const started = await fetch(url, { redirect: 'manual' });
+    const page = await fetch(new URL(started.headers.get('location')!, url), {
+      headers: {
+        cookie: started.headers
+          .getSetCookie()
+          .map((c) => c.split(';')[0])
+          .join('; '),
+      },
+    });
+    expect(await page.text()).toContain(`After you allow it, you return to ${said}.`);
+  });
+
   it('explains a sign-in it cannot start, on a page sent as the consent page is', async () => {
     const authorize = authorizeUrl(server.origin, 'no-such-client');
     const unknownClient = await fetch(authorize, { redirect: 'manual' });

@@ -400,19 +400,35 @@ async function viewOf(provider: OidcProvider, details: Interaction, issuer: stri
     action: interactionPathOf(issuer, details.uid),
     clientName: typeof client?.clientName === 'string' ? client.clientName : null,
     clientId: details.clientId,
-    redirectHost: safeHost(details.redirectUri),
+    redirectHost: returnPlaceOf(details.redirectUri),
     scopes,
     chosen: scopes.includes('bookings:read') ? ('bookings:read' as const) : scopes[0]!,
   };
 }
 
-function safeHost(url: string): string {
+/**
+ * Where Allow sends the person, in words: a web host's site (its host name), or a desktop host's app
+ * (RFC 8252: a loopback port it listens on, or a URI scheme of its own), which has no site to name:
+ * "you return to ." (a scheme without a host) or a reversed domain (anysphere.cursor-mcp) read as a
+ * place nobody knows.
+ */
+function returnPlaceOf(url: string): string {
+  let parsed: URL;
   try {
-    return new URL(url).host;
+    parsed = new URL(url);
   } catch {
     return 'the app';
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `the app on this device that opens ${parsed.protocol} links`;
+  }
+  if (LOOPBACK_NAMES.has(parsed.hostname.toLowerCase())) {
+    return `the app on this device that listens at ${parsed.host}`;
+  }
+  return parsed.host;
 }
+
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** A page of the sign-in; its form may lead (after this server's own redirect) to the client's redirect URI. */
 function sendPage(reply: FastifyReply, title: string, body: string, redirectUri?: string): FastifyReply {
