@@ -1251,8 +1251,16 @@ describe('the consent page', () => {
     expect(byStaff.refusal?.page).toContain('Only an owner or admin');
     const forged = await consent(auth.authorizationUrl!, { ...owner, origin: 'https://evil.example' });
     expect(forged.refusal?.status).toBe(403);
-    const wrong = await consent(auth.authorizationUrl!, { ...owner, password: 'not the password' });
+    const wrong = await consent(auth.authorizationUrl!, {
+      ...owner,
+      password: 'not the password',
+      scope: 'bookings:write',
+    });
     expect(wrong.refusal?.status).toBe(401);
+    // Shown again as it was filled: the scope chosen stays chosen, so typing the password again and
+    // pressing Allow grants what the person chose, not the page's first choice.
+    expect(wrong.refusal?.page).toContain('value="bookings:write" checked');
+    expect(wrong.refusal?.page).not.toContain('value="bookings:read" checked');
     const denied = await consent(auth.authorizationUrl!, { ...owner, decision: 'deny' });
     expect(denied.callback.href.startsWith(REDIRECT_URL)).toBe(true);
     expect(denied.callback.searchParams.get('error')).toBe('access_denied');

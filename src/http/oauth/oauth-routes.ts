@@ -146,14 +146,17 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           );
         }
         const view = await viewOf(provider, details, issuerOf(request));
+        const scope = form.scope;
+        // Shown again as filled, the scope chosen included: the page's first choice put back after a
+        // mistyped password granted less than the person had chosen, once they only retyped it.
+        const chosen = isConnectorScope(scope) && view.scopes.includes(scope) ? scope : view.chosen;
         const again = (status: number, error: string) =>
           sendPage(
             reply.code(status),
             'Connect an app',
-            consentBody({ ...view, organisation: form.organisation, email: form.email, error }),
+            consentBody({ ...view, chosen, organisation: form.organisation, email: form.email, error }),
             details.redirectUri,
           );
-        const scope = form.scope;
         if (!isConnectorScope(scope) || !view.scopes.includes(scope))
           return again(400, 'Choose what it may do.');
         const checked = await checkPassword(
