@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { pageGet, pagePathOf, pagePost } from '../helpers/public-booking.ts';
@@ -505,6 +506,84 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     expect(radios(late.body)).not.toContain(startsAt);
     expect(radios(late.body).length).toBeGreaterThan(0);
     expect(late.body).toContain(`<option value="${ben}" selected>Ben Carter</option>`);
+  });
+});
+
+describe('the salon’s day changes while the form is open', () => {
+  type Catalogue = {
+    locations: { closures?: { date: string; reason?: string }[] }[];
+    services: { name: string; locations: string[] }[];
+    staff: { name: string; working_hours: Record<string, Record<string, string[][] | undefined>> }[];
+  };
+
+  /** The demo catalogue, edited, imported again (as the salon would, with the form open or before). */
+  async function importEdited(edit: (catalogue: Catalogue) => void) {
+    const edited = demoCatalogue() as Catalogue;
+    edit(edited);
+    await importCatalogue(t.database.db, edited, t.clock.nowMs());
+  }
+
+  /** At Camden on Tuesday 24 November, only Ben works, 17:00 to 18:00: one time for a cut, 17:00. */
+  const onlyBenAtFive = (catalogue: Catalogue) => {
+    for (const member of catalogue.staff) {
+      const camden = member.working_hours.camden;
+      if (!camden?.tue) continue;
+      if (member.name === 'Ben Carter') camden.tue = [['17:00', '18:00']];
+      else delete camden.tue;
+    }
+  };
+
+  const rosa = { first_name: 'Rosa', last_name: 'Parks', email: 'rosa@example.com' };
+  const alertOf = (body: string) => /<p[^>]*role="alert"[^>]*>([^<]*)<\/p>/.exec(body)?.[1];
+
+  it('the day’s last free time taken meanwhile: says no other time is free then, and keeps the details for the waitlist', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    await importEdited(onlyBenAtFive);
+    const mine = await search({ date: '2026-11-24' });
+    const theirs = await search({ date: '2026-11-24' });
+    expect(radios(mine)).toEqual(['2026-11-24T17:00Z']);
+    pagePathOf(
+      await pagePost(
+        t,
+        `/p/${ORG}/book`,
+        formOf(theirs, {
+          starts_at: '2026-11-24T17:00Z',
+          first_name: 'Ann',
+          last_name: 'Other',
+          email: 'ann@example.com',
+        }),
+      ),
+    );
+    const late = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(mine, { ...rosa, starts_at: '2026-11-24T17:00Z' }),
+    );
+    expect(late.statusCode).toBe(409);
+    // No time is left to choose, and no booking form: the page says so, not "choose another time".
+    expect(radios(late.body)).toEqual([]);
+    expect(alertOf(late.body)).toBe(
+      'That time has just been taken. No other time is free that day: choose another day above, or ask below to be told when a time frees up.',
+    );
+    // What was typed is kept where it can still be used: the waitlist's form.
+    expect(late.body).toContain(
+      'id="wl_first_name" name="first_name" autocomplete="given-name" required maxlength="60" value="Rosa"',
+    );
+    expect(late.body).toContain(
+      'id="wl_email" name="email" type="email" autocomplete="email" maxlength="254" value="rosa@example.com"',
+    );
+  });
+
+  it('a form whose services are no longer booked here: no “details kept below” over a page with no details form', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const open = await search({ date: '2026-11-24' });
+    await importEdited((catalogue) => {
+      catalogue.services.find((s) => s.name === 'Cut & blow-dry')!.locations = ['islington'];
+    });
+    const sent = await pagePost(t, `/p/${ORG}/book`, formOf(open, { ...rosa, starts_at: radios(open)[0]! }));
+    expect(sent.statusCode).toBe(400);
+    expect(sent.body).not.toContain('name="first_name"');
+    expect(alertOf(sent.body)).not.toContain('kept below');
   });
 });
 

@@ -32,7 +32,7 @@ import {
   refusedState,
   type SendPage,
 } from './page-shell.ts';
-import { forPeople, NO_SUCH_LOCATION } from './people-words.ts';
+import { forPeople, NO_SUCH_LOCATION, plainWords } from './people-words.ts';
 import {
   type DaysFound,
   dayStrip,
@@ -48,7 +48,7 @@ import {
   todayNeedsCause,
   zoneWords,
 } from './time-picker.ts';
-import { waitlistForm } from './waitlist-page.ts';
+import { type WaitlistTyped, waitlistForm } from './waitlist-page.ts';
 
 /**
  * The public booking page, GET /p/{organisation_slug}: one page that grows as the customer chooses
@@ -110,6 +110,7 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
           const where = (await publicLocations(deps.db, organisation.id)).find(
             (l) => l.slug === body.location,
           );
+          const place = where && { timezone: where.timezone, locale: organisation.locale };
           const page = await bookingPage(
             deps,
             organisation,
@@ -118,7 +119,8 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
               // A form that already booked for someone else comes back as a fresh one (a new key).
               fields: error.param === 'form_key' ? { ...body, form_key: undefined } : body,
               startsAt: Number.isNaN(startsAt) ? undefined : startsAt,
-              alert: forPeople(error, where && { timezone: where.timezone, locale: organisation.locale }),
+              alert: forPeople(error, place),
+              words: plainWords(error, place),
               field: error.param,
             },
           );
@@ -150,6 +152,11 @@ interface Kept {
   fields: Record<string, string | undefined>;
   startsAt: number | undefined;
   alert: string;
+  /**
+   * The refusal alone, without `alert`'s "your details are kept below": said where the page shows no
+   * booking form for them (no time left that day, or no service chosen any more).
+   */
+  words: string;
   /** The field the refusal is about (the error's param), said beside it and focused. */
   field?: string | undefined;
 }
@@ -178,9 +185,12 @@ async function bookingPage(
     parts.push(`<p class="notice" role="status">${esc(TAKES_NO_BOOKINGS)}</p>`);
     return { html: parts.join('\n'), status: 200 };
   }
-  // The refusal at the top, unless the details form is shown and says it beside its field.
+  // The refusal at the top, unless the details form is shown and says it beside its field; where the
+  // page has no booking form to keep the details in, without saying they are kept there.
+  let alert = kept?.words;
   const page = (besideItsField = false) => {
-    if (kept && !besideItsField) parts.splice(1, 0, `<p role="alert" class="fee">${esc(kept.alert)}</p>`);
+    if (alert !== undefined && !besideItsField)
+      parts.splice(1, 0, `<p role="alert" class="fee">${esc(alert)}</p>`);
     return { html: parts.join('\n'), status: 200 };
   };
   if (unknown) {
@@ -245,13 +255,28 @@ async function bookingPage(
 <p>${esc(zoneWords(location, organisation.locale, window.date))}</p>`);
   if (starts.length === 0) {
     parts.push(`<p role="status">No free times that day. ${emptyDayReasonHtml(found, window.date)}</p>`);
-    // Nothing fits the search: the customer may ask to be told when a time frees up.
-    parts.push(waitlistForm(organisation, location, { serviceIds: chosen, staff }, window.date));
+    // Nothing fits the search: the customer may ask to be told when a time frees up. A refused booking
+    // form's details go on there (the last time taken meanwhile, the day closed since).
+    parts.push(
+      waitlistForm(organisation, location, { serviceIds: chosen, staff }, window.date, typedOf(kept)),
+    );
+    if (kept) alert = `${kept.words} ${NO_OTHER_TIME}`;
   } else {
+    alert = kept?.alert;
     parts.push(detailsForm(organisation, location, { chosen, staff, starts }, kept));
     return page(besideAField(organisation, kept?.field));
   }
   return page();
+}
+
+/** A booking refused over a day that has no free time left: where the customer goes on. */
+const NO_OTHER_TIME =
+  'No other time is free that day: choose another day above, or ask below to be told when a time frees up.';
+
+/** The details a refused booking form held, for the waitlist's form. */
+function typedOf(kept: Kept | undefined): WaitlistTyped {
+  const { first_name, last_name, phone, email } = kept?.fields ?? {};
+  return { first_name, last_name, phone, email };
 }
 
 interface OrgParams {
