@@ -574,7 +574,7 @@ describe('the salon’s day changes while the form is open', () => {
     );
   });
 
-  it('a form whose services are no longer booked here: no “details kept below” over a page with no details form', async () => {
+  it('a form whose services are no longer booked here: said in words, with no “details kept below” over a page with no details form', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const open = await search({ date: '2026-11-24' });
     await importEdited((catalogue) => {
@@ -583,7 +583,41 @@ describe('the salon’s day changes while the form is open', () => {
     const sent = await pagePost(t, `/p/${ORG}/book`, formOf(open, { ...rosa, starts_at: radios(open)[0]! }));
     expect(sent.statusCode).toBe(400);
     expect(sent.body).not.toContain('name="first_name"');
-    expect(alertOf(sent.body)).not.toContain('kept below');
+    // Never the service's id nor the location's slug ("Service 80f1… is not offered at camden").
+    expect(alertOf(sent.body)).toBe('A service you chose is no longer booked online here.');
+  });
+
+  it('hours cut short since: says nobody works then any more, not the API’s “ask for availability again” with an ISO date', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const open = await search({ date: '2026-11-24' });
+    await importEdited((catalogue) => {
+      for (const member of catalogue.staff) {
+        if (member.working_hours.camden?.tue) member.working_hours.camden.tue = [['10:00', '16:00']];
+      }
+    });
+    const sent = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      formOf(open, { ...rosa, starts_at: '2026-11-24T17:00Z' }),
+    );
+    expect(sent.statusCode).toBe(409);
+    expect(alertOf(sent.body)).toBe(
+      'Nobody who does this works at that time any more. Your details are kept below: choose another time and confirm again.',
+    );
+    expect(radios(sent.body).length).toBeGreaterThan(0);
+  });
+
+  it('a closure added for the day since: the day said in words', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const open = await search({ date: '2026-11-24' });
+    await importEdited((catalogue) => {
+      catalogue.locations[0]!.closures = [{ date: '2026-11-24', reason: 'Staff training' }];
+    });
+    const sent = await pagePost(t, `/p/${ORG}/book`, formOf(open, { ...rosa, starts_at: radios(open)[0]! }));
+    expect(sent.statusCode).toBe(409);
+    expect(alertOf(sent.body)).toBe(
+      'Northside Camden is closed on Tuesday 24 November (Staff training). No other time is free that day: choose another day above, or ask below to be told when a time frees up.',
+    );
   });
 });
 

@@ -40,6 +40,12 @@ export function plainWords(error: AppError, place?: TimesPlace): string {
   if (error.reason === 'slot_unavailable' && error.details?.outside_hours !== true) {
     return 'That time has just been taken.';
   }
+  // Hours shortened since the page showed the time: the API's words add its date and "ask for availability".
+  if (error.reason === 'slot_unavailable') return 'Nobody who does this works at that time any more.';
+  // A service no longer offered here (moved, removed since the page showed it): the API names its id.
+  if (param === 'service_ids' && (error.code === 'not_found' || NOT_OFFERED.test(error.message))) {
+    return 'A service you chose is no longer booked online here.';
+  }
   const clashes = seriesClashWords(error, place);
   if (clashes !== undefined) return clashes;
   // The booking form names it location, the waitlist's service (as the API) location_slug.
@@ -52,7 +58,21 @@ export function plainWords(error: AppError, place?: TimesPlace): string {
   if (param === 'email' && /must be an e-mail/.test(error.message)) {
     return 'That e-mail address does not look right; check it, or give a phone number instead.';
   }
-  return error.message;
+  return withDaysInWords(error.message);
+}
+
+/** requireBookableServices' refusal of a service the location does not offer ("Service {id} is not offered at {slug}."). */
+const NOT_OFFERED = /^Service \S+ is not offered at \S+\.$/;
+
+/**
+ * A message's dates as the pages say them: "closed on Tuesday 24 November", not the API's
+ * "closed on 2026-11-24" (a day closed since the page showed it, the last day bookings are taken).
+ */
+function withDaysInWords(message: string): string {
+  return message.replace(/\b(\d{4}-\d{2}-\d{2})\b/g, (date) => {
+    const day = Date.parse(`${date}T00:00:00Z`);
+    return Number.isNaN(day) ? date : DAY_WORDS.format(day);
+  });
 }
 
 /**
@@ -126,7 +146,8 @@ export function forPeople(error: AppError, place?: TimesPlace): string {
   if (error.reason === 'series_clash' || error.reason === 'slot_unavailable') {
     return `${words} Your details are kept below: choose another time and confirm again.`;
   }
-  if (words !== error.message) return words;
+  // Words of their own are complete; the API's message (its dates in words) is followed by what to do.
+  if (words !== withDaysInWords(error.message)) return words;
   if (error.param === 'form_key') return `${words} Your details are kept below: confirm to book.`;
   if (error.status === 409) {
     return `${words} Your details are kept below: choose another time and confirm again.`;
