@@ -299,6 +299,12 @@ describe('a public booking waits for its contact to be proven', () => {
     expect(reloaded.statusCode).toBe(200);
     expect(reloaded.body).toContain('Booking confirmed');
     expect(reloaded.body).not.toContain('new code');
+    // "Send a new code" pressed in the first tab after all: it lands on the booking, sending nothing.
+    const sent = (await messagesOf(t, reference)).length;
+    const late = await pagePost(t, `${path}/resend`);
+    expect(late.statusCode).toBe(303);
+    expect(late.headers.location).toBe(path);
+    expect((await messagesOf(t, reference)).length).toBe(sent);
   });
 
   it('guesses made at once are counted one after another: five at most, whatever the concurrency', async () => {
@@ -420,6 +426,10 @@ describe('a public booking waits for its contact to be proven', () => {
     const checkout = new URL(String(pay.headers.location)).pathname;
     expect((await pagePost(t, `${checkout}/pay`)).statusCode).toBe(303);
     expect((await rest(reference)).status).toBe('confirmed');
+    // "Pay deposit" pressed again in a tab still open on it: it lands on the booking, confirmed.
+    const again = await pagePost(t, `${path}/pay`);
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe(path);
   });
 
   it('a stranger can cancel an unproven hold from its page, which frees the slot', async () => {

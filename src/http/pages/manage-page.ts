@@ -171,6 +171,8 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     app.post<{ Params: TokenParams }>('/p/manage/:token/resend', form, async (request, reply) => {
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
+      // Proven meanwhile (the link, or the code in another tab): "Send a new code" lands on the booking.
+      if (isProven(view)) return redirect(reply, bookingPagePath(view.token));
       await resendCode(
         deps.db,
         { store: deps.rateLimitStore },
@@ -183,6 +185,8 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     // The deposit: on to the provider's checkout of the booking's open session.
     app.post<{ Params: TokenParams }>('/p/manage/:token/pay', form, async (request, reply) => {
       const view = await getBookingPage(deps.db, request.params.token, deps.clock.nowMs());
+      // Paid meanwhile in another tab (the page was open on "Pay deposit"): Pay lands on the booking.
+      if (view.booking.status === 'confirmed') return redirect(reply, bookingPagePath(view.token));
       refuseBeforeProof(view);
       refuseBeforeClaim(view);
       const session = view.booking.checkoutSessionId;
@@ -419,6 +423,11 @@ function isPending(view: BookingPageView): boolean {
  */
 function awaitsProof(view: BookingPageView): boolean {
   return isPending(view) && view.booking.pendingRequirements.includes(CONTACT_VERIFICATION);
+}
+
+/** The contact proven (or never asked to be): confirmed, or on to a step after the proof. */
+function isProven(view: BookingPageView): boolean {
+  return view.booking.status === 'confirmed' || (isPending(view) && !awaitsProof(view));
 }
 
 /** 409 while a waitlist offer waits for its claim: nothing is paid or saved for a time not taken. */
