@@ -154,6 +154,20 @@ ${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><
 }
 
 /** What cancelling would mean, stated before the button that does it. */
+/**
+ * What a cancellation's page told the desk, as its form carries it back: the start and the terms (late
+ * or not, the deposit, the fee). A cancellation sent with other terms than it would now have (the
+ * window passed while the page was open, another desk moved the booking) cancels nothing.
+ */
+export function cancellationTerms(startsAt: number, disclosure: ChangeDisclosure): string {
+  const fee = disclosure.fee ? `${disclosure.fee.amountMinor}/${disclosure.fee.chargeAmountMinor}` : '-';
+  return `${startsAt}.${disclosure.late ? 'late' : 'on-time'}.${String(disclosure.depositRefunded)}.${fee}`;
+}
+
+/** Said above the terms when those the desk confirmed are no longer the booking's. */
+const TERMS_CHANGED =
+  'Nothing was cancelled: what cancelling means changed since this page was opened (the cancellation window passed, or the booking was changed meanwhile). Here is what it means now.';
+
 export function cancelBody(
   d: BookingDetail,
   disclosure: ChangeDisclosure,
@@ -161,6 +175,7 @@ export function cancelBody(
   f: Formats,
   csrf: string,
   laterVisits: readonly number[] = [],
+  termsChanged = false,
 ): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
@@ -179,6 +194,7 @@ export function cancelBody(
   const form = refusal
     ? `<p class="error" role="alert">${esc(refusal)}</p>`
     : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
+<input type="hidden" name="terms" value="${esc(cancellationTerms(b.startsAt, disclosure))}">
 ${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
 <p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
   // Refused (cancelled already, past, a late cancellation the location forbids): only why, not what a
@@ -189,9 +205,10 @@ ${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation w
   const notice = refusal
     ? ''
     : `<div class="notice" role="note"><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></div>\n`;
+  const changed = termsChanged && !refusal ? `<p class="error" role="alert">${esc(TERMS_CHANGED)}</p>\n` : '';
   return `<h1>${heading}</h1>
 <p>${esc(d.client.name)}, ${f.when(b.startsAt)}</p>
-${notice}${form}
+${changed}${notice}${form}
 <p><a href="${esc(base)}">${refusal ? 'Back to the booking' : 'Keep the booking'}</a></p>`;
 }
 

@@ -62,7 +62,14 @@ import { withPublicPaths } from '../pages/page-shell.ts';
 import { plainWords } from '../pages/people-words.ts';
 import { publicBaseUrl, publicPath, publicPathPrefix } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
-import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
+import {
+  bookingBody,
+  cancelBody,
+  cancellationTerms,
+  type Done,
+  rescheduleBody,
+  waiveBody,
+} from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { consoleScript } from './console-script.ts';
@@ -435,8 +442,13 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       }
     });
 
-    get('/console/bookings/:reference/cancel', async (request, reply, session) => {
-      const { reference } = request.params as { reference: string };
+    /** The cancel page: what cancelling means now; `termsChanged`, said again after a form sent on older terms. */
+    const cancelPage = async (
+      reply: FastifyReply,
+      session: ConsoleSession,
+      reference: string,
+      termsChanged = false,
+    ) => {
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
       const preview = await previewCancellation(deps.db, changer(session), reference, now());
       const f = formats(session.organisation.locale, detail.location.timezone);
@@ -448,13 +460,31 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         f,
         session.csrfToken,
         later.map((visit) => visit.startsAt),
+        termsChanged,
       );
       return send(reply, shell(session, `Cancel ${detail.booking.reference}`, 'diary'), body);
+    };
+
+    get('/console/bookings/:reference/cancel', async (request, reply, session) => {
+      const { reference } = request.params as { reference: string };
+      return cancelPage(reply, session, reference);
     });
 
     post('/console/bookings/:reference/cancel', async (request, reply, session, form) => {
       const { reference } = request.params as { reference: string };
       const reason = form.reason?.trim() || undefined;
+      // The terms the page stated are the ones the desk agreed to: changed since (the window passed,
+      // another desk moved it), nothing is cancelled and the page states the new ones. A refusal
+      // (cancelled meanwhile, started) is left to the cancellation itself to say.
+      if (form.terms !== undefined) {
+        const preview = await previewCancellation(deps.db, changer(session), reference, now());
+        if (
+          preview.refusal === null &&
+          form.terms !== cancellationTerms(preview.booking.startsAt, preview.disclosure)
+        ) {
+          return cancelPage(reply.code(409), session, reference, true);
+        }
+      }
       return changeBooking(reply, session, reference, async () => {
         // With the provider, which returns a deposit paid online on a timely cancellation.
         const staff = { ...changer(session), payments: deps.payments };

@@ -1,0 +1,64 @@
+import { afterEach, expect, it } from 'vitest';
+import { createUser } from '../../src/app/staff-account-service.ts';
+import { signInToConsole } from '../helpers/console-session.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import { insertProtectedIslingtonCut } from '../helpers/protected-booking.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The console's Cancel page states what cancelling means (on time or late, the deposit, the fee)
+ * before the button. What the button does is what the page said: when that changed while the page was
+ * open (the cancellation window passed, another desk moved the booking), nothing is cancelled and the
+ * page says so with the new terms, to confirm again. Islington: Booking Protection, 48-hour window,
+ * 50% late-cancellation fee. Monday 23 November 2026, 09:00 in London.
+ */
+const PASSWORD = 'correct horse battery';
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+/** The hidden fields of the page's cancel form, as the browser sends them with its button. */
+function cancelForm(html: string, reference: string): Record<string, string> {
+  const form = new RegExp(
+    `<form method="post" action="/console/bookings/${reference}/cancel">([\\s\\S]*?)</form>`,
+  ).exec(html);
+  expect(form, html).not.toBeNull();
+  const fields: Record<string, string> = {};
+  for (const [, name, value] of form![1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    if (name !== '_csrf') fields[name!] = value!;
+  }
+  return fields;
+}
+
+it('cancels nothing when the window passed while the page was open, and shows the late terms to confirm', async () => {
+  t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'northside-hair', email: 'desk@northside.test', role: 'staff', password: PASSWORD },
+    t.clock.nowMs(),
+  );
+  const desk = await signInToConsole(t, 'northside-hair', 'desk@northside.test', PASSWORD);
+  // 48 hours and 10 minutes ahead: on time now, late in a quarter of an hour.
+  const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse('2026-11-25T09:10:00Z'));
+  const page = await desk.get(`/console/bookings/${reference}/cancel`);
+  expect(page.body).toContain('This cancellation is on time.');
+  expect(page.body).toContain('No fee applies.');
+  const shown = cancelForm(page.body, reference);
+
+  t.clock.advance({ minutes: 15 });
+  const sent = await desk.post(`/console/bookings/${reference}/cancel`, shown);
+  expect(sent.statusCode, sent.body).toBe(409);
+  expect(sent.body).toContain('Nothing was cancelled');
+  expect(sent.body).toContain('This is a late cancellation (inside the cancellation window).');
+  expect(sent.body).toContain('A late-cancellation fee of £31.00 (50%) will be recorded');
+  const still = await desk.get(`/console/bookings/${reference}`);
+  expect(still.body).toContain(`Booking ${reference}: Confirmed`);
+
+  // Confirmed on the terms now shown: cancelled, with its fee.
+  const again = await desk.post(`/console/bookings/${reference}/cancel`, cancelForm(sent.body, reference));
+  expect(again.statusCode, again.body).toBe(303);
+  const cancelled = await desk.get(`/console/bookings/${reference}`);
+  expect(cancelled.body).toContain(`Booking ${reference}: Cancelled`);
+  expect(cancelled.body).toContain('Late cancellation');
+});
