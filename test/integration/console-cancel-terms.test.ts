@@ -62,3 +62,36 @@ it('cancels nothing when the window passed while the page was open, and shows th
   expect(cancelled.body).toContain(`Booking ${reference}: Cancelled`);
   expect(cancelled.body).toContain('Late cancellation');
 });
+
+it('tells in the event log what became of a deposit only when there was one paid', async () => {
+  t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+  await createUser(
+    t.database.db,
+    { organisationSlug: 'northside-hair', email: 'desk@northside.test', role: 'staff', password: PASSWORD },
+    t.clock.nowMs(),
+  );
+  const desk = await signInToConsole(t, 'northside-hair', 'desk@northside.test', PASSWORD);
+  // No deposit: cancelled late and on time, neither says a deposit was kept or returned.
+  for (const startsAt of ['2026-11-24T14:00:00Z', '2026-11-30T14:00:00Z']) {
+    const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse(startsAt));
+    const page = await desk.get(`/console/bookings/${reference}/cancel`);
+    const sent = await desk.post(`/console/bookings/${reference}/cancel`, cancelForm(page.body, reference));
+    expect(sent.statusCode, sent.body).toBe(303);
+    const cancelled = await desk.get(`/console/bookings/${reference}`);
+    expect(cancelled.body).toMatch(/<td>(Late cancellation|Cancelled in time)<\/td>/);
+    expect(cancelled.body).not.toMatch(/deposit (retained|refunded)/);
+  }
+  // A deposit paid at the desk: its cancellation says what became of it.
+  const paid = await insertProtectedIslingtonCut(t.database.db, Date.parse('2026-11-24T15:00:00Z'));
+  await t.database.db
+    .updateTable('bookings')
+    .set({ deposit_minor: 2000, deposit_status: 'paid' })
+    .where('reference', '=', paid)
+    .execute();
+  const page = await desk.get(`/console/bookings/${paid}/cancel`);
+  expect(page.body).toContain('The paid deposit will be retained.');
+  await desk.post(`/console/bookings/${paid}/cancel`, cancelForm(page.body, paid));
+  expect((await desk.get(`/console/bookings/${paid}`)).body).toContain(
+    '<td>Late cancellation; deposit retained</td>',
+  );
+});

@@ -114,7 +114,7 @@ export function bookingBody(
   const events = d.events
     .map(
       (e) =>
-        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from && e.from !== e.to ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.by)}</td><td>${e.details ? detailsInWords(e.details, f, b.currency) : ''}</td></tr>`,
+        `<tr><td>${f.when(e.at)}</td><td>${esc(e.from && e.from !== e.to ? `${STATUS_LABELS[e.from] ?? e.from} → ` : '')}${esc(STATUS_LABELS[e.to] ?? e.to)}</td><td>${esc(e.by)}</td><td>${e.details ? detailsInWords(e.details, f, b.currency, ['paid', 'refunded', 'retained'].includes(b.depositStatus)) : ''}</td></tr>`,
     )
     .join('');
   const protection = b.protection.applies
@@ -294,7 +294,16 @@ const REQUIREMENTS: Record<string, string> = {
 };
 
 /** An event's details as a sentence (times in the location's zone, money in the booking's currency), escaped. */
-function detailsInWords(details: Record<string, unknown>, f: Formats, currency: string): string {
+/**
+ * An event's details in words. `depositPaid`: the booking had a deposit paid, so its cancellation says
+ * what became of it (a cancellation records deposit_refunded false for a booking with none).
+ */
+function detailsInWords(
+  details: Record<string, unknown>,
+  f: Formats,
+  currency: string,
+  depositPaid: boolean,
+): string {
   const num = (value: unknown) => (typeof value === 'number' ? value : null);
   const moved = details.rescheduled as { from?: unknown; to?: unknown } | undefined;
   if (moved && num(moved.from) !== null && num(moved.to) !== null) {
@@ -315,8 +324,9 @@ function detailsInWords(details: Record<string, unknown>, f: Formats, currency: 
     );
   }
   if (typeof details.late === 'boolean') {
-    const deposit =
-      details.deposit_refunded === true
+    const deposit = !depositPaid
+      ? ''
+      : details.deposit_refunded === true
         ? '; deposit refunded'
         : details.deposit_refunded === false
           ? '; deposit retained'
