@@ -442,7 +442,16 @@ function seriesSentence(facts: MessageFacts, words: Wording, sms: boolean): stri
  * but for a cancellation that does not fit even so: its link to its page goes last, before what became
  * of its deposit and fee (a late one's two sentences leave no room for it in German or French).
  */
-export function renderSms(facts: MessageFacts): string {
+export function renderSms(given: MessageFacts): string {
+  // Names in the SMS alphabet, as the dates are: a "’" or an "á" typed into the catalogue made every
+  // text UCS-2, its stylist and phone dropped and its names cut to a few letters to fit.
+  const facts: MessageFacts = {
+    ...given,
+    organisationName: toSmsAlphabet(given.organisationName),
+    locationName: toSmsAlphabet(given.locationName),
+    serviceNames: given.serviceNames.map(toSmsAlphabet),
+    staffName: toSmsAlphabet(given.staffName),
+  };
   const words = wordingFor(facts.locale);
   const attempts: SmsShape[] = [
     { staff: true, services: 'all', phone: true },

@@ -214,15 +214,47 @@ function inGsmAlphabet(char: string): boolean {
 }
 
 /**
+ * Typographic punctuation (what word processors and phones type for ' " - and ...) as the SMS
+ * alphabet's own, which reads the same.
+ */
+const PLAIN_PUNCTUATION: Record<string, string> = {
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201a': "'",
+  '\u201b': "'",
+  '\u2032': "'",
+  '\u02bc': "'",
+  '\u201c': '"',
+  '\u201d': '"',
+  '\u201e': '"',
+  '\u2033': '"',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2212': '-',
+  '\u2026': '...',
+  '\u00a0': ' ',
+  '\u202f': ' ',
+};
+
+/**
  * `text` with each accented letter the SMS alphabet lacks written as its bare letter ("août" as
- * "aout", "À" as "A"): one such letter makes the whole SMS UCS-2, 67 characters a part instead of 153.
- * Anything else outside the alphabet stays as it is.
+ * "aout", "À" as "A", "Seán" as "Sean") and typographic punctuation as plain ("Men’s" as "Men's"): one
+ * such character makes the whole SMS UCS-2, 67 characters a part instead of 153. Anything else
+ * outside the alphabet (another script, an emoji) stays as it is.
  */
 export function toSmsAlphabet(text: string): string {
   let folded = '';
   for (const char of text) {
     if (inGsmAlphabet(char)) {
       folded += char;
+      continue;
+    }
+    const plain = PLAIN_PUNCTUATION[char];
+    if (plain !== undefined) {
+      folded += plain;
       continue;
     }
     const bare = char.normalize('NFD').replace(/\p{M}/gu, '');
