@@ -316,3 +316,38 @@ describe('the hosted pages', () => {
     expect(limited.body).toContain('Too many requests');
   });
 });
+
+describe('a cancellation confirmed on what the page said', () => {
+  it('cancels nothing once the window passed while the page was open, and says the fee now due first', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await protectedHold();
+    await saveCard(path);
+    // Monday 13:55: 48 hours and 5 minutes before Wednesday's 14:00, outside Islington's window.
+    t.clock.advance({ hours: 4, minutes: 55 });
+    const asked = (await page(`${path}/cancel`)).body;
+    expect(asked).not.toContain('£31.00');
+    const form = (html: string) =>
+      [
+        ...(/<form method="post" action="[^"]*\/cancel">([\s\S]*?)<\/form>/.exec(html)?.[1] ?? '').matchAll(
+          /<input type="hidden" name="([^"]+)" value="([^"]*)">/g,
+        ),
+      ]
+        .map(([, name, value]) => `${name}=${encodeURIComponent(value!)}`)
+        .join('&');
+    expect(form(asked)).toMatch(/^terms=/);
+
+    // Sent ten minutes later, inside the window: not cancelled, the fee said before anything is done.
+    t.clock.advance({ minutes: 10 });
+    const sent = await post(`${path}/cancel`, form(asked));
+    expect(sent.statusCode, sent.body).toBe(409);
+    expect(sent.body).toContain('Nothing is cancelled yet');
+    expect(sent.body).toContain('A late cancellation fee of £31.00 (50% of the price) applies');
+    expect((await page(path)).body).not.toContain('Booking cancelled');
+
+    const again = await post(`${path}/cancel`, form(sent.body));
+    expect(again.statusCode, again.body).toBe(303);
+    expect((await page(path)).body).toContain(
+      '<dt>Late cancellation fee</dt><dd>£31.00 (50% of the price): £31.00 to be charged to your saved card.</dd>',
+    );
+  });
+});

@@ -47,6 +47,17 @@ export interface ChangeDisclosure {
   fee: FeeDisclosure | null;
 }
 
+/**
+ * What a cancellation's page told the one cancelling, as its form carries it back: the start and the
+ * terms (late or not, the deposit, the fee). A cancellation sent with other terms than it would now
+ * have (the window passed while the page was open, someone else moved the booking) cancels nothing:
+ * the page says the new terms first (the console and the customer's booking page).
+ */
+export function cancellationTerms(startsAt: number, disclosure: ChangeDisclosure): string {
+  const fee = disclosure.fee ? `${disclosure.fee.amountMinor}/${disclosure.fee.chargeAmountMinor}` : '-';
+  return `${startsAt}.${disclosure.late ? 'late' : 'on-time'}.${String(disclosure.depositRefunded)}.${fee}`;
+}
+
 export interface ChangeDecision extends ChangeDisclosure {
   /** Why the change is refused (a 409 conflict), or null when it may go ahead. */
   refusal: Refusal | null;

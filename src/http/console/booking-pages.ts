@@ -1,6 +1,6 @@
 import { type BookingDetail, refusedRefundWords } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
-import type { ChangeDisclosure } from '../../domain/booking/change-policy.ts';
+import { type ChangeDisclosure, cancellationTerms } from '../../domain/booking/change-policy.ts';
 import { effectiveStatus } from '../../domain/booking/state-machine.ts';
 import { messagesTable } from './outbox-page.ts';
 import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
@@ -154,16 +154,6 @@ ${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><
 }
 
 /** What cancelling would mean, stated before the button that does it. */
-/**
- * What a cancellation's page told the desk, as its form carries it back: the start and the terms (late
- * or not, the deposit, the fee). A cancellation sent with other terms than it would now have (the
- * window passed while the page was open, another desk moved the booking) cancels nothing.
- */
-export function cancellationTerms(startsAt: number, disclosure: ChangeDisclosure): string {
-  const fee = disclosure.fee ? `${disclosure.fee.amountMinor}/${disclosure.fee.chargeAmountMinor}` : '-';
-  return `${startsAt}.${disclosure.late ? 'late' : 'on-time'}.${String(disclosure.depositRefunded)}.${fee}`;
-}
-
 /** Said above the terms when those the desk confirmed are no longer the booking's. */
 const TERMS_CHANGED =
   'Nothing was cancelled: what cancelling means changed since this page was opened (the cancellation window passed, or the booking was changed meanwhile). Here is what it means now.';

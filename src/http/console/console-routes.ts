@@ -47,6 +47,7 @@ import {
 } from '../../app/webhooks/endpoints.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { Booking, FeeKind } from '../../domain/booking/booking.ts';
+import { cancellationTerms } from '../../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import {
@@ -62,14 +63,7 @@ import { withPublicPaths } from '../pages/page-shell.ts';
 import { plainWords } from '../pages/people-words.ts';
 import { publicBaseUrl, publicPath, publicPathPrefix } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
-import {
-  bookingBody,
-  cancelBody,
-  cancellationTerms,
-  type Done,
-  rescheduleBody,
-  waiveBody,
-} from './booking-pages.ts';
+import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { consoleScript } from './console-script.ts';

@@ -25,7 +25,11 @@ import { someoneWorksOn } from '../../app/start-check.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { Fee } from '../../domain/booking/booking.ts';
-import { type ChangeDisclosure, decideChange } from '../../domain/booking/change-policy.ts';
+import {
+  type ChangeDisclosure,
+  cancellationTerms,
+  decideChange,
+} from '../../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import type { StaffRef } from '../../domain/catalogue.ts';
 import { counted } from '../../domain/counted.ts';
@@ -236,6 +240,24 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       const now = deps.clock.nowMs();
       const view = await getBookingPage(deps.db, request.params.token, now);
       refuseChangeBeforeClaim(view);
+      // What the page said cancelling means is what the customer agreed to: changed since (the
+      // window passed while the page was open, the salon moved it), nothing is cancelled and the
+      // page says what it means now. A refusal (cancelled already, started) is the cancellation's own.
+      const terms = (request.body as { terms?: unknown } | undefined)?.terms;
+      if (typeof terms === 'string') {
+        const preview = await previewCancellation(deps.db, customer(view), view.booking.reference, now);
+        if (
+          preview.refusal === null &&
+          terms !== cancellationTerms(preview.booking.startsAt, preview.disclosure)
+        ) {
+          const again = await getBookingPage(deps.db, request.params.token, now);
+          return sendPage(
+            reply.code(409),
+            'Cancel your booking',
+            cancelBody(again, undefined, preview.disclosure, true),
+          );
+        }
+      }
       try {
         await cancelBooking(
           deps.db,
@@ -855,10 +877,15 @@ function cancelRefusalWords(view: BookingPageView, message: string): string {
   return view.booking.status === 'cancelled' ? 'This booking is already cancelled.' : message;
 }
 
+/** Said above the terms when those the customer confirmed are no longer the booking's. */
+const TERMS_CHANGED =
+  'Nothing is cancelled yet: what cancelling means changed since this page was opened (the appointment came inside the cancellation window, or the booking was changed). Here is what it means now.';
+
 function cancelBody(
   view: BookingPageView,
   refusal: string | undefined,
   disclosure: ChangeDisclosure,
+  termsChanged = false,
 ): string {
   const f = formatOf(view);
   const path = bookingPagePath(view.token);
@@ -870,9 +897,10 @@ ${bookingSummary(view, f)}
   }
   const costly = disclosure.late || disclosure.fee !== null;
   return `<h1>Cancel your booking</h1>
-${bookingSummary(view, f)}
+${termsChanged ? `<p class="fee" role="alert">${esc(TERMS_CHANGED)}</p>\n` : ''}${bookingSummary(view, f)}
 <p class="${costly ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'cancel'))}</p>
 <form method="post" action="${esc(`${path}/cancel`)}">
+<input type="hidden" name="terms" value="${esc(cancellationTerms(view.booking.startsAt, disclosure))}">
 <div class="actions"><button type="submit" class="primary">Yes, cancel it</button>
 <a href="${esc(path)}">Keep my booking</a></div>
 </form>`;
