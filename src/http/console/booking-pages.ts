@@ -153,11 +153,11 @@ ${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><
 <p><a href="/console/diary?location=${esc(encodeURIComponent(b.locationSlug))}&date=${esc(f.isoDate(b.startsAt))}">Back to the diary</a></p>`;
 }
 
-/** What cancelling would mean, stated before the button that does it. */
 /** Said above the terms when those the desk confirmed are no longer the booking's. */
 const TERMS_CHANGED =
   'Nothing was cancelled: what cancelling means changed since this page was opened (the cancellation window passed, or the booking was changed meanwhile). Here is what it means now.';
 
+/** What cancelling would mean, stated before the button that does it. */
 export function cancelBody(
   d: BookingDetail,
   disclosure: ChangeDisclosure,
@@ -283,9 +283,9 @@ const REQUIREMENTS: Record<string, string> = {
   protection_setup: 'Card set up for Booking Protection',
 };
 
-/** An event's details as a sentence (times in the location's zone, money in the booking's currency), escaped. */
 /**
- * An event's details in words. `depositPaid`: the booking had a deposit paid, so its cancellation says
+ * An event's details as a sentence (times in the location's zone, money in the booking's currency),
+ * escaped. `depositPaid`: the booking had a deposit paid, so its cancellation says
  * what became of it (a cancellation records deposit_refunded false for a booking with none).
  */
 function detailsInWords(
