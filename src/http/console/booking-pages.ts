@@ -166,6 +166,7 @@ export function cancelBody(
   csrf: string,
   laterVisits: readonly number[] = [],
   termsChanged = false,
+  reason = '',
 ): string {
   const b = d.booking;
   const base = `/console/bookings/${encodeURIComponent(b.reference)}`;
@@ -185,7 +186,7 @@ export function cancelBody(
     ? `<p class="error" role="alert">${esc(refusal)}</p>`
     : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
 <input type="hidden" name="terms" value="${esc(cancellationTerms(b.startsAt, disclosure))}">
-${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500">
+${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500"${reason ? ` value="${esc(reason)}"` : ''}>
 <p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
   // Refused (cancelled already, past, a late cancellation the location forbids): only why, not what a
   // cancellation that cannot happen would cost.
@@ -253,6 +254,7 @@ export function rescheduleBody(
         {
           starts_at: new Date(s.startsAt).toISOString(),
           staff_id: s.staffId,
+          from: whereItIs(b),
           ...(series.following && { scope: 'following' }),
         },
       ),
@@ -263,6 +265,14 @@ export function rescheduleBody(
 ${seriesMoveChoice(series, `${base}/reschedule?date=${encodeURIComponent(date)}`, f)}<form method="get" action="${esc(`${base}/reschedule`)}" class="toolbar"><div><label for="date">Day</label><input id="date" type="date" name="date" value="${esc(date)}"></div>${series.following ? '<input type="hidden" name="scope" value="following">' : ''}<button type="submit" class="secondary">Show free times</button></form>
 ${buttons === '' ? '<p>No free times that day.</p>' : `<div class="toolbar" role="group" aria-label="Free times">${buttons}</div>`}
 <p><a href="${esc(base)}">Back to the booking</a></p>`;
+}
+
+/**
+ * Where a booking is (its start and stylist), as a reschedule form carries it: a time picked on a page
+ * opened before another desk moved the booking moves nothing (console-routes.ts).
+ */
+export function whereItIs(booking: { startsAt: number; staffId: string }): string {
+  return `${booking.startsAt}.${booking.staffId}`;
 }
 
 /** Which visits a picked time moves, and the link to the other choice. */

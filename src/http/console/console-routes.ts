@@ -63,7 +63,7 @@ import { withPublicPaths } from '../pages/page-shell.ts';
 import { plainWords } from '../pages/people-words.ts';
 import { publicBaseUrl, publicPath, publicPathPrefix } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
-import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody } from './booking-pages.ts';
+import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody, whereItIs } from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { consoleScript } from './console-script.ts';
@@ -442,6 +442,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       session: ConsoleSession,
       reference: string,
       termsChanged = false,
+      reason = '',
     ) => {
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
       const preview = await previewCancellation(deps.db, changer(session), reference, now());
@@ -455,6 +456,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         session.csrfToken,
         later.map((visit) => visit.startsAt),
         termsChanged,
+        reason,
       );
       return send(reply, shell(session, `Cancel ${detail.booking.reference}`, 'diary'), body);
     };
@@ -476,7 +478,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
           preview.refusal === null &&
           form.terms !== cancellationTerms(preview.booking.startsAt, preview.disclosure)
         ) {
-          return cancelPage(reply.code(409), session, reference, true);
+          return cancelPage(reply.code(409), session, reference, true, reason);
         }
       }
       return changeBooking(reply, session, reference, async () => {
@@ -534,6 +536,9 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       );
     });
 
+    const MOVED_MEANWHILE =
+      'Someone else moved this booking while the page was open, so the time picked was not applied. It is shown where it is now: reschedule it again if it should still move.';
+
     post('/console/bookings/:reference/reschedule', async (request, reply, session, form) => {
       const { reference } = request.params as { reference: string };
       const startsAt = instantOf(form.starts_at);
@@ -544,6 +549,11 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       // Where it already is (the same time confirmed twice, in a second tab): nothing moved or sent again.
       if (booking.startsAt === startsAt && (staffId === undefined || staffId === booking.staffId))
         return redirect(reply, doneAt(booking.reference, 'rescheduled'));
+      // Picked on a page opened before someone else moved it: moving it again would undo their move
+      // (and text the customer twice). Nothing moves; the booking is shown where it now is.
+      if (form.from !== undefined && form.from !== whereItIs(booking)) {
+        return bookingPage(reply.code(409), session, reference, { refusal: MOVED_MEANWHILE });
+      }
       return changeBooking(reply, session, reference, async () => {
         const moved = await rescheduleWithScope(
           deps.db,

@@ -6,7 +6,7 @@ import { insertProtectedIslingtonCut } from '../helpers/protected-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
- * The console's Cancel page states what cancelling means (on time or late, the deposit, the fee)
+ * Console pages left open while the booking changed. The Cancel page states what cancelling means (on time or late, the deposit, the fee)
  * before the button. What the button does is what the page said: when that changed while the page was
  * open (the cancellation window passed, another desk moved the booking), nothing is cancelled and the
  * page says so with the new terms, to confirm again. Islington: Booking Protection, 48-hour window,
@@ -47,9 +47,11 @@ it('cancels nothing when the window passed while the page was open, and shows th
   const shown = cancelForm(page.body, reference);
 
   t.clock.advance({ minutes: 15 });
-  const sent = await desk.post(`/console/bookings/${reference}/cancel`, shown);
+  const sent = await desk.post(`/console/bookings/${reference}/cancel`, { ...shown, reason: 'Caller ill' });
   expect(sent.statusCode, sent.body).toBe(409);
   expect(sent.body).toContain('Nothing was cancelled');
+  // The reason typed is kept for the second confirmation.
+  expect(sent.body).toContain('name="reason" maxlength="500" value="Caller ill"');
   expect(sent.body).toContain('This is a late cancellation (inside the cancellation window).');
   expect(sent.body).toContain('A late-cancellation fee of £31.00 (50%) will be recorded');
   const still = await desk.get(`/console/bookings/${reference}`);
@@ -94,4 +96,67 @@ it('tells in the event log what became of a deposit only when there was one paid
   expect((await desk.get(`/console/bookings/${paid}`)).body).toContain(
     '<td>Late cancellation; deposit retained</td>',
   );
+});
+
+/** The hidden fields of the Reschedule page's button for a time, as the browser sends them. */
+function timeButton(html: string, reference: string, startsAt: string): Record<string, string> {
+  const forms = html.matchAll(
+    new RegExp(
+      `<form method="post" action="/console/bookings/${reference}/reschedule" class="inline">(.*?)</form>`,
+      'g',
+    ),
+  );
+  for (const [, inner] of forms) {
+    const fields = Object.fromEntries(
+      [...inner!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, n, v]) => [
+        n!,
+        v!,
+      ]),
+    );
+    if (fields.starts_at === startsAt) {
+      delete fields._csrf;
+      return fields;
+    }
+  }
+  throw new Error(`no button for ${startsAt}`);
+}
+
+it('moves nothing when another desk moved the booking while the Reschedule page was open', async () => {
+  t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+  for (const email of ['a@northside.test', 'b@northside.test']) {
+    await createUser(
+      t.database.db,
+      { organisationSlug: 'northside-hair', email, role: 'staff', password: PASSWORD },
+      t.clock.nowMs(),
+    );
+  }
+  const deskA = await signInToConsole(t, 'northside-hair', 'a@northside.test', PASSWORD);
+  const deskB = await signInToConsole(t, 'northside-hair', 'b@northside.test', PASSWORD);
+  const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse('2026-11-30T14:00:00Z'));
+  const pageA = await deskA.get(`/console/bookings/${reference}/reschedule?date=2026-11-30`);
+  const pageB = await deskB.get(`/console/bookings/${reference}/reschedule?date=2026-11-30`);
+  // Desk B moves it to 15:00; desk A, on the page opened before, picks 13:00.
+  const movedByB = await deskB.post(
+    `/console/bookings/${reference}/reschedule`,
+    timeButton(pageB.body, reference, '2026-11-30T15:00:00.000Z'),
+  );
+  expect(movedByB.statusCode, movedByB.body).toBe(303);
+  const byA = await deskA.post(
+    `/console/bookings/${reference}/reschedule`,
+    timeButton(pageA.body, reference, '2026-11-30T13:00:00.000Z'),
+  );
+  expect(byA.statusCode, byA.body).toBe(409);
+  expect(byA.body).toContain('Someone else moved this booking while the page was open');
+  const rest = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+  expect(rest.json().data.starts_at).toBe('2026-11-30T15:00:00+00:00');
+
+  // Picked again on the page as it is now: moved.
+  const fresh = await deskA.get(`/console/bookings/${reference}/reschedule?date=2026-11-30`);
+  const again = await deskA.post(
+    `/console/bookings/${reference}/reschedule`,
+    timeButton(fresh.body, reference, '2026-11-30T13:00:00.000Z'),
+  );
+  expect(again.statusCode, again.body).toBe(303);
+  const after = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+  expect(after.json().data.starts_at).toBe('2026-11-30T13:00:00+00:00');
 });
