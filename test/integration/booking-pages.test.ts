@@ -317,7 +317,7 @@ describe('the hosted pages', () => {
   });
 });
 
-describe('a cancellation confirmed on what the page said', () => {
+describe('a cancellation or move confirmed on what the page said', () => {
   it('cancels nothing once the window passed while the page was open, and says the fee now due first', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { path } = await protectedHold();
@@ -349,5 +349,41 @@ describe('a cancellation confirmed on what the page said', () => {
     expect((await page(path)).body).toContain(
       '<dt>Late cancellation fee</dt><dd>£31.00 (50% of the price): £31.00 to be charged to your saved card.</dd>',
     );
+  });
+
+  it('moves nothing once the window passed while the move was being confirmed, and says it is late first', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference, path } = await protectedHold();
+    await saveCard(path);
+    // Monday 13:55: 48 hours and 5 minutes before Wednesday's 14:00, outside Islington's window.
+    t.clock.advance({ hours: 4, minutes: 55 });
+    const times = await page(`${path}/reschedule?date=2026-11-27`);
+    const startsAt = /name="starts_at" value="([^"]+)"/.exec(times.body)![1]!;
+    const asked = (await page(`${path}/reschedule?starts_at=${encodeURIComponent(startsAt)}`)).body;
+    expect(asked).toContain('There is no charge for moving it.');
+    expect(asked).not.toContain('late change');
+    const form = (html: string) =>
+      [
+        ...(
+          /<form method="post" action="[^"]*\/reschedule">([\s\S]*?)<\/form>/.exec(html)?.[1] ?? ''
+        ).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g),
+      ]
+        .map(([, name, value]) => `${name}=${encodeURIComponent(value!)}`)
+        .join('&');
+    expect(form(asked)).toContain('terms=');
+
+    // Confirmed ten minutes later, inside the window: not moved, its lateness said before anything is done.
+    t.clock.advance({ minutes: 10 });
+    const sent = await post(`${path}/reschedule`, form(asked));
+    expect(sent.statusCode, sent.body).toBe(409);
+    expect(sent.body).toContain('Nothing is moved yet');
+    expect(sent.body).toContain('This is a late change under the cancellation policy.');
+    const before = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+    expect(before.json().data.starts_at).toBe('2026-11-25T14:00:00+00:00');
+
+    const again = await post(`${path}/reschedule`, form(sent.body));
+    expect(again.statusCode, again.body).toBe(303);
+    const after = await t.request({ method: 'GET', url: `/v1/bookings/${reference}` });
+    expect(Date.parse(after.json().data.starts_at)).toBe(Date.parse(startsAt));
   });
 });

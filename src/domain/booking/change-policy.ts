@@ -48,12 +48,12 @@ export interface ChangeDisclosure {
 }
 
 /**
- * What a cancellation's page told the one cancelling, as its form carries it back: the start and the
- * terms (late or not, the deposit, the fee). A cancellation sent with other terms than it would now
- * have (the window passed while the page was open, someone else moved the booking) cancels nothing:
- * the page says the new terms first (the console and the customer's booking page).
+ * What a cancellation's or a move's page told the one confirming it, as its form carries it back: the
+ * booking's start and the terms (late or not, the deposit, the fee). A change sent with other terms
+ * than it would now have (the window passed while the page was open, someone else moved the booking)
+ * is not made: the page says the new terms first (the console's Cancel, the customer's booking page).
  */
-export function cancellationTerms(startsAt: number, disclosure: ChangeDisclosure): string {
+export function changeTerms(startsAt: number, disclosure: ChangeDisclosure): string {
   const fee = disclosure.fee ? `${disclosure.fee.amountMinor}/${disclosure.fee.chargeAmountMinor}` : '-';
   return `${startsAt}.${disclosure.late ? 'late' : 'on-time'}.${String(disclosure.depositRefunded)}.${fee}`;
 }

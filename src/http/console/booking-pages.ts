@@ -1,6 +1,6 @@
 import { type BookingDetail, refusedRefundWords } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
-import { type ChangeDisclosure, cancellationTerms } from '../../domain/booking/change-policy.ts';
+import { type ChangeDisclosure, changeTerms } from '../../domain/booking/change-policy.ts';
 import { effectiveStatus } from '../../domain/booking/state-machine.ts';
 import { messagesTable } from './outbox-page.ts';
 import { actionForm, csrfField, esc, type Formats, STATUS_LABELS } from './page.ts';
@@ -185,7 +185,7 @@ export function cancelBody(
   const form = refusal
     ? `<p class="error" role="alert">${esc(refusal)}</p>`
     : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
-<input type="hidden" name="terms" value="${esc(cancellationTerms(b.startsAt, disclosure))}">
+<input type="hidden" name="terms" value="${esc(changeTerms(b.startsAt, disclosure))}">
 ${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500"${reason ? ` value="${esc(reason)}"` : ''}>
 <p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
   // Refused (cancelled already, past, a late cancellation the location forbids): only why, not what a

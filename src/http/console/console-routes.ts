@@ -47,7 +47,7 @@ import {
 } from '../../app/webhooks/endpoints.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/api-key.ts';
 import type { Booking, FeeKind } from '../../domain/booking/booking.ts';
-import { cancellationTerms } from '../../domain/booking/change-policy.ts';
+import { changeTerms } from '../../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import {
@@ -476,7 +476,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         const preview = await previewCancellation(deps.db, changer(session), reference, now());
         if (
           preview.refusal === null &&
-          form.terms !== cancellationTerms(preview.booking.startsAt, preview.disclosure)
+          form.terms !== changeTerms(preview.booking.startsAt, preview.disclosure)
         ) {
           return cancelPage(reply.code(409), session, reference, true, reason);
         }

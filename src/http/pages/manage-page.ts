@@ -25,11 +25,7 @@ import { someoneWorksOn } from '../../app/start-check.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
 import type { Fee } from '../../domain/booking/booking.ts';
-import {
-  type ChangeDisclosure,
-  cancellationTerms,
-  decideChange,
-} from '../../domain/booking/change-policy.ts';
+import { type ChangeDisclosure, changeTerms, decideChange } from '../../domain/booking/change-policy.ts';
 import { heldTermsOf } from '../../domain/booking/holds.ts';
 import type { StaffRef } from '../../domain/catalogue.ts';
 import { counted } from '../../domain/counted.ts';
@@ -246,10 +242,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
       const terms = (request.body as { terms?: unknown } | undefined)?.terms;
       if (typeof terms === 'string') {
         const preview = await previewCancellation(deps.db, customer(view), view.booking.reference, now);
-        if (
-          preview.refusal === null &&
-          terms !== cancellationTerms(preview.booking.startsAt, preview.disclosure)
-        ) {
+        if (preview.refusal === null && terms !== changeTerms(preview.booking.startsAt, preview.disclosure)) {
           const again = await getBookingPage(deps.db, request.params.token, now);
           return sendPage(
             reply.code(409),
@@ -370,7 +363,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         return sendPage(reply, 'Move your booking', moveBody(view, found, stylists, staff));
       },
     );
-    app.post<{ Params: TokenParams; Body: { starts_at?: string; staff_id?: string } }>(
+    app.post<{ Params: TokenParams; Body: { starts_at?: string; staff_id?: string; terms?: string } }>(
       '/p/manage/:token/reschedule',
       form,
       async (request, reply) => {
@@ -383,6 +376,38 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         // Confirmed twice (a second tab, a double tap): the first moved it; nothing is moved or sent again.
         const movedPath = `${bookingPagePath(view.token)}?${MOVED}=1`;
         if (isWhereItIs(view, at, staffId)) return redirect(reply, movedPath);
+        // What the confirmation said moving means is what the customer agreed to: changed since (the
+        // window passed while it was open, the salon moved the booking), nothing moves and the page
+        // says what it means now. A refusal (the time taken meanwhile) is the move's own.
+        const terms = request.body?.terms;
+        if (typeof terms === 'string' && !Number.isNaN(at)) {
+          const preview = await previewReschedule(
+            deps.db,
+            customer(view),
+            view.booking.reference,
+            { startsAt: at, staffId },
+            now,
+          );
+          if (
+            preview.refusal === null &&
+            preview.slot &&
+            terms !== changeTerms(view.booking.startsAt, preview.disclosure)
+          ) {
+            const back = moveHref(view, undefined, localDateAt(at, view.location.timezone));
+            const stylists = await stylistsOfView(deps, view);
+            const body = moveConfirmBody(
+              view,
+              at,
+              preview.slot.staffId,
+              stylists,
+              undefined,
+              back,
+              preview.disclosure,
+              true,
+            );
+            return sendPage(reply.code(409), 'Move your booking', body);
+          }
+        }
         try {
           // Each move tells the booking's contact: a few an hour, or the page could message it without end.
           await withPageMove(
@@ -900,7 +925,7 @@ ${bookingSummary(view, f)}
 ${termsChanged ? `<p class="fee" role="alert">${esc(TERMS_CHANGED)}</p>\n` : ''}${bookingSummary(view, f)}
 <p class="${costly ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'cancel'))}</p>
 <form method="post" action="${esc(`${path}/cancel`)}">
-<input type="hidden" name="terms" value="${esc(cancellationTerms(view.booking.startsAt, disclosure))}">
+<input type="hidden" name="terms" value="${esc(changeTerms(view.booking.startsAt, disclosure))}">
 <div class="actions"><button type="submit" class="primary">Yes, cancel it</button>
 <a href="${esc(path)}">Keep my booking</a></div>
 </form>`;
@@ -1015,6 +1040,10 @@ ${bookingSummary(view, f)}
 <a href="${esc(bookingPagePath(view.token))}">Keep the current time</a></div>`;
 }
 
+/** Said above the terms when those the customer confirmed a move on are no longer the booking's. */
+const MOVE_TERMS_CHANGED =
+  'Nothing is moved yet: what moving it means changed since this page was opened (the appointment came inside the cancellation window, or the booking was changed). Here is what it means now.';
+
 function moveConfirmBody(
   view: BookingPageView,
   at: number,
@@ -1023,6 +1052,7 @@ function moveConfirmBody(
   refusal: string | undefined,
   back: string,
   disclosure: ChangeDisclosure,
+  termsChanged = false,
 ): string {
   const f = formatOf(view);
   const path = bookingPagePath(view.token);
@@ -1035,10 +1065,11 @@ function moveConfirmBody(
   const who = stylists.find((m) => m.id === staffId);
   const withWhom = who && who.id !== view.booking.staffId ? ` with ${esc(who.name)}` : '';
   return `<h1>Move your booking</h1>
-<p>From ${f.time(view.booking.startsAt)} to <strong>${f.time(at)}</strong>${withWhom}.</p>
+${termsChanged ? `<p class="fee" role="alert">${esc(MOVE_TERMS_CHANGED)}</p>\n` : ''}<p>From ${f.time(view.booking.startsAt)} to <strong>${f.time(at)}</strong>${withWhom}.</p>
 <p class="${disclosure.late ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'move'))}</p>
 <form method="post" action="${esc(`${path}/reschedule`)}">
 <input type="hidden" name="starts_at" value="${esc(new Date(at).toISOString())}">
+<input type="hidden" name="terms" value="${esc(changeTerms(view.booking.startsAt, disclosure))}">
 ${staffId ? `<input type="hidden" name="staff_id" value="${esc(staffId)}">\n` : ''}<div class="actions"><button type="submit" class="primary">Yes, move it</button>
 <a href="${esc(back)}">Choose another time</a>
 <a href="${esc(path)}">Keep the current time</a></div>
