@@ -30,6 +30,18 @@ export async function addAcmeAccount(
   await createUser(t.database.db, { organisationSlug: 'acme-hair', email, role, password }, t.clock.nowMs());
 }
 
+/** A new console account of `organisation`, made as `booking users create` would, signed in. */
+export async function signInNewAccount(
+  t: TestApp,
+  organisation: string,
+  email: string,
+  role: 'owner' | 'admin' | 'staff',
+  password = 'correct horse battery',
+): Promise<SignedIn> {
+  await createUser(t.database.db, { organisationSlug: organisation, email, role, password }, t.clock.nowMs());
+  return signInToConsole(t, organisation, email, password);
+}
+
 export async function signInToConsole(
   t: TestApp,
   organisation: string,

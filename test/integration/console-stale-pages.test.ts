@@ -1,6 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { createUser } from '../../src/app/staff-account-service.ts';
-import { signInToConsole } from '../helpers/console-session.ts';
+import { signInNewAccount } from '../helpers/console-session.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { insertProtectedIslingtonCut } from '../helpers/protected-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -12,7 +11,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  * page says so with the new terms, to confirm again. Islington: Booking Protection, 48-hour window,
  * 50% late-cancellation fee. Monday 23 November 2026, 09:00 in London.
  */
-const PASSWORD = 'correct horse battery';
 let t: TestApp;
 afterEach(async () => {
   await t?.close();
@@ -33,12 +31,7 @@ function cancelForm(html: string, reference: string): Record<string, string> {
 
 it('cancels nothing when the window passed while the page was open, and shows the late terms to confirm', async () => {
   t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
-  await createUser(
-    t.database.db,
-    { organisationSlug: 'northside-hair', email: 'desk@northside.test', role: 'staff', password: PASSWORD },
-    t.clock.nowMs(),
-  );
-  const desk = await signInToConsole(t, 'northside-hair', 'desk@northside.test', PASSWORD);
+  const desk = await signInNewAccount(t, 'northside-hair', 'desk@northside.test', 'staff');
   // 48 hours and 10 minutes ahead: on time now, late in a quarter of an hour.
   const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse('2026-11-25T09:10:00Z'));
   const page = await desk.get(`/console/bookings/${reference}/cancel`);
@@ -67,12 +60,7 @@ it('cancels nothing when the window passed while the page was open, and shows th
 
 it('tells in the event log what became of a deposit only when there was one paid', async () => {
   t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
-  await createUser(
-    t.database.db,
-    { organisationSlug: 'northside-hair', email: 'desk@northside.test', role: 'staff', password: PASSWORD },
-    t.clock.nowMs(),
-  );
-  const desk = await signInToConsole(t, 'northside-hair', 'desk@northside.test', PASSWORD);
+  const desk = await signInNewAccount(t, 'northside-hair', 'desk@northside.test', 'staff');
   // No deposit: cancelled late and on time, neither says a deposit was kept or returned.
   for (const startsAt of ['2026-11-24T14:00:00Z', '2026-11-30T14:00:00Z']) {
     const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse(startsAt));
@@ -123,15 +111,8 @@ function timeButton(html: string, reference: string, startsAt: string): Record<s
 
 it('moves nothing when another desk moved the booking while the Reschedule page was open', async () => {
   t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
-  for (const email of ['a@northside.test', 'b@northside.test']) {
-    await createUser(
-      t.database.db,
-      { organisationSlug: 'northside-hair', email, role: 'staff', password: PASSWORD },
-      t.clock.nowMs(),
-    );
-  }
-  const deskA = await signInToConsole(t, 'northside-hair', 'a@northside.test', PASSWORD);
-  const deskB = await signInToConsole(t, 'northside-hair', 'b@northside.test', PASSWORD);
+  const deskA = await signInNewAccount(t, 'northside-hair', 'a@northside.test', 'staff');
+  const deskB = await signInNewAccount(t, 'northside-hair', 'b@northside.test', 'staff');
   const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse('2026-11-30T14:00:00Z'));
   const pageA = await deskA.get(`/console/bookings/${reference}/reschedule?date=2026-11-30`);
   const pageB = await deskB.get(`/console/bookings/${reference}/reschedule?date=2026-11-30`);
