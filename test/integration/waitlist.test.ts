@@ -110,6 +110,16 @@ async function deeOfferedColour(policy?: Record<string, unknown>, now = NOW) {
   return { id, offer };
 }
 
+/** Bea, a client of her own (another caller, whose bookings take Ana's times). */
+async function addBea(): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/clients',
+    payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+  });
+  return json(response).data.id as string;
+}
+
 const entry = async (id: string) => json(await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).data;
 
 /**
@@ -515,12 +525,7 @@ describe('the waitlist', () => {
     });
     // A morning is not what the entry waits for, nor is another client's afternoon: it still waits.
     expect((await bookAna(t, `${TUESDAY}T10:00:00Z`)).statusCode).toBe(201);
-    const bea = await t.request({
-      method: 'POST',
-      url: '/v1/clients',
-      payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
-    });
-    expect((await bookAna(t, `${TUESDAY}T13:00:00Z`, json(bea).data.id)).statusCode).toBe(201);
+    expect((await bookAna(t, `${TUESDAY}T13:00:00Z`, await addBea())).statusCode).toBe(201);
     expect(await entry(waiting.id)).toMatchObject({ status: 'waiting' });
 
     const booked = await bookAna(t, `${TUESDAY}T14:00:00Z`);
@@ -568,13 +573,7 @@ describe('the waitlist', () => {
   it('keeps an entry waiting when its client only holds a time (a deposit to pay) or it holds an offer', async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);
-    const bea = json(
-      await t.request({
-        method: 'POST',
-        url: '/v1/clients',
-        payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
-      }),
-    ).data.id as string;
+    const bea = await addBea();
     // Jo waits for a colour on Tuesday; her colour at 14:00 is held until its deposit is paid.
     await joHoldsTheColourSheWaitsFor(ids);
 
@@ -607,13 +606,7 @@ describe('the waitlist', () => {
     async (_, ending) => {
       t = await startTestApp({ now: NOW });
       const ids = await catalogueIds(t.database.db);
-      const bea = json(
-        await t.request({
-          method: 'POST',
-          url: '/v1/clients',
-          payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
-        }),
-      ).data.id as string;
+      const bea = await addBea();
       // Bea holds Ana's whole Tuesday; Jo waits for a morning cut with Ana.
       const beas = new Map<string, string>();
       for (const hour of ['09', '10', '11', '12', '13', '14', '15', '16']) {
