@@ -85,6 +85,9 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     actor: 'page:customer',
     payments: deps.payments,
   });
+  /** What moving the booking to `at` (with `staffId`, or its own stylist) would mean, or why it cannot. */
+  const previewMove = (view: BookingPageView, at: number, staffId: string | undefined, now: number) =>
+    previewReschedule(deps.db, customer(view), view.booking.reference, { startsAt: at, staffId }, now);
   return async (app) => {
     const hidden = { schema: { hide: true } };
     const form = { ...hidden, onRequest: refuseCrossSiteForm };
@@ -339,13 +342,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           // A time was chosen: what moving there would mean, before the customer confirms.
           const at = chosenAt;
           const staffId = staff?.id ?? stylistAt(others, at, view.booking.staffId);
-          const preview = await previewReschedule(
-            deps.db,
-            customer(view),
-            view.booking.reference,
-            { startsAt: at, staffId },
-            now,
-          );
+          const preview = await previewMove(view, at, staffId, now);
           const refused =
             preview.refusal?.message ?? (preview.slot ? undefined : 'That time is no longer free.');
           const back = moveHref(view, staff, localDateAt(at, view.location.timezone));
@@ -381,13 +378,7 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         // says what it means now. A refusal (the time taken meanwhile) is the move's own.
         const terms = request.body?.terms;
         if (typeof terms === 'string' && !Number.isNaN(at)) {
-          const preview = await previewReschedule(
-            deps.db,
-            customer(view),
-            view.booking.reference,
-            { startsAt: at, staffId },
-            now,
-          );
+          const preview = await previewMove(view, at, staffId, now);
           if (
             preview.refusal === null &&
             preview.slot &&
