@@ -198,7 +198,15 @@ export async function offersOfEntry(db: Db, organisationId: string, entryId: str
     .execute();
 }
 
-/** Asks the worker to look at the location's waitlist again (once, however often asked before it does). */
+/**
+ * Asks the worker to look at the location's waitlist again (once, however often asked before it does).
+ * A request already there is touched, not left alone: its `requested_at` moves on by one (keeping its
+ * place in line), so a worker taking the older request (takeRescans) does not delete this one. On
+ * PostgreSQL a worker could otherwise take the request and search before the transaction asking
+ * commits, not yet seeing the time it frees, and leave nothing asked once it does: the time would
+ * wait, unoffered, for the location's next change. The touch also holds the row until commit, so that
+ * worker's delete waits for it.
+ */
 export async function requestWaitlistRescan(
   db: Db,
   organisationId: string,
@@ -208,7 +216,11 @@ export async function requestWaitlistRescan(
   await db
     .insertInto('waitlist_rescans')
     .values({ organisation_id: organisationId, location_id: locationId, requested_at: now })
-    .onConflict((oc) => oc.columns(['organisation_id', 'location_id']).doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(['organisation_id', 'location_id'])
+        .doUpdateSet((eb) => ({ requested_at: eb('waitlist_rescans.requested_at', '+', 1) })),
+    )
     .execute();
 }
 
@@ -218,7 +230,10 @@ export async function anyRescanAsked(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Takes (deletes and returns) the rescans asked, oldest first. */
+/**
+ * Takes (deletes and returns) the rescans asked, oldest first: each only as it was read. One asked
+ * again since (requestWaitlistRescan), or taken by another instance's worker, stays or is theirs.
+ */
 export async function takeRescans(db: Db, limit: number) {
   const rows = await db
     .selectFrom('waitlist_rescans')
@@ -226,14 +241,17 @@ export async function takeRescans(db: Db, limit: number) {
     .orderBy('requested_at')
     .limit(literalLimit(limit))
     .execute();
+  const taken: typeof rows = [];
   for (const row of rows) {
-    await db
+    const deleted = await db
       .deleteFrom('waitlist_rescans')
       .where('organisation_id', '=', row.organisation_id)
       .where('location_id', '=', row.location_id)
-      .execute();
+      .where('requested_at', '=', row.requested_at)
+      .executeTakeFirst();
+    if (deleted.numDeletedRows > 0n) taken.push(row);
   }
-  return rows;
+  return taken;
 }
 
 /**

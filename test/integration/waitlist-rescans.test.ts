@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { requestWaitlistRescan, takeRescans } from '../../src/data/waitlist-repository.ts';
+import { writeTransaction } from '../../src/data/write-transaction.ts';
+import { createTempDatabase, onPostgres, type TempDatabase } from '../helpers/temp-database.ts';
+
+/**
+ * A rescan asked (a cancellation frees a time) while the worker takes an older request for the same
+ * location is not lost. On PostgreSQL the worker can take the request and search before the asking
+ * transaction commits, so it must leave that request behind for its next pass. SQLite runs one writer
+ * at a time: the worker's take waits for the commit, and its search sees the freed time.
+ */
+let database: TempDatabase | undefined;
+afterEach(async () => {
+  await database?.close();
+  database = undefined;
+});
+
+describe.skipIf(!onPostgres)('waitlist rescans on PostgreSQL', () => {
+  it('keeps a rescan asked while the worker takes an older one, until the worker’s next pass', async () => {
+    database = await createTempDatabase();
+    const { db } = database;
+    await requestWaitlistRescan(db, 'org', 'camden', 1_000);
+
+    // A cancellation's transaction asks again and has not committed yet when the worker takes.
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let asked!: () => void;
+    const askedYet = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const cancellation = writeTransaction(db, async (trx) => {
+      await requestWaitlistRescan(trx, 'org', 'camden', 2_000);
+      asked();
+      await committed;
+    });
+    await askedYet;
+    const taking = writeTransaction(db, (trx) => takeRescans(trx, 10));
+    // The worker's take waits for the cancellation's row (or has taken it already, before the fix).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    commit();
+    await cancellation;
+    const first = await taking;
+    // Whatever the first pass took, a request is left for the cancellation's freed time.
+    expect(first).toEqual([]);
+    const second = await writeTransaction(db, (trx) => takeRescans(trx, 10));
+    expect(second.map((r) => r.location_id)).toEqual(['camden']);
+    expect(await writeTransaction(db, (trx) => takeRescans(trx, 10))).toEqual([]);
+  });
+
+  it('gives a request to one of two workers taking it at once', async () => {
+    database = await createTempDatabase();
+    const { db } = database;
+    await requestWaitlistRescan(db, 'org', 'camden', 1_000);
+    const [a, b] = await Promise.all([
+      writeTransaction(db, (trx) => takeRescans(trx, 10)),
+      writeTransaction(db, (trx) => takeRescans(trx, 10)),
+    ]);
+    expect(a.length + b.length).toBe(1);
+  });
+});
