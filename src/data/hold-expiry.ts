@@ -83,7 +83,13 @@ export async function expireHolds(
   reason: ExpiryReason = HOLD_LAPSED,
 ): Promise<number> {
   let expired = 0;
-  for (const booking of lapsed) {
+  // In one order whoever expires them (the sweeper, the waitlist worker, a booking's slot check, on
+  // any instance): two writers taking the same holds in opposite orders would deadlock on PostgreSQL,
+  // which then aborts one of them (a request's 500).
+  const inLockOrder = [...lapsed].sort(
+    (a, b) => compareText(a.organisation_id, b.organisation_id) || compareText(a.id, b.id),
+  );
+  for (const booking of inLockOrder) {
     const result = await trx
       .updateTable('bookings')
       .set({ status: 'expired', pending_requirements: null, updated_at: now })
@@ -113,4 +119,8 @@ export async function expireHolds(
     });
   }
   return expired;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
