@@ -23,11 +23,17 @@ export class OauthRecordStore {
   readonly #db: Db;
   readonly #kind: string;
   readonly #now: () => number;
+  readonly #spentAlready: () => Error;
 
-  constructor(db: Db, kind: string, now: () => number) {
+  /**
+   * `spentAlready`: the error (the library's invalid_grant) for an authorization code another request
+   * spent between the library's look-up of it and its consume.
+   */
+  constructor(db: Db, kind: string, now: () => number, spentAlready: () => Error) {
     this.#db = db;
     this.#kind = kind;
     this.#now = now;
+    this.#spentAlready = spentAlready;
   }
 
   async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
@@ -74,8 +80,14 @@ export class OauthRecordStore {
     return undefined;
   }
 
+  /**
+   * An authorization code is spent once: the library checks that it is unspent, then spends it, and
+   * two requests redeeming one code at the same moment (on two instances) would both pass the check.
+   * The spending is the check: the second is refused (invalid_grant) and issues no token.
+   */
   async consume(id: string): Promise<void> {
-    await records.consumeRecord(this.#db, this.#kind, hashOf(id), this.#now());
+    const spent = await records.consumeRecord(this.#db, this.#kind, hashOf(id), this.#now());
+    if (!spent && this.#kind === 'AuthorizationCode') throw this.#spentAlready();
   }
 
   async destroy(id: string): Promise<void> {

@@ -55,15 +55,17 @@ export function findRecordByUid(db: Db, kind: string, uid: string): Promise<Oaut
     .executeTakeFirst();
 }
 
-export async function consumeRecord(db: Db, kind: string, idHash: string, now: number): Promise<void> {
-  await db
+/** Marks a record spent; whether this call spent it (false: spent already, or gone). */
+export async function consumeRecord(db: Db, kind: string, idHash: string, now: number): Promise<boolean> {
+  const result = await db
     .updateTable('oauth_records')
     .set({ consumed_at: now })
     .where('kind', '=', kind)
     .where('id_hash', '=', idHash)
     // Spent when first spent: a token exchanged again within its grace does not extend it.
     .where('consumed_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteRecord(db: Db, kind: string, idHash: string): Promise<void> {

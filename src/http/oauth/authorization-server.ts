@@ -106,7 +106,13 @@ export class AuthorizationServers {
     const deps = this.#deps;
     const allowLoopback = this.#options.allowLoopbackClientMetadata;
     const configuration: Configuration = {
-      adapter: (kind: string) => new OauthRecordStore(deps.db, kind, () => deps.clock.nowMs()),
+      adapter: (kind: string) =>
+        new OauthRecordStore(
+          deps.db,
+          kind,
+          () => deps.clock.nowMs(),
+          () => new errors.InvalidGrant('authorization code already consumed'),
+        ),
       clients: [],
       clientDefaults: {
         grant_types: ['authorization_code', 'refresh_token'],
