@@ -68,13 +68,7 @@ export async function createUser(
   if (!USER_ROLES.includes(input.role as UserRole)) {
     throw new AppError('invalid_request', 'A role is owner, admin or staff.', 'role');
   }
-  if ([...input.password].length < PASSWORD_MIN_LENGTH) {
-    throw new AppError(
-      'invalid_request',
-      `A password has at least ${PASSWORD_MIN_LENGTH} characters.`,
-      'password',
-    );
-  }
+  checkPasswordLength(input.password);
   if (await users.findUserByEmail(db, organisationId, email)) {
     throw new AppError('conflict', `This organisation already has a user ${email}.`, 'email');
   }
@@ -112,6 +106,43 @@ export async function disableUser(
     await users.disableUserAt(trx, organisationId, user.id, now);
     await revokeConnectorsGrantedBy(trx, organisationId, user.id, now);
   });
+}
+
+/**
+ * Gives an enabled account a new password and ends, at once, every console session it has on every
+ * device and the MCP connectors it granted (which signed in with the old password too): a password
+ * that leaked stops working, and whoever got in with it, in a browser or through an app, is cut off.
+ */
+export async function setPassword(
+  db: Db,
+  input: { organisationSlug: string; email: string; password: string },
+  now: number,
+): Promise<StaffUser> {
+  const organisationId = await organisationIdOf(db, input.organisationSlug);
+  const email = input.email.trim().toLowerCase();
+  checkPasswordLength(input.password);
+  const user = await users.findUserByEmail(db, organisationId, email);
+  if (!user) throw new AppError('not_found', `No user ${email} in ${input.organisationSlug}.`, 'email');
+  if (user.disabled_at !== null) {
+    throw new AppError('conflict', `${email} is disabled: a disabled account stays disabled.`, 'email');
+  }
+  const passwordHash = await hash(input.password, ARGON2);
+  await writeTransaction(db, async (trx) => {
+    await users.setPasswordHash(trx, organisationId, user.id, passwordHash);
+    await users.deleteSessionsOf(trx, organisationId, user.id);
+    await revokeConnectorsGrantedBy(trx, organisationId, user.id, now);
+  });
+  return toUser(user);
+}
+
+function checkPasswordLength(password: string): void {
+  if ([...password].length < PASSWORD_MIN_LENGTH) {
+    throw new AppError(
+      'invalid_request',
+      `A password has at least ${PASSWORD_MIN_LENGTH} characters.`,
+      'password',
+    );
+  }
 }
 
 export interface SignInAttempt {

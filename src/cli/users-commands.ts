@@ -1,16 +1,16 @@
 import { type Command, Option } from 'commander';
 import type { Clock } from '../app/clock.ts';
-import { createUser, disableUser, listUsers, USER_ROLES } from '../app/staff-account-service.ts';
+import { createUser, disableUser, listUsers, setPassword, USER_ROLES } from '../app/staff-account-service.ts';
 import type { Db } from '../data/database.ts';
 import { CommandError, formatTime, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock) => Promise<T>) => Promise<T>;
 
-/** `booking users create|list|disable`: the staff accounts that sign in at /console. */
+/** `booking users create|list|set-password|disable`: the staff accounts that sign in at /console. */
 export function addUsersCommands(program: Command, withDb: WithDb): void {
   const users = program
     .command('users')
-    .description('Create, list and disable staff accounts of the console');
+    .description('Create, list, change the password of and disable staff accounts of the console');
 
   users
     .command('create')
@@ -19,14 +19,7 @@ export function addUsersCommands(program: Command, withDb: WithDb): void {
     .requiredOption('--email <email>', 'the e-mail address the person signs in with')
     .addOption(new Option('--role <role>', 'owner, admin or staff').choices(USER_ROLES).makeOptionMandatory())
     .action(async (options: { org: string; email: string; role: string }) => {
-      // Arguments show in `ps` and shell history; stdin does not.
-      const password = (await readStdin()).replace(/\r?\n$/, '');
-      if (password.trim() === '')
-        throw new CommandError(
-          'Give the password on stdin, e.g. `read -s pw; echo "$pw" | booking users create ...`.',
-        );
-      // One line: the console's sign-in field cannot type a line break, so such an account could never sign in.
-      if (/[\r\n]/.test(password)) throw new CommandError('The password is one line; it holds a line break.');
+      const password = await passwordFromStdin('create');
       const user = await withDb((db, clock) =>
         createUser(
           db,
@@ -66,6 +59,23 @@ export function addUsersCommands(program: Command, withDb: WithDb): void {
     });
 
   users
+    .command('set-password')
+    .description(
+      'Give an account a new password, read from stdin (one line); its console sessions and the apps it connected end at once',
+    )
+    .requiredOption('--org <slug>', 'organisation slug')
+    .requiredOption('--email <email>', 'the account whose password changes')
+    .action(async (options: { org: string; email: string }) => {
+      const password = await passwordFromStdin('set-password');
+      const user = await withDb((db, clock) =>
+        setPassword(db, { organisationSlug: options.org, email: options.email, password }, clock.nowMs()),
+      );
+      out(
+        `Changed the password of ${user.email}; its console sessions and the apps it connected were ended.`,
+      );
+    });
+
+  users
     .command('disable')
     .description('Disable a staff account; its sessions end at once')
     .requiredOption('--org <slug>', 'organisation slug')
@@ -74,6 +84,19 @@ export function addUsersCommands(program: Command, withDb: WithDb): void {
       await withDb((db, clock) => disableUser(db, options.org, options.email, clock.nowMs()));
       out(`Disabled ${options.email.trim().toLowerCase()}.`);
     });
+}
+
+/** The password piped to `users create` or `users set-password`: one line, not blank. */
+async function passwordFromStdin(command: string): Promise<string> {
+  // Arguments show in `ps` and shell history; stdin does not.
+  const password = (await readStdin()).replace(/\r?\n$/, '');
+  if (password.trim() === '')
+    throw new CommandError(
+      `Give the password on stdin, e.g. \`read -s pw; echo "$pw" | booking users ${command} ...\`.`,
+    );
+  // One line: the console's sign-in field cannot type a line break, so such an account could never sign in.
+  if (/[\r\n]/.test(password)) throw new CommandError('The password is one line; it holds a line break.');
+  return password;
 }
 
 async function readStdin(): Promise<string> {

@@ -44,6 +44,20 @@ export async function disableUserAt(
   await deleteSessionsOf(db, organisationId, userId);
 }
 
+export async function setPasswordHash(
+  db: Db,
+  organisationId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash })
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', userId)
+    .execute();
+}
+
 export async function insertSession(db: Db, row: UserSessionsTable): Promise<void> {
   await db.insertInto('user_sessions').values(row).execute();
 }

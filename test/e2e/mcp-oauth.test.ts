@@ -667,6 +667,31 @@ describe('a connector granted by an account that is disabled', () => {
   });
 });
 
+describe('a connector granted by an account whose password is changed', () => {
+  it('stops with `booking users set-password`: whoever connected with the old password is cut off too', async () => {
+    const { person, auth, client } = await newAccountConnected('stolen@northside.example', 'admin');
+    await client.close();
+    const token = auth.savedTokens!.access_token;
+    expect((await rawToolsList(mcpUrl, token)).status).toBe(200);
+    const changed = runCli(
+      ['users', 'set-password', '--org', SLUG, '--email', person.email],
+      { DATABASE_URL: server.t.database.url },
+      'a brand new long secret\n',
+    );
+    expect(changed.status, changed.stderr).toBe(0);
+    expect(changed.stdout).toBe(
+      `Changed the password of ${person.email}; its console sessions and the apps it connected were ended.\n`,
+    );
+    expect((await rawToolsList(mcpUrl, token)).status).toBe(401);
+    const connector = await server.t.database.db
+      .selectFrom('oauth_connectors')
+      .select('revoked_at')
+      .where('client_id', '=', auth.info!.client_id)
+      .executeTakeFirstOrThrow();
+    expect(connector.revoked_at).not.toBeNull();
+  });
+});
+
 describe('revocation by the client (RFC 7009)', () => {
   it('ends the whole grant when the host revokes its refresh token: the console shows it revoked', async () => {
     const auth = new HostAuth();
