@@ -15,11 +15,17 @@ import { clientOfAddress } from './rate-limiter.ts';
  * Staff accounts of the console (design.md 8.4): created, listed and disabled by `booking users`,
  * signed in at /console. Passwords are hashed with argon2id (OWASP's parameters: 19 MiB, 2 passes);
  * sessions are random 256-bit tokens of which only a SHA-256 is stored, ending after IDLE_TIMEOUT_MS
- * without use (a page opened or a form sent; the diary's background polling is not use).
+ * without use (a page opened or a form sent; the diary's background polling is not use), and
+ * SESSION_LIFETIME_MS after sign-in whatever the use.
  */
 export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'staff'];
 export const PASSWORD_MIN_LENGTH = 12;
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
+/**
+ * However much it is used, a session ends this long after its sign-in: a cookie copied off a desk
+ * computer is not good for ever to whoever keeps it in use. A working day and its edges.
+ */
+export const SESSION_LIFETIME_MS = 14 * 60 * 60_000;
 /** last_seen_at is written at most this often per session, so page views stay reads. */
 const TOUCH_RESOLUTION_MS = 60_000;
 
@@ -277,7 +283,8 @@ export async function resumeSession(
   const id = sessionIdOf(token);
   const row = await users.findSession(db, id);
   if (!row) return null;
-  if (now - row.last_seen_at >= IDLE_TIMEOUT_MS || row.disabled_at !== null) {
+  const endsAt = row.created_at + SESSION_LIFETIME_MS;
+  if (now - row.last_seen_at >= IDLE_TIMEOUT_MS || now >= endsAt || row.disabled_at !== null) {
     await users.deleteSession(db, row.organisation_id, id);
     return null;
   }
@@ -299,7 +306,7 @@ export async function resumeSession(
       locale: row.organisation_locale,
       currency: row.organisation_currency,
     },
-    idleUntil: lastUse + IDLE_TIMEOUT_MS,
+    idleUntil: Math.min(lastUse + IDLE_TIMEOUT_MS, endsAt),
   };
 }
 

@@ -292,6 +292,23 @@ describe('signing in and out', () => {
     expect((await guess('127.1.1.1', PASSWORD)).statusCode).toBe(303);
   });
 
+  it('ends a session 14 hours after sign-in however busy it is, its cookie expiring with it', async () => {
+    const me = await signIn('acme-hair', 'owner@acme.test');
+    // In use every 20 minutes all day: never idle.
+    for (let minutes = 20; minutes < 14 * 60; minutes += 20) {
+      t.clock.advance({ minutes: 20 });
+      const page = await me.get('/console/messages');
+      expect(page.statusCode, `after ${minutes} minutes`).toBe(200);
+      // The cookie lasts no longer than the session: 30 minutes, or what is left of the 14 hours.
+      const maxAge = Number(/Max-Age=(\d+)/.exec(String(page.headers['set-cookie'] ?? ''))?.[1] ?? 1800);
+      expect(maxAge).toBe(Math.min(1800, (14 * 60 - minutes) * 60));
+    }
+    t.clock.advance({ minutes: 20 });
+    const ended = await me.get('/console/messages');
+    expect(ended.statusCode).toBe(303);
+    expect(ended.headers.location).toBe('/console/sign-in?expired=1&next=%2Fconsole%2Fmessages');
+  });
+
   it('ends a session after 30 idle minutes, and a disabled account at once', async () => {
     const me = await signIn('acme-hair', 'owner@acme.test');
     t.clock.advance({ milliseconds: IDLE_TIMEOUT_MS - 60_000 });
