@@ -12,11 +12,11 @@ import { revokeConnectorsGrantedBy } from './oauth-connectors.ts';
 import { clientOfAddress } from './rate-limiter.ts';
 
 /**
- * Staff accounts of the console (design.md 8.4): created, listed and disabled by `booking users`,
- * signed in at /console. Passwords are hashed with argon2id (OWASP's parameters: 19 MiB, 2 passes);
- * sessions are random 256-bit tokens of which only a SHA-256 is stored, ending after IDLE_TIMEOUT_MS
- * without use (a page opened or a form sent; the diary's background polling is not use), and
- * SESSION_LIFETIME_MS after sign-in whatever the use.
+ * Staff accounts of the console (design.md 8.4): created, listed, given a new password and disabled by
+ * `booking users`, signed in at /console. Passwords are hashed with argon2id (OWASP's parameters:
+ * 19 MiB, 2 passes); sessions are random 256-bit tokens of which only a SHA-256 is stored, ending after
+ * IDLE_TIMEOUT_MS without use (a page opened or a form sent; the diary's background polling is not
+ * use), and SESSION_LIFETIME_MS after sign-in whatever the use.
  */
 export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'staff'];
 export const PASSWORD_MIN_LENGTH = 12;
