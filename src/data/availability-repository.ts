@@ -120,7 +120,8 @@ const timeOffOf = preparedQuery<
 
 /**
  * The live bookings of each staff member that overlap the window, at any location (a staff member
- * busy elsewhere is busy), except `excludeBookingId`.
+ * busy elsewhere is busy), except `excludeBookingId`; with them the done ones (DONE_STATUSES), which
+ * block nothing but count towards the any-staff rule's booked minutes.
  */
 export async function busyBookingsOf(
   db: Db,
@@ -208,7 +209,9 @@ export async function busyBookingsAndHoldsOf(
   }
   for (const b of bookings) {
     busy.get(b.staff_id)?.push(busyBooking(b));
-    if (b.status !== 'confirmed') holds.push({ ...b, organisation_id: organisationId });
+    if (b.status === 'pending_payment' || b.status === 'pending_confirmation') {
+      holds.push({ ...b, organisation_id: organisationId });
+    }
   }
   return { busy, holds, ...read };
 }
@@ -248,7 +251,7 @@ async function liveBookingsAfterTurn(
   waitingAt: string | undefined,
 ): Promise<{ bookings: LiveBookingRow[] } & ReadAfterTurn> {
   const { organisationId, staffIds, windowEnd, windowStart, startsAfter, excludeBookingId } = params;
-  const live = sql`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...LIVE_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`;
+  const live = sql`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...BOOKED_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`;
   if (clientId === undefined && keyRecord === undefined) {
     const { rows } = await sql<LiveBookingRow>`${live}`.execute(db);
     return { bookings: rows };
@@ -360,7 +363,7 @@ function liveBookings(
         .select(['id', 'staff_id', 'status', 'starts_at', 'ends_at', 'blocked_until', 'hold_expires_at'])
         .where('organisation_id', '=', param('organisationId'))
         .where('staff_id', 'in', list('staffIds'))
-        .where('status', 'in', LIVE_STATUSES)
+        .where('status', 'in', BOOKED_STATUSES)
         .where('starts_at', '<', param('windowEnd'))
         .where('blocked_until', '>', param('windowStart'))
         .where('starts_at', '>', param('startsAfter'))
@@ -378,14 +381,25 @@ function busyBooking(b: {
   blocked_until: number;
   hold_expires_at: number | null;
 }): BusyBooking {
+  const done = DONE_STATUSES.includes(b.status);
+  const pending = b.status === 'pending_payment' || b.status === 'pending_confirmation';
   return {
     startsAt: b.starts_at,
     endsAt: b.ends_at,
     blockedUntil: b.blocked_until,
     // Only a pending booking is a hold; a confirmed one blocks whatever its old hold said.
-    holdExpiresAt: b.status === 'confirmed' ? null : b.hold_expires_at,
+    holdExpiresAt: pending ? b.hold_expires_at : null,
+    ...(done && { done }),
   };
 }
+
+/**
+ * Appointments whose time came and that staff then marked (design.md section 6): they block nothing
+ * (only live bookings do), but their minutes were booked that day, so the any-staff rule ("fewest
+ * booked minutes that local day") still counts them; read with the live ones (BOOKED_STATUSES).
+ */
+const DONE_STATUSES: readonly BookingStatus[] = ['needs_checkout', 'completed', 'no_show'];
+const BOOKED_STATUSES: readonly BookingStatus[] = [...LIVE_STATUSES, ...DONE_STATUSES];
 
 /** The local dates in [from, to] on which the location is closed. */
 export async function closedDatesBetween(

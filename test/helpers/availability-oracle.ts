@@ -10,7 +10,8 @@
  *   instant after the gap, 1440 to the first instant of the next local date, and a wall time that
  *   exists twice to its earlier instant.
  * - A day's intervals are merged as instants where they touch or overlap.
- * - Any staff: fewest booked minutes, then name by plain `<` (code units), then id by `<`.
+ * - Any staff: fewest booked minutes, then name by plain `<` (code units), then id by `<`. A done
+ *   booking (completed, needs checkout, no-show) blocks nothing but its minutes count.
  */
 import { DateTime } from 'luxon';
 import type {
@@ -87,11 +88,11 @@ export function workingBlocks(table: LocalMinute[], staff: StaffSchedule, date: 
 export const isLive = (holdExpiresAt: number | null, now: number): boolean =>
   holdExpiresAt === null || holdExpiresAt > now;
 
-/** Live bookings' minutes (end - start, no buffers) whose start falls on the local date. */
+/** Live and done bookings' minutes (end - start, no buffers) whose start falls on the local date. */
 export function bookedMinutes(staff: StaffSchedule, date: string, zone: string, now: number): number {
   let total = 0;
   for (const b of staff.bookings) {
-    if (isLive(b.holdExpiresAt, now) && localDateOf(b.startsAt, zone) === date) {
+    if ((b.done === true || isLive(b.holdExpiresAt, now)) && localDateOf(b.startsAt, zone) === date) {
       total += (b.endsAt - b.startsAt) / MINUTE;
     }
   }
@@ -139,7 +140,10 @@ export function oracleSlots(
         !s.timeOff.some((off) => overlaps(t, blockEnd, off.start, off.end)) &&
         !(busy.get(s.id) ?? []).some((b) => overlaps(t, blockEnd, b.start, b.end)) &&
         !s.bookings.some(
-          (b) => isLive(b.holdExpiresAt, now) && overlaps(t, blockEnd, b.startsAt, b.blockedUntil),
+          (b) =>
+            b.done !== true &&
+            isLive(b.holdExpiresAt, now) &&
+            overlaps(t, blockEnd, b.startsAt, b.blockedUntil),
         ),
     );
     const ranked = free

@@ -114,10 +114,14 @@ function staffArb(base: number, now: number): fc.Arbitrary<StaffSchedule[]> {
       fc.oneof(fc.constantFrom(30, 60), five(1, 48)),
       fc.oneof(fc.constantFrom(0, 15), fc.integer({ min: 0, max: 30 })),
       hold,
+      // Now and then one marked completed, needs checkout or no-show: it counts but blocks nothing.
+      fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, fc.constant(true)),
     )
-    .map(([startsAt, len, buffer, holdExpiresAt]) => {
+    .map(([startsAt, len, buffer, holdExpiresAt, done]) => {
       const endsAt = startsAt + len * MINUTE;
-      return { startsAt, endsAt, blockedUntil: endsAt + buffer * MINUTE, holdExpiresAt };
+      const blockedUntil = endsAt + buffer * MINUTE;
+      if (done) return { startsAt, endsAt, blockedUntil, holdExpiresAt: null, done };
+      return { startsAt, endsAt, blockedUntil, holdExpiresAt };
     });
   return fc.uniqueArray(
     fc.record({

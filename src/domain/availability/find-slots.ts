@@ -32,7 +32,7 @@ export function findSlots(query: AvailabilityQuery): Slot[] {
     const candidates = schedules
       .map((staff) => ({
         staff,
-        bookedMinutes: bookedMinutesOn(staff.live, day),
+        bookedMinutes: bookedMinutesOn(staff.booked, day),
         starts: feasibleStarts(
           workingIntervals(calendar, day, staff.source),
           staff.busy,
@@ -110,20 +110,24 @@ export function findSlotAt(
 
 interface PreparedStaff {
   source: StaffSchedule;
-  /** Bookings that block: confirmed ones and holds that have not lapsed. */
-  live: BusyBooking[];
+  /** Bookings whose minutes count: the live ones (below) and the done ones. */
+  booked: BusyBooking[];
   /** Time off, external busy times and live booking blocks, normalised. */
   busy: Interval[];
 }
 
 function prepare(staff: StaffSchedule, now: number): PreparedStaff {
-  const live = staff.bookings.filter((b) => b.holdExpiresAt === null || b.holdExpiresAt > now);
+  const booked = staff.bookings.filter(
+    (b) => b.done === true || b.holdExpiresAt === null || b.holdExpiresAt > now,
+  );
+  // Bookings that block: confirmed ones and holds that have not lapsed (a done one no longer does).
+  const live = booked.filter((b) => b.done !== true);
   const busy = normalise([
     ...staff.timeOff,
     ...(staff.busy ?? []),
     ...live.map((b) => ({ start: b.startsAt, end: b.blockedUntil })),
   ]);
-  return { source: staff, live, busy };
+  return { source: staff, booked, busy };
 }
 
 /** The staff member's working intervals on `day` as instants, touching ones merged. */

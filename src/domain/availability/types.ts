@@ -25,8 +25,8 @@ import type { OfferedService } from '../catalogue.ts';
  * - No slot on a local date the location is closed.
  * - start >= now + minNoticeMinutes; the start's local date <= today (local) + maxAdvanceDays.
  * - Any staff (no staffId): one slot per start instant, carrying the eligible free staff member with the
- *   fewest booked minutes on that local date (live bookings' end - start, buffers excluded, at any
- *   location, by the start's local date), ties broken by name, then id.
+ *   fewest booked minutes on that local date (end - start of their live bookings and of their `done`
+ *   ones, buffers excluded, at any location, by the start's local date), ties broken by name, then id.
  * - Slots are sorted by start (and, for one staff member, there is one slot per start).
  */
 
@@ -50,6 +50,13 @@ export interface BusyBooking {
   blockedUntil: number;
   /** Null when the booking holds nothing (confirmed); a lapsed hold no longer blocks. */
   holdExpiresAt: number | null;
+  /**
+   * An appointment whose time came and that was then marked completed, needs checkout or no-show: it
+   * no longer blocks (only live bookings do), but its minutes were booked that day, so it still counts
+   * towards the any-staff rule's booked minutes (marking it must not hand the rest of the day to
+   * someone else).
+   */
+  done?: boolean;
 }
 
 /** A staff member who may deliver every requested service at the location (eligibility is decided by the caller). */
@@ -66,7 +73,10 @@ export interface StaffSchedule {
    * private calendar reads as "not available", not as a day off or a closed salon.
    */
   busy?: Interval[];
-  /** Live bookings of this staff member at any location (pending holds included; lapsed ones are ignored). */
+  /**
+   * Live bookings of this staff member at any location (pending holds included; lapsed ones are
+   * ignored), and the `done` ones, which only count towards booked minutes.
+   */
   bookings: BusyBooking[];
 }
 
