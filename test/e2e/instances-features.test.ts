@@ -16,7 +16,7 @@ import {
   crashCatalogue,
 } from '../helpers/crash-scenario.ts';
 import { providerEnv, startSmtpSink, startTwilioStandIn } from '../helpers/message-sinks.ts';
-import { HostAuth, type Person, signInAndConnect } from '../helpers/oauth-flow.ts';
+import { HostAuth, type Person, rawToolsList, signInAndConnect } from '../helpers/oauth-flow.ts';
 import { eachTestServes, type KeyRequest, prepareDatabase } from '../helpers/served-database.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -601,19 +601,6 @@ async function startBalancer(servers: RunningServer[]) {
   };
 }
 
-function toolsList(mcpUrl: URL, token: string): Promise<Response> {
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-}
-
 describe.skipIf(!onPostgres)('MCP OAuth with two instances', () => {
   it('signs in with each step on either instance; the token works on both, and revoked on one, on neither', async () => {
     const { servers } = await startTwo({ lookUp: false });
@@ -644,7 +631,7 @@ describe.skipIf(!onPostgres)('MCP OAuth with two instances', () => {
       const { access_token: access, refresh_token: refresh } = auth.savedTokens!;
       for (const pinned of [0, 1]) {
         balancer.state.pinned = pinned;
-        expect((await toolsList(mcpUrl, access)).status).toBe(200);
+        expect((await rawToolsList(mcpUrl, access)).status).toBe(200);
       }
       // The host revokes its refresh token at the second instance: the first refuses the access token.
       balancer.state.pinned = 1;
@@ -660,7 +647,7 @@ describe.skipIf(!onPostgres)('MCP OAuth with two instances', () => {
       expect(revoked.status).toBe(200);
       for (const pinned of [0, 1]) {
         balancer.state.pinned = pinned;
-        expect((await toolsList(mcpUrl, access)).status).toBe(401);
+        expect((await rawToolsList(mcpUrl, access)).status).toBe(401);
       }
       // Nor can it be refreshed on either.
       for (const pinned of [0, 1]) {

@@ -15,6 +15,7 @@ import {
   Jar,
   type Person,
   REDIRECT_URL,
+  rawToolsList,
   signInAndConnect,
   startSignIn,
 } from '../helpers/oauth-flow.ts';
@@ -1456,20 +1457,6 @@ function toolsListWithoutCredential(url: URL): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-}
-
-/** A tools/list posted straight to `url` with `token`, as any client would. */
-function rawToolsList(url: URL, token: string): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
 }

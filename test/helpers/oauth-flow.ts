@@ -205,3 +205,17 @@ export async function connectWith(mcpUrl: URL, auth: HostAuth, era: Era = 'moder
   await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: auth }));
   return client;
 }
+
+/** A tools/list posted straight to `url` with `token`, as any client would. */
+export function rawToolsList(url: URL, token: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
