@@ -2,6 +2,7 @@ import { presentWaitlistEntry } from '../../contract/waitlist.ts';
 import { type BookingEvent, findBookingsOfClient } from '../../data/booking-repository.ts';
 import type { Db } from '../../data/database.ts';
 import { HOLD_LAPSED } from '../../data/hold-expiry.ts';
+import { findLocationById } from '../../data/location-repository.ts';
 import {
   clientWaitingEntriesAt,
   endWaitlistEntry,
@@ -103,12 +104,7 @@ export async function endEntryBookedMeanwhile(trx: Db, event: BookingEvent): Pro
   if (!offer) return;
   const entry = await findWaitlistEntry(trx, event.organisationId, offer.entry_id);
   if (entry?.status !== 'waiting') return;
-  const location = await trx
-    .selectFrom('locations')
-    .select('timezone')
-    .where('organisation_id', '=', event.organisationId)
-    .where('id', '=', entry.location_id)
-    .executeTakeFirst();
+  const location = await findLocationById(trx, event.organisationId, entry.location_id);
   if (!location) return;
   const coming = await findBookingsOfClient(trx, event.organisationId, entry.client_id, {
     statuses: ['confirmed'],
