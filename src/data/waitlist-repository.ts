@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { inboxOfEmail } from '../domain/public-booking-policy.ts';
 import { sameInbox } from './contact-proof-repository.ts';
-import type { Db } from './database.ts';
+import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import { rowsToRead } from './page-query.ts';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from './tables.ts';
@@ -232,7 +232,8 @@ export async function anyRescanAsked(db: Db): Promise<boolean> {
 
 /**
  * Takes (deletes and returns) the rescans asked, oldest first: each only as it was read. One asked
- * again since (requestWaitlistRescan), or taken by another instance's worker, stays or is theirs.
+ * again since (requestWaitlistRescan), or taken by another instance's worker, stays or is theirs; on
+ * PostgreSQL one being asked for again right now is not waited for, and stays for the next pass.
  */
 export async function takeRescans(db: Db, limit: number) {
   const rows = await db
@@ -240,6 +241,10 @@ export async function takeRescans(db: Db, limit: number) {
     .selectAll()
     .orderBy('requested_at')
     .limit(literalLimit(limit))
+    // On PostgreSQL the rows are locked as they are read, and one a transaction is asking for again
+    // (uncommitted) is left for the next pass: waiting for it while holding those taken already could
+    // deadlock with a transaction asking for rescans at several locations in another order.
+    .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
     .execute();
   const taken: typeof rows = [];
   for (const row of rows) {

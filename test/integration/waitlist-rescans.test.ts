@@ -49,6 +49,39 @@ describe.skipIf(!onPostgres)('waitlist rescans on PostgreSQL', () => {
     expect(await writeTransaction(db, (trx) => takeRescans(trx, 10))).toEqual([]);
   });
 
+  it('never waits for a location being asked for again: no deadlock with a transaction asking for several', async () => {
+    database = await createTempDatabase();
+    const { db } = database;
+    await requestWaitlistRescan(db, 'org', 'camden', 1_000);
+    await requestWaitlistRescan(db, 'org', 'soho', 2_000);
+    // A cancellation at Soho whose staff also work at Camden asks for both, Soho first.
+    let goOn!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
+    let askedSoho!: () => void;
+    const sohoAsked = new Promise<void>((resolve) => {
+      askedSoho = resolve;
+    });
+    const cancellation = writeTransaction(db, async (trx) => {
+      await requestWaitlistRescan(trx, 'org', 'soho', 3_000);
+      askedSoho();
+      await gate;
+      await requestWaitlistRescan(trx, 'org', 'camden', 3_000);
+    });
+    await sohoAsked;
+    // The worker takes Camden (the oldest) and does not wait for Soho, which is being asked for again.
+    const taking = writeTransaction(db, (trx) => takeRescans(trx, 10));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    goOn();
+    const [asked, taken] = await Promise.allSettled([cancellation, taking]);
+    expect(asked.status).toBe('fulfilled');
+    expect(taken).toMatchObject({ status: 'fulfilled', value: [{ location_id: 'camden' }] });
+    // Both locations are asked for again, for the worker's next pass.
+    const next = await writeTransaction(db, (trx) => takeRescans(trx, 10));
+    expect(next.map((r) => r.location_id).sort()).toEqual(['camden', 'soho']);
+  });
+
   it('gives a request to one of two workers taking it at once', async () => {
     database = await createTempDatabase();
     const { db } = database;
