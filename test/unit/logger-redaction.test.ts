@@ -13,6 +13,15 @@ function captured() {
   return { logger: createLogger('info', sink), lines };
 }
 
+/**
+ * A line's text without what pino adds of its own (the time and pid are digits that may happen to
+ * hold a phone number's, as a time of 1796311607911 holds 07911).
+ */
+function textOf(line: Record<string, unknown> | undefined): string {
+  const { time: _time, pid: _pid, hostname: _hostname, ...rest } = line ?? {};
+  return JSON.stringify(rest);
+}
+
 class DatabaseError extends Error {
   detail?: string;
   where?: string;
@@ -39,7 +48,7 @@ describe('log lines never carry personal data or keys', () => {
       'done',
     );
     const [line] = lines;
-    const text = JSON.stringify(line);
+    const text = textOf(line);
     expect(text).not.toMatch(/Jo|Bloggs|447911|example\.org|latex|bk_/);
     expect(line).toMatchObject({
       client: { first_name: '[redacted]', phone: '[redacted]', id: 'c1' },
@@ -60,7 +69,7 @@ describe('log lines never carry personal data or keys', () => {
     });
     logger.error({ err: error }, 'request failed');
     const [line] = lines;
-    expect(JSON.stringify(line)).not.toMatch(/Jo Bloggs|07911/);
+    expect(textOf(line)).not.toMatch(/Jo Bloggs|07911/);
     expect(line!.err).toMatchObject({
       type: 'DatabaseError',
       message: expect.stringContaining('insert refused'),
@@ -85,7 +94,7 @@ describe('log lines never carry personal data or keys', () => {
     }
     const { logger, lines } = captured();
     logger.info({ who: new Sealed(), status: 1 }, 'getter');
-    expect(JSON.stringify(lines[0])).not.toContain('jo@example.org');
+    expect(textOf(lines[0])).not.toContain('jo@example.org');
     const hostile = new Proxy(
       {},
       {
