@@ -16,7 +16,13 @@ import {
   crashCatalogue,
 } from '../helpers/crash-scenario.ts';
 import { providerEnv, startSmtpSink, startTwilioStandIn } from '../helpers/message-sinks.ts';
-import { HostAuth, type Person, rawToolsList, signInAndConnect } from '../helpers/oauth-flow.ts';
+import {
+  HostAuth,
+  type Person,
+  rawToolsList,
+  revokeRefreshToken,
+  signInAndConnect,
+} from '../helpers/oauth-flow.ts';
 import { eachTestServes, type KeyRequest, prepareDatabase } from '../helpers/served-database.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -635,15 +641,7 @@ describe.skipIf(!onPostgres)('MCP OAuth with two instances', () => {
       }
       // The host revokes its refresh token at the second instance: the first refuses the access token.
       balancer.state.pinned = 1;
-      const revoked = await fetch(new URL('/oauth/revoke', balancer.origin), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          token: refresh!,
-          token_type_hint: 'refresh_token',
-          client_id: auth.info!.client_id,
-        }),
-      });
+      const revoked = await revokeRefreshToken(balancer.origin, auth.info!.client_id, refresh!);
       expect(revoked.status).toBe(200);
       for (const pinned of [0, 1]) {
         balancer.state.pinned = pinned;

@@ -16,6 +16,7 @@ import {
   type Person,
   REDIRECT_URL,
   rawToolsList,
+  revokeRefreshToken,
   signInAndConnect,
   startSignIn,
 } from '../helpers/oauth-flow.ts';
@@ -700,15 +701,7 @@ describe('revocation by the client (RFC 7009)', () => {
     await client.close();
     const { access_token: access, refresh_token: refresh } = auth.savedTokens!;
     expect((await rawToolsList(mcpUrl, access)).status).toBe(200);
-    const revoked = await fetch(new URL('/oauth/revoke', server.origin), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        token: refresh!,
-        token_type_hint: 'refresh_token',
-        client_id: auth.info!.client_id,
-      }),
-    });
+    const revoked = await revokeRefreshToken(server.origin, auth.info!.client_id, refresh!);
     expect(revoked.status).toBe(200);
     expect((await rawToolsList(mcpUrl, access)).status).toBe(401);
     const connector = await server.t.database.db

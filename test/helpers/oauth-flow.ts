@@ -219,3 +219,16 @@ export function rawToolsList(url: URL, token: string): Promise<Response> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
 }
+
+/** A host revoking its refresh token at `origin` (RFC 7009), as hosts do when disconnected. */
+export function revokeRefreshToken(
+  origin: string,
+  clientId: string,
+  refreshToken: string,
+): Promise<Response> {
+  return fetch(new URL('/oauth/revoke', origin), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token', client_id: clientId }),
+  });
+}
