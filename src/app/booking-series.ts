@@ -22,6 +22,8 @@ import {
   SlotTakenMeanwhile,
 } from './booking-service.ts';
 import { requireLocation } from './directory-service.ts';
+import { restateSeriesNote } from './outbox-service.ts';
+import { otherStaffOf } from './series-note.ts';
 import { slotOrRefusal } from './start-check.ts';
 import { timeOrderedId } from './time-ordered-id.ts';
 
@@ -142,6 +144,11 @@ export async function createSeries(
     }
   }
   if (clashes.length > 0) throw seriesClashError(clashes, location.timezone);
+  const [first, ...later] = occurrences.map((created) => created.booking);
+  const otherStaff = first && (await otherStaffOf(trx, caller.organisationId, first.staffId, later));
+  if (first && otherStaff) {
+    await restateSeriesNote(trx, caller.organisationId, first.id, { ...seriesNote, otherStaff });
+  }
   return { id, repeat, occurrences };
 }
 

@@ -17,6 +17,7 @@ import { getBooking } from './booking-service.ts';
 import { announceChange } from './outbox-service.ts';
 import { providerDeadline } from './payment-calls.ts';
 import type { PaymentProvider } from './payments.ts';
+import { otherStaffOf } from './series-note.ts';
 
 /**
  * Booking Protection's card setup: the customer saves a card (without being charged) that late
@@ -251,9 +252,15 @@ async function seriesConfirmation(
   const [first, ...rest] = confirmed;
   if (!first) return undefined;
   const rule = await findSeriesRule(trx, setup.organisation_id, booking.seriesId);
+  const otherStaff = await otherStaffOf(trx, setup.organisation_id, first.staffId, rest);
   return {
     bookingId: first.id,
-    note: { following: rest.length, everyWeeks: rule?.everyWeeks, lastStartsAt: rest.at(-1)?.startsAt },
+    note: {
+      following: rest.length,
+      everyWeeks: rule?.everyWeeks,
+      lastStartsAt: rest.at(-1)?.startsAt,
+      otherStaff,
+    },
   };
 }
 

@@ -33,6 +33,7 @@ import { settleRequirement } from './booking-requirements.ts';
 import { adoptProvenClient } from './client-service.ts';
 import { announceChange, verificationCodeMessage } from './outbox-service.ts';
 import { type ResendLimiter, withResend } from './resend-limit.ts';
+import { otherStaffOf } from './series-note.ts';
 
 /**
  * Proving the contact a public-page booking gave (design.md 9.1): a 6-digit code and a link are sent
@@ -329,7 +330,7 @@ async function proveLaterVisits(
 ): Promise<SeriesNote | undefined> {
   const first = await findBookingById(trx, key.organisationId, key.bookingId);
   if (!first?.seriesId) return undefined;
-  const confirmed: number[] = [];
+  const confirmed: { startsAt: number; staffId: string }[] = [];
   for (const visit of await findBookingsOfSeries(trx, key.organisationId, first.seriesId)) {
     if (visit.id === first.id || !visit.pendingRequirements.includes(CONTACT_VERIFICATION)) continue;
     if (visit.clientId !== clientId) {
@@ -339,7 +340,7 @@ async function proveLaterVisits(
     const settled = await settleRequirement(trx, target, CONTACT_VERIFICATION, {}, now, 'page:customer', {
       silent: true,
     });
-    if (settled === 'confirmed') confirmed.push(visit.startsAt);
+    if (settled === 'confirmed') confirmed.push(visit);
     // A step left (a deposit, a card): the visit's own page link, as the first visit gets.
     if (settled === 'outstanding') {
       await announceChange(
@@ -352,7 +353,13 @@ async function proveLaterVisits(
     }
   }
   const rule = await findSeriesRule(trx, key.organisationId, first.seriesId);
-  return rule && { following: confirmed.length, everyWeeks: rule.everyWeeks, lastStartsAt: confirmed.at(-1) };
+  if (!rule) return undefined;
+  return {
+    following: confirmed.length,
+    everyWeeks: rule.everyWeeks,
+    lastStartsAt: confirmed.at(-1)?.startsAt,
+    otherStaff: await otherStaffOf(trx, key.organisationId, first.staffId, confirmed),
+  };
 }
 
 /**

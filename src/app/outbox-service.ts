@@ -191,6 +191,28 @@ export async function announceChange(
   );
 }
 
+/**
+ * Rewrites the series note a new series' first visit carries in its pending messages: what was known
+ * only once every later visit was booked (who each is with).
+ */
+export async function restateSeriesNote(
+  trx: Db,
+  organisationId: string,
+  bookingId: string,
+  note: SeriesNote,
+): Promise<void> {
+  const body = seriesNoteBody(note);
+  if (!body) return;
+  await trx
+    .updateTable('outbox')
+    .set({ body })
+    .where('organisation_id', '=', organisationId)
+    .where('booking_id', '=', bookingId)
+    .where('status', '=', 'pending')
+    .where('body', 'like', '{"series"%')
+    .execute();
+}
+
 /** The series note of the booking's pending message of this kind, if one carries it. */
 async function pendingSeriesNote(
   trx: Db,

@@ -97,6 +97,11 @@ interface Wording {
   seriesMoved: [string, string];
   seriesBooked: [string, string];
   everyWeeks: [string, string];
+  /**
+   * A new series' later visits with another stylist than the first ({names}: who, "Bo or Cy"): the
+   * one later visit; all of several; one of several; {k} of several.
+   */
+  seriesOtherStaff: { it: string; all: string; one: string; some: string };
 }
 
 const EN: Wording = {
@@ -145,6 +150,12 @@ const EN: Wording = {
     'Also booked: the {n} visits after it, {every}, the last on {last}.',
   ],
   everyWeeks: ['every week', 'every {w} weeks'],
+  seriesOtherStaff: {
+    it: 'It is with {names}.',
+    all: 'They are with {names}.',
+    one: 'One of them is with {names}.',
+    some: '{k} of them are with {names}.',
+  },
 };
 
 const DE: Wording = {
@@ -196,6 +207,12 @@ const DE: Wording = {
     'Ebenfalls gebucht: die {n} Termine danach, {every}, der letzte am {last}.',
   ],
   everyWeeks: ['jede Woche', 'alle {w} Wochen'],
+  seriesOtherStaff: {
+    it: 'Er ist bei {names}.',
+    all: 'Sie sind bei {names}.',
+    one: 'Einer davon ist bei {names}.',
+    some: '{k} davon sind bei {names}.',
+  },
 };
 
 const FR: Wording = {
@@ -248,6 +265,12 @@ const FR: Wording = {
     'Également réservés : les {n} rendez-vous suivants, {every}, le dernier le {last}.',
   ],
   everyWeeks: ['chaque semaine', 'toutes les {w} semaines'],
+  seriesOtherStaff: {
+    it: 'Il est avec {names}.',
+    all: 'Ils sont avec {names}.',
+    one: "L'un d'eux est avec {names}.",
+    some: "{k} d'entre eux sont avec {names}.",
+  },
 };
 
 const WORDINGS: Record<string, Wording> = { en: EN, de: DE, fr: FR };
@@ -372,7 +395,7 @@ function lines(
   const when = dated(facts.startsAt);
   const what = options.staff ? `${options.services} ${words.with} ${facts.staffName}` : options.services;
   const template = facts.waitlistOffer ? words.offerLead : words.lead[facts.kind];
-  const series = seriesSentence(facts, words, options.sms === true);
+  const series = seriesSentence(facts, words, { sms: options.sms === true, staff: options.staff });
   const lead = `${fill(template, { what, when })}, ${words.at} ${facts.locationName}.${series ? ` ${series}` : ''}`;
   const until = facts.holdExpiresAt === null ? '' : dated(facts.holdExpiresAt);
   let action: string | null = null;
@@ -407,7 +430,11 @@ function lines(
  * of: cancelled too, moved with it to the same time of day, or (a new series' confirmation) booked
  * with it, how often and until when. Null for a message of one visit alone.
  */
-function seriesSentence(facts: MessageFacts, words: Wording, sms: boolean): string | null {
+function seriesSentence(
+  facts: MessageFacts,
+  words: Wording,
+  { sms, staff }: { sms: boolean; staff: boolean },
+): string | null {
   const note = facts.series;
   if (!note || note.following < 1) return null;
   const n = String(note.following);
@@ -430,7 +457,24 @@ function seriesSentence(facts: MessageFacts, words: Wording, sms: boolean): stri
   const { everyWeeks, lastStartsAt } = note;
   if (facts.kind !== 'confirmed' || everyWeeks === undefined || lastStartsAt === undefined) return null;
   const every = fill(everyWeeks === 1 ? words.everyWeeks[0] : words.everyWeeks[1], { w: String(everyWeeks) });
-  return fill(said(words.seriesBooked), { n, every, last: shown(lastStartsAt, 'day') });
+  const booked = fill(said(words.seriesBooked), { n, every, last: shown(lastStartsAt, 'day') });
+  // Where the message names its stylist, the visits with someone else say so (an SMS short of room
+  // drops both): "with Ana" alone would have the customer expect Ana every time.
+  const others = staff ? otherStaffSentence(note, facts.locale, words, sms) : null;
+  return others ? `${booked} ${others}` : booked;
+}
+
+/** "2 of them are with Bo or Cy.": a new series' later visits with another stylist than the first. */
+function otherStaffSentence(note: SeriesNote, locale: string, words: Wording, sms: boolean): string | null {
+  const others = note.otherStaff;
+  if (!others) return null;
+  const names = new Intl.ListFormat(locale, { type: 'disjunction' }).format(
+    sms ? others.names.map(toSmsAlphabet) : others.names,
+  );
+  const { it, all, one, some } = words.seriesOtherStaff;
+  const template =
+    others.visits >= note.following ? (note.following === 1 ? it : all) : others.visits === 1 ? one : some;
+  return fill(template, { names, k: String(others.visits) });
 }
 
 /**

@@ -59,6 +59,11 @@ export interface SeriesNote {
   lastStartsAt?: number | undefined;
   /** A move: the new start of the visit it was asked of, whose time of day every visit moved to. */
   movedTo?: number | undefined;
+  /**
+   * A new series booked with no stylist named: how many later visits are with someone other than the
+   * first visit's stylist, and who (in visit order). The message names the first visit's alone.
+   */
+  otherStaff?: { visits: number; names: string[] } | undefined;
 }
 
 /** The note a pending message's body carries until it is written (seriesNoteBody), or null. */
@@ -68,11 +73,17 @@ export function seriesNoteOf(body: string | null): SeriesNote | null {
   try {
     const { series } = JSON.parse(body) as { series?: Partial<SeriesNote> };
     if (!series || !Number.isInteger(series.following) || series.following! < 1) return null;
-    const { everyWeeks, lastStartsAt, movedTo } = series;
+    const { everyWeeks, lastStartsAt, movedTo, otherStaff } = series;
     return {
       following: series.following!,
       ...(Number.isInteger(everyWeeks) && Number.isFinite(lastStartsAt) && { everyWeeks, lastStartsAt }),
       ...(Number.isFinite(movedTo) && { movedTo }),
+      ...(otherStaff &&
+        Number.isInteger(otherStaff.visits) &&
+        otherStaff.visits > 0 &&
+        Array.isArray(otherStaff.names) &&
+        otherStaff.names.length > 0 &&
+        otherStaff.names.every((name) => typeof name === 'string') && { otherStaff }),
     };
   } catch {
     return null;

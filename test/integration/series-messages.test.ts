@@ -2,8 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import type { OutboxMessage } from '../../src/domain/outbox.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { deliver } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { bookAna } from '../helpers/waitlist-fixtures.ts';
 
 /**
  * What the customer of a series hears (design.md 8.3, 9.5): one message for a change, however many
@@ -22,6 +24,7 @@ async function bookSeries(
   startsAt: string,
   repeat: { every_weeks: number; count: number },
   service: 'cut' | 'colour' = 'cut',
+  stylist: 'ana' | 'anyone' = 'ana',
 ) {
   const ids = await catalogueIds(t.database.db);
   const booked = await t.request({
@@ -30,7 +33,7 @@ async function bookSeries(
     payload: {
       location_slug: 'soho',
       service_ids: [ids.services[service]],
-      staff_id: ids.staff.ana,
+      ...(stylist === 'ana' && { staff_id: ids.staff.ana }),
       client_id: ids.jo,
       starts_at: startsAt,
       repeat,
@@ -88,6 +91,34 @@ describe('the messages of a series', () => {
       );
     }
     expect(confirmations[0]!.sms!.length).toBeLessThanOrEqual(306);
+  });
+
+  it('says which later visits are with another stylist when the series named nobody', async () => {
+    // Bo works Tuesdays at Soho too; Ana's Tuesday 9 March at 10:00 is taken.
+    const catalogue = smallCatalogue();
+    const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+    bo.working_hours = {
+      soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
+    } as unknown as typeof bo.working_hours;
+    t = await startTestApp({ catalogues: [catalogue], now: '2027-03-01T09:00:00Z' });
+    const bea = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+    });
+    expect((await bookAna(t, '2027-03-09T10:00:00Z', bea.json().data.id)).statusCode).toBe(201);
+    await deliver(t);
+    const refs = await bookSeries('2027-03-02T10:00:00Z', { every_weeks: 1, count: 3 }, 'cut', 'anyone');
+    const confirmations = (await said('confirmed')).filter((c) => c.reference === refs[0]);
+    expect(confirmations).toHaveLength(1);
+    const { sms, email } = confirmations[0]!;
+    expect(email).toContain('Cut with Ana on Tuesday 2 March');
+    expect(email).toContain(
+      'Also booked: the 2 visits after it, every week, the last on Tuesday 16 March. One of them is with Bo.',
+    );
+    // The SMS, short of room, names no stylist rather than Ana alone.
+    expect(sms).toContain('Also booked: the 2 visits after it, every week, the last on Tuesday 16 March.');
+    expect(sms!.includes('with Ana')).toBe(sms!.includes('One of them is with Bo.'));
   });
 
   it('tells a cancellation of "this and the following" in one message, the later visits quiet', async () => {

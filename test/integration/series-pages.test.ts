@@ -116,6 +116,49 @@ describe('a series on the public page', () => {
     );
   });
 
+  it('says in its confirmation which later visits are with another stylist than the first', async () => {
+    const { ids } = await onThePage();
+    // Camden on Tuesdays: Amara and Ben. Amara is taken at the first visit's time, Ben at the second's.
+    for (const [staff, startsAt] of [
+      ['amara', '2026-11-24T14:00:00Z'],
+      ['ben', '2026-12-08T14:00:00Z'],
+    ] as const) {
+      const taken = await t.request({
+        method: 'POST',
+        url: '/v1/bookings',
+        payload: {
+          location_slug: 'camden',
+          service_ids: [ids.services.cut],
+          staff_id: ids.staff[staff],
+          client_id: ids.jo,
+          starts_at: startsAt,
+        },
+      });
+      expect(taken.statusCode, taken.body).toBe(201);
+    }
+    const booked = await pagePost(t, `/p/${ORG}/book`, {
+      location: 'camden',
+      services: ids.services.cut!,
+      starts_at: '2026-11-24T14:00:00Z',
+      first_name: 'Rosa',
+      last_name: 'Parks',
+      email: 'rosa@example.com',
+      repeat_every_weeks: '2',
+      repeat_count: '3',
+    });
+    const path = pagePathOf(booked);
+    const reference = await referenceOnPage(t, path);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    await deliver(t);
+    const confirmation = (await messagesOf(t, reference)).find((m) => m.kind === 'confirmed');
+    const text = JSON.parse(confirmation!.body!).text as string;
+    expect(text).toContain('Cut & blow-dry with Ben Carter on Tuesday 24 November');
+    expect(text).toContain(
+      'Also booked: the 2 visits after it, every 2 weeks, the last on Tuesday 22 December. One of them is with Amara Okafor.',
+    );
+  });
+
   it('lists every visit of the series on each visit’s page, with a link to its own page', async () => {
     const { bookRosa } = await onThePage();
     const path = pagePathOf(await bookRosa('3'));

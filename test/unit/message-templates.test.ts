@@ -490,6 +490,32 @@ describe('message templates', () => {
     expect(renderSms({ ...base, kind: 'cancelled', series: null })).not.toContain('after it');
   });
 
+  it("says which of a new series' later visits are with another stylist, where the message names its own", () => {
+    const base: MessageFacts = { ...FACTS, kind: 'confirmed', holdExpiresAt: null, depositDue: null };
+    const series = { following: 5, everyWeeks: 1, lastStartsAt: Date.parse('2027-01-12T14:30:00Z') };
+    const said = (locale: string, following: number, visits: number, names: string[]) =>
+      renderMessage({
+        ...base,
+        locale,
+        series: { ...series, following, otherStaff: { visits, names } },
+      }).text;
+    expect(said('en-GB', 5, 2, ['Bo', 'Cy'])).toContain(
+      'the last on Tuesday 12 January. 2 of them are with Bo or Cy.',
+    );
+    expect(said('en-GB', 5, 1, ['Bo'])).toContain('One of them is with Bo.');
+    expect(said('en-GB', 5, 5, ['Bo'])).toContain('They are with Bo.');
+    expect(said('en-GB', 1, 1, ['Bo'])).toContain('on Tuesday 12 January. It is with Bo.');
+    expect(said('de-DE', 5, 2, ['Bo', 'Cy'])).toContain('2 davon sind bei Bo oder Cy.');
+    expect(said('fr-FR', 5, 1, ['Bo'])).toContain("L'un d'eux est avec Bo.");
+    // The SMS says it while it names the stylist at all, in the SMS alphabet; never without a series.
+    const short = { ...base, organisationName: 'Hair', locationName: 'Camden', locationPhone: null };
+    const sms = renderSms({ ...short, series: { ...series, otherStaff: { visits: 1, names: ['Seán'] } } });
+    expect(sms).toContain(`${FACTS.serviceNames.join(', ')} with ${FACTS.staffName}`);
+    expect(sms).toContain('One of them is with Sean.');
+    expect(smsSegments(sms)).toBeLessThanOrEqual(2);
+    expect(renderMessage({ ...base, series: null }).text).not.toContain('of them');
+  });
+
   it("speaks the organisation's language and formats dates in its locale", () => {
     const de = renderMessage({ ...FACTS, kind: 'reminder', locale: 'de-DE', link: null, depositDue: null });
     expect(de.sms).toBe(
