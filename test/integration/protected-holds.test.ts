@@ -106,6 +106,33 @@ describe('POST /v1/bookings/protected-holds at a Booking Protection location', (
     expect(lapsed.json().data).toMatchObject({ status: 'expired', pending_confirmation: null });
   });
 
+  it('owes no late-cancellation fee while its card was never saved: cancelled late, as if it lapsed', async () => {
+    // Tuesday 15:00: the hold for Wednesday 14:00 is inside Islington's window from the start.
+    t.clock.set('2026-11-24T15:00:00Z');
+    const held = await hold(at('islington', wed('14:00')));
+    expect(held.statusCode, held.body).toBe(201);
+    const { reference } = held.json().data;
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json().data).toMatchObject({ status: 'cancelled', change: { late: true, fee: null } });
+    // No fee recorded for staff to charge.
+    const fees = await t.database.db
+      .selectFrom('booking_fees')
+      .innerJoin('bookings', 'bookings.id', 'booking_fees.booking_id')
+      .select('booking_fees.kind')
+      .where('bookings.reference', '=', reference)
+      .execute();
+    expect(fees).toEqual([]);
+    await deliver(t);
+    const told = (await messagesOf(reference)).filter((m) => m.kind === 'cancelled');
+    expect(told.length).toBeGreaterThan(0);
+    for (const message of told) expect(message.body).not.toContain('fee');
+  });
+
   it('asks for the deposit too when the services carry one', async () => {
     const response = await hold(at('islington', wed('10:00'), 'colour'));
     expect(response.statusCode, response.body).toBe(201);

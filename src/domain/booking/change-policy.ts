@@ -7,6 +7,9 @@ import type { Booking, FeeKind } from './booking.ts';
 import { computeFee, type FeeFigures } from './fees.ts';
 import { transition } from './state-machine.ts';
 
+/** The step of a protected hold whose card is not saved yet (a booking's pending requirements). */
+const PROTECTION_SETUP = 'protection_setup';
+
 /**
  * What cancelling or rescheduling a booking now means under its location's policy (design.md
  * section 6), decided once for the change itself and for its preview (a dry run), so that what an
@@ -78,7 +81,11 @@ export function decideChange(
           late,
           depositRefunded: paid ? !late : null,
           depositOutcome: paid ? (late ? 'retained' : 'refunded') : null,
-          fee: late ? pendingFee(booking, 'late_cancellation', retainedDeposit(booking)) : null,
+          // A hold whose card was never saved had its terms never agreed: no fee, as when it lapses.
+          fee:
+            late && !booking.pendingRequirements.includes(PROTECTION_SETUP)
+              ? pendingFee(booking, 'late_cancellation', retainedDeposit(booking))
+              : null,
         }
       : {
           late,
