@@ -399,6 +399,27 @@ export function deliveriesOf(
     .execute();
 }
 
+/**
+ * The pending deliveries of an endpoint for these ordering keys (bookings), with when each is tried
+ * next: what a delivery of the same booking waits behind (claimableDeliveries).
+ */
+export function pendingOfKeys(
+  db: Db,
+  organisationId: string,
+  endpointId: string,
+  orderingKeys: readonly string[],
+): Promise<{ ordering_key: string; seq: number; next_attempt_at: number }[]> {
+  if (orderingKeys.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['ordering_key', 'seq', 'next_attempt_at'])
+    .where('organisation_id', '=', organisationId)
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', PENDING)
+    .where('ordering_key', 'in', [...new Set(orderingKeys)])
+    .execute();
+}
+
 /** How many deliveries are pending and due now (deliverAllDueWebhooks stops at none). */
 export async function countDueDeliveries(db: Db, now: number): Promise<number> {
   const row = await db

@@ -391,6 +391,43 @@ describe('delivery', () => {
     ]);
   });
 
+  it('logs an event held back behind its booking’s failing one as tried next when that one is, not at a time gone by', async () => {
+    const endpoint = await subscribe(['booking.created', 'booking.rescheduled', 'booking.cancelled']);
+    receiver.state.fallback = 500;
+    const reference = await book('2026-11-24T14:00:00+00:00');
+    await deliver();
+    t.clock.advance({ seconds: 10 });
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${reference}`,
+      payload: { starts_at: '2026-11-24T15:00:00+00:00' },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+    // Six failures: the creation is tried next 32 minutes after the last, the others wait for it.
+    for (let failed = 1; failed < 6; failed++) {
+      t.clock.advance({ minutes: 2 ** (failed - 1) });
+      await deliver();
+    }
+    expect(receiver.received.map((r) => r.json.type)).toEqual(Array(6).fill('booking.created'));
+    const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+    const rows = log.json().data as { event_type: string; status: string; next_attempt_at: string }[];
+    const creation = rows.find((d) => d.event_type === 'booking.created')!;
+    expect(creation).toMatchObject({ status: 'pending', attempt: 6 });
+    expect(Date.parse(creation.next_attempt_at)).toBe(t.clock.nowMs() + 32 * 60_000);
+    // Neither is sent before the creation's next try: the log says so, not the times they were made.
+    for (const type of ['booking.rescheduled', 'booking.cancelled']) {
+      expect(rows.find((d) => d.event_type === type)).toMatchObject({
+        status: 'pending',
+        attempt: 0,
+        next_attempt_at: creation.next_attempt_at,
+      });
+    }
+    receiver.state.fallback = 200;
+    t.clock.advance({ minutes: 32 });
+    expect(await deliver()).toMatchObject({ succeeded: 3 });
+  });
+
   it('disables an endpoint that answers 410 Gone at once', async () => {
     const endpoint = await subscribe(['booking.created']);
     receiver.state.fallback = 410;

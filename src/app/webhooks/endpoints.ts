@@ -8,6 +8,7 @@ import {
   endpointsOf,
   findEndpoint,
   insertEndpoint,
+  pendingOfKeys,
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from '../../data/webhook-repository.ts';
@@ -151,8 +152,41 @@ export async function listDeliveries(
   const endpoint = await findEndpoint(db, organisationId, id.toLowerCase());
   if (!endpoint) throw notFound();
   const rows = await deliveriesOf(db, organisationId, endpoint.id, page);
-  const items = rows.slice(0, page.limit).map(toDelivery);
+  const shown = rows.slice(0, page.limit);
+  const heldUntil = await heldBackUntil(db, organisationId, endpoint.id, shown);
+  const items = shown.map((row) => toDelivery(row, heldUntil.get(Number(row.seq))));
   return { items, next: rows.length > page.limit ? items[items.length - 1]!.seq : null };
+}
+
+/**
+ * When each pending delivery of `rows` held back behind an earlier one of its booking can go at the
+ * soonest: once every earlier one still pending has been tried (claimableDeliveries), so not before the
+ * latest of their next attempts. Its own next_attempt_at is when it became due, often long past while
+ * it waits (an hour, behind a failing one): the log says when it is tried next, not that.
+ */
+async function heldBackUntil(
+  db: Db,
+  organisationId: string,
+  endpointId: string,
+  rows: readonly WebhookDeliveryRow[],
+): Promise<Map<number, number>> {
+  const pending = rows.filter((row) => row.status === 'pending');
+  const held = new Map<number, number>();
+  if (pending.length === 0) return held;
+  const earlier = await pendingOfKeys(
+    db,
+    organisationId,
+    endpointId,
+    pending.map((row) => row.ordering_key),
+  );
+  for (const row of pending) {
+    const seq = Number(row.seq);
+    for (const other of earlier) {
+      if (other.ordering_key !== row.ordering_key || Number(other.seq) >= seq) continue;
+      held.set(seq, Math.max(held.get(seq) ?? 0, other.next_attempt_at));
+    }
+  }
+  return held;
 }
 
 function notFound(): AppError {
@@ -185,7 +219,7 @@ function deliveryIdOf(endpointId: string, eventId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+function toDelivery(row: WebhookDeliveryRow, heldUntil?: number): WebhookDelivery {
   return {
     id: deliveryIdOf(row.endpoint_id, row.event_id),
     seq: Number(row.seq),
@@ -196,7 +230,7 @@ function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
     responseCode: row.response_code,
     lastError: row.last_error,
     lastAttemptAt: row.last_attempt_at,
-    nextAttemptAt: row.next_attempt_at,
+    nextAttemptAt: Math.max(row.next_attempt_at, heldUntil ?? 0),
     createdAt: row.created_at,
     deliveredAt: row.delivered_at,
   };
