@@ -8,8 +8,10 @@ import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks.ts';
  */
 
 const WHEN: Record<string, string> = {
-  'booking.created': 'A booking was made (any face: REST, MCP, the public page, the console, an import).',
-  'booking.confirmed': 'A pending hold became confirmed (deposit paid, contact proven, card set up).',
+  'booking.created':
+    'A booking was made, by any face (REST, MCP, the public page, the console): confirmed at once, or a hold waiting for a deposit or the customer’s steps.',
+  'booking.confirmed':
+    'A pending hold became confirmed (deposit paid, contact proven, card set up, waitlist offer claimed).',
   'booking.rescheduled': 'A booking moved to another time or staff member.',
   'booking.cancelled': 'A booking was cancelled.',
   'booking.expired': 'A pending hold lapsed without being confirmed.',
@@ -17,14 +19,22 @@ const WHEN: Record<string, string> = {
   'booking.no_show': 'Staff marked a booking a no-show.',
   'client.created': 'A client went on file (registered, imported, or a public booking’s contact proven).',
   'message.created': 'A caller left a message for staff (take_message, POST /v1/messages).',
-  'waitlist.offered': 'A waitlisted customer was offered a freed slot.',
-  'waitlist.claimed': 'A waitlisted customer claimed the slot offered.',
+  'waitlist.offered':
+    'A freed time was offered to a waitlist entry: held for it as a pending_confirmation booking, which sends its own booking.created.',
+  'waitlist.claimed':
+    'A waitlist entry’s offer was booked: the entry ends as booked (sent after the booking’s booking.confirmed).',
   [TEST_EVENT_TYPE]: 'Sent on request (POST /v1/webhook-endpoints/{id}/test), to one endpoint only.',
 };
 
 /** The component schema of each event's `data`: the REST resource after the change. */
 function dataSchemaOf(type: string): OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject {
-  if (type.startsWith('booking.')) return { $ref: '#/components/schemas/Booking' };
+  if (type.startsWith('booking.')) {
+    return {
+      $ref: '#/components/schemas/Booking',
+      description:
+        'The Booking after the change, as GET /v1/bookings/{reference} answers a read_write key, except that its capability links payment_url and booking_page_url are always null in an event (each lets whoever holds it pay for or manage the booking): read the booking with your key when you need them.',
+    };
+  }
   if (type === 'client.created') return { $ref: '#/components/schemas/Client' };
   if (type === 'message.created') return { $ref: '#/components/schemas/Message' };
   if (type === TEST_EVENT_TYPE) {

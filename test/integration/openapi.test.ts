@@ -117,6 +117,14 @@ describe('the OpenAPI document', () => {
     const body = created.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['id', 'type', 'created_at', 'organisation', 'data']);
     expect(body.properties.data.$ref).toBe('#/components/schemas/Booking');
+    // What is sent: the capability links are always null in an event (docs/webhooks.md), which a
+    // client generated from the document must be told, the Booking schema saying they may be URLs.
+    for (const type of WEBHOOK_EVENT_TYPES.filter((type) => type.startsWith('booking.'))) {
+      const data = webhooks[type]!.post.requestBody.content['application/json'].schema.properties.data;
+      expect(data.description, type).toMatch(/payment_url and booking_page_url are always null/);
+    }
+    // Only the faces that make bookings are named: an import moves bookings, it makes none.
+    expect(created.summary).not.toMatch(/import/);
     expect(
       webhooks['client.created']!.post.requestBody.content['application/json'].schema.properties.data.$ref,
     ).toBe('#/components/schemas/Client');
