@@ -46,6 +46,7 @@ import { NewWaitlistEntryBody, presentWaitlistEntry } from '../contract/waitlist
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
+import { localDateAt } from '../domain/time-format.ts';
 import type {
   Availability,
   AvailabilityRequest,
@@ -314,9 +315,12 @@ export class InProcessBookingApi implements BookingApi {
     return presentCancellation(result.booking, { ...result, dryRun, at: now });
   }
 
-  locationInfo(locationSlug: string): Promise<LocationInfo> {
+  async locationInfo(locationSlug: string): Promise<LocationInfo> {
+    // It names the location's "today" and its closures from then: kept for that local date only (UTC's
+    // date would keep New York's yesterday until 8 pm, and Chatham's after its own midnight).
+    const { timezone } = await this.bookingLocation(locationSlug);
     return this.#listedAt(
-      `info:${localDateKey(this.now())}`,
+      `info:${localDateAt(this.now(), timezone)}`,
       locationSlug,
       async (organisationId, location) =>
         presentLocationInfo(await describeLocation(this.#deps.db, organisationId, location, this.now())),
@@ -525,15 +529,6 @@ function listingCacheOf(deps: AppDeps): ListingCache {
     listingCaches.set(deps.db, cache);
   }
   return cache;
-}
-
-/**
- * The UTC date of an instant: location info names "today" and the closures from it, so a cached copy
- * lasts one day at most (a location's own date may turn a few hours earlier or later; its `today` is
- * then stale for those hours only, and its closures are still right, since the window is 60 days).
- */
-function localDateKey(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
 }
 
 const PAGE_SIZE = 100;
