@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
@@ -542,6 +547,47 @@ describe('delivery', () => {
     expect(receiver.received.map((r) => [r.json.type, r.json.id, r.signed])).toEqual([
       ['webhook.test', sent.json().data.event_id, true],
     ]);
+  });
+
+  it('says in words why an https address failed its TLS handshake, not a bare error code', async () => {
+    // The receiver speaks plain HTTP: an https URL to it fails in the handshake.
+    const endpoint = await subscribe(['booking.created'], receiver.url.replace('http:', 'https:'));
+    const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+    expect(sent.statusCode, sent.body).toBe(202);
+    expect(await deliver()).toMatchObject({ succeeded: 0, retried: 1 });
+    const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+    expect(log.json().data[0].error).toBe(
+      'the TLS handshake failed (does the address speak https on that port?)',
+    );
+  });
+
+  it('says a self-signed certificate is why an https receiver was refused', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'booking-webhook-tls-'));
+    const pem = (name: string) => path.join(dir, name);
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', pem('key.pem'), '-out', pem('cert.pem')],
+      ],
+      { stdio: 'ignore' },
+    );
+    const tls = createHttpsServer(
+      { cert: readFileSync(pem('cert.pem')), key: readFileSync(pem('key.pem')) },
+      (_request, response) => response.end(),
+    );
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = tls.address() as AddressInfo;
+      const endpoint = await subscribe(['booking.created'], `https://127.0.0.1:${port}/hooks`);
+      await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+      expect(await deliver()).toMatchObject({ succeeded: 0, retried: 1 });
+      const log = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` });
+      expect(log.json().data[0].error).toBe('the TLS certificate is self-signed');
+    } finally {
+      tls.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reaches a receiver on localhost whether it listens on 127.0.0.1 or on ::1', async () => {

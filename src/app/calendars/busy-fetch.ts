@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { addressKind, checkedLookup, type DestinationPolicy } from '../webhooks/destinations.ts';
+import { describeRequestFailure } from '../webhooks/request-failure.ts';
 
 /**
  * One conditional GET of an external calendar (design.md 9.6), made by the refresher only, never on a
@@ -218,15 +219,7 @@ function headerOf(value: string | string[] | undefined): string | null {
 
 /** Why a fetch got no calendar, in words with nothing of the URL in them (it may hold a secret). */
 function describe(error: NodeJS.ErrnoException | undefined, timeoutMs: number): string {
-  if (!error) return 'the connection closed before the calendar was read';
-  if (error.name === 'AbortError' || error.name === 'TimeoutError') {
-    return `no answer within ${timeoutMs / 1000} s`;
-  }
-  if (error.code === 'EWEBHOOKDESTINATION') return error.message;
-  if (error.code === 'ECONNREFUSED') return 'the connection was refused';
-  if (error.code === 'ENOTFOUND') return "the URL's host does not resolve";
-  if (error.code === 'ECONNRESET') return 'the connection was reset';
-  if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT'))
-    return 'the TLS certificate was refused';
-  return `the request failed (${error.code ?? error.name})`;
+  return error
+    ? describeRequestFailure(error, timeoutMs)
+    : 'the connection closed before the calendar was read';
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { DELIVERY_TIMEOUT_MS } from '../../domain/webhooks.ts';
 import { checkedLookup, type DestinationPolicy, literalRefusal } from './destinations.ts';
+import { describeRequestFailure } from './request-failure.ts';
 
 /** What one attempt came to: the receiver's status code, or why there was none. */
 export type AttemptResult = { status: number } | { error: string };
@@ -99,7 +100,7 @@ export function httpSender(policy: DestinationPolicy, timeoutMs = DELIVERY_TIMEO
               resolve(send(staleLeft - 1));
               return;
             }
-            settle({ error: describe(error, timeoutMs) });
+            settle({ error: describeRequestFailure(error, timeoutMs) });
           });
           request.end(body);
         });
@@ -110,16 +111,4 @@ export function httpSender(policy: DestinationPolicy, timeoutMs = DELIVERY_TIMEO
       agents['https:'].destroy();
     },
   };
-}
-
-/** Why an attempt got no answer, in words with nothing of the request in them. */
-function describe(error: NodeJS.ErrnoException, timeoutMs: number): string {
-  if (error.name === 'AbortError' || error.name === 'TimeoutError') {
-    return `no answer within ${timeoutMs / 1000} s`;
-  }
-  if (error.code === 'EWEBHOOKDESTINATION') return error.message;
-  if (error.code === 'ECONNREFUSED') return 'the connection was refused';
-  if (error.code === 'ENOTFOUND') return "the URL's host does not resolve";
-  if (error.code === 'ECONNRESET') return 'the connection was reset';
-  return `the request failed (${error.code ?? error.name})`;
 }
