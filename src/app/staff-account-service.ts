@@ -228,6 +228,26 @@ export async function checkPassword(
   }
 }
 
+/**
+ * Runs `write` (a console session, a connector's record) for an account whose password `checked`
+ * proved, in one transaction, only while that password is still the account's and the account
+ * enabled; false when it is not. A password changed or an account disabled between the check (the
+ * slow hash) and the write would otherwise leave standing a session or connector started with the
+ * old password just after the change ended all the others.
+ */
+export async function whilePasswordHolds(
+  db: Db,
+  checked: Pick<UsersTable, 'id' | 'organisation_id' | 'password_hash'>,
+  write: (trx: Db) => Promise<unknown>,
+): Promise<boolean> {
+  return writeTransaction(db, async (trx) => {
+    const now = await users.lockedCredentials(trx, checked.organisation_id, checked.id);
+    if (!now || now.password_hash !== checked.password_hash || now.disabled_at !== null) return false;
+    await write(trx);
+    return true;
+  });
+}
+
 async function giveBack(store: RateLimitStore, counters: readonly RateLimitCounter[], windowEnd: number) {
   for (const counter of counters) await store.decrement(counter, windowEnd);
 }
@@ -247,7 +267,8 @@ async function startSession(
     created_at: now,
     last_seen_at: now,
   };
-  await users.insertSession(db, session);
+  const started = await whilePasswordHolds(db, user, (trx) => users.insertSession(trx, session));
+  if (!started) return { ok: false, reason: 'wrong' };
   return {
     ok: true,
     token,

@@ -1,4 +1,4 @@
-import type { Db } from './database.ts';
+import { type Db, dialectOf } from './database.ts';
 import type { UserSessionsTable, UsersTable } from './tables.ts';
 
 /** Staff accounts and their console sessions, always inside one organisation. */
@@ -111,6 +111,25 @@ export async function deleteSession(db: Db, organisationId: string, id: string):
     .where('organisation_id', '=', organisationId)
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * The account's password hash and whether it is disabled, its row locked until the transaction ends on
+ * PostgreSQL (on SQLite one writer runs at a time): a password change or a disabling, which update
+ * the row first, waits for what is written under it, or is seen by it.
+ */
+export function lockedCredentials(
+  trx: Db,
+  organisationId: string,
+  userId: string,
+): Promise<Pick<UsersTable, 'password_hash' | 'disabled_at'> | undefined> {
+  return trx
+    .selectFrom('users')
+    .select(['password_hash', 'disabled_at'])
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', userId)
+    .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
 }
 
 export async function deleteSessionsOf(db: Db, organisationId: string, userId: string): Promise<void> {

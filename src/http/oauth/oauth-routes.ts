@@ -6,7 +6,7 @@ import type { ConnectorScope } from '../../app/oauth-connectors.ts';
 import { CONNECTOR_SCOPES, isConnectorScope, recordConnector } from '../../app/oauth-connectors.ts';
 import { accountIdOf } from '../../app/oauth-records.ts';
 import { clientRegistrations, FixedWindowRateLimiter } from '../../app/rate-limiter.ts';
-import { canManageKeys, checkPassword } from '../../app/staff-account-service.ts';
+import { canManageKeys, checkPassword, whilePasswordHolds } from '../../app/staff-account-service.ts';
 import { page } from '../console/page.ts';
 import { allowCrossOrigin, answerPreflight, isPreflight } from '../cross-origin.ts';
 import { acceptPageFields, type Fields } from '../page-fields.ts';
@@ -206,18 +206,22 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         grant.addOIDCScope(scope);
         grant.rejectOIDCScope(refused);
         const grantId = await grant.save();
-        await recordConnector(
-          deps.db,
-          {
-            grantId,
-            organisationId: checked.organisation.id,
-            clientId: details.clientId,
-            clientName: view.clientName,
-            scope,
-            userId: checked.user.id,
-          },
-          deps.clock.nowMs(),
+        // A grant without its connector's record gives tokens nobody honours (principalOfAccessToken).
+        const recorded = await whilePasswordHolds(deps.db, checked.user, (trx) =>
+          recordConnector(
+            trx,
+            {
+              grantId,
+              organisationId: checked.organisation.id,
+              clientId: details.clientId,
+              clientName: view.clientName,
+              scope,
+              userId: checked.user.id,
+            },
+            deps.clock.nowMs(),
+          ),
         );
+        if (!recorded) return again(401, 'The organisation, e-mail or password is wrong.');
         reply.hijack();
         return provider.interactionFinished(
           issuerRequest(request),
