@@ -285,15 +285,13 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
       single(lone);
       return null;
     }
-    let event: ICAL.Event;
-    try {
-      event = new ICAL.Event(component, {
-        exceptions: overrides.get(String(component.getFirstPropertyValue('uid'))) ?? [],
-      });
-      if (!event.startDate) return null;
-    } catch {
-      return null;
-    }
+    // A DTSTART, or an override's RECURRENCE-ID, that is no date throws here (ical.js reads it now):
+    // the copy is refused, as for any date that cannot be read, not the series dropped and its time
+    // left free without a word. An event without a DTSTART has no time to block.
+    const event = new ICAL.Event(component, {
+      exceptions: overrides.get(String(component.getFirstPropertyValue('uid'))) ?? [],
+    });
+    if (!event.startDate) return null;
     if (event.isRecurring()) return event;
     single(event);
     return null;
