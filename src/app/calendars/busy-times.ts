@@ -147,11 +147,16 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
     const reader = readerOf(item.component);
     const from = reader.instant(start, zoneOf(item, 'dtstart'));
     let until = reader.instant(end, zoneOf(item, 'dtend') ?? zoneOf(item, 'dtstart'));
-    if (!(until > from)) {
-      // No length (or a broken one): nothing to block.
-      if (until < from) until = from;
-      return;
+    if (!(until > from) && start.isDate) {
+      // An all-day event whose DTEND is not after its start (on its start day, as leave planners and
+      // older tools write a one-day event) is that day taken, as Google, Apple and Outlook show it and
+      // as an all-day event without an end is (RFC 5545 3.6.1).
+      const nextDay = start.clone();
+      nextDay.adjust(1, 0, 0, 0);
+      until = reader.instant(nextDay, zoneOf(item, 'dtstart'));
     }
+    // A timed event of no length (or a broken one): nothing to block.
+    if (!(until > from)) return;
     if (from >= window.end || until <= window.start) return;
     busy.push({ start: Math.max(from, window.start), end: Math.min(until, window.end) });
     if (busy.length > MAX_BUSY_INTERVALS) {
