@@ -30,6 +30,7 @@ import * as refundRefusals from './2026-12-01-0037-refund-refusals.ts';
 import * as fewerPagesPerBooking from './2026-12-02-0038-fewer-pages-per-booking.ts';
 import * as waitlistEntriesByClient from './2026-12-02-0039-waitlist-entries-by-client.ts';
 import * as publicBookingsPerOrganisation from './2026-12-03-0040-public-bookings-per-organisation.ts';
+import * as busyCopyHash from './2026-12-03-0041-busy-copy-hash.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02-0038-fewer-pages-per-booking': fewerPagesPerBooking,
   '2026-12-02-0039-waitlist-entries-by-client': waitlistEntriesByClient,
   '2026-12-03-0040-public-bookings-per-organisation': publicBookingsPerOrganisation,
+  '2026-12-03-0041-busy-copy-hash': busyCopyHash,
 };

@@ -326,6 +326,8 @@ export async function saveBusyCopy(
     busy: readonly Interval[];
     /** Why the busy times stop short of the window (shown as the calendar's last error), or null. */
     note?: string | null;
+    /** The SHA-256 of the copy's text. */
+    hash?: string | null;
   },
   now: number,
 ): Promise<{ changed: boolean }> {
@@ -345,6 +347,7 @@ export async function saveBusyCopy(
       copy_note: note,
       busy_count: wanted.length,
       parsed_at: now,
+      copy_hash: copy.hash ?? null,
     })
     .where('organisation_id', '=', calendar.organisation_id)
     .where('id', '=', calendar.id)

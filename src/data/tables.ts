@@ -684,6 +684,8 @@ export interface StaffBusyCalendarsTable {
    * clock, so a copy older than a day is fetched again whole (no validators) and expanded anew.
    */
   parsed_at: number | null;
+  /** The SHA-256 (hex) of the last good copy's text: the same text again is not read again. */
+  copy_hash: string | null;
   created_at: number;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type BusyCalendarRow,
   claimBusyCalendar,
@@ -124,6 +125,14 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
     await writeStatement(db, (trx) => recordBusyFailure(trx, calendar, keptReason(outcome.reason), now));
     return true;
   }
+  // The same text as the copy read within the day (a server that sends no validators answers it
+  // whole every time) gives the same blocks: not read again, which for a few MB holds the event loop
+  // for a second.
+  const hash = createHash('sha256').update(outcome.text).digest('hex');
+  if (fresh && calendar.copy_hash === hash) {
+    await writeStatement(db, (trx) => recordBusyNotModified(trx, calendar, now));
+    return true;
+  }
   // ical.js (with its source, 0.5 MB that V8 holds at two bytes a character) is loaded by the first
   // calendar to read, not at start: most servers have none (docs/decisions/memory-under-load.md).
   const { BusyCalendarError, readBusyCalendar } = await import('./busy-times.ts');
@@ -148,7 +157,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
           `busy times read only until ${new Date(read.readUntil).toISOString().slice(0, 10)}: ${read.shortBy}`,
         );
   await writeTransaction(db, async (trx) => {
-    const copy = { etag: outcome.etag, lastModified: outcome.lastModified, busy: read.busy, note };
+    const copy = { etag: outcome.etag, lastModified: outcome.lastModified, busy: read.busy, note, hash };
     const { changed } = await saveBusyCopy(trx, calendar, copy, now);
     // A busy time gone (a meeting called off) may free a time someone on the waitlist wants.
     if (changed) await rescanWaitlists(trx, calendar.organisation_id, now);

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
+import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
+import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * A busy calendar whose server sends neither ETag nor Last-Modified answers the whole file at every
+ * refresh (every 5 minutes). The same text is not read again (a few MB held the event loop for a
+ * second each time); a changed one is, at once. The clock starts Monday 2026-11-23 09:00 UTC.
+ */
+let t: TestApp;
+let server: CalendarServer;
+let ids: { cut: string; ana: string };
+const REFRESH_MS = 300_000;
+const fetcher = new CalendarFetcher(true, { timeoutMs: 2_000, maxBytes: 1 << 20 });
+const refresh = () =>
+  refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: REFRESH_MS });
+const meeting = (hour: string) =>
+  ics(
+    'BEGIN:VEVENT',
+    'DTSTAMP:20261101T000000Z',
+    'UID:meeting@example.com',
+    `DTSTART:20261124T${hour}0000Z`,
+    `DTEND:20261124T${hour}3000Z`,
+    'END:VEVENT',
+  );
+
+beforeAll(async () => {
+  server = await startCalendarServer();
+  server.serve('/ana.ics', { body: meeting('10') });
+  const catalogue = smallCatalogue();
+  const [ana] = catalogue.staff as Record<string, unknown>[];
+  ana!.busy_calendars = [server.url('/ana.ics')];
+  t = await startTestApp({ catalogues: [catalogue] });
+  const known = await catalogueIds(t.database.db);
+  ids = { cut: known.services.cut!, ana: known.staff.ana! };
+});
+
+afterAll(async () => {
+  await t.close();
+  await server.close();
+});
+
+async function anaStarts(): Promise<string[]> {
+  const response = await t.request({
+    method: 'GET',
+    url: `/v1/locations/soho/availability?service_ids=${ids.cut}&date=2026-11-24&staff_id=${ids.ana}`,
+    key: t.keys.read,
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json().data.slots.map((s: { starts_at: string }) => s.starts_at.slice(11, 16));
+}
+
+const state = () =>
+  t.database.db
+    .selectFrom('staff_busy_calendars')
+    .select(['parsed_at', 'last_success_at', 'last_error'])
+    .executeTakeFirstOrThrow();
+
+it('reads a copy answered again unchanged only once, and a changed one at once', async () => {
+  await refresh();
+  const first = await state();
+  expect(first).toMatchObject({ parsed_at: t.clock.nowMs(), last_error: null });
+  expect(await anaStarts()).not.toContain('10:00');
+
+  t.clock.advance({ minutes: 5 });
+  await refresh();
+  // Fetched and found the same: fresh as of now, not read again.
+  expect(server.requests).toHaveLength(2);
+  expect(await state()).toEqual({ ...first, last_success_at: t.clock.nowMs() });
+  expect(await anaStarts()).not.toContain('10:00');
+
+  server.serve('/ana.ics', { body: meeting('14') });
+  t.clock.advance({ minutes: 5 });
+  await refresh();
+  expect(await state()).toMatchObject({ parsed_at: t.clock.nowMs(), last_error: null });
+  const starts = await anaStarts();
+  expect(starts).toContain('10:00');
+  expect(starts).not.toContain('14:00');
+});
