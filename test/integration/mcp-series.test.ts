@@ -857,6 +857,32 @@ describe('lookup_client usual from past visits', () => {
     }
   });
 
+  it('reads no interval from two cuts booked the same day (a parent and a child under one number)', async () => {
+    t = await startTestApp({ now: NOW });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const ids = await catalogueIds(t.database.db);
+      for (const startsAt of ['2027-03-09T10:00:00Z', '2027-03-09T11:00:00Z']) {
+        const booked = await mcp.call('book', {
+          location: 'soho',
+          services: 'cut',
+          staff: 'Ana',
+          starts_at: startsAt,
+          client_id: ids.jo,
+        });
+        expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
+      }
+      const found = await mcp.call('lookup_client', JO);
+      // Two visits of one day say nothing of how often the caller comes: not "every week".
+      expect(found.usual).toMatchObject({ every_weeks: null, next_due_date: null });
+      expect(String((found.usual as { spoken: string }).spoken)).toBe(
+        'Your usual: Cut with Ana at Soho (booked for Tuesday 9 March at 10 am).',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('suggests no repeat book refuses: a gap of 18 weeks is told by its due date alone', async () => {
     t = await startTestApp({ now: NOW });
     for (const startsAt of ['2026-11-10T10:00:00Z', '2027-03-16T10:00:00Z']) {

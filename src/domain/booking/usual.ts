@@ -44,8 +44,8 @@ const KEPT: readonly BookingStatus[] = ['completed', 'confirmed', 'needs_checkou
 /**
  * The usual from a client's visits (any order): the latest one that has started (completed or
  * confirmed), else the soonest one booked; the interval from its series, else the median gap in whole
- * weeks between its visits of the same services, due again that long after the latest of those visits
- * (booked ones included). Null for a client who never came nor booked.
+ * weeks between the days of its visits of the same services, due again that long after the latest of
+ * those visits (booked ones included). Null for a client who never came nor booked.
  */
 export function usualOf(visits: readonly Visit[], now: number): Usual | null {
   const kept = visits.filter((v) => KEPT.includes(v.status)).sort((a, b) => a.startsAt - b.startsAt);
@@ -79,15 +79,18 @@ function sameServices(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
-/** The median gap between consecutive visits in whole weeks (at least 1), or null with fewer than two. */
+/**
+ * The median gap between consecutive days of visits in whole weeks, or null with fewer than two such
+ * days or a gap of under half a week: visits of one day (a parent and a child booked under one number)
+ * are one visit, and visits days apart tell no rhythm a series could repeat.
+ */
 function typicalGapWeeks(visits: readonly Visit[]): number | null {
-  if (visits.length < 2) return null;
-  const gaps = visits
+  const days = [...new Set(visits.map((v) => localDateAt(v.startsAt, v.timezone)))].sort();
+  if (days.length < 2) return null;
+  const gaps = days
     .slice(1)
-    .map((v, i) =>
-      daysBetween(localDateAt(visits[i]!.startsAt, visits[i]!.timezone), localDateAt(v.startsAt, v.timezone)),
-    )
+    .map((day, i) => daysBetween(days[i]!, day))
     .sort((a, b) => a - b);
-  const median = gaps[Math.floor(gaps.length / 2)]!;
-  return Math.max(1, Math.round(median / 7));
+  const weeks = Math.round(gaps[Math.floor(gaps.length / 2)]! / 7);
+  return weeks === 0 ? null : weeks;
 }
