@@ -166,6 +166,12 @@ export const TOOL_OUTCOMES = {
       ? 'That time is already booked; apologise and offer the nearest free times in alternatives.'
       : 'That time is already booked and nothing else is free nearby; offer another day.',
   ),
+  /** A move to "anyone" that nobody who does the services can take: busy, or not in then. */
+  nobody_free_then: outcome<{ day: string; alternatives: number }>('conflict', ({ day, alternatives }) =>
+    alternatives > 0
+      ? `Nobody who does that is free at that time ${day}; offer the nearest free times in alternatives.`
+      : `Nobody who does that is free at that time ${day}, and nothing else is free nearby; offer another day.`,
+  ),
   /** Allowed by every rule but outside everyone's working hours that day (8 pm at a salon open until 6). */
   nobody_works_then: outcome<{ day: string; alternatives: number }>('conflict', ({ day, alternatives }) =>
     alternatives > 0

@@ -196,6 +196,31 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
   }
 }
 
+/**
+ * A move to "anyone" refused for the booking's own staff member (busy, or not in then) when nobody
+ * else who does its services is free then either: said of everyone, with anyone's nearest free times
+ * (the refusal of the stylist alone would offer "anyone else", which was asked for).
+ */
+export async function explainNobodyFree(
+  api: BookingApi,
+  error: unknown,
+  asked: RefusedStart,
+): Promise<unknown> {
+  if (!isError(error, 'conflict')) return error;
+  if (error.reason !== 'slot_unavailable' && error.reason !== 'staff_not_working') {
+    return explainRefusal(api, error, asked);
+  }
+  const { place } = asked;
+  const alternatives = await freeTimesNear(api, { ...asked, staffId: undefined }, 2);
+  const today = localDateAt(api.now(), place.zone);
+  const day = speakOnDate(localDateAt(Date.parse(asked.startsAt), place.zone), place.locale, today);
+  return failure(
+    'nobody_free_then',
+    { day, alternatives: alternatives.length },
+    { reason: 'slot_unavailable', detail: error.message, alternatives },
+  );
+}
+
 /** "Tuesday to Thursday 9 am to 5 pm at Northside Camden", from a refusal's `works`, or null. */
 export function speakWorkplaces(works: unknown, place: Place): string | null {
   if (!Array.isArray(works) || works.length === 0) return null;

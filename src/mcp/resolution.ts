@@ -282,15 +282,19 @@ export async function resolveStaffIfNamed(
   said: string | undefined,
   services: readonly Service[],
 ): Promise<Staff | undefined> {
-  if (said === undefined) return undefined;
+  if (said === undefined || namesNoOneInParticular(said)) return undefined;
+  return resolveStaff(api, place, said, services);
+}
+
+/** Whether the staff said names no one in particular: "anyone", "no preference", "I don't mind". */
+export function namesNoOneInParticular(said: string): boolean {
   const words = said
     .toLowerCase()
     .replace(/[’]/g, "'")
     .replace(/[.!,]+/g, '')
     .replace(/\s+/g, ' ')
     .trim();
-  if (ANYONE.test(words)) return undefined;
-  return resolveStaff(api, place, said, services);
+  return ANYONE.test(words);
 }
 
 /**

@@ -733,6 +733,69 @@ describe('what a move says, a taken time, a service the team books', () => {
   });
 });
 
+describe('a move with "anyone" (the hint offers "anyone else")', () => {
+  it('goes to whoever is free then, the stylist it has first, never asks the agent to pick one', async () => {
+    const mcp = await agent('demo', 'modern');
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      staff: 'Amara',
+      starts_at: '2026-11-27T10:00:00+00:00',
+      client: { first_name: 'Rae', last_name: 'Dunn', phone: '07911 123461' },
+    });
+    expect(booked.ok, JSON.stringify(booked)).toBe(true);
+    const { reference } = booked.booking;
+    // Thursday at 10: Amara starts at 11, Ben is in. Asked for Amara, the hint offers anyone else.
+    const refused = await mcp.call('reschedule', { reference, starts_at: 'Thursday 3 December at 10am' });
+    expect(refused).toMatchObject({ ok: false, reason: 'staff_not_working' });
+    expect(refused.hint).toMatch(/, or anyone else\.$/);
+    // The caller does not mind who: the agent says so, and hears who it would be.
+    for (const staff of ['anyone', 'no preference', "I don't mind"]) {
+      const preview = await mcp.call('reschedule', {
+        reference,
+        starts_at: 'Thursday 3 December at 10am',
+        staff,
+        dry_run: true,
+      });
+      expect(preview, JSON.stringify(preview)).toMatchObject({ ok: true, dry_run: true });
+      expect(preview.booking).toMatchObject({
+        staff_name: 'Ben Carter',
+        starts_at: '2026-12-03T10:00:00+00:00',
+      });
+      expect(preview.spoken).toContain('with Ben Carter');
+    }
+    // Where the stylist it has is free, it stays with them.
+    const stays = await mcp.call('reschedule', {
+      reference,
+      starts_at: 'Thursday 3 December at 3pm',
+      staff: 'anyone',
+    });
+    expect(stays, JSON.stringify(stays)).toMatchObject({ ok: true, dry_run: false });
+    expect(stays.booking).toMatchObject({
+      staff_name: 'Amara Okafor',
+      starts_at: '2026-12-03T15:00:00+00:00',
+    });
+    const moved = await mcp.call('reschedule', {
+      reference,
+      starts_at: 'Thursday 3 December at 10am',
+      staff: 'anyone',
+    });
+    expect(moved, JSON.stringify(moved)).toMatchObject({ ok: true, dry_run: false });
+    expect(moved.booking).toMatchObject({ staff_name: 'Ben Carter', starts_at: '2026-12-03T10:00:00+00:00' });
+    // Nobody who cuts is in then: said of everyone, not "Ben Carter does not work then ... or anyone else".
+    const late = await mcp.call('reschedule', {
+      reference,
+      starts_at: 'Saturday 5 December at 5pm',
+      staff: 'anyone',
+    });
+    expect(late).toMatchObject({ ok: false, reason: 'slot_unavailable' });
+    expect(late.hint).toBe(
+      'Nobody who does that is free at that time on Saturday 5 December; offer the nearest free times in alternatives.',
+    );
+    expect(late.alternatives.length).toBeGreaterThan(0);
+  });
+});
+
 describe('messages for a booking next year say the year', () => {
   it('in London and Kathmandu: the confirmation SMS names 2027', async () => {
     const mcp = await agent('twoCountries');

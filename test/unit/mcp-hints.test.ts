@@ -57,6 +57,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { day: 'on Friday 27 November', alternatives: 3 },
     { day: 'tomorrow, Friday 27 November', alternatives: 0 },
   ],
+  nobody_free_then: [
+    { day: 'on Friday 27 November', alternatives: 3 },
+    { day: 'tomorrow, Friday 27 November', alternatives: 0 },
+  ],
   time_passed: [{ alternatives: 3 }, { alternatives: 0 }],
   too_soon: [
     { notice: "1 hour's notice", needing: null, alternatives: 3 },

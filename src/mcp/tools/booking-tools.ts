@@ -5,6 +5,7 @@ import { isTextable } from '../../app/phone-destinations.ts';
 import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
+import { localDateAt } from '../../domain/time-format.ts';
 import { alsoNamingContact, contactForms, startForm } from '../argument-forms.ts';
 import {
   type Booking,
@@ -12,10 +13,12 @@ import {
   type Cancellation,
   type NewBooking,
   ReplayedRefusal,
+  type Service,
 } from '../booking-api.ts';
 import { BOOKING_CALLER_TEXT, CALLER_TEXT_NOTE, callerTextAt } from '../caller-text.ts';
-import { explainRefusal } from '../refusals.ts';
+import { explainNobodyFree, explainRefusal } from '../refusals.ts';
 import {
+  namesNoOneInParticular,
   type Place,
   placeOfSlug,
   resolveLocation,
@@ -479,7 +482,7 @@ export const rescheduleTool = defineTool({
   input: {
     reference: Reference,
     starts_at: z.string().describe('A find_slots starts_at, or as said ("tomorrow at noon").'),
-    staff: z.string().optional().describe('Name or id.'),
+    staff: z.string().optional().describe('Name or id, or "anyone".'),
     dry_run: z.boolean().optional().describe('true: only say what it would do.'),
     scope: Scope,
   },
@@ -494,8 +497,11 @@ export const rescheduleTool = defineTool({
     // In the booking's order: availability takes the services back to back as listed.
     const offered = await api.listServices(place.location.slug);
     const services = booking.service_ids.flatMap((id) => offered.filter((s) => s.id === id));
-    // Not resolveStaffIfNamed: without staff a move keeps the booking's own, which "anyone" is not.
-    const staff = args.staff === undefined ? undefined : await resolveStaff(api, place, args.staff, services);
+    // Without staff a move keeps the booking's own; "anyone" is that or, when they cannot take the
+    // time, whoever can (the hints offer "anyone else"), never a name for the agent to pick.
+    const anyone = args.staff !== undefined && namesNoOneInParticular(args.staff);
+    const staff =
+      args.staff === undefined || anyone ? undefined : await resolveStaff(api, place, args.staff, services);
     const startsAt = await resolveStart(api, place, args.starts_at);
     // The time (and staff member) it already has, as a host's retry asks: the engine leaves it be.
     const stays =
@@ -507,22 +513,25 @@ export const rescheduleTool = defineTool({
       stays && args.scope === 'following' && booking.series_id
         ? await api.seriesBookings(booking.series_id)
         : [];
-    let moved: Awaited<ReturnType<BookingApi['rescheduleBooking']>>;
-    try {
-      moved = await api.rescheduleBooking(booking.reference, {
+    const move = (staffId: string | undefined) =>
+      api.rescheduleBooking(booking.reference, {
         starts_at: startsAt,
-        ...(staff && { staff_id: staff.id }),
+        ...(staffId && { staff_id: staffId }),
         ...(args.dry_run === true && { dry_run: true }),
         ...(args.scope && { scope: args.scope }),
       });
-    } catch (error) {
-      throw await explainRefusal(api, error, {
-        place,
-        services,
-        startsAt,
-        staffId: staff?.id ?? booking.staff_id,
-        booking,
+    let moved: Awaited<ReturnType<BookingApi['rescheduleBooking']>>;
+    try {
+      moved = await move(staff?.id).catch(async (error: unknown) => {
+        const other = anyone
+          ? await colleagueFreeAt(api, error, place, services, startsAt, booking)
+          : undefined;
+        if (other === undefined) throw error;
+        return move(other);
       });
+    } catch (error) {
+      const asked = { place, services, startsAt, staffId: staff?.id ?? booking.staff_id, booking };
+      throw anyone ? await explainNobodyFree(api, error, asked) : await explainRefusal(api, error, asked);
     }
     const { change, ...after } = moved;
     const following = stays ? moved.following.filter((b) => movedFrom(before, b)) : moved.following;
@@ -555,6 +564,30 @@ export const rescheduleTool = defineTool({
     return { booking: summary!, ...said.fields, spoken, ...(hint && { hint }) };
   },
 });
+
+/**
+ * For a move to "anyone" the booking's own staff member cannot take (busy, or not in then): someone
+ * else here who does its services and is free at that start, or undefined.
+ */
+async function colleagueFreeAt(
+  api: BookingApi,
+  refusal: unknown,
+  place: Place,
+  services: readonly Service[],
+  startsAt: string,
+  booking: Booking,
+): Promise<string | undefined> {
+  if (!isError(refusal, 'conflict')) return undefined;
+  if (refusal.reason !== 'slot_unavailable' && refusal.reason !== 'staff_not_working') return undefined;
+  const target = Date.parse(startsAt);
+  const { slots } = await api.availability(place.location.slug, {
+    serviceIds: services.map((s) => s.id),
+    date: localDateAt(target, place.zone),
+    days: 1,
+  });
+  return slots.find((slot) => Date.parse(slot.starts_at) === target && slot.staff_id !== booking.staff_id)
+    ?.staff_id;
+}
 
 /** Whether a later visit's time or staff member differs from what it had before the move (unknown: it did). */
 function movedFrom(before: Booking[], after: Booking): boolean {
