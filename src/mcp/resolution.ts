@@ -417,7 +417,7 @@ type PhoneReading =
   | { kind: 'refused'; why: PhoneTrouble };
 
 function readPhone(said: string, countries: readonly (string | null | undefined)[]): PhoneReading {
-  const text = said.trim();
+  const text = phoneInDigits(said);
   if (text.startsWith('+') || text.startsWith('00')) {
     const phone = normalisePhone(text.replace(/^00/, '+'));
     return phone ? { kind: 'phone', phone } : { kind: 'refused', why: internationalTrouble(text) };
@@ -562,8 +562,50 @@ export function contactFormProblems(said: unknown, prefix = ''): BadArgument[] {
   return problems;
 }
 
+/** Digits said as words, as a voice agent may pass them on (references are taken so too). */
+const DIGIT_WORDS: ReadonlyMap<string, string> = new Map([
+  ['zero', '0'],
+  ['oh', '0'],
+  ['o', '0'],
+  ['nought', '0'],
+  ...['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map(
+    (word, i) => [word, String(i + 1)] as const,
+  ),
+]);
+
+/**
+ * A phone number as said, trimmed, with digits said as words written as digits ("oh seven nine
+ * double one, ..." is 07911...; "plus four four" is +44); text with any other word is left as it is,
+ * for readPhone to refuse as it would.
+ */
+function phoneInDigits(said: string): string {
+  const text = said.trim();
+  if (!/[a-z]/i.test(text)) return text;
+  let digits = '';
+  let times = 1;
+  for (const word of text
+    .toLowerCase()
+    .split(/[\s,.;-]+/)
+    .filter((w) => w !== '')) {
+    if (word === 'double' || word === 'triple') {
+      times = word === 'double' ? 2 : 3;
+      continue;
+    }
+    if (word === 'plus' && digits === '') {
+      digits = '+';
+      continue;
+    }
+    const digit = DIGIT_WORDS.get(word) ?? (/^\d+$/.test(word) ? word : undefined);
+    if (digit === undefined) return text;
+    digits += digit[0]!.repeat(times - 1) + digit;
+    times = 1;
+  }
+  return times === 1 && /\d/.test(digits) ? digits : text;
+}
+
 /** Whether the number is a phone number of some country (read as readPhone reads it). */
-function readsAsPhoneAnywhere(text: string): boolean {
+function readsAsPhoneAnywhere(said: string): boolean {
+  const text = phoneInDigits(said);
   if (text.startsWith('+') || text.startsWith('00')) {
     return normalisePhone(text.replace(/^00/, '+')) !== undefined;
   }
@@ -581,7 +623,7 @@ export async function callerPhoneReadings(api: BookingApi, said: string): Promis
   const reading = readPhone(said, countries);
   if (reading.kind !== 'several') return [phoneOrAsk(reading)];
   return [...new Set(countries)].flatMap((c) => {
-    const phone = c ? normalisePhone(said.trim(), c as CountryCode) : undefined;
+    const phone = c ? normalisePhone(phoneInDigits(said), c as CountryCode) : undefined;
     return phone ? [phone] : [];
   });
 }

@@ -376,6 +376,35 @@ describe('everyday spoken forms', () => {
     expect(dashed.booking.reference).toBe(booked.booking.reference);
   });
 
+  it('in London: a phone number passed on in words, as a reference may be ("oh seven nine double one ...")', async () => {
+    const mcp = await agent('demo');
+    for (const phone of [
+      'oh seven nine one one, one two three, four five six',
+      'zero seven nine double one one two three four five six',
+      'plus four four seven nine one one one two three four five six',
+    ]) {
+      const found = await mcp.call('lookup_client', { phone });
+      expect(found, phone).toMatchObject({ ok: true, client: { first_name: 'Jo', phone: '+447911123456' } });
+    }
+    const booked = await mcp.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-12-02T10:00:00+00:00',
+      client: {
+        first_name: 'Noor',
+        last_name: 'Aziz',
+        phone: 'oh seven nine one one, one two three, seven eight nine',
+      },
+    });
+    expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+    expect(booked.spoken).toContain('number ending 3789');
+    // Words that are no digits are not guessed at.
+    const misheard = await mcp.call('lookup_client', {
+      phone: 'oh seven nine one one, one two three, four five sex',
+    });
+    expect(misheard).toMatchObject({ ok: false, code: 'invalid_request' });
+  });
+
   it('in London: minutes past and to the hour, "ten past three", "twenty to four", "five to four"', async () => {
     const mcp = await agent('demo', 'modern');
     const between = await mcp.call('find_slots', {
