@@ -207,9 +207,7 @@ export async function explainNobodyFree(
   asked: RefusedStart,
 ): Promise<unknown> {
   if (!isError(error, 'conflict')) return error;
-  if (error.reason !== 'slot_unavailable' && error.reason !== 'staff_not_working') {
-    return explainRefusal(api, error, asked);
-  }
+  if (!refusedForOwnStaff(error)) return explainRefusal(api, error, asked);
   const { place } = asked;
   const alternatives = await freeTimesNear(api, { ...asked, staffId: undefined }, 2);
   const today = localDateAt(api.now(), place.zone);
@@ -219,6 +217,17 @@ export async function explainNobodyFree(
     { day, alternatives: alternatives.length },
     { reason: 'slot_unavailable', detail: error.message, alternatives },
   );
+}
+
+/**
+ * Whether a move was refused for the booking's own staff member alone, someone else perhaps taking
+ * it: busy or not in then, or no longer taking it here at all (made inactive, or no longer doing its
+ * services: the engine's 409 without a reason, naming staff_id).
+ */
+export function refusedForOwnStaff(error: unknown): boolean {
+  if (!isError(error, 'conflict')) return false;
+  if (error.reason === undefined) return error.param === 'staff_id';
+  return error.reason === 'slot_unavailable' || error.reason === 'staff_not_working';
 }
 
 /** "Tuesday to Thursday 9 am to 5 pm at Northside Camden", from a refusal's `works`, or null. */

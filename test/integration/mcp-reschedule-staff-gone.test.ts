@@ -52,6 +52,42 @@ describe('reschedule when the catalogue changed since the booking was made', () 
     }
   });
 
+  it('a stylist who can no longer take it, the caller minding not who: moved to whoever is free then', async () => {
+    const booking = await amarasCut('2026-11-26T18:00:00+00:00');
+    await demo.t.database.db
+      .updateTable('staff')
+      .set({ active: 0 })
+      .where('id', '=', booking.staff_id)
+      .execute();
+    try {
+      // The hint above offers someone else: "anyone" is that, not the same refusal again.
+      const moved = await demo.mcp.call('reschedule', {
+        reference: booking.reference,
+        starts_at: '2026-11-26T10:00:00+00:00',
+        staff: 'anyone',
+      });
+      expect(moved, JSON.stringify(moved)).toMatchObject({ ok: true, dry_run: false });
+      expect(moved.booking).toMatchObject({
+        staff_name: 'Ben Carter',
+        starts_at: '2026-11-26T10:00:00+00:00',
+      });
+      // Nobody who cuts is in then (Ben leaves at 6 pm): said of everyone, with anyone's times.
+      const late = await demo.mcp.call('reschedule', {
+        reference: booking.reference,
+        starts_at: '2026-11-26T19:00:00+00:00',
+        staff: 'anyone',
+      });
+      expect(late, JSON.stringify(late)).toMatchObject({ ok: false, reason: 'slot_unavailable' });
+      expect(late.hint).toMatch(/^Nobody who does that is free at that time on Thursday 26 November/);
+    } finally {
+      await demo.t.database.db
+        .updateTable('staff')
+        .set({ active: 1 })
+        .where('id', '=', booking.staff_id)
+        .execute();
+    }
+  });
+
   it('a service no longer bookable online: said so, not as a time to change', async () => {
     const booking = await amarasCut('2026-11-24T12:00:00+00:00');
     const { service_ids } = (await demo.mcp.call('get_booking', { reference: booking.reference })).booking;

@@ -16,7 +16,7 @@ import {
   type Service,
 } from '../booking-api.ts';
 import { BOOKING_CALLER_TEXT, CALLER_TEXT_NOTE, callerTextAt } from '../caller-text.ts';
-import { explainNobodyFree, explainRefusal } from '../refusals.ts';
+import { explainNobodyFree, explainRefusal, refusedForOwnStaff } from '../refusals.ts';
 import {
   namesNoOneInParticular,
   type Place,
@@ -566,8 +566,9 @@ export const rescheduleTool = defineTool({
 });
 
 /**
- * For a move to "anyone" the booking's own staff member cannot take (busy, or not in then): someone
- * else here who does its services and is free at that start, or undefined.
+ * For a move to "anyone" the booking's own staff member cannot take (busy, not in then, or no longer
+ * taking it here at all: made inactive, or no longer doing its services): someone else here who does
+ * its services and is free at that start, or undefined.
  */
 async function colleagueFreeAt(
   api: BookingApi,
@@ -577,8 +578,7 @@ async function colleagueFreeAt(
   startsAt: string,
   booking: Booking,
 ): Promise<string | undefined> {
-  if (!isError(refusal, 'conflict')) return undefined;
-  if (refusal.reason !== 'slot_unavailable' && refusal.reason !== 'staff_not_working') return undefined;
+  if (!refusedForOwnStaff(refusal)) return undefined;
   const target = Date.parse(startsAt);
   const { slots } = await api.availability(place.location.slug, {
     serviceIds: services.map((s) => s.id),
