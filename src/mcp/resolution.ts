@@ -575,7 +575,7 @@ const DIGIT_WORDS: ReadonlyMap<string, string> = new Map([
 
 /**
  * A phone number as said, trimmed, with digits said as words written as digits ("oh seven nine
- * double one, ..." is 07911...; "plus four four" is +44); text with any other word is left as it is,
+ * double one, ..." is 07911...; "plus four four" and "+44" begin +44); text with any other word is left as it is,
  * for readPhone to refuse as it would.
  */
 function phoneInDigits(said: string): string {
@@ -593,6 +593,11 @@ function phoneInDigits(said: string): string {
     }
     if (word === 'plus' && digits === '') {
       digits = '+';
+      continue;
+    }
+    // The country code written as digits, the rest said ("+44 seven nine one one ...").
+    if (/^\+\d+$/.test(word) && digits === '' && times === 1) {
+      digits = word;
       continue;
     }
     const digit = DIGIT_WORDS.get(word) ?? (/^\d+$/.test(word) ? word : undefined);

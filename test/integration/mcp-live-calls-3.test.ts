@@ -382,6 +382,8 @@ describe('everyday spoken forms', () => {
       'oh seven nine one one, one two three, four five six',
       'zero seven nine double one one two three four five six',
       'plus four four seven nine one one one two three four five six',
+      '+44 seven nine one one, one two three, four five six',
+      '+44 7911 one two three four five six',
     ]) {
       const found = await mcp.call('lookup_client', { phone });
       expect(found, phone).toMatchObject({ ok: true, client: { first_name: 'Jo', phone: '+447911123456' } });
