@@ -272,6 +272,7 @@ async function heldBookingSize(): Promise<number> {
     if ((held as Json).status !== 'pending_payment') throw new Error(`Not held: ${JSON.stringify(held)}`);
     // As the tool answers it: with caller_supplied, which the tool kit adds.
     const answer = await toolResult(
+      bookTool.name,
       async () => held,
       () => {},
       bookTool.callerSupplied,

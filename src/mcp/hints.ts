@@ -385,6 +385,26 @@ export function errorHint(code: ErrorCode): string {
   return ERROR_CATALOGUE[code].hint;
 }
 
+/**
+ * Whose mistake a bad argument is: the `caller`'s when it carries what they said (a date or a phone
+ * that reads as none, a name left empty), asked again; else the `agent`'s own (a limit, days, dry_run,
+ * scope, repeat, an id it passes on, a value of the wrong type, an argument the tool does not take),
+ * which it corrects without sending a voice caller round again for nothing.
+ */
+export type ArgumentFault = 'agent' | 'caller';
+
+/**
+ * How an argument error's hint begins, by whose mistakes it names: the catalogue's invalid_request
+ * hint ("... ask the caller again.") when every one is the caller's, else that the agent fixes them.
+ */
+export function argumentErrorHint(faults: readonly ArgumentFault[]): string {
+  if (!faults.includes('agent')) return errorHint('invalid_request');
+  const fix = 'Something in the request was not valid; fix the named arguments and call again';
+  return faults.includes('caller')
+    ? `${fix}, asking the caller again only about what they said.`
+    : `${fix}, no need to ask the caller.`;
+}
+
 const QUOTED_LENGTH = 60;
 
 /**

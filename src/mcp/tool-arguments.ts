@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { counted } from '../domain/counted.ts';
+import type { ArgumentFault } from './hints.ts';
 import { listed } from './word-lists.ts';
 
 /**
@@ -116,11 +117,55 @@ export function wellShaped(input: z.ZodRawShape, args: unknown): Record<string, 
 }
 
 /**
+ * The arguments (or members of `client`) that carry what the caller said, as said: names, a phone or
+ * an e-mail, services and staff, dates and times, a reference read out, notes and messages in their
+ * words. Every other argument (limit, days, time_of_day, times, dry_run, scope, repeat, client_id,
+ * marketing_consent) is set by the agent alone.
+ */
+const SAID_BY_CALLER: ReadonlySet<string> = new Set([
+  'location',
+  'services',
+  'staff',
+  'date',
+  'from_date',
+  'to_date',
+  'starts_at',
+  'earliest',
+  'latest',
+  'first_name',
+  'last_name',
+  'caller_name',
+  'phone',
+  'email',
+  'reference',
+  'notes',
+  'reason',
+  'message',
+]);
+
+/**
+ * Whose mistake a bad argument is, by its name as a hint gives it ("client.phone", "earliest and
+ * latest", "repeat.every_weeks"): the caller's when any argument named carries what they said.
+ */
+export function faultOf(param: string): ArgumentFault {
+  const named = param.split(' and ').map((name) => name.split('.').at(-1)!);
+  return named.some((name) => SAID_BY_CALLER.has(name)) ? 'caller' : 'agent';
+}
+
+/** A bad argument as a hint says it ("limit is at most 20"), and whose mistake it is. */
+export interface ArgumentProblem {
+  said: string;
+  fault: ArgumentFault;
+}
+
+/**
  * Each bad argument, said once with its limit or form: "date is missing; expected: YYYY-MM-DD ...",
  * "limit is at most 20", "client needs last_name", "time_of_day is one of morning, afternoon, evening".
+ * Only one carrying what the caller said that is missing or empty is theirs: one of the wrong type or
+ * too long, or a list holding something it does not take, is the agent's (it passed it so).
  */
-export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: unknown): string[] {
-  const problems: string[] = [];
+export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: unknown): ArgumentProblem[] {
+  const problems: ArgumentProblem[] = [];
   const seen = new Set<string>();
   const issues = error.issues.map(branchTaken);
   for (const issue of issues) {
@@ -134,7 +179,10 @@ export function argumentProblems(input: z.ZodRawShape, error: z.ZodError, args: 
     const safeRange = (issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'int';
     if (safeRange && issues.some((other) => other !== issue && sameKey(other, key))) continue;
     seen.add(key);
-    problems.push(item >= 0 ? listProblem(input, path) : problemOf(input, issue, path, args));
+    const said = item >= 0 ? listProblem(input, path) : problemOf(input, issue, path, args);
+    const given = valueAt(args, path);
+    const unsaid = given === undefined || given === null || (item < 0 && issue.code === 'too_small');
+    problems.push({ said, fault: unsaid && path.length > 0 ? faultOf(key) : 'agent' });
   }
   return problems;
 }

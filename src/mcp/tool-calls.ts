@@ -3,9 +3,16 @@ import type { ApiKeyScope } from '../domain/api-key.ts';
 import { LONE_SURROGATE } from '../domain/text-rules.ts';
 import { errorHint } from './hints.ts';
 import { resourceLinksOf } from './resource-links.ts';
-import { argumentProblems, nullPlanOf, unknownMembers, wellShaped, withoutNulls } from './tool-arguments.ts';
 import {
-  type BadArgument,
+  type ArgumentProblem,
+  argumentProblems,
+  nullPlanOf,
+  unknownMembers,
+  wellShaped,
+  withoutNulls,
+} from './tool-arguments.ts';
+import {
+  argumentErrorResult,
   type ToolContext,
   type ToolResult,
   toolErrorResult,
@@ -94,20 +101,24 @@ export class ToolBox {
     }
     const given = withoutNulls(args ?? {}, tool.nulls);
     const unknown = unknownArguments(tool.spec, given);
-    if (unknown) return toolErrorResult(unknown);
+    if (unknown) return argumentErrorResult(name, [unknown]);
     const parsed = tool.input.safeParse(given);
     if (!parsed.success) {
       // What the schema took is read too: a date that means nothing is named beside a limit passed.
       const unread = tool.spec.formProblems?.(wellShaped(tool.spec.input, given)) ?? [];
-      return toolErrorResult(argumentHint(tool.spec, parsed.error, given, unread));
+      return argumentErrorResult(name, [
+        ...argumentProblems(tool.spec.input, parsed.error, given),
+        ...unread.map((bad) => ({ said: `${bad.param}: ${bad.message}`, fault: bad.fault })),
+      ]);
     }
     const broken = Object.keys(parsed.data).find((param) => holdsLoneSurrogate(parsed.data[param]));
     if (broken !== undefined) {
-      return toolErrorResult(
-        `${errorHint('invalid_request')} ${tool.spec.name}: ${broken} holds a broken character (a lone UTF-16 surrogate); send it as plain text.`,
-      );
+      // Text that no caller's words make: the host's encoding, which the agent sends again as text.
+      const said = `${broken} holds a broken character (a lone UTF-16 surrogate); send it as plain text`;
+      return argumentErrorResult(name, [{ said, fault: 'agent' }]);
     }
     const result = await toolResult(
+      name,
       async () => tool.spec.run(parsed.data as never, await context()),
       onFault,
       tool.spec.callerSupplied,
@@ -119,13 +130,13 @@ export class ToolBox {
 }
 
 /**
- * The hint for arguments the tool does not take, or members a nested object (`client`, `repeat`) does
- * not take, or undefined when it takes them all. They are refused, not dropped, as REST refuses an
+ * The problem of arguments the tool does not take, or members a nested object (`client`, `repeat`) does
+ * not take (the agent's: no caller says an argument's name), or undefined when it takes them all. They are refused, not dropped, as REST refuses an
  * unknown body field: an agent that sends `dry_run` to book, as cancel and reschedule take it, must not
  * hear "Booked" for a booking it meant only to try, nor one that sends `client.email_address` "Booked"
  * for a client whose e-mail was never kept.
  */
-function unknownArguments(tool: ToolSpec, args: unknown): string | undefined {
+function unknownArguments(tool: ToolSpec, args: unknown): ArgumentProblem | undefined {
   // One sent as null says nothing, as null for a known optional argument (design.md 9.3): left out.
   const all = unknownMembers(tool.input, args);
   if (all.length === 0) return undefined;
@@ -150,7 +161,7 @@ function unknownArguments(tool: ToolSpec, args: unknown): string | undefined {
       return takes.length === 0 ? 'it takes none' : `its arguments are ${takes.join(', ')}`;
     })
     .join('; ');
-  return `${errorHint('invalid_request')} ${tool.name}: ${named}; nothing was done (${known}).`;
+  return { said: `${named}; nothing was done (${known})`, fault: 'agent' };
 }
 
 /**
@@ -162,27 +173,4 @@ function holdsLoneSurrogate(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
   if (typeof value === 'object' && value !== null) return Object.values(value).some(holdsLoneSurrogate);
   return false;
-}
-
-/**
- * "Something in the request was not valid ... find_slots: date is missing; expected: YYYY-MM-DD ...",
- * and with more than one: "find_slots has 2 bad arguments: limit is at most 20. time_of_day is one of ...",
- * the arguments the schema took but that mean nothing after those it refused, as the tool names them
- * ("date: say a date as ...").
- */
-function argumentHint(
-  tool: ToolSpec,
-  error: z.ZodError,
-  args: unknown,
-  unread: readonly BadArgument[],
-): string {
-  const problems = [
-    ...argumentProblems(tool.input, error, args),
-    ...unread.map((bad) => `${bad.param}: ${bad.message.replace(/\.$/, '')}`),
-  ];
-  const said =
-    problems.length === 1
-      ? `${tool.name}: ${problems[0]}`
-      : `${tool.name} has ${problems.length} bad arguments: ${problems.join('. ')}`;
-  return `${errorHint('invalid_request')} ${said}.`;
 }

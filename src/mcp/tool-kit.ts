@@ -3,9 +3,18 @@ import { storageRefusal } from '../app/health-service.ts';
 import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
-import { errorHint, type OutcomeParams, TOOL_OUTCOMES, type ToolCode, type ToolOutcome } from './hints.ts';
+import {
+  type ArgumentFault,
+  argumentErrorHint,
+  errorHint,
+  type OutcomeParams,
+  TOOL_OUTCOMES,
+  type ToolCode,
+  type ToolOutcome,
+} from './hints.ts';
 import type { ResourceLinkItem } from './resource-links.ts';
 import { speakNearestTimes } from './slot-list-words.ts';
+import { type ArgumentProblem, faultOf } from './tool-arguments.ts';
 
 /** A tool's answer as MCP carries it (the tools/call result), independent of the SDK's types. */
 export interface ToolResult {
@@ -106,19 +115,44 @@ export function fail<K extends ToolOutcome>(
 }
 
 /**
- * A bad argument the agent can fix (not the caller): an MCP error result whose text is the hint and
- * what was wrong, so the agent corrects the call.
+ * A bad argument: an MCP error result whose text is the hint and what was wrong, so the agent
+ * corrects the call, asking the caller again only when it carries what they said (`fault`: by the
+ * argument's name unless given).
  */
 export class BadArgument extends Error {
   readonly param: string;
   /** Other bad arguments of the same call, said after this one (readAll). */
   readonly more: readonly BadArgument[];
+  /** Whose mistake it is: the hint asks the caller again only for theirs. */
+  readonly fault: ArgumentFault;
 
-  constructor(param: string, message: string, more: readonly BadArgument[] = []) {
+  constructor(param: string, message: string, more: readonly BadArgument[] = [], fault = faultOf(param)) {
     super(message);
     this.param = param;
     this.more = more;
+    this.fault = fault;
   }
+}
+
+/**
+ * The MCP error result of bad arguments: the hint for whose mistakes they are, then the tool and each
+ * one, "find_slots: limit is at most 20." or "find_slots has 2 bad arguments: limit is at most 20.
+ * date: say a date as ...".
+ */
+export function argumentErrorResult(tool: string, problems: readonly ArgumentProblem[]): ToolResult {
+  // Each said without its own full stop (an ellipsis is kept), and the whole with one.
+  const said = problems.map((problem) => problem.said.replace(/(?<!\.)\.$/, ''));
+  const named =
+    said.length === 1
+      ? `${tool}: ${said[0]}`
+      : `${tool} has ${said.length} bad arguments: ${said.join('. ')}`;
+  const hint = argumentErrorHint(problems.map((problem) => problem.fault));
+  return toolErrorResult(`${hint} ${named}.`);
+}
+
+/** A BadArgument (and those said with it) as the problems argumentErrorResult names. */
+export function problemsOf(bad: BadArgument): ArgumentProblem[] {
+  return [bad, ...bad.more].map((one) => ({ said: `${one.param}: ${one.message}`, fault: one.fault }));
 }
 
 /**
@@ -138,7 +172,7 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
     }
   });
   const [first, ...more] = bad;
-  if (first) throw new BadArgument(first.param, first.message, more);
+  if (first) throw new BadArgument(first.param, first.message, more, first.fault);
   return read as T;
 }
 
@@ -148,7 +182,7 @@ export function readAll<T extends unknown[]>(...readings: { [K in keyof T]: () =
  */
 export function throwAll(problems: readonly BadArgument[]): void {
   const [first, ...more] = problems.flatMap((bad) => [bad, ...bad.more]);
-  if (first) throw new BadArgument(first.param, first.message, more);
+  if (first) throw new BadArgument(first.param, first.message, more, first.fault);
 }
 
 /** A tool's output schema as tools/list gives it: its own payload, every member optional (absent when ok is false; ok itself is ANSWER_ENVELOPE's). */
@@ -165,11 +199,10 @@ const CONVERSATIONAL: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 /**
- * Error codes whose message says what to fix (the argument, or how to set the server up, which a
- * desktop host shows its user), so the result's text carries it after the hint.
+ * Error codes whose message says what to fix (how to set the server up, which a desktop host shows its
+ * user), so the result's text carries it after the hint, as an invalid_request's names the argument.
  */
 const SAYS_WHAT_TO_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'invalid_request',
   'missing_api_key',
   'database_unavailable',
 ]);
@@ -182,6 +215,7 @@ const SAYS_WHAT_TO_FIX: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
  * (it must not log arguments: they hold personal data).
  */
 export async function toolResult(
+  tool: string,
   work: () => Promise<Record<string, unknown>>,
   onFault: (error: unknown) => void,
   callerSupplied: readonly string[] = [],
@@ -203,14 +237,7 @@ export async function toolResult(
         ...(offered && { spoken: offered }),
       });
     }
-    if (error instanceof BadArgument) {
-      const all = [error, ...error.more];
-      const said =
-        all.length === 1
-          ? `${error.param}: ${error.message}`
-          : all.map((bad) => `${bad.param}: ${bad.message.replace(/\.?$/, '.')}`).join(' ');
-      return toolErrorResult(`${errorHint('invalid_request')} ${said}`);
-    }
+    if (error instanceof BadArgument) return argumentErrorResult(tool, problemsOf(error));
     if (isAppError(error)) return fromAppError(error);
     onFault(error);
     // A write the storage refused (a full disk) is database_unavailable, as REST answers it.
@@ -238,6 +265,11 @@ function fromAppError(error: AppError): ToolResult {
   }
   if (CONVERSATIONAL.has(error.code)) {
     return structured({ ok: false, code: error.code, hint: errorHint(error.code), detail: error.message });
+  }
+  if (error.code === 'invalid_request') {
+    // A field the engine refused, named in param: asked of the caller again only if it is theirs.
+    const fault = error.param ? faultOf(error.param) : 'caller';
+    return toolErrorResult(`${argumentErrorHint([fault])} ${error.message}`);
   }
   if (SAYS_WHAT_TO_FIX.has(error.code)) return toolErrorResult(`${errorHint(error.code)} ${error.message}`);
   return toolErrorResult(errorHint(error.code));

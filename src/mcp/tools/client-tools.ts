@@ -303,9 +303,12 @@ export async function clientForBooking(
     return clientId.toLowerCase();
   }
   if (!args.client) {
+    // Neither: the agent may not have the caller's name and number yet, so it asks for them.
     throw new BadArgument(
       'client_id',
       'give client_id (from lookup_client) or client with a name and phone or e-mail.',
+      [],
+      'caller',
     );
   }
   const { client, created } = await register(api, args.client, undefined, country).catch(namedInClient);
@@ -327,7 +330,7 @@ export async function clientForBooking(
 function namedInClient(error: unknown): never {
   const fields = Object.keys(NewClientInput.shape);
   if (error instanceof BadArgument && fields.includes(error.param)) {
-    throw new BadArgument(`client.${error.param}`, error.message, error.more);
+    throw new BadArgument(`client.${error.param}`, error.message, error.more, error.fault);
   }
   if (isAppError(error) && error.code === 'invalid_request' && error.param && fields.includes(error.param)) {
     const param = `client.${error.param}`;
