@@ -145,13 +145,15 @@ function expectDeclared(name: string, result: CallToolResult): void {
 
 /**
  * The tools as `booking mcp --base-url` runs them: over the test app's REST API, listening on a
- * loopback port, through the SDK's client.
+ * loopback port, through the SDK's client. The tools read today on the app's clock, as the API does:
+ * "tomorrow" is the test's tomorrow on both sides.
  */
 export async function connectOverRest(t: TestApp): Promise<McpHarness> {
   if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const server = buildMcpServer({
-    apiFor: async () => new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite }),
+    apiFor: async () =>
+      new HttpBookingApi({ baseUrl: `${origin}/v1`, apiKey: t.keys.readWrite, now: () => t.clock.nowMs() }),
     onFault: (error) => {
       throw error;
     },

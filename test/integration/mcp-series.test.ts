@@ -446,9 +446,8 @@ describe('a series booked with no stylist named', () => {
           repeat: { every_weeks: 1, count: 3 },
         });
         expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
-        // (Over REST the engine's today is the real one: "tomorrow" is said in process only.)
         expect(booked.spoken).toMatch(
-          /^Booked: Cut with Ana at Soho, (tomorrow, )?Tuesday 2 March at 10 am\. It repeats every week, 3 visits: (tomorrow, )?Tuesday 2 March, Tuesday 9 March and Tuesday 16 March at 10 am; Tuesday 9 March is with Bo\. /,
+          /^Booked: Cut with Ana at Soho, tomorrow, Tuesday 2 March at 10 am\. It repeats every week, 3 visits: tomorrow, Tuesday 2 March, Tuesday 9 March and Tuesday 16 March at 10 am; Tuesday 9 March is with Bo\. /,
         );
       } finally {
         await mcp.close();
