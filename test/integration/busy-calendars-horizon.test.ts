@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
 import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
 import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
-import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { catalogueIds, offeredStarts } from '../helpers/booking-fixtures.ts';
 import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -78,15 +78,11 @@ async function start(maxAdvanceDays: number | undefined) {
 const refresh = () =>
   refreshDueCalendars({ db: t!.database.db, clock: t!.clock, fetcher, refreshMs: REFRESH_MS });
 
+/** Ana's free starts for a Cut that day (HH:MM, UTC), as availability answers them. */
 async function anaStarts(date: string): Promise<string[]> {
   const ids = await catalogueIds(t!.database.db);
-  const response = await t!.request({
-    method: 'GET',
-    url: `/v1/locations/soho/availability?service_ids=${ids.services.cut}&date=${date}&staff_id=${ids.staff.ana}`,
-    key: t!.keys.read,
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json().data.slots.map((s: { starts_at: string }) => s.starts_at.slice(11, 16));
+  const starts = await offeredStarts(t!, { serviceId: ids.services.cut!, date, staffId: ids.staff.ana });
+  return starts.map((start) => start.slice(11, 16));
 }
 
 describe('busy calendars read as far ahead as bookings are taken', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
 import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
-import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { catalogueIds, offeredStarts } from '../helpers/booking-fixtures.ts';
 import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -44,14 +44,10 @@ afterAll(async () => {
   await server.close();
 });
 
+/** Ana's free starts for a Cut that day (HH:MM, UTC), as availability answers them. */
 async function anaStarts(): Promise<string[]> {
-  const response = await t.request({
-    method: 'GET',
-    url: `/v1/locations/soho/availability?service_ids=${ids.cut}&date=2026-11-24&staff_id=${ids.ana}`,
-    key: t.keys.read,
-  });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json().data.slots.map((s: { starts_at: string }) => s.starts_at.slice(11, 16));
+  const starts = await offeredStarts(t, { serviceId: ids.cut, date: '2026-11-24', staffId: ids.ana });
+  return starts.map((start) => start.slice(11, 16));
 }
 
 const state = () =>
