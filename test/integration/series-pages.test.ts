@@ -46,18 +46,26 @@ async function rest(reference: string) {
 async function onThePage(catalogue: unknown = demoCatalogue()) {
   t = await startTestApp({ catalogues: [catalogue], now: NOW });
   const ids = await catalogueIds(t.database.db);
-  const bookRosa = (count: string) =>
+  const bookRosa = (count: string, visit: { service?: string; startsAt?: string } = {}) =>
     pagePost(t, `/p/${ORG}/book`, {
       location: 'camden',
-      services: ids.services.cut!,
-      starts_at: '2026-11-25T14:00:00Z',
+      services: ids.services[visit.service ?? 'cut']!,
+      starts_at: visit.startsAt ?? '2026-11-25T14:00:00Z',
       first_name: 'Rosa',
       last_name: 'Parks',
       email: 'rosa@example.com',
       repeat_every_weeks: '2',
       repeat_count: count,
     });
-  return { ids, bookRosa };
+  /** Rosa's series of three booked and its code typed: its first visit's page and reference. */
+  const provenRosa = async (visit: { service?: string; startsAt?: string } = {}) => {
+    const path = pagePathOf(await bookRosa('3', visit));
+    const reference = await referenceOnPage(t, path);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    return { path, reference };
+  };
+  return { ids, bookRosa, provenRosa };
 }
 
 describe('a series on the public page', () => {
@@ -117,7 +125,7 @@ describe('a series on the public page', () => {
   });
 
   it('says in its confirmation which later visits are with another stylist than the first', async () => {
-    const { ids } = await onThePage();
+    const { ids, provenRosa } = await onThePage();
     // Camden on Tuesdays: Amara and Ben. Amara is taken at the first visit's time, Ben at the second's.
     for (const [staff, startsAt] of [
       ['amara', '2026-11-24T14:00:00Z'],
@@ -136,20 +144,7 @@ describe('a series on the public page', () => {
       });
       expect(taken.statusCode, taken.body).toBe(201);
     }
-    const booked = await pagePost(t, `/p/${ORG}/book`, {
-      location: 'camden',
-      services: ids.services.cut!,
-      starts_at: '2026-11-24T14:00:00Z',
-      first_name: 'Rosa',
-      last_name: 'Parks',
-      email: 'rosa@example.com',
-      repeat_every_weeks: '2',
-      repeat_count: '3',
-    });
-    const path = pagePathOf(booked);
-    const reference = await referenceOnPage(t, path);
-    const { code } = await deliveredCode(t, reference);
-    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    const { reference } = await provenRosa({ startsAt: '2026-11-24T14:00:00Z' });
     await deliver(t);
     const confirmation = (await messagesOf(t, reference)).find((m) => m.kind === 'confirmed');
     const text = JSON.parse(confirmation!.body!).text as string;
@@ -192,21 +187,8 @@ describe('a series on the public page', () => {
   });
 
   it('says, once a visit is confirmed, that the later visits still held wait to be finished on their own pages', async () => {
-    const { ids } = await onThePage();
-    const booked = await pagePost(t, `/p/${ORG}/book`, {
-      location: 'camden',
-      services: ids.services.colour!,
-      starts_at: '2026-11-25T14:00:00Z',
-      first_name: 'Rosa',
-      last_name: 'Parks',
-      email: 'rosa@example.com',
-      repeat_every_weeks: '2',
-      repeat_count: '3',
-    });
-    const path = pagePathOf(booked);
-    const reference = await referenceOnPage(t, path);
-    const { code } = await deliveredCode(t, reference);
-    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    const { provenRosa } = await onThePage();
+    const { path, reference } = await provenRosa({ service: 'colour' });
     const pay = await pagePost(t, `${path}/pay`);
     const checkout = new URL(String(pay.headers.location)).pathname;
     expect((await pagePost(t, `${checkout}/pay`)).statusCode).toBe(303);
