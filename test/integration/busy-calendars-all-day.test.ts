@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
 import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
-import { catalogueIds, offeredStarts } from '../helpers/booking-fixtures.ts';
+import { appWithAnaCalendars } from '../helpers/ana-calendars.ts';
 import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
-import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 /**
  * An all-day event written with its DTEND on its start day (DTSTART;VALUE=DATE:20261124 and
@@ -16,7 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 let server: CalendarServer;
-let ids: { cut: string; ana: string };
+let anaStarts: (date: string) => Promise<string[]>;
 const fetcher = new CalendarFetcher(true, { timeoutMs: 2_000, maxBytes: 1 << 20 });
 const event = (...lines: string[]) => ['BEGIN:VEVENT', 'DTSTAMP:20261101T000000Z', ...lines, 'END:VEVENT'];
 
@@ -37,12 +36,7 @@ beforeAll(async () => {
       ...event('UID:ping@example.com', 'DTSTART:20261201T100000Z', 'DTEND:20261201T100000Z'),
     ),
   });
-  const catalogue = smallCatalogue();
-  const [ana] = catalogue.staff as Record<string, unknown>[];
-  ana!.busy_calendars = [server.url('/leave.ics')];
-  t = await startTestApp({ catalogues: [catalogue] });
-  const known = await catalogueIds(t.database.db);
-  ids = { cut: known.services.cut!, ana: known.staff.ana! };
+  ({ t, anaStarts } = await appWithAnaCalendars(server, ['/leave.ics']));
   await refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs: 300_000 });
 });
 
@@ -50,12 +44,6 @@ afterAll(async () => {
   await t.close();
   await server.close();
 });
-
-/** Ana's free starts for a Cut that day (HH:MM, UTC), as availability answers them. */
-async function anaStarts(date: string): Promise<string[]> {
-  const starts = await offeredStarts(t, { serviceId: ids.cut, date: date, staffId: ids.ana });
-  return starts.map((start) => start.slice(11, 16));
-}
 
 describe('an all-day event whose DTEND is its start day', () => {
   it('blocks that day', async () => {

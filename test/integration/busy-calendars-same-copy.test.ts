@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
 import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
-import { catalogueIds, offeredStarts } from '../helpers/booking-fixtures.ts';
+import { appWithAnaCalendars } from '../helpers/ana-calendars.ts';
 import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
-import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 /**
  * A busy calendar whose server sends neither ETag nor Last-Modified answers the whole file at every
@@ -13,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  */
 let t: TestApp;
 let server: CalendarServer;
-let ids: { cut: string; ana: string };
+let anaStarts: (date: string) => Promise<string[]>;
 const REFRESH_MS = 300_000;
 const fetcher = new CalendarFetcher(true, { timeoutMs: 2_000, maxBytes: 1 << 20 });
 const refresh = () =>
@@ -31,24 +30,13 @@ const meeting = (hour: string) =>
 beforeAll(async () => {
   server = await startCalendarServer();
   server.serve('/ana.ics', { body: meeting('10') });
-  const catalogue = smallCatalogue();
-  const [ana] = catalogue.staff as Record<string, unknown>[];
-  ana!.busy_calendars = [server.url('/ana.ics')];
-  t = await startTestApp({ catalogues: [catalogue] });
-  const known = await catalogueIds(t.database.db);
-  ids = { cut: known.services.cut!, ana: known.staff.ana! };
+  ({ t, anaStarts } = await appWithAnaCalendars(server, ['/ana.ics']));
 });
 
 afterAll(async () => {
   await t.close();
   await server.close();
 });
-
-/** Ana's free starts for a Cut that day (HH:MM, UTC), as availability answers them. */
-async function anaStarts(): Promise<string[]> {
-  const starts = await offeredStarts(t, { serviceId: ids.cut, date: '2026-11-24', staffId: ids.ana });
-  return starts.map((start) => start.slice(11, 16));
-}
 
 const state = () =>
   t.database.db
@@ -60,20 +48,20 @@ it('reads a copy answered again unchanged only once, and a changed one at once',
   await refresh();
   const first = await state();
   expect(first).toMatchObject({ parsed_at: t.clock.nowMs(), last_error: null });
-  expect(await anaStarts()).not.toContain('10:00');
+  expect(await anaStarts('2026-11-24')).not.toContain('10:00');
 
   t.clock.advance({ minutes: 5 });
   await refresh();
   // Fetched and found the same: fresh as of now, not read again.
   expect(server.requests).toHaveLength(2);
   expect(await state()).toEqual({ ...first, last_success_at: t.clock.nowMs() });
-  expect(await anaStarts()).not.toContain('10:00');
+  expect(await anaStarts('2026-11-24')).not.toContain('10:00');
 
   server.serve('/ana.ics', { body: meeting('14') });
   t.clock.advance({ minutes: 5 });
   await refresh();
   expect(await state()).toMatchObject({ parsed_at: t.clock.nowMs(), last_error: null });
-  const starts = await anaStarts();
+  const starts = await anaStarts('2026-11-24');
   expect(starts).toContain('10:00');
   expect(starts).not.toContain('14:00');
 });

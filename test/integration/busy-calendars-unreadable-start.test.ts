@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CalendarFetcher } from '../../src/app/calendars/busy-fetch.ts';
 import { refreshDueCalendars } from '../../src/app/calendars/refresher.ts';
-import { catalogueIds, offeredStarts } from '../helpers/booking-fixtures.ts';
+import { appWithAnaCalendars } from '../helpers/ana-calendars.ts';
 import { type CalendarServer, ics, startCalendarServer } from '../helpers/calendar-server.ts';
-import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { TestApp } from '../helpers/test-app.ts';
 
 /**
  * A busy calendar whose next copy has an event with a start that cannot be read (a DTSTART that is no
@@ -16,7 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 let server: CalendarServer;
-let ids: { cut: string; ana: string };
+let anaStarts: (date: string) => Promise<string[]>;
 const REFRESH_MS = 300_000;
 const fetcher = new CalendarFetcher(true, { timeoutMs: 2_000, maxBytes: 1 << 20 });
 const refresh = () =>
@@ -38,24 +37,13 @@ beforeAll(async () => {
   server = await startCalendarServer();
   server.serve('/series.ics', { etag: '"1"', body: ics(...MEETING) });
   server.serve('/single.ics', { etag: '"1"', body: ics(...DENTIST(':20261130T140000Z')) });
-  const catalogue = smallCatalogue();
-  const [ana] = catalogue.staff as Record<string, unknown>[];
-  ana!.busy_calendars = [server.url('/series.ics'), server.url('/single.ics')];
-  t = await startTestApp({ catalogues: [catalogue] });
-  const known = await catalogueIds(t.database.db);
-  ids = { cut: known.services.cut!, ana: known.staff.ana! };
+  ({ t, anaStarts } = await appWithAnaCalendars(server, ['/series.ics', '/single.ics']));
 });
 
 afterAll(async () => {
   await t.close();
   await server.close();
 });
-
-/** Ana's free starts for a Cut that day (HH:MM, UTC), as availability answers them. */
-async function anaStarts(date: string): Promise<string[]> {
-  const starts = await offeredStarts(t, { serviceId: ids.cut, date: date, staffId: ids.ana });
-  return starts.map((start) => start.slice(11, 16));
-}
 
 async function calendarState(path: string) {
   return t.database.db
