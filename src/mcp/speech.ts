@@ -3,7 +3,7 @@ import { isCalendarDate, wallMidnightOf } from '../domain/availability/zone-cale
 import { possessive } from '../domain/counted.ts';
 import { describeDuration } from '../domain/duration.ts';
 import { localDateAt } from '../domain/time-format.ts';
-import { occurrenceNames, occurrenceOf, wallClockOf } from './repeated-times.ts';
+import { occurrenceNames, occurrenceOf, wallClockOf, zoneCalendar } from './repeated-times.ts';
 import type { SpeechLocale } from './speech-locale.ts';
 
 /**
@@ -186,4 +186,18 @@ function parseCalendarDate(date: string): CalendarDate {
   if (!isCalendarDate(date)) throw new RangeError(`Not a calendar date (YYYY-MM-DD): ${date}`);
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   return { year, month, day, utcMs: wallMidnightOf(date) };
+}
+
+/**
+ * What the clocks do over a wall time they skip, for the agent to tell the caller: "the clocks go
+ * forward from 1:00 am to 2:00 am" (London), "from 2:00 am to 2:30 am" (Lord Howe). `minute` is a
+ * minute of `date` that does not exist in `zone`.
+ */
+export function skippedClockWords(zone: string, date: string, minute: number, locale: SpeechLocale): string {
+  const calendar = zoneCalendar(zone);
+  const day = calendar.day(date);
+  const changeAt = calendar.boundary(day, minute);
+  const wallAt = (offset: number) => Math.round((changeAt + offset - day.wallMidnight) / 60_000);
+  const [before, after] = [calendar.offsetAt(changeAt - 60_000), calendar.offsetAt(changeAt)];
+  return `the clocks go forward from ${speakClock(wallAt(before), locale)} to ${speakClock(wallAt(after), locale)}`;
 }

@@ -2,7 +2,7 @@ import type { DayHours } from '../domain/availability/opening-hours.ts';
 import type { LocalDay } from '../domain/availability/zone-calendar.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { occurrenceNames, zoneCalendar, zoneNamesAt } from './repeated-times.ts';
-import { type SpeechLocale, speakClock } from './speech.ts';
+import { type SpeechLocale, skippedClockWords, speakClock } from './speech.ts';
 import { refusedInEveryLocale } from './speech-locale.ts';
 import { clockWordsAsTimes } from './spoken-clock-words.ts';
 import { MAX_PHRASE, normalise, resolveSpokenDate, TIME_IN_DATE } from './spoken-dates.ts';
@@ -225,7 +225,11 @@ function atWallTime(
     return reading.ok ? startAt(reading.instant, said, context) : reading;
   }
   if (instants.length === 0) {
-    return { ok: false, reason: `${said} does not exist in ${context.zone} (the clocks go forward then)` };
+    const clocks = skippedClockWords(context.zone, date, minute, context.locale);
+    return {
+      ok: false,
+      reason: `${said} does not exist in ${context.zone} (${clocks}); ask the caller for another time`,
+    };
   }
   let chosen = instants[0]!;
   if (instants.length === 2) {

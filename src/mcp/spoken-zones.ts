@@ -1,6 +1,6 @@
 import { wallMidnightOf } from '../domain/availability/zone-calendar.ts';
 import { ABBREVIATION_LOCALES, LETTERS_ONLY, zoneCalendar, zoneName, zoneNamesAt } from './repeated-times.ts';
-import { speakTime } from './speech.ts';
+import { skippedClockWords, speakTime } from './speech.ts';
 import type { SpeechLocale } from './speech-locale.ts';
 
 /**
@@ -169,7 +169,7 @@ export function readInNamedZone(
     if (first === undefined) {
       return {
         ok: false,
-        reason: `${clock} ${word.toUpperCase()} does not exist that day (the clocks go forward then); ask the caller for another time`,
+        reason: `${clock} ${word.toUpperCase()} does not exist that day (${skippedClockWords(regionClock, date, minute, context.locale)}); ask the caller for another time`,
       };
     }
     return { ok: true, instant: first };

@@ -197,16 +197,19 @@ describe('readSpokenStart', () => {
   it('refuses a time the clocks skip said with the location’s own names, not moving it', () => {
     expect(read('28 March 2027 at 1:30 am BST')).toEqual({
       ok: false,
-      reason: '28 March 2027 at 1:30 am BST does not exist in Europe/London (the clocks go forward then)',
+      reason:
+        '28 March 2027 at 1:30 am BST does not exist in Europe/London (the clocks go forward from 1 am to 2 am); ask the caller for another time',
     });
     expect(read('28 March 2027 at 1:30 am GMT')).toEqual({
       ok: false,
-      reason: '28 March 2027 at 1:30 am GMT does not exist in Europe/London (the clocks go forward then)',
+      reason:
+        '28 March 2027 at 1:30 am GMT does not exist in Europe/London (the clocks go forward from 1 am to 2 am); ask the caller for another time',
     });
     const newYork: Partial<StartContext> = { zone: 'America/New_York', locale: 'en-US' };
     expect(read('March 14 2027 at 2:30 am EDT', newYork)).toEqual({
       ok: false,
-      reason: 'March 14 2027 at 2:30 am EDT does not exist in America/New_York (the clocks go forward then)',
+      reason:
+        'March 14 2027 at 2:30 am EDT does not exist in America/New_York (the clocks go forward from 2 AM to 3 AM); ask the caller for another time',
     });
     expect(read('March 14 2027 at 2:30 am EST', newYork)).toMatchObject({ ok: false });
     // Another zone's name is still read on its own clock: 1:30 am CET is 00:30 GMT.
@@ -263,7 +266,20 @@ describe('readSpokenStart', () => {
   it('refuses a time the clocks skip, a span, a day without a time and words it cannot read', () => {
     expect(read('Sunday 28 March at 1:30 am')).toEqual({
       ok: false,
-      reason: 'Sunday 28 March at 1:30 am does not exist in Europe/London (the clocks go forward then)',
+      reason:
+        'Sunday 28 March at 1:30 am does not exist in Europe/London (the clocks go forward from 1 am to 2 am); ask the caller for another time',
+    });
+    // Lord Howe's clocks go forward half an hour; a time in another zone's gap says that zone's change.
+    const lordHowe: Partial<StartContext> = { zone: 'Australia/Lord_Howe', locale: 'en-AU' };
+    expect(read('4 October 2026 at 2:15 am', lordHowe)).toEqual({
+      ok: false,
+      reason:
+        '4 October 2026 at 2:15 am does not exist in Australia/Lord_Howe (the clocks go forward from 2 am to 2:30 am); ask the caller for another time',
+    });
+    expect(read('March 14 2027 at 2:30 am ET')).toEqual({
+      ok: false,
+      reason:
+        '2:30 am ET does not exist that day (the clocks go forward from 2 am to 3 am); ask the caller for another time',
     });
     expect(read('2027-03-28T01:30')).toMatchObject({ ok: false });
     expect(read('next week at 2pm')).toEqual({
