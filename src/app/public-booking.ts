@@ -243,7 +243,7 @@ export async function bookOnPublicPage(
         ? (await createSeries(trx, caller, booking, request.repeat, now, checkout)).occurrences[0]!
         : await createBooking(trx, caller, booking, now, checkout);
       // Counted once the time is secured: a booking refused (a time taken) takes no place of the hour.
-      await takeOrganisationPlace(deps, organisation, now);
+      await takeOrganisationPlace(deps, organisation, now, BOOKING_PLACES);
       opener?.endOfWork();
       const token = created.booking.pageToken!;
       if (once) await recordMadeOnce(trx, organisation.id, once, now, { token, sender } satisfies FormRecord);
@@ -363,26 +363,39 @@ async function checkContactCaps(
   }
 }
 
+/** What the organisation's places of the hour on its public page are counted for, and how a refusal says it. */
+export interface OrganisationPlaces {
+  /** The rate-limit store's counter (per organisation). */
+  counter: string;
+  /** What is taken ("bookings"), in "This salon takes 30 bookings an hour on this page". */
+  things: string;
+}
+
+/** The booking form's places. */
+const BOOKING_PLACES: OrganisationPlaces = { counter: 'public-bookings', things: 'bookings' };
+
 /**
- * One of the organisation's `bookingsPerOrganisationPerHour` public bookings of the clock hour, across
- * every contact and address, or 429 (the booking, made in the caller's transaction, is then rolled
+ * One of the organisation's `bookingsPerOrganisationPerHour` places of the clock hour for `places`
+ * (the booking form's bookings, or the waitlist form's requests: each its own counter), across every
+ * contact and address, or 429 (the booking or entry, made in the caller's transaction, is then rolled
  * back): whoever has many addresses and a mail domain of their own, each passing the caps per contact
- * and per address, can neither hold the whole diary nor have a code sent for every time in it.
+ * and per address, can neither hold the whole diary nor have a code or an offer sent for every time in it.
  */
-async function takeOrganisationPlace(
+export async function takeOrganisationPlace(
   deps: AppDeps,
   organisation: PublicOrganisation,
   now: number,
+  places: OrganisationPlaces,
 ): Promise<void> {
   const limit = organisation.policy.bookingsPerOrganisationPerHour;
   const hours = new FixedWindowRateLimiter(deps.rateLimitStore, 3_600_000);
   const windowEnd = hours.windowEnd(now);
-  const counter = { organisationId: organisation.id, name: 'public-bookings' };
+  const counter = { organisationId: organisation.id, name: places.counter };
   if ((await deps.rateLimitStore.incrementBelow(counter, limit, windowEnd)) === null) {
     const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
     throw new AppError(
       'rate_limited',
-      `This salon takes ${limit} bookings an hour on this page, and this hour's are taken. Try again in ${counted(minutes, 'minute')}, or call the salon.`,
+      `This salon takes ${limit} ${places.things} an hour on this page, and this hour's are taken. Try again in ${counted(minutes, 'minute')}, or call the salon.`,
       undefined,
       { retryAfterSeconds: (windowEnd - now) / 1000 },
     );

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { deliver, messagesOf, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import {
@@ -341,6 +342,47 @@ describe('the public page’s waitlist', () => {
     expect(await entries()).toHaveLength(2);
     // Another inbox at Gmail is another contact.
     expect((await join('rosa.parks.jr@gmail.com', ['evening'], '127.0.0.30')).statusCode).toBe(200);
+  });
+
+  it('so many requests an hour across the organisation, whatever the contacts and addresses', async () => {
+    // Each from an inbox and an address of its own (a mail domain and a /48 of one's own make any
+    // number): the caps per contact and per address never refuse, yet each entry, once a time frees,
+    // holds it for its offer's minutes and is sent the offer.
+    const catalogue = { ...smallCatalogue(), policies: { public_bookings_per_organisation_per_hour: 2 } };
+    t = await startTestApp({ catalogues: [catalogue], now: NOW });
+    await fillTuesday();
+    const join = (n: number, times = ['morning']) =>
+      joinOnPage({ email: `stranger${n}@example.com` }, { times, address: `127.0.0.${40 + n}` });
+    expect((await join(1)).statusCode).toBe(200);
+    expect((await join(2)).statusCode).toBe(200);
+    const third = await join(3);
+    expect(third.statusCode).toBe(429);
+    expect(third.headers['retry-after']).toBeDefined();
+    expect(third.body).toContain(
+      'This salon takes 2 waitlist requests an hour on this page, and this hour&#39;s are taken. Try again in 60 minutes, or call the salon.',
+    );
+    // The same request again answers the entry already there, taking no place of the hour.
+    expect((await join(1)).statusCode).toBe(200);
+    expect(await entries()).toHaveLength(2);
+    // The booking form keeps its own places: a waitlist flood does not close it.
+    const ids = await catalogueIds(t.database.db);
+    const booked = await pagePost(
+      t,
+      `/p/${ORG}/book`,
+      {
+        location: 'soho',
+        services: ids.services.cut!,
+        starts_at: '2026-11-23T14:00:00Z',
+        first_name: 'Rosa',
+        last_name: 'Parks',
+        email: 'rosa@example.com',
+      },
+      { address: '127.0.0.50' },
+    );
+    expect(booked.statusCode, booked.body).toBe(303);
+    // The next clock hour takes requests again.
+    t.clock.advance({ hours: 1 });
+    expect((await join(3)).statusCode).toBe(200);
   });
 
   it('counts any address with a +tag as its inbox, at any provider', async () => {

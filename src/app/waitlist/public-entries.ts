@@ -7,7 +7,12 @@ import { sameSet, type TimeOfDay, type WaitlistEntry } from '../../domain/waitli
 import { insertUnprovenClient, newClientDetails } from '../client-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
 import type { AppDeps } from '../deps.ts';
-import { type PublicOrganisation, takeAttempt } from '../public-booking.ts';
+import {
+  type OrganisationPlaces,
+  type PublicOrganisation,
+  takeAttempt,
+  takeOrganisationPlace,
+} from '../public-booking.ts';
 import { reachableContactsOf } from '../reachable-contacts.ts';
 import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedEntry } from './entries.ts';
 
@@ -23,6 +28,7 @@ import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedE
  *   no person's own is refused, newClientDetails);
  * - under the contact's turn: at most `holdsPerContact` waiting public entries and
  *   `bookingsPerContactPerDay` public entries joined in 24 hours per phone or e-mail (429 past either);
+ * - at most `bookingsPerOrganisationPerHour` new entries a clock hour across the organisation (429);
  * - the same wants posted again by the same contact while waiting (a reload, a double click) answer
  *   the entry already there rather than a second one: the answer is the same either way, so it says
  *   nothing of who else waits.
@@ -31,6 +37,14 @@ import { type CheckedWants, checkWaitlistWants, getWaitlistEntry, insertCheckedE
 /** Why a salon whose caps allow nothing refuses every waitlist request on its page. */
 const TAKES_NO_WAITLIST =
   'This salon takes no waitlist requests on this page; call the salon to be put on its list.';
+
+/**
+ * The waitlist form's places of the hour across the organisation (public_bookings_per_organisation_per_hour,
+ * counted apart from the booking form's): each entry, once a time frees, holds that time for its
+ * offer's minutes and is sent the offer, so entries from contacts and addresses without number would
+ * keep every freed time off the diary.
+ */
+const WAITLIST_PLACES: OrganisationPlaces = { counter: 'public-waitlist', things: 'waitlist requests' };
 
 export interface PublicWaitlistRequest {
   locationSlug: string;
@@ -96,7 +110,11 @@ export async function joinWaitlistOnPublicPage(
     const waiting = mine.filter((e) => e.status === 'waiting');
     const again = waiting.find((e) => sameWants(e, wants));
     if (again) return again.id;
-    if (policy.holdsPerContact === 0 || policy.bookingsPerContactPerDay === 0) {
+    if (
+      policy.holdsPerContact === 0 ||
+      policy.bookingsPerContactPerDay === 0 ||
+      policy.bookingsPerOrganisationPerHour === 0
+    ) {
       throw new AppError('rate_limited', TAKES_NO_WAITLIST);
     }
     if (waiting.length >= policy.holdsPerContact) {
@@ -112,7 +130,10 @@ export async function joinWaitlistOnPublicPage(
       );
     }
     const client = await insertUnprovenClient(trx, organisation.id, details, now);
-    return (await insertCheckedEntry(trx, wants, client.id, now)).id;
+    const entry = await insertCheckedEntry(trx, wants, client.id, now);
+    // Last, once the entry is made: a request refused before takes no place of the hour.
+    await takeOrganisationPlace(deps, organisation, now, WAITLIST_PLACES);
+    return entry.id;
   });
   return { entry: await getWaitlistEntry(deps.db, organisation.id, entryId, now), wants, reachedBy };
 }
