@@ -52,6 +52,29 @@ describe('the cancel page of a booking already cancelled (the back button)', () 
   });
 });
 
+describe('the page of a booking whose appointment has come (the link in an old message)', () => {
+  it('says it has started, then that it is over with the way to book again, never "See you then!"', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { path } = await cutAt('camden', '2026-11-24T10:00:00Z');
+    expect((await pageGet(t, path)).body).toContain('You are booked. See you then!');
+    t.clock.set('2026-11-24T10:10:00Z');
+    const under = (await pageGet(t, path)).body;
+    expect(under).toContain('<h1>Appointment started</h1>');
+    expect(under).toContain('Your appointment has started.');
+    expect(under).not.toContain('See you then!');
+    t.clock.set('2026-11-25T09:00:00Z');
+    const over = await pageGet(t, path);
+    expect(over.statusCode).toBe(200);
+    expect(over.body).toContain('<h1>Appointment over</h1>');
+    const ids = await catalogueIds(t.database.db);
+    expect(over.body).toContain(
+      `This appointment is over. <a href="/p/northside-hair?location=camden&amp;services=${ids.services.cut}">Book again</a>`,
+    );
+    expect(over.body).not.toContain('See you then!');
+    expect(over.body).not.toContain('Change the time');
+  });
+});
+
 /** A Booking Protection hold at Islington for Jo, made over REST. */
 const protectedHold = (startsAt: string) => cutFor('/v1/bookings/protected-holds', 'islington', startsAt);
 

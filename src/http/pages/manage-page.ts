@@ -105,7 +105,8 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     ) => {
       // Its steps' forms are answered with redirects to the provider's hosted pages: named in its CSP.
       const handsOver = needsCard(view) || owesDeposit(view);
-      return sendPage(reply, titleOf(view), bookingBody(view, deps.clock.nowMs(), alert, field, moved), {
+      const now = deps.clock.nowMs();
+      return sendPage(reply, titleOf(view, now), bookingBody(view, now, alert, field, moved), {
         formTargets: handsOver ? (deps.payments?.handOverOrigins ?? []) : [],
       });
     };
@@ -553,7 +554,22 @@ function isChangeable(view: BookingPageView, now: number): boolean {
   return live && now < view.booking.startsAt;
 }
 
-function titleOf(view: BookingPageView): string {
+/**
+ * Whether the appointment has come: under way, or over (its end passed, or the salon marked it done).
+ * Null before it, and for a booking that never became one (cancelled, expired, missed).
+ */
+function appointmentCame(view: BookingPageView, now: number): 'started' | 'over' | null {
+  const { status, startsAt, endsAt } = view.booking;
+  if (status === 'completed' || status === 'needs_checkout') return 'over';
+  if (status !== 'confirmed' || now < startsAt) return null;
+  return now < endsAt ? 'started' : 'over';
+}
+
+function titleOf(view: BookingPageView, now: number): string {
+  // An old message's link opened after the visit: not "Booking confirmed ... See you then!".
+  const came = appointmentCame(view, now);
+  if (came === 'started') return 'Appointment started';
+  if (came === 'over') return 'Appointment over';
   if (view.booking.status === 'expired' && view.endedOffer) {
     if (!view.endedOffer.letGo) return 'Offer lapsed';
     return view.endedOffer.byCustomer ? 'Time let go' : 'Offer withdrawn';
@@ -694,7 +710,7 @@ function bookingBody(
   const f = formatOf(view);
   const { booking } = view;
   const path = bookingPagePath(view.token);
-  const parts = [`<p>${esc(view.organisation.name)}</p>`, `<h1>${esc(titleOf(view))}</h1>`];
+  const parts = [`<p>${esc(view.organisation.name)}</p>`, `<h1>${esc(titleOf(view, now))}</h1>`];
   // A refused code is said beside the code's field, when that is shown; anything else at the top.
   const refused =
     alert !== undefined && field === 'code' && awaitsProof(view) ? { field, words: alert } : undefined;
@@ -705,7 +721,14 @@ function bookingBody(
       `<p class="notice" role="status">Your time is held for <strong>${counted(minutes, 'more minute', 'more minutes')}</strong> (until ${f.time(booking.holdExpiresAt)}). Finish the steps below to confirm it; otherwise it is released.</p>`,
     );
   }
-  if (booking.status === 'confirmed' && moved) {
+  const came = appointmentCame(view, now);
+  if (came === 'started') {
+    parts.push('<p role="status">Your appointment has started.</p>');
+  } else if (came === 'over') {
+    parts.push(
+      `<p role="status">This appointment is over. <a href="${esc(bookAgainHref(view))}">Book again</a>${view.location.active ? ` (the same services, at ${esc(view.location.name)})` : ''}.</p>`,
+    );
+  } else if (booking.status === 'confirmed' && moved) {
     parts.push(
       `<p role="status">Moved: you are now booked for ${f.time(booking.startsAt)} with ${esc(view.staffName)}. See you then!</p>`,
     );
