@@ -80,7 +80,10 @@ interface Wording {
   manage: string;
   details: string;
   hello: string;
-  /** A cancellation's money: the paid deposit refunded or kept, a late-cancellation fee charged. */
+  /**
+   * A cancellation's money: the paid deposit refunded or kept, a late-cancellation fee to be charged (it
+   * is recorded with the cancellation and charged, or waived, by the salon afterwards).
+   */
   depositRefunded: string;
   depositKept: string;
   feeCharged: string;
@@ -135,7 +138,7 @@ const EN: Wording = {
   details: 'Your booking',
   depositRefunded: 'Your deposit of {amount} will be refunded.',
   depositKept: 'Your deposit of {amount} is kept (late cancellation).',
-  feeCharged: 'A late-cancellation fee of {amount} is charged to your saved card.',
+  feeCharged: 'A late-cancellation fee of {amount} will be charged to your saved card.',
   hello: 'Hello',
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
@@ -247,7 +250,7 @@ const FR: Wording = {
   details: 'Votre réservation',
   depositRefunded: 'Votre acompte de {amount} sera remboursé.',
   depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
-  feeCharged: "Des frais d'annulation tardive de {amount} sont débités de votre carte enregistrée.",
+  feeCharged: "Des frais d'annulation tardive de {amount} seront débités de votre carte enregistrée.",
   hello: 'Bonjour',
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',

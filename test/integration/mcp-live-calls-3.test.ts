@@ -528,8 +528,8 @@ describe('a cancellation says what became of the money', () => {
     const done = await mcp.call('cancel', { reference: PROTECTED_REFERENCE });
     expect(done.fee).toMatchObject({ amount: 3100 });
     const { sms, email } = await delivered('northside-hair', PROTECTED_REFERENCE, 'cancelled');
-    expect(sms).toContain('A late-cancellation fee of £31.00 is charged to your saved card.');
-    expect(email.text).toContain('A late-cancellation fee of £31.00 is charged to your saved card.');
+    expect(sms).toContain('A late-cancellation fee of £31.00 will be charged to your saved card.');
+    expect(email.text).toContain('A late-cancellation fee of £31.00 will be charged to your saved card.');
   });
 
   it('in New York: cancelled in good time, the paid deposit is refunded, and says so', async () => {

@@ -78,8 +78,13 @@ describe('message templates', () => {
       depositDue: null,
     };
     const kept = { ...cancelled, cancellation: { deposit: '£20.00', depositRefunded: false, fee: '£27.50' } };
+    // The fee is recorded now and charged later by the salon (which may waive it): said as to come, as
+    // the page ("to be charged") and MCP's cancel ("will be charged to the card on file") say it.
     expect(renderSms(kept)).toContain(
-      'Your deposit of £20.00 is kept (late cancellation). A late-cancellation fee of £27.50 is charged to your saved card.',
+      'Your deposit of £20.00 is kept (late cancellation). A late-cancellation fee of £27.50 will be charged to your saved card.',
+    );
+    expect(renderSms({ ...kept, locale: 'fr-FR' })).toContain(
+      "Des frais d'annulation tardive de £27.50 seront débités de votre carte enregistrée.",
     );
     expect(renderMessage(kept).html).toContain('<p>Your deposit of £20.00 is kept');
     const refunded = { ...cancelled, cancellation: { deposit: '£20.00', depositRefunded: true, fee: null } };
