@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import { pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -163,6 +164,50 @@ describe('moving a booking from its page', () => {
       `/p/acme-hair?location=soho&services=${ids.services.cut}&date=2027-04-06`,
     );
     expect(booking.body).toContain('Times are London time (BST), where Soho is.');
+  });
+
+  it('names both clocks of the night the clocks change, and when they change, above its times', async () => {
+    // Night Cuts: Kit trims in London on Sunday nights from midnight; the clocks go forward at 01:00 on
+    // 28 March 2027 and back at 02:00 on 31 October 2027.
+    t = await startTestApp({
+      catalogues: [
+        nightBarberCatalogue({
+          sundayUntil: '04:00',
+          clients: [{ ref: 'jo', first_name: 'Jo', last_name: 'Bloggs', phone: '+447911123456' }],
+        }),
+      ],
+      now: '2027-03-20T09:00:00Z',
+    });
+    const ids = await catalogueIds(t.database.db);
+    const day = (date: string) =>
+      pageGet(t, `/p/night-cuts?location=soho&services=${ids.services.trim}&date=${date}`);
+    const forward = (await day('2027-03-28')).body;
+    // 00:00 and 00:30 are GMT, 02:00 on BST: one name for the day put the first times an hour out.
+    expect(forward).toContain('>00:30<');
+    expect(forward).toContain(
+      'Times are London time (GMT, then BST once the clocks go forward at 01:00), where Soho is.',
+    );
+    expect((await day('2027-03-21')).body).toContain('Times are London time (GMT), where Soho is.');
+    t.clock.set('2027-10-20T09:00:00Z');
+    expect((await day('2027-10-31')).body).toContain(
+      'Times are London time (BST, then GMT once the clocks go back at 02:00), where Soho is.',
+    );
+    // The booking's own page, where it is moved, says the same.
+    const booked = await t.request({
+      method: 'POST',
+      url: '/v1/bookings',
+      payload: {
+        location_slug: 'soho',
+        service_ids: [ids.services.trim],
+        starts_at: '2027-10-24T01:00:00Z',
+        client_id: ids.jo,
+      },
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const path = new URL(booked.json().data.booking_page_url).pathname;
+    expect((await pageGet(t, `${path}/reschedule?date=2027-10-31`)).body).toContain(
+      'Times are London time (BST, then GMT once the clocks go back at 02:00), where Soho is.',
+    );
   });
 
   it('lists the times an occurrence of a series may move to beyond max_advance_days, as the API allows', async () => {

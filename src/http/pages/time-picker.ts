@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
@@ -180,14 +180,66 @@ export function zoneWords(location: Location, locale: string, date: string): str
   const zone = location.timezone;
   const noon = DateTime.fromISO(`${date}T12:00`, { zone });
   const short = noon.setLocale(locale).toFormat('ZZZZ');
+  // The night the clocks change, the day's first times are on the other clock: both are named, and when
+  // the clocks change ("GMT, then BST once the clocks go forward at 01:00"), not noon's alone.
+  const change = clockChangeOn(date, zone);
+  const clocks = change
+    ? `${nameAt(change.at - 1, zone, locale)}, then ${nameAt(change.at, zone, locale)} once the clocks go ${change.forward ? 'forward' : 'back'} at ${change.wallTime(locale)}`
+    : short;
   if (zoneWordsLanguage(locale) === 'en') {
-    return `Times are ${zoneTimeWords(noon.toMillis(), zone, locale)} (${short}), where ${location.name} is.`;
+    return `Times are ${zoneTimeWords(noon.toMillis(), zone, locale)} (${clocks}), where ${location.name} is.`;
   }
   // As after each time (clockAfterTime, zoneClockName): the locale's abbreviation where it has one
   // ("(MEZ)"), else its place in words with the short name ("(hora de Nueva York, GMT-5)").
-  const clock =
-    zoneAbbreviation(noon.toMillis(), zone, locale) ?? zoneTimeWords(noon.toMillis(), zone, locale);
+  const abbreviation = zoneAbbreviation(noon.toMillis(), zone, locale);
+  if (change) {
+    const place = abbreviation === null ? `${zoneTimeWords(noon.toMillis(), zone, locale)}, ` : '';
+    return `Times are local time where ${location.name} is (${place}${clocks}).`;
+  }
+  const clock = abbreviation ?? zoneTimeWords(noon.toMillis(), zone, locale);
   return `Times are local time where ${location.name} is (${clock === short ? short : `${clock}, ${short}`}).`;
+}
+
+/** The zone's short name at `epochMs` as the header names it: the locale's abbreviation, else the offset. */
+function nameAt(epochMs: number, zone: string, locale: string): string {
+  return DateTime.fromMillis(epochMs, { zone }).setLocale(locale).toFormat('ZZZZ');
+}
+
+/**
+ * When the clocks of `zone` change on local `date`, if they do: the instant, whether they go forward,
+ * and the wall time they show as they change ("01:00" in London in March, "02:00" in October), read on
+ * the clock before the change.
+ */
+function clockChangeOn(
+  date: string,
+  zone: string,
+): { at: number; forward: boolean; wallTime: (locale: string) => string } | null {
+  const start = DateTime.fromISO(`${date}T00:00`, { zone });
+  if (!start.isValid) return null;
+  const end = start.plus({ days: 1 }).toMillis() - 1;
+  const before = start.offset;
+  const after = DateTime.fromMillis(end, { zone }).offset;
+  if (before === after) return null;
+  // The first minute on the new offset: offsets change on whole minutes.
+  let low = start.toMillis();
+  let high = end;
+  while (high - low > 60_000) {
+    const middle = low + Math.floor((high - low) / 120_000) * 60_000;
+    if (DateTime.fromMillis(middle, { zone }).offset === before) low = middle;
+    else high = middle;
+  }
+  const at = Math.ceil(high / 60_000) * 60_000;
+  return {
+    at,
+    forward: after > before,
+    wallTime: (locale) => {
+      const wall = DateTime.fromMillis(at, { zone: FixedOffsetZone.instance(before) });
+      // At the day's end (Santiago's clocks go back at 24:00): not "00:00", read as the day's start.
+      return wall.toISODate() === date
+        ? wall.setLocale(locale).toLocaleString(DateTime.TIME_SIMPLE)
+        : 'midnight';
+    },
+  };
 }
 
 /**
