@@ -67,6 +67,8 @@ interface Wording {
   subject: Record<OutboxKind, string>;
   /** The sentence saying what happened; {what} is the services, {when} the start. */
   lead: Record<OutboxKind, string>;
+  /** The colon before what a line names (a link, a phone): French sets it off with a space, as its leads do. */
+  colon: string;
   with: string;
   at: string;
   reference: string;
@@ -126,6 +128,7 @@ const EN: Wording = {
     reminder: 'Reminder: {what} on {when}',
     verification_code: 'To confirm: {what} on {when}',
   },
+  colon: ': ',
   with: 'with',
   at: 'at',
   reference: 'Ref',
@@ -180,6 +183,7 @@ const DE: Wording = {
     reminder: 'Erinnerung: {what} am {when}',
     verification_code: 'Zu bestätigen: {what} am {when}',
   },
+  colon: ': ',
   with: 'bei',
   at: 'in',
   reference: 'Nr.',
@@ -237,6 +241,8 @@ const FR: Wording = {
     reminder: 'Rappel : {what} le {when}',
     verification_code: 'Pour confirmer : {what} le {when}',
   },
+  // A plain space: a no-break one (U+00A0, U+202F) would make every SMS UCS-2.
+  colon: ' : ',
   with: 'avec',
   at: 'à',
   reference: 'Réf.',
@@ -403,28 +409,28 @@ function lines(
   const until = facts.holdExpiresAt === null ? '' : dated(facts.holdExpiresAt);
   let action: string | null = null;
   if (facts.link && facts.kind === 'payment_link') {
-    action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}: ${facts.link}`;
+    action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}${words.colon}${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
-    action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}: ${facts.link}`;
+    action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}${words.colon}${facts.link}`;
   } else if (facts.kind === 'cancelled') {
     const { deposit = null, depositRefunded = false, fee = null } = facts.cancellation ?? {};
     // The link comes last: the e-mail's HTML makes the action's tail, the link, a link.
     const sentences = [
       deposit && fill(depositRefunded ? words.depositRefunded : words.depositKept, { amount: deposit }),
       fee && fill(words.feeCharged, { amount: fee }),
-      facts.link && `${words.details}: ${facts.link}`,
+      facts.link && `${words.details}${words.colon}${facts.link}`,
     ].filter((sentence): sentence is string => Boolean(sentence));
     action = sentences.length > 0 ? sentences.join(' ') : null;
   } else if (facts.link && MANAGED_KINDS.has(facts.kind)) {
-    action = `${words.manage}: ${facts.link}`;
+    action = `${words.manage}${words.colon}${facts.link}`;
   } else if (facts.kind === 'verification_code' && facts.code) {
     const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
-    action = facts.link ? `${code} ${words.orLink}: ${facts.link}` : code;
+    action = facts.link ? `${code} ${words.orLink}${words.colon}${facts.link}` : code;
   }
   // A code goes to a contact nobody has proven yet: it says what to do if it was not them.
   const reference =
     facts.kind === 'verification_code' ? words.notYou : `${words.reference} ${facts.reference}.`;
-  const phone = facts.locationPhone ? `${words.questions}: ${facts.locationPhone}` : null;
+  const phone = facts.locationPhone ? `${words.questions}${words.colon}${facts.locationPhone}` : null;
   return { lead, action, reference, phone };
 }
 
@@ -573,8 +579,8 @@ function smsText(told: MessageFacts, words: Wording, shape: SmsShape): string {
   });
   return [
     shape.lead === false && parts.action && ASKING_KINDS.has(facts.kind)
-      ? `${facts.organisationName}:`
-      : `${facts.organisationName}: ${parts.lead}`,
+      ? `${facts.organisationName}${words.colon.trimEnd()}`
+      : `${facts.organisationName}${words.colon}${parts.lead}`,
     parts.action,
     parts.reference,
     shape.phone ? parts.phone : null,
@@ -639,7 +645,7 @@ export function renderMessage(given: MessageFacts): RenderedMessage {
   return {
     fromName: facts.organisationName,
     sms: renderSms(facts),
-    subject: `${facts.organisationName}: ${words.subject[facts.kind]} (${facts.reference})`,
+    subject: `${facts.organisationName}${words.colon}${words.subject[facts.kind]} (${facts.reference})`,
     text,
     html,
   };

@@ -358,14 +358,14 @@ describe('message templates', () => {
     const fr = { ...FACTS, locale: 'fr-FR', link: page, depositDue: null };
     // A waitlist offer: "s’est" and "jusqu’à" made it UCS-2, and the SMS lost what time was offered.
     const offer = renderSms({ ...fr, kind: 'booking_page_link', waitlistOffer: true });
-    expect(offer).toContain('Northside Hair: Un créneau s');
+    expect(offer).toContain('Northside Hair : Un créneau s');
     // Its two times named by the zone's short name: "(heure : Royaume-Uni)" twice does not fit.
     expect(offer).toContain('Full colour le mardi 8 décembre à 14:30 UTC+0, à Northside Camden.');
     expect(smsSegments(offer)).toBeLessThanOrEqual(2);
     // "août": every French SMS in August was UCS-2, its names cut to a few letters.
     const august = renderMessage({ ...fr, kind: 'confirmed', startsAt: Date.parse('2026-08-07T11:30:00Z') });
     expect(august.sms).toContain(
-      'Northside Hair: Réservé : Full colour avec Amara Okafor le vendredi 7 aout à 12:30',
+      'Northside Hair : Réservé : Full colour avec Amara Okafor le vendredi 7 aout à 12:30',
     );
     expect(smsSegments(august.sms)).toBeLessThanOrEqual(2);
     // The e-mail keeps the month's own spelling.
@@ -382,7 +382,7 @@ describe('message templates', () => {
       new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(minor / 100);
     for (const locale of ['de-DE', 'fr-FR']) {
       const held = renderSms({ ...FACTS, locale, depositDue: euros(locale, 2000) });
-      expect(held, locale).toContain('Northside Hair: ');
+      expect(held, locale).toMatch(/^Northside Hair ?: /);
       expect(held, locale).toContain('20,00 €');
       // What is held and when stay: the lead was dropped, the organisation's name cut to "Nor...".
       expect(held, locale).toMatch(/Full colour .*(am Dienstag, 8\. Dezember|le mardi 8 décembre)/);
@@ -519,6 +519,29 @@ describe('message templates', () => {
     expect(sms).toContain('One of them is with Sean.');
     expect(smsSegments(sms)).toBeLessThanOrEqual(2);
     expect(renderMessage({ ...base, series: null }).text).not.toContain('of them');
+  });
+
+  it('writes a French colon with its space before it, in every line, as its leads do', () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const fr = { ...FACTS, locale: 'fr-FR' };
+    const kinds: MessageFacts[] = [
+      fr,
+      { ...fr, kind: 'reminder', link: page, holdExpiresAt: null, depositDue: null },
+      { ...fr, kind: 'cancelled', link: page, holdExpiresAt: null, depositDue: null },
+      { ...fr, kind: 'booking_page_link', link: page, depositDue: null },
+      { ...fr, kind: 'verification_code', link: page, code: '123456', depositDue: null },
+    ];
+    for (const facts of kinds) {
+      const { sms, text } = renderMessage(facts);
+      // "pour confirmer: https", "Questions ou changements: +44": a colon stuck to its word, beside
+      // "Rappel : " with its space, in the same message.
+      for (const words of [sms, text]) expect(words, facts.kind).not.toMatch(/[^\s/]:\s/);
+      expect(smsSegments(sms), facts.kind).toBeLessThanOrEqual(2);
+    }
+    expect(renderMessage(kinds[1]!).text).toContain(`Voir, déplacer ou annuler : ${page}`);
+    expect(renderMessage(kinds[1]!).text).toContain('Questions ou changements : +442074850000');
+    // English and German keep theirs as they write it.
+    expect(renderMessage({ ...kinds[1]!, locale: 'de-DE' }).text).toContain('Fragen oder Änderungen: +44');
   });
 
   it("speaks the organisation's language and formats dates in its locale", () => {
