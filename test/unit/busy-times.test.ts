@@ -65,6 +65,30 @@ describe('busyTimes (ical.js)', () => {
     expect(() => busyTimes(minutely, WINDOW, 'UTC')).toThrow(`more than ${MAX_BUSY_INTERVALS} busy times`);
   });
 
+  it('reads a DURATION’s days as nominal and its hours as exact across a clock change (RFC 5545 3.3.6)', () => {
+    // London goes forward on Sunday 28 March 2027 and back on Sunday 31 October 2027.
+    const window = { start: Date.parse('2027-03-01T00:00:00Z'), end: Date.parse('2027-12-01T00:00:00Z') };
+    const text = ics(
+      ...event('UID:a', 'DTSTART;TZID=Europe/London:20270328T003000', 'DURATION:PT2H'),
+      ...event('UID:b', 'DTSTART;TZID=Europe/London:20270327T120000', 'DURATION:PT24H'),
+      ...event('UID:c', 'DTSTART;TZID=Europe/London:20271030T100000', 'DURATION:P1DT2H'),
+      ...event('UID:d', 'DTSTART:20271031T003000', 'DURATION:PT1H'),
+      ...event('UID:e', 'DTSTART;VALUE=DATE:20271030', 'DURATION:P2D'),
+    );
+    expect(iso(busyTimes(text, window, 'Europe/London'))).toEqual([
+      // 00:30 GMT + 2 h = 03:30 BST.
+      ['2027-03-28T00:30:00.000Z', '2027-03-28T02:30:00.000Z'],
+      // Saturday 12:00 GMT + 24 h = Sunday 13:00 BST.
+      ['2027-03-27T12:00:00.000Z', '2027-03-28T12:00:00.000Z'],
+      // Saturday 10:00 BST, a day on (Sunday 10:00 GMT), 2 h more: 12:00 GMT.
+      ['2027-10-30T09:00:00.000Z', '2027-10-31T12:00:00.000Z'],
+      // Floating, in the staff member's zone: the first 00:30 (BST) + 1 h = 00:30 GMT.
+      ['2027-10-30T23:30:00.000Z', '2027-10-31T00:30:00.000Z'],
+      // All day, two days: Saturday and Sunday, local midnight to local midnight.
+      ['2027-10-29T23:00:00.000Z', '2027-11-01T00:00:00.000Z'],
+    ]);
+  });
+
   it('matches an EXDATE or RECURRENCE-ID written in UTC to a series in an IANA zone the file does not define', () => {
     // 09:00 New York (13:00 UTC in June): the 15th excluded by its UTC instant, the 16th moved to 15:00.
     const text = ics(

@@ -146,7 +146,9 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
     if (!blocks(item)) return;
     const reader = readerOf(item.component);
     const from = reader.instant(start, zoneOf(item, 'dtstart'));
-    let until = reader.instant(end, zoneOf(item, 'dtend') ?? zoneOf(item, 'dtstart'));
+    let until =
+      durationEnd(reader, item, start, from) ??
+      reader.instant(end, zoneOf(item, 'dtend') ?? zoneOf(item, 'dtstart'));
     if (!(until > from) && start.isDate) {
       // An all-day event whose DTEND is not after its start (on its start day, as leave planners and
       // older tools write a one-day event) is that day taken, as Google, Apple and Outlook show it and
@@ -594,6 +596,27 @@ function earliestMovedIn(event: ICAL.Event, window: Interval): number {
     }
   }
   return earliest;
+}
+
+/**
+ * The end (epoch ms) of an occurrence starting at `start` (the instant `from`) of an event timed by a
+ * DURATION, or null for one with a DTEND or an all-day start (ical.js's end stands). RFC 5545 3.3.6 and
+ * 3.8.2.5: its weeks and days are nominal (P1D from 10:00 ends at 10:00 the next day, whatever clock
+ * change lies between), its hours, minutes and seconds exact (PT2H from 00:30 on the night the clocks
+ * go forward ends at 03:30, two hours later). ical.js adds all of them to the wall clock, which on such
+ * a night blocked an hour too little, or (clocks back) an hour too much.
+ */
+function durationEnd(reader: InstantReader, item: ICAL.Event, start: ICAL.Time, from: number): number | null {
+  if (start.isDate || item.component.hasProperty('dtend')) return null;
+  const duration = item.component.getFirstPropertyValue('duration');
+  if (!(duration instanceof ICAL.Duration)) return null;
+  const sign = duration.isNegative ? -1 : 1;
+  const days = sign * (7 * duration.weeks + duration.days);
+  const exactMs = sign * (3_600 * duration.hours + 60 * duration.minutes + duration.seconds) * 1000;
+  if (days === 0) return from + exactMs;
+  const later = start.clone();
+  later.adjust(days, 0, 0, 0);
+  return reader.instant(later, zoneOf(item, 'dtstart')) + exactMs;
 }
 
 /** Whether an event (or one occurrence's override) takes the time. */
