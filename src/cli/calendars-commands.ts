@@ -74,7 +74,7 @@ export function addCalendarsCommands(program: Command, withDb: WithDb): void {
     )
     .option(
       '--json',
-      'print {"feeds":[{"id","staff_id","staff_name","created_at","revoked_at","last_used_at"}],"busy_calendars":[{"id","staff_id","staff_name","url","busy_count","last_success_at","last_error","last_error_at"}]}',
+      'print {"feeds":[{"id","staff_id","staff_name","created_at","revoked_at","last_used_at"}],"busy_calendars":[{"id","staff_id","staff_name","address","busy_count","last_success_at","last_error","last_error_at"}]}',
     )
     .action(async (options: { org: string; staff?: string; json?: boolean }) => {
       const { feeds, busy } = await withDb(async (db) => {
@@ -104,7 +104,7 @@ export function addCalendarsCommands(program: Command, withDb: WithDb): void {
               id: c.id,
               staff_id: c.staffId,
               staff_name: c.staffName,
-              url: c.url,
+              address: c.address,
               busy_count: c.busyCount,
               last_success_at: c.lastSuccessAt === null ? null : formatTime(c.lastSuccessAt),
               last_error: c.lastError,
@@ -125,7 +125,7 @@ export function addCalendarsCommands(program: Command, withDb: WithDb): void {
       for (const c of busy) {
         const error = c.lastError === null ? '' : `  last error ${formatTime(c.lastErrorAt)}: ${c.lastError}`;
         out(
-          `  ${c.staffName}  ${c.url}  ${c.busyCount} busy  last fetched ${formatTime(c.lastSuccessAt)}${error}`,
+          `  ${c.staffName}  ${c.address}  ${c.busyCount} busy  last fetched ${formatTime(c.lastSuccessAt)}${error}`,
         );
       }
     });

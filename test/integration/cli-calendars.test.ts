@@ -8,12 +8,30 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
  * database; the address `create` prints is served by the app until `revoke`.
  */
 const CLI_TIMEOUT = 90_000;
+const GOOGLE_SECRET_ADDRESS =
+  'https://calendar.google.com/calendar/ical/bo.barber%40gmail.com/private-3f9c2a7e5b1d4c8a9e0f6b2d7a4c1e85/basic.ics';
+const ICLOUD_PUBLIC_ADDRESS =
+  'webcal://p58-caldav.icloud.com/published/2/MTk4NzY1NDMyMTk4NzY1NEq3vX9bT2mLr8sWc1dKy0uHf5gJpZaN4eQw7RtYoUiB6nMxC2zV';
+const OUTLOOK_ICS_LINK =
+  'https://outlook.office365.com/owa/calendar/8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f@salon.co.uk/a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d24815162342/calendar.ics';
+/** What reads any of those calendars whole: the parts of their addresses that are the secret. */
+const SECRETS = [
+  'private-3f9c2a7e5b1d4c8a9e0f6b2d7a4c1e85',
+  'MTk4NzY1NDMyMTk4NzY1NEq3vX9bT2mLr8sWc1dKy0uHf5gJpZaN4eQw7RtYoUiB6nMxC2zV',
+  'a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d24815162342',
+];
 let t: TestApp;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   const catalogue = smallCatalogue();
-  (catalogue.staff[1] as Record<string, unknown>).busy_calendars = ['webcal://calendar.example.com/bo.ics'];
+  // Bo's calendars as Google, Apple iCloud and Microsoft 365 give them: each address is its secret.
+  (catalogue.staff[1] as Record<string, unknown>).busy_calendars = [
+    'webcal://calendar.example.com/bo.ics',
+    GOOGLE_SECRET_ADDRESS,
+    ICLOUD_PUBLIC_ADDRESS,
+    OUTLOOK_ICS_LINK,
+  ];
   // Full names sharing a first name, and a first name an inactive member shares with an active one.
   const hours = { soho: { mon: [['09:00', '17:00']] } };
   for (const [ref, name, active] of [
@@ -53,8 +71,29 @@ describe('booking calendars', () => {
       expect(listed.status, listed.stderr).toBe(0);
       expect(listed.stdout).toContain(`${feed.id}  Ana  made`);
       expect(listed.stdout).not.toContain(path);
-      // The busy calendar of the catalogue, webcal:// read as https://, not fetched yet.
-      expect(listed.stdout).toContain('Bo  https://calendar.example.com/bo.ics  0 busy  last fetched -');
+      // The busy calendars of the catalogue, not fetched yet, each shown by its host and path with
+      // what could be its secret cut to its last four characters: anyone with the whole address reads
+      // the whole calendar (Google's "secret address", iCloud's public link, Outlook's ICS link).
+      expect(listed.stdout).toContain('Bo  calendar.example.com/bo.ics  0 busy  last fetched -');
+      expect(listed.stdout).toContain(
+        'Bo  calendar.google.com/calendar/ical/….com/…1e85/basic.ics  0 busy  last fetched -',
+      );
+      expect(listed.stdout).toContain('Bo  p58-caldav.icloud.com/published/2/…C2zV  0 busy  last fetched -');
+      expect(listed.stdout).toContain(
+        'Bo  outlook.office365.com/owa/calendar/…o.uk/…2342/calendar.ics  0 busy  last fetched -',
+      );
+      const json = await runCliAsync(
+        ['calendars', 'list', '--org', 'acme-hair', '--staff', 'Bo', '--json'],
+        env,
+      );
+      expect(json.status, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout).busy_calendars.map((c: { address: string }) => c.address)).toContain(
+        'calendar.google.com/calendar/ical/….com/…1e85/basic.ics',
+      );
+      for (const secret of SECRETS) {
+        expect(listed.stdout).not.toContain(secret);
+        expect(json.stdout).not.toContain(secret);
+      }
 
       const revoked = await runCliAsync(['calendars', 'revoke', '--org', 'acme-hair', feed.id], env);
       expect(revoked.status, revoked.stderr).toBe(0);

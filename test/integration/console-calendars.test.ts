@@ -16,13 +16,18 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 const PASSWORD = 'correct horse battery staple';
 let t: TestApp;
 let server: CalendarServer;
+/** The path of a Google Calendar "secret address in iCal format": its private-… part is the secret. */
+const GOOGLE_PATH =
+  '/calendar/ical/ana.stylist%40gmail.com/private-3f9c2a7e5b1d4c8a9e0f6b2d7a4c1e85/basic.ics';
 
 beforeAll(async () => {
   server = await startCalendarServer();
   server.serve('/ana.ics?secret=abcdefghijkl', { status: 503 });
+  server.serve(GOOGLE_PATH, { status: 503 });
   const catalogue = smallCatalogue();
   (catalogue.staff[0] as Record<string, unknown>).busy_calendars = [
     server.url('/ana.ics?secret=abcdefghijkl'),
+    server.url(GOOGLE_PATH),
   ];
   t = await startTestApp({ catalogues: [catalogue] });
   for (const [email, role] of [
@@ -108,6 +113,11 @@ describe('console: Calendars', () => {
     expect(body).toContain('the server answered 503');
     expect(body).toContain('Not yet');
     expect(body).not.toContain('secret=abcdefghijkl');
+    // Each told apart by what is left of its address: the Google one by its path, its secret cut to
+    // its last four characters.
+    expect(body).toContain('/ana.ics?secret=…ijkl</code>');
+    expect(body).toContain('/calendar/ical/….com/…1e85/basic.ics</code>');
+    expect(body).not.toContain('3f9c2a7e5b1d4c8a');
   });
 
   it('is for owners and admins only', async () => {

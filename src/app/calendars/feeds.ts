@@ -186,7 +186,8 @@ export interface BusyCalendarStatus {
   id: string;
   staffId: string;
   staffName: string;
-  url: string;
+  /** The calendar's address as it is shown (shownCalendarAddress): never the whole of it. */
+  address: string;
   lastSuccessAt: number | null;
   lastError: string | null;
   lastErrorAt: number | null;
@@ -200,12 +201,46 @@ export async function busyCalendarStatuses(db: Db, organisationId: string): Prom
     id: r.id,
     staffId: r.staff_id,
     staffName: r.staff_name,
-    url: r.url,
+    address: shownCalendarAddress(r.url),
     lastSuccessAt: r.last_success_at,
     lastError: r.last_error,
     lastErrorAt: r.last_error_at,
     busyCount: r.busy_count,
   }));
+}
+
+/**
+ * A busy calendar's address as the console and the CLI show it: host and path (and query), each part
+ * that could be a secret cut to its last four characters (…1e85). The address of a Google, iCloud or
+ * Outlook calendar is its only credential (Google's "secret address", iCloud's public link, Outlook's
+ * published ICS link): anyone who holds it reads the whole calendar, so it is shown nowhere whole (the
+ * catalogue file has it); what is left tells the calendars apart. A part is taken for a secret when it
+ * is long (12 characters or more, an .ics ending aside) or has a digit among 8 or more; the rest
+ * (calendar, ical, published, basic.ics) is shown as it is. The parts stay percent-encoded, so that
+ * nothing in them can act on a terminal or a page.
+ */
+export function shownCalendarAddress(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '(an address that cannot be read)';
+  }
+  const path = url.pathname.split('/').map(shownPart).join('/');
+  const query = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => pair.split('=').map(shownPart).join('='))
+    .join('&');
+  return `${url.host}${path}${query === '' ? '' : `?${query}`}`;
+}
+
+function shownPart(part: string): string {
+  const ending = /\.(ics|ical|ifb|vcs)$/i.exec(part)?.[0] ?? '';
+  const stem = part.slice(0, part.length - ending.length);
+  const secretLike = stem.length >= 12 || (stem.length >= 8 && /\d/.test(stem));
+  return secretLike ? `…${stem.slice(-4)}${ending}` : part;
 }
 
 /**

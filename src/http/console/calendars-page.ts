@@ -45,7 +45,7 @@ export function calendarsBody(view: CalendarsView): string {
         c.lastError === null
           ? 'None'
           : `${esc(c.lastError)}${c.lastErrorAt === null ? '' : ` (${f.when(c.lastErrorAt)})`}`;
-      return `<tr><td>${esc(c.staffName)}</td><td><code>${esc(shownAddress(c.url))}</code></td><td>${c.busyCount}</td><td>${good}</td><td>${error}</td></tr>`;
+      return `<tr><td>${esc(c.staffName)}</td><td><code>${esc(c.address)}</code></td><td>${c.busyCount}</td><td>${good}</td><td>${error}</td></tr>`;
     })
     .join('');
   return `<h1>Calendars</h1>
@@ -75,15 +75,4 @@ ${
     ? '<p>No busy calendar is listed in the catalogue.</p>'
     : `<div class="scroll"><table><thead><tr><th>Staff member</th><th>Calendar</th><th>Busy times kept</th><th>Last fetched</th><th>Last error</th></tr></thead><tbody>${busy}</tbody></table></div>`
 }`;
-}
-
-/** A calendar's host and the start of its path: a private calendar's full address is its secret. */
-function shownAddress(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const path = parsed.pathname.length > 12 ? `${parsed.pathname.slice(0, 12)}…` : parsed.pathname;
-    return `${parsed.host}${path}`;
-  } catch {
-    return '(invalid address)';
-  }
 }
