@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BusyCalendarError,
   busyTimes,
+  calendarOwner,
   MAX_BUSY_INTERVALS,
   readBusyCalendar,
 } from '../../src/app/calendars/busy-times.ts';
@@ -376,5 +377,44 @@ describe('readBusyCalendar: years ahead, the nearest first, under the one fileâ€
       const { user, system } = process.cpuUsage(started);
       expect((user + system) / 1000, rule).toBeLessThan(5_000);
     }
+  });
+});
+
+describe('calendarOwner: whose declined invitations leave the time free', () => {
+  it('is the address a Google secret or public address names, and no one for any other calendar', () => {
+    const google = 'https://calendar.google.com/calendar/ical';
+    expect(calendarOwner(`${google}/Ana.Stylist%40gmail.com/private-0a1b2c3d4e5f/basic.ics`)).toBe(
+      'ana.stylist@gmail.com',
+    );
+    expect(calendarOwner(`${google}/ana%40salon.co.uk/public/basic.ics`)).toBe('ana@salon.co.uk');
+    // A shared calendar (its id is no one's address), a path of another shape, an id that is no address.
+    expect(calendarOwner(`${google}/c_1a2b3c%40group.calendar.google.com/private-0a1b/basic.ics`)).toBeNull();
+    expect(calendarOwner('https://p58-caldav.icloud.com/published/2/MTk4NzY1NDMy')).toBeNull();
+    expect(calendarOwner('https://outlook.office365.com/owa/calendar/a@b.com/c1d2/calendar.ics')).toBeNull();
+    expect(calendarOwner(`${google}/%E0%A4%A/private-0a1b/basic.ics`)).toBeNull();
+    expect(calendarOwner(`${google}/holidays/private-0a1b/basic.ics`)).toBeNull();
+  });
+
+  it('leaves free only the invitations that owner declined', () => {
+    const text = ics(
+      ...event(
+        'UID:i',
+        'DTSTART:20261201T100000Z',
+        'DTEND:20261201T110000Z',
+        'ATTENDEE;PARTSTAT=DECLINED;CN=Ana:MAILTO:Ana@Example.com',
+      ),
+      ...event(
+        'UID:j',
+        'DTSTART:20261202T100000Z',
+        'DTEND:20261202T110000Z',
+        'ATTENDEE;PARTSTAT=DECLINED:mailto:bob@example.com',
+        'ATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:ana@example.com',
+      ),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'UTC', 'ana@example.com'))).toEqual([
+      ['2026-12-02T10:00:00.000Z', '2026-12-02T11:00:00.000Z'],
+    ]);
+    // No owner known: every event blocks, as before.
+    expect(busyTimes(text, WINDOW, 'UTC')).toHaveLength(2);
   });
 });

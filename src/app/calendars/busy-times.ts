@@ -7,7 +7,8 @@ import { twinInstant } from '../../domain/repeated-wall-times.ts';
  * The busy intervals of an external calendar (an iCalendar file) over a window, by ical.js: recurring
  * events expanded (RRULE, RDATE, EXDATE, RECURRENCE-ID overrides), each time read in its own zone.
  * Events that say they leave the time free (TRANSP:TRANSPARENT) or that are called off
- * (STATUS:CANCELLED, on the series or on one occurrence) block nothing.
+ * (STATUS:CANCELLED, on the series or on one occurrence) block nothing, nor do invitations the
+ * calendar's owner declined, where the owner is known (calendarOwner).
  *
  * Zones: a TZID defined by a VTIMEZONE of the file is read by that definition (RFC 5545 3.6.5);
  * a TZID the file does not define but that names an IANA zone (as many publishers write) by the IANA
@@ -64,8 +65,42 @@ iterating.expand_year_days = function (this: Iterating, year: number) {
 };
 
 /** The busy intervals of a file over `window`, read whole: past any bound the copy is refused. */
-export function busyTimes(text: string, window: Interval, fallbackZone: string): Interval[] {
-  return readBusyCalendar(text, window, fallbackZone, Number.POSITIVE_INFINITY).busy;
+export function busyTimes(
+  text: string,
+  window: Interval,
+  fallbackZone: string,
+  owner: string | null = null,
+): Interval[] {
+  return readBusyCalendar(text, window, fallbackZone, Number.POSITIVE_INFINITY, owner).busy;
+}
+
+/**
+ * The owner's e-mail address of a calendar whose address names it, lower-cased, or null. Google's
+ * secret (and public) address is /calendar/ical/<calendar id>/private-<secret>/basic.ics, the id of a
+ * person's own calendar being their address; Google's file keeps the invitations they declined, with
+ * ATTENDEE;PARTSTAT=DECLINED:mailto:<that address>, though their calendar no longer shows them. Other
+ * calendars (Google's shared ones, …@group.calendar.google.com, iCloud, Outlook, which drop a
+ * declined invitation from the calendar) name no owner: every event of theirs blocks as before.
+ */
+export function calendarOwner(url: string): string | null {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const id = /^\/calendar\/ical\/([^/]+)\/(?:private-[0-9a-f]+|public)\/(?:basic|full)\.ics$/i.exec(
+    path,
+  )?.[1];
+  if (!id) return null;
+  let address: string;
+  try {
+    address = decodeURIComponent(id).toLowerCase();
+  } catch {
+    return null;
+  }
+  if (!/^[^@\s]+@[^@\s]+$/.test(address) || address.endsWith('calendar.google.com')) return null;
+  return address;
 }
 
 /** What a file gives over a window read in passes (readBusyCalendar). */
@@ -91,16 +126,23 @@ export function readBusyCalendar(
   window: Interval,
   fallbackZone: string,
   passMs: number,
+  owner: string | null = null,
 ): BusyRead {
   budget = { left: MAX_RULE_CANDIDATES, sinceLook: 0, deadline: cpuMs() + MAX_EXPANSION_MS };
   try {
-    return readBusyTimes(text, window, fallbackZone, passMs);
+    return readBusyTimes(text, window, fallbackZone, passMs, owner);
   } finally {
     budget = null;
   }
 }
 
-function readBusyTimes(text: string, window: Interval, fallbackZone: string, passMs: number): BusyRead {
+function readBusyTimes(
+  text: string,
+  window: Interval,
+  fallbackZone: string,
+  passMs: number,
+  owner: string | null,
+): BusyRead {
   let calendars: ICAL.Component[];
   try {
     // A UTF-8 byte-order mark before BEGIN:VCALENDAR (Windows tools and some publishers write one;
@@ -143,7 +185,7 @@ function readBusyTimes(text: string, window: Interval, fallbackZone: string, pas
   const busy: Interval[] = [];
   let steps = 0;
   const add = (item: ICAL.Event, start: ICAL.Time, end: ICAL.Time) => {
-    if (!blocks(item)) return;
+    if (!blocks(item, owner)) return;
     const reader = readerOf(item.component);
     const from = reader.instant(start, zoneOf(item, 'dtstart'));
     let until =
@@ -619,11 +661,23 @@ function durationEnd(reader: InstantReader, item: ICAL.Event, start: ICAL.Time, 
   return reader.instant(later, zoneOf(item, 'dtstart')) + exactMs;
 }
 
-/** Whether an event (or one occurrence's override) takes the time. */
-function blocks(event: ICAL.Event): boolean {
+/**
+ * Whether an event (or one occurrence's override) takes the time: not when it leaves the time free,
+ * is called off, or is an invitation the calendar's owner (when known) declined. One they accepted,
+ * may go to (TENTATIVE) or have not answered blocks.
+ */
+function blocks(event: ICAL.Event, owner: string | null): boolean {
   const transp = String(event.component.getFirstPropertyValue('transp') ?? '').toUpperCase();
   const status = String(event.component.getFirstPropertyValue('status') ?? '').toUpperCase();
-  return transp !== 'TRANSPARENT' && status !== 'CANCELLED';
+  if (transp === 'TRANSPARENT' || status === 'CANCELLED') return false;
+  if (owner === null) return true;
+  return !event.component.getAllProperties('attendee').some((attendee) => {
+    const partstat = String(attendee.getParameter('partstat') ?? '').toUpperCase();
+    const address = String(attendee.getFirstValue() ?? '')
+      .replace(/^mailto:/i, '')
+      .toLowerCase();
+    return partstat === 'DECLINED' && address === owner;
+  });
 }
 
 /** The TZID written on an event's property, if any. */

@@ -135,7 +135,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
   }
   // ical.js (with its source, 0.5 MB that V8 holds at two bytes a character) is loaded by the first
   // calendar to read, not at start: most servers have none (docs/decisions/memory-under-load.md).
-  const { BusyCalendarError, readBusyCalendar } = await import('./busy-times.ts');
+  const { BusyCalendarError, calendarOwner, readBusyCalendar } = await import('./busy-times.ts');
   let read: BusyRead;
   try {
     // The year to come first, as it always was: a file too costly to read further still blocks it.
@@ -144,6 +144,7 @@ async function refreshOne(deps: RefresherDeps, calendar: BusyCalendarRow): Promi
       { start: now - BUSY_WINDOW_BACK_MS, end: now + busyWindowAheadMs(places.maxAdvanceDays) },
       places.zone,
       BUSY_WINDOW_BACK_MS + BUSY_WINDOW_AHEAD_MS,
+      calendarOwner(calendar.url),
     );
   } catch (error) {
     if (!(error instanceof BusyCalendarError)) throw error;
