@@ -230,6 +230,7 @@ function readBusyTimes(
   }
   const events = calendars.flatMap((calendar) => calendar.getAllSubcomponents('vevent'));
   alignUtcExceptions(events, (component, tzid) => readerOf(component).defines(tzid));
+  for (const component of events) untilDatesToDayEnd(component);
   const masters = new Set(
     events.filter((e) => !e.hasProperty('recurrence-id')).map((e) => String(e.getFirstPropertyValue('uid'))),
   );
@@ -525,6 +526,37 @@ function untilToWallTime(property: ICAL.Property, tzid: string): void {
   const until = rule?.until;
   if (!(until instanceof ICAL.Time) || until.isDate || until.zone !== ICAL.Timezone.utcTimezone) return;
   rule.until = wallTimeIn(until, tzid);
+}
+
+/**
+ * A rule of a timed series that ends on a date (UNTIL=20261208, no time: older Outlook and Lotus
+ * exports, hand-made feeds; RFC 5545 wants UNTIL of DTSTART's type) ends at that date's last second in
+ * the series' own time: UNTIL bounds the rule inclusively, so an occurrence on that date is the last,
+ * as calendar apps show it. ical.js compared the occurrences with that date's midnight, leaving the
+ * last occurrence free.
+ */
+function untilDatesToDayEnd(component: ICAL.Component): void {
+  if (component.hasProperty('recurrence-id')) return;
+  const dtstart = component.getFirstProperty('dtstart');
+  if (dtstart?.type !== 'date-time') return;
+  for (const property of component.getAllProperties('rrule')) {
+    try {
+      const rule = property.getFirstValue() as ICAL.Recur;
+      const start = dtstart.getFirstValue();
+      if (!(rule?.until instanceof ICAL.Time) || !rule.until.isDate || !(start instanceof ICAL.Time))
+        continue;
+      const dayEnd = start.clone();
+      dayEnd.year = rule.until.year;
+      dayEnd.month = rule.until.month;
+      dayEnd.day = rule.until.day;
+      dayEnd.hour = 23;
+      dayEnd.minute = 59;
+      dayEnd.second = 59;
+      rule.until = dayEnd;
+    } catch {
+      // A rule or a start that cannot be read: refused when the event is read.
+    }
+  }
 }
 
 /** A UTC time as the wall clock of `tzid` reads it, with no zone (as ical.js holds the series' times). */
