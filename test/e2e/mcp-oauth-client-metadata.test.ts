@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { startServer } from '../helpers/cli.ts';
@@ -22,6 +23,12 @@ const served = eachTestServes('booking-cimd-');
 let dir: string;
 let documentServer: Server;
 let clientId: string;
+/** What the document server was asked for, in order. */
+const requested: string[] = [];
+/** The key of a client that authenticates with a signed assertion (private_key_jwt). */
+const assertionKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** An extra member that makes a document far larger than any real one (about 2 MB). */
+const PADDING = 'x'.repeat(2_000_000);
 const PASSWORD = 'correct horse battery';
 const owner = { organisation: 'acme-hair', email: 'owner@acme.example', password: PASSWORD };
 
@@ -51,6 +58,19 @@ beforeAll(async () => {
   documentServer = createServer(
     { cert: readFileSync(path.join(dir, 'cert.pem')), key: readFileSync(path.join(dir, 'key.pem')) },
     (request, response) => {
+      requested.push(request.url ?? '');
+      // A sector identifier list, and a key set of one real key, each padded to megabytes.
+      if (request.url === '/oauth/sector.json') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(['https://app.example/callback', PADDING]));
+        return;
+      }
+      if (request.url === '/oauth/jwks.json') {
+        const jwk = { ...assertionKey.publicKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig' };
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ keys: [jwk], padding: PADDING }));
+        return;
+      }
       // A desktop host's document names its loopback redirect URI without a port (it listens on one of
       // the moment) and, as most do, no application_type.
       const desktop = request.url === '/oauth/desktop.json';
@@ -137,4 +157,61 @@ it('does not fetch a metadata document from this machine unless the setting allo
   const response = await fetch(auth.authorizationUrl!, { redirect: 'manual' });
   expect(response.status).toBe(400);
   expect(await response.text()).toContain('client_id metadata document fetch not allowed');
+});
+
+/** A dynamic registration (RFC 7591) at the server, as anyone may send one. */
+async function register(mcpUrl: URL, metadata: Record<string, unknown>) {
+  const response = await fetch(new URL('/oauth/register', mcpUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: ['https://app.example/callback'], ...metadata }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, string> };
+}
+
+describe('what an anonymous registration can make the server fetch', () => {
+  it('does not fetch a sector_identifier_uri it has no use for (its subjects are never pairwise)', async () => {
+    const mcpUrl = await serve({ OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: '1' });
+    requested.length = 0;
+    const sector = clientId.replace('client.json', 'sector.json');
+    const registered = await register(mcpUrl, { sector_identifier_uri: sector });
+    expect(registered.status).toBe(201);
+    expect(requested).toEqual([]);
+  });
+
+  it('reads a client’s key set (jwks_uri) only up to a bounded size', async () => {
+    const mcpUrl = await serve({ OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: '1' });
+    const registered = await register(mcpUrl, {
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks_uri: clientId.replace('client.json', 'jwks.json'),
+    });
+    expect(registered.status).toBe(201);
+    const id = registered.body.client_id!;
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const signed = `${part({ alg: 'ES256' })}.${part({ iss: id, sub: id, aud: new URL('/oauth/token', mcpUrl).href, jti: randomUUID(), iat: now, exp: now + 60 })}`;
+    const signature = sign('sha256', Buffer.from(signed), {
+      key: assertionKey.privateKey,
+      dsaEncoding: 'ieee-p1363',
+    }).toString('base64url');
+    requested.length = 0;
+    const response = await fetch(new URL('/oauth/token', mcpUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'no-such-code',
+        redirect_uri: 'https://app.example/callback',
+        code_verifier: 'v'.repeat(43),
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: `${signed}.${signature}`,
+      }),
+    });
+    // The key set was asked for, and its megabytes refused: the client is not authenticated by it
+    // (invalid_client), rather than read whole into memory and taken (then invalid_grant for the code).
+    expect(requested).toContain('/oauth/jwks.json');
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: 'invalid_client' });
+  });
 });

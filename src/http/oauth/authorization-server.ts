@@ -41,6 +41,11 @@ const ROTATION_SECONDS = 365.25 * 24 * 60 * 60;
  */
 const GRANT_TTL_SECONDS = ROTATION_SECONDS + REFRESH_TOKEN_TTL_SECONDS;
 
+/** The library's own limit on a Client ID Metadata Document (5 KiB), stated beside the others. */
+const CLIENT_METADATA_BODY_LIMIT = 5 * 1024;
+/** A key set of a client that signs its assertions: a few keys take a few KiB; 64 KiB is plenty. */
+const JWKS_BODY_LIMIT = 64 * 1024;
+
 /** OpenID's scopes, which a client may ask for beside a connector scope: they change nothing here. */
 const OPENID_SCOPES = ['openid', 'offline_access'] as const;
 
@@ -268,6 +273,17 @@ export class AuthorizationServers {
           return fetch(url, rest);
         }
         return fetch(url, init);
+      },
+      // What anyone may make the server fetch, by registering (open to all) or by a metadata document:
+      // its sector_identifier_uri never (it serves pairwise subjects, whose list that is, to nobody:
+      // subject_types_supported is "public"), and a private_key_jwt client's key set (jwks_uri) at most
+      // JWKS_BODY_LIMIT. The library read both whole, however large, for 2.5 s: one registration, or
+      // one token request, held megabytes of an address's choosing in memory.
+      sectorIdentifierUriValidate: () => false,
+      fetchResponseBodyLimits: {
+        'client_id metadata document': CLIENT_METADATA_BODY_LIMIT,
+        jwks_uri: JWKS_BODY_LIMIT,
+        sector_identifier_uri: 0,
       },
       // Sent as the consent page is (the sign-in's look, its security headers), saying what to do.
       renderError: async (ctx, out) => {
