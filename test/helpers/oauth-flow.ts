@@ -16,6 +16,7 @@ import { clientFor } from './mcp-servers.ts';
 type Provider = OAuthClientProvider;
 type Tokens = Awaited<ReturnType<Provider['tokens']>>;
 type Info = Awaited<ReturnType<Provider['clientInformation']>>;
+type Discovery = Parameters<NonNullable<Provider['saveDiscoveryState']>>[0];
 
 export const REDIRECT_URL = 'http://127.0.0.1:9/callback';
 
@@ -24,6 +25,8 @@ export class HostAuth implements Provider {
   info: Info;
   verifier = '';
   authorizationUrl: URL | undefined;
+  /** What discovery found, kept as a host keeps it: the SDK checks the callback's `iss` against it. */
+  discovery: Discovery | undefined;
   clientMetadataUrl?: string;
   readonly #scope: string | undefined;
   readonly #redirectUrl: string;
@@ -78,6 +81,14 @@ export class HostAuth implements Provider {
 
   codeVerifier() {
     return this.verifier;
+  }
+
+  saveDiscoveryState(state: Discovery) {
+    this.discovery = state;
+  }
+
+  discoveryState() {
+    return this.discovery;
   }
 }
 
