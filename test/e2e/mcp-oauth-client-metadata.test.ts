@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -157,6 +157,54 @@ it('does not fetch a metadata document from this machine unless the setting allo
   const response = await fetch(auth.authorizationUrl!, { redirect: 'manual' });
   expect(response.status).toBe(400);
   expect(await response.text()).toContain('client_id metadata document fetch not allowed');
+});
+
+it('leaves standard output to the listening line through a browser client’s sign-in, an ID token and a revocation', async () => {
+  const mcpUrl = await serve({});
+  const registered = await register(mcpUrl, {
+    redirect_uris: [REDIRECT_URL],
+    token_endpoint_auth_method: 'none',
+    scope: 'openid bookings:read',
+  });
+  const id = registered.body.client_id!;
+  const verifier = 'v'.repeat(43);
+  const authorization = new URL('/oauth/authorize', mcpUrl);
+  authorization.search = new URLSearchParams({
+    client_id: id,
+    response_type: 'code',
+    redirect_uri: REDIRECT_URL,
+    scope: 'openid bookings:read',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state: 'page-state',
+  }).toString();
+  const outcome = await consent(authorization, { ...owner, scope: 'bookings:read' });
+  // A page on the host's origin exchanges the code and, at disconnect, revokes its refresh token.
+  const fromPage = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://127.0.0.1:9' };
+  const token = await fetch(new URL('/oauth/token', mcpUrl), {
+    method: 'POST',
+    headers: fromPage,
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: outcome.callback.searchParams.get('code')!,
+      redirect_uri: REDIRECT_URL,
+      code_verifier: verifier,
+      client_id: id,
+    }),
+  });
+  expect(token.status).toBe(200);
+  expect(token.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:9');
+  const tokens = (await token.json()) as Record<string, string>;
+  expect(tokens.id_token).toBeDefined();
+  const revoked = await fetch(new URL('/oauth/revoke', mcpUrl), {
+    method: 'POST',
+    headers: fromPage,
+    body: new URLSearchParams({ token: tokens.refresh_token!, client_id: id }),
+  });
+  expect(revoked.status).toBe(200);
+  // The library printed a notice there for each of its defaults first used: who may call from a page
+  // (CORS), who may revoke a token, and how long an ID token lasts.
+  expect(served.server!.stdout().trim().split('\n')).toEqual([`listening on ${served.server!.url}`]);
 });
 
 /** A dynamic registration (RFC 7591) at the server, as anyone may send one. */

@@ -197,7 +197,18 @@ export class AuthorizationServers {
         Interaction: 15 * 60,
         Session: 15 * 60,
         RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+        // Issued only to a client that asks for openid besides; /mcp never reads one. The library's
+        // hour, stated: its default printed a notice on standard output at the first one issued.
+        IdToken: 60 * 60,
       },
+      // A browser-based client (one without a secret) may call the token and revocation endpoints from
+      // a page of the origin of one of its redirect URIs, never from an opaque ("null") origin: the
+      // library's default, stated, because that printed a notice on standard output at the first such
+      // call, where only the listening line belongs.
+      clientBasedCORS: (_ctx, origin, client) =>
+        origin !== 'null' &&
+        client.clientAuthMethod === 'none' &&
+        (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
       // A connector keeps working past an hour: every client that may refresh gets a refresh token.
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       // Every client's refresh token is rotated on each use for a year, not only public clients' (the
@@ -231,7 +242,17 @@ export class AuthorizationServers {
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false },
         registration: { enabled: true },
-        revocation: { enabled: true },
+        // A client revokes only its own tokens: another's is ignored for a client without a secret (RFC
+        // 7009 answers 200 either way) and refused for one with a secret. The library's default, stated
+        // (its default printed a notice on standard output at the first revocation).
+        revocation: {
+          enabled: true,
+          allowedPolicy: async (_ctx, client, token) => {
+            if (token.clientId === client.clientId) return true;
+            if (client.clientAuthMethod === 'none') return false;
+            throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+          },
+        },
         // On by default in the library, off here: /mcp takes `Authorization: Bearer` and checks no proof
         // of possession, so a DPoP-bound token (token_type DPoP) would be refused under its own scheme
         // and taken without its proof as Bearer; and pushed authorization requests would be advertised
