@@ -270,7 +270,7 @@ describe('readSpokenStart', () => {
         'Sunday 28 March at 1:30 am does not exist in Europe/London (the clocks go forward from 1 am to 2 am); ask the caller for another time',
     });
     // Lord Howe's clocks go forward half an hour; a time in another zone's gap says that zone's change.
-    const lordHowe: Partial<StartContext> = { zone: 'Australia/Lord_Howe', locale: 'en-AU' };
+    const lordHowe: Partial<StartContext> = { zone: 'Australia/Lord_Howe', locale: 'en-GB' };
     expect(read('4 October 2026 at 2:15 am', lordHowe)).toEqual({
       ok: false,
       reason:
