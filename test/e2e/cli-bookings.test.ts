@@ -20,7 +20,7 @@ import { freshDatabaseUrl } from '../helpers/temp-database.ts';
 let dir: string;
 let env: Record<string, string>;
 let dropDatabase: () => Promise<void>;
-const refs = { past: '', protectedPast: '', future: '', summer: '' };
+const refs = { past: '', protectedPast: '', future: '', summer: '', spelled: '' };
 let futureStartsAt = 0;
 
 beforeAll(async () => {
@@ -88,6 +88,7 @@ beforeAll(async () => {
     refs.past = await insert('NHC-7K3M9P', now - 2 * hour, {});
     futureStartsAt = Math.floor((now + 24 * hour) / 1000) * 1000;
     refs.future = await insert('NHC-7K3M9Q', futureStartsAt, {});
+    refs.spelled = await insert('NHC-7X3M9Q', futureStartsAt + 2 * hour, {});
     // 10:00 in London on a summer's day (09:00 UTC).
     refs.summer = await insert('NHC-7K3M9S', Date.UTC(2027, 6, 15, 9), {});
     refs.protectedPast = await insert('NHC-7K3M9R', now - 3 * hour, {
@@ -157,6 +158,21 @@ describe('booking bookings <reference> <action>', () => {
       status: 1,
       stderr: 'error: No booking has the reference nhczzzzzz (read as NHC-ZZZZZZ).\n',
     });
+  });
+
+  // The spelling alphabet's X is written "X-ray" (ICAO, and most transcriptions of a call), as often
+  // as "Xray": read as "X", "RAY", the reference came out as NHC7XR-AY3M9Q.
+  it('finds a reference spelled with X-ray, hyphen or space, as with Xray', () => {
+    for (const typed of [
+      'nhc 7 xray 3m9q',
+      'nhc 7 x-ray 3m9q',
+      'November Hotel Charlie seven X-Ray three mike nine quebec',
+      'nhc seven x ray three m nine q',
+    ]) {
+      const shown = runCli(['bookings', typed], env);
+      expect(shown, typed).toMatchObject({ status: 0, stderr: '' });
+      expect(shown.stdout, typed).toMatch(/^NHC-7X3M9Q: confirmed\n/);
+    }
   });
 
   // GOLF-ZZZZZZ reads first as G-ZZZZZZ (the spelling alphabet's word for its letter): a refusal naming

@@ -66,6 +66,9 @@ export interface ReferenceReading {
   code: string;
 }
 
+/** "X-ray" or "X ray": the word XRAY, written in two. */
+const X_RAY = /\bX[\s-]+RAY\b/g;
+
 /** Words read as their letter, but that may also be a reference's own letters: "GOLF-2DSDKB". */
 const WORD_OR_LETTERS = /\b[A-Z]{3,8}\b/g;
 /** At most this many such words are also read as themselves: 16 readings. */
@@ -91,7 +94,9 @@ export function readReference(input: string): ReferenceReading {
  * the first: a prefix of at most 8 letters or digits and a code of the reference alphabet.
  */
 export function referenceReadings(input: string): ReferenceReading[] {
-  const upper = input.toUpperCase();
+  // The spelling alphabet's X is written "X-ray" as often as "Xray" (ICAO spells it so): one word,
+  // which read as itself gives the same letters, hyphen or space dropped.
+  const upper = input.toUpperCase().replace(X_RAY, 'XRAY');
   const words = [...upper.matchAll(WORD_OR_LETTERS)].filter(
     (match) => SPOKEN_CHARACTERS.has(match[0]) || match[0] === 'DASH',
   );
