@@ -2,8 +2,14 @@ import { type Clock, systemClock } from './app/clock.ts';
 import type { Config } from './app/config.ts';
 import { type AppDeps, createAppDeps, DEFAULT_LIMITS, rateLimitStoreFor } from './app/deps.ts';
 import { paymentProviderFor } from './app/payments.ts';
-import { type DatabaseHandle, type DatabaseOptions, openDatabase, sqliteFileOf } from './data/database.ts';
-import { migrateToLatest } from './data/migrate.ts';
+import {
+  type DatabaseHandle,
+  type DatabaseOptions,
+  ForeignDatabaseError,
+  openDatabase,
+  sqliteFileOf,
+} from './data/database.ts';
+import { isForeignDatabase, migrateToLatest } from './data/migrate.ts';
 import { holdInUseLock } from './data/postgres.ts';
 import { OUTBOX_CHANNELS, type OutboxChannel } from './domain/outbox.ts';
 
@@ -29,6 +35,10 @@ export async function openRuntime(
   let releaseUse: () => Promise<unknown> = async () => undefined;
   try {
     if (database.dialect === 'postgres') releaseUse = await holdInUseLock(config.databaseUrl);
+    // A command that needs a booking database leaves another application's as it is.
+    if (options.mustExist && (await isForeignDatabase(database.db))) {
+      throw new ForeignDatabaseError(database.description);
+    }
     await migrateToLatest(database.db);
     const rateLimitStore = rateLimitStoreFor(database.db, sqliteFileOf(config.databaseUrl));
     const limits = {

@@ -1,6 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from '../app/config.ts';
-import { MissingDatabaseError } from '../data/database.ts';
+import { ForeignDatabaseError, MissingDatabaseError } from '../data/database.ts';
 import { isDatabaseEmpty } from '../data/organisation-repository.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
@@ -94,7 +94,7 @@ async function openLocalRuntime(config: ReturnType<typeof readConfig>): Promise<
   try {
     runtime = await openRuntime(config, undefined, { mustExist: true });
   } catch (error) {
-    if (error instanceof MissingDatabaseError) {
+    if (error instanceof MissingDatabaseError || error instanceof ForeignDatabaseError) {
       return new AppError('database_unavailable', `${error.message} ${setUp}`);
     }
     throw error;

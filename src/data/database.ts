@@ -54,6 +54,20 @@ export class MissingDatabaseError extends Error {
 }
 
 /**
+ * A database that holds tables but none of the engine's migrations, required to be a booking database
+ * (DatabaseOptions.mustExist): another application's, which only a command that sets a database up
+ * may add the engine's tables to.
+ */
+export class ForeignDatabaseError extends Error {
+  constructor(description: string) {
+    super(
+      `${description} (DATABASE_URL) holds tables of another kind, not a booking database. Check DATABASE_URL (\`booking migrate\` would add the booking tables to it).`,
+    );
+    this.name = 'ForeignDatabaseError';
+  }
+}
+
+/**
  * Opens the database named by a DATABASE_URL.
  *
  * `sqlite:<path>` (relative paths are resolved against the project folder), `sqlite::memory:`, or

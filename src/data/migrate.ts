@@ -33,6 +33,15 @@ export async function pendingMigrations(db: Db): Promise<string[] | null> {
 }
 
 /**
+ * Whether the database holds tables but has applied no migration of the engine: another application's
+ * database, not a booking one (an empty one is a booking database not set up yet).
+ */
+export async function isForeignDatabase(db: Db): Promise<boolean> {
+  if ((await appliedMigrations(db)) !== null) return false;
+  return (await db.introspection.getTables()).length > 0;
+}
+
+/**
  * The migrations the database has applied; null when it has no migrations table at all. Any other
  * failure (a server down, a password refused) is thrown as itself, not taken for a missing table.
  */

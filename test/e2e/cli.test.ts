@@ -473,6 +473,44 @@ describe('booking (the operator command)', () => {
     120_000,
   );
 
+  // DATABASE_URL set to another application's SQLite file (a path one letter off, a neighbour's
+  // database) was taken for a booking database not migrated yet: `keys list` added the engine's tables
+  // to it and said the organisation did not exist.
+  it.skipIf(onPostgres)(
+    "refuses another application's database on every command but those that set one up, changing nothing",
+    async () => {
+      const foreign = path.join(fresh.dir, 'notes.sqlite');
+      const made = openDatabase(`sqlite:${foreign}`);
+      await sql`CREATE TABLE notes (body TEXT)`.execute(made.db);
+      await made.close();
+      const env = { DATABASE_URL: `sqlite:${foreign}` };
+      const commands = [
+        ['keys', 'list', '--org', 'northside-hair'],
+        ['bookings', 'NHC-7K3M9P'],
+        ['outbox', 'deliver'],
+      ];
+      const runs = await Promise.all(commands.map((args) => runCliAsync(args, env)));
+      for (const [i, run] of runs.entries()) {
+        const command = commands[i]!.join(' ');
+        expect(run.status, command).toBe(1);
+        expect(run.stdout, command).toBe('');
+        expect(run.stderr, command).toBe(
+          `error: SQLite ${foreign} (DATABASE_URL) holds tables of another kind, not a booking database. Check DATABASE_URL (\`booking migrate\` would add the booking tables to it).\n`,
+        );
+      }
+      const after = openDatabase(`sqlite:${foreign}`);
+      try {
+        const tables = await sql<{
+          name: string;
+        }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(after.db);
+        expect(tables.rows.map((row) => row.name)).toEqual(['notes']);
+      } finally {
+        await after.close();
+      }
+    },
+    120_000,
+  );
+
   // A negative size made a pool that never hands out a connection: every command waited for ever.
   it.skipIf(onPostgres)(
     'refuses a PG_POOL_SIZE that is no size, before waiting on the database',
