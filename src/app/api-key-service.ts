@@ -125,16 +125,23 @@ export async function getLiveApiKey(db: Db, organisationId: string, id: string):
 
 /**
  * Revokes a key (again: no change). `organisationId` scopes it (the console): another organisation's
- * key is as unknown as a missing one. The operator's CLI passes none.
+ * key is as unknown as a missing one. The operator's CLI passes none. Returns the id as stored and,
+ * for a key revoked before, when it was.
  */
-export async function revokeApiKey(db: Db, id: string, now: number, organisationId?: string): Promise<void> {
+export async function revokeApiKey(
+  db: Db,
+  id: string,
+  now: number,
+  organisationId?: string,
+): Promise<{ id: string; alreadyRevokedAt: number | null }> {
   // A UUID in any case, as a message's id is taken (ids are stored in lower case).
   const existing = await keys.findApiKeyById(db, id.trim().toLowerCase());
   if (!existing || (organisationId !== undefined && existing.organisation_id !== organisationId)) {
     throw new AppError('not_found', `No API key has the id "${id}".`, 'id');
   }
-  if (existing.revoked_at !== null) return;
+  if (existing.revoked_at !== null) return { id: existing.id, alreadyRevokedAt: existing.revoked_at };
   await keys.revokeApiKey(db, existing.id, now);
+  return { id: existing.id, alreadyRevokedAt: null };
 }
 
 /**

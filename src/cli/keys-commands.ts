@@ -90,7 +90,11 @@ export function addKeysCommands(program: Command, withDb: WithDb): void {
     .description('Revoke a key; requests with it fail at once')
     .argument('<id>', 'key id (from keys list)')
     .action(async (id: string) => {
-      await withDb((db, clock) => revokeApiKey(db, id, clock.nowMs()));
-      out(`Revoked key ${id.trim().toLowerCase()}.`);
+      const revoked = await withDb((db, clock) => revokeApiKey(db, id, clock.nowMs()));
+      out(
+        revoked.alreadyRevokedAt === null
+          ? `Revoked key ${revoked.id}.`
+          : `Key ${revoked.id} was already revoked at ${formatTime(revoked.alreadyRevokedAt)}.`,
+      );
     });
 }

@@ -222,9 +222,17 @@ describe('booking (the operator command)', () => {
     expect(revoked.stderr).toBe('');
     expect(revoked).toMatchObject({ status: 0, stdout: `Revoked key ${id}.\n` });
     const listed = runCli(['keys', 'list', '--org', 'northside-hair', '--json'], fresh.env);
+    const revokedAt = (JSON.parse(listed.stdout) as { revoked_at: string }[])[0]!.revoked_at;
     expect(JSON.parse(listed.stdout)).toEqual([
       expect.objectContaining({ id, revoked_at: expect.stringMatching(/Z$/) }),
     ]);
+    // Revoked again (an old id from a ticket): said as it is, not as a revocation made now.
+    const again = runCli(['keys', 'revoke', id], fresh.env);
+    expect(again).toMatchObject({
+      status: 0,
+      stdout: `Key ${id} was already revoked at ${revokedAt}.\n`,
+      stderr: '',
+    });
   });
 
   it('refuses bad key options and unknown organisations', () => {
