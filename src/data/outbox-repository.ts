@@ -451,6 +451,7 @@ async function postgresFactRows(
       b.pending_requirements, b.deposit_minor, b.deposit_status, b.currency,
       (SELECT f.charge_amount_minor FROM booking_fees f
         WHERE f.booking_id = b.id AND f.kind = 'late_cancellation' AND f.organisation_id = b.organisation_id
+          AND f.status IS DISTINCT FROM 'waived'
         LIMIT 1) AS late_fee_minor,
       o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
       l.reminder_hours_before,
@@ -503,7 +504,8 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       'b.deposit_minor',
       'b.deposit_status',
       'b.currency',
-      // A cancellation's late fee, as charged to the saved card (after any deposit credit).
+      // A cancellation's late fee, as charged to the saved card (after any deposit credit); not one the
+      // salon waived before the message went.
       (eb) =>
         eb
           .selectFrom('booking_fees as f')
@@ -511,6 +513,7 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
           .whereRef('f.organisation_id', '=', 'b.organisation_id')
           .whereRef('f.booking_id', '=', 'b.id')
           .where('f.kind', '=', 'late_cancellation')
+          .where((w) => w.or([w('f.status', 'is', null), w('f.status', '!=', 'waived')]))
           .limit(1)
           .as('late_fee_minor'),
       'o.name as organisation_name',

@@ -3,7 +3,7 @@ import { customerLinks } from '../../src/app/customer-links.ts';
 import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { localCheckout } from '../../src/app/payments.ts';
-import { payDepositByStaff } from '../../src/app/staff-actions.ts';
+import { payDepositByStaff, waiveFee } from '../../src/app/staff-actions.ts';
 import { demoWithProtectedBooking, PROTECTED_REFERENCE } from '../helpers/live-call-fixtures.ts';
 import { connectInProcess, errorText, type McpHarness } from '../helpers/mcp-harness.ts';
 import { startTestApp, TEST_START, type TestApp } from '../helpers/test-app.ts';
@@ -985,5 +985,43 @@ describe('spoken carries everything to say, and nothing else', () => {
     expect(days.size).toBeGreaterThan(1);
     expect(refused.spoken).toMatch(/^The nearest free times are .+; or .+, all with Ben Carter\.$/);
     expect(refused.spoken.split('Ben Carter')).toHaveLength(2);
+  });
+});
+
+describe('a late fee waived before the cancellation message went', () => {
+  it('is not in the message: the SMS and e-mail say no fee', async () => {
+    // An app of its own: the protected booking is cancelled in the tests above.
+    const own = await startTestApp({ catalogues: [demoWithProtectedBooking()] });
+    try {
+      const mcp = await connectInProcess(own, own.keys.readWrite, 'legacy');
+      own.clock.set('2026-11-23T15:00:00Z');
+      const done = await mcp.call('cancel', { reference: PROTECTED_REFERENCE });
+      expect(done.fee).toMatchObject({ amount: 3100 });
+      await mcp.close();
+      // Waived at the desk while the message still waited (its providers down, say).
+      const { id } = await own.database.db
+        .selectFrom('organisations')
+        .select('id')
+        .where('slug', '=', 'northside-hair')
+        .executeTakeFirstOrThrow();
+      await waiveFee(own.database.db, id, PROTECTED_REFERENCE, own.clock.nowMs());
+      await deliverAllDue({
+        db: own.database.db,
+        clock: own.clock,
+        senders: { sms: null, email: null },
+        links: customerLinks(localCheckout, 'https://book.example'),
+      });
+      const sent = (await listOutbox(own.database.db, id)).filter(
+        (m) => m.reference === PROTECTED_REFERENCE && m.kind === 'cancelled',
+      );
+      const texts = sent.map((m) => JSON.parse(m.body ?? 'null').text as string);
+      expect(texts).toHaveLength(2);
+      for (const text of texts) {
+        expect(text).toContain('Cancelled');
+        expect(text).not.toContain('fee');
+      }
+    } finally {
+      await own.close();
+    }
   });
 });
