@@ -60,6 +60,9 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
     )
     .action(
       async (reference: string, action: Action | undefined, options: { fee?: FeeKind; org?: string }) => {
+        if (reference.trim() === '') {
+          throw new CommandError('Give the booking reference, e.g. NHC-7K3M9P.');
+        }
         if (options.fee !== undefined && action !== 'charge-fee' && action !== 'waive-fee') {
           throw new CommandError('--fee applies only to charge-fee and waive-fee.');
         }

@@ -187,6 +187,12 @@ describe('booking bookings <reference> <action>', () => {
     expect(other.stderr).toBe(
       'error: No booking has the reference GOLF-ZZZZZZ (read as G-ZZZZZZ or GOLF-ZZZZZZ) in northside-hair.\n',
     );
+    // An empty reference (a shell variable unset) asks for one, not "the reference  .".
+    expect(runCli(['bookings', ' '], env)).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'error: Give the booking reference, e.g. NHC-7K3M9P.\n',
+    });
   });
 
   // A mistyped --org was said as the booking missing from it: the operator went looking for the booking.
