@@ -1,5 +1,5 @@
 import type { Db } from '../data/database.ts';
-import { expireHolds, PENDING } from '../data/hold-expiry.ts';
+import { expireHoldsByLocation, PENDING } from '../data/hold-expiry.ts';
 import { literalLimit } from '../data/literal-limit.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { logBookingEvent } from './booking-event-log.ts';
@@ -24,21 +24,20 @@ const REFUND_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
  * expired (each with its event) and their unpaid checkouts (open or abandoned) expire too. Readers never depend on this
  * having run; it keeps the stored status honest for reports, exports and the event log.
  *
- * Safe with several processes or instances: each booking is moved by a conditional update inside the
- * write transaction, and only the process whose update changed the row writes its event.
+ * Safe with several processes or instances: each booking is moved by a conditional update inside a
+ * write transaction of its location, under the location's turn (expireHoldsByLocation), and only the
+ * process whose update changed the row writes its event.
  */
 export async function expireLapsedHolds(db: Db, now: number, actor = 'system:sweeper'): Promise<number> {
-  return writeTransaction(db, async (trx) => {
-    const lapsed = await trx
-      .selectFrom('bookings')
-      .select(['id', 'organisation_id', 'status'])
-      .where('status', 'in', PENDING)
-      .where('hold_expires_at', '<=', now)
-      .orderBy('hold_expires_at')
-      .limit(literalLimit(BATCH))
-      .execute();
-    return expireHolds(trx, lapsed, now, actor, logBookingEvent);
-  });
+  const lapsed = await db
+    .selectFrom('bookings')
+    .select(['id', 'organisation_id', 'location_id', 'status'])
+    .where('status', 'in', PENDING)
+    .where('hold_expires_at', '<=', now)
+    .orderBy('hold_expires_at')
+    .limit(literalLimit(BATCH))
+    .execute();
+  return expireHoldsByLocation(db, lapsed, now, actor, logBookingEvent);
 }
 
 /**

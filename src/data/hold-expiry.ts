@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
 import type { BookingStatus } from '../domain/booking/state-machine.ts';
 import type { ReadHold } from './availability-repository.ts';
 import type { BookingEvent } from './booking-repository.ts';
-import type { Db } from './database.ts';
+import { type Db, dialectOf } from './database.ts';
 import { dropPendingMessages } from './outbox-repository.ts';
+import { bookingsAt, takeTurn } from './write-locks.ts';
+import { writeTransaction } from './write-transaction.ts';
 
 /**
  * Inside a booking's transaction, before it takes [from, to) of a staff member's diary: the lapsed
@@ -89,6 +92,7 @@ export async function expireHolds(
   const inLockOrder = [...lapsed].sort(
     (a, b) => compareText(a.organisation_id, b.organisation_id) || compareText(a.id, b.id),
   );
+  await lockBookings(trx, inLockOrder);
   for (const booking of inLockOrder) {
     const result = await trx
       .updateTable('bookings')
@@ -116,6 +120,63 @@ export async function expireHolds(
       actor,
       at: now,
       details: { reason },
+    });
+  }
+  return expired;
+}
+
+/**
+ * On PostgreSQL, the rows of several holds are locked, in lock order, before the first is written. The
+ * first booking written bumps its organisation's bookings_version (a trigger), whose row stays locked
+ * to the end of the transaction: written one by one, this transaction would hold that row while it
+ * waits for the next hold, and a writer that locked that hold first (its cancellation, its payment, a
+ * booking's lazy expiry) then waits for the organisation's row, a deadlock PostgreSQL ends by failing
+ * one of them. Locked first, this transaction waits for the others holding nothing they need.
+ */
+async function lockBookings(trx: Db, inLockOrder: readonly { id: string; organisation_id: string }[]) {
+  if (inLockOrder.length < 2 || dialectOf(trx) !== 'postgres') return;
+  await trx
+    .selectFrom('bookings')
+    .select('id')
+    .where((eb) =>
+      eb.or(
+        inLockOrder.map((booking) =>
+          eb.and([eb('organisation_id', '=', booking.organisation_id), eb('id', '=', booking.id)]),
+        ),
+      ),
+    )
+    // compareText's order: byte order, whatever the database's collation.
+    .orderBy(sql`organisation_id COLLATE "C"`)
+    .orderBy(sql`id COLLATE "C"`)
+    .forNoKeyUpdate()
+    .execute();
+}
+
+/**
+ * Expires lapsed holds read outside any booking's transaction (the hold sweeper, the waitlist worker):
+ * a transaction for each location, under its turn (bookingsAt), as every write that frees or takes a
+ * location's time. Without the turn, a transaction writing holds at several places would hold its
+ * organisation's row (see lockBookings) while a booking there, under the turn, expires one of them
+ * lazily and waits for that row: a deadlock, and one of them failed (the booking's 500).
+ */
+export async function expireHoldsByLocation(
+  db: Db,
+  lapsed: readonly { id: string; organisation_id: string; location_id: string; status: BookingStatus }[],
+  now: number,
+  actor: string,
+  log: LogBookingEvent,
+): Promise<number> {
+  const byLocation = new Map<string, (typeof lapsed)[number][]>();
+  for (const hold of lapsed) {
+    const holds = byLocation.get(hold.location_id) ?? [];
+    holds.push(hold);
+    byLocation.set(hold.location_id, holds);
+  }
+  let expired = 0;
+  for (const [locationId, holds] of [...byLocation].sort(([a], [b]) => compareText(a, b))) {
+    expired += await writeTransaction(db, async (trx) => {
+      await takeTurn(trx, bookingsAt(locationId));
+      return expireHolds(trx, holds, now, actor, log);
     });
   }
   return expired;

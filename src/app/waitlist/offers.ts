@@ -1,5 +1,5 @@
 import type { Db } from '../../data/database.ts';
-import { expireHolds } from '../../data/hold-expiry.ts';
+import { expireHoldsByLocation } from '../../data/hold-expiry.ts';
 import { findLocationById } from '../../data/location-repository.ts';
 import { findOrganisationById } from '../../data/organisation-repository.ts';
 import {
@@ -199,12 +199,12 @@ async function expireLapsedOffers(db: Db, now: number): Promise<void> {
     .innerJoin('bookings as b', (join) =>
       join.onRef('b.organisation_id', '=', 'o.organisation_id').onRef('b.id', '=', 'o.booking_id'),
     )
-    .select(['b.id', 'b.organisation_id', 'b.status'])
+    .select(['b.id', 'b.organisation_id', 'b.location_id', 'b.status'])
     .where('b.status', '=', 'pending_confirmation')
     .where('b.hold_expires_at', '<=', now)
     .execute();
   if (lapsed.length === 0) return;
-  await writeTransaction(db, (trx) => expireHolds(trx, lapsed, now, 'system:waitlist', logBookingEvent));
+  await expireHoldsByLocation(db, lapsed, now, 'system:waitlist', logBookingEvent);
 }
 
 /** Offers the location's free times to its waiting entries, first come first served; how many. */

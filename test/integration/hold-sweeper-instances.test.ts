@@ -1,0 +1,114 @@
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
+import type { DatabaseHandle } from '../../src/data/database.ts';
+import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The hold sweeper of one instance while another instance's request changes one of the holds it is
+ * expiring, on PostgreSQL. Every booking written bumps its organisation's bookings_version (a trigger),
+ * whose row then stays locked to the end of the transaction: a sweep writing several holds one by one
+ * held it while it waited for the next hold, which the request had locked first and whose own write
+ * then waited for that row, a deadlock PostgreSQL ended by failing one of them (the request's 500).
+ * To catch the sweep between its two holds, a third connection holds the first hold's checkout (a
+ * customer on its payment page, another instance's transaction) until both are waiting.
+ */
+let t: TestApp;
+let ids: CatalogueIds;
+let otherInstance: DatabaseHandle;
+let third: pg.Client;
+beforeEach(async () => {
+  t = await startTestApp();
+  ids = await catalogueIds(t.database.db);
+  otherInstance = t.database.reopen();
+  // Its pool connected before the test holds anything.
+  await otherInstance.db.selectFrom('bookings').select('id').limit(1).execute();
+  third = new pg.Client({ connectionString: t.database.url });
+  await third.connect();
+});
+afterEach(async () => {
+  await third.end().catch(() => undefined);
+  await otherInstance.close();
+  await t.close();
+});
+
+/** Two Colour holds with Ana on Tuesday (a deposit due: pending_payment for 30 minutes), in lock order. */
+async function twoHolds(): Promise<{ reference: string; id: string; startsAt: string }[]> {
+  const holds = [];
+  for (const startsAt of ['2026-11-24T10:00:00+00:00', '2026-11-24T14:00:00+00:00']) {
+    const created = await postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.colour],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: startsAt,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { reference, status } = created.json().data;
+    expect(status).toBe('pending_payment');
+    const { id } = await t.database.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    holds.push({ reference, id, startsAt });
+  }
+  // The sweep writes them in the order of their ids (expireHolds' lock order).
+  return holds.sort((x, y) => (x.id < y.id ? -1 : 1));
+}
+
+/** Until `count` of the database's connections wait for a lock. */
+async function waitingForLocks(count: number): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const { rows } = await third.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0]!.n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${count} connections never waited for a lock`);
+}
+
+/** The sweep of the other instance, started while the third connection holds the first hold's checkout. */
+async function sweepCaughtBetween(firstId: string, now: number) {
+  await third.query('BEGIN');
+  await third.query('SELECT id FROM checkout_sessions WHERE booking_id = $1 FOR UPDATE', [firstId]);
+  const sweep = expireLapsedHolds(otherInstance.db, now).then(
+    (expired) => ({ expired }),
+    (error: unknown) => ({ error: String(error) }),
+  );
+  await waitingForLocks(1);
+  // Wrapped: returned bare, the caller's await would wait for the sweep itself.
+  return { sweep };
+}
+
+describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
+  it('lets a booking over a lapsed hold through while the sweep is expiring that hold and another', async () => {
+    const [first, second] = await twoHolds();
+    t.clock.advance({ minutes: 31 });
+    const { sweep } = await sweepCaughtBetween(first!.id, t.clock.nowMs());
+    // A Cut at the second hold's time: the booking expires that lapsed hold itself (lazy expiry).
+    const booking = postBooking(t, {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff.ana,
+      client_id: ids.jo,
+      starts_at: second!.startsAt,
+    });
+    await waitingForLocks(2);
+    await third.query('COMMIT');
+    const [swept, booked] = await Promise.all([sweep, booking]);
+    expect(booked.statusCode, booked.body).toBe(201);
+    expect(swept).toEqual({ expired: 2 });
+    // Each hold expired once: one event each.
+    const expiries = await t.database.db
+      .selectFrom('booking_events')
+      .select('booking_id')
+      .where('to_status', '=', 'expired')
+      .execute();
+    expect(expiries.map((e) => e.booking_id).sort()).toEqual([first!.id, second!.id].sort());
+  });
+});
