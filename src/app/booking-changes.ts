@@ -1,4 +1,4 @@
-import { findSeriesRule, updateBooking, upsertFee } from '../data/booking-repository.ts';
+import { findSeriesRule, updateBooking, updateBookingIn, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { eventsOfBooking } from '../data/diary-repository.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
@@ -510,7 +510,7 @@ export async function cancelInTransaction(
   const decision = withRefund(decided, refunded, booking);
   const { late, depositOutcome } = decision;
   const depositRefunded = decision.depositRefunded === true;
-  await updateBooking(trx, changer.organisationId, booking.id, {
+  const written = await updateBookingIn(trx, changer.organisationId, booking.id, booking.status, {
     status: 'cancelled',
     cancelled_at: at,
     cancel_reason: reason ?? asked?.reason ?? null,
@@ -519,6 +519,17 @@ export async function cancelInTransaction(
       depositOutcome === 'refunded' || depositOutcome === 'retained' ? depositOutcome : booking.depositStatus,
     updated_at: at,
   });
+  if (!written) {
+    // Changed since it was read: a hold another instance's sweeper (its clock a little ahead) expired
+    // meanwhile. Refused as that status now is, never written cancelled over it (two endings, two events).
+    const now = await decideCancellation(trx, changer, reference, at);
+    throw refusalError(
+      now.decision.refusal ?? {
+        reason: 'not_changeable',
+        message: 'This booking changed meanwhile; try again.',
+      },
+    );
+  }
   if (decision.fee) await writePendingFee(trx, booking, 'late_cancellation', decision.fee, at);
   await logBookingEvent(trx, {
     organisationId: changer.organisationId,

@@ -111,4 +111,38 @@ describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
       .execute();
     expect(expiries.map((e) => e.booking_id).sort()).toEqual([first!.id, second!.id].sort());
   });
+
+  it('refuses a cancellation of a hold the sweep expired meanwhile, rather than writing it cancelled over expired', async () => {
+    const [first] = await twoHolds();
+    // The hold's last second here; the other instance's clock runs two seconds ahead, past its end.
+    t.clock.advance({ minutes: 30, seconds: -1 });
+    const hold = await third.query<{ id: string }>('SELECT id FROM bookings WHERE id = $1', [first!.id]);
+    expect(hold.rows).toHaveLength(1);
+    // A third connection holds the hold's row: the sweep waits for it first, then the cancellation.
+    await third.query('BEGIN');
+    await third.query('SELECT id FROM bookings WHERE id = $1 FOR UPDATE', [first!.id]);
+    const sweep = expireLapsedHolds(otherInstance.db, t.clock.nowMs() + 2_000);
+    await waitingForLocks(1);
+    const cancel = t.request({ method: 'POST', url: `/v1/bookings/${first!.reference}/cancel`, payload: {} });
+    await waitingForLocks(2);
+    await third.query('COMMIT');
+    const [swept, cancelled] = await Promise.all([sweep, cancel]);
+    expect(swept).toBe(2);
+    expect(cancelled.statusCode, cancelled.body).toBe(409);
+    expect(cancelled.json().error).toMatchObject({ code: 'conflict' });
+    expect(cancelled.json().error.message).toContain('expired');
+    const events = await t.database.db
+      .selectFrom('booking_events')
+      .select('to_status')
+      .where('booking_id', '=', first!.id)
+      .orderBy('seq')
+      .execute();
+    expect(events.map((e) => e.to_status)).toEqual(['pending_payment', 'expired']);
+    const stored = await t.database.db
+      .selectFrom('bookings')
+      .select('status')
+      .where('id', '=', first!.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.status).toBe('expired');
+  });
 });
