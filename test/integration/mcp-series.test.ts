@@ -456,6 +456,74 @@ describe('a series booked with no stylist named', () => {
   );
 });
 
+describe('a series with visits with several stylists, moved with scope following', () => {
+  it.each(['in process', 'over REST'])(
+    'says which moved visits are with another stylist than the one asked about, before and after (%s)',
+    async (face) => {
+      // Jo's weekly Tuesday cuts at 10 booked with no stylist named: Ana, then Bo on 9 March (Ana's
+      // time taken by Bea), then Ana.
+      const catalogue = smallCatalogue();
+      const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+      bo.working_hours = {
+        soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
+      } as unknown as typeof bo.working_hours;
+      t = await startTestApp({ catalogues: [catalogue], now: NOW });
+      const bea = await t.request({
+        method: 'POST',
+        url: '/v1/clients',
+        payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+      });
+      expect((await bookAna(t, '2027-03-09T10:00:00Z', bea.json().data.id)).statusCode).toBe(201);
+      const mcp =
+        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      try {
+        const booked = await mcp.call('book', {
+          location: 'soho',
+          services: 'cut',
+          starts_at: 'Tuesday 2 March at 10am',
+          client_id: (await catalogueIds(t.database.db)).jo,
+          repeat: { every_weeks: 1, count: 3 },
+        });
+        expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true });
+        const refs = (booked.series as { occurrences: { reference: string }[] }).occurrences.map(
+          (o) => o.reference,
+        );
+        const preview = await mcp.call('reschedule', {
+          reference: refs[0],
+          starts_at: '2027-03-02T12:00:00Z',
+          scope: 'following',
+          dry_run: true,
+        });
+        expect(preview.spoken).toBe(
+          'It can be moved to Cut with Ana at Soho, tomorrow, Tuesday 2 March at noon. The 2 later visits would move too: Tuesday 9 March at noon and Tuesday 16 March at noon; Tuesday 9 March is with Bo.',
+        );
+        // Ana is busy at 11 on 2 March: "anyone" there is Bo, and every later visit goes with him.
+        expect((await bookAna(t, '2027-03-02T11:00:00Z', bea.json().data.id)).statusCode).toBe(201);
+        const toBo = await mcp.call('reschedule', {
+          reference: refs[0],
+          starts_at: '2027-03-02T11:00:00Z',
+          staff: 'anyone',
+          scope: 'following',
+          dry_run: true,
+        });
+        expect(toBo.spoken).toBe(
+          'It can be moved to Cut with Bo at Soho, tomorrow, Tuesday 2 March at 11 am. The 2 later visits would move too: Tuesday 9 March at 11 am and Tuesday 16 March at 11 am; they are with Bo too.',
+        );
+        const moved = await mcp.call('reschedule', {
+          reference: refs[0],
+          starts_at: '2027-03-02T12:00:00Z',
+          scope: 'following',
+        });
+        expect(moved.spoken).toMatch(
+          /^Moved: Cut with Ana at Soho, tomorrow, Tuesday 2 March at noon\. Its 2 later visits moved too: Tuesday 9 March at noon and Tuesday 16 March at noon; Tuesday 9 March is with Bo\. /,
+        );
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
+});
+
 describe('lookup_client for a caller with a long series', () => {
   it('says how many visits they hold and reads the next few, not all twenty listed', async () => {
     t = await startTestApp({ now: NOW });

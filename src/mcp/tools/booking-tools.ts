@@ -546,7 +546,7 @@ export const rescheduleTool = defineTool({
             following.map((b) => b.starts_at),
             place,
             api.now(),
-          )}.${laterVisitsCosts(
+          )}${await laterVisitsStylists(api, booking, after, following, place)}.${laterVisitsCosts(
             following.map((b) => b.starts_at),
             following.map((b) => b.change),
             place,
@@ -587,6 +587,29 @@ async function colleagueFreeAt(
   });
   return slots.find((slot) => Date.parse(slot.starts_at) === target && slot.staff_id !== booking.staff_id)
     ?.staff_id;
+}
+
+/**
+ * Who the later visits moved with a series' visit are with, where the caller could not tell it from
+ * "Cut with Ana" said of the visit asked about: those with another stylist than it ("; Tuesday 9 March
+ * is with Bo": a series booked with anyone keeps each visit's own stylist, who may differ), or, when the
+ * visit asked about changed stylist and every later one is with that one too, that they are ("; they are
+ * with Bo too": they were with whoever they had). '' otherwise.
+ */
+async function laterVisitsStylists(
+  api: BookingApi,
+  before: Booking,
+  after: Booking,
+  following: readonly Booking[],
+  place: Place,
+): Promise<string> {
+  const allWithIt = following.every((b) => b.staff_id === after.staff_id);
+  if (allWithIt && after.staff_id === before.staff_id) return '';
+  // Over REST the team is a request: read only when a name is to be said.
+  const team = new Map((await api.listStaff(place.location.slug)).map((s) => [s.id, s.name]));
+  if (!allWithIt) return speakOtherStylists([after, ...following], team, place, api.now());
+  const name = team.get(after.staff_id);
+  return name ? `; ${following.length === 1 ? 'it is' : 'they are'} with ${name} too` : '';
 }
 
 /** Whether a later visit's time or staff member differs from what it had before the move (unknown: it did). */
