@@ -34,6 +34,7 @@ import {
 import { getBooking, SlotTakenMeanwhile } from './booking-service.ts';
 import { checkFreeText } from './free-text.ts';
 import { type DepositRefunds, withRefundsFirst } from './payment-calls.ts';
+import { otherStaffOf } from './series-note.ts';
 
 /**
  * "This and the following" (design.md 9.5): a change to one occurrence of a series, and with scope
@@ -151,7 +152,18 @@ async function rescheduleFollowing(
       (change.staffId !== undefined && change.staffId !== occurrence.staffId),
   );
   const teller = moving[0]?.occurrence;
-  const note = { following: moving.length - 1, movedTo: change.startsAt };
+  // Each visit keeps its own stylist unless one is named: a series booked with anyone may have later
+  // visits with another than the one telling the move, whose message names its own alone.
+  const staffAfter = (occurrence: Booking) => change.staffId ?? occurrence.staffId;
+  const otherStaff =
+    teller &&
+    (await otherStaffOf(
+      trx,
+      changer.organisationId,
+      staffAfter(teller),
+      moving.slice(1).map(({ occurrence }) => ({ staffId: staffAfter(occurrence) })),
+    ));
+  const note = { following: moving.length - 1, movedTo: change.startsAt, otherStaff };
   const clashes: SeriesClash[] = [];
   const moved = new Map<string, RescheduleResult>();
   let refusalOfAsked: { error: unknown; reason: string } | undefined;

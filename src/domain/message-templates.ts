@@ -461,7 +461,10 @@ function seriesSentence(
   if (facts.kind === 'cancelled') return fill(said(words.seriesCancelled), { n });
   if (facts.kind === 'rescheduled') {
     // The time of day of the move itself: the visit telling it may have moved alone since.
-    return fill(said(words.seriesMoved), { n, time: shown(note.movedTo ?? facts.startsAt, 'time') });
+    const moved = fill(said(words.seriesMoved), { n, time: shown(note.movedTo ?? facts.startsAt, 'time') });
+    // Each visit moves with its own stylist: where the message names the first's, the others say so.
+    const others = staff ? otherStaffSentence(note, facts.locale, words, sms) : null;
+    return others ? `${moved} ${others}` : moved;
   }
   const { everyWeeks, lastStartsAt } = note;
   if (facts.kind !== 'confirmed' || everyWeeks === undefined || lastStartsAt === undefined) return null;

@@ -215,6 +215,32 @@ describe('the messages of a series', () => {
     ]);
   });
 
+  it('says which visits moved with it are with another stylist when the series named nobody', async () => {
+    // Bo works Tuesdays at Soho too; Ana's Tuesday 9 March at 10:00 is taken: that visit is Bo's.
+    const catalogue = smallCatalogue();
+    const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+    bo.working_hours = {
+      soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
+    } as unknown as typeof bo.working_hours;
+    t = await startTestApp({ catalogues: [catalogue], now: '2027-03-01T09:00:00Z' });
+    const bea = await t.request({
+      method: 'POST',
+      url: '/v1/clients',
+      payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+    });
+    expect((await bookAna(t, '2027-03-09T10:00:00Z', bea.json().data.id)).statusCode).toBe(201);
+    const refs = await bookSeries('2027-03-02T10:00:00Z', { every_weeks: 1, count: 3 }, 'cut', 'anyone');
+    await deliver(t);
+    await move(refs[0]!, '2027-03-02T12:00:00Z', 'following');
+    const told = await said('rescheduled');
+    expect(told.map((c) => c.reference)).toEqual([refs[0]]);
+    const { sms, email } = told[0]!;
+    expect(email).toContain('Cut with Ana is now on Tuesday 2 March at 12:00 GMT');
+    expect(email).toContain('The 2 visits after it moved with it, each to 12:00. One of them is with Bo.');
+    // The SMS names no stylist rather than Ana alone, short of room.
+    expect(sms!.includes('with Ana')).toBe(sms!.includes('One of them is with Bo.'));
+  });
+
   it('tells a move of "this and the following" by the first visit that moves, when the one asked about stays', async () => {
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });
     const refs = await bookSeries('2027-03-16T10:00:00Z', { every_weeks: 1, count: 3 });
