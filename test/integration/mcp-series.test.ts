@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { payDepositByStaff } from '../../src/app/staff-actions.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { nightBarberCatalogue, smallCatalogue } from '../helpers/catalogue-fixtures.ts';
@@ -969,6 +970,62 @@ describe('lookup_client usual from past visits', () => {
       await mcp.close();
     }
   });
+});
+
+describe('lookup_client usual whose stylist no longer does it here', () => {
+  it.each(['in process', 'over REST'])(
+    'names no stylist, so "book my usual" with its staff_id books whoever is free (%s)',
+    async (face) => {
+      // Bo works Tuesdays at Soho too.
+      const catalogue = smallCatalogue();
+      const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+      bo.working_hours = {
+        soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
+      } as unknown as typeof bo.working_hours;
+      t = await startTestApp({ catalogues: [catalogue], now: NOW });
+      const ids = await catalogueIds(t.database.db);
+      for (const startsAt of ['2027-03-02T10:00:00Z', '2027-03-09T10:00:00Z']) {
+        expect((await bookAna(t, startsAt)).statusCode).toBe(201);
+      }
+      // Ana leaves (the catalogue imported again with her inactive).
+      t.clock.set('2027-03-10T09:00:00Z');
+      const ana = catalogue.staff.find((member) => member.ref === 'ana')!;
+      (ana as { active?: boolean }).active = false;
+      await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+      const mcp =
+        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      try {
+        const found = await mcp.call('lookup_client', JO);
+        const usual = found.usual as {
+          service_ids: string[];
+          staff: string | null;
+          staff_id: string | null;
+          next_due_date: string;
+          spoken: string;
+        };
+        expect(usual).toMatchObject({
+          staff: null,
+          staff_id: null,
+          every_weeks: 1,
+          next_due_date: '2027-03-16',
+        });
+        expect(usual.spoken).toBe(
+          'Your usual: Cut at Soho, every week (last Tuesday 9 March at 10 am, with a stylist who no longer does it here); next due around Tuesday 16 March.',
+        );
+        const booked = await mcp.call('book', {
+          location: 'soho',
+          services: usual.service_ids,
+          staff: usual.staff_id,
+          starts_at: `${usual.next_due_date}T10:00:00Z`,
+          client_id: ids.jo,
+        });
+        expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
+        expect(booked.spoken).toContain('Cut with Bo at Soho');
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
 });
 
 describe('recurring series over REST (booking mcp --base-url)', () => {

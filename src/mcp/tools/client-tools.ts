@@ -61,8 +61,11 @@ const SpokenUsual = z.object({
   location: z.string(),
   services: z.array(z.string()),
   service_ids: z.array(z.string()),
-  staff: z.string(),
-  staff_id: z.string(),
+  staff: z
+    .string()
+    .nullable()
+    .describe('null: the stylist of that visit no longer does it here; book without staff (anyone).'),
+  staff_id: z.string().nullable(),
   every_weeks: z
     .int()
     .min(REPEAT_LIMITS.everyWeeks.min)
@@ -90,7 +93,11 @@ async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof
     api.listStaff(usual.location_slug),
   ]);
   const names = usual.service_ids.map((id) => services.find((s) => s.id === id)?.name ?? 'a service');
-  const staff = team.find((s) => s.id === usual.staff_id)?.name ?? 'a member of staff';
+  // A stylist who left (inactive) or no longer does these services here could only be refused:
+  // "book my usual" with them is then booked with whoever is free (staff null means absent).
+  const stylist = team.find(
+    (s) => s.id === usual.staff_id && usual.service_ids.every((id) => s.service_ids.includes(id)),
+  );
   const now = api.now();
   const today = localDateAt(now, place.zone);
   const last = speakDateTime(Date.parse(usual.last_starts_at), place.zone, place.locale, now);
@@ -99,6 +106,7 @@ async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof
       ? ''
       : `, every ${usual.every_weeks === 1 ? 'week' : `${usual.every_weeks} weeks`}`;
   const lastWord = Date.parse(usual.last_starts_at) > now ? 'booked for' : 'last';
+  const gone = stylist ? '' : ', with a stylist who no longer does it here';
   const due =
     usual.next_due_date === null
       ? ''
@@ -107,11 +115,11 @@ async function speakUsual(api: BookingApi, usual: Usual): Promise<z.infer<typeof
     location: place.location.name,
     services: names,
     service_ids: usual.service_ids,
-    staff,
-    staff_id: usual.staff_id,
+    staff: stylist?.name ?? null,
+    staff_id: stylist?.id ?? null,
     every_weeks: usual.every_weeks,
     next_due_date: usual.next_due_date,
-    spoken: `Your usual: ${listed(names)} with ${staff} at ${place.location.name}${every} (${lastWord} ${last})${due}.`,
+    spoken: `Your usual: ${listed(names)}${stylist ? ` with ${stylist.name}` : ''} at ${place.location.name}${every} (${lastWord} ${last}${gone})${due}.`,
   };
 }
 
