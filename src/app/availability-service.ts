@@ -305,7 +305,12 @@ export async function prepareSlotCheck(
         ids,
         scope.bookingsWindow,
         request.excludeBookingId,
-        { turn, clientId, keyRecord: keyRecord?.ask, waitingAt },
+        {
+          turn,
+          clientId,
+          keyRecord: keyRecord?.ask,
+          waitingAt: waitingAt === undefined ? undefined : { locationId: waitingAt, now },
+        },
       );
       keyRecord?.settle(read.keyRecord);
       holds = read.holds;

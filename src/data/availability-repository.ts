@@ -164,7 +164,7 @@ export interface AfterTurn {
    * With clientId: the location (its id) whose waitlist entries of that client still waiting are read
    * with the bookings too (a booking that fits one ends it: design.md 9.4).
    */
-  waitingAt?: string;
+  waitingAt?: WaitingAt;
   /**
    * An idempotency key's record, read under the key's own turn, taken just before the location's: so
    * a booking with an Idempotency-Key checks its record in the statement that reads its bookings (on
@@ -172,6 +172,16 @@ export interface AfterTurn {
    * the location's turn too, behind the bookings being made there.
    */
   keyRecord?: KeyRecordAsk;
+}
+
+/**
+ * Where a client's waiting entries are read (a location's id), and the instant an offer's hold is
+ * judged lapsed at: an entry whose offer's hold is past its end holds nothing, though nobody wrote it
+ * expired yet.
+ */
+export interface WaitingAt {
+  locationId: string;
+  now: number;
 }
 
 /** What busyBookingsAndHoldsOf read besides the bookings, for what AfterTurn asked. */
@@ -231,7 +241,13 @@ export async function readAfterTurns(
   if (turn !== undefined) await takeTurn(db, turn);
   if (clientId !== undefined) read.client = await findClientById(db, organisationId, clientId);
   if (clientId !== undefined && waitingAt !== undefined) {
-    read.waiting = await clientWaitingEntriesAt(db, organisationId, waitingAt, clientId);
+    read.waiting = await clientWaitingEntriesAt(
+      db,
+      organisationId,
+      waitingAt.locationId,
+      clientId,
+      waitingAt.now,
+    );
   }
   return read;
 }
@@ -248,7 +264,7 @@ async function liveBookingsAfterTurn(
   params: LiveBookingsParams,
   clientId: string | undefined,
   keyRecord: KeyRecordAsk | undefined,
-  waitingAt: string | undefined,
+  waitingAt: WaitingAt | undefined,
 ): Promise<{ bookings: LiveBookingRow[] } & ReadAfterTurn> {
   const { organisationId, staffIds, windowEnd, windowStart, startsAfter, excludeBookingId } = params;
   const live = sql`SELECT * FROM live_bookings_after_turn(${turn}, ${organisationId}, ${[...staffIds]}::text[], ${[...BOOKED_STATUSES]}::text[], ${windowEnd}::bigint, ${windowStart}::bigint, ${startsAfter}::bigint, ${excludeBookingId ?? null}::text)`;
@@ -275,15 +291,16 @@ async function liveBookingsAfterTurn(
           sql`SELECT ${none}, row_to_json(c), NULL::json, NULL::json FROM clients c
               WHERE c.organisation_id = ${organisationId} AND c.id = ${clientId}`,
         ]),
-    ...(waiting
+    ...(clientId !== undefined && waitingAt !== undefined
       ? [
           sql`SELECT ${none}, NULL::json, NULL::json, row_to_json(e) FROM waitlist_entries e
-              WHERE e.organisation_id = ${organisationId} AND e.location_id = ${waitingAt}
+              WHERE e.organisation_id = ${organisationId} AND e.location_id = ${waitingAt.locationId}
               AND e.status = 'waiting' AND e.client_id = ${clientId}
               AND NOT EXISTS (SELECT 1 FROM waitlist_offers o JOIN bookings b
                 ON b.organisation_id = o.organisation_id AND b.id = o.booking_id
                 WHERE o.organisation_id = e.organisation_id AND o.entry_id = e.id
-                AND b.status = 'pending_confirmation')`,
+                AND b.status = 'pending_confirmation'
+                AND (b.hold_expires_at IS NULL OR b.hold_expires_at > ${waitingAt.now}::bigint))`,
         ]
       : []),
   ];

@@ -83,6 +83,7 @@ export async function clientWaitingEntriesAt(
   organisationId: string,
   locationId: string,
   clientId: string,
+  now: number,
 ): Promise<WaitlistEntryRow[]> {
   return (
     db
@@ -92,8 +93,11 @@ export async function clientWaitingEntriesAt(
       .where('location_id', '=', locationId)
       .where('status', '=', 'waiting')
       .where('client_id', '=', clientId)
-      // Not an entry whose offer still holds a time (not claimed, not lapsed): its hold would stay,
-      // claimable, were the entry ended by a booking made elsewhere.
+      // Not an entry whose offer still holds a time (not confirmed, not lapsed): its hold would stay,
+      // claimable, were the entry ended by a booking made elsewhere. A hold past its end is lapsed
+      // though nobody wrote it expired yet (design.md 6: expiry is lazy): it holds nothing, and the
+      // client booking that very time (the lapsed hold written expired just before) has what the
+      // entry waited for.
       .where((eb) =>
         eb.not(
           eb.exists(
@@ -105,7 +109,10 @@ export async function clientWaitingEntriesAt(
               .select('o.booking_id')
               .whereRef('o.organisation_id', '=', 'waitlist_entries.organisation_id')
               .whereRef('o.entry_id', '=', 'waitlist_entries.id')
-              .where('b.status', '=', 'pending_confirmation'),
+              .where('b.status', '=', 'pending_confirmation')
+              .where((held) =>
+                held.or([held('b.hold_expires_at', 'is', null), held('b.hold_expires_at', '>', now)]),
+              ),
           ),
         ),
       )

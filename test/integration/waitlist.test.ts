@@ -547,6 +547,29 @@ describe('the waitlist', () => {
     expect(await entry(waiting.id)).toMatchObject({ status: 'booked', offer: null });
   });
 
+  it('ends an entry as booked once its client books the time its offer held, after the offer lapsed unnoticed', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const ada = await join('Ada');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel`, payload: {} });
+    expect(await pass()).toBe(1);
+    expect((await entry(ada.id)).offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
+    // Ada lets the offer's minutes run out (no pass of the worker since), then rings and books that
+    // very time: the lapsed hold is no offer she still holds, and the entry has what it waited for.
+    t.clock.advance({ minutes: 16 });
+    const adaId = (await entry(ada.id)).client_id as string;
+    const mine = await bookAna(t, `${TUESDAY}T14:00:00Z`, adaId);
+    expect(mine.statusCode, mine.body).toBe(201);
+    expect(await entry(ada.id)).toMatchObject({
+      status: 'booked',
+      booking_reference: json(mine).data.reference,
+      offer: null,
+    });
+    // No other time is held and sent to her when one frees up.
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel`, payload: {} });
+    expect(await pass()).toBe(0);
+  });
+
   it("ends an entry as booked once its client's booking is moved to a time that fits it", async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

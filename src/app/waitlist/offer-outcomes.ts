@@ -42,7 +42,13 @@ export async function bookEntriesFilledBy(trx: Db, organisationId: string, booki
     .where('b.id', '=', bookingId)
     .executeTakeFirst();
   if (!booking) return;
-  const waiting = await clientWaitingEntriesAt(trx, organisationId, booking.location_id, booking.client_id);
+  const waiting = await clientWaitingEntriesAt(
+    trx,
+    organisationId,
+    booking.location_id,
+    booking.client_id,
+    now,
+  );
   if (waiting.length === 0) return;
   const services = await trx
     .selectFrom('booking_services')
