@@ -373,6 +373,7 @@ export async function findVisitsOfClient(
     staffId: row.staff_id,
     locationId: row.location_id,
     timezone: row.timezone,
+    seriesId: row.series_id,
     seriesEveryWeeks: row.every_weeks === null ? null : Number(row.every_weeks),
   }));
 }
@@ -393,6 +394,7 @@ function visitsQuery(db: Db, organisationId: string, clientId: string) {
       'bookings.staff_id',
       'bookings.location_id',
       'locations.timezone',
+      'bookings.series_id',
       'booking_series.every_weeks',
     ])
     .where('bookings.organisation_id', '=', organisationId)

@@ -136,6 +136,7 @@ describe('usualOf', () => {
     staffId: 'ana',
     locationId: 'soho',
     timezone: 'Europe/London',
+    seriesId: null,
     seriesEveryWeeks: null,
     ...overrides,
   });
@@ -168,8 +169,8 @@ describe('usualOf', () => {
   });
 
   it('with two series of the same services, is due after the latest visit of its own series', () => {
-    const ana = { seriesEveryWeeks: 4 };
-    const bo = { staffId: 'bo', seriesEveryWeeks: 6 };
+    const ana = { seriesId: 'ana-series', seriesEveryWeeks: 4 };
+    const bo = { staffId: 'bo', seriesId: 'bo-series', seriesEveryWeeks: 6 };
     const usual = usualOf(
       [
         visit('2027-04-06T09:00:00Z', ana),
@@ -185,6 +186,21 @@ describe('usualOf', () => {
     expect(usual).toMatchObject({ staffId: 'ana', everyWeeks: 4, nextDueDate: '2027-06-29' });
   });
 
+  it('with a series booked with anyone, is due after its latest visit whoever that one is with', () => {
+    // Weekly from 3 May with no stylist named: Ana, Ana, then Bo on 17 May (Ana busy that day).
+    const series = { seriesId: 's1', seriesEveryWeeks: 1 };
+    const usual = usualOf(
+      [
+        visit('2027-05-03T09:00:00Z', series),
+        visit('2027-05-10T08:00:00Z', series),
+        visit('2027-05-17T09:00:00Z', { ...series, staffId: 'bo', status: 'confirmed' }),
+      ],
+      NOW,
+    );
+    // Not 17 May, booked already (with Bo).
+    expect(usual).toMatchObject({ staffId: 'ana', everyWeeks: 1, nextDueDate: '2027-05-24' });
+  });
+
   it('falls back to the soonest booked visit for a client who has not come yet', () => {
     const usual = usualOf(
       [
@@ -198,10 +214,10 @@ describe('usualOf', () => {
 
   it('falls due after the latest visit of the usual already booked, not on a date booked already', () => {
     // Came on 3 May; booked on 17 and 31 May (a series every 2 weeks): nothing is due before 14 June.
-    const series = { status: 'confirmed', seriesEveryWeeks: 2 } as const;
+    const series = { status: 'confirmed', seriesId: 's2', seriesEveryWeeks: 2 } as const;
     const usual = usualOf(
       [
-        visit('2027-05-03T09:00:00Z', { seriesEveryWeeks: 2 }),
+        visit('2027-05-03T09:00:00Z', { seriesId: 's2', seriesEveryWeeks: 2 }),
         visit('2027-05-17T09:00:00Z', series),
         visit('2027-05-31T09:00:00Z', series),
       ],

@@ -34,6 +34,8 @@ export interface Visit {
   staffId: string;
   locationId: string;
   timezone: string;
+  /** The series it belongs to, or null. */
+  seriesId: string | null;
   /** The every_weeks of the series it belongs to, or null. */
   seriesEveryWeeks: number | null;
 }
@@ -52,13 +54,12 @@ export function usualOf(visits: readonly Visit[], now: number): Usual | null {
   const past = kept.filter((v) => v.startsAt <= now);
   const last = past.at(-1) ?? kept[0];
   if (!last) return null;
-  // A visit of a series is due by its own series (its stylist, its interval), not by another series
-  // of the same services.
+  // A visit of a series is due by its own series (its interval), not by another series of the same
+  // services; whoever its later visits are with (a series booked with anyone may have another
+  // stylist on some), they are booked already.
   const same = kept.filter(
     (v) =>
-      sameServices(v.serviceIds, last.serviceIds) &&
-      (last.seriesEveryWeeks === null ||
-        (v.staffId === last.staffId && v.seriesEveryWeeks === last.seriesEveryWeeks)),
+      sameServices(v.serviceIds, last.serviceIds) && (last.seriesId === null || v.seriesId === last.seriesId),
   );
   const gapWeeks = last.seriesEveryWeeks ?? typicalGapWeeks(same);
   // Due after the latest of these visits, booked ones included: not on a date already booked.
