@@ -196,8 +196,10 @@ function parseCalendarDate(date: string): CalendarDate {
 export function skippedClockWords(zone: string, date: string, minute: number, locale: SpeechLocale): string {
   const calendar = zoneCalendar(zone);
   const day = calendar.day(date);
-  const changeAt = calendar.boundary(day, minute);
-  const wallAt = (offset: number) => Math.round((changeAt + offset - day.wallMidnight) / 60_000);
-  const [before, after] = [calendar.offsetAt(changeAt - 60_000), calendar.offsetAt(changeAt)];
-  return `the clocks go forward from ${speakClock(wallAt(before), locale)} to ${speakClock(wallAt(after), locale)}`;
+  // A minute the clocks skip lies in the gap of the change near its day.
+  const change = calendar.clockChangeNear(day);
+  if (change === null || change.toMinute <= minute || change.fromMinute > minute) {
+    return 'the clocks go forward then';
+  }
+  return `the clocks go forward from ${speakClock(change.fromMinute, locale)} to ${speakClock(change.toMinute, locale)}`;
 }

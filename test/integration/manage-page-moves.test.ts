@@ -210,6 +210,31 @@ describe('moving a booking from its page', () => {
     );
   });
 
+  it('names both clocks of a day whose first hour happens twice (Havana goes back at 01:00 to midnight)', async () => {
+    // Night Cuts moved to Havana: on Sunday 1 November 2026 the clocks go back at 01:00 (GMT-4) to
+    // 00:00 (GMT-5), so 00:00 to 01:00 happens twice, the first time on GMT-4.
+    const catalogue = nightBarberCatalogue({
+      sundayUntil: '04:00',
+      clients: [{ ref: 'jo', first_name: 'Jo', last_name: 'Bloggs', phone: '+447911123456' }],
+    });
+    catalogue.locations[0]!.timezone = 'America/Havana';
+    t = await startTestApp({ catalogues: [catalogue], now: '2026-10-25T12:00:00Z' });
+    const ids = await catalogueIds(t.database.db);
+    const page = await pageGet(
+      t,
+      `/p/night-cuts?location=soho&services=${ids.services.trim}&date=2026-11-01`,
+    );
+    expect(page.body).toContain(
+      'Times are Havana time (GMT-4, then GMT-5 once the clocks go back at 01:00), where Soho is.',
+    );
+    // A week before: one clock all day.
+    const before = await pageGet(
+      t,
+      `/p/night-cuts?location=soho&services=${ids.services.trim}&date=2026-10-25`,
+    );
+    expect(before.body).toContain('Times are Havana time (GMT-4), where Soho is.');
+  });
+
   it('lists the times an occurrence of a series may move to beyond max_advance_days, as the API allows', async () => {
     // The small catalogue: 60 days ahead at Soho; Ana does Cuts on Tuesdays.
     t = await startTestApp({ now: '2027-03-01T09:00:00Z' });

@@ -24,6 +24,16 @@ export interface LocalDay {
   offsets: number[];
 }
 
+/** A change of a zone's clocks, as ZoneCalendar.clockChangeNear finds it. */
+export interface ClockChange {
+  /** The instant the offset changes: the first on the new offset. */
+  at: number;
+  /** The wall minute of the day the clocks had reached as they change ("01:00" in London in March). */
+  fromMinute: number;
+  /** The wall minute they show instead ("02:00"). */
+  toMinute: number;
+}
+
 /**
  * Turns local wall-clock times of one IANA zone into instants, exactly, DST included.
  *
@@ -100,6 +110,28 @@ export class ZoneCalendar {
     }
     // Around a fall-back change a later wall time can come before an earlier one's second instant.
     return day.steadyOffset === null ? starts.sort((a, b) => a - b) : starts;
+  }
+
+  /**
+   * The change of the clocks near `day`, on a day whose offsets differ (null on a steady day): the
+   * instant the offset changes, and the wall minutes of `day` the clocks had reached and show instead
+   * (1440 for the day's end). Forward, [from, to) is skipped; back, [to, from) happens twice. A day
+   * next to the change's day has two offsets too: `at` may lie outside [day.start, day.end), which the
+   * caller checks. One search for the pages, the tools' words and the boundaries alike.
+   */
+  clockChangeNear(day: LocalDay): ClockChange | null {
+    if (day.steadyOffset !== null) return null;
+    const before = day.offsets[0]!;
+    // Offsets change on whole minutes: the first minute on the new offset, between the day's ends.
+    let lo = day.wallMidnight - 14 * HOUR;
+    let hi = day.wallMidnight + 36 * HOUR;
+    while (hi - lo > MINUTE) {
+      const mid = lo + Math.floor((hi - lo) / 2 / MINUTE) * MINUTE;
+      if (this.offsetAt(mid) === before) lo = mid;
+      else hi = mid;
+    }
+    const wallMinute = (offset: number) => Math.round((hi + offset - day.wallMidnight) / MINUTE);
+    return { at: hi, fromMinute: wallMinute(before), toMinute: wallMinute(this.offsetAt(hi)) };
   }
 
   localDateOf(instant: number): string {

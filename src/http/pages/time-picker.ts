@@ -1,5 +1,6 @@
-import { DateTime, FixedOffsetZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
+import { calendarFor } from '../../domain/availability/find-slots.ts';
 import type { Availability } from '../../domain/availability/types.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { counted } from '../../domain/counted.ts';
@@ -206,39 +207,31 @@ function nameAt(epochMs: number, zone: string, locale: string): string {
 }
 
 /**
- * When the clocks of `zone` change on local `date`, if they do: the instant, whether they go forward,
- * and the wall time they show as they change ("01:00" in London in March, "02:00" in October), read on
- * the clock before the change.
+ * When the clocks of `zone` change within local `date` with times of the day on each clock, if they do:
+ * the instant, whether they go forward, and the wall time they show as they change ("01:00" in London
+ * in March, "02:00" in October; Havana's back at 01:00 to midnight), read on the clock before the
+ * change. A change at the day's first instant (Havana forward at midnight) leaves all its times on one
+ * clock: not named.
  */
 function clockChangeOn(
   date: string,
   zone: string,
 ): { at: number; forward: boolean; wallTime: (locale: string) => string } | null {
-  const start = DateTime.fromISO(`${date}T00:00`, { zone });
-  if (!start.isValid) return null;
-  const end = start.plus({ days: 1 }).toMillis() - 1;
-  const before = start.offset;
-  const after = DateTime.fromMillis(end, { zone }).offset;
-  if (before === after) return null;
-  // The first minute on the new offset: offsets change on whole minutes.
-  let low = start.toMillis();
-  let high = end;
-  while (high - low > 60_000) {
-    const middle = low + Math.floor((high - low) / 120_000) * 60_000;
-    if (DateTime.fromMillis(middle, { zone }).offset === before) low = middle;
-    else high = middle;
-  }
-  const at = Math.ceil(high / 60_000) * 60_000;
+  if (!isCalendarDate(date)) return null;
+  const calendar = calendarFor(zone);
+  const day = calendar.day(date);
+  const change = calendar.clockChangeNear(day);
+  if (change === null || change.at <= day.start || change.at >= day.end) return null;
   return {
-    at,
-    forward: after > before,
-    wallTime: (locale) => {
-      const wall = DateTime.fromMillis(at, { zone: FixedOffsetZone.instance(before) });
+    at: change.at,
+    forward: change.toMinute > change.fromMinute,
+    wallTime: (locale) =>
       // At the day's end (Santiago's clocks go back at 24:00): not "00:00", read as the day's start.
-      return wall.toISODate() === date
-        ? wall.setLocale(locale).toLocaleString(DateTime.TIME_SIMPLE)
-        : 'midnight';
-    },
+      change.fromMinute >= 1440
+        ? 'midnight'
+        : DateTime.fromMillis(day.wallMidnight + change.fromMinute * 60_000, { zone: 'UTC' })
+            .setLocale(locale)
+            .toLocaleString(DateTime.TIME_SIMPLE),
   };
 }
 
