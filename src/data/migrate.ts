@@ -1,6 +1,6 @@
 import { Migrator, sql } from 'kysely';
 import { migrations } from '../../db/migrations/index.ts';
-import type { Db } from './database.ts';
+import { type Db, dialectOf } from './database.ts';
 
 export interface MigrationOutcome {
   applied: string[];
@@ -38,7 +38,17 @@ export async function pendingMigrations(db: Db): Promise<string[] | null> {
  */
 export async function isForeignDatabase(db: Db): Promise<boolean> {
   if ((await appliedMigrations(db)) !== null) return false;
-  return (await db.introspection.getTables()).length > 0;
+  if (dialectOf(db) === 'sqlite') return (await db.introspection.getTables()).length > 0;
+  // On PostgreSQL, tables of the schema the engine's would go in (the search path's first): not of
+  // other schemas of a shared database, nor an extension's (PostGIS's spatial_ref_sys in another).
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_tables t
+    WHERE t.schemaname = current_schema()
+      AND NOT EXISTS (
+        SELECT 1 FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+        WHERE c.relname = t.tablename AND c.relnamespace = current_schema()::regnamespace AND d.deptype = 'e'
+      )`.execute(db);
+  return rows[0]!.n > 0;
 }
 
 /**

@@ -481,6 +481,32 @@ describe('booking (the operator command)', () => {
     120_000,
   );
 
+  // On PostgreSQL, only the schema the engine's tables go in tells another application's database: a
+  // shared database's other schemas (an extension's, another team's) do not make it one.
+  it.runIf(onPostgres)(
+    "tells another application's PostgreSQL database by the tables of its own schema, not of others",
+    async () => {
+      const env = fresh.env;
+      const run = async (statement: string) => {
+        const handle = openDatabase(env.DATABASE_URL!);
+        try {
+          await sql.raw(statement).execute(handle.db);
+        } finally {
+          await handle.close();
+        }
+      };
+      await run(
+        'CREATE SCHEMA elsewhere; CREATE TABLE elsewhere.notes (body TEXT); CREATE TABLE notes (body TEXT)',
+      );
+      const refused = await runCliAsync(['keys', 'list', '--org', 'northside-hair'], env);
+      expect(refused.stderr).toContain('holds tables of another kind, not a booking database');
+      await run('DROP TABLE public.notes');
+      const taken = await runCliAsync(['keys', 'list', '--org', 'northside-hair'], env);
+      expect(taken.stderr).toContain('No organisation has the slug');
+    },
+    120_000,
+  );
+
   // DATABASE_URL set to another application's SQLite file (a path one letter off, a neighbour's
   // database) was taken for a booking database not migrated yet: `keys list` added the engine's tables
   // to it and said the organisation did not exist.
