@@ -48,6 +48,14 @@ export function clientRegistrations(address: string): RateLimitCounter {
   return { organisationId: NO_ORGANISATION, name: `oauth-registrations:${clientOfAddress(address)}` };
 }
 
+/**
+ * The Client ID Metadata Documents fetched for one client address (its authorization requests name
+ * them): anyone may make the server fetch one, so bounded.
+ */
+export function clientMetadataFetches(address: string): RateLimitCounter {
+  return { organisationId: NO_ORGANISATION, name: `oauth-metadata-fetches:${clientOfAddress(address)}` };
+}
+
 /** The requests of one client address to the keyless public pages (/p/...). */
 export function pageRequests(address: string): RateLimitCounter {
   return { organisationId: NO_ORGANISATION, name: `pages:${clientOfAddress(address)}` };

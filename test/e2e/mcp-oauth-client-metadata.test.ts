@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
+import { CLIENT_METADATA_FETCHES_PER_MINUTE } from '../../src/http/oauth/authorization-server.ts';
 import { startServer } from '../helpers/cli.ts';
 import { connectWith, consent, HostAuth, REDIRECT_URL, startSignIn } from '../helpers/oauth-flow.ts';
 import { eachTestServes, prepareDatabase } from '../helpers/served-database.ts';
@@ -205,6 +206,48 @@ it('leaves standard output to the listening line through a browser client’s si
   // The library printed a notice there for each of its defaults first used: who may call from a page
   // (CORS), who may revoke a token, and how long an ID token lasts.
   expect(served.server!.stdout().trim().split('\n')).toEqual([`listening on ${served.server!.url}`]);
+});
+
+it('fetches a metadata document once per sign-in request, and a bounded number a minute for one address', async () => {
+  const mcpUrl = await serve({ OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: '1' });
+  // The limit's windows are whole minutes of the clock: the requests are all sent within one.
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 30_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+  requested.length = 0;
+  // Anonymous requests naming documents that cannot be read (404), each another one, as a flood would;
+  // without a scope, so the server looks the client up before the library does.
+  const statuses: number[] = [];
+  const pages: string[] = [];
+  for (let i = 0; i < CLIENT_METADATA_FETCHES_PER_MINUTE + 3; i++) {
+    const authorization = new URL('/oauth/authorize', mcpUrl);
+    authorization.search = new URLSearchParams({
+      client_id: clientId.replace('client.json', `missing-${i}.json`),
+      response_type: 'code',
+      redirect_uri: REDIRECT_URL,
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
+      state: `s${i}`,
+    }).toString();
+    const response = await fetch(authorization, { redirect: 'manual' });
+    statuses.push(response.status);
+    pages.push(await response.text());
+    if (i >= CLIENT_METADATA_FETCHES_PER_MINUTE) {
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  }
+  const admitted = CLIENT_METADATA_FETCHES_PER_MINUTE;
+  // Each request within the limit fetched its document once (not once per lookup), and was refused
+  // for it; past the limit nothing more was fetched, and the page says why, with no server error.
+  expect(requested).toEqual(Array.from({ length: admitted }, (_, i) => `/oauth/missing-${i}.json`));
+  expect(statuses.slice(0, admitted)).toEqual(Array(admitted).fill(400));
+  expect(pages[0]).toContain('client_id metadata document fetch failed');
+  expect(statuses.slice(admitted)).toEqual([429, 429, 429]);
+  for (const refused of pages.slice(admitted)) {
+    expect(refused).toContain('Sign-in failed');
+    expect(refused).toContain('rate_limited');
+    expect(refused).toContain('Wait a minute');
+  }
+  expect(served.server!.stderr()).not.toContain('OAuth server failed');
 });
 
 /** A dynamic registration (RFC 7591) at the server, as anyone may send one. */

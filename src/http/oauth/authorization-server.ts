@@ -1,8 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Configuration, default as OidcProvider } from 'oidc-provider';
+import type { Configuration, errors as OidcErrors, default as OidcProvider } from 'oidc-provider';
 import type { AppDeps } from '../../app/deps.ts';
 import { CONNECTOR_SCOPES } from '../../app/oauth-connectors.ts';
 import { loadServerSecrets, OauthRecordStore, type ServerSecrets } from '../../app/oauth-records.ts';
+import { clientMetadataFetches, FixedWindowRateLimiter } from '../../app/rate-limiter.ts';
 import { page } from '../console/page.ts';
 import { pageHeaders } from '../pages/page-shell.ts';
 import { refusedSignInBody } from './consent-page.ts';
@@ -79,15 +82,98 @@ export function mcpResourceOf(issuer: string): string {
   return `${issuer}/mcp`;
 }
 
+/**
+ * Client ID Metadata Documents fetched a minute for one client address. Anyone may make the server
+ * fetch one (an authorization request naming an https client_id, up to 2.5 s each): a host fetches its
+ * own once per sign-in, and the library keeps it at least 30 s. Only a fetch counts, not a document
+ * the library still holds.
+ */
+export const CLIENT_METADATA_FETCHES_PER_MINUTE = 30;
+
+/** A client lookup made outside the library's own request handling: for which request, from where. */
+interface LookupScope {
+  request: IncomingMessage;
+  address: string;
+}
+const lookupScopes = new AsyncLocalStorage<LookupScope>();
+
+/**
+ * The metadata documents each request has been let fetch, with how that fetch ended when it failed:
+ * a document that cannot be read is not kept by the library, so each later lookup of one request
+ * (withConnectorScopes', the library's own, and its error handler's) fetched it again, and counted
+ * again. Those later lookups are given the first one's refusal instead.
+ */
+const fetchesOf = new WeakMap<IncomingMessage, Map<string, Error>>();
+
 export class AuthorizationServers {
   readonly #deps: AppDeps;
   readonly #options: AuthorizationServerOptions;
   readonly #providers = new Map<string, Promise<OidcProvider>>();
+  readonly #metadataFetches: FixedWindowRateLimiter;
   #secrets: Promise<ServerSecrets> | undefined;
 
   constructor(deps: AppDeps, options: AuthorizationServerOptions) {
     this.#deps = deps;
     this.#options = options;
+    this.#metadataFetches = new FixedWindowRateLimiter(deps.rateLimitStore);
+  }
+
+  /**
+   * The client `clientId` names, looked up for `request` (from client address `address`) outside the
+   * library's handling of it: a metadata document it fetches counts against that address, and a fetch
+   * that fails is not made again for the same request when the library looks the client up in turn.
+   */
+  findClient(
+    provider: OidcProvider,
+    request: IncomingMessage,
+    address: string,
+    clientId: string,
+  ): ReturnType<OidcProvider['Client']['find']> {
+    return lookupScopes.run({ request, address }, async () => {
+      try {
+        return await provider.Client.find(clientId);
+      } catch (error) {
+        const fetches = fetchesOf.get(request);
+        if (fetches?.has(clientId) && error instanceof Error) fetches.set(clientId, error);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Whether a metadata document may be fetched now for the request of `scope` (the library asks only
+   * for one it does not hold): refused with the earlier outcome when this request fetched it already,
+   * and with rate_limited past CLIENT_METADATA_FETCHES_PER_MINUTE from its address.
+   */
+  async #admitFetch(scope: LookupScope, clientId: string, errors: typeof OidcErrors): Promise<void> {
+    let fetches = fetchesOf.get(scope.request);
+    const earlier = fetches?.get(clientId);
+    if (earlier) throw earlier;
+    if (!fetches) {
+      fetches = new Map();
+      fetchesOf.set(scope.request, fetches);
+    }
+    const now = this.#deps.clock.nowMs();
+    const decision = await this.#metadataFetches.hit(
+      clientMetadataFetches(scope.address),
+      CLIENT_METADATA_FETCHES_PER_MINUTE,
+      now,
+    );
+    if (!decision.allowed) {
+      const refusal = new errors.CustomOIDCProviderError(
+        'rate_limited',
+        `More than ${CLIENT_METADATA_FETCHES_PER_MINUTE} client metadata documents fetched in a minute for this address; wait and retry.`,
+      );
+      Object.assign(refusal, {
+        status: 429,
+        statusCode: 429,
+        retryAfterSeconds: Math.max(1, Math.ceil((decision.resetAt - now) / 1000)),
+      });
+      fetches.set(clientId, refusal);
+      throw refusal;
+    }
+    // What a later lookup of this request is told when this fetch fails (findClient records how).
+    fetches.set(clientId, new errors.InvalidClient('client_id metadata document fetch failed'));
   }
 
   /** The provider whose issuer is `issuer` (a public base URL without a trailing slash). */
@@ -266,7 +352,21 @@ export class AuthorizationServers {
           // release implementing another draft refuses to start with this value, so an upgrade that
           // changes the feature fails the OAuth tests rather than passing unnoticed.
           ack: 'draft-02',
-          allowFetch: async (_ctx, clientId) => allowLoopback || !isLoopbackUrl(clientId),
+          // Each fetch counts against the client address it is made for (#admitFetch); a lookup with
+          // neither the library's request nor findClient's is not one anybody outside can cause.
+          allowFetch: async (ctx, clientId) => {
+            if (!allowLoopback && isLoopbackUrl(clientId)) return false;
+            const scope = ctx ? { request: ctx.req, address: ctx.ip } : lookupScopes.getStore();
+            if (!scope) return true;
+            try {
+              await this.#admitFetch(scope, clientId, errors);
+            } catch (refusal) {
+              const retryAfter = (refusal as { retryAfterSeconds?: number }).retryAfterSeconds;
+              if (ctx && retryAfter !== undefined) ctx.set('retry-after', String(retryAfter));
+              throw refusal;
+            }
+            return true;
+          },
         },
         resourceIndicators: {
           enabled: true,

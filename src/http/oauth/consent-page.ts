@@ -63,7 +63,9 @@ export function refusedSignInBody(error: string, description: string | undefined
   const advice =
     error === 'invalid_client'
       ? 'This booking engine does not know the app that sent you here, or could not read its description: its registration may have ended. Remove the connector in your app and add it again.'
-      : 'Your app asked to connect in a way this booking engine cannot take. Start connecting again from your app; if this page comes back, tell the app’s makers what it says below.';
+      : error === 'rate_limited'
+        ? 'Too many apps asked to connect from your network in the last minute. Wait a minute, then start connecting again from your app.'
+        : 'Your app asked to connect in a way this booking engine cannot take. Start connecting again from your app; if this page comes back, tell the app’s makers what it says below.';
   return `<h1>Sign-in failed</h1>
 <p>${esc(advice)}</p>
 <p><small>${esc(error)}${description ? `: ${esc(description)}` : ''}</small></p>`;

@@ -101,7 +101,8 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
               return answerOptions(reply, served);
             if (path === '/oauth/authorize') {
               const provider = await servers.providerFor(issuerOf(request));
-              return forward(request, reply, await withConnectorScopes(provider, request.raw.url));
+              const find = lookupFor(servers, provider, request);
+              return forward(request, reply, await withConnectorScopes(find, request.raw.url));
             }
             return forward(request, reply);
           },
@@ -119,7 +120,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         return sendPage(
           reply,
           'Connect an app',
-          consentBody(await viewOf(provider, details, issuerOf(request))),
+          consentBody(await viewOf(lookupFor(servers, provider, request), details, issuerOf(request))),
           details.redirectUri,
         );
       });
@@ -145,7 +146,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
             { mergeWithLastSubmission: false },
           );
         }
-        const view = await viewOf(provider, details, issuerOf(request));
+        const view = await viewOf(lookupFor(servers, provider, request), details, issuerOf(request));
         const scope = form.scope;
         // Shown again as filled, the scope chosen included: the page's first choice put back after a
         // mistyped password granted less than the person had chosen, once they only retyped it.
@@ -333,7 +334,7 @@ function refuseMethod(reply: FastifyReply, path: string, method: string, served:
  * `scope`.
  */
 async function withConnectorScopes(
-  provider: OidcProvider,
+  find: (clientId: string) => ReturnType<OidcProvider['Client']['find']>,
   url: string | undefined,
 ): Promise<string | undefined> {
   const query = url?.indexOf('?') ?? -1;
@@ -341,14 +342,20 @@ async function withConnectorScopes(
   const params = new URLSearchParams(url.slice(query + 1));
   const asked = (params.get('scope') ?? '').split(' ').filter(Boolean);
   if (asked.some(isConnectorScope)) return url;
-  // An unknown client, or a metadata document that cannot be read, is the library's to refuse.
-  const client = await provider.Client.find(params.get('client_id') ?? '').catch(() => undefined);
+  // An unknown client, or a metadata document that cannot be read, is the library's to refuse (with
+  // this lookup's refusal: findClient keeps it for the request, so the document is fetched once).
+  const client = await find(params.get('client_id') ?? '').catch(() => undefined);
   if (!client) return url;
   const registered = typeof client.scope === 'string' ? client.scope.split(' ') : undefined;
   const added = CONNECTOR_SCOPES.filter((scope) => !registered || registered.includes(scope));
   if (added.length === 0) return url;
   params.set('scope', [...asked, ...added].join(' '));
   return `${url.slice(0, query)}?${params}`;
+}
+
+/** Client lookups for `request` (findClient): a metadata document fetched counts against its address. */
+function lookupFor(servers: AuthorizationServers, provider: OidcProvider, request: FastifyRequest) {
+  return (clientId: string) => servers.findClient(provider, request.raw, request.ip, clientId);
 }
 
 /** The provider's request handler (koa composes its middleware once per handler, so it is kept). */
@@ -399,8 +406,13 @@ async function detailsOf(
 }
 
 /** What the consent page shows; its form posts back to this page, under the issuer's path. */
-async function viewOf(provider: OidcProvider, details: Interaction, issuer: string) {
-  const client = await provider.Client.find(details.clientId);
+async function viewOf(
+  find: (clientId: string) => ReturnType<OidcProvider['Client']['find']>,
+  details: Interaction,
+  issuer: string,
+) {
+  // Its name only: a document that cannot be read again (or not now) leaves the page without it.
+  const client = await find(details.clientId).catch(() => undefined);
   const requested = CONNECTOR_SCOPES.filter((s) => details.requestedScopes.includes(s));
   const scopes: readonly ConnectorScope[] = requested.length > 0 ? requested : CONNECTOR_SCOPES;
   return {
