@@ -34,7 +34,7 @@ export interface CallOptions {
   resourceLinks?: boolean;
   /**
    * The caller's scope, when the transport can tell it (undefined: not known, and the API answers for
-   * it). Asked only for a tool that changes something.
+   * it). Asked only for a tool that changes something, or a name no tool has.
    */
   scope?: () => Promise<ApiKeyScope | undefined>;
 }
@@ -94,7 +94,12 @@ export class ToolBox {
     options: CallOptions = {},
   ): Promise<ToolResult> {
     const tool = this.#tools.get(name);
-    if (!tool) throw new UnknownToolError(name, [...this.#tools.keys()]);
+    // The tools named are those the caller's tools/list shows: a read key was told of the write tools
+    // it is never shown (design.md 9.3), and an agent reading the list tried them.
+    if (!tool) {
+      const shown = this.listingFor(await options.scope?.()).tools.map((listed) => listed.name);
+      throw new UnknownToolError(name, shown);
+    }
     // A read key may not change bookings, whatever it sends: told so first, not of its arguments.
     if (tool.spec.annotations.readOnlyHint !== true && (await options.scope?.()) === 'read') {
       return toolErrorResult(errorHint('insufficient_scope'));

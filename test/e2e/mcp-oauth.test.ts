@@ -585,6 +585,12 @@ describe.each<Era>(['modern', 'legacy'])('the SDK client signs in with OAuth (%s
       expect(listed).toEqual([...READ_TOOL_NAMES].sort());
       const refused = await client.callTool({ name: 'take_message', arguments: MESSAGE });
       expect(errorText(refused as never)).toBe(scopeRefusal);
+      // A name no tool has is answered with the tools it is shown, not the write tools besides.
+      const unknown = await client.callTool({ name: 'book_now', arguments: {} }).then(
+        () => expect.unreachable('a tool no server has was run'),
+        (error: Error) => error.message,
+      );
+      expect(/the tools are (.*)\.$/.exec(unknown)?.[1]?.split(', ').sort()).toEqual(listed);
     } finally {
       await client.close();
     }
