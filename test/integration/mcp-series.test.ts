@@ -419,25 +419,35 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
   });
 });
 
+/**
+ * The small catalogue with Bo working Tuesdays at Soho too and Ana's Tuesday 9 March at 10 am taken
+ * by Bea; an agent connected in process or over REST.
+ */
+async function withBoOnTuesdays(face: string) {
+  const catalogue = smallCatalogue();
+  const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
+  bo.working_hours = {
+    soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
+  } as unknown as typeof bo.working_hours;
+  t = await startTestApp({ catalogues: [catalogue], now: NOW });
+  const bea = await t.request({
+    method: 'POST',
+    url: '/v1/clients',
+    payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
+  });
+  const beaId: string = bea.json().data.id;
+  expect((await bookAna(t, '2027-03-09T10:00:00Z', beaId)).statusCode).toBe(201);
+  const agent =
+    face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+  return { mcp: agent, beaId };
+}
+
 describe('a series booked with no stylist named', () => {
   it.each(['in process', 'over REST'])(
     "says which visits are with another stylist than the first, not only the first one's (%s)",
     async (face) => {
       // Bo works Tuesdays at Soho too; Ana's Tuesday 9 March at 10 am is taken.
-      const catalogue = smallCatalogue();
-      const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
-      bo.working_hours = {
-        soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
-      } as unknown as typeof bo.working_hours;
-      t = await startTestApp({ catalogues: [catalogue], now: NOW });
-      const bea = await t.request({
-        method: 'POST',
-        url: '/v1/clients',
-        payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
-      });
-      expect((await bookAna(t, '2027-03-09T10:00:00Z', bea.json().data.id)).statusCode).toBe(201);
-      const mcp =
-        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      const { mcp } = await withBoOnTuesdays(face);
       try {
         const booked = await mcp.call('book', {
           location: 'soho',
@@ -463,20 +473,7 @@ describe('a series with visits with several stylists, moved with scope following
     async (face) => {
       // Jo's weekly Tuesday cuts at 10 booked with no stylist named: Ana, then Bo on 9 March (Ana's
       // time taken by Bea), then Ana.
-      const catalogue = smallCatalogue();
-      const bo = catalogue.staff.find((member) => member.ref === 'bo')!;
-      bo.working_hours = {
-        soho: { wed: [['10:00', '18:00']], tue: [['09:00', '17:00']] },
-      } as unknown as typeof bo.working_hours;
-      t = await startTestApp({ catalogues: [catalogue], now: NOW });
-      const bea = await t.request({
-        method: 'POST',
-        url: '/v1/clients',
-        payload: { first_name: 'Bea', last_name: 'Other', email: 'bea@example.com' },
-      });
-      expect((await bookAna(t, '2027-03-09T10:00:00Z', bea.json().data.id)).statusCode).toBe(201);
-      const mcp =
-        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      const { mcp, beaId } = await withBoOnTuesdays(face);
       try {
         const booked = await mcp.call('book', {
           location: 'soho',
@@ -499,7 +496,7 @@ describe('a series with visits with several stylists, moved with scope following
           'It can be moved to Cut with Ana at Soho, tomorrow, Tuesday 2 March at noon. The 2 later visits would move too: Tuesday 9 March at noon and Tuesday 16 March at noon; Tuesday 9 March is with Bo.',
         );
         // Ana is busy at 11 on 2 March: "anyone" there is Bo, and every later visit goes with him.
-        expect((await bookAna(t, '2027-03-02T11:00:00Z', bea.json().data.id)).statusCode).toBe(201);
+        expect((await bookAna(t, '2027-03-02T11:00:00Z', beaId)).statusCode).toBe(201);
         const toBo = await mcp.call('reschedule', {
           reference: refs[0],
           starts_at: '2027-03-02T11:00:00Z',
