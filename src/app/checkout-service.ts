@@ -1,4 +1,4 @@
-import { updateBooking } from '../data/booking-repository.ts';
+import { updateBooking, updateBookingIn } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
@@ -224,7 +224,16 @@ export async function confirmDeposit(
   }
   const moved = transition(bookingClock(row), 'deposit_paid', now);
   if (!moved.ok) throw new AppError('conflict', `This deposit cannot be paid: ${moved.reason}.`);
-  await updateBooking(trx, row.organisation_id, row.booking_id, { status: moved.to, updated_at: now });
+  // Confirmed only if still as read: on PostgreSQL another instance's sweeper (its clock a little
+  // ahead) may have expired the hold since, its slot free for someone else; refused as it is now.
+  const written = await updateBookingIn(trx, row.organisation_id, row.booking_id, row.booking_status, {
+    status: moved.to,
+    updated_at: now,
+  });
+  if (!written) {
+    refuseUnlessPayable(await findSession(trx, sessionId), now);
+    throw new AppError('conflict', 'This booking changed meanwhile; try again.');
+  }
   await recordDepositPaid(trx, row.organisation_id, row.booking_id, now);
   await logBookingEvent(trx, {
     organisationId: row.organisation_id,

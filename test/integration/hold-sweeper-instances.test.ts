@@ -85,6 +85,42 @@ async function sweepCaughtBetween(firstId: string, now: number) {
   return { sweep };
 }
 
+/**
+ * The hold's last second here, the other instance's clock two seconds ahead (past its end): a third
+ * connection holds the hold's row, the sweep waits for it first, then `request`; then both go on.
+ */
+async function raceTheSweep<T>(
+  holdId: string,
+  request: () => Promise<T>,
+): Promise<{ swept: number; answer: T }> {
+  await third.query('BEGIN');
+  await third.query('SELECT id FROM bookings WHERE id = $1 FOR UPDATE', [holdId]);
+  const sweep = expireLapsedHolds(otherInstance.db, t.clock.nowMs() + 2_000);
+  await waitingForLocks(1);
+  const answer = request();
+  await waitingForLocks(2);
+  await third.query('COMMIT');
+  const [swept, answered] = await Promise.all([sweep, answer]);
+  return { swept, answer: answered };
+}
+
+/** The booking's status, and the statuses its events moved it to. */
+async function storedHold(id: string): Promise<{ status: string; events: (string | null)[] }> {
+  const db = t.database.db;
+  const events = await db
+    .selectFrom('booking_events')
+    .select('to_status')
+    .where('booking_id', '=', id)
+    .orderBy('seq')
+    .execute();
+  const stored = await db
+    .selectFrom('bookings')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return { status: stored.status, events: events.map((e) => e.to_status) };
+}
+
 describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
   it('lets a booking over a lapsed hold through while the sweep is expiring that hold and another', async () => {
     const [first, second] = await twoHolds();
@@ -144,5 +180,36 @@ describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
       .where('id', '=', first!.id)
       .executeTakeFirstOrThrow();
     expect(stored.status).toBe('expired');
+  });
+  it('refuses the deposit of a hold the sweep expired meanwhile, rather than confirming it over expired', async () => {
+    const [first] = await twoHolds();
+    t.clock.advance({ minutes: 30, seconds: -1 });
+    const session = await t.database.db
+      .selectFrom('checkout_sessions')
+      .select('id')
+      .where('booking_id', '=', first!.id)
+      .executeTakeFirstOrThrow();
+    const { swept, answer: paid } = await raceTheSweep(first!.id, () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/checkout/${session.id}/pay`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:80' },
+        payload: '',
+      }),
+    );
+    expect(swept).toBe(2);
+    expect(paid.statusCode, paid.body).toBe(409);
+    expect(paid.body).toContain('expired');
+    expect(await storedHold(first!.id)).toEqual({
+      status: 'expired',
+      events: ['pending_payment', 'expired'],
+    });
+    const stored = await t.database.db
+      .selectFrom('bookings')
+      .select(['deposit_status', 'hold_expires_at'])
+      .where('id', '=', first!.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.deposit_status).not.toBe('paid');
+    expect(stored.hold_expires_at).not.toBeNull();
   });
 });
