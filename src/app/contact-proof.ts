@@ -386,6 +386,13 @@ async function markProven(trx: Db, proof: ProofWithBooking, now: number): Promis
   const settled = await settleRequirement(trx, key, CONTACT_VERIFICATION, {}, now, 'page:customer', {
     series,
   });
+  if (settled === 'not_held') {
+    // Read live under the proof's turn, but another instance's sweeper (its clock a little ahead) may
+    // have expired the hold since: refused as it is now, as a code typed after it is, nothing proven.
+    const after = await findProofWithBooking(trx, key.organisationId, key.bookingId);
+    const status = after ? liveStatus(after, now) : 'expired';
+    if (status !== 'pending_confirmation') throw new AppError('conflict', notLiveWords(status));
+  }
   if (settled === 'outstanding') {
     await announceChange(
       trx,

@@ -3,6 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expireLapsedHolds } from '../../src/app/hold-sweeper.ts';
 import type { DatabaseHandle } from '../../src/data/database.ts';
 import { type CatalogueIds, catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { demoCatalogue } from '../helpers/mcp-harness.ts';
+import {
+  bookOnPage,
+  deliveredCode,
+  pagePathOf,
+  pagePost,
+  referenceOnPage,
+} from '../helpers/public-booking.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -19,20 +27,23 @@ let t: TestApp;
 let ids: CatalogueIds;
 let otherInstance: DatabaseHandle;
 let third: pg.Client;
-beforeEach(async () => {
-  t = await startTestApp();
+/** The app, a second instance's database handle, and the third connection. */
+async function start(options?: Parameters<typeof startTestApp>[0]): Promise<void> {
+  t = await startTestApp(options);
   ids = await catalogueIds(t.database.db);
   otherInstance = t.database.reopen();
   // Its pool connected before the test holds anything.
   await otherInstance.db.selectFrom('bookings').select('id').limit(1).execute();
   third = new pg.Client({ connectionString: t.database.url });
   await third.connect();
-});
-afterEach(async () => {
+}
+async function stop(): Promise<void> {
   await third.end().catch(() => undefined);
   await otherInstance.close();
   await t.close();
-});
+}
+beforeEach(() => start());
+afterEach(() => stop());
 
 /** Two Colour holds with Ana on Tuesday (a deposit due: pending_payment for 30 minutes), in lock order. */
 async function twoHolds(): Promise<{ reference: string; id: string; startsAt: string }[]> {
@@ -211,5 +222,39 @@ describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
       .executeTakeFirstOrThrow();
     expect(stored.deposit_status).not.toBe('paid');
     expect(stored.hold_expires_at).not.toBeNull();
+  });
+  it('refuses the code of a public-page hold the sweep expired meanwhile, rather than proving it over expired', async () => {
+    await stop();
+    await start({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+    const path = pagePathOf(
+      await bookOnPage(t, 'northside-hair', {
+        location: 'camden',
+        service: 'cut',
+        startsAt: '2026-11-25T14:00:00Z',
+        phone: '07912 345678',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const { id } = await t.database.db
+      .selectFrom('bookings')
+      .select('id')
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    // The hold lasts 15 minutes, a code 10: a new code, then the hold's last second.
+    t.clock.advance({ minutes: 6 });
+    const resent = await pagePost(t, `${path}/resend`);
+    expect(resent.statusCode, resent.body).toBe(303);
+    const { code } = await deliveredCode(t, reference);
+    t.clock.advance({ minutes: 9, seconds: -1 });
+    const { swept, answer: typed } = await raceTheSweep(id, () => pagePost(t, `${path}/verify`, { code }));
+    expect(swept).toBe(1);
+    expect(typed.statusCode, typed.body).toBe(409);
+    expect(typed.body).toContain('not confirmed in time');
+    expect(await storedHold(id)).toEqual({ status: 'expired', events: ['pending_confirmation', 'expired'] });
+    const proof = await t.database.db
+      .selectFrom('contact_proofs')
+      .select('proven_at')
+      .executeTakeFirstOrThrow();
+    expect(proof.proven_at).toBeNull();
   });
 });
