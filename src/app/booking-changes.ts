@@ -1,4 +1,4 @@
-import { findSeriesRule, updateBooking, updateBookingIn, upsertFee } from '../data/booking-repository.ts';
+import { findSeriesRule, updateBookingIn, upsertFee } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import { eventsOfBooking } from '../data/diary-repository.ts';
 import { expireHolds, lapsedHoldsIn } from '../data/hold-expiry.ts';
@@ -216,8 +216,8 @@ export async function rescheduleInTransaction(
     'system:lazy-expiry',
     logBookingEvent,
   );
-  await whileSlotFree(
-    updateBooking(trx, changer.organisationId, booking.id, {
+  const written = await whileSlotFree(
+    updateBookingIn(trx, changer.organisationId, booking.id, booking.status, {
       staff_id: slot.staffId,
       starts_at: slot.startsAt,
       ends_at: slot.endsAt,
@@ -227,6 +227,17 @@ export async function rescheduleInTransaction(
       updated_at: now,
     }),
   );
+  if (!written) {
+    // Changed since it was read: a hold another instance's sweeper (its clock a little ahead) expired
+    // meanwhile. Refused as that status now is, never moved (nor its customer told of a move).
+    const again = await decide(trx, changer, reference, 'reschedule', now);
+    throw refusalError(
+      again.decision.refusal ?? {
+        reason: 'not_changeable',
+        message: 'This booking changed meanwhile; try again.',
+      },
+    );
+  }
   // Each service keeps its price snapshot; its times (and length, if the catalogue changed) follow the slot.
   let start = slot.startsAt;
   for (const [position, service] of services.entries()) {

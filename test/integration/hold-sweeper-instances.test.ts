@@ -257,4 +257,28 @@ describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
       .executeTakeFirstOrThrow();
     expect(proof.proven_at).toBeNull();
   });
+  it('refuses a move of a hold the sweep expired meanwhile, rather than moving an expired booking', async () => {
+    const [first] = await twoHolds();
+    t.clock.advance({ minutes: 30, seconds: -1 });
+    const { swept, answer: moved } = await raceTheSweep(first!.id, () =>
+      t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${first!.reference}`,
+        payload: { starts_at: '2026-11-24T12:00:00+00:00' },
+      }),
+    );
+    expect(swept).toBe(2);
+    expect(moved.statusCode, moved.body).toBe(409);
+    expect(moved.json().error.message).toContain('expired');
+    expect(await storedHold(first!.id)).toEqual({
+      status: 'expired',
+      events: ['pending_payment', 'expired'],
+    });
+    const stored = await t.database.db
+      .selectFrom('bookings')
+      .select('starts_at')
+      .where('id', '=', first!.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.starts_at).toBe(Date.parse(first!.startsAt));
+  });
 });
