@@ -1,4 +1,4 @@
-import { updateBooking, updateBookingIn } from '../data/booking-repository.ts';
+import { lockBookingRow, updateBooking, updateBookingIn } from '../data/booking-repository.ts';
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
@@ -197,6 +197,11 @@ export async function confirmDeposit(
   actor: string,
   refs: { providerRef: string; paymentRef: string | null } | null = null,
 ): Promise<CheckoutOutcome> {
+  const read = await findSession(trx, sessionId);
+  // The booking's row first, as the hold sweeper takes it before the booking's checkouts: another
+  // instance's sweep expiring this hold meanwhile is waited for and seen (refused as expired below)
+  // rather than deadlocked with (it waiting for the checkout this closes, this for the booking).
+  await lockBookingRow(trx, read.organisation_id, read.booking_id);
   const row = await findSession(trx, sessionId);
   refuseUnlessPayable(row, now);
   if (refs) {

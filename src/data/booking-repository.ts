@@ -175,6 +175,23 @@ export async function updateBookingIn(
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * On PostgreSQL, locks the booking's row to the end of the transaction, as the hold sweeper's writes
+ * do (expireHolds), before a write that also touches the booking's other rows (its checkouts): taken
+ * first, both wait for each other in one order instead of deadlocking, and what is read after it is
+ * the row as the last writer committed it.
+ */
+export async function lockBookingRow(trx: Db, organisationId: string, id: string): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  await trx
+    .selectFrom('bookings')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .forNoKeyUpdate()
+    .execute();
+}
+
 export interface BookingEvent {
   organisationId: string;
   bookingId: string;

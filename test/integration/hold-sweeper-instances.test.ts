@@ -281,4 +281,43 @@ describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
       .executeTakeFirstOrThrow();
     expect(stored.starts_at).toBe(Date.parse(first!.startsAt));
   });
+  it('refuses the deposit step of a pending_confirmation hold the sweep expired meanwhile, rather than keeping it paid', async () => {
+    await stop();
+    await start({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+    const path = pagePathOf(
+      await bookOnPage(t, 'northside-hair', {
+        location: 'camden',
+        service: 'colour',
+        startsAt: '2026-11-25T14:00:00Z',
+        phone: '07912 345678',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const { code } = await deliveredCode(t, reference);
+    expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
+    const pay = await pagePost(t, `${path}/pay`);
+    expect(pay.statusCode, pay.body).toBe(303);
+    const checkout = new URL(String(pay.headers.location)).pathname;
+    const held = await t.database.db
+      .selectFrom('bookings')
+      .select(['id', 'status', 'hold_expires_at'])
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(held.status).toBe('pending_confirmation');
+    t.clock.advance({ milliseconds: held.hold_expires_at! - t.clock.nowMs() - 1_000 });
+    const { swept, answer: paid } = await raceTheSweep(held.id, () => pagePost(t, `${checkout}/pay`));
+    expect(swept).toBe(1);
+    expect(paid.statusCode, paid.body).toBe(409);
+    expect(paid.body).toContain('expired');
+    expect(await storedHold(held.id)).toEqual({
+      status: 'expired',
+      events: ['pending_confirmation', 'expired'],
+    });
+    const stored = await t.database.db
+      .selectFrom('bookings')
+      .select('deposit_status')
+      .where('id', '=', held.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.deposit_status).not.toBe('paid');
+  });
 });
