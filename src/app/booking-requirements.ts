@@ -62,11 +62,17 @@ export async function settleRequirement(
     return 'not_held';
   }
   if (!moved) {
-    await updateBooking(trx, organisationId, bookingId, {
+    // Still held as read, as the confirmation below: a hold another instance's sweeper expired since
+    // keeps the step's changes but no requirements, and is not held (nothing is asked of it any more).
+    const outstanding = await updateBookingIn(trx, organisationId, bookingId, 'pending_confirmation', {
       ...changes,
       pending_requirements: JSON.stringify(left),
       updated_at: now,
     });
+    if (!outstanding) {
+      await updateBooking(trx, organisationId, bookingId, { ...changes, updated_at: now });
+      return 'not_held';
+    }
     return 'outstanding';
   }
   // Confirmed only if still held as read: on PostgreSQL a cancellation (or a lapse) committed since the

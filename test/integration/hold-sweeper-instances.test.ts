@@ -320,4 +320,43 @@ describe.skipIf(!onPostgres)('the hold sweeper beside another instance', () => {
       .executeTakeFirstOrThrow();
     expect(stored.deposit_status).not.toBe('paid');
   });
+  it('refuses the code of a public-page hold with a deposit still to pay the sweep expired meanwhile', async () => {
+    await stop();
+    await start({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+    const path = pagePathOf(
+      await bookOnPage(t, 'northside-hair', {
+        location: 'camden',
+        service: 'colour',
+        startsAt: '2026-11-25T14:00:00Z',
+        phone: '07912 345678',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const held = await t.database.db
+      .selectFrom('bookings')
+      .select(['id', 'hold_expires_at'])
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    t.clock.advance({ milliseconds: held.hold_expires_at! - t.clock.nowMs() - 9 * 60_000 });
+    const resent = await pagePost(t, `${path}/resend`);
+    expect(resent.statusCode, resent.body).toBe(303);
+    const { code } = await deliveredCode(t, reference);
+    t.clock.advance({ milliseconds: 9 * 60_000 - 1_000 });
+    const { swept, answer: typed } = await raceTheSweep(held.id, () =>
+      pagePost(t, `${path}/verify`, { code }),
+    );
+    expect(swept).toBe(1);
+    expect(typed.statusCode, typed.body).toBe(409);
+    expect(typed.body).toContain('not confirmed in time');
+    expect(await storedHold(held.id)).toEqual({
+      status: 'expired',
+      events: ['pending_confirmation', 'expired'],
+    });
+    const stored = await t.database.db
+      .selectFrom('bookings')
+      .select('pending_requirements')
+      .where('id', '=', held.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.pending_requirements).toBeNull();
+  });
 });
