@@ -242,6 +242,10 @@ describe.each(SIZES)('the customer finds their way, on a $name', (size) => {
     expect(await page.getByLabel('Stylist').inputValue()).not.toBe('');
     expect(await page.textContent('main')).toContain('Times are London time');
     await lightAndFitting(page, size.width);
+    // A day with no times chosen (Amara works weekdays only, so the week has some): still legible.
+    await page.locator('nav.strip li button.none').first().click();
+    await page.locator('nav.strip button.none[aria-current="date"]').waitFor();
+    await lightAndFitting(page, size.width);
   }, 120_000);
 
   it('a late move the salon forbids is said at once, with what can still be done', async () => {

@@ -264,7 +264,8 @@ const STYLE_PARTS: readonly { marker: string; css: string }[] = [
       '.days{list-style:none;padding:0;margin:1rem 0 .5rem;display:grid;grid-template-columns:repeat(7,1fr);gap:.25rem}',
       '.strip button{background:#fff;color:#0b5394;padding:.4rem .6rem;font-size:.85rem;line-height:1.3}',
       '.days button{width:100%;padding:.4rem 0;border-width:1px}.days small{display:block;font-size:.75rem}',
-      '.days [aria-current]{background:#0b5394;color:#fff}.days .none{border-color:#767676;color:#555}',
+      // The chosen day's colours come last: a chosen day with no times stays white on blue, not grey on blue.
+      '.days .none{border-color:#767676;color:#555}.days [aria-current]{background:#0b5394;color:#fff}',
       '.pager{display:flex;flex-wrap:wrap;gap:.5rem;margin:0}',
     ].join(''),
   },
