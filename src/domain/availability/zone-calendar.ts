@@ -53,7 +53,9 @@ export class ZoneCalendar {
   }
 
   offsetAt(instant: number): number {
-    return this.#zone.offset(instant) * MINUTE;
+    // Rounded: an offset in seconds (the local mean times of the 1800s) is a fraction of a minute, and
+    // 60_000 times it is not always a whole number of milliseconds in floating point.
+    return Math.round(this.#zone.offset(instant) * MINUTE);
   }
 
   day(date: string): LocalDay {
@@ -122,14 +124,7 @@ export class ZoneCalendar {
   clockChangeNear(day: LocalDay): ClockChange | null {
     if (day.steadyOffset !== null) return null;
     const before = day.offsets[0]!;
-    // Offsets change on whole minutes: the first minute on the new offset, between the day's ends.
-    let lo = day.wallMidnight - 14 * HOUR;
-    let hi = day.wallMidnight + 36 * HOUR;
-    while (hi - lo > MINUTE) {
-      const mid = lo + Math.floor((hi - lo) / 2 / MINUTE) * MINUTE;
-      if (this.offsetAt(mid) === before) lo = mid;
-      else hi = mid;
-    }
+    const hi = this.#changeBetween(day.wallMidnight - 14 * HOUR, day.wallMidnight + 36 * HOUR, before);
     const wallMinute = (offset: number) => Math.round((hi + offset - day.wallMidnight) / MINUTE);
     return { at: hi, fromMinute: wallMinute(before), toMinute: wallMinute(this.offsetAt(hi)) };
   }
@@ -147,14 +142,31 @@ export class ZoneCalendar {
       .sort((a, b) => a - b);
     if (exact.length > 0) return exact[0]!;
     // In a gap: the wall time read with the earlier offset lands after the change, with the later
-    // offset before it. The change happens on a whole minute between the two.
+    // offset before it. The change happens between the two.
     const before = day.offsets[0]!;
-    let lo = wall - Math.max(...day.offsets);
-    let hi = wall - Math.min(...day.offsets);
+    const [lo, hi] = [wall - Math.max(...day.offsets), wall - Math.min(...day.offsets)];
+    return this.offsetAt(lo) === before
+      ? this.#changeBetween(lo, hi, before)
+      : this.#changeBetween(hi, lo, before);
+  }
+
+  /**
+   * The first instant after `lo` (on offset `before`) and at or before `hi` (on another) whose offset
+   * is not `before`. Offsets change on whole minutes, so the search goes by minutes; the local mean
+   * times of the 1800s are offsets in seconds (London's -0:01:15), and for those it goes on to the
+   * millisecond.
+   */
+  #changeBetween(lo: number, hi: number, before: number): number {
     const isBefore = (instant: number) => this.offsetAt(instant) === before;
-    if (!isBefore(lo)) [lo, hi] = [hi, lo];
     while (hi - lo > MINUTE) {
-      const mid = lo + Math.floor((hi - lo) / 2 / MINUTE) * MINUTE;
+      // At least a minute on: between one and two minutes apart, half of it in whole minutes is none.
+      const mid = lo + Math.max(MINUTE, Math.floor((hi - lo) / 2 / MINUTE) * MINUTE);
+      if (isBefore(mid)) lo = mid;
+      else hi = mid;
+    }
+    if (isBefore(hi - 1)) return hi;
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
       if (isBefore(mid)) lo = mid;
       else hi = mid;
     }
