@@ -9,9 +9,10 @@
  * before, so that its deliveries are due from that minute. Then two operations, by POST to the
  * control endpoint:
  *
- * - `deliver` {batch}: sets the clock to the batch's minute and runs the worker's pass (what
- *   startWebhookWorker runs on each tick: deliverDueWebhooks, at once again after a full batch, until
- *   a batch comes back short): exactly that batch is due. It answers the wall time, the outcomes, the
+ * - `deliver` {batch}: sets the clock to the batch's minute and delivers as the worker does, claim by
+ *   claim (deliverDueWebhooks, at once again after a full batch, until a batch comes back short; the
+ *   running worker claims as places free rather than batch by batch, the same claims, attempts and
+ *   settles): exactly that batch is due. It answers the wall time, the outcomes, the
  *   time of each POST and what the deliveries record afterwards.
  * - `raw` {batch}: the baseline. The same POSTs (the batch's event bodies, signed headers) through
  *   the same sender to the receiver's other path, in groups of the worker's batch size, each group
@@ -169,7 +170,7 @@ serveFromChild<WebhooksDeliveryInit, WebhooksDeliveryInfo>(async (init) => {
     let claims = 0;
     const start = performance.now();
     if (op.op === 'deliver') {
-      // startWebhookWorker's pass: batch after batch while they come back full.
+      // The worker's claims, batch after batch while they come back full.
       for (;;) {
         const pass = await deliverDueWebhooks(delivery);
         claims += 1;

@@ -185,7 +185,6 @@ export type ClaimedDelivery = WebhookDeliveryRow & {
 function claimableDeliveries(db: Db, now: number) {
   return db
     .selectFrom('webhook_deliveries as d')
-    .select('d.seq')
     .where('d.status', '=', PENDING)
     .where('d.next_attempt_at', '<=', now)
     .where((due) => due.or([due('d.lease_until', 'is', null), due('d.lease_until', '<=', now)]))
@@ -204,25 +203,51 @@ function claimableDeliveries(db: Db, now: number) {
 }
 
 /**
- * Claims up to `limit` claimable deliveries (claimableDeliveries), so one booking's events reach an
- * endpoint in the order they were written: a claimed delivery stays pending until settled, which keeps
- * the later ones back. One statement; on PostgreSQL rows another instance is claiming are skipped
- * (FOR UPDATE SKIP LOCKED), so each attempt is made by one worker. The claim counts the attempt.
+ * Up to `limit` claimable deliveries (claimableDeliveries), earliest due first, leaving out those to the
+ * endpoints in `skipping`: a read, asked before the claim so that a worker that finds nothing to do takes
+ * no write lock (on SQLite the claim is a write transaction, every 200 ms), and so that the worker can
+ * choose what to claim (no endpoint holding all its attempts). A delivery due but waiting behind a
+ * failing one of its booking is not among them: the worker would claim nothing, on every pass until that
+ * one's retry (hours, later on).
+ */
+export async function claimableCandidates(
+  db: Db,
+  now: number,
+  limit: number,
+  skipping: readonly string[],
+): Promise<{ seq: number; endpoint_id: string }[]> {
+  const rows = await claimableDeliveries(db, now)
+    .select(['d.seq', 'd.endpoint_id'])
+    .$if(skipping.length > 0, (q) => q.where('d.endpoint_id', 'not in', skipping))
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.seq')
+    .limit(literalLimit(limit))
+    .execute();
+  return rows.map((row) => ({ seq: Number(row.seq), endpoint_id: row.endpoint_id }));
+}
+
+/**
+ * Claims those of `seqs` still claimable (claimableDeliveries: another worker may have taken one since
+ * they were read), so one booking's events reach an endpoint in the order they were written: a claimed
+ * delivery stays pending until settled, which keeps the later ones back. One statement; on PostgreSQL
+ * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED), so each attempt is made by one
+ * worker. The claim counts the attempt.
  */
 export async function claimDueDeliveries(
   db: Db,
   token: string,
   now: number,
   leaseUntil: number,
-  limit: number,
+  seqs: readonly number[],
 ): Promise<ClaimedDelivery[]> {
+  if (seqs.length === 0) return [];
   const claimed = await db
     .updateTable('webhook_deliveries')
     .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
     .where('seq', 'in', () =>
       claimableDeliveries(db, now)
-        .orderBy('d.next_attempt_at')
-        .limit(literalLimit(limit))
+        .select('d.seq')
+        .where('d.seq', 'in', seqs)
         .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked()),
     )
     .returningAll()
@@ -259,17 +284,6 @@ export async function claimDueDeliveries(
     });
   }
   return ready.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
-}
-
-/**
- * Whether any delivery is claimable now (claimableDeliveries: the claim's own question): a read, asked
- * before the claim so that a worker that finds nothing to do takes no write lock (on SQLite the claim
- * is a write transaction, every 200 ms). A delivery due but waiting behind a failing one of its booking
- * does not count: the worker would claim nothing, on every pass until that one's retry (hours, later on).
- */
-export async function anyDeliveryClaimable(db: Db, now: number): Promise<boolean> {
-  const row = await claimableDeliveries(db, now).limit(literalLimit(1)).executeTakeFirst();
-  return row !== undefined;
 }
 
 /** What became of an attempt: the columns it sets. */

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -168,6 +169,15 @@ describe('endpoints over REST', () => {
     expect(sent.statusCode, sent.body).toBe(202);
     expect(await deliver()).toMatchObject({ succeeded: 1, retried: 0, failed: 0 });
     expect(receiver.received.map((r) => [r.json.type, r.signed])).toEqual([['webhook.test', true]]);
+    // Written out as the parser does (a host in lower case, no default port), still with no `/` added.
+    const port = new URL(receiver.url).port;
+    for (const [given, kept] of [
+      [`http://LOCALHOST:${port}`, `http://localhost:${port}`],
+      ['https://Hooks.Example.com:443', 'https://hooks.example.com'],
+      ['https://hooks.example.com/', 'https://hooks.example.com/'],
+    ]) {
+      expect(((await subscribe(['booking.created'], given)) as unknown as { url: string }).url).toBe(kept);
+    }
   });
 
   it('refuses a URL longer than 2,000 characters once written out, rather than failing with a 500', async () => {
@@ -740,6 +750,34 @@ describe('the running worker', () => {
       'booking.created#2',
       'booking.cancelled#1',
     ]);
+  });
+
+  it('keeps sending to other endpoints while one hangs, and gives it at most half its places', async () => {
+    // A receiver that takes requests and never answers, as one behind a dead proxy.
+    const hanging = createHttpServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hooks`;
+    let hangingRequests = 0;
+    hanging.on('request', () => hangingRequests++);
+    await subscribe(['booking.created'], hangingUrl);
+    await subscribe(['booking.created']);
+    const errors: unknown[] = [];
+    // Four places: at most two for the hanging endpoint; attempts wait 10 s for an answer, as deployed.
+    const stop = startWebhookWorker(
+      { db: t.database.db, clock: t.clock, sender: httpSender(LOOPBACK_ALLOWED, 10_000), batchSize: 4 },
+      (error) => errors.push(error),
+    );
+    try {
+      for (const at of ['10:00', '11:00', '12:00']) await book(`2026-12-07T${at}:00+00:00`);
+      // All three reach the answering receiver long before the hanging attempts' 10 s are up.
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 3_000 });
+      expect(hangingRequests).toBe(2);
+    } finally {
+      hanging.closeAllConnections();
+      hanging.close();
+      await stop();
+    }
+    expect(errors).toEqual([]);
   });
 });
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../data/database.ts';
 import {
-  anyDeliveryClaimable,
   type ClaimedDelivery,
+  claimableCandidates,
   claimDueDeliveries,
   clearFailing,
   countDueDeliveries,
@@ -69,27 +69,53 @@ export interface WebhookCounts {
 const DEFAULT_BATCH = 64;
 const DEFAULT_LEASE_MS = DELIVERY_TIMEOUT_MS * 3;
 
+/** Deliveries claimed together, under one token. */
+interface Claim {
+  token: string;
+  rows: ClaimedDelivery[];
+}
+
+/**
+ * Claims up to `room` due deliveries, earliest due first, at most `perEndpoint` attempts out to one
+ * endpoint counting those already out (`out`: endpoint id → attempts this worker has out to it).
+ */
+async function claimDue(
+  delivery: WebhookDelivery,
+  room: number,
+  out: ReadonlyMap<string, number>,
+  perEndpoint: number,
+): Promise<Claim> {
+  const token = randomUUID();
+  const now = delivery.clock.nowMs();
+  const busy = [...out].filter(([, attempts]) => attempts >= perEndpoint).map(([id]) => id);
+  const candidates = await claimableCandidates(delivery.db, now, room * 2, busy);
+  const counted = new Map(out);
+  const seqs: number[] = [];
+  for (const candidate of candidates) {
+    if (seqs.length === room) break;
+    const attempts = counted.get(candidate.endpoint_id) ?? 0;
+    if (attempts >= perEndpoint) continue;
+    counted.set(candidate.endpoint_id, attempts + 1);
+    seqs.push(candidate.seq);
+  }
+  if (seqs.length === 0) return { token, rows: [] };
+  const leaseUntil = now + (delivery.leaseMs ?? DEFAULT_LEASE_MS);
+  const rows = await writeStatement(
+    delivery.db,
+    (trx) => claimDueDeliveries(trx, token, now, leaseUntil, seqs),
+    REDONE_IF_LOST,
+  );
+  return { token, rows };
+}
+
 /** Claims one batch of due deliveries and sends them, concurrently; what became of them. */
 export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<WebhookCounts> {
   const counts: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
-  const token = randomUUID();
-  const now = delivery.clock.nowMs();
-  if (!(await anyDeliveryClaimable(delivery.db, now))) return counts;
-  const claimed = await writeStatement(
-    delivery.db,
-    (trx) =>
-      claimDueDeliveries(
-        trx,
-        token,
-        now,
-        now + (delivery.leaseMs ?? DEFAULT_LEASE_MS),
-        delivery.batchSize ?? DEFAULT_BATCH,
-      ),
-    REDONE_IF_LOST,
-  );
+  const batch = delivery.batchSize ?? DEFAULT_BATCH;
+  const claim = await claimDue(delivery, batch, new Map(), batch);
   await allEnded(
-    claimed.map(async (row) => {
-      counts[await deliverOne(delivery, row, token)]++;
+    claim.rows.map(async (row) => {
+      counts[await deliverOne(delivery, row, claim.token)]++;
     }),
   );
   return counts;
@@ -240,18 +266,45 @@ export async function pruneDeliveredWebhooks(db: Db, now: number): Promise<numbe
 }
 
 /**
- * Runs deliverDueWebhooks every `intervalMs` (at once again after a full batch) until stopped; a
- * failure is reported, never fatal; once an hour it also forgets what ended a month ago. The short
- * interval is what keeps an event's delay under a second: the pass's read is how a worker learns of an
- * event any process wrote, there being no notification channel between processes. A pass with nothing
- * to claim (nothing due, or only deliveries waiting behind a failing one of their booking) costs that
- * one indexed read and takes no write lock. The returned stop waits for the batch in progress.
+ * Keeps up to `batchSize` attempts out (64), claiming every `intervalMs` what there is room for, and at
+ * once again while claims come back full, as soon as half the room is free: an attempt that hangs (a
+ * receiver that never answers, a name that never resolves: up to 20 s) holds its own place only, not
+ * the deliveries claimed with it, and at most half the places go to one endpoint, so one organisation's
+ * failing receiver does not hold up another's events. A failure is reported, never fatal; once an hour
+ * it also forgets what ended a month ago. The short interval is what keeps an event's delay under a
+ * second: the pass's read is how a worker learns of an event any process wrote, there being no
+ * notification channel between processes. A pass with nothing to claim (nothing due, or only deliveries
+ * waiting behind a failing one of their booking or to endpoints holding their share) costs that one
+ * indexed read and takes no write lock. The returned stop waits for every attempt out.
  */
 export function startWebhookWorker(
   delivery: WebhookDelivery,
   onError: (error: unknown) => void,
   intervalMs = 200,
 ): () => Promise<void> {
+  const places = delivery.batchSize ?? DEFAULT_BATCH;
+  const perEndpoint = Math.max(1, Math.floor(places / 2));
+  const attempts = new Set<Promise<void>>();
+  /** Endpoint id → attempts out to it. */
+  const out = new Map<string, number>();
+  /** Wakes a pass waiting for half the places to be free. */
+  let halfFree: (() => void) | null = null;
+  const send = (row: ClaimedDelivery, token: string) => {
+    out.set(row.endpoint_id, (out.get(row.endpoint_id) ?? 0) + 1);
+    const attempt: Promise<void> = deliverOne(delivery, row, token)
+      .then(() => undefined, onError)
+      .finally(() => {
+        attempts.delete(attempt);
+        const left = (out.get(row.endpoint_id) ?? 1) - 1;
+        if (left === 0) out.delete(row.endpoint_id);
+        else out.set(row.endpoint_id, left);
+        if (halfFree && attempts.size <= places / 2) {
+          halfFree();
+          halfFree = null;
+        }
+      });
+    attempts.add(attempt);
+  };
   let prunedAt = Number.NEGATIVE_INFINITY;
   const stop = startPeriodicWork(
     async (stopping) => {
@@ -260,10 +313,19 @@ export function startWebhookWorker(
         prunedAt = now;
         await pruneDeliveredWebhooks(delivery.db, now);
       }
-      for (;;) {
-        const counts = await deliverDueWebhooks(delivery);
-        const handled = counts.succeeded + counts.retried + counts.failed;
-        if (stopping() || handled < (delivery.batchSize ?? DEFAULT_BATCH)) return;
+      while (!stopping()) {
+        const room = places - attempts.size;
+        if (room > 0) {
+          const claim = await claimDue(delivery, room, out, perEndpoint);
+          for (const row of claim.rows) send(row, claim.token);
+          if (claim.rows.length < room) return;
+        }
+        // More may be due than there was room for.
+        if (attempts.size > places / 2) {
+          await new Promise<void>((resolve) => {
+            halfFree = resolve;
+          });
+        }
       }
     },
     onError,
@@ -271,6 +333,7 @@ export function startWebhookWorker(
   );
   return async () => {
     await stop();
+    await Promise.all(attempts);
     delivery.sender.close();
   };
 }

@@ -187,11 +187,12 @@ export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): 
 /**
  * The URL an endpoint keeps: as the parser writes it out (what is checked and sent to, with no
  * reading of it left to a receiver's own parser), except that an origin given without a path keeps
- * none: `https://crm.example.com` is answered as it was given, not with a `/` the integrator did not
- * write (the same address).
+ * none: `https://Crm.Example.com:443` is answered as `https://crm.example.com`, not with a `/` the
+ * integrator did not write (the same address).
  */
 function saved(raw: string, url: URL): string {
-  return url.href === `${raw}/` ? raw : url.href;
+  const givenWithoutPath = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*$/i.test(raw);
+  return givenWithoutPath && url.href === `${url.origin}/` ? url.origin : url.href;
 }
 
 async function resolvedOrNone(host: string): Promise<string[]> {
