@@ -10,9 +10,9 @@
  * control endpoint:
  *
  * - `deliver` {batch}: sets the clock to the batch's minute and delivers as the worker does, claim by
- *   claim (deliverDueWebhooks, at once again after a full batch, until a batch comes back short; the
- *   running worker claims as places free rather than batch by batch, the same claims, attempts and
- *   settles): exactly that batch is due. It answers the wall time, the outcomes, the
+ *   claim (deliverDueWebhooks, at once again after a full batch, until a batch comes back short: the
+ *   cost of claims, attempts and settles; the running worker keeps 64 out, claiming as places free, at
+ *   most 16 to one endpoint): exactly that batch is due. It answers the wall time, the outcomes, the
  *   time of each POST and what the deliveries record afterwards.
  * - `raw` {batch}: the baseline. The same POSTs (the batch's event bodies, signed headers) through
  *   the same sender to the receiver's other path, in groups of the worker's batch size, each group

@@ -752,29 +752,55 @@ describe('the running worker', () => {
     ]);
   });
 
-  it('keeps sending to other endpoints while one hangs, and gives it at most half its places', async () => {
-    // A receiver that takes requests and never answers, as one behind a dead proxy.
+  it('keeps sending to other endpoints while some hang, and gives each at most a quarter of its places', async () => {
+    // A receiver that takes requests and never answers, as one behind a dead proxy: two endpoints on it.
     const hanging = createHttpServer(() => {});
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-    const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hooks`;
+    const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
     let hangingRequests = 0;
     hanging.on('request', () => hangingRequests++);
-    await subscribe(['booking.created'], hangingUrl);
+    await subscribe(['booking.created'], `${hangingUrl}/one`);
+    await subscribe(['booking.created'], `${hangingUrl}/two`);
     await subscribe(['booking.created']);
     const errors: unknown[] = [];
-    // Four places: at most two for the hanging endpoint; attempts wait 10 s for an answer, as deployed.
+    // Eight places: at most two for each hanging endpoint; attempts wait 10 s for an answer, as deployed.
     const stop = startWebhookWorker(
-      { db: t.database.db, clock: t.clock, sender: httpSender(LOOPBACK_ALLOWED, 10_000), batchSize: 4 },
+      { db: t.database.db, clock: t.clock, sender: httpSender(LOOPBACK_ALLOWED, 10_000), batchSize: 8 },
       (error) => errors.push(error),
     );
     try {
-      for (const at of ['10:00', '11:00', '12:00']) await book(`2026-12-07T${at}:00+00:00`);
-      // All three reach the answering receiver long before the hanging attempts' 10 s are up.
-      await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 3_000 });
-      expect(hangingRequests).toBe(2);
+      for (const at of ['09:00', '10:00', '11:00', '12:00', '13:00']) await book(`2026-12-07T${at}:00+00:00`);
+      // All five reach the answering receiver long before the hanging attempts' 10 s are up.
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(5), { timeout: 3_000 });
+      expect(hangingRequests).toBe(4);
+      // A booking made while the hanging endpoints hold their share goes out within the worker's poll.
+      await book('2026-12-07T14:00:00+00:00');
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(6), { timeout: 1_500 });
+      expect(hangingRequests).toBe(4);
     } finally {
       hanging.closeAllConnections();
       hanging.close();
+      await stop();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('works through one endpoint’s backlog at its share without waiting for the next poll', async () => {
+    await subscribe(['booking.created']);
+    for (const at of ['09:00', '10:00', '11:00', '12:00', '13:00', '14:00'])
+      await book(`2026-12-14T${at}:00+00:00`);
+    const errors: unknown[] = [];
+    // Four places, one for the endpoint; a poll every 2 s (the first within 1 to 3 s).
+    const stop = startWebhookWorker(
+      { db: t.database.db, clock: t.clock, sender: httpSender(LOOPBACK_ALLOWED, 2_000), batchSize: 4 },
+      (error) => errors.push(error),
+      2_000,
+    );
+    try {
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(0), { timeout: 4_000 });
+      // The other five follow one by one as each place frees, not one a poll (10 s).
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(6), { timeout: 1_500 });
+    } finally {
       await stop();
     }
     expect(errors).toEqual([]);

@@ -68,11 +68,15 @@ export interface WebhookCounts {
 
 const DEFAULT_BATCH = 64;
 const DEFAULT_LEASE_MS = DELIVERY_TIMEOUT_MS * 3;
+/** How long a worker waiting for room gathers the places freeing before it claims again. */
+const GATHER_MS = 10;
 
 /** Deliveries claimed together, under one token. */
 interface Claim {
   token: string;
   rows: ClaimedDelivery[];
+  /** Due deliveries were left unclaimed: no room for them, or their endpoint at its share. */
+  more: boolean;
 }
 
 /**
@@ -98,14 +102,15 @@ async function claimDue(
     counted.set(candidate.endpoint_id, attempts + 1);
     seqs.push(candidate.seq);
   }
-  if (seqs.length === 0) return { token, rows: [] };
+  const more = candidates.length > seqs.length;
+  if (seqs.length === 0) return { token, rows: [], more };
   const leaseUntil = now + (delivery.leaseMs ?? DEFAULT_LEASE_MS);
   const rows = await writeStatement(
     delivery.db,
     (trx) => claimDueDeliveries(trx, token, now, leaseUntil, seqs),
     REDONE_IF_LOST,
   );
-  return { token, rows };
+  return { token, rows, more };
 }
 
 /** Claims one batch of due deliveries and sends them, concurrently; what became of them. */
@@ -266,16 +271,16 @@ export async function pruneDeliveredWebhooks(db: Db, now: number): Promise<numbe
 }
 
 /**
- * Keeps up to `batchSize` attempts out (64), claiming every `intervalMs` what there is room for, and at
- * once again while claims come back full, as soon as half the room is free: an attempt that hangs (a
- * receiver that never answers, a name that never resolves: up to 20 s) holds its own place only, not
- * the deliveries claimed with it, and at most half the places go to one endpoint, so one organisation's
- * failing receiver does not hold up another's events. A failure is reported, never fatal; once an hour
- * it also forgets what ended a month ago. The short interval is what keeps an event's delay under a
- * second: the pass's read is how a worker learns of an event any process wrote, there being no
- * notification channel between processes. A pass with nothing to claim (nothing due, or only deliveries
- * waiting behind a failing one of their booking or to endpoints holding their share) costs that one
- * indexed read and takes no write lock. The returned stop waits for every attempt out.
+ * Keeps up to `batchSize` attempts out (64), claiming every `intervalMs` what there is room for, and,
+ * while more is due than was claimed, again as soon as a place frees: an attempt that hangs (a receiver
+ * that never answers, a name that never resolves: up to 20 s) holds its own place only, not the
+ * deliveries claimed with it, and at most a quarter of the places go to one endpoint, so one
+ * organisation's failing receiver does not hold up another's events. A failure is reported, never
+ * fatal; once an hour it also forgets what ended a month ago. The short interval is what keeps an
+ * event's delay under a second: the pass's read is how a worker learns of an event any process wrote,
+ * there being no notification channel between processes. A pass with nothing to claim (nothing due, or
+ * only deliveries waiting behind a failing one of their booking or to endpoints holding their share)
+ * costs that one indexed read and takes no write lock. The returned stop waits for every attempt out.
  */
 export function startWebhookWorker(
   delivery: WebhookDelivery,
@@ -283,12 +288,12 @@ export function startWebhookWorker(
   intervalMs = 200,
 ): () => Promise<void> {
   const places = delivery.batchSize ?? DEFAULT_BATCH;
-  const perEndpoint = Math.max(1, Math.floor(places / 2));
+  const perEndpoint = Math.max(1, Math.floor(places / 4));
   const attempts = new Set<Promise<void>>();
   /** Endpoint id → attempts out to it. */
   const out = new Map<string, number>();
-  /** Wakes a pass waiting for half the places to be free. */
-  let halfFree: (() => void) | null = null;
+  /** Wakes a pass waiting for a place to free. */
+  let placeFreed: (() => void) | null = null;
   const send = (row: ClaimedDelivery, token: string) => {
     out.set(row.endpoint_id, (out.get(row.endpoint_id) ?? 0) + 1);
     const attempt: Promise<void> = deliverOne(delivery, row, token)
@@ -298,10 +303,8 @@ export function startWebhookWorker(
         const left = (out.get(row.endpoint_id) ?? 1) - 1;
         if (left === 0) out.delete(row.endpoint_id);
         else out.set(row.endpoint_id, left);
-        if (halfFree && attempts.size <= places / 2) {
-          halfFree();
-          halfFree = null;
-        }
+        placeFreed?.();
+        placeFreed = null;
       });
     attempts.add(attempt);
   };
@@ -318,14 +321,20 @@ export function startWebhookWorker(
         if (room > 0) {
           const claim = await claimDue(delivery, room, out, perEndpoint);
           for (const row of claim.rows) send(row, claim.token);
-          if (claim.rows.length < room) return;
+          if (!claim.more) return;
         }
-        // More may be due than there was room for.
-        if (attempts.size > places / 2) {
-          await new Promise<void>((resolve) => {
-            halfFree = resolve;
-          });
-        }
+        if (attempts.size === 0) return;
+        // More is due: claim again once a place frees (a moment later, so that the attempts ending
+        // with it free theirs too and one claim takes them all), or after the interval at the latest:
+        // what is due may be waiting for an endpoint at its share, whose attempts may hang, while
+        // other endpoints' events come due.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, intervalMs);
+          placeFreed = () => {
+            clearTimeout(timer);
+            setTimeout(resolve, GATHER_MS);
+          };
+        });
       }
     },
     onError,
