@@ -329,7 +329,10 @@ export function startWebhookWorker(
         // what is due may be waiting for an endpoint at its share, whose attempts may hang, while
         // other endpoints' events come due.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, intervalMs);
+          const timer = setTimeout(() => {
+            placeFreed = null;
+            resolve();
+          }, intervalMs);
           placeFreed = () => {
             clearTimeout(timer);
             setTimeout(resolve, GATHER_MS);
