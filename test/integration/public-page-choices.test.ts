@@ -429,6 +429,28 @@ describe('one form, one booking; a refusal keeps what was typed', () => {
     }
   });
 
+  it('the calendar’s last week offers no day, and no way on, past 9999-12-31', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const buttons = (body: string) =>
+      [...body.matchAll(/<button type="submit" name="date" value="([^"]+)"[^>]*>([^<]+)/g)].map(
+        (m) => `${m[1]} ${m[2]!.trim()}`,
+      );
+    // Weeks count from today (a Monday): 9999-12-31's strip starts on a Monday and holds 5 days.
+    const last = buttons(await search({ date: '9999-12-31' }));
+    expect(last.filter((b) => /^\d{4}-\d{2}-\d{2} \w{3} \d+$/.test(b))).toHaveLength(5);
+    expect(last.every((b) => /^\d{4}-/.test(b))).toBe(true);
+    expect(last).toContain('9999-12-30 Previous day');
+    expect(last.some((b) => /Next day|Later days/.test(b))).toBe(false);
+    // The day before the strip's last: on to 9999-12-31, but no later week.
+    const before = buttons(await search({ date: '9999-12-30' }));
+    expect(before).toContain('9999-12-31 Next day');
+    expect(before.some((b) => b.includes('Later days'))).toBe(false);
+    // Every button of every strip near the end opens a page, never "Choose a day".
+    for (const b of [...last, ...before]) {
+      const date = b.slice(0, b.indexOf(' '));
+      expect(await search({ date })).toContain('<nav aria-label="Days" class="strip">');
+    }
+  });
   it('the other customer forms say it in plain words too (the waitlist)', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const ids = await catalogueIds(t.database.db);

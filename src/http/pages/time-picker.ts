@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { EmptyTodayCause } from '../../app/availability-service.ts';
 import { calendarFor } from '../../domain/availability/find-slots.ts';
 import type { Availability } from '../../domain/availability/types.ts';
+import { LAST_CALENDAR_DATE } from '../../domain/availability/zone-calendar.ts';
 import type { Location, ServiceWithStaff, StaffRef } from '../../domain/catalogue.ts';
 import { counted } from '../../domain/counted.ts';
 import { withRepeatedLabel, zoneAbbreviation } from '../../domain/repeated-wall-times.ts';
@@ -145,7 +146,8 @@ export interface StripTarget {
  */
 export function dayStrip(found: DaysFound, target: StripTarget): string {
   const { window, location, locale } = found;
-  const days = Array.from({ length: STRIP_DAYS }, (_, i) => plusDays(window.start, i));
+  // The calendar ends on 9999-12-31: no day, and no pager, past it (a later date cannot be written).
+  const days = Array.from({ length: STRIP_DAYS }, (_, i) => plusDays(window.start, i)).filter(isCalendarDate);
   const go = (date: string, words: string, extra = '') =>
     `<button type="submit" name="date" value="${date}"${extra}>${words}</button>`;
   const items = days.map((date) => {
@@ -158,6 +160,9 @@ export function dayStrip(found: DaysFound, target: StripTarget): string {
   });
   const previous = window.date > window.today ? go(plusDays(window.date, -1), 'Previous day') : '';
   const earlier = window.start > window.today ? go(plusDays(window.start, -STRIP_DAYS), 'Earlier days') : '';
+  const next = window.date < LAST_CALENDAR_DATE ? go(plusDays(window.date, 1), 'Next day') : '';
+  const laterStart = plusDays(window.start, STRIP_DAYS);
+  const later = isCalendarDate(laterStart) ? go(laterStart, 'Later days') : '';
   const keep = Object.entries(target.keep)
     .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
     .join('');
@@ -165,7 +170,7 @@ export function dayStrip(found: DaysFound, target: StripTarget): string {
 <ul class="days">
 ${items.join('\n')}
 </ul>
-<p class="pager">${earlier}${previous}${go(plusDays(window.date, 1), 'Next day')}${go(plusDays(window.start, STRIP_DAYS), 'Later days')}</p>
+<p class="pager">${earlier}${previous}${next}${later}</p>
 </form></nav>`;
 }
 
