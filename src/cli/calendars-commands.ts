@@ -13,7 +13,7 @@ import type { AppDeps } from '../app/deps.ts';
 import { requireOrganisationId } from '../app/directory-service.ts';
 import type { Db } from '../data/database.ts';
 import { AppError } from '../domain/errors.ts';
-import { CommandError, formatTime, out } from './output.ts';
+import { CommandError, err, formatTime, out } from './output.ts';
 
 type WithDb = <T>(work: (db: Db, clock: Clock, deps: AppDeps) => Promise<T>) => Promise<T>;
 
@@ -43,11 +43,19 @@ export function addCalendarsCommands(program: Command, withDb: WithDb): void {
         'Calendar ("From URL"), Apple Calendar or Outlook. Anyone with the address can read the feed.',
     )
     .action(async (options: { org: string; staff: string; json?: boolean }) => {
-      const base = readConfig().publicBaseUrl;
+      const config = readConfig();
+      const base = config.publicBaseUrl;
       const { feed, token } = await withDb(async (db, clock) =>
         createFeed(db, await requireOrganisationId(db, options.org), options.staff, clock.nowMs()),
       ).catch(withCommandWords(options.org));
       const url = `${base}${feedPath(token)}`;
+      // This command cannot see where the server listens: without PUBLIC_BASE_URL the address is a guess.
+      if (!config.publicBaseUrlSet) {
+        err(
+          `PUBLIC_BASE_URL is not set: the address assumes the server at ${base} (HOST and PORT); ` +
+            'if it is reached elsewhere, revoke this feed and make it again with PUBLIC_BASE_URL set to that address',
+        );
+      }
       if (options.json) {
         out(
           JSON.stringify({

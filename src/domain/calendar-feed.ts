@@ -32,8 +32,6 @@ export interface FeedBooking {
 export interface FeedCalendar {
   /** The calendar's name in the subscriber's list: the staff member's and organisation's names. */
   name: string;
-  /** The host part of every UID (the server's public host): UIDs are unique beyond this server. */
-  uidHost: string;
   bookings: readonly FeedBooking[];
 }
 
@@ -80,7 +78,10 @@ export function writeFeed(calendar: FeedCalendar): string {
     const summary = `${b.serviceNames.join(', ')} – ${b.clientFirstName}`;
     lines.push(
       'BEGIN:VEVENT',
-      `UID:${escapeText(`${b.id}@${calendar.uidHost}`)}`,
+      // The booking's id (a UUID) alone, as RFC 7986 asks: the same whichever name the feed is fetched
+      // under (a host part taken from the request made one booking two events for a subscriber
+      // reaching the server by two names).
+      `UID:${b.id}`,
       `DTSTAMP:${utcDateTime(b.updatedAt)}`,
       `CREATED:${utcDateTime(b.createdAt)}`,
       `LAST-MODIFIED:${utcDateTime(b.updatedAt)}`,

@@ -85,13 +85,21 @@ describe('GET /ical/{token}.ics', () => {
     expect(events).toHaveLength(1);
     first = events[0]!;
     expect(first).toMatchObject({
-      uid: `${booked.id}@localhost`,
+      uid: booked.id,
       summary: 'Cut – Jo',
       location: 'Soho',
       start: '2026-11-24T09:00:00.000Z',
       end: '2026-11-24T09:45:00.000Z',
       status: 'CONFIRMED',
     });
+  });
+
+  it('gives each event the same UID whichever name the server is reached by', async () => {
+    const uids = async (host: string) => eventsOf((await feed({ host })).body).map((e) => e.uid);
+    const here = await uids('localhost');
+    expect(here).toEqual([booked.id]);
+    expect(await uids('127.0.0.1:8080')).toEqual(here);
+    expect(await uids('calendar.example.com')).toEqual(here);
   });
 
   it('answers 304 to a client holding the same ETag', async () => {
@@ -129,7 +137,7 @@ describe('GET /ical/{token}.ics', () => {
     // integrator's script may do.
     const quick = await book('cut', '2026-11-30T09:00:00+00:00');
     const sequenceOfQuick = async () => {
-      const event = eventsOf((await feed()).body).find((e) => e.uid === `${quick.id}@localhost`);
+      const event = eventsOf((await feed()).body).find((e) => e.uid === quick.id);
       return event!.sequence;
     };
     const made = await sequenceOfQuick();
@@ -155,7 +163,7 @@ describe('GET /ical/{token}.ics', () => {
   it('shows a pending hold as tentative, and drops a cancelled booking', async () => {
     const hold = await book('colour', '2026-11-30T14:00:00+00:00');
     let events = eventsOf((await feed()).body);
-    expect(events.find((e) => e.uid === `${hold.id}@localhost`)).toMatchObject({
+    expect(events.find((e) => e.uid === hold.id)).toMatchObject({
       status: 'TENTATIVE',
       summary: 'Colour – Jo',
     });
@@ -166,7 +174,7 @@ describe('GET /ical/{token}.ics', () => {
     });
     expect(cancelled.statusCode, cancelled.body).toBe(200);
     events = eventsOf((await feed()).body);
-    expect(events.map((e) => e.uid)).toEqual([`${hold.id}@localhost`]);
+    expect(events.map((e) => e.uid)).toEqual([hold.id]);
     // Once the hold has lapsed it is expired, whether or not the sweeper has written so.
     t.clock.advance({ hours: 2 });
     expect(eventsOf((await feed()).body)).toEqual([]);

@@ -52,6 +52,23 @@ afterAll(async () => {
 
 describe('booking calendars', () => {
   it(
+    'says, without PUBLIC_BASE_URL, which server the address it prints assumes',
+    async () => {
+      const { PUBLIC_BASE_URL: _unset, ...withoutBase } = env;
+      const created = await runCliAsync(['calendars', 'create', '--org', 'acme-hair', '--staff', 'Ana'], {
+        ...withoutBase,
+        PORT: '8123',
+      });
+      expect(created.status, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/http:\/\/127\.0\.0\.1:8123\/ical\/[\w-]{43}\.ics/);
+      expect(created.stderr).toContain(
+        'PUBLIC_BASE_URL is not set: the address assumes the server at http://127.0.0.1:8123 (HOST and PORT)',
+      );
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
     'creates a feed (address printed once), lists it, and revokes it',
     async () => {
       const created = await runCliAsync(
@@ -59,6 +76,7 @@ describe('booking calendars', () => {
         env,
       );
       expect(created.status, created.stderr).toBe(0);
+      expect(created.stderr).toBe('');
       const feed = JSON.parse(created.stdout);
       expect(feed).toMatchObject({
         staff_name: 'Ana',

@@ -249,12 +249,7 @@ function shownPart(part: string): string {
  * a suspended address cannot be told apart; the feed is not revoked, and serves again once they are
  * active).
  */
-export async function renderFeed(
-  db: Db,
-  token: string,
-  uidHost: string,
-  now: number,
-): Promise<string | null> {
+export async function renderFeed(db: Db, token: string, now: number): Promise<string | null> {
   if (!TOKEN.test(token)) return null;
   const feed = await findFeedByHash(db, hashToken(token));
   if (!feed || feed.revoked_at !== null) return null;
@@ -267,5 +262,5 @@ export async function renderFeed(
     now,
   );
   await writeStatement(db, (trx) => touchFeed(trx, feed.organisation_id, feed.id, now));
-  return writeFeed({ name: `${feed.staff_name} – ${feed.organisation_name}`, uidHost, bookings });
+  return writeFeed({ name: `${feed.staff_name} – ${feed.organisation_name}`, bookings });
 }

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { renderFeed } from '../../app/calendars/feeds.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { publicBaseUrl } from '../public-base-url.ts';
 
 /**
  * GET /ical/{token}.ics (design.md 9.6): a staff member's bookings as a calendar to subscribe to in
@@ -18,8 +17,7 @@ export function calendarFeedRoutes(deps: AppDeps) {
       { schema: { hide: true } },
       async (request, reply) => {
         const match = /^(.+)\.ics$/.exec(request.params.file);
-        const uidHost = new URL(publicBaseUrl(request)).hostname;
-        const body = match ? await renderFeed(deps.db, match[1]!, uidHost, deps.clock.nowMs()) : null;
+        const body = match ? await renderFeed(deps.db, match[1]!, deps.clock.nowMs()) : null;
         // Never cached by a shared cache, never sent on as a referrer: the address is a secret.
         reply.header('cache-control', 'private, no-cache').header('referrer-policy', 'no-referrer');
         if (body === null) {
