@@ -288,7 +288,12 @@ describe('busy calendars', () => {
   it('a calendar taken out of the file is dropped with its busy times', async () => {
     const catalogue = smallCatalogue();
     (catalogue.staff[0] as Record<string, unknown>).busy_calendars = [server.url('/adelaide.ics')];
-    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    const report = await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    // Ana lost one calendar, Bo all of theirs: each an edit of that staff member, counted as one.
+    expect(report.counts.staff).toMatchObject({ created: 0, updated: 2 });
+    const again = await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    expect(again.counts.staff).toMatchObject({ created: 0, updated: 0 });
+    expect(again.organisation.changed).toBe(false);
     const tuesday = await anaStarts('2026-11-24');
     expect(tuesday).toContain('16:00');
     expect(tuesday).not.toContain('10:00');
@@ -319,10 +324,17 @@ describe('busy calendars', () => {
 });
 
 describe('busy_calendars in the catalogue', () => {
-  it('refuses what is not an https (or webcal) address, and one listed twice', async () => {
+  it('refuses what is not an https (or webcal) address (plain http elsewhere than this machine), and one listed twice', async () => {
     const catalogue = smallCatalogue();
     const [ana, bo] = catalogue.staff as Record<string, unknown>[];
-    ana!.busy_calendars = ['ftp://example.com/a.ics', 'https://user:pw@example.com/b.ics', 'not a url'];
+    ana!.busy_calendars = [
+      'ftp://example.com/a.ics',
+      'https://user:pw@example.com/b.ics',
+      'not a url',
+      'http://cal.example.com/a.ics',
+      // Plain http to this machine is kept: read with CALENDAR_ALLOW_LOOPBACK=1 (tests, on premises).
+      'http://127.0.0.1:8443/a.ics',
+    ];
     bo!.busy_calendars = ['https://example.com/c.ics', 'webcal://example.com/c.ics'];
     const refused = await importCatalogue(t.database.db, catalogue, t.clock.nowMs()).catch((error) => error);
     expect(refused.problems).toEqual([
@@ -337,6 +349,10 @@ describe('busy_calendars in the catalogue', () => {
       {
         path: '$.staff[0].busy_calendars[2]',
         message: 'must be an https (or webcal) address without user name or password',
+      },
+      {
+        path: '$.staff[0].busy_calendars[3]',
+        message: 'must be an https (or webcal) address; plain http only to this machine (localhost)',
       },
       { path: '$.staff[1].busy_calendars', message: 'must not list one calendar twice' },
     ]);

@@ -43,6 +43,20 @@ function calendarRefusal(address: string, policy: DestinationPolicy): string | n
     : 'a reserved or cloud-metadata address, never allowed';
 }
 
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** Whether a URL's host is this machine by its name or address (localhost, 127.0.0.1, [::1]). */
+export function namesThisMachine(url: URL): boolean {
+  const host = hostOf(url);
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    (isIP(host) !== 0 && addressKind(host) === 'loopback')
+  );
+}
+
 /** Why a calendar URL is refused before any connection, or null. */
 export function calendarUrlRefusal(raw: string, allowLoopback: boolean): string | null {
   let url: URL;
@@ -52,11 +66,8 @@ export function calendarUrlRefusal(raw: string, allowLoopback: boolean): string 
     return 'the URL is not valid';
   }
   if (url.username || url.password) return 'the URL carries a user name or password';
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const local =
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    (isIP(host) !== 0 && addressKind(host) === 'loopback');
+  const host = hostOf(url);
+  const local = namesThisMachine(url);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowLoopback && local)) {
     return 'the URL is not https (plain http only to this machine, with CALENDAR_ALLOW_LOOPBACK=1)';
   }

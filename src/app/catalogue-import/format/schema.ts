@@ -6,6 +6,7 @@ import { BOOKING_STATUSES } from '../../../domain/booking/state-machine.ts';
 import { NAME_MAX_LENGTH } from '../../../domain/client.ts';
 import { isUuid } from '../../../domain/ids.ts';
 import { DIRECTION_CONTROL, LONE_SURROGATE } from '../../../domain/text-rules.ts';
+import { namesThisMachine } from '../../calendars/busy-fetch.ts';
 import { normaliseEmail, normaliseName, normalisePhone } from '../../contact.ts';
 import { nearestKey } from './key-suggestions.ts';
 
@@ -387,6 +388,11 @@ const busyCalendarUrl = z
     if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
       return problem('must be an https (or webcal) address without user name or password');
     }
+    // Plain http is fetched only from this machine (CALENDAR_ALLOW_LOOPBACK=1): anywhere else it could
+    // never be read, and would sit in the catalogue blocking nothing.
+    if (url.protocol === 'http:' && !namesThisMachine(url)) {
+      return problem('must be an https (or webcal) address; plain http only to this machine (localhost)');
+    }
     // The URL parser drops tabs and line breaks silently: two addresses would be glued into one, and
     // the address kept would not be the one the console and `booking calendars list` show.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
@@ -418,7 +424,9 @@ export const staffSchema = z.strictObject({
     .array(busyCalendarUrl)
     .max(MAX_BUSY_CALENDARS, `must list at most ${MAX_BUSY_CALENDARS} calendars`)
     .refine((urls) => new Set(urls).size === urls.length, 'must not list one calendar twice')
-    .describe('https (or webcal) addresses of their own calendars, whose busy times block them.')
+    .describe(
+      'https (or webcal) addresses of their own calendars, whose busy times block them (plain http only to this machine).',
+    )
     .default([]),
 });
 

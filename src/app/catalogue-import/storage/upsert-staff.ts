@@ -109,6 +109,14 @@ export async function writeStaff(ctx: Context, counts: EntityCounts): Promise<vo
   const locations = await ofStaff('staff_locations');
   const hours = await ofStaff('staff_working_hours');
   const timeOff = await ofStaff('staff_time_off');
+  const calendars = groupBy(
+    await trx
+      .selectFrom('staff_busy_calendars')
+      .select(['staff_id', 'url'])
+      .where('organisation_id', '=', orgId)
+      .execute(),
+    'staff_id',
+  );
   const aliases = await AliasLists.load(trx, 'staff_aliases', orgId);
   for (const [i, staff] of catalogue.staff.entries()) aliases.want(plan.staff[i]!, staff.aliases);
   await atPath(['staff'], () => aliases.clearChanged());
@@ -126,7 +134,22 @@ export async function writeStaff(ctx: Context, counts: EntityCounts): Promise<vo
       id,
       stored: stored.get(id),
       wanted: { ref: staff.ref, name: staff.name, active: flag(staff.active) },
-      owned: ownedTogether(ownedByStaff(trx, id, storedOwned, staffOwned(staff, id, ctx)), aliases.owned(id)),
+      owned: ownedTogether(
+        ownedByStaff(trx, id, storedOwned, staffOwned(staff, id, ctx)),
+        aliases.owned(id),
+        busyCalendarsNoted(calendars.get(id) ?? [], staff.busy_calendars),
+      ),
     });
   }
+}
+
+/**
+ * A staff member whose busy calendars the file changes is counted updated like any other edit of
+ * theirs. The calendars themselves are written by writeBusyCalendars, after every staff member exists,
+ * calendar by calendar (one still listed keeps its last copy and refresh state): nothing here.
+ */
+function busyCalendarsNoted(stored: readonly { url: string }[], wanted: readonly string[]): OwnedRows {
+  const storedUrls = new Set(stored.map((row) => row.url));
+  const changed = storedUrls.size !== new Set(wanted).size || wanted.some((url) => !storedUrls.has(url));
+  return { changed, remove: async () => {}, insert: async () => {} };
 }
