@@ -1137,6 +1137,32 @@ describe('what a token is not', () => {
     }
   });
 
+  it('takes the code back with /mcp named as this server spells it, after an upper-case sign-in', async () => {
+    const named = mcpUrl.href.replace(/^http:\/\/127\.0\.0\.1/, 'HTTP://127.0.0.1');
+    const auth = new HostAuth();
+    await startSignIn(mcpUrl, auth);
+    const url = new URL(auth.authorizationUrl!);
+    url.searchParams.set('resource', named);
+    const outcome = await consent(url, owner);
+    expect(outcome.callback.searchParams.get('error_description')).toBeNull();
+    const issued = await fetch(new URL('/oauth/token', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: auth.info!.client_id,
+        resource: mcpUrl.href,
+        grant_type: 'authorization_code',
+        code: outcome.callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT_URL,
+        code_verifier: auth.verifier,
+      }),
+    });
+    const tokens = (await issued.json()) as { access_token: string; scope: string };
+    expect(issued.status, JSON.stringify(tokens)).toBe(200);
+    expect(tokens.scope).toBe('bookings:write');
+    expect((await rawToolsList(mcpUrl, tokens.access_token)).status).toBe(200);
+  });
+
   it('is not an API key, and an API key still works at /mcp; the SSE transport takes keys only', async () => {
     const key = await createApiKey(
       server.t.database.db,

@@ -102,7 +102,8 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
             if (path === '/oauth/authorize') {
               const provider = await servers.providerFor(issuerOf(request));
               const find = lookupFor(servers, provider, request);
-              return forward(request, reply, await withConnectorScopes(find, request.raw.url));
+              const url = await withConnectorScopes(find, request.raw.url);
+              return forward(request, reply, withCanonicalResource(url, mcpResourceOf(issuerOf(request))));
             }
             return forward(request, reply);
           },
@@ -350,6 +351,23 @@ async function withConnectorScopes(
   const added = CONNECTOR_SCOPES.filter((scope) => !registered || registered.includes(scope));
   if (added.length === 0) return url;
   params.set('scope', [...asked, ...added].join(' '));
+  return `${url.slice(0, query)}?${params}`;
+}
+
+/**
+ * An authorization request naming /mcp spelled otherwise (`HTTP://Booking.Example.com/mcp`, a default
+ * port: namesResource) names it as this server spells it too. The code records the indicators the
+ * request named, and the library takes at the token endpoint only one of those, compared exactly: a
+ * host that wrote /mcp one way here and this server's way there (as its metadata spells it) was
+ * refused with invalid_target, its code spent.
+ */
+function withCanonicalResource(url: string | undefined, resource: string): string | undefined {
+  const query = url?.indexOf('?') ?? -1;
+  if (url === undefined || query === -1) return url;
+  const params = new URLSearchParams(url.slice(query + 1));
+  const named = params.getAll('resource');
+  if (named.includes(resource) || !named.some((indicator) => namesResource(indicator, resource))) return url;
+  params.append('resource', resource);
   return `${url.slice(0, query)}?${params}`;
 }
 
