@@ -349,9 +349,16 @@ async function checkContactCaps(
     throw new AppError('rate_limited', TAKES_NO_BOOKINGS);
   }
   if ((await countLivePublicHolds(trx, organisation.id, contact, now)) >= policy.holdsPerContact) {
+    const one = policy.holdsPerContact === 1;
+    const them = one ? 'it' : 'them';
+    // With the code turned off no code was sent: what such a booking waits for is its deposit.
+    const finish =
+      policy.verification === 'none'
+        ? `Pay the deposit from ${one ? 'its' : 'each one’s'} page`
+        : `Confirm ${them} with the code we sent`;
     throw new AppError(
       'rate_limited',
-      `You already have ${policy.holdsPerContact === 1 ? 'a booking' : `${policy.holdsPerContact} bookings`} waiting to be confirmed with this phone number or e-mail address. Confirm ${policy.holdsPerContact === 1 ? 'it' : 'them'} with the code we sent (or let ${policy.holdsPerContact === 1 ? 'it' : 'them'} lapse) before booking again.`,
+      `You already have ${one ? 'a booking' : `${policy.holdsPerContact} bookings`} waiting to be confirmed with this phone number or e-mail address. ${finish} (or let ${them} lapse) before booking again.`,
     );
   }
   const today = await countPublicBookingsSince(trx, organisation.id, contact, now - CONTACT_DAY_MS);

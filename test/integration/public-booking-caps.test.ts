@@ -344,6 +344,27 @@ describe('policies.public_verification: none', () => {
     expect(`${words.text}${words.html}`).not.toContain('URGENT');
   });
 
+  it('holds waiting for their deposits are capped too, and the refusal speaks of the deposit, not a code', async () => {
+    t = await startTestApp({ catalogues: [withPolicies({ public_verification: 'none' })], now: NOW });
+    const colour = (slot: number) =>
+      bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'colour',
+        startsAt: FREE[slot]!,
+        phone: '07400 111222',
+      });
+    for (const slot of [0, 3]) {
+      const reference = await referenceOnPage(t, pagePathOf(await colour(slot)));
+      const booking = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
+      expect(booking.status).toBe('pending_payment');
+    }
+    const third = await colour(4);
+    expect(third.statusCode).toBe(429);
+    expect(third.body).toContain('2 bookings waiting to be confirmed');
+    expect(third.body).toContain('Pay the deposit from each one’s page (or let them lapse)');
+    expect(third.body).not.toContain('the code we sent');
+  });
+
   it('moves on the booking’s page are 3 an hour: a stranger cannot text or mail the contact typed without end', async () => {
     t = await startTestApp({ catalogues: [withPolicies({ public_verification: 'none' })], now: NOW });
     const path = pagePathOf(
@@ -365,7 +386,7 @@ describe('policies.public_verification: none', () => {
     const fourth = await moveTo(2);
     expect(fourth.statusCode).toBe(429);
     expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
-    expect(fourth.body).toContain('moved 3 times this hour');
+    expect(fourth.body).toContain('moved 3 times in the last hour');
     await deliver(t);
     const told = (await messagesOf(t, reference)).filter((m) => m.kind === 'rescheduled');
     expect(told).toHaveLength(3);
