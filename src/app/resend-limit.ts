@@ -2,14 +2,14 @@ import type { RateLimitCounter, RateLimitStore } from '../data/rate-limit-counte
 import { counted } from '../domain/counted.ts';
 import { AppError } from '../domain/errors.ts';
 import { PAGE_MOVES_PER_HOUR, RESEND_WINDOW_MS, RESENDS_PER_HOUR } from '../domain/public-booking-policy.ts';
-import { FixedWindowRateLimiter } from './rate-limiter.ts';
 
 /**
  * How often a booking's customer may be sent its link or code again (MCP send_link, REST send-link,
- * the console's "send again", the booking page's "send a new code"): RESENDS_PER_HOUR a clock hour per
+ * the console's "send again", the booking page's "send a new code"): RESENDS_PER_HOUR in any hour per
  * booking, all of them together; and how often its own page may move it (each move is told to its
  * contact): PAGE_MOVES_PER_HOUR. So nobody can make the salon text or mail one person without end.
- * Counted in the rate-limit store every process shares (deps.rateLimitStore).
+ * Counted in the rate-limit store every process shares (deps.rateLimitStore), over the last hour, not
+ * the clock's: a clock hour let twice as many through either side of its end (3 at 17:59, 3 at 18:00).
  */
 export interface ResendLimiter {
   store: RateLimitStore;
@@ -25,13 +25,13 @@ export function withResend<T>(
   now: number,
   send: () => Promise<T>,
 ): Promise<T> {
-  return withinHour(
+  return withinLastHour(
     limiter,
     { organisationId: booking.organisationId, name: `resends:${booking.bookingId}` },
     { limit: RESENDS_PER_HOUR, details: { resendsPerHour: RESENDS_PER_HOUR } },
     now,
     (minutes) =>
-      `This booking's messages were sent again ${RESENDS_PER_HOUR} times this hour already; try again in ${minutes}.`,
+      `This booking's messages were sent again ${RESENDS_PER_HOUR} times in the last hour already; try again in ${minutes}.`,
     send,
   );
 }
@@ -49,22 +49,39 @@ export function withPageMove<T>(
   now: number,
   move: () => Promise<T>,
 ): Promise<T> {
-  return withinHour(
+  return withinLastHour(
     limiter,
     { organisationId: booking.organisationId, name: `page-moves:${booking.bookingId}` },
     { limit: PAGE_MOVES_PER_HOUR, details: {} },
     now,
     (minutes) =>
-      `This booking was moved ${PAGE_MOVES_PER_HOUR} times this hour already; try again in ${minutes}, or call the salon.`,
+      `This booking was moved ${PAGE_MOVES_PER_HOUR} times in the last hour already; try again in ${minutes}, or call the salon.`,
     move,
   );
 }
 
+/** The last hour is counted in minutes: each minute's count is a counter of its own. */
+const MINUTE_MS = 60_000;
+const MINUTES = RESEND_WINDOW_MS / MINUTE_MS;
+
 /**
- * Runs `act` after taking one of `limit` places in the counter's clock hour; past them, 429 with the
- * seconds to wait and `details`.
+ * The counter of the minute numbered `minute` (since the epoch) and when it stops counting: a minute
+ * counts while it is one of the hour's last MINUTES (this one and the MINUTES - 1 before it), so what
+ * was done at 17:59:30 counts until 18:59. Its window ends then, so every store keeps it that long.
  */
-async function withinHour<T>(
+function minuteOf(counter: RateLimitCounter, minute: number): { counter: RateLimitCounter; until: number } {
+  return {
+    counter: { ...counter, name: `${counter.name}@${minute}` },
+    until: (minute + MINUTES) * MINUTE_MS,
+  };
+}
+
+/**
+ * Runs `act` after taking one of `limit` places of the last hour (what the counter counted in its last
+ * MINUTES minutes, this one included), or refuses with 429, the seconds until enough of them have
+ * left the hour, and `details`. A refused `act` gives its place back.
+ */
+async function withinLastHour<T>(
   limiter: ResendLimiter,
   counter: RateLimitCounter,
   { limit, details }: { limit: number; details: Record<string, unknown> },
@@ -72,19 +89,36 @@ async function withinHour<T>(
   refusal: (minutes: string) => string,
   act: () => Promise<T>,
 ): Promise<T> {
-  const hours = new FixedWindowRateLimiter(limiter.store, RESEND_WINDOW_MS);
-  const windowEnd = hours.windowEnd(now);
-  if ((await limiter.store.incrementBelow(counter, limit, windowEnd)) === null) {
-    const minutes = Math.max(1, Math.ceil((windowEnd - now) / 60_000));
+  const { store } = limiter;
+  const thisMinute = Math.floor(now / MINUTE_MS);
+  const first = thisMinute - MINUTES + 1;
+  const earlier: number[] = [];
+  for (let minute = first; minute < thisMinute; minute += 1) {
+    const { counter: ofMinute, until } = minuteOf(counter, minute);
+    earlier.push(await store.get(ofMinute, until));
+  }
+  const taken = earlier.reduce((sum, count) => sum + count, 0);
+  const own = minuteOf(counter, thisMinute);
+  if (taken >= limit || (await store.incrementBelow(own.counter, limit - taken, own.until)) === null) {
+    const counts = [...earlier, await store.get(own.counter, own.until)];
+    // The oldest minutes leave the hour first: free once what is left of it is below the limit.
+    let left = counts.reduce((sum, count) => sum + count, 0);
+    let leaving = first;
+    while (left >= limit && leaving <= thisMinute) {
+      left -= counts[leaving - first]!;
+      leaving += 1;
+    }
+    const freeAt = (leaving - 1 + MINUTES) * MINUTE_MS;
+    const minutes = Math.max(1, Math.ceil((freeAt - now) / 60_000));
     throw new AppError('rate_limited', refusal(counted(minutes, 'minute')), undefined, {
-      retryAfterSeconds: (windowEnd - now) / 1000,
+      retryAfterSeconds: Math.max(1, (freeAt - now) / 1000),
       ...details,
     });
   }
   try {
     return await act();
   } catch (error) {
-    await limiter.store.decrement(counter, windowEnd);
+    await store.decrement(own.counter, own.until);
     throw error;
   }
 }

@@ -359,7 +359,7 @@ export const TOOL_OUTCOMES = {
   resends_spent: outcome<{ times: number; minutes: number; channels?: readonly ('sms' | 'email')[] }>(
     'rate_limited',
     ({ times, minutes, channels }) =>
-      `It was already sent again ${times} times this hour; ask the caller to check ${whereSent(channels)}, or offer to take a message; it can be sent again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      `It was already sent again ${times} times in the last hour; ask the caller to check ${whereSent(channels)}, or offer to take a message; it can be sent again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   ),
   rate_limited: outcome<{ seconds: number }>(
     'rate_limited',

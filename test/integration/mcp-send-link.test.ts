@@ -117,7 +117,7 @@ describe('send_link', () => {
         expect(await mcp.call('send_link', { reference })).toMatchObject({ kind: 'confirmed' });
       const spent = await mcp.call('send_link', { reference });
       expect(spent).toMatchObject({ ok: false, code: 'rate_limited' });
-      expect(spent.hint).toMatch(/^It was already sent again 3 times this hour; ask the caller to /);
+      expect(spent.hint).toMatch(/^It was already sent again 3 times in the last hour; ask the caller to /);
       expect(spent.hint).toMatch(says);
       if (never.source !== '^$') expect(spent.hint).not.toMatch(never);
     },

@@ -275,7 +275,9 @@ describe('sending again', () => {
       expect(await mcp.call('send_link', { reference })).toMatchObject({ ok: true });
       const fourth = await mcp.call('send_link', { reference });
       expect(fourth).toMatchObject({ ok: false, code: 'rate_limited' });
-      expect(fourth.hint).toMatch(/^It was already sent again 3 times this hour; ask the caller to check/);
+      expect(fourth.hint).toMatch(
+        /^It was already sent again 3 times in the last hour; ask the caller to check/,
+      );
     } finally {
       await mcp.close();
     }
@@ -285,6 +287,27 @@ describe('sending again', () => {
     expect(Number(refused.headers['retry-after'])).toBe(60 * 60);
     t.clock.advance({ hours: 1 });
     expect((await sendAgain()).statusCode).toBe(200);
+  });
+
+  it('counts the last hour, not the clock’s: three sends just before the hour leave none just after it', async () => {
+    await start();
+    const reference = (await bookForJo()).json().data.reference as string;
+    const sendAgain = () => t.request({ method: 'POST', url: `/v1/bookings/${reference}/send-link` });
+    t.clock.advance({ minutes: 59, seconds: 30 }); // 09:59:30
+    for (let i = 0; i < 3; i++) expect((await sendAgain()).statusCode).toBe(200);
+    t.clock.advance({ minutes: 1 }); // 10:00:30, a new clock hour
+    const refused = await sendAgain();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.message).toContain('3 times in the last hour');
+    // Free when the sends of 09:59 leave the hour, at 10:59.
+    expect(Number(refused.headers['retry-after'])).toBe(58 * 60 + 30);
+    t.clock.advance({ minutes: 58 }); // 10:58:30
+    expect((await sendAgain()).statusCode).toBe(429);
+    t.clock.advance({ seconds: 30 }); // 10:59
+    expect((await sendAgain()).statusCode).toBe(200);
+    expect((await sendAgain()).statusCode).toBe(200);
+    expect((await sendAgain()).statusCode).toBe(200);
+    expect((await sendAgain()).statusCode).toBe(429);
   });
 
   it('a public booking waiting for its code is not sent a link; its page sends the code again, three times an hour', async () => {
