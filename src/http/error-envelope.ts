@@ -8,7 +8,13 @@ import { storageRefusal } from '../app/health-service.ts';
 import { describeIssues, type RefusedIssue } from '../contract/validation-wording.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
 import { notJsonBody } from './json-body.ts';
-import { answersJsonRpc, answersJsonRpcAt, jsonRpcErrorBody, sendRequestError } from './json-rpc-errors.ts';
+import {
+  answersJsonRpc,
+  answersJsonRpcAt,
+  BEARER_CHALLENGE,
+  jsonRpcErrorBody,
+  sendRequestError,
+} from './json-rpc-errors.ts';
 import { requestIdFor } from './request-id.ts';
 
 /**
@@ -72,6 +78,10 @@ export function withRetryAfter(reply: FastifyReply, error: AppError): FastifyRep
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   withRetryAfter(reply, error);
+  // RFC 6750: a 401 names the scheme that authenticates (an endpoint may have said more already).
+  if (error.status === 401 && !reply.hasHeader('www-authenticate')) {
+    reply.header('www-authenticate', BEARER_CHALLENGE);
+  }
   if (answersJsonRpc(reply.request)) return sendRequestError(reply, error);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.envelope());
 }

@@ -97,6 +97,9 @@ function hintOf(error: AppError): string {
   return ERROR_CATALOGUE[error.code].hint;
 }
 
+/** What a 401 of the API or MCP answers in WWW-Authenticate where nothing more is to be said. */
+export const BEARER_CHALLENGE = 'Bearer realm="booking"';
+
 /** Answers `error` in JSON-RPC with the HTTP status of its code (401 says how to authenticate). */
 export function sendJsonRpcError(
   reply: FastifyReply,
@@ -106,7 +109,7 @@ export function sendJsonRpcError(
 ): FastifyReply {
   // An endpoint may have said more already (/mcp names its OAuth metadata: oauth/protected-resource.ts).
   if (error.status === 401 && !reply.hasHeader('www-authenticate')) {
-    reply.header('www-authenticate', 'Bearer realm="booking"');
+    reply.header('www-authenticate', BEARER_CHALLENGE);
   }
   return reply
     .code(error.status)

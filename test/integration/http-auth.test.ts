@@ -12,9 +12,16 @@ afterEach(async () => {
   await t.close();
 });
 
-function expectAuthError(response: { statusCode: number; json(): unknown }, status: number, code: string) {
+function expectAuthError(
+  response: { statusCode: number; json(): unknown; headers: Record<string, unknown> },
+  status: number,
+  code: string,
+) {
   expect(response.statusCode).toBe(status);
   expect(response.json()).toEqual({ error: { code, message: expect.any(String), param: 'Authorization' } });
+  // RFC 6750: a 401 says how to authenticate.
+  if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer realm="booking"');
+  else expect(response.headers['www-authenticate']).toBeUndefined();
 }
 
 describe('authentication', () => {
