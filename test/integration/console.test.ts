@@ -402,6 +402,17 @@ describe('the diary and a booking', () => {
     );
     expect(day.body).toContain('class="now"');
     expect(day.body).toContain('class="hours"');
+    // The legend names every status a block is drawn for, holds awaiting a confirmation among them.
+    const legend = /<p class="legend" aria-label="Colours">(.*?)<\/p>/.exec(day.body)![1]!;
+    expect([...legend.matchAll(/class="s-(\w+)">([^<]+)</g)].map((m) => `${m[1]}: ${m[2]}`)).toEqual([
+      'confirmed: Confirmed',
+      'pending_payment: Awaiting deposit',
+      'pending_confirmation: Awaiting confirmation',
+      'needs_checkout: Needs checkout',
+      'completed: Completed',
+      'no_show: No-show',
+      'cancelled: Cancelled',
+    ]);
     const stamp = /data-stamp="([^"]+)"/.exec(day.body)![1];
     const polled = await me.get('/console/diary/stamp?location=soho');
     expect(polled.json()).toEqual({ stamp });

@@ -52,7 +52,15 @@ ${legend()}`;
 }
 
 function legend(): string {
-  const shown = ['confirmed', 'pending_payment', 'needs_checkout', 'completed', 'no_show', 'cancelled'];
+  const shown = [
+    'confirmed',
+    'pending_payment',
+    'pending_confirmation',
+    'needs_checkout',
+    'completed',
+    'no_show',
+    'cancelled',
+  ];
   return `<p class="legend" aria-label="Colours">${shown.map((s) => `<span class="s-${s}">${STATUS_LABELS[s]}</span>`).join('')}</p>`;
 }
 
