@@ -3,7 +3,7 @@ import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
 import { type BookingStatus, effectiveStatus } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
-import type { OutboxKind } from '../domain/outbox.ts';
+import type { OutboxChannel, OutboxKind } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
 import { getBooking } from './booking-service.ts';
 import { announceChange } from './outbox-service.ts';
@@ -22,14 +22,21 @@ export async function sendLink(
   organisationId: string,
   reference: string,
   now: number,
+  providers: ReadonlySet<OutboxChannel>,
 ) {
   const found = await getBooking(db, organisationId, reference);
   return withResend(limiter, { organisationId, bookingId: found.id }, now, () =>
-    send(db, organisationId, reference, now),
+    send(db, organisationId, reference, now, providers),
   );
 }
 
-function send(db: Db, organisationId: string, reference: string, now: number) {
+function send(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+  providers: ReadonlySet<OutboxChannel>,
+) {
   return writeTransaction(db, async (trx) => {
     const booking = await getBooking(trx, organisationId, reference);
     const status = effectiveStatus(booking, now);
@@ -65,7 +72,19 @@ function send(db: Db, organisationId: string, reference: string, now: number) {
           : 'The client has neither a phone number nor an e-mail address to send it to.',
       );
     }
-    return { reference: booking.reference, kind, notices };
+    // Said sent only where it goes: on a server with a provider for one channel, a message by the other
+    // is kept as logged and reaches nobody (with none at all, the demo's way, every message is logged
+    // and said where it would go).
+    const sent = providers.size === 0 ? notices : notices.filter((notice) => providers.has(notice.channel));
+    if (sent.length === 0) {
+      throw new AppError(
+        'conflict',
+        providers.has('sms')
+          ? 'This server sends texts only, and the client has no phone number it may text.'
+          : 'This server sends e-mails only, and the client has no e-mail address.',
+      );
+    }
+    return { reference: booking.reference, kind, notices: sent };
   });
 }
 

@@ -336,6 +336,7 @@ export class InProcessBookingApi implements BookingApi {
         organisationId,
         reference,
         this.#deps.clock.nowMs(),
+        this.#deps.messageProviders,
       ),
     );
   }

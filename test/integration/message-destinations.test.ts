@@ -289,6 +289,26 @@ describe('sending again', () => {
     expect((await sendAgain()).statusCode).toBe(200);
   });
 
+  it('says sent only by the channels this server sends by: e-mail alone set up, a text is not said sent', async () => {
+    const catalogue = demoCatalogue() as { clients: Record<string, unknown>[] };
+    t = await startTestApp({ catalogues: [catalogue], now: NOW, messageProviders: new Set(['email']) });
+    const reference = (await bookForJo()).json().data.reference as string;
+    const sent = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/send-link` });
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.json().data.sent_to.map((r: { channel: string }) => r.channel)).toEqual(['email']);
+    expect(sent.json().data.spoken).not.toMatch(/number ending/);
+    // A client with a phone only: nothing of this server reaches them, said as such, nothing written.
+    delete catalogue.clients[0]!.email;
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+    const before = (await messagesOf(t, reference)).length;
+    const refused = await t.request({ method: 'POST', url: `/v1/bookings/${reference}/send-link` });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.message).toBe(
+      'This server sends e-mails only, and the client has no e-mail address.',
+    );
+    expect(await messagesOf(t, reference)).toHaveLength(before);
+  });
+
   it('counts the last hour, not the clock’s: three sends just before the hour leave none just after it', async () => {
     await start();
     const reference = (await bookForJo()).json().data.reference as string;

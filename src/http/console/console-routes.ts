@@ -415,7 +415,14 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         charge_fee: () =>
           chargeFee(deps.db, org, reference, now(), fee, deps.payments, actor).then(did('fee_charged')),
         send_link: async () => {
-          const sent = await sendLink(deps.db, { store: deps.rateLimitStore }, org, reference, now());
+          const sent = await sendLink(
+            deps.db,
+            { store: deps.rateLimitStore },
+            org,
+            reference,
+            now(),
+            deps.messageProviders,
+          );
           return { reference: sent.reference, said: sentAgain(sent.notices) };
         },
       };

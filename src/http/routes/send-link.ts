@@ -41,6 +41,7 @@ export function sendLinkRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           principalOf(request).organisation.id,
           request.params.reference,
           deps.clock.nowMs(),
+          deps.messageProviders,
         );
         return { data: presentLinkSent(sent) };
       },
