@@ -16,6 +16,7 @@ import type { ServiceResource } from '../contract/service.ts';
 import type { StaffResource } from '../contract/staff.ts';
 import type { NewWaitlistEntryBody, WaitlistEntryResource } from '../contract/waitlist.ts';
 import { AppError } from '../domain/errors.ts';
+import type { OutboxChannel } from '../domain/outbox.ts';
 
 /**
  * A refusal `createBooking` did not make now: the answer stored under the Idempotency-Key when the same
@@ -103,6 +104,11 @@ export interface BookingApi {
    * texts only those it may).
    */
   textedCountries(): Promise<ReadonlySet<string> | null>;
+  /**
+   * The channels this server has a provider for (none: it keeps every message as logged, the demo's
+   * way), for saying where a message goes; null where this API cannot tell (over HTTP).
+   */
+  messageChannels(): Promise<ReadonlySet<OutboxChannel> | null>;
   upcomingBookings(clientId: string): Promise<Booking[]>;
   /** GET /clients/{id}/usual: their last service, stylist, location and interval, or null. */
   clientUsual(clientId: string): Promise<Usual | null>;

@@ -159,6 +159,10 @@ export class HttpBookingApi implements BookingApi {
     return null;
   }
 
+  async messageChannels(): Promise<null> {
+    return null;
+  }
+
   async getClient(clientId: string): Promise<Client> {
     const id = segment(clientId, () => new AppError('not_found', 'No client has this id.', 'client_id'));
     return objectData<Client>((await this.#send('GET', ['clients', id])).data);

@@ -46,6 +46,7 @@ import { NewWaitlistEntryBody, presentWaitlistEntry } from '../contract/waitlist
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
+import type { OutboxChannel } from '../domain/outbox.ts';
 import { localDateAt } from '../domain/time-format.ts';
 import type {
   Availability,
@@ -200,6 +201,10 @@ export class InProcessBookingApi implements BookingApi {
       this.now(),
     );
     return { client: presentClient(registered.client), created: registered.created };
+  }
+
+  async messageChannels(): Promise<ReadonlySet<OutboxChannel>> {
+    return this.#deps.messageProviders;
   }
 
   textedCountries(): Promise<ReadonlySet<string>> {

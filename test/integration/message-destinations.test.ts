@@ -230,6 +230,24 @@ describe('countries texted', () => {
     }
   });
 
+  it('MCP book, with e-mail alone set up, says the confirmation went by e-mail, not to the phone', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW, messageProviders: new Set(['email']) });
+    const mcp = await connectInProcess(t, t.keys.readWrite);
+    try {
+      const booked = await mcp.call('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: 'Wednesday 25 November at 2 pm',
+        client: { first_name: 'Amy', last_name: 'Stone', phone: '07400 123456', email: 'amy@example.com' },
+      });
+      expect(booked, JSON.stringify(booked)).toMatchObject({ ok: true, status: 'confirmed' });
+      expect(booked.spoken).toMatch(/e-mail/);
+      expect(booked.spoken).not.toMatch(/number ending/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('send_link for a client reached only by a number abroad says why nothing can be sent', async () => {
     const catalogue = demoCatalogue() as { clients: Record<string, unknown>[] };
     catalogue.clients[0]!.phone = '+33612345678';

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../../app/idempotency.ts';
-import { isTextable } from '../../app/phone-destinations.ts';
 import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
-import { type OutboxKind, type OutboxNotice, recipientsOf, sentSentence } from '../../domain/outbox.ts';
+import { type OutboxKind, type OutboxNotice, sentSentence } from '../../domain/outbox.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { alsoNamingContact, contactForms, startForm } from '../argument-forms.ts';
 import {
@@ -44,6 +43,7 @@ import { feesSentence } from './booking-terms.ts';
 import { ChangeOutput, describeChange, sentAfterChange, sentWhenCancelled } from './change-outcome.ts';
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
+import { recipientsReached } from './recipients.ts';
 
 const Reference = z.string().min(1).max(40).describe('As said, e.g. NHC-7KQ2MX.');
 const Scope = z.enum(['one', 'following']).optional();
@@ -390,10 +390,7 @@ function stepsLeftSentence(booking: Booking, series: readonly Booking[] = []): s
 async function noticesOf(api: BookingApi, clientId: string, status: string): Promise<OutboxNotice[]> {
   const kind = FIRST_MESSAGE[status];
   if (!kind) return [];
-  const [client, texted] = await Promise.all([api.getClient(clientId), api.textedCountries()]);
-  return recipientsOf(client)
-    .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
-    .map((r) => ({ kind, ...r }));
+  return (await recipientsReached(api, clientId)).map((r) => ({ kind, ...r }));
 }
 
 const FIRST_MESSAGE: Partial<Record<string, OutboxKind>> = {

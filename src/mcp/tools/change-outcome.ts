@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { isTextable } from '../../app/phone-destinations.ts';
-import { type OutboxKind, recipientsOf, sentSentence } from '../../domain/outbox.ts';
+import { type OutboxKind, sentSentence } from '../../domain/outbox.ts';
 import type { Booking, BookingApi, Cancellation } from '../booking-api.ts';
 import type { Place } from '../resolution.ts';
 import { speakPrice } from '../speech.ts';
 import { speakWindow } from '../spoken-hours.ts';
+import { recipientsReached } from './recipients.ts';
 
 /**
  * What a cancellation or a move means for the caller (design.md 8.2), as the engine decided it under
@@ -174,8 +174,5 @@ async function noticesOfChange(
   booking: Booking,
   kind: Extract<OutboxKind, 'rescheduled' | 'cancelled'>,
 ) {
-  const [client, texted] = await Promise.all([api.getClient(booking.client_id), api.textedCountries()]);
-  return recipientsOf(client)
-    .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
-    .map((r) => ({ kind, ...r }));
+  return (await recipientsReached(api, booking.client_id)).map((r) => ({ kind, ...r }));
 }

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { isTextable } from '../../app/phone-destinations.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
-import { recipientsOf } from '../../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
@@ -9,6 +7,7 @@ import { whatBecameOf } from '../hints.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
 import { fail, isError } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
+import { recipientsReached } from './recipients.ts';
 
 export const takeMessageTool = defineTool({
   name: 'take_message',
@@ -93,10 +92,7 @@ async function sendLinkOrSayWhy(api: BookingApi, reference: string): Promise<Lin
     if (isError(error, 'rate_limited') && typeof error.details?.resendsPerHour === 'number') {
       // Where to look: only the channels the booking's messages go by (texts only where texted).
       const booking = await api.getBooking(reference);
-      const [client, texted] = await Promise.all([api.getClient(booking.client_id), api.textedCountries()]);
-      const channels = recipientsOf(client)
-        .filter((r) => r.channel !== 'sms' || texted === null || isTextable(r.to, texted))
-        .map((r) => r.channel);
+      const channels = (await recipientsReached(api, booking.client_id)).map((r) => r.channel);
       const minutes = Math.max(1, Math.ceil(Number(error.details.retryAfterSeconds ?? 60) / 60));
       fail('resends_spent', { times: error.details.resendsPerHour, minutes, channels });
     }
