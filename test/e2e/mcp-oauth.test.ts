@@ -1097,15 +1097,21 @@ describe('what a token is not', () => {
     expect(outcome.callback.searchParams.get('error')).toBe('invalid_target');
   });
 
-  it('is issued for /mcp named with an upper-case scheme, as RFC 3986 and the MCP spec say it may be', async () => {
-    // The MCP authorization spec: "implementations SHOULD accept uppercase scheme and host components".
-    const named = mcpUrl.href.replace(/^http:/, 'HTTP:');
+  /** A sign-in whose authorization request names the resource `named`, granted by the owner. */
+  async function signInNaming(named: string) {
     const auth = new HostAuth();
     await startSignIn(mcpUrl, auth);
     const url = new URL(auth.authorizationUrl!);
     url.searchParams.set('resource', named);
     const outcome = await consent(url, owner);
     expect(outcome.callback.searchParams.get('error_description')).toBeNull();
+    return { auth, outcome };
+  }
+
+  it('is issued for /mcp named with an upper-case scheme, as RFC 3986 and the MCP spec say it may be', async () => {
+    // The MCP authorization spec: "implementations SHOULD accept uppercase scheme and host components".
+    const named = mcpUrl.href.replace(/^http:/, 'HTTP:');
+    const { auth, outcome } = await signInNaming(named);
     const exchange = (body: Record<string, string>) =>
       fetch(new URL('/oauth/token', server.origin), {
         method: 'POST',
@@ -1138,13 +1144,9 @@ describe('what a token is not', () => {
   });
 
   it('takes the code back with /mcp named as this server spells it, after an upper-case sign-in', async () => {
-    const named = mcpUrl.href.replace(/^http:\/\/127\.0\.0\.1/, 'HTTP://127.0.0.1');
-    const auth = new HostAuth();
-    await startSignIn(mcpUrl, auth);
-    const url = new URL(auth.authorizationUrl!);
-    url.searchParams.set('resource', named);
-    const outcome = await consent(url, owner);
-    expect(outcome.callback.searchParams.get('error_description')).toBeNull();
+    const { auth, outcome } = await signInNaming(
+      mcpUrl.href.replace(/^http:\/\/127\.0\.0\.1/, 'HTTP://127.0.0.1'),
+    );
     const issued = await fetch(new URL('/oauth/token', server.origin), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
