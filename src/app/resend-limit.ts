@@ -77,9 +77,10 @@ function minuteOf(counter: RateLimitCounter, minute: number): { counter: RateLim
 }
 
 /**
- * Runs `act` after taking one of `limit` places of the last hour (what the counter counted in its last
- * MINUTES minutes, this one included), or refuses with 429, the seconds until enough of them have
- * left the hour, and `details`. A refused `act` gives its place back.
+ * Runs `act` after taking one of `limit` places of the last hour, counted by the minute (what the
+ * counter counted in its last MINUTES minutes, this one included, and any taken in the next meanwhile),
+ * or refuses with 429, the seconds until enough of them have left the hour, and `details`. A refused
+ * `act` gives its place back.
  */
 async function withinLastHour<T>(
   limiter: ResendLimiter,
@@ -91,20 +92,27 @@ async function withinLastHour<T>(
 ): Promise<T> {
   const { store } = limiter;
   const thisMinute = Math.floor(now / MINUTE_MS);
-  const first = thisMinute - MINUTES + 1;
-  const earlier: number[] = [];
-  for (let minute = first; minute < thisMinute; minute += 1) {
-    const { counter: ofMinute, until } = minuteOf(counter, minute);
-    earlier.push(await store.get(ofMinute, until));
-  }
-  const taken = earlier.reduce((sum, count) => sum + count, 0);
   const own = minuteOf(counter, thisMinute);
-  if (taken >= limit || (await store.incrementBelow(own.counter, limit - taken, own.until)) === null) {
-    const counts = [...earlier, await store.get(own.counter, own.until)];
-    // The oldest minutes leave the hour first: free once what is left of it is below the limit.
-    let left = counts.reduce((sum, count) => sum + count, 0);
+  // Taken first, then counted with the rest of the hour: two attempts either side of a minute's end,
+  // each counting the other's minute before the other had taken its place, would both find room.
+  const taken = await store.incrementBelow(own.counter, limit, own.until);
+  // The hour's minutes oldest first, and the next one (an attempt stamped a moment later).
+  const first = thisMinute - MINUTES + 1;
+  const counts = await Promise.all(
+    Array.from({ length: MINUTES + 1 }, (_, i) => {
+      const minute = first + i;
+      if (minute === thisMinute) return taken === null ? limit : taken - 1;
+      const { counter: ofMinute, until } = minuteOf(counter, minute);
+      return store.get(ofMinute, until);
+    }),
+  );
+  const before = counts.reduce((sum, count) => sum + count, 0);
+  if (taken === null || before >= limit) {
+    if (taken !== null) await store.decrement(own.counter, own.until);
+    // The oldest minutes leave the hour first: free once what is left is below the limit.
+    let left = before;
     let leaving = first;
-    while (left >= limit && leaving <= thisMinute) {
+    while (left >= limit && leaving - first < counts.length) {
       left -= counts[leaving - first]!;
       leaving += 1;
     }
