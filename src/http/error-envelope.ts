@@ -80,7 +80,9 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   withRetryAfter(reply, error);
   // RFC 6750: a 401 names the scheme that authenticates (an endpoint may have said more already).
   if (error.status === 401 && !reply.hasHeader('www-authenticate')) {
-    reply.header('www-authenticate', BEARER_CHALLENGE);
+    // A credential was sent and refused: said so (RFC 6750 section 3.1), as /mcp says it.
+    const refused = error.code === 'invalid_api_key' ? ', error="invalid_token"' : '';
+    reply.header('www-authenticate', `${BEARER_CHALLENGE}${refused}`);
   }
   if (answersJsonRpc(reply.request)) return sendRequestError(reply, error);
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.envelope());

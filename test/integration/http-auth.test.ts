@@ -20,8 +20,11 @@ function expectAuthError(
   expect(response.statusCode).toBe(status);
   expect(response.json()).toEqual({ error: { code, message: expect.any(String), param: 'Authorization' } });
   // RFC 6750: a 401 says how to authenticate.
-  if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer realm="booking"');
-  else expect(response.headers['www-authenticate']).toBeUndefined();
+  const challenge = {
+    missing_api_key: 'Bearer realm="booking"',
+    invalid_api_key: 'Bearer realm="booking", error="invalid_token"',
+  };
+  expect(response.headers['www-authenticate']).toBe(challenge[code as keyof typeof challenge]);
 }
 
 describe('authentication', () => {
