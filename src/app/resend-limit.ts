@@ -5,7 +5,7 @@ import { PAGE_MOVES_PER_HOUR, RESEND_WINDOW_MS, RESENDS_PER_HOUR } from '../doma
 
 /**
  * How often a booking's customer may be sent its link or code again (MCP send_link, REST send-link,
- * the console's "send again", the booking page's "send a new code"): RESENDS_PER_HOUR in any hour per
+ * the console's "send again", the booking page's "send a new code"): RESENDS_PER_HOUR within 60 minutes per
  * booking, all of them together; and how often its own page may move it (each move is told to its
  * contact): PAGE_MOVES_PER_HOUR. So nobody can make the salon text or mail one person without end.
  * Counted in the rate-limit store every process shares (deps.rateLimitStore), over the last hour, not

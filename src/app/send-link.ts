@@ -12,7 +12,7 @@ import { type ResendLimiter, withResend } from './resend-limit.ts';
 /**
  * MCP send_link: (re)sends what the booking's customer needs now: the payment link while a deposit is
  * due, the booking-page link while it awaits confirmation, otherwise the confirmation; at most
- * RESENDS_PER_HOUR times in any hour per booking (429 rate_limited past it: resend-limit.ts). 409
+ * RESENDS_PER_HOUR times within 60 minutes per booking (429 rate_limited past it: resend-limit.ts). 409
  * conflict for a booking with nothing to send (cancelled, expired, over), a client with neither phone
  * nor e-mail, or a public booking whose contact nobody has proven (its page sends the code again).
  */
