@@ -355,6 +355,9 @@ export async function savedCard(
   return { customerRef: row.customer_ref, paymentMethodRef: row.payment_method_ref };
 }
 
+/** The customer and payment method a card saved in the local test mode is written with: no card at all. */
+export const TEST_MODE_CARD = 'local';
+
 /**
  * The local test mode's card setup page was submitted: the setup succeeds without any card (the saved
  * "card" is the test mode's, which charges nothing). 404 for an unknown setup; 409 when it is no
@@ -370,7 +373,7 @@ export function saveCardInTestMode(
     await completeCardSetup(
       trx,
       setup,
-      { customerRef: 'local', paymentMethodRef: 'local', providerRef: null },
+      { customerRef: TEST_MODE_CARD, paymentMethodRef: TEST_MODE_CARD, providerRef: null },
       now,
       'payment:local',
     );

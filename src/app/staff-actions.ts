@@ -12,7 +12,7 @@ import { recordPendingFee } from './booking-changes.ts';
 import { logBookingEvent } from './booking-event-log.ts';
 import { takeBookingTurn } from './booking-reference.ts';
 import { getBooking } from './booking-service.ts';
-import { savedCard } from './card-setup-service.ts';
+import { savedCard, TEST_MODE_CARD } from './card-setup-service.ts';
 import { recordDepositPaid } from './checkout-service.ts';
 import {
   askCharge,
@@ -93,7 +93,8 @@ export function payDepositByStaff(
  * payments_unavailable and leaves the charge in doubt: the fee stays unprocessed, cannot be waived, and
  * is charged when asked again or by the sweeper once the provider answers (the idempotency key, made
  * from the booking and fee kind, makes a repeat return the first charge). Without a provider that
- * takes money (none, or the local test mode) the charge is only recorded, as no money can move.
+ * takes money (none, or the local test mode) the charge is only recorded, as no money can move, but
+ * for a card a real provider saved: 503 payments_unavailable, nothing written.
  */
 export async function chargeFee(
   db: Db,
@@ -122,12 +123,21 @@ export async function chargeFee(
         refuseUnlessMadeBy(asked, payments);
         return { call: asked };
       }
+      const card = await savedCard(trx, organisationId, booking.id);
       if (!payments?.takesMoney) {
+        // A card a real provider saved is charged only through it: recorded here, the fee would read
+        // charged with no money moved and could never be charged again (a command run in a shell
+        // without the server's PAYMENT_PROVIDER, say).
+        if (card && card.customerRef !== TEST_MODE_CARD) {
+          throw new AppError(
+            'payments_unavailable',
+            `This booking's card was saved with a payment provider and is charged only through it: run this with the server's PAYMENT_PROVIDER and its keys set. Nothing was charged or recorded.`,
+          );
+        }
         const succeeded = booking.protection.paymentMethodSaved;
         const status = processedStatus(figuresOf(fee), succeeded);
         return { status, failureReason: succeeded ? null : 'no payment method saved', paymentRef: null };
       }
-      const card = await savedCard(trx, organisationId, booking.id);
       if (!card) {
         return { status: 'failed', failureReason: `no card saved with ${payments.name}`, paymentRef: null };
       }

@@ -579,6 +579,20 @@ describe('Booking Protection cards and fees through Stripe', { timeout: 120_000 
     });
   });
 
+  it('refuses charge-fee run without the server’s PAYMENT_PROVIDER on a card Stripe saved, writing nothing', async () => {
+    await start();
+    await noShow(await saveCard());
+    const { args, ...env } = cli(['bookings', PROTECTED, 'charge-fee']);
+    const run = await runCliAsync(args, { DATABASE_URL: env.DATABASE_URL });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('saved with a payment provider and is charged only through it');
+    expect(run.stdout).toBe('');
+    expect(fake.charged()).toEqual([]);
+    expect((await bookingOf(PROTECTED)).no_show_fee).toMatchObject({ status: null });
+    const charged = await runCliAsync(args, env);
+    expect(charged.stdout).toContain(`${PROTECTED}: no_show fee charged`);
+  });
+
   it('records a declined fee as failed with Stripe’s reason', async () => {
     await start();
     await noShow(await saveCard({ declining: true }));
