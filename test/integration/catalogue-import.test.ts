@@ -251,6 +251,14 @@ describe('importCatalogue', () => {
     expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
   });
 
+  it('lists an entry’s unknown key and its unknown ref in the same run', async () => {
+    const bad = minimalCatalogue();
+    Object.assign(bad.staff[0], { colour: 'teal', services: ['cut', 'nosuch'] });
+    const problems = await importProblems(importCatalogue(temp.db, bad, T0));
+    expect(problems.map((p) => p.path).sort()).toEqual(['$.staff[0].colour', '$.staff[0].services[1]']);
+    expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
+  });
+
   it('checks existing bookings field by field, and accepts an empty list', async () => {
     const withBookings = { ...minimalCatalogue(), bookings: [{ reference: 'FL-ABCDEF' }] };
     const problems = await importProblems(importCatalogue(temp.db, withBookings, T0));

@@ -75,6 +75,36 @@ function parsePart<T>(
 }
 
 /**
+ * An entry of a collection, as parsePart; an entry whose only problems are unknown keys (a typo, a
+ * field of another system) is read without them for the checks of what it refers to, so that its
+ * other problems (an unknown ref) are listed in the same run, not after the keys are mended.
+ */
+function parseEntry<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: PathSegment[],
+  problems: CatalogueProblem[],
+): T | undefined {
+  const parsed = parsePart(schema, value, path, problems);
+  if (parsed !== undefined) return parsed;
+  // Failed: asked again for its issues, which only a file with problems pays for.
+  const result = schema.safeParse(value, { error: errorMap });
+  if (result.success || !result.error.issues.every((issue) => issue.code === 'unrecognized_keys')) {
+    return undefined;
+  }
+  const known = structuredClone(value);
+  for (const issue of result.error.issues) {
+    const holder = issue.path.reduce<unknown>(
+      (part, segment) => (part as Record<PropertyKey, unknown>)[segment],
+      known,
+    );
+    for (const key of (issue as { keys: string[] }).keys) delete (holder as Record<string, unknown>)[key];
+  }
+  const withoutUnknown = schema.safeParse(known, { error: errorMap });
+  return withoutUnknown.success ? withoutUnknown.data : undefined;
+}
+
+/**
  * A "__proto__" key (which JSON.parse keeps as a plain key) is dropped without a word by the schema's
  * records: a location's working hours or overrides under it would vanish from an import that says it
  * succeeded. It is no ref the file can mean, so it is refused where it stands.
@@ -148,7 +178,7 @@ export function validateCatalogue(input: unknown): CatalogueValidation {
     }
     const schema: z.ZodType<unknown> = COLLECTIONS[kind];
     items.forEach((item, index) => {
-      const value = parsePart(schema, item, [kind, index], problems);
+      const value = parseEntry(schema, item, [kind, index], problems);
       if (value !== undefined) (parsed[kind] as Indexed<unknown>[]).push({ index, value });
     });
   }
