@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SPOKEN_REFERENCE_MAX_LENGTH } from '../domain/booking/reference.ts';
 import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '../domain/message.ts';
 import { formatUtc } from '../domain/time-format.ts';
 import { omittable, Uuid } from './common.ts';
@@ -14,7 +15,9 @@ export const NewMessageBody = z
       'A number to call back: international, or national in the country of the location.',
     ),
     message: z.string().min(1).max(MESSAGE_MAX_LENGTH).describe("What to pass on, in the caller's words."),
-    reference: omittable(z.string().max(40)).describe('The booking it is about, if any.'),
+    reference: omittable(z.string().max(SPOKEN_REFERENCE_MAX_LENGTH)).describe(
+      'The booking it is about, if any, as said (NHC-7KQ2MX, or spelled word by word).',
+    ),
     location_slug: omittable(z.string()).describe(
       "The location it is about; without one, the booking's, if a reference is given.",
     ),

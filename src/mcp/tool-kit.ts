@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { storageRefusal } from '../app/health-service.ts';
+import { SPOKEN_REFERENCE_MAX_LENGTH } from '../domain/booking/reference.ts';
 import { type AppError, type ErrorCode, isAppError } from '../domain/errors.ts';
 import type { BookingApi } from './booking-api.ts';
 import { suppliedPaths } from './caller-text.ts';
@@ -29,6 +30,9 @@ export interface ToolResult {
 export interface ToolContext {
   api: BookingApi;
 }
+
+/** A booking reference as the caller said it, spelled or not (domain/booking/reference.ts reads it). */
+export const SpokenReference = z.string().max(SPOKEN_REFERENCE_MAX_LENGTH);
 
 /** A slot as the tools show it: ISO times with the offset, the staff member's name, and how to say it. */
 export const SpokenSlot = z.object({

@@ -68,6 +68,19 @@ describe('a reference with a spelling-alphabet word in it', () => {
     expect(await found(golf, 'golf dash papa alfa papa alfa 2 x')).toBe('GOLF-PAPA2X');
   });
 
+  it('reads a reference spelled word by word, prefix and all, in the spelling alphabet', async () => {
+    const spelled = 'golf oscar lima foxtrot dash two delta sierra delta kilo bravo';
+    expect(spelled.length).toBeGreaterThan(60);
+    expect(await found(golf, spelled)).toBe('GOLF-2DSDKB');
+    expect(await found(g, 'golf dash two delta sierra delta kilo bravo')).toBe('G-2DSDKB');
+    const message = await g.call('take_message', {
+      caller_name: 'Ram',
+      message: 'Please call me back about my booking.',
+      reference: 'golf dash two delta sierra delta kilo bravo',
+    });
+    expect(message.ok).toBe(true);
+  });
+
   it('reads the word as its letter when that is the reference on file', async () => {
     for (const said of ['golf 2dsdkb', 'golf dash 2 d s delta k b', 'G-2DSDKB', '2DSDKB']) {
       expect(await found(g, said), said).toBe('G-2DSDKB');

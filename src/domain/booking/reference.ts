@@ -13,6 +13,12 @@ export function referenceFrom(prefix: string, pick: (n: number) => number): stri
   return `${prefix}-${code}`;
 }
 
+/**
+ * The longest reference taken as a caller said it: room for the prefix and code spelled word by word in
+ * the spelling alphabet ("november hotel charlie dash seven kilo quebec two mike xray").
+ */
+export const SPOKEN_REFERENCE_MAX_LENGTH = 120;
+
 /** References match case-insensitively and regardless of surrounding or inner spaces ("nhc - 7k3m9p"). */
 export function normaliseReference(input: string): string {
   return input.toUpperCase().replace(/\s+/g, '');

@@ -36,7 +36,7 @@ import {
 } from '../series-words.ts';
 import { speakPrice } from '../speech.ts';
 import { isWaitlistOffer, SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
-import { fail, isError } from '../tool-kit.ts';
+import { fail, isError, SpokenReference } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
 import { feesSentence } from './booking-terms.ts';
@@ -45,7 +45,7 @@ import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 import { recipientsReached } from './recipients.ts';
 
-const Reference = z.string().min(1).max(40).describe('As said, e.g. NHC-7KQ2MX.');
+const Reference = SpokenReference.min(1).describe('As said, e.g. NHC-7KQ2MX.');
 const Scope = z.enum(['one', 'following']).optional();
 
 const BookingOutput = {

@@ -5,7 +5,7 @@ import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
 import { whatBecameOf } from '../hints.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
-import { fail, isError } from '../tool-kit.ts';
+import { fail, isError, SpokenReference } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 import { recipientsReached } from './recipients.ts';
 
@@ -19,7 +19,7 @@ export const takeMessageTool = defineTool({
     caller_name: z.string().min(1).max(120),
     phone: z.string().optional().describe('To call back on, as said.'),
     message: z.string().min(1).max(2000).describe("In the caller's words."),
-    reference: z.string().max(40).optional().describe('A booking it is about.'),
+    reference: SpokenReference.optional().describe('A booking it is about.'),
     location: z.string().optional(),
   },
   output: {
@@ -66,7 +66,7 @@ export const sendLinkTool = defineTool({
   description:
     'Sends the payment link, booking-page link or confirmation again by SMS and e-mail; says where.',
   input: {
-    reference: z.string().min(1).max(40).describe('As said, e.g. NHC-7KQ2MX.'),
+    reference: SpokenReference.min(1).describe('As said, e.g. NHC-7KQ2MX.'),
   },
   output: {
     kind: z.string().describe('payment_link, booking_page_link or confirmed.'),
