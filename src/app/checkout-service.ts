@@ -2,7 +2,12 @@ import { lockBookingRow, updateBooking, updateBookingIn } from '../data/booking-
 import type { Db } from '../data/database.ts';
 import type { CheckoutStatus } from '../data/tables.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { type BookingStatus, effectiveStatus, transition } from '../domain/booking/state-machine.ts';
+import {
+  type BookingStatus,
+  effectiveStatus,
+  transition,
+  whatBecameOf,
+} from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { AWAITING_PROOF, awaitsContactProof } from '../domain/public-booking-policy.ts';
 import { WAITLIST_CLAIM } from '../domain/waitlist.ts';
@@ -430,7 +435,7 @@ function refuseUnlessPayable(row: SessionRow, now: number): void {
   if (state === 'closed') {
     throw new AppError(
       'conflict',
-      `This booking is no longer awaiting payment (it is ${effectiveStatus(bookingClock(row), now).replace('_', ' ')}).`,
+      `This booking is no longer awaiting payment: it ${whatBecameOf(effectiveStatus(bookingClock(row), now))}.`,
     );
   }
 }

@@ -18,7 +18,7 @@ import { dropPendingMessages, insertOutboxMessages } from '../data/outbox-reposi
 import type { ContactProofsTable } from '../data/tables.ts';
 import { contactProofTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import { type BookingStatus, effectiveStatus, whatBecameOf } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxNotice, SeriesNote } from '../domain/outbox.ts';
 import {
@@ -302,7 +302,7 @@ async function waitingProof(trx: Db, key: BookingKey, now: number): Promise<Proo
   return proof;
 }
 
-function liveStatus(proof: ProofWithBooking, now: number): string {
+function liveStatus(proof: ProofWithBooking, now: number): BookingStatus {
   return effectiveStatus(
     { status: proof.status, startsAt: proof.starts_at, holdExpiresAt: proof.hold_expires_at },
     now,
@@ -310,10 +310,10 @@ function liveStatus(proof: ProofWithBooking, now: number): string {
 }
 
 /** Why a booking no longer live (lapsed, cancelled) has nothing to confirm. */
-function notLiveWords(status: string): string {
+function notLiveWords(status: BookingStatus): string {
   return status === 'expired'
     ? 'This booking was not confirmed in time and its time was released; please book again.'
-    : `This booking is ${status.replace('_', ' ')}; there is nothing to confirm.`;
+    : `This booking ${whatBecameOf(status)}; there is nothing to confirm.`;
 }
 
 /**

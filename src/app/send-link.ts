@@ -1,7 +1,7 @@
 import { findClientById } from '../data/client-repository.ts';
 import type { Db } from '../data/database.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
-import { type BookingStatus, effectiveStatus } from '../domain/booking/state-machine.ts';
+import { type BookingStatus, effectiveStatus, whatBecameOf } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxChannel, OutboxKind } from '../domain/outbox.ts';
 import { CONTACT_VERIFICATION } from '../domain/public-booking-policy.ts';
@@ -51,7 +51,7 @@ function send(
     if (!kind || booking.startsAt <= now) {
       throw new AppError(
         'conflict',
-        `There is nothing to send for this booking: it is ${status.replace('_', ' ')}.`,
+        `There is nothing to send for this booking: it ${whatBecameOf(status)}.`,
       );
     }
     const notices = await announceChange(

@@ -6,7 +6,12 @@ import { writeTransaction } from '../data/write-transaction.ts';
 import type { Booking, Fee, FeeKind } from '../domain/booking/booking.ts';
 import { processedStatus } from '../domain/booking/fees.ts';
 import { referenceReadings } from '../domain/booking/reference.ts';
-import { type BookingEvent, type BookingStatus, transition } from '../domain/booking/state-machine.ts';
+import {
+  type BookingEvent,
+  type BookingStatus,
+  transition,
+  whatBecameOf,
+} from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import { recordPendingFee } from './booking-changes.ts';
 import { logBookingEvent } from './booking-event-log.ts';
@@ -399,7 +404,10 @@ async function processFee(
     const fee = kind && booking.fees[kind];
     if (!kind || !fee) {
       const what = kind ? feeWords(kind) : 'fee';
-      throw new AppError('conflict', `This booking has no ${what} to process (it is ${booking.status}).`);
+      throw new AppError(
+        'conflict',
+        `This booking has no ${what} to process: it ${whatBecameOf(booking.status)}.`,
+      );
     }
     if (fee.status !== null) {
       throw new AppError('conflict', `The ${feeWords(kind)} was already processed (${fee.status}).`);

@@ -17,6 +17,7 @@ import type { Db } from '../data/database.ts';
 import type { Fee, FeeKind } from '../domain/booking/booking.ts';
 import { referenceReadings } from '../domain/booking/reference.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
+import { AppError } from '../domain/errors.ts';
 import { formatLocal } from '../domain/time-format.ts';
 import { CommandError, formatTime, out } from './output.ts';
 
@@ -67,30 +68,32 @@ export function addBookingCommands(program: Command, withDb: WithDb): void {
           throw new CommandError('--fee applies only to charge-fee and waive-fee.');
         }
         const line = await withDb(async (db, clock, deps) => {
-          const organisationId = await organisationOf(db, reference, options.org);
+          const { organisationId, stored } = await holderOf(db, reference, options.org);
           const now = clock.nowMs();
-          switch (action) {
-            case undefined:
-              return describeBooking(db, organisationId, reference, now);
-            case 'charge-fee':
-            case 'waive-fee': {
-              const { booking, fee } =
-                action === 'charge-fee'
-                  ? await chargeFee(db, organisationId, reference, now, options.fee, deps.payments)
-                  : await waiveFee(db, organisationId, reference, now, options.fee);
-              return `${booking.reference}: ${describeFee(fee)}`;
+          return refusalsNaming(stored, async () => {
+            switch (action) {
+              case undefined:
+                return describeBooking(db, organisationId, reference, now);
+              case 'charge-fee':
+              case 'waive-fee': {
+                const { booking, fee } =
+                  action === 'charge-fee'
+                    ? await chargeFee(db, organisationId, reference, now, options.fee, deps.payments)
+                    : await waiveFee(db, organisationId, reference, now, options.fee);
+                return `${booking.reference}: ${describeFee(fee)}`;
+              }
+              default: {
+                const run = {
+                  complete,
+                  'no-show': markNoShow,
+                  checkout: checkOut,
+                  'pay-deposit': payDepositByStaff,
+                }[action];
+                const { booking, from, to } = await run(db, organisationId, reference, now);
+                return `${booking.reference}: ${from} -> ${to}`;
+              }
             }
-            default: {
-              const run = {
-                complete,
-                'no-show': markNoShow,
-                checkout: checkOut,
-                'pay-deposit': payDepositByStaff,
-              }[action];
-              const { booking, from, to } = await run(db, organisationId, reference, now);
-              return `${booking.reference}: ${from} -> ${to}`;
-            }
-          }
+          });
         });
         out(line);
       },
@@ -129,7 +132,25 @@ async function describeBooking(
   return lines.join('\n');
 }
 
-async function organisationOf(db: Db, reference: string, slug: string | undefined): Promise<string> {
+/**
+ * A refusal of the engine (a booking no longer open to that action, a fee already settled) as a
+ * CommandError that starts with the booking's reference as stored, as every other line about it does.
+ */
+async function refusalsNaming<T>(stored: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError) throw new CommandError(`${stored}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The organisation holding the booking with this reference (as typed, read as the API reads it), and the reference as stored. */
+async function holderOf(
+  db: Db,
+  reference: string,
+  slug: string | undefined,
+): Promise<{ organisationId: string; stored: string }> {
   const holders = (await organisationsWithReference(db, reference)).filter((o) => !slug || o.slug === slug);
   if (holders.length === 0) {
     // A mistyped --org is said as such, not as a booking missing from an organisation there is not.
@@ -145,7 +166,7 @@ async function organisationOf(db: Db, reference: string, slug: string | undefine
       `Several organisations have a booking with this reference: ${holders.map((o) => `${o.reference} in ${o.slug}`).join(', ')}; name one with --org.`,
     );
   }
-  return holders[0]!.id;
+  return { organisationId: holders[0]!.id, stored: holders[0]!.reference };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { BookingStatus } from '../domain/booking/state-machine.ts';
+import { whatBecameOf } from '../domain/booking/state-machine.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import { listed } from './word-lists.ts';
 
@@ -50,27 +52,6 @@ const PHONE_TROUBLE: Record<PhoneTrouble, string> = {
   drama:
     "That is one of the numbers kept for TV and film dramas, so it is nobody's phone; ask the caller for the number they really use.",
 };
-
-/**
- * What became of a booking no longer live, said after "that booking": "is cancelled", "has already
- * taken place"; never its status as a word ("is no show", "is needs checkout").
- */
-export function whatBecameOf(status: string): string {
-  switch (status) {
-    case 'cancelled':
-      return 'is cancelled';
-    case 'expired':
-      return 'has lapsed (its hold expired)';
-    case 'completed':
-      return 'has already taken place';
-    case 'needs_checkout':
-      return 'has already taken place and awaits payment at the desk';
-    case 'no_show':
-      return 'was missed (marked as a no-show)';
-    default:
-      return `is ${status.replaceAll('_', ' ')}`;
-  }
-}
 
 export const TOOL_OUTCOMES = {
   location_needed: outcome<{ names: string[] }>(
@@ -268,10 +249,10 @@ export const TOOL_OUTCOMES = {
     ({ detail, phone }) =>
       `${detail} The appointment stays as it is; offer to pass a message to the salon${phone ? ` on ${phone}` : ''}.`,
   ),
-  not_changeable: outcome<{ status: string }>(
+  not_changeable: outcome<{ status: BookingStatus | null }>(
     'conflict',
     ({ status }) =>
-      `That booking ${whatBecameOf(status)} and can no longer be changed; check the details with the caller.`,
+      `That booking ${status ? whatBecameOf(status) : 'is closed'} and can no longer be changed; check the details with the caller.`,
   ),
   // A move without a staff member named, of a booking whose own one can no longer take it (made inactive,
   // or no longer doing its services there since it was booked): no other time helps, someone else may.

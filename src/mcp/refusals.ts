@@ -192,7 +192,7 @@ export async function explainRefusal(api: BookingApi, error: unknown, asked: Ref
         }
         if (error.message === AWAITING_PROOF) return failure('awaiting_code', {}, base);
       }
-      return failure('not_changeable', { status: asked.booking?.status ?? 'closed' }, base);
+      return failure('not_changeable', { status: asked.booking?.status ?? null }, base);
   }
 }
 

@@ -126,10 +126,11 @@ describe('booking bookings <reference> <action>', () => {
   it('completes a past appointment, then refuses to mark it a no-show', () => {
     const done = runCli(['bookings', refs.past.toLowerCase(), 'complete'], env);
     expect(done).toMatchObject({ status: 0, stdout: `${refs.past}: confirmed -> completed\n` });
-    const again = runCli(['bookings', refs.past, 'no-show'], env);
+    const again = runCli(['bookings', refs.past.toLowerCase(), 'no-show'], env);
     expect(again.status).toBe(1);
+    // Named by its reference as stored, and what became of it in words, never its status as a word.
     expect(again.stderr).toBe(
-      'error: This booking cannot be marked as a no-show: the booking is completed.\n',
+      `error: ${refs.past}: This booking cannot be marked as a no-show: the booking has already taken place.\n`,
     );
   });
 
@@ -151,7 +152,7 @@ describe('booking bookings <reference> <action>', () => {
       'nhc dash 7k3m9q',
     ]) {
       const found = runCli(['bookings', typed, 'checkout'], env);
-      expect(found.stderr, typed).toMatch(/^error: .*has not started yet/);
+      expect(found.stderr, typed).toMatch(/^error: NHC-7K3M9Q: .*has not started yet/);
     }
     const unknown = runCli(['bookings', 'nhczzzzzz', 'complete'], env);
     expect(unknown).toMatchObject({
@@ -252,14 +253,14 @@ describe('booking bookings <reference> <action>', () => {
     const again = runCli(['bookings', refs.protectedPast, 'waive-fee'], env);
     expect(again).toMatchObject({
       status: 1,
-      stderr: 'error: The no-show fee was already processed (charged).\n',
+      stderr: 'error: NHC-7K3M9R: The no-show fee was already processed (charged).\n',
     });
     // Named as the help names the fees ("no-show", "late-cancellation"), not "no no show fee".
     expect(
       runCli(['bookings', refs.protectedPast, 'charge-fee', '--fee', 'late_cancellation'], env),
     ).toMatchObject({
       status: 1,
-      stderr: 'error: This booking has no late-cancellation fee to process (it is no_show).\n',
+      stderr: 'error: NHC-7K3M9R: This booking has no late-cancellation fee to process: it was missed (marked as a no-show).\n',
     });
   });
 });

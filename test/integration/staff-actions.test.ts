@@ -142,13 +142,19 @@ describe('check-out, complete and no-show', () => {
     const checkedOut = await checkOut(t.deps.db, org, reference.toLowerCase(), now());
     expect(checkedOut).toMatchObject({ from: 'confirmed', to: 'needs_checkout' });
     expect(checkedOut.booking.status).toBe('needs_checkout');
-    await expect(checkOut(t.deps.db, org, reference, now())).rejects.toEqual(conflict(/is needs checkout/));
-    await expect(markNoShow(t.deps.db, org, reference, now())).rejects.toEqual(conflict(/is needs checkout/));
+    await expect(checkOut(t.deps.db, org, reference, now())).rejects.toEqual(
+      conflict(/has already taken place and awaits payment at the desk/),
+    );
+    await expect(markNoShow(t.deps.db, org, reference, now())).rejects.toEqual(
+      conflict(/has already taken place and awaits payment at the desk/),
+    );
 
     t.clock.advance({ minutes: 50 });
     const completed = await complete(t.deps.db, org, reference, now());
     expect(completed).toMatchObject({ from: 'needs_checkout', to: 'completed' });
-    await expect(complete(t.deps.db, org, reference, now())).rejects.toEqual(conflict(/is completed/));
+    await expect(complete(t.deps.db, org, reference, now())).rejects.toEqual(
+      conflict(/has already taken place\./),
+    );
 
     const data = await shown(reference);
     expect(data).toMatchObject({
@@ -185,9 +191,15 @@ describe('check-out, complete and no-show', () => {
     // Without protection nothing is owed.
     expect(noShow.booking.fees).toEqual({});
     expect(await shown(absent)).toMatchObject({ status: 'no_show', no_show_fee: null });
-    await expect(markNoShow(t.deps.db, org, done, now())).rejects.toEqual(conflict(/is completed/));
-    await expect(complete(t.deps.db, org, absent, now())).rejects.toEqual(conflict(/is no show/));
-    await expect(checkOut(t.deps.db, org, absent, now())).rejects.toEqual(conflict(/is no show/));
+    await expect(markNoShow(t.deps.db, org, done, now())).rejects.toEqual(
+      conflict(/has already taken place\./),
+    );
+    await expect(complete(t.deps.db, org, absent, now())).rejects.toEqual(
+      conflict(/was missed \(marked as a no-show\)/),
+    );
+    await expect(checkOut(t.deps.db, org, absent, now())).rejects.toEqual(
+      conflict(/was missed \(marked as a no-show\)/),
+    );
     expect((await events(absent)).at(-1)).toMatchObject({
       from_status: 'confirmed',
       to_status: 'no_show',
@@ -254,7 +266,9 @@ describe('pay-deposit', () => {
     const created = await colour('2026-11-24T14:00:00+00:00');
     const reference = created.json().data.reference;
     t.clock.advance({ minutes: 31 });
-    await expect(payDepositByStaff(t.deps.db, org, reference, now())).rejects.toEqual(conflict(/is expired/));
+    await expect(payDepositByStaff(t.deps.db, org, reference, now())).rejects.toEqual(
+      conflict(/has lapsed \(its hold expired\)/),
+    );
     const plain = await bookCut('2026-11-23T16:00:00+00:00');
     await expect(payDepositByStaff(t.deps.db, org, plain, now())).rejects.toEqual(conflict(/is confirmed/));
   });
@@ -492,7 +506,7 @@ describe('Booking Protection fees', () => {
     t.clock.set(new Date(live.startsAt).toISOString());
     await complete(t.deps.db, org, live.reference, now());
     await expect(chargeFee(t.deps.db, org, live.reference, now())).rejects.toEqual(
-      conflict(/no fee to process \(it is completed\)/),
+      conflict(/no fee to process: it has already taken place\./),
     );
     // Without protection a late cancellation records nothing either.
     t.clock.set(TEST_START);

@@ -92,7 +92,7 @@ describe('the booking state machine', () => {
     expect(effectiveStatus(lapsed, before)).toBe('expired');
     expect(transition(lapsed, 'deposit_paid', before)).toMatchObject({
       ok: false,
-      reason: 'the booking is expired',
+      reason: 'the booking has lapsed (its hold expired)',
     });
     expect(transition(lapsed, 'cancel', before)).toMatchObject({ ok: false });
   });
@@ -105,7 +105,7 @@ describe('the booking state machine', () => {
     }
     expect(transition(booking('pending_payment', after), 'deposit_paid', start)).toMatchObject({
       ok: false,
-      reason: 'the booking is expired',
+      reason: 'the booking has lapsed (its hold expired)',
     });
     expect(effectiveStatus(booking('confirmed'), after)).toBe('confirmed');
   });

@@ -162,7 +162,7 @@ describe('decideChange: reschedule', () => {
     expect(decideChange(booking({ status: 'completed' }), allow, 'reschedule', onTime).refusal).toMatchObject(
       {
         reason: 'not_changeable',
-        message: 'This booking cannot be changed: the booking is completed.',
+        message: 'This booking cannot be changed: the booking has already taken place.',
       },
     );
   });

@@ -134,7 +134,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   location_closed: [{ location: 'Northside Camden' }],
   unknown_client: [{}],
   nothing_to_send: [
-    { why: 'that booking is no show' },
+    { why: 'that booking was missed (marked as a no-show)' },
     { why: 'that booking waits for the code sent to the customer, which its booking page sends again' },
   ],
   service_not_online: [{}],

@@ -90,7 +90,7 @@ export function transition(booking: BookingClock, event: BookingEvent, now: numb
       : { ok: false, reason: 'the hold has not lapsed' };
   }
   if (!rule.from.includes(status)) {
-    return { ok: false, reason: `the booking is ${status.replace('_', ' ')}` };
+    return { ok: false, reason: `the booking ${whatBecameOf(status)}` };
   }
   if (rule.timing === 'before_start' && now >= booking.startsAt) {
     return { ok: false, reason: ALREADY_STARTED };
@@ -162,4 +162,31 @@ export function isHeld(booking: BookingClock, now: number): boolean {
 
 export function isLive(booking: BookingClock, now: number): boolean {
   return LIVE_STATUSES.includes(effectiveStatus(booking, now));
+}
+
+/**
+ * What became of a booking, said after "the booking" or "it": "is cancelled", "has already taken
+ * place"; never its status as a word ("is no show", "is needs checkout"). The one wording of every
+ * refusal that names a status, whoever reads it: a caller through the phone agent, a customer on a
+ * page, staff at the command line.
+ */
+export function whatBecameOf(status: BookingStatus): string {
+  switch (status) {
+    case 'cancelled':
+      return 'is cancelled';
+    case 'expired':
+      return 'has lapsed (its hold expired)';
+    case 'completed':
+      return 'has already taken place';
+    case 'needs_checkout':
+      return 'has already taken place and awaits payment at the desk';
+    case 'no_show':
+      return 'was missed (marked as a no-show)';
+    case 'confirmed':
+      return 'is confirmed';
+    case 'pending_payment':
+      return 'is held until its deposit is paid';
+    case 'pending_confirmation':
+      return 'is held until the customer confirms it';
+  }
 }

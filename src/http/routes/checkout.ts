@@ -12,6 +12,7 @@ import {
 } from '../../app/checkout-service.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import type { PaymentProvider } from '../../app/payments.ts';
+import { whatBecameOf } from '../../domain/booking/state-machine.ts';
 import { AppError } from '../../domain/errors.ts';
 import { isFault, toAppError } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
@@ -236,7 +237,7 @@ function notPayableBody(view: CheckoutView): string {
       ? `This deposit has already been paid. <a href="${esc(defaultSuccessPath(view.sessionId))}">See the confirmation</a>.`
       : view.state === 'expired'
         ? `This checkout has expired: the deposit was not paid in time and the booking was released. <a href="${esc(bookAgainPath(view))}">Book again</a>.`
-        : `This booking is no longer awaiting payment (it is ${esc(view.booking.status.replace('_', ' '))}).`;
+        : `This booking is no longer awaiting payment: it ${esc(whatBecameOf(view.booking.status))}.`;
   return `<h1>${esc(title)}</h1>
 <p role="alert">${explanation}</p>
 ${summary(view, f)}
@@ -274,7 +275,7 @@ function notPaidBody(view: CheckoutView, takesMoney: boolean): string {
     const why =
       view.state === 'expired'
         ? 'it was not paid in time and the time was released'
-        : `the booking no longer awaits it (it is ${esc(view.booking.status.replace('_', ' '))})`;
+        : `the booking no longer awaits it, as it ${esc(whatBecameOf(view.booking.status))}`;
     return `<h1>Not paid</h1>
 <p role="alert">The deposit for booking ${reference} can no longer be paid: ${why}. If you paid on the payment page, the payment is refunded to you.</p>
 ${manageLink(view)}`;

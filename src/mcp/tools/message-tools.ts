@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
+import { LIVE_STATUSES, whatBecameOf } from '../../domain/booking/state-machine.ts';
 import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
-import { whatBecameOf } from '../hints.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
 import { fail, isError, SpokenReference } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
