@@ -260,7 +260,8 @@ describe('booking bookings <reference> <action>', () => {
       runCli(['bookings', refs.protectedPast, 'charge-fee', '--fee', 'late_cancellation'], env),
     ).toMatchObject({
       status: 1,
-      stderr: 'error: NHC-7K3M9R: This booking has no late-cancellation fee to process: it was missed (marked as a no-show).\n',
+      stderr:
+        'error: NHC-7K3M9R: This booking has no late-cancellation fee to process: it was missed (marked as a no-show).\n',
     });
   });
 });
