@@ -427,7 +427,7 @@ describe('an argument error names every bad argument', () => {
   it('keeps one bad argument in the form it had', async () => {
     const text = errorText(await demo.mcp.raw('get_booking', { reference: 7 }));
     expect(text).toMatch(
-      / get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX \(text of 1 to 40 characters\)\.$/,
+      / get_booking: reference is not valid; expected: As said, e\.g\. NHC-7KQ2MX \(text of 1 to 120 characters\)\.$/,
     );
   });
 
