@@ -1,5 +1,4 @@
-import type { BookingStatus } from '../domain/booking/state-machine.ts';
-import { whatBecameOf } from '../domain/booking/state-machine.ts';
+import { type BookingStatus, whatBecameOf } from '../domain/booking/state-machine.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import { listed } from './word-lists.ts';
 

@@ -36,7 +36,7 @@ import {
 } from '../series-words.ts';
 import { speakPrice } from '../speech.ts';
 import { isWaitlistOffer, SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
-import { fail, isError, SpokenReference } from '../tool-kit.ts';
+import { fail, isError, ReferenceArgument } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { listed } from '../word-lists.ts';
 import { feesSentence } from './booking-terms.ts';
@@ -45,7 +45,6 @@ import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 import { recipientsReached } from './recipients.ts';
 
-const Reference = SpokenReference.min(1).describe('As said, e.g. NHC-7KQ2MX.');
 const Scope = z.enum(['one', 'following']).optional();
 
 const BookingOutput = {
@@ -450,7 +449,7 @@ export const getBookingTool = defineTool({
   name: 'get_booking',
   title: 'Read a booking',
   description: `A booking by reference: status, time, price; while held, when it lapses and its links. ${CALLER_TEXT_NOTE}`,
-  input: { reference: Reference },
+  input: { reference: ReferenceArgument },
   output: {
     ...BookingOutput,
     pending: z
@@ -477,7 +476,7 @@ export const rescheduleTool = defineTool({
   title: 'Move a booking',
   description: `Moves a booking to another free time; same services, and staff unless staff is given. scope following: later visits too. ${CALLER_TEXT_NOTE}`,
   input: {
-    reference: Reference,
+    reference: ReferenceArgument,
     starts_at: z.string().describe('A find_slots starts_at, or as said ("tomorrow at noon").'),
     staff: z.string().optional().describe('Name or id, or "anyone".'),
     dry_run: z.boolean().optional().describe('true: only say what it would do.'),
@@ -626,7 +625,7 @@ export const cancelTool = defineTool({
     'Cancels a booking. Call with dry_run true first; tell the caller if late, any fee or kept deposit. ' +
     `scope following: later visits too. ${CALLER_TEXT_NOTE}`,
   input: {
-    reference: Reference,
+    reference: ReferenceArgument,
     reason: z.string().max(1000).optional().describe('Shown to staff.'),
     dry_run: z.boolean().optional().describe('true: only say what it would do.'),
     scope: Scope,

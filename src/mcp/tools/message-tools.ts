@@ -4,7 +4,7 @@ import { CONTACT_VERIFICATION } from '../../domain/public-booking-policy.ts';
 import { contactForms } from '../argument-forms.ts';
 import type { BookingApi, LinkSent } from '../booking-api.ts';
 import { callerContact, resolveLocation } from '../resolution.ts';
-import { fail, isError, SpokenReference } from '../tool-kit.ts';
+import { fail, isError, ReferenceArgument, SpokenReference } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
 import { recipientsReached } from './recipients.ts';
 
@@ -65,7 +65,7 @@ export const sendLinkTool = defineTool({
   description:
     'Sends the payment link, booking-page link or confirmation again by SMS and e-mail; says where.',
   input: {
-    reference: SpokenReference.min(1).describe('As said, e.g. NHC-7KQ2MX.'),
+    reference: ReferenceArgument,
   },
   output: {
     kind: z.string().describe('payment_link, booking_page_link or confirmed.'),
