@@ -54,6 +54,30 @@ function readSetting(setting: string, file: string): Buffer {
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
+ * What a newcomer is told when the port cannot be had (another server on 8080, a port below 1024
+ * without the right): the setting that chooses another, instead of Node's `listen EADDRINUSE`. The
+ * demo key just printed is in the database, and the next start prints none: said so, or it is lost.
+ * Null for any other failure.
+ */
+function portRefusal(error: unknown, config: Config, demoKeyPrinted: boolean): CommandError | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return null;
+  const where = `${config.host}:${config.port}`;
+  const why =
+    code === 'EADDRINUSE'
+      ? `Port ${config.port} is already in use (${where}): stop what holds it, or choose another port`
+      : `This user may not listen on ${where}: choose a port above 1023`;
+  const otherPort = config.port === 8081 ? 8082 : 8081;
+  const keyKept = demoKeyPrinted
+    ? ['The API key printed above is kept: it works once the server is up.']
+    : [];
+  return new CommandError(
+    `${why}, as in PORT=${otherPort} npm start (or booking serve --port ${otherPort}).`,
+    keyKept,
+  );
+}
+
+/**
  * `booking serve`: REST under /v1 and the MCP endpoints (/mcp, /sse) on one port. On SIGTERM or
  * SIGINT it stops accepting connections, lets requests in flight finish (a request arriving on an
  * open keep-alive connection meanwhile is still served, with Connection: close), ends MCP SSE
@@ -70,6 +94,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
   const runtime = await openRuntime(config);
   const { db, clock } = runtime.deps;
   let demoSlug: string | null = null;
+  let demoKeyPrinted = false;
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let address: string;
   try {
@@ -79,6 +104,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
         const { report, key } = await installDemo(db, clock);
         printDemoKey(report.organisation.slug, key);
         demoSlug = report.organisation.slug;
+        demoKeyPrinted = true;
       } else {
         // Named, when it is one (`npm start` again, its key not kept): the command to copy, and its page.
         const slugs = await organisationSlugs(db, 6);
@@ -104,7 +130,7 @@ export async function serve(config: Config, options: { demo: boolean }): Promise
     // the error: PostgreSQL's pool and in-use lock would keep it alive for ever.
     await app?.close();
     await runtime.close();
-    throw error;
+    throw portRefusal(error, config, demoKeyPrinted) ?? error;
   }
   const listening = app;
   for (const waiting of await callsWaitingForTheirProvider(db, runtime.deps.payments)) {

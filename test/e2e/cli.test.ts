@@ -706,11 +706,13 @@ describe('booking (the operator command)', () => {
 
   // A server that cannot start must end, for a service manager to see it fail and restart it: on
   // PostgreSQL the database it had opened (its pool, its in-use lock) kept the process alive for ever.
-  it('exits with status 1 when its port is taken, saying why', async () => {
+  // A newcomer whose 8080 is taken is told the setting that picks another port, and that the demo key
+  // just printed (the next start prints none) is kept.
+  it('exits with status 1 when its port is taken, saying why and how to choose another', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as AddressInfo).port;
-    const child = spawn(process.execPath, ['bin/booking.js', 'serve', '--port', String(port)], {
+    const child = spawn(process.execPath, ['bin/booking.js', 'serve', '--demo', '--port', String(port)], {
       cwd: REPO_ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...fresh.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -720,9 +722,16 @@ describe('booking (the operator command)', () => {
       expect(outcome, 'booking serve was still running 40 s after its port was refused').not.toBeNull();
       expect(outcome!.status).toBe(1);
       expect(outcome!.stdout).not.toContain('listening on');
-      expect(outcome!.stderr.trim()).toBe(
-        `error: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      const key = /API key \(scope read_write, shown only once\): (bk_\w+)/.exec(outcome!.stdout)?.[1];
+      expect(key, outcome!.stdout).toBeDefined();
+      // Beside the log's JSON lines (the demo's test-mode payments warning).
+      const said = outcome!.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
+      expect(said.join('\n')).toBe(
+        `error: Port ${port} is already in use (127.0.0.1:${port}): stop what holds it, or choose another port, as in PORT=8081 npm start (or booking serve --port 8081).\n` +
+          '  The API key printed above is kept: it works once the server is up.',
       );
+      const listed = runCli(['keys', 'list', '--org', 'northside-hair'], fresh.env);
+      expect(listed.stdout).toMatch(new RegExp(`bk_…${key!.slice(-4)}\\s+read_write\\s+active`));
     } finally {
       child.kill('SIGKILL');
       taken.close();
