@@ -7,7 +7,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { storageRefusal } from '../app/health-service.ts';
 import { describeIssues, type RefusedIssue } from '../contract/validation-wording.ts';
 import { AppError, isAppError } from '../domain/errors.ts';
-import { notJsonBody } from './json-body.ts';
+import { forbiddenKeyRefusal, notJsonBody, refusedBodyOf } from './json-body.ts';
 import {
   answersJsonRpc,
   answersJsonRpcAt,
@@ -246,8 +246,12 @@ export function toAppError(error: FastifyError, request?: FastifyRequest): AppEr
       return bodyTooLarge(request);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_request', 'The body is empty; send a JSON object.', 'body');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY': {
+      // Read again only here, for a refused body: JSON holding a forbidden key is said as such.
+      const forbidden = request && refusedBodyOf(request)?.forbiddenKey;
+      if (forbidden) return forbiddenKeyRefusal(forbidden);
       return new AppError('invalid_request', 'The body is not valid JSON.', 'body');
+    }
   }
   if (error instanceof SyntaxError)
     return new AppError('invalid_request', 'The body is not valid JSON.', 'body');

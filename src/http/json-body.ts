@@ -131,7 +131,7 @@ export interface RefusedBody {
   readonly value?: unknown;
   /**
    * The key refused as prototype poisoning, when that was the refusal (Fastify's parser, through
-   * secure-json-parse, calls it invalid JSON, and so does the REST answer, as it always has).
+   * secure-json-parse, calls it invalid JSON; every answer names the key: forbiddenKeyRefusal).
    */
   readonly forbiddenKey?: '__proto__' | 'constructor.prototype';
 }
@@ -146,6 +146,14 @@ const refusals = new WeakMap<FastifyRequest, { text: string | null; byJsonParser
 export function refusedBodyOf(request: FastifyRequest): RefusedBody | undefined {
   const refused = refusals.get(request);
   return refused && whatIsLeftOf(refused.text, refused.byJsonParser);
+}
+
+/**
+ * The refusal of JSON that holds a key secure-json-parse refuses (prototype poisoning): Fastify's
+ * parser calls it invalid JSON, which it is not, so the key is named instead.
+ */
+export function forbiddenKeyRefusal(key: NonNullable<RefusedBody['forbiddenKey']>): AppError {
+  return new AppError('invalid_request', `The body holds the key ${key}, which is not accepted.`, 'body');
 }
 
 /** `byJsonParser`: the refusal is Fastify's JSON parser's, not one of the checks above it. */

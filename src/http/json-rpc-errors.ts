@@ -127,14 +127,7 @@ export function sendRequestError(reply: FastifyReply, error: AppError): FastifyR
   const refused = refusedBodyOf(request);
   if (refused === undefined) return sendJsonRpcError(reply, error, requestIdOf(request.body));
   if (!refused.isJson) return sendJsonRpcError(reply, error, null, JSON_RPC_ERROR.parseError);
-  const said = refused.forbiddenKey
-    ? new AppError(
-        'invalid_request',
-        `The body holds the key ${refused.forbiddenKey}, which is not accepted.`,
-        'body',
-      )
-    : error;
-  return sendJsonRpcError(reply, said, requestIdOf(refused.value));
+  return sendJsonRpcError(reply, error, requestIdOf(refused.value));
 }
 
 /** The id of a JSON-RPC message, when it has one that can be echoed. */

@@ -402,11 +402,34 @@ describe('the error envelope', () => {
     );
   });
 
-  it('refuses prototype poisoning', async () => {
-    const payload = '{"first_name":"A","last_name":"B","email":"a@example.com","__proto__":{"admin":true}}';
-    const response = await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().error.code).toBe('invalid_request');
+  it('refuses prototype poisoning, naming the key (the body is JSON), and creates no client', async () => {
+    const body = (key: string) =>
+      `{"first_name":"A","last_name":"B","email":"a@example.com","nested":{${key}}}`;
+    for (const [key, named] of [
+      ['"__proto__":{"admin":true}', '__proto__'],
+      ['"constructor":{"prototype":{"admin":true}}', 'constructor.prototype'],
+    ]) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/clients',
+        headers: json,
+        payload: body(key!),
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toEqual({
+        code: 'invalid_request',
+        message: `The body holds the key ${named}, which is not accepted.`,
+        param: 'body',
+      });
+    }
+    const found = await t.request({ method: 'GET', url: '/v1/clients?email=a%40example.com' });
+    expect(found.statusCode).toBe(404);
+    expectEnvelope(
+      await t.request({ method: 'POST', url: '/v1/clients', headers: json, payload: '{"first_name":' }),
+      400,
+      'invalid_request',
+      'body',
+    );
   });
 
   it('names an invalid query parameter, and an unknown one', async () => {

@@ -161,7 +161,7 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     detail: 'The body holds the key __proto__, which is not accepted.',
     param: 'body',
-    restMessage: 'The body is not valid JSON.',
+    restMessage: 'The body holds the key __proto__, which is not accepted.',
   },
   {
     label: 'a constructor.prototype',
@@ -172,7 +172,7 @@ const REFUSED: Refused[] = [
     code: 'invalid_request',
     detail: 'The body holds the key constructor.prototype, which is not accepted.',
     param: 'body',
-    restMessage: 'The body is not valid JSON.',
+    restMessage: 'The body holds the key constructor.prototype, which is not accepted.',
   },
   {
     label: 'invalid JSON',
