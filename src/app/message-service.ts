@@ -16,6 +16,7 @@ import { CALLER_NAME_MAX_LENGTH, MESSAGE_MAX_LENGTH, type StaffMessage } from '.
 import { getBooking } from './booking-service.ts';
 import { invalidPhone, normaliseName, normalisePhone } from './contact.ts';
 import { requireLocation } from './directory-service.ts';
+import { nonPersonalNumber } from './phone-destinations.ts';
 import { publishMessageCreated } from './webhooks/events.ts';
 
 /**
@@ -120,13 +121,26 @@ function normaliseMessage(value: string): string | undefined {
   return trimmed;
 }
 
-/** E.164, null when none was given, or 400 (param phone); a blank number is not a number. */
+/**
+ * E.164, null when none was given, or 400 (param phone); a blank number is not a number, and one that
+ * is no person's own (premium-rate, satellite...: design.md 9.1) is refused with what it is, since
+ * staff calling it back would pay for it.
+ */
 function phoneOf(value: string | undefined, country: string | null): string | null {
   if (value === undefined) return null;
   const dialledIn = (country ?? undefined) as CountryCode | undefined;
   const phone = normalisePhone(value, dialledIn);
   if (phone === undefined) {
     throw invalidPhone(value, dialledIn);
+  }
+  const notPersonal = nonPersonalNumber(phone);
+  if (notPersonal !== null) {
+    throw new AppError(
+      'invalid_request',
+      `phone is ${notPersonal}, which staff never call back: give a mobile or landline number.`,
+      'phone',
+      { notPersonal },
+    );
   }
   return phone;
 }

@@ -116,6 +116,15 @@ export const TOOL_OUTCOMES = {
         ? 'That e-mail address does not look right; ask the caller to spell it again.'
         : PHONE_TROUBLE[why ?? 'incomplete'],
   ),
+  /**
+   * A valid number that is no person's own (`what`: "a premium-rate number", phone-destinations.ts):
+   * never texted or called back (design.md 9.1), so the caller is asked for their own.
+   */
+  not_personal_phone: outcome<{ what: string }>(
+    'invalid_request',
+    ({ what }) =>
+      `That is ${what}, which the salon never texts or calls back; ask the caller for their own mobile or landline number, or an e-mail address.`,
+  ),
   /** A national number that is not one of the location's country (a foreign caller's), or reads in two. */
   phone_country: outcome<{ countries: string[]; several: boolean }>(
     'invalid_request',

@@ -6,7 +6,7 @@ import {
   phoneAsDialledAt,
   phoneRefusal,
 } from '../app/contact.ts';
-import { countryName } from '../app/phone-destinations.ts';
+import { countryName, nonPersonalNumber } from '../app/phone-destinations.ts';
 import type { BookingApi, Location, Service, Staff } from './booking-api.ts';
 import type { PhoneTrouble } from './hints.ts';
 import { type MatchOptions, type MatchResult, matchByName } from './name-matching.ts';
@@ -533,7 +533,10 @@ export async function callerContact(
   const contact: { phone?: string; email?: string } = {};
   if (said.phone !== undefined && said.phone.trim() !== '') {
     const countries = country ? [country] : (await api.listLocations()).map((l) => l.country);
-    contact.phone = phoneOrAsk(readPhone(said.phone, countries));
+    const phone = phoneOrAsk(readPhone(said.phone, countries));
+    const notPersonal = nonPersonalNumber(phone);
+    if (notPersonal !== null) fail('not_personal_phone', { what: notPersonal });
+    contact.phone = phone;
   }
   if (said.email !== undefined && said.email.trim() !== '') {
     contact.email = normaliseEmail(said.email) ?? fail('bad_contact', { field: 'email' });

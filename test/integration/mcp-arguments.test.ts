@@ -405,6 +405,53 @@ describe('an argument error names every bad argument', () => {
     expect(unused.hint).toMatch(/^That is not a phone number anyone has there; /);
   });
 
+  // design.md 9.1: never texted or called back, so refused where a caller gives it, in every tool that
+  // takes one, with what it is (before, register_client answered the service's 400 after a generic
+  // sentence, and take_message stored it).
+  it('refuses a premium-rate or satellite number in every tool that takes one, saying what it is', async () => {
+    const hint = (what: string) =>
+      `That is ${what}, which the salon never texts or calls back; ask the caller for their own mobile or landline number, or an e-mail address.`;
+    const client = (phone: string) => ({ first_name: 'Pat', last_name: 'Rate', phone });
+    for (const [phone, what] of [
+      ['0909 123 4567', 'a premium-rate number'],
+      ['+881 6 1234 5678', 'a satellite or global-service number'],
+    ] as const) {
+      const calls: [string, Json][] = [
+        ['register_client', client(phone)],
+        ['take_message', { caller_name: 'Pat', phone, message: 'Call me back', location: 'camden' }],
+        [
+          'book',
+          {
+            location: 'camden',
+            services: 'cut',
+            starts_at: '2026-11-25T10:00:00+00:00',
+            client: client(phone),
+          },
+        ],
+        [
+          'join_waitlist',
+          {
+            location: 'camden',
+            services: 'cut',
+            from_date: '2026-11-25',
+            to_date: '2026-11-27',
+            client: client(phone),
+          },
+        ],
+      ];
+      for (const [tool, args] of calls) {
+        const answer = await demo.mcp.call(tool, args);
+        expect(answer, `${tool} ${phone}`).toMatchObject({
+          ok: false,
+          code: 'invalid_request',
+          hint: hint(what),
+        });
+      }
+    }
+    const registered = await demo.t.request({ method: 'GET', url: '/v1/clients?phone=%2B449091234567' });
+    expect(registered.statusCode).toBe(404);
+  });
+
   it('names a blank client name as client.first_name, as it was sent', async () => {
     for (const [tool, args] of [
       ['book', { location: 'camden', services: 'cut', starts_at: '2026-11-24T15:00:00+00:00' }],

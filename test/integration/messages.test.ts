@@ -268,4 +268,27 @@ describe('POST /v1/messages', () => {
     });
     expect(readOnly.statusCode).toBe(403);
   });
+
+  // design.md 9.1: staff calling back a premium-rate or satellite number would pay for it.
+  it('refuses a number that is no person’s own, saying what it is, and stores nothing', async () => {
+    const before = (await listMessages(t.database.db, ids.organisation)).length;
+    for (const [phone, what] of [
+      ['0909 123 4567', 'a premium-rate number'],
+      ['+33 8 10 12 34 56', 'a shared-cost number'],
+      ['+881 6 1234 5678', 'a satellite or global-service number'],
+    ]) {
+      const refused = await t.request({
+        method: 'POST',
+        url: '/v1/messages',
+        payload: { caller_name: 'Pat', phone, message: 'Call me back', location_slug: 'soho' },
+      });
+      expect(refused.statusCode, phone).toBe(400);
+      expect(refused.json().error).toEqual({
+        code: 'invalid_request',
+        message: `phone is ${what}, which staff never call back: give a mobile or landline number.`,
+        param: 'phone',
+      });
+    }
+    expect(await listMessages(t.database.db, ids.organisation)).toHaveLength(before);
+  });
 });

@@ -43,6 +43,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { field: 'phone', why: 'not_in_use' },
     { field: 'phone', why: 'drama' },
   ],
+  not_personal_phone: [{ what: 'a premium-rate number' }, { what: 'a satellite or global-service number' }],
   phone_country: [
     { countries: ['United Kingdom'], several: false },
     { countries: ['United Kingdom (+44)', 'Nepal (+977)'], several: true },
