@@ -7,6 +7,7 @@ import {
   type ArgumentProblem,
   argumentProblems,
   nullPlanOf,
+  type UnknownMember,
   unknownMembers,
   wellShaped,
   withoutNulls,
@@ -104,18 +105,22 @@ export class ToolBox {
     if (tool.spec.annotations.readOnlyHint !== true && (await options.scope?.()) === 'read') {
       return toolErrorResult(errorHint('insufficient_scope'));
     }
-    const given = withoutNulls(args ?? {}, tool.nulls);
-    const unknown = unknownArguments(tool.spec, given);
-    if (unknown) return argumentErrorResult(name, [unknown]);
+    const sent = withoutNulls(args ?? {}, tool.nulls);
+    const unknownMembersSent = unknownMembers(tool.spec.input, sent);
+    // The rest is read as if the unknown members were not there: one answer names every bad argument.
+    const given = withoutMembers(sent, unknownMembersSent);
+    const unknown = unknownArguments(tool.spec, unknownMembersSent);
     const parsed = tool.input.safeParse(given);
     if (!parsed.success) {
       // What the schema took is read too: a date that means nothing is named beside a limit passed.
       const unread = tool.spec.formProblems?.(wellShaped(tool.spec.input, given)) ?? [];
       return argumentErrorResult(name, [
+        ...(unknown ? [unknown] : []),
         ...argumentProblems(tool.spec.input, parsed.error, given),
         ...unread.map((bad) => ({ said: `${bad.param}: ${bad.message}`, fault: bad.fault })),
       ]);
     }
+    if (unknown) return argumentErrorResult(name, [unknown]);
     const broken = Object.keys(parsed.data).find((param) => holdsLoneSurrogate(parsed.data[param]));
     if (broken !== undefined) {
       // Text that no caller's words make: the host's encoding, which the agent sends again as text.
@@ -141,9 +146,7 @@ export class ToolBox {
  * hear "Booked" for a booking it meant only to try, nor one that sends `client.email_address` "Booked"
  * for a client whose e-mail was never kept.
  */
-function unknownArguments(tool: ToolSpec, args: unknown): ArgumentProblem | undefined {
-  // One sent as null says nothing, as null for a known optional argument (design.md 9.3): left out.
-  const all = unknownMembers(tool.input, args);
+function unknownArguments(tool: ToolSpec, all: readonly UnknownMember[]): ArgumentProblem | undefined {
   if (all.length === 0) return undefined;
   // Names quoted short and few: arguments are the agent's, of any length and number.
   const unknown = all.slice(0, 5).map(({ path }) => {
@@ -167,6 +170,19 @@ function unknownArguments(tool: ToolSpec, args: unknown): ArgumentProblem | unde
     })
     .join('; ');
   return { said: `${named}; nothing was done (${known})`, fault: 'agent' };
+}
+
+/** `args` without the members found unknown (copied where one is left out; `args` is not changed). */
+function withoutMembers(args: unknown, unknown: readonly UnknownMember[]): unknown {
+  if (unknown.length === 0) return args;
+  const copy = structuredClone(args) as Record<string, unknown>;
+  for (const { path } of unknown) {
+    const owner = path
+      .slice(0, -1)
+      .reduce<unknown>((at, step) => (at as Record<string, unknown>)[step], copy);
+    delete (owner as Record<string, unknown>)[path.at(-1)!];
+  }
+  return copy;
 }
 
 /**

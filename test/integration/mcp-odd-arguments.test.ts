@@ -76,6 +76,31 @@ describe('odd arguments', () => {
     expect(errorText(result)).toMatch(/cancel: dryrun and fee are not arguments of cancel; nothing was done/);
   });
 
+  // docs/mcp.md: "An argument error names every bad argument at once": an unknown one beside others
+  // used to be the only one named, the notes over their limit said only once dry_run was dropped.
+  it('names the other bad arguments beside one it does not take', async () => {
+    const booked = await demo.mcp.raw('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: '2026-11-25T10:00:00+00:00',
+      client: { first_name: 'Ada', last_name: 'Quist', phone: '07911 123998', nickname: 'Ad' },
+      notes: 'x'.repeat(1001),
+      dry_run: true,
+    });
+    const said = errorText(booked);
+    expect(said).toMatch(/ book has 2 bad arguments: /);
+    expect(said).toMatch(/dry_run and client\.nickname are not arguments of book; nothing was done/);
+    expect(said).toMatch(/notes is at most 1000 characters/);
+    const cancelled = errorText(
+      await demo.mcp.raw('cancel', { reference: 'NHC-ABCDEF', dry_run: 'yes', foo: 1 }),
+    );
+    expect(cancelled).toMatch(/ cancel has 2 bad arguments: /);
+    expect(cancelled).toMatch(/foo is not an argument of cancel/);
+    expect(cancelled).toMatch(/dry_run is /);
+    const after = await demo.mcp.call('lookup_client', { phone: '07911 123998' });
+    expect(after).toMatchObject({ ok: false, code: 'not_found' });
+  });
+
   it('refuses a member client does not take, naming it and the members it takes, and books nothing', async () => {
     const result = await demo.mcp.raw('book', {
       location: 'camden',
