@@ -57,4 +57,37 @@ describe('an offer that lapses unanswered', () => {
     expect(await offerOf(ada.id)).toBeNull();
     expect(await offerOf(bea.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
   });
+
+  // docs/decisions/waitlist-offers-as-holds.md: "never offered again a time it let go, nor another
+  // start overlapping it". With nobody after it, the entry was offered 13:15 at once, then 13:30.
+  it('is not followed by a start overlapping it, even with nobody else waiting', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await bookAnaOnTuesday(t, ['12', '13', '14']);
+    for (const [hour, start] of [
+      ['14', '15:30'],
+      ['13', '14:30'],
+    ] as const) {
+      const moved = await t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${booked.get(hour)}`,
+        payload: { starts_at: `${TUESDAY}T${start}:00Z` },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+    }
+    const ada = await joinForAna(t, 'Ada', { times: ['afternoon'] });
+    expect(await waitlistPass(t)).toBe(1);
+    expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
+    for (let hold = 0; hold < 3; hold += 1) {
+      t.clock.advance({ minutes: 16 });
+      expect(await waitlistPass(t)).toBe(0);
+      expect(await offerOf(ada.id)).toBeNull();
+    }
+    const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${ada.id}` })).json().data;
+    expect(entry.status).toBe('waiting');
+    // A time clear of the one it let go is still offered: 15:30 freed.
+    const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(await waitlistPass(t)).toBe(1);
+    expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T15:30:00+00:00` });
+  });
 });

@@ -228,10 +228,9 @@ async function offerAt(
       .map((o) => o.entry_id),
   );
   // A time an entry let go is the span its hold had (where it was last, moved or not), whoever would do
-  // it. That freed time goes to the next entries first: an entry is offered a start overlapping it
-  // only in a second round, once every entry had its turn, and never that very start (one that waits
-  // for anyone is not offered again with another staff member the start it declined; one that names
-  // a staff member is only ever offered that one).
+  // it. It goes to the next entries: the entry is never offered a start overlapping it again, with any
+  // staff member (a client who declined 11:15, or let it lapse, is not sent 11:30 a second later, and
+  // again every hold's length after), only times clear of what it let go.
   const letGo = new Map<string, { startsAt: number; endsAt: number }[]>();
   for (const offer of offers) {
     const spans = letGo.get(offer.entry_id) ?? [];
@@ -251,23 +250,18 @@ async function offerAt(
     source: 'api' as const,
   };
   let offered = 0;
-  for (const round of ['apart', 'overlapping'] as const) {
-    for (const entry of entries) {
-      const wants = wantsOfRow(entry);
-      const spans = letGo.get(entry.id) ?? [];
-      // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
-      if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
-      if (round === 'overlapping' && spans.length === 0) continue;
-      for (const slot of await free.suiting(entry, wants)) {
-        const overlapping = spans.some((span) => slot.startsAt < span.endsAt && slot.endsAt > span.startsAt);
-        const sameStart = spans.some((span) => span.startsAt === slot.startsAt);
-        if (round === 'apart' ? overlapping : !overlapping || sameStart) continue;
-        if (await offerSlot(deps, caller, location, entry, slot, now)) {
-          offered += 1;
-          holding.add(entry.id);
-          free.forget();
-          break;
-        }
+  for (const entry of entries) {
+    const wants = wantsOfRow(entry);
+    const spans = letGo.get(entry.id) ?? [];
+    // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
+    if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
+    for (const slot of await free.suiting(entry, wants)) {
+      if (spans.some((span) => slot.startsAt < span.endsAt && slot.endsAt > span.startsAt)) continue;
+      if (await offerSlot(deps, caller, location, entry, slot, now)) {
+        offered += 1;
+        holding.add(entry.id);
+        free.forget();
+        break;
       }
     }
   }
