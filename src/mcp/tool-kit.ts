@@ -92,6 +92,11 @@ export class ToolFailure extends Error {
     clashes?: SpokenClash[];
     /** The members of this answer holding caller-supplied text (choices naming a client on file). */
     caller_supplied?: string[];
+    /**
+     * What to tell the caller of why (the salon closed that day), said in `spoken` before the free
+     * times offered instead; not a member of the answer of its own.
+     */
+    said?: string;
   };
 
   constructor(code: ToolCode, hint: string, extra: ToolFailure['extra'] = {}) {
@@ -233,15 +238,17 @@ export async function toolResult(
     return structured({ ok: true, ...(supplied.length > 0 && { caller_supplied: supplied }), ...answer });
   } catch (error) {
     if (error instanceof ToolFailure) {
-      const { alternatives } = error.extra;
-      // The free times offered instead, in the words to say them: spoken carries what is said (issue 44).
-      const offered = alternatives?.length ? speakNearestTimes(alternatives) : undefined;
+      const { said, ...extra } = error.extra;
+      // Why, then the free times offered instead, in the words to say them: spoken carries what is
+      // said (issue 44).
+      const offered = extra.alternatives?.length ? speakNearestTimes(extra.alternatives) : undefined;
+      const spoken = [said, offered].filter((part) => part !== undefined).join(' ');
       return structured({
         ok: false,
         code: error.code,
         hint: error.hint,
-        ...error.extra,
-        ...(offered && { spoken: offered }),
+        ...extra,
+        ...(spoken !== '' && { spoken }),
       });
     }
     if (error instanceof BadArgument) return argumentErrorResult(tool, problemsOf(error));

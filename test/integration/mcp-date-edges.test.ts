@@ -112,8 +112,11 @@ describe('find_slots says why nothing can be offered', () => {
     const lastDays = await findSlots({ date: '2027-02-21', days: 3 });
     expect(lastDays).toMatchObject({ ok: false, code: 'no_slots', reason: 'closed' });
     expect(lastDays.hint).toBe(
-      'Northside Camden is closed on Sunday 21 February, the last day it takes bookings for ' +
-        '(nobody who does that works then); offer another day.',
+      'Northside Camden is closed on Sunday 21 February, the last day it takes bookings for; offer another day.',
+    );
+    // Closed by its opening hours, not for want of staff: the caller hears it (design.md 8.2).
+    expect(lastDays.spoken).toBe(
+      'Northside Camden is closed on Sunday 21 February, the last day it takes bookings for.',
     );
   });
 
@@ -146,7 +149,10 @@ describe('find_slots wording', () => {
     );
     demo.t.clock.set('2026-11-28T09:00:00Z');
     const sunday = await findSlots({ date: 'tomorrow' });
-    expect(sunday.hint).toMatch(/^Northside Camden is closed on Sunday 29 November /);
+    expect(sunday.hint).toMatch(/^Northside Camden is closed on Sunday 29 November; /);
+    expect(sunday.spoken).toMatch(
+      /^Northside Camden is closed on Sunday 29 November\. The nearest free times are /,
+    );
   });
 
   it('reads midnight, 00:00 and 12am as the latest start as the end of the day', async () => {

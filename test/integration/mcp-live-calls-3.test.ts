@@ -983,7 +983,10 @@ describe('spoken carries everything to say, and nothing else', () => {
       (refused.alternatives as { spoken: string }[]).map((slot) => slot.spoken.split(' at ')[0]),
     );
     expect(days.size).toBeGreaterThan(1);
-    expect(refused.spoken).toMatch(/^The nearest free times are .+; or .+, all with Ben Carter\.$/);
+    // Why first: nobody who does a beard trim works at Camden that Monday, though the salon is open.
+    expect(refused.spoken).toMatch(
+      /^Nobody who does that is working at Northside Camden on Monday 30 November\. The nearest free times are .+; or .+, all with Ben Carter\.$/,
+    );
     expect(refused.spoken.split('Ben Carter')).toHaveLength(2);
   });
 });

@@ -211,14 +211,28 @@ export const findSlotsTool = defineTool({
               open: opens.length === closed.length && closed.length === 1,
               alternatives: offered.length,
             },
-            { alternatives: offered, reason: 'closed' },
+            {
+              alternatives: offered,
+              reason: 'closed',
+              said: `Nobody who does that is working at ${place.location.name} on ${day}.`,
+            },
           );
         }
-        const why = closure ? (closed[0]!.closure_reason ?? null) : 'nobody who does that works then';
+        // Shut by its opening hours (a Sunday): closed, with no why; a closure says its reason.
+        const shut = closed.every((c) => openDuring(opening_hours, place.zone, c.date, 1).length === 0);
+        const why = closure
+          ? (closed[0]!.closure_reason ?? null)
+          : shut
+            ? null
+            : 'nobody who does that works then';
         fail(
           'closed_day',
           { location: place.location.name, day, why, alternatives: offered.length },
-          { alternatives: offered, reason: 'closed' },
+          {
+            alternatives: offered,
+            reason: 'closed',
+            said: `${place.location.name} is closed on ${day}${closure && why ? ` (${why})` : ''}.`,
+          },
         );
       }
       let when = describeRange(place, span.from, bookable.days, times.part, window, now);
