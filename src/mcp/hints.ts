@@ -92,6 +92,12 @@ export const TOOL_OUTCOMES = {
       ? `Nothing is free ${when}; offer the nearest free times in alternatives, or join_waitlist.`
       : `Nothing is free ${when} or in the two weeks after; offer join_waitlist, or to take a message.`,
   ),
+  /** find_slots: every time asked for today is already over (earlier than now at the location). */
+  times_passed: outcome<{ when: string; alternatives: number }>('no_slots', ({ when, alternatives }) =>
+    alternatives > 0
+      ? `The times asked for, ${when}, have already passed; offer the nearest free times in alternatives.`
+      : `The times asked for, ${when}, have already passed, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`,
+  ),
   /** find_slots: the part of the day or times asked lie outside the location's hours on every day asked. */
   not_open_then: outcome<{ location: string; when: string; hours: string; alternatives: number }>(
     'no_slots',

@@ -209,6 +209,6 @@ export function daysUpTo(date: string, days: number): number {
 }
 
 /** The local minute of day of an RFC 3339 time with offset: its wall-clock digits. */
-function localMinute(startsAt: string): number {
+export function localMinute(startsAt: string): number {
   return Number(startsAt.slice(11, 13)) * 60 + Number(startsAt.slice(14, 16));
 }

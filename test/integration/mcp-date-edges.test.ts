@@ -129,6 +129,25 @@ describe('find_slots says why nothing can be offered', () => {
   });
 });
 
+describe('find_slots for times of today already over', () => {
+  // Tuesday 24 November 2026 at 1 pm in London: this morning has passed, this afternoon has not.
+  it('says they have passed, with the nearest free times, not "nothing free" and the waitlist', async () => {
+    demo.t.clock.set('2026-11-24T13:00:00Z');
+    const passed = await findSlots({ date: 'today', earliest: '9am', latest: '11am' });
+    expect(passed).toMatchObject({ ok: false, code: 'no_slots', reason: 'too_soon' });
+    expect(passed.hint).toMatch(/ have already passed; offer the nearest free times in alternatives\.$/);
+    expect(passed.hint).not.toMatch(/waitlist/);
+    expect(passed.spoken).toMatch(
+      /^Those times today have already passed\. The nearest free times? (is|are) /,
+    );
+    const morning = await findSlots({ date: 'today', time_of_day: 'morning' });
+    expect(morning).toMatchObject({ ok: false, reason: 'too_soon' });
+    // Later today is still searched as before.
+    const afternoon = await findSlots({ date: 'today', time_of_day: 'afternoon' });
+    expect(afternoon.ok, JSON.stringify(afternoon)).toBe(true);
+  });
+});
+
 describe('find_slots wording', () => {
   it('says "tomorrow, Tuesday …" and "today, Monday …" without "on"', async () => {
     const tomorrow = await findSlots({ date: 'tomorrow', staff: 'Amara', earliest: '1', latest: '1:45' });

@@ -43,6 +43,10 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     { field: 'phone', why: 'not_in_use' },
     { field: 'phone', why: 'drama' },
   ],
+  times_passed: [
+    { when: 'this morning', alternatives: 3 },
+    { when: 'this morning', alternatives: 0 },
+  ],
   not_personal_phone: [{ what: 'a premium-rate number' }, { what: 'a satellite or global-service number' }],
   phone_country: [
     { countries: ['United Kingdom'], several: false },

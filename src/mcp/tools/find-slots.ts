@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { instantOfWallTime } from '../../domain/booking/series.ts';
-import { localDateAt } from '../../domain/time-format.ts';
+import { formatLocal, localDateAt } from '../../domain/time-format.ts';
 import { dateForms, timeForms } from '../argument-forms.ts';
 import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
 import { speakWorkplaces } from '../refusals.ts';
@@ -13,6 +13,7 @@ import {
   daysUpTo,
   inWindow,
   lastBookableDate,
+  localMinute,
   type MinutesWindow,
   minutesWindow,
   needsOpeningHours,
@@ -251,6 +252,19 @@ export const findSlotsTool = defineTool({
             alternatives: offered.length,
           },
           { alternatives: offered },
+        );
+      }
+      // Today's times asked for are all over ("this morning" at 1 pm): said so, not "nothing free",
+      // which sends the caller to a waitlist for times that cannot come back.
+      if (
+        bookable.days === 1 &&
+        span.from === today &&
+        window.to < localMinute(formatLocal(now, place.zone))
+      ) {
+        fail(
+          'times_passed',
+          { when, alternatives: offered.length },
+          { alternatives: offered, reason: 'too_soon', said: 'Those times today have already passed.' },
         );
       }
       fail('no_slots', { when, alternatives: offered.length }, { alternatives: offered });
