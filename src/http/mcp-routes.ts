@@ -331,8 +331,16 @@ function refusalOf(error: unknown): AppError {
   return storageRefusal(error) ?? new AppError('server_error', 'The request could not be served.');
 }
 
+/**
+ * The transport's own refusal, said to the MCP client in its JSON-RPC message: not_found's hint ("check
+ * the details with the caller") speaks of a caller, who has nothing to do with a session.
+ */
 function noSuchSession(): AppError {
-  return new AppError('not_found', 'No SSE session has this sessionId; open /sse first.', 'sessionId');
+  return new SaysHowToFix(
+    'not_found',
+    'No SSE session has this sessionId (it ended, or another key opened it): open a new stream at /sse and post to the endpoint it names.',
+    'sessionId',
+  );
 }
 
 /** No JSON-RPC message nests this deep; a body that does is refused before anything walks it recursively. */

@@ -265,6 +265,10 @@ describe('POST /messages to a live session', () => {
       // Another organisation's valid key: the session does not exist for it. A foreign Origin: 403.
       const otherKey = await postTo(messages, `Bearer ${await app.t.keyFor('northside-hair', 'read')}`);
       expect([otherKey.status, otherKey.json.error.data.code]).toEqual([404, 'not_found']);
+      // Said of the transport, not as the caller-facing "Nothing matches that" of not_found.
+      expect(otherKey.json.error.message).toBe(
+        'No SSE session has this sessionId (it ended, or another key opened it): open a new stream at /sse and post to the endpoint it names.',
+      );
       const foreign = await postTo(messages, `Bearer ${app.t.keys.readWrite}`, 'evil.example');
       expect([foreign.status, foreign.json.error.data.code]).toEqual([403, 'invalid_host']);
 
