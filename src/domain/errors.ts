@@ -24,7 +24,7 @@ export const ERROR_CATALOGUE = {
   insufficient_scope: {
     status: 403,
     summary: 'Key valid but scope too low.',
-    hint: 'This assistant may only look things up, not change bookings; offer to pass the request to staff.',
+    hint: 'This assistant may only look things up: it cannot change bookings or take a message; ask the caller to contact the salon for that.',
   },
   https_required: {
     status: 403,

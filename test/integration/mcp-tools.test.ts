@@ -652,8 +652,11 @@ describe('keys, scopes and limits', () => {
         client: NEW_CALLER,
       });
       expect(errorText(refused)).toBe(
-        'This assistant may only look things up, not change bookings; offer to pass the request to staff.',
+        'This assistant may only look things up: it cannot change bookings or take a message; ask the caller to contact the salon for that.',
       );
+      // Not sent to take_message, which this key is refused too.
+      const message = await reader.raw('take_message', { caller_name: 'Pat', message: 'Call me back' });
+      expect(errorText(message)).toBe(errorText(refused));
     } finally {
       await reader.close();
     }
