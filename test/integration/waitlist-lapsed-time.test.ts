@@ -24,22 +24,27 @@ afterEach(async () => {
 const offerOf = async (id: string) =>
   JSON.parse((await t.request({ method: 'GET', url: `/v1/waitlist/${id}` })).body).data.offer;
 
+/** Ana's afternoon booked but for 13:00-14:30 (12:00, 14:30, 15:30): the starts 13:00, 13:15 and 13:30 fit in it. */
+async function afternoonFreeFrom13To1430() {
+  t = await startTestApp({ now: NOW });
+  const booked = await bookAnaOnTuesday(t, ['12', '13', '14']);
+  for (const [hour, start] of [
+    ['14', '15:30'],
+    ['13', '14:30'],
+  ] as const) {
+    const moved = await t.request({
+      method: 'PATCH',
+      url: `/v1/bookings/${booked.get(hour)}`,
+      payload: { starts_at: `${TUESDAY}T${start}:00Z` },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+  }
+  return booked;
+}
+
 describe('an offer that lapses unanswered', () => {
   it('passes its freed time to the next entry, not to the same entry at the next start', async () => {
-    t = await startTestApp({ now: NOW });
-    // Ana's afternoon booked but for 13:00-14:30: the starts 13:00, 13:15 and 13:30 fit in it.
-    const booked = await bookAnaOnTuesday(t, ['12', '13', '14']);
-    for (const [hour, start] of [
-      ['14', '15:30'],
-      ['13', '14:30'],
-    ] as const) {
-      const moved = await t.request({
-        method: 'PATCH',
-        url: `/v1/bookings/${booked.get(hour)}`,
-        payload: { starts_at: `${TUESDAY}T${start}:00Z` },
-      });
-      expect(moved.statusCode, moved.body).toBe(200);
-    }
+    await afternoonFreeFrom13To1430();
     expect((await anaTuesdayStarts(t)).filter((s) => s >= `${TUESDAY}T12`)).toEqual([
       `${TUESDAY}T13:00:00+00:00`,
       `${TUESDAY}T13:15:00+00:00`,
@@ -61,19 +66,7 @@ describe('an offer that lapses unanswered', () => {
   // docs/decisions/waitlist-offers-as-holds.md: "never offered again a time it let go, nor another
   // start overlapping it". With nobody after it, the entry was offered 13:15 at once, then 13:30.
   it('is not followed by a start overlapping it, even with nobody else waiting', async () => {
-    t = await startTestApp({ now: NOW });
-    const booked = await bookAnaOnTuesday(t, ['12', '13', '14']);
-    for (const [hour, start] of [
-      ['14', '15:30'],
-      ['13', '14:30'],
-    ] as const) {
-      const moved = await t.request({
-        method: 'PATCH',
-        url: `/v1/bookings/${booked.get(hour)}`,
-        payload: { starts_at: `${TUESDAY}T${start}:00Z` },
-      });
-      expect(moved.statusCode, moved.body).toBe(200);
-    }
+    const booked = await afternoonFreeFrom13To1430();
     const ada = await joinForAna(t, 'Ada', { times: ['afternoon'] });
     expect(await waitlistPass(t)).toBe(1);
     expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
