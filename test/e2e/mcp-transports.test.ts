@@ -312,7 +312,16 @@ describe('legacy SSE (GET /sse, POST /messages)', () => {
         headers: { authorization: `Bearer ${server.t.keys.read}`, 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list' }),
       });
-      await expectRefusal({ status: otherKey.status, json: await otherKey.json() }, 404, 'not_found');
+      // The transport's own words (SaysHowToFix), not not_found's hint for a caller.
+      expect(otherKey.status).toBe(404);
+      expect(await otherKey.json()).toMatchObject({
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: expect.stringMatching(/^No SSE session has this sessionId /),
+          data: { code: 'not_found' },
+        },
+      });
       // The refused message never reached the session: the stream still serves its own key.
       expect((await mcp.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
 
