@@ -28,7 +28,7 @@ export const ServiceIdList = z
   .transform((value) => value.split(',').map((id) => id.trim().toLowerCase()))
   .pipe(
     z
-      .array(z.uuid('each of service_ids must be a UUID'))
+      .array(z.uuid('each id must be a UUID'))
       .min(1, 'give at least one service id')
       .max(MAX_SERVICE_IDS, `at most ${MAX_SERVICE_IDS} service ids`)
       .refine((ids) => new Set(ids).size === ids.length, 'must not name a service twice'),

@@ -86,12 +86,12 @@ export function withoutOmittedNulls(schema: z.ZodObject, body: unknown): unknown
 /**
  * A whole number in a query string, between `min` and `max`, written in decimal digits only: "5", not
  * "+5", "5e0", "0x5", " 5" or "5.0", which `Number()` (zod's coerce) would all read as 5. Documented
- * as the integer it is.
+ * as the integer it is. However many digits, a number past `max` is said to be too big.
  */
 export function queryInteger(min: number, max: number) {
   return z
     .string()
-    .refine((value) => /^[0-9]{1,15}$/.test(value), 'must be a whole number written in digits')
+    .refine((value) => /^[0-9]+$/.test(value), 'must be a whole number written in digits')
     .pipe(z.coerce.number<string>().int().min(min).max(max))
     .meta({ type: 'integer', minimum: min, maximum: max });
 }

@@ -59,7 +59,12 @@ export function describeIssue(issue: RefusedIssue, input: unknown, part: Request
       : sentence(`${keys.join(', ')} are not ${one}s this endpoint takes; remove them`);
   }
   const subject = name === '' ? MEMBER[part].whole : name;
-  const said = problemOf(issue, valueAt(input, issue.path), name !== '' && part === 'body');
+  const given = valueAt(input, issue.path);
+  // A query parameter written twice (`?limit=1&limit=2`) arrives as a list of its values.
+  if (part === 'querystring' && issue.code === 'invalid_type' && Array.isArray(given)) {
+    return sentence(`${subject} is given ${given.length} times; give it once`);
+  }
+  const said = problemOf(issue, given, name !== '' && part === 'body');
   return sentence(`${subject} ${said}`);
 }
 
@@ -112,10 +117,23 @@ export function describeIssues(issues: readonly RefusedIssue[], input: unknown, 
   for (const issue of issues) {
     const key = `${issue.code === 'unrecognized_keys' ? '+' : ''}${fieldName(issue.path)}`;
     if (seen.has(key)) continue;
+    // zod checks a whole number against the safe-integer range as well as the field's own bounds:
+    // `every_weeks: 1e308` is said with the field's "at most 12", not with 9007199254740991.
+    if (isSafeRangeBound(issue) && issues.some((other) => other !== issue && samePath(other, issue)))
+      continue;
     seen.add(key);
     said.push(describeIssue(issue, input, part));
   }
   return said.join(' ');
+}
+
+/** The bound of the safe-integer range that zod's whole numbers check besides their own. */
+function isSafeRangeBound(issue: RefusedIssue): boolean {
+  return (issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'int';
+}
+
+function samePath(one: RefusedIssue, other: RefusedIssue): boolean {
+  return fieldName(one.path) === fieldName(other.path);
 }
 
 /** The contract's param: the first segment of the path ("service_ids" for service_ids[2]), or the unknown key. */

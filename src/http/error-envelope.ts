@@ -341,6 +341,8 @@ function pathOf(instancePath: string, input: unknown): PropertyKey[] {
   const path: PropertyKey[] = [];
   let node = input;
   for (const segment of instancePath === '/' ? [] : instancePath.split('/').slice(1)) {
+    // A member of what the schema made of a text (the ids of `service_ids=a,b`): the text is the field.
+    if (typeof node === 'string') break;
     const step = Array.isArray(node) && /^\d+$/.test(segment) ? Number(segment) : segment;
     path.push(step);
     node =

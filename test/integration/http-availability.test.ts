@@ -188,6 +188,15 @@ describe('GET /locations/{slug}/availability', () => {
     expect(response.json().error.message).not.toMatch(/characters/);
   });
 
+  it('says of an id that is no UUID the form ids take, naming the list, not a place inside it', async () => {
+    const response = await availability(`service_ids=${ids.cut},abc&date=2026-11-23&days=1&days=2`);
+    expect(response.json().error).toEqual({
+      code: 'invalid_request',
+      message: 'service_ids: each id must be a UUID. days is given 2 times; give it once.',
+      param: 'service_ids',
+    });
+  });
+
   it('takes every date written with four digits, the years 0 to 99 and the last days of 9999 too', async () => {
     for (const [date, days] of [
       ['0001-01-01', 1],

@@ -347,6 +347,14 @@ describe('the error envelope', () => {
       [
         'POST',
         '/v1/bookings',
+        // zod's safe-integer range is checked too: the field's own bounds are what is said.
+        { ...booking, repeat: { every_weeks: 1e308, count: -1e308 } },
+        'repeat',
+        'repeat.every_weeks must be at most 12. repeat.count must be at least 2.',
+      ],
+      [
+        'POST',
+        '/v1/bookings',
         { ...booking, repeat: { every_weeks: 1.5, count: 2 } },
         'repeat',
         'repeat.every_weeks must be a whole number (an integer).',
@@ -456,6 +464,15 @@ describe('the error envelope', () => {
       );
     }
     expect((await t.request({ method: 'GET', url: '/v1/locations?limit=05' })).statusCode).toBe(200);
+    // However many digits, a number past the bound is said to be too big; a parameter given twice is
+    // said to be given twice.
+    const said = async (url: string) => {
+      const response = await t.request({ method: 'GET', url });
+      expectEnvelope(response, 400, 'invalid_request', 'limit');
+      return response.json().error.message;
+    };
+    expect(await said('/v1/locations?limit=99999999999999999999999')).toBe('limit must be at most 100.');
+    expect(await said('/v1/locations?limit=1&limit=2')).toBe('limit is given 2 times; give it once.');
     expectEnvelope(
       await t.request({ method: 'GET', url: '/v1/locations?limt=5' }),
       400,
