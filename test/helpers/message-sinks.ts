@@ -84,6 +84,11 @@ export async function startSmtpSink(options: { user?: string; pass?: string } = 
       });
     },
   });
+  // A client killed mid-message resets its connection; smtp-server reports that as the server's
+  // 'error' (inside a transaction), which unheard would end the test run. Anything else stays loud.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') throw error;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   const credentials = options.user === undefined ? '' : `${options.user}:${options.pass}@`;
@@ -149,7 +154,13 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     };
-    const problem = check(request, await bodyOf(request), accountSid, authToken);
+    let body: string;
+    try {
+      body = await bodyOf(request);
+    } catch {
+      return; // the sender went away mid-request (an instance killed): there is no one to answer
+    }
+    const problem = check(request, body, accountSid, authToken);
     if (typeof problem === 'string') {
       malformed.push(problem);
       answer(problem.startsWith('auth') ? 401 : 400, { code: 20003, message: problem, status: 401 });
