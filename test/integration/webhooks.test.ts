@@ -118,8 +118,16 @@ describe('endpoints over REST', () => {
     ['the cloud metadata address through NAT64', 'https://[64:ff9b::a9fe:a9fe]/latest'],
     ['a 6to4 address of a private one', 'https://[2002:c0a8:101::1]/in'],
     ['credentials in the URL', 'https://user:pass@hooks.example.com/in'],
-    ['not a URL', 'hooks.example.com'],
-  ])('refuses %s with a reason naming url', async (_what, url) => {
+    ['not a URL', 'hooks.example.com', 'url is not a valid URL.'],
+    ['port 0', 'https://hooks.example.com:0/in', 'url port must be between 1 and 65535.'],
+    [
+      'no host (read by the parser as the host "in")',
+      'https:///in',
+      'url must be written out as https://host/path.',
+    ],
+    ['no slashes', 'https:hooks.example.com/in', 'url must be written out as https://host/path.'],
+    ['back slashes', 'https:\\\\hooks.example.com\\in', 'url must be written out as https://host/path.'],
+  ])('refuses %s with a reason naming url', async (_what, url, message?: string) => {
     const response = await t.request({
       method: 'POST',
       url: '/v1/webhook-endpoints',
@@ -127,6 +135,7 @@ describe('endpoints over REST', () => {
     });
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json().error).toMatchObject({ code: 'invalid_request', param: 'url' });
+    if (message) expect(response.json().error.message).toBe(message);
   });
 
   it('pages the endpoints as every list is paged (limit, cursor), the newest first', async () => {

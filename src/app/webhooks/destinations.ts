@@ -170,6 +170,12 @@ export async function checkEndpointUrl(raw: string, policy: DestinationPolicy): 
       throw refuse('must be https (plain http only to loopback, with WEBHOOK_ALLOW_INSECURE=1)');
     }
   }
+  // The parser mends what is most likely a mistake rather than refusing it: `https:///in` is read
+  // as the host `in`, `https:hooks.example.com` and `https:\\hooks.example.com` as if written right.
+  // An endpoint is sent what the integrator wrote, so it must be written out: scheme, //, host.
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw)?.[1];
+  if (!authority || authority.includes('\\')) throw refuse('must be written out as https://host/path');
+  if (url.port === '0') throw refuse('port must be between 1 and 65535');
   if (isLoopbackName(host)) {
     if (!policy.allowInsecure) {
       throw refuse('names this machine (allowed only with WEBHOOK_ALLOW_INSECURE=1)');
