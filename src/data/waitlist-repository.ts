@@ -120,20 +120,24 @@ export async function clientWaitingEntriesAt(
   );
 }
 
-/** Ends a waiting entry (booked, left, ended); false when it was not waiting any more. */
+/**
+ * Ends a waiting entry (booked, left, ended); false when it was not waiting any more. `from` widens
+ * which statuses it ends from (leaving over an ending the same transaction just wrote: claims.ts).
+ */
 export async function endWaitlistEntry(
   db: Db,
   organisationId: string,
   id: string,
   end: { status: Exclude<WaitlistEntriesTable['status'], 'waiting'>; bookingId?: string },
   now: number,
+  from: readonly WaitlistEntriesTable['status'][] = ['waiting'],
 ): Promise<boolean> {
   const result = await db
     .updateTable('waitlist_entries')
     .set({ status: end.status, booking_id: end.bookingId ?? null, ended_at: now, updated_at: now })
     .where('organisation_id', '=', organisationId)
     .where('id', '=', id)
-    .where('status', '=', 'waiting')
+    .where('status', 'in', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

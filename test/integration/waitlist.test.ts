@@ -570,6 +570,56 @@ describe('the waitlist', () => {
     expect(await pass()).toBe(0);
   });
 
+  /**
+   * Ada waits for Ana's Tuesday afternoon; 14:00 and 15:00 free up and she is offered 14:00; before
+   * answering, she rings and books 15:00 herself. Her entry waits (the offer can still be claimed).
+   */
+  async function adaBooksWhileOffered() {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const ada = await join('Ada');
+    for (const hour of ['14', '15']) {
+      await t.request({ method: 'POST', url: `/v1/bookings/${booked.get(hour)}/cancel`, payload: {} });
+    }
+    expect(await pass()).toBe(1);
+    const { offer, client_id } = await entry(ada.id);
+    expect(offer).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
+    const mine = await bookAna(t, `${TUESDAY}T15:00:00Z`, client_id);
+    expect(mine.statusCode, mine.body).toBe(201);
+    expect(await entry(ada.id)).toMatchObject({
+      status: 'waiting',
+      offer: { booking_reference: offer.booking_reference },
+    });
+    return {
+      id: ada.id as string,
+      offered: offer.booking_reference as string,
+      mine: json(mine).data.reference,
+    };
+  }
+
+  it.each([
+    ['over REST', (id: string) => t.request({ method: 'DELETE', url: `/v1/waitlist/${id}` }), 204],
+    [
+      'from the offer’s page',
+      async (_id: string, offered: string) =>
+        t.app.inject({ method: 'POST', url: `${await pageOf(offered)}/leave`, headers: FORM }),
+      303,
+    ],
+  ])(
+    'lets a client who booked while offered leave the waitlist %s: the entry left, the offered time free',
+    async (_how, leave, status) => {
+      const { id, offered } = await adaBooksWhileOffered();
+      const left = await leave(id, offered);
+      expect(left.statusCode, left.body).toBe(status);
+      expect(await entry(id)).toMatchObject({ status: 'left', offer: null, booking_reference: null });
+      expect(await tuesdayStarts()).toContain(`${TUESDAY}T14:00:00+00:00`);
+      expect(json(await t.request({ method: 'DELETE', url: `/v1/waitlist/${id}` })).error).toMatchObject({
+        code: 'conflict',
+        message: 'This entry has ended already (left).',
+      });
+    },
+  );
+
   it("ends an entry as booked once its client's booking is moved to a time that fits it", async () => {
     t = await startTestApp({ now: NOW });
     const ids = await catalogueIds(t.database.db);

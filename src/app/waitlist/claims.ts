@@ -190,8 +190,17 @@ export async function declineOffer(db: Db, target: OfferTarget, leave: boolean, 
     // The booking, then the entry (the order every change to both keeps). The worker reads the
     // release's rescan only once this has committed, with the entry left.
     await releaseOffer(trx, target.organisationId, target.bookingId, now);
-    if (leave) await endWaitlistEntry(trx, target.organisationId, offer.entry_id, { status: 'left' }, now);
+    if (leave) await leaveOnceOfferEnded(trx, target.organisationId, offer.entry_id, now);
   });
+}
+
+/**
+ * Ends an entry as left once its offer has been let go or withdrawn; false when it had ended before.
+ * Letting the offer go can itself end the entry, as booked: its client booked a time it waits for while
+ * the offer held its own (offer-outcomes.ts). Leaving is what was asked, so the entry says left.
+ */
+export async function leaveOnceOfferEnded(trx: Db, organisationId: string, entryId: string, now: number) {
+  return endWaitlistEntry(trx, organisationId, entryId, { status: 'left' }, now, ['waiting', 'booked']);
 }
 
 /**

@@ -26,7 +26,7 @@ import { getClient, type NewClient, registerClient } from '../client-service.ts'
 import { phoneAsDialledAt } from '../contact.ts';
 import { requireBookedLocation, requireLocation } from '../directory-service.ts';
 import { timeOrderedId } from '../time-ordered-id.ts';
-import { withdrawUnclaimedOffer } from './claims.ts';
+import { leaveOnceOfferEnded, withdrawUnclaimedOffer } from './claims.ts';
 import { entryAsItReads, entryOfRow } from './entry-view.ts';
 
 /** Joining, reading and leaving the waitlist (design.md 9.4), for REST, MCP, the pages and the console. */
@@ -246,8 +246,8 @@ export async function leaveWaitlist(
   await writeTransaction(db, async (trx) => {
     const row = await findWaitlistEntry(trx, organisationId, id.toLowerCase());
     if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
-    const ended = () => new AppError('conflict', `This entry has ended already (${row.status}).`);
-    if (row.status !== 'waiting') throw ended();
+    const ended = (status: string) => new AppError('conflict', `This entry has ended already (${status}).`);
+    if (row.status !== 'waiting') throw ended(row.status);
     // A time held for it is released first, under its booking's turn (as a claim takes it): the
     // booking, then the entry, the order every change to both keeps.
     const open = (await offersOfEntry(trx, organisationId, row.id)).find(
@@ -258,6 +258,9 @@ export async function leaveWaitlist(
       await takeTurn(trx, bookingTurn(organisationId, open.reference));
       await withdrawUnclaimedOffer(trx, target, now, actor);
     }
-    if (!(await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now))) throw ended();
+    const left = open
+      ? await leaveOnceOfferEnded(trx, organisationId, row.id, now)
+      : await endWaitlistEntry(trx, organisationId, row.id, { status: 'left' }, now);
+    if (!left) throw ended((await findWaitlistEntry(trx, organisationId, row.id))?.status ?? row.status);
   });
 }
