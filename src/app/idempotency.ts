@@ -212,7 +212,7 @@ function responseOf(record: IdempotencyRecordsTable, scope: IdempotencyScope): S
   if (record.fingerprint !== scope.fingerprint) {
     throw new AppError(
       'idempotency_key_reused',
-      'This Idempotency-Key was used with a different request body in the last 24 hours.',
+      'This Idempotency-Key was used in the last 24 hours for another request (another body or another endpoint); give this request a key of its own.',
       'Idempotency-Key',
     );
   }
