@@ -7,6 +7,7 @@ import { fingerprint, runIdempotently, type StoredResponse } from '../app/idempo
 import { type NewBookingBody, presentCreatedBooking, presentCreatedSeries } from '../contract/booking.ts';
 import type { BookingsTable } from '../data/tables.ts';
 import type { CreatedBooking } from '../domain/booking/booking.ts';
+import { instantOfDateTime } from '../domain/time-format.ts';
 import { redirectTemplate } from './checkout-service.ts';
 import { withCheckoutsOpenedFirst } from './checkouts-opened-first.ts';
 import { customerLinks } from './customer-links.ts';
@@ -66,7 +67,7 @@ export function createBookingIdempotently(
           serviceIds: body.service_ids.map((id) => id.toLowerCase()),
           staffId: body.staff_id?.toLowerCase(),
           clientId: body.client_id.toLowerCase(),
-          startsAt: Date.parse(body.starts_at),
+          startsAt: instantOfDateTime(body.starts_at),
           notes: body.notes,
           successUrl: redirectTemplate(body.checkout_success_url),
           cancelUrl: redirectTemplate(body.checkout_cancel_url),

@@ -23,6 +23,17 @@ export function formatLocal(epochMs: number, zone: string): string {
   return `${local}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
+/**
+ * The instant an RFC 3339 date-time names, in epoch milliseconds (NaN for none). Date.parse drops the
+ * digits past the millisecond; a time a hair after a millisecond is read as the next one, so that it
+ * is still no time of a location's grid (as 10:00:00.5 is not), never the start it only approaches.
+ */
+export function instantOfDateTime(text: string): number {
+  const at = Date.parse(text);
+  const finer = /\.\d{3}(\d+)/.exec(text)?.[1];
+  return finer !== undefined && /[1-9]/.test(finer) ? at + 1 : at;
+}
+
 /** The local calendar date ('YYYY-MM-DD') of an instant in an IANA zone. */
 export function localDateAt(epochMs: number, zone: string): string {
   // Whole minutes of the offset, as formatLocal writes it, so both name the same date.

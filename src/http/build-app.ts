@@ -17,6 +17,7 @@ import { consoleRoutes } from './console/console-routes.ts';
 import { answerConsoleFrameworkError, isConsoleAddress } from './console/problem-page.ts';
 import {
   answerClientError,
+  answerConnect,
   answerFrameworkError,
   answerUnmetExpectation,
   installErrorEnvelope,
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     clientErrorHandler: answerClientError(headersFor),
   }) as unknown as FastifyInstance;
   app.server.on('checkExpectation', answerUnmetExpectation(headersFor));
+  app.server.on('connect', answerConnect(headersFor));
   cutSilentConnectionsOnClose(app);
 
   app.setValidatorCompiler(validatorCompiler);

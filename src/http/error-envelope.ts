@@ -121,24 +121,53 @@ export function answerClientError(headersFor: (address: string) => Promise<Recor
       socket.destroy(error);
       return;
     }
-    const body = JSON.stringify(appError.envelope());
     // A HEAD request's answer ends with its headers (RFC 9110 9.3.2): a body after them is read by the
     // client as the start of a next response, or as a framing error.
     const withBody = !isHeadRequest(error, socket);
-    void headersFor(socket.remoteAddress ?? '')
-      .catch(() => ({}))
-      .then((headers) => {
-        if (!socket.writable) return;
-        const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-        socket.write(
-          `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nx-request-id: ${randomUUID()}\r\n` +
-            lines.join('') +
-            `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-            `connection: close\r\n\r\n${withBody ? body : ''}`,
-        );
-      })
-      .finally(() => socket.destroy(error));
+    void answerOnSocket(socket, appError, headersFor, { withBody }).finally(() => socket.destroy(error));
   };
+}
+
+/**
+ * Node's connect event: a CONNECT request, which Node hands to no route and, with nobody listening,
+ * answers by closing the connection. This server is no proxy and has no resource a CONNECT could
+ * target (its target is a host and port, not a path): 405, with an Allow that is empty as RFC 9110
+ * 10.2.1 has it for a target that allows no method.
+ */
+export function answerConnect(headersFor: (address: string) => Promise<Record<string, string>>) {
+  return (_request: IncomingMessage, socket: Socket): void => {
+    const refusal = new AppError(
+      'method_not_allowed',
+      'CONNECT is not served here: this is no proxy. Send GET, POST, PATCH or DELETE to a path of the API.',
+    );
+    void answerOnSocket(socket, refusal, headersFor, { withBody: true, extra: { allow: '' } }).finally(() =>
+      socket.destroy(),
+    );
+  };
+}
+
+/**
+ * Writes an answer straight to a connection that has no response object (a request Node parsed no
+ * further), with the envelope, a request id and the peer's rate-limit headers, and asks to close.
+ */
+async function answerOnSocket(
+  socket: Socket,
+  appError: AppError,
+  headersFor: (address: string) => Promise<Record<string, string>>,
+  options: { withBody: boolean; extra?: Record<string, string> },
+): Promise<void> {
+  const body = JSON.stringify(appError.envelope());
+  const headers = await headersFor(socket.remoteAddress ?? '').catch(() => ({}));
+  if (!socket.writable) return;
+  const lines = Object.entries({ ...headers, ...options.extra }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  );
+  socket.write(
+    `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nx-request-id: ${randomUUID()}\r\n` +
+      lines.join('') +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `connection: close\r\n\r\n${options.withBody ? body : ''}`,
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.ts';
+import { instantOfDateTime } from '../domain/time-format.ts';
 import { noteBodyLimit } from './error-envelope.ts';
 
 /**
@@ -90,6 +91,6 @@ const LATEST_INSTANT = Date.UTC(9999, 0, 1);
  * cannot be written back as a date: a refusal then, not a fault).
  */
 export function instantOf(value: string | undefined): number {
-  const at = value === undefined ? Number.NaN : Date.parse(value);
+  const at = value === undefined ? Number.NaN : instantOfDateTime(value);
   return at >= 0 && at < LATEST_INSTANT ? at : Number.NaN;
 }

@@ -72,6 +72,24 @@ describe('refusals before routing', () => {
     expect(head.rest).toBe('');
   });
 
+  it.each([
+    ['a host and port', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
+    ['a path of the API', 'CONNECT /v1/locations HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ])('answers CONNECT to %s with 405 in the envelope, then closes', async (_, request) => {
+    const answer = split(await exchange(origin, request));
+    expect(answer.status).toBe(405);
+    expect(answer.headers).toMatch(/\r\nallow: \r\n/);
+    expect(answer.headers).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    expect(answer.headers).toContain('connection: close');
+    expect(JSON.parse(answer.rest)).toEqual({
+      error: {
+        code: 'method_not_allowed',
+        message:
+          'CONNECT is not served here: this is no proxy. Send GET, POST, PATCH or DELETE to a path of the API.',
+      },
+    });
+  });
+
   it('keeps the connection of a refusal whose request has all arrived: the next request on it is answered', async () => {
     // Refused in the onRequest hook (no route, a wrong method, a NUL, no Host) and without a body:
     // nothing is left to wait for, so the connection stays open for the next request.

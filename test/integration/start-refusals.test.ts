@@ -172,6 +172,16 @@ describe('POST /bookings: 409 conflict names its reason', () => {
     });
   });
 
+  it('not_on_grid: a time a fraction of a second past a grid time, however small the fraction', async () => {
+    for (const late of ['10:00:00.5', '10:00:00.0001', '10:00:00.000000000001']) {
+      expect(await refused(cut(`2026-11-24T${late}+00:00`)), late).toMatchObject({ reason: 'not_on_grid' });
+    }
+    // Zeros past the second name the grid time itself.
+    const response = await postBooking(t, cut('2026-11-24T10:00:00.000000000+00:00'));
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().data.starts_at).toBe('2026-11-24T10:00:00+00:00');
+  });
+
   it('staff_not_working: names the staff member, and where and when they work', async () => {
     expect(await refused(cut('2026-11-24T10:00:00+00:00', { staff_id: ids.staff.bo }))).toEqual({
       code: 'conflict',
@@ -269,6 +279,9 @@ describe('PATCH /bookings/{reference}: the same reasons, and the policy’s', ()
       message: 'Soho is closed on 2026-12-25 (Christmas Day).',
     });
     expect(await moved({ starts_at: '2026-11-30T10:10:00+00:00' })).toMatchObject({ reason: 'not_on_grid' });
+    expect(await moved({ starts_at: '2026-11-30T10:00:00.0000001+00:00' })).toMatchObject({
+      reason: 'not_on_grid',
+    });
     // Without staff_id the booking stays with Ana, who does not work Wednesdays (Bo does).
     expect(await moved({ starts_at: '2026-12-02T10:00:00+00:00' })).toMatchObject({
       reason: 'staff_not_working',

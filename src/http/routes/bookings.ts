@@ -29,6 +29,7 @@ import {
   withoutOmittedNulls,
 } from '../../contract/common.ts';
 import { AppError } from '../../domain/errors.ts';
+import { instantOfDateTime } from '../../domain/time-format.ts';
 import { principalOf } from '../authenticate.ts';
 import { toAppError } from '../error-envelope.ts';
 import { bookingViewer, publicBaseUrl } from '../public-base-url.ts';
@@ -177,7 +178,10 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           deps.db,
           { organisationId: principal.organisation.id, actor: `api_key:${principal.apiKeyId}` },
           request.params.reference,
-          { startsAt: Date.parse(request.body.starts_at), staffId: request.body.staff_id?.toLowerCase() },
+          {
+            startsAt: instantOfDateTime(request.body.starts_at),
+            staffId: request.body.staff_id?.toLowerCase(),
+          },
           request.body.scope ?? 'one',
           now,
           dryRun,
