@@ -308,8 +308,10 @@ async function publicContactOf(
 }
 
 /**
- * The address's attempts this hour (a form post counts whatever becomes of it). A salon that allows
- * none has turned its page's form off: `closed` says so, with no time to try again after.
+ * The address's attempts this hour: a form post that reaches the booking counts whatever becomes of it
+ * (a replay of a form that booked is no new attempt, nor a post refused for its form alone, no time
+ * chosen or a series' length out of range, which reads and writes nothing). A salon that allows none
+ * has turned its page's form off: `closed` says so, with no time to try again after.
  */
 export async function takeAttempt(
   deps: AppDeps,

@@ -32,16 +32,33 @@ export async function reachableContactsOf(
   };
 }
 
+/**
+ * Whether any message can reach a client: an e-mail, or a phone the organisation may text (whatever
+ * providers this server has: a waitlist offer waits in the outbox for one, as every message does).
+ */
+export function canBeMessaged(
+  contact: { phone: string | null; email: string | null },
+  texted: ReadonlySet<string>,
+): boolean {
+  return contact.email !== null || (contact.phone !== null && isTextable(contact.phone, texted));
+}
+
+/** The countries an organisation texts, as a sentence lists them: "the United Kingdom, Ireland". */
+export function textedCountriesInWords(texted: ReadonlySet<string>): string {
+  return (
+    [...texted]
+      .sort((a, b) => countryName(a).localeCompare(countryName(b)))
+      .map(countryInSentence)
+      .join(', ') || 'no country'
+  );
+}
+
 function unreachable(
   texted: ReadonlySet<string>,
   providers: ReadonlySet<OutboxChannel>,
   purpose: string,
 ): AppError {
-  const where =
-    [...texted]
-      .sort((a, b) => countryName(a).localeCompare(countryName(b)))
-      .map(countryInSentence)
-      .join(', ') || 'no country';
+  const where = textedCountriesInWords(texted);
   if (providers.size > 0 && !providers.has('email')) {
     return new AppError(
       'invalid_request',

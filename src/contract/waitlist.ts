@@ -29,7 +29,9 @@ export const NewWaitlistEntryBody = z
     client_id: omittable(z.uuid()).describe('A client on file; or give `client`.'),
     client: omittable(NewClientBody).describe('A new client (found by phone or e-mail when on file).'),
     from_date: LocalDate,
-    to_date: LocalDate.describe('The last local date wanted (at most 92 days after from_date).'),
+    to_date: LocalDate.describe(
+      'The last local date wanted: the entry spans at most 92 days, from_date and to_date counted (at most 91 days after from_date).',
+    ),
     times: omittable(z.array(TimeOfDayEnum).max(3)).describe('Omitted or empty: any time of day.'),
   })
   .refine((body) => (body.client_id === undefined) !== (body.client === undefined), {

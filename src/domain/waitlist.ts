@@ -117,7 +117,8 @@ export function suitsWants(wants: WaitlistWants, startsAt: number, timezone: str
 
 /**
  * Why a new entry's dates cannot be waited for, or null: `from_date` after `to_date`, a `to_date`
- * already past on `today`, or more than MAX_WAIT_DAYS from the first to the last date.
+ * already past on `today`, or more than MAX_WAIT_DAYS days from the first to the last date, both
+ * counted (to_date at most MAX_WAIT_DAYS - 1 days after from_date).
  */
 export function datesRefusal(fromDate: string, toDate: string, today: string): string | null {
   if (fromDate > toDate) return 'from_date is after to_date.';

@@ -216,11 +216,15 @@ describe('the waitlist', () => {
     expect(await pass()).toBe(0);
   });
 
-  it('passes over an entry no message can reach (a number abroad, no e-mail): the time goes to the next', async () => {
-    t = await startTestApp({ now: NOW });
+  it('passes over an entry no message can reach any more (a number abroad, no e-mail): the time goes to the next', async () => {
+    const texting = (countries: string[]) => {
+      return Object.assign(smallCatalogue(), { policies: { sms_countries: countries } });
+    };
+    t = await startTestApp({ now: NOW, catalogues: [texting(['FR'])] });
     const booked = await fillTuesdayAfternoon();
     const ids = await catalogueIds(t.database.db);
-    // A French mobile only: the London salon texts the United Kingdom only, and there is no e-mail.
+    // A French mobile only, and no e-mail: she joins while the salon texts France too, and then it
+    // stops (a new catalogue), leaving the London salon texting the United Kingdom only.
     const abroad = await joinWith({
       staff_id: ids.staff.ana,
       client: { first_name: 'Amelie', last_name: 'Roux', phone: '+33612345678' },
@@ -228,6 +232,7 @@ describe('the waitlist', () => {
       to_date: TUESDAY,
       times: ['afternoon'],
     });
+    await importCatalogue(t.database.db, texting([]), t.clock.nowMs());
     const reachable = await join('Bea');
     await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('14')}/cancel` });
     expect(await pass()).toBe(1);
@@ -477,6 +482,68 @@ describe('the waitlist', () => {
     expect(json(unknown).error).toMatchObject({ code: 'not_found', param: 'location_slug' });
   });
 
+  it('refuses a client no offer could reach (no e-mail, a phone in a country not texted), leaving no client behind', async () => {
+    t = await startTestApp({ now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const base = {
+      location_slug: 'soho',
+      service_ids: [ids.services.cut],
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+    };
+    const clients = async () =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom('clients')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await clients();
+    // The organisation texts the United Kingdom only (its locations' country).
+    const american = { first_name: 'Sam', last_name: 'Ray', phone: '+14155552671' };
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: { ...base, client: american },
+    });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(json(refused).error).toEqual({
+      code: 'invalid_request',
+      message:
+        'An offer could not reach this client, who has no e-mail address and no phone we text (we text only numbers in the United Kingdom); give client.email too.',
+      param: 'client',
+    });
+    expect(await clients()).toBe(before);
+
+    // On file with that phone alone (POST /clients takes it: messages are another matter), by client_id.
+    const onFile = await t.request({ method: 'POST', url: '/v1/clients', payload: american });
+    expect(onFile.statusCode, onFile.body).toBe(201);
+    const byId = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: { ...base, client_id: json(onFile).data.id },
+    });
+    expect(byId.statusCode, byId.body).toBe(400);
+    expect(json(byId).error).toMatchObject({
+      param: 'client_id',
+      message: expect.stringMatching(/^An offer could not reach this client, .*United Kingdom\)\.$/),
+    });
+
+    // With an e-mail, or a British mobile, an offer can reach them: they join.
+    const withEmail = {
+      first_name: 'Kim',
+      last_name: 'Ray',
+      phone: '+14155552672',
+      email: 'kim@example.com',
+    };
+    for (const client of [withEmail, { first_name: 'Lou', last_name: 'Ray', phone: '07911 123456' }]) {
+      const joined = await t.request({ method: 'POST', url: '/v1/waitlist', payload: { ...base, client } });
+      expect(joined.statusCode, joined.body).toBe(201);
+    }
+  });
+
   it('refuses a wait for parts of today already over on the location’s clock, naming times', async () => {
     // Tuesday 24 November 2026, 18:00 in London (GMT): its morning and afternoon are over.
     t = await startTestApp({ now: `${TUESDAY}T18:00:00Z` });
@@ -670,6 +737,7 @@ describe('the waitlist', () => {
   it.each([
     ['lets it go from its link', 'let-go'],
     ['lets it lapse', 'lapse'],
+    ['has the desk cancel it over REST', 'cancel'],
   ] as const)(
     'ends as booked the entry of a client who booked a time it waits for while holding an offer, once she %s',
     async (_, ending) => {
@@ -703,6 +771,13 @@ describe('the waitlist', () => {
         expect(
           (await t.app.inject({ method: 'POST', url: `${page}/decline`, headers: FORM })).statusCode,
         ).toBe(303);
+      } else if (ending === 'cancel') {
+        const cancelled = await t.request({
+          method: 'POST',
+          url: `/v1/bookings/${offer.booking_reference}/cancel`,
+          payload: {},
+        });
+        expect(cancelled.statusCode, cancelled.body).toBe(200);
       } else {
         t.clock.advance({ minutes: 16 });
       }
@@ -714,6 +789,56 @@ describe('the waitlist', () => {
         booking_reference: json(own).data.reference,
         offer: null,
       });
+    },
+  );
+
+  it.each([
+    ['lapses', 'lapse'],
+    ['is cancelled over REST', 'cancel'],
+  ] as const)(
+    'keeps an entry waiting when its offer %s and its client has only the booking she had before it',
+    async (_, ending) => {
+      t = await startTestApp({ now: NOW });
+      const ids = await catalogueIds(t.database.db);
+      const bea = await addBea();
+      // Jo has Ana's Tuesday 09:00 and waits for another morning time with Ana (for a friend, say);
+      // Bea holds the rest of the morning.
+      const jos = await bookAna(t, `${TUESDAY}T09:00:00Z`);
+      expect(jos.statusCode, jos.body).toBe(201);
+      const beas = new Map<string, string>();
+      for (const hour of ['10', '11']) {
+        beas.set(hour, json(await bookAna(t, `${TUESDAY}T${hour}:00:00Z`, bea)).data.reference);
+      }
+      const waiting = await joinWith({
+        client_id: ids.jo,
+        staff_id: ids.staff.ana,
+        from_date: TUESDAY,
+        to_date: TUESDAY,
+        times: ['morning'],
+      });
+      t.clock.advance({ minutes: 1 });
+      await t.request({ method: 'POST', url: `/v1/bookings/${beas.get('10')}/cancel`, payload: {} });
+      expect(await pass()).toBe(1);
+      const { offer } = await entry(waiting.id);
+      expect(offer).toMatchObject({ starts_at: `${TUESDAY}T10:00:00+00:00` });
+
+      if (ending === 'cancel') {
+        const cancelled = await t.request({
+          method: 'POST',
+          url: `/v1/bookings/${offer.booking_reference}/cancel`,
+          payload: {},
+        });
+        expect(cancelled.statusCode, cancelled.body).toBe(200);
+      } else {
+        t.clock.advance({ minutes: 16 });
+        await pass();
+      }
+      // The 09:00 she had all along is no answer to the offer: she still waits, and is offered a
+      // morning time again once more of it frees.
+      expect(await entry(waiting.id)).toMatchObject({ status: 'waiting', booking_reference: null });
+      await t.request({ method: 'POST', url: `/v1/bookings/${beas.get('11')}/cancel`, payload: {} });
+      expect(await pass()).toBe(1);
+      expect((await entry(waiting.id)).offer).toMatchObject({ starts_at: expect.stringMatching(/T1[01]:/) });
     },
   );
 

@@ -22,9 +22,11 @@ import {
   wantsOverRefusal,
 } from '../../domain/waitlist.ts';
 import { requireBookableServices } from '../availability-service.ts';
-import { getClient, type NewClient, registerClient } from '../client-service.ts';
+import { findOrRegisterClient, getClient, type NewClient, newClientDetails } from '../client-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
 import { requireBookedLocation, requireLocation } from '../directory-service.ts';
+import { canBeMessaged, textedCountriesInWords } from '../reachable-contacts.ts';
+import { textedCountriesOf } from '../texted-countries.ts';
 import { timeOrderedId } from '../time-ordered-id.ts';
 import { leaveOnceOfferEnded, withdrawUnclaimedOffer } from './claims.ts';
 import { entryAsItReads, entryOfRow } from './entry-view.ts';
@@ -62,13 +64,45 @@ export async function joinWaitlist(
   now: number,
 ): Promise<WaitlistEntry> {
   const checked = await checkWaitlistWants(db, organisationId, input, now);
-  const clientId = input.clientId
-    ? (await getClient(db, organisationId, input.clientId.toLowerCase())).id
-    : input.client
-      ? (await registerClient(db, organisationId, dialledAt(input.client, checked.location), now)).client.id
-      : null;
-  if (!clientId) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
-  return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, clientId, now));
+  const { clientId, client } = input;
+  if (clientId) {
+    const onFile = await getClient(db, organisationId, clientId.toLowerCase());
+    await requireMessageable(db, organisationId, onFile, 'client_id', false);
+    return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, onFile.id, now));
+  }
+  if (!client) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
+  const details = newClientDetails(dialledAt(client, checked.location));
+  // A new client is registered only with the entry: a refused one leaves no client behind.
+  return writeTransaction(db, async (trx) => {
+    const found = await findOrRegisterClient(trx, organisationId, details, client, now);
+    // client.email is the remedy unless one was given (and the client found by the phone has none).
+    await requireMessageable(trx, organisationId, found.client, 'client', details.contact.email === null);
+    return insertCheckedEntry(trx, checked, found.client.id, now);
+  });
+}
+
+/**
+ * 400 unless an offer can reach the client (canBeMessaged): the worker offers a time to no one else,
+ * so an entry of a client with neither an e-mail nor a phone the organisation texts would wait in vain
+ * while the times it waits for went to others (design.md 9.1: such contacts are refused where they are
+ * entered).
+ */
+async function requireMessageable(
+  db: Db,
+  organisationId: string,
+  client: { phone: string | null; email: string | null },
+  param: string,
+  askForEmail: boolean,
+): Promise<void> {
+  const texted = await textedCountriesOf(db, organisationId);
+  if (canBeMessaged(client, texted)) return;
+  const where = textedCountriesInWords(texted);
+  const phone = client.phone === null ? 'no phone' : 'no phone we text';
+  throw new AppError(
+    'invalid_request',
+    `An offer could not reach this client, who has no e-mail address and ${phone} (we text only numbers in ${where})${askForEmail ? '; give client.email too' : ''}.`,
+    param,
+  );
 }
 
 /** What a new entry waits for, checked against the catalogue (checkWaitlistWants). */

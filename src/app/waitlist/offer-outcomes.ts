@@ -99,13 +99,15 @@ export async function endUnprovenEntryOfLapsedOffer(trx: Db, event: BookingEvent
 const BOOKINGS_READ_FOR_ENDED_OFFER = 50;
 
 /**
- * An offer that ended unclaimed (lapsed, let go, withdrawn): if its client booked, while it held its
- * time, a confirmed time its entry waits for (a booking made then leaves the entry waiting, its hold
- * still claimable: clientWaitingEntriesAt), the entry ends as booked with that booking now. Otherwise
- * the next time that frees would be held and sent to a client who needs none.
+ * An offer that ended unclaimed (lapsed, let go, withdrawn: expired; cancelled through REST or MCP):
+ * if its client booked, while it held its time, a confirmed time its entry waits for (a booking made
+ * then leaves the entry waiting, its hold still claimable: clientWaitingEntriesAt), the entry ends as
+ * booked with that booking now. Otherwise the next time that frees would be held and sent to a client
+ * who needs none. Only a booking made or changed (moved, paid) since the offer was made counts: one the
+ * client already had as it is did not stop the entry waiting then, and does not end it now.
  */
 export async function endEntryBookedMeanwhile(trx: Db, event: BookingEvent): Promise<void> {
-  if (event.to !== 'expired') return;
+  if (event.to !== 'expired' && event.to !== 'cancelled') return;
   const offer = await offerOfBooking(trx, event.organisationId, event.bookingId);
   if (!offer) return;
   const entry = await findWaitlistEntry(trx, event.organisationId, offer.entry_id);
@@ -119,6 +121,7 @@ export async function endEntryBookedMeanwhile(trx: Db, event: BookingEvent): Pro
   });
   const [filling] = coming.filter(
     (booking) =>
+      booking.updatedAt >= offer.created_at &&
       booking.locationId === entry.location_id &&
       entriesFilledBy([entry], booking, location.timezone).length > 0,
   );

@@ -34,7 +34,7 @@ import { type Caller, createBooking } from '../booking-service.ts';
 import { withCheckoutsOpenedFirst } from '../checkouts-opened-first.ts';
 import type { PaymentProvider } from '../payments.ts';
 import { startPeriodicWork } from '../periodic-work.ts';
-import { isTextable } from '../phone-destinations.ts';
+import { canBeMessaged } from '../reachable-contacts.ts';
 import { textedCountriesOf } from '../texted-countries.ts';
 import { wantsOfRow } from './entry-view.ts';
 import { publishWaitlistEvent } from './offer-outcomes.ts';
@@ -268,7 +268,11 @@ async function offerAt(
   return offered;
 }
 
-/** The entries whose client a message can reach: an e-mail, or a phone the organisation texts. */
+/**
+ * The entries whose client a message can reach: an e-mail, or a phone the organisation texts. Joining
+ * refuses any other (entries.ts); an entry whose phone's country the organisation has stopped texting
+ * since waits here unoffered.
+ */
 async function reachableEntries(
   db: Db,
   organisation: { id: string; catalogue_version: number },
@@ -284,11 +288,7 @@ async function reachableEntries(
       .execute(),
     textedCountriesOf(db, organisation.id, organisation.catalogue_version),
   ]);
-  const reached = new Set(
-    clients
-      .filter((c) => c.email !== null || (c.phone !== null && isTextable(c.phone, texted)))
-      .map((c) => c.id),
-  );
+  const reached = new Set(clients.filter((c) => canBeMessaged(c, texted)).map((c) => c.id));
   return entries.filter((entry) => reached.has(entry.client_id));
 }
 
