@@ -92,9 +92,11 @@ export function nextAttemptAt(
 /**
  * Whether an endpoint failing since `failingSince` is disabled by a failure at `now`: failing for 3
  * days, or failing since before the first try of an event given up now (`givenUpFirstTry`: its every
- * try of 72 hours failed). The tries of an event fit in its 72 hours however late the first came (the
- * worker down, a backlog), so the 3 days cannot be counted at its last try: it is failing as long as
- * the schedule can tell.
+ * try failed) and for half of the 3 days at least. The tries of an event fit in its 72 hours however
+ * late the first came (the worker down, a backlog), so the 3 days cannot be counted at its last try:
+ * it is failing as long as the schedule can tell. But an event that waited behind another of its
+ * booking until that one was given up is tried only for what is left of its 72 hours, maybe moments:
+ * failing that long says nothing of the endpoint, which may have answered every other event since.
  */
 export function failedTooLong(
   failingSince: number,
@@ -102,8 +104,13 @@ export function failedTooLong(
   unitMs: number,
   givenUpFirstTry?: number,
 ): boolean {
-  if (now - failingSince >= DISABLE_AFTER_UNITS * unitMs) return true;
-  return givenUpFirstTry !== undefined && failingSince <= givenUpFirstTry;
+  const failingFor = now - failingSince;
+  if (failingFor >= DISABLE_AFTER_UNITS * unitMs) return true;
+  return (
+    givenUpFirstTry !== undefined &&
+    failingSince <= givenUpFirstTry &&
+    failingFor >= (DISABLE_AFTER_UNITS / 2) * unitMs
+  );
 }
 
 /**

@@ -558,6 +558,52 @@ describe('delivery', () => {
     },
   );
 
+  it('keeps enabled an endpoint that answers every other event, when one booking’s events are all refused', async () => {
+    const endpoint = await subscribe(['booking.created', 'booking.rescheduled', 'booking.cancelled']);
+    // The receiver refuses this booking's move and cancellation (its own bug, say), and takes the rest.
+    receiver.state.answerFor = ({ headers }) =>
+      ['booking.rescheduled', 'booking.cancelled'].includes(String(headers['booking-event-type']))
+        ? 500
+        : 200;
+    try {
+      const reference = await book('2026-12-02T10:00:00+00:00');
+      const moved = await t.request({
+        method: 'PATCH',
+        url: `/v1/bookings/${reference}`,
+        payload: { starts_at: '2026-12-02T11:00:00+00:00' },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      await t.request({ method: 'POST', url: `/v1/bookings/${reference}/cancel`, payload: {} });
+      // The move is tried for 72 hours, the cancellation waiting behind it (one booking's events go in
+      // order); the endpoint answers a test event every hour or so meanwhile (not between the
+      // cancellation's first tries, minutes apart).
+      const log = async () =>
+        (
+          await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100` })
+        ).json().data as { event_type: string; status: string; next_attempt_at: string | null }[];
+      let pinged = Number.NEGATIVE_INFINITY;
+      for (;;) {
+        if (t.clock.nowMs() - pinged >= 3_600_000) {
+          pinged = t.clock.nowMs();
+          const ping = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+          expect(ping.statusCode, ping.body).toBe(202);
+        }
+        await deliver();
+        const pending = (await log()).filter((d) => d.status === 'pending');
+        if (pending.length === 0) break;
+        const due = pending.map((d) => d.next_attempt_at).filter((at) => at !== null);
+        if (due.length > 0) t.clock.set(due.sort()[0]!);
+      }
+      const given = (await log()).filter((d) => d.event_type !== 'webhook.test' && d.status === 'failed');
+      expect(given.map((d) => d.event_type).sort()).toEqual(['booking.cancelled', 'booking.rescheduled']);
+      // The cancellation had moments left of its 72 hours: failing for moments is no 3 days of failures.
+      const got = await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}` });
+      expect(got.json().data).toMatchObject({ status: 'enabled', disabled_reason: null });
+    } finally {
+      receiver.state.answerFor = undefined;
+    }
+  });
+
   it('sends a test event on request, to that endpoint alone', async () => {
     const endpoint = await subscribe(['booking.no_show']);
     const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });

@@ -64,6 +64,11 @@ describe('the retry schedule', () => {
     const lastTry = since + 70 * 60 * MINUTE;
     expect(failedTooLong(since, lastTry, MINUTE, since)).toBe(true);
     expect(failedTooLong(since, lastTry, MINUTE, since - 1)).toBe(false);
+    // An event that waited behind another of its booking, given up after a few tries in its last
+    // moments: every try failed, but the endpoint has been failing for minutes, not days.
+    const moments = since + 31 * MINUTE;
+    expect(failedTooLong(since, moments, MINUTE, since)).toBe(false);
+    expect(failedTooLong(since, since + 36 * 60 * MINUTE, MINUTE, since)).toBe(true);
   });
 
   it('tells when the first try of a delivery came at the latest, from its schedule', () => {
