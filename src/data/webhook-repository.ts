@@ -204,26 +204,36 @@ function claimableDeliveries(db: Db, now: number) {
 
 /**
  * Up to `limit` claimable deliveries (claimableDeliveries), earliest due first, leaving out those to the
- * endpoints in `skipping`: a read, asked before the claim so that a worker that finds nothing to do takes
- * no write lock (on SQLite the claim is a write transaction, every 200 ms), and so that the worker can
- * choose what to claim (no endpoint holding all its attempts). A delivery due but waiting behind a
- * failing one of its booking is not among them: the worker would claim nothing, on every pass until that
- * one's retry (hours, later on).
+ * endpoints in `skipping` (and, with `healthyOnly`, to every endpoint failing now), each saying whether
+ * its endpoint is failing (failing_since set): a read, asked before the claim so that a worker that
+ * finds nothing to do takes no write lock (on SQLite the claim is a write transaction, every 200 ms),
+ * and so that the worker can choose what to claim (no endpoint holding all its attempts, nor failing
+ * ones all the places). A delivery due but waiting behind a failing one of its booking is not among
+ * them: the worker would claim nothing, on every pass until that one's retry (hours, later on).
  */
 export async function claimableCandidates(
   db: Db,
   now: number,
   limit: number,
   skipping: readonly string[],
-): Promise<{ seq: number; endpoint_id: string }[]> {
+  healthyOnly = false,
+): Promise<{ seq: number; endpoint_id: string; failing: boolean }[]> {
   const rows = await claimableDeliveries(db, now)
-    .select(['d.seq', 'd.endpoint_id'])
+    .innerJoin('webhook_endpoints as w', (join) =>
+      join.onRef('w.organisation_id', '=', 'd.organisation_id').onRef('w.id', '=', 'd.endpoint_id'),
+    )
+    .select(['d.seq', 'd.endpoint_id', 'w.failing_since'])
     .$if(skipping.length > 0, (q) => q.where('d.endpoint_id', 'not in', skipping))
+    .$if(healthyOnly, (q) => q.where('w.failing_since', 'is', null))
     .orderBy('d.next_attempt_at')
     .orderBy('d.seq')
     .limit(literalLimit(limit))
     .execute();
-  return rows.map((row) => ({ seq: Number(row.seq), endpoint_id: row.endpoint_id }));
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    endpoint_id: row.endpoint_id,
+    failing: row.failing_since !== null,
+  }));
 }
 
 /**

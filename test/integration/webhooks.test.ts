@@ -840,6 +840,45 @@ describe('the running worker', () => {
     expect(errors).toEqual([]);
   });
 
+  it('gives endpoints failing now two places each and a quarter of them in all, however many there are', async () => {
+    const hanging = createHttpServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    let hangingRequests = 0;
+    hanging.on('request', () => hangingRequests++);
+    for (const path of ['one', 'two', 'three', 'four'])
+      await subscribe(['booking.created'], `${hangingUrl}/${path}`);
+    await subscribe(['booking.created']);
+    const errors: unknown[] = [];
+    try {
+      // Each hanging endpoint's first attempt fails (no answer within 300 ms): they are failing now.
+      await book('2026-12-21T09:00:00+00:00');
+      expect(
+        await deliverAllDueWebhooks({ ...delivery(), sender: httpSender(LOOPBACK_ALLOWED, 300) }),
+      ).toMatchObject({ succeeded: 1, retried: 4 });
+      t.clock.advance({ minutes: 1 });
+      hangingRequests = 0;
+      // Eight places: a quarter of them (2) for the failing endpoints together, four of them with
+      // retries due and new events; attempts wait 10 s for an answer, as deployed.
+      const stop = startWebhookWorker(
+        { db: t.database.db, clock: t.clock, sender: httpSender(LOOPBACK_ALLOWED, 10_000), batchSize: 8 },
+        (error) => errors.push(error),
+      );
+      try {
+        for (const at of ['10:00', '11:00', '12:00', '13:00', '14:00'])
+          await book(`2026-12-21T${at}:00+00:00`);
+        await vi.waitFor(() => expect(receiver.received).toHaveLength(6), { timeout: 3_000 });
+        expect(hangingRequests).toBe(2);
+      } finally {
+        hanging.closeAllConnections();
+        await stop();
+      }
+    } finally {
+      hanging.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('works through one endpoint’s backlog at its share without waiting for the next poll', async () => {
     await subscribe(['booking.created']);
     for (const at of ['09:00', '10:00', '11:00', '12:00', '13:00', '14:00'])

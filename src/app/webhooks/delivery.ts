@@ -67,59 +67,87 @@ export interface WebhookCounts {
 }
 
 const DEFAULT_BATCH = 64;
+/** Attempts out at once to an endpoint failing now: enough to see it answer again. */
+const FAILING_ENDPOINT_SHARE = 2;
 const DEFAULT_LEASE_MS = DELIVERY_TIMEOUT_MS * 3;
 /** How long a worker waiting for room gathers the places freeing before it claims again. */
 const GATHER_MS = 10;
 
-/** Deliveries claimed together, under one token. */
+/** Deliveries claimed together, under one token, each with whether its endpoint was failing. */
 interface Claim {
   token: string;
-  rows: ClaimedDelivery[];
+  rows: { row: ClaimedDelivery; failing: boolean }[];
   /** Due deliveries were left unclaimed: no room for them, or their endpoint at its share. */
   more: boolean;
 }
 
+/** How many attempts may be out to one endpoint, and to the failing ones (failing_since set). */
+interface Shares {
+  perEndpoint: number;
+  perFailingEndpoint: number;
+  /** To all failing endpoints together. */
+  failing: number;
+}
+
+/** Attempts a worker has out: endpoint id → how many, and whether that endpoint was failing. */
+type AttemptsOut = ReadonlyMap<string, { attempts: number; failing: boolean }>;
+
 /**
- * Claims up to `room` due deliveries, earliest due first, at most `perEndpoint` attempts out to one
- * endpoint counting those already out (`out`: endpoint id → attempts this worker has out to it).
+ * Claims up to `room` due deliveries, earliest due first, within the shares (`shares`) counting the
+ * attempts already out (`out`).
  */
 async function claimDue(
   delivery: WebhookDelivery,
   room: number,
-  out: ReadonlyMap<string, number>,
-  perEndpoint: number,
+  out: AttemptsOut,
+  shares: Shares,
 ): Promise<Claim> {
   const token = randomUUID();
   const now = delivery.clock.nowMs();
-  const busy = [...out].filter(([, attempts]) => attempts >= perEndpoint).map(([id]) => id);
-  const candidates = await claimableCandidates(delivery.db, now, room * 2, busy);
-  const counted = new Map(out);
+  const shareOf = (failing: boolean) => (failing ? shares.perFailingEndpoint : shares.perEndpoint);
+  const counted = new Map([...out].map(([id, o]) => [id, o.attempts]));
+  let failingOut = [...out.values()].reduce((n, o) => n + (o.failing ? o.attempts : 0), 0);
+  const busy = [...out].filter(([, o]) => o.attempts >= shareOf(o.failing)).map(([id]) => id);
+  const candidates = await claimableCandidates(
+    delivery.db,
+    now,
+    room * 2,
+    busy,
+    failingOut >= shares.failing,
+  );
   const seqs: number[] = [];
   for (const candidate of candidates) {
     if (seqs.length === room) break;
     const attempts = counted.get(candidate.endpoint_id) ?? 0;
-    if (attempts >= perEndpoint) continue;
+    if (attempts >= shareOf(candidate.failing)) continue;
+    if (candidate.failing && failingOut >= shares.failing) continue;
     counted.set(candidate.endpoint_id, attempts + 1);
+    if (candidate.failing) failingOut++;
     seqs.push(candidate.seq);
   }
   const more = candidates.length > seqs.length;
   if (seqs.length === 0) return { token, rows: [], more };
+  const failing = new Set(candidates.filter((c) => c.failing).map((c) => c.endpoint_id));
   const leaseUntil = now + (delivery.leaseMs ?? DEFAULT_LEASE_MS);
   const rows = await writeStatement(
     delivery.db,
     (trx) => claimDueDeliveries(trx, token, now, leaseUntil, seqs),
     REDONE_IF_LOST,
   );
-  return { token, rows, more };
+  return { token, rows: rows.map((row) => ({ row, failing: failing.has(row.endpoint_id) })), more };
 }
 
 /** Claims one batch of due deliveries and sends them, concurrently; what became of them. */
 export async function deliverDueWebhooks(delivery: WebhookDelivery): Promise<WebhookCounts> {
   const counts: WebhookCounts = { succeeded: 0, retried: 0, failed: 0 };
   const batch = delivery.batchSize ?? DEFAULT_BATCH;
-  const claim = await claimDue(delivery, batch, new Map(), batch);
+  const claim = await claimDue(delivery, batch, new Map(), {
+    perEndpoint: batch,
+    perFailingEndpoint: batch,
+    failing: batch,
+  });
   await allEnded(
-    claim.rows.map(async (row) => {
+    claim.rows.map(async ({ row }) => {
       counts[await deliverOne(delivery, row, claim.token)]++;
     }),
   );
@@ -274,8 +302,10 @@ export async function pruneDeliveredWebhooks(db: Db, now: number): Promise<numbe
  * Keeps up to `batchSize` attempts out (64), claiming every `intervalMs` what there is room for, and,
  * while more is due than was claimed, again as soon as a place frees: an attempt that hangs (a receiver
  * that never answers, a name that never resolves: up to 20 s) holds its own place only, not the
- * deliveries claimed with it, and at most a quarter of the places go to one endpoint, so one
- * organisation's failing receiver does not hold up another's events. A failure is reported, never
+ * deliveries claimed with it. At most a quarter of the places go to one endpoint; once an endpoint is
+ * failing (an attempt failed since its last success), at most 2 go to it and a quarter of them to all
+ * such endpoints together, so that receivers that hang, however many, do not hold up the events of
+ * those that answer (for longer than their first attempts take to fail). A failure is reported, never
  * fatal; once an hour it also forgets what ended a month ago. The short interval is what keeps an
  * event's delay under a second: the pass's read is how a worker learns of an event any process wrote,
  * there being no notification channel between processes. A pass with nothing to claim (nothing due, or
@@ -288,21 +318,25 @@ export function startWebhookWorker(
   intervalMs = 200,
 ): () => Promise<void> {
   const places = delivery.batchSize ?? DEFAULT_BATCH;
-  const perEndpoint = Math.max(1, Math.floor(places / 4));
+  const quarter = Math.max(1, Math.floor(places / 4));
+  const shares: Shares = {
+    perEndpoint: quarter,
+    perFailingEndpoint: Math.min(quarter, FAILING_ENDPOINT_SHARE),
+    failing: quarter,
+  };
   const attempts = new Set<Promise<void>>();
-  /** Endpoint id → attempts out to it. */
-  const out = new Map<string, number>();
+  const out = new Map<string, { attempts: number; failing: boolean }>();
   /** Wakes a pass waiting for a place to free. */
   let placeFreed: (() => void) | null = null;
-  const send = (row: ClaimedDelivery, token: string) => {
-    out.set(row.endpoint_id, (out.get(row.endpoint_id) ?? 0) + 1);
+  const send = (row: ClaimedDelivery, failing: boolean, token: string) => {
+    out.set(row.endpoint_id, { attempts: (out.get(row.endpoint_id)?.attempts ?? 0) + 1, failing });
     const attempt: Promise<void> = deliverOne(delivery, row, token)
       .then(() => undefined, onError)
       .finally(() => {
         attempts.delete(attempt);
-        const left = (out.get(row.endpoint_id) ?? 1) - 1;
-        if (left === 0) out.delete(row.endpoint_id);
-        else out.set(row.endpoint_id, left);
+        const before = out.get(row.endpoint_id);
+        if (!before || before.attempts <= 1) out.delete(row.endpoint_id);
+        else out.set(row.endpoint_id, { ...before, attempts: before.attempts - 1 });
         placeFreed?.();
         placeFreed = null;
       });
@@ -319,8 +353,8 @@ export function startWebhookWorker(
       while (!stopping()) {
         const room = places - attempts.size;
         if (room > 0) {
-          const claim = await claimDue(delivery, room, out, perEndpoint);
-          for (const row of claim.rows) send(row, claim.token);
+          const claim = await claimDue(delivery, room, out, shares);
+          for (const { row, failing } of claim.rows) send(row, failing, claim.token);
           if (!claim.more) return;
         }
         if (attempts.size === 0) return;
