@@ -471,8 +471,10 @@ describe('a method an OAuth endpoint does not serve', () => {
     ] as const) {
       const deleted = await expectOauthError(await send('DELETE', path, headers), 'GET, HEAD, OPTIONS');
       expect(deleted).toMatch(/^A client registration cannot be deleted here: only read/);
-      const updated = await expectOauthError(await send('PUT', path, headers), 'GET, HEAD, OPTIONS');
-      expect(updated).toMatch(/^A client registration cannot be updated here/);
+      for (const method of ['PUT', 'PATCH']) {
+        const updated = await expectOauthError(await send(method, path, headers), 'GET, HEAD, OPTIONS');
+        expect(updated).toMatch(/^A client registration cannot be updated here/);
+      }
     }
     // Reading it is what the registration access token is for, and still answered.
     const read = await send('GET', new URL(registered.registration_client_uri).pathname, own);
@@ -490,6 +492,15 @@ describe('a method an OAuth endpoint does not serve', () => {
     );
     await expectOauthError(await send('DELETE', '/oauth/authorize'), 'GET, HEAD, OPTIONS');
     await expectOauthError(await send('PUT', '/oauth/revoke'), 'POST, OPTIONS');
+    expect(await expectOauthError(await send('PATCH', '/oauth/token'), 'POST, OPTIONS')).toBe(
+      'PATCH is not allowed at this endpoint; use POST.',
+    );
+    // The server's metadata too: it is read only.
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      expect(await expectOauthError(await send('POST', path), 'GET, HEAD, OPTIONS')).toBe(
+        'POST is not allowed at this endpoint; use GET.',
+      );
+    }
   });
 
   it('answers HEAD where it answers GET, as the provider does (RFC 9110), not 405', async () => {

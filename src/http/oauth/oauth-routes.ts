@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { default as OidcProvider } from 'oidc-provider';
 import type { AppDeps } from '../../app/deps.ts';
 import type { ConnectorScope } from '../../app/oauth-connectors.ts';
@@ -77,19 +77,23 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         ['/.well-known/openid-configuration', undefined],
       ] as const) {
         raw.route({
-          method: ['GET', 'OPTIONS'],
+          method: EVERY_METHOD,
           url: path,
           ...hidden,
-          handler: (request, reply) =>
-            request.method === 'OPTIONS' && !isPreflight(request)
+          handler: (request, reply) => {
+            if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) {
+              return refuseMethod(reply, path, request.method, allowOf(['GET']));
+            }
+            return request.method === 'OPTIONS' && !isPreflight(request)
               ? answerOptions(reply, allowOf(['GET']))
-              : forward(request, reply, served),
+              : forward(request, reply, served);
+          },
         });
       }
       for (const [path, taken] of Object.entries(SERVED_METHODS)) {
         const served = allowOf(taken);
         raw.route({
-          method: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+          method: EVERY_METHOD,
           url: path,
           ...hidden,
           // HEAD comes here through Fastify's own route beside each GET one.
@@ -264,6 +268,9 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
   return raw;
 }
 
+/** Every method the server's router takes but HEAD (GET's): none falls to the REST API's 405 here. */
+const EVERY_METHOD: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 /**
  * The methods oidc-provider serves at each of its endpoints here (HEAD wherever GET, as its router
  * does), besides OPTIONS, which every one takes: a CORS preflight is the provider's to answer where it
@@ -316,7 +323,7 @@ function refuseMethod(reply: FastifyReply, path: string, method: string, served:
   const allowed = served.filter((m) => m !== 'OPTIONS' && m !== 'HEAD');
   const description =
     path === '/oauth/register/*'
-      ? `A client registration cannot be ${method === 'DELETE' ? 'deleted' : method === 'PUT' ? 'updated' : 'changed'} here: only read (GET, with its registration access token). A registration with no grant is removed a day after it was made, or a day after its last grant ended.`
+      ? `A client registration cannot be ${method === 'DELETE' ? 'deleted' : method === 'PUT' || method === 'PATCH' ? 'updated' : 'changed'} here: only read (GET, with its registration access token). A registration with no grant is removed a day after it was made, or a day after its last grant ended.`
       : `${method} is not allowed at this endpoint; use ${allowed.join(' or ')}.`;
   return reply
     .code(405)
