@@ -39,6 +39,14 @@ export async function countBookings(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+export async function countClients(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Bookings of one staff member starting at one instant, in any status (epoch ms). */
 export async function bookingsAt(db: Db, staffId: string, startsAt: string) {
   return db

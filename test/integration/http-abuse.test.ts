@@ -16,6 +16,7 @@ import {
   runAbuseCampaign,
   sendHttp,
 } from '../helpers/abuse-campaign.ts';
+import { countClients } from '../helpers/booking-fixtures.ts';
 import { onPostgres } from '../helpers/temp-database.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -216,15 +217,7 @@ describe('bodies that are not UTF-8 text', () => {
   afterAll(async () => {
     await t.close();
   });
-  const clientCount = async () =>
-    Number(
-      (
-        await t.database.db
-          .selectFrom('clients')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const clientCount = () => countClients(t.database.db);
 
   it.each([
     [

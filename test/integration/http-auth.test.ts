@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/app/api-key-crypto.ts';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
+import { countClients } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -149,11 +150,7 @@ describe('scopes', () => {
       payload: { first_name: 'Al', last_name: 'Smith', phone: '+447400123456' },
     });
     expectAuthError(response, 403, 'insufficient_scope');
-    const count = await t.database.db
-      .selectFrom('clients')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    expect(Number(count.n)).toBe(1);
+    expect(await countClients(t.database.db)).toBe(1);
   });
 
   it('lets a read_write key write', async () => {

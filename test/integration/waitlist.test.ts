@@ -8,7 +8,7 @@ import { declineOffer } from '../../src/app/waitlist/claims.ts';
 import { offerFreedTimes } from '../../src/app/waitlist/offers.ts';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
-import { catalogueIds } from '../helpers/booking-fixtures.ts';
+import { catalogueIds, countClients } from '../helpers/booking-fixtures.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import {
@@ -491,15 +491,7 @@ describe('the waitlist', () => {
       from_date: TUESDAY,
       to_date: TUESDAY,
     };
-    const clients = async () =>
-      Number(
-        (
-          await t.database.db
-            .selectFrom('clients')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const clients = () => countClients(t.database.db);
     const before = await clients();
     // The organisation texts the United Kingdom only (its locations' country).
     const american = { first_name: 'Sam', last_name: 'Ray', phone: '+14155552671' };
@@ -734,6 +726,25 @@ describe('the waitlist', () => {
     expect(await entry(cut.id)).toMatchObject({ status: 'waiting' });
   });
 
+  /** Ends an offer unclaimed: let go from its link, cancelled by the desk over REST, or left to lapse. */
+  async function endOffer(reference: string, ending: 'let-go' | 'cancel' | 'lapse') {
+    if (ending === 'let-go') {
+      const page = await pageOf(reference);
+      expect((await t.app.inject({ method: 'POST', url: `${page}/decline`, headers: FORM })).statusCode).toBe(
+        303,
+      );
+    } else if (ending === 'cancel') {
+      const cancelled = await t.request({
+        method: 'POST',
+        url: `/v1/bookings/${reference}/cancel`,
+        payload: {},
+      });
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+    } else {
+      t.clock.advance({ minutes: 16 });
+    }
+  }
+
   it.each([
     ['lets it go from its link', 'let-go'],
     ['lets it lapse', 'lapse'],
@@ -766,21 +777,7 @@ describe('the waitlist', () => {
       const own = await bookAna(t, `${TUESDAY}T11:00:00Z`);
       expect(json(own).data.status, own.body).toBe('confirmed');
 
-      if (ending === 'let-go') {
-        const page = await pageOf(offer.booking_reference);
-        expect(
-          (await t.app.inject({ method: 'POST', url: `${page}/decline`, headers: FORM })).statusCode,
-        ).toBe(303);
-      } else if (ending === 'cancel') {
-        const cancelled = await t.request({
-          method: 'POST',
-          url: `/v1/bookings/${offer.booking_reference}/cancel`,
-          payload: {},
-        });
-        expect(cancelled.statusCode, cancelled.body).toBe(200);
-      } else {
-        t.clock.advance({ minutes: 16 });
-      }
+      await endOffer(offer.booking_reference, ending);
       // She has the morning she waited for: another one freeing is not held and sent to her.
       await t.request({ method: 'POST', url: `/v1/bookings/${beas.get('09')}/cancel`, payload: {} });
       expect(await pass()).toBe(0);
@@ -822,17 +819,8 @@ describe('the waitlist', () => {
       const { offer } = await entry(waiting.id);
       expect(offer).toMatchObject({ starts_at: `${TUESDAY}T10:00:00+00:00` });
 
-      if (ending === 'cancel') {
-        const cancelled = await t.request({
-          method: 'POST',
-          url: `/v1/bookings/${offer.booking_reference}/cancel`,
-          payload: {},
-        });
-        expect(cancelled.statusCode, cancelled.body).toBe(200);
-      } else {
-        t.clock.advance({ minutes: 16 });
-        await pass();
-      }
+      await endOffer(offer.booking_reference, ending);
+      if (ending === 'lapse') await pass();
       // The 09:00 she had all along is no answer to the offer: she still waits, and is offered a
       // morning time again once more of it frees.
       expect(await entry(waiting.id)).toMatchObject({ status: 'waiting', booking_reference: null });
