@@ -253,7 +253,16 @@ export async function claimDueDeliveries(
   if (seqs.length === 0) return [];
   const claimed = await db
     .updateTable('webhook_deliveries')
-    .set((eb) => ({ claimed_by: token, lease_until: leaseUntil, attempts: eb('attempts', '+', 1) }))
+    .set((eb) => ({
+      claimed_by: token,
+      lease_until: leaseUntil,
+      attempts: eb('attempts', '+', 1),
+      // The log shows the attempt under way as made now, with nothing yet of how it went (not the
+      // answer or error of the one before it).
+      last_attempt_at: now,
+      response_code: null,
+      last_error: null,
+    }))
     .where('seq', 'in', () =>
       claimableDeliveries(db, now)
         .select('d.seq')
@@ -298,10 +307,7 @@ export async function claimDueDeliveries(
 
 /** What became of an attempt: the columns it sets. */
 export type DeliveryOutcome = Partial<
-  Pick<
-    WebhookDeliveriesTable,
-    'status' | 'next_attempt_at' | 'response_code' | 'last_error' | 'last_attempt_at' | 'delivered_at'
-  >
+  Pick<WebhookDeliveriesTable, 'status' | 'next_attempt_at' | 'response_code' | 'last_error' | 'delivered_at'>
 >;
 
 /** Records an attempt's outcome while the claim is still `token`'s; true when it was recorded. */

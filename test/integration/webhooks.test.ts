@@ -332,6 +332,50 @@ describe('delivery', () => {
     }
   });
 
+  it('logs an attempt under way as made when it was sent, with nothing yet of how it went', async () => {
+    const endpoint = await subscribe(['client.created']);
+    receiver.state.answers = [500];
+    const client = { firstName: 'Under', lastName: 'Way', email: 'under.way@example.com' };
+    await registerClient(t.database.db, ids.organisation, client, t.clock.nowMs());
+    expect(await deliver()).toMatchObject({ retried: 1 });
+    const latest = async () =>
+      (await t.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.id}/deliveries` })).json()
+        .data[0];
+    expect(await latest()).toMatchObject({
+      attempt: 1,
+      response_code: 500,
+      error: 'the endpoint answered 500',
+    });
+
+    t.clock.advance({ minutes: 1, seconds: 5 });
+    const sentAt = new Date(t.clock.nowMs()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    receiver.state.delayMs = 1_000;
+    try {
+      const second = deliver();
+      // Attempt 2 is out (its answer a second away): not attempt 1's answer, time and error under
+      // attempt 2's number.
+      await vi.waitFor(async () => expect(await latest()).toMatchObject({ attempt: 2 }), { timeout: 900 });
+      expect(await latest()).toMatchObject({
+        status: 'pending',
+        attempt: 2,
+        attempted_at: sentAt,
+        response_code: null,
+        error: null,
+      });
+      t.clock.advance({ seconds: 7 });
+      expect(await second).toMatchObject({ succeeded: 1 });
+    } finally {
+      receiver.state.delayMs = 0;
+    }
+    // Answered 7 s on: attempted when it was sent, delivered when it was answered.
+    expect(await latest()).toMatchObject({
+      status: 'succeeded',
+      attempt: 2,
+      attempted_at: sentAt,
+      error: null,
+    });
+  });
+
   it('sends again at once on another connection when a kept-alive one was dropped while idle', async () => {
     // A receiver behind a load balancer or NAT that forgets idle connections: the next request on
     // one is answered with a reset, before the receiver sees it.

@@ -193,7 +193,7 @@ async function deliverOne(
   const outcome = await writeTransaction(
     db,
     async (trx): Promise<keyof WebhookCounts> => {
-      const failure = { response_code: status, last_error: reason, last_attempt_at: at };
+      const failure = { response_code: status, last_error: reason };
       if (status === GONE) {
         if (!(await settleDelivery(trx, key, token, { ...failure, status: 'failed' }))) return 'failed';
         await disableEndpoint(trx, row.organisation_id, row.endpoint_id, 'gone', at);
@@ -244,7 +244,6 @@ function succeeded(status: number, at: number): DeliveryOutcome {
     status: 'succeeded',
     response_code: status,
     last_error: null,
-    last_attempt_at: at,
     delivered_at: at,
   };
 }
