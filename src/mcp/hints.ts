@@ -344,6 +344,12 @@ export const TOOL_OUTCOMES = {
     () =>
       'I need a phone number or e-mail to tell them when a time frees up; ask the caller for one, then join_waitlist again with it in client.',
   ),
+  /** join_waitlist for a caller no offer could reach: no e-mail on file, and a phone we may not text. */
+  waitlist_contact_unreachable: outcome(
+    'invalid_request',
+    () =>
+      "We can't text that number (it is abroad) and have no e-mail for them; ask the caller for an e-mail address, then join_waitlist again with their name and that e-mail alone in client.",
+  ),
   /** send_link with nothing to send (the booking no longer live, begun, or nowhere to send it), and why. */
   nothing_to_send: outcome<{ why: string }>(
     'conflict',

@@ -336,6 +336,37 @@ describe('join_waitlist over REST (booking mcp --base-url)', () => {
   });
 });
 
+describe('join_waitlist for a caller no offer could reach', () => {
+  it.each(['in process', 'over REST'])(
+    'asks for an e-mail when the number is abroad and there is none, then joins with it (%s)',
+    async (face) => {
+      t = await startTestApp({ now: NOW });
+      const mcp =
+        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      try {
+        const args = { location: 'soho', services: 'cut', from_date: TUESDAY, to_date: TUESDAY };
+        // A French mobile: the London salon texts the United Kingdom only.
+        const abroad = await mcp.call('join_waitlist', {
+          ...args,
+          client: { first_name: 'Amelie', last_name: 'Roux', phone: '+33612345678' },
+        });
+        expect(abroad).toMatchObject({
+          ok: false,
+          code: 'invalid_request',
+          hint: expect.stringMatching(/^We can't text that number .*ask the caller for an e-mail address/),
+        });
+        const withEmail = await mcp.call('join_waitlist', {
+          ...args,
+          client: { first_name: 'Amelie', last_name: 'Roux', email: 'amelie@example.com' },
+        });
+        expect(withEmail, JSON.stringify(withEmail)).toMatchObject({ ok: true });
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
+});
+
 describe('find_slots for a part of the day nobody works', () => {
   it('says the location is not open then, not that nothing is free: the waitlist cannot help', async () => {
     t = await startTestApp({ now: NOW });

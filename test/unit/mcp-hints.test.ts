@@ -150,6 +150,7 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
   rate_limited: [{ seconds: 1 }, { seconds: 42 }],
   already_waiting: [{}],
   waitlist_contact_needed: [{}],
+  waitlist_contact_unreachable: [{}],
   waitlist_times_over: [
     { parts: ['morning'], day: 'today, Tuesday 24 November' },
     { parts: ['morning', 'afternoon'], day: 'today, Tuesday 24 November' },

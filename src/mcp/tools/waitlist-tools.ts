@@ -84,6 +84,9 @@ export const joinWaitlistTool = defineTool({
       .catch((error: unknown) => {
         // The one conflict joining has: an entry for these services is already waiting.
         if (isError(error, 'conflict')) fail('already_waiting', {});
+        // The client's only refusal: no e-mail, and a phone the organisation does not text (abroad).
+        if (isError(error, 'invalid_request') && error.param === 'client_id')
+          fail('waitlist_contact_unreachable', {});
         // The parts of the day asked for are over on the last day, today (domain wantsOverRefusal); the
         // other refusal of times is of a list longer than the parts of the day, told as refused.
         const listed = times.times?.length ?? 0;
