@@ -204,7 +204,7 @@ function claimableDeliveries(db: Db, now: number) {
 
 /**
  * Up to `limit` claimable deliveries (claimableDeliveries), earliest due first, leaving out those to the
- * endpoints in `skipping` (and, with `healthyOnly`, to every endpoint failing now), each saying whether
+ * endpoints `skipping` names (those holding their share, by whether they are failing now), each saying whether
  * its endpoint is failing (failing_since set): a read, asked before the claim so that a worker that
  * finds nothing to do takes no write lock (on SQLite the claim is a write transaction, every 200 ms),
  * and so that the worker can choose what to claim (no endpoint holding all its attempts, nor failing
@@ -215,16 +215,26 @@ export async function claimableCandidates(
   db: Db,
   now: number,
   limit: number,
-  skipping: readonly string[],
-  healthyOnly = false,
+  skipping: {
+    /** Endpoints left out whatever their state. */
+    always: readonly string[];
+    /** Endpoints left out if failing now. */
+    ifFailing: readonly string[];
+    /** Every endpoint failing now left out. */
+    allFailing: boolean;
+  },
 ): Promise<{ seq: number; endpoint_id: string; failing: boolean }[]> {
+  const { always, ifFailing, allFailing } = skipping;
   const rows = await claimableDeliveries(db, now)
     .innerJoin('webhook_endpoints as w', (join) =>
       join.onRef('w.organisation_id', '=', 'd.organisation_id').onRef('w.id', '=', 'd.endpoint_id'),
     )
     .select(['d.seq', 'd.endpoint_id', 'w.failing_since'])
-    .$if(skipping.length > 0, (q) => q.where('d.endpoint_id', 'not in', skipping))
-    .$if(healthyOnly, (q) => q.where('w.failing_since', 'is', null))
+    .$if(always.length > 0, (q) => q.where('d.endpoint_id', 'not in', always))
+    .$if(allFailing, (q) => q.where('w.failing_since', 'is', null))
+    .$if(!allFailing && ifFailing.length > 0, (q) =>
+      q.where((eb) => eb.or([eb('w.failing_since', 'is', null), eb('d.endpoint_id', 'not in', ifFailing)])),
+    )
     .orderBy('d.next_attempt_at')
     .orderBy('d.seq')
     .limit(literalLimit(limit))

@@ -25,13 +25,15 @@ export function formatLocal(epochMs: number, zone: string): string {
 
 /**
  * The instant an RFC 3339 date-time names, in epoch milliseconds (NaN for none). Date.parse drops the
- * digits past the millisecond; a time a hair after a millisecond is read as the next one, so that it
- * is still no time of a location's grid (as 10:00:00.5 is not), never the start it only approaches.
+ * digits past the millisecond. A time between two milliseconds is no time of any location's grid
+ * (whole minutes), as 10:00:00.5 is not: it is read as whichever of the two is no whole second, so
+ * that it is refused as such, never booked at the grid time it is a hair before or after.
  */
 export function instantOfDateTime(text: string): number {
   const at = Date.parse(text);
   const finer = /\.\d{3}(\d+)/.exec(text)?.[1];
-  return finer !== undefined && /[1-9]/.test(finer) ? at + 1 : at;
+  if (finer === undefined || !/[1-9]/.test(finer)) return at;
+  return at % 1000 === 999 ? at : at + 1;
 }
 
 /** The local calendar date ('YYYY-MM-DD') of an instant in an IANA zone. */

@@ -236,7 +236,9 @@ export const MAX_PARAM_LENGTH = 500;
 function trackRoutes(app: FastifyInstance) {
   const table = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   app.addHook('onRoute', (route) => {
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]) as HTTPMethod[];
+    // A route that takes every method to refuse the others itself says which it serves (`allow`).
+    const served = (route.config as { allow?: readonly string[] } | undefined)?.allow;
+    const methods = (served ?? (Array.isArray(route.method) ? route.method : [route.method])) as HTTPMethod[];
     for (const method of methods) {
       if (table.find(method, route.url) === null) table.on(method, route.url, () => {});
     }

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/app/api-key-service.ts';
@@ -500,6 +501,31 @@ describe('a method an OAuth endpoint does not serve', () => {
       expect(await expectOauthError(await send('POST', path), 'GET, HEAD, OPTIONS')).toBe(
         'POST is not allowed at this endpoint; use GET.',
       );
+    }
+    // Methods fetch will not send: TRACE in the OAuth form; QUERY, whose body Fastify reads before any
+    // route, in the API's, each with the endpoint's own Allow.
+    const raw = (method: string, path: string) =>
+      new Promise<{ status: number; allow: string | undefined; body: string }>((resolve, reject) => {
+        const request = httpRequest(new URL(path, server.origin), { method }, (response) => {
+          let body = '';
+          response.on('data', (chunk) => {
+            body += chunk;
+          });
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, allow: response.headers.allow, body }),
+          );
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    const trace = await raw('TRACE', '/oauth/token');
+    expect(trace).toMatchObject({ status: 405, allow: 'POST, OPTIONS' });
+    expect(JSON.parse(trace.body)).toMatchObject({ error: 'invalid_request' });
+    for (const [path, allow] of [
+      ['/.well-known/oauth-authorization-server', 'GET, HEAD, OPTIONS'],
+      ['/oauth/token', 'POST, OPTIONS'],
+    ] as const) {
+      expect(await raw('QUERY', path), path).toMatchObject({ status: 405, allow });
     }
   });
 

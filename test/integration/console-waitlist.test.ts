@@ -270,6 +270,13 @@ describe('the waitlist in the console', () => {
     );
     expect(typed).toContain('value="bea@example.com"');
     expect(typed).toContain('id="wl-last-name" name="last_name" maxlength="60" value="" aria-invalid="true"');
+    // A French mobile and no e-mail: no offer could reach her; the e-mail field is where to add one.
+    const abroad = await refused(
+      joForm({ client_id: 'new', first_name: 'Amelie', last_name: 'Roux', phone: '+33612345678' }),
+      400,
+      'An offer could not reach this client, who has no e-mail address and no phone we text (we text only numbers in the United Kingdom); add an e-mail address.',
+    );
+    expect(abroad).toMatch(/id="wl-email" name="email"[^>]* aria-invalid="true"/);
     // Tuesday 18:00 in London (signed in again then): its afternoon is over, so a wait for it alone
     // is refused at the times.
     t.clock.set(`${TUESDAY}T18:00:00Z`);

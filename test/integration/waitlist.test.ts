@@ -523,6 +523,20 @@ describe('the waitlist', () => {
       message: expect.stringMatching(/^An offer could not reach this client, .*United Kingdom\)\.$/),
     });
 
+    // Given again with an e-mail, that phone still finds the client on file, whose contacts stay as
+    // they are: named, and no e-mail asked for (it would not be added).
+    const again = await t.request({
+      method: 'POST',
+      url: '/v1/waitlist',
+      payload: { ...base, client: { ...american, email: 'sam@example.com' } },
+    });
+    expect(again.statusCode, again.body).toBe(400);
+    expect(json(again).error).toEqual({
+      code: 'invalid_request',
+      message: `An offer could not reach the client on file with that contact (${json(onFile).data.id}), who has no e-mail address and no phone we text (we text only numbers in the United Kingdom).`,
+      param: 'client',
+    });
+
     // With an e-mail, or a British mobile, an offer can reach them: they join.
     const withEmail = {
       first_name: 'Kim',

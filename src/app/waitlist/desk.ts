@@ -129,5 +129,6 @@ export async function addToWaitlistAtDesk(
       times: input.times,
     },
     now,
+    'form',
   );
 }

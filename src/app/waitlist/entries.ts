@@ -62,12 +62,14 @@ export async function joinWaitlist(
   organisationId: string,
   input: NewWaitlistEntry,
   now: number,
+  /** Who names the fields of a refusal: the API's body (`client`), or the console's form (`email`). */
+  fields: 'api' | 'form' = 'api',
 ): Promise<WaitlistEntry> {
   const checked = await checkWaitlistWants(db, organisationId, input, now);
   const { clientId, client } = input;
   if (clientId) {
     const onFile = await getClient(db, organisationId, clientId.toLowerCase());
-    await requireMessageable(db, organisationId, onFile, 'client_id', false);
+    await requireMessageable(db, organisationId, onFile, { param: 'client_id' });
     return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, onFile.id, now));
   }
   if (!client) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
@@ -75,8 +77,18 @@ export async function joinWaitlist(
   // A new client is registered only with the entry: a refused one leaves no client behind.
   return writeTransaction(db, async (trx) => {
     const found = await findOrRegisterClient(trx, organisationId, details, client, now);
-    // client.email is the remedy unless one was given (and the client found by the phone has none).
-    await requireMessageable(trx, organisationId, found.client, 'client', details.contact.email === null);
+    await requireMessageable(
+      trx,
+      organisationId,
+      found.client,
+      // A client on file found by the phone keeps its contacts (an e-mail given now is not added):
+      // asking for one would go round in circles.
+      found.created
+        ? fields === 'api'
+          ? { param: 'client', remedy: 'give client.email too' }
+          : { param: 'email', remedy: 'add an e-mail address' }
+        : { param: fields === 'api' ? 'client' : 'phone', onFile: found.client.id },
+    );
     return insertCheckedEntry(trx, checked, found.client.id, now);
   });
 }
@@ -85,23 +97,24 @@ export async function joinWaitlist(
  * 400 unless an offer can reach the client (canBeMessaged): the worker offers a time to no one else,
  * so an entry of a client with neither an e-mail nor a phone the organisation texts would wait in vain
  * while the times it waits for went to others (design.md 9.1: such contacts are refused where they are
- * entered).
+ * entered). `onFile`: the client was found by the contact given, and is named.
  */
 async function requireMessageable(
   db: Db,
   organisationId: string,
   client: { phone: string | null; email: string | null },
-  param: string,
-  askForEmail: boolean,
+  refusal: { param: string; remedy?: string; onFile?: string },
 ): Promise<void> {
   const texted = await textedCountriesOf(db, organisationId);
   if (canBeMessaged(client, texted)) return;
   const where = textedCountriesInWords(texted);
+  const who =
+    refusal.onFile === undefined ? 'this client' : `the client on file with that contact (${refusal.onFile})`;
   const phone = client.phone === null ? 'no phone' : 'no phone we text';
   throw new AppError(
     'invalid_request',
-    `An offer could not reach this client, who has no e-mail address and ${phone} (we text only numbers in ${where})${askForEmail ? '; give client.email too' : ''}.`,
-    param,
+    `An offer could not reach ${who}, who has no e-mail address and ${phone} (we text only numbers in ${where})${refusal.remedy ? `; ${refusal.remedy}` : ''}.`,
+    refusal.param,
   );
 }
 

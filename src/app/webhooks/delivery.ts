@@ -107,14 +107,14 @@ async function claimDue(
   const shareOf = (failing: boolean) => (failing ? shares.perFailingEndpoint : shares.perEndpoint);
   const counted = new Map([...out].map(([id, o]) => [id, o.attempts]));
   let failingOut = [...out.values()].reduce((n, o) => n + (o.failing ? o.attempts : 0), 0);
-  const busy = [...out].filter(([, o]) => o.attempts >= shareOf(o.failing)).map(([id]) => id);
-  const candidates = await claimableCandidates(
-    delivery.db,
-    now,
-    room * 2,
-    busy,
-    failingOut >= shares.failing,
-  );
+  // Read exactly what the loop below may take, whether each endpoint is failing now or not (a flag
+  // kept from an earlier claim may be stale), so that no share held fills the read's window.
+  const holding = (share: number) => [...out].filter(([, o]) => o.attempts >= share).map(([id]) => id);
+  const candidates = await claimableCandidates(delivery.db, now, room * 2, {
+    always: holding(shares.perEndpoint),
+    ifFailing: holding(shares.perFailingEndpoint),
+    allFailing: failingOut >= shares.failing,
+  });
   const seqs: number[] = [];
   for (const candidate of candidates) {
     if (seqs.length === room) break;

@@ -80,6 +80,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           method: EVERY_METHOD,
           url: path,
           ...hidden,
+          config: { allow: allowOf(['GET']) },
           handler: (request, reply) => {
             if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) {
               return refuseMethod(reply, path, request.method, allowOf(['GET']));
@@ -96,6 +97,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           method: EVERY_METHOD,
           url: path,
           ...hidden,
+          config: { allow: served },
           // HEAD comes here through Fastify's own route beside each GET one.
           handler: async (request, reply) => {
             if (!served.includes(request.method)) return refuseMethod(reply, path, request.method, served);
@@ -268,8 +270,12 @@ function issuerRequest(request: FastifyRequest): IncomingMessage {
   return raw;
 }
 
-/** Every method the server's router takes but HEAD (GET's): none falls to the REST API's 405 here. */
-const EVERY_METHOD: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/**
+ * The methods the OAuth addresses route, to refuse those they do not serve in their own error form:
+ * every method the server's router takes but HEAD (GET's) and QUERY (whose body Fastify reads first).
+ * Each route's `config.allow` tells the REST API's 405 (error-envelope.ts) what it serves, for QUERY.
+ */
+const EVERY_METHOD: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
 /**
  * The methods oidc-provider serves at each of its endpoints here (HEAD wherever GET, as its router
