@@ -68,30 +68,30 @@ export async function joinWaitlist(
   const checked = await checkWaitlistWants(db, organisationId, input, now);
   const { clientId, client } = input;
   if (clientId) {
-    const onFile = await getClient(db, organisationId, clientId.toLowerCase());
-    await requireMessageable(db, organisationId, onFile, { param: 'client_id' });
-    return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, onFile.id, now));
+    const known = await getClient(db, organisationId, clientId.toLowerCase());
+    await requireMessageable(db, organisationId, known, { param: 'client_id' });
+    return writeTransaction(db, (trx) => insertCheckedEntry(trx, checked, known.id, now));
   }
   if (!client) throw new AppError('invalid_request', 'Give client_id or client.', 'client_id');
   const details = newClientDetails(dialledAt(client, checked.location));
   // A new client is registered only with the entry: a refused one leaves no client behind.
   return writeTransaction(db, async (trx) => {
     const found = await findOrRegisterClient(trx, organisationId, details, client, now);
-    await requireMessageable(
-      trx,
-      organisationId,
-      found.client,
-      // A client on file found by the phone keeps its contacts (an e-mail given now is not added):
-      // asking for one would go round in circles.
-      found.created
-        ? fields === 'api'
-          ? { param: 'client', remedy: 'give client.email too' }
-          : { param: 'email', remedy: 'add an e-mail address' }
-        : { param: fields === 'api' ? 'client' : 'phone', onFile: found.client.id },
-    );
+    // A client on file found by the phone keeps its contacts (an e-mail given now is not added):
+    // asking for one would go round in circles, so it is named instead.
+    const refusal = found.created
+      ? NEW_CLIENT_REFUSAL[fields]
+      : { param: fields === 'api' ? 'client' : 'phone', onFile: found.client.id };
+    await requireMessageable(trx, organisationId, found.client, refusal);
     return insertCheckedEntry(trx, checked, found.client.id, now);
   });
 }
+
+/** What a refusal of a new client no offer could reach names, and asks for, in the API and on the form. */
+const NEW_CLIENT_REFUSAL = {
+  api: { param: 'client', remedy: 'give client.email too' },
+  form: { param: 'email', remedy: 'add an e-mail address' },
+} as const;
 
 /**
  * 400 unless an offer can reach the client (canBeMessaged): the worker offers a time to no one else,
