@@ -45,7 +45,11 @@ describe('readReference', () => {
   it.each(Object.entries(RENDERINGS))('reads back a reference said %s', (_name, render) => {
     fc.assert(
       fc.property(prefix, code, (p, c) => {
-        const read = readReference(render(p, c));
+        const said = render(p, c);
+        // A prefix or code that is itself a spelling word ("SIX-222222", "X-RAY-ABC") reads first as
+        // its letters: such inputs are the next block's, which checks every reading.
+        fc.pre(referenceReadings(said).length === 1);
+        const read = readReference(said);
         expect(`${read.prefix ?? p}-${read.code}`).toBe(`${p}-${c}`);
       }),
     );
