@@ -57,6 +57,17 @@ export const NewClientBody = z
   })
   .meta({ id: 'NewClient' });
 
+/** A new client as sent (NewClientBody, parsed) in the service layer's words. */
+export function newClientOf(body: z.output<typeof NewClientBody>) {
+  return {
+    firstName: body.first_name,
+    lastName: body.last_name,
+    phone: body.phone,
+    email: body.email,
+    marketingConsent: body.marketing_consent,
+  };
+}
+
 export function presentClient(client: Client): z.infer<typeof ClientResource> {
   return {
     id: client.id,

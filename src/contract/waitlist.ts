@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError, isAppError } from '../domain/errors.ts';
 import { formatLocal, formatUtc } from '../domain/time-format.ts';
 import { TIMES_OF_DAY, WAITLIST_STATUSES, type WaitlistEntry } from '../domain/waitlist.ts';
 import { NewClientBody } from './client.ts';
@@ -39,6 +40,29 @@ export const NewWaitlistEntryBody = z
     path: ['client_id'],
   })
   .meta({ id: 'NewWaitlistEntry' });
+
+/** The fields of a new client given inline (`client`). */
+const CLIENT_FIELDS: readonly string[] = Object.keys(NewClientBody.shape);
+
+/**
+ * A refusal of one of an inline client's own fields (a phone that is no person's own, one a digit
+ * short) names `client`, as the body's shape refusals of it do and the document says, and says which
+ * of its fields ("client.phone is a premium-rate number..."): `phone` alone names no field of the body.
+ */
+export function refusalNamingClient(error: unknown): never {
+  if (
+    isAppError(error) &&
+    error.code === 'invalid_request' &&
+    error.param &&
+    CLIENT_FIELDS.includes(error.param)
+  ) {
+    const message = error.message.startsWith(`${error.param} `)
+      ? `client.${error.message}`
+      : `client.${error.param}: ${error.message}`;
+    throw new AppError(error.code, message, 'client', error.details);
+  }
+  throw error;
+}
 
 export const WaitlistQuery = z.strictObject({
   location_slug: z.string().min(1).max(200).optional(),

@@ -34,7 +34,7 @@ import {
   presentCancellation,
   presentReschedule,
 } from '../contract/booking.ts';
-import { NewClientBody, presentClient, presentUsual } from '../contract/client.ts';
+import { NewClientBody, newClientOf, presentClient, presentUsual } from '../contract/client.ts';
 import { presentLocation } from '../contract/location.ts';
 import { presentLocationInfo } from '../contract/location-info.ts';
 import { NewMessageBody, presentMessage } from '../contract/message.ts';
@@ -42,7 +42,7 @@ import { presentLinkSent } from '../contract/outbox.ts';
 import { presentService } from '../contract/service.ts';
 import { presentStaff } from '../contract/staff.ts';
 import { describeIssues, paramOfIssue, type RefusedIssue } from '../contract/validation-wording.ts';
-import { NewWaitlistEntryBody, presentWaitlistEntry } from '../contract/waitlist.ts';
+import { NewWaitlistEntryBody, presentWaitlistEntry, refusalNamingClient } from '../contract/waitlist.ts';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { Location as LocationRecord, Page } from '../domain/catalogue.ts';
 import { AppError } from '../domain/errors.ts';
@@ -188,18 +188,7 @@ export class InProcessBookingApi implements BookingApi {
   async registerClient(client: NewClient): Promise<{ client: Client; created: boolean }> {
     const organisationId = this.#allowed('read_write');
     const body = parse(NewClientBody, client);
-    const registered = await registerClient(
-      this.#deps.db,
-      organisationId,
-      {
-        firstName: body.first_name,
-        lastName: body.last_name,
-        phone: body.phone,
-        email: body.email,
-        marketingConsent: body.marketing_consent,
-      },
-      this.now(),
-    );
+    const registered = await registerClient(this.#deps.db, organisationId, newClientOf(body), this.now());
     return { client: presentClient(registered.client), created: registered.created };
   }
 
@@ -375,12 +364,13 @@ export class InProcessBookingApi implements BookingApi {
         serviceIds: body.service_ids,
         staffId: body.staff_id,
         clientId: body.client_id,
+        client: body.client && newClientOf(body.client),
         fromDate: body.from_date,
         toDate: body.to_date,
         times: body.times,
       },
       this.now(),
-    );
+    ).catch(refusalNamingClient);
     return presentWaitlistEntry(joined);
   }
 

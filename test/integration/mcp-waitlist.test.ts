@@ -338,13 +338,27 @@ describe('join_waitlist over REST (booking mcp --base-url)', () => {
 
 describe('join_waitlist for a caller no offer could reach', () => {
   it.each(['in process', 'over REST'])(
-    'asks for an e-mail when the number is abroad and there is none, then joins with it (%s)',
+    'asks for an e-mail when the number is abroad and there is none, then joins with it, registered once (%s)',
     async (face) => {
       t = await startTestApp({ now: NOW });
       const mcp =
         face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      const roux = () =>
+        t.database.db
+          .selectFrom('clients')
+          .select(['first_name', 'email'])
+          .where('last_name', '=', 'Roux')
+          .execute();
       try {
         const args = { location: 'soho', services: 'cut', from_date: TUESDAY, to_date: TUESDAY };
+        // A name registration refuses is refused as book refuses it, for the agent to ask again.
+        const garbled = errorText(
+          await mcp.raw('join_waitlist', {
+            ...args,
+            client: { first_name: 'Ame\nlie', last_name: 'Roux', email: 'amelie@example.com' },
+          }),
+        );
+        expect(garbled).toContain('client.first_name holds a control character');
         // A French mobile: the London salon texts the United Kingdom only.
         const abroad = await mcp.call('join_waitlist', {
           ...args,
@@ -355,11 +369,29 @@ describe('join_waitlist for a caller no offer could reach', () => {
           code: 'invalid_request',
           hint: expect.stringMatching(/^We can't text that number .*ask the caller for an e-mail address/),
         });
+        // Refused, she is not registered: the join with her e-mail makes her one record, not a second.
+        expect(await roux()).toEqual([]);
         const withEmail = await mcp.call('join_waitlist', {
           ...args,
           client: { first_name: 'Amelie', last_name: 'Roux', email: 'amelie@example.com' },
         });
         expect(withEmail, JSON.stringify(withEmail)).toMatchObject({ ok: true });
+        expect(await roux()).toEqual([{ first_name: 'Amelie', email: 'amelie@example.com' }]);
+        // On file now: found by her e-mail under her name, said with its accent, for a colour too.
+        const colour = await mcp.call('join_waitlist', {
+          ...args,
+          services: 'colour',
+          client: { first_name: 'Amélie', last_name: 'Roux', email: 'AMELIE@example.com' },
+        });
+        expect(colour, JSON.stringify(colour)).toMatchObject({ ok: true });
+        expect(await roux()).toHaveLength(1);
+        // Her e-mail given for someone else is not her entry, as book would not book her.
+        const other = await mcp.call('join_waitlist', {
+          ...args,
+          client: { first_name: 'Anna', last_name: 'Roux', email: 'amelie@example.com' },
+        });
+        expect(other).toMatchObject({ ok: false, code: 'ambiguous', choices: ['Amelie Roux'] });
+        expect(await roux()).toHaveLength(1);
       } finally {
         await mcp.close();
       }

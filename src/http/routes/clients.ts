@@ -9,6 +9,7 @@ import {
   ClientQuery,
   ClientResource,
   NewClientBody,
+  newClientOf,
   presentClient,
   presentUsual,
   UsualResource,
@@ -168,13 +169,7 @@ export function clientRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         const { client, created } = await registerClient(
           deps.db,
           principalOf(request).organisation.id,
-          {
-            firstName: body.first_name,
-            lastName: body.last_name,
-            phone: body.phone,
-            email: body.email,
-            marketingConsent: body.marketing_consent,
-          },
+          newClientOf(body),
           deps.clock.nowMs(),
         );
         return reply.code(created ? 201 : 200).send({ data: presentClient(client) });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CursorSecrets } from '../../app/cursor-secrets.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { getWaitlistEntry, joinWaitlist, leaveWaitlist, listWaitlist } from '../../app/waitlist/entries.ts';
-import { NewClientBody } from '../../contract/client.ts';
+import { newClientOf } from '../../contract/client.ts';
 import {
   AUTHENTICATED_ERRORS,
   DEFAULT_PAGE_SIZE,
@@ -15,38 +15,16 @@ import {
 import {
   NewWaitlistEntryBody,
   presentWaitlistEntry,
+  refusalNamingClient,
   WaitlistEntryParams,
   WaitlistEntryResource,
   WaitlistQuery,
 } from '../../contract/waitlist.ts';
-import { AppError, isAppError } from '../../domain/errors.ts';
 import { principalOf } from '../authenticate.ts';
 import { CursorCodec, isCreatedPosition } from '../cursor.ts';
 
 const TAGS = ['Waitlist'];
 
-/** The fields of a new client given inline (`client`). */
-const CLIENT_FIELDS: readonly string[] = Object.keys(NewClientBody.shape);
-
-/**
- * A refusal of one of an inline client's own fields (a phone that is no person's own, one a digit
- * short) names `client`, as the body's shape refusals of it do and the document says, and says which
- * of its fields ("client.phone is a premium-rate number..."): `phone` alone names no field of the body.
- */
-function namedInClient(error: unknown): never {
-  if (
-    isAppError(error) &&
-    error.code === 'invalid_request' &&
-    error.param &&
-    CLIENT_FIELDS.includes(error.param)
-  ) {
-    const message = error.message.startsWith(`${error.param} `)
-      ? `client.${error.message}`
-      : `client.${error.param}: ${error.message}`;
-    throw new AppError(error.code, message, 'client', error.details);
-  }
-  throw error;
-}
 const NOT_FOUND = ErrorEnvelope.describe('not_found: no waitlist entry of the organisation has this id.');
 const BAD_ID = ErrorEnvelope.describe('invalid_request: id is not a UUID, or a query parameter was sent.');
 
@@ -88,19 +66,13 @@ export function waitlistRoutes(deps: AppDeps, secrets: CursorSecrets): FastifyPl
             serviceIds: body.service_ids,
             staffId: body.staff_id,
             clientId: body.client_id,
-            client: body.client && {
-              firstName: body.client.first_name,
-              lastName: body.client.last_name,
-              phone: body.client.phone,
-              email: body.client.email,
-              marketingConsent: body.client.marketing_consent,
-            },
+            client: body.client && newClientOf(body.client),
             fromDate: body.from_date,
             toDate: body.to_date,
             times: body.times,
           },
           deps.clock.nowMs(),
-        ).catch(namedInClient);
+        ).catch(refusalNamingClient);
         return reply.code(201).send({ data: presentWaitlistEntry(entry) });
       },
     );

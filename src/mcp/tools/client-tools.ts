@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { UPCOMING_BOOKINGS_LIMIT } from '../../app/booking-service.ts';
+import { newClientDetails } from '../../app/client-service.ts';
 import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { AppError, isAppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { contactForms } from '../argument-forms.ts';
-import type { Booking, BookingApi, Client, Usual } from '../booking-api.ts';
+import type { Booking, BookingApi, Client, NewClient, Usual } from '../booking-api.ts';
 import {
   BOOKING_CALLER_TEXT,
   CALLER_TEXT_NOTE,
@@ -280,6 +281,12 @@ export async function register(
   });
 }
 
+/** What names the client of a booking or a waitlist entry: an id on file, or the caller described. */
+type ClientArguments = {
+  client_id?: string | undefined;
+  client?: z.infer<typeof NewClientInput> | undefined;
+};
+
 /**
  * The client a booking is for: client_id as given, or the caller described (found by phone or e-mail,
  * or registered). A caller whose phone or e-mail is on file under another name is not booked under
@@ -287,10 +294,51 @@ export async function register(
  */
 export async function clientForBooking(
   api: BookingApi,
-  args: { client_id?: string | undefined; client?: z.infer<typeof NewClientInput> | undefined },
+  args: ClientArguments,
   /** The country of the location booked: a national number is read there. */
   country?: string | null,
 ): Promise<string> {
+  const said = describedCaller(args);
+  if (typeof said === 'string') return said;
+  const { client, created } = await register(api, said, undefined, country).catch(namedInClient);
+  if (!created) requireSameName(said, client);
+  return client.id;
+}
+
+/**
+ * The client a waitlist entry is for: client_id as given, the caller described when on file (found by
+ * phone or e-mail, under their name as book requires), or else the new client for the entry to
+ * register with itself (POST /waitlist's `client`), so that an entry refused (no offer could reach
+ * them) leaves no client behind, nor a second one when they join again with an e-mail.
+ */
+export async function clientForEntry(
+  api: BookingApi,
+  args: ClientArguments,
+  /** The country of the location waited at: a national number is read there. */
+  country?: string | null,
+): Promise<{ client_id: string } | { client: NewClient }> {
+  const said = describedCaller(args);
+  if (typeof said === 'string') return { client_id: said };
+  const contact = await callerContact(api, said, country).catch(namedInClient);
+  const client = { first_name: said.first_name, last_name: said.last_name, ...contact };
+  // A name registration would refuse (blank, a line break) is refused before the contact finds
+  // someone on file, as register refuses it for book.
+  try {
+    newClientDetails({ firstName: client.first_name, lastName: client.last_name, ...contact });
+  } catch (error) {
+    namedInClient(error);
+  }
+  const onFile = await api.findClient(contact);
+  if (!onFile) return { client };
+  requireSameName(said, onFile);
+  return { client_id: onFile.id };
+}
+
+/**
+ * The client_id given (checked, lower case), or the caller described: refused when both are given
+ * or neither.
+ */
+function describedCaller(args: ClientArguments): string | z.infer<typeof NewClientInput> {
   const clientId = args.client_id?.trim() ?? '';
   // Both: which person is meant is not for the tool to guess (booking for the id's client sent the
   // confirmation to them, and dropped the caller described).
@@ -319,16 +367,20 @@ export async function clientForBooking(
       'caller',
     );
   }
-  const { client, created } = await register(api, args.client, undefined, country).catch(namedInClient);
-  if (!created && !sameName(args.client, client)) {
-    // The name on file was written by whoever registered it: the answer marks it as theirs.
-    fail(
-      'name_mismatch',
-      { said: fullName(args.client), onFile: fullName(client) },
-      { choices: [fullName(client)], caller_supplied: ['choices'] },
-    );
-  }
-  return client.id;
+  return args.client;
+}
+
+/**
+ * A caller whose phone or e-mail is on file under another name is not that person: refused, the name
+ * on file offered as the one choice (written by whoever registered it, so marked as theirs).
+ */
+function requireSameName(said: z.infer<typeof NewClientInput>, onFile: Client): void {
+  if (sameName(said, onFile)) return;
+  fail(
+    'name_mismatch',
+    { said: fullName(said), onFile: fullName(onFile) },
+    { choices: [fullName(onFile)], caller_supplied: ['choices'] },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { instantOfWallTime } from '../../domain/booking/series.ts';
+import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
 import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
@@ -10,7 +11,7 @@ import { speakDate } from '../speech.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { BadArgument, fail, isError, readAll } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
-import { clientForBooking, NewClientInput } from './client-tools.ts';
+import { clientForEntry, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 
 /** Words that name a day from today, whatever else was said. */
@@ -69,13 +70,13 @@ export const joinWaitlistTool = defineTool({
     if (client && !args.client_id?.trim() && !client.phone?.trim() && !client.email?.trim()) {
       fail('waitlist_contact_needed', {});
     }
-    const clientId = await clientForBooking(api, args, place.location.country);
+    const whose = await clientForEntry(api, args, place.location.country);
     const times = args.times ? { times: args.times } : timesSaidInDates(from, to, partsSaid);
     const entry = await api
       .joinWaitlist({
         location_slug: place.location.slug,
         service_ids: services.map((s) => s.id),
-        client_id: clientId,
+        ...whose,
         from_date: from,
         to_date: to,
         ...(staff && { staff_id: staff.id }),
@@ -84,9 +85,8 @@ export const joinWaitlistTool = defineTool({
       .catch((error: unknown) => {
         // The one conflict joining has: an entry for these services is already waiting.
         if (isError(error, 'conflict')) fail('already_waiting', {});
-        // The client's only refusal: no e-mail, and a phone the organisation does not text (abroad).
-        if (isError(error, 'invalid_request') && error.param === 'client_id')
-          fail('waitlist_contact_unreachable', {});
+        if (isError(error, 'invalid_request') && (error.param === 'client_id' || error.param === 'client'))
+          refuseClient(error);
         // The parts of the day asked for are over on the last day, today (domain wantsOverRefusal); the
         // other refusal of times is of a list longer than the parts of the day, told as refused.
         const listed = times.times?.length ?? 0;
@@ -114,6 +114,20 @@ export const joinWaitlistTool = defineTool({
     };
   },
 });
+
+/** The new caller's own fields, as a refusal of one names it ("client.phone ..."). */
+const CLIENT_FIELD = new RegExp(`^client\\.(${Object.keys(NewClientInput.shape).join('|')})\\b`);
+
+/**
+ * A refusal of the entry's client: one of a new caller's own fields, named as book names it
+ * (client.first_name) so the agent asks the caller again; else the client's only refusal, no e-mail
+ * and a phone the organisation does not text (abroad).
+ */
+function refuseClient(error: AppError): never {
+  const field = CLIENT_FIELD.exec(error.message)?.[1];
+  if (field) throw new AppError(error.code, error.message, `client.${field}`, error.details);
+  fail('waitlist_contact_unreachable', {});
+}
 
 /** ", in the morning", ", in the morning or evening": the parts of the day waited for ("" for any). */
 function speakTimesOfDay(times: readonly TimeOfDay[] | undefined): string {
