@@ -436,7 +436,8 @@ export async function createBooking(
     plannedReference = undefined;
     const target = { organisationId: caller.organisationId, bookingId: id, reference: row.reference };
     const contact =
-      checkout.publicContact && publicContactRows(target, checkout.publicContact.contact, proofFirst, now);
+      checkout.publicContact &&
+      publicContactRows(target, checkout.publicContact.contact, proofFirst, now, input.seriesNote);
     proof = contact?.proof;
     messages = contact?.message
       ? { rows: [contact.message], notices: [] }

@@ -18,6 +18,7 @@ import { dropPendingMessages, insertOutboxMessages } from '../data/outbox-reposi
 import type { ContactProofsTable } from '../data/tables.ts';
 import { contactProofTurn, takeTurn } from '../data/write-locks.ts';
 import { writeTransaction } from '../data/write-transaction.ts';
+import type { Booking } from '../domain/booking/booking.ts';
 import { type BookingStatus, effectiveStatus, whatBecameOf } from '../domain/booking/state-machine.ts';
 import { AppError } from '../domain/errors.ts';
 import type { OutboxNotice, SeriesNote } from '../domain/outbox.ts';
@@ -82,6 +83,14 @@ export function proofSecretsOf(body: string | null): Secrets | null {
   }
 }
 
+/**
+ * A verification message's body until it is rendered: its secrets, and the note of the series it
+ * confirms, first (seriesNoteOf reads it there), so that the message names the later visits too.
+ */
+function codeMessageBody(secrets: Secrets, series: SeriesNote | undefined): string {
+  return JSON.stringify(series && series.following > 0 ? { series, ...secrets } : secrets);
+}
+
 /** A public booking's contact: what was typed, and where its proof goes (proofChannel). */
 export interface PublicContact {
   phone: string | null;
@@ -98,6 +107,8 @@ export function publicContactRows(
   contact: PublicContact,
   askProof: boolean,
   now: number,
+  /** The note of the series whose first visit this is: the code's message names the visits it confirms. */
+  series?: SeriesNote,
 ): { proof: ContactProofsTable; message: ReturnType<typeof verificationCodeMessage> | null } {
   const secrets = askProof ? newSecrets() : null;
   return {
@@ -114,7 +125,7 @@ export function publicContactRows(
       proven_at: null,
       created_at: now,
     },
-    message: secrets && verificationCodeMessage(target, contact.proof, JSON.stringify(secrets), now),
+    message: secrets && verificationCodeMessage(target, contact.proof, codeMessageBody(secrets, series), now),
   };
 }
 
@@ -252,11 +263,14 @@ function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice
     });
     await dropPendingMessages(trx, key.organisationId, key.bookingId, now, ['verification_code']);
     const recipient = proofRecipient(proof);
+    const series = await seriesNote(trx, key, (visit) =>
+      visit.pendingRequirements.includes(CONTACT_VERIFICATION),
+    );
     await insertOutboxMessages(trx, [
       verificationCodeMessage(
         { ...key, reference: proof.reference },
         recipient,
-        JSON.stringify(secrets),
+        codeMessageBody(secrets, series),
         now,
       ),
     ]);
@@ -352,13 +366,41 @@ async function proveLaterVisits(
       );
     }
   }
-  const rule = await findSeriesRule(trx, key.organisationId, first.seriesId);
+  return seriesNoteOfVisits(trx, first, confirmed);
+}
+
+/**
+ * The note of the series whose first visit is `key`'s, for its later visits that `counts` keeps (a
+ * new code's message: those still waiting for the code); undefined for a booking of no series.
+ */
+async function seriesNote(
+  trx: Db,
+  key: BookingKey,
+  counts: (visit: Booking) => boolean,
+): Promise<SeriesNote | undefined> {
+  const first = await findBookingById(trx, key.organisationId, key.bookingId);
+  if (!first?.seriesId) return undefined;
+  const visits = await findBookingsOfSeries(trx, key.organisationId, first.seriesId);
+  return seriesNoteOfVisits(
+    trx,
+    first,
+    visits.filter((visit) => visit.id !== first.id && counts(visit)),
+  );
+}
+
+/** What a message of a series' first visit says of `later` ones: how many, how often, the last, with whom. */
+async function seriesNoteOfVisits(
+  trx: Db,
+  first: Booking,
+  later: readonly { startsAt: number; staffId: string }[],
+): Promise<SeriesNote | undefined> {
+  const rule = first.seriesId && (await findSeriesRule(trx, first.organisationId, first.seriesId));
   if (!rule) return undefined;
   return {
-    following: confirmed.length,
+    following: later.length,
     everyWeeks: rule.everyWeeks,
-    lastStartsAt: confirmed.at(-1)?.startsAt,
-    otherStaff: await otherStaffOf(trx, key.organisationId, first.staffId, confirmed),
+    lastStartsAt: later.at(-1)?.startsAt,
+    otherStaff: await otherStaffOf(trx, first.organisationId, first.staffId, later),
   };
 }
 

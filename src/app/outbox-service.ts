@@ -193,7 +193,8 @@ export async function announceChange(
 
 /**
  * Rewrites the series note a new series' first visit carries in its pending messages: what was known
- * only once every later visit was booked (who each is with).
+ * only once every later visit was booked (who each is with). Whatever else a body holds beside its
+ * note (a verification code's secrets) stays.
  */
 export async function restateSeriesNote(
   trx: Db,
@@ -201,16 +202,24 @@ export async function restateSeriesNote(
   bookingId: string,
   note: SeriesNote,
 ): Promise<void> {
-  const body = seriesNoteBody(note);
-  if (!body) return;
-  await trx
-    .updateTable('outbox')
-    .set({ body })
+  if (note.following < 1) return;
+  const rows = await trx
+    .selectFrom('outbox')
+    .select(['id', 'body'])
     .where('organisation_id', '=', organisationId)
     .where('booking_id', '=', bookingId)
     .where('status', '=', 'pending')
     .where('body', 'like', '{"series"%')
     .execute();
+  for (const row of rows) {
+    const body = JSON.stringify({ ...(JSON.parse(row.body!) as object), series: note });
+    await trx
+      .updateTable('outbox')
+      .set({ body })
+      .where('organisation_id', '=', organisationId)
+      .where('id', '=', row.id)
+      .execute();
+  }
 }
 
 /** The series note of the booking's pending message of this kind, if one carries it. */

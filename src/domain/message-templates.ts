@@ -101,6 +101,8 @@ interface Wording {
   seriesCancelled: [string, string];
   seriesMoved: [string, string];
   seriesBooked: [string, string];
+  /** A new series' later visits, held with the first one that a verification code confirms. */
+  seriesHeld: [string, string];
   everyWeeks: [string, string];
   /**
    * A new series' later visits with another stylist than the first ({names}: who, "Bo or Cy"): the
@@ -154,6 +156,10 @@ const EN: Wording = {
   seriesBooked: [
     'Also booked: the visit after it, on {last}.',
     'Also booked: the {n} visits after it, {every}, the last on {last}.',
+  ],
+  seriesHeld: [
+    'And the visit after it, on {last}.',
+    'And the {n} visits after it, {every}, the last on {last}.',
   ],
   everyWeeks: ['every week', 'every {w} weeks'],
   seriesOtherStaff: {
@@ -212,6 +218,10 @@ const DE: Wording = {
   seriesBooked: [
     'Ebenfalls gebucht: der Termin danach, am {last}.',
     'Ebenfalls gebucht: die {n} Termine danach, {every}, der letzte am {last}.',
+  ],
+  seriesHeld: [
+    'Dazu der Termin danach, am {last}.',
+    'Dazu die {n} Termine danach, {every}, der letzte am {last}.',
   ],
   everyWeeks: ['jede Woche', 'alle {w} Wochen'],
   seriesOtherStaff: {
@@ -272,6 +282,10 @@ const FR: Wording = {
   seriesBooked: [
     'Également réservé : le rendez-vous suivant, le {last}.',
     'Également réservés : les {n} rendez-vous suivants, {every}, le dernier le {last}.',
+  ],
+  seriesHeld: [
+    'Ainsi que le rendez-vous suivant, le {last}.',
+    'Ainsi que les {n} rendez-vous suivants, {every}, le dernier le {last}.',
   ],
   everyWeeks: ['chaque semaine', 'toutes les {w} semaines'],
   seriesOtherStaff: {
@@ -467,9 +481,11 @@ function seriesSentence(
     return others ? `${moved} ${others}` : moved;
   }
   const { everyWeeks, lastStartsAt } = note;
-  if (facts.kind !== 'confirmed' || everyWeeks === undefined || lastStartsAt === undefined) return null;
+  const told = facts.kind === 'verification_code' ? words.seriesHeld : words.seriesBooked;
+  const tellsSeries = facts.kind === 'confirmed' || facts.kind === 'verification_code';
+  if (!tellsSeries || everyWeeks === undefined || lastStartsAt === undefined) return null;
   const every = fill(everyWeeks === 1 ? words.everyWeeks[0] : words.everyWeeks[1], { w: String(everyWeeks) });
-  const booked = fill(said(words.seriesBooked), { n, every, last: shown(lastStartsAt, 'day') });
+  const booked = fill(said(told), { n, every, last: shown(lastStartsAt, 'day') });
   // Where the message names its stylist, the visits with someone else say so (an SMS short of room
   // drops both): "with Ana" alone would have the customer expect Ana every time.
   const others = staff ? otherStaffSentence(note, facts.locale, words, sms) : null;

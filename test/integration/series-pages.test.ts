@@ -68,6 +68,26 @@ async function onThePage(catalogue: unknown = demoCatalogue()) {
   return { ids, bookRosa, provenRosa };
 }
 
+/** A Cut at Camden booked for Jo with `staff` at `startsAt`: that stylist is taken then. */
+async function takeCamdenCut(
+  ids: Awaited<ReturnType<typeof catalogueIds>>,
+  staff: 'amara' | 'ben',
+  startsAt: string,
+) {
+  const taken = await t.request({
+    method: 'POST',
+    url: '/v1/bookings',
+    payload: {
+      location_slug: 'camden',
+      service_ids: [ids.services.cut],
+      staff_id: ids.staff[staff],
+      client_id: ids.jo,
+      starts_at: startsAt,
+    },
+  });
+  expect(taken.statusCode, taken.body).toBe(201);
+}
+
 describe('a series on the public page', () => {
   it('offers the repeat, holds every visit until the first one’s code is typed, then confirms them all', async () => {
     const { ids } = await onThePage();
@@ -127,23 +147,8 @@ describe('a series on the public page', () => {
   it('says in its confirmation which later visits are with another stylist than the first', async () => {
     const { ids, provenRosa } = await onThePage();
     // Camden on Tuesdays: Amara and Ben. Amara is taken at the first visit's time, Ben at the second's.
-    for (const [staff, startsAt] of [
-      ['amara', '2026-11-24T14:00:00Z'],
-      ['ben', '2026-12-08T14:00:00Z'],
-    ] as const) {
-      const taken = await t.request({
-        method: 'POST',
-        url: '/v1/bookings',
-        payload: {
-          location_slug: 'camden',
-          service_ids: [ids.services.cut],
-          staff_id: ids.staff[staff],
-          client_id: ids.jo,
-          starts_at: startsAt,
-        },
-      });
-      expect(taken.statusCode, taken.body).toBe(201);
-    }
+    await takeCamdenCut(ids, 'amara', '2026-11-24T14:00:00Z');
+    await takeCamdenCut(ids, 'ben', '2026-12-08T14:00:00Z');
     const { reference } = await provenRosa({ startsAt: '2026-11-24T14:00:00Z' });
     await deliver(t);
     const confirmation = (await messagesOf(t, reference)).find((m) => m.kind === 'confirmed');
@@ -152,6 +157,31 @@ describe('a series on the public page', () => {
     expect(text).toContain(
       'Also booked: the 2 visits after it, every 2 weeks, the last on Tuesday 22 December. One of them is with Amara Okafor.',
     );
+  });
+
+  it('names the visits its code confirms in the code’s message, and in a code sent again', async () => {
+    const { ids, bookRosa } = await onThePage();
+    // Amara is taken at the second visit's time (Tuesday 8 December): Ben has it.
+    await takeCamdenCut(ids, 'amara', '2026-12-08T14:00:00Z');
+    const path = pagePathOf(await bookRosa('3', { startsAt: '2026-11-24T14:00:00Z' }));
+    const reference = await referenceOnPage(t, path);
+    const held =
+      'And the 2 visits after it, every 2 weeks, the last on Tuesday 22 December. One of them is with Ben Carter.';
+    const sent = await deliveredCode(t, reference);
+    expect(sent.words).toContain('To confirm: Cut & blow-dry with Amara Okafor on Tuesday 24 November');
+    expect(sent.words).toContain(held);
+    // A code sent again says them too; the code it carries is the one that confirms the series.
+    expect((await pagePost(t, `${path}/resend`)).statusCode).toBe(303);
+    const again = await deliveredCode(t, reference);
+    expect(again.code === sent.code && again.linkPath === sent.linkPath).toBe(false);
+    expect(again.words).toContain(held);
+    expect((await pagePost(t, `${path}/verify`, { code: again.code })).statusCode).toBe(303);
+    const first = await rest(reference);
+    expect((await series(first.series_id)).map((v) => v.status)).toEqual([
+      'confirmed',
+      'confirmed',
+      'confirmed',
+    ]);
   });
 
   it('lists every visit of the series on each visit’s page, with a link to its own page', async () => {

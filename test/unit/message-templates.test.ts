@@ -495,6 +495,37 @@ describe('message templates', () => {
     expect(renderSms({ ...base, kind: 'cancelled', series: null })).not.toContain('after it');
   });
 
+  it("names a new series' later visits in the message of the code that confirms them, in each language", () => {
+    const verify = 'https://book.example/p/verify/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const base: MessageFacts = {
+      ...FACTS,
+      kind: 'verification_code',
+      code: '042137',
+      link: verify,
+      depositDue: null,
+      now: FACTS.holdExpiresAt!,
+    };
+    const series = { following: 2, everyWeeks: 3, lastStartsAt: Date.parse('2027-01-19T14:30:00Z') };
+    const expected: Record<string, string> = {
+      'en-GB': 'And the 2 visits after it, every 3 weeks, the last on Tuesday, 19 January 2027.',
+      'de-DE': 'Dazu die 2 Termine danach, alle 3 Wochen, der letzte am Dienstag, 19. Januar 2027.',
+      'fr-FR':
+        'Ainsi que les 2 rendez-vous suivants, toutes les 3 semaines, le dernier le mardi 19 janvier 2027.',
+    };
+    for (const [locale, sentence] of Object.entries(expected)) {
+      const rendered = renderMessage({ ...base, locale, series });
+      expect(rendered.text, locale).toContain(sentence);
+      // The SMS keeps its code and link first, within two parts, the series said where it fits.
+      expect(rendered.sms, locale).toContain('042137');
+      expect(rendered.sms, locale).toContain(verify);
+      expect(smsSegments(rendered.sms), rendered.sms).toBeLessThanOrEqual(2);
+    }
+    expect(renderMessage({ ...base, series: { ...series, following: 1 } }).text).toContain(
+      'And the visit after it, on Tuesday, 19 January 2027.',
+    );
+    expect(renderMessage({ ...base, series: null }).text).not.toContain('after it');
+  });
+
   it("says which of a new series' later visits are with another stylist, where the message names its own", () => {
     const base: MessageFacts = { ...FACTS, kind: 'confirmed', holdExpiresAt: null, depositDue: null };
     const series = { following: 5, everyWeeks: 1, lastStartsAt: Date.parse('2027-01-12T14:30:00Z') };
