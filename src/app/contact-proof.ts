@@ -263,8 +263,13 @@ function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice
     });
     await dropPendingMessages(trx, key.organisationId, key.bookingId, now, ['verification_code']);
     const recipient = proofRecipient(proof);
-    const series = await seriesNote(trx, key, (visit) =>
-      visit.pendingRequirements.includes(CONTACT_VERIFICATION),
+    // The later visits the code still confirms: held for it, not cancelled or lapsed since.
+    const series = await seriesNote(
+      trx,
+      key,
+      (visit) =>
+        visit.pendingRequirements.includes(CONTACT_VERIFICATION) &&
+        effectiveStatus(visit, now) === 'pending_confirmation',
     );
     await insertOutboxMessages(trx, [
       verificationCodeMessage(

@@ -49,7 +49,10 @@ export interface MessageFacts {
    * late-cancellation fee charged to the saved card; null each when there is none.
    */
   cancellation?: { deposit: string | null; depositRefunded: boolean; fee: string | null } | null;
-  /** A series' later visits booked, moved or cancelled by the same change (a confirmation, a move or a cancellation). */
+  /**
+   * A series' later visits booked, moved or cancelled by the same change (a confirmation, a move or a
+   * cancellation), or held with the first visit for its code (a verification code).
+   */
   series?: SeriesNote | null;
 }
 
@@ -450,8 +453,9 @@ function lines(
 
 /**
  * What the change did to the series' later visits, said once in the message of the visit it was asked
- * of: cancelled too, moved with it to the same time of day, or (a new series' confirmation) booked
- * with it, how often and until when. Null for a message of one visit alone.
+ * of: cancelled too, moved with it to the same time of day, or (a new series' confirmation, or the
+ * code that confirms it) booked or held with it, how often and until when. Null for a message of one
+ * visit alone.
  */
 function seriesSentence(
   facts: MessageFacts,

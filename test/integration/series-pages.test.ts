@@ -159,7 +159,7 @@ describe('a series on the public page', () => {
     );
   });
 
-  it('names the visits its code confirms in the code’s message, and in a code sent again', async () => {
+  it('names the visits its code confirms in the code’s message, and those it still does in a code sent again', async () => {
     const { ids, bookRosa } = await onThePage();
     // Amara is taken at the second visit's time (Tuesday 8 December): Ben has it.
     await takeCamdenCut(ids, 'amara', '2026-12-08T14:00:00Z');
@@ -170,17 +170,21 @@ describe('a series on the public page', () => {
     const sent = await deliveredCode(t, reference);
     expect(sent.words).toContain('To confirm: Cut & blow-dry with Amara Okafor on Tuesday 24 November');
     expect(sent.words).toContain(held);
-    // A code sent again says them too; the code it carries is the one that confirms the series.
+    // The last visit cancelled meanwhile: a code sent again names the one it still confirms, and
+    // the code it carries is the one that confirms them.
+    const first = await rest(reference);
+    const last = (await series(first.series_id))[2]!;
+    const cancelled = await t.request({ method: 'POST', url: `/v1/bookings/${last.reference}/cancel` });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
     expect((await pagePost(t, `${path}/resend`)).statusCode).toBe(303);
     const again = await deliveredCode(t, reference);
     expect(again.code === sent.code && again.linkPath === sent.linkPath).toBe(false);
-    expect(again.words).toContain(held);
+    expect(again.words).toContain('And the visit after it, on Tuesday 8 December. It is with Ben Carter.');
     expect((await pagePost(t, `${path}/verify`, { code: again.code })).statusCode).toBe(303);
-    const first = await rest(reference);
     expect((await series(first.series_id)).map((v) => v.status)).toEqual([
       'confirmed',
       'confirmed',
-      'confirmed',
+      'cancelled',
     ]);
   });
 

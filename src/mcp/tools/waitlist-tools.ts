@@ -39,7 +39,7 @@ export const joinWaitlistTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   failureMembers: ['choices'],
   // A caller whose phone or e-mail is on file under another name is answered with that name to choose
-  // (clientForBooking, as book answers it): written by whoever registered it, so marked as theirs.
+  // (clientForEntry, as book answers it): written by whoever registered it, so marked as theirs.
   callerSupplied: ['choices'],
   formProblems: (given) => [...dateForms(given, 'from_date', 'to_date'), ...contactForms(given, true)],
   async run(args, { api }) {
