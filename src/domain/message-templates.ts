@@ -485,9 +485,12 @@ function seriesSentence(
     return others ? `${moved} ${others}` : moved;
   }
   const { everyWeeks, lastStartsAt } = note;
-  const told = facts.kind === 'verification_code' ? words.seriesHeld : words.seriesBooked;
-  const tellsSeries = facts.kind === 'confirmed' || facts.kind === 'verification_code';
-  if (!tellsSeries || everyWeeks === undefined || lastStartsAt === undefined) return null;
+  const tellings: Partial<Record<OutboxKind, [string, string]>> = {
+    confirmed: words.seriesBooked,
+    verification_code: words.seriesHeld,
+  };
+  const told = tellings[facts.kind];
+  if (!told || everyWeeks === undefined || lastStartsAt === undefined) return null;
   const every = fill(everyWeeks === 1 ? words.everyWeeks[0] : words.everyWeeks[1], { w: String(everyWeeks) });
   const booked = fill(said(told), { n, every, last: shown(lastStartsAt, 'day') });
   // Where the message names its stylist, the visits with someone else say so (an SMS short of room

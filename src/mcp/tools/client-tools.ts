@@ -320,16 +320,15 @@ export async function clientForEntry(
   const said = describedCaller(args);
   if (typeof said === 'string') return { client_id: said };
   const contact = await callerContact(api, said, country).catch(namedInClient);
-  const client = { first_name: said.first_name, last_name: said.last_name, ...contact };
   // A name registration would refuse (blank, a line break) is refused before the contact finds
   // someone on file, as register refuses it for book.
   try {
-    newClientDetails({ firstName: client.first_name, lastName: client.last_name, ...contact });
+    newClientDetails({ firstName: said.first_name, lastName: said.last_name, ...contact });
   } catch (error) {
     namedInClient(error);
   }
   const onFile = await api.findClient(contact);
-  if (!onFile) return { client };
+  if (!onFile) return { client: { first_name: said.first_name, last_name: said.last_name, ...contact } };
   requireSameName(said, onFile);
   return { client_id: onFile.id };
 }
