@@ -139,6 +139,14 @@ export interface BookingApi {
   takeMessage(message: NewMessage): Promise<Message>;
   /** POST /waitlist. */
   joinWaitlist(entry: NewWaitlistEntry): Promise<WaitlistEntry>;
+  /**
+   * The waiting entry a time offered from the waitlist (a hold not claimed yet) was made for, if any:
+   * in process by its offer; over HTTP the entry waiting at the booking's location whose offer names
+   * the booking (GET /waitlist?location_slug=&status=waiting).
+   */
+  offeredEntry(booking: Pick<Booking, 'reference' | 'location_slug'>): Promise<WaitlistEntry | undefined>;
+  /** GET /waitlist/{id}. */
+  getWaitlistEntry(id: string): Promise<WaitlistEntry>;
   /** POST /bookings/{reference}/send-link: the customer's link or confirmation sent again. */
   sendLink(reference: string): Promise<LinkSent>;
 }

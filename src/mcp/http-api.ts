@@ -292,6 +292,22 @@ export class HttpBookingApi implements BookingApi {
     return objectData<WaitlistEntry>((await this.#send('POST', ['waitlist'], { body: entry })).data);
   }
 
+  /** REST has no lookup by offer: the entries waiting at the booking's location, page by page. */
+  async offeredEntry(
+    booking: Pick<Booking, 'reference' | 'location_slug'>,
+  ): Promise<WaitlistEntry | undefined> {
+    const waiting = (await this.#allPages(['waitlist'], {
+      location_slug: booking.location_slug,
+      status: 'waiting',
+    })) as WaitlistEntry[];
+    return waiting.find((entry) => entry.offer?.booking_reference === booking.reference);
+  }
+
+  async getWaitlistEntry(id: string): Promise<WaitlistEntry> {
+    const entryId = segment(id, () => new AppError('not_found', 'No waitlist entry has this id.', 'id'));
+    return objectData<WaitlistEntry>((await this.#send('GET', ['waitlist', entryId])).data);
+  }
+
   async sendLink(reference: string): Promise<LinkSent> {
     return objectData<LinkSent>((await this.#send('POST', ['bookings', reference, 'send-link'])).data);
   }
@@ -316,11 +332,11 @@ export class HttpBookingApi implements BookingApi {
   }
 
   /** Every item of a paginated listing, following next_cursor page by page. */
-  async #allPages(path: string[]): Promise<unknown[]> {
+  async #allPages(path: string[], filter: Record<string, string> = {}): Promise<unknown[]> {
     const items: unknown[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < MAX_PAGES; pages++) {
-      const query: Record<string, string> = { limit: String(PAGE_SIZE) };
+      const query: Record<string, string> = { ...filter, limit: String(PAGE_SIZE) };
       if (cursor !== undefined) query.cursor = cursor;
       const answer = await this.#send('GET', path, { query });
       items.push(...arrayData<unknown>(answer.data));

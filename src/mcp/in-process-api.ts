@@ -25,7 +25,7 @@ import { countRequest, rateLimitRefusal } from '../app/request-budgets.ts';
 import { sendLink } from '../app/send-link.ts';
 import { cancelWithScope, rescheduleWithScope } from '../app/series-changes.ts';
 import { textedCountriesOf } from '../app/texted-countries.ts';
-import { joinWaitlist } from '../app/waitlist/entries.ts';
+import { entryOfferedBooking, getWaitlistEntry, joinWaitlist } from '../app/waitlist/entries.ts';
 import { presentAvailability } from '../contract/availability.ts';
 import {
   type BookingViewer,
@@ -372,6 +372,20 @@ export class InProcessBookingApi implements BookingApi {
       this.now(),
     ).catch(refusalNamingClient);
     return presentWaitlistEntry(joined);
+  }
+
+  async offeredEntry(booking: Pick<Booking, 'reference'>): Promise<WaitlistEntry | undefined> {
+    const entry = await entryOfferedBooking(
+      this.#deps.db,
+      this.#allowed('read'),
+      booking.reference,
+      this.now(),
+    );
+    return entry && presentWaitlistEntry(entry);
+  }
+
+  async getWaitlistEntry(id: string): Promise<WaitlistEntry> {
+    return presentWaitlistEntry(await getWaitlistEntry(this.#deps.db, this.#allowed('read'), id, this.now()));
   }
 
   /**

@@ -582,4 +582,63 @@ describe('cancel of a time offered from the waitlist, not claimed yet', () => {
       }
     },
   );
+
+  it.each(['in process', 'over REST'])(
+    'says the caller is off the waitlist when they booked a time it waits for meanwhile (%s)',
+    async (face) => {
+      t = await startTestApp({ now: NOW });
+      const ids = await catalogueIds(t.database.db);
+      const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+      t.clock.advance({ minutes: 1 });
+      const mcp =
+        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      try {
+        const joined = await mcp.call('join_waitlist', {
+          location: 'soho',
+          services: 'cut',
+          staff: 'Ana',
+          client_id: ids.jo,
+          from_date: TUESDAY,
+          to_date: TUESDAY,
+        });
+        expect(joined, JSON.stringify(joined)).toMatchObject({ ok: true });
+        await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('10')}/cancel`, payload: {} });
+        expect(await waitlistPass(t)).toBe(1);
+        const { offer } = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
+          .data;
+        // Before the offer reaches her, Jo rings and takes 3 pm, freed meanwhile: the offer is still hers.
+        await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel`, payload: {} });
+        const three = await mcp.call('book', {
+          location: 'soho',
+          services: 'cut',
+          staff: 'Ana',
+          starts_at: 'Tuesday 3pm',
+          client_id: ids.jo,
+        });
+        expect(three, JSON.stringify(three)).toMatchObject({ ok: true, status: 'confirmed' });
+        const stillWaiting = (
+          await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })
+        ).json().data;
+        expect(stillWaiting).toMatchObject({
+          status: 'waiting',
+          offer: { booking_reference: offer.booking_reference },
+        });
+
+        const released = await mcp.call('cancel', { reference: offer.booking_reference });
+        expect(released).toMatchObject({ ok: true });
+        expect(released.spoken).toMatch(
+          /^Released: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing is sent\. The caller is off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time it waited for\.$/,
+        );
+        const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
+          .data;
+        expect(entry).toMatchObject({
+          status: 'booked',
+          booking_reference: three.booking.reference,
+          offer: null,
+        });
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
 });

@@ -4,6 +4,7 @@ import {
   endWaitlistEntry,
   findWaitlistEntry,
   insertWaitlistEntry,
+  offerOfBooking,
   offersOfEntry,
   requestWaitlistRescan,
   waitlistEntriesPage,
@@ -22,6 +23,7 @@ import {
   wantsOverRefusal,
 } from '../../domain/waitlist.ts';
 import { requireBookableServices } from '../availability-service.ts';
+import { getBooking } from '../booking-service.ts';
 import { findOrRegisterClient, getClient, type NewClient, newClientDetails } from '../client-service.ts';
 import { phoneAsDialledAt } from '../contact.ts';
 import { requireBookedLocation, requireLocation } from '../directory-service.ts';
@@ -250,6 +252,23 @@ export async function getWaitlistEntry(
   const row = await findWaitlistEntry(db, organisationId, id.toLowerCase());
   if (!row) throw new AppError('not_found', 'No waitlist entry has this id.', 'id');
   return entryAsItReads(db, row, now);
+}
+
+/**
+ * The waiting entry whose offer holds the booking with this reference (a time offered from the
+ * waitlist, not claimed yet), if any: what MCP `cancel` reads before releasing an offer, to say after
+ * it whether the entry waits on or ended with a booking the client made meanwhile.
+ */
+export async function entryOfferedBooking(
+  db: Db,
+  organisationId: string,
+  reference: string,
+  now: number,
+): Promise<WaitlistEntry | undefined> {
+  const booking = await getBooking(db, organisationId, reference);
+  const offer = await offerOfBooking(db, organisationId, booking.id);
+  const row = offer && (await findWaitlistEntry(db, organisationId, offer.entry_id));
+  return row?.status === 'waiting' ? entryAsItReads(db, row, now) : undefined;
 }
 
 /** A page of entries in joining order, optionally of one location and one status. */

@@ -13,6 +13,7 @@ import {
   type NewBooking,
   ReplayedRefusal,
   type Service,
+  type WaitlistEntry,
 } from '../booking-api.ts';
 import { BOOKING_CALLER_TEXT, CALLER_TEXT_NOTE, callerTextAt } from '../caller-text.ts';
 import { explainNobodyFree, explainRefusal, refusedForOwnStaff } from '../refusals.ts';
@@ -618,6 +619,22 @@ function movedFrom(before: Booking[], after: Booking): boolean {
   );
 }
 
+/**
+ * What a released waitlist offer leaves of its entry: it waits on for another time, or it ended as
+ * booked with a time the caller booked meanwhile that it waited for (the engine ends it so; design.md
+ * 9.4), which the caller is told rather than that they still wait.
+ */
+async function waitlistAfterRelease(api: BookingApi, offeredTo: WaitlistEntry | undefined): Promise<string> {
+  if (!offeredTo) return '.';
+  const entry = await api.getWaitlistEntry(offeredTo.id);
+  if (entry.status === 'waiting') return '; the caller stays on the waitlist.';
+  if (entry.status === 'booked' && entry.booking_reference !== null) {
+    const [booked] = await speakBookings(api, [await api.getBooking(entry.booking_reference)]);
+    return `. The caller is off the waitlist: they have booked ${booked!.spoken}, a time it waited for.`;
+  }
+  return '. The caller is no longer on the waitlist.';
+}
+
 export const cancelTool = defineTool({
   name: 'cancel',
   title: 'Cancel a booking',
@@ -641,6 +658,9 @@ export const cancelTool = defineTool({
   async run(args, { api }) {
     const booking = await existing(api, args.reference);
     const place = await placeOfSlug(api, booking.location_slug);
+    // Read before the release, which takes the offer off the entry: what it leaves is said after.
+    const offeredTo =
+      isWaitlistOffer(booking) && args.dry_run !== true ? await api.offeredEntry(booking) : undefined;
     let cancelled: Awaited<ReturnType<BookingApi['cancelBooking']>>;
     try {
       cancelled = await api.cancelBooking(booking.reference, {
@@ -675,7 +695,7 @@ export const cancelTool = defineTool({
       // so no cancellation goes out) and the entry waits on for another time.
       spoken = change.dry_run
         ? `If released now: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing would be sent; the caller stays on the waitlist.`
-        : `Released: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing is sent; the caller stays on the waitlist.`;
+        : `Released: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing is sent${await waitlistAfterRelease(api, offeredTo)}`;
     } else if (earlier) {
       const nothingNew = change.dry_run || sentNow !== '' ? '' : ' Nothing was sent again.';
       spoken = `Already cancelled: ${summary!.spoken}.${said.consequences}${await sentWhenCancelled(api, after)}${later}${sentNow}${nothingNew}`;
