@@ -523,32 +523,38 @@ describe('a caller with no stylist in mind', () => {
   });
 });
 
+/**
+ * Ana's Tuesday at Soho booked full; Jo joins the waitlist for a cut with her on Tuesday (through MCP,
+ * in process or over REST), and 10 am, freed, is offered to her.
+ */
+async function offerToJo(face: string) {
+  t = await startTestApp({ now: NOW });
+  const ids = await catalogueIds(t.database.db);
+  const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
+  // Jo's own Tuesday times were booked before she joined, and are no answer to the offer.
+  t.clock.advance({ minutes: 1 });
+  const mcp = face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+  const joined = await mcp.call('join_waitlist', {
+    location: 'soho',
+    services: 'cut',
+    staff: 'Ana',
+    client_id: ids.jo,
+    from_date: TUESDAY,
+    to_date: TUESDAY,
+  });
+  expect(joined, JSON.stringify(joined)).toMatchObject({ ok: true });
+  await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('10')}/cancel`, payload: {} });
+  expect(await waitlistPass(t)).toBe(1);
+  const { offer } = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json().data;
+  return { ids, booked, mcp, joined, offer };
+}
+
 describe('cancel of a time offered from the waitlist, not claimed yet', () => {
   it.each(['in process', 'over REST'])(
     'says the offer is released and nothing sent, not "cancellation sent" (%s)',
     async (face) => {
-      t = await startTestApp({ now: NOW });
-      const ids = await catalogueIds(t.database.db);
-      const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-      // Jo's own Tuesday times were booked before she joined, and are no answer to the offer.
-      t.clock.advance({ minutes: 1 });
-      const mcp =
-        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      const { ids, mcp, joined, offer } = await offerToJo(face);
       try {
-        const joined = await mcp.call('join_waitlist', {
-          location: 'soho',
-          services: 'cut',
-          staff: 'Ana',
-          client_id: ids.jo,
-          from_date: TUESDAY,
-          to_date: TUESDAY,
-        });
-        expect(joined, JSON.stringify(joined)).toMatchObject({ ok: true });
-        await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('10')}/cancel`, payload: {} });
-        expect(await waitlistPass(t)).toBe(1);
-        const { offer } = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
-          .data;
-
         const links = customerLinks(localCheckout, 'https://book.example');
         await deliverAllDue({
           db: t.database.db,
@@ -586,26 +592,8 @@ describe('cancel of a time offered from the waitlist, not claimed yet', () => {
   it.each(['in process', 'over REST'])(
     'says the caller is off the waitlist when they booked a time it waits for meanwhile (%s)',
     async (face) => {
-      t = await startTestApp({ now: NOW });
-      const ids = await catalogueIds(t.database.db);
-      const booked = await bookAnaOnTuesday(t, ['09', '10', '11', '12', '13', '14', '15', '16']);
-      t.clock.advance({ minutes: 1 });
-      const mcp =
-        face === 'in process' ? await connectInProcess(t, t.keys.readWrite) : await connectOverRest(t);
+      const { ids, booked, mcp, joined, offer } = await offerToJo(face);
       try {
-        const joined = await mcp.call('join_waitlist', {
-          location: 'soho',
-          services: 'cut',
-          staff: 'Ana',
-          client_id: ids.jo,
-          from_date: TUESDAY,
-          to_date: TUESDAY,
-        });
-        expect(joined, JSON.stringify(joined)).toMatchObject({ ok: true });
-        await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('10')}/cancel`, payload: {} });
-        expect(await waitlistPass(t)).toBe(1);
-        const { offer } = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
-          .data;
         // Before the offer reaches her, Jo rings and takes 3 pm, freed meanwhile: the offer is still hers.
         await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel`, payload: {} });
         const three = await mcp.call('book', {
