@@ -179,3 +179,22 @@ export function entryFitsBooking(
   if (entry.staffId !== null && entry.staffId !== booking.staffId) return false;
   return suitsWants(entry, booking.startsAt, timezone);
 }
+
+/**
+ * Of a client's coming confirmed bookings at an entry's location, the one that ends the entry as
+ * booked when its offer ends unclaimed: made or changed (moved, paid) since the offer was made, and
+ * giving what the entry waits for. One the client already had as it is did not stop the entry
+ * waiting then, and does not end it now.
+ */
+export function bookedWhileOffered<
+  B extends { serviceIds: readonly string[]; staffId: string; startsAt: number },
+>(
+  entry: EntryWants,
+  offerMadeAt: number,
+  coming: readonly (B & { updatedAt: number })[],
+  timezone: string,
+): B | undefined {
+  return coming.find(
+    (booking) => booking.updatedAt >= offerMadeAt && entryFitsBooking(entry, booking, timezone),
+  );
+}

@@ -612,10 +612,14 @@ describe('cancel of a time offered from the waitlist, not claimed yet', () => {
           offer: { booking_reference: offer.booking_reference },
         });
 
+        const preview = await mcp.call('cancel', { reference: offer.booking_reference, dry_run: true });
+        expect(preview.spoken).toMatch(
+          /^If released now: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing would be sent\. The caller would be off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time it waits for\.$/,
+        );
         const released = await mcp.call('cancel', { reference: offer.booking_reference });
         expect(released).toMatchObject({ ok: true });
         expect(released.spoken).toMatch(
-          /^Released: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing is sent\. The caller is off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time it waited for\.$/,
+          /^Released: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing is sent\. The caller is off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time it waits for\.$/,
         );
         const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
           .data;

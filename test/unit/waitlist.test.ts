@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bookedWhileOffered,
   datesRefusal,
   datesToSearch,
   isPastLastDate,
@@ -103,5 +104,38 @@ describe('waitlist wants', () => {
       wantsOverRefusal(on('2026-11-24', ['morning']), Date.parse(iso), 'Australia/Adelaide');
     expect(adelaide('2026-11-24T02:00:00Z')?.param).toBe('times');
     expect(adelaide('2026-11-23T23:30:00Z')).toBeNull();
+  });
+});
+
+describe('bookedWhileOffered', () => {
+  const entry = {
+    serviceIds: ['cut', 'colour'],
+    staffId: 'ana',
+    fromDate: '2026-11-24',
+    toDate: '2026-11-24',
+    times: ['afternoon' as const],
+  };
+  const offerMadeAt = Date.parse('2026-11-23T09:30:00Z');
+  // 15:00 in London on the 24th: the entry's afternoon.
+  const fitting = {
+    serviceIds: ['colour', 'cut'],
+    staffId: 'ana',
+    startsAt: Date.parse('2026-11-24T15:00:00Z'),
+  };
+
+  it('takes the first booking made or changed since the offer that gives the entry what it waits for', () => {
+    const coming = [
+      { ...fitting, id: 'had-before', updatedAt: offerMadeAt - 1 },
+      { ...fitting, id: 'morning', startsAt: Date.parse('2026-11-24T10:00:00Z'), updatedAt: offerMadeAt },
+      { ...fitting, id: 'with-ben', staffId: 'ben', updatedAt: offerMadeAt },
+      { ...fitting, id: 'cut-alone', serviceIds: ['cut'], updatedAt: offerMadeAt },
+      { ...fitting, id: 'booked-then', updatedAt: offerMadeAt },
+      { ...fitting, id: 'later', updatedAt: offerMadeAt + 1 },
+    ];
+    expect(bookedWhileOffered(entry, offerMadeAt, coming, 'Europe/London')?.id).toBe('booked-then');
+    expect(bookedWhileOffered(entry, offerMadeAt, coming.slice(0, 4), 'Europe/London')).toBeUndefined();
+    expect(
+      bookedWhileOffered({ ...entry, staffId: null }, offerMadeAt, coming.slice(2, 3), 'Europe/London')?.id,
+    ).toBe('with-ben');
   });
 });

@@ -9,8 +9,9 @@ import {
   findWaitlistEntry,
   offerOfBooking,
 } from '../../data/waitlist-repository.ts';
+import { bookedWhileOffered } from '../../domain/waitlist.ts';
 import { publishEvent } from '../webhooks/events.ts';
-import { entriesFilledBy, entryAsItReads } from './entry-view.ts';
+import { entriesFilledBy, entryAsItReads, wantsOfRow } from './entry-view.ts';
 
 /**
  * A waitlist offer confirmed, by whichever step came last (the claim, the deposit, Booking
@@ -102,9 +103,8 @@ const BOOKINGS_READ_FOR_ENDED_OFFER = 50;
  * An offer that ended unclaimed (lapsed, let go, withdrawn: expired; cancelled through REST or MCP):
  * if its client booked, while it held its time, a confirmed time its entry waits for (a booking made
  * then leaves the entry waiting, its hold still claimable: clientWaitingEntriesAt), the entry ends as
- * booked with that booking now. Otherwise the next time that frees would be held and sent to a client
- * who needs none. Only a booking made or changed (moved, paid) since the offer was made counts: one the
- * client already had as it is did not stop the entry waiting then, and does not end it now.
+ * booked with that booking now (bookedWhileOffered). Otherwise the next time that frees would be held
+ * and sent to a client who needs none. MCP `cancel` says so, and its dry run foresees it.
  */
 export async function endEntryBookedMeanwhile(trx: Db, event: BookingEvent): Promise<void> {
   if (event.to !== 'expired' && event.to !== 'cancelled') return;
@@ -119,11 +119,11 @@ export async function endEntryBookedMeanwhile(trx: Db, event: BookingEvent): Pro
     limit: BOOKINGS_READ_FOR_ENDED_OFFER,
     from: event.at,
   });
-  const [filling] = coming.filter(
-    (booking) =>
-      booking.updatedAt >= offer.created_at &&
-      booking.locationId === entry.location_id &&
-      entriesFilledBy([entry], booking, location.timezone).length > 0,
+  const filling = bookedWhileOffered(
+    wantsOfRow(entry),
+    offer.created_at,
+    coming.filter((booking) => booking.locationId === entry.location_id),
+    location.timezone,
   );
   if (filling) {
     await endWaitlistEntry(

@@ -5,6 +5,7 @@ import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, sentSentence } from '../../domain/outbox.ts';
 import { localDateAt } from '../../domain/time-format.ts';
+import { bookedWhileOffered, type EntryWants } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, startForm } from '../argument-forms.ts';
 import {
   type Booking,
@@ -620,19 +621,56 @@ function movedFrom(before: Booking[], after: Booking): boolean {
 }
 
 /**
- * What a released waitlist offer leaves of its entry: it waits on for another time, or it ended as
- * booked with a time the caller booked meanwhile that it waited for (the engine ends it so; design.md
- * 9.4), which the caller is told rather than that they still wait.
+ * What releasing a waitlist offer leaves of its entry: it waits on for another time, or it ends as
+ * booked with a time the caller booked meanwhile that it waits for (bookedWhileOffered: the engine
+ * ends it so), which the caller is told rather than that they still wait. A dry run foresees it from
+ * the caller's coming bookings; a release reads the entry as the release left it.
  */
-async function waitlistAfterRelease(api: BookingApi, offeredTo: WaitlistEntry | undefined): Promise<string> {
+async function waitlistAfterRelease(
+  api: BookingApi,
+  offer: Booking,
+  offeredTo: WaitlistEntry | undefined,
+  zone: string,
+  dryRun: boolean,
+): Promise<string> {
   if (!offeredTo) return '.';
-  const entry = await api.getWaitlistEntry(offeredTo.id);
-  if (entry.status === 'waiting') return '; the caller stays on the waitlist.';
-  if (entry.status === 'booked' && entry.booking_reference !== null) {
-    const [booked] = await speakBookings(api, [await api.getBooking(entry.booking_reference)]);
-    return `. The caller is off the waitlist: they have booked ${booked!.spoken}, a time it waited for.`;
+  let booked: Booking | undefined;
+  if (dryRun) {
+    const coming = (await api.upcomingBookings(offeredTo.client_id))
+      .filter((b) => b.status === 'confirmed' && b.location_slug === offeredTo.location_slug)
+      .map((b) => ({ ...asFilling(b), updatedAt: Date.parse(b.updated_at) }));
+    booked = bookedWhileOffered(wantsOfEntry(offeredTo), Date.parse(offer.created_at), coming, zone)?.booking;
+  } else {
+    const entry = await api.getWaitlistEntry(offeredTo.id);
+    if (entry.status === 'waiting') return '; the caller stays on the waitlist.';
+    if (entry.status !== 'booked' || entry.booking_reference === null)
+      return '. The caller is no longer on the waitlist.';
+    booked = await api.getBooking(entry.booking_reference);
   }
-  return '. The caller is no longer on the waitlist.';
+  if (!booked) return '; the caller stays on the waitlist.';
+  const [spoken] = await speakBookings(api, [booked]);
+  return `. The caller ${dryRun ? 'would be' : 'is'} off the waitlist: they have booked ${spoken!.spoken}, a time it waits for.`;
+}
+
+/** A booking as bookedWhileOffered measures it. */
+function asFilling(booking: Booking) {
+  return {
+    booking,
+    serviceIds: booking.service_ids,
+    staffId: booking.staff_id,
+    startsAt: Date.parse(booking.starts_at),
+  };
+}
+
+/** What an entry waits for, as bookedWhileOffered measures it. */
+function wantsOfEntry(entry: WaitlistEntry): EntryWants {
+  return {
+    serviceIds: entry.service_ids,
+    staffId: entry.staff_id,
+    fromDate: entry.from_date,
+    toDate: entry.to_date,
+    times: entry.times,
+  };
 }
 
 export const cancelTool = defineTool({
@@ -659,8 +697,7 @@ export const cancelTool = defineTool({
     const booking = await existing(api, args.reference);
     const place = await placeOfSlug(api, booking.location_slug);
     // Read before the release, which takes the offer off the entry: what it leaves is said after.
-    const offeredTo =
-      isWaitlistOffer(booking) && args.dry_run !== true ? await api.offeredEntry(booking) : undefined;
+    const offeredTo = isWaitlistOffer(booking) ? await api.offeredEntry(booking) : undefined;
     let cancelled: Awaited<ReturnType<BookingApi['cancelBooking']>>;
     try {
       cancelled = await api.cancelBooking(booking.reference, {
@@ -693,9 +730,10 @@ export const cancelTool = defineTool({
     if (isWaitlistOffer(booking)) {
       // A time the waitlist offered, not claimed: the engine withdraws it quietly (nothing was booked,
       // so no cancellation goes out) and the entry waits on for another time.
+      const left = await waitlistAfterRelease(api, booking, offeredTo, place.zone, change.dry_run);
       spoken = change.dry_run
-        ? `If released now: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing would be sent; the caller stays on the waitlist.`
-        : `Released: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing is sent${await waitlistAfterRelease(api, offeredTo)}`;
+        ? `If released now: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing would be sent${left}`
+        : `Released: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing is sent${left}`;
     } else if (earlier) {
       const nothingNew = change.dry_run || sentNow !== '' ? '' : ' Nothing was sent again.';
       spoken = `Already cancelled: ${summary!.spoken}.${said.consequences}${await sentWhenCancelled(api, after)}${later}${sentNow}${nothingNew}`;
