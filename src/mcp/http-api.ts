@@ -292,15 +292,16 @@ export class HttpBookingApi implements BookingApi {
     return objectData<WaitlistEntry>((await this.#send('POST', ['waitlist'], { body: entry })).data);
   }
 
-  /** REST has no lookup by offer: the entries waiting at the booking's location, page by page. */
+  /** REST has no lookup by offer: the entries waiting at the booking's location, page by page until found. */
   async offeredEntry(
     booking: Pick<Booking, 'reference' | 'location_slug'>,
   ): Promise<WaitlistEntry | undefined> {
-    const waiting = (await this.#allPages(['waitlist'], {
-      location_slug: booking.location_slug,
-      status: 'waiting',
-    })) as WaitlistEntry[];
-    return waiting.find((entry) => entry.offer?.booking_reference === booking.reference);
+    const filter = { location_slug: booking.location_slug, status: 'waiting' };
+    for await (const page of this.#pages(['waitlist'], filter)) {
+      const entry = (page as WaitlistEntry[]).find((e) => e.offer?.booking_reference === booking.reference);
+      if (entry) return entry;
+    }
+    return undefined;
   }
 
   async getWaitlistEntry(id: string): Promise<WaitlistEntry> {
@@ -332,16 +333,22 @@ export class HttpBookingApi implements BookingApi {
   }
 
   /** Every item of a paginated listing, following next_cursor page by page. */
-  async #allPages(path: string[], filter: Record<string, string> = {}): Promise<unknown[]> {
+  async #allPages(path: string[]): Promise<unknown[]> {
     const items: unknown[] = [];
+    for await (const page of this.#pages(path)) items.push(...page);
+    return items;
+  }
+
+  /** The pages of a listing (with these query parameters), one request each, as they are read. */
+  async *#pages(path: string[], filter: Record<string, string> = {}): AsyncGenerator<unknown[]> {
     let cursor: string | undefined;
     for (let pages = 0; pages < MAX_PAGES; pages++) {
       const query: Record<string, string> = { ...filter, limit: String(PAGE_SIZE) };
       if (cursor !== undefined) query.cursor = cursor;
       const answer = await this.#send('GET', path, { query });
-      items.push(...arrayData<unknown>(answer.data));
+      yield arrayData<unknown>(answer.data);
       const next = answer.nextCursor;
-      if (next === undefined) return items;
+      if (next === undefined) return;
       if (next === cursor) break;
       cursor = next;
     }

@@ -595,6 +595,7 @@ describe('cancel of a time offered from the waitlist, not claimed yet', () => {
       const { ids, booked, mcp, joined, offer } = await offerToJo(face);
       try {
         // Before the offer reaches her, Jo rings and takes 3 pm, freed meanwhile: the offer is still hers.
+        t.clock.advance({ minutes: 2 });
         await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel`, payload: {} });
         const three = await mcp.call('book', {
           location: 'soho',
@@ -614,12 +615,12 @@ describe('cancel of a time offered from the waitlist, not claimed yet', () => {
 
         const preview = await mcp.call('cancel', { reference: offer.booking_reference, dry_run: true });
         expect(preview.spoken).toMatch(
-          /^If released now: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing would be sent\. The caller would be off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time it waits for\.$/,
+          /^If released now: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing would be sent\. The caller would be off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time they are waiting for\.$/,
         );
         const released = await mcp.call('cancel', { reference: offer.booking_reference });
         expect(released).toMatchObject({ ok: true });
         expect(released.spoken).toMatch(
-          /^Released: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing is sent\. The caller is off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time it waits for\.$/,
+          /^Released: the time offered from the waitlist, not booked: Cut with Ana at Soho, .*Tuesday 24 November at 10 am\. Nothing is sent\. The caller is off the waitlist: they have booked Cut with Ana at Soho, .*Tuesday 24 November at 3 pm, a time they were waiting for\.$/,
         );
         const entry = (await t.request({ method: 'GET', url: `/v1/waitlist/${joined.entry_id}` })).json()
           .data;

@@ -116,26 +116,28 @@ describe('bookedWhileOffered', () => {
     times: ['afternoon' as const],
   };
   const offerMadeAt = Date.parse('2026-11-23T09:30:00Z');
-  // 15:00 in London on the 24th: the entry's afternoon.
+  // Adelaide is 10:30 ahead in November: 04:00Z is 14:30 on the 24th, the entry's afternoon, and
+  // 23:00Z on the 23rd is 09:30 on the 24th, its morning (in London or UTC neither is that afternoon).
   const fitting = {
     serviceIds: ['colour', 'cut'],
     staffId: 'ana',
-    startsAt: Date.parse('2026-11-24T15:00:00Z'),
+    startsAt: Date.parse('2026-11-24T04:00:00Z'),
   };
 
   it('takes the first booking made or changed since the offer that gives the entry what it waits for', () => {
     const coming = [
       { ...fitting, id: 'had-before', updatedAt: offerMadeAt - 1 },
-      { ...fitting, id: 'morning', startsAt: Date.parse('2026-11-24T10:00:00Z'), updatedAt: offerMadeAt },
+      { ...fitting, id: 'morning', startsAt: Date.parse('2026-11-23T23:00:00Z'), updatedAt: offerMadeAt },
       { ...fitting, id: 'with-ben', staffId: 'ben', updatedAt: offerMadeAt },
       { ...fitting, id: 'cut-alone', serviceIds: ['cut'], updatedAt: offerMadeAt },
       { ...fitting, id: 'booked-then', updatedAt: offerMadeAt },
       { ...fitting, id: 'later', updatedAt: offerMadeAt + 1 },
     ];
-    expect(bookedWhileOffered(entry, offerMadeAt, coming, 'Europe/London')?.id).toBe('booked-then');
-    expect(bookedWhileOffered(entry, offerMadeAt, coming.slice(0, 4), 'Europe/London')).toBeUndefined();
+    expect(bookedWhileOffered(entry, offerMadeAt, coming, 'Australia/Adelaide')?.id).toBe('booked-then');
+    expect(bookedWhileOffered(entry, offerMadeAt, coming.slice(0, 4), 'Australia/Adelaide')).toBeUndefined();
     expect(
-      bookedWhileOffered({ ...entry, staffId: null }, offerMadeAt, coming.slice(2, 3), 'Europe/London')?.id,
+      bookedWhileOffered({ ...entry, staffId: null }, offerMadeAt, coming.slice(2, 3), 'Australia/Adelaide')
+        ?.id,
     ).toBe('with-ben');
   });
 });

@@ -624,7 +624,8 @@ function movedFrom(before: Booking[], after: Booking): boolean {
  * What releasing a waitlist offer leaves of its entry: it waits on for another time, or it ends as
  * booked with a time the caller booked meanwhile that it waits for (bookedWhileOffered: the engine
  * ends it so), which the caller is told rather than that they still wait. A dry run foresees it from
- * the caller's coming bookings; a release reads the entry as the release left it.
+ * the caller's coming bookings (the first 20 live ones: GET /clients/{id}/bookings); a release reads
+ * the entry as the release left it.
  */
 async function waitlistAfterRelease(
   api: BookingApi,
@@ -634,22 +635,27 @@ async function waitlistAfterRelease(
   dryRun: boolean,
 ): Promise<string> {
   if (!offeredTo) return '.';
-  let booked: Booking | undefined;
   if (dryRun) {
     const coming = (await api.upcomingBookings(offeredTo.client_id))
       .filter((b) => b.status === 'confirmed' && b.location_slug === offeredTo.location_slug)
       .map((b) => ({ ...asFilling(b), updatedAt: Date.parse(b.updated_at) }));
-    booked = bookedWhileOffered(wantsOfEntry(offeredTo), Date.parse(offer.created_at), coming, zone)?.booking;
-  } else {
+    const filling = bookedWhileOffered(wantsOfEntry(offeredTo), Date.parse(offer.created_at), coming, zone);
+    if (!filling) return '; the caller stays on the waitlist.';
+    const [booked] = await speakBookings(api, [filling.booking]);
+    return `. The caller would be off the waitlist: they have booked ${booked!.spoken}, a time they are waiting for.`;
+  }
+  try {
     const entry = await api.getWaitlistEntry(offeredTo.id);
     if (entry.status === 'waiting') return '; the caller stays on the waitlist.';
-    if (entry.status !== 'booked' || entry.booking_reference === null)
+    if (entry.status !== 'booked' || entry.booking_reference === null) {
       return '. The caller is no longer on the waitlist.';
-    booked = await api.getBooking(entry.booking_reference);
+    }
+    const [booked] = await speakBookings(api, [await api.getBooking(entry.booking_reference)]);
+    return `. The caller is off the waitlist: they have booked ${booked!.spoken}, a time they were waiting for.`;
+  } catch {
+    // Released already: a read failing now must not make the agent ask again for a release done.
+    return '.';
   }
-  if (!booked) return '; the caller stays on the waitlist.';
-  const [spoken] = await speakBookings(api, [booked]);
-  return `. The caller ${dryRun ? 'would be' : 'is'} off the waitlist: they have booked ${spoken!.spoken}, a time it waits for.`;
 }
 
 /** A booking as bookedWhileOffered measures it. */
@@ -729,7 +735,7 @@ export const cancelTool = defineTool({
     let spoken: string;
     if (isWaitlistOffer(booking)) {
       // A time the waitlist offered, not claimed: the engine withdraws it quietly (nothing was booked,
-      // so no cancellation goes out) and the entry waits on for another time.
+      // so no cancellation goes out); the entry waits on for another time unless the caller booked one.
       const left = await waitlistAfterRelease(api, booking, offeredTo, place.zone, change.dry_run);
       spoken = change.dry_run
         ? `If released now: the time offered from the waitlist, not booked: ${summary!.spoken}. Nothing would be sent${left}`
