@@ -30,8 +30,9 @@ export interface CrashScenarioOptions {
    */
   clients: number;
   /**
-   * The server is killed as soon as this many bookings were answered 201 (with `abandonInFlight`, as
-   * the last of these answers starts to arrive, and that one is abandoned unread).
+   * The server is killed as soon as this many bookings were answered 201: with the next request sent
+   * (with `abandonInFlight`, as the last of these answers starts to arrive, and that one is abandoned
+   * unread).
    */
   killAfterCreated: number;
   /**
@@ -722,8 +723,9 @@ interface LoadOutcome {
 
 /**
  * `clientIds.length` workers book in parallel, one request in flight each, every request with a key
- * of its own. The worker whose 201 reaches `killAfterCreated` sends SIGKILL at once, while the others
- * wait for their answers (or abandon them, with `abandonInFlight`); from then on nobody starts one.
+ * of its own. Once `killAfterCreated` were answered 201, SIGKILL is sent: with the next request sent
+ * (the others wait for their answers), or, with `abandonInFlight`, as the headers of the 201 that
+ * reaches the count arrive (and every request is abandoned); from then on nobody starts one.
  */
 async function runLoadAndKill(
   api: ApiClient,
@@ -761,8 +763,13 @@ async function runLoadAndKill(
       };
       const attempt: Attempt = { key: randomUUID(), body, bodyText: JSON.stringify(body) };
       attempts.push(attempt);
+      const answering = api.send('POST', '/bookings', attempt.bodyText, attempt.key, abandon.signal);
+      // Enough answered: the kill goes with this request on its way, so that one at least is in flight
+      // whatever else the server answered in the same group commit (it may have answered every other
+      // request at once, just before the client read the 201 that reached the count).
+      if (!options.abandonInFlight && created >= options.killAfterCreated && !killed) kill();
       try {
-        const response = await api.send('POST', '/bookings', attempt.bodyText, attempt.key, abandon.signal);
+        const response = await answering;
         const last = response.status === 201 && created + 1 >= options.killAfterCreated;
         if (last && options.abandonInFlight && !killed) kill();
         // An answer counts only once its body was read whole: a 201 whose body the client abandoned
@@ -772,7 +779,7 @@ async function runLoadAndKill(
         attempt.error = describeError(error);
         continue;
       }
-      if (attempt.answer.status === 201 && ++created >= options.killAfterCreated && !killed) kill();
+      if (attempt.answer.status === 201) created += 1;
     }
   };
   await Promise.all(clientIds.map(worker));
