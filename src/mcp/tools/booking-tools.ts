@@ -5,7 +5,6 @@ import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, sentSentence } from '../../domain/outbox.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import { bookedWhileOffered, type EntryWants } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, startForm } from '../argument-forms.ts';
 import {
   type Booking,
@@ -14,7 +13,6 @@ import {
   type NewBooking,
   ReplayedRefusal,
   type Service,
-  type WaitlistEntry,
 } from '../booking-api.ts';
 import { BOOKING_CALLER_TEXT, CALLER_TEXT_NOTE, callerTextAt } from '../caller-text.ts';
 import { explainNobodyFree, explainRefusal, refusedForOwnStaff } from '../refusals.ts';
@@ -46,6 +44,7 @@ import { ChangeOutput, describeChange, sentAfterChange, sentWhenCancelled } from
 import { clientForBooking, NewClientInput } from './client-tools.ts';
 import { ServicesArgument } from './find-slots.ts';
 import { recipientsReached } from './recipients.ts';
+import { waitlistAfterRelease } from './waitlist-tools.ts';
 
 const Scope = z.enum(['one', 'following']).optional();
 
@@ -618,65 +617,6 @@ function movedFrom(before: Booking[], after: Booking): boolean {
     Date.parse(was.starts_at) !== Date.parse(after.starts_at) ||
     was.staff_id !== after.staff_id
   );
-}
-
-/**
- * What releasing a waitlist offer leaves of its entry: it waits on for another time, or it ends as
- * booked with a time the caller booked meanwhile that it waits for (bookedWhileOffered: the engine
- * ends it so), which the caller is told rather than that they still wait. A dry run foresees it from
- * the caller's coming bookings (the first 20 live ones: GET /clients/{id}/bookings); a release reads
- * the entry as the release left it.
- */
-async function waitlistAfterRelease(
-  api: BookingApi,
-  offer: Booking,
-  offeredTo: WaitlistEntry | undefined,
-  zone: string,
-  dryRun: boolean,
-): Promise<string> {
-  if (!offeredTo) return '.';
-  if (dryRun) {
-    const coming = (await api.upcomingBookings(offeredTo.client_id))
-      .filter((b) => b.status === 'confirmed' && b.location_slug === offeredTo.location_slug)
-      .map((b) => ({ ...asFilling(b), updatedAt: Date.parse(b.updated_at) }));
-    const filling = bookedWhileOffered(wantsOfEntry(offeredTo), Date.parse(offer.created_at), coming, zone);
-    if (!filling) return '; the caller stays on the waitlist.';
-    const [booked] = await speakBookings(api, [filling.booking]);
-    return `. The caller would be off the waitlist: they have booked ${booked!.spoken}, a time they are waiting for.`;
-  }
-  try {
-    const entry = await api.getWaitlistEntry(offeredTo.id);
-    if (entry.status === 'waiting') return '; the caller stays on the waitlist.';
-    if (entry.status !== 'booked' || entry.booking_reference === null) {
-      return '. The caller is no longer on the waitlist.';
-    }
-    const [booked] = await speakBookings(api, [await api.getBooking(entry.booking_reference)]);
-    return `. The caller is off the waitlist: they have booked ${booked!.spoken}, a time they were waiting for.`;
-  } catch {
-    // Released already: a read failing now must not make the agent ask again for a release done.
-    return '.';
-  }
-}
-
-/** A booking as bookedWhileOffered measures it. */
-function asFilling(booking: Booking) {
-  return {
-    booking,
-    serviceIds: booking.service_ids,
-    staffId: booking.staff_id,
-    startsAt: Date.parse(booking.starts_at),
-  };
-}
-
-/** What an entry waits for, as bookedWhileOffered measures it. */
-function wantsOfEntry(entry: WaitlistEntry): EntryWants {
-  return {
-    serviceIds: entry.service_ids,
-    staffId: entry.staff_id,
-    fromDate: entry.from_date,
-    toDate: entry.to_date,
-    times: entry.times,
-  };
 }
 
 export const cancelTool = defineTool({

@@ -3,11 +3,13 @@ import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { instantOfWallTime } from '../../domain/booking/series.ts';
 import { AppError } from '../../domain/errors.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import { TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
+import { bookedWhileOffered, type EntryWants, TIMES_OF_DAY, type TimeOfDay } from '../../domain/waitlist.ts';
 import { alsoNamingContact, contactForms, dateForms } from '../argument-forms.ts';
+import type { Booking, BookingApi, WaitlistEntry } from '../booking-api.ts';
 import { CALLER_TEXT_NOTE } from '../caller-text.ts';
 import { resolveLocation, resolveServices, resolveStaffIfNamed } from '../resolution.ts';
 import { speakDate } from '../speech.ts';
+import { speakBookings } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { BadArgument, fail, isError, readAll } from '../tool-kit.ts';
 import { defineTool } from '../tool-spec.ts';
@@ -156,4 +158,63 @@ function timesSaidInDates(
   if (first && last) return first === last ? { times: [first] } : {};
   const only = first ?? last;
   return only && from === to ? { times: [only] } : {};
+}
+
+/**
+ * What releasing a waitlist offer leaves of its entry: it waits on for another time, or it ends as
+ * booked with a time the caller booked meanwhile that it waits for (bookedWhileOffered: the engine
+ * ends it so), which the caller is told rather than that they still wait. A dry run foresees it from
+ * the caller's coming bookings (the first 20 live ones: GET /clients/{id}/bookings); a release reads
+ * the entry as the release left it.
+ */
+export async function waitlistAfterRelease(
+  api: BookingApi,
+  offer: Booking,
+  offeredTo: WaitlistEntry | undefined,
+  zone: string,
+  dryRun: boolean,
+): Promise<string> {
+  if (!offeredTo) return '.';
+  if (dryRun) {
+    const coming = (await api.upcomingBookings(offeredTo.client_id))
+      .filter((b) => b.status === 'confirmed' && b.location_slug === offeredTo.location_slug)
+      .map((b) => ({ ...asFilling(b), updatedAt: Date.parse(b.updated_at) }));
+    const filling = bookedWhileOffered(wantsOfEntry(offeredTo), Date.parse(offer.created_at), coming, zone);
+    if (!filling) return '; the caller stays on the waitlist.';
+    const [booked] = await speakBookings(api, [filling.booking]);
+    return `. The caller would be off the waitlist: they have booked ${booked!.spoken}, a time they are waiting for.`;
+  }
+  try {
+    const entry = await api.getWaitlistEntry(offeredTo.id);
+    if (entry.status === 'waiting') return '; the caller stays on the waitlist.';
+    if (entry.status !== 'booked' || entry.booking_reference === null) {
+      return '. The caller is no longer on the waitlist.';
+    }
+    const [booked] = await speakBookings(api, [await api.getBooking(entry.booking_reference)]);
+    return `. The caller is off the waitlist: they have booked ${booked!.spoken}, a time they were waiting for.`;
+  } catch {
+    // Released already: a read failing now must not make the agent ask again for a release done.
+    return '.';
+  }
+}
+
+/** A booking as bookedWhileOffered measures it. */
+function asFilling(booking: Booking) {
+  return {
+    booking,
+    serviceIds: booking.service_ids,
+    staffId: booking.staff_id,
+    startsAt: Date.parse(booking.starts_at),
+  };
+}
+
+/** What an entry waits for, as bookedWhileOffered measures it. */
+function wantsOfEntry(entry: WaitlistEntry): EntryWants {
+  return {
+    serviceIds: entry.service_ids,
+    staffId: entry.staff_id,
+    fromDate: entry.from_date,
+    toDate: entry.to_date,
+    times: entry.times,
+  };
 }
