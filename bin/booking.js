@@ -1,49 +1,37 @@
 #!/usr/bin/env node
-// The `booking` command. The sources are TypeScript with no build step to run first: Node 24 strips
-// the types itself (process.features.typescript); older Node (22, 20) runs a bundle of them that this
-// file makes when they change (bin/bundle.js, bin/sources.js). Stripping needs only erasable syntax
-// (tsconfig's erasableSyntaxOnly keeps the sources so).
+// The `booking` command. The sources are TypeScript with no build step to run first: every Node runs a
+// bundle of them that this file makes when they change (bin/bundle.js, bin/sources.js). Node 24 could
+// strip their types itself, but some 500 modules resolved and read one by one start every command about
+// 0.2 s later than one bundle does (docs/decisions/no-build-step.md).
 import module from 'node:module';
 import { BUNDLE_STARTED, bundledEntry, forgetBundle } from './bundle.js';
 import { mapBundleStackTraces } from './bundle-stack-traces.js';
 import { execWithServerSettings } from './server-settings.js';
-import {
-  BUNDLE_CACHE,
-  COMPILE_CACHE,
-  ENTRY,
-  MCP_ENTRY,
-  NODE_STRIPS_OUR_TYPES,
-  STDIO_BUNDLE_CACHE,
-} from './sources.js';
+import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, MCP_ENTRY, STDIO_BUNDLE_CACHE } from './sources.js';
 
 // `booking serve` (and so `npm start`) runs with the V8 and allocator settings of server-settings.js,
 // re-executing itself in place with them before anything is loaded.
 if (process.argv[2] === 'serve') execWithServerSettings();
 
-// Node 22.1+ keeps, between runs, V8's compiled code, and Node 24 the TypeScript it stripped too, keyed
-// by each file's contents: a run whose sources are unchanged never loads the stripper (swc compiled to
-// WebAssembly, whose memory grows with every file it strips: 17 to 44 MB more for a server that stays
-// up). npm install fills it (bin/prepare-sources.js). In the project's own node_modules, not a
-// temporary folder other users can write to; where that cannot be written, Node goes on without it.
+// Node 22.1+ keeps V8's compiled code of the bundle between runs, keyed by its contents. npm install
+// fills it (bin/prepare-sources.js). In the project's own node_modules, not a temporary folder other
+// users can write to; where that cannot be written, Node goes on without it.
 module.enableCompileCache?.(COMPILE_CACHE);
 
-// Node strips types only outside node_modules: a copy of the project installed into another one's
-// node_modules (from a git URL or a tarball) runs a bundle of the sources, as Node 22 and 20 do
-// (bin/bundle.js): made by esbuild when the sources change and kept in node_modules/.cache, rather
-// than tsx's loader, whose thread and heap cost 20 to 30 MB in a server (docs/decisions/no-build-step.md). Where the bundle cannot be made or loaded, tsx runs the sources as they are, and says so.
+// The bundle is made by esbuild when the sources change and kept in node_modules/.cache, rather than
+// run through tsx's loader, whose thread and heap cost 20 to 30 MB in a server
+// (docs/decisions/no-build-step.md). Where the bundle cannot be made or loaded, tsx runs the sources as
+// they are, and says so.
 //
-// `booking mcp`, started by an MCP host that waits for its first answer, runs on every Node a bundle of
-// that command alone (src/cli/mcp-cli.ts) that holds the packages it loads too: one file to read
-// instead of some 800 modules to resolve (docs/decisions/stdio-first-answer.md).
-// The other commands' bundle holds the same packages: a server that loads them as one file rather than
-// some 500 modules peaks a few MB lower (docs/decisions/memory-under-load.md).
+// `booking mcp`, started by an MCP host that waits for its first answer, runs a bundle of that command
+// alone (src/cli/mcp-cli.ts) that holds the packages it loads too: one file to read instead of some 800
+// modules to resolve (docs/decisions/stdio-first-answer.md). The other commands' bundle holds the same
+// packages: a server that loads them as one file rather than some 500 modules peaks a few MB lower
+// (docs/decisions/memory-under-load.md).
 const stdio = process.argv[2] === 'mcp';
-const { runCli } =
-  NODE_STRIPS_OUR_TYPES && !stdio
-    ? await import('../src/cli.ts')
-    : stdio
-      ? await loadBundled(MCP_ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true })
-      : await loadBundled(ENTRY, BUNDLE_CACHE, { packagesInside: true });
+const { runCli } = stdio
+  ? await loadBundled(MCP_ENTRY, STDIO_BUNDLE_CACHE, { packagesInside: true })
+  : await loadBundled(ENTRY, BUNDLE_CACHE, { packagesInside: true });
 await runCli(process.argv);
 
 /** The sources' entry module, from the bundle; through tsx, saying so, where it cannot be made or loaded. */

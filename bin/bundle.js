@@ -1,5 +1,4 @@
-// The sources bundled into ES modules, for Node that does not strip their types itself and keep the
-// result (Node 20 and 22, a copy installed under node_modules): bin/sources.js;
+// The sources bundled into ES modules, which `booking` runs on every Node: bin/sources.js;
 // docs/decisions/no-build-step.md. Plain JavaScript: bin/booking.js reads it before TypeScript can be loaded.
 
 import { createHash, randomUUID } from 'node:crypto';

@@ -6,19 +6,7 @@ import { fileURLToPath } from 'node:url';
 /** The module whose `runCli` is the `booking` command. */
 export const ENTRY = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
-/**
- * Whether Node runs the sources itself, stripping their types: where it can (22.18 and later, not
- * under node_modules, where it refuses to: a copy of the project installed into another one's) and
- * keeps what it stripped in its compile cache (24; 22 strips every file again in every process, with a
- * stripper of 17 to 44 MB: checked on 22.23.3 and 24.21.0). Elsewhere `booking` runs a bundle of them
- * (bin/bundle.js).
- */
-export const NODE_STRIPS_OUR_TYPES =
-  Boolean(process.features.typescript) &&
-  Number(process.versions.node.split('.')[0]) >= 24 &&
-  !import.meta.url.includes('/node_modules/');
-
-/** Where Node (22.1+) keeps the TypeScript it stripped and the code V8 compiled, between runs. */
+/** Where Node (22.1+) keeps the code V8 compiled for the bundles, between runs. */
 export const COMPILE_CACHE = fileURLToPath(
   new URL('../node_modules/.cache/node-compile-cache', import.meta.url),
 );

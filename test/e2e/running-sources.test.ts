@@ -7,10 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { linkDependencies, REPO_ROOT, startServer } from '../helpers/cli.ts';
 
 /**
- * How `booking` runs its TypeScript sources (bin/booking.js): Node strips their types where it can
- * (22.18 and later, outside node_modules); elsewhere (Node 20 here, and a copy of the project installed
- * into another one's node_modules on every Node) it runs a bundle of them (bin/bundle.js). Either way
- * the commands work and a stack trace names the source file and line.
+ * How `booking` runs its TypeScript sources (bin/booking.js): a bundle of them (bin/bundle.js), from its
+ * checkout and from a copy of the project installed into another one's node_modules, on every Node. The
+ * commands work and a stack trace names the source file and line.
  */
 const host = mkdtempSync(path.join(tmpdir(), 'booking-host-'));
 afterAll(() => rmSync(host, { recursive: true, force: true }));
@@ -93,63 +92,44 @@ describe('booking installed as a copy under node_modules', () => {
 });
 
 /**
- * Whether `booking` runs the checkout's sources as Node strips them (Node 24), with the compile cache the
- * preparation fills; elsewhere it runs the bundle (bin/sources.js). Once, in the SQLite project: the
- * test has its own SQLite files, and starts two servers.
+ * A server run from the checkout runs the bundle on every Node, never the TypeScript sources: Node 24
+ * would strip their types itself with its stripper (amaro, 17 to 44 MB), which the bundle never loads.
+ * Once, in the SQLite project: the test has its own SQLite file, and starts a server.
  */
-const { NODE_STRIPS_OUR_TYPES } = (await import(
-  pathToFileURL(path.join(REPO_ROOT, 'bin', 'sources.js')).href
-)) as { NODE_STRIPS_OUR_TYPES: boolean };
-const ONCE = process.env.TEST_DATABASE !== 'postgres';
+describe.runIf(process.env.TEST_DATABASE !== 'postgres')('booking serve run from its checkout', () => {
+  const PROBE = path.join(REPO_ROOT, 'test', 'helpers', 'loaded-builtins-probe.cjs');
+  const INITIALIZE = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
 
-describe.runIf(NODE_STRIPS_OUR_TYPES && ONCE)(
-  'npm install preparing the sources (bin/prepare-sources.js)',
-  () => {
-    const PROBE = path.join(REPO_ROOT, 'test', 'helpers', 'loaded-builtins-probe.cjs');
-    const INITIALIZE = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  it('loads no type stripper, MCP included: it runs the bundle', async () => {
+    const dir = mkdtempSync(path.join(host, 'serve-'));
+    const loaded = path.join(dir, 'builtins.txt');
+    const server = await startServer(['--demo', '--port', '0'], {
+      DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}`,
+      // An empty compile cache: Node 24 running the sources would strip them all here.
+      NODE_COMPILE_CACHE: mkdtempSync(path.join(host, 'compile-cache-')),
+      NODE_OPTIONS: `--require ${PROBE}`,
+      LOADED_BUILTINS_FILE: loaded,
     });
-
-    /** Node's own modules a `booking serve --demo` loaded, up to and through its first MCP request. */
-    async function builtinsOfAServer(compileCache: string): Promise<string> {
-      const dir = mkdtempSync(path.join(host, 'serve-'));
-      const loaded = path.join(dir, 'builtins.txt');
-      const server = await startServer(['--demo', '--port', '0'], {
-        DATABASE_URL: `sqlite:${path.join(dir, 'booking.sqlite')}`,
-        NODE_COMPILE_CACHE: compileCache,
-        NODE_OPTIONS: `--require ${PROBE}`,
-        LOADED_BUILTINS_FILE: loaded,
-      });
-      const key = /(bk_[0-9A-Za-z]{40})/.exec(server.stdout())?.[1];
-      const answer = await fetch(new URL('/mcp', server.url), {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: INITIALIZE,
-      });
-      expect(answer.status).toBe(200);
-      expect(await server.stop()).toBe(0);
-      return readFileSync(loaded, 'utf8');
-    }
-
-    it('leaves a server, MCP included, nothing to strip: it never loads the type stripper', async () => {
-      const prepared = mkdtempSync(path.join(host, 'compile-cache-'));
-      // NODE_OPTIONS as the server's but the probe: V8 flags there would key the cache apart.
-      const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'prepare-sources.js')], {
-        env: { ...process.env, NODE_COMPILE_CACHE: prepared, NODE_OPTIONS: '' },
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(run.status).toBe(0);
-      expect(await builtinsOfAServer(prepared)).not.toContain('amaro');
-      // The control: the same server on an empty cache strips its sources itself.
-      expect(await builtinsOfAServer(mkdtempSync(path.join(host, 'compile-cache-')))).toContain('amaro');
-    }, 120_000);
-  },
-);
+    const key = /(bk_[0-9A-Za-z]{40})/.exec(server.stdout())?.[1];
+    const answer = await fetch(new URL('/mcp', server.url), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: INITIALIZE,
+    });
+    expect(answer.status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    const builtins = readFileSync(loaded, 'utf8');
+    expect(builtins).toContain('NativeModule');
+    expect(builtins).not.toContain('amaro');
+    expect(server.stderr()).not.toContain('through tsx');
+  }, 120_000);
+});
