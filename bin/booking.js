@@ -13,9 +13,10 @@ import { BUNDLE_CACHE, COMPILE_CACHE, ENTRY, MCP_ENTRY, STDIO_BUNDLE_CACHE } fro
 // re-executing itself in place with them before anything is loaded.
 if (process.argv[2] === 'serve') execWithServerSettings();
 
-// Node 22.1+ keeps V8's compiled code of the bundle between runs, keyed by its contents. npm install
-// fills it (bin/prepare-sources.js). In the project's own node_modules, not a temporary folder other
-// users can write to; where that cannot be written, Node goes on without it.
+// Node 22.1+ keeps V8's compiled code of the bundle between runs, keyed by its contents: npm install
+// fills it for `booking mcp` (bin/prepare-sources.js), the first run of the other commands for theirs
+// (a server's V8 flags key a cache of their own). In the project's own node_modules, not a temporary
+// folder other users can write to; where that cannot be written, Node goes on without it.
 module.enableCompileCache?.(COMPILE_CACHE);
 
 // The bundle is made by esbuild when the sources change and kept in node_modules/.cache, rather than

@@ -1,5 +1,5 @@
-// Where `booking`'s sources are and how this Node runs them: shared by bin/booking.js, which runs
-// them, and bin/prepare-sources.js, which npm install runs to make them ready. Plain JavaScript.
+// Where `booking`'s sources and their bundles are: shared by bin/booking.js, which runs them, and
+// bin/prepare-sources.js, which npm install runs to make them ready. Plain JavaScript.
 
 import { fileURLToPath } from 'node:url';
 

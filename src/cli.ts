@@ -132,8 +132,8 @@ addCalendarsCommands(program, withDb);
 addOperationsCommands(program);
 
 /**
- * Runs the command `argv` names (process.argv's shape). Loading this module runs nothing, so that
- * npm install can load it to prepare it (bin/prepare-sources.js); bin/booking.js calls this.
+ * Runs the command `argv` names (process.argv's shape). Loading this module runs nothing: bin/booking.js
+ * loads it (bundled) and then calls this.
  */
 export async function runCli(argv: string[]): Promise<void> {
   await runProgram(

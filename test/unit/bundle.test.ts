@@ -16,9 +16,9 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliResult, linkDependencies, outcomeOf, REPO_ROOT } from '../helpers/cli.ts';
 
 /**
- * bin/bundle.js and bin/bundle-stack-traces.js, which run the sources on Node that cannot strip their
- * types (Node 20; a copy installed under node_modules): a small project of TypeScript files is bundled
- * and run in a child process, as bin/booking.js runs the real one.
+ * bin/bundle.js and bin/bundle-stack-traces.js, which run the sources on every Node (and in a copy
+ * installed under node_modules): a small project of TypeScript files is bundled and run in a child
+ * process, as bin/booking.js runs the real one.
  */
 const root = mkdtempSync(path.join(tmpdir(), 'booking-bundle-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -124,7 +124,7 @@ describe('the bundle booking mcp runs (packagesInside)', () => {
   });
 });
 
-describe('the sources bundled for Node that does not strip types and keep them', () => {
+describe('the sources bundled as booking runs them', () => {
   it('run as written: import.meta names each source file, packages come from node_modules', async () => {
     const run = await runBundled();
     const where = path.join(project, 'src', 'lib', 'where.ts');
