@@ -28,7 +28,14 @@ export interface BookingPageView {
   booking: Booking;
   services: { name: string; priceMinor: number }[];
   staffName: string;
-  clientName: string;
+  /**
+   * The client's name: one on file (contact_proven), or the name the customer typed while the page
+   * is their own code step (a proof asked, not yet given: the code's message links elsewhere,
+   * /p/verify). Otherwise null: an unproven record's name is whatever a stranger typed, and its page
+   * is reached from a message to the contact typed (a waitlist offer, a booking with
+   * public_verification none), which, like such messages, names nobody (outbox-delivery.ts).
+   */
+  clientName: string | null;
   /** A public booking's contact proof: where the code went and whether it is done (null: none asked). */
   proof: ProofView | null;
   /**
@@ -86,6 +93,7 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
           's.name as staff_name',
           'c.first_name',
           'c.last_name',
+          'c.contact_proven',
         ])
         .where('p.token', '=', token)
         .executeTakeFirst()
@@ -97,6 +105,12 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
   // The booking's own location, made inactive since or not: its customer still sees and can cancel it.
   const location = await findLocationById(db, page.organisation_id, booking.locationId);
   if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
+  const proof = await proofOfBooking(
+    db,
+    { organisationId: page.organisation_id, bookingId: page.booking_id },
+    now,
+  );
+  const name = [page.first_name, page.last_name].filter(Boolean).join(' ');
   return {
     token,
     organisation: {
@@ -109,12 +123,8 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
     booking: { ...booking, status },
     services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     staffName: page.staff_name,
-    clientName: [page.first_name, page.last_name].filter(Boolean).join(' '),
-    proof: await proofOfBooking(
-      db,
-      { organisationId: page.organisation_id, bookingId: page.booking_id },
-      now,
-    ),
+    clientName: page.contact_proven === 1 || (proof !== null && !proof.proven) ? name : null,
+    proof,
     endedOffer: status === 'expired' ? await endedOfferOf(db, page.organisation_id, page.booking_id) : null,
     seriesVisits: booking.seriesId ? await seriesVisitsOf(db, page.organisation_id, booking, now) : null,
   };

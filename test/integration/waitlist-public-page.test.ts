@@ -153,6 +153,10 @@ describe('the public page’s waitlist', () => {
       const words = JSON.parse(message.body!) as { text: string; subject?: string };
       expect(`${words.subject ?? ''} ${words.text}`).not.toMatch(/Mallory|Bloggs|\bJo\b/);
     }
+    // Nor does the page the offer links to: the name is whatever the stranger typed, shown to Jo.
+    const offerPage = (await pageGet(t, await bookingPagePathOf(t, reference))).body;
+    expect(offerPage).toContain(reference);
+    expect(offerPage).not.toMatch(/Mallory|Stranger|Bloggs|<dt>Name<\/dt>/);
 
     // Nobody answers: the unproven entry ends with its first lapsed offer, so jo@example.com gets no
     // second one when another time frees.
@@ -423,6 +427,10 @@ describe('an offer claimed from the public page’s waitlist', () => {
     const { booking, entry } = await claimed({ email: 'jo@example.com' });
     const ids = await catalogueIds(t.database.db);
     expect(booking.client_id).toBe(ids.jo);
+    // Proven: the page names the client on file, never what the stranger typed.
+    const page = (await pageGet(t, await bookingPagePathOf(t, booking.reference))).body;
+    expect(page).toContain('<dt>Name</dt><dd>Jo Bloggs</dd>');
+    expect(page).not.toContain('Mallory');
     const jos = json(await t.request({ method: 'GET', url: `/v1/clients/${ids.jo}/bookings` })).data;
     expect(jos.map((b: { reference: string }) => b.reference)).toContain(booking.reference);
     // The entry is Jo's too, so the waitlist.claimed event names the booking's client.

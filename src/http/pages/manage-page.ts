@@ -618,8 +618,7 @@ export function bookingSummary(view: BookingPageView, f: Formatter): string {
     .join('');
   return `<dl>
 <dt>Booking reference</dt><dd><strong>${esc(booking.reference)}</strong></dd>
-<dt>Name</dt><dd>${esc(view.clientName)}</dd>
-<dt>Location</dt><dd>${esc(view.location.name)}</dd>
+${view.clientName === null ? '' : `<dt>Name</dt><dd>${esc(view.clientName)}</dd>\n`}<dt>Location</dt><dd>${esc(view.location.name)}</dd>
 <dt>Appointment</dt><dd>${f.time(booking.startsAt)}</dd>
 <dt>With</dt><dd>${esc(view.staffName)}</dd>
 <dt>Services</dt><dd>${services}</dd>
