@@ -162,6 +162,7 @@ export async function offersAt(db: Db, organisationId: string, locationId: strin
       'b.staff_id',
       'b.starts_at',
       'b.ends_at',
+      'b.blocked_until',
       'b.status',
       'b.hold_expires_at',
     ])

@@ -84,3 +84,27 @@ describe('an offer that lapses unanswered', () => {
     expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T15:30:00+00:00` });
   });
 });
+
+describe('two offers that lapse side by side', () => {
+  // 13:00-15:00 free: Ada is offered 13:00 (busy to 14:00 with its buffer), Bea 14:00. Both lapse.
+  // Ada's next start clear of 13:00-13:45 alone was 13:45, whose hold kept 13:00 from Bea: each time
+  // let go must go to the next entry, so each is now offered the other's.
+  it('trade their times: a new offer never keeps from the next entry the time its entry let go', async () => {
+    t = await startTestApp({ now: NOW });
+    await bookAnaOnTuesday(t, ['09', '10', '11', '12', '15', '16']);
+    const ada = await joinForAna(t, 'Ada', { times: ['afternoon'] });
+    const bea = await joinForAna(t, 'Bea', { times: ['afternoon'] });
+    expect(await waitlistPass(t)).toBe(2);
+    expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
+    expect(await offerOf(bea.id)).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
+
+    t.clock.advance({ minutes: 16 });
+    expect(await waitlistPass(t)).toBe(2);
+    expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T14:00:00+00:00` });
+    expect(await offerOf(bea.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
+
+    // Each has now let both go: nothing more for either.
+    t.clock.advance({ minutes: 16 });
+    expect(await waitlistPass(t)).toBe(0);
+  });
+});

@@ -549,9 +549,10 @@ describe('an entry from the public page ends with its offer’s lapse, whoever r
     expect(waiting).toMatchObject({ status: 'waiting', offer: null });
     await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
     expect(await pass()).toBe(1);
-    // Offered again, now that 15:00 has freed too: not the 14:00 it let go, nor a start overlapping it
-    // (14:15, 14:30), but the first start clear of it.
+    // Offered again, now that 15:00 has freed too: not the 14:00 it let go, nor a start whose hold
+    // would keep it from the next entry (14:15 to 14:45: 14:00 needs Ana until 15:00 with its buffer),
+    // but the first start clear of it.
     const [again] = await entries();
-    expect(again).toMatchObject({ status: 'waiting', offer: { starts_at: `${TUESDAY}T14:45:00+00:00` } });
+    expect(again).toMatchObject({ status: 'waiting', offer: { starts_at: `${TUESDAY}T15:00:00+00:00` } });
   });
 });

@@ -230,11 +230,13 @@ async function offerAt(
   // A time an entry let go is the span its hold had (where it was last, moved or not), whoever would do
   // it. It goes to the next entries: the entry is never offered a start overlapping it again, with any
   // staff member (a client who declined 11:15, or let it lapse, is not sent 11:30 a second later, and
-  // again every hold's length after), only times clear of what it let go.
-  const letGo = new Map<string, { startsAt: number; endsAt: number }[]>();
+  // again every hold's length after), only times clear of what it let go. Clear with the buffers
+  // after both: a hold starting as the let-go time ends would leave it no room for its own buffer, and
+  // so keep it from the next entry (who would be offered nothing while this one got time after time).
+  const letGo = new Map<string, LetGoTime[]>();
   for (const offer of offers) {
     const spans = letGo.get(offer.entry_id) ?? [];
-    spans.push({ startsAt: offer.starts_at, endsAt: offer.ends_at });
+    spans.push({ startsAt: offer.starts_at, endsAt: offer.ends_at, blockedUntil: offer.blocked_until });
     letGo.set(offer.entry_id, spans);
   }
   // An offer is made known by text or e-mail alone: an entry none can reach (a number the salon does
@@ -256,7 +258,7 @@ async function offerAt(
     // Ended by endPastEntries at the start of the pass; one that passed since waits for the next.
     if (isPastLastDate(wants, today) || holding.has(entry.id)) continue;
     for (const slot of await free.suiting(entry, wants)) {
-      if (spans.some((span) => slot.startsAt < span.endsAt && slot.endsAt > span.startsAt)) continue;
+      if (spans.some((span) => keepsFrom(slot, span))) continue;
       if (await offerSlot(deps, caller, location, entry, slot, now)) {
         offered += 1;
         holding.add(entry.id);
@@ -266,6 +268,23 @@ async function offerAt(
     }
   }
   return offered;
+}
+
+/** A time an entry's offer held and the entry let go (declined, lapsed), as its booking last stood. */
+interface LetGoTime {
+  startsAt: number;
+  endsAt: number;
+  /** endsAt plus the last service's buffer. */
+  blockedUntil: number;
+}
+
+/**
+ * Whether a hold of `slot` would keep `letGo` from being booked: their busy spans overlap, each with
+ * its buffer after (the entry's services, so the let-go time's buffer is the slot's too).
+ */
+function keepsFrom(slot: Slot, letGo: LetGoTime): boolean {
+  const buffer = letGo.blockedUntil - letGo.endsAt;
+  return slot.startsAt < letGo.blockedUntil && slot.endsAt + buffer > letGo.startsAt;
 }
 
 /**
