@@ -449,6 +449,26 @@ describe('client registration', () => {
     }
     expect(auth.savedTokens!.scope).toBe('bookings:read');
   });
+
+  it('registers a host that names no token endpoint method as a public client: no secret, and it signs in with what it was given', async () => {
+    const response = await fetch(new URL('/oauth/register', server.origin), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // RFC 7591 2: a registration may leave the method out; it was answered "none" beside a
+      // client_secret the token endpoint then refused, and a host that sent it never signed in.
+      body: JSON.stringify({ client_name: 'Terse host', redirect_uris: [REDIRECT_URL] }),
+    });
+    const registered = (await response.json()) as Json;
+    expect(response.status, JSON.stringify(registered)).toBe(201);
+    expect(registered.token_endpoint_auth_method).toBe('none');
+    expect(registered).not.toHaveProperty('client_secret');
+    expect(registered).not.toHaveProperty('client_secret_expires_at');
+    const auth = new HostAuth({ info: registered as never });
+    const client = await signInAndConnect(mcpUrl, auth, { ...owner, scope: 'bookings:read' });
+    expect((await client.callTool({ name: 'list_locations', arguments: {} })).isError).toBeFalsy();
+    await client.close();
+    expect(auth.savedTokens!.scope).toBe('bookings:read');
+  });
 });
 
 describe('a method an OAuth endpoint does not serve', () => {

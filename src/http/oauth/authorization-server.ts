@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Configuration, errors as OidcErrors, default as OidcProvider } from 'oidc-provider';
@@ -327,7 +328,22 @@ export class AuthorizationServers {
         // No OpenID Connect beyond what OAuth needs: no user info, no logout endpoint.
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false },
-        registration: { enabled: true },
+        // A registration that names no token_endpoint_auth_method is a public client, as
+        // clientDefaults say, and gets no secret. The library decides whether to issue a secret from
+        // the request body before clientDefaults apply, so it answered "none" beside a client_secret
+        // the token endpoint then refused (invalid_client): a host that kept the secret it was given
+        // could never sign in. The default is written into the body here, the one hook that runs
+        // before that decision; the identifier is the library's kind (random, URL-safe).
+        registration: {
+          enabled: true,
+          idFactory: (ctx) => {
+            const body = (ctx as { oidc?: { body?: Record<string, unknown> } } | undefined)?.oidc?.body;
+            if (body !== undefined && body.token_endpoint_auth_method === undefined) {
+              body.token_endpoint_auth_method = 'none';
+            }
+            return randomBytes(16).toString('base64url');
+          },
+        },
         // A client revokes only its own tokens: another's is ignored for a client without a secret (RFC
         // 7009 answers 200 either way) and refused for one with a secret. The library's default, stated
         // (its default printed a notice on standard output at the first revocation).
