@@ -658,6 +658,28 @@ describe('delivery', () => {
     ]);
   });
 
+  it('sends a new test event at once, whatever became of the one before', async () => {
+    const endpoint = await subscribe(['booking.no_show']);
+    const test = async () => {
+      const sent = await t.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.id}/test` });
+      expect(sent.statusCode, sent.body).toBe(202);
+      return sent.json().data.event_id as string;
+    };
+    receiver.state.answers = [500];
+    const refused = await test();
+    await deliver();
+    // The receiver mended, the next test goes now, not behind the refused one's retry a minute on.
+    const next = await test();
+    await deliver();
+    expect(receiver.received.map((r) => [r.json.id, r.answered])).toEqual([
+      [refused, 500],
+      [next, 200],
+    ]);
+    t.clock.advance({ minutes: 1 });
+    await deliver();
+    expect(receiver.received.map((r) => r.json.id)).toEqual([refused, next, refused]);
+  });
+
   it('says in words why an https address failed its TLS handshake, not a bare error code', async () => {
     // The receiver speaks plain HTTP: an https URL to it fails in the handshake.
     const endpoint = await subscribe(['booking.created'], receiver.url.replace('http:', 'https:'));

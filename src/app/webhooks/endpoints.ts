@@ -134,7 +134,10 @@ export async function sendTestEvent(
     const eventId = await publishEvent(
       trx,
       organisationId,
-      { type: TEST_EVENT_TYPE, orderingKey: `test:${row.id}`, data: () => ({ endpoint }) },
+      // A test event belongs to no booking, so has no order to keep: each gets a key of its own. One
+      // key for all of an endpoint's held a new test back behind a failed one, for up to an hour,
+      // as a receiver mended was tried again.
+      { type: TEST_EVENT_TYPE, orderingKey: `test:${randomUUID()}`, data: () => ({ endpoint }) },
       now,
       { onlyEndpoint: row.id },
     );
