@@ -238,9 +238,17 @@ export async function listBusyCalendars(db: Db, organisationId: string) {
 
 /**
  * Up to `limit` calendars due for a fetch at `now`, the longest overdue first. Those of an inactive
- * staff member are left (due, so fetched at once when they are active again).
+ * staff member are left (due, so fetched at once when they are active again). A calendar last tried
+ * `refreshMs` ago or more is due whatever its next fetch says: that was set with the refresh period of
+ * the time, and a period shortened since (CALENDAR_REFRESH_SECONDS from a day to 5 minutes) takes
+ * effect at the next pass, not once each calendar has waited out the old one.
  */
-export async function dueBusyCalendars(db: Db, now: number, limit: number): Promise<BusyCalendarRow[]> {
+export async function dueBusyCalendars(
+  db: Db,
+  now: number,
+  refreshMs: number,
+  limit: number,
+): Promise<BusyCalendarRow[]> {
   return db
     .selectFrom('staff_busy_calendars')
     .innerJoin('staff', (j) =>
@@ -249,7 +257,12 @@ export async function dueBusyCalendars(db: Db, now: number, limit: number): Prom
         .onRef('staff.organisation_id', '=', 'staff_busy_calendars.organisation_id'),
     )
     .selectAll('staff_busy_calendars')
-    .where('staff_busy_calendars.next_fetch_at', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('staff_busy_calendars.next_fetch_at', '<=', now),
+        eb('staff_busy_calendars.last_attempt_at', '<=', now - refreshMs),
+      ]),
+    )
     .where('staff.active', '=', 1)
     .orderBy('staff_busy_calendars.next_fetch_at')
     .orderBy('staff_busy_calendars.id')

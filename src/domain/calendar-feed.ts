@@ -61,6 +61,18 @@ export function sequenceOf(booking: Pick<FeedBooking, 'createdAt' | 'updatedAt' 
   return Math.max(0, Math.floor((booking.updatedAt - booking.createdAt) / 1000)) + booking.revisions;
 }
 
+const UTC_TIME_ZONE = [
+  'BEGIN:VTIMEZONE',
+  'TZID:UTC',
+  'BEGIN:STANDARD',
+  'DTSTART:19700101T000000',
+  'TZOFFSETFROM:+0000',
+  'TZOFFSETTO:+0000',
+  'TZNAME:UTC',
+  'END:STANDARD',
+  'END:VTIMEZONE',
+];
+
 /** The feed as an iCalendar stream (text/calendar), CRLF lines folded at 75 octets. */
 export function writeFeed(calendar: FeedCalendar): string {
   const lines = [
@@ -96,6 +108,10 @@ export function writeFeed(calendar: FeedCalendar): string {
       'END:VEVENT',
     );
   }
+  // RFC 5545 3.6: a calendar holds at least one component, and a stricter client refuses one with
+  // none, as a new staff member's first feed was. A definition of UTC, the zone every time here is
+  // in, is the one component that shows nothing (Outlook's and Google's empty calendars hold a zone).
+  if (calendar.bookings.length === 0) lines.push(...UTC_TIME_ZONE);
   lines.push('END:VCALENDAR');
   return contentLines(lines);
 }

@@ -234,6 +234,21 @@ describe('busy calendars', () => {
     expect((await calendarState(server.url('/ana.ics'))).last_success_at).toBe(t.clock.nowMs());
   });
 
+  it('takes a shortened refresh period at once: a calendar fetched under a longer one is due by the new', async () => {
+    const refreshEvery = (refreshMs: number) =>
+      refreshDueCalendars({ db: t.database.db, clock: t.clock, fetcher, refreshMs });
+    // Fetched under a period of a day (CALENDAR_REFRESH_SECONDS=86400), then served with 5 minutes.
+    t.clock.advance({ milliseconds: REFRESH_MS });
+    await refreshEvery(86_400_000);
+    const before = server.requests.length;
+    t.clock.advance({ milliseconds: REFRESH_MS - 1 });
+    await refresh();
+    expect(server.requests.length).toBe(before);
+    t.clock.advance({ milliseconds: 1 });
+    await refresh();
+    expect(server.requests.slice(before).map((r) => r.path)).toContain('/ana.ics');
+  });
+
   it('a changed calendar changes availability at once (the cached answer is dropped)', async () => {
     expect(await anaStarts('2026-11-24')).toContain('16:00');
     server.serve('/ana.ics', { etag: '"v2"', body: ANA_CALENDAR_WITH_GYM });

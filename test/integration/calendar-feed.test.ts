@@ -94,6 +94,18 @@ describe('GET /ical/{token}.ics', () => {
     });
   });
 
+  it('gives a staff member with no bookings a calendar with one component, a zone, and no event', async () => {
+    // RFC 5545 3.6: a calendar holds at least one component; stricter clients refuse one with none.
+    const made = await createFeed(t.database.db, ids.organisation, 'bo', t.clock.nowMs());
+    const response = await t.app.inject({ method: 'GET', url: `/ical/${made.token}.ics` });
+    expect(response.statusCode).toBe(200);
+    const calendar = new ICAL.Component(ICAL.parse(response.body) as unknown[]);
+    expect(calendar.getAllSubcomponents().map((c) => c.name)).toEqual(['vtimezone']);
+    expect(calendar.getFirstSubcomponent('vtimezone')!.getFirstPropertyValue('tzid')).toBe('UTC');
+    expect(eventsOf(response.body)).toEqual([]);
+    await revokeCalendarFeed(t.database.db, ids.organisation, made.feed.id, t.clock.nowMs());
+  });
+
   it('gives each event the same UID whichever name the server is reached by', async () => {
     const uids = async (host: string) => eventsOf((await feed({ host })).body).map((e) => e.uid);
     const here = await uids('localhost');

@@ -75,7 +75,7 @@ export const REFRESHER_TICK_MS = 5_000;
 export async function refreshDueCalendars(deps: RefresherDeps, stopping: () => boolean = () => false) {
   let refreshed = 0;
   for (;;) {
-    const due = await dueBusyCalendars(deps.db, deps.clock.nowMs(), BATCH);
+    const due = await dueBusyCalendars(deps.db, deps.clock.nowMs(), deps.refreshMs, BATCH);
     if (due.length === 0 || stopping()) return refreshed;
     const queue = [...due];
     const worker = async () => {
