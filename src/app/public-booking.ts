@@ -29,6 +29,7 @@ import { checkFreeText } from './free-text.ts';
 import { madeOnce, recordMadeOnce } from './idempotency.ts';
 import { clientOfAddress, FixedWindowRateLimiter } from './rate-limiter.ts';
 import { reachableContactsOf } from './reachable-contacts.ts';
+import { publishClientCreated } from './webhooks/events.ts';
 
 /**
  * The public booking page's use cases (GET /p/{organisation_slug}): what an organisation offers, the
@@ -214,6 +215,9 @@ export async function bookOnPublicPage(
       for (const turn of publicContactTurns(organisation.id, details.contact)) await takeTurn(trx, turn);
       await checkContactCaps(trx, organisation, details.contact, now);
       const client = await insertUnprovenClient(trx, organisation.id, details, now);
+      // Without the code step the record is the booking's client for good, never adopted by a proof
+      // later: integrators hear of it now (with the step, when the contact is proven and it goes on file).
+      if (policy.verification === 'none') await publishClientCreated(trx, organisation.id, client, now);
       const caller: Caller = {
         organisationId: organisation.id,
         currency: organisation.currency,

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { importCatalogue } from '../../src/app/catalogue-import/import-catalogue.ts';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { deliverAllDueWebhooks } from '../../src/app/webhooks/delivery.ts';
 import { httpSender } from '../../src/app/webhooks/sender.ts';
@@ -280,6 +281,36 @@ describe('the public page', () => {
     const [confirmed] = await expectEvents('booking.confirmed');
     expect(confirmed!.data).toMatchObject({ status: 'confirmed', client_id: ids.jo });
     expect(confirmed!.data).toEqual(await bookingResource(reference));
+  });
+});
+
+describe('the public page without the code step (public_verification: none)', () => {
+  beforeAll(async () => {
+    const catalogue = demoCatalogue() as { policies?: Record<string, unknown> };
+    catalogue.policies = { ...catalogue.policies, public_verification: 'none' };
+    await importCatalogue(t.database.db, catalogue, t.clock.nowMs());
+  });
+  afterAll(async () => {
+    await importCatalogue(t.database.db, demoCatalogue(), t.clock.nowMs());
+  });
+
+  it('client.created for the record of its own the booking is made for, and booking.created confirmed', async () => {
+    const path = pagePathOf(
+      await bookOnPage(t, ORG, {
+        location: 'camden',
+        service: 'cut',
+        startsAt: '2026-11-30T15:00:00Z',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        phone: '07911 223399',
+      }),
+    );
+    const reference = await referenceOnPage(t, path);
+    const [created, client] = await expectEvents('booking.created', 'client.created');
+    expect(created!.data).toEqual(await bookingResource(reference));
+    expect(created!.data).toMatchObject({ status: 'confirmed', client_id: client!.data.id });
+    expect(client!.data).toEqual(await clientResource(String(client!.data.id)));
+    expect(client!.data).toMatchObject({ first_name: 'Ada', phone: '+447911223399' });
   });
 });
 
