@@ -49,6 +49,32 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('reads a free/busy publication (VFREEBUSY): each period but the free ones, clipped to the window', () => {
+    const text = ics(
+      'BEGIN:VFREEBUSY',
+      'DTSTAMP:20261101T000000Z',
+      'DTSTART:20261001T000000Z',
+      'DTEND:20261231T000000Z',
+      // Two periods in one property, one by its end and one by its duration; one from before the window.
+      'FREEBUSY:20261202T100000Z/20261202T110000Z,20261203T100000Z/PT1H30M',
+      'FREEBUSY;FBTYPE=BUSY-TENTATIVE:20261204T090000Z/20261204T093000Z',
+      'FREEBUSY;FBTYPE=BUSY-UNAVAILABLE:20261031T220000Z/20261101T020000Z',
+      'FREEBUSY;FBTYPE=FREE:20261205T090000Z/20261205T170000Z',
+      'END:VFREEBUSY',
+      ...event('UID:e', 'DTSTART:20261206T100000Z', 'DTEND:20261206T110000Z'),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'Europe/London'))).toEqual([
+      ['2026-12-02T10:00:00.000Z', '2026-12-02T11:00:00.000Z'],
+      ['2026-12-03T10:00:00.000Z', '2026-12-03T11:30:00.000Z'],
+      ['2026-12-04T09:00:00.000Z', '2026-12-04T09:30:00.000Z'],
+      ['2026-11-01T00:00:00.000Z', '2026-11-01T02:00:00.000Z'],
+      ['2026-12-06T10:00:00.000Z', '2026-12-06T11:00:00.000Z'],
+    ]);
+    // A period that is no period refuses the copy, as an event's broken date does.
+    const broken = ics('BEGIN:VFREEBUSY', 'DTSTAMP:20261101T000000Z', 'FREEBUSY:tomorrow', 'END:VFREEBUSY');
+    expect(() => busyTimes(broken, WINDOW, 'UTC')).toThrow(BusyCalendarError);
+  });
+
   it('clips to the window and stops an endless rule at its end', () => {
     const text = ics(
       ...event('UID:d', 'DTSTART:20200101T100000Z', 'DTEND:20200101T110000Z', 'RRULE:FREQ=DAILY'),

@@ -199,7 +199,10 @@ function readBusyTimes(
       nextDay.adjust(1, 0, 0, 0);
       until = reader.instant(nextDay, zoneOf(item, 'dtstart'));
     }
-    // A timed event of no length (or a broken one): nothing to block.
+    keep(from, until);
+  };
+  /** A busy time from `from` to `until`, clipped to the window; a time of no length blocks nothing. */
+  const keep = (from: number, until: number) => {
     if (!(until > from)) return;
     if (from >= window.end || until <= window.start) return;
     busy.push({ start: Math.max(from, window.start), end: Math.min(until, window.end) });
@@ -225,6 +228,11 @@ function readBusyTimes(
         keepFirstOccurrence(calendar);
       }
     }
+  } catch (error) {
+    throw unreadable(error);
+  }
+  try {
+    for (const calendar of calendars) readFreeBusy(calendar, readerOf(calendar), keep);
   } catch (error) {
     throw unreadable(error);
   }
@@ -375,6 +383,30 @@ function readBusyTimes(
       expansion.next = undefined;
       const details = event.getOccurrenceDetails(next);
       add(details.item, details.startDate, details.endDate);
+    }
+  }
+}
+
+/**
+ * The busy periods of a calendar's VFREEBUSY components (RFC 5545 3.6.4): what a free/busy publication
+ * holds instead of events (Outlook's Internet Free/Busy `.ifb` files, a CalDAV server's free/busy
+ * address). Each FREEBUSY period blocks but those marked FBTYPE=FREE, as busy, tentative or
+ * unavailable time all keep the staff member from a client. Periods are UTC (RFC 5545 3.8.2.6); one
+ * written otherwise is read as an event's time would be.
+ */
+function readFreeBusy(
+  calendar: ICAL.Component,
+  reader: InstantReader,
+  keep: (from: number, until: number) => void,
+): void {
+  for (const component of calendar.getAllSubcomponents('vfreebusy')) {
+    for (const property of component.getAllProperties('freebusy')) {
+      const type = String(property.getParameter('fbtype') ?? 'BUSY').toUpperCase();
+      if (type === 'FREE') continue;
+      for (const value of property.getValues()) {
+        if (!(value instanceof ICAL.Period)) continue;
+        keep(reader.instant(value.start, undefined), reader.instant(value.getEnd(), undefined));
+      }
     }
   }
 }
