@@ -248,7 +248,7 @@ describe('importing existing bookings', () => {
     expect((await bookingByStart(temp.db, '2026-11-26T11:00')).status).toBe('expired');
   });
 
-  it('applies edited notes and statuses, logging a status change', async () => {
+  it('applies edited notes and statuses, logging each update with the entry it applied', async () => {
     await importCatalogue(temp.db, withBookings(), NOW);
     const edited = withBookings();
     edited.bookings[0].notes = 'Prefers mornings';
@@ -259,7 +259,15 @@ describe('importing existing bookings', () => {
     const confirmed = await bookingByStart(temp.db, '2026-11-30T10:00');
     expect(confirmed).toMatchObject({ notes: 'Prefers mornings', status: 'confirmed', updated_at: LATER });
     const events = await rows(temp.db, 'booking_events', 'booking_id, seq');
-    expect(events.filter((e) => e.booking_id === confirmed.id)).toHaveLength(1);
+    // The notes edited, the status kept.
+    expect(
+      events
+        .filter((e) => e.booking_id === confirmed.id)
+        .map((e) => [e.seq, e.from_status, e.to_status, e.actor]),
+    ).toEqual([
+      [1, null, 'confirmed', 'import'],
+      [2, 'confirmed', 'confirmed', 'import'],
+    ]);
     const moved = events.filter((e) => e.booking_id === id('booking', 'bo|2026-11-25T10:00|2'));
     expect(moved.map((e) => [e.seq, e.from_status, e.to_status, e.actor])).toEqual([
       [1, null, 'confirmed', 'import'],
@@ -270,6 +278,27 @@ describe('importing existing bookings', () => {
 
     const still = await importCatalogue(temp.db, edited, LATER + MINUTE);
     expect(still.counts.bookings).toEqual({ created: 0, updated: 0, unchanged: 5 });
+  });
+
+  it('puts back an edit the file undoes: notes and client as they were', async () => {
+    await importCatalogue(temp.db, withBookings(), NOW);
+    const original = await bookingByStart(temp.db, '2026-11-30T10:00');
+    const edited = withBookings();
+    edited.clients.push({ ref: 'sam', first_name: 'Sam', last_name: 'Lee', phone: '+447911123457' });
+    edited.bookings[0].notes = 'Prefers mornings';
+    edited.bookings[0].client = 'sam';
+    expect((await importCatalogue(temp.db, edited, LATER)).counts.bookings).toMatchObject({ updated: 1 });
+    expect(await bookingByStart(temp.db, '2026-11-30T10:00')).toMatchObject({
+      notes: 'Prefers mornings',
+      client_id: id('client', 'sam'),
+    });
+    // The file as it first was: the edit is undone, not taken for no edit at all.
+    const undone = await importCatalogue(temp.db, withBookings(), LATER + MINUTE);
+    expect(undone.counts.bookings).toMatchObject({ updated: 1 });
+    expect(await bookingByStart(temp.db, '2026-11-30T10:00')).toMatchObject({
+      notes: original.notes,
+      client_id: original.client_id,
+    });
   });
 
   it('shows an imported protected booking through the API', async () => {

@@ -163,14 +163,18 @@ export interface Update {
   current: BookingsTable;
   changes: Partial<BookingsTable>;
   segments: BookingServicesTable[] | undefined;
-  /** The entry and its edited fields, when the update is logged. */
-  log: Record<string, unknown> | undefined;
+  /** What the update's event records: the entry, which the next import compares with, and its edits. */
+  log: Record<string, unknown>;
 }
 
 /**
  * Re-applies the columns the edited fields drive, where they differ from the row. A status the row
  * already has keeps its stamps (hold expiry, cancellation), so an unrelated edit restarts no hold.
- * A change of status or of schedule is logged, as the engine logs its own. Undefined: nothing to do.
+ * Every update is logged with the entry it applied: the next import tells what its file edited by
+ * that entry (an edit of notes or client alone left the entry before it there, so an edit put back
+ * was taken for no edit at all). A change of status or schedule is logged as the engine logs its own;
+ * another edit keeps the status (no webhook event: the contract has none for it). Undefined: nothing
+ * to do.
  */
 export function plannedUpdate(
   stored: StoredBooking,
@@ -204,11 +208,10 @@ export function plannedUpdate(
   const rescheduled = edited.some((field) => SCHEDULE_FIELDS.includes(field));
   const segmentsChanged = rescheduled && !sameRows(stored.segments, wanted.segments, SEGMENT_COLUMNS);
   if (Object.keys(changes).length === 0 && !segmentsChanged) return undefined;
-  const logged = 'status' in changes || segmentsChanged || SCHEDULE_COLUMNS.some((c) => c in changes);
   return {
     current,
     changes: changes as Partial<BookingsTable>,
     segments: segmentsChanged ? wanted.segments : undefined,
-    log: logged ? { import: entry, changed: edited, ...movedBy(current, changes) } : undefined,
+    log: { import: entry, changed: edited, ...movedBy(current, changes) },
   };
 }

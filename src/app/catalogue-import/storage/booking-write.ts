@@ -103,10 +103,7 @@ async function applyUpdate(trx: Db, update: Update, now: number): Promise<void> 
       .execute();
     await insertAll(trx, 'booking_services', segments);
   }
-  if (log) {
-    const row = { ...current, ...changes, updated_at: now };
-    await logImport(trx, row, current.status, log);
-  }
+  await logImport(trx, { ...current, ...changes, updated_at: now }, current.status, log);
 }
 
 function logImport(
