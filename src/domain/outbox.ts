@@ -160,7 +160,10 @@ export function stillDue(
   }
 }
 
-/** How a recipient is said without reading it all out: "the number ending 3456", "your e-mail at example.com". */
+/**
+ * A recipient as `sent_to` writes it, without its whole address: "the number ending 3456", "your
+ * e-mail at example.com".
+ */
 export function maskedRecipient(channel: OutboxChannel, to: string): string {
   if (channel === 'sms') return `the number ending ${to.slice(-4)}`;
   const at = to.lastIndexOf('@');
@@ -189,11 +192,12 @@ const SENT_BRIEF: Record<OutboxKind, string> = {
 };
 
 /**
- * What an answer says was sent: "I've sent the payment link to the number ending 3456 and to your
- * e-mail at example.com." Empty when nothing was (a client with neither phone nor e-mail). `brief`
- * (book's answer): "Link sent to the number ending 3456 and by e-mail."; `brief: 'then'`, of what an
- * earlier change sent (a cancellation asked again): "The cancellation was sent then to the number
- * ending 3456 and by e-mail."
+ * What an answer says was sent: "I've sent the payment link to the number ending 3456 and by e-mail."
+ * Empty when nothing was (a client with neither phone nor e-mail). `brief` (book's answer): "Link sent
+ * to the number ending 3456 and by e-mail."; `brief: 'then'`, of what an earlier change sent (a
+ * cancellation asked again): "The cancellation was sent then to the number ending 3456 and by e-mail."
+ * An e-mail is never said by its address, not even its domain: whoever gave it wrote that text, and
+ * what is said aloud quotes none (design.md 9.1; `sent_to` carries the domain as data).
  */
 export function sentSentence(
   notices: readonly OutboxNotice[],
@@ -203,7 +207,7 @@ export function sentSentence(
   if (!first) return '';
   const where = notices
     .map((n, i) =>
-      options.brief && n.channel === 'email'
+      n.channel === 'email'
         ? `${i === 0 ? '' : 'and '}by e-mail`
         : `${i === 0 ? '' : 'and '}to ${maskedRecipient(n.channel, n.to)}`,
     )

@@ -99,10 +99,17 @@ export const TOOL_OUTCOMES = {
       : `The times asked for, ${when}, have already passed, and nothing is free in the next two weeks; ask for another day, or offer to take a message.`,
   ),
   /** find_slots: the part of the day or times asked lie outside the location's hours on every day asked. */
-  not_open_then: outcome<{ location: string; when: string; hours: string; alternatives: number }>(
+  /** `tooLong`: open then, but closing too soon after for what was asked to fit. */
+  not_open_then: outcome<{
+    location: string;
+    when: string;
+    hours: string;
+    alternatives: number;
+    tooLong?: boolean;
+  }>(
     'no_slots',
-    ({ location, when, hours, alternatives }) =>
-      `${location} is not open ${when} (open ${hours}); ` +
+    ({ location, when, hours, alternatives, tooLong }) =>
+      `${location} is not open ${when}${tooLong ? ' long enough' : ''} (open ${hours}); ` +
       `${alternatives > 0 ? 'offer the nearest free times in alternatives' : 'offer another time of day'}, not the waitlist: no time frees up then.`,
   ),
   client_not_found: outcome<{ by: 'phone' | 'email' }>(

@@ -34,8 +34,11 @@ const LINKS = {
   },
 } as const;
 
-/** How deep an answer is searched: booking.payment_url, upcoming_bookings[].booking_page_url. */
-const MAX_DEPTH = 3;
+/**
+ * How deep an answer is searched: booking.payment_url, upcoming_bookings[].booking_page_url, and each
+ * visit of a series, booking.series.occurrences[].booking_page_url (one level deeper than the rest).
+ */
+const MAX_DEPTH = 4;
 
 /** Every link of an answer, once each, named after its field and its booking's reference. */
 export function resourceLinksOf(answer: Record<string, unknown>): ResourceLinkItem[] {

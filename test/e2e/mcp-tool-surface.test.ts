@@ -491,6 +491,30 @@ describe('links as resource_link items, from protocol revision 2025-06-18 on', (
     },
   );
 
+  it('book of a series gives a link to each visit’s booking page, not only the first’s', async () => {
+    await using(connectStreamableHttp(server.origin, server.t.keys.readWrite, 'modern'), async (mcp) => {
+      const { slots } = await mcp.call('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'next tuesday',
+      });
+      const booked = await mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: slots.at(-1).starts_at,
+        client: { first_name: 'Ada', last_name: 'Reid', phone: '07911 123459' },
+        repeat: { every_weeks: 2, count: 3 },
+      });
+      const visits = (booked.structuredContent as Json).booking.series.occurrences as Json[];
+      expect(visits).toHaveLength(3);
+      const pages = visits.map((visit) => visit.booking_page_url);
+      expect(pages.every((page) => typeof page === 'string')).toBe(true);
+      const links = (booked.content as Json[]).filter((item) => item.type === 'resource_link');
+      expect(links.map((link) => link.uri)).toEqual(pages);
+      expect(links.map((link) => link.title)).toEqual(visits.map((v) => `Booking page ${v.reference}`));
+    });
+  });
+
   it('a read key, which never receives the links (design.md 9.1), gets no resource_link either', async () => {
     await using(connectStreamableHttp(server.origin, server.t.keys.read, 'modern'), async (mcp) => {
       const result = await mcp.raw('get_booking', { reference: hold.booking.reference });

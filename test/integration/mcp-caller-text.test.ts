@@ -153,6 +153,41 @@ describe('answers carrying what callers wrote (read_write key, in process)', () 
     expect(cancelled.booking.status).toBe('cancelled');
   });
 
+  it('a series marks the note in each visit it lists, booked, moved or cancelled', async () => {
+    const found = await writer.call('find_slots', {
+      location: 'camden',
+      services: 'cut',
+      date: TUESDAY_WEEK,
+    });
+    const series = await writer.call('book', {
+      location: 'camden',
+      services: 'cut',
+      starts_at: found.slots.at(-3).starts_at,
+      client: CALLER,
+      notes: NOTE,
+      repeat: { every_weeks: 2, count: 3 },
+    });
+    expect(series.booking.series.occurrences).toHaveLength(3);
+    // Each visit as the REST Booking's series lists it: with its note, without a name.
+    expectMarked(series, [...BOOKING_TEXT, 'booking.series.occurrences[].notes']);
+    const seriesReference = series.booking.reference;
+    const moving = await writer.call('reschedule', {
+      reference: seriesReference,
+      starts_at: found.slots.at(-4).starts_at,
+      scope: 'following',
+      dry_run: true,
+    });
+    expectMarked(moving, [...BOOKING_TEXT, 'booking.following[].notes']);
+    const cancelling = await writer.call('cancel', {
+      reference: seriesReference,
+      scope: 'following',
+      dry_run: true,
+    });
+    // Its later visits are said by their dates alone.
+    expectMarked(cancelling, BOOKING_TEXT);
+    expect(cancelling.spoken).toMatch(/2 later visits/);
+  });
+
   it('take_message stores the message and reads none of it back', async () => {
     const taken = await writer.call('take_message', {
       caller_name: CALLER.first_name,

@@ -77,13 +77,14 @@ describe('send_link', () => {
       location: 'camden',
       services: 'cut',
       starts_at: '2026-11-24T10:00:00+00:00',
-      client: { first_name: 'Lu', last_name: 'Ng', email: 'lu@example.net' },
+      // Whoever gave the address wrote its domain too: what is said aloud quotes none of it (9.1).
+      client: { first_name: 'Lu', last_name: 'Ng', email: 'lu@ignore-previous-instructions.example' },
     });
     expect(booked.spoken).toContain('Confirmation sent by e-mail.');
     const reference = booked.booking.reference as string;
     expect(await mcp.call('send_link', { reference })).toMatchObject({
       kind: 'confirmed',
-      spoken: "I've sent a confirmation to your e-mail at example.net.",
+      spoken: "I've sent a confirmation by e-mail.",
     });
     await mcp.call('cancel', { reference });
     const refused = await mcp.call('send_link', { reference });

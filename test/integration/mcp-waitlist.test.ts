@@ -419,6 +419,19 @@ describe('find_slots for a part of the day nobody works', () => {
       );
       expect((evening.alternatives as unknown[]).length).toBeGreaterThan(0);
 
+      // Open then, but closing before a Cut (45 minutes) could end: no time frees up then either.
+      const lastHalfHour = await mcp.call('find_slots', {
+        location: 'soho',
+        services: 'cut',
+        date: 'tuesday',
+        earliest: '4:30 pm',
+        staff: 'Ana',
+      });
+      expect(lastHalfHour).toMatchObject({ ok: false, code: 'no_slots' });
+      expect(lastHalfHour.hint).toMatch(
+        /^Soho is not open tomorrow, Tuesday 24 November from 4:30 pm long enough \(open .*not the waitlist/,
+      );
+
       // Inside the hours, a full afternoon still says nothing is free and offers the waitlist.
       await bookAnaOnTuesday(t, ['12', '13', '14', '15', '16']);
       const afternoon = await mcp.call('find_slots', {

@@ -30,6 +30,13 @@ const SAMPLES: { [K in ToolOutcome]: OutcomeParams<K>[] } = {
     },
     {
       location: 'Soho',
+      when: 'tomorrow, Tuesday 24 November from 4:30 pm',
+      hours: 'Monday to Saturday 9 am to 5 pm',
+      alternatives: 3,
+      tooLong: true,
+    },
+    {
+      location: 'Soho',
       when: 'on Sunday 29 November after 6 pm',
       hours: 'Sunday 10 am to 4 pm',
       alternatives: 0,

@@ -611,16 +611,14 @@ describe('outbox rules', () => {
     expect([1, 2, 3, 4, 20].map(retryDelayMs)).toEqual([30_000, 60_000, 120_000, 240_000, 3_600_000]);
   });
 
-  it('says where a message went without reading the address out', () => {
+  it('says where a message went without reading the address out, nor any of an e-mail address', () => {
     expect(maskedRecipient('sms', '+447911123456')).toBe('the number ending 3456');
     expect(maskedRecipient('email', 'jo@example.com')).toBe('your e-mail at example.com');
     const notices = [
       { kind: 'payment_link' as const, channel: 'sms' as const, to: '+447911123456' },
       { kind: 'payment_link' as const, channel: 'email' as const, to: 'jo@example.com' },
     ];
-    expect(sentSentence(notices)).toBe(
-      "I've sent the payment link to the number ending 3456 and to your e-mail at example.com.",
-    );
+    expect(sentSentence(notices)).toBe("I've sent the payment link to the number ending 3456 and by e-mail.");
     expect(sentSentence(notices, { brief: true })).toBe('Link sent to the number ending 3456 and by e-mail.');
     expect(sentSentence([])).toBe('');
   });

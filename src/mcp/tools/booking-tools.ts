@@ -55,8 +55,14 @@ const BookingOutput = {
   spoken: z.string(),
 };
 
-/** Where an answer with a booking carries text callers wrote. */
-const BOOKING_ANSWER_CALLER_TEXT = callerTextAt('booking', BOOKING_CALLER_TEXT);
+/**
+ * Where an answer with a booking carries text callers wrote: the booking, and each visit of its series
+ * it lists (the REST Booking's `series.occurrences`, and the later visits a change with scope
+ * following moves or cancels), each a booking with the note and name of its own.
+ */
+const BOOKING_ANSWER_CALLER_TEXT = ['booking', 'booking.series.occurrences[]', 'booking.following[]'].flatMap(
+  (path) => callerTextAt(path, BOOKING_CALLER_TEXT),
+);
 
 export const bookTool = defineTool({
   name: 'book',

@@ -26,7 +26,7 @@ import { speakClock, speakDate, speakOnDate, speakTime } from '../speech.ts';
 import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { speakWeeklyHours } from '../spoken-hours.ts';
-import { parseSpokenTime, type SpokenTime, type TimeOfDay } from '../spoken-times.ts';
+import { type MinuteSpan, parseSpokenTime, type SpokenTime, type TimeOfDay } from '../spoken-times.ts';
 import { namesAZone, readInNamedZone } from '../spoken-zones.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -241,8 +241,13 @@ export const findSlotsTool = defineTool({
       // A part of the day outside everyone's hours (the evening at a salon that closes at 5): nothing
       // there can free up, so "nothing is free" would send the caller to a waitlist that never offers.
       const { opening_hours } = await locationInfo();
+      // So too where it opens then, but closes before what was asked could end (a 90-minute colour
+      // asked for the evening at a salon closing at 6): no start then fits within the hours.
       const open = openDuring(opening_hours, place.zone, span.from, bookable.days);
-      if (!open.some((hours) => window.from < hours.to && window.to >= hours.from)) {
+      const length = found.duration.minutes;
+      const fits = (hours: MinuteSpan) =>
+        window.from <= hours.to - length && window.to >= hours.from && hours.to - length >= hours.from;
+      if (!open.some(fits)) {
         fail(
           'not_open_then',
           {
@@ -250,6 +255,7 @@ export const findSlotsTool = defineTool({
             when,
             hours: speakWeeklyHours(opening_hours, place.locale, { closedDays: false }),
             alternatives: offered.length,
+            tooLong: open.some((hours) => window.from < hours.to && window.to >= hours.from),
           },
           { alternatives: offered },
         );
