@@ -1,5 +1,6 @@
+import { isCalendarDate } from '../domain/availability/zone-calendar.ts';
 import { contactFormProblems } from './resolution.ts';
-import { readTimeArguments } from './slot-window.ts';
+import { crossedTimes, readTimeArguments } from './slot-window.ts';
 import { dateFormProblem } from './spoken-dates.ts';
 import { startFormProblem } from './spoken-starts.ts';
 import { BadArgument, throwAll } from './tool-kit.ts';
@@ -11,6 +12,23 @@ import { BadArgument, throwAll } from './tool-kit.ts';
  */
 
 type Given = Readonly<Record<string, unknown>>;
+
+/**
+ * Two calendar dates given in the wrong order (from_date after to_date): named with the others, as
+ * the tool would refuse them once the rest were mended. Dates said in words are placed by the tool.
+ */
+export function dateOrder(given: Given, from: string, to: string): BadArgument[] {
+  const [first, last] = [given[from], given[to]];
+  if (typeof first !== 'string' || typeof last !== 'string') return [];
+  const [a, b] = [first.trim(), last.trim()];
+  if (!isCalendarDate(a) || !isCalendarDate(b) || a <= b) return [];
+  return [
+    new BadArgument(
+      `${from} and ${to}`,
+      `${from} (${a}) is after ${to} (${b}); ask the caller which dates they mean.`,
+    ),
+  ];
+}
 
 /** Dates that no day reads ("someday", "the 45th"), each named as it was passed. */
 export function dateForms(given: Given, ...names: string[]): BadArgument[] {
@@ -28,16 +46,40 @@ export function startForm(given: Given): BadArgument[] {
   return problem ? [new BadArgument('starts_at', `${problem}.`)] : [];
 }
 
-/** earliest and latest that are no time of day. */
+/**
+ * earliest and latest that are no time of day, or two times of the 24-hour clock or with am or pm
+ * (no reading to choose) given crossed: the tool would refuse them once the rest were mended.
+ */
 export function timeForms(given: Given): BadArgument[] {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   try {
-    readTimeArguments(undefined, text(given.earliest), text(given.latest));
-    return [];
+    const { earliest, latest } = readTimeArguments(undefined, text(given.earliest), text(given.latest));
+    if (!earliest || !latest || earliest.time.halfDay || latest.time.halfDay) return [];
+    const crossed = crossedTimes(
+      earliest.time.minute,
+      latest.time.minute,
+      earliest.said.trim(),
+      latest.said.trim(),
+    );
+    return crossed ? [crossed] : [];
   } catch (error) {
     if (error instanceof BadArgument) return [error, ...error.more];
     throw error;
   }
+}
+
+/**
+ * A new client (book's `client`, no client_id) with neither phone nor e-mail: named with the others,
+ * as registering them would refuse it once the rest were mended.
+ */
+export function newClientContact(given: Given): BadArgument[] {
+  const client = given.client;
+  if (typeof client !== 'object' || client === null) return [];
+  if (typeof given.client_id === 'string' && given.client_id.trim() !== '') return [];
+  const { phone, email } = client as Record<string, unknown>;
+  const blank = (value: unknown) => typeof value !== 'string' || value.trim() === '';
+  if (!blank(phone) || !blank(email)) return [];
+  return [new BadArgument('client.phone', 'give a phone number or an e-mail address for a new client.')];
 }
 
 /** A phone or an e-mail that is none, at the top (lookup_client) or in `client` (book). */
@@ -47,12 +89,16 @@ export function contactForms(given: Given, inClient: boolean): BadArgument[] {
 
 /**
  * For a tool's catch around reading its start or dates: a BadArgument there is thrown again with the
- * problems of the `client`'s phone and e-mail beside it, so the agent hears of both at once (a bad
- * contact alone is the conversational bad_contact answer, asked again later). Anything else passes on.
+ * problems of the `client`'s phone and e-mail beside it (and `more`'s: book's new client without
+ * either), so the agent hears of all at once (a bad contact alone is the conversational bad_contact
+ * answer, asked again later). Anything else passes on.
  */
-export function alsoNamingContact(args: Given): (error: unknown) => never {
+export function alsoNamingContact(
+  args: Given,
+  more: (given: Given) => BadArgument[] = () => [],
+): (error: unknown) => never {
   return (error) => {
-    if (error instanceof BadArgument) throwAll([error, ...contactForms(args, true)]);
+    if (error instanceof BadArgument) throwAll([error, ...contactForms(args, true), ...more(args)]);
     throw error;
   };
 }

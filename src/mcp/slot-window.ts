@@ -105,16 +105,26 @@ export function minutesWindow(
   // "Until midnight" runs to the end of the day: as the latest start, 00:00 is the day's last
   // minute, not its first (which would leave nothing to find).
   const until = to === undefined || to === 0 ? 1439 : to;
-  // Crossed, nothing could be found: the agent swapped them or misheard one, and should know it.
-  if (from !== undefined && to !== undefined && until < from) {
-    const [earliest, latest] = [speakClock(from, locale), speakClock(to, locale)];
-    throw new BadArgument(
-      'earliest and latest',
-      `latest (${latest}) is before earliest (${earliest}); latest is the last start wanted, so ask the caller which times they mean.`,
-    );
+  if (from !== undefined && to !== undefined) {
+    const crossed = crossedTimes(from, to, speakClock(from, locale), speakClock(to, locale));
+    if (crossed) throw crossed;
   }
   if (args.part) outsidePart(args, from, to === undefined ? undefined : until, locale);
   return { from: Math.max(window.from, from ?? 0), to: Math.min(window.to, until) };
+}
+
+/**
+ * A latest start before the earliest (minutes of the day, as said): nothing could be found, so the
+ * agent swapped them or misheard one, and should know it. "Until midnight" runs to the end of the
+ * day: as the latest start, 00:00 is the day's last minute, not its first.
+ */
+export function crossedTimes(from: number, to: number, earliest: string, latest: string): BadArgument | null {
+  const until = to === 0 ? 1439 : to;
+  if (until >= from) return null;
+  return new BadArgument(
+    'earliest and latest',
+    `latest (${latest}) is before earliest (${earliest}); latest is the last start wanted, so ask the caller which times they mean.`,
+  );
 }
 
 /** Throws when the earliest start is after the part of the day, or the latest before it. */

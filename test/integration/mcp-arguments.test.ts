@@ -171,9 +171,10 @@ describe('an argument error names every bad argument', () => {
         notes: 'n'.repeat(1001),
       }),
     );
-    expect(text).toContain('book has 2 bad arguments: ');
+    expect(text).toContain('book has 3 bad arguments: ');
     expect(text).toContain('client needs last_name');
     expect(text).toContain('notes is at most 1000 characters');
+    expect(text).toContain('client.phone: give a phone number or an e-mail address for a new client.');
   });
 
   it('names a date and a time find_slots cannot read in one answer', async () => {
@@ -237,6 +238,46 @@ describe('an argument error names every bad argument', () => {
     const lookup = errorText(await demo.mcp.raw('lookup_client', { phone: '12', email: 7 }));
     expect(lookup).toContain('lookup_client has 2 bad arguments: ');
     expect(lookup).toContain('phone: That phone number does not look complete');
+  });
+
+  it('names what the tool would refuse only once the rest were mended: a new client without contact, crossed times, crossed dates', async () => {
+    const book = errorText(
+      await demo.mcp.raw('book', {
+        location: 'camden',
+        services: 'cut',
+        starts_at: 'whenever',
+        client: { first_name: 'Ada', last_name: 'Bee' },
+      }),
+    );
+    expect(book).toContain('book has 2 bad arguments: ');
+    expect(book).toContain('starts_at: give starts_at as find_slots returned it');
+    expect(book).toContain('client.phone: give a phone number or an e-mail address for a new client.');
+    const slots = errorText(
+      await demo.mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: 'next tuesday',
+        earliest: '3pm',
+        latest: '9am',
+        limit: 99,
+      }),
+    );
+    expect(slots).toContain('find_slots has 2 bad arguments: ');
+    expect(slots).toContain('limit is at most 20');
+    expect(slots).toContain('earliest and latest: latest (9am) is before earliest (3pm)');
+    const waiting = errorText(
+      await demo.mcp.raw('join_waitlist', {
+        location: 'camden',
+        services: 'cut',
+        client: CALLER,
+        from_date: '2026-11-27',
+        to_date: '2026-11-24',
+        times: ['night'],
+      }),
+    );
+    expect(waiting).toContain('join_waitlist has 2 bad arguments: ');
+    expect(waiting).toContain('from_date and to_date: from_date (2026-11-27) is after to_date (2026-11-24)');
+    expect(waiting).toMatch(/times/);
   });
 
   it('names a call-back phone it cannot read beside what take_message’s schema refuses', async () => {

@@ -5,7 +5,7 @@ import { REPEAT_LIMITS } from '../../domain/booking/series.ts';
 import { LIVE_STATUSES } from '../../domain/booking/state-machine.ts';
 import { type OutboxKind, type OutboxNotice, sentSentence } from '../../domain/outbox.ts';
 import { localDateAt } from '../../domain/time-format.ts';
-import { alsoNamingContact, contactForms, startForm } from '../argument-forms.ts';
+import { alsoNamingContact, contactForms, newClientContact, startForm } from '../argument-forms.ts';
 import {
   type Booking,
   type BookingApi,
@@ -120,12 +120,14 @@ export const bookTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   failureMembers: ['choices', 'alternatives', 'reason', 'clashes'],
   callerSupplied: BOOKING_ANSWER_CALLER_TEXT,
-  formProblems: (given) => [...startForm(given), ...contactForms(given, true)],
+  formProblems: (given) => [...startForm(given), ...contactForms(given, true), ...newClientContact(given)],
   async run(args, { api }) {
     const place = await resolveLocation(api, args.location);
     const services = await resolveServices(api, place, args.services);
     const staff = await resolveStaffIfNamed(api, place, args.staff, services);
-    const startsAt = await resolveStart(api, place, args.starts_at).catch(alsoNamingContact(args));
+    const startsAt = await resolveStart(api, place, args.starts_at).catch(
+      alsoNamingContact(args, newClientContact),
+    );
     const clientId = await clientForBooking(api, args, place.location.country);
     // A second booking of the same person at the same time is never what a caller wants (a retry
     // with a changed argument, another stylist named): book answers with the one they hold. Asked

@@ -419,7 +419,10 @@ export const staffSchema = z.strictObject({
         reason: optionalText(200),
       }),
     )
-    .default([]),
+    .default([])
+    .describe(
+      "Times away, blocking them at every location: local date-times of the first location in their working_hours (one working in several time zones writes them in that one's), else of the organisation's first location.",
+    ),
   busy_calendars: z
     .array(busyCalendarUrl)
     .max(MAX_BUSY_CALENDARS, `must list at most ${MAX_BUSY_CALENDARS} calendars`)
