@@ -1,9 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
+import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import {
   anaTuesdayStarts,
   bookAnaOnTuesday,
   joinForAna,
+  joinWaitlist,
   TUESDAY,
   waitlistPass,
 } from '../helpers/waitlist-fixtures.ts';
@@ -106,5 +109,39 @@ describe('two offers that lapse side by side', () => {
     // Each has now let both go: nothing more for either.
     t.clock.advance({ minutes: 16 });
     expect(await waitlistPass(t)).toBe(0);
+  });
+
+  it('offers an entry for anyone another stylist’s start just after the time it let go', async () => {
+    // Bo works Tuesdays at Soho too, free only at 13:45 (booked 09:45 to 12:45 and from 14:45); Ana
+    // only at 13:00. A hold of Bo's 13:45 keeps nothing of Ana's 13:00 from the next entry.
+    const catalogue = smallCatalogue() as { staff: { working_hours: Record<string, unknown> }[] };
+    catalogue.staff[1]!.working_hours.soho = { tue: [['09:00', '17:00']] };
+    t = await startTestApp({ now: NOW, catalogues: [catalogue] });
+    const ids = await catalogueIds(t.database.db);
+    await bookAnaOnTuesday(t, ['09', '10', '11', '12', '14', '15', '16']);
+    for (const start of ['09:45', '10:45', '11:45', '12:45', '14:45', '15:45']) {
+      const booked = await postBooking(t, {
+        location_slug: 'soho',
+        service_ids: [ids.services.cut],
+        staff_id: ids.staff.bo,
+        client_id: ids.jo,
+        starts_at: `${TUESDAY}T${start}:00Z`,
+      });
+      expect(booked.statusCode, booked.body).toBe(201);
+    }
+    const ada = await joinWaitlist(t, {
+      client: { first_name: 'Ada', last_name: 'Waiting', email: 'ada@example.com' },
+      from_date: TUESDAY,
+      to_date: TUESDAY,
+      times: ['afternoon'],
+    });
+    expect(await waitlistPass(t)).toBe(1);
+    expect(await offerOf(ada.id)).toMatchObject({ starts_at: `${TUESDAY}T13:00:00+00:00` });
+    t.clock.advance({ minutes: 16 });
+    expect(await waitlistPass(t)).toBe(1);
+    expect(await offerOf(ada.id)).toMatchObject({
+      starts_at: `${TUESDAY}T13:45:00+00:00`,
+      staff_id: ids.staff.bo,
+    });
   });
 });

@@ -230,13 +230,19 @@ async function offerAt(
   // A time an entry let go is the span its hold had (where it was last, moved or not), whoever would do
   // it. It goes to the next entries: the entry is never offered a start overlapping it again, with any
   // staff member (a client who declined 11:15, or let it lapse, is not sent 11:30 a second later, and
-  // again every hold's length after), only times clear of what it let go. Clear with the buffers
-  // after both: a hold starting as the let-go time ends would leave it no room for its own buffer, and
-  // so keep it from the next entry (who would be offered nothing while this one got time after time).
+  // again every hold's length after), only times clear of what it let go. With the same staff member,
+  // clear with the buffers after both: a hold starting as the let-go time ends would leave it no room
+  // for its own buffer, and so keep it from the next entry (who would be offered nothing while this
+  // one got time after time).
   const letGo = new Map<string, LetGoTime[]>();
   for (const offer of offers) {
     const spans = letGo.get(offer.entry_id) ?? [];
-    spans.push({ startsAt: offer.starts_at, endsAt: offer.ends_at, blockedUntil: offer.blocked_until });
+    spans.push({
+      staffId: offer.staff_id,
+      startsAt: offer.starts_at,
+      endsAt: offer.ends_at,
+      blockedUntil: offer.blocked_until,
+    });
     letGo.set(offer.entry_id, spans);
   }
   // An offer is made known by text or e-mail alone: an entry none can reach (a number the salon does
@@ -272,6 +278,7 @@ async function offerAt(
 
 /** A time an entry's offer held and the entry let go (declined, lapsed), as its booking last stood. */
 interface LetGoTime {
+  staffId: string;
   startsAt: number;
   endsAt: number;
   /** endsAt plus the last service's buffer. */
@@ -279,10 +286,13 @@ interface LetGoTime {
 }
 
 /**
- * Whether a hold of `slot` would keep `letGo` from being booked: their busy spans overlap, each with
- * its buffer after (the entry's services, so the let-go time's buffer is the slot's too).
+ * Whether `slot` is no time to offer an entry that let `letGo` go: it overlaps it (with any staff
+ * member, the same time again), or, with the same staff member, a hold of it would keep the let-go
+ * time from being booked: their busy spans overlap, each with its buffer after (the entry's services,
+ * so the let-go time's buffer is the slot's too).
  */
 function keepsFrom(slot: Slot, letGo: LetGoTime): boolean {
+  if (slot.staffId !== letGo.staffId) return slot.startsAt < letGo.endsAt && slot.endsAt > letGo.startsAt;
   const buffer = letGo.blockedUntil - letGo.endsAt;
   return slot.startsAt < letGo.blockedUntil && slot.endsAt + buffer > letGo.startsAt;
 }
