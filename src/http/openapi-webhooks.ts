@@ -17,7 +17,8 @@ const WHEN: Record<string, string> = {
   'booking.expired': 'A pending hold lapsed without being confirmed.',
   'booking.completed': 'Staff marked a booking completed.',
   'booking.no_show': 'Staff marked a booking a no-show.',
-  'client.created': 'A client went on file (registered, imported, or a public booking’s contact proven).',
+  'client.created':
+    'A client went on file (registered, imported, or a public booking’s contact proven; without the code step, public_verification none, the record a public booking is made for).',
   'message.created': 'A caller left a message for staff (take_message, POST /v1/messages).',
   'waitlist.offered':
     'A freed time was offered to a waitlist entry: held for it as a pending_confirmation booking, which sends its own booking.created.',

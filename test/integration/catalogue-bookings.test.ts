@@ -280,6 +280,20 @@ describe('importing existing bookings', () => {
     expect(still.counts.bookings).toEqual({ created: 0, updated: 0, unchanged: 5 });
   });
 
+  it('puts back a field the file edits again after making it what the engine had made it', async () => {
+    await importCatalogue(temp.db, withBookings(), NOW);
+    const booking = await bookingByStart(temp.db, '2026-11-30T10:00');
+    // Changed in the engine, then the file follows: nothing to write, but the file's entry is the new
+    // one to compare with.
+    await temp.db.updateTable('bookings').set({ notes: 'Staff note' }).where('id', '=', booking.id).execute();
+    const following = withBookings();
+    following.bookings[0].notes = 'Staff note';
+    expect((await importCatalogue(temp.db, following, LATER)).counts.bookings).toMatchObject({ updated: 0 });
+    const back = await importCatalogue(temp.db, withBookings(), LATER + MINUTE);
+    expect(back.counts.bookings).toMatchObject({ updated: 1 });
+    expect(await bookingByStart(temp.db, '2026-11-30T10:00')).toMatchObject({ notes: booking.notes });
+  });
+
   it('puts back an edit the file undoes: notes and client as they were', async () => {
     await importCatalogue(temp.db, withBookings(), NOW);
     const original = await bookingByStart(temp.db, '2026-11-30T10:00');

@@ -60,6 +60,8 @@ describe('busyTimes (ical.js)', () => {
       'FREEBUSY;FBTYPE=BUSY-TENTATIVE:20261204T090000Z/20261204T093000Z',
       'FREEBUSY;FBTYPE=BUSY-UNAVAILABLE:20261031T220000Z/20261101T020000Z',
       'FREEBUSY;FBTYPE=FREE:20261205T090000Z/20261205T170000Z',
+      // Not UTC, as RFC 5545 asks, but in a zone it names: read there, as an event's time would be.
+      'FREEBUSY;TZID=America/New_York:20261207T100000/PT1H',
       'END:VFREEBUSY',
       ...event('UID:e', 'DTSTART:20261206T100000Z', 'DTEND:20261206T110000Z'),
     );
@@ -68,6 +70,7 @@ describe('busyTimes (ical.js)', () => {
       ['2026-12-03T10:00:00.000Z', '2026-12-03T11:30:00.000Z'],
       ['2026-12-04T09:00:00.000Z', '2026-12-04T09:30:00.000Z'],
       ['2026-11-01T00:00:00.000Z', '2026-11-01T02:00:00.000Z'],
+      ['2026-12-07T15:00:00.000Z', '2026-12-07T16:00:00.000Z'],
       ['2026-12-06T10:00:00.000Z', '2026-12-06T11:00:00.000Z'],
     ]);
     // A period that is no period refuses the copy, as an event's broken date does.

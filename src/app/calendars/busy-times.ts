@@ -403,9 +403,11 @@ function readFreeBusy(
     for (const property of component.getAllProperties('freebusy')) {
       const type = String(property.getParameter('fbtype') ?? 'BUSY').toUpperCase();
       if (type === 'FREE') continue;
+      const tzid = property.getParameter('tzid');
+      const zone = typeof tzid === 'string' ? tzid : undefined;
       for (const value of property.getValues()) {
         if (!(value instanceof ICAL.Period)) continue;
-        keep(reader.instant(value.start, undefined), reader.instant(value.getEnd(), undefined));
+        keep(reader.instant(value.start, zone), reader.instant(value.getEnd(), zone));
       }
     }
   }

@@ -155,7 +155,10 @@ export function publishCreatedBooking(
   );
 }
 
-/** client.created: a client went on file (registered, imported, or a public booking's proven contact). */
+/**
+ * client.created: a client went on file (registered, imported, a public booking's proven contact, or
+ * the record a public booking is made for without the code step).
+ */
 export function publishClientCreated(trx: Db, organisationId: string, client: Client, now: number) {
   return publishEvent(
     trx,

@@ -19,7 +19,7 @@ import type { IdentityPlan } from './identities.ts';
 import { atPath, type EntityCounts, insertAll } from './write-support.ts';
 
 type Step = { path: PathSegment[] } & (
-  | { kind: 'unchanged' }
+  | { kind: 'unchanged'; recorded?: { row: BookingsTable; log: Record<string, unknown> } }
   | { kind: 'insert'; wanted: WantedBooking; entry: ImportedEntry }
   | { kind: 'update'; update: Update }
 );
@@ -49,7 +49,15 @@ export async function writeBookings(
     const wanted = wantedRow(ctx, target, resolve(catalogue, plan, booking));
     if (target.stored === undefined) return { path, kind: 'insert', wanted, entry };
     const update = plannedUpdate(target.stored, wanted, entry, edited);
-    return update === undefined ? { path, kind: 'unchanged' } : { path, kind: 'update', update };
+    if (update !== undefined) return { path, kind: 'update', update };
+    // Edited in the file to what the row already holds (the engine made the same change): nothing to
+    // write, but the entry is what the next import compares with, so that a file putting the field
+    // back is an edit again.
+    return {
+      path,
+      kind: 'unchanged',
+      recorded: { row: target.stored.row, log: { import: entry, changed: edited } },
+    };
   });
   for (const step of steps) {
     if (step.kind !== 'update') continue;
@@ -66,6 +74,9 @@ export async function writeBookings(
   const counts: EntityCounts = { created: 0, updated: 0, unchanged: 0 };
   for (const step of steps) {
     if (step.kind === 'unchanged') {
+      const { recorded } = step;
+      if (recorded)
+        await logImport(trx, { ...recorded.row, updated_at: now }, recorded.row.status, recorded.log);
       counts.unchanged += 1;
     } else if (step.kind === 'insert') {
       const { row, segments } = step.wanted;
