@@ -29,11 +29,10 @@ export interface BookingPageView {
   services: { name: string; priceMinor: number }[];
   staffName: string;
   /**
-   * The client's name: one on file (contact_proven), or the name the customer typed while the page
-   * is their own code step (a proof asked, not yet given: the code's message links elsewhere,
-   * /p/verify). Otherwise null: an unproven record's name is whatever a stranger typed, and its page
-   * is reached from a message to the contact typed (a waitlist offer, a booking with
-   * public_verification none), which, like such messages, names nobody (outbox-delivery.ts).
+   * The client's name, once on file (contact_proven). Otherwise null: an unproven record's name is
+   * whatever a stranger typed, and its page is reached from messages to the contact typed (a waitlist
+   * offer, a booking with public_verification none, a code whose link was replaced or expired, which
+   * leads on to the booking's page), which, like such messages, name nobody (outbox-delivery.ts).
    */
   clientName: string | null;
   /** A public booking's contact proof: where the code went and whether it is done (null: none asked). */
@@ -123,7 +122,7 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
     booking: { ...booking, status },
     services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     staffName: page.staff_name,
-    clientName: page.contact_proven === 1 || (proof !== null && !proof.proven) ? name : null,
+    clientName: page.contact_proven === 1 ? name : null,
     proof,
     endedOffer: status === 'expired' ? await endedOfferOf(db, page.organisation_id, page.booking_id) : null,
     seriesVisits: booking.seriesId ? await seriesVisitsOf(db, page.organisation_id, booking, now) : null,
