@@ -25,6 +25,26 @@ describe('busyTimes (ical.js)', () => {
     ]);
   });
 
+  it('reads floating times in the calendar’s own zone (X-WR-TIMEZONE), all-day dates in the staff member’s', () => {
+    const text = ics(
+      'X-WR-TIMEZONE:America/New_York',
+      ...event('UID:f', 'DTSTART:20261202T090000', 'DURATION:PT30M'),
+      ...event('UID:g', 'DTSTART;VALUE=DATE:20261203', 'DTEND;VALUE=DATE:20261204'),
+      ...event('UID:h', 'DTSTART:20261204T090000Z', 'DURATION:PT30M'),
+    );
+    expect(iso(busyTimes(text, WINDOW, 'Europe/London'))).toEqual([
+      ['2026-12-02T14:00:00.000Z', '2026-12-02T14:30:00.000Z'],
+      ['2026-12-03T00:00:00.000Z', '2026-12-04T00:00:00.000Z'],
+      ['2026-12-04T09:00:00.000Z', '2026-12-04T09:30:00.000Z'],
+    ]);
+    // A name that is no zone leaves the staff member's.
+    const unknown = text.replace('America/New_York', 'Somewhere/Else');
+    expect(iso(busyTimes(unknown, WINDOW, 'Europe/London'))[0]).toEqual([
+      '2026-12-02T09:00:00.000Z',
+      '2026-12-02T09:30:00.000Z',
+    ]);
+  });
+
   it('drops one occurrence cancelled by its override, and keeps an override whose series is absent', () => {
     const text = ics(
       ...event('UID:s', 'DTSTART:20261201T100000Z', 'DTEND:20261201T110000Z', 'RRULE:FREQ=DAILY;COUNT=3'),

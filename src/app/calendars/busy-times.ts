@@ -12,8 +12,10 @@ import { twinInstant } from '../../domain/repeated-wall-times.ts';
  *
  * Zones: a TZID defined by a VTIMEZONE of the file is read by that definition (RFC 5545 3.6.5);
  * a TZID the file does not define but that names an IANA zone (as many publishers write) by the IANA
- * database; a floating time, or a TZID that is neither, in `fallbackZone` (the staff member's
- * location's zone: the time a person there means).
+ * database; a floating time, or a TZID that is neither, in the calendar's own zone where it names
+ * an IANA one (X-WR-TIMEZONE, as Google and Apple write it: the zone their owner set the calendar
+ * in), else in `fallbackZone` (the staff member's location's zone: the time a person there means).
+ * An all-day date is a day of `fallbackZone`, where the staff member works.
  */
 
 export class BusyCalendarError extends Error {}
@@ -175,7 +177,9 @@ function readBusyTimes(
         // A broken definition: its TZID is then read as an IANA name, or in the fallback zone.
       }
     }
-    readers.set(calendar, new InstantReader(zones, fallbackZone));
+    const own = calendar.getFirstPropertyValue('x-wr-timezone');
+    const calendarZone = typeof own === 'string' && isIanaZone(own.trim()) ? own.trim() : fallbackZone;
+    readers.set(calendar, new InstantReader(zones, fallbackZone, calendarZone));
   }
   const readerOf = (component: ICAL.Component): InstantReader => {
     let calendar = component;
@@ -809,11 +813,15 @@ function firstOccurrence(read: number, offsetMs: (instant: number) => number): n
 
 class InstantReader {
   readonly #zones: Map<string, ICAL.Timezone>;
+  /** Where all-day dates are read: the staff member's location's zone. */
   readonly #fallback: string;
+  /** Where a time with no zone to read it by is read: the calendar's own, else the location's. */
+  readonly #timesZone: string;
 
-  constructor(zones: Map<string, ICAL.Timezone>, fallback: string) {
+  constructor(zones: Map<string, ICAL.Timezone>, fallback: string, timesZone: string = fallback) {
     this.#zones = zones;
     this.#fallback = fallback;
+    this.#timesZone = timesZone;
   }
 
   /** Whether the calendar defines this TZID (a VTIMEZONE of its own). */
@@ -849,7 +857,11 @@ class InstantReader {
       const before = offsetMs(read);
       return firstOccurrence(read + before === wall ? read : wall - before, offsetMs);
     }
-    const zone = tzid !== undefined && isIanaZone(tzid) && !time.isDate ? tzid : this.#fallback;
+    const zone = time.isDate
+      ? this.#fallback
+      : tzid !== undefined && isIanaZone(tzid)
+        ? tzid
+        : this.#timesZone;
     // Fields may run over (an all-day event's end is its start's day + 1): Date.UTC carries them.
     const wall = new Date(
       Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second),
