@@ -104,12 +104,6 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
   // The booking's own location, made inactive since or not: its customer still sees and can cancel it.
   const location = await findLocationById(db, page.organisation_id, booking.locationId);
   if (!location) throw new Error(`Booking ${booking.reference} refers to a missing location`);
-  const proof = await proofOfBooking(
-    db,
-    { organisationId: page.organisation_id, bookingId: page.booking_id },
-    now,
-  );
-  const name = [page.first_name, page.last_name].filter(Boolean).join(' ');
   return {
     token,
     organisation: {
@@ -122,8 +116,13 @@ export async function getBookingPage(db: Db, token: string, now: number): Promis
     booking: { ...booking, status },
     services: services.map((s) => ({ name: s.name, priceMinor: s.price_minor })),
     staffName: page.staff_name,
-    clientName: page.contact_proven === 1 ? name : null,
-    proof,
+    clientName:
+      page.contact_proven === 1 ? [page.first_name, page.last_name].filter(Boolean).join(' ') : null,
+    proof: await proofOfBooking(
+      db,
+      { organisationId: page.organisation_id, bookingId: page.booking_id },
+      now,
+    ),
     endedOffer: status === 'expired' ? await endedOfferOf(db, page.organisation_id, page.booking_id) : null,
     seriesVisits: booking.seriesId ? await seriesVisitsOf(db, page.organisation_id, booking, now) : null,
   };
