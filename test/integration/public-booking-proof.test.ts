@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { customerLinks } from '../../src/app/customer-links.ts';
 import { deliverAllDue } from '../../src/app/outbox-delivery.ts';
 import { localCheckout } from '../../src/app/payments.ts';
+import { createLogger } from '../../src/cli/logger.ts';
 import { catalogueIds } from '../helpers/booking-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
 import {
@@ -32,8 +34,27 @@ afterEach(async () => {
   await t?.close();
 });
 
+/** Every line the server logged (start's logger), for what must never be logged as an error. */
+let logged: string[] = [];
+
 async function start(catalogue: unknown = demoCatalogue()) {
-  t = await startTestApp({ catalogues: [catalogue], now: NOW });
+  logged = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logged.push(String(chunk));
+      done();
+    },
+  });
+  t = await startTestApp({
+    catalogues: [catalogue],
+    now: NOW,
+    http: { logger: createLogger('info', sink) },
+  });
+}
+
+/** The server's error lines (level 50 and above). */
+function errorsLogged(): string[] {
+  return logged.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 }
 
 async function rest(reference: string) {
@@ -463,7 +484,11 @@ describe('every face keeps to the proof, not only the page', () => {
       .selectFrom('checkout_sessions')
       .select('id')
       .executeTakeFirstOrThrow();
-    expect((await pagePost(t, `/checkout/${session.id}/pay`)).statusCode).toBe(409);
+    const refused = await pagePost(t, `/checkout/${session.id}/pay`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('Not yet');
+    // Answered as a page, and nothing after it: no error logged once the page was sent.
+    expect(errorsLogged()).toEqual([]);
     const { code } = await deliveredCode(t, reference);
     expect((await pagePost(t, `${path}/verify`, { code })).statusCode).toBe(303);
     expect((await rest(reference)).payment_url).toMatch(/\/checkout\//);

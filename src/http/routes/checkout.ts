@@ -91,6 +91,8 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
 
     // A refused form (a second tap on Pay, a page left open past the hold) answers the checkout's own
     // page as it is now, which leads on: to the confirmation and the booking's page, or to book again.
+    // (What it resolves to is no reply to look into: a FastifyReply is a thenable, so an async function
+    // returning one resolves once it is sent, to nothing.)
     const asItIsNow = async (session: string, reply: FastifyReply, error: unknown) => {
       if (!(error instanceof AppError) || error.code !== 'conflict') throw error;
       const view = await getCheckout(deps.db, session, deps.clock.nowMs());
@@ -102,10 +104,12 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     };
 
     app.post<{ Params: SessionParams }>('/checkout/:session/pay', form, async (request, reply) => {
-      const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs()).catch((error) =>
-        asItIsNow(request.params.session, reply, error),
-      );
-      return 'redirectUrl' in paid ? redirect(reply, paid.redirectUrl) : paid;
+      try {
+        const paid = await payDeposit(deps.db, request.params.session, deps.clock.nowMs());
+        return redirect(reply, paid.redirectUrl);
+      } catch (error) {
+        return asItIsNow(request.params.session, reply, error);
+      }
     });
 
     // The test mode's card setup (Booking Protection): no card is asked for; saving marks it saved.
@@ -124,10 +128,12 @@ export function checkoutRoutes(deps: AppDeps, provider: PaymentProvider): Fastif
     });
 
     app.post<{ Params: SessionParams }>('/checkout/:session/abandon', form, async (request, reply) => {
-      const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs()).catch((error) =>
-        asItIsNow(request.params.session, reply, error),
-      );
-      return 'redirectUrl' in left ? redirect(reply, left.redirectUrl) : left;
+      try {
+        const left = await abandonCheckout(deps.db, request.params.session, deps.clock.nowMs());
+        return redirect(reply, left.redirectUrl);
+      } catch (error) {
+        return asItIsNow(request.params.session, reply, error);
+      }
     });
   };
 }
