@@ -8,6 +8,7 @@ import {
 import {
   type ContactProofRow,
   findProofByTokenHash,
+  findProofHolder,
   findProofOfBooking,
   findProofWithBooking,
   type ProofWithBooking,
@@ -148,8 +149,14 @@ export interface BookingKey {
  * counted (and stays counted: the count is written even though the answer is a refusal), and the
  * fifth wrong try spends the code; what is not six digits is refused uncounted. 409 conflict when the booking is not waiting for a proof.
  */
-export async function proveByCode(db: Db, key: BookingKey, typed: string, now: number): Promise<CodeOutcome> {
+export async function proveByCode(
+  db: Db,
+  booking: BookingKey,
+  typed: string,
+  now: number,
+): Promise<CodeOutcome> {
   const code = readCode(typed);
+  const key = await proofHolder(db, booking);
   const outcome = await writeTransaction(db, async (trx): Promise<CodeOutcome> => {
     const proof = await waitingProof(trx, key, now);
     const state = codeState(proofClock(proof), now);
@@ -217,6 +224,8 @@ export async function linkState(db: Db, token: string, now: number): Promise<Lin
 
 /** What the booking's page shows of a proof: where it went, whether it is done. */
 export interface ProofView {
+  /** The booking that holds it: this one, or its series' first visit (one code for every visit). */
+  bookingId: string;
   channel: 'sms' | 'email';
   to: string;
   proven: boolean;
@@ -225,11 +234,13 @@ export interface ProofView {
   triesLeft: number;
 }
 
-export async function proofOfBooking(db: Db, key: BookingKey, now: number): Promise<ProofView | null> {
+export async function proofOfBooking(db: Db, booking: BookingKey, now: number): Promise<ProofView | null> {
+  const key = await proofHolder(db, booking);
   const proof = await findProofOfBooking(db, key.organisationId, key.bookingId);
   if (!proof || proof.code_hash === null) return null;
   return {
     ...proofRecipient(proof),
+    bookingId: key.bookingId,
     proven: proof.proven_at !== null,
     state: codeState(proofClock(proof), now),
     triesLeft: Math.max(0, CODE_TRIES - proof.tries),
@@ -243,10 +254,21 @@ export async function proofOfBooking(db: Db, key: BookingKey, now: number): Prom
 export async function resendCode(
   db: Db,
   limiter: ResendLimiter,
-  key: BookingKey,
+  booking: BookingKey,
   now: number,
 ): Promise<OutboxNotice> {
+  const key = await proofHolder(db, booking);
   return withResend(limiter, key, now, () => sendNewCode(db, key, now));
+}
+
+/**
+ * The booking whose proof proves `booking`'s contact: its own, or for a later visit of a series booked
+ * on the public page, its first visit's, whose one code and link confirm every visit
+ * (proveLaterVisits). `booking` itself where there is none (refused as not waiting, waitingProof).
+ */
+async function proofHolder(db: Db, booking: BookingKey): Promise<BookingKey> {
+  const holder = await findProofHolder(db, booking.organisationId, booking.bookingId);
+  return holder === undefined ? booking : { organisationId: booking.organisationId, bookingId: holder };
 }
 
 function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice> {

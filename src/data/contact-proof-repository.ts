@@ -20,6 +20,41 @@ export async function findProofOfBooking(
     .executeTakeFirst();
 }
 
+/**
+ * The booking whose proof this booking's contact is proven by: its own, or for another visit of a
+ * series booked on the public page, the visit that holds the series' one proof (its first); undefined
+ * where neither has one.
+ */
+export async function findProofHolder(
+  db: Db,
+  organisationId: string,
+  bookingId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('contact_proofs as p')
+    .innerJoin('bookings as b', (join) =>
+      join.onRef('b.organisation_id', '=', 'p.organisation_id').onRef('b.id', '=', 'p.booking_id'),
+    )
+    .select('p.booking_id')
+    .where('p.organisation_id', '=', organisationId)
+    .where((eb) =>
+      eb.or([
+        eb('p.booking_id', '=', bookingId),
+        eb(
+          'b.series_id',
+          '=',
+          eb
+            .selectFrom('bookings as visit')
+            .select('visit.series_id')
+            .where('visit.organisation_id', '=', organisationId)
+            .where('visit.id', '=', bookingId),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+  return row?.booking_id;
+}
+
 /** The proof whose link carries this token (by its hash): the link names no organisation. */
 export async function findProofByTokenHash(db: Db, tokenHash: string): Promise<ContactProofRow | undefined> {
   return db.selectFrom('contact_proofs').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
@@ -94,7 +129,8 @@ export function countPublicBookingsSince(
 
 /**
  * Public bookings that gave this phone or e-mail and are still unconfirmed holds (pending, not lapsed
- * as of `now`): the larger of the two counts (an e-mail counted by its inbox, inboxOfEmail).
+ * as of `now`), a series booked with one proof counted once while any of its visits is: the larger of
+ * the two counts (an e-mail counted by its inbox, inboxOfEmail).
  */
 export function countLivePublicHolds(
   db: Db,
@@ -111,8 +147,22 @@ export function countLivePublicHolds(
       .select(sql<string>`${sql.ref(`p.${column}`)}`.as('contact'))
       .where('p.organisation_id', '=', organisationId)
       .where(contactMatch(`p.${column}`, criterion))
-      .where('b.status', 'in', ['pending_payment', 'pending_confirmation'])
-      .where('b.hold_expires_at', '>', now)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('bookings as visit')
+            .select(sql`1`.as('held'))
+            .where('visit.organisation_id', '=', eb.ref('b.organisation_id'))
+            .where((visits) =>
+              visits.or([
+                visits('visit.id', '=', visits.ref('b.id')),
+                visits('visit.series_id', '=', visits.ref('b.series_id')),
+              ]),
+            )
+            .where('visit.status', 'in', ['pending_payment', 'pending_confirmation'])
+            .where('visit.hold_expires_at', '>', now),
+        ),
+      )
       .execute(),
   );
 }

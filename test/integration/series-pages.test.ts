@@ -220,6 +220,62 @@ describe('a series on the public page', () => {
     expect((await pageGet(t, single)).body).not.toContain('Your visits in this series');
   });
 
+  it('takes the series’ one code on a later visit’s page too, and sends a new one from there', async () => {
+    const { bookRosa } = await onThePage();
+    const path = pagePathOf(await bookRosa('3'));
+    const reference = await referenceOnPage(t, path);
+    const visits = await series((await rest(reference)).series_id);
+    const later = new URL((await rest(visits[1]!.reference)).booking_page_url).pathname;
+    // The later visit's page asks for the code, and says where it went.
+    expect((await pageGet(t, later)).body).toContain('We sent a 6-digit code by e-mail to r…@example.com.');
+    const resent = await pagePost(t, `${later}/resend`);
+    expect(resent.statusCode, resent.body).toBe(303);
+    expect(resent.headers.location).toBe(`${later}?sent=1`);
+    // The new code is the series' (sent for its first visit), and typed on the later page it confirms all.
+    const { code } = await deliveredCode(t, reference);
+    const typed = await pagePost(t, `${later}/verify`, { code });
+    expect(typed.statusCode, typed.body).toBe(303);
+    expect(typed.headers.location).toBe(later);
+    expect((await series((await rest(reference)).series_id)).map((v) => v.status)).toEqual([
+      'confirmed',
+      'confirmed',
+      'confirmed',
+    ]);
+  });
+
+  it('cancels the later visits waiting for the code with the first one, and says so first', async () => {
+    const { bookRosa } = await onThePage();
+    const path = pagePathOf(await bookRosa('3'));
+    const reference = await referenceOnPage(t, path);
+    const seriesId = (await rest(reference)).series_id;
+    const asked = await pageGet(t, `${path}/cancel`);
+    expect(asked.body).toContain(
+      'The 2 later visits booked with it wait for the same code and are cancelled too: <time datetime="2026-12-09T14:00:00Z">Wednesday, 9 December 2026 at 14:00 London time</time>; <time datetime="2026-12-23T14:00:00Z">Wednesday, 23 December 2026 at 14:00 London time</time>.',
+    );
+    expect((await pagePost(t, `${path}/cancel`)).statusCode).toBe(303);
+    expect((await series(seriesId)).map((v) => v.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    // Nothing of the series holds a place among the contact's holds: two more series may wait for codes.
+    expect(pagePathOf(await bookRosa('2', { startsAt: '2026-11-26T14:00:00Z' }))).toMatch(/\/p\/manage\//);
+    expect(pagePathOf(await bookRosa('2', { startsAt: '2026-11-27T14:00:00Z' }))).toMatch(/\/p\/manage\//);
+  });
+
+  it('counts a series among the contact’s unconfirmed holds while any of its visits is one', async () => {
+    const { bookRosa } = await onThePage();
+    const path = pagePathOf(await bookRosa('3'));
+    const reference = await referenceOnPage(t, path);
+    // Its first visit cancelled by the salon alone (REST): the later two still hold their times.
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/v1/bookings/${reference}/cancel`,
+      payload: {},
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(pagePathOf(await bookRosa('2', { startsAt: '2026-11-26T14:00:00Z' }))).toMatch(/\/p\/manage\//);
+    // Two series wait for codes: a third is refused, as with its first visit live.
+    const third = await bookRosa('2', { startsAt: '2026-11-27T14:00:00Z' });
+    expect(third.statusCode).toBe(429);
+  });
+
   it('says, once a visit is confirmed, that the later visits still held wait to be finished on their own pages', async () => {
     const { provenRosa } = await onThePage();
     const { path, reference } = await provenRosa({ service: 'colour' });

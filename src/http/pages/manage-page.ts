@@ -2,7 +2,6 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { getAvailability, whyNothingIsLeftToday } from '../../app/availability-service.ts';
 import {
-  cancelBooking,
   closedToMoves,
   previewCancellation,
   previewReschedule,
@@ -15,12 +14,18 @@ import {
   PROVIDER_RETURN,
   providerReturnUrl,
 } from '../../app/booking-page-token.ts';
-import { type BookingPageView, type EndedOffer, getBookingPage } from '../../app/booking-pages.ts';
+import {
+  type BookingPageView,
+  type EndedOffer,
+  getBookingPage,
+  type SeriesVisit,
+} from '../../app/booking-pages.ts';
 import { startCardSetup } from '../../app/card-setup-service.ts';
 import { type CodeOutcome, proveByCode, resendCode } from '../../app/contact-proof.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { publicServices } from '../../app/public-booking.ts';
 import { withPageMove } from '../../app/resend-limit.ts';
+import { cancelWithScope } from '../../app/series-changes.ts';
 import { someoneWorksOn } from '../../app/start-check.ts';
 import { claimOffer, declineOffer } from '../../app/waitlist/claims.ts';
 import type { Slot } from '../../domain/availability/types.ts';
@@ -256,12 +261,14 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
         }
       }
       try {
-        await cancelBooking(
+        await cancelWithScope(
           deps.db,
           customer(view),
           view.booking.reference,
           'cancelled on the booking page',
+          visitsWaitingOnItsCode(view).length > 0 ? 'following' : 'one',
           now,
+          false,
         );
       } catch (error) {
         // The form sent twice (a double click): the first cancelled it, and this one lands on it too.
@@ -465,6 +472,17 @@ function awaitsProof(view: BookingPageView): boolean {
 }
 
 /** The contact proven (or never asked to be): confirmed, or on to a step after the proof. */
+/**
+ * The later visits of a series booked on the public page that wait for the code this visit holds (its
+ * first: one code confirms them all). Cancelled with it, as nothing could confirm them once it is.
+ */
+function visitsWaitingOnItsCode(view: BookingPageView): SeriesVisit[] {
+  if (!awaitsProof(view) || view.proof?.bookingId !== view.booking.id) return [];
+  return (view.seriesVisits ?? []).filter(
+    (visit) => visit.startsAt > view.booking.startsAt && visit.status === 'pending_confirmation',
+  );
+}
+
 function isProven(view: BookingPageView): boolean {
   return view.booking.status === 'confirmed' || (isPending(view) && !awaitsProof(view));
 }
@@ -934,9 +952,14 @@ ${bookingSummary(view, f)}
 <p><a href="${esc(path)}">Back to the booking</a></p>`;
   }
   const costly = disclosure.late || disclosure.fee !== null;
+  const later = visitsWaitingOnItsCode(view);
+  const alongWith =
+    later.length === 0
+      ? ''
+      : `<p class="notice">${later.length === 1 ? 'The later visit booked with it waits for the same code and is' : `The ${later.length} later visits booked with it wait for the same code and are`} cancelled too: ${later.map((visit) => f.time(visit.startsAt)).join('; ')}.</p>\n`;
   return `<h1>Cancel your booking</h1>
 ${termsChanged ? `<p class="fee" role="alert">${esc(TERMS_CHANGED)}</p>\n` : ''}${bookingSummary(view, f)}
-<p class="${costly ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'cancel'))}</p>
+${alongWith}<p class="${costly ? 'fee' : 'notice'}" role="status">${esc(costWords(view, disclosure, 'cancel'))}</p>
 <form method="post" action="${esc(`${path}/cancel`)}">
 <input type="hidden" name="terms" value="${esc(changeTerms(view.booking.startsAt, disclosure))}">
 <div class="actions"><button type="submit" class="primary">Yes, cancel it</button>
