@@ -92,6 +92,8 @@ interface Wording {
   depositRefunded: string;
   depositKept: string;
   feeCharged: string;
+  /** The same, shorter: an SMS too long for its link says them so before it gives the link up. */
+  shortMoney: { depositRefunded: string; depositKept: string; feeCharged: string };
   /** A verification code message: the code, the link's words, and what to do if it was not you. */
   code: string;
   orLink: string;
@@ -147,6 +149,11 @@ const EN: Wording = {
   depositRefunded: 'Your deposit of {amount} will be refunded.',
   depositKept: 'Your deposit of {amount} is kept (late cancellation).',
   feeCharged: 'A late-cancellation fee of {amount} will be charged to your saved card.',
+  shortMoney: {
+    depositRefunded: 'Deposit {amount} refunded.',
+    depositKept: 'Deposit {amount} kept (late).',
+    feeCharged: 'Late fee {amount} to be charged to your card.',
+  },
   hello: 'Hello',
   code: 'Your code is {code} (valid {minutes} minutes)',
   orLink: 'Or confirm here',
@@ -206,6 +213,11 @@ const DE: Wording = {
   depositRefunded: 'Ihre Anzahlung von {amount} wird erstattet.',
   depositKept: 'Ihre Anzahlung von {amount} wird einbehalten (späte Stornierung).',
   feeCharged: 'Eine Gebühr für späte Stornierung von {amount} wird Ihrer hinterlegten Karte belastet.',
+  shortMoney: {
+    depositRefunded: 'Anzahlung {amount} wird erstattet.',
+    depositKept: 'Anzahlung {amount} einbehalten (spät).',
+    feeCharged: 'Gebühr {amount} wird Ihrer Karte belastet.',
+  },
   hello: 'Hallo',
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
   orLink: 'Oder hier bestätigen',
@@ -270,6 +282,11 @@ const FR: Wording = {
   depositRefunded: 'Votre acompte de {amount} sera remboursé.',
   depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
   feeCharged: "Des frais d'annulation tardive de {amount} seront débités de votre carte enregistrée.",
+  shortMoney: {
+    depositRefunded: 'Acompte {amount} remboursé.',
+    depositKept: 'Acompte {amount} conservé (tardif).',
+    feeCharged: 'Frais de {amount} débités de votre carte.',
+  },
   hello: 'Bonjour',
   code: 'Votre code est {code} (valable {minutes} minutes)',
   orLink: 'Ou confirmez ici',
@@ -409,7 +426,13 @@ function fill(template: string, values: Record<string, string>): string {
 function lines(
   facts: MessageFacts,
   words: Wording,
-  options: { staff: boolean; services: string; sms?: boolean; compactZone?: boolean | undefined },
+  options: {
+    staff: boolean;
+    services: string;
+    sms?: boolean;
+    compactZone?: boolean | undefined;
+    shortMoney?: boolean | undefined;
+  },
 ) {
   const dated = (epochMs: number) => {
     const text = localWhen(epochMs, facts.timezone, facts.locale, {
@@ -431,10 +454,11 @@ function lines(
     action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}${words.colon}${facts.link}`;
   } else if (facts.kind === 'cancelled') {
     const { deposit = null, depositRefunded = false, fee = null } = facts.cancellation ?? {};
+    const money = options.shortMoney ? words.shortMoney : words;
     // The link comes last: the e-mail's HTML makes the action's tail, the link, a link.
     const sentences = [
-      deposit && fill(depositRefunded ? words.depositRefunded : words.depositKept, { amount: deposit }),
-      fee && fill(words.feeCharged, { amount: fee }),
+      deposit && fill(depositRefunded ? money.depositRefunded : money.depositKept, { amount: deposit }),
+      fee && fill(money.feeCharged, { amount: fee }),
       facts.link && `${words.details}${words.colon}${facts.link}`,
     ].filter((sentence): sentence is string => Boolean(sentence));
     action = sentences.length > 0 ? sentences.join(' ') : null;
@@ -518,8 +542,8 @@ function otherStaffSentence(note: SeriesNote, locale: string, words: Wording, sm
  * phone, then service names beyond the first, then the zone's words give way to its short name
  * ("(heure : Royaume-Uni)" to "UTC+0"), then (with a link) what happened; then the names are cut short,
  * longest allowance first. The link and the reference always stay, and so does the time and its zone,
- * but for a cancellation that does not fit even so: its link to its page goes last, before what became
- * of its deposit and fee (a late one's two sentences leave no room for it in German or French).
+ * but for a cancellation that does not fit even so: what became of its deposit and fee is said in fewer
+ * words, and only then does its link to its page go (before the money, which it must say).
  */
 export function renderSms(given: MessageFacts): string {
   // Names in the SMS alphabet, as the dates are: a "’" or an "á" typed into the catalogue made every
@@ -552,9 +576,16 @@ export function renderSms(given: MessageFacts): string {
     lead: false,
     compactZone: true,
   };
-  // Last, a cancellation gives up the link to its page, its names as long as they then fit.
+  // Last, a cancellation says its money in fewer words, and only then gives up the link to its page,
+  // its names as long as they then fit.
   const shapes =
-    facts.kind === 'cancelled' ? [shortest, { ...shortest, pageOfCancelled: false as const }] : [shortest];
+    facts.kind === 'cancelled'
+      ? [
+          shortest,
+          { ...shortest, shortMoney: true as const },
+          { ...shortest, pageOfCancelled: false as const },
+        ]
+      : [shortest];
   let text = '';
   for (const shape of shapes) {
     for (const allowance of NAME_ALLOWANCES) {
@@ -587,6 +618,8 @@ interface SmsShape {
   lead?: false;
   /** The zone by its short name ("GMT+0", "UTC+1") where the locale has no abbreviation for it. */
   compactZone?: true;
+  /** A cancellation's money in its short words (Wording.shortMoney). */
+  shortMoney?: true;
   /** false: a cancellation without the link to its page, its money kept (no other kind's link goes). */
   pageOfCancelled?: false;
 }
@@ -602,6 +635,7 @@ function smsText(told: MessageFacts, words: Wording, shape: SmsShape): string {
     services,
     sms: true,
     compactZone: shape.compactZone,
+    shortMoney: shape.shortMoney,
   });
   return [
     shape.lead === false && parts.action && ASKING_KINDS.has(facts.kind)

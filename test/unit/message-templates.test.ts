@@ -95,8 +95,9 @@ describe('message templates', () => {
     expect(renderSms(cancelled)).not.toMatch(/deposit|fee/);
   });
 
-  it('keeps a late cancellation’s SMS within two segments in every language: its money before its page’s link', () => {
-    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+  it('keeps a late cancellation’s SMS within two segments in every language, with its money and its page’s link', () => {
+    // A salon's own address, as PUBLIC_BASE_URL gives it: the link alone takes 88 characters.
+    const page = 'https://bookings.northside-hair.co.uk/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
     const late: MessageFacts = {
       ...FACTS,
       kind: 'cancelled',
@@ -105,19 +106,25 @@ describe('message templates', () => {
       depositDue: null,
       cancellation: { deposit: '£20.00', depositRefunded: false, fee: '£27.50' },
     };
+    // In fewer words than the e-mail's where the link would not fit beside the long ones.
     const money: Record<string, string[]> = {
-      'en-GB': ['Your deposit of £20.00 is kept', 'A late-cancellation fee of £27.50'],
-      'de-DE': ['Ihre Anzahlung von £20.00 wird einbehalten', 'Gebühr für späte Stornierung von £27.50'],
-      'fr-FR': ['Votre acompte de £20.00', "Des frais d'annulation tardive de £27.50"],
+      'en-GB': ['Deposit £20.00 kept (late).', 'Late fee £27.50 to be charged to your card.'],
+      'de-DE': ['Anzahlung £20.00 einbehalten (spät).', 'Gebühr £27.50 wird Ihrer Karte belastet.'],
+      'fr-FR': ['Acompte £20.00 conservé (tardif).', 'Frais de £27.50 débités de votre carte.'],
     };
     for (const [locale, said] of Object.entries(money)) {
       const sms = renderSms({ ...late, locale });
       expect(smsSegments(sms), `${locale}: ${sms}`).toBeLessThanOrEqual(2);
       for (const words of said) expect(sms, locale).toContain(words);
+      expect(sms, locale).toContain(page);
       expect(sms, locale).toContain('NHC-7KQ2MX.');
     }
-    // Where it fits, the page's link stays, the names cut short as for any message.
-    expect(renderSms(late)).toContain(page);
+    // With a short link the usual words fit.
+    const short = renderSms({
+      ...late,
+      link: 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde',
+    });
+    expect(short).toContain('Your deposit of £20.00 is kept (late cancellation).');
   });
 
   it('leaves direction controls out of names, so none turns the rest of a line backwards', () => {
