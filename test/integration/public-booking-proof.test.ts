@@ -465,6 +465,25 @@ describe('a public booking waits for its contact to be proven', () => {
   });
 });
 
+describe('a salon with no payment provider', () => {
+  it('gives the form back with what was typed when a service needs a deposit no one can take online', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW, payments: null });
+    const refused = await bookOnPage(t, ORG, {
+      location: 'camden',
+      service: 'colour',
+      startsAt: WEDNESDAY_2PM,
+      firstName: 'Mallory',
+      phone: '07400 777888',
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.body).toContain('no payment provider is set up to take it online');
+    expect(refused.body).toContain('value="Mallory"');
+    expect(refused.body).toContain('value="07400 777888"');
+    const written = await t.database.db.selectFrom('bookings').select('id').execute();
+    expect(written).toEqual([]);
+  });
+});
+
 describe('every face keeps to the proof, not only the page', () => {
   it('REST gives no payment_url before the proof and refuses to move the booking; the local checkout refuses to take the deposit', async () => {
     await start();

@@ -102,7 +102,10 @@ export function publicBookingRoutes(deps: AppDeps, sendPage: SendPage): FastifyP
           });
           return redirect(reply, bookingPagePath(token));
         } catch (error) {
-          if (!isAppError(error) || error.status >= 500 || !body.location) throw error;
+          // A deposit or a card no provider here can take is the salon's setting, not a fault: said
+          // on the form, what was typed kept, as any refusal.
+          const refusal = isAppError(error) && (error.status < 500 || error.code === 'payments_unavailable');
+          if (!refusal || !body.location) throw error;
           // Not booked: the same page again, what was typed kept, saying what to change.
           const choices = { location: body.location, services: body.services, staff: body.staff };
           const date = Number.isNaN(startsAt) ? body.date : undefined;
