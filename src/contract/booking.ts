@@ -189,8 +189,29 @@ function capabilityLinks(viewer: BookingViewer | null): BookingLinks | undefined
 const httpUrl = z
   .url({ protocol: /^https?$/ })
   .max(2000)
+  .refine(
+    hasPlainHost,
+    'must name its host in letters, digits, hyphens and dots (or by IP address): the checkout page’s forms can lead only to such a host',
+  )
   .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })
-  .describe('http(s) URL; {booking_reference} and {location_slug} are substituted.');
+  .describe(
+    'http(s) URL whose host is letters, digits, hyphens and dots (or an IP address); {booking_reference} and {location_slug} are substituted.',
+  );
+
+/**
+ * Whether a redirect URL's host, its placeholders filled (a slug, a reference: letters, digits and
+ * hyphens), is one a Content-Security-Policy can name: the checkout page's form-action must name it,
+ * or a browser stops the customer who paid short of it (page-shell.ts contentSecurityPolicy). An
+ * underscore ("my_shop.example") the WHATWG parser takes, and a policy cannot say.
+ */
+function hasPlainHost(url: string): boolean {
+  try {
+    const { host } = new URL(url.replaceAll('{booking_reference}', 'x').replaceAll('{location_slug}', 'x'));
+    return /^[a-z0-9.-]+(:\d+)?$|^\[[0-9a-f:.]+\](:\d+)?$/.test(host);
+  } catch {
+    return false;
+  }
+}
 
 export const NewBookingBody = z
   .strictObject({

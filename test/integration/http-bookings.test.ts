@@ -182,6 +182,12 @@ describe('POST /bookings refusals (nothing is written)', () => {
     ['no service_ids', () => at9({ service_ids: [] }), 'service_ids'],
     ['notes of 1001 chars', () => at9({ notes: 'x'.repeat(1001) }), 'notes'],
     ['a bad success URL', () => at9({ checkout_success_url: 'ftp://x.example/' }), 'checkout_success_url'],
+    // No Content-Security-Policy can name it: the checkout's Pay would be stopped on its way there.
+    [
+      'a success URL whose host has an underscore',
+      () => at9({ checkout_success_url: 'https://my_shop.example.com/thanks' }),
+      'checkout_success_url',
+    ],
     ['a bad cancel URL', () => at9({ checkout_cancel_url: 'not a url' }), 'checkout_cancel_url'],
     [
       'a service not bookable online',
