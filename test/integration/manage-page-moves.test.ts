@@ -106,6 +106,17 @@ describe('moving a booking from its page', () => {
     );
   });
 
+  it('says before the window what the location’s policy makes of a late move and a late cancellation', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    // Camden forbids late moves and allows late cancellations: the page promises no late move.
+    const { path } = await cutFor('2026-11-30T10:00:00Z');
+    const camden = (await pageGet(t, path)).body;
+    expect(camden).toContain(
+      'It cannot be moved here less than 24 hours before the appointment; a cancellation then is late: you will see what that costs before you confirm.',
+    );
+    expect(camden).toContain('Change the time');
+  });
+
   it('a late move the location forbids: said at once, no times listed, keep or cancel offered', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const { path } = await cutFor('2026-11-23T15:00:00Z');

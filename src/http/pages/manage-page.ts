@@ -883,9 +883,19 @@ function codeRefusal(view: BookingPageView, refused: string | undefined): string
   }
 }
 
+/** What the location's policy makes of a change before it starts: late, or not possible at all. */
 function policyWords(view: BookingPageView): string {
-  const hours = view.location.policy.cancellationWindowHours;
-  return `Changes and cancellations less than ${counted(hours, 'hour')} before the appointment are late: you will see what that costs before you confirm.`;
+  const { cancellationWindowHours: hours, lateCancellation, lateReschedule } = view.location.policy;
+  const before = `less than ${counted(hours, 'hour')} before the appointment`;
+  const costs = 'you will see what that costs before you confirm.';
+  if (lateReschedule === 'forbid' && lateCancellation === 'forbid') {
+    return `It cannot be moved or cancelled here ${before}.`;
+  }
+  if (lateReschedule === 'forbid')
+    return `It cannot be moved here ${before}; a cancellation then is late: ${costs}`;
+  if (lateCancellation === 'forbid')
+    return `It cannot be cancelled here ${before}; a move then is late: ${costs}`;
+  return `Changes and cancellations ${before} are late: ${costs}`;
 }
 
 function protectionWords(view: BookingPageView): string {
