@@ -153,6 +153,12 @@ describe('the hosted pages', () => {
     expect(again.body).toContain(`<a href="${path}">Back to your booking</a>`);
     // The booking form's address opened leads to the salon's page (public-page-choices.test.ts).
     expect((await page('/p/northside-hair/book')).headers.location).toBe('/p/northside-hair');
+    // A link copied with a slash at its end leads to the page it names, its query kept.
+    expect((await page('/p/northside-hair/?location=camden')).headers.location).toBe(
+      '/p/northside-hair?location=camden',
+    );
+    expect((await page(`${path}/`)).headers.location).toBe(path);
+    expect((await page('/p/')).statusCode).toBe(404);
     // The API keeps its envelope.
     const api = await t.app.inject({ method: 'GET', url: '/v1/nothing' });
     expect(api.headers['content-type']).toMatch(/^application\/json/);

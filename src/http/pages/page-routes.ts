@@ -6,7 +6,7 @@ import { AppError } from '../../domain/errors.ts';
 import { isFault, toAppError, withRetryAfter } from '../error-envelope.ts';
 import { acceptPageFields } from '../page-fields.ts';
 import { manageRoutes } from './manage-page.ts';
-import { esc, noticeFor, pageSender, type SendPage } from './page-shell.ts';
+import { esc, noticeFor, pageSender, redirect, type SendPage } from './page-shell.ts';
 import { plainWords } from './people-words.ts';
 import { publicBookingRoutes } from './public-page.ts';
 import { verifyRoutes } from './verify-page.ts';
@@ -48,7 +48,12 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     await app.register(publicWaitlistRoutes(deps, sendPage));
     // Any other address under /p/ (a refused form's address opened again, which is a GET; a link cut
     // short) is a page too, with the way back, never the API's JSON envelope.
-    app.all('/p/*', { schema: { hide: true } }, async () => {
+    app.all('/p/*', { schema: { hide: true } }, async (request, reply) => {
+      // A link copied with a slash at its end (/p/acme/): the page it names.
+      const [path = '', query] = request.url.split(/\?(.*)/s);
+      if ((request.method === 'GET' || request.method === 'HEAD') && /[^/]\/+$/.test(path)) {
+        return redirect(reply, `${path.replace(/\/+$/, '')}${query === undefined ? '' : `?${query}`}`);
+      }
       throw new AppError('not_found', 'There is no page at this address; check the link you were given.');
     });
   };
