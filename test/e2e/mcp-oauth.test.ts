@@ -854,6 +854,43 @@ describe('a connector in use', () => {
     expect((await rawToolsList(mcpUrl, auth.savedTokens!.access_token)).status).toBe(200);
   });
 
+  it('refreshes past the sign-in’s 15 minutes for a host that asked only for the connector’s scopes', async () => {
+    const used = await startListeningApp();
+    try {
+      await createUser(
+        used.t.database.db,
+        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+        used.t.clock.nowMs(),
+      );
+      const usedMcp = new URL('/mcp', used.origin);
+      const auth = new HostAuth();
+      const first = await startSignIn(usedMcp, auth);
+      // As the 401's challenge says to ask: its scopes alone, no offline_access, no prompt=consent.
+      const asked = new URL(auth.authorizationUrl!);
+      asked.searchParams.set('scope', 'bookings:read bookings:write');
+      asked.searchParams.delete('prompt');
+      const outcome = await consent(asked, owner);
+      await first.finishAuth(outcome.callback.searchParams);
+      expect(auth.savedTokens!.refresh_token).toBeTruthy();
+      // The consent page's sign-in (its session) lasts 15 minutes; the connector is to outlive it.
+      used.t.clock.advance({ minutes: 16 });
+      const answer = await fetch(new URL('/oauth/token', used.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: auth.savedTokens!.refresh_token!,
+          client_id: auth.info!.client_id,
+        }),
+      });
+      const tokens = (await answer.json()) as { access_token: string };
+      expect(answer.status, JSON.stringify(tokens)).toBe(200);
+      expect((await rawToolsList(usedMcp, tokens.access_token)).status).toBe(200);
+    } finally {
+      await used.t.close();
+    }
+  });
+
   it('keeps refreshing past 30 days from its consent: each rotated refresh token lasts 30 days from its use', async () => {
     const used = await startListeningApp();
     try {

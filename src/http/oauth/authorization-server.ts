@@ -298,6 +298,12 @@ export class AuthorizationServers {
         (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
       // A connector keeps working past an hour: every client that may refresh gets a refresh token.
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      // ... and it outlives the consent page's sign-in. The library's default ties the tokens of a
+      // grant made without offline_access to that sign-in (its 15-minute session): a host that asked
+      // for the connector's scopes alone, as the 401's challenge says, was refused its first refresh
+      // after 15 minutes, and its connector ended within the hour. A grant ends when it is revoked,
+      // its account disabled, or its refresh token left unused for 30 days.
+      expiresWithSession: async () => false,
       // Every client's refresh token is rotated on each use for a year, not only public clients' (the
       // library's default keeps a confidential client's until 70 % of its 30 days are gone, which
       // would end a connector unused for nine days): 30 days unused is what ends a connector.
