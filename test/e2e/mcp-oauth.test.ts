@@ -95,6 +95,22 @@ describe('discovery', () => {
       jsonrpc: '2.0',
       error: { data: { code: 'missing_api_key' } },
     });
+    // Another scheme, or Bearer with nothing after it, sent no token: no error code (RFC 6750 3.1).
+    for (const authorization of ['Basic Zm9vOmJhcg==', 'Bearer ']) {
+      const other = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(other.status, authorization).toBe(401);
+      expect(other.headers.get('www-authenticate'), authorization).toBe(
+        response.headers.get('www-authenticate'),
+      );
+    }
   });
 
   it('takes /mcp/ (a trailing slash, as a person may paste the address) as /mcp: the challenge, the sign-in, the tools', async () => {
@@ -824,6 +840,37 @@ describe('a connector in use', () => {
       expect((await rawToolsList(mcpUrl, access_token)).status).toBe(200);
       expect((await refresh(refresh_token)).status).toBe(200);
     }
+  });
+
+  it('gives a token refreshed for less than the grant only what it carries (RFC 6749 section 6)', async () => {
+    const auth = new HostAuth();
+    const first = await startSignIn(mcpUrl, auth);
+    // A host that asks for openid besides, and later refreshes for it alone.
+    const asked = new URL(auth.authorizationUrl!);
+    asked.searchParams.set('scope', `openid ${asked.searchParams.get('scope')}`);
+    await first.finishAuth((await consent(asked, owner)).callback.searchParams);
+    const refresh = async (scope: string) => {
+      const answer = await fetch(new URL('/oauth/token', server.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: auth.savedTokens!.refresh_token!,
+          client_id: auth.info!.client_id,
+          scope,
+        }),
+      });
+      const tokens = (await answer.json()) as { access_token: string; refresh_token: string };
+      expect(answer.status, JSON.stringify(tokens)).toBe(200);
+      auth.savedTokens = tokens as never;
+      return tokens.access_token;
+    };
+    // The tools of the grant while the token carries its scope.
+    expect((await rawToolsList(mcpUrl, await refresh('openid bookings:write'))).status).toBe(200);
+    // openid alone: nothing here, refused as a token to renew.
+    const nothing = await rawToolsList(mcpUrl, await refresh('openid'));
+    expect(nothing.status).toBe(401);
+    expect(nothing.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
   it('keeps the refresh token when a refresh is refused: one naming another resource spends nothing', async () => {

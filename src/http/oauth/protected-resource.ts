@@ -28,12 +28,14 @@ export function resourceMetadataUrlFor(request: FastifyRequest): string {
  * The challenge of a 401 from /mcp (design.md 9.3: `Bearer resource_metadata="…"`): where the metadata
  * says to sign in; the scopes to ask for (RFC 6750's `scope`, which the MCP authorization spec of
  * 2025-11-25 says a server SHOULD send and a client uses before the metadata's `scopes_supported`: the
- * two, so the consent page still offers read-only or read and write); and `error="invalid_token"` when a credential was sent and refused (RFC 6750), which
+ * two, so the consent page still offers read-only or read and write); and `error="invalid_token"` when a Bearer credential was sent and refused (RFC 6750), which
  * tells an OAuth client to refresh or sign in again; with `description`, why (RFC 6750's
  * error_description: an access token expired, revoked, unknown or bound to another resource).
  */
 export function setMcpChallenge(reply: FastifyReply, request: FastifyRequest, description?: string): void {
-  const tokenSent = request.headers.authorization !== undefined;
+  // A token sent: a Bearer credential. Another scheme (Basic), or Bearer with nothing after it, is
+  // no token, and gets no error code (RFC 6750 section 3.1: unaware, or an unsupported method).
+  const tokenSent = /^Bearer +\S/i.test(request.headers.authorization ?? '');
   // A quoted-string of RFC 6750's characters: printable ASCII without " and \.
   const said = description?.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
   reply.header(
