@@ -843,34 +843,46 @@ describe('a connector in use', () => {
   });
 
   it('gives a token refreshed for less than the grant only what it carries (RFC 6749 section 6)', async () => {
-    const auth = new HostAuth();
-    const first = await startSignIn(mcpUrl, auth);
-    // A host that asks for openid besides, and later refreshes for it alone.
-    const asked = new URL(auth.authorizationUrl!);
-    asked.searchParams.set('scope', `openid ${asked.searchParams.get('scope')}`);
-    await first.finishAuth((await consent(asked, owner)).callback.searchParams);
-    const refresh = async (scope: string) => {
-      const answer = await fetch(new URL('/oauth/token', server.origin), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: auth.savedTokens!.refresh_token!,
-          client_id: auth.info!.client_id,
-          scope,
-        }),
-      });
-      const tokens = (await answer.json()) as { access_token: string; refresh_token: string };
-      expect(answer.status, JSON.stringify(tokens)).toBe(200);
-      auth.savedTokens = tokens as never;
-      return tokens.access_token;
-    };
-    // The tools of the grant while the token carries its scope.
-    expect((await rawToolsList(mcpUrl, await refresh('openid bookings:write'))).status).toBe(200);
-    // openid alone: nothing here, refused as a token to renew.
-    const nothing = await rawToolsList(mcpUrl, await refresh('openid'));
-    expect(nothing.status).toBe(401);
-    expect(nothing.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // A server of its own: the shared one's registrations a minute are spent by the other tests.
+    const own = await startListeningApp();
+    try {
+      await createUser(
+        own.t.database.db,
+        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+        own.t.clock.nowMs(),
+      );
+      const mcpUrl = new URL('/mcp', own.origin);
+      const auth = new HostAuth();
+      const first = await startSignIn(mcpUrl, auth);
+      // A host that asks for openid besides, and later refreshes for it alone.
+      const asked = new URL(auth.authorizationUrl!);
+      asked.searchParams.set('scope', `openid ${asked.searchParams.get('scope')}`);
+      await first.finishAuth((await consent(asked, owner)).callback.searchParams);
+      const refresh = async (scope: string) => {
+        const answer = await fetch(new URL('/oauth/token', own.origin), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: auth.savedTokens!.refresh_token!,
+            client_id: auth.info!.client_id,
+            scope,
+          }),
+        });
+        const tokens = (await answer.json()) as { access_token: string; refresh_token: string };
+        expect(answer.status, JSON.stringify(tokens)).toBe(200);
+        auth.savedTokens = tokens as never;
+        return tokens.access_token;
+      };
+      // The tools of the grant while the token carries its scope.
+      expect((await rawToolsList(mcpUrl, await refresh('openid bookings:write'))).status).toBe(200);
+      // openid alone: nothing here, refused as a token to renew.
+      const nothing = await rawToolsList(mcpUrl, await refresh('openid'));
+      expect(nothing.status).toBe(401);
+      expect(nothing.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    } finally {
+      await own.t.close();
+    }
   });
 
   it('keeps the refresh token when a refresh is refused: one naming another resource spends nothing', async () => {
