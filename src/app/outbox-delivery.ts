@@ -413,6 +413,7 @@ function render(
     cancellation: row.kind === 'cancelled' ? cancellationMoney(facts) : null,
     series: seriesNoteOf(row.body),
     now,
+    stillHeld: status === 'pending_payment' || status === 'pending_confirmation',
     waitlistOffer:
       row.kind === 'booking_page_link' &&
       (JSON.parse(facts.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM),

@@ -42,6 +42,11 @@ export interface MessageFacts {
   code?: string | null;
   /** A booking_page_link for a waitlist offer: a freed time held for the customer to claim. */
   waitlistOffer?: boolean;
+  /**
+   * The booking is still a hold (a deposit to pay, a card to save): a move of it says to finish it by
+   * holdExpiresAt, not only where to see it, or a customer takes "Moved" for booked and it lapses.
+   */
+  stillHeld?: boolean;
   /** When the message is written: a date in another year than this one says its year. */
   now?: number;
   /**
@@ -452,6 +457,8 @@ function lines(
     action = `${fill(words.payBy, { amount: facts.depositDue ? ` (${facts.depositDue})` : '', until })}${words.colon}${facts.link}`;
   } else if (facts.link && facts.kind === 'booking_page_link') {
     action = `${fill(facts.waitlistOffer ? words.claimBy : words.completeBy, { until })}${words.colon}${facts.link}`;
+  } else if (facts.link && facts.kind === 'rescheduled' && facts.stillHeld && until !== '') {
+    action = `${fill(words.completeBy, { until })}${words.colon}${facts.link}`;
   } else if (facts.kind === 'cancelled') {
     const { deposit = null, depositRefunded = false, fee = null } = facts.cancellation ?? {};
     const money = options.shortMoney ? words.shortMoney : words;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueIds, postBooking } from '../helpers/booking-fixtures.ts';
 import { nightBarberCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { demoCatalogue } from '../helpers/mcp-harness.ts';
-import { pageGet, pagePost } from '../helpers/public-booking.ts';
+import { deliver, messagesOf, pageGet, pagePost } from '../helpers/public-booking.ts';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -87,6 +87,32 @@ describe('moving a booking from its page', () => {
     const rest = (await t.request({ method: 'GET', url: `/v1/bookings/${reference}` })).json().data;
     expect(rest).toMatchObject({ staff_id: ben });
     expect(Date.parse(rest.starts_at)).toBe(Date.parse(at));
+  });
+
+  it('a hold moved from its page is told as still to be finished, by when its hold lapses', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const ids = await catalogueIds(t.database.db);
+    const held = await postBooking(t, {
+      location_slug: 'camden',
+      service_ids: [ids.services.colour],
+      client_id: ids.jo,
+      starts_at: '2026-11-30T10:00:00Z',
+    });
+    expect(held.statusCode, held.body).toBe(201);
+    const { reference, status, booking_page_url: url } = held.json().data;
+    expect(status).toBe('pending_payment');
+    const path = new URL(url).pathname;
+    const times = await pageGet(t, `${path}/reschedule?date=2026-12-01`);
+    const at = radios(times.body)[0]!;
+    expect((await pagePost(t, `${path}/reschedule`, { starts_at: at })).statusCode).toBe(303);
+    await deliver(t);
+    const moved = (await messagesOf(t, reference)).filter((m) => m.kind === 'rescheduled');
+    expect(moved.length).toBeGreaterThan(0);
+    for (const message of moved) {
+      const text = JSON.parse(message.body!).text as string;
+      expect(text).toContain('Complete your booking by');
+      expect(text).not.toContain('See, move or cancel it');
+    }
   });
 
   it('with anyone, a time only another stylist has free moves the booking to them', async () => {

@@ -69,6 +69,21 @@ describe('message templates', () => {
     expect(kept.text).toContain(`Your deposit of £20.00 is kept (late cancellation). Your booking: ${page}`);
   });
 
+  it('a move of a booking still held says to finish it by when its hold lapses, not only where to see it', () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const moved: MessageFacts = { ...FACTS, kind: 'rescheduled', link: page, depositDue: null };
+    const held = renderMessage({ ...moved, stillHeld: true });
+    for (const text of [held.sms, held.text]) {
+      expect(text).toContain('Moved: Full colour');
+      expect(text).toContain(`Complete your booking by Monday 23 November at 9:30 GMT: ${page}`);
+      expect(text).not.toContain('See, move or cancel it');
+    }
+    // Once it is booked, a move leads to its page as before.
+    expect(renderMessage({ ...moved, stillHeld: false, holdExpiresAt: null }).sms).toContain(
+      `See, move or cancel it: ${page}`,
+    );
+  });
+
   it('a cancellation says what became of a paid deposit and any late fee, in each language', () => {
     const cancelled: MessageFacts = {
       ...FACTS,
