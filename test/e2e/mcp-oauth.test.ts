@@ -843,63 +843,29 @@ describe('a connector in use', () => {
   });
 
   it('gives a token refreshed for less than the grant only what it carries (RFC 6749 section 6)', async () => {
-    // A server of its own: the shared one's registrations a minute are spent by the other tests.
-    const own = await startListeningApp();
-    try {
-      await createUser(
-        own.t.database.db,
-        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
-        own.t.clock.nowMs(),
-      );
-      const mcpUrl = new URL('/mcp', own.origin);
+    await withOwnServer(async (own) => {
+      const ownMcp = new URL('/mcp', own.origin);
       const auth = new HostAuth();
-      const first = await startSignIn(mcpUrl, auth);
       // A host that asks for openid besides, and later refreshes for it alone.
-      const asked = new URL(auth.authorizationUrl!);
-      asked.searchParams.set('scope', `openid ${asked.searchParams.get('scope')}`);
-      await first.finishAuth((await consent(asked, owner)).callback.searchParams);
-      const refresh = async (scope: string) => {
-        const answer = await fetch(new URL('/oauth/token', own.origin), {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'refresh_token',
-            refresh_token: auth.savedTokens!.refresh_token!,
-            client_id: auth.info!.client_id,
-            scope,
-          }),
-        });
-        const tokens = (await answer.json()) as { access_token: string; refresh_token: string };
-        expect(answer.status, JSON.stringify(tokens)).toBe(200);
-        auth.savedTokens = tokens as never;
-        return tokens.access_token;
-      };
+      await signInAsking(ownMcp, auth, (asked) =>
+        asked.searchParams.set('scope', `openid ${asked.searchParams.get('scope')}`),
+      );
+      const refresh = (scope: string) => refreshSaving(own.origin, auth, { scope });
       // The tools of the grant while the token carries its scope.
-      expect((await rawToolsList(mcpUrl, await refresh('openid bookings:write'))).status).toBe(200);
+      expect((await rawToolsList(ownMcp, await refresh('openid bookings:write'))).status).toBe(200);
       // openid alone: nothing here, refused as a token to renew.
-      const nothing = await rawToolsList(mcpUrl, await refresh('openid'));
+      const nothing = await rawToolsList(ownMcp, await refresh('openid'));
       expect(nothing.status).toBe(401);
       expect(nothing.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    } finally {
-      await own.t.close();
-    }
+    });
   });
 
   it('keeps the refresh token when a refresh is refused: one naming another resource spends nothing', async () => {
     const auth = new HostAuth();
     const client = await signInAndConnect(mcpUrl, auth, owner);
     await client.close();
-    const refresh = (extra: Record<string, string> = {}) =>
-      fetch(new URL('/oauth/token', server.origin), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: auth.savedTokens!.refresh_token!,
-          client_id: auth.info!.client_id,
-          ...extra,
-        }),
-      });
+    const refresh = (extra: Record<string, string>) =>
+      refreshAt(server.origin, auth.info!.client_id, auth.savedTokens!.refresh_token!, extra);
     for (const resource of ['https://elsewhere.example/mcp', `${mcpUrl.href}/`]) {
       const refused = await refresh({ resource });
       expect(refused.status, resource).toBe(400);
@@ -914,76 +880,33 @@ describe('a connector in use', () => {
   });
 
   it('refreshes past the sign-in’s 15 minutes for a host that asked only for the connector’s scopes', async () => {
-    const used = await startListeningApp();
-    try {
-      await createUser(
-        used.t.database.db,
-        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
-        used.t.clock.nowMs(),
-      );
-      const usedMcp = new URL('/mcp', used.origin);
+    await withOwnServer(async (own) => {
+      const ownMcp = new URL('/mcp', own.origin);
       const auth = new HostAuth();
-      const first = await startSignIn(usedMcp, auth);
       // As the 401's challenge says to ask: its scopes alone, no offline_access, no prompt=consent.
-      const asked = new URL(auth.authorizationUrl!);
-      asked.searchParams.set('scope', 'bookings:read bookings:write');
-      asked.searchParams.delete('prompt');
-      const outcome = await consent(asked, owner);
-      await first.finishAuth(outcome.callback.searchParams);
+      await signInAsking(ownMcp, auth, (asked) => {
+        asked.searchParams.set('scope', 'bookings:read bookings:write');
+        asked.searchParams.delete('prompt');
+      });
       expect(auth.savedTokens!.refresh_token).toBeTruthy();
       // The consent page's sign-in (its session) lasts 15 minutes; the connector is to outlive it.
-      used.t.clock.advance({ minutes: 16 });
-      const answer = await fetch(new URL('/oauth/token', used.origin), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: auth.savedTokens!.refresh_token!,
-          client_id: auth.info!.client_id,
-        }),
-      });
-      const tokens = (await answer.json()) as { access_token: string };
-      expect(answer.status, JSON.stringify(tokens)).toBe(200);
-      expect((await rawToolsList(usedMcp, tokens.access_token)).status).toBe(200);
-    } finally {
-      await used.t.close();
-    }
+      own.t.clock.advance({ minutes: 16 });
+      expect((await rawToolsList(ownMcp, await refreshSaving(own.origin, auth))).status).toBe(200);
+    });
   });
 
   it('keeps refreshing past 30 days from its consent: each rotated refresh token lasts 30 days from its use', async () => {
-    const used = await startListeningApp();
-    try {
-      await createUser(
-        used.t.database.db,
-        { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
-        used.t.clock.nowMs(),
-      );
+    await withOwnServer(async (own) => {
       const auth = new HostAuth();
-      const client = await signInAndConnect(new URL('/mcp', used.origin), auth, owner);
+      const client = await signInAndConnect(new URL('/mcp', own.origin), auth, owner);
       await client.close();
-      const refresh = async () => {
-        const answer = await fetch(new URL('/oauth/token', used.origin), {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            grant_type: 'refresh_token',
-            refresh_token: auth.savedTokens!.refresh_token!,
-            client_id: auth.info!.client_id,
-          }),
-        });
-        const body = (await answer.json()) as Json;
-        expect(answer.status, JSON.stringify(body)).toBe(200);
-        auth.savedTokens = body as never;
-      };
       // Used every 20 days: never 30 days without a refresh, though 60 days since the consent.
       for (let i = 0; i < 3; i++) {
-        used.t.clock.advance({ days: 20 });
-        await refresh();
+        own.t.clock.advance({ days: 20 });
+        await refreshSaving(own.origin, auth);
       }
       expect(auth.savedTokens!.access_token).toBeTruthy();
-    } finally {
-      await used.t.close();
-    }
+    });
   });
 });
 
@@ -1623,13 +1546,61 @@ function authorizeUrl(origin: string, clientId: string): URL {
   return url;
 }
 
-/** A refresh token exchanged at the token endpoint by the public client `clientId`, as a host does. */
-function refreshAt(origin: string, clientId: string, token: string): Promise<Response> {
+/**
+ * A refresh token exchanged at the token endpoint by the public client `clientId`, as a host does,
+ * with `extra` parameters (scope, resource).
+ */
+function refreshAt(
+  origin: string,
+  clientId: string,
+  token: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   return fetch(new URL('/oauth/token', origin), {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: clientId }),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: clientId,
+      ...extra,
+    }),
   });
+}
+
+/** The host's refresh, as refreshAt, its new tokens saved as the host saves them; refused: the test fails. */
+async function refreshSaving(origin: string, auth: HostAuth, extra: Record<string, string> = {}) {
+  const answer = await refreshAt(origin, auth.info!.client_id, auth.savedTokens!.refresh_token!, extra);
+  const tokens = (await answer.json()) as NonNullable<HostAuth['savedTokens']>;
+  expect(answer.status, JSON.stringify(tokens)).toBe(200);
+  auth.saveTokens(tokens);
+  return tokens.access_token;
+}
+
+/**
+ * `run` against a server of its own with the owner's account: for a test that moves its clock, or
+ * signs in more than the shared server's registrations a minute leave room for.
+ */
+async function withOwnServer(run: (own: ListeningApp) => Promise<void>): Promise<void> {
+  const own = await startListeningApp();
+  try {
+    await createUser(
+      own.t.database.db,
+      { organisationSlug: SLUG, email: owner.email, role: 'owner', password: PASSWORD },
+      own.t.clock.nowMs(),
+    );
+    await run(own);
+  } finally {
+    await own.t.close();
+  }
+}
+
+/** The owner's sign-in by the SDK's client at `mcpUrl`, its authorization request changed by `edit` first. */
+async function signInAsking(mcpUrl: URL, auth: HostAuth, edit: (asked: URL) => void): Promise<void> {
+  const first = await startSignIn(mcpUrl, auth);
+  const asked = new URL(auth.authorizationUrl!);
+  edit(asked);
+  await first.finishAuth((await consent(asked, owner)).callback.searchParams);
 }
 
 /** A tools/list posted to `url` with no credential, as a host's first call is. */
