@@ -192,7 +192,7 @@ describe('POST /bookings: 409 conflict names its reason', () => {
     expect(await refused(cut('2026-11-24T10:00:00+00:00', { staff_id: ids.staff.bo }))).toEqual({
       code: 'conflict',
       message: 'Bo does not work then; Bo works at Kings Cross Thu 10:00-18:00, and at Soho Wed 10:00-18:00.',
-      param: 'staff_id',
+      param: 'starts_at',
       reason: 'staff_not_working',
       details: {
         staff_id: ids.staff.bo,
@@ -291,14 +291,14 @@ describe('PATCH /bookings/{reference}: the same reasons, and the policy’s', ()
     // Without staff_id the booking stays with Ana, who does not work Wednesdays (Bo does).
     expect(await moved({ starts_at: '2026-12-02T10:00:00+00:00' })).toMatchObject({
       reason: 'staff_not_working',
-      param: 'staff_id',
+      param: 'starts_at',
       message: expect.stringMatching(
         /^Ana does not work then; Ana works at Soho Mon 09:00-17:00; Tue 09:00-17:00/,
       ),
     });
     expect(await moved({ starts_at: '2026-12-01T10:00:00+00:00', staff_id: ids.staff.bo })).toMatchObject({
       reason: 'staff_not_working',
-      param: 'staff_id',
+      param: 'starts_at',
     });
     await book(cut('2026-12-01T10:00:00+00:00'));
     expect(await moved({ starts_at: '2026-12-01T10:00:00+00:00' })).toMatchObject({

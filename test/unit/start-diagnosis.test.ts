@@ -262,7 +262,7 @@ describe('startRefusal', () => {
     expect(refusal).toEqual({
       reason: 'staff_not_working',
       message: 'Bo does not work then; Bo works at Soho Mon 09:00-12:00; Sun 00:00-06:00.',
-      param: 'staff_id',
+      param: 'starts_at',
       details: {
         staff_id: 'bo',
         staff_name: 'Bo',

@@ -108,7 +108,9 @@ export function startRefusal(
           where.length > 0
             ? `${staff.name} does not work then${off}; ${staff.name} works ${where.join(', and ')}.`
             : `${staff.name} does not work then${off}, and has no working hours at the moment.`,
-        param: 'staff_id',
+        // The time is what is not offered (design.md 6: param starts_at); who and when they do work
+        // is in the reason and details.
+        param: 'starts_at',
         details: {
           staff_id: staff.id,
           staff_name: staff.name,
