@@ -156,3 +156,9 @@ export const SlugParams = z.strictObject({ slug: z.string().min(1).describe('Loc
 
 /** A location's slug in a body: one longer than any location may have is unknown (404), as any other. */
 export const LocationSlug = z.string().min(1);
+
+/**
+ * An Idempotency-Key: 1 to 255 printable ASCII characters ("any sufficiently unique string", the
+ * contract says), spaces inside it too; none at either end, which HTTP drops from a header's value.
+ */
+export const IDEMPOTENCY_KEY = /^(?=.{1,255}$)[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;

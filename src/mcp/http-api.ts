@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_KEY } from '../contract/common.ts';
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import type {
   Availability,
@@ -48,7 +49,6 @@ const PAGE_SIZE = 100;
 /** A listing walk that needs more pages than this is a server fault (a cursor that never ends). */
 const MAX_PAGES = 200;
 /** What the server accepts as an Idempotency-Key. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** What may be sent in an Authorization header (the engine's keys are plain ASCII). */
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 

@@ -275,6 +275,15 @@ describe('Idempotency-Key', () => {
     expect(await countBookings(t.database.db)).toBe(before);
   });
 
+  it('takes any printable key, spaces inside it too ("any sufficiently unique string")', async () => {
+    const key = `order 1234 / ${randomUUID()}`;
+    const first = await postBooking(t, cut('2026-11-25T15:00:00+00:00'), { idempotencyKey: key });
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await postBooking(t, cut('2026-11-25T15:00:00+00:00'), { idempotencyKey: key });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+  });
+
   it('refuses the same key with another body: 409 idempotency_key_reused', async () => {
     const key = randomUUID();
     expect((await postBooking(t, cut(tue('11:00')), { idempotencyKey: key })).statusCode).toBe(201);

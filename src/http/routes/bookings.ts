@@ -25,6 +25,7 @@ import {
   DATABASE_UNAVAILABLE,
   dataOf,
   ErrorEnvelope,
+  IDEMPOTENCY_KEY,
   NoQuery,
   withoutOmittedNulls,
 } from '../../contract/common.ts';
@@ -33,8 +34,6 @@ import { instantOfDateTime } from '../../domain/time-format.ts';
 import { principalOf } from '../authenticate.ts';
 import { toAppError } from '../error-envelope.ts';
 import { bookingViewer, publicBaseUrl } from '../public-base-url.ts';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** POST /bookings and GET /bookings/{reference}. */
 export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
