@@ -120,27 +120,9 @@ interface AccessTokenPayload {
  *   console, whose records are deleted, or expired and since swept away);
  * - `expired`: past its hour, still on record;
  * - `other_resource`: bound to another resource (RFC 8707), this server under another name included;
- * - `revoked`: its connector revoked, or the account that granted it disabled;
- * - `no_scope`: it carries neither connector scope (a refresh asked for less: `openid` alone).
+ * - `revoked`: its connector revoked, or the account that granted it disabled.
  */
-export type AccessTokenRefusal =
-  | 'not_a_token'
-  | 'unknown'
-  | 'expired'
-  | 'other_resource'
-  | 'revoked'
-  | 'no_scope';
-
-/**
- * What a token may do: what its own scope says, within its connector's grant. A refresh may ask for
- * less than was granted (RFC 6749 section 6: bookings:read of a bookings:write grant), and the token
- * it gives carries that much only (RFC 6750 section 3.1); null when it carries neither connector scope.
- */
-function tokenScopeOf(payload: AccessTokenPayload, granted: ConnectorScope): ApiKeyScope | null {
-  const carried = new Set((payload.scope ?? '').split(' '));
-  if (carried.has('bookings:write')) return keyScopeOf(granted);
-  return carried.has('bookings:read') ? 'read' : null;
-}
+export type AccessTokenRefusal = 'not_a_token' | 'unknown' | 'expired' | 'other_resource' | 'revoked';
 
 /** Tokens are what oidc-provider makes (43 base64url characters); anything longer is not one. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
@@ -169,15 +151,13 @@ export async function principalOfAccessToken(
   // revokes its connectors; this also refuses one granted just as it was being disabled).
   if (connector.revoked_at !== null || connector.granted_by_disabled_at !== null)
     return { refused: 'revoked' };
-  const scope = tokenScopeOf(payload, connector.scope);
-  if (scope === null) return { refused: 'no_scope' };
   if (connector.last_used_at === null || now - connector.last_used_at >= LAST_USED_RESOLUTION_MS) {
     // Bookkeeping, as a key's last use: a database that cannot write just now refuses nobody.
     await records.recordConnectorUse(db, connector.organisation_id, connector.id, now).catch(() => undefined);
   }
   return {
     apiKeyId: connector.id,
-    scope,
+    scope: keyScopeOf(connector.scope),
     rateLimitPerMinute: null,
     organisation: {
       id: connector.organisation_id,

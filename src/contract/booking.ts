@@ -191,23 +191,24 @@ const httpUrl = z
   .max(2000)
   .refine(
     hasPlainHost,
-    'must name its host in letters, digits, hyphens and dots (or by IP address): the checkout page’s forms can lead only to such a host',
+    'must name its host in letters, digits, hyphens and dots (an IPv6 address cannot be): the checkout page’s forms can lead only to such a host',
   )
   .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' })
   .describe(
-    'http(s) URL whose host is letters, digits, hyphens and dots (or an IP address); {booking_reference} and {location_slug} are substituted.',
+    'http(s) URL whose host is letters, digits, hyphens and dots (a name or an IPv4 address); {booking_reference} and {location_slug} are substituted.',
   );
 
 /**
  * Whether a redirect URL's host, its placeholders filled (a slug, a reference: letters, digits and
  * hyphens), is one a Content-Security-Policy can name: the checkout page's form-action must name it,
  * or a browser stops the customer who paid short of it (page-shell.ts contentSecurityPolicy). An
- * underscore ("my_shop.example") the WHATWG parser takes, and a policy cannot say.
+ * underscore ("my_shop.example"), an empty label or an IPv6 address the WHATWG parser takes, and a
+ * policy's host-source cannot say.
  */
 function hasPlainHost(url: string): boolean {
   try {
     const { host } = new URL(url.replaceAll('{booking_reference}', 'x').replaceAll('{location_slug}', 'x'));
-    return /^[a-z0-9.-]+(:\d+)?$|^\[[0-9a-f:.]+\](:\d+)?$/.test(host);
+    return /^[a-z0-9-]+(\.[a-z0-9-]+)*\.?(:\d+)?$/.test(host);
   } catch {
     return false;
   }

@@ -161,4 +161,9 @@ export const LocationSlug = z.string().min(1);
  * An Idempotency-Key: 1 to 255 printable ASCII characters ("any sufficiently unique string", the
  * contract says), spaces inside it too; none at either end, which HTTP drops from a header's value.
  */
-export const IDEMPOTENCY_KEY = /^(?=.{1,255}$)[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+export function isIdempotencyKey(value: string): boolean {
+  return value.length <= IDEMPOTENCY_KEY_MAX_LENGTH && IDEMPOTENCY_KEY_PATTERN.test(value);
+}

@@ -23,36 +23,32 @@ export async function findProofOfBooking(
 /**
  * The booking whose proof this booking's contact is proven by: its own, or for another visit of a
  * series booked on the public page, the visit that holds the series' one proof (its first); undefined
- * where neither has one.
+ * where neither has one. Each read goes by key (the proof's, the booking's, the series' index): one
+ * query over both would read every booking of the organisation.
  */
 export async function findProofHolder(
   db: Db,
   organisationId: string,
   bookingId: string,
 ): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('contact_proofs as p')
-    .innerJoin('bookings as b', (join) =>
-      join.onRef('b.organisation_id', '=', 'p.organisation_id').onRef('b.id', '=', 'p.booking_id'),
-    )
-    .select('p.booking_id')
-    .where('p.organisation_id', '=', organisationId)
-    .where((eb) =>
-      eb.or([
-        eb('p.booking_id', '=', bookingId),
-        eb(
-          'b.series_id',
-          '=',
-          eb
-            .selectFrom('bookings as visit')
-            .select('visit.series_id')
-            .where('visit.organisation_id', '=', organisationId)
-            .where('visit.id', '=', bookingId),
-        ),
-      ]),
-    )
+  if (await findProofOfBooking(db, organisationId, bookingId)) return bookingId;
+  const booking = await db
+    .selectFrom('bookings')
+    .select('series_id')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', bookingId)
     .executeTakeFirst();
-  return row?.booking_id;
+  if (!booking?.series_id) return undefined;
+  const holder = await db
+    .selectFrom('bookings as b')
+    .innerJoin('contact_proofs as p', (join) =>
+      join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
+    )
+    .select('b.id')
+    .where('b.organisation_id', '=', organisationId)
+    .where('b.series_id', '=', booking.series_id)
+    .executeTakeFirst();
+  return holder?.id;
 }
 
 /** The proof whose link carries this token (by its hash): the link names no organisation. */
@@ -148,20 +144,26 @@ export function countLivePublicHolds(
       .where('p.organisation_id', '=', organisationId)
       .where(contactMatch(`p.${column}`, criterion))
       .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('bookings as visit')
-            .select(sql`1`.as('held'))
-            .where('visit.organisation_id', '=', eb.ref('b.organisation_id'))
-            .where((visits) =>
-              visits.or([
-                visits('visit.id', '=', visits.ref('b.id')),
-                visits('visit.series_id', '=', visits.ref('b.series_id')),
-              ]),
-            )
-            .where('visit.status', 'in', ['pending_payment', 'pending_confirmation'])
-            .where('visit.hold_expires_at', '>', now),
-        ),
+        eb.or([
+          eb.and([
+            eb('b.status', 'in', ['pending_payment', 'pending_confirmation']),
+            eb('b.hold_expires_at', '>', now),
+          ]),
+          // Two conditions, not one OR inside the subquery: each reads by an index (the series'), where
+          // the OR read every booking of the organisation for every proof the contact ever gave.
+          eb.and([
+            eb('b.series_id', 'is not', null),
+            eb.exists(
+              eb
+                .selectFrom('bookings as visit')
+                .select(sql`1`.as('held'))
+                .where('visit.organisation_id', '=', eb.ref('b.organisation_id'))
+                .where('visit.series_id', '=', eb.ref('b.series_id'))
+                .where('visit.status', 'in', ['pending_payment', 'pending_confirmation'])
+                .where('visit.hold_expires_at', '>', now),
+            ),
+          ]),
+        ]),
       )
       .execute(),
   );

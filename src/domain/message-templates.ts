@@ -155,7 +155,7 @@ const EN: Wording = {
   depositKept: 'Your deposit of {amount} is kept (late cancellation).',
   feeCharged: 'A late-cancellation fee of {amount} will be charged to your saved card.',
   shortMoney: {
-    depositRefunded: 'Deposit {amount} refunded.',
+    depositRefunded: 'Deposit {amount} to be refunded.',
     depositKept: 'Deposit {amount} kept (late).',
     feeCharged: 'Late fee {amount} to be charged to your card.',
   },
@@ -220,8 +220,8 @@ const DE: Wording = {
   feeCharged: 'Eine Gebühr für späte Stornierung von {amount} wird Ihrer hinterlegten Karte belastet.',
   shortMoney: {
     depositRefunded: 'Anzahlung {amount} wird erstattet.',
-    depositKept: 'Anzahlung {amount} einbehalten (spät).',
-    feeCharged: 'Gebühr {amount} wird Ihrer Karte belastet.',
+    depositKept: 'Anzahlung {amount} einbehalten (kurzfristig storniert).',
+    feeCharged: 'Stornogebühr {amount} wird Ihrer Karte belastet.',
   },
   hello: 'Hallo',
   code: 'Ihr Code lautet {code} (gültig {minutes} Minuten)',
@@ -288,9 +288,9 @@ const FR: Wording = {
   depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
   feeCharged: "Des frais d'annulation tardive de {amount} seront débités de votre carte enregistrée.",
   shortMoney: {
-    depositRefunded: 'Acompte {amount} remboursé.',
-    depositKept: 'Acompte {amount} conservé (tardif).',
-    feeCharged: 'Frais de {amount} débités de votre carte.',
+    depositRefunded: 'Acompte {amount} sera remboursé.',
+    depositKept: 'Acompte {amount} conservé (annulation tardive).',
+    feeCharged: 'Frais de {amount} à débiter sur votre carte.',
   },
   hello: 'Bonjour',
   code: 'Votre code est {code} (valable {minutes} minutes)',
@@ -590,7 +590,7 @@ export function renderSms(given: MessageFacts): string {
       ? [
           shortest,
           { ...shortest, shortMoney: true as const },
-          { ...shortest, pageOfCancelled: false as const },
+          { ...shortest, shortMoney: true as const, pageOfCancelled: false as const },
         ]
       : [shortest];
   let text = '';

@@ -235,10 +235,6 @@ const TOKEN_REFUSALS: Record<
     "The access token's connection was revoked (from the console, or its account was disabled): sign in again.",
     `This assistant's connection to the booking system was revoked; ${CALLER}`,
   ],
-  no_scope: () => [
-    'The access token carries neither bookings:read nor bookings:write (it was refreshed for less): refresh it asking for one, or sign in again.',
-    `This assistant's sign-in to the booking system allows nothing here and must be renewed; ${CALLER}`,
-  ],
 };
 
 /** The principal of an authenticated request; a programming error if authenticate() did not run. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { IDEMPOTENCY_KEY } from '../contract/common.ts';
+import { isIdempotencyKey } from '../contract/common.ts';
 import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../domain/errors.ts';
 import type {
   Availability,
@@ -194,10 +194,10 @@ export class HttpBookingApi implements BookingApi {
     booking: NewBooking,
     idempotencyKey: string,
   ): Promise<{ booking: CreatedBooking; replayed: boolean }> {
-    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    if (!isIdempotencyKey(idempotencyKey)) {
       throw new AppError(
         'invalid_request',
-        'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+        'Idempotency-Key must be 1 to 255 printable ASCII characters, not beginning or ending with a space.',
         'Idempotency-Key',
       );
     }

@@ -158,7 +158,8 @@ describe('the hosted pages', () => {
       '/p/northside-hair?location=camden',
     );
     expect((await page(`${path}/`)).headers.location).toBe(path);
-    expect((await page('/p/')).statusCode).toBe(404);
+    // Nothing named before the slashes: the page of nothing, not a redirect to the API's /p.
+    for (const url of ['/p/', '/p//']) expect((await page(url)).statusCode, url).toBe(404);
     // The API keeps its envelope.
     const api = await t.app.inject({ method: 'GET', url: '/v1/nothing' });
     expect(api.headers['content-type']).toMatch(/^application\/json/);

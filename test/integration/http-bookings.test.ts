@@ -188,6 +188,11 @@ describe('POST /bookings refusals (nothing is written)', () => {
       () => at9({ checkout_success_url: 'https://my_shop.example.com/thanks' }),
       'checkout_success_url',
     ],
+    [
+      'a cancel URL at an IPv6 address',
+      () => at9({ checkout_cancel_url: 'https://[2001:db8::1]/again' }),
+      'checkout_cancel_url',
+    ],
     ['a bad cancel URL', () => at9({ checkout_cancel_url: 'not a url' }), 'checkout_cancel_url'],
     [
       'a service not bookable online',

@@ -124,8 +124,14 @@ describe('message templates', () => {
     // In fewer words than the e-mail's where the link would not fit beside the long ones.
     const money: Record<string, string[]> = {
       'en-GB': ['Deposit £20.00 kept (late).', 'Late fee £27.50 to be charged to your card.'],
-      'de-DE': ['Anzahlung £20.00 einbehalten (spät).', 'Gebühr £27.50 wird Ihrer Karte belastet.'],
-      'fr-FR': ['Acompte £20.00 conservé (tardif).', 'Frais de £27.50 débités de votre carte.'],
+      'de-DE': [
+        'Anzahlung £20.00 einbehalten (kurzfristig storniert).',
+        'Stornogebühr £27.50 wird Ihrer Karte belastet.',
+      ],
+      'fr-FR': [
+        'Acompte £20.00 conservé (annulation tardive).',
+        'Frais de £27.50 à débiter sur votre carte.',
+      ],
     };
     for (const [locale, said] of Object.entries(money)) {
       const sms = renderSms({ ...late, locale });

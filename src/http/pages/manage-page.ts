@@ -471,7 +471,6 @@ function awaitsProof(view: BookingPageView): boolean {
   return isPending(view) && view.booking.pendingRequirements.includes(CONTACT_VERIFICATION);
 }
 
-/** The contact proven (or never asked to be): confirmed, or on to a step after the proof. */
 /**
  * The later visits of a series booked on the public page that wait for the code this visit holds (its
  * first: one code confirms them all). Cancelled with it, as nothing could confirm them once it is.
@@ -483,6 +482,7 @@ function visitsWaitingOnItsCode(view: BookingPageView): SeriesVisit[] {
   );
 }
 
+/** The contact proven (or never asked to be): confirmed, or on to a step after the proof. */
 function isProven(view: BookingPageView): boolean {
   return view.booking.status === 'confirmed' || (isPending(view) && !awaitsProof(view));
 }

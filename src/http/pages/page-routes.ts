@@ -51,7 +51,7 @@ export function pageRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.all('/p/*', { schema: { hide: true } }, async (request, reply) => {
       // A link copied with a slash at its end (/p/acme/): the page it names.
       const [path = '', query] = request.url.split(/\?(.*)/s);
-      if ((request.method === 'GET' || request.method === 'HEAD') && /[^/]\/+$/.test(path)) {
+      if ((request.method === 'GET' || request.method === 'HEAD') && /^\/p\/.*[^/]\/+$/.test(path)) {
         return redirect(reply, `${path.replace(/\/+$/, '')}${query === undefined ? '' : `?${query}`}`);
       }
       throw new AppError('not_found', 'There is no page at this address; check the link you were given.');

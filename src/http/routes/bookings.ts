@@ -25,7 +25,9 @@ import {
   DATABASE_UNAVAILABLE,
   dataOf,
   ErrorEnvelope,
-  IDEMPOTENCY_KEY,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+  isIdempotencyKey,
   NoQuery,
   withoutOmittedNulls,
 } from '../../contract/common.ts';
@@ -63,8 +65,8 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             ),
             404: ErrorEnvelope.describe('not_found: unknown location, service or client.'),
             409: ErrorEnvelope.describe(
-              'conflict with its reason: too_soon, too_far_ahead, closed, not_on_grid or slot_unavailable ' +
-                '(param starts_at), staff_not_working (param staff_id); series_clash (with `repeat`: nothing ' +
+              'conflict with its reason: too_soon, too_far_ahead, closed, not_on_grid, slot_unavailable or ' +
+                'staff_not_working (param starts_at); series_clash (with `repeat`: nothing ' +
                 'was booked, details.clashes lists each occurrence not free with alternatives that day); ' +
                 'booking_protection_required; idempotency_key_reused.',
             ),
@@ -157,8 +159,8 @@ export function bookingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             404: ErrorEnvelope.describe('not_found: no booking has this reference.'),
             409: ErrorEnvelope.describe(
               'conflict with its reason: not_changeable (the booking is not live or has started), late_change ' +
-                '(the policy window forbids it), too_soon, too_far_ahead, closed, not_on_grid or ' +
-                'slot_unavailable (param starts_at), staff_not_working (param staff_id); series_clash (scope ' +
+                '(the policy window forbids it), too_soon, too_far_ahead, closed, not_on_grid, ' +
+                'slot_unavailable or staff_not_working (param starts_at); series_clash (scope ' +
                 'following: nothing moved, details.clashes lists each occurrence that cannot move with ' +
                 'alternatives that day); without a reason, the ' +
                 "catalogue changed since the booking was made: param staff_id (no staff_id was sent and the booking's " +
@@ -283,7 +285,7 @@ async function refuseInvalidRequest(
 ): Promise<StoredResponse> {
   const error = toAppError(validationError as FastifyError, request);
   const header = request.headers['idempotency-key'];
-  const key = typeof header === 'string' && IDEMPOTENCY_KEY.test(header) ? header : undefined;
+  const key = typeof header === 'string' && isIdempotencyKey(header) ? header : undefined;
   if (key === undefined || validationError.validationContext !== 'body') throw error;
   const scope = {
     organisationId: principalOf(request).organisation.id,
@@ -298,7 +300,7 @@ async function refuseInvalidRequest(
 export const IdempotencyHeaders = z.object({
   'idempotency-key': z
     .string()
-    .meta({ pattern: IDEMPOTENCY_KEY.source, minLength: 1, maxLength: 255 })
+    .meta({ pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH })
     .optional()
     .describe('Any unique string (a UUID v4 is ideal), 1 to 255 printable characters.'),
 });
@@ -306,10 +308,10 @@ export const IdempotencyHeaders = z.object({
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const key = request.headers['idempotency-key'];
   if (key === undefined) return undefined;
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+  if (typeof key !== 'string' || !isIdempotencyKey(key)) {
     throw new AppError(
       'invalid_request',
-      'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters, not beginning or ending with a space.',
       'Idempotency-Key',
     );
   }

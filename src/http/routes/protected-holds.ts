@@ -49,7 +49,7 @@ export function protectedHoldRoutes(deps: AppDeps): FastifyPluginAsyncZod {
             409: ErrorEnvelope.describe(
               'conflict: Booking Protection does not apply at the location (param location_slug, no reason; ' +
                 'use POST /v1/bookings), or the slot with its reason: too_soon, too_far_ahead, closed, ' +
-                'not_on_grid or slot_unavailable (param starts_at), staff_not_working (param staff_id); ' +
+                'not_on_grid, slot_unavailable or staff_not_working (param starts_at); ' +
                 'idempotency_key_reused.',
             ),
             413: ErrorEnvelope.describe('payload_too_large.'),
