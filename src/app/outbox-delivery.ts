@@ -13,6 +13,7 @@ import {
   supersededMessages,
 } from '../data/outbox-repository.ts';
 import { REDONE_IF_LOST, writeStatement } from '../data/write-transaction.ts';
+import { isLate } from '../domain/booking/change-policy.ts';
 import { effectiveStatus } from '../domain/booking/state-machine.ts';
 import { type MessageFacts, type RenderedMessage, renderMessage } from '../domain/message-templates.ts';
 import {
@@ -360,6 +361,22 @@ async function failedAttempt(
   return final ? 'failed' : 'retried';
 }
 
+/** How long after it is sent a message's words should still hold: it is read a while later. */
+const CHANGE_OFFER_MARGIN_MS = 3_600_000;
+
+/**
+ * What the booking's page will let the customer do under the location's policy when they read the
+ * message: a move or a cancellation the policy forbids once late is not offered where it is late, or
+ * will be within CHANGE_OFFER_MARGIN_MS (its words would promise what the page refuses: a reminder
+ * sent 24 hours before, as it is by default, at a location that forbids late moves said "See, move or
+ * cancel it", and the move was refused a minute later).
+ */
+function changesOffered(facts: MessageFactsRow, now: number): { move: boolean; cancel: boolean } {
+  const rules = { cancellationWindowHours: facts.cancellation_window_hours };
+  if (!isLate(facts.starts_at, rules, now + CHANGE_OFFER_MARGIN_MS)) return { move: true, cancel: true };
+  return { move: facts.late_reschedule === 'allow', cancel: facts.late_cancellation === 'allow' };
+}
+
 /**
  * The message's words from its booking as the batch read it (just after the claim); null when the
  * booking no longer warrants it.
@@ -414,6 +431,7 @@ function render(
     series: seriesNoteOf(row.body),
     now,
     stillHeld: status === 'pending_payment' || status === 'pending_confirmation',
+    changes: changesOffered(facts, now),
     waitlistOffer:
       row.kind === 'booking_page_link' &&
       (JSON.parse(facts.pending_requirements ?? '[]') as string[]).includes(WAITLIST_CLAIM),

@@ -454,7 +454,7 @@ async function postgresFactRows(
           AND f.status IS DISTINCT FROM 'waived'
         LIMIT 1) AS late_fee_minor,
       o.name AS organisation_name, o.locale, l.name AS location_name, l.phone AS location_phone, l.timezone,
-      l.reminder_hours_before,
+      l.reminder_hours_before, l.cancellation_window_hours, l.late_cancellation, l.late_reschedule,
       s.name AS staff_name, c.first_name, c.contact_proven, c.phone AS client_phone,
       c.email AS client_email, o.catalogue_version,
       ARRAY(SELECT sv.name FROM booking_services bs
@@ -522,6 +522,9 @@ function bookingFactRows(db: Db, bookings: readonly BookingKey[]) {
       'l.phone as location_phone',
       'l.timezone',
       'l.reminder_hours_before',
+      'l.cancellation_window_hours',
+      'l.late_cancellation',
+      'l.late_reschedule',
       's.name as staff_name',
       'c.first_name',
       'c.contact_proven',

@@ -43,6 +43,11 @@ export interface MessageFacts {
   /** A booking_page_link for a waitlist offer: a freed time held for the customer to claim. */
   waitlistOffer?: boolean;
   /**
+   * What the customer may still do from the booking's page under the location's policy (a late move
+   * or cancellation it forbids is not offered); both when absent.
+   */
+  changes?: { move: boolean; cancel: boolean };
+  /**
    * The booking is still a hold (a deposit to pay, a card to save): a move of it says to finish it by
    * holdExpiresAt, not only where to see it, or a customer takes "Moved" for booked and it lapses.
    */
@@ -88,6 +93,9 @@ interface Wording {
   claimBy: string;
   /** The booking's page under a confirmation, a move or a reminder, and under a cancellation. */
   manage: string;
+  /** The same where the location's policy allows no move now (late), or no cancellation, or neither. */
+  manageNoMove: string;
+  manageNoCancel: string;
   details: string;
   hello: string;
   /**
@@ -150,6 +158,8 @@ const EN: Wording = {
   offerLead: 'A time has freed up for you: {what} on {when}',
   claimBy: 'Held for you until {until}; book it here',
   manage: 'See, move or cancel it',
+  manageNoMove: 'See or cancel it',
+  manageNoCancel: 'See or move it',
   details: 'Your booking',
   depositRefunded: 'Your deposit of {amount} will be refunded.',
   depositKept: 'Your deposit of {amount} is kept (late cancellation).',
@@ -214,6 +224,8 @@ const DE: Wording = {
   offerLead: 'Ein Termin ist für Sie frei geworden: {what} am {when}',
   claimBy: 'Für Sie reserviert bis {until}; hier buchen',
   manage: 'Ansehen, verschieben oder stornieren',
+  manageNoMove: 'Ansehen oder stornieren',
+  manageNoCancel: 'Ansehen oder verschieben',
   details: 'Ihre Buchung',
   depositRefunded: 'Ihre Anzahlung von {amount} wird erstattet.',
   depositKept: 'Ihre Anzahlung von {amount} wird einbehalten (späte Stornierung).',
@@ -283,6 +295,8 @@ const FR: Wording = {
   offerLead: "Un créneau s'est libéré pour vous : {what} le {when}",
   claimBy: "Réservé pour vous jusqu'à {until} ; réservez ici",
   manage: 'Voir, déplacer ou annuler',
+  manageNoMove: 'Voir ou annuler',
+  manageNoCancel: 'Voir ou déplacer',
   details: 'Votre réservation',
   depositRefunded: 'Votre acompte de {amount} sera remboursé.',
   depositKept: 'Votre acompte de {amount} est conservé (annulation tardive).',
@@ -413,6 +427,13 @@ const PLAIN: Record<string, string> = { '\u2212': '-', '\u202f': ' ', '\u00a0': 
 /** The kinds about a booking already made: their link is the booking's page, to see or change it. */
 const MANAGED_KINDS: ReadonlySet<OutboxKind> = new Set(['confirmed', 'rescheduled', 'reminder']);
 
+/** The words before a confirmation's, a move's or a reminder's link: only what its page will allow. */
+function manageWords(words: Wording, changes: MessageFacts['changes']): string {
+  if (!changes || (changes.move && changes.cancel)) return words.manage;
+  if (changes.cancel) return words.manageNoMove;
+  return changes.move ? words.manageNoCancel : words.details;
+}
+
 /** The kinds whose link is the one thing asked of the customer: an SMS may drop what happened for it. */
 const ASKING_KINDS: ReadonlySet<OutboxKind> = new Set([
   'payment_link',
@@ -470,7 +491,7 @@ function lines(
     ].filter((sentence): sentence is string => Boolean(sentence));
     action = sentences.length > 0 ? sentences.join(' ') : null;
   } else if (facts.link && MANAGED_KINDS.has(facts.kind)) {
-    action = `${words.manage}${words.colon}${facts.link}`;
+    action = `${manageWords(words, facts.changes)}${words.colon}${facts.link}`;
   } else if (facts.kind === 'verification_code' && facts.code) {
     const code = `${fill(words.code, { code: facts.code, minutes: String(CODE_VALID_MS / 60_000) })}.`;
     action = facts.link ? `${code} ${words.orLink}${words.colon}${facts.link}` : code;

@@ -89,6 +89,23 @@ describe('moving a booking from its page', () => {
     expect(Date.parse(rest.starts_at)).toBe(Date.parse(at));
   });
 
+  it('its messages offer a move only while the location allows one: a reminder inside the window says see or cancel', async () => {
+    t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
+    const { reference } = await cutFor('2026-11-30T10:00:00Z');
+    const words = async (kind: string) => {
+      await deliver(t);
+      const sent = (await messagesOf(t, reference)).filter((m) => m.kind === kind && m.channel === 'sms');
+      expect(sent.length, kind).toBe(1);
+      return JSON.parse(sent[0]!.body!).text as string;
+    };
+    expect(await words('confirmed')).toContain('See, move or cancel it: https://book.example/p/manage/');
+    // 24 hours before: Camden forbids late moves, and the page would refuse one.
+    t.clock.set('2026-11-29T10:00:00Z');
+    const reminder = await words('reminder');
+    expect(reminder).toContain('See or cancel it: https://book.example/p/manage/');
+    expect(reminder).not.toContain('move');
+  });
+
   it('a hold moved from its page is told as still to be finished, by when its hold lapses', async () => {
     t = await startTestApp({ catalogues: [demoCatalogue()], now: NOW });
     const ids = await catalogueIds(t.database.db);

@@ -69,6 +69,25 @@ describe('message templates', () => {
     expect(kept.text).toContain(`Your deposit of £20.00 is kept (late cancellation). Your booking: ${page}`);
   });
 
+  it('offers in a link’s words only the changes the location’s policy still allows', () => {
+    const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
+    const reminder: MessageFacts = {
+      ...FACTS,
+      kind: 'reminder',
+      link: page,
+      holdExpiresAt: null,
+      depositDue: null,
+    };
+    const said = (changes: { move: boolean; cancel: boolean }, locale = 'en-GB') =>
+      renderMessage({ ...reminder, changes, locale }).sms;
+    expect(said({ move: true, cancel: true })).toContain(`See, move or cancel it: ${page}`);
+    expect(said({ move: false, cancel: true })).toContain(`See or cancel it: ${page}`);
+    expect(said({ move: true, cancel: false })).toContain(`See or move it: ${page}`);
+    expect(said({ move: false, cancel: false })).toContain(`Your booking: ${page}`);
+    expect(said({ move: false, cancel: true }, 'de-DE')).toContain(`Ansehen oder stornieren: ${page}`);
+    expect(said({ move: false, cancel: true }, 'fr-FR')).toContain(`Voir ou annuler : ${page}`);
+  });
+
   it('a move of a booking still held says to finish it by when its hold lapses, not only where to see it', () => {
     const page = 'https://book.example/p/manage/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde';
     const moved: MessageFacts = { ...FACTS, kind: 'rescheduled', link: page, depositDue: null };
