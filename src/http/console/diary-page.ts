@@ -124,7 +124,7 @@ function dayGrid(day: DiaryDay, zone: string, f: Formats, now: number): string {
     const off = c.timeOff
       .map((t) => {
         const s = wallOf(t.start, t.end);
-        return `<div class="off" style="${span(s.start, s.end)}">Time off ${esc(f.time(t.start))}–${esc(f.time(t.end))}</div>`;
+        return `<div class="off" style="${span(s.start, s.end)}">${esc(timeOffOnDay(t, day, f))}</div>`;
       })
       .join('');
     const spans = bookingSpans[i]!;
@@ -141,6 +141,18 @@ function dayGrid(day: DiaryDay, zone: string, f: Formats, now: number): string {
 <div class="axis" style="height:calc(2rem + ${height})" aria-hidden="true">${axis.join('')}</div>
 ${columns.join('\n')}
 </div></div>`;
+}
+
+/**
+ * Time off as it falls on the day shown: its hours when it starts and ends that day, else from or
+ * until the hour it starts or ends, or all day (a holiday's 00:00 to 00:00 said nothing).
+ */
+function timeOffOnDay(off: { start: number; end: number }, day: DiaryDay, f: Formats): string {
+  const startsToday = off.start > day.start;
+  const endsToday = off.end < day.end;
+  if (startsToday && endsToday) return `Time off ${f.time(off.start)}–${f.time(off.end)}`;
+  if (startsToday) return `Time off from ${f.time(off.start)}`;
+  return endsToday ? `Time off until ${f.time(off.end)}` : 'Time off all day';
 }
 
 /**
