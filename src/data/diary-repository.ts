@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { MAX_BOOKING_SPAN_MS } from '../domain/booking/booking.ts';
-import { COMBINING_ACCENTS_PATTERN } from '../domain/search-fold.ts';
+import { COMBINING_ACCENTS_PATTERN, PLAIN_LATIN } from '../domain/search-fold.ts';
 import { type Db, dialectOf } from './database.ts';
 import { literalLimit } from './literal-limit.ts';
 import type { BookingEventsTable, BookingStatus, ClientsTable } from './tables.ts';
@@ -251,9 +251,9 @@ export function searchClients(
  */
 function searchFolded(db: Db, value: RawBuilder<unknown>) {
   if (dialectOf(db) === 'sqlite') return sql`search_fold(${value})`;
-  return sql`CASE WHEN current_setting('server_encoding') = 'UTF8'
-    THEN translate(lower(regexp_replace(normalize(${value}, NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')), 'ς', 'σ')
-    ELSE lower(${value}) END`;
+  let folded = sql`translate(lower(regexp_replace(normalize(${value}, NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')), 'ς', 'σ')`;
+  for (const [letter, written] of PLAIN_LATIN) folded = sql`replace(${folded}, ${letter}, ${written})`;
+  return sql`CASE WHEN current_setting('server_encoding') = 'UTF8' THEN ${folded} ELSE lower(${value}) END`;
 }
 
 /**

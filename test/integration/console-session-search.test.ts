@@ -319,3 +319,22 @@ describe('finding a client by a name written with accents', () => {
     expect(await found('\u0301 elodie')).toEqual(['Élodie Müller']);
   });
 });
+
+describe('finding a client by a name with letters no accent comes off', () => {
+  beforeAll(() =>
+    addClients([
+      { first_name: 'Łukasz', last_name: 'Strauß', email: 'lukasz@example.com' },
+      { first_name: 'Søren', last_name: 'Ærøe', email: 'soren@example.com' },
+    ]),
+  );
+  const found = consoleSearch(['Łukasz Strauß', 'Søren Ærøe'], '127.0.0.6');
+
+  it('finds it typed as a desk types it without those keys, or with them, on both databases', async () => {
+    for (const q of ['lukasz', 'ŁUKASZ', 'łukasz', 'strauss', 'STRAUß', 'lukasz strauss']) {
+      expect(await found(q), q).toEqual(['Łukasz Strauß']);
+    }
+    for (const q of ['soren', 'SØREN', 'aeroe', 'ærøe', 'soren aeroe']) {
+      expect(await found(q), q).toEqual(['Søren Ærøe']);
+    }
+  });
+});
