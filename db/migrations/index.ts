@@ -31,6 +31,7 @@ import * as fewerPagesPerBooking from './2026-12-02-0038-fewer-pages-per-booking
 import * as waitlistEntriesByClient from './2026-12-02-0039-waitlist-entries-by-client.ts';
 import * as publicBookingsPerOrganisation from './2026-12-03-0040-public-bookings-per-organisation.ts';
 import * as busyCopyHash from './2026-12-03-0041-busy-copy-hash.ts';
+import * as messagesByStatus from './2026-12-07-0042-messages-by-status.ts';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so that the set that
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02-0039-waitlist-entries-by-client': waitlistEntriesByClient,
   '2026-12-03-0040-public-bookings-per-organisation': publicBookingsPerOrganisation,
   '2026-12-03-0041-busy-copy-hash': busyCopyHash,
+  '2026-12-07-0042-messages-by-status': messagesByStatus,
 };

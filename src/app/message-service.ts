@@ -83,13 +83,16 @@ export async function takeMessage(
   });
 }
 
-/** The organisation's messages, oldest first; only open or done ones with `status`. */
+/**
+ * The organisation's messages, oldest first; only open or done ones with `status`, and only the
+ * `latest` so many of them.
+ */
 export function listMessages(
   db: Db,
   organisationId: string,
-  options: { status?: StaffMessage['status'] | undefined } = {},
+  options: { status?: StaffMessage['status'] | undefined; latest?: number } = {},
 ): Promise<StaffMessage[]> {
-  return listMessagesOf(db, organisationId, options.status);
+  return listMessagesOf(db, organisationId, options.status, options.latest);
 }
 
 /**

@@ -25,19 +25,26 @@ export async function insertMessage(db: Db, row: MessagesTable): Promise<void> {
   await db.insertInto('messages').values(row).execute();
 }
 
-/** The organisation's messages, oldest first, optionally only those of one status. */
+/**
+ * The organisation's messages, oldest first, optionally only those of one status, and only the
+ * `latest` so many (still oldest first).
+ */
 export async function listMessagesOf(
   db: Db,
   organisationId: string,
   status?: MessageStatus,
+  latest?: number,
 ): Promise<StaffMessage[]> {
   const rows = await withLocationSlug(db)
     .where('messages.organisation_id', '=', organisationId)
     .$if(status !== undefined, (q) => q.where('messages.status', '=', status!))
-    .orderBy('messages.created_at')
-    .orderBy('messages.id')
+    .$if(latest === undefined, (q) => q.orderBy('messages.created_at').orderBy('messages.id'))
+    .$if(latest !== undefined, (q) =>
+      q.orderBy('messages.created_at', 'desc').orderBy('messages.id', 'desc').limit(latest!),
+    )
     .execute();
-  return rows.map(toStaffMessage);
+  const messages = rows.map(toStaffMessage);
+  return latest === undefined ? messages : messages.reverse();
 }
 
 /** One message by its id alone (the staff console names no organisation); ids are UUIDs. */

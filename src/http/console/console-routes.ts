@@ -70,6 +70,7 @@ import { consoleScript } from './console-script.ts';
 import {
   bookBody,
   clientsBody,
+  DONE_MESSAGES_SHOWN,
   type KeptBooking,
   type KeyForm,
   keysBody,
@@ -696,10 +697,13 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
 
     get('/console/messages', async (_request, reply, session) => {
       const org = session.organisation.id;
-      const [messages, locations] = await Promise.all([
-        listMessages(deps.db, org),
+      // Every open message, and the latest done ones the page shows: not every message ever taken.
+      const [open, done, locations] = await Promise.all([
+        listMessages(deps.db, org, { status: 'open' }),
+        listMessages(deps.db, org, { status: 'done', latest: DONE_MESSAGES_SHOWN }),
         listLocations(deps.db, org, { after: null, limit: 100 }),
       ]);
+      const messages = [...open, ...done];
       const locale = session.organisation.locale;
       const f = formats(locale, locations.items[0]?.timezone ?? 'UTC');
       // A message about a location names it, its time in that location's zone: the desk of that salon

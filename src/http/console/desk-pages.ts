@@ -69,7 +69,7 @@ export function messagesBody(
     `<div class="card"><p><strong>${esc(m.callerName)}</strong>${m.phone ? ` · ${esc(m.phone)}` : ''}${placeOf(m) ? ` · for ${esc(placeOf(m)!.name)}` : ''}${m.reference ? ` · about <a href="/console/bookings/${esc(encodeURIComponent(m.reference))}">${esc(m.reference)}</a>` : ''} · ${(placeOf(m)?.f ?? f).when(m.createdAt)}</p><p>${esc(m.message).replace(/\n/g, '<br>')}</p>${m.status === 'open' ? actionForm(`/console/messages/${encodeURIComponent(m.id)}/done`, csrf, `Mark done: message from ${m.callerName}`) : '<p><em>Done</em></p>'}</div>`;
   return `<h1>Messages</h1>
 <h2>Open (${open.length})</h2>${open.map(item).join('') || '<p>No open messages.</p>'}
-<h2>Done</h2>${done.slice(-20).reverse().map(item).join('') || '<p>None yet.</p>'}`;
+<h2>Done</h2>${done.slice(-DONE_MESSAGES_SHOWN).reverse().map(item).join('') || '<p>None yet.</p>'}`;
 }
 
 /** A key form the console refused: what was typed, and the reason. */
@@ -224,3 +224,6 @@ ${repeatFieldset({ kept: kept?.fields, refused: repeatRefusal(kept), refusalStyl
 </form>
 ${slotPicker}`;
 }
+
+/** How many done messages the Messages page shows, latest first. */
+export const DONE_MESSAGES_SHOWN = 20;
