@@ -8,8 +8,7 @@ import {
 import {
   type ContactProofRow,
   findProofByTokenHash,
-  findProofHolder,
-  findProofOfBooking,
+  findProofHolding,
   findProofWithBooking,
   type ProofWithBooking,
   updateProof,
@@ -235,12 +234,11 @@ export interface ProofView {
 }
 
 export async function proofOfBooking(db: Db, booking: BookingKey, now: number): Promise<ProofView | null> {
-  const key = await proofHolder(db, booking);
-  const proof = await findProofOfBooking(db, key.organisationId, key.bookingId);
+  const proof = await findProofHolding(db, booking.organisationId, booking.bookingId);
   if (!proof || proof.code_hash === null) return null;
   return {
     ...proofRecipient(proof),
-    bookingId: key.bookingId,
+    bookingId: proof.booking_id,
     proven: proof.proven_at !== null,
     state: codeState(proofClock(proof), now),
     triesLeft: Math.max(0, CODE_TRIES - proof.tries),
@@ -267,8 +265,8 @@ export async function resendCode(
  * (proveLaterVisits). `booking` itself where there is none (refused as not waiting, waitingProof).
  */
 async function proofHolder(db: Db, booking: BookingKey): Promise<BookingKey> {
-  const holder = await findProofHolder(db, booking.organisationId, booking.bookingId);
-  return holder === undefined ? booking : { organisationId: booking.organisationId, bookingId: holder };
+  const proof = await findProofHolding(db, booking.organisationId, booking.bookingId);
+  return proof ? { organisationId: booking.organisationId, bookingId: proof.booking_id } : booking;
 }
 
 function sendNewCode(db: Db, key: BookingKey, now: number): Promise<OutboxNotice> {

@@ -21,17 +21,18 @@ export async function findProofOfBooking(
 }
 
 /**
- * The booking whose proof this booking's contact is proven by: its own, or for another visit of a
- * series booked on the public page, the visit that holds the series' one proof (its first); undefined
- * where neither has one. Each read goes by key (the proof's, the booking's, the series' index): one
- * query over both would read every booking of the organisation.
+ * The proof this booking's contact is proven by: its own, or for another visit of a series booked on
+ * the public page, that of the visit holding the series' one proof (its first); undefined where
+ * neither has one. Each read goes by key (the proof's, the booking's, the series' index): one query
+ * over both would read every booking of the organisation.
  */
-export async function findProofHolder(
+export async function findProofHolding(
   db: Db,
   organisationId: string,
   bookingId: string,
-): Promise<string | undefined> {
-  if (await findProofOfBooking(db, organisationId, bookingId)) return bookingId;
+): Promise<ContactProofRow | undefined> {
+  const own = await findProofOfBooking(db, organisationId, bookingId);
+  if (own) return own;
   const booking = await db
     .selectFrom('bookings')
     .select('series_id')
@@ -39,16 +40,15 @@ export async function findProofHolder(
     .where('id', '=', bookingId)
     .executeTakeFirst();
   if (!booking?.series_id) return undefined;
-  const holder = await db
+  return db
     .selectFrom('bookings as b')
     .innerJoin('contact_proofs as p', (join) =>
       join.onRef('p.organisation_id', '=', 'b.organisation_id').onRef('p.booking_id', '=', 'b.id'),
     )
-    .select('b.id')
+    .selectAll('p')
     .where('b.organisation_id', '=', organisationId)
     .where('b.series_id', '=', booking.series_id)
     .executeTakeFirst();
-  return holder?.id;
 }
 
 /** The proof whose link carries this token (by its hash): the link names no organisation. */
