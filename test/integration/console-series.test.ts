@@ -71,8 +71,14 @@ describe('a visit of a series in the console', () => {
       'confirmed',
     ]);
 
+    expect(one.headers.location).toBe(`/console/bookings/${refs[1]}?done=cancelled`);
     const following = await me.post(`/console/bookings/${refs[0]}/cancel`, { scope: 'following' });
     expect(following.statusCode, following.body).toBe(303);
+    // The page it leads to says the later visits went too, not just "Cancelled.".
+    expect(following.headers.location).toBe(`/console/bookings/${refs[0]}?done=cancelled_following`);
+    expect((await me.get(String(following.headers.location))).body).toContain(
+      'Cancelled, with the later visits of its series.',
+    );
     expect((await Promise.all(refs.map(read))).map((b) => b.status)).toEqual([
       'cancelled',
       'cancelled',
@@ -100,6 +106,9 @@ describe('a visit of a series in the console', () => {
       scope: 'following',
     });
     expect(moved.statusCode, moved.body).toBe(303);
+    expect((await me.get(String(moved.headers.location))).body).toContain(
+      'Rescheduled, with the later visits of its series.',
+    );
     expect((await Promise.all(refs.map(read))).map((b) => b.starts_at)).toEqual([
       '2027-03-08T11:00:00+00:00',
       '2027-03-15T11:00:00+00:00',
@@ -120,6 +129,7 @@ describe('a visit of a series in the console', () => {
       starts_at: '2027-03-16T11:00:00.000Z',
     });
     expect(alone.statusCode, alone.body).toBe(303);
+    expect(alone.headers.location).toBe(`/console/bookings/${refs[1]}?done=rescheduled`);
     expect((await Promise.all(refs.map(read))).map((b) => b.starts_at)).toEqual([
       '2027-03-08T11:00:00+00:00',
       '2027-03-16T11:00:00+00:00',

@@ -44,7 +44,7 @@ it('cancels nothing when the window passed while the page was open, and shows th
   expect(sent.statusCode, sent.body).toBe(409);
   expect(sent.body).toContain('Nothing was cancelled');
   // The reason typed is kept for the second confirmation.
-  expect(sent.body).toContain('name="reason" maxlength="500" value="Caller ill"');
+  expect(sent.body).toContain('name="reason" maxlength="1000" value="Caller ill"');
   expect(sent.body).toContain('This is a late cancellation (inside the cancellation window).');
   expect(sent.body).toContain('A late-cancellation fee of £31.00 (50%) will be recorded');
   const still = await desk.get(`/console/bookings/${reference}`);
@@ -56,6 +56,25 @@ it('cancels nothing when the window passed while the page was open, and shows th
   const cancelled = await desk.get(`/console/bookings/${reference}`);
   expect(cancelled.body).toContain(`Booking ${reference}: Cancelled`);
   expect(cancelled.body).toContain('Late cancellation');
+});
+
+it('sends the form back, the reason kept, when the reason is refused (over 1,000 characters)', async () => {
+  t = await startTestApp({ catalogues: [demoCatalogue()], now: '2026-11-23T09:00:00Z' });
+  const desk = await signInNewAccount(t, 'northside-hair', 'desk@northside.test', 'staff');
+  const reference = await insertProtectedIslingtonCut(t.database.db, Date.parse('2026-11-30T09:00:00Z'));
+  const page = await desk.get(`/console/bookings/${reference}/cancel`);
+  const long = `Caller ill ${'x'.repeat(1000)}`;
+  const sent = await desk.post(`/console/bookings/${reference}/cancel`, {
+    ...cancelForm(page.body, reference),
+    reason: long,
+  });
+  expect(sent.statusCode, sent.body).toBe(400);
+  expect(sent.body).toMatch(/<p class="error" role="alert">reason [^<]*1000/);
+  expect(sent.body).toContain(`value="${long}"`);
+  expect(sent.body).toContain('<button type="submit" class="danger">Cancel the booking</button>');
+  expect((await desk.get(`/console/bookings/${reference}`)).body).toContain(
+    `Booking ${reference}: Confirmed`,
+  );
 });
 
 it('tells in the event log what became of a deposit only when there was one paid', async () => {

@@ -1,5 +1,6 @@
 import { type BookingDetail, refusedRefundWords } from '../../app/console-service.ts';
 import type { Slot } from '../../domain/availability/types.ts';
+import { CANCEL_REASON_MAX_LENGTH } from '../../domain/booking/booking.ts';
 import { type ChangeDisclosure, changeTerms } from '../../domain/booking/change-policy.ts';
 import { effectiveStatus } from '../../domain/booking/state-machine.ts';
 import { messagesTable } from './outbox-page.ts';
@@ -28,7 +29,9 @@ export const DONE_TEXTS = {
   sent_email: 'Sent again by e-mail (see the messages below).',
   sent_sms_email: 'Sent again by SMS and by e-mail (see the messages below).',
   cancelled: 'Cancelled.',
+  cancelled_following: 'Cancelled, with the later visits of its series.',
   rescheduled: 'Rescheduled.',
+  rescheduled_following: 'Rescheduled, with the later visits of its series.',
   booked: 'Booked.',
   booked_client_on_file:
     'Booked for the client already on file with that phone or e-mail, under their name on file (below), not the name typed.',
@@ -154,7 +157,7 @@ ${fees ? `<div class="card"><h2>Fees</h2><div class="scroll"><table><thead><tr><
 }
 
 /** Said above the terms when those the desk confirmed are no longer the booking's. */
-const TERMS_CHANGED =
+export const CANCEL_TERMS_CHANGED =
   'Nothing was cancelled: what cancelling means changed since this page was opened (the cancellation window passed, or the booking was changed meanwhile). Here is what it means now.';
 
 /** What cancelling would mean, stated before the button that does it. */
@@ -165,7 +168,7 @@ export function cancelBody(
   f: Formats,
   csrf: string,
   laterVisits: readonly number[] = [],
-  termsChanged = false,
+  alert: string | null = null,
   reason = '',
 ): string {
   const b = d.booking;
@@ -186,7 +189,7 @@ export function cancelBody(
     ? `<p class="error" role="alert">${esc(refusal)}</p>`
     : `<form method="post" action="${esc(`${base}/cancel`)}">${csrfField(csrf)}
 <input type="hidden" name="terms" value="${esc(changeTerms(b.startsAt, disclosure))}">
-${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="500"${reason ? ` value="${esc(reason)}"` : ''}>
+${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation window')}<label for="reason">Reason (optional)</label><input id="reason" name="reason" maxlength="${CANCEL_REASON_MAX_LENGTH}"${reason ? ` value="${esc(reason)}"` : ''}>
 <p><button type="submit" class="danger">Cancel the booking</button></p></form>`;
   // Refused (cancelled already, past, a late cancellation the location forbids): only why, not what a
   // cancellation that cannot happen would cost.
@@ -196,7 +199,7 @@ ${seriesScopeField(laterVisits, f, 'cancelled, each under its own cancellation w
   const notice = refusal
     ? ''
     : `<div class="notice" role="note"><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></div>\n`;
-  const changed = termsChanged && !refusal ? `<p class="error" role="alert">${esc(TERMS_CHANGED)}</p>\n` : '';
+  const changed = alert && !refusal ? `<p class="error" role="alert">${esc(alert)}</p>\n` : '';
   return `<h1>${heading}</h1>
 <p>${esc(d.client.name)}, ${f.when(b.startsAt)}</p>
 ${changed}${notice}${form}

@@ -63,7 +63,15 @@ import { withPublicPaths } from '../pages/page-shell.ts';
 import { plainWords } from '../pages/people-words.ts';
 import { publicBaseUrl, publicPath, publicPathPrefix } from '../public-base-url.ts';
 import { repeatOf } from '../repeat-fields.ts';
-import { bookingBody, cancelBody, type Done, rescheduleBody, waiveBody, whereItIs } from './booking-pages.ts';
+import {
+  bookingBody,
+  CANCEL_TERMS_CHANGED,
+  cancelBody,
+  type Done,
+  rescheduleBody,
+  waiveBody,
+  whereItIs,
+} from './booking-pages.ts';
 import { calendarPages } from './calendar-routes.ts';
 import { connectorsBody } from './connectors-page.ts';
 import { consoleScript } from './console-script.ts';
@@ -444,12 +452,12 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
       }
     });
 
-    /** The cancel page: what cancelling means now; `termsChanged`, said again after a form sent on older terms. */
+    /** The cancel page: what cancelling means now; `alert`, why a form sent from it did nothing (older terms, a refused reason). */
     const cancelPage = async (
       reply: FastifyReply,
       session: ConsoleSession,
       reference: string,
-      termsChanged = false,
+      alert: string | null = null,
       reason = '',
     ) => {
       const detail = await loadBookingDetail(deps.db, session.organisation.id, reference);
@@ -463,7 +471,7 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
         f,
         session.csrfToken,
         later.map((visit) => visit.startsAt),
-        termsChanged,
+        alert,
         reason,
       );
       return send(reply, shell(session, `Cancel ${detail.booking.reference}`, 'diary'), body);
@@ -486,14 +494,30 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
           preview.refusal === null &&
           form.terms !== changeTerms(preview.booking.startsAt, preview.disclosure)
         ) {
-          return cancelPage(reply.code(409), session, reference, true, reason);
+          return cancelPage(reply.code(409), session, reference, CANCEL_TERMS_CHANGED, reason);
         }
       }
       return changeBooking(reply, session, reference, async () => {
         // With the provider, which returns a deposit paid online on a timely cancellation.
         const staff = { ...changer(session), payments: deps.payments };
-        const result = await cancelWithScope(deps.db, staff, reference, reason, scopeOf(form), now(), false);
-        return redirect(reply, doneAt(result.booking.reference, 'cancelled'));
+        try {
+          const result = await cancelWithScope(
+            deps.db,
+            staff,
+            reference,
+            reason,
+            scopeOf(form),
+            now(),
+            false,
+          );
+          const said = result.following.length > 0 ? 'cancelled_following' : 'cancelled';
+          return redirect(reply, doneAt(result.booking.reference, said));
+        } catch (error) {
+          // A reason the browser's field would not let through (too long, a control character): the
+          // form again with what was typed and why, not an error page that loses it.
+          if (!isAppError(error) || error.code !== 'invalid_request' || error.param !== 'reason') throw error;
+          return cancelPage(reply.code(400), session, reference, error.message, reason);
+        }
       });
     });
 
@@ -572,7 +596,8 @@ export function consoleRoutes(deps: AppDeps, cursorSecrets: CursorSecrets) {
           now(),
           false,
         );
-        return redirect(reply, doneAt(moved.booking.reference, 'rescheduled'));
+        const said = moved.following.length > 0 ? 'rescheduled_following' : 'rescheduled';
+        return redirect(reply, doneAt(moved.booking.reference, said));
       });
     });
 
