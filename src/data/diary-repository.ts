@@ -251,7 +251,7 @@ export function searchClients(
  */
 function searchFolded(db: Db, value: RawBuilder<unknown>) {
   if (dialectOf(db) === 'sqlite') return sql`search_fold(${value})`;
-  let folded = sql`translate(lower(regexp_replace(normalize(${value}, NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')), 'ς', 'σ')`;
+  let folded = sql`translate(lower(regexp_replace(normalize(${value}, NFD), ${COMBINING_ACCENTS_PATTERN}, '', 'g')), '\u03c2', '\u03c3')`;
   for (const [letter, written] of PLAIN_LATIN) folded = sql`replace(${folded}, ${letter}, ${written})`;
   return sql`CASE WHEN current_setting('server_encoding') = 'UTF8' THEN ${folded} ELSE lower(${value}) END`;
 }

@@ -36,7 +36,7 @@ export function normaliseForMatching(text: string): string[] {
     .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/&/g, ' and ')
-    .replace(/(\p{L})['’]s\b/gu, '$1s')
+    .replace(/(\p{L})['\u2019]s\b/gu, '$1s')
     .split(/[^\p{L}\p{N}]+/u)
     .filter((word) => word !== '' && !FILLER_WORDS.has(word))
     .map(normaliseWord);

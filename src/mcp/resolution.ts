@@ -290,7 +290,7 @@ export async function resolveStaffIfNamed(
 export function namesNoOneInParticular(said: string): boolean {
   const words = said
     .toLowerCase()
-    .replace(/[’]/g, "'")
+    .replace(/[\u2019]/g, "'")
     .replace(/[.!,]+/g, '')
     .replace(/\s+/g, ' ')
     .trim();

@@ -82,10 +82,10 @@ const FIXED_HOLIDAYS: readonly (readonly [RegExp, string])[] = [
   [/\b(?:christmas|xmas) eve\b/, '24 december'],
   [/\b(?:christmas|xmas)(?: day)?\b/, '25 december'],
   [/\bboxing day\b/, '26 december'],
-  [/\bnew year['’]?s eve\b/, '31 december'],
-  [/\bnew year['’]?s day\b/, '1 january'],
-  [/\b(?:st |saint )?valentine['’]?s(?: day)?\b/, '14 february'],
-  [/\bhallowe['’]?en\b/, '31 october'],
+  [/\bnew year['\u2019]?s eve\b/, '31 december'],
+  [/\bnew year['\u2019]?s day\b/, '1 january'],
+  [/\b(?:st |saint )?valentine['\u2019]?s(?: day)?\b/, '14 february'],
+  [/\bhallowe['\u2019]?en\b/, '31 october'],
 ];
 const WEEKS = /\b(?:week|fortnight)s?\b/;
 /**
