@@ -4,6 +4,7 @@ import {
   type KeyRecordAsk,
   keyRecordAfterTurn,
   liveRecord,
+  ONCE_FINGERPRINT,
   upsertIdempotencyRecord,
 } from '../data/idempotency-records.ts';
 import type { IdempotencyRecordsTable } from '../data/tables.ts';
@@ -336,8 +337,5 @@ export async function recordMadeOnce(
   now: number,
   body: unknown,
 ): Promise<void> {
-  await store(trx, { organisationId, key, fingerprint: ONCE, now }, { status: 201, body });
+  await store(trx, { organisationId, key, fingerprint: ONCE_FINGERPRINT, now }, { status: 201, body });
 }
-
-/** The fingerprint of a once-only record: whatever the form said, its key made one thing. */
-const ONCE = 'once';

@@ -60,6 +60,12 @@ export const RECORD_COLUMNS = [
  * Writes an idempotency record, over one past its window (the key is free again then). Every write
  * with a key stores one: built once (prepared-query.ts).
  */
+/**
+ * The fingerprint of a once-only record (a public booking form's key): whatever the form said, its key
+ * made one thing, whose booking page token the record holds.
+ */
+export const ONCE_FINGERPRINT = 'once';
+
 export async function upsertIdempotencyRecord(trx: Db, row: IdempotencyRecordsTable): Promise<void> {
   await upsertRecord.rows(trx, { ...row });
 }

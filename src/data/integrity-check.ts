@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { LIVE_STATUSES } from '../domain/booking/state-machine.ts';
 import { type Db, dialectOf } from './database.ts';
+import { ONCE_FINGERPRINT } from './idempotency-records.ts';
 
 /** One invariant of the stored data, and the rows that break it (at most a few, as examples). */
 export interface IntegrityFinding {
@@ -213,47 +214,91 @@ const REFERENCE_BATCH = 500;
  * A stored booking response is what an idempotent retry replays, so it must describe a booking that
  * exists in the same organisation under the same reference, and each booking is answered by at most
  * one stored response: a response stored without its booking (or a booking written twice for one key)
- * would make a retry lie.
+ * would make a retry lie. A public booking form's record (ONCE_FINGERPRINT: the form sent again leads
+ * to what it made) holds the booking's page token instead: that page must exist.
  */
 async function checkIdempotencyRecords(db: Db): Promise<IntegrityFinding> {
   const records = await db
     .selectFrom('idempotency_records')
-    .select(['organisation_id', 'response_body'])
+    .select(['organisation_id', 'fingerprint', 'response_body'])
     .where('status_code', '>=', 200)
     .where('status_code', '<', 300)
     .execute();
   const problems: string[] = [];
-  const byOrganisation = new Map<string, Set<string>>();
+  const references = new Map<string, Set<string>>();
+  const pageTokens = new Map<string, Set<string>>();
   for (const record of records) {
-    const reference = storedReference(record.response_body);
-    const references = byOrganisation.get(record.organisation_id) ?? new Set<string>();
-    byOrganisation.set(record.organisation_id, references);
-    if (reference === null) problems.push('a stored success response is not a booking');
-    else if (references.has(reference)) problems.push(`${reference} is the stored response of two keys`);
-    else references.add(reference);
+    const form = record.fingerprint === ONCE_FINGERPRINT;
+    const named = form ? storedPageToken(record.response_body) : storedReference(record.response_body);
+    const seen = setOf(form ? pageTokens : references, record.organisation_id);
+    if (named === null)
+      problems.push(`a stored success response is not ${form ? "a booking page's" : 'a booking'}`);
+    else if (form) seen.add(named);
+    else if (seen.has(named)) problems.push(`${named} is the stored response of two keys`);
+    else seen.add(named);
   }
-  for (const [organisationId, references] of byOrganisation) {
-    const all = [...references];
-    for (let start = 0; start < all.length; start += REFERENCE_BATCH) {
-      const batch = all.slice(start, start + REFERENCE_BATCH);
-      const rows = await db
+  for (const [organisationId, all] of references) {
+    for (const missing of await absent(all, (batch) =>
+      db
         .selectFrom('bookings')
-        .select('reference')
+        .select('reference as key')
         .where('organisation_id', '=', organisationId)
         .where('reference', 'in', batch)
-        .execute();
-      const found = new Set(rows.map((row) => row.reference));
-      for (const reference of batch) {
-        if (!found.has(reference))
-          problems.push(`the stored response for ${reference} names a missing booking`);
-      }
+        .execute(),
+    )) {
+      problems.push(`the stored response for ${missing} names a missing booking`);
     }
+  }
+  for (const [organisationId, all] of pageTokens) {
+    const missing = await absent(all, (batch) =>
+      db
+        .selectFrom('booking_pages')
+        .select('token as key')
+        .where('organisation_id', '=', organisationId)
+        .where('token', 'in', batch)
+        .execute(),
+    );
+    // The token itself is a capability: not written out.
+    problems.push(...missing.map(() => "a booking form's stored response names a missing booking page"));
   }
   return finding(
     'idempotency_records',
     'every stored booking response names one booking that exists',
     problems,
   );
+}
+
+function setOf(map: Map<string, Set<string>>, key: string): Set<string> {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  return set;
+}
+
+/** Those of `keys` that `found` (read in batches) does not return. */
+async function absent(
+  keys: Set<string>,
+  found: (batch: string[]) => Promise<{ key: string }[]>,
+): Promise<string[]> {
+  const all = [...keys];
+  const missing: string[] = [];
+  for (let start = 0; start < all.length; start += REFERENCE_BATCH) {
+    const batch = all.slice(start, start + REFERENCE_BATCH);
+    const present = new Set((await found(batch)).map((row) => row.key));
+    missing.push(...batch.filter((key) => !present.has(key)));
+  }
+  return missing;
+}
+
+function storedPageToken(body: string): string | null {
+  try {
+    const token = (JSON.parse(body) as { token?: unknown }).token;
+    return typeof token === 'string' ? token : null;
+  } catch {
+    return null;
+  }
 }
 
 function storedReference(body: string): string | null {
