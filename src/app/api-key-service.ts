@@ -3,7 +3,7 @@ import * as keys from '../data/api-key-repository.ts';
 import type { Db } from '../data/database.ts';
 import { findOrganisationBySlug } from '../data/organisation-repository.ts';
 import type { RateLimitStore, RequestCounts } from '../data/rate-limit-counters.ts';
-import { REDONE_IF_LOST, writeStatement } from '../data/write-transaction.ts';
+import { SKIPPED_IF_BUSY, writeStatement } from '../data/write-transaction.ts';
 import { type ApiKeyScope, isWellFormedApiKey, scopeAllows } from '../domain/api-key.ts';
 import { AppError } from '../domain/errors.ts';
 import { generateApiKey, hashApiKey } from './api-key-crypto.ts';
@@ -218,8 +218,9 @@ async function noteUse(db: Db, row: keys.ApiKeyWithOrganisation, now: number): P
   if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_RESOLUTION_MS) {
     // Bookkeeping: a database that cannot write just now (a full disk) must not refuse the caller a
     // read. The failure is not lost: the storage's health check has seen it. Nor does it wait for
-    // the disk: lost in a power cut, the key's next use after it writes it again.
-    await writeStatement(db, (trx) => keys.recordApiKeyUse(trx, row.id, now), REDONE_IF_LOST).catch(
+    // the disk (lost in a power cut, the key's next use after it writes it again), or for another
+    // process's write lock on SQLite (the next use writes it).
+    await writeStatement(db, (trx) => keys.recordApiKeyUse(trx, row.id, now), SKIPPED_IF_BUSY).catch(
       () => undefined,
     );
   }

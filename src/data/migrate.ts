@@ -10,12 +10,17 @@ export interface MigrationOutcome {
 export async function migrateToLatest(db: Db): Promise<MigrationOutcome> {
   // Kysely's own refusal of it ("corrupted migrations: previously executed migration ... is
   // missing") does not tell an operator what happened, or what to do.
-  const unknown = migrationUnknownHere((await appliedMigrations(db)) ?? []);
+  const applied = await appliedMigrations(db);
+  const unknown = migrationUnknownHere(applied ?? []);
   if (unknown !== null) {
     throw new Error(
       `The database was migrated by a newer version of booking (it has the migration ${unknown} this version lacks); run that version, or restore a backup this version wrote.`,
     );
   }
+  // Up to date: nothing to write. Kysely's migrator would still take its lock with a write, which
+  // waits behind any other process's write transaction (and on SQLite fails after the busy timeout):
+  // `booking mcp` started while another process wrote for longer than that never answered its host.
+  if (applied !== null && Object.keys(migrations).every((name) => applied.has(name))) return { applied: [] };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

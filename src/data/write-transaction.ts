@@ -14,10 +14,11 @@ export type WriteWork<T> = (trx: Db) => Promise<T>;
  */
 export function writeTransaction<T>(db: Db, work: WriteWork<T>, options: WriteOptions = {}): Promise<T> {
   const durable = options.durable ?? true;
+  const waits = options.waitsForLock ?? true;
   const group = groups.get(db);
-  if (group) return group.run(work, durable);
+  if (group) return group.run(work, durable, waits);
   if (dialectOf(db) === 'postgres') return redoneWhileAsked(() => db.transaction().execute(work));
-  return durable ? db.transaction().execute(work) : lazilySynced(db, work);
+  return durable ? db.transaction().execute(work) : lazilySynced(db, work, waits);
 }
 
 /**
@@ -48,6 +49,12 @@ async function redoneWhileAsked<T>(run: () => Promise<T>): Promise<T> {
 /** WriteOptions for bookkeeping that is done again if a power cut undoes it (durable false). */
 export const REDONE_IF_LOST: WriteOptions = { durable: false };
 
+/**
+ * WriteOptions for bookkeeping a request may go without (a key's last use): not synced, and on SQLite
+ * given up at once while another process holds the write lock (waitsForLock false).
+ */
+export const SKIPPED_IF_BUSY: WriteOptions = { durable: false, waitsForLock: false };
+
 export interface WriteOptions {
   /**
    * false: bookkeeping that is done again if lost, such as claiming an outbox message or a webhook
@@ -58,19 +65,32 @@ export interface WriteOptions {
    * Default true.
    */
   durable?: boolean;
+  /**
+   * false, with durable false: on SQLite, fail at once (SQLITE_BUSY) while another process holds the
+   * write lock, instead of waiting up to busy_timeout, 5 s, in which better-sqlite3 holds up the whole
+   * process (every request it serves, every MCP call). Waits all the same when it shares its group with
+   * a unit that waits. Default true.
+   */
+  waitsForLock?: boolean;
 }
 
 /**
  * `work` in a transaction whose COMMIT does not sync (WriteOptions.durable false). The connection is
  * held throughout, so no other statement runs between the pragma and its reset.
  */
-function lazilySynced<T>(db: Db, work: WriteWork<T>): Promise<T> {
+function lazilySynced<T>(db: Db, work: WriteWork<T>, waitsForLock = true): Promise<T> {
   return db.connection().execute(async (connection) => {
     await sql`pragma synchronous = NORMAL`.execute(connection);
+    const busyTimeout = waitsForLock
+      ? null
+      : ((await sql<{ timeout: number }>`pragma busy_timeout`.execute(connection)).rows[0]?.timeout ?? null);
+    if (busyTimeout !== null) await sql`pragma busy_timeout = 0`.execute(connection);
     try {
       return await connection.transaction().execute(work);
     } finally {
       await sql`pragma synchronous = FULL`.execute(connection);
+      if (busyTimeout !== null)
+        await sql.raw(`pragma busy_timeout = ${Number(busyTimeout)}`).execute(connection);
     }
   });
 }
@@ -109,6 +129,7 @@ const groups = new WeakMap<Db, GroupCommit>();
 interface QueuedWork {
   work: WriteWork<unknown>;
   durable: boolean;
+  waits: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -127,9 +148,9 @@ class GroupCommit {
     this.#maxGroupSize = maxGroupSize;
   }
 
-  run<T>(work: WriteWork<T>, durable: boolean): Promise<T> {
+  run<T>(work: WriteWork<T>, durable: boolean, waits: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, durable, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ work, durable, waits, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#busy) this.#schedule();
     });
   }
@@ -168,7 +189,11 @@ class GroupCommit {
     const transaction = <T>(work: WriteWork<T>) =>
       group.some((item) => item.durable)
         ? this.#db.transaction().execute(work)
-        : lazilySynced(this.#db, work);
+        : lazilySynced(
+            this.#db,
+            work,
+            group.some((item) => item.waits),
+          );
     // A lone unit needs no savepoint: its failure rolls back the transaction, which holds only it.
     if (group.length === 1) {
       try {

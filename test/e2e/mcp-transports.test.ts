@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/app/api-key-service.ts';
 import { listOutbox } from '../../src/app/outbox-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
+import { SqliteDatabase } from '../../src/data/sqlite-driver.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
 import { REPO_ROOT } from '../helpers/cli.ts';
 import { type Era, errorText, type Json, type McpHarness, TOOL_NAMES } from '../helpers/mcp-harness.ts';
@@ -512,6 +513,34 @@ describe('booking mcp over stdio', () => {
     expect(stderr).not.toContain(key);
     for (const phone of CALLER_PHONES) expect(stderr).not.toContain(phone);
   });
+
+  it.skipIf(onPostgres)(
+    'answers at once while another process holds the database’s write lock: nothing to migrate is nothing written, and a key’s last use is not waited for',
+    async () => {
+      // Longer than SQLite's busy timeout (5 s): a start that waited for the lock failed, and went silent.
+      const writer = new SqliteDatabase(database.url.slice('sqlite:'.length));
+      writer.prepare('BEGIN IMMEDIATE').run();
+      try {
+        const started = Date.now();
+        const mcp = await connectStdio([], {
+          DATABASE_URL: database.url,
+          BOOKING_API_KEY: database.keys.read,
+        });
+        try {
+          const locations = await mcp.call('list_locations', {});
+          expect(JSON.stringify(locations)).toContain('camden');
+          expect(Date.now() - started).toBeLessThan(5_000);
+          expectNoErrors(mcp);
+        } finally {
+          await mcp.close();
+        }
+      } finally {
+        writer.prepare('COMMIT').run();
+        writer.close();
+      }
+    },
+    30_000,
+  );
 
   it('speaks the 2025 protocol too', async () => {
     const mcp = await connectStdio(
