@@ -251,6 +251,22 @@ describe('importCatalogue', () => {
     expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
   });
 
+  it('refuses a country code whose numbers the engine cannot read (UK, EU, UN), naming GB for the United Kingdom', async () => {
+    const bad = minimalCatalogue();
+    bad.locations[0].country = 'UK';
+    bad.policies = { ...bad.policies, sms_countries: ['EU', 'UN', 'IE'] };
+    const problems = await importProblems(importCatalogue(temp.db, bad, T0));
+    expect(problems.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      {
+        path: '$.locations[0].country',
+        message: 'is not an ISO 3166-1 country code: the United Kingdom is GB',
+      },
+      { path: '$.policies.sms_countries[0]', message: 'is not an ISO 3166-1 country code' },
+      { path: '$.policies.sms_countries[1]', message: 'is not an ISO 3166-1 country code' },
+    ]);
+    expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
+  });
+
   it('lists an entry’s unknown key and its unknown ref in the same run', async () => {
     const bad = minimalCatalogue();
     Object.assign(bad.staff[0], { colour: 'teal', services: ['cut', 'nosuch'] });

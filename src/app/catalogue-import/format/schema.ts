@@ -1,3 +1,4 @@
+import { isSupportedCountry } from 'libphonenumber-js';
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
 import { SLUG_MAX_LENGTH } from '../../../contract/common.ts';
@@ -20,7 +21,6 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?$/;
 const CLOCK_TIME = /^(?:(?:[01]\d|2[0-3]):[0-5]\d|24:00)$/;
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
 
 /**
  * Text that both databases store exactly as given; every text field of the file starts from it.
@@ -158,10 +158,16 @@ export const moneySchema = z.strictObject({
   currency,
 });
 
+/**
+ * A country whose phone numbers the engine reads and texts: a code libphonenumber knows. Not merely one
+ * a language names: "UK" (reserved, the United Kingdom being GB), "EU" or "UN" were taken, and then no
+ * customer's number was ever of the location's country (no SMS at all).
+ */
 const countryCode = z
   .string()
   .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
-  .refine((value) => regionNames.of(value) !== value, 'is not an ISO 3166-1 country code');
+  .refine((value) => value !== 'UK', 'is not an ISO 3166-1 country code: the United Kingdom is GB')
+  .refine((value) => value === 'UK' || isSupportedCountry(value), 'is not an ISO 3166-1 country code');
 
 /**
  * The public booking page's policies (design.md 9.1), one set per organisation: whether a booking made
