@@ -238,6 +238,23 @@ describe('importing existing bookings', () => {
     }
   });
 
+  it('moves a booking imported without a reference once a later file gives it its reference', async () => {
+    await importCatalogue(temp.db, withBookings(), NOW);
+    const [stored] = (await rows(temp.db, 'bookings', 'starts_at')).filter(
+      (b) => b.starts_at === Date.parse('2026-11-26T11:00:00Z'),
+    );
+    const moved = withBookings();
+    Object.assign(moved.bookings[1], { reference: stored!.reference, starts_at: '2026-11-26T14:00' });
+    const report = await importCatalogue(temp.db, moved, LATER);
+    expect(report.counts.bookings).toEqual({ created: 0, updated: 1, unchanged: 4 });
+    const after = (await rows(temp.db, 'bookings', 'id')).find((b) => b.id === stored!.id);
+    expect(after).toMatchObject({
+      reference: stored!.reference,
+      starts_at: Date.parse('2026-11-26T14:00:00Z'),
+    });
+    expect(await rows(temp.db, 'bookings', 'id')).toHaveLength(5);
+  });
+
   it('keeps what the engine did since (an expired hold) when an unchanged file comes again', async () => {
     await importCatalogue(temp.db, withBookings(), NOW);
     expect(await expireLapsedHolds(temp.db, NOW + 16 * MINUTE)).toBe(1);
