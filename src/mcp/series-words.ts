@@ -198,6 +198,7 @@ export async function speakClashes(
     return {
       occurrence: clash.occurrence,
       date: clash.date,
+      starts_at: clash.starts_at,
       reason: clash.reason,
       alternatives,
       spoken,

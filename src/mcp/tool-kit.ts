@@ -51,6 +51,8 @@ export type SpokenSlot = z.infer<typeof SpokenSlot>;
 export interface SpokenClash {
   occurrence: number;
   date: string;
+  /** The visit's start as asked, with the location's offset; null for a wall time the clocks skip. */
+  starts_at: string | null;
   reason: string;
   alternatives: { starts_at: string; staff_id: string; spoken: string }[];
   spoken: string;

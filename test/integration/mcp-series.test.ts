@@ -80,6 +80,13 @@ async function seriesScenario(mcp: McpHarness) {
     '2027-03-30T10:00:00+01:00',
     '2027-04-13T10:00:00+01:00',
   ]);
+  // Every time a tool returns comes with its words too (design.md 7), and the series says its size.
+  expect(booked.series).toMatchObject({ every_weeks: 2, count: 3 });
+  expect((booked.series as { occurrences: { spoken: string }[] }).occurrences.map((o) => o.spoken)).toEqual([
+    'Tuesday 16 March at 10 am',
+    'Tuesday 30 March at 10 am',
+    'Tuesday 13 April at 10 am',
+  ]);
 
   // The caller's usual, from the series: "my usual" is then one book call, due after the third visit
   // (not on the second, booked already).
@@ -406,8 +413,13 @@ describe.each(['legacy', 'modern'] as Era[])('recurring series over MCP (%s prot
       expect(refused.hint).toMatch(
         /^Nothing was booked: Tuesday 23 March is not free \(free that day: .*11 am with Ana.*\)\./,
       );
-      const clashes = refused.clashes as { date: string; alternatives: { starts_at: string }[] }[];
+      const clashes = refused.clashes as {
+        date: string;
+        starts_at: string | null;
+        alternatives: { starts_at: string }[];
+      }[];
       expect(clashes.map((c) => c.date)).toEqual(['2027-03-23']);
+      expect(clashes[0]!.starts_at).toBe('2027-03-23T10:00:00+00:00');
       expect(clashes[0]!.alternatives.length).toBeGreaterThan(0);
       // Registered as book registers a new caller, but with nothing booked and no usual yet.
       const found = await mcp.call('lookup_client', { phone: '07400 123987' });

@@ -34,7 +34,7 @@ import {
   VISITS_SAID_IN_FULL,
   weeksBetweenVisits,
 } from '../series-words.ts';
-import { speakPrice } from '../speech.ts';
+import { speakDateTime, speakPrice } from '../speech.ts';
 import { isWaitlistOffer, SpokenBookingSchema, speakBookings, statusSentence } from '../spoken-bookings.ts';
 import { fail, isError, ReferenceArgument } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
@@ -93,10 +93,12 @@ export const bookTool = defineTool({
       .object({
         id: z.string(),
         every_weeks: z.int(),
+        count: z.int().describe('The visits of the series.'),
         occurrences: z.array(
           z.object({
             reference: z.string(),
             starts_at: z.string(),
+            spoken: z.string(),
             status: z.string(),
             payment_url: z.string().optional(),
             booking_page_url: z.string().optional(),
@@ -291,10 +293,12 @@ async function seriesAnswer(api: BookingApi, series: readonly Booking[], everyWe
     series: {
       id: series[0]!.series_id ?? '',
       every_weeks: everyWeeks,
+      count: series.length,
       // Each visit's own link while it waits for one (a deposit, a card): each is its own booking.
       occurrences: live.map((b) => ({
         reference: b.reference,
         starts_at: b.starts_at,
+        spoken: speakDateTime(Date.parse(b.starts_at), place.zone, place.locale, now),
         status: b.status,
         ...(b.status === 'pending_payment' && b.payment_url && { payment_url: b.payment_url }),
         ...(b.status === 'pending_confirmation' &&
