@@ -57,6 +57,19 @@ function ownNames(zone: string): Set<string> {
 }
 
 /**
+ * The instant of `minute` (local minutes) of `date` on the location's own clock that carries the name
+ * `word` (lower case): "1:30 am GMT" in London the night the clocks go back is the second 1:30, "3 pm
+ * CHADT" in a Chatham summer 3 pm there. Null when no such time that day carries that name (the name
+ * of the other half of the year, or no name of the zone at all).
+ */
+export function instantInOwnName(word: string, date: string, minute: number, zone: string): number | null {
+  const calendar = zoneCalendar(zone);
+  return (
+    calendar.instantsAt(calendar.day(date), minute).find((at) => zoneNamesAt(at, zone).has(word)) ?? null
+  );
+}
+
+/**
  * Whether a word after a time names a zone: one of the location's own names, or one readInNamedZone
  * reads or asks about. A word that is none may be the day's ("3pm today").
  */

@@ -694,6 +694,31 @@ describe('a time the clocks show twice is asked about, not guessed', () => {
     expect(named).toMatchObject({ ok: false, reason: 'closed' });
   });
 
+  it('in London: find_slots reads an earliest or latest of either 1:30 am by its name (BST, GMT), never sends it back', async () => {
+    const mcp = await agent('demo');
+    t.clock.set('2027-10-20T09:00:00Z');
+    for (const earliest of ['1:30 am BST', '1:30 am GMT']) {
+      const found = await mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: '2027-10-31',
+        days: 2,
+        earliest,
+      });
+      expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
+    }
+    // The time of the other half of the year is another instant: said as London's.
+    const summer = errorText(
+      await mcp.raw('find_slots', {
+        location: 'camden',
+        services: 'cut',
+        date: '2027-11-01',
+        earliest: '3 pm BST',
+      }),
+    );
+    expect(summer).toContain('London is on GMT, not BST, then');
+  });
+
   it('in New York: the same, with EDT and EST', async () => {
     const mcp = await agent('newYork', 'modern');
     t.clock.set('2027-11-01T14:00:00Z');

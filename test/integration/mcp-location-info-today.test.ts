@@ -76,3 +76,17 @@ describe('get_location_info on the day after the agent last asked', () => {
     ]);
   });
 });
+
+describe("find_slots at Chatham, by Chatham's own zone names", () => {
+  it('reads an earliest said in CHADT, as the tools themselves say times there', async () => {
+    t.clock.set('2026-11-02T01:00:00Z');
+    const found = await chatham.raw('find_slots', {
+      services: "men's cut",
+      date: '2026-11-04',
+      earliest: '3 pm CHADT',
+    });
+    expect(found.isError, JSON.stringify(found)).toBeFalsy();
+    const slots = (found.structuredContent as Json).slots as Json[];
+    for (const slot of slots) expect(slot.starts_at >= '2026-11-04T15:00:00+13:45').toBe(true);
+  });
+});

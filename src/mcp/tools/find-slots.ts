@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addDays } from '../../domain/availability/zone-calendar.ts';
 import { instantOfWallTime } from '../../domain/booking/series.ts';
+import { twinInstant } from '../../domain/repeated-wall-times.ts';
 import { formatLocal, localDateAt } from '../../domain/time-format.ts';
 import { dateForms, timeForms } from '../argument-forms.ts';
 import type { BookingApi, LocationInfo, Staff } from '../booking-api.ts';
@@ -27,7 +28,7 @@ import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { speakWeeklyHours } from '../spoken-hours.ts';
 import { type MinuteSpan, parseSpokenTime, type SpokenTime, type TimeOfDay } from '../spoken-times.ts';
-import { namesAZone, readInNamedZone } from '../spoken-zones.ts';
+import { instantInOwnName, namesAZone, readInNamedZone } from '../spoken-zones.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { datesSomeoneWorks } from '../working-days.ts';
@@ -57,13 +58,19 @@ function zonedTimeReason(place: Place, date: string, now: number) {
     if (!time || time.halfDay || !namesAZone(word, place.zone)) return undefined;
     const read = resolveSpokenDate(date, place.zone, now, place.locale);
     const day = read.ok ? read.date : localDateAt(now, place.zone);
+    // One of the location's own names, that time carries it that day: that time (of either pass, in
+    // an hour the clocks repeat: the search goes by the wall time, as for a time said without a zone).
+    if (instantInOwnName(word, day, time.minute, place.zone) !== null) return time;
     const clock = speakClock(time.minute, place.locale);
     const context = { zone: place.zone, locale: place.locale };
     const reading = readInNamedZone(word, day, time.minute, clock, context);
     if (!reading.ok) return reading.reason;
     const localDate = localDateAt(reading.instant, place.zone);
-    // The location's own clock under one of its names ("3pm GMT" in a London winter): that time.
-    if (localDate === day && reading.instant === instantOfWallTime(place.zone, day, time.minute)) return time;
+    // The location's own clock under another name ("1:30 am UTC" in London the night the clocks go
+    // back): that time, of either pass.
+    const first = instantOfWallTime(place.zone, day, time.minute);
+    const passes = first === null ? [] : [first, twinInstant(first, place.zone)];
+    if (localDate === day && passes.includes(reading.instant)) return time;
     const there = speakTime(reading.instant, place.zone, place.locale);
     const on = speakOnDate(localDate, place.locale, localDateAt(now, place.zone));
     const here = place.zone.slice(place.zone.lastIndexOf('/') + 1).replaceAll('_', ' ');
