@@ -137,6 +137,45 @@ describe.each(['in process', 'over HTTP'] as const)('live calls, %s', (transport
     expect(await countBookings(t.database.db)).toBe(before);
   });
 
+  it('two calls at once for one caller at one time, naming different stylists and services, make one booking', async () => {
+    const [one, other] = [await agent(), await agent()];
+    const caller = { first_name: 'Dee', last_name: 'Twice', phone: '07911 123458' };
+    // A time both stylists are free, each for their service.
+    const free = async (services: string, staff: string) =>
+      (
+        (await one.call('find_slots', { location: 'camden', services, staff, date: 'thursday', limit: 20 }))
+          .slots as Json[]
+      ).map((slot) => slot.starts_at as string);
+    const bens = await free('beard trim', 'Ben');
+    const startsAt = (await free('cut', 'Amara')).find((at) => bens.includes(at))!;
+    // The caller is on file first: both calls then name the same client.
+    await one.call('register_client', caller);
+    const before = await countBookings(t.database.db);
+    const answers = await Promise.all([
+      one.call('book', {
+        location: 'camden',
+        services: 'cut',
+        staff: 'Amara',
+        starts_at: startsAt,
+        client: caller,
+      }),
+      other.call('book', {
+        location: 'camden',
+        services: 'beard trim',
+        staff: 'Ben',
+        starts_at: startsAt,
+        client: caller,
+      }),
+    ]);
+    expect(
+      answers.map((answer) => answer.ok),
+      JSON.stringify(answers),
+    ).toEqual([true, true]);
+    expect(answers.map((answer) => answer.existing).sort()).toEqual([false, true]);
+    expect(answers[0].booking.reference).toBe(answers[1].booking.reference);
+    expect(await countBookings(t.database.db)).toBe(before + 1);
+  });
+
   it('refusals say why: too soon, off the grid, closed on Sunday, closed for Christmas, a stylist not in that day', async () => {
     const mcp = await agent();
     const book = (starts_at: string, extra: Json = {}) =>

@@ -134,14 +134,14 @@ export const bookTool = defineTool({
     // A second booking of the same person at the same time is never what a caller wants (a retry
     // with a changed argument, another stylist named): book answers with the one they hold. Asked
     // for a series, only a series they hold is that answer; a single visit then is its first clash.
-    const holding = await api.liveBookingAt(clientId, place.location.slug, startsAt);
-    const held = args.repeat && !holding?.series_id ? undefined : holding;
+    const heldNow = async () => {
+      const holding = await api.liveBookingAt(clientId, place.location.slug, startsAt);
+      return args.repeat && !holding?.series_id ? undefined : holding;
+    };
+    let held = await heldNow();
     let booking: Booking;
-    let series: Booking[] = [];
-    if (held) {
-      booking = held;
-      if (args.repeat && held.series_id) series = await api.seriesBookings(held.series_id);
-    } else {
+    if (held) booking = held;
+    else {
       const body: NewBooking = {
         location_slug: place.location.slug,
         service_ids: services.map((s) => s.id),
@@ -151,13 +151,16 @@ export const bookTool = defineTool({
         ...(args.notes !== undefined && { notes: args.notes }),
         ...(args.repeat && { repeat: args.repeat }),
       };
+      let made: Awaited<ReturnType<typeof bookOnce>>;
       try {
-        booking = await bookOnce(api, body);
+        made = await bookOnce(api, body, heldNow);
       } catch (error) {
         throw await explainRefusal(api, error, { place, services, startsAt, staffId: staff?.id, clientId });
       }
-      if (args.repeat && booking.series_id) series = await api.seriesBookings(booking.series_id);
+      if ('held' in made) held = made.held;
+      booking = 'held' in made ? made.held : made.booked;
     }
+    const series = args.repeat && booking.series_id ? await api.seriesBookings(booking.series_id) : [];
     const [summary] = await speakBookings(api, [booking]);
     const { deposit } = booking;
     const unpaid = booking.status === 'pending_payment' ? deposit : null;
@@ -412,25 +415,51 @@ const FIRST_MESSAGE: Partial<Record<string, OutboxKind>> = {
 };
 
 /**
- * POST /bookings with a key made of the resolved arguments, so a host's retry (or a second call with
- * the same request however it was worded) gets the booking the first one made. A replay answers with
- * the response stored back then, so the booking's status now is asked for: if it is no longer live
- * (cancelled meanwhile, or its deposit hold lapsed), the caller wants a new one, and the key is
- * extended with the old reference, so each live booking still has exactly one key.
+ * POST /bookings with a key made of the caller, the place and the instant (and whether a series is
+ * asked for), so a host's retry, a second call with the same request however it was worded, or one
+ * made at the same moment naming another stylist or service, meets the booking the first one made. A
+ * replay answers with the response stored back then, so the booking's status now is asked for: if it
+ * is no longer live (cancelled meanwhile, or its deposit hold lapsed), the caller wants a new one, and
+ * the key is extended with the old reference, so each live booking still has exactly one key.
+ *
+ * The same key with other arguments (idempotency_key_reused) is another call for the same caller at
+ * the same instant that got there first: its booking, still live, is the answer (`held`, as book's
+ * own check before booking finds it: the two calls never make two bookings). When none is live (that
+ * call was refused, or its booking cancelled since), these arguments are booked under a key of their
+ * own, as before.
  *
  * A refusal stored under the key is not the answer now: the slot may have been freed (a booking
  * cancelled, a hold lapsed) or come within the notice window since. The request is then made again
  * under a key of the current REFUSAL_RETRY_MS window, so identical calls made together still share
  * one key (one booking between them), and a refusal is never older than that window.
  */
-async function bookOnce(api: BookingApi, body: NewBooking): Promise<Booking> {
-  let key = `mcp-book-${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
+async function bookOnce(
+  api: BookingApi,
+  body: NewBooking,
+  heldNow: () => Promise<Booking | undefined>,
+): Promise<{ booked: Booking } | { held: Booking }> {
+  const digest = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex');
+  const moment = {
+    client_id: body.client_id,
+    location_slug: body.location_slug,
+    starts_at: Date.parse(body.starts_at),
+    series: body.repeat !== undefined,
+  };
+  let key = `mcp-book-at-${digest(moment)}`;
   let windowed = false;
+  let ownKey = false;
   for (;;) {
     let outcome: Awaited<ReturnType<BookingApi['createBooking']>>;
     try {
       outcome = await api.createBooking(body, key);
     } catch (error) {
+      if (isError(error, 'idempotency_key_reused') && !ownKey) {
+        const held = await heldNow();
+        if (held) return { held };
+        key = `mcp-book-${digest(body)}`;
+        ownKey = true;
+        continue;
+      }
       if (!(error instanceof ReplayedRefusal) || windowed) throw error;
       key = `${key}-${Math.floor(api.now() / REFUSAL_RETRY_MS)}`;
       windowed = true;
@@ -438,9 +467,9 @@ async function bookOnce(api: BookingApi, body: NewBooking): Promise<Booking> {
     }
     const { booking, replayed } = outcome;
     // Booked just now: the answer is the booking as it is.
-    if (!replayed) return booking;
+    if (!replayed) return { booked: booking };
     const current = await api.getBooking(booking.reference);
-    if ((LIVE_STATUSES as readonly string[]).includes(current.status)) return current;
+    if ((LIVE_STATUSES as readonly string[]).includes(current.status)) return { booked: current };
     key = `${key}-after-${booking.reference}`;
   }
 }
