@@ -283,6 +283,32 @@ describe('the waitlist', () => {
     expect(listed.data.map((e: { id: string }) => e.id)).toEqual([first.id, second.id]);
   });
 
+  it('answers a claim that a decline beat (both pressed at once) as too late, not as taken', async () => {
+    t = await startTestApp({ now: NOW });
+    const booked = await fillTuesdayAfternoon();
+    const first = await join('Ada');
+    await t.request({ method: 'POST', url: `/v1/bookings/${booked.get('15')}/cancel` });
+    await pass();
+    const ada = await entry(first.id);
+    const page = await pageOf(ada.offer.booking_reference);
+    const [declined, claimed] = await Promise.all([
+      t.app.inject({ method: 'POST', url: `${page}/decline`, headers: FORM }),
+      t.app.inject({ method: 'POST', url: `${page}/claim`, headers: FORM }),
+    ]);
+    const status = json(
+      await t.request({ method: 'GET', url: `/v1/bookings/${ada.offer.booking_reference}` }),
+    ).data.status;
+    // Whichever went first, the answers agree with what became of the time.
+    if (status === 'expired') {
+      expect(declined.statusCode).toBe(303);
+      expect(claimed.statusCode, claimed.body).toBe(409);
+      expect(claimed.body).toContain('This time is no longer held for you.');
+    } else {
+      expect(status).toBe('confirmed');
+      expect(claimed.statusCode).toBe(303);
+    }
+  });
+
   it('neither cancels nor moves an offer not claimed yet from its page, and says nothing of a time never booked', async () => {
     t = await startTestApp({ now: NOW });
     const booked = await fillTuesdayAfternoon();

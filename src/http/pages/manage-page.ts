@@ -173,7 +173,12 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
           if (claimed) return redirect(reply, bookingPagePath(view.token));
           return showBooking(reply.code(409), view, 'This time is no longer held for you.');
         }
-        await run(view, now);
+        // Let go or lapsed between the page read and the claim's turn (a decline in another tab won):
+        // said as a claim too late is, not as if it had been taken.
+        if ((await run(view, now)) === 'not_held') {
+          const after = await getBookingPage(deps.db, request.params.token, now);
+          return showBooking(reply.code(409), after, 'This time is no longer held for you.');
+        }
         return redirect(reply, bookingPagePath(view.token));
       });
     }
