@@ -79,8 +79,8 @@ function portRefusal(error: unknown, config: Config, demoKeyPrinted: boolean): C
 
 /**
  * `booking serve`: REST under /v1 and the MCP endpoints (/mcp, /sse) on one port. On SIGTERM or
- * SIGINT it stops accepting connections, lets requests in flight finish (a request arriving on an
- * open keep-alive connection meanwhile is still served, with Connection: close), ends MCP SSE
+ * SIGINT it stops accepting connections, lets requests in flight finish, answered with Connection:
+ * close (keep-alive connections are closed as they fall idle: silent-connections.ts), ends MCP SSE
  * streams, waits for a running hold sweep, and closes the database (SQLite checkpoints its WAL).
  */
 export async function serve(config: Config, options: { demo: boolean }): Promise<void> {

@@ -58,7 +58,7 @@ import { sendLinkRoutes } from './routes/send-link.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { waitlistRoutes } from './routes/waitlist.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
-import { cutSilentConnectionsOnClose } from './silent-connections.ts';
+import { cutSilentConnectionsOnClose, endConnectionsAsTheyFinish } from './silent-connections.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -156,6 +156,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
   app.server.on('checkExpectation', answerUnmetExpectation(headersFor));
   app.server.on('connect', answerConnect(headersFor));
   cutSilentConnectionsOnClose(app);
+  const shutdown = endConnectionsAsTheyFinish(app);
 
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by presenters that produce exactly the documented shape (tests check every
@@ -196,6 +197,7 @@ export async function buildApp(deps: AppDeps, options: HttpOptions = {}): Promis
     void giveAddressWindow(request, reply).then(() => done(null, payload));
   };
   app.addHook('onSend', (request, reply, payload, done) => {
+    if (shutdown.closing()) reply.header('connection', 'close');
     if (reply.statusCode < 400 || request.raw.complete) {
       answer(request, reply, payload, done);
       return;

@@ -23,3 +23,26 @@ export function cutSilentConnectionsOnClose(app: FastifyInstance): void {
     silent.clear();
   });
 }
+
+/** How often, once the server closes, connections that have fallen idle are closed. */
+const REAP_EVERY_MS = 100;
+
+/**
+ * Once the server closes (preClose): every answer still given says `Connection: close` (Fastify says
+ * so only of a request that arrives after the close began, not of one already running), and
+ * connections are closed as they fall idle. Node closes the idle ones once, when the close begins, so
+ * a keep-alive connection whose request finished later stayed open until the keep-alive timeout, and
+ * the shutdown waited out its whole grace period for a client that had its answer. `closing()` is for
+ * the hook that sends the answers.
+ */
+export function endConnectionsAsTheyFinish(app: FastifyInstance): { closing(): boolean } {
+  let closing = false;
+  let reaper: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    reaper = setInterval(() => app.server.closeIdleConnections(), REAP_EVERY_MS);
+    reaper.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(reaper));
+  return { closing: () => closing };
+}

@@ -95,14 +95,18 @@ describe('graceful shutdown on SIGTERM', () => {
     const { exited } = server;
     const body = Buffer.from(JSON.stringify(await bookingBody(server)));
 
-    // Headers and the first half of the body now: the server has a request in progress.
-    let answered!: (value: { status: number; body: string }) => void;
-    const answer = new Promise<{ status: number; body: string }>((resolve) => {
-      answered = resolve;
-    });
+    // Headers and the first half of the body now: the server has a request in progress. On a
+    // keep-alive connection, as a client's pool keeps them.
+    let answered!: (value: { status: number; body: string; connection: string | undefined }) => void;
+    const answer = new Promise<{ status: number; body: string; connection: string | undefined }>(
+      (resolve) => {
+        answered = resolve;
+      },
+    );
+    const pool = new http.Agent({ keepAlive: true });
     const inFlight = http.request(`${server.url}/v1/bookings`, {
       method: 'POST',
-      agent: false,
+      agent: pool,
       headers: {
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',
@@ -115,7 +119,9 @@ describe('graceful shutdown on SIGTERM', () => {
       response.on('data', (chunk) => {
         text += chunk;
       });
-      response.on('end', () => answered({ status: response.statusCode ?? 0, body: text }));
+      response.on('end', () =>
+        answered({ status: response.statusCode ?? 0, body: text, connection: response.headers.connection }),
+      );
     });
     inFlight.write(body.subarray(0, body.length / 2));
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -125,10 +131,15 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(server.process.exitCode, 'still running while a request is in flight').toBeNull();
 
     inFlight.end(body.subarray(body.length / 2));
-    const { status, body: text } = await answer;
+    const { status, body: text, connection } = await answer;
     expect(status, text).toBe(201);
+    // The answer ends its connection, and the process ends with it, not at the 10-s grace period.
+    expect(connection).toBe('close');
+    const answeredAt = Date.now();
     const reference = (JSON.parse(text) as { data: { reference: string } }).data.reference;
     expect(await exited).toBe(0);
+    expect(Date.now() - answeredAt).toBeLessThan(5_000);
+    pool.destroy();
 
     // SQLite checkpoints and removes the WAL when the last connection closes cleanly. (PostgreSQL has
     // no such file: the server keeps its own write-ahead log, whoever closes.)
