@@ -166,18 +166,18 @@ export function manageRoutes(deps: AppDeps, sendPage: SendPage): FastifyPluginAs
     ] as const) {
       app.post<{ Params: TokenParams }>(`/p/manage/:token/${action}`, form, async (request, reply) => {
         const now = deps.clock.nowMs();
+        // The link used twice: the first claim went through, and this one lands on the booking too.
+        // Anything else is a time no longer held: let go, or lapsed.
+        const settled = (view: BookingPageView) =>
+          action === 'claim' && view.booking.status !== 'expired' && isClaimed(view)
+            ? redirect(reply, bookingPagePath(view.token))
+            : showBooking(reply.code(409), view, 'This time is no longer held for you.');
         const view = await getBookingPage(deps.db, request.params.token, now);
-        if (!awaitsClaim(view)) {
-          // The link used twice: the first claim went through, and this one lands on the booking too.
-          const claimed = action === 'claim' && view.booking.status !== 'expired' && isClaimed(view);
-          if (claimed) return redirect(reply, bookingPagePath(view.token));
-          return showBooking(reply.code(409), view, 'This time is no longer held for you.');
-        }
-        // Let go or lapsed between the page read and the claim's turn (a decline in another tab won):
-        // said as a claim too late is, not as if it had been taken.
+        if (!awaitsClaim(view)) return settled(view);
+        // Settled between the page read and the claim's turn (the other button, or the same one in
+        // another tab, went first): said as it now stands, not as if this claim had been taken.
         if ((await run(view, now)) === 'not_held') {
-          const after = await getBookingPage(deps.db, request.params.token, now);
-          return showBooking(reply.code(409), after, 'This time is no longer held for you.');
+          return settled(await getBookingPage(deps.db, request.params.token, now));
         }
         return redirect(reply, bookingPagePath(view.token));
       });
