@@ -24,7 +24,7 @@ it.each([
     const wide: string[] = [];
     for (const output of manifest.outputs.filter((name) => name.endsWith('.mjs'))) {
       const text = readFileSync(path.join(path.dirname(entryFile), output), 'utf8');
-      for (const found of text.matchAll(/[^\u0000-\u00ff]/gu)) {
+      for (const found of text.matchAll(/[\u0100-\u{10ffff}]/gu)) {
         wide.push(
           `${output}: ${JSON.stringify(text.slice(Math.max(0, found.index - 60), found.index + 20))}`,
         );
