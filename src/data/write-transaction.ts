@@ -88,9 +88,12 @@ function lazilySynced<T>(db: Db, work: WriteWork<T>, waitsForLock = true): Promi
     try {
       return await connection.transaction().execute(work);
     } finally {
-      await sql`pragma synchronous = FULL`.execute(connection);
-      if (busyTimeout !== null)
+      // The wait back first: a connection left not waiting would refuse every write while another
+      // process writes.
+      if (busyTimeout !== null) {
         await sql.raw(`pragma busy_timeout = ${Number(busyTimeout)}`).execute(connection);
+      }
+      await sql`pragma synchronous = FULL`.execute(connection);
     }
   });
 }

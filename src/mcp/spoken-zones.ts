@@ -7,8 +7,9 @@ import type { SpeechLocale } from './speech-locale.ts';
  * A time said with a zone other than the location's: "3 pm EST", "10 am UTC+1", "9 am PT". The zone
  * is honoured, as an ISO time's offset is: the time is read on that zone's clock, on the date said
  * (read on the location's calendar), and the instant is then the location's business. The names of
- * the location's own zone are not read here (they say which of a repeated time is meant, or nothing:
- * spoken-starts.ts), and a name that could mean two things is asked about, never guessed:
+ * the location's own zone say which of a repeated time is meant, or nothing (spoken-starts.ts;
+ * instantInOwnName for find_slots' earliest and latest); one said for the other half of the year is
+ * read here, as any abbreviation is. A name that could mean two things is asked about, never guessed:
  * - an abbreviation is the offset English gives it (CLDR's short names in the English locales the
  *   engine speaks, as Intl has them: EST is UTC-5, BST UTC+1, CET UTC+1, AEDT UTC+11); said when its
  *   own region is on the other clock ("3 pm EST" in July, when New York keeps EDT; "BST" in a London
@@ -67,6 +68,21 @@ export function instantInOwnName(word: string, date: string, minute: number, zon
   return (
     calendar.instantsAt(calendar.day(date), minute).find((at) => zoneNamesAt(at, zone).has(word)) ?? null
   );
+}
+
+/**
+ * One of the location's own zone names that the abbreviation table lacks (its zone is none of
+ * REGIONS: Chatham's CHAST and CHADT), with the offset it names: read as any abbreviation is, so a
+ * name of the other half of the year is asked about ("Chatham is on CHADT, not CHAST, then").
+ */
+function ownAbbreviation(word: string, zone: string): Abbreviation | undefined {
+  for (const instant of SAMPLES) {
+    for (const locale of ABBREVIATION_LOCALES) {
+      if (zoneName(instant, zone, locale).toLowerCase() !== word) continue;
+      return { offsetMinutes: zoneCalendar(zone).offsetAt(instant) / MINUTE, region: zone, locale };
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -204,7 +220,7 @@ export function readInNamedZone(
       reason: `${word.toUpperCase()} could be the time in ${several}; ask the caller for the time in ${here}`,
     };
   }
-  const named = abbreviationTable().get(word);
+  const named = abbreviationTable().get(word) ?? ownAbbreviation(word, context.zone);
   if (!named) return { ok: false, reason: notAZone(word, here) };
   const instant = wall - named.offsetMinutes * MINUTE;
   const inForce = zoneName(instant, named.region, named.locale);

@@ -261,8 +261,14 @@ describe('importCatalogue', () => {
         path: '$.locations[0].country',
         message: 'is not an ISO 3166-1 country code: the United Kingdom is GB',
       },
-      { path: '$.policies.sms_countries[0]', message: 'is not an ISO 3166-1 country code' },
-      { path: '$.policies.sms_countries[1]', message: 'is not an ISO 3166-1 country code' },
+      {
+        path: '$.policies.sms_countries[0]',
+        message: 'is not the ISO 3166-1 code of a country with phone numbers',
+      },
+      {
+        path: '$.policies.sms_countries[1]',
+        message: 'is not the ISO 3166-1 code of a country with phone numbers',
+      },
     ]);
     expect(await rowsOf(temp.db, 'organisations')).toEqual([]);
   });

@@ -88,5 +88,13 @@ describe("find_slots at Chatham, by Chatham's own zone names", () => {
     expect(found.isError, JSON.stringify(found)).toBeFalsy();
     const slots = (found.structuredContent as Json).slots as Json[];
     for (const slot of slots) expect(slot.starts_at >= '2026-11-04T15:00:00+13:45').toBe(true);
+    // The name of the other half of the year is asked about, as BST in a London winter is.
+    const winter = await chatham.raw('find_slots', {
+      services: "men's cut",
+      date: '2026-11-04',
+      earliest: '3 pm CHAST',
+    });
+    expect(winter.isError).toBe(true);
+    expect(JSON.stringify(winter.content)).toContain('Chatham is on CHADT, not CHAST, then');
   });
 });

@@ -167,7 +167,10 @@ const countryCode = z
   .string()
   .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
   .refine((value) => value !== 'UK', 'is not an ISO 3166-1 country code: the United Kingdom is GB')
-  .refine((value) => value === 'UK' || isSupportedCountry(value), 'is not an ISO 3166-1 country code');
+  .refine(
+    (value) => value === 'UK' || isSupportedCountry(value),
+    'is not the ISO 3166-1 code of a country with phone numbers',
+  );
 
 /**
  * The public booking page's policies (design.md 9.1), one set per organisation: whether a booking made
