@@ -19,18 +19,24 @@ import { NOT_IN_A_NAME, VISIBLE } from '../domain/text-rules.ts';
 /**
  * E.164 for a valid number, or undefined. Without a country the number must be international
  * (leading +); with one (the location's, for a caller reading out a national number) it may be national.
+ * Only a number: libphonenumber finds one inside any text, and an extension ("ext. 12", "#12") or
+ * words around it ("+447400111555abc") would be dropped without a word, so letters, `#`, `;` and an
+ * extension make it no number.
  */
 export function normalisePhone(value: string, defaultCountry?: CountryCode): string | undefined {
   const trimmed = value.trim();
-  if (trimmed === '' || trimmed.length > 40) return undefined;
+  if (trimmed === '' || trimmed.length > 40 || NOT_IN_A_NUMBER.test(trimmed)) return undefined;
   if (!defaultCountry && !trimmed.startsWith('+')) return undefined;
   try {
     const phone = parsePhoneNumberWithError(trimmed, defaultCountry);
-    return phone.isValid() ? phone.number : undefined;
+    return phone.isValid() && phone.ext === undefined ? phone.number : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** What a phone number as typed never holds: letters (an extension's "ext", words), `#` and `;`. */
+const NOT_IN_A_NUMBER = /[\p{L}#;]/u;
 
 /**
  * A number as a customer or the front desk types it at a location: national numbers are read in the

@@ -171,6 +171,15 @@ describe('a refused phone number', () => {
     expect(await refusal('07911 123456')).toBe(
       'phone has no country code: give it in international form, such as +447911123456.',
     );
+    // A number with words or an extension after it is no number: neither is dropped without a word.
+    for (const phone of [
+      '+447911123456abc',
+      '+447911123456 ext. 12',
+      '+447911123456;ext=12',
+      '+447911123456#12',
+    ]) {
+      expect(await refusal(phone)).toMatch(/^phone /);
+    }
     // A message's call-back number, national at the location: the same words.
     const message = await t.request({
       method: 'POST',
