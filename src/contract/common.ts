@@ -18,7 +18,7 @@ export const ErrorEnvelope = z
             'before the start), too_far_ahead ' +
             '(beyond max_advance_days), closed (a closure, or nobody works that day), not_on_grid (not one ' +
             "of the location's start times), staff_not_working (the staff member does not work then; " +
-            'param staff_id), slot_unavailable (otherwise allowed but taken: ask availability again), ' +
+            'param starts_at), slot_unavailable (otherwise allowed but taken: ask availability again), ' +
             'late_change (the policy window forbids it) or not_changeable (the booking is not live or has ' +
             'started). An addition to v1.',
         ),

@@ -95,9 +95,20 @@ function completed(document: OpenApiDocument, optionalBodies: ReadonlySet<string
         ...(readsBody && shared.bodyRead),
         ...shared.references,
       };
+      const keyed = (operation.parameters ?? []).some(
+        (parameter) =>
+          'in' in parameter &&
+          parameter.in === 'header' &&
+          parameter.name.toLowerCase() === 'idempotency-key',
+      );
       for (const [status, response] of Object.entries(operation.responses)) {
         if ('$ref' in response) continue;
-        response.headers = { ...response.headers, ...responseHeaders(Number(status)) };
+        response.headers = {
+          ...response.headers,
+          ...responseHeaders(Number(status)),
+          // An answer stored under the Idempotency-Key, given again (a 201, or a refusal that was stored).
+          ...(keyed && Number(status) < 500 && { 'Idempotent-Replayed': REPLAYED_HEADER }),
+        };
       }
     }
   }
@@ -111,6 +122,13 @@ function completed(document: OpenApiDocument, optionalBodies: ReadonlySet<string
     },
   };
 }
+
+const REPLAYED_HEADER: OpenAPIV3_1.HeaderObject = {
+  description:
+    "`true` when this is the answer stored under the request's Idempotency-Key, given again (the same key and body within 24 hours); absent otherwise.",
+  required: false,
+  schema: { type: 'string', enum: ['true'] },
+};
 
 /**
  * The transformer emits an input and an output variant of every named schema; drop those that no

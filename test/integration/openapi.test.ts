@@ -232,9 +232,17 @@ describe('the OpenAPI document', () => {
           );
           if (status === '429') expect(headers).toContain('Retry-After');
           if (status === '405') expect(headers).toContain('Allow');
+          // A replay of what is stored under an Idempotency-Key says so (bookings, protected holds).
+          const keyed = (operation.parameters ?? []).some(
+            (parameter: Json) => parameter.in === 'header' && parameter.name === 'idempotency-key',
+          );
+          if (keyed && (status === '201' || status === '409')) {
+            expect(headers, `${method} ${path} ${status}`).toContain('Idempotent-Replayed');
+          }
         }
       }
     }
+    expect(doc.paths['/v1/bookings']!.post!.responses['201']!.headers!['Idempotent-Replayed']).toBeDefined();
     expect(Object.keys(doc.components.headers).sort()).toEqual(
       [
         'Allow',
