@@ -76,7 +76,14 @@ export function addOutboxCommands(program: Command, withDb: WithDb): void {
       }
       if (list.length === 0) out('No messages.');
       for (const m of list) {
-        const note = m.status === 'failed' && m.lastError ? `  (${m.lastError})` : '';
+        // Why it failed, or why a retry is waiting (a provider refusing its credentials, say).
+        const note = !m.lastError
+          ? ''
+          : m.status === 'failed'
+            ? `  (${m.lastError})`
+            : m.status === 'pending'
+              ? `  (last try: ${m.lastError})`
+              : '';
         out(
           `${m.id}  ${m.status.padEnd(7)}  ${m.channel.padEnd(5)}  ${m.kind.padEnd(17)}  ${m.reference}  ${m.to}  ${formatTime(m.createdAt)}  attempts ${m.attempts}${note}`,
         );

@@ -42,9 +42,11 @@ export function messagesTable(
   const rows = messages
     .map((m) => {
       const f = typeof formatsOf === 'function' ? formatsOf(m) : formatsOf;
+      // A retry waiting says why the last try failed (credentials refused, a provider down).
+      const lastTry = m.status === 'pending' && m.lastError ? ` (last try: ${esc(m.lastError)})` : '';
       const state =
         m.status === 'pending' && m.dueAt > now
-          ? `Scheduled for ${f.when(m.dueAt)}`
+          ? `Scheduled for ${f.when(m.dueAt)}${lastTry}`
           : m.status === 'failed'
             ? `Failed: ${esc(m.lastError ?? 'no reason given')}`
             : `${esc(STATUS_LABELS[m.status])}${m.sentAt === null ? '' : ` ${f.when(m.sentAt)}`}`;
