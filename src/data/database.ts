@@ -13,7 +13,7 @@ import {
 } from 'kysely';
 import { searchFold } from '../domain/search-fold.ts';
 import { registerChangeMark } from './change-mark.ts';
-import type { DatabaseHandle, DatabaseOptions } from './db.ts';
+import { type DatabaseHandle, type DatabaseOptions, SQLITE_BUSY_TIMEOUT_MS } from './db.ts';
 import { openPostgres } from './postgres.ts';
 import { privateDatabaseFile } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase, type SqliteStatement } from './sqlite-driver.ts';
@@ -184,7 +184,7 @@ export function configureSqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('trusted_schema = OFF');
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   sqlite.pragma('temp_store = MEMORY');
@@ -203,7 +203,7 @@ function registerSearchFold(sqlite: SqliteConnection): void {
 /** The settings of configureSqlite that a read-only connection may set (no journal or sync mode). */
 function configureReadonlySqlite(sqlite: SqliteConnection): void {
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('trusted_schema = OFF');
   sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
 }

@@ -9,6 +9,9 @@ import type { Database } from './tables.ts';
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
 
+/** How long a SQLite connection waits for another process's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
 /** Which dialect a handle speaks, for the few places that must differ (see integrity-check.ts). */
 export function dialectOf(db: Db): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { BackupError, type BackupOutcome, newBackupFile, refuseNewerBackup } from './backup-files.ts';
 import { noDatabaseAt } from './database.ts';
+import { SQLITE_BUSY_TIMEOUT_MS } from './db.ts';
 import { PRIVATE_FILE_MODE } from './private-files.ts';
 import { type SqliteConnection, SqliteDatabase } from './sqlite-driver.ts';
 
@@ -26,7 +27,7 @@ export async function backupSqliteFile(
   return newBackupFile(destination, async (partial) => {
     const live = new SqliteDatabase(source, { fileMustExist: true });
     try {
-      live.pragma('busy_timeout = 5000');
+      live.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       await live.backup(partial, { progress: () => ALL_PAGES });
     } finally {
       live.close();

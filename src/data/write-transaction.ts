@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Db, dialectOf } from './db.ts';
+import { type Db, dialectOf, SQLITE_BUSY_TIMEOUT_MS } from './db.ts';
 
 /** A unit of work that needs the write lock: everything it writes commits together or not at all. */
 export type WriteWork<T> = (trx: Db) => Promise<T>;
@@ -81,18 +81,13 @@ export interface WriteOptions {
 function lazilySynced<T>(db: Db, work: WriteWork<T>, waitsForLock = true): Promise<T> {
   return db.connection().execute(async (connection) => {
     await sql`pragma synchronous = NORMAL`.execute(connection);
-    const busyTimeout = waitsForLock
-      ? null
-      : ((await sql<{ timeout: number }>`pragma busy_timeout`.execute(connection)).rows[0]?.timeout ?? null);
-    if (busyTimeout !== null) await sql`pragma busy_timeout = 0`.execute(connection);
+    if (!waitsForLock) await sql`pragma busy_timeout = 0`.execute(connection);
     try {
       return await connection.transaction().execute(work);
     } finally {
       // The wait back first: a connection left not waiting would refuse every write while another
       // process writes.
-      if (busyTimeout !== null) {
-        await sql.raw(`pragma busy_timeout = ${Number(busyTimeout)}`).execute(connection);
-      }
+      if (!waitsForLock) await sql.raw(`pragma busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`).execute(connection);
       await sql`pragma synchronous = FULL`.execute(connection);
     }
   });

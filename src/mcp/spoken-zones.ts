@@ -8,7 +8,7 @@ import type { SpeechLocale } from './speech-locale.ts';
  * is honoured, as an ISO time's offset is: the time is read on that zone's clock, on the date said
  * (read on the location's calendar), and the instant is then the location's business. The names of
  * the location's own zone say which of a repeated time is meant, or nothing (spoken-starts.ts;
- * instantInOwnName for find_slots' earliest and latest); one said for the other half of the year is
+ * carriesOwnName for find_slots' earliest and latest); one said for the other half of the year is
  * read here, as any abbreviation is. A name that could mean two things is asked about, never guessed:
  * - an abbreviation is the offset English gives it (CLDR's short names in the English locales the
  *   engine speaks, as Intl has them: EST is UTC-5, BST UTC+1, CET UTC+1, AEDT UTC+11); said when its
@@ -58,16 +58,14 @@ function ownNames(zone: string): Set<string> {
 }
 
 /**
- * The instant of `minute` (local minutes) of `date` on the location's own clock that carries the name
- * `word` (lower case): "1:30 am GMT" in London the night the clocks go back is the second 1:30, "3 pm
- * CHADT" in a Chatham summer 3 pm there. Null when no such time that day carries that name (the name
- * of the other half of the year, or no name of the zone at all).
+ * Whether `minute` (local minutes) of `date` on the location's own clock carries the name `word`
+ * (lower case) at one of its instants: "1:30 am GMT" in London the night the clocks go back (the
+ * second 1:30), "3 pm CHADT" in a Chatham summer. Not for the name of the other half of the year, or
+ * a name that is not the zone's.
  */
-export function instantInOwnName(word: string, date: string, minute: number, zone: string): number | null {
+export function carriesOwnName(word: string, date: string, minute: number, zone: string): boolean {
   const calendar = zoneCalendar(zone);
-  return (
-    calendar.instantsAt(calendar.day(date), minute).find((at) => zoneNamesAt(at, zone).has(word)) ?? null
-  );
+  return calendar.instantsAt(calendar.day(date), minute).some((at) => zoneNamesAt(at, zone).has(word));
 }
 
 /**

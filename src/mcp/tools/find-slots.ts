@@ -28,7 +28,7 @@ import { nearest, spokenSlots } from '../spoken-bookings.ts';
 import { resolveSpokenDate } from '../spoken-dates.ts';
 import { speakWeeklyHours } from '../spoken-hours.ts';
 import { type MinuteSpan, parseSpokenTime, type SpokenTime, type TimeOfDay } from '../spoken-times.ts';
-import { instantInOwnName, namesAZone, readInNamedZone } from '../spoken-zones.ts';
+import { carriesOwnName, namesAZone, readInNamedZone } from '../spoken-zones.ts';
 import { BadArgument, fail, readAll, SpokenSlot } from '../tool-kit.ts';
 import { defineTool, READ_ONLY } from '../tool-spec.ts';
 import { datesSomeoneWorks } from '../working-days.ts';
@@ -60,7 +60,7 @@ function zonedTimeReason(place: Place, date: string, now: number) {
     const day = read.ok ? read.date : localDateAt(now, place.zone);
     // One of the location's own names, that time carries it that day: that time (of either pass, in
     // an hour the clocks repeat: the search goes by the wall time, as for a time said without a zone).
-    if (instantInOwnName(word, day, time.minute, place.zone) !== null) return time;
+    if (carriesOwnName(word, day, time.minute, place.zone)) return time;
     const clock = speakClock(time.minute, place.locale);
     const context = { zone: place.zone, locale: place.locale };
     const reading = readInNamedZone(word, day, time.minute, clock, context);
