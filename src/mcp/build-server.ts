@@ -1,13 +1,16 @@
 import {
+  type JSONRPCRequest,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
+  type Result,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ApiKeyScope } from '../domain/api-key.ts';
 import type { BookingApi } from './booking-api.ts';
 import { argumentsAsSent } from './call-arguments.ts';
+import { MALFORMED_PARAMS, toolCallEnvelopeProblem } from './call-envelope.ts';
 import { CALLER_TEXT_INSTRUCTIONS } from './caller-text.ts';
 import { readsResourceLinks } from './resource-links.ts';
 import { ToolBox, UnknownToolError } from './tool-calls.ts';
@@ -117,7 +120,7 @@ export async function callTool(
  * transports' and the SDK's business, the tools are the same on both.
  */
 export function buildMcpServer(options: McpServerOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new BookingServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler('tools/list', async (_request, ctx) =>
     TOOL_BOX.listingFor(scopeOfRequest(ctx.http?.authInfo?.scopes) ?? (await options.scopeOf?.())),
   );
@@ -132,6 +135,44 @@ export function buildMcpServer(options: McpServerOptions): Server {
   );
   return server;
 }
+
+type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/**
+ * The SDK's Server, its tools/call envelope refusals in words (call-envelope.ts): the SDK checks a
+ * tools/call's params against its schema in the wrapper this hook returns, before the handler runs, and
+ * answers a name that is no text, or no params, with zod's issue list. The check here runs first, where
+ * the SDK's would (after every transport's and header's own checks), with the same code (-32602).
+ */
+class BookingServer extends Server {
+  protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return async (request, ctx) => {
+      const problem = toolCallEnvelopeProblem(request.params);
+      if (problem !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problem);
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        throw isSchemaRefusal(error)
+          ? new ProtocolError(ProtocolErrorCode.InvalidParams, MALFORMED_PARAMS)
+          : error;
+      }
+    };
+  }
+}
+
+/** The SDK's refusal of a tools/call's params by its schema (its message is zod's issue list). */
+function isSchemaRefusal(error: unknown): boolean {
+  return (
+    error instanceof ProtocolError &&
+    error.code === ProtocolErrorCode.InvalidParams &&
+    error.message.startsWith(SDK_SCHEMA_REFUSAL)
+  );
+}
+
+/** How the SDK's Server begins the message of a tools/call its schema refuses. */
+const SDK_SCHEMA_REFUSAL = 'Invalid tools/call request:';
 
 /**
  * The protocol revision of a request: the 2026-07-28 envelope's; else the revision the connection's
