@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { catalogueId } from '../../src/app/catalogue-import/format/ids.ts';
 import { smallCatalogue } from '../helpers/catalogue-fixtures.ts';
 import { REPO_ROOT, runCli } from '../helpers/cli.ts';
 import { freshDatabasePerTest } from '../helpers/temp-database.ts';
@@ -48,6 +49,74 @@ describe('booking import of values the databases cannot store as given', () => {
 
     // The same database then takes the shipped catalogue.
     expect(runCli(['import', 'db/demo-catalogue.json'], fresh.env).status).toBe(0);
+  }, 120_000);
+});
+
+// An id copied into the wrong entry, the one another entry derives from its ref, met the database's
+// unique key: "UNIQUE constraint failed: services.organisation_id, services.id" on SQLite,
+// "duplicate key value violates unique constraint" on PostgreSQL.
+describe('booking import of an explicit id that another entry derives', () => {
+  const clash = (id: string, other: string, from: string) =>
+    `  ${id}: is the id ${other} derives from its ${from} (it gives no id of its own); give one of them another id\n`;
+
+  it('names both entries by path before writing anything, entities and time off alike', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.services[0].id = catalogueId('acme-hair', 'service', 'colour');
+    catalogue.clients.push({ ref: 'kim', first_name: 'Kim', last_name: 'Lee', phone: '+447911123499' });
+    catalogue.clients[0].id = catalogueId('acme-hair', 'client', 'kim');
+    const ana = catalogueId('acme-hair', 'staff', 'ana');
+    catalogue.staff[0].time_off = [{ start: '2026-12-24T09:00', end: '2026-12-24T17:00' }];
+    // Time off without an id derives it from its staff member's id and its instants.
+    const christmasEve = `${ana}#${Date.parse('2026-12-24T09:00Z')}#${Date.parse('2026-12-24T17:00Z')}`;
+    catalogue.staff[1].time_off = [
+      {
+        id: catalogueId('acme-hair', 'time_off', christmasEve),
+        start: '2026-12-25T09:00',
+        end: '2026-12-25T17:00',
+      },
+    ];
+    const file = path.join(fresh.dir, 'copied-ids.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('3 problem(s); nothing was changed');
+    expect(result.stderr).toContain(clash('$.services[0].id', '$.services[1]', 'ref "colour"'));
+    expect(result.stderr).toContain(clash('$.clients[0].id', '$.clients[1]', 'ref "kim"'));
+    expect(result.stderr).toContain(
+      clash('$.staff[1].time_off[0].id', '$.staff[0].time_off[0]', 'staff member, start and end'),
+    );
+    expect(result.stderr).not.toMatch(/constraint|duplicate key|conflicts with data/);
+    expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
+  }, 120_000);
+
+  it('names both bookings, and imports nothing of the catalogue they come with', () => {
+    const catalogue: Json = smallCatalogue();
+    const booking = (starts_at: string, reference?: string) => ({
+      ...(reference && { reference }),
+      location: 'soho',
+      services: ['cut'],
+      staff: 'ana',
+      client: 'jo',
+      starts_at,
+      status: 'confirmed',
+    });
+    catalogue.bookings = [
+      { id: catalogueId('acme-hair', 'booking', 'ana|2026-12-07T12:00'), ...booking('2026-12-07T10:00') },
+      booking('2026-12-07T12:00'),
+      { id: catalogueId('acme-hair', 'booking', 'reference:AC-BCDFGH'), ...booking('2026-12-08T10:00') },
+      booking('2026-12-08T12:00', 'AC-BCDFGH'),
+    ];
+    const file = path.join(fresh.dir, 'copied-booking-ids.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('2 problem(s); nothing was changed');
+    expect(result.stderr).toContain(clash('$.bookings[0].id', '$.bookings[1]', 'staff and starts_at'));
+    expect(result.stderr).toContain(clash('$.bookings[2].id', '$.bookings[3]', 'reference "AC-BCDFGH"'));
+    expect(result.stderr).not.toMatch(/constraint|duplicate key|conflicts with data/);
+    expect(runCli(['keys', 'list', '--org', 'acme-hair'], fresh.env).stderr).toMatch(/No organisation/);
   }, 120_000);
 });
 

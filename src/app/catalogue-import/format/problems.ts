@@ -73,3 +73,11 @@ export function checkDuplicates(values: readonly string[], path: Path, what: str
       );
   });
 }
+
+/**
+ * An explicit id that is the id another entry, giving none, derives for itself (from `from`): no key
+ * of the file tells them apart, so both are named before the database refuses the second row.
+ */
+export function derivedIdClash(other: Path, from: string): string {
+  return `is the id ${formatPath(other)} derives from its ${from} (it gives no id of its own); give one of them another id`;
+}

@@ -7,7 +7,7 @@ import { type CatalogueProblem, formatPath, type PathSegment, type Report } from
 import type { Catalogue, CatalogueBooking } from '../format/schema.ts';
 import { ACTOR, type ImportedEntry, type PlannedBooking, type StoredBooking } from './booking-entries.ts';
 import { checkStoredOverlaps } from './booking-overlaps.ts';
-import type { IdentityPlan } from './identities.ts';
+import { checkNewIds, type IdentityPlan } from './identities.ts';
 import { groupBy } from './write-support.ts';
 
 const CHUNK = 500;
@@ -29,6 +29,12 @@ function derivedIds(slug: string, bookings: readonly CatalogueBooking[]): string
     if (booking.id === undefined) seen.set(key, n);
     return catalogueId(slug, 'booking', n === 1 ? key : `${key}|${n}`);
   });
+}
+
+/** What derivedIds made a booking's id of, in the operator's words; undefined for an explicit id. */
+function derivedFrom(booking: CatalogueBooking): string | undefined {
+  if (booking.id !== undefined) return undefined;
+  return booking.reference === undefined ? 'staff and starts_at' : `reference "${booking.reference}"`;
 }
 
 /** A reference derived from the booking id (attempt 0, then 1, ... on a clash): stable across imports. */
@@ -132,6 +138,12 @@ export async function planBookings(
   });
 
   const ids = bookings.map((b, i) => matches[i]?.id ?? b.id ?? derived[i]!);
+  checkNewIds(
+    bookings.flatMap((b, i) =>
+      matches[i] === undefined ? [{ id: ids[i]!, path: ['bookings', i], derivedFrom: derivedFrom(b) }] : [],
+    ),
+    report,
+  );
   const references = await settleReferences(trx, orgId, prefix, bookings, matches, ids);
   const stored = await storedBookings(
     trx,

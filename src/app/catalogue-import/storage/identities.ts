@@ -1,7 +1,14 @@
 import type { Db } from '../../../data/database.ts';
 import type { Organisation } from '../../../data/organisation-repository.ts';
-import { catalogueId } from '../format/ids.ts';
-import { type CatalogueProblem, formatPath, type PathSegment, type Report } from '../format/problems.ts';
+import { catalogueId, timeOffId } from '../format/ids.ts';
+import { localInstant, staffTimeZone } from '../format/local-times.ts';
+import {
+  type CatalogueProblem,
+  derivedIdClash,
+  formatPath,
+  type PathSegment,
+  type Report,
+} from '../format/problems.ts';
 import type { Catalogue, CatalogueClient } from '../format/schema.ts';
 
 /**
@@ -138,7 +145,40 @@ async function resolveIds(
         : `a ${name} of another organisation`;
     report([kind, i, entity.id === undefined ? 'ref' : 'id'], `id ${ids[i]} already belongs to ${whose}`);
   });
+  checkNewIds(
+    entities.flatMap((entity, i) => {
+      if (matched[i] !== undefined) return [];
+      const derivedFrom = entity.id === undefined ? `ref "${entity.ref}"` : undefined;
+      return [{ id: ids[i]!, path: [kind, i], derivedFrom }];
+    }),
+    report,
+  );
   return ids;
+}
+
+/** A row the import would insert: its id, the entry's path, and what the id is derived from, if it is. */
+export interface NewRow {
+  id: string;
+  path: PathSegment[];
+  derivedFrom: string | undefined;
+}
+
+/**
+ * New rows the file would give one id: an explicit id that is another new entry's derived id (the
+ * validation refuses two explicit ids alike, and two derived ones cannot meet). Matched rows are not
+ * new: the checks against stored rows name them. Returns the ids reported.
+ */
+export function checkNewIds(rows: readonly NewRow[], report: Report): Set<string> {
+  const derived = new Map<string, NewRow>();
+  for (const row of rows) if (row.derivedFrom !== undefined) derived.set(row.id, row);
+  const clashing = new Set<string>();
+  for (const row of rows) {
+    const other = row.derivedFrom === undefined ? derived.get(row.id) : undefined;
+    if (other === undefined) continue;
+    report([...row.path, 'id'], derivedIdClash(other.path, other.derivedFrom!));
+    clashing.add(row.id);
+  }
+  return clashing;
 }
 
 async function planKind(
@@ -229,7 +269,10 @@ async function checkLocationSlugs(
   });
 }
 
-/** Explicit time-off ids must be unique and must not belong to another staff member's time off. */
+/**
+ * Explicit time-off ids must be unique, must not be the id another entry derives, and must not belong
+ * to another staff member's time off.
+ */
 async function checkTimeOffIds(
   trx: Db,
   catalogue: Catalogue,
@@ -237,15 +280,29 @@ async function checkTimeOffIds(
   report: Report,
 ): Promise<void> {
   const wanted = new Map<string, { staffId: string; path: PathSegment[] }>();
+  const entries: NewRow[] = [];
+  const zoneByRef = new Map(catalogue.locations.map((l) => [l.ref, l.timezone]));
   catalogue.staff.forEach((staff, s) => {
+    const zone = staffTimeZone(staff, zoneByRef, catalogue.locations[0]?.timezone)!;
     staff.time_off.forEach((entry, t) => {
-      if (entry.id === undefined) return;
-      const path = ['staff', s, 'time_off', t, 'id'];
+      const at = ['staff', s, 'time_off', t];
+      if (entry.id === undefined) {
+        const [start, end] = [localInstant(entry.start, zone)!, localInstant(entry.end, zone)!];
+        const id = timeOffId(catalogue.organisation.slug, plan.staff[s]!, start, end);
+        entries.push({ id, path: at, derivedFrom: 'staff member, start and end' });
+        return;
+      }
+      const path = [...at, 'id'];
       const first = wanted.get(entry.id);
       if (first) report(path, `duplicate id: already used at ${formatPath(first.path)}`);
-      else wanted.set(entry.id, { staffId: plan.staff[s]!, path });
+      else {
+        wanted.set(entry.id, { staffId: plan.staff[s]!, path });
+        entries.push({ id: entry.id, path: at, derivedFrom: undefined });
+      }
     });
   });
+  // Said once: the clash within the file names both entries, a stored holder of the id would not.
+  for (const id of checkNewIds(entries, report)) wanted.delete(id);
   if (wanted.size === 0) return;
   const rows = await trx
     .selectFrom('staff_time_off')

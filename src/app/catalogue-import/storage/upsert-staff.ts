@@ -5,7 +5,7 @@ import type {
   StaffTimeOffTable,
   StaffWorkingHoursTable,
 } from '../../../data/tables.ts';
-import { catalogueId } from '../format/ids.ts';
+import { timeOffId } from '../format/ids.ts';
 import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../format/local-times.ts';
 import type { CatalogueStaff } from '../format/schema.ts';
 import { AliasLists, ownedTogether } from './aliases.ts';
@@ -62,8 +62,7 @@ function staffOwned(staff: CatalogueStaff, staffId: string, ctx: Context): Staff
   const timeOff = staff.time_off.map((entry) => {
     const startsAt = localInstant(entry.start, zone)!;
     const endsAt = localInstant(entry.end, zone)!;
-    const id =
-      entry.id ?? catalogueId(catalogue.organisation.slug, 'time_off', `${staffId}#${startsAt}#${endsAt}`);
+    const id = entry.id ?? timeOffId(catalogue.organisation.slug, staffId, startsAt, endsAt);
     return { ...base, id, starts_at: startsAt, ends_at: endsAt, reason: entry.reason };
   });
   return {
