@@ -179,6 +179,34 @@ describe('booking import of a hand-written catalogue', () => {
     expect(result.stderr).not.toContain('"jo"');
   }, 120_000);
 
+  // A booking with a wrong status was refused for it alone; its unknown staff came out in the next run.
+  it('lists the unknown refs of a booking whose shape is wrong too, in the same run', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.bookings = [
+      {
+        location: 'soho',
+        services: ['cut', 'colur', 42],
+        staff: 'zed',
+        client: '',
+        starts_at: '2026-12-07 10:00',
+        status: 'booked',
+      },
+    ];
+    const file = path.join(fresh.dir, 'misshapen-booking.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('  $'))).toEqual([
+      '  $.bookings[0].services[2]: must be a string, not a number',
+      '  $.bookings[0].client: must not be empty',
+      '  $.bookings[0].starts_at: must be a local date-time without offset, e.g. 2026-12-24T09:00',
+      '  $.bookings[0].status: must be one of pending_payment, pending_confirmation, confirmed, needs_checkout, completed, no_show, cancelled, expired',
+      '  $.bookings[0].services[1]: unknown service ref "colur"; did you mean "colour"?',
+      '  $.bookings[0].staff: unknown staff ref "zed": staff[] has "ana", "bo", "cy"',
+    ]);
+  }, 120_000);
+
   it('names the time zone that was meant for a misspelt one, or a city written alone', () => {
     const catalogue: Json = smallCatalogue();
     catalogue.locations[0].timezone = 'Europe/Londn';

@@ -193,6 +193,27 @@ describe('booking (the operator command)', () => {
     expect(organisationLine(importing(demo))).toBe('updated');
   });
 
+  // Prices are amounts of the organisation's currency: a new currency left every service "unchanged"
+  // though each price in the file differed from the one stored.
+  it('counts every service updated when the currency changes, and only then', () => {
+    const importing = (text: string) => {
+      const file = path.join(fresh.dir, 'catalogue.json');
+      writeFileSync(file, text);
+      const result = runCli(['import', file], fresh.env);
+      expect(result.status, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    const inPounds = JSON.stringify(smallCatalogue());
+    importing(inPounds);
+    const inEuros = importing(inPounds.replaceAll('"GBP"', '"EUR"'));
+    expect(inEuros).toMatch(/^organisation acme-hair \([0-9a-f-]+\) updated$/m);
+    expect(inEuros).toContain('services: 0 created, 3 updated, 0 unchanged');
+    expect(inEuros).toContain('locations: 0 created, 0 updated, 3 unchanged');
+    expect(importing(inPounds.replaceAll('"GBP"', '"EUR"'))).toContain(
+      'services: 0 created, 0 updated, 3 unchanged',
+    );
+  });
+
   it('refuses a database a newer version migrated, saying so', async () => {
     expect(runCli(['migrate'], fresh.env).status).toBe(0);
     const handle = openDatabase(fresh.env.DATABASE_URL!);

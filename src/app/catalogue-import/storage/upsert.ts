@@ -177,6 +177,10 @@ async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> 
   const aliases = await AliasLists.load(trx, 'service_aliases', orgId);
   for (const [i, service] of catalogue.services.entries()) aliases.want(plan.services[i]!, service.aliases);
   await atPath(['services'], () => aliases.clearChanged());
+  // Prices are stored as amounts of the organisation's currency: a new currency changes every price,
+  // and the report says so of each service rather than leaving them "unchanged".
+  const before = plan.existingOrganisation;
+  const currencyChanged = before !== undefined && before.currency !== catalogue.organisation.currency;
   for (const [i, service] of catalogue.services.entries()) {
     const id = plan.services[i]!;
     const wantedOffered = serviceLocations(service, id, ctx);
@@ -203,6 +207,7 @@ async function writeServices(ctx: Context, counts: EntityCounts): Promise<void> 
         },
         aliases.owned(id),
       ),
+      changedElsewhere: currencyChanged,
     });
   }
 }

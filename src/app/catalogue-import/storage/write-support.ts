@@ -138,6 +138,8 @@ export interface EntityWrite<T extends EntityTable> {
   /** Every column the file sets; compared with `stored` and written as is. */
   wanted: Omit<Database[T], StampedColumn>;
   owned?: OwnedRows;
+  /** A change that neither its row nor its owned rows show (its prices' currency is the organisation's). */
+  changedElsewhere?: boolean;
 }
 
 /**
@@ -154,7 +156,7 @@ export async function upsertEntity<T extends EntityTable>(
   if (stored === undefined) {
     await atPath(path, () => insertEntity(ctx, entity));
     counts.created += 1;
-  } else if (ownedChanged || differs(stored, wanted as Partial<Database[T]>)) {
+  } else if (entity.changedElsewhere || ownedChanged || differs(stored, wanted as Partial<Database[T]>)) {
     await atPath(path, () => updateEntity(ctx, entity, ownedChanged));
     counts.updated += 1;
   } else {

@@ -13,11 +13,12 @@ import {
   rawRefs,
   rawZones,
 } from '../format/problems.ts';
-import type {
-  CatalogueBooking,
-  CatalogueLocation,
-  CatalogueService,
-  CatalogueStaff,
+import {
+  bookingSchema,
+  type CatalogueBooking,
+  type CatalogueLocation,
+  type CatalogueService,
+  type CatalogueStaff,
 } from '../format/schema.ts';
 import type { Indexed, ParsedCatalogue } from './parsed.ts';
 
@@ -81,6 +82,45 @@ export function checkBookings(parsed: ParsedCatalogue, report: Report): void {
     }
   }
   checkLiveOverlaps(live, report);
+  const shaped = new Set(parsed.bookings.map((b) => b.index));
+  if (Array.isArray(parsed.raw.bookings)) {
+    parsed.raw.bookings.forEach((entry, index) => {
+      if (!shaped.has(index)) checkRefsOfMisshapen(entry, ['bookings', index], context.refs, report);
+    });
+  }
+}
+
+/**
+ * The refs of a booking that failed its shape check, each one that is a well-formed ref itself: an
+ * unknown one is listed in the same run as the shape problem, not once that is mended. Nothing else
+ * of the entry is checked: whether a service is offered there, or the staff member works there, asks
+ * for fields that may be the wrong ones.
+ */
+function checkRefsOfMisshapen(
+  entry: unknown,
+  path: Path,
+  refs: BookingContext['refs'],
+  report: Report,
+): void {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return;
+  const { location, services, staff, client } = entry as Record<string, unknown>;
+  // Every ref field of a booking takes the same refs; the staff field's schema stands for them all.
+  const unknown = (value: unknown, known: ReadonlySet<string>): value is string =>
+    bookingSchema.shape.staff.safeParse(value).success && !known.has(value as string);
+  if (unknown(location, refs.locations)) {
+    report([...path, 'location'], unknownRefMessage('location', location, refs.locations));
+  }
+  if (Array.isArray(services)) {
+    services.forEach((ref: unknown, index) => {
+      if (unknown(ref, refs.services)) {
+        report([...path, 'services', index], unknownRefMessage('service', ref, refs.services));
+      }
+    });
+  }
+  if (unknown(staff, refs.staff)) report([...path, 'staff'], unknownRefMessage('staff', staff, refs.staff));
+  if (unknown(client, refs.clients)) {
+    report([...path, 'client'], unknownRefMessage('client', client, refs.clients));
+  }
 }
 
 /** Checks one booking; returns its outline when everything it is computed from is sound. */
