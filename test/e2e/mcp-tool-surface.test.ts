@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { REPO_ROOT } from '../helpers/cli.ts';
 import {
   type Era,
   errorText,
@@ -19,6 +17,7 @@ import {
   type ListeningApp,
   startListeningApp,
 } from '../helpers/mcp-servers.ts';
+import { spawnRawStdioHost } from '../helpers/raw-stdio-host.ts';
 
 /**
  * The tool surface a credential sees (design.md 9.3), on every transport, each driven by the SDK's own
@@ -255,43 +254,9 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
     });
   });
 
-  /** `booking mcp` spawned with a pipe the test writes lines to, reading every line it answers. */
   function rawStdio() {
-    const child = spawn(process.execPath, ['bin/booking.js', 'mcp'], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
-        BOOKING_API_KEY: database.keys.readWrite,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const lines: Json[] = [];
-    let buffered = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
-        lines.push(JSON.parse(buffered.slice(0, newline)));
-        buffered = buffered.slice(newline + 1);
-      }
-    });
-    // 'close': the answers written before the exit have all been read by then ('exit' may come first).
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const nextLine = async (count: number) => {
-      for (let waited = 0; waited < 15_000; waited += 20) {
-        if (lines.length >= count) return lines[count - 1];
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`no line ${count} (got ${JSON.stringify(lines)})`);
-    };
-    return {
-      nextLine,
-      write: (text: string) => child.stdin.write(`${text}\n`),
-      async end() {
-        child.stdin.end();
-        return exited;
-      },
-    };
+    const host = spawnRawStdioHost(database.url, database.keys.readWrite);
+    return { ...host, write: (text: string) => host.write(`${text}\n`) };
   }
 
   it('stdio answers a line that is not JSON with a parse error, and one that is no message with Invalid Request', async () => {

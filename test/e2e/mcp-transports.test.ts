@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,6 @@ import { listOutbox } from '../../src/app/outbox-service.ts';
 import { openDatabase } from '../../src/data/database.ts';
 import { SqliteDatabase } from '../../src/data/sqlite-driver.ts';
 import { ERROR_CATALOGUE } from '../../src/domain/errors.ts';
-import { REPO_ROOT } from '../helpers/cli.ts';
 import { type Era, errorText, type Json, type McpHarness, TOOL_NAMES } from '../helpers/mcp-harness.ts';
 import {
   type ChildDatabase,
@@ -23,6 +21,7 @@ import {
   rawPost,
   startListeningApp,
 } from '../helpers/mcp-servers.ts';
+import { spawnRawStdioHost } from '../helpers/raw-stdio-host.ts';
 import { freshDatabaseUrl, onPostgres } from '../helpers/temp-database.ts';
 
 /**
@@ -605,52 +604,14 @@ describe('booking mcp over stdio', () => {
     }
   });
 
-  /** `booking mcp` spoken to line by line, as a host writes to it. */
   function rawStdio() {
-    const child = spawn(process.execPath, ['bin/booking.js', 'mcp'], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
-        BOOKING_API_KEY: database.keys.readWrite,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const lines: Json[] = [];
-    let buffered = '';
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
-        lines.push(JSON.parse(buffered.slice(0, newline)));
-        buffered = buffered.slice(newline + 1);
-      }
-    });
-    // 'close': the answers written before the exit have all been read by then ('exit' may come first).
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const answer = async (id: number) => {
-      for (let waited = 0; waited < 15_000; waited += 20) {
-        const found = lines.find((line) => line.id === id);
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`no answer to request ${id}`);
-    };
+    const host = spawnRawStdioHost(database.url, database.keys.readWrite);
     return {
-      lines,
-      exited,
-      answer,
-      stderr: () => stderr,
-      send: (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`),
-      write: (text: string) => child.stdin.write(text),
-      end: () => child.stdin.end(),
+      ...host,
       async initialize() {
-        this.send(INITIALIZE);
-        await answer(1);
-        this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        host.send(INITIALIZE);
+        await host.answer(1);
+        host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       },
     };
   }

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.ts';
 import type { Era, Json } from '../helpers/mcp-harness.ts';
 import {
   type ChildDatabase,
@@ -11,6 +9,7 @@ import {
   rawPost,
   startListeningApp,
 } from '../helpers/mcp-servers.ts';
+import { spawnRawStdioHost } from '../helpers/raw-stdio-host.ts';
 
 /**
  * A tools/call whose envelope is malformed (no params, params.name missing or no text) is answered with
@@ -131,43 +130,8 @@ describe.each<Era>(['legacy', 'modern'])('a malformed tools/call over Streamable
   });
 });
 
-/** `booking mcp` spawned as a host does, written to line by line; its answers by id. */
 function rawStdio() {
-  const child = spawn(process.execPath, ['bin/booking.js', 'mcp'], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: database.url,
-      BOOKING_API_KEY: database.keys.readWrite,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const lines: Json[] = [];
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
-      lines.push(JSON.parse(buffered.slice(0, newline)));
-      buffered = buffered.slice(newline + 1);
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const answer = async (id: number): Promise<Json> => {
-    for (let waited = 0; waited < 15_000; waited += 20) {
-      const found = lines.find((line) => line.id === id);
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no answer to request ${id} (got ${JSON.stringify(lines)})`);
-  };
-  return {
-    answer,
-    send: (message: Json) => child.stdin.write(`${JSON.stringify(message)}\n`),
-    end() {
-      child.stdin.end();
-      return exited;
-    },
-  };
+  return spawnRawStdioHost(database.url, database.keys.readWrite);
 }
 
 describe.each<Era>(['legacy', 'modern'])('a malformed tools/call over stdio (%s)', (era) => {
