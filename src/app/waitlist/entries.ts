@@ -1,5 +1,6 @@
 import { eligibleStaff } from '../../data/availability-repository.ts';
 import type { Db } from '../../data/database.ts';
+import { activeStaffAt } from '../../data/staff-repository.ts';
 import {
   endWaitlistEntry,
   findWaitlistEntry,
@@ -157,9 +158,15 @@ export async function checkWaitlistWants(
       input.staffId.toLowerCase(),
     );
     if (staff.length === 0) {
+      // One who is not on the location's active staff at all (unknown, gone, or working elsewhere) is
+      // told so: "does not do these services" would send the caller to change the services instead.
+      const here = await activeStaffAt(db, organisationId, location.id);
+      const works = here.some((member) => member.id === input.staffId?.toLowerCase());
       throw new AppError(
         'invalid_request',
-        'This staff member does not do all of these services at this location.',
+        works
+          ? 'This staff member does not do all of these services at this location.'
+          : 'This staff member does not work at this location, or is not active.',
         'staff_id',
       );
     }
