@@ -88,7 +88,11 @@ interface Wording {
   questions: string;
   payBy: string;
   completeBy: string;
-  /** A waitlist offer's lead and action (a booking_page_link whose first step is the claim). */
+  /**
+   * A waitlist offer's subject, lead and action (a booking_page_link whose first step is the claim):
+   * the customer booked nothing, so "complete your booking" would not say what the message is.
+   */
+  offerSubject: string;
   offerLead: string;
   claimBy: string;
   /** The booking's page under a confirmation, a move or a reminder, and under a cancellation. */
@@ -155,6 +159,7 @@ const EN: Wording = {
   questions: 'Questions or changes',
   payBy: 'Pay the deposit{amount} by {until} to confirm',
   completeBy: 'Complete your booking by {until}',
+  offerSubject: 'A time has freed up for you',
   offerLead: 'A time has freed up for you: {what} on {when}',
   claimBy: 'Held for you until {until}; book it here',
   manage: 'See, move or cancel it',
@@ -221,6 +226,7 @@ const DE: Wording = {
   questions: 'Fragen oder Änderungen',
   payBy: 'Bitte zahlen Sie die Anzahlung{amount} bis {until}',
   completeBy: 'Bitte schließen Sie die Buchung bis {until} ab',
+  offerSubject: 'Ein Termin ist für Sie frei geworden',
   offerLead: 'Ein Termin ist für Sie frei geworden: {what} am {when}',
   claimBy: 'Für Sie reserviert bis {until}; hier buchen',
   manage: 'Ansehen, verschieben oder stornieren',
@@ -292,6 +298,7 @@ const FR: Wording = {
   payBy: "Réglez l'acompte{amount} avant {until} pour confirmer",
   completeBy: 'Finalisez la réservation avant {until}',
   // Apostrophes and capitals the SMS alphabet has: "’" or "À" made every such SMS UCS-2.
+  offerSubject: "Un créneau s'est libéré pour vous",
   offerLead: "Un créneau s'est libéré pour vous : {what} le {when}",
   claimBy: "Réservé pour vous jusqu'à {until} ; réservez ici",
   manage: 'Voir, déplacer ou annuler',
@@ -733,7 +740,7 @@ export function renderMessage(given: MessageFacts): RenderedMessage {
   return {
     fromName: facts.organisationName,
     sms: renderSms(facts),
-    subject: `${facts.organisationName}${words.colon}${words.subject[facts.kind]} (${facts.reference})`,
+    subject: `${facts.organisationName}${words.colon}${facts.waitlistOffer ? words.offerSubject : words.subject[facts.kind]} (${facts.reference})`,
     text,
     html,
   };

@@ -963,8 +963,10 @@ describe('the waitlist', () => {
       expect(messages.map((m) => `${m.kind}:${m.channel}:${m.status}`)).toEqual([
         'booking_page_link:email:logged',
       ]);
-      const text = JSON.parse(messages[0]!.body!).text as string;
+      const { text, subject } = JSON.parse(messages[0]!.body!) as { text: string; subject: string };
       const page = await pageOf(offer.booking_reference);
+      // The customer booked nothing: the subject says a time freed up, not "complete your booking".
+      expect(subject).toMatch(/: A time has freed up for you \([A-Z]+-[A-Z0-9]+\)$/);
       expect(text).toContain('A time has freed up for you: Cut with Ana on');
       expect(text).toContain(`Held for you until`);
       expect(text).toContain(`https://book.example${page}`);
