@@ -276,6 +276,25 @@ describe('booking import of a hand-written catalogue', () => {
     ]);
   }, 120_000);
 
+  // A country in lower case was two problems at one path, the second ("not the ISO 3166-1 code of a
+  // country with phone numbers") wrong: gb is the United Kingdom's code, in the wrong case.
+  it('says a country code in lower case once, for what it is, in a location and in sms_countries', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.locations[0].country = 'gb';
+    catalogue.policies = { sms_countries: ['ie', 'XX'] };
+    const file = path.join(fresh.dir, 'countries.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    const problems = result.stderr.split('\n').filter((line) => line.startsWith('  $'));
+    expect(problems.sort()).toEqual([
+      '  $.locations[0].country: must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB',
+      '  $.policies.sms_countries[0]: must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB',
+      '  $.policies.sms_countries[1]: is not the ISO 3166-1 code of a country with phone numbers',
+    ]);
+  }, 120_000);
+
   it('takes a file that names its JSON Schema in $schema, as the demo catalogue does', () => {
     const demo = path.join(REPO_ROOT, 'db', 'demo-catalogue.json');
     expect(JSON.parse(readFileSync(demo, 'utf8')).$schema).toBe('../docs/catalogue.schema.json');

@@ -163,12 +163,15 @@ export const moneySchema = z.strictObject({
  * a language names: "UK" (reserved, the United Kingdom being GB), "EU" or "UN" were taken, and then no
  * customer's number was ever of the location's country (no SMS at all).
  */
+const ALPHA_2 = /^[A-Z]{2}$/;
 const countryCode = z
   .string()
-  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
+  .regex(ALPHA_2, 'must be an ISO 3166-1 alpha-2 code in uppercase, e.g. GB')
   .refine((value) => value !== 'UK', 'is not an ISO 3166-1 country code: the United Kingdom is GB')
+  // Zod runs every check whatever the earlier ones found: "gb" is GB in the wrong case, not a country
+  // without phone numbers, and is told the first only.
   .refine(
-    (value) => value === 'UK' || isSupportedCountry(value),
+    (value) => !ALPHA_2.test(value) || value === 'UK' || isSupportedCountry(value),
     'is not the ISO 3166-1 code of a country with phone numbers',
   );
 
