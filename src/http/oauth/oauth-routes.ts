@@ -131,7 +131,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           details.redirectUri,
         );
       });
-      pages.post(url, hidden, async (request, reply) => {
+      const answer = async (request: FastifyRequest, reply: FastifyReply) => {
         const provider = await servers.providerFor(issuerOf(request));
         const details = await detailsOf(provider, request, reply);
         if (!details) return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
@@ -143,15 +143,31 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
             '<h1>Not accepted from here</h1><p>This form is accepted only from this page.</p>',
           );
         }
+        // The form sent again (a double-click on Allow) after it was answered: the first answer
+        // stands, and the browser goes on where it led. Each answer made a grant and a connector, and
+        // only the last reached the host: the console listed connected apps that never were.
+        if (details.answeredTo !== undefined)
+          return reply.code(303).header('location', details.answeredTo).send();
+        const finish = async (result: Parameters<OidcProvider['interactionResult']>[2]) => {
+          let returnTo: string;
+          try {
+            returnTo = await provider.interactionResult(issuerRequest(request), reply.raw, result, {
+              mergeWithLastSubmission: false,
+            });
+          } catch {
+            // Ended meanwhile (its 15 minutes gone, or the browser went on with an earlier answer):
+            // said as any ended sign-in. The library's own answer, failing on the raw response it had
+            // been handed, left the request unanswered.
+            return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+          }
+          return reply.code(303).header('location', returnTo).send();
+        };
         const form = (request.body as Fields | undefined) ?? {};
         if (form.decision === 'deny') {
-          reply.hijack();
-          return provider.interactionFinished(
-            issuerRequest(request),
-            reply.raw,
-            { error: 'access_denied', error_description: 'The owner or admin denied the connection.' },
-            { mergeWithLastSubmission: false },
-          );
+          return finish({
+            error: 'access_denied',
+            error_description: 'The owner or admin denied the connection.',
+          });
         }
         const view = await viewOf(lookupFor(servers, provider, request), details, issuerOf(request));
         const scope = form.scope;
@@ -230,13 +246,22 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           ),
         );
         if (!recorded) return again(401, 'The organisation, e-mail or password is wrong.');
-        reply.hijack();
-        return provider.interactionFinished(
-          issuerRequest(request),
-          reply.raw,
-          { login: { accountId }, consent: { grantId } },
-          { mergeWithLastSubmission: false },
-        );
+        return finish({ login: { accountId }, consent: { grantId } });
+      };
+      // One answer of a sign-in at a time, so a second one sees the first's (answeredTo). In this
+      // process only: a double-click reaches the process that served the page.
+      const answering = new Map<string, Promise<unknown>>();
+      pages.post(url, hidden, async (request, reply) => {
+        const uid = (request.params as { uid?: string }).uid ?? '';
+        const mine = (answering.get(uid) ?? Promise.resolve())
+          .catch(() => undefined)
+          .then(() => answer(request, reply));
+        answering.set(uid, mine);
+        try {
+          return await mine;
+        } finally {
+          if (answering.get(uid) === mine) answering.delete(uid);
+        }
       });
     });
   };
@@ -410,6 +435,8 @@ interface Interaction {
   requestedScopes: string[];
   /** The resource indicators the request named (RFC 8707), as it spelled them. */
   resources: string[];
+  /** Where the browser goes on to when the form was answered already (the library's returnTo). */
+  answeredTo: string | undefined;
 }
 
 /** The interaction of this page's uid and cookie, or null when it ended (or is not this browser's). */
@@ -430,6 +457,7 @@ async function detailsOf(
         .split(' ')
         .filter(Boolean),
       resources: ([] as unknown[]).concat(params.resource ?? []).map(String),
+      answeredTo: details.result === undefined ? undefined : details.returnTo,
     };
   } catch {
     return null;

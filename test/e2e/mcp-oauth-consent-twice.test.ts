@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createUser } from '../../src/app/staff-account-service.ts';
+import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
+import { HostAuth, Jar, REDIRECT_URL, rawToolsList, startSignIn } from '../helpers/oauth-flow.ts';
+
+/**
+ * The consent form sent more than once for one sign-in (a double-click on Allow, a browser that sends
+ * the form again): the first answer stands, and one connector is made, not one per submission.
+ */
+let server: ListeningApp;
+let mcpUrl: URL;
+const PASSWORD = 'correct horse battery';
+const owner = { organisation: 'northside-hair', email: 'owner@northside.example', password: PASSWORD };
+
+beforeAll(async () => {
+  server = await startListeningApp();
+  mcpUrl = new URL('/mcp', server.origin);
+  await createUser(
+    server.t.database.db,
+    { organisationSlug: owner.organisation, email: owner.email, role: 'owner', password: PASSWORD },
+    server.t.clock.nowMs(),
+  );
+});
+afterAll(async () => {
+  await server?.t.close();
+});
+
+/** The consent page of a new sign-in, opened in a browser: its form's address and the browser's jar. */
+async function openConsentPage() {
+  const auth = new HostAuth();
+  const transport = await startSignIn(mcpUrl, auth);
+  const jar = new Jar();
+  let url = auth.authorizationUrl!;
+  let response = await fetch(url, { redirect: 'manual' });
+  jar.take(response);
+  while (response.status >= 300 && response.status < 400) {
+    url = new URL(response.headers.get('location')!, url);
+    response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.take(response);
+  }
+  const page = await response.text();
+  const action = new URL(/<form method="post" action="([^"]+)"/.exec(page)![1]!, url);
+  return { auth, transport, jar, action };
+}
+
+/** The form sent with Allow, as the browser sends it, and the browser led on to the host's callback. */
+async function allow(action: URL, jar: Jar, scope: string): Promise<URL> {
+  let response = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      cookie: jar.header(),
+      origin: action.origin,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ ...owner, scope, decision: 'allow' }),
+    // A request left unanswered fails here, not at the test's timeout.
+    signal: AbortSignal.timeout(10_000),
+  });
+  let url = action;
+  while (response.status >= 300 && response.status < 400) {
+    url = new URL(response.headers.get('location')!, url);
+    if (url.href.startsWith(REDIRECT_URL)) return url;
+    response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+  }
+  return url;
+}
+
+const connectorsOf = (clientId: string) =>
+  server.t.database.db.selectFrom('oauth_connectors').selectAll().where('client_id', '=', clientId).execute();
+
+it('makes one connector when Allow is sent three times at once, answers each, and the host signs in', async () => {
+  const { auth, transport, jar, action } = await openConsentPage();
+  // Every answer leads the browser on: one to the host with the code, the others to the page saying
+  // the sign-in has ended (once the first went on) or after the first.
+  const answers = await Promise.all([
+    allow(action, jar, 'bookings:write'),
+    allow(action, jar, 'bookings:write'),
+    allow(action, jar, 'bookings:write'),
+  ]);
+  const withCode = answers.filter((url) => url.searchParams.has('code'));
+  expect(withCode.length).toBeGreaterThan(0);
+  const connectors = await connectorsOf(auth.info!.client_id);
+  expect(connectors.map((c) => c.scope)).toEqual(['bookings:write']);
+  await transport.finishAuth(withCode[0]!.searchParams);
+  expect((await rawToolsList(mcpUrl, auth.savedTokens!.access_token)).status).toBe(200);
+});
+
+it('keeps the first answer when the form comes again before the browser went on', async () => {
+  const { auth, transport, jar, action } = await openConsentPage();
+  const post = (scope: string) =>
+    fetch(action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: jar.header(),
+        origin: action.origin,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ ...owner, scope, decision: 'allow' }),
+    });
+  const first = await post('bookings:read');
+  const again = await post('bookings:write');
+  expect(first.status).toBe(303);
+  expect(again.status).toBe(303);
+  expect(again.headers.get('location')).toBe(first.headers.get('location'));
+  const resumed = await fetch(new URL(first.headers.get('location')!, action), {
+    redirect: 'manual',
+    headers: { cookie: jar.header() },
+  });
+  const callback = new URL(resumed.headers.get('location')!);
+  expect(callback.href.startsWith(REDIRECT_URL)).toBe(true);
+  await transport.finishAuth(callback.searchParams);
+  expect(auth.savedTokens!.scope).toBe('bookings:read');
+  expect((await connectorsOf(auth.info!.client_id)).map((c) => c.scope)).toEqual(['bookings:read']);
+});
