@@ -1,6 +1,7 @@
 import type { Db } from '../data/database.ts';
 import * as records from '../data/oauth-repository.ts';
 import type { ConnectorScope } from '../data/tables.ts';
+import { writeTransaction } from '../data/write-transaction.ts';
 
 export type { ConnectorScope };
 
@@ -59,6 +60,22 @@ export async function recordConnector(
     created_at: now,
     last_used_at: null,
     revoked_at: null,
+  });
+}
+
+/**
+ * Takes back a connector recorded for a sign-in that then could not be answered (it ended meanwhile,
+ * or another answer to it won): no token was ever given under its grant, so the connector goes with
+ * the grant, rather than being listed as an app that never connected.
+ */
+export async function forgetUnfinishedConnector(
+  db: Db,
+  organisationId: string,
+  grantId: string,
+): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await records.deleteConnector(trx, organisationId, grantId);
+    await records.deleteRecordsOfGrant(trx, grantId);
   });
 }
 

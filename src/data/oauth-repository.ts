@@ -147,6 +147,14 @@ export async function insertConnector(db: Db, row: OauthConnectorRow): Promise<v
   await db.insertInto('oauth_connectors').values(row).execute();
 }
 
+export async function deleteConnector(db: Db, organisationId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('oauth_connectors')
+    .where('organisation_id', '=', organisationId)
+    .where('id', '=', id)
+    .execute();
+}
+
 export type ConnectorWithOrganisation = OauthConnectorRow & {
   /** When the account that granted it was disabled, or null. */
   granted_by_disabled_at: number | null;

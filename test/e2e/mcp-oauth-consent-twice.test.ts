@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createUser } from '../../src/app/staff-account-service.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/mcp-servers.ts';
 import { HostAuth, Jar, REDIRECT_URL, rawToolsList, startSignIn } from '../helpers/oauth-flow.ts';
+import { onPostgres } from '../helpers/temp-database.ts';
 
 /**
  * The consent form sent more than once for one sign-in (a double-click on Allow, a browser that sends
@@ -43,8 +45,11 @@ async function openConsentPage() {
   return { auth, transport, jar, action };
 }
 
-/** The form sent with Allow, as the browser sends it, and the browser led on to the host's callback. */
-async function allow(action: URL, jar: Jar, scope: string): Promise<URL> {
+/**
+ * The form sent with Allow, as the browser sends it, and the browser led on: to the host's callback,
+ * or to the page it stopped at (its address and status).
+ */
+async function allow(action: URL, jar: Jar, scope: string): Promise<{ url: URL; status: number }> {
   let response = await fetch(action, {
     method: 'POST',
     redirect: 'manual',
@@ -60,10 +65,10 @@ async function allow(action: URL, jar: Jar, scope: string): Promise<URL> {
   let url = action;
   while (response.status >= 300 && response.status < 400) {
     url = new URL(response.headers.get('location')!, url);
-    if (url.href.startsWith(REDIRECT_URL)) return url;
+    if (url.href.startsWith(REDIRECT_URL)) return { url, status: response.status };
     response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
   }
-  return url;
+  return { url, status: response.status };
 }
 
 const connectorsOf = (clientId: string) =>
@@ -78,8 +83,12 @@ it('makes one connector when Allow is sent three times at once, answers each, an
     allow(action, jar, 'bookings:write'),
     allow(action, jar, 'bookings:write'),
   ]);
-  const withCode = answers.filter((url) => url.searchParams.has('code'));
+  const withCode = answers.map((answer) => answer.url).filter((url) => url.searchParams.has('code'));
   expect(withCode.length).toBeGreaterThan(0);
+  // Each of the others reached the host too (an error for the code already given) or a page saying so.
+  for (const { url, status } of answers) {
+    if (!url.href.startsWith(REDIRECT_URL)) expect(status).toBe(400);
+  }
   const connectors = await connectorsOf(auth.info!.client_id);
   expect(connectors.map((c) => c.scope)).toEqual(['bookings:write']);
   await transport.finishAuth(withCode[0]!.searchParams);
@@ -113,4 +122,34 @@ it('keeps the first answer when the form comes again before the browser went on'
   await transport.finishAuth(callback.searchParams);
   expect(auth.savedTokens!.scope).toBe('bookings:read');
   expect((await connectorsOf(auth.info!.client_id)).map((c) => c.scope)).toEqual(['bookings:read']);
+});
+
+// The sign-in ending between the password check and the answer (its 15 minutes up, or another answer
+// that won): a trigger ends it as the connector is recorded, the moment in between.
+it('takes back the connector and grant of an answer whose sign-in ended meanwhile, and says it ended', async () => {
+  const { auth, jar, action } = await openConsentPage();
+  const db = server.t.database.db;
+  if (onPostgres) {
+    await sql`CREATE FUNCTION end_sign_in() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN DELETE FROM oauth_records WHERE kind = 'Interaction'; RETURN NEW; END $$`.execute(db);
+    await sql`CREATE TRIGGER end_sign_in AFTER INSERT ON oauth_connectors
+      FOR EACH ROW EXECUTE FUNCTION end_sign_in()`.execute(db);
+  } else {
+    await sql`CREATE TRIGGER end_sign_in AFTER INSERT ON oauth_connectors
+      BEGIN DELETE FROM oauth_records WHERE kind = 'Interaction'; END`.execute(db);
+  }
+  try {
+    const answer = await allow(action, jar, 'bookings:write');
+    expect(answer.status).toBe(400);
+    expect(await connectorsOf(auth.info!.client_id)).toEqual([]);
+    const grants = await db
+      .selectFrom('oauth_records')
+      .select('kind')
+      .where('kind', '=', 'Grant')
+      .where('client_id', '=', auth.info!.client_id)
+      .execute();
+    expect(grants).toEqual([]);
+  } finally {
+    await sql`DROP TRIGGER end_sign_in${onPostgres ? sql` ON oauth_connectors` : sql``}`.execute(db);
+  }
 });

@@ -3,7 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { default as OidcProvider } from 'oidc-provider';
 import type { AppDeps } from '../../app/deps.ts';
 import type { ConnectorScope } from '../../app/oauth-connectors.ts';
-import { CONNECTOR_SCOPES, isConnectorScope, recordConnector } from '../../app/oauth-connectors.ts';
+import {
+  CONNECTOR_SCOPES,
+  forgetUnfinishedConnector,
+  isConnectorScope,
+  recordConnector,
+} from '../../app/oauth-connectors.ts';
 import { accountIdOf } from '../../app/oauth-records.ts';
 import { clientRegistrations, FixedWindowRateLimiter } from '../../app/rate-limiter.ts';
 import { canManageKeys, checkPassword, whilePasswordHolds } from '../../app/staff-account-service.ts';
@@ -123,7 +128,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       pages.get(url, hidden, async (request, reply) => {
         const provider = await servers.providerFor(issuerOf(request));
         const details = await detailsOf(provider, request, reply);
-        if (!details) return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+        if (!details) return sendSignInEnded(reply);
         return sendPage(
           reply,
           'Connect an app',
@@ -134,7 +139,7 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
       const answer = async (request: FastifyRequest, reply: FastifyReply) => {
         const provider = await servers.providerFor(issuerOf(request));
         const details = await detailsOf(provider, request, reply);
-        if (!details) return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+        if (!details) return sendSignInEnded(reply);
         const claimed = originOf(request.headers.origin ?? request.headers.referer);
         if (claimed === undefined || !ownOrigins(request).has(claimed)) {
           return sendPage(
@@ -148,7 +153,10 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
         // only the last reached the host: the console listed connected apps that never were.
         if (details.answeredTo !== undefined)
           return reply.code(303).header('location', details.answeredTo).send();
-        const finish = async (result: Parameters<OidcProvider['interactionResult']>[2]) => {
+        const finish = async (
+          result: Parameters<OidcProvider['interactionResult']>[2],
+          unfinished?: () => Promise<void>,
+        ) => {
           let returnTo: string;
           try {
             returnTo = await provider.interactionResult(issuerRequest(request), reply.raw, result, {
@@ -156,9 +164,10 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
             });
           } catch {
             // Ended meanwhile (its 15 minutes gone, or the browser went on with an earlier answer):
-            // said as any ended sign-in. The library's own answer, failing on the raw response it had
-            // been handed, left the request unanswered.
-            return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+            // said as any ended sign-in, and what this answer recorded taken back. The library's own
+            // answer, failing on the raw response it had been handed, left the request unanswered.
+            await unfinished?.();
+            return sendSignInEnded(reply);
           }
           return reply.code(303).header('location', returnTo).send();
         };
@@ -246,10 +255,13 @@ export function oauthRoutes(deps: AppDeps, options: Omit<AuthorizationServerOpti
           ),
         );
         if (!recorded) return again(401, 'The organisation, e-mail or password is wrong.');
-        return finish({ login: { accountId }, consent: { grantId } });
+        return finish({ login: { accountId }, consent: { grantId } }, () =>
+          forgetUnfinishedConnector(deps.db, checked.organisation.id, grantId),
+        );
       };
       // One answer of a sign-in at a time, so a second one sees the first's (answeredTo). In this
-      // process only: a double-click reaches the process that served the page.
+      // process only: with several instances and no sticky sessions, the two posts of a double-click
+      // may reach two of them, both answered, the second answer standing (one connector too many).
       const answering = new Map<string, Promise<unknown>>();
       pages.post(url, hidden, async (request, reply) => {
         const uid = (request.params as { uid?: string }).uid ?? '';
@@ -507,6 +519,11 @@ function returnPlaceOf(url: string): string {
 }
 
 const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The page of a sign-in that ended (its time up, answered and gone on, or not this browser's). */
+function sendSignInEnded(reply: FastifyReply): FastifyReply {
+  return sendPage(reply.code(400), 'Sign-in ended', expiredBody());
+}
 
 /** A page of the sign-in; its form may lead (after this server's own redirect) to the client's redirect URI. */
 function sendPage(reply: FastifyReply, title: string, body: string, redirectUri?: string): FastifyReply {
