@@ -276,6 +276,23 @@ describe('booking import of a hand-written catalogue', () => {
     ]);
   }, 120_000);
 
+  // Written with and without seconds, one staff member's time off twice was not seen as the same, and
+  // met the database's key (its id derived from the instants) in SQLite's or PostgreSQL's words.
+  it('says time off given twice is a duplicate however its times are written', () => {
+    const catalogue: Json = smallCatalogue();
+    catalogue.staff[0].time_off = [
+      { start: '2026-12-24T09:00', end: '2026-12-24T17:00', reason: 'Away' },
+      { start: '2026-12-24T09:00:00', end: '2026-12-24T17:00:00', reason: 'Away' },
+    ];
+    const file = path.join(fresh.dir, 'time-off-twice.json');
+    writeFileSync(file, JSON.stringify(catalogue));
+
+    const result = runCli(['import', file], fresh.env);
+    expect(result.status).toBe(1);
+    const problems = result.stderr.split('\n').filter((line) => line.startsWith('  $'));
+    expect(problems).toEqual(['  $.staff[0].time_off[1]: duplicate time off (same as time_off[0])']);
+  }, 120_000);
+
   // A country in lower case was two problems at one path, the second ("not the ISO 3166-1 code of a
   // country with phone numbers") wrong: gb is the United Kingdom's code, in the wrong case.
   it('says a country code in lower case once, for what it is, in a location and in sms_countries', () => {

@@ -50,6 +50,8 @@ const ref = storableText
   .max(REF_MAX_LENGTH, `must be at most ${REF_MAX_LENGTH} characters`)
   .refine((value) => value.trim() === value, 'must not start or end with spaces')
   .describe('The entity’s key within the file, used by the other entities to name it.');
+/** An entity's ref, as every field that names one takes it (a booking's location, services, staff...). */
+export const refSchema = ref;
 const slug = z
   .string()
   .max(SLUG_MAX_LENGTH, `must be at most ${SLUG_MAX_LENGTH} characters (the longest slug the API takes)`)

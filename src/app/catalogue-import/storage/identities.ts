@@ -1,7 +1,6 @@
 import type { Db } from '../../../data/database.ts';
 import type { Organisation } from '../../../data/organisation-repository.ts';
-import { catalogueId, timeOffId } from '../format/ids.ts';
-import { localInstant, staffTimeZone } from '../format/local-times.ts';
+import { catalogueId } from '../format/ids.ts';
 import {
   type CatalogueProblem,
   derivedIdClash,
@@ -10,6 +9,7 @@ import {
   type Report,
 } from '../format/problems.ts';
 import type { Catalogue, CatalogueClient } from '../format/schema.ts';
+import { timeOffRowsOf } from './time-off-rows.ts';
 
 /**
  * Decides which database row each catalogue entity becomes, before anything is written, so that an id
@@ -165,7 +165,8 @@ export interface NewRow {
 
 /**
  * New rows the file would give one id: an explicit id that is another new entry's derived id (the
- * validation refuses two explicit ids alike, and two derived ones cannot meet). Matched rows are not
+ * validation refuses two explicit ids alike, and the entries two derived ones would be made from:
+ * the same ref twice, the same time off however its times are written). Matched rows are not
  * new: the checks against stored rows name them. Returns the ids reported.
  */
 export function checkNewIds(rows: readonly NewRow[], report: Report): Set<string> {
@@ -281,23 +282,19 @@ async function checkTimeOffIds(
 ): Promise<void> {
   const wanted = new Map<string, { staffId: string; path: PathSegment[] }>();
   const entries: NewRow[] = [];
-  const zoneByRef = new Map(catalogue.locations.map((l) => [l.ref, l.timezone]));
   catalogue.staff.forEach((staff, s) => {
-    const zone = staffTimeZone(staff, zoneByRef, catalogue.locations[0]?.timezone)!;
-    staff.time_off.forEach((entry, t) => {
+    timeOffRowsOf(catalogue, staff, plan.staff[s]!).forEach(({ id, derived }, t) => {
       const at = ['staff', s, 'time_off', t];
-      if (entry.id === undefined) {
-        const [start, end] = [localInstant(entry.start, zone)!, localInstant(entry.end, zone)!];
-        const id = timeOffId(catalogue.organisation.slug, plan.staff[s]!, start, end);
+      if (derived) {
         entries.push({ id, path: at, derivedFrom: 'staff member, start and end' });
         return;
       }
       const path = [...at, 'id'];
-      const first = wanted.get(entry.id);
+      const first = wanted.get(id);
       if (first) report(path, `duplicate id: already used at ${formatPath(first.path)}`);
       else {
-        wanted.set(entry.id, { staffId: plan.staff[s]!, path });
-        entries.push({ id: entry.id, path: at, derivedFrom: undefined });
+        wanted.set(id, { staffId: plan.staff[s]!, path });
+        entries.push({ id, path: at, derivedFrom: undefined });
       }
     });
   });

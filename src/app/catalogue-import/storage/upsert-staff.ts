@@ -5,10 +5,10 @@ import type {
   StaffTimeOffTable,
   StaffWorkingHoursTable,
 } from '../../../data/tables.ts';
-import { timeOffId } from '../format/ids.ts';
-import { clockMinutes, localInstant, staffTimeZone, WEEKDAYS } from '../format/local-times.ts';
+import { clockMinutes, WEEKDAYS } from '../format/local-times.ts';
 import type { CatalogueStaff } from '../format/schema.ts';
 import { AliasLists, ownedTogether } from './aliases.ts';
+import { timeOffRowsOf } from './time-off-rows.ts';
 import {
   atPath,
   type Context,
@@ -41,8 +41,6 @@ function staffOwned(staff: CatalogueStaff, staffId: string, ctx: Context): Staff
   const { catalogue, plan, orgId } = ctx;
   const serviceIds = new Map(catalogue.services.map((s, i) => [s.ref, plan.services[i]!]));
   const locationIds = new Map(catalogue.locations.map((l, i) => [l.ref, plan.locations[i]!]));
-  const zoneByRef = new Map(catalogue.locations.map((l) => [l.ref, l.timezone]));
-  const zone = staffTimeZone(staff, zoneByRef, catalogue.locations[0]?.timezone)!;
   const base = { organisation_id: orgId, staff_id: staffId };
   const locations = Object.keys(staff.working_hours).map((ref) => ({
     ...base,
@@ -59,12 +57,13 @@ function staffOwned(staff: CatalogueStaff, staffId: string, ctx: Context): Staff
       })),
     ),
   );
-  const timeOff = staff.time_off.map((entry) => {
-    const startsAt = localInstant(entry.start, zone)!;
-    const endsAt = localInstant(entry.end, zone)!;
-    const id = entry.id ?? timeOffId(catalogue.organisation.slug, staffId, startsAt, endsAt);
-    return { ...base, id, starts_at: startsAt, ends_at: endsAt, reason: entry.reason };
-  });
+  const timeOff = timeOffRowsOf(catalogue, staff, staffId).map(({ id, startsAt, endsAt }, i) => ({
+    ...base,
+    id,
+    starts_at: startsAt,
+    ends_at: endsAt,
+    reason: staff.time_off[i]!.reason,
+  }));
   return {
     services: staff.services.map((ref) => ({ ...base, service_id: serviceIds.get(ref)! })),
     locations,

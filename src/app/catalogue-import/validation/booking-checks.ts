@@ -14,11 +14,11 @@ import {
   rawZones,
 } from '../format/problems.ts';
 import {
-  bookingSchema,
   type CatalogueBooking,
   type CatalogueLocation,
   type CatalogueService,
   type CatalogueStaff,
+  refSchema,
 } from '../format/schema.ts';
 import type { Indexed, ParsedCatalogue } from './parsed.ts';
 
@@ -104,9 +104,8 @@ function checkRefsOfMisshapen(
 ): void {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return;
   const { location, services, staff, client } = entry as Record<string, unknown>;
-  // Every ref field of a booking takes the same refs; the staff field's schema stands for them all.
   const unknown = (value: unknown, known: ReadonlySet<string>): value is string =>
-    bookingSchema.shape.staff.safeParse(value).success && !known.has(value as string);
+    refSchema.safeParse(value).success && !known.has(value as string);
   if (unknown(location, refs.locations)) {
     report([...path, 'location'], unknownRefMessage('location', location, refs.locations));
   }

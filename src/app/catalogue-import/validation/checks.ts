@@ -155,7 +155,11 @@ function checkStaff(staff: CatalogueStaff, path: Path, context: StaffContext, re
   const seen = new Map<string, number>();
   staff.time_off.forEach((entry, index) => {
     const at = [...path, 'time_off', index];
-    const key = `${entry.start}|${entry.end}`;
+    // The same instants, however written ("09:00" and "09:00:00"): time off without an id takes its id
+    // from them, and two entries would meet at the database's key.
+    const instant = (local: string) =>
+      (context.zone === undefined ? undefined : localInstant(local, context.zone)) ?? local;
+    const key = `${instant(entry.start)}|${instant(entry.end)}`;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
     else report(at, `duplicate time off (same as time_off[${first}])`);
