@@ -254,42 +254,43 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
     });
   });
 
+  /** `booking mcp` written to line by line (writeLine ends each line), as a host writes to it. */
   function rawStdio() {
     const host = spawnRawStdioHost(database.url, database.keys.readWrite);
-    return { ...host, write: (text: string) => host.write(`${text}\n`) };
+    return { ...host, writeLine: (text: string) => host.write(`${text}\n`) };
   }
 
   it('stdio answers a line that is not JSON with a parse error, and one that is no message with Invalid Request', async () => {
     const host = rawStdio();
-    host.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
+    host.writeLine('{"jsonrpc":"2.0","id":1,"method":"tools/list"');
     expect(await host.nextLine(1)).toEqual({
       jsonrpc: '2.0',
       id: null,
       error: { code: -32700, message: 'Parse error: the line is not JSON.' },
     });
-    host.write('{"jsonrpc":"2.0","id":5,"methd":"tools/list"}');
+    host.writeLine('{"jsonrpc":"2.0","id":5,"methd":"tools/list"}');
     expect(await host.nextLine(2)).toEqual({
       jsonrpc: '2.0',
       id: 5,
       error: { code: -32600, message: 'Invalid Request: the line is not a JSON-RPC message.' },
     });
     // It goes on serving.
-    host.write(JSON.stringify(initialize('2025-11-25')));
+    host.writeLine(JSON.stringify(initialize('2025-11-25')));
     expect((await host.nextLine(3)).result.protocolVersion).toBe('2025-11-25');
     expect(await host.end()).toBe(0);
   });
 
   it('stdio refuses a batch before a revision is agreed and on 2025-11-25, and serves one on 2025-03-26', async () => {
     const modern = rawStdio();
-    modern.write(JSON.stringify([LOCATIONS_CALL(2)]));
+    modern.writeLine(JSON.stringify([LOCATIONS_CALL(2)]));
     expect((await modern.nextLine(1)).error).toEqual({
       code: -32600,
       message:
         'JSON-RPC batches are not accepted before a protocol revision is agreed: only revision 2025-03-26 had them (2025-06-18 removed them). Send one message at a time.',
     });
-    modern.write(JSON.stringify(initialize('2025-11-25')));
+    modern.writeLine(JSON.stringify(initialize('2025-11-25')));
     await modern.nextLine(2);
-    modern.write(JSON.stringify([LOCATIONS_CALL(2), LOCATIONS_CALL(3)]));
+    modern.writeLine(JSON.stringify([LOCATIONS_CALL(2), LOCATIONS_CALL(3)]));
     expect(await modern.nextLine(3)).toEqual({
       jsonrpc: '2.0',
       id: null,
@@ -298,10 +299,10 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
     expect(await modern.end()).toBe(0);
 
     const old = rawStdio();
-    old.write(JSON.stringify(initialize('2025-03-26')));
+    old.writeLine(JSON.stringify(initialize('2025-03-26')));
     expect((await old.nextLine(1)).result.protocolVersion).toBe('2025-03-26');
-    old.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-    old.write(
+    old.writeLine(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    old.writeLine(
       JSON.stringify([LOCATIONS_CALL(2), { jsonrpc: '2.0', id: 3, nonsense: true }, LOCATIONS_CALL(4)]),
     );
     const answers = await old.nextLine(2);
@@ -316,7 +317,7 @@ describe('batches: served on 2025-03-26 only, refused with -32600 on every other
       [4, true],
     ]);
     // Two requests under one id: one of the answers could not be told from the other.
-    old.write(JSON.stringify([LOCATIONS_CALL(5), LOCATIONS_CALL(5)]));
+    old.writeLine(JSON.stringify([LOCATIONS_CALL(5), LOCATIONS_CALL(5)]));
     expect(await old.nextLine(3)).toEqual({
       jsonrpc: '2.0',
       id: null,

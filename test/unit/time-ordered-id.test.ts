@@ -24,15 +24,18 @@ describe('timeOrderedId', () => {
   // Two waitlist entries joined in one millisecond (or under a stopped clock) are listed in the
   // order they were made: by time, then by id.
   it('keeps counting in a millisecond that does not move, and when the clock steps back', () => {
-    const now = vi.spyOn(systemClock, 'nowMs').mockReturnValue(Date.parse('2030-01-01T00:00:00Z'));
+    // The present, not a date to come: the ids made after this test (the module is shared by the
+    // test files of a worker) must not carry a future millisecond.
+    const stopped = Date.now() + 5;
+    const now = vi.spyOn(systemClock, 'nowMs').mockReturnValue(stopped);
     const still = Array.from({ length: 5_000 }, () => timeOrderedId());
-    now.mockReturnValue(Date.parse('2029-12-31T23:00:00Z'));
+    now.mockReturnValue(stopped - 3_600_000);
     const afterStepBack = Array.from({ length: 10 }, () => timeOrderedId());
     const ids = [...still, ...afterStepBack];
     for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
     // 4,096 in the millisecond itself, then the next one's: never below the last id made.
-    expect(msOf(still[4_095]!)).toBe(Date.parse('2030-01-01T00:00:00Z'));
-    expect(msOf(still[4_096]!)).toBe(Date.parse('2030-01-01T00:00:00Z') + 1);
-    expect(msOf(afterStepBack[9]!)).toBe(Date.parse('2030-01-01T00:00:00Z') + 1);
+    expect(msOf(still[4_095]!)).toBe(stopped);
+    expect(msOf(still[4_096]!)).toBe(stopped + 1);
+    expect(msOf(afterStepBack[9]!)).toBe(stopped + 1);
   });
 });
