@@ -45,12 +45,9 @@ async function openConsentPage() {
   return { auth, transport, jar, action };
 }
 
-/**
- * The form sent with Allow, as the browser sends it, and the browser led on: to the host's callback,
- * or to the page it stopped at (its address and status).
- */
-async function allow(action: URL, jar: Jar, scope: string): Promise<{ url: URL; status: number }> {
-  let response = await fetch(action, {
+/** The form sent with Allow by the owner, as the browser sends it; its answer, not followed. */
+function postAllow(action: URL, jar: Jar, scope: string): Promise<Response> {
+  return fetch(action, {
     method: 'POST',
     redirect: 'manual',
     headers: {
@@ -62,6 +59,14 @@ async function allow(action: URL, jar: Jar, scope: string): Promise<{ url: URL; 
     // A request left unanswered fails here, not at the test's timeout.
     signal: AbortSignal.timeout(10_000),
   });
+}
+
+/**
+ * The form sent with Allow, as the browser sends it, and the browser led on: to the host's callback,
+ * or to the page it stopped at (its address and status).
+ */
+async function allow(action: URL, jar: Jar, scope: string): Promise<{ url: URL; status: number }> {
+  let response = await postAllow(action, jar, scope);
   let url = action;
   while (response.status >= 300 && response.status < 400) {
     url = new URL(response.headers.get('location')!, url);
@@ -97,19 +102,8 @@ it('makes one connector when Allow is sent three times at once, answers each, an
 
 it('keeps the first answer when the form comes again before the browser went on', async () => {
   const { auth, transport, jar, action } = await openConsentPage();
-  const post = (scope: string) =>
-    fetch(action, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: {
-        cookie: jar.header(),
-        origin: action.origin,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ ...owner, scope, decision: 'allow' }),
-    });
-  const first = await post('bookings:read');
-  const again = await post('bookings:write');
+  const first = await postAllow(action, jar, 'bookings:read');
+  const again = await postAllow(action, jar, 'bookings:write');
   expect(first.status).toBe(303);
   expect(again.status).toBe(303);
   expect(again.headers.get('location')).toBe(first.headers.get('location'));

@@ -604,17 +604,7 @@ describe('booking mcp over stdio', () => {
     }
   });
 
-  function rawStdio() {
-    const host = spawnRawStdioHost(database.url, database.keys.readWrite);
-    return {
-      ...host,
-      async initialize() {
-        host.send(INITIALIZE);
-        await host.answer(1);
-        host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      },
-    };
-  }
+  const rawStdio = () => spawnRawStdioHost(database.url, database.keys.readWrite);
 
   it('answers a book request that arrived just before stdin closed, and makes the booking', async () => {
     const host = rawStdio();

@@ -23,6 +23,8 @@ export interface RawStdioHost {
   send(message: unknown): void;
   /** Text written as it is (no newline added): a line cut, or written in pieces. */
   write(text: string): void;
+  /** The 2025-11-25 handshake (request id 1, then `notifications/initialized`), as a legacy host does. */
+  initialize(): Promise<void>;
   /** Closes stdin; resolves with the exit code. */
   end(): Promise<number | null>;
 }
@@ -56,13 +58,30 @@ export function spawnRawStdioHost(databaseUrl: string, apiKey: string): RawStdio
     }
     throw new Error(`no ${what} (got ${JSON.stringify(lines)})`);
   };
+  const answer = (id: number) =>
+    waitFor(() => lines.find((line) => line.id === id), `answer to request ${id}`);
+  const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
   return {
     lines,
     exited,
     stderr: () => stderr,
-    answer: (id) => waitFor(() => lines.find((line) => line.id === id), `answer to request ${id}`),
+    answer,
     nextLine: (count) => waitFor(() => lines[count - 1], `line ${count}`),
-    send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+    send,
+    async initialize() {
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw-host', version: '1.0.0' },
+        },
+      });
+      await answer(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    },
     write: (text) => child.stdin.write(text),
     end() {
       child.stdin.end();

@@ -137,20 +137,7 @@ function rawStdio() {
 describe.each<Era>(['legacy', 'modern'])('a malformed tools/call over stdio (%s)', (era) => {
   it('answers each malformed shape with what to send, and well-formed calls as before', async () => {
     const host = rawStdio();
-    if (era === 'legacy') {
-      host.send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw-host', version: '1.0.0' },
-        },
-      });
-      await host.answer(1);
-      host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    }
+    if (era === 'legacy') await host.initialize();
     for (const [i, shape] of MALFORMED.entries()) host.send(toolCall(era, 10 + i, shape.params));
     host.send(toolCall(era, 2, { name: 'list_locations', arguments: {} }));
     for (const [i, shape] of MALFORMED.entries())
