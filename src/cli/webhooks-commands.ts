@@ -30,9 +30,10 @@ export function addWebhooksCommands(program: Command, withDb: WithDb): void {
     .requiredOption('--org <slug>', 'organisation slug')
     .requiredOption('--url <url>', 'where events are POSTed: https (see WEBHOOK_ALLOW_INSECURE below)')
     .requiredOption(
-      '--events <list>',
-      'comma-separated event types, e.g. booking.created,booking.cancelled (may be given more than once)',
-      // Each --events adds to the list: a second one replacing the first would drop events unsaid.
+      '--events <list...>',
+      'event types, comma- or space-separated, e.g. booking.created,booking.cancelled (may be given more than once)',
+      // Each value adds to the list (`--events a,b`, `--events a b`, `--events a --events b`): one
+      // replacing another, or a second word refused as an argument, would drop events unsaid.
       (value: string, previous: string[] | undefined) => [...(previous ?? []), ...value.split(',')],
     )
     .option('--description <text>', 'what the endpoint is for (at most 200 characters)')

@@ -163,6 +163,20 @@ describe('booking webhooks create', { timeout: CLI_TIMEOUT }, () => {
     expect(got.json().data.events).toEqual(['booking.created', 'booking.cancelled', 'client.created']);
   });
 
+  it('takes events separated by spaces after one --events too, with the options after them read as options', async () => {
+    const created = await createJson([
+      '--org',
+      'acme-hair',
+      '--events',
+      'booking.created',
+      'booking.cancelled,client.created',
+      '--url',
+      receiver.url,
+    ]);
+    expect(created.events).toEqual(['booking.created', 'booking.cancelled', 'client.created']);
+    expect(created.url).toBe(receiver.url);
+  });
+
   it('applies the URL policy of the environment, as `booking serve` does', async () => {
     const run = (url: string, env: Record<string, string>) =>
       runCliAsync(
